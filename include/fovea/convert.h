@@ -1,0 +1,47 @@
+/* Pixel format conversion on the CPU (threaded through the context's pool):
+ * YUV <-> RGB (BT.601 / BT.709, limited or full range), chroma resampling,
+ * bit-depth changes, NV12 <-> planar, gray <-> anything. */
+#ifndef FOVEA_CONVERT_H
+#define FOVEA_CONVERT_H
+
+#include "fovea/frame.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fovea_colorspace {
+    FOVEA_CS_BT601 = 0,  /**< default: what y4m from ffmpeg usually carries at SD */
+    FOVEA_CS_BT709 = 1
+} fovea_colorspace;
+
+typedef enum fovea_range {
+    FOVEA_RANGE_LIMITED = 0, /**< Y 16..235, UV 16..240 (scaled for >8 bits); default */
+    FOVEA_RANGE_FULL = 1
+} fovea_range;
+
+typedef struct fovea_convert_options {
+    fovea_colorspace colorspace; /**< default BT601 */
+    fovea_range range;           /**< default LIMITED */
+    uint8_t alpha;               /**< alpha written when the source has none; default 255 */
+} fovea_convert_options;
+
+void fovea_convert_options_init(fovea_convert_options *o);
+
+/** Convert src into dst (same width/height, any two formats, host frames).
+ *  Chroma downsampling averages the covered samples; upsampling replicates the
+ *  nearest chroma sample (center-aligned siting, as y4m "420jpeg"). Bit depth
+ *  changes shift with rounding (down) or replicate high bits (up), so 8->10->8
+ *  round-trips exactly. RGB -> YUV -> RGB is lossy (rounding); YUV -> YUV of the
+ *  same depth and subsampling is an exact copy.
+ *  @param ctx for threads (may be NULL = single thread)
+ *  @param opt NULL = defaults
+ *  @return FOVEA_OK, FOVEA_ERR_MISMATCH (sizes), FOVEA_ERR_INVALID_ARG */
+int fovea_frame_convert(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src,
+                        const fovea_convert_options *opt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

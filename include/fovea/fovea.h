@@ -1,0 +1,139 @@
+/* fovea: GPU video processing library. Umbrella header: version, status codes,
+ * and the context that carries backend choice, CUDA device/stream, threads and logging. */
+#ifndef FOVEA_FOVEA_H
+#define FOVEA_FOVEA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FOVEA_VERSION_MAJOR 0
+#define FOVEA_VERSION_MINOR 1
+#define FOVEA_VERSION_PATCH 0
+
+#if defined(__GNUC__)
+#define FOVEA_API __attribute__((visibility("default")))
+#else
+#define FOVEA_API
+#endif
+
+/** Status codes. FOVEA_OK is 0, errors are negative; FOVEA_EOF (positive) is a
+ *  normal end of stream returned by readers. */
+typedef enum fovea_status {
+    FOVEA_OK = 0,
+    FOVEA_EOF = 1,                  /**< end of stream (not an error) */
+    FOVEA_ERR_INVALID_ARG = -1,     /**< a parameter is out of range or NULL */
+    FOVEA_ERR_UNSUPPORTED = -2,     /**< format or feature not supported */
+    FOVEA_ERR_IO = -3,              /**< read/write/open failed */
+    FOVEA_ERR_CORRUPT = -4,         /**< malformed or truncated input */
+    FOVEA_ERR_NOMEM = -5,           /**< allocation failed or size overflow */
+    FOVEA_ERR_NO_DEVICE = -6,       /**< no CUDA device, or CUDA not compiled in */
+    FOVEA_ERR_CUDA = -7,            /**< a CUDA call or kernel launch failed */
+    FOVEA_ERR_MISMATCH = -8,        /**< inputs do not agree (sizes, formats, counts) */
+    FOVEA_ERR_INTERNAL = -9         /**< a bug in fovea */
+} fovea_status;
+
+/** @return a static, human-readable description of a status code. */
+FOVEA_API const char *fovea_strerror(int status);
+
+/** @return the library version as "MAJOR.MINOR.PATCH". */
+FOVEA_API const char *fovea_version(void);
+
+/** @return 1 when the library was built with the CUDA backend, else 0. */
+FOVEA_API int fovea_cuda_compiled(void);
+
+/** Backend choice for every system. AUTO = CUDA when a device is present. */
+typedef enum fovea_backend {
+    FOVEA_BACKEND_AUTO = 0,
+    FOVEA_BACKEND_CPU = 1,
+    FOVEA_BACKEND_CUDA = 2
+} fovea_backend;
+
+/** @return "auto", "cpu" or "cuda". */
+FOVEA_API const char *fovea_backend_name(fovea_backend b);
+/** Parse "auto", "cpu" or "cuda". @return 0 on success, FOVEA_ERR_INVALID_ARG otherwise. */
+FOVEA_API int fovea_backend_parse(const char *name, fovea_backend *out);
+
+typedef enum fovea_log_level {
+    FOVEA_LOG_ERROR = 0,
+    FOVEA_LOG_WARNING = 1,
+    FOVEA_LOG_INFO = 2,
+    FOVEA_LOG_DEBUG = 3
+} fovea_log_level;
+
+/** Log callback; msg has no trailing newline. Called from the thread that logs. */
+typedef void (*fovea_log_fn)(void *opaque, fovea_log_level level, const char *msg);
+
+typedef struct fovea_settings {
+    fovea_backend backend;   /**< default AUTO */
+    int cuda_device;         /**< CUDA device index, default 0 */
+    void *cuda_stream;       /**< user cudaStream_t; NULL = context creates and owns one */
+    int threads;             /**< CPU worker threads; 0 = number of online CPUs (default) */
+    fovea_log_fn log;        /**< NULL = no logging (the library never prints) */
+    void *log_opaque;
+    fovea_log_level log_level; /**< messages above this level are dropped; default WARNING */
+} fovea_settings;
+
+typedef struct fovea_context fovea_context;
+
+/** Fill s with defaults. */
+FOVEA_API void fovea_default_settings(fovea_settings *s);
+
+/** Create a context. With backend CUDA and no usable device this fails with
+ *  FOVEA_ERR_NO_DEVICE; with AUTO it falls back to CPU.
+ *  @param ctx receives the context (NULL on failure)
+ *  @param s settings, or NULL for defaults
+ *  @return FOVEA_OK or a negative status */
+FOVEA_API int fovea_open(fovea_context **ctx, const fovea_settings *s);
+
+/** Destroy a context and set *ctx to NULL. Safe on NULL. */
+FOVEA_API void fovea_close(fovea_context **ctx);
+
+/** @return the backend in use after AUTO was resolved (CPU or CUDA). */
+FOVEA_API fovea_backend fovea_context_backend(const fovea_context *ctx);
+
+/** @return number of CPU worker threads of the context. */
+FOVEA_API int fovea_context_threads(const fovea_context *ctx);
+
+/** @return the cudaStream_t of the context (NULL on CPU contexts). */
+FOVEA_API void *fovea_context_stream(const fovea_context *ctx);
+
+/** @return the CUDA device index of the context (-1 on CPU contexts). */
+FOVEA_API int fovea_context_device(const fovea_context *ctx);
+
+/** Wait until all work queued on the context stream has finished.
+ *  @return FOVEA_OK, or FOVEA_ERR_CUDA with detail in fovea_last_error(). */
+FOVEA_API int fovea_sync(fovea_context *ctx);
+
+/** @return the last error message recorded on this context ("" if none).
+ *  Includes detail such as file:line for CUDA errors. Valid until the next call. */
+FOVEA_API const char *fovea_last_error(const fovea_context *ctx);
+
+/** Description of one CUDA device. */
+typedef struct fovea_device_info {
+    char name[256];
+    int sm_count;
+    size_t total_memory;     /**< bytes */
+    int cc_major, cc_minor;  /**< compute capability */
+    int clock_khz;
+    int memory_bus_width;    /**< bits */
+    size_t l2_cache_bytes;
+} fovea_device_info;
+
+/** Number of CUDA devices visible (0 when CUDA is not compiled in or no driver).
+ *  @return FOVEA_OK; *count is 0 when none. */
+FOVEA_API int fovea_device_count(int *count);
+
+/** Fill info for device index. @return FOVEA_OK, FOVEA_ERR_NO_DEVICE, FOVEA_ERR_INVALID_ARG. */
+FOVEA_API int fovea_device_get_info(int index, fovea_device_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "fovea/frame.h"
+
+#endif

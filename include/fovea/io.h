@@ -1,0 +1,109 @@
+/* fovea I/O: readers and writers for y4m, raw .yuv, PNM (P5/P6) and PNG.
+ * One generic handle; the container is chosen from the file name or forced. */
+#ifndef FOVEA_IO_H
+#define FOVEA_IO_H
+
+#include "fovea/fovea.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fovea_container {
+    FOVEA_CONTAINER_AUTO = 0, /**< from the extension; "-" means y4m */
+    FOVEA_CONTAINER_Y4M,
+    FOVEA_CONTAINER_YUV,      /**< headerless planar frames; needs width/height/pixfmt */
+    FOVEA_CONTAINER_PNM,      /**< P5 (gray) / P6 (RGB), 8 or 16 bit; one image per file */
+    FOVEA_CONTAINER_PNG       /**< one image per file */
+} fovea_container;
+
+/** Stream properties. Readers fill these; writers take them. */
+typedef struct fovea_video_info {
+    int width, height;
+    fovea_pixfmt fmt;
+    int fps_num, fps_den;     /**< 0/0 when unknown */
+    int sar_num, sar_den;     /**< pixel aspect; 0/0 when unknown */
+    char interlace;           /**< y4m 'p','t','b','m', or '?' unknown */
+    char chroma_tag[16];      /**< y4m C tag as read (e.g. "420jpeg"), "" if none */
+    int64_t frame_count;      /**< frames in the stream when known (files), else -1 */
+} fovea_video_info;
+
+/** Fill info with "unknown" values (fps 0/0, interlace '?', count -1). */
+void fovea_video_info_init(fovea_video_info *info);
+
+/** Options for opening a reader. */
+typedef struct fovea_reader_options {
+    fovea_container container; /**< AUTO by default */
+    int width, height;         /**< raw yuv only */
+    fovea_pixfmt fmt;          /**< raw yuv only */
+    int fps_num, fps_den;      /**< raw yuv only (optional) */
+} fovea_reader_options;
+
+typedef struct fovea_reader fovea_reader;
+
+void fovea_reader_options_init(fovea_reader_options *o);
+
+/** Open path for reading ("-" = standard input).
+ *  On failure *r is NULL and, when errbuf is not NULL, a message naming the file
+ *  and the problem is written to errbuf.
+ *  @return FOVEA_OK or a negative status */
+int fovea_reader_open(fovea_reader **r, const char *path, const fovea_reader_options *opt,
+                      char *errbuf, size_t errbuf_size);
+
+/** Stream properties of an open reader. */
+const fovea_video_info *fovea_reader_info(const fovea_reader *r);
+
+/** Read the next frame into f. f must be a host frame of the stream's size and
+ *  format, or a zeroed frame (then it is allocated). f->index is set.
+ *  @return FOVEA_OK, FOVEA_EOF at a clean end, or a negative status with the
+ *          message (file, frame number, what) in fovea_reader_error(). A truncated
+ *          frame is an error, never returned as if whole. */
+int fovea_reader_read(fovea_reader *r, fovea_frame *f);
+
+/** Skip n frames. @return FOVEA_OK, FOVEA_EOF, or a negative status. */
+int fovea_reader_skip(fovea_reader *r, int64_t n);
+
+/** @return the last error message of the reader ("" if none). */
+const char *fovea_reader_error(const fovea_reader *r);
+
+/** Close and set *r to NULL. Safe on NULL. */
+void fovea_reader_close(fovea_reader **r);
+
+typedef struct fovea_writer fovea_writer;
+
+/** Open path for writing ("-" = standard output, y4m unless container says yuv).
+ *  info gives size/format and, for y4m, rate/aspect/interlace to carry through.
+ *  PNM/PNG writers accept one frame, or many when path contains a printf
+ *  pattern for the frame number (e.g. "out%04d.png").
+ *  @return FOVEA_OK or a negative status (message in errbuf). */
+int fovea_writer_open(fovea_writer **w, const char *path, fovea_container container,
+                      const fovea_video_info *info, char *errbuf, size_t errbuf_size);
+
+/** Write one host frame (same size/format as the writer's info). */
+int fovea_writer_write(fovea_writer *w, const fovea_frame *f);
+
+const char *fovea_writer_error(const fovea_writer *w);
+
+/** Flush and close; @return FOVEA_OK or FOVEA_ERR_IO if the final flush failed.
+ *  Sets *w to NULL. Safe on NULL. */
+int fovea_writer_close(fovea_writer **w);
+
+/** Container chosen for a path by extension (.y4m, .yuv, .pgm/.ppm/.pnm, .png);
+ *  "-" is Y4M. @return FOVEA_CONTAINER_AUTO when unknown. */
+fovea_container fovea_container_from_path(const char *path);
+const char *fovea_container_name(fovea_container c);
+
+/* In-memory decoders used by the readers above and by the fuzz targets.
+ * They allocate f (host) on success. */
+
+/** Decode a whole PNM file held in memory. */
+int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz);
+/** Decode a whole PNG file held in memory (gray/gray+alpha -> gray8/16,
+ *  RGB -> rgb24, RGBA -> rgba; palette expanded; 16-bit RGB reduced to 8). */
+int fovea_png_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

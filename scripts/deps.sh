@@ -1,0 +1,39 @@
+#!/bin/sh
+# Install the Debian packages fovea needs to build and test. Idempotent: does
+# nothing when everything is present; installs with apt-get only when running as
+# root, otherwise prints the exact command to run.
+set -eu
+
+PKGS="cmake make gcc pkg-config libpng-dev zlib1g-dev libcjson-dev"
+# clang + its runtime are for `make fuzz` only
+if [ "${FOVEA_DEPS_FUZZ:-0}" = 1 ]; then
+    PKGS="$PKGS clang libclang-rt-dev"
+fi
+
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "deps.sh: missing packages:$missing (not a Debian system: install them by hand)" >&2
+    exit 1
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps.sh: missing Debian packages:$missing" >&2
+    echo "deps.sh: run: sudo apt-get update && sudo apt-get install -y$missing" >&2
+    exit 1
+fi
+
+echo "deps.sh: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,150 @@
+/* The context: resolves the backend, owns (or borrows) the CUDA stream and the
+ * CPU thread pool, and keeps the last error message. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/core.h"
+#include "core/device.h"
+
+void fovea_default_settings(fovea_settings *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->backend = FOVEA_BACKEND_AUTO;
+    s->cuda_device = 0;
+    s->threads = 0;
+    s->log_level = FOVEA_LOG_WARNING;
+}
+
+int fovea_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (int)n;
+}
+
+int fovea_ctx_error(fovea_context *ctx, int status, const char *fmt, ...)
+{
+    if (ctx) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->err, sizeof(ctx->err), fmt, ap);
+        va_end(ap);
+        fovea_log(ctx, FOVEA_LOG_DEBUG, "%s", ctx->err);
+    }
+    return status;
+}
+
+void fovea_log(fovea_context *ctx, fovea_log_level level, const char *fmt, ...)
+{
+    if (!ctx || !ctx->settings.log || level > ctx->settings.log_level)
+        return;
+    char msg[FOVEA_ERRLEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    ctx->settings.log(ctx->settings.log_opaque, level, msg);
+}
+
+int fovea_open(fovea_context **out, const fovea_settings *s)
+{
+    fovea_settings defaults;
+    if (!out)
+        return FOVEA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!s) {
+        fovea_default_settings(&defaults);
+        s = &defaults;
+    }
+    if (s->backend < FOVEA_BACKEND_AUTO || s->backend > FOVEA_BACKEND_CUDA || s->threads < 0 ||
+        s->threads > 1024 || s->cuda_device < 0)
+        return FOVEA_ERR_INVALID_ARG;
+
+    fovea_context *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx)
+        return FOVEA_ERR_NOMEM;
+    ctx->settings = *s;
+    ctx->device = -1;
+    ctx->threads = s->threads > 0 ? s->threads : fovea_cpu_count();
+
+    int ndev = 0;
+    fovea_device_count(&ndev);
+    if (s->backend == FOVEA_BACKEND_CUDA || (s->backend == FOVEA_BACKEND_AUTO && ndev > 0)) {
+        if (!fovea_cuda_compiled()) {
+            free(ctx);
+            return FOVEA_ERR_NO_DEVICE;
+        }
+        if (s->cuda_device >= ndev) {
+            if (s->backend == FOVEA_BACKEND_CUDA) {
+                free(ctx);
+                return FOVEA_ERR_NO_DEVICE;
+            }
+        } else {
+            int st = fovea_device_bind(ctx, s->cuda_device, s->cuda_stream);
+            if (st < 0) {
+                if (s->backend == FOVEA_BACKEND_CUDA) {
+                    free(ctx);
+                    return st;
+                }
+            } else {
+                ctx->backend = FOVEA_BACKEND_CUDA;
+                ctx->device = s->cuda_device;
+            }
+        }
+    }
+    if (ctx->backend != FOVEA_BACKEND_CUDA)
+        ctx->backend = FOVEA_BACKEND_CPU;
+
+    int st = fovea_threadpool_create(&ctx->pool, ctx->threads);
+    if (st < 0) {
+        fovea_device_unbind(ctx);
+        free(ctx);
+        return st;
+    }
+    *out = ctx;
+    return FOVEA_OK;
+}
+
+void fovea_close(fovea_context **pctx)
+{
+    if (!pctx || !*pctx)
+        return;
+    fovea_context *ctx = *pctx;
+    fovea_device_unbind(ctx);
+    fovea_threadpool_destroy(&ctx->pool);
+    free(ctx);
+    *pctx = NULL;
+}
+
+fovea_backend fovea_context_backend(const fovea_context *ctx)
+{
+    return ctx ? ctx->backend : FOVEA_BACKEND_CPU;
+}
+
+int fovea_context_threads(const fovea_context *ctx)
+{
+    return ctx ? ctx->threads : 1;
+}
+
+void *fovea_context_stream(const fovea_context *ctx)
+{
+    return ctx ? ctx->stream : NULL;
+}
+
+int fovea_context_device(const fovea_context *ctx)
+{
+    return ctx ? ctx->device : -1;
+}
+
+int fovea_sync(fovea_context *ctx)
+{
+    if (!ctx)
+        return FOVEA_ERR_INVALID_ARG;
+    return fovea_device_sync(ctx);
+}
+
+const char *fovea_last_error(const fovea_context *ctx)
+{
+    return ctx ? ctx->err : "";
+}

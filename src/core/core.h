@@ -1,0 +1,72 @@
+/* Internal core: the context structure, error recording, logging and the CPU
+ * thread pool shared by every reference backend. */
+#ifndef FOVEA_CORE_H
+#define FOVEA_CORE_H
+
+#include <stdarg.h>
+#include "fovea/fovea.h"
+
+#define FOVEA_ERRLEN 1024
+
+struct fovea_threadpool;
+
+struct fovea_context {
+    fovea_settings settings;
+    fovea_backend backend;      /* resolved: CPU or CUDA */
+    int device;                 /* CUDA device, -1 for CPU */
+    void *stream;               /* cudaStream_t */
+    int own_stream;
+    int threads;
+    struct fovea_threadpool *pool;
+    char err[FOVEA_ERRLEN];
+};
+
+/* Record a formatted message as the context's last error and return status.
+ * ctx may be NULL (then only status is returned). */
+int fovea_ctx_error(fovea_context *ctx, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Deliver a message to the context's log callback if its level passes. */
+void fovea_log(fovea_context *ctx, fovea_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---- CPU thread pool (pthreads). One pool per context, fixed size. ---- */
+
+/* Work item: process the index range [begin, end). thread is 0..threads-1. */
+typedef void (*fovea_range_fn)(void *arg, int begin, int end, int thread);
+
+int fovea_threadpool_create(struct fovea_threadpool **pool, int threads);
+void fovea_threadpool_destroy(struct fovea_threadpool **pool);
+int fovea_threadpool_size(const struct fovea_threadpool *pool);
+
+/* Split [0, n) into chunks of at least grain indices and run fn on them across
+ * the context's threads (the caller participates); returns when all are done.
+ * ctx may be NULL (runs serially). Nested calls from a worker run serially. */
+void fovea_parallel_for(fovea_context *ctx, int n, int grain, fovea_range_fn fn, void *arg);
+
+/* Number of online CPUs (at least 1). */
+int fovea_cpu_count(void);
+
+/* Overflow-checked size arithmetic: return 0 on overflow, 1 on success. */
+static inline int fovea_mul_size(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > (size_t)-1 / a)
+        return 0;
+    *out = a * b;
+    return 1;
+}
+static inline int fovea_add_size(size_t a, size_t b, size_t *out)
+{
+    if (b > (size_t)-1 - a)
+        return 0;
+    *out = a + b;
+    return 1;
+}
+
+#endif

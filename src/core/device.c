@@ -1,0 +1,225 @@
+/* CUDA runtime access for the core (devices, streams, memory, copies). Without
+ * CUDA compiled in, every entry point reports FOVEA_ERR_NO_DEVICE. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/cuda_util.h"
+#include "core/device.h"
+
+#ifdef FOVEA_HAVE_CUDA
+
+int fovea_cuda_status(fovea_context *ctx, int cuda_err, const char *expr, const char *file,
+                      int line)
+{
+    if (cuda_err == (int)cudaSuccess)
+        return FOVEA_OK;
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    return fovea_ctx_error(ctx, FOVEA_ERR_CUDA, "%s:%d: %s: %s (%s)", base, line, expr,
+                           cudaGetErrorString((cudaError_t)cuda_err),
+                           cudaGetErrorName((cudaError_t)cuda_err));
+}
+
+int fovea_device_count(int *count)
+{
+    if (!count)
+        return FOVEA_ERR_INVALID_ARG;
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); /* clear the sticky "no driver" error */
+        n = 0;
+    }
+    *count = n;
+    return FOVEA_OK;
+}
+
+int fovea_device_get_info(int index, fovea_device_info *info)
+{
+    int n = 0;
+    if (!info || index < 0)
+        return FOVEA_ERR_INVALID_ARG;
+    fovea_device_count(&n);
+    if (index >= n)
+        return FOVEA_ERR_NO_DEVICE;
+    struct cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, index) != cudaSuccess)
+        return FOVEA_ERR_CUDA;
+    memset(info, 0, sizeof(*info));
+    snprintf(info->name, sizeof(info->name), "%s", p.name);
+    info->sm_count = p.multiProcessorCount;
+    info->total_memory = p.totalGlobalMem;
+    info->cc_major = p.major;
+    info->cc_minor = p.minor;
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, index) == cudaSuccess)
+        info->clock_khz = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrGlobalMemoryBusWidth, index) == cudaSuccess)
+        info->memory_bus_width = v;
+    info->l2_cache_bytes = (size_t)p.l2CacheSize;
+    return FOVEA_OK;
+}
+
+int fovea_device_bind(fovea_context *ctx, int dev, void *user_stream)
+{
+    FOVEA_CUDA_TRY(ctx, cudaSetDevice(dev));
+    if (user_stream) {
+        ctx->stream = user_stream;
+        ctx->own_stream = 0;
+    } else {
+        cudaStream_t s;
+        FOVEA_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        ctx->stream = s;
+        ctx->own_stream = 1;
+    }
+    return FOVEA_OK;
+}
+
+void fovea_device_unbind(fovea_context *ctx)
+{
+    if (ctx->backend == FOVEA_BACKEND_CUDA && ctx->own_stream && ctx->stream) {
+        cudaSetDevice(ctx->device);
+        cudaStreamSynchronize((cudaStream_t)ctx->stream);
+        cudaStreamDestroy((cudaStream_t)ctx->stream);
+    }
+    ctx->stream = NULL;
+    ctx->own_stream = 0;
+}
+
+int fovea_device_activate(fovea_context *ctx)
+{
+    if (!ctx || ctx->backend != FOVEA_BACKEND_CUDA)
+        return fovea_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "context has no CUDA device");
+    return FOVEA_CUDA(ctx, cudaSetDevice(ctx->device));
+}
+
+int fovea_device_sync(fovea_context *ctx)
+{
+    if (ctx->backend != FOVEA_BACKEND_CUDA)
+        return FOVEA_OK;
+    FOVEA_CUDA_TRY(ctx, cudaSetDevice(ctx->device));
+    return FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
+}
+
+int fovea_device_malloc(fovea_context *ctx, size_t size, void **ptr)
+{
+    *ptr = NULL;
+    int st = fovea_device_activate(ctx);
+    if (st < 0)
+        return st;
+    cudaError_t e = cudaMalloc(ptr, size);
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "cudaMalloc(%zu bytes): out of device memory",
+                               size);
+    }
+    return FOVEA_CUDA(ctx, e);
+}
+
+void fovea_device_free(fovea_context *ctx, void *ptr)
+{
+    if (ptr) {
+        if (ctx)
+            cudaSetDevice(ctx->device);
+        cudaFree(ptr);
+    }
+}
+
+int fovea_pinned_malloc(fovea_context *ctx, size_t size, void **ptr)
+{
+    *ptr = NULL;
+    int n = 0;
+    fovea_device_count(&n);
+    if (n == 0)
+        return fovea_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "pinned memory needs a CUDA device");
+    cudaError_t e = cudaMallocHost(ptr, size);
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "cudaMallocHost(%zu bytes) failed", size);
+    }
+    return FOVEA_CUDA(ctx, e);
+}
+
+void fovea_pinned_free(fovea_context *ctx, void *ptr)
+{
+    (void)ctx;
+    if (ptr)
+        cudaFreeHost(ptr);
+}
+
+int fovea_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
+                   size_t spitch, size_t width_bytes, size_t rows)
+{
+    if (!ctx || ctx->backend != FOVEA_BACKEND_CUDA)
+        return fovea_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "copy needs a CUDA context");
+    return FOVEA_CUDA(ctx, cudaMemcpy2DAsync(dst, dpitch, src, spitch, width_bytes, rows,
+                                             cudaMemcpyDefault, fovea_ctx_stream(ctx)));
+}
+
+int fovea_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value,
+                          size_t width_bytes, size_t rows)
+{
+    if (!ctx || ctx->backend != FOVEA_BACKEND_CUDA)
+        return fovea_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "memset needs a CUDA context");
+    return FOVEA_CUDA(ctx, cudaMemset2DAsync(dst, pitch, value, width_bytes, rows,
+                                             fovea_ctx_stream(ctx)));
+}
+
+#else /* CPU-only build */
+
+int fovea_device_count(int *count)
+{
+    if (!count)
+        return FOVEA_ERR_INVALID_ARG;
+    *count = 0;
+    return FOVEA_OK;
+}
+
+int fovea_device_get_info(int index, fovea_device_info *info)
+{
+    (void)index;
+    (void)info;
+    return FOVEA_ERR_NO_DEVICE;
+}
+
+static int no_cuda(fovea_context *ctx)
+{
+    return fovea_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "fovea was built without CUDA");
+}
+
+int fovea_device_bind(fovea_context *ctx, int dev, void *user_stream)
+{
+    (void)dev;
+    (void)user_stream;
+    return no_cuda(ctx);
+}
+void fovea_device_unbind(fovea_context *ctx) { (void)ctx; }
+int fovea_device_sync(fovea_context *ctx) { (void)ctx; return FOVEA_OK; }
+int fovea_device_activate(fovea_context *ctx) { return no_cuda(ctx); }
+int fovea_device_malloc(fovea_context *ctx, size_t size, void **ptr)
+{
+    (void)size;
+    *ptr = NULL;
+    return no_cuda(ctx);
+}
+void fovea_device_free(fovea_context *ctx, void *ptr) { (void)ctx; (void)ptr; }
+int fovea_pinned_malloc(fovea_context *ctx, size_t size, void **ptr)
+{
+    (void)size;
+    *ptr = NULL;
+    return no_cuda(ctx);
+}
+void fovea_pinned_free(fovea_context *ctx, void *ptr) { (void)ctx; (void)ptr; }
+int fovea_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
+                   size_t spitch, size_t width_bytes, size_t rows)
+{
+    (void)dst; (void)dpitch; (void)src; (void)spitch; (void)width_bytes; (void)rows;
+    return no_cuda(ctx);
+}
+int fovea_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value,
+                          size_t width_bytes, size_t rows)
+{
+    (void)dst; (void)pitch; (void)value; (void)width_bytes; (void)rows;
+    return no_cuda(ctx);
+}
+
+#endif

@@ -1,0 +1,30 @@
+/* Internal device layer: everything the core needs from the CUDA runtime, with
+ * CPU-only builds answering FOVEA_ERR_NO_DEVICE. */
+#ifndef FOVEA_DEVICE_H
+#define FOVEA_DEVICE_H
+
+#include <stddef.h>
+#include "core/core.h"
+
+/* Select device dev for ctx and set ctx->stream: user_stream when not NULL,
+ * otherwise a new non-blocking stream owned by the context. */
+int fovea_device_bind(fovea_context *ctx, int dev, void *user_stream);
+void fovea_device_unbind(fovea_context *ctx);
+/* Wait for ctx's stream (no-op for CPU contexts). */
+int fovea_device_sync(fovea_context *ctx);
+/* Make ctx's device current on the calling thread. */
+int fovea_device_activate(fovea_context *ctx);
+
+int fovea_device_malloc(fovea_context *ctx, size_t size, void **ptr);
+void fovea_device_free(fovea_context *ctx, void *ptr);
+int fovea_pinned_malloc(fovea_context *ctx, size_t size, void **ptr);
+void fovea_pinned_free(fovea_context *ctx, void *ptr);
+
+/* 2-D copy between any host/pinned/device pointers, queued on ctx's stream. */
+int fovea_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
+                   size_t spitch, size_t width_bytes, size_t rows);
+/* 2-D memset of device memory, queued on ctx's stream. */
+int fovea_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value,
+                          size_t width_bytes, size_t rows);
+
+#endif

@@ -1,0 +1,244 @@
+/* Frame allocation (host, pinned, device), copies between memory kinds, fill,
+ * comparison and the frame pool. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/device.h"
+#include "fovea/frame.h"
+
+static size_t align_up(size_t v, size_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+int fovea_frame_alloc(fovea_context *ctx, fovea_frame *f, int width, int height,
+                      fovea_pixfmt fmt, fovea_memtype mem)
+{
+    if (!f)
+        return FOVEA_ERR_INVALID_ARG;
+    memset(f, 0, sizeof(*f));
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(fmt);
+    if (!d)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "invalid pixel format %d", (int)fmt);
+    if (width <= 0 || height <= 0 || width > FOVEA_MAX_DIM || height > FOVEA_MAX_DIM)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                               "frame size %dx%d out of range (1..%d per side)", width, height,
+                               FOVEA_MAX_DIM);
+    if (mem != FOVEA_MEM_HOST && mem != FOVEA_MEM_PINNED && mem != FOVEA_MEM_DEVICE)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "invalid memory type %d", (int)mem);
+
+    const size_t align = mem == FOVEA_MEM_DEVICE ? 256 : 64;
+    size_t offsets[4] = {0}, total = 0;
+    for (int p = 0; p < d->planes; p++) {
+        size_t stride = align_up(fovea_plane_row_bytes(fmt, width, p), align), plane;
+        if (!fovea_mul_size(stride, (size_t)fovea_plane_height(fmt, height, p), &plane))
+            return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "frame size overflow");
+        f->stride[p] = (ptrdiff_t)stride;
+        offsets[p] = total;
+        total += align_up(plane, align);
+    }
+    void *buf = NULL;
+    int st = FOVEA_OK;
+    switch (mem) {
+    case FOVEA_MEM_HOST:
+        buf = aligned_alloc(align, align_up(total, align));
+        if (!buf)
+            st = fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "cannot allocate %zu bytes", total);
+        break;
+    case FOVEA_MEM_PINNED:
+        st = fovea_pinned_malloc(ctx, total, &buf);
+        break;
+    case FOVEA_MEM_DEVICE:
+        st = fovea_device_malloc(ctx, total, &buf);
+        break;
+    }
+    if (st < 0) {
+        memset(f, 0, sizeof(*f));
+        return st;
+    }
+    f->width = width;
+    f->height = height;
+    f->fmt = fmt;
+    f->mem = mem;
+    f->buf = buf;
+    f->buf_size = total;
+    f->device = mem == FOVEA_MEM_DEVICE ? fovea_context_device(ctx) : -1;
+    for (int p = 0; p < d->planes; p++)
+        f->data[p] = (uint8_t *)buf + offsets[p];
+    return FOVEA_OK;
+}
+
+void fovea_frame_free(fovea_context *ctx, fovea_frame *f)
+{
+    if (!f)
+        return;
+    if (f->buf) {
+        switch (f->mem) {
+        case FOVEA_MEM_HOST: free(f->buf); break;
+        case FOVEA_MEM_PINNED: fovea_pinned_free(ctx, f->buf); break;
+        case FOVEA_MEM_DEVICE: fovea_device_free(ctx, f->buf); break;
+        }
+    }
+    memset(f, 0, sizeof(*f));
+}
+
+static int check_pair(fovea_context *ctx, const fovea_frame *a, const fovea_frame *b)
+{
+    if (!a || !b || !a->data[0] || !b->data[0])
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "frame without pixels");
+    if (a->width != b->width || a->height != b->height || a->fmt != b->fmt)
+        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH, "frames differ: %dx%d %s vs %dx%d %s",
+                               a->width, a->height, fovea_pixfmt_name(a->fmt), b->width,
+                               b->height, fovea_pixfmt_name(b->fmt));
+    return FOVEA_OK;
+}
+
+int fovea_frame_copy(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src)
+{
+    int st = check_pair(ctx, dst, src);
+    if (st < 0)
+        return st;
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(src->fmt);
+    int host_only = dst->mem != FOVEA_MEM_DEVICE && src->mem != FOVEA_MEM_DEVICE;
+    for (int p = 0; p < d->planes; p++) {
+        size_t row = fovea_plane_row_bytes(src->fmt, src->width, p);
+        int rows = fovea_plane_height(src->fmt, src->height, p);
+        if (host_only) {
+            for (int y = 0; y < rows; y++)
+                memcpy(dst->data[p] + (ptrdiff_t)y * dst->stride[p],
+                       src->data[p] + (ptrdiff_t)y * src->stride[p], row);
+        } else {
+            st = fovea_memcpy2d(ctx, dst->data[p], (size_t)dst->stride[p], src->data[p],
+                                (size_t)src->stride[p], row, (size_t)rows);
+            if (st < 0)
+                return st;
+        }
+    }
+    dst->index = src->index;
+    return FOVEA_OK;
+}
+
+int fovea_frame_fill(fovea_context *ctx, fovea_frame *f, uint8_t value)
+{
+    if (!f || !f->data[0])
+        return FOVEA_ERR_INVALID_ARG;
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
+    if (!d)
+        return FOVEA_ERR_INVALID_ARG;
+    for (int p = 0; p < d->planes; p++) {
+        size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
+        int rows = fovea_plane_height(f->fmt, f->height, p);
+        if (f->mem == FOVEA_MEM_DEVICE) {
+            int st = fovea_memset2d_device(ctx, f->data[p], (size_t)f->stride[p], value, row,
+                                           (size_t)rows);
+            if (st < 0)
+                return st;
+        } else {
+            for (int y = 0; y < rows; y++)
+                memset(f->data[p] + (ptrdiff_t)y * f->stride[p], value, row);
+        }
+    }
+    return FOVEA_OK;
+}
+
+int fovea_frame_equal(const fovea_frame *a, const fovea_frame *b)
+{
+    if (check_pair(NULL, a, b) < 0 || a->mem == FOVEA_MEM_DEVICE || b->mem == FOVEA_MEM_DEVICE)
+        return 0;
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(a->fmt);
+    for (int p = 0; p < d->planes; p++) {
+        size_t row = fovea_plane_row_bytes(a->fmt, a->width, p);
+        int rows = fovea_plane_height(a->fmt, a->height, p);
+        for (int y = 0; y < rows; y++)
+            if (memcmp(a->data[p] + (ptrdiff_t)y * a->stride[p],
+                       b->data[p] + (ptrdiff_t)y * b->stride[p], row) != 0)
+                return 0;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- pool */
+
+struct fovea_frame_pool {
+    fovea_context *ctx;
+    int count;
+    fovea_frame *frames;
+    unsigned char *in_use;
+};
+
+int fovea_frame_pool_create(fovea_context *ctx, fovea_frame_pool **out, int count, int width,
+                            int height, fovea_pixfmt fmt, fovea_memtype mem)
+{
+    if (!out || count < 1 || count > 4096)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "pool size %d out of range", count);
+    *out = NULL;
+    fovea_frame_pool *p = calloc(1, sizeof(*p));
+    if (!p)
+        return FOVEA_ERR_NOMEM;
+    p->ctx = ctx;
+    p->frames = calloc((size_t)count, sizeof(*p->frames));
+    p->in_use = calloc((size_t)count, 1);
+    if (!p->frames || !p->in_use) {
+        fovea_frame_pool_destroy(&p);
+        return FOVEA_ERR_NOMEM;
+    }
+    for (int i = 0; i < count; i++) {
+        int st = fovea_frame_alloc(ctx, &p->frames[i], width, height, fmt, mem);
+        if (st < 0) {
+            p->count = i;
+            fovea_frame_pool_destroy(&p);
+            return st;
+        }
+    }
+    p->count = count;
+    *out = p;
+    return FOVEA_OK;
+}
+
+int fovea_frame_pool_get(fovea_frame_pool *p, fovea_frame **f)
+{
+    if (!p || !f)
+        return FOVEA_ERR_INVALID_ARG;
+    for (int i = 0; i < p->count; i++) {
+        if (!p->in_use[i]) {
+            p->in_use[i] = 1;
+            *f = &p->frames[i];
+            return FOVEA_OK;
+        }
+    }
+    *f = NULL;
+    return fovea_ctx_error(p->ctx, FOVEA_ERR_NOMEM, "all %d pool frames are in use", p->count);
+}
+
+int fovea_frame_pool_put(fovea_frame_pool *p, fovea_frame *f)
+{
+    if (!p || !f || f < p->frames || f >= p->frames + p->count)
+        return FOVEA_ERR_INVALID_ARG;
+    size_t i = (size_t)(f - p->frames);
+    if (!p->in_use[i])
+        return FOVEA_ERR_INVALID_ARG;
+    p->in_use[i] = 0;
+    return FOVEA_OK;
+}
+
+int fovea_frame_pool_available(const fovea_frame_pool *p)
+{
+    int n = 0;
+    for (int i = 0; p && i < p->count; i++)
+        n += !p->in_use[i];
+    return n;
+}
+
+void fovea_frame_pool_destroy(fovea_frame_pool **pp)
+{
+    if (!pp || !*pp)
+        return;
+    fovea_frame_pool *p = *pp;
+    for (int i = 0; p->frames && i < p->count; i++)
+        fovea_frame_free(p->ctx, &p->frames[i]);
+    free(p->frames);
+    free(p->in_use);
+    free(p);
+    *pp = NULL;
+}

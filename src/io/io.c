@@ -1,0 +1,529 @@
+/* Generic reader/writer: picks the container, owns the FILE, checks frames,
+ * and shares the plane I/O used by the planar formats (y4m, raw yuv). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "io_internal.h"
+
+void fovea_video_info_init(fovea_video_info *info)
+{
+    memset(info, 0, sizeof(*info));
+    info->interlace = '?';
+    info->frame_count = -1;
+}
+
+void fovea_reader_options_init(fovea_reader_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->container = FOVEA_CONTAINER_AUTO;
+}
+
+static const char *display_path(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "stdin" : path;
+}
+
+int fovea_reader_fail(struct fovea_reader *r, int status, const char *fmt, ...)
+{
+    char msg[FOVEA_IO_ERRLEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    snprintf(r->err, sizeof(r->err), "%s: %s", display_path(r->path), msg);
+    return status;
+}
+
+int fovea_writer_fail(struct fovea_writer *w, int status, const char *fmt, ...)
+{
+    char msg[FOVEA_IO_ERRLEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    snprintf(w->err, sizeof(w->err), "%s: %s",
+             strcmp(w->path, "-") == 0 ? "stdout" : w->path, msg);
+    return status;
+}
+
+size_t fovea_io_read_full(FILE *fp, void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        size_t k = fread((uint8_t *)buf + got, 1, n - got, fp);
+        if (k == 0)
+            break;
+        got += k;
+    }
+    return got;
+}
+
+int fovea_reader_slurp(struct fovea_reader *r, size_t limit, uint8_t **data, size_t *size)
+{
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    *data = NULL;
+    *size = 0;
+    if (!buf)
+        return fovea_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
+    for (;;) {
+        if (len == cap) {
+            if (cap >= limit) {
+                free(buf);
+                return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+                                         "file larger than %zu bytes", limit);
+            }
+            size_t ncap = cap * 2 > limit ? limit : cap * 2;
+            uint8_t *nb = realloc(buf, ncap);
+            if (!nb) {
+                free(buf);
+                return fovea_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t k = fread(buf + len, 1, cap - len, r->fp);
+        if (k == 0)
+            break;
+        len += k;
+    }
+    if (ferror(r->fp)) {
+        free(buf);
+        return fovea_reader_fail(r, FOVEA_ERR_IO, "read error: %s", strerror(errno));
+    }
+    *data = buf;
+    *size = len;
+    return FOVEA_OK;
+}
+
+int fovea_io_read_planes(struct fovea_reader *r, fovea_frame *f)
+{
+    const size_t total = fovea_frame_packed_size(f->fmt, f->width, f->height);
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
+    size_t done = 0;
+    for (int p = 0; p < d->planes; p++) {
+        size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
+        int rows = fovea_plane_height(f->fmt, f->height, p);
+        for (int y = 0; y < rows; y++) {
+            size_t got = fovea_io_read_full(r->fp, f->data[p] + (ptrdiff_t)y * f->stride[p], row);
+            done += got;
+            if (got < row) {
+                if (done == 0 && !ferror(r->fp))
+                    return FOVEA_EOF;
+                if (ferror(r->fp))
+                    return fovea_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s",
+                                             (long long)r->next_index, strerror(errno));
+                return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+                                         "frame %lld: truncated: got %zu of %zu bytes",
+                                         (long long)r->next_index, done, total);
+            }
+        }
+    }
+    return FOVEA_OK;
+}
+
+int fovea_io_write_planes(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
+{
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
+    for (int p = 0; p < d->planes; p++) {
+        size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
+        int rows = fovea_plane_height(f->fmt, f->height, p);
+        for (int y = 0; y < rows; y++) {
+            if (fwrite(f->data[p] + (ptrdiff_t)y * f->stride[p], 1, row, fp) != row)
+                return fovea_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
+        }
+    }
+    return FOVEA_OK;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    if (m > n)
+        return 0;
+    for (size_t i = 0; i < m; i++) {
+        char a = s[n - m + i], b = suffix[i];
+        if (a >= 'A' && a <= 'Z')
+            a = (char)(a - 'A' + 'a');
+        if (a != b)
+            return 0;
+    }
+    return 1;
+}
+
+fovea_container fovea_container_from_path(const char *path)
+{
+    if (!path)
+        return FOVEA_CONTAINER_AUTO;
+    if (strcmp(path, "-") == 0 || ends_with(path, ".y4m"))
+        return FOVEA_CONTAINER_Y4M;
+    if (ends_with(path, ".yuv") || ends_with(path, ".raw"))
+        return FOVEA_CONTAINER_YUV;
+    if (ends_with(path, ".pgm") || ends_with(path, ".ppm") || ends_with(path, ".pnm"))
+        return FOVEA_CONTAINER_PNM;
+    if (ends_with(path, ".png"))
+        return FOVEA_CONTAINER_PNG;
+    return FOVEA_CONTAINER_AUTO;
+}
+
+const char *fovea_container_name(fovea_container c)
+{
+    switch (c) {
+    case FOVEA_CONTAINER_Y4M: return "y4m";
+    case FOVEA_CONTAINER_YUV: return "yuv";
+    case FOVEA_CONTAINER_PNM: return "pnm";
+    case FOVEA_CONTAINER_PNG: return "png";
+    default: return "auto";
+    }
+}
+
+static const struct fovea_reader_ops *reader_ops_for(fovea_container c)
+{
+    switch (c) {
+    case FOVEA_CONTAINER_Y4M: return &fovea_y4m_reader_ops;
+    case FOVEA_CONTAINER_YUV: return &fovea_yuv_reader_ops;
+    case FOVEA_CONTAINER_PNM: return &fovea_pnm_reader_ops;
+    case FOVEA_CONTAINER_PNG: return &fovea_png_reader_ops;
+    default: return NULL;
+    }
+}
+
+static const struct fovea_writer_ops *writer_ops_for(fovea_container c)
+{
+    switch (c) {
+    case FOVEA_CONTAINER_Y4M: return &fovea_y4m_writer_ops;
+    case FOVEA_CONTAINER_YUV: return &fovea_yuv_writer_ops;
+    case FOVEA_CONTAINER_PNM: return &fovea_pnm_writer_ops;
+    case FOVEA_CONTAINER_PNG: return &fovea_png_writer_ops;
+    default: return NULL;
+    }
+}
+
+static void set_err(char *buf, size_t n, const char *path, const char *msg)
+{
+    if (buf && n)
+        snprintf(buf, n, "%s: %s", path, msg);
+}
+
+static int finish_open(fovea_reader **out, struct fovea_reader *r,
+                       const fovea_reader_options *opt, char *errbuf, size_t errbuf_size)
+{
+    int st = r->ops->open(r, opt);
+    if (st < 0) {
+        if (errbuf && errbuf_size)
+            snprintf(errbuf, errbuf_size, "%s", r->err[0] ? r->err : fovea_strerror(st));
+        fovea_reader_close(&r);
+        return st;
+    }
+    if (r->info.width <= 0 || r->info.height <= 0 || !fovea_pixfmt_get_desc(r->info.fmt)) {
+        if (errbuf && errbuf_size)
+            snprintf(errbuf, errbuf_size, "%s: reader produced no valid geometry", r->path);
+        fovea_reader_close(&r);
+        return FOVEA_ERR_INTERNAL;
+    }
+    *out = r;
+    return FOVEA_OK;
+}
+
+int fovea_reader_open(fovea_reader **out, const char *path, const fovea_reader_options *opt,
+                      char *errbuf, size_t errbuf_size)
+{
+    fovea_reader_options defaults;
+    if (!out || !path) {
+        set_err(errbuf, errbuf_size, path ? path : "(null)", "invalid argument");
+        return FOVEA_ERR_INVALID_ARG;
+    }
+    *out = NULL;
+    if (!opt) {
+        fovea_reader_options_init(&defaults);
+        opt = &defaults;
+    }
+    fovea_container c = opt->container;
+    if (c == FOVEA_CONTAINER_AUTO)
+        c = fovea_container_from_path(path);
+    const struct fovea_reader_ops *ops = reader_ops_for(c);
+    if (!ops) {
+        set_err(errbuf, errbuf_size, path,
+                "unknown file type (use .y4m, .yuv, .pgm/.ppm/.pnm or .png)");
+        return FOVEA_ERR_UNSUPPORTED;
+    }
+    struct fovea_reader *r = calloc(1, sizeof(*r));
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        set_err(errbuf, errbuf_size, path, "out of memory");
+        return FOVEA_ERR_NOMEM;
+    }
+    r->ops = ops;
+    r->file_size = -1;
+    fovea_video_info_init(&r->info);
+    if (strcmp(path, "-") == 0) {
+        r->fp = stdin;
+    } else {
+        r->fp = fopen(path, "rb");
+        if (!r->fp) {
+            set_err(errbuf, errbuf_size, path, strerror(errno));
+            free(r->path);
+            free(r);
+            return FOVEA_ERR_IO;
+        }
+        r->own_fp = 1;
+        struct stat st;
+        if (fstat(fileno(r->fp), &st) == 0 && S_ISREG(st.st_mode))
+            r->file_size = (long long)st.st_size;
+        if (fstat(fileno(r->fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+            set_err(errbuf, errbuf_size, path, "is a directory");
+            fclose(r->fp);
+            free(r->path);
+            free(r);
+            return FOVEA_ERR_IO;
+        }
+    }
+    return finish_open(out, r, opt, errbuf, errbuf_size);
+}
+
+int fovea_reader_open_stream(fovea_reader **out, FILE *fp, const char *name,
+                             const fovea_reader_options *opt, char *errbuf, size_t errbuf_size)
+{
+    fovea_reader_options defaults;
+    if (!out || !fp || !name)
+        return FOVEA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!opt) {
+        fovea_reader_options_init(&defaults);
+        opt = &defaults;
+    }
+    fovea_container c = opt->container;
+    if (c == FOVEA_CONTAINER_AUTO)
+        c = fovea_container_from_path(name);
+    const struct fovea_reader_ops *ops = reader_ops_for(c);
+    if (!ops) {
+        set_err(errbuf, errbuf_size, name, "unknown file type");
+        return FOVEA_ERR_UNSUPPORTED;
+    }
+    struct fovea_reader *r = calloc(1, sizeof(*r));
+    if (!r || !(r->path = strdup(name))) {
+        free(r);
+        return FOVEA_ERR_NOMEM;
+    }
+    r->ops = ops;
+    r->fp = fp;
+    r->file_size = -1;
+    fovea_video_info_init(&r->info);
+    return finish_open(out, r, opt, errbuf, errbuf_size);
+}
+
+const fovea_video_info *fovea_reader_info(const fovea_reader *r)
+{
+    return r ? &r->info : NULL;
+}
+
+int fovea_reader_read(fovea_reader *r, fovea_frame *f)
+{
+    if (!r || !f)
+        return FOVEA_ERR_INVALID_ARG;
+    if (!f->buf && !f->data[0]) {
+        int st = fovea_frame_alloc(NULL, f, r->info.width, r->info.height, r->info.fmt,
+                                   FOVEA_MEM_HOST);
+        if (st < 0)
+            return fovea_reader_fail(r, st, "cannot allocate a %dx%d frame",
+                                     r->info.width, r->info.height);
+    } else if (f->width != r->info.width || f->height != r->info.height ||
+               f->fmt != r->info.fmt || f->mem == FOVEA_MEM_DEVICE) {
+        return fovea_reader_fail(r, FOVEA_ERR_INVALID_ARG,
+                                 "destination frame does not match the stream (%dx%d %s)",
+                                 r->info.width, r->info.height, fovea_pixfmt_name(r->info.fmt));
+    }
+    int st = r->ops->read(r, f);
+    if (st == FOVEA_OK) {
+        f->index = r->next_index;
+        r->next_index++;
+    }
+    return st;
+}
+
+int fovea_reader_skip(fovea_reader *r, int64_t n)
+{
+    fovea_frame tmp;
+    memset(&tmp, 0, sizeof(tmp));
+    int st = FOVEA_OK;
+    for (int64_t i = 0; i < n && st == FOVEA_OK; i++)
+        st = fovea_reader_read(r, &tmp);
+    fovea_frame_free(NULL, &tmp);
+    return st;
+}
+
+const char *fovea_reader_error(const fovea_reader *r)
+{
+    return r ? r->err : "";
+}
+
+void fovea_reader_close(fovea_reader **pr)
+{
+    if (!pr || !*pr)
+        return;
+    struct fovea_reader *r = *pr;
+    if (r->ops && r->ops->close)
+        r->ops->close(r);
+    if (r->fp && r->own_fp)
+        fclose(r->fp);
+    free(r->path);
+    free(r);
+    *pr = NULL;
+}
+
+/* 1 when path holds exactly one frame-number directive (%d, %4d, %04d; "%%" is a
+ * literal percent), 0 when it holds none, -1 when it holds anything else: the
+ * path becomes a printf format, so nothing but one integer directive may pass. */
+static int has_frame_pattern(const char *path)
+{
+    int found = 0;
+    for (const char *p = path; *p; p++) {
+        if (*p != '%')
+            continue;
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
+        p++;
+        if (*p == '0')
+            p++;
+        int digits = 0;
+        while (*p >= '0' && *p <= '9' && digits < 2) {
+            p++;
+            digits++;
+        }
+        if (*p != 'd' || found)
+            return -1;
+        found = 1;
+    }
+    return found;
+}
+
+int fovea_writer_open(fovea_writer **out, const char *path, fovea_container container,
+                      const fovea_video_info *info, char *errbuf, size_t errbuf_size)
+{
+    if (!out || !path || !info) {
+        set_err(errbuf, errbuf_size, path ? path : "(null)", "invalid argument");
+        return FOVEA_ERR_INVALID_ARG;
+    }
+    *out = NULL;
+    fovea_container c = container;
+    if (c == FOVEA_CONTAINER_AUTO)
+        c = fovea_container_from_path(path);
+    const struct fovea_writer_ops *ops = writer_ops_for(c);
+    if (!ops) {
+        set_err(errbuf, errbuf_size, path,
+                "unknown file type (use .y4m, .yuv, .pgm/.ppm/.pnm or .png)");
+        return FOVEA_ERR_UNSUPPORTED;
+    }
+    if (info->width <= 0 || info->height <= 0 || info->width > FOVEA_MAX_DIM ||
+        info->height > FOVEA_MAX_DIM || !fovea_pixfmt_get_desc(info->fmt)) {
+        set_err(errbuf, errbuf_size, path, "invalid frame size or pixel format");
+        return FOVEA_ERR_INVALID_ARG;
+    }
+    struct fovea_writer *w = calloc(1, sizeof(*w));
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        set_err(errbuf, errbuf_size, path, "out of memory");
+        return FOVEA_ERR_NOMEM;
+    }
+    w->ops = ops;
+    w->info = *info;
+    int pattern = has_frame_pattern(path);
+    if (pattern < 0) {
+        set_err(errbuf, errbuf_size, path,
+                "bad frame-number pattern (use one %d, %4d or %04d; %% for a literal %)");
+        return FOVEA_ERR_INVALID_ARG;
+    }
+    int per_frame_files = ops->single_image && pattern == 1;
+    if (!per_frame_files) {
+        if (strcmp(path, "-") == 0) {
+            w->fp = stdout;
+        } else {
+            w->fp = fopen(path, "wb");
+            if (!w->fp) {
+                set_err(errbuf, errbuf_size, path, strerror(errno));
+                free(w->path);
+                free(w);
+                return FOVEA_ERR_IO;
+            }
+            w->own_fp = 1;
+        }
+    }
+    int st = ops->open(w);
+    if (st < 0) {
+        if (errbuf && errbuf_size)
+            snprintf(errbuf, errbuf_size, "%s", w->err[0] ? w->err : fovea_strerror(st));
+        if (w->fp && w->own_fp)
+            fclose(w->fp);
+        free(w->path);
+        free(w);
+        return st;
+    }
+    *out = w;
+    return FOVEA_OK;
+}
+
+int fovea_writer_write(fovea_writer *w, const fovea_frame *f)
+{
+    if (!w || !f || !f->data[0])
+        return FOVEA_ERR_INVALID_ARG;
+    if (f->mem == FOVEA_MEM_DEVICE)
+        return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "frame is in device memory");
+    if (f->width != w->info.width || f->height != w->info.height || f->fmt != w->info.fmt)
+        return fovea_writer_fail(w, FOVEA_ERR_MISMATCH,
+                                 "frame %lld is %dx%d %s, stream is %dx%d %s",
+                                 (long long)w->frames_written, f->width, f->height,
+                                 fovea_pixfmt_name(f->fmt), w->info.width, w->info.height,
+                                 fovea_pixfmt_name(w->info.fmt));
+    int st;
+    if (w->fp) {
+        if (w->ops->single_image && w->frames_written > 0)
+            return fovea_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
+                                     "%s holds one image; use a pattern like out%%04d.%s for "
+                                     "several frames", w->ops->name, w->ops->name);
+        st = w->ops->write(w, w->fp, f);
+    } else {
+        char name[4096];
+        int n = snprintf(name, sizeof(name), w->path, (int)w->frames_written);
+        if (n < 0 || (size_t)n >= sizeof(name))
+            return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "bad file name pattern");
+        FILE *fp = fopen(name, "wb");
+        if (!fp)
+            return fovea_writer_fail(w, FOVEA_ERR_IO, "%s: %s", name, strerror(errno));
+        st = w->ops->write(w, fp, f);
+        if (fclose(fp) != 0 && st == FOVEA_OK)
+            st = fovea_writer_fail(w, FOVEA_ERR_IO, "%s: %s", name, strerror(errno));
+    }
+    if (st == FOVEA_OK)
+        w->frames_written++;
+    return st;
+}
+
+const char *fovea_writer_error(const fovea_writer *w)
+{
+    return w ? w->err : "";
+}
+
+int fovea_writer_close(fovea_writer **pw)
+{
+    if (!pw || !*pw)
+        return FOVEA_OK;
+    struct fovea_writer *w = *pw;
+    int st = FOVEA_OK;
+    if (w->ops->close)
+        st = w->ops->close(w);
+    if (w->fp) {
+        if (fflush(w->fp) != 0 && st == FOVEA_OK)
+            st = FOVEA_ERR_IO;
+        if (w->own_fp && fclose(w->fp) != 0 && st == FOVEA_OK)
+            st = FOVEA_ERR_IO;
+    }
+    free(w->path);
+    free(w);
+    *pw = NULL;
+    return st;
+}

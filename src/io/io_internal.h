@@ -1,0 +1,93 @@
+/* Internal contract between the generic reader/writer (io.c) and the
+ * one-file-per-format implementations (y4m.c, yuv.c, pnm.c, png.c). */
+#ifndef FOVEA_IO_INTERNAL_H
+#define FOVEA_IO_INTERNAL_H
+
+#include <stdio.h>
+#include "fovea/io.h"
+
+#define FOVEA_IO_ERRLEN 512
+
+struct fovea_reader_ops;
+struct fovea_writer_ops;
+
+struct fovea_reader {
+    const struct fovea_reader_ops *ops;
+    FILE *fp;              /* opened by io.c (stdin for "-") */
+    int own_fp;            /* 0 for stdin */
+    char *path;            /* as given; "-" shown as "stdin" in messages */
+    fovea_video_info info; /* filled by ops->open */
+    int64_t next_index;    /* number of the next frame to read (0-based); io.c sets f->index */
+    long long file_size;   /* size of a regular file, -1 for pipes */
+    char err[FOVEA_IO_ERRLEN];
+    void *priv;            /* format state */
+};
+
+struct fovea_reader_ops {
+    const char *name;
+    /* Parse headers, fill r->info. Options carry raw-yuv geometry. */
+    int (*open)(struct fovea_reader *r, const fovea_reader_options *opt);
+    /* Read frame number r->next_index into f (host frame already allocated with
+     * r->info's size/format by io.c). FOVEA_EOF only at a clean frame boundary. */
+    int (*read)(struct fovea_reader *r, fovea_frame *f);
+    void (*close)(struct fovea_reader *r); /* free priv (not fp) */
+};
+
+struct fovea_writer {
+    const struct fovea_writer_ops *ops;
+    FILE *fp;              /* NULL for per-frame files (pattern paths); io.c opens otherwise */
+    int own_fp;
+    char *path;
+    fovea_video_info info;
+    int64_t frames_written;
+    char err[FOVEA_IO_ERRLEN];
+    void *priv;
+};
+
+struct fovea_writer_ops {
+    const char *name;
+    int single_image;      /* PNM/PNG: one image per file unless path has a pattern */
+    int (*open)(struct fovea_writer *w);          /* validate info, write stream header */
+    int (*write)(struct fovea_writer *w, FILE *fp, const fovea_frame *f);
+    int (*close)(struct fovea_writer *w);         /* free priv */
+};
+
+extern const struct fovea_reader_ops fovea_y4m_reader_ops;
+extern const struct fovea_reader_ops fovea_yuv_reader_ops;
+extern const struct fovea_reader_ops fovea_pnm_reader_ops;
+extern const struct fovea_reader_ops fovea_png_reader_ops;
+extern const struct fovea_writer_ops fovea_y4m_writer_ops;
+extern const struct fovea_writer_ops fovea_yuv_writer_ops;
+extern const struct fovea_writer_ops fovea_pnm_writer_ops;
+extern const struct fovea_writer_ops fovea_png_writer_ops;
+
+/* Open a reader on an already open stream (not closed by the reader); name is
+ * used in messages. For fuzz targets (fmemopen) and tests. */
+int fovea_reader_open_stream(fovea_reader **r, FILE *fp, const char *name,
+                             const fovea_reader_options *opt, char *errbuf, size_t errbuf_size);
+
+/* Record "<path>: <message>" in r->err and return status. */
+int fovea_reader_fail(struct fovea_reader *r, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int fovea_writer_fail(struct fovea_writer *w, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Read exactly n bytes; returns bytes actually read (< n at EOF or error). */
+size_t fovea_io_read_full(FILE *fp, void *buf, size_t n);
+
+/* Read a whole file/stream into memory (limit bytes at most; larger = error).
+ * Returns FOVEA_OK and a malloc'd buffer, or an error recorded via r. */
+int fovea_reader_slurp(struct fovea_reader *r, size_t limit, uint8_t **data, size_t *size);
+
+/* Read/write the planes of a host frame as tightly packed planar data
+ * (the layout of y4m and raw yuv payloads; 16-bit samples little-endian). */
+int fovea_io_read_planes(struct fovea_reader *r, fovea_frame *f);
+int fovea_io_write_planes(struct fovea_writer *w, FILE *fp, const fovea_frame *f);
+
+#endif

@@ -1,0 +1,73 @@
+/* Small test helpers: checks that report file:line, a seeded RNG, random frames,
+ * temporary files, and access to ../shared/testdata. */
+#ifndef FOVEA_TEST_UTIL_H
+#define FOVEA_TEST_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fovea/fovea.h"
+#include "fovea/io.h"
+
+#define TEST_SKIP 77
+
+extern int test_failures;
+
+#define CHECK(cond)                                                                         \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);         \
+            test_failures++;                                                                \
+        }                                                                                   \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                                  \
+    do {                                                                                    \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                 \
+        if (a_ != b_) {                                                                     \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld vs %lld)\n", __FILE__,      \
+                    __LINE__, #a, #b, a_, b_);                                              \
+            test_failures++;                                                                \
+        }                                                                                   \
+    } while (0)
+
+/* Abort the test on failure (for preconditions whose failure makes the rest moot). */
+#define REQUIRE(cond)                                                                       \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            fprintf(stderr, "%s:%d: REQUIRE failed: %s\n", __FILE__, __LINE__, #cond);       \
+            exit(1);                                                                        \
+        }                                                                                   \
+    } while (0)
+
+/* Print a summary line "N passed, M failed" style and return the exit code. */
+int test_finish(const char *name);
+
+/* Deterministic xorshift64* generator. */
+typedef struct { uint64_t s; } test_rng;
+void test_rng_seed(test_rng *r, uint64_t seed);
+uint32_t test_rng_u32(test_rng *r);
+/* Uniform in [0, n). */
+uint32_t test_rng_below(test_rng *r, uint32_t n);
+double test_rng_double(test_rng *r);
+
+/* Fill every plane of a host frame with random samples valid for its bit depth. */
+void test_fill_random(fovea_frame *f, test_rng *r);
+
+/* Path of a new temporary file name with the given suffix (caller frees; file
+ * removed by test_cleanup_tmp at exit). */
+char *test_tmp_path(const char *suffix);
+
+/* Write bytes to a temp file with suffix; returns its path (caller frees). */
+char *test_write_tmp(const char *suffix, const void *data, size_t size);
+
+/* Directory of the shared test data, or NULL (tests then skip). */
+const char *test_testdata_dir(void);
+/* Project source dir (for tests/fuzz/corpus, tests/data). */
+const char *test_source_dir(void);
+
+/* 1 when a CUDA device is usable (for GPU tests: exit TEST_SKIP otherwise). */
+int test_have_gpu(void);
+
+#endif
