@@ -1,9 +1,9 @@
-/* Test helpers (see test_util.h). */
+/* Test helpers (see testutil.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "test_util.h"
+#include "testutil.h"
 
 int test_failures = 0;
 

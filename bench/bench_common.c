@@ -1,0 +1,2 @@
+/* PLACEHOLDER: bench helper being written by a helper this session. */
+int fovea_bench_placeholder;

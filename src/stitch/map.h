@@ -1,0 +1,55 @@
+/* Internal stitch map: what the stitcher needs per panorama pixel and camera,
+ * stored compactly. Built from a rig (map_build.c), saved/loaded (map_file.c),
+ * or imported from full-resolution float tables (map_import.c). */
+#ifndef FOVEA_STITCH_MAP_H
+#define FOVEA_STITCH_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FOVEA_STITCH_MAX_CAMERAS 16
+
+/* Coordinates of camera pixel centers: top-left pixel center at (0,0). A panorama
+ * pixel (i,j) is seen by camera c when its (u,v) is finite and
+ * 0 <= u <= cam_width-1, 0 <= v <= cam_height-1.
+ *
+ * GRID maps: node (gx, gy) holds the exact (u,v) of panorama pixel
+ * (i = gx*step, j = gy*step) (nodes may lie past the panorama's last pixel; they
+ * hold the projection extended there). Pixel (i,j) uses the bilinear
+ * interpolation of its four surrounding nodes, computed in float exactly as
+ * fovea_map_lookup() does. A node is NaN where the projection is undefined
+ * (behind a pinhole camera, beyond a fisheye's max_theta); a pixel touching a NaN
+ * node is not seen. step = 1 stores every pixel (the exact path).
+ * Blend weights are analytic (see fovea_map_weights) unless `weight` is set. */
+typedef struct fovea_camera_map {
+    int cam_width, cam_height;
+    int step;              /* grid spacing in panorama pixels: 1, 2, 4, 8, 16 or 32 */
+    int grid_w, grid_h;    /* nodes: (pano_w - 1) / step + 2 by (pano_h - 1) / step + 2 */
+    float *uv;             /* grid_w * grid_h * 2 floats (u, v interleaved) */
+    float px_scale;        /* panorama pixels per camera pixel near the image center,
+                              used to turn edge distances into panorama pixels */
+    float *weight;         /* NULL (analytic) or pano_w * pano_h explicit weights (import) */
+} fovea_camera_map;
+
+typedef struct fovea_stitch_map {
+    int pano_width, pano_height;
+    int num_cameras;
+    float feather;         /* transition width across a seam, panorama pixels */
+    fovea_camera_map cam[FOVEA_STITCH_MAX_CAMERAS];
+} fovea_stitch_map;
+
+/* Allocate cam->uv for a grid of the given step (NaN-filled). */
+int fovea_camera_map_alloc(fovea_camera_map *cam, int pano_w, int pano_h, int step);
+/* Free everything the map owns and zero it. */
+void fovea_stitch_map_free(fovea_stitch_map *m);
+
+/* (u,v) of camera c at panorama pixel (i,j) by the stored representation.
+ * Returns 1 when seen (inside the image), 0 otherwise (u,v still set when finite). */
+int fovea_map_lookup(const fovea_stitch_map *m, int c, int i, int j, float *u, float *v);
+
+/* Blend weights of every camera at pixel (i,j); w[c] = 0 for cameras that do not
+ * see it. Returns the number of cameras with w > 0 (0 = uncovered: black). */
+int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STITCH_MAX_CAMERAS],
+                      float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS]);
+
+#endif
