@@ -1,4 +1,113 @@
-/* PLACEHOLDER: CLI being written by a helper this session. */
+/* fovea: the command-line tool. Dispatches `fovea <command> ...` to the
+ * cmd_<command>() function of tools/cmd_<command>.c. */
 #include <stdio.h>
-#include "fovea/fovea.h"
-int main(void) { printf("fovea %s\n", fovea_version()); return 0; }
+#include <string.h>
+
+#include "cli.h"
+
+/* The commands, in the order `fovea --help` lists them. Adding a command is one
+ * line here plus tools/cmd_<name>.c defining int cmd_<name>(int argc, char **argv). */
+#define FOVEA_COMMANDS(X)                                                                 \
+    X(info, "show version, build, CPU and CUDA devices, supported formats")               \
+    X(convert, "convert between y4m, raw yuv, PNM and PNG, and between pixel formats")    \
+    X(rig, "check a camera rig: validation, coverage, overlaps, map build")               \
+    X(map, "import stitch maps from lookup tables, show a map's geometry")                \
+    X(stitch, "stitch synchronized camera videos or stills into a panorama")              \
+    X(demo, "render, stitch and measure the built-in panorama demo")
+
+#define DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
+FOVEA_COMMANDS(DECLARE_COMMAND)
+#undef DECLARE_COMMAND
+
+static const cli_command commands[] = {
+#define COMMAND_ENTRY(name, summary) {#name, summary, cmd_##name},
+    FOVEA_COMMANDS(COMMAND_ENTRY)
+#undef COMMAND_ENTRY
+};
+
+#define N_COMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
+
+static const cli_command *find_command(const char *name)
+{
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static void print_usage(FILE *fp)
+{
+    fputs("Usage: fovea <command> [options] [arguments]\n"
+          "       fovea help <command>\n"
+          "       fovea --version\n"
+          "\n"
+          "GPU video processing: format conversion, stitching, quality metrics, tracking.\n"
+          "\n"
+          "Commands:\n",
+          fp);
+    for (int i = 0; i < N_COMMANDS; i++)
+        fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(fp, "  %-10s %s\n", "help", "show the help of a command");
+    fputs("\n"
+          "Options:\n"
+          "  -h, --help     show this help and exit\n"
+          "  -V, --version  show the version and whether the CUDA backend is compiled in\n"
+          "\n"
+          "Run 'fovea <command> --help' for the options of a command.\n"
+          "Exit status: 0 success, 1 runtime error, 2 usage error.\n",
+          fp);
+}
+
+static void print_version(void)
+{
+    printf("fovea %s\n", fovea_version());
+    printf("CUDA backend: %s\n", fovea_cuda_compiled() ? "compiled in" : "not compiled in");
+}
+
+/* `fovea help [command]`: runs the command with --help. */
+static int run_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (argc > 2)
+        return cli_usage_error(NULL, "help: expected one command name, got %d arguments",
+                               argc - 1);
+    if (strcmp(argv[1], "help") == 0) {
+        print_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    const cli_command *c = find_command(argv[1]);
+    if (!c)
+        return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+    char name[64], help[] = "--help";
+    snprintf(name, sizeof(name), "%s", c->name);
+    char *sub_argv[] = {name, help, NULL};
+    return c->run(2, sub_argv);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *first = argv[1];
+    if (strcmp(first, "-h") == 0 || strcmp(first, "--help") == 0) {
+        print_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(first, "-V") == 0 || strcmp(first, "--version") == 0) {
+        print_version();
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(first, "help") == 0)
+        return run_help(argc - 1, argv + 1);
+    if (first[0] == '-')
+        return cli_usage_error(NULL, "unknown option '%s'", first);
+    const cli_command *c = find_command(first);
+    if (!c)
+        return cli_usage_error(NULL, "unknown command '%s'", first);
+    return c->run(argc - 1, argv + 1);
+}

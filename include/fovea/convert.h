@@ -31,9 +31,13 @@ void fovea_convert_options_init(fovea_convert_options *o);
 /** Convert src into dst (same width/height, any two formats, host frames).
  *  Chroma downsampling averages the covered samples; upsampling replicates the
  *  nearest chroma sample (center-aligned siting, as y4m "420jpeg"). Bit depth
- *  changes shift with rounding (down) or replicate high bits (up), so 8->10->8
- *  round-trips exactly. RGB -> YUV -> RGB is lossy (rounding); YUV -> YUV of the
- *  same depth and subsampling is an exact copy.
+ *  changes: in limited range (and for chroma in either range) values scale by 2^k
+ *  (up: shift, down: shift with rounding, so 16/128/235 -> 64/512/940 at 10 bits);
+ *  full-range luma/gray maps max to max (up: replicate high bits, down: rounded
+ *  rescale). Either way up-then-down round-trips exactly (8->10->8, ...).
+ *  Gray is YUV luma with neutral chroma. RGB -> YUV -> RGB is lossy (rounding);
+ *  YUV -> YUV of the same depth and subsampling is an exact copy. RGBA alpha is
+ *  dropped; RGBA output gets opt->alpha. src and dst must not overlap.
  *  @param ctx for threads (may be NULL = single thread)
  *  @param opt NULL = defaults
  *  @return FOVEA_OK, FOVEA_ERR_MISMATCH (sizes), FOVEA_ERR_INVALID_ARG */

@@ -98,8 +98,9 @@ const char *fovea_container_name(fovea_container c);
 
 /** Decode a whole PNM file held in memory. */
 int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz);
-/** Decode a whole PNG file held in memory (gray/gray+alpha -> gray8/16,
- *  RGB -> rgb24, RGBA -> rgba; palette expanded; 16-bit RGB reduced to 8). */
+/** Decode a whole PNG file held in memory (gray -> gray8/16, or gray10/12 when
+ *  sBIT says so; gray+alpha -> rgba; RGB -> rgb24, RGBA -> rgba; palette
+ *  expanded, to rgba with tRNS; 16-bit color reduced to 8). */
 int fovea_png_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz);
 
 #ifdef __cplusplus

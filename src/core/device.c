@@ -13,6 +13,9 @@ int fovea_cuda_status(fovea_context *ctx, int cuda_err, const char *expr, const 
 {
     if (cuda_err == (int)cudaSuccess)
         return FOVEA_OK;
+    /* clear the runtime's last error so a later launch check does not report
+     * this one again (sticky errors stay; the next call reports them itself) */
+    cudaGetLastError();
     const char *base = strrchr(file, '/');
     base = base ? base + 1 : file;
     return fovea_ctx_error(ctx, FOVEA_ERR_CUDA, "%s:%d: %s: %s (%s)", base, line, expr,

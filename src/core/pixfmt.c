@@ -1,4 +1,5 @@
 /* Pixel format table and plane geometry. */
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 
@@ -93,8 +94,11 @@ int fovea_plane_width(fovea_pixfmt fmt, int w, int p)
         return 0;
     if (p == 0)
         return w;
-    int cw = (w + (1 << d->log2_chroma_w) - 1) >> d->log2_chroma_w;
-    return fmt == FOVEA_PIX_NV12 ? 2 * cw : cw; /* NV12 plane 1 holds U,V pairs */
+    /* rounding up without w + 1 (which overflows at INT_MAX) */
+    int cw = (w >> d->log2_chroma_w) + ((w & ((1 << d->log2_chroma_w) - 1)) != 0);
+    if (fmt == FOVEA_PIX_NV12) /* NV12 plane 1 holds U,V pairs */
+        return cw > INT_MAX / 2 ? 0 : 2 * cw;
+    return cw;
 }
 
 int fovea_plane_height(fovea_pixfmt fmt, int h, int p)
@@ -104,7 +108,7 @@ int fovea_plane_height(fovea_pixfmt fmt, int h, int p)
         return 0;
     if (p == 0)
         return h;
-    return (h + (1 << d->log2_chroma_h) - 1) >> d->log2_chroma_h;
+    return (h >> d->log2_chroma_h) + ((h & ((1 << d->log2_chroma_h) - 1)) != 0);
 }
 
 size_t fovea_plane_row_bytes(fovea_pixfmt fmt, int w, int p)

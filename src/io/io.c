@@ -432,10 +432,13 @@ int fovea_writer_open(fovea_writer **out, const char *path, fovea_container cont
     }
     w->ops = ops;
     w->info = *info;
-    int pattern = has_frame_pattern(path);
+    /* only one-image-per-file containers treat the path as a pattern */
+    int pattern = ops->single_image ? has_frame_pattern(path) : 0;
     if (pattern < 0) {
         set_err(errbuf, errbuf_size, path,
                 "bad frame-number pattern (use one %d, %4d or %04d; %% for a literal %)");
+        free(w->path);
+        free(w);
         return FOVEA_ERR_INVALID_ARG;
     }
     int per_frame_files = ops->single_image && pattern == 1;

@@ -11,15 +11,16 @@
 
 /* Coordinates of camera pixel centers: top-left pixel center at (0,0). A panorama
  * pixel (i,j) is seen by camera c when its (u,v) is finite and
- * 0 <= u <= cam_width-1, 0 <= v <= cam_height-1.
+ * 0 <= u <= cam_width-1, 0 <= v <= cam_height-1 (and, for a fisheye, inside the
+ * clip ellipse below).
  *
  * GRID maps: node (gx, gy) holds the exact (u,v) of panorama pixel
  * (i = gx*step, j = gy*step) (nodes may lie past the panorama's last pixel; they
  * hold the projection extended there). Pixel (i,j) uses the bilinear
  * interpolation of its four surrounding nodes, computed in float exactly as
  * fovea_map_lookup() does. A node is NaN where the projection is undefined
- * (behind a pinhole camera, beyond a fisheye's max_theta); a pixel touching a NaN
- * node is not seen. step = 1 stores every pixel (the exact path).
+ * (behind a pinhole camera; for a fisheye, past the extended range beyond
+ * max_theta, see clip_*); a pixel touching a NaN node is not seen. step = 1 stores every pixel (the exact path).
  * Blend weights are analytic (see fovea_map_weights) unless `weight` is set. */
 typedef struct fovea_camera_map {
     int cam_width, cam_height;
@@ -28,6 +29,13 @@ typedef struct fovea_camera_map {
     float *uv;             /* grid_w * grid_h * 2 floats (u, v interleaved) */
     float px_scale;        /* panorama pixels per camera pixel near the image center,
                               used to turn edge distances into panorama pixels */
+    /* Fisheye visibility (theta < max_theta) as a region of the image: the ellipse
+     * ((u-clip_cx)/clip_rx)^2 + ((v-clip_cy)/clip_ry)^2 < 1, with clip_rx = fx * td(max_theta),
+     * clip_ry = fy * td(max_theta) (td increases up to max_theta; the rig validation
+     * checks it). clip_rx = 0: no ellipse (pinhole, imported maps). Grid nodes hold
+     * the projection a little beyond max_theta so cells along that limit interpolate
+     * normally and the ellipse, not NaN nodes, decides what is seen there. */
+    float clip_cx, clip_cy, clip_rx, clip_ry;
     float *weight;         /* NULL (analytic) or pano_w * pano_h explicit weights (import) */
 } fovea_camera_map;
 
@@ -42,6 +50,9 @@ typedef struct fovea_stitch_map {
 int fovea_camera_map_alloc(fovea_camera_map *cam, int pano_w, int pano_h, int step);
 /* Free everything the map owns and zero it. */
 void fovea_stitch_map_free(fovea_stitch_map *m);
+
+/* (u,v) of one camera map at panorama pixel (i,j) (see fovea_map_lookup). */
+int fovea_camera_map_lookup(const fovea_camera_map *cam, int i, int j, float *u, float *v);
 
 /* (u,v) of camera c at panorama pixel (i,j) by the stored representation.
  * Returns 1 when seen (inside the image), 0 otherwise (u,v still set when finite). */

@@ -1,0 +1,316 @@
+/* bench_stitch: two 3840x2160 cameras -> 5700x1900 equirectangular panorama
+ * (~10% overlap), color correction on. Rows: (a) the users' baseline kernel
+ * (six float tables, powf gamma), (b) fovea RGBA->RGBA and (c) NV12->I420 with
+ * frames resident on the device, (d) end to end from pinned host frames to host
+ * output with copies overlapped across two streams, (e) the C backend on every
+ * CPU core. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+#include "fovea/stitch.h"
+#include "stitch/map_build.h"
+#include "stitch/rig.h"
+#include "stitch/stitch_internal.h"
+#ifdef FOVEA_HAVE_CUDA
+#include "stitch_baseline.h"
+#endif
+
+static const char *bench_rig_json =
+    "{\"panorama\": {\"projection\": \"equirectangular\", \"width\": 5700, \"height\": 1900,"
+    " \"hfov\": 150.0, \"vfov\": 50.0},"
+    " \"blend\": {\"feather\": 64},"
+    " \"cameras\": ["
+    "  {\"name\": \"left\", \"width\": 3840, \"height\": 2160, \"model\": \"pinhole\","
+    "   \"fx\": 2132.0, \"fy\": 2132.0, \"cx\": 1919.5, \"cy\": 1079.5,"
+    "   \"dist\": [-0.05, 0.01, 0.0, 0.0, 0.0], \"yaw\": -35.0, \"pitch\": 0.0, \"roll\": 0.0},"
+    "  {\"name\": \"right\", \"width\": 3840, \"height\": 2160, \"model\": \"pinhole\","
+    "   \"fx\": 2132.0, \"fy\": 2132.0, \"cx\": 1919.5, \"cy\": 1079.5,"
+    "   \"dist\": [-0.05, 0.01, 0.0, 0.0, 0.0], \"yaw\": 35.0, \"pitch\": 0.0, \"roll\": 0.0}]}";
+
+typedef struct stitch_case {
+    fovea_stitcher *st;
+    const fovea_frame *in[2];
+    fovea_frame *out;
+} stitch_case;
+
+static int run_stitch(void *arg)
+{
+    stitch_case *c = arg;
+    return fovea_stitcher_process(c->st, c->in, 2, c->out) < 0;
+}
+
+static const fovea_color_correction bench_cc[2] = {
+    {{1.05f, 1.0f, 0.95f}, 1.08f},
+    {{0.97f, 1.0f, 1.04f}, 0.94f},
+};
+
+#ifdef FOVEA_HAVE_CUDA
+typedef struct baseline_case {
+    baseline_args args;
+    cudaStream_t stream;
+} baseline_case;
+
+static int run_baseline(void *arg)
+{
+    baseline_case *b = arg;
+    return bench_baseline_stitch(&b->args, b->stream) != 0;
+}
+
+static float *upload_table(const float *host, size_t n)
+{
+    float *d = NULL;
+    BENCH_CUDA(cudaMalloc((void **)&d, n * sizeof(float)));
+    BENCH_CUDA(cudaMemcpy(d, host, n * sizeof(float), cudaMemcpyHostToDevice));
+    return d;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    bench_opts opts;
+    bench_parse_args(argc, argv, &opts);
+    FILE *text = bench_text_stream(&opts);
+    bench_table table;
+    bench_table_init(&table, "stitch", "frames", &opts);
+
+    fovea_rig rig;
+    char err[512];
+    if (fovea_rig_parse(bench_rig_json, strlen(bench_rig_json), &rig, err, sizeof(err)) < 0) {
+        fprintf(stderr, "bench_stitch: rig: %s\n", err);
+        return 1;
+    }
+    fovea_context *cpu = NULL;
+    fovea_settings cs;
+    fovea_default_settings(&cs);
+    cs.backend = FOVEA_BACKEND_CPU;
+    BENCH_FOVEA(NULL, fovea_open(&cpu, &cs));
+
+    fovea_stitch_map map;
+    memset(&map, 0, sizeof(map));
+    fovea_map_build_options mo;
+    fovea_map_build_default_options(&mo);
+    double t0 = bench_now_us();
+    BENCH_FOVEA(cpu, fovea_map_build(cpu, &rig, &map, &mo));
+    fprintf(text, "map built in %.2f s: steps %d/%d\n", (bench_now_us() - t0) / 1e6,
+            map.cam[0].step, map.cam[1].step);
+
+    const int W = rig.width, H = rig.height, CW = 3840, CH = 2160;
+    fovea_stitch_settings ss;
+    fovea_stitch_default_settings(&ss);
+    ss.color = FOVEA_COLOR_FIXED;
+
+    /* camera content: random bytes are the worst case for caches; real content
+     * is smoother, but random makes every texel count */
+    fovea_frame cam_rgba[2], cam_nv12[2];
+    for (int c = 0; c < 2; c++) {
+        BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &cam_rgba[c], CW, CH, FOVEA_PIX_RGBA, FOVEA_MEM_HOST));
+        BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &cam_nv12[c], CW, CH, FOVEA_PIX_NV12, FOVEA_MEM_HOST));
+        bench_fill_frame(&cam_rgba[c], 11 + (uint64_t)c);
+        bench_fill_frame(&cam_nv12[c], 21 + (uint64_t)c);
+    }
+    const double rgba_bytes = 2.0 * CW * CH * 4 + (double)W * H * 4;
+
+    int ndev = 0;
+    fovea_device_count(&ndev);
+    double copy_bw = 0.0;
+#ifdef FOVEA_HAVE_CUDA
+    if (ndev > 0) {
+        copy_bw = bench_copy_bandwidth(0);
+        fovea_context *gpu = NULL;
+        fovea_settings gs;
+        fovea_default_settings(&gs);
+        gs.backend = FOVEA_BACKEND_CUDA;
+        gs.cuda_device = opts.device;
+        BENCH_FOVEA(NULL, fovea_open(&gpu, &gs));
+        cudaStream_t stream = (cudaStream_t)fovea_context_stream(gpu);
+        const double yuv_bytes = 2.0 * CW * CH * 1.5 + (double)W * H * 1.5;
+        fovea_frame d_rgba[2], d_nv12[2], d_out_rgba, d_out_i420;
+        for (int c = 0; c < 2; c++) {
+            BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &d_rgba[c], CW, CH, FOVEA_PIX_RGBA, FOVEA_MEM_DEVICE));
+            BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &d_nv12[c], CW, CH, FOVEA_PIX_NV12, FOVEA_MEM_DEVICE));
+            BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &d_rgba[c], &cam_rgba[c]));
+            BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &d_nv12[c], &cam_nv12[c]));
+        }
+        BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &d_out_rgba, W, H, FOVEA_PIX_RGBA, FOVEA_MEM_DEVICE));
+        BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &d_out_i420, W, H, FOVEA_PIX_I420, FOVEA_MEM_DEVICE));
+        BENCH_FOVEA(gpu, fovea_sync(gpu));
+
+        /* (a) baseline: tables from the same map, exact per pixel */
+        if (bench_case_enabled(&opts, "baseline")) {
+            size_t np = (size_t)W * H;
+            float *t[6];
+            for (int k = 0; k < 6; k++) {
+                t[k] = malloc(np * sizeof(float));
+                if (!t[k]) {
+                    fprintf(stderr, "bench_stitch: out of memory\n");
+                    return 1;
+                }
+            }
+            float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+            for (int j = 0; j < H; j++)
+                for (int i = 0; i < W; i++) {
+                    size_t p = (size_t)j * W + i;
+                    fovea_map_weights(&map, i, j, w, u, v);
+                    t[0][p] = w[0] > 0.0f ? u[0] : -1.0f;
+                    t[1][p] = w[0] > 0.0f ? v[0] : -1.0f;
+                    t[2][p] = w[1] > 0.0f ? u[1] : -1.0f;
+                    t[3][p] = w[1] > 0.0f ? v[1] : -1.0f;
+                    t[4][p] = w[0];
+                    t[5][p] = w[1];
+                }
+            baseline_case b;
+            memset(&b, 0, sizeof(b));
+            b.stream = stream;
+            float *d[6];
+            for (int k = 0; k < 6; k++) {
+                d[k] = upload_table(t[k], np);
+                free(t[k]);
+            }
+            b.args.lx = d[0];
+            b.args.ly = d[1];
+            b.args.rx = d[2];
+            b.args.ry = d[3];
+            b.args.wl = d[4];
+            b.args.wr = d[5];
+            b.args.left = d_rgba[0].data[0];
+            b.args.right = d_rgba[1].data[0];
+            b.args.left_stride = (int)d_rgba[0].stride[0];
+            b.args.right_stride = (int)d_rgba[1].stride[0];
+            b.args.cam_w = CW;
+            b.args.cam_h = CH;
+            b.args.out = d_out_rgba.data[0];
+            b.args.out_stride = (int)d_out_rgba.stride[0];
+            b.args.pano_w = W;
+            b.args.pano_h = H;
+            for (int k = 0; k < 3; k++) {
+                b.args.gain_l[k] = bench_cc[0].gain[k];
+                b.args.gain_r[k] = bench_cc[1].gain[k];
+            }
+            b.args.gamma_l = bench_cc[0].gamma;
+            b.args.gamma_r = bench_cc[1].gamma;
+            bench_stats s;
+            bench_time_gpu(run_baseline, &b, stream, opts.warmup, opts.runs, &s);
+            bench_table_add(&table, "(a) baseline 6 float tables + powf", "cuda", &s,
+                            rgba_bytes + 6.0 * 4.0 * np, 1, "users' kernel shape");
+            for (int k = 0; k < 6; k++)
+                cudaFree(d[k]);
+        }
+
+        fovea_stitcher *st = NULL;
+        BENCH_FOVEA(gpu, fovea_stitcher_create(gpu, &st, &map, &ss));
+        BENCH_FOVEA(gpu, fovea_stitcher_set_color(st, bench_cc, 2));
+        if (bench_case_enabled(&opts, "rgba")) {
+            stitch_case c = {st, {&d_rgba[0], &d_rgba[1]}, &d_out_rgba};
+            bench_stats s;
+            bench_time_gpu(run_stitch, &c, stream, opts.warmup, opts.runs, &s);
+            bench_table_add(&table, "(b) fovea RGBA->RGBA, device", "cuda", &s, rgba_bytes, 1,
+                            "grid map + analytic weights");
+        }
+        if (bench_case_enabled(&opts, "nv12")) {
+            stitch_case c = {st, {&d_nv12[0], &d_nv12[1]}, &d_out_i420};
+            bench_stats s;
+            bench_time_gpu(run_stitch, &c, stream, opts.warmup, opts.runs, &s);
+            bench_table_add(&table, "(c) fovea NV12->I420, device", "cuda", &s, yuv_bytes, 1, NULL);
+        }
+        if (bench_case_enabled(&opts, "auto")) {
+            fovea_stitch_settings sa = ss;
+            sa.color = FOVEA_COLOR_AUTO;
+            sa.auto_interval = 1; /* worst case: statistics on every frame */
+            fovea_stitcher *sta = NULL;
+            BENCH_FOVEA(gpu, fovea_stitcher_create(gpu, &sta, &map, &sa));
+            stitch_case c = {sta, {&d_rgba[0], &d_rgba[1]}, &d_out_rgba};
+            bench_stats s;
+            bench_time_gpu(run_stitch, &c, stream, opts.warmup, opts.runs, &s);
+            bench_table_add(&table, "(b') RGBA + overlap stats every frame", "cuda", &s,
+                            rgba_bytes, 1, "auto color, interval 1");
+            fovea_stitcher_destroy(&sta);
+        }
+        fovea_stitcher_destroy(&st);
+
+        /* (d) end to end: pinned host in, pinned host out, two contexts (streams)
+         * alternating so one frame's copies overlap the other's kernel */
+        if (bench_case_enabled(&opts, "e2e")) {
+            enum { PIPES = 3 };
+            fovea_context *pc[PIPES];
+            fovea_stitcher *ps[PIPES];
+            fovea_frame pin_in[PIPES][2], pin_out[PIPES];
+            for (int p = 0; p < PIPES; p++) {
+                BENCH_FOVEA(NULL, fovea_open(&pc[p], &gs));
+                BENCH_FOVEA(pc[p], fovea_stitcher_create(pc[p], &ps[p], &map, &ss));
+                BENCH_FOVEA(pc[p], fovea_stitcher_set_color(ps[p], bench_cc, 2));
+                for (int c = 0; c < 2; c++) {
+                    BENCH_FOVEA(pc[p], fovea_frame_alloc(pc[p], &pin_in[p][c], CW, CH, FOVEA_PIX_RGBA, FOVEA_MEM_PINNED));
+                    BENCH_FOVEA(pc[p], fovea_frame_copy(pc[p], &pin_in[p][c], &cam_rgba[c]));
+                }
+                BENCH_FOVEA(pc[p], fovea_frame_alloc(pc[p], &pin_out[p], W, H, FOVEA_PIX_RGBA, FOVEA_MEM_PINNED));
+            }
+            int frames = opts.quick ? 30 : 300;
+            double samples[3];
+            for (int rep = 0; rep < 3; rep++) {
+                for (int p = 0; p < PIPES; p++)
+                    BENCH_FOVEA(pc[p], fovea_sync(pc[p]));
+                double start = bench_now_us();
+                for (int f = 0; f < frames + PIPES; f++) {
+                    int p = f % PIPES;
+                    BENCH_FOVEA(pc[p], fovea_sync(pc[p])); /* buffers of frame f-PIPES done */
+                    const fovea_frame *in[2] = {&pin_in[p][0], &pin_in[p][1]};
+                    BENCH_FOVEA(pc[p], fovea_stitcher_process(ps[p], in, 2, &pin_out[p]));
+                }
+                for (int p = 0; p < PIPES; p++)
+                    BENCH_FOVEA(pc[p], fovea_sync(pc[p]));
+                samples[rep] = (bench_now_us() - start) / (frames + PIPES);
+            }
+            bench_stats s;
+            bench_stats_compute(samples, 3, &s);
+            bench_table_add(&table, "(d) end to end pinned host->host", "cuda-e2e", &s,
+                            2.0 * CW * CH * 4 + (double)W * H * 4, 1,
+                            "3 streams; PCIe bound; bytes = host<->device traffic");
+            for (int p = 0; p < PIPES; p++) {
+                fovea_stitcher_destroy(&ps[p]);
+                for (int c = 0; c < 2; c++)
+                    fovea_frame_free(pc[p], &pin_in[p][c]);
+                fovea_frame_free(pc[p], &pin_out[p]);
+                fovea_close(&pc[p]);
+            }
+        }
+        for (int c = 0; c < 2; c++) {
+            fovea_frame_free(gpu, &d_rgba[c]);
+            fovea_frame_free(gpu, &d_nv12[c]);
+        }
+        fovea_frame_free(gpu, &d_out_rgba);
+        fovea_frame_free(gpu, &d_out_i420);
+        fovea_close(&gpu);
+    } else
+#endif
+    {
+        fprintf(text, "no CUDA device: GPU rows skipped\n");
+    }
+    (void)ndev;
+
+    /* (e) the C backend on every core */
+    if (bench_case_enabled(&opts, "cpu")) {
+        fovea_stitcher *st = NULL;
+        BENCH_FOVEA(cpu, fovea_stitcher_create(cpu, &st, &map, &ss));
+        BENCH_FOVEA(cpu, fovea_stitcher_set_color(st, bench_cc, 2));
+        fovea_frame out;
+        BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &out, W, H, FOVEA_PIX_RGBA, FOVEA_MEM_HOST));
+        stitch_case c = {st, {&cam_rgba[0], &cam_rgba[1]}, &out};
+        bench_stats s;
+        int runs = opts.quick ? 2 : 10;
+        bench_time_cpu(run_stitch, &c, 1, runs, &s);
+        char note[64];
+        snprintf(note, sizeof(note), "%d threads", fovea_context_threads(cpu));
+        bench_table_add(&table, "(e) C backend RGBA->RGBA", "cpu", &s, rgba_bytes, 1, note);
+        fovea_frame_free(NULL, &out);
+        fovea_stitcher_destroy(&st);
+    }
+
+    for (int c = 0; c < 2; c++) {
+        fovea_frame_free(NULL, &cam_rgba[c]);
+        fovea_frame_free(NULL, &cam_nv12[c]);
+    }
+    fovea_stitch_map_free(&map);
+    fovea_close(&cpu);
+    return bench_table_finish(&table, copy_bw);
+}

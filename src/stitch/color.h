@@ -1,0 +1,67 @@
+/* Automatic color balance between cameras: overlap statistics (accumulated in
+ * integers so the C and CUDA backends produce identical sums) and the solver
+ * that turns them into per-camera gains and gammas. */
+#ifndef FOVEA_STITCH_COLOR_H
+#define FOVEA_STITCH_COLOR_H
+
+#include <stdint.h>
+#include "fovea/stitch.h"
+
+#define FOVEA_MAX_PAIRS (FOVEA_STITCH_MAX_CAMERAS * (FOVEA_STITCH_MAX_CAMERAS - 1) / 2)
+
+/* Sums over the pixels of one camera pair's overlap. Each pixel seen by cameras a
+ * and b (a < b) with blend weights wa, wb contributes with the integer weight
+ * q = round(1024 * wa * wb) (largest at the seam, falling to 0 at the overlap's
+ * edges). Its raw (uncorrected) bilinear samples are quantized to quarter code
+ * values s = round(4 * value) (0..1020) for R, G, B, and luma
+ * Y = (77 R + 150 G + 29 B + 128) >> 8 of those; each goes through the integer
+ * log table L(s) = round(-1024 ln(max(s, 4) / 1020)). Accumulated: the weighted
+ * log of each channel and of luma, and the weighted square of the luma log.
+ * Integers make the C and CUDA sums identical; logs make a gain a shift and a
+ * gamma a scale, so the solver can invert both exactly. */
+enum {
+    FOVEA_ST_W = 0,      /* sum of q */
+    FOVEA_ST_N = 1,      /* pixel count */
+    FOVEA_ST_A = 2,      /* camera a: q L(R), q L(G), q L(B), q L(Y), q L(Y)^2 */
+    FOVEA_ST_B = 7,      /* camera b: the same */
+    FOVEA_ST_FIELDS = 12
+};
+#define FOVEA_LOG_TABLE_SIZE 1021
+#define FOVEA_LOG_SCALE 1024.0
+
+typedef struct fovea_overlap_stats {
+    uint64_t v[FOVEA_MAX_PAIRS][FOVEA_ST_FIELDS];
+} fovea_overlap_stats;
+
+/* The log table L above (identical for both backends; the CUDA stitcher uploads it). */
+void fovea_color_log_table(int32_t table[FOVEA_LOG_TABLE_SIZE]);
+
+/* Index of pair (a, b), a < b, among n cameras. */
+static inline int fovea_pair_index(int a, int b, int n)
+{
+    return a * n - a * (a + 1) / 2 + (b - a - 1);
+}
+
+/* Solve for corrections from overlap stats. Cameras in no usable overlap (or when
+ * anything is non-finite) keep identity. Returns the number of overlaps used. */
+int fovea_color_solve(const fovea_overlap_stats *st, int n, const fovea_stitch_settings *s,
+                      fovea_color_correction *out);
+
+/* Build the per-camera lookup tables: lut[c][k][x] for x = 0..256 (257 entries,
+ * the last equal to entry 255 so linear interpolation at 255.0 stays in range);
+ * k = 0..2 for R, G, B. For YUV stitching k = 0 is the luma curve (see stitch.c). */
+#define FOVEA_LUT_SIZE 257
+void fovea_color_build_lut(const fovea_color_correction *cc, float lut[3][FOVEA_LUT_SIZE]);
+
+/* Apply a LUT to a value in [0, 255] by linear interpolation between entries,
+ * exactly as the kernels do: i = (int)x (x clamped to [0,255]), f = x - i,
+ * out = lut[i] + f * (lut[i + 1] - lut[i]). */
+static inline float fovea_lut_apply(const float *lut, float x)
+{
+    x = x < 0.0f ? 0.0f : (x > 255.0f ? 255.0f : x);
+    int i = (int)x;
+    float f = x - (float)i;
+    return lut[i] + f * (lut[i + 1] - lut[i]);
+}
+
+#endif

@@ -1,0 +1,239 @@
+/* Stitch map storage, the per-pixel grid lookup and the analytic blend weights.
+ * This float arithmetic is the reference the CUDA kernel reproduces operation by
+ * operation (IEEE round-to-nearest, no FMA contraction: __fmul_rn/__fadd_rn/
+ * __fdiv_rn/__fsqrt_rn on the device). The library compiles as ISO C11, where GCC
+ * does not contract a*b+c into an FMA; clang is told so explicitly below. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "stitch/map.h"
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+static int valid_step(int step)
+{
+    return step == 1 || step == 2 || step == 4 || step == 8 || step == 16 || step == 32;
+}
+
+int fovea_camera_map_alloc(fovea_camera_map *cam, int pano_w, int pano_h, int step)
+{
+    if (!cam || pano_w < 1 || pano_h < 1 || pano_w > 16384 || pano_h > 16384 || !valid_step(step))
+        return FOVEA_ERR_INVALID_ARG;
+    int gw = (pano_w - 1) / step + 2, gh = (pano_h - 1) / step + 2;
+    size_t n, bytes;
+    if (!fovea_mul_size((size_t)gw, (size_t)gh, &n) || !fovea_mul_size(n, 2 * sizeof(float), &bytes))
+        return FOVEA_ERR_NOMEM;
+    float *uv = malloc(bytes);
+    if (!uv)
+        return FOVEA_ERR_NOMEM;
+    for (size_t k = 0; k < 2 * n; k++)
+        uv[k] = NAN;
+    free(cam->uv);
+    cam->uv = uv;
+    cam->step = step;
+    cam->grid_w = gw;
+    cam->grid_h = gh;
+    return FOVEA_OK;
+}
+
+void fovea_stitch_map_free(fovea_stitch_map *m)
+{
+    if (!m)
+        return;
+    for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
+        free(m->cam[c].uv);
+        free(m->cam[c].weight);
+    }
+    memset(m, 0, sizeof(*m));
+}
+
+/* The lookup. With s = step (a power of two), gx = i / s, rx = i % s and
+ *   fx = (float)rx / (float)s,  ax = 1.0f - fx     (both exact)
+ * and the same for y (gy, fy, ay), each coordinate c in {u, v} of the four nodes
+ * c00 = node(gx, gy), c10 = node(gx+1, gy), c01 = node(gx, gy+1), c11 = node(gx+1, gy+1)
+ * is interpolated with exactly these roundings, in this order:
+ *   top = (ax * c00) + (fx * c10)
+ *   bot = (ax * c01) + (fx * c11)
+ *   c   = (ay * top) + (fy * bot)
+ * (each * and + rounded to float; no fused multiply-add). A NaN node makes the
+ * result NaN, even with a zero factor, so such pixels fail the inside test below.
+ * Seen: u >= 0 && u <= (float)(W-1) && v >= 0 && v <= (float)(H-1), and for a
+ * fisheye q < 1 with ex = (u - clip_cx) / clip_rx, ey = (v - clip_cy) / clip_ry,
+ * q = (ex * ex) + (ey * ey). *q_out gets q (0 without an ellipse). */
+static int lookup_core(const fovea_camera_map *cam, int i, int j, float *u_out, float *v_out,
+                       float *q_out)
+{
+    int s = cam->step;
+    int gx = i / s, gy = j / s;
+    float fx = (float)(i - gx * s) / (float)s;
+    float fy = (float)(j - gy * s) / (float)s;
+    float ax = 1.0f - fx, ay = 1.0f - fy;
+    const float *n00 = cam->uv + ((size_t)gy * (size_t)cam->grid_w + (size_t)gx) * 2;
+    const float *n10 = n00 + 2;
+    const float *n01 = n00 + (size_t)cam->grid_w * 2;
+    const float *n11 = n01 + 2;
+    float top_u = ax * n00[0] + fx * n10[0];
+    float bot_u = ax * n01[0] + fx * n11[0];
+    float u = ay * top_u + fy * bot_u;
+    float top_v = ax * n00[1] + fx * n10[1];
+    float bot_v = ax * n01[1] + fx * n11[1];
+    float v = ay * top_v + fy * bot_v;
+    *u_out = u;
+    *v_out = v;
+    int seen = u >= 0.0f && u <= (float)(cam->cam_width - 1) && v >= 0.0f &&
+               v <= (float)(cam->cam_height - 1);
+    float q = 0.0f;
+    if (cam->clip_rx > 0.0f) {
+        float ex = (u - cam->clip_cx) / cam->clip_rx;
+        float ey = (v - cam->clip_cy) / cam->clip_ry;
+        q = ex * ex + ey * ey;
+        seen = seen && q < 1.0f;
+    }
+    *q_out = q;
+    return seen;
+}
+
+int fovea_camera_map_lookup(const fovea_camera_map *cam, int i, int j, float *u, float *v)
+{
+    float q;
+    return lookup_core(cam, i, j, u, v, &q);
+}
+
+int fovea_map_lookup(const fovea_stitch_map *m, int c, int i, int j, float *u, float *v)
+{
+    if (c < 0 || c >= m->num_cameras || i < 0 || j < 0 || i >= m->pano_width ||
+        j >= m->pano_height || !m->cam[c].uv) {
+        *u = NAN;
+        *v = NAN;
+        return 0;
+    }
+    return fovea_camera_map_lookup(&m->cam[c], i, j, u, v);
+}
+
+/* Edge distance of a seen point in panorama pixels (float, in this order):
+ *   e = fminf(fminf(u, (float)(W-1) - u), fminf(v, (float)(H-1) - v))
+ *   fisheye: e = fminf(e, (1.0f - sqrtf(q)) * fminf(clip_rx, clip_ry))
+ *   e = e * px_scale
+ * e >= 0 for every seen point and 0 on the border of the seen region. */
+static float edge_distance(const fovea_camera_map *cam, float u, float v, float q)
+{
+    float e = fminf(fminf(u, (float)(cam->cam_width - 1) - u),
+                    fminf(v, (float)(cam->cam_height - 1) - v));
+    if (cam->clip_rx > 0.0f)
+        e = fminf(e, (1.0f - sqrtf(q)) * fminf(cam->clip_rx, cam->clip_ry));
+    return e * cam->px_scale;
+}
+
+/* Blend weights. For every camera c: seen_c and (u_c, v_c) from the lookup, e_c
+ * from edge_distance() when seen, else e_c = 0 and w_c = 0.
+ * m_c = max of e_k over the other seeing cameras (0 when none); computed as the
+ * largest e (first index on ties) and the second largest.
+ * Feather f = map->feather > 0 (analytic cameras):
+ *   t_c    = clamp(0.5f + (e_c - m_c) / (2.0f * f), 0, 1)
+ *   ramp_c = fminf(1.0f, e_c / fmaxf(1.0f, 0.5f * f))
+ *   raw_c  = t_c * ramp_c
+ * Across a seam e_c - m_c changes by about 2 panorama pixels per pixel, so t_c runs
+ * from 0 to 1 over about f pixels centred where e_c = m_c (the middle of the
+ * overlap). ramp_c brings raw_c to exactly 0 at the camera's own border, which keeps
+ * the weights continuous where an overlap is narrower than the feather.
+ * Feather 0 (hard seam): raw_c = 1 for the seeing camera with the largest e (first
+ * index on ties), 0 for the others.
+ * Cameras with an explicit weight table (imports): raw_c = table value when seen
+ * (negative or NaN -> 0).
+ * sum = raw_0 + raw_1 + ... (index order); w_c = raw_c / sum.
+ * sum == 0 while some analytic camera sees the pixel (all on their borders, a set of
+ * measure zero): w = 1 for the seeing analytic camera with the largest e (first
+ * index on ties). sum == 0 with only table cameras seeing: uncovered. */
+int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STITCH_MAX_CAMERAS],
+                      float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS])
+{
+    int n = m->num_cameras;
+    if (n > FOVEA_STITCH_MAX_CAMERAS)
+        n = FOVEA_STITCH_MAX_CAMERAS;
+    float e[FOVEA_STITCH_MAX_CAMERAS];
+    int seen[FOVEA_STITCH_MAX_CAMERAS];
+    int inside = i >= 0 && j >= 0 && i < m->pano_width && j < m->pano_height;
+    float best = 0.0f, second = 0.0f;
+    int best_idx = -1; /* among seeing analytic cameras */
+    for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
+        w[c] = 0.0f;
+        if (u)
+            u[c] = NAN;
+        if (v)
+            v[c] = NAN;
+    }
+    for (int c = 0; c < n; c++) {
+        const fovea_camera_map *cam = &m->cam[c];
+        float uc = NAN, vc = NAN, q = 0.0f;
+        seen[c] = inside && cam->uv && lookup_core(cam, i, j, &uc, &vc, &q);
+        if (u)
+            u[c] = uc;
+        if (v)
+            v[c] = vc;
+        e[c] = seen[c] ? edge_distance(cam, uc, vc, q) : 0.0f;
+        if (seen[c] && !cam->weight) {
+            if (best_idx < 0 || e[c] > best) {
+                second = best_idx < 0 ? 0.0f : best;
+                best = e[c];
+                best_idx = c;
+            } else if (e[c] > second) {
+                second = e[c];
+            }
+        }
+    }
+
+    /* m_c needs every seeing camera, table ones included */
+    float top1 = 0.0f, top2 = 0.0f;
+    int top_idx = -1;
+    for (int c = 0; c < n; c++) {
+        if (!seen[c])
+            continue;
+        if (top_idx < 0 || e[c] > top1) {
+            top2 = top_idx < 0 ? 0.0f : top1;
+            top1 = e[c];
+            top_idx = c;
+        } else if (e[c] > top2) {
+            top2 = e[c];
+        }
+    }
+
+    float f = m->feather;
+    float raw[FOVEA_STITCH_MAX_CAMERAS];
+    float sum = 0.0f;
+    for (int c = 0; c < n; c++) {
+        raw[c] = 0.0f;
+        if (!seen[c])
+            continue;
+        const fovea_camera_map *cam = &m->cam[c];
+        if (cam->weight) {
+            float t = cam->weight[(size_t)j * (size_t)m->pano_width + (size_t)i];
+            raw[c] = t > 0.0f ? t : 0.0f; /* NaN compares false */
+        } else if (f > 0.0f) {
+            float mc = c == top_idx ? top2 : top1;
+            float t = 0.5f + (e[c] - mc) / (2.0f * f);
+            t = fminf(fmaxf(t, 0.0f), 1.0f);
+            float ramp = fminf(1.0f, e[c] / fmaxf(1.0f, 0.5f * f));
+            raw[c] = t * ramp;
+        } else {
+            raw[c] = c == best_idx ? 1.0f : 0.0f;
+        }
+        sum += raw[c];
+    }
+    if (sum > 0.0f) {
+        int count = 0;
+        for (int c = 0; c < n; c++) {
+            w[c] = raw[c] / sum;
+            count += w[c] > 0.0f;
+        }
+        return count;
+    }
+    if (best_idx >= 0) {
+        w[best_idx] = 1.0f;
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,134 @@
+/* Public map handle: construction from a rig, map files and imported tables,
+ * and the deep copy the stitcher keeps. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "fovea/stitch.h"
+#include "stitch/map_build.h"
+#include "stitch/map_file.h"
+#include "stitch/map_import.h"
+#include "stitch/rig.h"
+#include "stitch/stitch_internal.h"
+
+static int new_map(fovea_stitch_map **out)
+{
+    *out = calloc(1, sizeof(**out));
+    return *out ? FOVEA_OK : FOVEA_ERR_NOMEM;
+}
+
+int fovea_stitch_map_from_rig(fovea_context *ctx, const char *rig_path, fovea_stitch_map **map,
+                              char *err, size_t errsz)
+{
+    if (!rig_path || !map)
+        return FOVEA_ERR_INVALID_ARG;
+    *map = NULL;
+    fovea_rig rig;
+    int st = fovea_rig_load(rig_path, &rig, err, errsz);
+    if (st < 0)
+        return st;
+    if ((st = new_map(map)) < 0)
+        return st;
+    fovea_map_build_options opt;
+    fovea_map_build_default_options(&opt);
+    st = fovea_map_build(ctx, &rig, *map, &opt);
+    if (st < 0) {
+        if (err && errsz)
+            snprintf(err, errsz, "%s: cannot build the map: %s", rig_path,
+                     ctx && fovea_last_error(ctx)[0] ? fovea_last_error(ctx) : fovea_strerror(st));
+        fovea_stitch_map_destroy(map);
+    }
+    return st;
+}
+
+int fovea_stitch_map_load(const char *path, fovea_stitch_map **map, char *err, size_t errsz)
+{
+    if (!path || !map)
+        return FOVEA_ERR_INVALID_ARG;
+    int st = new_map(map);
+    if (st < 0)
+        return st;
+    st = fovea_map_load(path, *map, err, errsz);
+    if (st < 0)
+        fovea_stitch_map_destroy(map);
+    return st;
+}
+
+int fovea_stitch_map_save(const fovea_stitch_map *map, const char *path, char *err, size_t errsz)
+{
+    if (!map || !path)
+        return FOVEA_ERR_INVALID_ARG;
+    return fovea_map_save(map, path, err, errsz);
+}
+
+int fovea_stitch_map_import(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
+                            fovea_stitch_map **map, char *err, size_t errsz)
+{
+    if (!dir || !map)
+        return FOVEA_ERR_INVALID_ARG;
+    int st = new_map(map);
+    if (st < 0)
+        return st;
+    st = fovea_map_import_tables(dir, pano_w, pano_h, cam_w, cam_h, 64.0f, *map, err, errsz);
+    if (st < 0)
+        fovea_stitch_map_destroy(map);
+    return st;
+}
+
+void fovea_stitch_map_geometry(const fovea_stitch_map *map, int *pano_w, int *pano_h,
+                               int *num_cameras)
+{
+    if (pano_w)
+        *pano_w = map ? map->pano_width : 0;
+    if (pano_h)
+        *pano_h = map ? map->pano_height : 0;
+    if (num_cameras)
+        *num_cameras = map ? map->num_cameras : 0;
+}
+
+void fovea_stitch_map_camera_size(const fovea_stitch_map *map, int cam, int *w, int *h)
+{
+    int ok = map && cam >= 0 && cam < map->num_cameras;
+    if (w)
+        *w = ok ? map->cam[cam].cam_width : 0;
+    if (h)
+        *h = ok ? map->cam[cam].cam_height : 0;
+}
+
+void fovea_stitch_map_destroy(fovea_stitch_map **map)
+{
+    if (!map || !*map)
+        return;
+    fovea_stitch_map_free(*map);
+    free(*map);
+    *map = NULL;
+}
+
+int fovea_stitch_map_copy(fovea_stitch_map *dst, const fovea_stitch_map *src)
+{
+    *dst = *src;
+    for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
+        dst->cam[c].uv = NULL;
+        dst->cam[c].weight = NULL;
+    }
+    for (int c = 0; c < src->num_cameras; c++) {
+        const fovea_camera_map *s = &src->cam[c];
+        fovea_camera_map *d = &dst->cam[c];
+        size_t n = (size_t)s->grid_w * (size_t)s->grid_h * 2 * sizeof(float);
+        d->uv = malloc(n);
+        if (!d->uv)
+            goto fail;
+        memcpy(d->uv, s->uv, n);
+        if (s->weight) {
+            size_t wn = (size_t)src->pano_width * (size_t)src->pano_height * sizeof(float);
+            d->weight = malloc(wn);
+            if (!d->weight)
+                goto fail;
+            memcpy(d->weight, s->weight, wn);
+        }
+    }
+    return FOVEA_OK;
+fail:
+    fovea_stitch_map_free(dst);
+    return FOVEA_ERR_NOMEM;
+}

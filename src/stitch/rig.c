@@ -1,0 +1,548 @@
+/* Rig JSON: parse with cJSON into fovea_rig, validate ranges with field-path
+ * messages, and write a rig back as JSON. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "fovea/fovea.h"
+#include "stitch/geometry.h"
+#include "stitch/rig.h"
+
+static int set_err(char *err, size_t errsz, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static int set_err(char *err, size_t errsz, int status, const char *fmt, ...)
+{
+    if (err && errsz) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errsz, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+const char *fovea_projection_name(fovea_projection p)
+{
+    switch (p) {
+    case FOVEA_PROJ_EQUIRECTANGULAR: return "equirectangular";
+    case FOVEA_PROJ_CYLINDRICAL: return "cylindrical";
+    }
+    return "unknown";
+}
+
+const char *fovea_camera_model_name(fovea_camera_model m)
+{
+    switch (m) {
+    case FOVEA_CAM_PINHOLE: return "pinhole";
+    case FOVEA_CAM_FISHEYE: return "fisheye";
+    }
+    return "unknown";
+}
+
+void fovea_rig_init(fovea_rig *rig)
+{
+    memset(rig, 0, sizeof(*rig));
+    rig->projection = FOVEA_PROJ_EQUIRECTANGULAR;
+    rig->feather = FOVEA_RIG_DEFAULT_FEATHER;
+    rig->max_theta = FOVEA_RIG_DEFAULT_MAX_THETA;
+}
+
+/* ------------------------------------------------------------------ validation */
+
+static int valid_size(int v)
+{
+    return v >= 1 && v <= FOVEA_RIG_MAX_SIZE;
+}
+
+int fovea_rig_validate(const fovea_rig *rig, char *err, size_t errsz)
+{
+    const int bad = FOVEA_ERR_INVALID_ARG;
+    if (!rig)
+        return set_err(err, errsz, bad, "rig: NULL");
+    if (rig->projection != FOVEA_PROJ_EQUIRECTANGULAR && rig->projection != FOVEA_PROJ_CYLINDRICAL)
+        return set_err(err, errsz, bad, "panorama.projection: unknown projection");
+    if (!valid_size(rig->width))
+        return set_err(err, errsz, bad, "panorama.width: must be an integer in [1, %d]",
+                       FOVEA_RIG_MAX_SIZE);
+    if (!valid_size(rig->height))
+        return set_err(err, errsz, bad, "panorama.height: must be an integer in [1, %d]",
+                       FOVEA_RIG_MAX_SIZE);
+    if (!isfinite(rig->hfov) || !(rig->hfov > 0.0 && rig->hfov <= 360.0))
+        return set_err(err, errsz, bad, "panorama.hfov: must be in (0, 360] degrees");
+    if (rig->projection == FOVEA_PROJ_EQUIRECTANGULAR &&
+        (!isfinite(rig->vfov) || !(rig->vfov > 0.0 && rig->vfov < 180.0)))
+        return set_err(err, errsz, bad, "panorama.vfov: must be in (0, 180) degrees");
+    if (!isfinite(rig->yaw))
+        return set_err(err, errsz, bad, "panorama.yaw: must be a finite number");
+    if (!isfinite(rig->pitch))
+        return set_err(err, errsz, bad, "panorama.pitch: must be a finite number");
+    if (!isfinite(rig->feather) || rig->feather < 0.0)
+        return set_err(err, errsz, bad, "blend.feather: must be a finite number >= 0");
+    if (!isfinite(rig->max_theta) || !(rig->max_theta > 0.0 && rig->max_theta <= 180.0))
+        return set_err(err, errsz, bad, "max_theta: must be in (0, 180] degrees");
+    if (rig->num_cameras < 1 || rig->num_cameras > FOVEA_RIG_MAX_CAMERAS)
+        return set_err(err, errsz, bad, "cameras: must have 1 to %d entries (has %d)",
+                       FOVEA_RIG_MAX_CAMERAS, rig->num_cameras);
+    for (int k = 0; k < rig->num_cameras; k++) {
+        const fovea_rig_camera *c = &rig->cameras[k];
+        if (c->model != FOVEA_CAM_PINHOLE && c->model != FOVEA_CAM_FISHEYE)
+            return set_err(err, errsz, bad, "cameras[%d].model: unknown model", k);
+        if (!valid_size(c->width))
+            return set_err(err, errsz, bad, "cameras[%d].width: must be an integer in [1, %d]", k,
+                           FOVEA_RIG_MAX_SIZE);
+        if (!valid_size(c->height))
+            return set_err(err, errsz, bad, "cameras[%d].height: must be an integer in [1, %d]",
+                           k, FOVEA_RIG_MAX_SIZE);
+        if (!isfinite(c->fx) || !(c->fx > 0.0))
+            return set_err(err, errsz, bad, "cameras[%d].fx: must be a finite number > 0", k);
+        if (!isfinite(c->fy) || !(c->fy > 0.0))
+            return set_err(err, errsz, bad, "cameras[%d].fy: must be a finite number > 0", k);
+        if (!isfinite(c->cx))
+            return set_err(err, errsz, bad, "cameras[%d].cx: must be a finite number", k);
+        if (!isfinite(c->cy))
+            return set_err(err, errsz, bad, "cameras[%d].cy: must be a finite number", k);
+        for (int d = 0; d < 5; d++)
+            if (!isfinite(c->dist[d]))
+                return set_err(err, errsz, bad, "cameras[%d].dist[%d]: must be a finite number",
+                               k, d);
+        if (c->model == FOVEA_CAM_FISHEYE && c->dist[4] != 0.0)
+            return set_err(err, errsz, bad,
+                           "cameras[%d].dist: a fisheye has 4 coefficients (dist[4] must be 0)", k);
+        if (!isfinite(c->yaw))
+            return set_err(err, errsz, bad, "cameras[%d].yaw: must be a finite number", k);
+        if (!isfinite(c->pitch))
+            return set_err(err, errsz, bad, "cameras[%d].pitch: must be a finite number", k);
+        if (!isfinite(c->roll))
+            return set_err(err, errsz, bad, "cameras[%d].roll: must be a finite number", k);
+        if (c->model == FOVEA_CAM_FISHEYE) {
+            /* the image radius must grow with the angle up to max_theta, otherwise two
+             * directions land on one pixel and visibility by image radius breaks */
+            double fold = fovea_fisheye_fold_theta(c->dist);
+            if (fold <= rig->max_theta * (FOVEA_PI / 180.0))
+                return set_err(err, errsz, bad,
+                               "cameras[%d].dist: fisheye image radius stops growing at "
+                               "theta = %.2f degrees, before max_theta = %g",
+                               k, fold * (180.0 / FOVEA_PI), rig->max_theta);
+        }
+    }
+    return FOVEA_OK;
+}
+
+/* ------------------------------------------------------------------ parsing */
+
+typedef struct {
+    char *err;
+    size_t errsz;
+} perr;
+
+/* Read a finite number. @return 1 found, 0 absent (optional), negative on error. */
+static int get_number(const cJSON *obj, const char *key, const char *path, int required,
+                      double *out, perr *pe)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!it) {
+        if (required)
+            return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field",
+                           path);
+        return 0;
+    }
+    if (!cJSON_IsNumber(it))
+        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be a number", path);
+    if (!isfinite(it->valuedouble))
+        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be a finite number",
+                       path);
+    *out = it->valuedouble + 0.0; /* -0 becomes +0: the writer prints both as 0 */
+    return 1;
+}
+
+/* Read a required integer size (range checked by validate, here only integrality). */
+static int get_size(const cJSON *obj, const char *key, const char *path, int *out, perr *pe)
+{
+    double d = 0.0;
+    int r = get_number(obj, key, path, 1, &d, pe);
+    if (r < 0)
+        return r;
+    if (d != floor(d) || d < 1.0 || d > FOVEA_RIG_MAX_SIZE)
+        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                       "%s: must be an integer in [1, %d] (got %g)", path, FOVEA_RIG_MAX_SIZE, d);
+    *out = (int)d;
+    return 1;
+}
+
+static const cJSON *get_object(const cJSON *obj, const char *key, int required, perr *pe, int *rc)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *rc = 0;
+    if (!it) {
+        if (required)
+            *rc = set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field",
+                          key);
+        return NULL;
+    }
+    if (!cJSON_IsObject(it)) {
+        *rc = set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be an object", key);
+        return NULL;
+    }
+    return it;
+}
+
+static int parse_panorama(const cJSON *p, fovea_rig *rig, perr *pe)
+{
+    int r;
+    const cJSON *proj = cJSON_GetObjectItemCaseSensitive(p, "projection");
+    if (!proj)
+        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                       "panorama.projection: missing required field");
+    if (!cJSON_IsString(proj))
+        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                       "panorama.projection: must be a string");
+    if (strcmp(proj->valuestring, "equirectangular") == 0)
+        rig->projection = FOVEA_PROJ_EQUIRECTANGULAR;
+    else if (strcmp(proj->valuestring, "cylindrical") == 0)
+        rig->projection = FOVEA_PROJ_CYLINDRICAL;
+    else
+        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                       "panorama.projection: unknown projection '%.40s' "
+                       "(equirectangular, cylindrical)", proj->valuestring);
+    if ((r = get_size(p, "width", "panorama.width", &rig->width, pe)) < 0)
+        return r;
+    if ((r = get_size(p, "height", "panorama.height", &rig->height, pe)) < 0)
+        return r;
+    if ((r = get_number(p, "hfov", "panorama.hfov", 1, &rig->hfov, pe)) < 0)
+        return r;
+    /* the cylindrical projection takes its vertical extent from hfov */
+    if ((r = get_number(p, "vfov", "panorama.vfov",
+                        rig->projection == FOVEA_PROJ_EQUIRECTANGULAR, &rig->vfov, pe)) < 0)
+        return r;
+    if ((r = get_number(p, "yaw", "panorama.yaw", 0, &rig->yaw, pe)) < 0)
+        return r;
+    if ((r = get_number(p, "pitch", "panorama.pitch", 0, &rig->pitch, pe)) < 0)
+        return r;
+    return FOVEA_OK;
+}
+
+static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
+{
+    char path[64];
+    int r;
+    if (!cJSON_IsObject(c))
+        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "cameras[%d]: must be an object", k);
+
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
+    if (name) {
+        if (!cJSON_IsString(name))
+            return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                           "cameras[%d].name: must be a string", k);
+        if (strlen(name->valuestring) >= FOVEA_RIG_NAME_LEN)
+            return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                           "cameras[%d].name: longer than %d bytes", k, FOVEA_RIG_NAME_LEN - 1);
+        snprintf(cam->name, sizeof(cam->name), "%s", name->valuestring);
+    } else {
+        snprintf(cam->name, sizeof(cam->name), "cam%d", k);
+    }
+
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(c, "model");
+    if (!model)
+        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                       "cameras[%d].model: missing required field", k);
+    if (!cJSON_IsString(model))
+        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                       "cameras[%d].model: must be a string", k);
+    if (strcmp(model->valuestring, "pinhole") == 0)
+        cam->model = FOVEA_CAM_PINHOLE;
+    else if (strcmp(model->valuestring, "fisheye") == 0)
+        cam->model = FOVEA_CAM_FISHEYE;
+    else
+        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                       "cameras[%d].model: unknown model '%.40s' (pinhole, fisheye)", k,
+                       model->valuestring);
+
+#define CAM_PATH(field) (snprintf(path, sizeof(path), "cameras[%d]." field, k), path)
+    if ((r = get_size(c, "width", CAM_PATH("width"), &cam->width, pe)) < 0)
+        return r;
+    if ((r = get_size(c, "height", CAM_PATH("height"), &cam->height, pe)) < 0)
+        return r;
+    if ((r = get_number(c, "fx", CAM_PATH("fx"), 1, &cam->fx, pe)) < 0)
+        return r;
+    if ((r = get_number(c, "fy", CAM_PATH("fy"), 1, &cam->fy, pe)) < 0)
+        return r;
+    if ((r = get_number(c, "cx", CAM_PATH("cx"), 1, &cam->cx, pe)) < 0)
+        return r;
+    if ((r = get_number(c, "cy", CAM_PATH("cy"), 1, &cam->cy, pe)) < 0)
+        return r;
+    if ((r = get_number(c, "yaw", CAM_PATH("yaw"), 0, &cam->yaw, pe)) < 0)
+        return r;
+    if ((r = get_number(c, "pitch", CAM_PATH("pitch"), 0, &cam->pitch, pe)) < 0)
+        return r;
+    if ((r = get_number(c, "roll", CAM_PATH("roll"), 0, &cam->roll, pe)) < 0)
+        return r;
+#undef CAM_PATH
+
+    const cJSON *dist = cJSON_GetObjectItemCaseSensitive(c, "dist");
+    if (dist) {
+        int maxn = cam->model == FOVEA_CAM_PINHOLE ? 5 : 4;
+        if (!cJSON_IsArray(dist))
+            return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                           "cameras[%d].dist: must be an array of numbers", k);
+        int n = cJSON_GetArraySize(dist);
+        if (n > maxn)
+            return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                           "cameras[%d].dist: %d coefficients, a %s camera has at most %d", k, n,
+                           fovea_camera_model_name(cam->model), maxn);
+        int d = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, dist) {
+            if (!cJSON_IsNumber(e))
+                return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                               "cameras[%d].dist[%d]: must be a number", k, d);
+            if (!isfinite(e->valuedouble))
+                return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                               "cameras[%d].dist[%d]: must be a finite number", k, d);
+            cam->dist[d++] = e->valuedouble + 0.0;
+        }
+    }
+    return FOVEA_OK;
+}
+
+/* Approximate line/column (1-based) of a byte offset. */
+static void line_col(const char *text, size_t len, size_t pos, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < pos && i < len; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err, size_t errsz)
+{
+    perr pe = {err, errsz};
+    if (err && errsz)
+        err[0] = '\0';
+    if (!json_text || !rig)
+        return set_err(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+    fovea_rig_init(rig);
+
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(json_text, len, &end, 0);
+    if (!root) {
+        size_t pos = (end && end >= json_text) ? (size_t)(end - json_text) : 0;
+        int line, col;
+        line_col(json_text, len, pos, &line, &col);
+        if (len == 0)
+            return set_err(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON: empty input");
+        return set_err(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON near line %d, column %d",
+                       line, col);
+    }
+    /* cJSON stops after the first value: anything but whitespace after it is an error */
+    if (end) {
+        size_t pos = (size_t)(end - json_text);
+        while (pos < len && (json_text[pos] == ' ' || json_text[pos] == '\t' ||
+                             json_text[pos] == '\n' || json_text[pos] == '\r'))
+            pos++;
+        if (pos < len && json_text[pos] != '\0') {
+            int line, col;
+            line_col(json_text, len, pos, &line, &col);
+            cJSON_Delete(root);
+            return set_err(err, errsz, FOVEA_ERR_CORRUPT,
+                           "invalid JSON: unexpected text after the document at line %d, "
+                           "column %d", line, col);
+        }
+    }
+
+    int rc = FOVEA_OK;
+    if (!cJSON_IsObject(root)) {
+        rc = set_err(err, errsz, FOVEA_ERR_CORRUPT, "(root): must be an object");
+        goto done;
+    }
+    const cJSON *pano = get_object(root, "panorama", 1, &pe, &rc);
+    if (rc < 0)
+        goto done;
+    if ((rc = parse_panorama(pano, rig, &pe)) < 0)
+        goto done;
+    const cJSON *blend = get_object(root, "blend", 0, &pe, &rc);
+    if (rc < 0)
+        goto done;
+    if (blend && (rc = get_number(blend, "feather", "blend.feather", 0, &rig->feather, &pe)) < 0)
+        goto done;
+    if ((rc = get_number(root, "max_theta", "max_theta", 0, &rig->max_theta, &pe)) < 0)
+        goto done;
+
+    const cJSON *cams = cJSON_GetObjectItemCaseSensitive(root, "cameras");
+    if (!cams) {
+        rc = set_err(err, errsz, FOVEA_ERR_CORRUPT, "cameras: missing required field");
+        goto done;
+    }
+    if (!cJSON_IsArray(cams)) {
+        rc = set_err(err, errsz, FOVEA_ERR_CORRUPT, "cameras: must be an array");
+        goto done;
+    }
+    int n = cJSON_GetArraySize(cams);
+    if (n < 1 || n > FOVEA_RIG_MAX_CAMERAS) {
+        rc = set_err(err, errsz, FOVEA_ERR_CORRUPT, "cameras: must have 1 to %d entries (has %d)",
+                     FOVEA_RIG_MAX_CAMERAS, n);
+        goto done;
+    }
+    rig->num_cameras = n;
+    int k = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cams) {
+        if ((rc = parse_camera(c, k, &rig->cameras[k], &pe)) < 0)
+            goto done;
+        k++;
+    }
+    rc = fovea_rig_validate(rig, err, errsz);
+    if (rc < 0)
+        rc = FOVEA_ERR_CORRUPT;
+    else
+        rc = FOVEA_OK;
+done:
+    cJSON_Delete(root);
+    return rc;
+}
+
+int fovea_rig_load(const char *path, fovea_rig *rig, char *err, size_t errsz)
+{
+    if (!path || !rig)
+        return set_err(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return set_err(err, errsz, FOVEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = malloc(FOVEA_RIG_FILE_LIMIT + 1);
+    if (!buf) {
+        fclose(f);
+        return set_err(err, errsz, FOVEA_ERR_NOMEM, "%s: out of memory", path);
+    }
+    size_t n = fread(buf, 1, FOVEA_RIG_FILE_LIMIT + 1, f);
+    int rd_err = ferror(f);
+    fclose(f);
+    if (rd_err) {
+        free(buf);
+        return set_err(err, errsz, FOVEA_ERR_IO, "%s: read error", path);
+    }
+    if (n > FOVEA_RIG_FILE_LIMIT) {
+        free(buf);
+        return set_err(err, errsz, FOVEA_ERR_CORRUPT, "%s: larger than %d bytes", path,
+                       FOVEA_RIG_FILE_LIMIT);
+    }
+    char msg[512];
+    int rc = fovea_rig_parse(buf, n, rig, msg, sizeof(msg));
+    free(buf);
+    if (rc < 0)
+        return set_err(err, errsz, rc, "%s: %s", path, msg);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ writing */
+
+/* A number that reads back to the same double (cJSON's own printer accepts 15
+ * digits when they are merely close); null for a non-finite value. */
+static cJSON *num_item(double v)
+{
+    char buf[40];
+    if (!isfinite(v))
+        return cJSON_CreateNull();
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof(buf), "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return cJSON_CreateRaw(buf);
+}
+
+static int add_num(cJSON *obj, const char *key, double v)
+{
+    cJSON *it = num_item(v);
+    if (!it || !cJSON_AddItemToObject(obj, key, it)) {
+        cJSON_Delete(it);
+        return 0;
+    }
+    return 1;
+}
+
+char *fovea_rig_to_json(const fovea_rig *rig)
+{
+    if (!rig)
+        return NULL;
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    int ok = 1;
+    cJSON *pano = cJSON_AddObjectToObject(root, "panorama");
+    ok = ok && pano;
+    if (ok) {
+        ok = ok && cJSON_AddStringToObject(pano, "projection",
+                                           fovea_projection_name(rig->projection));
+        ok = ok && add_num(pano, "width", rig->width) && add_num(pano, "height", rig->height);
+        ok = ok && add_num(pano, "hfov", rig->hfov) && add_num(pano, "vfov", rig->vfov);
+        ok = ok && add_num(pano, "yaw", rig->yaw) && add_num(pano, "pitch", rig->pitch);
+    }
+    cJSON *blend = ok ? cJSON_AddObjectToObject(root, "blend") : NULL;
+    ok = ok && blend && add_num(blend, "feather", rig->feather);
+    ok = ok && add_num(root, "max_theta", rig->max_theta);
+    cJSON *cams = ok ? cJSON_AddArrayToObject(root, "cameras") : NULL;
+    ok = ok && cams;
+    for (int k = 0; ok && k < rig->num_cameras && k < FOVEA_RIG_MAX_CAMERAS; k++) {
+        const fovea_rig_camera *c = &rig->cameras[k];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(cams, o)) {
+            cJSON_Delete(o);
+            ok = 0;
+            break;
+        }
+        ok = ok && cJSON_AddStringToObject(o, "name", c->name);
+        ok = ok && add_num(o, "width", c->width) && add_num(o, "height", c->height);
+        ok = ok && cJSON_AddStringToObject(o, "model", fovea_camera_model_name(c->model));
+        ok = ok && add_num(o, "fx", c->fx) && add_num(o, "fy", c->fy);
+        ok = ok && add_num(o, "cx", c->cx) && add_num(o, "cy", c->cy);
+        int nd = c->model == FOVEA_CAM_PINHOLE ? 5 : 4;
+        cJSON *d = ok ? cJSON_AddArrayToObject(o, "dist") : NULL;
+        ok = ok && d;
+        for (int k2 = 0; ok && k2 < nd; k2++) {
+            cJSON *it = num_item(c->dist[k2]);
+            if (!it || !cJSON_AddItemToArray(d, it)) {
+                cJSON_Delete(it);
+                ok = 0;
+            }
+        }
+        ok = ok && add_num(o, "yaw", c->yaw) && add_num(o, "pitch", c->pitch) &&
+             add_num(o, "roll", c->roll);
+    }
+    char *printed = ok ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!printed)
+        return NULL;
+    /* hand back plain malloc memory whatever cJSON's allocator hooks are */
+    size_t n = strlen(printed) + 1;
+    char *s = malloc(n);
+    if (s)
+        memcpy(s, printed, n);
+    cJSON_free(printed);
+    return s;
+}
+
+int fovea_rig_write_json(const fovea_rig *rig, FILE *f)
+{
+    if (!rig || !f)
+        return FOVEA_ERR_INVALID_ARG;
+    char *s = fovea_rig_to_json(rig);
+    if (!s)
+        return FOVEA_ERR_NOMEM;
+    size_t n = strlen(s);
+    int rc = (fwrite(s, 1, n, f) == n && fputc('\n', f) != EOF) ? FOVEA_OK : FOVEA_ERR_IO;
+    free(s);
+    return rc;
+}

@@ -1,0 +1,323 @@
+/* Stitcher host logic: validation, backend choice, color tables, and the
+ * automatic color balance schedule (analyse every K frames, smooth, apply). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stitch/map_file.h"
+#include "stitch/stitch_internal.h"
+
+void fovea_stitch_default_settings(fovea_stitch_settings *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->color = FOVEA_COLOR_AUTO;
+    s->auto_interval = 30;
+    s->auto_smoothing = 0.1f;
+    s->deterministic = 0;
+    s->gain_min = 0.5f;
+    s->gain_max = 2.0f;
+    s->gamma_min = 0.7f;
+    s->gamma_max = 1.4f;
+    s->regularization = 0.05f;
+    s->min_overlap_samples = 1000;
+    s->yuv_full_range = 0;
+}
+
+stitch_input_kind fovea_stitch_input_kind(fovea_pixfmt fmt)
+{
+    switch (fmt) {
+    case FOVEA_PIX_RGBA: return STITCH_IN_RGBA;
+    case FOVEA_PIX_RGB24: return STITCH_IN_RGB24;
+    case FOVEA_PIX_NV12: return STITCH_IN_NV12;
+    default: return STITCH_IN_I420;
+    }
+}
+
+static int is_yuv_kind(stitch_input_kind k)
+{
+    return k == STITCH_IN_NV12 || k == STITCH_IN_I420;
+}
+
+void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
+                               stitch_tables *t)
+{
+    for (int c = 0; c < n; c++) {
+        if (!yuv) {
+            fovea_color_build_lut(&cc[c], t->lut[c]);
+            t->chroma_scale[c][0] = t->chroma_scale[c][1] = 1.0f;
+            continue;
+        }
+        /* YUV: the luma curve applies the luma-weighted gain and the gamma to
+         * limited-range luma normalized to [0,1]; chroma is scaled around 128
+         * by the blue and red gains relative to the luma gain. */
+        double gy = (77.0 * cc[c].gain[0] + 150.0 * cc[c].gain[1] + 29.0 * cc[c].gain[2]) / 256.0;
+        for (int x = 0; x < 256; x++) {
+            double y = (x - 16.0) / 219.0;
+            y = y < 0.0 ? 0.0 : y;
+            y *= gy;
+            y = y > 1.0 ? 1.0 : y;
+            double o = 16.0 + 219.0 * pow(y, (double)cc[c].gamma);
+            if (x < 16)
+                o = x; /* below black: untouched */
+            t->lut[c][0][x] = (float)o;
+        }
+        t->lut[c][0][256] = t->lut[c][0][255];
+        for (int k = 1; k < 3; k++)
+            memcpy(t->lut[c][k], t->lut[c][0], sizeof(t->lut[c][0]));
+        t->chroma_scale[c][0] = (float)(cc[c].gain[2] / gy);
+        t->chroma_scale[c][1] = (float)(cc[c].gain[0] / gy);
+    }
+}
+
+static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)
+{
+    fovea_color_correction ident[FOVEA_STITCH_MAX_CAMERAS];
+    const fovea_color_correction *cc = st->cc;
+    if (st->settings.color == FOVEA_COLOR_OFF) {
+        for (int c = 0; c < st->n; c++) {
+            ident[c].gain[0] = ident[c].gain[1] = ident[c].gain[2] = 1.0f;
+            ident[c].gamma = 1.0f;
+        }
+        cc = ident;
+    }
+    fovea_stitch_build_tables(cc, st->n, is_yuv_kind(kind), &st->tables);
+    st->last_kind = kind;
+    st->tables_valid = 1;
+    return st->backend->set_tables(st);
+}
+
+int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **out, const fovea_stitch_map *map,
+                          const fovea_stitch_settings *s)
+{
+    fovea_stitch_settings defaults;
+    if (!ctx || !out || !map)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stitcher: missing context or map");
+    *out = NULL;
+    if (!s) {
+        fovea_stitch_default_settings(&defaults);
+        s = &defaults;
+    }
+    if (s->color < FOVEA_COLOR_OFF || s->color > FOVEA_COLOR_AUTO || s->auto_interval < 1 ||
+        !(s->auto_smoothing > 0.0f && s->auto_smoothing <= 1.0f) ||
+        !(s->gain_min > 0.0f && s->gain_min <= 1.0f && s->gain_max >= 1.0f) ||
+        !(s->gamma_min > 0.0f && s->gamma_min <= 1.0f && s->gamma_max >= 1.0f) ||
+        !(s->regularization >= 0.0f) || !isfinite(s->gain_max) || !isfinite(s->gamma_max))
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                               "stitcher: invalid color settings (interval >= 1, smoothing in "
+                               "(0,1], gain/gamma ranges must contain 1)");
+    fovea_stitcher *st = calloc(1, sizeof(*st));
+    if (!st)
+        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+    st->ctx = ctx;
+    st->settings = *s;
+    int status = fovea_stitch_map_copy(&st->map, map);
+    if (status < 0) {
+        free(st);
+        return fovea_ctx_error(ctx, status, "stitcher: cannot copy the map");
+    }
+    st->n = map->num_cameras;
+    fovea_color_log_table(st->log_table);
+    for (int c = 0; c < st->n; c++) {
+        st->cc[c].gain[0] = st->cc[c].gain[1] = st->cc[c].gain[2] = 1.0f;
+        st->cc[c].gamma = 1.0f;
+    }
+#ifdef FOVEA_HAVE_CUDA
+    st->backend = fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA ? &fovea_stitch_cuda_backend
+                                                                   : &fovea_stitch_ref_backend;
+#else
+    st->backend = &fovea_stitch_ref_backend;
+#endif
+    status = st->backend->init(st);
+    if (status < 0) {
+        fovea_stitch_map_free(&st->map);
+        free(st);
+        return status;
+    }
+    *out = st;
+    return FOVEA_OK;
+}
+
+void fovea_stitcher_destroy(fovea_stitcher **pst)
+{
+    if (!pst || !*pst)
+        return;
+    fovea_stitcher *st = *pst;
+    if (st->backend)
+        st->backend->destroy(st);
+    fovea_stitch_map_free(&st->map);
+    free(st);
+    *pst = NULL;
+}
+
+static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
+                        const fovea_frame *out)
+{
+    fovea_context *ctx = st->ctx;
+    if (!in || n != st->n)
+        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH, "map expects %d cameras, got %d", st->n, n);
+    int cuda = fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA;
+    for (int c = 0; c < n; c++) {
+        const fovea_frame *f = in[c];
+        if (!f || !f->data[0])
+            return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "camera %d: no frame", c);
+        if (f->fmt != FOVEA_PIX_RGBA && f->fmt != FOVEA_PIX_RGB24 && f->fmt != FOVEA_PIX_NV12 &&
+            f->fmt != FOVEA_PIX_I420)
+            return fovea_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
+                                   "camera %d: pixel format %s (stitching takes rgba, rgb24, nv12 "
+                                   "or i420)", c, fovea_pixfmt_name(f->fmt));
+        if (f->fmt != in[0]->fmt)
+            return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+                                   "camera %d is %s but camera 0 is %s: all cameras must share "
+                                   "one pixel format", c, fovea_pixfmt_name(f->fmt),
+                                   fovea_pixfmt_name(in[0]->fmt));
+        if (f->width != st->map.cam[c].cam_width || f->height != st->map.cam[c].cam_height)
+            return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+                                   "camera %d: map expects %dx%d, input is %dx%d", c,
+                                   st->map.cam[c].cam_width, st->map.cam[c].cam_height, f->width,
+                                   f->height);
+        if (f->mem == FOVEA_MEM_DEVICE && !cuda)
+            return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                                   "camera %d: device frame on a CPU context", c);
+    }
+    if (!out || !out->data[0])
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "no output frame");
+    fovea_pixfmt want = is_yuv_kind(fovea_stitch_input_kind(in[0]->fmt)) ? FOVEA_PIX_I420
+                                                                         : FOVEA_PIX_RGBA;
+    if (out->fmt != want || out->width != st->map.pano_width ||
+        out->height != st->map.pano_height)
+        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+                               "output must be %dx%d %s for %s inputs (got %dx%d %s)",
+                               st->map.pano_width, st->map.pano_height, fovea_pixfmt_name(want),
+                               fovea_pixfmt_name(in[0]->fmt), out->width, out->height,
+                               fovea_pixfmt_name(out->fmt));
+    if (out->mem == FOVEA_MEM_DEVICE && !cuda)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "device output on a CPU context");
+    return FOVEA_OK;
+}
+
+/* Turn fresh statistics into corrections: solve, then move the current
+ * corrections toward the solution by `smoothing` (1 = jump). */
+static int absorb_stats(fovea_stitcher *st, const fovea_overlap_stats *stats, float smoothing,
+                        fovea_color_correction *result)
+{
+    fovea_color_correction solved[FOVEA_STITCH_MAX_CAMERAS];
+    fovea_color_solve(stats, st->n, &st->settings, solved);
+    if (result)
+        memcpy(result, solved, sizeof(solved[0]) * (size_t)st->n);
+    for (int c = 0; c < st->n; c++) {
+        for (int k = 0; k < 3; k++)
+            st->cc[c].gain[k] += smoothing * (solved[c].gain[k] - st->cc[c].gain[k]);
+        st->cc[c].gamma += smoothing * (solved[c].gamma - st->cc[c].gamma);
+    }
+    st->tables_valid = 0;
+    return FOVEA_OK;
+}
+
+int fovea_stitcher_process(fovea_stitcher *st, const fovea_frame *const *in, int n,
+                           fovea_frame *out)
+{
+    if (!st)
+        return FOVEA_ERR_INVALID_ARG;
+    int status = check_frames(st, in, n, out);
+    if (status < 0)
+        return status;
+    stitch_input_kind kind = fovea_stitch_input_kind(in[0]->fmt);
+    int autocolor = st->settings.color == FOVEA_COLOR_AUTO && st->n > 1;
+
+    /* Statistics from an earlier analysis frame that finished in the background. */
+    if (autocolor && !st->settings.deterministic) {
+        fovea_overlap_stats stats;
+        int ready = st->backend->poll_stats(st, &stats, 0);
+        if (ready < 0)
+            return ready;
+        if (ready)
+            absorb_stats(st, &stats, st->settings.auto_smoothing, NULL);
+    }
+    if (!st->tables_valid || st->last_kind != kind) {
+        status = refresh_tables(st, kind);
+        if (status < 0)
+            return status;
+    }
+    int analyse = autocolor && st->frame % st->settings.auto_interval == 0;
+    status = st->backend->process(st, in, out, analyse);
+    if (status < 0)
+        return status;
+    st->frame++;
+    if (analyse && st->settings.deterministic) {
+        fovea_overlap_stats stats;
+        int ready = st->backend->poll_stats(st, &stats, 1);
+        if (ready < 0)
+            return ready;
+        if (ready)
+            absorb_stats(st, &stats, st->settings.auto_smoothing, NULL);
+    }
+    return FOVEA_OK;
+}
+
+int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *in, int n, int apply,
+                           fovea_color_correction *result)
+{
+    if (!st)
+        return FOVEA_ERR_INVALID_ARG;
+    /* Analysis runs the stitch with statistics into a scratch output. */
+    fovea_frame scratch;
+    stitch_input_kind kind = n > 0 && in && in[0] ? fovea_stitch_input_kind(in[0]->fmt)
+                                                  : STITCH_IN_RGBA;
+    fovea_memtype mem = fovea_context_backend(st->ctx) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_DEVICE
+                                                                            : FOVEA_MEM_HOST;
+    int status = fovea_frame_alloc(st->ctx, &scratch, st->map.pano_width, st->map.pano_height,
+                                   is_yuv_kind(kind) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA, mem);
+    if (status < 0)
+        return status;
+    status = check_frames(st, in, n, &scratch);
+    if (status == FOVEA_OK && (!st->tables_valid || st->last_kind != kind))
+        status = refresh_tables(st, kind);
+    if (status == FOVEA_OK) {
+        /* drop statistics of an earlier frame still pending */
+        fovea_overlap_stats stats;
+        st->backend->poll_stats(st, &stats, 1);
+        status = st->backend->process(st, in, &scratch, 1);
+        if (status == FOVEA_OK) {
+            int ready = st->backend->poll_stats(st, &stats, 1);
+            if (ready < 0)
+                status = ready;
+            else if (ready) {
+                fovea_color_correction saved[FOVEA_STITCH_MAX_CAMERAS];
+                memcpy(saved, st->cc, sizeof(saved));
+                absorb_stats(st, &stats, 1.0f, result);
+                if (!apply) {
+                    memcpy(st->cc, saved, sizeof(saved));
+                    st->tables_valid = 0;
+                }
+            }
+        }
+    }
+    fovea_frame_free(st->ctx, &scratch);
+    return status;
+}
+
+int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_correction *cc, int n)
+{
+    if (!st || !cc || n != st->n)
+        return FOVEA_ERR_INVALID_ARG;
+    for (int c = 0; c < n; c++) {
+        for (int k = 0; k < 3; k++)
+            if (!(cc[c].gain[k] > 0.0f) || !isfinite(cc[c].gain[k]))
+                return fovea_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
+                                       "camera %d: gain must be finite and > 0", c);
+        if (!(cc[c].gamma > 0.0f) || !isfinite(cc[c].gamma))
+            return fovea_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
+                                   "camera %d: gamma must be finite and > 0", c);
+    }
+    memcpy(st->cc, cc, sizeof(cc[0]) * (size_t)n);
+    st->tables_valid = 0;
+    return FOVEA_OK;
+}
+
+int fovea_stitcher_get_color(const fovea_stitcher *st, fovea_color_correction *cc, int n)
+{
+    if (!st || !cc || n < st->n)
+        return FOVEA_ERR_INVALID_ARG;
+    memcpy(cc, st->cc, sizeof(cc[0]) * (size_t)st->n);
+    return FOVEA_OK;
+}

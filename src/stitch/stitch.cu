@@ -1,0 +1,469 @@
+// Stitch kernels: one pass per frame. Each thread produces 4 horizontally adjacent
+// panorama pixels (RGB: one 16-byte store) or a 4x2 luma block with its 2x1 chroma
+// (YUV). Remap coordinates come from the coarse per-camera grid interpolated here;
+// blend weights are computed from them (no weight tables) except for imported
+// exact maps. Tiles only touch the cameras their mask names. The arithmetic
+// mirrors src/stitch/map.c and stitch_ref.c operation for operation; this file is
+// compiled with --fmad=false so no multiply-add is contracted and results match
+// the C reference bit for bit.
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "stitch/stitch_cuda.h"
+
+namespace {
+
+struct cam_point {
+    float u, v, e;
+    bool seen;
+};
+
+// Grid lookup: identical to lookup_core() in map.c (q = fisheye ellipse measure).
+__device__ __forceinline__ bool lookup(const stitch_kernel_cam &c, int i, int j, float &u,
+                                       float &v, float &q)
+{
+    const int step = 1 << c.step_shift;
+    const int gx = i >> c.step_shift, gy = j >> c.step_shift;
+    const float fx = (float)(i & (step - 1)) / (float)step; // exact: step is a power of 2
+    const float fy = (float)(j & (step - 1)) / (float)step;
+    const float2 *g = reinterpret_cast<const float2 *>(c.uv);
+    const float2 n00 = __ldg(&g[(size_t)gy * c.grid_w + gx]);
+    const float2 n10 = __ldg(&g[(size_t)gy * c.grid_w + gx + 1]);
+    const float2 n01 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx]);
+    const float2 n11 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx + 1]);
+    const float ax = 1.0f - fx, ay = 1.0f - fy;
+    u = ay * (ax * n00.x + fx * n10.x) + fy * (ax * n01.x + fx * n11.x);
+    v = ay * (ax * n00.y + fx * n10.y) + fy * (ax * n01.y + fx * n11.y);
+    // NaN nodes propagate: comparisons below are false for NaN
+    bool seen = u >= 0.0f && u <= (float)(c.width - 1) && v >= 0.0f && v <= (float)(c.height - 1);
+    q = 0.0f;
+    if (c.clip_rx > 0.0f) {
+        const float ex = (u - c.clip_cx) / c.clip_rx;
+        const float ey = (v - c.clip_cy) / c.clip_ry;
+        q = ex * ex + ey * ey;
+        seen = seen && q < 1.0f;
+    }
+    return seen;
+}
+
+__device__ __forceinline__ float edge_distance(const stitch_kernel_cam &c, float u, float v, float q)
+{
+    float d = fminf(fminf(u, (float)(c.width - 1) - u), fminf(v, (float)(c.height - 1) - v));
+    if (c.clip_rx > 0.0f)
+        d = fminf(d, (1.0f - sqrtf(q)) * fminf(c.clip_rx, c.clip_ry));
+    return d * c.px_scale;
+}
+
+// Weights of every camera at pixel (i, j): identical to fovea_map_weights (all
+// cameras analytic, or all with explicit tables as imported maps are).
+template <int MAXC>
+__device__ __forceinline__ int pixel_weights(const stitch_kernel_args &a, uint32_t seen_mask,
+                                             int i, int j, float (&w)[MAXC], float (&u)[MAXC],
+                                             float (&v)[MAXC])
+{
+    float e[MAXC];
+    bool s[MAXC];
+    int nseen = 0;
+#pragma unroll
+    for (int c = 0; c < MAXC; c++) {
+        w[c] = 0.0f;
+        s[c] = false;
+        e[c] = 0.0f;
+        u[c] = 0.0f;
+        v[c] = 0.0f;
+        if (c < a.n && (seen_mask >> c & 1u)) {
+            float q;
+            s[c] = lookup(a.cam[c], i, j, u[c], v[c], q);
+            if (s[c]) {
+                e[c] = edge_distance(a.cam[c], u[c], v[c], q);
+                nseen++;
+            }
+        }
+    }
+    if (nseen == 0)
+        return 0;
+    float sum = 0.0f;
+    if (a.explicit_weights) {
+#pragma unroll
+        for (int c = 0; c < MAXC; c++) {
+            if (s[c]) {
+                float x = __ldg(&a.cam[c].weight[(size_t)j * a.pano_w + i]);
+                w[c] = x > 0.0f ? x : 0.0f;
+                sum += w[c];
+            }
+        }
+    } else {
+        // best and second-best edge distance among seeing cameras
+        float b1 = -1.0f, b2 = -1.0f;
+        int i1 = -1;
+#pragma unroll
+        for (int c = 0; c < MAXC; c++) {
+            if (s[c]) {
+                if (e[c] > b1) {
+                    b2 = b1;
+                    b1 = e[c];
+                    i1 = c;
+                } else if (e[c] > b2) {
+                    b2 = e[c];
+                }
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < MAXC; c++) {
+            if (s[c]) {
+                float m = c == i1 ? (b2 < 0.0f ? 0.0f : b2) : b1;
+                float r;
+                if (a.feather > 0.0f) {
+                    r = 0.5f + (e[c] - m) / (2.0f * a.feather);
+                    r = fminf(fmaxf(r, 0.0f), 1.0f);
+                    r = r * fminf(1.0f, e[c] / fmaxf(1.0f, 0.5f * a.feather));
+                } else {
+                    r = (c == i1) ? 1.0f : 0.0f;
+                }
+                w[c] = r;
+                sum += r;
+            }
+        }
+        if (!(sum > 0.0f)) {
+            // all weights vanished (pixel on every seeing camera's border):
+            // the camera with the largest edge distance takes it
+#pragma unroll
+            for (int c = 0; c < MAXC; c++)
+                w[c] = (c == i1) ? 1.0f : 0.0f;
+            return 1;
+        }
+    }
+    if (!(sum > 0.0f))
+        return 0;
+    int count = 0;
+#pragma unroll
+    for (int c = 0; c < MAXC; c++) {
+        w[c] = w[c] / sum;
+        count += w[c] > 0.0f;
+    }
+    return count;
+}
+
+__device__ __forceinline__ float bilinear(const uint8_t *base, int stride, int bpp, int w, int h,
+                                          float u, float v, int ch)
+{
+    int x0 = (int)u, y0 = (int)v;
+    float fx = u - (float)x0, fy = v - (float)y0;
+    int x1 = x0 + 1 < w ? x0 + 1 : x0;
+    int y1 = y0 + 1 < h ? y0 + 1 : y0;
+    const uint8_t *r0 = base + (size_t)y0 * stride, *r1 = base + (size_t)y1 * stride;
+    float p00 = __ldg(&r0[x0 * bpp + ch]), p10 = __ldg(&r0[x1 * bpp + ch]);
+    float p01 = __ldg(&r1[x0 * bpp + ch]), p11 = __ldg(&r1[x1 * bpp + ch]);
+    float top = (1.0f - fx) * p00 + fx * p10;
+    float bot = (1.0f - fx) * p01 + fx * p11;
+    return (1.0f - fy) * top + fy * bot;
+}
+
+// RGBA fast path: the four texels as 32-bit loads.
+__device__ __forceinline__ void bilinear_rgba(const uint8_t *base, int stride, int w, int h,
+                                              float u, float v, float out[3])
+{
+    int x0 = (int)u, y0 = (int)v;
+    float fx = u - (float)x0, fy = v - (float)y0;
+    int x1 = x0 + 1 < w ? x0 + 1 : x0;
+    int y1 = y0 + 1 < h ? y0 + 1 : y0;
+    const uchar4 *r0 = reinterpret_cast<const uchar4 *>(base + (size_t)y0 * stride);
+    const uchar4 *r1 = reinterpret_cast<const uchar4 *>(base + (size_t)y1 * stride);
+    uchar4 p00 = __ldg(&r0[x0]), p10 = __ldg(&r0[x1]), p01 = __ldg(&r1[x0]), p11 = __ldg(&r1[x1]);
+    float ax = 1.0f - fx, ay = 1.0f - fy;
+    out[0] = ay * (ax * (float)p00.x + fx * (float)p10.x) + fy * (ax * (float)p01.x + fx * (float)p11.x);
+    out[1] = ay * (ax * (float)p00.y + fx * (float)p10.y) + fy * (ax * (float)p01.y + fx * (float)p11.y);
+    out[2] = ay * (ax * (float)p00.z + fx * (float)p10.z) + fy * (ax * (float)p01.z + fx * (float)p11.z);
+}
+
+__device__ __forceinline__ float lut_apply(const float *lut, float x)
+{
+    x = x < 0.0f ? 0.0f : (x > 255.0f ? 255.0f : x);
+    int i = (int)x;
+    float f = x - (float)i;
+    float l0 = __ldg(&lut[i]), l1 = __ldg(&lut[i + 1]);
+    return l0 + f * (l1 - l0);
+}
+
+__device__ __forceinline__ unsigned int round_u8(float x)
+{
+    int v = (int)(x + 0.5f);
+    return (unsigned int)(v < 0 ? 0 : (v > 255 ? 255 : v));
+}
+
+__device__ __forceinline__ unsigned long long quarter(float x)
+{
+    return (unsigned long long)(int)(x * 4.0f + 0.5f);
+}
+
+__device__ __forceinline__ int pair_index(int a, int b, int n)
+{
+    return a * n - a * (a + 1) / 2 + (b - a - 1);
+}
+
+// Pair statistics of one pixel: identical to add_pair_stats() in stitch_ref.c.
+template <int MAXC>
+__device__ __forceinline__ void add_pairs(unsigned long long *sh, int n, const float (&w)[MAXC],
+                                          const unsigned long long (&raw)[MAXC][4],
+                                          const int *log_table)
+{
+#pragma unroll
+    for (int a = 0; a < MAXC; a++) {
+        if (!(w[a] > 0.0f))
+            continue;
+#pragma unroll
+        for (int b = a + 1; b < MAXC; b++) {
+            if (!(w[b] > 0.0f))
+                continue;
+            unsigned long long q = (unsigned long long)(int)(1024.0f * w[a] * w[b] + 0.5f);
+            unsigned long long *s = sh + pair_index(a, b, n) * STITCH_STAT_FIELDS;
+            atomicAdd(&s[0], q);
+            atomicAdd(&s[1], 1ull);
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                atomicAdd(&s[2 + k], q * (unsigned long long)__ldg(&log_table[raw[a][k]]));
+                atomicAdd(&s[7 + k], q * (unsigned long long)__ldg(&log_table[raw[b][k]]));
+            }
+            unsigned long long la = (unsigned long long)__ldg(&log_table[raw[a][3]]);
+            unsigned long long lb = (unsigned long long)__ldg(&log_table[raw[b][3]]);
+            atomicAdd(&s[6], q * la * la);
+            atomicAdd(&s[11], q * lb * lb);
+        }
+    }
+}
+
+__device__ __forceinline__ void flush_stats(unsigned long long *sh, unsigned long long *global,
+                                            int count)
+{
+    __syncthreads();
+    for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < count; k += blockDim.x * blockDim.y)
+        if (sh[k])
+            atomicAdd(&global[k], sh[k]);
+}
+
+template <int MAXC, bool STATS>
+__global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_args a)
+{
+    extern __shared__ unsigned long long sh_stats[];
+    const int npairs = a.n * (a.n - 1) / 2;
+    if (STATS) {
+        for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < npairs * STITCH_STAT_FIELDS;
+             k += blockDim.x * blockDim.y)
+            sh_stats[k] = 0;
+        __syncthreads();
+    }
+    const int i0 = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    const int j = blockIdx.y * blockDim.y + threadIdx.y;
+    const uint32_t mask = __ldg(&a.tile_masks[blockIdx.y * a.tiles_x + blockIdx.x]);
+    const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
+    if (j < a.pano_h && i0 < a.pano_w) {
+        unsigned int px[4];
+        const int bpp = a.in_format == 0 ? 4 : 3;
+#pragma unroll 1
+        for (int k = 0; k < 4; k++) {
+            const int i = i0 + k;
+            px[k] = 0;
+            if (i >= a.pano_w || wmask == 0)
+                continue;
+            float w[MAXC], u[MAXC], v[MAXC];
+            if (pixel_weights<MAXC>(a, seen_mask, i, j, w, u, v) == 0)
+                continue;
+            float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f;
+            unsigned long long raw[MAXC][4];
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                if (!(w[c] > 0.0f))
+                    continue;
+                const stitch_kernel_cam &cam = a.cam[c];
+                float s[3];
+                if (bpp == 4) {
+                    bilinear_rgba(cam.plane0, cam.stride0, cam.width, cam.height, u[c], v[c], s);
+                } else {
+                    s[0] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[c], v[c], 0);
+                    s[1] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[c], v[c], 1);
+                    s[2] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[c], v[c], 2);
+                }
+                acc0 += w[c] * lut_apply(cam.lut, s[0]);
+                acc1 += w[c] * lut_apply(cam.lut + 257, s[1]);
+                acc2 += w[c] * lut_apply(cam.lut + 514, s[2]);
+                if (STATS) {
+                    raw[c][0] = quarter(s[0]);
+                    raw[c][1] = quarter(s[1]);
+                    raw[c][2] = quarter(s[2]);
+                    raw[c][3] = (77ull * raw[c][0] + 150ull * raw[c][1] + 29ull * raw[c][2] + 128ull) >> 8;
+                }
+            }
+            px[k] = round_u8(acc0) | (round_u8(acc1) << 8) | (round_u8(acc2) << 16) | (255u << 24);
+            if (STATS)
+                add_pairs<MAXC>(sh_stats, a.n, w, raw, a.log_table);
+        }
+        uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
+        if (i0 + 3 < a.pano_w) {
+            *reinterpret_cast<uint4 *>(orow + 4 * (size_t)i0) = make_uint4(px[0], px[1], px[2], px[3]);
+        } else {
+            for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
+                reinterpret_cast<uint32_t *>(orow)[i0 + k] = px[k];
+        }
+    }
+    if (STATS)
+        flush_stats(sh_stats, a.stats, npairs * STITCH_STAT_FIELDS);
+}
+
+__device__ __forceinline__ float luma_to_chroma(float x, int chroma_size)
+{
+    float c = (x - 0.5f) * 0.5f;
+    float hi = (float)(chroma_size - 1);
+    return c < 0.0f ? 0.0f : (c > hi ? hi : c);
+}
+
+// YUV: each thread covers two 2x2 luma blocks side by side (4x2 luma pixels).
+template <int MAXC, bool STATS>
+__global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_args a)
+{
+    extern __shared__ unsigned long long sh_stats[];
+    const int npairs = a.n * (a.n - 1) / 2;
+    if (STATS) {
+        for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < npairs * STITCH_STAT_FIELDS;
+             k += blockDim.x * blockDim.y)
+            sh_stats[k] = 0;
+        __syncthreads();
+    }
+    const int bx0 = (blockIdx.x * blockDim.x + threadIdx.x) * 2; // chroma column
+    const int by = blockIdx.y * blockDim.y + threadIdx.y;        // chroma row
+    const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
+    // a thread block spans luma rows [16*blockIdx.y, +16): two mask tiles
+    const int ty0 = (blockIdx.y * blockDim.y * 2) / STITCH_TILE_H;
+    const int tiles_y = (a.pano_h + STITCH_TILE_H - 1) / STITCH_TILE_H;
+    uint32_t mask = __ldg(&a.tile_masks[ty0 * a.tiles_x + blockIdx.x]);
+    if (ty0 + 1 < tiles_y)
+        mask |= __ldg(&a.tile_masks[(ty0 + 1) * a.tiles_x + blockIdx.x]);
+    const uint32_t seen_mask = mask & 0xffffu;
+    const bool nv12 = a.in_format == 2;
+    if (by < ch_out && bx0 < cw_out) {
+#pragma unroll 1
+        for (int b = 0; b < 2; b++) {
+            const int bx = bx0 + b;
+            if (bx >= cw_out)
+                break;
+            float cwt[MAXC], cu[MAXC], cv[MAXC];
+            int cn[MAXC];
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                cwt[c] = 0.0f;
+                cu[c] = 0.0f;
+                cv[c] = 0.0f;
+                cn[c] = 0;
+            }
+            int pixels = 0;
+#pragma unroll 1
+            for (int dy = 0; dy < 2; dy++) {
+                const int j = 2 * by + dy;
+                if (j >= a.pano_h)
+                    break;
+#pragma unroll 1
+                for (int dx = 0; dx < 2; dx++) {
+                    const int i = 2 * bx + dx;
+                    if (i >= a.pano_w)
+                        break;
+                    pixels++;
+                    uint8_t *o = a.out0 + (size_t)j * a.out_stride0 + i;
+                    float w[MAXC], u[MAXC], v[MAXC];
+                    if ((mask >> 16) == 0 || pixel_weights<MAXC>(a, seen_mask, i, j, w, u, v) == 0) {
+                        *o = (uint8_t)a.black_y;
+                        continue;
+                    }
+                    float acc = 0.0f;
+                    unsigned long long raw[MAXC][4];
+#pragma unroll
+                    for (int c = 0; c < MAXC; c++) {
+                        if (!(w[c] > 0.0f))
+                            continue;
+                        const stitch_kernel_cam &cam = a.cam[c];
+                        float s = bilinear(cam.plane0, cam.stride0, 1, cam.width, cam.height, u[c], v[c], 0);
+                        acc += w[c] * lut_apply(cam.lut, s);
+                        cwt[c] += w[c];
+                        cu[c] += u[c];
+                        cv[c] += v[c];
+                        cn[c] += 1;
+                        if (STATS)
+                            raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = quarter(s);
+                    }
+                    *o = (uint8_t)round_u8(acc);
+                    if (STATS)
+                        add_pairs<MAXC>(sh_stats, a.n, w, raw, a.log_table);
+                }
+            }
+            float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                if (cn[c] == 0)
+                    continue;
+                const stitch_kernel_cam &cam = a.cam[c];
+                float wc = cwt[c] / (float)pixels;
+                float inv = 1.0f / (float)cn[c];
+                int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
+                float x = luma_to_chroma(cu[c] * inv, chw), y = luma_to_chroma(cv[c] * inv, chh);
+                float su, sv;
+                if (nv12) {
+                    su = bilinear(cam.plane1, cam.stride1, 2, chw, chh, x, y, 0);
+                    sv = bilinear(cam.plane1, cam.stride1, 2, chw, chh, x, y, 1);
+                } else {
+                    su = bilinear(cam.plane1, cam.stride1, 1, chw, chh, x, y, 0);
+                    sv = bilinear(cam.plane2, cam.stride2, 1, chw, chh, x, y, 0);
+                }
+                su = 128.0f + (su - 128.0f) * cam.chroma_scale_u;
+                sv = 128.0f + (sv - 128.0f) * cam.chroma_scale_v;
+                accu += wc * su;
+                accv += wc * sv;
+                wsum += wc;
+            }
+            unsigned int ou = 128, ov = 128;
+            if (wsum > 0.0f) {
+                ou = round_u8(accu / wsum);
+                ov = round_u8(accv / wsum);
+            }
+            a.out1[(size_t)by * a.out_stride1 + bx] = (uint8_t)ou;
+            a.out2[(size_t)by * a.out_stride2 + bx] = (uint8_t)ov;
+        }
+    }
+    if (STATS)
+        flush_stats(sh_stats, a.stats, npairs * STITCH_STAT_FIELDS);
+}
+
+template <int MAXC>
+cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
+{
+    const bool stats = a->stats != nullptr;
+    const size_t shmem = stats ? (size_t)(a->n * (a->n - 1) / 2) * STITCH_STAT_FIELDS * sizeof(unsigned long long) : 0;
+    dim3 block(32, 8);
+    if (a->in_format <= 1) {
+        dim3 grid((a->pano_w + STITCH_TILE_W - 1) / STITCH_TILE_W,
+                  (a->pano_h + STITCH_TILE_H - 1) / STITCH_TILE_H);
+        if (stats)
+            stitch_rgb_kernel<MAXC, true><<<grid, block, shmem, stream>>>(*a);
+        else
+            stitch_rgb_kernel<MAXC, false><<<grid, block, 0, stream>>>(*a);
+    } else {
+        const int cw = (a->pano_w + 1) >> 1, ch = (a->pano_h + 1) >> 1;
+        dim3 grid((cw + 63) / 64, (ch + 7) / 8); // 64 chroma columns = 128 luma = one tile
+        if (stats)
+            stitch_yuv_kernel<MAXC, true><<<grid, block, shmem, stream>>>(*a);
+        else
+            stitch_yuv_kernel<MAXC, false><<<grid, block, 0, stream>>>(*a);
+    }
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" int fovea_stitch_launch(const stitch_kernel_args *a, void *stream)
+{
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    if (a->n <= 2)
+        return (int)launch_for<2>(a, s);
+    if (a->n <= 4)
+        return (int)launch_for<4>(a, s);
+    if (a->n <= 8)
+        return (int)launch_for<8>(a, s);
+    return (int)launch_for<16>(a, s);
+}

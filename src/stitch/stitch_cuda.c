@@ -1,0 +1,327 @@
+/* CUDA stitch backend (host side): device copies of the map, per-tile camera
+ * masks, correction tables, staging for host frames, and the overlap statistics
+ * that travel back on a low-priority stream without stalling the stitch stream. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cuda_util.h"
+#include "core/device.h"
+#include "stitch/stitch_cuda.h"
+#include "stitch/stitch_internal.h"
+
+_Static_assert(STITCH_STAT_FIELDS == FOVEA_ST_FIELDS, "stats layout shared with stitch.cu");
+_Static_assert(STITCH_MAXC == FOVEA_STITCH_MAX_CAMERAS, "camera limit shared with stitch.cu");
+
+typedef struct cuda_state {
+    float *d_uv[FOVEA_STITCH_MAX_CAMERAS];
+    float *d_weight[FOVEA_STITCH_MAX_CAMERAS];
+    float *d_lut;                   /* n x 3 x 257 */
+    int *d_log;                     /* overlap-statistics log table */
+    uint32_t *d_masks;
+    int tiles_x, tiles_y;
+    unsigned long long *d_stats;
+    unsigned long long *h_stats;    /* pinned */
+    cudaStream_t side;              /* low-priority stream for statistics read-back */
+    cudaEvent_t stats_done_main;    /* kernel with stats finished (main stream) */
+    cudaEvent_t stats_ready;        /* copy to host finished (side stream) */
+    int stats_pending;
+    fovea_frame stage_in[FOVEA_STITCH_MAX_CAMERAS];
+    fovea_frame stage_out;
+} cuda_state;
+
+/* ---- per-tile camera masks, from the reference weights ---- */
+typedef struct mask_job {
+    const fovea_stitch_map *m;
+    uint32_t *masks;
+    int tiles_x;
+} mask_job;
+
+static void mask_rows(void *arg, int begin, int end, int thread)
+{
+    const mask_job *job = arg;
+    const fovea_stitch_map *m = job->m;
+    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+    (void)thread;
+    for (int ty = begin; ty < end; ty++) {
+        for (int tx = 0; tx < job->tiles_x; tx++) {
+            uint32_t seen = 0, weighted = 0;
+            for (int j = ty * STITCH_TILE_H; j < (ty + 1) * STITCH_TILE_H && j < m->pano_height; j++) {
+                for (int i = tx * STITCH_TILE_W; i < (tx + 1) * STITCH_TILE_W && i < m->pano_width;
+                     i++) {
+                    fovea_map_weights(m, i, j, w, u, v);
+                    for (int c = 0; c < m->num_cameras; c++) {
+                        float uu, vv;
+                        if (fovea_map_lookup(m, c, i, j, &uu, &vv))
+                            seen |= 1u << c;
+                        if (w[c] > 0.0f)
+                            weighted |= 1u << c;
+                    }
+                }
+            }
+            job->masks[(size_t)ty * job->tiles_x + tx] = seen | (weighted << 16);
+        }
+    }
+}
+
+static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
+{
+    fovea_context *ctx = st->ctx;
+    cudaSetDevice(fovea_context_device(ctx));
+    cudaStreamSynchronize(fovea_ctx_stream(ctx));
+    if (cs->side) {
+        cudaStreamSynchronize(cs->side);
+        cudaStreamDestroy(cs->side);
+    }
+    if (cs->stats_done_main)
+        cudaEventDestroy(cs->stats_done_main);
+    if (cs->stats_ready)
+        cudaEventDestroy(cs->stats_ready);
+    for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
+        fovea_device_free(ctx, cs->d_uv[c]);
+        fovea_device_free(ctx, cs->d_weight[c]);
+        fovea_frame_free(ctx, &cs->stage_in[c]);
+    }
+    fovea_frame_free(ctx, &cs->stage_out);
+    fovea_device_free(ctx, cs->d_lut);
+    fovea_device_free(ctx, cs->d_log);
+    fovea_device_free(ctx, cs->d_masks);
+    fovea_device_free(ctx, cs->d_stats);
+    if (cs->h_stats)
+        cudaFreeHost(cs->h_stats);
+    free(cs);
+}
+
+static int upload(fovea_context *ctx, void **dst, const void *src, size_t bytes)
+{
+    int st = fovea_device_malloc(ctx, bytes, dst);
+    if (st < 0)
+        return st;
+    return FOVEA_CUDA(ctx, cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice,
+                                           fovea_ctx_stream(ctx)));
+}
+
+static int cuda_init(fovea_stitcher *st)
+{
+    fovea_context *ctx = st->ctx;
+    const fovea_stitch_map *m = &st->map;
+    cuda_state *cs = calloc(1, sizeof(*cs));
+    if (!cs)
+        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+    st->priv = cs;
+    int status = fovea_device_activate(ctx);
+    for (int c = 0; c < m->num_cameras && status == FOVEA_OK; c++) {
+        const fovea_camera_map *cm = &m->cam[c];
+        status = upload(ctx, (void **)&cs->d_uv[c], cm->uv,
+                        (size_t)cm->grid_w * (size_t)cm->grid_h * 2 * sizeof(float));
+        if (status == FOVEA_OK && cm->weight)
+            status = upload(ctx, (void **)&cs->d_weight[c], cm->weight,
+                            (size_t)m->pano_width * (size_t)m->pano_height * sizeof(float));
+    }
+    cs->tiles_x = (m->pano_width + STITCH_TILE_W - 1) / STITCH_TILE_W;
+    cs->tiles_y = (m->pano_height + STITCH_TILE_H - 1) / STITCH_TILE_H;
+    if (status == FOVEA_OK) {
+        size_t nt = (size_t)cs->tiles_x * (size_t)cs->tiles_y;
+        uint32_t *masks = malloc(nt * sizeof(uint32_t));
+        if (!masks) {
+            status = fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+        } else {
+            mask_job job = {m, masks, cs->tiles_x};
+            fovea_parallel_for(ctx, cs->tiles_y, 1, mask_rows, &job);
+            status = upload(ctx, (void **)&cs->d_masks, masks, nt * sizeof(uint32_t));
+            if (status == FOVEA_OK) /* the upload reads masks: wait before freeing */
+                status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
+            free(masks);
+        }
+    }
+    if (status == FOVEA_OK)
+        status = fovea_device_malloc(ctx, (size_t)m->num_cameras * 3 * FOVEA_LUT_SIZE * sizeof(float),
+                                     (void **)&cs->d_lut);
+    if (status == FOVEA_OK)
+        status = upload(ctx, (void **)&cs->d_log, st->log_table, sizeof(st->log_table));
+    if (status == FOVEA_OK)
+        status = fovea_device_malloc(ctx, sizeof(fovea_overlap_stats), (void **)&cs->d_stats);
+    if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaMallocHost((void **)&cs->h_stats, sizeof(fovea_overlap_stats)));
+    if (status == FOVEA_OK) {
+        int lo = 0, hi = 0;
+        status = FOVEA_CUDA(ctx, cudaDeviceGetStreamPriorityRange(&lo, &hi));
+        /* numerically larger = lower priority */
+        if (status == FOVEA_OK)
+            status = FOVEA_CUDA(ctx, cudaStreamCreateWithPriority(&cs->side, cudaStreamNonBlocking, lo));
+    }
+    if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_done_main, cudaEventDisableTiming));
+    if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_ready, cudaEventDisableTiming));
+    if (status < 0) {
+        cuda_free_state(st, cs);
+        st->priv = NULL;
+    }
+    return status;
+}
+
+static int cuda_set_tables(fovea_stitcher *st)
+{
+    cuda_state *cs = st->priv;
+    fovea_context *ctx = st->ctx;
+    /* pageable source: the copy is staged before cudaMemcpyAsync returns, so the
+     * host tables may change right after */
+    for (int c = 0; c < st->n; c++)
+        FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_lut + (size_t)c * 3 * FOVEA_LUT_SIZE,
+                                            st->tables.lut[c], sizeof(st->tables.lut[c]),
+                                            cudaMemcpyHostToDevice, fovea_ctx_stream(ctx)));
+    return FOVEA_OK;
+}
+
+/* A device view of a frame: itself when on the device, else a staging copy. */
+static int device_view(fovea_stitcher *st, fovea_frame *stage, const fovea_frame *f,
+                       const fovea_frame **view)
+{
+    if (f->mem == FOVEA_MEM_DEVICE) {
+        *view = f;
+        return FOVEA_OK;
+    }
+    if (!stage->buf || stage->width != f->width || stage->height != f->height ||
+        stage->fmt != f->fmt) {
+        fovea_frame_free(st->ctx, stage);
+        int status = fovea_frame_alloc(st->ctx, stage, f->width, f->height, f->fmt,
+                                       FOVEA_MEM_DEVICE);
+        if (status < 0)
+            return status;
+    }
+    int status = fovea_frame_copy(st->ctx, stage, f);
+    *view = stage;
+    return status;
+}
+
+static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_frame *out,
+                        int want_stats)
+{
+    cuda_state *cs = st->priv;
+    fovea_context *ctx = st->ctx;
+    const fovea_stitch_map *m = &st->map;
+    int status = fovea_device_activate(ctx);
+    if (status < 0)
+        return status;
+    stitch_kernel_args a;
+    memset(&a, 0, sizeof(a));
+    for (int c = 0; c < st->n; c++) {
+        const fovea_frame *v;
+        status = device_view(st, &cs->stage_in[c], in[c], &v);
+        if (status < 0)
+            return status;
+        stitch_kernel_cam *k = &a.cam[c];
+        const fovea_camera_map *cm = &m->cam[c];
+        k->uv = cs->d_uv[c];
+        k->weight = cs->d_weight[c];
+        k->lut = cs->d_lut + (size_t)c * 3 * FOVEA_LUT_SIZE;
+        k->plane0 = v->data[0];
+        k->plane1 = v->data[1];
+        k->plane2 = v->data[2];
+        k->stride0 = (int)v->stride[0];
+        k->stride1 = (int)v->stride[1];
+        k->stride2 = (int)v->stride[2];
+        k->width = cm->cam_width;
+        k->height = cm->cam_height;
+        k->grid_w = cm->grid_w;
+        int shift = 0;
+        while ((1 << shift) < cm->step)
+            shift++;
+        k->step_shift = shift;
+        k->px_scale = cm->px_scale;
+        k->clip_cx = cm->clip_cx;
+        k->clip_cy = cm->clip_cy;
+        k->clip_rx = cm->clip_rx;
+        k->clip_ry = cm->clip_ry;
+        k->chroma_scale_u = st->tables.chroma_scale[c][0];
+        k->chroma_scale_v = st->tables.chroma_scale[c][1];
+    }
+    fovea_frame *dst = out;
+    if (out->mem != FOVEA_MEM_DEVICE) {
+        if (!cs->stage_out.buf || cs->stage_out.fmt != out->fmt) {
+            fovea_frame_free(ctx, &cs->stage_out);
+            status = fovea_frame_alloc(ctx, &cs->stage_out, out->width, out->height, out->fmt,
+                                       FOVEA_MEM_DEVICE);
+            if (status < 0)
+                return status;
+        }
+        dst = &cs->stage_out;
+    }
+    a.n = st->n;
+    a.pano_w = m->pano_width;
+    a.pano_h = m->pano_height;
+    a.feather = m->feather;
+    a.explicit_weights = m->cam[0].weight != NULL;
+    a.tile_masks = cs->d_masks;
+    a.tiles_x = cs->tiles_x;
+    a.out0 = dst->data[0];
+    a.out1 = dst->data[1];
+    a.out2 = dst->data[2];
+    a.out_stride0 = (int)dst->stride[0];
+    a.out_stride1 = (int)dst->stride[1];
+    a.out_stride2 = (int)dst->stride[2];
+    switch (fovea_stitch_input_kind(in[0]->fmt)) {
+    case STITCH_IN_RGBA: a.in_format = 0; break;
+    case STITCH_IN_RGB24: a.in_format = 1; break;
+    case STITCH_IN_NV12: a.in_format = 2; break;
+    default: a.in_format = 3; break;
+    }
+    a.black_y = st->settings.yuv_full_range ? 0 : 16;
+    int stats = want_stats && !cs->stats_pending;
+    if (stats) {
+        FOVEA_CUDA_TRY(ctx, cudaMemsetAsync(cs->d_stats, 0, sizeof(fovea_overlap_stats),
+                                            fovea_ctx_stream(ctx)));
+        a.stats = cs->d_stats;
+        a.log_table = cs->d_log;
+    }
+    FOVEA_CUDA_TRY(ctx, fovea_stitch_launch(&a, fovea_ctx_stream(ctx)));
+    if (stats) {
+        /* the read-back waits for this kernel on the side stream; the stitch
+         * stream goes straight on to the next frame */
+        FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->stats_done_main, fovea_ctx_stream(ctx)));
+        FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(cs->side, cs->stats_done_main, 0));
+        FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->h_stats, cs->d_stats, sizeof(fovea_overlap_stats),
+                                            cudaMemcpyDeviceToHost, cs->side));
+        FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->stats_ready, cs->side));
+        cs->stats_pending = 1;
+    }
+    if (dst != out) {
+        status = fovea_frame_copy(ctx, out, dst);
+        if (status < 0)
+            return status;
+        /* pinned outputs complete asynchronously (fovea_sync); pageable ones now */
+        if (out->mem == FOVEA_MEM_HOST)
+            return fovea_sync(ctx);
+    }
+    return FOVEA_OK;
+}
+
+static int cuda_poll_stats(fovea_stitcher *st, fovea_overlap_stats *stats, int wait)
+{
+    cuda_state *cs = st->priv;
+    fovea_context *ctx = st->ctx;
+    if (!cs->stats_pending)
+        return 0;
+    if (wait) {
+        FOVEA_CUDA_TRY(ctx, cudaEventSynchronize(cs->stats_ready));
+    } else {
+        cudaError_t e = cudaEventQuery(cs->stats_ready);
+        if (e == cudaErrorNotReady)
+            return 0;
+        FOVEA_CUDA_TRY(ctx, e);
+    }
+    memcpy(stats, cs->h_stats, sizeof(*stats));
+    cs->stats_pending = 0;
+    return 1;
+}
+
+static void cuda_destroy(fovea_stitcher *st)
+{
+    if (st->priv)
+        cuda_free_state(st, st->priv);
+    st->priv = NULL;
+}
+
+const stitch_backend fovea_stitch_cuda_backend = {
+    "cuda", cuda_init, cuda_process, cuda_poll_stats, cuda_set_tables, cuda_destroy,
+};

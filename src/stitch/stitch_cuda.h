@@ -1,0 +1,57 @@
+/* Host launchers of the stitch kernels (stitch.cu), callable from C. Each returns
+ * the cudaError_t of its launch as an int (0 = success). */
+#ifndef FOVEA_STITCH_CUDA_H
+#define FOVEA_STITCH_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STITCH_TILE_W 128  /* panorama pixels per tile row (32 threads x 4 pixels) */
+#define STITCH_TILE_H 8    /* rows per tile (RGB kernel); the YUV kernel covers 2 tiles */
+#define STITCH_MAXC 16
+#define STITCH_STAT_FIELDS 12 /* = FOVEA_ST_FIELDS */
+
+typedef struct stitch_kernel_cam {
+    const float *uv;          /* grid nodes (u,v) interleaved, device */
+    const float *weight;      /* explicit weights (pano-sized) or NULL */
+    const float *lut;         /* 3 x 257 floats, device */
+    const uint8_t *plane0;    /* RGBA/RGB24 pixels, or Y */
+    const uint8_t *plane1;    /* NV12 UV or I420 U */
+    const uint8_t *plane2;    /* I420 V */
+    int stride0, stride1, stride2;
+    int width, height;        /* camera size */
+    int grid_w;
+    int step_shift;           /* step = 1 << step_shift */
+    float px_scale;
+    float clip_cx, clip_cy, clip_rx, clip_ry; /* fisheye ellipse; clip_rx = 0: none */
+    float chroma_scale_u, chroma_scale_v;
+} stitch_kernel_cam;
+
+typedef struct stitch_kernel_args {
+    stitch_kernel_cam cam[STITCH_MAXC];
+    int n;
+    int pano_w, pano_h;
+    float feather;
+    int explicit_weights;
+    const uint32_t *tile_masks;   /* per 128x8 tile: low 16 bits cameras seen, high 16 bits
+                                     cameras with weight > 0 */
+    int tiles_x;
+    uint8_t *out0, *out1, *out2;  /* RGBA, or I420 Y/U/V */
+    int out_stride0, out_stride1, out_stride2;
+    int in_format;                /* 0 RGBA, 1 RGB24, 2 NV12, 3 I420 */
+    int black_y;
+    unsigned long long *stats;    /* NULL, or pairs x STITCH_STAT_FIELDS counters (zeroed before) */
+    const int *log_table;         /* FOVEA_LOG_TABLE_SIZE entries (see stitch/color.h) */
+} stitch_kernel_args;
+
+int fovea_stitch_launch(const stitch_kernel_args *a, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

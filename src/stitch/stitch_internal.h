@@ -1,0 +1,69 @@
+/* Internal stitcher state shared by the host logic (stitch.c), the C reference
+ * backend (stitch_ref.c) and the CUDA backend (stitch_cuda.c + stitch.cu). */
+#ifndef FOVEA_STITCH_INTERNAL_H
+#define FOVEA_STITCH_INTERNAL_H
+
+#include "core/core.h"
+#include "fovea/stitch.h"
+#include "stitch/color.h"
+#include "stitch/map.h"
+
+/* Input/output families. */
+typedef enum { STITCH_IN_RGBA, STITCH_IN_RGB24, STITCH_IN_NV12, STITCH_IN_I420 } stitch_input_kind;
+
+/* Correction tables handed to the backends: lut[c][k][0..256] (RGB: per channel;
+ * YUV: k = 0 luma curve) and, for YUV, chroma scales around 128. */
+typedef struct stitch_tables {
+    float lut[FOVEA_STITCH_MAX_CAMERAS][3][FOVEA_LUT_SIZE];
+    float chroma_scale[FOVEA_STITCH_MAX_CAMERAS][2]; /* U, V */
+} stitch_tables;
+
+struct fovea_stitcher;
+
+typedef struct stitch_backend {
+    const char *name;
+    int (*init)(struct fovea_stitcher *st);
+    /* Stitch inputs into out with the current tables. When stats is not NULL,
+     * also accumulate overlap statistics of this frame into *stats (zeroed by the
+     * caller); a backend may complete them asynchronously and report readiness
+     * through poll_stats. */
+    int (*process)(struct fovea_stitcher *st, const fovea_frame *const *in, fovea_frame *out,
+                   int want_stats);
+    /* Returns 1 and fills *stats when statistics requested earlier are ready,
+     * 0 when none are pending/ready; wait = 1 blocks until ready. */
+    int (*poll_stats)(struct fovea_stitcher *st, fovea_overlap_stats *stats, int wait);
+    /* Upload tables after they changed (CUDA: to device memory on the stream). */
+    int (*set_tables)(struct fovea_stitcher *st);
+    void (*destroy)(struct fovea_stitcher *st);
+} stitch_backend;
+
+struct fovea_stitcher {
+    fovea_context *ctx;
+    fovea_stitch_map map;          /* deep copy */
+    fovea_stitch_settings settings;
+    const stitch_backend *backend;
+    void *priv;                    /* backend state */
+    int n;                         /* cameras */
+    fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
+    stitch_tables tables;
+    int64_t frame;                 /* frames processed */
+    stitch_input_kind last_kind;   /* tables are built for this family */
+    int tables_valid;
+    int32_t log_table[FOVEA_LOG_TABLE_SIZE]; /* for overlap statistics */
+};
+
+extern const stitch_backend fovea_stitch_ref_backend;
+extern const stitch_backend fovea_stitch_cuda_backend; /* CUDA builds only */
+
+/* Build the correction tables for a family of inputs from st->cc. */
+void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
+                               stitch_tables *t);
+
+/* Deep copy of a map. */
+int fovea_stitch_map_copy(fovea_stitch_map *dst, const fovea_stitch_map *src);
+
+/* Reference helpers shared with tests: the output of one RGB panorama pixel and
+ * the overlap statistics it contributes. */
+stitch_input_kind fovea_stitch_input_kind(fovea_pixfmt fmt);
+
+#endif

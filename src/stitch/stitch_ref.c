@@ -1,0 +1,310 @@
+/* C reference stitcher: the specification the CUDA backend reproduces.
+ * RGB inputs: every panorama pixel blends the bilinear samples of the cameras
+ * that see it (weights from fovea_map_weights), each passed through its camera's
+ * correction LUT, rounded to 8 bits. YUV inputs: luma the same way with the luma
+ * LUT; chroma per 2x2 luma block (see stitch_yuv_block). Threads split rows. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stitch/stitch_internal.h"
+
+/* Bilinear sample of channel ch of a packed 8-bit image with bpp bytes per pixel,
+ * at (u, v) with 0 <= u <= w-1, 0 <= v <= h-1 (pixel centers at integers). */
+static inline float sample_packed(const uint8_t *base, ptrdiff_t stride, int bpp, int w, int h,
+                                  float u, float v, int ch)
+{
+    int x0 = (int)u, y0 = (int)v; /* u, v >= 0: truncation is floor */
+    float fx = u - (float)x0, fy = v - (float)y0;
+    int x1 = x0 + 1 < w ? x0 + 1 : x0;
+    int y1 = y0 + 1 < h ? y0 + 1 : y0;
+    const uint8_t *r0 = base + (ptrdiff_t)y0 * stride, *r1 = base + (ptrdiff_t)y1 * stride;
+    float p00 = r0[x0 * bpp + ch], p10 = r0[x1 * bpp + ch];
+    float p01 = r1[x0 * bpp + ch], p11 = r1[x1 * bpp + ch];
+    float top = (1.0f - fx) * p00 + fx * p10;
+    float bot = (1.0f - fx) * p01 + fx * p11;
+    return (1.0f - fy) * top + fy * bot;
+}
+
+/* The same bilinear arithmetic for the three color channels of a packed pixel
+ * at once (the coordinates and fractions are computed once). */
+static inline void sample_rgb(const uint8_t *base, ptrdiff_t stride, int bpp, int w, int h,
+                              float u, float v, float out[3])
+{
+    int x0 = (int)u, y0 = (int)v;
+    float fx = u - (float)x0, fy = v - (float)y0;
+    int x1 = x0 + 1 < w ? x0 + 1 : x0;
+    int y1 = y0 + 1 < h ? y0 + 1 : y0;
+    const uint8_t *a = base + (ptrdiff_t)y0 * stride + x0 * bpp;
+    const uint8_t *b = base + (ptrdiff_t)y0 * stride + x1 * bpp;
+    const uint8_t *c = base + (ptrdiff_t)y1 * stride + x0 * bpp;
+    const uint8_t *d = base + (ptrdiff_t)y1 * stride + x1 * bpp;
+    float ax = 1.0f - fx, ay = 1.0f - fy;
+    for (int k = 0; k < 3; k++) {
+        float top = ax * (float)a[k] + fx * (float)b[k];
+        float bot = ax * (float)c[k] + fx * (float)d[k];
+        out[k] = ay * top + fy * bot;
+    }
+}
+
+static inline uint8_t round_u8(float x)
+{
+    int v = (int)(x + 0.5f);
+    return (uint8_t)(v < 0 ? 0 : (v > 255 ? 255 : v));
+}
+
+static inline uint64_t quarter(float x)
+{
+    return (uint64_t)(int)(x * 4.0f + 0.5f);
+}
+
+/* Add one pixel's pair contributions (see fovea_overlap_stats): raw[c][0..3] are
+ * the R, G, B, Y samples of camera c in quarter codes. */
+static void add_pair_stats(uint64_t (*acc)[FOVEA_ST_FIELDS], int n, const float *w,
+                           const uint64_t (*raw)[4], const int32_t *log_table)
+{
+    for (int a = 0; a < n; a++) {
+        if (!(w[a] > 0.0f))
+            continue;
+        for (int b = a + 1; b < n; b++) {
+            if (!(w[b] > 0.0f))
+                continue;
+            uint64_t q = (uint64_t)(int)(1024.0f * w[a] * w[b] + 0.5f);
+            uint64_t *s = acc[fovea_pair_index(a, b, n)];
+            s[FOVEA_ST_W] += q;
+            s[FOVEA_ST_N] += 1;
+            for (int k = 0; k < 4; k++) {
+                s[FOVEA_ST_A + k] += q * (uint64_t)log_table[raw[a][k]];
+                s[FOVEA_ST_B + k] += q * (uint64_t)log_table[raw[b][k]];
+            }
+            uint64_t la = (uint64_t)log_table[raw[a][3]], lb = (uint64_t)log_table[raw[b][3]];
+            s[FOVEA_ST_A + 4] += q * la * la;
+            s[FOVEA_ST_B + 4] += q * lb * lb;
+        }
+    }
+}
+
+typedef struct ref_job {
+    const struct fovea_stitcher *st;
+    const fovea_frame *const *in;
+    fovea_frame *out;
+    int want_stats;
+    int black_y;
+    uint64_t (*stats)[FOVEA_MAX_PAIRS][FOVEA_ST_FIELDS]; /* one block per thread */
+} ref_job;
+
+static void ref_rows_rgb(void *arg, int begin, int end, int thread)
+{
+    const ref_job *job = arg;
+    const struct fovea_stitcher *st = job->st;
+    const fovea_stitch_map *m = &st->map;
+    const int n = st->n;
+    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+    uint64_t raw[FOVEA_STITCH_MAX_CAMERAS][4];
+    const int bpp = job->in[0]->fmt == FOVEA_PIX_RGBA ? 4 : 3;
+    for (int j = begin; j < end; j++) {
+        uint8_t *orow = job->out->data[0] + (ptrdiff_t)j * job->out->stride[0];
+        for (int i = 0; i < m->pano_width; i++) {
+            uint8_t *o = orow + 4 * i;
+            if (fovea_map_weights(m, i, j, w, u, v) == 0) {
+                o[0] = o[1] = o[2] = o[3] = 0;
+                continue;
+            }
+            float acc[3] = {0.0f, 0.0f, 0.0f};
+            for (int c = 0; c < n; c++) {
+                if (!(w[c] > 0.0f))
+                    continue;
+                const fovea_frame *f = job->in[c];
+                float s[3];
+                sample_rgb(f->data[0], f->stride[0], bpp, f->width, f->height, u[c], v[c], s);
+                for (int k = 0; k < 3; k++)
+                    acc[k] += w[c] * fovea_lut_apply(st->tables.lut[c][k], s[k]);
+                if (job->want_stats) {
+                    for (int k = 0; k < 3; k++)
+                        raw[c][k] = quarter(s[k]);
+                    raw[c][3] = (77 * raw[c][0] + 150 * raw[c][1] + 29 * raw[c][2] + 128) >> 8;
+                }
+            }
+            o[0] = round_u8(acc[0]);
+            o[1] = round_u8(acc[1]);
+            o[2] = round_u8(acc[2]);
+            o[3] = 255;
+            if (job->want_stats)
+                add_pair_stats(job->stats[thread], n, w, (const uint64_t(*)[4])raw, st->log_table);
+        }
+    }
+}
+
+/* Chroma sample geometry: chroma sample k of a 4:2:0 plane covers luma k*2 and
+ * k*2+1 and sits at luma coordinate 2k + 0.5, so luma u maps to chroma (u - 0.5)/2. */
+static inline float luma_to_chroma(float x, int chroma_size)
+{
+    float c = (x - 0.5f) * 0.5f;
+    float hi = (float)(chroma_size - 1);
+    return c < 0.0f ? 0.0f : (c > hi ? hi : c);
+}
+
+static inline float sample_plane(const uint8_t *base, ptrdiff_t stride, int bpp, int w, int h,
+                                 float u, float v, int ch)
+{
+    return sample_packed(base, stride, bpp, w, h, u, v, ch);
+}
+
+/* One 2x2 luma block (bx, by) of a YUV output. */
+static void stitch_yuv_block(const ref_job *job, int bx, int by, uint64_t (*stats)[FOVEA_ST_FIELDS])
+{
+    const struct fovea_stitcher *st = job->st;
+    const fovea_stitch_map *m = &st->map;
+    const int n = st->n;
+    const int nv12 = job->in[0]->fmt == FOVEA_PIX_NV12;
+    fovea_frame *out = job->out;
+    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+    float cw[FOVEA_STITCH_MAX_CAMERAS], cu[FOVEA_STITCH_MAX_CAMERAS], cv[FOVEA_STITCH_MAX_CAMERAS];
+    int cn[FOVEA_STITCH_MAX_CAMERAS];
+    uint64_t raw[FOVEA_STITCH_MAX_CAMERAS][4];
+    memset(cw, 0, sizeof(cw));
+    memset(cu, 0, sizeof(cu));
+    memset(cv, 0, sizeof(cv));
+    memset(cn, 0, sizeof(cn));
+    int pixels = 0;
+    for (int dy = 0; dy < 2; dy++) {
+        int j = 2 * by + dy;
+        if (j >= m->pano_height)
+            break;
+        for (int dx = 0; dx < 2; dx++) {
+            int i = 2 * bx + dx;
+            if (i >= m->pano_width)
+                break;
+            pixels++;
+            uint8_t *o = out->data[0] + (ptrdiff_t)j * out->stride[0] + i;
+            if (fovea_map_weights(m, i, j, w, u, v) == 0) {
+                *o = (uint8_t)job->black_y;
+                continue;
+            }
+            float acc = 0.0f;
+            for (int c = 0; c < n; c++) {
+                if (!(w[c] > 0.0f))
+                    continue;
+                const fovea_frame *f = job->in[c];
+                float s = sample_plane(f->data[0], f->stride[0], 1, f->width, f->height, u[c],
+                                       v[c], 0);
+                acc += w[c] * fovea_lut_apply(st->tables.lut[c][0], s);
+                cw[c] += w[c];
+                cu[c] += u[c];
+                cv[c] += v[c];
+                cn[c] += 1;
+                if (stats)
+                    raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = quarter(s);
+            }
+            *o = round_u8(acc);
+            if (stats)
+                add_pair_stats(stats, n, w, (const uint64_t(*)[4])raw, st->log_table);
+        }
+    }
+    /* Chroma: each camera's weight is the mean of its luma weights over the
+     * block; its position is the mean of its luma positions where it has weight. */
+    float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
+    for (int c = 0; c < n; c++) {
+        if (cn[c] == 0)
+            continue;
+        const fovea_frame *f = job->in[c];
+        float wc = cw[c] / (float)pixels;
+        float inv = 1.0f / (float)cn[c];
+        int chw = (f->width + 1) >> 1, chh = (f->height + 1) >> 1;
+        float x = luma_to_chroma(cu[c] * inv, chw), y = luma_to_chroma(cv[c] * inv, chh);
+        float su, sv;
+        if (nv12) {
+            su = sample_plane(f->data[1], f->stride[1], 2, chw, chh, x, y, 0);
+            sv = sample_plane(f->data[1], f->stride[1], 2, chw, chh, x, y, 1);
+        } else {
+            su = sample_plane(f->data[1], f->stride[1], 1, chw, chh, x, y, 0);
+            sv = sample_plane(f->data[2], f->stride[2], 1, chw, chh, x, y, 0);
+        }
+        su = 128.0f + (su - 128.0f) * st->tables.chroma_scale[c][0];
+        sv = 128.0f + (sv - 128.0f) * st->tables.chroma_scale[c][1];
+        accu += wc * su;
+        accv += wc * sv;
+        wsum += wc;
+    }
+    uint8_t ou = 128, ov = 128;
+    if (wsum > 0.0f) {
+        ou = round_u8(accu / wsum);
+        ov = round_u8(accv / wsum);
+    }
+    out->data[1][(ptrdiff_t)by * out->stride[1] + bx] = ou;
+    out->data[2][(ptrdiff_t)by * out->stride[2] + bx] = ov;
+}
+
+static void ref_rows_yuv(void *arg, int begin, int end, int thread)
+{
+    const ref_job *job = arg;
+    int bw = (job->st->map.pano_width + 1) >> 1;
+    for (int by = begin; by < end; by++)
+        for (int bx = 0; bx < bw; bx++)
+            stitch_yuv_block(job, bx, by, job->want_stats ? job->stats[thread] : NULL);
+}
+
+typedef struct ref_state {
+    fovea_overlap_stats pending;
+    int have_pending;
+} ref_state;
+
+static int ref_init(struct fovea_stitcher *st)
+{
+    st->priv = calloc(1, sizeof(ref_state));
+    return st->priv ? FOVEA_OK : FOVEA_ERR_NOMEM;
+}
+
+static int ref_process(struct fovea_stitcher *st, const fovea_frame *const *in, fovea_frame *out,
+                       int want_stats)
+{
+    ref_state *rs = st->priv;
+    int threads = fovea_context_threads(st->ctx);
+    ref_job job = {st, in, out, want_stats, st->settings.yuv_full_range ? 0 : 16, NULL};
+    if (want_stats) {
+        job.stats = calloc((size_t)threads, sizeof(*job.stats));
+        if (!job.stats)
+            return fovea_ctx_error(st->ctx, FOVEA_ERR_NOMEM, "out of memory");
+    }
+    stitch_input_kind kind = fovea_stitch_input_kind(in[0]->fmt);
+    if (kind == STITCH_IN_RGBA || kind == STITCH_IN_RGB24)
+        fovea_parallel_for(st->ctx, st->map.pano_height, 4, ref_rows_rgb, &job);
+    else
+        fovea_parallel_for(st->ctx, (st->map.pano_height + 1) >> 1, 2, ref_rows_yuv, &job);
+    if (want_stats) {
+        memset(&rs->pending, 0, sizeof(rs->pending));
+        for (int t = 0; t < threads; t++)
+            for (int p = 0; p < FOVEA_MAX_PAIRS; p++)
+                for (int k = 0; k < FOVEA_ST_FIELDS; k++)
+                    rs->pending.v[p][k] += job.stats[t][p][k];
+        rs->have_pending = 1;
+        free(job.stats);
+    }
+    return FOVEA_OK;
+}
+
+static int ref_poll_stats(struct fovea_stitcher *st, fovea_overlap_stats *stats, int wait)
+{
+    ref_state *rs = st->priv;
+    (void)wait;
+    if (!rs->have_pending)
+        return 0;
+    *stats = rs->pending;
+    rs->have_pending = 0;
+    return 1;
+}
+
+static int ref_set_tables(struct fovea_stitcher *st)
+{
+    (void)st;
+    return FOVEA_OK;
+}
+
+static void ref_destroy(struct fovea_stitcher *st)
+{
+    free(st->priv);
+    st->priv = NULL;
+}
+
+const stitch_backend fovea_stitch_ref_backend = {
+    "cpu", ref_init, ref_process, ref_poll_stats, ref_set_tables, ref_destroy,
+};

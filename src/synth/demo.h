@@ -1,0 +1,37 @@
+/* The stitching demo (`make demo`, `fovea demo`): render a ground-truth
+ * panorama and the camera views of a rig from the procedural scene, give the
+ * cameras different color responses, stitch them back with automatic color
+ * balance, and measure the result. Also the end-to-end test's engine. */
+#ifndef FOVEA_SYNTH_DEMO_H
+#define FOVEA_SYNTH_DEMO_H
+
+#include "fovea/stitch.h"
+
+typedef struct fovea_demo_options {
+    int scale_div;          /* 1 = the rig (2 x 3840x2160 -> 5700x1900), 2, 4, ... */
+    int identical_colors;   /* 1: every camera has the identity response */
+    int color_auto;         /* 1: analyse the overlaps and balance (default) */
+    uint64_t seed;          /* scene seed */
+    const char *out_dir;    /* write PNGs here (NULL: none) */
+} fovea_demo_options;
+
+typedef struct fovea_demo_result {
+    int num_cameras;
+    int pano_width, pano_height;
+    double pct_covered;       /* panorama pixels seen by some camera */
+    double psnr_covered;      /* stitched vs ground truth over covered pixels, dB */
+    double mismatch_before;   /* mean |A - B| over overlap samples and RGB, codes, no correction */
+    double mismatch_after;    /* the same with the corrections in use after balancing */
+    fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
+    double seconds_render, seconds_map, seconds_stitch;
+    const char *backend;
+    int grid_step[FOVEA_STITCH_MAX_CAMERAS];
+} fovea_demo_result;
+
+void fovea_demo_default_options(fovea_demo_options *o);
+
+/* Run the demo on ctx's backend. err gets a message on failure. */
+int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_result *r,
+                   char *err, size_t errsz);
+
+#endif

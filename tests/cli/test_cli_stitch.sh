@@ -1,0 +1,335 @@
+#!/bin/sh
+# `fovea rig check`, `fovea map import|info` and `fovea stitch` end to end on a
+# small generated two-camera rig: validation messages, coverage report, PNG and
+# JSON output, y4m/PNG stitching, colour modes, missing frames, imported maps.
+set -u
+
+: "${FOVEA_CLI:?FOVEA_CLI must name the fovea executable}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fovea_cli_stitch.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cd "$tmp" || exit 1
+
+fail() {
+    echo "FAIL: $*" >&2
+    for f in out err; do
+        [ -s "$f" ] && { echo "--- $f:" >&2; head -n 20 "$f" >&2; }
+    done
+    exit 1
+}
+
+# run EXPECTED_STATUS ARGS...: stdout goes to ./out, stderr to ./err
+run() {
+    want=$1
+    shift
+    "$FOVEA_CLI" "$@" >out 2>err
+    got=$?
+    [ "$got" -eq "$want" ] || fail "fovea $*: exit status $got, expected $want"
+}
+# err_has TEXT WHAT: stderr contains TEXT (fixed string)
+err_has() { grep -F -q -- "$1" err || fail "$2: stderr lacks '$1'"; }
+out_has() { grep -F -q -- "$1" out || fail "$2: stdout lacks '$1'"; }
+
+# gen8 COUNT SEED > FILE: COUNT pseudo-random bytes (an LCG, so the same every run).
+gen8() {
+    printf "$(awk -v n="$1" -v x="$2" 'BEGIN {
+        for (i = 0; i < n; i++) { x = (x * 75 + 74) % 65537; printf "\\%03o", x % 256 } }')"
+}
+size_of() { wc -c <"$1" | tr -d ' '; }
+expect_size() {
+    s=$(size_of "$1")
+    [ "$s" -eq "$2" ] || fail "$1: $s bytes, expected $2"
+}
+is_png() {
+    sig=$(od -A n -t x1 -N 8 "$1" | tr -d ' \n')
+    [ "$sig" = "89504e470d0a1a0a" ] || fail "$1: not a PNG (signature $sig)"
+}
+have_python=0
+command -v python3 >/dev/null 2>&1 && have_python=1
+json_ok() { # FILE PYTHON-ASSERTIONS (d = the parsed document)
+    [ "$have_python" -eq 1 ] || return 0
+    python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+$2" "$1" || fail "$1: unexpected JSON"
+}
+
+# camera FX MODEL YAW NAME: one camera object of the rig
+camera() {
+    printf '{"name": "%s", "width": 160, "height": 120, "model": "%s", "fx": %s, "fy": 120,
+      "cx": 79.5, "cy": 59.5, "yaw": %s, "pitch": 0, "roll": 0}' "$4" "$2" "$1" "$3"
+}
+# rig CAMERAS... > FILE: a 320x120 equirectangular panorama, 100 x 40 degrees
+rig() {
+    printf '{"panorama": {"projection": "equirectangular", "width": 320, "height": 120,\n'
+    printf '  "hfov": 100, "vfov": 40},\n "blend": {"feather": 16},\n "cameras": ['
+    sep=""
+    for c in "$@"; do
+        printf '%s\n  %s' "$sep" "$c"
+        sep=","
+    done
+    printf ']}\n'
+}
+
+W=160
+H=120
+PW=320
+PH=120
+FB=$((W * H * 3 / 2))        # one i420 camera frame
+PB=$((PW * PH * 3 / 2))      # one i420 panorama frame
+
+# ---------------------------------------------------------------- rig check
+rig "$(camera 120 pinhole -20 left)" "$(camera 120 pinhole 20 right)" >rig.json
+run 0 rig check rig.json --png cov.png --json cov.json --save-map pano.map
+out_has "rig.json: valid" "rig check"
+out_has "panorama: 320x120 equirectangular" "rig check"
+out_has "left" "rig check"
+out_has "pinhole" "rig check"
+out_has "160x120" "rig check"
+grep -q '^  no camera  *[0-9.]*%$' out || fail "rig check: no 'no camera' coverage line"
+grep -q '^  one camera  *[0-9.]*%$' out || fail "rig check: no 'one camera' coverage line"
+grep -q '^  two or more  *[1-9][0-9.]*%$' out || fail "rig check: no overlap coverage"
+grep -q 'left + right: width [1-9][0-9.]* px' out || fail "rig check: no overlap width"
+is_png cov.png
+[ -s pano.map ] || fail "--save-map wrote nothing"
+json_ok cov.json '
+assert d["valid"] is True
+assert d["panorama"]["width"] == 320 and d["panorama"]["height"] == 120
+assert len(d["cameras"]) == 2
+for c in d["cameras"]:
+    assert c["grid_step"] in (1, 2, 4, 8, 16, 32)
+    assert 0 <= c["max_error"] <= 0.01
+cv = d["coverage"]
+assert abs(cv["none_pct"] + cv["one_pct"] + cv["multi_pct"] - 100) < 1e-6
+assert cv["multi_pct"] > 5
+ov = d["overlaps"]
+assert len(ov) == 1 and ov[0]["a"] == 0 and ov[0]["b"] == 1 and ov[0]["width"] > 10'
+run 0 rig check --json - -q rig.json
+[ -s err ] && fail "rig check -q --json -: unexpected stderr"
+json_ok out 'assert d["valid"] is True'
+run 0 rig check --max-step 4 rig.json
+run 2 rig check --max-step 3 rig.json
+run 2 rig check
+run 2 rig frobnicate rig.json
+run 0 rig --help
+run 0 rig check --help
+out_has "--save-map" "rig check --help"
+
+# malformed rigs: exit 1, "fovea: FILE: <field>: ..."
+rig "$(camera 120 pinhole -20 left)" \
+    '{"name": "right", "width": 160, "height": 120, "model": "pinhole", "fy": 120,
+      "cx": 79.5, "cy": 59.5, "yaw": 20, "pitch": 0, "roll": 0}' >no_fx.json
+run 1 rig check no_fx.json
+err_has "fovea: no_fx.json: cameras[1].fx:" "missing fx"
+rig "$(camera 120 pinhole -20 left)" "$(camera 120 orthographic 20 right)" >bad_model.json
+run 1 rig check --json bad.json bad_model.json
+err_has "fovea: bad_model.json: cameras[1].model:" "unknown model"
+json_ok bad.json 'assert d["valid"] is False and "cameras[1].model" in d["error"]'
+rig "$(camera 120 pinhole -20 left)" "$(camera 1e999 pinhole 20 right)" >inf_fx.json
+run 1 rig check inf_fx.json
+err_has "fovea: inf_fx.json: cameras[1].fx:" "fx = 1e999"
+set --
+i=0
+while [ $i -lt 17 ]; do
+    set -- "$@" "$(camera 120 pinhole $((i * 20 - 160)) c$i)"
+    i=$((i + 1))
+done
+rig "$@" >many.json
+set --
+run 1 rig check many.json
+err_has "fovea: many.json: cameras:" "17 cameras"
+printf '{"panorama": ' >broken.json
+run 1 rig check broken.json
+err_has "fovea: broken.json:" "broken JSON"
+run 1 rig check missing.json
+err_has "fovea: missing.json:" "missing rig file"
+
+# ---------------------------------------------------------------- camera inputs
+gen8 $((FB * 3)) 7 >raw0.yuv
+gen8 $((FB * 3)) 11 >raw1.yuv
+run 0 convert -q --size ${W}x$H --pixfmt i420 --fps 30 raw0.yuv cam0.y4m
+run 0 convert -q --size ${W}x$H --pixfmt i420 --fps 30 raw1.yuv cam1.y4m
+run 0 convert -q --size ${W}x$H --pixfmt i420 --fps 30 --frames 2 raw1.yuv short1.y4m
+gen8 $((W * 100 * 3 / 2 * 3)) 5 >raw_small.yuv
+run 0 convert -q --size ${W}x100 --pixfmt i420 raw_small.yuv small.y4m
+
+# ---------------------------------------------------------------- stitch to y4m
+run 0 stitch -q --rig rig.json cam0.y4m cam1.y4m -o pano.y4m
+hdr=$(head -n 1 pano.y4m)
+case "$hdr" in
+"YUV4MPEG2 W320 H120 F30:1 "*) ;;
+*) fail "pano.y4m: header '$hdr'" ;;
+esac
+expect_size pano.y4m $(($(printf '%s\n' "$hdr" | wc -c) + 3 * (6 + PB)))
+# the saved map gives the same panorama as the rig (deterministic colour
+# balance: on a GPU the background analysis otherwise lands on a frame that
+# depends on timing)
+run 0 stitch -q --deterministic --rig rig.json cam0.y4m cam1.y4m -o pano_det.y4m
+run 0 stitch -q --deterministic --map pano.map cam0.y4m cam1.y4m -o pano_map.y4m
+cmp -s pano_det.y4m pano_map.y4m || fail "--map pano.map differs from --rig rig.json"
+# --frames, --backend cpu, --threads, stdout, stdin
+run 0 stitch -q --map pano.map --frames 2 --backend cpu --threads 2 cam0.y4m cam1.y4m -o two.y4m
+expect_size two.y4m $(($(head -n 1 two.y4m | wc -c) + 2 * (6 + PB)))
+"$FOVEA_CLI" stitch -q --deterministic --map pano.map cam0.y4m - -o - <cam1.y4m >piped.y4m 2>err ||
+    fail "stitch with stdin/stdout failed"
+cmp -s pano_map.y4m piped.y4m || fail "stitch through stdin/stdout differs"
+# --deterministic runs repeat exactly
+run 0 stitch -q --map pano.map --deterministic --color-interval 1 cam0.y4m cam1.y4m -o d1.y4m
+run 0 stitch -q --map pano.map --deterministic --color-interval 1 cam0.y4m cam1.y4m -o d2.y4m
+cmp -s d1.y4m d2.y4m || fail "--deterministic runs differ"
+# progress
+FOVEA_PROGRESS=1 "$FOVEA_CLI" stitch --map pano.map cam0.y4m cam1.y4m -o prog.y4m >out 2>err ||
+    fail "stitch with progress failed"
+err_has "frame 3/3" "progress"
+
+# ---------------------------------------------------------------- stitch to PNG
+run 0 stitch -q --map pano.map cam0.y4m cam1.y4m -o 'pano%02d.png'
+for f in pano00.png pano01.png pano02.png; do is_png "$f"; done
+[ -e pano03.png ] && fail "PNG pattern: too many frames"
+run 0 stitch -q --map pano.map --frames 1 cam0.y4m cam1.y4m -o one.png
+is_png one.png
+run 1 stitch -q --map pano.map cam0.y4m cam1.y4m -o many.png
+err_has "pattern" "several frames to one PNG"
+
+# ---------------------------------------------------------------- stills
+run 0 convert -q --frames 1 cam0.y4m still0.png
+run 0 convert -q --frames 1 cam1.y4m still1.png
+run 0 convert -q --frames 1 --pixfmt-out gray8 cam1.y4m gray1.png
+run 0 stitch --map pano.map still0.png still1.png -o still.png --print-color
+is_png still.png
+grep -c '^camera [01] (still[01].png): gain [0-9.]* [0-9.]* [0-9.]*  gamma [0-9.]*$' out |
+    grep -q '^2$' || fail "--print-color: expected two camera lines"
+run 0 stitch -q --map pano.map still0.png gray1.png -o still_gray.y4m
+expect_size still_gray.y4m $(($(head -n 1 still_gray.y4m | wc -c) + 6 + PB))
+run 2 stitch --map pano.map still0.png cam1.y4m -o mixed.y4m
+
+# ---------------------------------------------------------------- colour modes
+run 0 stitch -q --map pano.map --color off cam0.y4m cam1.y4m -o off.y4m --json off.json
+json_ok off.json '
+for c in d["cameras"]:
+    assert c["gain"] == [1, 1, 1] and c["gamma"] == 1
+assert d["frames"] == 3 and d["backend"] == "cpu"'
+run 0 stitch -q --map pano.map --color auto --color-interval 1 --color-smoothing 0.5 \
+    cam0.y4m cam1.y4m -o auto.y4m --json auto.json
+json_ok auto.json '
+assert d["frames"] == 3 and d["color"]["mode"] == "auto" and d["fps"] > 0
+assert len(d["cameras"]) == 2 and all(len(c["gain"]) == 3 for c in d["cameras"])'
+cat >colors.json <<'EOF'
+{"cameras": [{"gain": [1.2, 1.0, 0.8], "gamma": 1.1}, {"gain": [1, 1, 1], "gamma": 1}]}
+EOF
+run 0 stitch -q --map pano.map --color fixed:colors.json cam0.y4m cam1.y4m -o fixed.y4m \
+    --print-color
+out_has "camera 0 (cam0.y4m): gain 1.2000 1.0000 0.8000  gamma 1.1000" "fixed colours"
+cmp -s fixed.y4m off.y4m && fail "--color fixed: output equals --color off"
+# a --json summary is a valid colour file
+run 0 stitch -q --map pano.map --color fixed:auto.json cam0.y4m cam1.y4m -o fixed2.y4m
+cat >bad_gain.json <<'EOF'
+{"cameras": [{"gain": [1, 1, 1], "gamma": 1}, {"gain": [1, -2, 1], "gamma": 1}]}
+EOF
+run 1 stitch -q --map pano.map --color fixed:bad_gain.json cam0.y4m cam1.y4m -o x.y4m
+err_has "fovea: bad_gain.json: cameras[1].gain[1]:" "negative gain"
+printf '{"cameras": [{"gain": [1, 1, 1], "gamma": 1e999}, {"gain": [1, 1, 1], "gamma": 1}]}' \
+    >bad_gamma.json
+run 1 stitch -q --map pano.map --color fixed:bad_gamma.json cam0.y4m cam1.y4m -o x.y4m
+err_has "fovea: bad_gamma.json: cameras[0].gamma:" "infinite gamma"
+printf '{"cameras": [{"gain": [1, 1, 1], "gamma": 1}]}' >one_cam.json
+run 1 stitch -q --map pano.map --color fixed:one_cam.json cam0.y4m cam1.y4m -o x.y4m
+err_has "fovea: one_cam.json: cameras:" "too few cameras"
+run 1 stitch -q --map pano.map --color fixed:nothere.json cam0.y4m cam1.y4m -o x.y4m
+err_has "fovea: nothere.json:" "missing colour file"
+run 2 stitch --map pano.map --color sepia cam0.y4m cam1.y4m -o x.y4m
+run 2 stitch --map pano.map --color-smoothing 0 cam0.y4m cam1.y4m -o x.y4m
+
+# ---------------------------------------------------------------- missing frames
+run 1 stitch -q --map pano.map cam0.y4m short1.y4m -o miss.y4m
+err_has "fovea: short1.y4m: frame 2" "camera 1 ends early"
+run 0 stitch -q --map pano.map --missing repeat:1 cam0.y4m short1.y4m -o miss.y4m --json miss.json
+err_has "short1.y4m: frame 2 missing, repeating frame 1 (1/1)" "--missing repeat:1"
+expect_size miss.y4m $(($(head -n 1 miss.y4m | wc -c) + 3 * (6 + PB)))
+json_ok miss.json 'assert d["cameras"][1]["frames_repeated"] == 1'
+# a truncated last frame is missing too
+head -c $(($(head -n 1 cam1.y4m | wc -c) + 2 * (6 + FB) + 100)) cam1.y4m >trunc1.y4m
+run 1 stitch -q --map pano.map cam0.y4m trunc1.y4m -o trunc.y4m
+err_has "fovea: trunc1.y4m: frame 2: truncated" "truncated frame"
+run 0 stitch -q --map pano.map --missing repeat:2 cam0.y4m trunc1.y4m -o trunc.y4m
+err_has "trunc1.y4m: frame 2 missing, repeating frame 1 (1/2)" "truncated frame repeated"
+# repeats beyond N fail
+run 0 convert -q --size ${W}x$H --pixfmt i420 --fps 30 --frames 1 raw1.yuv shorter1.y4m
+run 1 stitch -q --map pano.map --missing repeat:1 cam0.y4m shorter1.y4m -o miss2.y4m
+err_has "fovea: shorter1.y4m: frame 2" "repeat budget exhausted"
+run 2 stitch --map pano.map --missing sometimes cam0.y4m cam1.y4m -o x.y4m
+
+# ---------------------------------------------------------------- mismatches and usage
+run 1 stitch -q --map pano.map cam0.y4m small.y4m -o x.y4m
+err_has "fovea: small.y4m: camera 1 is 160x100, the map expects 160x120" "camera size mismatch"
+run 1 stitch -q --map pano.map cam0.y4m -o x.y4m
+err_has "2 cameras, got 1 input" "camera count mismatch"
+run 1 stitch -q --map rig.json cam0.y4m cam1.y4m -o x.y4m
+run 1 stitch -q --rig no_fx.json cam0.y4m cam1.y4m -o x.y4m
+err_has "cameras[1].fx" "stitch --rig with a bad rig"
+run 2 stitch cam0.y4m cam1.y4m -o x.y4m
+run 2 stitch --rig rig.json --map pano.map cam0.y4m cam1.y4m -o x.y4m
+run 2 stitch --map pano.map cam0.y4m cam1.y4m
+run 2 stitch --map pano.map - - -o x.y4m
+run 2 stitch --map pano.map --backend metal cam0.y4m cam1.y4m -o x.y4m
+run 2 stitch --map pano.map --frames 0 cam0.y4m cam1.y4m -o x.y4m
+run 2 stitch --map pano.map --json - cam0.y4m cam1.y4m -o -
+run 0 stitch --help
+for o in --rig --map --output --backend --threads --frames --color --color-interval \
+         --color-smoothing --deterministic --print-color --missing --json --quiet; do
+    grep -q -- "$o[ ,]" out || grep -q -- "$o\$" out || fail "stitch --help does not list $o"
+done
+
+# ---------------------------------------------------------------- imported maps
+if [ "$have_python" -eq 1 ]; then
+    mkdir luts
+    # left camera sees panorama columns 0..159, right one 120..279 (40 columns of
+    # overlap with a linear cross-fade), columns 280..319 nobody.
+    python3 - luts $PW $PH $W 120 <<'EOF' || fail "cannot write the lookup tables"
+import array, os, sys
+d, pw, ph, cw, off = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+names = ("lut_left_x", "lut_left_y", "lut_right_x", "lut_right_y", "weight_left", "weight_right")
+t = {k: array.array("f") for k in names}
+for j in range(ph):
+    for i in range(pw):
+        t["lut_left_x"].append(float(i) if i < cw else float("nan"))
+        t["lut_left_y"].append(float(j))
+        t["lut_right_x"].append(float(i - off) if i >= off else -1.0)
+        t["lut_right_y"].append(float(j))
+        wl = 1.0 if i < off else (0.0 if i >= cw else (cw - i) / float(cw - off))
+        t["weight_left"].append(wl)
+        t["weight_right"].append(1.0 - wl)
+for k in names:
+    if sys.byteorder != "little":
+        t[k].byteswap()
+    with open(os.path.join(d, k + ".bin"), "wb") as f:
+        t[k].tofile(f)
+EOF
+    run 0 map import --tables luts --pano ${PW}x$PH --camera ${W}x$H -o imported.map
+    [ -s imported.map ] || fail "map import wrote nothing"
+    run 0 map info imported.map
+    out_has "panorama: 320x120" "map info"
+    out_has "explicit weights: yes" "map info"
+    grep -q '^ *0  160x120  *step  *1 ' out || fail "map info: camera 0 line"
+    run 0 map info --json info.json imported.map
+    json_ok info.json '
+assert d["width"] == 320 and d["explicit_weights"] is True
+assert [c["grid_step"] for c in d["cameras"]] == [1, 1]
+assert abs(d["cameras"][0]["coverage_pct"] - 50) < 1e-9'
+    run 0 stitch -q --map imported.map --color off cam0.y4m cam1.y4m -o imported.y4m
+    expect_size imported.y4m $(($(head -n 1 imported.y4m | wc -c) + 3 * (6 + PB)))
+    run 1 map import --tables luts --pano 320x100 --camera ${W}x$H -o bad.map
+    err_has "lut_left_x.bin" "map import with the wrong size"
+    run 1 map import --tables nowhere --pano ${PW}x$PH --camera ${W}x$H -o bad.map
+    run 2 map import --tables luts --pano ${PW}x$PH -o bad.map
+else
+    echo "test_cli_stitch: python3 not found, skipping the map import part"
+fi
+run 0 map info pano.map
+out_has "explicit weights: no" "map info of a built map"
+run 1 map info rig.json
+run 1 map info missing.map
+run 2 map info
+run 2 map frobnicate
+run 0 map --help
+
+echo "test_cli_stitch: all passed"
+exit 0

@@ -1,0 +1,264 @@
+/* CUDA stitcher vs the C reference on rendered outdoor scenes: RGBA, RGB24,
+ * NV12 and I420 inputs, device and host frames, 1-3 cameras, pinhole and fisheye,
+ * grid maps and imported exact tables, odd sizes; output poisoned first. The two
+ * backends use the same float operations in the same order, so the test demands
+ * agreement within 1 code value everywhere and reports how many samples differ
+ * at all. Also: overlap statistics -> identical solved corrections. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fovea/convert.h"
+#include "fovea/stitch.h"
+#include "stitch/map_build.h"
+#include "stitch/rig.h"
+#include "stitch/stitch_internal.h"
+#include "synth/scene.h"
+#include "testutil.h"
+
+static const char *rigs[] = {
+    /* the rig at a quarter of the size */
+    "{\"panorama\": {\"projection\": \"equirectangular\", \"width\": 1425, \"height\": 475,"
+    " \"hfov\": 150.0, \"vfov\": 50.0}, \"blend\": {\"feather\": 16},"
+    " \"cameras\": [{\"width\": 960, \"height\": 540, \"model\": \"pinhole\", \"fx\": 533.0,"
+    " \"fy\": 533.0, \"cx\": 479.5, \"cy\": 269.5, \"dist\": [-0.05, 0.01], \"yaw\": -35.0,"
+    " \"pitch\": 0.0, \"roll\": 0.0}, {\"width\": 960, \"height\": 540, \"model\": \"fisheye\","
+    " \"fx\": 300.0, \"fy\": 300.0, \"cx\": 479.5, \"cy\": 269.5, \"dist\": [0.02, -0.01],"
+    " \"yaw\": 35.0, \"pitch\": 0.0, \"roll\": 0.0}]}",
+    /* three cameras on a cylinder, odd sizes, one rolled */
+    "{\"panorama\": {\"projection\": \"cylindrical\", \"width\": 1001, \"height\": 333,"
+    " \"hfov\": 200.0, \"vfov\": 60.0, \"yaw\": 3.0}, \"blend\": {\"feather\": 24},"
+    " \"cameras\": [{\"width\": 641, \"height\": 481, \"model\": \"pinhole\", \"fx\": 420.0,"
+    " \"fy\": 420.0, \"cx\": 320.0, \"cy\": 240.0, \"yaw\": -60.0, \"pitch\": 2.0, \"roll\": 1.0},"
+    " {\"width\": 641, \"height\": 481, \"model\": \"pinhole\", \"fx\": 420.0, \"fy\": 421.0,"
+    " \"cx\": 320.0, \"cy\": 240.0, \"dist\": [-0.1, 0.02, 0.001, -0.001], \"yaw\": 0.0,"
+    " \"pitch\": 0.0, \"roll\": 0.0}, {\"width\": 641, \"height\": 481, \"model\": \"pinhole\","
+    " \"fx\": 420.0, \"fy\": 420.0, \"cx\": 320.0, \"cy\": 240.0, \"yaw\": 60.0, \"pitch\": -2.0,"
+    " \"roll\": -1.0}]}",
+    /* one camera */
+    "{\"panorama\": {\"projection\": \"equirectangular\", \"width\": 515, \"height\": 257,"
+    " \"hfov\": 90.0, \"vfov\": 45.0}, \"cameras\": [{\"width\": 400, \"height\": 300,"
+    " \"model\": \"pinhole\", \"fx\": 300.0, \"fy\": 300.0, \"cx\": 199.5, \"cy\": 149.5,"
+    " \"yaw\": 0.0, \"pitch\": 0.0, \"roll\": 0.0}]}",
+};
+
+static const fovea_color_correction ccs[3] = {
+    {{1.10f, 1.0f, 0.92f}, 1.12f},
+    {{0.95f, 1.03f, 1.07f}, 0.90f},
+    {{1.0f, 0.97f, 1.0f}, 1.05f},
+};
+
+/* Compare two host frames plane by plane; returns the largest sample difference
+ * and counts the samples that differ at all. */
+static int compare(const fovea_frame *a, const fovea_frame *b, long *ndiff)
+{
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(a->fmt);
+    int worst = 0;
+    *ndiff = 0;
+    for (int p = 0; p < d->planes; p++) {
+        size_t row = fovea_plane_row_bytes(a->fmt, a->width, p);
+        for (int y = 0; y < fovea_plane_height(a->fmt, a->height, p); y++) {
+            const uint8_t *ra = a->data[p] + (ptrdiff_t)y * a->stride[p];
+            const uint8_t *rb = b->data[p] + (ptrdiff_t)y * b->stride[p];
+            for (size_t x = 0; x < row; x++) {
+                int dd = abs((int)ra[x] - (int)rb[x]);
+                if (dd) {
+                    (*ndiff)++;
+                    worst = dd > worst ? dd : worst;
+                }
+            }
+        }
+    }
+    return worst;
+}
+
+static void run_case(const char *name, fovea_context *cpu, fovea_context *gpu,
+                     const fovea_stitch_map *map, fovea_frame *const *cams, int n,
+                     fovea_pixfmt in_fmt, int device_frames)
+{
+    fovea_frame conv[FOVEA_STITCH_MAX_CAMERAS], dev[FOVEA_STITCH_MAX_CAMERAS];
+    const fovea_frame *in_cpu[FOVEA_STITCH_MAX_CAMERAS], *in_gpu[FOVEA_STITCH_MAX_CAMERAS];
+    for (int c = 0; c < n; c++) {
+        REQUIRE(fovea_frame_alloc(NULL, &conv[c], cams[c]->width, cams[c]->height, in_fmt,
+                                  FOVEA_MEM_HOST) == FOVEA_OK);
+        REQUIRE(fovea_frame_convert(cpu, &conv[c], cams[c], NULL) == FOVEA_OK);
+        in_cpu[c] = &conv[c];
+        in_gpu[c] = &conv[c];
+        if (device_frames) {
+            REQUIRE(fovea_frame_alloc(gpu, &dev[c], conv[c].width, conv[c].height, in_fmt,
+                                      FOVEA_MEM_DEVICE) == FOVEA_OK);
+            REQUIRE(fovea_frame_copy(gpu, &dev[c], &conv[c]) == FOVEA_OK);
+            in_gpu[c] = &dev[c];
+        }
+    }
+    int pw, ph, nc;
+    fovea_stitch_map_geometry(map, &pw, &ph, &nc);
+    fovea_pixfmt out_fmt = (in_fmt == FOVEA_PIX_NV12 || in_fmt == FOVEA_PIX_I420) ? FOVEA_PIX_I420
+                                                                                  : FOVEA_PIX_RGBA;
+    fovea_stitch_settings s;
+    fovea_stitch_default_settings(&s);
+    s.color = FOVEA_COLOR_FIXED;
+    fovea_stitcher *sc = NULL, *sg = NULL;
+    REQUIRE(fovea_stitcher_create(cpu, &sc, map, &s) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_create(gpu, &sg, map, &s) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_set_color(sc, ccs, n) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_set_color(sg, ccs, n) == FOVEA_OK);
+
+    fovea_frame ref, got, dout;
+    REQUIRE(fovea_frame_alloc(NULL, &ref, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &got, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
+    fovea_frame_fill(NULL, &ref, 0x5A);
+    fovea_frame_fill(NULL, &got, 0xA5);
+    REQUIRE(fovea_stitcher_process(sc, in_cpu, n, &ref) == FOVEA_OK);
+    int st;
+    if (device_frames) {
+        REQUIRE(fovea_frame_alloc(gpu, &dout, pw, ph, out_fmt, FOVEA_MEM_DEVICE) == FOVEA_OK);
+        REQUIRE(fovea_frame_fill(gpu, &dout, 0xA5) == FOVEA_OK);
+        st = fovea_stitcher_process(sg, in_gpu, n, &dout);
+        if (st == FOVEA_OK)
+            st = fovea_frame_copy(gpu, &got, &dout);
+        if (st == FOVEA_OK)
+            st = fovea_sync(gpu);
+        fovea_frame_free(gpu, &dout);
+    } else {
+        st = fovea_stitcher_process(sg, in_gpu, n, &got);
+    }
+    if (st != FOVEA_OK)
+        fprintf(stderr, "%s: cuda stitch failed: %s\n", name, fovea_last_error(gpu));
+    CHECK_EQ_INT(st, FOVEA_OK);
+    long ndiff = 0;
+    int worst = compare(&ref, &got, &ndiff);
+    printf("%-34s %s: max diff %d, %ld samples differ\n", name, fovea_pixfmt_name(in_fmt), worst,
+           ndiff);
+    CHECK(worst <= 1);
+
+    /* a frame that is not all one value came out (guards against a trivially
+     * black result agreeing with itself) */
+    long nonblack = 0;
+    for (int y = 0; y < ph; y++)
+        for (size_t x = 0; x < fovea_plane_row_bytes(out_fmt, pw, 0); x++)
+            nonblack += ref.data[0][(ptrdiff_t)y * ref.stride[0] + x] > 40;
+    CHECK(nonblack > (long)pw * ph / 4);
+
+    /* statistics and the solve agree exactly */
+    if (n > 1) {
+        fovea_color_correction a[FOVEA_STITCH_MAX_CAMERAS], b[FOVEA_STITCH_MAX_CAMERAS];
+        REQUIRE(fovea_stitcher_analyse(sc, in_cpu, n, 0, a) == FOVEA_OK);
+        st = fovea_stitcher_analyse(sg, in_gpu, n, 0, b);
+        CHECK_EQ_INT(st, FOVEA_OK);
+        for (int c = 0; c < n && st == FOVEA_OK; c++) {
+            for (int k = 0; k < 3; k++)
+                CHECK(a[c].gain[k] == b[c].gain[k]);
+            CHECK(a[c].gamma == b[c].gamma);
+        }
+    }
+    fovea_stitcher_destroy(&sc);
+    fovea_stitcher_destroy(&sg);
+    fovea_frame_free(NULL, &ref);
+    fovea_frame_free(NULL, &got);
+    for (int c = 0; c < n; c++) {
+        fovea_frame_free(NULL, &conv[c]);
+        if (device_frames)
+            fovea_frame_free(gpu, &dev[c]);
+    }
+}
+
+/* Write the map's exact tables as the six users' files and import them. */
+static int export_tables(const fovea_stitch_map *m, const char *dir)
+{
+    int pw = m->pano_width, ph = m->pano_height;
+    const char *names[6] = {"lut_left_x.bin", "lut_left_y.bin", "lut_right_x.bin",
+                            "lut_right_y.bin", "weight_left.bin", "weight_right.bin"};
+    FILE *fp[6];
+    for (int k = 0; k < 6; k++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", dir, names[k]);
+        fp[k] = fopen(path, "wb");
+        if (!fp[k])
+            return -1;
+    }
+    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+    for (int j = 0; j < ph; j++)
+        for (int i = 0; i < pw; i++) {
+            fovea_map_weights(m, i, j, w, u, v);
+            float vals[6] = {w[0] > 0 ? u[0] : -1.0f, w[0] > 0 ? v[0] : -1.0f,
+                             w[1] > 0 ? u[1] : -1.0f, w[1] > 0 ? v[1] : -1.0f, w[0], w[1]};
+            for (int k = 0; k < 6; k++)
+                fwrite(&vals[k], 4, 1, fp[k]);
+        }
+    for (int k = 0; k < 6; k++)
+        fclose(fp[k]);
+    return 0;
+}
+
+int main(void)
+{
+    if (!test_have_gpu()) {
+        printf("test_gpu_stitch: no CUDA device, skipped\n");
+        return TEST_SKIP;
+    }
+    fovea_settings s;
+    fovea_default_settings(&s);
+    s.backend = FOVEA_BACKEND_CPU;
+    fovea_context *cpu = NULL, *gpu = NULL;
+    REQUIRE(fovea_open(&cpu, &s) == FOVEA_OK);
+    s.backend = FOVEA_BACKEND_CUDA;
+    REQUIRE(fovea_open(&gpu, &s) == FOVEA_OK);
+
+    for (size_t r = 0; r < sizeof(rigs) / sizeof(rigs[0]); r++) {
+        fovea_rig rig;
+        char err[512];
+        REQUIRE(fovea_rig_parse(rigs[r], strlen(rigs[r]), &rig, err, sizeof(err)) == FOVEA_OK);
+        fovea_stitch_map *map = calloc(1, sizeof(*map));
+        fovea_map_build_options mo;
+        fovea_map_build_default_options(&mo);
+        REQUIRE(fovea_map_build(cpu, &rig, map, &mo) == FOVEA_OK);
+        fovea_scene_params sp;
+        fovea_scene_default_params(&sp, 7 + r, fovea_scene_rig_pitch(&rig));
+        fovea_scene scene;
+        REQUIRE(fovea_scene_init(&scene, &sp) == FOVEA_OK);
+        fovea_frame cams[FOVEA_STITCH_MAX_CAMERAS];
+        fovea_frame *camp[FOVEA_STITCH_MAX_CAMERAS];
+        for (int c = 0; c < rig.num_cameras; c++) {
+            REQUIRE(fovea_frame_alloc(NULL, &cams[c], rig.cameras[c].width, rig.cameras[c].height,
+                                      FOVEA_PIX_RGBA, FOVEA_MEM_HOST) == FOVEA_OK);
+            fovea_color_response resp = {{1.0f + 0.05f * c, 1.0f, 1.0f - 0.04f * c}, 1.0f, {0, 0, 0}};
+            REQUIRE(fovea_scene_render_camera(cpu, &scene, &rig, c, &resp, &cams[c]) == FOVEA_OK);
+            camp[c] = &cams[c];
+        }
+        char name[64];
+        snprintf(name, sizeof(name), "rig %zu (%d cams, %dx%d)", r, rig.num_cameras, rig.width,
+                 rig.height);
+        run_case(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_RGBA, 1);
+        run_case(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_RGBA, 0);
+        run_case(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_RGB24, 1);
+        run_case(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_NV12, 1);
+        run_case(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_I420, 0);
+
+        if (rig.num_cameras == 2) {
+            /* the exact path: the same map exported as six float tables */
+            char dir[] = "/tmp/fovea_gpu_stitch_XXXXXX";
+            REQUIRE(mkdtemp(dir) != NULL);
+            REQUIRE(export_tables(map, dir) == 0);
+            fovea_stitch_map *imp = NULL;
+            int st = fovea_stitch_map_import(dir, rig.width, rig.height, rig.cameras[0].width,
+                                             rig.cameras[0].height, &imp, err, sizeof(err));
+            if (st != FOVEA_OK)
+                fprintf(stderr, "import: %s\n", err);
+            REQUIRE(st == FOVEA_OK);
+            run_case("imported exact tables", cpu, gpu, imp, camp, 2, FOVEA_PIX_RGBA, 1);
+            run_case("imported exact tables", cpu, gpu, imp, camp, 2, FOVEA_PIX_NV12, 1);
+            fovea_stitch_map_destroy(&imp);
+            char cmd[256];
+            snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+            CHECK(system(cmd) == 0);
+        }
+        for (int c = 0; c < rig.num_cameras; c++)
+            fovea_frame_free(NULL, &cams[c]);
+        fovea_stitch_map_destroy(&map);
+    }
+    fovea_close(&gpu);
+    fovea_close(&cpu);
+    return test_finish("test_gpu_stitch");
+}

@@ -1,0 +1,479 @@
+/* Stitch map: the grid lookup stays within 0.02 px of the exact projection at every
+ * pixel a camera sees (checked here independently of the builder's own check),
+ * blend weights sum to 1 and are continuous, coverage statistics are plausible. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fovea/fovea.h"
+#include "stitch/coverage.h"
+#include "stitch/geometry.h"
+#include "stitch/map_build.h"
+#include "testutil.h"
+
+static fovea_context *ctx;
+
+static void set_cam(fovea_rig_camera *c, const char *name, fovea_camera_model model, int w, int h,
+                    double fx, double fy, const double *dist, double yaw, double pitch,
+                    double roll)
+{
+    memset(c, 0, sizeof(*c));
+    snprintf(c->name, sizeof(c->name), "%s", name);
+    c->model = model;
+    c->width = w;
+    c->height = h;
+    c->fx = fx;
+    c->fy = fy;
+    c->cx = (w - 1) / 2.0;
+    c->cy = (h - 1) / 2.0;
+    memcpy(c->dist, dist, sizeof(double) * (model == FOVEA_CAM_PINHOLE ? 5 : 4));
+    c->yaw = yaw;
+    c->pitch = pitch;
+    c->roll = roll;
+}
+
+/* The spec's example rig, scaled by 1/scale (panorama and cameras). */
+static fovea_rig spec_rig(int scale)
+{
+    fovea_rig r;
+    fovea_rig_init(&r);
+    r.width = 5700 / scale;
+    r.height = 1900 / scale;
+    r.hfov = 150.0;
+    r.vfov = 50.0;
+    r.num_cameras = 2;
+    const double dp[5] = {-0.05, 0.01, 0, 0, 0}, df[4] = {0.02, -0.01, 0, 0};
+    set_cam(&r.cameras[0], "left", FOVEA_CAM_PINHOLE, 3840 / scale, 2160 / scale, 2132.0 / scale,
+            2132.0 / scale, dp, -35.0, 0.0, 0.0);
+    set_cam(&r.cameras[1], "right", FOVEA_CAM_FISHEYE, 3840 / scale, 2160 / scale, 1200.0 / scale,
+            1200.0 / scale, df, 35.0, 0.0, 0.0);
+    return r;
+}
+
+/* Three fisheyes around a full sphere strip, tilted and rolled, max_theta cutting
+ * their image corners. */
+static fovea_rig fisheye_rig(void)
+{
+    fovea_rig r;
+    fovea_rig_init(&r);
+    r.width = 1200;
+    r.height = 400;
+    r.hfov = 360.0;
+    r.vfov = 120.0;
+    r.yaw = 5.0;
+    r.pitch = -4.0;
+    r.max_theta = 95.0;
+    r.feather = 48.0;
+    r.num_cameras = 3;
+    const double d0[4] = {0.03, -0.01, 0.002, 0.0}, d1[4] = {-0.02, 0.004, 0, 0},
+                 d2[4] = {0.0, 0.0, 0.0, 0.0};
+    set_cam(&r.cameras[0], "f0", FOVEA_CAM_FISHEYE, 960, 540, 290.0, 292.0, d0, 0.0, 10.0, 0.0);
+    set_cam(&r.cameras[1], "f1", FOVEA_CAM_FISHEYE, 960, 540, 300.0, 300.0, d1, 120.0, -10.0, 5.0);
+    set_cam(&r.cameras[2], "f2", FOVEA_CAM_FISHEYE, 800, 600, 280.0, 280.0, d2, 240.0, 0.0, -8.0);
+    r.cameras[2].cx = 410.0;
+    r.cameras[2].cy = 290.0;
+    return r;
+}
+
+/* Three pinholes on a cylindrical panorama. */
+static fovea_rig cylinder_rig(void)
+{
+    fovea_rig r;
+    fovea_rig_init(&r);
+    r.projection = FOVEA_PROJ_CYLINDRICAL;
+    r.width = 1400;
+    r.height = 420;
+    r.hfov = 200.0;
+    r.vfov = 0.0;
+    r.feather = 32.0;
+    r.num_cameras = 3;
+    const double d[5] = {-0.08, 0.02, 0.001, -0.001, 0.0}, e[5] = {0.03, 0, 0.001, 0, 0};
+    set_cam(&r.cameras[0], "a", FOVEA_CAM_PINHOLE, 960, 540, 450.0, 450.0, d, -70.0, 0.0, 0.0);
+    set_cam(&r.cameras[1], "b", FOVEA_CAM_PINHOLE, 960, 540, 460.0, 470.0, e, 0.0, 3.0, -2.0);
+    set_cam(&r.cameras[2], "c", FOVEA_CAM_PINHOLE, 960, 540, 450.0, 450.0, d, 70.0, -3.0, 2.0);
+    return r;
+}
+
+/* Independent accuracy check of every panorama pixel of every camera. */
+static void check_accuracy(const fovea_rig *rig, const fovea_stitch_map *m, const char *name)
+{
+    for (int c = 0; c < rig->num_cameras; c++) {
+        const fovea_rig_camera *cam = &rig->cameras[c];
+        double worst = 0.0;
+        long long checked = 0, bad = 0, exact_only = 0, lookup_only = 0;
+        for (int j = 0; j < rig->height; j++) {
+            for (int i = 0; i < rig->width; i++) {
+                double eu = NAN, ev = NAN;
+                int def = fovea_rig_project(rig, c, i, j, &eu, &ev);
+                int eseen = def && fovea_inside_image(eu, ev, cam->width, cam->height);
+                float lu, lv;
+                int lseen = fovea_map_lookup(m, c, i, j, &lu, &lv);
+                if (!eseen && !lseen)
+                    continue;
+                exact_only += eseen && !lseen;
+                lookup_only += lseen && !eseen;
+                checked++;
+                if (!isfinite(lu) || !isfinite(lv)) {
+                    bad++;
+                    continue;
+                }
+                if (!def) {
+                    /* seen by the lookup but the projection is undefined: only a
+                     * fisheye just past max_theta, within tolerance of its limit */
+                    double d[3], u2, v2;
+                    fovea_pano_dir(rig, i, j, d);
+                    const fovea_rig_camera *cc = &rig->cameras[c];
+                    double r3[3][3], p[3];
+                    fovea_rotation(cc->yaw, cc->pitch, cc->roll, r3);
+                    fovea_mat_t_vec(r3, d, p);
+                    if (cc->model != FOVEA_CAM_FISHEYE ||
+                        !fovea_camera_project(cc, (rig->max_theta + 1.0) * FOVEA_DEG2RAD, p, &u2,
+                                              &v2)) {
+                        bad++;
+                        continue;
+                    }
+                    eu = u2;
+                    ev = v2;
+                }
+                double err = fmax(fabs(lu - eu), fabs(lv - ev));
+                if (err > worst)
+                    worst = err;
+                if (err > 0.02)
+                    bad++;
+            }
+        }
+        printf("%s cam %d: step %d, %lld pixels, max |lookup - exact| %.5f px, "
+               "exact-only %lld, lookup-only %lld\n",
+               name, c, m->cam[c].step, checked, worst, exact_only, lookup_only);
+        CHECK(checked > 0);
+        CHECK_EQ_INT(bad, 0);
+        CHECK(worst <= 0.02);
+        CHECK(worst <= 0.01 + 1e-9); /* the builder's own tolerance */
+    }
+}
+
+/* Edge distance of a seen point in panorama pixels (as map.c defines it). */
+static double edge_px(const fovea_camera_map *cm, float u, float v)
+{
+    double e = fmin(fmin(u, cm->cam_width - 1 - u), fmin(v, cm->cam_height - 1 - v));
+    if (cm->clip_rx > 0.0f) {
+        double ex = (u - cm->clip_cx) / cm->clip_rx, ey = (v - cm->clip_cy) / cm->clip_ry;
+        e = fmin(e, (1.0 - sqrt(ex * ex + ey * ey)) * fmin(cm->clip_rx, cm->clip_ry));
+    }
+    return e * cm->px_scale;
+}
+
+/* Largest edge distance among the cameras that see both pixels. */
+static double shared_edge(const fovea_stitch_map *m, int i0, int j0, int i1, int j1)
+{
+    double best = 0.0;
+    for (int c = 0; c < m->num_cameras; c++) {
+        float u0, v0, u1, v1;
+        if (fovea_map_lookup(m, c, i0, j0, &u0, &v0) && fovea_map_lookup(m, c, i1, j1, &u1, &v1))
+            best = fmax(best, fmin(edge_px(&m->cam[c], u0, v0), edge_px(&m->cam[c], u1, v1)));
+    }
+    return best;
+}
+
+/* Weights: sum 1 where covered, 0 for cameras not seeing, continuous. Continuity is
+ * checked between neighbours that some camera sees at least feather/2 inside its
+ * border: where every seeing camera is near its border (the tips of overlaps,
+ * where two image borders cross) weights cannot be continuous, as each camera's
+ * weight must vanish on its own border. */
+static double check_weights(const fovea_stitch_map *m, const char *name)
+{
+    int W = m->pano_width, H = m->pano_height, n = m->num_cameras;
+    float *prev = malloc(sizeof(float) * FOVEA_STITCH_MAX_CAMERAS * (size_t)W);
+    float *cur = malloc(sizeof(float) * FOVEA_STITCH_MAX_CAMERAS * (size_t)W);
+    int *prev_cov = calloc((size_t)W, sizeof(int)), *cur_cov = calloc((size_t)W, sizeof(int));
+    REQUIRE(prev && cur && prev_cov && cur_cov);
+    double max_jump = 0.0, worst_sum = 0.0;
+    long long covered = 0, bad = 0, skipped = 0;
+    for (int j = 0; j < H; j++) {
+        for (int i = 0; i < W; i++) {
+            float *w = cur + (size_t)i * FOVEA_STITCH_MAX_CAMERAS;
+            float u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+            int cnt = fovea_map_weights(m, i, j, w, u, v);
+            int nseen = 0, npos = 0;
+            double sum = 0.0;
+            for (int c = 0; c < n; c++) {
+                float lu, lv;
+                int seen = fovea_map_lookup(m, c, i, j, &lu, &lv);
+                nseen += seen;
+                if (!seen && w[c] != 0.0f)
+                    bad++;
+                if (w[c] < 0.0f || w[c] > 1.0f)
+                    bad++;
+                if (seen && (lu != u[c] || lv != v[c]))
+                    bad++;
+                npos += w[c] > 0.0f;
+                sum += w[c];
+            }
+            if (npos != cnt || (cnt == 0) != (nseen == 0))
+                bad++;
+            cur_cov[i] = cnt > 0;
+            if (cnt > 0) {
+                covered++;
+                if (fabs(sum - 1.0) > worst_sum)
+                    worst_sum = fabs(sum - 1.0);
+            }
+            /* continuity with the left and upper neighbours */
+            int left = i > 0 && cur_cov[i] && cur_cov[i - 1] &&
+                       shared_edge(m, i, j, i - 1, j) >= 0.5 * m->feather;
+            int up = j > 0 && cur_cov[i] && prev_cov[i] &&
+                     shared_edge(m, i, j, i, j - 1) >= 0.5 * m->feather;
+            skipped += (i > 0 && cur_cov[i] && cur_cov[i - 1] && !left) +
+                       (j > 0 && cur_cov[i] && prev_cov[i] && !up);
+            for (int c = 0; c < n; c++) {
+                if (left) {
+                    double d = fabs(w[c] - cur[(size_t)(i - 1) * FOVEA_STITCH_MAX_CAMERAS + c]);
+                    if (d > max_jump)
+                        max_jump = d;
+                }
+                if (up) {
+                    double d = fabs(w[c] - prev[(size_t)i * FOVEA_STITCH_MAX_CAMERAS + c]);
+                    if (d > max_jump)
+                        max_jump = d;
+                }
+            }
+        }
+        float *t = prev;
+        prev = cur;
+        cur = t;
+        int *tc = prev_cov;
+        prev_cov = cur_cov;
+        cur_cov = tc;
+    }
+    printf("%s weights: %lld covered pixels, max |sum - 1| %.2g, max neighbour step %.4f "
+           "(feather %g: 1/feather = %.4f), %lld neighbour pairs near borders skipped\n",
+           name, covered, worst_sum, max_jump, m->feather, 1.0 / m->feather, skipped);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(covered > 0);
+    CHECK(worst_sum <= 1e-6);
+    free(prev);
+    free(cur);
+    free(prev_cov);
+    free(cur_cov);
+    return max_jump;
+}
+
+static void build(const fovea_rig *rig, fovea_stitch_map *m, fovea_map_build_stats *st)
+{
+    fovea_map_build_options o;
+    fovea_map_build_default_options(&o);
+    o.stats = st;
+    int rc = fovea_map_build(ctx, rig, m, &o);
+    if (rc != FOVEA_OK)
+        fprintf(stderr, "map build: %s\n", fovea_last_error(ctx));
+    REQUIRE(rc == FOVEA_OK);
+    CHECK_EQ_INT(st->num_cameras, rig->num_cameras);
+    for (int c = 0; c < rig->num_cameras; c++) {
+        CHECK_EQ_INT(st->cam[c].step, m->cam[c].step);
+        CHECK_EQ_INT(st->cam[c].bad, 0);
+        CHECK_EQ_INT(st->cam[c].fallback, 0);
+        CHECK(st->cam[c].max_err <= o.tolerance);
+        CHECK(st->cam[c].seen_exact > 0);
+        CHECK(m->cam[c].step >= 2); /* these rigs are smooth enough for a coarse grid */
+    }
+}
+
+static void test_spec_rig(void)
+{
+    fovea_rig rig = spec_rig(4);
+    fovea_stitch_map m;
+    fovea_map_build_stats st;
+    build(&rig, &m, &st);
+    CHECK_EQ_INT(m.pano_width, 1425);
+    CHECK_EQ_INT(m.pano_height, 475);
+    CHECK(m.feather == 64.0f);
+    /* px_scale = (W / hfov_rad) / fx */
+    double ppr = 1425.0 / (150.0 * FOVEA_DEG2RAD);
+    CHECK(fabs(m.cam[0].px_scale - ppr / 533.0) < 1e-6);
+    CHECK(fabs(m.cam[1].px_scale - ppr / 300.0) < 1e-6);
+    CHECK(m.cam[0].clip_rx == 0.0f && m.cam[1].clip_rx > 0.0f);
+    check_accuracy(&rig, &m, "spec/4");
+    double jump = check_weights(&m, "spec/4");
+    /* across the seam e_c - m_c changes by about 2.5 px per pixel here: slope
+     * 2.5 / (2 feather) */
+    CHECK(jump <= 1.5 / 64.0 + 0.005);
+
+    fovea_coverage cv;
+    CHECK_EQ_INT(fovea_map_coverage(&m, &cv), FOVEA_OK);
+    printf("spec/4 coverage: none %.2f%%, one %.2f%%, 2+ %.2f%%, left %.2f%%, right %.2f%%, "
+           "overlap width %.1f px over %d rows\n",
+           cv.pct_none, cv.pct_one, cv.pct_multi, cv.pct_camera[0], cv.pct_camera[1],
+           cv.overlap_width[0][1], cv.overlap_rows[0][1]);
+    /* the pinhole (yaw -35, +-42 deg) and the fisheye (yaw 35, +-93 deg) overlap from
+     * about lon -58 to +7 deg: 65 of 150 degrees; only the far left corners, outside
+     * the pinhole's vertical field and past the fisheye's max_theta, are black */
+    CHECK(cv.pct_none > 0.0 && cv.pct_none < 2.0);
+    CHECK(cv.pct_multi > 38.0 && cv.pct_multi < 52.0);
+    CHECK(fabs(cv.pct_none + cv.pct_one + cv.pct_multi - 100.0) < 1e-9);
+    CHECK(cv.overlap_rows[0][1] == 475);
+    CHECK(cv.overlap_width[0][1] > 580.0 && cv.overlap_width[0][1] < 720.0);
+    CHECK(cv.overlap_width[1][0] == cv.overlap_width[0][1]);
+    CHECK(fabs(cv.overlap_pct[0][1] - cv.pct_multi) < 1e-9);
+    /* both cameras take part around the centre row of the overlap */
+    float w[FOVEA_STITCH_MAX_CAMERAS];
+    int both = 0;
+    for (int i = 0; i < 1425; i++)
+        both += fovea_map_weights(&m, i, 237, w, NULL, NULL) == 2;
+    printf("spec/4: %d pixels of the centre row blend both cameras\n", both);
+    /* a band of one to two feathers: e_c - m_c changes by 1 (the pinhole's edge
+     * distance is its vertical one on this row, nearly constant) to 2.5 panorama
+     * pixels per pixel, and t_c spans 2 feathers of it */
+    CHECK(both > 32 && both <= 160);
+
+    /* the picture: black where uncovered, white seam pixels exist */
+    uint8_t *rgb = malloc((size_t)1425 * 475 * 3);
+    REQUIRE(rgb != NULL);
+    CHECK_EQ_INT(fovea_map_coverage_image(&m, rgb, 1425 * 3), FOVEA_OK);
+    long long white = 0, black = 0;
+    for (size_t k = 0; k < (size_t)1425 * 475; k++) {
+        const uint8_t *p = rgb + 3 * k;
+        white += p[0] == 255 && p[1] == 255 && p[2] == 255;
+        black += p[0] == 0 && p[1] == 0 && p[2] == 0;
+    }
+    CHECK(white > 400 && white < 3000);
+    CHECK(fabs(100.0 * black / (1425.0 * 475.0) - cv.pct_none) < 1e-9);
+    free(rgb);
+
+    /* hard seam: weights 0 or 1 */
+    m.feather = 0.0f;
+    long long frac = 0;
+    for (int j = 0; j < 475; j += 3)
+        for (int i = 0; i < 1425; i += 3) {
+            int cnt = fovea_map_weights(&m, i, j, w, NULL, NULL);
+            CHECK(cnt <= 1);
+            for (int c = 0; c < 2; c++)
+                frac += w[c] != 0.0f && w[c] != 1.0f;
+        }
+    CHECK_EQ_INT(frac, 0);
+
+    /* explicit weight tables replace the analytic weights */
+    m.feather = 64.0f;
+    for (int c = 0; c < 2; c++) {
+        m.cam[c].weight = malloc(sizeof(float) * 1425 * 475);
+        REQUIRE(m.cam[c].weight != NULL);
+        for (size_t k = 0; k < (size_t)1425 * 475; k++)
+            m.cam[c].weight[k] = c == 0 ? 3.0f : 1.0f;
+    }
+    m.cam[1].weight[(size_t)237 * 1425 + 100] = 0.0f;
+    m.cam[0].weight[(size_t)237 * 1425 + 100] = 0.0f;
+    CHECK_EQ_INT(fovea_map_weights(&m, 600, 237, w, NULL, NULL), 2);
+    CHECK(fabs(w[0] - 0.75f) < 1e-6 && fabs(w[1] - 0.25f) < 1e-6);
+    CHECK_EQ_INT(fovea_map_weights(&m, 1400, 237, w, NULL, NULL), 1); /* right only */
+    CHECK(w[0] == 0.0f && w[1] == 1.0f);
+    CHECK_EQ_INT(fovea_map_weights(&m, 100, 237, w, NULL, NULL), 0); /* zero sum: uncovered */
+    fovea_stitch_map_free(&m);
+    CHECK(m.cam[0].uv == NULL && m.num_cameras == 0);
+}
+
+static void test_fisheye_rig(void)
+{
+    fovea_rig rig = fisheye_rig();
+    char err[256];
+    CHECK_EQ_INT(fovea_rig_validate(&rig, err, sizeof(err)), FOVEA_OK);
+    fovea_stitch_map m;
+    fovea_map_build_stats st;
+    build(&rig, &m, &st);
+    check_accuracy(&rig, &m, "fisheye");
+    double jump = check_weights(&m, "fisheye");
+    CHECK(jump <= 1.5 / 48.0 + 0.005);
+    fovea_coverage cv;
+    CHECK_EQ_INT(fovea_map_coverage(&m, &cv), FOVEA_OK);
+    printf("fisheye coverage: none %.2f%%, one %.2f%%, 2+ %.2f%%\n", cv.pct_none, cv.pct_one,
+           cv.pct_multi);
+    CHECK(cv.overlap_rows[0][1] > 0 && cv.overlap_rows[1][2] > 0 && cv.overlap_rows[0][2] > 0);
+    fovea_stitch_map_free(&m);
+}
+
+static void test_cylinder_rig(void)
+{
+    fovea_rig rig = cylinder_rig();
+    fovea_stitch_map m;
+    fovea_map_build_stats st;
+    build(&rig, &m, &st);
+    check_accuracy(&rig, &m, "cylinder");
+    double jump = check_weights(&m, "cylinder");
+    CHECK(jump <= 2.5 / 32.0); /* pinholes 35 degrees off axis: e changes fast */
+    fovea_coverage cv;
+    CHECK_EQ_INT(fovea_map_coverage(&m, &cv), FOVEA_OK);
+    printf("cylinder coverage: none %.2f%%, one %.2f%%, 2+ %.2f%%, widths %.1f %.1f %.1f\n",
+           cv.pct_none, cv.pct_one, cv.pct_multi, cv.overlap_width[0][1], cv.overlap_width[1][2],
+           cv.overlap_width[0][2]);
+    CHECK(cv.overlap_width[0][1] > 0 && cv.overlap_width[1][2] > 0);
+    CHECK(cv.overlap_rows[0][2] == 0 && cv.overlap_width[0][2] == 0.0);
+    fovea_stitch_map_free(&m);
+}
+
+static void test_step1_and_errors(void)
+{
+    /* max_step 1 stores the exact projection at every pixel */
+    fovea_rig rig = spec_rig(20);
+    fovea_map_build_options o;
+    fovea_map_build_default_options(&o);
+    o.max_step = 1;
+    fovea_stitch_map m;
+    REQUIRE(fovea_map_build(NULL, &rig, &m, &o) == FOVEA_OK);
+    long long mismatch = 0;
+    for (int c = 0; c < 2; c++) {
+        CHECK_EQ_INT(m.cam[c].step, 1);
+        CHECK_EQ_INT(m.cam[c].grid_w, rig.width + 1);
+        CHECK_EQ_INT(m.cam[c].grid_h, rig.height + 1);
+        for (int j = 0; j < rig.height; j++)
+            for (int i = 0; i < rig.width; i++) {
+                double eu, ev;
+                float lu, lv;
+                int def = fovea_rig_project(&rig, c, i, j, &eu, &ev);
+                int seen = fovea_map_lookup(&m, c, i, j, &lu, &lv);
+                if (def && fovea_inside_image(eu, ev, rig.cameras[c].width, rig.cameras[c].height))
+                    mismatch += !seen || fabs(lu - eu) > 1e-3 || fabs(lv - ev) > 1e-3;
+            }
+    }
+    CHECK_EQ_INT(mismatch, 0);
+    /* out-of-range lookups */
+    float u, v;
+    CHECK_EQ_INT(fovea_map_lookup(&m, 2, 0, 0, &u, &v), 0);
+    CHECK_EQ_INT(fovea_map_lookup(&m, 0, -1, 0, &u, &v), 0);
+    CHECK_EQ_INT(fovea_map_lookup(&m, 0, rig.width, 0, &u, &v), 0);
+    fovea_stitch_map_free(&m);
+
+    /* a coarser max_step never gives a worse error than the tolerance */
+    o.max_step = 32;
+    fovea_map_build_stats st;
+    o.stats = &st;
+    REQUIRE(fovea_map_build(ctx, &rig, &m, &o) == FOVEA_OK);
+    for (int c = 0; c < 2; c++)
+        CHECK(st.cam[c].max_err <= 0.01 && st.cam[c].step <= 32);
+    fovea_stitch_map_free(&m);
+
+    /* bad arguments */
+    o.max_step = 3;
+    CHECK_EQ_INT(fovea_map_build(ctx, &rig, &m, &o), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "max_step") != NULL);
+    o.max_step = 16;
+    o.tolerance = 0.0;
+    CHECK_EQ_INT(fovea_map_build(ctx, &rig, &m, &o), FOVEA_ERR_INVALID_ARG);
+    o.tolerance = 0.01;
+    rig.cameras[1].fx = -1.0;
+    CHECK_EQ_INT(fovea_map_build(ctx, &rig, &m, &o), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "cameras[1].fx") != NULL);
+    CHECK(m.cam[0].uv == NULL);
+    CHECK_EQ_INT(fovea_camera_map_alloc(&m.cam[0], 10, 10, 3), FOVEA_ERR_INVALID_ARG);
+}
+
+int main(void)
+{
+    fovea_settings s;
+    fovea_default_settings(&s);
+    s.backend = FOVEA_BACKEND_CPU;
+    s.threads = 2;
+    REQUIRE(fovea_open(&ctx, &s) == FOVEA_OK);
+    test_spec_rig();
+    test_fisheye_rig();
+    test_cylinder_rig();
+    test_step1_and_errors();
+    fovea_close(&ctx);
+    return test_finish("test_stitch_map");
+}

@@ -1,0 +1,313 @@
+/* Rig JSON: the spec example parses to the expected values, round-trips through
+ * the writer, and every malformed case is refused with the field path named. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stitch/rig.h"
+#include "testutil.h"
+
+static const char *spec_json =
+    "{\n"
+    "  \"panorama\": { \"projection\": \"equirectangular\", \"width\": 5700, \"height\": 1900,\n"
+    "                \"hfov\": 150.0, \"vfov\": 50.0, \"yaw\": 0.0, \"pitch\": 0.0 },\n"
+    "  \"blend\":    { \"feather\": 64 },\n"
+    "  \"cameras\": [\n"
+    "    { \"name\": \"left\",  \"width\": 3840, \"height\": 2160, \"model\": \"pinhole\",\n"
+    "      \"fx\": 2132.0, \"fy\": 2132.0, \"cx\": 1919.5, \"cy\": 1079.5,\n"
+    "      \"dist\": [-0.05, 0.01, 0.0, 0.0, 0.0],\n"
+    "      \"yaw\": -35.0, \"pitch\": 0.0, \"roll\": 0.0 },\n"
+    "    { \"name\": \"right\", \"width\": 3840, \"height\": 2160, \"model\": \"fisheye\",\n"
+    "      \"fx\": 1200.0, \"fy\": 1200.0, \"cx\": 1919.5, \"cy\": 1079.5,\n"
+    "      \"dist\": [0.02, -0.01, 0.0, 0.0],\n"
+    "      \"yaw\": 35.0, \"pitch\": 0.0, \"roll\": 0.0 }\n"
+    "  ]\n"
+    "}\n";
+
+/* spec_json with the first occurrence of `from` replaced by `to` (caller frees). */
+static char *subst(const char *base, const char *from, const char *to)
+{
+    const char *at = strstr(base, from);
+    REQUIRE(at != NULL);
+    size_t pre = (size_t)(at - base), fl = strlen(from), tl = strlen(to);
+    char *s = malloc(strlen(base) - fl + tl + 1);
+    REQUIRE(s != NULL);
+    memcpy(s, base, pre);
+    memcpy(s + pre, to, tl);
+    strcpy(s + pre + tl, at + fl);
+    return s;
+}
+
+/* Expect rejection with a message containing `needle`. */
+static void expect_bad_text(const char *json, const char *needle, int line)
+{
+    fovea_rig rig;
+    char err[512] = "";
+    int rc = fovea_rig_parse(json, strlen(json), &rig, err, sizeof(err));
+    if (rc >= 0 || !strstr(err, needle)) {
+        fprintf(stderr, "line %d: expected error containing '%s', got rc=%d '%s'\n", line, needle,
+                rc, err);
+        test_failures++;
+    }
+}
+
+static void expect_bad_sub(const char *from, const char *to, const char *needle, int line)
+{
+    char *j = subst(spec_json, from, to);
+    expect_bad_text(j, needle, line);
+    free(j);
+}
+
+#define BAD(from, to, needle) expect_bad_sub(from, to, needle, __LINE__)
+#define BAD_TEXT(json, needle) expect_bad_text(json, needle, __LINE__)
+
+static void test_spec_example(void)
+{
+    fovea_rig rig;
+    char err[256] = "";
+    int rc = fovea_rig_parse(spec_json, strlen(spec_json), &rig, err, sizeof(err));
+    CHECK_EQ_INT(rc, FOVEA_OK);
+    if (rc < 0) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    CHECK_EQ_INT(rig.projection, FOVEA_PROJ_EQUIRECTANGULAR);
+    CHECK_EQ_INT(rig.width, 5700);
+    CHECK_EQ_INT(rig.height, 1900);
+    CHECK(rig.hfov == 150.0 && rig.vfov == 50.0 && rig.yaw == 0.0 && rig.pitch == 0.0);
+    CHECK(rig.feather == 64.0);
+    CHECK(rig.max_theta == 100.0);
+    CHECK_EQ_INT(rig.num_cameras, 2);
+    const fovea_rig_camera *l = &rig.cameras[0], *r = &rig.cameras[1];
+    CHECK(strcmp(l->name, "left") == 0 && strcmp(r->name, "right") == 0);
+    CHECK_EQ_INT(l->model, FOVEA_CAM_PINHOLE);
+    CHECK_EQ_INT(r->model, FOVEA_CAM_FISHEYE);
+    CHECK(l->width == 3840 && l->height == 2160);
+    CHECK(l->fx == 2132.0 && l->fy == 2132.0 && l->cx == 1919.5 && l->cy == 1079.5);
+    CHECK(l->dist[0] == -0.05 && l->dist[1] == 0.01 && l->dist[4] == 0.0);
+    CHECK(r->fx == 1200.0 && r->dist[0] == 0.02 && r->dist[1] == -0.01 && r->dist[4] == 0.0);
+    CHECK(l->yaw == -35.0 && r->yaw == 35.0);
+
+    /* writer round trip */
+    char *s = fovea_rig_to_json(&rig);
+    REQUIRE(s != NULL);
+    fovea_rig back;
+    rc = fovea_rig_parse(s, strlen(s), &back, err, sizeof(err));
+    CHECK_EQ_INT(rc, FOVEA_OK);
+    CHECK(memcmp(&rig, &back, sizeof(rig)) == 0);
+    free(s);
+
+    /* odd values survive the round trip bit for bit */
+    rig.cameras[1].fx = 1200.0 / 3.0;
+    rig.cameras[0].dist[3] = 1e-7 / 3.0;
+    rig.pitch = -0.1;
+    rig.max_theta = 95.5;
+    rig.feather = 0.0;
+    s = fovea_rig_to_json(&rig);
+    REQUIRE(s != NULL);
+    rc = fovea_rig_parse(s, strlen(s), &back, err, sizeof(err));
+    CHECK_EQ_INT(rc, FOVEA_OK);
+    CHECK(memcmp(&rig, &back, sizeof(rig)) == 0);
+    free(s);
+
+    /* file load + write */
+    char *path = test_tmp_path(".json");
+    FILE *f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    CHECK_EQ_INT(fovea_rig_write_json(&rig, f), FOVEA_OK);
+    fclose(f);
+    rc = fovea_rig_load(path, &back, err, sizeof(err));
+    CHECK_EQ_INT(rc, FOVEA_OK);
+    CHECK(memcmp(&rig, &back, sizeof(rig)) == 0);
+    free(path);
+}
+
+static void test_defaults(void)
+{
+    /* blend, max_theta, panorama yaw/pitch, names, dist and angles are optional */
+    const char *j =
+        "{\"panorama\": {\"projection\": \"cylindrical\", \"width\": 100, \"height\": 50,"
+        " \"hfov\": 90},"
+        " \"cameras\": [{\"width\": 64, \"height\": 48, \"model\": \"pinhole\","
+        " \"fx\": 50, \"fy\": 50, \"cx\": 31.5, \"cy\": 23.5, \"dist\": [0.1]}]}";
+    fovea_rig rig;
+    char err[256] = "";
+    int rc = fovea_rig_parse(j, strlen(j), &rig, err, sizeof(err));
+    CHECK_EQ_INT(rc, FOVEA_OK);
+    if (rc < 0)
+        fprintf(stderr, "%s\n", err);
+    CHECK_EQ_INT(rig.projection, FOVEA_PROJ_CYLINDRICAL);
+    CHECK(rig.feather == 64.0 && rig.max_theta == 100.0);
+    CHECK(rig.yaw == 0.0 && rig.pitch == 0.0);
+    CHECK(strcmp(rig.cameras[0].name, "cam0") == 0);
+    CHECK(rig.cameras[0].dist[0] == 0.1 && rig.cameras[0].dist[1] == 0.0 &&
+          rig.cameras[0].dist[4] == 0.0);
+    CHECK(rig.cameras[0].yaw == 0.0 && rig.cameras[0].roll == 0.0);
+    /* hfov 360 and max_theta 180 are allowed; the spec example with max_theta */
+    char *s = subst(spec_json, "\"hfov\": 150.0", "\"hfov\": 360");
+    char *t = subst(s, "\"blend\"", "\"max_theta\": 120, \"blend\"");
+    rc = fovea_rig_parse(t, strlen(t), &rig, err, sizeof(err));
+    CHECK_EQ_INT(rc, FOVEA_OK);
+    CHECK(rig.hfov == 360.0 && rig.max_theta == 120.0);
+    free(s);
+    free(t);
+    /* whitespace after the document is fine, a NUL-free buffer without terminator too */
+    size_t n = strlen(spec_json);
+    char *buf = malloc(n + 3);
+    REQUIRE(buf != NULL);
+    memcpy(buf, spec_json, n);
+    memcpy(buf + n, " \n\t", 3);
+    rc = fovea_rig_parse(buf, n + 3, &rig, err, sizeof(err));
+    CHECK_EQ_INT(rc, FOVEA_OK);
+    free(buf);
+}
+
+static void test_malformed(void)
+{
+    /* syntax */
+    BAD_TEXT("", "invalid JSON");
+    BAD_TEXT("{\n  \"panorama\": {\n    \"width\": 12,,\n", "invalid JSON near line 3");
+    BAD("\"hfov\": 150.0", "\"hfov\": NaN", "invalid JSON");
+    BAD("\"hfov\": 150.0", "\"hfov\": Infinity", "invalid JSON");
+    BAD_TEXT("{\"panorama\": {}} trailing", "invalid JSON");
+    BAD_TEXT("[1, 2]", "(root): must be an object");
+
+    /* required fields and types */
+    BAD("\"panorama\"", "\"panoramaX\"", "panorama: missing required field");
+    BAD("\"panorama\": {", "\"panorama\": 3, \"x\": {", "panorama: must be an object");
+    BAD("\"projection\": \"equirectangular\",", "", "panorama.projection: missing");
+    BAD("\"equirectangular\"", "\"mercator\"",
+        "panorama.projection: unknown projection 'mercator' (equirectangular, cylindrical)");
+    BAD("\"equirectangular\"", "7", "panorama.projection: must be a string");
+    BAD("\"width\": 5700,", "", "panorama.width: missing required field");
+    BAD("\"width\": 5700", "\"width\": \"5700\"", "panorama.width: must be a number");
+    BAD("\"width\": 5700", "\"width\": 0", "panorama.width");
+    BAD("\"width\": 5700", "\"width\": -4", "panorama.width");
+    BAD("\"width\": 5700", "\"width\": 16385", "panorama.width");
+    BAD("\"width\": 5700", "\"width\": 100.5", "panorama.width");
+    BAD("\"height\": 1900", "\"height\": 20000", "panorama.height");
+    BAD("\"hfov\": 150.0", "\"hfov\": 0", "panorama.hfov");
+    BAD("\"hfov\": 150.0", "\"hfov\": 360.5", "panorama.hfov");
+    BAD("\"hfov\": 150.0", "\"hfov\": -10", "panorama.hfov");
+    BAD("\"hfov\": 150.0", "\"hfov\": 1e999", "panorama.hfov: must be a finite number");
+    BAD("\"vfov\": 50.0", "\"vfov\": 180", "panorama.vfov");
+    BAD("\"vfov\": 50.0", "\"vfov\": 0", "panorama.vfov");
+    BAD("\"vfov\": 50.0,", "", "panorama.vfov: missing required field");
+    BAD("\"yaw\": 0.0, \"pitch\": 0.0 }", "\"yaw\": null, \"pitch\": 0.0 }", "panorama.yaw");
+    BAD("\"feather\": 64", "\"feather\": -1", "blend.feather");
+    BAD("\"feather\": 64", "\"feather\": true", "blend.feather: must be a number");
+    BAD("\"blend\":    { \"feather\": 64 }", "\"blend\": 64", "blend: must be an object");
+    BAD("\"blend\"", "\"max_theta\": 0, \"blend\"", "max_theta");
+    BAD("\"blend\"", "\"max_theta\": 181, \"blend\"", "max_theta");
+    BAD("\"blend\"", "\"max_theta\": \"x\", \"blend\"", "max_theta: must be a number");
+
+    /* cameras */
+    BAD("\"cameras\"", "\"kameras\"", "cameras: missing required field");
+    BAD_TEXT("{\"panorama\": {\"projection\": \"cylindrical\", \"width\": 100, \"height\": 50,"
+             " \"hfov\": 90}, \"cameras\": []}",
+             "cameras: must have 1 to 16 entries");
+    BAD_TEXT("{\"panorama\": {\"projection\": \"cylindrical\", \"width\": 100, \"height\": 50,"
+             " \"hfov\": 90}, \"cameras\": {}}",
+             "cameras: must be an array");
+    BAD("\"name\": \"left\"", "\"name\": 5", "cameras[0].name: must be a string");
+    BAD("\"model\": \"pinhole\"", "\"model\": \"fishy\"",
+        "cameras[0].model: unknown model 'fishy' (pinhole, fisheye)");
+    BAD("\"model\": \"fisheye\",", "", "cameras[1].model: missing required field");
+    BAD("\"fx\": 1200.0,", "", "cameras[1].fx: missing required field");
+    BAD("\"fx\": 1200.0", "\"fx\": \"abc\"", "cameras[1].fx: must be a number");
+    BAD("\"fx\": 2132.0", "\"fx\": 0", "cameras[0].fx: must be a finite number > 0");
+    BAD("\"fx\": 2132.0", "\"fx\": -5", "cameras[0].fx: must be a finite number > 0");
+    BAD("\"fx\": 2132.0", "\"fx\": 1e400", "cameras[0].fx: must be a finite number");
+    BAD("\"fy\": 1200.0", "\"fy\": 0", "cameras[1].fy");
+    BAD("\"cx\": 1919.5", "\"cx\": [1]", "cameras[0].cx: must be a number");
+    BAD("\"cy\": 1079.5,\n      \"dist\": [0.02", "\"dist\": [0.02", "cameras[1].cy: missing");
+    BAD("\"width\": 3840", "\"width\": 0", "cameras[0].width");
+    BAD("\"width\": 3840, \"height\": 2160, \"model\": \"fisheye\"",
+        "\"width\": 16385, \"height\": 2160, \"model\": \"fisheye\"", "cameras[1].width");
+    BAD("\"height\": 2160", "\"height\": -1", "cameras[0].height");
+    BAD("\"height\": 2160", "\"height\": 2160.25", "cameras[0].height");
+    BAD("[-0.05, 0.01, 0.0, 0.0, 0.0]", "[-0.05, 0.01, 0.0, 0.0, 0.0, 0.1]",
+        "cameras[0].dist: 6 coefficients");
+    BAD("[0.02, -0.01, 0.0, 0.0]", "[0.02, -0.01, 0.0, 0.0, 0.0]", "cameras[1].dist: 5 coeff");
+    BAD("[-0.05, 0.01, 0.0, 0.0, 0.0]", "[-0.05, 0.01, \"x\"]", "cameras[0].dist[2]: must be a");
+    BAD("[-0.05, 0.01, 0.0, 0.0, 0.0]", "-0.05", "cameras[0].dist: must be an array");
+    BAD("[-0.05, 0.01, 0.0, 0.0, 0.0]", "[-0.05, 1e999]", "cameras[0].dist[1]: must be a finite");
+    BAD("\"yaw\": 35.0", "\"yaw\": \"east\"", "cameras[1].yaw: must be a number");
+    BAD("\"roll\": 0.0 }\n  ]", "\"roll\": false }\n  ]", "cameras[1].roll");
+    BAD("{ \"name\": \"left\"", "7, { \"name\": \"left\"", "cameras[0]: must be an object");
+    /* a fisheye polynomial that folds back before max_theta */
+    BAD("[0.02, -0.01, 0.0, 0.0]", "[0.0, -0.2, 0.0, 0.0]", "cameras[1].dist: fisheye");
+
+    /* too many cameras */
+    {
+        const char *cam = "{\"width\": 64, \"height\": 48, \"model\": \"pinhole\", \"fx\": 50,"
+                          " \"fy\": 50, \"cx\": 31.5, \"cy\": 23.5}";
+        char *j = malloc(4096);
+        REQUIRE(j != NULL);
+        for (int n = 16; n <= 17; n++) {
+            strcpy(j, "{\"panorama\": {\"projection\": \"cylindrical\", \"width\": 100,"
+                      " \"height\": 50, \"hfov\": 90}, \"cameras\": [");
+            for (int k = 0; k < n; k++) {
+                if (k)
+                    strcat(j, ",");
+                strcat(j, cam);
+            }
+            strcat(j, "]}");
+            fovea_rig rig;
+            char err[256] = "";
+            int rc = fovea_rig_parse(j, strlen(j), &rig, err, sizeof(err));
+            if (n == 16) {
+                CHECK_EQ_INT(rc, FOVEA_OK);
+                CHECK_EQ_INT(rig.num_cameras, 16);
+            } else {
+                CHECK(rc < 0 && strstr(err, "cameras: must have 1 to 16 entries"));
+            }
+        }
+        free(j);
+    }
+}
+
+static void test_validate_and_load(void)
+{
+    fovea_rig rig;
+    char err[256] = "";
+    REQUIRE(fovea_rig_parse(spec_json, strlen(spec_json), &rig, err, sizeof(err)) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_rig_validate(&rig, err, sizeof(err)), FOVEA_OK);
+    rig.cameras[1].fy = -1.0;
+    CHECK(fovea_rig_validate(&rig, err, sizeof(err)) < 0 && strstr(err, "cameras[1].fy"));
+    rig.cameras[1].fy = 1200.0;
+    rig.num_cameras = 0;
+    CHECK(fovea_rig_validate(&rig, err, sizeof(err)) < 0 && strstr(err, "cameras"));
+    rig.num_cameras = 2;
+    rig.cameras[0].dist[2] = 0.0 / 0.0 * 0.0; /* NaN */
+    CHECK(fovea_rig_validate(&rig, err, sizeof(err)) < 0 && strstr(err, "cameras[0].dist[2]"));
+
+    CHECK_EQ_INT(fovea_rig_load("/nonexistent/rig.json", &rig, err, sizeof(err)), FOVEA_ERR_IO);
+    CHECK(strstr(err, "/nonexistent/rig.json") != NULL);
+    /* larger than the 1 MiB limit (valid JSON padded with spaces) */
+    size_t big = FOVEA_RIG_FILE_LIMIT + 10;
+    char *buf = malloc(big);
+    REQUIRE(buf != NULL);
+    memset(buf, ' ', big);
+    memcpy(buf, spec_json, strlen(spec_json));
+    char *path = test_write_tmp(".json", buf, big);
+    CHECK(fovea_rig_load(path, &rig, err, sizeof(err)) < 0);
+    CHECK(strstr(err, "larger than") != NULL);
+    free(path);
+    /* a malformed file names the file and the field */
+    char *bad = subst(spec_json, "\"fx\": 1200.0", "\"fx\": 0");
+    path = test_write_tmp(".json", bad, strlen(bad));
+    CHECK(fovea_rig_load(path, &rig, err, sizeof(err)) < 0);
+    CHECK(strstr(err, path) != NULL && strstr(err, "cameras[1].fx") != NULL);
+    free(path);
+    free(bad);
+    free(buf);
+}
+
+int main(void)
+{
+    test_spec_example();
+    test_defaults();
+    test_malformed();
+    test_validate_and_load();
+    return test_finish("test_stitch_rig");
+}

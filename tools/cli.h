@@ -1,0 +1,216 @@
+/* Helpers shared by the `fovea` commands: option parsing and help text, value
+ * parsing with range checks, error reporting, progress, and opening inputs. */
+#ifndef FOVEA_TOOLS_CLI_H
+#define FOVEA_TOOLS_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "fovea/fovea.h"
+#include "fovea/io.h"
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CLI_PRINTF(a, b)
+#endif
+
+/* Exit statuses of every command. */
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_RUNTIME = 1, /* the work failed: I/O, corrupt input, out of memory, ... */
+    CLI_EXIT_USAGE = 2    /* unknown command/option, missing argument, bad value */
+};
+
+/* A command: main.c keeps the table, each cmd_<name>.c provides run. run gets
+ * argv[0] = the command name and returns an exit status. */
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+} cli_command;
+
+/* ------------------------------------------------------------------ options */
+
+/* One option of a command. The table ends with an entry whose id is 0.
+ * --help/-h is added by the parser and must not be listed. */
+typedef struct cli_option {
+    const char *long_name; /* without "--" */
+    char short_name;       /* 0 when none */
+    const char *arg;       /* argument name shown in help ("N", "WxH"); NULL for a flag */
+    const char *help;      /* one line */
+    const char *def;       /* default shown as "(default: ...)"; NULL to show none */
+    int id;                /* > 0, returned by cli_next() */
+} cli_option;
+
+/* What `fovea <cmd> --help` prints. */
+typedef struct cli_spec {
+    const char *name;        /* command name */
+    const char *usage;       /* after "fovea <name> ", e.g. "[options] IN OUT" */
+    const char *description; /* paragraph(s) under the usage line */
+    const cli_option *options;
+    const char *notes;       /* printed after the options (examples), or NULL */
+} cli_spec;
+
+enum {
+    CLI_DONE = 0,   /* no more options; positional arguments are in rest/nrest */
+    CLI_HELP = -1,  /* --help was given and the help was printed: exit 0 */
+    CLI_ERROR = -2  /* a usage error was printed: exit 2 */
+};
+
+/* Walks argv once. Options and positional arguments may be mixed; "--" ends the
+ * options; a lone "-" is positional. Option values are "--name VALUE",
+ * "--name=VALUE", "-x VALUE" or "-xVALUE". */
+typedef struct cli_parser {
+    const cli_spec *spec;
+    int argc;
+    char **argv;
+    int pos;          /* next argv index to look at */
+    int only_args;    /* after "--" */
+    char **rest;      /* positional arguments, in order (stored over argv) */
+    int nrest;
+} cli_parser;
+
+void cli_parser_init(cli_parser *p, const cli_spec *spec, int argc, char **argv);
+
+/* @return the id of the next option (> 0) with its value in *value (NULL for
+ *         flags), or CLI_DONE, CLI_HELP, CLI_ERROR. */
+int cli_next(cli_parser *p, const char **value);
+
+/* Print the help of a command (usage, description, every option with its default). */
+void cli_print_help(FILE *fp, const cli_spec *spec);
+
+/* Print text (the cursor being at column col), breaking at spaces before column
+ * 80; continuation lines start at column indent. Ends with a newline. */
+void cli_print_wrapped(FILE *fp, const char *text, int col, int indent);
+
+/* ------------------------------------------------------------------ errors */
+
+/* "fovea: <file>: <what>" (file NULL: "fovea: <what>") on stderr. */
+void cli_error(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* "fovea: <what>" then "Try 'fovea <cmd> --help'." (cmd NULL: 'fovea --help').
+ * @return CLI_EXIT_USAGE */
+int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* Report a library message that may already start with "<file>: " (the readers
+ * and writers write it so); adds the prefix when missing and falls back to
+ * fovea_strerror(status) when msg is empty. file "-" is shown as stdin/stdout
+ * according to is_output. @return CLI_EXIT_RUNTIME */
+int cli_report(const char *file, int is_output, const char *msg, int status);
+
+/* ------------------------------------------------------------------ values */
+
+/* Parse a decimal integer in [min, max]. On failure print a usage error such as
+ * "--frames: expected a non-negative integer, got 'x'" and return -1. */
+int cli_parse_int(const char *cmd, const char *opt, const char *s, long long min,
+                  long long max, long long *out);
+/* Same for int-sized results. */
+int cli_parse_int32(const char *cmd, const char *opt, const char *s, int min, int max, int *out);
+/* Parse a finite number in [min, max]. */
+int cli_parse_double(const char *cmd, const char *opt, const char *s, double min, double max,
+                     double *out);
+/* Parse "WxH" (1..FOVEA_MAX_DIM each). */
+int cli_parse_size(const char *cmd, const char *opt, const char *s, int *w, int *h);
+/* Parse "N" or "N/D" (both positive). */
+int cli_parse_rate(const char *cmd, const char *opt, const char *s, int *num, int *den);
+/* Pick s from a NULL-terminated list; *out = its index. */
+int cli_parse_choice(const char *cmd, const char *opt, const char *s,
+                     const char *const *choices, int *out);
+/* y4m | yuv | pnm | png */
+int cli_parse_container(const char *cmd, const char *opt, const char *s, fovea_container *out);
+/* any name fovea_pixfmt_from_name() knows */
+int cli_parse_pixfmt(const char *cmd, const char *opt, const char *s, fovea_pixfmt *out);
+
+/* ------------------------------------------------------------------ inputs */
+
+/* Options every command that reads video accepts; put CLI_INPUT_OPTIONS in the
+ * command's option table and pass unknown ids to cli_input_option(). */
+enum {
+    CLI_OPT_IN_FORMAT = 0x1000,
+    CLI_OPT_SIZE,
+    CLI_OPT_WIDTH,
+    CLI_OPT_HEIGHT,
+    CLI_OPT_PIXFMT,
+    CLI_OPT_FPS
+};
+
+#define CLI_INPUT_OPTIONS                                                                   \
+    {"in-format", 0, "FMT", "input container: y4m, yuv (raw), pnm or png",                   \
+     "from the file extension; '-' is y4m", CLI_OPT_IN_FORMAT},                             \
+    {"size", 's', "WxH", "frame size of raw input (same as --width and --height)", "none",  \
+     CLI_OPT_SIZE},                                                                         \
+    {"width", 0, "N", "frame width of raw input", "none", CLI_OPT_WIDTH},                   \
+    {"height", 0, "N", "frame height of raw input", "none", CLI_OPT_HEIGHT},                \
+    {"pixfmt", 0, "FMT", "pixel format of raw input (e.g. i420, i420p10, gray8, rgb24)",    \
+     "none", CLI_OPT_PIXFMT},                                                               \
+    {"fps", 0, "N[/D]", "frame rate of raw input, carried to y4m output", "unknown",        \
+     CLI_OPT_FPS}
+
+typedef struct cli_input_opts {
+    fovea_container container; /* AUTO unless --in-format */
+    int width, height;         /* 0 = not given */
+    fovea_pixfmt fmt;          /* NONE = not given */
+    int fps_num, fps_den;      /* 0/0 = not given */
+} cli_input_opts;
+
+void cli_input_opts_init(cli_input_opts *o);
+
+/* Handle one of the CLI_INPUT_OPTIONS ids.
+ * @return 1 when handled, 0 when id is not an input option, -1 after a usage error. */
+int cli_input_option(cli_input_opts *o, const char *cmd, int id, const char *value);
+
+/* The container a path will be read/written as (forced, or from the extension).
+ * @return FOVEA_CONTAINER_AUTO when it cannot be told. */
+fovea_container cli_container_for(const char *path, fovea_container forced);
+
+/* Open path for reading with the input options: checks that raw input has its
+ * geometry and that geometry is only given for raw input, and prints errors.
+ * @return CLI_EXIT_OK (and *r), CLI_EXIT_USAGE or CLI_EXIT_RUNTIME. */
+int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o,
+                    fovea_reader **r);
+
+/* ------------------------------------------------------------------ progress */
+
+/* "frame 120/300  45.2 fps  ETA 4s" on stderr, redrawn with '\r' at most 4 times
+ * a second. Shown when stderr is a terminal, or when FOVEA_PROGRESS=1 (tests);
+ * FOVEA_PROGRESS=0 or quiet hides it. */
+typedef struct cli_progress {
+    int enabled;
+    int64_t total;   /* -1 when unknown */
+    int64_t done;
+    double t0;       /* start, seconds */
+    double last;     /* last redraw */
+    int width;       /* length of the last line, to blank leftovers */
+} cli_progress;
+
+void cli_progress_start(cli_progress *p, int64_t total, int quiet);
+void cli_progress_update(cli_progress *p, int64_t done);
+/* Draw the final state and end the line (nothing when disabled or nothing drawn). */
+void cli_progress_finish(cli_progress *p);
+
+/* ------------------------------------------------------------------ formats */
+
+/* 1 when the container can store frames of fmt as they are (no conversion). */
+int cli_container_holds(fovea_container c, fovea_pixfmt fmt);
+
+/* The format to write when the input is in fmt and the user chose none: fmt when
+ * the container holds it, else rgb24 for PNG/PNM (from color YUV, nv12, or rgba
+ * for PNM) and i420 for y4m (from RGB or nv12). Gray stays gray everywhere. */
+fovea_pixfmt cli_default_output_pixfmt(fovea_container c, fovea_pixfmt fmt);
+
+/* ------------------------------------------------------------------ misc */
+
+/* Monotonic clock in seconds. */
+double cli_now(void);
+
+/* Write a cJSON tree to path ("-" = stdout), printing errors.
+ * @return CLI_EXIT_OK or CLI_EXIT_RUNTIME. */
+int cli_write_json(const char *path, const cJSON *json);
+
+/* Display name of a path in messages: "-" -> "stdin"/"stdout". */
+const char *cli_display_path(const char *path, int is_output);
+
+#endif

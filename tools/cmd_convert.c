@@ -1,0 +1,348 @@
+/* `fovea convert IN OUT`: copy frames between containers (y4m, raw yuv, PNM, PNG),
+ * converting the pixel format on the CPU when the output needs another one. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fovea/convert.h"
+
+enum {
+    OPT_OUT_FORMAT = 1,
+    OPT_PIXFMT_OUT,
+    OPT_COLORSPACE,
+    OPT_RANGE,
+    OPT_START,
+    OPT_FRAMES,
+    OPT_THREADS,
+    OPT_JSON,
+    OPT_QUIET
+};
+
+static const cli_option options[] = {
+    CLI_INPUT_OPTIONS,
+    {"out-format", 0, "FMT", "output container: y4m, yuv (raw), pnm or png",
+     "from the file extension; '-' is y4m", OPT_OUT_FORMAT},
+    {"pixfmt-out", 0, "FMT", "pixel format to write",
+     "the input's when the output container holds it, else rgb24 for PNG/PNM from color "
+     "YUV and i420 for y4m from RGB or nv12",
+     OPT_PIXFMT_OUT},
+    {"colorspace", 0, "CS", "YUV<->RGB matrix: bt601 or bt709", "bt601", OPT_COLORSPACE},
+    {"range", 0, "RANGE", "YUV range for YUV<->RGB: limited or full", "limited", OPT_RANGE},
+    {"start", 0, "N", "skip the first N input frames", "0", OPT_START},
+    {"frames", 0, "N", "convert at most N frames", "all", OPT_FRAMES},
+    {"threads", 0, "N", "CPU threads for pixel format conversion; 0 = one per CPU", "0",
+     OPT_THREADS},
+    {"json", 0, "FILE", "write a JSON summary (frames, input, output, seconds) to FILE; "
+     "'-' = stdout", "none", OPT_JSON},
+    {"quiet", 'q', NULL, "do not show progress", "progress on stderr when it is a terminal",
+     OPT_QUIET},
+    {0},
+};
+
+static const cli_spec spec = {
+    "convert",
+    "[options] IN OUT",
+    "Convert video between containers and pixel formats. Containers come from the\n"
+    "file extensions (.y4m, .yuv/.raw, .pgm/.ppm/.pnm, .png) or --in-format and\n"
+    "--out-format; '-' reads stdin or writes stdout (y4m unless told otherwise).\n"
+    "PNM and PNG hold one image: to write several frames use a pattern such as\n"
+    "out%04d.png (frames are numbered from 0).",
+    options,
+    "Examples:\n"
+    "  fovea convert -s 1920x1080 --pixfmt i420 --fps 25 in.yuv out.y4m\n"
+    "  fovea convert --start 10 --frames 1 in.y4m frame.png\n"
+    "  fovea convert in.y4m frames%04d.png\n"
+    "  cat in.y4m | fovea convert --pixfmt-out i420p10 - - > out.y4m",
+};
+
+typedef struct convert_args {
+    cli_input_opts in;
+    fovea_container out_container;
+    fovea_pixfmt out_fmt; /* NONE = choose */
+    fovea_convert_options copt;
+    long long start;
+    long long frames;     /* -1 = all */
+    int threads;
+    const char *json;
+    int quiet;
+    const char *in_path, *out_path;
+} convert_args;
+
+static int parse_args(convert_args *a, int argc, char **argv)
+{
+    static const char *const colorspaces[] = {"bt601", "bt709", NULL};
+    static const char *const ranges[] = {"limited", "full", NULL};
+    const char *cmd = spec.name;
+    cli_parser p;
+    const char *v;
+    int id, choice;
+
+    memset(a, 0, sizeof(*a));
+    cli_input_opts_init(&a->in);
+    a->out_container = FOVEA_CONTAINER_AUTO;
+    a->out_fmt = FOVEA_PIX_NONE;
+    fovea_convert_options_init(&a->copt);
+    a->frames = -1;
+
+    cli_parser_init(&p, &spec, argc, argv);
+    while ((id = cli_next(&p, &v)) > 0) {
+        int bad = 0;
+        switch (id) {
+        case OPT_OUT_FORMAT:
+            bad = cli_parse_container(cmd, "--out-format", v, &a->out_container);
+            break;
+        case OPT_PIXFMT_OUT:
+            bad = cli_parse_pixfmt(cmd, "--pixfmt-out", v, &a->out_fmt);
+            break;
+        case OPT_COLORSPACE:
+            bad = cli_parse_choice(cmd, "--colorspace", v, colorspaces, &choice);
+            a->copt.colorspace = choice == 1 ? FOVEA_CS_BT709 : FOVEA_CS_BT601;
+            break;
+        case OPT_RANGE:
+            bad = cli_parse_choice(cmd, "--range", v, ranges, &choice);
+            a->copt.range = choice == 1 ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
+            break;
+        case OPT_START:
+            bad = cli_parse_int(cmd, "--start", v, 0, INT64_MAX, &a->start);
+            break;
+        case OPT_FRAMES:
+            bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX, &a->frames);
+            break;
+        case OPT_THREADS:
+            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
+            break;
+        case OPT_JSON:
+            a->json = v;
+            break;
+        case OPT_QUIET:
+            a->quiet = 1;
+            break;
+        default:
+            if (cli_input_option(&a->in, cmd, id, v) <= 0)
+                bad = -1;
+            break;
+        }
+        if (bad)
+            return CLI_EXIT_USAGE;
+    }
+    if (id == CLI_HELP)
+        return -1;
+    if (id == CLI_ERROR)
+        return CLI_EXIT_USAGE;
+    if (p.nrest != 2)
+        return cli_usage_error(cmd, "convert: expected IN and OUT, got %d argument%s", p.nrest,
+                               p.nrest == 1 ? "" : "s");
+    a->in_path = p.rest[0];
+    a->out_path = p.rest[1];
+
+    fovea_container oc = cli_container_for(a->out_path, a->out_container);
+    if (oc == FOVEA_CONTAINER_AUTO)
+        return cli_usage_error(cmd,
+                               "%s: unknown file type (name it .y4m, .yuv, .pgm/.ppm/.pnm or "
+                               ".png, or use --out-format)",
+                               a->out_path);
+    a->out_container = oc;
+    if (a->out_fmt != FOVEA_PIX_NONE && !cli_container_holds(oc, a->out_fmt)) {
+        char list[256] = "";
+        size_t len = 0;
+        for (int f = FOVEA_PIX_NONE + 1; f < FOVEA_PIX_COUNT; f++) {
+            if (!cli_container_holds(oc, (fovea_pixfmt)f))
+                continue;
+            int k = snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "",
+                             fovea_pixfmt_name((fovea_pixfmt)f));
+            if (k > 0 && (size_t)k < sizeof(list) - len)
+                len += (size_t)k;
+        }
+        return cli_usage_error(cmd, "--pixfmt-out: %s cannot hold %s (it holds %s)",
+                               fovea_container_name(oc), fovea_pixfmt_name(a->out_fmt), list);
+    }
+    if (a->json && strcmp(a->json, "-") == 0 && strcmp(a->out_path, "-") == 0)
+        return cli_usage_error(cmd, "--json -: stdout already carries the video");
+    return CLI_EXIT_OK;
+}
+
+static cJSON *stream_json(const char *path, fovea_container c, const fovea_video_info *info,
+                          fovea_pixfmt fmt)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "path", path);
+    cJSON_AddStringToObject(o, "container", fovea_container_name(c));
+    cJSON_AddNumberToObject(o, "width", info->width);
+    cJSON_AddNumberToObject(o, "height", info->height);
+    cJSON_AddStringToObject(o, "pixfmt", fovea_pixfmt_name(fmt));
+    if (info->fps_num > 0 && info->fps_den > 0) {
+        char fps[48];
+        snprintf(fps, sizeof(fps), "%d/%d", info->fps_num, info->fps_den);
+        cJSON_AddStringToObject(o, "fps", fps);
+    } else {
+        cJSON_AddNullToObject(o, "fps");
+    }
+    return o;
+}
+
+static int write_summary(const convert_args *a, const fovea_video_info *in_info,
+                         const fovea_video_info *out_info, long long frames, double seconds)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root) {
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_RUNTIME;
+    }
+    cJSON *in = stream_json(a->in_path, cli_container_for(a->in_path, a->in.container),
+                            in_info, in_info->fmt);
+    if (in_info->frame_count >= 0)
+        cJSON_AddNumberToObject(in, "frame_count", (double)in_info->frame_count);
+    else
+        cJSON_AddNullToObject(in, "frame_count");
+    cJSON_AddItemToObject(root, "input", in);
+    cJSON_AddItemToObject(root, "output",
+                          stream_json(a->out_path, a->out_container, out_info, out_info->fmt));
+    cJSON_AddNumberToObject(root, "start", (double)a->start);
+    cJSON_AddNumberToObject(root, "frames", (double)frames);
+    cJSON_AddBoolToObject(root, "pixfmt_converted", in_info->fmt != out_info->fmt);
+    cJSON_AddNumberToObject(root, "seconds", seconds);
+    cJSON_AddNumberToObject(root, "fps", seconds > 0 ? (double)frames / seconds : 0.0);
+    int rc = cli_write_json(a->json, root);
+    cJSON_Delete(root);
+    return rc;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    convert_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc < 0)
+        return CLI_EXIT_OK; /* --help */
+    if (rc != CLI_EXIT_OK)
+        return rc;
+
+    fovea_reader *r = NULL;
+    fovea_writer *w = NULL;
+    fovea_context *ctx = NULL;
+    fovea_frame in_frame, out_frame;
+    memset(&in_frame, 0, sizeof(in_frame));
+    memset(&out_frame, 0, sizeof(out_frame));
+    cli_progress prog;
+    memset(&prog, 0, sizeof(prog));
+    long long done = 0;
+    char err[1024] = "";
+    int st;
+    double t0 = cli_now();
+
+    rc = cli_open_reader(spec.name, a.in_path, &a.in, &r);
+    if (rc != CLI_EXIT_OK)
+        goto end;
+    const fovea_video_info in_info = *fovea_reader_info(r);
+
+    if (a.start > 0) {
+        st = fovea_reader_skip(r, a.start);
+        if (st == FOVEA_EOF) {
+            cli_error(cli_display_path(a.in_path, 0), "--start %lld: the input has fewer frames",
+                      a.start);
+            rc = CLI_EXIT_RUNTIME;
+            goto end;
+        }
+        if (st < 0) {
+            rc = cli_report(a.in_path, 0, fovea_reader_error(r), st);
+            goto end;
+        }
+    }
+
+    fovea_video_info out_info = in_info;
+    out_info.fmt = a.out_fmt != FOVEA_PIX_NONE
+                       ? a.out_fmt
+                       : cli_default_output_pixfmt(a.out_container, in_info.fmt);
+    const int convert = out_info.fmt != in_info.fmt;
+    if (convert)
+        out_info.chroma_tag[0] = '\0'; /* the input's tag describes the input's chroma */
+    out_info.frame_count = -1;
+
+    if (convert) {
+        fovea_settings s;
+        fovea_default_settings(&s);
+        s.backend = FOVEA_BACKEND_CPU;
+        s.threads = a.threads;
+        st = fovea_open(&ctx, &s);
+        if (st < 0) {
+            cli_error(NULL, "cannot create a context: %s", fovea_strerror(st));
+            rc = CLI_EXIT_RUNTIME;
+            goto end;
+        }
+        st = fovea_frame_alloc(ctx, &out_frame, in_info.width, in_info.height, out_info.fmt,
+                               FOVEA_MEM_HOST);
+        if (st < 0) {
+            cli_error(NULL, "cannot allocate a %dx%d %s frame: %s", in_info.width,
+                      in_info.height, fovea_pixfmt_name(out_info.fmt), fovea_strerror(st));
+            rc = CLI_EXIT_RUNTIME;
+            goto end;
+        }
+    }
+
+    st = fovea_writer_open(&w, a.out_path, a.out_container, &out_info, err, sizeof(err));
+    if (st < 0) {
+        rc = cli_report(a.out_path, 1, err, st);
+        goto end;
+    }
+
+    int64_t total = -1;
+    if (in_info.frame_count >= 0) {
+        total = in_info.frame_count > a.start ? in_info.frame_count - a.start : 0;
+        if (a.frames >= 0 && a.frames < total)
+            total = a.frames;
+    }
+    cli_progress_start(&prog, total, a.quiet);
+    while (a.frames < 0 || done < a.frames) {
+        st = fovea_reader_read(r, &in_frame);
+        if (st == FOVEA_EOF)
+            break;
+        if (st < 0) {
+            cli_progress_finish(&prog);
+            rc = cli_report(a.in_path, 0, fovea_reader_error(r), st);
+            goto end;
+        }
+        const fovea_frame *out = &in_frame;
+        if (convert) {
+            st = fovea_frame_convert(ctx, &out_frame, &in_frame, &a.copt);
+            if (st < 0) {
+                const char *detail = fovea_last_error(ctx);
+                cli_progress_finish(&prog);
+                cli_error(cli_display_path(a.in_path, 0), "frame %lld: cannot convert %s to %s: %s",
+                          (long long)in_frame.index, fovea_pixfmt_name(in_info.fmt),
+                          fovea_pixfmt_name(out_info.fmt),
+                          detail && *detail ? detail : fovea_strerror(st));
+                rc = CLI_EXIT_RUNTIME;
+                goto end;
+            }
+            out_frame.index = in_frame.index;
+            out = &out_frame;
+        }
+        st = fovea_writer_write(w, out);
+        if (st < 0) {
+            cli_progress_finish(&prog);
+            rc = cli_report(a.out_path, 1, fovea_writer_error(w), st);
+            goto end;
+        }
+        done++;
+        cli_progress_update(&prog, done);
+    }
+    cli_progress_finish(&prog);
+
+    st = fovea_writer_close(&w);
+    if (st < 0) {
+        cli_error(cli_display_path(a.out_path, 1), "cannot finish writing: %s",
+                  fovea_strerror(st));
+        rc = CLI_EXIT_RUNTIME;
+        goto end;
+    }
+    if (a.json)
+        rc = write_summary(&a, &in_info, &out_info, done, cli_now() - t0);
+
+end:
+    if (w)
+        fovea_writer_close(&w);
+    fovea_reader_close(&r);
+    fovea_frame_free(NULL, &in_frame);
+    fovea_frame_free(ctx, &out_frame);
+    fovea_close(&ctx);
+    return rc;
+}

@@ -1,0 +1,192 @@
+/* `fovea info`: version, build, CPUs, CUDA devices and supported formats, as text
+ * or JSON. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+enum { OPT_JSON = 1 };
+
+static const cli_option options[] = {
+    {"json", 0, NULL, "print JSON instead of text", "text", OPT_JSON},
+    {0},
+};
+
+static const cli_spec spec = {
+    "info",
+    "[options]",
+    "Show the fovea version, how it was built (CUDA backend compiled in or not), the\n"
+    "number of CPUs, the CUDA devices seen and the supported containers and pixel\n"
+    "formats.",
+    options,
+    NULL,
+};
+
+static const fovea_container containers[] = {FOVEA_CONTAINER_Y4M, FOVEA_CONTAINER_YUV,
+                                             FOVEA_CONTAINER_PNM, FOVEA_CONTAINER_PNG};
+#define N_CONTAINERS ((int)(sizeof(containers) / sizeof(containers[0])))
+
+static const char *container_note(fovea_container c)
+{
+    switch (c) {
+    case FOVEA_CONTAINER_Y4M: return "YUV4MPEG2 stream; '-' is stdin/stdout";
+    case FOVEA_CONTAINER_YUV: return "headerless frames; input needs --width --height --pixfmt";
+    case FOVEA_CONTAINER_PNM: return "P5/P6, one image per file or a %d pattern";
+    case FOVEA_CONTAINER_PNG: return "one image per file or a %d pattern";
+    default: return "";
+    }
+}
+
+static int cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static double gib(size_t bytes)
+{
+    return (double)bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
+static double round_2(double v)
+{
+    return (double)(long long)(v * 100.0 + 0.5) / 100.0;
+}
+
+static int device_count(void)
+{
+    int n = 0;
+    if (fovea_device_count(&n) != FOVEA_OK || n < 0)
+        n = 0;
+    return n;
+}
+
+/* Names of the pixel formats container c holds (every format for AUTO). */
+static void format_list(char *buf, size_t n, fovea_container c)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int f = FOVEA_PIX_NONE + 1; f < FOVEA_PIX_COUNT; f++) {
+        if (c != FOVEA_CONTAINER_AUTO && !cli_container_holds(c, (fovea_pixfmt)f))
+            continue;
+        int k = snprintf(buf + len, n - len, "%s%s", len ? " " : "",
+                         fovea_pixfmt_name((fovea_pixfmt)f));
+        if (k > 0 && (size_t)k < n - len)
+            len += (size_t)k;
+    }
+}
+
+static int print_text(void)
+{
+    printf("fovea %s\n", fovea_version());
+    printf("build:    CUDA backend %s\n",
+           fovea_cuda_compiled() ? "compiled in" : "not compiled in");
+    if (fovea_cuda_compiled())
+        printf("          CUDA runtime/driver version: not reported by libfovea\n");
+    printf("CPUs:     %d\n", cpu_count());
+    int n = device_count();
+    if (n == 0)
+        printf("devices:  no CUDA device\n");
+    else
+        printf("devices:  %d CUDA device%s\n", n, n == 1 ? "" : "s");
+    for (int i = 0; i < n; i++) {
+        fovea_device_info di;
+        if (fovea_device_get_info(i, &di) != FOVEA_OK) {
+            printf("  %d: (cannot query)\n", i);
+            continue;
+        }
+        printf("  %d: %s, %d SMs, %.1f GiB, compute capability %d.%d\n", i, di.name,
+               di.sm_count, gib(di.total_memory), di.cc_major, di.cc_minor);
+    }
+    char list[512];
+    printf("containers (read and write):\n");
+    for (int i = 0; i < N_CONTAINERS; i++) {
+        printf("  %-4s  %s\n", fovea_container_name(containers[i]),
+               container_note(containers[i]));
+        format_list(list, sizeof(list), containers[i]);
+        fputs("        pixel formats: ", stdout);
+        cli_print_wrapped(stdout, list, 23, 23);
+    }
+    format_list(list, sizeof(list), FOVEA_CONTAINER_AUTO);
+    fputs("pixel formats: ", stdout);
+    cli_print_wrapped(stdout, list, 15, 2);
+    return ferror(stdout) ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
+}
+
+static cJSON *build_json(void)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "version", fovea_version());
+
+    cJSON *build = cJSON_AddObjectToObject(root, "build");
+    cJSON_AddBoolToObject(build, "cuda", fovea_cuda_compiled());
+    /* The library API does not expose these yet. */
+    cJSON_AddNullToObject(build, "cuda_runtime_version");
+    cJSON_AddNullToObject(build, "cuda_driver_version");
+
+    cJSON_AddNumberToObject(root, "cpus", cpu_count());
+
+    cJSON *devs = cJSON_AddArrayToObject(root, "devices");
+    int n = device_count();
+    for (int i = 0; i < n; i++) {
+        fovea_device_info di;
+        if (fovea_device_get_info(i, &di) != FOVEA_OK)
+            continue;
+        char cc[16];
+        snprintf(cc, sizeof(cc), "%d.%d", di.cc_major, di.cc_minor);
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddNumberToObject(d, "index", i);
+        cJSON_AddStringToObject(d, "name", di.name);
+        cJSON_AddNumberToObject(d, "sm_count", di.sm_count);
+        cJSON_AddNumberToObject(d, "memory_gib", round_2(gib(di.total_memory)));
+        cJSON_AddStringToObject(d, "compute_capability", cc);
+        cJSON_AddItemToArray(devs, d);
+    }
+
+    cJSON *conts = cJSON_AddArrayToObject(root, "containers");
+    for (int i = 0; i < N_CONTAINERS; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "name", fovea_container_name(containers[i]));
+        cJSON_AddBoolToObject(c, "read", 1);
+        cJSON_AddBoolToObject(c, "write", 1);
+        cJSON *fmts = cJSON_AddArrayToObject(c, "pixel_formats");
+        for (int f = FOVEA_PIX_NONE + 1; f < FOVEA_PIX_COUNT; f++)
+            if (cli_container_holds(containers[i], (fovea_pixfmt)f))
+                cJSON_AddItemToArray(fmts,
+                                     cJSON_CreateString(fovea_pixfmt_name((fovea_pixfmt)f)));
+        cJSON_AddItemToArray(conts, c);
+    }
+    cJSON *pix = cJSON_AddArrayToObject(root, "pixel_formats");
+    for (int f = FOVEA_PIX_NONE + 1; f < FOVEA_PIX_COUNT; f++)
+        cJSON_AddItemToArray(pix, cJSON_CreateString(fovea_pixfmt_name((fovea_pixfmt)f)));
+    return root;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    cli_parser p;
+    const char *val;
+    int id, json = 0;
+    cli_parser_init(&p, &spec, argc, argv);
+    while ((id = cli_next(&p, &val)) > 0) {
+        if (id == OPT_JSON)
+            json = 1;
+    }
+    if (id == CLI_HELP)
+        return CLI_EXIT_OK;
+    if (id == CLI_ERROR)
+        return CLI_EXIT_USAGE;
+    if (p.nrest > 0)
+        return cli_usage_error(spec.name, "info: unexpected argument '%s'", p.rest[0]);
+    if (!json)
+        return print_text();
+    cJSON *root = build_json();
+    if (!root) {
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_RUNTIME;
+    }
+    int rc = cli_write_json("-", root);
+    cJSON_Delete(root);
+    return rc;
+}

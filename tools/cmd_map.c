@@ -1,0 +1,265 @@
+/* `fovea map import|info`: make a stitch map from full-resolution lookup tables,
+ * and describe a map file (docs/map-format.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fovea/stitch.h"
+#include "stitch/map.h"
+
+static void print_map_help(FILE *fp)
+{
+    fputs("Usage: fovea map <subcommand> [options] ...\n"
+          "\n"
+          "Stitch map files (docs/map-format.md): the per-pixel remap of every camera\n"
+          "into the panorama, as built from a rig (`fovea rig check --save-map`) or\n"
+          "imported from lookup tables made by another tool.\n"
+          "\n"
+          "Subcommands:\n"
+          "  import     make a map from six full-resolution float tables\n"
+          "  info       show the geometry of a map file\n"
+          "\n"
+          "Run 'fovea map <subcommand> --help' for its options.\n",
+          fp);
+}
+
+static int cmd_map_import(int argc, char **argv);
+static int cmd_map_info(int argc, char **argv);
+
+int cmd_map(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_map_help(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *sub = argv[1];
+    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
+        print_map_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(sub, "import") == 0)
+        return cmd_map_import(argc - 1, argv + 1);
+    if (strcmp(sub, "info") == 0)
+        return cmd_map_info(argc - 1, argv + 1);
+    return cli_usage_error("map", "map: unknown subcommand '%s' (expected import or info)", sub);
+}
+
+/* ------------------------------------------------------------------ import */
+
+enum { OPT_TABLES = 1, OPT_PANO, OPT_CAMERA, OPT_OUTPUT, OPT_JSON, OPT_QUIET };
+
+static const cli_option import_options[] = {
+    {"tables", 0, "DIR", "folder holding lut_left_x.bin, lut_left_y.bin, lut_right_x.bin, "
+     "lut_right_y.bin, weight_left.bin and weight_right.bin (required)", NULL, OPT_TABLES},
+    {"pano", 0, "WxH", "panorama size the tables describe (required)", NULL, OPT_PANO},
+    {"camera", 0, "WxH", "size of both camera images (required)", NULL, OPT_CAMERA},
+    {"output", 'o', "FILE", "map file to write (required)", NULL, OPT_OUTPUT},
+    {"quiet", 'q', NULL, "print nothing on success", "print a one-line summary", OPT_QUIET},
+    {0},
+};
+
+static const cli_spec import_spec = {
+    "map import",
+    "--tables DIR --pano WxH --camera WxH -o FILE",
+    "Import a two-camera map from six raw little-endian float32 tables, row-major,\n"
+    "one value per panorama pixel (each exactly W*H*4 bytes): the camera pixel\n"
+    "coordinates u (x) and v (y) of the left (camera 0) and right (camera 1)\n"
+    "cameras, and their blend weights. Coordinates put the center of the top-left\n"
+    "camera pixel at (0,0); a non-finite, negative or out-of-image coordinate means\n"
+    "the camera does not see that pixel. Weights must be finite and >= 0; the\n"
+    "stitcher normalizes them where both cameras see a pixel.",
+    import_options,
+    "Example:\n"
+    "  fovea map import --tables luts/ --pano 5700x1900 --camera 3840x2160 -o pano.map\n"
+    "  fovea stitch --map pano.map left.y4m right.y4m -o pano.y4m",
+};
+
+static int cmd_map_import(int argc, char **argv)
+{
+    const char *cmd = import_spec.name;
+    const char *tables = NULL, *out = NULL;
+    int pw = 0, ph = 0, cw = 0, ch = 0, quiet = 0;
+    cli_parser p;
+    const char *v;
+    int id;
+    cli_parser_init(&p, &import_spec, argc, argv);
+    while ((id = cli_next(&p, &v)) > 0) {
+        int bad = 0;
+        switch (id) {
+        case OPT_TABLES:
+            tables = v;
+            break;
+        case OPT_PANO:
+            bad = cli_parse_size(cmd, "--pano", v, &pw, &ph);
+            break;
+        case OPT_CAMERA:
+            bad = cli_parse_size(cmd, "--camera", v, &cw, &ch);
+            break;
+        case OPT_OUTPUT:
+            out = v;
+            break;
+        case OPT_QUIET:
+            quiet = 1;
+            break;
+        default:
+            bad = -1;
+            break;
+        }
+        if (bad)
+            return CLI_EXIT_USAGE;
+    }
+    if (id == CLI_HELP)
+        return CLI_EXIT_OK;
+    if (id == CLI_ERROR)
+        return CLI_EXIT_USAGE;
+    if (p.nrest != 0)
+        return cli_usage_error(cmd, "map import: unexpected argument '%s'", p.rest[0]);
+    if (!tables)
+        return cli_usage_error(cmd, "map import: --tables DIR is required");
+    if (!pw)
+        return cli_usage_error(cmd, "map import: --pano WxH is required");
+    if (!cw)
+        return cli_usage_error(cmd, "map import: --camera WxH is required");
+    if (!out)
+        return cli_usage_error(cmd, "map import: -o FILE is required");
+    if (strcmp(out, "-") == 0)
+        return cli_usage_error(cmd, "-o: map files cannot go to stdout; give a file name");
+
+    fovea_stitch_map *map = NULL;
+    char err[1024] = "";
+    int st = fovea_stitch_map_import(tables, pw, ph, cw, ch, &map, err, sizeof(err));
+    if (st < 0) {
+        if (!err[0])
+            return cli_report(tables, 0, err, st);
+        cli_error(NULL, "%s", err); /* the message names the table file */
+        return CLI_EXIT_RUNTIME;
+    }
+    st = fovea_stitch_map_save(map, out, err, sizeof(err));
+    int rc = CLI_EXIT_OK;
+    if (st < 0)
+        rc = cli_report(out, 1, err, st);
+    else if (!quiet)
+        printf("%s: 2 cameras %dx%d, panorama %dx%d, imported from %s\n", out, cw, ch, pw, ph,
+               tables);
+    fovea_stitch_map_destroy(&map);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ info */
+
+enum { OPT_INFO_JSON = 1 };
+
+static const cli_option info_options[] = {
+    {"json", 0, "FILE", "write the geometry as JSON to FILE; '-' = stdout (instead of the text)",
+     "none", OPT_INFO_JSON},
+    {0},
+};
+
+static const cli_spec info_spec = {
+    "map info",
+    "[options] MAP",
+    "Show a map file's geometry: panorama size, blend feather, and per camera the\n"
+    "image size, the grid step of the stored lookup (1 = every panorama pixel), the\n"
+    "fraction of the panorama it sees, and whether blend weights are explicit\n"
+    "(imported tables) or computed from the seams.",
+    info_options,
+    NULL,
+};
+
+/* Panorama pixels camera c sees, from the stored lookup. */
+static int64_t camera_seen(const fovea_stitch_map *m, int c)
+{
+    int64_t n = 0;
+    for (int j = 0; j < m->pano_height; j++)
+        for (int i = 0; i < m->pano_width; i++) {
+            float u, v;
+            n += fovea_map_lookup(m, c, i, j, &u, &v) != 0;
+        }
+    return n;
+}
+
+static int cmd_map_info(int argc, char **argv)
+{
+    const char *cmd = info_spec.name;
+    const char *json = NULL;
+    cli_parser p;
+    const char *v;
+    int id;
+    cli_parser_init(&p, &info_spec, argc, argv);
+    while ((id = cli_next(&p, &v)) > 0) {
+        if (id == OPT_INFO_JSON)
+            json = v;
+        else
+            return CLI_EXIT_USAGE;
+    }
+    if (id == CLI_HELP)
+        return CLI_EXIT_OK;
+    if (id == CLI_ERROR)
+        return CLI_EXIT_USAGE;
+    if (p.nrest != 1)
+        return cli_usage_error(cmd, "map info: expected one MAP file, got %d arguments", p.nrest);
+    const char *path = p.rest[0];
+
+    fovea_stitch_map *m = NULL;
+    char err[1024] = "";
+    int st = fovea_stitch_map_load(path, &m, err, sizeof(err));
+    if (st < 0)
+        return cli_report(path, 0, err, st);
+
+    const double total = (double)m->pano_width * (double)m->pano_height;
+    double seen_pct[FOVEA_STITCH_MAX_CAMERAS];
+    int explicit_weights = 0;
+    for (int c = 0; c < m->num_cameras; c++) {
+        seen_pct[c] = 100.0 * (double)camera_seen(m, c) / total;
+        explicit_weights |= m->cam[c].weight != NULL;
+    }
+
+    int rc = CLI_EXIT_OK;
+    if (json) {
+        cJSON *root = cJSON_CreateObject();
+        if (!root) {
+            fovea_stitch_map_destroy(&m);
+            cli_error(NULL, "out of memory");
+            return CLI_EXIT_RUNTIME;
+        }
+        cJSON_AddStringToObject(root, "map", path);
+        cJSON_AddNumberToObject(root, "width", m->pano_width);
+        cJSON_AddNumberToObject(root, "height", m->pano_height);
+        cJSON_AddNumberToObject(root, "feather", m->feather);
+        cJSON_AddBoolToObject(root, "explicit_weights", explicit_weights);
+        cJSON *cams = cJSON_AddArrayToObject(root, "cameras");
+        for (int c = 0; c < m->num_cameras; c++) {
+            const fovea_camera_map *cm = &m->cam[c];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "index", c);
+            cJSON_AddNumberToObject(o, "width", cm->cam_width);
+            cJSON_AddNumberToObject(o, "height", cm->cam_height);
+            cJSON_AddNumberToObject(o, "grid_step", cm->step);
+            cJSON_AddNumberToObject(o, "grid_width", cm->grid_w);
+            cJSON_AddNumberToObject(o, "grid_height", cm->grid_h);
+            cJSON_AddNumberToObject(o, "px_scale", cm->px_scale);
+            cJSON_AddBoolToObject(o, "fisheye_clip", cm->clip_rx > 0.0f);
+            cJSON_AddBoolToObject(o, "explicit_weights", cm->weight != NULL);
+            cJSON_AddNumberToObject(o, "coverage_pct", seen_pct[c]);
+            cJSON_AddItemToArray(cams, o);
+        }
+        rc = cli_write_json(json, root);
+        cJSON_Delete(root);
+    } else {
+        printf("%s\n", path);
+        printf("panorama: %dx%d\n", m->pano_width, m->pano_height);
+        printf("feather: %g px\n", (double)m->feather);
+        printf("explicit weights: %s\n", explicit_weights ? "yes" : "no (computed from seams)");
+        printf("cameras: %d\n", m->num_cameras);
+        for (int c = 0; c < m->num_cameras; c++) {
+            const fovea_camera_map *cm = &m->cam[c];
+            char size[32];
+            snprintf(size, sizeof(size), "%dx%d", cm->cam_width, cm->cam_height);
+            printf("  %2d  %-11s  step %2d (grid %dx%d)  sees %6.2f%%%s%s\n", c, size, cm->step,
+                   cm->grid_w, cm->grid_h, seen_pct[c], cm->clip_rx > 0.0f ? "  fisheye clip" : "",
+                   cm->weight ? "  explicit weights" : "");
+        }
+    }
+    fovea_stitch_map_destroy(&m);
+    return rc;
+}

@@ -1,0 +1,445 @@
+/* `fovea rig check RIG.json`: validate a rig file, build its stitch map and report
+ * what the panorama sees (coverage, overlaps, grid steps); optionally write the
+ * coverage picture, a JSON report and the built map. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fovea/stitch.h"
+#include "io/png_internal.h"
+#include "stitch/coverage.h"
+#include "stitch/map.h"
+#include "stitch/map_build.h"
+#include "stitch/rig.h"
+
+/* ------------------------------------------------------------------ rig (dispatch) */
+
+static void print_rig_help(FILE *fp)
+{
+    fputs("Usage: fovea rig <subcommand> [options] ...\n"
+          "\n"
+          "Camera rig files (docs/rig.md).\n"
+          "\n"
+          "Subcommands:\n"
+          "  check      validate a rig, build its map, report coverage and overlaps\n"
+          "\n"
+          "Run 'fovea rig <subcommand> --help' for its options.\n",
+          fp);
+}
+
+static int cmd_rig_check(int argc, char **argv);
+
+int cmd_rig(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_rig_help(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *sub = argv[1];
+    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
+        print_rig_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(sub, "check") == 0)
+        return cmd_rig_check(argc - 1, argv + 1);
+    return cli_usage_error("rig", "rig: unknown subcommand '%s' (expected check)", sub);
+}
+
+/* ------------------------------------------------------------------ rig check */
+
+enum { OPT_PNG = 1, OPT_JSON, OPT_SAVE_MAP, OPT_MAX_STEP, OPT_TOLERANCE, OPT_THREADS, OPT_QUIET };
+
+static const cli_option check_options[] = {
+    {"png", 0, "FILE", "write the coverage picture: each camera in its own colour (brighter "
+     "where cameras overlap), seams white, uncovered pixels black", "none", OPT_PNG},
+    {"json", 0, "FILE", "write every number of the report as JSON to FILE; '-' = stdout "
+     "(the text report then goes to stderr)", "none", OPT_JSON},
+    {"save-map", 0, "FILE", "save the built map, for `fovea stitch --map FILE` (skips the "
+     "build)", "none", OPT_SAVE_MAP},
+    {"max-step", 0, "N", "coarsest grid step tried when building the map: 1, 2, 4, 8, 16 or 32",
+     "16", OPT_MAX_STEP},
+    {"tolerance", 0, "PX", "largest allowed interpolation error of the map grid, camera "
+     "pixels", "0.01", OPT_TOLERANCE},
+    {"threads", 0, "N", "CPU threads for the build; 0 = one per CPU", "0", OPT_THREADS},
+    {"quiet", 'q', NULL, "print nothing but errors and warnings", "print the report",
+     OPT_QUIET},
+    {0},
+};
+
+static const cli_spec check_spec = {
+    "rig check",
+    "[options] RIG.json",
+    "Validate a rig file (docs/rig.md): every field is checked and the first bad\n"
+    "one is named (exit status 1). Then build the stitch map and report the\n"
+    "panorama, the cameras, how much of the panorama 0, 1 and 2+ cameras see, the\n"
+    "overlap of every camera pair (median width in panorama pixels over the rows\n"
+    "where both cameras see something) and, per camera, the grid step chosen for\n"
+    "the map and its largest interpolation error.",
+    check_options,
+    "Examples:\n"
+    "  fovea rig check rig.json\n"
+    "  fovea rig check --png coverage.png --save-map pano.map rig.json\n"
+    "  fovea rig check --json - rig.json | python3 -m json.tool",
+};
+
+typedef struct check_args {
+    const char *rig_path;
+    const char *png, *json, *save_map;
+    int max_step;
+    double tolerance;
+    int threads;
+    int quiet;
+} check_args;
+
+static int parse_check_args(check_args *a, int argc, char **argv)
+{
+    const char *cmd = check_spec.name;
+    cli_parser p;
+    const char *v;
+    int id;
+    memset(a, 0, sizeof(*a));
+    a->max_step = 16;
+    a->tolerance = 0.01;
+    cli_parser_init(&p, &check_spec, argc, argv);
+    while ((id = cli_next(&p, &v)) > 0) {
+        int bad = 0;
+        switch (id) {
+        case OPT_PNG:
+            a->png = v;
+            break;
+        case OPT_JSON:
+            a->json = v;
+            break;
+        case OPT_SAVE_MAP:
+            a->save_map = v;
+            break;
+        case OPT_MAX_STEP:
+            bad = cli_parse_int32(cmd, "--max-step", v, 1, 32, &a->max_step);
+            if (!bad && (a->max_step & (a->max_step - 1)) != 0)
+                bad = cli_usage_error(cmd, "--max-step: expected 1, 2, 4, 8, 16 or 32, got '%s'",
+                                      v);
+            break;
+        case OPT_TOLERANCE:
+            bad = cli_parse_double(cmd, "--tolerance", v, 1e-6, 100.0, &a->tolerance);
+            break;
+        case OPT_THREADS:
+            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
+            break;
+        case OPT_QUIET:
+            a->quiet = 1;
+            break;
+        default:
+            bad = -1;
+            break;
+        }
+        if (bad)
+            return CLI_EXIT_USAGE;
+    }
+    if (id == CLI_HELP)
+        return -1;
+    if (id == CLI_ERROR)
+        return CLI_EXIT_USAGE;
+    if (p.nrest != 1)
+        return cli_usage_error(cmd, "rig check: expected one RIG.json, got %d arguments",
+                               p.nrest);
+    a->rig_path = p.rest[0];
+    if (a->png && strcmp(a->png, "-") == 0)
+        return cli_usage_error(cmd, "--png: give a file name");
+    return CLI_EXIT_OK;
+}
+
+static cJSON *json_numbers(const double *v, int n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; arr && i < n; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(v[i]));
+    return arr;
+}
+
+static cJSON *check_json(const check_args *a, const fovea_rig *rig,
+                         const fovea_map_build_stats *stats, const fovea_coverage *cov,
+                         double build_seconds)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    cJSON_AddStringToObject(root, "rig", a->rig_path);
+    cJSON_AddBoolToObject(root, "valid", 1);
+
+    cJSON *pano = cJSON_AddObjectToObject(root, "panorama");
+    cJSON_AddStringToObject(pano, "projection", fovea_projection_name(rig->projection));
+    cJSON_AddNumberToObject(pano, "width", rig->width);
+    cJSON_AddNumberToObject(pano, "height", rig->height);
+    cJSON_AddNumberToObject(pano, "hfov", rig->hfov);
+    cJSON_AddNumberToObject(pano, "vfov", rig->vfov);
+    cJSON_AddNumberToObject(pano, "yaw", rig->yaw);
+    cJSON_AddNumberToObject(pano, "pitch", rig->pitch);
+    cJSON_AddNumberToObject(pano, "feather", rig->feather);
+    cJSON_AddNumberToObject(pano, "max_theta", rig->max_theta);
+
+    cJSON *cams = cJSON_AddArrayToObject(root, "cameras");
+    for (int c = 0; c < rig->num_cameras; c++) {
+        const fovea_rig_camera *rc = &rig->cameras[c];
+        const fovea_map_camera_stats *cs = &stats->cam[c];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "index", c);
+        cJSON_AddStringToObject(o, "name", rc->name);
+        cJSON_AddStringToObject(o, "model", fovea_camera_model_name(rc->model));
+        cJSON_AddNumberToObject(o, "width", rc->width);
+        cJSON_AddNumberToObject(o, "height", rc->height);
+        cJSON_AddNumberToObject(o, "fx", rc->fx);
+        cJSON_AddNumberToObject(o, "fy", rc->fy);
+        cJSON_AddNumberToObject(o, "cx", rc->cx);
+        cJSON_AddNumberToObject(o, "cy", rc->cy);
+        cJSON_AddItemToObject(o, "dist", json_numbers(rc->dist, 5));
+        cJSON_AddNumberToObject(o, "yaw", rc->yaw);
+        cJSON_AddNumberToObject(o, "pitch", rc->pitch);
+        cJSON_AddNumberToObject(o, "roll", rc->roll);
+        cJSON_AddNumberToObject(o, "coverage_pct", cov->pct_camera[c]);
+        cJSON_AddNumberToObject(o, "grid_step", cs->step);
+        cJSON_AddNumberToObject(o, "max_error", cs->max_err);
+        cJSON_AddNumberToObject(o, "seen_exact", (double)cs->seen_exact);
+        cJSON_AddNumberToObject(o, "seen_lookup", (double)cs->seen_lookup);
+        cJSON_AddNumberToObject(o, "bad_pixels", (double)cs->bad);
+        cJSON_AddBoolToObject(o, "fallback", cs->fallback);
+        cJSON_AddItemToArray(cams, o);
+    }
+
+    cJSON *cv = cJSON_AddObjectToObject(root, "coverage");
+    cJSON_AddNumberToObject(cv, "pixels", (double)cov->total);
+    cJSON_AddNumberToObject(cv, "none_pct", cov->pct_none);
+    cJSON_AddNumberToObject(cv, "one_pct", cov->pct_one);
+    cJSON_AddNumberToObject(cv, "multi_pct", cov->pct_multi);
+
+    cJSON *ov = cJSON_AddArrayToObject(root, "overlaps");
+    for (int x = 0; x < rig->num_cameras; x++) {
+        for (int y = x + 1; y < rig->num_cameras; y++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "a", x);
+            cJSON_AddNumberToObject(o, "b", y);
+            cJSON_AddNumberToObject(o, "pct", cov->overlap_pct[x][y]);
+            cJSON_AddNumberToObject(o, "rows", cov->overlap_rows[x][y]);
+            cJSON_AddNumberToObject(o, "width", cov->overlap_width[x][y]);
+            cJSON_AddItemToArray(ov, o);
+        }
+    }
+
+    cJSON *b = cJSON_AddObjectToObject(root, "build");
+    cJSON_AddNumberToObject(b, "max_step", a->max_step);
+    cJSON_AddNumberToObject(b, "tolerance", a->tolerance);
+    cJSON_AddNumberToObject(b, "seconds", build_seconds);
+    return root;
+}
+
+static void print_report(FILE *fp, const check_args *a, const fovea_rig *rig,
+                         const fovea_map_build_stats *stats, const fovea_coverage *cov)
+{
+    fprintf(fp, "%s: valid\n", a->rig_path);
+    fprintf(fp, "panorama: %dx%d %s, hfov %g", rig->width, rig->height,
+            fovea_projection_name(rig->projection), rig->hfov);
+    if (rig->projection == FOVEA_PROJ_EQUIRECTANGULAR)
+        fprintf(fp, ", vfov %g", rig->vfov);
+    if (rig->yaw != 0.0 || rig->pitch != 0.0)
+        fprintf(fp, ", yaw %g, pitch %g", rig->yaw, rig->pitch);
+    fprintf(fp, ", feather %g\n", rig->feather);
+
+    int name_w = 4;
+    for (int c = 0; c < rig->num_cameras; c++) {
+        int len = (int)strlen(rig->cameras[c].name);
+        if (len > name_w)
+            name_w = len;
+    }
+    fprintf(fp, "cameras: %d\n", rig->num_cameras);
+    fprintf(fp, "  %2s  %-*s  %-7s  %-11s  %7s %7s %7s  %7s  %4s  %s\n", "#", name_w, "name",
+            "model", "size", "yaw", "pitch", "roll", "sees", "step", "max error");
+    for (int c = 0; c < rig->num_cameras; c++) {
+        const fovea_rig_camera *rc = &rig->cameras[c];
+        char size[32];
+        snprintf(size, sizeof(size), "%dx%d", rc->width, rc->height);
+        fprintf(fp, "  %2d  %-*s  %-7s  %-11s  %7.2f %7.2f %7.2f  %6.1f%%  %4d  %.4f px%s\n", c,
+                name_w, rc->name, fovea_camera_model_name(rc->model), size, rc->yaw, rc->pitch,
+                rc->roll, cov->pct_camera[c], stats->cam[c].step, stats->cam[c].max_err,
+                stats->cam[c].fallback ? " (over tolerance)" : "");
+    }
+    fprintf(fp, "coverage:\n");
+    fprintf(fp, "  no camera      %6.2f%%\n", cov->pct_none);
+    fprintf(fp, "  one camera     %6.2f%%\n", cov->pct_one);
+    fprintf(fp, "  two or more    %6.2f%%\n", cov->pct_multi);
+    int any = 0;
+    for (int x = 0; x < rig->num_cameras; x++)
+        for (int y = x + 1; y < rig->num_cameras; y++)
+            any |= cov->overlap_rows[x][y] > 0;
+    fprintf(fp, "overlaps:%s\n", any ? "" : " none");
+    for (int x = 0; x < rig->num_cameras; x++) {
+        for (int y = x + 1; y < rig->num_cameras; y++) {
+            if (cov->overlap_rows[x][y] <= 0)
+                continue;
+            fprintf(fp, "  %s + %s: width %g px (median of %d rows), %.2f%% of the panorama\n",
+                    rig->cameras[x].name, rig->cameras[y].name, cov->overlap_width[x][y],
+                    cov->overlap_rows[x][y], cov->overlap_pct[x][y]);
+        }
+    }
+}
+
+/* Problems worth a warning that do not make the rig invalid. */
+static void print_warnings(const check_args *a, const fovea_rig *rig,
+                           const fovea_map_build_stats *stats, const fovea_coverage *cov)
+{
+    for (int c = 0; c < rig->num_cameras; c++) {
+        const fovea_rig_camera *rc = &rig->cameras[c];
+        if (cov->pct_camera[c] <= 0.0)
+            cli_error(a->rig_path, "warning: cameras[%d] (%s) sees no panorama pixel", c,
+                      rc->name);
+        if (stats->cam[c].fallback)
+            cli_error(a->rig_path,
+                      "warning: cameras[%d] (%s): even a full-resolution grid misses the "
+                      "tolerance (max error %.4f px, %lld pixels)",
+                      c, rc->name, stats->cam[c].max_err, (long long)stats->cam[c].bad);
+    }
+    if (rig->num_cameras > 1) {
+        for (int c = 0; c < rig->num_cameras; c++) {
+            int overlaps = 0;
+            for (int o = 0; o < rig->num_cameras; o++)
+                overlaps |= o != c && cov->overlap_rows[c][o] > 0;
+            if (!overlaps && cov->pct_camera[c] > 0.0)
+                cli_error(a->rig_path,
+                          "warning: cameras[%d] (%s) overlaps no other camera: no blending "
+                          "or colour balance across its edges",
+                          c, rig->cameras[c].name);
+        }
+    }
+}
+
+static int write_coverage_png(const char *path, const fovea_stitch_map *map)
+{
+    fovea_frame img;
+    memset(&img, 0, sizeof(img));
+    int st = fovea_frame_alloc(NULL, &img, map->pano_width, map->pano_height, FOVEA_PIX_RGB24,
+                               FOVEA_MEM_HOST);
+    if (st < 0) {
+        cli_error(path, "cannot allocate a %dx%d picture: %s", map->pano_width,
+                  map->pano_height, fovea_strerror(st));
+        return CLI_EXIT_RUNTIME;
+    }
+    int rc = CLI_EXIT_OK;
+    st = fovea_map_coverage_image(map, img.data[0], img.stride[0]);
+    if (st < 0) {
+        cli_error(path, "cannot draw the coverage picture: %s", fovea_strerror(st));
+        rc = CLI_EXIT_RUNTIME;
+    } else {
+        char err[1024] = "";
+        st = fovea_png_write_file(path, &img, err, sizeof(err));
+        if (st < 0)
+            rc = cli_report(path, 1, err, st);
+    }
+    fovea_frame_free(NULL, &img);
+    return rc;
+}
+
+/* With --json, a rig that fails validation still gets a (small) report. */
+static void write_invalid_json(const check_args *a, const char *msg)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return;
+    cJSON_AddStringToObject(root, "rig", a->rig_path);
+    cJSON_AddBoolToObject(root, "valid", 0);
+    cJSON_AddStringToObject(root, "error", msg);
+    cli_write_json(a->json, root);
+    cJSON_Delete(root);
+}
+
+static int cmd_rig_check(int argc, char **argv)
+{
+    check_args a;
+    int rc = parse_check_args(&a, argc, argv);
+    if (rc < 0)
+        return CLI_EXIT_OK;
+    if (rc != CLI_EXIT_OK)
+        return rc;
+
+    fovea_rig *rig = calloc(1, sizeof(*rig));
+    fovea_stitch_map map;
+    memset(&map, 0, sizeof(map));
+    fovea_context *ctx = NULL;
+    char err[1024] = "";
+    if (!rig) {
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_RUNTIME;
+    }
+
+    int st = fovea_rig_load(a.rig_path, rig, err, sizeof(err));
+    if (st < 0) {
+        if (a.json)
+            write_invalid_json(&a, err);
+        rc = cli_report(a.rig_path, 0, err, st);
+        goto end;
+    }
+
+    fovea_settings s;
+    fovea_default_settings(&s);
+    s.backend = FOVEA_BACKEND_CPU;
+    s.threads = a.threads;
+    st = fovea_open(&ctx, &s);
+    if (st < 0) {
+        cli_error(NULL, "cannot create a context: %s", fovea_strerror(st));
+        rc = CLI_EXIT_RUNTIME;
+        goto end;
+    }
+
+    fovea_map_build_stats stats;
+    memset(&stats, 0, sizeof(stats));
+    fovea_map_build_options bopt;
+    fovea_map_build_default_options(&bopt);
+    bopt.max_step = a.max_step;
+    bopt.tolerance = a.tolerance;
+    bopt.stats = &stats;
+    double t0 = cli_now();
+    st = fovea_map_build(ctx, rig, &map, &bopt);
+    double build_seconds = cli_now() - t0;
+    if (st < 0) {
+        const char *detail = fovea_last_error(ctx);
+        cli_error(a.rig_path, "cannot build the map: %s", *detail ? detail : fovea_strerror(st));
+        rc = CLI_EXIT_RUNTIME;
+        goto end;
+    }
+
+    fovea_coverage cov;
+    st = fovea_map_coverage(&map, &cov);
+    if (st < 0) {
+        cli_error(a.rig_path, "cannot measure the coverage: %s", fovea_strerror(st));
+        rc = CLI_EXIT_RUNTIME;
+        goto end;
+    }
+
+    int json_stdout = a.json && strcmp(a.json, "-") == 0;
+    if (!a.quiet)
+        print_report(json_stdout ? stderr : stdout, &a, rig, &stats, &cov);
+    print_warnings(&a, rig, &stats, &cov);
+
+    if (a.png && (rc = write_coverage_png(a.png, &map)) != CLI_EXIT_OK)
+        goto end;
+    if (a.save_map) {
+        st = fovea_stitch_map_save(&map, a.save_map, err, sizeof(err));
+        if (st < 0) {
+            rc = cli_report(a.save_map, 1, err, st);
+            goto end;
+        }
+    }
+    if (a.json) {
+        cJSON *root = check_json(&a, rig, &stats, &cov, build_seconds);
+        if (!root) {
+            cli_error(NULL, "out of memory");
+            rc = CLI_EXIT_RUNTIME;
+            goto end;
+        }
+        rc = cli_write_json(a.json, root);
+        cJSON_Delete(root);
+    }
+
+end:
+    fovea_stitch_map_free(&map);
+    fovea_close(&ctx);
+    free(rig);
+    return rc;
+}

@@ -1,0 +1,951 @@
+/* `fovea stitch`: stitch synchronized camera streams (y4m, raw yuv) or stills
+ * (PNG, PNM) into a panorama with a map built from a rig or loaded from a file. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fovea/convert.h"
+#include "fovea/stitch.h"
+
+enum {
+    OPT_RIG = 1,
+    OPT_MAP,
+    OPT_OUTPUT,
+    OPT_BACKEND,
+    OPT_THREADS,
+    OPT_FRAMES,
+    OPT_COLOR,
+    OPT_COLOR_INTERVAL,
+    OPT_COLOR_SMOOTHING,
+    OPT_DETERMINISTIC,
+    OPT_PRINT_COLOR,
+    OPT_MISSING,
+    OPT_JSON,
+    OPT_QUIET
+};
+
+static const cli_option options[] = {
+    {"rig", 0, "FILE", "rig JSON (docs/rig.md); the map is built at start", "none", OPT_RIG},
+    {"map", 0, "FILE", "map file (from `fovea rig check --save-map` or `fovea map import`)",
+     "none", OPT_MAP},
+    {"output", 'o', "FILE", "panorama: .y4m (i420), .png (rgba; use a pattern such as "
+     "pano%04d.png for several frames), .ppm (rgb24), .yuv (raw i420); '-' = y4m on stdout "
+     "(required)", NULL, OPT_OUTPUT},
+    {"backend", 0, "NAME", "auto, cpu or cuda", "auto (cuda when a device is present)",
+     OPT_BACKEND},
+    {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
+    {"frames", 0, "N", "stop after N panorama frames", "all", OPT_FRAMES},
+    {"color", 0, "MODE", "colour correction: auto (balance measured in the overlaps), off, or "
+     "fixed:FILE with JSON {\"cameras\":[{\"gain\":[r,g,b],\"gamma\":g}, ...]} (a --json "
+     "summary of an earlier run works too)", "auto", OPT_COLOR},
+    {"color-interval", 0, "K", "with --color auto, measure the overlaps every K frames", "30",
+     OPT_COLOR_INTERVAL},
+    {"color-smoothing", 0, "S", "with --color auto, move the corrections by S (0 < S <= 1) of "
+     "the way to each new measurement", "0.1", OPT_COLOR_SMOOTHING},
+    {"deterministic", 0, NULL, "measure synchronously (frame n measured, applied from n+1), so "
+     "runs and backends give the same output", "off: measured in the background",
+     OPT_DETERMINISTIC},
+    {"print-color", 0, NULL, "print the final per-camera gains and gamma (stdout, or stderr when "
+     "the video goes to stdout)", "off", OPT_PRINT_COLOR},
+    {"missing", 0, "POLICY", "what to do when a camera has no frame (ended early, truncated or "
+     "corrupt): error, or repeat:N to reuse its last good frame up to N times in a row",
+     "error", OPT_MISSING},
+    {"json", 0, "FILE", "write a JSON summary (frames, fps, backend, per-camera corrections) to "
+     "FILE; '-' = stdout", "none", OPT_JSON},
+    {"quiet", 'q', NULL, "do not show progress", "progress on stderr when it is a terminal",
+     OPT_QUIET},
+    CLI_INPUT_OPTIONS,
+    {0},
+};
+
+static const cli_spec spec = {
+    "stitch",
+    "(--rig RIG.json | --map FILE) [options] CAM0 CAM1 ... -o OUT",
+    "Stitch one input per camera, in the rig's camera order, into a panorama.\n"
+    "Inputs are videos (y4m, or raw yuv with --size/--pixfmt; '-' = stdin for one of\n"
+    "them) or stills (PNG, PNM); all of one kind. Video is stitched in i420 (nv12\n"
+    "inputs as they are; other YUV formats are converted, with a warning); stills\n"
+    "in RGB (gray converted) giving RGBA, with --color auto balanced on the image\n"
+    "itself. Each input's size must be what the map expects for its camera.\n"
+    "\n"
+    "Inputs are paired frame by frame: every input must deliver a frame at every\n"
+    "step, and frame rates should agree (a warning otherwise). The run ends\n"
+    "normally at the first step where no input has a frame left (or after\n"
+    "--frames). An input that ends before the others, or has a truncated or\n"
+    "corrupt frame, is an error, unless --missing repeat:N: then its last good\n"
+    "frame is reused, up to N times in a row (a warning each time); a camera that\n"
+    "would need more repeats is an error. So with repeat:N inputs may end up to N\n"
+    "frames apart.",
+    options,
+    "Examples:\n"
+    "  fovea stitch --rig rig.json left.y4m right.y4m -o pano.y4m\n"
+    "  fovea rig check --save-map pano.map rig.json\n"
+    "  fovea stitch --map pano.map --frames 1 left.y4m right.y4m -o pano.png\n"
+    "  fovea stitch --map pano.map left.png right.png -o pano.png --print-color\n"
+    "  fovea stitch --map pano.map --color fixed:colors.json a.y4m b.y4m -o - | ffplay -",
+};
+
+enum { COLOR_ARG_AUTO, COLOR_ARG_OFF, COLOR_ARG_FIXED };
+
+typedef struct stitch_args {
+    const char *rig, *map, *out;
+    fovea_backend backend;
+    int threads;
+    long long frames; /* -1 = all */
+    int color;        /* COLOR_ARG_* */
+    const char *color_file;
+    int interval;
+    double smoothing;
+    int deterministic;
+    int print_color;
+    int max_repeat;   /* --missing repeat:N; 0 = error */
+    const char *json;
+    int quiet;
+    cli_input_opts in;
+    char **inputs;
+    int n;
+} stitch_args;
+
+static int parse_missing(const char *v, int *n)
+{
+    const char *cmd = spec.name;
+    if (strcmp(v, "error") == 0) {
+        *n = 0;
+        return 0;
+    }
+    if (strncmp(v, "repeat:", 7) == 0)
+        return cli_parse_int32(cmd, "--missing repeat:N", v + 7, 0, 1000000, n);
+    cli_usage_error(cmd, "--missing: expected error or repeat:N, got '%s'", v);
+    return -1;
+}
+
+static int parse_args(stitch_args *a, int argc, char **argv)
+{
+    const char *cmd = spec.name;
+    cli_parser p;
+    const char *v;
+    int id;
+
+    memset(a, 0, sizeof(*a));
+    cli_input_opts_init(&a->in);
+    a->backend = FOVEA_BACKEND_AUTO;
+    a->frames = -1;
+    a->color = COLOR_ARG_AUTO;
+    a->interval = 30;
+    a->smoothing = 0.1;
+
+    cli_parser_init(&p, &spec, argc, argv);
+    while ((id = cli_next(&p, &v)) > 0) {
+        int bad = 0;
+        switch (id) {
+        case OPT_RIG:
+            a->rig = v;
+            break;
+        case OPT_MAP:
+            a->map = v;
+            break;
+        case OPT_OUTPUT:
+            a->out = v;
+            break;
+        case OPT_BACKEND:
+            if (fovea_backend_parse(v, &a->backend) < 0)
+                bad = cli_usage_error(cmd, "--backend: expected one of auto, cpu, cuda, got '%s'",
+                                      v);
+            break;
+        case OPT_THREADS:
+            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
+            break;
+        case OPT_FRAMES:
+            bad = cli_parse_int(cmd, "--frames", v, 1, INT64_MAX, &a->frames);
+            break;
+        case OPT_COLOR:
+            if (strcmp(v, "auto") == 0) {
+                a->color = COLOR_ARG_AUTO;
+            } else if (strcmp(v, "off") == 0) {
+                a->color = COLOR_ARG_OFF;
+            } else if (strncmp(v, "fixed:", 6) == 0 && v[6]) {
+                a->color = COLOR_ARG_FIXED;
+                a->color_file = v + 6;
+            } else {
+                bad = cli_usage_error(cmd, "--color: expected auto, off or fixed:FILE, got '%s'",
+                                      v);
+            }
+            break;
+        case OPT_COLOR_INTERVAL:
+            bad = cli_parse_int32(cmd, "--color-interval", v, 1, 1000000, &a->interval);
+            break;
+        case OPT_COLOR_SMOOTHING:
+            bad = cli_parse_double(cmd, "--color-smoothing", v, 0.0, 1.0, &a->smoothing);
+            if (!bad && !(a->smoothing > 0.0))
+                bad = cli_usage_error(cmd, "--color-smoothing: must be > 0, got '%s'", v);
+            break;
+        case OPT_DETERMINISTIC:
+            a->deterministic = 1;
+            break;
+        case OPT_PRINT_COLOR:
+            a->print_color = 1;
+            break;
+        case OPT_MISSING:
+            bad = parse_missing(v, &a->max_repeat);
+            break;
+        case OPT_JSON:
+            a->json = v;
+            break;
+        case OPT_QUIET:
+            a->quiet = 1;
+            break;
+        default:
+            if (cli_input_option(&a->in, cmd, id, v) <= 0)
+                bad = -1;
+            break;
+        }
+        if (bad)
+            return CLI_EXIT_USAGE;
+    }
+    if (id == CLI_HELP)
+        return -1;
+    if (id == CLI_ERROR)
+        return CLI_EXIT_USAGE;
+    if (!a->rig == !a->map)
+        return cli_usage_error(cmd, "stitch: give one of --rig FILE or --map FILE");
+    if (!a->out)
+        return cli_usage_error(cmd, "stitch: -o OUT is required");
+    if (p.nrest < 1)
+        return cli_usage_error(cmd, "stitch: expected one input per camera");
+    if (p.nrest > FOVEA_STITCH_MAX_CAMERAS)
+        return cli_usage_error(cmd, "stitch: at most %d inputs, got %d", FOVEA_STITCH_MAX_CAMERAS,
+                               p.nrest);
+    a->inputs = p.rest;
+    a->n = p.nrest;
+
+    int stdin_inputs = 0, stills = 0;
+    for (int c = 0; c < a->n; c++) {
+        stdin_inputs += strcmp(a->inputs[c], "-") == 0;
+        fovea_container ic = cli_container_for(a->inputs[c], a->in.container);
+        stills += ic == FOVEA_CONTAINER_PNG || ic == FOVEA_CONTAINER_PNM;
+    }
+    if (stdin_inputs > 1)
+        return cli_usage_error(cmd, "stitch: only one input can be '-' (stdin)");
+    if (stills && stills != a->n)
+        return cli_usage_error(cmd, "stitch: inputs must be all videos (y4m, yuv) or all stills "
+                                    "(png, pnm)");
+    fovea_container oc = cli_container_for(a->out, FOVEA_CONTAINER_AUTO);
+    if (oc == FOVEA_CONTAINER_AUTO)
+        return cli_usage_error(cmd, "%s: unknown file type (name it .y4m, .png, .ppm or .yuv)",
+                               a->out);
+    if (a->json && strcmp(a->json, "-") == 0 && strcmp(a->out, "-") == 0)
+        return cli_usage_error(cmd, "--json -: stdout already carries the video");
+    if (a->color != COLOR_ARG_AUTO && a->deterministic)
+        a->deterministic = 0; /* nothing is measured */
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ fixed colours */
+
+static char *read_small_file(const char *path, size_t limit, size_t *len, char *err, size_t errsz)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(err, errsz, "%s", strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(limit + 1);
+    if (!buf) {
+        fclose(fp);
+        snprintf(err, errsz, "out of memory");
+        return NULL;
+    }
+    size_t n = fread(buf, 1, limit + 1, fp);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad || n > limit) {
+        snprintf(err, errsz, bad ? "read error" : "larger than %zu bytes", limit);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* A field that must be a finite number > 0. */
+static int positive_number(const cJSON *item, const char *field, float *out, char *err,
+                           size_t errsz)
+{
+    if (!item) {
+        snprintf(err, errsz, "%s: missing required field", field);
+        return -1;
+    }
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || !(item->valuedouble > 0.0) ||
+        item->valuedouble > 1e6) {
+        snprintf(err, errsz, "%s: must be a finite number > 0", field);
+        return -1;
+    }
+    *out = (float)item->valuedouble;
+    return 0;
+}
+
+/* Parse {"cameras":[{"gain":[r,g,b],"gamma":g}, ...]} with exactly n cameras; other
+ * keys are ignored so that a --json summary can be read back. On error err names
+ * the field. */
+static int parse_color_json(const char *text, size_t len, int n, fovea_color_correction *cc,
+                            char *err, size_t errsz)
+{
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    int rc = -1;
+    char field[64];
+    if (!root) {
+        snprintf(err, errsz, "invalid JSON");
+        return -1;
+    }
+    const cJSON *cams = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "cameras")
+                                             : NULL;
+    if (!cJSON_IsObject(root)) {
+        snprintf(err, errsz, "(root): must be an object");
+        goto done;
+    }
+    if (!cams) {
+        snprintf(err, errsz, "cameras: missing required field");
+        goto done;
+    }
+    if (!cJSON_IsArray(cams)) {
+        snprintf(err, errsz, "cameras: must be an array");
+        goto done;
+    }
+    int count = cJSON_GetArraySize(cams);
+    if (count != n) {
+        snprintf(err, errsz, "cameras: has %d entr%s, the map has %d camera%s", count,
+                 count == 1 ? "y" : "ies", n, n == 1 ? "" : "s");
+        goto done;
+    }
+    for (int c = 0; c < n; c++) {
+        const cJSON *cam = cJSON_GetArrayItem(cams, c);
+        if (!cJSON_IsObject(cam)) {
+            snprintf(err, errsz, "cameras[%d]: must be an object", c);
+            goto done;
+        }
+        const cJSON *gain = cJSON_GetObjectItemCaseSensitive(cam, "gain");
+        if (!gain) {
+            snprintf(err, errsz, "cameras[%d].gain: missing required field", c);
+            goto done;
+        }
+        if (!cJSON_IsArray(gain) || cJSON_GetArraySize(gain) != 3) {
+            snprintf(err, errsz, "cameras[%d].gain: must be an array of 3 numbers [r, g, b]", c);
+            goto done;
+        }
+        for (int k = 0; k < 3; k++) {
+            snprintf(field, sizeof(field), "cameras[%d].gain[%d]", c, k);
+            if (positive_number(cJSON_GetArrayItem(gain, k), field, &cc[c].gain[k], err,
+                                errsz) < 0)
+                goto done;
+        }
+        snprintf(field, sizeof(field), "cameras[%d].gamma", c);
+        if (positive_number(cJSON_GetObjectItemCaseSensitive(cam, "gamma"), field, &cc[c].gamma,
+                            err, errsz) < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    cJSON_Delete(root);
+    return rc;
+}
+
+static int load_color_file(const char *path, int n, fovea_color_correction *cc)
+{
+    char err[512] = "";
+    size_t len = 0;
+    char *text = read_small_file(path, 1 << 20, &len, err, sizeof(err));
+    int rc = text ? parse_color_json(text, len, n, cc, err, sizeof(err)) : -1;
+    free(text);
+    if (rc < 0) {
+        cli_error(path, "%s", err);
+        return CLI_EXIT_RUNTIME;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ inputs */
+
+typedef struct cam_input {
+    const char *path;
+    fovea_reader *r;
+    fovea_video_info info;
+    int convert;              /* the reader's format is not the stitch format */
+    fovea_convert_options copt;
+    fovea_frame raw;          /* read target */
+    fovea_frame cur;          /* what the stitcher gets: the last good frame */
+    int have;                 /* cur holds a good frame */
+    int ended;                /* the reader reached its end */
+    int repeats;              /* consecutive repeated frames */
+    int64_t frames_read, frames_repeated;
+    char reason[1024];        /* why this step's frame is missing */
+} cam_input;
+
+typedef struct stitch_run {
+    stitch_args a;
+    fovea_context *ctx;
+    fovea_stitch_map *map;
+    fovea_stitcher *st;
+    fovea_writer *w;
+    cam_input cam[FOVEA_STITCH_MAX_CAMERAS];
+    const fovea_frame *in[FOVEA_STITCH_MAX_CAMERAS];
+    fovea_frame out;          /* stitcher output */
+    fovea_frame wout;         /* converted for the writer when its format differs */
+    fovea_pixfmt stitch_fmt, out_fmt, write_fmt;
+    fovea_container out_container;
+    int still;                /* every input is a still image */
+    int pano_w, pano_h;
+    int64_t total;            /* frames expected, -1 unknown */
+    int64_t done;
+} stitch_run;
+
+/* Frames the stitcher touches are pinned on CUDA contexts (faster uploads). */
+static int alloc_frame(stitch_run *s, fovea_frame *f, int w, int h, fovea_pixfmt fmt,
+                       int pinned_if_cuda)
+{
+    if (pinned_if_cuda && fovea_context_backend(s->ctx) == FOVEA_BACKEND_CUDA &&
+        fovea_frame_alloc(s->ctx, f, w, h, fmt, FOVEA_MEM_PINNED) == FOVEA_OK)
+        return FOVEA_OK;
+    return fovea_frame_alloc(s->ctx, f, w, h, fmt, FOVEA_MEM_HOST);
+}
+
+static int stitchable(fovea_pixfmt f)
+{
+    return f == FOVEA_PIX_I420 || f == FOVEA_PIX_NV12 || f == FOVEA_PIX_RGB24 ||
+           f == FOVEA_PIX_RGBA;
+}
+
+/* Stitch format: the inputs' common one when the stitcher takes it; otherwise
+ * rgba/rgb24 for stills and i420 for video. */
+static fovea_pixfmt choose_stitch_format(const stitch_run *s)
+{
+    const int n = s->a.n;
+    int same = 1, any_alpha = 0;
+    for (int c = 0; c < n; c++) {
+        same &= s->cam[c].info.fmt == s->cam[0].info.fmt;
+        any_alpha |= s->cam[c].info.fmt == FOVEA_PIX_RGBA;
+    }
+    if (same && stitchable(s->cam[0].info.fmt))
+        return s->cam[0].info.fmt;
+    if (s->still)
+        return any_alpha ? FOVEA_PIX_RGBA : FOVEA_PIX_RGB24;
+    return FOVEA_PIX_I420;
+}
+
+static int open_inputs(stitch_run *s)
+{
+    stitch_args *a = &s->a;
+    int nmap = 0;
+    fovea_stitch_map_geometry(s->map, &s->pano_w, &s->pano_h, &nmap);
+    if (nmap != a->n) {
+        cli_error(a->rig ? a->rig : a->map, "the map has %d camera%s, got %d input%s", nmap,
+                  nmap == 1 ? "" : "s", a->n, a->n == 1 ? "" : "s");
+        return CLI_EXIT_RUNTIME;
+    }
+    s->total = -1;
+    int all_known = 1;
+    for (int c = 0; c < a->n; c++) {
+        cam_input *ci = &s->cam[c];
+        ci->path = a->inputs[c];
+        int rc = cli_open_reader(spec.name, ci->path, &a->in, &ci->r);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        ci->info = *fovea_reader_info(ci->r);
+        int mw, mh;
+        fovea_stitch_map_camera_size(s->map, c, &mw, &mh);
+        if (ci->info.width != mw || ci->info.height != mh) {
+            cli_error(cli_display_path(ci->path, 0),
+                      "camera %d is %dx%d, the map expects %dx%d", c, ci->info.width,
+                      ci->info.height, mw, mh);
+            return CLI_EXIT_RUNTIME;
+        }
+        if (ci->info.frame_count < 0)
+            all_known = 0;
+        else if (s->total < 0 || ci->info.frame_count < s->total)
+            s->total = ci->info.frame_count;
+    }
+    if (!all_known)
+        s->total = -1;
+    if (a->frames >= 0 && (s->total < 0 || a->frames < s->total))
+        s->total = a->frames;
+
+    /* frame rates: inputs are paired frame by frame */
+    const fovea_video_info *i0 = &s->cam[0].info;
+    for (int c = 1; c < a->n && !s->still; c++) {
+        const fovea_video_info *ic = &s->cam[c].info;
+        if (i0->fps_num > 0 && ic->fps_num > 0 &&
+            (int64_t)i0->fps_num * ic->fps_den != (int64_t)ic->fps_num * i0->fps_den)
+            cli_error(cli_display_path(s->cam[c].path, 0),
+                      "warning: frame rate %d/%d differs from camera 0's %d/%d; frames are "
+                      "paired one to one",
+                      ic->fps_num, ic->fps_den, i0->fps_num, i0->fps_den);
+    }
+
+    s->stitch_fmt = choose_stitch_format(s);
+    for (int c = 0; c < a->n; c++) {
+        cam_input *ci = &s->cam[c];
+        ci->convert = ci->info.fmt != s->stitch_fmt;
+        fovea_convert_options_init(&ci->copt);
+        const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(ci->info.fmt);
+        /* a gray still holds full-range values */
+        if (s->still && d && d->is_yuv && d->planes == 1)
+            ci->copt.range = FOVEA_RANGE_FULL;
+        if (ci->convert && !s->still)
+            cli_error(cli_display_path(ci->path, 0), "warning: %s input converted to %s for "
+                      "stitching", fovea_pixfmt_name(ci->info.fmt),
+                      fovea_pixfmt_name(s->stitch_fmt));
+        int st = alloc_frame(s, &ci->raw, ci->info.width, ci->info.height, ci->info.fmt,
+                             !ci->convert);
+        if (st == FOVEA_OK)
+            st = alloc_frame(s, &ci->cur, ci->info.width, ci->info.height, s->stitch_fmt, 1);
+        if (st < 0) {
+            cli_error(cli_display_path(ci->path, 0), "cannot allocate %dx%d frames: %s",
+                      ci->info.width, ci->info.height, fovea_strerror(st));
+            return CLI_EXIT_RUNTIME;
+        }
+        s->in[c] = &ci->cur;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* The reader's message without the "<path>: frame N: " that the caller adds back. */
+static void set_reason(cam_input *ci, const char *msg)
+{
+    const char *shown = cli_display_path(ci->path, 0);
+    size_t n = strlen(shown);
+    if (strncmp(msg, shown, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
+        msg += n + 2;
+    if (strncmp(msg, "frame ", 6) == 0) {
+        const char *p = msg + 6;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (p > msg + 6 && p[0] == ':' && p[1] == ' ')
+            msg = p + 2;
+    }
+    snprintf(ci->reason, sizeof(ci->reason), "%s", *msg ? msg : "read error");
+}
+
+/* Read one frame of camera ci. @return 1 fresh frame, 0 missing (reason set),
+ * -1 fatal (reported). */
+static int read_camera(stitch_run *s, cam_input *ci)
+{
+    if (ci->ended) {
+        snprintf(ci->reason, sizeof(ci->reason), "end of input after %lld frame%s",
+                 (long long)ci->frames_read, ci->frames_read == 1 ? "" : "s");
+        return 0;
+    }
+    int st = fovea_reader_read(ci->r, &ci->raw);
+    if (st == FOVEA_EOF) {
+        ci->ended = 1;
+        snprintf(ci->reason, sizeof(ci->reason), "end of input after %lld frame%s",
+                 (long long)ci->frames_read, ci->frames_read == 1 ? "" : "s");
+        return 0;
+    }
+    if (st < 0) {
+        set_reason(ci, fovea_reader_error(ci->r));
+        return 0;
+    }
+    if (ci->convert) {
+        st = fovea_frame_convert(s->ctx, &ci->cur, &ci->raw, &ci->copt);
+        if (st < 0) {
+            const char *detail = fovea_last_error(s->ctx);
+            cli_error(cli_display_path(ci->path, 0), "frame %lld: cannot convert %s to %s: %s",
+                      (long long)ci->raw.index, fovea_pixfmt_name(ci->raw.fmt),
+                      fovea_pixfmt_name(ci->cur.fmt), *detail ? detail : fovea_strerror(st));
+            return -1;
+        }
+        ci->cur.index = ci->raw.index;
+    } else {
+        fovea_frame t = ci->cur;
+        ci->cur = ci->raw;
+        ci->raw = t;
+    }
+    ci->have = 1;
+    ci->repeats = 0;
+    ci->frames_read++;
+    return 1;
+}
+
+/* One step: a frame from every camera, or a repeat of its last frame.
+ * @return 1 ready to stitch, 0 normal end, or an exit status > 1 coded as -(status). */
+static int gather(stitch_run *s, int64_t step, int *exit_status)
+{
+    const stitch_args *a = &s->a;
+    int got[FOVEA_STITCH_MAX_CAMERAS];
+    int fresh = 0, failed = -1;
+    for (int c = 0; c < a->n; c++) {
+        got[c] = read_camera(s, &s->cam[c]);
+        if (got[c] < 0) {
+            *exit_status = CLI_EXIT_RUNTIME;
+            return -1;
+        }
+        fresh += got[c];
+        if (!got[c] && !s->cam[c].ended && failed < 0)
+            failed = c;
+    }
+    if (fresh == 0) {
+        /* nothing left anywhere: the end, unless a camera failed to read */
+        if (failed < 0)
+            return 0;
+        cam_input *ci = &s->cam[failed];
+        if (a->max_repeat == 0) {
+            cli_error(cli_display_path(ci->path, 0), "frame %lld: %s", (long long)step,
+                      ci->reason);
+            *exit_status = CLI_EXIT_RUNTIME;
+            return -1;
+        }
+        cli_error(cli_display_path(ci->path, 0),
+                  "warning: frame %lld missing (%s) and no other camera has one: ending",
+                  (long long)step, ci->reason);
+        return 0;
+    }
+    for (int c = 0; c < a->n; c++) {
+        cam_input *ci = &s->cam[c];
+        if (got[c])
+            continue;
+        const char *shown = cli_display_path(ci->path, 0);
+        if (a->max_repeat == 0) {
+            cli_error(shown, "frame %lld: %s%s", (long long)step, ci->reason,
+                      ci->ended ? " while other cameras go on (see --missing)" : "");
+            *exit_status = CLI_EXIT_RUNTIME;
+            return -1;
+        }
+        if (!ci->have) {
+            cli_error(shown, "frame %lld: %s (no earlier frame to repeat)", (long long)step,
+                      ci->reason);
+            *exit_status = CLI_EXIT_RUNTIME;
+            return -1;
+        }
+        if (ci->repeats >= a->max_repeat) {
+            cli_error(shown, "frame %lld: %s, and frame %lld was already repeated %d time%s "
+                      "(--missing repeat:%d)", (long long)step, ci->reason,
+                      (long long)ci->cur.index, ci->repeats, ci->repeats == 1 ? "" : "s",
+                      a->max_repeat);
+            *exit_status = CLI_EXIT_RUNTIME;
+            return -1;
+        }
+        ci->repeats++;
+        ci->frames_repeated++;
+        cli_error(shown, "frame %lld missing, repeating frame %lld (%d/%d): %s", (long long)step,
+                  (long long)ci->cur.index, ci->repeats, a->max_repeat, ci->reason);
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ output */
+
+static fovea_pixfmt writer_format(fovea_container c)
+{
+    switch (c) {
+    case FOVEA_CONTAINER_PNG: return FOVEA_PIX_RGBA;
+    case FOVEA_CONTAINER_PNM: return FOVEA_PIX_RGB24;
+    default: return FOVEA_PIX_I420;
+    }
+}
+
+static int open_output(stitch_run *s)
+{
+    const stitch_args *a = &s->a;
+    s->out_container = cli_container_for(a->out, FOVEA_CONTAINER_AUTO);
+    s->out_fmt = (s->stitch_fmt == FOVEA_PIX_I420 || s->stitch_fmt == FOVEA_PIX_NV12)
+                     ? FOVEA_PIX_I420
+                     : FOVEA_PIX_RGBA;
+    s->write_fmt = writer_format(s->out_container);
+    int single = s->out_container == FOVEA_CONTAINER_PNG || s->out_container == FOVEA_CONTAINER_PNM;
+    if (single && s->total > 1 && !strchr(a->out, '%')) {
+        cli_error(a->out, "%lld frames to write but %s holds one image: use a pattern such as "
+                  "pano%%04d.%s, or --frames 1", (long long)s->total,
+                  fovea_container_name(s->out_container),
+                  s->out_container == FOVEA_CONTAINER_PNG ? "png" : "ppm");
+        return CLI_EXIT_RUNTIME;
+    }
+    int st = alloc_frame(s, &s->out, s->pano_w, s->pano_h, s->out_fmt, 1);
+    if (st == FOVEA_OK && s->write_fmt != s->out_fmt)
+        st = alloc_frame(s, &s->wout, s->pano_w, s->pano_h, s->write_fmt, 0);
+    if (st < 0) {
+        cli_error(NULL, "cannot allocate a %dx%d panorama: %s", s->pano_w, s->pano_h,
+                  fovea_strerror(st));
+        return CLI_EXIT_RUNTIME;
+    }
+
+    fovea_video_info info;
+    fovea_video_info_init(&info);
+    const fovea_video_info *i0 = &s->cam[0].info;
+    info.width = s->pano_w;
+    info.height = s->pano_h;
+    info.fmt = s->write_fmt;
+    if (!s->still) {
+        info.fps_num = i0->fps_num;
+        info.fps_den = i0->fps_den;
+        info.sar_num = i0->sar_num;
+        info.sar_den = i0->sar_den;
+        info.interlace = i0->interlace;
+    }
+    char err[1024] = "";
+    st = fovea_writer_open(&s->w, a->out, s->out_container, &info, err, sizeof(err));
+    if (st < 0)
+        return cli_report(a->out, 1, err, st);
+    return CLI_EXIT_OK;
+}
+
+static int write_frame(stitch_run *s, int64_t step)
+{
+    const stitch_args *a = &s->a;
+    const fovea_frame *f = &s->out;
+    s->out.index = step;
+    if (s->write_fmt != s->out_fmt) {
+        int st = fovea_frame_convert(s->ctx, &s->wout, &s->out, NULL);
+        if (st < 0) {
+            const char *detail = fovea_last_error(s->ctx);
+            cli_error(cli_display_path(a->out, 1), "frame %lld: cannot convert %s to %s: %s",
+                      (long long)step, fovea_pixfmt_name(s->out_fmt),
+                      fovea_pixfmt_name(s->write_fmt), *detail ? detail : fovea_strerror(st));
+            return CLI_EXIT_RUNTIME;
+        }
+        s->wout.index = step;
+        f = &s->wout;
+    }
+    int st = fovea_writer_write(s->w, f);
+    if (st < 0)
+        return cli_report(a->out, 1, fovea_writer_error(s->w), st);
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ reports */
+
+static const char *color_mode_name(int m)
+{
+    return m == COLOR_ARG_OFF ? "off" : m == COLOR_ARG_FIXED ? "fixed" : "auto";
+}
+
+static void print_colors(const stitch_run *s, const fovea_color_correction *cc)
+{
+    FILE *fp = strcmp(s->a.out, "-") == 0 ? stderr : stdout;
+    for (int c = 0; c < s->a.n; c++)
+        fprintf(fp, "camera %d (%s): gain %.4f %.4f %.4f  gamma %.4f\n", c,
+                cli_display_path(s->cam[c].path, 0), (double)cc[c].gain[0],
+                (double)cc[c].gain[1], (double)cc[c].gain[2], (double)cc[c].gamma);
+}
+
+static int write_summary(const stitch_run *s, const fovea_color_correction *cc,
+                         double setup_seconds, double seconds)
+{
+    const stitch_args *a = &s->a;
+    cJSON *root = cJSON_CreateObject();
+    if (!root) {
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_RUNTIME;
+    }
+    cJSON_AddStringToObject(root, a->rig ? "rig" : "map", a->rig ? a->rig : a->map);
+    cJSON_AddStringToObject(root, "output", a->out);
+    cJSON_AddStringToObject(root, "output_pixfmt", fovea_pixfmt_name(s->write_fmt));
+    cJSON_AddNumberToObject(root, "width", s->pano_w);
+    cJSON_AddNumberToObject(root, "height", s->pano_h);
+    cJSON_AddNumberToObject(root, "frames", (double)s->done);
+    cJSON_AddNumberToObject(root, "setup_seconds", setup_seconds); /* map, inputs, stitcher */
+    cJSON_AddNumberToObject(root, "seconds", seconds);             /* the frames */
+    cJSON_AddNumberToObject(root, "fps", seconds > 0 ? (double)s->done / seconds : 0.0);
+    cJSON_AddStringToObject(root, "backend", fovea_backend_name(fovea_context_backend(s->ctx)));
+    cJSON_AddNumberToObject(root, "threads", fovea_context_threads(s->ctx));
+    cJSON_AddStringToObject(root, "stitch_pixfmt", fovea_pixfmt_name(s->stitch_fmt));
+    cJSON *col = cJSON_AddObjectToObject(root, "color");
+    cJSON_AddStringToObject(col, "mode", color_mode_name(a->color));
+    if (a->color == COLOR_ARG_FIXED)
+        cJSON_AddStringToObject(col, "file", a->color_file);
+    cJSON_AddNumberToObject(col, "interval", a->interval);
+    cJSON_AddNumberToObject(col, "smoothing", a->smoothing);
+    cJSON_AddBoolToObject(col, "deterministic", a->deterministic);
+    cJSON *cams = cJSON_AddArrayToObject(root, "cameras");
+    for (int c = 0; c < a->n; c++) {
+        const cam_input *ci = &s->cam[c];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "index", c);
+        cJSON_AddStringToObject(o, "input", ci->path);
+        cJSON_AddNumberToObject(o, "width", ci->info.width);
+        cJSON_AddNumberToObject(o, "height", ci->info.height);
+        cJSON_AddStringToObject(o, "pixfmt", fovea_pixfmt_name(ci->info.fmt));
+        cJSON_AddBoolToObject(o, "converted", ci->convert);
+        cJSON_AddNumberToObject(o, "frames_read", (double)ci->frames_read);
+        cJSON_AddNumberToObject(o, "frames_repeated", (double)ci->frames_repeated);
+        cJSON *g = cJSON_AddArrayToObject(o, "gain");
+        for (int k = 0; k < 3; k++)
+            cJSON_AddItemToArray(g, cJSON_CreateNumber((double)cc[c].gain[k]));
+        cJSON_AddNumberToObject(o, "gamma", (double)cc[c].gamma);
+        cJSON_AddItemToArray(cams, o);
+    }
+    int rc = cli_write_json(a->json, root);
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static int setup(stitch_run *s)
+{
+    stitch_args *a = &s->a;
+    char err[1024] = "";
+    fovea_settings fs;
+    fovea_default_settings(&fs);
+    fs.backend = a->backend;
+    fs.threads = a->threads;
+    int st = fovea_open(&s->ctx, &fs);
+    if (st < 0) {
+        cli_error(NULL, "--backend %s: cannot create a context: %s", fovea_backend_name(a->backend),
+                  fovea_strerror(st));
+        return CLI_EXIT_RUNTIME;
+    }
+    if (a->rig)
+        st = fovea_stitch_map_from_rig(s->ctx, a->rig, &s->map, err, sizeof(err));
+    else
+        st = fovea_stitch_map_load(a->map, &s->map, err, sizeof(err));
+    if (st < 0)
+        return cli_report(a->rig ? a->rig : a->map, 0, err, st);
+
+    fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
+    if (a->color == COLOR_ARG_FIXED) {
+        int nmap = 0;
+        fovea_stitch_map_geometry(s->map, NULL, NULL, &nmap);
+        int rc = load_color_file(a->color_file, nmap, cc);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
+
+    /* parse_args made sure that the inputs are all stills or all videos */
+    fovea_container ic = cli_container_for(a->inputs[0], a->in.container);
+    s->still = ic == FOVEA_CONTAINER_PNG || ic == FOVEA_CONTAINER_PNM;
+    int rc = open_inputs(s);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+
+    fovea_stitch_settings ss;
+    fovea_stitch_default_settings(&ss);
+    ss.color = a->color == COLOR_ARG_OFF     ? FOVEA_COLOR_OFF
+               : a->color == COLOR_ARG_FIXED ? FOVEA_COLOR_FIXED
+                                             : FOVEA_COLOR_AUTO;
+    ss.auto_interval = a->interval;
+    ss.auto_smoothing = (float)a->smoothing;
+    ss.deterministic = a->deterministic;
+    st = fovea_stitcher_create(s->ctx, &s->st, s->map, &ss);
+    if (st < 0) {
+        const char *detail = fovea_last_error(s->ctx);
+        cli_error(NULL, "cannot create the stitcher: %s", *detail ? detail : fovea_strerror(st));
+        return CLI_EXIT_RUNTIME;
+    }
+    if (a->color == COLOR_ARG_FIXED) {
+        st = fovea_stitcher_set_color(s->st, cc, a->n);
+        if (st < 0) {
+            const char *detail = fovea_last_error(s->ctx);
+            cli_error(a->color_file, "%s", *detail ? detail : fovea_strerror(st));
+            return CLI_EXIT_RUNTIME;
+        }
+    }
+    return open_output(s);
+}
+
+static int run_loop(stitch_run *s)
+{
+    const stitch_args *a = &s->a;
+    cli_progress prog;
+    int rc = CLI_EXIT_OK;
+    /* a still (or a one-frame run) is balanced on itself before it is stitched */
+    int analyse_first = a->color == COLOR_ARG_AUTO && a->n > 1 &&
+                        (s->still || s->total == 1);
+    cli_progress_start(&prog, s->total, a->quiet);
+    for (int64_t step = 0; a->frames < 0 || step < a->frames; step++) {
+        int status = CLI_EXIT_OK;
+        int g = gather(s, step, &status);
+        if (g == 0)
+            break;
+        if (g < 0) {
+            rc = status;
+            break;
+        }
+        int st;
+        if (analyse_first && step == 0) {
+            st = fovea_stitcher_analyse(s->st, s->in, a->n, 1, NULL);
+            if (st < 0) {
+                const char *detail = fovea_last_error(s->ctx);
+                cli_error(NULL, "frame %lld: colour analysis failed: %s", (long long)step,
+                          *detail ? detail : fovea_strerror(st));
+                rc = CLI_EXIT_RUNTIME;
+                break;
+            }
+        }
+        st = fovea_stitcher_process(s->st, s->in, a->n, &s->out);
+        if (st < 0) {
+            const char *detail = fovea_last_error(s->ctx);
+            cli_error(NULL, "frame %lld: stitching failed: %s", (long long)step,
+                      *detail ? detail : fovea_strerror(st));
+            rc = CLI_EXIT_RUNTIME;
+            break;
+        }
+        if ((rc = write_frame(s, step)) != CLI_EXIT_OK)
+            break;
+        s->done++;
+        cli_progress_update(&prog, s->done);
+    }
+    cli_progress_finish(&prog);
+    return rc;
+}
+
+int cmd_stitch(int argc, char **argv)
+{
+    stitch_run *s = calloc(1, sizeof(*s));
+    if (!s) {
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_RUNTIME;
+    }
+    int rc = parse_args(&s->a, argc, argv);
+    if (rc < 0) {
+        free(s);
+        return CLI_EXIT_OK; /* --help */
+    }
+    if (rc != CLI_EXIT_OK) {
+        free(s);
+        return rc;
+    }
+    double t0 = cli_now();
+    rc = setup(s);
+    double t1 = cli_now();
+    if (rc == CLI_EXIT_OK)
+        rc = run_loop(s);
+    if (rc == CLI_EXIT_OK) {
+        int st = fovea_writer_close(&s->w);
+        if (st < 0) {
+            cli_error(cli_display_path(s->a.out, 1), "cannot finish writing: %s",
+                      fovea_strerror(st));
+            rc = CLI_EXIT_RUNTIME;
+        }
+    }
+    if (rc == CLI_EXIT_OK) {
+        double now = cli_now();
+        fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
+        int st = fovea_stitcher_get_color(s->st, cc, FOVEA_STITCH_MAX_CAMERAS);
+        if (st < 0) {
+            cli_error(NULL, "cannot read the colour corrections: %s", fovea_strerror(st));
+            rc = CLI_EXIT_RUNTIME;
+        } else {
+            if (s->a.print_color)
+                print_colors(s, cc);
+            if (s->a.json)
+                rc = write_summary(s, cc, t1 - t0, now - t1);
+        }
+    }
+
+    if (s->w)
+        fovea_writer_close(&s->w);
+    fovea_stitcher_destroy(&s->st);
+    for (int c = 0; c < s->a.n; c++) {
+        fovea_reader_close(&s->cam[c].r);
+        fovea_frame_free(s->ctx, &s->cam[c].raw);
+        fovea_frame_free(s->ctx, &s->cam[c].cur);
+    }
+    fovea_frame_free(s->ctx, &s->out);
+    fovea_frame_free(s->ctx, &s->wout);
+    fovea_stitch_map_destroy(&s->map);
+    fovea_close(&s->ctx);
+    free(s);
+    return rc;
+}
