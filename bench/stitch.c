@@ -255,7 +255,7 @@ int main(int argc, char **argv)
                     int p = f % PIPES;
                     BENCH_FOVEA(pc[p], fovea_sync(pc[p])); /* buffers of frame f-PIPES done */
                     const fovea_frame *in[2] = {&pin_in[p][0], &pin_in[p][1]};
-                    BENCH_FOVEA(pc[p], fovea_stitcher_process(ps[p], in, 2, &pin_out[p]));
+                    BENCH_FOVEA(pc[p], fovea_stitcher_process_async(ps[p], in, 2, &pin_out[p]));
                 }
                 for (int p = 0; p < PIPES; p++)
                     BENCH_FOVEA(pc[p], fovea_sync(pc[p]));

@@ -53,7 +53,9 @@ static void make_rig(fovea_rig *rig)
 
 static double pano_pitch(const fovea_rig *rig)
 {
-    return rig->hfov * FOVEA_DEG2RAD / rig->width;
+    double p = fovea_scene_rig_pitch(rig);
+    CHECK(fabs(p - rig->hfov * FOVEA_DEG2RAD / rig->width) < 1e-15);
+    return p;
 }
 
 static void alloc_rgba(fovea_frame *f, int w, int h)
@@ -264,8 +266,8 @@ static void test_band_limit(fovea_context *ctx, const fovea_rig *rig)
 static void test_cameras(fovea_context *ctx, const fovea_rig *rig)
 {
     /* a scene for the coarsest pixel of the rig (the fisheye's) */
-    double pitch = fovea_scene_rig_pitch(rig);
-    printf("rig pitch %.5f rad (panorama %.5f)\n", pitch, pano_pitch(rig));
+    double pitch = fovea_scene_rig_coarsest_pitch(rig);
+    printf("rig coarsest pitch %.5f rad (panorama %.5f)\n", pitch, pano_pitch(rig));
     CHECK(pitch >= pano_pitch(rig));
     CHECK(pitch < 3.0 * pano_pitch(rig));
     fovea_scene_params p;
@@ -286,6 +288,26 @@ static void test_cameras(fovea_context *ctx, const fovea_rig *rig)
         CHECK(psnr > 40.0);
     }
 
+    /* the pinhole camera's pixels match the panorama's: a scene as sharp as the
+     * panorama reprojects as well */
+    {
+        fovea_scene sharp;
+        fovea_scene_params sp;
+        fovea_scene_default_params(&sp, 3, pano_pitch(rig));
+        REQUIRE(fovea_scene_init(&sharp, &sp) == FOVEA_OK);
+        fovea_frame sp_pano, sp_img;
+        alloc_rgba(&sp_pano, rig->width, rig->height);
+        alloc_rgba(&sp_img, rig->cameras[0].width, rig->cameras[0].height);
+        CHECK_EQ_INT(fovea_scene_render_panorama(ctx, &sharp, rig, &sp_pano), FOVEA_OK);
+        CHECK_EQ_INT(fovea_scene_render_camera(ctx, &sharp, rig, 0, NULL, &sp_img), FOVEA_OK);
+        long covered;
+        double psnr = reprojection_psnr(rig, 0, &sp_pano, &sp_img, &covered);
+        printf("camera 0, scene at the panorama pitch: reprojection PSNR %.2f dB\n", psnr);
+        CHECK(psnr > 40.0);
+        fovea_frame_free(NULL, &sp_pano);
+        fovea_frame_free(NULL, &sp_img);
+    }
+
     /* the pinhole camera looks at the panorama center: the center 2x2 blocks agree
      * (both are centered between pixels) */
     for (int k = 0; k < 3; k++) {
@@ -297,6 +319,15 @@ static void test_cameras(fovea_context *ctx, const fovea_rig *rig)
                 px(&pano, px0 - 1, py0)[k] + px(&pano, px0, py0)[k];
         printf("center channel %d: camera %.2f, panorama %.2f\n", k, a / 4.0, b / 4.0);
         CHECK(fabs(a / 4.0 - b / 4.0) <= 3.0);
+    }
+
+    /* threads do not change camera renders either */
+    {
+        fovea_frame serial;
+        alloc_rgba(&serial, img[1].width, img[1].height);
+        CHECK_EQ_INT(fovea_scene_render_camera(NULL, &s, rig, 1, NULL, &serial), FOVEA_OK);
+        CHECK(fovea_frame_equal(&serial, &img[1]));
+        fovea_frame_free(NULL, &serial);
     }
 
     /* the identity response changes nothing */

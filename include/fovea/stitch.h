@@ -71,12 +71,24 @@ int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **st, const fovea_s
 
 /** Stitch one set of synchronized camera frames.
  *  @param inputs num_cameras frames, all RGBA, all RGB24, all NV12 or all I420, each
- *         the size the map expects; host or device memory (device only on CUDA contexts)
- *  @param out RGBA (from RGB inputs) or I420 (from YUV inputs), panorama-sized; host or device.
- *  On the CUDA backend the work is queued on the context stream; host outputs are
- *  complete on return. @return FOVEA_OK or a negative status (fovea_last_error). */
+ *         the size the map expects; host, pinned or device memory (device only on CUDA
+ *         contexts)
+ *  @param out RGBA (from RGB inputs) or I420 (from YUV inputs), panorama-sized; host,
+ *         pinned or device memory.
+ *  On the CUDA backend the work is queued on the context stream; a host or pinned
+ *  output is complete on return, a device output once the stream gets there.
+ *  @return FOVEA_OK or a negative status (detail in fovea_last_error). */
 int fovea_stitcher_process(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
                            fovea_frame *out);
+
+/** Like fovea_stitcher_process, but on the CUDA backend nothing waits: pinned
+ *  inputs are copied and a pinned output is written asynchronously on the context
+ *  stream. Call fovea_sync(ctx) before reading the output or reusing the inputs.
+ *  With several contexts (streams) this overlaps one frame's copies with another's
+ *  kernel. Pageable host frames still make the call wait for their copies. On the
+ *  CPU backend it is fovea_stitcher_process. */
+int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
+                                 fovea_frame *out);
 
 /** Set fixed corrections (mode FIXED, or the starting point of AUTO). */
 int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_correction *cc, int n);

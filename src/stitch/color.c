@@ -184,11 +184,10 @@ int fovea_color_solve(const fovea_overlap_stats *st, int n, const fovea_stitch_s
 void fovea_color_build_lut(const fovea_color_correction *cc, float lut[3][FOVEA_LUT_SIZE])
 {
     for (int k = 0; k < 3; k++) {
-        for (int x = 0; x < 256; x++) {
-            double y = (double)cc->gain[k] * x;
+        for (int q = 0; q < FOVEA_LUT_SIZE; q++) {
+            double y = (double)cc->gain[k] * (q / 4.0);
             y = y > 255.0 ? 255.0 : y;
-            lut[k][x] = (float)(255.0 * pow(y / 255.0, (double)cc->gamma));
+            lut[k][q] = (float)(255.0 * pow(y / 255.0, (double)cc->gamma));
         }
-        lut[k][256] = lut[k][255];
     }
 }

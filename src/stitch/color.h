@@ -5,6 +5,7 @@
 #define FOVEA_STITCH_COLOR_H
 
 #include <stdint.h>
+#include <string.h>
 #include "fovea/stitch.h"
 
 #define FOVEA_MAX_PAIRS (FOVEA_STITCH_MAX_CAMERAS * (FOVEA_STITCH_MAX_CAMERAS - 1) / 2)
@@ -47,21 +48,41 @@ static inline int fovea_pair_index(int a, int b, int n)
 int fovea_color_solve(const fovea_overlap_stats *st, int n, const fovea_stitch_settings *s,
                       fovea_color_correction *out);
 
-/* Build the per-camera lookup tables: lut[c][k][x] for x = 0..256 (257 entries,
- * the last equal to entry 255 so linear interpolation at 255.0 stays in range);
- * k = 0..2 for R, G, B. For YUV stitching k = 0 is the luma curve (see stitch.c). */
-#define FOVEA_LUT_SIZE 257
+/* Per-camera correction tables: lut[k][q] is the corrected value of the input
+ * q / 4 (q = 0..1020, quarter code values), k = 0..2 for R, G, B (for YUV
+ * stitching k = 0 is the luma curve, see stitch.c). */
+#define FOVEA_LUT_SIZE 1021
 void fovea_color_build_lut(const fovea_color_correction *cc, float lut[3][FOVEA_LUT_SIZE]);
 
-/* Apply a LUT to a value in [0, 255] by linear interpolation between entries,
- * exactly as the kernels do: i = (int)x (x clamped to [0,255]), f = x - i,
- * out = lut[i] + f * (lut[i + 1] - lut[i]). */
-static inline float fovea_lut_apply(const float *lut, float x)
+/* Round a float in [0, 2^22) to the nearest integer, ties to even, the way both
+ * backends do it: adding 1.5 * 2^23 leaves the rounded integer in the low
+ * mantissa bits (plain IEEE addition; no conversion instruction). */
+static inline int fovea_round_rne(float x)
+{
+    float t = x + 12582912.0f;
+    uint32_t bits;
+    memcpy(&bits, &t, sizeof(bits));
+    return (int)(bits - 0x4B400000u);
+}
+
+/* Table index of a value: x clamped to [0, 255], in quarter codes, rounded. */
+static inline int fovea_lut_index(float x)
 {
     x = x < 0.0f ? 0.0f : (x > 255.0f ? 255.0f : x);
-    int i = (int)x;
-    float f = x - (float)i;
-    return lut[i] + f * (lut[i + 1] - lut[i]);
+    return fovea_round_rne(x * 4.0f);
+}
+
+/* The corrected value of x (in [0, 255] after clamping). */
+static inline float fovea_lut_apply(const float *lut, float x)
+{
+    return lut[fovea_lut_index(x)];
+}
+
+/* 8-bit output of a blended value: clamped to [0, 255], rounded to nearest even. */
+static inline uint8_t fovea_round_u8(float x)
+{
+    x = x < 0.0f ? 0.0f : (x > 255.0f ? 255.0f : x);
+    return (uint8_t)fovea_round_rne(x);
 }
 
 #endif

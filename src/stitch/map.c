@@ -62,7 +62,7 @@ void fovea_stitch_map_free(fovea_stitch_map *m)
  * (each * and + rounded to float; no fused multiply-add). A NaN node makes the
  * result NaN, even with a zero factor, so such pixels fail the inside test below.
  * Seen: u >= 0 && u <= (float)(W-1) && v >= 0 && v <= (float)(H-1), and for a
- * fisheye q < 1 with ex = (u - clip_cx) / clip_rx, ey = (v - clip_cy) / clip_ry,
+ * fisheye q < 1 with ex = (u - clip_cx) * (1 / clip_rx), ey = (v - clip_cy) * (1 / clip_ry),
  * q = (ex * ex) + (ey * ey). *q_out gets q (0 without an ellipse). */
 static int lookup_core(const fovea_camera_map *cam, int i, int j, float *u_out, float *v_out,
                        float *q_out)
@@ -88,8 +88,8 @@ static int lookup_core(const fovea_camera_map *cam, int i, int j, float *u_out, 
                v <= (float)(cam->cam_height - 1);
     float q = 0.0f;
     if (cam->clip_rx > 0.0f) {
-        float ex = (u - cam->clip_cx) / cam->clip_rx;
-        float ey = (v - cam->clip_cy) / cam->clip_ry;
+        float ex = (u - cam->clip_cx) * (1.0f / cam->clip_rx);
+        float ey = (v - cam->clip_cy) * (1.0f / cam->clip_ry);
         q = ex * ex + ey * ey;
         seen = seen && q < 1.0f;
     }
@@ -166,14 +166,35 @@ int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STI
         if (v)
             v[c] = NAN;
     }
+    float qs[FOVEA_STITCH_MAX_CAMERAS], us[FOVEA_STITCH_MAX_CAMERAS], vs[FOVEA_STITCH_MAX_CAMERAS];
+    int nseen = 0, last = -1;
     for (int c = 0; c < n; c++) {
         const fovea_camera_map *cam = &m->cam[c];
-        float uc = NAN, vc = NAN, q = 0.0f;
-        seen[c] = inside && cam->uv && lookup_core(cam, i, j, &uc, &vc, &q);
+        us[c] = NAN;
+        vs[c] = NAN;
+        qs[c] = 0.0f;
+        seen[c] = inside && cam->uv && lookup_core(cam, i, j, &us[c], &vs[c], &qs[c]);
         if (u)
-            u[c] = uc;
+            u[c] = us[c];
         if (v)
-            v[c] = vc;
+            v[c] = vs[c];
+        if (seen[c]) {
+            nseen++;
+            last = c;
+        }
+    }
+    /* One analytic camera sees the pixel: whatever its raw weight, normalising
+     * (raw / raw) or the border fallback gives it exactly 1. The CUDA kernel
+     * takes the same shortcut for tiles that only one camera sees. */
+    if (nseen == 1 && !m->cam[last].weight) {
+        w[last] = 1.0f;
+        return 1;
+    }
+    if (nseen == 0)
+        return 0;
+    for (int c = 0; c < n; c++) {
+        const fovea_camera_map *cam = &m->cam[c];
+        float uc = us[c], vc = vs[c], q = qs[c];
         e[c] = seen[c] ? edge_distance(cam, uc, vc, q) : 0.0f;
         if (seen[c] && !cam->weight) {
             if (best_idx < 0 || e[c] > best) {

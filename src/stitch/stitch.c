@@ -51,17 +51,17 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
          * limited-range luma normalized to [0,1]; chroma is scaled around 128
          * by the blue and red gains relative to the luma gain. */
         double gy = (77.0 * cc[c].gain[0] + 150.0 * cc[c].gain[1] + 29.0 * cc[c].gain[2]) / 256.0;
-        for (int x = 0; x < 256; x++) {
+        for (int q = 0; q < FOVEA_LUT_SIZE; q++) {
+            double x = q / 4.0;
             double y = (x - 16.0) / 219.0;
             y = y < 0.0 ? 0.0 : y;
             y *= gy;
             y = y > 1.0 ? 1.0 : y;
             double o = 16.0 + 219.0 * pow(y, (double)cc[c].gamma);
-            if (x < 16)
+            if (x < 16.0)
                 o = x; /* below black: untouched */
-            t->lut[c][0][x] = (float)o;
+            t->lut[c][0][q] = (float)o;
         }
-        t->lut[c][0][256] = t->lut[c][0][255];
         for (int k = 1; k < 3; k++)
             memcpy(t->lut[c][k], t->lut[c][0], sizeof(t->lut[c][0]));
         t->chroma_scale[c][0] = (float)(cc[c].gain[2] / gy);
@@ -215,6 +215,20 @@ static int absorb_stats(fovea_stitcher *st, const fovea_overlap_stats *stats, fl
 
 int fovea_stitcher_process(fovea_stitcher *st, const fovea_frame *const *in, int n,
                            fovea_frame *out)
+{
+    int status = fovea_stitcher_process_async(st, in, n, out);
+    if (status != FOVEA_OK)
+        return status;
+    /* pinned frames are copied asynchronously: wait so the caller may reuse the
+     * inputs and read the output */
+    int pinned = out->mem == FOVEA_MEM_PINNED;
+    for (int c = 0; c < n; c++)
+        pinned |= in[c]->mem == FOVEA_MEM_PINNED;
+    return pinned ? fovea_sync(st->ctx) : FOVEA_OK;
+}
+
+int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *in, int n,
+                                 fovea_frame *out)
 {
     if (!st)
         return FOVEA_ERR_INVALID_ARG;

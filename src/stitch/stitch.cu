@@ -13,6 +13,26 @@
 
 namespace {
 
+// Exact float of an unsigned byte without a conversion instruction: the byte in
+// the low mantissa bits of 2^23, minus 2^23.
+__device__ __forceinline__ float byte_to_float(unsigned int b)
+{
+    return __int_as_float(0x4B000000 | b) - 8388608.0f;
+}
+
+// Byte k (0..3) of a 32-bit word as an exact float (one PRMT and one FADD).
+__device__ __forceinline__ float byte_of(unsigned int word, int k)
+{
+    return __int_as_float(__byte_perm(word, 0x4Bu, 0x4550u + k)) - 8388608.0f;
+}
+
+// Round to nearest, ties to even, for 0 <= x < 2^22: fovea_round_rne() in color.h.
+__device__ __forceinline__ int round_rne(float x)
+{
+    return __float_as_int(x + 12582912.0f) - 0x4B400000;
+}
+
+
 struct cam_point {
     float u, v, e;
     bool seen;
@@ -24,8 +44,10 @@ __device__ __forceinline__ bool lookup(const stitch_kernel_cam &c, int i, int j,
 {
     const int step = 1 << c.step_shift;
     const int gx = i >> c.step_shift, gy = j >> c.step_shift;
-    const float fx = (float)(i & (step - 1)) / (float)step; // exact: step is a power of 2
-    const float fy = (float)(j & (step - 1)) / (float)step;
+    // (float)r / (float)step, exactly: step is a power of two and r < 32
+    const float inv = __int_as_float((127 - c.step_shift) << 23);
+    const float fx = byte_to_float((unsigned int)(i & (step - 1))) * inv;
+    const float fy = byte_to_float((unsigned int)(j & (step - 1))) * inv;
     const float2 *g = reinterpret_cast<const float2 *>(c.uv);
     const float2 n00 = __ldg(&g[(size_t)gy * c.grid_w + gx]);
     const float2 n10 = __ldg(&g[(size_t)gy * c.grid_w + gx + 1]);
@@ -38,12 +60,55 @@ __device__ __forceinline__ bool lookup(const stitch_kernel_cam &c, int i, int j,
     bool seen = u >= 0.0f && u <= (float)(c.width - 1) && v >= 0.0f && v <= (float)(c.height - 1);
     q = 0.0f;
     if (c.clip_rx > 0.0f) {
-        const float ex = (u - c.clip_cx) / c.clip_rx;
-        const float ey = (v - c.clip_cy) / c.clip_ry;
+        const float ex = (u - c.clip_cx) * (1.0f / c.clip_rx);
+        const float ey = (v - c.clip_cy) * (1.0f / c.clip_ry);
         q = ex * ex + ey * ey;
         seen = seen && q < 1.0f;
     }
     return seen;
+}
+
+// Lookups of pixels i0..i0+3 of row j (i0 a multiple of 4, i0 < pano_w) for one
+// camera: the same arithmetic as lookup(), with the grid nodes loaded once when
+// the four pixels share a cell (step >= 4). Pixels at or past pano_w are not seen
+// (with step 1 or 2 their nodes would lie outside the grid).
+__device__ __forceinline__ void lookup4(const stitch_kernel_cam &c, int i0, int j, int pano_w,
+                                        float (&u)[4], float (&v)[4], bool (&seen)[4])
+{
+    if (c.step_shift < 2) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            float q;
+            u[k] = v[k] = 0.0f;
+            seen[k] = i0 + k < pano_w && lookup(c, i0 + k, j, u[k], v[k], q);
+        }
+        return;
+    }
+    const int step = 1 << c.step_shift;
+    const int gx = i0 >> c.step_shift, gy = j >> c.step_shift;
+    const float inv = __int_as_float((127 - c.step_shift) << 23);
+    const float fy = byte_to_float((unsigned int)(j & (step - 1))) * inv;
+    const float ay = 1.0f - fy;
+    const float2 *g = reinterpret_cast<const float2 *>(c.uv);
+    const float2 n00 = __ldg(&g[(size_t)gy * c.grid_w + gx]);
+    const float2 n10 = __ldg(&g[(size_t)gy * c.grid_w + gx + 1]);
+    const float2 n01 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx]);
+    const float2 n11 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx + 1]);
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const float fx = byte_to_float((unsigned int)((i0 + k) & (step - 1))) * inv;
+        const float ax = 1.0f - fx;
+        u[k] = ay * (ax * n00.x + fx * n10.x) + fy * (ax * n01.x + fx * n11.x);
+        v[k] = ay * (ax * n00.y + fx * n10.y) + fy * (ax * n01.y + fx * n11.y);
+        bool sk = u[k] >= 0.0f && u[k] <= (float)(c.width - 1) && v[k] >= 0.0f &&
+                  v[k] <= (float)(c.height - 1);
+        if (c.clip_rx > 0.0f) {
+            const float ex = (u[k] - c.clip_cx) * (1.0f / c.clip_rx);
+            const float ey = (v[k] - c.clip_cy) * (1.0f / c.clip_ry);
+            sk = sk && ex * ex + ey * ey < 1.0f;
+        }
+        seen[k] = sk;
+    }
 }
 
 __device__ __forceinline__ float edge_distance(const stitch_kernel_cam &c, float u, float v, float q)
@@ -152,8 +217,8 @@ __device__ __forceinline__ float bilinear(const uint8_t *base, int stride, int b
     int x1 = x0 + 1 < w ? x0 + 1 : x0;
     int y1 = y0 + 1 < h ? y0 + 1 : y0;
     const uint8_t *r0 = base + (size_t)y0 * stride, *r1 = base + (size_t)y1 * stride;
-    float p00 = __ldg(&r0[x0 * bpp + ch]), p10 = __ldg(&r0[x1 * bpp + ch]);
-    float p01 = __ldg(&r1[x0 * bpp + ch]), p11 = __ldg(&r1[x1 * bpp + ch]);
+    float p00 = byte_to_float(__ldg(&r0[x0 * bpp + ch])), p10 = byte_to_float(__ldg(&r0[x1 * bpp + ch]));
+    float p01 = byte_to_float(__ldg(&r1[x0 * bpp + ch])), p11 = byte_to_float(__ldg(&r1[x1 * bpp + ch]));
     float top = (1.0f - fx) * p00 + fx * p10;
     float bot = (1.0f - fx) * p01 + fx * p11;
     return (1.0f - fy) * top + fy * bot;
@@ -167,33 +232,38 @@ __device__ __forceinline__ void bilinear_rgba(const uint8_t *base, int stride, i
     float fx = u - (float)x0, fy = v - (float)y0;
     int x1 = x0 + 1 < w ? x0 + 1 : x0;
     int y1 = y0 + 1 < h ? y0 + 1 : y0;
-    const uchar4 *r0 = reinterpret_cast<const uchar4 *>(base + (size_t)y0 * stride);
-    const uchar4 *r1 = reinterpret_cast<const uchar4 *>(base + (size_t)y1 * stride);
-    uchar4 p00 = __ldg(&r0[x0]), p10 = __ldg(&r0[x1]), p01 = __ldg(&r1[x0]), p11 = __ldg(&r1[x1]);
+    const unsigned int *r0 = reinterpret_cast<const unsigned int *>(base + (size_t)y0 * stride);
+    const unsigned int *r1 = reinterpret_cast<const unsigned int *>(base + (size_t)y1 * stride);
+    unsigned int p00 = __ldg(&r0[x0]), p10 = __ldg(&r0[x1]), p01 = __ldg(&r1[x0]), p11 = __ldg(&r1[x1]);
     float ax = 1.0f - fx, ay = 1.0f - fy;
-    out[0] = ay * (ax * (float)p00.x + fx * (float)p10.x) + fy * (ax * (float)p01.x + fx * (float)p11.x);
-    out[1] = ay * (ax * (float)p00.y + fx * (float)p10.y) + fy * (ax * (float)p01.y + fx * (float)p11.y);
-    out[2] = ay * (ax * (float)p00.z + fx * (float)p10.z) + fy * (ax * (float)p01.z + fx * (float)p11.z);
+#pragma unroll
+    for (int k = 0; k < 3; k++)
+        out[k] = ay * (ax * byte_of(p00, k) + fx * byte_of(p10, k)) +
+                 fy * (ax * byte_of(p01, k) + fx * byte_of(p11, k));
+}
+
+// fovea_lut_index / fovea_lut_apply in color.h
+__device__ __forceinline__ int lut_index(float x)
+{
+    x = x < 0.0f ? 0.0f : (x > 255.0f ? 255.0f : x);
+    return round_rne(x * 4.0f);
 }
 
 __device__ __forceinline__ float lut_apply(const float *lut, float x)
 {
-    x = x < 0.0f ? 0.0f : (x > 255.0f ? 255.0f : x);
-    int i = (int)x;
-    float f = x - (float)i;
-    float l0 = __ldg(&lut[i]), l1 = __ldg(&lut[i + 1]);
-    return l0 + f * (l1 - l0);
+    return __ldg(&lut[lut_index(x)]);
 }
 
+// fovea_round_u8 in color.h
 __device__ __forceinline__ unsigned int round_u8(float x)
 {
-    int v = (int)(x + 0.5f);
-    return (unsigned int)(v < 0 ? 0 : (v > 255 ? 255 : v));
+    x = x < 0.0f ? 0.0f : (x > 255.0f ? 255.0f : x);
+    return (unsigned int)round_rne(x);
 }
 
 __device__ __forceinline__ unsigned long long quarter(float x)
 {
-    return (unsigned long long)(int)(x * 4.0f + 0.5f);
+    return (unsigned long long)lut_index(x);
 }
 
 __device__ __forceinline__ int pair_index(int a, int b, int n)
@@ -256,14 +326,52 @@ __global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_arg
     const int j = blockIdx.y * blockDim.y + threadIdx.y;
     const uint32_t mask = __ldg(&a.tile_masks[blockIdx.y * a.tiles_x + blockIdx.x]);
     const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
-    if (j < a.pano_h && i0 < a.pano_w) {
+    // One camera seen anywhere in the tile (analytic weights): its weight is
+    // exactly 1 wherever it sees (raw / raw, or the border fallback), so the
+    // result is its corrected sample, bit for bit what the general path gives.
+    const bool single = !STATS && !a.explicit_weights && __popc(seen_mask) == 1;
+    if (single && j < a.pano_h && i0 < a.pano_w) {
+        const stitch_kernel_cam &cam = a.cam[__ffs(seen_mask) - 1];
+        float u[4], v[4];
+        bool seen[4];
+        lookup4(cam, i0, j, a.pano_w, u, v, seen);
         unsigned int px[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            px[k] = 0;
+            if (!seen[k] || i0 + k >= a.pano_w)
+                continue;
+            float sm[3];
+            if (a.in_format == 0) {
+                bilinear_rgba(cam.plane0, cam.stride0, cam.width, cam.height, u[k], v[k], sm);
+            } else {
+                sm[0] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[k], v[k], 0);
+                sm[1] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[k], v[k], 1);
+                sm[2] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[k], v[k], 2);
+            }
+            // weight 1: the output is the rounded table entry (lut8 = round_u8(lut))
+            const unsigned int r = __ldg(&cam.lut8[lut_index(sm[0])]);
+            const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + lut_index(sm[1])]);
+            const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + lut_index(sm[2])]);
+            px[k] = r | (g << 8) | (b << 16) | (255u << 24);
+        }
+        uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
+        if (i0 + 3 < a.pano_w) {
+            *reinterpret_cast<uint4 *>(orow + 4 * (size_t)i0) = make_uint4(px[0], px[1], px[2], px[3]);
+        } else {
+            for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
+                reinterpret_cast<uint32_t *>(orow)[i0 + k] = px[k];
+        }
+    } else if (j < a.pano_h && i0 < a.pano_w) {
         const int bpp = a.in_format == 0 ? 4 : 3;
+        uint32_t *orow = reinterpret_cast<uint32_t *>(a.out0 + (size_t)j * a.out_stride0);
 #pragma unroll 1
         for (int k = 0; k < 4; k++) {
             const int i = i0 + k;
-            px[k] = 0;
-            if (i >= a.pano_w || wmask == 0)
+            if (i >= a.pano_w)
+                break;
+            orow[i] = 0;
+            if (wmask == 0)
                 continue;
             float w[MAXC], u[MAXC], v[MAXC];
             if (pixel_weights<MAXC>(a, seen_mask, i, j, w, u, v) == 0)
@@ -284,8 +392,8 @@ __global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_arg
                     s[2] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[c], v[c], 2);
                 }
                 acc0 += w[c] * lut_apply(cam.lut, s[0]);
-                acc1 += w[c] * lut_apply(cam.lut + 257, s[1]);
-                acc2 += w[c] * lut_apply(cam.lut + 514, s[2]);
+                acc1 += w[c] * lut_apply(cam.lut + STITCH_LUT_SIZE, s[1]);
+                acc2 += w[c] * lut_apply(cam.lut + 2 * STITCH_LUT_SIZE, s[2]);
                 if (STATS) {
                     raw[c][0] = quarter(s[0]);
                     raw[c][1] = quarter(s[1]);
@@ -293,16 +401,9 @@ __global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_arg
                     raw[c][3] = (77ull * raw[c][0] + 150ull * raw[c][1] + 29ull * raw[c][2] + 128ull) >> 8;
                 }
             }
-            px[k] = round_u8(acc0) | (round_u8(acc1) << 8) | (round_u8(acc2) << 16) | (255u << 24);
+            orow[i] = round_u8(acc0) | (round_u8(acc1) << 8) | (round_u8(acc2) << 16) | (255u << 24);
             if (STATS)
                 add_pairs<MAXC>(sh_stats, a.n, w, raw, a.log_table);
-        }
-        uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
-        if (i0 + 3 < a.pano_w) {
-            *reinterpret_cast<uint4 *>(orow + 4 * (size_t)i0) = make_uint4(px[0], px[1], px[2], px[3]);
-        } else {
-            for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
-                reinterpret_cast<uint32_t *>(orow)[i0 + k] = px[k];
         }
     }
     if (STATS)
@@ -339,7 +440,92 @@ __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_arg
         mask |= __ldg(&a.tile_masks[(ty0 + 1) * a.tiles_x + blockIdx.x]);
     const uint32_t seen_mask = mask & 0xffffu;
     const bool nv12 = a.in_format == 2;
-    if (by < ch_out && bx0 < cw_out) {
+    const bool single = !STATS && !a.explicit_weights && __popc(seen_mask) == 1;
+    if (single && by < ch_out && bx0 < cw_out) {
+        // One camera in the tile: weight 1 wherever it sees (see the RGB kernel);
+        // the same operations as the general path below with w = 1.
+        const stitch_kernel_cam &cam = a.cam[__ffs(seen_mask) - 1];
+        const int i0 = 2 * bx0;
+        float u[2][4], v[2][4];
+        bool seen[2][4];
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++) {
+            const int j = 2 * by + dy;
+            if (j < a.pano_h) {
+                lookup4(cam, i0, j, a.pano_w, u[dy], v[dy], seen[dy]);
+            } else {
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    seen[dy][k] = false;
+            }
+        }
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++) {
+            const int j = 2 * by + dy;
+            if (j >= a.pano_h)
+                break;
+            uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                if (i0 + k >= a.pano_w)
+                    break;
+                unsigned int y = (unsigned int)a.black_y;
+                if (seen[dy][k])
+                    y = __ldg(&cam.lut8[lut_index(bilinear(cam.plane0, cam.stride0, 1, cam.width,
+                                                           cam.height, u[dy][k], v[dy][k], 0))]);
+                orow[i0 + k] = (uint8_t)y;
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            const int bx = bx0 + b;
+            if (bx >= cw_out)
+                break;
+            float cwt = 0.0f, cu = 0.0f, cv = 0.0f;
+            int cn = 0, pixels = 0;
+#pragma unroll
+            for (int dy = 0; dy < 2; dy++) {
+                if (2 * by + dy >= a.pano_h)
+                    break;
+#pragma unroll
+                for (int dx = 0; dx < 2; dx++) {
+                    const int k = 2 * b + dx;
+                    if (i0 + k >= a.pano_w)
+                        break;
+                    pixels++;
+                    if (seen[dy][k]) {
+                        cwt += 1.0f;
+                        cu += u[dy][k];
+                        cv += v[dy][k];
+                        cn++;
+                    }
+                }
+            }
+            unsigned int ou = 128, ov = 128;
+            if (cn > 0) {
+                const float wc = cwt / (float)pixels;
+                const float inv = 1.0f / (float)cn;
+                const int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
+                const float x = luma_to_chroma(cu * inv, chw), y = luma_to_chroma(cv * inv, chh);
+                float su, sv;
+                if (nv12) {
+                    su = bilinear(cam.plane1, cam.stride1, 2, chw, chh, x, y, 0);
+                    sv = bilinear(cam.plane1, cam.stride1, 2, chw, chh, x, y, 1);
+                } else {
+                    su = bilinear(cam.plane1, cam.stride1, 1, chw, chh, x, y, 0);
+                    sv = bilinear(cam.plane2, cam.stride2, 1, chw, chh, x, y, 0);
+                }
+                su = 128.0f + (su - 128.0f) * cam.chroma_scale_u;
+                sv = 128.0f + (sv - 128.0f) * cam.chroma_scale_v;
+                if (wc > 0.0f) {
+                    ou = round_u8((wc * su) / wc);
+                    ov = round_u8((wc * sv) / wc);
+                }
+            }
+            a.out1[(size_t)by * a.out_stride1 + bx] = (uint8_t)ou;
+            a.out2[(size_t)by * a.out_stride2 + bx] = (uint8_t)ov;
+        }
+    } else if (by < ch_out && bx0 < cw_out) {
 #pragma unroll 1
         for (int b = 0; b < 2; b++) {
             const int bx = bx0 + b;

@@ -11,11 +11,14 @@
 
 _Static_assert(STITCH_STAT_FIELDS == FOVEA_ST_FIELDS, "stats layout shared with stitch.cu");
 _Static_assert(STITCH_MAXC == FOVEA_STITCH_MAX_CAMERAS, "camera limit shared with stitch.cu");
+_Static_assert(STITCH_LUT_SIZE == FOVEA_LUT_SIZE, "table size shared with stitch.cu");
 
 typedef struct cuda_state {
     float *d_uv[FOVEA_STITCH_MAX_CAMERAS];
     float *d_weight[FOVEA_STITCH_MAX_CAMERAS];
-    float *d_lut;                   /* n x 3 x 257 */
+    float *d_lut;                   /* n x 3 x FOVEA_LUT_SIZE */
+    uint8_t *d_lut8;                /* the same rounded (fovea_round_u8) */
+    uint8_t *h_lut8;                /* host staging for d_lut8 */
     int *d_log;                     /* overlap-statistics log table */
     uint32_t *d_masks;
     int tiles_x, tiles_y;
@@ -83,6 +86,8 @@ static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
     }
     fovea_frame_free(ctx, &cs->stage_out);
     fovea_device_free(ctx, cs->d_lut);
+    fovea_device_free(ctx, cs->d_lut8);
+    free(cs->h_lut8);
     fovea_device_free(ctx, cs->d_log);
     fovea_device_free(ctx, cs->d_masks);
     fovea_device_free(ctx, cs->d_stats);
@@ -137,6 +142,11 @@ static int cuda_init(fovea_stitcher *st)
         status = fovea_device_malloc(ctx, (size_t)m->num_cameras * 3 * FOVEA_LUT_SIZE * sizeof(float),
                                      (void **)&cs->d_lut);
     if (status == FOVEA_OK)
+        status = fovea_device_malloc(ctx, (size_t)m->num_cameras * 3 * FOVEA_LUT_SIZE,
+                                     (void **)&cs->d_lut8);
+    if (status == FOVEA_OK && !(cs->h_lut8 = malloc((size_t)m->num_cameras * 3 * FOVEA_LUT_SIZE)))
+        status = fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+    if (status == FOVEA_OK)
         status = upload(ctx, (void **)&cs->d_log, st->log_table, sizeof(st->log_table));
     if (status == FOVEA_OK)
         status = fovea_device_malloc(ctx, sizeof(fovea_overlap_stats), (void **)&cs->d_stats);
@@ -164,12 +174,20 @@ static int cuda_set_tables(fovea_stitcher *st)
 {
     cuda_state *cs = st->priv;
     fovea_context *ctx = st->ctx;
-    /* pageable source: the copy is staged before cudaMemcpyAsync returns, so the
-     * host tables may change right after */
-    for (int c = 0; c < st->n; c++)
-        FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_lut + (size_t)c * 3 * FOVEA_LUT_SIZE,
-                                            st->tables.lut[c], sizeof(st->tables.lut[c]),
-                                            cudaMemcpyHostToDevice, fovea_ctx_stream(ctx)));
+    const size_t per_cam = 3 * FOVEA_LUT_SIZE;
+    /* pageable sources: cudaMemcpyAsync has staged them when it returns, so the
+     * host tables may be rewritten right after */
+    for (int c = 0; c < st->n; c++) {
+        for (int k = 0; k < 3; k++)
+            for (int q = 0; q < FOVEA_LUT_SIZE; q++)
+                cs->h_lut8[c * per_cam + (size_t)k * FOVEA_LUT_SIZE + q] =
+                    fovea_round_u8(st->tables.lut[c][k][q]);
+        FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_lut + c * per_cam, st->tables.lut[c],
+                                            sizeof(st->tables.lut[c]), cudaMemcpyHostToDevice,
+                                            fovea_ctx_stream(ctx)));
+    }
+    FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_lut8, cs->h_lut8, (size_t)st->n * per_cam,
+                                        cudaMemcpyHostToDevice, fovea_ctx_stream(ctx)));
     return FOVEA_OK;
 }
 
@@ -215,6 +233,7 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
         k->uv = cs->d_uv[c];
         k->weight = cs->d_weight[c];
         k->lut = cs->d_lut + (size_t)c * 3 * FOVEA_LUT_SIZE;
+        k->lut8 = cs->d_lut8 + (size_t)c * 3 * FOVEA_LUT_SIZE;
         k->plane0 = v->data[0];
         k->plane1 = v->data[1];
         k->plane2 = v->data[2];
@@ -289,7 +308,8 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
         status = fovea_frame_copy(ctx, out, dst);
         if (status < 0)
             return status;
-        /* pinned outputs complete asynchronously (fovea_sync); pageable ones now */
+        /* a pageable output is complete only after the copy; a pinned one is
+         * waited for by fovea_stitcher_process, not by the async variant */
         if (out->mem == FOVEA_MEM_HOST)
             return fovea_sync(ctx);
     }

@@ -14,11 +14,13 @@ extern "C" {
 #define STITCH_TILE_H 8    /* rows per tile (RGB kernel); the YUV kernel covers 2 tiles */
 #define STITCH_MAXC 16
 #define STITCH_STAT_FIELDS 12 /* = FOVEA_ST_FIELDS */
+#define STITCH_LUT_SIZE 1021   /* = FOVEA_LUT_SIZE */
 
 typedef struct stitch_kernel_cam {
     const float *uv;          /* grid nodes (u,v) interleaved, device */
     const float *weight;      /* explicit weights (pano-sized) or NULL */
-    const float *lut;         /* 3 x 257 floats, device */
+    const float *lut;         /* 3 x STITCH_LUT_SIZE floats, device */
+    const uint8_t *lut8;      /* the same rounded to 8 bits (single-camera tiles) */
     const uint8_t *plane0;    /* RGBA/RGB24 pixels, or Y */
     const uint8_t *plane1;    /* NV12 UV or I420 U */
     const uint8_t *plane2;    /* I420 V */

@@ -46,15 +46,10 @@ static inline void sample_rgb(const uint8_t *base, ptrdiff_t stride, int bpp, in
     }
 }
 
-static inline uint8_t round_u8(float x)
-{
-    int v = (int)(x + 0.5f);
-    return (uint8_t)(v < 0 ? 0 : (v > 255 ? 255 : v));
-}
-
+/* Overlap statistics take samples in quarter codes, rounded like the LUT index. */
 static inline uint64_t quarter(float x)
 {
-    return (uint64_t)(int)(x * 4.0f + 0.5f);
+    return (uint64_t)fovea_lut_index(x);
 }
 
 /* Add one pixel's pair contributions (see fovea_overlap_stats): raw[c][0..3] are
@@ -124,9 +119,9 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                     raw[c][3] = (77 * raw[c][0] + 150 * raw[c][1] + 29 * raw[c][2] + 128) >> 8;
                 }
             }
-            o[0] = round_u8(acc[0]);
-            o[1] = round_u8(acc[1]);
-            o[2] = round_u8(acc[2]);
+            o[0] = fovea_round_u8(acc[0]);
+            o[1] = fovea_round_u8(acc[1]);
+            o[2] = fovea_round_u8(acc[2]);
             o[3] = 255;
             if (job->want_stats)
                 add_pair_stats(job->stats[thread], n, w, (const uint64_t(*)[4])raw, st->log_table);
@@ -195,7 +190,7 @@ static void stitch_yuv_block(const ref_job *job, int bx, int by, uint64_t (*stat
                 if (stats)
                     raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = quarter(s);
             }
-            *o = round_u8(acc);
+            *o = fovea_round_u8(acc);
             if (stats)
                 add_pair_stats(stats, n, w, (const uint64_t(*)[4])raw, st->log_table);
         }
@@ -227,8 +222,8 @@ static void stitch_yuv_block(const ref_job *job, int bx, int by, uint64_t (*stat
     }
     uint8_t ou = 128, ov = 128;
     if (wsum > 0.0f) {
-        ou = round_u8(accu / wsum);
-        ov = round_u8(accv / wsum);
+        ou = fovea_round_u8(accu / wsum);
+        ov = fovea_round_u8(accv / wsum);
     }
     out->data[1][(ptrdiff_t)by * out->stride[1] + bx] = ou;
     out->data[2][(ptrdiff_t)by * out->stride[2] + bx] = ov;

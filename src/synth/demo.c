@@ -80,7 +80,9 @@ static float sample_rgba(const fovea_frame *f, float u, float v, int ch)
 static double overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *cams,
                                const fovea_color_correction *cc)
 {
-    static float lut[FOVEA_STITCH_MAX_CAMERAS][3][FOVEA_LUT_SIZE];
+    float (*lut)[3][FOVEA_LUT_SIZE] = malloc(sizeof(*lut) * (size_t)m->num_cameras);
+    if (!lut)
+        return -1.0;
     for (int c = 0; c < m->num_cameras; c++)
         fovea_color_build_lut(&cc[c], lut[c]);
     double sum = 0.0;
@@ -102,6 +104,7 @@ static double overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *cam
                     }
                 }
         }
+    free(lut);
     return count ? sum / (double)count : 0.0;
 }
 

@@ -37,6 +37,13 @@ static double camera_step_angle(const fovea_rig_camera *c, double u, double v, d
 
 double fovea_scene_rig_pitch(const fovea_rig *rig)
 {
+    if (!rig || rig->width <= 0)
+        return 0.0;
+    return rig->hfov * FOVEA_DEG2RAD / rig->width;
+}
+
+double fovea_scene_rig_coarsest_pitch(const fovea_rig *rig)
+{
     if (!rig || rig->width <= 0 || rig->height <= 0)
         return 0.0;
     double pitch = rig->hfov * FOVEA_DEG2RAD / rig->width;

@@ -125,6 +125,47 @@ static double vnoise2(uint32_t seed, double x, double y)
     return a + (b - a) * ty;
 }
 
+/* 2D value noise periodic in x with period cells (for functions of azimuth). */
+static double vnoise2_periodic(uint32_t seed, double x, double y, long period)
+{
+    double fx = floor(x);
+    long ix = (long)fx % period;
+    if (ix < 0)
+        ix += period;
+    long ix1 = ix + 1 == period ? 0 : ix + 1;
+    double tx = fade(x - fx), fy = floor(y), ty = fade(y - fy);
+    uint32_t iy = (uint32_t)(int64_t)fy;
+    uint32_t hy0 = hmix(iy * 0x85ebca6bU + seed), hy1 = hmix((iy + 1) * 0x85ebca6bU + seed);
+    double v00 = hval(hy0 + (uint32_t)ix * 0xc2b2ae35U), v10 = hval(hy0 + (uint32_t)ix1 * 0xc2b2ae35U);
+    double v01 = hval(hy1 + (uint32_t)ix * 0xc2b2ae35U), v11 = hval(hy1 + (uint32_t)ix1 * 0xc2b2ae35U);
+    double a = v00 + (v10 - v00) * tx;
+    double b = v01 + (v11 - v01) * tx;
+    return a + (b - a) * ty;
+}
+
+/* Fractal noise over (azimuth, elevation) in radians, seamless around the circle:
+ * first octave cells of 2 pi / cells radians, fp radians per pixel. */
+static double fbm_az(const fovea_scene *s, uint32_t seed, double az, double el, int cells,
+                     double fp, int octaves, double gain)
+{
+    double cell = 2.0 * SCENE_PI / cells;
+    double u = (az + SCENE_PI) / cell, v = el / cell, cpx = cell / fp;
+    long period = cells;
+    double sum = 0.0, amp = 1.0;
+    for (int k = 0; k < octaves; k++) {
+        double w = octave_weight(s, cpx);
+        if (w <= 0.0)
+            break;
+        sum += amp * w * vnoise2_periodic(seed + (uint32_t)k * 0x3c6ef372U, u, v, period);
+        u *= 2.0;
+        v = 2.0 * v + 0.31;
+        period *= 2;
+        amp *= gain;
+        cpx *= 0.5;
+    }
+    return sum;
+}
+
 /* 2D fractal noise in world units: first octave cells of size cell, footprint fp
  * (world units per pixel) fades octaves out; octaves rotate to hide the lattice. */
 static double fbm2(const fovea_scene *s, uint32_t seed, double x, double y, double cell,
@@ -246,8 +287,8 @@ static double ridge_at(const fovea_scene *s, int which, double az, double *slope
 static void mountain_color(const fovea_scene *s, int which, double az, double el, float rgb[3])
 {
     const fovea_scene_params *p = &s->p;
-    double rock = fbm2(s, s->noise_seed[SEED_ROCK] + (uint32_t)which, az, el * 1.6, 0.035,
-                       p->pitch, 4, 0.5);
+    double rock = fbm_az(s, s->noise_seed[SEED_ROCK] + (uint32_t)which, az, el * 1.6, 180,
+                         1.6 * p->pitch, 4, 0.5);
     if (which == 0) {
         set3(rgb, 104 + 18 * rock, 112 + 18 * rock, 128 + 16 * rock);
         double dummy;
@@ -394,6 +435,7 @@ static void ground_color(const fovea_scene *s, const double d[3], float rgb[3])
             in_inner = fstep(-ox, fx_) * fstep(-oz, fz_);
     }
 
+    set3(rgb, 0, 0, 0); /* fully covered layers below are skipped */
     if (in_outer < 1.0) {
         /* open land: grass, dry grass and earth */
         double n = fbm2(s, s->noise_seed[SEED_LAND], x, z, 40.0, fmax, 5, 0.5);
@@ -480,7 +522,7 @@ static void object_draw(const fovea_scene *s, const fovea_scene_object *o, const
         double qa = a / crown_rx, qh = (hgt - hc) / crown_ry;
         double q = sqrt(qa * qa + qh * qh);
         double rmin = crown_rx < crown_ry ? crown_rx : crown_ry;
-        if ((q - 1.0) * rmin > 1.2 + fa + fh)
+        if ((q - 1.0) * rmin > 1.3 + fa + fh) /* beyond the leaf bumps and the filter */
             break;
         double leaf = fbm2(s, s->noise_seed[SEED_LEAF] + o->seed, a, hgt, 1.6, fp * slant, 3,
                            0.5);

@@ -18,7 +18,7 @@
 typedef struct fovea_scene_params {
     uint64_t seed;          /* layout of trees/objects, mountains, clouds, textures */
     double pitch;           /* radians per pixel the scene is made for (e.g. panorama
-                               hfov / width, see fovea_scene_rig_pitch); > 0 */
+                               hfov / width: fovea_scene_rig_pitch); > 0 */
     double edge_px;         /* width of every edge (a smoothstep: 10-90% over 0.6 of
                                it), pixels; default 2.5 */
     double feature_px;      /* noise octaves fade out between feature_px / 2 and
@@ -29,21 +29,27 @@ typedef struct fovea_scene_params {
     float sky_horizon[3];   /* sky and haze color at the horizon; default (198, 213, 230) */
     double camera_height;   /* meters of the viewpoint above the ground; default 15 */
     int field;              /* 1: football pitch with lines, goals and floodlights (default) */
-    int supersample;        /* renders average n x n samples per pixel, 1..4; default 2 */
+    int supersample;        /* renders average n x n samples per pixel (a box over the
+                               pixel's footprint), 1..4; default 2 */
 } fovea_scene_params;
 
 /* Fill p with defaults for the given seed and pitch. */
 void fovea_scene_default_params(fovea_scene_params *p, uint64_t seed, double pitch);
 
-/* The pitch to make a scene for when it is rendered through a rig: the coarsest
- * pixel of the rig in radians, the larger of the panorama's pitch (hfov / width,
- * vfov / height for equirectangular) and the largest angle between neighbouring
- * pixels of any camera where it sees the panorama (sampled on a grid of panorama
- * points). A scene finer than a camera's
- * pixels would be blurred by that camera, and the stitched panorama could not
- * match a ground truth rendered at the panorama's pitch.
+/* Radians per panorama pixel of a rig: hfov / width (both projections use it
+ * horizontally; equirectangular vertically uses vfov / height, normally equal).
+ * A scene made for it is as sharp as the panorama.
  * @return the pitch, or 0 for an invalid rig */
 double fovea_scene_rig_pitch(const fovea_rig *rig);
+
+/* The coarsest pixel of a rig in radians: the larger of the panorama's pitch
+ * (hfov / width, and vfov / height for equirectangular) and the largest angle
+ * between neighbouring pixels of any camera where it sees the panorama (sampled
+ * on a grid of panorama points). Detail finer than a camera's pixels is blurred
+ * by that camera, so a stitched panorama cannot match a ground truth that has it;
+ * a scene made for this pitch has none.
+ * @return the pitch, or 0 for an invalid rig */
+double fovea_scene_rig_coarsest_pitch(const fovea_rig *rig);
 
 #define FOVEA_SCENE_MAX_OBJECTS 64 /* one bit each in az_mask */
 #define FOVEA_SCENE_AZ_BINS 256
