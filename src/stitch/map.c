@@ -56,9 +56,9 @@ void fovea_stitch_map_free(fovea_stitch_map *m)
  * and the same for y (gy, fy, ay), each coordinate c in {u, v} of the four nodes
  * c00 = node(gx, gy), c10 = node(gx+1, gy), c01 = node(gx, gy+1), c11 = node(gx+1, gy+1)
  * is interpolated with exactly these roundings, in this order:
- *   top = (ax * c00) + (fx * c10)
- *   bot = (ax * c01) + (fx * c11)
- *   c   = (ay * top) + (fy * bot)
+ *   left  = (ay * c00) + (fy * c01)
+ *   right = (ay * c10) + (fy * c11)
+ *   c     = (ax * left) + (fx * right)
  * (each * and + rounded to float; no fused multiply-add). A NaN node makes the
  * result NaN, even with a zero factor, so such pixels fail the inside test below.
  * Seen: u >= 0 && u <= (float)(W-1) && v >= 0 && v <= (float)(H-1), and for a
@@ -76,12 +76,14 @@ static int lookup_core(const fovea_camera_map *cam, int i, int j, float *u_out, 
     const float *n10 = n00 + 2;
     const float *n01 = n00 + (size_t)cam->grid_w * 2;
     const float *n11 = n01 + 2;
-    float top_u = ax * n00[0] + fx * n10[0];
-    float bot_u = ax * n01[0] + fx * n11[0];
-    float u = ay * top_u + fy * bot_u;
-    float top_v = ax * n00[1] + fx * n10[1];
-    float bot_v = ax * n01[1] + fx * n11[1];
-    float v = ay * top_v + fy * bot_v;
+    /* columns first: a thread of the CUDA kernel shares them across the pixels
+     * of one cell row */
+    float left_u = ay * n00[0] + fy * n01[0];
+    float right_u = ay * n10[0] + fy * n11[0];
+    float u = ax * left_u + fx * right_u;
+    float left_v = ay * n00[1] + fy * n01[1];
+    float right_v = ay * n10[1] + fy * n11[1];
+    float v = ax * left_v + fx * right_v;
     *u_out = u;
     *v_out = v;
     int seen = u >= 0.0f && u <= (float)(cam->cam_width - 1) && v >= 0.0f &&

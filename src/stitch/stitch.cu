@@ -20,23 +20,11 @@ __device__ __forceinline__ float byte_to_float(unsigned int b)
     return __int_as_float(0x4B000000 | b) - 8388608.0f;
 }
 
-// Byte k (0..3) of a 32-bit word as an exact float (one PRMT and one FADD).
-__device__ __forceinline__ float byte_of(unsigned int word, int k)
-{
-    return __int_as_float(__byte_perm(word, 0x4Bu, 0x4550u + k)) - 8388608.0f;
-}
-
 // Round to nearest, ties to even, for 0 <= x < 2^22: fovea_round_rne() in color.h.
 __device__ __forceinline__ int round_rne(float x)
 {
     return __float_as_int(x + 12582912.0f) - 0x4B400000;
 }
-
-
-struct cam_point {
-    float u, v, e;
-    bool seen;
-};
 
 // Grid lookup: identical to lookup_core() in map.c (q = fisheye ellipse measure).
 __device__ __forceinline__ bool lookup(const stitch_kernel_cam &c, int i, int j, float &u,
@@ -54,8 +42,8 @@ __device__ __forceinline__ bool lookup(const stitch_kernel_cam &c, int i, int j,
     const float2 n01 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx]);
     const float2 n11 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx + 1]);
     const float ax = 1.0f - fx, ay = 1.0f - fy;
-    u = ay * (ax * n00.x + fx * n10.x) + fy * (ax * n01.x + fx * n11.x);
-    v = ay * (ax * n00.y + fx * n10.y) + fy * (ax * n01.y + fx * n11.y);
+    u = ax * (ay * n00.x + fy * n01.x) + fx * (ay * n10.x + fy * n11.x);
+    v = ax * (ay * n00.y + fy * n01.y) + fx * (ay * n10.y + fy * n11.y);
     // NaN nodes propagate: comparisons below are false for NaN
     bool seen = u >= 0.0f && u <= (float)(c.width - 1) && v >= 0.0f && v <= (float)(c.height - 1);
     q = 0.0f;
@@ -94,12 +82,15 @@ __device__ __forceinline__ void lookup4(const stitch_kernel_cam &c, int i0, int 
     const float2 n10 = __ldg(&g[(size_t)gy * c.grid_w + gx + 1]);
     const float2 n01 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx]);
     const float2 n11 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx + 1]);
+    // the cell's columns, shared by the four pixels
+    const float lu = ay * n00.x + fy * n01.x, ru = ay * n10.x + fy * n11.x;
+    const float lv = ay * n00.y + fy * n01.y, rv = ay * n10.y + fy * n11.y;
 #pragma unroll
     for (int k = 0; k < 4; k++) {
         const float fx = byte_to_float((unsigned int)((i0 + k) & (step - 1))) * inv;
         const float ax = 1.0f - fx;
-        u[k] = ay * (ax * n00.x + fx * n10.x) + fy * (ax * n01.x + fx * n11.x);
-        v[k] = ay * (ax * n00.y + fx * n10.y) + fy * (ax * n01.y + fx * n11.y);
+        u[k] = ax * lu + fx * ru;
+        v[k] = ax * lv + fx * rv;
         bool sk = u[k] >= 0.0f && u[k] <= (float)(c.width - 1) && v[k] >= 0.0f &&
                   v[k] <= (float)(c.height - 1);
         if (c.clip_rx > 0.0f) {
@@ -209,49 +200,78 @@ __device__ __forceinline__ int pixel_weights(const stitch_kernel_args &a, uint32
     return count;
 }
 
-__device__ __forceinline__ float bilinear(const uint8_t *base, int stride, int bpp, int w, int h,
-                                          float u, float v, int ch)
+// Integer bilinear sampling, identical to sample_at / sample_channel in
+// stitch_ref.c: position rounded to 1/256 pixel, result in quarter codes.
+struct sample_pos {
+    const uint8_t *r0, *r1; // rows y0, y1
+    int o0, o1;             // byte offsets of x0, x1 in a row
+    int fx, fy;             // 0..255
+};
+
+__device__ __forceinline__ sample_pos sample_at(const uint8_t *base, int stride, int bpp, int w,
+                                                int h, float u, float v)
 {
-    int x0 = (int)u, y0 = (int)v;
-    float fx = u - (float)x0, fy = v - (float)y0;
-    int x1 = x0 + 1 < w ? x0 + 1 : x0;
-    int y1 = y0 + 1 < h ? y0 + 1 : y0;
-    const uint8_t *r0 = base + (size_t)y0 * stride, *r1 = base + (size_t)y1 * stride;
-    float p00 = byte_to_float(__ldg(&r0[x0 * bpp + ch])), p10 = byte_to_float(__ldg(&r0[x1 * bpp + ch]));
-    float p01 = byte_to_float(__ldg(&r1[x0 * bpp + ch])), p11 = byte_to_float(__ldg(&r1[x1 * bpp + ch]));
-    float top = (1.0f - fx) * p00 + fx * p10;
-    float bot = (1.0f - fx) * p01 + fx * p11;
-    return (1.0f - fy) * top + fy * bot;
+    sample_pos s;
+    const int u8 = round_rne(u * 256.0f), v8 = round_rne(v * 256.0f);
+    const int x0 = u8 >> 8, y0 = v8 >> 8;
+    const int x1 = x0 + 1 < w ? x0 + 1 : x0;
+    const int y1 = y0 + 1 < h ? y0 + 1 : y0;
+    s.fx = u8 & 255;
+    s.fy = v8 & 255;
+    s.r0 = base + (size_t)y0 * stride;
+    s.r1 = base + (size_t)y1 * stride;
+    s.o0 = x0 * bpp;
+    s.o1 = x1 * bpp;
+    return s;
 }
 
-// RGBA fast path: the four texels as 32-bit loads.
-__device__ __forceinline__ void bilinear_rgba(const uint8_t *base, int stride, int w, int h,
-                                              float u, float v, float out[3])
+__device__ __forceinline__ int sample_channel(const sample_pos &s, int ch)
 {
-    int x0 = (int)u, y0 = (int)v;
-    float fx = u - (float)x0, fy = v - (float)y0;
-    int x1 = x0 + 1 < w ? x0 + 1 : x0;
-    int y1 = y0 + 1 < h ? y0 + 1 : y0;
-    const unsigned int *r0 = reinterpret_cast<const unsigned int *>(base + (size_t)y0 * stride);
-    const unsigned int *r1 = reinterpret_cast<const unsigned int *>(base + (size_t)y1 * stride);
-    unsigned int p00 = __ldg(&r0[x0]), p10 = __ldg(&r0[x1]), p01 = __ldg(&r1[x0]), p11 = __ldg(&r1[x1]);
-    float ax = 1.0f - fx, ay = 1.0f - fy;
-#pragma unroll
-    for (int k = 0; k < 3; k++)
-        out[k] = ay * (ax * byte_of(p00, k) + fx * byte_of(p10, k)) +
-                 fy * (ax * byte_of(p01, k) + fx * byte_of(p11, k));
+    const int p00 = __ldg(&s.r0[s.o0 + ch]), p10 = __ldg(&s.r0[s.o1 + ch]);
+    const int p01 = __ldg(&s.r1[s.o0 + ch]), p11 = __ldg(&s.r1[s.o1 + ch]);
+    const int top = p00 * (256 - s.fx) + p10 * s.fx;
+    const int bot = p01 * (256 - s.fx) + p11 * s.fx;
+    return (top * (256 - s.fy) + bot * s.fy + 8192) >> 14;
 }
 
-// fovea_lut_index / fovea_lut_apply in color.h
-__device__ __forceinline__ int lut_index(float x)
+__device__ __forceinline__ int sample_q(const uint8_t *base, int stride, int bpp, int w, int h,
+                                        float u, float v, int ch)
 {
-    x = x < 0.0f ? 0.0f : (x > 255.0f ? 255.0f : x);
-    return round_rne(x * 4.0f);
+    return sample_channel(sample_at(base, stride, bpp, w, h, u, v), ch);
 }
 
-__device__ __forceinline__ float lut_apply(const float *lut, float x)
+// RGBA: R, G, B of one position from four 32-bit texel loads. R and B share a
+// register as two 16-bit lanes through the horizontal pass (each lane stays
+// below 255 * 256), G has its own; the vertical pass is per channel in 32 bits.
+__device__ __forceinline__ void sample_rgba(const uint8_t *base, int stride, int w, int h,
+                                            float u, float v, int q[3])
 {
-    return __ldg(&lut[lut_index(x)]);
+    const sample_pos s = sample_at(base, stride, 4, w, h, u, v);
+    const unsigned int p00 = __ldg(reinterpret_cast<const unsigned int *>(s.r0 + s.o0));
+    const unsigned int p10 = __ldg(reinterpret_cast<const unsigned int *>(s.r0 + s.o1));
+    const unsigned int p01 = __ldg(reinterpret_cast<const unsigned int *>(s.r1 + s.o0));
+    const unsigned int p11 = __ldg(reinterpret_cast<const unsigned int *>(s.r1 + s.o1));
+    const unsigned int wx0 = 256 - s.fx, wx1 = s.fx, wy0 = 256 - s.fy, wy1 = s.fy;
+    const unsigned int rb_t = (p00 & 0x00FF00FFu) * wx0 + (p10 & 0x00FF00FFu) * wx1;
+    const unsigned int rb_b = (p01 & 0x00FF00FFu) * wx0 + (p11 & 0x00FF00FFu) * wx1;
+    const unsigned int g_t = ((p00 >> 8) & 0xFFu) * wx0 + ((p10 >> 8) & 0xFFu) * wx1;
+    const unsigned int g_b = ((p01 >> 8) & 0xFFu) * wx0 + ((p11 >> 8) & 0xFFu) * wx1;
+    q[0] = (int)(((rb_t & 0xFFFFu) * wy0 + (rb_b & 0xFFFFu) * wy1 + 8192u) >> 14);
+    q[1] = (int)((g_t * wy0 + g_b * wy1 + 8192u) >> 14);
+    q[2] = (int)(((rb_t >> 16) * wy0 + (rb_b >> 16) * wy1 + 8192u) >> 14);
+}
+
+__device__ __forceinline__ void sample_rgb(const stitch_kernel_args &a, const stitch_kernel_cam &cam,
+                                           float u, float v, int q[3])
+{
+    if (a.in_format == 0) {
+        sample_rgba(cam.plane0, cam.stride0, cam.width, cam.height, u, v, q);
+    } else {
+        const sample_pos s = sample_at(cam.plane0, cam.stride0, 3, cam.width, cam.height, u, v);
+        q[0] = sample_channel(s, 0);
+        q[1] = sample_channel(s, 1);
+        q[2] = sample_channel(s, 2);
+    }
 }
 
 // fovea_round_u8 in color.h
@@ -259,11 +279,6 @@ __device__ __forceinline__ unsigned int round_u8(float x)
 {
     x = x < 0.0f ? 0.0f : (x > 255.0f ? 255.0f : x);
     return (unsigned int)round_rne(x);
-}
-
-__device__ __forceinline__ unsigned long long quarter(float x)
-{
-    return (unsigned long long)lut_index(x);
 }
 
 __device__ __forceinline__ int pair_index(int a, int b, int n)
@@ -341,18 +356,12 @@ __global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_arg
             px[k] = 0;
             if (!seen[k] || i0 + k >= a.pano_w)
                 continue;
-            float sm[3];
-            if (a.in_format == 0) {
-                bilinear_rgba(cam.plane0, cam.stride0, cam.width, cam.height, u[k], v[k], sm);
-            } else {
-                sm[0] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[k], v[k], 0);
-                sm[1] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[k], v[k], 1);
-                sm[2] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[k], v[k], 2);
-            }
+            int q[3];
+            sample_rgb(a, cam, u[k], v[k], q);
             // weight 1: the output is the rounded table entry (lut8 = round_u8(lut))
-            const unsigned int r = __ldg(&cam.lut8[lut_index(sm[0])]);
-            const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + lut_index(sm[1])]);
-            const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + lut_index(sm[2])]);
+            const unsigned int r = __ldg(&cam.lut8[q[0]]);
+            const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + q[1]]);
+            const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + q[2]]);
             px[k] = r | (g << 8) | (b << 16) | (255u << 24);
         }
         uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
@@ -363,7 +372,6 @@ __global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_arg
                 reinterpret_cast<uint32_t *>(orow)[i0 + k] = px[k];
         }
     } else if (j < a.pano_h && i0 < a.pano_w) {
-        const int bpp = a.in_format == 0 ? 4 : 3;
         uint32_t *orow = reinterpret_cast<uint32_t *>(a.out0 + (size_t)j * a.out_stride0);
 #pragma unroll 1
         for (int k = 0; k < 4; k++) {
@@ -383,21 +391,15 @@ __global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_arg
                 if (!(w[c] > 0.0f))
                     continue;
                 const stitch_kernel_cam &cam = a.cam[c];
-                float s[3];
-                if (bpp == 4) {
-                    bilinear_rgba(cam.plane0, cam.stride0, cam.width, cam.height, u[c], v[c], s);
-                } else {
-                    s[0] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[c], v[c], 0);
-                    s[1] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[c], v[c], 1);
-                    s[2] = bilinear(cam.plane0, cam.stride0, 3, cam.width, cam.height, u[c], v[c], 2);
-                }
-                acc0 += w[c] * lut_apply(cam.lut, s[0]);
-                acc1 += w[c] * lut_apply(cam.lut + STITCH_LUT_SIZE, s[1]);
-                acc2 += w[c] * lut_apply(cam.lut + 2 * STITCH_LUT_SIZE, s[2]);
+                int q[3];
+                sample_rgb(a, cam, u[c], v[c], q);
+                acc0 += w[c] * __ldg(&cam.lut[q[0]]);
+                acc1 += w[c] * __ldg(&cam.lut[STITCH_LUT_SIZE + q[1]]);
+                acc2 += w[c] * __ldg(&cam.lut[2 * STITCH_LUT_SIZE + q[2]]);
                 if (STATS) {
-                    raw[c][0] = quarter(s[0]);
-                    raw[c][1] = quarter(s[1]);
-                    raw[c][2] = quarter(s[2]);
+                    raw[c][0] = (unsigned long long)q[0];
+                    raw[c][1] = (unsigned long long)q[1];
+                    raw[c][2] = (unsigned long long)q[2];
                     raw[c][3] = (77ull * raw[c][0] + 150ull * raw[c][1] + 29ull * raw[c][2] + 128ull) >> 8;
                 }
             }
@@ -471,8 +473,8 @@ __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_arg
                     break;
                 unsigned int y = (unsigned int)a.black_y;
                 if (seen[dy][k])
-                    y = __ldg(&cam.lut8[lut_index(bilinear(cam.plane0, cam.stride0, 1, cam.width,
-                                                           cam.height, u[dy][k], v[dy][k], 0))]);
+                    y = __ldg(&cam.lut8[sample_q(cam.plane0, cam.stride0, 1, cam.width,
+                                                 cam.height, u[dy][k], v[dy][k], 0)]);
                 orow[i0 + k] = (uint8_t)y;
             }
         }
@@ -507,14 +509,16 @@ __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_arg
                 const float inv = 1.0f / (float)cn;
                 const int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
                 const float x = luma_to_chroma(cu * inv, chw), y = luma_to_chroma(cv * inv, chh);
-                float su, sv;
+                int qu, qv;
                 if (nv12) {
-                    su = bilinear(cam.plane1, cam.stride1, 2, chw, chh, x, y, 0);
-                    sv = bilinear(cam.plane1, cam.stride1, 2, chw, chh, x, y, 1);
+                    const sample_pos sp = sample_at(cam.plane1, cam.stride1, 2, chw, chh, x, y);
+                    qu = sample_channel(sp, 0);
+                    qv = sample_channel(sp, 1);
                 } else {
-                    su = bilinear(cam.plane1, cam.stride1, 1, chw, chh, x, y, 0);
-                    sv = bilinear(cam.plane2, cam.stride2, 1, chw, chh, x, y, 0);
+                    qu = sample_q(cam.plane1, cam.stride1, 1, chw, chh, x, y, 0);
+                    qv = sample_q(cam.plane2, cam.stride2, 1, chw, chh, x, y, 0);
                 }
+                float su = (float)qu * 0.25f, sv = (float)qv * 0.25f;
                 su = 128.0f + (su - 128.0f) * cam.chroma_scale_u;
                 sv = 128.0f + (sv - 128.0f) * cam.chroma_scale_v;
                 if (wc > 0.0f) {
@@ -565,14 +569,14 @@ __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_arg
                         if (!(w[c] > 0.0f))
                             continue;
                         const stitch_kernel_cam &cam = a.cam[c];
-                        float s = bilinear(cam.plane0, cam.stride0, 1, cam.width, cam.height, u[c], v[c], 0);
-                        acc += w[c] * lut_apply(cam.lut, s);
+                        const int s = sample_q(cam.plane0, cam.stride0, 1, cam.width, cam.height, u[c], v[c], 0);
+                        acc += w[c] * __ldg(&cam.lut[s]);
                         cwt[c] += w[c];
                         cu[c] += u[c];
                         cv[c] += v[c];
                         cn[c] += 1;
                         if (STATS)
-                            raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = quarter(s);
+                            raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = (unsigned long long)s;
                     }
                     *o = (uint8_t)round_u8(acc);
                     if (STATS)
@@ -589,14 +593,16 @@ __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_arg
                 float inv = 1.0f / (float)cn[c];
                 int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
                 float x = luma_to_chroma(cu[c] * inv, chw), y = luma_to_chroma(cv[c] * inv, chh);
-                float su, sv;
+                int qu, qv;
                 if (nv12) {
-                    su = bilinear(cam.plane1, cam.stride1, 2, chw, chh, x, y, 0);
-                    sv = bilinear(cam.plane1, cam.stride1, 2, chw, chh, x, y, 1);
+                    const sample_pos sp = sample_at(cam.plane1, cam.stride1, 2, chw, chh, x, y);
+                    qu = sample_channel(sp, 0);
+                    qv = sample_channel(sp, 1);
                 } else {
-                    su = bilinear(cam.plane1, cam.stride1, 1, chw, chh, x, y, 0);
-                    sv = bilinear(cam.plane2, cam.stride2, 1, chw, chh, x, y, 0);
+                    qu = sample_q(cam.plane1, cam.stride1, 1, chw, chh, x, y, 0);
+                    qv = sample_q(cam.plane2, cam.stride2, 1, chw, chh, x, y, 0);
                 }
+                float su = (float)qu * 0.25f, sv = (float)qv * 0.25f;
                 su = 128.0f + (su - 128.0f) * cam.chroma_scale_u;
                 sv = 128.0f + (sv - 128.0f) * cam.chroma_scale_v;
                 accu += wc * su;

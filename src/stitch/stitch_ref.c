@@ -8,48 +8,47 @@
 
 #include "stitch/stitch_internal.h"
 
-/* Bilinear sample of channel ch of a packed 8-bit image with bpp bytes per pixel,
- * at (u, v) with 0 <= u <= w-1, 0 <= v <= h-1 (pixel centers at integers). */
-static inline float sample_packed(const uint8_t *base, ptrdiff_t stride, int bpp, int w, int h,
-                                  float u, float v, int ch)
+/* Sampling, in integers so both backends compute the same numbers cheaply. The
+ * position is rounded to 1/256 pixel: u8 = round_rne(256 u), x0 = u8 >> 8,
+ * fx = u8 & 255, x1 = min(x0 + 1, w - 1) (and the same for v). Each channel:
+ *   top = p00 (256 - fx) + p10 fx,   bot = p01 (256 - fx) + p11 fx
+ *   val = top (256 - fy) + bot fy           (0 .. 255 * 65536)
+ *   q   = (val + 8192) >> 14                (quarter code values, 0 .. 1020)
+ * q indexes the correction tables and feeds the overlap statistics. */
+typedef struct sample_pos {
+    const uint8_t *p00, *p10, *p01, *p11;
+    int fx, fy;
+} sample_pos;
+
+static inline void sample_at(const uint8_t *base, ptrdiff_t stride, int bpp, int w, int h,
+                             float u, float v, sample_pos *s)
 {
-    int x0 = (int)u, y0 = (int)v; /* u, v >= 0: truncation is floor */
-    float fx = u - (float)x0, fy = v - (float)y0;
+    int u8 = fovea_round_rne(u * 256.0f), v8 = fovea_round_rne(v * 256.0f);
+    int x0 = u8 >> 8, y0 = v8 >> 8;
     int x1 = x0 + 1 < w ? x0 + 1 : x0;
     int y1 = y0 + 1 < h ? y0 + 1 : y0;
-    const uint8_t *r0 = base + (ptrdiff_t)y0 * stride, *r1 = base + (ptrdiff_t)y1 * stride;
-    float p00 = r0[x0 * bpp + ch], p10 = r0[x1 * bpp + ch];
-    float p01 = r1[x0 * bpp + ch], p11 = r1[x1 * bpp + ch];
-    float top = (1.0f - fx) * p00 + fx * p10;
-    float bot = (1.0f - fx) * p01 + fx * p11;
-    return (1.0f - fy) * top + fy * bot;
+    s->fx = u8 & 255;
+    s->fy = v8 & 255;
+    s->p00 = base + (ptrdiff_t)y0 * stride + (ptrdiff_t)x0 * bpp;
+    s->p10 = base + (ptrdiff_t)y0 * stride + (ptrdiff_t)x1 * bpp;
+    s->p01 = base + (ptrdiff_t)y1 * stride + (ptrdiff_t)x0 * bpp;
+    s->p11 = base + (ptrdiff_t)y1 * stride + (ptrdiff_t)x1 * bpp;
 }
 
-/* The same bilinear arithmetic for the three color channels of a packed pixel
- * at once (the coordinates and fractions are computed once). */
-static inline void sample_rgb(const uint8_t *base, ptrdiff_t stride, int bpp, int w, int h,
-                              float u, float v, float out[3])
+static inline int sample_channel(const sample_pos *s, int ch)
 {
-    int x0 = (int)u, y0 = (int)v;
-    float fx = u - (float)x0, fy = v - (float)y0;
-    int x1 = x0 + 1 < w ? x0 + 1 : x0;
-    int y1 = y0 + 1 < h ? y0 + 1 : y0;
-    const uint8_t *a = base + (ptrdiff_t)y0 * stride + x0 * bpp;
-    const uint8_t *b = base + (ptrdiff_t)y0 * stride + x1 * bpp;
-    const uint8_t *c = base + (ptrdiff_t)y1 * stride + x0 * bpp;
-    const uint8_t *d = base + (ptrdiff_t)y1 * stride + x1 * bpp;
-    float ax = 1.0f - fx, ay = 1.0f - fy;
-    for (int k = 0; k < 3; k++) {
-        float top = ax * (float)a[k] + fx * (float)b[k];
-        float bot = ax * (float)c[k] + fx * (float)d[k];
-        out[k] = ay * top + fy * bot;
-    }
+    int top = s->p00[ch] * (256 - s->fx) + s->p10[ch] * s->fx;
+    int bot = s->p01[ch] * (256 - s->fx) + s->p11[ch] * s->fx;
+    return (top * (256 - s->fy) + bot * s->fy + 8192) >> 14;
 }
 
-/* Overlap statistics take samples in quarter codes, rounded like the LUT index. */
-static inline uint64_t quarter(float x)
+/* Channel ch of a packed image with bpp bytes per pixel, in quarter codes. */
+static inline int sample_q(const uint8_t *base, ptrdiff_t stride, int bpp, int w, int h, float u,
+                           float v, int ch)
 {
-    return (uint64_t)fovea_lut_index(x);
+    sample_pos s;
+    sample_at(base, stride, bpp, w, h, u, v, &s);
+    return sample_channel(&s, ch);
 }
 
 /* Add one pixel's pair contributions (see fovea_overlap_stats): raw[c][0..3] are
@@ -109,15 +108,14 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                 if (!(w[c] > 0.0f))
                     continue;
                 const fovea_frame *f = job->in[c];
-                float s[3];
-                sample_rgb(f->data[0], f->stride[0], bpp, f->width, f->height, u[c], v[c], s);
-                for (int k = 0; k < 3; k++)
-                    acc[k] += w[c] * fovea_lut_apply(st->tables.lut[c][k], s[k]);
-                if (job->want_stats) {
-                    for (int k = 0; k < 3; k++)
-                        raw[c][k] = quarter(s[k]);
-                    raw[c][3] = (77 * raw[c][0] + 150 * raw[c][1] + 29 * raw[c][2] + 128) >> 8;
+                sample_pos sp;
+                sample_at(f->data[0], f->stride[0], bpp, f->width, f->height, u[c], v[c], &sp);
+                for (int k = 0; k < 3; k++) {
+                    int q = sample_channel(&sp, k);
+                    acc[k] += w[c] * st->tables.lut[c][k][q];
+                    raw[c][k] = (uint64_t)q;
                 }
+                raw[c][3] = (77 * raw[c][0] + 150 * raw[c][1] + 29 * raw[c][2] + 128) >> 8;
             }
             o[0] = fovea_round_u8(acc[0]);
             o[1] = fovea_round_u8(acc[1]);
@@ -138,11 +136,6 @@ static inline float luma_to_chroma(float x, int chroma_size)
     return c < 0.0f ? 0.0f : (c > hi ? hi : c);
 }
 
-static inline float sample_plane(const uint8_t *base, ptrdiff_t stride, int bpp, int w, int h,
-                                 float u, float v, int ch)
-{
-    return sample_packed(base, stride, bpp, w, h, u, v, ch);
-}
 
 /* One 2x2 luma block (bx, by) of a YUV output. */
 static void stitch_yuv_block(const ref_job *job, int bx, int by, uint64_t (*stats)[FOVEA_ST_FIELDS])
@@ -180,15 +173,14 @@ static void stitch_yuv_block(const ref_job *job, int bx, int by, uint64_t (*stat
                 if (!(w[c] > 0.0f))
                     continue;
                 const fovea_frame *f = job->in[c];
-                float s = sample_plane(f->data[0], f->stride[0], 1, f->width, f->height, u[c],
-                                       v[c], 0);
-                acc += w[c] * fovea_lut_apply(st->tables.lut[c][0], s);
+                int s = sample_q(f->data[0], f->stride[0], 1, f->width, f->height, u[c], v[c], 0);
+                acc += w[c] * st->tables.lut[c][0][s];
                 cw[c] += w[c];
                 cu[c] += u[c];
                 cv[c] += v[c];
                 cn[c] += 1;
                 if (stats)
-                    raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = quarter(s);
+                    raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = (uint64_t)s;
             }
             *o = fovea_round_u8(acc);
             if (stats)
@@ -206,14 +198,15 @@ static void stitch_yuv_block(const ref_job *job, int bx, int by, uint64_t (*stat
         float inv = 1.0f / (float)cn[c];
         int chw = (f->width + 1) >> 1, chh = (f->height + 1) >> 1;
         float x = luma_to_chroma(cu[c] * inv, chw), y = luma_to_chroma(cv[c] * inv, chh);
-        float su, sv;
+        int qu, qv;
         if (nv12) {
-            su = sample_plane(f->data[1], f->stride[1], 2, chw, chh, x, y, 0);
-            sv = sample_plane(f->data[1], f->stride[1], 2, chw, chh, x, y, 1);
+            qu = sample_q(f->data[1], f->stride[1], 2, chw, chh, x, y, 0);
+            qv = sample_q(f->data[1], f->stride[1], 2, chw, chh, x, y, 1);
         } else {
-            su = sample_plane(f->data[1], f->stride[1], 1, chw, chh, x, y, 0);
-            sv = sample_plane(f->data[2], f->stride[2], 1, chw, chh, x, y, 0);
+            qu = sample_q(f->data[1], f->stride[1], 1, chw, chh, x, y, 0);
+            qv = sample_q(f->data[2], f->stride[2], 1, chw, chh, x, y, 0);
         }
+        float su = (float)qu * 0.25f, sv = (float)qv * 0.25f;
         su = 128.0f + (su - 128.0f) * st->tables.chroma_scale[c][0];
         sv = 128.0f + (sv - 128.0f) * st->tables.chroma_scale[c][1];
         accu += wc * su;
