@@ -205,13 +205,30 @@ int main(int argc, char **argv)
             bench_stats s;
             bench_time_gpu(run_stitch, &c, stream, opts.warmup, opts.runs, &s);
             bench_table_add(&table, "(b) fovea RGBA->RGBA, device", "cuda", &s, rgba_bytes, 1,
-                            "grid map + analytic weights");
+                            "texture sampling, <= 1 code from C");
         }
         if (bench_case_enabled(&opts, "nv12")) {
             stitch_case c = {st, {&d_nv12[0], &d_nv12[1]}, &d_out_i420};
             bench_stats s;
             bench_time_gpu(run_stitch, &c, stream, opts.warmup, opts.runs, &s);
             bench_table_add(&table, "(c) fovea NV12->I420, device", "cuda", &s, yuv_bytes, 1, NULL);
+        }
+        if (bench_case_enabled(&opts, "exact")) {
+            fovea_stitch_settings sx = ss;
+            sx.cuda_exact_sampling = 1;
+            fovea_stitcher *stx = NULL;
+            BENCH_FOVEA(gpu, fovea_stitcher_create(gpu, &stx, &map, &sx));
+            BENCH_FOVEA(gpu, fovea_stitcher_set_color(stx, bench_cc, 2));
+            stitch_case c = {stx, {&d_rgba[0], &d_rgba[1]}, &d_out_rgba};
+            bench_stats s;
+            bench_time_gpu(run_stitch, &c, stream, opts.warmup, opts.runs, &s);
+            bench_table_add(&table, "(b) RGBA, exact in-kernel sampling", "cuda", &s, rgba_bytes, 1,
+                            "bit-exact with the C backend");
+            stitch_case c2 = {stx, {&d_nv12[0], &d_nv12[1]}, &d_out_i420};
+            bench_time_gpu(run_stitch, &c2, stream, opts.warmup, opts.runs, &s);
+            bench_table_add(&table, "(c) NV12->I420, exact sampling", "cuda", &s, yuv_bytes, 1,
+                            "bit-exact with the C backend");
+            fovea_stitcher_destroy(&stx);
         }
         if (bench_case_enabled(&opts, "auto")) {
             fovea_stitch_settings sa = ss;

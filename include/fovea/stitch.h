@@ -58,6 +58,10 @@ typedef struct fovea_stitch_settings {
     float regularization;     /**< pull of the gains toward 1 (default 0.05) */
     int min_overlap_samples;  /**< fewer samples in an overlap => identity (default 1000) */
     int yuv_full_range;       /**< YUV black and conversions in full range (default 0: limited) */
+    int cuda_exact_sampling;  /**< CUDA: 1 = bilinear sampling in the kernel's integer
+                                   arithmetic, bit-exact with the C reference; 0 (default) =
+                                   the texture unit where the frames allow it (RGBA, NV12,
+                                   I420 with aligned planes), faster, within 1 code value */
 } fovea_stitch_settings;
 
 void fovea_stitch_default_settings(fovea_stitch_settings *s);

@@ -28,7 +28,10 @@ int fovea_frame_alloc(fovea_context *ctx, fovea_frame *f, int width, int height,
     if (mem != FOVEA_MEM_HOST && mem != FOVEA_MEM_PINNED && mem != FOVEA_MEM_DEVICE)
         return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "invalid memory type %d", (int)mem);
 
+    /* device planes start on 512 bytes (what texture objects need) with 256-byte
+     * row pitches */
     const size_t align = mem == FOVEA_MEM_DEVICE ? 256 : 64;
+    const size_t plane_align = mem == FOVEA_MEM_DEVICE ? 512 : 64;
     size_t offsets[4] = {0}, total = 0;
     for (int p = 0; p < d->planes; p++) {
         size_t stride = align_up(fovea_plane_row_bytes(fmt, width, p), align), plane;
@@ -36,7 +39,7 @@ int fovea_frame_alloc(fovea_context *ctx, fovea_frame *f, int width, int height,
             return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "frame size overflow");
         f->stride[p] = (ptrdiff_t)stride;
         offsets[p] = total;
-        total += align_up(plane, align);
+        total += align_up(plane, plane_align);
     }
     void *buf = NULL;
     int st = FOVEA_OK;

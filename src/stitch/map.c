@@ -135,8 +135,8 @@ static float edge_distance(const fovea_camera_map *cam, float u, float v, float 
  * m_c = max of e_k over the other seeing cameras (0 when none); computed as the
  * largest e (first index on ties) and the second largest.
  * Feather f = map->feather > 0 (analytic cameras):
- *   t_c    = clamp(0.5f + (e_c - m_c) / (2.0f * f), 0, 1)
- *   ramp_c = fminf(1.0f, e_c / fmaxf(1.0f, 0.5f * f))
+ *   t_c    = clamp(0.5f + (e_c - m_c) * (1.0f / (2.0f * f)), 0, 1)
+ *   ramp_c = fminf(1.0f, e_c * (1.0f / fmaxf(1.0f, 0.5f * f)))
  *   raw_c  = t_c * ramp_c
  * Across a seam e_c - m_c changes by about 2 panorama pixels per pixel, so t_c runs
  * from 0 to 1 over about f pixels centred where e_c = m_c (the middle of the
@@ -146,7 +146,9 @@ static float edge_distance(const fovea_camera_map *cam, float u, float v, float 
  * index on ties), 0 for the others.
  * Cameras with an explicit weight table (imports): raw_c = table value when seen
  * (negative or NaN -> 0).
- * sum = raw_0 + raw_1 + ... (index order); w_c = raw_c / sum.
+ * sum = raw_0 + raw_1 + ... (index order); w_c = raw_c * (1.0f / sum).
+ * (Reciprocals, not divisions: the CUDA kernel computes them once per thread.)
+ * A pixel that only one analytic camera sees gets w = 1 for it directly.
  * sum == 0 while some analytic camera sees the pixel (all on their borders, a set of
  * measure zero): w = 1 for the seeing analytic camera with the largest e (first
  * index on ties). sum == 0 with only table cameras seeing: uncovered. */
@@ -237,9 +239,9 @@ int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STI
             raw[c] = t > 0.0f ? t : 0.0f; /* NaN compares false */
         } else if (f > 0.0f) {
             float mc = c == top_idx ? top2 : top1;
-            float t = 0.5f + (e[c] - mc) / (2.0f * f);
+            float t = 0.5f + (e[c] - mc) * (1.0f / (2.0f * f));
             t = fminf(fmaxf(t, 0.0f), 1.0f);
-            float ramp = fminf(1.0f, e[c] / fmaxf(1.0f, 0.5f * f));
+            float ramp = fminf(1.0f, e[c] * (1.0f / fmaxf(1.0f, 0.5f * f)));
             raw[c] = t * ramp;
         } else {
             raw[c] = c == best_idx ? 1.0f : 0.0f;
@@ -248,8 +250,9 @@ int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STI
     }
     if (sum > 0.0f) {
         int count = 0;
+        float inv = 1.0f / sum;
         for (int c = 0; c < n; c++) {
-            w[c] = raw[c] / sum;
+            w[c] = raw[c] * inv;
             count += w[c] > 0.0f;
         }
         return count;

@@ -61,14 +61,14 @@ __device__ __forceinline__ bool lookup(const stitch_kernel_cam &c, int i, int j,
 // the four pixels share a cell (step >= 4). Pixels at or past pano_w are not seen
 // (with step 1 or 2 their nodes would lie outside the grid).
 __device__ __forceinline__ void lookup4(const stitch_kernel_cam &c, int i0, int j, int pano_w,
-                                        float (&u)[4], float (&v)[4], bool (&seen)[4])
+                                        float (&u)[4], float (&v)[4], bool (&seen)[4],
+                                        float (&q)[4])
 {
     if (c.step_shift < 2) {
 #pragma unroll
         for (int k = 0; k < 4; k++) {
-            float q;
-            u[k] = v[k] = 0.0f;
-            seen[k] = i0 + k < pano_w && lookup(c, i0 + k, j, u[k], v[k], q);
+            u[k] = v[k] = q[k] = 0.0f;
+            seen[k] = i0 + k < pano_w && lookup(c, i0 + k, j, u[k], v[k], q[k]);
         }
         return;
     }
@@ -93,10 +93,12 @@ __device__ __forceinline__ void lookup4(const stitch_kernel_cam &c, int i0, int 
         v[k] = ax * lv + fx * rv;
         bool sk = u[k] >= 0.0f && u[k] <= (float)(c.width - 1) && v[k] >= 0.0f &&
                   v[k] <= (float)(c.height - 1);
+        q[k] = 0.0f;
         if (c.clip_rx > 0.0f) {
             const float ex = (u[k] - c.clip_cx) * (1.0f / c.clip_rx);
             const float ey = (v[k] - c.clip_cy) * (1.0f / c.clip_ry);
-            sk = sk && ex * ex + ey * ey < 1.0f;
+            q[k] = ex * ex + ey * ey;
+            sk = sk && q[k] < 1.0f;
         }
         seen[k] = sk;
     }
@@ -112,29 +114,19 @@ __device__ __forceinline__ float edge_distance(const stitch_kernel_cam &c, float
 
 // Weights of every camera at pixel (i, j): identical to fovea_map_weights (all
 // cameras analytic, or all with explicit tables as imported maps are).
+// Blend weights of one pixel from every camera's seeing flag s and edge
+// distance e: identical to fovea_map_weights (all cameras analytic, or all with
+// explicit tables as imported maps are). pix = j * pano_w + i. Returns the number
+// of cameras with w > 0.
 template <int MAXC>
-__device__ __forceinline__ int pixel_weights(const stitch_kernel_args &a, uint32_t seen_mask,
-                                             int i, int j, float (&w)[MAXC], float (&u)[MAXC],
-                                             float (&v)[MAXC])
+__device__ __forceinline__ int weights_from(const stitch_kernel_args &a, const bool (&s)[MAXC],
+                                            const float (&e)[MAXC], size_t pix, float (&w)[MAXC])
 {
-    float e[MAXC];
-    bool s[MAXC];
     int nseen = 0;
 #pragma unroll
     for (int c = 0; c < MAXC; c++) {
         w[c] = 0.0f;
-        s[c] = false;
-        e[c] = 0.0f;
-        u[c] = 0.0f;
-        v[c] = 0.0f;
-        if (c < a.n && (seen_mask >> c & 1u)) {
-            float q;
-            s[c] = lookup(a.cam[c], i, j, u[c], v[c], q);
-            if (s[c]) {
-                e[c] = edge_distance(a.cam[c], u[c], v[c], q);
-                nseen++;
-            }
-        }
+        nseen += s[c];
     }
     if (nseen == 0)
         return 0;
@@ -143,12 +135,19 @@ __device__ __forceinline__ int pixel_weights(const stitch_kernel_args &a, uint32
 #pragma unroll
         for (int c = 0; c < MAXC; c++) {
             if (s[c]) {
-                float x = __ldg(&a.cam[c].weight[(size_t)j * a.pano_w + i]);
+                float x = __ldg(&a.cam[c].weight[pix]);
                 w[c] = x > 0.0f ? x : 0.0f;
                 sum += w[c];
             }
         }
     } else {
+        if (nseen == 1) {
+            // one camera: its weight is 1 (as in map.c)
+#pragma unroll
+            for (int c = 0; c < MAXC; c++)
+                w[c] = s[c] ? 1.0f : 0.0f;
+            return 1;
+        }
         // best and second-best edge distance among seeing cameras
         float b1 = -1.0f, b2 = -1.0f;
         int i1 = -1;
@@ -164,15 +163,17 @@ __device__ __forceinline__ int pixel_weights(const stitch_kernel_args &a, uint32
                 }
             }
         }
+        const float inv2f = 1.0f / (2.0f * a.feather);
+        const float invramp = 1.0f / fmaxf(1.0f, 0.5f * a.feather);
 #pragma unroll
         for (int c = 0; c < MAXC; c++) {
             if (s[c]) {
                 float m = c == i1 ? (b2 < 0.0f ? 0.0f : b2) : b1;
                 float r;
                 if (a.feather > 0.0f) {
-                    r = 0.5f + (e[c] - m) / (2.0f * a.feather);
+                    r = 0.5f + (e[c] - m) * inv2f;
                     r = fminf(fmaxf(r, 0.0f), 1.0f);
-                    r = r * fminf(1.0f, e[c] / fmaxf(1.0f, 0.5f * a.feather));
+                    r = r * fminf(1.0f, e[c] * invramp);
                 } else {
                     r = (c == i1) ? 1.0f : 0.0f;
                 }
@@ -191,13 +192,38 @@ __device__ __forceinline__ int pixel_weights(const stitch_kernel_args &a, uint32
     }
     if (!(sum > 0.0f))
         return 0;
+    const float inv = 1.0f / sum;
     int count = 0;
 #pragma unroll
     for (int c = 0; c < MAXC; c++) {
-        w[c] = w[c] / sum;
+        w[c] = w[c] * inv;
         count += w[c] > 0.0f;
     }
     return count;
+}
+
+// Weights of every camera at pixel (i, j), with each camera's (u, v).
+template <int MAXC>
+__device__ __forceinline__ int pixel_weights(const stitch_kernel_args &a, uint32_t seen_mask,
+                                             int i, int j, float (&w)[MAXC], float (&u)[MAXC],
+                                             float (&v)[MAXC])
+{
+    float e[MAXC];
+    bool s[MAXC];
+#pragma unroll
+    for (int c = 0; c < MAXC; c++) {
+        s[c] = false;
+        e[c] = 0.0f;
+        u[c] = 0.0f;
+        v[c] = 0.0f;
+        if (c < a.n && (seen_mask >> c & 1u)) {
+            float q;
+            s[c] = lookup(a.cam[c], i, j, u[c], v[c], q);
+            if (s[c])
+                e[c] = edge_distance(a.cam[c], u[c], v[c], q);
+        }
+    }
+    return weights_from<MAXC>(a, s, e, (size_t)j * a.pano_w + i, w);
 }
 
 // Integer bilinear sampling, identical to sample_at / sample_channel in
@@ -261,8 +287,9 @@ __device__ __forceinline__ void sample_rgba(const uint8_t *base, int stride, int
     q[2] = (int)(((rb_t >> 16) * wy0 + (rb_b >> 16) * wy1 + 8192u) >> 14);
 }
 
-__device__ __forceinline__ void sample_rgb(const stitch_kernel_args &a, const stitch_kernel_cam &cam,
-                                           float u, float v, int q[3])
+__device__ __forceinline__ void sample_rgb_int(const stitch_kernel_args &a,
+                                               const stitch_kernel_cam &cam, float u, float v,
+                                               int q[3])
 {
     if (a.in_format == 0) {
         sample_rgba(cam.plane0, cam.stride0, cam.width, cam.height, u, v, q);
@@ -271,6 +298,61 @@ __device__ __forceinline__ void sample_rgb(const stitch_kernel_args &a, const st
         q[0] = sample_channel(s, 0);
         q[1] = sample_channel(s, 1);
         q[2] = sample_channel(s, 2);
+    }
+}
+
+// Texture path: the texture unit filters with 8-bit fractional weights like the
+// integer path; it may place a position 1/256 pixel differently and round the
+// quarter code differently at ties, so it agrees with the C reference within one
+// quarter code (the test bounds the output within 1 code value).
+__device__ __forceinline__ int tex_q(float x)
+{
+    return round_rne(x * 1020.0f);
+}
+
+template <bool TEX>
+__device__ __forceinline__ void sample_rgb(const stitch_kernel_args &a,
+                                           const stitch_kernel_cam &cam, float u, float v,
+                                           int q[3])
+{
+    if (TEX) {
+        const float4 t = tex2D<float4>(cam.tex0, u + 0.5f, v + 0.5f);
+        q[0] = tex_q(t.x);
+        q[1] = tex_q(t.y);
+        q[2] = tex_q(t.z);
+    } else {
+        sample_rgb_int(a, cam, u, v, q);
+    }
+}
+
+template <bool TEX>
+__device__ __forceinline__ int sample_luma(const stitch_kernel_cam &cam, float u, float v)
+{
+    if (TEX)
+        return tex_q(tex2D<float>(cam.tex0, u + 0.5f, v + 0.5f));
+    return sample_q(cam.plane0, cam.stride0, 1, cam.width, cam.height, u, v, 0);
+}
+
+template <bool TEX>
+__device__ __forceinline__ void sample_chroma(const stitch_kernel_cam &cam, bool nv12, int chw,
+                                              int chh, float x, float y, int &qu, int &qv)
+{
+    if (TEX) {
+        if (nv12) {
+            const float2 t = tex2D<float2>(cam.tex1, x + 0.5f, y + 0.5f);
+            qu = tex_q(t.x);
+            qv = tex_q(t.y);
+        } else {
+            qu = tex_q(tex2D<float>(cam.tex1, x + 0.5f, y + 0.5f));
+            qv = tex_q(tex2D<float>(cam.tex2, x + 0.5f, y + 0.5f));
+        }
+    } else if (nv12) {
+        const sample_pos sp = sample_at(cam.plane1, cam.stride1, 2, chw, chh, x, y);
+        qu = sample_channel(sp, 0);
+        qv = sample_channel(sp, 1);
+    } else {
+        qu = sample_q(cam.plane1, cam.stride1, 1, chw, chh, x, y, 0);
+        qv = sample_q(cam.plane2, cam.stride2, 1, chw, chh, x, y, 0);
     }
 }
 
@@ -326,7 +408,7 @@ __device__ __forceinline__ void flush_stats(unsigned long long *sh, unsigned lon
             atomicAdd(&global[k], sh[k]);
 }
 
-template <int MAXC, bool STATS>
+template <int MAXC, bool STATS, bool TEX>
 __global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_args a)
 {
     extern __shared__ unsigned long long sh_stats[];
@@ -347,9 +429,9 @@ __global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_arg
     const bool single = !STATS && !a.explicit_weights && __popc(seen_mask) == 1;
     if (single && j < a.pano_h && i0 < a.pano_w) {
         const stitch_kernel_cam &cam = a.cam[__ffs(seen_mask) - 1];
-        float u[4], v[4];
+        float u[4], v[4], q4[4];
         bool seen[4];
-        lookup4(cam, i0, j, a.pano_w, u, v, seen);
+        lookup4(cam, i0, j, a.pano_w, u, v, seen, q4);
         unsigned int px[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) {
@@ -357,12 +439,77 @@ __global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_arg
             if (!seen[k] || i0 + k >= a.pano_w)
                 continue;
             int q[3];
-            sample_rgb(a, cam, u[k], v[k], q);
+            sample_rgb<TEX>(a, cam, u[k], v[k], q);
             // weight 1: the output is the rounded table entry (lut8 = round_u8(lut))
             const unsigned int r = __ldg(&cam.lut8[q[0]]);
             const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + q[1]]);
             const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + q[2]]);
             px[k] = r | (g << 8) | (b << 16) | (255u << 24);
+        }
+        uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
+        if (i0 + 3 < a.pano_w) {
+            *reinterpret_cast<uint4 *>(orow + 4 * (size_t)i0) = make_uint4(px[0], px[1], px[2], px[3]);
+        } else {
+            for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
+                reinterpret_cast<uint32_t *>(orow)[i0 + k] = px[k];
+        }
+    } else if (MAXC <= 4 && j < a.pano_h && i0 < a.pano_w) {
+        // Several cameras: every camera's lookups for the four pixels first (grid
+        // nodes shared), then each pixel's weights and blend.
+        float u[MAXC][4], v[MAXC][4], e[MAXC][4];
+        bool sn[MAXC][4];
+#pragma unroll
+        for (int c = 0; c < MAXC; c++) {
+            if (c < a.n && (seen_mask >> c & 1u)) {
+                float q[4];
+                lookup4(a.cam[c], i0, j, a.pano_w, u[c], v[c], sn[c], q);
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    e[c][k] = sn[c][k] ? edge_distance(a.cam[c], u[c][k], v[c][k], q[k]) : 0.0f;
+            } else {
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    sn[c][k] = false;
+                    e[c][k] = u[c][k] = v[c][k] = 0.0f;
+                }
+            }
+        }
+        unsigned int px[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            px[k] = 0;
+            bool sk[MAXC];
+            float ek[MAXC], w[MAXC];
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                sk[c] = sn[c][k];
+                ek[c] = e[c][k];
+            }
+            if (i0 + k >= a.pano_w || wmask == 0 ||
+                weights_from<MAXC>(a, sk, ek, (size_t)j * a.pano_w + i0 + k, w) == 0)
+                continue;
+            float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f;
+            unsigned long long raw[MAXC][4];
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                if (!(w[c] > 0.0f))
+                    continue;
+                const stitch_kernel_cam &cam = a.cam[c];
+                int q[3];
+                sample_rgb<TEX>(a, cam, u[c][k], v[c][k], q);
+                acc0 += w[c] * __ldg(&cam.lut[q[0]]);
+                acc1 += w[c] * __ldg(&cam.lut[STITCH_LUT_SIZE + q[1]]);
+                acc2 += w[c] * __ldg(&cam.lut[2 * STITCH_LUT_SIZE + q[2]]);
+                if (STATS) {
+                    raw[c][0] = (unsigned long long)q[0];
+                    raw[c][1] = (unsigned long long)q[1];
+                    raw[c][2] = (unsigned long long)q[2];
+                    raw[c][3] = (77ull * raw[c][0] + 150ull * raw[c][1] + 29ull * raw[c][2] + 128ull) >> 8;
+                }
+            }
+            px[k] = round_u8(acc0) | (round_u8(acc1) << 8) | (round_u8(acc2) << 16) | (255u << 24);
+            if (STATS)
+                add_pairs<MAXC>(sh_stats, a.n, w, raw, a.log_table);
         }
         uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
         if (i0 + 3 < a.pano_w) {
@@ -392,7 +539,7 @@ __global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_arg
                     continue;
                 const stitch_kernel_cam &cam = a.cam[c];
                 int q[3];
-                sample_rgb(a, cam, u[c], v[c], q);
+                sample_rgb<TEX>(a, cam, u[c], v[c], q);
                 acc0 += w[c] * __ldg(&cam.lut[q[0]]);
                 acc1 += w[c] * __ldg(&cam.lut[STITCH_LUT_SIZE + q[1]]);
                 acc2 += w[c] * __ldg(&cam.lut[2 * STITCH_LUT_SIZE + q[2]]);
@@ -420,7 +567,7 @@ __device__ __forceinline__ float luma_to_chroma(float x, int chroma_size)
 }
 
 // YUV: each thread covers two 2x2 luma blocks side by side (4x2 luma pixels).
-template <int MAXC, bool STATS>
+template <int MAXC, bool STATS, bool TEX>
 __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_args a)
 {
     extern __shared__ unsigned long long sh_stats[];
@@ -448,13 +595,13 @@ __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_arg
         // the same operations as the general path below with w = 1.
         const stitch_kernel_cam &cam = a.cam[__ffs(seen_mask) - 1];
         const int i0 = 2 * bx0;
-        float u[2][4], v[2][4];
+        float u[2][4], v[2][4], q4[2][4];
         bool seen[2][4];
 #pragma unroll
         for (int dy = 0; dy < 2; dy++) {
             const int j = 2 * by + dy;
             if (j < a.pano_h) {
-                lookup4(cam, i0, j, a.pano_w, u[dy], v[dy], seen[dy]);
+                lookup4(cam, i0, j, a.pano_w, u[dy], v[dy], seen[dy], q4[dy]);
             } else {
 #pragma unroll
                 for (int k = 0; k < 4; k++)
@@ -473,8 +620,7 @@ __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_arg
                     break;
                 unsigned int y = (unsigned int)a.black_y;
                 if (seen[dy][k])
-                    y = __ldg(&cam.lut8[sample_q(cam.plane0, cam.stride0, 1, cam.width,
-                                                 cam.height, u[dy][k], v[dy][k], 0)]);
+                    y = __ldg(&cam.lut8[sample_luma<TEX>(cam, u[dy][k], v[dy][k])]);
                 orow[i0 + k] = (uint8_t)y;
             }
         }
@@ -510,14 +656,7 @@ __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_arg
                 const int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
                 const float x = luma_to_chroma(cu * inv, chw), y = luma_to_chroma(cv * inv, chh);
                 int qu, qv;
-                if (nv12) {
-                    const sample_pos sp = sample_at(cam.plane1, cam.stride1, 2, chw, chh, x, y);
-                    qu = sample_channel(sp, 0);
-                    qv = sample_channel(sp, 1);
-                } else {
-                    qu = sample_q(cam.plane1, cam.stride1, 1, chw, chh, x, y, 0);
-                    qv = sample_q(cam.plane2, cam.stride2, 1, chw, chh, x, y, 0);
-                }
+                sample_chroma<TEX>(cam, nv12, chw, chh, x, y, qu, qv);
                 float su = (float)qu * 0.25f, sv = (float)qv * 0.25f;
                 su = 128.0f + (su - 128.0f) * cam.chroma_scale_u;
                 sv = 128.0f + (sv - 128.0f) * cam.chroma_scale_v;
@@ -569,7 +708,7 @@ __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_arg
                         if (!(w[c] > 0.0f))
                             continue;
                         const stitch_kernel_cam &cam = a.cam[c];
-                        const int s = sample_q(cam.plane0, cam.stride0, 1, cam.width, cam.height, u[c], v[c], 0);
+                        const int s = sample_luma<TEX>(cam, u[c], v[c]);
                         acc += w[c] * __ldg(&cam.lut[s]);
                         cwt[c] += w[c];
                         cu[c] += u[c];
@@ -594,14 +733,7 @@ __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_arg
                 int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
                 float x = luma_to_chroma(cu[c] * inv, chw), y = luma_to_chroma(cv[c] * inv, chh);
                 int qu, qv;
-                if (nv12) {
-                    const sample_pos sp = sample_at(cam.plane1, cam.stride1, 2, chw, chh, x, y);
-                    qu = sample_channel(sp, 0);
-                    qv = sample_channel(sp, 1);
-                } else {
-                    qu = sample_q(cam.plane1, cam.stride1, 1, chw, chh, x, y, 0);
-                    qv = sample_q(cam.plane2, cam.stride2, 1, chw, chh, x, y, 0);
-                }
+                sample_chroma<TEX>(cam, nv12, chw, chh, x, y, qu, qv);
                 float su = (float)qu * 0.25f, sv = (float)qv * 0.25f;
                 su = 128.0f + (su - 128.0f) * cam.chroma_scale_u;
                 sv = 128.0f + (sv - 128.0f) * cam.chroma_scale_v;
@@ -622,7 +754,7 @@ __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_arg
         flush_stats(sh_stats, a.stats, npairs * STITCH_STAT_FIELDS);
 }
 
-template <int MAXC>
+template <int MAXC, bool TEX>
 cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
 {
     const bool stats = a->stats != nullptr;
@@ -632,18 +764,30 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
         dim3 grid((a->pano_w + STITCH_TILE_W - 1) / STITCH_TILE_W,
                   (a->pano_h + STITCH_TILE_H - 1) / STITCH_TILE_H);
         if (stats)
-            stitch_rgb_kernel<MAXC, true><<<grid, block, shmem, stream>>>(*a);
+            stitch_rgb_kernel<MAXC, true, TEX><<<grid, block, shmem, stream>>>(*a);
         else
-            stitch_rgb_kernel<MAXC, false><<<grid, block, 0, stream>>>(*a);
+            stitch_rgb_kernel<MAXC, false, TEX><<<grid, block, 0, stream>>>(*a);
     } else {
         const int cw = (a->pano_w + 1) >> 1, ch = (a->pano_h + 1) >> 1;
         dim3 grid((cw + 63) / 64, (ch + 7) / 8); // 64 chroma columns = 128 luma = one tile
         if (stats)
-            stitch_yuv_kernel<MAXC, true><<<grid, block, shmem, stream>>>(*a);
+            stitch_yuv_kernel<MAXC, true, TEX><<<grid, block, shmem, stream>>>(*a);
         else
-            stitch_yuv_kernel<MAXC, false><<<grid, block, 0, stream>>>(*a);
+            stitch_yuv_kernel<MAXC, false, TEX><<<grid, block, 0, stream>>>(*a);
     }
     return cudaGetLastError();
+}
+
+template <bool TEX>
+cudaError_t launch_tex(const stitch_kernel_args *a, cudaStream_t s)
+{
+    if (a->n <= 2)
+        return launch_for<2, TEX>(a, s);
+    if (a->n <= 4)
+        return launch_for<4, TEX>(a, s);
+    if (a->n <= 8)
+        return launch_for<8, TEX>(a, s);
+    return launch_for<16, TEX>(a, s);
 }
 
 } // namespace
@@ -651,11 +795,5 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
 extern "C" int fovea_stitch_launch(const stitch_kernel_args *a, void *stream)
 {
     cudaStream_t s = static_cast<cudaStream_t>(stream);
-    if (a->n <= 2)
-        return (int)launch_for<2>(a, s);
-    if (a->n <= 4)
-        return (int)launch_for<4>(a, s);
-    if (a->n <= 8)
-        return (int)launch_for<8>(a, s);
-    return (int)launch_for<16>(a, s);
+    return (int)(a->use_tex ? launch_tex<true>(a, s) : launch_tex<false>(a, s));
 }

@@ -1,6 +1,7 @@
 /* CUDA stitch backend (host side): device copies of the map, per-tile camera
  * masks, correction tables, staging for host frames, and the overlap statistics
  * that travel back on a low-priority stream without stalling the stitch stream. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,14 @@ typedef struct cuda_state {
     cudaEvent_t stats_ready;        /* copy to host finished (side stream) */
     int stats_pending;
     fovea_frame stage_in[FOVEA_STITCH_MAX_CAMERAS];
+    /* texture objects of the input planes, kept while the planes stay the same */
+    struct {
+        cudaTextureObject_t obj;
+        const void *ptr;
+        size_t pitch;
+        int w, h, channels;
+    } tex[FOVEA_STITCH_MAX_CAMERAS][3];
+    int tex_align, tex_pitch_align;
     fovea_frame stage_out;
 } cuda_state;
 
@@ -80,6 +89,9 @@ static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
     if (cs->stats_ready)
         cudaEventDestroy(cs->stats_ready);
     for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
+        for (int p = 0; p < 3; p++)
+            if (cs->tex[c][p].obj)
+                cudaDestroyTextureObject(cs->tex[c][p].obj);
         fovea_device_free(ctx, cs->d_uv[c]);
         fovea_device_free(ctx, cs->d_weight[c]);
         fovea_frame_free(ctx, &cs->stage_in[c]);
@@ -160,6 +172,13 @@ static int cuda_init(fovea_stitcher *st)
             status = FOVEA_CUDA(ctx, cudaStreamCreateWithPriority(&cs->side, cudaStreamNonBlocking, lo));
     }
     if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaDeviceGetAttribute(&cs->tex_align, cudaDevAttrTextureAlignment,
+                                                        fovea_context_device(ctx)));
+    if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaDeviceGetAttribute(&cs->tex_pitch_align,
+                                                        cudaDevAttrTexturePitchAlignment,
+                                                        fovea_context_device(ctx)));
+    if (status == FOVEA_OK)
         status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_done_main, cudaEventDisableTiming));
     if (status == FOVEA_OK)
         status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_ready, cudaEventDisableTiming));
@@ -212,6 +231,90 @@ static int device_view(fovea_stitcher *st, fovea_frame *stage, const fovea_frame
     return status;
 }
 
+/* A texture object over one 8-bit plane (1, 2 or 4 channels) with bilinear
+ * filtering, unnormalized coordinates and normalized float reads; cached per
+ * camera and plane. *obj = 0 when the plane is not aligned for textures. */
+static int plane_texture(fovea_stitcher *st, int cam, int plane, const void *ptr, size_t pitch,
+                         int w, int h, int channels, unsigned long long *obj)
+{
+    cuda_state *cs = st->priv;
+    *obj = 0;
+    if ((uintptr_t)ptr % (uintptr_t)cs->tex_align || pitch % (size_t)cs->tex_pitch_align)
+        return FOVEA_OK;
+    if (cs->tex[cam][plane].obj && cs->tex[cam][plane].ptr == ptr &&
+        cs->tex[cam][plane].pitch == pitch && cs->tex[cam][plane].w == w &&
+        cs->tex[cam][plane].h == h && cs->tex[cam][plane].channels == channels) {
+        *obj = cs->tex[cam][plane].obj;
+        return FOVEA_OK;
+    }
+    if (cs->tex[cam][plane].obj) {
+        /* kernels queued with the old object must finish before it goes */
+        FOVEA_CUDA_TRY(st->ctx, cudaStreamSynchronize(fovea_ctx_stream(st->ctx)));
+        cudaDestroyTextureObject(cs->tex[cam][plane].obj);
+        cs->tex[cam][plane].obj = 0;
+    }
+    struct cudaResourceDesc rd;
+    memset(&rd, 0, sizeof(rd));
+    rd.resType = cudaResourceTypePitch2D;
+    rd.res.pitch2D.devPtr = (void *)ptr;
+    rd.res.pitch2D.desc = cudaCreateChannelDesc(8, channels >= 2 ? 8 : 0, channels >= 3 ? 8 : 0,
+                                                channels >= 4 ? 8 : 0, cudaChannelFormatKindUnsigned);
+    rd.res.pitch2D.width = (size_t)w;
+    rd.res.pitch2D.height = (size_t)h;
+    rd.res.pitch2D.pitchInBytes = pitch;
+    struct cudaTextureDesc td;
+    memset(&td, 0, sizeof(td));
+    td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModeLinear;
+    td.readMode = cudaReadModeNormalizedFloat;
+    td.normalizedCoords = 0;
+    cudaTextureObject_t t = 0;
+    FOVEA_CUDA_TRY(st->ctx, cudaCreateTextureObject(&t, &rd, &td, NULL));
+    cs->tex[cam][plane].obj = t;
+    cs->tex[cam][plane].ptr = ptr;
+    cs->tex[cam][plane].pitch = pitch;
+    cs->tex[cam][plane].w = w;
+    cs->tex[cam][plane].h = h;
+    cs->tex[cam][plane].channels = channels;
+    *obj = t;
+    return FOVEA_OK;
+}
+
+/* Textures for every plane of camera c's device view; 0 in use_tex when one is
+ * not possible (RGB24 has no 3-channel texture format; misaligned planes). */
+static int camera_textures(fovea_stitcher *st, int c, const fovea_frame *v, stitch_kernel_cam *k,
+                           int *use_tex)
+{
+    int cw = (v->width + 1) >> 1, ch = (v->height + 1) >> 1, status = FOVEA_OK;
+    switch (v->fmt) {
+    case FOVEA_PIX_RGBA:
+        status = plane_texture(st, c, 0, v->data[0], (size_t)v->stride[0], v->width, v->height, 4,
+                               &k->tex0);
+        *use_tex &= k->tex0 != 0;
+        break;
+    case FOVEA_PIX_NV12:
+        status = plane_texture(st, c, 0, v->data[0], (size_t)v->stride[0], v->width, v->height, 1,
+                               &k->tex0);
+        if (status == FOVEA_OK)
+            status = plane_texture(st, c, 1, v->data[1], (size_t)v->stride[1], cw, ch, 2, &k->tex1);
+        *use_tex &= k->tex0 && k->tex1;
+        break;
+    case FOVEA_PIX_I420:
+        status = plane_texture(st, c, 0, v->data[0], (size_t)v->stride[0], v->width, v->height, 1,
+                               &k->tex0);
+        if (status == FOVEA_OK)
+            status = plane_texture(st, c, 1, v->data[1], (size_t)v->stride[1], cw, ch, 1, &k->tex1);
+        if (status == FOVEA_OK)
+            status = plane_texture(st, c, 2, v->data[2], (size_t)v->stride[2], cw, ch, 1, &k->tex2);
+        *use_tex &= k->tex0 && k->tex1 && k->tex2;
+        break;
+    default:
+        *use_tex = 0;
+        break;
+    }
+    return status;
+}
+
 static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_frame *out,
                         int want_stats)
 {
@@ -223,6 +326,7 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
         return status;
     stitch_kernel_args a;
     memset(&a, 0, sizeof(a));
+    int use_tex = !st->settings.cuda_exact_sampling;
     for (int c = 0; c < st->n; c++) {
         const fovea_frame *v;
         status = device_view(st, &cs->stage_in[c], in[c], &v);
@@ -254,7 +358,13 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
         k->clip_ry = cm->clip_ry;
         k->chroma_scale_u = st->tables.chroma_scale[c][0];
         k->chroma_scale_v = st->tables.chroma_scale[c][1];
+        if (use_tex) {
+            status = camera_textures(st, c, v, k, &use_tex);
+            if (status < 0)
+                return status;
+        }
     }
+    a.use_tex = use_tex;
     fovea_frame *dst = out;
     if (out->mem != FOVEA_MEM_DEVICE) {
         if (!cs->stage_out.buf || cs->stage_out.fmt != out->fmt) {

@@ -31,6 +31,7 @@ typedef struct stitch_kernel_cam {
     float px_scale;
     float clip_cx, clip_cy, clip_rx, clip_ry; /* fisheye ellipse; clip_rx = 0: none */
     float chroma_scale_u, chroma_scale_v;
+    unsigned long long tex0, tex1, tex2; /* cudaTextureObject_t of the planes (use_tex) */
 } stitch_kernel_cam;
 
 typedef struct stitch_kernel_args {
@@ -47,7 +48,9 @@ typedef struct stitch_kernel_args {
     int in_format;                /* 0 RGBA, 1 RGB24, 2 NV12, 3 I420 */
     int black_y;
     unsigned long long *stats;    /* NULL, or pairs x STITCH_STAT_FIELDS counters (zeroed before) */
-    const int *log_table;         /* FOVEA_LOG_TABLE_SIZE entries (see stitch/color.h) */
+    const int *log_table;
+    int use_tex;                  /* 1: sample through texture objects (bilinear in the
+                                     texture unit), 0: integer sampling in the kernel */         /* FOVEA_LOG_TABLE_SIZE entries (see stitch/color.h) */
 } stitch_kernel_args;
 
 int fovea_stitch_launch(const stitch_kernel_args *a, void *stream);
