@@ -85,20 +85,25 @@ __device__ __forceinline__ void lookup4(const stitch_kernel_cam &c, int i0, int 
     // the cell's columns, shared by the four pixels
     const float lu = ay * n00.x + fy * n01.x, ru = ay * n10.x + fy * n11.x;
     const float lv = ay * n00.y + fy * n01.y, rv = ay * n10.y + fy * n11.y;
+    const float umax = (float)(c.width - 1), vmax = (float)(c.height - 1);
+    const float fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * inv;
+    const bool clip = c.clip_rx > 0.0f;
+    const float irx = 1.0f / c.clip_rx, iry = 1.0f / c.clip_ry;
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-        const float fx = byte_to_float((unsigned int)((i0 + k) & (step - 1))) * inv;
+        // (i0 + k) & (step - 1) = (i0 & (step - 1)) + k: the four share a cell
+        const float fx = fx0 + (float)k * inv;
         const float ax = 1.0f - fx;
         u[k] = ax * lu + fx * ru;
         v[k] = ax * lv + fx * rv;
-        bool sk = u[k] >= 0.0f && u[k] <= (float)(c.width - 1) && v[k] >= 0.0f &&
-                  v[k] <= (float)(c.height - 1);
+        // no short-circuit: one predicate chain, no branches per pixel
+        bool sk = (u[k] >= 0.0f) & (u[k] <= umax) & (v[k] >= 0.0f) & (v[k] <= vmax);
         q[k] = 0.0f;
-        if (c.clip_rx > 0.0f) {
-            const float ex = (u[k] - c.clip_cx) * (1.0f / c.clip_rx);
-            const float ey = (v[k] - c.clip_cy) * (1.0f / c.clip_ry);
+        if (clip) {
+            const float ex = (u[k] - c.clip_cx) * irx;
+            const float ey = (v[k] - c.clip_cy) * iry;
             q[k] = ex * ex + ey * ey;
-            sk = sk && q[k] < 1.0f;
+            sk = sk & (q[k] < 1.0f);
         }
         seen[k] = sk;
     }
@@ -428,7 +433,7 @@ __global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_arg
     // result is its corrected sample, bit for bit what the general path gives.
     const bool single = !STATS && !a.explicit_weights && __popc(seen_mask) == 1;
     if (single && j < a.pano_h && i0 < a.pano_w) {
-        const stitch_kernel_cam &cam = a.cam[__ffs(seen_mask) - 1];
+        const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
         float u[4], v[4], q4[4];
         bool seen[4];
         lookup4(cam, i0, j, a.pano_w, u, v, seen, q4);
@@ -593,7 +598,7 @@ __global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_arg
     if (single && by < ch_out && bx0 < cw_out) {
         // One camera in the tile: weight 1 wherever it sees (see the RGB kernel);
         // the same operations as the general path below with w = 1.
-        const stitch_kernel_cam &cam = a.cam[__ffs(seen_mask) - 1];
+        const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
         const int i0 = 2 * bx0;
         float u[2][4], v[2][4], q4[2][4];
         bool seen[2][4];
