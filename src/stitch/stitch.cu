@@ -414,7 +414,7 @@ __device__ __forceinline__ void flush_stats(unsigned long long *sh, unsigned lon
 }
 
 template <int MAXC, bool STATS, bool TEX>
-__global__ void __launch_bounds__(256) stitch_rgb_kernel(const stitch_kernel_args a)
+__global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 6 : 1) stitch_rgb_kernel(const stitch_kernel_args a)
 {
     extern __shared__ unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
@@ -573,7 +573,7 @@ __device__ __forceinline__ float luma_to_chroma(float x, int chroma_size)
 
 // YUV: each thread covers two 2x2 luma blocks side by side (4x2 luma pixels).
 template <int MAXC, bool STATS, bool TEX>
-__global__ void __launch_bounds__(256) stitch_yuv_kernel(const stitch_kernel_args a)
+__global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 5 : 1) stitch_yuv_kernel(const stitch_kernel_args a)
 {
     extern __shared__ unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
