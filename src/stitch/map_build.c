@@ -145,7 +145,7 @@ typedef struct {
 
 static void check_rows(void *arg, int begin, int end, int thread)
 {
-    const check_job *job = arg;
+    check_job *job = arg; /* failed[] is written */
     const fovea_rig *rig = job->proj->rig;
     const fovea_rig_camera *cam = job->proj->cam;
     for (int j = begin; j < end; j++) {
