@@ -115,6 +115,16 @@ const char *test_testdata_dir(void)
     return NULL;
 }
 
+const char *test_golden_dir(const char *set)
+{
+    static char path[4096];
+    const char *d = getenv("FOVEA_TESTDATA_EXTRACTED");
+    if (!d || !*d)
+        return NULL;
+    snprintf(path, sizeof(path), "%s/%s", d, set);
+    return access(path, R_OK) == 0 ? path : NULL;
+}
+
 const char *test_source_dir(void)
 {
     const char *d = getenv("FOVEA_SOURCE_DIR");

@@ -64,6 +64,10 @@ char *test_write_tmp(const char *suffix, const void *data, size_t size);
 
 /* Directory of the shared test data, or NULL (tests then skip). */
 const char *test_testdata_dir(void);
+/* Extracted golden data set ("vif", "klt") in the build tree, or NULL when
+ * ../shared/testdata was absent at configure time (tests then skip). */
+const char *test_golden_dir(const char *set);
+
 /* Project source dir (for tests/fuzz/corpus, tests/data). */
 const char *test_source_dir(void);
 
