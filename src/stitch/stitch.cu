@@ -438,18 +438,34 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 6 : 1) stitch_rgb
         bool seen[4];
         lookup4(cam, i0, j, a.pano_w, u, v, seen, q4);
         unsigned int px[4];
+        if (TEX) {
+            // branch-free: the texture clamps any position, so all four fetches and
+            // table reads go out together and unseen pixels are masked afterwards
+            int q[4][3];
 #pragma unroll
-        for (int k = 0; k < 4; k++) {
-            px[k] = 0;
-            if (!seen[k] || i0 + k >= a.pano_w)
-                continue;
-            int q[3];
-            sample_rgb<TEX>(a, cam, u[k], v[k], q);
-            // weight 1: the output is the rounded table entry (lut8 = round_u8(lut))
-            const unsigned int r = __ldg(&cam.lut8[q[0]]);
-            const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + q[1]]);
-            const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + q[2]]);
-            px[k] = r | (g << 8) | (b << 16) | (255u << 24);
+            for (int k = 0; k < 4; k++)
+                sample_rgb<TEX>(a, cam, seen[k] ? u[k] : 0.0f, seen[k] ? v[k] : 0.0f, q[k]);
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const unsigned int r = __ldg(&cam.lut8[q[k][0]]);
+                const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + q[k][1]]);
+                const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + q[k][2]]);
+                px[k] = seen[k] ? (r | (g << 8) | (b << 16) | (255u << 24)) : 0u;
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                px[k] = 0;
+                if (!seen[k] || i0 + k >= a.pano_w)
+                    continue;
+                int q[3];
+                sample_rgb<TEX>(a, cam, u[k], v[k], q);
+                // weight 1: the output is the rounded table entry (lut8 = round_u8(lut))
+                const unsigned int r = __ldg(&cam.lut8[q[0]]);
+                const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + q[1]]);
+                const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + q[2]]);
+                px[k] = r | (g << 8) | (b << 16) | (255u << 24);
+            }
         }
         uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
         if (i0 + 3 < a.pano_w) {
@@ -619,14 +635,30 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 5 : 1) stitch_yuv
             if (j >= a.pano_h)
                 break;
             uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
+            if (TEX && i0 + 3 < a.pano_w) {
+                // branch-free (see the RGB kernel), one 32-bit store
+                int q[4];
 #pragma unroll
-            for (int k = 0; k < 4; k++) {
-                if (i0 + k >= a.pano_w)
-                    break;
-                unsigned int y = (unsigned int)a.black_y;
-                if (seen[dy][k])
-                    y = __ldg(&cam.lut8[sample_luma<TEX>(cam, u[dy][k], v[dy][k])]);
-                orow[i0 + k] = (uint8_t)y;
+                for (int k = 0; k < 4; k++)
+                    q[k] = sample_luma<TEX>(cam, seen[dy][k] ? u[dy][k] : 0.0f,
+                                            seen[dy][k] ? v[dy][k] : 0.0f);
+                unsigned int y4 = 0;
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const unsigned int y = __ldg(&cam.lut8[q[k]]);
+                    y4 |= (seen[dy][k] ? y : (unsigned int)a.black_y) << (8 * k);
+                }
+                *reinterpret_cast<uint32_t *>(orow + i0) = y4;
+            } else {
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    if (i0 + k >= a.pano_w)
+                        break;
+                    unsigned int y = (unsigned int)a.black_y;
+                    if (seen[dy][k])
+                        y = __ldg(&cam.lut8[sample_luma<TEX>(cam, u[dy][k], v[dy][k])]);
+                    orow[i0 + k] = (uint8_t)y;
+                }
             }
         }
 #pragma unroll

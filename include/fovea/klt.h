@@ -1,0 +1,220 @@
+/* fovea KLT: a feature tracker with the API and the numbers of Birchfield's
+ * KLT 1.3.4 (KLTSelectGoodFeatures, KLTTrackFeatures, ...), per-context state
+ * instead of the original's globals, and a backend field (cpu / cuda / auto).
+ * docs/klt.md lists the compatibility notes and the quirks kept on purpose. */
+#ifndef FOVEA_KLT_H
+#define FOVEA_KLT_H
+
+#include <stdio.h>
+
+#include "fovea/fovea.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef float KLT_locType;
+typedef unsigned char KLT_PixelType;
+
+#define KLT_BOOL int
+
+#ifndef TRUE
+#define TRUE 1
+#define FALSE 0
+#endif
+
+/* Feature status codes (KLT_FeatureRec.val when <= 0). */
+#define KLT_TRACKED 0
+#define KLT_NOT_FOUND -1
+#define KLT_SMALL_DET -2
+#define KLT_MAX_ITERATIONS -3
+#define KLT_OOB -4
+#define KLT_LARGE_RESIDUE -5
+
+/** A float image (affine reference patches of features). */
+typedef struct KLT_FloatImageRec {
+    int ncols;
+    int nrows;
+    float *data;
+} KLT_FloatImageRec, *KLT_FloatImage;
+
+/** Tracking context. Fields up to pyramid_last_grady are KLT 1.3.4's, in its
+ *  order and with its defaults (set by KLTCreateTrackingContext). */
+typedef struct KLT_TrackingContextRec {
+    /* Available to user */
+    int mindist;                  /**< min distance between features (10) */
+    int window_width, window_height; /**< tracking window (7 x 7), odd, >= 3 */
+    KLT_BOOL sequentialMode;      /**< keep the last pyramid (FALSE); set FALSE only via KLTStopSequentialMode */
+    KLT_BOOL smoothBeforeSelecting; /**< smooth before selecting features (TRUE) */
+    KLT_BOOL writeInternalImages; /**< KLT debugging aid; ignored by fovea (FALSE) */
+    KLT_BOOL lighting_insensitive; /**< normalise gain and bias while tracking (FALSE) */
+
+    /* Available, but hopefully can ignore */
+    int min_eigenvalue;           /**< smallest eigenvalue allowed for selection (1) */
+    float min_determinant;        /**< below: KLT_SMALL_DET (0.01) */
+    float min_displacement;       /**< stop iterating below this step (0.1) */
+    int max_iterations;           /**< (10) */
+    float max_residue;            /**< mean abs window difference; above: KLT_LARGE_RESIDUE (10.0) */
+    float grad_sigma;             /**< (1.0) */
+    float smooth_sigma_fact;      /**< smoothing sigma = fact * max(window) (0.1) */
+    float pyramid_sigma_fact;     /**< pyramid sigma = fact * subsampling (0.9) */
+    float step_factor;            /**< Newton step size (1.0) */
+    int nSkippedPixels;           /**< candidate step - 1 in selection (0) */
+    int borderx;                  /**< no features within this border (24, from KLTUpdateTCBorder) */
+    int bordery;
+    int nPyramidLevels;           /**< including level 0 (2, from KLTChangeTCPyramid(tc, 15)) */
+    int subsampling;              /**< 2, 4, 8, 16 or 32 (4) */
+
+    /* affine consistency check */
+    int affine_window_width, affine_window_height; /**< (15 x 15) */
+    int affineConsistencyCheck;   /**< -1 off (default), 0 translation, 1 similarity, 2 affine */
+    int affine_max_iterations;    /**< (10) */
+    float affine_max_residue;     /**< (10.0) */
+    float affine_min_displacement; /**< (0.02) */
+    float affine_max_displacement_differ; /**< (1.5) */
+
+    /* User must not touch these (KLT keeps the last pyramids here; fovea
+     * keeps them in its private state and sets these to non-NULL markers
+     * while a pyramid is held, for programs that test them) */
+    void *pyramid_last;
+    void *pyramid_last_gradx;
+    void *pyramid_last_grady;
+
+    /* fovea additions */
+    fovea_backend backend;        /**< AUTO (default), CPU or CUDA; CUDA/AUTO run on the
+                                       CPU reference until the CUDA backend exists */
+    fovea_context *ctx;           /**< optional, not owned: thread pool and log callback;
+                                       NULL = single thread, no messages */
+    void *priv;                   /**< fovea private state; do not touch */
+} KLT_TrackingContextRec, *KLT_TrackingContext;
+
+/** One feature. x, y are -1 when lost; val > 0 is the eigenvalue of a newly
+ *  selected feature, 0 KLT_TRACKED, < 0 a loss code. */
+typedef struct KLT_FeatureRec {
+    KLT_locType x;
+    KLT_locType y;
+    int val;
+    /* affine consistency check */
+    KLT_FloatImage aff_img;
+    KLT_FloatImage aff_img_gradx;
+    KLT_FloatImage aff_img_grady;
+    KLT_locType aff_x;
+    KLT_locType aff_y;
+    KLT_locType aff_Axx;
+    KLT_locType aff_Ayx;
+    KLT_locType aff_Axy;
+    KLT_locType aff_Ayy;
+} KLT_FeatureRec, *KLT_Feature;
+
+typedef struct KLT_FeatureListRec {
+    int nFeatures;
+    KLT_Feature *feature;
+} KLT_FeatureListRec, *KLT_FeatureList;
+
+typedef struct KLT_FeatureHistoryRec {
+    int nFrames;
+    KLT_Feature *feature;
+} KLT_FeatureHistoryRec, *KLT_FeatureHistory;
+
+typedef struct KLT_FeatureTableRec {
+    int nFrames;
+    int nFeatures;
+    KLT_Feature **feature;        /**< feature[feat][frame] */
+} KLT_FeatureTableRec, *KLT_FeatureTable;
+
+/* ---- Create / free. Create functions return NULL when out of memory. ---- */
+
+/** A context with KLT 1.3.4's defaults (incl. KLTChangeTCPyramid(tc, 15) and
+ *  KLTUpdateTCBorder). @return the context or NULL */
+FOVEA_API KLT_TrackingContext KLTCreateTrackingContext(void);
+/** @return a list of nFeatures slots (val = KLT_NOT_FOUND, x = y = -1) or NULL */
+FOVEA_API KLT_FeatureList KLTCreateFeatureList(int nFeatures);
+FOVEA_API KLT_FeatureHistory KLTCreateFeatureHistory(int nFrames);
+FOVEA_API KLT_FeatureTable KLTCreateFeatureTable(int nFrames, int nFeatures);
+/** Free functions accept NULL. */
+FOVEA_API void KLTFreeTrackingContext(KLT_TrackingContext tc);
+FOVEA_API void KLTFreeFeatureList(KLT_FeatureList fl);
+FOVEA_API void KLTFreeFeatureHistory(KLT_FeatureHistory fh);
+FOVEA_API void KLTFreeFeatureTable(KLT_FeatureTable ft);
+
+/* ---- Processing ---- */
+
+/** Select the fl->nFeatures best features of img (ncols x nrows, 8-bit, no padding). */
+FOVEA_API void KLTSelectGoodFeatures(KLT_TrackingContext tc, KLT_PixelType *img, int ncols,
+                                     int nrows, KLT_FeatureList fl);
+/** Track the features of fl from img1 to img2 (img1 unused in sequential mode
+ *  once a pyramid is kept). */
+FOVEA_API void KLTTrackFeatures(KLT_TrackingContext tc, KLT_PixelType *img1,
+                                KLT_PixelType *img2, int ncols, int nrows, KLT_FeatureList fl);
+/** Refill the slots with val < 0 with new features of img. */
+FOVEA_API void KLTReplaceLostFeatures(KLT_TrackingContext tc, KLT_PixelType *img, int ncols,
+                                      int nrows, KLT_FeatureList fl);
+
+/* ---- Utilities ---- */
+
+/** @return the number of features with val >= 0 */
+FOVEA_API int KLTCountRemainingFeatures(KLT_FeatureList fl);
+/** Print the context fields to stderr, as KLT does (an explicit print request). */
+FOVEA_API void KLTPrintTrackingContext(KLT_TrackingContext tc);
+/** Choose nPyramidLevels and subsampling for a search range in pixels
+ *  (does not update the border). */
+FOVEA_API void KLTChangeTCPyramid(KLT_TrackingContext tc, int search_range);
+/** Recompute borderx/bordery from the window, sigmas and pyramid. */
+FOVEA_API void KLTUpdateTCBorder(KLT_TrackingContext tc);
+/** Drop the kept pyramid and turn sequential mode off. */
+FOVEA_API void KLTStopSequentialMode(KLT_TrackingContext tc);
+/** Kept for source compatibility; does nothing (fovea never prints: messages
+ *  go to the log callback of tc->ctx). */
+FOVEA_API void KLTSetVerbosity(int verbosity);
+/** @return smooth_sigma_fact * max(window_width, window_height) */
+FOVEA_API float _KLTComputeSmoothSigma(KLT_TrackingContext tc);
+
+/* ---- Storing / extracting features ---- */
+FOVEA_API void KLTStoreFeatureList(KLT_FeatureList fl, KLT_FeatureTable ft, int frame);
+FOVEA_API void KLTExtractFeatureList(KLT_FeatureList fl, KLT_FeatureTable ft, int frame);
+FOVEA_API void KLTStoreFeatureHistory(KLT_FeatureHistory fh, KLT_FeatureTable ft, int feat);
+FOVEA_API void KLTExtractFeatureHistory(KLT_FeatureHistory fh, KLT_FeatureTable ft, int feat);
+
+/* ---- Writing / reading. fmt NULL = binary file; fmt like "%5.1f" or "%3d" =
+ *      text (fname NULL = text to stderr, as KLT does). ---- */
+FOVEA_API void KLTWriteFeatureListToPPM(KLT_FeatureList fl, KLT_PixelType *greyimg, int ncols,
+                                        int nrows, const char *filename);
+FOVEA_API void KLTWriteFeatureList(KLT_FeatureList fl, const char *fname, const char *fmt);
+FOVEA_API void KLTWriteFeatureHistory(KLT_FeatureHistory fh, const char *fname,
+                                      const char *fmt);
+FOVEA_API void KLTWriteFeatureTable(KLT_FeatureTable ft, const char *fname, const char *fmt);
+/** Read a list written by KLTWriteFeatureList (text or binary). fl NULL: a
+ *  new list is created. @return the list, or NULL on error (bad file, count
+ *  differing from fl->nFeatures) */
+FOVEA_API KLT_FeatureList KLTReadFeatureList(KLT_FeatureList fl, const char *fname);
+FOVEA_API KLT_FeatureHistory KLTReadFeatureHistory(KLT_FeatureHistory fh, const char *fname);
+FOVEA_API KLT_FeatureTable KLTReadFeatureTable(KLT_FeatureTable ft, const char *fname);
+
+/* ---- fovea extensions ---- */
+
+/** Like KLTPrintTrackingContext, to a stream of the caller's choice. */
+FOVEA_API void fovea_klt_print_context(KLT_TrackingContext tc, FILE *fp);
+
+/** Status of the last KLT call on tc: FOVEA_OK, or a negative fovea status
+ *  (bad arguments, out of memory) with detail in fovea_klt_last_error().
+ *  KLT 1.3.4 exits the process in these cases; fovea returns instead. */
+FOVEA_API int fovea_klt_last_status(const KLT_TrackingContext tc);
+FOVEA_API const char *fovea_klt_last_error(const KLT_TrackingContext tc);
+
+/** KLTWriteFeatureList / History / Table with a status: FOVEA_OK,
+ *  FOVEA_ERR_INVALID_ARG (bad fmt, binary to stderr) or FOVEA_ERR_IO. */
+FOVEA_API int fovea_klt_write_feature_list(KLT_FeatureList fl, const char *fname,
+                                           const char *fmt);
+FOVEA_API int fovea_klt_write_feature_history(KLT_FeatureHistory fh, const char *fname,
+                                              const char *fmt);
+FOVEA_API int fovea_klt_write_feature_table(KLT_FeatureTable ft, const char *fname,
+                                            const char *fmt);
+/** KLTWriteFeatureListToPPM with a status (FOVEA_OK, FOVEA_ERR_IO, ...). */
+FOVEA_API int fovea_klt_write_feature_list_ppm(KLT_FeatureList fl, const KLT_PixelType *img,
+                                               int ncols, int nrows, const char *filename);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
