@@ -687,7 +687,19 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 5 : 1) stitch_yuv
                 }
             }
             unsigned int ou = 128, ov = 128;
-            if (cn > 0) {
+            if (cn == 4) {
+                // the whole block seen (the common case): wc = 4 / 4 = 1 and
+                // inv = 1 / 4 exactly, so (wc * s) / wc = s: the same result
+                // without the divisions
+                const int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
+                const float x = luma_to_chroma(cu * 0.25f, chw), y = luma_to_chroma(cv * 0.25f, chh);
+                int qu, qv;
+                sample_chroma<TEX>(cam, nv12, chw, chh, x, y, qu, qv);
+                const float su = 128.0f + ((float)qu * 0.25f - 128.0f) * cam.chroma_scale_u;
+                const float sv = 128.0f + ((float)qv * 0.25f - 128.0f) * cam.chroma_scale_v;
+                ou = round_u8(su);
+                ov = round_u8(sv);
+            } else if (cn > 0) {
                 const float wc = cwt / (float)pixels;
                 const float inv = 1.0f / (float)cn;
                 const int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
