@@ -99,6 +99,62 @@ int fovea_reader_slurp(struct fovea_reader *r, size_t limit, uint8_t **data, siz
     return FOVEA_OK;
 }
 
+typedef struct still_reader {
+    fovea_frame img;
+    int done;
+} still_reader;
+
+int fovea_still_reader_open(struct fovea_reader *r, size_t limit, fovea_decode_fn decode)
+{
+    uint8_t *data;
+    size_t size;
+    int st = fovea_reader_slurp(r, limit, &data, &size);
+    if (st < 0)
+        return st;
+    still_reader *sr = calloc(1, sizeof(*sr));
+    if (!sr) {
+        free(data);
+        return fovea_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
+    }
+    char msg[FOVEA_IO_ERRLEN];
+    st = decode(data, size, &sr->img, msg, sizeof(msg));
+    free(data);
+    if (st < 0) {
+        free(sr);
+        return fovea_reader_fail(r, st, "%s", msg);
+    }
+    r->priv = sr;
+    r->info.width = sr->img.width;
+    r->info.height = sr->img.height;
+    r->info.fmt = sr->img.fmt;
+    r->info.frame_count = 1;
+    return FOVEA_OK;
+}
+
+int fovea_still_reader_read(struct fovea_reader *r, fovea_frame *f)
+{
+    still_reader *sr = r->priv;
+    if (sr->done)
+        return FOVEA_EOF;
+    int st = fovea_frame_copy(NULL, f, &sr->img);
+    if (st < 0)
+        return fovea_reader_fail(r, st, "cannot copy the decoded image");
+    sr->done = 1;
+    /* one image per file: the decoded copy is no longer needed */
+    fovea_frame_free(NULL, &sr->img);
+    return FOVEA_OK;
+}
+
+void fovea_still_reader_close(struct fovea_reader *r)
+{
+    still_reader *sr = r->priv;
+    if (sr) {
+        fovea_frame_free(NULL, &sr->img);
+        free(sr);
+    }
+    r->priv = NULL;
+}
+
 int fovea_io_read_planes(struct fovea_reader *r, fovea_frame *f)
 {
     const size_t total = fovea_frame_packed_size(f->fmt, f->width, f->height);

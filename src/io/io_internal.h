@@ -85,6 +85,14 @@ size_t fovea_io_read_full(FILE *fp, void *buf, size_t n);
  * Returns FOVEA_OK and a malloc'd buffer, or an error recorded via r. */
 int fovea_reader_slurp(struct fovea_reader *r, size_t limit, uint8_t **data, size_t *size);
 
+/* Readers of one-image files (PNM, PNG): open slurps the file (at most limit
+ * bytes) and decodes it with decode; read returns the image once, then EOF. */
+typedef int (*fovea_decode_fn)(const uint8_t *data, size_t size, fovea_frame *f, char *err,
+                               size_t errsz);
+int fovea_still_reader_open(struct fovea_reader *r, size_t limit, fovea_decode_fn decode);
+int fovea_still_reader_read(struct fovea_reader *r, fovea_frame *f);
+void fovea_still_reader_close(struct fovea_reader *r);
+
 /* Read/write the planes of a host frame as tightly packed planar data
  * (the layout of y4m and raw yuv payloads; 16-bit samples little-endian). */
 int fovea_io_read_planes(struct fovea_reader *r, fovea_frame *f);

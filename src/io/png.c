@@ -422,11 +422,6 @@ int fovea_png_write_file(const char *path, const fovea_frame *f, char *err, size
 
 /* ---------------------------------------------------------------- reader */
 
-typedef struct png_reader {
-    fovea_frame img;
-    int done;
-} png_reader;
-
 /* Largest file the reader slurps: an uncompressed 16384x16384 RGBA16 image
  * (stored deflate blocks, filter bytes) with room for ancillary chunks. */
 static size_t png_max_file(void)
@@ -439,52 +434,7 @@ static size_t png_max_file(void)
 static int png_open(struct fovea_reader *r, const fovea_reader_options *opt)
 {
     (void)opt;
-    uint8_t *data;
-    size_t size;
-    int st = fovea_reader_slurp(r, png_max_file(), &data, &size);
-    if (st < 0)
-        return st;
-    png_reader *pr = calloc(1, sizeof(*pr));
-    if (!pr) {
-        free(data);
-        return fovea_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
-    }
-    char msg[FOVEA_IO_ERRLEN];
-    st = fovea_png_decode(data, size, &pr->img, msg, sizeof(msg));
-    free(data);
-    if (st < 0) {
-        free(pr);
-        return fovea_reader_fail(r, st, "%s", msg);
-    }
-    r->priv = pr;
-    r->info.width = pr->img.width;
-    r->info.height = pr->img.height;
-    r->info.fmt = pr->img.fmt;
-    r->info.frame_count = 1;
-    return FOVEA_OK;
-}
-
-static int png_read(struct fovea_reader *r, fovea_frame *f)
-{
-    png_reader *pr = r->priv;
-    if (pr->done)
-        return FOVEA_EOF;
-    int st = fovea_frame_copy(NULL, f, &pr->img);
-    if (st < 0)
-        return fovea_reader_fail(r, st, "cannot copy the decoded image");
-    pr->done = 1;
-    fovea_frame_free(NULL, &pr->img);
-    return FOVEA_OK;
-}
-
-static void png_close(struct fovea_reader *r)
-{
-    png_reader *pr = r->priv;
-    if (pr) {
-        fovea_frame_free(NULL, &pr->img);
-        free(pr);
-    }
-    r->priv = NULL;
+    return fovea_still_reader_open(r, png_max_file(), fovea_png_decode);
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -507,5 +457,6 @@ static int png_wwrite(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
     return FOVEA_OK;
 }
 
-const struct fovea_reader_ops fovea_png_reader_ops = {"png", png_open, png_read, png_close};
+const struct fovea_reader_ops fovea_png_reader_ops = {"png", png_open, fovea_still_reader_read,
+                                                       fovea_still_reader_close};
 const struct fovea_writer_ops fovea_png_writer_ops = {"png", 1, png_wopen, png_wwrite, NULL};

@@ -245,61 +245,10 @@ int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
 
 /* ---------------------------------------------------------------- reader */
 
-typedef struct pnm_reader {
-    fovea_frame img;
-    int done;
-} pnm_reader;
-
 static int pnm_open(struct fovea_reader *r, const fovea_reader_options *opt)
 {
     (void)opt;
-    uint8_t *data;
-    size_t size;
-    int st = fovea_reader_slurp(r, PNM_MAX_FILE, &data, &size);
-    if (st < 0)
-        return st;
-    pnm_reader *pr = calloc(1, sizeof(*pr));
-    if (!pr) {
-        free(data);
-        return fovea_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
-    }
-    char msg[FOVEA_IO_ERRLEN];
-    st = fovea_pnm_decode(data, size, &pr->img, msg, sizeof(msg));
-    free(data);
-    if (st < 0) {
-        free(pr);
-        return fovea_reader_fail(r, st, "%s", msg);
-    }
-    r->priv = pr;
-    r->info.width = pr->img.width;
-    r->info.height = pr->img.height;
-    r->info.fmt = pr->img.fmt;
-    r->info.frame_count = 1;
-    return FOVEA_OK;
-}
-
-static int pnm_read(struct fovea_reader *r, fovea_frame *f)
-{
-    pnm_reader *pr = r->priv;
-    if (pr->done)
-        return FOVEA_EOF;
-    int st = fovea_frame_copy(NULL, f, &pr->img);
-    if (st < 0)
-        return fovea_reader_fail(r, st, "cannot copy the decoded image");
-    pr->done = 1;
-    /* One image per file: the decoded copy is no longer needed. */
-    fovea_frame_free(NULL, &pr->img);
-    return FOVEA_OK;
-}
-
-static void pnm_close(struct fovea_reader *r)
-{
-    pnm_reader *pr = r->priv;
-    if (pr) {
-        fovea_frame_free(NULL, &pr->img);
-        free(pr);
-    }
-    r->priv = NULL;
+    return fovea_still_reader_open(r, PNM_MAX_FILE, fovea_pnm_decode);
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -372,5 +321,6 @@ static int pnm_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
     return st;
 }
 
-const struct fovea_reader_ops fovea_pnm_reader_ops = {"pnm", pnm_open, pnm_read, pnm_close};
+const struct fovea_reader_ops fovea_pnm_reader_ops = {"pnm", pnm_open, fovea_still_reader_read,
+                                                       fovea_still_reader_close};
 const struct fovea_writer_ops fovea_pnm_writer_ops = {"pnm", 1, pnm_wopen, pnm_write, NULL};
