@@ -431,7 +431,8 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 6 : 1) stitch_rgb
     // One camera seen anywhere in the tile (analytic weights): its weight is
     // exactly 1 wherever it sees (raw / raw, or the border fallback), so the
     // result is its corrected sample, bit for bit what the general path gives.
-    const bool single = !STATS && !a.explicit_weights && __popc(seen_mask) == 1;
+    // (single-camera tiles have no overlap statistics to add, so analysis frames use it too)
+    const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
     if (single && j < a.pano_h && i0 < a.pano_w) {
         const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
         float u[4], v[4], q4[4];
@@ -610,7 +611,8 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 5 : 1) stitch_yuv
         mask |= __ldg(&a.tile_masks[(ty0 + 1) * a.tiles_x + blockIdx.x]);
     const uint32_t seen_mask = mask & 0xffffu;
     const bool nv12 = a.in_format == 2;
-    const bool single = !STATS && !a.explicit_weights && __popc(seen_mask) == 1;
+    // (single-camera tiles have no overlap statistics to add, so analysis frames use it too)
+    const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
     if (single && by < ch_out && bx0 < cw_out) {
         // One camera in the tile: weight 1 wherever it sees (see the RGB kernel);
         // the same operations as the general path below with w = 1.
