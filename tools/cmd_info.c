@@ -82,8 +82,14 @@ static int print_text(void)
     printf("fovea %s\n", fovea_version());
     printf("build:    CUDA backend %s\n",
            fovea_cuda_compiled() ? "compiled in" : "not compiled in");
-    if (fovea_cuda_compiled())
-        printf("          CUDA runtime/driver version: not reported by libfovea\n");
+    if (fovea_cuda_compiled()) {
+        int rt = 0, drv = 0;
+        fovea_cuda_versions(&rt, &drv);
+        printf("          CUDA runtime %d.%d, driver %s", rt / 1000, rt % 1000 / 10,
+               drv ? "" : "not installed\n");
+        if (drv)
+            printf("%d.%d\n", drv / 1000, drv % 1000 / 10);
+    }
     printf("CPUs:     %d\n", cpu_count());
     int n = device_count();
     if (n == 0)
@@ -121,9 +127,17 @@ static cJSON *build_json(void)
 
     cJSON *build = cJSON_AddObjectToObject(root, "build");
     cJSON_AddBoolToObject(build, "cuda", fovea_cuda_compiled());
-    /* The library API does not expose these yet. */
-    cJSON_AddNullToObject(build, "cuda_runtime_version");
-    cJSON_AddNullToObject(build, "cuda_driver_version");
+    int rt = 0, drv = 0;
+    if (fovea_cuda_versions(&rt, &drv) == FOVEA_OK) {
+        cJSON_AddNumberToObject(build, "cuda_runtime_version", rt);
+        if (drv)
+            cJSON_AddNumberToObject(build, "cuda_driver_version", drv);
+        else
+            cJSON_AddNullToObject(build, "cuda_driver_version");
+    } else {
+        cJSON_AddNullToObject(build, "cuda_runtime_version");
+        cJSON_AddNullToObject(build, "cuda_driver_version");
+    }
 
     cJSON_AddNumberToObject(root, "cpus", cpu_count());
 

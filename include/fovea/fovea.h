@@ -45,6 +45,11 @@ FOVEA_API const char *fovea_version(void);
 /** @return 1 when the library was built with the CUDA backend, else 0. */
 FOVEA_API int fovea_cuda_compiled(void);
 
+/** CUDA runtime and driver versions (e.g. 13000 for 13.0); 0 when CUDA is not
+ *  compiled in (runtime) or no driver is installed (driver).
+ *  @return FOVEA_OK, or FOVEA_ERR_NO_DEVICE when CUDA is not compiled in */
+FOVEA_API int fovea_cuda_versions(int *runtime, int *driver);
+
 /** Backend choice for every system. AUTO = CUDA when a device is present. */
 typedef enum fovea_backend {
     FOVEA_BACKEND_AUTO = 0,

@@ -23,6 +23,21 @@ int fovea_cuda_status(fovea_context *ctx, int cuda_err, const char *expr, const 
                            cudaGetErrorName((cudaError_t)cuda_err));
 }
 
+int fovea_cuda_versions(int *runtime, int *driver)
+{
+    int r = 0, d = 0;
+    if (cudaRuntimeGetVersion(&r) != cudaSuccess)
+        r = 0;
+    if (cudaDriverGetVersion(&d) != cudaSuccess)
+        d = 0;
+    cudaGetLastError();
+    if (runtime)
+        *runtime = r;
+    if (driver)
+        *driver = d;
+    return FOVEA_OK;
+}
+
 int fovea_device_count(int *count)
 {
     if (!count)
@@ -168,6 +183,15 @@ int fovea_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value
 }
 
 #else /* CPU-only build */
+
+int fovea_cuda_versions(int *runtime, int *driver)
+{
+    if (runtime)
+        *runtime = 0;
+    if (driver)
+        *driver = 0;
+    return FOVEA_ERR_NO_DEVICE;
+}
 
 int fovea_device_count(int *count)
 {
