@@ -209,6 +209,10 @@ FOVEA_API int fovea_klt_write_feature_history(KLT_FeatureHistory fh, const char 
                                               const char *fmt);
 FOVEA_API int fovea_klt_write_feature_table(KLT_FeatureTable ft, const char *fname,
                                             const char *fmt);
+/** A feature table as text (KLT's layout, header included unless fp is stderr)
+ *  to an open stream. @return FOVEA_OK, FOVEA_ERR_INVALID_ARG or FOVEA_ERR_IO */
+FOVEA_API int fovea_klt_write_feature_table_stream(KLT_FeatureTable ft, FILE *fp,
+                                                   const char *fmt);
 /** KLTWriteFeatureListToPPM with a status (FOVEA_OK, FOVEA_ERR_IO, ...). */
 FOVEA_API int fovea_klt_write_feature_list_ppm(KLT_FeatureList fl, const KLT_PixelType *img,
                                                int ncols, int nrows, const char *filename);

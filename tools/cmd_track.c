@@ -1,0 +1,675 @@
+/* `fovea track INPUT...`: KLT feature tracking over a y4m/raw video (luma) or a
+ * list of PGM/PNG frames; features per frame as KLT's feature table (text) or
+ * JSON, and an optional overlay video/images with each feature's recent trail. */
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fovea/convert.h"
+#include "fovea/klt.h"
+
+enum {
+    OPT_FEATURES = 1,
+    OPT_REPLACE,
+    OPT_WINDOW,
+    OPT_MINDIST,
+    OPT_LEVELS,
+    OPT_SUBSAMPLING,
+    OPT_SEQUENTIAL,
+    OPT_AFFINE,
+    OPT_BACKEND,
+    OPT_THREADS,
+    OPT_OUTPUT,
+    OPT_FORMAT,
+    OPT_JSON,
+    OPT_OVERLAY,
+    OPT_TRAIL,
+    OPT_QUIET
+};
+
+#define MAX_TRAIL 64
+
+static const cli_option options[] = {
+    CLI_INPUT_OPTIONS,
+    {"features", 'n', "N", "number of feature slots", "150", OPT_FEATURES},
+    {"replace", 'r', NULL, "replace lost features after every tracked frame", "off",
+     OPT_REPLACE},
+    {"window", 'w', "W", "tracking window W x W (odd, >= 3)", "7", OPT_WINDOW},
+    {"mindist", 0, "D", "minimum distance between features in pixels", "10", OPT_MINDIST},
+    {"pyramid-levels", 0, "L", "pyramid levels including the full image (1..8)",
+     "2 (KLT's choice for a search range of 15)", OPT_LEVELS},
+    {"subsampling", 0, "S", "pyramid subsampling: 2, 4, 8, 16 or 32", "4", OPT_SUBSAMPLING},
+    {"sequential", 0, NULL, "keep the last pyramid between frames (same results, less work)",
+     "off", OPT_SEQUENTIAL},
+    {"affine", 0, "MODE", "affine consistency check: off, 0 (translation), 1 (similarity) "
+     "or 2 (affine)", "off", OPT_AFFINE},
+    {"backend", 0, "B", "auto, cpu or cuda (cuda runs on the CPU reference for now)", "auto",
+     OPT_BACKEND},
+    {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
+    {"output", 'o', "FILE", "feature table as text (KLT's layout, features x frames); '-' "
+     "= stdout", "- unless --json is given", OPT_OUTPUT},
+    {"format", 0, "FMT", "printf format of x and y in the text table ('%...f' or '%...d')",
+     "%7.2f", OPT_FORMAT},
+    {"json", 0, "FILE", "features per frame as JSON; '-' = stdout", "none", OPT_JSON},
+    {"overlay", 0, "OUT", "draw the tracks on the frames: a .y4m video or an image pattern "
+     "such as frame%03d.png", "none", OPT_OVERLAY},
+    {"trail", 0, "N", "frames of history drawn per feature in the overlay (1..64)", "10",
+     OPT_TRAIL},
+    {"quiet", 'q', NULL, "do not show progress", "progress on stderr when it is a terminal",
+     OPT_QUIET},
+    {0},
+};
+
+static const cli_spec spec = {
+    "track",
+    "[options] INPUT...",
+    "Track features through a sequence with fovea's KLT (the numbers of Birchfield's\n"
+    "KLT 1.3.4). INPUT is one y4m (or raw .yuv) video, whose luma is used, or a list\n"
+    "of PGM/PPM/PNG frames in order (a quoted glob such as 'img*.pgm' is expanded and\n"
+    "sorted). Features are selected on the first frame and tracked frame to frame;\n"
+    "with --replace, lost slots are refilled after each frame. Feature values: > 0\n"
+    "newly selected (its eigenvalue), 0 tracked, < 0 lost (-1 not found, -2 small\n"
+    "determinant, -3 max iterations, -4 out of bounds, -5 large residue).\n"
+    "Overlay colors: green tracked, yellow newly selected, red lost in this frame.",
+    options,
+    "Examples:\n"
+    "  fovea track --replace -o features.txt 'img*.pgm'\n"
+    "  fovea track -n 300 --replace --json tracks.json --overlay tracks.y4m in.y4m",
+};
+
+typedef struct track_args {
+    cli_input_opts in;
+    int nfeatures, replace, window, mindist, levels, subsampling, sequential, affine;
+    fovea_backend backend;
+    int threads;
+    const char *output, *format, *json, *overlay;
+    int trail, quiet;
+    char **inputs;
+    int ninputs;
+    glob_t g;
+    int have_glob;
+} track_args;
+
+static int has_glob_chars(const char *s)
+{
+    return strpbrk(s, "*?[") != NULL;
+}
+
+static int parse_args(track_args *a, int argc, char **argv)
+{
+    const char *cmd = spec.name;
+    cli_parser p;
+    const char *v;
+    int id;
+
+    memset(a, 0, sizeof(*a));
+    cli_input_opts_init(&a->in);
+    a->nfeatures = 150;
+    a->window = 7;
+    a->mindist = 10;
+    a->affine = -1;
+    a->backend = FOVEA_BACKEND_AUTO;
+    a->format = "%7.2f";
+    a->trail = 10;
+
+    cli_parser_init(&p, &spec, argc, argv);
+    while ((id = cli_next(&p, &v)) > 0) {
+        int bad = 0;
+        switch (id) {
+        case OPT_FEATURES:
+            bad = cli_parse_int32(cmd, "--features", v, 1, 1000000, &a->nfeatures);
+            break;
+        case OPT_REPLACE:
+            a->replace = 1;
+            break;
+        case OPT_WINDOW:
+            bad = cli_parse_int32(cmd, "--window", v, 3, 99, &a->window);
+            if (!bad && a->window % 2 == 0)
+                return cli_usage_error(cmd, "--window: must be odd, got %d", a->window);
+            break;
+        case OPT_MINDIST:
+            bad = cli_parse_int32(cmd, "--mindist", v, 0, 10000, &a->mindist);
+            break;
+        case OPT_LEVELS:
+            bad = cli_parse_int32(cmd, "--pyramid-levels", v, 1, 8, &a->levels);
+            break;
+        case OPT_SUBSAMPLING:
+            bad = cli_parse_int32(cmd, "--subsampling", v, 2, 32, &a->subsampling);
+            if (!bad && (a->subsampling & (a->subsampling - 1)))
+                return cli_usage_error(cmd, "--subsampling: must be 2, 4, 8, 16 or 32, got %d",
+                                       a->subsampling);
+            break;
+        case OPT_SEQUENTIAL:
+            a->sequential = 1;
+            break;
+        case OPT_AFFINE: {
+            static const char *const modes[] = {"off", "0", "1", "2", NULL};
+            int m;
+            bad = cli_parse_choice(cmd, "--affine", v, modes, &m);
+            a->affine = m - 1;
+            break;
+        }
+        case OPT_BACKEND:
+            if (fovea_backend_parse(v, &a->backend) < 0)
+                return cli_usage_error(cmd, "--backend: expected auto, cpu or cuda, got '%s'", v);
+            break;
+        case OPT_THREADS:
+            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
+            break;
+        case OPT_OUTPUT:
+            a->output = v;
+            break;
+        case OPT_FORMAT: {
+            size_t n = strlen(v);
+            if (n < 2 || v[0] != '%' || (v[n - 1] != 'f' && v[n - 1] != 'd') ||
+                strchr(v + 1, '%') || n > 20)
+                return cli_usage_error(cmd, "--format: expected e.g. %%7.2f or %%4d, got '%s'",
+                                       v);
+            a->format = v;
+            break;
+        }
+        case OPT_JSON:
+            a->json = v;
+            break;
+        case OPT_OVERLAY:
+            a->overlay = v;
+            break;
+        case OPT_TRAIL:
+            bad = cli_parse_int32(cmd, "--trail", v, 1, MAX_TRAIL, &a->trail);
+            break;
+        case OPT_QUIET:
+            a->quiet = 1;
+            break;
+        default:
+            if (cli_input_option(&a->in, cmd, id, v) <= 0)
+                bad = -1;
+            break;
+        }
+        if (bad)
+            return CLI_EXIT_USAGE;
+    }
+    if (id == CLI_HELP)
+        return -1;
+    if (id == CLI_ERROR)
+        return CLI_EXIT_USAGE;
+    if (p.nrest < 1)
+        return cli_usage_error(cmd, "track: expected at least one INPUT");
+    if (!a->output && !a->json)
+        a->output = "-";
+    if (a->output && a->json && strcmp(a->output, "-") == 0 && strcmp(a->json, "-") == 0)
+        return cli_usage_error(cmd, "--output - and --json -: only one can use stdout");
+    if (a->overlay && strcmp(a->overlay, "-") == 0 &&
+        ((a->output && strcmp(a->output, "-") == 0) || (a->json && strcmp(a->json, "-") == 0)))
+        return cli_usage_error(cmd, "--overlay -: stdout already carries the features");
+
+    /* a single quoted glob is expanded here */
+    if (p.nrest == 1 && has_glob_chars(p.rest[0])) {
+        if (glob(p.rest[0], 0, NULL, &a->g) != 0 || a->g.gl_pathc == 0) {
+            cli_error(NULL, "%s: no file matches", p.rest[0]);
+            return CLI_EXIT_RUNTIME;
+        }
+        a->have_glob = 1;
+        a->inputs = a->g.gl_pathv;
+        a->ninputs = (int)a->g.gl_pathc;
+    } else {
+        a->inputs = p.rest;
+        a->ninputs = p.nrest;
+    }
+    for (int i = 0; i < a->ninputs; i++) {
+        fovea_container c = cli_container_for(a->inputs[i], a->in.container);
+        int video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV;
+        if (video && a->ninputs > 1)
+            return cli_usage_error(cmd, "%s: a video input must be the only INPUT",
+                                   a->inputs[i]);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ frames */
+
+/* 8-bit luma of a host frame into a packed w x h buffer. */
+static void frame_luma(const fovea_frame *f, unsigned char *out)
+{
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
+    for (int y = 0; y < f->height; y++) {
+        const uint8_t *row = f->data[0] + (ptrdiff_t)y * f->stride[0];
+        unsigned char *o = out + (size_t)y * f->width;
+        if (d->is_rgb) {
+            for (int x = 0; x < f->width; x++) {
+                const uint8_t *p = row + (size_t)x * d->components;
+                o[x] = (unsigned char)((77 * p[0] + 150 * p[1] + 29 * p[2] + 128) >> 8);
+            }
+        } else if (d->bytes_per_sample == 2) {
+            for (int x = 0; x < f->width; x++) {
+                int v = row[2 * x] | row[2 * x + 1] << 8;
+                o[x] = (unsigned char)(v >> (d->bit_depth - 8));
+            }
+        } else {
+            memcpy(o, row, (size_t)f->width);
+        }
+    }
+}
+
+typedef struct source {
+    const track_args *a;
+    fovea_reader *r;     /* the open reader (the video, or the current image) */
+    int next;            /* next image index */
+    int video;
+    fovea_frame frame;
+    int width, height;
+    int64_t total;
+} source;
+
+static int source_open(source *s, const track_args *a)
+{
+    memset(s, 0, sizeof(*s));
+    s->a = a;
+    fovea_container c = cli_container_for(a->inputs[0], a->in.container);
+    s->video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV;
+    int rc = cli_open_reader(spec.name, a->inputs[0], &a->in, &s->r);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    const fovea_video_info *info = fovea_reader_info(s->r);
+    s->width = info->width;
+    s->height = info->height;
+    s->total = s->video ? info->frame_count : a->ninputs;
+    s->next = 1;
+    return CLI_EXIT_OK;
+}
+
+/* Read the next frame's luma. @return CLI_EXIT_OK, -1 at the end, or an exit status. */
+static int source_next(source *s, unsigned char *luma)
+{
+    int st;
+    if (!s->r) {
+        if (s->video || s->next >= s->a->ninputs)
+            return -1;
+        int rc = cli_open_reader(spec.name, s->a->inputs[s->next], &s->a->in, &s->r);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        s->next++;
+        fovea_frame_free(NULL, &s->frame);
+    }
+    const char *path = s->video ? s->a->inputs[0] : s->a->inputs[s->next - 1];
+    st = fovea_reader_read(s->r, &s->frame);
+    if (st == FOVEA_EOF) {
+        fovea_reader_close(&s->r);
+        if (s->video)
+            return -1;
+        cli_error(path, "no image in the file");
+        return CLI_EXIT_RUNTIME;
+    }
+    if (st < 0)
+        return cli_report(path, 0, fovea_reader_error(s->r), st);
+    if (s->frame.width != s->width || s->frame.height != s->height) {
+        cli_error(path, "frame is %dx%d, the first frame %dx%d", s->frame.width,
+                  s->frame.height, s->width, s->height);
+        return CLI_EXIT_RUNTIME;
+    }
+    frame_luma(&s->frame, luma);
+    if (!s->video)
+        fovea_reader_close(&s->r);
+    return CLI_EXIT_OK;
+}
+
+static void source_close(source *s)
+{
+    fovea_reader_close(&s->r);
+    fovea_frame_free(NULL, &s->frame);
+}
+
+/* ------------------------------------------------------------------ overlay */
+
+typedef struct trail {
+    float x[MAX_TRAIL], y[MAX_TRAIL];
+    int n;           /* points held (newest last) */
+    int lost_now;    /* lost in the current frame: draw its last point in red */
+} trail;
+
+static void put_px(fovea_frame *f, int x, int y, const uint8_t c[3])
+{
+    if (x < 0 || y < 0 || x >= f->width || y >= f->height)
+        return;
+    uint8_t *p = f->data[0] + (ptrdiff_t)y * f->stride[0] + 3 * (size_t)x;
+    p[0] = c[0];
+    p[1] = c[1];
+    p[2] = c[2];
+}
+
+static void draw_line(fovea_frame *f, float x0, float y0, float x1, float y1, const uint8_t c[3])
+{
+    float dx = x1 - x0, dy = y1 - y0;
+    float adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
+    int n = (int)(adx > ady ? adx : ady) + 1;
+    if (n > 4096)
+        n = 4096;
+    for (int i = 0; i <= n; i++) {
+        float t = (float)i / (float)n;
+        put_px(f, (int)(x0 + t * dx + 0.5f), (int)(y0 + t * dy + 0.5f), c);
+    }
+}
+
+static void draw_box(fovea_frame *f, float x, float y, const uint8_t c[3])
+{
+    int cx = (int)(x + 0.5f), cy = (int)(y + 0.5f);
+    for (int j = -1; j <= 1; j++)
+        for (int i = -1; i <= 1; i++)
+            put_px(f, cx + i, cy + j, c);
+}
+
+/* Update the trails from the list, then draw them over the luma. */
+static void overlay_draw(fovea_frame *rgb, const unsigned char *luma, trail *tr,
+                         KLT_FeatureList fl, int trail_len)
+{
+    static const uint8_t green[3] = {0, 255, 0}, yellow[3] = {255, 230, 0},
+                         red[3] = {255, 0, 0}, dim[3] = {0, 150, 0};
+    for (int y = 0; y < rgb->height; y++) {
+        uint8_t *p = rgb->data[0] + (ptrdiff_t)y * rgb->stride[0];
+        const unsigned char *l = luma + (size_t)y * rgb->width;
+        for (int x = 0; x < rgb->width; x++)
+            p[3 * x] = p[3 * x + 1] = p[3 * x + 2] = l[x];
+    }
+    for (int k = 0; k < fl->nFeatures; k++) {
+        KLT_Feature f = fl->feature[k];
+        trail *t = &tr[k];
+        t->lost_now = 0;
+        if (f->val < 0) {
+            t->lost_now = t->n > 0;
+            if (t->lost_now)
+                draw_box(rgb, t->x[t->n - 1], t->y[t->n - 1], red);
+            t->n = 0;
+            continue;
+        }
+        if (f->val > 0)
+            t->n = 0;   /* a new feature in this slot */
+        if (t->n == trail_len) {
+            memmove(t->x, t->x + 1, (size_t)(trail_len - 1) * sizeof(float));
+            memmove(t->y, t->y + 1, (size_t)(trail_len - 1) * sizeof(float));
+            t->n--;
+        }
+        t->x[t->n] = f->x;
+        t->y[t->n] = f->y;
+        t->n++;
+        for (int i = 1; i < t->n; i++)
+            draw_line(rgb, t->x[i - 1], t->y[i - 1], t->x[i], t->y[i], dim);
+        draw_box(rgb, f->x, f->y, f->val > 0 ? yellow : green);
+    }
+}
+
+/* ------------------------------------------------------------------ output */
+
+typedef struct history {
+    KLT_FeatureRec *rec;   /* frames x nfeatures (x, y, val only) */
+    int frames, cap, nfeat;
+} history;
+
+static int history_add(history *h, KLT_FeatureList fl)
+{
+    if (h->frames == h->cap) {
+        int cap = h->cap ? 2 * h->cap : 64;
+        KLT_FeatureRec *r = realloc(h->rec, (size_t)cap * h->nfeat * sizeof(KLT_FeatureRec));
+        if (!r)
+            return 0;
+        h->rec = r;
+        h->cap = cap;
+    }
+    KLT_FeatureRec *dst = h->rec + (size_t)h->frames * h->nfeat;
+    for (int k = 0; k < h->nfeat; k++) {
+        memset(&dst[k], 0, sizeof(dst[k]));
+        dst[k].x = fl->feature[k]->x;
+        dst[k].y = fl->feature[k]->y;
+        dst[k].val = fl->feature[k]->val;
+    }
+    h->frames++;
+    return 1;
+}
+
+static int write_table(const track_args *a, const history *h)
+{
+    KLT_FeatureTable ft = KLTCreateFeatureTable(h->frames, h->nfeat);
+    if (!ft) {
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_RUNTIME;
+    }
+    for (int i = 0; i < h->frames; i++)
+        for (int k = 0; k < h->nfeat; k++) {
+            const KLT_FeatureRec *r = &h->rec[(size_t)i * h->nfeat + k];
+            ft->feature[k][i]->x = r->x;
+            ft->feature[k][i]->y = r->y;
+            ft->feature[k][i]->val = r->val;
+        }
+    int to_stdout = strcmp(a->output, "-") == 0;
+    FILE *fp = to_stdout ? stdout : fopen(a->output, "wb");
+    int rc = CLI_EXIT_OK;
+    if (!fp) {
+        cli_error(a->output, "cannot open for writing");
+        rc = CLI_EXIT_RUNTIME;
+    } else {
+        int st = fovea_klt_write_feature_table_stream(ft, fp, a->format);
+        if (!to_stdout && fclose(fp) != 0)
+            st = FOVEA_ERR_IO;
+        if (to_stdout && fflush(stdout) != 0)
+            st = FOVEA_ERR_IO;
+        if (st < 0) {
+            cli_error(cli_display_path(a->output, 1), "cannot write: %s", fovea_strerror(st));
+            rc = CLI_EXIT_RUNTIME;
+        }
+    }
+    KLTFreeFeatureTable(ft);
+    return rc;
+}
+
+static int write_json(const track_args *a, const history *h, int w, int hgt, double seconds)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "width", w);
+    cJSON_AddNumberToObject(root, "height", hgt);
+    cJSON_AddNumberToObject(root, "nFeatures", h->nfeat);
+    cJSON_AddNumberToObject(root, "nFrames", h->frames);
+    cJSON_AddBoolToObject(root, "replace", a->replace);
+    cJSON_AddNumberToObject(root, "seconds", seconds);
+    cJSON *cols = cJSON_AddArrayToObject(root, "columns");
+    cJSON_AddItemToArray(cols, cJSON_CreateString("x"));
+    cJSON_AddItemToArray(cols, cJSON_CreateString("y"));
+    cJSON_AddItemToArray(cols, cJSON_CreateString("val"));
+    cJSON *frames = cJSON_AddArrayToObject(root, "frames");
+    for (int i = 0; i < h->frames; i++) {
+        cJSON *fr = cJSON_CreateObject();
+        cJSON_AddNumberToObject(fr, "frame", i);
+        cJSON *feats = cJSON_AddArrayToObject(fr, "features");
+        for (int k = 0; k < h->nfeat; k++) {
+            const KLT_FeatureRec *r = &h->rec[(size_t)i * h->nfeat + k];
+            cJSON *t = cJSON_CreateArray();
+            cJSON_AddItemToArray(t, cJSON_CreateNumber(r->x));
+            cJSON_AddItemToArray(t, cJSON_CreateNumber(r->y));
+            cJSON_AddItemToArray(t, cJSON_CreateNumber(r->val));
+            cJSON_AddItemToArray(feats, t);
+        }
+        cJSON_AddItemToArray(frames, fr);
+    }
+    int rc = cli_write_json(a->json, root);
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ main */
+
+int cmd_track(int argc, char **argv)
+{
+    track_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc < 0)
+        return CLI_EXIT_OK; /* --help */
+    if (rc != CLI_EXIT_OK) {
+        if (a.have_glob)
+            globfree(&a.g);
+        return rc;
+    }
+
+    source src;
+    fovea_context *ctx = NULL;
+    KLT_TrackingContext tc = NULL;
+    KLT_FeatureList fl = NULL;
+    unsigned char *prev = NULL, *cur = NULL;
+    trail *trails = NULL;
+    fovea_writer *ow = NULL;
+    fovea_frame rgb, conv;
+    memset(&rgb, 0, sizeof(rgb));
+    memset(&conv, 0, sizeof(conv));
+    history hist;
+    memset(&hist, 0, sizeof(hist));
+    cli_progress prog;
+    memset(&prog, 0, sizeof(prog));
+    double t0 = cli_now();
+    int st;
+
+    rc = source_open(&src, &a);
+    if (rc != CLI_EXIT_OK)
+        goto end;
+    const int w = src.width, h = src.height;
+
+    fovea_settings s;
+    fovea_default_settings(&s);
+    s.backend = FOVEA_BACKEND_CPU;
+    s.threads = a.threads;
+    if ((st = fovea_open(&ctx, &s)) < 0) {
+        cli_error(NULL, "cannot create a context: %s", fovea_strerror(st));
+        rc = CLI_EXIT_RUNTIME;
+        goto end;
+    }
+    tc = KLTCreateTrackingContext();
+    fl = KLTCreateFeatureList(a.nfeatures);
+    prev = malloc((size_t)w * h);
+    cur = malloc((size_t)w * h);
+    trails = calloc((size_t)a.nfeatures, sizeof(trail));
+    hist.nfeat = a.nfeatures;
+    if (!tc || !fl || !prev || !cur || !trails) {
+        cli_error(NULL, "out of memory");
+        rc = CLI_EXIT_RUNTIME;
+        goto end;
+    }
+    tc->ctx = ctx;
+    tc->backend = a.backend;
+    tc->window_width = tc->window_height = a.window;
+    tc->mindist = a.mindist;
+    tc->sequentialMode = a.sequential;
+    tc->affineConsistencyCheck = a.affine;
+    if (a.window != 7)
+        KLTChangeTCPyramid(tc, 15);
+    if (a.levels)
+        tc->nPyramidLevels = a.levels;
+    if (a.subsampling)
+        tc->subsampling = a.subsampling;
+    KLTUpdateTCBorder(tc);
+
+    if (a.overlay) {
+        fovea_container oc = cli_container_for(a.overlay, FOVEA_CONTAINER_AUTO);
+        if (oc == FOVEA_CONTAINER_AUTO) {
+            rc = cli_usage_error(spec.name, "--overlay %s: name it .y4m, .png or .ppm",
+                                 a.overlay);
+            goto end;
+        }
+        fovea_video_info info;
+        fovea_video_info_init(&info);
+        info.width = w;
+        info.height = h;
+        info.fmt = cli_default_output_pixfmt(oc, FOVEA_PIX_RGB24);
+        if (src.video && src.r) {
+            info.fps_num = fovea_reader_info(src.r)->fps_num;
+            info.fps_den = fovea_reader_info(src.r)->fps_den;
+        }
+        char err[1024] = "";
+        if ((st = fovea_writer_open(&ow, a.overlay, oc, &info, err, sizeof(err))) < 0) {
+            rc = cli_report(a.overlay, 1, err, st);
+            goto end;
+        }
+        if ((st = fovea_frame_alloc(ctx, &rgb, w, h, FOVEA_PIX_RGB24, FOVEA_MEM_HOST)) < 0 ||
+            (info.fmt != FOVEA_PIX_RGB24 &&
+             (st = fovea_frame_alloc(ctx, &conv, w, h, info.fmt, FOVEA_MEM_HOST)) < 0)) {
+            cli_error(NULL, "cannot allocate overlay frames: %s", fovea_strerror(st));
+            rc = CLI_EXIT_RUNTIME;
+            goto end;
+        }
+    }
+
+    cli_progress_start(&prog, src.total, a.quiet);
+    for (int i = 0;; i++) {
+        rc = source_next(&src, cur);
+        if (rc == -1) {
+            rc = CLI_EXIT_OK;
+            break;
+        }
+        if (rc != CLI_EXIT_OK)
+            break;
+        if (i == 0) {
+            KLTSelectGoodFeatures(tc, cur, w, h, fl);
+        } else {
+            KLTTrackFeatures(tc, prev, cur, w, h, fl);
+            if (a.replace && fovea_klt_last_status(tc) == FOVEA_OK)
+                KLTReplaceLostFeatures(tc, cur, w, h, fl);
+        }
+        if ((st = fovea_klt_last_status(tc)) < 0) {
+            cli_error(NULL, "frame %d: %s", i, fovea_klt_last_error(tc));
+            rc = CLI_EXIT_RUNTIME;
+            break;
+        }
+        if (!history_add(&hist, fl)) {
+            cli_error(NULL, "out of memory");
+            rc = CLI_EXIT_RUNTIME;
+            break;
+        }
+        if (ow) {
+            overlay_draw(&rgb, cur, trails, fl, a.trail);
+            const fovea_frame *out = &rgb;
+            if (conv.data[0]) {
+                fovea_convert_options co;
+                fovea_convert_options_init(&co);
+                if ((st = fovea_frame_convert(ctx, &conv, &rgb, &co)) < 0) {
+                    cli_error(NULL, "overlay frame %d: %s", i, fovea_strerror(st));
+                    rc = CLI_EXIT_RUNTIME;
+                    break;
+                }
+                out = &conv;
+            }
+            if ((st = fovea_writer_write(ow, out)) < 0) {
+                rc = cli_report(a.overlay, 1, fovea_writer_error(ow), st);
+                break;
+            }
+        }
+        unsigned char *t = prev;
+        prev = cur;
+        cur = t;
+        cli_progress_update(&prog, i + 1);
+    }
+    cli_progress_finish(&prog);
+    if (rc != CLI_EXIT_OK)
+        goto end;
+    if (ow && (st = fovea_writer_close(&ow)) < 0) {
+        cli_error(cli_display_path(a.overlay, 1), "cannot finish writing: %s",
+                  fovea_strerror(st));
+        rc = CLI_EXIT_RUNTIME;
+        goto end;
+    }
+    if (a.output && (rc = write_table(&a, &hist)) != CLI_EXIT_OK)
+        goto end;
+    if (a.json)
+        rc = write_json(&a, &hist, w, h, cli_now() - t0);
+
+end:
+    if (ow)
+        fovea_writer_close(&ow);
+    source_close(&src);
+    fovea_frame_free(ctx, &rgb);
+    fovea_frame_free(ctx, &conv);
+    KLTFreeFeatureList(fl);
+    KLTFreeTrackingContext(tc);
+    fovea_close(&ctx);
+    free(prev);
+    free(cur);
+    free(trails);
+    free(hist.rec);
+    if (a.have_glob)
+        globfree(&a.g);
+    return rc;
+}
