@@ -13,7 +13,9 @@
     X(rig, "check a camera rig: validation, coverage, overlaps, map build")               \
     X(map, "import stitch maps from lookup tables, show a map's geometry")                \
     X(stitch, "stitch synchronized camera videos or stills into a panorama")              \
-    X(demo, "render, stitch and measure the built-in panorama demo")
+    X(demo, "render, stitch and measure the built-in panorama demo")                      \
+    X(vif, "score video quality with libvmaf's integer VIF (bit-exact), JSON/CSV/plot")     \
+    X(track, "track features with a KLT 1.3.4-compatible tracker, tables/JSON/overlays")
 
 #define DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
 FOVEA_COMMANDS(DECLARE_COMMAND)

@@ -1,0 +1,209 @@
+/* Public VIF API: settings, frame checks, backend dispatch, the scores derived
+ * from a backend's per-scale numerators/denominators, and libvmaf's pooling. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fovea/quality.h"
+#include "quality/vif_internal.h"
+
+struct fovea_vif {
+    fovea_context *ctx;
+    fovea_vif_settings settings;
+    const vif_backend *backend;
+    void *priv;
+    vif_params params; /* of the buffers in priv; width 0 = none yet */
+    /* pooling accumulator, in libvmaf's order of operations */
+    int64_t frames;
+    double sum[FOVEA_VIF_SCALES], inv_sum[FOVEA_VIF_SCALES];
+    double min[FOVEA_VIF_SCALES], max[FOVEA_VIF_SCALES];
+};
+
+void fovea_vif_default_settings(fovea_vif_settings *s)
+{
+    if (!s)
+        return;
+    memset(s, 0, sizeof(*s));
+    s->vif_enhn_gain_limit = FOVEA_VIF_ENHN_GAIN_LIMIT_MAX;
+    s->debug = 0;
+}
+
+int fovea_vif_open(fovea_vif **out, fovea_context *ctx, const fovea_vif_settings *s)
+{
+    if (!out)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: NULL output pointer");
+    *out = NULL;
+    if (!ctx)
+        return FOVEA_ERR_INVALID_ARG;
+    fovea_vif_settings set;
+    if (s)
+        set = *s;
+    else
+        fovea_vif_default_settings(&set);
+    /* written so that NaN fails too */
+    if (!(set.vif_enhn_gain_limit >= 1.0 &&
+          set.vif_enhn_gain_limit <= FOVEA_VIF_ENHN_GAIN_LIMIT_MAX))
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                               "vif: vif_enhn_gain_limit %g outside [1, 100]",
+                               set.vif_enhn_gain_limit);
+    fovea_vif *v = calloc(1, sizeof(*v));
+    if (!v)
+        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
+    v->ctx = ctx;
+    v->settings = set;
+    v->backend = &fovea_vif_backend_ref;
+    if (fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA)
+        fovea_log(ctx, FOVEA_LOG_INFO,
+                  "vif: no CUDA backend yet, using the C reference on %d CPU thread(s)",
+                  fovea_context_threads(ctx));
+    *out = v;
+    return FOVEA_OK;
+}
+
+void fovea_vif_close(fovea_vif **pv)
+{
+    if (!pv || !*pv)
+        return;
+    fovea_vif *v = *pv;
+    if (v->priv)
+        v->backend->close(&v->priv);
+    free(v);
+    *pv = NULL;
+}
+
+fovea_backend fovea_vif_backend(const fovea_vif *v)
+{
+    return v ? v->backend->kind : FOVEA_BACKEND_CPU;
+}
+
+void fovea_vif_reset(fovea_vif *v)
+{
+    if (!v)
+        return;
+    v->frames = 0;
+    for (int s = 0; s < FOVEA_VIF_SCALES; s++)
+        v->sum[s] = v->inv_sum[s] = v->min[s] = v->max[s] = 0.0;
+}
+
+/* Check a frame and return its bit depth (> 0) or a negative status. */
+static int check_frame(fovea_context *ctx, const fovea_frame *f, const char *what)
+{
+    if (!f || !f->data[0])
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame is NULL or empty",
+                               what);
+    if (f->mem == FOVEA_MEM_DEVICE)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                               "vif: %s frame is in device memory (the CPU backend needs host "
+                               "frames)", what);
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
+    if (!d)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame has no valid format",
+                               what);
+    if (!d->is_yuv || d->components != 1)
+        return fovea_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
+                               "vif: %s frame is %s; VIF needs a YUV or gray format (luma)",
+                               what, d->name);
+    if (f->width < VIF_MIN_DIM || f->height < VIF_MIN_DIM || f->width > FOVEA_MAX_DIM ||
+        f->height > FOVEA_MAX_DIM)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                               "vif: %s frame is %dx%d; VIF needs %d..%d in each dimension",
+                               what, f->width, f->height, VIF_MIN_DIM, FOVEA_MAX_DIM);
+    if (f->stride[0] < (ptrdiff_t)f->width * d->bytes_per_sample)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame stride %td too small",
+                               what, f->stride[0]);
+    return d->bit_depth;
+}
+
+int fovea_vif_process(fovea_vif *v, const fovea_frame *ref, const fovea_frame *dis,
+                      fovea_vif_scores *out)
+{
+    if (!v)
+        return FOVEA_ERR_INVALID_ARG;
+    fovea_context *ctx = v->ctx;
+    const int bpc_ref = check_frame(ctx, ref, "reference");
+    if (bpc_ref < 0)
+        return bpc_ref;
+    const int bpc_dis = check_frame(ctx, dis, "distorted");
+    if (bpc_dis < 0)
+        return bpc_dis;
+    if (ref->width != dis->width || ref->height != dis->height)
+        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+                               "vif: reference is %dx%d but distorted is %dx%d", ref->width,
+                               ref->height, dis->width, dis->height);
+    if (bpc_ref != bpc_dis)
+        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+                               "vif: reference is %d-bit but distorted is %d-bit", bpc_ref,
+                               bpc_dis);
+
+    vif_params p;
+    p.width = ref->width;
+    p.height = ref->height;
+    p.bpc = bpc_ref;
+    p.enhn_gain_limit = v->settings.vif_enhn_gain_limit;
+    if (!v->priv || p.width != v->params.width || p.height != v->params.height ||
+        p.bpc != v->params.bpc) {
+        if (v->priv)
+            v->backend->close(&v->priv);
+        memset(&v->params, 0, sizeof(v->params));
+        int st = v->backend->init(&v->priv, ctx, &p);
+        if (st < 0)
+            return st;
+        v->params = p;
+    }
+
+    vif_plane rp = {ref->data[0], ref->stride[0]};
+    vif_plane dp = {dis->data[0], dis->stride[0]};
+    vif_raw raw;
+    int st = v->backend->process(v->priv, ctx, &rp, &dp, &raw);
+    if (st < 0)
+        return st;
+
+    fovea_vif_scores sc;
+    memset(&sc, 0, sizeof(sc));
+    sc.frame = v->frames;
+    for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+        /* libvmaf divides the floats in float and reports the result as double */
+        const float ratio = raw.num[s] / raw.den[s];
+        sc.scale[s] = (double)ratio;
+    }
+    if (v->settings.debug) {
+        for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+            sc.num[s] = (double)raw.num[s];
+            sc.den[s] = (double)raw.den[s];
+        }
+        sc.num_total = sc.num[0] + sc.num[1] + sc.num[2] + sc.num[3];
+        sc.den_total = sc.den[0] + sc.den[1] + sc.den[2] + sc.den[3];
+        sc.vif = sc.den_total == 0.0 ? 1.0 : sc.num_total / sc.den_total;
+    }
+
+    for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+        const double x = sc.scale[s];
+        v->sum[s] += x;
+        v->inv_sum[s] += 1.0 / (x + 1.0);
+        if (v->frames == 0 || x < v->min[s])
+            v->min[s] = x;
+        if (v->frames == 0 || x > v->max[s])
+            v->max[s] = x;
+    }
+    v->frames++;
+    if (out)
+        *out = sc;
+    return FOVEA_OK;
+}
+
+int fovea_vif_pooled(const fovea_vif *v, fovea_vif_pooled_scores *out)
+{
+    if (!v || !out)
+        return FOVEA_ERR_INVALID_ARG;
+    memset(out, 0, sizeof(*out));
+    out->frames = v->frames;
+    if (v->frames == 0)
+        return FOVEA_OK;
+    const double n = (double)v->frames;
+    for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+        out->scale[s].min = v->min[s];
+        out->scale[s].max = v->max[s];
+        out->scale[s].mean = v->sum[s] / n;
+        out->scale[s].harmonic_mean = n / v->inv_sum[s] - 1.0;
+    }
+    return FOVEA_OK;
+}

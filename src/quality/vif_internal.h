@@ -1,0 +1,58 @@
+/* Internal interface of the VIF system: the constants of libvmaf's integer VIF
+ * and the table of functions every backend (C reference, CUDA) provides. */
+#ifndef FOVEA_QUALITY_VIF_INTERNAL_H
+#define FOVEA_QUALITY_VIF_INTERNAL_H
+
+#include <stdint.h>
+
+#include "core/core.h"
+#include "fovea/quality.h"
+
+/* Gaussian filters of the four scales, in 1/65536 (each sums to 65536). */
+#define VIF_MAX_TAPS 17
+extern const uint16_t fovea_vif_filter[FOVEA_VIF_SCALES][VIF_MAX_TAPS];
+extern const int fovea_vif_taps[FOVEA_VIF_SCALES];
+
+/* Entries 32768..65535 of the table hold round(2048 * log2(i)) as libvmaf computes
+ * it (log2 rounded to float first); the rest are 0. */
+#define VIF_LOG2_TABLE_SIZE 65536
+void fovea_vif_log2_table(uint16_t *table);
+
+/* Smallest width and height the arithmetic is defined for (mirror borders at
+ * the 4th scale need 2 rows and columns). */
+#define VIF_MIN_DIM 16
+
+/* Luma plane handed to a backend. */
+typedef struct vif_plane {
+    const uint8_t *data; /* 8-bit samples, or 16-bit little-endian containers */
+    ptrdiff_t stride;    /* bytes */
+} vif_plane;
+
+/* What a backend returns per frame: libvmaf's float numerator and denominator
+ * of each scale. Scores are derived from these in vif.c, identically for every
+ * backend. */
+typedef struct vif_raw {
+    float num[FOVEA_VIF_SCALES];
+    float den[FOVEA_VIF_SCALES];
+} vif_raw;
+
+typedef struct vif_params {
+    int width, height;
+    int bpc;                    /* 8, 10, 12 or 16 */
+    double enhn_gain_limit;
+} vif_params;
+
+/* A backend. init may be called again with new params (size change) after
+ * close. Statuses are fovea statuses; messages go through fovea_ctx_error. */
+typedef struct vif_backend {
+    const char *name;
+    fovea_backend kind;
+    int (*init)(void **priv, fovea_context *ctx, const vif_params *p);
+    int (*process)(void *priv, fovea_context *ctx, const vif_plane *ref, const vif_plane *dis,
+                   vif_raw *out);
+    void (*close)(void **priv);
+} vif_backend;
+
+extern const vif_backend fovea_vif_backend_ref;
+
+#endif

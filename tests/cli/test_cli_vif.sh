@@ -1,0 +1,119 @@
+#!/bin/sh
+# `fovea vif` end to end: libvmaf's numbers from the JSON output (a golden case
+# when the shared test data is there), CSV, plot, raw input, --frames, frame
+# count mismatch (common prefix + warning) and the errors (sizes, bit depths).
+set -u
+
+: "${FOVEA_CLI:?FOVEA_CLI must name the fovea executable}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fovea_cli_vif.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cd "$tmp" || exit 1
+
+fail() {
+    echo "FAIL: $*" >&2
+    [ -s err ] && { echo "--- stderr:" >&2; head -n 20 err >&2; }
+    exit 1
+}
+
+# run EXPECTED_STATUS ARGS...: stdout to ./out, stderr to ./err
+run() {
+    want=$1
+    shift
+    "$FOVEA_CLI" "$@" >out 2>err
+    got=$?
+    [ "$got" -eq "$want" ] || fail "fovea $*: exit status $got, expected $want"
+}
+
+# gen8 COUNT SEED: COUNT pseudo-random bytes (an LCG, the same every run).
+gen8() {
+    printf "$(awk -v n="$1" -v x="$2" 'BEGIN {
+        for (i = 0; i < n; i++) { x = (x * 75 + 74) % 65537; printf "\\%03o", x % 256 } }')"
+}
+have_python=0
+command -v python3 >/dev/null 2>&1 && have_python=1
+
+# ---- generated clips: 48x32 i420, 4 frames (ref) and 3 frames (dis)
+W=48
+H=32
+F=$((W * H * 3 / 2))
+gen8 $((F * 4)) 11 >ref.yuv
+gen8 $((F * 3)) 12 >dis.yuv
+run 0 convert -q -s ${W}x${H} --pixfmt i420 ref.yuv ref.y4m
+run 0 convert -q -s ${W}x${H} --pixfmt i420 dis.yuv dis.y4m
+run 0 convert -q --pixfmt-out i420p10 ref.y4m ref10.y4m
+head -c $((W * H * 3 / 2 * 2)) ref.yuv >small.yuv
+run 0 convert -q -s 32x${H} --pixfmt i420 small.yuv small.y4m
+
+# summary line, JSON, CSV and plot; differing frame counts: prefix + warning
+run 0 vif -q --json o.json --csv o.csv --plot o.png ref.y4m dis.y4m
+grep -q "^vif: 3 frames ${W}x${H} 8-bit  mean scale0 " out || fail "summary: $(cat out)"
+grep -q "warning:.*4 frames.*3.*first 3" err || fail "no frame count warning: $(cat err)"
+[ "$(wc -l <o.csv | tr -d ' ')" -eq 4 ] || fail "o.csv: expected a header and 3 rows"
+head -n 1 o.csv | grep -q "^Frame,integer_vif_scale0,integer_vif_scale1,integer_vif_scale2,integer_vif_scale3$" ||
+    fail "o.csv header: $(head -n 1 o.csv)"
+[ "$(head -c 4 o.png | od -An -c | tr -d ' ')" = "211PNG" ] || fail "o.png is not a PNG"
+for k in '"frameNum"' '"integer_vif_scale3"' '"pooled_metrics"' '"harmonic_mean"' '"fovea"' \
+         '"vif_enhn_gain_limit"'; do
+    grep -q "$k" o.json || fail "o.json lacks $k"
+done
+
+# raw input gives the same numbers as y4m; --frames; --debug adds num/den
+run 0 vif -q -s ${W}x${H} --pixfmt i420 --frames 2 --csv raw.csv ref.yuv dis.yuv
+head -n 3 o.csv | cmp -s - raw.csv || fail "raw input / --frames 2 differ from y4m"
+run 0 vif -q --debug --csv dbg.csv --threads 1 ref.y4m dis.y4m
+head -n 1 dbg.csv | grep -q "integer_vif_num_scale0,integer_vif_den_scale0" || fail "--debug csv header"
+cut -d, -f1-5 dbg.csv | cmp -s - o.csv || fail "--debug / --threads 1 changed the scales"
+run 0 vif -q --json - ref.y4m ref.y4m
+grep -q '"frameNum":' out || fail "--json - did not write stdout"
+grep -q "^vif: 4 frames" err || fail "summary not moved to stderr with --json -"
+
+# errors
+run 1 vif -q ref.y4m small.y4m
+grep -q "48x32 but .* is 32x32" err || fail "size mismatch message: $(cat err)"
+run 1 vif -q ref.y4m ref10.y4m
+grep -q "8-bit but .* is 10-bit" err || fail "bit depth mismatch message: $(cat err)"
+run 2 vif -q ref.y4m
+run 2 vif -q --gain-limit 0.5 ref.y4m dis.y4m
+run 2 vif -q --backend nope ref.y4m dis.y4m
+run 2 vif -q ref.yuv dis.yuv
+run 1 vif -q missing.y4m dis.y4m
+run 0 vif --help
+grep -q -- "--plot" out || fail "--help lacks --plot"
+
+# ---- golden case: every number of libvmaf's JSON, exactly
+gold="${FOVEA_TESTDATA_EXTRACTED:-}/vif/src01_160x90"
+if [ -f "$gold/expected.json" ]; then
+    run 0 vif -q --debug --json g.json "$gold/ref.y4m" "$gold/dis.y4m"
+    if [ $have_python -eq 1 ]; then
+        python3 - "$gold/expected.json" g.json <<'PY' || fail "golden JSON differs"
+import json, sys
+exp = json.load(open(sys.argv[1]))
+got = json.load(open(sys.argv[2]))
+bad = 0
+for s in ("vif", "vif_debug"):
+    per = exp["features"][s]["per_frame"]
+    for name, values in per.items():
+        for i, v in enumerate(values):
+            g = got["frames"][i]["metrics"].get(name)
+            if g != v:
+                bad += 1
+                if bad < 5:
+                    print(f"{name}[{i}]: got {g!r}, expected {v!r}")
+for name, pool in exp["features"]["vif"]["pooled"].items():
+    for k, v in pool.items():
+        g = got["pooled_metrics"][name][k]
+        if g != v:
+            bad += 1
+            print(f"pooled {name}.{k}: got {g!r}, expected {v!r}")
+assert len(got["frames"]) == len(exp["features"]["vif"]["frame_nums"])
+print(f"golden src01_160x90: {'all equal' if not bad else str(bad) + ' differ'}")
+sys.exit(1 if bad else 0)
+PY
+    else
+        grep -q '"integer_vif_scale0":[[:space:]]*0.81339675188064575' g.json ||
+            fail "golden frame 0 scale0 differs (python3 absent: one value checked)"
+    fi
+else
+    echo "golden VIF data absent: generated clips only"
+fi
+echo "test_cli_vif: ok"

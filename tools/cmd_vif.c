@@ -1,0 +1,554 @@
+/* `fovea vif REF DIS`: libvmaf's integer VIF per frame and pooled, with JSON in
+ * libvmaf's layout, CSV and a PNG chart of the scales over time. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fovea/quality.h"
+#include "io/png_internal.h"
+
+enum {
+    OPT_FRAMES = 1,
+    OPT_BACKEND,
+    OPT_THREADS,
+    OPT_JSON,
+    OPT_CSV,
+    OPT_PLOT,
+    OPT_GAIN,
+    OPT_DEBUG,
+    OPT_QUIET
+};
+
+static const cli_option options[] = {
+    CLI_INPUT_OPTIONS,
+    {"frames", 0, "N", "score at most N frame pairs", "all", OPT_FRAMES},
+    {"backend", 0, "B", "auto, cpu or cuda (VIF runs on the CPU until its CUDA backend lands)",
+     "auto", OPT_BACKEND},
+    {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
+    {"json", 0, "FILE", "write per-frame and pooled scores in libvmaf's JSON layout; '-' = stdout",
+     "none", OPT_JSON},
+    {"csv", 0, "FILE", "write per-frame scores as CSV; '-' = stdout", "none", OPT_CSV},
+    {"plot", 0, "FILE.png",
+     "draw the scales over time as a PNG chart (scale 0..3: red, orange, green, blue; grid "
+     "every 0.1)", "none", OPT_PLOT},
+    {"gain-limit", 0, "X", "libvmaf's vif_enhn_gain_limit, 1.0 (no gain) to 100.0", "100.0",
+     OPT_GAIN},
+    {"debug", 0, NULL, "also output the numerator/denominator per scale (libvmaf debug=true)",
+     "off", OPT_DEBUG},
+    {"quiet", 'q', NULL, "do not show progress", "progress on stderr when it is a terminal",
+     OPT_QUIET},
+    {0},
+};
+
+static const cli_spec spec = {
+    "vif",
+    "[options] REF DIS",
+    "Score DIS against REF with libvmaf's integer VIF (feature 'vif': integer_vif_scale0..3),\n"
+    "bit-exact with libvmaf. Only luma is read; 8 to 16 bit, any chroma layout. Both inputs\n"
+    "must have the same size and bit depth; when their frame counts differ the common\n"
+    "prefix is scored (with a warning). Raw input options apply to both files.",
+    options,
+    "Examples:\n"
+    "  fovea vif ref.y4m dis.y4m\n"
+    "  fovea vif --json out.json --plot vif.png ref.y4m dis.y4m\n"
+    "  fovea vif -s 1920x1080 --pixfmt i420 --frames 100 --csv - ref.yuv dis.yuv",
+};
+
+typedef struct vif_args {
+    cli_input_opts in;
+    long long frames; /* -1 = all */
+    fovea_backend backend;
+    int threads;
+    const char *json, *csv, *plot;
+    double gain;
+    int debug, quiet;
+    const char *ref_path, *dis_path;
+} vif_args;
+
+static int parse_args(vif_args *a, int argc, char **argv)
+{
+    const char *cmd = spec.name;
+    cli_parser p;
+    const char *v;
+    int id;
+
+    memset(a, 0, sizeof(*a));
+    cli_input_opts_init(&a->in);
+    a->frames = -1;
+    a->backend = FOVEA_BACKEND_AUTO;
+    a->gain = FOVEA_VIF_ENHN_GAIN_LIMIT_MAX;
+
+    cli_parser_init(&p, &spec, argc, argv);
+    while ((id = cli_next(&p, &v)) > 0) {
+        int bad = 0;
+        switch (id) {
+        case OPT_FRAMES:
+            bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX, &a->frames);
+            break;
+        case OPT_BACKEND:
+            if (fovea_backend_parse(v, &a->backend) != 0)
+                return cli_usage_error(cmd, "--backend: expected auto, cpu or cuda, got '%s'", v);
+            break;
+        case OPT_THREADS:
+            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
+            break;
+        case OPT_JSON:
+            a->json = v;
+            break;
+        case OPT_CSV:
+            a->csv = v;
+            break;
+        case OPT_PLOT:
+            a->plot = v;
+            break;
+        case OPT_GAIN:
+            bad = cli_parse_double(cmd, "--gain-limit", v, 1.0, FOVEA_VIF_ENHN_GAIN_LIMIT_MAX,
+                                   &a->gain);
+            break;
+        case OPT_DEBUG:
+            a->debug = 1;
+            break;
+        case OPT_QUIET:
+            a->quiet = 1;
+            break;
+        default:
+            if (cli_input_option(&a->in, cmd, id, v) <= 0)
+                bad = -1;
+            break;
+        }
+        if (bad)
+            return CLI_EXIT_USAGE;
+    }
+    if (id == CLI_HELP)
+        return -1;
+    if (id == CLI_ERROR)
+        return CLI_EXIT_USAGE;
+    if (p.nrest != 2)
+        return cli_usage_error(cmd, "vif: expected REF and DIS, got %d argument%s", p.nrest,
+                               p.nrest == 1 ? "" : "s");
+    a->ref_path = p.rest[0];
+    a->dis_path = p.rest[1];
+    if (strcmp(a->ref_path, "-") == 0 && strcmp(a->dis_path, "-") == 0)
+        return cli_usage_error(cmd, "REF and DIS cannot both be stdin");
+    if (a->json && a->csv && strcmp(a->json, "-") == 0 && strcmp(a->csv, "-") == 0)
+        return cli_usage_error(cmd, "--json - and --csv -: only one can go to stdout");
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ outputs */
+
+#define N_DEBUG 11 /* integer_vif, _num, _den, then num/den of each scale */
+
+static void feature_name(int f, char *buf, size_t n)
+{
+    if (f < FOVEA_VIF_SCALES)
+        snprintf(buf, n, "integer_vif_scale%d", f);
+    else if (f == 4)
+        snprintf(buf, n, "integer_vif");
+    else if (f == 5)
+        snprintf(buf, n, "integer_vif_num");
+    else if (f == 6)
+        snprintf(buf, n, "integer_vif_den");
+    else
+        snprintf(buf, n, "integer_vif_%s_scale%d", (f - 7) % 2 ? "den" : "num", (f - 7) / 2);
+}
+
+static double feature_value(const fovea_vif_scores *s, int f)
+{
+    if (f < FOVEA_VIF_SCALES)
+        return s->scale[f];
+    if (f == 4)
+        return s->vif;
+    if (f == 5)
+        return s->num_total;
+    if (f == 6)
+        return s->den_total;
+    return (f - 7) % 2 ? s->den[(f - 7) / 2] : s->num[(f - 7) / 2];
+}
+
+/* A number as %.17g (round-trips exactly); JSON has no NaN/inf: null. */
+static cJSON *json_number(double x)
+{
+    if (!isfinite(x))
+        return cJSON_CreateNull();
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%.17g", x);
+    return cJSON_CreateRaw(buf);
+}
+
+static int write_json(const vif_args *a, const fovea_video_info *info, const fovea_vif_scores *sc,
+                      int64_t n, double fps, int threads, const char *backend)
+{
+    const int nfeat = FOVEA_VIF_SCALES + (a->debug ? N_DEBUG : 0);
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        goto nomem;
+    char ver[64];
+    snprintf(ver, sizeof(ver), "fovea %s", fovea_version());
+    cJSON_AddStringToObject(root, "version", ver);
+    cJSON_AddNumberToObject(root, "fps", fps);
+    cJSON *frames = cJSON_AddArrayToObject(root, "frames");
+    char name[64];
+    for (int64_t i = 0; frames && i < n; i++) {
+        cJSON *fr = cJSON_CreateObject();
+        cJSON_AddItemToArray(frames, fr);
+        cJSON_AddNumberToObject(fr, "frameNum", (double)i);
+        cJSON *m = cJSON_AddObjectToObject(fr, "metrics");
+        for (int f = 0; m && f < nfeat; f++) {
+            feature_name(f, name, sizeof(name));
+            cJSON_AddItemToObject(m, name, json_number(feature_value(&sc[i], f)));
+        }
+    }
+    /* libvmaf's pooling (vmaf_feature_score_pooled), in frame order */
+    cJSON *pooled = cJSON_AddObjectToObject(root, "pooled_metrics");
+    for (int f = 0; pooled && n > 0 && f < nfeat; f++) {
+        double mn = 0, mx = 0, sum = 0, isum = 0;
+        for (int64_t i = 0; i < n; i++) {
+            const double x = feature_value(&sc[i], f);
+            sum += x;
+            isum += 1.0 / (x + 1.0);
+            if (i == 0 || x < mn)
+                mn = x;
+            if (i == 0 || x > mx)
+                mx = x;
+        }
+        feature_name(f, name, sizeof(name));
+        cJSON *o = cJSON_AddObjectToObject(pooled, name);
+        cJSON_AddItemToObject(o, "min", json_number(mn));
+        cJSON_AddItemToObject(o, "max", json_number(mx));
+        cJSON_AddItemToObject(o, "mean", json_number(sum / (double)n));
+        cJSON_AddItemToObject(o, "harmonic_mean", json_number((double)n / isum - 1.0));
+    }
+    cJSON_AddObjectToObject(root, "aggregate_metrics");
+    cJSON *fv = cJSON_AddObjectToObject(root, "fovea");
+    if (fv) {
+        cJSON_AddStringToObject(fv, "version", fovea_version());
+        cJSON_AddStringToObject(fv, "feature", "vif (libvmaf integer VIF)");
+        cJSON_AddStringToObject(fv, "backend", backend);
+        cJSON_AddNumberToObject(fv, "threads", threads);
+        cJSON_AddItemToObject(fv, "vif_enhn_gain_limit", json_number(a->gain));
+        cJSON_AddBoolToObject(fv, "debug", a->debug);
+        cJSON_AddStringToObject(fv, "reference", a->ref_path);
+        cJSON_AddStringToObject(fv, "distorted", a->dis_path);
+        cJSON_AddNumberToObject(fv, "width", info->width);
+        cJSON_AddNumberToObject(fv, "height", info->height);
+        cJSON_AddStringToObject(fv, "pixfmt", fovea_pixfmt_name(info->fmt));
+        cJSON_AddNumberToObject(fv, "frames", (double)n);
+    }
+    int rc = cli_write_json(a->json, root);
+    cJSON_Delete(root);
+    return rc;
+nomem:
+    cli_error(NULL, "out of memory");
+    return CLI_EXIT_RUNTIME;
+}
+
+static int write_csv(const vif_args *a, const fovea_vif_scores *sc, int64_t n)
+{
+    const int nfeat = FOVEA_VIF_SCALES + (a->debug ? N_DEBUG : 0);
+    int to_stdout = strcmp(a->csv, "-") == 0;
+    FILE *fp = to_stdout ? stdout : fopen(a->csv, "w");
+    if (!fp) {
+        cli_error(a->csv, "cannot open for writing");
+        return CLI_EXIT_RUNTIME;
+    }
+    char name[64];
+    fputs("Frame", fp);
+    for (int f = 0; f < nfeat; f++) {
+        feature_name(f, name, sizeof(name));
+        fprintf(fp, ",%s", name);
+    }
+    fputc('\n', fp);
+    for (int64_t i = 0; i < n; i++) {
+        fprintf(fp, "%lld", (long long)i);
+        for (int f = 0; f < nfeat; f++)
+            fprintf(fp, ",%.17g", feature_value(&sc[i], f));
+        fputc('\n', fp);
+    }
+    int bad = ferror(fp);
+    bad |= to_stdout ? fflush(fp) != 0 : fclose(fp) != 0;
+    if (bad) {
+        cli_error(cli_display_path(a->csv, 1), "write error");
+        return CLI_EXIT_RUNTIME;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ plot */
+
+static const uint8_t plot_colors[FOVEA_VIF_SCALES][3] = {
+    {0xd6, 0x27, 0x28}, {0xff, 0x7f, 0x0e}, {0x2c, 0xa0, 0x2c}, {0x1f, 0x77, 0xb4}};
+
+static void put_px(fovea_frame *f, int x, int y, const uint8_t *c)
+{
+    if (x < 0 || y < 0 || x >= f->width || y >= f->height)
+        return;
+    uint8_t *p = f->data[0] + (ptrdiff_t)y * f->stride[0] + 3 * x;
+    p[0] = c[0];
+    p[1] = c[1];
+    p[2] = c[2];
+}
+
+static void draw_line(fovea_frame *f, int x0, int y0, int x1, int y1, const uint8_t *c)
+{
+    int dx = abs(x1 - x0), dy = -abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
+    int err = dx + dy;
+    for (;;) {
+        put_px(f, x0, y0, c);
+        put_px(f, x0, y0 + 1, c); /* 2 px thick */
+        if (x0 == x1 && y0 == y1)
+            break;
+        int e2 = 2 * err;
+        if (e2 >= dy) {
+            err += dy;
+            x0 += sx;
+        }
+        if (e2 <= dx) {
+            err += dx;
+            y0 += sy;
+        }
+    }
+}
+
+/* The four scales against the frame number: y from 0 to max(1, max score),
+ * grid lines every 0.1 (darker at 0.5 and 1.0), frame ticks every 10% of the
+ * run, and a legend of colored boxes under the axis (scale 0..3 from the left:
+ * red, orange, green, blue). */
+static int write_plot(const char *path, const fovea_vif_scores *sc, int64_t n)
+{
+    const int W = 960, H = 480, L = 50, R = 20, T = 20, B = 40;
+    fovea_frame img;
+    memset(&img, 0, sizeof(img));
+    if (fovea_frame_alloc(NULL, &img, W, H, FOVEA_PIX_RGB24, FOVEA_MEM_HOST) != FOVEA_OK) {
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_RUNTIME;
+    }
+    fovea_frame_fill(NULL, &img, 255);
+    double ymax = 1.0;
+    for (int64_t i = 0; i < n; i++)
+        for (int s = 0; s < FOVEA_VIF_SCALES; s++)
+            if (isfinite(sc[i].scale[s]) && sc[i].scale[s] > ymax)
+                ymax = sc[i].scale[s];
+    ymax = ceil(ymax * 10.0) / 10.0;
+    const int pw = W - L - R, ph = H - T - B;
+#define PX(i) (L + (n > 1 ? (int)((double)(i) * (pw - 1) / (double)(n - 1)) : pw / 2))
+#define PY(v) (T + ph - 1 - (int)lround((v) / ymax * (ph - 1)))
+    static const uint8_t grid[3] = {0xe0, 0xe0, 0xe0}, dark[3] = {0x90, 0x90, 0x90},
+                         axis[3] = {0, 0, 0};
+    for (int g = 0; g <= (int)lround(ymax * 10.0); g++) {
+        const int y = PY(g / 10.0);
+        draw_line(&img, L, y, L + pw - 1, y, g % 5 == 0 ? dark : grid);
+    }
+    for (int t = 0; t <= 10; t++) {
+        const int x = L + t * (pw - 1) / 10;
+        draw_line(&img, x, T + ph, x, T + ph + 6, axis);
+    }
+    draw_line(&img, L, T, L, T + ph, axis);
+    draw_line(&img, L, T + ph, L + pw - 1, T + ph, axis);
+    for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+        int px = -1, py = -1;
+        for (int64_t i = 0; i < n; i++) {
+            double v = sc[i].scale[s];
+            if (!isfinite(v))
+                continue;
+            const int x = PX(i), y = PY(v);
+            if (px >= 0)
+                draw_line(&img, px, py, x, y, plot_colors[s]);
+            else
+                put_px(&img, x, y, plot_colors[s]);
+            px = x;
+            py = y;
+        }
+        /* legend under the axis, scale 0..3 from left to right */
+        for (int y = 0; y < 8; y++)
+            for (int x = 0; x < 24; x++)
+                put_px(&img, W - R - 4 * 32 + 32 * s + x, H - 14 + y, plot_colors[s]);
+    }
+#undef PX
+#undef PY
+    char err[512] = "";
+    int st = fovea_png_write_file(path, &img, err, sizeof(err));
+    fovea_frame_free(NULL, &img);
+    if (st != FOVEA_OK)
+        return cli_report(path, 1, err, st);
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ run */
+
+static void log_to_stderr(void *opaque, fovea_log_level level, const char *msg)
+{
+    (void)opaque;
+    fprintf(stderr, "fovea: %s%s\n", level == FOVEA_LOG_WARNING ? "warning: " : "", msg);
+}
+
+int cmd_vif(int argc, char **argv)
+{
+    vif_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc < 0)
+        return CLI_EXIT_OK; /* --help */
+    if (rc != CLI_EXIT_OK)
+        return rc;
+
+    fovea_reader *rr = NULL, *rd = NULL;
+    fovea_context *ctx = NULL;
+    fovea_vif *vif = NULL;
+    fovea_vif_scores *scores = NULL;
+    int64_t n = 0, cap = 0;
+    fovea_frame fr, fd;
+    memset(&fr, 0, sizeof(fr));
+    memset(&fd, 0, sizeof(fd));
+    cli_progress prog;
+    memset(&prog, 0, sizeof(prog));
+
+    rc = cli_open_reader(spec.name, a.ref_path, &a.in, &rr);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_open_reader(spec.name, a.dis_path, &a.in, &rd);
+    if (rc != CLI_EXIT_OK)
+        goto end;
+    const fovea_video_info ri = *fovea_reader_info(rr), di = *fovea_reader_info(rd);
+    const fovea_pixfmt_desc *rdsc = fovea_pixfmt_get_desc(ri.fmt);
+    const fovea_pixfmt_desc *ddsc = fovea_pixfmt_get_desc(di.fmt);
+    rc = CLI_EXIT_RUNTIME;
+    if (ri.width != di.width || ri.height != di.height) {
+        cli_error(NULL, "%s is %dx%d but %s is %dx%d: VIF needs equal sizes",
+                  cli_display_path(a.ref_path, 0), ri.width, ri.height,
+                  cli_display_path(a.dis_path, 0), di.width, di.height);
+        goto end;
+    }
+    if (!rdsc->is_yuv || !ddsc->is_yuv || rdsc->components != 1 || ddsc->components != 1) {
+        cli_error(NULL, "VIF reads luma: %s is %s and %s is %s (need YUV or gray)",
+                  cli_display_path(a.ref_path, 0), rdsc->name, cli_display_path(a.dis_path, 0),
+                  ddsc->name);
+        goto end;
+    }
+    if (rdsc->bit_depth != ddsc->bit_depth) {
+        cli_error(NULL, "%s is %d-bit but %s is %d-bit: VIF needs equal bit depths",
+                  cli_display_path(a.ref_path, 0), rdsc->bit_depth,
+                  cli_display_path(a.dis_path, 0), ddsc->bit_depth);
+        goto end;
+    }
+    if (ri.width < 16 || ri.height < 16) {
+        cli_error(NULL, "%dx%d: VIF needs at least 16x16", ri.width, ri.height);
+        goto end;
+    }
+    if (ri.frame_count >= 0 && di.frame_count >= 0 && ri.frame_count != di.frame_count)
+        fprintf(stderr,
+                "fovea: warning: %s has %lld frames and %s has %lld: scoring the first %lld\n",
+                cli_display_path(a.ref_path, 0), (long long)ri.frame_count,
+                cli_display_path(a.dis_path, 0), (long long)di.frame_count,
+                (long long)(ri.frame_count < di.frame_count ? ri.frame_count : di.frame_count));
+
+    fovea_settings s;
+    fovea_default_settings(&s);
+    s.backend = a.backend;
+    s.threads = a.threads;
+    s.log = log_to_stderr;
+    int st = fovea_open(&ctx, &s);
+    if (st < 0) {
+        cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(a.backend),
+                  fovea_strerror(st));
+        goto end;
+    }
+    fovea_vif_settings vs;
+    fovea_vif_default_settings(&vs);
+    vs.vif_enhn_gain_limit = a.gain;
+    vs.debug = a.debug;
+    st = fovea_vif_open(&vif, ctx, &vs);
+    if (st < 0) {
+        cli_error(NULL, "%s", fovea_last_error(ctx));
+        goto end;
+    }
+    if (fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA &&
+        fovea_vif_backend(vif) != FOVEA_BACKEND_CUDA)
+        fprintf(stderr, "fovea: note: VIF has no CUDA backend yet; scoring on the CPU\n");
+
+    int64_t total = -1;
+    if (ri.frame_count >= 0 && di.frame_count >= 0)
+        total = ri.frame_count < di.frame_count ? ri.frame_count : di.frame_count;
+    if (a.frames >= 0 && (total < 0 || a.frames < total))
+        total = a.frames;
+    const double t0 = cli_now();
+    cli_progress_start(&prog, total, a.quiet);
+    while (a.frames < 0 || n < a.frames) {
+        int sr = fovea_reader_read(rr, &fr);
+        if (sr < 0) {
+            cli_progress_finish(&prog);
+            rc = cli_report(a.ref_path, 0, fovea_reader_error(rr), sr);
+            goto end;
+        }
+        int sd = sr == FOVEA_OK ? fovea_reader_read(rd, &fd) : FOVEA_EOF;
+        if (sd < 0) {
+            cli_progress_finish(&prog);
+            rc = cli_report(a.dis_path, 0, fovea_reader_error(rd), sd);
+            goto end;
+        }
+        if (sr == FOVEA_EOF || sd == FOVEA_EOF) {
+            if (sr != sd && (ri.frame_count < 0 || di.frame_count < 0)) {
+                cli_progress_finish(&prog);
+                fprintf(stderr, "fovea: warning: %s ended first: scored the first %lld frames\n",
+                        cli_display_path(sr == FOVEA_EOF ? a.ref_path : a.dis_path, 0),
+                        (long long)n);
+            }
+            break;
+        }
+        if (n == cap) {
+            int64_t ncap = cap ? 2 * cap : 256;
+            fovea_vif_scores *p = realloc(scores, (size_t)ncap * sizeof(*scores));
+            if (!p) {
+                cli_progress_finish(&prog);
+                cli_error(NULL, "out of memory");
+                goto end;
+            }
+            scores = p;
+            cap = ncap;
+        }
+        st = fovea_vif_process(vif, &fr, &fd, &scores[n]);
+        if (st < 0) {
+            cli_progress_finish(&prog);
+            cli_error(NULL, "frame %lld: %s", (long long)n, fovea_last_error(ctx));
+            goto end;
+        }
+        n++;
+        cli_progress_update(&prog, n);
+    }
+    cli_progress_finish(&prog);
+    const double secs = cli_now() - t0;
+    const double fps = secs > 0 ? (double)n / secs : 0.0;
+
+    fovea_vif_pooled_scores pl;
+    fovea_vif_pooled(vif, &pl);
+    const char *backend = fovea_backend_name(fovea_vif_backend(vif));
+    const int threads = fovea_context_threads(ctx);
+    rc = CLI_EXIT_OK;
+    if (a.json)
+        rc = write_json(&a, &ri, scores, n, fps, threads, backend);
+    if (rc == CLI_EXIT_OK && a.csv)
+        rc = write_csv(&a, scores, n);
+    if (rc == CLI_EXIT_OK && a.plot)
+        rc = write_plot(a.plot, scores, n);
+    if (rc != CLI_EXIT_OK)
+        goto end;
+    /* the summary goes to stderr when stdout carries JSON or CSV */
+    FILE *sum = (a.json && strcmp(a.json, "-") == 0) || (a.csv && strcmp(a.csv, "-") == 0)
+                    ? stderr
+                    : stdout;
+    fprintf(sum,
+            "vif: %lld frames %dx%d %d-bit  mean scale0 %.6f scale1 %.6f scale2 %.6f scale3 "
+            "%.6f  (%s, %d thread%s, %.1f fps)\n",
+            (long long)n, ri.width, ri.height, rdsc->bit_depth, pl.scale[0].mean,
+            pl.scale[1].mean, pl.scale[2].mean, pl.scale[3].mean, backend, threads,
+            threads == 1 ? "" : "s", fps);
+
+end:
+    free(scores);
+    fovea_frame_free(NULL, &fr);
+    fovea_frame_free(NULL, &fd);
+    fovea_vif_close(&vif);
+    fovea_close(&ctx);
+    fovea_reader_close(&rr);
+    fovea_reader_close(&rd);
+    return rc;
+}
