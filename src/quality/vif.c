@@ -51,10 +51,10 @@ int fovea_vif_open(fovea_vif **out, fovea_context *ctx, const fovea_vif_settings
     v->ctx = ctx;
     v->settings = set;
     v->backend = &fovea_vif_backend_ref;
+#ifdef FOVEA_HAVE_CUDA
     if (fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA)
-        fovea_log(ctx, FOVEA_LOG_INFO,
-                  "vif: no CUDA backend yet, using the C reference on %d CPU thread(s)",
-                  fovea_context_threads(ctx));
+        v->backend = &fovea_vif_backend_cuda;
+#endif
     *out = v;
     return FOVEA_OK;
 }
@@ -85,12 +85,13 @@ void fovea_vif_reset(fovea_vif *v)
 }
 
 /* Check a frame and return its bit depth (> 0) or a negative status. */
-static int check_frame(fovea_context *ctx, const fovea_frame *f, const char *what)
+static int check_frame(fovea_context *ctx, fovea_backend kind, const fovea_frame *f,
+                       const char *what)
 {
     if (!f || !f->data[0])
         return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame is NULL or empty",
                                what);
-    if (f->mem == FOVEA_MEM_DEVICE)
+    if (f->mem == FOVEA_MEM_DEVICE && kind != FOVEA_BACKEND_CUDA)
         return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                "vif: %s frame is in device memory (the CPU backend needs host "
                                "frames)", what);
@@ -119,10 +120,10 @@ int fovea_vif_process(fovea_vif *v, const fovea_frame *ref, const fovea_frame *d
     if (!v)
         return FOVEA_ERR_INVALID_ARG;
     fovea_context *ctx = v->ctx;
-    const int bpc_ref = check_frame(ctx, ref, "reference");
+    const int bpc_ref = check_frame(ctx, v->backend->kind, ref, "reference");
     if (bpc_ref < 0)
         return bpc_ref;
-    const int bpc_dis = check_frame(ctx, dis, "distorted");
+    const int bpc_dis = check_frame(ctx, v->backend->kind, dis, "distorted");
     if (bpc_dis < 0)
         return bpc_dis;
     if (ref->width != dis->width || ref->height != dis->height)
@@ -150,8 +151,8 @@ int fovea_vif_process(fovea_vif *v, const fovea_frame *ref, const fovea_frame *d
         v->params = p;
     }
 
-    vif_plane rp = {ref->data[0], ref->stride[0]};
-    vif_plane dp = {dis->data[0], dis->stride[0]};
+    vif_plane rp = {ref->data[0], ref->stride[0], ref->mem};
+    vif_plane dp = {dis->data[0], dis->stride[0], dis->mem};
     vif_raw raw;
     int st = v->backend->process(v->priv, ctx, &rp, &dp, &raw);
     if (st < 0)

@@ -26,6 +26,7 @@ void fovea_vif_log2_table(uint16_t *table);
 typedef struct vif_plane {
     const uint8_t *data; /* 8-bit samples, or 16-bit little-endian containers */
     ptrdiff_t stride;    /* bytes */
+    fovea_memtype mem;   /* host, pinned or device (device: CUDA backend only) */
 } vif_plane;
 
 /* What a backend returns per frame: libvmaf's float numerator and denominator
@@ -54,5 +55,8 @@ typedef struct vif_backend {
 } vif_backend;
 
 extern const vif_backend fovea_vif_backend_ref;
+#ifdef FOVEA_HAVE_CUDA
+extern const vif_backend fovea_vif_backend_cuda; /* vif_cuda.c */
+#endif
 
 #endif
