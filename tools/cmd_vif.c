@@ -461,9 +461,6 @@ int cmd_vif(int argc, char **argv)
         cli_error(NULL, "%s", fovea_last_error(ctx));
         goto end;
     }
-    if (fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA &&
-        fovea_vif_backend(vif) != FOVEA_BACKEND_CUDA)
-        fprintf(stderr, "fovea: note: VIF has no CUDA backend yet; scoring on the CPU\n");
 
     int64_t total = -1;
     if (ri.frame_count >= 0 && di.frame_count >= 0)

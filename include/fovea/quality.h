@@ -60,10 +60,9 @@ typedef struct fovea_vif fovea_vif;
 FOVEA_API void fovea_vif_default_settings(fovea_vif_settings *s);
 
 /** Create a VIF context on ctx. The backend comes from the context: CPU contexts
- *  use the C reference, multi-threaded over the context's threads. CUDA contexts
- *  currently fall back to the C reference (an INFO message is logged through the
- *  context's log callback) until the CUDA backend lands; fovea_vif_backend()
- *  says which one runs.
+ *  use the C reference, multi-threaded over the context's threads; CUDA contexts
+ *  use the CUDA backend, whose integer arithmetic is identical (same scores, bit
+ *  for bit). fovea_vif_backend() says which one runs.
  *  @param v receives the context (NULL on failure)
  *  @param ctx fovea context; must outlive the VIF context
  *  @param s settings, or NULL for defaults
@@ -74,16 +73,17 @@ FOVEA_API int fovea_vif_open(fovea_vif **v, fovea_context *ctx, const fovea_vif_
 /** Destroy a VIF context and set *v to NULL. Safe on NULL. */
 FOVEA_API void fovea_vif_close(fovea_vif **v);
 
-/** @return the backend that computes the scores (FOVEA_BACKEND_CPU for now). */
+/** @return the backend that computes the scores (CPU or CUDA). */
 FOVEA_API fovea_backend fovea_vif_backend(const fovea_vif *v);
 
 /** Score one reference/distorted pair. Only the luma plane (plane 0) is read.
- *  Frames: host memory, any YUV or gray format (8, 10, 12 or 16 bit, any chroma
+ *  Frames: host or pinned memory, or device memory on the CUDA backend (scored
+ *  without a copy through the host); any YUV or gray format (8, 10, 12 or 16 bit, any chroma
  *  layout, NV12), width and height >= 16; ref and dis must have the same size and
  *  bit depth. Buffers are allocated at the first frame and reused while the size
  *  and bit depth stay the same. The scores are added to the pooling accumulator.
  *  @param out receives the scores (may be NULL to only pool)
- *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, too small, device memory),
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, too small, device memory on the CPU backend),
  *          FOVEA_ERR_UNSUPPORTED (RGB formats), FOVEA_ERR_MISMATCH (sizes or bit
  *          depths differ), FOVEA_ERR_NOMEM; detail in fovea_last_error(ctx). */
 FOVEA_API int fovea_vif_process(fovea_vif *v, const fovea_frame *ref, const fovea_frame *dis,
