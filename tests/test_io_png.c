@@ -11,22 +11,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static uint8_t *read_whole(const char *path, size_t *size)
-{
-    FILE *fp = fopen(path, "rb");
-    REQUIRE(fp != NULL);
-    REQUIRE(fseek(fp, 0, SEEK_END) == 0);
-    long n = ftell(fp);
-    REQUIRE(n >= 0);
-    rewind(fp);
-    uint8_t *buf = malloc((size_t)n + 1);
-    REQUIRE(buf != NULL);
-    REQUIRE(fread(buf, 1, (size_t)n, fp) == (size_t)n);
-    fclose(fp);
-    *size = (size_t)n;
-    return buf;
-}
-
 /* CRC-32 as PNG chunks use it (ISO 3309), bit by bit: speed does not matter here. */
 static uint32_t crc32_png(const uint8_t *p, size_t n)
 {
@@ -192,7 +176,7 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, uint64_t seed)
     fovea_frame_free(NULL, &got);
 
     size_t size;
-    uint8_t *data = read_whole(path, &size);
+    uint8_t *data = test_read_file(path, &size);
     CHECK_EQ_INT(fovea_png_decode(data, size, &got, err, sizeof(err)), FOVEA_OK);
     CHECK(fovea_frame_equal(&got, &src));
     fovea_frame_free(NULL, &got);
@@ -200,7 +184,7 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, uint64_t seed)
 
     /* The convenience writer produces the same decodable image. */
     CHECK_EQ_INT(fovea_png_write_file(path, &src, err, sizeof(err)), FOVEA_OK);
-    data = read_whole(path, &size);
+    data = test_read_file(path, &size);
     CHECK_EQ_INT(fovea_png_decode(data, size, &got, err, sizeof(err)), FOVEA_OK);
     CHECK(fovea_frame_equal(&got, &src));
     fovea_frame_free(NULL, &got);
@@ -224,7 +208,7 @@ static void test_gray10_encoding(void)
     char err[256];
     CHECK_EQ_INT(fovea_png_write_file(path, &f, err, sizeof(err)), FOVEA_OK);
     size_t size;
-    uint8_t *data = read_whole(path, &size);
+    uint8_t *data = test_read_file(path, &size);
     CHECK(find_chunk(data, size, "sBIT") != 0);
 
     png_image img;

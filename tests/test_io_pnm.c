@@ -5,22 +5,6 @@
 
 #include "testutil.h"
 
-static uint8_t *read_whole(const char *path, size_t *size)
-{
-    FILE *fp = fopen(path, "rb");
-    REQUIRE(fp != NULL);
-    REQUIRE(fseek(fp, 0, SEEK_END) == 0);
-    long n = ftell(fp);
-    REQUIRE(n >= 0);
-    rewind(fp);
-    uint8_t *buf = malloc((size_t)n + 1);
-    REQUIRE(buf != NULL);
-    REQUIRE(fread(buf, 1, (size_t)n, fp) == (size_t)n);
-    fclose(fp);
-    *size = (size_t)n;
-    return buf;
-}
-
 static uint16_t sample16(const fovea_frame *f, int x, int y)
 {
     const uint8_t *p = f->data[0] + (ptrdiff_t)y * f->stride[0] + 2 * x;
@@ -82,7 +66,7 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, const char *suffix, uint64
     fovea_frame_free(NULL, &got);
 
     size_t size;
-    uint8_t *data = read_whole(path, &size);
+    uint8_t *data = test_read_file(path, &size);
     CHECK_EQ_INT(fovea_pnm_decode(data, size, &got, err, sizeof(err)), FOVEA_OK);
     CHECK(fovea_frame_equal(&got, &want));
     fovea_frame_free(NULL, &got);
@@ -273,7 +257,7 @@ static void test_writer_formats(void)
     CHECK_EQ_INT(fovea_writer_write(wr, &f), FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_close(&wr), FOVEA_OK);
     size_t size;
-    uint8_t *data = read_whole(path, &size);
+    uint8_t *data = test_read_file(path, &size);
     static const uint8_t want[] = "P5\n2 1\n1023\n\x03\xff\x02\x34";
     CHECK_EQ_INT(size, sizeof(want) - 1);
     CHECK(size == sizeof(want) - 1 && memcmp(data, want, size) == 0);

@@ -120,22 +120,6 @@ static int maps_identical(const fovea_stitch_map *a, const fovea_stitch_map *b)
     return 1;
 }
 
-static uint8_t *read_file(const char *path, size_t *size)
-{
-    FILE *fp = fopen(path, "rb");
-    REQUIRE(fp != NULL);
-    REQUIRE(fseek(fp, 0, SEEK_END) == 0);
-    long n = ftell(fp);
-    REQUIRE(n >= 0);
-    rewind(fp);
-    uint8_t *buf = malloc((size_t)n + 1);
-    REQUIRE(buf != NULL);
-    REQUIRE(fread(buf, 1, (size_t)n, fp) == (size_t)n);
-    fclose(fp);
-    *size = (size_t)n;
-    return buf;
-}
-
 /* ---- round trips ---- */
 
 static void test_roundtrip(int pano_w, int pano_h, int ncam, const int *steps, int weights,
@@ -162,7 +146,7 @@ static void test_roundtrip(int pano_w, int pano_h, int ncam, const int *steps, i
     uint8_t *enc = NULL;
     size_t enc_size = 0, file_size = 0;
     CHECK_EQ_INT(fovea_map_encode(&m, &enc, &enc_size, err, sizeof(err)), FOVEA_OK);
-    uint8_t *file = read_file(path, &file_size);
+    uint8_t *file = test_read_file(path, &file_size);
     CHECK_EQ_INT(enc_size, file_size);
     CHECK(enc_size == file_size && memcmp(enc, file, enc_size) == 0);
     CHECK_EQ_INT(get_u32(enc + 32), weights ? 1 : 0);

@@ -97,6 +97,22 @@ char *test_tmp_path(const char *suffix)
     return path;
 }
 
+uint8_t *test_read_file(const char *path, size_t *size)
+{
+    FILE *fp = fopen(path, "rb");
+    REQUIRE(fp != NULL);
+    REQUIRE(fseek(fp, 0, SEEK_END) == 0);
+    long n = ftell(fp);
+    REQUIRE(n >= 0);
+    rewind(fp);
+    uint8_t *buf = malloc((size_t)n + 1);
+    REQUIRE(buf != NULL);
+    REQUIRE(fread(buf, 1, (size_t)n, fp) == (size_t)n);
+    fclose(fp);
+    *size = (size_t)n;
+    return buf;
+}
+
 char *test_write_tmp(const char *suffix, const void *data, size_t size)
 {
     char *path = test_tmp_path(suffix);

@@ -59,6 +59,9 @@ void test_fill_random(fovea_frame *f, test_rng *r);
  * removed by test_cleanup_tmp at exit). */
 char *test_tmp_path(const char *suffix);
 
+/* Read a whole file into a malloc'd buffer (aborts the test on failure). */
+uint8_t *test_read_file(const char *path, size_t *size);
+
 /* Write bytes to a temp file with suffix; returns its path (caller frees). */
 char *test_write_tmp(const char *suffix, const void *data, size_t size);
 
