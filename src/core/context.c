@@ -35,6 +35,17 @@ int fovea_ctx_error(fovea_context *ctx, int status, const char *fmt, ...)
     return status;
 }
 
+int fovea_errbuf(char *err, size_t errsz, int status, const char *fmt, ...)
+{
+    if (err && errsz) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errsz, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
 void fovea_log(fovea_context *ctx, fovea_log_level level, const char *fmt, ...)
 {
     if (!ctx || !ctx->settings.log || level > ctx->settings.log_level)

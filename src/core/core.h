@@ -29,6 +29,15 @@ int fovea_ctx_error(fovea_context *ctx, int status, const char *fmt, ...)
 #endif
     ;
 
+/* Format a message into a caller's error buffer (err may be NULL or errsz 0)
+ * and return status: the error path of functions that report through
+ * (char *err, size_t errsz) instead of a context. */
+int fovea_errbuf(char *err, size_t errsz, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
 /* Deliver a message to the context's log callback if its level passes. */
 void fovea_log(fovea_context *ctx, fovea_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -8,6 +8,7 @@
 
 #include <png.h>
 
+#include "core/core.h"
 #include "io_internal.h"
 #include "png_internal.h"
 
@@ -29,21 +30,7 @@ static const png_uint_32 png_chunk_cache_limit = 256;
 #define PNG_MAX_INFLATE_RATIO 1040u
 #define PNG_INFLATE_SLACK 1024u
 
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-{
-    if (!err || errsz == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errsz, fmt, ap);
-    va_end(ap);
-}
 
 /* Where libpng's error callback leaves its message, and the status to return. */
 typedef struct png_errctx {
@@ -57,7 +44,7 @@ static void png_error_cb(png_structp png, png_const_charp msg)
     png_errctx *e = png_get_error_ptr(png);
     /* A message set just before png_error (truncation, write failure) is kept. */
     if (e && e->err && e->errsz && e->err[0] == '\0')
-        set_err(e->err, e->errsz, "%s", msg ? msg : "libpng error");
+        fovea_errbuf(e->err, e->errsz, 0, "%s", msg ? msg : "libpng error");
     png_longjmp(png, 1);
 }
 
@@ -89,7 +76,7 @@ static void png_read_cb(png_structp png, png_bytep out, size_t n)
 {
     png_dec *d = png_get_io_ptr(png);
     if (n > d->size - d->pos) {
-        set_err(d->e.err, d->e.errsz, "truncated: file ends after %zu bytes", d->size);
+        fovea_errbuf(d->e.err, d->e.errsz, 0, "truncated: file ends after %zu bytes", d->size);
         png_error(png, "truncated");
     }
     memcpy(out, d->data + d->pos, n);
@@ -118,7 +105,7 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
     int bit_depth, color_type, interlace;
     png_get_IHDR(png, info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
     if (width == 0 || height == 0 || width > FOVEA_MAX_DIM || height > FOVEA_MAX_DIM) {
-        set_err(d->e.err, d->e.errsz, "image %ux%u is outside 1..%d per side",
+        fovea_errbuf(d->e.err, d->e.errsz, 0, "image %ux%u is outside 1..%d per side",
                 (unsigned)width, (unsigned)height, FOVEA_MAX_DIM);
         return FOVEA_ERR_UNSUPPORTED;
     }
@@ -159,7 +146,7 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
         fmt = FOVEA_PIX_RGBA;
         break;
     default:
-        set_err(d->e.err, d->e.errsz, "unknown PNG color type %d", color_type);
+        fovea_errbuf(d->e.err, d->e.errsz, 0, "unknown PNG color type %d", color_type);
         return FOVEA_ERR_CORRUPT;
     }
     if (bit_depth == 16 && color_type != PNG_COLOR_TYPE_GRAY)
@@ -169,7 +156,7 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
 
     const size_t row_bytes = fovea_plane_row_bytes(fmt, (int)width, 0);
     if (png_get_rowbytes(png, info) != row_bytes) {
-        set_err(d->e.err, d->e.errsz, "libpng produced %zu-byte rows, expected %zu",
+        fovea_errbuf(d->e.err, d->e.errsz, 0, "libpng produced %zu-byte rows, expected %zu",
                 (size_t)png_get_rowbytes(png, info), row_bytes);
         return FOVEA_ERR_INTERNAL;
     }
@@ -181,7 +168,7 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
                        : color_type == PNG_COLOR_TYPE_RGB_ALPHA ? 4 : 1;
     const uint64_t min_raw = (uint64_t)width * height * (uint64_t)(channels * bit_depth) / 8;
     if (min_raw / PNG_MAX_INFLATE_RATIO > (uint64_t)d->size + PNG_INFLATE_SLACK) {
-        set_err(d->e.err, d->e.errsz,
+        fovea_errbuf(d->e.err, d->e.errsz, 0,
                 "truncated: %zu bytes cannot hold the pixels of a %ux%u image", d->size,
                 (unsigned)width, (unsigned)height);
         return FOVEA_ERR_CORRUPT;
@@ -189,13 +176,13 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
 
     int st = fovea_frame_alloc(NULL, &d->img, (int)width, (int)height, fmt, FOVEA_MEM_HOST);
     if (st < 0) {
-        set_err(d->e.err, d->e.errsz, "cannot allocate a %ux%u %s frame", (unsigned)width,
+        fovea_errbuf(d->e.err, d->e.errsz, 0, "cannot allocate a %ux%u %s frame", (unsigned)width,
                 (unsigned)height, fovea_pixfmt_name(fmt));
         return st;
     }
     d->rows = malloc(sizeof(*d->rows) * height);
     if (!d->rows) {
-        set_err(d->e.err, d->e.errsz, "out of memory");
+        fovea_errbuf(d->e.err, d->e.errsz, 0, "out of memory");
         return FOVEA_ERR_NOMEM;
     }
     for (png_uint_32 y = 0; y < height; y++)
@@ -231,11 +218,11 @@ int fovea_png_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
     }
     err[0] = '\0';
     if (size == 0) {
-        set_err(err, errsz, "empty file");
+        fovea_errbuf(err, errsz, 0, "empty file");
         return FOVEA_ERR_CORRUPT;
     }
     if (size < 8 || png_sig_cmp(data, 0, 8) != 0) {
-        set_err(err, errsz, "not a PNG file (bad signature)");
+        fovea_errbuf(err, errsz, 0, "not a PNG file (bad signature)");
         return FOVEA_ERR_CORRUPT;
     }
     /* Name an oversized image plainly (libpng's user limit is the backstop). */
@@ -245,7 +232,7 @@ int fovea_png_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
         uint32_t h = (uint32_t)data[20] << 24 | (uint32_t)data[21] << 16 |
                      (uint32_t)data[22] << 8 | data[23];
         if (w > FOVEA_MAX_DIM || h > FOVEA_MAX_DIM) {
-            set_err(err, errsz, "image %ux%u exceeds the maximum %d per side", (unsigned)w,
+            fovea_errbuf(err, errsz, 0, "image %ux%u exceeds the maximum %d per side", (unsigned)w,
                     (unsigned)h, FOVEA_MAX_DIM);
             return FOVEA_ERR_UNSUPPORTED;
         }
@@ -263,7 +250,7 @@ int fovea_png_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
         png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
-        set_err(err, errsz, "out of memory");
+        fovea_errbuf(err, errsz, 0, "out of memory");
         return FOVEA_ERR_NOMEM;
     }
     int st = png_decode_body(&d, png, info);
@@ -271,7 +258,7 @@ int fovea_png_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
     free(d.rows);
     if (st < 0) {
         if (err[0] == '\0')
-            set_err(err, errsz, "%s", fovea_strerror(st));
+            fovea_errbuf(err, errsz, 0, "%s", fovea_strerror(st));
         fovea_frame_free(NULL, &d.img);
         return st;
     }
@@ -290,7 +277,7 @@ static void png_write_cb(png_structp png, png_bytep buf, size_t n)
 {
     png_enc *c = png_get_io_ptr(png);
     if (fwrite(buf, 1, n, c->fp) != n) {
-        set_err(c->e.err, c->e.errsz, "write error: %s", strerror(errno));
+        fovea_errbuf(c->e.err, c->e.errsz, 0, "write error: %s", strerror(errno));
         c->e.status = FOVEA_ERR_IO;
         png_error(png, "write error");
     }
@@ -357,7 +344,7 @@ static int png_encode_body(png_enc *c, png_structp png, png_infop info, const fo
 static int png_write_stream(FILE *fp, const fovea_frame *f, char *err, size_t errsz)
 {
     if (!png_fmt_writable(f->fmt)) {
-        set_err(err, errsz, "PNG cannot hold %s: convert to rgb24 or gray first",
+        fovea_errbuf(err, errsz, 0, "PNG cannot hold %s: convert to rgb24 or gray first",
                 fovea_pixfmt_name(f->fmt));
         return FOVEA_ERR_UNSUPPORTED;
     }
@@ -377,14 +364,14 @@ static int png_write_stream(FILE *fp, const fovea_frame *f, char *err, size_t er
     if (!info) {
         png_destroy_write_struct(png ? &png : NULL, NULL);
         free(tmp);
-        set_err(err, errsz, "out of memory");
+        fovea_errbuf(err, errsz, 0, "out of memory");
         return FOVEA_ERR_NOMEM;
     }
     int st = png_encode_body(&c, png, info, f, tmp);
     png_destroy_write_struct(&png, &info);
     free(tmp);
     if (st < 0 && err && errsz && err[0] == '\0')
-        set_err(err, errsz, "%s", fovea_strerror(st));
+        fovea_errbuf(err, errsz, 0, "%s", fovea_strerror(st));
     return st;
 }
 
@@ -394,25 +381,25 @@ int fovea_png_write_file(const char *path, const fovea_frame *f, char *err, size
         err[0] = '\0';
     if (!path || !f || !f->data[0] || f->mem == FOVEA_MEM_DEVICE || f->width <= 0 ||
         f->height <= 0 || f->width > FOVEA_MAX_DIM || f->height > FOVEA_MAX_DIM) {
-        set_err(err, errsz, "%s: invalid frame", path ? path : "(null)");
+        fovea_errbuf(err, errsz, 0, "%s: invalid frame", path ? path : "(null)");
         return FOVEA_ERR_INVALID_ARG;
     }
     if (!png_fmt_writable(f->fmt)) {
-        set_err(err, errsz, "%s: PNG cannot hold %s: convert to rgb24 or gray first", path,
+        fovea_errbuf(err, errsz, 0, "%s: PNG cannot hold %s: convert to rgb24 or gray first", path,
                 fovea_pixfmt_name(f->fmt));
         return FOVEA_ERR_UNSUPPORTED;
     }
     FILE *fp = fopen(path, "wb");
     if (!fp) {
-        set_err(err, errsz, "%s: %s", path, strerror(errno));
+        fovea_errbuf(err, errsz, 0, "%s: %s", path, strerror(errno));
         return FOVEA_ERR_IO;
     }
     char msg[FOVEA_IO_ERRLEN];
     int st = png_write_stream(fp, f, msg, sizeof(msg));
     if (st < 0)
-        set_err(err, errsz, "%s: %s", path, msg);
+        fovea_errbuf(err, errsz, 0, "%s: %s", path, msg);
     if (fclose(fp) != 0 && st == FOVEA_OK) {
-        set_err(err, errsz, "%s: %s", path, strerror(errno));
+        fovea_errbuf(err, errsz, 0, "%s: %s", path, strerror(errno));
         st = FOVEA_ERR_IO;
     }
     if (st < 0)

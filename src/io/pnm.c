@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "io_internal.h"
 
 /* Largest file the reader slurps: a 16384x16384 16-bit P6 raster plus room for
@@ -12,21 +13,7 @@
 #define PNM_MAX_HEADER ((size_t)1 << 20)
 #define PNM_MAX_FILE ((size_t)FOVEA_MAX_DIM * FOVEA_MAX_DIM * 6 + PNM_MAX_HEADER)
 
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-{
-    if (!err || errsz == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errsz, fmt, ap);
-    va_end(ap);
-}
 
 static int is_space(uint8_t c)
 {
@@ -67,17 +54,17 @@ static int parse_field(pnm_parser *p, const char *name, unsigned max, int too_bi
     size_t before = p->pos;
     skip_space_and_comments(p);
     if (p->pos == before && p->pos < p->size) {
-        set_err(p->err, p->errsz, "expected whitespace before the %s, got '%c'", name,
+        fovea_errbuf(p->err, p->errsz, 0, "expected whitespace before the %s, got '%c'", name,
                 p->data[p->pos] >= 0x20 && p->data[p->pos] < 0x7f ? p->data[p->pos] : '?');
         return FOVEA_ERR_CORRUPT;
     }
     if (p->pos >= p->size) {
-        set_err(p->err, p->errsz, "missing %s (header ends early)", name);
+        fovea_errbuf(p->err, p->errsz, 0, "missing %s (header ends early)", name);
         return FOVEA_ERR_CORRUPT;
     }
     uint8_t c = p->data[p->pos];
     if (c < '0' || c > '9') {
-        set_err(p->err, p->errsz, "%s: expected a number, got '%c'", name,
+        fovea_errbuf(p->err, p->errsz, 0, "%s: expected a number, got '%c'", name,
                 c >= 0x20 && c < 0x7f ? c : '?');
         return FOVEA_ERR_CORRUPT;
     }
@@ -91,19 +78,19 @@ static int parse_field(pnm_parser *p, const char *name, unsigned max, int too_bi
     }
     if (p->pos < p->size && !is_space(p->data[p->pos]) && p->data[p->pos] != '#') {
         c = p->data[p->pos];
-        set_err(p->err, p->errsz, "%s: unexpected '%c' after the number", name,
+        fovea_errbuf(p->err, p->errsz, 0, "%s: unexpected '%c' after the number", name,
                 c >= 0x20 && c < 0x7f ? c : '?');
         return FOVEA_ERR_CORRUPT;
     }
     if (v == 0) {
-        set_err(p->err, p->errsz, "%s is 0", name);
+        fovea_errbuf(p->err, p->errsz, 0, "%s is 0", name);
         return FOVEA_ERR_CORRUPT;
     }
     if (v > max) {
         if (v == cap)
-            set_err(p->err, p->errsz, "%s is too large (maximum %u)", name, max);
+            fovea_errbuf(p->err, p->errsz, 0, "%s is too large (maximum %u)", name, max);
         else
-            set_err(p->err, p->errsz, "%s %llu exceeds the maximum %u", name,
+            fovea_errbuf(p->err, p->errsz, 0, "%s %llu exceeds the maximum %u", name,
                     (unsigned long long)v, max);
         return too_big_status;
     }
@@ -138,21 +125,21 @@ int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
     if (err && errsz)
         err[0] = '\0';
     if (size == 0) {
-        set_err(err, errsz, "empty file");
+        fovea_errbuf(err, errsz, 0, "empty file");
         return FOVEA_ERR_CORRUPT;
     }
     if (size < 2 || data[0] != 'P') {
-        set_err(err, errsz, "not a PNM file (bad magic)");
+        fovea_errbuf(err, errsz, 0, "not a PNM file (bad magic)");
         return FOVEA_ERR_CORRUPT;
     }
     const uint8_t kind = data[1];
     if ((kind >= '1' && kind <= '7' && kind != '5' && kind != '6') || kind == 'F' ||
         kind == 'f') {
-        set_err(err, errsz, "unsupported PNM type P%c (only P5/P6)", kind);
+        fovea_errbuf(err, errsz, 0, "unsupported PNM type P%c (only P5/P6)", kind);
         return FOVEA_ERR_UNSUPPORTED;
     }
     if (kind != '5' && kind != '6') {
-        set_err(err, errsz, "not a PNM file (bad magic)");
+        fovea_errbuf(err, errsz, 0, "not a PNM file (bad magic)");
         return FOVEA_ERR_CORRUPT;
     }
 
@@ -168,11 +155,11 @@ int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
     /* Exactly one whitespace byte separates maxval from the raster (which may
      * itself start with bytes that look like whitespace or '#'). */
     if (p.pos >= size) {
-        set_err(err, errsz, "truncated: header ends without the whitespace after maxval");
+        fovea_errbuf(err, errsz, 0, "truncated: header ends without the whitespace after maxval");
         return FOVEA_ERR_CORRUPT;
     }
     if (!is_space(data[p.pos])) {
-        set_err(err, errsz, "expected one whitespace byte after maxval (no comment there)");
+        fovea_errbuf(err, errsz, 0, "expected one whitespace byte after maxval (no comment there)");
         return FOVEA_ERR_CORRUPT;
     }
     p.pos++;
@@ -184,7 +171,7 @@ int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
     const size_t raster = in_row * height;
     const size_t avail = size - p.pos;
     if (avail < raster) {
-        set_err(err, errsz, "truncated: got %zu of %zu bytes of raster", avail, raster);
+        fovea_errbuf(err, errsz, 0, "truncated: got %zu of %zu bytes of raster", avail, raster);
         return FOVEA_ERR_CORRUPT;
     }
     size_t trailing = 0;
@@ -195,7 +182,7 @@ int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
         size_t first = p.pos + raster;
         while (is_space(data[first]))
             first++;
-        set_err(err, errsz, "%zu bytes of trailing data after the image", size - first);
+        fovea_errbuf(err, errsz, 0, "%zu bytes of trailing data after the image", size - first);
         return FOVEA_ERR_CORRUPT;
     }
 
@@ -212,7 +199,7 @@ int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
         fmt = FOVEA_PIX_GRAY16;
     st = fovea_frame_alloc(NULL, f, (int)width, (int)height, fmt, FOVEA_MEM_HOST);
     if (st < 0) {
-        set_err(err, errsz, "cannot allocate a %ux%u %s frame", width, height,
+        fovea_errbuf(err, errsz, 0, "cannot allocate a %ux%u %s frame", width, height,
                 fovea_pixfmt_name(fmt));
         return st;
     }

@@ -8,26 +8,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/core.h"
 #include "fovea/fovea.h"
 #include "stitch/geometry.h"
 #include "stitch/rig.h"
 
-static int set_err(char *err, size_t errsz, int status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
 
-static int set_err(char *err, size_t errsz, int status, const char *fmt, ...)
-{
-    if (err && errsz) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errsz, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
 
 const char *fovea_projection_name(fovea_projection p)
 {
@@ -66,68 +52,68 @@ int fovea_rig_validate(const fovea_rig *rig, char *err, size_t errsz)
 {
     const int bad = FOVEA_ERR_INVALID_ARG;
     if (!rig)
-        return set_err(err, errsz, bad, "rig: NULL");
+        return fovea_errbuf(err, errsz, bad, "rig: NULL");
     if (rig->projection != FOVEA_PROJ_EQUIRECTANGULAR && rig->projection != FOVEA_PROJ_CYLINDRICAL)
-        return set_err(err, errsz, bad, "panorama.projection: unknown projection");
+        return fovea_errbuf(err, errsz, bad, "panorama.projection: unknown projection");
     if (!valid_size(rig->width))
-        return set_err(err, errsz, bad, "panorama.width: must be an integer in [1, %d]",
+        return fovea_errbuf(err, errsz, bad, "panorama.width: must be an integer in [1, %d]",
                        FOVEA_RIG_MAX_SIZE);
     if (!valid_size(rig->height))
-        return set_err(err, errsz, bad, "panorama.height: must be an integer in [1, %d]",
+        return fovea_errbuf(err, errsz, bad, "panorama.height: must be an integer in [1, %d]",
                        FOVEA_RIG_MAX_SIZE);
     if (!isfinite(rig->hfov) || !(rig->hfov > 0.0 && rig->hfov <= 360.0))
-        return set_err(err, errsz, bad, "panorama.hfov: must be in (0, 360] degrees");
+        return fovea_errbuf(err, errsz, bad, "panorama.hfov: must be in (0, 360] degrees");
     if (rig->projection == FOVEA_PROJ_EQUIRECTANGULAR &&
         (!isfinite(rig->vfov) || !(rig->vfov > 0.0 && rig->vfov < 180.0)))
-        return set_err(err, errsz, bad, "panorama.vfov: must be in (0, 180) degrees");
+        return fovea_errbuf(err, errsz, bad, "panorama.vfov: must be in (0, 180) degrees");
     if (!isfinite(rig->yaw))
-        return set_err(err, errsz, bad, "panorama.yaw: must be a finite number");
+        return fovea_errbuf(err, errsz, bad, "panorama.yaw: must be a finite number");
     if (!isfinite(rig->pitch))
-        return set_err(err, errsz, bad, "panorama.pitch: must be a finite number");
+        return fovea_errbuf(err, errsz, bad, "panorama.pitch: must be a finite number");
     if (!isfinite(rig->feather) || rig->feather < 0.0)
-        return set_err(err, errsz, bad, "blend.feather: must be a finite number >= 0");
+        return fovea_errbuf(err, errsz, bad, "blend.feather: must be a finite number >= 0");
     if (!isfinite(rig->max_theta) || !(rig->max_theta > 0.0 && rig->max_theta <= 180.0))
-        return set_err(err, errsz, bad, "max_theta: must be in (0, 180] degrees");
+        return fovea_errbuf(err, errsz, bad, "max_theta: must be in (0, 180] degrees");
     if (rig->num_cameras < 1 || rig->num_cameras > FOVEA_RIG_MAX_CAMERAS)
-        return set_err(err, errsz, bad, "cameras: must have 1 to %d entries (has %d)",
+        return fovea_errbuf(err, errsz, bad, "cameras: must have 1 to %d entries (has %d)",
                        FOVEA_RIG_MAX_CAMERAS, rig->num_cameras);
     for (int k = 0; k < rig->num_cameras; k++) {
         const fovea_rig_camera *c = &rig->cameras[k];
         if (c->model != FOVEA_CAM_PINHOLE && c->model != FOVEA_CAM_FISHEYE)
-            return set_err(err, errsz, bad, "cameras[%d].model: unknown model", k);
+            return fovea_errbuf(err, errsz, bad, "cameras[%d].model: unknown model", k);
         if (!valid_size(c->width))
-            return set_err(err, errsz, bad, "cameras[%d].width: must be an integer in [1, %d]", k,
+            return fovea_errbuf(err, errsz, bad, "cameras[%d].width: must be an integer in [1, %d]", k,
                            FOVEA_RIG_MAX_SIZE);
         if (!valid_size(c->height))
-            return set_err(err, errsz, bad, "cameras[%d].height: must be an integer in [1, %d]",
+            return fovea_errbuf(err, errsz, bad, "cameras[%d].height: must be an integer in [1, %d]",
                            k, FOVEA_RIG_MAX_SIZE);
         if (!isfinite(c->fx) || !(c->fx > 0.0))
-            return set_err(err, errsz, bad, "cameras[%d].fx: must be a finite number > 0", k);
+            return fovea_errbuf(err, errsz, bad, "cameras[%d].fx: must be a finite number > 0", k);
         if (!isfinite(c->fy) || !(c->fy > 0.0))
-            return set_err(err, errsz, bad, "cameras[%d].fy: must be a finite number > 0", k);
+            return fovea_errbuf(err, errsz, bad, "cameras[%d].fy: must be a finite number > 0", k);
         if (!isfinite(c->cx))
-            return set_err(err, errsz, bad, "cameras[%d].cx: must be a finite number", k);
+            return fovea_errbuf(err, errsz, bad, "cameras[%d].cx: must be a finite number", k);
         if (!isfinite(c->cy))
-            return set_err(err, errsz, bad, "cameras[%d].cy: must be a finite number", k);
+            return fovea_errbuf(err, errsz, bad, "cameras[%d].cy: must be a finite number", k);
         for (int d = 0; d < 5; d++)
             if (!isfinite(c->dist[d]))
-                return set_err(err, errsz, bad, "cameras[%d].dist[%d]: must be a finite number",
+                return fovea_errbuf(err, errsz, bad, "cameras[%d].dist[%d]: must be a finite number",
                                k, d);
         if (c->model == FOVEA_CAM_FISHEYE && c->dist[4] != 0.0)
-            return set_err(err, errsz, bad,
+            return fovea_errbuf(err, errsz, bad,
                            "cameras[%d].dist: a fisheye has 4 coefficients (dist[4] must be 0)", k);
         if (!isfinite(c->yaw))
-            return set_err(err, errsz, bad, "cameras[%d].yaw: must be a finite number", k);
+            return fovea_errbuf(err, errsz, bad, "cameras[%d].yaw: must be a finite number", k);
         if (!isfinite(c->pitch))
-            return set_err(err, errsz, bad, "cameras[%d].pitch: must be a finite number", k);
+            return fovea_errbuf(err, errsz, bad, "cameras[%d].pitch: must be a finite number", k);
         if (!isfinite(c->roll))
-            return set_err(err, errsz, bad, "cameras[%d].roll: must be a finite number", k);
+            return fovea_errbuf(err, errsz, bad, "cameras[%d].roll: must be a finite number", k);
         if (c->model == FOVEA_CAM_FISHEYE) {
             /* the image radius must grow with the angle up to max_theta, otherwise two
              * directions land on one pixel and visibility by image radius breaks */
             double fold = fovea_fisheye_fold_theta(c->dist);
             if (fold <= rig->max_theta * (FOVEA_PI / 180.0))
-                return set_err(err, errsz, bad,
+                return fovea_errbuf(err, errsz, bad,
                                "cameras[%d].dist: fisheye image radius stops growing at "
                                "theta = %.2f degrees, before max_theta = %g",
                                k, fold * (180.0 / FOVEA_PI), rig->max_theta);
@@ -150,14 +136,14 @@ static int get_number(const cJSON *obj, const char *key, const char *path, int r
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!it) {
         if (required)
-            return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field",
+            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field",
                            path);
         return 0;
     }
     if (!cJSON_IsNumber(it))
-        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be a number", path);
+        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be a number", path);
     if (!isfinite(it->valuedouble))
-        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be a finite number",
+        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be a finite number",
                        path);
     *out = it->valuedouble + 0.0; /* -0 becomes +0: the writer prints both as 0 */
     return 1;
@@ -171,7 +157,7 @@ static int get_size(const cJSON *obj, const char *key, const char *path, int *ou
     if (r < 0)
         return r;
     if (d != floor(d) || d < 1.0 || d > FOVEA_RIG_MAX_SIZE)
-        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "%s: must be an integer in [1, %d] (got %g)", path, FOVEA_RIG_MAX_SIZE, d);
     *out = (int)d;
     return 1;
@@ -183,12 +169,12 @@ static const cJSON *get_object(const cJSON *obj, const char *key, int required, 
     *rc = 0;
     if (!it) {
         if (required)
-            *rc = set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field",
+            *rc = fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field",
                           key);
         return NULL;
     }
     if (!cJSON_IsObject(it)) {
-        *rc = set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be an object", key);
+        *rc = fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be an object", key);
         return NULL;
     }
     return it;
@@ -199,17 +185,17 @@ static int parse_panorama(const cJSON *p, fovea_rig *rig, perr *pe)
     int r;
     const cJSON *proj = cJSON_GetObjectItemCaseSensitive(p, "projection");
     if (!proj)
-        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "panorama.projection: missing required field");
     if (!cJSON_IsString(proj))
-        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "panorama.projection: must be a string");
     if (strcmp(proj->valuestring, "equirectangular") == 0)
         rig->projection = FOVEA_PROJ_EQUIRECTANGULAR;
     else if (strcmp(proj->valuestring, "cylindrical") == 0)
         rig->projection = FOVEA_PROJ_CYLINDRICAL;
     else
-        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "panorama.projection: unknown projection '%.40s' "
                        "(equirectangular, cylindrical)", proj->valuestring);
     if ((r = get_size(p, "width", "panorama.width", &rig->width, pe)) < 0)
@@ -234,15 +220,15 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
     char path[64];
     int r;
     if (!cJSON_IsObject(c))
-        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "cameras[%d]: must be an object", k);
+        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "cameras[%d]: must be an object", k);
 
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
     if (name) {
         if (!cJSON_IsString(name))
-            return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                            "cameras[%d].name: must be a string", k);
         if (strlen(name->valuestring) >= FOVEA_RIG_NAME_LEN)
-            return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                            "cameras[%d].name: longer than %d bytes", k, FOVEA_RIG_NAME_LEN - 1);
         snprintf(cam->name, sizeof(cam->name), "%s", name->valuestring);
     } else {
@@ -251,17 +237,17 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
 
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(c, "model");
     if (!model)
-        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "cameras[%d].model: missing required field", k);
     if (!cJSON_IsString(model))
-        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "cameras[%d].model: must be a string", k);
     if (strcmp(model->valuestring, "pinhole") == 0)
         cam->model = FOVEA_CAM_PINHOLE;
     else if (strcmp(model->valuestring, "fisheye") == 0)
         cam->model = FOVEA_CAM_FISHEYE;
     else
-        return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "cameras[%d].model: unknown model '%.40s' (pinhole, fisheye)", k,
                        model->valuestring);
 
@@ -290,21 +276,21 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
     if (dist) {
         int maxn = cam->model == FOVEA_CAM_PINHOLE ? 5 : 4;
         if (!cJSON_IsArray(dist))
-            return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                            "cameras[%d].dist: must be an array of numbers", k);
         int n = cJSON_GetArraySize(dist);
         if (n > maxn)
-            return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                            "cameras[%d].dist: %d coefficients, a %s camera has at most %d", k, n,
                            fovea_camera_model_name(cam->model), maxn);
         int d = 0;
         const cJSON *e;
         cJSON_ArrayForEach(e, dist) {
             if (!cJSON_IsNumber(e))
-                return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                                "cameras[%d].dist[%d]: must be a number", k, d);
             if (!isfinite(e->valuedouble))
-                return set_err(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                                "cameras[%d].dist[%d]: must be a finite number", k, d);
             cam->dist[d++] = e->valuedouble + 0.0;
         }
@@ -333,7 +319,7 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
     if (err && errsz)
         err[0] = '\0';
     if (!json_text || !rig)
-        return set_err(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
     fovea_rig_init(rig);
 
     const char *end = NULL;
@@ -343,8 +329,8 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
         int line, col;
         line_col(json_text, len, pos, &line, &col);
         if (len == 0)
-            return set_err(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON: empty input");
-        return set_err(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON near line %d, column %d",
+            return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON: empty input");
+        return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON near line %d, column %d",
                        line, col);
     }
     /* cJSON stops after the first value: anything but whitespace after it is an error */
@@ -357,7 +343,7 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
             int line, col;
             line_col(json_text, len, pos, &line, &col);
             cJSON_Delete(root);
-            return set_err(err, errsz, FOVEA_ERR_CORRUPT,
+            return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
                            "invalid JSON: unexpected text after the document at line %d, "
                            "column %d", line, col);
         }
@@ -365,7 +351,7 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
 
     int rc = FOVEA_OK;
     if (!cJSON_IsObject(root)) {
-        rc = set_err(err, errsz, FOVEA_ERR_CORRUPT, "(root): must be an object");
+        rc = fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "(root): must be an object");
         goto done;
     }
     const cJSON *pano = get_object(root, "panorama", 1, &pe, &rc);
@@ -383,16 +369,16 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
 
     const cJSON *cams = cJSON_GetObjectItemCaseSensitive(root, "cameras");
     if (!cams) {
-        rc = set_err(err, errsz, FOVEA_ERR_CORRUPT, "cameras: missing required field");
+        rc = fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "cameras: missing required field");
         goto done;
     }
     if (!cJSON_IsArray(cams)) {
-        rc = set_err(err, errsz, FOVEA_ERR_CORRUPT, "cameras: must be an array");
+        rc = fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "cameras: must be an array");
         goto done;
     }
     int n = cJSON_GetArraySize(cams);
     if (n < 1 || n > FOVEA_RIG_MAX_CAMERAS) {
-        rc = set_err(err, errsz, FOVEA_ERR_CORRUPT, "cameras: must have 1 to %d entries (has %d)",
+        rc = fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "cameras: must have 1 to %d entries (has %d)",
                      FOVEA_RIG_MAX_CAMERAS, n);
         goto done;
     }
@@ -417,32 +403,32 @@ done:
 int fovea_rig_load(const char *path, fovea_rig *rig, char *err, size_t errsz)
 {
     if (!path || !rig)
-        return set_err(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
     FILE *f = fopen(path, "rb");
     if (!f)
-        return set_err(err, errsz, FOVEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return fovea_errbuf(err, errsz, FOVEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     char *buf = malloc(FOVEA_RIG_FILE_LIMIT + 1);
     if (!buf) {
         fclose(f);
-        return set_err(err, errsz, FOVEA_ERR_NOMEM, "%s: out of memory", path);
+        return fovea_errbuf(err, errsz, FOVEA_ERR_NOMEM, "%s: out of memory", path);
     }
     size_t n = fread(buf, 1, FOVEA_RIG_FILE_LIMIT + 1, f);
     int rd_err = ferror(f);
     fclose(f);
     if (rd_err) {
         free(buf);
-        return set_err(err, errsz, FOVEA_ERR_IO, "%s: read error", path);
+        return fovea_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error", path);
     }
     if (n > FOVEA_RIG_FILE_LIMIT) {
         free(buf);
-        return set_err(err, errsz, FOVEA_ERR_CORRUPT, "%s: larger than %d bytes", path,
+        return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "%s: larger than %d bytes", path,
                        FOVEA_RIG_FILE_LIMIT);
     }
     char msg[512];
     int rc = fovea_rig_parse(buf, n, rig, msg, sizeof(msg));
     free(buf);
     if (rc < 0)
-        return set_err(err, errsz, rc, "%s: %s", path, msg);
+        return fovea_errbuf(err, errsz, rc, "%s: %s", path, msg);
     return rc;
 }
 
