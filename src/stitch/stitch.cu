@@ -413,6 +413,37 @@ __device__ __forceinline__ void flush_stats(unsigned long long *sh, unsigned lon
             atomicAdd(&global[k], sh[k]);
 }
 
+// One blended RGBA pixel from the cameras with weight > 0 at positions (u, v)
+// (the general path), adding the pixel's pair statistics on analysis frames.
+template <int MAXC, bool STATS, bool TEX>
+__device__ __forceinline__ unsigned int blend_rgb(const stitch_kernel_args &a, const float (&w)[MAXC],
+                                                  const float (&u)[MAXC], const float (&v)[MAXC],
+                                                  unsigned long long *sh_stats)
+{
+    float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f;
+    unsigned long long raw[MAXC][4];
+#pragma unroll
+    for (int c = 0; c < MAXC; c++) {
+        if (!(w[c] > 0.0f))
+            continue;
+        const stitch_kernel_cam &cam = a.cam[c];
+        int q[3];
+        sample_rgb<TEX>(a, cam, u[c], v[c], q);
+        acc0 += w[c] * __ldg(&cam.lut[q[0]]);
+        acc1 += w[c] * __ldg(&cam.lut[STITCH_LUT_SIZE + q[1]]);
+        acc2 += w[c] * __ldg(&cam.lut[2 * STITCH_LUT_SIZE + q[2]]);
+        if (STATS) {
+            raw[c][0] = (unsigned long long)q[0];
+            raw[c][1] = (unsigned long long)q[1];
+            raw[c][2] = (unsigned long long)q[2];
+            raw[c][3] = (77ull * raw[c][0] + 150ull * raw[c][1] + 29ull * raw[c][2] + 128ull) >> 8;
+        }
+    }
+    if (STATS)
+        add_pairs<MAXC>(sh_stats, a.n, w, raw, a.log_table);
+    return round_u8(acc0) | (round_u8(acc1) << 8) | (round_u8(acc2) << 16) | (255u << 24);
+}
+
 template <int MAXC, bool STATS, bool TEX>
 __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 6 : 1) stitch_rgb_kernel(const stitch_kernel_args a)
 {
@@ -510,28 +541,13 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 6 : 1) stitch_rgb
             if (i0 + k >= a.pano_w || wmask == 0 ||
                 weights_from<MAXC>(a, sk, ek, (size_t)j * a.pano_w + i0 + k, w) == 0)
                 continue;
-            float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f;
-            unsigned long long raw[MAXC][4];
+            float uk[MAXC], vk[MAXC];
 #pragma unroll
             for (int c = 0; c < MAXC; c++) {
-                if (!(w[c] > 0.0f))
-                    continue;
-                const stitch_kernel_cam &cam = a.cam[c];
-                int q[3];
-                sample_rgb<TEX>(a, cam, u[c][k], v[c][k], q);
-                acc0 += w[c] * __ldg(&cam.lut[q[0]]);
-                acc1 += w[c] * __ldg(&cam.lut[STITCH_LUT_SIZE + q[1]]);
-                acc2 += w[c] * __ldg(&cam.lut[2 * STITCH_LUT_SIZE + q[2]]);
-                if (STATS) {
-                    raw[c][0] = (unsigned long long)q[0];
-                    raw[c][1] = (unsigned long long)q[1];
-                    raw[c][2] = (unsigned long long)q[2];
-                    raw[c][3] = (77ull * raw[c][0] + 150ull * raw[c][1] + 29ull * raw[c][2] + 128ull) >> 8;
-                }
+                uk[c] = u[c][k];
+                vk[c] = v[c][k];
             }
-            px[k] = round_u8(acc0) | (round_u8(acc1) << 8) | (round_u8(acc2) << 16) | (255u << 24);
-            if (STATS)
-                add_pairs<MAXC>(sh_stats, a.n, w, raw, a.log_table);
+            px[k] = blend_rgb<MAXC, STATS, TEX>(a, w, uk, vk, sh_stats);
         }
         uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
         if (i0 + 3 < a.pano_w) {
@@ -553,28 +569,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 6 : 1) stitch_rgb
             float w[MAXC], u[MAXC], v[MAXC];
             if (pixel_weights<MAXC>(a, seen_mask, i, j, w, u, v) == 0)
                 continue;
-            float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f;
-            unsigned long long raw[MAXC][4];
-#pragma unroll
-            for (int c = 0; c < MAXC; c++) {
-                if (!(w[c] > 0.0f))
-                    continue;
-                const stitch_kernel_cam &cam = a.cam[c];
-                int q[3];
-                sample_rgb<TEX>(a, cam, u[c], v[c], q);
-                acc0 += w[c] * __ldg(&cam.lut[q[0]]);
-                acc1 += w[c] * __ldg(&cam.lut[STITCH_LUT_SIZE + q[1]]);
-                acc2 += w[c] * __ldg(&cam.lut[2 * STITCH_LUT_SIZE + q[2]]);
-                if (STATS) {
-                    raw[c][0] = (unsigned long long)q[0];
-                    raw[c][1] = (unsigned long long)q[1];
-                    raw[c][2] = (unsigned long long)q[2];
-                    raw[c][3] = (77ull * raw[c][0] + 150ull * raw[c][1] + 29ull * raw[c][2] + 128ull) >> 8;
-                }
-            }
-            orow[i] = round_u8(acc0) | (round_u8(acc1) << 8) | (round_u8(acc2) << 16) | (255u << 24);
-            if (STATS)
-                add_pairs<MAXC>(sh_stats, a.n, w, raw, a.log_table);
+            orow[i] = blend_rgb<MAXC, STATS, TEX>(a, w, u, v, sh_stats);
         }
     }
     if (STATS)
