@@ -1,0 +1,626 @@
+/* bench_klt: fovea's KLT (KLT 1.3.4 API) through the public calls.
+ * Rows: (1) KLT example3 = golden case a (320x240, 150 features, select +
+ * 9 x (track + replace)), (2) golden case L (1280x960, same sequence), both
+ * with one thread and with every CPU core, when the golden data is there
+ * (env FOVEA_TESTDATA_EXTRACTED or --testdata DIR: the folder holding klt/);
+ * (3) 1920x1080, 2000 features, sequential mode, replacement every frame, on
+ * a panning camera rendered from the procedural scene (300 frames; --quick 20).
+ * Anchor (issue 5): KLT 1.3.4, gcc -O2, one core: 98 ms case a, 1471 ms case L.
+ * Rows loop over backends (bench_backends); a CUDA entry is one more line. */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+#include "core/core.h" /* fovea_parallel_for, fovea_cpu_count */
+#include "fovea/io.h"
+#include "fovea/klt.h"
+#include "synth/scene.h"
+
+/* ---------------------------------------------------------------- backends */
+
+typedef struct bench_backend {
+    const char *name;      /* table backend column */
+    fovea_backend backend; /* KLT_TrackingContextRec.backend */
+    int cpu_threads;       /* 1: also a single-thread row (C backend) */
+} bench_backend;
+
+static const bench_backend bench_backends[] = {
+    {"cpu", FOVEA_BACKEND_CPU, 1},
+};
+#define N_BACKENDS ((int)(sizeof(bench_backends) / sizeof(bench_backends[0])))
+
+/* ---------------------------------------------------------------- helpers */
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "bench_klt: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+static char *read_all(const char *path, size_t *size)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    char *buf = NULL;
+    long n = -1;
+    if (fseek(fp, 0, SEEK_END) == 0)
+        n = ftell(fp);
+    if (n >= 0 && fseek(fp, 0, SEEK_SET) == 0) {
+        buf = xmalloc((size_t)n + 1);
+        if (fread(buf, 1, (size_t)n, fp) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = '\0';
+            if (size)
+                *size = (size_t)n;
+        }
+    }
+    fclose(fp);
+    return buf;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of n samples in microseconds, returned in milliseconds (sorts them). */
+static double median_ms(double *us, int n)
+{
+    if (n <= 0)
+        return 0.0;
+    qsort(us, (size_t)n, sizeof(double), cmp_double);
+    double m = n % 2 ? us[n / 2] : 0.5 * (us[n / 2 - 1] + us[n / 2]);
+    return m / 1000.0;
+}
+
+/* Fail loudly when a KLT call recorded an error. */
+static void klt_check(KLT_TrackingContext tc, const char *what)
+{
+    if (fovea_klt_last_status(tc) != FOVEA_OK) {
+        fprintf(stderr, "bench_klt: %s: %s\n", what, fovea_klt_last_error(tc));
+        exit(1);
+    }
+}
+
+/* Runs to do so that one row takes about budget_us, given one run's time:
+ * between min_runs and max_runs. */
+static int runs_for_budget(double one_run_us, double budget_us, int min_runs, int max_runs)
+{
+    int n = one_run_us > 0 ? (int)(budget_us / one_run_us) : max_runs;
+    if (n > max_runs)
+        n = max_runs;
+    if (n < min_runs)
+        n = min_runs;
+    return n;
+}
+
+/* Per-call samples of one row (select / track / replace) and run totals. */
+typedef struct call_samples {
+    double *sel, *trk, *rep, *total;
+    int nsel, ntrk, nrep, ntotal;
+} call_samples;
+
+static void samples_alloc(call_samples *s, int runs, int calls_per_run)
+{
+    memset(s, 0, sizeof *s);
+    size_t n = (size_t)runs * (size_t)(calls_per_run > 0 ? calls_per_run : 1);
+    s->sel = xmalloc(n * sizeof(double));
+    s->trk = xmalloc(n * sizeof(double));
+    s->rep = xmalloc(n * sizeof(double));
+    s->total = xmalloc((size_t)runs * sizeof(double));
+}
+
+static void samples_free(call_samples *s)
+{
+    free(s->sel);
+    free(s->trk);
+    free(s->rep);
+    free(s->total);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---------------------------------------------------------------- golden cases */
+
+typedef struct field {
+    const char *name;
+    size_t off;
+    int is_float;
+} field;
+
+#define FI(n) {#n, offsetof(KLT_TrackingContextRec, n), 0}
+#define FF(n) {#n, offsetof(KLT_TrackingContextRec, n), 1}
+static const field fields[] = {
+    FI(mindist), FI(window_width), FI(window_height), FI(sequentialMode),
+    FI(smoothBeforeSelecting), FI(writeInternalImages), FI(lighting_insensitive),
+    FI(min_eigenvalue), FF(min_determinant), FF(min_displacement), FI(max_iterations),
+    FF(max_residue), FF(grad_sigma), FF(smooth_sigma_fact), FF(pyramid_sigma_fact),
+    FF(step_factor), FI(nSkippedPixels), FI(borderx), FI(bordery), FI(nPyramidLevels),
+    FI(subsampling), FI(affine_window_width), FI(affine_window_height),
+    FI(affineConsistencyCheck), FI(affine_max_iterations), FF(affine_max_residue),
+    FF(affine_min_displacement), FF(affine_max_displacement_differ),
+};
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+static void set_field(KLT_TrackingContext tc, const field *f, double v)
+{
+    char *p = (char *)tc + f->off;
+    if (f->is_float) {
+        float x = (float)v;
+        memcpy(p, &x, sizeof x);
+    } else {
+        int x = (int)v;
+        memcpy(p, &x, sizeof x);
+    }
+}
+
+typedef struct golden_case {
+    char name[256];
+    cJSON *params;
+    int nfeat, nframes, replace;
+    int ncols, nrows;
+    unsigned char **frames;
+} golden_case;
+
+static void case_free(golden_case *c)
+{
+    cJSON_Delete(c->params);
+    for (int i = 0; c->frames && i < c->nframes; i++)
+        free(c->frames[i]);
+    free(c->frames);
+    memset(c, 0, sizeof *c);
+}
+
+static unsigned char *load_pgm(const char *path, int *w, int *h)
+{
+    size_t size = 0;
+    char *data = read_all(path, &size);
+    if (!data)
+        return NULL;
+    fovea_frame f;
+    memset(&f, 0, sizeof f);
+    char err[256];
+    int rc = fovea_pnm_decode((const uint8_t *)data, size, &f, err, sizeof err);
+    free(data);
+    if (rc < 0 || f.fmt != FOVEA_PIX_GRAY8) {
+        fprintf(stderr, "bench_klt: %s: %s\n", path, rc < 0 ? err : "not 8-bit gray");
+        fovea_frame_free(NULL, &f);
+        return NULL;
+    }
+    unsigned char *img = xmalloc((size_t)f.width * (size_t)f.height);
+    for (int y = 0; y < f.height; y++)
+        memcpy(img + (size_t)y * (size_t)f.width, f.data[0] + (ptrdiff_t)y * f.stride[0],
+               (size_t)f.width);
+    *w = f.width;
+    *h = f.height;
+    fovea_frame_free(NULL, &f);
+    return img;
+}
+
+/* Find the case folder <klt_root>/<prefix>* and load params.json and frames.
+ * @return 1, or 0 with a reason in why */
+static int case_load(golden_case *c, const char *klt_root, const char *prefix, char *why,
+                     size_t why_size)
+{
+    memset(c, 0, sizeof *c);
+    DIR *d = opendir(klt_root);
+    if (!d) {
+        snprintf(why, why_size, "cannot open %s", klt_root);
+        return 0;
+    }
+    struct dirent *de;
+    size_t plen = strlen(prefix);
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, prefix, plen) == 0) {
+            snprintf(c->name, sizeof c->name, "%s", de->d_name);
+            break;
+        }
+    }
+    closedir(d);
+    if (!c->name[0]) {
+        snprintf(why, why_size, "no case %s* in %s", prefix, klt_root);
+        return 0;
+    }
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s/params.json", klt_root, c->name);
+    char *js = read_all(path, NULL);
+    c->params = js ? cJSON_Parse(js) : NULL;
+    free(js);
+    if (!c->params) {
+        snprintf(why, why_size, "cannot read %.400s", path);
+        return 0;
+    }
+    const cJSON *nf = cJSON_GetObjectItem(c->params, "nFeatures");
+    const cJSON *frames = cJSON_GetObjectItem(c->params, "frames");
+    if (!cJSON_IsNumber(nf) || !cJSON_IsArray(frames) || cJSON_GetArraySize(frames) < 1) {
+        snprintf(why, why_size, "%s: unexpected params.json", c->name);
+        return 0;
+    }
+    c->nfeat = nf->valueint;
+    c->replace = cJSON_IsTrue(cJSON_GetObjectItem(c->params, "replace_lost_features"));
+    int n = cJSON_GetArraySize(frames);
+    c->frames = calloc((size_t)n, sizeof(*c->frames));
+    if (!c->frames) {
+        snprintf(why, why_size, "out of memory");
+        return 0;
+    }
+    c->nframes = n;
+    for (int i = 0; i < n; i++) {
+        const cJSON *fn = cJSON_GetArrayItem(frames, i);
+        int w = 0, h = 0;
+        snprintf(path, sizeof path, "%s/%s/%s", klt_root, c->name,
+                 cJSON_IsString(fn) ? fn->valuestring : "?");
+        c->frames[i] = load_pgm(path, &w, &h);
+        if (!c->frames[i] || (i > 0 && (w != c->ncols || h != c->nrows))) {
+            snprintf(why, why_size, "%.100s: bad frame %.300s", c->name, path);
+            return 0;
+        }
+        c->ncols = w;
+        c->nrows = h;
+    }
+    return 1;
+}
+
+/* A context set up as params.json says (setup_ops are all field assignments
+ * or pyramid/border updates; the final field values are what counts, and
+ * tracking_context lists all of them). */
+static KLT_TrackingContext case_context(const golden_case *c, fovea_context *ctx,
+                                        fovea_backend backend)
+{
+    KLT_TrackingContext tc = KLTCreateTrackingContext();
+    if (!tc) {
+        fprintf(stderr, "bench_klt: out of memory\n");
+        exit(1);
+    }
+    const cJSON *tcj = cJSON_GetObjectItem(c->params, "tracking_context");
+    for (size_t i = 0; i < NFIELDS; i++) {
+        const cJSON *v = cJSON_GetObjectItem(tcj, fields[i].name);
+        if (cJSON_IsNumber(v))
+            set_field(tc, &fields[i], v->valuedouble);
+    }
+    tc->ctx = ctx;
+    tc->backend = backend;
+    return tc;
+}
+
+/* One run of KLT example3's call sequence; per-call times appended to s. */
+static void golden_run(const golden_case *c, fovea_context *ctx, fovea_backend backend,
+                       call_samples *s)
+{
+    KLT_TrackingContext tc = case_context(c, ctx, backend);
+    KLT_FeatureList fl = KLTCreateFeatureList(c->nfeat);
+    if (!fl) {
+        fprintf(stderr, "bench_klt: out of memory\n");
+        exit(1);
+    }
+    double t_start = bench_now_us();
+    double t0 = t_start;
+    KLTSelectGoodFeatures(tc, c->frames[0], c->ncols, c->nrows, fl);
+    double t1 = bench_now_us();
+    klt_check(tc, "select");
+    if (s)
+        s->sel[s->nsel++] = t1 - t0;
+    for (int i = 1; i < c->nframes; i++) {
+        t0 = bench_now_us();
+        KLTTrackFeatures(tc, c->frames[i - 1], c->frames[i], c->ncols, c->nrows, fl);
+        t1 = bench_now_us();
+        klt_check(tc, "track");
+        if (s)
+            s->trk[s->ntrk++] = t1 - t0;
+        if (c->replace) {
+            t0 = bench_now_us();
+            KLTReplaceLostFeatures(tc, c->frames[i], c->ncols, c->nrows, fl);
+            t1 = bench_now_us();
+            klt_check(tc, "replace");
+            if (s)
+                s->rep[s->nrep++] = t1 - t0;
+        }
+    }
+    /* the total includes the timer calls (negligible) but no context creation */
+    if (s)
+        s->total[s->ntotal++] = bench_now_us() - t_start;
+    KLTFreeFeatureList(fl);
+    KLTFreeTrackingContext(tc);
+}
+
+static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
+                         const char *klt_root, const char *prefix, const char *label,
+                         double anchor_ms, fovea_context *ctx_all, fovea_context *ctx_one)
+{
+    if (!bench_case_enabled(opts, label))
+        return;
+    if (!klt_root) {
+        fprintf(text, "note: %s skipped: golden data not found (set FOVEA_TESTDATA_EXTRACTED "
+                      "or --testdata DIR, the folder holding klt/)\n", label);
+        return;
+    }
+    golden_case c;
+    char why[512];
+    if (!case_load(&c, klt_root, prefix, why, sizeof why)) {
+        fprintf(text, "note: %s skipped: %s\n", label, why);
+        case_free(&c);
+        return;
+    }
+    const double img_bytes = (double)c.ncols * c.nrows;
+    const int calls = 1 + (c.nframes - 1) * (c.replace ? 2 : 1);
+
+    for (int b = 0; b < N_BACKENDS; b++) {
+        const bench_backend *be = &bench_backends[b];
+        for (int pass = 0; pass < 2; pass++) {
+            fovea_context *ctx = pass == 0 ? ctx_one : ctx_all;
+            if (pass == 0 && !be->cpu_threads)
+                continue;
+            int threads = ctx ? fovea_context_threads(ctx) : 1;
+            if (pass == 1 && threads == 1 && be->cpu_threads)
+                continue; /* one CPU: the 1-thread row says it all */
+
+            /* warm up, then choose runs so that a row takes ~3 s at most
+             * (at least 3 runs, at most --runs) */
+            double w0 = bench_now_us();
+            int warm = opts->warmup > 0 ? opts->warmup : 0;
+            for (int r = 0; r < warm; r++)
+                golden_run(&c, ctx, be->backend, NULL);
+            double one = warm ? (bench_now_us() - w0) / warm : 0.0;
+            int runs = runs_for_budget(one, opts->quick ? 1.5e6 : 3e6, opts->runs < 3 ? opts->runs : 3,
+                                       opts->runs);
+            if (runs < 1)
+                runs = 1;
+
+            call_samples s;
+            samples_alloc(&s, runs, calls);
+            for (int r = 0; r < runs; r++)
+                golden_run(&c, ctx, be->backend, &s);
+            bench_stats st;
+            bench_stats_compute(s.total, s.ntotal, &st);
+
+            char name[96], note[160];
+            snprintf(name, sizeof name, "%s %dx%d %df, %d thread%s", label, c.ncols, c.nrows,
+                     c.nfeat, threads, threads == 1 ? "" : "s");
+            double sel = median_ms(s.sel, s.nsel), trk = median_ms(s.trk, s.ntrk),
+                   rep = median_ms(s.rep, s.nrep);
+            snprintf(note, sizeof note,
+                     "per call ms: select %.2f track %.2f replace %.2f; %d calls; KLT 1.3.4 "
+                     "1 core %.0f ms (%.1fx); bytes ~frames x image",
+                     sel, trk, rep, calls, anchor_ms, anchor_ms / (st.median_us / 1000.0));
+            bench_table_add(table, name, be->name, &st, img_bytes * c.nframes, c.nframes,
+                            note);
+            fprintf(text, "%s [%s]: median %.2f ms (%d runs); %s\n", name, be->name,
+                    st.median_us / 1000.0, runs, note);
+            samples_free(&s);
+        }
+    }
+    case_free(&c);
+}
+
+/* ---------------------------------------------------------------- 1080p scene sequence */
+
+typedef struct render_job {
+    const fovea_scene *scene;
+    unsigned char *out;
+    int width, height;
+    double fx, cx, cy;
+    double rot[9];  /* camera -> world, row major */
+} render_job;
+
+static void render_rows(void *arg, int begin, int end, int thread)
+{
+    const render_job *j = arg;
+    (void)thread;
+    for (int y = begin; y < end; y++) {
+        unsigned char *row = j->out + (size_t)y * (size_t)j->width;
+        double cy = (y - j->cy) / j->fx;
+        for (int x = 0; x < j->width; x++) {
+            double cx = (x - j->cx) / j->fx;
+            const double *R = j->rot;
+            double dx = R[0] * cx + R[1] * cy + R[2];
+            double dy = R[3] * cx + R[4] * cy + R[5];
+            double dz = R[6] * cx + R[7] * cy + R[8];
+            float rgb[3];
+            fovea_scene_color(j->scene, dx, dy, dz, rgb);
+            double l = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];
+            row[x] = (unsigned char)(l < 0 ? 0 : l > 255 ? 255 : (int)(l + 0.5));
+        }
+    }
+}
+
+/* Camera -> world rotation for yaw (about y, positive to the right) then pitch
+ * (about x, positive looks down: y points down). */
+static void yaw_pitch(double yaw, double pitch, double R[9])
+{
+    double cyw = cos(yaw), syw = sin(yaw), cp = cos(pitch), sp = sin(pitch);
+    /* Ry(yaw) * Rx(pitch); the optical axis (0, 0, 1) goes to (.., sin pitch, ..) */
+    double Ry[9] = {cyw, 0, syw, 0, 1, 0, -syw, 0, cyw};
+    double Rx[9] = {1, 0, 0, 0, cp, sp, 0, -sp, cp};
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++)
+            R[r * 3 + k] = Ry[r * 3 + 0] * Rx[0 * 3 + k] + Ry[r * 3 + 1] * Rx[1 * 3 + k] +
+                           Ry[r * 3 + 2] * Rx[2 * 3 + k];
+}
+
+/* Render n gray frames of a camera panning right by 0.2 degree per frame with
+ * a little pitch jitter (deterministic). */
+static unsigned char **render_sequence(fovea_context *ctx, int w, int h, int n, double fx)
+{
+    fovea_scene_params sp;
+    fovea_scene_default_params(&sp, 7, 1.0 / fx);
+    fovea_scene *scene = xmalloc(sizeof *scene);
+    BENCH_FOVEA(NULL, fovea_scene_init(scene, &sp));
+    unsigned char **frames = xmalloc((size_t)n * sizeof(*frames));
+    render_job j;
+    j.scene = scene;
+    j.width = w;
+    j.height = h;
+    j.fx = fx;
+    j.cx = 0.5 * (w - 1);
+    j.cy = 0.5 * (h - 1);
+    const double deg = 3.14159265358979323846 / 180.0;
+    for (int i = 0; i < n; i++) {
+        frames[i] = xmalloc((size_t)w * (size_t)h);
+        j.out = frames[i];
+        double yaw = (-30.0 + 0.2 * i) * deg;
+        /* looking 4 degrees down (horizon above the centre) + jitter */
+        double pitch = (4.0 + 0.15 * sin(0.9 * i) + 0.05 * sin(2.3 * i + 1.0)) * deg;
+        yaw_pitch(yaw, pitch, j.rot);
+        fovea_parallel_for(ctx, h, 8, render_rows, &j);
+    }
+    free(scene);
+    return frames;
+}
+
+typedef struct seq_case {
+    unsigned char **frames;
+    int nframes, w, h, nfeat;
+} seq_case;
+
+static void seq_run(const seq_case *q, fovea_context *ctx, fovea_backend backend,
+                    call_samples *s, int *remaining)
+{
+    KLT_TrackingContext tc = KLTCreateTrackingContext();
+    KLT_FeatureList fl = KLTCreateFeatureList(q->nfeat);
+    if (!tc || !fl) {
+        fprintf(stderr, "bench_klt: out of memory\n");
+        exit(1);
+    }
+    tc->sequentialMode = TRUE;
+    tc->ctx = ctx;
+    tc->backend = backend;
+    double t_start = bench_now_us();
+    double t0 = t_start;
+    KLTSelectGoodFeatures(tc, q->frames[0], q->w, q->h, fl);
+    double t1 = bench_now_us();
+    klt_check(tc, "select");
+    s->sel[s->nsel++] = t1 - t0;
+    for (int i = 1; i < q->nframes; i++) {
+        t0 = bench_now_us();
+        KLTTrackFeatures(tc, q->frames[i - 1], q->frames[i], q->w, q->h, fl);
+        t1 = bench_now_us();
+        klt_check(tc, "track");
+        s->trk[s->ntrk++] = t1 - t0;
+        if (remaining && i == q->nframes - 1)
+            *remaining = KLTCountRemainingFeatures(fl);
+        t0 = bench_now_us();
+        KLTReplaceLostFeatures(tc, q->frames[i], q->w, q->h, fl);
+        t1 = bench_now_us();
+        klt_check(tc, "replace");
+        s->rep[s->nrep++] = t1 - t0;
+    }
+    s->total[s->ntotal++] = bench_now_us() - t_start;
+    KLTFreeFeatureList(fl);
+    KLTFreeTrackingContext(tc);
+}
+
+static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *text,
+                           fovea_context *ctx_all)
+{
+    const char *label = "1080p scene";
+    if (!bench_case_enabled(opts, label))
+        return;
+    seq_case q;
+    q.w = 1920;
+    q.h = 1080;
+    q.nfeat = 2000;
+    q.nframes = opts->quick ? 20 : 300;
+    double t0 = bench_now_us();
+    q.frames = render_sequence(ctx_all, q.w, q.h, q.nframes, 1400.0);
+    fprintf(text, "rendered %d frames %dx%d in %.1f s\n", q.nframes, q.w, q.h,
+            (bench_now_us() - t0) / 1e6);
+    const double img_bytes = (double)q.w * q.h;
+
+    for (int b = 0; b < N_BACKENDS; b++) {
+        const bench_backend *be = &bench_backends[b];
+        /* each run is the whole sequence; no warm-up (the first frames are in
+         * it). --quick: 2 runs; otherwise up to 3 (fewer when --runs says so) */
+        int runs = opts->quick ? 2 : (opts->runs < 3 ? opts->runs : 3);
+        if (runs < 1)
+            runs = 1;
+        call_samples s;
+        samples_alloc(&s, runs, q.nframes);
+        int remaining = 0;
+        for (int r = 0; r < runs; r++)
+            seq_run(&q, ctx_all, be->backend, &s, &remaining);
+        bench_stats st;
+        bench_stats_compute(s.total, s.ntotal, &st);
+        int threads = fovea_context_threads(ctx_all);
+        char name[96], note[160];
+        snprintf(name, sizeof name, "%s %dx%d %df seq %d frames, %d thread%s", label, q.w,
+                 q.h, q.nfeat, q.nframes, threads, threads == 1 ? "" : "s");
+        double sel = median_ms(s.sel, s.nsel), trk = median_ms(s.trk, s.ntrk),
+               rep = median_ms(s.rep, s.nrep);
+        double ms_frame = st.median_us / 1000.0 / q.nframes;
+        snprintf(note, sizeof note,
+                 "%.2f ms/frame; per call ms: select %.1f track %.2f replace %.2f; %d tracked "
+                 "at end; bytes ~frames x image",
+                 ms_frame, sel, trk, rep, remaining);
+        bench_table_add(table, name, be->name, &st, img_bytes * q.nframes, q.nframes, note);
+        fprintf(text, "%s [%s]: %.1f frames/s, %.2f ms/frame (%d runs); %s\n", name, be->name,
+                1000.0 / ms_frame, ms_frame, runs, note);
+        samples_free(&s);
+    }
+    for (int i = 0; i < q.nframes; i++)
+        free(q.frames[i]);
+    free(q.frames);
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+    bench_opts opts;
+    bench_parse_args_ex(argc, argv, &opts,
+                        "  --testdata DIR  extracted golden data (the folder holding klt/);\n"
+                        "                  default: env FOVEA_TESTDATA_EXTRACTED\n");
+    const char *testdata = getenv("FOVEA_TESTDATA_EXTRACTED");
+    for (int i = 0; i < opts.n_extra; i++) {
+        if (strcmp(opts.extra[i], "--testdata") == 0 && i + 1 < opts.n_extra) {
+            testdata = opts.extra[++i];
+        } else {
+            fprintf(stderr, "bench_klt: unknown argument '%s' (see --help)\n", opts.extra[i]);
+            return 2;
+        }
+    }
+    FILE *text = bench_text_stream(&opts);
+
+    static char klt_root[4096];
+    const char *root = NULL;
+    if (testdata && *testdata) {
+        snprintf(klt_root, sizeof klt_root, "%s/klt", testdata);
+        DIR *d = opendir(klt_root);
+        if (d) {
+            closedir(d);
+            root = klt_root;
+        } else {
+            fprintf(text, "note: %s not found\n", klt_root);
+        }
+    }
+
+    bench_table table;
+    bench_table_init(&table, "klt", "frames", &opts);
+
+    fovea_settings cs;
+    fovea_context *ctx_all = NULL, *ctx_one = NULL;
+    fovea_default_settings(&cs);
+    cs.backend = FOVEA_BACKEND_CPU;
+    cs.threads = 0; /* every core */
+    BENCH_FOVEA(NULL, fovea_open(&ctx_all, &cs));
+    cs.threads = 1;
+    BENCH_FOVEA(NULL, fovea_open(&ctx_one, &cs));
+
+    bench_golden(&table, &opts, text, root, "a_", "example3 (a)", 98.0, ctx_all, ctx_one);
+    bench_golden(&table, &opts, text, root, "L_", "case L", 1471.0, ctx_all, ctx_one);
+    bench_sequence(&table, &opts, text, ctx_all);
+
+    fovea_close(&ctx_all);
+    fovea_close(&ctx_one);
+    return bench_table_finish(&table, 0.0);
+}
