@@ -18,6 +18,7 @@
 #include "core/core.h" /* fovea_parallel_for, fovea_cpu_count */
 #include "fovea/io.h"
 #include "fovea/klt.h"
+#include "klt/klt_fields.h"
 #include "synth/scene.h"
 
 /* ---------------------------------------------------------------- backends */
@@ -132,38 +133,6 @@ static void samples_free(call_samples *s)
 }
 
 /* ---------------------------------------------------------------- golden cases */
-
-typedef struct field {
-    const char *name;
-    size_t off;
-    int is_float;
-} field;
-
-#define FI(n) {#n, offsetof(KLT_TrackingContextRec, n), 0}
-#define FF(n) {#n, offsetof(KLT_TrackingContextRec, n), 1}
-static const field fields[] = {
-    FI(mindist), FI(window_width), FI(window_height), FI(sequentialMode),
-    FI(smoothBeforeSelecting), FI(writeInternalImages), FI(lighting_insensitive),
-    FI(min_eigenvalue), FF(min_determinant), FF(min_displacement), FI(max_iterations),
-    FF(max_residue), FF(grad_sigma), FF(smooth_sigma_fact), FF(pyramid_sigma_fact),
-    FF(step_factor), FI(nSkippedPixels), FI(borderx), FI(bordery), FI(nPyramidLevels),
-    FI(subsampling), FI(affine_window_width), FI(affine_window_height),
-    FI(affineConsistencyCheck), FI(affine_max_iterations), FF(affine_max_residue),
-    FF(affine_min_displacement), FF(affine_max_displacement_differ),
-};
-#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
-
-static void set_field(KLT_TrackingContext tc, const field *f, double v)
-{
-    char *p = (char *)tc + f->off;
-    if (f->is_float) {
-        float x = (float)v;
-        memcpy(p, &x, sizeof x);
-    } else {
-        int x = (int)v;
-        memcpy(p, &x, sizeof x);
-    }
-}
 
 typedef struct golden_case {
     char name[256];
@@ -284,10 +253,10 @@ static KLT_TrackingContext case_context(const golden_case *c, fovea_context *ctx
         exit(1);
     }
     const cJSON *tcj = cJSON_GetObjectItem(c->params, "tracking_context");
-    for (size_t i = 0; i < NFIELDS; i++) {
-        const cJSON *v = cJSON_GetObjectItem(tcj, fields[i].name);
+    for (size_t i = 0; i < KLT_NFIELDS; i++) {
+        const cJSON *v = cJSON_GetObjectItem(tcj, klt_fields[i].name);
         if (cJSON_IsNumber(v))
-            set_field(tc, &fields[i], v->valuedouble);
+            klt_set_field(tc, &klt_fields[i], v->valuedouble);
     }
     tc->ctx = ctx;
     tc->backend = backend;

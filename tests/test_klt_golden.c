@@ -12,6 +12,7 @@
 
 #include "fovea/io.h"
 #include "fovea/klt.h"
+#include "klt/klt_fields.h"
 #include "testutil.h"
 
 /* Cases known not to match yet, with the reason (none at the moment). A case
@@ -52,59 +53,6 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-typedef struct field {
-    const char *name;
-    size_t off;
-    int is_float;
-} field;
-
-#define FI(n) {#n, offsetof(KLT_TrackingContextRec, n), 0}
-#define FF(n) {#n, offsetof(KLT_TrackingContextRec, n), 1}
-static const field fields[] = {
-    FI(mindist), FI(window_width), FI(window_height), FI(sequentialMode),
-    FI(smoothBeforeSelecting), FI(writeInternalImages), FI(lighting_insensitive),
-    FI(min_eigenvalue), FF(min_determinant), FF(min_displacement), FI(max_iterations),
-    FF(max_residue), FF(grad_sigma), FF(smooth_sigma_fact), FF(pyramid_sigma_fact),
-    FF(step_factor), FI(nSkippedPixels), FI(borderx), FI(bordery), FI(nPyramidLevels),
-    FI(subsampling), FI(affine_window_width), FI(affine_window_height),
-    FI(affineConsistencyCheck), FI(affine_max_iterations), FF(affine_max_residue),
-    FF(affine_min_displacement), FF(affine_max_displacement_differ),
-};
-#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
-
-static const field *find_field(const char *name)
-{
-    for (size_t i = 0; i < NFIELDS; i++)
-        if (strcmp(fields[i].name, name) == 0)
-            return &fields[i];
-    return NULL;
-}
-
-static void set_field(KLT_TrackingContext tc, const field *f, double v)
-{
-    char *p = (char *)tc + f->off;
-    if (f->is_float) {
-        float x = (float)v;
-        memcpy(p, &x, sizeof x);
-    } else {
-        int x = (int)v;
-        memcpy(p, &x, sizeof x);
-    }
-}
-
-static double get_field(KLT_TrackingContext tc, const field *f)
-{
-    const char *p = (const char *)tc + f->off;
-    if (f->is_float) {
-        float x;
-        memcpy(&x, p, sizeof x);
-        return x;
-    }
-    int x;
-    memcpy(&x, p, sizeof x);
-    return x;
-}
-
 /* "tc->field = value;", "KLTChangeTCPyramid(tc, N);", "KLTUpdateTCBorder(tc);" */
 static int apply_setup_op(KLT_TrackingContext tc, const char *op)
 {
@@ -112,10 +60,10 @@ static int apply_setup_op(KLT_TrackingContext tc, const char *op)
     double v;
     int n;
     if (sscanf(op, "tc->%63[A-Za-z_] = %lf", name, &v) == 2) {
-        const field *f = find_field(name);
+        const klt_field *f = klt_find_field(name);
         if (!f)
             return 0;
-        set_field(tc, f, v);
+        klt_set_field(tc, f, v);
         return 1;
     }
     if (sscanf(op, "KLTChangeTCPyramid(tc, %d)", &n) == 1) {
@@ -303,20 +251,20 @@ static int run_start(run *r, golden_case *c, fovea_context *ctx)
     /* the setup ops must give the context the library held; then set every
      * field from params.json anyway */
     cJSON *tcj = cJSON_GetObjectItem(c->params, "tracking_context");
-    for (size_t i = 0; i < NFIELDS; i++) {
-        cJSON *v = cJSON_GetObjectItem(tcj, fields[i].name);
+    for (size_t i = 0; i < KLT_NFIELDS; i++) {
+        cJSON *v = cJSON_GetObjectItem(tcj, klt_fields[i].name);
         if (!cJSON_IsNumber(v)) {
-            fprintf(stderr, "%s: params.json lacks %s\n", c->name, fields[i].name);
+            fprintf(stderr, "%s: params.json lacks %s\n", c->name, klt_fields[i].name);
             test_failures++;
             continue;
         }
-        double want = fields[i].is_float ? (double)(float)v->valuedouble : v->valuedouble;
-        if (get_field(r->tc, &fields[i]) != want) {
+        double want = klt_fields[i].is_float ? (double)(float)v->valuedouble : v->valuedouble;
+        if (klt_get_field(r->tc, &klt_fields[i]) != want) {
             fprintf(stderr, "%s: after setup %s = %.9g, library held %.9g\n", c->name,
-                    fields[i].name, get_field(r->tc, &fields[i]), want);
+                    klt_fields[i].name, klt_get_field(r->tc, &klt_fields[i]), want);
             test_failures++;
         }
-        set_field(r->tc, &fields[i], v->valuedouble);
+        klt_set_field(r->tc, &klt_fields[i], v->valuedouble);
     }
     r->fl = KLTCreateFeatureList(c->nfeat);
     return r->fl != NULL;
