@@ -4,6 +4,9 @@
 # Steps: cJSON, configure, build, ctest (GPU tests must really run), compute-sanitizer
 # memcheck over the GPU tests, benchmarks; then a summary table. Logs go to
 # build-gpu/gpu-check-logs, and the transcript + benchmark JSON to $OUT when set.
+# Golden-data tests need ../shared/testdata; on the GPU machine carry a copy instead:
+#   mkdir -p .carry/testdata && cp ../shared/testdata/*.tar.xz .carry/testdata/
+#   (then carry [".deps", ".carry"])
 #
 #   usage: scripts/gpu-check.sh [--quick] [--no-bench] [--tests-only REGEX] [--build-dir DIR]
 #     --quick             benchmarks with --quick
@@ -13,7 +16,7 @@
 set -uo pipefail
 export LC_ALL=C
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 
 QUICK=0
 BENCH=1
@@ -133,6 +136,13 @@ if command -v nvidia-smi >/dev/null 2>&1; then
 fi
 [ -n "$ARCHS" ] || { ARCHS=90; echo "gpu-check: compute capability unknown, using 90"; }
 
+# Golden data: ../shared/testdata where the checkout has it, else a copy carried in
+# .carry/testdata (git-ignored; carry it to the GPU machine with the run).
+TESTDATA_ARGS=()
+if [ ! -d "$ROOT/../shared/testdata" ] && [ -d "$ROOT/.carry/testdata" ]; then
+    TESTDATA_ARGS=("-DFOVEA_TESTDATA_DIR=$ROOT/.carry/testdata")
+fi
+
 CONFIGURED=0
 BUILT=0
 if [ $FAILED -eq 0 ]; then
@@ -144,7 +154,7 @@ if [ $FAILED -eq 0 ]; then
     fi
     if logged configure cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \
         -DFOVEA_CUDA=ON "-DFOVEA_CUDA_ARCHS=$ARCHS" -DFOVEA_BUILD_TESTS=ON \
-        -DFOVEA_BUILD_BENCH=ON; then
+        -DFOVEA_BUILD_BENCH=ON "${TESTDATA_ARGS[@]}"; then
         record "configure" "ok" "$t0"
         CONFIGURED=1
     else
