@@ -48,8 +48,9 @@ __device__ __forceinline__ bool lookup(const stitch_kernel_cam &c, int i, int j,
     bool seen = u >= 0.0f && u <= (float)(c.width - 1) && v >= 0.0f && v <= (float)(c.height - 1);
     q = 0.0f;
     if (c.clip_rx > 0.0f) {
-        const float ex = (u - c.clip_cx) * (1.0f / c.clip_rx);
-        const float ey = (v - c.clip_cy) * (1.0f / c.clip_ry);
+        // clip_irx = 1.0f / clip_rx computed on the host: the same float
+        const float ex = (u - c.clip_cx) * c.clip_irx;
+        const float ey = (v - c.clip_cy) * c.clip_iry;
         q = ex * ex + ey * ey;
         seen = seen && q < 1.0f;
     }
@@ -88,7 +89,7 @@ __device__ __forceinline__ void lookup4(const stitch_kernel_cam &c, int i0, int 
     const float umax = (float)(c.width - 1), vmax = (float)(c.height - 1);
     const float fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * inv;
     const bool clip = c.clip_rx > 0.0f;
-    const float irx = 1.0f / c.clip_rx, iry = 1.0f / c.clip_ry;
+    const float irx = c.clip_irx, iry = c.clip_iry;
 #pragma unroll
     for (int k = 0; k < 4; k++) {
         // (i0 + k) & (step - 1) = (i0 & (step - 1)) + k: the four share a cell
@@ -106,6 +107,72 @@ __device__ __forceinline__ void lookup4(const stitch_kernel_cam &c, int i0, int 
             sk = sk & (q[k] < 1.0f);
         }
         seen[k] = sk;
+    }
+}
+
+// Lookups of pixels i0..i0+3 of rows j0 and j0 + 1 (j0 even) for one camera, as
+// two lookup4() calls; with step >= 2 both rows lie in one grid cell, so the four
+// nodes are loaded once and the column weights ax, fx are shared. Rows at or past
+// pano_h are not seen.
+__device__ __forceinline__ void lookup4x2(const stitch_kernel_cam &c, int i0, int j0, int pano_w,
+                                          int pano_h, float (&u)[2][4], float (&v)[2][4],
+                                          bool (&seen)[2][4], float (&q)[2][4])
+{
+    if (c.step_shift < 2) {
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++) {
+            if (j0 + dy < pano_h) {
+                lookup4(c, i0, j0 + dy, pano_w, u[dy], v[dy], seen[dy], q[dy]);
+            } else {
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    u[dy][k] = v[dy][k] = q[dy][k] = 0.0f;
+                    seen[dy][k] = false;
+                }
+            }
+        }
+        return;
+    }
+    const int step = 1 << c.step_shift;
+    const int gx = i0 >> c.step_shift, gy = j0 >> c.step_shift;
+    const float inv = __int_as_float((127 - c.step_shift) << 23);
+    const float2 *g = reinterpret_cast<const float2 *>(c.uv);
+    const float2 n00 = __ldg(&g[(size_t)gy * c.grid_w + gx]);
+    const float2 n10 = __ldg(&g[(size_t)gy * c.grid_w + gx + 1]);
+    const float2 n01 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx]);
+    const float2 n11 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx + 1]);
+    const float umax = (float)(c.width - 1), vmax = (float)(c.height - 1);
+    const float fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * inv;
+    const bool clip = c.clip_rx > 0.0f;
+    float fx[4], ax[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        fx[k] = fx0 + (float)k * inv;
+        ax[k] = 1.0f - fx[k];
+    }
+#pragma unroll
+    for (int dy = 0; dy < 2; dy++) {
+        // (j0 + dy) & (step - 1) = (j0 & (step - 1)) + dy: j0 is even and step >= 4
+        const float fy = byte_to_float((unsigned int)((j0 + dy) & (step - 1))) * inv;
+        const float ay = 1.0f - fy;
+        const float lu = ay * n00.x + fy * n01.x, ru = ay * n10.x + fy * n11.x;
+        const float lv = ay * n00.y + fy * n01.y, rv = ay * n10.y + fy * n11.y;
+        const bool row = j0 + dy < pano_h;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            u[dy][k] = ax[k] * lu + fx[k] * ru;
+            v[dy][k] = ax[k] * lv + fx[k] * rv;
+            bool sk = row & (u[dy][k] >= 0.0f) & (u[dy][k] <= umax) & (v[dy][k] >= 0.0f) &
+                      (v[dy][k] <= vmax);
+            q[dy][k] = 0.0f;
+            if (clip) {
+                const float ex = (u[dy][k] - c.clip_cx) * c.clip_irx;
+                const float ey = (v[dy][k] - c.clip_cy) * c.clip_iry;
+                q[dy][k] = ex * ex + ey * ey;
+                sk = sk & (q[dy][k] < 1.0f);
+            }
+            seen[dy][k] = sk;
+        }
     }
 }
 
@@ -444,8 +511,22 @@ __device__ __forceinline__ unsigned int blend_rgb(const stitch_kernel_args &a, c
     return round_u8(acc0) | (round_u8(acc1) << 8) | (round_u8(acc2) << 16) | (255u << 24);
 }
 
+// Store px[0..3] at pixels i0..i0+3 of an RGBA row (one 16-byte store inside the panorama).
+__device__ __forceinline__ void store_rgba4(uint8_t *orow, int i0, int pano_w,
+                                            const unsigned int (&px)[4])
+{
+    if (i0 + 3 < pano_w) {
+        *reinterpret_cast<uint4 *>(orow + 4 * (size_t)i0) = make_uint4(px[0], px[1], px[2], px[3]);
+    } else {
+        for (int k = 0; k < 4 && i0 + k < pano_w; k++)
+            reinterpret_cast<uint32_t *>(orow)[i0 + k] = px[k];
+    }
+}
+
+// RGB: each thread produces 4 horizontally adjacent pixels in each of two rows
+// (a thread block covers one 128x16 mask tile).
 template <int MAXC, bool STATS, bool TEX>
-__global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 6 : 1) stitch_rgb_kernel(const stitch_kernel_args a)
+__global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_rgb_kernel(const stitch_kernel_args a)
 {
     extern __shared__ unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
@@ -456,7 +537,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 6 : 1) stitch_rgb
         __syncthreads();
     }
     const int i0 = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
-    const int j = blockIdx.y * blockDim.y + threadIdx.y;
+    const int j0 = (blockIdx.y * blockDim.y + threadIdx.y) * 2;
     const uint32_t mask = __ldg(&a.tile_masks[blockIdx.y * a.tiles_x + blockIdx.x]);
     const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
     // One camera seen anywhere in the tile (analytic weights): its weight is
@@ -464,112 +545,122 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 6 : 1) stitch_rgb
     // result is its corrected sample, bit for bit what the general path gives.
     // (single-camera tiles have no overlap statistics to add, so analysis frames use it too)
     const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
-    if (single && j < a.pano_h && i0 < a.pano_w) {
+    if (single && j0 < a.pano_h && i0 < a.pano_w) {
         const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
-        float u[4], v[4], q4[4];
-        bool seen[4];
-        lookup4(cam, i0, j, a.pano_w, u, v, seen, q4);
-        unsigned int px[4];
+        float u[2][4], v[2][4], q4[2][4];
+        bool seen[2][4];
+        lookup4x2(cam, i0, j0, a.pano_w, a.pano_h, u, v, seen, q4);
+        unsigned int px[2][4];
         if (TEX) {
-            // branch-free: the texture clamps any position, so all four fetches and
-            // table reads go out together and unseen pixels are masked afterwards
-            int q[4][3];
+            // branch-free: the texture clamps any position, so all eight fetches
+            // and then all table reads go out together; unseen pixels are masked
+            int q[2][4][3];
 #pragma unroll
-            for (int k = 0; k < 4; k++)
-                sample_rgb<TEX>(a, cam, seen[k] ? u[k] : 0.0f, seen[k] ? v[k] : 0.0f, q[k]);
+            for (int dy = 0; dy < 2; dy++)
 #pragma unroll
-            for (int k = 0; k < 4; k++) {
-                const unsigned int r = __ldg(&cam.lut8[q[k][0]]);
-                const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + q[k][1]]);
-                const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + q[k][2]]);
-                px[k] = seen[k] ? (r | (g << 8) | (b << 16) | (255u << 24)) : 0u;
-            }
+                for (int k = 0; k < 4; k++)
+                    sample_rgb<TEX>(a, cam, seen[dy][k] ? u[dy][k] : 0.0f,
+                                    seen[dy][k] ? v[dy][k] : 0.0f, q[dy][k]);
+#pragma unroll
+            for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const unsigned int r = __ldg(&cam.lut8[q[dy][k][0]]);
+                    const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + q[dy][k][1]]);
+                    const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + q[dy][k][2]]);
+                    px[dy][k] = seen[dy][k] ? (r | (g << 8) | (b << 16) | (255u << 24)) : 0u;
+                }
         } else {
+#pragma unroll
+            for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    px[dy][k] = 0;
+                    if (!seen[dy][k] || i0 + k >= a.pano_w)
+                        continue;
+                    int q[3];
+                    sample_rgb<TEX>(a, cam, u[dy][k], v[dy][k], q);
+                    // weight 1: the output is the rounded table entry (lut8 = round_u8(lut))
+                    const unsigned int r = __ldg(&cam.lut8[q[0]]);
+                    const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + q[1]]);
+                    const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + q[2]]);
+                    px[dy][k] = r | (g << 8) | (b << 16) | (255u << 24);
+                }
+        }
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++)
+            if (j0 + dy < a.pano_h)
+                store_rgba4(a.out0 + (size_t)(j0 + dy) * a.out_stride0, i0, a.pano_w, px[dy]);
+    } else if (MAXC <= 4 && j0 < a.pano_h && i0 < a.pano_w) {
+        // Several cameras, row by row: every camera's lookups for the four pixels
+        // first (grid nodes shared), then each pixel's weights and blend.
+#pragma unroll 1
+        for (int dy = 0; dy < 2; dy++) {
+            const int j = j0 + dy;
+            if (j >= a.pano_h)
+                break;
+            float u[MAXC][4], v[MAXC][4], e[MAXC][4];
+            bool sn[MAXC][4];
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                if (c < a.n && (seen_mask >> c & 1u)) {
+                    float q[4];
+                    lookup4(a.cam[c], i0, j, a.pano_w, u[c], v[c], sn[c], q);
+#pragma unroll
+                    for (int k = 0; k < 4; k++)
+                        e[c][k] = sn[c][k] ? edge_distance(a.cam[c], u[c][k], v[c][k], q[k]) : 0.0f;
+                } else {
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        sn[c][k] = false;
+                        e[c][k] = u[c][k] = v[c][k] = 0.0f;
+                    }
+                }
+            }
+            unsigned int px[4];
 #pragma unroll
             for (int k = 0; k < 4; k++) {
                 px[k] = 0;
-                if (!seen[k] || i0 + k >= a.pano_w)
-                    continue;
-                int q[3];
-                sample_rgb<TEX>(a, cam, u[k], v[k], q);
-                // weight 1: the output is the rounded table entry (lut8 = round_u8(lut))
-                const unsigned int r = __ldg(&cam.lut8[q[0]]);
-                const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + q[1]]);
-                const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + q[2]]);
-                px[k] = r | (g << 8) | (b << 16) | (255u << 24);
-            }
-        }
-        uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
-        if (i0 + 3 < a.pano_w) {
-            *reinterpret_cast<uint4 *>(orow + 4 * (size_t)i0) = make_uint4(px[0], px[1], px[2], px[3]);
-        } else {
-            for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
-                reinterpret_cast<uint32_t *>(orow)[i0 + k] = px[k];
-        }
-    } else if (MAXC <= 4 && j < a.pano_h && i0 < a.pano_w) {
-        // Several cameras: every camera's lookups for the four pixels first (grid
-        // nodes shared), then each pixel's weights and blend.
-        float u[MAXC][4], v[MAXC][4], e[MAXC][4];
-        bool sn[MAXC][4];
+                bool sk[MAXC];
+                float ek[MAXC], w[MAXC];
 #pragma unroll
-        for (int c = 0; c < MAXC; c++) {
-            if (c < a.n && (seen_mask >> c & 1u)) {
-                float q[4];
-                lookup4(a.cam[c], i0, j, a.pano_w, u[c], v[c], sn[c], q);
-#pragma unroll
-                for (int k = 0; k < 4; k++)
-                    e[c][k] = sn[c][k] ? edge_distance(a.cam[c], u[c][k], v[c][k], q[k]) : 0.0f;
-            } else {
-#pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    sn[c][k] = false;
-                    e[c][k] = u[c][k] = v[c][k] = 0.0f;
+                for (int c = 0; c < MAXC; c++) {
+                    sk[c] = sn[c][k];
+                    ek[c] = e[c][k];
                 }
-            }
-        }
-        unsigned int px[4];
+                if (i0 + k >= a.pano_w || wmask == 0 ||
+                    weights_from<MAXC>(a, sk, ek, (size_t)j * a.pano_w + i0 + k, w) == 0)
+                    continue;
+                float uk[MAXC], vk[MAXC];
 #pragma unroll
-        for (int k = 0; k < 4; k++) {
-            px[k] = 0;
-            bool sk[MAXC];
-            float ek[MAXC], w[MAXC];
-#pragma unroll
-            for (int c = 0; c < MAXC; c++) {
-                sk[c] = sn[c][k];
-                ek[c] = e[c][k];
+                for (int c = 0; c < MAXC; c++) {
+                    uk[c] = u[c][k];
+                    vk[c] = v[c][k];
+                }
+                px[k] = blend_rgb<MAXC, STATS, TEX>(a, w, uk, vk, sh_stats);
             }
-            if (i0 + k >= a.pano_w || wmask == 0 ||
-                weights_from<MAXC>(a, sk, ek, (size_t)j * a.pano_w + i0 + k, w) == 0)
-                continue;
-            float uk[MAXC], vk[MAXC];
-#pragma unroll
-            for (int c = 0; c < MAXC; c++) {
-                uk[c] = u[c][k];
-                vk[c] = v[c][k];
-            }
-            px[k] = blend_rgb<MAXC, STATS, TEX>(a, w, uk, vk, sh_stats);
+            store_rgba4(a.out0 + (size_t)j * a.out_stride0, i0, a.pano_w, px);
         }
-        uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
-        if (i0 + 3 < a.pano_w) {
-            *reinterpret_cast<uint4 *>(orow + 4 * (size_t)i0) = make_uint4(px[0], px[1], px[2], px[3]);
-        } else {
-            for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
-                reinterpret_cast<uint32_t *>(orow)[i0 + k] = px[k];
-        }
-    } else if (j < a.pano_h && i0 < a.pano_w) {
-        uint32_t *orow = reinterpret_cast<uint32_t *>(a.out0 + (size_t)j * a.out_stride0);
+    } else if (j0 < a.pano_h && i0 < a.pano_w) {
 #pragma unroll 1
-        for (int k = 0; k < 4; k++) {
-            const int i = i0 + k;
-            if (i >= a.pano_w)
+        for (int dy = 0; dy < 2; dy++) {
+            const int j = j0 + dy;
+            if (j >= a.pano_h)
                 break;
-            orow[i] = 0;
-            if (wmask == 0)
-                continue;
-            float w[MAXC], u[MAXC], v[MAXC];
-            if (pixel_weights<MAXC>(a, seen_mask, i, j, w, u, v) == 0)
-                continue;
-            orow[i] = blend_rgb<MAXC, STATS, TEX>(a, w, u, v, sh_stats);
+            uint32_t *orow = reinterpret_cast<uint32_t *>(a.out0 + (size_t)j * a.out_stride0);
+#pragma unroll 1
+            for (int k = 0; k < 4; k++) {
+                const int i = i0 + k;
+                if (i >= a.pano_w)
+                    break;
+                orow[i] = 0;
+                if (wmask == 0)
+                    continue;
+                float w[MAXC], u[MAXC], v[MAXC];
+                if (pixel_weights<MAXC>(a, seen_mask, i, j, w, u, v) == 0)
+                    continue;
+                orow[i] = blend_rgb<MAXC, STATS, TEX>(a, w, u, v, sh_stats);
+            }
         }
     }
     if (STATS)
@@ -583,9 +674,47 @@ __device__ __forceinline__ float luma_to_chroma(float x, int chroma_size)
     return c < 0.0f ? 0.0f : (c > hi ? hi : c);
 }
 
-// YUV: each thread covers two 2x2 luma blocks side by side (4x2 luma pixels).
+// Chroma of one 2x2 block (pixels counted in `pixels`) from one camera's sums of
+// weights and positions over its cn pixels: the same arithmetic as the C reference.
+template <bool TEX>
+__device__ __forceinline__ void block_chroma(const stitch_kernel_cam &cam, bool nv12, float cwt,
+                                             float cu, float cv, int cn, int pixels, float &wc,
+                                             float &su, float &sv)
+{
+    wc = cwt / (float)pixels;
+    const float inv = 1.0f / (float)cn;
+    const int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
+    const float x = luma_to_chroma(cu * inv, chw), y = luma_to_chroma(cv * inv, chh);
+    int qu, qv;
+    sample_chroma<TEX>(cam, nv12, chw, chh, x, y, qu, qv);
+    su = (float)qu * 0.25f;
+    sv = (float)qv * 0.25f;
+    su = 128.0f + (su - 128.0f) * cam.chroma_scale_u;
+    sv = 128.0f + (sv - 128.0f) * cam.chroma_scale_v;
+}
+
+// U and V of chroma pixels bx0 and bx0 + 1 of chroma row by (bx0 even).
+__device__ __forceinline__ void store_chroma2(const stitch_kernel_args &a, int by, int bx0,
+                                              int cw_out, const unsigned int (&ou)[2],
+                                              const unsigned int (&ov)[2])
+{
+    uint8_t *pu = a.out1 + (size_t)by * a.out_stride1 + bx0;
+    uint8_t *pv = a.out2 + (size_t)by * a.out_stride2 + bx0;
+    if (bx0 + 1 < cw_out && ((reinterpret_cast<uintptr_t>(pu) | reinterpret_cast<uintptr_t>(pv)) & 1) == 0) {
+        *reinterpret_cast<uint16_t *>(pu) = (uint16_t)(ou[0] | (ou[1] << 8));
+        *reinterpret_cast<uint16_t *>(pv) = (uint16_t)(ov[0] | (ov[1] << 8));
+    } else {
+        for (int b = 0; b < 2 && bx0 + b < cw_out; b++) {
+            pu[b] = (uint8_t)ou[b];
+            pv[b] = (uint8_t)ov[b];
+        }
+    }
+}
+
+// YUV: each thread covers two 2x2 luma blocks side by side (4x2 luma pixels) and
+// their two chroma pixels; a thread block covers one 128x16 mask tile.
 template <int MAXC, bool STATS, bool TEX>
-__global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 5 : 1) stitch_yuv_kernel(const stitch_kernel_args a)
+__global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv_kernel(const stitch_kernel_args a)
 {
     extern __shared__ unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
@@ -598,13 +727,9 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 5 : 1) stitch_yuv
     const int bx0 = (blockIdx.x * blockDim.x + threadIdx.x) * 2; // chroma column
     const int by = blockIdx.y * blockDim.y + threadIdx.y;        // chroma row
     const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
-    // a thread block spans luma rows [16*blockIdx.y, +16): two mask tiles
-    const int ty0 = (blockIdx.y * blockDim.y * 2) / STITCH_TILE_H;
-    const int tiles_y = (a.pano_h + STITCH_TILE_H - 1) / STITCH_TILE_H;
-    uint32_t mask = __ldg(&a.tile_masks[ty0 * a.tiles_x + blockIdx.x]);
-    if (ty0 + 1 < tiles_y)
-        mask |= __ldg(&a.tile_masks[(ty0 + 1) * a.tiles_x + blockIdx.x]);
-    const uint32_t seen_mask = mask & 0xffffu;
+    const int i0 = 2 * bx0, j0 = 2 * by;                          // luma
+    const uint32_t mask = __ldg(&a.tile_masks[blockIdx.y * a.tiles_x + blockIdx.x]);
+    const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
     const bool nv12 = a.in_format == 2;
     // (single-camera tiles have no overlap statistics to add, so analysis frames use it too)
     const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
@@ -612,41 +737,36 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 5 : 1) stitch_yuv
         // One camera in the tile: weight 1 wherever it sees (see the RGB kernel);
         // the same operations as the general path below with w = 1.
         const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
-        const int i0 = 2 * bx0;
         float u[2][4], v[2][4], q4[2][4];
         bool seen[2][4];
+        lookup4x2(cam, i0, j0, a.pano_w, a.pano_h, u, v, seen, q4);
+        if (TEX && i0 + 3 < a.pano_w) {
+            // branch-free (see the RGB kernel): eight fetches, then eight table
+            // reads, one 32-bit store per row
+            int q[2][4];
 #pragma unroll
-        for (int dy = 0; dy < 2; dy++) {
-            const int j = 2 * by + dy;
-            if (j < a.pano_h) {
-                lookup4(cam, i0, j, a.pano_w, u[dy], v[dy], seen[dy], q4[dy]);
-            } else {
-#pragma unroll
-                for (int k = 0; k < 4; k++)
-                    seen[dy][k] = false;
-            }
-        }
-#pragma unroll
-        for (int dy = 0; dy < 2; dy++) {
-            const int j = 2 * by + dy;
-            if (j >= a.pano_h)
-                break;
-            uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
-            if (TEX && i0 + 3 < a.pano_w) {
-                // branch-free (see the RGB kernel), one 32-bit store
-                int q[4];
+            for (int dy = 0; dy < 2; dy++)
 #pragma unroll
                 for (int k = 0; k < 4; k++)
-                    q[k] = sample_luma<TEX>(cam, seen[dy][k] ? u[dy][k] : 0.0f,
-                                            seen[dy][k] ? v[dy][k] : 0.0f);
+                    q[dy][k] = sample_luma<TEX>(cam, seen[dy][k] ? u[dy][k] : 0.0f,
+                                                seen[dy][k] ? v[dy][k] : 0.0f);
+#pragma unroll
+            for (int dy = 0; dy < 2; dy++) {
                 unsigned int y4 = 0;
 #pragma unroll
                 for (int k = 0; k < 4; k++) {
-                    const unsigned int y = __ldg(&cam.lut8[q[k]]);
+                    const unsigned int y = __ldg(&cam.lut8[q[dy][k]]);
                     y4 |= (seen[dy][k] ? y : (unsigned int)a.black_y) << (8 * k);
                 }
-                *reinterpret_cast<uint32_t *>(orow + i0) = y4;
-            } else {
+                if (j0 + dy < a.pano_h)
+                    *reinterpret_cast<uint32_t *>(a.out0 + (size_t)(j0 + dy) * a.out_stride0 + i0) = y4;
+            }
+        } else {
+#pragma unroll
+            for (int dy = 0; dy < 2; dy++) {
+                if (j0 + dy >= a.pano_h)
+                    break;
+                uint8_t *orow = a.out0 + (size_t)(j0 + dy) * a.out_stride0;
 #pragma unroll
                 for (int k = 0; k < 4; k++) {
                     if (i0 + k >= a.pano_w)
@@ -658,63 +778,160 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 5 : 1) stitch_yuv
                 }
             }
         }
+        unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
 #pragma unroll
         for (int b = 0; b < 2; b++) {
-            const int bx = bx0 + b;
-            if (bx >= cw_out)
-                break;
-            float cwt = 0.0f, cu = 0.0f, cv = 0.0f;
-            int cn = 0, pixels = 0;
-#pragma unroll
-            for (int dy = 0; dy < 2; dy++) {
-                if (2 * by + dy >= a.pano_h)
-                    break;
-#pragma unroll
-                for (int dx = 0; dx < 2; dx++) {
-                    const int k = 2 * b + dx;
-                    if (i0 + k >= a.pano_w)
-                        break;
-                    pixels++;
-                    if (seen[dy][k]) {
-                        cwt += 1.0f;
-                        cu += u[dy][k];
-                        cv += v[dy][k];
-                        cn++;
-                    }
-                }
-            }
-            unsigned int ou = 128, ov = 128;
-            if (cn == 4) {
+            const int k0 = 2 * b;
+            const bool full = i0 + k0 + 1 < a.pano_w && j0 + 1 < a.pano_h && seen[0][k0] &&
+                              seen[0][k0 + 1] && seen[1][k0] && seen[1][k0 + 1];
+            if (full) {
                 // the whole block seen (the common case): wc = 4 / 4 = 1 and
                 // inv = 1 / 4 exactly, so (wc * s) / wc = s: the same result
-                // without the divisions
+                // without the divisions; sums in the reference's order
+                const float cu = ((u[0][k0] + u[0][k0 + 1]) + u[1][k0]) + u[1][k0 + 1];
+                const float cv = ((v[0][k0] + v[0][k0 + 1]) + v[1][k0]) + v[1][k0 + 1];
                 const int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
                 const float x = luma_to_chroma(cu * 0.25f, chw), y = luma_to_chroma(cv * 0.25f, chh);
                 int qu, qv;
                 sample_chroma<TEX>(cam, nv12, chw, chh, x, y, qu, qv);
                 const float su = 128.0f + ((float)qu * 0.25f - 128.0f) * cam.chroma_scale_u;
                 const float sv = 128.0f + ((float)qv * 0.25f - 128.0f) * cam.chroma_scale_v;
-                ou = round_u8(su);
-                ov = round_u8(sv);
-            } else if (cn > 0) {
-                const float wc = cwt / (float)pixels;
-                const float inv = 1.0f / (float)cn;
-                const int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
-                const float x = luma_to_chroma(cu * inv, chw), y = luma_to_chroma(cv * inv, chh);
-                int qu, qv;
-                sample_chroma<TEX>(cam, nv12, chw, chh, x, y, qu, qv);
-                float su = (float)qu * 0.25f, sv = (float)qv * 0.25f;
-                su = 128.0f + (su - 128.0f) * cam.chroma_scale_u;
-                sv = 128.0f + (sv - 128.0f) * cam.chroma_scale_v;
-                if (wc > 0.0f) {
-                    ou = round_u8((wc * su) / wc);
-                    ov = round_u8((wc * sv) / wc);
+                ou[b] = round_u8(su);
+                ov[b] = round_u8(sv);
+            } else {
+                float cwt = 0.0f, cu = 0.0f, cv = 0.0f;
+                int cn = 0, pixels = 0;
+#pragma unroll
+                for (int dy = 0; dy < 2; dy++) {
+                    if (j0 + dy >= a.pano_h)
+                        break;
+#pragma unroll
+                    for (int dx = 0; dx < 2; dx++) {
+                        const int k = k0 + dx;
+                        if (i0 + k >= a.pano_w)
+                            break;
+                        pixels++;
+                        if (seen[dy][k]) {
+                            cwt += 1.0f;
+                            cu += u[dy][k];
+                            cv += v[dy][k];
+                            cn++;
+                        }
+                    }
+                }
+                if (cn > 0) {
+                    float wc, su, sv;
+                    block_chroma<TEX>(cam, nv12, cwt, cu, cv, cn, pixels, wc, su, sv);
+                    if (wc > 0.0f) {
+                        ou[b] = round_u8((wc * su) / wc);
+                        ov[b] = round_u8((wc * sv) / wc);
+                    }
                 }
             }
-            a.out1[(size_t)by * a.out_stride1 + bx] = (uint8_t)ou;
-            a.out2[(size_t)by * a.out_stride2 + bx] = (uint8_t)ov;
         }
+        store_chroma2(a, by, bx0, cw_out, ou, ov);
+    } else if (MAXC <= 4 && by < ch_out && bx0 < cw_out) {
+        // Several cameras, row by row: every camera's lookups for the four pixels
+        // first (grid nodes shared), then each pixel's weights, luma blend and the
+        // chroma sums of its block; then each block's chroma.
+        float cwt[MAXC][2], cu[MAXC][2], cv[MAXC][2];
+        int cn[MAXC][2];
+#pragma unroll
+        for (int c = 0; c < MAXC; c++)
+#pragma unroll
+            for (int b = 0; b < 2; b++) {
+                cwt[c][b] = cu[c][b] = cv[c][b] = 0.0f;
+                cn[c][b] = 0;
+            }
+        int pixels[2] = {0, 0};
+#pragma unroll 1
+        for (int dy = 0; dy < 2; dy++) {
+            const int j = j0 + dy;
+            if (j >= a.pano_h)
+                break;
+            float u[MAXC][4], v[MAXC][4], e[MAXC][4];
+            bool sn[MAXC][4];
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                if (c < a.n && (seen_mask >> c & 1u)) {
+                    float q[4];
+                    lookup4(a.cam[c], i0, j, a.pano_w, u[c], v[c], sn[c], q);
+#pragma unroll
+                    for (int k = 0; k < 4; k++)
+                        e[c][k] = sn[c][k] ? edge_distance(a.cam[c], u[c][k], v[c][k], q[k]) : 0.0f;
+                } else {
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        sn[c][k] = false;
+                        e[c][k] = u[c][k] = v[c][k] = 0.0f;
+                    }
+                }
+            }
+            uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                if (i0 + k >= a.pano_w)
+                    break;
+                const int b = k >> 1;
+                pixels[b]++;
+                bool sk[MAXC];
+                float ek[MAXC], w[MAXC];
+#pragma unroll
+                for (int c = 0; c < MAXC; c++) {
+                    sk[c] = sn[c][k];
+                    ek[c] = e[c][k];
+                }
+                if (wmask == 0 ||
+                    weights_from<MAXC>(a, sk, ek, (size_t)j * a.pano_w + i0 + k, w) == 0) {
+                    orow[i0 + k] = (uint8_t)a.black_y;
+                    continue;
+                }
+                float acc = 0.0f;
+                unsigned long long raw[MAXC][4];
+#pragma unroll
+                for (int c = 0; c < MAXC; c++) {
+                    if (!(w[c] > 0.0f))
+                        continue;
+                    const stitch_kernel_cam &cam = a.cam[c];
+                    const int s = sample_luma<TEX>(cam, u[c][k], v[c][k]);
+                    acc += w[c] * __ldg(&cam.lut[s]);
+                    cwt[c][b] += w[c];
+                    cu[c][b] += u[c][k];
+                    cv[c][b] += v[c][k];
+                    cn[c][b] += 1;
+                    if (STATS)
+                        raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = (unsigned long long)s;
+                }
+                orow[i0 + k] = (uint8_t)round_u8(acc);
+                if (STATS)
+                    add_pairs<MAXC>(sh_stats, a.n, w, raw, a.log_table);
+            }
+        }
+        unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            if (bx0 + b >= cw_out)
+                break;
+            float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                if (cn[c][b] == 0)
+                    continue;
+                float wc, su, sv;
+                block_chroma<TEX>(a.cam[c], nv12, cwt[c][b], cu[c][b], cv[c][b], cn[c][b],
+                                  pixels[b], wc, su, sv);
+                accu += wc * su;
+                accv += wc * sv;
+                wsum += wc;
+            }
+            if (wsum > 0.0f) {
+                ou[b] = round_u8(accu / wsum);
+                ov[b] = round_u8(accv / wsum);
+            }
+        }
+        store_chroma2(a, by, bx0, cw_out, ou, ov);
     } else if (by < ch_out && bx0 < cw_out) {
+        unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
 #pragma unroll 1
         for (int b = 0; b < 2; b++) {
             const int bx = bx0 + b;
@@ -743,7 +960,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 5 : 1) stitch_yuv
                     pixels++;
                     uint8_t *o = a.out0 + (size_t)j * a.out_stride0 + i;
                     float w[MAXC], u[MAXC], v[MAXC];
-                    if ((mask >> 16) == 0 || pixel_weights<MAXC>(a, seen_mask, i, j, w, u, v) == 0) {
+                    if (wmask == 0 || pixel_weights<MAXC>(a, seen_mask, i, j, w, u, v) == 0) {
                         *o = (uint8_t)a.black_y;
                         continue;
                     }
@@ -773,28 +990,18 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 5 : 1) stitch_yuv
             for (int c = 0; c < MAXC; c++) {
                 if (cn[c] == 0)
                     continue;
-                const stitch_kernel_cam &cam = a.cam[c];
-                float wc = cwt[c] / (float)pixels;
-                float inv = 1.0f / (float)cn[c];
-                int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
-                float x = luma_to_chroma(cu[c] * inv, chw), y = luma_to_chroma(cv[c] * inv, chh);
-                int qu, qv;
-                sample_chroma<TEX>(cam, nv12, chw, chh, x, y, qu, qv);
-                float su = (float)qu * 0.25f, sv = (float)qv * 0.25f;
-                su = 128.0f + (su - 128.0f) * cam.chroma_scale_u;
-                sv = 128.0f + (sv - 128.0f) * cam.chroma_scale_v;
+                float wc, su, sv;
+                block_chroma<TEX>(a.cam[c], nv12, cwt[c], cu[c], cv[c], cn[c], pixels, wc, su, sv);
                 accu += wc * su;
                 accv += wc * sv;
                 wsum += wc;
             }
-            unsigned int ou = 128, ov = 128;
             if (wsum > 0.0f) {
-                ou = round_u8(accu / wsum);
-                ov = round_u8(accv / wsum);
+                ou[b] = round_u8(accu / wsum);
+                ov[b] = round_u8(accv / wsum);
             }
-            a.out1[(size_t)by * a.out_stride1 + bx] = (uint8_t)ou;
-            a.out2[(size_t)by * a.out_stride2 + bx] = (uint8_t)ov;
         }
+        store_chroma2(a, by, bx0, cw_out, ou, ov);
     }
     if (STATS)
         flush_stats(sh_stats, a.stats, npairs * STITCH_STAT_FIELDS);
@@ -808,14 +1015,15 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
     dim3 block(32, 8);
     if (a->in_format <= 1) {
         dim3 grid((a->pano_w + STITCH_TILE_W - 1) / STITCH_TILE_W,
-                  (a->pano_h + STITCH_TILE_H - 1) / STITCH_TILE_H);
+                  (a->pano_h + STITCH_TILE_H - 1) / STITCH_TILE_H); // 32x8 threads x 4x2 pixels
         if (stats)
             stitch_rgb_kernel<MAXC, true, TEX><<<grid, block, shmem, stream>>>(*a);
         else
             stitch_rgb_kernel<MAXC, false, TEX><<<grid, block, 0, stream>>>(*a);
     } else {
         const int cw = (a->pano_w + 1) >> 1, ch = (a->pano_h + 1) >> 1;
-        dim3 grid((cw + 63) / 64, (ch + 7) / 8); // 64 chroma columns = 128 luma = one tile
+        // 64x8 chroma = 128x16 luma = one tile
+        dim3 grid((cw + 63) / 64, (ch + 7) / 8);
         if (stats)
             stitch_yuv_kernel<MAXC, true, TEX><<<grid, block, shmem, stream>>>(*a);
         else

@@ -356,6 +356,9 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
         k->clip_cy = cm->clip_cy;
         k->clip_rx = cm->clip_rx;
         k->clip_ry = cm->clip_ry;
+        /* the kernel multiplies by these: the same floats map.c divides out */
+        k->clip_irx = cm->clip_rx > 0.0f ? 1.0f / cm->clip_rx : 0.0f;
+        k->clip_iry = cm->clip_rx > 0.0f ? 1.0f / cm->clip_ry : 0.0f;
         k->chroma_scale_u = st->tables.chroma_scale[c][0];
         k->chroma_scale_v = st->tables.chroma_scale[c][1];
         if (use_tex) {

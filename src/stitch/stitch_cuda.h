@@ -11,7 +11,7 @@ extern "C" {
 #endif
 
 #define STITCH_TILE_W 128  /* panorama pixels per tile row (32 threads x 4 pixels) */
-#define STITCH_TILE_H 8    /* rows per tile (RGB kernel); the YUV kernel covers 2 tiles */
+#define STITCH_TILE_H 16   /* rows per tile (one thread block of either kernel) */
 #define STITCH_MAXC 16
 #define STITCH_STAT_FIELDS 12 /* = FOVEA_ST_FIELDS */
 #define STITCH_LUT_SIZE 1021   /* = FOVEA_LUT_SIZE */
@@ -30,6 +30,7 @@ typedef struct stitch_kernel_cam {
     int step_shift;           /* step = 1 << step_shift */
     float px_scale;
     float clip_cx, clip_cy, clip_rx, clip_ry; /* fisheye ellipse; clip_rx = 0: none */
+    float clip_irx, clip_iry; /* 1.0f / clip_rx, 1.0f / clip_ry (0 without an ellipse) */
     float chroma_scale_u, chroma_scale_v;
     unsigned long long tex0, tex1, tex2; /* cudaTextureObject_t of the planes (use_tex) */
 } stitch_kernel_cam;
