@@ -658,6 +658,87 @@ static void test_errors(void)
     fovea_frame_free(NULL, &d);
 }
 
+/* The queued API on the CPU backend: submit/receive give the scores, frame
+ * numbers and pooling of fovea_vif_process, in submission order, across a size
+ * change with pairs pending; EOF when nothing is pending; process refuses while
+ * pairs are pending; reset drops them. */
+static void test_async(void)
+{
+    enum { N = 12 };
+    static const struct {
+        int w, h;
+        fovea_pixfmt fmt;
+    } sizes[2] = {{67, 45, FOVEA_PIX_I420}, {40, 33, FOVEA_PIX_I420P10}};
+    fovea_frame ref[N], dis[N];
+    memset(ref, 0, sizeof(ref));
+    memset(dis, 0, sizeof(dis));
+    for (int i = 0; i < N; i++) {
+        const int k = i < N / 2 ? 0 : 1; /* size change in the middle */
+        make_pair(&ref[i], &dis[i], sizes[k].w, sizes[k].h, sizes[k].fmt, 500 + (uint64_t)i);
+    }
+    fovea_context *ctx = open_ctx(2);
+    fovea_vif_settings set;
+    fovea_vif_default_settings(&set);
+    set.debug = 1;
+    fovea_vif *vs = NULL, *va = NULL;
+    REQUIRE(fovea_vif_open(&vs, ctx, &set) == FOVEA_OK);
+    REQUIRE(fovea_vif_open(&va, ctx, &set) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_vif_batch_size(va, 1920, 1080), 1);
+    fovea_vif_scores want[N], got[N];
+    memset(got, 0xff, sizeof(got)); /* poison: every field must be written */
+    for (int i = 0; i < N; i++)
+        CHECK_EQ_INT(fovea_vif_process(vs, &ref[i], &dis[i], &want[i]), FOVEA_OK);
+    CHECK_EQ_INT(fovea_vif_receive(va, &got[0]), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_vif_receive(NULL, &got[0]), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_vif_submit(NULL, &ref[0], &dis[0]), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_vif_pending(NULL), 0);
+    /* a rejected pair is not queued */
+    CHECK_EQ_INT(fovea_vif_submit(va, &ref[0], &dis[N - 1]), FOVEA_ERR_MISMATCH);
+    CHECK_EQ_INT(fovea_vif_pending(va), 0);
+    for (int i = 0; i < N - 2; i++)
+        CHECK_EQ_INT(fovea_vif_submit(va, &ref[i], &dis[i]), FOVEA_OK);
+    CHECK_EQ_INT(fovea_vif_pending(va), N - 2);
+    CHECK_EQ_INT(fovea_vif_process(va, &ref[0], &dis[0], NULL), FOVEA_ERR_INVALID_ARG);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ_INT(fovea_vif_receive(va, &got[i]), FOVEA_OK);
+    for (int i = N - 2; i < N; i++)
+        CHECK_EQ_INT(fovea_vif_submit(va, &ref[i], &dis[i]), FOVEA_OK);
+    for (int i = 3; i < N; i++)
+        CHECK_EQ_INT(fovea_vif_receive(va, &got[i]), FOVEA_OK);
+    CHECK_EQ_INT(fovea_vif_receive(va, &got[0]), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_vif_pending(va), 0);
+    int same = 1;
+    for (int i = 0; i < N; i++)
+        same &= memcmp(&want[i], &got[i], sizeof(want[i])) == 0;
+    CHECK(same);
+    fovea_vif_pooled_scores ps, pa;
+    CHECK_EQ_INT(fovea_vif_pooled(vs, &ps), FOVEA_OK);
+    CHECK_EQ_INT(fovea_vif_pooled(va, &pa), FOVEA_OK);
+    CHECK(memcmp(&ps, &pa, sizeof(ps)) == 0);
+    /* process works again once nothing is pending; reset drops pending pairs */
+    CHECK_EQ_INT(fovea_vif_process(va, &ref[0], &dis[0], &got[0]), FOVEA_OK);
+    CHECK_EQ_INT(got[0].frame, N);
+    CHECK_EQ_INT(fovea_vif_submit(va, &ref[1], &dis[1]), FOVEA_OK);
+    fovea_vif_reset(va);
+    CHECK_EQ_INT(fovea_vif_pending(va), 0);
+    CHECK_EQ_INT(fovea_vif_receive(va, &got[0]), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_vif_submit(va, &ref[2], &dis[2]), FOVEA_OK);
+    CHECK_EQ_INT(fovea_vif_receive(va, &got[0]), FOVEA_OK);
+    CHECK_EQ_INT(got[0].frame, 0);
+    CHECK(memcmp(got[0].scale, want[2].scale, sizeof(got[0].scale)) == 0);
+    /* closing with pairs pending frees them */
+    CHECK_EQ_INT(fovea_vif_submit(va, &ref[3], &dis[3]), FOVEA_OK);
+    printf("  queued API: %d pairs identical to fovea_vif_process, size change while pending\n",
+           same ? N : 0);
+    fovea_vif_close(&va);
+    fovea_vif_close(&vs);
+    fovea_close(&ctx);
+    for (int i = 0; i < N; i++) {
+        fovea_frame_free(NULL, &ref[i]);
+        fovea_frame_free(NULL, &dis[i]);
+    }
+}
+
 int main(void)
 {
     int golden = test_golden();
@@ -666,6 +747,7 @@ int main(void)
     test_determinism();
     test_model();
     test_errors();
+    test_async();
     int rc = test_finish("test_quality_vif");
     if (rc == 0 && !golden)
         return TEST_SKIP;

@@ -82,20 +82,58 @@ FOVEA_API fovea_backend fovea_vif_backend(const fovea_vif *v);
  *  layout, NV12), width and height >= 16; ref and dis must have the same size and
  *  bit depth. Buffers are allocated at the first frame and reused while the size
  *  and bit depth stay the same. The scores are added to the pooling accumulator.
+ *  Not while pairs submitted with fovea_vif_submit are pending.
  *  @param out receives the scores (may be NULL to only pool)
- *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, too small, device memory on the CPU backend),
- *          FOVEA_ERR_UNSUPPORTED (RGB formats), FOVEA_ERR_MISMATCH (sizes or bit
- *          depths differ), FOVEA_ERR_NOMEM; detail in fovea_last_error(ctx). */
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, too small, device memory on the CPU backend,
+ *          pairs pending), FOVEA_ERR_UNSUPPORTED (RGB formats), FOVEA_ERR_MISMATCH (sizes or
+ *          bit depths differ), FOVEA_ERR_NOMEM, FOVEA_ERR_CUDA; detail in
+ *          fovea_last_error(ctx). */
 FOVEA_API int fovea_vif_process(fovea_vif *v, const fovea_frame *ref, const fovea_frame *dis,
                                 fovea_vif_scores *out);
 
+/** Queue a pair for scoring (the asynchronous API; receive the scores with
+ *  fovea_vif_receive). Frames as for fovea_vif_process. The CUDA backend groups
+ *  pairs into batches of fovea_vif_batch_size() pairs, scored by one launch per
+ *  scale; host frames are copied to the device on a second stream, so the copies
+ *  of one batch overlap the kernels of the previous one. The CPU backend scores
+ *  the pair before returning.
+ *  Pageable host frames are copied before return and may be reused at once;
+ *  pinned and device frames are read later and must stay valid and unchanged
+ *  until this pair's scores were received. When the backend's queue is full,
+ *  submit waits for the oldest batch (its scores are kept for receive). A pair
+ *  of another size or bit depth first finishes the queued pairs.
+ *  @return FOVEA_OK, or the errors of fovea_vif_process (the pair is then not
+ *          queued) */
+FOVEA_API int fovea_vif_submit(fovea_vif *v, const fovea_frame *ref, const fovea_frame *dis);
+
+/** Scores of the oldest pending pair (submitted, not yet received), in
+ *  submission order, waiting for the device when needed (a partly filled batch
+ *  is launched). The scores are numbered and pooled exactly as
+ *  fovea_vif_process does.
+ *  @param out receives the scores (may be NULL to only pool)
+ *  @return FOVEA_OK, FOVEA_EOF when no pair is pending, FOVEA_ERR_INVALID_ARG (NULL v),
+ *          FOVEA_ERR_CUDA; detail in fovea_last_error(ctx). */
+FOVEA_API int fovea_vif_receive(fovea_vif *v, fovea_vif_scores *out);
+
+/** @return the number of pending pairs (submitted, scores not yet received);
+ *  0 for NULL. */
+FOVEA_API int64_t fovea_vif_pending(const fovea_vif *v);
+
+/** Pairs the backend scores together for width x height frames: the CUDA
+ *  backend's batch (up to 32 pairs of small frames, 1 pair at 3840x2160); 1 on
+ *  the CPU backend. Keeping about three batches pending keeps the device busy
+ *  and the copies overlapped.
+ *  @return >= 1 */
+FOVEA_API int fovea_vif_batch_size(const fovea_vif *v, int width, int height);
+
 /** Pooled min / max / mean / harmonic mean of each scale over the frames
- *  processed so far (libvmaf's pooled_metrics). With no frame, frames is 0 and
+ *  processed (or received) so far (libvmaf's pooled_metrics). With no frame, frames is 0 and
  *  the values are 0.
  *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG */
 FOVEA_API int fovea_vif_pooled(const fovea_vif *v, fovea_vif_pooled_scores *out);
 
-/** Forget the pooled frames and restart frame numbering at 0. */
+/** Forget the pooled frames and restart frame numbering at 0. Pending pairs are
+ *  finished and their scores dropped. */
 FOVEA_API void fovea_vif_reset(fovea_vif *v);
 
 #ifdef __cplusplus

@@ -1,5 +1,7 @@
-/* Public VIF API: settings, frame checks, backend dispatch, the scores derived
- * from a backend's per-scale numerators/denominators, and libvmaf's pooling. */
+/* Public VIF API: settings, frame checks, backend dispatch (synchronous and
+ * queued), the scores derived from a backend's per-scale numerators and
+ * denominators, and libvmaf's pooling. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,10 @@ struct fovea_vif {
     const vif_backend *backend;
     void *priv;
     vif_params params; /* of the buffers in priv; width 0 = none yet */
+    int queued;        /* pairs inside an asynchronous backend */
+    /* results taken from the backend but not yet received, oldest first */
+    vif_raw *done;
+    int done_cap, done_head, done_count;
     /* pooling accumulator, in libvmaf's order of operations */
     int64_t frames;
     double sum[FOVEA_VIF_SCALES], inv_sum[FOVEA_VIF_SCALES];
@@ -66,6 +72,7 @@ void fovea_vif_close(fovea_vif **pv)
     fovea_vif *v = *pv;
     if (v->priv)
         v->backend->close(&v->priv);
+    free(v->done);
     free(v);
     *pv = NULL;
 }
@@ -75,13 +82,74 @@ fovea_backend fovea_vif_backend(const fovea_vif *v)
     return v ? v->backend->kind : FOVEA_BACKEND_CPU;
 }
 
+static int done_push(fovea_vif *v, const vif_raw *r)
+{
+    if (v->done_count == v->done_cap) {
+        const int ncap = v->done_cap ? 2 * v->done_cap : 64;
+        vif_raw *n = v->done_cap < INT32_MAX / 2 ? malloc((size_t)ncap * sizeof(*n)) : NULL;
+        if (!n)
+            return fovea_ctx_error(v->ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
+        for (int i = 0; i < v->done_count; i++)
+            n[i] = v->done[(v->done_head + i) % v->done_cap];
+        free(v->done);
+        v->done = n;
+        v->done_cap = ncap;
+        v->done_head = 0;
+    }
+    v->done[(v->done_head + v->done_count) % v->done_cap] = *r;
+    v->done_count++;
+    return FOVEA_OK;
+}
+
+/* Take the oldest result out of the backend into the done queue. */
+static int collect_one(fovea_vif *v)
+{
+    vif_raw raw;
+    int st = v->backend->collect(v->priv, v->ctx, &raw);
+    if (st < 0)
+        return st;
+    v->queued--;
+    return done_push(v, &raw);
+}
+
+/* Finish every pair queued in the backend (results kept for receive). */
+static int drain(fovea_vif *v)
+{
+    while (v->queued > 0) {
+        int st = collect_one(v);
+        if (st < 0)
+            return st;
+    }
+    return FOVEA_OK;
+}
+
 void fovea_vif_reset(fovea_vif *v)
 {
     if (!v)
         return;
+    /* finish pending pairs; on an error they are abandoned with the buffers */
+    if (drain(v) < 0 && v->priv) {
+        v->backend->close(&v->priv);
+        memset(&v->params, 0, sizeof(v->params));
+        v->queued = 0;
+    }
+    v->done_count = 0;
+    v->done_head = 0;
     v->frames = 0;
     for (int s = 0; s < FOVEA_VIF_SCALES; s++)
         v->sum[s] = v->inv_sum[s] = v->min[s] = v->max[s] = 0.0;
+}
+
+int64_t fovea_vif_pending(const fovea_vif *v)
+{
+    return v ? (int64_t)v->queued + v->done_count : 0;
+}
+
+int fovea_vif_batch_size(const fovea_vif *v, int width, int height)
+{
+    if (!v || !v->backend->batch)
+        return 1;
+    return v->backend->batch(width, height);
 }
 
 /* Check a frame and return its bit depth (> 0) or a negative status. */
@@ -114,8 +182,7 @@ static int check_frame(fovea_context *ctx, fovea_backend kind, const fovea_frame
     return d->bit_depth;
 }
 
-int fovea_vif_process(fovea_vif *v, const fovea_frame *ref, const fovea_frame *dis,
-                      fovea_vif_scores *out)
+int fovea_vif_submit(fovea_vif *v, const fovea_frame *ref, const fovea_frame *dis)
 {
     if (!v)
         return FOVEA_ERR_INVALID_ARG;
@@ -134,18 +201,26 @@ int fovea_vif_process(fovea_vif *v, const fovea_frame *ref, const fovea_frame *d
         return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
                                "vif: reference is %d-bit but distorted is %d-bit", bpc_ref,
                                bpc_dis);
+    if (fovea_vif_pending(v) >= INT32_MAX)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: too many pairs pending");
 
     vif_params p;
     p.width = ref->width;
     p.height = ref->height;
     p.bpc = bpc_ref;
     p.enhn_gain_limit = v->settings.vif_enhn_gain_limit;
+    int st;
     if (!v->priv || p.width != v->params.width || p.height != v->params.height ||
         p.bpc != v->params.bpc) {
-        if (v->priv)
+        if (v->priv) {
+            /* the queued pairs of the old size are scored with the old buffers */
+            st = drain(v);
+            if (st < 0)
+                return st;
             v->backend->close(&v->priv);
+        }
         memset(&v->params, 0, sizeof(v->params));
-        int st = v->backend->init(&v->priv, ctx, &p);
+        st = v->backend->init(&v->priv, ctx, &p);
         if (st < 0)
             return st;
         v->params = p;
@@ -153,10 +228,39 @@ int fovea_vif_process(fovea_vif *v, const fovea_frame *ref, const fovea_frame *d
 
     vif_plane rp = {ref->data[0], ref->stride[0], ref->mem};
     vif_plane dp = {dis->data[0], dis->stride[0], dis->mem};
-    vif_raw raw;
-    int st = v->backend->process(v->priv, ctx, &rp, &dp, &raw);
+    if (!v->backend->submit) {
+        vif_raw raw;
+        st = v->backend->process(v->priv, ctx, &rp, &dp, &raw);
+        return st < 0 ? st : done_push(v, &raw);
+    }
+    while ((st = v->backend->submit(v->priv, ctx, &rp, &dp)) == VIF_QUEUE_FULL) {
+        st = collect_one(v);
+        if (st < 0)
+            return st;
+    }
     if (st < 0)
         return st;
+    v->queued++;
+    return FOVEA_OK;
+}
+
+int fovea_vif_receive(fovea_vif *v, fovea_vif_scores *out)
+{
+    if (!v)
+        return FOVEA_ERR_INVALID_ARG;
+    vif_raw raw;
+    if (v->done_count > 0) {
+        raw = v->done[v->done_head];
+        v->done_head = (v->done_head + 1) % v->done_cap;
+        v->done_count--;
+    } else if (v->queued > 0) {
+        int st = v->backend->collect(v->priv, v->ctx, &raw);
+        if (st < 0)
+            return st;
+        v->queued--;
+    } else {
+        return FOVEA_EOF;
+    }
 
     fovea_vif_scores sc;
     memset(&sc, 0, sizeof(sc));
@@ -189,6 +293,21 @@ int fovea_vif_process(fovea_vif *v, const fovea_frame *ref, const fovea_frame *d
     if (out)
         *out = sc;
     return FOVEA_OK;
+}
+
+int fovea_vif_process(fovea_vif *v, const fovea_frame *ref, const fovea_frame *dis,
+                      fovea_vif_scores *out)
+{
+    if (!v)
+        return FOVEA_ERR_INVALID_ARG;
+    if (fovea_vif_pending(v) > 0)
+        return fovea_ctx_error(v->ctx, FOVEA_ERR_INVALID_ARG,
+                               "vif: fovea_vif_process with %lld submitted pairs pending; "
+                               "receive them first", (long long)fovea_vif_pending(v));
+    int st = fovea_vif_submit(v, ref, dis);
+    if (st < 0)
+        return st;
+    return fovea_vif_receive(v, out);
 }
 
 int fovea_vif_pooled(const fovea_vif *v, fovea_vif_pooled_scores *out)

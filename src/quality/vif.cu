@@ -1,10 +1,14 @@
-// Integer VIF kernels: one launch per scale. A block loads a mirrored tile of
-// ref and dis into shared memory, runs the vertical and horizontal statistic
-// filters, the per-pixel statistic and a block reduction of its four 64-bit
-// sums (one atomicAdd each), and writes its part of the next scale's subsampled
-// images from the same tile. Every step is the arithmetic of vif_ref.c; the
-// double steps use explicitly rounded intrinsics (and the file is compiled with
-// --fmad=false) so nothing is contracted.
+// Integer VIF kernels: one launch per scale for a batch of frame pairs
+// (blockIdx.z = pair). A block loads a mirrored tile of ref and dis into shared
+// memory; each thread runs the vertical statistic filter down 8 rows of one
+// column from registers, then the horizontal filter over 4 neighbouring
+// columns from vector loads, the per-pixel statistic and a block reduction of
+// its four 64-bit sums (one atomicAdd each); the next scale's subsampled images
+// come from the same tile. Symmetric taps are folded (mirrored pair added
+// before the multiply): in uint32 arithmetic c*(a+b) == c*a + c*b mod 2^32, so
+// every sum has the bits of vif_ref.c's. The double steps use explicitly
+// rounded intrinsics (and the file is compiled with --fmad=false) so nothing is
+// contracted.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -12,10 +16,14 @@
 
 namespace {
 
-constexpr int kTileW = 32;   // output columns per block (one warp wide)
-constexpr int kTileH = 16;   // output rows per block
 constexpr int kThreads = 256;
+constexpr int kTileW = 112;       // output columns per block
+constexpr int kTileH = 16;        // output rows per block
+constexpr int kCols = 128;        // tile columns in shared memory (kTileW + 16 at scale 0)
+constexpr int kVRows = 8;         // vertical results per thread (one column)
+constexpr int kHCols = 4;         // horizontal results per thread (one row)
 constexpr int kSigmaNsq = 65536 << 1;
+static_assert(kThreads == kCols * (kTileH / kVRows), "one vertical job per thread");
 
 // The filters of vif_ref.c (fovea_vif_filter), as immediates after unrolling.
 template <int S>
@@ -40,6 +48,20 @@ __device__ __forceinline__ constexpr uint32_t tap(int k)
 template <int S> struct Taps {
     static constexpr int n = S == 0 ? 17 : S == 1 ? 9 : S == 2 ? 5 : 3;
     static constexpr int half = n / 2;
+};
+
+// Shared memory of one block of scale S, in bytes from the start: reduction,
+// vertical x*x / y*y / x*y (u32), input tile (u16), vertical mu (u16), vertical
+// pass of the subsampling (u16). Every part starts 16-byte aligned.
+template <int S> struct Smem {
+    static constexpr int H = Taps<S>::half;
+    static constexpr int in_rows = kTileH + 2 * H;
+    static constexpr size_t red = 0;
+    static constexpr size_t sq = red + (kThreads / 32) * VIF_CUDA_NSUMS * 8;
+    static constexpr size_t in = sq + 3 * kTileH * kCols * 4;
+    static constexpr size_t mu = in + 2 * in_rows * kCols * 2;
+    static constexpr size_t sub = mu + 2 * kTileH * kCols * 2;
+    static constexpr size_t bytes = sub + (S < 3 ? 2 * (kTileH / 2) * kCols * 2 : 0);
 };
 
 // vif_ref.c's mirror(), clamped so that tile positions outside the image (whose
@@ -89,79 +111,188 @@ __device__ __forceinline__ long long warp_sum(long long v)
     return v;
 }
 
-template <int S, bool U8>
-__global__ void __launch_bounds__(kThreads) vif_scale_kernel(const vif_cuda_scale_args a)
+// o[r] = sum_k tap(k) * v[r + k] for R consecutive outputs, symmetric taps folded.
+template <int S, int R, int N>
+__device__ __forceinline__ void filt(const uint32_t (&v)[N], uint32_t (&o)[R])
 {
     constexpr int T = Taps<S>::n, H = Taps<S>::half;
-    constexpr int TW = kTileW + 2 * H, TH = kTileH + 2 * H;
+    static_assert(R + T - 1 <= N, "filter window");
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        uint32_t s = tap<S>(H) * v[r + H];
+#pragma unroll
+        for (int k = 0; k < H; k++)
+            s += tap<S>(k) * (v[r + k] + v[r + T - 1 - k]);
+        o[r] = s;
+    }
+}
+
+// N u16 values from 8-byte aligned shared memory (N a multiple of 4).
+template <int N>
+__device__ __forceinline__ void load_u16(const uint16_t *p, uint32_t (&v)[N])
+{
+#pragma unroll
+    for (int m = 0; m < N / 4; m++) {
+        const uint2 u = reinterpret_cast<const uint2 *>(p)[m];
+        v[4 * m] = u.x & 0xffffu;
+        v[4 * m + 1] = u.x >> 16;
+        v[4 * m + 2] = u.y & 0xffffu;
+        v[4 * m + 3] = u.y >> 16;
+    }
+}
+
+// N u32 values from 16-byte aligned shared memory (N a multiple of 4).
+template <int N>
+__device__ __forceinline__ void load_u32(const uint32_t *p, uint32_t (&v)[N])
+{
+#pragma unroll
+    for (int m = 0; m < N / 4; m++) {
+        const uint4 u = reinterpret_cast<const uint4 *>(p)[m];
+        v[4 * m] = u.x;
+        v[4 * m + 1] = u.y;
+        v[4 * m + 2] = u.z;
+        v[4 * m + 3] = u.w;
+    }
+}
+
+// Horizontal sum of a 32-bit vertical result over kHCols columns: the high and
+// low 16-bit halves filtered apart and recombined as (sum + 32768) >> 16 of the
+// 48-bit sum (hstat of vif_ref.c).
+template <int S, int N>
+__device__ __forceinline__ void hsum_wide(const uint32_t *p, uint32_t (&o)[kHCols])
+{
+    uint32_t hi[N], lo[N], oh[kHCols], ol[kHCols];
+    load_u32<N>(p, hi);
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        lo[j] = hi[j] & 0xffffu;
+        hi[j] >>= 16;
+    }
+    filt<S>(hi, oh);
+    filt<S>(lo, ol);
+#pragma unroll
+    for (int q = 0; q < kHCols; q++)
+        o[q] = oh[q] + ((ol[q] + 32768) >> 16);
+}
+
+struct Sums {
+    long long num_log, den_log, num_non_log, den_non_log;
+};
+
+// libvmaf's per-pixel statistic (row_statistic of vif_ref.c).
+__device__ __forceinline__ void statistic(uint32_t a1, uint32_t a2, uint32_t xx, uint32_t yy,
+                                          uint32_t xy, const uint16_t *log2_table,
+                                          double limit, Sums &acc)
+{
+    const double eps = 65536 * 1.0e-10;
+    const int32_t sigma1_sq = (int32_t)(xx - mul_hi_round(a1, a1));
+    const int32_t v2 = (int32_t)(yy - mul_hi_round(a2, a2));
+    const int32_t sigma2_sq = v2 > 0 ? v2 : 0;
+    const int32_t sigma12 = (int32_t)(xy - mul_hi_round(a1, a2));
+    if (sigma1_sq >= kSigmaNsq) {
+        acc.den_log +=
+            log2_u32(log2_table, (uint32_t)kSigmaNsq + (uint32_t)sigma1_sq) - 2048 * 17;
+        if (sigma12 > 0 && sigma2_sq > 0) {
+            const double g = __ddiv_rn((double)sigma12, __dadd_rn((double)sigma1_sq, eps));
+            const double sv = __dsub_rn((double)sigma2_sq, __dmul_rn(g, (double)sigma12));
+            const double gl = g > limit ? limit : g;
+            const double gg = __dmul_rn(__dmul_rn(gl, gl), (double)sigma1_sq);
+            const double svc = sv > 0.0 ? sv : 0.0;
+            const uint32_t numer1 = (uint32_t)(int32_t)svc + (uint32_t)kSigmaNsq;
+            const int64_t numer2 = (int64_t)gg + numer1;
+            acc.num_log += log2_u64(log2_table, (uint64_t)numer2) - log2_u64(log2_table, numer1);
+        }
+    } else {
+        acc.num_non_log += sigma2_sq;
+        acc.den_non_log++;
+    }
+}
+
+template <int S, bool U8>
+__global__ void __launch_bounds__(kThreads, 2) vif_scale_kernel(const vif_cuda_scale_args a)
+{
+    constexpr int H = Taps<S>::half;
+    constexpr int IR = Smem<S>::in_rows;
     constexpr bool SUB = S < 3;
     constexpr int NS = SUB ? S + 1 : S; // next scale (unused when !SUB)
     constexpr int ST = Taps<NS>::n, SH = Taps<NS>::half;
     constexpr int SW = kTileW + 2 * SH; // subsample vertical results per row
+    static_assert(kTileW + 2 * H <= kCols, "tile columns");
 
-    __shared__ uint16_t s_ref[TH][TW], s_dis[TH][TW];
-    __shared__ uint16_t s_mu1[kTileH][TW], s_mu2[kTileH][TW];
-    __shared__ uint32_t s_xx[kTileH][TW], s_yy[kTileH][TW], s_xy[kTileH][TW];
-    __shared__ uint16_t s_vr[SUB ? kTileH / 2 : 1][SUB ? SW : 1];
-    __shared__ uint16_t s_vd[SUB ? kTileH / 2 : 1][SUB ? SW : 1];
-    __shared__ long long s_red[kThreads / 32][VIF_CUDA_NSUMS];
+    extern __shared__ __align__(16) unsigned char smem[];
+    long long(*s_red)[VIF_CUDA_NSUMS] =
+        reinterpret_cast<long long(*)[VIF_CUDA_NSUMS]>(smem + Smem<S>::red);
+    uint32_t *s_sq = reinterpret_cast<uint32_t *>(smem + Smem<S>::sq); // [3][kTileH][kCols]
+    uint16_t *s_in = reinterpret_cast<uint16_t *>(smem + Smem<S>::in); // [2][IR][kCols]
+    uint16_t *s_mu = reinterpret_cast<uint16_t *>(smem + Smem<S>::mu); // [2][kTileH][kCols]
+    uint16_t *s_sub = reinterpret_cast<uint16_t *>(smem + Smem<S>::sub); // [2][kTileH/2][kCols]
 
     const int tid = threadIdx.x;
+    const int z = blockIdx.z;
     const int x0 = blockIdx.x * kTileW, y0 = blockIdx.y * kTileH;
     const int w = a.w, h = a.h;
+    const uint8_t *ref = a.ref[z], *dis = a.dis[z];
+    const ptrdiff_t rstride = a.rstride[z], dstride = a.dstride[z];
 
     // 1. mirrored tile of both images
-    for (int i = tid; i < TH * TW; i += kThreads) {
-        const int r = i / TW, c = i - r * TW;
+    for (int i = tid; i < IR * kCols; i += kThreads) {
+        const int r = i / kCols, c = i - r * kCols;
         const int gy = mirror_clamp(y0 - H + r, h), gx = mirror_clamp(x0 - H + c, w);
-        s_ref[r][c] = (uint16_t)load_sample<U8>(a.ref, a.rstride, gy, gx);
-        s_dis[r][c] = (uint16_t)load_sample<U8>(a.dis, a.dstride, gy, gx);
+        s_in[i] = (uint16_t)load_sample<U8>(ref, rstride, gy, gx);
+        s_in[IR * kCols + i] = (uint16_t)load_sample<U8>(dis, dstride, gy, gx);
     }
     __syncthreads();
 
-    // 2. vertical statistic pass (vstat_u8 / vstat_u16 of vif_ref.c)
+    // 2. vertical statistic pass (vstat_u8 / vstat_u16 of vif_ref.c): one column,
+    //    kVRows consecutive rows per thread, the window kept in registers
     const int shift = a.shift;
     const uint32_t rnd = 1u << (shift - 1);
-    for (int i = tid; i < kTileH * TW; i += kThreads) {
-        const int r = i / TW, c = i - r * TW;
-        if (U8) {
-            uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+    {
+        constexpr int NV = kVRows + 2 * H;
+        const int c = tid % kCols, r0 = (tid / kCols) * kVRows;
+        uint32_t x[NV], y[NV], o[kVRows];
 #pragma unroll
-            for (int k = 0; k < T; k++) {
-                const uint32_t x = s_ref[r + k][c], y = s_dis[r + k][c], cf = tap<S>(k);
-                s0 += cf * x;
-                s1 += cf * y;
-                s2 += cf * (x * x);
-                s3 += cf * (y * y);
-                s4 += cf * (x * y);
-            }
-            s_mu1[r][c] = (uint16_t)((s0 + 128) >> 8);
-            s_mu2[r][c] = (uint16_t)((s1 + 128) >> 8);
-            s_xx[r][c] = s2;
-            s_yy[r][c] = s3;
-            s_xy[r][c] = s4;
-        } else {
-            const int sh = 2 * (shift - 8);
-            const uint32_t sq_rnd = sh ? 1u << (sh - 1) : 0;
-            uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+        for (int j = 0; j < NV; j++) {
+            x[j] = s_in[(r0 + j) * kCols + c];
+            y[j] = s_in[(IR + r0 + j) * kCols + c];
+        }
+        filt<S>(x, o);
 #pragma unroll
-            for (int k = 0; k < T; k++) {
-                const uint32_t x = s_ref[r + k][c], y = s_dis[r + k][c], cf = tap<S>(k);
-                const uint32_t xx = x * x, yy = y * y, xy = x * y;
-                s0 += cf * x;
-                s1 += cf * y;
-                s2 += cf * (xx >> 16);
-                s3 += cf * (xx & 0xffff);
-                s4 += cf * (yy >> 16);
-                s5 += cf * (yy & 0xffff);
-                s6 += cf * (xy >> 16);
-                s7 += cf * (xy & 0xffff);
+        for (int r = 0; r < kVRows; r++)
+            s_mu[(r0 + r) * kCols + c] = (uint16_t)((o[r] + rnd) >> shift);
+        filt<S>(y, o);
+#pragma unroll
+        for (int r = 0; r < kVRows; r++)
+            s_mu[(kTileH + r0 + r) * kCols + c] = (uint16_t)((o[r] + rnd) >> shift);
+#pragma unroll
+        for (int f = 0; f < 3; f++) {
+            uint32_t *dst = s_sq + f * kTileH * kCols;
+            if (U8) {
+                // x*y < 2^16: the unshifted sums fit 32 bits
+                uint32_t p[NV];
+#pragma unroll
+                for (int j = 0; j < NV; j++)
+                    p[j] = f == 0 ? x[j] * x[j] : f == 1 ? y[j] * y[j] : x[j] * y[j];
+                filt<S>(p, o);
+#pragma unroll
+                for (int r = 0; r < kVRows; r++)
+                    dst[(r0 + r) * kCols + c] = o[r];
+            } else {
+                const int sh = 2 * (shift - 8);
+                const uint32_t sq_rnd = sh ? 1u << (sh - 1) : 0;
+                uint32_t hi[NV], lo[NV], ol[kVRows];
+#pragma unroll
+                for (int j = 0; j < NV; j++) {
+                    const uint32_t p = f == 0 ? x[j] * x[j] : f == 1 ? y[j] * y[j] : x[j] * y[j];
+                    hi[j] = p >> 16;
+                    lo[j] = p & 0xffffu;
+                }
+                filt<S>(hi, o);
+                filt<S>(lo, ol);
+#pragma unroll
+                for (int r = 0; r < kVRows; r++)
+                    dst[(r0 + r) * kCols + c] = (o[r] << (16 - sh)) + ((ol[r] + sq_rnd) >> sh);
             }
-            s_mu1[r][c] = (uint16_t)((s0 + rnd) >> shift);
-            s_mu2[r][c] = (uint16_t)((s1 + rnd) >> shift);
-            s_xx[r][c] = (s2 << (16 - sh)) + ((s3 + sq_rnd) >> sh);
-            s_yy[r][c] = (s4 << (16 - sh)) + ((s5 + sq_rnd) >> sh);
-            s_xy[r][c] = (s6 << (16 - sh)) + ((s7 + sq_rnd) >> sh);
         }
     }
 
@@ -171,106 +302,84 @@ __global__ void __launch_bounds__(kThreads) vif_scale_kernel(const vif_cuda_scal
         for (int i = tid; i < (kTileH / 2) * SW; i += kThreads) {
             const int q = i / SW, cc = i - q * SW;
             const int r0 = 2 * q + H - SH, c = cc + H - SH;
-            uint32_t sr = 0, sd = 0;
+            uint32_t sr = tap<NS>(SH) * s_in[(r0 + SH) * kCols + c];
+            uint32_t sd = tap<NS>(SH) * s_in[(IR + r0 + SH) * kCols + c];
 #pragma unroll
-            for (int k = 0; k < ST; k++) {
-                sr += tap<NS>(k) * s_ref[r0 + k][c];
-                sd += tap<NS>(k) * s_dis[r0 + k][c];
+            for (int k = 0; k < SH; k++) {
+                sr += tap<NS>(k) * ((uint32_t)s_in[(r0 + k) * kCols + c] +
+                                    s_in[(r0 + ST - 1 - k) * kCols + c]);
+                sd += tap<NS>(k) * ((uint32_t)s_in[(IR + r0 + k) * kCols + c] +
+                                    s_in[(IR + r0 + ST - 1 - k) * kCols + c]);
             }
-            s_vr[q][cc] = (uint16_t)((sr + rnd) >> shift);
-            s_vd[q][cc] = (uint16_t)((sd + rnd) >> shift);
+            s_sub[q * kCols + cc] = (uint16_t)((sr + rnd) >> shift);
+            s_sub[(kTileH / 2 + q) * kCols + cc] = (uint16_t)((sd + rnd) >> shift);
         }
     }
     __syncthreads();
 
-    // 4. horizontal statistic pass and the per-pixel statistic (hstat and
-    //    row_statistic of vif_ref.c)
-    long long num_log = 0, den_log = 0, num_non_log = 0, den_non_log = 0;
+    // 4. horizontal statistic pass over kHCols columns per thread and the
+    //    per-pixel statistic (hstat and row_statistic of vif_ref.c)
+    Sums acc = {0, 0, 0, 0};
     {
-        const int c = tid & 31;
-        const double eps = 65536 * 1.0e-10;
+        constexpr int NH = (kHCols + 2 * H + 3) & ~3; // window, rounded for vector loads
+        constexpr int groups = kTileW / kHCols;
+        static_assert(kTileW % kHCols == 0 && (groups - 1) * kHCols + NH <= kCols, "window");
         const double limit = a.enhn_gain_limit;
-        for (int r = tid >> 5; r < kTileH; r += kThreads / 32) {
-            const int gx = x0 + c, gy = y0 + r;
-            if (gx >= w || gy >= h)
+        for (int i = tid; i < kTileH * groups; i += kThreads) {
+            const int r = i / groups, c0 = (i - r * groups) * kHCols;
+            if (y0 + r >= h || x0 + c0 >= w)
                 continue;
-            uint32_t a1 = 0, a2 = 0, axh = 0, axl = 0, ayh = 0, ayl = 0, ach = 0, acl = 0;
+            uint32_t v[NH], a1[kHCols], a2[kHCols], xx[kHCols], yy[kHCols], xy[kHCols];
+            load_u16<NH>(s_mu + r * kCols + c0, v);
+            filt<S>(v, a1);
+            load_u16<NH>(s_mu + (kTileH + r) * kCols + c0, v);
+            filt<S>(v, a2);
+            hsum_wide<S, NH>(s_sq + r * kCols + c0, xx);
+            hsum_wide<S, NH>(s_sq + (kTileH + r) * kCols + c0, yy);
+            hsum_wide<S, NH>(s_sq + (2 * kTileH + r) * kCols + c0, xy);
 #pragma unroll
-            for (int k = 0; k < T; k++) {
-                const uint32_t cf = tap<S>(k);
-                const uint32_t vxx = s_xx[r][c + k], vyy = s_yy[r][c + k], vxy = s_xy[r][c + k];
-                a1 += cf * s_mu1[r][c + k];
-                a2 += cf * s_mu2[r][c + k];
-                axh += cf * (vxx >> 16);
-                axl += cf * (vxx & 0xffff);
-                ayh += cf * (vyy >> 16);
-                ayl += cf * (vyy & 0xffff);
-                ach += cf * (vxy >> 16);
-                acl += cf * (vxy & 0xffff);
-            }
-            const uint32_t xx = axh + ((axl + 32768) >> 16);
-            const uint32_t yy = ayh + ((ayl + 32768) >> 16);
-            const uint32_t xy = ach + ((acl + 32768) >> 16);
-            const int32_t sigma1_sq = (int32_t)(xx - mul_hi_round(a1, a1));
-            const int32_t v2 = (int32_t)(yy - mul_hi_round(a2, a2));
-            const int32_t sigma2_sq = v2 > 0 ? v2 : 0;
-            const int32_t sigma12 = (int32_t)(xy - mul_hi_round(a1, a2));
-            if (sigma1_sq >= kSigmaNsq) {
-                den_log += log2_u32(a.log2_table, (uint32_t)kSigmaNsq + (uint32_t)sigma1_sq) -
-                           2048 * 17;
-                if (sigma12 > 0 && sigma2_sq > 0) {
-                    const double g =
-                        __ddiv_rn((double)sigma12, __dadd_rn((double)sigma1_sq, eps));
-                    const double sv =
-                        __dsub_rn((double)sigma2_sq, __dmul_rn(g, (double)sigma12));
-                    const double gl = g > limit ? limit : g;
-                    const double gg = __dmul_rn(__dmul_rn(gl, gl), (double)sigma1_sq);
-                    const double svc = sv > 0.0 ? sv : 0.0;
-                    const uint32_t numer1 = (uint32_t)(int32_t)svc + (uint32_t)kSigmaNsq;
-                    const int64_t numer2 = (int64_t)gg + numer1;
-                    num_log += log2_u64(a.log2_table, (uint64_t)numer2) -
-                               log2_u64(a.log2_table, numer1);
-                }
-            } else {
-                num_non_log += sigma2_sq;
-                den_non_log++;
-            }
+            for (int q = 0; q < kHCols; q++)
+                if (x0 + c0 + q < w)
+                    statistic(a1[q], a2[q], xx[q], yy[q], xy[q], a.log2_table, limit, acc);
         }
     }
 
     // 5. horizontal pass of the subsampling: even columns only
     if (SUB) {
         const int w2 = w / 2, h2 = h / 2;
+        const size_t fofs = (size_t)z * a.out_frame_bytes;
         for (int i = tid; i < (kTileH / 2) * (kTileW / 2); i += kThreads) {
             const int q = i / (kTileW / 2), p = i - q * (kTileW / 2);
             const int i2 = y0 / 2 + q, j2 = x0 / 2 + p;
             if (i2 >= h2 || j2 >= w2)
                 continue;
-            uint32_t sr = 0, sd = 0;
+            const uint16_t *vr = s_sub + q * kCols + 2 * p;
+            const uint16_t *vd = s_sub + (kTileH / 2 + q) * kCols + 2 * p;
+            uint32_t sr = tap<NS>(SH) * vr[SH], sd = tap<NS>(SH) * vd[SH];
 #pragma unroll
-            for (int k = 0; k < ST; k++) {
-                sr += tap<NS>(k) * s_vr[q][2 * p + k];
-                sd += tap<NS>(k) * s_vd[q][2 * p + k];
+            for (int k = 0; k < SH; k++) {
+                sr += tap<NS>(k) * ((uint32_t)vr[k] + vr[ST - 1 - k]);
+                sd += tap<NS>(k) * ((uint32_t)vd[k] + vd[ST - 1 - k]);
             }
-            uint16_t *orow = reinterpret_cast<uint16_t *>(
-                reinterpret_cast<uint8_t *>(a.out_ref) + (ptrdiff_t)i2 * a.out_stride);
-            uint16_t *drow = reinterpret_cast<uint16_t *>(
-                reinterpret_cast<uint8_t *>(a.out_dis) + (ptrdiff_t)i2 * a.out_stride);
+            uint16_t *orow = reinterpret_cast<uint16_t *>(reinterpret_cast<uint8_t *>(a.out_ref) +
+                                                          fofs + (ptrdiff_t)i2 * a.out_stride);
+            uint16_t *drow = reinterpret_cast<uint16_t *>(reinterpret_cast<uint8_t *>(a.out_dis) +
+                                                          fofs + (ptrdiff_t)i2 * a.out_stride);
             orow[j2] = (uint16_t)((sr + 32768) >> 16);
             drow[j2] = (uint16_t)((sd + 32768) >> 16);
         }
     }
 
     // 6. block reduction; integers, so the order does not matter
-    num_log = warp_sum(num_log);
-    den_log = warp_sum(den_log);
-    num_non_log = warp_sum(num_non_log);
-    den_non_log = warp_sum(den_non_log);
+    acc.num_log = warp_sum(acc.num_log);
+    acc.den_log = warp_sum(acc.den_log);
+    acc.num_non_log = warp_sum(acc.num_non_log);
+    acc.den_non_log = warp_sum(acc.den_non_log);
     if ((tid & 31) == 0) {
-        s_red[tid >> 5][0] = num_log;
-        s_red[tid >> 5][1] = den_log;
-        s_red[tid >> 5][2] = num_non_log;
-        s_red[tid >> 5][3] = den_non_log;
+        s_red[tid >> 5][0] = acc.num_log;
+        s_red[tid >> 5][1] = acc.den_log;
+        s_red[tid >> 5][2] = acc.num_non_log;
+        s_red[tid >> 5][3] = acc.den_non_log;
     }
     __syncthreads();
     if (tid < VIF_CUDA_NSUMS) {
@@ -279,35 +388,58 @@ __global__ void __launch_bounds__(kThreads) vif_scale_kernel(const vif_cuda_scal
         for (int wi = 0; wi < kThreads / 32; wi++)
             t += s_red[wi][tid];
         if (t != 0)
-            atomicAdd(&a.sums[tid], (unsigned long long)t);
+            atomicAdd(&a.sums[(size_t)z * VIF_CUDA_FRAME_SUMS + S * VIF_CUDA_NSUMS + tid],
+                      (unsigned long long)t);
     }
+}
+
+template <int S, bool U8> cudaError_t prepare_one()
+{
+    return cudaFuncSetAttribute(vif_scale_kernel<S, U8>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)Smem<S>::bytes);
+}
+
+template <int S, bool U8>
+cudaError_t launch(const vif_cuda_scale_args &a, dim3 grid, cudaStream_t s)
+{
+    vif_scale_kernel<S, U8><<<grid, kThreads, Smem<S>::bytes, s>>>(a);
+    return cudaGetLastError();
 }
 
 } // namespace
 
+extern "C" int fovea_vif_cuda_prepare(void)
+{
+    cudaError_t e = prepare_one<0, true>();
+    if (e == cudaSuccess)
+        e = prepare_one<0, false>();
+    if (e == cudaSuccess)
+        e = prepare_one<1, false>();
+    if (e == cudaSuccess)
+        e = prepare_one<2, false>();
+    if (e == cudaSuccess)
+        e = prepare_one<3, false>();
+    return (int)e;
+}
+
 extern "C" int fovea_vif_cuda_launch_scale(const vif_cuda_scale_args *a, void *stream)
 {
+    if (a->nframes < 1 || a->nframes > VIF_CUDA_MAX_BATCH)
+        return (int)cudaErrorInvalidValue;
     const dim3 grid((unsigned)((a->w + kTileW - 1) / kTileW),
-                    (unsigned)((a->h + kTileH - 1) / kTileH));
+                    (unsigned)((a->h + kTileH - 1) / kTileH), (unsigned)a->nframes);
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     switch (a->scale) {
     case 0:
-        if (a->u8)
-            vif_scale_kernel<0, true><<<grid, kThreads, 0, s>>>(*a);
-        else
-            vif_scale_kernel<0, false><<<grid, kThreads, 0, s>>>(*a);
-        break;
+        return (int)(a->u8 ? launch<0, true>(*a, grid, s) : launch<0, false>(*a, grid, s));
     case 1:
-        vif_scale_kernel<1, false><<<grid, kThreads, 0, s>>>(*a);
-        break;
+        return (int)launch<1, false>(*a, grid, s);
     case 2:
-        vif_scale_kernel<2, false><<<grid, kThreads, 0, s>>>(*a);
-        break;
+        return (int)launch<2, false>(*a, grid, s);
     case 3:
-        vif_scale_kernel<3, false><<<grid, kThreads, 0, s>>>(*a);
-        break;
+        return (int)launch<3, false>(*a, grid, s);
     default:
         return (int)cudaErrorInvalidValue;
     }
-    return (int)cudaGetLastError();
 }

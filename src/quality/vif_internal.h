@@ -44,7 +44,10 @@ typedef struct vif_params {
 } vif_params;
 
 /* A backend. init may be called again with new params (size change) after
- * close. Statuses are fovea statuses; messages go through fovea_ctx_error. */
+ * close. Statuses are fovea statuses; messages go through fovea_ctx_error.
+ * A backend either scores a pair at once (process) or queues pairs (submit)
+ * and hands back their results in submission order (collect); vif.c picks
+ * submit/collect when submit is not NULL. */
 typedef struct vif_backend {
     const char *name;
     fovea_backend kind;
@@ -52,7 +55,20 @@ typedef struct vif_backend {
     int (*process)(void *priv, fovea_context *ctx, const vif_plane *ref, const vif_plane *dis,
                    vif_raw *out);
     void (*close)(void **priv);
+    /* Optional (NULL in a synchronous backend). Queue a pair; VIF_QUEUE_FULL
+     * when nothing more fits until a result is collected. Pinned and device
+     * planes are read until the pair's result is collected; host planes are
+     * copied before return. */
+    int (*submit)(void *priv, fovea_context *ctx, const vif_plane *ref, const vif_plane *dis);
+    /* The oldest queued pair's result, waiting for it (only called while pairs
+     * are queued). */
+    int (*collect)(void *priv, fovea_context *ctx, vif_raw *out);
+    /* Pairs handled together for a w x h stream (NULL: 1). */
+    int (*batch)(int width, int height);
 } vif_backend;
+
+/* submit's "collect first" answer (positive: not an error). */
+#define VIF_QUEUE_FULL 2
 
 extern const vif_backend fovea_vif_backend_ref;
 #ifdef FOVEA_HAVE_CUDA

@@ -630,5 +630,5 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
 }
 
 const vif_backend fovea_vif_backend_ref = {
-    "cpu", FOVEA_BACKEND_CPU, ref_init, ref_process, ref_close,
+    "cpu", FOVEA_BACKEND_CPU, ref_init, ref_process, ref_close, NULL, NULL, NULL,
 };

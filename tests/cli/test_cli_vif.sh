@@ -1,7 +1,8 @@
 #!/bin/sh
 # `fovea vif` end to end: libvmaf's numbers from the JSON output (a golden case
-# when the shared test data is there), CSV, plot, raw input, --frames, frame
-# count mismatch (common prefix + warning) and the errors (sizes, bit depths).
+# when the shared test data is there), CSV, plot, raw input, stdin, --frames,
+# CPU == default backend, frame count mismatch (common prefix + warning) and
+# the errors (sizes, bit depths).
 set -u
 
 : "${FOVEA_CLI:?FOVEA_CLI must name the fovea executable}"
@@ -66,6 +67,18 @@ cut -d, -f1-5 dbg.csv | cmp -s - o.csv || fail "--debug / --threads 1 changed th
 run 0 vif -q --json - ref.y4m ref.y4m
 grep -q '"frameNum":' out || fail "--json - did not write stdout"
 grep -q "^vif: 4 frames" err || fail "summary not moved to stderr with --json -"
+
+# the threaded readers: stdin input, --frames, and the CPU and default
+# backends (CUDA where there is a device) agree to the last digit
+cat ref.y4m | "$FOVEA_CLI" vif -q --csv stdin.csv - dis.y4m >out 2>err ||
+    fail "vif with REF on stdin failed"
+cmp -s o.csv stdin.csv || fail "REF from stdin gives other scores"
+run 0 vif -q --backend cpu --csv cpu.csv ref.y4m dis.y4m
+cmp -s o.csv cpu.csv || fail "--backend cpu gives other scores than the default backend"
+run 0 vif -q --frames 1 --csv one.csv ref.y4m dis.y4m
+head -n 2 o.csv | cmp -s - one.csv || fail "--frames 1 differs from the first row"
+run 0 vif -q --frames 0 --csv none.csv ref.y4m dis.y4m
+[ "$(wc -l <none.csv | tr -d ' ')" -eq 1 ] || fail "--frames 0: expected only the header"
 
 # errors
 run 1 vif -q ref.y4m small.y4m

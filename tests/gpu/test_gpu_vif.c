@@ -1,7 +1,8 @@
 /* Integer VIF on a CUDA device: every score and debug value of the CUDA backend
  * equals the C reference exactly (==), for host, pinned and device frames, odd
  * sizes, 8/10/12/16 bits, both gain limits, two CUDA contexts and size changes
- * on one context. Exits 77 (skipped) without a CUDA device. */
+ * on one context, through fovea_vif_process and the queued submit/receive API
+ * (many batches in flight). Exits 77 (skipped) without a CUDA device. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,136 @@ static void test_exact(void)
     fovea_close(&vs.gpu_b);
 }
 
+/* The queued API on CUDA: more pairs in flight than the backend's queue holds
+ * (several batches, submit waiting inside), pageable / pinned / device frames
+ * mixed pair by pair, poisoned outputs, receives interleaved with submits and
+ * size changes with pairs pending. Every score, frame number and pooled value
+ * equals the C reference's fovea_vif_process. */
+static void test_async(void)
+{
+    static const struct {
+        int w, h, bpc, chroma, count;
+    } seg[] = {
+        {577, 323, 8, 420, 140}, {131, 67, 10, 400, 40}, {1279, 721, 8, 444, 11},
+        {33, 17, 12, 422, 5},    {1920, 1080, 10, 420, 3},
+    };
+    enum { NSEG = sizeof(seg) / sizeof(seg[0]) };
+    int total = 0;
+    for (int k = 0; k < NSEG; k++)
+        total += seg[k].count;
+    fovea_context *cpu = open_ctx(FOVEA_BACKEND_CPU);
+    fovea_context *gpu = open_ctx(FOVEA_BACKEND_CUDA);
+    fovea_vif_settings set;
+    fovea_vif_default_settings(&set);
+    set.debug = 1;
+    fovea_vif *vc = NULL, *vg = NULL;
+    REQUIRE(fovea_vif_open(&vc, cpu, &set) == FOVEA_OK);
+    REQUIRE(fovea_vif_open(&vg, gpu, &set) == FOVEA_OK);
+    CHECK(fovea_vif_batch_size(vg, 576, 324) > 8);
+    CHECK_EQ_INT(fovea_vif_batch_size(vg, 3840, 2160), 1);
+
+    fovea_frame *host = calloc((size_t)total * 2, sizeof(fovea_frame));
+    fovea_frame *gpuf = calloc((size_t)total * 2, sizeof(fovea_frame));
+    fovea_vif_scores *want = calloc((size_t)total, sizeof(fovea_vif_scores));
+    fovea_vif_scores *got = malloc((size_t)total * sizeof(fovea_vif_scores));
+    REQUIRE(host && gpuf && want && got);
+    memset(got, 0xff, (size_t)total * sizeof(*got)); /* poison */
+    test_rng r;
+    test_rng_seed(&r, 777);
+    int i = 0, received = 0;
+    for (int k = 0; k < NSEG; k++) {
+        const fovea_pixfmt fmt = fovea_pixfmt_yuv(seg[k].chroma, seg[k].bpc);
+        for (int f = 0; f < seg[k].count; f++, i++) {
+            fovea_frame *hr = &host[2 * i], *hd = &host[2 * i + 1];
+            REQUIRE(fovea_frame_alloc(NULL, hr, seg[k].w, seg[k].h, fmt, FOVEA_MEM_HOST) ==
+                    FOVEA_OK);
+            REQUIRE(fovea_frame_alloc(NULL, hd, seg[k].w, seg[k].h, fmt, FOVEA_MEM_HOST) ==
+                    FOVEA_OK);
+            make_pair(hr, hd, seg[k].bpc, i % 3, &r);
+            CHECK_EQ_INT(fovea_vif_process(vc, hr, hd, &want[i]), FOVEA_OK);
+            /* pageable, pinned or device, in turn */
+            const fovea_frame *sr = hr, *sd = hd;
+            if (i % 3) {
+                const fovea_memtype m = i % 3 == 1 ? FOVEA_MEM_PINNED : FOVEA_MEM_DEVICE;
+                fovea_frame *gr = &gpuf[2 * i], *gd = &gpuf[2 * i + 1];
+                REQUIRE(fovea_frame_alloc(gpu, gr, seg[k].w, seg[k].h, fmt, m) == FOVEA_OK);
+                REQUIRE(fovea_frame_alloc(gpu, gd, seg[k].w, seg[k].h, fmt, m) == FOVEA_OK);
+                CHECK_EQ_INT(fovea_frame_copy(gpu, gr, hr), FOVEA_OK);
+                CHECK_EQ_INT(fovea_frame_copy(gpu, gd, hd), FOVEA_OK);
+                CHECK_EQ_INT(fovea_sync(gpu), FOVEA_OK);
+                sr = gr;
+                sd = gd;
+            }
+            int st = fovea_vif_submit(vg, sr, sd);
+            if (st != FOVEA_OK)
+                fprintf(stderr, "submit %d: %s\n", i, fovea_last_error(gpu));
+            CHECK_EQ_INT(st, FOVEA_OK);
+            /* pageable frames were copied at submit: scribbling on them now
+             * must not change the scores */
+            if (i % 3 == 0)
+                test_fill_random(hr, &r);
+        }
+        CHECK_EQ_INT(fovea_vif_pending(vg), i - received);
+        /* receive part of what is pending; the rest crosses the size change */
+        const int upto = received + (i - received) / 3;
+        while (received < upto) {
+            int st = fovea_vif_receive(vg, &got[received]);
+            if (st != FOVEA_OK)
+                fprintf(stderr, "receive %d: %s\n", received, fovea_last_error(gpu));
+            CHECK_EQ_INT(st, FOVEA_OK);
+            received++;
+        }
+    }
+    CHECK_EQ_INT(fovea_vif_process(vg, &host[1], &host[1], NULL), FOVEA_ERR_INVALID_ARG);
+    while (received < total) {
+        int st = fovea_vif_receive(vg, &got[received]);
+        if (st != FOVEA_OK)
+            fprintf(stderr, "receive %d: %s\n", received, fovea_last_error(gpu));
+        CHECK_EQ_INT(st, FOVEA_OK);
+        if (st != FOVEA_OK)
+            break;
+        received++;
+    }
+    CHECK_EQ_INT(fovea_vif_receive(vg, &got[0]), FOVEA_EOF);
+    int bad = 0;
+    for (i = 0; i < total; i++)
+        if (!same_scores(&want[i], &got[i])) {
+            if (bad++ < 3) {
+                fprintf(stderr, "queued pair %d differs from C\n", i);
+                print_scores("cpu ", &want[i]);
+                print_scores("cuda", &got[i]);
+            }
+        }
+    CHECK_EQ_INT(bad, 0);
+    fovea_vif_pooled_scores pc, pg;
+    CHECK_EQ_INT(fovea_vif_pooled(vc, &pc), FOVEA_OK);
+    CHECK_EQ_INT(fovea_vif_pooled(vg, &pg), FOVEA_OK);
+    CHECK(same_pooled(&pc, &pg));
+    printf("queued: %d pairs (5 sizes, pageable/pinned/device) identical to C%s\n",
+           total - bad, bad ? " (MISMATCH)" : "");
+
+    /* close with a partly filled batch pending; reset drops pending pairs */
+    CHECK_EQ_INT(fovea_vif_submit(vg, &gpuf[2 * 1], &gpuf[2 * 1 + 1]), FOVEA_OK);
+    fovea_vif_reset(vg);
+    CHECK_EQ_INT(fovea_vif_pending(vg), 0);
+    CHECK_EQ_INT(fovea_vif_submit(vg, &gpuf[2 * 2], &gpuf[2 * 2 + 1]), FOVEA_OK);
+    CHECK_EQ_INT(fovea_vif_receive(vg, &got[0]), FOVEA_OK);
+    CHECK(got[0].frame == 0 && memcmp(got[0].scale, want[2].scale, sizeof(got[0].scale)) == 0);
+    CHECK_EQ_INT(fovea_vif_submit(vg, &gpuf[2 * 1], &gpuf[2 * 1 + 1]), FOVEA_OK);
+    fovea_vif_close(&vg);
+    fovea_vif_close(&vc);
+    for (i = 0; i < 2 * total; i++) {
+        fovea_frame_free(NULL, &host[i]);
+        fovea_frame_free(gpu, &gpuf[i]);
+    }
+    free(host);
+    free(gpuf);
+    free(want);
+    free(got);
+    fovea_close(&cpu);
+    fovea_close(&gpu);
+}
+
 int main(void)
 {
     if (!test_have_gpu()) {
@@ -262,6 +393,7 @@ int main(void)
         return TEST_SKIP;
     }
     test_exact();
+    test_async();
     return test_finish("test_gpu_vif");
 }
 
