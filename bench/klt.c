@@ -6,7 +6,11 @@
  * (3) 1920x1080, 2000 features, sequential mode, replacement every frame, on
  * a panning camera rendered from the procedural scene (300 frames; --quick 20).
  * Anchor (issue 5): KLT 1.3.4, gcc -O2, one core: 98 ms case a, 1471 ms case L.
- * Rows loop over backends (bench_backends); a CUDA entry is one more line. */
+ * Rows loop over backends (bench_backends): the C reference, and the CUDA
+ * backend when a device is present. CUDA rows are end to end (host frames in,
+ * feature lists out, host clock) and "cuda-dev" rows sum the per-call GPU
+ * stream time measured with CUDA events (frame upload, kernels, feature
+ * copies; klt_cuda_set_timing). */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
@@ -19,6 +23,7 @@
 #include "fovea/io.h"
 #include "fovea/klt.h"
 #include "klt/klt_fields.h"
+#include "klt/klt_internal.h" /* klt_cuda_set_timing / klt_cuda_last_ms */
 #include "synth/scene.h"
 
 /* ---------------------------------------------------------------- backends */
@@ -31,8 +36,24 @@ typedef struct bench_backend {
 
 static const bench_backend bench_backends[] = {
     {"cpu", FOVEA_BACKEND_CPU, 1},
+    {"cuda", FOVEA_BACKEND_CUDA, 0},
 };
 #define N_BACKENDS ((int)(sizeof(bench_backends) / sizeof(bench_backends[0])))
+
+/* --backend NAME: only that backend's rows (NULL: all) */
+static const char *only_backend;
+
+/* A backend row is run when asked for and when it can be: CUDA needs a device. */
+static int backend_available(const bench_backend *be)
+{
+    if (only_backend && strcmp(only_backend, be->name) != 0)
+        return 0;
+    if (be->backend != FOVEA_BACKEND_CUDA)
+        return 1;
+    int n = 0;
+    fovea_device_count(&n);
+    return fovea_cuda_compiled() && n > 0;
+}
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -111,7 +132,17 @@ static int runs_for_budget(double one_run_us, double budget_us, int min_runs, in
 typedef struct call_samples {
     double *sel, *trk, *rep, *total;
     int nsel, ntrk, nrep, ntotal;
+    /* CUDA: GPU stream time of the same calls (us) */
+    double *dsel, *dtrk, *drep, *dtotal;
+    int ndsel, ndtrk, ndrep, ndtotal;
 } call_samples;
+
+/* GPU time of tc's last call in us, or -1. */
+static double device_us(KLT_TrackingContext tc)
+{
+    double ms = klt_cuda_last_ms(tc);
+    return ms < 0 ? -1.0 : ms * 1000.0;
+}
 
 static void samples_alloc(call_samples *s, int runs, int calls_per_run)
 {
@@ -121,6 +152,10 @@ static void samples_alloc(call_samples *s, int runs, int calls_per_run)
     s->trk = xmalloc(n * sizeof(double));
     s->rep = xmalloc(n * sizeof(double));
     s->total = xmalloc((size_t)runs * sizeof(double));
+    s->dsel = xmalloc(n * sizeof(double));
+    s->dtrk = xmalloc(n * sizeof(double));
+    s->drep = xmalloc(n * sizeof(double));
+    s->dtotal = xmalloc((size_t)runs * sizeof(double));
 }
 
 static void samples_free(call_samples *s)
@@ -129,6 +164,10 @@ static void samples_free(call_samples *s)
     free(s->trk);
     free(s->rep);
     free(s->total);
+    free(s->dsel);
+    free(s->dtrk);
+    free(s->drep);
+    free(s->dtotal);
     memset(s, 0, sizeof *s);
 }
 
@@ -260,6 +299,8 @@ static KLT_TrackingContext case_context(const golden_case *c, fovea_context *ctx
     }
     tc->ctx = ctx;
     tc->backend = backend;
+    if (backend == FOVEA_BACKEND_CUDA)
+        klt_cuda_set_timing(tc, 1);
     return tc;
 }
 
@@ -274,31 +315,43 @@ static void golden_run(const golden_case *c, fovea_context *ctx, fovea_backend b
         exit(1);
     }
     double t_start = bench_now_us();
-    double t0 = t_start;
+    double t0 = t_start, dev = 0.0, d;
     KLTSelectGoodFeatures(tc, c->frames[0], c->ncols, c->nrows, fl);
     double t1 = bench_now_us();
     klt_check(tc, "select");
-    if (s)
+    if (s) {
         s->sel[s->nsel++] = t1 - t0;
+        if ((d = device_us(tc)) >= 0)
+            s->dsel[s->ndsel++] = d, dev += d;
+    }
     for (int i = 1; i < c->nframes; i++) {
         t0 = bench_now_us();
         KLTTrackFeatures(tc, c->frames[i - 1], c->frames[i], c->ncols, c->nrows, fl);
         t1 = bench_now_us();
         klt_check(tc, "track");
-        if (s)
+        if (s) {
             s->trk[s->ntrk++] = t1 - t0;
+            if ((d = device_us(tc)) >= 0)
+                s->dtrk[s->ndtrk++] = d, dev += d;
+        }
         if (c->replace) {
             t0 = bench_now_us();
             KLTReplaceLostFeatures(tc, c->frames[i], c->ncols, c->nrows, fl);
             t1 = bench_now_us();
             klt_check(tc, "replace");
-            if (s)
+            if (s) {
                 s->rep[s->nrep++] = t1 - t0;
+                if ((d = device_us(tc)) >= 0)
+                    s->drep[s->ndrep++] = d, dev += d;
+            }
         }
     }
     /* the total includes the timer calls (negligible) but no context creation */
-    if (s)
+    if (s) {
         s->total[s->ntotal++] = bench_now_us() - t_start;
+        if (s->ndsel > 0)
+            s->dtotal[s->ndtotal++] = dev;
+    }
     KLTFreeFeatureList(fl);
     KLTFreeTrackingContext(tc);
 }
@@ -326,6 +379,8 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
 
     for (int b = 0; b < N_BACKENDS; b++) {
         const bench_backend *be = &bench_backends[b];
+        if (!backend_available(be))
+            continue;
         for (int pass = 0; pass < 2; pass++) {
             fovea_context *ctx = pass == 0 ? ctx_one : ctx_all;
             if (pass == 0 && !be->cpu_threads)
@@ -354,8 +409,11 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
             bench_stats_compute(s.total, s.ntotal, &st);
 
             char name[96], note[160];
-            snprintf(name, sizeof name, "%s %dx%d %df, %d thread%s", label, c.ncols, c.nrows,
-                     c.nfeat, threads, threads == 1 ? "" : "s");
+            if (be->backend == FOVEA_BACKEND_CUDA)
+                snprintf(name, sizeof name, "%s %dx%d %df", label, c.ncols, c.nrows, c.nfeat);
+            else
+                snprintf(name, sizeof name, "%s %dx%d %df, %d thread%s", label, c.ncols,
+                         c.nrows, c.nfeat, threads, threads == 1 ? "" : "s");
             double sel = median_ms(s.sel, s.nsel), trk = median_ms(s.trk, s.ntrk),
                    rep = median_ms(s.rep, s.nrep);
             snprintf(note, sizeof note,
@@ -366,6 +424,20 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
                             note);
             fprintf(text, "%s [%s]: median %.2f ms (%d runs); %s\n", name, be->name,
                     st.median_us / 1000.0, runs, note);
+            if (s.ndtotal > 0) {
+                bench_stats dst;
+                bench_stats_compute(s.dtotal, s.ndtotal, &dst);
+                double dsel = median_ms(s.dsel, s.ndsel), dtrk = median_ms(s.dtrk, s.ndtrk),
+                       drep = median_ms(s.drep, s.ndrep);
+                snprintf(note, sizeof note,
+                         "GPU stream time (CUDA events) per call ms: select %.3f track %.3f "
+                         "replace %.3f; %d calls",
+                         dsel, dtrk, drep, calls);
+                bench_table_add(table, name, "cuda-dev", &dst, img_bytes * c.nframes,
+                                c.nframes, note);
+                fprintf(text, "%s [cuda-dev]: median %.3f ms; %s\n", name,
+                        dst.median_us / 1000.0, note);
+            }
             samples_free(&s);
         }
     }
@@ -464,18 +536,24 @@ static void seq_run(const seq_case *q, fovea_context *ctx, fovea_backend backend
     tc->sequentialMode = TRUE;
     tc->ctx = ctx;
     tc->backend = backend;
+    if (backend == FOVEA_BACKEND_CUDA)
+        klt_cuda_set_timing(tc, 1);
     double t_start = bench_now_us();
-    double t0 = t_start;
+    double t0 = t_start, dev = 0.0, d;
     KLTSelectGoodFeatures(tc, q->frames[0], q->w, q->h, fl);
     double t1 = bench_now_us();
     klt_check(tc, "select");
     s->sel[s->nsel++] = t1 - t0;
+    if ((d = device_us(tc)) >= 0)
+        s->dsel[s->ndsel++] = d, dev += d;
     for (int i = 1; i < q->nframes; i++) {
         t0 = bench_now_us();
         KLTTrackFeatures(tc, q->frames[i - 1], q->frames[i], q->w, q->h, fl);
         t1 = bench_now_us();
         klt_check(tc, "track");
         s->trk[s->ntrk++] = t1 - t0;
+        if ((d = device_us(tc)) >= 0)
+            s->dtrk[s->ndtrk++] = d, dev += d;
         if (remaining && i == q->nframes - 1)
             *remaining = KLTCountRemainingFeatures(fl);
         t0 = bench_now_us();
@@ -483,8 +561,12 @@ static void seq_run(const seq_case *q, fovea_context *ctx, fovea_backend backend
         t1 = bench_now_us();
         klt_check(tc, "replace");
         s->rep[s->nrep++] = t1 - t0;
+        if ((d = device_us(tc)) >= 0)
+            s->drep[s->ndrep++] = d, dev += d;
     }
     s->total[s->ntotal++] = bench_now_us() - t_start;
+    if (s->ndsel > 0)
+        s->dtotal[s->ndtotal++] = dev;
     KLTFreeFeatureList(fl);
     KLTFreeTrackingContext(tc);
 }
@@ -508,6 +590,8 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
 
     for (int b = 0; b < N_BACKENDS; b++) {
         const bench_backend *be = &bench_backends[b];
+        if (!backend_available(be))
+            continue;
         /* each run is the whole sequence; no warm-up (the first frames are in
          * it). --quick: 2 runs; otherwise up to 3 (fewer when --runs says so) */
         int runs = opts->quick ? 2 : (opts->runs < 3 ? opts->runs : 3);
@@ -522,8 +606,12 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
         bench_stats_compute(s.total, s.ntotal, &st);
         int threads = fovea_context_threads(ctx_all);
         char name[96], note[160];
-        snprintf(name, sizeof name, "%s %dx%d %df seq %d frames, %d thread%s", label, q.w,
-                 q.h, q.nfeat, q.nframes, threads, threads == 1 ? "" : "s");
+        if (be->backend == FOVEA_BACKEND_CUDA)
+            snprintf(name, sizeof name, "%s %dx%d %df seq %d frames", label, q.w, q.h, q.nfeat,
+                     q.nframes);
+        else
+            snprintf(name, sizeof name, "%s %dx%d %df seq %d frames, %d thread%s", label, q.w,
+                     q.h, q.nfeat, q.nframes, threads, threads == 1 ? "" : "s");
         double sel = median_ms(s.sel, s.nsel), trk = median_ms(s.trk, s.ntrk),
                rep = median_ms(s.rep, s.nrep);
         double ms_frame = st.median_us / 1000.0 / q.nframes;
@@ -534,6 +622,19 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
         bench_table_add(table, name, be->name, &st, img_bytes * q.nframes, q.nframes, note);
         fprintf(text, "%s [%s]: %.1f frames/s, %.2f ms/frame (%d runs); %s\n", name, be->name,
                 1000.0 / ms_frame, ms_frame, runs, note);
+        if (s.ndtotal > 0) {
+            bench_stats dst;
+            bench_stats_compute(s.dtotal, s.ndtotal, &dst);
+            double dms = dst.median_us / 1000.0 / q.nframes;
+            snprintf(note, sizeof note,
+                     "GPU stream time (CUDA events): %.3f ms/frame, %.0f frames/s; per call ms: "
+                     "select %.2f track %.3f replace %.3f",
+                     dms, 1000.0 / dms, median_ms(s.dsel, s.ndsel), median_ms(s.dtrk, s.ndtrk),
+                     median_ms(s.drep, s.ndrep));
+            bench_table_add(table, name, "cuda-dev", &dst, img_bytes * q.nframes, q.nframes,
+                            note);
+            fprintf(text, "%s [cuda-dev]: %s\n", name, note);
+        }
         samples_free(&s);
     }
     for (int i = 0; i < q.nframes; i++)
@@ -548,11 +649,14 @@ int main(int argc, char **argv)
     bench_opts opts;
     bench_parse_args_ex(argc, argv, &opts,
                         "  --testdata DIR  extracted golden data (the folder holding klt/);\n"
-                        "                  default: env FOVEA_TESTDATA_EXTRACTED\n");
+                        "                  default: env FOVEA_TESTDATA_EXTRACTED\n"
+                        "  --backend NAME  only the rows of backend cpu or cuda\n");
     const char *testdata = getenv("FOVEA_TESTDATA_EXTRACTED");
     for (int i = 0; i < opts.n_extra; i++) {
         if (strcmp(opts.extra[i], "--testdata") == 0 && i + 1 < opts.n_extra) {
             testdata = opts.extra[++i];
+        } else if (strcmp(opts.extra[i], "--backend") == 0 && i + 1 < opts.n_extra) {
+            only_backend = opts.extra[++i];
         } else {
             fprintf(stderr, "bench_klt: unknown argument '%s' (see --help)\n", opts.extra[i]);
             return 2;

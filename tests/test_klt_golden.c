@@ -2,18 +2,7 @@
  * context fields, setup ops, call sequence) run through fovea's KLT API, each
  * slot after each call compared exactly with expected.txt. Also: two contexts
  * with different sigmas interleaved, and a threaded context. */
-#include <cjson/cJSON.h>
-#include <dirent.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-#include "fovea/io.h"
-#include "fovea/klt.h"
-#include "klt/klt_fields.h"
-#include "testutil.h"
+#include "klt_cases.h"
 
 /* Cases known not to match yet, with the reason (none at the moment). A case
  * listed here is run and reported but does not fail the test. */
@@ -21,202 +10,6 @@ static const struct {
     const char *name;
     const char *reason;
 } known_failing[] = {{NULL, NULL}};
-
-/* ---------------------------------------------------------------- helpers */
-
-static char *read_all(const char *path, size_t *size)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, fp) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(fp);
-    if (buf) {
-        buf[n] = '\0';
-        if (size)
-            *size = (size_t)n;
-    }
-    return buf;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* "tc->field = value;", "KLTChangeTCPyramid(tc, N);", "KLTUpdateTCBorder(tc);" */
-static int apply_setup_op(KLT_TrackingContext tc, const char *op)
-{
-    char name[64];
-    double v;
-    int n;
-    if (sscanf(op, "tc->%63[A-Za-z_] = %lf", name, &v) == 2) {
-        const klt_field *f = klt_find_field(name);
-        if (!f)
-            return 0;
-        klt_set_field(tc, f, v);
-        return 1;
-    }
-    if (sscanf(op, "KLTChangeTCPyramid(tc, %d)", &n) == 1) {
-        KLTChangeTCPyramid(tc, n);
-        return 1;
-    }
-    if (strncmp(op, "KLTUpdateTCBorder(tc)", 21) == 0) {
-        KLTUpdateTCBorder(tc);
-        return 1;
-    }
-    return 0;
-}
-
-/* ---------------------------------------------------------------- case data */
-
-typedef struct expected_row {
-    float x, y;
-    int val;
-} expected_row;
-
-typedef struct record {
-    int frame;
-    char stage[16];
-    expected_row *rows;   /* nFeatures */
-} record;
-
-typedef struct golden_case {
-    char name[128];
-    char dir[4096];
-    cJSON *params;
-    int nfeat, nframes, replace;
-    int ncols, nrows;
-    unsigned char **frames;
-    record *recs;
-    int nrecs;
-} golden_case;
-
-static void case_free(golden_case *c)
-{
-    cJSON_Delete(c->params);
-    for (int i = 0; c->frames && i < c->nframes; i++)
-        free(c->frames[i]);
-    free(c->frames);
-    for (int i = 0; i < c->nrecs; i++)
-        free(c->recs[i].rows);
-    free(c->recs);
-    memset(c, 0, sizeof *c);
-}
-
-static unsigned char *load_pgm(const char *path, int *w, int *h)
-{
-    size_t size;
-    char *data = read_all(path, &size);
-    if (!data)
-        return NULL;
-    fovea_frame f;
-    memset(&f, 0, sizeof f);
-    char err[256];
-    int rc = fovea_pnm_decode((const uint8_t *)data, size, &f, err, sizeof err);
-    free(data);
-    if (rc < 0 || f.fmt != FOVEA_PIX_GRAY8) {
-        fprintf(stderr, "%s: %s\n", path, rc < 0 ? err : "not 8-bit gray");
-        fovea_frame_free(NULL, &f);
-        return NULL;
-    }
-    unsigned char *img = malloc((size_t)f.width * f.height);
-    for (int y = 0; img && y < f.height; y++)
-        memcpy(img + (size_t)y * f.width, f.data[0] + (ptrdiff_t)y * f.stride[0], (size_t)f.width);
-    *w = f.width;
-    *h = f.height;
-    fovea_frame_free(NULL, &f);
-    return img;
-}
-
-static int load_expected(golden_case *c)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/expected.txt", c->dir);
-    char *txt = read_all(path, NULL);
-    if (!txt)
-        return 0;
-    int cap = 64;
-    c->recs = calloc((size_t)cap, sizeof(record));
-    char *save = NULL;
-    int ok = 1;
-    for (char *line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        if (line[0] == '#')
-            continue;
-        int frame, idx, val;
-        char stage[16], xs[64], ys[64];
-        if (sscanf(line, "%d %15s %d %63s %63s %d", &frame, stage, &idx, xs, ys, &val) != 6) {
-            ok = 0;
-            break;
-        }
-        if (idx == 0) {
-            if (c->nrecs == cap) {
-                cap *= 2;
-                c->recs = realloc(c->recs, (size_t)cap * sizeof(record));
-            }
-            record *r = &c->recs[c->nrecs++];
-            r->frame = frame;
-            snprintf(r->stage, sizeof r->stage, "%s", stage);
-            r->rows = calloc((size_t)c->nfeat, sizeof(expected_row));
-        }
-        record *r = &c->recs[c->nrecs - 1];
-        if (idx < 0 || idx >= c->nfeat || r->frame != frame || strcmp(r->stage, stage) != 0) {
-            ok = 0;
-            break;
-        }
-        r->rows[idx].x = strtof(xs, NULL);
-        r->rows[idx].y = strtof(ys, NULL);
-        r->rows[idx].val = val;
-    }
-    free(txt);
-    return ok;
-}
-
-static int case_load(golden_case *c, const char *root, const char *name)
-{
-    memset(c, 0, sizeof *c);
-    snprintf(c->name, sizeof c->name, "%s", name);
-    snprintf(c->dir, sizeof c->dir, "%s/%s", root, name);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/params.json", c->dir);
-    char *js = read_all(path, NULL);
-    if (!js)
-        return 0;
-    c->params = cJSON_Parse(js);
-    free(js);
-    if (!c->params)
-        return 0;
-    c->nfeat = cJSON_GetObjectItem(c->params, "nFeatures")->valueint;
-    c->nframes = cJSON_GetObjectItem(c->params, "nFrames")->valueint;
-    c->replace = cJSON_IsTrue(cJSON_GetObjectItem(c->params, "replace_lost_features"));
-    cJSON *frames = cJSON_GetObjectItem(c->params, "frames");
-    if (!cJSON_IsArray(frames) || cJSON_GetArraySize(frames) != c->nframes)
-        return 0;
-    c->frames = calloc((size_t)c->nframes, sizeof(*c->frames));
-    for (int i = 0; i < c->nframes; i++) {
-        int w = 0, h = 0;
-        snprintf(path, sizeof path, "%s/%s", c->dir, cJSON_GetArrayItem(frames, i)->valuestring);
-        c->frames[i] = load_pgm(path, &w, &h);
-        if (!c->frames[i])
-            return 0;
-        if (i == 0) {
-            c->ncols = w;
-            c->nrows = h;
-        } else if (w != c->ncols || h != c->nrows) {
-            return 0;
-        }
-    }
-    return load_expected(c);
-}
 
 /* ---------------------------------------------------------------- running */
 
@@ -234,38 +27,9 @@ static int run_start(run *r, golden_case *c, fovea_context *ctx)
 {
     memset(r, 0, sizeof *r);
     r->c = c;
-    r->tc = KLTCreateTrackingContext();
+    r->tc = klt_case_context(c, ctx, FOVEA_BACKEND_CPU);
     if (!r->tc)
         return 0;
-    r->tc->ctx = ctx;
-    r->tc->backend = FOVEA_BACKEND_CPU;
-    cJSON *ops = cJSON_GetObjectItem(c->params, "setup_ops");
-    cJSON *op;
-    cJSON_ArrayForEach(op, ops)
-    {
-        if (!apply_setup_op(r->tc, op->valuestring)) {
-            fprintf(stderr, "%s: unknown setup op '%s'\n", c->name, op->valuestring);
-            return 0;
-        }
-    }
-    /* the setup ops must give the context the library held; then set every
-     * field from params.json anyway */
-    cJSON *tcj = cJSON_GetObjectItem(c->params, "tracking_context");
-    for (size_t i = 0; i < KLT_NFIELDS; i++) {
-        cJSON *v = cJSON_GetObjectItem(tcj, klt_fields[i].name);
-        if (!cJSON_IsNumber(v)) {
-            fprintf(stderr, "%s: params.json lacks %s\n", c->name, klt_fields[i].name);
-            test_failures++;
-            continue;
-        }
-        double want = klt_fields[i].is_float ? (double)(float)v->valuedouble : v->valuedouble;
-        if (klt_get_field(r->tc, &klt_fields[i]) != want) {
-            fprintf(stderr, "%s: after setup %s = %.9g, library held %.9g\n", c->name,
-                    klt_fields[i].name, klt_get_field(r->tc, &klt_fields[i]), want);
-            test_failures++;
-        }
-        klt_set_field(r->tc, &klt_fields[i], v->valuedouble);
-    }
     r->fl = KLTCreateFeatureList(c->nfeat);
     return r->fl != NULL;
 }
@@ -292,14 +56,8 @@ static int run_step(run *r)
     if (r->next_rec >= c->nrecs)
         return 0;
     const record *rec = &c->recs[r->next_rec];
-    int i = rec->frame;
     double t0 = now_s();
-    if (strcmp(rec->stage, "select") == 0)
-        KLTSelectGoodFeatures(r->tc, c->frames[i], c->ncols, c->nrows, r->fl);
-    else if (strcmp(rec->stage, "track") == 0)
-        KLTTrackFeatures(r->tc, c->frames[i - 1], c->frames[i], c->ncols, c->nrows, r->fl);
-    else
-        KLTReplaceLostFeatures(r->tc, c->frames[i], c->ncols, c->nrows, r->fl);
+    klt_case_call(c, rec, r->tc, r->fl);
     r->seconds += now_s() - t0;
     if (fovea_klt_last_status(r->tc) != FOVEA_OK) {
         fprintf(stderr, "%s: %s failed: %s\n", c->name, rec->stage,
@@ -345,11 +103,6 @@ static int report(const run *r, const char *label)
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int main(void)
 {
     const char *root = test_golden_dir("klt");
@@ -360,23 +113,7 @@ int main(void)
 
     /* every sub-directory with a params.json is a case */
     char *names[64];
-    int ncases = 0;
-    DIR *d = opendir(root);
-    REQUIRE(d != NULL);
-    struct dirent *de;
-    while ((de = readdir(d)) && ncases < 64) {
-        char path[4200];
-        if (de->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "%s/%s/params.json", root, de->d_name);
-        FILE *fp = fopen(path, "rb");
-        if (fp) {
-            fclose(fp);
-            names[ncases++] = strdup(de->d_name);
-        }
-    }
-    closedir(d);
-    qsort(names, (size_t)ncases, sizeof(char *), cmp_str);
+    int ncases = klt_case_names(root, names, 64);
     CHECK(ncases >= 16);
 
     golden_case *cases = calloc((size_t)ncases, sizeof(golden_case));

@@ -44,7 +44,7 @@ static const cli_option options[] = {
      "off", OPT_SEQUENTIAL},
     {"affine", 0, "MODE", "affine consistency check: off, 0 (translation), 1 (similarity) "
      "or 2 (affine)", "off", OPT_AFFINE},
-    {"backend", 0, "B", "auto, cpu or cuda (cuda runs on the CPU reference for now)", "auto",
+    {"backend", 0, "B", "auto, cpu or cuda (auto: cuda when a device is present)", "auto",
      OPT_BACKEND},
     {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
     {"output", 'o', "FILE", "feature table as text (KLT's layout, features x frames); '-' "

@@ -1,6 +1,7 @@
 /* fovea KLT: a feature tracker with the API and the numbers of Birchfield's
  * KLT 1.3.4 (KLTSelectGoodFeatures, KLTTrackFeatures, ...), per-context state
- * instead of the original's globals, and a backend field (cpu / cuda / auto).
+ * instead of the original's globals, and a backend field (cpu / cuda / auto):
+ * the CUDA backend runs every stage on the GPU with the reference's arithmetic.
  * docs/klt.md lists the compatibility notes and the quirks kept on purpose. */
 #ifndef FOVEA_KLT_H
 #define FOVEA_KLT_H
@@ -81,9 +82,14 @@ typedef struct KLT_TrackingContextRec {
     void *pyramid_last_grady;
 
     /* fovea additions */
-    fovea_backend backend;        /**< AUTO (default), CPU or CUDA; CUDA/AUTO run on the
-                                       CPU reference until the CUDA backend exists */
-    fovea_context *ctx;           /**< optional, not owned: thread pool and log callback;
+    fovea_backend backend;        /**< AUTO (default): CUDA when a device is present, else
+                                       the C reference; CPU: the C reference; CUDA: the
+                                       CUDA backend (calls fail with FOVEA_ERR_NO_DEVICE
+                                       without a device). Changing it between calls drops
+                                       the kept pyramid of sequential mode (the next
+                                       KLTTrackFeatures then needs img1). */
+    fovea_context *ctx;           /**< optional, not owned: thread pool, log callback and (CUDA
+                                       backend) the device to use;
                                        NULL = single thread, no messages */
     void *priv;                   /**< fovea private state; do not touch */
 } KLT_TrackingContextRec, *KLT_TrackingContext;

@@ -1,13 +1,49 @@
-/* KLT backends: the table of processing functions each context dispatches to.
- * Only the C reference exists so far; a CUDA backend adds its table here. */
+/* KLT backends: the table of processing functions each call dispatches to,
+ * chosen from the tracking context's backend field. */
 #include "klt/klt_internal.h"
 
 static const klt_backend backend_ref = {"cpu", klt_ref_select, klt_ref_track};
 
-const klt_backend *klt_backend_pick(fovea_backend b)
+int klt_backend_pick(KLT_TrackingContext tc, const klt_backend **out)
 {
-    /* FOVEA_BACKEND_CUDA and AUTO run on the C reference until the CUDA
-     * backend exists (documented in docs/klt.md). */
-    (void)b;
-    return &backend_ref;
+    *out = &backend_ref;
+    if (tc->backend == FOVEA_BACKEND_CPU)
+        return FOVEA_OK;
+    if (tc->backend != FOVEA_BACKEND_AUTO && tc->backend != FOVEA_BACKEND_CUDA)
+        return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "unknown backend %d", (int)tc->backend);
+    int ndev = 0;
+    fovea_device_count(&ndev);
+#ifdef FOVEA_HAVE_CUDA
+    if (ndev > 0) {
+        *out = &klt_backend_cuda;
+        return FOVEA_OK;
+    }
+#endif
+    if (tc->backend == FOVEA_BACKEND_AUTO)
+        return FOVEA_OK;
+    return klt_fail(tc, FOVEA_ERR_NO_DEVICE, "backend cuda: %s",
+                    fovea_cuda_compiled() ? "no CUDA device" : "fovea was built without CUDA");
 }
+
+void klt_backend_release(klt_state *st)
+{
+#ifdef FOVEA_HAVE_CUDA
+    klt_cuda_release(st);
+#else
+    (void)st;
+#endif
+}
+
+#ifndef FOVEA_HAVE_CUDA
+void klt_cuda_set_timing(KLT_TrackingContext tc, int on)
+{
+    (void)tc;
+    (void)on;
+}
+
+double klt_cuda_last_ms(KLT_TrackingContext tc)
+{
+    (void)tc;
+    return -1.0;
+}
+#endif

@@ -86,7 +86,7 @@ KLT_TrackingContext KLTCreateTrackingContext(void)
     }
     tc->priv = st;
     st->kernels.sigma_last = -10.0f;   /* KLT's initial value: forces a first compute */
-    st->backend = klt_backend_pick(FOVEA_BACKEND_AUTO);
+    st->backend = NULL;   /* chosen by each processing call */
 
     tc->mindist = 10;
     tc->window_width = 7;
@@ -137,6 +137,7 @@ void KLTFreeTrackingContext(KLT_TrackingContext tc)
         free(st->featuremap);
         free(st->win);
         free(st->sort_stack);
+        klt_backend_release(st);
         free(st);
     }
     free(tc);
@@ -290,7 +291,16 @@ static int check_call(KLT_TrackingContext tc, const void *img, int ncols, int nr
         nrows > FOVEA_MAX_DIM)
         return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "(%s) bad arguments (%dx%d image)", who,
                         ncols, nrows);
-    st->backend = klt_backend_pick(tc->backend);
+    const klt_backend *b = NULL;
+    int rc = klt_backend_pick(tc, &b);
+    if (rc < 0)
+        return rc;
+    if (st->backend && st->backend != b) {
+        /* the kept pyramid lives in the other backend: track from img1 next */
+        st->have_last = 0;
+        tc->pyramid_last = tc->pyramid_last_gradx = tc->pyramid_last_grady = NULL;
+    }
+    st->backend = b;
     return FOVEA_OK;
 }
 

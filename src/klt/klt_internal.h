@@ -55,7 +55,8 @@ typedef struct klt_pyramid {
 
 struct klt_state;
 
-/* One implementation of the processing calls (reference C now; CUDA later). */
+/* One implementation of the processing calls: the C reference (select.c,
+ * track.c) and the CUDA backend (klt_cuda.c + klt.cu). */
 typedef struct klt_backend {
     const char *name;
     /* replace = 0: KLTSelectGoodFeatures; 1: KLTReplaceLostFeatures. */
@@ -65,8 +66,22 @@ typedef struct klt_backend {
                  int ncols, int nrows, KLT_FeatureList fl);
 } klt_backend;
 
-/* backend.c: the table for a context's backend field (AUTO/CUDA -> CPU for now). */
-const klt_backend *klt_backend_pick(fovea_backend b);
+/* backend.c: the table for tc->backend (CPU -> C; CUDA -> CUDA, error without
+ * a device; AUTO -> CUDA when a device is present, else C). A change of
+ * backend between calls drops the kept pyramid of sequential mode. */
+int klt_backend_pick(KLT_TrackingContext tc, const klt_backend **out);
+/* Free what a backend holds for the context (device memory, stream). */
+void klt_backend_release(struct klt_state *st);
+#ifdef FOVEA_HAVE_CUDA
+extern const klt_backend klt_backend_cuda;   /* klt_cuda.c */
+void klt_cuda_release(struct klt_state *st);
+#endif
+/* CUDA backend instrumentation for benchmarks: with timing on, each call
+ * records CUDA events around its stream work (frame upload, kernels, feature
+ * copies); klt_cuda_last_ms returns that time of the last call in ms, or -1
+ * (CPU backend, timing off, CPU-only build). */
+void klt_cuda_set_timing(KLT_TrackingContext tc, int on);
+double klt_cuda_last_ms(KLT_TrackingContext tc);
 /* the C reference: select.c, track.c */
 int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, int nrows,
                    KLT_FeatureList fl, int replace);
@@ -93,6 +108,13 @@ typedef struct klt_state {
     size_t win_cap;     /* bytes */
     void *sort_stack;
     size_t sort_stack_cap;
+    /* CUDA backend state (klt_cuda.c), created on first use; the kept pyramid
+     * of sequential mode is then on the GPU (have_last / last index it). */
+    void *cuda;
+    /* Test hook (tests/gpu/test_gpu_klt.c): the C reference orders equal
+     * eigenvalues row-major, as the CUDA backend's stable sort does, instead
+     * of KLT's quicksort order. Off in normal use. */
+    int ref_stable_ties;
 } klt_state;
 
 static inline klt_state *klt_priv(KLT_TrackingContext tc)

@@ -4,6 +4,7 @@
  * minimum-distance pass that fills the slots. */
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
@@ -74,6 +75,18 @@ static void lazy_sort_need(lazy_sort *ls, unsigned idx)
         if (j > 1)
             ls->stack[ls->top++] = (sort_range){r.lo, j};
     }
+}
+
+/* Descending value, equal values in row-major order (test hook, see
+ * klt_state.ref_stable_ties). */
+static int cmp_stable(const void *a, const void *b)
+{
+    const klt_point *p = a, *q = b;
+    if (p->val != q->val)
+        return p->val > q->val ? -1 : 1;
+    if (p->y != q->y)
+        return p->y < q->y ? -1 : 1;
+    return (p->x > q->x) - (p->x < q->x);
 }
 
 /* Smaller eigenvalue of [gxx gxy; gxy gyy]: float terms, double sqrt and
@@ -298,7 +311,9 @@ int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, 
         fovea_parallel_for(tc->ctx, ny, 1, eig_rows, &jb);
     }
     lazy_sort ls = {st->points, st->sort_stack, 0};
-    if (npoints > 1)
+    if (st->ref_stable_ties && npoints > 1)
+        qsort(st->points, npoints, sizeof(klt_point), cmp_stable); /* nothing left lazy */
+    else if (npoints > 1)
         ls.stack[ls.top++] = (sort_range){0, (unsigned)npoints};
 
     if (tc->mindist < 0) {

@@ -1,0 +1,849 @@
+/* CUDA backend of KLT (host side): per tracking context a private CUDA
+ * context (device + stream), two device pyramids (the kept one of sequential
+ * mode stays on the GPU), selection buffers and feature arrays, all allocated
+ * on first use or size change and reused. Per call: the frame upload, the
+ * kernels of klt.cu on the stream, one copy of the feature arrays each way. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/cuda_util.h"
+#include "core/device.h"
+#include "klt/klt_cuda.h"
+#include "klt/klt_internal.h"
+
+typedef struct kc_pyr {
+    int valid, nlevels, ss, ncols, nrows;
+    int w[KLT_MAX_LEVELS], h[KLT_MAX_LEVELS];
+    float *img[KLT_MAX_LEVELS], *gx[KLT_MAX_LEVELS], *gy[KLT_MAX_LEVELS];
+    size_t cap[KLT_MAX_LEVELS];     /* floats of each of img/gx/gy at a level */
+    unsigned char *raw;             /* pinned: the input bytes (upload source, reuse test) */
+    size_t raw_cap;
+    unsigned char *d_raw;
+    size_t d_raw_cap;
+    float sig[2 * KLT_MAX_LEVELS];  /* as klt_pyramid.sig */
+} kc_pyr;
+
+typedef struct kc_state {
+    fovea_context *ctx;             /* private: device and stream of this tracking context */
+    kc_pyr pyr[2];
+    float *d_tmp;
+    size_t tmp_cap;                 /* floats */
+    float *d_sel;                   /* 3 images: smoothed, gx, gy */
+    size_t sel_cap;                 /* floats per image */
+    unsigned char *h_selraw, *d_selraw;
+    size_t h_selraw_cap, d_selraw_cap;
+    int *d_keys;                    /* 2 x points */
+    unsigned *d_pix;                /* 2 x points */
+    size_t pts_cap;                 /* points */
+    void *d_sort;
+    size_t sort_cap;
+    unsigned char *d_map;
+    size_t map_cap;
+    uint32_t *d_feat, *h_feat;      /* feature arrays, layout below */
+    size_t feat_cap, h_feat_cap;    /* bytes */
+    int *slots;                     /* host: slots to fill in selection order */
+    size_t slots_cap;               /* bytes */
+    float *h_aff;                   /* host copies of level 0 for the affine check */
+    size_t h_aff_cap;               /* bytes */
+    float *aff_win;
+    size_t aff_win_cap;             /* bytes */
+    int timing;
+    void *ev[2];                    /* cudaEvent_t: call start / end */
+    double last_ms;
+} kc_state;
+
+/* feature arrays of n slots, 32-bit words: in x, y, val | out x, y, xloc, yloc,
+ * val | selection: survivor points (2n), taken pixels, taken values, count */
+enum { F_IN_X, F_IN_Y, F_IN_VAL, F_OUT_X, F_OUT_Y, F_OUT_XLOC, F_OUT_YLOC, F_OUT_VAL,
+       F_PTS, F_TAKE_PIX = F_PTS + 2, F_TAKE_VAL, F_COUNT };
+
+static int kc_fail(KLT_TrackingContext tc, kc_state *kc, int rc)
+{
+    klt_state *st = klt_priv(tc);
+    /* after a failure nothing on the GPU is trusted */
+    st->have_last = 0;
+    kc->pyr[0].valid = kc->pyr[1].valid = 0;
+    return klt_fail(tc, rc, "CUDA backend: %s", fovea_last_error(kc->ctx));
+}
+
+#define KC_TRY(call)                                                                        \
+    do {                                                                                    \
+        int kc_rc_ = (call);                                                                \
+        if (kc_rc_ < 0)                                                                     \
+            return kc_fail(tc, kc, kc_rc_);                                                 \
+    } while (0)
+#define KC_CUDA(call) KC_TRY(FOVEA_CUDA(kc->ctx, call))
+/* for helpers that report their own failure */
+#define KC_RET(call)                                                                        \
+    do {                                                                                    \
+        int kc_rc_ = (call);                                                                \
+        if (kc_rc_ < 0)                                                                     \
+            return kc_rc_;                                                                  \
+    } while (0)
+
+static cudaStream_t kc_stream(const kc_state *kc)
+{
+    return fovea_ctx_stream(kc->ctx);
+}
+
+/* ---------------------------------------------------------------- buffers */
+
+static int dev_ensure(kc_state *kc, void **p, size_t *cap, size_t bytes)
+{
+    if (*p && bytes <= *cap)
+        return FOVEA_OK;
+    if (*p) {
+        /* buffers are only replaced between calls: nothing queued uses them */
+        fovea_device_free(kc->ctx, *p);
+        *p = NULL;
+        *cap = 0;
+    }
+    int rc = fovea_device_malloc(kc->ctx, bytes ? bytes : 1, p);
+    if (rc == FOVEA_OK)
+        *cap = bytes;
+    return rc;
+}
+
+static int pinned_ensure(kc_state *kc, void **p, size_t *cap, size_t bytes)
+{
+    if (*p && bytes <= *cap)
+        return FOVEA_OK;
+    if (*p) {
+        fovea_pinned_free(kc->ctx, *p);
+        *p = NULL;
+        *cap = 0;
+    }
+    int rc = fovea_pinned_malloc(kc->ctx, bytes ? bytes : 1, p);
+    if (rc == FOVEA_OK)
+        *cap = bytes;
+    return rc;
+}
+
+static int floats_bytes(size_t n, size_t *bytes)
+{
+    return fovea_mul_size(n ? n : 1, sizeof(float), bytes) ? FOVEA_OK : FOVEA_ERR_NOMEM;
+}
+
+/* Copy img into pinned staging and on to the device in slices, so that the
+ * host copy of one slice overlaps the transfer of the previous one. */
+static int upload(kc_state *kc, unsigned char *pinned, unsigned char *dev,
+                  const unsigned char *img, size_t n)
+{
+    const size_t slice = (size_t)1 << 19;
+    for (size_t off = 0; off < n; off += slice) {
+        size_t len = n - off < slice ? n - off : slice;
+        memcpy(pinned + off, img + off, len);
+        int rc = FOVEA_CUDA(kc->ctx, cudaMemcpyAsync(dev + off, pinned + off, len,
+                                                     cudaMemcpyHostToDevice, kc_stream(kc)));
+        if (rc < 0)
+            return rc;
+    }
+    return FOVEA_OK;
+}
+
+static void kc_free_pyr(kc_state *kc, kc_pyr *p)
+{
+    for (int i = 0; i < KLT_MAX_LEVELS; i++) {
+        fovea_device_free(kc->ctx, p->img[i]);
+        fovea_device_free(kc->ctx, p->gx[i]);
+        fovea_device_free(kc->ctx, p->gy[i]);
+    }
+    fovea_device_free(kc->ctx, p->d_raw);
+    fovea_pinned_free(kc->ctx, p->raw);
+    memset(p, 0, sizeof *p);
+}
+
+void klt_cuda_release(klt_state *st)
+{
+    kc_state *kc = st ? st->cuda : NULL;
+    if (!kc)
+        return;
+    if (kc->ctx) {
+        fovea_device_sync(kc->ctx);
+        kc_free_pyr(kc, &kc->pyr[0]);
+        kc_free_pyr(kc, &kc->pyr[1]);
+        fovea_device_free(kc->ctx, kc->d_tmp);
+        fovea_device_free(kc->ctx, kc->d_sel);
+        fovea_device_free(kc->ctx, kc->d_selraw);
+        fovea_pinned_free(kc->ctx, kc->h_selraw);
+        fovea_device_free(kc->ctx, kc->d_keys);
+        fovea_device_free(kc->ctx, kc->d_pix);
+        fovea_device_free(kc->ctx, kc->d_sort);
+        fovea_device_free(kc->ctx, kc->d_map);
+        fovea_device_free(kc->ctx, kc->d_feat);
+        fovea_pinned_free(kc->ctx, kc->h_feat);
+        for (int i = 0; i < 2; i++)
+            if (kc->ev[i])
+                cudaEventDestroy((cudaEvent_t)kc->ev[i]);
+        fovea_close(&kc->ctx);
+    }
+    free(kc->slots);
+    free(kc->h_aff);
+    free(kc->aff_win);
+    free(kc);
+    st->cuda = NULL;
+}
+
+/* The backend state, created on first use: a private CUDA context on the
+ * device of tc->ctx when that is a CUDA context, else device 0. */
+static kc_state *kc_get(KLT_TrackingContext tc)
+{
+    klt_state *st = klt_priv(tc);
+    if (st->cuda)
+        return st->cuda;
+    kc_state *kc = calloc(1, sizeof *kc);
+    if (!kc) {
+        klt_fail(tc, FOVEA_ERR_NOMEM, "CUDA backend: out of memory");
+        return NULL;
+    }
+    fovea_settings s;
+    fovea_default_settings(&s);
+    s.backend = FOVEA_BACKEND_CUDA;
+    s.threads = 1;
+    s.cuda_device = fovea_context_backend(tc->ctx) == FOVEA_BACKEND_CUDA && tc->ctx
+                        ? fovea_context_device(tc->ctx)
+                        : 0;
+    int rc = fovea_open(&kc->ctx, &s);
+    if (rc < 0) {
+        free(kc);
+        klt_fail(tc, rc, "CUDA backend: cannot open a CUDA context: %s", fovea_strerror(rc));
+        return NULL;
+    }
+    st->cuda = kc;
+    return kc;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+static klt_cuda_kernel to_dev(const klt_kernel *k)
+{
+    klt_cuda_kernel d;
+    memset(&d, 0, sizeof d);
+    d.width = k->width;
+    memcpy(d.data, k->data, (size_t)k->width * sizeof(float));
+    return d;
+}
+
+/* Smoothing (gauss both ways) or gradient pair of in into out1 (and out2). */
+static int conv_smooth(kc_state *kc, const klt_kernels *k, const void *in, int in_u8,
+                       int ncols, int nrows, float *out)
+{
+    klt_cuda_conv_args a;
+    memset(&a, 0, sizeof a);
+    a.in = in;
+    a.in_u8 = in_u8;
+    a.ncols = ncols;
+    a.nrows = nrows;
+    a.h1 = a.v1 = to_dev(&k->gauss);
+    a.out1 = out;
+    return FOVEA_CUDA(kc->ctx, klt_cuda_conv(&a, kc_stream(kc)));
+}
+
+static int conv_gradients(kc_state *kc, const klt_kernels *k, const void *in, int in_u8,
+                          int ncols, int nrows, float *gx, float *gy)
+{
+    klt_cuda_conv_args a;
+    memset(&a, 0, sizeof a);
+    a.in = in;
+    a.in_u8 = in_u8;
+    a.ncols = ncols;
+    a.nrows = nrows;
+    a.h1 = to_dev(&k->deriv);
+    a.v1 = to_dev(&k->gauss);
+    a.h2 = to_dev(&k->gauss);
+    a.v2 = to_dev(&k->deriv);
+    a.out1 = gx;
+    a.out2 = gy;
+    return FOVEA_CUDA(kc->ctx, klt_cuda_conv(&a, kc_stream(kc)));
+}
+
+/* ---------------------------------------------------------------- pyramids */
+
+/* pyramid.c's klt_pyramid_build on the GPU: same kernel-cache requests. */
+static int kc_build(KLT_TrackingContext tc, kc_state *kc, kc_pyr *p, const KLT_PixelType *img,
+                    int ncols, int nrows)
+{
+    klt_state *st = klt_priv(tc);
+    const int ss = tc->subsampling, nl = tc->nPyramidLevels;
+    if (ss != 2 && ss != 4 && ss != 8 && ss != 16 && ss != 32)
+        return klt_fail(tc, FOVEA_ERR_INVALID_ARG,
+                        "subsampling must be 2, 4, 8, 16 or 32 (is %d)", ss);
+    if (nl < 1 || nl > KLT_MAX_LEVELS)
+        return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "nPyramidLevels must be 1..%d (is %d)",
+                        KLT_MAX_LEVELS, nl);
+    p->valid = 0;
+    const size_t npix = (size_t)ncols * (size_t)nrows;
+    size_t bytes;
+    int c = ncols, r = nrows;
+    for (int i = 0; i < nl; i++) {
+        size_t n = (size_t)c * (size_t)r;
+        if (floats_bytes(n, &bytes) < 0)
+            return klt_fail(tc, FOVEA_ERR_NOMEM, "pyramid: size overflow");
+        if (!p->img[i] || n > p->cap[i]) {
+            size_t cap = 0;
+            fovea_device_free(kc->ctx, p->img[i]);
+            fovea_device_free(kc->ctx, p->gx[i]);
+            fovea_device_free(kc->ctx, p->gy[i]);
+            p->img[i] = p->gx[i] = p->gy[i] = NULL;
+            p->cap[i] = 0;
+            KC_TRY(dev_ensure(kc, (void **)&p->img[i], &cap, bytes));
+            KC_TRY(dev_ensure(kc, (void **)&p->gx[i], &cap, bytes));
+            KC_TRY(dev_ensure(kc, (void **)&p->gy[i], &cap, bytes));
+            p->cap[i] = n;
+        }
+        p->w[i] = c;
+        p->h[i] = r;
+        c /= ss;
+        r /= ss;
+    }
+    if (floats_bytes(npix, &bytes) < 0)
+        return klt_fail(tc, FOVEA_ERR_NOMEM, "pyramid: size overflow");
+    KC_TRY(dev_ensure(kc, (void **)&kc->d_tmp, &kc->tmp_cap, bytes));
+    KC_TRY(pinned_ensure(kc, (void **)&p->raw, &p->raw_cap, npix));
+    KC_TRY(dev_ensure(kc, (void **)&p->d_raw, &p->d_raw_cap, npix));
+    p->nlevels = nl;
+    p->ss = ss;
+    p->ncols = ncols;
+    p->nrows = nrows;
+
+    KC_TRY(upload(kc, p->raw, p->d_raw, img, npix));
+    klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
+    KC_TRY(conv_smooth(kc, &st->kernels, p->d_raw, 1, ncols, nrows, p->img[0]));
+    p->sig[0] = st->kernels.sigma_last;
+    const float sigma = ss * tc->pyramid_sigma_fact;
+    for (int i = 1; i < nl; i++) {
+        klt_kernels_for(&st->kernels, sigma);
+        klt_cuda_kernel g = to_dev(&st->kernels.gauss);
+        KC_CUDA(klt_cuda_smooth_subsample(p->img[i - 1], p->w[i - 1], p->h[i - 1], &g, ss,
+                                          kc->d_tmp, p->img[i], kc_stream(kc)));
+        p->sig[i] = st->kernels.sigma_last;
+    }
+    for (int i = 0; i < nl; i++) {
+        klt_kernels_for(&st->kernels, tc->grad_sigma);
+        KC_TRY(conv_gradients(kc, &st->kernels, p->img[i], 0, p->w[i], p->h[i], p->gx[i],
+                              p->gy[i]));
+        p->sig[nl + i] = st->kernels.sigma_last;
+    }
+    p->valid = 1;
+    return FOVEA_OK;
+}
+
+/* pyramid.c's reuse tests, on the pinned copy of the input. */
+static int kc_same_input(const kc_pyr *p, const KLT_PixelType *img, int ncols, int nrows)
+{
+    return p->valid && p->ncols == ncols && p->nrows == nrows &&
+           memcmp(p->raw, img, (size_t)ncols * (size_t)nrows) == 0;
+}
+
+static int kc_pyramid_matches(KLT_TrackingContext tc, const kc_pyr *p, const KLT_PixelType *img,
+                              int ncols, int nrows)
+{
+    klt_state *st = klt_priv(tc);
+    const int nl = tc->nPyramidLevels;
+    if (!kc_same_input(p, img, ncols, nrows) || p->nlevels != nl ||
+        p->ss != tc->subsampling)
+        return 0;
+    klt_kernels saved = st->kernels;
+    int same = 1;
+    klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
+    same &= st->kernels.sigma_last == p->sig[0];
+    const float sigma = tc->subsampling * tc->pyramid_sigma_fact;
+    for (int i = 1; i < nl; i++) {
+        klt_kernels_for(&st->kernels, sigma);
+        same &= st->kernels.sigma_last == p->sig[i];
+    }
+    for (int i = 0; i < nl; i++) {
+        klt_kernels_for(&st->kernels, tc->grad_sigma);
+        same &= st->kernels.sigma_last == p->sig[nl + i];
+    }
+    if (!same)
+        st->kernels = saved;
+    return same;
+}
+
+static int kc_level0_matches(KLT_TrackingContext tc, const kc_pyr *p, const KLT_PixelType *img,
+                             int ncols, int nrows)
+{
+    klt_state *st = klt_priv(tc);
+    if (!kc_same_input(p, img, ncols, nrows))
+        return 0;
+    klt_kernels saved = st->kernels;
+    klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
+    int same = st->kernels.sigma_last == p->sig[0];
+    klt_kernels_for(&st->kernels, tc->grad_sigma);
+    same &= st->kernels.sigma_last == p->sig[p->nlevels];
+    if (!same)
+        st->kernels = saved;
+    return same;
+}
+
+/* ---------------------------------------------------------------- per call */
+
+static int feat_ensure(KLT_TrackingContext tc, kc_state *kc, int n)
+{
+    size_t words, bytes;
+    if (!fovea_mul_size((size_t)(n > 0 ? n : 1), (size_t)F_COUNT, &words) ||
+        !fovea_mul_size(words + 1, sizeof(uint32_t), &bytes))
+        return klt_fail(tc, FOVEA_ERR_NOMEM, "feature arrays: size overflow");
+    KC_TRY(dev_ensure(kc, (void **)&kc->d_feat, &kc->feat_cap, bytes));
+    KC_TRY(pinned_ensure(kc, (void **)&kc->h_feat, &kc->h_feat_cap, bytes));
+    return FOVEA_OK;
+}
+
+static int call_begin(KLT_TrackingContext tc, kc_state *kc)
+{
+    KC_TRY(fovea_device_activate(kc->ctx));
+    if (kc->timing) {
+        for (int i = 0; i < 2; i++)
+            if (!kc->ev[i]) {
+                cudaEvent_t e;
+                KC_CUDA(cudaEventCreate(&e));
+                kc->ev[i] = e;
+            }
+        KC_CUDA(cudaEventRecord((cudaEvent_t)kc->ev[0], kc_stream(kc)));
+    }
+    return FOVEA_OK;
+}
+
+/* Wait for the call's work (the feature copy back is the last of it). */
+static int call_end(KLT_TrackingContext tc, kc_state *kc)
+{
+    if (kc->timing)
+        KC_CUDA(cudaEventRecord((cudaEvent_t)kc->ev[1], kc_stream(kc)));
+    KC_CUDA(cudaStreamSynchronize(kc_stream(kc)));
+    if (kc->timing) {
+        float ms = 0.0f;
+        KC_CUDA(cudaEventElapsedTime(&ms, (cudaEvent_t)kc->ev[0], (cudaEvent_t)kc->ev[1]));
+        kc->last_ms = ms;
+    }
+    return FOVEA_OK;
+}
+
+static void set_feature(KLT_Feature f, float x, float y, int val)
+{
+    f->x = x;
+    f->y = y;
+    f->val = val;
+    klt_feature_clear_affine(f);
+    f->aff_x = -1.0f;
+    f->aff_y = -1.0f;
+    f->aff_Axx = 1.0f;
+    f->aff_Ayx = 0.0f;
+    f->aff_Axy = 0.0f;
+    f->aff_Ayy = 1.0f;
+}
+
+static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, int nrows,
+                       KLT_FeatureList fl, int replace)
+{
+    klt_state *st = klt_priv(tc);
+    kc_state *kc = kc_get(tc);
+    if (!kc)
+        return st->status;
+    klt_fix_window(tc, replace ? "KLTReplaceLostFeatures" : "KLTSelectGoodFeatures");
+    const int hw = tc->window_width / 2, hh = tc->window_height / 2;
+    const size_t npix = (size_t)ncols * (size_t)nrows;
+    KC_RET(call_begin(tc, kc));
+    cudaStream_t stream = kc_stream(kc);
+
+    const float *gx, *gy;
+    if (replace && tc->sequentialMode && st->have_last) {
+        /* KLT quirk (see select.c): the kept level 0 */
+        const kc_pyr *p = &kc->pyr[st->last];
+        if (p->ncols != ncols || p->nrows != nrows)
+            return klt_fail(tc, FOVEA_ERR_MISMATCH,
+                            "(KLTReplaceLostFeatures) image is %dx%d, kept pyramid %dx%d",
+                            ncols, nrows, p->ncols, p->nrows);
+        gx = p->gx[0];
+        gy = p->gy[0];
+    } else if (tc->smoothBeforeSelecting &&
+               kc_level0_matches(tc, &kc->pyr[st->last], img, ncols, nrows)) {
+        gx = kc->pyr[st->last].gx[0];
+        gy = kc->pyr[st->last].gy[0];
+    } else {
+        size_t bytes, n3;
+        if (!fovea_mul_size(npix, 3, &n3) || floats_bytes(n3, &bytes) < 0)
+            return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
+        if (!kc->d_sel || npix > kc->sel_cap) {
+            size_t cap = 0;
+            fovea_device_free(kc->ctx, kc->d_sel);
+            kc->d_sel = NULL;
+            kc->sel_cap = 0;
+            KC_TRY(dev_ensure(kc, (void **)&kc->d_sel, &cap, bytes));
+            kc->sel_cap = npix;
+        }
+        KC_TRY(pinned_ensure(kc, (void **)&kc->h_selraw, &kc->h_selraw_cap, npix));
+        KC_TRY(dev_ensure(kc, (void **)&kc->d_selraw, &kc->d_selraw_cap, npix));
+        KC_TRY(upload(kc, kc->h_selraw, kc->d_selraw, img, npix));
+        float *simg = kc->d_sel, *sgx = simg + npix, *sgy = sgx + npix;
+        if (tc->smoothBeforeSelecting) {
+            klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
+            KC_TRY(conv_smooth(kc, &st->kernels, kc->d_selraw, 1, ncols, nrows, simg));
+            klt_kernels_for(&st->kernels, tc->grad_sigma);
+            KC_TRY(conv_gradients(kc, &st->kernels, simg, 0, ncols, nrows, sgx, sgy));
+        } else {
+            /* the bytes as floats, convolved directly (same values) */
+            klt_kernels_for(&st->kernels, tc->grad_sigma);
+            KC_TRY(conv_gradients(kc, &st->kernels, kc->d_selraw, 1, ncols, nrows, sgx, sgy));
+        }
+        gx = sgx;
+        gy = sgy;
+    }
+
+    /* candidate grid, as select.c */
+    const int bx = tc->borderx < hw ? hw : tc->borderx;
+    const int by = tc->bordery < hh ? hh : tc->bordery;
+    const int step = tc->nSkippedPixels + 1;
+    if (step < 1)
+        return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "nSkippedPixels must be >= 0");
+    const int span = ncols - 2 * bx > 0 ? ncols - 2 * bx : 0;
+    const int rspan = nrows - 2 * by > 0 ? nrows - 2 * by : 0;
+    const int nx = (span + step - 1) / step, ny = (rspan + step - 1) / step;
+    const size_t npoints = (size_t)nx * (size_t)ny;
+    if (npoints > (size_t)INT32_MAX / 2)
+        return klt_fail(tc, FOVEA_ERR_UNSUPPORTED, "selection: too many candidates");
+
+    if (tc->mindist < 0) {
+        klt_log(tc, FOVEA_LOG_WARNING, "mindist is negative (%d); setting to zero", tc->mindist);
+        tc->mindist = 0;
+    }
+    const int nfeat = fl->nFeatures;
+    KC_RET(feat_ensure(tc, kc, nfeat));
+
+    const int *keys = NULL;
+    const unsigned *pix = NULL;
+    if (npoints > 0) {
+        size_t kbytes;
+        if (!fovea_mul_size(npoints, 2 * sizeof(int), &kbytes))
+            return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
+        if (!kc->d_keys || npoints > kc->pts_cap) {
+            size_t c1 = 0, c2 = 0;
+            fovea_device_free(kc->ctx, kc->d_keys);
+            fovea_device_free(kc->ctx, kc->d_pix);
+            kc->d_keys = NULL;
+            kc->d_pix = NULL;
+            kc->pts_cap = 0;
+            KC_TRY(dev_ensure(kc, (void **)&kc->d_keys, &c1, kbytes));
+            KC_TRY(dev_ensure(kc, (void **)&kc->d_pix, &c2, kbytes));
+            kc->pts_cap = npoints;
+        }
+        klt_cuda_eig_args ea;
+        ea.gx = gx;
+        ea.gy = gy;
+        ea.ncols = ncols;
+        ea.bx = bx;
+        ea.by = by;
+        ea.step = step;
+        ea.nx = nx;
+        ea.ny = ny;
+        ea.hw = hw;
+        ea.hh = hh;
+        ea.keys = kc->d_keys;
+        ea.pix = kc->d_pix;
+        KC_CUDA(klt_cuda_eigen(&ea, stream));
+        size_t need = 0;
+        KC_CUDA(klt_cuda_sort(NULL, &need, kc->d_keys, kc->d_keys + npoints, kc->d_pix,
+                              kc->d_pix + npoints, (int)npoints, stream));
+        KC_TRY(dev_ensure(kc, &kc->d_sort, &kc->sort_cap, need));
+        need = kc->sort_cap;
+        KC_CUDA(klt_cuda_sort(kc->d_sort, &need, kc->d_keys, kc->d_keys + npoints, kc->d_pix,
+                              kc->d_pix + npoints, (int)npoints, stream));
+        keys = kc->d_keys + npoints;
+        pix = kc->d_pix + npoints;
+    }
+
+    /* slots to fill, in order; survivors (replace) block their squares */
+    size_t sbytes;
+    if (!fovea_mul_size((size_t)(nfeat > 0 ? nfeat : 1), sizeof(int), &sbytes) ||
+        klt_ensure((void **)&kc->slots, &kc->slots_cap, sbytes) < 0)
+        return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: out of memory");
+    int nslots = 0, nsurv = 0;
+    int32_t *pts = (int32_t *)(kc->h_feat + (size_t)F_PTS * nfeat);
+    for (int k = 0; k < nfeat; k++) {
+        const KLT_FeatureRec *f = fl->feature[k];
+        if (!replace || f->val < 0) {
+            kc->slots[nslots++] = k;
+        } else {
+            pts[2 * nsurv] = (int)f->x;
+            pts[2 * nsurv + 1] = (int)f->y;
+            nsurv++;
+        }
+    }
+    const int d = tc->mindist - 1;
+    KC_TRY(dev_ensure(kc, (void **)&kc->d_map, &kc->map_cap, npix));
+    KC_CUDA(cudaMemsetAsync(kc->d_map, 0, npix, stream));
+    int32_t *dpts = (int32_t *)(kc->d_feat + (size_t)F_PTS * nfeat);
+    if (nsurv > 0) {
+        KC_CUDA(cudaMemcpyAsync(dpts, pts, (size_t)nsurv * 2 * sizeof(int32_t),
+                                cudaMemcpyHostToDevice, stream));
+        KC_CUDA(klt_cuda_mark(kc->d_map, ncols, nrows, dpts, nsurv, d, stream));
+    }
+    klt_cuda_greedy_args ga;
+    ga.keys = keys;
+    ga.pix = pix;
+    ga.n = (int)npoints;
+    ga.min_eig = tc->min_eigenvalue < 1 ? 1 : tc->min_eigenvalue;
+    ga.nslots = nslots;
+    ga.map = kc->d_map;
+    ga.ncols = ncols;
+    ga.nrows = nrows;
+    ga.d = d;
+    ga.out_pix = (int *)(kc->d_feat + (size_t)F_TAKE_PIX * nfeat);
+    ga.out_val = (int *)(kc->d_feat + (size_t)F_TAKE_VAL * nfeat);
+    ga.out_n = (int *)(kc->d_feat + (size_t)F_COUNT * nfeat);
+    KC_CUDA(klt_cuda_greedy(&ga, stream));
+    KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix,
+                            ((size_t)2 * nfeat + 1) * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                            stream));
+    KC_RET(call_end(tc, kc));
+
+    const int32_t *tpix = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_PIX * nfeat);
+    const int32_t *tval = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_VAL * nfeat);
+    int taken = (int)kc->h_feat[(size_t)F_COUNT * nfeat];
+    if (taken < 0 || taken > nslots)
+        return klt_fail(tc, FOVEA_ERR_INTERNAL, "CUDA selection returned %d features", taken);
+    for (int k = 0; k < nslots; k++) {
+        KLT_Feature f = fl->feature[kc->slots[k]];
+        if (k < taken)
+            set_feature(f, (KLT_locType)(tpix[k] % ncols), (KLT_locType)(tpix[k] / ncols),
+                        tval[k]);
+        else
+            set_feature(f, -1.0f, -1.0f, KLT_NOT_FOUND);
+    }
+    return FOVEA_OK;
+}
+
+/* Affine consistency check of the features just tracked, on the host (the
+ * patches are host data of the feature list): level 0 of both pyramids is
+ * copied back only when some feature needs it. */
+static int affine_check(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1,
+                        const kc_pyr *p2, KLT_FeatureList fl, const int *tracked,
+                        const float *xloc, const float *yloc)
+{
+    int need1 = 0, need2 = 0;
+    for (int k = 0; k < fl->nFeatures; k++)
+        if (tracked[k]) {
+            if (fl->feature[k]->aff_img)
+                need2 = 1;
+            else
+                need1 = 1;
+        }
+    if (!need1 && !need2)
+        return FOVEA_OK;
+    const size_t npix = (size_t)p1->ncols * (size_t)p1->nrows;
+    size_t bytes, n6;
+    if (!fovea_mul_size(npix, 6, &n6) || floats_bytes(n6, &bytes) < 0 ||
+        klt_ensure((void **)&kc->h_aff, &kc->h_aff_cap, bytes) < 0)
+        return klt_fail(tc, FOVEA_ERR_NOMEM, "out of memory for the affine check");
+    size_t tw = (size_t)tc->window_width * tc->window_height;
+    size_t aw = (size_t)tc->affine_window_width * tc->affine_window_height;
+    if (klt_ensure((void **)&kc->aff_win, &kc->aff_win_cap,
+                   3 * (tw > aw ? tw : aw) * sizeof(float)) < 0)
+        return klt_fail(tc, FOVEA_ERR_NOMEM, "out of memory for the affine check");
+    float *h = kc->h_aff;
+    const kc_pyr *src[2] = {p1, p2};
+    const int need[2] = {need1, need2};
+    for (int i = 0; i < 2; i++) {
+        if (!need[i])
+            continue;
+        const float *planes[3] = {src[i]->img[0], src[i]->gx[0], src[i]->gy[0]};
+        for (int k = 0; k < 3; k++)
+            KC_CUDA(cudaMemcpyAsync(h + (size_t)(3 * i + k) * npix, planes[k],
+                                    npix * sizeof(float), cudaMemcpyDeviceToHost,
+                                    kc_stream(kc)));
+    }
+    KC_CUDA(cudaStreamSynchronize(kc_stream(kc)));
+    KLT_FloatImageRec v[6];
+    for (int i = 0; i < 6; i++) {
+        v[i].ncols = p1->ncols;
+        v[i].nrows = p1->nrows;
+        v[i].data = h + (size_t)i * npix;
+    }
+    int failed = 0;
+    for (int k = 0; k < fl->nFeatures; k++) {
+        if (!tracked[k])
+            continue;
+        KLT_Feature f = fl->feature[k];
+        if (!f->aff_img) {
+            /* first success: the reference patch around the previous position */
+            if (klt_affine_store_patch(tc, f, xloc[k], yloc[k], &v[0], &v[1], &v[2]) < 0)
+                failed = 1;
+            continue;
+        }
+        float xout = f->x, yout = f->y;
+        int val = klt_track_affine(tc, f, &xout, &yout, &v[3], &v[4], &v[5], kc->aff_win);
+        f->val = val;
+        if (val != KLT_TRACKED) {
+            f->x = -1.0f;
+            f->y = -1.0f;
+            f->aff_x = -1.0f;
+            f->aff_y = -1.0f;
+            klt_feature_clear_affine(f);
+        }
+    }
+    if (failed)
+        return klt_fail(tc, FOVEA_ERR_NOMEM, "out of memory for affine patches");
+    return FOVEA_OK;
+}
+
+static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
+                      const KLT_PixelType *img2, int ncols, int nrows, KLT_FeatureList fl)
+{
+    klt_state *st = klt_priv(tc);
+    kc_state *kc = kc_get(tc);
+    if (!kc)
+        return st->status;
+    klt_fix_window(tc, "KLTTrackFeatures");
+    const size_t nwin = (size_t)tc->window_width * (size_t)tc->window_height;
+    if (nwin * 4 * sizeof(float) > 200 * 1024)
+        return klt_fail(tc, FOVEA_ERR_UNSUPPORTED,
+                        "(KLTTrackFeatures) a %dx%d window is too large for the CUDA backend",
+                        tc->window_width, tc->window_height);
+    KC_RET(call_begin(tc, kc));
+    kc_pyr *p1, *p2;
+    if (tc->sequentialMode && st->have_last) {
+        p1 = &kc->pyr[st->last];
+        p2 = &kc->pyr[1 - st->last];
+        if (p1->ncols != ncols || p1->nrows != nrows)
+            return klt_fail(tc, FOVEA_ERR_MISMATCH,
+                            "(KLTTrackFeatures) image is %dx%d, previous image %dx%d", ncols,
+                            nrows, p1->ncols, p1->nrows);
+        if (p1->nlevels != tc->nPyramidLevels || p1->ss != tc->subsampling)
+            return klt_fail(tc, FOVEA_ERR_MISMATCH,
+                            "(KLTTrackFeatures) pyramid parameters changed in sequential mode");
+    } else {
+        if (!img1)
+            return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "(KLTTrackFeatures) img1 is NULL");
+        st->have_last = 0;
+        if (kc_pyramid_matches(tc, &kc->pyr[st->last], img1, ncols, nrows)) {
+            p1 = &kc->pyr[st->last];
+            p2 = &kc->pyr[1 - st->last];
+        } else {
+            p1 = &kc->pyr[0];
+            p2 = &kc->pyr[1];
+            KC_RET(kc_build(tc, kc, p1, img1, ncols, nrows));
+        }
+    }
+    int rc = kc_build(tc, kc, p2, img2, ncols, nrows);
+    if (rc < 0) {
+        st->have_last = 0;
+        return rc;
+    }
+    st->last = (int)(p2 - kc->pyr);
+
+    const int nfeat = fl->nFeatures;
+    KC_RET(feat_ensure(tc, kc, nfeat));
+    float *hx = (float *)(kc->h_feat + (size_t)F_IN_X * nfeat);
+    float *hy = (float *)(kc->h_feat + (size_t)F_IN_Y * nfeat);
+    int32_t *hv = (int32_t *)(kc->h_feat + (size_t)F_IN_VAL * nfeat);
+    for (int k = 0; k < nfeat; k++) {
+        hx[k] = fl->feature[k]->x;
+        hy[k] = fl->feature[k]->y;
+        hv[k] = fl->feature[k]->val;
+    }
+    cudaStream_t stream = kc_stream(kc);
+    if (nfeat > 0) {
+        KC_CUDA(cudaMemcpyAsync(kc->d_feat, kc->h_feat, (size_t)3 * nfeat * sizeof(uint32_t),
+                                cudaMemcpyHostToDevice, stream));
+        klt_cuda_track_args a;
+        memset(&a, 0, sizeof a);
+        a.nlevels = p1->nlevels;
+        a.ss = (float)tc->subsampling;
+        for (int r = 0; r < p1->nlevels; r++) {
+            a.lev[r].img1 = p1->img[r];
+            a.lev[r].gx1 = p1->gx[r];
+            a.lev[r].gy1 = p1->gy[r];
+            a.lev[r].img2 = p2->img[r];
+            a.lev[r].gx2 = p2->gx[r];
+            a.lev[r].gy2 = p2->gy[r];
+            a.lev[r].ncols = p1->w[r];
+            a.lev[r].nrows = p1->h[r];
+        }
+        a.width = tc->window_width;
+        a.height = tc->window_height;
+        a.step_factor = tc->step_factor;
+        a.max_iterations = tc->max_iterations;
+        a.small = tc->min_determinant;
+        a.th = tc->min_displacement;
+        a.max_residue = tc->max_residue;
+        a.lighting_insensitive = tc->lighting_insensitive;
+        a.borderx = tc->borderx;
+        a.bordery = tc->bordery;
+        a.ncols = ncols;
+        a.nrows = nrows;
+        a.nfeat = nfeat;
+        a.in_x = (const float *)(kc->d_feat + (size_t)F_IN_X * nfeat);
+        a.in_y = (const float *)(kc->d_feat + (size_t)F_IN_Y * nfeat);
+        a.in_val = (const int *)(kc->d_feat + (size_t)F_IN_VAL * nfeat);
+        a.out_x = (float *)(kc->d_feat + (size_t)F_OUT_X * nfeat);
+        a.out_y = (float *)(kc->d_feat + (size_t)F_OUT_Y * nfeat);
+        a.out_xloc = (float *)(kc->d_feat + (size_t)F_OUT_XLOC * nfeat);
+        a.out_yloc = (float *)(kc->d_feat + (size_t)F_OUT_YLOC * nfeat);
+        a.out_val = (int *)(kc->d_feat + (size_t)F_OUT_VAL * nfeat);
+        KC_CUDA(klt_cuda_track(&a, stream));
+        KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_OUT_X * nfeat, a.out_x,
+                                (size_t)5 * nfeat * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                stream));
+    }
+    KC_RET(call_end(tc, kc));
+
+    const float *ox = (const float *)(kc->h_feat + (size_t)F_OUT_X * nfeat);
+    const float *oy = (const float *)(kc->h_feat + (size_t)F_OUT_Y * nfeat);
+    const float *oxl = (const float *)(kc->h_feat + (size_t)F_OUT_XLOC * nfeat);
+    const float *oyl = (const float *)(kc->h_feat + (size_t)F_OUT_YLOC * nfeat);
+    const int32_t *ov = (const int32_t *)(kc->h_feat + (size_t)F_OUT_VAL * nfeat);
+    /* the input words are free now: flags of the features tracked */
+    int32_t *tracked = hv;
+    int any_tracked = 0;
+    for (int k = 0; k < nfeat; k++) {
+        KLT_Feature f = fl->feature[k];
+        tracked[k] = 0;
+        if (f->val < 0)
+            continue;
+        if (ov[k] != KLT_TRACKED) {
+            f->x = -1.0f;
+            f->y = -1.0f;
+            f->val = ov[k];
+            klt_feature_clear_affine(f);
+            continue;
+        }
+        f->x = ox[k];
+        f->y = oy[k];
+        f->val = KLT_TRACKED;
+        tracked[k] = 1;
+        any_tracked = 1;
+    }
+    rc = FOVEA_OK;
+    if (tc->affineConsistencyCheck >= 0 && any_tracked)
+        rc = affine_check(tc, kc, p1, p2, fl, tracked, oxl, oyl);
+
+    if (tc->sequentialMode) {
+        st->have_last = 1;
+        tc->pyramid_last = &kc->pyr[st->last].img[0];
+        tc->pyramid_last_gradx = &kc->pyr[st->last].gx[0];
+        tc->pyramid_last_grady = &kc->pyr[st->last].gy[0];
+    } else {
+        st->have_last = 0;
+        tc->pyramid_last = tc->pyramid_last_gradx = tc->pyramid_last_grady = NULL;
+    }
+    return rc;
+}
+
+const klt_backend klt_backend_cuda = {"cuda", cuda_select, cuda_track};
+
+void klt_cuda_set_timing(KLT_TrackingContext tc, int on)
+{
+    if (!tc || !tc->priv)
+        return;
+    kc_state *kc = kc_get(tc);
+    if (kc)
+        kc->timing = on;
+}
+
+double klt_cuda_last_ms(KLT_TrackingContext tc)
+{
+    kc_state *kc = tc && tc->priv ? klt_priv(tc)->cuda : NULL;
+    return kc && kc->timing ? kc->last_ms : -1.0;
+}
