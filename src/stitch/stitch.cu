@@ -523,6 +523,27 @@ __device__ __forceinline__ void store_rgba4(uint8_t *orow, int i0, int pano_w,
     }
 }
 
+// Bytes of the overlap-statistics counters at the start of dynamic shared
+// memory; a single-camera tile's 8-bit tables follow them.
+__host__ __device__ __forceinline__ int stats_bytes_aligned(int npairs)
+{
+    return (npairs * STITCH_STAT_FIELDS * 8 + 15) & ~15;
+}
+
+// Copy camera c's 8-bit tables (nch x STITCH_LUT_SIZE bytes) into shared memory,
+// the whole block, as 32-bit words.
+__device__ __forceinline__ const uint8_t *shared_lut8(const stitch_kernel_cam &cam, int nch,
+                                                     uint8_t *sh)
+{
+    const int words = (nch * STITCH_LUT_SIZE + 3) / 4; // STITCH_LUT8_STRIDE apart: aligned
+    const uint32_t *src = reinterpret_cast<const uint32_t *>(cam.lut8);
+    uint32_t *dst = reinterpret_cast<uint32_t *>(sh);
+    for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < words; k += blockDim.x * blockDim.y)
+        dst[k] = __ldg(&src[k]);
+    __syncthreads();
+    return sh;
+}
+
 // RGB: each thread produces 4 horizontally adjacent pixels in each of two rows
 // (a thread block covers one 128x16 mask tile).
 template <int MAXC, bool STATS, bool TEX>
@@ -545,8 +566,13 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_rgb
     // result is its corrected sample, bit for bit what the general path gives.
     // (single-camera tiles have no overlap statistics to add, so analysis frames use it too)
     const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
-    if (single && j0 < a.pano_h && i0 < a.pano_w) {
+    if (single) {
         const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
+        // the tables in shared memory: 3 x 4-byte loads per thread here instead
+        // of 3 scattered table loads per pixel through L1 below
+        const uint8_t *lut8 = shared_lut8(cam, 3, reinterpret_cast<uint8_t *>(sh_stats) +
+                                                      (STATS ? stats_bytes_aligned(npairs) : 0));
+        if (j0 < a.pano_h && i0 < a.pano_w) {
         float u[2][4], v[2][4], q4[2][4];
         bool seen[2][4];
         lookup4x2(cam, i0, j0, a.pano_w, a.pano_h, u, v, seen, q4);
@@ -565,9 +591,9 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_rgb
             for (int dy = 0; dy < 2; dy++)
 #pragma unroll
                 for (int k = 0; k < 4; k++) {
-                    const unsigned int r = __ldg(&cam.lut8[q[dy][k][0]]);
-                    const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + q[dy][k][1]]);
-                    const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + q[dy][k][2]]);
+                    const unsigned int r = lut8[q[dy][k][0]];
+                    const unsigned int g = lut8[STITCH_LUT_SIZE + q[dy][k][1]];
+                    const unsigned int b = lut8[2 * STITCH_LUT_SIZE + q[dy][k][2]];
                     px[dy][k] = seen[dy][k] ? (r | (g << 8) | (b << 16) | (255u << 24)) : 0u;
                 }
         } else {
@@ -581,9 +607,9 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_rgb
                     int q[3];
                     sample_rgb<TEX>(a, cam, u[dy][k], v[dy][k], q);
                     // weight 1: the output is the rounded table entry (lut8 = round_u8(lut))
-                    const unsigned int r = __ldg(&cam.lut8[q[0]]);
-                    const unsigned int g = __ldg(&cam.lut8[STITCH_LUT_SIZE + q[1]]);
-                    const unsigned int b = __ldg(&cam.lut8[2 * STITCH_LUT_SIZE + q[2]]);
+                    const unsigned int r = lut8[q[0]];
+                    const unsigned int g = lut8[STITCH_LUT_SIZE + q[1]];
+                    const unsigned int b = lut8[2 * STITCH_LUT_SIZE + q[2]];
                     px[dy][k] = r | (g << 8) | (b << 16) | (255u << 24);
                 }
         }
@@ -591,6 +617,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_rgb
         for (int dy = 0; dy < 2; dy++)
             if (j0 + dy < a.pano_h)
                 store_rgba4(a.out0 + (size_t)(j0 + dy) * a.out_stride0, i0, a.pano_w, px[dy]);
+        }
     } else if (MAXC <= 4 && j0 < a.pano_h && i0 < a.pano_w) {
         // Several cameras, row by row: every camera's lookups for the four pixels
         // first (grid nodes shared), then each pixel's weights and blend.
@@ -733,10 +760,13 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
     const bool nv12 = a.in_format == 2;
     // (single-camera tiles have no overlap statistics to add, so analysis frames use it too)
     const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
-    if (single && by < ch_out && bx0 < cw_out) {
+    if (single) {
         // One camera in the tile: weight 1 wherever it sees (see the RGB kernel);
         // the same operations as the general path below with w = 1.
         const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
+        const uint8_t *lut8 = shared_lut8(cam, 1, reinterpret_cast<uint8_t *>(sh_stats) +
+                                                      (STATS ? stats_bytes_aligned(npairs) : 0));
+        if (by < ch_out && bx0 < cw_out) {
         float u[2][4], v[2][4], q4[2][4];
         bool seen[2][4];
         lookup4x2(cam, i0, j0, a.pano_w, a.pano_h, u, v, seen, q4);
@@ -755,7 +785,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
                 unsigned int y4 = 0;
 #pragma unroll
                 for (int k = 0; k < 4; k++) {
-                    const unsigned int y = __ldg(&cam.lut8[q[dy][k]]);
+                    const unsigned int y = lut8[q[dy][k]];
                     y4 |= (seen[dy][k] ? y : (unsigned int)a.black_y) << (8 * k);
                 }
                 if (j0 + dy < a.pano_h)
@@ -773,7 +803,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
                         break;
                     unsigned int y = (unsigned int)a.black_y;
                     if (seen[dy][k])
-                        y = __ldg(&cam.lut8[sample_luma<TEX>(cam, u[dy][k], v[dy][k])]);
+                        y = lut8[sample_luma<TEX>(cam, u[dy][k], v[dy][k])];
                     orow[i0 + k] = (uint8_t)y;
                 }
             }
@@ -830,6 +860,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
             }
         }
         store_chroma2(a, by, bx0, cw_out, ou, ov);
+        }
     } else if (MAXC <= 4 && by < ch_out && bx0 < cw_out) {
         // Several cameras, row by row: every camera's lookups for the four pixels
         // first (grid nodes shared), then each pixel's weights, luma blend and the
@@ -1011,7 +1042,9 @@ template <int MAXC, bool TEX>
 cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
 {
     const bool stats = a->stats != nullptr;
-    const size_t shmem = stats ? (size_t)(a->n * (a->n - 1) / 2) * STITCH_STAT_FIELDS * sizeof(unsigned long long) : 0;
+    // the overlap counters, then a single-camera tile's 8-bit tables
+    const size_t shmem = (stats ? (size_t)stats_bytes_aligned(a->n * (a->n - 1) / 2) : 0) +
+                         (size_t)((3 * STITCH_LUT_SIZE + 15) & ~15);
     dim3 block(32, 8);
     if (a->in_format <= 1) {
         dim3 grid((a->pano_w + STITCH_TILE_W - 1) / STITCH_TILE_W,
@@ -1019,7 +1052,7 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
         if (stats)
             stitch_rgb_kernel<MAXC, true, TEX><<<grid, block, shmem, stream>>>(*a);
         else
-            stitch_rgb_kernel<MAXC, false, TEX><<<grid, block, 0, stream>>>(*a);
+            stitch_rgb_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
     } else {
         const int cw = (a->pano_w + 1) >> 1, ch = (a->pano_h + 1) >> 1;
         // 64x8 chroma = 128x16 luma = one tile
@@ -1027,7 +1060,7 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
         if (stats)
             stitch_yuv_kernel<MAXC, true, TEX><<<grid, block, shmem, stream>>>(*a);
         else
-            stitch_yuv_kernel<MAXC, false, TEX><<<grid, block, 0, stream>>>(*a);
+            stitch_yuv_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
     }
     return cudaGetLastError();
 }

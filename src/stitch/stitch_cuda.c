@@ -18,7 +18,8 @@ typedef struct cuda_state {
     float *d_uv[FOVEA_STITCH_MAX_CAMERAS];
     float *d_weight[FOVEA_STITCH_MAX_CAMERAS];
     float *d_lut;                   /* n x 3 x FOVEA_LUT_SIZE */
-    uint8_t *d_lut8;                /* the same rounded (fovea_round_u8) */
+    uint8_t *d_lut8;                /* the same rounded (fovea_round_u8), STITCH_LUT8_STRIDE
+                                       bytes per camera */
     uint8_t *h_lut8;                /* host staging for d_lut8 */
     int *d_log;                     /* overlap-statistics log table */
     uint32_t *d_masks;
@@ -154,9 +155,9 @@ static int cuda_init(fovea_stitcher *st)
         status = fovea_device_malloc(ctx, (size_t)m->num_cameras * 3 * FOVEA_LUT_SIZE * sizeof(float),
                                      (void **)&cs->d_lut);
     if (status == FOVEA_OK)
-        status = fovea_device_malloc(ctx, (size_t)m->num_cameras * 3 * FOVEA_LUT_SIZE,
+        status = fovea_device_malloc(ctx, (size_t)m->num_cameras * STITCH_LUT8_STRIDE,
                                      (void **)&cs->d_lut8);
-    if (status == FOVEA_OK && !(cs->h_lut8 = malloc((size_t)m->num_cameras * 3 * FOVEA_LUT_SIZE)))
+    if (status == FOVEA_OK && !(cs->h_lut8 = calloc((size_t)m->num_cameras, STITCH_LUT8_STRIDE)))
         status = fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
     if (status == FOVEA_OK)
         status = upload(ctx, (void **)&cs->d_log, st->log_table, sizeof(st->log_table));
@@ -199,13 +200,13 @@ static int cuda_set_tables(fovea_stitcher *st)
     for (int c = 0; c < st->n; c++) {
         for (int k = 0; k < 3; k++)
             for (int q = 0; q < FOVEA_LUT_SIZE; q++)
-                cs->h_lut8[c * per_cam + (size_t)k * FOVEA_LUT_SIZE + q] =
+                cs->h_lut8[c * STITCH_LUT8_STRIDE + (size_t)k * FOVEA_LUT_SIZE + q] =
                     fovea_round_u8(st->tables.lut[c][k][q]);
         FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_lut + c * per_cam, st->tables.lut[c],
                                             sizeof(st->tables.lut[c]), cudaMemcpyHostToDevice,
                                             fovea_ctx_stream(ctx)));
     }
-    FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_lut8, cs->h_lut8, (size_t)st->n * per_cam,
+    FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_lut8, cs->h_lut8, (size_t)st->n * STITCH_LUT8_STRIDE,
                                         cudaMemcpyHostToDevice, fovea_ctx_stream(ctx)));
     return FOVEA_OK;
 }
@@ -337,7 +338,7 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
         k->uv = cs->d_uv[c];
         k->weight = cs->d_weight[c];
         k->lut = cs->d_lut + (size_t)c * 3 * FOVEA_LUT_SIZE;
-        k->lut8 = cs->d_lut8 + (size_t)c * 3 * FOVEA_LUT_SIZE;
+        k->lut8 = cs->d_lut8 + (size_t)c * STITCH_LUT8_STRIDE;
         k->plane0 = v->data[0];
         k->plane1 = v->data[1];
         k->plane2 = v->data[2];

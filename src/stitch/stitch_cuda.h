@@ -15,6 +15,8 @@ extern "C" {
 #define STITCH_MAXC 16
 #define STITCH_STAT_FIELDS 12 /* = FOVEA_ST_FIELDS */
 #define STITCH_LUT_SIZE 1021   /* = FOVEA_LUT_SIZE */
+/* bytes between two cameras' 8-bit tables (3 x STITCH_LUT_SIZE, 16-byte aligned) */
+#define STITCH_LUT8_STRIDE ((3 * STITCH_LUT_SIZE + 15) & ~15)
 
 typedef struct stitch_kernel_cam {
     const float *uv;          /* grid nodes (u,v) interleaved, device */
