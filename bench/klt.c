@@ -10,7 +10,10 @@
  * backend when a device is present. CUDA rows are end to end (host frames in,
  * feature lists out, host clock) and "cuda-dev" rows sum the per-call GPU
  * stream time measured with CUDA events (frame upload, kernels, feature
- * copies; klt_cuda_set_timing). */
+ * copies; klt_cuda_set_timing). Golden rows of the CUDA backend come twice:
+ * a new tracking context per run (first-use allocations included), and
+ * ", context reused": one context for every run, as an application that
+ * tracks clip after clip keeps one (its device buffers are then in place). */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
@@ -304,11 +307,12 @@ static KLT_TrackingContext case_context(const golden_case *c, fovea_context *ctx
     return tc;
 }
 
-/* One run of KLT example3's call sequence; per-call times appended to s. */
+/* One run of KLT example3's call sequence; per-call times appended to s.
+ * reuse: the tracking context to run on (kept), else a new one per run. */
 static void golden_run(const golden_case *c, fovea_context *ctx, fovea_backend backend,
-                       call_samples *s)
+                       call_samples *s, KLT_TrackingContext reuse)
 {
-    KLT_TrackingContext tc = case_context(c, ctx, backend);
+    KLT_TrackingContext tc = reuse ? reuse : case_context(c, ctx, backend);
     KLT_FeatureList fl = KLTCreateFeatureList(c->nfeat);
     if (!fl) {
         fprintf(stderr, "bench_klt: out of memory\n");
@@ -353,7 +357,8 @@ static void golden_run(const golden_case *c, fovea_context *ctx, fovea_backend b
             s->dtotal[s->ndtotal++] = dev;
     }
     KLTFreeFeatureList(fl);
-    KLTFreeTrackingContext(tc);
+    if (!reuse)
+        KLTFreeTrackingContext(tc);
 }
 
 static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
@@ -381,10 +386,15 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
         const bench_backend *be = &bench_backends[b];
         if (!backend_available(be))
             continue;
-        for (int pass = 0; pass < 2; pass++) {
+        /* pass 2 (CUDA): one tracking context for all runs, as an application
+         * tracking several clips keeps one; its buffers are then in place */
+        for (int pass = 0; pass < 3; pass++) {
             fovea_context *ctx = pass == 0 ? ctx_one : ctx_all;
             if (pass == 0 && !be->cpu_threads)
                 continue;
+            if (pass == 2 && be->backend != FOVEA_BACKEND_CUDA)
+                continue;
+            KLT_TrackingContext reuse = pass == 2 ? case_context(&c, ctx, be->backend) : NULL;
             int threads = ctx ? fovea_context_threads(ctx) : 1;
             if (pass == 1 && threads == 1 && be->cpu_threads)
                 continue; /* one CPU: the 1-thread row says it all */
@@ -393,8 +403,10 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
              * (at least 3 runs, at most --runs) */
             double w0 = bench_now_us();
             int warm = opts->warmup > 0 ? opts->warmup : 0;
+            if (reuse && warm == 0)
+                warm = 1; /* the reused context's buffers come from a first run */
             for (int r = 0; r < warm; r++)
-                golden_run(&c, ctx, be->backend, NULL);
+                golden_run(&c, ctx, be->backend, NULL, reuse);
             double one = warm ? (bench_now_us() - w0) / warm : 0.0;
             int runs = runs_for_budget(one, opts->quick ? 1.5e6 : 3e6, opts->runs < 3 ? opts->runs : 3,
                                        opts->runs);
@@ -404,13 +416,14 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
             call_samples s;
             samples_alloc(&s, runs, calls);
             for (int r = 0; r < runs; r++)
-                golden_run(&c, ctx, be->backend, &s);
+                golden_run(&c, ctx, be->backend, &s, reuse);
             bench_stats st;
             bench_stats_compute(s.total, s.ntotal, &st);
 
             char name[96], note[160];
             if (be->backend == FOVEA_BACKEND_CUDA)
-                snprintf(name, sizeof name, "%s %dx%d %df", label, c.ncols, c.nrows, c.nfeat);
+                snprintf(name, sizeof name, "%s %dx%d %df%s", label, c.ncols, c.nrows, c.nfeat,
+                         reuse ? ", context reused" : "");
             else
                 snprintf(name, sizeof name, "%s %dx%d %df, %d thread%s", label, c.ncols,
                          c.nrows, c.nfeat, threads, threads == 1 ? "" : "s");
@@ -439,6 +452,8 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
                         dst.median_us / 1000.0, note);
             }
             samples_free(&s);
+            if (reuse)
+                KLTFreeTrackingContext(reuse);
         }
     }
     case_free(&c);

@@ -8,6 +8,8 @@
 #include <cuda_runtime.h>
 #include <limits.h>
 
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
 #include "klt/klt_cuda.h"
@@ -255,28 +257,34 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
     __shared__ int s_take_pix[kGreedyThreads], s_take_val[kGreedyThreads];
     __shared__ short s_take_x[kGreedyThreads], s_take_y[kGreedyThreads];
     __shared__ int s_warp_cnt[kGreedyThreads / 32];
-    __shared__ int s_nsurv, s_ntake, s_total;
+    __shared__ int s_nsurv, s_ntake, s_total, s_below, s_first_below;
     const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
     const unsigned full = 0xffffffffu;
-    if (tid == 0)
-        s_total = 0;
-    __syncthreads();
-    if (a.nslots <= 0) {
-        if (tid == 0)
-            *a.out_n = 0;
-        return;
+    const int2 *cand = reinterpret_cast<const int2 *>(a.cand);
+    if (tid == 0) {
+        s_total = a.resume ? *a.out_n : 0;
+        s_below = 0;
     }
-    for (int base = 0; base < a.n; base += kGreedyThreads) {
+    __syncthreads();
+    for (int base = a.start; base < a.limit && s_total < a.nslots; base += kGreedyThreads) {
         const int i = base + tid;
         int ok = 0, below = 0, p = 0, v = 0;
-        if (i < a.n) {
-            v = a.keys[i];
-            p = (int)a.pix[i];
-            if (v >= a.min_eig)
-                ok = a.map[p] == 0;
-            else
-                below = 1;
+        if (tid == 0)
+            s_first_below = kGreedyThreads;
+        __syncthreads();
+        if (i < a.limit) {
+            const int2 c = cand[i];
+            v = c.x;
+            p = c.y;
+            below = v < a.min_eig;
+            if (below)
+                atomicMin(&s_first_below, tid);
         }
+        __syncthreads();
+        // past the first value below min_eig nothing is read (the positions
+        // after it may hold anything: see qs_fill_kernel)
+        if (i < a.limit && tid < s_first_below)
+            ok = a.map[p] == 0;
         unsigned bal = __ballot_sync(full, ok);
         if (lane == 0)
             s_warp_cnt[wid] = __popc(bal);
@@ -364,12 +372,445 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
             }
         }
         __syncthreads();  // the marks are visible to the next chunk's tests
-        if (s_total >= a.nslots || any_below)
+        if (any_below) {
+            s_below = 1;  // every thread writes the same value
             break;
+        }
     }
-    if (tid == 0)
+    __syncthreads();
+    if (tid == 0) {
         *a.out_n = s_total;
+        *a.out_more = s_total < a.nslots && !s_below && a.limit < a.n;
+    }
 }
+
+// ------------------------------------------------------------ KLT's quicksort
+
+// The partition of select.c's partition_step on a' = the segment with its
+// middle element exchanged with the first (pivot value P = a'[0]). With
+// L = positions k >= 1 holding a value <= P (ranked from the left) and R =
+// those holding a value >= P (ranked from the right), the t-th of L and the
+// t-th of R are exchanged exactly when the former lies left of the latter;
+// T exchanges in all. The scan then stops at J = the (T+1)-th of R when that
+// lies right of the T-th of L (position 0 when T = 0), else at the T-th of L,
+// and the pivot is exchanged with what is there. An element of L at k with
+// rank t moves iff at least t elements of R lie right of k; one of R moves iff
+// at least t of L lie left of it (a value equal to P is in both, moves at
+// most once). Counts of L (low 16 bits) and R (high 16 bits) are packed into
+// one scan: a tile or a short segment has fewer than 65536 elements.
+
+constexpr int kQsThreads = 512;
+constexpr int kQsPer = KLT_CUDA_QS_TILE / kQsThreads;
+constexpr int kQsSmallPer = KLT_CUDA_QS_SMALL / kQsThreads;
+constexpr int kQsBufBit = 30;
+constexpr int kQsLenMask = (1 << kQsBufBit) - 1;
+
+typedef cub::BlockScan<int, kQsThreads> QsScan;
+
+// a'[k] of the segment at src + lo of length n
+__device__ __forceinline__ int2 qs_elem(const int2 *src, int n, int k)
+{
+    const int h = n >> 1;
+    return src[k == 0 ? h : k == h ? 0 : k];
+}
+
+__device__ __forceinline__ void qs_push(int *list, int *count, int lo, int n, int buf)
+{
+    const int i = atomicAdd(count, 1);
+    reinterpret_cast<int2 *>(list)[i] = make_int2(lo, n | (buf << kQsBufBit));
+}
+
+// Where a segment of the array in buffer buf goes next.
+__device__ void qs_classify(const klt_cuda_qs &q, int next, int lo, int n, int buf)
+{
+    if (n <= 1)
+        return;  // final (written to qa by whoever placed it)
+    if (lo >= q.kcap)
+        qs_push(q.defer, q.ctr + KLT_QS_NDEFER, lo, n, buf);
+    else if (q.skeys[lo] < q.min_eig)
+        qs_push(q.fill, q.ctr + KLT_QS_NFILL, lo, n, 0);
+    else if (n <= KLT_CUDA_QS_SMALL)
+        qs_push(q.small, q.ctr + KLT_QS_NSMALL, lo, n, buf);
+    else
+        qs_push(q.list[next], q.ctr + next, lo, n, buf);
+}
+
+__global__ void qs_pack_kernel(const int *__restrict__ keys, const unsigned *__restrict__ pix,
+                               int2 *__restrict__ qa, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        qa[i] = make_int2(keys[i], (int)pix[i]);
+}
+
+__global__ void qs_seed_kernel(klt_cuda_qs q, int from_defer)
+{
+    __shared__ int s_nd;
+    if (threadIdx.x == 0) {
+        s_nd = from_defer ? q.ctr[KLT_QS_NDEFER] : 0;
+        q.ctr[KLT_QS_LIST0] = q.ctr[KLT_QS_LIST1] = 0;
+        q.ctr[KLT_QS_NSMALL] = q.ctr[KLT_QS_NFILL] = q.ctr[KLT_QS_NDEFER] = 0;
+        q.ctr[KLT_QS_NTILES] = 0;
+    }
+    __syncthreads();
+    if (!from_defer) {
+        if (threadIdx.x == 0)
+            qs_classify(q, 0, 0, q.n, 0);
+        return;
+    }
+    // the deferred list is read and appended to in place: chunk by chunk,
+    // every read before any push (pushes never outnumber the reads)
+    const int2 *d = reinterpret_cast<const int2 *>(q.defer);
+    for (int base = 0; base < s_nd; base += blockDim.x) {
+        const int i = base + threadIdx.x;
+        int2 sg = make_int2(0, 0);
+        if (i < s_nd)
+            sg = d[i];
+        __syncthreads();
+        if (i < s_nd)
+            qs_classify(q, 0, sg.x, sg.y & kQsLenMask, sg.y >> kQsBufBit);
+    }
+}
+
+// One block: tiles of the segments of list cur.
+__global__ void __launch_bounds__(1024) qs_plan_kernel(klt_cuda_qs q, int cur)
+{
+    typedef cub::BlockScan<int, 1024> Scan;
+    __shared__ typename Scan::TempStorage tmp;
+    __shared__ int s_carry;
+    const int nseg = q.ctr[cur];
+    const int2 *list = reinterpret_cast<const int2 *>(q.list[cur]);
+    if (threadIdx.x == 0) {
+        s_carry = 0;
+        q.ctr[1 - cur] = 0;
+    }
+    __syncthreads();
+    for (int base = 0; base < nseg; base += 1024) {
+        const int i = base + threadIdx.x;
+        int nt = 0;
+        if (i < nseg)
+            nt = ((list[i].y & kQsLenMask) + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
+        int off, total;
+        Scan(tmp).ExclusiveSum(nt, off, total);
+        off += s_carry;
+        if (i < nseg) {
+            q.seg_tile0[i] = off;
+            q.seg_t[i] = 0;
+            for (int t = 0; t < nt; t++) {
+                q.tile_seg[off + t] = i;
+                q.tile_first[off + t] = t;
+            }
+        }
+        __syncthreads();
+        if (threadIdx.x == 0)
+            s_carry += total;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        q.ctr[KLT_QS_NTILES] = s_carry;
+}
+
+// Where the partition of segment s (at lo) puts its pivot.
+__device__ __forceinline__ int qs_stop(const klt_cuda_qs &q, int s, int lo)
+{
+    const int nt = q.seg_t[s], nr = q.seg_nr[s];
+    const int lt = nt >= 1 ? q.lpos[lo + nt - 1] : 0;
+    return nt < nr && q.rpos[lo + nt] > lt ? q.rpos[lo + nt] : lt;
+}
+
+// After a level: elements placed for good in qb (the pivot, a child of one
+// element) are copied to qa, where the result is read.
+__global__ void qs_finals_kernel(klt_cuda_qs q, int cur, int nseg)
+{
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= nseg)
+        return;
+    const int2 sg = reinterpret_cast<const int2 *>(q.list[cur])[s];
+    if (sg.y >> kQsBufBit)
+        return;  // the level wrote to qa
+    const int lo = sg.x, n = sg.y & kQsLenMask, J = qs_stop(q, s, lo);
+    const int2 *b = reinterpret_cast<const int2 *>(q.qb);
+    int2 *a = reinterpret_cast<int2 *>(q.qa);
+    a[lo + J] = b[lo + J];
+    if (J == 1)
+        a[lo] = b[lo];
+    if (n - J - 1 == 1)
+        a[lo + J + 1] = b[lo + J + 1];
+}
+
+struct QsTile {
+    int s, lo, n, buf, k0;
+    const int2 *src;
+};
+
+__device__ __forceinline__ QsTile qs_tile(const klt_cuda_qs &q, int cur, int t)
+{
+    QsTile r;
+    r.s = q.tile_seg[t];
+    const int2 sg = reinterpret_cast<const int2 *>(q.list[cur])[r.s];
+    r.lo = sg.x;
+    r.n = sg.y & kQsLenMask;
+    r.buf = sg.y >> kQsBufBit;
+    r.k0 = q.tile_first[t] * KLT_CUDA_QS_TILE + threadIdx.x * kQsPer;
+    r.src = reinterpret_cast<const int2 *>(r.buf ? q.qb : q.qa) + r.lo;
+    return r;
+}
+
+// Elements of this thread: values and packed L/R flags; returns the packed
+// flags' sum.
+__device__ __forceinline__ int qs_flags(const QsTile &T, int2 *e, int *f)
+{
+    const int p = T.src[T.n >> 1].x;
+    int sum = 0;
+    for (int i = 0; i < kQsPer; i++) {
+        const int k = T.k0 + i;
+        f[i] = 0;
+        if (k < T.n) {
+            e[i] = qs_elem(T.src, T.n, k);
+            if (k > 0)
+                f[i] = (e[i].x <= p) | ((e[i].x >= p) << 16);
+        }
+        sum += f[i];
+    }
+    return sum;
+}
+
+// phase 0: count per tile; 1: ranks -> lpos / rpos and exchanges per segment;
+// 2: move (and children).
+template <int PHASE>
+__global__ void __launch_bounds__(kQsThreads) qs_tile_kernel(klt_cuda_qs q, int cur)
+{
+    __shared__ typename QsScan::TempStorage tmp;
+    const int t = blockIdx.x;
+    const QsTile T = qs_tile(q, cur, t);
+    int2 e[kQsPer];
+    int f[kQsPer];
+    const int sum = qs_flags(T, e, f);
+    int excl, total;
+    QsScan(tmp).ExclusiveSum(sum, excl, total);
+    if (PHASE == 0) {
+        if (threadIdx.x == 0) {
+            q.tile_l[t] = total & 0xffff;
+            q.tile_r[t] = total >> 16;
+        }
+        return;
+    }
+    const int loff = q.tile_loff[t], roff = q.tile_roff[t];
+    const int rtile = total >> 16;
+    int *lpos = q.lpos + T.lo, *rpos = q.rpos + T.lo;
+    int incl = excl, moved = 0;
+    const int J = PHASE == 2 ? qs_stop(q, T.s, T.lo) : 0;
+    for (int i = 0; i < kQsPer; i++) {
+        const int k = T.k0 + i;
+        if (k >= T.n)
+            break;
+        incl += f[i];
+        const int isl = f[i] & 1, isr = f[i] >> 16;
+        const int cl = loff + (incl & 0xffff);                  // L in [1, k]
+        const int cr = roff + rtile - (incl >> 16) + isr;       // R in [k, n)
+        const bool ml = isl && cr - isr >= cl, mr = isr && cl - isl >= cr;
+        if (PHASE == 1) {
+            if (isl)
+                lpos[cl - 1] = k;
+            if (isr)
+                rpos[cr - 1] = k;
+            moved += ml;
+        } else {
+            int dest = ml ? rpos[cl - 1] : mr ? lpos[cr - 1] : k;
+            dest = dest == J ? 0 : dest == 0 ? J : dest;
+            // the source (qa when buf is 0) is still read by other tiles:
+            // final elements reach qa then in qs_finals_kernel
+            int2 *out = reinterpret_cast<int2 *>(T.buf ? q.qa : q.qb) + T.lo;
+            out[dest] = e[i];
+        }
+    }
+    if (PHASE == 1) {
+        typedef cub::BlockReduce<int, kQsThreads> Red;
+        __shared__ typename Red::TempStorage rtmp;
+        const int m = Red(rtmp).Sum(moved);
+        if (threadIdx.x == 0 && m)
+            atomicAdd(q.seg_t + T.s, m);
+    } else if (threadIdx.x == 0 && q.tile_first[t] == 0) {
+        qs_classify(q, 1 - cur, T.lo, J, 1 - T.buf);
+        qs_classify(q, 1 - cur, T.lo + J + 1, T.n - J - 1, 1 - T.buf);
+    }
+}
+
+// One warp per segment: tile offsets of L (from the left) and R (from the right).
+__global__ void qs_offsets_kernel(klt_cuda_qs q, int cur, int nseg)
+{
+    const int s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    if (s >= nseg)
+        return;
+    const int n = reinterpret_cast<const int2 *>(q.list[cur])[s].y & kQsLenMask;
+    const int nt = (n + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE, t0 = q.seg_tile0[s];
+    int cl = 0, cr = 0;
+    for (int base = 0; base < nt; base += 32) {
+        const int i = base + lane;
+        const int tl = i < nt ? t0 + i : -1, tr = i < nt ? t0 + nt - 1 - i : -1;
+        int vl = tl >= 0 ? q.tile_l[tl] : 0, vr = tr >= 0 ? q.tile_r[tr] : 0;
+        int il = vl, ir = vr;
+        for (int o = 1; o < 32; o <<= 1) {
+            int a = __shfl_up_sync(0xffffffffu, il, o), b = __shfl_up_sync(0xffffffffu, ir, o);
+            if (lane >= o) {
+                il += a;
+                ir += b;
+            }
+        }
+        if (tl >= 0) {
+            q.tile_loff[tl] = cl + il - vl;
+            q.tile_roff[tr] = cr + ir - vr;
+        }
+        cl += __shfl_sync(0xffffffffu, il, 31);
+        cr += __shfl_sync(0xffffffffu, ir, 31);
+    }
+    if (lane == 0)
+        q.seg_nr[s] = cr;
+}
+
+// One block per short segment: every partition of it down to single elements,
+// all segments of one depth at a time, in shared memory; the result to qa.
+__global__ void __launch_bounds__(kQsThreads) qs_small_kernel(klt_cuda_qs q)
+{
+    extern __shared__ int4 qs_sm[];
+    int2 *s_a = reinterpret_cast<int2 *>(qs_sm);                    // SMALL
+    int *s_scan = reinterpret_cast<int *>(s_a + KLT_CUDA_QS_SMALL);  // SMALL
+    int *s_t = s_scan + KLT_CUDA_QS_SMALL;                           // SMALL
+    short *s_lpos = reinterpret_cast<short *>(s_t + KLT_CUDA_QS_SMALL);
+    short *s_rpos = s_lpos + KLT_CUDA_QS_SMALL;
+    short *s_seglo = s_rpos + KLT_CUDA_QS_SMALL;
+    short *s_segn = s_seglo + KLT_CUDA_QS_SMALL;
+    __shared__ typename QsScan::TempStorage tmp;
+
+    const int2 sg = reinterpret_cast<const int2 *>(q.small)[blockIdx.x];
+    const int lo0 = sg.x, n = sg.y & kQsLenMask;
+    const int2 *src = reinterpret_cast<const int2 *>((sg.y >> kQsBufBit) ? q.qb : q.qa) + lo0;
+    const int k0 = threadIdx.x * kQsSmallPer;
+    for (int k = threadIdx.x; k < n; k += kQsThreads) {
+        s_a[k] = src[k];
+        s_seglo[k] = 0;
+    }
+    if (threadIdx.x == 0)
+        s_segn[0] = (short)n;
+    __syncthreads();
+
+    for (;;) {
+        int2 e[kQsSmallPer];
+        int f[kQsSmallPer], lo[kQsSmallPer], sn[kQsSmallPer];
+        int sum = 0, active = 0;
+        for (int i = 0; i < kQsSmallPer; i++) {
+            const int k = k0 + i;
+            f[i] = 0;
+            sn[i] = 0;
+            if (k < n) {
+                lo[i] = s_seglo[k];
+                sn[i] = s_segn[lo[i]];
+                s_t[k] = 0;
+                if (sn[i] >= 2) {
+                    const int kk = k - lo[i], h = sn[i] >> 1;
+                    e[i] = s_a[lo[i] + (kk == 0 ? h : kk == h ? 0 : kk)];
+                    const int p = s_a[lo[i] + h].x;
+                    if (kk > 0)
+                        f[i] = (e[i].x <= p) | ((e[i].x >= p) << 16);
+                    active = 1;
+                } else {
+                    e[i] = s_a[k];
+                }
+            }
+            sum += f[i];
+        }
+        if (!__syncthreads_or(active))
+            break;
+        int incl;
+        QsScan(tmp).ExclusiveSum(sum, incl);
+        for (int i = 0; i < kQsSmallPer; i++) {
+            incl += f[i];
+            if (k0 + i < n)
+                s_scan[k0 + i] = incl;
+        }
+        __syncthreads();
+        int dest[kQsSmallPer];
+        for (int i = 0; i < kQsSmallPer; i++) {
+            const int k = k0 + i;
+            if (k >= n || sn[i] < 2 || k == lo[i])
+                continue;
+            const int h0 = s_scan[lo[i]], he = s_scan[lo[i] + sn[i] - 1], c = s_scan[k];
+            const int isl = f[i] & 1, isr = f[i] >> 16;
+            const int cl = (c & 0xffff) - (h0 & 0xffff);
+            const int cr = (he >> 16) - (c >> 16) + isr;
+            if (isl)
+                s_lpos[lo[i] + cl - 1] = (short)(k - lo[i]);
+            if (isr)
+                s_rpos[lo[i] + cr - 1] = (short)(k - lo[i]);
+            if (isl && cr - isr >= cl)
+                atomicAdd(s_t + lo[i], 1);
+        }
+        __syncthreads();
+        int nlo[kQsSmallPer], hj[kQsSmallPer];
+        for (int i = 0; i < kQsSmallPer; i++) {
+            const int k = k0 + i;
+            dest[i] = k;
+            hj[i] = -1;
+            nlo[i] = k < n ? lo[i] : 0;
+            if (k >= n || sn[i] < 2)
+                continue;
+            const int l = lo[i], kk = k - l;
+            const int h0 = s_scan[l], he = s_scan[l + sn[i] - 1];
+            const int nr = (he >> 16) - (h0 >> 16);
+            const int nt = s_t[l];
+            const int lt = nt >= 1 ? s_lpos[l + nt - 1] : 0;
+            const int J = nt < nr && s_rpos[l + nt] > lt ? s_rpos[l + nt] : lt;
+            int d = kk;
+            if (kk > 0) {
+                const int c = s_scan[k], isl = f[i] & 1, isr = f[i] >> 16;
+                const int cl = (c & 0xffff) - (h0 & 0xffff);
+                const int cr = (he >> 16) - (c >> 16) + isr;
+                d = isl && cr - isr >= cl ? s_rpos[l + cl - 1]
+                    : isr && cl - isl >= cr ? s_lpos[l + cr - 1]
+                                             : kk;
+            } else {
+                hj[i] = J;
+            }
+            d = d == J ? 0 : d == 0 ? J : d;
+            dest[i] = l + d;
+            nlo[i] = d < J ? l : d == J ? l + J : l + J + 1;
+        }
+        __syncthreads();
+        for (int i = 0; i < kQsSmallPer; i++) {
+            const int k = k0 + i;
+            if (k >= n)
+                continue;
+            s_a[dest[i]] = e[i];
+            s_seglo[dest[i]] = (short)nlo[i];
+            if (hj[i] >= 0) {
+                // children: [lo, lo + J), the pivot, [lo + J + 1, lo + n)
+                const int l = lo[i], J = hj[i];
+                s_segn[l] = (short)J;
+                s_segn[l + J] = 1;
+                if (sn[i] - J - 1 > 0)
+                    s_segn[l + J + 1] = (short)(sn[i] - J - 1);
+            }
+        }
+        __syncthreads();
+    }
+    for (int k = threadIdx.x; k < n; k += kQsThreads)
+        reinterpret_cast<int2 *>(q.qa)[lo0 + k] = s_a[k];
+}
+
+// A segment of values below min_eig: the selection stops at its first
+// element (and ignores what follows in the same chunk), so only that one is
+// written.
+__global__ void qs_fill_kernel(klt_cuda_qs q, int nfill)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nfill)
+        return;
+    const int lo = reinterpret_cast<const int2 *>(q.fill)[i].x;
+    reinterpret_cast<int2 *>(q.qa)[lo] = make_int2(q.skeys[lo], (int)q.spix[lo]);
+}
+
+constexpr size_t kQsSmallSmem =
+    (size_t)KLT_CUDA_QS_SMALL * (sizeof(int2) + 2 * sizeof(int) + 4 * sizeof(short));
 
 // ------------------------------------------------------------ tracking
 
@@ -677,4 +1118,80 @@ extern "C" int klt_cuda_track(const klt_cuda_track_args *a, void *stream)
     const int blocks = (a->nfeat + warps - 1) / warps;
     track_kernel<<<blocks, 32 * warps, smem, (cudaStream_t)stream>>>(*a);
     return (int)cudaGetLastError();
+}
+
+extern "C" size_t klt_cuda_qs_max_large(size_t n)
+{
+    return n / (KLT_CUDA_QS_SMALL + 1) + 1;
+}
+
+extern "C" size_t klt_cuda_qs_max_tiles(size_t n)
+{
+    return n / KLT_CUDA_QS_TILE + klt_cuda_qs_max_large(n) + 1;
+}
+
+extern "C" int klt_cuda_qs_pack(const int *keys, const unsigned *pix, int *qa, int n,
+                                void *stream)
+{
+    if (n <= 0)
+        return (int)cudaSuccess;
+    qs_pack_kernel<<<(n + 255) / 256, 256, 0, (cudaStream_t)stream>>>(
+        keys, pix, reinterpret_cast<int2 *>(qa), n);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int klt_cuda_qs_seed(const klt_cuda_qs *q, int from_defer, void *stream)
+{
+    qs_seed_kernel<<<1, 256, 0, (cudaStream_t)stream>>>(*q, from_defer);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int klt_cuda_qs_plan(const klt_cuda_qs *q, int cur, void *stream)
+{
+    qs_plan_kernel<<<1, 1024, 0, (cudaStream_t)stream>>>(*q, cur);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int klt_cuda_qs_level(const klt_cuda_qs *q, int cur, int nseg, int ntiles,
+                                 void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    if (nseg <= 0 || ntiles <= 0)
+        return (int)cudaSuccess;
+    qs_tile_kernel<0><<<ntiles, kQsThreads, 0, s>>>(*q, cur);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        return (int)e;
+    qs_offsets_kernel<<<(nseg + 7) / 8, 256, 0, s>>>(*q, cur, nseg);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return (int)e;
+    qs_tile_kernel<1><<<ntiles, kQsThreads, 0, s>>>(*q, cur);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return (int)e;
+    qs_tile_kernel<2><<<ntiles, kQsThreads, 0, s>>>(*q, cur);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return (int)e;
+    qs_finals_kernel<<<(nseg + 255) / 256, 256, 0, s>>>(*q, cur, nseg);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int klt_cuda_qs_finish(const klt_cuda_qs *q, int nsmall, int nfill, void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    cudaError_t e;
+    if (nsmall > 0) {
+        e = cudaFuncSetAttribute(qs_small_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)kQsSmallSmem);
+        if (e != cudaSuccess)
+            return (int)e;
+        qs_small_kernel<<<nsmall, kQsThreads, kQsSmallSmem, s>>>(*q);
+        if ((e = cudaGetLastError()) != cudaSuccess)
+            return (int)e;
+    }
+    if (nfill > 0) {
+        qs_fill_kernel<<<(nfill + 255) / 256, 256, 0, s>>>(*q, nfill);
+        if ((e = cudaGetLastError()) != cudaSuccess)
+            return (int)e;
+    }
+    return (int)cudaSuccess;
 }

@@ -39,6 +39,10 @@ typedef struct kc_state {
     size_t pts_cap;                 /* points */
     void *d_sort;
     size_t sort_cap;
+    int *d_qs;                      /* quicksort emulation (klt_cuda_qs), one block */
+    size_t qs_cap;                  /* bytes */
+    int *h_ctr;                     /* pinned: the emulation's counters */
+    size_t h_ctr_cap;
     unsigned char *d_map;
     size_t map_cap;
     uint32_t *d_feat, *h_feat;      /* feature arrays, layout below */
@@ -58,6 +62,7 @@ typedef struct kc_state {
  * val | selection: survivor points (2n), taken pixels, taken values, count */
 enum { F_IN_X, F_IN_Y, F_IN_VAL, F_OUT_X, F_OUT_Y, F_OUT_XLOC, F_OUT_YLOC, F_OUT_VAL,
        F_PTS, F_TAKE_PIX = F_PTS + 2, F_TAKE_VAL, F_COUNT };
+/* after the n * F_COUNT words: taken count, "needs more candidates" flag */
 
 static int kc_fail(KLT_TrackingContext tc, kc_state *kc, int rc)
 {
@@ -171,6 +176,8 @@ void klt_cuda_release(klt_state *st)
         fovea_device_free(kc->ctx, kc->d_keys);
         fovea_device_free(kc->ctx, kc->d_pix);
         fovea_device_free(kc->ctx, kc->d_sort);
+        fovea_device_free(kc->ctx, kc->d_qs);
+        fovea_pinned_free(kc->ctx, kc->h_ctr);
         fovea_device_free(kc->ctx, kc->d_map);
         fovea_device_free(kc->ctx, kc->d_feat);
         fovea_pinned_free(kc->ctx, kc->h_feat);
@@ -385,7 +392,7 @@ static int feat_ensure(KLT_TrackingContext tc, kc_state *kc, int n)
 {
     size_t words, bytes;
     if (!fovea_mul_size((size_t)(n > 0 ? n : 1), (size_t)F_COUNT, &words) ||
-        !fovea_mul_size(words + 1, sizeof(uint32_t), &bytes))
+        !fovea_mul_size(words + 2, sizeof(uint32_t), &bytes))
         return klt_fail(tc, FOVEA_ERR_NOMEM, "feature arrays: size overflow");
     KC_TRY(dev_ensure(kc, (void **)&kc->d_feat, &kc->feat_cap, bytes));
     KC_TRY(pinned_ensure(kc, (void **)&kc->h_feat, &kc->h_feat_cap, bytes));
@@ -433,6 +440,179 @@ static void set_feature(KLT_Feature f, float x, float y, int val)
     f->aff_Ayx = 0.0f;
     f->aff_Axy = 0.0f;
     f->aff_Ayy = 1.0f;
+}
+
+/* ---------------------------------------------------------------- candidate order */
+
+/* Candidates the selection reads before the sort of the rest is deferred:
+ * enough for the usual pass (a few per slot beyond the blocked ones); when it
+ * needs more, another round sorts 4x as many. */
+static int kc_first_kcap(int nslots)
+{
+    long long k = (long long)nslots * 64;
+    if (k < 65536)
+        k = 65536;
+    return k > INT32_MAX ? INT32_MAX : (int)k;
+}
+
+/* Lay out q over one device block for n candidates. */
+static int kc_qs_layout(KLT_TrackingContext tc, kc_state *kc, size_t n, klt_cuda_qs *q)
+{
+    const size_t ml = klt_cuda_qs_max_large(n), mt = klt_cuda_qs_max_tiles(n);
+    const size_t half = n / 2 + 1;
+    /* ints: qa, qb 2n each; lpos, rpos n each; 2 lists 2 ml each; small,
+     * fill, defer 2 half each; 3 x ml; 6 x mt; counters */
+    size_t ints = 6 * n + 7 * ml + 6 * half + 6 * mt + KLT_QS_NCTR, bytes;
+    if (n > (size_t)INT32_MAX / 2 || !fovea_mul_size(ints, sizeof(int), &bytes))
+        return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
+    KC_TRY(dev_ensure(kc, (void **)&kc->d_qs, &kc->qs_cap, bytes));
+    KC_TRY(pinned_ensure(kc, (void **)&kc->h_ctr, &kc->h_ctr_cap, KLT_QS_NCTR * sizeof(int)));
+    int *w = kc->d_qs;
+    q->qa = w;
+    w += 2 * n;
+    q->qb = w;
+    w += 2 * n;
+    q->lpos = w;
+    w += n;
+    q->rpos = w;
+    w += n;
+    for (int i = 0; i < 2; i++) {
+        q->list[i] = w;
+        w += 2 * ml;
+    }
+    q->small = w;
+    w += 2 * half;
+    q->fill = w;
+    w += 2 * half;
+    q->defer = w;
+    w += 2 * half;
+    q->seg_t = w;
+    w += ml;
+    q->seg_nr = w;
+    w += ml;
+    q->seg_tile0 = w;
+    w += ml;
+    int **tiles[6] = {&q->tile_seg, &q->tile_first, &q->tile_l, &q->tile_r, &q->tile_loff,
+                      &q->tile_roff};
+    for (int i = 0; i < 6; i++) {
+        *tiles[i] = w;
+        w += mt;
+    }
+    q->ctr = w;
+    q->n = (int)n;
+    return FOVEA_OK;
+}
+
+/* Partition rounds until no segment is left (or deferred): levels of long
+ * segments, one host round trip each for the next level's tile count, then
+ * the short segments. *ndefer: segments deferred (kcap). */
+static int kc_qs_run(KLT_TrackingContext tc, kc_state *kc, const klt_cuda_qs *q,
+                     int from_defer, int *ndefer)
+{
+    cudaStream_t stream = kc_stream(kc);
+    KC_CUDA(klt_cuda_qs_seed(q, from_defer, stream));
+    int cur = 0;
+    for (;;) {
+        KC_CUDA(klt_cuda_qs_plan(q, cur, stream));
+        KC_CUDA(cudaMemcpyAsync(kc->h_ctr, q->ctr, KLT_QS_NCTR * sizeof(int),
+                                cudaMemcpyDeviceToHost, stream));
+        KC_CUDA(cudaStreamSynchronize(stream));
+        const int nseg = kc->h_ctr[cur], ntiles = kc->h_ctr[KLT_QS_NTILES];
+        if (nseg <= 0)
+            break;
+        KC_CUDA(klt_cuda_qs_level(q, cur, nseg, ntiles, stream));
+        cur = 1 - cur;
+    }
+    KC_CUDA(klt_cuda_qs_finish(q, kc->h_ctr[KLT_QS_NSMALL], kc->h_ctr[KLT_QS_NFILL], stream));
+    *ndefer = kc->h_ctr[KLT_QS_NDEFER];
+    return FOVEA_OK;
+}
+
+/* d_keys / d_pix [0, n): candidates row-major. Radix sort (values), then
+ * KLT's quicksort order into q->qa, exact for positions < kcap (all when
+ * *ndefer is 0). */
+static int kc_order(KLT_TrackingContext tc, kc_state *kc, size_t n, int kcap, int min_eig,
+                    klt_cuda_qs *q, int *ndefer)
+{
+    cudaStream_t stream = kc_stream(kc);
+    size_t need = 0;
+    KC_CUDA(klt_cuda_sort(NULL, &need, kc->d_keys, kc->d_keys + n, kc->d_pix, kc->d_pix + n,
+                          (int)n, stream));
+    KC_TRY(dev_ensure(kc, &kc->d_sort, &kc->sort_cap, need));
+    need = kc->sort_cap;
+    KC_CUDA(klt_cuda_sort(kc->d_sort, &need, kc->d_keys, kc->d_keys + n, kc->d_pix,
+                          kc->d_pix + n, (int)n, stream));
+    KC_RET(kc_qs_layout(tc, kc, n, q));
+    q->skeys = kc->d_keys + n;
+    q->spix = kc->d_pix + n;
+    q->kcap = kcap;
+    q->min_eig = min_eig;
+    KC_CUDA(klt_cuda_qs_pack(kc->d_keys, kc->d_pix, q->qa, (int)n, stream));
+    return kc_qs_run(tc, kc, q, 0, ndefer);
+}
+
+/* Candidate arrays for n points (keys and pixels, twice each). */
+static int kc_points_ensure(KLT_TrackingContext tc, kc_state *kc, size_t n)
+{
+    size_t kbytes;
+    if (!fovea_mul_size(n, 2 * sizeof(int), &kbytes))
+        return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
+    if (!kc->d_keys || n > kc->pts_cap) {
+        size_t c1 = 0, c2 = 0;
+        fovea_device_free(kc->ctx, kc->d_keys);
+        fovea_device_free(kc->ctx, kc->d_pix);
+        kc->d_keys = NULL;
+        kc->d_pix = NULL;
+        kc->pts_cap = 0;
+        KC_TRY(dev_ensure(kc, (void **)&kc->d_keys, &c1, kbytes));
+        KC_TRY(dev_ensure(kc, (void **)&kc->d_pix, &c2, kbytes));
+        kc->pts_cap = n;
+    }
+    return FOVEA_OK;
+}
+
+int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int *out_val,
+                        unsigned *out_id)
+{
+    klt_state *st = klt_priv(tc);
+    kc_state *kc = kc_get(tc);
+    if (!kc)
+        return st->status;
+    if (n <= 0)
+        return FOVEA_OK;
+    KC_RET(call_begin(tc, kc));
+    KC_RET(kc_points_ensure(tc, kc, (size_t)n));
+    unsigned *ids = malloc((size_t)n * sizeof(unsigned));
+    int *pairs = malloc((size_t)n * 2 * sizeof(int));
+    if (!ids || !pairs) {
+        free(ids);
+        free(pairs);
+        return klt_fail(tc, FOVEA_ERR_NOMEM, "sort check: out of memory");
+    }
+    for (int i = 0; i < n; i++)
+        ids[i] = (unsigned)i;
+    klt_cuda_qs q;
+    int ndefer = 0;
+    int rc = FOVEA_CUDA(kc->ctx, cudaMemcpy(kc->d_keys, val, (size_t)n * sizeof(int),
+                                            cudaMemcpyHostToDevice));
+    if (rc >= 0)
+        rc = FOVEA_CUDA(kc->ctx, cudaMemcpy(kc->d_pix, ids, (size_t)n * sizeof(unsigned),
+                                            cudaMemcpyHostToDevice));
+    if (rc >= 0)
+        rc = kc_order(tc, kc, (size_t)n, INT32_MAX, INT32_MIN, &q, &ndefer);
+    if (rc >= 0)
+        rc = FOVEA_CUDA(kc->ctx, cudaMemcpyAsync(pairs, q.qa, (size_t)n * 2 * sizeof(int),
+                                                 cudaMemcpyDeviceToHost, kc_stream(kc)));
+    if (rc >= 0)
+        rc = call_end(tc, kc);
+    if (rc >= 0)
+        for (int i = 0; i < n; i++) {
+            out_val[i] = pairs[2 * i];
+            out_id[i] = (unsigned)pairs[2 * i + 1];
+        }
+    free(ids);
+    free(pairs);
+    return rc < 0 ? kc_fail(tc, kc, rc) : FOVEA_OK;
 }
 
 static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, int nrows,
@@ -512,23 +692,16 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     const int nfeat = fl->nFeatures;
     KC_RET(feat_ensure(tc, kc, nfeat));
 
-    const int *keys = NULL;
-    const unsigned *pix = NULL;
+    /* slots to fill, in order; survivors (replace) block their squares */
+    int nslots0 = 0;
+    for (int k = 0; k < nfeat; k++)
+        nslots0 += !replace || fl->feature[k]->val < 0;
+    const int min_eig = tc->min_eigenvalue < 1 ? 1 : tc->min_eigenvalue;
+    klt_cuda_qs q;
+    memset(&q, 0, sizeof q);
+    int kcap = kc_first_kcap(nslots0), ndefer = 0;
     if (npoints > 0) {
-        size_t kbytes;
-        if (!fovea_mul_size(npoints, 2 * sizeof(int), &kbytes))
-            return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
-        if (!kc->d_keys || npoints > kc->pts_cap) {
-            size_t c1 = 0, c2 = 0;
-            fovea_device_free(kc->ctx, kc->d_keys);
-            fovea_device_free(kc->ctx, kc->d_pix);
-            kc->d_keys = NULL;
-            kc->d_pix = NULL;
-            kc->pts_cap = 0;
-            KC_TRY(dev_ensure(kc, (void **)&kc->d_keys, &c1, kbytes));
-            KC_TRY(dev_ensure(kc, (void **)&kc->d_pix, &c2, kbytes));
-            kc->pts_cap = npoints;
-        }
+        KC_RET(kc_points_ensure(tc, kc, npoints));
         klt_cuda_eig_args ea;
         ea.gx = gx;
         ea.gy = gy;
@@ -543,18 +716,9 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
         ea.keys = kc->d_keys;
         ea.pix = kc->d_pix;
         KC_CUDA(klt_cuda_eigen(&ea, stream));
-        size_t need = 0;
-        KC_CUDA(klt_cuda_sort(NULL, &need, kc->d_keys, kc->d_keys + npoints, kc->d_pix,
-                              kc->d_pix + npoints, (int)npoints, stream));
-        KC_TRY(dev_ensure(kc, &kc->d_sort, &kc->sort_cap, need));
-        need = kc->sort_cap;
-        KC_CUDA(klt_cuda_sort(kc->d_sort, &need, kc->d_keys, kc->d_keys + npoints, kc->d_pix,
-                              kc->d_pix + npoints, (int)npoints, stream));
-        keys = kc->d_keys + npoints;
-        pix = kc->d_pix + npoints;
+        KC_RET(kc_order(tc, kc, npoints, kcap, min_eig, &q, &ndefer));
     }
 
-    /* slots to fill, in order; survivors (replace) block their squares */
     size_t sbytes;
     if (!fovea_mul_size((size_t)(nfeat > 0 ? nfeat : 1), sizeof(int), &sbytes) ||
         klt_ensure((void **)&kc->slots, &kc->slots_cap, sbytes) < 0)
@@ -581,10 +745,12 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
         KC_CUDA(klt_cuda_mark(kc->d_map, ncols, nrows, dpts, nsurv, d, stream));
     }
     klt_cuda_greedy_args ga;
-    ga.keys = keys;
-    ga.pix = pix;
+    ga.cand = q.qa;
     ga.n = (int)npoints;
-    ga.min_eig = tc->min_eigenvalue < 1 ? 1 : tc->min_eigenvalue;
+    ga.start = 0;
+    ga.limit = ndefer > 0 && kcap < (int)npoints ? kcap : (int)npoints;
+    ga.resume = 0;
+    ga.min_eig = min_eig;
     ga.nslots = nslots;
     ga.map = kc->d_map;
     ga.ncols = ncols;
@@ -593,10 +759,26 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     ga.out_pix = (int *)(kc->d_feat + (size_t)F_TAKE_PIX * nfeat);
     ga.out_val = (int *)(kc->d_feat + (size_t)F_TAKE_VAL * nfeat);
     ga.out_n = (int *)(kc->d_feat + (size_t)F_COUNT * nfeat);
-    KC_CUDA(klt_cuda_greedy(&ga, stream));
-    KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix,
-                            ((size_t)2 * nfeat + 1) * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                            stream));
+    ga.out_more = ga.out_n + 1;
+    const uint32_t *more = kc->h_feat + (size_t)F_COUNT * nfeat + 1;
+    for (;;) {
+        KC_CUDA(klt_cuda_greedy(&ga, stream));
+        KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix,
+                                ((size_t)2 * nfeat + 2) * sizeof(uint32_t),
+                                cudaMemcpyDeviceToHost, stream));
+        if (ga.limit >= ga.n)
+            break;
+        KC_CUDA(cudaStreamSynchronize(stream));
+        if (!*more)
+            break;
+        /* the pass reached the deferred part: sort 4x more, go on from there */
+        kcap = kcap > INT32_MAX / 4 ? INT32_MAX : kcap * 4;
+        q.kcap = kcap;
+        KC_RET(kc_qs_run(tc, kc, &q, 1, &ndefer));
+        ga.start = ga.limit;
+        ga.limit = ndefer > 0 && kcap < (int)npoints ? kcap : (int)npoints;
+        ga.resume = 1;
+    }
     KC_RET(call_end(tc, kc));
 
     const int32_t *tpix = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_PIX * nfeat);

@@ -82,6 +82,12 @@ void klt_cuda_release(struct klt_state *st);
  * (CPU backend, timing off, CPU-only build). */
 void klt_cuda_set_timing(KLT_TrackingContext tc, int on);
 double klt_cuda_last_ms(KLT_TrackingContext tc);
+/* Test hooks: KLT's quicksort of (val, id) pairs, descending, in place: the
+ * C reference (select.c) and the CUDA emulation (klt_cuda.c; out_* receive
+ * the sorted pairs; returns a fovea status). */
+void klt_ref_quicksort(int *val, unsigned *id, size_t n);
+int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int *out_val,
+                        unsigned *out_id);
 /* the C reference: select.c, track.c */
 int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, int nrows,
                    KLT_FeatureList fl, int replace);
@@ -111,10 +117,6 @@ typedef struct klt_state {
     /* CUDA backend state (klt_cuda.c), created on first use; the kept pyramid
      * of sequential mode is then on the GPU (have_last / last index it). */
     void *cuda;
-    /* Test hook (tests/gpu/test_gpu_klt.c): the C reference orders equal
-     * eigenvalues row-major, as the CUDA backend's stable sort does, instead
-     * of KLT's quicksort order. Off in normal use. */
-    int ref_stable_ties;
 } klt_state;
 
 static inline klt_state *klt_priv(KLT_TrackingContext tc)

@@ -77,16 +77,28 @@ static void lazy_sort_need(lazy_sort *ls, unsigned idx)
     }
 }
 
-/* Descending value, equal values in row-major order (test hook, see
- * klt_state.ref_stable_ties). */
-static int cmp_stable(const void *a, const void *b)
+void klt_ref_quicksort(int *val, unsigned *id, size_t n)
 {
-    const klt_point *p = a, *q = b;
-    if (p->val != q->val)
-        return p->val > q->val ? -1 : 1;
-    if (p->y != q->y)
-        return p->y < q->y ? -1 : 1;
-    return (p->x > q->x) - (p->x < q->x);
+    klt_point *p = malloc((n ? n : 1) * sizeof *p);
+    sort_range *stack = malloc((n / 2 + 2) * sizeof *stack);
+    if (!p || !stack) {
+        free(p);
+        free(stack);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        p[i] = (klt_point){(int)id[i], 0, val[i]};
+    lazy_sort ls = {p, stack, 0};
+    if (n > 1) {
+        ls.stack[ls.top++] = (sort_range){0, (unsigned)n};
+        lazy_sort_need(&ls, (unsigned)n - 1);
+    }
+    for (size_t i = 0; i < n; i++) {
+        val[i] = p[i].val;
+        id[i] = (unsigned)p[i].x;
+    }
+    free(p);
+    free(stack);
 }
 
 /* Smaller eigenvalue of [gxx gxy; gxy gyy]: float terms, double sqrt and
@@ -311,9 +323,7 @@ int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, 
         fovea_parallel_for(tc->ctx, ny, 1, eig_rows, &jb);
     }
     lazy_sort ls = {st->points, st->sort_stack, 0};
-    if (st->ref_stable_ties && npoints > 1)
-        qsort(st->points, npoints, sizeof(klt_point), cmp_stable); /* nothing left lazy */
-    else if (npoints > 1)
+    if (npoints > 1)
         ls.stack[ls.top++] = (sort_range){0, (unsigned)npoints};
 
     if (tc->mindist < 0) {
