@@ -11,25 +11,6 @@
 #include "fovea/io.h"
 #include "testutil.h"
 
-static char *read_all(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, fp) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(fp);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
-}
-
 static int run(const char *cmd)
 {
     int st = system(cmd);
@@ -39,8 +20,8 @@ static int run(const char *cmd)
 /* Compare the JSON frames with the select / replace records of expected.txt. */
 static int check_json(const char *json_path, const char *expected_path)
 {
-    char *js = read_all(json_path);
-    char *ex = read_all(expected_path);
+    char *js = test_read_text(json_path);
+    char *ex = test_read_text(expected_path);
     if (!js || !ex) {
         free(js);
         free(ex);
@@ -103,11 +84,11 @@ int main(void)
              cli, json, txt, y4m, frames);
     CHECK_EQ_INT(run(cmd), 0);
     CHECK(check_json(json, expected));
-    char *t = read_all(txt);
+    char *t = test_read_text(txt);
     CHECK(t && strstr(t, "KLT Feature Table\n") && strstr(t, "nFrames = 10, nFeatures = 150"));
     CHECK(t && strstr(t, "      0 | (  86.00,  71.00)=30785 (  81.30,  70.94)=    0"));
     free(t);
-    char *v = read_all(y4m);
+    char *v = test_read_text(y4m);
     CHECK(v && strncmp(v, "YUV4MPEG2 W320 H240", 19) == 0);
     free(v);
 
@@ -151,7 +132,7 @@ int main(void)
     /* the default backend (CUDA where a device is present) runs the same job */
     snprintf(cmd, sizeof cmd, "'%s' track -q --replace --json '%s' '%s'", cli, json2, vid);
     CHECK_EQ_INT(run(cmd), 0);
-    t = read_all(json2);
+    t = test_read_text(json2);
     CHECK(t && strstr(t, "\"frames\""));
     free(t);
     free(vid);

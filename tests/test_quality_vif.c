@@ -13,25 +13,6 @@
 /* Every frame of every case runs in about 16 s in a Debug ASan build, so no
  * case is cut short; FOVEA_VIF_TEST_FRAMES=N limits the frames per case. */
 
-static char *read_text(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s && fread(s, 1, (size_t)n, fp) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s)
-        s[n] = '\0';
-    fclose(fp);
-    return s;
-}
-
 static fovea_context *open_ctx(int threads)
 {
     fovea_settings s;
@@ -93,7 +74,7 @@ static void golden_case(const char *dir, const char *cs, int max_frames)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s/expected.json", dir, cs);
-    char *text = read_text(path);
+    char *text = test_read_text(path);
     if (!text) {
         fprintf(stderr, "%s: cannot read\n", path);
         test_failures++;
@@ -225,7 +206,7 @@ static int test_golden(void)
     }
     char path[4096];
     snprintf(path, sizeof(path), "%s/index.json", dir);
-    char *text = read_text(path);
+    char *text = test_read_text(path);
     REQUIRE(text);
     cJSON *idx = cJSON_Parse(text);
     free(text);

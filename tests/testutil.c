@@ -109,7 +109,27 @@ uint8_t *test_read_file(const char *path, size_t *size)
     REQUIRE(buf != NULL);
     REQUIRE(fread(buf, 1, (size_t)n, fp) == (size_t)n);
     fclose(fp);
+    buf[n] = 0;
     *size = (size_t)n;
+    return buf;
+}
+
+char *test_read_text(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    char *buf = NULL;
+    long n = -1;
+    if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0)
+        buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, fp) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(fp);
+    if (buf)
+        buf[n] = '\0';
     return buf;
 }
 

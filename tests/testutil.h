@@ -60,7 +60,9 @@ void test_fill_random(fovea_frame *f, test_rng *r);
 char *test_tmp_path(const char *suffix);
 
 /* Read a whole file into a malloc'd buffer (aborts the test on failure). */
-uint8_t *test_read_file(const char *path, size_t *size);
+uint8_t *test_read_file(const char *path, size_t *size); /* NUL-terminated too */
+/* The whole file as a NUL-terminated string (free it), or NULL when it cannot be read. */
+char *test_read_text(const char *path);
 
 /* Write bytes to a temp file with suffix; returns its path (caller frees). */
 char *test_write_tmp(const char *suffix, const void *data, size_t size);

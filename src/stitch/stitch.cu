@@ -298,6 +298,32 @@ __device__ __forceinline__ int pixel_weights(const stitch_kernel_args &a, uint32
     return weights_from<MAXC>(a, s, e, (size_t)j * a.pano_w + i, w);
 }
 
+// Every camera's lookups and edge distances for pixels i0..i0+3 of row j (the
+// cameras of seen_mask; the others are not seen): the first step of the overlap
+// paths of both kernels.
+template <int MAXC>
+__device__ __forceinline__ void row_lookups(const stitch_kernel_args &a, uint32_t seen_mask, int i0,
+                                            int j, float (&u)[MAXC][4], float (&v)[MAXC][4],
+                                            float (&e)[MAXC][4], bool (&sn)[MAXC][4])
+{
+#pragma unroll
+    for (int c = 0; c < MAXC; c++) {
+        if (c < a.n && (seen_mask >> c & 1u)) {
+            float q[4];
+            lookup4(a.cam[c], i0, j, a.pano_w, u[c], v[c], sn[c], q);
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                e[c][k] = sn[c][k] ? edge_distance(a.cam[c], u[c][k], v[c][k], q[k]) : 0.0f;
+        } else {
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                sn[c][k] = false;
+                e[c][k] = u[c][k] = v[c][k] = 0.0f;
+            }
+        }
+    }
+}
+
 // Integer bilinear sampling, identical to sample_at / sample_channel in
 // stitch_ref.c: position rounded to 1/256 pixel, result in quarter codes.
 struct sample_pos {
@@ -628,22 +654,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_rgb
                 break;
             float u[MAXC][4], v[MAXC][4], e[MAXC][4];
             bool sn[MAXC][4];
-#pragma unroll
-            for (int c = 0; c < MAXC; c++) {
-                if (c < a.n && (seen_mask >> c & 1u)) {
-                    float q[4];
-                    lookup4(a.cam[c], i0, j, a.pano_w, u[c], v[c], sn[c], q);
-#pragma unroll
-                    for (int k = 0; k < 4; k++)
-                        e[c][k] = sn[c][k] ? edge_distance(a.cam[c], u[c][k], v[c][k], q[k]) : 0.0f;
-                } else {
-#pragma unroll
-                    for (int k = 0; k < 4; k++) {
-                        sn[c][k] = false;
-                        e[c][k] = u[c][k] = v[c][k] = 0.0f;
-                    }
-                }
-            }
+            row_lookups<MAXC>(a, seen_mask, i0, j, u, v, e, sn);
             unsigned int px[4];
 #pragma unroll
             for (int k = 0; k < 4; k++) {
@@ -882,22 +893,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
                 break;
             float u[MAXC][4], v[MAXC][4], e[MAXC][4];
             bool sn[MAXC][4];
-#pragma unroll
-            for (int c = 0; c < MAXC; c++) {
-                if (c < a.n && (seen_mask >> c & 1u)) {
-                    float q[4];
-                    lookup4(a.cam[c], i0, j, a.pano_w, u[c], v[c], sn[c], q);
-#pragma unroll
-                    for (int k = 0; k < 4; k++)
-                        e[c][k] = sn[c][k] ? edge_distance(a.cam[c], u[c][k], v[c][k], q[k]) : 0.0f;
-                } else {
-#pragma unroll
-                    for (int k = 0; k < 4; k++) {
-                        sn[c][k] = false;
-                        e[c][k] = u[c][k] = v[c][k] = 0.0f;
-                    }
-                }
-            }
+            row_lookups<MAXC>(a, seen_mask, i0, j, u, v, e, sn);
             uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
 #pragma unroll
             for (int k = 0; k < 4; k++) {
