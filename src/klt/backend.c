@@ -47,11 +47,12 @@ double klt_cuda_last_ms(KLT_TrackingContext tc)
     return -1.0;
 }
 
-int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int *out_val,
-                        unsigned *out_id)
+int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_blocks,
+                        int *out_val, unsigned *out_id)
 {
     (void)val;
     (void)n;
+    (void)max_blocks;
     (void)out_val;
     (void)out_id;
     return klt_fail(tc, FOVEA_ERR_NO_DEVICE, "fovea was built without CUDA");

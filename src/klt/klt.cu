@@ -5,14 +5,16 @@
 // reference (convolve.c, select.c, window.c, track.c) computes is written with
 // explicitly rounded intrinsics in the same order, so nothing is contracted
 // into an FMA whatever the compile flags: the results are the reference's bits.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <limits.h>
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
-#include <cub/device/device_radix_sort.cuh>
 
 #include "klt/klt_cuda.h"
+
+namespace cg = cooperative_groups;
 
 namespace {
 
@@ -194,34 +196,41 @@ __global__ void sub_vert_kernel(const float *__restrict__ tmp, int nrows, int oc
 
 // ------------------------------------------------------------ selection
 
+// One thread per candidate; the block adds its count of values >= min_eig.
 __global__ void eigen_kernel(klt_cuda_eig_args a)
 {
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (k >= a.nx || row >= a.ny)
-        return;
-    const int x = a.bx + k * a.step, y = a.by + row * a.step;
-    float sxx = 0.0f, sxy = 0.0f, syy = 0.0f;
-    for (int yy = y - a.hh; yy <= y + a.hh; yy++) {
-        const float *rx = a.gx + (size_t)yy * a.ncols;
-        const float *ry = a.gy + (size_t)yy * a.ncols;
-        for (int xx = x - a.hw; xx <= x + a.hw; xx++) {
-            float gx = __ldg(rx + xx), gy = __ldg(ry + xx);
-            sxx = fadd(sxx, fmul(gx, gx));
-            sxy = fadd(sxy, fmul(gx, gy));
-            syy = fadd(syy, fmul(gy, gy));
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const bool in = k < a.nx && row < a.ny;
+    int above = 0;
+    if (in) {
+        const int x = a.bx + k * a.step, y = a.by + row * a.step;
+        float sxx = 0.0f, sxy = 0.0f, syy = 0.0f;
+        for (int yy = y - a.hh; yy <= y + a.hh; yy++) {
+            const float *rx = a.gx + (size_t)yy * a.ncols;
+            const float *ry = a.gy + (size_t)yy * a.ncols;
+            for (int xx = x - a.hw; xx <= x + a.hw; xx++) {
+                float gx = __ldg(rx + xx), gy = __ldg(ry + xx);
+                sxx = fadd(sxx, fmul(gx, gx));
+                sxy = fadd(sxy, fmul(gx, gy));
+                syy = fadd(syy, fmul(gy, gy));
+            }
         }
+        // (gxx + gyy - sqrt((gxx-gyy)^2 + 4 gxy gxy)) / 2: float terms, double root
+        float d = fsub(sxx, syy);
+        float under = fadd(fmul(d, d), fmul(fmul(4.0f, sxy), sxy));
+        double root = __dsqrt_rn((double)under);
+        double v = __dmul_rn(__dsub_rn((double)fadd(sxx, syy), root), 0.5);
+        float val = __double2float_rn(v);
+        int iv = val >= 2147483648.0f ? INT_MAX : __float2int_rz(val);
+        size_t idx = (size_t)row * a.nx + k;
+        reinterpret_cast<int2 *>(a.cand)[idx] =
+            make_int2(iv, (int)((unsigned)y * (unsigned)a.ncols + (unsigned)x));
+        above = iv >= a.min_eig;
     }
-    // (gxx + gyy - sqrt((gxx-gyy)^2 + 4 gxy gxy)) / 2: float terms, double root
-    float d = fsub(sxx, syy);
-    float under = fadd(fmul(d, d), fmul(fmul(4.0f, sxy), sxy));
-    double root = __dsqrt_rn((double)under);
-    double v = __dmul_rn(__dsub_rn((double)fadd(sxx, syy), root), 0.5);
-    float val = __double2float_rn(v);
-    int iv = val >= 2147483648.0f ? INT_MAX : __float2int_rz(val);
-    size_t idx = (size_t)row * a.nx + k;
-    a.keys[idx] = iv;
-    a.pix[idx] = (unsigned)y * (unsigned)a.ncols + (unsigned)x;
+    const int n = __syncthreads_count(above);
+    if (threadIdx.x == 0 && threadIdx.y == 0 && n)
+        atomicAdd(a.nabove, n);
 }
 
 __global__ void mark_kernel(unsigned char *map, int ncols, int nrows, const int *pts, int n,
@@ -243,144 +252,151 @@ __global__ void mark_kernel(unsigned char *map, int ncols, int nrows, const int 
 }
 
 constexpr int kGreedyThreads = 512;
+constexpr int kGreedyPer = 8;
+constexpr int kGreedyChunk = kGreedyThreads * kGreedyPer;
+constexpr int kGreedyBuckets = 1024;
+constexpr int kUndecided = 0, kTaken = 1, kRejected = 2;
 
-// The reference walks the sorted list one candidate at a time. Here a chunk of
-// kGreedyThreads candidates is tested against the map in parallel; those that
-// pass (in sorted order) are then decided by warp 0 one by one against the
-// ones taken earlier in the same chunk, and the taken ones mark the map before
-// the next chunk. Same decisions as the sequential pass.
+// Hash bucket of a cell of the (d + 1)-pixel grid.
+__device__ __forceinline__ int greedy_bucket(int cx, int cy)
+{
+    return (int)(((unsigned)cx * 73856093u) ^ ((unsigned)cy * 19349663u)) & (kGreedyBuckets - 1);
+}
+
+// The reference walks the sorted list one candidate at a time, taking a
+// candidate when no earlier taken one is within d (Chebyshev) of it. Here a
+// chunk of kGreedyChunk candidates is tested against the map in parallel and
+// the free ones (in sorted order) are decided in groups of kGreedyThreads: a
+// group is tested against the map again (the marks of the groups before it),
+// then decided in rounds: a free candidate is taken once every earlier free
+// one within reach is rejected, rejected once one of them is taken (decisions
+// are final, and each round decides at least the earliest undecided one);
+// neighbours are found through a hash of (d + 1)-pixel cells. The first of
+// the taken ones fill the slots left, and the block marks their squares.
+// Same decisions as the sequential pass. All candidates read have values >=
+// min_eig (the pass ends at *nabove), so none stops it early.
 __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_args a)
 {
-    __shared__ int s_surv_pix[kGreedyThreads], s_surv_val[kGreedyThreads];
-    __shared__ short s_surv_x[kGreedyThreads], s_surv_y[kGreedyThreads];
-    __shared__ unsigned char s_surv_dep[kGreedyThreads];
-    __shared__ int s_take_pix[kGreedyThreads], s_take_val[kGreedyThreads];
-    __shared__ short s_take_x[kGreedyThreads], s_take_y[kGreedyThreads];
-    __shared__ int s_warp_cnt[kGreedyThreads / 32];
-    __shared__ int s_nsurv, s_ntake, s_total, s_below, s_first_below;
-    const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
-    const unsigned full = 0xffffffffu;
+    typedef cub::BlockScan<int, kGreedyThreads> Scan;
+    __shared__ typename Scan::TempStorage scan_tmp;
+    __shared__ int s_idx[kGreedyChunk];   // free candidates of the chunk: index
+    __shared__ int s_xy[kGreedyChunk];    // x | y << 16
+    __shared__ int s_head[kGreedyBuckets];
+    __shared__ short s_next[kGreedyThreads], s_take[kGreedyThreads];
+    __shared__ int s_state[kGreedyThreads];
+    __shared__ int s_total;
+    volatile int *state = s_state;  // read while other threads decide
+    const int tid = threadIdx.x;
+    if (a.resume && *a.out_more == 0)
+        return;  // the pass before ended for good (uniform: one value for all)
     const int2 *cand = reinterpret_cast<const int2 *>(a.cand);
-    if (tid == 0) {
+    const int nabove = *a.nabove;
+    const int end = a.limit < nabove ? a.limit : nabove;
+    const int cell = a.d >= 0 ? a.d + 1 : 1;
+    if (tid == 0)
         s_total = a.resume ? *a.out_n : 0;
-        s_below = 0;
-    }
     __syncthreads();
-    for (int base = a.start; base < a.limit && s_total < a.nslots; base += kGreedyThreads) {
-        const int i = base + tid;
-        int ok = 0, below = 0, p = 0, v = 0;
-        if (tid == 0)
-            s_first_below = kGreedyThreads;
-        __syncthreads();
-        if (i < a.limit) {
-            const int2 c = cand[i];
-            v = c.x;
-            p = c.y;
-            below = v < a.min_eig;
-            if (below)
-                atomicMin(&s_first_below, tid);
+    for (int base = a.start; base < end && s_total < a.nslots; base += kGreedyChunk) {
+        int pix[kGreedyPer];
+        int cnt = 0;
+        const int i0 = base + tid * kGreedyPer;
+        for (int j = 0; j < kGreedyPer; j++) {
+            pix[j] = -1;
+            if (i0 + j < end)
+                pix[j] = cand[i0 + j].y;
+        }
+        for (int j = 0; j < kGreedyPer; j++) {
+            if (pix[j] >= 0 && a.map[pix[j]] != 0)
+                pix[j] = -1;
+            cnt += pix[j] >= 0;
+        }
+        int off, ns;
+        Scan(scan_tmp).ExclusiveSum(cnt, off, ns);
+        for (int j = 0; j < kGreedyPer; j++) {
+            if (pix[j] < 0)
+                continue;
+            const int py = pix[j] / a.ncols;
+            s_idx[off] = i0 + j;
+            s_xy[off] = (pix[j] - py * a.ncols) | (py << 16);
+            off++;
         }
         __syncthreads();
-        // past the first value below min_eig nothing is read (the positions
-        // after it may hold anything: see qs_fill_kernel)
-        if (i < a.limit && tid < s_first_below)
-            ok = a.map[p] == 0;
-        unsigned bal = __ballot_sync(full, ok);
-        if (lane == 0)
-            s_warp_cnt[wid] = __popc(bal);
-        const int any_below = __syncthreads_or(below);
-        int off = 0, tot = 0;
-        for (int w = 0; w < kGreedyThreads / 32; w++) {
-            int c = s_warp_cnt[w];
-            off += w < wid ? c : 0;
-            tot += c;
-        }
-        if (ok) {
-            int pos = off + __popc(bal & ((1u << lane) - 1u));
-            int py = p / a.ncols;
-            s_surv_pix[pos] = p;
-            s_surv_val[pos] = v;
-            s_surv_x[pos] = (short)(p - py * a.ncols);
-            s_surv_y[pos] = (short)py;
-        }
-        if (tid == 0)
-            s_nsurv = tot;
-        __syncthreads();
-        // survivors with no earlier survivor of this chunk in reach are taken
-        // for sure (while slots remain); only the others need the ordered test
-        const int ns = s_nsurv;
-        if (tid < ns) {
-            const int sx = s_surv_x[tid], sy = s_surv_y[tid];
-            int dep = 0;
-            for (int t = 0; t < tid && !dep; t++) {
-                int dx = s_surv_x[t] - sx, dy = s_surv_y[t] - sy;
-                dep = dx <= a.d && -dx <= a.d && dy <= a.d && -dy <= a.d;
-            }
-            s_surv_dep[tid] = (unsigned char)dep;
-        }
-        __syncthreads();
-
-        if (wid == 0) {
-            int total = s_total, nt = 0;
-            for (int s = 0; s < ns && total < a.nslots; s++) {
-                const int sx = s_surv_x[s], sy = s_surv_y[s];
-                int conflict = 0;
-                if (s_surv_dep[s]) {
-                    for (int t = lane; t < nt; t += 32) {
-                        int dx = s_take_x[t] - sx, dy = s_take_y[t] - sy;
-                        if (dx <= a.d && -dx <= a.d && dy <= a.d && -dy <= a.d)
-                            conflict = 1;
-                    }
-                }
-                if (!__any_sync(full, conflict)) {
-                    if (lane == 0) {
-                        s_take_pix[nt] = s_surv_pix[s];
-                        s_take_val[nt] = s_surv_val[s];
-                        s_take_x[nt] = (short)sx;
-                        s_take_y[nt] = (short)sy;
-                    }
-                    nt++;
-                    total++;
-                }
-                __syncwarp();
-            }
-            if (lane == 0) {
-                s_ntake = nt;
-                s_total = total;
-            }
-        }
-        __syncthreads();
-
-        const int nt = s_ntake, first = s_total - nt;
-        for (int t = tid; t < nt; t += kGreedyThreads) {
-            a.out_pix[first + t] = s_take_pix[t];
-            a.out_val[first + t] = s_take_val[t];
-        }
-        if (a.d >= 0) {
-            const int side = 2 * a.d + 1;
-            for (int w = tid; w < nt * side; w += kGreedyThreads) {
-                int t = w / side, r = w - t * side;
-                int ty = s_take_y[t], tx = s_take_x[t];
-                int yy = ty - a.d + r;
-                if (yy < 0 || yy >= a.nrows)
+        for (int g = 0; g < ns && s_total < a.nslots; g += kGreedyThreads) {
+            const int gn = ns - g < kGreedyThreads ? ns - g : kGreedyThreads;
+            const int me = g + tid;
+            int fr = tid < gn;
+            const int mx = fr ? (s_xy[me] & 0xffff) : 0, my = fr ? (s_xy[me] >> 16) : 0;
+            if (fr && g > 0)
+                fr = a.map[(size_t)my * a.ncols + mx] == 0;
+            for (int b = tid; b < kGreedyBuckets; b += kGreedyThreads)
+                s_head[b] = -1;
+            __syncthreads();
+            const int cx = mx / cell, cy = my / cell;
+            if (fr && a.d >= 0)
+                s_next[tid] = (short)atomicExch(&s_head[greedy_bucket(cx, cy)], tid);
+            int st = !fr ? kRejected : a.d < 0 ? kTaken : kUndecided;
+            state[tid] = st;
+            __syncthreads();
+            while (__syncthreads_or(st == kUndecided)) {
+                if (st != kUndecided)
                     continue;
-                int xa = tx - a.d < 0 ? 0 : tx - a.d;
-                int xb = tx + a.d >= a.ncols ? a.ncols - 1 : tx + a.d;
-                unsigned char *row = a.map + (size_t)yy * a.ncols;
-                for (int xx = xa; xx <= xb; xx++)
-                    row[xx] = 1;
+                bool taken = false, open = false;
+                for (int c = 0; c < 9 && !taken; c++) {
+                    const int b = greedy_bucket(cx + c % 3 - 1, cy + c / 3 - 1);
+                    for (int k = s_head[b]; k >= 0 && !taken; k = s_next[k]) {
+                        if (k >= tid)
+                            continue;  // later in the sorted order
+                        const int xy = s_xy[g + k];
+                        const int dx = (xy & 0xffff) - mx, dy = (xy >> 16) - my;
+                        if (dx > a.d || -dx > a.d || dy > a.d || -dy > a.d)
+                            continue;
+                        const int sk = state[k];
+                        taken = sk == kTaken;
+                        open |= sk == kUndecided;
+                    }
+                }
+                st = taken ? kRejected : open ? kUndecided : kTaken;
+                state[tid] = st;
             }
-        }
-        __syncthreads();  // the marks are visible to the next chunk's tests
-        if (any_below) {
-            s_below = 1;  // every thread writes the same value
-            break;
+            // the first taken ones fill the slots left
+            const int take = st == kTaken;
+            int rank, ntake;
+            Scan(scan_tmp).ExclusiveSum(take, rank, ntake);
+            const int total = s_total, room = a.nslots - total;
+            const int nkeep = ntake < room ? ntake : room;
+            if (take && rank < room) {
+                const int2 c = cand[s_idx[me]];
+                a.out_pix[total + rank] = c.y;
+                a.out_val[total + rank] = c.x;
+                s_take[rank] = (short)tid;
+            }
+            __syncthreads();
+            if (a.d >= 0) {
+                const int side = 2 * a.d + 1;
+                for (int w = tid; w < nkeep * side; w += kGreedyThreads) {
+                    const int t = w / side, r = w - t * side;
+                    const int xy = s_xy[g + s_take[t]];
+                    const int tx = xy & 0xffff, ty = xy >> 16;
+                    const int yy = ty - a.d + r;
+                    if (yy < 0 || yy >= a.nrows)
+                        continue;
+                    const int xa = tx - a.d < 0 ? 0 : tx - a.d;
+                    const int xb = tx + a.d >= a.ncols ? a.ncols - 1 : tx + a.d;
+                    unsigned char *row = a.map + (size_t)yy * a.ncols;
+                    for (int xx = xa; xx <= xb; xx++)
+                        row[xx] = 1;
+                }
+            }
+            if (tid == 0)
+                s_total = total + nkeep;
+            __syncthreads();  // the marks are visible to the next group's tests
         }
     }
     __syncthreads();
     if (tid == 0) {
         *a.out_n = s_total;
-        *a.out_more = s_total < a.nslots && !s_below && a.limit < a.n;
+        *a.out_more = s_total < a.nslots && a.limit < a.n && nabove > a.limit;
+        *a.out_reach = a.limit;
     }
 }
 
@@ -398,6 +414,12 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
 // at least t of L lie left of it (a value equal to P is in both, moves at
 // most once). Counts of L (low 16 bits) and R (high 16 bits) are packed into
 // one scan: a tile or a short segment has fewer than 65536 elements.
+//
+// Everything runs in one cooperative launch (qs_run_kernel): per level of the
+// long segments three grid-wide barriers (after the tile counts, after the
+// ranks, after the moves); the per-segment tile offsets and the next level's
+// tile plan are made by the block that finishes last (fence + counter), so
+// they need no barrier of their own.
 
 constexpr int kQsThreads = 512;
 constexpr int kQsPer = KLT_CUDA_QS_TILE / kQsThreads;
@@ -406,6 +428,34 @@ constexpr int kQsBufBit = 30;
 constexpr int kQsLenMask = (1 << kQsBufBit) - 1;
 
 typedef cub::BlockScan<int, kQsThreads> QsScan;
+typedef cub::BlockReduce<int, kQsThreads> QsReduce;
+
+union QsTemp {
+    QsScan::TempStorage scan;
+    QsReduce::TempStorage reduce;
+};
+
+struct QsShared {
+    QsTemp tmp;
+    int carry, flag;
+    int tile0[kQsThreads];  // seg_tile0 of a plan of at most kQsThreads segments
+};
+
+// Counters and lists written by other blocks in this launch: read at L2.
+__device__ __forceinline__ int ld_cg(const int *p)
+{
+    return __ldcg(p);
+}
+
+// Grid-wide barrier (a one-block grid: the block's; such a grid is launched
+// without the cooperative attribute when the device has none).
+__device__ __forceinline__ void qs_grid_sync()
+{
+    if (gridDim.x > 1)
+        cg::this_grid().sync();
+    else
+        __syncthreads();
+}
 
 // a'[k] of the segment at src + lo of length n
 __device__ __forceinline__ int2 qs_elem(const int2 *src, int n, int k)
@@ -421,14 +471,12 @@ __device__ __forceinline__ void qs_push(int *list, int *count, int lo, int n, in
 }
 
 // Where a segment of the array in buffer buf goes next.
-__device__ void qs_classify(const klt_cuda_qs &q, int next, int lo, int n, int buf)
+__device__ void qs_classify(const klt_cuda_qs &q, int next, int lo, int n, int buf, int nabove)
 {
-    if (n <= 1)
-        return;  // final (written to qa by whoever placed it)
+    if (n <= 1 || lo >= nabove)
+        return;  // final (written to qa by whoever placed it), or never read
     if (lo >= q.kcap)
         qs_push(q.defer, q.ctr + KLT_QS_NDEFER, lo, n, buf);
-    else if (q.skeys[lo] < q.min_eig)
-        qs_push(q.fill, q.ctr + KLT_QS_NFILL, lo, n, 0);
     else if (n <= KLT_CUDA_QS_SMALL)
         qs_push(q.small, q.ctr + KLT_QS_NSMALL, lo, n, buf);
     else
@@ -436,78 +484,101 @@ __device__ void qs_classify(const klt_cuda_qs &q, int next, int lo, int n, int b
 }
 
 __global__ void qs_pack_kernel(const int *__restrict__ keys, const unsigned *__restrict__ pix,
-                               int2 *__restrict__ qa, int n)
+                               int2 *__restrict__ qa, int n, int min_eig, int *nabove)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
+    int above = 0;
+    if (i < n) {
         qa[i] = make_int2(keys[i], (int)pix[i]);
+        above = keys[i] >= min_eig;
+    }
+    const int c = __syncthreads_count(above);
+    if (threadIdx.x == 0 && c)
+        atomicAdd(nabove, c);
 }
 
-__global__ void qs_seed_kernel(klt_cuda_qs q, int from_defer)
+// One block: the first segments (resets the counters).
+__device__ void qs_seed(const klt_cuda_qs &q, int from_defer, int nabove, QsShared &sh)
 {
-    __shared__ int s_nd;
     if (threadIdx.x == 0) {
-        s_nd = from_defer ? q.ctr[KLT_QS_NDEFER] : 0;
+        sh.carry = from_defer ? ld_cg(q.ctr + KLT_QS_NDEFER) : 0;
         q.ctr[KLT_QS_LIST0] = q.ctr[KLT_QS_LIST1] = 0;
-        q.ctr[KLT_QS_NSMALL] = q.ctr[KLT_QS_NFILL] = q.ctr[KLT_QS_NDEFER] = 0;
-        q.ctr[KLT_QS_NTILES] = 0;
+        q.ctr[KLT_QS_NSMALL] = q.ctr[KLT_QS_NDEFER] = 0;
+        q.ctr[KLT_QS_NTILES] = q.ctr[KLT_QS_DONE] = 0;
     }
     __syncthreads();
+    const int nd = sh.carry;
     if (!from_defer) {
         if (threadIdx.x == 0)
-            qs_classify(q, 0, 0, q.n, 0);
+            qs_classify(q, 0, 0, q.n, 0, nabove);
+        __syncthreads();
         return;
     }
     // the deferred list is read and appended to in place: chunk by chunk,
     // every read before any push (pushes never outnumber the reads)
     const int2 *d = reinterpret_cast<const int2 *>(q.defer);
-    for (int base = 0; base < s_nd; base += blockDim.x) {
+    for (int base = 0; base < nd; base += kQsThreads) {
         const int i = base + threadIdx.x;
         int2 sg = make_int2(0, 0);
-        if (i < s_nd)
-            sg = d[i];
+        if (i < nd)
+            sg = __ldcg(d + i);
         __syncthreads();
-        if (i < s_nd)
-            qs_classify(q, 0, sg.x, sg.y & kQsLenMask, sg.y >> kQsBufBit);
+        if (i < nd)
+            qs_classify(q, 0, sg.x, sg.y & kQsLenMask, sg.y >> kQsBufBit, nabove);
+        __syncthreads();
     }
 }
 
-// One block: tiles of the segments of list cur.
-__global__ void __launch_bounds__(1024) qs_plan_kernel(klt_cuda_qs q, int cur)
+// One block: tiles of the segments of list cur (consecutive per segment);
+// clears list 1 - cur and the counters of the level.
+__device__ void qs_plan(const klt_cuda_qs &q, int cur, QsShared &sh)
 {
-    typedef cub::BlockScan<int, 1024> Scan;
-    __shared__ typename Scan::TempStorage tmp;
-    __shared__ int s_carry;
-    const int nseg = q.ctr[cur];
+    const int nseg = ld_cg(q.ctr + cur);
     const int2 *list = reinterpret_cast<const int2 *>(q.list[cur]);
-    if (threadIdx.x == 0) {
-        s_carry = 0;
-        q.ctr[1 - cur] = 0;
-    }
+    if (threadIdx.x == 0)
+        sh.carry = 0;
     __syncthreads();
-    for (int base = 0; base < nseg; base += 1024) {
+    for (int base = 0; base < nseg; base += kQsThreads) {
         const int i = base + threadIdx.x;
         int nt = 0;
         if (i < nseg)
-            nt = ((list[i].y & kQsLenMask) + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
+            nt = ((__ldcg(list + i).y & kQsLenMask) + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
         int off, total;
-        Scan(tmp).ExclusiveSum(nt, off, total);
-        off += s_carry;
+        QsScan(sh.tmp.scan).ExclusiveSum(nt, off, total);
+        off += sh.carry;
         if (i < nseg) {
             q.seg_tile0[i] = off;
             q.seg_t[i] = 0;
-            for (int t = 0; t < nt; t++) {
-                q.tile_seg[off + t] = i;
-                q.tile_first[off + t] = t;
-            }
+            q.seg_done[i] = 0;
+            if (nseg <= kQsThreads)
+                sh.tile0[i] = off;
         }
         __syncthreads();
         if (threadIdx.x == 0)
-            s_carry += total;
+            sh.carry += total;
         __syncthreads();
     }
-    if (threadIdx.x == 0)
-        q.ctr[KLT_QS_NTILES] = s_carry;
+    const int ntiles = sh.carry;
+    // every segment has >= 3 tiles: seg_tile0 is strictly increasing
+    const int *tile0 = nseg <= kQsThreads ? sh.tile0 : q.seg_tile0;
+    for (int t = threadIdx.x; t < ntiles; t += kQsThreads) {
+        int lo = 0, hi = nseg - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) >> 1;
+            if (tile0[mid] <= t)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        q.tile_seg[t] = lo;
+        q.tile_first[t] = t - tile0[lo];
+    }
+    if (threadIdx.x == 0) {
+        q.ctr[1 - cur] = 0;
+        q.ctr[KLT_QS_NTILES] = ntiles;
+        q.ctr[KLT_QS_DONE] = 0;
+    }
+    __syncthreads();
 }
 
 // Where the partition of segment s (at lo) puts its pivot.
@@ -518,17 +589,15 @@ __device__ __forceinline__ int qs_stop(const klt_cuda_qs &q, int s, int lo)
     return nt < nr && q.rpos[lo + nt] > lt ? q.rpos[lo + nt] : lt;
 }
 
-// After a level: elements placed for good in qb (the pivot, a child of one
-// element) are copied to qa, where the result is read.
-__global__ void qs_finals_kernel(klt_cuda_qs q, int cur, int nseg)
+// After a level (segment s of list cur, pivot at J): elements placed for good
+// in qb (the pivot, a child of one element) are copied to qa, where the
+// result is read.
+__device__ void qs_final(const klt_cuda_qs &q, int cur, int s)
 {
-    const int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= nseg)
-        return;
     const int2 sg = reinterpret_cast<const int2 *>(q.list[cur])[s];
     if (sg.y >> kQsBufBit)
         return;  // the level wrote to qa
-    const int lo = sg.x, n = sg.y & kQsLenMask, J = qs_stop(q, s, lo);
+    const int lo = sg.x, n = sg.y & kQsLenMask, J = q.seg_j[s];
     const int2 *b = reinterpret_cast<const int2 *>(q.qb);
     int2 *a = reinterpret_cast<int2 *>(q.qa);
     a[lo + J] = b[lo + J];
@@ -575,26 +644,71 @@ __device__ __forceinline__ int qs_flags(const QsTile &T, int2 *e, int *f)
     return sum;
 }
 
-// phase 0: count per tile; 1: ranks -> lpos / rpos and exchanges per segment;
-// 2: move (and children).
-template <int PHASE>
-__global__ void __launch_bounds__(kQsThreads) qs_tile_kernel(klt_cuda_qs q, int cur)
+// One warp: tile offsets of L (from the left) and R (from the right) of
+// segment s, from the tile counts of every block (read at L2).
+__device__ void qs_offsets(const klt_cuda_qs &q, int s, int n, int lane)
 {
-    __shared__ typename QsScan::TempStorage tmp;
-    const int t = blockIdx.x;
+    const int nt = (n + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE, t0 = q.seg_tile0[s];
+    int cl = 0, cr = 0;
+    for (int base = 0; base < nt; base += 32) {
+        const int i = base + lane;
+        const int tl = i < nt ? t0 + i : -1, tr = i < nt ? t0 + nt - 1 - i : -1;
+        int vl = tl >= 0 ? ld_cg(q.tile_l + tl) : 0, vr = tr >= 0 ? ld_cg(q.tile_r + tr) : 0;
+        int il = vl, ir = vr;
+        for (int o = 1; o < 32; o <<= 1) {
+            int a = __shfl_up_sync(0xffffffffu, il, o), b = __shfl_up_sync(0xffffffffu, ir, o);
+            if (lane >= o) {
+                il += a;
+                ir += b;
+            }
+        }
+        if (tl >= 0) {
+            q.tile_loff[tl] = cl + il - vl;
+            q.tile_roff[tr] = cr + ir - vr;
+        }
+        cl += __shfl_sync(0xffffffffu, il, 31);
+        cr += __shfl_sync(0xffffffffu, ir, 31);
+    }
+    if (lane == 0)
+        q.seg_nr[s] = cr;
+}
+
+// Tile t, phase 0: L / R counts; the block that counts a segment's last tile
+// makes the segment's tile offsets.
+__device__ void qs_tile_count(const klt_cuda_qs &q, int cur, int t, QsShared &sh)
+{
+    const QsTile T = qs_tile(q, cur, t);
+    int2 e[kQsPer];
+    int f[kQsPer];
+    const int total = QsReduce(sh.tmp.reduce).Sum(qs_flags(T, e, f));
+    if (threadIdx.x == 0) {
+        q.tile_l[t] = total & 0xffff;
+        q.tile_r[t] = total >> 16;
+        __threadfence();
+        const int nt = (T.n + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
+        sh.flag = atomicAdd(q.seg_done + T.s, 1) == nt - 1;
+        __threadfence();
+    }
+    __syncthreads();
+    if (sh.flag) {
+        __threadfence();
+        if (threadIdx.x < 32)
+            qs_offsets(q, T.s, T.n, threadIdx.x);
+    }
+    __syncthreads();
+}
+
+// Tile t, phase 1: ranks -> lpos / rpos, and the segment's exchange count;
+// phase 2: the moves (and the children, by the segment's first tile).
+template <int PHASE>
+__device__ void qs_tile_move(const klt_cuda_qs &q, int cur, int t, int nabove, QsShared &sh)
+{
     const QsTile T = qs_tile(q, cur, t);
     int2 e[kQsPer];
     int f[kQsPer];
     const int sum = qs_flags(T, e, f);
     int excl, total;
-    QsScan(tmp).ExclusiveSum(sum, excl, total);
-    if (PHASE == 0) {
-        if (threadIdx.x == 0) {
-            q.tile_l[t] = total & 0xffff;
-            q.tile_r[t] = total >> 16;
-        }
-        return;
-    }
+    QsScan(sh.tmp.scan).ExclusiveSum(sum, excl, total);
     const int loff = q.tile_loff[t], roff = q.tile_roff[t];
     const int rtile = total >> 16;
     int *lpos = q.lpos + T.lo, *rpos = q.rpos + T.lo;
@@ -619,60 +733,28 @@ __global__ void __launch_bounds__(kQsThreads) qs_tile_kernel(klt_cuda_qs q, int 
             int dest = ml ? rpos[cl - 1] : mr ? lpos[cr - 1] : k;
             dest = dest == J ? 0 : dest == 0 ? J : dest;
             // the source (qa when buf is 0) is still read by other tiles:
-            // final elements reach qa then in qs_finals_kernel
+            // final elements reach qa at the next level (qs_final)
             int2 *out = reinterpret_cast<int2 *>(T.buf ? q.qa : q.qb) + T.lo;
             out[dest] = e[i];
         }
     }
+    __syncthreads();  // the scan's storage is reused
     if (PHASE == 1) {
-        typedef cub::BlockReduce<int, kQsThreads> Red;
-        __shared__ typename Red::TempStorage rtmp;
-        const int m = Red(rtmp).Sum(moved);
+        const int m = QsReduce(sh.tmp.reduce).Sum(moved);
         if (threadIdx.x == 0 && m)
             atomicAdd(q.seg_t + T.s, m);
     } else if (threadIdx.x == 0 && q.tile_first[t] == 0) {
-        qs_classify(q, 1 - cur, T.lo, J, 1 - T.buf);
-        qs_classify(q, 1 - cur, T.lo + J + 1, T.n - J - 1, 1 - T.buf);
+        q.seg_j[T.s] = J;
+        qs_classify(q, 1 - cur, T.lo, J, 1 - T.buf, nabove);
+        qs_classify(q, 1 - cur, T.lo + J + 1, T.n - J - 1, 1 - T.buf, nabove);
     }
+    __syncthreads();
 }
 
-// One warp per segment: tile offsets of L (from the left) and R (from the right).
-__global__ void qs_offsets_kernel(klt_cuda_qs q, int cur, int nseg)
+// One short segment (sg): every partition of it down to single elements, all
+// segments of one depth at a time, in shared memory; the result to qa.
+__device__ void qs_small(const klt_cuda_qs &q, int2 sg, int4 *qs_sm, QsShared &sh)
 {
-    const int s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-    if (s >= nseg)
-        return;
-    const int n = reinterpret_cast<const int2 *>(q.list[cur])[s].y & kQsLenMask;
-    const int nt = (n + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE, t0 = q.seg_tile0[s];
-    int cl = 0, cr = 0;
-    for (int base = 0; base < nt; base += 32) {
-        const int i = base + lane;
-        const int tl = i < nt ? t0 + i : -1, tr = i < nt ? t0 + nt - 1 - i : -1;
-        int vl = tl >= 0 ? q.tile_l[tl] : 0, vr = tr >= 0 ? q.tile_r[tr] : 0;
-        int il = vl, ir = vr;
-        for (int o = 1; o < 32; o <<= 1) {
-            int a = __shfl_up_sync(0xffffffffu, il, o), b = __shfl_up_sync(0xffffffffu, ir, o);
-            if (lane >= o) {
-                il += a;
-                ir += b;
-            }
-        }
-        if (tl >= 0) {
-            q.tile_loff[tl] = cl + il - vl;
-            q.tile_roff[tr] = cr + ir - vr;
-        }
-        cl += __shfl_sync(0xffffffffu, il, 31);
-        cr += __shfl_sync(0xffffffffu, ir, 31);
-    }
-    if (lane == 0)
-        q.seg_nr[s] = cr;
-}
-
-// One block per short segment: every partition of it down to single elements,
-// all segments of one depth at a time, in shared memory; the result to qa.
-__global__ void __launch_bounds__(kQsThreads) qs_small_kernel(klt_cuda_qs q)
-{
-    extern __shared__ int4 qs_sm[];
     int2 *s_a = reinterpret_cast<int2 *>(qs_sm);                    // SMALL
     int *s_scan = reinterpret_cast<int *>(s_a + KLT_CUDA_QS_SMALL);  // SMALL
     int *s_t = s_scan + KLT_CUDA_QS_SMALL;                           // SMALL
@@ -680,9 +762,7 @@ __global__ void __launch_bounds__(kQsThreads) qs_small_kernel(klt_cuda_qs q)
     short *s_rpos = s_lpos + KLT_CUDA_QS_SMALL;
     short *s_seglo = s_rpos + KLT_CUDA_QS_SMALL;
     short *s_segn = s_seglo + KLT_CUDA_QS_SMALL;
-    __shared__ typename QsScan::TempStorage tmp;
 
-    const int2 sg = reinterpret_cast<const int2 *>(q.small)[blockIdx.x];
     const int lo0 = sg.x, n = sg.y & kQsLenMask;
     const int2 *src = reinterpret_cast<const int2 *>((sg.y >> kQsBufBit) ? q.qb : q.qa) + lo0;
     const int k0 = threadIdx.x * kQsSmallPer;
@@ -722,7 +802,7 @@ __global__ void __launch_bounds__(kQsThreads) qs_small_kernel(klt_cuda_qs q)
         if (!__syncthreads_or(active))
             break;
         int incl;
-        QsScan(tmp).ExclusiveSum(sum, incl);
+        QsScan(sh.tmp.scan).ExclusiveSum(sum, incl);
         for (int i = 0; i < kQsSmallPer; i++) {
             incl += f[i];
             if (k0 + i < n)
@@ -795,22 +875,66 @@ __global__ void __launch_bounds__(kQsThreads) qs_small_kernel(klt_cuda_qs q)
     }
     for (int k = threadIdx.x; k < n; k += kQsThreads)
         reinterpret_cast<int2 *>(q.qa)[lo0 + k] = s_a[k];
-}
-
-// A segment of values below min_eig: the selection stops at its first
-// element (and ignores what follows in the same chunk), so only that one is
-// written.
-__global__ void qs_fill_kernel(klt_cuda_qs q, int nfill)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= nfill)
-        return;
-    const int lo = reinterpret_cast<const int2 *>(q.fill)[i].x;
-    reinterpret_cast<int2 *>(q.qa)[lo] = make_int2(q.skeys[lo], (int)q.spix[lo]);
+    __syncthreads();  // s_a is reused by the block's next segment
 }
 
 constexpr size_t kQsSmallSmem =
     (size_t)KLT_CUDA_QS_SMALL * (sizeof(int2) + 2 * sizeof(int) + 4 * sizeof(short));
+
+// The whole sort (see above): seed and first plan by block 0; per level the
+// finals of the level before, tile counts (+ offsets), ranks, moves (+ the
+// next plan); then the short segments, one block each.
+__global__ void __launch_bounds__(kQsThreads) qs_run_kernel(klt_cuda_qs q, int from_defer,
+                                                            const int *gate)
+{
+    extern __shared__ int4 qs_sm[];
+    __shared__ QsShared sh;
+    if (gate && ld_cg(gate) == 0)
+        return;  // uniform: every block reads the same value
+    const int nabove = ld_cg(q.ctr + KLT_QS_NABOVE);
+    if (blockIdx.x == 0) {
+        qs_seed(q, from_defer, nabove, sh);
+        qs_plan(q, 0, sh);
+    }
+    qs_grid_sync();
+    const int gthreads = gridDim.x * kQsThreads, gtid = blockIdx.x * kQsThreads + threadIdx.x;
+    int cur = 0, prev = 0;
+    for (;;) {
+        const int nseg = ld_cg(q.ctr + cur), ntiles = ld_cg(q.ctr + KLT_QS_NTILES);
+        for (int s = gtid; s < prev; s += gthreads)
+            qs_final(q, 1 - cur, s);
+        if (nseg == 0)
+            break;
+        for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
+            qs_tile_count(q, cur, t, sh);
+        qs_grid_sync();
+        for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
+            qs_tile_move<1>(q, cur, t, nabove, sh);
+        qs_grid_sync();
+        for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+            qs_tile_move<2>(q, cur, t, nabove, sh);
+            __threadfence();  // the moves and children, before the count below
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                sh.flag = atomicAdd(q.ctr + KLT_QS_DONE, 1) == ntiles - 1;
+                __threadfence();
+            }
+            __syncthreads();
+            if (sh.flag) {
+                __threadfence();
+                qs_plan(q, 1 - cur, sh);
+            }
+            __syncthreads();
+        }
+        qs_grid_sync();
+        prev = nseg;
+        cur = 1 - cur;
+    }
+    const int nsmall = ld_cg(q.ctr + KLT_QS_NSMALL);
+    const int2 *small = reinterpret_cast<const int2 *>(q.small);
+    for (int s = blockIdx.x; s < nsmall; s += gridDim.x)
+        qs_small(q, __ldcg(small + s), qs_sm, sh);
+}
 
 // ------------------------------------------------------------ tracking
 
@@ -1069,15 +1193,6 @@ extern "C" int klt_cuda_eigen(const klt_cuda_eig_args *a, void *stream)
     return (int)cudaGetLastError();
 }
 
-extern "C" int klt_cuda_sort(void *temp, size_t *temp_bytes, const int *keys_in, int *keys_out,
-                             const unsigned *pix_in, unsigned *pix_out, int n, void *stream)
-{
-    return (int)cub::DeviceRadixSort::SortPairsDescending(temp, *temp_bytes, keys_in, keys_out,
-                                                          pix_in, pix_out, n, 0,
-                                                          (int)(sizeof(int) * 8),
-                                                          (cudaStream_t)stream);
-}
-
 extern "C" int klt_cuda_mark(unsigned char *map, int ncols, int nrows, const int *pts, int n,
                              int d, void *stream)
 {
@@ -1130,68 +1245,56 @@ extern "C" size_t klt_cuda_qs_max_tiles(size_t n)
     return n / KLT_CUDA_QS_TILE + klt_cuda_qs_max_large(n) + 1;
 }
 
-extern "C" int klt_cuda_qs_pack(const int *keys, const unsigned *pix, int *qa, int n,
-                                void *stream)
+extern "C" int klt_cuda_qs_grid(int *blocks, int *coop)
+{
+    *blocks = 1;
+    *coop = 0;
+    int dev = 0, can = 0, sms = 0, per = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&can, cudaDevAttrCooperativeLaunch, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(qs_run_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)kQsSmallSmem);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, qs_run_kernel, kQsThreads,
+                                                          kQsSmallSmem);
+    if (e != cudaSuccess)
+        return (int)e;
+    if (can && per > 0 && sms > 0) {
+        *coop = 1;
+        *blocks = per * sms;
+    }
+    return (int)cudaSuccess;
+}
+
+extern "C" int klt_cuda_qs_pack(const int *keys, const unsigned *pix, int *qa, int n, int min_eig,
+                                int *nabove, void *stream)
 {
     if (n <= 0)
         return (int)cudaSuccess;
     qs_pack_kernel<<<(n + 255) / 256, 256, 0, (cudaStream_t)stream>>>(
-        keys, pix, reinterpret_cast<int2 *>(qa), n);
+        keys, pix, reinterpret_cast<int2 *>(qa), n, min_eig, nabove);
     return (int)cudaGetLastError();
 }
 
-extern "C" int klt_cuda_qs_seed(const klt_cuda_qs *q, int from_defer, void *stream)
-{
-    qs_seed_kernel<<<1, 256, 0, (cudaStream_t)stream>>>(*q, from_defer);
-    return (int)cudaGetLastError();
-}
-
-extern "C" int klt_cuda_qs_plan(const klt_cuda_qs *q, int cur, void *stream)
-{
-    qs_plan_kernel<<<1, 1024, 0, (cudaStream_t)stream>>>(*q, cur);
-    return (int)cudaGetLastError();
-}
-
-extern "C" int klt_cuda_qs_level(const klt_cuda_qs *q, int cur, int nseg, int ntiles,
-                                 void *stream)
+extern "C" int klt_cuda_qs_run(const klt_cuda_qs *q, int from_defer, const int *gate, int blocks,
+                               int coop, void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
-    if (nseg <= 0 || ntiles <= 0)
-        return (int)cudaSuccess;
-    qs_tile_kernel<0><<<ntiles, kQsThreads, 0, s>>>(*q, cur);
-    cudaError_t e = cudaGetLastError();
+    cudaError_t e = cudaFuncSetAttribute(qs_run_kernel,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)kQsSmallSmem);
     if (e != cudaSuccess)
         return (int)e;
-    qs_offsets_kernel<<<(nseg + 7) / 8, 256, 0, s>>>(*q, cur, nseg);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return (int)e;
-    qs_tile_kernel<1><<<ntiles, kQsThreads, 0, s>>>(*q, cur);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return (int)e;
-    qs_tile_kernel<2><<<ntiles, kQsThreads, 0, s>>>(*q, cur);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return (int)e;
-    qs_finals_kernel<<<(nseg + 255) / 256, 256, 0, s>>>(*q, cur, nseg);
+    if (coop && blocks > 1) {
+        klt_cuda_qs qv = *q;
+        void *args[] = {&qv, &from_defer, &gate};
+        return (int)cudaLaunchCooperativeKernel((const void *)qs_run_kernel, dim3(blocks),
+                                                dim3(kQsThreads), args, kQsSmallSmem, s);
+    }
+    qs_run_kernel<<<1, kQsThreads, kQsSmallSmem, s>>>(*q, from_defer, gate);
     return (int)cudaGetLastError();
-}
-
-extern "C" int klt_cuda_qs_finish(const klt_cuda_qs *q, int nsmall, int nfill, void *stream)
-{
-    cudaStream_t s = (cudaStream_t)stream;
-    cudaError_t e;
-    if (nsmall > 0) {
-        e = cudaFuncSetAttribute(qs_small_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)kQsSmallSmem);
-        if (e != cudaSuccess)
-            return (int)e;
-        qs_small_kernel<<<nsmall, kQsThreads, kQsSmallSmem, s>>>(*q);
-        if ((e = cudaGetLastError()) != cudaSuccess)
-            return (int)e;
-    }
-    if (nfill > 0) {
-        qs_fill_kernel<<<(nfill + 255) / 256, 256, 0, s>>>(*q, nfill);
-        if ((e = cudaGetLastError()) != cudaSuccess)
-            return (int)e;
-    }
-    return (int)cudaSuccess;
 }

@@ -34,15 +34,13 @@ typedef struct kc_state {
     size_t sel_cap;                 /* floats per image */
     unsigned char *h_selraw, *d_selraw;
     size_t h_selraw_cap, d_selraw_cap;
-    int *d_keys;                    /* 2 x points */
-    unsigned *d_pix;                /* 2 x points */
+    int *d_keys;                    /* sort check only: values */
+    unsigned *d_pix;                /* sort check only: ids */
     size_t pts_cap;                 /* points */
-    void *d_sort;
-    size_t sort_cap;
     int *d_qs;                      /* quicksort emulation (klt_cuda_qs), one block */
     size_t qs_cap;                  /* bytes */
-    int *h_ctr;                     /* pinned: the emulation's counters */
-    size_t h_ctr_cap;
+    int qs_blocks, qs_coop;         /* the sort's grid (klt_cuda_qs_grid); 0: not asked yet */
+    int kcap_hint;                  /* sort prefix the last selection's pass needed */
     unsigned char *d_map;
     size_t map_cap;
     uint32_t *d_feat, *h_feat;      /* feature arrays, layout below */
@@ -62,7 +60,8 @@ typedef struct kc_state {
  * val | selection: survivor points (2n), taken pixels, taken values, count */
 enum { F_IN_X, F_IN_Y, F_IN_VAL, F_OUT_X, F_OUT_Y, F_OUT_XLOC, F_OUT_YLOC, F_OUT_VAL,
        F_PTS, F_TAKE_PIX = F_PTS + 2, F_TAKE_VAL, F_COUNT };
-/* after the n * F_COUNT words: taken count, "needs more candidates" flag */
+/* after the n * F_COUNT words: taken count, "needs more candidates" flag,
+ * candidates the last pass could read (its sort prefix) */
 
 static int kc_fail(KLT_TrackingContext tc, kc_state *kc, int rc)
 {
@@ -175,9 +174,7 @@ void klt_cuda_release(klt_state *st)
         fovea_pinned_free(kc->ctx, kc->h_selraw);
         fovea_device_free(kc->ctx, kc->d_keys);
         fovea_device_free(kc->ctx, kc->d_pix);
-        fovea_device_free(kc->ctx, kc->d_sort);
         fovea_device_free(kc->ctx, kc->d_qs);
-        fovea_pinned_free(kc->ctx, kc->h_ctr);
         fovea_device_free(kc->ctx, kc->d_map);
         fovea_device_free(kc->ctx, kc->d_feat);
         fovea_pinned_free(kc->ctx, kc->h_feat);
@@ -392,7 +389,7 @@ static int feat_ensure(KLT_TrackingContext tc, kc_state *kc, int n)
 {
     size_t words, bytes;
     if (!fovea_mul_size((size_t)(n > 0 ? n : 1), (size_t)F_COUNT, &words) ||
-        !fovea_mul_size(words + 2, sizeof(uint32_t), &bytes))
+        !fovea_mul_size(words + 3, sizeof(uint32_t), &bytes))
         return klt_fail(tc, FOVEA_ERR_NOMEM, "feature arrays: size overflow");
     KC_TRY(dev_ensure(kc, (void **)&kc->d_feat, &kc->feat_cap, bytes));
     KC_TRY(pinned_ensure(kc, (void **)&kc->h_feat, &kc->h_feat_cap, bytes));
@@ -461,12 +458,18 @@ static int kc_qs_layout(KLT_TrackingContext tc, kc_state *kc, size_t n, klt_cuda
     const size_t ml = klt_cuda_qs_max_large(n), mt = klt_cuda_qs_max_tiles(n);
     const size_t half = n / 2 + 1;
     /* ints: qa, qb 2n each; lpos, rpos n each; 2 lists 2 ml each; small,
-     * fill, defer 2 half each; 3 x ml; 6 x mt; counters */
-    size_t ints = 6 * n + 7 * ml + 6 * half + 6 * mt + KLT_QS_NCTR, bytes;
+     * defer 2 half each; 5 x ml; 6 x mt; counters */
+    size_t ints = 6 * n + 9 * ml + 4 * half + 6 * mt + KLT_QS_NCTR, bytes;
     if (n > (size_t)INT32_MAX / 2 || !fovea_mul_size(ints, sizeof(int), &bytes))
         return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
     KC_TRY(dev_ensure(kc, (void **)&kc->d_qs, &kc->qs_cap, bytes));
-    KC_TRY(pinned_ensure(kc, (void **)&kc->h_ctr, &kc->h_ctr_cap, KLT_QS_NCTR * sizeof(int)));
+    if (!kc->qs_blocks) {
+        int blocks = 1, coop = 0;
+        KC_CUDA(klt_cuda_qs_grid(&blocks, &coop));
+        kc->qs_blocks = blocks > 0 ? blocks : 1;
+        kc->qs_coop = coop;
+    }
+    memset(q, 0, sizeof *q);
     int *w = kc->d_qs;
     q->qa = w;
     w += 2 * n;
@@ -482,16 +485,13 @@ static int kc_qs_layout(KLT_TrackingContext tc, kc_state *kc, size_t n, klt_cuda
     }
     q->small = w;
     w += 2 * half;
-    q->fill = w;
-    w += 2 * half;
     q->defer = w;
     w += 2 * half;
-    q->seg_t = w;
-    w += ml;
-    q->seg_nr = w;
-    w += ml;
-    q->seg_tile0 = w;
-    w += ml;
+    int **segs[5] = {&q->seg_t, &q->seg_nr, &q->seg_tile0, &q->seg_j, &q->seg_done};
+    for (int i = 0; i < 5; i++) {
+        *segs[i] = w;
+        w += ml;
+    }
     int **tiles[6] = {&q->tile_seg, &q->tile_first, &q->tile_l, &q->tile_r, &q->tile_loff,
                       &q->tile_roff};
     for (int i = 0; i < 6; i++) {
@@ -503,59 +503,28 @@ static int kc_qs_layout(KLT_TrackingContext tc, kc_state *kc, size_t n, klt_cuda
     return FOVEA_OK;
 }
 
-/* Partition rounds until no segment is left (or deferred): levels of long
- * segments, one host round trip each for the next level's tile count, then
- * the short segments. *ndefer: segments deferred (kcap). */
-static int kc_qs_run(KLT_TrackingContext tc, kc_state *kc, const klt_cuda_qs *q,
-                     int from_defer, int *ndefer)
+/* One launch of the sort (klt_cuda_qs_run) on a grid of at most max_blocks
+ * (0: as many as fit), no more than the first level has tiles. */
+static int kc_qs_launch(KLT_TrackingContext tc, kc_state *kc, const klt_cuda_qs *q,
+                        int from_defer, const int *gate, int max_blocks)
 {
-    cudaStream_t stream = kc_stream(kc);
-    KC_CUDA(klt_cuda_qs_seed(q, from_defer, stream));
-    int cur = 0;
-    for (;;) {
-        KC_CUDA(klt_cuda_qs_plan(q, cur, stream));
-        KC_CUDA(cudaMemcpyAsync(kc->h_ctr, q->ctr, KLT_QS_NCTR * sizeof(int),
-                                cudaMemcpyDeviceToHost, stream));
-        KC_CUDA(cudaStreamSynchronize(stream));
-        const int nseg = kc->h_ctr[cur], ntiles = kc->h_ctr[KLT_QS_NTILES];
-        if (nseg <= 0)
-            break;
-        KC_CUDA(klt_cuda_qs_level(q, cur, nseg, ntiles, stream));
-        cur = 1 - cur;
-    }
-    KC_CUDA(klt_cuda_qs_finish(q, kc->h_ctr[KLT_QS_NSMALL], kc->h_ctr[KLT_QS_NFILL], stream));
-    *ndefer = kc->h_ctr[KLT_QS_NDEFER];
+    long long tiles = ((long long)q->n + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
+    int blocks = kc->qs_blocks;
+    if (max_blocks > 0 && blocks > max_blocks)
+        blocks = max_blocks;
+    if (blocks > tiles)
+        blocks = (int)tiles;
+    if (blocks < 1)
+        blocks = 1;
+    KC_CUDA(klt_cuda_qs_run(q, from_defer, gate, blocks, kc->qs_coop, kc_stream(kc)));
     return FOVEA_OK;
 }
 
-/* d_keys / d_pix [0, n): candidates row-major. Radix sort (values), then
- * KLT's quicksort order into q->qa, exact for positions < kcap (all when
- * *ndefer is 0). */
-static int kc_order(KLT_TrackingContext tc, kc_state *kc, size_t n, int kcap, int min_eig,
-                    klt_cuda_qs *q, int *ndefer)
-{
-    cudaStream_t stream = kc_stream(kc);
-    size_t need = 0;
-    KC_CUDA(klt_cuda_sort(NULL, &need, kc->d_keys, kc->d_keys + n, kc->d_pix, kc->d_pix + n,
-                          (int)n, stream));
-    KC_TRY(dev_ensure(kc, &kc->d_sort, &kc->sort_cap, need));
-    need = kc->sort_cap;
-    KC_CUDA(klt_cuda_sort(kc->d_sort, &need, kc->d_keys, kc->d_keys + n, kc->d_pix,
-                          kc->d_pix + n, (int)n, stream));
-    KC_RET(kc_qs_layout(tc, kc, n, q));
-    q->skeys = kc->d_keys + n;
-    q->spix = kc->d_pix + n;
-    q->kcap = kcap;
-    q->min_eig = min_eig;
-    KC_CUDA(klt_cuda_qs_pack(kc->d_keys, kc->d_pix, q->qa, (int)n, stream));
-    return kc_qs_run(tc, kc, q, 0, ndefer);
-}
-
-/* Candidate arrays for n points (keys and pixels, twice each). */
+/* Sort check input: n values and ids. */
 static int kc_points_ensure(KLT_TrackingContext tc, kc_state *kc, size_t n)
 {
     size_t kbytes;
-    if (!fovea_mul_size(n, 2 * sizeof(int), &kbytes))
+    if (!fovea_mul_size(n, sizeof(int), &kbytes))
         return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
     if (!kc->d_keys || n > kc->pts_cap) {
         size_t c1 = 0, c2 = 0;
@@ -571,8 +540,8 @@ static int kc_points_ensure(KLT_TrackingContext tc, kc_state *kc, size_t n)
     return FOVEA_OK;
 }
 
-int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int *out_val,
-                        unsigned *out_id)
+int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_blocks,
+                        int *out_val, unsigned *out_id)
 {
     klt_state *st = klt_priv(tc);
     kc_state *kc = kc_get(tc);
@@ -582,6 +551,8 @@ int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int *out_
         return FOVEA_OK;
     KC_RET(call_begin(tc, kc));
     KC_RET(kc_points_ensure(tc, kc, (size_t)n));
+    klt_cuda_qs q;
+    KC_RET(kc_qs_layout(tc, kc, (size_t)n, &q));
     unsigned *ids = malloc((size_t)n * sizeof(unsigned));
     int *pairs = malloc((size_t)n * 2 * sizeof(int));
     if (!ids || !pairs) {
@@ -591,18 +562,24 @@ int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int *out_
     }
     for (int i = 0; i < n; i++)
         ids[i] = (unsigned)i;
-    klt_cuda_qs q;
-    int ndefer = 0;
-    int rc = FOVEA_CUDA(kc->ctx, cudaMemcpy(kc->d_keys, val, (size_t)n * sizeof(int),
-                                            cudaMemcpyHostToDevice));
+    q.kcap = INT32_MAX;
+    cudaStream_t stream = kc_stream(kc);
+    int rc = FOVEA_CUDA(kc->ctx, cudaMemcpyAsync(kc->d_keys, val, (size_t)n * sizeof(int),
+                                                 cudaMemcpyHostToDevice, stream));
     if (rc >= 0)
-        rc = FOVEA_CUDA(kc->ctx, cudaMemcpy(kc->d_pix, ids, (size_t)n * sizeof(unsigned),
-                                            cudaMemcpyHostToDevice));
+        rc = FOVEA_CUDA(kc->ctx, cudaMemcpyAsync(kc->d_pix, ids, (size_t)n * sizeof(unsigned),
+                                                 cudaMemcpyHostToDevice, stream));
     if (rc >= 0)
-        rc = kc_order(tc, kc, (size_t)n, INT32_MAX, INT32_MIN, &q, &ndefer);
+        rc = FOVEA_CUDA(kc->ctx, cudaMemsetAsync(q.ctr, 0, KLT_QS_NCTR * sizeof(int), stream));
+    /* every value counts as above the threshold: the whole array is sorted */
+    if (rc >= 0)
+        rc = FOVEA_CUDA(kc->ctx, klt_cuda_qs_pack(kc->d_keys, kc->d_pix, q.qa, n, INT32_MIN,
+                                                  q.ctr + KLT_QS_NABOVE, stream));
+    if (rc >= 0)
+        rc = kc_qs_launch(tc, kc, &q, 0, NULL, max_blocks);
     if (rc >= 0)
         rc = FOVEA_CUDA(kc->ctx, cudaMemcpyAsync(pairs, q.qa, (size_t)n * 2 * sizeof(int),
-                                                 cudaMemcpyDeviceToHost, kc_stream(kc)));
+                                                 cudaMemcpyDeviceToHost, stream));
     if (rc >= 0)
         rc = call_end(tc, kc);
     if (rc >= 0)
@@ -699,9 +676,15 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     const int min_eig = tc->min_eigenvalue < 1 ? 1 : tc->min_eigenvalue;
     klt_cuda_qs q;
     memset(&q, 0, sizeof q);
-    int kcap = kc_first_kcap(nslots0), ndefer = 0;
+    /* the prefix the previous call's pass needed (a video's next frame
+     * usually needs about as much): fewer further rounds */
+    int kcap = kc_first_kcap(nslots0);
+    if (kc->kcap_hint > kcap)
+        kcap = kc->kcap_hint;
     if (npoints > 0) {
-        KC_RET(kc_points_ensure(tc, kc, npoints));
+        KC_RET(kc_qs_layout(tc, kc, npoints, &q));
+        q.kcap = kcap;
+        KC_CUDA(cudaMemsetAsync(q.ctr, 0, KLT_QS_NCTR * sizeof(int), stream));
         klt_cuda_eig_args ea;
         ea.gx = gx;
         ea.gy = gy;
@@ -713,10 +696,11 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
         ea.ny = ny;
         ea.hw = hw;
         ea.hh = hh;
-        ea.keys = kc->d_keys;
-        ea.pix = kc->d_pix;
+        ea.cand = q.qa;
+        ea.min_eig = min_eig;
+        ea.nabove = q.ctr + KLT_QS_NABOVE;
         KC_CUDA(klt_cuda_eigen(&ea, stream));
-        KC_RET(kc_order(tc, kc, npoints, kcap, min_eig, &q, &ndefer));
+        KC_RET(kc_qs_launch(tc, kc, &q, 0, NULL, 0));
     }
 
     size_t sbytes;
@@ -748,9 +732,9 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     ga.cand = q.qa;
     ga.n = (int)npoints;
     ga.start = 0;
-    ga.limit = ndefer > 0 && kcap < (int)npoints ? kcap : (int)npoints;
+    ga.limit = kcap < (int)npoints ? kcap : (int)npoints;
     ga.resume = 0;
-    ga.min_eig = min_eig;
+    ga.nabove = q.ctr + KLT_QS_NABOVE;
     ga.nslots = nslots;
     ga.map = kc->d_map;
     ga.ncols = ncols;
@@ -760,30 +744,34 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     ga.out_val = (int *)(kc->d_feat + (size_t)F_TAKE_VAL * nfeat);
     ga.out_n = (int *)(kc->d_feat + (size_t)F_COUNT * nfeat);
     ga.out_more = ga.out_n + 1;
-    const uint32_t *more = kc->h_feat + (size_t)F_COUNT * nfeat + 1;
-    for (;;) {
+    ga.out_reach = ga.out_n + 2;
+    if (npoints > 0) {
         KC_CUDA(klt_cuda_greedy(&ga, stream));
-        KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix,
-                                ((size_t)2 * nfeat + 2) * sizeof(uint32_t),
-                                cudaMemcpyDeviceToHost, stream));
-        if (ga.limit >= ga.n)
-            break;
-        KC_CUDA(cudaStreamSynchronize(stream));
-        if (!*more)
-            break;
-        /* the pass reached the deferred part: sort 4x more, go on from there */
-        kcap = kcap > INT32_MAX / 4 ? INT32_MAX : kcap * 4;
-        q.kcap = kcap;
-        KC_RET(kc_qs_run(tc, kc, &q, 1, &ndefer));
-        ga.start = ga.limit;
-        ga.limit = ndefer > 0 && kcap < (int)npoints ? kcap : (int)npoints;
-        ga.resume = 1;
+        /* When the pass reaches the deferred part it asks for more (out_more):
+         * the rounds that sort 4x as many and go on from there are queued
+         * now and do nothing on the device unless asked, so the call needs
+         * no host round trip before its end. */
+        while (ga.limit < ga.n) {
+            kcap = kcap > INT32_MAX / 4 ? INT32_MAX : kcap * 4;
+            q.kcap = kcap;
+            KC_RET(kc_qs_launch(tc, kc, &q, 1, ga.out_more, 0));
+            ga.start = ga.limit;
+            ga.limit = kcap < ga.n ? kcap : ga.n;
+            ga.resume = 1;
+            KC_CUDA(klt_cuda_greedy(&ga, stream));
+        }
+    } else {
+        KC_CUDA(cudaMemsetAsync(ga.out_n, 0, 3 * sizeof(uint32_t), stream));
     }
+    KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix,
+                            ((size_t)2 * nfeat + 3) * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                            stream));
     KC_RET(call_end(tc, kc));
 
     const int32_t *tpix = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_PIX * nfeat);
     const int32_t *tval = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_VAL * nfeat);
     int taken = (int)kc->h_feat[(size_t)F_COUNT * nfeat];
+    kc->kcap_hint = (int)kc->h_feat[(size_t)F_COUNT * nfeat + 2];
     if (taken < 0 || taken > nslots)
         return klt_fail(tc, FOVEA_ERR_INTERNAL, "CUDA selection returned %d features", taken);
     for (int k = 0; k < nslots; k++) {

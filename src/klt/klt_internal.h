@@ -84,10 +84,12 @@ void klt_cuda_set_timing(KLT_TrackingContext tc, int on);
 double klt_cuda_last_ms(KLT_TrackingContext tc);
 /* Test hooks: KLT's quicksort of (val, id) pairs, descending, in place: the
  * C reference (select.c) and the CUDA emulation (klt_cuda.c; out_* receive
- * the sorted pairs; returns a fovea status). */
+ * the sorted pairs; max_blocks bounds the sort's grid, 0: as many as fit, 1:
+ * the one-block path of devices without cooperative launches; returns a
+ * fovea status). */
 void klt_ref_quicksort(int *val, unsigned *id, size_t n);
-int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int *out_val,
-                        unsigned *out_id);
+int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_blocks,
+                        int *out_val, unsigned *out_id);
 /* the C reference: select.c, track.c */
 int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, int nrows,
                    KLT_FeatureList fl, int replace);

@@ -1,8 +1,9 @@
 /* KLT CUDA backend against the C reference, call by call in lockstep: KLT's
  * quicksort emulated on the GPU against select.c's on random arrays with many
- * ties (sizes 1 .. 2M), the 16 golden cases, two CUDA contexts with different
- * sigmas interleaved, and generated scenes of odd sizes with varied
- * parameters. Every stage of the CUDA backend is bit-exact, the candidate
+ * ties (sizes 1 .. 2M; grids of one, three and all blocks), the 16 golden
+ * cases, two CUDA contexts with different sigmas interleaved, and generated
+ * scenes of odd sizes with varied parameters (one with far more slots than
+ * room: the deferred sort rounds). Every stage of the CUDA backend is bit-exact, the candidate
  * order included, so every slot record of every call must be bit-identical
  * to the C run; the issue's criteria (tie-aware matching of newly selected
  * features; positions within 1e-3 px for >= 99% of tracked records and within
@@ -194,11 +195,11 @@ static long diff_check(const pair *p)
 /* One array: the CUDA emulation of KLT's quicksort against select.c's, pair
  * by pair (value, original index). */
 static void sort_case(KLT_TrackingContext tc, int *val, unsigned *id, int *gval,
-                      unsigned *gid, int n, const char *what)
+                      unsigned *gid, int n, int max_blocks, const char *what)
 {
     for (int i = 0; i < n; i++)
         id[i] = (unsigned)i;
-    int rc = klt_cuda_sort_check(tc, val, n, gval, gid);
+    int rc = klt_cuda_sort_check(tc, val, n, max_blocks, gval, gid);
     if (rc != FOVEA_OK) {
         fprintf(stderr, "sort %s n=%d: CUDA failed: %s\n", what, n, fovea_klt_last_error(tc));
         test_failures++;
@@ -207,8 +208,9 @@ static void sort_case(KLT_TrackingContext tc, int *val, unsigned *id, int *gval,
     klt_ref_quicksort(val, id, (size_t)n);
     for (int i = 0; i < n; i++)
         if (gval[i] != val[i] || gid[i] != id[i]) {
-            fprintf(stderr, "sort %s n=%d: position %d: CUDA (%d, #%u), C (%d, #%u)\n", what,
-                    n, i, gval[i], gid[i], val[i], id[i]);
+            fprintf(stderr,
+                    "sort %s n=%d (grid <= %d blocks): position %d: CUDA (%d, #%u), C (%d, #%u)\n",
+                    what, n, max_blocks, i, gval[i], gid[i], val[i], id[i]);
             test_failures++;
             return;
         }
@@ -223,9 +225,10 @@ static void run_sort_checks(int sanitizer)
     const int maxn = 2000000;
     KLT_TrackingContext tc = KLTCreateTrackingContext();
     int *val = malloc((size_t)maxn * sizeof(int)), *gval = malloc((size_t)maxn * sizeof(int));
+    int *work = malloc((size_t)maxn * sizeof(int));
     unsigned *id = malloc((size_t)maxn * sizeof(unsigned));
     unsigned *gid = malloc((size_t)maxn * sizeof(unsigned));
-    REQUIRE(tc && val && gval && id && gid);
+    REQUIRE(tc && val && gval && work && id && gid);
     tc->backend = FOVEA_BACKEND_CUDA;
     test_rng rng;
     test_rng_seed(&rng, 0x716b736f7274ull);
@@ -260,8 +263,18 @@ static void run_sort_checks(int sanitizer)
                 snprintf(what, sizeof what, "random %d values", ranges[r]);
             else
                 snprintf(what, sizeof what, "%s", pattern[r - 6]);
-            sort_case(tc, val, id, gval, gid, n, what);
-            arrays++;
+            /* the grid as large as fits; for some arrays first a one-block
+             * grid (devices without cooperative launches) and a three-block
+             * one (blocks with several tiles and segments each), on copies:
+             * the reference sorts val in place */
+            static const int grids[3] = {1, 3, 0};
+            const int g0 = n > 4096 && (r == 2 || r == 4 || r == 8) ? 0 : 2;
+            for (int g = g0; g < 3; g++) {
+                if (g < 2)
+                    memcpy(work, val, (size_t)n * sizeof(int));
+                sort_case(tc, g < 2 ? work : val, id, gval, gid, n, grids[g], what);
+                arrays++;
+            }
         }
     }
     printf("KLT's quicksort on the GPU against the C reference: %ld arrays, sizes 1 .. %d%s\n",
@@ -269,6 +282,7 @@ static void run_sort_checks(int sanitizer)
     KLTFreeTrackingContext(tc);
     free(val);
     free(gval);
+    free(work);
     free(id);
     free(gid);
 }
@@ -386,6 +400,13 @@ static void tweak_affine(KLT_TrackingContext tc)
 {
     tc->affineConsistencyCheck = 2;
     tc->mindist = 7;
+}
+
+/* Far more slots than room: the pass reads every candidate, past the first
+ * 64 per slot, so the deferred part of the sort is sorted in further rounds. */
+static void tweak_sparse(KLT_TrackingContext tc)
+{
+    tc->mindist = 30;
 }
 
 static void run_generated(const gen_setup *gs, agree *total)
@@ -524,6 +545,8 @@ int main(void)
         {"affine2", 321, 243, 120, 5, 0, 1, tweak_affine, 0.0},
         {"tiny", 61, 47, 20, 4, 1, 1, tweak_none, 0.0},
         {"wide 1001x203", 1001, 203, 500, sanitizer ? 3 : 6, 1, 1, tweak_none, 0.0},
+        {"mindist30 1000 slots", sanitizer ? 400 : 640, sanitizer ? 300 : 480, 1000, 3, 1, 1,
+         tweak_sparse, 0.0},
     };
     agree gtotal;
     memset(&gtotal, 0, sizeof gtotal);
