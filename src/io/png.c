@@ -23,6 +23,10 @@ static const int png_write_filter = PNG_FILTER_SUB;
  * cannot exhaust memory. */
 static const png_alloc_size_t png_chunk_malloc_limit = (png_alloc_size_t)8 << 20;
 static const png_uint_32 png_chunk_cache_limit = 256;
+/* Ancillary chunks the decoder never needs (5 bytes each: name and NUL); it
+ * reads tRNS (alpha) and sBIT (10/12-bit gray) only. */
+static const png_byte png_ignored_chunks[] = "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0oFFs\0"
+                                             "pCAL\0pHYs\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt";
 
 /* Deflate expands at most 1032:1 (a 258-byte match coded in 2 bits); a file
  * whose size cannot hold the declared pixels at that ratio is rejected before
@@ -99,6 +103,13 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
     png_set_user_limits(png, FOVEA_MAX_DIM, FOVEA_MAX_DIM);
     png_set_chunk_malloc_max(png, png_chunk_malloc_limit);
     png_set_chunk_cache_max(png, png_chunk_cache_limit);
+    /* Only the pixels matter (and tRNS, sBIT): every other ancillary chunk
+     * is skipped unread. libpng 1.6.39 allocates some of them (sPLT, text,
+     * iCCP, ...) by their declared length before checking it against the
+     * chunk limit, so a 400-byte file could ask for 2 GB (found by fuzz_png). */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, png_ignored_chunks,
+                                (int)(sizeof(png_ignored_chunks) / 5));
     png_read_info(png, info);
 
     png_uint_32 width, height;
