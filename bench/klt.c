@@ -27,6 +27,7 @@
 #include "fovea/klt.h"
 #include "klt/klt_fields.h"
 #include "klt/klt_internal.h" /* klt_cuda_set_timing / klt_cuda_last_ms */
+#include "pnmio.h"
 #include "synth/scene.h"
 
 /* ---------------------------------------------------------------- backends */
@@ -195,27 +196,10 @@ static void case_free(golden_case *c)
 
 static unsigned char *load_pgm(const char *path, int *w, int *h)
 {
-    size_t size = 0;
-    char *data = read_all(path, &size);
-    if (!data)
-        return NULL;
-    fovea_frame f;
-    memset(&f, 0, sizeof f);
-    char err[256];
-    int rc = fovea_pnm_decode((const uint8_t *)data, size, &f, err, sizeof err);
-    free(data);
-    if (rc < 0 || f.fmt != FOVEA_PIX_GRAY8) {
-        fprintf(stderr, "bench_klt: %s: %s\n", path, rc < 0 ? err : "not 8-bit gray");
-        fovea_frame_free(NULL, &f);
-        return NULL;
-    }
-    unsigned char *img = xmalloc((size_t)f.width * (size_t)f.height);
-    for (int y = 0; y < f.height; y++)
-        memcpy(img + (size_t)y * (size_t)f.width, f.data[0] + (ptrdiff_t)y * f.stride[0],
-               (size_t)f.width);
-    *w = f.width;
-    *h = f.height;
-    fovea_frame_free(NULL, &f);
+    /* KLT's own reader (include/pnmio.h), as the programs this mirrors use */
+    unsigned char *img = pgmReadFile(path, NULL, w, h);
+    if (!img)
+        fprintf(stderr, "bench_klt: %s: not an 8-bit PGM\n", path);
     return img;
 }
 

@@ -16,6 +16,7 @@
 #include "fovea/io.h"
 #include "fovea/klt.h"
 #include "klt/klt_fields.h"
+#include "pnmio.h"
 #include "testutil.h"
 
 #if defined(__GNUC__)
@@ -117,26 +118,10 @@ KLT_CASES_FN void case_free(golden_case *c)
 
 KLT_CASES_FN unsigned char *load_pgm(const char *path, int *w, int *h)
 {
-    size_t size;
-    char *data = read_all(path, &size);
-    if (!data)
-        return NULL;
-    fovea_frame f;
-    memset(&f, 0, sizeof f);
-    char err[256];
-    int rc = fovea_pnm_decode((const uint8_t *)data, size, &f, err, sizeof err);
-    free(data);
-    if (rc < 0 || f.fmt != FOVEA_PIX_GRAY8) {
-        fprintf(stderr, "%s: %s\n", path, rc < 0 ? err : "not 8-bit gray");
-        fovea_frame_free(NULL, &f);
-        return NULL;
-    }
-    unsigned char *img = malloc((size_t)f.width * f.height);
-    for (int y = 0; img && y < f.height; y++)
-        memcpy(img + (size_t)y * f.width, f.data[0] + (ptrdiff_t)y * f.stride[0], (size_t)f.width);
-    *w = f.width;
-    *h = f.height;
-    fovea_frame_free(NULL, &f);
+    /* KLT's own reader (include/pnmio.h), as the programs this mirrors use */
+    unsigned char *img = pgmReadFile(path, NULL, w, h);
+    if (!img)
+        fprintf(stderr, "%s: not an 8-bit PGM\n", path);
     return img;
 }
 

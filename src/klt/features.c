@@ -26,6 +26,20 @@ void klt_feature_clear_affine(KLT_Feature f)
     f->aff_img = f->aff_img_gradx = f->aff_img_grady = NULL;
 }
 
+void klt_feature_set(KLT_Feature f, float x, float y, int val)
+{
+    f->x = x;
+    f->y = y;
+    f->val = val;
+    klt_feature_clear_affine(f);
+    f->aff_x = -1.0f;
+    f->aff_y = -1.0f;
+    f->aff_Axx = 1.0f;
+    f->aff_Ayx = 0.0f;
+    f->aff_Axy = 0.0f;
+    f->aff_Ayy = 1.0f;
+}
+
 /* One block: the record, the pointer array, then the features. */
 static void *alloc_block(size_t head, int n, KLT_Feature **ptrs)
 {

@@ -344,43 +344,14 @@ static int kc_same_input(const kc_pyr *p, const KLT_PixelType *img, int ncols, i
 static int kc_pyramid_matches(KLT_TrackingContext tc, const kc_pyr *p, const KLT_PixelType *img,
                               int ncols, int nrows)
 {
-    klt_state *st = klt_priv(tc);
-    const int nl = tc->nPyramidLevels;
-    if (!kc_same_input(p, img, ncols, nrows) || p->nlevels != nl ||
-        p->ss != tc->subsampling)
-        return 0;
-    klt_kernels saved = st->kernels;
-    int same = 1;
-    klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
-    same &= st->kernels.sigma_last == p->sig[0];
-    const float sigma = tc->subsampling * tc->pyramid_sigma_fact;
-    for (int i = 1; i < nl; i++) {
-        klt_kernels_for(&st->kernels, sigma);
-        same &= st->kernels.sigma_last == p->sig[i];
-    }
-    for (int i = 0; i < nl; i++) {
-        klt_kernels_for(&st->kernels, tc->grad_sigma);
-        same &= st->kernels.sigma_last == p->sig[nl + i];
-    }
-    if (!same)
-        st->kernels = saved;
-    return same;
+    return kc_same_input(p, img, ncols, nrows) && p->nlevels == tc->nPyramidLevels &&
+           p->ss == tc->subsampling && klt_kernels_replay(tc, p->sig, p->nlevels);
 }
 
 static int kc_level0_matches(KLT_TrackingContext tc, const kc_pyr *p, const KLT_PixelType *img,
                              int ncols, int nrows)
 {
-    klt_state *st = klt_priv(tc);
-    if (!kc_same_input(p, img, ncols, nrows))
-        return 0;
-    klt_kernels saved = st->kernels;
-    klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
-    int same = st->kernels.sigma_last == p->sig[0];
-    klt_kernels_for(&st->kernels, tc->grad_sigma);
-    same &= st->kernels.sigma_last == p->sig[p->nlevels];
-    if (!same)
-        st->kernels = saved;
-    return same;
+    return kc_same_input(p, img, ncols, nrows) && klt_kernels_replay_level0(tc, p->sig, p->nlevels);
 }
 
 /* ---------------------------------------------------------------- per call */
@@ -423,20 +394,6 @@ static int call_end(KLT_TrackingContext tc, kc_state *kc)
         kc->last_ms = ms;
     }
     return FOVEA_OK;
-}
-
-static void set_feature(KLT_Feature f, float x, float y, int val)
-{
-    f->x = x;
-    f->y = y;
-    f->val = val;
-    klt_feature_clear_affine(f);
-    f->aff_x = -1.0f;
-    f->aff_y = -1.0f;
-    f->aff_Axx = 1.0f;
-    f->aff_Ayx = 0.0f;
-    f->aff_Axy = 0.0f;
-    f->aff_Ayy = 1.0f;
 }
 
 /* ---------------------------------------------------------------- candidate order */
@@ -777,10 +734,10 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     for (int k = 0; k < nslots; k++) {
         KLT_Feature f = fl->feature[kc->slots[k]];
         if (k < taken)
-            set_feature(f, (KLT_locType)(tpix[k] % ncols), (KLT_locType)(tpix[k] / ncols),
+            klt_feature_set(f, (KLT_locType)(tpix[k] % ncols), (KLT_locType)(tpix[k] / ncols),
                         tval[k]);
         else
-            set_feature(f, -1.0f, -1.0f, KLT_NOT_FOUND);
+            klt_feature_set(f, -1.0f, -1.0f, KLT_NOT_FOUND);
     }
     return FOVEA_OK;
 }

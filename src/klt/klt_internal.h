@@ -174,6 +174,13 @@ int klt_pyramid_matches(KLT_TrackingContext tc, const klt_pyramid *p, const KLT_
  * would compute for img now (smoothing on); the kernel cache then advances. */
 int klt_level0_matches(KLT_TrackingContext tc, const klt_pyramid *p, const KLT_PixelType *img,
                        int ncols, int nrows);
+/* Replay the kernel-cache requests of a pyramid build of nl levels (smoothing,
+ * level steps, gradients) against the kernel sigmas sig[] that build recorded;
+ * on a match the cache has advanced as a rebuild would, otherwise it is left as
+ * it was. @return 1 on a match. _level0: the smoothing and level-0 gradient
+ * kernels only (what selection uses). Shared by both backends' pyramids. */
+int klt_kernels_replay(KLT_TrackingContext tc, const float *sig, int nl);
+int klt_kernels_replay_level0(KLT_TrackingContext tc, const float *sig, int nl);
 
 /* ---- window.c ---- */
 float klt_interpolate(float x, float y, const KLT_FloatImageRec *img);
@@ -209,6 +216,8 @@ int klt_affine_store_patch(KLT_TrackingContext tc, KLT_Feature f, float x, float
                            const KLT_FloatImageRec *img, const KLT_FloatImageRec *gx,
                            const KLT_FloatImageRec *gy);
 void klt_feature_clear_affine(KLT_Feature f);
+/* A newly selected feature: position, value, and the affine fields KLT resets. */
+void klt_feature_set(KLT_Feature f, float x, float y, int val);
 
 /* view of a klt_image as KLT's float image record */
 static inline KLT_FloatImageRec klt_view(const klt_image *im)

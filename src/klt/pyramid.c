@@ -69,47 +69,51 @@ static int same_input(const klt_pyramid *p, const KLT_PixelType *img, int ncols,
            memcmp(p->raw, img, (size_t)ncols * nrows) == 0;
 }
 
-int klt_pyramid_matches(KLT_TrackingContext tc, const klt_pyramid *p, const KLT_PixelType *img,
-                        int ncols, int nrows)
+int klt_kernels_replay(KLT_TrackingContext tc, const float *sig, int nl)
 {
     klt_state *st = klt_priv(tc);
-    int nl = tc->nPyramidLevels;
-    if (!same_input(p, img, ncols, nrows) || p->nlevels != nl ||
-        p->subsampling != tc->subsampling)
-        return 0;
-    /* replay the kernel-cache requests of a build and compare the kernels */
     klt_kernels saved = st->kernels;
     int same = 1;
     klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
-    same &= st->kernels.sigma_last == p->sig[0];
+    same &= st->kernels.sigma_last == sig[0];
     float sigma = tc->subsampling * tc->pyramid_sigma_fact;
     for (int i = 1; i < nl; i++) {
         klt_kernels_for(&st->kernels, sigma);
-        same &= st->kernels.sigma_last == p->sig[i];
+        same &= st->kernels.sigma_last == sig[i];
     }
     for (int i = 0; i < nl; i++) {
         klt_kernels_for(&st->kernels, tc->grad_sigma);
-        same &= st->kernels.sigma_last == p->sig[nl + i];
+        same &= st->kernels.sigma_last == sig[nl + i];
     }
     if (!same)
         st->kernels = saved;
     return same;
 }
 
-int klt_level0_matches(KLT_TrackingContext tc, const klt_pyramid *p, const KLT_PixelType *img,
-                       int ncols, int nrows)
+int klt_kernels_replay_level0(KLT_TrackingContext tc, const float *sig, int nl)
 {
     klt_state *st = klt_priv(tc);
-    if (!same_input(p, img, ncols, nrows))
-        return 0;
     klt_kernels saved = st->kernels;
     klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
-    int same = st->kernels.sigma_last == p->sig[0];
+    int same = st->kernels.sigma_last == sig[0];
     klt_kernels_for(&st->kernels, tc->grad_sigma);
-    same &= st->kernels.sigma_last == p->sig[p->nlevels];
+    same &= st->kernels.sigma_last == sig[nl];
     if (!same)
         st->kernels = saved;
     return same;
+}
+
+int klt_pyramid_matches(KLT_TrackingContext tc, const klt_pyramid *p, const KLT_PixelType *img,
+                        int ncols, int nrows)
+{
+    return same_input(p, img, ncols, nrows) && p->nlevels == tc->nPyramidLevels &&
+           p->subsampling == tc->subsampling && klt_kernels_replay(tc, p->sig, p->nlevels);
+}
+
+int klt_level0_matches(KLT_TrackingContext tc, const klt_pyramid *p, const KLT_PixelType *img,
+                       int ncols, int nrows)
+{
+    return same_input(p, img, ncols, nrows) && klt_kernels_replay_level0(tc, p->sig, p->nlevels);
 }
 
 void klt_pyramid_free(klt_pyramid *p)

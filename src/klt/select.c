@@ -183,20 +183,6 @@ static void fill_map(unsigned char *map, int x, int y, int d, int ncols, int nro
         memset(map + (size_t)iy * ncols + x0, 1, (size_t)(x1 - x0 + 1));
 }
 
-static void set_feature(KLT_Feature f, float x, float y, int val)
-{
-    f->x = x;
-    f->y = y;
-    f->val = val;
-    klt_feature_clear_affine(f);
-    f->aff_x = -1.0f;
-    f->aff_y = -1.0f;
-    f->aff_Axx = 1.0f;
-    f->aff_Ayx = 0.0f;
-    f->aff_Axy = 0.0f;
-    f->aff_Ayy = 1.0f;
-}
-
 /* Take candidates in sorted order when their pixel is free and val is large
  * enough; each taken one blocks the square of half size mindist-1 around it. */
 static void enforce_min_distance(lazy_sort *ls, size_t npoints, KLT_FeatureList fl,
@@ -227,7 +213,7 @@ static void enforce_min_distance(lazy_sort *ls, size_t npoints, KLT_FeatureList 
             /* out of candidates: the remaining (lost) slots become NOT_FOUND */
             for (; indx < fl->nFeatures; indx++)
                 if (overwrite_all || fl->feature[indx]->val < 0)
-                    set_feature(fl->feature[indx], -1.0f, -1.0f, KLT_NOT_FOUND);
+                    klt_feature_set(fl->feature[indx], -1.0f, -1.0f, KLT_NOT_FOUND);
             break;
         }
         const klt_point *c = &ls->p[p++];
@@ -236,7 +222,7 @@ static void enforce_min_distance(lazy_sort *ls, size_t npoints, KLT_FeatureList 
         if (indx >= fl->nFeatures)
             break;
         if (!map[(size_t)c->y * ncols + c->x] && c->val >= min_eigenvalue) {
-            set_feature(fl->feature[indx], (KLT_locType)c->x, (KLT_locType)c->y, c->val);
+            klt_feature_set(fl->feature[indx], (KLT_locType)c->x, (KLT_locType)c->y, c->val);
             indx++;
             fill_map(map, c->x, c->y, mindist, ncols, nrows);
         }
