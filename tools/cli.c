@@ -312,6 +312,15 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double min
     return 0;
 }
 
+int cli_parse_backend(const char *cmd, const char *s, fovea_backend *out)
+{
+    if (!s || fovea_backend_parse(s, out) < 0) {
+        cli_usage_error(cmd, "--backend: expected auto, cpu or cuda, got '%s'", s ? s : "");
+        return -1;
+    }
+    return 0;
+}
+
 /* Parse digits up to the first character of stop (or the end). */
 static int parse_dim(const char *s, const char **end, long long max, long long *out)
 {

@@ -112,6 +112,8 @@ int cli_parse_int32(const char *cmd, const char *opt, const char *s, int min, in
 /* Parse a finite number in [min, max]. */
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double min, double max,
                      double *out);
+/* Parse a --backend value: auto, cpu or cuda. */
+int cli_parse_backend(const char *cmd, const char *s, fovea_backend *out);
 /* Parse "WxH" (1..FOVEA_MAX_DIM each). */
 int cli_parse_size(const char *cmd, const char *opt, const char *s, int *w, int *h);
 /* Parse "N" or "N/D" (both positive). */

@@ -54,8 +54,8 @@ int cmd_demo(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             break;
         case OPT_BACKEND:
-            if (fovea_backend_parse(v, &s.backend) < 0)
-                return cli_usage_error("demo", "--backend: expected auto, cpu or cuda, got '%s'", v);
+            if (cli_parse_backend("demo", v, &s.backend) < 0)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_THREADS:
             if (cli_parse_int32("demo", "--threads", v, 0, 1024, &s.threads) < 0)

@@ -150,9 +150,7 @@ static int parse_args(stitch_args *a, int argc, char **argv)
             a->out = v;
             break;
         case OPT_BACKEND:
-            if (fovea_backend_parse(v, &a->backend) < 0)
-                bad = cli_usage_error(cmd, "--backend: expected one of auto, cpu, cuda, got '%s'",
-                                      v);
+            bad = cli_parse_backend(cmd, v, &a->backend);
             break;
         case OPT_THREADS:
             bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);

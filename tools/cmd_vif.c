@@ -88,8 +88,8 @@ static int parse_args(vif_args *a, int argc, char **argv)
             bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX, &a->frames);
             break;
         case OPT_BACKEND:
-            if (fovea_backend_parse(v, &a->backend) != 0)
-                return cli_usage_error(cmd, "--backend: expected auto, cpu or cuda, got '%s'", v);
+            if (cli_parse_backend(cmd, v, &a->backend) < 0)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_THREADS:
             bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
