@@ -5,8 +5,9 @@
  *
  * Differences from the original, which prints and exits on any error:
  *  - the readers return NULL on a missing, malformed, truncated or oversized
- *    image (never exit, never print); only binary 8-bit PGM (P5, maxval <= 255)
- *    is read, samples as stored;
+ *    image (never exit, never print; a caller's img may then hold part of a
+ *    truncated raster); only binary 8-bit PGM (P5, maxval <= 255) is read,
+ *    samples as stored;
  *  - the writers return nothing, as the originals: a write that fails is
  *    silently incomplete. Use fovea_writer (fovea/io.h) when errors matter. */
 #ifndef FOVEA_PNMIO_COMPAT_H

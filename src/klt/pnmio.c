@@ -1,12 +1,10 @@
-/* KLT 1.3.4's pnmio helpers (include/pnmio.h) over fovea's PNM decoder: the
- * header is read from the stream token by token (so a stream can hold several
- * images), the raster is read by its size, and the whole image is then checked
- * and decoded by fovea_pnm_decode, the reader every fovea tool uses. */
+/* KLT 1.3.4's pnmio helpers (include/pnmio.h). The header is read from the
+ * stream token by token with the limits of fovea's PNM reader (so a stream can
+ * hold several images), then the raster by its size, straight into the result. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fovea/frame.h"
-#include "fovea/io.h"
 #include "pnmio.h"
 
 /* Longest header accepted (magic, three numbers, comments, whitespace). */
@@ -17,27 +15,27 @@ static int is_space(int c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* Read the header of one image from fp into hdr: the magic, width, height and
- * maxval, with whitespace and comments between them, and the single whitespace
- * byte that ends it. @return its length, or 0 when it is not a PNM header or
- * is longer than cap. */
-static size_t read_header(FILE *fp, char *hdr, size_t cap, int *magic, long *val)
+/* Read the header of one image from fp: the magic, width, height and maxval,
+ * with whitespace and comments between them, and the single whitespace byte
+ * that ends it. @return its length, or 0 when it is not a PNM header or is
+ * longer than PNMIO_MAX_HEADER. */
+static size_t read_header(FILE *fp, int *magic, long *val)
 {
     size_t n = 0;
     int c;
-#define PUT(ch)                  \
-    do {                         \
-        if (n + 1 >= cap)        \
-            return 0;            \
-        hdr[n++] = (char)(ch);   \
+#define HEADER_BYTE(ch)                          \
+    do {                                 \
+        (void)(ch);                      \
+        if (++n >= PNMIO_MAX_HEADER)     \
+            return 0;                    \
     } while (0)
     if ((c = getc(fp)) != 'P')
         return 0;
-    PUT(c);
+    HEADER_BYTE(c);
     c = getc(fp);
     if (c != '5' && c != '6')
         return 0;
-    PUT(c);
+    HEADER_BYTE(c);
     *magic = c - '0';
     for (int field = 0; field < 3; field++) {
         /* whitespace and comments before the number; at least one separator */
@@ -47,13 +45,13 @@ static size_t read_header(FILE *fp, char *hdr, size_t cap, int *magic, long *val
         while (is_space(c) || c == '#') {
             if (c == '#') {
                 while (c != '\n' && c != '\r' && c != EOF) {
-                    PUT(c);
+                    HEADER_BYTE(c);
                     c = getc(fp);
                 }
                 if (c == EOF)
                     return 0;
             }
-            PUT(c);
+            HEADER_BYTE(c);
             c = getc(fp);
         }
         if (c < '0' || c > '9')
@@ -63,7 +61,7 @@ static size_t read_header(FILE *fp, char *hdr, size_t cap, int *magic, long *val
             v = v * 10 + (c - '0');
             if (v > 65535) /* above any width, height or maxval fovea accepts */
                 return 0;
-            PUT(c);
+            HEADER_BYTE(c);
             c = getc(fp);
         }
         val[field] = v;
@@ -73,9 +71,8 @@ static size_t read_header(FILE *fp, char *hdr, size_t cap, int *magic, long *val
     /* one whitespace byte ends the header; the raster follows */
     if (!is_space(c))
         return 0;
-    PUT(c);
-#undef PUT
-    hdr[n] = '\0';
+    HEADER_BYTE(c);
+#undef HEADER_BYTE
     return n;
 }
 
@@ -87,39 +84,25 @@ unsigned char *pgmRead(FILE *fp, unsigned char *img, int *ncols, int *nrows)
         *nrows = 0;
     if (!fp || !ncols || !nrows)
         return NULL;
-    char hdr[PNMIO_MAX_HEADER];
     int magic = 0;
     long val[3] = {0, 0, 0};
-    size_t hlen = read_header(fp, hdr, sizeof(hdr), &magic, val);
+    size_t hlen = read_header(fp, &magic, val);
     /* KLT reads 8-bit gray images only */
     if (hlen == 0 || magic != 5 || val[0] < 1 || val[1] < 1 || val[0] > FOVEA_MAX_DIM ||
         val[1] > FOVEA_MAX_DIM || val[2] < 1 || val[2] > 255)
         return NULL;
+    /* the raster straight into the result: KLT's samples are the bytes as stored */
     const size_t raster = (size_t)val[0] * (size_t)val[1];
-    uint8_t *buf = malloc(hlen + raster);
-    if (!buf)
+    unsigned char *out = img ? img : malloc(raster);
+    if (!out)
         return NULL;
-    memcpy(buf, hdr, hlen);
-    if (fread(buf + hlen, 1, raster, fp) != raster) {
-        free(buf);
+    if (fread(out, 1, raster, fp) != raster) {
+        if (out != img)
+            free(out);
         return NULL;
     }
-    /* the image is checked by the decoder every fovea tool uses; KLT's samples
-     * are the bytes as stored (the decoder would rescale maxval < 255) */
-    fovea_frame f;
-    char err[256];
-    int st = fovea_pnm_decode(buf, hlen + raster, &f, err, sizeof(err));
-    const int ok = st == FOVEA_OK && f.fmt == FOVEA_PIX_GRAY8 && f.width == val[0] &&
-                   f.height == val[1];
-    if (st == FOVEA_OK)
-        fovea_frame_free(NULL, &f);
-    unsigned char *out = NULL;
-    if (ok && (out = img ? img : malloc(raster)) != NULL) {
-        memcpy(out, buf + hlen, raster);
-        *ncols = (int)val[0];
-        *nrows = (int)val[1];
-    }
-    free(buf);
+    *ncols = (int)val[0];
+    *nrows = (int)val[1];
     return out;
 }
 
