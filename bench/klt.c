@@ -46,6 +46,12 @@ static const bench_backend bench_backends[] = {
 
 /* --backend NAME: only that backend's rows (NULL: all) */
 static const char *only_backend;
+static const char *only_case; /* --case a|L|seq */
+
+static int case_wanted(const char *name)
+{
+    return !only_case || strcmp(only_case, name) == 0;
+}
 
 /* A backend row is run when asked for and when it can be: CUDA needs a device. */
 static int backend_available(const bench_backend *be)
@@ -649,13 +655,21 @@ int main(int argc, char **argv)
     bench_parse_args_ex(argc, argv, &opts,
                         "  --testdata DIR  extracted golden data (the folder holding klt/);\n"
                         "                  default: env FOVEA_TESTDATA_EXTRACTED\n"
-                        "  --backend NAME  only the rows of backend cpu or cuda\n");
+                        "  --backend NAME  only the rows of backend cpu or cuda\n"
+                        "  --case NAME     only case a (example3), L (1280x960) or seq (1080p)\n");
     const char *testdata = getenv("FOVEA_TESTDATA_EXTRACTED");
     for (int i = 0; i < opts.n_extra; i++) {
         if (strcmp(opts.extra[i], "--testdata") == 0 && i + 1 < opts.n_extra) {
             testdata = opts.extra[++i];
         } else if (strcmp(opts.extra[i], "--backend") == 0 && i + 1 < opts.n_extra) {
             only_backend = opts.extra[++i];
+        } else if (strcmp(opts.extra[i], "--case") == 0 && i + 1 < opts.n_extra) {
+            only_case = opts.extra[++i];
+            if (strcmp(only_case, "a") != 0 && strcmp(only_case, "L") != 0 &&
+                strcmp(only_case, "seq") != 0) {
+                fprintf(stderr, "bench_klt: --case takes a, L or seq, not '%s'\n", only_case);
+                return 2;
+            }
         } else {
             fprintf(stderr, "bench_klt: unknown argument '%s' (see --help)\n", opts.extra[i]);
             return 2;
@@ -688,9 +702,12 @@ int main(int argc, char **argv)
     cs.threads = 1;
     BENCH_FOVEA(NULL, fovea_open(&ctx_one, &cs));
 
-    bench_golden(&table, &opts, text, root, "a_", "example3 (a)", 98.0, ctx_all, ctx_one);
-    bench_golden(&table, &opts, text, root, "L_", "case L", 1471.0, ctx_all, ctx_one);
-    bench_sequence(&table, &opts, text, ctx_all);
+    if (case_wanted("a"))
+        bench_golden(&table, &opts, text, root, "a_", "example3 (a)", 98.0, ctx_all, ctx_one);
+    if (case_wanted("L"))
+        bench_golden(&table, &opts, text, root, "L_", "case L", 1471.0, ctx_all, ctx_one);
+    if (case_wanted("seq"))
+        bench_sequence(&table, &opts, text, ctx_all);
 
     fovea_close(&ctx_all);
     fovea_close(&ctx_one);

@@ -17,6 +17,11 @@ if [ ! -d "$dir" ]; then
     exit 2
 fi
 results="$build/bench-results"
+# golden data the tests extracted into the build tree (bench_klt's cases a and L)
+if [ -z "${FOVEA_TESTDATA_EXTRACTED:-}" ] && [ -d "$build/testdata" ]; then
+    FOVEA_TESTDATA_EXTRACTED=$(cd "$build/testdata" && pwd)
+    export FOVEA_TESTDATA_EXTRACTED
+fi
 mkdir -p "$results" || exit 1
 
 count=0

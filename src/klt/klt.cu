@@ -1,7 +1,7 @@
 // KLT kernels: separable convolution with shared-memory tiles (smoothing,
-// gradients), the pyramid's smoothing at sampled points, the minimum-eigenvalue
-// map, the candidate sort, the greedy minimum-distance pass and the per-feature
-// Lucas-Kanade tracker (one warp per feature). Every float step that the C
+// gradients), the pyramid's smoothing at sampled points, the candidate sort,
+// the greedy minimum-distance pass and the per-feature Lucas-Kanade tracker
+// (the eigenvalue map and the square marking are in klt_select.cu) (one warp per feature). Every float step that the C
 // reference (convolve.c, select.c, window.c, track.c) computes is written with
 // explicitly rounded intrinsics in the same order, so nothing is contracted
 // into an FMA whatever the compile flags: the results are the reference's bits.
@@ -195,61 +195,6 @@ __global__ void sub_vert_kernel(const float *__restrict__ tmp, int nrows, int oc
 }
 
 // ------------------------------------------------------------ selection
-
-// One thread per candidate; the block adds its count of values >= min_eig.
-__global__ void eigen_kernel(klt_cuda_eig_args a)
-{
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    const int row = blockIdx.y * blockDim.y + threadIdx.y;
-    const bool in = k < a.nx && row < a.ny;
-    int above = 0;
-    if (in) {
-        const int x = a.bx + k * a.step, y = a.by + row * a.step;
-        float sxx = 0.0f, sxy = 0.0f, syy = 0.0f;
-        for (int yy = y - a.hh; yy <= y + a.hh; yy++) {
-            const float *rx = a.gx + (size_t)yy * a.ncols;
-            const float *ry = a.gy + (size_t)yy * a.ncols;
-            for (int xx = x - a.hw; xx <= x + a.hw; xx++) {
-                float gx = __ldg(rx + xx), gy = __ldg(ry + xx);
-                sxx = fadd(sxx, fmul(gx, gx));
-                sxy = fadd(sxy, fmul(gx, gy));
-                syy = fadd(syy, fmul(gy, gy));
-            }
-        }
-        // (gxx + gyy - sqrt((gxx-gyy)^2 + 4 gxy gxy)) / 2: float terms, double root
-        float d = fsub(sxx, syy);
-        float under = fadd(fmul(d, d), fmul(fmul(4.0f, sxy), sxy));
-        double root = __dsqrt_rn((double)under);
-        double v = __dmul_rn(__dsub_rn((double)fadd(sxx, syy), root), 0.5);
-        float val = __double2float_rn(v);
-        int iv = val >= 2147483648.0f ? INT_MAX : __float2int_rz(val);
-        size_t idx = (size_t)row * a.nx + k;
-        reinterpret_cast<int2 *>(a.cand)[idx] =
-            make_int2(iv, (int)((unsigned)y * (unsigned)a.ncols + (unsigned)x));
-        above = iv >= a.min_eig;
-    }
-    const int n = __syncthreads_count(above);
-    if (threadIdx.x == 0 && threadIdx.y == 0 && n)
-        atomicAdd(a.nabove, n);
-}
-
-__global__ void mark_kernel(unsigned char *map, int ncols, int nrows, const int *pts, int n,
-                            int d)
-{
-    const int side = 2 * d + 1;
-    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (long long)n * side)
-        return;
-    int p = (int)(t / side), r = (int)(t - (long long)p * side);
-    int px = pts[2 * p], py = pts[2 * p + 1];
-    int yy = py - d + r;
-    if (yy < 0 || yy >= nrows)
-        return;
-    int xa = px - d < 0 ? 0 : px - d, xb = px + d >= ncols ? ncols - 1 : px + d;
-    unsigned char *row = map + (size_t)yy * ncols;
-    for (int xx = xa; xx <= xb; xx++)
-        row[xx] = 1;
-}
 
 constexpr int kGreedyThreads = 512;
 constexpr int kGreedyPer = 8;
@@ -774,6 +719,14 @@ __device__ void qs_small(const klt_cuda_qs &q, int2 sg, int4 *qs_sm, QsShared &s
         s_segn[0] = (short)n;
     __syncthreads();
 
+    // Positions whose segment has one element hold their final element: a
+    // thread's bit i is set once its position k0 + i is final (or past n), and
+    // such positions are not read or written again.
+    unsigned done = 0;
+    for (int i = 0; i < kQsSmallPer; i++)
+        if (k0 + i >= n)
+            done |= 1u << i;
+    const int lane = threadIdx.x & 31;
     for (;;) {
         int2 e[kQsSmallPer];
         int f[kQsSmallPer], lo[kQsSmallPer], sn[kQsSmallPer];
@@ -782,20 +735,22 @@ __device__ void qs_small(const klt_cuda_qs &q, int2 sg, int4 *qs_sm, QsShared &s
             const int k = k0 + i;
             f[i] = 0;
             sn[i] = 0;
-            if (k < n) {
-                lo[i] = s_seglo[k];
-                sn[i] = s_segn[lo[i]];
-                s_t[k] = 0;
-                if (sn[i] >= 2) {
-                    const int kk = k - lo[i], h = sn[i] >> 1;
-                    e[i] = s_a[lo[i] + (kk == 0 ? h : kk == h ? 0 : kk)];
-                    const int p = s_a[lo[i] + h].x;
-                    if (kk > 0)
-                        f[i] = (e[i].x <= p) | ((e[i].x >= p) << 16);
-                    active = 1;
-                } else {
-                    e[i] = s_a[k];
-                }
+            lo[i] = 0;
+            if (done >> i & 1)
+                continue;
+            lo[i] = s_seglo[k];
+            sn[i] = s_segn[lo[i]];
+            if (sn[i] >= 2) {
+                const int kk = k - lo[i], h = sn[i] >> 1;
+                e[i] = s_a[lo[i] + (kk == 0 ? h : kk == h ? 0 : kk)];
+                const int p = s_a[lo[i] + h].x;
+                if (kk > 0)
+                    f[i] = (e[i].x <= p) | ((e[i].x >= p) << 16);
+                else
+                    s_t[k] = 0;  // the segment's exchange count
+                active = 1;
+            } else {
+                done |= 1u << i;
             }
             sum += f[i];
         }
@@ -805,34 +760,38 @@ __device__ void qs_small(const klt_cuda_qs &q, int2 sg, int4 *qs_sm, QsShared &s
         QsScan(sh.tmp.scan).ExclusiveSum(sum, incl);
         for (int i = 0; i < kQsSmallPer; i++) {
             incl += f[i];
-            if (k0 + i < n)
+            if (sn[i] >= 2)
                 s_scan[k0 + i] = incl;
         }
         __syncthreads();
-        int dest[kQsSmallPer];
         for (int i = 0; i < kQsSmallPer; i++) {
             const int k = k0 + i;
-            if (k >= n || sn[i] < 2 || k == lo[i])
-                continue;
-            const int h0 = s_scan[lo[i]], he = s_scan[lo[i] + sn[i] - 1], c = s_scan[k];
-            const int isl = f[i] & 1, isr = f[i] >> 16;
-            const int cl = (c & 0xffff) - (h0 & 0xffff);
-            const int cr = (he >> 16) - (c >> 16) + isr;
-            if (isl)
-                s_lpos[lo[i] + cl - 1] = (short)(k - lo[i]);
-            if (isr)
-                s_rpos[lo[i] + cr - 1] = (short)(k - lo[i]);
-            if (isl && cr - isr >= cl)
-                atomicAdd(s_t + lo[i], 1);
+            bool mv = false;
+            if (sn[i] >= 2 && k != lo[i]) {
+                const int h0 = s_scan[lo[i]], he = s_scan[lo[i] + sn[i] - 1], c = s_scan[k];
+                const int isl = f[i] & 1, isr = f[i] >> 16;
+                const int cl = (c & 0xffff) - (h0 & 0xffff);
+                const int cr = (he >> 16) - (c >> 16) + isr;
+                if (isl)
+                    s_lpos[lo[i] + cl - 1] = (short)(k - lo[i]);
+                if (isr)
+                    s_rpos[lo[i] + cr - 1] = (short)(k - lo[i]);
+                mv = isl && cr - isr >= cl;
+            }
+            // one shared atomic per segment and warp (a long segment's moves
+            // would otherwise all hit one counter)
+            const unsigned peers = __match_any_sync(0xffffffffu, mv ? lo[i] : -1);
+            if (mv && lane == __ffs(peers) - 1)
+                atomicAdd(s_t + lo[i], __popc(peers));
         }
         __syncthreads();
-        int nlo[kQsSmallPer], hj[kQsSmallPer];
+        int nlo[kQsSmallPer], hj[kQsSmallPer], dest[kQsSmallPer];
         for (int i = 0; i < kQsSmallPer; i++) {
             const int k = k0 + i;
-            dest[i] = k;
             hj[i] = -1;
-            nlo[i] = k < n ? lo[i] : 0;
-            if (k >= n || sn[i] < 2)
+            dest[i] = k;
+            nlo[i] = lo[i];
+            if (sn[i] < 2)
                 continue;
             const int l = lo[i], kk = k - l;
             const int h0 = s_scan[l], he = s_scan[l + sn[i] - 1];
@@ -857,8 +816,7 @@ __device__ void qs_small(const klt_cuda_qs &q, int2 sg, int4 *qs_sm, QsShared &s
         }
         __syncthreads();
         for (int i = 0; i < kQsSmallPer; i++) {
-            const int k = k0 + i;
-            if (k >= n)
+            if (sn[i] < 2)
                 continue;
             s_a[dest[i]] = e[i];
             s_seglo[dest[i]] = (short)nlo[i];
@@ -1180,29 +1138,6 @@ extern "C" int klt_cuda_smooth_subsample(const float *in, int ncols, int nrows,
         return (int)e;
     dim3 gv((oc + 31) / 32, (orows + 7) / 8);
     sub_vert_kernel<<<gv, block, 0, s>>>(tmp, nrows, oc, orows, *k, ss, out);
-    return (int)cudaGetLastError();
-}
-
-extern "C" int klt_cuda_eigen(const klt_cuda_eig_args *a, void *stream)
-{
-    if (a->nx <= 0 || a->ny <= 0)
-        return (int)cudaSuccess;
-    dim3 block(32, 8);
-    dim3 grid((a->nx + 31) / 32, (a->ny + 7) / 8);
-    eigen_kernel<<<grid, block, 0, (cudaStream_t)stream>>>(*a);
-    return (int)cudaGetLastError();
-}
-
-extern "C" int klt_cuda_mark(unsigned char *map, int ncols, int nrows, const int *pts, int n,
-                             int d, void *stream)
-{
-    if (n <= 0 || d < 0)
-        return (int)cudaSuccess;
-    long long total = (long long)n * (2 * d + 1);
-    int threads = 256;
-    long long blocks = (total + threads - 1) / threads;
-    mark_kernel<<<(unsigned)blocks, threads, 0, (cudaStream_t)stream>>>(map, ncols, nrows, pts,
-                                                                       n, d);
     return (int)cudaGetLastError();
 }
 
