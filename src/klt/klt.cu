@@ -266,8 +266,13 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
             off++;
         }
         __syncthreads();
-        for (int g = 0; g < ns && s_total < a.nslots; g += kGreedyThreads) {
-            const int gn = ns - g < kGreedyThreads ? ns - g : kGreedyThreads;
+        for (int g = 0, gsize = 0; g < ns && s_total < a.nslots; g += gsize) {
+            // a group of about 8 candidates per slot left (a warp at least):
+            // the rounds below take as many steps as the longest chain of
+            // close candidates in the group, and only the first ones are needed
+            const int room_left = a.nslots - s_total;
+            gsize = room_left >= kGreedyThreads / 8 ? kGreedyThreads : (room_left * 8 + 31) & ~31;
+            const int gn = ns - g < gsize ? ns - g : gsize;
             const int me = g + tid;
             int fr = tid < gn;
             const int mx = fr ? (s_xy[me] & 0xffff) : 0, my = fr ? (s_xy[me] >> 16) : 0;

@@ -404,8 +404,8 @@ static int call_end(KLT_TrackingContext tc, kc_state *kc)
 static int kc_first_kcap(int nslots)
 {
     long long k = (long long)nslots * 64;
-    if (k < 65536)
-        k = 65536;
+    if (k < 8192)
+        k = 8192;
     return k > INT32_MAX ? INT32_MAX : (int)k;
 }
 
