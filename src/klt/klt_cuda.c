@@ -13,6 +13,14 @@
 #include "klt/klt_cuda.h"
 #include "klt/klt_internal.h"
 
+/* The candidate grid of a selection (select.c): gradients, borders, step,
+ * window and threshold; two selections with equal grids sort the same list. */
+typedef struct kc_cand_grid {
+    const float *gx, *gy;
+    int ncols, bx, by, step, nx, ny, hw, hh, min_eig;
+    size_t npoints;
+} kc_cand_grid;
+
 typedef struct kc_pyr {
     int valid, nlevels, ss, ncols, nrows;
     int w[KLT_MAX_LEVELS], h[KLT_MAX_LEVELS];
@@ -54,6 +62,19 @@ typedef struct kc_state {
     int timing;
     void *ev[2];                    /* cudaEvent_t: call start / end */
     double last_ms;
+    /* Candidates of the next replacement, computed ahead: when a replacement
+     * followed the last track call, the next track call starts the
+     * eigenvalue map and the sort's first round for its new pyramid on a
+     * second stream as soon as the pyramid is built; they run beside the
+     * tracking kernel and the call's return, and a replacement that asks for
+     * exactly those candidates waits for them instead of computing them. */
+    void *spec_stream;              /* cudaStream_t, created on first use */
+    void *spec_built, *spec_done;   /* cudaEvent_t: pyramid built (main stream), work done */
+    int spec_wanted;                /* the last track call was followed by a replacement */
+    int spec_launched;              /* spec_done marks work that reads a pyramid, writes d_qs */
+    int spec_ready;                 /* spec_* below are sorted and not consumed yet */
+    kc_cand_grid spec_grid;
+    int spec_kcap;
 } kc_state;
 
 /* feature arrays of n slots, 32-bit words: in x, y, val | out x, y, xloc, yloc,
@@ -99,7 +120,13 @@ static int dev_ensure(kc_state *kc, void **p, size_t *cap, size_t bytes)
     if (*p && bytes <= *cap)
         return FOVEA_OK;
     if (*p) {
-        /* buffers are only replaced between calls: nothing queued uses them */
+        /* buffers are only replaced between calls: nothing queued on the
+         * call's stream uses them; work computed ahead may, so it ends first */
+        if (kc->spec_launched) {
+            int rc = FOVEA_CUDA(kc->ctx, cudaStreamSynchronize((cudaStream_t)kc->spec_stream));
+            if (rc < 0)
+                return rc;
+        }
         fovea_device_free(kc->ctx, *p);
         *p = NULL;
         *cap = 0;
@@ -165,6 +192,8 @@ void klt_cuda_release(klt_state *st)
     if (!kc)
         return;
     if (kc->ctx) {
+        if (kc->spec_stream)
+            cudaStreamSynchronize((cudaStream_t)kc->spec_stream);
         fovea_device_sync(kc->ctx);
         kc_free_pyr(kc, &kc->pyr[0]);
         kc_free_pyr(kc, &kc->pyr[1]);
@@ -181,6 +210,14 @@ void klt_cuda_release(klt_state *st)
         for (int i = 0; i < 2; i++)
             if (kc->ev[i])
                 cudaEventDestroy((cudaEvent_t)kc->ev[i]);
+        if (kc->spec_stream) {
+            cudaStreamSynchronize((cudaStream_t)kc->spec_stream);
+            cudaStreamDestroy((cudaStream_t)kc->spec_stream);
+        }
+        if (kc->spec_built)
+            cudaEventDestroy((cudaEvent_t)kc->spec_built);
+        if (kc->spec_done)
+            cudaEventDestroy((cudaEvent_t)kc->spec_done);
         fovea_close(&kc->ctx);
     }
     free(kc->slots);
@@ -463,7 +500,7 @@ static int kc_qs_layout(KLT_TrackingContext tc, kc_state *kc, size_t n, klt_cuda
 /* One launch of the sort (klt_cuda_qs_run) on a grid of at most max_blocks
  * (0: as many as fit), no more than the first level has tiles. */
 static int kc_qs_launch(KLT_TrackingContext tc, kc_state *kc, const klt_cuda_qs *q,
-                        int from_defer, const int *gate, int max_blocks)
+                        int from_defer, const int *gate, int max_blocks, cudaStream_t stream)
 {
     long long tiles = ((long long)q->n + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
     int blocks = kc->qs_blocks;
@@ -473,7 +510,127 @@ static int kc_qs_launch(KLT_TrackingContext tc, kc_state *kc, const klt_cuda_qs 
         blocks = (int)tiles;
     if (blocks < 1)
         blocks = 1;
-    KC_CUDA(klt_cuda_qs_run(q, from_defer, gate, blocks, kc->qs_coop, kc_stream(kc)));
+    KC_CUDA(klt_cuda_qs_run(q, from_defer, gate, blocks, kc->qs_coop, stream));
+    return FOVEA_OK;
+}
+
+/* The candidate grid of a selection on gradients gx, gy (select.c); the
+ * window is the one klt_fix_window left in tc. Fails (without a message)
+ * when nSkippedPixels is negative or there are too many candidates. */
+static int kc_grid_make(KLT_TrackingContext tc, const float *gx, const float *gy, int ncols,
+                        int nrows, kc_cand_grid *g)
+{
+    memset(g, 0, sizeof *g);
+    g->gx = gx;
+    g->gy = gy;
+    g->ncols = ncols;
+    g->hw = tc->window_width / 2;
+    g->hh = tc->window_height / 2;
+    g->bx = tc->borderx < g->hw ? g->hw : tc->borderx;
+    g->by = tc->bordery < g->hh ? g->hh : tc->bordery;
+    g->step = tc->nSkippedPixels + 1;
+    if (g->step < 1)
+        return FOVEA_ERR_INVALID_ARG;
+    const int span = ncols - 2 * g->bx > 0 ? ncols - 2 * g->bx : 0;
+    const int rspan = nrows - 2 * g->by > 0 ? nrows - 2 * g->by : 0;
+    g->nx = (span + g->step - 1) / g->step;
+    g->ny = (rspan + g->step - 1) / g->step;
+    g->npoints = (size_t)g->nx * (size_t)g->ny;
+    if (g->npoints > (size_t)INT32_MAX / 2)
+        return FOVEA_ERR_UNSUPPORTED;
+    g->min_eig = tc->min_eigenvalue < 1 ? 1 : tc->min_eigenvalue;
+    return FOVEA_OK;
+}
+
+static int kc_grid_equal(const kc_cand_grid *a, const kc_cand_grid *b)
+{
+    return a->gx == b->gx && a->gy == b->gy && a->ncols == b->ncols && a->bx == b->bx &&
+           a->by == b->by && a->step == b->step && a->nx == b->nx && a->ny == b->ny &&
+           a->hw == b->hw && a->hh == b->hh && a->min_eig == b->min_eig &&
+           a->npoints == b->npoints;
+}
+
+/* On stream: the eigenvalue map of grid g (g->npoints > 0) into the sort's
+ * array and the sort's first round with prefix kcap. q: the sort's layout. */
+static int kc_candidates(KLT_TrackingContext tc, kc_state *kc, const kc_cand_grid *g, int kcap,
+                         cudaStream_t stream, klt_cuda_qs *q)
+{
+    KC_RET(kc_qs_layout(tc, kc, g->npoints, q));
+    q->kcap = kcap;
+    KC_CUDA(cudaMemsetAsync(q->ctr, 0, KLT_QS_NCTR * sizeof(int), stream));
+    klt_cuda_eig_args ea;
+    ea.gx = g->gx;
+    ea.gy = g->gy;
+    ea.ncols = g->ncols;
+    ea.bx = g->bx;
+    ea.by = g->by;
+    ea.step = g->step;
+    ea.nx = g->nx;
+    ea.ny = g->ny;
+    ea.hw = g->hw;
+    ea.hh = g->hh;
+    ea.cand = q->qa;
+    ea.min_eig = g->min_eig;
+    ea.nabove = q->ctr + KLT_QS_NABOVE;
+    KC_CUDA(klt_cuda_eigen(&ea, stream));
+    KC_RET(kc_qs_launch(tc, kc, q, 0, NULL, 0, stream));
+    return FOVEA_OK;
+}
+
+/* Make the call's stream wait for work computed ahead (it reads a pyramid
+ * and writes the sort's buffers). */
+static int kc_spec_join(KLT_TrackingContext tc, kc_state *kc)
+{
+    if (kc->spec_launched)
+        KC_CUDA(cudaStreamWaitEvent(kc_stream(kc), (cudaEvent_t)kc->spec_done, 0));
+    return FOVEA_OK;
+}
+
+/* Mark on the call's stream that the pyramid the next replacement may use is
+ * built (the second stream starts from there). */
+static int kc_spec_built(KLT_TrackingContext tc, kc_state *kc)
+{
+    if (!kc->spec_stream) {
+        /* the lowest priority: the call's own kernels (the tracking) get the
+         * SMs first, the sort fills what they leave */
+        int least = 0, greatest = 0;
+        KC_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        cudaStream_t sst;
+        KC_CUDA(cudaStreamCreateWithPriority(&sst, cudaStreamNonBlocking, least));
+        kc->spec_stream = sst;
+    }
+    for (int i = 0; i < 2; i++) {
+        void **ev = i ? &kc->spec_done : &kc->spec_built;
+        if (!*ev) {
+            cudaEvent_t e;
+            KC_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+            *ev = e;
+        }
+    }
+    KC_CUDA(cudaEventRecord((cudaEvent_t)kc->spec_built, kc_stream(kc)));
+    return FOVEA_OK;
+}
+
+/* Start the next replacement's candidates for pyramid p on the second stream,
+ * after the point kc_spec_built marked (queued after the call's own kernels,
+ * which are thus dispatched first). */
+static int kc_speculate(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p)
+{
+    kc_cand_grid g;
+    if (kc_grid_make(tc, p->gx[0], p->gy[0], p->ncols, p->nrows, &g) < 0 || g.npoints == 0)
+        return FOVEA_OK;  /* the replacement reports it, or has nothing to sort */
+    cudaStream_t side = (cudaStream_t)kc->spec_stream;
+    KC_CUDA(cudaStreamWaitEvent(side, (cudaEvent_t)kc->spec_built, 0));
+    int kcap = kc_first_kcap(0);
+    if (kc->kcap_hint > kcap)
+        kcap = kc->kcap_hint;
+    klt_cuda_qs q;
+    kc->spec_launched = 1;  /* from here on, side has work that the call's stream must wait for */
+    KC_RET(kc_candidates(tc, kc, &g, kcap, side, &q));
+    KC_CUDA(cudaEventRecord((cudaEvent_t)kc->spec_done, side));
+    kc->spec_grid = g;
+    kc->spec_kcap = kcap;
+    kc->spec_ready = 1;
     return FOVEA_OK;
 }
 
@@ -507,6 +664,8 @@ int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_b
     if (n <= 0)
         return FOVEA_OK;
     KC_RET(call_begin(tc, kc));
+    KC_RET(kc_spec_join(tc, kc));
+    kc->spec_ready = 0;
     KC_RET(kc_points_ensure(tc, kc, (size_t)n));
     klt_cuda_qs q;
     KC_RET(kc_qs_layout(tc, kc, (size_t)n, &q));
@@ -533,7 +692,7 @@ int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_b
         rc = FOVEA_CUDA(kc->ctx, klt_cuda_qs_pack(kc->d_keys, kc->d_pix, q.qa, n, INT32_MIN,
                                                   q.ctr + KLT_QS_NABOVE, stream));
     if (rc >= 0)
-        rc = kc_qs_launch(tc, kc, &q, 0, NULL, max_blocks);
+        rc = kc_qs_launch(tc, kc, &q, 0, NULL, max_blocks, stream);
     if (rc >= 0)
         rc = FOVEA_CUDA(kc->ctx, cudaMemcpyAsync(pairs, q.qa, (size_t)n * 2 * sizeof(int),
                                                  cudaMemcpyDeviceToHost, stream));
@@ -557,7 +716,6 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     if (!kc)
         return st->status;
     klt_fix_window(tc, replace ? "KLTReplaceLostFeatures" : "KLTSelectGoodFeatures");
-    const int hw = tc->window_width / 2, hh = tc->window_height / 2;
     const size_t npix = (size_t)ncols * (size_t)nrows;
     KC_RET(call_begin(tc, kc));
     cudaStream_t stream = kc_stream(kc);
@@ -607,17 +765,13 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     }
 
     /* candidate grid, as select.c */
-    const int bx = tc->borderx < hw ? hw : tc->borderx;
-    const int by = tc->bordery < hh ? hh : tc->bordery;
-    const int step = tc->nSkippedPixels + 1;
-    if (step < 1)
-        return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "nSkippedPixels must be >= 0");
-    const int span = ncols - 2 * bx > 0 ? ncols - 2 * bx : 0;
-    const int rspan = nrows - 2 * by > 0 ? nrows - 2 * by : 0;
-    const int nx = (span + step - 1) / step, ny = (rspan + step - 1) / step;
-    const size_t npoints = (size_t)nx * (size_t)ny;
-    if (npoints > (size_t)INT32_MAX / 2)
-        return klt_fail(tc, FOVEA_ERR_UNSUPPORTED, "selection: too many candidates");
+    kc_cand_grid grid;
+    int grc = kc_grid_make(tc, gx, gy, ncols, nrows, &grid);
+    if (grc == FOVEA_ERR_INVALID_ARG)
+        return klt_fail(tc, grc, "nSkippedPixels must be >= 0");
+    if (grc < 0)
+        return klt_fail(tc, grc, "selection: too many candidates");
+    const size_t npoints = grid.npoints;
 
     if (tc->mindist < 0) {
         klt_log(tc, FOVEA_LOG_WARNING, "mindist is negative (%d); setting to zero", tc->mindist);
@@ -630,7 +784,6 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     int nslots0 = 0;
     for (int k = 0; k < nfeat; k++)
         nslots0 += !replace || fl->feature[k]->val < 0;
-    const int min_eig = tc->min_eigenvalue < 1 ? 1 : tc->min_eigenvalue;
     klt_cuda_qs q;
     memset(&q, 0, sizeof q);
     /* the prefix the previous call's pass needed (a video's next frame
@@ -638,27 +791,21 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     int kcap = kc_first_kcap(nslots0);
     if (kc->kcap_hint > kcap)
         kcap = kc->kcap_hint;
-    if (npoints > 0) {
+    if (npoints > 0 && replace && kc->spec_ready && kc_grid_equal(&kc->spec_grid, &grid)) {
+        /* computed ahead by the last track call (the stream waits for it):
+         * the same list sorted with that call's prefix; the rounds below
+         * extend it as usual when the pass needs more */
         KC_RET(kc_qs_layout(tc, kc, npoints, &q));
+        kcap = kc->spec_kcap;
         q.kcap = kcap;
-        KC_CUDA(cudaMemsetAsync(q.ctr, 0, KLT_QS_NCTR * sizeof(int), stream));
-        klt_cuda_eig_args ea;
-        ea.gx = gx;
-        ea.gy = gy;
-        ea.ncols = ncols;
-        ea.bx = bx;
-        ea.by = by;
-        ea.step = step;
-        ea.nx = nx;
-        ea.ny = ny;
-        ea.hw = hw;
-        ea.hh = hh;
-        ea.cand = q.qa;
-        ea.min_eig = min_eig;
-        ea.nabove = q.ctr + KLT_QS_NABOVE;
-        KC_CUDA(klt_cuda_eigen(&ea, stream));
-        KC_RET(kc_qs_launch(tc, kc, &q, 0, NULL, 0));
+    } else if (npoints > 0) {
+        KC_RET(kc_spec_join(tc, kc));  /* work computed ahead writes the same buffers */
+        KC_RET(kc_candidates(tc, kc, &grid, kcap, stream, &q));
     }
+    kc->spec_ready = 0;
+    /* guess that a replacement follows the next track call too when it could
+     * use that call's pyramid (sequential mode, or smoothing before selecting) */
+    kc->spec_wanted = replace && (tc->sequentialMode || tc->smoothBeforeSelecting);
 
     size_t sbytes;
     if (!fovea_mul_size((size_t)(nfeat > 0 ? nfeat : 1), sizeof(int), &sbytes) ||
@@ -703,6 +850,8 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     ga.out_more = ga.out_n + 1;
     ga.out_reach = ga.out_n + 2;
     if (npoints > 0) {
+        /* candidates computed ahead: the map above was made meanwhile */
+        KC_RET(kc_spec_join(tc, kc));
         KC_CUDA(klt_cuda_greedy(&ga, stream));
         /* When the pass reaches the deferred part it asks for more (out_more):
          * the rounds that sort 4x as many and go on from there are queued
@@ -711,7 +860,7 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
         while (ga.limit < ga.n) {
             kcap = kcap > INT32_MAX / 4 ? INT32_MAX : kcap * 4;
             q.kcap = kcap;
-            KC_RET(kc_qs_launch(tc, kc, &q, 1, ga.out_more, 0));
+            KC_RET(kc_qs_launch(tc, kc, &q, 1, ga.out_more, 0, stream));
             ga.start = ga.limit;
             ga.limit = kcap < ga.n ? kcap : ga.n;
             ga.resume = 1;
@@ -829,6 +978,11 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
                         "(KLTTrackFeatures) a %dx%d window is too large for the CUDA backend",
                         tc->window_width, tc->window_height);
     KC_RET(call_begin(tc, kc));
+    /* this call rebuilds a pyramid that work computed ahead may still read */
+    KC_RET(kc_spec_join(tc, kc));
+    if (kc->spec_ready)
+        kc->spec_wanted = 0;  /* the last one was not used: stop computing ahead */
+    kc->spec_ready = 0;
     kc_pyr *p1, *p2;
     if (tc->sequentialMode && st->have_last) {
         p1 = &kc->pyr[st->last];
@@ -859,6 +1013,8 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
         return rc;
     }
     st->last = (int)(p2 - kc->pyr);
+    if (kc->spec_wanted)
+        KC_RET(kc_spec_built(tc, kc));
 
     const int nfeat = fl->nFeatures;
     KC_RET(feat_ensure(tc, kc, nfeat));
@@ -914,6 +1070,8 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
                                 (size_t)5 * nfeat * sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                 stream));
     }
+    if (kc->spec_wanted)
+        KC_RET(kc_speculate(tc, kc, p2));
     KC_RET(call_end(tc, kc));
 
     const float *ox = (const float *)(kc->h_feat + (size_t)F_OUT_X * nfeat);
