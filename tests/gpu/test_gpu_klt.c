@@ -372,6 +372,9 @@ typedef struct gen_setup {
     int sequential, replace;
     void (*tweak)(KLT_TrackingContext tc);
     double gain_step;      /* lighting change per frame */
+    /* optional, before frame i's replacement on both contexts: returns 0 to
+     * skip that replacement */
+    int (*between)(KLT_TrackingContext tc, int i);
 } gen_setup;
 
 static void tweak_none(KLT_TrackingContext tc)
@@ -407,6 +410,35 @@ static void tweak_affine(KLT_TrackingContext tc)
 static void tweak_sparse(KLT_TrackingContext tc)
 {
     tc->mindist = 30;
+}
+
+/* Parameters that change the candidate grid between a track call and the
+ * replacement after it, and replacements left out: the CUDA backend computes a
+ * replacement's candidates ahead during the track call before it and must
+ * notice when they no longer apply. */
+static int between_changes(KLT_TrackingContext tc, int i)
+{
+    switch (i) {
+    case 2:
+        tc->min_eigenvalue = 40;
+        return 1;
+    case 3:
+        tc->nSkippedPixels = 1;
+        return 1;
+    case 4:
+    case 5:
+        return 0;  /* tracks without replacements: computing ahead stops */
+    case 6:
+        tc->nSkippedPixels = 0;
+        tc->window_width = tc->window_height = 9;
+        KLTUpdateTCBorder(tc);
+        return 1;
+    case 7:
+        tc->borderx = tc->bordery = 24;
+        return 1;
+    default:
+        return 1;
+    }
 }
 
 static void run_generated(const gen_setup *gs, agree *total)
@@ -455,7 +487,12 @@ static void run_generated(const gen_setup *gs, agree *total)
         KLTTrackFeatures(p.tc_g, frames[i - 1], frames[i], gs->w, gs->h, p.fl_g);
         check_call_status(&p, "track");
         pair_compare(&p, 0);
-        if (gs->replace) {
+        int rep = gs->replace;
+        if (rep && gs->between) {
+            rep = gs->between(p.tc_c, i);
+            CHECK_EQ_INT(gs->between(p.tc_g, i), rep);
+        }
+        if (rep) {
             KLTReplaceLostFeatures(p.tc_c, frames[i], gs->w, gs->h, p.fl_c);
             KLTReplaceLostFeatures(p.tc_g, frames[i], gs->w, gs->h, p.fl_g);
             check_call_status(&p, "replace");
@@ -539,14 +576,16 @@ int main(void)
 
     printf("generated scenes (odd sizes), CUDA vs C:\n");
     const gen_setup gens[] = {
-        {"default seq", 333, 217, 300, 8, 1, 1, tweak_none, 0.0},
-        {"LI skip2 mindist4", 257, 191, 200, 6, 0, 1, tweak_li_skip, 0.03},
-        {"win9x5 3lev ss2 nosmooth", 401, 299, 250, 6, 1, 1, tweak_levels, 0.0},
-        {"affine2", 321, 243, 120, 5, 0, 1, tweak_affine, 0.0},
-        {"tiny", 61, 47, 20, 4, 1, 1, tweak_none, 0.0},
-        {"wide 1001x203", 1001, 203, 500, sanitizer ? 3 : 6, 1, 1, tweak_none, 0.0},
+        {"default seq", 333, 217, 300, 8, 1, 1, tweak_none, 0.0, NULL},
+        {"LI skip2 mindist4", 257, 191, 200, 6, 0, 1, tweak_li_skip, 0.03, NULL},
+        {"win9x5 3lev ss2 nosmooth", 401, 299, 250, 6, 1, 1, tweak_levels, 0.0, NULL},
+        {"affine2", 321, 243, 120, 5, 0, 1, tweak_affine, 0.0, NULL},
+        {"tiny", 61, 47, 20, 4, 1, 1, tweak_none, 0.0, NULL},
+        {"wide 1001x203", 1001, 203, 500, sanitizer ? 3 : 6, 1, 1, tweak_none, 0.0, NULL},
         {"mindist30 1000 slots", sanitizer ? 400 : 640, sanitizer ? 300 : 480, 1000, 3, 1, 1,
-         tweak_sparse, 0.0},
+         tweak_sparse, 0.0, NULL},
+        {"params change, seq", 289, 233, 200, 10, 1, 1, tweak_none, 0.0, between_changes},
+        {"params change", 289, 233, 200, 10, 0, 1, tweak_none, 0.02, between_changes},
     };
     agree gtotal;
     memset(&gtotal, 0, sizeof gtotal);
