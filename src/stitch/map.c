@@ -68,9 +68,24 @@ static int lookup_core(const fovea_camera_map *cam, int i, int j, float *u_out, 
                        float *q_out)
 {
     int s = cam->step;
-    int gx = i / s, gy = j / s;
-    float fx = (float)(i - gx * s) / (float)s;
-    float fy = (float)(j - gy * s) / (float)s;
+    int gx, gy;
+    float fx, fy;
+    if (i >= 0 && j >= 0 && s >= 1 && s <= 32 && (s & (s - 1)) == 0) {
+        /* the steps maps use (powers of two up to 32): the same values with
+         * shifts, and (float)r / (float)s as r times the exact 1 / s (scaling
+         * by a power of two rounds nothing); no division per lookup */
+        static const float inv_pow2[6] = {1.0f, 0.5f, 0.25f, 0.125f, 0.0625f, 0.03125f};
+        int k = (s >= 2) + (s >= 4) + (s >= 8) + (s >= 16) + (s >= 32);
+        gx = i >> k;
+        gy = j >> k;
+        fx = (float)(i & (s - 1)) * inv_pow2[k];
+        fy = (float)(j & (s - 1)) * inv_pow2[k];
+    } else {
+        gx = i / s;
+        gy = j / s;
+        fx = (float)(i - gx * s) / (float)s;
+        fy = (float)(j - gy * s) / (float)s;
+    }
     float ax = 1.0f - fx, ay = 1.0f - fy;
     const float *n00 = cam->uv + ((size_t)gy * (size_t)cam->grid_w + (size_t)gx) * 2;
     const float *n10 = n00 + 2;
