@@ -257,6 +257,48 @@ static double check_weights(const fovea_stitch_map *m, const char *name)
     return max_jump;
 }
 
+/* The row-at-a-time weights (what the C stitcher uses) against the per-pixel
+ * ones: the same weights and counts bit for bit on every pixel, the same
+ * (u, v) for every camera with a weight. Also rows and columns just outside. */
+static void check_row_weights(const fovea_stitch_map *m, const char *name)
+{
+    int W = m->pano_width, H = m->pano_height, n = m->num_cameras;
+    fovea_map_row row;
+    fovea_map_row_init(&row);
+    long long bad = 0, seen = 0, skipped_cells = 0, cells = 0;
+    for (int j = -1; j <= H; j++) {
+        REQUIRE(fovea_map_row_set(&row, m, j) == FOVEA_OK);
+        for (int c = 0; c < n; c++)
+            if (row.cell[c])
+                for (int g = 0; g + 1 < m->cam[c].grid_w; g++) {
+                    cells++;
+                    skipped_cells += !row.cell[c][g];
+                }
+        for (int i = -1; i <= W; i++) {
+            float w0[FOVEA_STITCH_MAX_CAMERAS], u0[FOVEA_STITCH_MAX_CAMERAS],
+                v0[FOVEA_STITCH_MAX_CAMERAS];
+            float w1[FOVEA_STITCH_MAX_CAMERAS], u1[FOVEA_STITCH_MAX_CAMERAS],
+                v1[FOVEA_STITCH_MAX_CAMERAS];
+            int k0 = fovea_map_weights(m, i, j, w0, u0, v0);
+            int k1 = fovea_map_row_weights(&row, i, w1, u1, v1);
+            int ok = k0 == k1 && memcmp(w0, w1, sizeof w0) == 0;
+            for (int c = 0; c < n && ok; c++)
+                if (w0[c] > 0.0f)
+                    ok = memcmp(&u0[c], &u1[c], sizeof(float)) == 0 &&
+                         memcmp(&v0[c], &v1[c], sizeof(float)) == 0;
+            bad += !ok;
+            seen += k0 > 0;
+        }
+    }
+    fovea_map_row_free(&row);
+    printf("%s: row weights vs per-pixel: %lld of %lld pixels differ (%lld covered), %.1f%% of "
+           "camera cells skipped\n",
+           name, bad, (long long)(W + 2) * (H + 2), seen,
+           cells ? 100.0 * (double)skipped_cells / (double)cells : 0.0);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(seen > 0);
+}
+
 static void build(const fovea_rig *rig, fovea_stitch_map *m, fovea_map_build_stats *st)
 {
     fovea_map_build_options o;
@@ -293,6 +335,7 @@ static void test_spec_rig(void)
     CHECK(m.cam[0].clip_rx == 0.0f && m.cam[1].clip_rx > 0.0f);
     check_accuracy(&rig, &m, "spec/4");
     double jump = check_weights(&m, "spec/4");
+    check_row_weights(&m, "spec/4");
     /* across the seam e_c - m_c changes by about 2.5 px per pixel here: slope
      * 2.5 / (2 feather) */
     CHECK(jump <= 1.5 / 64.0 + 0.005);
@@ -379,6 +422,7 @@ static void test_fisheye_rig(void)
     build(&rig, &m, &st);
     check_accuracy(&rig, &m, "fisheye");
     double jump = check_weights(&m, "fisheye");
+    check_row_weights(&m, "fisheye");
     CHECK(jump <= 1.5 / 48.0 + 0.005);
     fovea_coverage cv;
     CHECK_EQ_INT(fovea_map_coverage(&m, &cv), FOVEA_OK);
@@ -396,6 +440,7 @@ static void test_cylinder_rig(void)
     build(&rig, &m, &st);
     check_accuracy(&rig, &m, "cylinder");
     double jump = check_weights(&m, "cylinder");
+    check_row_weights(&m, "cylinder");
     CHECK(jump <= 2.5 / 32.0); /* pinholes 35 degrees off axis: e changes fast */
     fovea_coverage cv;
     CHECK_EQ_INT(fovea_map_coverage(&m, &cv), FOVEA_OK);
@@ -432,6 +477,7 @@ static void test_step1_and_errors(void)
             }
     }
     CHECK_EQ_INT(mismatch, 0);
+    check_row_weights(&m, "spec/20 step 1");
     /* out-of-range lookups */
     float u, v;
     CHECK_EQ_INT(fovea_map_lookup(&m, 2, 0, 0, &u, &v), 0);
@@ -446,6 +492,7 @@ static void test_step1_and_errors(void)
     REQUIRE(fovea_map_build(ctx, &rig, &m, &o) == FOVEA_OK);
     for (int c = 0; c < 2; c++)
         CHECK(st.cam[c].max_err <= 0.01 && st.cam[c].step <= 32);
+    check_row_weights(&m, "spec/20 max_step 32");
     fovea_stitch_map_free(&m);
 
     /* bad arguments */

@@ -64,28 +64,47 @@ void fovea_stitch_map_free(fovea_stitch_map *m)
  * Seen: u >= 0 && u <= (float)(W-1) && v >= 0 && v <= (float)(H-1), and for a
  * fisheye q < 1 with ex = (u - clip_cx) * (1 / clip_rx), ey = (v - clip_cy) * (1 / clip_ry),
  * q = (ex * ex) + (ey * ey). *q_out gets q (0 without an ellipse). */
+/* Grid cell g = c / s and fraction f = (float)(c - g s) / (float)s of a pixel
+ * coordinate c >= 0. For the steps maps use (powers of two up to 32) the same
+ * values come from a shift and r times the exact 1 / s (scaling by a power of
+ * two rounds nothing): no division per lookup. */
+static inline void grid_split(int c, int s, int *g, float *f)
+{
+    static const float inv_pow2[6] = {1.0f, 0.5f, 0.25f, 0.125f, 0.0625f, 0.03125f};
+    if (c >= 0 && s >= 1 && s <= 32 && (s & (s - 1)) == 0) {
+        int k = (s >= 2) + (s >= 4) + (s >= 8) + (s >= 16) + (s >= 32);
+        *g = c >> k;
+        *f = (float)(c & (s - 1)) * inv_pow2[k];
+    } else {
+        *g = c / s;
+        *f = (float)(c - *g * s) / (float)s;
+    }
+}
+
+/* Seen test and fisheye measure of a looked-up (u, v) (see lookup_core). */
+static inline int seen_at(const fovea_camera_map *cam, float u, float v, float *q_out)
+{
+    int seen = u >= 0.0f && u <= (float)(cam->cam_width - 1) && v >= 0.0f &&
+               v <= (float)(cam->cam_height - 1);
+    float q = 0.0f;
+    if (cam->clip_rx > 0.0f) {
+        float ex = (u - cam->clip_cx) * (1.0f / cam->clip_rx);
+        float ey = (v - cam->clip_cy) * (1.0f / cam->clip_ry);
+        q = ex * ex + ey * ey;
+        seen = seen && q < 1.0f;
+    }
+    *q_out = q;
+    return seen;
+}
+
 static int lookup_core(const fovea_camera_map *cam, int i, int j, float *u_out, float *v_out,
                        float *q_out)
 {
     int s = cam->step;
     int gx, gy;
     float fx, fy;
-    if (i >= 0 && j >= 0 && s >= 1 && s <= 32 && (s & (s - 1)) == 0) {
-        /* the steps maps use (powers of two up to 32): the same values with
-         * shifts, and (float)r / (float)s as r times the exact 1 / s (scaling
-         * by a power of two rounds nothing); no division per lookup */
-        static const float inv_pow2[6] = {1.0f, 0.5f, 0.25f, 0.125f, 0.0625f, 0.03125f};
-        int k = (s >= 2) + (s >= 4) + (s >= 8) + (s >= 16) + (s >= 32);
-        gx = i >> k;
-        gy = j >> k;
-        fx = (float)(i & (s - 1)) * inv_pow2[k];
-        fy = (float)(j & (s - 1)) * inv_pow2[k];
-    } else {
-        gx = i / s;
-        gy = j / s;
-        fx = (float)(i - gx * s) / (float)s;
-        fy = (float)(j - gy * s) / (float)s;
-    }
+    grid_split(i, s, &gx, &fx);
+    grid_split(j, s, &gy, &fy);
     float ax = 1.0f - fx, ay = 1.0f - fy;
     const float *n00 = cam->uv + ((size_t)gy * (size_t)cam->grid_w + (size_t)gx) * 2;
     const float *n10 = n00 + 2;
@@ -101,17 +120,7 @@ static int lookup_core(const fovea_camera_map *cam, int i, int j, float *u_out, 
     float v = ax * left_v + fx * right_v;
     *u_out = u;
     *v_out = v;
-    int seen = u >= 0.0f && u <= (float)(cam->cam_width - 1) && v >= 0.0f &&
-               v <= (float)(cam->cam_height - 1);
-    float q = 0.0f;
-    if (cam->clip_rx > 0.0f) {
-        float ex = (u - cam->clip_cx) * (1.0f / cam->clip_rx);
-        float ey = (v - cam->clip_cy) * (1.0f / cam->clip_ry);
-        q = ex * ex + ey * ey;
-        seen = seen && q < 1.0f;
-    }
-    *q_out = q;
-    return seen;
+    return seen_at(cam, u, v, q_out);
 }
 
 int fovea_camera_map_lookup(const fovea_camera_map *cam, int i, int j, float *u, float *v)
@@ -167,17 +176,18 @@ static float edge_distance(const fovea_camera_map *cam, float u, float v, float 
  * sum == 0 while some analytic camera sees the pixel (all on their borders, a set of
  * measure zero): w = 1 for the seeing analytic camera with the largest e (first
  * index on ties). sum == 0 with only table cameras seeing: uncovered. */
+static int weights_from(const fovea_stitch_map *m, int i, int j, int n, const int *seen,
+                        const float *us, const float *vs, const float *qs, int nseen, int last,
+                        float w[FOVEA_STITCH_MAX_CAMERAS]);
+
 int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STITCH_MAX_CAMERAS],
                       float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS])
 {
     int n = m->num_cameras;
     if (n > FOVEA_STITCH_MAX_CAMERAS)
         n = FOVEA_STITCH_MAX_CAMERAS;
-    float e[FOVEA_STITCH_MAX_CAMERAS];
     int seen[FOVEA_STITCH_MAX_CAMERAS];
     int inside = i >= 0 && j >= 0 && i < m->pano_width && j < m->pano_height;
-    float best = 0.0f, second = 0.0f;
-    int best_idx = -1; /* among seeing analytic cameras */
     for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
         w[c] = 0.0f;
         if (u)
@@ -202,6 +212,18 @@ int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STI
             last = c;
         }
     }
+    return weights_from(m, i, j, n, seen, us, vs, qs, nseen, last, w);
+}
+
+/* The weights of pixel (i, j) from every camera's lookup (seen, u, v, q); w is
+ * zero on entry. nseen cameras see the pixel, the last of them is `last`. */
+static int weights_from(const fovea_stitch_map *m, int i, int j, int n, const int *seen,
+                        const float *us, const float *vs, const float *qs, int nseen, int last,
+                        float w[FOVEA_STITCH_MAX_CAMERAS])
+{
+    float e[FOVEA_STITCH_MAX_CAMERAS];
+    float best = 0.0f, second = 0.0f;
+    int best_idx = -1; /* among seeing analytic cameras */
     /* One analytic camera sees the pixel: whatever its raw weight, normalising
      * (raw / raw) or the border fallback gives it exactly 1. The CUDA kernel
      * takes the same shortcut for tiles that only one camera sees. */
@@ -277,4 +299,131 @@ int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STI
         return 1;
     }
     return 0;
+}
+
+/* ---- one row at a time ---- */
+
+/* Whether no interpolation between a and b (weights in [0, 1]) can reach
+ * [lo, hi]: both finite and both well below lo or above hi (by a pixel and a
+ * relative margin far above float rounding). A NaN makes every interpolation
+ * NaN, which no camera sees. */
+static int cannot_reach(float a, float b, float lo, float hi)
+{
+    if (a != a || b != b)
+        return 1; /* NaN */
+    /* plain comparisons: fminf/fmaxf are library calls here, once per cell */
+    float mx = a > b ? a : b, mn = a > b ? b : a;
+    float big = mx > -mn ? mx : -mn; /* max(|mx|, |mn|) */
+    float margin = 1.0f + 0x1p-10f * big;
+    return mx < lo - margin || mn > hi + margin;
+}
+
+void fovea_map_row_init(fovea_map_row *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void fovea_map_row_free(fovea_map_row *r)
+{
+    free(r->buf);
+    memset(r, 0, sizeof *r);
+}
+
+int fovea_map_row_set(fovea_map_row *r, const fovea_stitch_map *m, int j)
+{
+    int n = m->num_cameras;
+    if (n > FOVEA_STITCH_MAX_CAMERAS)
+        n = FOVEA_STITCH_MAX_CAMERAS;
+    /* floats: 2 per node column; bytes: 1 per cell */
+    size_t need = 0;
+    for (int c = 0; c < n; c++)
+        if (m->cam[c].uv)
+            need += (size_t)m->cam[c].grid_w * (2 * sizeof(float) + 1);
+    if (need > r->cap) {
+        void *b = realloc(r->buf, need);
+        if (!b)
+            return FOVEA_ERR_NOMEM;
+        r->buf = b;
+        r->cap = need;
+    }
+    r->m = m;
+    r->j = j;
+    unsigned char *p = r->buf;
+    int inside_row = j >= 0 && j < m->pano_height;
+    for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
+        r->col[c] = NULL;
+        r->cell[c] = NULL;
+        if (c >= n || !m->cam[c].uv || !inside_row)
+            continue;
+        const fovea_camera_map *cam = &m->cam[c];
+        int gy;
+        float fy;
+        grid_split(j, cam->step, &gy, &fy);
+        float ay = 1.0f - fy;
+        float *col = (float *)p;
+        p += (size_t)cam->grid_w * 2 * sizeof(float);
+        unsigned char *cell = p;
+        p += (size_t)cam->grid_w;
+        const float *n0 = cam->uv + (size_t)gy * (size_t)cam->grid_w * 2;
+        const float *n1 = n0 + (size_t)cam->grid_w * 2;
+        /* lookup_core's column values: ay * n(g, gy) + fy * n(g, gy + 1) */
+        for (int g = 0; g < cam->grid_w; g++) {
+            col[2 * g] = ay * n0[2 * g] + fy * n1[2 * g];
+            col[2 * g + 1] = ay * n0[2 * g + 1] + fy * n1[2 * g + 1];
+        }
+        float umax = (float)(cam->cam_width - 1), vmax = (float)(cam->cam_height - 1);
+        for (int g = 0; g + 1 < cam->grid_w; g++)
+            cell[g] = !(cannot_reach(col[2 * g], col[2 * g + 2], 0.0f, umax) ||
+                        cannot_reach(col[2 * g + 1], col[2 * g + 3], 0.0f, vmax));
+        cell[cam->grid_w - 1] = 0;
+        r->col[c] = col;
+        r->cell[c] = cell;
+    }
+    return FOVEA_OK;
+}
+
+int fovea_map_row_weights(const fovea_map_row *r, int i, float w[FOVEA_STITCH_MAX_CAMERAS],
+                          float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS])
+{
+    const fovea_stitch_map *m = r->m;
+    int n = m->num_cameras;
+    if (n > FOVEA_STITCH_MAX_CAMERAS)
+        n = FOVEA_STITCH_MAX_CAMERAS;
+    int seen[FOVEA_STITCH_MAX_CAMERAS];
+    int inside = i >= 0 && i < m->pano_width;
+    for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
+        w[c] = 0.0f;
+        u[c] = NAN;
+        v[c] = NAN;
+    }
+    float qs[FOVEA_STITCH_MAX_CAMERAS];
+    int nseen = 0, last = -1;
+    for (int c = 0; c < n; c++) {
+        /* (assigned once per iteration, not cleared first: a cleared array
+         * becomes a memset call per pixel) */
+        int sc = 0;
+        float q = 0.0f;
+        if (inside && r->col[c]) {
+            const fovea_camera_map *cam = &m->cam[c];
+            int gx;
+            float fx;
+            grid_split(i, cam->step, &gx, &fx);
+            if (r->cell[c][gx]) {
+                float ax = 1.0f - fx;
+                const float *col = r->col[c] + 2 * gx;
+                float uc = ax * col[0] + fx * col[2];
+                float vc = ax * col[1] + fx * col[3];
+                u[c] = uc;
+                v[c] = vc;
+                sc = seen_at(cam, uc, vc, &q);
+            }
+        }
+        seen[c] = sc;
+        qs[c] = q;
+        if (sc) {
+            nseen++;
+            last = c;
+        }
+    }
+    return weights_from(m, i, r->j, n, seen, u, v, qs, nseen, last, w);
 }

@@ -63,4 +63,26 @@ int fovea_map_lookup(const fovea_stitch_map *m, int c, int i, int j, float *u, f
 int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STITCH_MAX_CAMERAS],
                       float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS]);
 
+/* Weights along one panorama row: each camera's grid nodes are interpolated
+ * to the row once (the column values of the per-pixel lookup), so a pixel only
+ * interpolates across its cell, and cells whose nodes lie well outside a
+ * camera's image skip that camera. fovea_map_row_weights(r, i, ...) returns
+ * exactly what fovea_map_weights(m, i, r->j, ...) returns, w included; u and v
+ * (required here) may differ for cameras that do not see the pixel (NaN). */
+typedef struct fovea_map_row {
+    const fovea_stitch_map *m;
+    int j;
+    const float *col[FOVEA_STITCH_MAX_CAMERAS];         /* (u, v) per node column, or NULL */
+    const unsigned char *cell[FOVEA_STITCH_MAX_CAMERAS]; /* per cell: 0 = not seen anywhere */
+    void *buf;
+    size_t cap;
+} fovea_map_row;
+
+void fovea_map_row_init(fovea_map_row *r);
+/* Prepare row j of map m (reusing r's buffer); FOVEA_ERR_NOMEM when it cannot grow. */
+int fovea_map_row_set(fovea_map_row *r, const fovea_stitch_map *m, int j);
+int fovea_map_row_weights(const fovea_map_row *r, int i, float w[FOVEA_STITCH_MAX_CAMERAS],
+                          float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS]);
+void fovea_map_row_free(fovea_map_row *r);
+
 #endif

@@ -1,6 +1,7 @@
 /* C reference stitcher: the specification the CUDA backend reproduces.
  * RGB inputs: every panorama pixel blends the bilinear samples of the cameras
- * that see it (weights from fovea_map_weights), each passed through its camera's
+ * that see it (weights from fovea_map_weights, computed a row at a time by
+ * fovea_map_row_weights: the same numbers), each passed through its camera's
  * correction LUT, rounded to 8 bits. YUV inputs: luma the same way with the luma
  * LUT; chroma per 2x2 luma block (see stitch_yuv_block). Threads split rows. */
 #include <stdlib.h>
@@ -95,11 +96,17 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
     float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
     uint64_t raw[FOVEA_STITCH_MAX_CAMERAS][4];
     const int bpp = job->in[0]->fmt == FOVEA_PIX_RGBA ? 4 : 3;
+    fovea_map_row row;
+    fovea_map_row_init(&row);
     for (int j = begin; j < end; j++) {
         uint8_t *orow = job->out->data[0] + (ptrdiff_t)j * job->out->stride[0];
+        /* the row's lookups prepared once (same weights); per pixel without memory */
+        const int by_row = fovea_map_row_set(&row, m, j) == FOVEA_OK;
         for (int i = 0; i < m->pano_width; i++) {
             uint8_t *o = orow + 4 * i;
-            if (fovea_map_weights(m, i, j, w, u, v) == 0) {
+            int cnt = by_row ? fovea_map_row_weights(&row, i, w, u, v)
+                             : fovea_map_weights(m, i, j, w, u, v);
+            if (cnt == 0) {
                 o[0] = o[1] = o[2] = o[3] = 0;
                 continue;
             }
@@ -125,6 +132,7 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                 add_pair_stats(job->stats[thread], n, w, (const uint64_t(*)[4])raw, st->log_table);
         }
     }
+    fovea_map_row_free(&row);
 }
 
 /* Chroma sample geometry: chroma sample k of a 4:2:0 plane covers luma k*2 and
@@ -137,8 +145,10 @@ static inline float luma_to_chroma(float x, int chroma_size)
 }
 
 
-/* One 2x2 luma block (bx, by) of a YUV output. */
-static void stitch_yuv_block(const ref_job *job, int bx, int by, uint64_t (*stats)[FOVEA_ST_FIELDS])
+/* One 2x2 luma block (bx, by) of a YUV output; rows: the block's two luma rows
+ * prepared (fovea_map_row), or NULL. */
+static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int bx, int by,
+                             uint64_t (*stats)[FOVEA_ST_FIELDS])
 {
     const struct fovea_stitcher *st = job->st;
     const fovea_stitch_map *m = &st->map;
@@ -164,7 +174,9 @@ static void stitch_yuv_block(const ref_job *job, int bx, int by, uint64_t (*stat
                 break;
             pixels++;
             uint8_t *o = out->data[0] + (ptrdiff_t)j * out->stride[0] + i;
-            if (fovea_map_weights(m, i, j, w, u, v) == 0) {
+            int cnt = rows ? fovea_map_row_weights(&rows[dy], i, w, u, v)
+                           : fovea_map_weights(m, i, j, w, u, v);
+            if (cnt == 0) {
                 *o = (uint8_t)job->black_y;
                 continue;
             }
@@ -225,10 +237,20 @@ static void stitch_yuv_block(const ref_job *job, int bx, int by, uint64_t (*stat
 static void ref_rows_yuv(void *arg, int begin, int end, int thread)
 {
     const ref_job *job = arg;
-    int bw = (job->st->map.pano_width + 1) >> 1;
-    for (int by = begin; by < end; by++)
+    const fovea_stitch_map *m = &job->st->map;
+    int bw = (m->pano_width + 1) >> 1;
+    fovea_map_row rows[2];
+    fovea_map_row_init(&rows[0]);
+    fovea_map_row_init(&rows[1]);
+    for (int by = begin; by < end; by++) {
+        const int by_row = fovea_map_row_set(&rows[0], m, 2 * by) == FOVEA_OK &&
+                           fovea_map_row_set(&rows[1], m, 2 * by + 1) == FOVEA_OK;
         for (int bx = 0; bx < bw; bx++)
-            stitch_yuv_block(job, bx, by, job->want_stats ? job->stats[thread] : NULL);
+            stitch_yuv_block(job, by_row ? rows : NULL, bx, by,
+                             job->want_stats ? job->stats[thread] : NULL);
+    }
+    fovea_map_row_free(&rows[0]);
+    fovea_map_row_free(&rows[1]);
 }
 
 typedef struct ref_state {
