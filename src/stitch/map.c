@@ -348,7 +348,13 @@ int fovea_map_row_set(fovea_map_row *r, const fovea_stitch_map *m, int j)
     }
     r->m = m;
     r->j = j;
-    unsigned char *p = r->buf;
+    /* every camera's floats first, then the cell bytes (keeps the floats aligned) */
+    float *fp = r->buf;
+    size_t nfloats = 0;
+    for (int c = 0; c < n; c++)
+        if (m->cam[c].uv)
+            nfloats += (size_t)m->cam[c].grid_w * 2;
+    unsigned char *p = (unsigned char *)(fp + nfloats);
     int inside_row = j >= 0 && j < m->pano_height;
     for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
         r->col[c] = NULL;
@@ -360,8 +366,8 @@ int fovea_map_row_set(fovea_map_row *r, const fovea_stitch_map *m, int j)
         float fy;
         grid_split(j, cam->step, &gy, &fy);
         float ay = 1.0f - fy;
-        float *col = (float *)p;
-        p += (size_t)cam->grid_w * 2 * sizeof(float);
+        float *col = fp;
+        fp += (size_t)cam->grid_w * 2;
         unsigned char *cell = p;
         p += (size_t)cam->grid_w;
         const float *n0 = cam->uv + (size_t)gy * (size_t)cam->grid_w * 2;
