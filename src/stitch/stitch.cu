@@ -1,8 +1,9 @@
 // Stitch kernels: one pass per frame. Each thread produces 4 horizontally adjacent
 // panorama pixels (RGB: one 16-byte store) or a 4x2 luma block with its 2x1 chroma
-// (YUV). Remap coordinates come from the coarse per-camera grid interpolated here;
-// blend weights are computed from them (no weight tables) except for imported
-// exact maps. Tiles only touch the cameras their mask names. The arithmetic
+// (YUV). Remap coordinates come from the coarse per-camera grid interpolated here.
+// Tiles one camera sees need no weights (weight 1); overlap tiles read theirs from
+// a per-tile table the host fills from the reference. Tiles only touch the
+// cameras their mask names. The arithmetic
 // mirrors src/stitch/map.c and stitch_ref.c operation for operation; this file is
 // compiled with --fmad=false so no multiply-add is contracted and results match
 // the C reference bit for bit.
@@ -176,152 +177,77 @@ __device__ __forceinline__ void lookup4x2(const stitch_kernel_cam &c, int i0, in
     }
 }
 
-__device__ __forceinline__ float edge_distance(const stitch_kernel_cam &c, float u, float v, float q)
+// Overlap tiles (any tile not seen by exactly one camera with analytic weights)
+// read their blend weights from a table the host fills with fovea_map_weights
+// (the C reference's own values, so the blend is the reference's bit for bit):
+// per tile, one 128x16 float plane per camera of its weight mask, in camera order.
+// The element of pixel (i, j) of the tile holding (i0, j0): row j - j0, column i - i0.
+__device__ __forceinline__ const float *tile_table(const stitch_kernel_args &a, int tile)
 {
-    float d = fminf(fminf(u, (float)(c.width - 1) - u), fminf(v, (float)(c.height - 1) - v));
-    if (c.clip_rx > 0.0f)
-        d = fminf(d, (1.0f - sqrtf(q)) * fminf(c.clip_rx, c.clip_ry));
-    return d * c.px_scale;
+    return a.tile_weights + __ldg(&a.tile_wofs[tile]);
 }
 
-// Weights of every camera at pixel (i, j): identical to fovea_map_weights (all
-// cameras analytic, or all with explicit tables as imported maps are).
-// Blend weights of one pixel from every camera's seeing flag s and edge
-// distance e: identical to fovea_map_weights (all cameras analytic, or all with
-// explicit tables as imported maps are). pix = j * pano_w + i. Returns the number
-// of cameras with w > 0.
+// Pixels i0..i0+3 of tile row r (i0 a multiple of 4, col = i0 - tile x origin)
+// of an overlap tile: every weighted camera's weights from the table and its
+// positions from the grid; ok[k]: some camera has weight > 0 at pixel k (pixels
+// past the panorama have weight 0). Cameras outside wmask get w = 0.
 template <int MAXC>
-__device__ __forceinline__ int weights_from(const stitch_kernel_args &a, const bool (&s)[MAXC],
-                                            const float (&e)[MAXC], size_t pix, float (&w)[MAXC])
+__device__ __forceinline__ void table_row(const stitch_kernel_args &a, const float *tw,
+                                          uint32_t wmask, int i0, int j, int r, int col,
+                                          float (&u)[MAXC][4], float (&v)[MAXC][4],
+                                          float (&w)[4][MAXC], bool (&ok)[4])
 {
-    int nseen = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        ok[k] = false;
+    int slot = 0;
 #pragma unroll
     for (int c = 0; c < MAXC; c++) {
-        w[c] = 0.0f;
-        nseen += s[c];
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            w[k][c] = u[c][k] = v[c][k] = 0.0f;
+        if (!(wmask >> c & 1u))
+            continue;
+        const float4 t = __ldg(reinterpret_cast<const float4 *>(
+            tw + ((size_t)slot * STITCH_TILE_H + r) * STITCH_TILE_W + col));
+        slot++;
+        w[0][c] = t.x;
+        w[1][c] = t.y;
+        w[2][c] = t.z;
+        w[3][c] = t.w;
+        bool sn[4];
+        float q[4];
+        lookup4(a.cam[c], i0, j, a.pano_w, u[c], v[c], sn, q);
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            ok[k] = ok[k] | (w[k][c] > 0.0f);
     }
-    if (nseen == 0)
-        return 0;
-    float sum = 0.0f;
-    if (a.explicit_weights) {
-#pragma unroll
-        for (int c = 0; c < MAXC; c++) {
-            if (s[c]) {
-                float x = __ldg(&a.cam[c].weight[pix]);
-                w[c] = x > 0.0f ? x : 0.0f;
-                sum += w[c];
-            }
-        }
-    } else {
-        if (nseen == 1) {
-            // one camera: its weight is 1 (as in map.c)
-#pragma unroll
-            for (int c = 0; c < MAXC; c++)
-                w[c] = s[c] ? 1.0f : 0.0f;
-            return 1;
-        }
-        // best and second-best edge distance among seeing cameras
-        float b1 = -1.0f, b2 = -1.0f;
-        int i1 = -1;
-#pragma unroll
-        for (int c = 0; c < MAXC; c++) {
-            if (s[c]) {
-                if (e[c] > b1) {
-                    b2 = b1;
-                    b1 = e[c];
-                    i1 = c;
-                } else if (e[c] > b2) {
-                    b2 = e[c];
-                }
-            }
-        }
-        const float inv2f = 1.0f / (2.0f * a.feather);
-        const float invramp = 1.0f / fmaxf(1.0f, 0.5f * a.feather);
-#pragma unroll
-        for (int c = 0; c < MAXC; c++) {
-            if (s[c]) {
-                float m = c == i1 ? (b2 < 0.0f ? 0.0f : b2) : b1;
-                float r;
-                if (a.feather > 0.0f) {
-                    r = 0.5f + (e[c] - m) * inv2f;
-                    r = fminf(fmaxf(r, 0.0f), 1.0f);
-                    r = r * fminf(1.0f, e[c] * invramp);
-                } else {
-                    r = (c == i1) ? 1.0f : 0.0f;
-                }
-                w[c] = r;
-                sum += r;
-            }
-        }
-        if (!(sum > 0.0f)) {
-            // all weights vanished (pixel on every seeing camera's border):
-            // the camera with the largest edge distance takes it
-#pragma unroll
-            for (int c = 0; c < MAXC; c++)
-                w[c] = (c == i1) ? 1.0f : 0.0f;
-            return 1;
-        }
-    }
-    if (!(sum > 0.0f))
-        return 0;
-    const float inv = 1.0f / sum;
-    int count = 0;
-#pragma unroll
-    for (int c = 0; c < MAXC; c++) {
-        w[c] = w[c] * inv;
-        count += w[c] > 0.0f;
-    }
-    return count;
 }
 
-// Weights of every camera at pixel (i, j), with each camera's (u, v).
+// One pixel of an overlap tile (e = its table element, r * STITCH_TILE_W + column):
+// every weighted camera's weight, and (u, v) where the weight is > 0. Returns
+// whether any weight is > 0.
 template <int MAXC>
-__device__ __forceinline__ int pixel_weights(const stitch_kernel_args &a, uint32_t seen_mask,
-                                             int i, int j, float (&w)[MAXC], float (&u)[MAXC],
-                                             float (&v)[MAXC])
+__device__ __forceinline__ bool table_pixel(const stitch_kernel_args &a, const float *tw,
+                                            uint32_t wmask, int i, int j, int e,
+                                            float (&w)[MAXC], float (&u)[MAXC], float (&v)[MAXC])
 {
-    float e[MAXC];
-    bool s[MAXC];
+    bool any = false;
+    int slot = 0;
 #pragma unroll
     for (int c = 0; c < MAXC; c++) {
-        s[c] = false;
-        e[c] = 0.0f;
-        u[c] = 0.0f;
-        v[c] = 0.0f;
-        if (c < a.n && (seen_mask >> c & 1u)) {
+        w[c] = u[c] = v[c] = 0.0f;
+        if (!(wmask >> c & 1u))
+            continue;
+        w[c] = __ldg(&tw[(size_t)slot * STITCH_TILE_H * STITCH_TILE_W + e]);
+        slot++;
+        if (w[c] > 0.0f) {
             float q;
-            s[c] = lookup(a.cam[c], i, j, u[c], v[c], q);
-            if (s[c])
-                e[c] = edge_distance(a.cam[c], u[c], v[c], q);
+            lookup(a.cam[c], i, j, u[c], v[c], q);
+            any = true;
         }
     }
-    return weights_from<MAXC>(a, s, e, (size_t)j * a.pano_w + i, w);
-}
-
-// Every camera's lookups and edge distances for pixels i0..i0+3 of row j (the
-// cameras of seen_mask; the others are not seen): the first step of the overlap
-// paths of both kernels.
-template <int MAXC>
-__device__ __forceinline__ void row_lookups(const stitch_kernel_args &a, uint32_t seen_mask, int i0,
-                                            int j, float (&u)[MAXC][4], float (&v)[MAXC][4],
-                                            float (&e)[MAXC][4], bool (&sn)[MAXC][4])
-{
-#pragma unroll
-    for (int c = 0; c < MAXC; c++) {
-        if (c < a.n && (seen_mask >> c & 1u)) {
-            float q[4];
-            lookup4(a.cam[c], i0, j, a.pano_w, u[c], v[c], sn[c], q);
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-                e[c][k] = sn[c][k] ? edge_distance(a.cam[c], u[c][k], v[c][k], q[k]) : 0.0f;
-        } else {
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                sn[c][k] = false;
-                e[c][k] = u[c][k] = v[c][k] = 0.0f;
-            }
-        }
-    }
+    return any;
 }
 
 // Integer bilinear sampling, identical to sample_at / sample_channel in
@@ -506,12 +432,13 @@ __device__ __forceinline__ void flush_stats(unsigned long long *sh, unsigned lon
             atomicAdd(&global[k], sh[k]);
 }
 
-// One blended RGBA pixel from the cameras with weight > 0 at positions (u, v)
-// (the general path), adding the pixel's pair statistics on analysis frames.
-template <int MAXC, bool STATS, bool TEX>
-__device__ __forceinline__ unsigned int blend_rgb(const stitch_kernel_args &a, const float (&w)[MAXC],
-                                                  const float (&u)[MAXC], const float (&v)[MAXC],
-                                                  unsigned long long *sh_stats)
+// One blended RGBA pixel from each camera's weight and sample (quarter codes;
+// cameras with weight 0 are skipped), adding the pixel's pair statistics on
+// analysis frames.
+template <int MAXC, bool STATS>
+__device__ __forceinline__ unsigned int combine_rgb(const stitch_kernel_args &a,
+                                                    const float (&w)[MAXC], const int (&q)[MAXC][3],
+                                                    unsigned long long *sh_stats)
 {
     float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f;
     unsigned long long raw[MAXC][4];
@@ -519,22 +446,37 @@ __device__ __forceinline__ unsigned int blend_rgb(const stitch_kernel_args &a, c
     for (int c = 0; c < MAXC; c++) {
         if (!(w[c] > 0.0f))
             continue;
-        const stitch_kernel_cam &cam = a.cam[c];
-        int q[3];
-        sample_rgb<TEX>(a, cam, u[c], v[c], q);
-        acc0 += w[c] * __ldg(&cam.lut[q[0]]);
-        acc1 += w[c] * __ldg(&cam.lut[STITCH_LUT_SIZE + q[1]]);
-        acc2 += w[c] * __ldg(&cam.lut[2 * STITCH_LUT_SIZE + q[2]]);
+        const float *lut = a.cam[c].lut;
+        acc0 += w[c] * __ldg(&lut[q[c][0]]);
+        acc1 += w[c] * __ldg(&lut[STITCH_LUT_SIZE + q[c][1]]);
+        acc2 += w[c] * __ldg(&lut[2 * STITCH_LUT_SIZE + q[c][2]]);
         if (STATS) {
-            raw[c][0] = (unsigned long long)q[0];
-            raw[c][1] = (unsigned long long)q[1];
-            raw[c][2] = (unsigned long long)q[2];
+            raw[c][0] = (unsigned long long)q[c][0];
+            raw[c][1] = (unsigned long long)q[c][1];
+            raw[c][2] = (unsigned long long)q[c][2];
             raw[c][3] = (77ull * raw[c][0] + 150ull * raw[c][1] + 29ull * raw[c][2] + 128ull) >> 8;
         }
     }
     if (STATS)
         add_pairs<MAXC>(sh_stats, a.n, w, raw, a.log_table);
     return round_u8(acc0) | (round_u8(acc1) << 8) | (round_u8(acc2) << 16) | (255u << 24);
+}
+
+// One blended RGBA pixel from the cameras with weight > 0 at positions (u, v)
+// (the general path).
+template <int MAXC, bool STATS, bool TEX>
+__device__ __forceinline__ unsigned int blend_rgb(const stitch_kernel_args &a, const float (&w)[MAXC],
+                                                  const float (&u)[MAXC], const float (&v)[MAXC],
+                                                  unsigned long long *sh_stats)
+{
+    int q[MAXC][3];
+#pragma unroll
+    for (int c = 0; c < MAXC; c++) {
+        q[c][0] = q[c][1] = q[c][2] = 0;
+        if (w[c] > 0.0f)
+            sample_rgb<TEX>(a, a.cam[c], u[c], v[c], q[c]);
+    }
+    return combine_rgb<MAXC, STATS>(a, w, q, sh_stats);
 }
 
 // Store px[0..3] at pixels i0..i0+3 of an RGBA row (one 16-byte store inside the panorama).
@@ -645,41 +587,53 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_rgb
                 store_rgba4(a.out0 + (size_t)(j0 + dy) * a.out_stride0, i0, a.pano_w, px[dy]);
         }
     } else if (MAXC <= 4 && j0 < a.pano_h && i0 < a.pano_w) {
-        // Several cameras, row by row: every camera's lookups for the four pixels
-        // first (grid nodes shared), then each pixel's weights and blend.
+        // Several cameras, row by row: every weighted camera's weights (table) and
+        // positions (grid) for the four pixels, then the samples of 8 / MAXC
+        // pixels from every camera at once (their latencies overlap), then those
+        // pixels' blends.
+        constexpr int G = MAXC <= 2 ? 4 : 2; // pixels per batch of samples
+        const float *tw = tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x);
+        const int col = 4 * threadIdx.x, r0 = 2 * threadIdx.y;
 #pragma unroll 1
         for (int dy = 0; dy < 2; dy++) {
             const int j = j0 + dy;
             if (j >= a.pano_h)
                 break;
-            float u[MAXC][4], v[MAXC][4], e[MAXC][4];
-            bool sn[MAXC][4];
-            row_lookups<MAXC>(a, seen_mask, i0, j, u, v, e, sn);
+            float u[MAXC][4], v[MAXC][4], w[4][MAXC];
+            bool ok[4];
+            table_row<MAXC>(a, tw, wmask, i0, j, r0 + dy, col, u, v, w, ok);
             unsigned int px[4];
 #pragma unroll
-            for (int k = 0; k < 4; k++) {
-                px[k] = 0;
-                bool sk[MAXC];
-                float ek[MAXC], w[MAXC];
+            for (int k0 = 0; k0 < 4; k0 += G) {
+                int q[G][MAXC][3];
 #pragma unroll
-                for (int c = 0; c < MAXC; c++) {
-                    sk[c] = sn[c][k];
-                    ek[c] = e[c][k];
-                }
-                if (i0 + k >= a.pano_w || wmask == 0 ||
-                    weights_from<MAXC>(a, sk, ek, (size_t)j * a.pano_w + i0 + k, w) == 0)
-                    continue;
-                float uk[MAXC], vk[MAXC];
+                for (int g = 0; g < G; g++)
 #pragma unroll
-                for (int c = 0; c < MAXC; c++) {
-                    uk[c] = u[c][k];
-                    vk[c] = v[c][k];
+                    for (int c = 0; c < MAXC; c++) {
+                        const int k = k0 + g;
+                        q[g][c][0] = q[g][c][1] = q[g][c][2] = 0;
+                        if (!(wmask >> c & 1u))
+                            continue;
+                        if (TEX) {
+                            // branch-free: the texture clamps any position
+                            const bool use = w[k][c] > 0.0f;
+                            sample_rgb<TEX>(a, a.cam[c], use ? u[c][k] : 0.0f,
+                                            use ? v[c][k] : 0.0f, q[g][c]);
+                        } else if (w[k][c] > 0.0f) {
+                            sample_rgb<TEX>(a, a.cam[c], u[c][k], v[c][k], q[g][c]);
+                        }
+                    }
+#pragma unroll
+                for (int g = 0; g < G; g++) {
+                    const int k = k0 + g;
+                    px[k] = ok[k] ? combine_rgb<MAXC, STATS>(a, w[k], q[g], sh_stats) : 0u;
                 }
-                px[k] = blend_rgb<MAXC, STATS, TEX>(a, w, uk, vk, sh_stats);
             }
             store_rgba4(a.out0 + (size_t)j * a.out_stride0, i0, a.pano_w, px);
         }
     } else if (j0 < a.pano_h && i0 < a.pano_w) {
+        // many cameras: pixel by pixel
+        const float *tw = tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x);
 #pragma unroll 1
         for (int dy = 0; dy < 2; dy++) {
             const int j = j0 + dy;
@@ -695,7 +649,9 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_rgb
                 if (wmask == 0)
                     continue;
                 float w[MAXC], u[MAXC], v[MAXC];
-                if (pixel_weights<MAXC>(a, seen_mask, i, j, w, u, v) == 0)
+                if (!table_pixel<MAXC>(a, tw, wmask, i, j,
+                                       (2 * threadIdx.y + dy) * STITCH_TILE_W + 4 * threadIdx.x + k,
+                                       w, u, v))
                     continue;
                 orow[i] = blend_rgb<MAXC, STATS, TEX>(a, w, u, v, sh_stats);
             }
@@ -712,23 +668,48 @@ __device__ __forceinline__ float luma_to_chroma(float x, int chroma_size)
     return c < 0.0f ? 0.0f : (c > hi ? hi : c);
 }
 
-// Chroma of one 2x2 block (pixels counted in `pixels`) from one camera's sums of
-// weights and positions over its cn pixels: the same arithmetic as the C reference.
+// Weight and chroma-plane position of one 2x2 block (pixels counted in
+// `pixels`) from one camera's sums of weights and positions over its cn pixels:
+// the same arithmetic as the C reference.
+__device__ __forceinline__ void chroma_pos(const stitch_kernel_cam &cam, float cwt, float cu,
+                                           float cv, int cn, int pixels, float &wc, float &x,
+                                           float &y)
+{
+    wc = cwt / (float)pixels;
+    const float inv = 1.0f / (float)cn;
+    x = luma_to_chroma(cu * inv, (cam.width + 1) >> 1);
+    y = luma_to_chroma(cv * inv, (cam.height + 1) >> 1);
+}
+
+// A camera's chroma sample (quarter codes) at a chroma-plane position.
+template <bool TEX>
+__device__ __forceinline__ void chroma_sample(const stitch_kernel_cam &cam, bool nv12, float x,
+                                              float y, int &qu, int &qv)
+{
+    sample_chroma<TEX>(cam, nv12, (cam.width + 1) >> 1, (cam.height + 1) >> 1, x, y, qu, qv);
+}
+
+// The camera's chroma correction of a sample.
+__device__ __forceinline__ void chroma_value(const stitch_kernel_cam &cam, int qu, int qv,
+                                             float &su, float &sv)
+{
+    su = (float)qu * 0.25f;
+    sv = (float)qv * 0.25f;
+    su = 128.0f + (su - 128.0f) * cam.chroma_scale_u;
+    sv = 128.0f + (sv - 128.0f) * cam.chroma_scale_v;
+}
+
+// Chroma of one 2x2 block from one camera: chroma_pos, chroma_sample, chroma_value.
 template <bool TEX>
 __device__ __forceinline__ void block_chroma(const stitch_kernel_cam &cam, bool nv12, float cwt,
                                              float cu, float cv, int cn, int pixels, float &wc,
                                              float &su, float &sv)
 {
-    wc = cwt / (float)pixels;
-    const float inv = 1.0f / (float)cn;
-    const int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
-    const float x = luma_to_chroma(cu * inv, chw), y = luma_to_chroma(cv * inv, chh);
+    float x, y;
     int qu, qv;
-    sample_chroma<TEX>(cam, nv12, chw, chh, x, y, qu, qv);
-    su = (float)qu * 0.25f;
-    sv = (float)qv * 0.25f;
-    su = 128.0f + (su - 128.0f) * cam.chroma_scale_u;
-    sv = 128.0f + (sv - 128.0f) * cam.chroma_scale_v;
+    chroma_pos(cam, cwt, cu, cv, cn, pixels, wc, x, y);
+    chroma_sample<TEX>(cam, nv12, x, y, qu, qv);
+    chroma_value(cam, qu, qv, su, sv);
 }
 
 // U and V of chroma pixels bx0 and bx0 + 1 of chroma row by (bx0 even).
@@ -873,9 +854,13 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
         store_chroma2(a, by, bx0, cw_out, ou, ov);
         }
     } else if (MAXC <= 4 && by < ch_out && bx0 < cw_out) {
-        // Several cameras, row by row: every camera's lookups for the four pixels
-        // first (grid nodes shared), then each pixel's weights, luma blend and the
-        // chroma sums of its block; then each block's chroma.
+        // Several cameras, row by row: every weighted camera's weights (table)
+        // and positions (grid) for the four pixels, then every camera's luma
+        // samples of the four pixels at once (their latencies overlap), then the
+        // luma blends and the chroma sums of each block; then every camera's
+        // chroma samples of both blocks at once and their blends.
+        const float *tw = tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x);
+        const int col = 4 * threadIdx.x, r0 = 2 * threadIdx.y;
         float cwt[MAXC][2], cu[MAXC][2], cv[MAXC][2];
         int cn[MAXC][2];
 #pragma unroll
@@ -891,9 +876,26 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
             const int j = j0 + dy;
             if (j >= a.pano_h)
                 break;
-            float u[MAXC][4], v[MAXC][4], e[MAXC][4];
-            bool sn[MAXC][4];
-            row_lookups<MAXC>(a, seen_mask, i0, j, u, v, e, sn);
+            float u[MAXC][4], v[MAXC][4], w[4][MAXC];
+            bool ok[4];
+            table_row<MAXC>(a, tw, wmask, i0, j, r0 + dy, col, u, v, w, ok);
+            int s[4][MAXC];
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+#pragma unroll
+                for (int c = 0; c < MAXC; c++) {
+                    s[k][c] = 0;
+                    if (!(wmask >> c & 1u))
+                        continue;
+                    if (TEX) {
+                        // branch-free: the texture clamps any position
+                        const bool use = w[k][c] > 0.0f;
+                        s[k][c] = sample_luma<TEX>(a.cam[c], use ? u[c][k] : 0.0f,
+                                                   use ? v[c][k] : 0.0f);
+                    } else if (w[k][c] > 0.0f) {
+                        s[k][c] = sample_luma<TEX>(a.cam[c], u[c][k], v[c][k]);
+                    }
+                }
             uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
 #pragma unroll
             for (int k = 0; k < 4; k++) {
@@ -901,15 +903,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
                     break;
                 const int b = k >> 1;
                 pixels[b]++;
-                bool sk[MAXC];
-                float ek[MAXC], w[MAXC];
-#pragma unroll
-                for (int c = 0; c < MAXC; c++) {
-                    sk[c] = sn[c][k];
-                    ek[c] = e[c][k];
-                }
-                if (wmask == 0 ||
-                    weights_from<MAXC>(a, sk, ek, (size_t)j * a.pano_w + i0 + k, w) == 0) {
+                if (!ok[k]) {
                     orow[i0 + k] = (uint8_t)a.black_y;
                     continue;
                 }
@@ -917,23 +911,36 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
                 unsigned long long raw[MAXC][4];
 #pragma unroll
                 for (int c = 0; c < MAXC; c++) {
-                    if (!(w[c] > 0.0f))
+                    if (!(w[k][c] > 0.0f))
                         continue;
-                    const stitch_kernel_cam &cam = a.cam[c];
-                    const int s = sample_luma<TEX>(cam, u[c][k], v[c][k]);
-                    acc += w[c] * __ldg(&cam.lut[s]);
-                    cwt[c][b] += w[c];
+                    acc += w[k][c] * __ldg(&a.cam[c].lut[s[k][c]]);
+                    cwt[c][b] += w[k][c];
                     cu[c][b] += u[c][k];
                     cv[c][b] += v[c][k];
                     cn[c][b] += 1;
                     if (STATS)
-                        raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = (unsigned long long)s;
+                        raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = (unsigned long long)s[k][c];
                 }
                 orow[i0 + k] = (uint8_t)round_u8(acc);
                 if (STATS)
-                    add_pairs<MAXC>(sh_stats, a.n, w, raw, a.log_table);
+                    add_pairs<MAXC>(sh_stats, a.n, w[k], raw, a.log_table);
             }
         }
+        float wc[MAXC][2];
+        int qu[MAXC][2], qv[MAXC][2];
+#pragma unroll
+        for (int b = 0; b < 2; b++)
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                wc[c][b] = 0.0f;
+                qu[c][b] = qv[c][b] = 0;
+                if (cn[c][b] == 0 || bx0 + b >= cw_out)
+                    continue;
+                float x, y;
+                chroma_pos(a.cam[c], cwt[c][b], cu[c][b], cv[c][b], cn[c][b], pixels[b], wc[c][b],
+                           x, y);
+                chroma_sample<TEX>(a.cam[c], nv12, x, y, qu[c][b], qv[c][b]);
+            }
         unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
 #pragma unroll
         for (int b = 0; b < 2; b++) {
@@ -944,12 +951,11 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
             for (int c = 0; c < MAXC; c++) {
                 if (cn[c][b] == 0)
                     continue;
-                float wc, su, sv;
-                block_chroma<TEX>(a.cam[c], nv12, cwt[c][b], cu[c][b], cv[c][b], cn[c][b],
-                                  pixels[b], wc, su, sv);
-                accu += wc * su;
-                accv += wc * sv;
-                wsum += wc;
+                float su, sv;
+                chroma_value(a.cam[c], qu[c][b], qv[c][b], su, sv);
+                accu += wc[c][b] * su;
+                accv += wc[c][b] * sv;
+                wsum += wc[c][b];
             }
             if (wsum > 0.0f) {
                 ou[b] = round_u8(accu / wsum);
@@ -958,6 +964,8 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
         }
         store_chroma2(a, by, bx0, cw_out, ou, ov);
     } else if (by < ch_out && bx0 < cw_out) {
+        // many cameras: pixel by pixel
+        const float *tw = tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x);
         unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
 #pragma unroll 1
         for (int b = 0; b < 2; b++) {
@@ -987,7 +995,11 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
                     pixels++;
                     uint8_t *o = a.out0 + (size_t)j * a.out_stride0 + i;
                     float w[MAXC], u[MAXC], v[MAXC];
-                    if (wmask == 0 || pixel_weights<MAXC>(a, seen_mask, i, j, w, u, v) == 0) {
+                    if (wmask == 0 ||
+                        !table_pixel<MAXC>(a, tw, wmask, i, j,
+                                           (j - STITCH_TILE_H * (int)blockIdx.y) * STITCH_TILE_W +
+                                               (i - STITCH_TILE_W * (int)blockIdx.x),
+                                           w, u, v)) {
                         *o = (uint8_t)a.black_y;
                         continue;
                     }

@@ -16,13 +16,14 @@ _Static_assert(STITCH_LUT_SIZE == FOVEA_LUT_SIZE, "table size shared with stitch
 
 typedef struct cuda_state {
     float *d_uv[FOVEA_STITCH_MAX_CAMERAS];
-    float *d_weight[FOVEA_STITCH_MAX_CAMERAS];
     float *d_lut;                   /* n x 3 x FOVEA_LUT_SIZE */
     uint8_t *d_lut8;                /* the same rounded (fovea_round_u8), STITCH_LUT8_STRIDE
                                        bytes per camera */
     uint8_t *h_lut8;                /* host staging for d_lut8 */
     int *d_log;                     /* overlap-statistics log table */
     uint32_t *d_masks;
+    float *d_tw;                    /* overlap tiles' weights (stitch_kernel_args.tile_weights) */
+    uint32_t *d_wofs;               /* per tile: offset of its planes in d_tw */
     int tiles_x, tiles_y;
     unsigned long long *d_stats;
     unsigned long long *h_stats;    /* pinned */
@@ -76,6 +77,111 @@ static void mask_rows(void *arg, int begin, int end, int thread)
     }
 }
 
+static int upload(fovea_context *ctx, void **dst, const void *src, size_t bytes)
+{
+    int st = fovea_device_malloc(ctx, bytes, dst);
+    if (st < 0)
+        return st;
+    return FOVEA_CUDA(ctx, cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice,
+                                           fovea_ctx_stream(ctx)));
+}
+
+/* ---- the overlap tiles' weight table ---- */
+/* A tile the kernels stitch without weights: one camera sees it, with analytic
+ * weights (stitch.cu's `single`). */
+static int single_tile(uint32_t mask, int explicit_weights)
+{
+    uint32_t seen = mask & 0xffffu;
+    return !explicit_weights && seen != 0 && (seen & (seen - 1)) == 0;
+}
+
+typedef struct table_job {
+    const fovea_stitch_map *m;
+    const uint32_t *masks, *wofs;
+    float *tab;
+    int tiles_x, explicit_weights;
+} table_job;
+
+/* Every other tile with weighted cameras: one STITCH_TILE_W x STITCH_TILE_H plane
+ * per camera of its weight mask (camera order) of fovea_map_weights' values, 0
+ * past the panorama's edges. */
+static void table_rows(void *arg, int begin, int end, int thread)
+{
+    const table_job *job = arg;
+    const fovea_stitch_map *m = job->m;
+    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+    (void)thread;
+    for (int ty = begin; ty < end; ty++) {
+        for (int tx = 0; tx < job->tiles_x; tx++) {
+            size_t t = (size_t)ty * job->tiles_x + tx;
+            uint32_t wmask = job->masks[t] >> 16;
+            if (single_tile(job->masks[t], job->explicit_weights) || wmask == 0)
+                continue;
+            float *dst = job->tab + job->wofs[t];
+            for (int r = 0; r < STITCH_TILE_H; r++) {
+                for (int col = 0; col < STITCH_TILE_W; col++) {
+                    int i = tx * STITCH_TILE_W + col, j = ty * STITCH_TILE_H + r;
+                    int inside = i < m->pano_width && j < m->pano_height;
+                    if (inside)
+                        fovea_map_weights(m, i, j, w, u, v);
+                    int slot = 0;
+                    for (int c = 0; c < m->num_cameras; c++) {
+                        if (!(wmask >> c & 1u))
+                            continue;
+                        dst[((size_t)slot * STITCH_TILE_H + r) * STITCH_TILE_W + col] =
+                            inside ? w[c] : 0.0f;
+                        slot++;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Build and upload the weight table of the tiles that are not single-camera
+ * tiles (stitch_kernel_args.tile_weights / tile_wofs). Its size is the number
+ * of weighted cameras summed over those tiles times 8 KiB. */
+static int weight_table(fovea_stitcher *st, cuda_state *cs, const uint32_t *masks)
+{
+    fovea_context *ctx = st->ctx;
+    const fovea_stitch_map *m = &st->map;
+    const int explicit_weights = m->cam[0].weight != NULL;
+    const size_t nt = (size_t)cs->tiles_x * (size_t)cs->tiles_y;
+    const size_t plane = (size_t)STITCH_TILE_W * STITCH_TILE_H;
+    uint32_t *wofs = malloc(nt * sizeof(uint32_t));
+    if (!wofs)
+        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+    size_t total = 0;
+    for (size_t t = 0; t < nt; t++) {
+        wofs[t] = (uint32_t)total;
+        if (!single_tile(masks[t], explicit_weights))
+            total += (size_t)__builtin_popcount(masks[t] >> 16) * plane;
+        if (total > UINT32_MAX - plane * FOVEA_STITCH_MAX_CAMERAS) {
+            free(wofs);
+            return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM,
+                                   "the overlap weight table would exceed 16 GiB");
+        }
+    }
+    float *tab = malloc((total ? total : 1) * sizeof(float));
+    if (!tab) {
+        free(wofs);
+        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM,
+                               "out of memory for the overlap weight table (%zu MiB)",
+                               total * sizeof(float) >> 20);
+    }
+    table_job job = {m, masks, wofs, tab, cs->tiles_x, explicit_weights};
+    fovea_parallel_for(ctx, cs->tiles_y, 1, table_rows, &job);
+    int status = upload(ctx, (void **)&cs->d_wofs, wofs, nt * sizeof(uint32_t));
+    if (status == FOVEA_OK)
+        status = upload(ctx, (void **)&cs->d_tw, tab, (total ? total : 1) * sizeof(float));
+    /* the uploads read the host arrays: wait before freeing them */
+    if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
+    free(tab);
+    free(wofs);
+    return status;
+}
+
 static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
 {
     fovea_context *ctx = st->ctx;
@@ -94,7 +200,6 @@ static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
             if (cs->tex[c][p].obj)
                 cudaDestroyTextureObject(cs->tex[c][p].obj);
         fovea_device_free(ctx, cs->d_uv[c]);
-        fovea_device_free(ctx, cs->d_weight[c]);
         fovea_frame_free(ctx, &cs->stage_in[c]);
     }
     fovea_frame_free(ctx, &cs->stage_out);
@@ -103,19 +208,12 @@ static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
     free(cs->h_lut8);
     fovea_device_free(ctx, cs->d_log);
     fovea_device_free(ctx, cs->d_masks);
+    fovea_device_free(ctx, cs->d_tw);
+    fovea_device_free(ctx, cs->d_wofs);
     fovea_device_free(ctx, cs->d_stats);
     if (cs->h_stats)
         cudaFreeHost(cs->h_stats);
     free(cs);
-}
-
-static int upload(fovea_context *ctx, void **dst, const void *src, size_t bytes)
-{
-    int st = fovea_device_malloc(ctx, bytes, dst);
-    if (st < 0)
-        return st;
-    return FOVEA_CUDA(ctx, cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice,
-                                           fovea_ctx_stream(ctx)));
 }
 
 static int cuda_init(fovea_stitcher *st)
@@ -131,9 +229,6 @@ static int cuda_init(fovea_stitcher *st)
         const fovea_camera_map *cm = &m->cam[c];
         status = upload(ctx, (void **)&cs->d_uv[c], cm->uv,
                         (size_t)cm->grid_w * (size_t)cm->grid_h * 2 * sizeof(float));
-        if (status == FOVEA_OK && cm->weight)
-            status = upload(ctx, (void **)&cs->d_weight[c], cm->weight,
-                            (size_t)m->pano_width * (size_t)m->pano_height * sizeof(float));
     }
     cs->tiles_x = (m->pano_width + STITCH_TILE_W - 1) / STITCH_TILE_W;
     cs->tiles_y = (m->pano_height + STITCH_TILE_H - 1) / STITCH_TILE_H;
@@ -146,6 +241,8 @@ static int cuda_init(fovea_stitcher *st)
             mask_job job = {m, masks, cs->tiles_x};
             fovea_parallel_for(ctx, cs->tiles_y, 1, mask_rows, &job);
             status = upload(ctx, (void **)&cs->d_masks, masks, nt * sizeof(uint32_t));
+            if (status == FOVEA_OK)
+                status = weight_table(st, cs, masks);
             if (status == FOVEA_OK) /* the upload reads masks: wait before freeing */
                 status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
             free(masks);
@@ -336,7 +433,6 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
         stitch_kernel_cam *k = &a.cam[c];
         const fovea_camera_map *cm = &m->cam[c];
         k->uv = cs->d_uv[c];
-        k->weight = cs->d_weight[c];
         k->lut = cs->d_lut + (size_t)c * 3 * FOVEA_LUT_SIZE;
         k->lut8 = cs->d_lut8 + (size_t)c * STITCH_LUT8_STRIDE;
         k->plane0 = v->data[0];
@@ -386,6 +482,8 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
     a.feather = m->feather;
     a.explicit_weights = m->cam[0].weight != NULL;
     a.tile_masks = cs->d_masks;
+    a.tile_weights = cs->d_tw;
+    a.tile_wofs = cs->d_wofs;
     a.tiles_x = cs->tiles_x;
     a.out0 = dst->data[0];
     a.out1 = dst->data[1];

@@ -20,7 +20,6 @@ extern "C" {
 
 typedef struct stitch_kernel_cam {
     const float *uv;          /* grid nodes (u,v) interleaved, device */
-    const float *weight;      /* explicit weights (pano-sized) or NULL */
     const float *lut;         /* 3 x STITCH_LUT_SIZE floats, device */
     const uint8_t *lut8;      /* the same rounded to 8 bits (single-camera tiles) */
     const uint8_t *plane0;    /* RGBA/RGB24 pixels, or Y */
@@ -43,9 +42,13 @@ typedef struct stitch_kernel_args {
     int pano_w, pano_h;
     float feather;
     int explicit_weights;
-    const uint32_t *tile_masks;   /* per 128x8 tile: low 16 bits cameras seen, high 16 bits
+    const uint32_t *tile_masks;   /* per 128x16 tile: low 16 bits cameras seen, high 16 bits
                                      cameras with weight > 0 */
     int tiles_x;
+    /* blend weights of the tiles that are not single-camera tiles (see stitch.cu):
+     * tile t's planes start at tile_weights + tile_wofs[t] */
+    const float *tile_weights;
+    const uint32_t *tile_wofs;
     uint8_t *out0, *out1, *out2;  /* RGBA, or I420 Y/U/V */
     int out_stride0, out_stride1, out_stride2;
     int in_format;                /* 0 RGBA, 1 RGB24, 2 NV12, 3 I420 */

@@ -1,5 +1,5 @@
 /* CUDA stitcher vs the C reference on rendered outdoor scenes: RGBA, RGB24,
- * NV12 and I420 inputs, device and host frames, 1-3 cameras, pinhole and fisheye,
+ * NV12 and I420 inputs, device and host frames, 1, 2, 3 and 5 cameras, pinhole and fisheye,
  * grid maps and imported exact tables, odd sizes; output poisoned first. The two
  * backends use the same float operations in the same order, so the test demands
  * agreement within 1 code value everywhere and reports how many samples differ
@@ -36,6 +36,21 @@ static const char *rigs[] = {
     " \"pitch\": 0.0, \"roll\": 0.0}, {\"width\": 641, \"height\": 481, \"model\": \"pinhole\","
     " \"fx\": 420.0, \"fy\": 420.0, \"cx\": 320.0, \"cy\": 240.0, \"yaw\": 60.0, \"pitch\": -2.0,"
     " \"roll\": -1.0}]}",
+    /* five cameras all around (the kernels' many-camera path), odd sizes */
+    "{\"panorama\": {\"projection\": \"equirectangular\", \"width\": 901, \"height\": 301,"
+    " \"hfov\": 360.0, \"vfov\": 110.0}, \"blend\": {\"feather\": 12},"
+    " \"cameras\": ["
+    "{\"width\": 321, \"height\": 241, \"model\": \"pinhole\", \"fx\": 150.0, \"fy\": 150.0,"
+    " \"cx\": 160.0, \"cy\": 120.0, \"yaw\": 0.0, \"pitch\": 0.0, \"roll\": 0.0},"
+    "{\"width\": 321, \"height\": 241, \"model\": \"pinhole\", \"fx\": 150.0, \"fy\": 150.0,"
+    " \"cx\": 160.0, \"cy\": 120.0, \"yaw\": 72.0, \"pitch\": 3.0, \"roll\": 0.0},"
+    "{\"width\": 321, \"height\": 241, \"model\": \"fisheye\", \"fx\": 110.0, \"fy\": 110.0,"
+    " \"cx\": 160.0, \"cy\": 120.0, \"yaw\": 144.0, \"pitch\": 0.0, \"roll\": 2.0},"
+    "{\"width\": 321, \"height\": 241, \"model\": \"pinhole\", \"fx\": 150.0, \"fy\": 150.0,"
+    " \"cx\": 160.0, \"cy\": 120.0, \"dist\": [-0.05, 0.01], \"yaw\": 216.0, \"pitch\": -3.0,"
+    " \"roll\": 0.0},"
+    "{\"width\": 321, \"height\": 241, \"model\": \"pinhole\", \"fx\": 150.0, \"fy\": 150.0,"
+    " \"cx\": 160.0, \"cy\": 120.0, \"yaw\": 288.0, \"pitch\": 40.0, \"roll\": 0.0}]}",
     /* one camera */
     "{\"panorama\": {\"projection\": \"equirectangular\", \"width\": 515, \"height\": 257,"
     " \"hfov\": 90.0, \"vfov\": 45.0}, \"cameras\": [{\"width\": 400, \"height\": 300,"
@@ -43,10 +58,12 @@ static const char *rigs[] = {
     " \"yaw\": 0.0, \"pitch\": 0.0, \"roll\": 0.0}]}",
 };
 
-static const fovea_color_correction ccs[3] = {
+static const fovea_color_correction ccs[5] = {
     {{1.10f, 1.0f, 0.92f}, 1.12f},
     {{0.95f, 1.03f, 1.07f}, 0.90f},
     {{1.0f, 0.97f, 1.0f}, 1.05f},
+    {{1.05f, 0.9f, 1.1f}, 0.95f},
+    {{0.9f, 1.0f, 1.0f}, 1.0f},
 };
 
 /* Compare two host frames plane by plane; returns the largest sample difference
