@@ -114,7 +114,9 @@ __device__ __forceinline__ void lookup4(const stitch_kernel_cam &c, int i0, int 
 // Lookups of pixels i0..i0+3 of rows j0 and j0 + 1 (j0 even) for one camera, as
 // two lookup4() calls; with step >= 2 both rows lie in one grid cell, so the four
 // nodes are loaded once and the column weights ax, fx are shared. Rows at or past
-// pano_h are not seen.
+// pano_h are not seen. CHECK = false: the caller knows the camera sees all eight
+// pixels (an interior tile), so the tests are skipped and seen is all true.
+template <bool CHECK>
 __device__ __forceinline__ void lookup4x2(const stitch_kernel_cam &c, int i0, int j0, int pano_w,
                                           int pano_h, float (&u)[2][4], float (&v)[2][4],
                                           bool (&seen)[2][4], float (&q)[2][4])
@@ -124,6 +126,9 @@ __device__ __forceinline__ void lookup4x2(const stitch_kernel_cam &c, int i0, in
         for (int dy = 0; dy < 2; dy++) {
             if (j0 + dy < pano_h) {
                 lookup4(c, i0, j0 + dy, pano_w, u[dy], v[dy], seen[dy], q[dy]);
+                if (!CHECK)
+                    for (int k = 0; k < 4; k++)
+                        seen[dy][k] = true;
             } else {
 #pragma unroll
                 for (int k = 0; k < 4; k++) {
@@ -163,9 +168,13 @@ __device__ __forceinline__ void lookup4x2(const stitch_kernel_cam &c, int i0, in
         for (int k = 0; k < 4; k++) {
             u[dy][k] = ax[k] * lu + fx[k] * ru;
             v[dy][k] = ax[k] * lv + fx[k] * rv;
+            q[dy][k] = 0.0f;
+            if (!CHECK) {
+                seen[dy][k] = true;
+                continue;
+            }
             bool sk = row & (u[dy][k] >= 0.0f) & (u[dy][k] <= umax) & (v[dy][k] >= 0.0f) &
                       (v[dy][k] <= vmax);
-            q[dy][k] = 0.0f;
             if (clip) {
                 const float ex = (u[dy][k] - c.clip_cx) * c.clip_irx;
                 const float ey = (v[dy][k] - c.clip_cy) * c.clip_iry;
@@ -392,9 +401,22 @@ __device__ __forceinline__ int pair_index(int a, int b, int n)
     return a * n - a * (a + 1) / 2 + (b - a - 1);
 }
 
-// Pair statistics of one pixel: identical to add_pair_stats() in stitch_ref.c.
+// Where a thread adds its pixels' pair statistics: with two cameras (one pair)
+// its own counters (registers), summed over the warp at the end by flush_stats;
+// with more, the block's shared counters directly (atomics).
 template <int MAXC>
-__device__ __forceinline__ void add_pairs(unsigned long long *sh, int n, const float (&w)[MAXC],
+__device__ __forceinline__ void stat_add(unsigned long long *s, unsigned long long x)
+{
+    if (MAXC == 2)
+        *s += x;
+    else
+        atomicAdd(s, x);
+}
+
+// Pair statistics of one pixel: identical to add_pair_stats() in stitch_ref.c;
+// acc: the thread's counters (MAXC == 2) or the block's (see stat_add).
+template <int MAXC>
+__device__ __forceinline__ void add_pairs(unsigned long long *acc, int n, const float (&w)[MAXC],
                                           const unsigned long long (&raw)[MAXC][4],
                                           const int *log_table)
 {
@@ -407,25 +429,42 @@ __device__ __forceinline__ void add_pairs(unsigned long long *sh, int n, const f
             if (!(w[b] > 0.0f))
                 continue;
             unsigned long long q = (unsigned long long)(int)(1024.0f * w[a] * w[b] + 0.5f);
-            unsigned long long *s = sh + pair_index(a, b, n) * STITCH_STAT_FIELDS;
-            atomicAdd(&s[0], q);
-            atomicAdd(&s[1], 1ull);
+            unsigned long long *s = acc + pair_index(a, b, n) * STITCH_STAT_FIELDS;
+            stat_add<MAXC>(&s[0], q);
+            stat_add<MAXC>(&s[1], 1ull);
 #pragma unroll
             for (int k = 0; k < 4; k++) {
-                atomicAdd(&s[2 + k], q * (unsigned long long)__ldg(&log_table[raw[a][k]]));
-                atomicAdd(&s[7 + k], q * (unsigned long long)__ldg(&log_table[raw[b][k]]));
+                stat_add<MAXC>(&s[2 + k], q * (unsigned long long)__ldg(&log_table[raw[a][k]]));
+                stat_add<MAXC>(&s[7 + k], q * (unsigned long long)__ldg(&log_table[raw[b][k]]));
             }
             unsigned long long la = (unsigned long long)__ldg(&log_table[raw[a][3]]);
             unsigned long long lb = (unsigned long long)__ldg(&log_table[raw[b][3]]);
-            atomicAdd(&s[6], q * la * la);
-            atomicAdd(&s[11], q * lb * lb);
+            stat_add<MAXC>(&s[6], q * la * la);
+            stat_add<MAXC>(&s[11], q * lb * lb);
         }
     }
 }
 
-__device__ __forceinline__ void flush_stats(unsigned long long *sh, unsigned long long *global,
-                                            int count)
+// The thread's statistics counters: its own (MAXC == 2) or the block's.
+#define STAT_ACC(MAXC, own, shared) ((MAXC) == 2 ? (own) : (shared))
+
+// The block's statistics into the frame's: with two cameras each warp first
+// sums its threads' counters (own) into the block's; every thread takes part.
+template <int MAXC>
+__device__ __forceinline__ void flush_stats(unsigned long long *sh, const unsigned long long *own,
+                                            unsigned long long *global, int count)
 {
+    if (MAXC == 2) {
+#pragma unroll
+        for (int f = 0; f < STITCH_STAT_FIELDS; f++) {
+            unsigned long long x = own[f];
+#pragma unroll
+            for (int d = 16; d > 0; d >>= 1)
+                x += __shfl_down_sync(0xffffffffu, x, d);
+            if ((threadIdx.x & 31) == 0 && x)
+                atomicAdd(&sh[f], x);
+        }
+    }
     __syncthreads();
     for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < count; k += blockDim.x * blockDim.y)
         if (sh[k])
@@ -434,7 +473,7 @@ __device__ __forceinline__ void flush_stats(unsigned long long *sh, unsigned lon
 
 // One blended RGBA pixel from each camera's weight and sample (quarter codes;
 // cameras with weight 0 are skipped), adding the pixel's pair statistics on
-// analysis frames.
+// analysis frames to sh_stats (the thread's or block's counters, see STAT_ACC).
 template <int MAXC, bool STATS>
 __device__ __forceinline__ unsigned int combine_rgb(const stitch_kernel_args &a,
                                                     const float (&w)[MAXC], const int (&q)[MAXC][3],
@@ -512,13 +551,72 @@ __device__ __forceinline__ const uint8_t *shared_lut8(const stitch_kernel_cam &c
     return sh;
 }
 
+// A single-camera tile's pixels i0..i0+3 of rows j0, j0 + 1 (RGB): weight 1, so
+// each output is the camera's corrected sample (8-bit tables lut8 in shared
+// memory). CHECK = false for interior tiles (every pixel seen).
+template <bool TEX, bool CHECK>
+__device__ __forceinline__ void single_rgb(const stitch_kernel_args &a, const stitch_kernel_cam &cam,
+                                           const uint8_t *lut8, int i0, int j0)
+{
+    if (j0 >= a.pano_h || i0 >= a.pano_w)
+        return;
+    float u[2][4], v[2][4], q4[2][4];
+    bool seen[2][4];
+    lookup4x2<CHECK>(cam, i0, j0, a.pano_w, a.pano_h, u, v, seen, q4);
+    unsigned int px[2][4];
+    if (TEX) {
+        // branch-free: the texture clamps any position, so all eight fetches
+        // and then all table reads go out together; unseen pixels are masked
+        int q[2][4][3];
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                sample_rgb<TEX>(a, cam, seen[dy][k] ? u[dy][k] : 0.0f,
+                                seen[dy][k] ? v[dy][k] : 0.0f, q[dy][k]);
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const unsigned int r = lut8[q[dy][k][0]];
+                const unsigned int g = lut8[STITCH_LUT_SIZE + q[dy][k][1]];
+                const unsigned int b = lut8[2 * STITCH_LUT_SIZE + q[dy][k][2]];
+                px[dy][k] = seen[dy][k] ? (r | (g << 8) | (b << 16) | (255u << 24)) : 0u;
+            }
+    } else {
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                px[dy][k] = 0;
+                if (!seen[dy][k] || i0 + k >= a.pano_w)
+                    continue;
+                int q[3];
+                sample_rgb<TEX>(a, cam, u[dy][k], v[dy][k], q);
+                // weight 1: the output is the rounded table entry (lut8 = round_u8(lut))
+                const unsigned int r = lut8[q[0]];
+                const unsigned int g = lut8[STITCH_LUT_SIZE + q[1]];
+                const unsigned int b = lut8[2 * STITCH_LUT_SIZE + q[2]];
+                px[dy][k] = r | (g << 8) | (b << 16) | (255u << 24);
+            }
+    }
+#pragma unroll
+    for (int dy = 0; dy < 2; dy++)
+        if (j0 + dy < a.pano_h)
+            store_rgba4(a.out0 + (size_t)(j0 + dy) * a.out_stride0, i0, a.pano_w, px[dy]);
+}
+
 // RGB: each thread produces 4 horizontally adjacent pixels in each of two rows
 // (a thread block covers one 128x16 mask tile).
 template <int MAXC, bool STATS, bool TEX>
-__global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_rgb_kernel(const stitch_kernel_args a)
+__global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_rgb_kernel(const stitch_kernel_args a)
 {
     extern __shared__ unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
+    unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
+#pragma unroll
+    for (int f = 0; f < STITCH_STAT_FIELDS; f++)
+        own[f] = 0;
     if (STATS) {
         for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < npairs * STITCH_STAT_FIELDS;
              k += blockDim.x * blockDim.y)
@@ -540,52 +638,10 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_rgb
         // of 3 scattered table loads per pixel through L1 below
         const uint8_t *lut8 = shared_lut8(cam, 3, reinterpret_cast<uint8_t *>(sh_stats) +
                                                       (STATS ? stats_bytes_aligned(npairs) : 0));
-        if (j0 < a.pano_h && i0 < a.pano_w) {
-        float u[2][4], v[2][4], q4[2][4];
-        bool seen[2][4];
-        lookup4x2(cam, i0, j0, a.pano_w, a.pano_h, u, v, seen, q4);
-        unsigned int px[2][4];
-        if (TEX) {
-            // branch-free: the texture clamps any position, so all eight fetches
-            // and then all table reads go out together; unseen pixels are masked
-            int q[2][4][3];
-#pragma unroll
-            for (int dy = 0; dy < 2; dy++)
-#pragma unroll
-                for (int k = 0; k < 4; k++)
-                    sample_rgb<TEX>(a, cam, seen[dy][k] ? u[dy][k] : 0.0f,
-                                    seen[dy][k] ? v[dy][k] : 0.0f, q[dy][k]);
-#pragma unroll
-            for (int dy = 0; dy < 2; dy++)
-#pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const unsigned int r = lut8[q[dy][k][0]];
-                    const unsigned int g = lut8[STITCH_LUT_SIZE + q[dy][k][1]];
-                    const unsigned int b = lut8[2 * STITCH_LUT_SIZE + q[dy][k][2]];
-                    px[dy][k] = seen[dy][k] ? (r | (g << 8) | (b << 16) | (255u << 24)) : 0u;
-                }
-        } else {
-#pragma unroll
-            for (int dy = 0; dy < 2; dy++)
-#pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    px[dy][k] = 0;
-                    if (!seen[dy][k] || i0 + k >= a.pano_w)
-                        continue;
-                    int q[3];
-                    sample_rgb<TEX>(a, cam, u[dy][k], v[dy][k], q);
-                    // weight 1: the output is the rounded table entry (lut8 = round_u8(lut))
-                    const unsigned int r = lut8[q[0]];
-                    const unsigned int g = lut8[STITCH_LUT_SIZE + q[1]];
-                    const unsigned int b = lut8[2 * STITCH_LUT_SIZE + q[2]];
-                    px[dy][k] = r | (g << 8) | (b << 16) | (255u << 24);
-                }
-        }
-#pragma unroll
-        for (int dy = 0; dy < 2; dy++)
-            if (j0 + dy < a.pano_h)
-                store_rgba4(a.out0 + (size_t)(j0 + dy) * a.out_stride0, i0, a.pano_w, px[dy]);
-        }
+        if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
+            single_rgb<TEX, false>(a, cam, lut8, i0, j0);
+        else
+            single_rgb<TEX, true>(a, cam, lut8, i0, j0);
     } else if (MAXC <= 4 && j0 < a.pano_h && i0 < a.pano_w) {
         // Several cameras, row by row: every weighted camera's weights (table) and
         // positions (grid) for the four pixels, then the samples of 8 / MAXC
@@ -626,7 +682,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_rgb
 #pragma unroll
                 for (int g = 0; g < G; g++) {
                     const int k = k0 + g;
-                    px[k] = ok[k] ? combine_rgb<MAXC, STATS>(a, w[k], q[g], sh_stats) : 0u;
+                    px[k] = ok[k] ? combine_rgb<MAXC, STATS>(a, w[k], q[g], STAT_ACC(MAXC, own, sh_stats)) : 0u;
                 }
             }
             store_rgba4(a.out0 + (size_t)j * a.out_stride0, i0, a.pano_w, px);
@@ -653,12 +709,12 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_rgb
                                        (2 * threadIdx.y + dy) * STITCH_TILE_W + 4 * threadIdx.x + k,
                                        w, u, v))
                     continue;
-                orow[i] = blend_rgb<MAXC, STATS, TEX>(a, w, u, v, sh_stats);
+                orow[i] = blend_rgb<MAXC, STATS, TEX>(a, w, u, v, STAT_ACC(MAXC, own, sh_stats));
             }
         }
     }
     if (STATS)
-        flush_stats(sh_stats, a.stats, npairs * STITCH_STAT_FIELDS);
+        flush_stats<MAXC>(sh_stats, own, a.stats, npairs * STITCH_STAT_FIELDS);
 }
 
 __device__ __forceinline__ float luma_to_chroma(float x, int chroma_size)
@@ -730,13 +786,128 @@ __device__ __forceinline__ void store_chroma2(const stitch_kernel_args &a, int b
     }
 }
 
+// A single-camera tile's 4x2 luma pixels and two chroma pixels of chroma row
+// by, columns bx0, bx0 + 1 (YUV): weight 1, the same operations as the overlap
+// path with w = 1 (luma table lut8 in shared memory). CHECK = false for
+// interior tiles (every pixel seen).
+template <bool TEX, bool CHECK>
+__device__ __forceinline__ void single_yuv(const stitch_kernel_args &a, const stitch_kernel_cam &cam,
+                                           const uint8_t *lut8, int bx0, int by, bool nv12)
+{
+    const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
+    const int i0 = 2 * bx0, j0 = 2 * by; // luma
+    if (by >= ch_out || bx0 >= cw_out)
+        return;
+    float u[2][4], v[2][4], q4[2][4];
+    bool seen[2][4];
+    lookup4x2<CHECK>(cam, i0, j0, a.pano_w, a.pano_h, u, v, seen, q4);
+    // Both blocks' chroma positions first: sums over the block's seen
+    // pixels (in the reference's order), divided by their count; for a
+    // block seen whole the count is 4 and 1 / 4 is exact.
+    float chx[2], chy[2];
+    int cn[2], pixels[2];
+    const int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
+#pragma unroll
+    for (int b = 0; b < 2; b++) {
+        float cu = 0.0f, cv = 0.0f;
+        cn[b] = pixels[b] = 0;
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+            for (int dx = 0; dx < 2; dx++) {
+                const int k = 2 * b + dx;
+                if (CHECK && (j0 + dy >= a.pano_h || i0 + k >= a.pano_w))
+                    continue;
+                pixels[b]++;
+                if (seen[dy][k]) {
+                    cu += u[dy][k];
+                    cv += v[dy][k];
+                    cn[b]++;
+                }
+            }
+        const float inv = cn[b] > 0 ? 1.0f / (float)cn[b] : 0.0f;
+        chx[b] = luma_to_chroma(cu * inv, chw);
+        chy[b] = luma_to_chroma(cv * inv, chh);
+    }
+    int qu[2] = {0, 0}, qv[2] = {0, 0};
+    if (TEX && (!CHECK || i0 + 3 < a.pano_w)) {
+        // branch-free (see the RGB kernel): eight luma and both blocks'
+        // chroma fetches go out together, then eight table reads, one
+        // 32-bit store per row
+        int q[2][4];
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                q[dy][k] = sample_luma<TEX>(cam, seen[dy][k] ? u[dy][k] : 0.0f,
+                                            seen[dy][k] ? v[dy][k] : 0.0f);
+#pragma unroll
+        for (int b = 0; b < 2; b++)
+            sample_chroma<TEX>(cam, nv12, chw, chh, chx[b], chy[b], qu[b], qv[b]);
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++) {
+            unsigned int y4 = 0;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const unsigned int y = lut8[q[dy][k]];
+                y4 |= (seen[dy][k] ? y : (unsigned int)a.black_y) << (8 * k);
+            }
+            if (!CHECK || j0 + dy < a.pano_h)
+                *reinterpret_cast<uint32_t *>(a.out0 + (size_t)(j0 + dy) * a.out_stride0 + i0) = y4;
+        }
+    } else {
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++) {
+            if (j0 + dy >= a.pano_h)
+                break;
+            uint8_t *orow = a.out0 + (size_t)(j0 + dy) * a.out_stride0;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                if (i0 + k >= a.pano_w)
+                    break;
+                unsigned int y = (unsigned int)a.black_y;
+                if (seen[dy][k])
+                    y = lut8[sample_luma<TEX>(cam, u[dy][k], v[dy][k])];
+                orow[i0 + k] = (uint8_t)y;
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < 2; b++)
+            if (cn[b] > 0)
+                sample_chroma<TEX>(cam, nv12, chw, chh, chx[b], chy[b], qu[b], qv[b]);
+    }
+    unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
+#pragma unroll
+    for (int b = 0; b < 2; b++) {
+        if (cn[b] == 0)
+            continue;
+        float su, sv;
+        chroma_value(cam, qu[b], qv[b], su, sv);
+        if (cn[b] == 4) {
+            // the whole block seen (the common case): wc = 4 / 4 = 1, so
+            // (wc * s) / wc = s: the same result without the divisions
+            ou[b] = round_u8(su);
+            ov[b] = round_u8(sv);
+        } else {
+            const float wc = (float)cn[b] / (float)pixels[b];
+            ou[b] = round_u8((wc * su) / wc);
+            ov[b] = round_u8((wc * sv) / wc);
+        }
+    }
+    store_chroma2(a, by, bx0, cw_out, ou, ov);
+}
+
 // YUV: each thread covers two 2x2 luma blocks side by side (4x2 luma pixels) and
 // their two chroma pixels; a thread block covers one 128x16 mask tile.
 template <int MAXC, bool STATS, bool TEX>
-__global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv_kernel(const stitch_kernel_args a)
+__global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_yuv_kernel(const stitch_kernel_args a)
 {
     extern __shared__ unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
+    unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
+#pragma unroll
+    for (int f = 0; f < STITCH_STAT_FIELDS; f++)
+        own[f] = 0;
     if (STATS) {
         for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < npairs * STITCH_STAT_FIELDS;
              k += blockDim.x * blockDim.y)
@@ -758,101 +929,10 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
         const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
         const uint8_t *lut8 = shared_lut8(cam, 1, reinterpret_cast<uint8_t *>(sh_stats) +
                                                       (STATS ? stats_bytes_aligned(npairs) : 0));
-        if (by < ch_out && bx0 < cw_out) {
-        float u[2][4], v[2][4], q4[2][4];
-        bool seen[2][4];
-        lookup4x2(cam, i0, j0, a.pano_w, a.pano_h, u, v, seen, q4);
-        if (TEX && i0 + 3 < a.pano_w) {
-            // branch-free (see the RGB kernel): eight fetches, then eight table
-            // reads, one 32-bit store per row
-            int q[2][4];
-#pragma unroll
-            for (int dy = 0; dy < 2; dy++)
-#pragma unroll
-                for (int k = 0; k < 4; k++)
-                    q[dy][k] = sample_luma<TEX>(cam, seen[dy][k] ? u[dy][k] : 0.0f,
-                                                seen[dy][k] ? v[dy][k] : 0.0f);
-#pragma unroll
-            for (int dy = 0; dy < 2; dy++) {
-                unsigned int y4 = 0;
-#pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const unsigned int y = lut8[q[dy][k]];
-                    y4 |= (seen[dy][k] ? y : (unsigned int)a.black_y) << (8 * k);
-                }
-                if (j0 + dy < a.pano_h)
-                    *reinterpret_cast<uint32_t *>(a.out0 + (size_t)(j0 + dy) * a.out_stride0 + i0) = y4;
-            }
-        } else {
-#pragma unroll
-            for (int dy = 0; dy < 2; dy++) {
-                if (j0 + dy >= a.pano_h)
-                    break;
-                uint8_t *orow = a.out0 + (size_t)(j0 + dy) * a.out_stride0;
-#pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    if (i0 + k >= a.pano_w)
-                        break;
-                    unsigned int y = (unsigned int)a.black_y;
-                    if (seen[dy][k])
-                        y = lut8[sample_luma<TEX>(cam, u[dy][k], v[dy][k])];
-                    orow[i0 + k] = (uint8_t)y;
-                }
-            }
-        }
-        unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
-#pragma unroll
-        for (int b = 0; b < 2; b++) {
-            const int k0 = 2 * b;
-            const bool full = i0 + k0 + 1 < a.pano_w && j0 + 1 < a.pano_h && seen[0][k0] &&
-                              seen[0][k0 + 1] && seen[1][k0] && seen[1][k0 + 1];
-            if (full) {
-                // the whole block seen (the common case): wc = 4 / 4 = 1 and
-                // inv = 1 / 4 exactly, so (wc * s) / wc = s: the same result
-                // without the divisions; sums in the reference's order
-                const float cu = ((u[0][k0] + u[0][k0 + 1]) + u[1][k0]) + u[1][k0 + 1];
-                const float cv = ((v[0][k0] + v[0][k0 + 1]) + v[1][k0]) + v[1][k0 + 1];
-                const int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
-                const float x = luma_to_chroma(cu * 0.25f, chw), y = luma_to_chroma(cv * 0.25f, chh);
-                int qu, qv;
-                sample_chroma<TEX>(cam, nv12, chw, chh, x, y, qu, qv);
-                const float su = 128.0f + ((float)qu * 0.25f - 128.0f) * cam.chroma_scale_u;
-                const float sv = 128.0f + ((float)qv * 0.25f - 128.0f) * cam.chroma_scale_v;
-                ou[b] = round_u8(su);
-                ov[b] = round_u8(sv);
-            } else {
-                float cwt = 0.0f, cu = 0.0f, cv = 0.0f;
-                int cn = 0, pixels = 0;
-#pragma unroll
-                for (int dy = 0; dy < 2; dy++) {
-                    if (j0 + dy >= a.pano_h)
-                        break;
-#pragma unroll
-                    for (int dx = 0; dx < 2; dx++) {
-                        const int k = k0 + dx;
-                        if (i0 + k >= a.pano_w)
-                            break;
-                        pixels++;
-                        if (seen[dy][k]) {
-                            cwt += 1.0f;
-                            cu += u[dy][k];
-                            cv += v[dy][k];
-                            cn++;
-                        }
-                    }
-                }
-                if (cn > 0) {
-                    float wc, su, sv;
-                    block_chroma<TEX>(cam, nv12, cwt, cu, cv, cn, pixels, wc, su, sv);
-                    if (wc > 0.0f) {
-                        ou[b] = round_u8((wc * su) / wc);
-                        ov[b] = round_u8((wc * sv) / wc);
-                    }
-                }
-            }
-        }
-        store_chroma2(a, by, bx0, cw_out, ou, ov);
-        }
+        if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
+            single_yuv<TEX, false>(a, cam, lut8, bx0, by, nv12);
+        else
+            single_yuv<TEX, true>(a, cam, lut8, bx0, by, nv12);
     } else if (MAXC <= 4 && by < ch_out && bx0 < cw_out) {
         // Several cameras, row by row: every weighted camera's weights (table)
         // and positions (grid) for the four pixels, then every camera's luma
@@ -923,7 +1003,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
                 }
                 orow[i0 + k] = (uint8_t)round_u8(acc);
                 if (STATS)
-                    add_pairs<MAXC>(sh_stats, a.n, w[k], raw, a.log_table);
+                    add_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a.n, w[k], raw, a.log_table);
             }
         }
         float wc[MAXC][2];
@@ -1021,7 +1101,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
                     }
                     *o = (uint8_t)round_u8(acc);
                     if (STATS)
-                        add_pairs<MAXC>(sh_stats, a.n, w, raw, a.log_table);
+                        add_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a.n, w, raw, a.log_table);
                 }
             }
             float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
@@ -1043,7 +1123,7 @@ __global__ void __launch_bounds__(256, (MAXC <= 2 && !STATS) ? 4 : 1) stitch_yuv
         store_chroma2(a, by, bx0, cw_out, ou, ov);
     }
     if (STATS)
-        flush_stats(sh_stats, a.stats, npairs * STITCH_STAT_FIELDS);
+        flush_stats<MAXC>(sh_stats, own, a.stats, npairs * STITCH_STAT_FIELDS);
 }
 
 template <int MAXC, bool TEX>

@@ -58,21 +58,33 @@ static void mask_rows(void *arg, int begin, int end, int thread)
     (void)thread;
     for (int ty = begin; ty < end; ty++) {
         for (int tx = 0; tx < job->tiles_x; tx++) {
-            uint32_t seen = 0, weighted = 0;
+            uint32_t seen = 0, weighted = 0, everywhere = 0xffffu;
             for (int j = ty * STITCH_TILE_H; j < (ty + 1) * STITCH_TILE_H && j < m->pano_height; j++) {
                 for (int i = tx * STITCH_TILE_W; i < (tx + 1) * STITCH_TILE_W && i < m->pano_width;
                      i++) {
                     fovea_map_weights(m, i, j, w, u, v);
+                    uint32_t here = 0;
                     for (int c = 0; c < m->num_cameras; c++) {
                         float uu, vv;
                         if (fovea_map_lookup(m, c, i, j, &uu, &vv))
-                            seen |= 1u << c;
+                            here |= 1u << c;
                         if (w[c] > 0.0f)
                             weighted |= 1u << c;
                     }
+                    seen |= here;
+                    everywhere &= here;
                 }
             }
-            job->masks[(size_t)ty * job->tiles_x + tx] = seen | (weighted << 16);
+            uint32_t mask = seen | (weighted << 16);
+            if (!m->cam[0].weight && seen != 0 && (seen & (seen - 1)) == 0) {
+                /* one camera, analytic weights (the kernels' single-camera path):
+                 * they need only its bit, and whether it sees every pixel of a
+                 * tile inside the panorama (interior) */
+                int inside = (tx + 1) * STITCH_TILE_W <= m->pano_width &&
+                             (ty + 1) * STITCH_TILE_H <= m->pano_height;
+                mask = seen | (inside && everywhere == seen ? STITCH_TILE_INTERIOR : 0u);
+            }
+            job->masks[(size_t)ty * job->tiles_x + tx] = mask;
         }
     }
 }

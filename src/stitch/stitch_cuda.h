@@ -13,6 +13,7 @@ extern "C" {
 #define STITCH_TILE_W 128  /* panorama pixels per tile row (32 threads x 4 pixels) */
 #define STITCH_TILE_H 16   /* rows per tile (one thread block of either kernel) */
 #define STITCH_MAXC 16
+#define STITCH_TILE_INTERIOR 0x80000000u
 #define STITCH_STAT_FIELDS 12 /* = FOVEA_ST_FIELDS */
 #define STITCH_LUT_SIZE 1021   /* = FOVEA_LUT_SIZE */
 /* bytes between two cameras' 8-bit tables (3 x STITCH_LUT_SIZE, 16-byte aligned) */
@@ -43,7 +44,9 @@ typedef struct stitch_kernel_args {
     float feather;
     int explicit_weights;
     const uint32_t *tile_masks;   /* per 128x16 tile: low 16 bits cameras seen, high 16 bits
-                                     cameras with weight > 0 */
+                                     cameras with weight > 0; a tile one camera sees has
+                                     only its bit and STITCH_TILE_INTERIOR where that
+                                     camera sees every pixel of a tile inside the panorama */
     int tiles_x;
     /* blend weights of the tiles that are not single-camera tiles (see stitch.cu):
      * tile t's planes start at tile_weights + tile_wofs[t] */
