@@ -551,6 +551,78 @@ __device__ __forceinline__ const uint8_t *shared_lut8(const stitch_kernel_cam &c
     return sh;
 }
 
+// ---- interior tiles, texture path ----
+// A tile the camera sees whole needs no seen tests, so in the texture path its
+// positions need not be bit-identical to the reference's either (the texture
+// unit quantises them to 1/256 pixel anyway): they are interpolated with
+// multiply-adds, the texel-centre offset folded in, and quarter codes rounded
+// with one multiply-add. Within the texture path's one-code bound.
+
+// Texture coordinates (u + 0.5, v + 0.5) of pixels i0..i0+3 of rows j0, j0 + 1
+// (j0 even, grid step >= 4 so the eight share a cell).
+__device__ __forceinline__ void tex_coords4x2(const stitch_kernel_cam &c, int i0, int j0,
+                                              float (&x)[2][4], float (&y)[2][4])
+{
+    const int step = 1 << c.step_shift;
+    const int gx = i0 >> c.step_shift, gy = j0 >> c.step_shift;
+    const float inv = __int_as_float((127 - c.step_shift) << 23);
+    const float2 *g = reinterpret_cast<const float2 *>(c.uv);
+    const float2 n00 = __ldg(&g[(size_t)gy * c.grid_w + gx]);
+    const float2 n10 = __ldg(&g[(size_t)gy * c.grid_w + gx + 1]);
+    const float2 n01 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx]);
+    const float2 n11 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx + 1]);
+    const float fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * inv;
+#pragma unroll
+    for (int dy = 0; dy < 2; dy++) {
+        const float fy = byte_to_float((unsigned int)((j0 + dy) & (step - 1))) * inv;
+        const float lu = __fmaf_rn(fy, n01.x - n00.x, n00.x);
+        const float ru = __fmaf_rn(fy, n11.x - n10.x, n10.x);
+        const float lv = __fmaf_rn(fy, n01.y - n00.y, n00.y);
+        const float rv = __fmaf_rn(fy, n11.y - n10.y, n10.y);
+        const float du = ru - lu, dv = rv - lv, lu5 = lu + 0.5f, lv5 = lv + 0.5f;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const float fx = __fmaf_rn((float)k, inv, fx0);
+            x[dy][k] = __fmaf_rn(fx, du, lu5);
+            y[dy][k] = __fmaf_rn(fx, dv, lv5);
+        }
+    }
+}
+
+// Quarter code of a filtered texture value with one multiply-add (tex_q).
+__device__ __forceinline__ int tex_q_fma(float t)
+{
+    return __float_as_int(__fmaf_rn(t, 1020.0f, 12582912.0f)) - 0x4B400000;
+}
+
+// An interior tile's pixels i0..i0+3 of rows j0, j0 + 1 (RGB, texture path).
+__device__ __forceinline__ void interior_rgb_tex(const stitch_kernel_args &a,
+                                                 const stitch_kernel_cam &cam, const uint8_t *lut8,
+                                                 int i0, int j0)
+{
+    float x[2][4], y[2][4];
+    tex_coords4x2(cam, i0, j0, x, y);
+    float4 t[2][4];
+#pragma unroll
+    for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            t[dy][k] = tex2D<float4>(cam.tex0, x[dy][k], y[dy][k]);
+#pragma unroll
+    for (int dy = 0; dy < 2; dy++) {
+        unsigned int px[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const unsigned int r = lut8[tex_q_fma(t[dy][k].x)];
+            const unsigned int g = lut8[STITCH_LUT_SIZE + tex_q_fma(t[dy][k].y)];
+            const unsigned int b = lut8[2 * STITCH_LUT_SIZE + tex_q_fma(t[dy][k].z)];
+            px[k] = r | (g << 8) | (b << 16) | (255u << 24);
+        }
+        *reinterpret_cast<uint4 *>(a.out0 + (size_t)(j0 + dy) * a.out_stride0 + 4 * (size_t)i0) =
+            make_uint4(px[0], px[1], px[2], px[3]);
+    }
+}
+
 // A single-camera tile's pixels i0..i0+3 of rows j0, j0 + 1 (RGB): weight 1, so
 // each output is the camera's corrected sample (8-bit tables lut8 in shared
 // memory). CHECK = false for interior tiles (every pixel seen).
@@ -638,7 +710,9 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
         // of 3 scattered table loads per pixel through L1 below
         const uint8_t *lut8 = shared_lut8(cam, 3, reinterpret_cast<uint8_t *>(sh_stats) +
                                                       (STATS ? stats_bytes_aligned(npairs) : 0));
-        if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
+        if (TEX && (mask & STITCH_TILE_INTERIOR) && cam.step_shift >= 2)
+            interior_rgb_tex(a, cam, lut8, i0, j0);
+        else if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
             single_rgb<TEX, false>(a, cam, lut8, i0, j0);
         else
             single_rgb<TEX, true>(a, cam, lut8, i0, j0);
@@ -786,6 +860,63 @@ __device__ __forceinline__ void store_chroma2(const stitch_kernel_args &a, int b
     }
 }
 
+// An interior tile's 4x2 luma pixels and two chroma pixels of chroma row by,
+// columns bx0, bx0 + 1 (YUV, texture path).
+__device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_args &a,
+                                                 const stitch_kernel_cam &cam, const uint8_t *lut8,
+                                                 int bx0, int by, bool nv12)
+{
+    const int i0 = 2 * bx0, j0 = 2 * by;
+    float x[2][4], y[2][4];
+    tex_coords4x2(cam, i0, j0, x, y);
+    // chroma of each 2x2 block at the mean position: luma_to_chroma on the mean
+    // of (u + 0.5) less 0.5, then the texel-centre offset again
+    const float chmax_x = (float)(((cam.width + 1) >> 1) - 1);
+    const float chmax_y = (float)(((cam.height + 1) >> 1) - 1);
+    float cx[2], cy[2];
+#pragma unroll
+    for (int b = 0; b < 2; b++) {
+        const float mx = ((x[0][2 * b] + x[0][2 * b + 1]) + (x[1][2 * b] + x[1][2 * b + 1])) * 0.25f;
+        const float my = ((y[0][2 * b] + y[0][2 * b + 1]) + (y[1][2 * b] + y[1][2 * b + 1])) * 0.25f;
+        cx[b] = fminf(fmaxf((mx - 1.0f) * 0.5f, 0.0f), chmax_x) + 0.5f;
+        cy[b] = fminf(fmaxf((my - 1.0f) * 0.5f, 0.0f), chmax_y) + 0.5f;
+    }
+    float t[2][4], cu[2], cv[2];
+#pragma unroll
+    for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            t[dy][k] = tex2D<float>(cam.tex0, x[dy][k], y[dy][k]);
+#pragma unroll
+    for (int b = 0; b < 2; b++) {
+        if (nv12) {
+            const float2 c2 = tex2D<float2>(cam.tex1, cx[b], cy[b]);
+            cu[b] = c2.x;
+            cv[b] = c2.y;
+        } else {
+            cu[b] = tex2D<float>(cam.tex1, cx[b], cy[b]);
+            cv[b] = tex2D<float>(cam.tex2, cx[b], cy[b]);
+        }
+    }
+#pragma unroll
+    for (int dy = 0; dy < 2; dy++) {
+        unsigned int y4 = 0;
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            y4 |= (unsigned int)lut8[tex_q_fma(t[dy][k])] << (8 * k);
+        *reinterpret_cast<uint32_t *>(a.out0 + (size_t)(j0 + dy) * a.out_stride0 + i0) = y4;
+    }
+    unsigned int ou[2], ov[2];
+#pragma unroll
+    for (int b = 0; b < 2; b++) {
+        float su, sv;
+        chroma_value(cam, tex_q_fma(cu[b]), tex_q_fma(cv[b]), su, sv);
+        ou[b] = round_u8(su);
+        ov[b] = round_u8(sv);
+    }
+    store_chroma2(a, by, bx0, (a.pano_w + 1) >> 1, ou, ov);
+}
+
 // A single-camera tile's 4x2 luma pixels and two chroma pixels of chroma row
 // by, columns bx0, bx0 + 1 (YUV): weight 1, the same operations as the overlap
 // path with w = 1 (luma table lut8 in shared memory). CHECK = false for
@@ -929,7 +1060,9 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_y
         const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
         const uint8_t *lut8 = shared_lut8(cam, 1, reinterpret_cast<uint8_t *>(sh_stats) +
                                                       (STATS ? stats_bytes_aligned(npairs) : 0));
-        if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
+        if (TEX && (mask & STITCH_TILE_INTERIOR) && cam.step_shift >= 2)
+            interior_yuv_tex(a, cam, lut8, bx0, by, nv12);
+        else if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
             single_yuv<TEX, false>(a, cam, lut8, bx0, by, nv12);
         else
             single_yuv<TEX, true>(a, cam, lut8, bx0, by, nv12);
