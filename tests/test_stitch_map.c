@@ -281,7 +281,7 @@ static void check_row_weights(const fovea_stitch_map *m, const char *name)
                 v1[FOVEA_STITCH_MAX_CAMERAS];
             int k0 = fovea_map_weights(m, i, j, w0, u0, v0);
             int k1 = fovea_map_row_weights(&row, i, w1, u1, v1);
-            int ok = k0 == k1 && memcmp(w0, w1, sizeof w0) == 0;
+            int ok = k0 == k1 && memcmp(w0, w1, (size_t)n * sizeof(float)) == 0;
             for (int c = 0; c < n && ok; c++)
                 if (w0[c] > 0.0f)
                     ok = memcmp(&u0[c], &u1[c], sizeof(float)) == 0 &&

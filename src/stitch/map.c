@@ -397,7 +397,7 @@ int fovea_map_row_weights(const fovea_map_row *r, int i, float w[FOVEA_STITCH_MA
         n = FOVEA_STITCH_MAX_CAMERAS;
     int seen[FOVEA_STITCH_MAX_CAMERAS];
     int inside = i >= 0 && i < m->pano_width;
-    for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
+    for (int c = 0; c < n; c++) { /* the map's cameras only (see map.h) */
         w[c] = 0.0f;
         u[c] = NAN;
         v[c] = NAN;

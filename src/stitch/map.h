@@ -68,7 +68,8 @@ int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STI
  * interpolates across its cell, and cells whose nodes lie well outside a
  * camera's image skip that camera. fovea_map_row_weights(r, i, ...) returns
  * exactly what fovea_map_weights(m, i, r->j, ...) returns, w included; u and v
- * (required here) may differ for cameras that do not see the pixel (NaN). */
+ * (required here) may differ for cameras that do not see the pixel (NaN). It
+ * writes the map's cameras' entries only (c < num_cameras). */
 typedef struct fovea_map_row {
     const fovea_stitch_map *m;
     int j;

@@ -67,6 +67,10 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
         t->chroma_scale[c][0] = (float)(cc[c].gain[2] / gy);
         t->chroma_scale[c][1] = (float)(cc[c].gain[0] / gy);
     }
+    for (int c = 0; c < n; c++)
+        for (int k = 0; k < 3; k++)
+            for (int q = 0; q < FOVEA_LUT_SIZE; q++)
+                t->lut8[c][k][q] = fovea_round_u8(t->lut[c][k][q]);
 }
 
 static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)

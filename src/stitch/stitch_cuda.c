@@ -307,10 +307,7 @@ static int cuda_set_tables(fovea_stitcher *st)
     /* pageable sources: cudaMemcpyAsync has staged them when it returns, so the
      * host tables may be rewritten right after */
     for (int c = 0; c < st->n; c++) {
-        for (int k = 0; k < 3; k++)
-            for (int q = 0; q < FOVEA_LUT_SIZE; q++)
-                cs->h_lut8[c * STITCH_LUT8_STRIDE + (size_t)k * FOVEA_LUT_SIZE + q] =
-                    fovea_round_u8(st->tables.lut[c][k][q]);
+        memcpy(cs->h_lut8 + c * STITCH_LUT8_STRIDE, st->tables.lut8[c], sizeof(st->tables.lut8[c]));
         FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_lut + c * per_cam, st->tables.lut[c],
                                             sizeof(st->tables.lut[c]), cudaMemcpyHostToDevice,
                                             fovea_ctx_stream(ctx)));

@@ -15,6 +15,9 @@ typedef enum { STITCH_IN_RGBA, STITCH_IN_RGB24, STITCH_IN_NV12, STITCH_IN_I420 }
  * YUV: k = 0 luma curve) and, for YUV, chroma scales around 128. */
 typedef struct stitch_tables {
     float lut[FOVEA_STITCH_MAX_CAMERAS][3][FOVEA_LUT_SIZE];
+    /* fovea_round_u8 of lut: a pixel one camera alone weights (w = 1 exactly) is
+     * its camera's rounded table entry */
+    uint8_t lut8[FOVEA_STITCH_MAX_CAMERAS][3][FOVEA_LUT_SIZE];
     float chroma_scale[FOVEA_STITCH_MAX_CAMERAS][2]; /* U, V */
 } stitch_tables;
 

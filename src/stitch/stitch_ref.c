@@ -110,6 +110,22 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                 o[0] = o[1] = o[2] = o[3] = 0;
                 continue;
             }
+            if (cnt == 1) {
+                /* one camera, weight exactly 1 (x / x): 1 * lut rounds to lut8,
+                 * and a single camera has no pair statistics to add */
+                int c = 0;
+                while (!(w[c] > 0.0f))
+                    c++;
+                if (w[c] == 1.0f) {
+                    const fovea_frame *f = job->in[c];
+                    sample_pos sp;
+                    sample_at(f->data[0], f->stride[0], bpp, f->width, f->height, u[c], v[c], &sp);
+                    for (int k = 0; k < 3; k++)
+                        o[k] = st->tables.lut8[c][k][sample_channel(&sp, k)];
+                    o[3] = 255;
+                    continue;
+                }
+            }
             float acc[3] = {0.0f, 0.0f, 0.0f};
             for (int c = 0; c < n; c++) {
                 if (!(w[c] > 0.0f))
