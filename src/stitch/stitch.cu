@@ -530,8 +530,8 @@ __device__ __forceinline__ void store_rgba4(uint8_t *orow, int i0, int pano_w,
     }
 }
 
-// Bytes of the overlap-statistics counters at the start of dynamic shared
-// memory; a single-camera tile's 8-bit tables follow them.
+// Bytes of the overlap-statistics counters in dynamic shared memory (the
+// statistics pass; the stitch holds a single-camera tile's 8-bit tables there).
 __host__ __device__ __forceinline__ int stats_bytes_aligned(int npairs)
 {
     return (npairs * STITCH_STAT_FIELDS * 8 + 15) & ~15;
@@ -702,14 +702,15 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
     // One camera seen anywhere in the tile (analytic weights): its weight is
     // exactly 1 wherever it sees (raw / raw, or the border fallback), so the
     // result is its corrected sample, bit for bit what the general path gives.
-    // (single-camera tiles have no overlap statistics to add, so analysis frames use it too)
+    // (single-camera tiles have no overlap statistics to add: the statistics pass skips them)
     const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
+    if (STATS && single)
+        return; // no pairs to count (the whole block leaves)
     if (single) {
         const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
         // the tables in shared memory: 3 x 4-byte loads per thread here instead
         // of 3 scattered table loads per pixel through L1 below
-        const uint8_t *lut8 = shared_lut8(cam, 3, reinterpret_cast<uint8_t *>(sh_stats) +
-                                                      (STATS ? stats_bytes_aligned(npairs) : 0));
+        const uint8_t *lut8 = shared_lut8(cam, 3, reinterpret_cast<uint8_t *>(sh_stats));
         if (TEX && (mask & STITCH_TILE_INTERIOR) && cam.step_shift >= 2)
             interior_rgb_tex(a, cam, lut8, i0, j0);
         else if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
@@ -1052,14 +1053,15 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_y
     const uint32_t mask = __ldg(&a.tile_masks[blockIdx.y * a.tiles_x + blockIdx.x]);
     const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
     const bool nv12 = a.in_format == 2;
-    // (single-camera tiles have no overlap statistics to add, so analysis frames use it too)
+    // (single-camera tiles have no overlap statistics to add: the statistics pass skips them)
     const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
+    if (STATS && single)
+        return; // no pairs to count (the whole block leaves)
     if (single) {
         // One camera in the tile: weight 1 wherever it sees (see the RGB kernel);
         // the same operations as the general path below with w = 1.
         const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
-        const uint8_t *lut8 = shared_lut8(cam, 1, reinterpret_cast<uint8_t *>(sh_stats) +
-                                                      (STATS ? stats_bytes_aligned(npairs) : 0));
+        const uint8_t *lut8 = shared_lut8(cam, 1, reinterpret_cast<uint8_t *>(sh_stats));
         if (TEX && (mask & STITCH_TILE_INTERIOR) && cam.step_shift >= 2)
             interior_yuv_tex(a, cam, lut8, bx0, by, nv12);
         else if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
@@ -1262,27 +1264,28 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_y
 template <int MAXC, bool TEX>
 cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
 {
-    const bool stats = a->stats != nullptr;
-    // the overlap counters, then a single-camera tile's 8-bit tables
-    const size_t shmem = (stats ? (size_t)stats_bytes_aligned(a->n * (a->n - 1) / 2) : 0) +
-                         (size_t)((3 * STITCH_LUT_SIZE + 15) & ~15);
     dim3 block(32, 8);
-    if (a->in_format <= 1) {
-        dim3 grid((a->pano_w + STITCH_TILE_W - 1) / STITCH_TILE_W,
-                  (a->pano_h + STITCH_TILE_H - 1) / STITCH_TILE_H); // 32x8 threads x 4x2 pixels
-        if (stats)
-            stitch_rgb_kernel<MAXC, true, TEX><<<grid, block, shmem, stream>>>(*a);
-        else
-            stitch_rgb_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
-    } else {
-        const int cw = (a->pano_w + 1) >> 1, ch = (a->pano_h + 1) >> 1;
-        // 64x8 chroma = 128x16 luma = one tile
-        dim3 grid((cw + 63) / 64, (ch + 7) / 8);
-        if (stats)
-            stitch_yuv_kernel<MAXC, true, TEX><<<grid, block, shmem, stream>>>(*a);
-        else
-            stitch_yuv_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
-    }
+    dim3 grid((a->pano_w + STITCH_TILE_W - 1) / STITCH_TILE_W,
+              (a->pano_h + STITCH_TILE_H - 1) / STITCH_TILE_H); // 32x8 threads x 4x2 pixels
+    // the stitch: a single-camera tile's 8-bit tables in shared memory
+    const size_t shmem = (size_t)((3 * STITCH_LUT_SIZE + 15) & ~15);
+    if (a->in_format <= 1)
+        stitch_rgb_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
+    else
+        stitch_yuv_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
+    if (!a->stats)
+        return cudaGetLastError();
+    // Analysis frames: then the overlap statistics, a second pass over the
+    // tiles with pairs only (single-camera tiles leave at once); it computes
+    // those tiles' pixels again and stores the same values.
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        return e;
+    const size_t stats_shmem = (size_t)stats_bytes_aligned(a->n * (a->n - 1) / 2);
+    if (a->in_format <= 1)
+        stitch_rgb_kernel<MAXC, true, TEX><<<grid, block, stats_shmem, stream>>>(*a);
+    else
+        stitch_yuv_kernel<MAXC, true, TEX><<<grid, block, stats_shmem, stream>>>(*a);
     return cudaGetLastError();
 }
 
