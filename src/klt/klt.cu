@@ -701,6 +701,80 @@ __device__ void qs_tile_move(const klt_cuda_qs &q, int cur, int t, int nabove, Q
     __syncthreads();
 }
 
+// Segments of at most 32 elements are finished by one warp, an element per
+// lane: the same partitions as below (and as select.c's partition_step), every
+// sub-segment of a depth at once, with ballots for the counts and the warp's
+// part of s_lpos / s_rpos (a segment's own positions) for the ranks; no block
+// barriers. a, lpos, rpos: the segment's start in the block's arrays.
+constexpr int kQsWarpSeg = 32;
+
+__device__ void qs_warp_sort(int2 *a, int m, short *lpos, short *rpos)
+{
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const unsigned le = (2u << lane) - 1u;     // lanes <= lane (lane 31: all)
+    const unsigned ge = ~((1u << lane) - 1u);  // lanes >= lane
+    int2 e = lane < m ? a[lane] : make_int2(0, 0);
+    int slo = 0, sn = lane < m ? m : 0;  // this position's segment [slo, slo + sn)
+    for (;;) {
+        const bool act = sn >= 2;
+        if (!__any_sync(full, act))
+            break;
+        const int h = sn >> 1, kk = lane - slo;
+        // the middle element to the front
+        const int src = !act ? lane : kk == 0 ? slo + h : kk == h ? slo : lane;
+        e.x = __shfl_sync(full, e.x, src);
+        e.y = __shfl_sync(full, e.y, src);
+        const int p = __shfl_sync(full, e.x, act ? slo : lane);
+        const int isl = act && kk > 0 && e.x <= p;
+        const int isr = act && kk > 0 && e.x >= p;
+        const unsigned segm = !act ? 0u : sn == 32 ? full : ((1u << sn) - 1u) << slo;
+        const unsigned bl = __ballot_sync(full, isl) & segm;
+        const unsigned br = __ballot_sync(full, isr) & segm;
+        const int cl = __popc(bl & le);  // rank among L from the left (1-based)
+        const int cr = __popc(br & ge);  // rank among R from the right (1-based)
+        const bool lmv = isl && cr - isr >= cl, rmv = isr && cl - isl >= cr;
+        const unsigned bm = __ballot_sync(full, lmv) & segm;
+        if (isl)
+            lpos[slo + cl - 1] = (short)kk;
+        if (isr)
+            rpos[slo + cr - 1] = (short)kk;
+        __syncwarp();
+        int dest = lane, J = 0;
+        if (act) {
+            const int nt = __popc(bm), nr = __popc(br);
+            const int lt = nt >= 1 ? lpos[slo + nt - 1] : 0;
+            J = nt < nr && rpos[slo + nt] > lt ? rpos[slo + nt] : lt;
+            int d = kk;
+            if (lmv)
+                d = rpos[slo + cl - 1];
+            else if (rmv)
+                d = lpos[slo + cr - 1];
+            d = d == J ? 0 : d == 0 ? J : d;
+            dest = slo + d;
+        }
+        __syncwarp();  // the ranks are read before the elements land
+        if (lane < m)
+            a[dest] = e;
+        __syncwarp();
+        if (lane < m)
+            e = a[lane];
+        if (act) {
+            // children: [slo, slo + J), the pivot, [slo + J + 1, slo + sn)
+            if (kk < J) {
+                sn = J;
+            } else if (kk == J) {
+                slo += J;
+                sn = 1;
+            } else {
+                slo += J + 1;
+                sn -= J + 1;
+            }
+        }
+        __syncwarp();  // a[] is rewritten by the next depth
+    }
+}
+
 // One short segment (sg): every partition of it down to single elements, all
 // segments of one depth at a time, in shared memory; the result to qa.
 __device__ void qs_small(const klt_cuda_qs &q, int2 sg, int4 *qs_sm, QsShared &sh)
@@ -727,7 +801,7 @@ __device__ void qs_small(const klt_cuda_qs &q, int2 sg, int4 *qs_sm, QsShared &s
     // Positions whose segment has one element hold their final element: a
     // thread's bit i is set once its position k0 + i is final (or past n), and
     // such positions are not read or written again.
-    unsigned done = 0;
+    unsigned done = 0, starts = 0;  // starts: positions opening a segment of 2..32
     for (int i = 0; i < kQsSmallPer; i++)
         if (k0 + i >= n)
             done |= 1u << i;
@@ -745,7 +819,7 @@ __device__ void qs_small(const klt_cuda_qs &q, int2 sg, int4 *qs_sm, QsShared &s
                 continue;
             lo[i] = s_seglo[k];
             sn[i] = s_segn[lo[i]];
-            if (sn[i] >= 2) {
+            if (sn[i] > kQsWarpSeg) {
                 const int kk = k - lo[i], h = sn[i] >> 1;
                 e[i] = s_a[lo[i] + (kk == 0 ? h : kk == h ? 0 : kk)];
                 const int p = s_a[lo[i] + h].x;
@@ -755,7 +829,11 @@ __device__ void qs_small(const klt_cuda_qs &q, int2 sg, int4 *qs_sm, QsShared &s
                     s_t[k] = 0;  // the segment's exchange count
                 active = 1;
             } else {
+                // final, or in a segment a warp finishes after the loop
                 done |= 1u << i;
+                if (sn[i] >= 2 && k == lo[i])
+                    starts |= 1u << i;
+                sn[i] = 0;
             }
             sum += f[i];
         }
@@ -836,6 +914,17 @@ __device__ void qs_small(const klt_cuda_qs &q, int2 sg, int4 *qs_sm, QsShared &s
         }
         __syncthreads();
     }
+    // the segments of 2..32 elements, each by the warp holding its start
+    for (unsigned have = __ballot_sync(0xffffffffu, starts != 0); have;
+         have = __ballot_sync(0xffffffffu, starts != 0)) {
+        const int src = __ffs(have) - 1;
+        const unsigned st = __shfl_sync(0xffffffffu, starts, src);
+        const int l = ((threadIdx.x & ~31) + src) * kQsSmallPer + __ffs(st) - 1;
+        if (lane == src)
+            starts &= starts - 1;
+        qs_warp_sort(s_a + l, s_segn[l], s_lpos + l, s_rpos + l);
+    }
+    __syncthreads();
     for (int k = threadIdx.x; k < n; k += kQsThreads)
         reinterpret_cast<int2 *>(q.qa)[lo0 + k] = s_a[k];
     __syncthreads();  // s_a is reused by the block's next segment
