@@ -13,6 +13,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "klt/klt_cuda.h"
+#include "klt/klt_rn.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -24,11 +25,6 @@ constexpr int kSmallDet = -2;
 constexpr int kMaxIterations = -3;
 constexpr int kOob = -4;
 constexpr int kLargeResidue = -5;
-
-__device__ __forceinline__ float fadd(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ float fsub(float a, float b) { return __fsub_rn(a, b); }
-__device__ __forceinline__ float fmul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ float fdiv(float a, float b) { return __fdiv_rn(a, b); }
 
 // ------------------------------------------------------------ convolution
 

@@ -6,12 +6,9 @@
 #include <limits.h>
 
 #include "klt/klt_cuda.h"
+#include "klt/klt_rn.cuh"
 
 namespace {
-
-__device__ __forceinline__ float fadd(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ float fsub(float a, float b) { return __fsub_rn(a, b); }
-__device__ __forceinline__ float fmul(float a, float b) { return __fmul_rn(a, b); }
 
 // ------------------------------------------------------------ eigenvalues
 
