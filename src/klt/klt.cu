@@ -154,6 +154,17 @@ cudaError_t launch_conv(const klt_cuda_conv_args *a, cudaStream_t stream)
 
 // ------------------------------------------------------------ pyramid subsampling
 
+// The kernel's weighted sum of k.width samples stride apart from s (the
+// reference's order: the kernel reversed, sums from the first sample).
+__device__ __forceinline__ float sub_dot(const float *s, size_t stride, const klt_cuda_kernel &k)
+{
+    const int w = k.width;
+    float acc = 0.0f;
+    for (int m = 0; m < w; m++)
+        acc = fadd(acc, fmul(__ldg(s + (size_t)m * stride), k.data[w - 1 - m]));
+    return acc;
+}
+
 __global__ void sub_horiz_kernel(const float *__restrict__ in, int ncols, int nrows, int oc,
                                  klt_cuda_kernel k, int ss, float *__restrict__ tmp)
 {
@@ -164,11 +175,8 @@ __global__ void sub_horiz_kernel(const float *__restrict__ in, int ncols, int nr
     const int w = k.width, r = w / 2;
     int i = ss * x + ss / 2;
     float acc = 0.0f;
-    if (!(i < r || i >= ncols - r)) {
-        const float *s = in + (size_t)j * ncols + i - r;
-        for (int m = 0; m < w; m++)
-            acc = fadd(acc, fmul(__ldg(s + m), k.data[w - 1 - m]));
-    }
+    if (!(i < r || i >= ncols - r))
+        acc = sub_dot(in + (size_t)j * ncols + i - r, 1, k);
     tmp[(size_t)j * oc + x] = acc;
 }
 
@@ -182,11 +190,8 @@ __global__ void sub_vert_kernel(const float *__restrict__ tmp, int nrows, int oc
     const int w = k.width, r = w / 2;
     int j = ss * y + ss / 2;
     float acc = 0.0f;
-    if (!(j < r || j >= nrows - r)) {
-        const float *s = tmp + (size_t)(j - r) * oc + x;
-        for (int m = 0; m < w; m++)
-            acc = fadd(acc, fmul(__ldg(s + (size_t)m * oc), k.data[w - 1 - m]));
-    }
+    if (!(j < r || j >= nrows - r))
+        acc = sub_dot(tmp + (size_t)(j - r) * oc + x, (size_t)oc, k);
     out[(size_t)y * oc + x] = acc;
 }
 

@@ -308,12 +308,7 @@ static int kc_build(KLT_TrackingContext tc, kc_state *kc, kc_pyr *p, const KLT_P
 {
     klt_state *st = klt_priv(tc);
     const int ss = tc->subsampling, nl = tc->nPyramidLevels;
-    if (ss != 2 && ss != 4 && ss != 8 && ss != 16 && ss != 32)
-        return klt_fail(tc, FOVEA_ERR_INVALID_ARG,
-                        "subsampling must be 2, 4, 8, 16 or 32 (is %d)", ss);
-    if (nl < 1 || nl > KLT_MAX_LEVELS)
-        return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "nPyramidLevels must be 1..%d (is %d)",
-                        KLT_MAX_LEVELS, nl);
+    KC_RET(klt_pyramid_params_check(tc));
     p->valid = 0;
     const size_t npix = (size_t)ncols * (size_t)nrows;
     size_t bytes;
@@ -987,13 +982,8 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
     if (tc->sequentialMode && st->have_last) {
         p1 = &kc->pyr[st->last];
         p2 = &kc->pyr[1 - st->last];
-        if (p1->ncols != ncols || p1->nrows != nrows)
-            return klt_fail(tc, FOVEA_ERR_MISMATCH,
-                            "(KLTTrackFeatures) image is %dx%d, previous image %dx%d", ncols,
-                            nrows, p1->ncols, p1->nrows);
-        if (p1->nlevels != tc->nPyramidLevels || p1->ss != tc->subsampling)
-            return klt_fail(tc, FOVEA_ERR_MISMATCH,
-                            "(KLTTrackFeatures) pyramid parameters changed in sequential mode");
+        KC_RET(klt_sequential_check(tc, ncols, nrows, p1->ncols, p1->nrows, p1->nlevels,
+                                    p1->ss));
     } else {
         if (!img1)
             return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "(KLTTrackFeatures) img1 is NULL");

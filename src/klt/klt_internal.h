@@ -163,6 +163,14 @@ void klt_smooth_subsample(fovea_context *ctx, klt_kernels *k, const klt_image *i
                           int ss, klt_image *tmp, klt_image *out);
 
 /* ---- pyramid.c ---- */
+/* FOVEA_OK when the context's subsampling and number of pyramid levels can
+ * build a pyramid, else the failure (klt_fail). */
+int klt_pyramid_params_check(KLT_TrackingContext tc);
+/* Sequential mode: FOVEA_OK when the previous call's pyramid (image pcols x
+ * prows, plevels levels, subsampling pss) can serve as this call's first one
+ * for an image of ncols x nrows, else the failure (klt_fail). */
+int klt_sequential_check(KLT_TrackingContext tc, int ncols, int nrows, int pcols, int prows,
+                         int plevels, int pss);
 int klt_pyramid_build(KLT_TrackingContext tc, klt_pyramid *p, const KLT_PixelType *img,
                       int ncols, int nrows);
 void klt_pyramid_free(klt_pyramid *p);

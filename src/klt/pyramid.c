@@ -9,6 +9,31 @@
 #include "core/core.h"
 #include "klt/klt_internal.h"
 
+int klt_pyramid_params_check(KLT_TrackingContext tc)
+{
+    int ss = tc->subsampling, nl = tc->nPyramidLevels;
+    if (ss != 2 && ss != 4 && ss != 8 && ss != 16 && ss != 32)
+        return klt_fail(tc, FOVEA_ERR_INVALID_ARG,
+                        "subsampling must be 2, 4, 8, 16 or 32 (is %d)", ss);
+    if (nl < 1 || nl > KLT_MAX_LEVELS)
+        return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "nPyramidLevels must be 1..%d (is %d)",
+                        KLT_MAX_LEVELS, nl);
+    return FOVEA_OK;
+}
+
+int klt_sequential_check(KLT_TrackingContext tc, int ncols, int nrows, int pcols, int prows,
+                         int plevels, int pss)
+{
+    if (pcols != ncols || prows != nrows)
+        return klt_fail(tc, FOVEA_ERR_MISMATCH,
+                        "(KLTTrackFeatures) image is %dx%d, previous image %dx%d", ncols, nrows,
+                        pcols, prows);
+    if (plevels != tc->nPyramidLevels || pss != tc->subsampling)
+        return klt_fail(tc, FOVEA_ERR_MISMATCH,
+                        "(KLTTrackFeatures) pyramid parameters changed in sequential mode");
+    return FOVEA_OK;
+}
+
 int klt_pyramid_build(KLT_TrackingContext tc, klt_pyramid *p, const KLT_PixelType *img,
                       int ncols, int nrows)
 {
@@ -16,12 +41,8 @@ int klt_pyramid_build(KLT_TrackingContext tc, klt_pyramid *p, const KLT_PixelTyp
     int ss = tc->subsampling, nl = tc->nPyramidLevels;
     int rc;
 
-    if (ss != 2 && ss != 4 && ss != 8 && ss != 16 && ss != 32)
-        return klt_fail(tc, FOVEA_ERR_INVALID_ARG,
-                        "subsampling must be 2, 4, 8, 16 or 32 (is %d)", ss);
-    if (nl < 1 || nl > KLT_MAX_LEVELS)
-        return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "nPyramidLevels must be 1..%d (is %d)",
-                        KLT_MAX_LEVELS, nl);
+    if ((rc = klt_pyramid_params_check(tc)) < 0)
+        return rc;
 
     /* allocate every level first so that a failure leaves nothing half built */
     p->valid = 0;

@@ -187,13 +187,9 @@ int klt_ref_track(KLT_TrackingContext tc, const KLT_PixelType *img1, const KLT_P
     if (tc->sequentialMode && st->have_last) {
         p1 = &st->pyr[st->last];
         p2 = &st->pyr[1 - st->last];
-        if (p1->img[0].ncols != ncols || p1->img[0].nrows != nrows)
-            return klt_fail(tc, FOVEA_ERR_MISMATCH,
-                            "(KLTTrackFeatures) image is %dx%d, previous image %dx%d", ncols,
-                            nrows, p1->img[0].ncols, p1->img[0].nrows);
-        if (p1->nlevels != tc->nPyramidLevels || p1->subsampling != tc->subsampling)
-            return klt_fail(tc, FOVEA_ERR_MISMATCH,
-                            "(KLTTrackFeatures) pyramid parameters changed in sequential mode");
+        if ((rc = klt_sequential_check(tc, ncols, nrows, p1->img[0].ncols, p1->img[0].nrows,
+                                       p1->nlevels, p1->subsampling)) < 0)
+            return rc;
     } else {
         if (!img1)
             return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "(KLTTrackFeatures) img1 is NULL");

@@ -27,6 +27,17 @@ __device__ __forceinline__ int round_rne(float x)
     return __float_as_int(x + 12582912.0f) - 0x4B400000;
 }
 
+// The four grid nodes (u, v) of cell (gx, gy) of a camera's grid.
+__device__ __forceinline__ void grid_cell(const stitch_kernel_cam &c, int gx, int gy, float2 &n00,
+                                          float2 &n10, float2 &n01, float2 &n11)
+{
+    const float2 *g = reinterpret_cast<const float2 *>(c.uv);
+    n00 = __ldg(&g[(size_t)gy * c.grid_w + gx]);
+    n10 = __ldg(&g[(size_t)gy * c.grid_w + gx + 1]);
+    n01 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx]);
+    n11 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx + 1]);
+}
+
 // Grid lookup: identical to lookup_core() in map.c (q = fisheye ellipse measure).
 __device__ __forceinline__ bool lookup(const stitch_kernel_cam &c, int i, int j, float &u,
                                        float &v, float &q)
@@ -37,11 +48,8 @@ __device__ __forceinline__ bool lookup(const stitch_kernel_cam &c, int i, int j,
     const float inv = __int_as_float((127 - c.step_shift) << 23);
     const float fx = byte_to_float((unsigned int)(i & (step - 1))) * inv;
     const float fy = byte_to_float((unsigned int)(j & (step - 1))) * inv;
-    const float2 *g = reinterpret_cast<const float2 *>(c.uv);
-    const float2 n00 = __ldg(&g[(size_t)gy * c.grid_w + gx]);
-    const float2 n10 = __ldg(&g[(size_t)gy * c.grid_w + gx + 1]);
-    const float2 n01 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx]);
-    const float2 n11 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx + 1]);
+    float2 n00, n10, n01, n11;
+    grid_cell(c, gx, gy, n00, n10, n01, n11);
     const float ax = 1.0f - fx, ay = 1.0f - fy;
     u = ax * (ay * n00.x + fy * n01.x) + fx * (ay * n10.x + fy * n11.x);
     v = ax * (ay * n00.y + fy * n01.y) + fx * (ay * n10.y + fy * n11.y);
@@ -79,11 +87,8 @@ __device__ __forceinline__ void lookup4(const stitch_kernel_cam &c, int i0, int 
     const float inv = __int_as_float((127 - c.step_shift) << 23);
     const float fy = byte_to_float((unsigned int)(j & (step - 1))) * inv;
     const float ay = 1.0f - fy;
-    const float2 *g = reinterpret_cast<const float2 *>(c.uv);
-    const float2 n00 = __ldg(&g[(size_t)gy * c.grid_w + gx]);
-    const float2 n10 = __ldg(&g[(size_t)gy * c.grid_w + gx + 1]);
-    const float2 n01 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx]);
-    const float2 n11 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx + 1]);
+    float2 n00, n10, n01, n11;
+    grid_cell(c, gx, gy, n00, n10, n01, n11);
     // the cell's columns, shared by the four pixels
     const float lu = ay * n00.x + fy * n01.x, ru = ay * n10.x + fy * n11.x;
     const float lv = ay * n00.y + fy * n01.y, rv = ay * n10.y + fy * n11.y;
@@ -142,11 +147,8 @@ __device__ __forceinline__ void lookup4x2(const stitch_kernel_cam &c, int i0, in
     const int step = 1 << c.step_shift;
     const int gx = i0 >> c.step_shift, gy = j0 >> c.step_shift;
     const float inv = __int_as_float((127 - c.step_shift) << 23);
-    const float2 *g = reinterpret_cast<const float2 *>(c.uv);
-    const float2 n00 = __ldg(&g[(size_t)gy * c.grid_w + gx]);
-    const float2 n10 = __ldg(&g[(size_t)gy * c.grid_w + gx + 1]);
-    const float2 n01 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx]);
-    const float2 n11 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx + 1]);
+    float2 n00, n10, n01, n11;
+    grid_cell(c, gx, gy, n00, n10, n01, n11);
     const float umax = (float)(c.width - 1), vmax = (float)(c.height - 1);
     const float fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * inv;
     const bool clip = c.clip_rx > 0.0f;
@@ -566,11 +568,8 @@ __device__ __forceinline__ void tex_coords4x2(const stitch_kernel_cam &c, int i0
     const int step = 1 << c.step_shift;
     const int gx = i0 >> c.step_shift, gy = j0 >> c.step_shift;
     const float inv = __int_as_float((127 - c.step_shift) << 23);
-    const float2 *g = reinterpret_cast<const float2 *>(c.uv);
-    const float2 n00 = __ldg(&g[(size_t)gy * c.grid_w + gx]);
-    const float2 n10 = __ldg(&g[(size_t)gy * c.grid_w + gx + 1]);
-    const float2 n01 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx]);
-    const float2 n11 = __ldg(&g[(size_t)(gy + 1) * c.grid_w + gx + 1]);
+    float2 n00, n10, n01, n11;
+    grid_cell(c, gx, gy, n00, n10, n01, n11);
     const float fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * inv;
 #pragma unroll
     for (int dy = 0; dy < 2; dy++) {
