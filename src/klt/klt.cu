@@ -230,7 +230,7 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
     __shared__ int s_head[kGreedyBuckets];
     __shared__ short s_next[kGreedyThreads], s_take[kGreedyThreads];
     __shared__ int s_state[kGreedyThreads];
-    __shared__ int s_total;
+    __shared__ int s_total, s_reach;
     volatile int *state = s_state;  // read while other threads decide
     const int tid = threadIdx.x;
     if (a.resume && *a.out_more == 0)
@@ -239,8 +239,10 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
     const int nabove = *a.nabove;
     const int end = a.limit < nabove ? a.limit : nabove;
     const int cell = a.d >= 0 ? a.d + 1 : 1;
-    if (tid == 0)
+    if (tid == 0) {
         s_total = a.resume ? *a.out_n : 0;
+        s_reach = 0;
+    }
     __syncthreads();
     for (int base = a.start; base < end && s_total < a.nslots; base += kGreedyChunk) {
         int pix[kGreedyPer];
@@ -320,6 +322,8 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
                 a.out_pix[total + rank] = c.y;
                 a.out_val[total + rank] = c.x;
                 s_take[rank] = (short)tid;
+                if (rank == nkeep - 1)
+                    s_reach = s_idx[me] + 1;  // the last taken so far
             }
             __syncthreads();
             if (a.d >= 0) {
@@ -347,7 +351,9 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
     if (tid == 0) {
         *a.out_n = s_total;
         *a.out_more = s_total < a.nslots && a.limit < a.n && nabove > a.limit;
-        *a.out_reach = a.limit;
+        // what the pass needed: up to its last taken candidate once the
+        // slots are full, else everything up to limit
+        *a.out_reach = s_total >= a.nslots ? s_reach : a.limit;
     }
 }
 

@@ -48,7 +48,8 @@ typedef struct kc_state {
     int *d_qs;                      /* quicksort emulation (klt_cuda_qs), one block */
     size_t qs_cap;                  /* bytes */
     int qs_blocks, qs_coop;         /* the sort's grid (klt_cuda_qs_grid); 0: not asked yet */
-    int kcap_hint;                  /* sort prefix the last selection's pass needed */
+    int kcap_hint[2];               /* sort prefix the last selection's pass needed
+                                     * [0] KLTSelectGoodFeatures, [1] replacement */
     unsigned char *d_map;
     size_t map_cap;
     uint32_t *d_feat, *h_feat;      /* feature arrays, layout below */
@@ -431,13 +432,22 @@ static int call_end(KLT_TrackingContext tc, kc_state *kc)
 /* ---------------------------------------------------------------- candidate order */
 
 /* Candidates the selection reads before the sort of the rest is deferred:
- * enough for the usual pass (a few per slot beyond the blocked ones); when it
- * needs more, another round sorts 4x as many. */
-static int kc_first_kcap(int nslots)
+ * enough for the usual pass (a few per slot beyond the blocked ones), or half
+ * as many again as the context's previous pass needed (a video's next frame
+ * usually needs about as much; kcap_hint: up to its last taken candidate,
+ * kept apart for selections and replacements, whose needs differ);
+ * when it needs more, another round sorts 4x as many. A shorter prefix
+ * leaves more of the sort deferred, and deferred segments are never sorted
+ * unless a pass reaches them. */
+static int kc_first_kcap(const kc_state *kc, int replace, int nslots)
 {
     long long k = (long long)nslots * 64;
     if (k < 8192)
         k = 8192;
+    const int hint = kc->kcap_hint[replace != 0];
+    const long long h = (long long)hint + hint / 2;
+    if (h > k)
+        k = h;
     return k > INT32_MAX ? INT32_MAX : (int)k;
 }
 
@@ -616,9 +626,7 @@ static int kc_speculate(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p)
         return FOVEA_OK;  /* the replacement reports it, or has nothing to sort */
     cudaStream_t side = (cudaStream_t)kc->spec_stream;
     KC_CUDA(cudaStreamWaitEvent(side, (cudaEvent_t)kc->spec_built, 0));
-    int kcap = kc_first_kcap(0);
-    if (kc->kcap_hint > kcap)
-        kcap = kc->kcap_hint;
+    const int kcap = kc_first_kcap(kc, 1, 0);
     klt_cuda_qs q;
     kc->spec_launched = 1;  /* from here on, side has work that the call's stream must wait for */
     KC_RET(kc_candidates(tc, kc, &g, kcap, side, &q));
@@ -781,11 +789,7 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
         nslots0 += !replace || fl->feature[k]->val < 0;
     klt_cuda_qs q;
     memset(&q, 0, sizeof q);
-    /* the prefix the previous call's pass needed (a video's next frame
-     * usually needs about as much): fewer further rounds */
-    int kcap = kc_first_kcap(nslots0);
-    if (kc->kcap_hint > kcap)
-        kcap = kc->kcap_hint;
+    int kcap = kc_first_kcap(kc, replace, nslots0);
     if (npoints > 0 && replace && kc->spec_ready && kc_grid_equal(&kc->spec_grid, &grid)) {
         /* computed ahead by the last track call (the stream waits for it):
          * the same list sorted with that call's prefix; the rounds below
@@ -872,7 +876,7 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     const int32_t *tpix = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_PIX * nfeat);
     const int32_t *tval = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_VAL * nfeat);
     int taken = (int)kc->h_feat[(size_t)F_COUNT * nfeat];
-    kc->kcap_hint = (int)kc->h_feat[(size_t)F_COUNT * nfeat + 2];
+    kc->kcap_hint[replace != 0] = (int)kc->h_feat[(size_t)F_COUNT * nfeat + 2];
     if (taken < 0 || taken > nslots)
         return klt_fail(tc, FOVEA_ERR_INTERNAL, "CUDA selection returned %d features", taken);
     for (int k = 0; k < nslots; k++) {

@@ -111,7 +111,9 @@ int klt_cuda_mark(unsigned char *map, int ncols, int nrows, const int *pts, int 
  * [start, min(limit, *nabove)) of n (all of them have values >= min_eig).
  * resume: continue from *out_n taken (the map as left by the previous pass),
  * and only if *out_more is set. *out_more = 1 when it stopped at limit < n
- * with slots left and candidates >= min_eig beyond limit; *out_reach = limit. */
+ * with slots left and candidates >= min_eig beyond limit; *out_reach = the
+ * candidates it needed: up to its last taken one once the slots are full,
+ * else limit. */
 typedef struct klt_cuda_greedy_args {
     const int *cand;                /* (value, pixel) pairs */
     int n, start, limit, resume;
@@ -120,7 +122,7 @@ typedef struct klt_cuda_greedy_args {
     unsigned char *map;
     int ncols, nrows, d;
     int *out_pix, *out_val, *out_n, *out_more;
-    int *out_reach;                 /* = limit, written by every pass that runs */
+    int *out_reach;                 /* written by every pass that runs */
 } klt_cuda_greedy_args;
 int klt_cuda_greedy(const klt_cuda_greedy_args *a, void *stream);
 
