@@ -20,6 +20,16 @@ static unsigned char *random_image(int w, int h, uint64_t seed)
     return img;
 }
 
+/* The file at path through fovea's own PNM reader (which must accept it). */
+static void decode_file(const char *path, fovea_frame *f)
+{
+    size_t size = 0;
+    uint8_t *bytes = test_read_file(path, &size);
+    char err[256];
+    REQUIRE(fovea_pnm_decode(bytes, size, f, err, sizeof err) == FOVEA_OK);
+    free(bytes);
+}
+
 static void file_roundtrip(void)
 {
     const int w = 37, h = 23;
@@ -41,16 +51,12 @@ static void file_roundtrip(void)
     CHECK(memcmp(mine, img, (size_t)w * h) == 0);
 
     /* fovea's own reader sees the same image */
-    size_t size = 0;
-    uint8_t *bytes = test_read_file(path, &size);
     fovea_frame f;
-    char err[256];
-    REQUIRE(fovea_pnm_decode(bytes, size, &f, err, sizeof err) == FOVEA_OK);
+    decode_file(path, &f);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_GRAY8);
     for (int y = 0; y < h; y++)
         CHECK(memcmp(f.data[0] + (ptrdiff_t)y * f.stride[0], img + (size_t)y * w, (size_t)w) == 0);
     fovea_frame_free(NULL, &f);
-    free(bytes);
     free(mine);
     free(back);
     unlink(path);
@@ -102,11 +108,8 @@ static void ppm_planes(void)
     unsigned char *r = random_image(w, h, 5), *g = random_image(w, h, 6), *b = random_image(w, h, 7);
     char *path = test_tmp_path(".ppm");
     ppmWriteFileRGB(path, r, g, b, w, h);
-    size_t size = 0;
-    uint8_t *bytes = test_read_file(path, &size);
     fovea_frame f;
-    char err[256];
-    REQUIRE(fovea_pnm_decode(bytes, size, &f, err, sizeof err) == FOVEA_OK);
+    decode_file(path, &f);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGB24);
     CHECK_EQ_INT(f.width, w);
     CHECK_EQ_INT(f.height, h);
@@ -120,7 +123,6 @@ static void ppm_planes(void)
     int nc = 0, nr = 0;
     CHECK(pgmReadFile(path, NULL, &nc, &nr) == NULL);
     fovea_frame_free(NULL, &f);
-    free(bytes);
     unlink(path);
     free(path);
     free(r);
