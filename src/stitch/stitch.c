@@ -67,10 +67,22 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
         t->chroma_scale[c][0] = (float)(cc[c].gain[2] / gy);
         t->chroma_scale[c][1] = (float)(cc[c].gain[0] / gy);
     }
-    for (int c = 0; c < n; c++)
-        for (int k = 0; k < 3; k++)
-            for (int q = 0; q < FOVEA_LUT_SIZE; q++)
-                t->lut8[c][k][q] = fovea_round_u8(t->lut[c][k][q]);
+    for (int c = 0; c < n; c++) {
+        for (int q = 0; q < FOVEA_LUT_SIZE; q++) {
+            t->lut8[c][0][q] = fovea_round_u8(t->lut[c][0][q]);
+            for (int k = 1; k < 3; k++) {
+                if (!yuv) {
+                    t->lut8[c][k][q] = fovea_round_u8(t->lut[c][k][q]);
+                } else {
+                    /* the corrected U (k = 1) or V (k = 2) of a chroma sample of
+                     * q quarter codes, rounded: the operations of the reference */
+                    float s = (float)q * 0.25f;
+                    s = 128.0f + (s - 128.0f) * t->chroma_scale[c][k - 1];
+                    t->lut8[c][k][q] = fovea_round_u8(s);
+                }
+            }
+        }
+    }
 }
 
 static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)

@@ -540,14 +540,15 @@ __host__ __device__ __forceinline__ int stats_bytes_aligned(int npairs)
 }
 
 // Copy camera c's 8-bit tables (nch x STITCH_LUT_SIZE bytes) into shared memory,
-// the whole block, as 32-bit words.
+// the whole block, 16 bytes at a time (the tables are STITCH_LUT8_STRIDE apart:
+// aligned, and the last chunk stays inside the stride).
 __device__ __forceinline__ const uint8_t *shared_lut8(const stitch_kernel_cam &cam, int nch,
                                                      uint8_t *sh)
 {
-    const int words = (nch * STITCH_LUT_SIZE + 3) / 4; // STITCH_LUT8_STRIDE apart: aligned
-    const uint32_t *src = reinterpret_cast<const uint32_t *>(cam.lut8);
-    uint32_t *dst = reinterpret_cast<uint32_t *>(sh);
-    for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < words; k += blockDim.x * blockDim.y)
+    const int chunks = (nch * STITCH_LUT_SIZE + 15) / 16;
+    const uint4 *src = reinterpret_cast<const uint4 *>(cam.lut8);
+    uint4 *dst = reinterpret_cast<uint4 *>(sh);
+    for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < chunks; k += blockDim.x * blockDim.y)
         dst[k] = __ldg(&src[k]);
     __syncthreads();
     return sh;
@@ -560,10 +561,30 @@ __device__ __forceinline__ const uint8_t *shared_lut8(const stitch_kernel_cam &c
 // multiply-adds, the texel-centre offset folded in, and quarter codes rounded
 // with one multiply-add. Within the texture path's one-code bound.
 
-// Texture coordinates (u + 0.5, v + 0.5) of pixels i0..i0+3 of rows j0, j0 + 1
-// (j0 even, grid step >= 4 so the eight share a cell).
-__device__ __forceinline__ void tex_coords4x2(const stitch_kernel_cam &c, int i0, int j0,
-                                              float (&x)[2][4], float (&y)[2][4])
+// Texture coordinates (u + 0.5, v + 0.5) of four pixels of one row of a grid
+// cell (nodes n00..n11) at column fractions fx0, fx0 + inv, ... and row fraction fy.
+__device__ __forceinline__ void tex_row4(const float2 &n00, const float2 &n10, const float2 &n01,
+                                         const float2 &n11, float fx0, float inv, float fy,
+                                         float (&x)[4], float (&y)[4])
+{
+    const float lu = __fmaf_rn(fy, n01.x - n00.x, n00.x);
+    const float ru = __fmaf_rn(fy, n11.x - n10.x, n10.x);
+    const float lv = __fmaf_rn(fy, n01.y - n00.y, n00.y);
+    const float rv = __fmaf_rn(fy, n11.y - n10.y, n10.y);
+    const float du = ru - lu, dv = rv - lv, lu5 = lu + 0.5f, lv5 = lv + 0.5f;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const float fx = __fmaf_rn((float)k, inv, fx0);
+        x[k] = __fmaf_rn(fx, du, lu5);
+        y[k] = __fmaf_rn(fx, dv, lv5);
+    }
+}
+
+// Texture coordinates of pixels i0..i0+3 of rows j0 .. j0 + ROWS - 1 (grid step
+// >= 4, i0 a multiple of 4, the rows in one cell: ROWS = 2 needs j0 even).
+template <int ROWS>
+__device__ __forceinline__ void tex_coords4(const stitch_kernel_cam &c, int i0, int j0,
+                                            float (&x)[ROWS][4], float (&y)[ROWS][4])
 {
     const int step = 1 << c.step_shift;
     const int gx = i0 >> c.step_shift, gy = j0 >> c.step_shift;
@@ -572,20 +593,16 @@ __device__ __forceinline__ void tex_coords4x2(const stitch_kernel_cam &c, int i0
     grid_cell(c, gx, gy, n00, n10, n01, n11);
     const float fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * inv;
 #pragma unroll
-    for (int dy = 0; dy < 2; dy++) {
+    for (int dy = 0; dy < ROWS; dy++) {
         const float fy = byte_to_float((unsigned int)((j0 + dy) & (step - 1))) * inv;
-        const float lu = __fmaf_rn(fy, n01.x - n00.x, n00.x);
-        const float ru = __fmaf_rn(fy, n11.x - n10.x, n10.x);
-        const float lv = __fmaf_rn(fy, n01.y - n00.y, n00.y);
-        const float rv = __fmaf_rn(fy, n11.y - n10.y, n10.y);
-        const float du = ru - lu, dv = rv - lv, lu5 = lu + 0.5f, lv5 = lv + 0.5f;
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            const float fx = __fmaf_rn((float)k, inv, fx0);
-            x[dy][k] = __fmaf_rn(fx, du, lu5);
-            y[dy][k] = __fmaf_rn(fx, dv, lv5);
-        }
+        tex_row4(n00, n10, n01, n11, fx0, inv, fy, x[dy], y[dy]);
     }
+}
+
+__device__ __forceinline__ void tex_coords4x2(const stitch_kernel_cam &c, int i0, int j0,
+                                              float (&x)[2][4], float (&y)[2][4])
+{
+    tex_coords4<2>(c, i0, j0, x, y);
 }
 
 // Quarter code of a filtered texture value with one multiply-add (tex_q).
@@ -620,6 +637,18 @@ __device__ __forceinline__ void interior_rgb_tex(const stitch_kernel_args &a,
         *reinterpret_cast<uint4 *>(a.out0 + (size_t)(j0 + dy) * a.out_stride0 + 4 * (size_t)i0) =
             make_uint4(px[0], px[1], px[2], px[3]);
     }
+}
+
+// The weights of pixels col..col+3 of row r of an overlap tile's plane `slot`
+// (see tile_table), and the bits of those > 0.
+__device__ __forceinline__ float4 table_w4(const float *tw, int slot, int r, int col,
+                                           unsigned int &pos)
+{
+    const float4 w = __ldg(reinterpret_cast<const float4 *>(
+        tw + ((size_t)slot * STITCH_TILE_H + r) * STITCH_TILE_W + col));
+    pos = (unsigned int)(w.x > 0.0f) | (unsigned int)(w.y > 0.0f) << 1 |
+          (unsigned int)(w.z > 0.0f) << 2 | (unsigned int)(w.w > 0.0f) << 3;
+    return w;
 }
 
 // A single-camera tile's pixels i0..i0+3 of rows j0, j0 + 1 (RGB): weight 1, so
@@ -682,7 +711,7 @@ __device__ __forceinline__ void single_rgb(const stitch_kernel_args &a, const st
 template <int MAXC, bool STATS, bool TEX>
 __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_rgb_kernel(const stitch_kernel_args a)
 {
-    extern __shared__ unsigned long long sh_stats[];
+    extern __shared__ __align__(16) unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
     unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
 #pragma unroll
@@ -860,42 +889,181 @@ __device__ __forceinline__ void store_chroma2(const stitch_kernel_args &a, int b
     }
 }
 
-// An interior tile's 4x2 luma pixels and two chroma pixels of chroma row by,
-// columns bx0, bx0 + 1 (YUV, texture path).
+// An interior tile's 4x4 luma pixels (rows 2 * by0 .. 2 * by0 + 3, by0 even)
+// and their chroma pixels (rows by0, by0 + 1, columns bx0, bx0 + 1), YUV,
+// texture path. With a grid step >= 4 the sixteen pixels lie in one cell.
+// Chroma: the reference samples each 2x2 block's chroma at the mean of its four
+// positions, clamped to the chroma plane, i.e. at texture coordinate half the
+// mean luma texture coordinate; bilinear interpolation in one cell makes that
+// mean the position at the block's centre, so it is interpolated there directly
+// (the texture's clamp addressing does the clamping). The chroma outputs come
+// from the per-camera tables lut8 planes 1 and 2 (weight 1).
 __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_args &a,
                                                  const stitch_kernel_cam &cam, const uint8_t *lut8,
-                                                 int bx0, int by, bool nv12)
+                                                 int bx0, int by0, bool nv12)
 {
-    const int i0 = 2 * bx0, j0 = 2 * by;
-    float x[2][4], y[2][4];
-    tex_coords4x2(cam, i0, j0, x, y);
-    // chroma of each 2x2 block at the mean position: luma_to_chroma on the mean
-    // of (u + 0.5) less 0.5, then the texel-centre offset again
-    const float chmax_x = (float)(((cam.width + 1) >> 1) - 1);
-    const float chmax_y = (float)(((cam.height + 1) >> 1) - 1);
-    float cx[2], cy[2];
+    const int i0 = 2 * bx0, j0 = 2 * by0;
+    const int step = 1 << cam.step_shift;
+    const float inv = __int_as_float((127 - cam.step_shift) << 23);
+    float2 n00, n10, n01, n11;
+    grid_cell(cam, i0 >> cam.step_shift, j0 >> cam.step_shift, n00, n10, n01, n11);
+    const float fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * inv;
+    const float fy0 = byte_to_float((unsigned int)(j0 & (step - 1))) * inv;
+    float x[4][4], y[4][4];
 #pragma unroll
-    for (int b = 0; b < 2; b++) {
-        const float mx = ((x[0][2 * b] + x[0][2 * b + 1]) + (x[1][2 * b] + x[1][2 * b + 1])) * 0.25f;
-        const float my = ((y[0][2 * b] + y[0][2 * b + 1]) + (y[1][2 * b] + y[1][2 * b + 1])) * 0.25f;
-        cx[b] = fminf(fmaxf((mx - 1.0f) * 0.5f, 0.0f), chmax_x) + 0.5f;
-        cy[b] = fminf(fmaxf((my - 1.0f) * 0.5f, 0.0f), chmax_y) + 0.5f;
+    for (int dy = 0; dy < 4; dy++)
+        tex_row4(n00, n10, n01, n11, fx0, inv, __fmaf_rn((float)dy, inv, fy0), x[dy], y[dy]);
+    // chroma texture coordinates: half the luma ones at the blocks' centres
+    float cx[2][2], cy[2][2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float xr[4], yr[4];
+        tex_row4(n00, n10, n01, n11, __fmaf_rn(0.5f, inv, fx0), 2.0f * inv,
+                 __fmaf_rn((float)(2 * h) + 0.5f, inv, fy0), xr, yr);
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            cx[h][b] = 0.5f * xr[b];
+            cy[h][b] = 0.5f * yr[b];
+        }
     }
-    float t[2][4], cu[2], cv[2];
+    float t[4][4], cu[2][2], cv[2][2];
 #pragma unroll
-    for (int dy = 0; dy < 2; dy++)
+    for (int dy = 0; dy < 4; dy++)
 #pragma unroll
         for (int k = 0; k < 4; k++)
             t[dy][k] = tex2D<float>(cam.tex0, x[dy][k], y[dy][k]);
 #pragma unroll
-    for (int b = 0; b < 2; b++) {
-        if (nv12) {
-            const float2 c2 = tex2D<float2>(cam.tex1, cx[b], cy[b]);
-            cu[b] = c2.x;
-            cv[b] = c2.y;
-        } else {
-            cu[b] = tex2D<float>(cam.tex1, cx[b], cy[b]);
-            cv[b] = tex2D<float>(cam.tex2, cx[b], cy[b]);
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            if (nv12) {
+                const float2 c2 = tex2D<float2>(cam.tex1, cx[h][b], cy[h][b]);
+                cu[h][b] = c2.x;
+                cv[h][b] = c2.y;
+            } else {
+                cu[h][b] = tex2D<float>(cam.tex1, cx[h][b], cy[h][b]);
+                cv[h][b] = tex2D<float>(cam.tex2, cx[h][b], cy[h][b]);
+            }
+        }
+#pragma unroll
+    for (int dy = 0; dy < 4; dy++) {
+        unsigned int y4 = 0;
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            y4 |= (unsigned int)lut8[tex_q_fma(t[dy][k])] << (8 * k);
+        *reinterpret_cast<uint32_t *>(a.out0 + (size_t)(j0 + dy) * a.out_stride0 + i0) = y4;
+    }
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        unsigned int ou[2], ov[2];
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            ou[b] = lut8[STITCH_LUT_SIZE + tex_q_fma(cu[h][b])];
+            ov[b] = lut8[2 * STITCH_LUT_SIZE + tex_q_fma(cv[h][b])];
+        }
+        store_chroma2(a, by0 + h, bx0, (a.pano_w + 1) >> 1, ou, ov);
+    }
+}
+
+// ---- overlap tiles, texture path (YUV) ----
+// An overlap tile's 4x2 luma pixels and two chroma pixels of chroma row by,
+// columns bx0, bx0 + 1 (bx0 < (pano_w + 1) / 2, by < (pano_h + 1) / 2), when every
+// camera's grid step is >= 4. Camera by camera (one camera's registers at a
+// time: no spills), positions interpolated as on interior tiles, all of a
+// camera's fetches issued together. A camera with weight 0 at a pixel adds 0 to
+// the sums (the texture clamps its position), so there are no per-pixel
+// branches; pixels past the panorama's edges have weight 0 in the table and are
+// not stored. The blend is the reference's (its weights, its order of cameras)
+// over the texture's samples. Each camera's chroma sample of a 2x2 block is
+// taken at the mean position of the block's pixels it weights, with weight (sum
+// of their weights) / (the block's pixels inside the panorama: 4, 2 or 1).
+template <int MAXC>
+__device__ __forceinline__ void overlap_yuv_tex(const stitch_kernel_args &a, const float *tw,
+                                                uint32_t wmask, int bx0, int by, bool nv12)
+{
+    const int i0 = 2 * bx0, j0 = 2 * by;
+    const int col = 4 * threadIdx.x, r0 = j0 - STITCH_TILE_H * (int)blockIdx.y; // tile row
+    float acc[2][4];
+#pragma unroll
+    for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            acc[dy][k] = 0.0f;
+    float accu[2] = {0.0f, 0.0f}, accv[2] = {0.0f, 0.0f}, wsum[2] = {0.0f, 0.0f};
+    unsigned int ok = 0; // bit 4 * dy + k: some camera weights pixel (i0 + k, j0 + dy)
+    // 1 / (pixels of block b inside the panorama): 1 / 4, 1 / 2 or 1
+    const float rows = j0 + 1 < a.pano_h ? 2.0f : 1.0f;
+    const float inv_pixels[2] = {1.0f / ((i0 + 1 < a.pano_w ? 2.0f : 1.0f) * rows),
+                                 1.0f / ((i0 + 3 < a.pano_w ? 2.0f : 1.0f) * rows)};
+    int slot = 0;
+#pragma unroll 1
+    for (int c = 0; c < MAXC; c++) {
+        if (!(wmask >> c & 1u))
+            continue;
+        unsigned int p0, p1;
+        const float4 w0 = table_w4(tw, slot, r0, col, p0);
+        const float4 w1 = table_w4(tw, slot, r0 + 1, col, p1);
+        slot++;
+        const unsigned int pos = p0 | p1 << 4;
+        if (!pos)
+            continue;
+        ok |= pos;
+        const stitch_kernel_cam &cam = a.cam[c];
+        float x[2][4], y[2][4];
+        tex_coords4<2>(cam, i0, j0, x, y);
+        const float w[2][4] = {{w0.x, w0.y, w0.z, w0.w}, {w1.x, w1.y, w1.z, w1.w}};
+        float t[2][4];
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                t[dy][k] = tex2D<float>(cam.tex0, x[dy][k], y[dy][k]);
+        // each block's chroma position: the mean of its weighted pixels' positions
+        const float chmax_x = (float)(((cam.width + 1) >> 1) - 1);
+        const float chmax_y = (float)(((cam.height + 1) >> 1) - 1);
+        float cu[2], cv[2], cwt[2];
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            float sx = 0.0f, sy = 0.0f;
+            cwt[b] = 0.0f;
+#pragma unroll
+            for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+                for (int dx = 0; dx < 2; dx++) {
+                    const int k = 2 * b + dx;
+                    const bool use = pos >> (4 * dy + k) & 1u;
+                    sx += use ? x[dy][k] : 0.0f;
+                    sy += use ? y[dy][k] : 0.0f;
+                    cwt[b] += w[dy][k]; // 0 where unused
+                }
+            const int cn = __popc(pos & (0x33u << (2 * b)));
+            const float inv = cn == 4 ? 0.25f : (cn == 2 ? 0.5f : (cn == 3 ? 1.0f / 3.0f : 1.0f));
+            const float cx = fminf(fmaxf((sx * inv - 1.0f) * 0.5f, 0.0f), chmax_x) + 0.5f;
+            const float cy = fminf(fmaxf((sy * inv - 1.0f) * 0.5f, 0.0f), chmax_y) + 0.5f;
+            if (nv12) {
+                const float2 c2 = tex2D<float2>(cam.tex1, cx, cy);
+                cu[b] = c2.x;
+                cv[b] = c2.y;
+            } else {
+                cu[b] = tex2D<float>(cam.tex1, cx, cy);
+                cv[b] = tex2D<float>(cam.tex2, cx, cy);
+            }
+        }
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                acc[dy][k] += w[dy][k] * __ldg(&cam.lut[tex_q_fma(t[dy][k])]);
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            if (cwt[b] > 0.0f) {
+                const float wc = cwt[b] * inv_pixels[b]; // = cwt / pixels, exactly
+                float su, sv;
+                chroma_value(cam, tex_q_fma(cu[b]), tex_q_fma(cv[b]), su, sv);
+                accu[b] += wc * su;
+                accv[b] += wc * sv;
+                wsum[b] += wc;
+            }
         }
     }
 #pragma unroll
@@ -903,16 +1071,22 @@ __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_args &a,
         unsigned int y4 = 0;
 #pragma unroll
         for (int k = 0; k < 4; k++)
-            y4 |= (unsigned int)lut8[tex_q_fma(t[dy][k])] << (8 * k);
-        *reinterpret_cast<uint32_t *>(a.out0 + (size_t)(j0 + dy) * a.out_stride0 + i0) = y4;
+            y4 |= ((ok >> (4 * dy + k) & 1u) ? round_u8(acc[dy][k]) : (unsigned int)a.black_y)
+                  << (8 * k);
+        if (j0 + dy >= a.pano_h)
+            break;
+        uint8_t *orow = a.out0 + (size_t)(j0 + dy) * a.out_stride0;
+        if (i0 + 3 < a.pano_w)
+            *reinterpret_cast<uint32_t *>(orow + i0) = y4;
+        else
+            for (int k = 0; i0 + k < a.pano_w; k++)
+                orow[i0 + k] = (uint8_t)(y4 >> (8 * k));
     }
     unsigned int ou[2], ov[2];
 #pragma unroll
     for (int b = 0; b < 2; b++) {
-        float su, sv;
-        chroma_value(cam, tex_q_fma(cu[b]), tex_q_fma(cv[b]), su, sv);
-        ou[b] = round_u8(su);
-        ov[b] = round_u8(sv);
+        ou[b] = wsum[b] > 0.0f ? round_u8(accu[b] / wsum[b]) : 128u;
+        ov[b] = wsum[b] > 0.0f ? round_u8(accv[b] / wsum[b]) : 128u;
     }
     store_chroma2(a, by, bx0, (a.pano_w + 1) >> 1, ou, ov);
 }
@@ -1028,45 +1202,19 @@ __device__ __forceinline__ void single_yuv(const stitch_kernel_args &a, const st
     store_chroma2(a, by, bx0, cw_out, ou, ov);
 }
 
-// YUV: each thread covers two 2x2 luma blocks side by side (4x2 luma pixels) and
-// their two chroma pixels; a thread block covers one 128x16 mask tile.
+// The 4x2 luma pixels and two chroma pixels of chroma row by, columns bx0,
+// bx0 + 1 of a tile that is not a single-camera tile (YUV). own, sh_stats: the
+// statistics counters (see STAT_ACC).
 template <int MAXC, bool STATS, bool TEX>
-__global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_yuv_kernel(const stitch_kernel_args a)
+__device__ __forceinline__ void overlap_yuv(const stitch_kernel_args &a, uint32_t wmask, int bx0,
+                                            int by, bool nv12, unsigned long long *own,
+                                            unsigned long long *sh_stats)
 {
-    extern __shared__ unsigned long long sh_stats[];
-    const int npairs = a.n * (a.n - 1) / 2;
-    unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
-#pragma unroll
-    for (int f = 0; f < STITCH_STAT_FIELDS; f++)
-        own[f] = 0;
-    if (STATS) {
-        for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < npairs * STITCH_STAT_FIELDS;
-             k += blockDim.x * blockDim.y)
-            sh_stats[k] = 0;
-        __syncthreads();
-    }
-    const int bx0 = (blockIdx.x * blockDim.x + threadIdx.x) * 2; // chroma column
-    const int by = blockIdx.y * blockDim.y + threadIdx.y;        // chroma row
     const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
-    const int i0 = 2 * bx0, j0 = 2 * by;                          // luma
-    const uint32_t mask = __ldg(&a.tile_masks[blockIdx.y * a.tiles_x + blockIdx.x]);
-    const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
-    const bool nv12 = a.in_format == 2;
-    // (single-camera tiles have no overlap statistics to add: the statistics pass skips them)
-    const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
-    if (STATS && single)
-        return; // no pairs to count (the whole block leaves)
-    if (single) {
-        // One camera in the tile: weight 1 wherever it sees (see the RGB kernel);
-        // the same operations as the general path below with w = 1.
-        const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
-        const uint8_t *lut8 = shared_lut8(cam, 1, reinterpret_cast<uint8_t *>(sh_stats));
-        if (TEX && (mask & STITCH_TILE_INTERIOR) && cam.step_shift >= 2)
-            interior_yuv_tex(a, cam, lut8, bx0, by, nv12);
-        else if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
-            single_yuv<TEX, false>(a, cam, lut8, bx0, by, nv12);
-        else
-            single_yuv<TEX, true>(a, cam, lut8, bx0, by, nv12);
+    const int i0 = 2 * bx0, j0 = 2 * by; // luma
+    if (TEX && !STATS && a.min_step_shift >= 2 && by < ch_out && bx0 < cw_out) {
+        overlap_yuv_tex<MAXC>(a, tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x), wmask, bx0,
+                              by, nv12);
     } else if (MAXC <= 4 && by < ch_out && bx0 < cw_out) {
         // Several cameras, row by row: every weighted camera's weights (table)
         // and positions (grid) for the four pixels, then every camera's luma
@@ -1074,7 +1222,7 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_y
         // luma blends and the chroma sums of each block; then every camera's
         // chroma samples of both blocks at once and their blends.
         const float *tw = tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x);
-        const int col = 4 * threadIdx.x, r0 = 2 * threadIdx.y;
+        const int col = 4 * threadIdx.x, r0 = j0 - STITCH_TILE_H * (int)blockIdx.y;
         float cwt[MAXC][2], cu[MAXC][2], cv[MAXC][2];
         int cn[MAXC][2];
 #pragma unroll
@@ -1256,6 +1404,57 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_y
         }
         store_chroma2(a, by, bx0, cw_out, ou, ov);
     }
+}
+
+// YUV: each thread covers a 4x4 luma block (two 2x2 blocks side by side in each
+// of two chroma rows) and its four chroma pixels; a thread block (32 x 4) covers
+// one 128x16 mask tile.
+template <int MAXC, bool STATS, bool TEX>
+__global__ void __launch_bounds__(128, MAXC <= 2 ? (STATS ? 4 : 8) : 2) stitch_yuv_kernel(const stitch_kernel_args a)
+{
+    extern __shared__ __align__(16) unsigned long long sh_stats[];
+    const int npairs = a.n * (a.n - 1) / 2;
+    unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
+#pragma unroll
+    for (int f = 0; f < STITCH_STAT_FIELDS; f++)
+        own[f] = 0;
+    if (STATS) {
+        for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < npairs * STITCH_STAT_FIELDS;
+             k += blockDim.x * blockDim.y)
+            sh_stats[k] = 0;
+        __syncthreads();
+    }
+    const int bx0 = (blockIdx.x * blockDim.x + threadIdx.x) * 2; // chroma column
+    const int by0 = (blockIdx.y * blockDim.y + threadIdx.y) * 2; // chroma rows by0, by0 + 1
+    const uint32_t mask = __ldg(&a.tile_masks[blockIdx.y * a.tiles_x + blockIdx.x]);
+    const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
+    const bool nv12 = a.in_format == 2;
+    // (single-camera tiles have no overlap statistics to add: the statistics pass skips them)
+    const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
+    if (STATS && single)
+        return; // no pairs to count (the whole block leaves)
+    if (single) {
+        // One camera in the tile: weight 1 wherever it sees (see the RGB kernel);
+        // the same operations as the general path with w = 1.
+        const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
+        // luma curve and chroma tables (lut8 planes 0, 1, 2) in shared memory
+        const uint8_t *lut8 = shared_lut8(cam, 3, reinterpret_cast<uint8_t *>(sh_stats));
+        if (TEX && (mask & STITCH_TILE_INTERIOR) && cam.step_shift >= 2) {
+            interior_yuv_tex(a, cam, lut8, bx0, by0, nv12);
+        } else {
+#pragma unroll 1
+            for (int h = 0; h < 2; h++) {
+                if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
+                    single_yuv<TEX, false>(a, cam, lut8, bx0, by0 + h, nv12);
+                else
+                    single_yuv<TEX, true>(a, cam, lut8, bx0, by0 + h, nv12);
+            }
+        }
+    } else {
+#pragma unroll 1
+        for (int h = 0; h < 2; h++)
+            overlap_yuv<MAXC, STATS, TEX>(a, wmask, bx0, by0 + h, nv12, own, sh_stats);
+    }
     if (STATS)
         flush_stats<MAXC>(sh_stats, own, a.stats, npairs * STITCH_STAT_FIELDS);
 }
@@ -1268,10 +1467,11 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
               (a->pano_h + STITCH_TILE_H - 1) / STITCH_TILE_H); // 32x8 threads x 4x2 pixels
     // the stitch: a single-camera tile's 8-bit tables in shared memory
     const size_t shmem = (size_t)((3 * STITCH_LUT_SIZE + 15) & ~15);
+    const dim3 yuv_block(32, 4); // 4x4 luma pixels per thread
     if (a->in_format <= 1)
         stitch_rgb_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
     else
-        stitch_yuv_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
+        stitch_yuv_kernel<MAXC, false, TEX><<<grid, yuv_block, shmem, stream>>>(*a);
     if (!a->stats)
         return cudaGetLastError();
     // Analysis frames: then the overlap statistics, a second pass over the
@@ -1284,7 +1484,7 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
     if (a->in_format <= 1)
         stitch_rgb_kernel<MAXC, true, TEX><<<grid, block, stats_shmem, stream>>>(*a);
     else
-        stitch_yuv_kernel<MAXC, true, TEX><<<grid, block, stats_shmem, stream>>>(*a);
+        stitch_yuv_kernel<MAXC, true, TEX><<<grid, yuv_block, stats_shmem, stream>>>(*a);
     return cudaGetLastError();
 }
 

@@ -422,6 +422,15 @@ static int camera_textures(fovea_stitcher *st, int c, const fovea_frame *v, stit
     return status;
 }
 
+/* Whether the kernels can store into a device output directly: RGBA rows are
+ * written 16 bytes at a time, luma rows 4 bytes at a time (chroma stores check
+ * their own alignment). A caller's frame that is not aligned so is staged. */
+static int output_aligned(const fovea_frame *out)
+{
+    const uintptr_t a = out->fmt == FOVEA_PIX_RGBA ? 16 : 4;
+    return (uintptr_t)out->data[0] % a == 0 && (uintptr_t)out->stride[0] % a == 0;
+}
+
 static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_frame *out,
                         int want_stats)
 {
@@ -474,8 +483,12 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
         }
     }
     a.use_tex = use_tex;
+    a.min_step_shift = a.cam[0].step_shift;
+    for (int c = 1; c < st->n; c++)
+        if (a.cam[c].step_shift < a.min_step_shift)
+            a.min_step_shift = a.cam[c].step_shift;
     fovea_frame *dst = out;
-    if (out->mem != FOVEA_MEM_DEVICE) {
+    if (out->mem != FOVEA_MEM_DEVICE || !output_aligned(out)) {
         if (!cs->stage_out.buf || cs->stage_out.fmt != out->fmt) {
             fovea_frame_free(ctx, &cs->stage_out);
             status = fovea_frame_alloc(ctx, &cs->stage_out, out->width, out->height, out->fmt,

@@ -57,9 +57,10 @@ typedef struct stitch_kernel_args {
     int in_format;                /* 0 RGBA, 1 RGB24, 2 NV12, 3 I420 */
     int black_y;
     unsigned long long *stats;    /* NULL, or pairs x STITCH_STAT_FIELDS counters (zeroed before) */
-    const int *log_table;
+    const int *log_table;         /* FOVEA_LOG_TABLE_SIZE entries (see stitch/color.h) */
     int use_tex;                  /* 1: sample through texture objects (bilinear in the
-                                     texture unit), 0: integer sampling in the kernel */         /* FOVEA_LOG_TABLE_SIZE entries (see stitch/color.h) */
+                                     texture unit), 0: integer sampling in the kernel */
+    int min_step_shift;           /* the smallest step_shift of the n cameras */
 } stitch_kernel_args;
 
 int fovea_stitch_launch(const stitch_kernel_args *a, void *stream);

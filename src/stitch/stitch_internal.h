@@ -16,7 +16,8 @@ typedef enum { STITCH_IN_RGBA, STITCH_IN_RGB24, STITCH_IN_NV12, STITCH_IN_I420 }
 typedef struct stitch_tables {
     float lut[FOVEA_STITCH_MAX_CAMERAS][3][FOVEA_LUT_SIZE];
     /* fovea_round_u8 of lut: a pixel one camera alone weights (w = 1 exactly) is
-     * its camera's rounded table entry */
+     * its camera's rounded table entry. YUV: [c][0] the luma curve, [c][1] and
+     * [c][2] the rounded corrected U and V of a chroma sample (quarter codes) */
     uint8_t lut8[FOVEA_STITCH_MAX_CAMERAS][3][FOVEA_LUT_SIZE];
     float chroma_scale[FOVEA_STITCH_MAX_CAMERAS][2]; /* U, V */
 } stitch_tables;
