@@ -996,10 +996,15 @@ __device__ __forceinline__ void overlap_yuv_tex(const stitch_kernel_args &a, con
     const float inv_pixels[2] = {1.0f / ((i0 + 1 < a.pano_w ? 2.0f : 1.0f) * rows),
                                  1.0f / ((i0 + 3 < a.pano_w ? 2.0f : 1.0f) * rows)};
     int slot = 0;
-#pragma unroll 1
+    // two cameras: unrolled, so the second camera's loads need not wait for the first's sums
+#pragma unroll(MAXC == 2 ? 2 : 1)
     for (int c = 0; c < MAXC; c++) {
         if (!(wmask >> c & 1u))
             continue;
+        // the grid nodes' loads go out with the weights' (not after them)
+        const stitch_kernel_cam &cam = a.cam[c];
+        float2 n00, n10, n01, n11;
+        grid_cell(cam, i0 >> cam.step_shift, j0 >> cam.step_shift, n00, n10, n01, n11);
         unsigned int p0, p1;
         const float4 w0 = table_w4(tw, slot, r0, col, p0);
         const float4 w1 = table_w4(tw, slot, r0 + 1, col, p1);
@@ -1008,9 +1013,15 @@ __device__ __forceinline__ void overlap_yuv_tex(const stitch_kernel_args &a, con
         if (!pos)
             continue;
         ok |= pos;
-        const stitch_kernel_cam &cam = a.cam[c];
         float x[2][4], y[2][4];
-        tex_coords4<2>(cam, i0, j0, x, y);
+        {
+            const int step = 1 << cam.step_shift;
+            const float inv = __int_as_float((127 - cam.step_shift) << 23);
+            const float fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * inv;
+            const float fy0 = byte_to_float((unsigned int)(j0 & (step - 1))) * inv;
+            tex_row4(n00, n10, n01, n11, fx0, inv, fy0, x[0], y[0]);
+            tex_row4(n00, n10, n01, n11, fx0, inv, fy0 + inv, x[1], y[1]);
+        }
         const float w[2][4] = {{w0.x, w0.y, w0.z, w0.w}, {w1.x, w1.y, w1.z, w1.w}};
         float t[2][4];
 #pragma unroll
