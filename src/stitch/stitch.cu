@@ -1417,11 +1417,16 @@ __device__ __forceinline__ void overlap_yuv(const stitch_kernel_args &a, uint32_
     }
 }
 
-// YUV: each thread covers a 4x4 luma block (two 2x2 blocks side by side in each
-// of two chroma rows) and its four chroma pixels; a thread block (32 x 4) covers
-// one 128x16 mask tile.
+// YUV: each thread covers YUV_ROWS(TEX) chroma rows of two chroma pixels side by
+// side with their 2x2 luma blocks: texture path, a 4x4 luma block (32 x 4
+// threads per tile); exact path, 4x2 (32 x 8 threads: its in-kernel sampling
+// gains more from twice the threads than from two rows per thread). A thread
+// block covers one 128x16 mask tile.
+#define YUV_ROWS(TEX) ((TEX) ? 2 : 1)
 template <int MAXC, bool STATS, bool TEX>
-__global__ void __launch_bounds__(128, MAXC <= 2 ? (STATS ? 4 : 8) : 2) stitch_yuv_kernel(const stitch_kernel_args a)
+__global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
+                                  (MAXC <= 2 ? (STATS ? 2 : 4) : 1) * YUV_ROWS(TEX))
+    stitch_yuv_kernel(const stitch_kernel_args a)
 {
     extern __shared__ __align__(16) unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
@@ -1436,7 +1441,8 @@ __global__ void __launch_bounds__(128, MAXC <= 2 ? (STATS ? 4 : 8) : 2) stitch_y
         __syncthreads();
     }
     const int bx0 = (blockIdx.x * blockDim.x + threadIdx.x) * 2; // chroma column
-    const int by0 = (blockIdx.y * blockDim.y + threadIdx.y) * 2; // chroma rows by0, by0 + 1
+    constexpr int R = YUV_ROWS(TEX);
+    const int by0 = (blockIdx.y * blockDim.y + threadIdx.y) * R; // chroma rows by0 .. by0 + R - 1
     const uint32_t mask = __ldg(&a.tile_masks[blockIdx.y * a.tiles_x + blockIdx.x]);
     const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
     const bool nv12 = a.in_format == 2;
@@ -1454,7 +1460,7 @@ __global__ void __launch_bounds__(128, MAXC <= 2 ? (STATS ? 4 : 8) : 2) stitch_y
             interior_yuv_tex(a, cam, lut8, bx0, by0, nv12);
         } else {
 #pragma unroll 1
-            for (int h = 0; h < 2; h++) {
+            for (int h = 0; h < R; h++) {
                 if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
                     single_yuv<TEX, false>(a, cam, lut8, bx0, by0 + h, nv12);
                 else
@@ -1463,7 +1469,7 @@ __global__ void __launch_bounds__(128, MAXC <= 2 ? (STATS ? 4 : 8) : 2) stitch_y
         }
     } else {
 #pragma unroll 1
-        for (int h = 0; h < 2; h++)
+        for (int h = 0; h < R; h++)
             overlap_yuv<MAXC, STATS, TEX>(a, wmask, bx0, by0 + h, nv12, own, sh_stats);
     }
     if (STATS)
@@ -1478,7 +1484,7 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
               (a->pano_h + STITCH_TILE_H - 1) / STITCH_TILE_H); // 32x8 threads x 4x2 pixels
     // the stitch: a single-camera tile's 8-bit tables in shared memory
     const size_t shmem = (size_t)((3 * STITCH_LUT_SIZE + 15) & ~15);
-    const dim3 yuv_block(32, 4); // 4x4 luma pixels per thread
+    const dim3 yuv_block(32, 8 / YUV_ROWS(TEX)); // see stitch_yuv_kernel
     if (a->in_format <= 1)
         stitch_rgb_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
     else
