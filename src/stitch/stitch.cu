@@ -450,6 +450,22 @@ __device__ __forceinline__ void add_pairs(unsigned long long *acc, int n, const 
 // The thread's statistics counters: its own (MAXC == 2) or the block's.
 #define STAT_ACC(MAXC, own, shared) ((MAXC) == 2 ? (own) : (shared))
 
+// Zero the thread's statistics counters and, on the statistics pass, the
+// block's (count of them), before any thread adds to them.
+template <bool STATS>
+__device__ __forceinline__ void zero_stats(unsigned long long (&own)[STITCH_STAT_FIELDS],
+                                           unsigned long long *sh, int count)
+{
+#pragma unroll
+    for (int f = 0; f < STITCH_STAT_FIELDS; f++)
+        own[f] = 0;
+    if (STATS) {
+        for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < count; k += blockDim.x * blockDim.y)
+            sh[k] = 0;
+        __syncthreads();
+    }
+}
+
 // The block's statistics into the frame's: with two cameras each warp first
 // sums its threads' counters (own) into the block's; every thread takes part.
 template <int MAXC>
@@ -580,29 +596,35 @@ __device__ __forceinline__ void tex_row4(const float2 &n00, const float2 &n10, c
     }
 }
 
-// Texture coordinates of pixels i0..i0+3 of rows j0 .. j0 + ROWS - 1 (grid step
-// >= 4, i0 a multiple of 4, the rows in one cell: ROWS = 2 needs j0 even).
-template <int ROWS>
-__device__ __forceinline__ void tex_coords4(const stitch_kernel_cam &c, int i0, int j0,
-                                            float (&x)[ROWS][4], float (&y)[ROWS][4])
-{
-    const int step = 1 << c.step_shift;
-    const int gx = i0 >> c.step_shift, gy = j0 >> c.step_shift;
-    const float inv = __int_as_float((127 - c.step_shift) << 23);
+// The grid cell of a camera holding pixel (i0, j0) (grid step >= 4): its four
+// nodes, the pixel's column and row fractions in it, and inv = 1 / step.
+struct tex_cell {
     float2 n00, n10, n01, n11;
-    grid_cell(c, gx, gy, n00, n10, n01, n11);
-    const float fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * inv;
-#pragma unroll
-    for (int dy = 0; dy < ROWS; dy++) {
-        const float fy = byte_to_float((unsigned int)((j0 + dy) & (step - 1))) * inv;
-        tex_row4(n00, n10, n01, n11, fx0, inv, fy, x[dy], y[dy]);
-    }
+    float fx0, fy0, inv;
+};
+
+__device__ __forceinline__ tex_cell tex_cell_at(const stitch_kernel_cam &c, int i0, int j0)
+{
+    tex_cell t;
+    const int step = 1 << c.step_shift;
+    grid_cell(c, i0 >> c.step_shift, j0 >> c.step_shift, t.n00, t.n10, t.n01, t.n11);
+    t.inv = __int_as_float((127 - c.step_shift) << 23);
+    t.fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * t.inv;
+    t.fy0 = byte_to_float((unsigned int)(j0 & (step - 1))) * t.inv;
+    return t;
 }
 
-__device__ __forceinline__ void tex_coords4x2(const stitch_kernel_cam &c, int i0, int j0,
-                                              float (&x)[2][4], float (&y)[2][4])
+// Texture coordinates of pixels i0..i0+3 of rows j0 .. j0 + ROWS - 1, cell t at
+// (i0, j0) (i0 a multiple of 4, the rows in the cell: ROWS = 2 needs j0 even,
+// ROWS = 4 a multiple of 4). fy0 + dy * inv is exact (multiples of inv).
+template <int ROWS>
+__device__ __forceinline__ void tex_coords4(const tex_cell &t, float (&x)[ROWS][4],
+                                            float (&y)[ROWS][4])
 {
-    tex_coords4<2>(c, i0, j0, x, y);
+#pragma unroll
+    for (int dy = 0; dy < ROWS; dy++)
+        tex_row4(t.n00, t.n10, t.n01, t.n11, t.fx0, t.inv, __fmaf_rn((float)dy, t.inv, t.fy0),
+                 x[dy], y[dy]);
 }
 
 // Quarter code of a filtered texture value with one multiply-add (tex_q).
@@ -617,7 +639,7 @@ __device__ __forceinline__ void interior_rgb_tex(const stitch_kernel_args &a,
                                                  int i0, int j0)
 {
     float x[2][4], y[2][4];
-    tex_coords4x2(cam, i0, j0, x, y);
+    tex_coords4<2>(tex_cell_at(cam, i0, j0), x, y);
     float4 t[2][4];
 #pragma unroll
     for (int dy = 0; dy < 2; dy++)
@@ -714,15 +736,7 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
     extern __shared__ __align__(16) unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
     unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
-#pragma unroll
-    for (int f = 0; f < STITCH_STAT_FIELDS; f++)
-        own[f] = 0;
-    if (STATS) {
-        for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < npairs * STITCH_STAT_FIELDS;
-             k += blockDim.x * blockDim.y)
-            sh_stats[k] = 0;
-        __syncthreads();
-    }
+    zero_stats<STATS>(own, sh_stats, npairs * STITCH_STAT_FIELDS);
     const int i0 = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
     const int j0 = (blockIdx.y * blockDim.y + threadIdx.y) * 2;
     const uint32_t mask = __ldg(&a.tile_masks[blockIdx.y * a.tiles_x + blockIdx.x]);
@@ -903,23 +917,16 @@ __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_args &a,
                                                  int bx0, int by0, bool nv12)
 {
     const int i0 = 2 * bx0, j0 = 2 * by0;
-    const int step = 1 << cam.step_shift;
-    const float inv = __int_as_float((127 - cam.step_shift) << 23);
-    float2 n00, n10, n01, n11;
-    grid_cell(cam, i0 >> cam.step_shift, j0 >> cam.step_shift, n00, n10, n01, n11);
-    const float fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * inv;
-    const float fy0 = byte_to_float((unsigned int)(j0 & (step - 1))) * inv;
+    const tex_cell cell = tex_cell_at(cam, i0, j0);
     float x[4][4], y[4][4];
-#pragma unroll
-    for (int dy = 0; dy < 4; dy++)
-        tex_row4(n00, n10, n01, n11, fx0, inv, __fmaf_rn((float)dy, inv, fy0), x[dy], y[dy]);
+    tex_coords4<4>(cell, x, y);
     // chroma texture coordinates: half the luma ones at the blocks' centres
     float cx[2][2], cy[2][2];
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         float xr[4], yr[4];
-        tex_row4(n00, n10, n01, n11, __fmaf_rn(0.5f, inv, fx0), 2.0f * inv,
-                 __fmaf_rn((float)(2 * h) + 0.5f, inv, fy0), xr, yr);
+        tex_row4(cell.n00, cell.n10, cell.n01, cell.n11, __fmaf_rn(0.5f, cell.inv, cell.fx0),
+                 2.0f * cell.inv, __fmaf_rn((float)(2 * h) + 0.5f, cell.inv, cell.fy0), xr, yr);
 #pragma unroll
         for (int b = 0; b < 2; b++) {
             cx[h][b] = 0.5f * xr[b];
@@ -1003,8 +1010,7 @@ __device__ __forceinline__ void overlap_yuv_tex(const stitch_kernel_args &a, con
             continue;
         // the grid nodes' loads go out with the weights' (not after them)
         const stitch_kernel_cam &cam = a.cam[c];
-        float2 n00, n10, n01, n11;
-        grid_cell(cam, i0 >> cam.step_shift, j0 >> cam.step_shift, n00, n10, n01, n11);
+        const tex_cell cell = tex_cell_at(cam, i0, j0);
         unsigned int p0, p1;
         const float4 w0 = table_w4(tw, slot, r0, col, p0);
         const float4 w1 = table_w4(tw, slot, r0 + 1, col, p1);
@@ -1014,14 +1020,7 @@ __device__ __forceinline__ void overlap_yuv_tex(const stitch_kernel_args &a, con
             continue;
         ok |= pos;
         float x[2][4], y[2][4];
-        {
-            const int step = 1 << cam.step_shift;
-            const float inv = __int_as_float((127 - cam.step_shift) << 23);
-            const float fx0 = byte_to_float((unsigned int)(i0 & (step - 1))) * inv;
-            const float fy0 = byte_to_float((unsigned int)(j0 & (step - 1))) * inv;
-            tex_row4(n00, n10, n01, n11, fx0, inv, fy0, x[0], y[0]);
-            tex_row4(n00, n10, n01, n11, fx0, inv, fy0 + inv, x[1], y[1]);
-        }
+        tex_coords4<2>(cell, x, y);
         const float w[2][4] = {{w0.x, w0.y, w0.z, w0.w}, {w1.x, w1.y, w1.z, w1.w}};
         float t[2][4];
 #pragma unroll
@@ -1431,15 +1430,7 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
     extern __shared__ __align__(16) unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
     unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
-#pragma unroll
-    for (int f = 0; f < STITCH_STAT_FIELDS; f++)
-        own[f] = 0;
-    if (STATS) {
-        for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < npairs * STITCH_STAT_FIELDS;
-             k += blockDim.x * blockDim.y)
-            sh_stats[k] = 0;
-        __syncthreads();
-    }
+    zero_stats<STATS>(own, sh_stats, npairs * STITCH_STAT_FIELDS);
     const int bx0 = (blockIdx.x * blockDim.x + threadIdx.x) * 2; // chroma column
     constexpr int R = YUV_ROWS(TEX);
     const int by0 = (blockIdx.y * blockDim.y + threadIdx.y) * R; // chroma rows by0 .. by0 + R - 1
