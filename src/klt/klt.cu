@@ -378,7 +378,7 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
 // tile plan are made by the block that finishes last (fence + counter), so
 // they need no barrier of their own.
 
-constexpr int kQsThreads = 512;
+constexpr int kQsThreads = 1024;
 constexpr int kQsPer = KLT_CUDA_QS_TILE / kQsThreads;
 constexpr int kQsSmallPer = KLT_CUDA_QS_SMALL / kQsThreads;
 constexpr int kQsBufBit = 30;
@@ -516,7 +516,7 @@ __device__ void qs_plan(const klt_cuda_qs &q, int cur, QsShared &sh)
         __syncthreads();
     }
     const int ntiles = sh.carry;
-    // every segment has >= 3 tiles: seg_tile0 is strictly increasing
+    // every segment has >= 2 tiles: seg_tile0 is strictly increasing
     const int *tile0 = nseg <= kQsThreads ? sh.tile0 : q.seg_tile0;
     for (int t = threadIdx.x; t < ntiles; t += kQsThreads) {
         int lo = 0, hi = nseg - 1;

@@ -64,7 +64,7 @@ int klt_cuda_eigen(const klt_cuda_eig_args *a, void *stream);
  * stops before it; segments starting at or after kcap are deferred (the
  * selection reads only a prefix; another launch with a larger kcap sorts
  * more when it needs more). Candidates are (value, pixel) int pairs. */
-#define KLT_CUDA_QS_SMALL 4096
+#define KLT_CUDA_QS_SMALL 2048
 #define KLT_CUDA_QS_TILE 2048
 
 /* ctr words (device) */
