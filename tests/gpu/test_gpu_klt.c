@@ -12,6 +12,7 @@
  * without a CUDA device or without the golden data. */
 #include <math.h>
 
+#include "klt/klt_cuda.h"  /* KLT_CUDA_QS_SMALL: where grid-wide levels start */
 #include "klt/klt_internal.h"
 #include "klt_cases.h"
 
@@ -268,7 +269,7 @@ static void run_sort_checks(int sanitizer)
              * one (blocks with several tiles and segments each), on copies:
              * the reference sorts val in place */
             static const int grids[3] = {1, 3, 0};
-            const int g0 = n > 2048 && (r == 2 || r == 4 || r == 8) ? 0 : 2;
+            const int g0 = n > KLT_CUDA_QS_SMALL && (r == 2 || r == 4 || r == 8) ? 0 : 2;
             for (int g = g0; g < 3; g++) {
                 if (g < 2)
                     memcpy(work, val, (size_t)n * sizeof(int));
