@@ -13,7 +13,10 @@
  * copies; klt_cuda_set_timing). Golden rows of the CUDA backend come twice:
  * a new tracking context per run (first-use allocations included), and
  * ", context reused": one context for every run, as an application that
- * tracks clip after clip keeps one (its device buffers are then in place). */
+ * tracks clip after clip keeps one (its device buffers are then in place).
+ * CUDA rows marked "device frames" pass frames that are already in device
+ * memory (copied there once before the runs, as from a GPU decoder): the
+ * device-resident figures; the others pass host frames (end to end). */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
@@ -23,6 +26,7 @@
 
 #include "bench_common.h"
 #include "core/core.h" /* fovea_parallel_for, fovea_cpu_count */
+#include "core/device.h" /* device copies of the frames */
 #include "fovea/io.h"
 #include "fovea/klt.h"
 #include "klt/klt_fields.h"
@@ -181,6 +185,40 @@ static void samples_free(call_samples *s)
     memset(s, 0, sizeof *s);
 }
 
+/* ---------------------------------------------------------------- device frames */
+
+static fovea_context *cuda_ctx;  /* for the device copies; opened on first use */
+
+/* Copies of n frames of bytes each in device memory (NULL without a device). */
+static unsigned char **frames_to_device(unsigned char *const *host, int n, size_t bytes)
+{
+    if (!cuda_ctx) {
+        fovea_settings cs;
+        fovea_default_settings(&cs);
+        cs.backend = FOVEA_BACKEND_CUDA;
+        if (fovea_open(&cuda_ctx, &cs) != FOVEA_OK)
+            return NULL;
+    }
+    unsigned char **dev = calloc((size_t)n, sizeof(*dev));
+    if (!dev) {
+        fprintf(stderr, "bench_klt: out of memory\n");
+        exit(1);
+    }
+    for (int i = 0; i < n; i++) {
+        BENCH_FOVEA(cuda_ctx, fovea_device_malloc(cuda_ctx, bytes, (void **)&dev[i]));
+        BENCH_FOVEA(cuda_ctx, fovea_memcpy2d(cuda_ctx, dev[i], bytes, host[i], bytes, bytes, 1));
+    }
+    BENCH_FOVEA(cuda_ctx, fovea_device_sync(cuda_ctx));
+    return dev;
+}
+
+static void frames_free_device(unsigned char **dev, int n)
+{
+    for (int i = 0; dev && i < n; i++)
+        fovea_device_free(cuda_ctx, dev[i]);
+    free(dev);
+}
+
 /* ---------------------------------------------------------------- golden cases */
 
 typedef struct golden_case {
@@ -299,8 +337,8 @@ static KLT_TrackingContext case_context(const golden_case *c, fovea_context *ctx
 
 /* One run of KLT example3's call sequence; per-call times appended to s.
  * reuse: the tracking context to run on (kept), else a new one per run. */
-static void golden_run(const golden_case *c, fovea_context *ctx, fovea_backend backend,
-                       call_samples *s, KLT_TrackingContext reuse)
+static void golden_run(const golden_case *c, unsigned char *const *frames, fovea_context *ctx,
+                       fovea_backend backend, call_samples *s, KLT_TrackingContext reuse)
 {
     KLT_TrackingContext tc = reuse ? reuse : case_context(c, ctx, backend);
     KLT_FeatureList fl = KLTCreateFeatureList(c->nfeat);
@@ -310,7 +348,7 @@ static void golden_run(const golden_case *c, fovea_context *ctx, fovea_backend b
     }
     double t_start = bench_now_us();
     double t0 = t_start, dev = 0.0, d;
-    KLTSelectGoodFeatures(tc, c->frames[0], c->ncols, c->nrows, fl);
+    KLTSelectGoodFeatures(tc, frames[0], c->ncols, c->nrows, fl);
     double t1 = bench_now_us();
     klt_check(tc, "select");
     if (s) {
@@ -320,7 +358,7 @@ static void golden_run(const golden_case *c, fovea_context *ctx, fovea_backend b
     }
     for (int i = 1; i < c->nframes; i++) {
         t0 = bench_now_us();
-        KLTTrackFeatures(tc, c->frames[i - 1], c->frames[i], c->ncols, c->nrows, fl);
+        KLTTrackFeatures(tc, frames[i - 1], frames[i], c->ncols, c->nrows, fl);
         t1 = bench_now_us();
         klt_check(tc, "track");
         if (s) {
@@ -330,7 +368,7 @@ static void golden_run(const golden_case *c, fovea_context *ctx, fovea_backend b
         }
         if (c->replace) {
             t0 = bench_now_us();
-            KLTReplaceLostFeatures(tc, c->frames[i], c->ncols, c->nrows, fl);
+            KLTReplaceLostFeatures(tc, frames[i], c->ncols, c->nrows, fl);
             t1 = bench_now_us();
             klt_check(tc, "replace");
             if (s) {
@@ -377,14 +415,20 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
         if (!backend_available(be))
             continue;
         /* pass 2 (CUDA): one tracking context for all runs, as an application
-         * tracking several clips keeps one; its buffers are then in place */
-        for (int pass = 0; pass < 3; pass++) {
+         * tracking several clips keeps one; its buffers are then in place;
+         * pass 3 (CUDA): the same with the frames in device memory */
+        for (int pass = 0; pass < 4; pass++) {
             fovea_context *ctx = pass == 0 ? ctx_one : ctx_all;
             if (pass == 0 && !be->cpu_threads)
                 continue;
-            if (pass == 2 && be->backend != FOVEA_BACKEND_CUDA)
+            if (pass >= 2 && be->backend != FOVEA_BACKEND_CUDA)
                 continue;
-            KLT_TrackingContext reuse = pass == 2 ? case_context(&c, ctx, be->backend) : NULL;
+            unsigned char **dframes = NULL;
+            if (pass == 3 &&
+                !(dframes = frames_to_device(c.frames, c.nframes, (size_t)c.ncols * c.nrows)))
+                continue;
+            unsigned char *const *frames = dframes ? dframes : c.frames;
+            KLT_TrackingContext reuse = pass >= 2 ? case_context(&c, ctx, be->backend) : NULL;
             int threads = ctx ? fovea_context_threads(ctx) : 1;
             if (pass == 1 && threads == 1 && be->cpu_threads)
                 continue; /* one CPU: the 1-thread row says it all */
@@ -396,7 +440,7 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
             if (reuse && warm == 0)
                 warm = 1; /* the reused context's buffers come from a first run */
             for (int r = 0; r < warm; r++)
-                golden_run(&c, ctx, be->backend, NULL, reuse);
+                golden_run(&c, frames, ctx, be->backend, NULL, reuse);
             double one = warm ? (bench_now_us() - w0) / warm : 0.0;
             int runs = runs_for_budget(one, opts->quick ? 1.5e6 : 3e6, opts->runs < 3 ? opts->runs : 3,
                                        opts->runs);
@@ -406,14 +450,14 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
             call_samples s;
             samples_alloc(&s, runs, calls);
             for (int r = 0; r < runs; r++)
-                golden_run(&c, ctx, be->backend, &s, reuse);
+                golden_run(&c, frames, ctx, be->backend, &s, reuse);
             bench_stats st;
             bench_stats_compute(s.total, s.ntotal, &st);
 
             char name[96], note[160];
             if (be->backend == FOVEA_BACKEND_CUDA)
-                snprintf(name, sizeof name, "%s %dx%d %df%s", label, c.ncols, c.nrows, c.nfeat,
-                         reuse ? ", context reused" : "");
+                snprintf(name, sizeof name, "%s %dx%d %df%s%s", label, c.ncols, c.nrows, c.nfeat,
+                         reuse ? ", context reused" : "", dframes ? ", device frames" : "");
             else
                 snprintf(name, sizeof name, "%s %dx%d %df, %d thread%s", label, c.ncols,
                          c.nrows, c.nfeat, threads, threads == 1 ? "" : "s");
@@ -444,6 +488,7 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
             samples_free(&s);
             if (reuse)
                 KLTFreeTrackingContext(reuse);
+            frames_free_device(dframes, c.nframes);
         }
     }
     case_free(&c);
@@ -529,8 +574,8 @@ typedef struct seq_case {
     int nframes, w, h, nfeat;
 } seq_case;
 
-static void seq_run(const seq_case *q, fovea_context *ctx, fovea_backend backend,
-                    call_samples *s, int *remaining)
+static void seq_run(const seq_case *q, unsigned char *const *frames, fovea_context *ctx,
+                    fovea_backend backend, call_samples *s, int *remaining)
 {
     KLT_TrackingContext tc = KLTCreateTrackingContext();
     KLT_FeatureList fl = KLTCreateFeatureList(q->nfeat);
@@ -545,7 +590,7 @@ static void seq_run(const seq_case *q, fovea_context *ctx, fovea_backend backend
         klt_cuda_set_timing(tc, 1);
     double t_start = bench_now_us();
     double t0 = t_start, dev = 0.0, d;
-    KLTSelectGoodFeatures(tc, q->frames[0], q->w, q->h, fl);
+    KLTSelectGoodFeatures(tc, frames[0], q->w, q->h, fl);
     double t1 = bench_now_us();
     klt_check(tc, "select");
     s->sel[s->nsel++] = t1 - t0;
@@ -553,7 +598,7 @@ static void seq_run(const seq_case *q, fovea_context *ctx, fovea_backend backend
         s->dsel[s->ndsel++] = d, dev += d;
     for (int i = 1; i < q->nframes; i++) {
         t0 = bench_now_us();
-        KLTTrackFeatures(tc, q->frames[i - 1], q->frames[i], q->w, q->h, fl);
+        KLTTrackFeatures(tc, frames[i - 1], frames[i], q->w, q->h, fl);
         t1 = bench_now_us();
         klt_check(tc, "track");
         s->trk[s->ntrk++] = t1 - t0;
@@ -562,7 +607,7 @@ static void seq_run(const seq_case *q, fovea_context *ctx, fovea_backend backend
         if (remaining && i == q->nframes - 1)
             *remaining = KLTCountRemainingFeatures(fl);
         t0 = bench_now_us();
-        KLTReplaceLostFeatures(tc, q->frames[i], q->w, q->h, fl);
+        KLTReplaceLostFeatures(tc, frames[i], q->w, q->h, fl);
         t1 = bench_now_us();
         klt_check(tc, "replace");
         s->rep[s->nrep++] = t1 - t0;
@@ -593,10 +638,16 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
             (bench_now_us() - t0) / 1e6);
     const double img_bytes = (double)q.w * q.h;
 
-    for (int b = 0; b < N_BACKENDS; b++) {
-        const bench_backend *be = &bench_backends[b];
-        if (!backend_available(be))
+    /* the CUDA backend twice: host frames, then the frames in device memory */
+    for (int b = 0; b <= N_BACKENDS; b++) {
+        const bench_backend *be = &bench_backends[b < N_BACKENDS ? b : N_BACKENDS - 1];
+        if (!backend_available(be) || (b == N_BACKENDS && be->backend != FOVEA_BACKEND_CUDA))
             continue;
+        unsigned char **dframes = NULL;
+        if (b == N_BACKENDS &&
+            !(dframes = frames_to_device(q.frames, q.nframes, (size_t)q.w * q.h)))
+            continue;
+        unsigned char *const *frames = dframes ? dframes : q.frames;
         /* each run is the whole sequence; no warm-up (the first frames are in
          * it). --quick: 2 runs; otherwise up to 3 (fewer when --runs says so) */
         int runs = opts->quick ? 2 : (opts->runs < 3 ? opts->runs : 3);
@@ -606,14 +657,14 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
         samples_alloc(&s, runs, q.nframes);
         int remaining = 0;
         for (int r = 0; r < runs; r++)
-            seq_run(&q, ctx_all, be->backend, &s, &remaining);
+            seq_run(&q, frames, ctx_all, be->backend, &s, &remaining);
         bench_stats st;
         bench_stats_compute(s.total, s.ntotal, &st);
         int threads = fovea_context_threads(ctx_all);
         char name[96], note[160];
         if (be->backend == FOVEA_BACKEND_CUDA)
-            snprintf(name, sizeof name, "%s %dx%d %df seq %d frames", label, q.w, q.h, q.nfeat,
-                     q.nframes);
+            snprintf(name, sizeof name, "%s %dx%d %df seq %d frames%s", label, q.w, q.h,
+                     q.nfeat, q.nframes, dframes ? ", device frames" : "");
         else
             snprintf(name, sizeof name, "%s %dx%d %df seq %d frames, %d thread%s", label, q.w,
                      q.h, q.nfeat, q.nframes, threads, threads == 1 ? "" : "s");
@@ -641,6 +692,7 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
             fprintf(text, "%s [cuda-dev]: %s\n", name, note);
         }
         samples_free(&s);
+        frames_free_device(dframes, q.nframes);
     }
     for (int i = 0; i < q.nframes; i++)
         free(q.frames[i]);
@@ -711,5 +763,6 @@ int main(int argc, char **argv)
 
     fovea_close(&ctx_all);
     fovea_close(&ctx_one);
+    fovea_close(&cuda_ctx);
     return bench_table_finish(&table, 0.0);
 }

@@ -143,7 +143,14 @@ FOVEA_API void KLTFreeFeatureList(KLT_FeatureList fl);
 FOVEA_API void KLTFreeFeatureHistory(KLT_FeatureHistory fh);
 FOVEA_API void KLTFreeFeatureTable(KLT_FeatureTable ft);
 
-/* ---- Processing ---- */
+/* ---- Processing ----
+ * Images are ncols x nrows bytes without padding. On the CUDA backend they may
+ * be host memory, pinned host memory (copied without a staging copy) or
+ * CUDA device / managed memory (a frame already on the GPU, e.g. from a
+ * decoder: copied on the device, nothing crosses the bus); the kind is found
+ * from the pointer on each call. The C backend reads host (or managed)
+ * memory and fails with FOVEA_ERR_INVALID_ARG on a device pointer. Every call
+ * has finished reading its images when it returns. */
 
 /** Select the fl->nFeatures best features of img (ncols x nrows, 8-bit, no padding). */
 FOVEA_API void KLTSelectGoodFeatures(KLT_TrackingContext tc, KLT_PixelType *img, int ncols,

@@ -164,6 +164,40 @@ void fovea_pinned_free(fovea_context *ctx, void *ptr)
         cudaFreeHost(ptr);
 }
 
+static int ptr_attributes(const void *p, struct cudaPointerAttributes *a)
+{
+    int n = 0;
+    if (!p || fovea_device_count(&n) < 0 || n == 0)
+        return 0;
+    if (cudaPointerGetAttributes(a, p) != cudaSuccess) {
+        cudaGetLastError();  /* not a pointer the runtime knows: plain host memory */
+        return 0;
+    }
+    return 1;
+}
+
+int fovea_ptr_device_only(const void *p)
+{
+    struct cudaPointerAttributes a;
+    return ptr_attributes(p, &a) && a.type == cudaMemoryTypeDevice;
+}
+
+fovea_memtype fovea_ptr_memtype(const void *p)
+{
+    struct cudaPointerAttributes a;
+    if (!ptr_attributes(p, &a))
+        return FOVEA_MEM_HOST;
+    switch (a.type) {
+    case cudaMemoryTypeDevice:
+    case cudaMemoryTypeManaged:
+        return FOVEA_MEM_DEVICE;
+    case cudaMemoryTypeHost:
+        return FOVEA_MEM_PINNED;
+    default:
+        return FOVEA_MEM_HOST;
+    }
+}
+
 int fovea_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
                    size_t spitch, size_t width_bytes, size_t rows)
 {
@@ -220,6 +254,16 @@ int fovea_device_bind(fovea_context *ctx, int dev, void *user_stream)
     return no_cuda(ctx);
 }
 void fovea_device_unbind(fovea_context *ctx) { (void)ctx; }
+fovea_memtype fovea_ptr_memtype(const void *p)
+{
+    (void)p;
+    return FOVEA_MEM_HOST;
+}
+int fovea_ptr_device_only(const void *p)
+{
+    (void)p;
+    return 0;
+}
 int fovea_device_sync(fovea_context *ctx) { (void)ctx; return FOVEA_OK; }
 int fovea_device_activate(fovea_context *ctx) { return no_cuda(ctx); }
 int fovea_device_malloc(fovea_context *ctx, size_t size, void **ptr)

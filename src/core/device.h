@@ -20,6 +20,14 @@ void fovea_device_free(fovea_context *ctx, void *ptr);
 int fovea_pinned_malloc(fovea_context *ctx, size_t size, void **ptr);
 void fovea_pinned_free(fovea_context *ctx, void *ptr);
 
+/* Where the memory at p lives: FOVEA_MEM_DEVICE for device or managed memory
+ * (of any device), FOVEA_MEM_PINNED for page-locked host memory the CUDA
+ * runtime knows, FOVEA_MEM_HOST otherwise (always in CPU-only builds, and
+ * for NULL). Never fails: an unknown pointer is host memory. */
+fovea_memtype fovea_ptr_memtype(const void *p);
+/* 1 when p is device memory the host cannot read (not managed), else 0. */
+int fovea_ptr_device_only(const void *p);
+
 /* 2-D copy between any host/pinned/device pointers, queued on ctx's stream. */
 int fovea_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
                    size_t spitch, size_t width_bytes, size_t rows);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/device.h"
 #include "klt/klt_internal.h"
 
 void klt_log(KLT_TrackingContext tc, fovea_log_level level, const char *fmt, ...)
@@ -304,10 +305,22 @@ static int check_call(KLT_TrackingContext tc, const void *img, int ncols, int nr
     return FOVEA_OK;
 }
 
+/* Device memory is read by the cuda backend only. */
+static int check_host_image(KLT_TrackingContext tc, const KLT_PixelType *img, const char *who)
+{
+    if (strcmp(klt_priv(tc)->backend->name, "cpu") == 0 && img && fovea_ptr_device_only(img))
+        return klt_fail(tc, FOVEA_ERR_INVALID_ARG,
+                        "(%s) the image is in CUDA device memory, which only the cuda backend "
+                        "reads (this context runs on the cpu backend)",
+                        who);
+    return FOVEA_OK;
+}
+
 void KLTSelectGoodFeatures(KLT_TrackingContext tc, KLT_PixelType *img, int ncols, int nrows,
                            KLT_FeatureList fl)
 {
-    if (check_call(tc, img, ncols, nrows, fl, "KLTSelectGoodFeatures") < 0)
+    if (check_call(tc, img, ncols, nrows, fl, "KLTSelectGoodFeatures") < 0 ||
+        check_host_image(tc, img, "KLTSelectGoodFeatures") < 0)
         return;
     klt_log(tc, FOVEA_LOG_INFO, "selecting the %d best features from a %d by %d image",
             fl->nFeatures, ncols, nrows);
@@ -318,7 +331,8 @@ void KLTSelectGoodFeatures(KLT_TrackingContext tc, KLT_PixelType *img, int ncols
 void KLTReplaceLostFeatures(KLT_TrackingContext tc, KLT_PixelType *img, int ncols, int nrows,
                             KLT_FeatureList fl)
 {
-    if (check_call(tc, img, ncols, nrows, fl, "KLTReplaceLostFeatures") < 0)
+    if (check_call(tc, img, ncols, nrows, fl, "KLTReplaceLostFeatures") < 0 ||
+        check_host_image(tc, img, "KLTReplaceLostFeatures") < 0)
         return;
     int lost = fl->nFeatures - KLTCountRemainingFeatures(fl);
     klt_log(tc, FOVEA_LOG_INFO, "attempting to replace %d features in a %d by %d image", lost,
@@ -331,7 +345,9 @@ void KLTReplaceLostFeatures(KLT_TrackingContext tc, KLT_PixelType *img, int ncol
 void KLTTrackFeatures(KLT_TrackingContext tc, KLT_PixelType *img1, KLT_PixelType *img2,
                       int ncols, int nrows, KLT_FeatureList fl)
 {
-    if (check_call(tc, img2, ncols, nrows, fl, "KLTTrackFeatures") < 0)
+    if (check_call(tc, img2, ncols, nrows, fl, "KLTTrackFeatures") < 0 ||
+        check_host_image(tc, img1, "KLTTrackFeatures") < 0 ||
+        check_host_image(tc, img2, "KLTTrackFeatures") < 0)
         return;
     klt_log(tc, FOVEA_LOG_INFO, "tracking %d features in a %d by %d image",
             KLTCountRemainingFeatures(fl), ncols, nrows);

@@ -8,6 +8,7 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <limits.h>
+#include <stdint.h>
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -1239,6 +1240,49 @@ extern "C" int klt_cuda_smooth_subsample(const float *in, int ncols, int nrows,
         return (int)e;
     dim3 gv((oc + 31) / 32, (orows + 7) / 8);
     sub_vert_kernel<<<gv, block, 0, s>>>(tmp, nrows, oc, orows, *k, ss, out);
+    return (int)cudaGetLastError();
+}
+
+// ------------------------------------------------------------ input compare
+
+// *flag |= 1 when a and b differ somewhere (16 bytes per step where both are
+// aligned, bytes otherwise); the caller zeroes *flag first.
+__global__ void differs_kernel(const unsigned char *__restrict__ a,
+                               const unsigned char *__restrict__ b, size_t n, int *flag)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    bool diff = false;
+    if (((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b)) & 15) == 0) {
+        const uint4 *a4 = reinterpret_cast<const uint4 *>(a);
+        const uint4 *b4 = reinterpret_cast<const uint4 *>(b);
+        const size_t n4 = n / 16;
+        for (size_t k = i; k < n4; k += stride) {
+            const uint4 x = a4[k], y = b4[k];
+            diff |= (x.x != y.x) | (x.y != y.y) | (x.z != y.z) | (x.w != y.w);
+        }
+        for (size_t k = n4 * 16 + i; k < n; k += stride)
+            diff |= a[k] != b[k];
+    } else {
+        for (size_t k = i; k < n; k += stride)
+            diff |= a[k] != b[k];
+    }
+    if (__syncthreads_or(diff) && threadIdx.x == 0)
+        *flag = 1;
+}
+
+extern "C" int klt_cuda_differs(const unsigned char *a, const unsigned char *b, size_t n,
+                                int *flag, void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    cudaError_t e = cudaMemsetAsync(flag, 0, sizeof(int), s);
+    if (e != cudaSuccess || n == 0)
+        return (int)e;
+    const size_t per_block = (size_t)256 * 16 * 4;
+    size_t blocks = (n + per_block - 1) / per_block;
+    if (blocks > 1024)
+        blocks = 1024;
+    differs_kernel<<<(unsigned)blocks, 256, 0, s>>>(a, b, n, flag);
     return (int)cudaGetLastError();
 }
 

@@ -28,7 +28,8 @@ typedef struct kc_pyr {
     size_t cap[KLT_MAX_LEVELS];     /* floats of each of img/gx/gy at a level */
     unsigned char *raw;             /* pinned: the input bytes (upload source, reuse test) */
     size_t raw_cap;
-    unsigned char *d_raw;
+    int raw_host;                   /* raw holds the input (it came from pageable memory) */
+    unsigned char *d_raw;           /* the input bytes on the device (every input) */
     size_t d_raw_cap;
     float sig[2 * KLT_MAX_LEVELS];  /* as klt_pyramid.sig */
 } kc_pyr;
@@ -42,6 +43,9 @@ typedef struct kc_state {
     size_t sel_cap;                 /* floats per image */
     unsigned char *h_selraw, *d_selraw;
     size_t h_selraw_cap, d_selraw_cap;
+    unsigned char *d_cmp;           /* an input compared with a kept one, on the device */
+    size_t d_cmp_cap;
+    int *d_flag, *h_flag;           /* the comparison's answer (device, pinned) */
     int *d_keys;                    /* sort check only: values */
     unsigned *d_pix;                /* sort check only: ids */
     size_t pts_cap;                 /* points */
@@ -158,11 +162,16 @@ static int floats_bytes(size_t n, size_t *bytes)
     return fovea_mul_size(n ? n : 1, sizeof(float), bytes) ? FOVEA_OK : FOVEA_ERR_NOMEM;
 }
 
-/* Copy img into pinned staging and on to the device in slices, so that the
- * host copy of one slice overlaps the transfer of the previous one. */
+/* Copy img to the device. Pageable host memory goes through pinned staging in
+ * slices, so that the host copy of one slice overlaps the transfer of the
+ * previous one; pinned host and device (or managed) memory are copied
+ * directly (kind: fovea_ptr_memtype of img). */
 static int upload(kc_state *kc, unsigned char *pinned, unsigned char *dev,
-                  const unsigned char *img, size_t n)
+                  const unsigned char *img, size_t n, fovea_memtype kind)
 {
+    if (kind != FOVEA_MEM_HOST)
+        return FOVEA_CUDA(kc->ctx, cudaMemcpyAsync(dev, img, n, cudaMemcpyDefault,
+                                                   kc_stream(kc)));
     const size_t slice = (size_t)1 << 19;
     for (size_t off = 0; off < n; off += slice) {
         size_t len = n - off < slice ? n - off : slice;
@@ -202,6 +211,9 @@ void klt_cuda_release(klt_state *st)
         fovea_device_free(kc->ctx, kc->d_sel);
         fovea_device_free(kc->ctx, kc->d_selraw);
         fovea_pinned_free(kc->ctx, kc->h_selraw);
+        fovea_device_free(kc->ctx, kc->d_cmp);
+        fovea_device_free(kc->ctx, kc->d_flag);
+        fovea_pinned_free(kc->ctx, kc->h_flag);
         fovea_device_free(kc->ctx, kc->d_keys);
         fovea_device_free(kc->ctx, kc->d_pix);
         fovea_device_free(kc->ctx, kc->d_qs);
@@ -305,7 +317,7 @@ static int conv_gradients(kc_state *kc, const klt_kernels *k, const void *in, in
 
 /* pyramid.c's klt_pyramid_build on the GPU: same kernel-cache requests. */
 static int kc_build(KLT_TrackingContext tc, kc_state *kc, kc_pyr *p, const KLT_PixelType *img,
-                    int ncols, int nrows)
+                    fovea_memtype kind, int ncols, int nrows)
 {
     klt_state *st = klt_priv(tc);
     const int ss = tc->subsampling, nl = tc->nPyramidLevels;
@@ -338,14 +350,17 @@ static int kc_build(KLT_TrackingContext tc, kc_state *kc, kc_pyr *p, const KLT_P
     if (floats_bytes(npix, &bytes) < 0)
         return klt_fail(tc, FOVEA_ERR_NOMEM, "pyramid: size overflow");
     KC_TRY(dev_ensure(kc, (void **)&kc->d_tmp, &kc->tmp_cap, bytes));
-    KC_TRY(pinned_ensure(kc, (void **)&p->raw, &p->raw_cap, npix));
+    p->raw_host = 0;
+    if (kind == FOVEA_MEM_HOST)
+        KC_TRY(pinned_ensure(kc, (void **)&p->raw, &p->raw_cap, npix));
     KC_TRY(dev_ensure(kc, (void **)&p->d_raw, &p->d_raw_cap, npix));
     p->nlevels = nl;
     p->ss = ss;
     p->ncols = ncols;
     p->nrows = nrows;
 
-    KC_TRY(upload(kc, p->raw, p->d_raw, img, npix));
+    KC_TRY(upload(kc, p->raw, p->d_raw, img, npix, kind));
+    p->raw_host = kind == FOVEA_MEM_HOST;
     klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
     KC_TRY(conv_smooth(kc, &st->kernels, p->d_raw, 1, ncols, nrows, p->img[0]));
     p->sig[0] = st->kernels.sigma_last;
@@ -367,24 +382,50 @@ static int kc_build(KLT_TrackingContext tc, kc_state *kc, kc_pyr *p, const KLT_P
     return FOVEA_OK;
 }
 
-/* pyramid.c's reuse tests, on the pinned copy of the input. */
-static int kc_same_input(const kc_pyr *p, const KLT_PixelType *img, int ncols, int nrows)
+/* pyramid.c's reuse tests: is img (of kind) the input p was built from?
+ * Host input against a host copy: compared on the host. Otherwise on the
+ * device, against p's device copy (one round trip): the input is copied
+ * there first. 1 = same, 0 = not, < 0: failure (reported). */
+static int kc_same_input(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p,
+                         const KLT_PixelType *img, fovea_memtype kind, int ncols, int nrows)
 {
-    return p->valid && p->ncols == ncols && p->nrows == nrows &&
-           memcmp(p->raw, img, (size_t)ncols * (size_t)nrows) == 0;
+    if (!p->valid || p->ncols != ncols || p->nrows != nrows)
+        return 0;
+    const size_t npix = (size_t)ncols * (size_t)nrows;
+    if (kind == FOVEA_MEM_HOST && p->raw_host)
+        return memcmp(p->raw, img, npix) == 0;
+    cudaStream_t stream = kc_stream(kc);
+    size_t cap = 0;
+    KC_TRY(dev_ensure(kc, (void **)&kc->d_cmp, &kc->d_cmp_cap, npix));
+    if (!kc->d_flag)
+        KC_TRY(dev_ensure(kc, (void **)&kc->d_flag, &cap, sizeof(int)));
+    if (!kc->h_flag)
+        KC_TRY(pinned_ensure(kc, (void **)&kc->h_flag, &cap, sizeof(int)));
+    KC_CUDA(cudaMemcpyAsync(kc->d_cmp, img, npix, cudaMemcpyDefault, stream));
+    KC_CUDA(klt_cuda_differs(kc->d_cmp, p->d_raw, npix, kc->d_flag, stream));
+    KC_CUDA(cudaMemcpyAsync(kc->h_flag, kc->d_flag, sizeof(int), cudaMemcpyDeviceToHost,
+                            stream));
+    KC_CUDA(cudaStreamSynchronize(stream));
+    return *kc->h_flag == 0;
 }
 
-static int kc_pyramid_matches(KLT_TrackingContext tc, const kc_pyr *p, const KLT_PixelType *img,
-                              int ncols, int nrows)
+static int kc_pyramid_matches(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p,
+                              const KLT_PixelType *img, fovea_memtype kind, int ncols, int nrows)
 {
-    return kc_same_input(p, img, ncols, nrows) && p->nlevels == tc->nPyramidLevels &&
-           p->ss == tc->subsampling && klt_kernels_replay(tc, p->sig, p->nlevels);
+    int same = kc_same_input(tc, kc, p, img, kind, ncols, nrows);
+    if (same <= 0)
+        return same;
+    return p->nlevels == tc->nPyramidLevels && p->ss == tc->subsampling &&
+           klt_kernels_replay(tc, p->sig, p->nlevels);
 }
 
-static int kc_level0_matches(KLT_TrackingContext tc, const kc_pyr *p, const KLT_PixelType *img,
-                             int ncols, int nrows)
+static int kc_level0_matches(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p,
+                             const KLT_PixelType *img, fovea_memtype kind, int ncols, int nrows)
 {
-    return kc_same_input(p, img, ncols, nrows) && klt_kernels_replay_level0(tc, p->sig, p->nlevels);
+    int same = kc_same_input(tc, kc, p, img, kind, ncols, nrows);
+    if (same <= 0)
+        return same;
+    return klt_kernels_replay_level0(tc, p->sig, p->nlevels);
 }
 
 /* ---------------------------------------------------------------- per call */
@@ -723,7 +764,13 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     KC_RET(call_begin(tc, kc));
     cudaStream_t stream = kc_stream(kc);
 
+    const fovea_memtype kind = fovea_ptr_memtype(img);
     const float *gx, *gy;
+    int reuse0 = 0;
+    if (!(replace && tc->sequentialMode && st->have_last) && tc->smoothBeforeSelecting) {
+        reuse0 = kc_level0_matches(tc, kc, &kc->pyr[st->last], img, kind, ncols, nrows);
+        KC_RET(reuse0);
+    }
     if (replace && tc->sequentialMode && st->have_last) {
         /* KLT quirk (see select.c): the kept level 0 */
         const kc_pyr *p = &kc->pyr[st->last];
@@ -733,8 +780,7 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
                             ncols, nrows, p->ncols, p->nrows);
         gx = p->gx[0];
         gy = p->gy[0];
-    } else if (tc->smoothBeforeSelecting &&
-               kc_level0_matches(tc, &kc->pyr[st->last], img, ncols, nrows)) {
+    } else if (reuse0) {
         gx = kc->pyr[st->last].gx[0];
         gy = kc->pyr[st->last].gy[0];
     } else {
@@ -749,9 +795,10 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
             KC_TRY(dev_ensure(kc, (void **)&kc->d_sel, &cap, bytes));
             kc->sel_cap = npix;
         }
-        KC_TRY(pinned_ensure(kc, (void **)&kc->h_selraw, &kc->h_selraw_cap, npix));
+        if (kind == FOVEA_MEM_HOST)
+            KC_TRY(pinned_ensure(kc, (void **)&kc->h_selraw, &kc->h_selraw_cap, npix));
         KC_TRY(dev_ensure(kc, (void **)&kc->d_selraw, &kc->d_selraw_cap, npix));
-        KC_TRY(upload(kc, kc->h_selraw, kc->d_selraw, img, npix));
+        KC_TRY(upload(kc, kc->h_selraw, kc->d_selraw, img, npix, kind));
         float *simg = kc->d_sel, *sgx = simg + npix, *sgy = sgx + npix;
         if (tc->smoothBeforeSelecting) {
             klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
@@ -992,16 +1039,19 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
         if (!img1)
             return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "(KLTTrackFeatures) img1 is NULL");
         st->have_last = 0;
-        if (kc_pyramid_matches(tc, &kc->pyr[st->last], img1, ncols, nrows)) {
+        const fovea_memtype kind1 = fovea_ptr_memtype(img1);
+        const int same = kc_pyramid_matches(tc, kc, &kc->pyr[st->last], img1, kind1, ncols, nrows);
+        KC_RET(same);
+        if (same) {
             p1 = &kc->pyr[st->last];
             p2 = &kc->pyr[1 - st->last];
         } else {
             p1 = &kc->pyr[0];
             p2 = &kc->pyr[1];
-            KC_RET(kc_build(tc, kc, p1, img1, ncols, nrows));
+            KC_RET(kc_build(tc, kc, p1, img1, kind1, ncols, nrows));
         }
     }
-    int rc = kc_build(tc, kc, p2, img2, ncols, nrows);
+    int rc = kc_build(tc, kc, p2, img2, fovea_ptr_memtype(img2), ncols, nrows);
     if (rc < 0) {
         st->have_last = 0;
         return rc;

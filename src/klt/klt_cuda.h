@@ -101,6 +101,11 @@ int klt_cuda_qs_pack(const int *keys, const unsigned *pix, int *qa, int n, int m
 int klt_cuda_qs_run(const klt_cuda_qs *q, int from_defer, const int *gate, int blocks,
                     int coop, void *stream);
 
+/* *flag (an int on the device) = 1 when the n bytes at a and b differ
+ * anywhere, else 0; a and b are device memory. */
+int klt_cuda_differs(const unsigned char *a, const unsigned char *b, size_t n, int *flag,
+                     void *stream);
+
 /* Mark the squares of half size d around n points (px, py) in the byte map. */
 int klt_cuda_mark(unsigned char *map, int ncols, int nrows, const int *pts, int n, int d,
                   void *stream);

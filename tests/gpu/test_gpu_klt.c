@@ -12,6 +12,7 @@
  * without a CUDA device or without the golden data. */
 #include <math.h>
 
+#include "core/device.h"   /* device and pinned frames */
 #include "klt/klt_cuda.h"  /* KLT_CUDA_QS_SMALL: where grid-wide levels start */
 #include "klt/klt_internal.h"
 #include "klt_cases.h"
@@ -376,7 +377,66 @@ typedef struct gen_setup {
     /* optional, before frame i's replacement on both contexts: returns 0 to
      * skip that replacement */
     int (*between)(KLT_TrackingContext tc, int i);
+    /* where the CUDA run's frames are: 0 host, 1 device, 2 pinned host,
+     * 3 mixed (host, device, pinned by turns from call to call) */
+    int mem;
 } gen_setup;
+
+/* A CUDA context for frame copies in device and pinned memory. */
+static fovea_context *mem_ctx(void)
+{
+    static fovea_context *ctx;
+    if (!ctx) {
+        fovea_settings s;
+        fovea_default_settings(&s);
+        s.backend = FOVEA_BACKEND_CUDA;
+        REQUIRE(fovea_open(&ctx, &s) == FOVEA_OK);
+    }
+    return ctx;
+}
+
+typedef struct gen_frames {
+    unsigned char **host, **dev, **pin;
+    int n, mem, calls;
+} gen_frames;
+
+static void gen_frames_make(gen_frames *g, unsigned char **host, int n, size_t npix, int mem)
+{
+    memset(g, 0, sizeof *g);
+    g->host = host;
+    g->n = n;
+    g->mem = mem;
+    if (!mem)
+        return;
+    fovea_context *ctx = mem_ctx();
+    g->dev = calloc((size_t)n, sizeof(*g->dev));
+    g->pin = calloc((size_t)n, sizeof(*g->pin));
+    REQUIRE(g->dev && g->pin);
+    for (int i = 0; i < n; i++) {
+        REQUIRE(fovea_device_malloc(ctx, npix, (void **)&g->dev[i]) == FOVEA_OK);
+        REQUIRE(fovea_pinned_malloc(ctx, npix, (void **)&g->pin[i]) == FOVEA_OK);
+        memcpy(g->pin[i], host[i], npix);
+        REQUIRE(fovea_memcpy2d(ctx, g->dev[i], npix, host[i], npix, npix, 1) == FOVEA_OK);
+    }
+    REQUIRE(fovea_device_sync(ctx) == FOVEA_OK);
+}
+
+/* Frame i as the CUDA run's next call reads it. */
+static unsigned char *gen_frame(gen_frames *g, int i)
+{
+    int kind = g->mem == 3 ? g->calls++ % 3 : g->mem;
+    return kind == 1 ? g->dev[i] : kind == 2 ? g->pin[i] : g->host[i];
+}
+
+static void gen_frames_free(gen_frames *g)
+{
+    for (int i = 0; g->mem && i < g->n; i++) {
+        fovea_device_free(mem_ctx(), g->dev[i]);
+        fovea_pinned_free(mem_ctx(), g->pin[i]);
+    }
+    free(g->dev);
+    free(g->pin);
+}
 
 static void tweak_none(KLT_TrackingContext tc)
 {
@@ -479,13 +539,16 @@ static void run_generated(const gen_setup *gs, agree *total)
     char label[160];
     snprintf(label, sizeof label, "%s %dx%d", gs->name, gs->w, gs->h);
     REQUIRE(pair_init(&p, tcs[0], tcs[1], gs->nfeat, label));
+    gen_frames gf;
+    gen_frames_make(&gf, frames, gs->nframes, npix, gs->mem);
     KLTSelectGoodFeatures(p.tc_c, frames[0], gs->w, gs->h, p.fl_c);
-    KLTSelectGoodFeatures(p.tc_g, frames[0], gs->w, gs->h, p.fl_g);
+    KLTSelectGoodFeatures(p.tc_g, gen_frame(&gf, 0), gs->w, gs->h, p.fl_g);
     check_call_status(&p, "select");
     pair_compare(&p, 1);
     for (int i = 1; i < gs->nframes; i++) {
         KLTTrackFeatures(p.tc_c, frames[i - 1], frames[i], gs->w, gs->h, p.fl_c);
-        KLTTrackFeatures(p.tc_g, frames[i - 1], frames[i], gs->w, gs->h, p.fl_g);
+        unsigned char *f1 = gen_frame(&gf, i - 1), *f2 = gen_frame(&gf, i);
+        KLTTrackFeatures(p.tc_g, f1, f2, gs->w, gs->h, p.fl_g);
         check_call_status(&p, "track");
         pair_compare(&p, 0);
         int rep = gs->replace;
@@ -495,7 +558,7 @@ static void run_generated(const gen_setup *gs, agree *total)
         }
         if (rep) {
             KLTReplaceLostFeatures(p.tc_c, frames[i], gs->w, gs->h, p.fl_c);
-            KLTReplaceLostFeatures(p.tc_g, frames[i], gs->w, gs->h, p.fl_g);
+            KLTReplaceLostFeatures(p.tc_g, gen_frame(&gf, i), gs->w, gs->h, p.fl_g);
             check_call_status(&p, "replace");
             pair_compare(&p, 1);
         }
@@ -508,6 +571,17 @@ static void run_generated(const gen_setup *gs, agree *total)
         KLTTrackFeatures(p.tc_g, NULL, frames[0], gs->w - 1, gs->h, p.fl_g);
         CHECK_EQ_INT(fovea_klt_last_status(p.tc_g), FOVEA_ERR_MISMATCH);
     }
+    /* the C backend refuses device memory with a message, reads pinned memory */
+    if (gs->mem) {
+        KLTSelectGoodFeatures(p.tc_c, gf.dev[0], gs->w, gs->h, p.fl_c);
+        CHECK_EQ_INT(fovea_klt_last_status(p.tc_c), FOVEA_ERR_INVALID_ARG);
+        CHECK(strstr(fovea_klt_last_error(p.tc_c), "device memory") != NULL);
+        KLTTrackFeatures(p.tc_c, gf.dev[0], frames[1], gs->w, gs->h, p.fl_c);
+        CHECK_EQ_INT(fovea_klt_last_status(p.tc_c), FOVEA_ERR_INVALID_ARG);
+        KLTSelectGoodFeatures(p.tc_c, gf.pin[0], gs->w, gs->h, p.fl_c);
+        CHECK_EQ_INT(fovea_klt_last_status(p.tc_c), FOVEA_OK);
+    }
+    gen_frames_free(&gf);
     pair_free(&p);
     for (int i = 0; i < gs->nframes; i++)
         free(frames[i]);
@@ -577,16 +651,26 @@ int main(void)
 
     printf("generated scenes (odd sizes), CUDA vs C:\n");
     const gen_setup gens[] = {
-        {"default seq", 333, 217, 300, 8, 1, 1, tweak_none, 0.0, NULL},
-        {"LI skip2 mindist4", 257, 191, 200, 6, 0, 1, tweak_li_skip, 0.03, NULL},
-        {"win9x5 3lev ss2 nosmooth", 401, 299, 250, 6, 1, 1, tweak_levels, 0.0, NULL},
-        {"affine2", 321, 243, 120, 5, 0, 1, tweak_affine, 0.0, NULL},
-        {"tiny", 61, 47, 20, 4, 1, 1, tweak_none, 0.0, NULL},
-        {"wide 1001x203", 1001, 203, 500, sanitizer ? 3 : 6, 1, 1, tweak_none, 0.0, NULL},
+        {"default seq", 333, 217, 300, 8, 1, 1, tweak_none, 0.0, NULL, 0},
+        {"LI skip2 mindist4", 257, 191, 200, 6, 0, 1, tweak_li_skip, 0.03, NULL, 0},
+        {"win9x5 3lev ss2 nosmooth", 401, 299, 250, 6, 1, 1, tweak_levels, 0.0, NULL, 0},
+        {"affine2", 321, 243, 120, 5, 0, 1, tweak_affine, 0.0, NULL, 0},
+        {"tiny", 61, 47, 20, 4, 1, 1, tweak_none, 0.0, NULL, 0},
+        {"wide 1001x203", 1001, 203, 500, sanitizer ? 3 : 6, 1, 1, tweak_none, 0.0, NULL, 0},
         {"mindist30 1000 slots", sanitizer ? 400 : 640, sanitizer ? 300 : 480, 1000, 3, 1, 1,
-         tweak_sparse, 0.0, NULL},
-        {"params change, seq", 289, 233, 200, 10, 1, 1, tweak_none, 0.0, between_changes},
-        {"params change", 289, 233, 200, 10, 0, 1, tweak_none, 0.02, between_changes},
+         tweak_sparse, 0.0, NULL, 0},
+        {"params change, seq", 289, 233, 200, 10, 1, 1, tweak_none, 0.0, between_changes, 0},
+        {"params change", 289, 233, 200, 10, 0, 1, tweak_none, 0.02, between_changes, 0},
+        /* frames in device / pinned memory, or changing from call to call */
+        {"default seq, device frames", 333, 217, 300, 8, 1, 1, tweak_none, 0.0, NULL, 1},
+        {"LI skip2 mindist4, pinned frames", 257, 191, 200, 6, 0, 1, tweak_li_skip, 0.03, NULL,
+         2},
+        {"default, mixed frames", 333, 217, 300, 10, 0, 1, tweak_none, 0.0, NULL, 3},
+        {"win9x5 3lev ss2 nosmooth, mixed frames", 401, 299, 250, 6, 1, 1, tweak_levels, 0.0,
+         NULL, 3},
+        {"affine2, device frames", 321, 243, 120, 5, 0, 1, tweak_affine, 0.0, NULL, 1},
+        {"params change, mixed frames", 289, 233, 200, 10, 0, 1, tweak_none, 0.02,
+         between_changes, 3},
     };
     agree gtotal;
     memset(&gtotal, 0, sizeof gtotal);
@@ -599,5 +683,7 @@ int main(void)
         free(names[i]);
     }
     free(cases);
+    fovea_context *mc = mem_ctx();
+    fovea_close(&mc);
     return test_finish("test_gpu_klt");
 }
