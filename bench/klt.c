@@ -185,6 +185,21 @@ static void samples_free(call_samples *s)
     memset(s, 0, sizeof *s);
 }
 
+/* env FOVEA_KLT_STAGES set: CUDA rows also print the GPU time of each stage
+ * of a call (averaged over the row's calls; events between the stages) */
+static int stage_times(void)
+{
+    const char *e = getenv("FOVEA_KLT_STAGES");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+static void print_stages(FILE *text, const char *row, KLT_TrackingContext tc)
+{
+    char buf[2048];
+    if (klt_cuda_stage_report(tc, buf, sizeof buf, 1) > 0)
+        fprintf(text, "  stages of %s (GPU us per call): %s\n", row, buf);
+}
+
 /* ---------------------------------------------------------------- device frames */
 
 static fovea_context *cuda_ctx;  /* for the device copies; opened on first use */
@@ -331,7 +346,7 @@ static KLT_TrackingContext case_context(const golden_case *c, fovea_context *ctx
     tc->ctx = ctx;
     tc->backend = backend;
     if (backend == FOVEA_BACKEND_CUDA)
-        klt_cuda_set_timing(tc, 1);
+        klt_cuda_set_timing(tc, stage_times() ? 2 : 1);
     return tc;
 }
 
@@ -486,8 +501,10 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
                         dst.median_us / 1000.0, note);
             }
             samples_free(&s);
-            if (reuse)
+            if (reuse) {
+                print_stages(text, name, reuse);
                 KLTFreeTrackingContext(reuse);
+            }
             frames_free_device(dframes, c.nframes);
         }
     }
@@ -587,7 +604,7 @@ static void seq_run(const seq_case *q, unsigned char *const *frames, fovea_conte
     tc->ctx = ctx;
     tc->backend = backend;
     if (backend == FOVEA_BACKEND_CUDA)
-        klt_cuda_set_timing(tc, 1);
+        klt_cuda_set_timing(tc, stage_times() ? 2 : 1);
     double t_start = bench_now_us();
     double t0 = t_start, dev = 0.0, d;
     KLTSelectGoodFeatures(tc, frames[0], q->w, q->h, fl);
@@ -617,6 +634,7 @@ static void seq_run(const seq_case *q, unsigned char *const *frames, fovea_conte
     s->total[s->ntotal++] = bench_now_us() - t_start;
     if (s->ndsel > 0)
         s->dtotal[s->ndtotal++] = dev;
+    print_stages(stdout, "the 1080p sequence", tc);
     KLTFreeFeatureList(fl);
     KLTFreeTrackingContext(tc);
 }

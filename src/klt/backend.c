@@ -47,6 +47,15 @@ double klt_cuda_last_ms(KLT_TrackingContext tc)
     return -1.0;
 }
 
+int klt_cuda_stage_report(KLT_TrackingContext tc, char *buf, size_t size, int reset)
+{
+    (void)tc;
+    (void)reset;
+    if (buf && size)
+        buf[0] = '\0';
+    return 0;
+}
+
 int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_blocks,
                         int *out_val, unsigned *out_id)
 {

@@ -34,6 +34,8 @@ typedef struct kc_pyr {
     float sig[2 * KLT_MAX_LEVELS];  /* as klt_pyramid.sig */
 } kc_pyr;
 
+#define KC_MAX_MARKS 24
+
 typedef struct kc_state {
     fovea_context *ctx;             /* private: device and stream of this tracking context */
     kc_pyr pyr[2];
@@ -64,9 +66,22 @@ typedef struct kc_state {
     size_t h_aff_cap;               /* bytes */
     float *aff_win;
     size_t aff_win_cap;             /* bytes */
-    int timing;
+    int timing;                     /* 1: call times; 2: also stage times */
     void *ev[2];                    /* cudaEvent_t: call start / end */
     double last_ms;
+    /* stage times (timing 2): events on the call's stream after each stage,
+     * summed per stage name over the calls (klt_cuda_stage_report) */
+    void *sev[KC_MAX_MARKS];
+    const char *sname[KC_MAX_MARKS];
+    int nsev;
+    void *spev[3];                  /* work computed ahead: start, map done, sort done */
+    int spec_marked;                /* spev holds a run not yet summed */
+    struct {
+        const char *name;
+        double ms;
+        long n;
+    } acc[KC_MAX_MARKS];
+    int nacc;
     /* Candidates of the next replacement, computed ahead: when a replacement
      * followed the last track call, the next track call starts the
      * eigenvalue map and the sort's first round for its new pyramid on a
@@ -116,6 +131,74 @@ static int kc_fail(KLT_TrackingContext tc, kc_state *kc, int rc)
 static cudaStream_t kc_stream(const kc_state *kc)
 {
     return fovea_ctx_stream(kc->ctx);
+}
+
+/* ---------------------------------------------------------------- stage times */
+
+static int kc_event(kc_state *kc, void **ev)
+{
+    if (*ev)
+        return FOVEA_OK;
+    cudaEvent_t e;
+    int rc = FOVEA_CUDA(kc->ctx, cudaEventCreate(&e));
+    if (rc == FOVEA_OK)
+        *ev = e;
+    return rc;
+}
+
+/* The end of stage name on stream s (timing 2 only). */
+static int kc_mark(kc_state *kc, const char *name, cudaStream_t s)
+{
+    if (kc->timing < 2 || kc->nsev >= KC_MAX_MARKS)
+        return FOVEA_OK;
+    int rc = kc_event(kc, &kc->sev[kc->nsev]);
+    if (rc == FOVEA_OK)
+        rc = FOVEA_CUDA(kc->ctx, cudaEventRecord((cudaEvent_t)kc->sev[kc->nsev], s));
+    if (rc == FOVEA_OK)
+        kc->sname[kc->nsev++] = name;
+    return rc;
+}
+
+static void kc_acc(kc_state *kc, const char *name, void *from, void *to)
+{
+    float ms = 0.0f;
+    if (cudaEventElapsedTime(&ms, (cudaEvent_t)from, (cudaEvent_t)to) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    int i = 0;
+    while (i < kc->nacc && strcmp(kc->acc[i].name, name) != 0)
+        i++;
+    if (i == kc->nacc) {
+        if (kc->nacc == KC_MAX_MARKS)
+            return;
+        kc->acc[kc->nacc].name = name;
+        kc->acc[kc->nacc].ms = 0.0;
+        kc->acc[kc->nacc].n = 0;
+        kc->nacc++;
+    }
+    kc->acc[i].ms += ms;
+    kc->acc[i].n++;
+}
+
+/* After the call's stream is done: the stages of this call (and of work
+ * computed ahead that this call waited for). */
+static void kc_stages_sum(kc_state *kc, int spec_joined)
+{
+    if (kc->timing < 2)
+        return;
+    void *prev = kc->ev[0];
+    for (int i = 0; i < kc->nsev; i++) {
+        kc_acc(kc, kc->sname[i], prev, kc->sev[i]);
+        prev = kc->sev[i];
+    }
+    kc_acc(kc, "copy back", prev, kc->ev[1]);
+    if (spec_joined && kc->spec_marked &&
+        cudaEventQuery((cudaEvent_t)kc->spev[2]) == cudaSuccess) {
+        kc_acc(kc, "ahead: map", kc->spev[0], kc->spev[1]);
+        kc_acc(kc, "ahead: sort", kc->spev[1], kc->spev[2]);
+        kc->spec_marked = 0;
+    }
 }
 
 /* ---------------------------------------------------------------- buffers */
@@ -223,6 +306,12 @@ void klt_cuda_release(klt_state *st)
         for (int i = 0; i < 2; i++)
             if (kc->ev[i])
                 cudaEventDestroy((cudaEvent_t)kc->ev[i]);
+        for (int i = 0; i < KC_MAX_MARKS; i++)
+            if (kc->sev[i])
+                cudaEventDestroy((cudaEvent_t)kc->sev[i]);
+        for (int i = 0; i < 3; i++)
+            if (kc->spev[i])
+                cudaEventDestroy((cudaEvent_t)kc->spev[i]);
         if (kc->spec_stream) {
             cudaStreamSynchronize((cudaStream_t)kc->spec_stream);
             cudaStreamDestroy((cudaStream_t)kc->spec_stream);
@@ -453,31 +542,51 @@ static int call_begin(KLT_TrackingContext tc, kc_state *kc)
             }
         KC_CUDA(cudaEventRecord((cudaEvent_t)kc->ev[0], kc_stream(kc)));
     }
+    kc->nsev = 0;
     return FOVEA_OK;
 }
 
-/* Wait for the call's work (the feature copy back is the last of it). */
-static int call_end(KLT_TrackingContext tc, kc_state *kc)
+/* Wait for the work queued so far (its end is the call's end so far). */
+static int call_sync(KLT_TrackingContext tc, kc_state *kc)
 {
     if (kc->timing)
         KC_CUDA(cudaEventRecord((cudaEvent_t)kc->ev[1], kc_stream(kc)));
     KC_CUDA(cudaStreamSynchronize(kc_stream(kc)));
+    return FOVEA_OK;
+}
+
+/* Wait for the call's work (the feature copy back is the last of it);
+ * queued: whether anything was queued after the last call_sync. */
+static int call_end_q(KLT_TrackingContext tc, kc_state *kc, int queued)
+{
+    if (queued)
+        KC_RET(call_sync(tc, kc));
     if (kc->timing) {
         float ms = 0.0f;
         KC_CUDA(cudaEventElapsedTime(&ms, (cudaEvent_t)kc->ev[0], (cudaEvent_t)kc->ev[1]));
         kc->last_ms = ms;
+        kc_stages_sum(kc, 1);
     }
     return FOVEA_OK;
+}
+
+static int call_end(KLT_TrackingContext tc, kc_state *kc)
+{
+    return call_end_q(tc, kc, 1);
 }
 
 /* ---------------------------------------------------------------- candidate order */
 
 /* Candidates the selection reads before the sort of the rest is deferred:
  * enough for the usual pass (a few per slot beyond the blocked ones), or half
- * as many again as the context's previous pass needed (a video's next frame
- * usually needs about as much; kcap_hint: up to its last taken candidate,
- * kept apart for selections and replacements, whose needs differ);
- * when it needs more, another round sorts 4x as many. A shorter prefix
+ * as many again as the context's recent passes needed (a video's next frame
+ * usually needs about as much; kcap_hint: up to the last taken candidate,
+ * kept apart for selections and replacements, whose needs differ, and
+ * forgotten slowly (kc_hint_update), because the need varies from frame to
+ * frame: a replacement right after a selection reads far deeper, every top
+ * candidate being a feature already); when it needs more, another round
+ * sorts 4x as many, which costs about as much as the first sort (one more
+ * host round trip, and the deferred segments' levels). A shorter prefix
  * leaves more of the sort deferred, and deferred segments are never sorted
  * unless a pass reaches them. */
 static int kc_first_kcap(const kc_state *kc, int replace, int nslots)
@@ -490,6 +599,16 @@ static int kc_first_kcap(const kc_state *kc, int replace, int nslots)
     if (h > k)
         k = h;
     return k > INT32_MAX ? INT32_MAX : (int)k;
+}
+
+/* After a pass that needed the first reach candidates: the hint becomes the
+ * larger of reach and 31/32 of the hint before (about a third of a large
+ * need is forgotten after 12 passes). */
+static void kc_hint_update(kc_state *kc, int replace, int reach)
+{
+    int *h = &kc->kcap_hint[replace != 0];
+    const int kept = *h - *h / 32;
+    *h = reach > kept ? reach : kept;
 }
 
 /* Lay out q over one device block for n candidates. */
@@ -619,7 +738,13 @@ static int kc_candidates(KLT_TrackingContext tc, kc_state *kc, const kc_cand_gri
     ea.min_eig = g->min_eig;
     ea.nabove = q->ctr + KLT_QS_NABOVE;
     KC_CUDA(klt_cuda_eigen(&ea, stream));
+    if (stream == kc_stream(kc))
+        KC_TRY(kc_mark(kc, "map", stream));
+    else if (kc->timing >= 2)
+        KC_CUDA(cudaEventRecord((cudaEvent_t)kc->spev[1], stream));
     KC_RET(kc_qs_launch(tc, kc, q, 0, NULL, 0, stream));
+    if (stream == kc_stream(kc))
+        KC_TRY(kc_mark(kc, "sort", stream));
     return FOVEA_OK;
 }
 
@@ -667,10 +792,19 @@ static int kc_speculate(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p)
         return FOVEA_OK;  /* the replacement reports it, or has nothing to sort */
     cudaStream_t side = (cudaStream_t)kc->spec_stream;
     KC_CUDA(cudaStreamWaitEvent(side, (cudaEvent_t)kc->spec_built, 0));
+    if (kc->timing >= 2) {
+        for (int i = 0; i < 3; i++)
+            KC_TRY(kc_event(kc, &kc->spev[i]));
+        KC_CUDA(cudaEventRecord((cudaEvent_t)kc->spev[0], side));
+    }
     const int kcap = kc_first_kcap(kc, 1, 0);
     klt_cuda_qs q;
     kc->spec_launched = 1;  /* from here on, side has work that the call's stream must wait for */
     KC_RET(kc_candidates(tc, kc, &g, kcap, side, &q));
+    if (kc->timing >= 2) {
+        KC_CUDA(cudaEventRecord((cudaEvent_t)kc->spev[2], side));
+        kc->spec_marked = 1;
+    }
     KC_CUDA(cudaEventRecord((cudaEvent_t)kc->spec_done, side));
     kc->spec_grid = g;
     kc->spec_kcap = kcap;
@@ -812,6 +946,7 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
         }
         gx = sgx;
         gy = sgy;
+        KC_TRY(kc_mark(kc, "gradients", stream));
     }
 
     /* candidate grid, as select.c */
@@ -849,9 +984,11 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
         KC_RET(kc_candidates(tc, kc, &grid, kcap, stream, &q));
     }
     kc->spec_ready = 0;
-    /* guess that a replacement follows the next track call too when it could
-     * use that call's pyramid (sequential mode, or smoothing before selecting) */
-    kc->spec_wanted = replace && (tc->sequentialMode || tc->smoothBeforeSelecting);
+    /* guess that a replacement follows the next track call when it could use
+     * that call's pyramid (sequential mode, or smoothing before selecting); a
+     * track call not followed by one stops the guessing until the next
+     * replacement */
+    kc->spec_wanted = tc->sequentialMode || tc->smoothBeforeSelecting;
 
     size_t sbytes;
     if (!fovea_mul_size((size_t)(nfeat > 0 ? nfeat : 1), sizeof(int), &sbytes) ||
@@ -878,6 +1015,7 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
                                 cudaMemcpyHostToDevice, stream));
         KC_CUDA(klt_cuda_mark(kc->d_map, ncols, nrows, dpts, nsurv, d, stream));
     }
+    KC_TRY(kc_mark(kc, "survivors", stream));
     klt_cuda_greedy_args ga;
     ga.cand = q.qa;
     ga.n = (int)npoints;
@@ -895,15 +1033,28 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     ga.out_n = (int *)(kc->d_feat + (size_t)F_COUNT * nfeat);
     ga.out_more = ga.out_n + 1;
     ga.out_reach = ga.out_n + 2;
+    const size_t nback = ((size_t)2 * nfeat + 3) * sizeof(uint32_t);
+    const uint32_t *more = kc->h_feat + (size_t)F_COUNT * nfeat + 1;
+    int queued = 1;
     if (npoints > 0) {
         /* candidates computed ahead: the map above was made meanwhile */
         KC_RET(kc_spec_join(tc, kc));
+        KC_TRY(kc_mark(kc, "wait ahead", stream));
         KC_CUDA(klt_cuda_greedy(&ga, stream));
+        KC_TRY(kc_mark(kc, replace ? "greedy (replace)" : "greedy (select)", stream));
+        KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
+                                cudaMemcpyDeviceToHost, stream));
         /* When the pass reaches the deferred part it asks for more (out_more):
-         * the rounds that sort 4x as many and go on from there are queued
-         * now and do nothing on the device unless asked, so the call needs
-         * no host round trip before its end. */
+         * a round that sorts 4x as many and a pass that goes on from there,
+         * until it has what it needs. Rare once a context has seen a frame
+         * (the prefix follows the last pass's need), so they are decided here,
+         * after a synchronisation, rather than queued for every call. */
         while (ga.limit < ga.n) {
+            KC_RET(call_sync(tc, kc));
+            queued = 0;
+            if (*more == 0)
+                break;
+            queued = 1;
             kcap = kcap > INT32_MAX / 4 ? INT32_MAX : kcap * 4;
             q.kcap = kcap;
             KC_RET(kc_qs_launch(tc, kc, &q, 1, ga.out_more, 0, stream));
@@ -911,19 +1062,21 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
             ga.limit = kcap < ga.n ? kcap : ga.n;
             ga.resume = 1;
             KC_CUDA(klt_cuda_greedy(&ga, stream));
+            KC_TRY(kc_mark(kc, replace ? "rounds (replace)" : "rounds (select)", stream));
+            KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
+                                    cudaMemcpyDeviceToHost, stream));
         }
     } else {
         KC_CUDA(cudaMemsetAsync(ga.out_n, 0, 3 * sizeof(uint32_t), stream));
+        KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
+                                cudaMemcpyDeviceToHost, stream));
     }
-    KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix,
-                            ((size_t)2 * nfeat + 3) * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                            stream));
-    KC_RET(call_end(tc, kc));
+    KC_RET(call_end_q(tc, kc, queued));
 
     const int32_t *tpix = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_PIX * nfeat);
     const int32_t *tval = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_VAL * nfeat);
     int taken = (int)kc->h_feat[(size_t)F_COUNT * nfeat];
-    kc->kcap_hint[replace != 0] = (int)kc->h_feat[(size_t)F_COUNT * nfeat + 2];
+    kc_hint_update(kc, replace, (int)kc->h_feat[(size_t)F_COUNT * nfeat + 2]);
     if (taken < 0 || taken > nslots)
         return klt_fail(tc, FOVEA_ERR_INTERNAL, "CUDA selection returned %d features", taken);
     for (int k = 0; k < nslots; k++) {
@@ -1050,12 +1203,14 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
             p2 = &kc->pyr[1];
             KC_RET(kc_build(tc, kc, p1, img1, kind1, ncols, nrows));
         }
+        KC_TRY(kc_mark(kc, "pyramid 1", kc_stream(kc)));
     }
     int rc = kc_build(tc, kc, p2, img2, fovea_ptr_memtype(img2), ncols, nrows);
     if (rc < 0) {
         st->have_last = 0;
         return rc;
     }
+    KC_TRY(kc_mark(kc, "pyramid 2", kc_stream(kc)));
     st->last = (int)(p2 - kc->pyr);
     if (kc->spec_wanted)
         KC_RET(kc_spec_built(tc, kc));
@@ -1110,6 +1265,7 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
         a.out_yloc = (float *)(kc->d_feat + (size_t)F_OUT_YLOC * nfeat);
         a.out_val = (int *)(kc->d_feat + (size_t)F_OUT_VAL * nfeat);
         KC_CUDA(klt_cuda_track(&a, stream));
+        KC_TRY(kc_mark(kc, "track", stream));
         KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_OUT_X * nfeat, a.out_x,
                                 (size_t)5 * nfeat * sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                 stream));
@@ -1169,6 +1325,29 @@ void klt_cuda_set_timing(KLT_TrackingContext tc, int on)
     kc_state *kc = kc_get(tc);
     if (kc)
         kc->timing = on;
+}
+
+int klt_cuda_stage_report(KLT_TrackingContext tc, char *buf, size_t size, int reset)
+{
+    kc_state *kc = tc && tc->priv ? klt_priv(tc)->cuda : NULL;
+    if (!buf || size == 0)
+        return 0;
+    buf[0] = '\0';
+    if (!kc || kc->timing < 2)
+        return 0;
+    size_t len = 0;
+    for (int i = 0; i < kc->nacc && len < size; i++) {
+        int w = snprintf(buf + len, size - len, "%s%s %.1f us x%ld", i ? "; " : "",
+                         kc->acc[i].name, 1000.0 * kc->acc[i].ms / (double)kc->acc[i].n,
+                         kc->acc[i].n);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+    int n = kc->nacc;
+    if (reset)
+        kc->nacc = 0;
+    return n;
 }
 
 double klt_cuda_last_ms(KLT_TrackingContext tc)
