@@ -16,7 +16,9 @@
  * tracks clip after clip keeps one (its device buffers are then in place).
  * CUDA rows marked "device frames" pass frames that are already in device
  * memory (copied there once before the runs, as from a GPU decoder): the
- * device-resident figures; the others pass host frames (end to end). */
+ * device-resident figures; the others pass host frames (end to end).
+ * Env FOVEA_KLT_STAGES=1: the context-reused rows also print the GPU time of
+ * each stage of a call (CUDA events between the stages, averaged). */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
