@@ -181,9 +181,9 @@ static void kc_acc(kc_state *kc, const char *name, void *from, void *to)
     kc->acc[i].n++;
 }
 
-/* After the call's stream is done: the stages of this call (and of work
- * computed ahead that this call waited for). */
-static void kc_stages_sum(kc_state *kc, int spec_joined)
+/* After the call's stream is done: the stages of this call, and of work
+ * computed ahead once it has finished. */
+static void kc_stages_sum(kc_state *kc)
 {
     if (kc->timing < 2)
         return;
@@ -193,7 +193,7 @@ static void kc_stages_sum(kc_state *kc, int spec_joined)
         prev = kc->sev[i];
     }
     kc_acc(kc, "copy back", prev, kc->ev[1]);
-    if (spec_joined && kc->spec_marked &&
+    if (kc->spec_marked &&
         cudaEventQuery((cudaEvent_t)kc->spev[2]) == cudaSuccess) {
         kc_acc(kc, "ahead: map", kc->spev[0], kc->spev[1]);
         kc_acc(kc, "ahead: sort", kc->spev[1], kc->spev[2]);
@@ -565,7 +565,7 @@ static int call_end_q(KLT_TrackingContext tc, kc_state *kc, int queued)
         float ms = 0.0f;
         KC_CUDA(cudaEventElapsedTime(&ms, (cudaEvent_t)kc->ev[0], (cudaEvent_t)kc->ev[1]));
         kc->last_ms = ms;
-        kc_stages_sum(kc, 1);
+        kc_stages_sum(kc);
     }
     return FOVEA_OK;
 }
