@@ -201,45 +201,58 @@ __global__ void sub_vert_kernel(const float *__restrict__ tmp, int nrows, int oc
 constexpr int kGreedyThreads = 512;
 constexpr int kGreedyPer = 8;
 constexpr int kGreedyChunk = kGreedyThreads * kGreedyPer;
-constexpr int kGreedyBuckets = 1024;
+constexpr int kGreedyWords = kGreedyThreads / 32;  // one bit per candidate of a group
 constexpr int kUndecided = 0, kTaken = 1, kRejected = 2;
 
-// Hash bucket of a cell of the (d + 1)-pixel grid.
-__device__ __forceinline__ int greedy_bucket(int cx, int cy)
+// Bit k of the result: candidate k (< t) of the group's free ones lies within
+// d (Chebyshev) of position xy (x | y << 16). Word w of a thread's mask:
+// candidates 32 w .. 32 w + 31; only the words below (t >> 5) + 1 are made.
+__device__ __forceinline__ unsigned greedy_near_word(const int *s_cxy, int w, int t, int xy, int d)
 {
-    return (int)(((unsigned)cx * 73856093u) ^ ((unsigned)cy * 19349663u)) & (kGreedyBuckets - 1);
+    unsigned bits = 0;
+    const int k0 = w * 32;
+#pragma unroll 8
+    for (int b = 0; b < 32; b++) {
+        const unsigned df = __vabsdiffu2((unsigned)s_cxy[k0 + b], (unsigned)xy);
+        const unsigned far = (df & 0xffffu) > (unsigned)d || (df >> 16) > (unsigned)d;
+        bits |= (far ^ 1u) << b;
+    }
+    // only earlier candidates: bits below t - k0
+    const int lim = t - k0;
+    return lim >= 32 ? bits : lim <= 0 ? 0u : bits & ((1u << lim) - 1u);
 }
 
 // The reference walks the sorted list one candidate at a time, taking a
 // candidate when no earlier taken one is within d (Chebyshev) of it. Here a
 // chunk of kGreedyChunk candidates is tested against the map in parallel and
-// the free ones (in sorted order) are decided in groups of kGreedyThreads: a
-// group is tested against the map again (the marks of the groups before it),
-// then decided in rounds: a free candidate is taken once every earlier free
-// one within reach is rejected, rejected once one of them is taken (decisions
-// are final, and each round decides at least the earliest undecided one);
-// neighbours are found through a hash of (d + 1)-pixel cells. The first of
-// the taken ones fill the slots left, and the block marks their squares.
-// Same decisions as the sequential pass. All candidates read have values >=
-// min_eig (the pass ends at *nabove), so none stops it early.
+// the free ones (in sorted order) are decided in groups of up to
+// kGreedyThreads: a group is tested against the map again (the marks of the
+// groups before it) and its free ones are gathered in order; each finds its
+// earlier neighbours in the group once (a bit mask, one word per warp), and
+// then they are decided in rounds on two masks (taken, undecided): a free
+// candidate is taken once none of its earlier neighbours is taken or
+// undecided, rejected once one is taken (decisions are final, and each round
+// decides at least the earliest undecided one). The first of the taken ones
+// fill the slots left, and the block marks their squares. Same decisions as
+// the sequential pass. All candidates read have values >= min_eig (the pass
+// ends at *nabove), so none stops it early.
 __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_args a)
 {
     typedef cub::BlockScan<int, kGreedyThreads> Scan;
     __shared__ typename Scan::TempStorage scan_tmp;
     __shared__ int s_idx[kGreedyChunk];   // free candidates of the chunk: index
     __shared__ int s_xy[kGreedyChunk];    // x | y << 16
-    __shared__ int s_head[kGreedyBuckets];
-    __shared__ short s_next[kGreedyThreads], s_take[kGreedyThreads];
-    __shared__ int s_state[kGreedyThreads];
+    __shared__ int s_cxy[kGreedyThreads];  // free candidates of a group: x | y << 16
+    __shared__ int s_cme[kGreedyThreads];  // ... their place in s_idx
+    __shared__ short s_take[kGreedyThreads];
+    __shared__ unsigned s_tk[kGreedyWords], s_un[kGreedyWords];
     __shared__ int s_total, s_reach;
-    volatile int *state = s_state;  // read while other threads decide
-    const int tid = threadIdx.x;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     if (a.resume && *a.out_more == 0)
         return;  // the pass before ended for good (uniform: one value for all)
     const int2 *cand = reinterpret_cast<const int2 *>(a.cand);
     const int nabove = *a.nabove;
     const int end = a.limit < nabove ? a.limit : nabove;
-    const int cell = a.d >= 0 ? a.d + 1 : 1;
     if (tid == 0) {
         s_total = a.resume ? *a.out_n : 0;
         s_reach = 0;
@@ -279,38 +292,54 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
             const int gn = ns - g < gsize ? ns - g : gsize;
             const int me = g + tid;
             int fr = tid < gn;
-            const int mx = fr ? (s_xy[me] & 0xffff) : 0, my = fr ? (s_xy[me] >> 16) : 0;
+            const int xy0 = fr ? s_xy[me] : 0;
             if (fr && g > 0)
-                fr = a.map[(size_t)my * a.ncols + mx] == 0;
-            for (int b = tid; b < kGreedyBuckets; b += kGreedyThreads)
-                s_head[b] = -1;
+                fr = a.map[(size_t)(xy0 >> 16) * a.ncols + (xy0 & 0xffff)] == 0;
+            int pos, m;
+            Scan(scan_tmp).ExclusiveSum(fr, pos, m);
+            if (fr) {
+                s_cxy[pos] = xy0;
+                s_cme[pos] = me;
+            }
             __syncthreads();
-            const int cx = mx / cell, cy = my / cell;
-            if (fr && a.d >= 0)
-                s_next[tid] = (short)atomicExch(&s_head[greedy_bucket(cx, cy)], tid);
-            int st = !fr ? kRejected : a.d < 0 ? kTaken : kUndecided;
-            state[tid] = st;
-            __syncthreads();
-            while (__syncthreads_or(st == kUndecided)) {
-                if (st != kUndecided)
-                    continue;
-                bool taken = false, open = false;
-                for (int c = 0; c < 9 && !taken; c++) {
-                    const int b = greedy_bucket(cx + c % 3 - 1, cy + c / 3 - 1);
-                    for (int k = s_head[b]; k >= 0 && !taken; k = s_next[k]) {
-                        if (k >= tid)
-                            continue;  // later in the sorted order
-                        const int xy = s_xy[g + k];
-                        const int dx = (xy & 0xffff) - mx, dy = (xy >> 16) - my;
-                        if (dx > a.d || -dx > a.d || dy > a.d || -dy > a.d)
-                            continue;
-                        const int sk = state[k];
-                        taken = sk == kTaken;
-                        open |= sk == kUndecided;
-                    }
+            // thread t: the group's free candidate t (t < m)
+            const int t = tid;
+            const bool act = t < m;
+            const int xy = act ? s_cxy[t] : 0;
+            unsigned conf[kGreedyWords];
+            // the warp's words: up to its last active thread's
+            const int wlast = m > 0 ? ((m - 1 < (tid | 31) ? m - 1 : (tid | 31)) >> 5) : -1;
+#pragma unroll
+            for (int w = 0; w < kGreedyWords; w++)
+                conf[w] = a.d >= 0 && w <= wlast && act ? greedy_near_word(s_cxy, w, t, xy, a.d) : 0u;
+            int st = act ? (a.d < 0 ? kTaken : kUndecided) : kRejected;
+            {
+                const unsigned bu = __ballot_sync(0xffffffffu, st == kUndecided);
+                const unsigned bt = __ballot_sync(0xffffffffu, st == kTaken);
+                if (lane == 0) {
+                    s_un[warp] = bu;
+                    s_tk[warp] = bt;
                 }
-                st = taken ? kRejected : open ? kUndecided : kTaken;
-                state[tid] = st;
+            }
+            while (__syncthreads_or(st == kUndecided)) {
+                if (st == kUndecided) {
+                    unsigned tk = 0, op = 0;
+#pragma unroll
+                    for (int w = 0; w < kGreedyWords; w++) {
+                        if (w <= warp) {
+                            tk |= conf[w] & s_tk[w];
+                            op |= conf[w] & s_un[w];
+                        }
+                    }
+                    st = tk ? kRejected : op ? kUndecided : kTaken;
+                }
+                const unsigned bu = __ballot_sync(0xffffffffu, st == kUndecided);
+                const unsigned bt = __ballot_sync(0xffffffffu, st == kTaken);
+                __syncthreads();  // every thread has read the masks
+                if (lane == 0) {
+                    s_un[warp] = bu;
+                    s_tk[warp] = bt;
+                }
             }
             // the first taken ones fill the slots left
             const int take = st == kTaken;
@@ -319,20 +348,21 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
             const int total = s_total, room = a.nslots - total;
             const int nkeep = ntake < room ? ntake : room;
             if (take && rank < room) {
-                const int2 c = cand[s_idx[me]];
+                const int ci = s_idx[s_cme[t]];
+                const int2 c = cand[ci];
                 a.out_pix[total + rank] = c.y;
                 a.out_val[total + rank] = c.x;
-                s_take[rank] = (short)tid;
+                s_take[rank] = (short)t;
                 if (rank == nkeep - 1)
-                    s_reach = s_idx[me] + 1;  // the last taken so far
+                    s_reach = ci + 1;  // the last taken so far
             }
             __syncthreads();
             if (a.d >= 0) {
                 const int side = 2 * a.d + 1;
                 for (int w = tid; w < nkeep * side; w += kGreedyThreads) {
-                    const int t = w / side, r = w - t * side;
-                    const int xy = s_xy[g + s_take[t]];
-                    const int tx = xy & 0xffff, ty = xy >> 16;
+                    const int k = w / side, r = w - k * side;
+                    const int txy = s_cxy[s_take[k]];
+                    const int tx = txy & 0xffff, ty = txy >> 16;
                     const int yy = ty - a.d + r;
                     if (yy < 0 || yy >= a.nrows)
                         continue;
