@@ -202,20 +202,24 @@ constexpr int kGreedyThreads = 512;
 constexpr int kGreedyPer = 8;
 constexpr int kGreedyChunk = kGreedyThreads * kGreedyPer;
 constexpr int kGreedyWords = kGreedyThreads / 32;  // one bit per candidate of a group
+constexpr int kGreedyWarps = kGreedyThreads / 32;
 constexpr int kUndecided = 0, kTaken = 1, kRejected = 2;
 
-// Bit k of the result: candidate k (< t) of the group's free ones lies within
-// d (Chebyshev) of position xy (x | y << 16). Word w of a thread's mask:
-// candidates 32 w .. 32 w + 31; only the words below (t >> 5) + 1 are made.
-__device__ __forceinline__ unsigned greedy_near_word(const int *s_cxy, int w, int t, int xy, int d)
+// Bit b of the result: candidate 32 w + b (< t) of the group's free ones
+// (positions s_pos) lies within d (Chebyshev) of (x, y). Word w of a thread's
+// mask: candidates 32 w .. 32 w + 31; only the words below (t >> 5) + 1 are
+// made (the others stay 0).
+__device__ __forceinline__ unsigned greedy_near_word(const int2 *s_pos, int w, int t, int x, int y,
+                                                     int d)
 {
     unsigned bits = 0;
     const int k0 = w * 32;
-#pragma unroll 8
+    const unsigned d2 = 2u * (unsigned)d;
+#pragma unroll
     for (int b = 0; b < 32; b++) {
-        const unsigned df = __vabsdiffu2((unsigned)s_cxy[k0 + b], (unsigned)xy);
-        const unsigned far = (df & 0xffffu) > (unsigned)d || (df >> 16) > (unsigned)d;
-        bits |= (far ^ 1u) << b;
+        const int2 o = s_pos[k0 + b];  // the same address in every lane
+        const bool near = (unsigned)(o.x - x + d) <= d2 && (unsigned)(o.y - y + d) <= d2;
+        bits |= near ? 1u << b : 0u;
     }
     // only earlier candidates: bits below t - k0
     const int lim = t - k0;
@@ -242,10 +246,11 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
     __shared__ typename Scan::TempStorage scan_tmp;
     __shared__ int s_idx[kGreedyChunk];   // free candidates of the chunk: index
     __shared__ int s_xy[kGreedyChunk];    // x | y << 16
-    __shared__ int s_cxy[kGreedyThreads];  // free candidates of a group: x | y << 16
-    __shared__ int s_cme[kGreedyThreads];  // ... their place in s_idx
+    __shared__ int2 s_pos[kGreedyThreads];  // free candidates of a group: (x, y)
+    __shared__ int s_cme[kGreedyThreads];   // ... their place in s_idx
     __shared__ short s_take[kGreedyThreads];
-    __shared__ unsigned s_tk[kGreedyWords], s_un[kGreedyWords];
+    __shared__ uint4 s_tk4[kGreedyWords / 4], s_un4[kGreedyWords / 4];  // bit masks
+    unsigned *s_tk = reinterpret_cast<unsigned *>(s_tk4), *s_un = reinterpret_cast<unsigned *>(s_un4);
     __shared__ int s_total, s_reach;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     if (a.resume && *a.out_more == 0)
@@ -284,11 +289,8 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
         }
         __syncthreads();
         for (int g = 0, gsize = 0; g < ns && s_total < a.nslots; g += gsize) {
-            // a group of about 8 candidates per slot left (a warp at least):
-            // the rounds below take as many steps as the longest chain of
-            // close candidates in the group, and only the first ones are needed
-            const int room_left = a.nslots - s_total;
-            gsize = room_left >= kGreedyThreads / 8 ? kGreedyThreads : (room_left * 8 + 31) & ~31;
+            // a group: the next kGreedyThreads free candidates of the chunk
+            gsize = kGreedyThreads;
             const int gn = ns - g < gsize ? ns - g : gsize;
             const int me = g + tid;
             int fr = tid < gn;
@@ -298,20 +300,21 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
             int pos, m;
             Scan(scan_tmp).ExclusiveSum(fr, pos, m);
             if (fr) {
-                s_cxy[pos] = xy0;
+                s_pos[pos] = make_int2(xy0 & 0xffff, xy0 >> 16);
                 s_cme[pos] = me;
             }
             __syncthreads();
             // thread t: the group's free candidate t (t < m)
             const int t = tid;
             const bool act = t < m;
-            const int xy = act ? s_cxy[t] : 0;
+            const int2 p = act ? s_pos[t] : make_int2(0, 0);
             unsigned conf[kGreedyWords];
             // the warp's words: up to its last active thread's
             const int wlast = m > 0 ? ((m - 1 < (tid | 31) ? m - 1 : (tid | 31)) >> 5) : -1;
 #pragma unroll
             for (int w = 0; w < kGreedyWords; w++)
-                conf[w] = a.d >= 0 && w <= wlast && act ? greedy_near_word(s_cxy, w, t, xy, a.d) : 0u;
+                conf[w] = a.d >= 0 && w <= wlast && act ? greedy_near_word(s_pos, w, t, p.x, p.y, a.d)
+                                                        : 0u;
             int st = act ? (a.d < 0 ? kTaken : kUndecided) : kRejected;
             {
                 const unsigned bu = __ballot_sync(0xffffffffu, st == kUndecided);
@@ -323,13 +326,15 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
             }
             while (__syncthreads_or(st == kUndecided)) {
                 if (st == kUndecided) {
+                    // words past the warp's own are 0 in conf
                     unsigned tk = 0, op = 0;
 #pragma unroll
-                    for (int w = 0; w < kGreedyWords; w++) {
-                        if (w <= warp) {
-                            tk |= conf[w] & s_tk[w];
-                            op |= conf[w] & s_un[w];
-                        }
+                    for (int q = 0; q < kGreedyWords / 4; q++) {
+                        const uint4 T = s_tk4[q], U = s_un4[q];
+                        tk |= (conf[4 * q] & T.x) | (conf[4 * q + 1] & T.y) |
+                              (conf[4 * q + 2] & T.z) | (conf[4 * q + 3] & T.w);
+                        op |= (conf[4 * q] & U.x) | (conf[4 * q + 1] & U.y) |
+                              (conf[4 * q + 2] & U.z) | (conf[4 * q + 3] & U.w);
                     }
                     st = tk ? kRejected : op ? kUndecided : kTaken;
                 }
@@ -358,18 +363,18 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
             }
             __syncthreads();
             if (a.d >= 0) {
+                // a warp per row of a square: the lanes' bytes are adjacent
                 const int side = 2 * a.d + 1;
-                for (int w = tid; w < nkeep * side; w += kGreedyThreads) {
-                    const int k = w / side, r = w - k * side;
-                    const int txy = s_cxy[s_take[k]];
-                    const int tx = txy & 0xffff, ty = txy >> 16;
-                    const int yy = ty - a.d + r;
+                for (int r = warp; r < nkeep * side; r += kGreedyWarps) {
+                    const int k = r / side;
+                    const int2 tp = s_pos[s_take[k]];
+                    const int yy = tp.y - a.d + (r - k * side);
                     if (yy < 0 || yy >= a.nrows)
                         continue;
-                    const int xa = tx - a.d < 0 ? 0 : tx - a.d;
-                    const int xb = tx + a.d >= a.ncols ? a.ncols - 1 : tx + a.d;
+                    const int xa = tp.x - a.d < 0 ? 0 : tp.x - a.d;
+                    const int xb = tp.x + a.d >= a.ncols ? a.ncols - 1 : tp.x + a.d;
                     unsigned char *row = a.map + (size_t)yy * a.ncols;
-                    for (int xx = xa; xx <= xb; xx++)
+                    for (int xx = xa + lane; xx <= xb; xx += 32)
                         row[xx] = 1;
                 }
             }
