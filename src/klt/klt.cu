@@ -522,11 +522,61 @@ __device__ void qs_seed(const klt_cuda_qs &q, int from_defer, int nabove, QsShar
     }
 }
 
+// qs_plan of at most 32 segments by one warp (no block barriers): a segment
+// per lane, its tile offset by a warp scan; a tile's segment is the last one
+// whose first tile is at or before it.
+__device__ void qs_plan_warp(const klt_cuda_qs &q, int cur, int nseg)
+{
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const int2 *list = reinterpret_cast<const int2 *>(q.list[cur]);
+    int nt = 0;
+    if (lane < nseg)
+        nt = ((__ldcg(list + lane).y & kQsLenMask) + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
+    int inc = nt;
+    for (int o = 1; o < 32; o <<= 1) {
+        const int v = __shfl_up_sync(full, inc, o);
+        if (lane >= o)
+            inc += v;
+    }
+    const int off = inc - nt, ntiles = __shfl_sync(full, inc, 31);
+    if (lane < nseg) {
+        q.seg_tile0[lane] = off;
+        q.seg_t[lane] = 0;
+        q.seg_done[lane] = 0;
+    }
+    for (int base = 0; base < ntiles; base += 32) {
+        const int t = base + lane;
+        int sg = 0;
+        for (int k = 1; k < nseg; k++)
+            if (__shfl_sync(full, off, k) <= t)
+                sg = k;
+        const int first = __shfl_sync(full, off, sg);
+        if (t < ntiles) {
+            q.tile_seg[t] = sg;
+            q.tile_first[t] = t - first;
+        }
+    }
+    if (lane == 0) {
+        q.ctr[1 - cur] = 0;
+        q.ctr[KLT_QS_NTILES] = ntiles;
+        q.ctr[KLT_QS_DONE] = 0;
+    }
+}
+
 // One block: tiles of the segments of list cur (consecutive per segment);
-// clears list 1 - cur and the counters of the level.
+// clears list 1 - cur and the counters of the level. Up to 32 segments (the
+// usual case: a level splits the few segments holding the prefix) by its
+// first warp alone.
 __device__ void qs_plan(const klt_cuda_qs &q, int cur, QsShared &sh)
 {
-    const int nseg = ld_cg(q.ctr + cur);
+    const int nseg = ld_cg(q.ctr + cur);  // final: the same value in every thread
+    if (nseg <= 32) {
+        if (threadIdx.x < 32)
+            qs_plan_warp(q, cur, nseg);
+        __syncthreads();
+        return;
+    }
     const int2 *list = reinterpret_cast<const int2 *>(q.list[cur]);
     if (threadIdx.x == 0)
         sh.carry = 0;
