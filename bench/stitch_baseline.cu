@@ -1,5 +1,10 @@
 // Baseline for bench_stitch: the kernel shape the users run today (see
 // stitch_baseline.h). Written plainly on purpose; it is the yardstick.
+// stitch_baseline_fast.cu compiles this file again with --use_fast_math
+// (powf -> __powf, approximate divisions) under another entry name.
+#ifndef BASELINE_ENTRY
+#define BASELINE_ENTRY bench_baseline_stitch
+#endif
 #include <cuda_runtime.h>
 
 #include "stitch_baseline.h"
@@ -50,7 +55,7 @@ __global__ static void baseline_kernel(baseline_args a)
     *reinterpret_cast<uchar4 *>(a.out + (size_t)j * a.out_stride + 4 * i) = o;
 }
 
-extern "C" int bench_baseline_stitch(const baseline_args *a, void *stream)
+extern "C" int BASELINE_ENTRY(const baseline_args *a, void *stream)
 {
     dim3 block(32, 8);
     dim3 grid((a->pano_w + 31) / 32, (a->pano_h + 7) / 8);

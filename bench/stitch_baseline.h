@@ -23,6 +23,8 @@ typedef struct baseline_args {
 
 /* Returns the cudaError_t of the launch. */
 int bench_baseline_stitch(const baseline_args *a, void *stream);
+/* The same kernel compiled with --use_fast_math (stitch_baseline_fast.cu). */
+int bench_baseline_stitch_fast(const baseline_args *a, void *stream);
 
 #ifdef __cplusplus
 }
