@@ -58,31 +58,41 @@ static void mask_rows(void *arg, int begin, int end, int thread)
     (void)thread;
     for (int ty = begin; ty < end; ty++) {
         for (int tx = 0; tx < job->tiles_x; tx++) {
-            uint32_t seen = 0, weighted = 0, everywhere = 0xffffu;
+            /* alone: cameras c for which every pixel so far is either seen by c
+             * with weight exactly 1 and no other camera weighted, or not seen
+             * by c and weighted by none (black) */
+            uint32_t seen = 0, weighted = 0, everywhere = 0xffffu, alone = 0xffffu;
             for (int j = ty * STITCH_TILE_H; j < (ty + 1) * STITCH_TILE_H && j < m->pano_height; j++) {
                 for (int i = tx * STITCH_TILE_W; i < (tx + 1) * STITCH_TILE_W && i < m->pano_width;
                      i++) {
                     fovea_map_weights(m, i, j, w, u, v);
-                    uint32_t here = 0;
+                    uint32_t here = 0, wbits = 0;
                     for (int c = 0; c < m->num_cameras; c++) {
                         float uu, vv;
                         if (fovea_map_lookup(m, c, i, j, &uu, &vv))
                             here |= 1u << c;
                         if (w[c] > 0.0f)
-                            weighted |= 1u << c;
+                            wbits |= 1u << c;
                     }
+                    for (int c = 0; c < m->num_cameras; c++)
+                        if (here >> c & 1u ? wbits != 1u << c || w[c] != 1.0f : wbits != 0)
+                            alone &= ~(1u << c);
                     seen |= here;
+                    weighted |= wbits;
                     everywhere &= here;
                 }
             }
             uint32_t mask = seen | (weighted << 16);
-            if (!m->cam[0].weight && seen != 0 && (seen & (seen - 1)) == 0) {
-                /* one camera, analytic weights (the kernels' single-camera path):
-                 * they need only its bit, and whether it sees every pixel of a
+            if (!m->cam[0].weight && weighted != 0 && (weighted & (weighted - 1)) == 0 &&
+                (alone & weighted)) {
+                /* one camera weighted, exactly 1 wherever it sees (the only
+                 * camera seeing the tile, or the others seeing its pixels with
+                 * weight 0 away from a seam): the kernels' single-camera path,
+                 * which needs only its bit and whether it sees every pixel of a
                  * tile inside the panorama (interior) */
                 int inside = (tx + 1) * STITCH_TILE_W <= m->pano_width &&
                              (ty + 1) * STITCH_TILE_H <= m->pano_height;
-                mask = seen | (inside && everywhere == seen ? STITCH_TILE_INTERIOR : 0u);
+                mask = weighted | (inside && (everywhere & weighted) ? STITCH_TILE_INTERIOR : 0u);
             }
             job->masks[(size_t)ty * job->tiles_x + tx] = mask;
         }
