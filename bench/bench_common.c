@@ -252,6 +252,35 @@ int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs,
     free(s);
     return 0;
 }
+
+int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, int runs,
+                             int calls, bench_stats *out)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    cudaEvent_t start, stop;
+    BENCH_CUDA(cudaEventCreate(&start));
+    BENCH_CUDA(cudaEventCreate(&stop));
+    for (int i = 0; i < warmup; i++)
+        run_or_die(fn, arg);
+    BENCH_CUDA(cudaStreamSynchronize(st));
+    double *s = alloc_samples(runs);
+    for (int i = 0; i < runs; i++) {
+        BENCH_CUDA(cudaEventRecord(start, st));
+        for (int k = 0; k < calls; k++)
+            run_or_die(fn, arg);
+        BENCH_CUDA(cudaEventRecord(stop, st));
+        BENCH_CUDA(cudaEventSynchronize(stop));
+        float ms = 0;
+        BENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
+        s[i] = (double)ms * 1e3 / calls;
+    }
+    BENCH_CUDA(cudaGetLastError());
+    BENCH_CUDA(cudaEventDestroy(start));
+    BENCH_CUDA(cudaEventDestroy(stop));
+    bench_stats_compute(s, runs, out);
+    free(s);
+    return 0;
+}
 #else
 int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs,
                    bench_stats *out)
@@ -261,6 +290,19 @@ int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs,
     (void)stream;
     (void)warmup;
     (void)runs;
+    memset(out, 0, sizeof(*out));
+    return -1;
+}
+
+int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, int runs,
+                             int calls, bench_stats *out)
+{
+    (void)fn;
+    (void)arg;
+    (void)stream;
+    (void)warmup;
+    (void)runs;
+    (void)calls;
     memset(out, 0, sizeof(*out));
     return -1;
 }

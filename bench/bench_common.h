@@ -84,6 +84,11 @@ void bench_time_cpu(bench_fn fn, void *arg, int warmup, int runs, bench_stats *o
  * that stream. @return 0, or -1 without CUDA (out zeroed). CUDA errors exit 1. */
 int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs,
                    bench_stats *out);
+/* Throughput of fn on a CUDA stream: runs calls back to back (no wait between
+ * them, as a stream of frames is processed) between two events, `runs` times
+ * after `warmup` calls; each sample is the elapsed time / calls (us per call). */
+int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, int runs,
+                             int calls, bench_stats *out);
 
 /* ---------------------------------------------------------------- reference bandwidths */
 

@@ -14,6 +14,16 @@ _Static_assert(STITCH_STAT_FIELDS == FOVEA_ST_FIELDS, "stats layout shared with 
 _Static_assert(STITCH_MAXC == FOVEA_STITCH_MAX_CAMERAS, "camera limit shared with stitch.cu");
 _Static_assert(STITCH_LUT_SIZE == FOVEA_LUT_SIZE, "table size shared with stitch.cu");
 
+#define STITCH_TEX_CACHE 8 /* texture objects kept per camera plane */
+
+typedef struct tex_entry {
+    cudaTextureObject_t obj;
+    const void *ptr;
+    size_t pitch;
+    int w, h, channels;
+    uint64_t used; /* cuda_state.tex_clock when last used */
+} tex_entry;
+
 typedef struct cuda_state {
     float *d_uv[FOVEA_STITCH_MAX_CAMERAS];
     float *d_lut;                   /* n x 3 x FOVEA_LUT_SIZE */
@@ -32,13 +42,11 @@ typedef struct cuda_state {
     cudaEvent_t stats_ready;        /* copy to host finished (side stream) */
     int stats_pending;
     fovea_frame stage_in[FOVEA_STITCH_MAX_CAMERAS];
-    /* texture objects of the input planes, kept while the planes stay the same */
-    struct {
-        cudaTextureObject_t obj;
-        const void *ptr;
-        size_t pitch;
-        int w, h, channels;
-    } tex[FOVEA_STITCH_MAX_CAMERAS][3];
+    /* texture objects of the input planes: the last STITCH_TEX_CACHE planes
+     * each camera plane has seen (a decoder's pool of frames cycles through
+     * several buffers), least recently used replaced */
+    tex_entry tex[FOVEA_STITCH_MAX_CAMERAS][3][STITCH_TEX_CACHE];
+    uint64_t tex_clock;
     int tex_align, tex_pitch_align;
     fovea_frame stage_out;
 } cuda_state;
@@ -219,8 +227,9 @@ static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
         cudaEventDestroy(cs->stats_ready);
     for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
         for (int p = 0; p < 3; p++)
-            if (cs->tex[c][p].obj)
-                cudaDestroyTextureObject(cs->tex[c][p].obj);
+            for (int k = 0; k < STITCH_TEX_CACHE; k++)
+                if (cs->tex[c][p][k].obj)
+                    cudaDestroyTextureObject(cs->tex[c][p][k].obj);
         fovea_device_free(ctx, cs->d_uv[c]);
         fovea_frame_free(ctx, &cs->stage_in[c]);
     }
@@ -349,8 +358,10 @@ static int device_view(fovea_stitcher *st, fovea_frame *stage, const fovea_frame
 }
 
 /* A texture object over one 8-bit plane (1, 2 or 4 channels) with bilinear
- * filtering, unnormalized coordinates and normalized float reads; cached per
- * camera and plane. *obj = 0 when the plane is not aligned for textures. */
+ * filtering, unnormalized coordinates and normalized float reads; the last
+ * STITCH_TEX_CACHE planes of each camera plane are kept, so frames from a pool
+ * of up to that many buffers per camera create no objects and wait for
+ * nothing. *obj = 0 when the plane is not aligned for textures. */
 static int plane_texture(fovea_stitcher *st, int cam, int plane, const void *ptr, size_t pitch,
                          int w, int h, int channels, unsigned long long *obj)
 {
@@ -358,17 +369,25 @@ static int plane_texture(fovea_stitcher *st, int cam, int plane, const void *ptr
     *obj = 0;
     if ((uintptr_t)ptr % (uintptr_t)cs->tex_align || pitch % (size_t)cs->tex_pitch_align)
         return FOVEA_OK;
-    if (cs->tex[cam][plane].obj && cs->tex[cam][plane].ptr == ptr &&
-        cs->tex[cam][plane].pitch == pitch && cs->tex[cam][plane].w == w &&
-        cs->tex[cam][plane].h == h && cs->tex[cam][plane].channels == channels) {
-        *obj = cs->tex[cam][plane].obj;
-        return FOVEA_OK;
+    int slot = 0;
+    for (int k = 0; k < STITCH_TEX_CACHE; k++) {
+        tex_entry *e = &cs->tex[cam][plane][k];
+        if (e->obj && e->ptr == ptr && e->pitch == pitch && e->w == w && e->h == h &&
+            e->channels == channels) {
+            e->used = ++cs->tex_clock;
+            *obj = e->obj;
+            return FOVEA_OK;
+        }
+        /* an empty entry, else the least recently used one */
+        const tex_entry *best = &cs->tex[cam][plane][slot];
+        if (best->obj && (!e->obj || e->used < best->used))
+            slot = k;
     }
-    if (cs->tex[cam][plane].obj) {
+    if (cs->tex[cam][plane][slot].obj) {
         /* kernels queued with the old object must finish before it goes */
         FOVEA_CUDA_TRY(st->ctx, cudaStreamSynchronize(fovea_ctx_stream(st->ctx)));
-        cudaDestroyTextureObject(cs->tex[cam][plane].obj);
-        cs->tex[cam][plane].obj = 0;
+        cudaDestroyTextureObject(cs->tex[cam][plane][slot].obj);
+        cs->tex[cam][plane][slot].obj = 0;
     }
     struct cudaResourceDesc rd;
     memset(&rd, 0, sizeof(rd));
@@ -387,12 +406,13 @@ static int plane_texture(fovea_stitcher *st, int cam, int plane, const void *ptr
     td.normalizedCoords = 0;
     cudaTextureObject_t t = 0;
     FOVEA_CUDA_TRY(st->ctx, cudaCreateTextureObject(&t, &rd, &td, NULL));
-    cs->tex[cam][plane].obj = t;
-    cs->tex[cam][plane].ptr = ptr;
-    cs->tex[cam][plane].pitch = pitch;
-    cs->tex[cam][plane].w = w;
-    cs->tex[cam][plane].h = h;
-    cs->tex[cam][plane].channels = channels;
+    cs->tex[cam][plane][slot].obj = t;
+    cs->tex[cam][plane][slot].ptr = ptr;
+    cs->tex[cam][plane][slot].pitch = pitch;
+    cs->tex[cam][plane][slot].w = w;
+    cs->tex[cam][plane][slot].h = h;
+    cs->tex[cam][plane][slot].channels = channels;
+    cs->tex[cam][plane][slot].used = ++cs->tex_clock;
     *obj = t;
     return FOVEA_OK;
 }

@@ -184,6 +184,55 @@ static void run_case1(const char *name, fovea_context *cpu, fovea_context *gpu,
         fovea_frame_free(NULL, &got2);
     }
 
+    if (device_frames) {
+        /* frames from a pool of buffers (as a decoder hands them out), two
+         * contents: each buffer's texture must be its own (the stitcher keeps
+         * several per camera plane) */
+        fovea_frame inv[FOVEA_STITCH_MAX_CAMERAS], pool[3][FOVEA_STITCH_MAX_CAMERAS];
+        const fovea_frame *in_inv[FOVEA_STITCH_MAX_CAMERAS];
+        for (int c = 0; c < n; c++) {
+            REQUIRE(fovea_frame_alloc(NULL, &inv[c], conv[c].width, conv[c].height, in_fmt,
+                                      FOVEA_MEM_HOST) == FOVEA_OK);
+            const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(in_fmt);
+            for (int p = 0; p < d->planes; p++)
+                for (int y = 0; y < fovea_plane_height(in_fmt, conv[c].height, p); y++)
+                    for (size_t x = 0; x < fovea_plane_row_bytes(in_fmt, conv[c].width, p); x++)
+                        inv[c].data[p][(ptrdiff_t)y * inv[c].stride[p] + x] =
+                            (uint8_t)(255 - conv[c].data[p][(ptrdiff_t)y * conv[c].stride[p] + x]);
+            in_inv[c] = &inv[c];
+            for (int k = 0; k < 3; k++) {
+                REQUIRE(fovea_frame_alloc(gpu, &pool[k][c], conv[c].width, conv[c].height, in_fmt,
+                                          FOVEA_MEM_DEVICE) == FOVEA_OK);
+                REQUIRE(fovea_frame_copy(gpu, &pool[k][c], k == 1 ? &inv[c] : &conv[c]) ==
+                        FOVEA_OK);
+            }
+        }
+        fovea_frame ref_inv, got5;
+        REQUIRE(fovea_frame_alloc(NULL, &ref_inv, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
+        REQUIRE(fovea_frame_alloc(NULL, &got5, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
+        REQUIRE(fovea_stitcher_process(sc, in_inv, n, &ref_inv) == FOVEA_OK);
+        for (int f = 0; f < 6; f++) {
+            const fovea_frame *in_pool[FOVEA_STITCH_MAX_CAMERAS];
+            for (int c = 0; c < n; c++)
+                in_pool[c] = &pool[f % 3][c];
+            fovea_frame_fill(NULL, &got5, 0xA5);
+            st = fovea_stitcher_process(sg, in_pool, n, &got5);
+            CHECK_EQ_INT(st, FOVEA_OK);
+            long nd5 = 0;
+            int worst5 = compare(f % 3 == 1 ? &ref_inv : &ref, &got5, &nd5);
+            CHECK(worst5 <= 1);
+            if (exact)
+                CHECK_EQ_INT(nd5, 0);
+        }
+        for (int c = 0; c < n; c++) {
+            fovea_frame_free(NULL, &inv[c]);
+            for (int k = 0; k < 3; k++)
+                fovea_frame_free(gpu, &pool[k][c]);
+        }
+        fovea_frame_free(NULL, &ref_inv);
+        fovea_frame_free(NULL, &got5);
+    }
+
     /* a frame that is not all one value came out (guards against a trivially
      * black result agreeing with itself) */
     long nonblack = 0;
