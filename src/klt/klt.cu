@@ -201,8 +201,10 @@ __global__ void sub_vert_kernel(const float *__restrict__ tmp, int nrows, int oc
 constexpr int kGreedyThreads = 512;
 constexpr int kGreedyPer = 8;
 constexpr int kGreedyChunk = kGreedyThreads * kGreedyPer;
-constexpr int kGreedyWords = kGreedyThreads / 32;  // one bit per candidate of a group
 constexpr int kGreedyWarps = kGreedyThreads / 32;
+// a group has kGreedyThreads candidates (one per thread), one bit each: a
+// mask is one word per warp
+constexpr int kGreedyWords = kGreedyWarps;
 constexpr int kUndecided = 0, kTaken = 1, kRejected = 2;
 
 // Bit b of the result: candidate 32 w + b (< t) of the group's free ones
@@ -288,10 +290,9 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
             off++;
         }
         __syncthreads();
-        for (int g = 0, gsize = 0; g < ns && s_total < a.nslots; g += gsize) {
+        for (int g = 0; g < ns && s_total < a.nslots; g += kGreedyThreads) {
             // a group: the next kGreedyThreads free candidates of the chunk
-            gsize = kGreedyThreads;
-            const int gn = ns - g < gsize ? ns - g : gsize;
+            const int gn = ns - g < kGreedyThreads ? ns - g : kGreedyThreads;
             const int me = g + tid;
             int fr = tid < gn;
             const int xy0 = fr ? s_xy[me] : 0;
