@@ -227,30 +227,8 @@ void bench_time_cpu(bench_fn fn, void *arg, int warmup, int runs, bench_stats *o
 int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs,
                    bench_stats *out)
 {
-    cudaStream_t st = (cudaStream_t)stream;
-    cudaEvent_t start, stop;
-    BENCH_CUDA(cudaEventCreate(&start));
-    BENCH_CUDA(cudaEventCreate(&stop));
-    for (int i = 0; i < warmup; i++)
-        run_or_die(fn, arg);
-    BENCH_CUDA(cudaStreamSynchronize(st));
-    double *s = alloc_samples(runs);
-    for (int i = 0; i < runs; i++) {
-        /* one synchronised pair per run: we want the distribution, not a pipelined mean */
-        BENCH_CUDA(cudaEventRecord(start, st));
-        run_or_die(fn, arg);
-        BENCH_CUDA(cudaEventRecord(stop, st));
-        BENCH_CUDA(cudaEventSynchronize(stop));
-        float ms = 0;
-        BENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
-        s[i] = (double)ms * 1e3;
-    }
-    BENCH_CUDA(cudaGetLastError());
-    BENCH_CUDA(cudaEventDestroy(start));
-    BENCH_CUDA(cudaEventDestroy(stop));
-    bench_stats_compute(s, runs, out);
-    free(s);
-    return 0;
+    /* one synchronised pair per run: we want the distribution, not a pipelined mean */
+    return bench_time_gpu_pipelined(fn, arg, stream, warmup, runs, 1, out);
 }
 
 int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, int runs,
@@ -285,13 +263,7 @@ int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, i
 int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs,
                    bench_stats *out)
 {
-    (void)fn;
-    (void)arg;
-    (void)stream;
-    (void)warmup;
-    (void)runs;
-    memset(out, 0, sizeof(*out));
-    return -1;
+    return bench_time_gpu_pipelined(fn, arg, stream, warmup, runs, 1, out);
 }
 
 int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, int runs,

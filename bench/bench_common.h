@@ -86,7 +86,8 @@ int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs,
                    bench_stats *out);
 /* Throughput of fn on a CUDA stream: runs calls back to back (no wait between
  * them, as a stream of frames is processed) between two events, `runs` times
- * after `warmup` calls; each sample is the elapsed time / calls (us per call). */
+ * after `warmup` calls; each sample is the elapsed time / calls (us per call).
+ * bench_time_gpu is this with calls = 1. */
 int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, int runs,
                              int calls, bench_stats *out);
 

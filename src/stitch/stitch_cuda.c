@@ -406,13 +406,7 @@ static int plane_texture(fovea_stitcher *st, int cam, int plane, const void *ptr
     td.normalizedCoords = 0;
     cudaTextureObject_t t = 0;
     FOVEA_CUDA_TRY(st->ctx, cudaCreateTextureObject(&t, &rd, &td, NULL));
-    cs->tex[cam][plane][slot].obj = t;
-    cs->tex[cam][plane][slot].ptr = ptr;
-    cs->tex[cam][plane][slot].pitch = pitch;
-    cs->tex[cam][plane][slot].w = w;
-    cs->tex[cam][plane][slot].h = h;
-    cs->tex[cam][plane][slot].channels = channels;
-    cs->tex[cam][plane][slot].used = ++cs->tex_clock;
+    cs->tex[cam][plane][slot] = (tex_entry){t, ptr, pitch, w, h, channels, ++cs->tex_clock};
     *obj = t;
     return FOVEA_OK;
 }
