@@ -411,9 +411,13 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
 //
 // Everything runs in one cooperative launch (qs_run_kernel): per level of the
 // long segments three grid-wide barriers (after the tile counts, after the
-// ranks, after the moves); the per-segment tile offsets and the next level's
-// tile plan are made by the block that finishes last (fence + counter), so
-// they need no barrier of their own.
+// ranks, after the moves). A level of at most 32 segments (the usual case:
+// the few segments that hold the prefix) is planned by every block for
+// itself right after the barrier, a segment of at most 32 tiles has its tile
+// offsets summed by every block of it from the tile counts: no fence,
+// counter or last block on the path between the barriers. Wider levels and
+// longer segments have them made once, in global memory (plan: block 0 and
+// one more barrier; offsets: the block that counts the segment's last tile).
 
 constexpr int kQsThreads = 1024;
 constexpr int kQsPer = KLT_CUDA_QS_TILE / kQsThreads;
@@ -429,10 +433,15 @@ union QsTemp {
     QsReduce::TempStorage reduce;
 };
 
+constexpr int kQsLocalSegs = 32;  // a level of at most this many segments is planned locally
+constexpr int kQsLocalTiles = 32; // a segment of at most this many tiles sums its offsets locally
+
 struct QsShared {
     QsTemp tmp;
-    int carry, flag;
-    int tile0[kQsThreads];  // seg_tile0 of a plan of at most kQsThreads segments
+    int carry, flag, ntiles;
+    int loff, roff;               // this block's tile: L / R ranks before it
+    int2 seg[kQsLocalSegs];       // a local plan: the level's segments,
+    int tile0[kQsThreads];        // their first tiles (also qs_plan's scratch)
 };
 
 // Counters and lists written by other blocks in this launch: read at L2.
@@ -523,61 +532,12 @@ __device__ void qs_seed(const klt_cuda_qs &q, int from_defer, int nabove, QsShar
     }
 }
 
-// qs_plan of at most 32 segments by one warp (no block barriers): a segment
-// per lane, its tile offset by a warp scan; a tile's segment is the last one
-// whose first tile is at or before it.
-__device__ void qs_plan_warp(const klt_cuda_qs &q, int cur, int nseg)
-{
-    const unsigned full = 0xffffffffu;
-    const int lane = threadIdx.x & 31;
-    const int2 *list = reinterpret_cast<const int2 *>(q.list[cur]);
-    int nt = 0;
-    if (lane < nseg)
-        nt = ((__ldcg(list + lane).y & kQsLenMask) + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
-    int inc = nt;
-    for (int o = 1; o < 32; o <<= 1) {
-        const int v = __shfl_up_sync(full, inc, o);
-        if (lane >= o)
-            inc += v;
-    }
-    const int off = inc - nt, ntiles = __shfl_sync(full, inc, 31);
-    if (lane < nseg) {
-        q.seg_tile0[lane] = off;
-        q.seg_t[lane] = 0;
-        q.seg_done[lane] = 0;
-    }
-    for (int base = 0; base < ntiles; base += 32) {
-        const int t = base + lane;
-        int sg = 0;
-        for (int k = 1; k < nseg; k++)
-            if (__shfl_sync(full, off, k) <= t)
-                sg = k;
-        const int first = __shfl_sync(full, off, sg);
-        if (t < ntiles) {
-            q.tile_seg[t] = sg;
-            q.tile_first[t] = t - first;
-        }
-    }
-    if (lane == 0) {
-        q.ctr[1 - cur] = 0;
-        q.ctr[KLT_QS_NTILES] = ntiles;
-        q.ctr[KLT_QS_DONE] = 0;
-    }
-}
-
-// One block: tiles of the segments of list cur (consecutive per segment);
-// clears list 1 - cur and the counters of the level. Up to 32 segments (the
-// usual case: a level splits the few segments holding the prefix) by its
-// first warp alone.
+// One block: tiles of the segments of list cur (consecutive per segment) in
+// global memory, for a level of more than kQsLocalSegs segments; clears list
+// 1 - cur and the counters of the level.
 __device__ void qs_plan(const klt_cuda_qs &q, int cur, QsShared &sh)
 {
     const int nseg = ld_cg(q.ctr + cur);  // final: the same value in every thread
-    if (nseg <= 32) {
-        if (threadIdx.x < 32)
-            qs_plan_warp(q, cur, nseg);
-        __syncthreads();
-        return;
-    }
     const int2 *list = reinterpret_cast<const int2 *>(q.list[cur]);
     if (threadIdx.x == 0)
         sh.carry = 0;
@@ -625,6 +585,50 @@ __device__ void qs_plan(const klt_cuda_qs &q, int cur, QsShared &sh)
     __syncthreads();
 }
 
+// The plan of the level in list cur (nseg segments), as this block needs it:
+// with at most kQsLocalSegs segments made by its first warp in shared memory
+// (sh.seg, sh.tile0), else made by block 0 in global memory (qs_plan) with a
+// barrier after it. Block 0 also clears what the level accumulates into: the
+// next list's counter and the segments' exchange counts. Returns the level's
+// tile count.
+__device__ int qs_level_plan(const klt_cuda_qs &q, int cur, int nseg, QsShared &sh)
+{
+    if (nseg > kQsLocalSegs) {
+        if (blockIdx.x == 0)
+            qs_plan(q, cur, sh);
+        qs_grid_sync();
+        return ld_cg(q.ctr + KLT_QS_NTILES);
+    }
+    if (threadIdx.x < 32) {
+        const unsigned full = 0xffffffffu;
+        const int lane = threadIdx.x;
+        int2 sg = make_int2(0, 0);
+        int nt = 0;
+        if (lane < nseg) {
+            sg = __ldcg(reinterpret_cast<const int2 *>(q.list[cur]) + lane);
+            nt = ((sg.y & kQsLenMask) + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
+        }
+        int inc = nt;
+        for (int o = 1; o < 32; o <<= 1) {
+            const int v = __shfl_up_sync(full, inc, o);
+            if (lane >= o)
+                inc += v;
+        }
+        if (lane < nseg) {
+            sh.seg[lane] = sg;
+            sh.tile0[lane] = inc - nt;
+            if (blockIdx.x == 0)
+                q.seg_t[lane] = 0;
+        }
+        if (lane == 31)
+            sh.ntiles = inc;
+        if (blockIdx.x == 0 && lane == 0)
+            q.ctr[1 - cur] = 0;
+    }
+    __syncthreads();
+    return sh.ntiles;
+}
+
 // Where the partition of segment s (at lo) puts its pivot.
 __device__ __forceinline__ int qs_stop(const klt_cuda_qs &q, int s, int lo)
 {
@@ -652,19 +656,37 @@ __device__ void qs_final(const klt_cuda_qs &q, int cur, int s)
 }
 
 struct QsTile {
-    int s, lo, n, buf, k0;
+    int t, s, lo, n, buf, k0;
+    int first, t0, nt;  // the tile's index in its segment, the segment's first tile, tiles
     const int2 *src;
 };
 
-__device__ __forceinline__ QsTile qs_tile(const klt_cuda_qs &q, int cur, int t)
+// Tile t of the level (nseg segments in list cur, planned by qs_level_plan).
+__device__ __forceinline__ QsTile qs_tile(const klt_cuda_qs &q, int cur, int nseg, int t,
+                                          const QsShared &sh)
 {
     QsTile r;
-    r.s = q.tile_seg[t];
-    const int2 sg = reinterpret_cast<const int2 *>(q.list[cur])[r.s];
+    int2 sg;
+    r.t = t;
+    if (nseg <= kQsLocalSegs) {
+        int s = 0;
+        for (int k = 1; k < nseg; k++)
+            if (sh.tile0[k] <= t)
+                s = k;
+        r.s = s;
+        r.t0 = sh.tile0[s];
+        sg = sh.seg[s];
+    } else {
+        r.s = q.tile_seg[t];
+        r.t0 = t - q.tile_first[t];
+        sg = reinterpret_cast<const int2 *>(q.list[cur])[r.s];
+    }
+    r.first = t - r.t0;
     r.lo = sg.x;
     r.n = sg.y & kQsLenMask;
+    r.nt = (r.n + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
     r.buf = sg.y >> kQsBufBit;
-    r.k0 = q.tile_first[t] * KLT_CUDA_QS_TILE + threadIdx.x * kQsPer;
+    r.k0 = r.first * KLT_CUDA_QS_TILE + threadIdx.x * kQsPer;
     r.src = reinterpret_cast<const int2 *>(r.buf ? q.qb : q.qa) + r.lo;
     return r;
 }
@@ -690,9 +712,9 @@ __device__ __forceinline__ int qs_flags(const QsTile &T, int2 *e, int *f)
 
 // One warp: tile offsets of L (from the left) and R (from the right) of
 // segment s, from the tile counts of every block (read at L2).
-__device__ void qs_offsets(const klt_cuda_qs &q, int s, int n, int lane)
+__device__ void qs_offsets(const klt_cuda_qs &q, int s, int n, int t0, int lane)
 {
-    const int nt = (n + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE, t0 = q.seg_tile0[s];
+    const int nt = (n + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
     int cl = 0, cr = 0;
     for (int base = 0; base < nt; base += 32) {
         const int i = base + lane;
@@ -717,43 +739,83 @@ __device__ void qs_offsets(const klt_cuda_qs &q, int s, int n, int lane)
         q.seg_nr[s] = cr;
 }
 
-// Tile t, phase 0: L / R counts; the block that counts a segment's last tile
-// makes the segment's tile offsets.
-__device__ void qs_tile_count(const klt_cuda_qs &q, int cur, int t, QsShared &sh)
+// Tile T, phase 0: L / R counts; in a segment of more than kQsLocalTiles
+// tiles the block that counts its last tile makes the segment's tile offsets
+// (and clears the segment's counter for the next level).
+__device__ void qs_tile_count(const klt_cuda_qs &q, const QsTile &T, QsShared &sh)
 {
-    const QsTile T = qs_tile(q, cur, t);
     int2 e[kQsPer];
     int f[kQsPer];
     const int total = QsReduce(sh.tmp.reduce).Sum(qs_flags(T, e, f));
     if (threadIdx.x == 0) {
-        q.tile_l[t] = total & 0xffff;
-        q.tile_r[t] = total >> 16;
-        __threadfence();
-        const int nt = (T.n + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
-        sh.flag = atomicAdd(q.seg_done + T.s, 1) == nt - 1;
-        __threadfence();
+        q.tile_l[T.t] = total & 0xffff;
+        q.tile_r[T.t] = total >> 16;
+        sh.flag = 0;
+        if (T.nt > kQsLocalTiles) {
+            __threadfence();
+            sh.flag = atomicAdd(q.seg_done + T.s, 1) == T.nt - 1;
+            __threadfence();
+        }
     }
     __syncthreads();
     if (sh.flag) {
         __threadfence();
         if (threadIdx.x < 32)
-            qs_offsets(q, T.s, T.n, threadIdx.x);
+            qs_offsets(q, T.s, T.n, T.t0, threadIdx.x);
+        if (threadIdx.x == 0)
+            q.seg_done[T.s] = 0;
     }
     __syncthreads();
 }
 
-// Tile t, phase 1: ranks -> lpos / rpos, and the segment's exchange count;
+// Tile T of a segment of at most kQsLocalTiles tiles, after the counts: its
+// offsets (L ranks to its left, R ranks to its right) into sh.loff / sh.roff
+// and tile_loff / tile_roff, the segment's R count by its first tile; by the
+// first warp.
+__device__ void qs_local_offsets(const klt_cuda_qs &q, const QsTile &T, QsShared &sh)
+{
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x;
+    int vl = 0, vr = 0;
+    if (lane < T.nt) {
+        vl = ld_cg(q.tile_l + T.t0 + lane);
+        vr = ld_cg(q.tile_r + T.t0 + lane);
+    }
+    const int loff = (int)__reduce_add_sync(full, (unsigned)(lane < T.first ? vl : 0));
+    const int roff = (int)__reduce_add_sync(full, (unsigned)(lane > T.first ? vr : 0));
+    const int nr = (int)__reduce_add_sync(full, (unsigned)vr);
+    if (lane == 0) {
+        sh.loff = loff;
+        sh.roff = roff;
+        q.tile_loff[T.t] = loff;
+        q.tile_roff[T.t] = roff;
+        if (T.first == 0)
+            q.seg_nr[T.s] = nr;
+    }
+}
+
+// Tile T, phase 1: ranks -> lpos / rpos, and the segment's exchange count;
 // phase 2: the moves (and the children, by the segment's first tile).
 template <int PHASE>
-__device__ void qs_tile_move(const klt_cuda_qs &q, int cur, int t, int nabove, QsShared &sh)
+__device__ void qs_tile_move(const klt_cuda_qs &q, int cur, const QsTile &T, int nabove,
+                             QsShared &sh)
 {
-    const QsTile T = qs_tile(q, cur, t);
+    if (PHASE == 1 && T.nt <= kQsLocalTiles && threadIdx.x < 32)
+        qs_local_offsets(q, T, sh);
     int2 e[kQsPer];
     int f[kQsPer];
     const int sum = qs_flags(T, e, f);
     int excl, total;
     QsScan(sh.tmp.scan).ExclusiveSum(sum, excl, total);
-    const int loff = q.tile_loff[t], roff = q.tile_roff[t];
+    __syncthreads();  // sh.loff / sh.roff
+    int loff, roff;
+    if (PHASE == 1 && T.nt <= kQsLocalTiles) {
+        loff = sh.loff;
+        roff = sh.roff;
+    } else {
+        loff = q.tile_loff[T.t];
+        roff = q.tile_roff[T.t];
+    }
     const int rtile = total >> 16;
     int *lpos = q.lpos + T.lo, *rpos = q.rpos + T.lo;
     int incl = excl, moved = 0;
@@ -787,7 +849,7 @@ __device__ void qs_tile_move(const klt_cuda_qs &q, int cur, int t, int nabove, Q
         const int m = QsReduce(sh.tmp.reduce).Sum(moved);
         if (threadIdx.x == 0 && m)
             atomicAdd(q.seg_t + T.s, m);
-    } else if (threadIdx.x == 0 && q.tile_first[t] == 0) {
+    } else if (threadIdx.x == 0 && T.first == 0) {
         q.seg_j[T.s] = J;
         qs_classify(q, 1 - cur, T.lo, J, 1 - T.buf, nabove);
         qs_classify(q, 1 - cur, T.lo + J + 1, T.n - J - 1, 1 - T.buf, nabove);
@@ -1040,38 +1102,30 @@ __global__ void __launch_bounds__(kQsThreads) qs_run_kernel(klt_cuda_qs q, int f
     const int nabove = ld_cg(q.ctr + KLT_QS_NABOVE);
     if (blockIdx.x == 0) {
         qs_seed(q, from_defer, nabove, sh);
-        qs_plan(q, 0, sh);
+        // segment counters of long segments start cleared (cleared again by
+        // the block that reads them to the end)
+        const int ml = q.n / (KLT_CUDA_QS_SMALL + 1) + 1;
+        for (int i = threadIdx.x; i < ml; i += kQsThreads)
+            q.seg_done[i] = 0;
     }
     qs_grid_sync();
     const int gthreads = gridDim.x * kQsThreads, gtid = blockIdx.x * kQsThreads + threadIdx.x;
     int cur = 0, prev = 0;
     for (;;) {
-        const int nseg = ld_cg(q.ctr + cur), ntiles = ld_cg(q.ctr + KLT_QS_NTILES);
+        const int nseg = ld_cg(q.ctr + cur);
         for (int s = gtid; s < prev; s += gthreads)
             qs_final(q, 1 - cur, s);
         if (nseg == 0)
             break;
+        const int ntiles = qs_level_plan(q, cur, nseg, sh);
         for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
-            qs_tile_count(q, cur, t, sh);
+            qs_tile_count(q, qs_tile(q, cur, nseg, t, sh), sh);
         qs_grid_sync();
         for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
-            qs_tile_move<1>(q, cur, t, nabove, sh);
+            qs_tile_move<1>(q, cur, qs_tile(q, cur, nseg, t, sh), nabove, sh);
         qs_grid_sync();
-        for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-            qs_tile_move<2>(q, cur, t, nabove, sh);
-            __threadfence();  // the moves and children, before the count below
-            __syncthreads();
-            if (threadIdx.x == 0) {
-                sh.flag = atomicAdd(q.ctr + KLT_QS_DONE, 1) == ntiles - 1;
-                __threadfence();
-            }
-            __syncthreads();
-            if (sh.flag) {
-                __threadfence();
-                qs_plan(q, 1 - cur, sh);
-            }
-            __syncthreads();
-        }
+        for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
+            qs_tile_move<2>(q, cur, qs_tile(q, cur, nseg, t, sh), nabove, sh);
         qs_grid_sync();
         prev = nseg;
         cur = 1 - cur;
