@@ -16,7 +16,9 @@
  * tracks clip after clip keeps one (its device buffers are then in place).
  * CUDA rows marked "device frames" pass frames that are already in device
  * memory (copied there once before the runs, as from a GPU decoder): the
- * device-resident figures; the others pass host frames (end to end).
+ * device-resident figures; the others pass host frames (end to end), in
+ * pageable memory or, for the 1080p rows marked "pinned frames", in pinned
+ * memory (as a decoder writing into page-locked buffers gives them).
  * Env FOVEA_KLT_STAGES=1: the context-reused rows also print the GPU time of
  * each stage of a call (CUDA events between the stages, averaged). */
 #include <cjson/cJSON.h>
@@ -234,6 +236,36 @@ static void frames_free_device(unsigned char **dev, int n)
     for (int i = 0; dev && i < n; i++)
         fovea_device_free(cuda_ctx, dev[i]);
     free(dev);
+}
+
+/* Copies of n frames in pinned (page-locked) host memory, as a decoder that
+ * writes into pinned buffers gives them (NULL without a device). */
+static unsigned char **frames_to_pinned(unsigned char *const *host, int n, size_t bytes)
+{
+    if (!cuda_ctx) {
+        fovea_settings cs;
+        fovea_default_settings(&cs);
+        cs.backend = FOVEA_BACKEND_CUDA;
+        if (fovea_open(&cuda_ctx, &cs) != FOVEA_OK)
+            return NULL;
+    }
+    unsigned char **pin = calloc((size_t)n, sizeof(*pin));
+    if (!pin) {
+        fprintf(stderr, "bench_klt: out of memory\n");
+        exit(1);
+    }
+    for (int i = 0; i < n; i++) {
+        BENCH_FOVEA(cuda_ctx, fovea_pinned_malloc(cuda_ctx, bytes, (void **)&pin[i]));
+        memcpy(pin[i], host[i], bytes);
+    }
+    return pin;
+}
+
+static void frames_free_pinned(unsigned char **pin, int n)
+{
+    for (int i = 0; pin && i < n; i++)
+        fovea_pinned_free(cuda_ctx, pin[i]);
+    free(pin);
 }
 
 /* ---------------------------------------------------------------- golden cases */
@@ -658,16 +690,20 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
             (bench_now_us() - t0) / 1e6);
     const double img_bytes = (double)q.w * q.h;
 
-    /* the CUDA backend twice: host frames, then the frames in device memory */
-    for (int b = 0; b <= N_BACKENDS; b++) {
+    /* the CUDA backend three times: pageable host frames, frames in pinned
+     * host memory, frames in device memory */
+    for (int b = 0; b <= N_BACKENDS + 1; b++) {
         const bench_backend *be = &bench_backends[b < N_BACKENDS ? b : N_BACKENDS - 1];
-        if (!backend_available(be) || (b == N_BACKENDS && be->backend != FOVEA_BACKEND_CUDA))
+        if (!backend_available(be) || (b >= N_BACKENDS && be->backend != FOVEA_BACKEND_CUDA))
             continue;
-        unsigned char **dframes = NULL;
+        unsigned char **dframes = NULL, **pframes = NULL;
         if (b == N_BACKENDS &&
+            !(pframes = frames_to_pinned(q.frames, q.nframes, (size_t)q.w * q.h)))
+            continue;
+        if (b == N_BACKENDS + 1 &&
             !(dframes = frames_to_device(q.frames, q.nframes, (size_t)q.w * q.h)))
             continue;
-        unsigned char *const *frames = dframes ? dframes : q.frames;
+        unsigned char *const *frames = dframes ? dframes : pframes ? pframes : q.frames;
         /* each run is the whole sequence; no warm-up (the first frames are in
          * it). --quick: 2 runs; otherwise up to 3 (fewer when --runs says so) */
         int runs = opts->quick ? 2 : (opts->runs < 3 ? opts->runs : 3);
@@ -684,7 +720,8 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
         char name[96], note[160];
         if (be->backend == FOVEA_BACKEND_CUDA)
             snprintf(name, sizeof name, "%s %dx%d %df seq %d frames%s", label, q.w, q.h,
-                     q.nfeat, q.nframes, dframes ? ", device frames" : "");
+                     q.nfeat, q.nframes,
+                     dframes ? ", device frames" : pframes ? ", pinned frames" : "");
         else
             snprintf(name, sizeof name, "%s %dx%d %df seq %d frames, %d thread%s", label, q.w,
                      q.h, q.nfeat, q.nframes, threads, threads == 1 ? "" : "s");
@@ -713,6 +750,7 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
         }
         samples_free(&s);
         frames_free_device(dframes, q.nframes);
+        frames_free_pinned(pframes, q.nframes);
     }
     for (int i = 0; i < q.nframes; i++)
         free(q.frames[i]);
