@@ -1,6 +1,8 @@
 /* CUDA runtime access for the core (devices, streams, memory, copies). Without
  * CUDA compiled in, every entry point reports FOVEA_ERR_NO_DEVICE. */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/cuda_util.h"
@@ -142,6 +144,45 @@ void fovea_device_free(fovea_context *ctx, void *ptr)
     }
 }
 
+/* Pinned host memory is slow to get from the driver: on the H100 machine a
+ * cudaMallocHost that has to map a new chunk (any block of 2 MB or more, or
+ * the first small one after frees) takes about 1 ms, and cudaFreeHost about
+ * 0.7 ms for a handful of blocks. Every context that stages host frames
+ * (KLT, stitcher, VIF) allocates such buffers on first use, so freed blocks
+ * are kept for reuse, process-wide: at most PIN_CACHE_BLOCKS blocks and
+ * PIN_CACHE_BYTES bytes; a request takes the smallest kept block that holds
+ * it and wastes at most half of it. Live blocks are listed with their sizes
+ * (fovea_pinned_free is given the pointer only). */
+#define PIN_CACHE_BLOCKS 16
+#define PIN_CACHE_BYTES ((size_t)64 << 20)
+
+typedef struct pin_block {
+    void *p;
+    size_t size;
+} pin_block;
+
+static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+static pin_block *pin_live;    /* blocks handed out */
+static size_t pin_nlive, pin_live_cap;
+static pin_block pin_kept[PIN_CACHE_BLOCKS];
+static size_t pin_nkept, pin_kept_bytes;
+
+/* Under pin_lock: record a block handed out (0, or -1 without memory for the
+ * list). */
+static int pin_note_live(void *p, size_t size)
+{
+    if (pin_nlive == pin_live_cap) {
+        size_t cap = pin_live_cap ? 2 * pin_live_cap : 32;
+        pin_block *l = realloc(pin_live, cap * sizeof *l);
+        if (!l)
+            return -1;
+        pin_live = l;
+        pin_live_cap = cap;
+    }
+    pin_live[pin_nlive++] = (pin_block){p, size};
+    return 0;
+}
+
 int fovea_pinned_malloc(fovea_context *ctx, size_t size, void **ptr)
 {
     *ptr = NULL;
@@ -149,19 +190,64 @@ int fovea_pinned_malloc(fovea_context *ctx, size_t size, void **ptr)
     fovea_device_count(&n);
     if (n == 0)
         return fovea_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "pinned memory needs a CUDA device");
+    if (size == 0)
+        size = 1;
+    pthread_mutex_lock(&pin_lock);
+    size_t best = pin_nkept;
+    for (size_t i = 0; i < pin_nkept; i++)
+        if (pin_kept[i].size >= size && pin_kept[i].size / 2 <= size &&
+            (best == pin_nkept || pin_kept[i].size < pin_kept[best].size))
+            best = i;
+    if (best < pin_nkept && pin_note_live(pin_kept[best].p, pin_kept[best].size) == 0) {
+        *ptr = pin_kept[best].p;
+        pin_kept_bytes -= pin_kept[best].size;
+        pin_kept[best] = pin_kept[--pin_nkept];
+        pthread_mutex_unlock(&pin_lock);
+        return FOVEA_OK;
+    }
+    pthread_mutex_unlock(&pin_lock);
     cudaError_t e = cudaMallocHost(ptr, size);
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
+        *ptr = NULL;
         return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "cudaMallocHost(%zu bytes) failed", size);
     }
-    return FOVEA_CUDA(ctx, e);
+    if (e != cudaSuccess) {
+        *ptr = NULL;
+        return FOVEA_CUDA(ctx, e);
+    }
+    pthread_mutex_lock(&pin_lock);
+    int rc = pin_note_live(*ptr, size);
+    pthread_mutex_unlock(&pin_lock);
+    if (rc < 0) {
+        cudaFreeHost(*ptr);
+        *ptr = NULL;
+        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory for the pinned block list");
+    }
+    return FOVEA_OK;
 }
 
 void fovea_pinned_free(fovea_context *ctx, void *ptr)
 {
     (void)ctx;
-    if (ptr)
-        cudaFreeHost(ptr);
+    if (!ptr)
+        return;
+    pthread_mutex_lock(&pin_lock);
+    size_t i = 0;
+    while (i < pin_nlive && pin_live[i].p != ptr)
+        i++;
+    if (i < pin_nlive) {
+        const pin_block b = pin_live[i];
+        pin_live[i] = pin_live[--pin_nlive];
+        if (pin_nkept < PIN_CACHE_BLOCKS && b.size <= PIN_CACHE_BYTES - pin_kept_bytes) {
+            pin_kept[pin_nkept++] = b;
+            pin_kept_bytes += b.size;
+            pthread_mutex_unlock(&pin_lock);
+            return;
+        }
+    }
+    pthread_mutex_unlock(&pin_lock);
+    cudaFreeHost(ptr);
 }
 
 static int ptr_attributes(const void *p, struct cudaPointerAttributes *a)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/device.h" /* fovea_pinned_malloc: the pinned block cache */
 #include "fovea/fovea.h"
 #include "testutil.h"
 
@@ -287,6 +288,63 @@ static void test_device_pool(void)
     fovea_close(&ctx);
 }
 
+/* Freed pinned blocks are kept for reuse (src/core/device.c): a kept block
+ * comes back for a request it holds with at most half of it unused, not for
+ * one it cannot hold or would waste more than half of, and a reused block
+ * works as a copy source and target. Sizes no other test here uses. */
+static void test_pinned_cache(void)
+{
+    fovea_context *ctx = open_cuda(NULL);
+    const size_t big = 5000000;
+    unsigned char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
+    REQUIRE(fovea_pinned_malloc(ctx, big, (void **)&a) == FOVEA_OK && a);
+    fovea_pinned_free(ctx, a);
+    REQUIRE(fovea_pinned_malloc(ctx, 4800000, (void **)&b) == FOVEA_OK && b);
+    CHECK(b == a);
+    REQUIRE(fovea_pinned_malloc(ctx, big, (void **)&c) == FOVEA_OK && c);
+    CHECK(c != b);
+    fovea_pinned_free(ctx, c);
+    REQUIRE(fovea_pinned_malloc(ctx, 2000000, (void **)&d) == FOVEA_OK && d);
+    CHECK(d != c); /* c would be more than half unused */
+    REQUIRE(fovea_pinned_malloc(ctx, 6000000, (void **)&e) == FOVEA_OK && e);
+    CHECK(e != c); /* c is too small */
+
+    /* the reused block b: random bytes to the device and back */
+    test_rng rng;
+    test_rng_seed(&rng, 13);
+    unsigned char *want = malloc(4800000);
+    void *dev = NULL;
+    REQUIRE(want && fovea_device_malloc(ctx, 4800000, &dev) == FOVEA_OK);
+    for (size_t i = 0; i < 4800000; i++)
+        b[i] = want[i] = (unsigned char)test_rng_below(&rng, 256);
+    CHECK(cudaMemcpy(dev, b, 4800000, cudaMemcpyHostToDevice) == cudaSuccess);
+    memset(b, POISON, 4800000);
+    CHECK(cudaMemcpy(b, dev, 4800000, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(memcmp(b, want, 4800000) == 0);
+    fovea_device_free(ctx, dev);
+    free(want);
+    fovea_pinned_free(ctx, b);
+    fovea_pinned_free(ctx, d);
+    fovea_pinned_free(ctx, e);
+
+    /* more blocks than are kept: every one usable, freed without trouble */
+    enum { MANY = 40 };
+    unsigned char *many[MANY];
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < MANY; i++) {
+            REQUIRE(fovea_pinned_malloc(ctx, 4096 * (size_t)(i + 1), (void **)&many[i]) ==
+                    FOVEA_OK);
+            memset(many[i], i, 4096 * (size_t)(i + 1));
+        }
+        for (int i = 0; i < MANY; i++) {
+            CHECK(many[i][4096 * (size_t)(i + 1) - 1] == (unsigned char)i);
+            fovea_pinned_free(ctx, many[i]);
+        }
+    }
+    fovea_pinned_free(ctx, NULL);
+    fovea_close(&ctx);
+}
+
 static void test_user_stream(void)
 {
     cudaStream_t stream = NULL;
@@ -398,6 +456,7 @@ int main(void)
     test_round_trips();
     test_device_fill();
     test_device_pool();
+    test_pinned_cache();
     test_user_stream();
     test_errors();
     return test_finish("test_gpu_core");
