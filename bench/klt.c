@@ -208,8 +208,11 @@ static void print_stages(FILE *text, const char *row, KLT_TrackingContext tc)
 
 static fovea_context *cuda_ctx;  /* for the device copies; opened on first use */
 
-/* Copies of n frames of bytes each in device memory (NULL without a device). */
-static unsigned char **frames_to_device(unsigned char *const *host, int n, size_t bytes)
+/* Copies of n frames of bytes each in device memory (as from a GPU decoder)
+ * or in pinned host memory (as a decoder writing into page-locked buffers
+ * gives them); NULL without a device. */
+static unsigned char **frames_copy(unsigned char *const *host, int n, size_t bytes,
+                                   fovea_memtype mem)
 {
     if (!cuda_ctx) {
         fovea_settings cs;
@@ -218,54 +221,35 @@ static unsigned char **frames_to_device(unsigned char *const *host, int n, size_
         if (fovea_open(&cuda_ctx, &cs) != FOVEA_OK)
             return NULL;
     }
-    unsigned char **dev = calloc((size_t)n, sizeof(*dev));
-    if (!dev) {
+    unsigned char **out = calloc((size_t)n, sizeof(*out));
+    if (!out) {
         fprintf(stderr, "bench_klt: out of memory\n");
         exit(1);
     }
     for (int i = 0; i < n; i++) {
-        BENCH_FOVEA(cuda_ctx, fovea_device_malloc(cuda_ctx, bytes, (void **)&dev[i]));
-        BENCH_FOVEA(cuda_ctx, fovea_memcpy2d(cuda_ctx, dev[i], bytes, host[i], bytes, bytes, 1));
+        if (mem == FOVEA_MEM_DEVICE) {
+            BENCH_FOVEA(cuda_ctx, fovea_device_malloc(cuda_ctx, bytes, (void **)&out[i]));
+            BENCH_FOVEA(cuda_ctx,
+                        fovea_memcpy2d(cuda_ctx, out[i], bytes, host[i], bytes, bytes, 1));
+        } else {
+            BENCH_FOVEA(cuda_ctx, fovea_pinned_malloc(cuda_ctx, bytes, (void **)&out[i]));
+            memcpy(out[i], host[i], bytes);
+        }
     }
-    BENCH_FOVEA(cuda_ctx, fovea_device_sync(cuda_ctx));
-    return dev;
+    if (mem == FOVEA_MEM_DEVICE)
+        BENCH_FOVEA(cuda_ctx, fovea_device_sync(cuda_ctx));
+    return out;
 }
 
-static void frames_free_device(unsigned char **dev, int n)
+static void frames_free(unsigned char **copies, int n, fovea_memtype mem)
 {
-    for (int i = 0; dev && i < n; i++)
-        fovea_device_free(cuda_ctx, dev[i]);
-    free(dev);
-}
-
-/* Copies of n frames in pinned (page-locked) host memory, as a decoder that
- * writes into pinned buffers gives them (NULL without a device). */
-static unsigned char **frames_to_pinned(unsigned char *const *host, int n, size_t bytes)
-{
-    if (!cuda_ctx) {
-        fovea_settings cs;
-        fovea_default_settings(&cs);
-        cs.backend = FOVEA_BACKEND_CUDA;
-        if (fovea_open(&cuda_ctx, &cs) != FOVEA_OK)
-            return NULL;
+    for (int i = 0; copies && i < n; i++) {
+        if (mem == FOVEA_MEM_DEVICE)
+            fovea_device_free(cuda_ctx, copies[i]);
+        else
+            fovea_pinned_free(cuda_ctx, copies[i]);
     }
-    unsigned char **pin = calloc((size_t)n, sizeof(*pin));
-    if (!pin) {
-        fprintf(stderr, "bench_klt: out of memory\n");
-        exit(1);
-    }
-    for (int i = 0; i < n; i++) {
-        BENCH_FOVEA(cuda_ctx, fovea_pinned_malloc(cuda_ctx, bytes, (void **)&pin[i]));
-        memcpy(pin[i], host[i], bytes);
-    }
-    return pin;
-}
-
-static void frames_free_pinned(unsigned char **pin, int n)
-{
-    for (int i = 0; pin && i < n; i++)
-        fovea_pinned_free(cuda_ctx, pin[i]);
-    free(pin);
+    free(copies);
 }
 
 /* ---------------------------------------------------------------- golden cases */
@@ -474,7 +458,8 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
                 continue;
             unsigned char **dframes = NULL;
             if (pass == 3 &&
-                !(dframes = frames_to_device(c.frames, c.nframes, (size_t)c.ncols * c.nrows)))
+                !(dframes = frames_copy(c.frames, c.nframes, (size_t)c.ncols * c.nrows,
+                                        FOVEA_MEM_DEVICE)))
                 continue;
             unsigned char *const *frames = dframes ? dframes : c.frames;
             KLT_TrackingContext reuse = pass >= 2 ? case_context(&c, ctx, be->backend) : NULL;
@@ -539,7 +524,7 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
                 print_stages(text, name, reuse);
                 KLTFreeTrackingContext(reuse);
             }
-            frames_free_device(dframes, c.nframes);
+            frames_free(dframes, c.nframes, FOVEA_MEM_DEVICE);
         }
     }
     case_free(&c);
@@ -698,10 +683,10 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
             continue;
         unsigned char **dframes = NULL, **pframes = NULL;
         if (b == N_BACKENDS &&
-            !(pframes = frames_to_pinned(q.frames, q.nframes, (size_t)q.w * q.h)))
+            !(pframes = frames_copy(q.frames, q.nframes, (size_t)q.w * q.h, FOVEA_MEM_PINNED)))
             continue;
         if (b == N_BACKENDS + 1 &&
-            !(dframes = frames_to_device(q.frames, q.nframes, (size_t)q.w * q.h)))
+            !(dframes = frames_copy(q.frames, q.nframes, (size_t)q.w * q.h, FOVEA_MEM_DEVICE)))
             continue;
         unsigned char *const *frames = dframes ? dframes : pframes ? pframes : q.frames;
         /* each run is the whole sequence; no warm-up (the first frames are in
@@ -749,8 +734,8 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
             fprintf(text, "%s [cuda-dev]: %s\n", name, note);
         }
         samples_free(&s);
-        frames_free_device(dframes, q.nframes);
-        frames_free_pinned(pframes, q.nframes);
+        frames_free(dframes, q.nframes, FOVEA_MEM_DEVICE);
+        frames_free(pframes, q.nframes, FOVEA_MEM_PINNED);
     }
     for (int i = 0; i < q.nframes; i++)
         free(q.frames[i]);
