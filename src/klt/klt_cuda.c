@@ -245,81 +245,20 @@ static int floats_bytes(size_t n, size_t *bytes)
     return fovea_mul_size(n ? n : 1, sizeof(float), bytes) ? FOVEA_OK : FOVEA_ERR_NOMEM;
 }
 
-/* Host copies and comparisons of frames of at least KC_POOL_MIN_BYTES are
- * split over the thread pool of the tracking context's fovea context
- * (tc->ctx), when it has more than one thread: from pageable memory one
- * thread copies about 9 GB/s, 8 to 16 threads about 30 GB/s (2 MB frames,
- * the H100 machine). Smaller frames are not worth waking the workers. */
-#define KC_POOL_MIN_BYTES ((size_t)1 << 20)
-#define KC_POOL_MAX_PARTS 16
-
-typedef struct kc_bytes_job {
-    unsigned char *dst;        /* copy: destination; compare: NULL */
-    const unsigned char *a, *b; /* copy: source a; compare: a against b */
-    size_t n;
-    int parts;
-    unsigned char differs[KC_POOL_MAX_PARTS];
-} kc_bytes_job;
-
-static void kc_bytes_part(void *arg, int begin, int end, int thread)
-{
-    (void)thread;
-    kc_bytes_job *j = arg;
-    for (int i = begin; i < end; i++) {
-        const size_t lo = j->n * (size_t)i / (size_t)j->parts;
-        const size_t hi = j->n * (size_t)(i + 1) / (size_t)j->parts;
-        if (j->dst)
-            memcpy(j->dst + lo, j->a + lo, hi - lo);
-        else
-            j->differs[i] = memcmp(j->a + lo, j->b + lo, hi - lo) != 0;
-    }
-}
-
-/* How many parts the pool splits n bytes into (1: the calling thread alone). */
-static int kc_pool_parts(fovea_context *pool, size_t n)
-{
-    if (!pool || n < KC_POOL_MIN_BYTES)
-        return 1;
-    const int t = fovea_context_threads(pool);
-    return t < 1 ? 1 : t > KC_POOL_MAX_PARTS ? KC_POOL_MAX_PARTS : t;
-}
-
-/* memcmp(a, b, n) == 0, on the pool for large n. */
-static int kc_same_bytes(fovea_context *pool, const unsigned char *a, const unsigned char *b,
-                         size_t n)
-{
-    const int parts = kc_pool_parts(pool, n);
-    if (parts == 1)
-        return memcmp(a, b, n) == 0;
-    kc_bytes_job j = {NULL, a, b, n, parts, {0}};
-    fovea_parallel_for(pool, parts, 1, kc_bytes_part, &j);
-    for (int i = 0; i < parts; i++)
-        if (j.differs[i])
-            return 0;
-    return 1;
-}
-
 /* Copy img to the device. Pageable host memory goes through pinned staging in
  * slices, so that the host copy of one slice overlaps the transfer of the
- * previous one (large frames: two halves, each copied by the pool); pinned
- * host and device (or managed) memory are copied directly (kind:
- * fovea_ptr_memtype of img). */
-static int upload(kc_state *kc, fovea_context *pool, unsigned char *pinned, unsigned char *dev,
+ * previous one; pinned host and device (or managed) memory are copied
+ * directly (kind: fovea_ptr_memtype of img). */
+static int upload(kc_state *kc, unsigned char *pinned, unsigned char *dev,
                   const unsigned char *img, size_t n, fovea_memtype kind)
 {
     if (kind != FOVEA_MEM_HOST)
         return FOVEA_CUDA(kc->ctx, cudaMemcpyAsync(dev, img, n, cudaMemcpyDefault,
                                                    kc_stream(kc)));
-    const int parts = kc_pool_parts(pool, n);
-    const size_t slice = parts > 1 ? (n + 1) / 2 : (size_t)1 << 19;
+    const size_t slice = (size_t)1 << 19;
     for (size_t off = 0; off < n; off += slice) {
         size_t len = n - off < slice ? n - off : slice;
-        if (parts > 1) {
-            kc_bytes_job j = {pinned + off, img + off, NULL, len, parts, {0}};
-            fovea_parallel_for(pool, parts, 1, kc_bytes_part, &j);
-        } else {
-            memcpy(pinned + off, img + off, len);
-        }
+        memcpy(pinned + off, img + off, len);
         int rc = FOVEA_CUDA(kc->ctx, cudaMemcpyAsync(dev + off, pinned + off, len,
                                                      cudaMemcpyHostToDevice, kc_stream(kc)));
         if (rc < 0)
@@ -509,7 +448,7 @@ static int kc_build(KLT_TrackingContext tc, kc_state *kc, kc_pyr *p, const KLT_P
     p->ncols = ncols;
     p->nrows = nrows;
 
-    KC_TRY(upload(kc, tc->ctx, p->raw, p->d_raw, img, npix, kind));
+    KC_TRY(upload(kc, p->raw, p->d_raw, img, npix, kind));
     p->raw_host = kind == FOVEA_MEM_HOST;
     klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
     KC_TRY(conv_smooth(kc, &st->kernels, p->d_raw, 1, ncols, nrows, p->img[0]));
@@ -543,7 +482,7 @@ static int kc_same_input(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p,
         return 0;
     const size_t npix = (size_t)ncols * (size_t)nrows;
     if (kind == FOVEA_MEM_HOST && p->raw_host)
-        return kc_same_bytes(tc->ctx, p->raw, img, npix);
+        return memcmp(p->raw, img, npix) == 0;
     cudaStream_t stream = kc_stream(kc);
     size_t cap = 0;
     KC_TRY(dev_ensure(kc, (void **)&kc->d_cmp, &kc->d_cmp_cap, npix));
@@ -993,7 +932,7 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
         if (kind == FOVEA_MEM_HOST)
             KC_TRY(pinned_ensure(kc, (void **)&kc->h_selraw, &kc->h_selraw_cap, npix));
         KC_TRY(dev_ensure(kc, (void **)&kc->d_selraw, &kc->d_selraw_cap, npix));
-        KC_TRY(upload(kc, tc->ctx, kc->h_selraw, kc->d_selraw, img, npix, kind));
+        KC_TRY(upload(kc, kc->h_selraw, kc->d_selraw, img, npix, kind));
         float *simg = kc->d_sel, *sgx = simg + npix, *sgy = sgx + npix;
         if (tc->smoothBeforeSelecting) {
             klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));

@@ -380,10 +380,6 @@ typedef struct gen_setup {
     /* where the CUDA run's frames are: 0 host, 1 device, 2 pinned host,
      * 3 mixed (host, device, pinned by turns from call to call) */
     int mem;
-    /* > 1: both contexts get a fovea context with this many threads
-     * (tc->ctx): the CUDA backend then copies and compares frames of at
-     * least 1 MB on its pool */
-    int pool;
 } gen_setup;
 
 /* A CUDA context for frame copies in device and pinned memory. */
@@ -531,19 +527,10 @@ static void run_generated(const gen_setup *gs, agree *total)
         render(frames[i], gs->w, gs->h, rs, NR, 0.83 * i + 0.1 * sin(i), 0.37 * i,
                1.0 + gs->gain_step * i);
     }
-    fovea_context *pool = NULL;
-    if (gs->pool > 1) {
-        fovea_settings ps;
-        fovea_default_settings(&ps);
-        ps.backend = FOVEA_BACKEND_CPU;
-        ps.threads = gs->pool;
-        REQUIRE(fovea_open(&pool, &ps) == FOVEA_OK);
-    }
     KLT_TrackingContext tcs[2];
     for (int b = 0; b < 2; b++) {
         tcs[b] = KLTCreateTrackingContext();
         REQUIRE(tcs[b]);
-        tcs[b]->ctx = pool;
         tcs[b]->backend = b == 1 ? FOVEA_BACKEND_CUDA : FOVEA_BACKEND_CPU;
         tcs[b]->sequentialMode = gs->sequential;
         gs->tweak(tcs[b]);
@@ -596,7 +583,6 @@ static void run_generated(const gen_setup *gs, agree *total)
     }
     gen_frames_free(&gf);
     pair_free(&p);
-    fovea_close(&pool);
     for (int i = 0; i < gs->nframes; i++)
         free(frames[i]);
     free(frames);
@@ -665,31 +651,26 @@ int main(void)
 
     printf("generated scenes (odd sizes), CUDA vs C:\n");
     const gen_setup gens[] = {
-        {"default seq", 333, 217, 300, 8, 1, 1, tweak_none, 0.0, NULL, 0, 0},
-        {"LI skip2 mindist4", 257, 191, 200, 6, 0, 1, tweak_li_skip, 0.03, NULL, 0, 0},
-        {"win9x5 3lev ss2 nosmooth", 401, 299, 250, 6, 1, 1, tweak_levels, 0.0, NULL, 0, 0},
-        {"affine2", 321, 243, 120, 5, 0, 1, tweak_affine, 0.0, NULL, 0, 0},
-        {"tiny", 61, 47, 20, 4, 1, 1, tweak_none, 0.0, NULL, 0, 0},
-        {"wide 1001x203", 1001, 203, 500, sanitizer ? 3 : 6, 1, 1, tweak_none, 0.0, NULL, 0, 0},
+        {"default seq", 333, 217, 300, 8, 1, 1, tweak_none, 0.0, NULL, 0},
+        {"LI skip2 mindist4", 257, 191, 200, 6, 0, 1, tweak_li_skip, 0.03, NULL, 0},
+        {"win9x5 3lev ss2 nosmooth", 401, 299, 250, 6, 1, 1, tweak_levels, 0.0, NULL, 0},
+        {"affine2", 321, 243, 120, 5, 0, 1, tweak_affine, 0.0, NULL, 0},
+        {"tiny", 61, 47, 20, 4, 1, 1, tweak_none, 0.0, NULL, 0},
+        {"wide 1001x203", 1001, 203, 500, sanitizer ? 3 : 6, 1, 1, tweak_none, 0.0, NULL, 0},
         {"mindist30 1000 slots", sanitizer ? 400 : 640, sanitizer ? 300 : 480, 1000, 3, 1, 1,
-         tweak_sparse, 0.0, NULL, 0, 0},
-        {"params change, seq", 289, 233, 200, 10, 1, 1, tweak_none, 0.0, between_changes, 0, 0},
-        {"params change", 289, 233, 200, 10, 0, 1, tweak_none, 0.02, between_changes, 0, 0},
+         tweak_sparse, 0.0, NULL, 0},
+        {"params change, seq", 289, 233, 200, 10, 1, 1, tweak_none, 0.0, between_changes, 0},
+        {"params change", 289, 233, 200, 10, 0, 1, tweak_none, 0.02, between_changes, 0},
         /* frames in device / pinned memory, or changing from call to call */
-        {"default seq, device frames", 333, 217, 300, 8, 1, 1, tweak_none, 0.0, NULL, 1, 0},
+        {"default seq, device frames", 333, 217, 300, 8, 1, 1, tweak_none, 0.0, NULL, 1},
         {"LI skip2 mindist4, pinned frames", 257, 191, 200, 6, 0, 1, tweak_li_skip, 0.03, NULL,
-         2, 0},
-        {"default, mixed frames", 333, 217, 300, 10, 0, 1, tweak_none, 0.0, NULL, 3, 0},
+         2},
+        {"default, mixed frames", 333, 217, 300, 10, 0, 1, tweak_none, 0.0, NULL, 3},
         {"win9x5 3lev ss2 nosmooth, mixed frames", 401, 299, 250, 6, 1, 1, tweak_levels, 0.0,
-         NULL, 3, 0},
-        {"affine2, device frames", 321, 243, 120, 5, 0, 1, tweak_affine, 0.0, NULL, 1, 0},
+         NULL, 3},
+        {"affine2, device frames", 321, 243, 120, 5, 0, 1, tweak_affine, 0.0, NULL, 1},
         {"params change, mixed frames", 289, 233, 200, 10, 0, 1, tweak_none, 0.02,
-         between_changes, 3, 0},
-        /* frames of >= 1 MB with a thread pool: copies and reuse tests on it */
-        {"1280x832, 4 threads", 1280, 832, 300, sanitizer ? 2 : 4, 0, 1, tweak_none, 0.0,
-         NULL, 0, 4},
-        {"1280x832 seq, mixed frames, 4 threads", 1280, 832, 300, sanitizer ? 2 : 4, 1, 1,
-         tweak_none, 0.0, NULL, 3, 4},
+         between_changes, 3},
     };
     agree gtotal;
     memset(&gtotal, 0, sizeof gtotal);
