@@ -638,6 +638,8 @@ __device__ __forceinline__ void interior_rgb_tex(const stitch_kernel_args &a,
                                                  const stitch_kernel_cam &cam, const uint8_t *lut8,
                                                  int i0, int j0)
 {
+    if (i0 >= a.pano_w || j0 >= a.pano_h)
+        return; // past the panorama's edge (a tile it cuts)
     float x[2][4], y[2][4];
     tex_coords4<2>(tex_cell_at(cam, i0, j0), x, y);
     float4 t[2][4];
@@ -656,8 +658,8 @@ __device__ __forceinline__ void interior_rgb_tex(const stitch_kernel_args &a,
             const unsigned int b = lut8[2 * STITCH_LUT_SIZE + tex_q_fma(t[dy][k].z)];
             px[k] = r | (g << 8) | (b << 16) | (255u << 24);
         }
-        *reinterpret_cast<uint4 *>(a.out0 + (size_t)(j0 + dy) * a.out_stride0 + 4 * (size_t)i0) =
-            make_uint4(px[0], px[1], px[2], px[3]);
+        if (j0 + dy < a.pano_h)
+            store_rgba4(a.out0 + (size_t)(j0 + dy) * a.out_stride0, i0, a.pano_w, px);
     }
 }
 
@@ -903,6 +905,23 @@ __device__ __forceinline__ void store_chroma2(const stitch_kernel_args &a, int b
     }
 }
 
+// Luma pixels i0..i0+3 of row j: one 32-bit store inside the panorama (i0 is a
+// multiple of 4, so it is aligned where the plane and its stride are), bytes at
+// its right edge, nothing past its bottom.
+__device__ __forceinline__ void store_luma4(const stitch_kernel_args &a, int j, int i0,
+                                           unsigned int y4)
+{
+    if (j >= a.pano_h)
+        return;
+    uint8_t *p = a.out0 + (size_t)j * a.out_stride0 + i0;
+    if (i0 + 3 < a.pano_w) {
+        *reinterpret_cast<uint32_t *>(p) = y4;
+    } else {
+        for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
+            p[k] = (uint8_t)(y4 >> (8 * k));
+    }
+}
+
 // An interior tile's 4x4 luma pixels (rows 2 * by0 .. 2 * by0 + 3, by0 even)
 // and their chroma pixels (rows by0, by0 + 1, columns bx0, bx0 + 1), YUV,
 // texture path. With a grid step >= 4 the sixteen pixels lie in one cell.
@@ -917,6 +936,8 @@ __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_args &a,
                                                  int bx0, int by0, bool nv12)
 {
     const int i0 = 2 * bx0, j0 = 2 * by0;
+    if (i0 >= a.pano_w || j0 >= a.pano_h)
+        return; // past the panorama's edge (a tile it cuts; its sizes are even)
     const tex_cell cell = tex_cell_at(cam, i0, j0);
     float x[4][4], y[4][4];
     tex_coords4<4>(cell, x, y);
@@ -958,10 +979,12 @@ __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_args &a,
 #pragma unroll
         for (int k = 0; k < 4; k++)
             y4 |= (unsigned int)lut8[tex_q_fma(t[dy][k])] << (8 * k);
-        *reinterpret_cast<uint32_t *>(a.out0 + (size_t)(j0 + dy) * a.out_stride0 + i0) = y4;
+        store_luma4(a, j0 + dy, i0, y4);
     }
 #pragma unroll
     for (int h = 0; h < 2; h++) {
+        if (by0 + h >= ((a.pano_h + 1) >> 1))
+            break;
         unsigned int ou[2], ov[2];
 #pragma unroll
         for (int b = 0; b < 2; b++) {
@@ -1145,7 +1168,7 @@ __device__ __forceinline__ void single_yuv(const stitch_kernel_args &a, const st
         chy[b] = luma_to_chroma(cv * inv, chh);
     }
     int qu[2] = {0, 0}, qv[2] = {0, 0};
-    if (TEX && (!CHECK || i0 + 3 < a.pano_w)) {
+    if (TEX && i0 + 3 < a.pano_w) {
         // branch-free (see the RGB kernel): eight luma and both blocks'
         // chroma fetches go out together, then eight table reads, one
         // 32-bit store per row
@@ -1167,8 +1190,7 @@ __device__ __forceinline__ void single_yuv(const stitch_kernel_args &a, const st
                 const unsigned int y = lut8[q[dy][k]];
                 y4 |= (seen[dy][k] ? y : (unsigned int)a.black_y) << (8 * k);
             }
-            if (!CHECK || j0 + dy < a.pano_h)
-                *reinterpret_cast<uint32_t *>(a.out0 + (size_t)(j0 + dy) * a.out_stride0 + i0) = y4;
+            store_luma4(a, j0 + dy, i0, y4);
         }
     } else {
 #pragma unroll

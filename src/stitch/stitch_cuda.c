@@ -98,8 +98,13 @@ static void mask_rows(void *arg, int begin, int end, int thread)
                  * weight 0 away from a seam): the kernels' single-camera path,
                  * which needs only its bit and whether it sees every pixel of a
                  * tile inside the panorama (interior) */
-                int inside = (tx + 1) * STITCH_TILE_W <= m->pano_width &&
-                             (ty + 1) * STITCH_TILE_H <= m->pano_height;
+                /* a tile the panorama's right or bottom edge cuts counts too
+                 * (the kernels clip their stores there), provided the
+                 * panorama's sizes are even, so that every 2x2 chroma block
+                 * inside it is whole, as the interior paths assume */
+                int inside = (m->pano_width % 2 == 0 && m->pano_height % 2 == 0) ||
+                             ((tx + 1) * STITCH_TILE_W <= m->pano_width &&
+                              (ty + 1) * STITCH_TILE_H <= m->pano_height);
                 mask = weighted | (inside && (everywhere & weighted) ? STITCH_TILE_INTERIOR : 0u);
             }
             job->masks[(size_t)ty * job->tiles_x + tx] = mask;

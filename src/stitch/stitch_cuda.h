@@ -46,7 +46,9 @@ typedef struct stitch_kernel_args {
     const uint32_t *tile_masks;   /* per 128x16 tile: low 16 bits cameras seen, high 16 bits
                                      cameras with weight > 0; a tile one camera sees has
                                      only its bit and STITCH_TILE_INTERIOR where that
-                                     camera sees every pixel of a tile inside the panorama */
+                                     camera sees every pixel of the tile inside the
+                                     panorama (a tile the panorama's edge cuts only
+                                     when its sizes are even) */
     int tiles_x;
     /* blend weights of the tiles that are not single-camera tiles (see stitch.cu):
      * tile t's planes start at tile_weights + tile_wofs[t] */

@@ -26,6 +26,17 @@ static const char *rigs[] = {
     " \"pitch\": 0.0, \"roll\": 0.0}, {\"width\": 960, \"height\": 540, \"model\": \"fisheye\","
     " \"fx\": 300.0, \"fy\": 300.0, \"cx\": 479.5, \"cy\": 269.5, \"dist\": [0.02, -0.01],"
     " \"yaw\": 35.0, \"pitch\": 0.0, \"roll\": 0.0}]}",
+    /* two pinholes, even sizes that the 128x16 tiles do not divide (1426 = 11 x 128
+     * + 18, 474 = 29 x 16 + 10; neither a multiple of 4): the tiles the right and
+     * bottom edges cut, where one camera sees all their pixels, take the interior
+     * path with clipped stores */
+    "{\"panorama\": {\"projection\": \"equirectangular\", \"width\": 1426, \"height\": 474,"
+    " \"hfov\": 150.0, \"vfov\": 46.0}, \"blend\": {\"feather\": 16},"
+    " \"cameras\": [{\"width\": 960, \"height\": 540, \"model\": \"pinhole\", \"fx\": 533.0,"
+    " \"fy\": 533.0, \"cx\": 479.5, \"cy\": 269.5, \"dist\": [-0.05, 0.01], \"yaw\": -35.0,"
+    " \"pitch\": 0.0, \"roll\": 0.0}, {\"width\": 960, \"height\": 540, \"model\": \"pinhole\","
+    " \"fx\": 533.0, \"fy\": 533.0, \"cx\": 479.5, \"cy\": 269.5, \"dist\": [-0.05, 0.01],"
+    " \"yaw\": 35.0, \"pitch\": 0.0, \"roll\": 0.0}]}",
     /* three cameras on a cylinder, odd sizes, one rolled */
     "{\"panorama\": {\"projection\": \"cylindrical\", \"width\": 1001, \"height\": 333,"
     " \"hfov\": 200.0, \"vfov\": 60.0, \"yaw\": 3.0}, \"blend\": {\"feather\": 24},"
