@@ -1106,14 +1106,7 @@ __device__ __forceinline__ void overlap_yuv_tex(const stitch_kernel_args &a, con
         for (int k = 0; k < 4; k++)
             y4 |= ((ok >> (4 * dy + k) & 1u) ? round_u8(acc[dy][k]) : (unsigned int)a.black_y)
                   << (8 * k);
-        if (j0 + dy >= a.pano_h)
-            break;
-        uint8_t *orow = a.out0 + (size_t)(j0 + dy) * a.out_stride0;
-        if (i0 + 3 < a.pano_w)
-            *reinterpret_cast<uint32_t *>(orow + i0) = y4;
-        else
-            for (int k = 0; i0 + k < a.pano_w; k++)
-                orow[i0 + k] = (uint8_t)(y4 >> (8 * k));
+        store_luma4(a, j0 + dy, i0, y4);
     }
     unsigned int ou[2], ov[2];
 #pragma unroll
