@@ -14,6 +14,7 @@
 #include "stitch/stitch_internal.h"
 #ifdef FOVEA_HAVE_CUDA
 #include "stitch_baseline.h"
+#include "stitch_floor.h"
 #endif
 
 static const char *bench_rig_json =
@@ -61,6 +62,118 @@ static int run_baseline_fast(void *arg)
 {
     baseline_case *b = arg;
     return bench_baseline_stitch_fast(&b->args, b->stream) != 0;
+}
+
+typedef struct floor_case {
+    floor_args args;
+    cudaStream_t stream;
+    int nv12;
+} floor_case;
+
+static int run_floor(void *arg)
+{
+    floor_case *f = arg;
+    const int e = f->nv12 ? bench_floor_nv12(&f->args, f->stream)
+                          : bench_floor_rgba(&f->args, f->stream);
+    return e != 0;
+}
+
+/* Rows (f): the texture-gather floor (stitch_floor.h) on the same map, frames
+ * and outputs as rows (b) and (c), frames back to back like their throughput
+ * rows. Each tile takes the camera with the largest weight at its centre. */
+static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, const fovea_frame *rgba,
+                            const fovea_frame *nv12, fovea_frame *out_rgba, fovea_frame *out_i420,
+                            cudaStream_t stream, const bench_opts *opts, double rgba_bytes,
+                            double yuv_bytes)
+{
+    const int W = map->pano_width, H = map->pano_height;
+    if (map->num_cameras != 2 || map->cam[0].step != 4 || map->cam[1].step != 4 ||
+        map->cam[0].grid_w != map->cam[1].grid_w || map->cam[0].grid_h != map->cam[1].grid_h) {
+        fprintf(stderr, "bench_stitch: the floor rows need two cameras with grid step 4\n");
+        return 1;
+    }
+    floor_case f;
+    memset(&f, 0, sizeof(f));
+    f.stream = stream;
+    floor_args *a = &f.args;
+    a->tiles_x = (W + FLOOR_TILE_W - 1) / FLOOR_TILE_W;
+    a->tiles_y = (H + FLOOR_TILE_H - 1) / FLOOR_TILE_H;
+    a->grid_w = map->cam[0].grid_w;
+    a->step_shift = 2;
+    a->pano_w = W;
+    a->pano_h = H;
+    const size_t nt = (size_t)a->tiles_x * (size_t)a->tiles_y;
+    uint8_t *owner = malloc(nt);
+    if (!owner) {
+        fprintf(stderr, "bench_stitch: out of memory\n");
+        return 1;
+    }
+    for (int ty = 0; ty < a->tiles_y; ty++)
+        for (int tx = 0; tx < a->tiles_x; tx++) {
+            int i = tx * FLOOR_TILE_W + FLOOR_TILE_W / 2, j = ty * FLOOR_TILE_H + FLOOR_TILE_H / 2;
+            i = i < W ? i : W - 1;
+            j = j < H ? j : H - 1;
+            float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+            fovea_map_weights(map, i, j, w, u, v);
+            owner[(size_t)ty * a->tiles_x + tx] =
+                w[0] > 0.0f || w[1] > 0.0f ? (w[1] > w[0] ? 1 : 0) : FLOOR_NO_CAMERA;
+        }
+    void *d_owner = NULL, *d_uv[2] = {NULL, NULL};
+    const size_t uv_bytes = (size_t)map->cam[0].grid_w * map->cam[0].grid_h * 2 * sizeof(float);
+    int bad = cudaMalloc(&d_owner, nt) != cudaSuccess ||
+              cudaMemcpy(d_owner, owner, nt, cudaMemcpyHostToDevice) != cudaSuccess;
+    free(owner);
+    for (int c = 0; c < 2 && !bad; c++)
+        bad = cudaMalloc(&d_uv[c], uv_bytes) != cudaSuccess ||
+              cudaMemcpy(d_uv[c], map->cam[c].uv, uv_bytes, cudaMemcpyHostToDevice) != cudaSuccess;
+    for (int c = 0; c < 2 && !bad; c++) {
+        a->uv[c] = d_uv[c];
+        bad = bench_floor_texture(rgba[c].data[0], rgba[c].width, rgba[c].height,
+                                  (int)rgba[c].stride[0], 4, &a->tex[c][0]) != 0;
+    }
+    a->owner = d_owner;
+    const int calls = opts->quick ? 5 : 50, runs = opts->quick ? 2 : 10;
+    bench_stats s;
+    if (!bad) {
+        a->out0 = out_rgba->data[0];
+        a->stride0 = (int)out_rgba->stride[0];
+        bad = bench_time_gpu_pipelined(run_floor, &f, stream, opts->warmup, runs, calls, &s) != 0;
+        if (!bad)
+            bench_table_add(table, "(f) floor: RGBA gather + stores only", "cuda", &s, rgba_bytes, 1,
+                            "back to back; no tables, weights, overlaps");
+    }
+    for (int c = 0; c < 2; c++) {
+        bench_floor_texture_free(a->tex[c][0]);
+        a->tex[c][0] = 0;
+    }
+    for (int c = 0; c < 2 && !bad; c++)
+        bad = bench_floor_texture(nv12[c].data[0], nv12[c].width, nv12[c].height,
+                                  (int)nv12[c].stride[0], 1, &a->tex[c][0]) != 0 ||
+              bench_floor_texture(nv12[c].data[1], nv12[c].width / 2, nv12[c].height / 2,
+                                  (int)nv12[c].stride[1], 2, &a->tex[c][1]) != 0;
+    if (!bad) {
+        f.nv12 = 1;
+        a->out0 = out_i420->data[0];
+        a->out1 = out_i420->data[1];
+        a->out2 = out_i420->data[2];
+        a->stride0 = (int)out_i420->stride[0];
+        a->stride1 = (int)out_i420->stride[1];
+        a->stride2 = (int)out_i420->stride[2];
+        bad = bench_time_gpu_pipelined(run_floor, &f, stream, opts->warmup, runs, calls, &s) != 0;
+        if (!bad)
+            bench_table_add(table, "(f) floor: NV12->I420 gather + stores only", "cuda", &s, yuv_bytes,
+                            1, "back to back; no tables, weights, overlaps");
+    }
+    for (int c = 0; c < 2; c++) {
+        bench_floor_texture_free(a->tex[c][0]);
+        bench_floor_texture_free(a->tex[c][1]);
+        cudaFree(d_uv[c]);
+    }
+    cudaFree(d_owner);
+    if (bad)
+        fprintf(stderr, "bench_stitch: the floor rows failed (%s)\n",
+                cudaGetErrorString(cudaGetLastError()));
+    return bad;
 }
 
 static float *upload_table(const float *host, size_t n)
@@ -236,6 +349,10 @@ int main(int argc, char **argv)
             bench_table_add(&table, "(c) NV12->I420, frames back to back", "cuda", &s, yuv_bytes,
                             1, "throughput, 50 frames per sample");
         }
+        if (bench_case_enabled(&opts, "floor") &&
+            bench_floor_rows(&table, &map, d_rgba, d_nv12, &d_out_rgba, &d_out_i420, stream, &opts,
+                             rgba_bytes, yuv_bytes) != 0)
+            return 1;
         if (bench_case_enabled(&opts, "exact")) {
             fovea_stitch_settings sx = ss;
             sx.cuda_exact_sampling = 1;
