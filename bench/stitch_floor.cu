@@ -139,11 +139,12 @@ __global__ void __launch_bounds__(128, 8) floor_nv12(const floor_args a)
     for (int h = 0; h < 2 && j0 + 2 * h < a.pano_h; h++) {
         uint8_t *pu = a.out1 + (size_t)(j0 / 2 + h) * a.stride1 + i0 / 2;
         uint8_t *pv = a.out2 + (size_t)(j0 / 2 + h) * a.stride2 + i0 / 2;
-        pu[0] = (uint8_t)u2[h];
-        pv[0] = (uint8_t)v2[h];
-        if (i0 + 2 < a.pano_w) {
-            pu[1] = (uint8_t)(u2[h] >> 8);
-            pv[1] = (uint8_t)(v2[h] >> 8);
+        if (i0 + 2 < a.pano_w) { // one 16-bit store each, as fovea's kernel makes them
+            *reinterpret_cast<uint16_t *>(pu) = (uint16_t)u2[h];
+            *reinterpret_cast<uint16_t *>(pv) = (uint16_t)v2[h];
+        } else {
+            pu[0] = (uint8_t)u2[h];
+            pv[0] = (uint8_t)v2[h];
         }
     }
 }
@@ -189,7 +190,10 @@ extern "C" int bench_floor_rgba(const floor_args *a, void *stream)
 
 extern "C" int bench_floor_nv12(const floor_args *a, void *stream)
 {
-    if (a->step_shift != 2 || (a->pano_w & 1) || (a->pano_h & 1))
+    // the chroma stores are 16-bit: even planes and strides
+    const uintptr_t odd = (uintptr_t)a->out1 | (uintptr_t)a->out2 | (uintptr_t)a->stride1 |
+                          (uintptr_t)a->stride2;
+    if (a->step_shift != 2 || (a->pano_w & 1) || (a->pano_h & 1) || (odd & 1))
         return (int)cudaErrorInvalidValue;
     const dim3 grid(a->tiles_x, a->tiles_y);
     floor_nv12<<<grid, dim3(32, 4), 0, static_cast<cudaStream_t>(stream)>>>(*a);
