@@ -1237,10 +1237,8 @@ __device__ __forceinline__ void overlap_yuv(const stitch_kernel_args &a, uint32_
 {
     const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
     const int i0 = 2 * bx0, j0 = 2 * by; // luma
-    if (TEX && !STATS && a.min_step_shift >= 2 && by < ch_out && bx0 < cw_out) {
-        overlap_yuv_tex<MAXC>(a, tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x), wmask, bx0,
-                              by, nv12);
-    } else if (MAXC <= 4 && by < ch_out && bx0 < cw_out) {
+    // (the texture path with grid steps >= 4 and no statistics: overlap_yuv_tex)
+    if (MAXC <= 4 && by < ch_out && bx0 < cw_out) {
         // Several cameras, row by row: every weighted camera's weights (table)
         // and positions (grid) for the four pixels, then every camera's luma
         // samples of the four pixels at once (their latencies overlap), then the
@@ -1465,7 +1463,8 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
         if (TEX && (mask & STITCH_TILE_INTERIOR) && cam.step_shift >= 2) {
             interior_yuv_tex(a, cam, lut8, bx0, by0, nv12);
         } else {
-#pragma unroll 1
+            // the rows unrolled: their loads' latencies overlap
+#pragma unroll
             for (int h = 0; h < R; h++) {
                 if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
                     single_yuv<TEX, false>(a, cam, lut8, bx0, by0 + h, nv12);
@@ -1473,6 +1472,14 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
                     single_yuv<TEX, true>(a, cam, lut8, bx0, by0 + h, nv12);
             }
         }
+    } else if (TEX && !STATS && a.min_step_shift >= 2) {
+        // overlap tiles on the texture path, the rows unrolled (as above)
+        const float *tw = tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x);
+        const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
+#pragma unroll
+        for (int h = 0; h < R; h++)
+            if (by0 + h < ch_out && bx0 < cw_out)
+                overlap_yuv_tex<MAXC>(a, tw, wmask, bx0, by0 + h, nv12);
     } else {
 #pragma unroll 1
         for (int h = 0; h < R; h++)
