@@ -54,6 +54,14 @@ int fovea_color_solve(const fovea_overlap_stats *st, int n, const fovea_stitch_s
 #define FOVEA_LUT_SIZE 1021
 void fovea_color_build_lut(const fovea_color_correction *cc, float lut[3][FOVEA_LUT_SIZE]);
 
+/* out[q] = b(q)^gamma (gamma > 0) for the quarter codes q = 0..1020, where
+ * b(q) = q / 1020 (FOVEA_CURVE_FULL) or, for limited-range luma,
+ * (q / 4 - 16) / 219 above q = 64 and 0 up to it (FOVEA_CURVE_LUMA): one exp
+ * per entry, the logs of b tabulated once. */
+#define FOVEA_CURVE_FULL 0
+#define FOVEA_CURVE_LUMA 1
+void fovea_color_power_curve(int kind, double gamma, double out[FOVEA_LUT_SIZE]);
+
 /* Round a float in [0, 2^22) to the nearest integer, ties to even, the way both
  * backends do it: adding 1.5 * 2^23 leaves the rounded integer in the low
  * mantissa bits (plain IEEE addition; no conversion instruction). */

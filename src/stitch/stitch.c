@@ -51,15 +51,26 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
          * limited-range luma normalized to [0,1]; chroma is scaled around 128
          * by the blue and red gains relative to the luma gain. */
         double gy = (77.0 * cc[c].gain[0] + 150.0 * cc[c].gain[1] + 29.0 * cc[c].gain[2]) / 256.0;
+        const double gamma = cc[c].gamma;
+        /* 16 + 219 min(gy b(q), 1)^gamma with b(q) = max(q / 4 - 16, 0) / 219:
+         * below the clamp 16 + 219 gy^gamma b(q)^gamma, one exp per code */
+        double p[FOVEA_LUT_SIZE];
+        const int plain = gy > 0.0 && isfinite(gy) && gamma > 0.0 && isfinite(gamma);
+        if (plain)
+            fovea_color_power_curve(FOVEA_CURVE_LUMA, gamma, p);
+        const double scale = plain ? 219.0 * pow(gy, gamma) : 0.0;
         for (int q = 0; q < FOVEA_LUT_SIZE; q++) {
             double x = q / 4.0;
             double y = (x - 16.0) / 219.0;
             y = y < 0.0 ? 0.0 : y;
             y *= gy;
-            y = y > 1.0 ? 1.0 : y;
-            double o = 16.0 + 219.0 * pow(y, (double)cc[c].gamma);
+            double o;
             if (x < 16.0)
                 o = x; /* below black: untouched */
+            else if (y >= 1.0)
+                o = 235.0;
+            else
+                o = plain ? 16.0 + scale * p[q] : 16.0 + 219.0 * pow(y, gamma);
             t->lut[c][0][q] = (float)o;
         }
         for (int k = 1; k < 3; k++)

@@ -732,6 +732,18 @@ __device__ __forceinline__ void single_rgb(const stitch_kernel_args &a, const st
 
 // RGB: each thread produces 4 horizontally adjacent pixels in each of two rows
 // (a thread block covers one 128x16 mask tile).
+// The tile a block makes: its place in the grid, or on the statistics pass
+// (launched over the list of the tiles that weight two cameras or more: no
+// other tile holds a pair) that list's entry.
+template <bool STATS>
+__device__ __forceinline__ int2 block_tile(const stitch_kernel_args &a)
+{
+    if (!STATS)
+        return make_int2((int)blockIdx.x, (int)blockIdx.y);
+    const int t = (int)__ldg(&a.stats_tiles[blockIdx.x]);
+    return make_int2(t % a.tiles_x, t / a.tiles_x);
+}
+
 template <int MAXC, bool STATS, bool TEX>
 __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_rgb_kernel(const stitch_kernel_args a)
 {
@@ -739,9 +751,11 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
     const int npairs = a.n * (a.n - 1) / 2;
     unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
     zero_stats<STATS>(own, sh_stats, npairs * STITCH_STAT_FIELDS);
-    const int i0 = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
-    const int j0 = (blockIdx.y * blockDim.y + threadIdx.y) * 2;
-    const uint32_t mask = __ldg(&a.tile_masks[blockIdx.y * a.tiles_x + blockIdx.x]);
+    const int2 tile = block_tile<STATS>(a);
+    const int tile_index = tile.y * a.tiles_x + tile.x;
+    const int i0 = (tile.x * (int)blockDim.x + (int)threadIdx.x) * 4;
+    const int j0 = (tile.y * (int)blockDim.y + (int)threadIdx.y) * 2;
+    const uint32_t mask = __ldg(&a.tile_masks[tile_index]);
     const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
     // One camera seen anywhere in the tile (analytic weights): its weight is
     // exactly 1 wherever it sees (raw / raw, or the border fallback), so the
@@ -767,7 +781,7 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
         // pixels from every camera at once (their latencies overlap), then those
         // pixels' blends.
         constexpr int G = MAXC <= 2 ? 4 : 2; // pixels per batch of samples
-        const float *tw = tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x);
+        const float *tw = tile_table(a, tile_index);
         const int col = 4 * threadIdx.x, r0 = 2 * threadIdx.y;
 #pragma unroll 1
         for (int dy = 0; dy < 2; dy++) {
@@ -808,7 +822,7 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
         }
     } else if (j0 < a.pano_h && i0 < a.pano_w) {
         // many cameras: pixel by pixel
-        const float *tw = tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x);
+        const float *tw = tile_table(a, tile_index);
 #pragma unroll 1
         for (int dy = 0; dy < 2; dy++) {
             const int j = j0 + dy;
@@ -1008,11 +1022,12 @@ __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_args &a,
 // taken at the mean position of the block's pixels it weights, with weight (sum
 // of their weights) / (the block's pixels inside the panorama: 4, 2 or 1).
 template <int MAXC>
-__device__ __forceinline__ void overlap_yuv_tex(const stitch_kernel_args &a, const float *tw,
-                                                uint32_t wmask, int bx0, int by, bool nv12)
+__device__ __forceinline__ void overlap_yuv_tex(const stitch_kernel_args &a, int tile_y,
+                                                const float *tw, uint32_t wmask, int bx0, int by,
+                                                bool nv12)
 {
     const int i0 = 2 * bx0, j0 = 2 * by;
-    const int col = 4 * threadIdx.x, r0 = j0 - STITCH_TILE_H * (int)blockIdx.y; // tile row
+    const int col = 4 * threadIdx.x, r0 = j0 - STITCH_TILE_H * tile_y; // tile row
     float acc[2][4];
 #pragma unroll
     for (int dy = 0; dy < 2; dy++)
@@ -1231,8 +1246,8 @@ __device__ __forceinline__ void single_yuv(const stitch_kernel_args &a, const st
 // bx0 + 1 of a tile that is not a single-camera tile (YUV). own, sh_stats: the
 // statistics counters (see STAT_ACC).
 template <int MAXC, bool STATS, bool TEX>
-__device__ __forceinline__ void overlap_yuv(const stitch_kernel_args &a, uint32_t wmask, int bx0,
-                                            int by, bool nv12, unsigned long long *own,
+__device__ __forceinline__ void overlap_yuv(const stitch_kernel_args &a, int2 tile, uint32_t wmask,
+                                            int bx0, int by, bool nv12, unsigned long long *own,
                                             unsigned long long *sh_stats)
 {
     const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
@@ -1244,8 +1259,8 @@ __device__ __forceinline__ void overlap_yuv(const stitch_kernel_args &a, uint32_
         // samples of the four pixels at once (their latencies overlap), then the
         // luma blends and the chroma sums of each block; then every camera's
         // chroma samples of both blocks at once and their blends.
-        const float *tw = tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x);
-        const int col = 4 * threadIdx.x, r0 = j0 - STITCH_TILE_H * (int)blockIdx.y;
+        const float *tw = tile_table(a, tile.y * a.tiles_x + tile.x);
+        const int col = 4 * threadIdx.x, r0 = j0 - STITCH_TILE_H * tile.y;
         float cwt[MAXC][2], cu[MAXC][2], cv[MAXC][2];
         int cn[MAXC][2];
 #pragma unroll
@@ -1350,7 +1365,7 @@ __device__ __forceinline__ void overlap_yuv(const stitch_kernel_args &a, uint32_
         store_chroma2(a, by, bx0, cw_out, ou, ov);
     } else if (by < ch_out && bx0 < cw_out) {
         // many cameras: pixel by pixel
-        const float *tw = tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x);
+        const float *tw = tile_table(a, tile.y * a.tiles_x + tile.x);
         unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
 #pragma unroll 1
         for (int b = 0; b < 2; b++) {
@@ -1382,8 +1397,8 @@ __device__ __forceinline__ void overlap_yuv(const stitch_kernel_args &a, uint32_
                     float w[MAXC], u[MAXC], v[MAXC];
                     if (wmask == 0 ||
                         !table_pixel<MAXC>(a, tw, wmask, i, j,
-                                           (j - STITCH_TILE_H * (int)blockIdx.y) * STITCH_TILE_W +
-                                               (i - STITCH_TILE_W * (int)blockIdx.x),
+                                           (j - STITCH_TILE_H * tile.y) * STITCH_TILE_W +
+                                               (i - STITCH_TILE_W * tile.x),
                                            w, u, v)) {
                         *o = (uint8_t)a.black_y;
                         continue;
@@ -1444,10 +1459,12 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
     const int npairs = a.n * (a.n - 1) / 2;
     unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
     zero_stats<STATS>(own, sh_stats, npairs * STITCH_STAT_FIELDS);
-    const int bx0 = (blockIdx.x * blockDim.x + threadIdx.x) * 2; // chroma column
+    const int2 tile = block_tile<STATS>(a);
+    const int tile_index = tile.y * a.tiles_x + tile.x;
+    const int bx0 = (tile.x * (int)blockDim.x + (int)threadIdx.x) * 2; // chroma column
     constexpr int R = YUV_ROWS(TEX);
-    const int by0 = (blockIdx.y * blockDim.y + threadIdx.y) * R; // chroma rows by0 .. by0 + R - 1
-    const uint32_t mask = __ldg(&a.tile_masks[blockIdx.y * a.tiles_x + blockIdx.x]);
+    const int by0 = (tile.y * (int)blockDim.y + (int)threadIdx.y) * R; // chroma rows by0 .. by0 + R - 1
+    const uint32_t mask = __ldg(&a.tile_masks[tile_index]);
     const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
     const bool nv12 = a.in_format == 2;
     // (single-camera tiles have no overlap statistics to add: the statistics pass skips them)
@@ -1474,16 +1491,16 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
         }
     } else if (TEX && !STATS && a.min_step_shift >= 2) {
         // overlap tiles on the texture path, the rows unrolled (as above)
-        const float *tw = tile_table(a, blockIdx.y * a.tiles_x + blockIdx.x);
+        const float *tw = tile_table(a, tile_index);
         const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
 #pragma unroll
         for (int h = 0; h < R; h++)
             if (by0 + h < ch_out && bx0 < cw_out)
-                overlap_yuv_tex<MAXC>(a, tw, wmask, bx0, by0 + h, nv12);
+                overlap_yuv_tex<MAXC>(a, tile.y, tw, wmask, bx0, by0 + h, nv12);
     } else {
 #pragma unroll 1
         for (int h = 0; h < R; h++)
-            overlap_yuv<MAXC, STATS, TEX>(a, wmask, bx0, by0 + h, nv12, own, sh_stats);
+            overlap_yuv<MAXC, STATS, TEX>(a, tile, wmask, bx0, by0 + h, nv12, own, sh_stats);
     }
     if (STATS)
         flush_stats<MAXC>(sh_stats, own, a.stats, npairs * STITCH_STAT_FIELDS);
@@ -1505,16 +1522,19 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
     if (!a->stats)
         return cudaGetLastError();
     // Analysis frames: then the overlap statistics, a second pass over the
-    // tiles with pairs only (single-camera tiles leave at once); it computes
-    // those tiles' pixels again and stores the same values.
+    // tiles that weight two cameras or more only (a list: no blocks for the
+    // others); it computes those tiles' pixels again and stores the same values.
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
         return e;
+    if (a->stats_tile_count <= 0)
+        return cudaSuccess; // no tile weights two cameras: no pairs (the counters stay 0)
     const size_t stats_shmem = (size_t)stats_bytes_aligned(a->n * (a->n - 1) / 2);
+    const dim3 stats_grid((unsigned int)a->stats_tile_count); // one block per listed tile
     if (a->in_format <= 1)
-        stitch_rgb_kernel<MAXC, true, TEX><<<grid, block, stats_shmem, stream>>>(*a);
+        stitch_rgb_kernel<MAXC, true, TEX><<<stats_grid, block, stats_shmem, stream>>>(*a);
     else
-        stitch_yuv_kernel<MAXC, true, TEX><<<grid, yuv_block, stats_shmem, stream>>>(*a);
+        stitch_yuv_kernel<MAXC, true, TEX><<<stats_grid, yuv_block, stats_shmem, stream>>>(*a);
     return cudaGetLastError();
 }
 

@@ -59,6 +59,8 @@ typedef struct stitch_kernel_args {
     int in_format;                /* 0 RGBA, 1 RGB24, 2 NV12, 3 I420 */
     int black_y;
     unsigned long long *stats;    /* NULL, or pairs x STITCH_STAT_FIELDS counters (zeroed before) */
+    const uint32_t *stats_tiles;  /* the statistics pass's tiles (index ty * tiles_x + tx): */
+    int stats_tile_count;         /* those whose weights reach two cameras or more */
     const int *log_table;         /* FOVEA_LOG_TABLE_SIZE entries (see stitch/color.h) */
     int use_tex;                  /* 1: sample through texture objects (bilinear in the
                                      texture unit), 0: integer sampling in the kernel */
