@@ -371,16 +371,32 @@ int main(int argc, char **argv)
             fovea_stitcher_destroy(&stx);
         }
         if (bench_case_enabled(&opts, "auto")) {
+            /* worst case: every frame analysed, its statistics read back,
+             * solved and the tables rebuilt before the call returns
+             * (deterministic mode), each frame waited for */
             fovea_stitch_settings sa = ss;
             sa.color = FOVEA_COLOR_AUTO;
-            sa.auto_interval = 1; /* worst case: statistics on every frame */
+            sa.auto_interval = 1;
+            sa.deterministic = 1;
             fovea_stitcher *sta = NULL;
             BENCH_FOVEA(gpu, fovea_stitcher_create(gpu, &sta, &map, &sa));
             stitch_case c = {sta, {&d_rgba[0], &d_rgba[1]}, &d_out_rgba};
             bench_stats s;
             bench_time_gpu(run_stitch, &c, stream, opts.warmup, opts.runs, &s);
             bench_table_add(&table, "(b') RGBA + overlap stats every frame", "cuda", &s,
-                            rgba_bytes, 1, "auto color, interval 1");
+                            rgba_bytes, 1, "auto color, interval 1, deterministic");
+            fovea_stitcher_destroy(&sta);
+            /* what users run: the default schedule (statistics every 30th frame,
+             * read back in the background), frames back to back; a sample of
+             * 30 frames holds one analysis frame */
+            sa.auto_interval = 30;
+            sa.deterministic = 0;
+            BENCH_FOVEA(gpu, fovea_stitcher_create(gpu, &sta, &map, &sa));
+            c.st = sta;
+            const int runs = opts.quick ? 2 : 20;
+            bench_time_gpu_pipelined(run_stitch, &c, stream, opts.warmup, runs, 30, &s);
+            bench_table_add(&table, "(b') RGBA + auto color, default interval", "cuda", &s,
+                            rgba_bytes, 1, "back to back; mean of 30 frames per sample");
             fovea_stitcher_destroy(&sta);
         }
         fovea_stitcher_destroy(&st);

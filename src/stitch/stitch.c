@@ -265,15 +265,6 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
     stitch_input_kind kind = fovea_stitch_input_kind(in[0]->fmt);
     int autocolor = st->settings.color == FOVEA_COLOR_AUTO && st->n > 1;
 
-    /* Statistics from an earlier analysis frame that finished in the background. */
-    if (autocolor && !st->settings.deterministic) {
-        fovea_overlap_stats stats;
-        int ready = st->backend->poll_stats(st, &stats, 0);
-        if (ready < 0)
-            return ready;
-        if (ready)
-            absorb_stats(st, &stats, st->settings.auto_smoothing, NULL);
-    }
     if (!st->tables_valid || st->last_kind != kind) {
         status = refresh_tables(st, kind);
         if (status < 0)
@@ -284,13 +275,23 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
     if (status < 0)
         return status;
     st->frame++;
-    if (analyse && st->settings.deterministic) {
+    /* New statistics become corrections after this frame's work is queued, so
+     * that solving and building the tables (tens of microseconds on the host)
+     * run while the device stitches; their upload is queued behind this frame:
+     * they apply from the next frame on. Deterministic: this frame's own
+     * statistics, waited for. Otherwise: those of an earlier analysis frame
+     * that have arrived in the background by now, without waiting. */
+    if (autocolor && (analyse || !st->settings.deterministic)) {
         fovea_overlap_stats stats;
-        int ready = st->backend->poll_stats(st, &stats, 1);
+        int ready = st->backend->poll_stats(st, &stats, st->settings.deterministic);
         if (ready < 0)
             return ready;
-        if (ready)
+        if (ready) {
             absorb_stats(st, &stats, st->settings.auto_smoothing, NULL);
+            status = refresh_tables(st, kind);
+            if (status < 0)
+                return status;
+        }
     }
     return FOVEA_OK;
 }

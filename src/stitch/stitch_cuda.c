@@ -26,17 +26,17 @@ typedef struct tex_entry {
 
 typedef struct cuda_state {
     float *d_uv[FOVEA_STITCH_MAX_CAMERAS];
-    /* the correction tables, one device block (uploaded by one copy from the
-     * pinned h_tables, tables_bytes each): n x 3 x FOVEA_LUT_SIZE floats at
+    /* the correction tables, one device block (uploaded by one copy from a
+     * pinned h_tables block, tables_bytes each): n x 3 x FOVEA_LUT_SIZE floats at
      * d_lut, then at d_lut8 the same rounded (fovea_round_u8), STITCH_LUT8_STRIDE
      * bytes per camera */
     void *d_tables;
     float *d_lut;
     uint8_t *d_lut8;
-    unsigned char *h_tables;        /* pinned staging, the same layout */
+    unsigned char *h_tables[2];     /* pinned staging, the same layout, used in turn */
     size_t tables_bytes, lut8_offset;
-    cudaEvent_t tables_copied;      /* the last upload has read h_tables */
-    int tables_copy_pending;
+    cudaEvent_t tables_copied[2];   /* the upload from h_tables[k] has read it */
+    int tables_pending[2], tables_next;
     int *d_log;                     /* overlap-statistics log table */
     uint32_t *d_masks;
     float *d_tw;                    /* overlap tiles' weights (stitch_kernel_args.tile_weights) */
@@ -239,8 +239,9 @@ static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
         cudaEventDestroy(cs->stats_done_main);
     if (cs->stats_ready)
         cudaEventDestroy(cs->stats_ready);
-    if (cs->tables_copied)
-        cudaEventDestroy(cs->tables_copied);
+    for (int k = 0; k < 2; k++)
+        if (cs->tables_copied[k])
+            cudaEventDestroy(cs->tables_copied[k]);
     for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
         for (int p = 0; p < 3; p++)
             for (int k = 0; k < STITCH_TEX_CACHE; k++)
@@ -252,8 +253,9 @@ static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
     fovea_frame_free(ctx, &cs->stage_out);
     fovea_device_free(ctx, cs->d_stats_tiles);
     fovea_device_free(ctx, cs->d_tables);
-    if (cs->h_tables)
-        cudaFreeHost(cs->h_tables);
+    for (int k = 0; k < 2; k++)
+        if (cs->h_tables[k])
+            cudaFreeHost(cs->h_tables[k]);
     fovea_device_free(ctx, cs->d_log);
     fovea_device_free(ctx, cs->d_masks);
     fovea_device_free(ctx, cs->d_tw);
@@ -333,10 +335,12 @@ static int cuda_init(fovea_stitcher *st)
     if (status == FOVEA_OK) {
         cs->d_lut = cs->d_tables;
         cs->d_lut8 = (uint8_t *)cs->d_tables + cs->lut8_offset;
-        status = FOVEA_CUDA(ctx, cudaMallocHost((void **)&cs->h_tables, cs->tables_bytes));
     }
-    if (status == FOVEA_OK)
-        memset(cs->h_tables, 0, cs->tables_bytes);
+    for (int k = 0; k < 2 && status == FOVEA_OK; k++) {
+        status = FOVEA_CUDA(ctx, cudaMallocHost((void **)&cs->h_tables[k], cs->tables_bytes));
+        if (status == FOVEA_OK)
+            memset(cs->h_tables[k], 0, cs->tables_bytes);
+    }
     if (status == FOVEA_OK)
         status = upload(ctx, (void **)&cs->d_log, st->log_table, sizeof(st->log_table));
     if (status == FOVEA_OK)
@@ -361,8 +365,8 @@ static int cuda_init(fovea_stitcher *st)
         status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_done_main, cudaEventDisableTiming));
     if (status == FOVEA_OK)
         status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_ready, cudaEventDisableTiming));
-    if (status == FOVEA_OK)
-        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->tables_copied, cudaEventDisableTiming));
+    for (int k = 0; k < 2 && status == FOVEA_OK; k++)
+        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->tables_copied[k], cudaEventDisableTiming));
     if (status < 0) {
         cuda_free_state(st, cs);
         st->priv = NULL;
@@ -370,28 +374,31 @@ static int cuda_init(fovea_stitcher *st)
     return status;
 }
 
-/* The tables to the device in stream order: gathered in the pinned staging
- * block and sent by one asynchronous copy (three copies from pageable memory
- * cost more host time than the whole kernel launch). */
+/* The tables to the device in stream order (behind the frames queued so
+ * far): gathered in a pinned staging block and sent by one asynchronous copy
+ * (three copies from pageable memory cost more host time than the launch).
+ * Two staging blocks in turn, so a new upload waits only for the one before
+ * the last, not for the frame queued just before it. */
 static int cuda_set_tables(fovea_stitcher *st)
 {
     cuda_state *cs = st->priv;
     fovea_context *ctx = st->ctx;
-    /* the previous upload must have read the staging block (it has, unless
-     * the host runs ahead of the stream) */
-    if (cs->tables_copy_pending)
-        FOVEA_CUDA_TRY(ctx, cudaEventSynchronize(cs->tables_copied));
-    cs->tables_copy_pending = 0;
-    float *lut = (float *)cs->h_tables;
+    const int k = cs->tables_next;
+    if (cs->tables_pending[k]) /* that block's upload must have read it */
+        FOVEA_CUDA_TRY(ctx, cudaEventSynchronize(cs->tables_copied[k]));
+    cs->tables_pending[k] = 0;
+    unsigned char *h = cs->h_tables[k];
     for (int c = 0; c < st->n; c++) {
-        memcpy(lut + (size_t)c * 3 * FOVEA_LUT_SIZE, st->tables.lut[c], sizeof(st->tables.lut[c]));
-        memcpy(cs->h_tables + cs->lut8_offset + (size_t)c * STITCH_LUT8_STRIDE, st->tables.lut8[c],
+        memcpy(h + (size_t)c * 3 * FOVEA_LUT_SIZE * sizeof(float), st->tables.lut[c],
+               sizeof(st->tables.lut[c]));
+        memcpy(h + cs->lut8_offset + (size_t)c * STITCH_LUT8_STRIDE, st->tables.lut8[c],
                sizeof(st->tables.lut8[c]));
     }
-    FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_tables, cs->h_tables, cs->tables_bytes,
-                                        cudaMemcpyHostToDevice, fovea_ctx_stream(ctx)));
-    FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->tables_copied, fovea_ctx_stream(ctx)));
-    cs->tables_copy_pending = 1;
+    FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_tables, h, cs->tables_bytes, cudaMemcpyHostToDevice,
+                                        fovea_ctx_stream(ctx)));
+    FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->tables_copied[k], fovea_ctx_stream(ctx)));
+    cs->tables_pending[k] = 1;
+    cs->tables_next = 1 - k;
     return FOVEA_OK;
 }
 

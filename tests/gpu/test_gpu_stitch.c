@@ -3,7 +3,8 @@
  * grid maps and imported exact tables, odd sizes; output poisoned first. The two
  * backends use the same float operations in the same order, so the test demands
  * agreement within 1 code value everywhere and reports how many samples differ
- * at all. Also: overlap statistics -> identical solved corrections. */
+ * at all. Also: overlap statistics -> identical solved corrections, and automatic
+ * color balance on a stream (deterministic: every frame bit-exact). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,111 @@ static void run_case(const char *name, fovea_context *cpu, fovea_context *gpu,
     run_case1(name, cpu, gpu, map, cams, n, in_fmt, device_frames, 0);
 }
 
+/* Automatic color balance on a stream, both backends. Deterministic (frame n
+ * analysed, its corrections applied from frame n + 1): with exact sampling the
+ * statistics, solves and tables are the same, so every frame must come out
+ * bit for bit as the C backend's, also the frames after a correction changed
+ * (the new tables reach the device behind the frame that measured them). Then
+ * the background mode (statistics read back on the side stream and absorbed
+ * when ready): the corrections must move away from identity within the clamps. */
+static void run_auto(const char *name, fovea_context *cpu, fovea_context *gpu,
+                     const fovea_stitch_map *map, fovea_frame *const *cams, int n,
+                     fovea_pixfmt in_fmt)
+{
+    fovea_frame conv[FOVEA_STITCH_MAX_CAMERAS], dev[FOVEA_STITCH_MAX_CAMERAS];
+    const fovea_frame *in_cpu[FOVEA_STITCH_MAX_CAMERAS], *in_gpu[FOVEA_STITCH_MAX_CAMERAS];
+    for (int c = 0; c < n; c++) {
+        REQUIRE(fovea_frame_alloc(NULL, &conv[c], cams[c]->width, cams[c]->height, in_fmt,
+                                  FOVEA_MEM_HOST) == FOVEA_OK);
+        REQUIRE(fovea_frame_convert(cpu, &conv[c], cams[c], NULL) == FOVEA_OK);
+        REQUIRE(fovea_frame_alloc(gpu, &dev[c], conv[c].width, conv[c].height, in_fmt,
+                                  FOVEA_MEM_DEVICE) == FOVEA_OK);
+        REQUIRE(fovea_frame_copy(gpu, &dev[c], &conv[c]) == FOVEA_OK);
+        in_cpu[c] = &conv[c];
+        in_gpu[c] = &dev[c];
+    }
+    int pw, ph, nc;
+    fovea_stitch_map_geometry(map, &pw, &ph, &nc);
+    fovea_pixfmt out_fmt = in_fmt == FOVEA_PIX_NV12 ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA;
+    fovea_stitch_settings s;
+    fovea_stitch_default_settings(&s);
+    s.color = FOVEA_COLOR_AUTO;
+    s.deterministic = 1;
+    s.auto_interval = 2;
+    s.auto_smoothing = 0.5f;
+    s.cuda_exact_sampling = 1;
+    fovea_stitcher *sc = NULL, *sg = NULL;
+    REQUIRE(fovea_stitcher_create(cpu, &sc, map, &s) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_create(gpu, &sg, map, &s) == FOVEA_OK);
+    fovea_frame ref, got, first, dout;
+    REQUIRE(fovea_frame_alloc(NULL, &ref, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &got, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &first, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(gpu, &dout, pw, ph, out_fmt, FOVEA_MEM_DEVICE) == FOVEA_OK);
+    long changed = 0;
+    for (int f = 0; f < 5; f++) {
+        fovea_frame_fill(NULL, &ref, 0x5A);
+        fovea_frame_fill(NULL, &got, 0xA5);
+        REQUIRE(fovea_frame_fill(gpu, &dout, 0xA5) == FOVEA_OK);
+        REQUIRE(fovea_stitcher_process(sc, in_cpu, n, &ref) == FOVEA_OK);
+        int st = fovea_stitcher_process(sg, in_gpu, n, &dout);
+        if (st == FOVEA_OK)
+            st = fovea_frame_copy(gpu, &got, &dout);
+        if (st == FOVEA_OK)
+            st = fovea_sync(gpu);
+        CHECK_EQ_INT(st, FOVEA_OK);
+        long nd = 0;
+        int worst = compare(&ref, &got, &nd);
+        CHECK_EQ_INT(worst, 0);
+        CHECK_EQ_INT(nd, 0);
+        fovea_color_correction a[FOVEA_STITCH_MAX_CAMERAS], b[FOVEA_STITCH_MAX_CAMERAS];
+        REQUIRE(fovea_stitcher_get_color(sc, a, n) == FOVEA_OK);
+        REQUIRE(fovea_stitcher_get_color(sg, b, n) == FOVEA_OK);
+        CHECK(memcmp(a, b, sizeof(a[0]) * (size_t)n) == 0);
+        if (f == 0)
+            REQUIRE(fovea_frame_copy(NULL, &first, &got) == FOVEA_OK);
+        else
+            changed += compare(&first, &got, &nd) > 0 ? nd : 0;
+    }
+    printf("%-34s %-6s auto color, deterministic: 5 frames bit-exact, %ld samples changed by "
+           "the corrections\n", name, fovea_pixfmt_name(in_fmt), changed);
+    CHECK(changed > 0); /* the balance did something, and the GPU followed it */
+
+    /* background mode: statistics on every frame, absorbed when they arrive */
+    fovea_stitcher_destroy(&sg);
+    s.deterministic = 0;
+    s.auto_interval = 1;
+    s.auto_smoothing = 1.0f;
+    s.cuda_exact_sampling = 0;
+    REQUIRE(fovea_stitcher_create(gpu, &sg, map, &s) == FOVEA_OK);
+    for (int f = 0; f < 8; f++)
+        CHECK_EQ_INT(fovea_stitcher_process_async(sg, in_gpu, n, &dout), FOVEA_OK);
+    CHECK_EQ_INT(fovea_sync(gpu), FOVEA_OK);
+    CHECK_EQ_INT(fovea_stitcher_process(sg, in_gpu, n, &dout), FOVEA_OK);
+    fovea_color_correction b[FOVEA_STITCH_MAX_CAMERAS];
+    REQUIRE(fovea_stitcher_get_color(sg, b, n) == FOVEA_OK);
+    float moved = 0.0f;
+    for (int c = 0; c < n; c++) {
+        for (int k = 0; k < 3; k++) {
+            CHECK(b[c].gain[k] >= s.gain_min && b[c].gain[k] <= s.gain_max);
+            moved += fabsf(b[c].gain[k] - 1.0f);
+        }
+        CHECK(b[c].gamma >= s.gamma_min && b[c].gamma <= s.gamma_max);
+        moved += fabsf(b[c].gamma - 1.0f);
+    }
+    CHECK(moved > 1e-3f);
+    fovea_stitcher_destroy(&sc);
+    fovea_stitcher_destroy(&sg);
+    fovea_frame_free(NULL, &ref);
+    fovea_frame_free(NULL, &got);
+    fovea_frame_free(NULL, &first);
+    fovea_frame_free(gpu, &dout);
+    for (int c = 0; c < n; c++) {
+        fovea_frame_free(NULL, &conv[c]);
+        fovea_frame_free(gpu, &dev[c]);
+    }
+}
+
 /* Write the map's exact tables as the six users' files and import them. */
 static int export_tables(const fovea_stitch_map *m, const char *dir)
 {
@@ -357,6 +463,10 @@ int main(void)
         run_case(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_RGB24, 1);
         run_case(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_NV12, 1);
         run_case(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_I420, 0);
+        if (rig.num_cameras > 1) {
+            run_auto(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_RGBA);
+            run_auto(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_NV12);
+        }
 
         if (rig.num_cameras == 2) {
             /* the exact path: the same map exported as six float tables */
