@@ -96,7 +96,8 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
 
 /** Set fixed corrections (mode FIXED, or the starting point of AUTO). */
 int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_correction *cc, int n);
-/** Corrections in use now. */
+/** Corrections in use now: those the next frame will be stitched with (automatic
+ *  balance absorbs new statistics at the end of a process call). */
 int fovea_stitcher_get_color(const fovea_stitcher *st, fovea_color_correction *cc, int n);
 
 /** Measure the overlaps of one set of frames and solve for corrections without
