@@ -4,7 +4,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -737,4 +739,62 @@ void bench_table_free(bench_table *t)
     free(t->rows);
     t->rows = NULL;
     t->count = t->cap = 0;
+}
+
+const char *bench_find_cli(const char *given, char *buf, size_t size)
+{
+    if (given)
+        return given;
+    if (size < 32)
+        return NULL;
+    ssize_t n = readlink("/proc/self/exe", buf, size - 16);
+    if (n <= 0)
+        return NULL;
+    buf[n] = '\0';
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(buf, '/');
+        if (!slash)
+            return NULL;
+        *slash = '\0';
+    }
+    strcat(buf, "/fovea");
+    return buf;
+}
+
+void bench_warm_file(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return;
+    static char buf[1 << 20];
+    while (fread(buf, 1, sizeof(buf), fp) == sizeof(buf))
+        ;
+    fclose(fp);
+}
+
+double bench_run_cli_fps(char *const argv[], const char *json_path, const char *who)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1.0;
+    if (pid == 0) {
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "%s: %s %s failed (status %d)\n", who, argv[0], argv[1] ? argv[1] : "",
+                status);
+        return -1.0;
+    }
+    FILE *fp = fopen(json_path, "rb");
+    if (!fp)
+        return -1.0;
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof(text) - 1, fp);
+    fclose(fp);
+    text[n] = '\0';
+    const char *k = strstr(text, "\"fps\":");
+    return k ? strtod(k + 6, NULL) : -1.0;
 }

@@ -37,6 +37,19 @@ void bench_parse_args(int argc, char **argv, bench_opts *opts);
  * for the benchmark to parse; extra_usage (may be NULL) is appended to --help. */
 void bench_parse_args_ex(int argc, char **argv, bench_opts *opts, const char *extra_usage);
 
+/* End-to-end rows run the fovea executable: `given` (a --cli PATH) when not
+ * NULL, else <build>/fovea, two directories up from this program
+ * (<build>/bench/bench_x). Returns the path (in buf), or NULL when unknown. */
+const char *bench_find_cli(const char *given, char *buf, size_t size);
+
+/* Read a file once so that it is in the page cache. */
+void bench_warm_file(const char *path);
+
+/* Run argv (argv[0] the executable, stdout and stderr as they are), wait for
+ * it, then read the number after "fps": in the JSON file it wrote at
+ * json_path. Returns that, or -1.0 with a message naming `who`. */
+double bench_run_cli_fps(char *const argv[], const char *json_path, const char *who);
+
 /* Where human-readable text goes: stdout, or stderr when --json - took stdout. */
 FILE *bench_text_stream(const bench_opts *opts);
 

@@ -3,11 +3,16 @@
  * (six float tables, powf gamma), (b) fovea RGBA->RGBA and (c) NV12->I420 with
  * frames resident on the device, (d) end to end from pinned host frames to host
  * output with copies overlapped across two streams, (e) the C backend on every
- * CPU core. */
+ * CPU core, (g) the `fovea stitch` CLI end to end on y4m files.
+ *
+ * Extra options: --cli PATH (the fovea executable; default: ../fovea next to
+ * this program's directory), --no-e2e, --tmp DIR (for the y4m files). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_common.h"
+#include "fovea/io.h"
 #include "fovea/stitch.h"
 #include "stitch/map_build.h"
 #include "stitch/rig.h"
@@ -185,10 +190,151 @@ static float *upload_table(const float *host, size_t n)
 }
 #endif
 
+/* Write `text` to dir/name. @return 0, or -1 with a message */
+static int write_text(const char *dir, const char *name, const char *text)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *fp = fopen(path, "wb");
+    int ok = fp && fputs(text, fp) >= 0;
+    if (fp && fclose(fp) != 0)
+        ok = 0;
+    if (!ok)
+        fprintf(stderr, "bench_stitch: cannot write %s\n", path);
+    return ok ? 0 : -1;
+}
+
+/* cam0.y4m, cam1.y4m: `frames` I420 frames of cw x ch each (4 distinct random
+ * frames per camera, cycled). @return 0, or -1 with a message */
+static int write_cams(const char *dir, int cw, int ch, int frames)
+{
+    enum { DISTINCT = 4 };
+    fovea_frame f[DISTINCT];
+    memset(f, 0, sizeof(f));
+    int rc = 0;
+    for (int i = 0; i < DISTINCT && rc == 0; i++) {
+        rc = fovea_frame_alloc(NULL, &f[i], cw, ch, FOVEA_PIX_I420, FOVEA_MEM_HOST) < 0 ? -1 : 0;
+        if (rc == 0)
+            bench_fill_frame(&f[i], 100 + (uint64_t)i);
+    }
+    fovea_video_info info;
+    fovea_video_info_init(&info);
+    info.width = cw;
+    info.height = ch;
+    info.fmt = FOVEA_PIX_I420;
+    info.fps_num = 50;
+    info.fps_den = 1;
+    info.interlace = 'p';
+    for (int c = 0; c < 2 && rc == 0; c++) {
+        char path[4200], err[512];
+        snprintf(path, sizeof(path), "%s/cam%d.y4m", dir, c);
+        fovea_writer *wr = NULL;
+        if (fovea_writer_open(&wr, path, FOVEA_CONTAINER_Y4M, &info, err, sizeof(err)) < 0) {
+            fprintf(stderr, "bench_stitch: %s\n", err);
+            rc = -1;
+            break;
+        }
+        for (int k = 0; k < frames && rc == 0; k++)
+            if (fovea_writer_write(wr, &f[(k + 2 * c) % DISTINCT]) < 0) {
+                fprintf(stderr, "bench_stitch: %s\n", fovea_writer_error(wr));
+                rc = -1;
+            }
+        if (fovea_writer_close(&wr) < 0)
+            rc = -1;
+    }
+    for (int i = 0; i < DISTINCT; i++)
+        fovea_frame_free(NULL, &f[i]);
+    return rc;
+}
+
+/* (g) `fovea stitch --rig rig.json cam0.y4m cam1.y4m -o pano.y4m` with
+ * automatic color balance on the CUDA backend, inputs in the page cache: the
+ * CLI's own frames/s (its JSON summary, timed from the first read to the last
+ * write; building the map is setup), median of `runs`; the panorama written
+ * to a file (then the machine's disk can hold it back), and to /dev/null
+ * through a link named .y4m (what the CLI itself can deliver, e.g. to an
+ * encoder's pipe). */
+static void cli_rows(bench_table *table, const char *cli, const char *tmp, int cw, int ch,
+                     int pw, int ph, int frames, int runs)
+{
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/bench_stitch_%d_XXXXXX", tmp, (int)getpid());
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "bench_stitch: cannot make a directory in %s\n", tmp);
+        return;
+    }
+    char rig[4200], cam0[4200], cam1[4200], out[4200], sink[4200], json[4200];
+    snprintf(rig, sizeof(rig), "%s/rig.json", dir);
+    snprintf(cam0, sizeof(cam0), "%s/cam0.y4m", dir);
+    snprintf(cam1, sizeof(cam1), "%s/cam1.y4m", dir);
+    snprintf(out, sizeof(out), "%s/pano.y4m", dir);
+    snprintf(sink, sizeof(sink), "%s/null.y4m", dir);
+    snprintf(json, sizeof(json), "%s/out.json", dir);
+    if (write_text(dir, "rig.json", bench_rig_json) == 0 && write_cams(dir, cw, ch, frames) == 0) {
+        bench_warm_file(cam0);
+        bench_warm_file(cam1);
+        const int have_sink = symlink("/dev/null", sink) == 0;
+        if (runs > 16)
+            runs = 16;
+        for (int k = 0; k < 1 + have_sink; k++) {
+            double us[16];
+            int n = 0;
+            for (int r = 0; r < runs; r++) {
+                char *argv[] = {(char *)cli, "stitch", "-q", "--backend", "cuda", "--rig", rig,
+                                "--json", json, cam0, cam1, "-o", k ? sink : out, NULL};
+                const double f = bench_run_cli_fps(argv, json, "bench_stitch");
+                if (f > 0)
+                    us[n++] = 1e6 / f;
+                remove(out);
+            }
+            if (n == 0)
+                continue;
+            bench_stats s;
+            bench_stats_compute(us, n, &s);
+            char note[160];
+            snprintf(note, sizeof(note), "fovea stitch CLI, auto color, %d frames, %.0f fps "
+                     "(median of %d)", frames, 1e6 / s.median_us, n);
+            const double bytes = 2.0 * cw * ch * 1.5 + (double)pw * ph * 1.5;
+            bench_table_add(table, k ? "(g) y4m files -> /dev/null, end to end"
+                                     : "(g) y4m files -> y4m file, end to end",
+                            "cuda-e2e", &s, bytes, 1, note);
+        }
+    }
+    remove(rig);
+    remove(cam0);
+    remove(cam1);
+    remove(out);
+    remove(sink);
+    remove(json);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     bench_opts opts;
-    bench_parse_args(argc, argv, &opts);
+    bench_parse_args_ex(argc, argv, &opts,
+                        "  --cli PATH   fovea executable for the end-to-end row (g)\n"
+                        "               (default: ../fovea from this program's directory)\n"
+                        "  --no-e2e     skip row (g)\n"
+                        "  --tmp DIR    directory for its y4m files (default $TMPDIR or /tmp)\n");
+    const char *cli = NULL, *tmp = getenv("TMPDIR");
+    int e2e = 1;
+    for (int i = 0; i < opts.n_extra; i++) {
+        if (strcmp(opts.extra[i], "--cli") == 0 && i + 1 < opts.n_extra) {
+            cli = opts.extra[++i];
+        } else if (strcmp(opts.extra[i], "--tmp") == 0 && i + 1 < opts.n_extra) {
+            tmp = opts.extra[++i];
+        } else if (strcmp(opts.extra[i], "--no-e2e") == 0) {
+            e2e = 0;
+        } else {
+            fprintf(stderr, "bench_stitch: unknown argument '%s'\n", opts.extra[i]);
+            return 2;
+        }
+    }
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    static char cli_buf[4096];
+    cli = bench_find_cli(cli, cli_buf, sizeof(cli_buf));
     FILE *text = bench_text_stream(&opts);
     bench_table table;
     bench_table_init(&table, "stitch", "frames", &opts);
@@ -446,6 +592,13 @@ int main(int argc, char **argv)
                 fovea_frame_free(pc[p], &pin_out[p]);
                 fovea_close(&pc[p]);
             }
+        }
+        if (e2e && bench_case_enabled(&opts, "cli")) {
+            if (!cli || access(cli, X_OK) != 0)
+                fprintf(text, "no fovea executable at %s (--cli PATH): row (g) skipped\n",
+                        cli ? cli : "?");
+            else
+                cli_rows(&table, cli, tmp, CW, CH, W, H, opts.quick ? 4 : 60, opts.quick ? 1 : 3);
         }
         for (int c = 0; c < 2; c++) {
             fovea_frame_free(gpu, &d_rgba[c]);

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench_common.h"
@@ -167,18 +166,6 @@ static int write_clips(const char *dir, int w, int h, int bpc, int frames)
     return rc;
 }
 
-/* Read a file once so that it is in the page cache. */
-static void warm_file(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return;
-    static char buf[1 << 20];
-    while (fread(buf, 1, sizeof(buf), fp) == sizeof(buf))
-        ;
-    fclose(fp);
-}
-
 /* Run `cli vif -q --backend B --json OUT ref.y4m dis.y4m` and return the
  * frames/s it reports (timed from its first read to its last score), or -1. */
 static double run_cli(const char *cli, const char *dir, const char *backend)
@@ -187,30 +174,9 @@ static double run_cli(const char *cli, const char *dir, const char *backend)
     snprintf(ref, sizeof(ref), "%s/ref.y4m", dir);
     snprintf(dis, sizeof(dis), "%s/dis.y4m", dir);
     snprintf(json, sizeof(json), "%s/out.json", dir);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1.0;
-    if (pid == 0) {
-        char *argv[] = {(char *)cli, "vif", "-q", "--backend", (char *)backend, "--json", json,
-                        ref, dis, NULL};
-        execv(cli, argv);
-        _exit(127);
-    }
-    int status = 0;
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "bench_vif: %s vif failed (status %d)\n", cli, status);
-        return -1.0;
-    }
-    FILE *fp = fopen(json, "rb");
-    if (!fp)
-        return -1.0;
-    static char text[4096];
-    size_t n = fread(text, 1, sizeof(text) - 1, fp);
-    fclose(fp);
-    text[n] = '\0';
-    const char *k = strstr(text, "\"fps\":");
-    return k ? strtod(k + 6, NULL) : -1.0;
+    char *argv[] = {(char *)cli, "vif", "-q", "--backend", (char *)backend, "--json", json,
+                    ref, dis, NULL};
+    return bench_run_cli_fps(argv, json, "bench_vif");
 }
 
 static void e2e_rows(bench_table *table, const char *cli, const char *tmp, int ci, int quick,
@@ -229,8 +195,8 @@ static void e2e_rows(bench_table *table, const char *cli, const char *tmp, int c
     snprintf(dis, sizeof(dis), "%s/dis.y4m", dir);
     snprintf(json, sizeof(json), "%s/out.json", dir);
     if (write_clips(dir, w, h, bpc, frames) == 0) {
-        warm_file(ref);
-        warm_file(dis);
+        bench_warm_file(ref);
+        bench_warm_file(dis);
         double fps[16];
         int n = 0;
         if (runs > 16)
@@ -288,20 +254,7 @@ int main(int argc, char **argv)
     if (!tmp || !*tmp)
         tmp = "/tmp";
     static char cli_buf[4096];
-    if (!cli) {
-        /* <build>/bench/bench_vif -> <build>/fovea */
-        ssize_t n = readlink("/proc/self/exe", cli_buf, sizeof(cli_buf) - 16);
-        if (n > 0) {
-            cli_buf[n] = '\0';
-            for (int up = 0; up < 2; up++) {
-                char *slash = strrchr(cli_buf, '/');
-                if (slash)
-                    *slash = '\0';
-            }
-            strcat(cli_buf, "/fovea");
-            cli = cli_buf;
-        }
-    }
+    cli = bench_find_cli(cli, cli_buf, sizeof(cli_buf));
     FILE *text = bench_text_stream(&opts);
     bench_table table;
     bench_table_init(&table, "vif", "frames", &opts);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "io_internal.h"
 
@@ -187,9 +189,75 @@ int fovea_io_read_planes(struct fovea_reader *r, fovea_frame *f)
     return FOVEA_OK;
 }
 
+/* Write all of iov[0..n) to fd (partial writes and interrupted calls resumed).
+ * @return 0, or -1 with errno set */
+static int writev_all(int fd, struct iovec *iov, int n)
+{
+    while (n > 0) {
+        ssize_t k = writev(fd, iov, n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (k == 0) {
+            errno = EIO;
+            return -1;
+        }
+        while (n > 0 && (size_t)k >= iov->iov_len) {
+            k -= (ssize_t)iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov->iov_base = (char *)iov->iov_base + k;
+            iov->iov_len -= (size_t)k;
+        }
+    }
+    return 0;
+}
+
+/* The rows of every plane straight from the frame to the file descriptor,
+ * hundreds of rows per writev (a plane without row padding as one piece):
+ * no copy through the stdio buffer and a few system calls per frame instead
+ * of one or two per row (a 5700x1900 I420 frame written row by row took
+ * 9-10 ms on the GPU machine). Whatever stdio holds is flushed first. */
+static int write_planes_fd(int fd, FILE *fp, const fovea_frame *f, const fovea_pixfmt_desc *d)
+{
+    if (fflush(fp) != 0)
+        return -1;
+    enum { CHUNK = 512 };
+    struct iovec iov[CHUNK];
+    int n = 0;
+    for (int p = 0; p < d->planes; p++) {
+        size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
+        int rows = fovea_plane_height(f->fmt, f->height, p);
+        if (f->stride[p] == (ptrdiff_t)row) {
+            row *= (size_t)rows;
+            rows = 1;
+        }
+        for (int y = 0; y < rows; y++) {
+            iov[n].iov_base = f->data[p] + (ptrdiff_t)y * f->stride[p];
+            iov[n].iov_len = row;
+            if (++n == CHUNK) {
+                if (writev_all(fd, iov, n) != 0)
+                    return -1;
+                n = 0;
+            }
+        }
+    }
+    return n > 0 ? writev_all(fd, iov, n) : 0;
+}
+
 int fovea_io_write_planes(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
 {
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
+    const int fd = fileno(fp);
+    if (fd >= 0) {
+        if (write_planes_fd(fd, fp, f, d) != 0)
+            return fovea_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
+        return FOVEA_OK;
+    }
     for (int p = 0; p < d->planes; p++) {
         size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
         int rows = fovea_plane_height(f->fmt, f->height, p);

@@ -171,6 +171,32 @@ expect_size two.y4m $(($(head -n 1 two.y4m | wc -c) + 2 * (6 + PB)))
 "$FOVEA_CLI" stitch -q --deterministic --map pano.map cam0.y4m - -o - <cam1.y4m >piped.y4m 2>err ||
     fail "stitch with stdin/stdout failed"
 cmp -s pano_map.y4m piped.y4m || fail "stitch through stdin/stdout differs"
+# the reader and writer threads keep frames in order: a 7-frame run (more than
+# twice their slots) equals its frames stitched one at a time
+gen8 $((FB * 7)) 13 >rawl0.yuv
+gen8 $((FB * 7)) 17 >rawl1.yuv
+run 0 convert -q --size ${W}x$H --pixfmt i420 --fps 30 rawl0.yuv long0.y4m
+run 0 convert -q --size ${W}x$H --pixfmt i420 --fps 30 rawl1.yuv long1.y4m
+run 0 stitch -q --color off --map pano.map long0.y4m long1.y4m -o long.yuv
+expect_size long.yuv $((7 * PB))
+: >single.yuv
+k=0
+while [ $k -lt 7 ]; do
+    for c in 0 1; do
+        dd if=rawl$c.yuv of=one$c.yuv bs=$FB skip=$k count=1 2>/dev/null
+        run 0 convert -q --size ${W}x$H --pixfmt i420 --fps 30 one$c.yuv one$c.y4m
+    done
+    run 0 stitch -q --color off --map pano.map one0.y4m one1.y4m -o one.yuv
+    cat one.yuv >>single.yuv
+    k=$((k + 1))
+done
+cmp -s long.yuv single.yuv || fail "a 7-frame run differs from its frames stitched one by one"
+# a write error (on the writer thread) ends the run with its reason
+if [ -w /dev/full ]; then
+    "$FOVEA_CLI" stitch -q --map pano.map long0.y4m long1.y4m -o - >/dev/full 2>err
+    [ $? -eq 1 ] || fail "stitch to a full device: exit status $?, expected 1"
+    err_has "write error: No space left on device" "stitch to a full device"
+fi
 # --deterministic runs repeat exactly
 run 0 stitch -q --map pano.map --deterministic --color-interval 1 cam0.y4m cam1.y4m -o d1.y4m
 run 0 stitch -q --map pano.map --deterministic --color-interval 1 cam0.y4m cam1.y4m -o d2.y4m
