@@ -171,6 +171,14 @@ expect_size two.y4m $(($(head -n 1 two.y4m | wc -c) + 2 * (6 + PB)))
 "$FOVEA_CLI" stitch -q --deterministic --map pano.map cam0.y4m - -o - <cam1.y4m >piped.y4m 2>err ||
     fail "stitch with stdin/stdout failed"
 cmp -s pano_map.y4m piped.y4m || fail "stitch through stdin/stdout differs"
+# two named pipes fed at once (as two decoders would): read together, the same panorama
+if mkfifo fifo0.y4m fifo1.y4m 2>/dev/null; then
+    cat cam0.y4m >fifo0.y4m &
+    cat cam1.y4m >fifo1.y4m &
+    run 0 stitch -q --deterministic --map pano.map fifo0.y4m fifo1.y4m -o fifo.y4m
+    wait
+    cmp -s pano_map.y4m fifo.y4m || fail "stitch from two named pipes differs"
+fi
 # the reader and writer threads keep frames in order: a 7-frame run (more than
 # twice their slots) equals its frames stitched one at a time
 gen8 $((FB * 7)) 13 >rawl0.yuv
