@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "bench_common.h"
+#include "fovea/io.h"
 #include "core/core.h" /* fovea_cpu_count */
 
 /* ---------------------------------------------------------------- options */
@@ -741,24 +742,73 @@ void bench_table_free(bench_table *t)
     t->count = t->cap = 0;
 }
 
-const char *bench_find_cli(const char *given, char *buf, size_t size)
+int bench_e2e_parse(const bench_opts *opts, bench_e2e *e, const char *who)
 {
-    if (given)
-        return given;
-    if (size < 32)
-        return NULL;
-    ssize_t n = readlink("/proc/self/exe", buf, size - 16);
-    if (n <= 0)
-        return NULL;
-    buf[n] = '\0';
-    for (int up = 0; up < 2; up++) {
-        char *slash = strrchr(buf, '/');
-        if (!slash)
-            return NULL;
-        *slash = '\0';
+    e->cli = NULL;
+    e->tmp = getenv("TMPDIR");
+    e->enabled = 1;
+    for (int i = 0; i < opts->n_extra; i++) {
+        if (strcmp(opts->extra[i], "--cli") == 0 && i + 1 < opts->n_extra) {
+            e->cli = opts->extra[++i];
+        } else if (strcmp(opts->extra[i], "--tmp") == 0 && i + 1 < opts->n_extra) {
+            e->tmp = opts->extra[++i];
+        } else if (strcmp(opts->extra[i], "--no-e2e") == 0) {
+            e->enabled = 0;
+        } else {
+            fprintf(stderr, "%s: unknown argument '%s'\n", who, opts->extra[i]);
+            return 2;
+        }
     }
-    strcat(buf, "/fovea");
-    return buf;
+    if (!e->tmp || !*e->tmp)
+        e->tmp = "/tmp";
+    if (!e->cli) {
+        /* <build>/bench/bench_x -> <build>/fovea */
+        ssize_t n = readlink("/proc/self/exe", e->cli_buf, sizeof(e->cli_buf) - 16);
+        if (n > 0) {
+            e->cli_buf[n] = '\0';
+            int ok = 1;
+            for (int up = 0; up < 2 && ok; up++) {
+                char *slash = strrchr(e->cli_buf, '/');
+                if (slash)
+                    *slash = '\0';
+                else
+                    ok = 0;
+            }
+            if (ok) {
+                strcat(e->cli_buf, "/fovea");
+                e->cli = e->cli_buf;
+            }
+        }
+    }
+    return 0;
+}
+
+int bench_write_y4m(const char *path, const fovea_frame *frames, int distinct, int first, int count,
+                    int fps, const char *who)
+{
+    fovea_video_info info;
+    fovea_video_info_init(&info);
+    info.width = frames[0].width;
+    info.height = frames[0].height;
+    info.fmt = frames[0].fmt;
+    info.fps_num = fps;
+    info.fps_den = 1;
+    info.interlace = 'p';
+    char err[512];
+    fovea_writer *wr = NULL;
+    if (fovea_writer_open(&wr, path, FOVEA_CONTAINER_Y4M, &info, err, sizeof(err)) < 0) {
+        fprintf(stderr, "%s: %s\n", who, err);
+        return -1;
+    }
+    int rc = 0;
+    for (int k = 0; k < count && rc == 0; k++)
+        if (fovea_writer_write(wr, &frames[(first + k) % distinct]) < 0) {
+            fprintf(stderr, "%s: %s\n", who, fovea_writer_error(wr));
+            rc = -1;
+        }
+    if (fovea_writer_close(&wr) < 0)
+        rc = -1;
+    return rc;
 }
 
 void bench_warm_file(const char *path)

@@ -37,10 +37,28 @@ void bench_parse_args(int argc, char **argv, bench_opts *opts);
  * for the benchmark to parse; extra_usage (may be NULL) is appended to --help. */
 void bench_parse_args_ex(int argc, char **argv, bench_opts *opts, const char *extra_usage);
 
-/* End-to-end rows run the fovea executable: `given` (a --cli PATH) when not
- * NULL, else <build>/fovea, two directories up from this program
- * (<build>/bench/bench_x). Returns the path (in buf), or NULL when unknown. */
-const char *bench_find_cli(const char *given, char *buf, size_t size);
+/* End-to-end rows run the fovea executable on files: the options for them,
+ * parsed from opts->extra by bench_e2e_parse (BENCH_E2E_USAGE for --help). */
+typedef struct bench_e2e {
+    const char *cli;  /* --cli PATH, else <build>/fovea two directories up from
+                         this program (<build>/bench/bench_x); NULL when unknown */
+    const char *tmp;  /* --tmp DIR, else $TMPDIR, else /tmp */
+    int enabled;      /* 0 after --no-e2e */
+    char cli_buf[4096];
+} bench_e2e;
+#define BENCH_E2E_USAGE                                                               \
+    "  --cli PATH   fovea executable for the end-to-end rows\n"                        \
+    "               (default: ../fovea from this program's directory)\n"               \
+    "  --no-e2e     skip the end-to-end rows\n"                                        \
+    "  --tmp DIR    directory for their files (default $TMPDIR or /tmp)\n"
+/* Returns 0, or 2 after a message naming `who` for an argument it does not know. */
+int bench_e2e_parse(const bench_opts *opts, bench_e2e *e, const char *who);
+
+/* Write path as y4m: `count` frames cycling through frames[0..distinct) from
+ * frames[first], at fps frames/s (all frames of one size and format).
+ * @return 0, or -1 after a message naming `who` */
+int bench_write_y4m(const char *path, const fovea_frame *frames, int distinct, int first, int count,
+                    int fps, const char *who);
 
 /* Read a file once so that it is in the page cache. */
 void bench_warm_file(const char *path);

@@ -217,30 +217,10 @@ static int write_cams(const char *dir, int cw, int ch, int frames)
         if (rc == 0)
             bench_fill_frame(&f[i], 100 + (uint64_t)i);
     }
-    fovea_video_info info;
-    fovea_video_info_init(&info);
-    info.width = cw;
-    info.height = ch;
-    info.fmt = FOVEA_PIX_I420;
-    info.fps_num = 50;
-    info.fps_den = 1;
-    info.interlace = 'p';
     for (int c = 0; c < 2 && rc == 0; c++) {
-        char path[4200], err[512];
+        char path[4200];
         snprintf(path, sizeof(path), "%s/cam%d.y4m", dir, c);
-        fovea_writer *wr = NULL;
-        if (fovea_writer_open(&wr, path, FOVEA_CONTAINER_Y4M, &info, err, sizeof(err)) < 0) {
-            fprintf(stderr, "bench_stitch: %s\n", err);
-            rc = -1;
-            break;
-        }
-        for (int k = 0; k < frames && rc == 0; k++)
-            if (fovea_writer_write(wr, &f[(k + 2 * c) % DISTINCT]) < 0) {
-                fprintf(stderr, "bench_stitch: %s\n", fovea_writer_error(wr));
-                rc = -1;
-            }
-        if (fovea_writer_close(&wr) < 0)
-            rc = -1;
+        rc = bench_write_y4m(path, f, DISTINCT, 2 * c, frames, 50, "bench_stitch");
     }
     for (int i = 0; i < DISTINCT; i++)
         fovea_frame_free(NULL, &f[i]);
@@ -312,29 +292,12 @@ static void cli_rows(bench_table *table, const char *cli, const char *tmp, int c
 int main(int argc, char **argv)
 {
     bench_opts opts;
-    bench_parse_args_ex(argc, argv, &opts,
-                        "  --cli PATH   fovea executable for the end-to-end row (g)\n"
-                        "               (default: ../fovea from this program's directory)\n"
-                        "  --no-e2e     skip row (g)\n"
-                        "  --tmp DIR    directory for its y4m files (default $TMPDIR or /tmp)\n");
-    const char *cli = NULL, *tmp = getenv("TMPDIR");
-    int e2e = 1;
-    for (int i = 0; i < opts.n_extra; i++) {
-        if (strcmp(opts.extra[i], "--cli") == 0 && i + 1 < opts.n_extra) {
-            cli = opts.extra[++i];
-        } else if (strcmp(opts.extra[i], "--tmp") == 0 && i + 1 < opts.n_extra) {
-            tmp = opts.extra[++i];
-        } else if (strcmp(opts.extra[i], "--no-e2e") == 0) {
-            e2e = 0;
-        } else {
-            fprintf(stderr, "bench_stitch: unknown argument '%s'\n", opts.extra[i]);
-            return 2;
-        }
-    }
-    if (!tmp || !*tmp)
-        tmp = "/tmp";
-    static char cli_buf[4096];
-    cli = bench_find_cli(cli, cli_buf, sizeof(cli_buf));
+    bench_parse_args_ex(argc, argv, &opts, BENCH_E2E_USAGE);
+    static bench_e2e ee;
+    if (bench_e2e_parse(&opts, &ee, "bench_stitch") != 0)
+        return 2;
+    const char *cli = ee.cli, *tmp = ee.tmp;
+    int e2e = ee.enabled;
     FILE *text = bench_text_stream(&opts);
     bench_table table;
     bench_table_init(&table, "stitch", "frames", &opts);

@@ -133,31 +133,11 @@ static int write_clips(const char *dir, int w, int h, int bpc, int frames)
         BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &dis[i], w, h, fmt, FOVEA_MEM_HOST));
         synth_pair(&ref[i], &dis[i], bpc, i, &seed);
     }
-    fovea_video_info info;
-    fovea_video_info_init(&info);
-    info.width = w;
-    info.height = h;
-    info.fmt = fmt;
-    info.fps_num = 25;
-    info.fps_den = 1;
-    info.interlace = 'p';
     int rc = 0;
     for (int k = 0; k < 2 && rc == 0; k++) {
-        char path[4096], err[512];
+        char path[4096];
         snprintf(path, sizeof(path), "%s/%s.y4m", dir, k ? "dis" : "ref");
-        fovea_writer *wr = NULL;
-        if (fovea_writer_open(&wr, path, FOVEA_CONTAINER_Y4M, &info, err, sizeof(err)) < 0) {
-            fprintf(stderr, "bench_vif: %s\n", err);
-            rc = -1;
-            break;
-        }
-        for (int f = 0; f < frames && rc == 0; f++)
-            if (fovea_writer_write(wr, k ? &dis[f % DISTINCT] : &ref[f % DISTINCT]) < 0) {
-                fprintf(stderr, "bench_vif: %s\n", fovea_writer_error(wr));
-                rc = -1;
-            }
-        if (fovea_writer_close(&wr) < 0)
-            rc = -1;
+        rc = bench_write_y4m(path, k ? dis : ref, DISTINCT, 0, frames, 25, "bench_vif");
     }
     for (int i = 0; i < DISTINCT; i++) {
         fovea_frame_free(NULL, &ref[i]);
@@ -232,29 +212,12 @@ static void e2e_rows(bench_table *table, const char *cli, const char *tmp, int c
 int main(int argc, char **argv)
 {
     bench_opts opts;
-    bench_parse_args_ex(argc, argv, &opts,
-                        "  --cli PATH   fovea executable for the end-to-end rows\n"
-                        "               (default: ../fovea from this program's directory)\n"
-                        "  --no-e2e     skip the end-to-end rows\n"
-                        "  --tmp DIR    directory for the y4m files (default $TMPDIR or /tmp)\n");
-    const char *cli = NULL, *tmp = getenv("TMPDIR");
-    int e2e = 1;
-    for (int i = 0; i < opts.n_extra; i++) {
-        if (strcmp(opts.extra[i], "--cli") == 0 && i + 1 < opts.n_extra) {
-            cli = opts.extra[++i];
-        } else if (strcmp(opts.extra[i], "--tmp") == 0 && i + 1 < opts.n_extra) {
-            tmp = opts.extra[++i];
-        } else if (strcmp(opts.extra[i], "--no-e2e") == 0) {
-            e2e = 0;
-        } else {
-            fprintf(stderr, "bench_vif: unknown argument '%s'\n", opts.extra[i]);
-            return 2;
-        }
-    }
-    if (!tmp || !*tmp)
-        tmp = "/tmp";
-    static char cli_buf[4096];
-    cli = bench_find_cli(cli, cli_buf, sizeof(cli_buf));
+    bench_parse_args_ex(argc, argv, &opts, BENCH_E2E_USAGE);
+    static bench_e2e ee;
+    if (bench_e2e_parse(&opts, &ee, "bench_vif") != 0)
+        return 2;
+    const char *cli = ee.cli, *tmp = ee.tmp;
+    int e2e = ee.enabled;
     FILE *text = bench_text_stream(&opts);
     bench_table table;
     bench_table_init(&table, "vif", "frames", &opts);

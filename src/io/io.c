@@ -157,20 +157,28 @@ void fovea_still_reader_close(struct fovea_reader *r)
     r->priv = NULL;
 }
 
+/* Plane p of f as `*rows` pieces of `*len` bytes, stride apart: its rows, or
+ * one piece when the rows have no padding between them (then large reads and
+ * writes bypass the stdio buffer: a copy less, far fewer system calls). */
+static void plane_pieces(const fovea_frame *f, int p, size_t *len, int *rows)
+{
+    *len = fovea_plane_row_bytes(f->fmt, f->width, p);
+    *rows = fovea_plane_height(f->fmt, f->height, p);
+    if (f->stride[p] == (ptrdiff_t)*len) {
+        *len *= (size_t)*rows;
+        *rows = 1;
+    }
+}
+
 int fovea_io_read_planes(struct fovea_reader *r, fovea_frame *f)
 {
     const size_t total = fovea_frame_packed_size(f->fmt, f->width, f->height);
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
     size_t done = 0;
     for (int p = 0; p < d->planes; p++) {
-        size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
-        int rows = fovea_plane_height(f->fmt, f->height, p);
-        /* a plane without row padding is one read: large reads bypass the stdio
-         * buffer (a copy less, far fewer system calls) */
-        if (f->stride[p] == (ptrdiff_t)row) {
-            row *= (size_t)rows;
-            rows = 1;
-        }
+        size_t row;
+        int rows;
+        plane_pieces(f, p, &row, &rows);
         for (int y = 0; y < rows; y++) {
             size_t got = fovea_io_read_full(r->fp, f->data[p] + (ptrdiff_t)y * f->stride[p], row);
             done += got;
@@ -230,12 +238,9 @@ static int write_planes_fd(int fd, FILE *fp, const fovea_frame *f, const fovea_p
     struct iovec iov[CHUNK];
     int n = 0;
     for (int p = 0; p < d->planes; p++) {
-        size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
-        int rows = fovea_plane_height(f->fmt, f->height, p);
-        if (f->stride[p] == (ptrdiff_t)row) {
-            row *= (size_t)rows;
-            rows = 1;
-        }
+        size_t row;
+        int rows;
+        plane_pieces(f, p, &row, &rows);
         for (int y = 0; y < rows; y++) {
             iov[n].iov_base = f->data[p] + (ptrdiff_t)y * f->stride[p];
             iov[n].iov_len = row;

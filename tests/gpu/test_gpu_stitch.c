@@ -102,12 +102,13 @@ static int compare(const fovea_frame *a, const fovea_frame *b, long *ndiff)
     return worst;
 }
 
-static void run_case1(const char *name, fovea_context *cpu, fovea_context *gpu,
-                      const fovea_stitch_map *map, fovea_frame *const *cams, int n,
-                      fovea_pixfmt in_fmt, int device_frames, int exact)
+/* The cameras converted to in_fmt (conv, the C backend's inputs) and, with
+ * device_frames, copied to device frames (dev, the CUDA backend's inputs;
+ * otherwise it takes conv too). */
+static void prepare_inputs(fovea_context *cpu, fovea_context *gpu, fovea_frame *const *cams, int n,
+                           fovea_pixfmt in_fmt, int device_frames, fovea_frame *conv,
+                           fovea_frame *dev, const fovea_frame **in_cpu, const fovea_frame **in_gpu)
 {
-    fovea_frame conv[FOVEA_STITCH_MAX_CAMERAS], dev[FOVEA_STITCH_MAX_CAMERAS];
-    const fovea_frame *in_cpu[FOVEA_STITCH_MAX_CAMERAS], *in_gpu[FOVEA_STITCH_MAX_CAMERAS];
     for (int c = 0; c < n; c++) {
         REQUIRE(fovea_frame_alloc(NULL, &conv[c], cams[c]->width, cams[c]->height, in_fmt,
                                   FOVEA_MEM_HOST) == FOVEA_OK);
@@ -121,6 +122,15 @@ static void run_case1(const char *name, fovea_context *cpu, fovea_context *gpu,
             in_gpu[c] = &dev[c];
         }
     }
+}
+
+static void run_case1(const char *name, fovea_context *cpu, fovea_context *gpu,
+                      const fovea_stitch_map *map, fovea_frame *const *cams, int n,
+                      fovea_pixfmt in_fmt, int device_frames, int exact)
+{
+    fovea_frame conv[FOVEA_STITCH_MAX_CAMERAS], dev[FOVEA_STITCH_MAX_CAMERAS];
+    const fovea_frame *in_cpu[FOVEA_STITCH_MAX_CAMERAS], *in_gpu[FOVEA_STITCH_MAX_CAMERAS];
+    prepare_inputs(cpu, gpu, cams, n, in_fmt, device_frames, conv, dev, in_cpu, in_gpu);
     int pw, ph, nc;
     fovea_stitch_map_geometry(map, &pw, &ph, &nc);
     fovea_pixfmt out_fmt = (in_fmt == FOVEA_PIX_NV12 || in_fmt == FOVEA_PIX_I420) ? FOVEA_PIX_I420
@@ -300,16 +310,7 @@ static void run_auto(const char *name, fovea_context *cpu, fovea_context *gpu,
 {
     fovea_frame conv[FOVEA_STITCH_MAX_CAMERAS], dev[FOVEA_STITCH_MAX_CAMERAS];
     const fovea_frame *in_cpu[FOVEA_STITCH_MAX_CAMERAS], *in_gpu[FOVEA_STITCH_MAX_CAMERAS];
-    for (int c = 0; c < n; c++) {
-        REQUIRE(fovea_frame_alloc(NULL, &conv[c], cams[c]->width, cams[c]->height, in_fmt,
-                                  FOVEA_MEM_HOST) == FOVEA_OK);
-        REQUIRE(fovea_frame_convert(cpu, &conv[c], cams[c], NULL) == FOVEA_OK);
-        REQUIRE(fovea_frame_alloc(gpu, &dev[c], conv[c].width, conv[c].height, in_fmt,
-                                  FOVEA_MEM_DEVICE) == FOVEA_OK);
-        REQUIRE(fovea_frame_copy(gpu, &dev[c], &conv[c]) == FOVEA_OK);
-        in_cpu[c] = &conv[c];
-        in_gpu[c] = &dev[c];
-    }
+    prepare_inputs(cpu, gpu, cams, n, in_fmt, 1, conv, dev, in_cpu, in_gpu);
     int pw, ph, nc;
     fovea_stitch_map_geometry(map, &pw, &ph, &nc);
     fovea_pixfmt out_fmt = in_fmt == FOVEA_PIX_NV12 ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA;
