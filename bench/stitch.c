@@ -190,6 +190,7 @@ static float *upload_table(const float *host, size_t n)
 }
 #endif
 
+#ifdef FOVEA_HAVE_CUDA
 /* Write `text` to dir/name. @return 0, or -1 with a message */
 static int write_text(const char *dir, const char *name, const char *text)
 {
@@ -288,6 +289,7 @@ static void cli_rows(bench_table *table, const char *cli, const char *tmp, int c
     remove(json);
     rmdir(dir);
 }
+#endif
 
 int main(int argc, char **argv)
 {
@@ -298,6 +300,9 @@ int main(int argc, char **argv)
         return 2;
     const char *cli = ee.cli, *tmp = ee.tmp;
     int e2e = ee.enabled;
+    (void)cli; /* row (g) is a GPU row */
+    (void)tmp;
+    (void)e2e;
     FILE *text = bench_text_stream(&opts);
     bench_table table;
     bench_table_init(&table, "stitch", "frames", &opts);
