@@ -3,6 +3,7 @@
 #ifndef FOVEA_TOOLS_CLI_H
 #define FOVEA_TOOLS_CLI_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -202,6 +203,50 @@ int cli_container_holds(fovea_container c, fovea_pixfmt fmt);
  * the container holds it, else rgb24 for PNG/PNM (from color YUV, nv12, or rgba
  * for PNM) and i420 for y4m (from RGB or nv12). Gray stays gray everywhere. */
 fovea_pixfmt cli_default_output_pixfmt(fovea_container c, fovea_pixfmt fmt);
+
+/* ------------------------------------------------------------------ read-ahead */
+
+/* A reader on a thread of its own that fills a ring of frames ahead of the
+ * command (cli_ring.c): read k goes to slot k % nslots once the command has
+ * released read k - nslots; the command takes the reads in order and releases
+ * them in order, each when it no longer needs that slot's frame (a command
+ * may hold several, as a queued scorer does). */
+typedef struct cli_ring_slot {
+    fovea_frame f;    /* the reader's size and format */
+    int status;       /* fovea_reader_read's */
+    char msg[1024];   /* the reader's message when it failed */
+    int filled;
+} cli_ring_slot;
+
+typedef struct cli_ring {
+    fovea_reader *r;
+    fovea_context *ctx;     /* frame allocation */
+    cli_ring_slot *slot;
+    int nslots;
+    int64_t limit;          /* reads at most (then FOVEA_EOF), -1 = all */
+    int stop_on_error;      /* 1: the thread ends at a failed read, 0: only at the end */
+    int64_t taken, released;
+    int stop, ready, started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t th;
+} cli_ring;
+
+/* Allocate nslots frames of r's size and format in mem (no thread yet).
+ * @return FOVEA_OK or the allocation's status (then cli_ring_stop frees). */
+int cli_ring_init(cli_ring *q, fovea_context *ctx, fovea_reader *r, int nslots, int64_t limit,
+                  fovea_memtype mem, int stop_on_error);
+/* Start the thread. @return 0, or -1 when it cannot start */
+int cli_ring_run(cli_ring *q);
+/* The next read, waited for: its status; *f its frame (the command may swap
+ * its buffer for another of the same size and format before releasing it),
+ * *msg the reader's message when it failed. */
+int cli_ring_take(cli_ring *q, fovea_frame **f, const char **msg);
+/* The oldest taken read's slot may be filled again. */
+void cli_ring_release(cli_ring *q);
+/* Stop the thread (after the read it is in), join it, free the frames. Safe
+ * on a zeroed ring and after a failed init. */
+void cli_ring_stop(cli_ring *q);
 
 /* ------------------------------------------------------------------ misc */
 

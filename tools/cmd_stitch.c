@@ -367,23 +367,16 @@ static int load_color_file(const char *path, int n, fovea_color_correction *cc)
 
 /* ------------------------------------------------------------------ inputs */
 
-/* Video runs read every camera on a thread of its own and write the panorama
- * on another, so that reading, stitching and writing overlap (in a row, with
- * two 3840x2160 cameras on the GPU machine: reading 4-6 ms, stitching with its
- * copies 1.2-1.5 ms, writing 9-10 ms per frame; 49-51 frames/s). Camera c's
- * read k goes to slot k % PIPE_SLOTS once the main thread has given back read
- * k - PIPE_SLOTS; the main thread takes the reads in order, one per step, as
- * the sequential loop did (same errors, same repeats). A good frame's buffer
- * is swapped with the camera's current one (no copy), whose buffer the
- * stitcher has finished with (fovea_stitcher_process waits for its frames). */
+/* Video runs read every camera on a thread of its own (cli_ring) and write
+ * the panorama on another, so that reading, stitching and writing overlap (in
+ * a row, with two 3840x2160 cameras on the GPU machine: reading 4-6 ms,
+ * stitching with its copies 1.2-1.5 ms, writing 9-10 ms per frame; 49-51
+ * frames/s). The main thread takes each camera's reads in order, one per
+ * step, as the sequential loop did (same errors, same repeats), and releases
+ * each at once: a good frame's buffer is first swapped with the camera's
+ * current one (no copy), whose buffer the stitcher has finished with
+ * (fovea_stitcher_process waits for its frames). */
 #define PIPE_SLOTS 3
-
-typedef struct read_slot {
-    fovea_frame f;     /* camera format */
-    int status;        /* fovea_reader_read's */
-    char msg[1024];    /* its message when it failed */
-    int filled;
-} read_slot;
 
 typedef struct write_slot {
     fovea_frame out;   /* stitcher output */
@@ -398,26 +391,15 @@ typedef struct cam_input {
     fovea_video_info info;
     int convert;              /* the reader's format is not the stitch format */
     fovea_convert_options copt;
-    fovea_frame raw;          /* read target */
+    fovea_frame raw;          /* read target (stills; video reads into ring) */
     fovea_frame cur;          /* what the stitcher gets: the last good frame */
     int have;                 /* cur holds a good frame */
     int ended;                /* the reader reached its end */
     int repeats;              /* consecutive repeated frames */
     int64_t frames_read, frames_repeated;
     char reason[1024];        /* why this step's frame is missing */
-    /* pipeline (video): the reader thread's slots */
-    read_slot slot[PIPE_SLOTS];
-    int64_t taken;            /* reads the main thread has taken */
-    int64_t given_back;       /* reads whose slots the reader may fill again */
-    pthread_t th;
-    int started;
+    cli_ring ring;            /* video: the reader thread and its frames */
 } cam_input;
-
-struct stitch_run;
-typedef struct reader_arg {
-    struct stitch_run *s;
-    int cam;
-} reader_arg;
 
 typedef struct stitch_run {
     stitch_args a;
@@ -435,12 +417,10 @@ typedef struct stitch_run {
     int pano_w, pano_h;
     int64_t total;            /* frames expected, -1 unknown */
     int64_t done;
-    /* pipeline (video; see PIPE_SLOTS) */
+    /* pipeline (video; see PIPE_SLOTS): the writer thread's queue */
     int pipelined;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int stop;                 /* readers: stop reading */
-    int64_t read_limit;       /* reads per camera at most (--frames), -1 = all */
     write_slot ws[PIPE_SLOTS];
     int64_t queued, written;  /* frames handed to the writer thread, written */
     int writer_closing;       /* no more frames will be queued */
@@ -449,9 +429,7 @@ typedef struct stitch_run {
     pthread_t writer_th;
     int writer_started;
     int pipe_ready;           /* mu and cv initialised */
-    reader_arg ra[FOVEA_STITCH_MAX_CAMERAS];
 } stitch_run;
-
 
 /* Frames the stitcher touches are pinned on CUDA contexts (faster uploads). */
 static int alloc_frame(stitch_run *s, fovea_frame *f, int w, int h, fovea_pixfmt fmt,
@@ -548,13 +526,21 @@ static int open_inputs(stitch_run *s)
             cli_error(cli_display_path(ci->path, 0), "warning: %s input converted to %s for "
                       "stitching", fovea_pixfmt_name(ci->info.fmt),
                       fovea_pixfmt_name(s->stitch_fmt));
-        int st = FOVEA_OK;
-        if (!s->pipelined)
+        int st;
+        if (!s->pipelined) {
             st = alloc_frame(s, &ci->raw, ci->info.width, ci->info.height, ci->info.fmt,
                              !ci->convert);
-        for (int k = 0; k < PIPE_SLOTS && s->pipelined && st == FOVEA_OK; k++)
-            st = alloc_frame(s, &ci->slot[k].f, ci->info.width, ci->info.height, ci->info.fmt,
-                             !ci->convert);
+        } else {
+            /* pinned on CUDA contexts unless converted first, as alloc_frame */
+            const int pin = !ci->convert && fovea_context_backend(s->ctx) == FOVEA_BACKEND_CUDA;
+            st = cli_ring_init(&ci->ring, s->ctx, ci->r, PIPE_SLOTS, a->frames,
+                               pin ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST, 0);
+            if (st < 0 && pin) {
+                cli_ring_stop(&ci->ring);
+                st = cli_ring_init(&ci->ring, s->ctx, ci->r, PIPE_SLOTS, a->frames,
+                                   FOVEA_MEM_HOST, 0);
+            }
+        }
         if (st == FOVEA_OK)
             st = alloc_frame(s, &ci->cur, ci->info.width, ci->info.height, s->stitch_fmt, 1);
         if (st < 0) {
@@ -584,37 +570,6 @@ static void set_reason(cam_input *ci, const char *msg)
     snprintf(ci->reason, sizeof(ci->reason), "%s", *msg ? msg : "read error");
 }
 
-/* ---- the pipeline's reader threads */
-
-static void *reader_main(void *arg)
-{
-    const reader_arg *ra = arg;
-    stitch_run *s = ra->s;
-    cam_input *ci = &s->cam[ra->cam];
-    for (int64_t k = 0;; k++) {
-        pthread_mutex_lock(&s->mu);
-        while (!s->stop && k >= ci->given_back + PIPE_SLOTS)
-            pthread_cond_wait(&s->cv, &s->mu);
-        const int stop = s->stop;
-        pthread_mutex_unlock(&s->mu);
-        if (stop)
-            break;
-        read_slot *sl = &ci->slot[k % PIPE_SLOTS];
-        int st = s->read_limit >= 0 && k >= s->read_limit ? FOVEA_EOF
-                                                           : fovea_reader_read(ci->r, &sl->f);
-        if (st < 0 && st != FOVEA_EOF)
-            snprintf(sl->msg, sizeof(sl->msg), "%s", fovea_reader_error(ci->r));
-        pthread_mutex_lock(&s->mu);
-        sl->status = st;
-        sl->filled = 1;
-        pthread_cond_broadcast(&s->cv);
-        pthread_mutex_unlock(&s->mu);
-        if (st == FOVEA_EOF)
-            break; /* the main thread reads no further once it takes this */
-    }
-    return NULL;
-}
-
 /* Camera ci's next read: its status, the frame (*f) and the reader's message. */
 static int take_read(stitch_run *s, cam_input *ci, fovea_frame **f, const char **msg)
 {
@@ -624,28 +579,14 @@ static int take_read(stitch_run *s, cam_input *ci, fovea_frame **f, const char *
         *msg = fovea_reader_error(ci->r);
         return st;
     }
-    read_slot *sl = &ci->slot[ci->taken % PIPE_SLOTS];
-    pthread_mutex_lock(&s->mu);
-    while (!sl->filled)
-        pthread_cond_wait(&s->cv, &s->mu);
-    const int st = sl->status;
-    pthread_mutex_unlock(&s->mu);
-    ci->taken++;
-    *f = &sl->f;
-    *msg = sl->msg;
-    return st;
+    return cli_ring_take(&ci->ring, f, msg);
 }
 
 /* The read taken last may be overwritten now. */
 static void give_back_read(stitch_run *s, cam_input *ci)
 {
-    if (!s->pipelined)
-        return;
-    pthread_mutex_lock(&s->mu);
-    ci->slot[(ci->taken - 1) % PIPE_SLOTS].filled = 0;
-    ci->given_back = ci->taken;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
+    if (s->pipelined)
+        cli_ring_release(&ci->ring);
 }
 
 /* Read one frame of camera ci. @return 1 fresh frame, 0 missing (reason set),
@@ -911,16 +852,11 @@ static int pipeline_start(stitch_run *s)
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
     s->pipe_ready = 1;
-    s->read_limit = s->a.frames;
-    for (int c = 0; c < s->a.n; c++) {
-        s->ra[c].s = s;
-        s->ra[c].cam = c;
-        if (pthread_create(&s->cam[c].th, NULL, reader_main, &s->ra[c]) != 0) {
+    for (int c = 0; c < s->a.n; c++)
+        if (cli_ring_run(&s->cam[c].ring) != 0) {
             cli_error(NULL, "cannot start a reader thread");
             return -1;
         }
-        s->cam[c].started = 1;
-    }
     if (pthread_create(&s->writer_th, NULL, writer_main, s) != 0) {
         cli_error(NULL, "cannot start the writer thread");
         return -1;
@@ -937,17 +873,13 @@ static int pipeline_finish(stitch_run *s, int rc)
         return rc;
     pthread_mutex_lock(&s->mu);
     s->writer_closing = 1;
-    s->stop = 1;
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
     if (s->writer_started)
         pthread_join(s->writer_th, NULL);
     s->writer_started = 0;
     for (int c = 0; c < s->a.n; c++)
-        if (s->cam[c].started) {
-            pthread_join(s->cam[c].th, NULL);
-            s->cam[c].started = 0;
-        }
+        cli_ring_stop(&s->cam[c].ring);
     s->done = s->written;
     if (rc == CLI_EXIT_OK && s->write_failed)
         rc = write_failure(s);
@@ -1188,8 +1120,7 @@ int cmd_stitch(int argc, char **argv)
         fovea_reader_close(&s->cam[c].r);
         fovea_frame_free(s->ctx, &s->cam[c].raw);
         fovea_frame_free(s->ctx, &s->cam[c].cur);
-        for (int k = 0; k < PIPE_SLOTS; k++)
-            fovea_frame_free(s->ctx, &s->cam[c].slot[k].f);
+        cli_ring_stop(&s->cam[c].ring); /* (stopped already after a run) */
     }
     fovea_frame_free(s->ctx, &s->out);
     fovea_frame_free(s->ctx, &s->wout);

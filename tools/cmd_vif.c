@@ -1,7 +1,6 @@
 /* `fovea vif REF DIS`: libvmaf's integer VIF per frame and pooled, with JSON in
  * libvmaf's layout, CSV and a PNG chart of the scales over time. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -378,159 +377,64 @@ static int write_plot(const char *path, const fovea_vif_scores *sc, int64_t n)
 
 /* ------------------------------------------------------------------ input pipeline */
 
-/* Two reader threads (one per input) fill a ring of frame pairs (pinned on a
- * CUDA context, so the scorer copies them to the device without staging) while
- * the main thread submits the pairs and receives the scores: the device never
- * waits on the file reader unless the files cannot be read as fast. Pair n
- * lives in slot n % nslots; a reader fills it once the main thread has
- * received the scores of pair n - nslots (the scorer reads pinned frames until
- * then). */
-typedef struct vif_slot {
-    fovea_frame f[2];   /* ref, dis */
-    int status[2];      /* fovea_reader_read of each */
-    int filled[2];
-} vif_slot;
-
+/* Each input is read on a thread of its own (cli_ring) into frames pinned on
+ * a CUDA context, so that the scorer copies them to the device without
+ * staging, while the main thread submits the pairs and receives the scores:
+ * the device never waits on the file readers unless the files cannot be read
+ * as fast. Pair n's frames are released once the scores of pair n are
+ * received (the scorer reads them until then). */
 typedef struct vif_pipe {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    vif_slot *slots;
-    int nslots;
-    int64_t limit;      /* pairs to read at most, -1 = all */
-    int64_t released;   /* pairs whose slots are free again */
-    int stop;
-    fovea_reader *rd[2];
-    fovea_context *ctx; /* frame allocation */
-    pthread_t th[2];
-    int started[2];
+    cli_ring ring[2]; /* ref, dis */
 } vif_pipe;
-
-typedef struct vif_reader_arg {
-    vif_pipe *p;
-    int which;
-} vif_reader_arg;
-
-static void *reader_main(void *arg)
-{
-    const vif_reader_arg *ra = arg;
-    vif_pipe *p = ra->p;
-    const int k = ra->which;
-    for (int64_t i = 0;; i++) {
-        pthread_mutex_lock(&p->mu);
-        while (!p->stop && i >= p->released + p->nslots)
-            pthread_cond_wait(&p->cv, &p->mu);
-        const int stop = p->stop;
-        pthread_mutex_unlock(&p->mu);
-        if (stop)
-            break;
-        vif_slot *sl = &p->slots[i % p->nslots];
-        const int st = p->limit >= 0 && i >= p->limit ? FOVEA_EOF
-                                                       : fovea_reader_read(p->rd[k], &sl->f[k]);
-        pthread_mutex_lock(&p->mu);
-        sl->status[k] = st;
-        sl->filled[k] = 1;
-        pthread_cond_broadcast(&p->cv);
-        pthread_mutex_unlock(&p->mu);
-        if (st != FOVEA_OK)
-            break;
-    }
-    return NULL;
-}
 
 static void pipe_stop(vif_pipe *p)
 {
-    if (!p->slots)
-        return;
-    pthread_mutex_lock(&p->mu);
-    p->stop = 1;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
     for (int k = 0; k < 2; k++)
-        if (p->started[k])
-            pthread_join(p->th[k], NULL);
-    for (int i = 0; i < p->nslots; i++)
-        for (int k = 0; k < 2; k++)
-            fovea_frame_free(p->ctx, &p->slots[i].f[k]);
-    free(p->slots);
-    p->slots = NULL;
-    pthread_cond_destroy(&p->cv);
-    pthread_mutex_destroy(&p->mu);
+        cli_ring_stop(&p->ring[k]);
 }
 
-/* Allocate the ring (pinned frames on a CUDA context) and start the readers.
- * @return 0, or -1 after printing the error */
-static int pipe_start(vif_pipe *p, vif_reader_arg ra[2], fovea_context *ctx, fovea_reader *rr,
-                      fovea_reader *rd, int nslots, int64_t limit)
+/* Allocate the rings and start the readers. @return 0, or -1 after printing the error */
+static int pipe_start(vif_pipe *p, fovea_context *ctx, fovea_reader *rr, fovea_reader *rd,
+                      int nslots, int64_t limit)
 {
-    memset(p, 0, sizeof(*p));
-    p->slots = calloc((size_t)nslots, sizeof(*p->slots));
-    if (!p->slots) {
-        cli_error(NULL, "out of memory");
-        return -1;
-    }
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv, NULL);
-    p->nslots = nslots;
-    p->limit = limit;
-    p->rd[0] = rr;
-    p->rd[1] = rd;
-    p->ctx = ctx;
     const fovea_memtype mem =
         fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST;
-    for (int i = 0; i < nslots; i++)
-        for (int k = 0; k < 2; k++) {
-            const fovea_video_info *in = fovea_reader_info(p->rd[k]);
-            int st = fovea_frame_alloc(ctx, &p->slots[i].f[k], in->width, in->height, in->fmt,
-                                       mem);
-            if (st < 0) {
-                cli_error(NULL, "cannot allocate %d input frames: %s", 2 * nslots,
-                          fovea_strerror(st));
-                pipe_stop(p);
-                return -1;
-            }
-        }
+    fovea_reader *r[2] = {rr, rd};
     for (int k = 0; k < 2; k++) {
-        ra[k].p = p;
-        ra[k].which = k;
-        if (pthread_create(&p->th[k], NULL, reader_main, &ra[k]) != 0) {
+        int st = cli_ring_init(&p->ring[k], ctx, r[k], nslots, limit, mem, 1);
+        if (st < 0) {
+            cli_error(NULL, "cannot allocate %d input frames: %s", 2 * nslots, fovea_strerror(st));
+            pipe_stop(p);
+            return -1;
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        if (cli_ring_run(&p->ring[k]) != 0) {
             cli_error(NULL, "cannot start a reader thread");
             pipe_stop(p);
             return -1;
         }
-        p->started[k] = 1;
-    }
     return 0;
 }
 
-/* Wait for pair n; sets the statuses of both reads (the distorted one is EOF
- * when the reference ended, as a sequential reader would not have read it). */
-static vif_slot *pipe_get(vif_pipe *p, int64_t n, int *sr, int *sd)
+/* The next pair: the statuses of both reads and their messages (the distorted
+ * one is EOF when the reference ended, as a sequential reader would not have
+ * read it). */
+static void pipe_get(vif_pipe *p, fovea_frame **fr, fovea_frame **fd, int *sr, int *sd,
+                     const char **mr, const char **md)
 {
-    vif_slot *sl = &p->slots[n % p->nslots];
-    pthread_mutex_lock(&p->mu);
-    while (!sl->filled[0])
-        pthread_cond_wait(&p->cv, &p->mu);
-    *sr = sl->status[0];
-    if (*sr == FOVEA_OK) {
-        while (!sl->filled[1])
-            pthread_cond_wait(&p->cv, &p->mu);
-        *sd = sl->status[1];
-    } else {
-        *sd = FOVEA_EOF;
-    }
-    pthread_mutex_unlock(&p->mu);
-    return sl;
+    *sr = cli_ring_take(&p->ring[0], fr, mr);
+    *sd = FOVEA_EOF;
+    *md = "";
+    if (*sr == FOVEA_OK)
+        *sd = cli_ring_take(&p->ring[1], fd, md);
 }
 
-/* The scores of the oldest pair were received: its slot may be refilled. */
+/* The scores of the oldest pair were received: its frames may be refilled. */
 static void pipe_release(vif_pipe *p)
 {
-    pthread_mutex_lock(&p->mu);
-    vif_slot *sl = &p->slots[p->released % p->nslots];
-    sl->filled[0] = sl->filled[1] = 0;
-    p->released++;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    for (int k = 0; k < 2; k++)
+        cli_ring_release(&p->ring[k]);
 }
 
 /* ------------------------------------------------------------------ run */
@@ -556,7 +460,6 @@ int cmd_vif(int argc, char **argv)
     fovea_vif_scores *scores = NULL;
     int64_t n = 0, cap = 0;
     vif_pipe vp;
-    vif_reader_arg ra[2];
     memset(&vp, 0, sizeof(vp));
     cli_progress prog;
     memset(&prog, 0, sizeof(prog));
@@ -640,25 +543,28 @@ int cmd_vif(int argc, char **argv)
     int64_t depth = 3 * (int64_t)batch;
     if (depth > nslots - 2)
         depth = nslots - 2;
-    if (pipe_start(&vp, ra, ctx, rr, rd, (int)nslots, a.frames) < 0)
+    if (pipe_start(&vp, ctx, rr, rd, (int)nslots, a.frames) < 0)
         goto end;
 
     const double t0 = cli_now();
     cli_progress_start(&prog, total, a.quiet);
     int64_t sub = 0; /* pairs submitted; n counts the pairs received */
     for (;;) {
-        int sr = FOVEA_EOF, sd = FOVEA_EOF;
-        vif_slot *sl = NULL;
-        if (a.frames < 0 || sub < a.frames)
-            sl = pipe_get(&vp, sub, &sr, &sd);
+        int sr = FOVEA_EOF, sd = FOVEA_EOF, got = 0;
+        fovea_frame *fr = NULL, *fd = NULL;
+        const char *mr = "", *md = "";
+        if (a.frames < 0 || sub < a.frames) {
+            pipe_get(&vp, &fr, &fd, &sr, &sd, &mr, &md);
+            got = 1;
+        }
         if (sr < 0) {
             cli_progress_finish(&prog);
-            rc = cli_report(a.ref_path, 0, fovea_reader_error(rr), sr);
+            rc = cli_report(a.ref_path, 0, mr, sr);
             goto end;
         }
         if (sd < 0) {
             cli_progress_finish(&prog);
-            rc = cli_report(a.dis_path, 0, fovea_reader_error(rd), sd);
+            rc = cli_report(a.dis_path, 0, md, sd);
             goto end;
         }
         const int more = sr == FOVEA_OK && sd == FOVEA_OK;
@@ -674,14 +580,14 @@ int cmd_vif(int argc, char **argv)
                 scores = p;
                 cap = ncap;
             }
-            st = fovea_vif_submit(vif, &sl->f[0], &sl->f[1]);
+            st = fovea_vif_submit(vif, fr, fd);
             if (st < 0) {
                 cli_progress_finish(&prog);
                 cli_error(NULL, "frame %lld: %s", (long long)sub, fovea_last_error(ctx));
                 goto end;
             }
             sub++;
-        } else if (sl && sr != sd && (ri.frame_count < 0 || di.frame_count < 0)) {
+        } else if (got && sr != sd && (ri.frame_count < 0 || di.frame_count < 0)) {
             cli_progress_finish(&prog);
             fprintf(stderr, "fovea: warning: %s ended first: scored the first %lld frames\n",
                     cli_display_path(sr == FOVEA_EOF ? a.ref_path : a.dis_path, 0),
