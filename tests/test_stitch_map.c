@@ -9,6 +9,7 @@
 #include "stitch/coverage.h"
 #include "stitch/geometry.h"
 #include "stitch/map_build.h"
+#include "stitch/stitch_internal.h"
 #include "testutil.h"
 
 static fovea_context *ctx;
@@ -259,13 +260,22 @@ static double check_weights(const fovea_stitch_map *m, const char *name)
 
 /* The row-at-a-time weights (what the C stitcher uses) against the per-pixel
  * ones: the same weights and counts bit for bit on every pixel, the same
- * (u, v) for every camera with a weight. Also rows and columns just outside. */
-static void check_row_weights(const fovea_stitch_map *m, const char *name)
+ * (u, v) for every camera with a weight. Also rows and columns just outside.
+ * Single-camera runs (fovea_map_row_single), started from every pixel with
+ * lengths up to 300: each pixel of a run has count 1, weight exactly 1 for the
+ * run's camera and its (u, v) bit for bit. */
+static void check_row_weights(const fovea_stitch_map *m, const char *name, int expect_runs)
 {
     int W = m->pano_width, H = m->pano_height, n = m->num_cameras;
     fovea_map_row row;
     fovea_map_row_init(&row);
     long long bad = 0, seen = 0, skipped_cells = 0, cells = 0;
+    long long runs = 0, run_bad = 0, run_px = 0;
+    int *cnt = malloc(sizeof(int) * (size_t)W);
+    float *wc = malloc(sizeof(float) * (size_t)W * (size_t)n);
+    float *uc = malloc(sizeof(float) * (size_t)W * (size_t)n);
+    float *vc = malloc(sizeof(float) * (size_t)W * (size_t)n);
+    REQUIRE(cnt && wc && uc && vc);
     for (int j = -1; j <= H; j++) {
         REQUIRE(fovea_map_row_set(&row, m, j) == FOVEA_OK);
         for (int c = 0; c < n; c++)
@@ -288,15 +298,141 @@ static void check_row_weights(const fovea_stitch_map *m, const char *name)
                          memcmp(&v0[c], &v1[c], sizeof(float)) == 0;
             bad += !ok;
             seen += k0 > 0;
+            if (i >= 0 && i < W) {
+                cnt[i] = k0;
+                for (int c = 0; c < n; c++) {
+                    wc[(size_t)i * n + c] = w0[c];
+                    uc[(size_t)i * n + c] = u0[c];
+                    vc[(size_t)i * n + c] = v0[c];
+                }
+            }
+        }
+        int covered_to = 0; /* pixels before this one lie in runs already counted */
+        for (int i = -1; i <= W; i++) {
+            int max = 1 + (int)(((unsigned)(j + 1) * 7u + (unsigned)(i + 1) * 13u) % 300u);
+            int c = -1, e = -1;
+            float ru[300], rv[300];
+            if (!fovea_map_row_single(&row, i, max, &c, &e, ru, rv))
+                continue;
+            runs++;
+            if (i < 0 || j < 0 || j >= H || e <= i || e > i + max || e > W || c < 0 || c >= n) {
+                run_bad++;
+                continue;
+            }
+            if (e > covered_to) {
+                run_px += e - (i > covered_to ? i : covered_to);
+                covered_to = e;
+            }
+            for (int k = i; k < e; k++) {
+                size_t at = (size_t)k * n + (size_t)c;
+                int ok = cnt[k] == 1 && wc[at] == 1.0f &&
+                         memcmp(&uc[at], &ru[k - i], sizeof(float)) == 0 &&
+                         memcmp(&vc[at], &rv[k - i], sizeof(float)) == 0;
+                run_bad += !ok;
+            }
         }
     }
     fovea_map_row_free(&row);
+    free(cnt);
+    free(wc);
+    free(uc);
+    free(vc);
     printf("%s: row weights vs per-pixel: %lld of %lld pixels differ (%lld covered), %.1f%% of "
-           "camera cells skipped\n",
+           "camera cells skipped; %lld single-camera runs, %.1f%% of covered pixels in them, "
+           "%lld run pixels differ\n",
            name, bad, (long long)(W + 2) * (H + 2), seen,
-           cells ? 100.0 * (double)skipped_cells / (double)cells : 0.0);
+           cells ? 100.0 * (double)skipped_cells / (double)cells : 0.0, runs,
+           seen ? 100.0 * (double)run_px / (double)seen : 0.0, run_bad);
     CHECK_EQ_INT(bad, 0);
     CHECK(seen > 0);
+    CHECK_EQ_INT(run_bad, 0);
+    if (expect_runs)
+        CHECK(run_px > seen / 4); /* most of these rigs' panoramas: one camera */
+    else
+        CHECK_EQ_INT(runs, 0);
+}
+
+/* The C stitcher with single-camera runs against the same stitcher with every
+ * pixel through the per-pixel weights (ref_runs_off): identical outputs on
+ * random camera frames for every input family (RGBA, RGB24 -> RGBA; NV12,
+ * I420 -> I420), fixed corrections away from identity, outputs poisoned
+ * differently first; then deterministic automatic balance for three frames
+ * (statistics from the overlaps only, so the runs must not change them): the
+ * same corrections and outputs. */
+static void check_ref_runs(const fovea_stitch_map *m, const char *name)
+{
+    static const fovea_pixfmt fmts[4] = {FOVEA_PIX_RGBA, FOVEA_PIX_RGB24, FOVEA_PIX_NV12,
+                                         FOVEA_PIX_I420};
+    int n = m->num_cameras, W = m->pano_width, H = m->pano_height;
+    test_rng rng;
+    test_rng_seed(&rng, 0x5eed0000u + (uint64_t)n * 977u + (uint64_t)W);
+    long long differ = 0;
+    for (int fi = 0; fi < 4; fi++) {
+        int yuv = fmts[fi] == FOVEA_PIX_NV12 || fmts[fi] == FOVEA_PIX_I420;
+        fovea_frame cams[FOVEA_STITCH_MAX_CAMERAS];
+        const fovea_frame *in[FOVEA_STITCH_MAX_CAMERAS];
+        for (int c = 0; c < n; c++) {
+            REQUIRE(fovea_frame_alloc(ctx, &cams[c], m->cam[c].cam_width, m->cam[c].cam_height,
+                                      fmts[fi], FOVEA_MEM_HOST) == FOVEA_OK);
+            in[c] = &cams[c];
+        }
+        fovea_frame out[2];
+        fovea_stitcher *st[2];
+        fovea_stitch_settings ss;
+        fovea_stitch_default_settings(&ss);
+        fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
+        for (int c = 0; c < n; c++) {
+            cc[c].gain[0] = 0.8f + 0.15f * (float)c;
+            cc[c].gain[1] = 1.1f - 0.05f * (float)c;
+            cc[c].gain[2] = 0.9f + 0.1f * (float)c;
+            cc[c].gamma = 0.85f + 0.1f * (float)c;
+        }
+        for (int mode = 0; mode < 2; mode++) {
+            ss.color = mode == 0 ? FOVEA_COLOR_FIXED : FOVEA_COLOR_AUTO;
+            ss.deterministic = 1;
+            ss.auto_interval = 1;
+            ss.min_overlap_samples = 10;
+            for (int k = 0; k < 2; k++) {
+                REQUIRE(fovea_stitcher_create(ctx, &st[k], m, &ss) == FOVEA_OK);
+                st[k]->ref_runs_off = k;
+                if (mode == 0)
+                    REQUIRE(fovea_stitcher_set_color(st[k], cc, n) == FOVEA_OK);
+                REQUIRE(fovea_frame_alloc(ctx, &out[k], W, H,
+                                          yuv ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA,
+                                          FOVEA_MEM_HOST) == FOVEA_OK);
+            }
+            for (int frame = 0; frame < (mode == 0 ? 1 : 3); frame++) {
+                for (int c = 0; c < n; c++)
+                    test_fill_random(&cams[c], &rng);
+                for (int k = 0; k < 2; k++) {
+                    for (int p = 0; p < (yuv ? 3 : 1); p++)
+                        memset(out[k].data[p], k ? 0xa5 : 0x5a,
+                               (size_t)out[k].stride[p] * (size_t)(p ? (H + 1) / 2 : H));
+                    REQUIRE(fovea_stitcher_process(st[k], in, n, &out[k]) == FOVEA_OK);
+                }
+                for (int p = 0; p < (yuv ? 3 : 1); p++) {
+                    int pw = yuv ? (p ? (W + 1) / 2 : W) : 4 * W, ph = p ? (H + 1) / 2 : H;
+                    for (int y = 0; y < ph; y++)
+                        differ += memcmp(out[0].data[p] + (size_t)y * out[0].stride[p],
+                                         out[1].data[p] + (size_t)y * out[1].stride[p],
+                                         (size_t)pw) != 0;
+                }
+                fovea_color_correction g[2][FOVEA_STITCH_MAX_CAMERAS];
+                for (int k = 0; k < 2; k++)
+                    REQUIRE(fovea_stitcher_get_color(st[k], g[k], n) == FOVEA_OK);
+                differ += memcmp(g[0], g[1], sizeof(g[0][0]) * (size_t)n) != 0;
+            }
+            for (int k = 0; k < 2; k++) {
+                fovea_frame_free(ctx, &out[k]);
+                fovea_stitcher_destroy(&st[k]);
+            }
+        }
+        for (int c = 0; c < n; c++)
+            fovea_frame_free(ctx, &cams[c]);
+    }
+    printf("%s: C stitcher with and without single-camera runs: %lld rows or corrections "
+           "differ\n", name, differ);
+    CHECK_EQ_INT(differ, 0);
 }
 
 static void build(const fovea_rig *rig, fovea_stitch_map *m, fovea_map_build_stats *st)
@@ -335,7 +471,8 @@ static void test_spec_rig(void)
     CHECK(m.cam[0].clip_rx == 0.0f && m.cam[1].clip_rx > 0.0f);
     check_accuracy(&rig, &m, "spec/4");
     double jump = check_weights(&m, "spec/4");
-    check_row_weights(&m, "spec/4");
+    check_row_weights(&m, "spec/4", 1);
+    check_ref_runs(&m, "spec/4");
     /* across the seam e_c - m_c changes by about 2.5 px per pixel here: slope
      * 2.5 / (2 feather) */
     CHECK(jump <= 1.5 / 64.0 + 0.005);
@@ -408,6 +545,8 @@ static void test_spec_rig(void)
     CHECK_EQ_INT(fovea_map_weights(&m, 1400, 237, w, NULL, NULL), 1); /* right only */
     CHECK(w[0] == 0.0f && w[1] == 1.0f);
     CHECK_EQ_INT(fovea_map_weights(&m, 100, 237, w, NULL, NULL), 0); /* zero sum: uncovered */
+    check_row_weights(&m, "spec/4 weight tables", 0); /* no runs with weight tables */
+    check_ref_runs(&m, "spec/4 weight tables");
     fovea_stitch_map_free(&m);
     CHECK(m.cam[0].uv == NULL && m.num_cameras == 0);
 }
@@ -422,7 +561,8 @@ static void test_fisheye_rig(void)
     build(&rig, &m, &st);
     check_accuracy(&rig, &m, "fisheye");
     double jump = check_weights(&m, "fisheye");
-    check_row_weights(&m, "fisheye");
+    check_row_weights(&m, "fisheye", 1);
+    check_ref_runs(&m, "fisheye");
     CHECK(jump <= 1.5 / 48.0 + 0.005);
     fovea_coverage cv;
     CHECK_EQ_INT(fovea_map_coverage(&m, &cv), FOVEA_OK);
@@ -440,7 +580,8 @@ static void test_cylinder_rig(void)
     build(&rig, &m, &st);
     check_accuracy(&rig, &m, "cylinder");
     double jump = check_weights(&m, "cylinder");
-    check_row_weights(&m, "cylinder");
+    check_row_weights(&m, "cylinder", 1);
+    check_ref_runs(&m, "cylinder");
     CHECK(jump <= 2.5 / 32.0); /* pinholes 35 degrees off axis: e changes fast */
     fovea_coverage cv;
     CHECK_EQ_INT(fovea_map_coverage(&m, &cv), FOVEA_OK);
@@ -477,7 +618,8 @@ static void test_step1_and_errors(void)
             }
     }
     CHECK_EQ_INT(mismatch, 0);
-    check_row_weights(&m, "spec/20 step 1");
+    check_row_weights(&m, "spec/20 step 1", 1);
+    check_ref_runs(&m, "spec/20 step 1");
     /* out-of-range lookups */
     float u, v;
     CHECK_EQ_INT(fovea_map_lookup(&m, 2, 0, 0, &u, &v), 0);
@@ -492,7 +634,7 @@ static void test_step1_and_errors(void)
     REQUIRE(fovea_map_build(ctx, &rig, &m, &o) == FOVEA_OK);
     for (int c = 0; c < 2; c++)
         CHECK(st.cam[c].max_err <= 0.01 && st.cam[c].step <= 32);
-    check_row_weights(&m, "spec/20 max_step 32");
+    check_row_weights(&m, "spec/20 max_step 32", 1);
     fovea_stitch_map_free(&m);
 
     /* bad arguments */

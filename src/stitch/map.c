@@ -318,6 +318,39 @@ static int cannot_reach(float a, float b, float lo, float hi)
     return mx < lo - margin || mn > hi + margin;
 }
 
+/* Whether every interpolation between a and b (weights in [0, 1]) lies in
+ * [lo, hi]: both finite and both inside by the same margin as cannot_reach's
+ * (far above the roundings of the interpolation). */
+static int surely_within(float a, float b, float lo, float hi)
+{
+    if (a != a || b != b)
+        return 0;
+    float mx = a > b ? a : b, mn = a > b ? b : a;
+    float big = mx > -mn ? mx : -mn;
+    float margin = 1.0f + 0x1p-10f * big;
+    return mn >= lo + margin && mx <= hi - margin;
+}
+
+/* Whether camera cam sees every pixel of a cell whose row positions run from
+ * (u0, v0) to (u1, v1): the segment inside the image with margin, and for a
+ * fisheye both ends well inside the clip ellipse (the ellipse's inside is
+ * convex, so the whole segment is). */
+static int cell_whole(const fovea_camera_map *cam, float u0, float v0, float u1, float v1)
+{
+    if (!surely_within(u0, u1, 0.0f, (float)(cam->cam_width - 1)) ||
+        !surely_within(v0, v1, 0.0f, (float)(cam->cam_height - 1)))
+        return 0;
+    if (cam->clip_rx > 0.0f) {
+        for (int k = 0; k < 2; k++) {
+            double ex = ((k ? u1 : u0) - (double)cam->clip_cx) / (double)cam->clip_rx;
+            double ey = ((k ? v1 : v0) - (double)cam->clip_cy) / (double)cam->clip_ry;
+            if (!(ex * ex + ey * ey <= 0.99))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 void fovea_map_row_init(fovea_map_row *r)
 {
     memset(r, 0, sizeof *r);
@@ -378,9 +411,13 @@ int fovea_map_row_set(fovea_map_row *r, const fovea_stitch_map *m, int j)
             col[2 * g + 1] = ay * n0[2 * g + 1] + fy * n1[2 * g + 1];
         }
         float umax = (float)(cam->cam_width - 1), vmax = (float)(cam->cam_height - 1);
-        for (int g = 0; g + 1 < cam->grid_w; g++)
-            cell[g] = !(cannot_reach(col[2 * g], col[2 * g + 2], 0.0f, umax) ||
-                        cannot_reach(col[2 * g + 1], col[2 * g + 3], 0.0f, vmax));
+        for (int g = 0; g + 1 < cam->grid_w; g++) {
+            const float *p0 = col + 2 * g;
+            if (cannot_reach(p0[0], p0[2], 0.0f, umax) || cannot_reach(p0[1], p0[3], 0.0f, vmax))
+                cell[g] = 0;
+            else
+                cell[g] = cell_whole(cam, p0[0], p0[1], p0[2], p0[3]) ? 2 : 1;
+        }
         cell[cam->grid_w - 1] = 0;
         r->col[c] = col;
         r->cell[c] = cell;
@@ -432,4 +469,70 @@ int fovea_map_row_weights(const fovea_map_row *r, int i, float w[FOVEA_STITCH_MA
         }
     }
     return weights_from(m, i, r->j, n, seen, u, v, qs, nseen, last, w);
+}
+
+/* The camera that alone sees every pixel of the cells holding pixel i (code 2
+ * for it, 0 for every other camera), or -1; *end: the first cell boundary after
+ * i of any camera. */
+static int single_at(const fovea_map_row *r, int n, int i, int *end)
+{
+    const fovea_stitch_map *m = r->m;
+    int found = -1, e = m->pano_width;
+    for (int c = 0; c < n; c++) {
+        if (!r->col[c])
+            continue;
+        const fovea_camera_map *cam = &m->cam[c];
+        int gx;
+        float fx;
+        grid_split(i, cam->step, &gx, &fx);
+        int code = r->cell[c][gx];
+        if (code != 0) {
+            if (code != 2 || found >= 0 || cam->weight)
+                return -1; /* partly seen, a second camera, or a weight table */
+            found = c;
+        }
+        int cell_end = (gx + 1) * cam->step;
+        if (cell_end < e)
+            e = cell_end;
+    }
+    *end = e;
+    return found;
+}
+
+int fovea_map_row_single(const fovea_map_row *r, int i, int max, int *cam_out, int *end_out,
+                         float *u, float *v)
+{
+    const fovea_stitch_map *m = r->m;
+    int n = m->num_cameras;
+    if (n > FOVEA_STITCH_MAX_CAMERAS)
+        n = FOVEA_STITCH_MAX_CAMERAS;
+    if (i < 0 || i >= m->pano_width || max < 1)
+        return 0;
+    int end;
+    int found = single_at(r, n, i, &end);
+    if (found < 0)
+        return 0;
+    /* whole cells of the same camera after it, up to max pixels */
+    int limit = max > m->pano_width - i ? m->pano_width : i + max;
+    while (end < limit) {
+        int next;
+        if (single_at(r, n, end, &next) != found)
+            break;
+        end = next;
+    }
+    if (end > limit)
+        end = limit;
+    const fovea_camera_map *cam = &m->cam[found];
+    for (int k = 0; i + k < end; k++) {
+        int gx;
+        float fx;
+        grid_split(i + k, cam->step, &gx, &fx);
+        float ax = 1.0f - fx;
+        const float *col = r->col[found] + 2 * gx;
+        u[k] = ax * col[0] + fx * col[2];
+        v[k] = ax * col[1] + fx * col[3];
+    }
+    *cam_out = found;
+    *end_out = end;
+    return 1;
 }

@@ -74,7 +74,7 @@ typedef struct fovea_map_row {
     const fovea_stitch_map *m;
     int j;
     const float *col[FOVEA_STITCH_MAX_CAMERAS];         /* (u, v) per node column, or NULL */
-    const unsigned char *cell[FOVEA_STITCH_MAX_CAMERAS]; /* per cell: 0 = not seen anywhere */
+    const unsigned char *cell[FOVEA_STITCH_MAX_CAMERAS]; /* per cell: 0 not seen, 1 in part, 2 whole */
     void *buf;
     size_t cap;
 } fovea_map_row;
@@ -85,5 +85,18 @@ int fovea_map_row_set(fovea_map_row *r, const fovea_stitch_map *m, int j);
 int fovea_map_row_weights(const fovea_map_row *r, int i, float w[FOVEA_STITCH_MAX_CAMERAS],
                           float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS]);
 void fovea_map_row_free(fovea_map_row *r);
+
+/* Runs of pixels that one camera alone sees whole. When pixel i of the
+ * prepared row starts one, returns 1 with *cam the camera and *end the first
+ * pixel after the run (i < *end <= i + max, whole grid cells of every camera
+ * but where max or the panorama cuts it), and u[k], v[k] of pixel i + k (max
+ * entries each): exactly what fovea_map_row_weights gives there (w = 1 for
+ * *cam, 0 for every other camera, count 1). Returns 0 when the weights of pixel
+ * i need the general path: a cell that a camera sees only in part (image or
+ * fisheye border, within a pixel of margin), two cameras, a weight table, or
+ * no camera at all. The cells' codes come from fovea_map_row_set: 0 not seen,
+ * 1 seen in part, 2 seen whole. */
+int fovea_map_row_single(const fovea_map_row *r, int i, int max, int *cam, int *end, float *u,
+                         float *v);
 
 #endif

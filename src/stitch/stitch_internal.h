@@ -54,6 +54,8 @@ struct fovea_stitcher {
     stitch_input_kind last_kind;   /* tables are built for this family */
     int tables_valid;
     int32_t log_table[FOVEA_LOG_TABLE_SIZE]; /* for overlap statistics */
+    int ref_runs_off;              /* C backend: 1 = every pixel through the per-pixel
+                                      weights, no single-camera runs (tests compare) */
 };
 
 extern const stitch_backend fovea_stitch_ref_backend;

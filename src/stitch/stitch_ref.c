@@ -3,7 +3,9 @@
  * that see it (weights from fovea_map_weights, computed a row at a time by
  * fovea_map_row_weights: the same numbers), each passed through its camera's
  * correction LUT, rounded to 8 bits. YUV inputs: luma the same way with the luma
- * LUT; chroma per 2x2 luma block (see stitch_yuv_block). Threads split rows. */
+ * LUT; chroma per 2x2 luma block (see stitch_yuv_block). Threads split rows.
+ * Runs of pixels one camera alone sees whole (fovea_map_row_single) take the
+ * one-camera case's shortcut without the per-pixel weights: the same bytes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +80,9 @@ static void add_pair_stats(uint64_t (*acc)[FOVEA_ST_FIELDS], int n, const float 
     }
 }
 
+/* Longest single-camera run handled at once (positions on the stack). */
+#define REF_RUN 256
+
 typedef struct ref_job {
     const struct fovea_stitcher *st;
     const fovea_frame *const *in;
@@ -96,14 +101,32 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
     float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
     uint64_t raw[FOVEA_STITCH_MAX_CAMERAS][4];
     const int bpp = job->in[0]->fmt == FOVEA_PIX_RGBA ? 4 : 3;
+    float ru[REF_RUN], rv[REF_RUN];
     fovea_map_row row;
     fovea_map_row_init(&row);
     for (int j = begin; j < end; j++) {
         uint8_t *orow = job->out->data[0] + (ptrdiff_t)j * job->out->stride[0];
         /* the row's lookups prepared once (same weights); per pixel without memory */
         const int by_row = fovea_map_row_set(&row, m, j) == FOVEA_OK;
+        const int runs = by_row && !st->ref_runs_off;
         for (int i = 0; i < m->pano_width; i++) {
             uint8_t *o = orow + 4 * i;
+            int rc, rend;
+            if (runs && fovea_map_row_single(&row, i, REF_RUN, &rc, &rend, ru, rv)) {
+                /* a run that camera rc alone sees: weight 1, as in the
+                 * one-camera case below, without the per-pixel weights */
+                const fovea_frame *f = job->in[rc];
+                for (int k = 0; i + k < rend; k++, o += 4) {
+                    sample_pos sp;
+                    sample_at(f->data[0], f->stride[0], bpp, f->width, f->height, ru[k], rv[k],
+                              &sp);
+                    for (int ch = 0; ch < 3; ch++)
+                        o[ch] = st->tables.lut8[rc][ch][sample_channel(&sp, ch)];
+                    o[3] = 255;
+                }
+                i = rend - 1;
+                continue;
+            }
             int cnt = by_row ? fovea_map_row_weights(&row, i, w, u, v)
                              : fovea_map_weights(m, i, j, w, u, v);
             if (cnt == 0) {
@@ -250,20 +273,85 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
     out->data[2][(ptrdiff_t)by * out->stride[2] + bx] = ov;
 }
 
+/* Whole 2x2 blocks bx .. *bx_end - 1 of block row by that one camera alone
+ * sees whole (fovea_map_row_single on both rows), made without per-pixel
+ * weights: every weight is 1, so the general block's sums reduce to the
+ * camera's own values (luma lut8; chroma at the mean of the four positions,
+ * added in the general block's order; chroma lut8 planes hold its corrected U
+ * and V). Returns 0 (nothing made) when block bx is not such a block. */
+static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx, int by,
+                          float (*ru)[REF_RUN], float (*rv)[REF_RUN], int *bx_end)
+{
+    const struct fovea_stitcher *st = job->st;
+    const int i0 = 2 * bx;
+    int c0, c1, e0, e1;
+    if (!fovea_map_row_single(&rows[0], i0, REF_RUN, &c0, &e0, ru[0], rv[0]) ||
+        !fovea_map_row_single(&rows[1], i0, REF_RUN, &c1, &e1, ru[1], rv[1]) || c0 != c1)
+        return 0;
+    int nb = ((e0 < e1 ? e0 : e1) - i0) >> 1;
+    if (nb < 1)
+        return 0;
+    const fovea_frame *f = job->in[c0];
+    fovea_frame *out = job->out;
+    const int nv12 = f->fmt == FOVEA_PIX_NV12;
+    const int chw = (f->width + 1) >> 1, chh = (f->height + 1) >> 1;
+    const uint8_t *lut_y = st->tables.lut8[c0][0];
+    const uint8_t *lut_u = st->tables.lut8[c0][1], *lut_v = st->tables.lut8[c0][2];
+    uint8_t *oy0 = out->data[0] + (ptrdiff_t)(2 * by) * out->stride[0] + i0;
+    uint8_t *oy1 = oy0 + out->stride[0];
+    uint8_t *ou = out->data[1] + (ptrdiff_t)by * out->stride[1] + bx;
+    uint8_t *ov = out->data[2] + (ptrdiff_t)by * out->stride[2] + bx;
+    for (int b = 0; b < nb; b++) {
+        int k = 2 * b;
+        float cu = 0.0f, cv = 0.0f;
+        for (int dy = 0; dy < 2; dy++) {
+            uint8_t *o = dy ? oy1 : oy0;
+            for (int dx = 0; dx < 2; dx++) {
+                float u = ru[dy][k + dx], v = rv[dy][k + dx];
+                int q = sample_q(f->data[0], f->stride[0], 1, f->width, f->height, u, v, 0);
+                o[k + dx] = lut_y[q];
+                cu += u;
+                cv += v;
+            }
+        }
+        float x = luma_to_chroma(cu * 0.25f, chw), y = luma_to_chroma(cv * 0.25f, chh);
+        int qu, qv;
+        if (nv12) {
+            qu = sample_q(f->data[1], f->stride[1], 2, chw, chh, x, y, 0);
+            qv = sample_q(f->data[1], f->stride[1], 2, chw, chh, x, y, 1);
+        } else {
+            qu = sample_q(f->data[1], f->stride[1], 1, chw, chh, x, y, 0);
+            qv = sample_q(f->data[2], f->stride[2], 1, chw, chh, x, y, 0);
+        }
+        ou[b] = lut_u[qu];
+        ov[b] = lut_v[qv];
+    }
+    *bx_end = bx + nb;
+    return 1;
+}
+
 static void ref_rows_yuv(void *arg, int begin, int end, int thread)
 {
     const ref_job *job = arg;
     const fovea_stitch_map *m = &job->st->map;
     int bw = (m->pano_width + 1) >> 1;
+    float ru[2][REF_RUN], rv[2][REF_RUN];
     fovea_map_row rows[2];
     fovea_map_row_init(&rows[0]);
     fovea_map_row_init(&rows[1]);
     for (int by = begin; by < end; by++) {
         const int by_row = fovea_map_row_set(&rows[0], m, 2 * by) == FOVEA_OK &&
                            fovea_map_row_set(&rows[1], m, 2 * by + 1) == FOVEA_OK;
-        for (int bx = 0; bx < bw; bx++)
+        for (int bx = 0; bx < bw; bx++) {
+            int bx_end;
+            if (by_row && !job->st->ref_runs_off &&
+                yuv_single_run(job, rows, bx, by, ru, rv, &bx_end)) {
+                bx = bx_end - 1;
+                continue;
+            }
             stitch_yuv_block(job, by_row ? rows : NULL, bx, by,
                              job->want_stats ? job->stats[thread] : NULL);
+        }
     }
     fovea_map_row_free(&rows[0]);
     fovea_map_row_free(&rows[1]);
