@@ -599,6 +599,22 @@ int main(int argc, char **argv)
         fovea_frame_free(NULL, &out);
         fovea_stitcher_destroy(&st);
     }
+    if (bench_case_enabled(&opts, "cpu")) {
+        fovea_stitcher *st = NULL;
+        BENCH_FOVEA(cpu, fovea_stitcher_create(cpu, &st, &map, &ss));
+        BENCH_FOVEA(cpu, fovea_stitcher_set_color(st, bench_cc, 2));
+        fovea_frame out;
+        BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &out, W, H, FOVEA_PIX_I420, FOVEA_MEM_HOST));
+        stitch_case c = {st, {&cam_nv12[0], &cam_nv12[1]}, &out};
+        bench_stats s;
+        bench_time_cpu(run_stitch, &c, 1, opts.quick ? 2 : 10, &s);
+        char note[64];
+        snprintf(note, sizeof(note), "%d threads", fovea_context_threads(cpu));
+        const double yuv_bytes = 2.0 * CW * CH * 1.5 + (double)W * H * 1.5;
+        bench_table_add(&table, "(e) C backend NV12->I420", "cpu", &s, yuv_bytes, 1, note);
+        fovea_frame_free(NULL, &out);
+        fovea_stitcher_destroy(&st);
+    }
 
     for (int c = 0; c < 2; c++) {
         fovea_frame_free(NULL, &cam_rgba[c]);
