@@ -51,6 +51,28 @@ static const fovea_color_correction bench_cc[2] = {
     {{0.97f, 1.0f, 1.04f}, 0.94f},
 };
 
+/* Row (e): the C backend stitching cams (two frames) into a host frame of out_fmt. */
+static void cpu_row(bench_table *table, fovea_context *cpu, const fovea_stitch_map *map,
+                    const fovea_stitch_settings *ss, fovea_frame *cams, fovea_pixfmt out_fmt,
+                    int runs, const char *name, double bytes)
+{
+    fovea_stitcher *st = NULL;
+    BENCH_FOVEA(cpu, fovea_stitcher_create(cpu, &st, map, ss));
+    BENCH_FOVEA(cpu, fovea_stitcher_set_color(st, bench_cc, 2));
+    int pw, ph, nc;
+    fovea_stitch_map_geometry(map, &pw, &ph, &nc);
+    fovea_frame out;
+    BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &out, pw, ph, out_fmt, FOVEA_MEM_HOST));
+    stitch_case c = {st, {&cams[0], &cams[1]}, &out};
+    bench_stats s;
+    bench_time_cpu(run_stitch, &c, 1, runs, &s);
+    char note[64];
+    snprintf(note, sizeof(note), "%d threads", fovea_context_threads(cpu));
+    bench_table_add(table, name, "cpu", &s, bytes, 1, note);
+    fovea_frame_free(NULL, &out);
+    fovea_stitcher_destroy(&st);
+}
+
 #ifdef FOVEA_HAVE_CUDA
 typedef struct baseline_case {
     baseline_args args;
@@ -584,36 +606,12 @@ int main(int argc, char **argv)
 
     /* (e) the C backend on every core */
     if (bench_case_enabled(&opts, "cpu")) {
-        fovea_stitcher *st = NULL;
-        BENCH_FOVEA(cpu, fovea_stitcher_create(cpu, &st, &map, &ss));
-        BENCH_FOVEA(cpu, fovea_stitcher_set_color(st, bench_cc, 2));
-        fovea_frame out;
-        BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &out, W, H, FOVEA_PIX_RGBA, FOVEA_MEM_HOST));
-        stitch_case c = {st, {&cam_rgba[0], &cam_rgba[1]}, &out};
-        bench_stats s;
-        int runs = opts.quick ? 2 : 10;
-        bench_time_cpu(run_stitch, &c, 1, runs, &s);
-        char note[64];
-        snprintf(note, sizeof(note), "%d threads", fovea_context_threads(cpu));
-        bench_table_add(&table, "(e) C backend RGBA->RGBA", "cpu", &s, rgba_bytes, 1, note);
-        fovea_frame_free(NULL, &out);
-        fovea_stitcher_destroy(&st);
-    }
-    if (bench_case_enabled(&opts, "cpu")) {
-        fovea_stitcher *st = NULL;
-        BENCH_FOVEA(cpu, fovea_stitcher_create(cpu, &st, &map, &ss));
-        BENCH_FOVEA(cpu, fovea_stitcher_set_color(st, bench_cc, 2));
-        fovea_frame out;
-        BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &out, W, H, FOVEA_PIX_I420, FOVEA_MEM_HOST));
-        stitch_case c = {st, {&cam_nv12[0], &cam_nv12[1]}, &out};
-        bench_stats s;
-        bench_time_cpu(run_stitch, &c, 1, opts.quick ? 2 : 10, &s);
-        char note[64];
-        snprintf(note, sizeof(note), "%d threads", fovea_context_threads(cpu));
         const double yuv_bytes = 2.0 * CW * CH * 1.5 + (double)W * H * 1.5;
-        bench_table_add(&table, "(e) C backend NV12->I420", "cpu", &s, yuv_bytes, 1, note);
-        fovea_frame_free(NULL, &out);
-        fovea_stitcher_destroy(&st);
+        int runs = opts.quick ? 2 : 10;
+        cpu_row(&table, cpu, &map, &ss, cam_rgba, FOVEA_PIX_RGBA, runs, "(e) C backend RGBA->RGBA",
+                rgba_bytes);
+        cpu_row(&table, cpu, &map, &ss, cam_nv12, FOVEA_PIX_I420, runs, "(e) C backend NV12->I420",
+                yuv_bytes);
     }
 
     for (int c = 0; c < 2; c++) {

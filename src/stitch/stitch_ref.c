@@ -184,6 +184,20 @@ static inline float luma_to_chroma(float x, int chroma_size)
 }
 
 
+/* U and V of a 4:2:0 frame (NV12 or I420) at chroma position (x, y), in
+ * quarter codes. */
+static void sample_chroma_q(const fovea_frame *f, int nv12, float x, float y, int *qu, int *qv)
+{
+    int chw = (f->width + 1) >> 1, chh = (f->height + 1) >> 1;
+    if (nv12) {
+        *qu = sample_q(f->data[1], f->stride[1], 2, chw, chh, x, y, 0);
+        *qv = sample_q(f->data[1], f->stride[1], 2, chw, chh, x, y, 1);
+    } else {
+        *qu = sample_q(f->data[1], f->stride[1], 1, chw, chh, x, y, 0);
+        *qv = sample_q(f->data[2], f->stride[2], 1, chw, chh, x, y, 0);
+    }
+}
+
 /* One 2x2 luma block (bx, by) of a YUV output; rows: the block's two luma rows
  * prepared (fovea_map_row), or NULL. */
 static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int bx, int by,
@@ -250,13 +264,7 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
         int chw = (f->width + 1) >> 1, chh = (f->height + 1) >> 1;
         float x = luma_to_chroma(cu[c] * inv, chw), y = luma_to_chroma(cv[c] * inv, chh);
         int qu, qv;
-        if (nv12) {
-            qu = sample_q(f->data[1], f->stride[1], 2, chw, chh, x, y, 0);
-            qv = sample_q(f->data[1], f->stride[1], 2, chw, chh, x, y, 1);
-        } else {
-            qu = sample_q(f->data[1], f->stride[1], 1, chw, chh, x, y, 0);
-            qv = sample_q(f->data[2], f->stride[2], 1, chw, chh, x, y, 0);
-        }
+        sample_chroma_q(f, nv12, x, y, &qu, &qv);
         float su = (float)qu * 0.25f, sv = (float)qv * 0.25f;
         su = 128.0f + (su - 128.0f) * st->tables.chroma_scale[c][0];
         sv = 128.0f + (sv - 128.0f) * st->tables.chroma_scale[c][1];
@@ -316,13 +324,7 @@ static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx,
         }
         float x = luma_to_chroma(cu * 0.25f, chw), y = luma_to_chroma(cv * 0.25f, chh);
         int qu, qv;
-        if (nv12) {
-            qu = sample_q(f->data[1], f->stride[1], 2, chw, chh, x, y, 0);
-            qv = sample_q(f->data[1], f->stride[1], 2, chw, chh, x, y, 1);
-        } else {
-            qu = sample_q(f->data[1], f->stride[1], 1, chw, chh, x, y, 0);
-            qv = sample_q(f->data[2], f->stride[2], 1, chw, chh, x, y, 0);
-        }
+        sample_chroma_q(f, nv12, x, y, &qu, &qv);
         ou[b] = lut_u[qu];
         ov[b] = lut_v[qv];
     }
