@@ -1459,12 +1459,26 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
     const int npairs = a.n * (a.n - 1) / 2;
     unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
     zero_stats<STATS>(own, sh_stats, npairs * STITCH_STAT_FIELDS);
-    const int2 tile = block_tile<STATS>(a);
+    // The block's tile and its mask; with a block list (a.yuv_items, texture
+    // path) also which of its threads' chroma rows it makes: part 0 all, part
+    // 1 or 2 only row part - 1 (an overlap tile made by two blocks).
+    int2 tile;
+    uint32_t mask;
+    int part = 0;
+    if (TEX && !STATS && a.yuv_items) {
+        const uint2 it = __ldg(reinterpret_cast<const uint2 *>(a.yuv_items) + blockIdx.x);
+        const int t = (int)(it.x & STITCH_ITEM_TILE);
+        tile = make_int2(t % a.tiles_x, t / a.tiles_x);
+        part = (int)(it.x >> STITCH_ITEM_PART_SHIFT);
+        mask = it.y;
+    } else {
+        tile = block_tile<STATS>(a);
+        mask = __ldg(&a.tile_masks[tile.y * a.tiles_x + tile.x]);
+    }
     const int tile_index = tile.y * a.tiles_x + tile.x;
     const int bx0 = (tile.x * (int)blockDim.x + (int)threadIdx.x) * 2; // chroma column
     constexpr int R = YUV_ROWS(TEX);
     const int by0 = (tile.y * (int)blockDim.y + (int)threadIdx.y) * R; // chroma rows by0 .. by0 + R - 1
-    const uint32_t mask = __ldg(&a.tile_masks[tile_index]);
     const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
     const bool nv12 = a.in_format == 2;
     // (single-camera tiles have no overlap statistics to add: the statistics pass skips them)
@@ -1493,10 +1507,17 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
         // overlap tiles on the texture path, the rows unrolled (as above)
         const float *tw = tile_table(a, tile_index);
         const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
+        if (part != 0) {
+            // one of the two blocks of a tile that blends cameras: one row each
+            const int by = by0 + part - 1;
+            if (by < ch_out && bx0 < cw_out)
+                overlap_yuv_tex<MAXC>(a, tile.y, tw, wmask, bx0, by, nv12);
+        } else {
 #pragma unroll
-        for (int h = 0; h < R; h++)
-            if (by0 + h < ch_out && bx0 < cw_out)
-                overlap_yuv_tex<MAXC>(a, tile.y, tw, wmask, bx0, by0 + h, nv12);
+            for (int h = 0; h < R; h++)
+                if (by0 + h < ch_out && bx0 < cw_out)
+                    overlap_yuv_tex<MAXC>(a, tile.y, tw, wmask, bx0, by0 + h, nv12);
+        }
     } else {
 #pragma unroll 1
         for (int h = 0; h < R; h++)
@@ -1517,6 +1538,9 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
     const dim3 yuv_block(32, 8 / YUV_ROWS(TEX)); // see stitch_yuv_kernel
     if (a->in_format <= 1)
         stitch_rgb_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
+    else if (TEX && a->yuv_items) // a block list: overlap tiles in two blocks
+        stitch_yuv_kernel<MAXC, false, TEX>
+            <<<dim3((unsigned int)a->yuv_item_count), yuv_block, shmem, stream>>>(*a);
     else
         stitch_yuv_kernel<MAXC, false, TEX><<<grid, yuv_block, shmem, stream>>>(*a);
     if (!a->stats)

@@ -42,6 +42,8 @@ typedef struct cuda_state {
     float *d_tw;                    /* overlap tiles' weights (stitch_kernel_args.tile_weights) */
     uint32_t *d_wofs;               /* per tile: offset of its planes in d_tw */
     uint32_t *d_stats_tiles;        /* tiles the statistics pass makes (stitch_kernel_args) */
+    stitch_item *d_items;           /* the YUV texture path's block list (stitch_kernel_args) */
+    int item_count;
     int stats_tile_count;
     int tiles_x, tiles_y;
     unsigned long long *d_stats;
@@ -252,6 +254,7 @@ static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
     }
     fovea_frame_free(ctx, &cs->stage_out);
     fovea_device_free(ctx, cs->d_stats_tiles);
+    fovea_device_free(ctx, cs->d_items);
     fovea_device_free(ctx, cs->d_tables);
     for (int k = 0; k < 2; k++)
         if (cs->h_tables[k])
@@ -294,6 +297,40 @@ static int stats_tiles(fovea_context *ctx, cuda_state *cs, const uint32_t *masks
     return status;
 }
 
+/* The YUV texture path's block list (stitch_kernel_args.yuv_items): every tile
+ * in raster order, one block each, except the tiles whose weights reach two
+ * cameras or more: two blocks, side by side, each making one chroma row of
+ * every thread (4 x 2 luma pixels instead of 4 x 4). Only for grid maps whose
+ * steps are all >= 4 (the path that takes them); else no list. NV12 frames
+ * back to back on the bench rig (H100): 37.3 -> see docs/stitch.md. */
+static int yuv_items(fovea_context *ctx, cuda_state *cs, const fovea_stitch_map *m,
+                     const uint32_t *masks, size_t nt)
+{
+    for (int c = 0; c < m->num_cameras; c++)
+        if (m->cam[c].step < 4)
+            return FOVEA_OK;
+    stitch_item *list = malloc(2 * nt * sizeof(*list));
+    if (!list)
+        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+    size_t count = 0;
+    for (size_t t = 0; t < nt; t++) {
+        uint32_t w = masks[t] >> 16 & 0xffffu;
+        if (w & (w - 1)) {
+            list[count++] = (stitch_item){(uint32_t)t | 1u << STITCH_ITEM_PART_SHIFT, masks[t]};
+            list[count++] = (stitch_item){(uint32_t)t | 2u << STITCH_ITEM_PART_SHIFT, masks[t]};
+        } else {
+            list[count++] = (stitch_item){(uint32_t)t, masks[t]};
+        }
+    }
+    int status = upload(ctx, (void **)&cs->d_items, list, count * sizeof(*list));
+    cs->item_count = (int)count;
+    /* the upload reads list */
+    if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
+    free(list);
+    return status;
+}
+
 static int cuda_init(fovea_stitcher *st)
 {
     fovea_context *ctx = st->ctx;
@@ -323,6 +360,8 @@ static int cuda_init(fovea_stitcher *st)
                 status = weight_table(st, cs, masks);
             if (status == FOVEA_OK)
                 status = stats_tiles(ctx, cs, masks, nt);
+            if (status == FOVEA_OK)
+                status = yuv_items(ctx, cs, m, masks, nt);
             if (status == FOVEA_OK) /* the upload reads masks: wait before freeing */
                 status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
             free(masks);
@@ -610,6 +649,10 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
     default: a.in_format = 3; break;
     }
     a.black_y = st->settings.yuv_full_range ? 0 : 16;
+    if (use_tex && a.in_format >= 2 && a.min_step_shift >= 2 && cs->d_items) {
+        a.yuv_items = cs->d_items;
+        a.yuv_item_count = cs->item_count;
+    }
     int stats = want_stats && !cs->stats_pending;
     if (stats) {
         FOVEA_CUDA_TRY(ctx, cudaMemsetAsync(cs->d_stats, 0, sizeof(fovea_overlap_stats),
