@@ -1493,6 +1493,12 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
         const uint8_t *lut8 = shared_lut8(cam, 3, reinterpret_cast<uint8_t *>(sh_stats));
         if (TEX && (mask & STITCH_TILE_INTERIOR) && cam.step_shift >= 2) {
             interior_yuv_tex(a, cam, lut8, bx0, by0, nv12);
+        } else if (part != 0) {
+            // one of the two blocks of a single-camera edge tile: one row each
+            if (mask & STITCH_TILE_INTERIOR)
+                single_yuv<TEX, false>(a, cam, lut8, bx0, by0 + part - 1, nv12);
+            else
+                single_yuv<TEX, true>(a, cam, lut8, bx0, by0 + part - 1, nv12);
         } else {
             // the rows unrolled: their loads' latencies overlap
 #pragma unroll

@@ -299,13 +299,15 @@ static int stats_tiles(fovea_context *ctx, cuda_state *cs, const uint32_t *masks
 
 /* The YUV texture path's block list (stitch_kernel_args.yuv_items): every tile
  * in raster order, one block each, except the tiles whose weights reach two
- * cameras or more: two blocks, side by side, each making one chroma row of
- * every thread (4 x 2 luma pixels instead of 4 x 4). Only for grid maps whose
- * steps are all >= 4 (the path that takes them); else no list. NV12 frames
- * back to back on the bench rig (H100): 37.3 -> see docs/stitch.md. */
+ * cameras or more and the single-camera tiles their camera does not see whole:
+ * two blocks, side by side, each making one chroma row of every thread (4 x 2
+ * luma pixels instead of 4 x 4). Only for grid maps whose steps are all >= 4
+ * (the path that takes it); else no list. Bench rig, H100, NV12 frames back to
+ * back: 37.3-37.7 us with one block per tile, 34.6-34.7 with the list. */
 static int yuv_items(fovea_context *ctx, cuda_state *cs, const fovea_stitch_map *m,
                      const uint32_t *masks, size_t nt)
 {
+    const int explicit_weights = m->cam[0].weight != NULL;
     for (int c = 0; c < m->num_cameras; c++)
         if (m->cam[c].step < 4)
             return FOVEA_OK;
@@ -315,7 +317,8 @@ static int yuv_items(fovea_context *ctx, cuda_state *cs, const fovea_stitch_map 
     size_t count = 0;
     for (size_t t = 0; t < nt; t++) {
         uint32_t w = masks[t] >> 16 & 0xffffu;
-        if (w & (w - 1)) {
+        if ((w & (w - 1)) || (single_tile(masks[t], explicit_weights) &&
+                              !(masks[t] & STITCH_TILE_INTERIOR))) {
             list[count++] = (stitch_item){(uint32_t)t | 1u << STITCH_ITEM_PART_SHIFT, masks[t]};
             list[count++] = (stitch_item){(uint32_t)t | 2u << STITCH_ITEM_PART_SHIFT, masks[t]};
         } else {
