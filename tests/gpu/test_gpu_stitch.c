@@ -469,6 +469,32 @@ int main(void)
             run_auto(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_NV12);
         }
 
+        if (rig.num_cameras > 1) {
+            /* The same rig on coarse grids (every step >= 4, as the full-size
+             * rigs get: the bench rig's are 4 and 8). These small rigs' pinholes
+             * need step 2 for the default tolerance, and the kernels' fastest
+             * paths (interior tiles by multiply-adds, the YUV overlap path and
+             * its block list with tiles made by two blocks) need steps >= 4.
+             * The map's accuracy does not matter here: both backends use it.
+             * Steps of 4 (a thread's pixels fill a grid cell) on even rigs, up
+             * to 16 on odd ones. */
+            fovea_stitch_map *coarse = calloc(1, sizeof(*coarse));
+            REQUIRE(coarse != NULL);
+            mo.tolerance = 1.0;
+            mo.max_step = r % 2 ? 16 : 4;
+            REQUIRE(fovea_map_build(cpu, &rig, coarse, &mo) == FOVEA_OK);
+            int min_step = 32;
+            for (int c = 0; c < coarse->num_cameras; c++)
+                min_step = coarse->cam[c].step < min_step ? coarse->cam[c].step : min_step;
+            CHECK(min_step >= 4);
+            char cname[80];
+            snprintf(cname, sizeof(cname), "%s, steps >= %d", name, min_step);
+            run_case(cname, cpu, gpu, coarse, camp, rig.num_cameras, FOVEA_PIX_RGBA, 1);
+            run_case(cname, cpu, gpu, coarse, camp, rig.num_cameras, FOVEA_PIX_NV12, 1);
+            run_case(cname, cpu, gpu, coarse, camp, rig.num_cameras, FOVEA_PIX_I420, 0);
+            fovea_stitch_map_destroy(&coarse);
+        }
+
         if (rig.num_cameras == 2) {
             /* the exact path: the same map exported as six float tables */
             char dir[] = "/tmp/fovea_gpu_stitch_XXXXXX";
