@@ -751,11 +751,22 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
     const int npairs = a.n * (a.n - 1) / 2;
     unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
     zero_stats<STATS>(own, sh_stats, npairs * STITCH_STAT_FIELDS);
-    const int2 tile = block_tile<STATS>(a);
+    int2 tile;
+    uint32_t mask;
+    int part = 0;
+    if (TEX && !STATS && a.yuv_items) {
+        const uint2 it = __ldg(reinterpret_cast<const uint2 *>(a.yuv_items) + blockIdx.x);
+        const int t = (int)(it.x & STITCH_ITEM_TILE);
+        tile = make_int2(t % a.tiles_x, t / a.tiles_x);
+        part = (int)(it.x >> STITCH_ITEM_PART_SHIFT);
+        mask = it.y;
+    } else {
+        tile = block_tile<STATS>(a);
+        mask = __ldg(&a.tile_masks[tile.y * a.tiles_x + tile.x]);
+    }
     const int tile_index = tile.y * a.tiles_x + tile.x;
     const int i0 = (tile.x * (int)blockDim.x + (int)threadIdx.x) * 4;
     const int j0 = (tile.y * (int)blockDim.y + (int)threadIdx.y) * 2;
-    const uint32_t mask = __ldg(&a.tile_masks[tile_index]);
     const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
     // One camera seen anywhere in the tile (analytic weights): its weight is
     // exactly 1 wherever it sees (raw / raw, or the border fallback), so the
@@ -764,6 +775,8 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
     const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
     if (STATS && single)
         return; // no pairs to count (the whole block leaves)
+    if (single && part == 2)
+        return;
     if (single) {
         const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
         // the tables in shared memory: 3 x 4-byte loads per thread here instead
@@ -783,8 +796,9 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
         constexpr int G = MAXC <= 2 ? 4 : 2; // pixels per batch of samples
         const float *tw = tile_table(a, tile_index);
         const int col = 4 * threadIdx.x, r0 = 2 * threadIdx.y;
+        const int dy_begin = part ? part - 1 : 0, dy_end = part ? part : 2;
 #pragma unroll 1
-        for (int dy = 0; dy < 2; dy++) {
+        for (int dy = dy_begin; dy < dy_end; dy++) {
             const int j = j0 + dy;
             if (j >= a.pano_h)
                 break;
@@ -1542,7 +1556,10 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
     // the stitch: a single-camera tile's 8-bit tables in shared memory
     const size_t shmem = (size_t)((3 * STITCH_LUT_SIZE + 15) & ~15);
     const dim3 yuv_block(32, 8 / YUV_ROWS(TEX)); // see stitch_yuv_kernel
-    if (a->in_format <= 1)
+    if (a->in_format <= 1 && TEX && a->yuv_items)
+        stitch_rgb_kernel<MAXC, false, TEX>
+            <<<dim3((unsigned int)a->yuv_item_count), block, shmem, stream>>>(*a);
+    else if (a->in_format <= 1)
         stitch_rgb_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
     else if (TEX && a->yuv_items) // a block list: overlap tiles in two blocks
         stitch_yuv_kernel<MAXC, false, TEX>
