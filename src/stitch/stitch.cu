@@ -675,31 +675,40 @@ __device__ __forceinline__ float4 table_w4(const float *tw, int slot, int r, int
     return w;
 }
 
-// A single-camera tile's pixels i0..i0+3 of rows j0, j0 + 1 (RGB): weight 1, so
-// each output is the camera's corrected sample (8-bit tables lut8 in shared
-// memory). CHECK = false for interior tiles (every pixel seen).
-template <bool TEX, bool CHECK>
+// A single-camera tile's pixels i0..i0+3 of rows j0 .. j0 + ROWS - 1 (RGB; ROWS
+// 2, or 1 for a tile made by two blocks): weight 1, so each output is the
+// camera's corrected sample (8-bit tables lut8 in shared memory). CHECK = false
+// for interior tiles (every pixel seen).
+template <bool TEX, bool CHECK, int ROWS = 2>
 __device__ __forceinline__ void single_rgb(const stitch_kernel_args &a, const stitch_kernel_cam &cam,
                                            const uint8_t *lut8, int i0, int j0)
 {
     if (j0 >= a.pano_h || i0 >= a.pano_w)
         return;
-    float u[2][4], v[2][4], q4[2][4];
-    bool seen[2][4];
-    lookup4x2<CHECK>(cam, i0, j0, a.pano_w, a.pano_h, u, v, seen, q4);
-    unsigned int px[2][4];
+    float u[ROWS][4], v[ROWS][4], q4[ROWS][4];
+    bool seen[ROWS][4];
+    if constexpr (ROWS == 2) {
+        lookup4x2<CHECK>(cam, i0, j0, a.pano_w, a.pano_h, u, v, seen, q4);
+    } else {
+        lookup4(cam, i0, j0, a.pano_w, u[0], v[0], seen[0], q4[0]);
+        if (!CHECK)
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                seen[0][k] = true;
+    }
+    unsigned int px[ROWS][4];
     if (TEX) {
         // branch-free: the texture clamps any position, so all eight fetches
         // and then all table reads go out together; unseen pixels are masked
-        int q[2][4][3];
+        int q[ROWS][4][3];
 #pragma unroll
-        for (int dy = 0; dy < 2; dy++)
+        for (int dy = 0; dy < ROWS; dy++)
 #pragma unroll
             for (int k = 0; k < 4; k++)
                 sample_rgb<TEX>(a, cam, seen[dy][k] ? u[dy][k] : 0.0f,
                                 seen[dy][k] ? v[dy][k] : 0.0f, q[dy][k]);
 #pragma unroll
-        for (int dy = 0; dy < 2; dy++)
+        for (int dy = 0; dy < ROWS; dy++)
 #pragma unroll
             for (int k = 0; k < 4; k++) {
                 const unsigned int r = lut8[q[dy][k][0]];
@@ -709,7 +718,7 @@ __device__ __forceinline__ void single_rgb(const stitch_kernel_args &a, const st
             }
     } else {
 #pragma unroll
-        for (int dy = 0; dy < 2; dy++)
+        for (int dy = 0; dy < ROWS; dy++)
 #pragma unroll
             for (int k = 0; k < 4; k++) {
                 px[dy][k] = 0;
@@ -725,7 +734,7 @@ __device__ __forceinline__ void single_rgb(const stitch_kernel_args &a, const st
             }
     }
 #pragma unroll
-    for (int dy = 0; dy < 2; dy++)
+    for (int dy = 0; dy < ROWS; dy++)
         if (j0 + dy < a.pano_h)
             store_rgba4(a.out0 + (size_t)(j0 + dy) * a.out_stride0, i0, a.pano_w, px[dy]);
 }
@@ -754,8 +763,8 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
     int2 tile;
     uint32_t mask;
     int part = 0;
-    if (TEX && !STATS && a.yuv_items) {
-        const uint2 it = __ldg(reinterpret_cast<const uint2 *>(a.yuv_items) + blockIdx.x);
+    if (TEX && !STATS && a.items) {
+        const uint2 it = __ldg(reinterpret_cast<const uint2 *>(a.items) + blockIdx.x);
         const int t = (int)(it.x & STITCH_ITEM_TILE);
         tile = make_int2(t % a.tiles_x, t / a.tiles_x);
         part = (int)(it.x >> STITCH_ITEM_PART_SHIFT);
@@ -775,8 +784,6 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
     const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
     if (STATS && single)
         return; // no pairs to count (the whole block leaves)
-    if (single && part == 2)
-        return;
     if (single) {
         const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
         // the tables in shared memory: 3 x 4-byte loads per thread here instead
@@ -786,6 +793,8 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
             interior_rgb_tex(a, cam, lut8, i0, j0);
         else if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
             single_rgb<TEX, false>(a, cam, lut8, i0, j0);
+        else if (part != 0) // one of the two blocks of an edge tile: one row each
+            single_rgb<TEX, true, 1>(a, cam, lut8, i0, j0 + part - 1);
         else
             single_rgb<TEX, true>(a, cam, lut8, i0, j0);
     } else if (MAXC <= 4 && j0 < a.pano_h && i0 < a.pano_w) {
@@ -1473,14 +1482,14 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
     const int npairs = a.n * (a.n - 1) / 2;
     unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
     zero_stats<STATS>(own, sh_stats, npairs * STITCH_STAT_FIELDS);
-    // The block's tile and its mask; with a block list (a.yuv_items, texture
+    // The block's tile and its mask; with a block list (a.items, texture
     // path) also which of its threads' chroma rows it makes: part 0 all, part
     // 1 or 2 only row part - 1 (an overlap tile made by two blocks).
     int2 tile;
     uint32_t mask;
     int part = 0;
-    if (TEX && !STATS && a.yuv_items) {
-        const uint2 it = __ldg(reinterpret_cast<const uint2 *>(a.yuv_items) + blockIdx.x);
+    if (TEX && !STATS && a.items) {
+        const uint2 it = __ldg(reinterpret_cast<const uint2 *>(a.items) + blockIdx.x);
         const int t = (int)(it.x & STITCH_ITEM_TILE);
         tile = make_int2(t % a.tiles_x, t / a.tiles_x);
         part = (int)(it.x >> STITCH_ITEM_PART_SHIFT);
@@ -1556,14 +1565,14 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
     // the stitch: a single-camera tile's 8-bit tables in shared memory
     const size_t shmem = (size_t)((3 * STITCH_LUT_SIZE + 15) & ~15);
     const dim3 yuv_block(32, 8 / YUV_ROWS(TEX)); // see stitch_yuv_kernel
-    if (a->in_format <= 1 && TEX && a->yuv_items)
+    if (a->in_format <= 1 && TEX && a->items) // the block list
         stitch_rgb_kernel<MAXC, false, TEX>
-            <<<dim3((unsigned int)a->yuv_item_count), block, shmem, stream>>>(*a);
+            <<<dim3((unsigned int)a->item_count), block, shmem, stream>>>(*a);
     else if (a->in_format <= 1)
         stitch_rgb_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
-    else if (TEX && a->yuv_items) // a block list: overlap tiles in two blocks
+    else if (TEX && a->items) // the block list (see stitch_kernel_args.items)
         stitch_yuv_kernel<MAXC, false, TEX>
-            <<<dim3((unsigned int)a->yuv_item_count), yuv_block, shmem, stream>>>(*a);
+            <<<dim3((unsigned int)a->item_count), yuv_block, shmem, stream>>>(*a);
     else
         stitch_yuv_kernel<MAXC, false, TEX><<<grid, yuv_block, shmem, stream>>>(*a);
     if (!a->stats)

@@ -42,7 +42,7 @@ typedef struct cuda_state {
     float *d_tw;                    /* overlap tiles' weights (stitch_kernel_args.tile_weights) */
     uint32_t *d_wofs;               /* per tile: offset of its planes in d_tw */
     uint32_t *d_stats_tiles;        /* tiles the statistics pass makes (stitch_kernel_args) */
-    stitch_item *d_items;           /* the YUV texture path's block list (stitch_kernel_args) */
+    stitch_item *d_items;           /* the texture path's block list (stitch_kernel_args.items) */
     int item_count;
     int stats_tile_count;
     int tiles_x, tiles_y;
@@ -297,15 +297,16 @@ static int stats_tiles(fovea_context *ctx, cuda_state *cs, const uint32_t *masks
     return status;
 }
 
-/* The YUV texture path's block list (stitch_kernel_args.yuv_items): every tile
- * in raster order, one block each, except the tiles whose weights reach two
+/* The texture path's block list (stitch_kernel_args.items): every tile in
+ * raster order, one block each, except the tiles whose weights reach two
  * cameras or more and the single-camera tiles their camera does not see whole:
- * two blocks, side by side, each making one chroma row of every thread (4 x 2
- * luma pixels instead of 4 x 4). Only for grid maps whose steps are all >= 4
- * (the path that takes it); else no list. Bench rig, H100, NV12 frames back to
- * back: 37.3-37.7 us with one block per tile, 34.6-34.7 with the list. */
-static int yuv_items(fovea_context *ctx, cuda_state *cs, const fovea_stitch_map *m,
-                     const uint32_t *masks, size_t nt)
+ * two blocks, side by side, each making one of every thread's two rows (RGB:
+ * 4 x 1 pixels instead of 4 x 2; YUV: one chroma row, 4 x 2 luma pixels
+ * instead of 4 x 4). Only for grid maps whose steps are all >= 4 (the paths
+ * that take it); else no list. Bench rig, H100, frames back to back: RGBA
+ * 55.4 -> 54.1 us, NV12 37.3-37.7 -> 34.6-34.7 (docs/stitch.md). */
+static int block_items(fovea_context *ctx, cuda_state *cs, const fovea_stitch_map *m,
+                       const uint32_t *masks, size_t nt)
 {
     const int explicit_weights = m->cam[0].weight != NULL;
     for (int c = 0; c < m->num_cameras; c++)
@@ -364,7 +365,7 @@ static int cuda_init(fovea_stitcher *st)
             if (status == FOVEA_OK)
                 status = stats_tiles(ctx, cs, masks, nt);
             if (status == FOVEA_OK)
-                status = yuv_items(ctx, cs, m, masks, nt);
+                status = block_items(ctx, cs, m, masks, nt);
             if (status == FOVEA_OK) /* the upload reads masks: wait before freeing */
                 status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
             free(masks);
@@ -653,8 +654,8 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
     }
     a.black_y = st->settings.yuv_full_range ? 0 : 16;
     if (use_tex && a.min_step_shift >= 2 && cs->d_items) {
-        a.yuv_items = cs->d_items;
-        a.yuv_item_count = cs->item_count;
+        a.items = cs->d_items;
+        a.item_count = cs->item_count;
     }
     int stats = want_stats && !cs->stats_pending;
     if (stats) {

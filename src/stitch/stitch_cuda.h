@@ -14,15 +14,14 @@ extern "C" {
 #define STITCH_TILE_H 16   /* rows per tile (one thread block of either kernel) */
 #define STITCH_MAXC 16
 #define STITCH_TILE_INTERIOR 0x80000000u
-#define STITCH_ITEM_PART_SHIFT 30   /* stitch_kernel_args.yuv_items */
+#define STITCH_ITEM_PART_SHIFT 30   /* stitch_kernel_args.items */
 #define STITCH_ITEM_TILE 0x3fffffffu
 #define STITCH_STAT_FIELDS 12 /* = FOVEA_ST_FIELDS */
 #define STITCH_LUT_SIZE 1021   /* = FOVEA_LUT_SIZE */
 /* bytes between two cameras' 8-bit tables (3 x STITCH_LUT_SIZE, 16-byte aligned) */
 #define STITCH_LUT8_STRIDE ((3 * STITCH_LUT_SIZE + 15) & ~15)
 
-/* One block of the YUV stitch (stitch_kernel_args.yuv_items); read as one
- * 8-byte load */
+/* One block of the stitch (stitch_kernel_args.items), read as one 8-byte load */
 typedef struct stitch_item {
     uint32_t tile_part;
     uint32_t mask;
@@ -74,14 +73,16 @@ typedef struct stitch_kernel_args {
     int use_tex;                  /* 1: sample through texture objects (bilinear in the
                                      texture unit), 0: integer sampling in the kernel */
     int min_step_shift;           /* the smallest step_shift of the n cameras */
-    /* YUV texture path with every step >= 4 (else NULL): the stitch's blocks as a
-     * list, block b making yuv_items[b]: tile_part = tile index | part << STITCH_ITEM_PART_SHIFT,
-     * mask = the tile's mask. Part 0: the whole tile; a tile whose weights reach two
-     * cameras is two blocks, parts 1 and 2, each making one of its threads' two
-     * chroma rows (the overlap path's dependent loads are what takes its time, and
-     * two blocks halve each thread's chain). Raster order, parts side by side. */
-    const stitch_item *yuv_items;
-    int yuv_item_count;
+    /* Texture path with every step >= 4 (else NULL): the stitch's blocks as a
+     * list, block b making items[b]: tile_part = tile index | part <<
+     * STITCH_ITEM_PART_SHIFT, mask = the tile's mask. Part 0: the whole tile. A
+     * tile whose weights reach two cameras, or a single-camera tile its camera
+     * does not see whole, is two blocks, parts 1 and 2, each making one of its
+     * threads' two rows (RGB pixel rows, YUV chroma rows): those paths' threads
+     * run long chains of dependent loads, and a block holds its place on the
+     * SM until its slowest thread is done. Raster order, parts side by side. */
+    const stitch_item *items;
+    int item_count;
 } stitch_kernel_args;
 
 int fovea_stitch_launch(const stitch_kernel_args *a, void *stream);
