@@ -753,16 +753,15 @@ __device__ __forceinline__ int2 block_tile(const stitch_kernel_args &a)
     return make_int2(t % a.tiles_x, t / a.tiles_x);
 }
 
-template <int MAXC, bool STATS, bool TEX>
-__global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_rgb_kernel(const stitch_kernel_args a)
+// The block's tile and mask, and which of its threads' two rows (RGB pixel
+// rows, YUV chroma rows) it makes: part 0 both, part 1 or 2 only row part - 1
+// (a tile made by two blocks). With the block list (texture path, grid steps
+// >= 4; see stitch_kernel_args.items) tile and mask come in one load.
+template <bool STATS, bool TEX>
+__device__ __forceinline__ void block_item(const stitch_kernel_args &a, int2 &tile, uint32_t &mask,
+                                           int &part)
 {
-    extern __shared__ __align__(16) unsigned long long sh_stats[];
-    const int npairs = a.n * (a.n - 1) / 2;
-    unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
-    zero_stats<STATS>(own, sh_stats, npairs * STITCH_STAT_FIELDS);
-    int2 tile;
-    uint32_t mask;
-    int part = 0;
+    part = 0;
     if (TEX && !STATS && a.items) {
         const uint2 it = __ldg(reinterpret_cast<const uint2 *>(a.items) + blockIdx.x);
         const int t = (int)(it.x & STITCH_ITEM_TILE);
@@ -773,6 +772,19 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
         tile = block_tile<STATS>(a);
         mask = __ldg(&a.tile_masks[tile.y * a.tiles_x + tile.x]);
     }
+}
+
+template <int MAXC, bool STATS, bool TEX>
+__global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_rgb_kernel(const stitch_kernel_args a)
+{
+    extern __shared__ __align__(16) unsigned long long sh_stats[];
+    const int npairs = a.n * (a.n - 1) / 2;
+    unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
+    zero_stats<STATS>(own, sh_stats, npairs * STITCH_STAT_FIELDS);
+    int2 tile;
+    uint32_t mask;
+    int part;
+    block_item<STATS, TEX>(a, tile, mask, part);
     const int tile_index = tile.y * a.tiles_x + tile.x;
     const int i0 = (tile.x * (int)blockDim.x + (int)threadIdx.x) * 4;
     const int j0 = (tile.y * (int)blockDim.y + (int)threadIdx.y) * 2;
@@ -1482,22 +1494,10 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
     const int npairs = a.n * (a.n - 1) / 2;
     unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
     zero_stats<STATS>(own, sh_stats, npairs * STITCH_STAT_FIELDS);
-    // The block's tile and its mask; with a block list (a.items, texture
-    // path) also which of its threads' chroma rows it makes: part 0 all, part
-    // 1 or 2 only row part - 1 (an overlap tile made by two blocks).
     int2 tile;
     uint32_t mask;
-    int part = 0;
-    if (TEX && !STATS && a.items) {
-        const uint2 it = __ldg(reinterpret_cast<const uint2 *>(a.items) + blockIdx.x);
-        const int t = (int)(it.x & STITCH_ITEM_TILE);
-        tile = make_int2(t % a.tiles_x, t / a.tiles_x);
-        part = (int)(it.x >> STITCH_ITEM_PART_SHIFT);
-        mask = it.y;
-    } else {
-        tile = block_tile<STATS>(a);
-        mask = __ldg(&a.tile_masks[tile.y * a.tiles_x + tile.x]);
-    }
+    int part;
+    block_item<STATS, TEX>(a, tile, mask, part);
     const int tile_index = tile.y * a.tiles_x + tile.x;
     const int bx0 = (tile.x * (int)blockDim.x + (int)threadIdx.x) * 2; // chroma column
     constexpr int R = YUV_ROWS(TEX);
