@@ -785,6 +785,7 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
     uint32_t mask;
     int part;
     block_item<STATS, TEX>(a, tile, mask, part);
+    const int dy_begin = part ? part - 1 : 0, dy_end = part ? part : 2; // the rows made
     const int tile_index = tile.y * a.tiles_x + tile.x;
     const int i0 = (tile.x * (int)blockDim.x + (int)threadIdx.x) * 4;
     const int j0 = (tile.y * (int)blockDim.y + (int)threadIdx.y) * 2;
@@ -817,7 +818,6 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
         constexpr int G = MAXC <= 2 ? 4 : 2; // pixels per batch of samples
         const float *tw = tile_table(a, tile_index);
         const int col = 4 * threadIdx.x, r0 = 2 * threadIdx.y;
-        const int dy_begin = part ? part - 1 : 0, dy_end = part ? part : 2;
 #pragma unroll 1
         for (int dy = dy_begin; dy < dy_end; dy++) {
             const int j = j0 + dy;
@@ -859,7 +859,7 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
         // many cameras: pixel by pixel
         const float *tw = tile_table(a, tile_index);
 #pragma unroll 1
-        for (int dy = 0; dy < 2; dy++) {
+        for (int dy = dy_begin; dy < dy_end; dy++) {
             const int j = j0 + dy;
             if (j >= a.pano_h)
                 break;
