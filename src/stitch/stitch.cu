@@ -1517,11 +1517,9 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
         if (TEX && (mask & STITCH_TILE_INTERIOR) && cam.step_shift >= 2) {
             interior_yuv_tex(a, cam, lut8, bx0, by0, nv12);
         } else if (part != 0) {
-            // one of the two blocks of a single-camera edge tile: one row each
-            if (mask & STITCH_TILE_INTERIOR)
-                single_yuv<TEX, false>(a, cam, lut8, bx0, by0 + part - 1, nv12);
-            else
-                single_yuv<TEX, true>(a, cam, lut8, bx0, by0 + part - 1, nv12);
+            // one of the two blocks of a single-camera edge tile (with the list
+            // every step is >= 4, so interior tiles took the path above): one row each
+            single_yuv<TEX, true>(a, cam, lut8, bx0, by0 + part - 1, nv12);
         } else {
             // the rows unrolled: their loads' latencies overlap
 #pragma unroll
@@ -1565,16 +1563,12 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
     // the stitch: a single-camera tile's 8-bit tables in shared memory
     const size_t shmem = (size_t)((3 * STITCH_LUT_SIZE + 15) & ~15);
     const dim3 yuv_block(32, 8 / YUV_ROWS(TEX)); // see stitch_yuv_kernel
-    if (a->in_format <= 1 && TEX && a->items) // the block list
-        stitch_rgb_kernel<MAXC, false, TEX>
-            <<<dim3((unsigned int)a->item_count), block, shmem, stream>>>(*a);
-    else if (a->in_format <= 1)
-        stitch_rgb_kernel<MAXC, false, TEX><<<grid, block, shmem, stream>>>(*a);
-    else if (TEX && a->items) // the block list (see stitch_kernel_args.items)
-        stitch_yuv_kernel<MAXC, false, TEX>
-            <<<dim3((unsigned int)a->item_count), yuv_block, shmem, stream>>>(*a);
+    // with the block list (stitch_kernel_args.items) one block per entry
+    const dim3 blocks = TEX && a->items ? dim3((unsigned int)a->item_count) : grid;
+    if (a->in_format <= 1)
+        stitch_rgb_kernel<MAXC, false, TEX><<<blocks, block, shmem, stream>>>(*a);
     else
-        stitch_yuv_kernel<MAXC, false, TEX><<<grid, yuv_block, shmem, stream>>>(*a);
+        stitch_yuv_kernel<MAXC, false, TEX><<<blocks, yuv_block, shmem, stream>>>(*a);
     if (!a->stats)
         return cudaGetLastError();
     // Analysis frames: then the overlap statistics, a second pass over the

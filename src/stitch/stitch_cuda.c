@@ -653,7 +653,7 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
     default: a.in_format = 3; break;
     }
     a.black_y = st->settings.yuv_full_range ? 0 : 16;
-    if (use_tex && a.min_step_shift >= 2 && cs->d_items) {
+    if (use_tex && cs->d_items) { /* made only when every step is >= 4 */
         a.items = cs->d_items;
         a.item_count = cs->item_count;
     }
