@@ -26,7 +26,8 @@ static void usage(FILE *fp, const char *prog, const char *extra_usage)
             "  --warmup N      untimed iterations before timing (default 5)\n"
             "  --quick         a few iterations only (smoke test)\n"
             "  --device N      CUDA device index (default 0)\n"
-            "  --filter TEXT   run only the cases whose name contains TEXT\n"
+            "  --filter TEXT   run only the cases whose name contains TEXT (several\n"
+            "                  texts separated by commas: any of them)\n"
             "  --help          this text\n",
             prog);
     if (extra_usage)
@@ -128,7 +129,19 @@ FILE *bench_text_stream(const bench_opts *opts)
 
 int bench_case_enabled(const bench_opts *opts, const char *case_name)
 {
-    return !opts || !opts->filter || strstr(case_name, opts->filter) != NULL;
+    if (!opts || !opts->filter)
+        return 1;
+    const char *f = opts->filter;
+    for (;;) {
+        const char *comma = strchr(f, ',');
+        size_t len = comma ? (size_t)(comma - f) : strlen(f);
+        for (const char *c = case_name; len > 0 && strlen(c) >= len; c++)
+            if (strncmp(c, f, len) == 0)
+                return 1;
+        if (!comma)
+            return 0;
+        f = comma + 1;
+    }
 }
 
 /* ---------------------------------------------------------------- errors */

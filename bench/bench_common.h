@@ -24,7 +24,7 @@ typedef struct bench_opts {
     int warmup;              /* --warmup N, untimed iterations first (default 5) */
     int quick;               /* --quick: few runs; benches may also shrink their inputs */
     int device;              /* --device N, CUDA device index (default 0) */
-    const char *filter;      /* --filter SUBSTR: only cases whose name contains it */
+    const char *filter;      /* --filter SUBSTR[,SUBSTR...]: only cases whose name contains one */
     int n_extra;             /* arguments bench_parse_args_ex did not know, in order */
     char *extra[BENCH_MAX_EXTRA];
 } bench_opts;
