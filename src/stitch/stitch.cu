@@ -14,6 +14,13 @@
 
 namespace {
 
+// The kernels' parameter: the launch's fields and MAXC camera slots (the
+// launch copies the n cameras it has; see stitch_kernel_head).
+template <int MAXC>
+struct kargs : stitch_kernel_head {
+    stitch_kernel_cam cam[MAXC];
+};
+
 // Exact float of an unsigned byte without a conversion instruction: the byte in
 // the low mantissa bits of 2^23, minus 2^23.
 __device__ __forceinline__ float byte_to_float(unsigned int b)
@@ -193,7 +200,7 @@ __device__ __forceinline__ void lookup4x2(const stitch_kernel_cam &c, int i0, in
 // (the C reference's own values, so the blend is the reference's bit for bit):
 // per tile, one 128x16 float plane per camera of its weight mask, in camera order.
 // The element of pixel (i, j) of the tile holding (i0, j0): row j - j0, column i - i0.
-__device__ __forceinline__ const float *tile_table(const stitch_kernel_args &a, int tile)
+__device__ __forceinline__ const float *tile_table(const stitch_kernel_head &a, int tile)
 {
     return a.tile_weights + __ldg(&a.tile_wofs[tile]);
 }
@@ -203,7 +210,7 @@ __device__ __forceinline__ const float *tile_table(const stitch_kernel_args &a, 
 // positions from the grid; ok[k]: some camera has weight > 0 at pixel k (pixels
 // past the panorama have weight 0). Cameras outside wmask get w = 0.
 template <int MAXC>
-__device__ __forceinline__ void table_row(const stitch_kernel_args &a, const float *tw,
+__device__ __forceinline__ void table_row(const kargs<MAXC> &a, const float *tw,
                                           uint32_t wmask, int i0, int j, int r, int col,
                                           float (&u)[MAXC][4], float (&v)[MAXC][4],
                                           float (&w)[4][MAXC], bool (&ok)[4])
@@ -239,7 +246,7 @@ __device__ __forceinline__ void table_row(const stitch_kernel_args &a, const flo
 // every weighted camera's weight, and (u, v) where the weight is > 0. Returns
 // whether any weight is > 0.
 template <int MAXC>
-__device__ __forceinline__ bool table_pixel(const stitch_kernel_args &a, const float *tw,
+__device__ __forceinline__ bool table_pixel(const kargs<MAXC> &a, const float *tw,
                                             uint32_t wmask, int i, int j, int e,
                                             float (&w)[MAXC], float (&u)[MAXC], float (&v)[MAXC])
 {
@@ -322,7 +329,7 @@ __device__ __forceinline__ void sample_rgba(const uint8_t *base, int stride, int
     q[2] = (int)(((rb_t >> 16) * wy0 + (rb_b >> 16) * wy1 + 8192u) >> 14);
 }
 
-__device__ __forceinline__ void sample_rgb_int(const stitch_kernel_args &a,
+__device__ __forceinline__ void sample_rgb_int(const stitch_kernel_head &a,
                                                const stitch_kernel_cam &cam, float u, float v,
                                                int q[3])
 {
@@ -346,7 +353,7 @@ __device__ __forceinline__ int tex_q(float x)
 }
 
 template <bool TEX>
-__device__ __forceinline__ void sample_rgb(const stitch_kernel_args &a,
+__device__ __forceinline__ void sample_rgb(const stitch_kernel_head &a,
                                            const stitch_kernel_cam &cam, float u, float v,
                                            int q[3])
 {
@@ -493,7 +500,7 @@ __device__ __forceinline__ void flush_stats(unsigned long long *sh, const unsign
 // cameras with weight 0 are skipped), adding the pixel's pair statistics on
 // analysis frames to sh_stats (the thread's or block's counters, see STAT_ACC).
 template <int MAXC, bool STATS>
-__device__ __forceinline__ unsigned int combine_rgb(const stitch_kernel_args &a,
+__device__ __forceinline__ unsigned int combine_rgb(const kargs<MAXC> &a,
                                                     const float (&w)[MAXC], const int (&q)[MAXC][3],
                                                     unsigned long long *sh_stats)
 {
@@ -522,7 +529,7 @@ __device__ __forceinline__ unsigned int combine_rgb(const stitch_kernel_args &a,
 // One blended RGBA pixel from the cameras with weight > 0 at positions (u, v)
 // (the general path).
 template <int MAXC, bool STATS, bool TEX>
-__device__ __forceinline__ unsigned int blend_rgb(const stitch_kernel_args &a, const float (&w)[MAXC],
+__device__ __forceinline__ unsigned int blend_rgb(const kargs<MAXC> &a, const float (&w)[MAXC],
                                                   const float (&u)[MAXC], const float (&v)[MAXC],
                                                   unsigned long long *sh_stats)
 {
@@ -634,7 +641,7 @@ __device__ __forceinline__ int tex_q_fma(float t)
 }
 
 // An interior tile's pixels i0..i0+3 of rows j0, j0 + 1 (RGB, texture path).
-__device__ __forceinline__ void interior_rgb_tex(const stitch_kernel_args &a,
+__device__ __forceinline__ void interior_rgb_tex(const stitch_kernel_head &a,
                                                  const stitch_kernel_cam &cam, const uint8_t *lut8,
                                                  int i0, int j0)
 {
@@ -680,7 +687,7 @@ __device__ __forceinline__ float4 table_w4(const float *tw, int slot, int r, int
 // camera's corrected sample (8-bit tables lut8 in shared memory). CHECK = false
 // for interior tiles (every pixel seen).
 template <bool TEX, bool CHECK, int ROWS = 2>
-__device__ __forceinline__ void single_rgb(const stitch_kernel_args &a, const stitch_kernel_cam &cam,
+__device__ __forceinline__ void single_rgb(const stitch_kernel_head &a, const stitch_kernel_cam &cam,
                                            const uint8_t *lut8, int i0, int j0)
 {
     if (j0 >= a.pano_h || i0 >= a.pano_w)
@@ -745,7 +752,7 @@ __device__ __forceinline__ void single_rgb(const stitch_kernel_args &a, const st
 // (launched over the list of the tiles that weight two cameras or more: no
 // other tile holds a pair) that list's entry.
 template <bool STATS>
-__device__ __forceinline__ int2 block_tile(const stitch_kernel_args &a)
+__device__ __forceinline__ int2 block_tile(const stitch_kernel_head &a)
 {
     if (!STATS)
         return make_int2((int)blockIdx.x, (int)blockIdx.y);
@@ -756,9 +763,9 @@ __device__ __forceinline__ int2 block_tile(const stitch_kernel_args &a)
 // The block's tile and mask, and which of its threads' two rows (RGB pixel
 // rows, YUV chroma rows) it makes: part 0 both, part 1 or 2 only row part - 1
 // (a tile made by two blocks). With the block list (texture path, grid steps
-// >= 4; see stitch_kernel_args.items) tile and mask come in one load.
+// >= 4; see stitch_kernel_head.items) tile and mask come in one load.
 template <bool STATS, bool TEX>
-__device__ __forceinline__ void block_item(const stitch_kernel_args &a, int2 &tile, uint32_t &mask,
+__device__ __forceinline__ void block_item(const stitch_kernel_head &a, int2 &tile, uint32_t &mask,
                                            int &part)
 {
     part = 0;
@@ -775,7 +782,7 @@ __device__ __forceinline__ void block_item(const stitch_kernel_args &a, int2 &ti
 }
 
 template <int MAXC, bool STATS, bool TEX>
-__global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_rgb_kernel(const stitch_kernel_args a)
+__global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_rgb_kernel(const kargs<MAXC> a)
 {
     extern __shared__ __align__(16) unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
@@ -937,7 +944,7 @@ __device__ __forceinline__ void block_chroma(const stitch_kernel_cam &cam, bool 
 }
 
 // U and V of chroma pixels bx0 and bx0 + 1 of chroma row by (bx0 even).
-__device__ __forceinline__ void store_chroma2(const stitch_kernel_args &a, int by, int bx0,
+__device__ __forceinline__ void store_chroma2(const stitch_kernel_head &a, int by, int bx0,
                                               int cw_out, const unsigned int (&ou)[2],
                                               const unsigned int (&ov)[2])
 {
@@ -957,7 +964,7 @@ __device__ __forceinline__ void store_chroma2(const stitch_kernel_args &a, int b
 // Luma pixels i0..i0+3 of row j: one 32-bit store inside the panorama (i0 is a
 // multiple of 4, so it is aligned where the plane and its stride are), bytes at
 // its right edge, nothing past its bottom.
-__device__ __forceinline__ void store_luma4(const stitch_kernel_args &a, int j, int i0,
+__device__ __forceinline__ void store_luma4(const stitch_kernel_head &a, int j, int i0,
                                            unsigned int y4)
 {
     if (j >= a.pano_h)
@@ -980,7 +987,7 @@ __device__ __forceinline__ void store_luma4(const stitch_kernel_args &a, int j, 
 // mean the position at the block's centre, so it is interpolated there directly
 // (the texture's clamp addressing does the clamping). The chroma outputs come
 // from the per-camera tables lut8 planes 1 and 2 (weight 1).
-__device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_args &a,
+__device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_head &a,
                                                  const stitch_kernel_cam &cam, const uint8_t *lut8,
                                                  int bx0, int by0, bool nv12)
 {
@@ -1057,7 +1064,7 @@ __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_args &a,
 // taken at the mean position of the block's pixels it weights, with weight (sum
 // of their weights) / (the block's pixels inside the panorama: 4, 2 or 1).
 template <int MAXC>
-__device__ __forceinline__ void overlap_yuv_tex(const stitch_kernel_args &a, int tile_y,
+__device__ __forceinline__ void overlap_yuv_tex(const kargs<MAXC> &a, int tile_y,
                                                 const float *tw, uint32_t wmask, int bx0, int by,
                                                 bool nv12)
 {
@@ -1172,7 +1179,7 @@ __device__ __forceinline__ void overlap_yuv_tex(const stitch_kernel_args &a, int
 // path with w = 1 (luma table lut8 in shared memory). CHECK = false for
 // interior tiles (every pixel seen).
 template <bool TEX, bool CHECK>
-__device__ __forceinline__ void single_yuv(const stitch_kernel_args &a, const stitch_kernel_cam &cam,
+__device__ __forceinline__ void single_yuv(const stitch_kernel_head &a, const stitch_kernel_cam &cam,
                                            const uint8_t *lut8, int bx0, int by, bool nv12)
 {
     const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
@@ -1281,7 +1288,7 @@ __device__ __forceinline__ void single_yuv(const stitch_kernel_args &a, const st
 // bx0 + 1 of a tile that is not a single-camera tile (YUV). own, sh_stats: the
 // statistics counters (see STAT_ACC).
 template <int MAXC, bool STATS, bool TEX>
-__device__ __forceinline__ void overlap_yuv(const stitch_kernel_args &a, int2 tile, uint32_t wmask,
+__device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uint32_t wmask,
                                             int bx0, int by, bool nv12, unsigned long long *own,
                                             unsigned long long *sh_stats)
 {
@@ -1488,7 +1495,7 @@ __device__ __forceinline__ void overlap_yuv(const stitch_kernel_args &a, int2 ti
 template <int MAXC, bool STATS, bool TEX>
 __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
                                   (MAXC <= 2 ? (STATS ? 2 : 4) : 1) * YUV_ROWS(TEX))
-    stitch_yuv_kernel(const stitch_kernel_args a)
+    stitch_yuv_kernel(const kargs<MAXC> a)
 {
     extern __shared__ __align__(16) unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
@@ -1555,21 +1562,25 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
 }
 
 template <int MAXC, bool TEX>
-cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
+cudaError_t launch_for(const stitch_kernel_args *full, cudaStream_t stream)
 {
+    kargs<MAXC> k;
+    static_cast<stitch_kernel_head &>(k) = full->h;
+    for (int c = 0; c < MAXC; c++)
+        k.cam[c] = full->cam[c]; // slots past n are zero (the caller's memset)
     dim3 block(32, 8);
-    dim3 grid((a->pano_w + STITCH_TILE_W - 1) / STITCH_TILE_W,
-              (a->pano_h + STITCH_TILE_H - 1) / STITCH_TILE_H); // 32x8 threads x 4x2 pixels
+    dim3 grid((k.pano_w + STITCH_TILE_W - 1) / STITCH_TILE_W,
+              (k.pano_h + STITCH_TILE_H - 1) / STITCH_TILE_H); // 32x8 threads x 4x2 pixels
     // the stitch: a single-camera tile's 8-bit tables in shared memory
     const size_t shmem = (size_t)((3 * STITCH_LUT_SIZE + 15) & ~15);
     const dim3 yuv_block(32, 8 / YUV_ROWS(TEX)); // see stitch_yuv_kernel
-    // with the block list (stitch_kernel_args.items) one block per entry
-    const dim3 blocks = TEX && a->items ? dim3((unsigned int)a->item_count) : grid;
-    if (a->in_format <= 1)
-        stitch_rgb_kernel<MAXC, false, TEX><<<blocks, block, shmem, stream>>>(*a);
+    // with the block list (stitch_kernel_head.items) one block per entry
+    const dim3 blocks = TEX && k.items ? dim3((unsigned int)k.item_count) : grid;
+    if (k.in_format <= 1)
+        stitch_rgb_kernel<MAXC, false, TEX><<<blocks, block, shmem, stream>>>(k);
     else
-        stitch_yuv_kernel<MAXC, false, TEX><<<blocks, yuv_block, shmem, stream>>>(*a);
-    if (!a->stats)
+        stitch_yuv_kernel<MAXC, false, TEX><<<blocks, yuv_block, shmem, stream>>>(k);
+    if (!k.stats)
         return cudaGetLastError();
     // Analysis frames: then the overlap statistics, a second pass over the
     // tiles that weight two cameras or more only (a list: no blocks for the
@@ -1577,25 +1588,25 @@ cudaError_t launch_for(const stitch_kernel_args *a, cudaStream_t stream)
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
         return e;
-    if (a->stats_tile_count <= 0)
+    if (k.stats_tile_count <= 0)
         return cudaSuccess; // no tile weights two cameras: no pairs (the counters stay 0)
-    const size_t stats_shmem = (size_t)stats_bytes_aligned(a->n * (a->n - 1) / 2);
-    const dim3 stats_grid((unsigned int)a->stats_tile_count); // one block per listed tile
-    if (a->in_format <= 1)
-        stitch_rgb_kernel<MAXC, true, TEX><<<stats_grid, block, stats_shmem, stream>>>(*a);
+    const size_t stats_shmem = (size_t)stats_bytes_aligned(k.n * (k.n - 1) / 2);
+    const dim3 stats_grid((unsigned int)k.stats_tile_count); // one block per listed tile
+    if (k.in_format <= 1)
+        stitch_rgb_kernel<MAXC, true, TEX><<<stats_grid, block, stats_shmem, stream>>>(k);
     else
-        stitch_yuv_kernel<MAXC, true, TEX><<<stats_grid, yuv_block, stats_shmem, stream>>>(*a);
+        stitch_yuv_kernel<MAXC, true, TEX><<<stats_grid, yuv_block, stats_shmem, stream>>>(k);
     return cudaGetLastError();
 }
 
 template <bool TEX>
 cudaError_t launch_tex(const stitch_kernel_args *a, cudaStream_t s)
 {
-    if (a->n <= 2)
+    if (a->h.n <= 2)
         return launch_for<2, TEX>(a, s);
-    if (a->n <= 4)
+    if (a->h.n <= 4)
         return launch_for<4, TEX>(a, s);
-    if (a->n <= 8)
+    if (a->h.n <= 8)
         return launch_for<8, TEX>(a, s);
     return launch_for<16, TEX>(a, s);
 }
@@ -1605,5 +1616,5 @@ cudaError_t launch_tex(const stitch_kernel_args *a, cudaStream_t s)
 extern "C" int fovea_stitch_launch(const stitch_kernel_args *a, void *stream)
 {
     cudaStream_t s = static_cast<cudaStream_t>(stream);
-    return (int)(a->use_tex ? launch_tex<true>(a, s) : launch_tex<false>(a, s));
+    return (int)(a->h.use_tex ? launch_tex<true>(a, s) : launch_tex<false>(a, s));
 }

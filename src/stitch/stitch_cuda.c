@@ -615,11 +615,11 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
                 return status;
         }
     }
-    a.use_tex = use_tex;
-    a.min_step_shift = a.cam[0].step_shift;
+    a.h.use_tex = use_tex;
+    a.h.min_step_shift = a.cam[0].step_shift;
     for (int c = 1; c < st->n; c++)
-        if (a.cam[c].step_shift < a.min_step_shift)
-            a.min_step_shift = a.cam[c].step_shift;
+        if (a.cam[c].step_shift < a.h.min_step_shift)
+            a.h.min_step_shift = a.cam[c].step_shift;
     fovea_frame *dst = out;
     if (out->mem != FOVEA_MEM_DEVICE || !output_aligned(out)) {
         if (!cs->stage_out.buf || cs->stage_out.fmt != out->fmt) {
@@ -631,40 +631,40 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
         }
         dst = &cs->stage_out;
     }
-    a.n = st->n;
-    a.pano_w = m->pano_width;
-    a.pano_h = m->pano_height;
-    a.feather = m->feather;
-    a.explicit_weights = m->cam[0].weight != NULL;
-    a.tile_masks = cs->d_masks;
-    a.tile_weights = cs->d_tw;
-    a.tile_wofs = cs->d_wofs;
-    a.tiles_x = cs->tiles_x;
-    a.out0 = dst->data[0];
-    a.out1 = dst->data[1];
-    a.out2 = dst->data[2];
-    a.out_stride0 = (int)dst->stride[0];
-    a.out_stride1 = (int)dst->stride[1];
-    a.out_stride2 = (int)dst->stride[2];
+    a.h.n = st->n;
+    a.h.pano_w = m->pano_width;
+    a.h.pano_h = m->pano_height;
+    a.h.feather = m->feather;
+    a.h.explicit_weights = m->cam[0].weight != NULL;
+    a.h.tile_masks = cs->d_masks;
+    a.h.tile_weights = cs->d_tw;
+    a.h.tile_wofs = cs->d_wofs;
+    a.h.tiles_x = cs->tiles_x;
+    a.h.out0 = dst->data[0];
+    a.h.out1 = dst->data[1];
+    a.h.out2 = dst->data[2];
+    a.h.out_stride0 = (int)dst->stride[0];
+    a.h.out_stride1 = (int)dst->stride[1];
+    a.h.out_stride2 = (int)dst->stride[2];
     switch (fovea_stitch_input_kind(in[0]->fmt)) {
-    case STITCH_IN_RGBA: a.in_format = 0; break;
-    case STITCH_IN_RGB24: a.in_format = 1; break;
-    case STITCH_IN_NV12: a.in_format = 2; break;
-    default: a.in_format = 3; break;
+    case STITCH_IN_RGBA: a.h.in_format = 0; break;
+    case STITCH_IN_RGB24: a.h.in_format = 1; break;
+    case STITCH_IN_NV12: a.h.in_format = 2; break;
+    default: a.h.in_format = 3; break;
     }
-    a.black_y = st->settings.yuv_full_range ? 0 : 16;
+    a.h.black_y = st->settings.yuv_full_range ? 0 : 16;
     if (use_tex && cs->d_items) { /* made only when every step is >= 4 */
-        a.items = cs->d_items;
-        a.item_count = cs->item_count;
+        a.h.items = cs->d_items;
+        a.h.item_count = cs->item_count;
     }
     int stats = want_stats && !cs->stats_pending;
     if (stats) {
         FOVEA_CUDA_TRY(ctx, cudaMemsetAsync(cs->d_stats, 0, sizeof(fovea_overlap_stats),
                                             fovea_ctx_stream(ctx)));
-        a.stats = cs->d_stats;
-        a.log_table = cs->d_log;
-        a.stats_tiles = cs->d_stats_tiles;
-        a.stats_tile_count = cs->stats_tile_count;
+        a.h.stats = cs->d_stats;
+        a.h.log_table = cs->d_log;
+        a.h.stats_tiles = cs->d_stats_tiles;
+        a.h.stats_tile_count = cs->stats_tile_count;
     }
     FOVEA_CUDA_TRY(ctx, fovea_stitch_launch(&a, fovea_ctx_stream(ctx)));
     if (stats) {

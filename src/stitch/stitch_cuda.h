@@ -45,8 +45,11 @@ typedef struct stitch_kernel_cam {
     unsigned long long tex0, tex1, tex2; /* cudaTextureObject_t of the planes (use_tex) */
 } stitch_kernel_cam;
 
-typedef struct stitch_kernel_args {
-    stitch_kernel_cam cam[STITCH_MAXC];
+/* Everything of a launch but the cameras. The kernels take this followed by
+ * as many camera slots as their template allows (2, 4, 8 or 16: the launch
+ * copies n of them), so a two-camera launch passes about 480 bytes of
+ * parameters instead of 2.4 KB (each frame waited for: about 1 us less). */
+typedef struct stitch_kernel_head {
     int n;
     int pano_w, pano_h;
     float feather;
@@ -83,6 +86,11 @@ typedef struct stitch_kernel_args {
      * SM until its slowest thread is done. Raster order, parts side by side. */
     const stitch_item *items;
     int item_count;
+} stitch_kernel_head;
+
+typedef struct stitch_kernel_args {
+    stitch_kernel_head h;
+    stitch_kernel_cam cam[STITCH_MAXC];
 } stitch_kernel_args;
 
 int fovea_stitch_launch(const stitch_kernel_args *a, void *stream);
