@@ -584,11 +584,13 @@ __device__ __forceinline__ const uint8_t *shared_lut8(const stitch_kernel_cam &c
 // multiply-adds, the texel-centre offset folded in, and quarter codes rounded
 // with one multiply-add. Within the texture path's one-code bound.
 
-// Texture coordinates (u + 0.5, v + 0.5) of four pixels of one row of a grid
-// cell (nodes n00..n11) at column fractions fx0, fx0 + inv, ... and row fraction fy.
+// Texture coordinates (u + 0.5, v + 0.5) of K (4 or 2) pixels of one row of a
+// grid cell (nodes n00..n11) at column fractions fx0, fx0 + inv, ... and row
+// fraction fy.
+template <int K>
 __device__ __forceinline__ void tex_row4(const float2 &n00, const float2 &n10, const float2 &n01,
                                          const float2 &n11, float fx0, float inv, float fy,
-                                         float (&x)[4], float (&y)[4])
+                                         float (&x)[K], float (&y)[K])
 {
     const float lu = __fmaf_rn(fy, n01.x - n00.x, n00.x);
     const float ru = __fmaf_rn(fy, n11.x - n10.x, n10.x);
@@ -596,7 +598,7 @@ __device__ __forceinline__ void tex_row4(const float2 &n00, const float2 &n10, c
     const float rv = __fmaf_rn(fy, n11.y - n10.y, n10.y);
     const float du = ru - lu, dv = rv - lv, lu5 = lu + 0.5f, lv5 = lv + 0.5f;
 #pragma unroll
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < K; k++) {
         const float fx = __fmaf_rn((float)k, inv, fx0);
         x[k] = __fmaf_rn(fx, du, lu5);
         y[k] = __fmaf_rn(fx, dv, lv5);
@@ -621,12 +623,12 @@ __device__ __forceinline__ tex_cell tex_cell_at(const stitch_kernel_cam &c, int 
     return t;
 }
 
-// Texture coordinates of pixels i0..i0+3 of rows j0 .. j0 + ROWS - 1, cell t at
-// (i0, j0) (i0 a multiple of 4, the rows in the cell: ROWS = 2 needs j0 even,
+// Texture coordinates of pixels i0..i0+K-1 of rows j0 .. j0 + ROWS - 1, cell t
+// at (i0, j0) (i0 a multiple of K, the rows in the cell: ROWS = 2 needs j0 even,
 // ROWS = 4 a multiple of 4). fy0 + dy * inv is exact (multiples of inv).
-template <int ROWS>
-__device__ __forceinline__ void tex_coords4(const tex_cell &t, float (&x)[ROWS][4],
-                                            float (&y)[ROWS][4])
+template <int ROWS, int K>
+__device__ __forceinline__ void tex_coords4(const tex_cell &t, float (&x)[ROWS][K],
+                                            float (&y)[ROWS][K])
 {
 #pragma unroll
     for (int dy = 0; dy < ROWS; dy++)
@@ -760,10 +762,12 @@ __device__ __forceinline__ int2 block_tile(const stitch_kernel_head &a)
     return make_int2(t % a.tiles_x, t / a.tiles_x);
 }
 
-// The block's tile and mask, and which of its threads' two rows (RGB pixel
-// rows, YUV chroma rows) it makes: part 0 both, part 1 or 2 only row part - 1
-// (a tile made by two blocks). With the block list (texture path, grid steps
-// >= 4; see stitch_kernel_head.items) tile and mask come in one load.
+// The block's tile and mask, and which part of the tile it makes: part 0 the
+// whole tile; parts 1 and 2 only row part - 1 of its threads' two rows (RGB
+// pixel rows, YUV chroma rows: a tile made by two blocks); YUV overlap tiles
+// are made by four blocks, parts 1 to 4 (see stitch_yuv_kernel). With the
+// block list (texture path, grid steps >= 4; see stitch_kernel_head.items)
+// tile and mask come in one load.
 template <bool STATS, bool TEX>
 __device__ __forceinline__ void block_item(const stitch_kernel_head &a, int2 &tile, uint32_t &mask,
                                            int &part)
@@ -1052,36 +1056,70 @@ __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_head &a,
 }
 
 // ---- overlap tiles, texture path (YUV) ----
-// An overlap tile's 4x2 luma pixels and two chroma pixels of chroma row by,
-// columns bx0, bx0 + 1 (bx0 < (pano_w + 1) / 2, by < (pano_h + 1) / 2), when every
-// camera's grid step is >= 4. Camera by camera (one camera's registers at a
-// time: no spills), positions interpolated as on interior tiles, all of a
-// camera's fetches issued together. A camera with weight 0 at a pixel adds 0 to
-// the sums (the texture clamps its position), so there are no per-pixel
-// branches; pixels past the panorama's edges have weight 0 in the table and are
-// not stored. The blend is the reference's (its weights, its order of cameras)
-// over the texture's samples. Each camera's chroma sample of a 2x2 block is
-// taken at the mean position of the block's pixels it weights, with weight (sum
-// of their weights) / (the block's pixels inside the panorama: 4, 2 or 1).
-template <int MAXC>
+// Luma pixels i0, i0 + 1 of row j (a 16-bit store inside the panorama; i0 is
+// even and luma planes are aligned to 4), a byte at its right edge, nothing
+// past its bottom.
+__device__ __forceinline__ void store_luma2(const stitch_kernel_head &a, int j, int i0,
+                                           unsigned int y2)
+{
+    if (j >= a.pano_h)
+        return;
+    uint8_t *p = a.out0 + (size_t)j * a.out_stride0 + i0;
+    if (i0 + 1 < a.pano_w)
+        *reinterpret_cast<uint16_t *>(p) = (uint16_t)y2;
+    else
+        p[0] = (uint8_t)y2;
+}
+
+// The weights of pixels (col, r) .. (col + 1, r) of a tile's table plane and
+// which are > 0 (bits 0..1).
+__device__ __forceinline__ float2 table_w2(const float *tw, int slot, int r, int col,
+                                           unsigned int &pos)
+{
+    const float2 w = __ldg(reinterpret_cast<const float2 *>(
+        tw + ((size_t)slot * STITCH_TILE_H + r) * STITCH_TILE_W + col));
+    pos = (unsigned int)(w.x > 0.0f) | (unsigned int)(w.y > 0.0f) << 1;
+    return w;
+}
+
+// An overlap tile's 2NBx2 luma pixels and NB chroma pixels of chroma row by,
+// columns bx0 .. bx0 + NB - 1 (NB = 2: a tile made by one or two blocks; NB =
+// 1: by four, see stitch_yuv_kernel; bx0 < (pano_w + 1) / 2, by < (pano_h + 1) /
+// 2), when every camera's grid step is >= 4. Camera by camera (one camera's
+// registers at a time: no spills), positions interpolated as on interior
+// tiles, all of a camera's fetches issued together. A camera with weight 0 at a
+// pixel adds 0 to the sums (the texture clamps its position), so there are no
+// per-pixel branches; pixels past the panorama's edges have weight 0 in the
+// table and are not stored. The blend is the reference's (its weights, its
+// order of cameras) over the texture's samples. Each camera's chroma sample of
+// a 2x2 block is taken at the mean position of the block's pixels it weights,
+// with weight (sum of their weights) / (the block's pixels inside the
+// panorama: 4, 2 or 1).
+template <int MAXC, int NB>
 __device__ __forceinline__ void overlap_yuv_tex(const kargs<MAXC> &a, int tile_y,
                                                 const float *tw, uint32_t wmask, int bx0, int by,
                                                 bool nv12)
 {
+    constexpr int K = 2 * NB; // luma pixels per row
     const int i0 = 2 * bx0, j0 = 2 * by;
-    const int col = 4 * threadIdx.x, r0 = j0 - STITCH_TILE_H * tile_y; // tile row
-    float acc[2][4];
+    const int col = i0 & (STITCH_TILE_W - 1), r0 = j0 - STITCH_TILE_H * tile_y; // in the tile
+    float acc[2][K];
 #pragma unroll
     for (int dy = 0; dy < 2; dy++)
 #pragma unroll
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < K; k++)
             acc[dy][k] = 0.0f;
-    float accu[2] = {0.0f, 0.0f}, accv[2] = {0.0f, 0.0f}, wsum[2] = {0.0f, 0.0f};
+    float accu[NB], accv[NB], wsum[NB];
+#pragma unroll
+    for (int b = 0; b < NB; b++)
+        accu[b] = accv[b] = wsum[b] = 0.0f;
     unsigned int ok = 0; // bit 4 * dy + k: some camera weights pixel (i0 + k, j0 + dy)
     // 1 / (pixels of block b inside the panorama): 1 / 4, 1 / 2 or 1
     const float rows = j0 + 1 < a.pano_h ? 2.0f : 1.0f;
-    const float inv_pixels[2] = {1.0f / ((i0 + 1 < a.pano_w ? 2.0f : 1.0f) * rows),
-                                 1.0f / ((i0 + 3 < a.pano_w ? 2.0f : 1.0f) * rows)};
+    float inv_pixels[NB];
+#pragma unroll
+    for (int b = 0; b < NB; b++)
+        inv_pixels[b] = 1.0f / ((i0 + 2 * b + 1 < a.pano_w ? 2.0f : 1.0f) * rows);
     int slot = 0;
     // two cameras: unrolled, so the second camera's loads need not wait for the first's sums
 #pragma unroll(MAXC == 2 ? 2 : 1)
@@ -1092,28 +1130,37 @@ __device__ __forceinline__ void overlap_yuv_tex(const kargs<MAXC> &a, int tile_y
         const stitch_kernel_cam &cam = a.cam[c];
         const tex_cell cell = tex_cell_at(cam, i0, j0);
         unsigned int p0, p1;
-        const float4 w0 = table_w4(tw, slot, r0, col, p0);
-        const float4 w1 = table_w4(tw, slot, r0 + 1, col, p1);
+        float w[2][K];
+        if constexpr (NB == 2) {
+            const float4 w0 = table_w4(tw, slot, r0, col, p0);
+            const float4 w1 = table_w4(tw, slot, r0 + 1, col, p1);
+            w[0][0] = w0.x, w[0][1] = w0.y, w[0][2] = w0.z, w[0][3] = w0.w;
+            w[1][0] = w1.x, w[1][1] = w1.y, w[1][2] = w1.z, w[1][3] = w1.w;
+        } else {
+            const float2 w0 = table_w2(tw, slot, r0, col, p0);
+            const float2 w1 = table_w2(tw, slot, r0 + 1, col, p1);
+            w[0][0] = w0.x, w[0][1] = w0.y;
+            w[1][0] = w1.x, w[1][1] = w1.y;
+        }
         slot++;
         const unsigned int pos = p0 | p1 << 4;
         if (!pos)
             continue;
         ok |= pos;
-        float x[2][4], y[2][4];
+        float x[2][K], y[2][K];
         tex_coords4<2>(cell, x, y);
-        const float w[2][4] = {{w0.x, w0.y, w0.z, w0.w}, {w1.x, w1.y, w1.z, w1.w}};
-        float t[2][4];
+        float t[2][K];
 #pragma unroll
         for (int dy = 0; dy < 2; dy++)
 #pragma unroll
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < K; k++)
                 t[dy][k] = tex2D<float>(cam.tex0, x[dy][k], y[dy][k]);
         // each block's chroma position: the mean of its weighted pixels' positions
         const float chmax_x = (float)(((cam.width + 1) >> 1) - 1);
         const float chmax_y = (float)(((cam.height + 1) >> 1) - 1);
-        float cu[2], cv[2], cwt[2];
+        float cu[NB], cv[NB], cwt[NB];
 #pragma unroll
-        for (int b = 0; b < 2; b++) {
+        for (int b = 0; b < NB; b++) {
             float sx = 0.0f, sy = 0.0f;
             cwt[b] = 0.0f;
 #pragma unroll
@@ -1142,10 +1189,10 @@ __device__ __forceinline__ void overlap_yuv_tex(const kargs<MAXC> &a, int tile_y
 #pragma unroll
         for (int dy = 0; dy < 2; dy++)
 #pragma unroll
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < K; k++)
                 acc[dy][k] += w[dy][k] * __ldg(&cam.lut[tex_q_fma(t[dy][k])]);
 #pragma unroll
-        for (int b = 0; b < 2; b++) {
+        for (int b = 0; b < NB; b++) {
             if (cwt[b] > 0.0f) {
                 const float wc = cwt[b] * inv_pixels[b]; // = cwt / pixels, exactly
                 float su, sv;
@@ -1158,20 +1205,28 @@ __device__ __forceinline__ void overlap_yuv_tex(const kargs<MAXC> &a, int tile_y
     }
 #pragma unroll
     for (int dy = 0; dy < 2; dy++) {
-        unsigned int y4 = 0;
+        unsigned int yk = 0;
 #pragma unroll
-        for (int k = 0; k < 4; k++)
-            y4 |= ((ok >> (4 * dy + k) & 1u) ? round_u8(acc[dy][k]) : (unsigned int)a.black_y)
+        for (int k = 0; k < K; k++)
+            yk |= ((ok >> (4 * dy + k) & 1u) ? round_u8(acc[dy][k]) : (unsigned int)a.black_y)
                   << (8 * k);
-        store_luma4(a, j0 + dy, i0, y4);
+        if constexpr (NB == 2)
+            store_luma4(a, j0 + dy, i0, yk);
+        else
+            store_luma2(a, j0 + dy, i0, yk);
     }
-    unsigned int ou[2], ov[2];
+    unsigned int ou[NB], ov[NB];
 #pragma unroll
-    for (int b = 0; b < 2; b++) {
+    for (int b = 0; b < NB; b++) {
         ou[b] = wsum[b] > 0.0f ? round_u8(accu[b] / wsum[b]) : 128u;
         ov[b] = wsum[b] > 0.0f ? round_u8(accv[b] / wsum[b]) : 128u;
     }
-    store_chroma2(a, by, bx0, (a.pano_w + 1) >> 1, ou, ov);
+    if constexpr (NB == 2) {
+        store_chroma2(a, by, bx0, (a.pano_w + 1) >> 1, ou, ov);
+    } else {
+        a.out1[(size_t)by * a.out_stride1 + bx0] = (uint8_t)ou[0];
+        a.out2[(size_t)by * a.out_stride2 + bx0] = (uint8_t)ov[0];
+    }
 }
 
 // A single-camera tile's 4x2 luma pixels and two chroma pixels of chroma row
@@ -1542,15 +1597,18 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
         const float *tw = tile_table(a, tile_index);
         const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
         if (part != 0) {
-            // one of the two blocks of a tile that blends cameras: one row each
-            const int by = by0 + part - 1;
-            if (by < ch_out && bx0 < cw_out)
-                overlap_yuv_tex<MAXC>(a, tile.y, tw, wmask, bx0, by, nv12);
+            // one of the four blocks of a tile that blends cameras (the YUV
+            // block list): chroma row parity (part - 1) & 1, chroma columns
+            // half (part - 1) >> 1 of the tile's, one 2x2 luma block per thread
+            const int by = by0 + ((part - 1) & 1);
+            const int bx = tile.x * (STITCH_TILE_W / 2) + ((part - 1) >> 1) * 32 + (int)threadIdx.x;
+            if (by < ch_out && bx < cw_out)
+                overlap_yuv_tex<MAXC, 1>(a, tile.y, tw, wmask, bx, by, nv12);
         } else {
 #pragma unroll
             for (int h = 0; h < R; h++)
                 if (by0 + h < ch_out && bx0 < cw_out)
-                    overlap_yuv_tex<MAXC>(a, tile.y, tw, wmask, bx0, by0 + h, nv12);
+                    overlap_yuv_tex<MAXC, 2>(a, tile.y, tw, wmask, bx0, by0 + h, nv12);
         }
     } else {
 #pragma unroll 1

@@ -42,8 +42,8 @@ typedef struct cuda_state {
     float *d_tw;                    /* overlap tiles' weights (stitch_kernel_args.tile_weights) */
     uint32_t *d_wofs;               /* per tile: offset of its planes in d_tw */
     uint32_t *d_stats_tiles;        /* tiles the statistics pass makes (stitch_kernel_args) */
-    stitch_item *d_items;           /* the texture path's block list (stitch_kernel_args.items) */
-    int item_count;
+    stitch_item *d_items[2];        /* the texture path's block lists (stitch_kernel_head.items), */
+    int item_count[2];              /* [0] for RGB inputs, [1] for YUV */
     int stats_tile_count;
     int tiles_x, tiles_y;
     unsigned long long *d_stats;
@@ -254,7 +254,8 @@ static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
     }
     fovea_frame_free(ctx, &cs->stage_out);
     fovea_device_free(ctx, cs->d_stats_tiles);
-    fovea_device_free(ctx, cs->d_items);
+    fovea_device_free(ctx, cs->d_items[0]);
+    fovea_device_free(ctx, cs->d_items[1]);
     fovea_device_free(ctx, cs->d_tables);
     for (int k = 0; k < 2; k++)
         if (cs->h_tables[k])
@@ -312,25 +313,31 @@ static int block_items(fovea_context *ctx, cuda_state *cs, const fovea_stitch_ma
     for (int c = 0; c < m->num_cameras; c++)
         if (m->cam[c].step < 4)
             return FOVEA_OK;
-    stitch_item *list = malloc(2 * nt * sizeof(*list));
+    stitch_item *list = malloc(4 * nt * sizeof(*list));
     if (!list)
         return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
-    size_t count = 0;
-    for (size_t t = 0; t < nt; t++) {
-        uint32_t w = masks[t] >> 16 & 0xffffu;
-        if ((w & (w - 1)) || (single_tile(masks[t], explicit_weights) &&
-                              !(masks[t] & STITCH_TILE_INTERIOR))) {
-            list[count++] = (stitch_item){(uint32_t)t | 1u << STITCH_ITEM_PART_SHIFT, masks[t]};
-            list[count++] = (stitch_item){(uint32_t)t | 2u << STITCH_ITEM_PART_SHIFT, masks[t]};
-        } else {
-            list[count++] = (stitch_item){(uint32_t)t, masks[t]};
+    int status = FOVEA_OK;
+    for (int yuv = 0; yuv < 2 && status == FOVEA_OK; yuv++) {
+        size_t count = 0;
+        for (size_t t = 0; t < nt; t++) {
+            uint32_t w = masks[t] >> 16 & 0xffffu;
+            /* blends cameras: 4 blocks (YUV) or 2 (RGB); a single-camera edge tile 2 */
+            int parts = (w & (w - 1)) ? (yuv ? 4 : 2)
+                        : (single_tile(masks[t], explicit_weights) &&
+                           !(masks[t] & STITCH_TILE_INTERIOR))
+                            ? 2
+                            : 0;
+            if (!parts)
+                list[count++] = (stitch_item){(uint32_t)t, masks[t]};
+            for (uint32_t p = 1; p <= (uint32_t)parts; p++)
+                list[count++] = (stitch_item){(uint32_t)t | p << STITCH_ITEM_PART_SHIFT, masks[t]};
         }
+        status = upload(ctx, (void **)&cs->d_items[yuv], list, count * sizeof(*list));
+        cs->item_count[yuv] = (int)count;
+        /* the upload reads list */
+        if (status == FOVEA_OK)
+            status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
     }
-    int status = upload(ctx, (void **)&cs->d_items, list, count * sizeof(*list));
-    cs->item_count = (int)count;
-    /* the upload reads list */
-    if (status == FOVEA_OK)
-        status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
     free(list);
     return status;
 }
@@ -653,9 +660,10 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
     default: a.h.in_format = 3; break;
     }
     a.h.black_y = st->settings.yuv_full_range ? 0 : 16;
-    if (use_tex && cs->d_items) { /* made only when every step is >= 4 */
-        a.h.items = cs->d_items;
-        a.h.item_count = cs->item_count;
+    const int yuv = a.h.in_format >= 2;
+    if (use_tex && cs->d_items[yuv]) { /* made only when every step is >= 4 */
+        a.h.items = cs->d_items[yuv];
+        a.h.item_count = cs->item_count[yuv];
     }
     int stats = want_stats && !cs->stats_pending;
     if (stats) {

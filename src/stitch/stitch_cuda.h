@@ -14,8 +14,8 @@ extern "C" {
 #define STITCH_TILE_H 16   /* rows per tile (one thread block of either kernel) */
 #define STITCH_MAXC 16
 #define STITCH_TILE_INTERIOR 0x80000000u
-#define STITCH_ITEM_PART_SHIFT 30   /* stitch_kernel_args.items */
-#define STITCH_ITEM_TILE 0x3fffffffu
+#define STITCH_ITEM_PART_SHIFT 29   /* stitch_kernel_head.items */
+#define STITCH_ITEM_TILE 0x1fffffffu
 #define STITCH_STAT_FIELDS 12 /* = FOVEA_ST_FIELDS */
 #define STITCH_LUT_SIZE 1021   /* = FOVEA_LUT_SIZE */
 /* bytes between two cameras' 8-bit tables (3 x STITCH_LUT_SIZE, 16-byte aligned) */
@@ -79,11 +79,14 @@ typedef struct stitch_kernel_head {
     /* Texture path with every step >= 4 (else NULL): the stitch's blocks as a
      * list, block b making items[b]: tile_part = tile index | part <<
      * STITCH_ITEM_PART_SHIFT, mask = the tile's mask. Part 0: the whole tile. A
-     * tile whose weights reach two cameras, or a single-camera tile its camera
-     * does not see whole, is two blocks, parts 1 and 2, each making one of its
-     * threads' two rows (RGB pixel rows, YUV chroma rows): those paths' threads
-     * run long chains of dependent loads, and a block holds its place on the
-     * SM until its slowest thread is done. Raster order, parts side by side. */
+     * single-camera tile its camera does not see whole is two blocks, parts 1
+     * and 2, each making one of its threads' two rows (RGB pixel rows, YUV
+     * chroma rows); so is a tile whose weights reach two cameras in the RGB
+     * list, and four blocks in the YUV list (parts 1 to 4: a chroma row parity
+     * and half of the columns each, one 2x2 luma block per thread): those
+     * paths' threads run long chains of dependent loads, and a block holds its
+     * place on the SM until its slowest thread is done. Raster order, parts
+     * side by side. There is one list for RGB inputs and one for YUV. */
     const stitch_item *items;
     int item_count;
 } stitch_kernel_head;
