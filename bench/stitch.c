@@ -485,6 +485,41 @@ int main(int argc, char **argv)
             bench_table_add(&table, "(c) NV12->I420, frames back to back", "cuda", &s, yuv_bytes,
                             1, "throughput, 50 frames per sample");
         }
+        if (bench_case_enabled(&opts, "l2")) {
+            /* rows (b) and (c) again in a context opened with cuda_l2_fetch_bytes
+             * = 128 (the device's limit, for the whole process: restored after) */
+            size_t before = 0;
+            BENCH_CUDA(cudaDeviceGetLimit(&before, cudaLimitMaxL2FetchGranularity));
+            fovea_settings s128;
+            fovea_default_settings(&s128);
+            s128.backend = FOVEA_BACKEND_CUDA;
+            s128.cuda_l2_fetch_bytes = 128;
+            fovea_context *g128 = NULL;
+            BENCH_FOVEA(NULL, fovea_open(&g128, &s128));
+            fovea_stitcher *st128 = NULL;
+            BENCH_FOVEA(g128, fovea_stitcher_create(g128, &st128, &map, &ss));
+            BENCH_FOVEA(g128, fovea_stitcher_set_color(st128, bench_cc, 2));
+            cudaStream_t s2 = (cudaStream_t)fovea_context_stream(g128);
+            const int calls = opts.quick ? 5 : 50, runs = opts.quick ? 2 : 10;
+            stitch_case c = {st128, {&d_rgba[0], &d_rgba[1]}, &d_out_rgba};
+            stitch_case c2 = {st128, {&d_nv12[0], &d_nv12[1]}, &d_out_i420};
+            bench_stats s;
+            bench_time_gpu(run_stitch, &c, s2, opts.warmup, opts.runs, &s);
+            bench_table_add(&table, "(b) RGBA, L2 fetch 128 B", "cuda", &s, rgba_bytes, 1,
+                            "each frame waited for; fovea_settings.cuda_l2_fetch_bytes");
+            bench_time_gpu_pipelined(run_stitch, &c, s2, opts.warmup, runs, calls, &s);
+            bench_table_add(&table, "(b) RGBA, L2 fetch 128 B, back to back", "cuda", &s,
+                            rgba_bytes, 1, "throughput, 50 frames per sample");
+            bench_time_gpu(run_stitch, &c2, s2, opts.warmup, opts.runs, &s);
+            bench_table_add(&table, "(c) NV12->I420, L2 fetch 128 B", "cuda", &s, yuv_bytes, 1,
+                            "each frame waited for");
+            bench_time_gpu_pipelined(run_stitch, &c2, s2, opts.warmup, runs, calls, &s);
+            bench_table_add(&table, "(c) NV12, L2 fetch 128 B, back to back", "cuda", &s,
+                            yuv_bytes, 1, "throughput, 50 frames per sample");
+            fovea_stitcher_destroy(&st128);
+            fovea_close(&g128);
+            BENCH_CUDA(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, before));
+        }
         if (bench_case_enabled(&opts, "floor") &&
             bench_floor_rows(&table, &map, d_rgba, d_nv12, &d_out_rgba, &d_out_i420, stream, &opts,
                              rgba_bytes, yuv_bytes) != 0)
