@@ -501,21 +501,21 @@ int main(int argc, char **argv)
             BENCH_FOVEA(g128, fovea_stitcher_set_color(st128, bench_cc, 2));
             cudaStream_t s2 = (cudaStream_t)fovea_context_stream(g128);
             const int calls = opts.quick ? 5 : 50, runs = opts.quick ? 2 : 10;
-            stitch_case c = {st128, {&d_rgba[0], &d_rgba[1]}, &d_out_rgba};
-            stitch_case c2 = {st128, {&d_nv12[0], &d_nv12[1]}, &d_out_i420};
-            bench_stats s;
-            bench_time_gpu(run_stitch, &c, s2, opts.warmup, opts.runs, &s);
-            bench_table_add(&table, "(b) RGBA, L2 fetch 128 B", "cuda", &s, rgba_bytes, 1,
-                            "each frame waited for; fovea_settings.cuda_l2_fetch_bytes");
-            bench_time_gpu_pipelined(run_stitch, &c, s2, opts.warmup, runs, calls, &s);
-            bench_table_add(&table, "(b) RGBA, L2 fetch 128 B, back to back", "cuda", &s,
-                            rgba_bytes, 1, "throughput, 50 frames per sample");
-            bench_time_gpu(run_stitch, &c2, s2, opts.warmup, opts.runs, &s);
-            bench_table_add(&table, "(c) NV12->I420, L2 fetch 128 B", "cuda", &s, yuv_bytes, 1,
-                            "each frame waited for");
-            bench_time_gpu_pipelined(run_stitch, &c2, s2, opts.warmup, runs, calls, &s);
-            bench_table_add(&table, "(c) NV12, L2 fetch 128 B, back to back", "cuda", &s,
-                            yuv_bytes, 1, "throughput, 50 frames per sample");
+            stitch_case cases[2] = {{st128, {&d_rgba[0], &d_rgba[1]}, &d_out_rgba},
+                                    {st128, {&d_nv12[0], &d_nv12[1]}, &d_out_i420}};
+            const char *names[2][2] = {
+                {"(b) RGBA, L2 fetch 128 B", "(b) RGBA, L2 fetch 128 B, back to back"},
+                {"(c) NV12->I420, L2 fetch 128 B", "(c) NV12, L2 fetch 128 B, back to back"}};
+            for (int k = 0; k < 2; k++) {
+                const double bytes = k ? yuv_bytes : rgba_bytes;
+                bench_stats s;
+                bench_time_gpu(run_stitch, &cases[k], s2, opts.warmup, opts.runs, &s);
+                bench_table_add(&table, names[k][0], "cuda", &s, bytes, 1,
+                                "each frame waited for; fovea_settings.cuda_l2_fetch_bytes");
+                bench_time_gpu_pipelined(run_stitch, &cases[k], s2, opts.warmup, runs, calls, &s);
+                bench_table_add(&table, names[k][1], "cuda", &s, bytes, 1,
+                                "throughput, 50 frames per sample");
+            }
             fovea_stitcher_destroy(&st128);
             fovea_close(&g128);
             BENCH_CUDA(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, before));
