@@ -84,7 +84,7 @@ typedef struct fovea_settings {
      *  128: set it (cudaLimitMaxL2FetchGranularity, bytes fetched from memory on
      *  an L2 miss) when the CUDA context opens. The limit belongs to the device
      *  in this process: it applies to every kernel run on it, fovea's and
-     *  others', until changed. 128 makes the stitch 2-3% faster on an H100
+     *  others', until changed. 128 makes the stitch 2-4% faster on an H100
      *  (docs/stitch.md); kernels that read scattered bytes can lose. Ignored by
      *  the CPU backend. */
     int cuda_l2_fetch_bytes;
