@@ -91,6 +91,24 @@ static int run_baseline_fast(void *arg)
     return bench_baseline_stitch_fast(&b->args, b->stream) != 0;
 }
 
+/* the same, over CYCLE distinct sets of camera frames and outputs in turn, as
+ * a live feed delivers them (no frame's pixels left in L2 by the previous one) */
+enum { CYCLE = 4 };
+typedef struct cycle_case {
+    fovea_stitcher *st;
+    const fovea_frame *in[CYCLE][2];
+    fovea_frame *out[CYCLE];
+    int next;
+} cycle_case;
+
+static int run_cycle(void *arg)
+{
+    cycle_case *c = arg;
+    const int k = c->next;
+    c->next = (k + 1) % CYCLE;
+    return fovea_stitcher_process(c->st, c->in[k], 2, c->out[k]) < 0;
+}
+
 typedef struct floor_case {
     floor_args args;
     cudaStream_t stream;
@@ -484,6 +502,57 @@ int main(int argc, char **argv)
             bench_time_gpu_pipelined(run_stitch, &c2, stream, opts.warmup, runs, calls, &s);
             bench_table_add(&table, "(c) NV12->I420, frames back to back", "cuda", &s, yuv_bytes,
                             1, "throughput, 50 frames per sample");
+            /* the same over CYCLE distinct frame sets (set 0: the frames above) */
+            fovea_frame xr[CYCLE][2], xn[CYCLE][2], xo[CYCLE][2];
+            memset(xr, 0, sizeof(xr));
+            memset(xn, 0, sizeof(xn));
+            memset(xo, 0, sizeof(xo));
+            cycle_case cr = {st, {{NULL}}, {NULL}, 0}, cn = {st, {{NULL}}, {NULL}, 0};
+            for (int k = 0; k < CYCLE; k++) {
+                for (int q = 0; q < 2; q++) {
+                    if (k == 0) {
+                        cr.in[k][q] = &d_rgba[q];
+                        cn.in[k][q] = &d_nv12[q];
+                        continue;
+                    }
+                    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &xr[k][q], CW, CH, FOVEA_PIX_RGBA, FOVEA_MEM_DEVICE));
+                    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &xn[k][q], CW, CH, FOVEA_PIX_NV12, FOVEA_MEM_DEVICE));
+                    bench_fill_frame(&cam_rgba[q], 31 + 2 * (uint64_t)k + (uint64_t)q);
+                    bench_fill_frame(&cam_nv12[q], 41 + 2 * (uint64_t)k + (uint64_t)q);
+                    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &xr[k][q], &cam_rgba[q]));
+                    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &xn[k][q], &cam_nv12[q]));
+                    BENCH_FOVEA(gpu, fovea_sync(gpu)); /* before the host frames change */
+                    cr.in[k][q] = &xr[k][q];
+                    cn.in[k][q] = &xn[k][q];
+                }
+                if (k == 0) {
+                    cr.out[k] = &d_out_rgba;
+                    cn.out[k] = &d_out_i420;
+                    continue;
+                }
+                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &xo[k][0], W, H, FOVEA_PIX_RGBA, FOVEA_MEM_DEVICE));
+                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &xo[k][1], W, H, FOVEA_PIX_I420, FOVEA_MEM_DEVICE));
+                cr.out[k] = &xo[k][0];
+                cn.out[k] = &xo[k][1];
+            }
+            BENCH_FOVEA(gpu, fovea_sync(gpu));
+            /* the host frames as they were (set 0), for the rows after this one */
+            for (int q = 0; q < 2; q++) {
+                bench_fill_frame(&cam_rgba[q], 11 + (uint64_t)q);
+                bench_fill_frame(&cam_nv12[q], 21 + (uint64_t)q);
+            }
+            bench_time_gpu_pipelined(run_cycle, &cr, stream, opts.warmup, runs, calls, &s);
+            bench_table_add(&table, "(b) RGBA, 4 frame sets in turn, back to back", "cuda", &s,
+                            rgba_bytes, 1, "no frame's pixels in L2 from the previous one");
+            bench_time_gpu_pipelined(run_cycle, &cn, stream, opts.warmup, runs, calls, &s);
+            bench_table_add(&table, "(c) NV12, 4 frame sets in turn, back to back", "cuda", &s,
+                            yuv_bytes, 1, "no frame's pixels in L2 from the previous one");
+            for (int k = 1; k < CYCLE; k++)
+                for (int q = 0; q < 2; q++) {
+                    fovea_frame_free(gpu, &xr[k][q]);
+                    fovea_frame_free(gpu, &xn[k][q]);
+                    fovea_frame_free(gpu, &xo[k][q]);
+                }
         }
         if (bench_case_enabled(&opts, "l2")) {
             /* rows (b) and (c) again in a context opened with cuda_l2_fetch_bytes
