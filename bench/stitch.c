@@ -186,6 +186,12 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
         if (!bad)
             bench_table_add(table, "(f) floor: RGBA gather + stores only", "cuda", &s, rgba_bytes, 1,
                             "back to back; no tables, weights, overlaps");
+        a->no_stores = 1;
+        bad = bad || bench_time_gpu_pipelined(run_floor, &f, stream, opts->warmup, runs, calls, &s) != 0;
+        if (!bad)
+            bench_table_add(table, "(f) floor: RGBA gather only", "cuda", &s, 2.0 * rgba[0].width * rgba[0].height * 4,
+                            1, "the same, nothing stored (camera bytes)");
+        a->no_stores = 0;
     }
     for (int c = 0; c < 2; c++) {
         bench_floor_texture_free(a->tex[c][0]);
@@ -208,6 +214,12 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
         if (!bad)
             bench_table_add(table, "(f) floor: NV12->I420 gather + stores only", "cuda", &s, yuv_bytes,
                             1, "back to back; no tables, weights, overlaps");
+        a->no_stores = 1;
+        bad = bad || bench_time_gpu_pipelined(run_floor, &f, stream, opts->warmup, runs, calls, &s) != 0;
+        if (!bad)
+            bench_table_add(table, "(f) floor: NV12 gather only", "cuda", &s, 2.0 * nv12[0].width * nv12[0].height * 1.5, 1,
+                            "the same, nothing stored (camera bytes)");
+        a->no_stores = 0;
     }
     for (int c = 0; c < 2; c++) {
         bench_floor_texture_free(a->tex[c][0]);

@@ -43,6 +43,9 @@ __device__ __forceinline__ unsigned int to_byte(float t)
     return __float2uint_rn(t * 255.0f);
 }
 
+// STORE false: the gather alone (the values kept alive behind a condition that
+// never holds), to split the floor into its gather and its stores
+template <bool STORE>
 __global__ void __launch_bounds__(256, 4) floor_rgba(const floor_args a)
 {
     const int c = a.owner[blockIdx.y * a.tiles_x + blockIdx.x];
@@ -72,19 +75,26 @@ __global__ void __launch_bounds__(256, 4) floor_rgba(const floor_args a)
             px[dy] = make_uint4(w[0], w[1], w[2], w[3]);
         }
     }
+    if constexpr (!STORE) {
+        if (a.pano_w < 0) // never: pano_w > 0
+            *reinterpret_cast<uint4 *>(a.out0) = make_uint4(px[0].x ^ px[1].x, px[0].y ^ px[1].y,
+                                                            px[0].z ^ px[1].z, px[0].w ^ px[1].w);
+    } else {
 #pragma unroll
-    for (int dy = 0; dy < 2; dy++) {
-        uint8_t *row = a.out0 + (size_t)(j0 + dy) * a.stride0;
-        if (i0 + 3 < a.pano_w) {
-            *reinterpret_cast<uint4 *>(row + 4 * (size_t)i0) = px[dy];
-        } else {
-            const unsigned int w[4] = {px[dy].x, px[dy].y, px[dy].z, px[dy].w};
-            for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
-                reinterpret_cast<unsigned int *>(row)[i0 + k] = w[k];
+        for (int dy = 0; dy < 2; dy++) {
+            uint8_t *row = a.out0 + (size_t)(j0 + dy) * a.stride0;
+            if (i0 + 3 < a.pano_w) {
+                *reinterpret_cast<uint4 *>(row + 4 * (size_t)i0) = px[dy];
+            } else {
+                const unsigned int w[4] = {px[dy].x, px[dy].y, px[dy].z, px[dy].w};
+                for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
+                    reinterpret_cast<unsigned int *>(row)[i0 + k] = w[k];
+            }
         }
     }
 }
 
+template <bool STORE>
 __global__ void __launch_bounds__(128, 8) floor_nv12(const floor_args a)
 {
     const int c = a.owner[blockIdx.y * a.tiles_x + blockIdx.x];
@@ -124,27 +134,33 @@ __global__ void __launch_bounds__(128, 8) floor_nv12(const floor_args a)
             v2[h] = to_byte(ch[h][0].y) | to_byte(ch[h][1].y) << 8;
         }
     }
-    // pano_w, pano_h even: whole 2 x 2 blocks; i0 a multiple of 4
+    if constexpr (!STORE) {
+        if (a.pano_w < 0) // never
+            *reinterpret_cast<unsigned int *>(a.out0) =
+                y4[0] ^ y4[1] ^ y4[2] ^ y4[3] ^ u2[0] ^ u2[1] ^ v2[0] ^ v2[1];
+    } else {
+        // pano_w, pano_h even: whole 2 x 2 blocks; i0 a multiple of 4
 #pragma unroll
-    for (int dy = 0; dy < 4 && j0 + dy < a.pano_h; dy++) {
-        uint8_t *row = a.out0 + (size_t)(j0 + dy) * a.stride0;
-        if (i0 + 3 < a.pano_w) {
-            *reinterpret_cast<unsigned int *>(row + i0) = y4[dy];
-        } else {
-            for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
-                row[i0 + k] = (uint8_t)(y4[dy] >> (8 * k));
+        for (int dy = 0; dy < 4 && j0 + dy < a.pano_h; dy++) {
+            uint8_t *row = a.out0 + (size_t)(j0 + dy) * a.stride0;
+            if (i0 + 3 < a.pano_w) {
+                *reinterpret_cast<unsigned int *>(row + i0) = y4[dy];
+            } else {
+                for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
+                    row[i0 + k] = (uint8_t)(y4[dy] >> (8 * k));
+            }
         }
-    }
 #pragma unroll
-    for (int h = 0; h < 2 && j0 + 2 * h < a.pano_h; h++) {
-        uint8_t *pu = a.out1 + (size_t)(j0 / 2 + h) * a.stride1 + i0 / 2;
-        uint8_t *pv = a.out2 + (size_t)(j0 / 2 + h) * a.stride2 + i0 / 2;
-        if (i0 + 2 < a.pano_w) { // one 16-bit store each, as fovea's kernel makes them
-            *reinterpret_cast<uint16_t *>(pu) = (uint16_t)u2[h];
-            *reinterpret_cast<uint16_t *>(pv) = (uint16_t)v2[h];
-        } else {
-            pu[0] = (uint8_t)u2[h];
-            pv[0] = (uint8_t)v2[h];
+        for (int h = 0; h < 2 && j0 + 2 * h < a.pano_h; h++) {
+            uint8_t *pu = a.out1 + (size_t)(j0 / 2 + h) * a.stride1 + i0 / 2;
+            uint8_t *pv = a.out2 + (size_t)(j0 / 2 + h) * a.stride2 + i0 / 2;
+            if (i0 + 2 < a.pano_w) { // one 16-bit store each, as fovea's kernel makes them
+                *reinterpret_cast<uint16_t *>(pu) = (uint16_t)u2[h];
+                *reinterpret_cast<uint16_t *>(pv) = (uint16_t)v2[h];
+            } else {
+                pu[0] = (uint8_t)u2[h];
+                pv[0] = (uint8_t)v2[h];
+            }
         }
     }
 }
@@ -184,7 +200,10 @@ extern "C" int bench_floor_rgba(const floor_args *a, void *stream)
     if (a->step_shift != 2)
         return (int)cudaErrorInvalidValue;
     const dim3 grid(a->tiles_x, a->tiles_y);
-    floor_rgba<<<grid, dim3(32, 8), 0, static_cast<cudaStream_t>(stream)>>>(*a);
+    if (a->no_stores)
+        floor_rgba<false><<<grid, dim3(32, 8), 0, static_cast<cudaStream_t>(stream)>>>(*a);
+    else
+        floor_rgba<true><<<grid, dim3(32, 8), 0, static_cast<cudaStream_t>(stream)>>>(*a);
     return (int)cudaGetLastError();
 }
 
@@ -196,6 +215,9 @@ extern "C" int bench_floor_nv12(const floor_args *a, void *stream)
     if (a->step_shift != 2 || (a->pano_w & 1) || (a->pano_h & 1) || (odd & 1))
         return (int)cudaErrorInvalidValue;
     const dim3 grid(a->tiles_x, a->tiles_y);
-    floor_nv12<<<grid, dim3(32, 4), 0, static_cast<cudaStream_t>(stream)>>>(*a);
+    if (a->no_stores)
+        floor_nv12<false><<<grid, dim3(32, 4), 0, static_cast<cudaStream_t>(stream)>>>(*a);
+    else
+        floor_nv12<true><<<grid, dim3(32, 4), 0, static_cast<cudaStream_t>(stream)>>>(*a);
     return (int)cudaGetLastError();
 }

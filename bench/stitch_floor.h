@@ -4,7 +4,9 @@
  * one bilinear texture fetch at the position interpolated from that camera's
  * grid, converted to a byte and stored. No correction tables, no weights, no
  * second camera in the overlaps, no edge tests: what is left of fovea's kernel
- * when everything but the gather and the stores is taken away. */
+ * when everything but the gather and the stores is taken away. With no_stores
+ * the kernels fetch and convert the same but store nothing: the gather alone
+ * (rows "(f) ... gather only"). */
 #ifndef FOVEA_BENCH_STITCH_FLOOR_H
 #define FOVEA_BENCH_STITCH_FLOOR_H
 
@@ -28,6 +30,7 @@ typedef struct floor_args {
     uint8_t *out0, *out1, *out2; /* RGBA, or I420 Y, U, V (device) */
     int stride0, stride1, stride2;
     int pano_w, pano_h;         /* even */
+    int no_stores;              /* 1: the gather alone, nothing stored */
 } floor_args;
 
 /* A filtering texture object (normalised reads, clamp) over a device plane of
