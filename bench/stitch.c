@@ -1,9 +1,12 @@
 /* bench_stitch: two 3840x2160 cameras -> 5700x1900 equirectangular panorama
  * (~10% overlap), color correction on. Rows: (a) the users' baseline kernel
  * (six float tables, powf gamma), (b) fovea RGBA->RGBA and (c) NV12->I420 with
- * frames resident on the device, (d) end to end from pinned host frames to host
- * output with copies overlapped across two streams, (e) the C backend on every
- * CPU core, (g) the `fovea stitch` CLI end to end on y4m files.
+ * frames resident on the device (each frame waited for, back to back, and back
+ * to back over four distinct frame sets in turn), (d) end to end from pinned
+ * host frames to host output with copies overlapped across two streams, (e) the
+ * C backend on every CPU core, (f) the texture-gather floor (stitch_floor.h),
+ * with and without its stores, (g) the `fovea stitch` CLI end to end on y4m
+ * files.
  *
  * Extra options: --cli PATH (the fovea executable; default: ../fovea next to
  * this program's directory), --no-e2e, --tmp DIR (for the y4m files). */
