@@ -3,7 +3,7 @@
  * (six float tables, powf gamma), (b) fovea RGBA->RGBA and (c) NV12->I420 with
  * frames resident on the device (each frame waited for, back to back, and back
  * to back over four distinct frame sets in turn), (d) end to end from pinned
- * host frames to host output with copies overlapped across two streams, (e) the
+ * host frames to host output with copies overlapped across three streams, (e) the
  * C backend on every CPU core, (f) the texture-gather floor (stitch_floor.h),
  * with and without its stores, (g) the `fovea stitch` CLI end to end on y4m
  * files.
@@ -656,8 +656,8 @@ int main(int argc, char **argv)
         }
         fovea_stitcher_destroy(&st);
 
-        /* (d) end to end: pinned host in, pinned host out, two contexts (streams)
-         * alternating so one frame's copies overlap the other's kernel */
+        /* (d) end to end: pinned host in, pinned host out, PIPES contexts
+         * (streams) in turn so one frame's copies overlap another's kernel */
         if (bench_case_enabled(&opts, "e2e")) {
             enum { PIPES = 3 };
             fovea_context *pc[PIPES];
