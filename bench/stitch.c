@@ -2,7 +2,7 @@
  * (~10% overlap), color correction on. Rows: (a) the users' baseline kernel
  * (six float tables, powf gamma), (b) fovea RGBA->RGBA and (c) NV12->I420 with
  * frames resident on the device (each frame waited for, back to back, and back
- * to back over four distinct frame sets in turn), (d) end to end from pinned
+ * to back over four buffer sets in turn), (d) end to end from pinned
  * host frames to host output with copies overlapped across three streams, (e) the
  * C backend on every CPU core, (f) the texture-gather floor (stitch_floor.h),
  * with and without its stores, (g) the `fovea stitch` CLI end to end on y4m
@@ -94,8 +94,8 @@ static int run_baseline_fast(void *arg)
     return bench_baseline_stitch_fast(&b->args, b->stream) != 0;
 }
 
-/* the same, over CYCLE distinct sets of camera frames and outputs in turn, as
- * a live feed delivers them (no frame's pixels left in L2 by the previous one) */
+/* the same, over CYCLE sets of camera frames and outputs in turn, as a live
+ * feed delivers them (no frame's buffers left in L2 by the previous one) */
 enum { CYCLE = 4 };
 typedef struct cycle_case {
     fovea_stitcher *st;
@@ -190,10 +190,12 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
             bench_table_add(table, "(f) floor: RGBA gather + stores only", "cuda", &s, rgba_bytes, 1,
                             "back to back; no tables, weights, overlaps");
         a->no_stores = 1;
-        bad = bad || bench_time_gpu_pipelined(run_floor, &f, stream, opts->warmup, runs, calls, &s) != 0;
+        bad = bad ||
+              bench_time_gpu_pipelined(run_floor, &f, stream, opts->warmup, runs, calls, &s) != 0;
         if (!bad)
-            bench_table_add(table, "(f) floor: RGBA gather only", "cuda", &s, 2.0 * rgba[0].width * rgba[0].height * 4,
-                            1, "the same, nothing stored (camera bytes)");
+            bench_table_add(table, "(f) floor: RGBA gather only", "cuda", &s,
+                            2.0 * rgba[0].width * rgba[0].height * 4, 1,
+                            "the same, nothing stored (camera bytes)");
         a->no_stores = 0;
     }
     for (int c = 0; c < 2; c++) {
@@ -218,9 +220,11 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
             bench_table_add(table, "(f) floor: NV12->I420 gather + stores only", "cuda", &s, yuv_bytes,
                             1, "back to back; no tables, weights, overlaps");
         a->no_stores = 1;
-        bad = bad || bench_time_gpu_pipelined(run_floor, &f, stream, opts->warmup, runs, calls, &s) != 0;
+        bad = bad ||
+              bench_time_gpu_pipelined(run_floor, &f, stream, opts->warmup, runs, calls, &s) != 0;
         if (!bad)
-            bench_table_add(table, "(f) floor: NV12 gather only", "cuda", &s, 2.0 * nv12[0].width * nv12[0].height * 1.5, 1,
+            bench_table_add(table, "(f) floor: NV12 gather only", "cuda", &s,
+                            2.0 * nv12[0].width * nv12[0].height * 1.5, 1,
                             "the same, nothing stored (camera bytes)");
         a->no_stores = 0;
     }
@@ -517,33 +521,24 @@ int main(int argc, char **argv)
             bench_time_gpu_pipelined(run_stitch, &c2, stream, opts.warmup, runs, calls, &s);
             bench_table_add(&table, "(c) NV12->I420, frames back to back", "cuda", &s, yuv_bytes,
                             1, "throughput, 50 frames per sample");
-            /* the same over CYCLE distinct frame sets (set 0: the frames above) */
+            /* the same over CYCLE frame sets in turn (set 0: the frames above;
+             * the others copies of it: the caches go by address, not content) */
             fovea_frame xr[CYCLE][2], xn[CYCLE][2], xo[CYCLE][2];
             memset(xr, 0, sizeof(xr));
             memset(xn, 0, sizeof(xn));
             memset(xo, 0, sizeof(xo));
-            cycle_case cr = {st, {{NULL}}, {NULL}, 0}, cn = {st, {{NULL}}, {NULL}, 0};
-            for (int k = 0; k < CYCLE; k++) {
+            cycle_case cr = {st, {{&d_rgba[0], &d_rgba[1]}}, {&d_out_rgba}, 0};
+            cycle_case cn = {st, {{&d_nv12[0], &d_nv12[1]}}, {&d_out_i420}, 0};
+            for (int k = 1; k < CYCLE; k++) {
                 for (int q = 0; q < 2; q++) {
-                    if (k == 0) {
-                        cr.in[k][q] = &d_rgba[q];
-                        cn.in[k][q] = &d_nv12[q];
-                        continue;
-                    }
-                    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &xr[k][q], CW, CH, FOVEA_PIX_RGBA, FOVEA_MEM_DEVICE));
-                    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &xn[k][q], CW, CH, FOVEA_PIX_NV12, FOVEA_MEM_DEVICE));
-                    bench_fill_frame(&cam_rgba[q], 31 + 2 * (uint64_t)k + (uint64_t)q);
-                    bench_fill_frame(&cam_nv12[q], 41 + 2 * (uint64_t)k + (uint64_t)q);
-                    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &xr[k][q], &cam_rgba[q]));
-                    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &xn[k][q], &cam_nv12[q]));
-                    BENCH_FOVEA(gpu, fovea_sync(gpu)); /* before the host frames change */
+                    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &xr[k][q], CW, CH, FOVEA_PIX_RGBA,
+                                                       FOVEA_MEM_DEVICE));
+                    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &xn[k][q], CW, CH, FOVEA_PIX_NV12,
+                                                       FOVEA_MEM_DEVICE));
+                    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &xr[k][q], &d_rgba[q]));
+                    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &xn[k][q], &d_nv12[q]));
                     cr.in[k][q] = &xr[k][q];
                     cn.in[k][q] = &xn[k][q];
-                }
-                if (k == 0) {
-                    cr.out[k] = &d_out_rgba;
-                    cn.out[k] = &d_out_i420;
-                    continue;
                 }
                 BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &xo[k][0], W, H, FOVEA_PIX_RGBA, FOVEA_MEM_DEVICE));
                 BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &xo[k][1], W, H, FOVEA_PIX_I420, FOVEA_MEM_DEVICE));
@@ -551,17 +546,12 @@ int main(int argc, char **argv)
                 cn.out[k] = &xo[k][1];
             }
             BENCH_FOVEA(gpu, fovea_sync(gpu));
-            /* the host frames as they were (set 0), for the rows after this one */
-            for (int q = 0; q < 2; q++) {
-                bench_fill_frame(&cam_rgba[q], 11 + (uint64_t)q);
-                bench_fill_frame(&cam_nv12[q], 21 + (uint64_t)q);
-            }
             bench_time_gpu_pipelined(run_cycle, &cr, stream, opts.warmup, runs, calls, &s);
             bench_table_add(&table, "(b) RGBA, 4 frame sets in turn, back to back", "cuda", &s,
-                            rgba_bytes, 1, "no frame's pixels in L2 from the previous one");
+                            rgba_bytes, 1, "no frame's buffers in L2 from the previous one");
             bench_time_gpu_pipelined(run_cycle, &cn, stream, opts.warmup, runs, calls, &s);
             bench_table_add(&table, "(c) NV12, 4 frame sets in turn, back to back", "cuda", &s,
-                            yuv_bytes, 1, "no frame's pixels in L2 from the previous one");
+                            yuv_bytes, 1, "no frame's buffers in L2 from the previous one");
             for (int k = 1; k < CYCLE; k++)
                 for (int q = 0; q < 2; q++) {
                     fovea_frame_free(gpu, &xr[k][q]);
