@@ -537,6 +537,16 @@ void bench_table_add(bench_table *t, const char *case_name, const char *backend,
     snprintf(r->note, sizeof(r->note), "%s", note ? note : "");
 }
 
+void bench_table_set_clock(bench_table *t, double mhz)
+{
+    if (t->count == 0 || !(mhz > 0))
+        return;
+    bench_row *r = &t->rows[t->count - 1];
+    r->sm_clock_mhz = mhz;
+    size_t n = strlen(r->note);
+    snprintf(r->note + n, sizeof(r->note) - n, "%sSM %.0f MHz", n ? "; " : "", mhz);
+}
+
 static int row_is_cpu(const bench_row *r)
 {
     return strncmp(r->backend, "cpu", 3) == 0;
@@ -590,9 +600,9 @@ void bench_table_fprint(const bench_table *t, double copy_bw, FILE *fp)
                 o->quick ? " (--quick)" : "");
     fprintf(fp, "\n");
     if (device_info(t, &info))
-        fprintf(fp, "# device %d: %s, %d SMs, cc %d.%d, %.1f GiB\n", o ? o->device : 0,
-                info.name, info.sm_count, info.cc_major, info.cc_minor,
-                (double)info.total_memory / (1024.0 * 1024.0 * 1024.0));
+        fprintf(fp, "# device %d: %s, %d SMs, cc %d.%d, %.1f GiB, SM clock up to %d MHz\n",
+                o ? o->device : 0, info.name, info.sm_count, info.cc_major, info.cc_minor,
+                (double)info.total_memory / (1024.0 * 1024.0 * 1024.0), info.clock_khz / 1000);
     else
         fprintf(fp, "# device: none (no CUDA device%s)\n",
                 fovea_cuda_compiled() ? "" : "; built without CUDA");
@@ -688,6 +698,7 @@ int bench_table_write_json(const bench_table *t, double copy_bw, const char *pat
         snprintf(cc, sizeof(cc), "%d.%d", info.cc_major, info.cc_minor);
         cJSON_AddStringToObject(dev, "compute_capability", cc);
         cJSON_AddNumberToObject(dev, "total_memory", (double)info.total_memory);
+        cJSON_AddNumberToObject(dev, "sm_clock_max_mhz", info.clock_khz / 1000.0);
     } else {
         cJSON_AddNullToObject(root, "device");
     }
@@ -717,6 +728,8 @@ int bench_table_write_json(const bench_table *t, double copy_bw, const char *pat
         cJSON_AddNumberToObject(j, "gbps", x.gbps);
         cJSON_AddNumberToObject(j, "pct_of_copy_bw", x.pct);
         cJSON_AddStringToObject(j, "note", r->note);
+        if (r->sm_clock_mhz > 0)
+            cJSON_AddNumberToObject(j, "sm_clock_mhz", r->sm_clock_mhz);
         cJSON_AddItemToArray(rows, j);
     }
     char *text = cJSON_Print(root);

@@ -6,7 +6,8 @@
  * host frames to host output with copies overlapped across three streams, (e) the
  * C backend on every CPU core, (f) the texture-gather floor (stitch_floor.h),
  * with and without its stores, (g) the `fovea stitch` CLI end to end on y4m
- * files.
+ * files. Every GPU row of frames notes the mean SM clock measured while it ran
+ * (stitch_clock.h): the stitch kernels' times scale with it.
  *
  * Extra options: --cli PATH (the fovea executable; default: ../fovea next to
  * this program's directory), --no-e2e, --tmp DIR (for the y4m files). */
@@ -22,6 +23,7 @@
 #include "stitch/stitch_internal.h"
 #ifdef FOVEA_HAVE_CUDA
 #include "stitch_baseline.h"
+#include "stitch_clock.h"
 #include "stitch_floor.h"
 #endif
 
@@ -48,6 +50,32 @@ static int run_stitch(void *arg)
     stitch_case *c = arg;
     return fovea_stitcher_process(c->st, c->in, 2, c->out) < 0;
 }
+
+#ifdef FOVEA_HAVE_CUDA
+/* One GPU row of frames: fn timed on stream (bench_time_gpu_pipelined: `calls`
+ * frames per sample, back to back; 1 = each frame waited for) with the SM clock
+ * probe running (stitch_clock.h), then the row added with the clock measured.
+ * The warm-up runs before the probe starts: a kernel's first launch loads its
+ * module, and that waits for the kernels running, the probe among them.
+ * Returns 0, or non-zero when the timing failed (no row added). */
+static int gpu_row(bench_table *t, const char *name, bench_fn fn, void *arg, void *stream,
+                   int warmup, int runs, int calls, double bytes, const char *note)
+{
+    bench_stats s;
+    for (int i = 0; i < warmup; i++)
+        if (fn(arg) != 0)
+            return 1;
+    BENCH_CUDA(cudaStreamSynchronize((cudaStream_t)stream));
+    int probe = bench_clock_probe_start() == 0;
+    int rc = bench_time_gpu_pipelined(fn, arg, stream, 1, runs, calls, &s);
+    double mhz = probe ? bench_clock_probe_stop() : 0.0;
+    if (rc != 0)
+        return rc;
+    bench_table_add(t, name, "cuda", &s, bytes, 1, note);
+    bench_table_set_clock(t, mhz);
+    return 0;
+}
+#endif
 
 static const fovea_color_correction bench_cc[2] = {
     {{1.05f, 1.0f, 0.95f}, 1.08f},
@@ -181,21 +209,16 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
     }
     a->owner = d_owner;
     const int calls = opts->quick ? 5 : 50, runs = opts->quick ? 2 : 10;
-    bench_stats s;
     if (!bad) {
         a->out0 = out_rgba->data[0];
         a->stride0 = (int)out_rgba->stride[0];
-        bad = bench_time_gpu_pipelined(run_floor, &f, stream, opts->warmup, runs, calls, &s) != 0;
-        if (!bad)
-            bench_table_add(table, "(f) floor: RGBA gather + stores only", "cuda", &s, rgba_bytes, 1,
-                            "back to back; no tables, weights, overlaps");
+        bad = gpu_row(table, "(f) floor: RGBA gather + stores only", run_floor, &f, stream,
+                      opts->warmup, runs, calls, rgba_bytes,
+                      "back to back; no tables, weights, overlaps") != 0;
         a->no_stores = 1;
-        bad = bad ||
-              bench_time_gpu_pipelined(run_floor, &f, stream, opts->warmup, runs, calls, &s) != 0;
-        if (!bad)
-            bench_table_add(table, "(f) floor: RGBA gather only", "cuda", &s,
-                            2.0 * rgba[0].width * rgba[0].height * 4, 1,
-                            "the same, nothing stored (camera bytes)");
+        bad = bad || gpu_row(table, "(f) floor: RGBA gather only", run_floor, &f, stream,
+                             opts->warmup, runs, calls, 2.0 * rgba[0].width * rgba[0].height * 4,
+                             "the same, nothing stored (camera bytes)") != 0;
         a->no_stores = 0;
     }
     for (int c = 0; c < 2; c++) {
@@ -215,17 +238,13 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
         a->stride0 = (int)out_i420->stride[0];
         a->stride1 = (int)out_i420->stride[1];
         a->stride2 = (int)out_i420->stride[2];
-        bad = bench_time_gpu_pipelined(run_floor, &f, stream, opts->warmup, runs, calls, &s) != 0;
-        if (!bad)
-            bench_table_add(table, "(f) floor: NV12->I420 gather + stores only", "cuda", &s, yuv_bytes,
-                            1, "back to back; no tables, weights, overlaps");
+        bad = gpu_row(table, "(f) floor: NV12->I420 gather + stores only", run_floor, &f, stream,
+                      opts->warmup, runs, calls, yuv_bytes,
+                      "back to back; no tables, weights, overlaps") != 0;
         a->no_stores = 1;
-        bad = bad ||
-              bench_time_gpu_pipelined(run_floor, &f, stream, opts->warmup, runs, calls, &s) != 0;
-        if (!bad)
-            bench_table_add(table, "(f) floor: NV12 gather only", "cuda", &s,
-                            2.0 * nv12[0].width * nv12[0].height * 1.5, 1,
-                            "the same, nothing stored (camera bytes)");
+        bad = bad || gpu_row(table, "(f) floor: NV12 gather only", run_floor, &f, stream,
+                             opts->warmup, runs, calls, 2.0 * nv12[0].width * nv12[0].height * 1.5,
+                             "the same, nothing stored (camera bytes)") != 0;
         a->no_stores = 0;
     }
     for (int c = 0; c < 2; c++) {
@@ -481,13 +500,11 @@ int main(int argc, char **argv)
             }
             b.args.gamma_l = bench_cc[0].gamma;
             b.args.gamma_r = bench_cc[1].gamma;
-            bench_stats s;
-            bench_time_gpu(run_baseline, &b, stream, opts.warmup, opts.runs, &s);
-            bench_table_add(&table, "(a) baseline 6 float tables + powf", "cuda", &s,
-                            rgba_bytes + 6.0 * 4.0 * np, 1, "users' kernel shape");
-            bench_time_gpu(run_baseline_fast, &b, stream, opts.warmup, opts.runs, &s);
-            bench_table_add(&table, "(a') the same, --use_fast_math", "cuda", &s,
-                            rgba_bytes + 6.0 * 4.0 * np, 1, "__powf, approximate divisions");
+            gpu_row(&table, "(a) baseline 6 float tables + powf", run_baseline, &b, stream,
+                    opts.warmup, opts.runs, 1, rgba_bytes + 6.0 * 4.0 * np, "users' kernel shape");
+            gpu_row(&table, "(a') the same, --use_fast_math", run_baseline_fast, &b, stream,
+                    opts.warmup, opts.runs, 1, rgba_bytes + 6.0 * 4.0 * np,
+                    "__powf, approximate divisions");
             for (int k = 0; k < 6; k++)
                 cudaFree(d[k]);
         }
@@ -497,30 +514,24 @@ int main(int argc, char **argv)
         BENCH_FOVEA(gpu, fovea_stitcher_set_color(st, bench_cc, 2));
         if (bench_case_enabled(&opts, "rgba")) {
             stitch_case c = {st, {&d_rgba[0], &d_rgba[1]}, &d_out_rgba};
-            bench_stats s;
-            bench_time_gpu(run_stitch, &c, stream, opts.warmup, opts.runs, &s);
-            bench_table_add(&table, "(b) fovea RGBA->RGBA, device", "cuda", &s, rgba_bytes, 1,
-                            "each frame waited for; <= 1 code from C");
+            gpu_row(&table, "(b) fovea RGBA->RGBA, device", run_stitch, &c, stream, opts.warmup,
+                    opts.runs, 1, rgba_bytes, "each frame waited for; <= 1 code from C");
         }
         if (bench_case_enabled(&opts, "nv12")) {
             stitch_case c = {st, {&d_nv12[0], &d_nv12[1]}, &d_out_i420};
-            bench_stats s;
-            bench_time_gpu(run_stitch, &c, stream, opts.warmup, opts.runs, &s);
-            bench_table_add(&table, "(c) fovea NV12->I420, device", "cuda", &s, yuv_bytes, 1, NULL);
+            gpu_row(&table, "(c) fovea NV12->I420, device", run_stitch, &c, stream, opts.warmup,
+                    opts.runs, 1, yuv_bytes, NULL);
         }
         if (bench_case_enabled(&opts, "stream")) {
             /* throughput: frames back to back on the stream (the rows above wait
              * for each frame, so they include the host's launch path per frame) */
             const int calls = opts.quick ? 5 : 50, runs = opts.quick ? 2 : 10;
             stitch_case c = {st, {&d_rgba[0], &d_rgba[1]}, &d_out_rgba};
-            bench_stats s;
-            bench_time_gpu_pipelined(run_stitch, &c, stream, opts.warmup, runs, calls, &s);
-            bench_table_add(&table, "(b) RGBA, frames back to back", "cuda", &s, rgba_bytes, 1,
-                            "throughput, 50 frames per sample");
+            gpu_row(&table, "(b) RGBA, frames back to back", run_stitch, &c, stream, opts.warmup,
+                    runs, calls, rgba_bytes, "throughput, 50 frames per sample");
             stitch_case c2 = {st, {&d_nv12[0], &d_nv12[1]}, &d_out_i420};
-            bench_time_gpu_pipelined(run_stitch, &c2, stream, opts.warmup, runs, calls, &s);
-            bench_table_add(&table, "(c) NV12->I420, frames back to back", "cuda", &s, yuv_bytes,
-                            1, "throughput, 50 frames per sample");
+            gpu_row(&table, "(c) NV12->I420, frames back to back", run_stitch, &c2, stream,
+                    opts.warmup, runs, calls, yuv_bytes, "throughput, 50 frames per sample");
             /* the same over CYCLE frame sets in turn (set 0: the frames above;
              * the others copies of it: the caches go by address, not content) */
             fovea_frame xr[CYCLE][2], xn[CYCLE][2], xo[CYCLE][2];
@@ -546,12 +557,12 @@ int main(int argc, char **argv)
                 cn.out[k] = &xo[k][1];
             }
             BENCH_FOVEA(gpu, fovea_sync(gpu));
-            bench_time_gpu_pipelined(run_cycle, &cr, stream, opts.warmup, runs, calls, &s);
-            bench_table_add(&table, "(b) RGBA, 4 frame sets in turn, back to back", "cuda", &s,
-                            rgba_bytes, 1, "no frame's buffers in L2 from the previous one");
-            bench_time_gpu_pipelined(run_cycle, &cn, stream, opts.warmup, runs, calls, &s);
-            bench_table_add(&table, "(c) NV12, 4 frame sets in turn, back to back", "cuda", &s,
-                            yuv_bytes, 1, "no frame's buffers in L2 from the previous one");
+            gpu_row(&table, "(b) RGBA, 4 frame sets in turn, back to back", run_cycle, &cr, stream,
+                    opts.warmup, runs, calls, rgba_bytes,
+                    "no frame's buffers in L2 from the previous one");
+            gpu_row(&table, "(c) NV12, 4 frame sets in turn, back to back", run_cycle, &cn, stream,
+                    opts.warmup, runs, calls, yuv_bytes,
+                    "no frame's buffers in L2 from the previous one");
             for (int k = 1; k < CYCLE; k++)
                 for (int q = 0; q < 2; q++) {
                     fovea_frame_free(gpu, &xr[k][q]);
@@ -582,13 +593,10 @@ int main(int argc, char **argv)
                 {"(c) NV12->I420, L2 fetch 128 B", "(c) NV12, L2 fetch 128 B, back to back"}};
             for (int k = 0; k < 2; k++) {
                 const double bytes = k ? yuv_bytes : rgba_bytes;
-                bench_stats s;
-                bench_time_gpu(run_stitch, &cases[k], s2, opts.warmup, opts.runs, &s);
-                bench_table_add(&table, names[k][0], "cuda", &s, bytes, 1,
-                                "each frame waited for; fovea_settings.cuda_l2_fetch_bytes");
-                bench_time_gpu_pipelined(run_stitch, &cases[k], s2, opts.warmup, runs, calls, &s);
-                bench_table_add(&table, names[k][1], "cuda", &s, bytes, 1,
-                                "throughput, 50 frames per sample");
+                gpu_row(&table, names[k][0], run_stitch, &cases[k], s2, opts.warmup, opts.runs, 1,
+                        bytes, "each frame waited for; fovea_settings.cuda_l2_fetch_bytes");
+                gpu_row(&table, names[k][1], run_stitch, &cases[k], s2, opts.warmup, runs, calls,
+                        bytes, "throughput, 50 frames per sample");
             }
             fovea_stitcher_destroy(&st128);
             fovea_close(&g128);
@@ -605,14 +613,11 @@ int main(int argc, char **argv)
             BENCH_FOVEA(gpu, fovea_stitcher_create(gpu, &stx, &map, &sx));
             BENCH_FOVEA(gpu, fovea_stitcher_set_color(stx, bench_cc, 2));
             stitch_case c = {stx, {&d_rgba[0], &d_rgba[1]}, &d_out_rgba};
-            bench_stats s;
-            bench_time_gpu(run_stitch, &c, stream, opts.warmup, opts.runs, &s);
-            bench_table_add(&table, "(b) RGBA, exact in-kernel sampling", "cuda", &s, rgba_bytes, 1,
-                            "bit-exact with the C backend");
+            gpu_row(&table, "(b) RGBA, exact in-kernel sampling", run_stitch, &c, stream,
+                    opts.warmup, opts.runs, 1, rgba_bytes, "bit-exact with the C backend");
             stitch_case c2 = {stx, {&d_nv12[0], &d_nv12[1]}, &d_out_i420};
-            bench_time_gpu(run_stitch, &c2, stream, opts.warmup, opts.runs, &s);
-            bench_table_add(&table, "(c) NV12->I420, exact sampling", "cuda", &s, yuv_bytes, 1,
-                            "bit-exact with the C backend");
+            gpu_row(&table, "(c) NV12->I420, exact sampling", run_stitch, &c2, stream, opts.warmup,
+                    opts.runs, 1, yuv_bytes, "bit-exact with the C backend");
             fovea_stitcher_destroy(&stx);
         }
         if (bench_case_enabled(&opts, "auto")) {
@@ -626,10 +631,8 @@ int main(int argc, char **argv)
             fovea_stitcher *sta = NULL;
             BENCH_FOVEA(gpu, fovea_stitcher_create(gpu, &sta, &map, &sa));
             stitch_case c = {sta, {&d_rgba[0], &d_rgba[1]}, &d_out_rgba};
-            bench_stats s;
-            bench_time_gpu(run_stitch, &c, stream, opts.warmup, opts.runs, &s);
-            bench_table_add(&table, "(b') RGBA + overlap stats every frame", "cuda", &s,
-                            rgba_bytes, 1, "auto color, interval 1, deterministic");
+            gpu_row(&table, "(b') RGBA + overlap stats every frame", run_stitch, &c, stream,
+                    opts.warmup, opts.runs, 1, rgba_bytes, "auto color, interval 1, deterministic");
             fovea_stitcher_destroy(&sta);
             /* what users run: the default schedule (statistics every 30th frame,
              * read back in the background), frames back to back; a sample of
@@ -639,9 +642,8 @@ int main(int argc, char **argv)
             BENCH_FOVEA(gpu, fovea_stitcher_create(gpu, &sta, &map, &sa));
             c.st = sta;
             const int runs = opts.quick ? 2 : 20;
-            bench_time_gpu_pipelined(run_stitch, &c, stream, opts.warmup, runs, 30, &s);
-            bench_table_add(&table, "(b') RGBA + auto color, default interval", "cuda", &s,
-                            rgba_bytes, 1, "back to back; mean of 30 frames per sample");
+            gpu_row(&table, "(b') RGBA + auto color, default interval", run_stitch, &c, stream,
+                    opts.warmup, runs, 30, rgba_bytes, "back to back; mean of 30 frames per sample");
             fovea_stitcher_destroy(&sta);
         }
         fovea_stitcher_destroy(&st);
