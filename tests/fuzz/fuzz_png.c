@@ -6,26 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "fovea/io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static uint32_t crc_table[256];
-
+/* PNG's chunk CRC is zlib's crc32 over the chunk type and data */
 static uint32_t crc32_png(const uint8_t *p, size_t n)
 {
-    if (!crc_table[1]) {
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t c = i;
-            for (int k = 0; k < 8; k++)
-                c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
-            crc_table[i] = c;
-        }
-    }
-    uint32_t c = 0xffffffffu;
-    for (size_t i = 0; i < n; i++)
-        c = crc_table[(c ^ p[i]) & 0xff] ^ (c >> 8);
-    return c ^ 0xffffffffu;
+    return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
 }
 
 /* Rewrite the CRC of every complete chunk; returns 1 when one changed. */
