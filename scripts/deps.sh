@@ -4,7 +4,8 @@
 # root, otherwise prints the exact command to run.
 set -eu
 
-PKGS="cmake make gcc pkg-config libpng-dev zlib1g-dev libcjson-dev"
+# python3: the CLI tests check the JSON outputs with it
+PKGS="cmake make gcc pkg-config libpng-dev zlib1g-dev libcjson-dev python3"
 # clang + its runtime are for `make fuzz` only
 if [ "${FOVEA_DEPS_FUZZ:-0}" = 1 ]; then
     PKGS="$PKGS clang libclang-rt-dev"

@@ -1,7 +1,9 @@
 /* End to end on the demo scene (C backend, the issue's rig at 1/4 size): the
  * stitched panorama matches the ground truth over covered pixels (>= 38 dB) when
  * the cameras share one color response, and automatic balancing removes at
- * least 80% of the overlap color mismatch when they do not. */
+ * least 80% of the overlap color mismatch when they do not; the balanced
+ * panorama is then >= 5 dB closer to the ground truth than the unbalanced one
+ * (the corrections reach the output). */
 #include <string.h>
 
 #include "synth/demo.h"
@@ -32,10 +34,15 @@ int main(void)
     CHECK(r.pct_covered > 90.0);
     /* nothing to correct: the balance must stay close to identity */
     for (int c = 0; c < r.num_cameras; c++) {
+        printf("  camera %d: gain %.4f %.4f %.4f gamma %.4f\n", c, r.cc[c].gain[0],
+               r.cc[c].gain[1], r.cc[c].gain[2], r.cc[c].gamma);
         for (int k = 0; k < 3; k++)
-            CHECK(r.cc[c].gain[k] > 0.97f && r.cc[c].gain[k] < 1.03f);
-        CHECK(r.cc[c].gamma > 0.97f && r.cc[c].gamma < 1.03f);
+            CHECK(r.cc[c].gain[k] > 0.99f && r.cc[c].gain[k] < 1.01f);
+        CHECK(r.cc[c].gamma > 0.99f && r.cc[c].gamma < 1.01f);
     }
+    /* (0.44 -> 0.58 codes: the corrections of a few tenths of a percent and
+     * their 8-bit tables; a balance gone wrong adds whole codes) */
+    CHECK(r.mismatch_after <= r.mismatch_before + 0.25);
 
     o.identical_colors = 0;
     st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
@@ -48,12 +55,20 @@ int main(void)
                r.cc[c].gain[1], r.cc[c].gain[2], r.cc[c].gamma);
     CHECK(r.mismatch_before > 3.0); /* the responses really differ */
     CHECK(reduction >= 0.80);
+    const double psnr_auto = r.psnr_covered;
 
-    /* without balancing the mismatch stays */
+    /* the same without balancing: the mismatch measure above rates the
+     * corrections the stitcher reports; that they reach its output shows in
+     * the panorama against the ground truth */
     o.color_auto = 0;
     st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
     REQUIRE(st == FOVEA_OK);
-    CHECK(r.mismatch_after == r.mismatch_before);
+    printf("different colors, balance off: PSNR %.2f dB\n", r.psnr_covered);
+    for (int c = 0; c < r.num_cameras; c++) /* off: identity */
+        CHECK(r.cc[c].gain[0] == 1.0f && r.cc[c].gain[1] == 1.0f && r.cc[c].gain[2] == 1.0f &&
+              r.cc[c].gamma == 1.0f);
+    CHECK(psnr_auto >= 36.0);
+    CHECK(psnr_auto >= r.psnr_covered + 5.0);
 
     fovea_close(&ctx);
     return test_finish("test_stitch_e2e");
