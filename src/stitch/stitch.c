@@ -48,8 +48,10 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
             continue;
         }
         /* YUV: the luma curve applies the luma-weighted gain and the gamma to
-         * limited-range luma normalized to [0,1]; chroma is scaled around 128
-         * by the blue and red gains relative to the luma gain. */
+         * limited-range luma normalized to [0,1] (codes below 16 untouched,
+         * codes above 235 kept that far above what 235 becomes); chroma is
+         * scaled around 128 by the blue and red gains relative to the luma
+         * gain. */
         double gy = (77.0 * cc[c].gain[0] + 150.0 * cc[c].gain[1] + 29.0 * cc[c].gain[2]) / 256.0;
         const double gamma = cc[c].gamma;
         /* 16 + 219 min(gy b(q), 1)^gamma with b(q) = max(q / 4 - 16, 0) / 219:
@@ -59,6 +61,7 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
         if (plain)
             fovea_color_power_curve(FOVEA_CURVE_LUMA, gamma, p);
         const double scale = plain ? 219.0 * pow(gy, gamma) : 0.0;
+        const int white = 4 * 235; /* the quarter code of nominal white */
         for (int q = 0; q < FOVEA_LUT_SIZE; q++) {
             double x = q / 4.0;
             double y = (x - 16.0) / 219.0;
@@ -67,6 +70,10 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
             double o;
             if (x < 16.0)
                 o = x; /* below black: untouched */
+            else if (q > white)
+                /* above white: on top of what white becomes, so that
+                 * super-whites pass through an identity correction */
+                o = fmin((double)t->lut[c][0][white] + (x - 235.0), 255.0);
             else if (y >= 1.0)
                 o = 235.0;
             else

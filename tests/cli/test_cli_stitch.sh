@@ -350,6 +350,38 @@ assert d["width"] == 320 and d["explicit_weights"] is True
 assert [c["grid_step"] for c in d["cameras"]] == [1, 1]
 assert abs(d["cameras"][0]["coverage_pct"] - 50) < 1e-9'
     run 0 stitch -q --map imported.map --color off cam0.y4m cam1.y4m -o imported.y4m
+    # a known answer: the tables put whole camera pixels on whole panorama
+    # pixels with weight 1 outside the cross-fade, so without colour correction
+    # the panorama's luma there is the cameras' byte for byte; nobody sees
+    # columns 280..319 (Y 16, U V 128)
+    python3 - cam0.y4m cam1.y4m imported.y4m $W $H $PW $PH <<'EOF' || fail "imported map: panorama content"
+import sys
+def frames(path, w, h):
+    data = open(path, "rb").read()
+    pos = data.index(b"\n") + 1
+    n = w * h * 3 // 2
+    out = []
+    while pos < len(data):
+        assert data[pos:pos + 6] == b"FRAME\n", path
+        out.append(data[pos + 6:pos + 6 + n])
+        pos += 6 + n
+    return out
+w, h, pw, ph = map(int, sys.argv[4:8])
+c0, c1 = frames(sys.argv[1], w, h), frames(sys.argv[2], w, h)
+pano = frames(sys.argv[3], pw, ph)
+assert len(pano) == len(c0) == len(c1) == 3, (len(pano), len(c0), len(c1))
+cw, ch = pw // 2, ph // 2
+for k in range(3):
+    for j in range(ph):
+        row = pano[k][j * pw:(j + 1) * pw]
+        assert row[0:120] == c0[k][j * w:j * w + 120], ("left", k, j)
+        assert row[160:280] == c1[k][j * w + 40:j * w + 160], ("right", k, j)
+        assert row[280:320] == bytes([16]) * 40, ("uncovered Y", k, j)
+    for p in (0, 1):
+        plane = pano[k][pw * ph + p * cw * ch:pw * ph + (p + 1) * cw * ch]
+        for j in range(ch):
+            assert plane[j * cw + 140:(j + 1) * cw] == bytes([128]) * 20, ("uncovered UV", k, j)
+EOF
     expect_size imported.y4m $(($(head -n 1 imported.y4m | wc -c) + 3 * (6 + PB)))
     run 1 map import --tables luts --pano 320x100 --camera ${W}x$H -o bad.map
     err_has "lut_left_x.bin" "map import with the wrong size"
