@@ -303,8 +303,48 @@ static void test_validate_and_load(void)
     free(buf);
 }
 
+/* The fuzz corpus: each file loads, or fails naming what its name says. */
+static void test_corpus(void)
+{
+    static const struct {
+        const char *file, *want; /* want NULL: loads */
+    } cases[] = {
+        {"valid_spec.json", NULL},
+        {"valid_cylindrical_minimal.json", NULL},
+        {"valid_negative_zero.json", NULL},
+        {"binary_name.json", NULL},
+        {"long_number_roundtrip.json", NULL},
+        {"cameras17.json", "cameras: must have 1 to 16 entries (has 17)"},
+        {"deep_nesting.json", "invalid JSON near line 1"},
+        {"dist_too_long.json", "cameras[1].dist: 5 coefficients"},
+        {"fisheye_fold.json", "cameras[1].dist: fisheye image radius stops growing"},
+        {"inf_fx.json", "cameras[1].fx: must be a finite number"},
+        {"nan_hfov.json", "invalid JSON near line 3"},
+        {"pano_too_wide.json", "panorama.width: must be an integer in [1, 16384] (got 16385)"},
+        {"truncated.json", "invalid JSON near line 7"},
+        {"unknown_model.json", "cameras[1].model: unknown model 'fishye'"},
+    };
+    char path[2048], err[512];
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/rig/%s", test_source_dir(),
+                 cases[k].file);
+        fovea_rig rig;
+        err[0] = '\0';
+        int rc = fovea_rig_load(path, &rig, err, sizeof(err));
+        int ok = cases[k].want ? rc < 0 && strstr(err, cases[k].want) != NULL &&
+                                     strstr(err, cases[k].file) != NULL
+                               : rc == FOVEA_OK;
+        if (!ok) {
+            fprintf(stderr, "%s: rc %d \"%s\", wanted %s\n", cases[k].file, rc, err,
+                    cases[k].want ? cases[k].want : "success");
+            test_failures++;
+        }
+    }
+}
+
 int main(void)
 {
+    test_corpus();
     test_spec_example();
     test_defaults();
     test_malformed();
