@@ -43,9 +43,15 @@ expect_size() {
     s=$(size_of "$1")
     [ "$s" -eq "$2" ] || fail "$1: $s bytes, expected $2"
 }
-is_png() {
+is_png() { # FILE [WxH]: a PNG (by its signature), of that size when given (IHDR)
     sig=$(od -A n -t x1 -N 8 "$1" | tr -d ' \n')
     [ "$sig" = "89504e470d0a1a0a" ] || fail "$1: not a PNG (signature $sig)"
+    if [ $# -ge 2 ]; then
+        dims=$(od -A n -t u1 -j 16 -N 8 "$1" |
+            awk '{ printf "%dx%d", (($1 * 256 + $2) * 256 + $3) * 256 + $4,
+                                    (($5 * 256 + $6) * 256 + $7) * 256 + $8 }')
+        [ "$dims" = "$2" ] || fail "$1: PNG of $dims, expected $2"
+    fi
 }
 json_ok() { # FILE PYTHON-ASSERTIONS (d = the parsed document)
     python3 -c "import json, sys
@@ -89,7 +95,7 @@ grep -q '^  no camera  *[0-9.]*%$' out || fail "rig check: no 'no camera' covera
 grep -q '^  one camera  *[0-9.]*%$' out || fail "rig check: no 'one camera' coverage line"
 grep -q '^  two or more  *[1-9][0-9.]*%$' out || fail "rig check: no overlap coverage"
 grep -q 'left + right: width [1-9][0-9.]* px' out || fail "rig check: no overlap width"
-is_png cov.png
+is_png cov.png 320x120
 [ -s pano.map ] || fail "--save-map wrote nothing"
 json_ok cov.json '
 assert d["valid"] is True
@@ -217,10 +223,10 @@ err_has "frame 3/3" "progress"
 
 # ---------------------------------------------------------------- stitch to PNG
 run 0 stitch -q --map pano.map cam0.y4m cam1.y4m -o 'pano%02d.png'
-for f in pano00.png pano01.png pano02.png; do is_png "$f"; done
+for f in pano00.png pano01.png pano02.png; do is_png "$f" 320x120; done
 [ -e pano03.png ] && fail "PNG pattern: too many frames"
 run 0 stitch -q --map pano.map --frames 1 cam0.y4m cam1.y4m -o one.png
-is_png one.png
+is_png one.png 320x120
 run 1 stitch -q --map pano.map cam0.y4m cam1.y4m -o many.png
 err_has "pattern" "several frames to one PNG"
 
@@ -229,7 +235,7 @@ run 0 convert -q --frames 1 cam0.y4m still0.png
 run 0 convert -q --frames 1 cam1.y4m still1.png
 run 0 convert -q --frames 1 --pixfmt-out gray8 cam1.y4m gray1.png
 run 0 stitch --map pano.map still0.png still1.png -o still.png --print-color
-is_png still.png
+is_png still.png 320x120
 grep -c '^camera [01] (still[01].png): gain [0-9.]* [0-9.]* [0-9.]*  gamma [0-9.]*$' out |
     grep -q '^2$' || fail "--print-color: expected two camera lines"
 run 0 stitch -q --map pano.map still0.png gray1.png -o still_gray.y4m
@@ -395,6 +401,25 @@ run 1 map info missing.map
 run 2 map info
 run 2 map frobnicate
 run 0 map --help
+
+# ---------------------------------------------------------------- fovea demo
+run 0 demo --scale 8 --backend cpu -o demo --json demo.json
+for f in camera0 camera1 ground_truth; do is_png demo/$f.png; done
+is_png demo/panorama.png 712x237
+is_png demo/coverage.png 712x237
+out_has "PSNR vs ground truth over covered pixels" "demo"
+json_ok demo.json '
+assert (d["pano_width"], d["pano_height"], d["backend"]) == (712, 237, "cpu"), d
+assert d["pct_covered"] > 95 and d["psnr_covered_db"] >= 36, d
+assert d["mismatch_before"] > 3 and d["mismatch_after"] <= 0.2 * d["mismatch_before"], d
+assert len(d["cameras"]) == 2 and any(abs(c["gamma"] - 1) > 0.01 for c in d["cameras"])'
+run 0 demo --scale 8 --backend cpu --no-balance -o demo_nb --json demo_nb.json
+json_ok demo_nb.json '
+assert all(c["gain"] == [1, 1, 1] and c["gamma"] == 1 for c in d["cameras"]), d
+assert d["mismatch_after"] == d["mismatch_before"] > 3, d'
+run 2 demo --scale 0
+err_has "scale" "demo --scale 0"
+run 2 demo --frobnicate
 
 echo "test_cli_stitch: all passed"
 exit 0
