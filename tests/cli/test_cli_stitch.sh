@@ -286,6 +286,20 @@ run 0 stitch -q --map pano.map --missing repeat:1 cam0.y4m short1.y4m -o miss.y4
 err_has "short1.y4m: frame 2 missing, repeating frame 1 (1/1)" "--missing repeat:1"
 expect_size miss.y4m $(($(head -n 1 miss.y4m | wc -c) + 3 * (6 + PB)))
 json_ok miss.json 'assert d["cameras"][1]["frames_repeated"] == 1'
+# the repeated frame is the last good one: frame 2 of the run is camera 0's
+# frame 2 stitched with camera 1's frame 1
+run 0 stitch -q --color off --map pano.map --missing repeat:1 cam0.y4m short1.y4m -o missoff.yuv
+dd if=raw0.yuv of=r0f2.yuv bs=$FB skip=2 count=1 2>/dev/null
+dd if=raw1.yuv of=r1f1.yuv bs=$FB skip=1 count=1 2>/dev/null
+run 0 convert -q --size ${W}x$H --pixfmt i420 --fps 30 r0f2.yuv r0f2.y4m
+run 0 convert -q --size ${W}x$H --pixfmt i420 --fps 30 r1f1.yuv r1f1.y4m
+run 0 stitch -q --color off --map pano.map r0f2.y4m r1f1.y4m -o expect2.yuv
+dd if=missoff.yuv of=got2.yuv bs=$PB skip=2 count=1 2>/dev/null
+cmp -s expect2.yuv got2.yuv || fail "--missing repeat: frame 2 is not camera 1's frame 1 repeated"
+# camera 0 ending early is named too
+run 0 convert -q --size ${W}x$H --pixfmt i420 --fps 30 --frames 2 raw0.yuv short0.y4m
+run 1 stitch -q --map pano.map short0.y4m cam1.y4m -o miss0.y4m
+err_has "fovea: short0.y4m: frame 2" "camera 0 ends early"
 # a truncated last frame is missing too
 head -c $(($(head -n 1 cam1.y4m | wc -c) + 2 * (6 + FB) + 100)) cam1.y4m >trunc1.y4m
 run 1 stitch -q --map pano.map cam0.y4m trunc1.y4m -o trunc.y4m
