@@ -293,8 +293,16 @@ static void run_case1(const char *name, fovea_context *cpu, fovea_context *gpu,
             CHECK(fabsf(a[c].gamma - b[c].gamma) <= tol);
         }
         /* the cameras' rendered responses differ (main): a solve that stays at
-         * identity would agree with itself trivially */
-        CHECK(moved > 0.005f);
+         * identity would agree with itself trivially. (YUV inputs are balanced
+         * on luma only, docs/stitch.md section 4: there the responses' red and
+         * blue gains move the luma gain by a few tenths of a percent.) */
+        const float need = out_fmt == FOVEA_PIX_I420 ? 0.001f : 0.005f;
+        CHECK(moved > need);
+        if (!(moved > need))
+            for (int c = 0; c < n; c++)
+                fprintf(stderr, "%s fmt %d exact %d: camera %d gains %.4f %.4f %.4f gamma %.4f\n",
+                        name, (int)in_fmt, exact, c, a[c].gain[0], a[c].gain[1], a[c].gain[2],
+                        a[c].gamma);
     }
     fovea_stitcher_destroy(&sc);
     fovea_stitcher_destroy(&sg);
