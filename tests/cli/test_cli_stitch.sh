@@ -91,8 +91,8 @@ out_has "panorama: 320x120 equirectangular" "rig check"
 out_has "left" "rig check"
 out_has "pinhole" "rig check"
 out_has "160x120" "rig check"
-grep -q '^  no camera  *[0-9.]*%$' out || fail "rig check: no 'no camera' coverage line"
-grep -q '^  one camera  *[0-9.]*%$' out || fail "rig check: no 'one camera' coverage line"
+grep -q '^  no camera  *[0-9][0-9.]*%$' out || fail "rig check: no 'no camera' coverage line"
+grep -q '^  one camera  *[0-9][0-9.]*%$' out || fail "rig check: no 'one camera' coverage line"
 grep -q '^  two or more  *[1-9][0-9.]*%$' out || fail "rig check: no overlap coverage"
 grep -q 'left + right: width [1-9][0-9.]* px' out || fail "rig check: no overlap width"
 is_png cov.png 320x120
@@ -318,6 +318,7 @@ err_has "fovea: small.y4m: camera 1 is 160x100, the map expects 160x120" "camera
 run 1 stitch -q --map pano.map cam0.y4m -o x.y4m
 err_has "2 cameras, got 1 input" "camera count mismatch"
 run 1 stitch -q --map rig.json cam0.y4m cam1.y4m -o x.y4m
+err_has "fovea: rig.json: not a fovea map file" "--map given a rig"
 run 1 stitch -q --rig no_fx.json cam0.y4m cam1.y4m -o x.y4m
 err_has "cameras[1].fx" "stitch --rig with a bad rig"
 run 2 stitch cam0.y4m cam1.y4m -o x.y4m
@@ -406,6 +407,7 @@ EOF
     run 1 map import --tables luts --pano 320x100 --camera ${W}x$H -o bad.map
     err_has "lut_left_x.bin" "map import with the wrong size"
     run 1 map import --tables nowhere --pano ${PW}x$PH --camera ${W}x$H -o bad.map
+    err_has "nowhere/lut_left_x.bin: cannot open" "map import from a missing directory"
     run 2 map import --tables luts --pano ${PW}x$PH -o bad.map
 }
 run 0 map info pano.map
