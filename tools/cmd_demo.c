@@ -8,7 +8,17 @@
 #include "cli.h"
 #include "synth/demo.h"
 
-enum { OPT_OUT = 1, OPT_SCALE, OPT_BACKEND, OPT_SAME, OPT_NO_COLOR, OPT_SEED, OPT_JSON, OPT_THREADS };
+enum {
+    OPT_OUT = 1,
+    OPT_SCALE,
+    OPT_BACKEND,
+    OPT_SAME,
+    OPT_NO_COLOR,
+    OPT_SEED,
+    OPT_JSON,
+    OPT_THREADS,
+    OPT_YUV
+};
 
 static const cli_option demo_options[] = {
     {"out", 'o', "DIR", "directory for camera0.png, camera1.png, panorama.png, ground_truth.png, "
@@ -19,6 +29,9 @@ static const cli_option demo_options[] = {
     {"threads", 0, "N", "CPU threads (0 = all)", "0", OPT_THREADS},
     {"same-colors", 0, NULL, "give every camera the same (identity) color response", NULL, OPT_SAME},
     {"no-balance", 0, NULL, "stitch without automatic color balance", NULL, OPT_NO_COLOR},
+    {"yuv", 0, NULL, "the video path: cameras converted to I420 and stitched in I420 (balance "
+                     "on luma only; PSNR against the ground truth converted the same way, "
+                     "mismatch on luma)", NULL, OPT_YUV},
     {"seed", 0, "N", "scene seed", "2026", OPT_SEED},
     {"json", 0, "FILE", "write the numbers as JSON ('-' = stdout)", "none", OPT_JSON},
     {NULL, 0, NULL, NULL, NULL, 0},
@@ -63,6 +76,7 @@ int cmd_demo(int argc, char **argv)
             break;
         case OPT_SAME: o.identical_colors = 1; break;
         case OPT_NO_COLOR: o.color_auto = 0; break;
+        case OPT_YUV: o.yuv = 1; break;
         case OPT_SEED:
             if (cli_parse_int("demo", "--seed", v, 0, (long long)1 << 62, &x) < 0)
                 return CLI_EXIT_USAGE;
@@ -101,15 +115,18 @@ int cmd_demo(int argc, char **argv)
         fovea_close(&ctx);
         return CLI_EXIT_RUNTIME;
     }
-    printf("fovea demo: %d cameras -> %dx%d panorama on %s (map grid steps %d/%d px)\n",
-           r.num_cameras, r.pano_width, r.pano_height, r.backend, r.grid_step[0], r.grid_step[1]);
+    printf("fovea demo: %d cameras -> %dx%d panorama on %s (map grid steps %d/%d px)%s\n",
+           r.num_cameras, r.pano_width, r.pano_height, r.backend, r.grid_step[0], r.grid_step[1],
+           o.yuv ? ", I420" : "");
     printf("  render %.2f s, map %.2f s, balance + stitch %.3f s\n", r.seconds_render,
            r.seconds_map, r.seconds_stitch);
     printf("  covered: %.1f%% of the panorama\n", r.pct_covered);
     printf("  PSNR vs ground truth over covered pixels: %.2f dB\n", r.psnr_covered);
-    printf("  overlap color mismatch (mean |A-B|, codes): %.2f before, %.2f after balancing "
-           "(%.0f%% less)\n", r.mismatch_before, r.mismatch_after,
-           r.mismatch_before > 0 ? 100.0 * (1.0 - r.mismatch_after / r.mismatch_before) : 0.0);
+    const double less =
+        r.mismatch_before > 0 ? 100.0 * (1.0 - r.mismatch_after / r.mismatch_before) : 0.0;
+    printf("  overlap %s mismatch (mean |A-B|, codes): %.2f before, %.2f after balancing "
+           "(%.0f%% %s)\n", o.yuv ? "luma" : "color", r.mismatch_before, r.mismatch_after,
+           less < 0 ? -less : less, less < 0 ? "more" : "less");
     for (int c = 0; c < r.num_cameras; c++)
         printf("  camera %d correction: gain %.3f %.3f %.3f, gamma %.3f\n", c, r.cc[c].gain[0],
                r.cc[c].gain[1], r.cc[c].gain[2], r.cc[c].gamma);
@@ -123,6 +140,8 @@ int cmd_demo(int argc, char **argv)
         cJSON_AddStringToObject(j, "backend", r.backend);
         cJSON_AddNumberToObject(j, "pano_width", r.pano_width);
         cJSON_AddNumberToObject(j, "pano_height", r.pano_height);
+        cJSON_AddStringToObject(j, "format", o.yuv ? "i420" : "rgba");
+        cJSON_AddStringToObject(j, "mismatch_of", o.yuv ? "luma" : "rgb");
         cJSON *cams = cJSON_AddArrayToObject(j, "cameras");
         for (int c = 0; c < r.num_cameras; c++) {
             cJSON *cj = cJSON_CreateObject();

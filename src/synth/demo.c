@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "core/core.h"
+#include "fovea/convert.h"
 #include "io/png_internal.h"
 #include "stitch/color.h"
 #include "stitch/coverage.h"
@@ -108,6 +109,51 @@ static double overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *cam
     return count ? sum / (double)count : 0.0;
 }
 
+/* Bilinear sample of an 8-bit plane at (u, v), pixel centres at integers. */
+static float sample_plane(const fovea_frame *f, float u, float v)
+{
+    int x0 = (int)u, y0 = (int)v;
+    float fx = u - (float)x0, fy = v - (float)y0;
+    int x1 = x0 + 1 < f->width ? x0 + 1 : x0;
+    int y1 = y0 + 1 < f->height ? y0 + 1 : y0;
+    const uint8_t *r0 = f->data[0] + (ptrdiff_t)y0 * f->stride[0];
+    const uint8_t *r1 = f->data[0] + (ptrdiff_t)y1 * f->stride[0];
+    float top = (1.0f - fx) * r0[x0] + fx * r0[x1];
+    float bot = (1.0f - fx) * r1[x0] + fx * r1[x1];
+    return (1.0f - fy) * top + fy * bot;
+}
+
+/* The luma counterpart of overlap_mismatch for YUV cameras: mean |A - B| of
+ * the overlap's luma samples through the cameras' luma curves (the stitcher's
+ * own YUV tables). */
+static double overlap_mismatch_luma(const fovea_stitch_map *m, const fovea_frame *cams,
+                                    const fovea_color_correction *cc)
+{
+    stitch_tables *t = malloc(sizeof(*t));
+    if (!t)
+        return -1.0;
+    fovea_stitch_build_tables(cc, m->num_cameras, 1, t);
+    double sum = 0.0;
+    long count = 0;
+    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+    for (int j = 0; j < m->pano_height; j += 2)
+        for (int i = 0; i < m->pano_width; i += 2) {
+            if (fovea_map_weights(m, i, j, w, u, v) < 2)
+                continue;
+            for (int a = 0; a < m->num_cameras; a++)
+                for (int b = a + 1; b < m->num_cameras; b++) {
+                    if (!(w[a] > 0.0f) || !(w[b] > 0.0f))
+                        continue;
+                    int qa = (int)lrintf(4.0f * sample_plane(&cams[a], u[a], v[a]));
+                    int qb = (int)lrintf(4.0f * sample_plane(&cams[b], u[b], v[b]));
+                    sum += fabs((double)t->lut[a][0][qa] - (double)t->lut[b][0][qb]);
+                    count++;
+                }
+        }
+    free(t);
+    return count ? sum / (double)count : 0.0;
+}
+
 static int write_png(const char *dir, const char *name, const fovea_frame *f, char *err,
                      size_t errsz)
 {
@@ -136,9 +182,13 @@ int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_r
     r->backend = fovea_backend_name(fovea_context_backend(ctx));
 
     fovea_frame gt, pano, cams[FOVEA_STITCH_MAX_CAMERAS];
+    fovea_frame ycams[FOVEA_STITCH_MAX_CAMERAS], ypano, ygt;
     memset(&gt, 0, sizeof(gt));
     memset(&pano, 0, sizeof(pano));
     memset(cams, 0, sizeof(cams));
+    memset(ycams, 0, sizeof(ycams));
+    memset(&ypano, 0, sizeof(ypano));
+    memset(&ygt, 0, sizeof(ygt));
     fovea_stitch_map map;
     memset(&map, 0, sizeof(map));
     fovea_stitcher *stitcher = NULL;
@@ -194,6 +244,28 @@ int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_r
                                             &cams[c])) < 0)
             goto done;
     }
+    if (o->yuv) {
+        /* the video path: I420 cameras, an I420 panorama; the ground truth
+         * goes through the same two conversions, so that the PSNR measures
+         * the stitch and not the chroma subsampling */
+        for (int c = 0; c < n && st >= 0; c++) {
+            st = fovea_frame_alloc(NULL, &ycams[c], cams[c].width, cams[c].height, FOVEA_PIX_I420,
+                                   FOVEA_MEM_HOST);
+            if (st >= 0)
+                st = fovea_frame_convert(ctx, &ycams[c], &cams[c], NULL);
+        }
+        if (st >= 0)
+            st = fovea_frame_alloc(NULL, &ygt, rig.width, rig.height, FOVEA_PIX_I420, FOVEA_MEM_HOST);
+        if (st >= 0)
+            st = fovea_frame_convert(ctx, &ygt, &gt, NULL);
+        if (st >= 0)
+            st = fovea_frame_convert(ctx, &gt, &ygt, NULL);
+        if (st >= 0)
+            st = fovea_frame_alloc(NULL, &ypano, rig.width, rig.height, FOVEA_PIX_I420,
+                                   FOVEA_MEM_HOST);
+        if (st < 0)
+            goto done;
+    }
     r->seconds_render = now_s() - t0;
 
     fovea_stitch_settings ss;
@@ -205,27 +277,31 @@ int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_r
     }
     const fovea_frame *in[FOVEA_STITCH_MAX_CAMERAS];
     for (int c = 0; c < n; c++)
-        in[c] = &cams[c];
+        in[c] = o->yuv ? &ycams[c] : &cams[c];
     t0 = now_s();
     if (o->color_auto && (st = fovea_stitcher_analyse(stitcher, in, n, 1, NULL)) < 0) {
         snprintf(err, errsz, "demo: colour analysis: %s", fovea_last_error(ctx));
         goto done;
     }
-    if ((st = fovea_stitcher_process(stitcher, in, n, &pano)) < 0) {
+    if ((st = fovea_stitcher_process(stitcher, in, n, o->yuv ? &ypano : &pano)) < 0) {
         snprintf(err, errsz, "demo: stitch: %s", fovea_last_error(ctx));
         goto done;
     }
     r->seconds_stitch = now_s() - t0;
+    if (o->yuv && (st = fovea_frame_convert(ctx, &pano, &ypano, NULL)) < 0)
+        goto done;
     fovea_stitcher_get_color(stitcher, r->cc, n);
 
-    /* PSNR over covered pixels (alpha 255) */
+    /* PSNR over covered pixels (alpha 255; an I420 panorama has no alpha:
+     * the pixels some camera weights) */
     double se = 0.0;
     long covered = 0;
+    float cw_[FOVEA_STITCH_MAX_CAMERAS], cu_[FOVEA_STITCH_MAX_CAMERAS], cv_[FOVEA_STITCH_MAX_CAMERAS];
     for (int j = 0; j < rig.height; j++) {
         const uint8_t *a = pano.data[0] + (ptrdiff_t)j * pano.stride[0];
         const uint8_t *b = gt.data[0] + (ptrdiff_t)j * gt.stride[0];
         for (int i = 0; i < rig.width; i++) {
-            if (a[4 * i + 3] != 255)
+            if (o->yuv ? fovea_map_weights(&map, i, j, cw_, cu_, cv_) == 0 : a[4 * i + 3] != 255)
                 continue;
             covered++;
             for (int k = 0; k < 3; k++) {
@@ -243,8 +319,10 @@ int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_r
         ident[c].gain[0] = ident[c].gain[1] = ident[c].gain[2] = 1.0f;
         ident[c].gamma = 1.0f;
     }
-    r->mismatch_before = overlap_mismatch(&map, cams, ident);
-    r->mismatch_after = overlap_mismatch(&map, cams, r->cc);
+    r->mismatch_before = o->yuv ? overlap_mismatch_luma(&map, ycams, ident)
+                                : overlap_mismatch(&map, cams, ident);
+    r->mismatch_after = o->yuv ? overlap_mismatch_luma(&map, ycams, r->cc)
+                               : overlap_mismatch(&map, cams, r->cc);
 
     if (o->out_dir) {
         char name[64];
@@ -269,10 +347,14 @@ int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_r
 done:
     fovea_stitcher_destroy(&stitcher);
     fovea_stitch_map_free(&map);
-    for (int c = 0; c < n; c++)
+    for (int c = 0; c < n; c++) {
         fovea_frame_free(NULL, &cams[c]);
+        fovea_frame_free(NULL, &ycams[c]);
+    }
     fovea_frame_free(NULL, &gt);
     fovea_frame_free(NULL, &pano);
+    fovea_frame_free(NULL, &ygt);
+    fovea_frame_free(NULL, &ypano);
     if (st < 0 && err && !err[0])
         snprintf(err, errsz, "demo: %s", fovea_strerror(st));
     return st;

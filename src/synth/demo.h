@@ -13,6 +13,9 @@ typedef struct fovea_demo_options {
     int color_auto;         /* 1: analyse the overlaps and balance (default) */
     uint64_t seed;          /* scene seed */
     const char *out_dir;    /* write PNGs here (NULL: none) */
+    int yuv;                /* 1: the cameras converted to I420 and stitched in I420,
+                               as video is; PSNR against the ground truth put
+                               through the same conversions, mismatch on luma */
 } fovea_demo_options;
 
 typedef struct fovea_demo_result {
@@ -20,7 +23,8 @@ typedef struct fovea_demo_result {
     int pano_width, pano_height;
     double pct_covered;       /* panorama pixels seen by some camera */
     double psnr_covered;      /* stitched vs ground truth over covered pixels, dB */
-    double mismatch_before;   /* mean |A - B| over overlap samples and RGB, codes, no correction */
+    double mismatch_before;   /* mean |A - B| over overlap samples and RGB (yuv: luma),
+                                 codes, no correction */
     double mismatch_after;    /* the same with the corrections in use after balancing */
     fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
     double seconds_render, seconds_map, seconds_stitch;
