@@ -76,39 +76,6 @@ static float sample_rgba(const fovea_frame *f, float u, float v, int ch)
     return (1.0f - fy) * top + fy * bot;
 }
 
-/* Mean |A - B| over the overlap samples (every pixel seen with weight > 0 by two
- * cameras, every pair, RGB), with the cameras' samples through their LUTs. */
-static double overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *cams,
-                               const fovea_color_correction *cc)
-{
-    float (*lut)[3][FOVEA_LUT_SIZE] = malloc(sizeof(*lut) * (size_t)m->num_cameras);
-    if (!lut)
-        return -1.0;
-    for (int c = 0; c < m->num_cameras; c++)
-        fovea_color_build_lut(&cc[c], lut[c]);
-    double sum = 0.0;
-    long count = 0;
-    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
-    for (int j = 0; j < m->pano_height; j += 2)
-        for (int i = 0; i < m->pano_width; i += 2) {
-            if (fovea_map_weights(m, i, j, w, u, v) < 2)
-                continue;
-            for (int a = 0; a < m->num_cameras; a++)
-                for (int b = a + 1; b < m->num_cameras; b++) {
-                    if (!(w[a] > 0.0f) || !(w[b] > 0.0f))
-                        continue;
-                    for (int k = 0; k < 3; k++) {
-                        float x = fovea_lut_apply(lut[a][k], sample_rgba(&cams[a], u[a], v[a], k));
-                        float y = fovea_lut_apply(lut[b][k], sample_rgba(&cams[b], u[b], v[b], k));
-                        sum += fabs((double)x - (double)y);
-                        count++;
-                    }
-                }
-        }
-    free(lut);
-    return count ? sum / (double)count : 0.0;
-}
-
 /* Bilinear sample of an 8-bit plane at (u, v), pixel centres at integers. */
 static float sample_plane(const fovea_frame *f, float u, float v)
 {
@@ -123,16 +90,17 @@ static float sample_plane(const fovea_frame *f, float u, float v)
     return (1.0f - fy) * top + fy * bot;
 }
 
-/* The luma counterpart of overlap_mismatch for YUV cameras: mean |A - B| of
- * the overlap's luma samples through the cameras' luma curves (the stitcher's
- * own YUV tables). */
-static double overlap_mismatch_luma(const fovea_stitch_map *m, const fovea_frame *cams,
-                                    const fovea_color_correction *cc)
+/* Mean |A - B| over the overlap samples (every pixel seen with weight > 0 by two
+ * cameras, every pair), with the cameras' samples through the stitcher's tables
+ * for cc: RGB of RGBA cameras, or (yuv) the luma of I420 cameras through their
+ * luma curves. */
+static double overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *cams,
+                               const fovea_color_correction *cc, int yuv)
 {
     stitch_tables *t = malloc(sizeof(*t));
     if (!t)
         return -1.0;
-    fovea_stitch_build_tables(cc, m->num_cameras, 1, t);
+    fovea_stitch_build_tables(cc, m->num_cameras, yuv, t);
     double sum = 0.0;
     long count = 0;
     float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
@@ -144,10 +112,18 @@ static double overlap_mismatch_luma(const fovea_stitch_map *m, const fovea_frame
                 for (int b = a + 1; b < m->num_cameras; b++) {
                     if (!(w[a] > 0.0f) || !(w[b] > 0.0f))
                         continue;
-                    int qa = (int)lrintf(4.0f * sample_plane(&cams[a], u[a], v[a]));
-                    int qb = (int)lrintf(4.0f * sample_plane(&cams[b], u[b], v[b]));
-                    sum += fabs((double)t->lut[a][0][qa] - (double)t->lut[b][0][qb]);
-                    count++;
+                    for (int k = 0; k < (yuv ? 1 : 3); k++) {
+                        float x, y;
+                        if (yuv) {
+                            x = t->lut[a][0][lrintf(4.0f * sample_plane(&cams[a], u[a], v[a]))];
+                            y = t->lut[b][0][lrintf(4.0f * sample_plane(&cams[b], u[b], v[b]))];
+                        } else {
+                            x = fovea_lut_apply(t->lut[a][k], sample_rgba(&cams[a], u[a], v[a], k));
+                            y = fovea_lut_apply(t->lut[b][k], sample_rgba(&cams[b], u[b], v[b], k));
+                        }
+                        sum += fabs((double)x - (double)y);
+                        count++;
+                    }
                 }
         }
     free(t);
@@ -319,10 +295,8 @@ int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_r
         ident[c].gain[0] = ident[c].gain[1] = ident[c].gain[2] = 1.0f;
         ident[c].gamma = 1.0f;
     }
-    r->mismatch_before = o->yuv ? overlap_mismatch_luma(&map, ycams, ident)
-                                : overlap_mismatch(&map, cams, ident);
-    r->mismatch_after = o->yuv ? overlap_mismatch_luma(&map, ycams, r->cc)
-                               : overlap_mismatch(&map, cams, r->cc);
+    r->mismatch_before = overlap_mismatch(&map, o->yuv ? ycams : cams, ident, o->yuv);
+    r->mismatch_after = overlap_mismatch(&map, o->yuv ? ycams : cams, r->cc, o->yuv);
 
     if (o->out_dir) {
         char name[64];
