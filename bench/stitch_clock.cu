@@ -81,7 +81,8 @@ extern "C" int bench_clock_probe_start(void)
             return fail("cudaStreamCreate", e);
         if ((e = cudaMalloc((void **)&g_stop, sizeof(int))) != cudaSuccess)
             return fail("cudaMalloc", e);
-        if ((e = cudaHostAlloc((void **)&g_one, 2 * sizeof(int), cudaHostAllocDefault)) != cudaSuccess)
+        e = cudaHostAlloc((void **)&g_one, 2 * sizeof(int), cudaHostAllocDefault);
+        if (e != cudaSuccess)
             return fail("cudaHostAlloc", e);
         g_one[0] = 1;
         g_one[1] = 0;

@@ -63,7 +63,9 @@ static void demo_rig(fovea_rig *rig, int div)
     rig->cameras[1].dist[1] = -0.01;
 }
 
-static float sample_rgba(const fovea_frame *f, float u, float v, int ch)
+/* Bilinear sample of byte ch of pixels of bpp bytes in plane 0 at (u, v),
+ * pixel centres at integers. */
+static float sample_u8(const fovea_frame *f, float u, float v, int bpp, int ch)
 {
     int x0 = (int)u, y0 = (int)v;
     float fx = u - (float)x0, fy = v - (float)y0;
@@ -71,22 +73,8 @@ static float sample_rgba(const fovea_frame *f, float u, float v, int ch)
     int y1 = y0 + 1 < f->height ? y0 + 1 : y0;
     const uint8_t *r0 = f->data[0] + (ptrdiff_t)y0 * f->stride[0];
     const uint8_t *r1 = f->data[0] + (ptrdiff_t)y1 * f->stride[0];
-    float top = (1.0f - fx) * r0[4 * x0 + ch] + fx * r0[4 * x1 + ch];
-    float bot = (1.0f - fx) * r1[4 * x0 + ch] + fx * r1[4 * x1 + ch];
-    return (1.0f - fy) * top + fy * bot;
-}
-
-/* Bilinear sample of an 8-bit plane at (u, v), pixel centres at integers. */
-static float sample_plane(const fovea_frame *f, float u, float v)
-{
-    int x0 = (int)u, y0 = (int)v;
-    float fx = u - (float)x0, fy = v - (float)y0;
-    int x1 = x0 + 1 < f->width ? x0 + 1 : x0;
-    int y1 = y0 + 1 < f->height ? y0 + 1 : y0;
-    const uint8_t *r0 = f->data[0] + (ptrdiff_t)y0 * f->stride[0];
-    const uint8_t *r1 = f->data[0] + (ptrdiff_t)y1 * f->stride[0];
-    float top = (1.0f - fx) * r0[x0] + fx * r0[x1];
-    float bot = (1.0f - fx) * r1[x0] + fx * r1[x1];
+    float top = (1.0f - fx) * r0[bpp * x0 + ch] + fx * r0[bpp * x1 + ch];
+    float bot = (1.0f - fx) * r1[bpp * x0 + ch] + fx * r1[bpp * x1 + ch];
     return (1.0f - fy) * top + fy * bot;
 }
 
@@ -113,13 +101,15 @@ static double overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *cam
                     if (!(w[a] > 0.0f) || !(w[b] > 0.0f))
                         continue;
                     for (int k = 0; k < (yuv ? 1 : 3); k++) {
+                        const float sa = sample_u8(&cams[a], u[a], v[a], yuv ? 1 : 4, k);
+                        const float sb = sample_u8(&cams[b], u[b], v[b], yuv ? 1 : 4, k);
                         float x, y;
-                        if (yuv) {
-                            x = t->lut[a][0][lrintf(4.0f * sample_plane(&cams[a], u[a], v[a]))];
-                            y = t->lut[b][0][lrintf(4.0f * sample_plane(&cams[b], u[b], v[b]))];
+                        if (yuv) { /* luma: the quarter code's entry, as the stitcher */
+                            x = t->lut[a][0][lrintf(4.0f * sa)];
+                            y = t->lut[b][0][lrintf(4.0f * sb)];
                         } else {
-                            x = fovea_lut_apply(t->lut[a][k], sample_rgba(&cams[a], u[a], v[a], k));
-                            y = fovea_lut_apply(t->lut[b][k], sample_rgba(&cams[b], u[b], v[b], k));
+                            x = fovea_lut_apply(t->lut[a][k], sa);
+                            y = fovea_lut_apply(t->lut[b][k], sb);
                         }
                         sum += fabs((double)x - (double)y);
                         count++;
