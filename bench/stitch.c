@@ -154,6 +154,22 @@ static int run_floor(void *arg)
     return e != 0;
 }
 
+/* Two rows of the floor as f is set up: with its stores (bytes_all moved), then
+ * the gather alone (bytes_gather: the cameras). Returns non-zero on failure. */
+static int floor_pair(bench_table *table, floor_case *f, const char *name_all,
+                      const char *name_gather, double bytes_all, double bytes_gather,
+                      const bench_opts *opts)
+{
+    const int calls = opts->quick ? 5 : 50, runs = opts->quick ? 2 : 10;
+    int bad = gpu_row(table, name_all, run_floor, f, f->stream, opts->warmup, runs, calls,
+                      bytes_all, "back to back; no tables, weights, overlaps") != 0;
+    f->args.no_stores = 1;
+    bad = bad || gpu_row(table, name_gather, run_floor, f, f->stream, opts->warmup, runs, calls,
+                         bytes_gather, "the same, nothing stored (camera bytes)") != 0;
+    f->args.no_stores = 0;
+    return bad;
+}
+
 /* Rows (f): the texture-gather floor (stitch_floor.h) on the same map, frames
  * and outputs as rows (b) and (c), frames back to back like their throughput
  * rows. Each tile takes the camera with the largest weight at its centre. */
@@ -208,18 +224,12 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
                                   (int)rgba[c].stride[0], 4, &a->tex[c][0]) != 0;
     }
     a->owner = d_owner;
-    const int calls = opts->quick ? 5 : 50, runs = opts->quick ? 2 : 10;
     if (!bad) {
         a->out0 = out_rgba->data[0];
         a->stride0 = (int)out_rgba->stride[0];
-        bad = gpu_row(table, "(f) floor: RGBA gather + stores only", run_floor, &f, stream,
-                      opts->warmup, runs, calls, rgba_bytes,
-                      "back to back; no tables, weights, overlaps") != 0;
-        a->no_stores = 1;
-        bad = bad || gpu_row(table, "(f) floor: RGBA gather only", run_floor, &f, stream,
-                             opts->warmup, runs, calls, 2.0 * rgba[0].width * rgba[0].height * 4,
-                             "the same, nothing stored (camera bytes)") != 0;
-        a->no_stores = 0;
+        bad = floor_pair(table, &f, "(f) floor: RGBA gather + stores only",
+                         "(f) floor: RGBA gather only", rgba_bytes,
+                         2.0 * rgba[0].width * rgba[0].height * 4, opts);
     }
     for (int c = 0; c < 2; c++) {
         bench_floor_texture_free(a->tex[c][0]);
@@ -238,14 +248,9 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
         a->stride0 = (int)out_i420->stride[0];
         a->stride1 = (int)out_i420->stride[1];
         a->stride2 = (int)out_i420->stride[2];
-        bad = gpu_row(table, "(f) floor: NV12->I420 gather + stores only", run_floor, &f, stream,
-                      opts->warmup, runs, calls, yuv_bytes,
-                      "back to back; no tables, weights, overlaps") != 0;
-        a->no_stores = 1;
-        bad = bad || gpu_row(table, "(f) floor: NV12 gather only", run_floor, &f, stream,
-                             opts->warmup, runs, calls, 2.0 * nv12[0].width * nv12[0].height * 1.5,
-                             "the same, nothing stored (camera bytes)") != 0;
-        a->no_stores = 0;
+        bad = floor_pair(table, &f, "(f) floor: NV12->I420 gather + stores only",
+                         "(f) floor: NV12 gather only", yuv_bytes,
+                         2.0 * nv12[0].width * nv12[0].height * 1.5, opts);
     }
     for (int c = 0; c < 2; c++) {
         bench_floor_texture_free(a->tex[c][0]);
