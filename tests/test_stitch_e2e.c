@@ -4,6 +4,7 @@
  * least 80% of the overlap color mismatch when they do not; the balanced
  * panorama is then >= 5 dB closer to the ground truth than the unbalanced one
  * (the corrections reach the output). */
+#include <math.h>
 #include <string.h>
 
 #include "synth/demo.h"
@@ -72,15 +73,16 @@ int main(void)
 
     /* the video path: I420 cameras stitched in I420 (the ground truth through
      * the same conversions). Same colors: as close as RGBA. Different colors:
-     * the balance (luma only for YUV) removes most of the luma mismatch and
-     * brings the panorama closer to the truth than no balance, but the color
-     * cast stays (docs/stitch.md section 4): about 27 dB against 39 for RGBA. */
+     * the balance solves per-channel gains from the overlaps' Y, U and V and
+     * corrects chroma through the cameras' RGB curves (docs/stitch.md sections
+     * 3 and 4), so the casts go as well: the mismatch over Y, U and V falls as
+     * much as RGBA's and the panorama comes near RGBA's PSNR. */
     o.yuv = 1;
     o.color_auto = 1;
     o.identical_colors = 1;
     st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
     REQUIRE(st == FOVEA_OK);
-    printf("I420, identical colors: PSNR %.2f dB, luma mismatch %.2f -> %.2f\n", r.psnr_covered,
+    printf("I420, identical colors: PSNR %.2f dB, Y/U/V mismatch %.2f -> %.2f\n", r.psnr_covered,
            r.mismatch_before, r.mismatch_after);
     CHECK(r.psnr_covered >= 38.0);
     CHECK(r.pct_covered > 90.0);
@@ -90,17 +92,24 @@ int main(void)
     REQUIRE(st == FOVEA_OK);
     const double yuv_auto = r.psnr_covered;
     reduction = 1.0 - r.mismatch_after / r.mismatch_before;
-    printf("I420, different colors: luma mismatch %.2f -> %.2f (%.0f%% less), PSNR %.2f dB\n",
+    printf("I420, different colors: Y/U/V mismatch %.2f -> %.2f (%.0f%% less), PSNR %.2f dB\n",
            r.mismatch_before, r.mismatch_after, 100.0 * reduction, r.psnr_covered);
+    for (int c = 0; c < r.num_cameras; c++)
+        printf("  camera %d: gain %.3f %.3f %.3f gamma %.3f\n", c, r.cc[c].gain[0], r.cc[c].gain[1],
+               r.cc[c].gain[2], r.cc[c].gamma);
     CHECK(r.mismatch_before > 3.0);
-    CHECK(reduction >= 0.75);
-    for (int c = 0; c < r.num_cameras; c++) /* one gain for the three channels */
-        CHECK(r.cc[c].gain[0] == r.cc[c].gain[1] && r.cc[c].gain[1] == r.cc[c].gain[2]);
+    CHECK(reduction >= 0.8);
+    CHECK(yuv_auto >= 36.0);
+    /* the casts are corrected per channel: the demo's responses (red up and
+     * blue down in one camera, the opposite in the other) give each camera
+     * gains that differ between red and blue */
+    for (int c = 0; c < r.num_cameras; c++)
+        CHECK(fabsf(r.cc[c].gain[0] - r.cc[c].gain[2]) > 0.05f);
     o.color_auto = 0;
     st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
     REQUIRE(st == FOVEA_OK);
     printf("I420, different colors, balance off: PSNR %.2f dB\n", r.psnr_covered);
-    CHECK(yuv_auto >= r.psnr_covered + 1.0);
+    CHECK(yuv_auto >= r.psnr_covered + 5.0);
 
     fovea_close(&ctx);
     return test_finish("test_stitch_e2e");

@@ -29,9 +29,9 @@ static const cli_option demo_options[] = {
     {"threads", 0, "N", "CPU threads (0 = all)", "0", OPT_THREADS},
     {"same-colors", 0, NULL, "give every camera the same (identity) color response", NULL, OPT_SAME},
     {"no-balance", 0, NULL, "stitch without automatic color balance", NULL, OPT_NO_COLOR},
-    {"yuv", 0, NULL, "the video path: cameras converted to I420 and stitched in I420 (balance "
-                     "on luma only; PSNR against the ground truth converted the same way, "
-                     "mismatch on luma)", NULL, OPT_YUV},
+    {"yuv", 0, NULL, "the video path: cameras converted to I420 and stitched in I420 (PSNR "
+                     "against the ground truth converted the same way, mismatch on Y, U and V)",
+     NULL, OPT_YUV},
     {"seed", 0, "N", "scene seed", "2026", OPT_SEED},
     {"json", 0, "FILE", "write the numbers as JSON ('-' = stdout)", "none", OPT_JSON},
     {NULL, 0, NULL, NULL, NULL, 0},
@@ -125,7 +125,7 @@ int cmd_demo(int argc, char **argv)
     const double less =
         r.mismatch_before > 0 ? 100.0 * (1.0 - r.mismatch_after / r.mismatch_before) : 0.0;
     printf("  overlap %s mismatch (mean |A-B|, codes): %.2f before, %.2f after balancing "
-           "(%.0f%% %s)\n", o.yuv ? "luma" : "color", r.mismatch_before, r.mismatch_after,
+           "(%.0f%% %s)\n", o.yuv ? "Y/U/V" : "color", r.mismatch_before, r.mismatch_after,
            less < 0 ? -less : less, less < 0 ? "more" : "less");
     for (int c = 0; c < r.num_cameras; c++)
         printf("  camera %d correction: gain %.3f %.3f %.3f, gamma %.3f\n", c, r.cc[c].gain[0],
@@ -141,7 +141,7 @@ int cmd_demo(int argc, char **argv)
         cJSON_AddNumberToObject(j, "pano_width", r.pano_width);
         cJSON_AddNumberToObject(j, "pano_height", r.pano_height);
         cJSON_AddStringToObject(j, "format", o.yuv ? "i420" : "rgba");
-        cJSON_AddStringToObject(j, "mismatch_of", o.yuv ? "luma" : "rgb");
+        cJSON_AddStringToObject(j, "mismatch_of", o.yuv ? "yuv" : "rgb");
         cJSON *cams = cJSON_AddArrayToObject(j, "cameras");
         for (int c = 0; c < r.num_cameras; c++) {
             cJSON *cj = cJSON_CreateObject();

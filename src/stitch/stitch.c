@@ -38,20 +38,69 @@ static int is_yuv_kind(stitch_input_kind k)
     return k == STITCH_IN_NV12 || k == STITCH_IN_I420;
 }
 
+/* One channel's correction on normalized values: min(g x, 1)^gamma (identity
+ * for a gain or gamma that is not a positive finite number). */
+static double channel_curve(double g, double gamma, double x)
+{
+    if (!(g > 0.0 && isfinite(g) && gamma > 0.0 && isfinite(gamma)))
+        return x;
+    x = fmin(g * x, 1.0);
+    return x > 0.0 ? pow(x, gamma) : 0.0;
+}
+
+/* YUV chroma tables of one camera (BT.601 weights, as stitch_yuv_rgbq). For a
+ * block of mean luma code y, the grey of that luma, x in [0, 1], goes through
+ * the camera's RGB curves f_R, f_G, f_B: the chroma of the corrected grey is
+ * the offset n_u = C (f_B - Y') / (2 (1 - w_B)), n_v = C (f_R - Y') / (2 (1 -
+ * w_R)), with Y' = w_R f_R + w_G f_G + w_B f_B and C the chroma range (224
+ * limited, 255 full). Chroma away from grey is scaled by the derivative of
+ * the corrected chroma along it, s_u = (1 - w_B) f_B' + w_B f_G', s_v = (1 - w_R)
+ * f_R' + w_R f_G' (cross terms between U and V, of the order of the gains'
+ * differences times the chroma, left out), with the curves' slopes taken as
+ * secants over x +- 1/8 (a typical chroma excursion; the derivative of a power
+ * curve is unbounded at black). So U' = 128 + n_u + s_u (U - 128), stored as
+ * a + s q for the quarter code q = 4 U. */
+static void build_chroma_table(const fovea_color_correction *cc, int full,
+                               float tab[STITCH_CHROMA_CODES][4])
+{
+    const double wr = 0.299, wb = 0.114, wg = 1.0 - wr - wb;
+    const double range = full ? 255.0 : 224.0;
+    const double gamma = cc->gamma;
+    for (int y = 0; y < STITCH_CHROMA_CODES; y++) {
+        double x = full ? y / 255.0 : (y - 16.0) / 219.0;
+        x = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+        double f[3], slope[3];
+        const double lo = fmax(x - 0.125, 0.0), hi = fmin(x + 0.125, 1.0);
+        for (int k = 0; k < 3; k++) {
+            const double g = cc->gain[k];
+            f[k] = channel_curve(g, gamma, x);
+            slope[k] = (channel_curve(g, gamma, hi) - channel_curve(g, gamma, lo)) / (hi - lo);
+        }
+        /* (a grey stays grey when the three curves agree: no offset at all) */
+        const double yp = f[0] == f[1] && f[1] == f[2] ? f[0] : wr * f[0] + wg * f[1] + wb * f[2];
+        const double nu = range * (f[2] - yp) / (2.0 * (1.0 - wb));
+        const double nv = range * (f[0] - yp) / (2.0 * (1.0 - wr));
+        const double su = (1.0 - wb) * slope[2] + wb * slope[1];
+        const double sv = (1.0 - wr) * slope[0] + wr * slope[1];
+        tab[y][0] = (float)(128.0 + nu - 128.0 * su);
+        tab[y][1] = (float)(su * 0.25);
+        tab[y][2] = (float)(128.0 + nv - 128.0 * sv);
+        tab[y][3] = (float)(sv * 0.25);
+    }
+}
+
 void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
                                stitch_tables *t)
 {
     for (int c = 0; c < n; c++) {
         if (!yuv) {
             fovea_color_build_lut(&cc[c], t->lut[c]);
-            t->chroma_scale[c][0] = t->chroma_scale[c][1] = 1.0f;
             continue;
         }
         /* YUV: the luma curve applies the luma-weighted gain and the gamma to
          * limited-range luma normalized to [0,1] (codes below 16 untouched,
-         * codes above 235 kept that far above what 235 becomes); chroma is
-         * scaled around 128 by the blue and red gains relative to the luma
-         * gain. */
+         * codes above 235 kept that far above what 235 becomes); chroma
+         * through the chroma tables (build_chroma_table). */
         double gy = (77.0 * cc[c].gain[0] + 150.0 * cc[c].gain[1] + 29.0 * cc[c].gain[2]) / 256.0;
         const double gamma = cc[c].gamma;
         /* 16 + 219 min(gy b(q), 1)^gamma with b(q) = max(q / 4 - 16, 0) / 219:
@@ -82,25 +131,12 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
         }
         for (int k = 1; k < 3; k++)
             memcpy(t->lut[c][k], t->lut[c][0], sizeof(t->lut[c][0]));
-        t->chroma_scale[c][0] = (float)(cc[c].gain[2] / gy);
-        t->chroma_scale[c][1] = (float)(cc[c].gain[0] / gy);
+        build_chroma_table(&cc[c], yuv == 2, t->chroma[c]);
     }
-    for (int c = 0; c < n; c++) {
-        for (int q = 0; q < FOVEA_LUT_SIZE; q++) {
-            t->lut8[c][0][q] = fovea_round_u8(t->lut[c][0][q]);
-            for (int k = 1; k < 3; k++) {
-                if (!yuv) {
-                    t->lut8[c][k][q] = fovea_round_u8(t->lut[c][k][q]);
-                } else {
-                    /* the corrected U (k = 1) or V (k = 2) of a chroma sample of
-                     * q quarter codes, rounded: the operations of the reference */
-                    float s = (float)q * 0.25f;
-                    s = 128.0f + (s - 128.0f) * t->chroma_scale[c][k - 1];
-                    t->lut8[c][k][q] = fovea_round_u8(s);
-                }
-            }
-        }
-    }
+    for (int c = 0; c < n; c++)
+        for (int k = 0; k < 3; k++)
+            for (int q = 0; q < FOVEA_LUT_SIZE; q++)
+                t->lut8[c][k][q] = fovea_round_u8(t->lut[c][k][q]);
 }
 
 static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)
@@ -114,7 +150,9 @@ static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)
         }
         cc = ident;
     }
-    fovea_stitch_build_tables(cc, st->n, is_yuv_kind(kind), &st->tables);
+    fovea_stitch_build_tables(cc, st->n,
+                              is_yuv_kind(kind) ? (st->settings.yuv_full_range ? 2 : 1) : 0,
+                              &st->tables);
     st->last_kind = kind;
     st->tables_valid = 1;
     return st->backend->set_tables(st);

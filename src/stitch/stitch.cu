@@ -457,6 +457,29 @@ __device__ __forceinline__ void add_pairs(unsigned long long *acc, int n, const 
 // The thread's statistics counters: its own (MAXC == 2) or the block's.
 #define STAT_ACC(MAXC, own, shared) ((MAXC) == 2 ? (own) : (shared))
 
+// Pair statistics of one YUV pixel: each weighted camera's raw luma s[c] with
+// its chroma sample of the pixel's block (qu[c][b], qv[c][b]) as R, G, B
+// (stitch_yuv_rgbq), as stitch_yuv_block() in stitch_ref.c.
+template <int MAXC>
+__device__ __forceinline__ void add_yuv_pairs(unsigned long long *acc, const stitch_kernel_head &a,
+                                              const float (&w)[MAXC], const int (&s)[MAXC],
+                                              const int (&qu)[MAXC][2], const int (&qv)[MAXC][2],
+                                              int b)
+{
+    unsigned long long raw[MAXC][4];
+#pragma unroll
+    for (int c = 0; c < MAXC; c++) {
+        if (!(w[c] > 0.0f))
+            continue;
+        int rgbq[4];
+        stitch_yuv_rgbq(s[c], qu[c][b], qv[c][b], a.black_y == 0, rgbq);
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            raw[c][k] = (unsigned long long)rgbq[k];
+    }
+    add_pairs<MAXC>(acc, a.n, w, raw, a.log_table);
+}
+
 // Zero the thread's statistics counters and, on the statistics pass, the
 // block's (count of them), before any thread adds to them.
 template <bool STATS>
@@ -924,27 +947,28 @@ __device__ __forceinline__ void chroma_sample(const stitch_kernel_cam &cam, bool
     sample_chroma<TEX>(cam, nv12, (cam.width + 1) >> 1, (cam.height + 1) >> 1, x, y, qu, qv);
 }
 
-// The camera's chroma correction of a sample.
-__device__ __forceinline__ void chroma_value(const stitch_kernel_cam &cam, int qu, int qv,
+// The camera's chroma correction of a sample (quarter codes qu, qv) in a block
+// whose chroma table index (stitch_chroma_index of its raw luma) is idx:
+// chroma_value() in stitch_ref.c.
+__device__ __forceinline__ void chroma_value(const stitch_kernel_cam &cam, int idx, int qu, int qv,
                                              float &su, float &sv)
 {
-    su = (float)qu * 0.25f;
-    sv = (float)qv * 0.25f;
-    su = 128.0f + (su - 128.0f) * cam.chroma_scale_u;
-    sv = 128.0f + (sv - 128.0f) * cam.chroma_scale_v;
+    const float4 e = __ldg(reinterpret_cast<const float4 *>(cam.chroma) + idx);
+    su = e.x + e.y * (float)qu;
+    sv = e.z + e.w * (float)qv;
 }
 
-// Chroma of one 2x2 block from one camera: chroma_pos, chroma_sample, chroma_value.
+// Chroma of one 2x2 block from one camera (raw luma samples adding up to ysum
+// over its cn pixels): chroma_pos, chroma_sample, chroma_value.
 template <bool TEX>
 __device__ __forceinline__ void block_chroma(const stitch_kernel_cam &cam, bool nv12, float cwt,
-                                             float cu, float cv, int cn, int pixels, float &wc,
-                                             float &su, float &sv)
+                                             float cu, float cv, int cn, int ysum, int pixels,
+                                             float &wc, float &su, float &sv, int &qu, int &qv)
 {
     float x, y;
-    int qu, qv;
     chroma_pos(cam, cwt, cu, cv, cn, pixels, wc, x, y);
     chroma_sample<TEX>(cam, nv12, x, y, qu, qv);
-    chroma_value(cam, qu, qv, su, sv);
+    chroma_value(cam, stitch_chroma_index(ysum, cn), qu, qv, su, sv);
 }
 
 // U and V of chroma pixels bx0 and bx0 + 1 of chroma row by (bx0 even).
@@ -990,7 +1014,7 @@ __device__ __forceinline__ void store_luma4(const stitch_kernel_head &a, int j, 
 // mean luma texture coordinate; bilinear interpolation in one cell makes that
 // mean the position at the block's centre, so it is interpolated there directly
 // (the texture's clamp addressing does the clamping). The chroma outputs come
-// from the per-camera tables lut8 planes 1 and 2 (weight 1).
+// from the camera's chroma tables at each block's mean luma (weight 1).
 __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_head &a,
                                                  const stitch_kernel_cam &cam, const uint8_t *lut8,
                                                  int bx0, int by0, bool nv12)
@@ -1033,12 +1057,16 @@ __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_head &a,
                 cv[h][b] = tex2D<float>(cam.tex2, cx[h][b], cy[h][b]);
             }
         }
+    int ysum[2][2] = {{0, 0}, {0, 0}}; // each block's raw luma, quarter codes
 #pragma unroll
     for (int dy = 0; dy < 4; dy++) {
         unsigned int y4 = 0;
 #pragma unroll
-        for (int k = 0; k < 4; k++)
-            y4 |= (unsigned int)lut8[tex_q_fma(t[dy][k])] << (8 * k);
+        for (int k = 0; k < 4; k++) {
+            const int q = tex_q_fma(t[dy][k]);
+            ysum[dy >> 1][k >> 1] += q;
+            y4 |= (unsigned int)lut8[q] << (8 * k);
+        }
         store_luma4(a, j0 + dy, i0, y4);
     }
 #pragma unroll
@@ -1048,8 +1076,11 @@ __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_head &a,
         unsigned int ou[2], ov[2];
 #pragma unroll
         for (int b = 0; b < 2; b++) {
-            ou[b] = lut8[STITCH_LUT_SIZE + tex_q_fma(cu[h][b])];
-            ov[b] = lut8[2 * STITCH_LUT_SIZE + tex_q_fma(cv[h][b])];
+            float su, sv; // weight 1: the rounded corrected sample
+            chroma_value(cam, (ysum[h][b] + 8) >> 4, tex_q_fma(cu[h][b]), tex_q_fma(cv[h][b]), su,
+                         sv);
+            ou[b] = round_u8(su);
+            ov[b] = round_u8(sv);
         }
         store_chroma2(a, by0 + h, bx0, (a.pano_w + 1) >> 1, ou, ov);
     }
@@ -1159,9 +1190,11 @@ __device__ __forceinline__ void overlap_yuv_tex(const kargs<MAXC> &a, int tile_y
         const float chmax_x = (float)(((cam.width + 1) >> 1) - 1);
         const float chmax_y = (float)(((cam.height + 1) >> 1) - 1);
         float cu[NB], cv[NB], cwt[NB];
+        int cidx[NB]; // the chroma tables' index: the block's weighted pixels' mean luma
 #pragma unroll
         for (int b = 0; b < NB; b++) {
             float sx = 0.0f, sy = 0.0f;
+            int ysum = 0;
             cwt[b] = 0.0f;
 #pragma unroll
             for (int dy = 0; dy < 2; dy++)
@@ -1171,9 +1204,11 @@ __device__ __forceinline__ void overlap_yuv_tex(const kargs<MAXC> &a, int tile_y
                     const bool use = pos >> (4 * dy + k) & 1u;
                     sx += use ? x[dy][k] : 0.0f;
                     sy += use ? y[dy][k] : 0.0f;
+                    ysum += use ? tex_q_fma(t[dy][k]) : 0;
                     cwt[b] += w[dy][k]; // 0 where unused
                 }
             const int cn = __popc(pos & (0x33u << (2 * b)));
+            cidx[b] = stitch_chroma_index(ysum, cn);
             const float inv = cn == 4 ? 0.25f : (cn == 2 ? 0.5f : (cn == 3 ? 1.0f / 3.0f : 1.0f));
             const float cx = fminf(fmaxf((sx * inv - 1.0f) * 0.5f, 0.0f), chmax_x) + 0.5f;
             const float cy = fminf(fmaxf((sy * inv - 1.0f) * 0.5f, 0.0f), chmax_y) + 0.5f;
@@ -1196,7 +1231,7 @@ __device__ __forceinline__ void overlap_yuv_tex(const kargs<MAXC> &a, int tile_y
             if (cwt[b] > 0.0f) {
                 const float wc = cwt[b] * inv_pixels[b]; // = cwt / pixels, exactly
                 float su, sv;
-                chroma_value(cam, tex_q_fma(cu[b]), tex_q_fma(cv[b]), su, sv);
+                chroma_value(cam, cidx[b], tex_q_fma(cu[b]), tex_q_fma(cv[b]), su, sv);
                 accu[b] += wc * su;
                 accv[b] += wc * sv;
                 wsum[b] += wc;
@@ -1273,6 +1308,7 @@ __device__ __forceinline__ void single_yuv(const stitch_kernel_head &a, const st
         chy[b] = luma_to_chroma(cv * inv, chh);
     }
     int qu[2] = {0, 0}, qv[2] = {0, 0};
+    int ysum[2] = {0, 0}; // each block's raw luma over its seen pixels, quarter codes
     if (TEX && i0 + 3 < a.pano_w) {
         // branch-free (see the RGB kernel): eight luma and both blocks'
         // chroma fetches go out together, then eight table reads, one
@@ -1294,6 +1330,7 @@ __device__ __forceinline__ void single_yuv(const stitch_kernel_head &a, const st
             for (int k = 0; k < 4; k++) {
                 const unsigned int y = lut8[q[dy][k]];
                 y4 |= (seen[dy][k] ? y : (unsigned int)a.black_y) << (8 * k);
+                ysum[k >> 1] += seen[dy][k] ? q[dy][k] : 0;
             }
             store_luma4(a, j0 + dy, i0, y4);
         }
@@ -1308,8 +1345,11 @@ __device__ __forceinline__ void single_yuv(const stitch_kernel_head &a, const st
                 if (i0 + k >= a.pano_w)
                     break;
                 unsigned int y = (unsigned int)a.black_y;
-                if (seen[dy][k])
-                    y = lut8[sample_luma<TEX>(cam, u[dy][k], v[dy][k])];
+                if (seen[dy][k]) {
+                    const int q = sample_luma<TEX>(cam, u[dy][k], v[dy][k]);
+                    ysum[k >> 1] += q;
+                    y = lut8[q];
+                }
                 orow[i0 + k] = (uint8_t)y;
             }
         }
@@ -1324,7 +1364,7 @@ __device__ __forceinline__ void single_yuv(const stitch_kernel_head &a, const st
         if (cn[b] == 0)
             continue;
         float su, sv;
-        chroma_value(cam, qu[b], qv[b], su, sv);
+        chroma_value(cam, stitch_chroma_index(ysum[b], cn[b]), qu[b], qv[b], su, sv);
         if (cn[b] == 4) {
             // the whole block seen (the common case): wc = 4 / 4 = 1, so
             // (wc * s) / wc = s: the same result without the divisions
@@ -1359,15 +1399,20 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
         const float *tw = tile_table(a, tile.y * a.tiles_x + tile.x);
         const int col = 4 * threadIdx.x, r0 = j0 - STITCH_TILE_H * tile.y;
         float cwt[MAXC][2], cu[MAXC][2], cv[MAXC][2];
-        int cn[MAXC][2];
+        int cn[MAXC][2], ysum[MAXC][2];
 #pragma unroll
         for (int c = 0; c < MAXC; c++)
 #pragma unroll
             for (int b = 0; b < 2; b++) {
                 cwt[c][b] = cu[c][b] = cv[c][b] = 0.0f;
-                cn[c][b] = 0;
+                cn[c][b] = ysum[c][b] = 0;
             }
         int pixels[2] = {0, 0};
+        // statistics: each pixel's weights and raw luma, added with the block's
+        // chroma once it is known (see stitch_yuv_block in stitch_ref.c)
+        float pw[STATS ? 2 : 1][4][MAXC];
+        int ps[STATS ? 2 : 1][4][MAXC];
+        unsigned int pseen = 0; // bit 4 * dy + k
 #pragma unroll 1
         for (int dy = 0; dy < 2; dy++) {
             const int j = j0 + dy;
@@ -1405,9 +1450,12 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
                     continue;
                 }
                 float acc = 0.0f;
-                unsigned long long raw[MAXC][4];
 #pragma unroll
                 for (int c = 0; c < MAXC; c++) {
+                    if (STATS) {
+                        pw[dy][k][c] = w[k][c];
+                        ps[dy][k][c] = s[k][c];
+                    }
                     if (!(w[k][c] > 0.0f))
                         continue;
                     acc += w[k][c] * __ldg(&a.cam[c].lut[s[k][c]]);
@@ -1415,12 +1463,11 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
                     cu[c][b] += u[c][k];
                     cv[c][b] += v[c][k];
                     cn[c][b] += 1;
-                    if (STATS)
-                        raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = (unsigned long long)s[k][c];
+                    ysum[c][b] += s[k][c];
                 }
                 orow[i0 + k] = (uint8_t)round_u8(acc);
                 if (STATS)
-                    add_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a.n, w[k], raw, a.log_table);
+                    pseen |= 1u << (4 * dy + k);
             }
         }
         float wc[MAXC][2];
@@ -1449,7 +1496,8 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
                 if (cn[c][b] == 0)
                     continue;
                 float su, sv;
-                chroma_value(a.cam[c], qu[c][b], qv[c][b], su, sv);
+                chroma_value(a.cam[c], stitch_chroma_index(ysum[c][b], cn[c][b]), qu[c][b],
+                             qv[c][b], su, sv);
                 accu += wc[c][b] * su;
                 accv += wc[c][b] * sv;
                 wsum += wc[c][b];
@@ -1460,6 +1508,16 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
             }
         }
         store_chroma2(a, by, bx0, cw_out, ou, ov);
+        if (STATS) {
+#pragma unroll 1
+            for (int p = 0; p < 8; p++) {
+                if (!(pseen >> p & 1u))
+                    continue;
+                const int dy = p >> 2, k = p & 3, b = k >> 1;
+                add_yuv_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a, pw[dy][k], ps[dy][k], qu, qv,
+                                    b);
+            }
+        }
     } else if (by < ch_out && bx0 < cw_out) {
         // many cameras: pixel by pixel
         const float *tw = tile_table(a, tile.y * a.tiles_x + tile.x);
@@ -1470,14 +1528,18 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
             if (bx >= cw_out)
                 break;
             float cwt[MAXC], cu[MAXC], cv[MAXC];
-            int cn[MAXC];
+            int cn[MAXC], ysum[MAXC];
 #pragma unroll
             for (int c = 0; c < MAXC; c++) {
                 cwt[c] = 0.0f;
                 cu[c] = 0.0f;
                 cv[c] = 0.0f;
-                cn[c] = 0;
+                cn[c] = ysum[c] = 0;
             }
+            // statistics: as in the row path above
+            float pw[STATS ? 4 : 1][MAXC];
+            int ps[STATS ? 4 : 1][MAXC];
+            unsigned int pseen = 0;
             int pixels = 0;
 #pragma unroll 1
             for (int dy = 0; dy < 2; dy++) {
@@ -1501,9 +1563,13 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
                         continue;
                     }
                     float acc = 0.0f;
-                    unsigned long long raw[MAXC][4];
+                    const int p = 2 * dy + dx;
 #pragma unroll
                     for (int c = 0; c < MAXC; c++) {
+                        if (STATS) {
+                            pw[p][c] = w[c];
+                            ps[p][c] = 0;
+                        }
                         if (!(w[c] > 0.0f))
                             continue;
                         const stitch_kernel_cam &cam = a.cam[c];
@@ -1513,21 +1579,25 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
                         cu[c] += u[c];
                         cv[c] += v[c];
                         cn[c] += 1;
+                        ysum[c] += s;
                         if (STATS)
-                            raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = (unsigned long long)s;
+                            ps[p][c] = s;
                     }
                     *o = (uint8_t)round_u8(acc);
                     if (STATS)
-                        add_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a.n, w, raw, a.log_table);
+                        pseen |= 1u << p;
                 }
             }
             float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
+            int qu[MAXC][2], qv[MAXC][2]; // [c][0]: this block's (add_yuv_pairs' layout)
 #pragma unroll
             for (int c = 0; c < MAXC; c++) {
+                qu[c][0] = qv[c][0] = qu[c][1] = qv[c][1] = 0;
                 if (cn[c] == 0)
                     continue;
                 float wc, su, sv;
-                block_chroma<TEX>(a.cam[c], nv12, cwt[c], cu[c], cv[c], cn[c], pixels, wc, su, sv);
+                block_chroma<TEX>(a.cam[c], nv12, cwt[c], cu[c], cv[c], cn[c], ysum[c], pixels, wc,
+                                  su, sv, qu[c][0], qv[c][0]);
                 accu += wc * su;
                 accv += wc * sv;
                 wsum += wc;
@@ -1535,6 +1605,13 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
             if (wsum > 0.0f) {
                 ou[b] = round_u8(accu / wsum);
                 ov[b] = round_u8(accv / wsum);
+            }
+            if (STATS) {
+#pragma unroll 1
+                for (int p = 0; p < 4; p++)
+                    if (pseen >> p & 1u)
+                        add_yuv_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a, pw[p], ps[p], qu, qv,
+                                            0);
             }
         }
         store_chroma2(a, by, bx0, cw_out, ou, ov);
@@ -1574,8 +1651,8 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
         // One camera in the tile: weight 1 wherever it sees (see the RGB kernel);
         // the same operations as the general path with w = 1.
         const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
-        // luma curve and chroma tables (lut8 planes 0, 1, 2) in shared memory
-        const uint8_t *lut8 = shared_lut8(cam, 3, reinterpret_cast<uint8_t *>(sh_stats));
+        // the luma curve (lut8 plane 0) in shared memory
+        const uint8_t *lut8 = shared_lut8(cam, 1, reinterpret_cast<uint8_t *>(sh_stats));
         if (TEX && (mask & STITCH_TILE_INTERIOR) && cam.step_shift >= 2) {
             interior_yuv_tex(a, cam, lut8, bx0, by0, nv12);
         } else if (part != 0) {

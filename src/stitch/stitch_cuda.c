@@ -29,12 +29,13 @@ typedef struct cuda_state {
     /* the correction tables, one device block (uploaded by one copy from a
      * pinned h_tables block, tables_bytes each): n x 3 x FOVEA_LUT_SIZE floats at
      * d_lut, then at d_lut8 the same rounded (fovea_round_u8), STITCH_LUT8_STRIDE
-     * bytes per camera */
+     * bytes per camera, then at d_chroma the YUV chroma tables (stitch_tables.chroma) */
     void *d_tables;
     float *d_lut;
     uint8_t *d_lut8;
+    float *d_chroma;
     unsigned char *h_tables[2];     /* pinned staging, the same layout, used in turn */
-    size_t tables_bytes, lut8_offset;
+    size_t tables_bytes, lut8_offset, chroma_offset;
     cudaEvent_t tables_copied[2];   /* the upload from h_tables[k] has read it */
     int tables_pending[2], tables_next;
     int *d_log;                     /* overlap-statistics log table */
@@ -379,12 +380,15 @@ static int cuda_init(fovea_stitcher *st)
         }
     }
     cs->lut8_offset = ((size_t)m->num_cameras * 3 * FOVEA_LUT_SIZE * sizeof(float) + 255) & ~(size_t)255;
-    cs->tables_bytes = cs->lut8_offset + (size_t)m->num_cameras * STITCH_LUT8_STRIDE;
+    cs->chroma_offset = (cs->lut8_offset + (size_t)m->num_cameras * STITCH_LUT8_STRIDE + 255) &
+                        ~(size_t)255;
+    cs->tables_bytes = cs->chroma_offset + (size_t)m->num_cameras * sizeof(st->tables.chroma[0]);
     if (status == FOVEA_OK)
         status = fovea_device_malloc(ctx, cs->tables_bytes, &cs->d_tables);
     if (status == FOVEA_OK) {
         cs->d_lut = cs->d_tables;
         cs->d_lut8 = (uint8_t *)cs->d_tables + cs->lut8_offset;
+        cs->d_chroma = (float *)((uint8_t *)cs->d_tables + cs->chroma_offset);
     }
     for (int k = 0; k < 2 && status == FOVEA_OK; k++) {
         status = FOVEA_CUDA(ctx, cudaMallocHost((void **)&cs->h_tables[k], cs->tables_bytes));
@@ -443,6 +447,8 @@ static int cuda_set_tables(fovea_stitcher *st)
                sizeof(st->tables.lut[c]));
         memcpy(h + cs->lut8_offset + (size_t)c * STITCH_LUT8_STRIDE, st->tables.lut8[c],
                sizeof(st->tables.lut8[c]));
+        memcpy(h + cs->chroma_offset + (size_t)c * sizeof(st->tables.chroma[c]),
+               st->tables.chroma[c], sizeof(st->tables.chroma[c]));
     }
     FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_tables, h, cs->tables_bytes, cudaMemcpyHostToDevice,
                                         fovea_ctx_stream(ctx)));
@@ -614,8 +620,7 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
         /* the kernel multiplies by these: the same floats map.c divides out */
         k->clip_irx = cm->clip_rx > 0.0f ? 1.0f / cm->clip_rx : 0.0f;
         k->clip_iry = cm->clip_rx > 0.0f ? 1.0f / cm->clip_ry : 0.0f;
-        k->chroma_scale_u = st->tables.chroma_scale[c][0];
-        k->chroma_scale_v = st->tables.chroma_scale[c][1];
+        k->chroma = cs->d_chroma + (size_t)c * STITCH_CHROMA_CODES * 4;
         if (use_tex) {
             status = camera_textures(st, c, v, k, &use_tex);
             if (status < 0)

@@ -21,6 +21,49 @@ extern "C" {
 /* bytes between two cameras' 8-bit tables (3 x STITCH_LUT_SIZE, 16-byte aligned) */
 #define STITCH_LUT8_STRIDE ((3 * STITCH_LUT_SIZE + 15) & ~15)
 
+/* YUV chroma correction tables: per camera STITCH_CHROMA_CODES entries of 4
+ * floats (a_u, s_u, a_v, s_v), indexed by the block's mean raw luma code; a
+ * chroma sample of quarter code q is corrected to a + s * q (see stitch.c). */
+#define STITCH_CHROMA_CODES 256
+
+#ifdef __CUDACC__
+#define STITCH_HD __host__ __device__ __forceinline__
+#else
+#define STITCH_HD static inline
+#endif
+
+/* The R, G, B quarter codes (0..1020) of a YUV sample for the overlap
+ * statistics: luma qy and chroma qu, qv in quarter codes, BT.601, limited range
+ * (full = 0) or full range, in integers so that both backends get the same
+ * numbers; rgbq[3] is the luma of those, as for RGB inputs. */
+STITCH_HD void stitch_yuv_rgbq(int qy, int qu, int qv, int full, int rgbq[4])
+{
+    const int du = qu - 512, dv = qv - 512;
+    int t[3];
+    if (full) {
+        t[0] = 256 * qy + 359 * dv + 128;
+        t[1] = 256 * qy - 88 * du - 183 * dv + 128;
+        t[2] = 256 * qy + 454 * du + 128;
+    } else {
+        const int dy = qy - 64;
+        t[0] = 298 * dy + 409 * dv + 128;
+        t[1] = 298 * dy - 100 * du - 208 * dv + 128;
+        t[2] = 298 * dy + 516 * du + 128;
+    }
+    for (int k = 0; k < 3; k++) {
+        const int x = t[k] < 0 ? 0 : t[k] >> 8; /* no shift of a negative number */
+        rgbq[k] = x > 1020 ? 1020 : x;
+    }
+    rgbq[3] = (77 * rgbq[0] + 150 * rgbq[1] + 29 * rgbq[2] + 128) >> 8;
+}
+
+/* The chroma tables' index of a block from the sum of its n (1..4) raw luma
+ * samples in quarter codes: their mean in codes, rounded. */
+STITCH_HD int stitch_chroma_index(int qsum, int n)
+{
+    return n == 4 ? (qsum + 8) >> 4 : (n == 2 ? (qsum + 4) >> 3 : (n == 1 ? (qsum + 2) >> 2 : (qsum + 6) / 12));
+}
+
 /* One block of the stitch (stitch_kernel_args.items), read as one 8-byte load */
 typedef struct stitch_item {
     uint32_t tile_part;
@@ -41,7 +84,7 @@ typedef struct stitch_kernel_cam {
     float px_scale;
     float clip_cx, clip_cy, clip_rx, clip_ry; /* fisheye ellipse; clip_rx = 0: none */
     float clip_irx, clip_iry; /* 1.0f / clip_rx, 1.0f / clip_ry (0 without an ellipse) */
-    float chroma_scale_u, chroma_scale_v;
+    const float *chroma;      /* YUV: STITCH_CHROMA_CODES x 4 floats, device */
     unsigned long long tex0, tex1, tex2; /* cudaTextureObject_t of the planes (use_tex) */
 } stitch_kernel_cam;
 

@@ -7,19 +7,24 @@
 #include "fovea/stitch.h"
 #include "stitch/color.h"
 #include "stitch/map.h"
+#include "stitch/stitch_cuda.h"
 
 /* Input/output families. */
 typedef enum { STITCH_IN_RGBA, STITCH_IN_RGB24, STITCH_IN_NV12, STITCH_IN_I420 } stitch_input_kind;
 
-/* Correction tables handed to the backends: lut[c][k][0..256] (RGB: per channel;
- * YUV: k = 0 luma curve) and, for YUV, chroma scales around 128. */
+/* Correction tables handed to the backends: lut[c][k][0..1020] (RGB: per
+ * channel; YUV: k = 0 luma curve) and, for YUV, the chroma tables. */
 typedef struct stitch_tables {
     float lut[FOVEA_STITCH_MAX_CAMERAS][3][FOVEA_LUT_SIZE];
     /* fovea_round_u8 of lut: a pixel one camera alone weights (w = 1 exactly) is
-     * its camera's rounded table entry. YUV: [c][0] the luma curve, [c][1] and
-     * [c][2] the rounded corrected U and V of a chroma sample (quarter codes) */
+     * its camera's rounded table entry. YUV: [c][0] the luma curve ([c][1] and
+     * [c][2] unused) */
     uint8_t lut8[FOVEA_STITCH_MAX_CAMERAS][3][FOVEA_LUT_SIZE];
-    float chroma_scale[FOVEA_STITCH_MAX_CAMERAS][2]; /* U, V */
+    /* YUV: chroma[c][y] = (a_u, s_u, a_v, s_v) for a 2x2 block whose raw luma
+     * averages code y (stitch_chroma_index): camera c's corrected U of a chroma
+     * sample of quarter code q is a_u + s_u * q (float operations in that order),
+     * V likewise (see fovea_stitch_build_tables) */
+    float chroma[FOVEA_STITCH_MAX_CAMERAS][STITCH_CHROMA_CODES][4];
 } stitch_tables;
 
 struct fovea_stitcher;
@@ -61,7 +66,8 @@ struct fovea_stitcher {
 extern const stitch_backend fovea_stitch_ref_backend;
 extern const stitch_backend fovea_stitch_cuda_backend; /* CUDA builds only */
 
-/* Build the correction tables for a family of inputs from st->cc. */
+/* Build the correction tables for a family of inputs from st->cc: yuv 0 for RGB
+ * inputs, 1 for limited-range YUV, 2 for full-range YUV. */
 void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
                                stitch_tables *t);
 

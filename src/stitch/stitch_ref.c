@@ -198,8 +198,20 @@ static void sample_chroma_q(const fovea_frame *f, int nv12, float x, float y, in
     }
 }
 
+/* Camera c's corrected U and V of a chroma sample (quarter codes qu, qv) in a
+ * block whose raw luma samples of camera c add up to ysum over n pixels. */
+static inline void chroma_value(const stitch_tables *t, int c, int ysum, int n, int qu, int qv,
+                                float *su, float *sv)
+{
+    const float *e = t->chroma[c][stitch_chroma_index(ysum, n)];
+    *su = e[0] + e[1] * (float)qu;
+    *sv = e[2] + e[3] * (float)qv;
+}
+
 /* One 2x2 luma block (bx, by) of a YUV output; rows: the block's two luma rows
- * prepared (fovea_map_row), or NULL. */
+ * prepared (fovea_map_row), or NULL. Overlap statistics (stats not NULL) take
+ * each pixel's luma with its camera's chroma sample of the block, as R, G, B
+ * (stitch_yuv_rgbq), so they are added once the block's chroma is known. */
 static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int bx, int by,
                              uint64_t (*stats)[FOVEA_ST_FIELDS])
 {
@@ -208,14 +220,16 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
     const int n = st->n;
     const int nv12 = job->in[0]->fmt == FOVEA_PIX_NV12;
     fovea_frame *out = job->out;
-    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+    float w[4][FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
     float cw[FOVEA_STITCH_MAX_CAMERAS], cu[FOVEA_STITCH_MAX_CAMERAS], cv[FOVEA_STITCH_MAX_CAMERAS];
-    int cn[FOVEA_STITCH_MAX_CAMERAS];
-    uint64_t raw[FOVEA_STITCH_MAX_CAMERAS][4];
+    int cn[FOVEA_STITCH_MAX_CAMERAS], ysum[FOVEA_STITCH_MAX_CAMERAS];
+    int sq[4][FOVEA_STITCH_MAX_CAMERAS]; /* each pixel's raw luma per camera (statistics) */
+    int seen[4] = {0, 0, 0, 0};
     memset(cw, 0, sizeof(cw));
     memset(cu, 0, sizeof(cu));
     memset(cv, 0, sizeof(cv));
     memset(cn, 0, sizeof(cn));
+    memset(ysum, 0, sizeof(ysum));
     int pixels = 0;
     for (int dy = 0; dy < 2; dy++) {
         int j = 2 * by + dy;
@@ -225,36 +239,37 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
             int i = 2 * bx + dx;
             if (i >= m->pano_width)
                 break;
+            const int p = 2 * dy + dx;
             pixels++;
             uint8_t *o = out->data[0] + (ptrdiff_t)j * out->stride[0] + i;
-            int cnt = rows ? fovea_map_row_weights(&rows[dy], i, w, u, v)
-                           : fovea_map_weights(m, i, j, w, u, v);
+            int cnt = rows ? fovea_map_row_weights(&rows[dy], i, w[p], u, v)
+                           : fovea_map_weights(m, i, j, w[p], u, v);
             if (cnt == 0) {
                 *o = (uint8_t)job->black_y;
                 continue;
             }
+            seen[p] = 1;
             float acc = 0.0f;
             for (int c = 0; c < n; c++) {
-                if (!(w[c] > 0.0f))
+                if (!(w[p][c] > 0.0f))
                     continue;
                 const fovea_frame *f = job->in[c];
                 int s = sample_q(f->data[0], f->stride[0], 1, f->width, f->height, u[c], v[c], 0);
-                acc += w[c] * st->tables.lut[c][0][s];
-                cw[c] += w[c];
+                acc += w[p][c] * st->tables.lut[c][0][s];
+                cw[c] += w[p][c];
                 cu[c] += u[c];
                 cv[c] += v[c];
                 cn[c] += 1;
-                if (stats)
-                    raw[c][0] = raw[c][1] = raw[c][2] = raw[c][3] = (uint64_t)s;
+                ysum[c] += s;
+                sq[p][c] = s;
             }
             *o = fovea_round_u8(acc);
-            if (stats)
-                add_pair_stats(stats, n, w, (const uint64_t(*)[4])raw, st->log_table);
         }
     }
     /* Chroma: each camera's weight is the mean of its luma weights over the
      * block; its position is the mean of its luma positions where it has weight. */
     float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
+    int qu[FOVEA_STITCH_MAX_CAMERAS], qv[FOVEA_STITCH_MAX_CAMERAS];
     for (int c = 0; c < n; c++) {
         if (cn[c] == 0)
             continue;
@@ -263,11 +278,9 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
         float inv = 1.0f / (float)cn[c];
         int chw = (f->width + 1) >> 1, chh = (f->height + 1) >> 1;
         float x = luma_to_chroma(cu[c] * inv, chw), y = luma_to_chroma(cv[c] * inv, chh);
-        int qu, qv;
-        sample_chroma_q(f, nv12, x, y, &qu, &qv);
-        float su = (float)qu * 0.25f, sv = (float)qv * 0.25f;
-        su = 128.0f + (su - 128.0f) * st->tables.chroma_scale[c][0];
-        sv = 128.0f + (sv - 128.0f) * st->tables.chroma_scale[c][1];
+        sample_chroma_q(f, nv12, x, y, &qu[c], &qv[c]);
+        float su, sv;
+        chroma_value(&st->tables, c, ysum[c], cn[c], qu[c], qv[c], &su, &sv);
         accu += wc * su;
         accv += wc * sv;
         wsum += wc;
@@ -279,14 +292,29 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
     }
     out->data[1][(ptrdiff_t)by * out->stride[1] + bx] = ou;
     out->data[2][(ptrdiff_t)by * out->stride[2] + bx] = ov;
+    if (!stats)
+        return;
+    for (int p = 0; p < 4; p++) {
+        if (!seen[p])
+            continue;
+        uint64_t raw[FOVEA_STITCH_MAX_CAMERAS][4];
+        for (int c = 0; c < n; c++) {
+            if (!(w[p][c] > 0.0f))
+                continue;
+            int rgbq[4];
+            stitch_yuv_rgbq(sq[p][c], qu[c], qv[c], job->black_y == 0, rgbq);
+            for (int k = 0; k < 4; k++)
+                raw[c][k] = (uint64_t)rgbq[k];
+        }
+        add_pair_stats(stats, n, w[p], (const uint64_t(*)[4])raw, st->log_table);
+    }
 }
 
 /* Whole 2x2 blocks bx .. *bx_end - 1 of block row by that one camera alone
  * sees whole (fovea_map_row_single on both rows), made without per-pixel
  * weights: every weight is 1, so the general block's sums reduce to the
  * camera's own values (luma lut8; chroma at the mean of the four positions,
- * added in the general block's order; chroma lut8 planes hold its corrected U
- * and V). Returns 0 (nothing made) when block bx is not such a block. */
+ * added in the general block's order, corrected through the chroma tables). Returns 0 (nothing made) when block bx is not such a block. */
 static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx, int by,
                           float (*ru)[REF_RUN], float (*rv)[REF_RUN], int *bx_end)
 {
@@ -304,7 +332,6 @@ static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx,
     const int nv12 = f->fmt == FOVEA_PIX_NV12;
     const int chw = (f->width + 1) >> 1, chh = (f->height + 1) >> 1;
     const uint8_t *lut_y = st->tables.lut8[c0][0];
-    const uint8_t *lut_u = st->tables.lut8[c0][1], *lut_v = st->tables.lut8[c0][2];
     uint8_t *oy0 = out->data[0] + (ptrdiff_t)(2 * by) * out->stride[0] + i0;
     uint8_t *oy1 = oy0 + out->stride[0];
     uint8_t *ou = out->data[1] + (ptrdiff_t)by * out->stride[1] + bx;
@@ -312,6 +339,7 @@ static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx,
     for (int b = 0; b < nb; b++) {
         int k = 2 * b;
         float cu = 0.0f, cv = 0.0f;
+        int ysum = 0;
         for (int dy = 0; dy < 2; dy++) {
             uint8_t *o = dy ? oy1 : oy0;
             for (int dx = 0; dx < 2; dx++) {
@@ -320,13 +348,17 @@ static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx,
                 o[k + dx] = lut_y[q];
                 cu += u;
                 cv += v;
+                ysum += q;
             }
         }
         float x = luma_to_chroma(cu * 0.25f, chw), y = luma_to_chroma(cv * 0.25f, chh);
         int qu, qv;
+        float su, sv;
         sample_chroma_q(f, nv12, x, y, &qu, &qv);
-        ou[b] = lut_u[qu];
-        ov[b] = lut_v[qv];
+        chroma_value(&st->tables, c0, ysum, 4, qu, qv, &su, &sv);
+        /* weight 1: (1 * s) / 1 = s, rounded */
+        ou[b] = fovea_round_u8(su);
+        ov[b] = fovea_round_u8(sv);
     }
     *bx_end = bx + nb;
     return 1;

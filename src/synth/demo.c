@@ -63,25 +63,49 @@ static void demo_rig(fovea_rig *rig, int div)
     rig->cameras[1].dist[1] = -0.01;
 }
 
-/* Bilinear sample of byte ch of pixels of bpp bytes in plane 0 at (u, v),
- * pixel centres at integers. */
-static float sample_u8(const fovea_frame *f, float u, float v, int bpp, int ch)
+/* Bilinear sample of byte ch of pixels of bpp bytes in plane p (of w x h
+ * samples) at (u, v), pixel centres at integers, u and v inside the plane. */
+static float sample_plane(const fovea_frame *f, int p, int w, int h, float u, float v, int bpp,
+                          int ch)
 {
     int x0 = (int)u, y0 = (int)v;
     float fx = u - (float)x0, fy = v - (float)y0;
-    int x1 = x0 + 1 < f->width ? x0 + 1 : x0;
-    int y1 = y0 + 1 < f->height ? y0 + 1 : y0;
-    const uint8_t *r0 = f->data[0] + (ptrdiff_t)y0 * f->stride[0];
-    const uint8_t *r1 = f->data[0] + (ptrdiff_t)y1 * f->stride[0];
+    int x1 = x0 + 1 < w ? x0 + 1 : x0;
+    int y1 = y0 + 1 < h ? y0 + 1 : y0;
+    const uint8_t *r0 = f->data[p] + (ptrdiff_t)y0 * f->stride[p];
+    const uint8_t *r1 = f->data[p] + (ptrdiff_t)y1 * f->stride[p];
     float top = (1.0f - fx) * r0[bpp * x0 + ch] + fx * r0[bpp * x1 + ch];
     float bot = (1.0f - fx) * r1[bpp * x0 + ch] + fx * r1[bpp * x1 + ch];
     return (1.0f - fy) * top + fy * bot;
 }
 
+static float sample_u8(const fovea_frame *f, float u, float v, int bpp, int ch)
+{
+    return sample_plane(f, 0, f->width, f->height, u, v, bpp, ch);
+}
+
+/* Component k (0 Y, 1 U, 2 V) of an I420 camera at luma position (u, v),
+ * through camera c's tables as the stitcher applies them: luma through its
+ * luma curve; chroma (at the chroma position of (u, v), clamped) through its
+ * chroma tables at the luma sampled there. */
+static float corrected_yuv(const stitch_tables *t, int c, const fovea_frame *f, float u, float v,
+                           int k)
+{
+    const float y = sample_u8(f, u, v, 1, 0);
+    if (k == 0)
+        return t->lut[c][0][lrintf(4.0f * y)];
+    const int cw = (f->width + 1) / 2, ch = (f->height + 1) / 2;
+    float x = (u - 0.5f) * 0.5f, z = (v - 0.5f) * 0.5f;
+    x = x < 0.0f ? 0.0f : (x > (float)(cw - 1) ? (float)(cw - 1) : x);
+    z = z < 0.0f ? 0.0f : (z > (float)(ch - 1) ? (float)(ch - 1) : z);
+    const float s = sample_plane(f, k, cw, ch, x, z, 1, 0);
+    const float *e = t->chroma[c][lrintf(y)];
+    return k == 1 ? e[0] + e[1] * (float)lrintf(4.0f * s) : e[2] + e[3] * (float)lrintf(4.0f * s);
+}
+
 /* Mean |A - B| over the overlap samples (every pixel seen with weight > 0 by two
  * cameras, every pair), with the cameras' samples through the stitcher's tables
- * for cc: RGB of RGBA cameras, or (yuv) the luma of I420 cameras through their
- * luma curves. */
+ * for cc: R, G and B of RGBA cameras, or (yuv) Y, U and V of I420 cameras. */
 static double overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *cams,
                                const fovea_color_correction *cc, int yuv)
 {
@@ -100,16 +124,14 @@ static double overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *cam
                 for (int b = a + 1; b < m->num_cameras; b++) {
                     if (!(w[a] > 0.0f) || !(w[b] > 0.0f))
                         continue;
-                    for (int k = 0; k < (yuv ? 1 : 3); k++) {
-                        const float sa = sample_u8(&cams[a], u[a], v[a], yuv ? 1 : 4, k);
-                        const float sb = sample_u8(&cams[b], u[b], v[b], yuv ? 1 : 4, k);
+                    for (int k = 0; k < 3; k++) {
                         float x, y;
-                        if (yuv) { /* luma: the quarter code's entry, as the stitcher */
-                            x = t->lut[a][0][lrintf(4.0f * sa)];
-                            y = t->lut[b][0][lrintf(4.0f * sb)];
+                        if (yuv) {
+                            x = corrected_yuv(t, a, &cams[a], u[a], v[a], k);
+                            y = corrected_yuv(t, b, &cams[b], u[b], v[b], k);
                         } else {
-                            x = fovea_lut_apply(t->lut[a][k], sa);
-                            y = fovea_lut_apply(t->lut[b][k], sb);
+                            x = fovea_lut_apply(t->lut[a][k], sample_u8(&cams[a], u[a], v[a], 4, k));
+                            y = fovea_lut_apply(t->lut[b][k], sample_u8(&cams[b], u[b], v[b], 4, k));
                         }
                         sum += fabs((double)x - (double)y);
                         count++;

@@ -15,7 +15,7 @@ typedef struct fovea_demo_options {
     const char *out_dir;    /* write PNGs here (NULL: none) */
     int yuv;                /* 1: the cameras converted to I420 and stitched in I420,
                                as video is; PSNR against the ground truth put
-                               through the same conversions, mismatch on luma */
+                               through the same conversions, mismatch on Y, U, V */
 } fovea_demo_options;
 
 typedef struct fovea_demo_result {
@@ -23,7 +23,7 @@ typedef struct fovea_demo_result {
     int pano_width, pano_height;
     double pct_covered;       /* panorama pixels seen by some camera */
     double psnr_covered;      /* stitched vs ground truth over covered pixels, dB */
-    double mismatch_before;   /* mean |A - B| over overlap samples and RGB (yuv: luma),
+    double mismatch_before;   /* mean |A - B| over overlap samples and R, G, B (yuv: Y, U, V),
                                  codes, no correction */
     double mismatch_after;    /* the same with the corrections in use after balancing */
     fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];

@@ -435,9 +435,9 @@ assert all(c["gain"] == [1, 1, 1] and c["gamma"] == 1 for c in d["cameras"]), d
 assert d["mismatch_after"] == d["mismatch_before"] > 3, d'
 run 0 demo --scale 8 --backend cpu --yuv --same-colors -o demo_yuv --json demo_yuv.json
 out_has "I420" "demo --yuv"
-out_has "overlap luma mismatch" "demo --yuv"
+out_has "overlap Y/U/V mismatch" "demo --yuv"
 json_ok demo_yuv.json '
-assert (d["format"], d["mismatch_of"]) == ("i420", "luma"), d
+assert (d["format"], d["mismatch_of"]) == ("i420", "yuv"), d
 assert d["psnr_covered_db"] >= 36, d'
 run 2 demo --scale 0
 err_has "scale" "demo --scale 0"
