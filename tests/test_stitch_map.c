@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fovea/convert.h"
 #include "fovea/fovea.h"
 #include "stitch/coverage.h"
 #include "stitch/geometry.h"
@@ -669,6 +670,95 @@ static void test_step1_and_errors(void)
     CHECK_EQ_INT(fovea_camera_map_alloc(&m.cam[0], 10, 10, 3), FOVEA_ERR_INVALID_ARG);
 }
 
+/* YUV corrections act as the RGB ones do (docs/stitch.md section 3): a camera
+ * of flat color patches stitched as RGBA and as I420 with the same fixed
+ * correction (per-channel gains and a gamma) gives the same colors, up to the
+ * conversions' rounding and the YUV model's approximations; greys to within
+ * 3 codes (a correction that left chroma alone would leave them 20 codes apart
+ * in red and blue), colors to within 12 (measured 10, on saturated red: the
+ * luma curve puts the gamma on luma, (gY Y)^gamma, where RGB puts it on each
+ * channel; the chroma model itself adds about 1). */
+static void test_yuv_white_balance(void)
+{
+    fovea_rig r;
+    fovea_rig_init(&r);
+    r.width = 240;
+    r.height = 120;
+    r.hfov = 60.0;
+    r.vfov = 30.0;
+    r.num_cameras = 1;
+    const double d0[5] = {0, 0, 0, 0, 0};
+    set_cam(&r.cameras[0], "front", FOVEA_CAM_PINHOLE, 320, 240, 220.0, 220.0, d0, 0.0, 0.0, 0.0);
+    fovea_stitch_map m;
+    fovea_map_build_stats bs;
+    memset(&m, 0, sizeof(m));
+    build(&r, &m, &bs);
+    static const uint8_t pal[12][3] = {
+        {40, 40, 40},    {110, 110, 110}, {180, 180, 180}, {225, 225, 225},
+        {200, 60, 50},   {60, 170, 70},   {50, 80, 190},   {200, 180, 60},
+        {120, 60, 150},  {70, 160, 170},  {230, 140, 110}, {100, 100, 60},
+    };
+    fovea_frame cam = {0}, ycam = {0}, out = {0}, yout = {0}, back = {0};
+    REQUIRE(fovea_frame_alloc(NULL, &cam, 320, 240, FOVEA_PIX_RGBA, FOVEA_MEM_HOST) == FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &ycam, 320, 240, FOVEA_PIX_I420, FOVEA_MEM_HOST) == FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &out, 240, 120, FOVEA_PIX_RGBA, FOVEA_MEM_HOST) == FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &yout, 240, 120, FOVEA_PIX_I420, FOVEA_MEM_HOST) == FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &back, 240, 120, FOVEA_PIX_RGBA, FOVEA_MEM_HOST) == FOVEA_OK);
+    for (int y = 0; y < 240; y++)
+        for (int x = 0; x < 320; x++) {
+            uint8_t *p = cam.data[0] + (ptrdiff_t)y * cam.stride[0] + 4 * x;
+            memcpy(p, pal[x / 80 + 4 * (y / 80)], 3);
+            p[3] = 255;
+        }
+    REQUIRE(fovea_frame_convert(ctx, &ycam, &cam, NULL) == FOVEA_OK);
+    fovea_stitch_settings ss;
+    fovea_stitch_default_settings(&ss);
+    ss.color = FOVEA_COLOR_FIXED;
+    const fovea_color_correction cc = {{1.12f, 1.0f, 0.88f}, 1.1f};
+    fovea_stitcher *st[2] = {NULL, NULL};
+    const fovea_frame *in[2][1] = {{&cam}, {&ycam}};
+    fovea_frame *outs[2] = {&out, &yout};
+    for (int k = 0; k < 2; k++) {
+        REQUIRE(fovea_stitcher_create(ctx, &st[k], &m, &ss) == FOVEA_OK);
+        REQUIRE(fovea_stitcher_set_color(st[k], &cc, 1) == FOVEA_OK);
+        REQUIRE(fovea_stitcher_process(st[k], in[k], 1, outs[k]) == FOVEA_OK);
+    }
+    REQUIRE(fovea_frame_convert(ctx, &back, &yout, NULL) == FOVEA_OK);
+    int worst[2] = {0, 0}; /* greys, colors */
+    long checked[2] = {0, 0};
+    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+    for (int j = 0; j < 120; j++)
+        for (int i = 0; i < 240; i++) {
+            if (fovea_map_weights(&m, i, j, w, u, v) != 1)
+                continue;
+            const int px = (int)u[0], py = (int)v[0];
+            /* well inside a patch: every sample of both paths is the patch's */
+            if (px % 80 < 6 || px % 80 > 73 || py % 80 < 6 || py % 80 > 73)
+                continue;
+            const int patch = px / 80 + 4 * (py / 80), grey = patch < 4;
+            const uint8_t *a = out.data[0] + (ptrdiff_t)j * out.stride[0] + 4 * i;
+            const uint8_t *b = back.data[0] + (ptrdiff_t)j * back.stride[0] + 4 * i;
+            for (int k = 0; k < 3; k++) {
+                const int d = abs((int)a[k] - (int)b[k]);
+                worst[!grey] = d > worst[!grey] ? d : worst[!grey];
+            }
+            checked[!grey]++;
+        }
+    printf("yuv white balance: RGBA vs I420 path, max diff greys %d (%ld px), colors %d (%ld px)\n",
+           worst[0], checked[0], worst[1], checked[1]);
+    CHECK(checked[0] > 1000 && checked[1] > 1000);
+    CHECK(worst[0] <= 3);
+    CHECK(worst[1] <= 12);
+    fovea_stitcher_destroy(&st[0]);
+    fovea_stitcher_destroy(&st[1]);
+    fovea_frame_free(NULL, &cam);
+    fovea_frame_free(NULL, &ycam);
+    fovea_frame_free(NULL, &out);
+    fovea_frame_free(NULL, &yout);
+    fovea_frame_free(NULL, &back);
+    fovea_stitch_map_free(&m);
+}
+
 int main(void)
 {
     fovea_settings s;
@@ -680,6 +770,7 @@ int main(void)
     test_fisheye_rig();
     test_cylinder_rig();
     test_step1_and_errors();
+    test_yuv_white_balance();
     fovea_close(&ctx);
     return test_finish("test_stitch_map");
 }

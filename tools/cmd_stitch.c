@@ -38,8 +38,9 @@ static const cli_option options[] = {
      OPT_BACKEND},
     {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
     {"frames", 0, "N", "stop after N panorama frames", "all", OPT_FRAMES},
-    {"color", 0, "MODE", "colour correction: auto (balance measured in the overlaps; per channel for "
-     "stills, brightness and gamma only for YUV video), off, or "
+    {"color", 0, "MODE", "colour correction: auto (gains per R, G, B channel and a gamma per "
+     "camera, measured in the overlaps; YUV video: chroma corrected through those RGB "
+     "curves), off, or "
      "fixed:FILE with JSON {\"cameras\":[{\"gain\":[r,g,b],\"gamma\":g}, ...]} (a --json "
      "summary of an earlier run works too)", "auto", OPT_COLOR},
     {"color-interval", 0, "K", "with --color auto, measure the overlaps every K frames", "30",

@@ -57,29 +57,42 @@ static double channel_curve(double g, double gamma, double x)
  * the corrected chroma along it, s_u = (1 - w_B) f_B' + w_B f_G', s_v = (1 - w_R)
  * f_R' + w_R f_G' (cross terms between U and V, of the order of the gains'
  * differences times the chroma, left out), with the curves' slopes taken as
- * secants over x +- 1/8 (a typical chroma excursion; the derivative of a power
- * curve is unbounded at black). So U' = 128 + n_u + s_u (U - 128), stored as
- * a + s q for the quarter code q = 4 U. */
+ * secants over y +- 27 codes (limited range; 32 full: about x +- 1/8, a
+ * typical chroma excursion; the derivative of a power curve is unbounded at
+ * black), clamped to black and white. So U' = 128 + n_u + s_u (U - 128),
+ * stored as a + s q for the quarter code q = 4 U. */
 static void build_chroma_table(const fovea_color_correction *cc, int full,
                                float tab[STITCH_CHROMA_CODES][4])
 {
     const double wr = 0.299, wb = 0.114, wg = 1.0 - wr - wb;
     const double range = full ? 255.0 : 224.0;
+    const int black = full ? 0 : 16, white = full ? 255 : 235, half = full ? 32 : 27;
+    double x[STITCH_CHROMA_CODES], f[3][STITCH_CHROMA_CODES];
     const double gamma = cc->gamma;
-    for (int y = 0; y < STITCH_CHROMA_CODES; y++) {
-        double x = full ? y / 255.0 : (y - 16.0) / 219.0;
-        x = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
-        double f[3], slope[3];
-        const double lo = fmax(x - 0.125, 0.0), hi = fmin(x + 0.125, 1.0);
+    const int plain = gamma > 0.0 && isfinite(gamma);
+    for (int y = black; y <= white; y++) {
+        x[y] = (double)(y - black) / (double)(white - black);
+        const double lx = y > black ? log(x[y]) : 0.0;
         for (int k = 0; k < 3; k++) {
             const double g = cc->gain[k];
-            f[k] = channel_curve(g, gamma, x);
-            slope[k] = (channel_curve(g, gamma, hi) - channel_curve(g, gamma, lo)) / (hi - lo);
+            if (plain && gamma != 1.0 && g > 0.0 && isfinite(g) && y > black && g * x[y] < 1.0)
+                f[k][y] = exp(gamma * (log(g) + lx)); /* (g x)^gamma, one exp */
+            else
+                f[k][y] = channel_curve(g, gamma, x[y]);
         }
+    }
+    for (int y = 0; y < STITCH_CHROMA_CODES; y++) {
+        const int yc = y < black ? black : (y > white ? white : y);
+        const int lo = yc - half < black ? black : yc - half;
+        const int hi = yc + half > white ? white : yc + half;
+        double slope[3];
+        for (int k = 0; k < 3; k++)
+            slope[k] = (f[k][hi] - f[k][lo]) / (x[hi] - x[lo]);
+        const double fr = f[0][yc], fg = f[1][yc], fb = f[2][yc];
         /* (a grey stays grey when the three curves agree: no offset at all) */
-        const double yp = f[0] == f[1] && f[1] == f[2] ? f[0] : wr * f[0] + wg * f[1] + wb * f[2];
-        const double nu = range * (f[2] - yp) / (2.0 * (1.0 - wb));
-        const double nv = range * (f[0] - yp) / (2.0 * (1.0 - wr));
+        const double yp = fr == fg && fg == fb ? fr : wr * fr + wg * fg + wb * fb;
+        const double nu = range * (fb - yp) / (2.0 * (1.0 - wb));
+        const double nv = range * (fr - yp) / (2.0 * (1.0 - wr));
         const double su = (1.0 - wb) * slope[2] + wb * slope[1];
         const double sv = (1.0 - wr) * slope[0] + wr * slope[1];
         tab[y][0] = (float)(128.0 + nu - 128.0 * su);
