@@ -458,13 +458,12 @@ __device__ __forceinline__ void add_pairs(unsigned long long *acc, int n, const 
 #define STAT_ACC(MAXC, own, shared) ((MAXC) == 2 ? (own) : (shared))
 
 // Pair statistics of one YUV pixel: each weighted camera's raw luma s[c] with
-// its chroma sample of the pixel's block (qu[c][b], qv[c][b]) as R, G, B
+// its chroma sample of the pixel's block (qu[c], qv[c]) as R, G, B
 // (stitch_yuv_rgbq), as stitch_yuv_block() in stitch_ref.c.
 template <int MAXC>
 __device__ __forceinline__ void add_yuv_pairs(unsigned long long *acc, const stitch_kernel_head &a,
                                               const float (&w)[MAXC], const int (&s)[MAXC],
-                                              const int (&qu)[MAXC][2], const int (&qv)[MAXC][2],
-                                              int b)
+                                              const int (&qu)[MAXC], const int (&qv)[MAXC])
 {
     unsigned long long raw[MAXC][4];
 #pragma unroll
@@ -472,7 +471,7 @@ __device__ __forceinline__ void add_yuv_pairs(unsigned long long *acc, const sti
         if (!(w[c] > 0.0f))
             continue;
         int rgbq[4];
-        stitch_yuv_rgbq(s[c], qu[c][b], qv[c][b], a.black_y == 0, rgbq);
+        stitch_yuv_rgbq(s[c], qu[c], qv[c], a.black_y == 0, rgbq);
 #pragma unroll
         for (int k = 0; k < 4; k++)
             raw[c][k] = (unsigned long long)rgbq[k];
@@ -541,7 +540,7 @@ __device__ __forceinline__ unsigned int combine_rgb(const kargs<MAXC> &a,
             raw[c][0] = (unsigned long long)q[c][0];
             raw[c][1] = (unsigned long long)q[c][1];
             raw[c][2] = (unsigned long long)q[c][2];
-            raw[c][3] = (77ull * raw[c][0] + 150ull * raw[c][1] + 29ull * raw[c][2] + 128ull) >> 8;
+            raw[c][3] = (unsigned long long)stitch_stats_luma(q[c][0], q[c][1], q[c][2]);
         }
     }
     if (STATS)
@@ -954,8 +953,8 @@ __device__ __forceinline__ void chroma_value(const stitch_kernel_cam &cam, int i
                                              float &su, float &sv)
 {
     const float4 e = __ldg(reinterpret_cast<const float4 *>(cam.chroma) + idx);
-    su = e.x + e.y * (float)qu;
-    sv = e.z + e.w * (float)qv;
+    su = stitch_chroma_corrected(e.x, e.y, qu);
+    sv = stitch_chroma_corrected(e.z, e.w, qv);
 }
 
 // Chroma of one 2x2 block from one camera (raw luma samples adding up to ysum
@@ -1471,19 +1470,19 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
             }
         }
         float wc[MAXC][2];
-        int qu[MAXC][2], qv[MAXC][2];
+        int qu[2][MAXC], qv[2][MAXC]; // per block, per camera
 #pragma unroll
         for (int b = 0; b < 2; b++)
 #pragma unroll
             for (int c = 0; c < MAXC; c++) {
                 wc[c][b] = 0.0f;
-                qu[c][b] = qv[c][b] = 0;
+                qu[b][c] = qv[b][c] = 0;
                 if (cn[c][b] == 0 || bx0 + b >= cw_out)
                     continue;
                 float x, y;
                 chroma_pos(a.cam[c], cwt[c][b], cu[c][b], cv[c][b], cn[c][b], pixels[b], wc[c][b],
                            x, y);
-                chroma_sample<TEX>(a.cam[c], nv12, x, y, qu[c][b], qv[c][b]);
+                chroma_sample<TEX>(a.cam[c], nv12, x, y, qu[b][c], qv[b][c]);
             }
         unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
 #pragma unroll
@@ -1496,8 +1495,8 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
                 if (cn[c][b] == 0)
                     continue;
                 float su, sv;
-                chroma_value(a.cam[c], stitch_chroma_index(ysum[c][b], cn[c][b]), qu[c][b],
-                             qv[c][b], su, sv);
+                chroma_value(a.cam[c], stitch_chroma_index(ysum[c][b], cn[c][b]), qu[b][c],
+                             qv[b][c], su, sv);
                 accu += wc[c][b] * su;
                 accv += wc[c][b] * sv;
                 wsum += wc[c][b];
@@ -1514,8 +1513,8 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
                 if (!(pseen >> p & 1u))
                     continue;
                 const int dy = p >> 2, k = p & 3, b = k >> 1;
-                add_yuv_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a, pw[dy][k], ps[dy][k], qu, qv,
-                                    b);
+                add_yuv_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a, pw[dy][k], ps[dy][k], qu[b],
+                                    qv[b]);
             }
         }
     } else if (by < ch_out && bx0 < cw_out) {
@@ -1589,15 +1588,15 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
                 }
             }
             float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
-            int qu[MAXC][2], qv[MAXC][2]; // [c][0]: this block's (add_yuv_pairs' layout)
+            int qu[MAXC], qv[MAXC];
 #pragma unroll
             for (int c = 0; c < MAXC; c++) {
-                qu[c][0] = qv[c][0] = qu[c][1] = qv[c][1] = 0;
+                qu[c] = qv[c] = 0;
                 if (cn[c] == 0)
                     continue;
                 float wc, su, sv;
                 block_chroma<TEX>(a.cam[c], nv12, cwt[c], cu[c], cv[c], cn[c], ysum[c], pixels, wc,
-                                  su, sv, qu[c][0], qv[c][0]);
+                                  su, sv, qu[c], qv[c]);
                 accu += wc * su;
                 accv += wc * sv;
                 wsum += wc;
@@ -1610,8 +1609,7 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
 #pragma unroll 1
                 for (int p = 0; p < 4; p++)
                     if (pseen >> p & 1u)
-                        add_yuv_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a, pw[p], ps[p], qu, qv,
-                                            0);
+                        add_yuv_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a, pw[p], ps[p], qu, qv);
             }
         }
         store_chroma2(a, by, bx0, cw_out, ou, ov);

@@ -32,6 +32,13 @@ extern "C" {
 #define STITCH_HD static inline
 #endif
 
+/* The luma of R, G, B quarter codes in the overlap statistics (see
+ * fovea_overlap_stats in color.h). */
+STITCH_HD int stitch_stats_luma(int r, int g, int b)
+{
+    return (77 * r + 150 * g + 29 * b + 128) >> 8;
+}
+
 /* The R, G, B quarter codes (0..1020) of a YUV sample for the overlap
  * statistics: luma qy and chroma qu, qv in quarter codes, BT.601, limited range
  * (full = 0) or full range, in integers so that both backends get the same
@@ -54,7 +61,7 @@ STITCH_HD void stitch_yuv_rgbq(int qy, int qu, int qv, int full, int rgbq[4])
         const int x = t[k] < 0 ? 0 : t[k] >> 8; /* no shift of a negative number */
         rgbq[k] = x > 1020 ? 1020 : x;
     }
-    rgbq[3] = (77 * rgbq[0] + 150 * rgbq[1] + 29 * rgbq[2] + 128) >> 8;
+    rgbq[3] = stitch_stats_luma(rgbq[0], rgbq[1], rgbq[2]);
 }
 
 /* The chroma tables' index of a block from the sum of its n (1..4) raw luma
@@ -62,6 +69,13 @@ STITCH_HD void stitch_yuv_rgbq(int qy, int qu, int qv, int full, int rgbq[4])
 STITCH_HD int stitch_chroma_index(int qsum, int n)
 {
     return n == 4 ? (qsum + 8) >> 4 : (n == 2 ? (qsum + 4) >> 3 : (n == 1 ? (qsum + 2) >> 2 : (qsum + 6) / 12));
+}
+
+/* A chroma sample of quarter code q corrected through a chroma table entry's
+ * (a, s): a + s q, float operations in that order in every backend. */
+STITCH_HD float stitch_chroma_corrected(float a, float s, int q)
+{
+    return a + s * (float)q;
 }
 
 /* One block of the stitch (stitch_kernel_args.items), read as one 8-byte load */

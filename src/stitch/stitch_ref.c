@@ -161,7 +161,7 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                     acc[k] += w[c] * st->tables.lut[c][k][q];
                     raw[c][k] = (uint64_t)q;
                 }
-                raw[c][3] = (77 * raw[c][0] + 150 * raw[c][1] + 29 * raw[c][2] + 128) >> 8;
+                raw[c][3] = (uint64_t)stitch_stats_luma((int)raw[c][0], (int)raw[c][1], (int)raw[c][2]);
             }
             o[0] = fovea_round_u8(acc[0]);
             o[1] = fovea_round_u8(acc[1]);
@@ -204,8 +204,8 @@ static inline void chroma_value(const stitch_tables *t, int c, int ysum, int n, 
                                 float *su, float *sv)
 {
     const float *e = t->chroma[c][stitch_chroma_index(ysum, n)];
-    *su = e[0] + e[1] * (float)qu;
-    *sv = e[2] + e[3] * (float)qv;
+    *su = stitch_chroma_corrected(e[0], e[1], qu);
+    *sv = stitch_chroma_corrected(e[2], e[3], qv);
 }
 
 /* One 2x2 luma block (bx, by) of a YUV output; rows: the block's two luma rows

@@ -100,7 +100,8 @@ static float corrected_yuv(const stitch_tables *t, int c, const fovea_frame *f, 
     z = z < 0.0f ? 0.0f : (z > (float)(ch - 1) ? (float)(ch - 1) : z);
     const float s = sample_plane(f, k, cw, ch, x, z, 1, 0);
     const float *e = t->chroma[c][lrintf(y)];
-    return k == 1 ? e[0] + e[1] * (float)lrintf(4.0f * s) : e[2] + e[3] * (float)lrintf(4.0f * s);
+    const int q = (int)lrintf(4.0f * s);
+    return k == 1 ? stitch_chroma_corrected(e[0], e[1], q) : stitch_chroma_corrected(e[2], e[3], q);
 }
 
 /* Mean |A - B| over the overlap samples (every pixel seen with weight > 0 by two
