@@ -5,12 +5,14 @@
  * to back over four buffer sets in turn), (d) end to end from pinned
  * host frames to host output with copies overlapped across three streams, (e) the
  * C backend on every CPU core, (f) the texture-gather floor (stitch_floor.h),
- * with and without its stores, (g) the `fovea stitch` CLI end to end on y4m
+ * with and without its stores, and the same camera sectors and outputs streamed
+ * with no gather ("(f) ideal"), (g) the `fovea stitch` CLI end to end on y4m
  * files. Every GPU row of frames notes the mean SM clock measured while it ran
  * (stitch_clock.h): the stitch kernels' times scale with it.
  *
  * Extra options: --cli PATH (the fovea executable; default: ../fovea next to
  * this program's directory), --no-e2e, --tmp DIR (for the y4m files). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -170,6 +172,110 @@ static int floor_pair(bench_table *table, floor_case *f, const char *name_all,
     return bad;
 }
 
+/* Marks the 32-byte sectors of a plane (w x h texels of bpp bytes) that a
+ * bilinear fetch at texel-centre position (x, y) reads (two texels each way,
+ * clamped like the floor's textures). */
+typedef struct sector_set {
+    uint8_t *hit;
+    int w, h, bpp, per_row;
+    size_t count;
+} sector_set;
+
+static int sector_set_init(sector_set *s, int w, int h, int bpp)
+{
+    s->w = w;
+    s->h = h;
+    s->bpp = bpp;
+    s->per_row = (w * bpp + 31) / 32;
+    s->count = 0;
+    s->hit = calloc((size_t)s->per_row * (size_t)h, 1);
+    return s->hit ? 0 : -1;
+}
+
+static void sector_mark(sector_set *s, float x, float y)
+{
+    if (!isfinite(x) || !isfinite(y))
+        return;
+    const float fx = floorf(x), fy = floorf(y);
+    for (int b = 0; b < 2; b++)
+        for (int a = 0; a < 2; a++) {
+            const float cx = fx + (float)a, cy = fy + (float)b;
+            const int tx = cx < 0.0f ? 0 : cx > (float)(s->w - 1) ? s->w - 1 : (int)cx;
+            const int ty = cy < 0.0f ? 0 : cy > (float)(s->h - 1) ? s->h - 1 : (int)cy;
+            uint8_t *h = &s->hit[(size_t)ty * (size_t)s->per_row + (size_t)(tx * s->bpp / 32)];
+            s->count += !*h;
+            *h = 1;
+        }
+}
+
+/* Camera bytes the floor's fetches touch, whole 32-byte sectors, per camera:
+ * rgba[c] (RGBA frames), luma[c] and chroma[c] (NV12 planes; chroma fetched
+ * once per 2 x 2 block at its centre). The floor samples the owner camera of
+ * each tile at every pixel of it. */
+static int floor_touched_bytes(const fovea_stitch_map *map, const uint8_t *owner, int tiles_x,
+                               double rgba[2], double luma[2], double chroma[2])
+{
+    sector_set set[2][3];
+    int bad = 0;
+    for (int c = 0; c < 2; c++) {
+        const int cw = map->cam[c].cam_width, ch = map->cam[c].cam_height;
+        bad |= sector_set_init(&set[c][0], cw, ch, 4) | sector_set_init(&set[c][1], cw, ch, 1) |
+               sector_set_init(&set[c][2], cw / 2, ch / 2, 2);
+    }
+    for (int j = 0; j < map->pano_height && !bad; j++)
+        for (int i = 0; i < map->pano_width; i++) {
+            const int c = owner[(size_t)(j / FLOOR_TILE_H) * tiles_x + (size_t)(i / FLOOR_TILE_W)];
+            if (c == FLOOR_NO_CAMERA)
+                continue;
+            float u, v;
+            fovea_camera_map_lookup(&map->cam[c], i, j, &u, &v);
+            sector_mark(&set[c][0], u, v);
+            sector_mark(&set[c][1], u, v);
+            if (!(i & 1) && !(j & 1) && i + 1 < map->pano_width && j + 1 < map->pano_height) {
+                float u1, v1; /* the block's centre, then the chroma texel-centre position */
+                fovea_camera_map_lookup(&map->cam[c], i + 1, j + 1, &u1, &v1);
+                sector_mark(&set[c][2], 0.5f * (0.5f * (u + u1) + 0.5f) - 0.5f,
+                            0.5f * (0.5f * (v + v1) + 0.5f) - 0.5f);
+            }
+        }
+    for (int c = 0; c < 2; c++) {
+        rgba[c] = 32.0 * (double)set[c][0].count;
+        luma[c] = 32.0 * (double)set[c][1].count;
+        chroma[c] = 32.0 * (double)set[c][2].count;
+        for (int k = 0; k < 3; k++)
+            free(set[c][k].hit);
+    }
+    return bad;
+}
+
+typedef struct stream_case {
+    floor_stream_args args;
+    cudaStream_t stream;
+} stream_case;
+
+static int run_stream(void *arg)
+{
+    stream_case *sc = arg;
+    return bench_floor_stream(&sc->args, sc->stream) != 0;
+}
+
+/* Row "(f) ideal": the bytes of sc (the camera sectors the floor touches,
+ * in_bytes[2] for the two cameras, and the whole output) read and written as
+ * coalesced streams (stitch_floor.h). */
+static int ideal_row(bench_table *table, stream_case *sc, const char *name, const double in_bytes[2],
+                     const bench_opts *opts)
+{
+    const int calls = opts->quick ? 5 : 50, runs = opts->quick ? 2 : 10;
+    double out = 0.0;
+    for (int p = 0; p < FLOOR_STREAM_OUT; p++)
+        out += (double)sc->args.out_bytes[p];
+    char note[160];
+    snprintf(note, sizeof(note), "back to back; no gather: %.1f + %.1f MB of camera sectors read",
+             in_bytes[0] / 1e6, in_bytes[1] / 1e6);
+    return gpu_row(table, name, run_stream, sc, sc->stream, opts->warmup, runs, calls,
+                   in_bytes[0] + in_bytes[1] + out, note) != 0;
+}
+
 /* Rows (f): the texture-gather floor (stitch_floor.h) on the same map, frames
  * and outputs as rows (b) and (c), frames back to back like their throughput
  * rows. Each tile takes the camera with the largest weight at its centre. */
@@ -210,6 +316,12 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
             owner[(size_t)ty * a->tiles_x + tx] =
                 w[0] > 0.0f || w[1] > 0.0f ? (w[1] > w[0] ? 1 : 0) : FLOOR_NO_CAMERA;
         }
+    double t_rgba[2], t_luma[2], t_chroma[2];
+    if (floor_touched_bytes(map, owner, a->tiles_x, t_rgba, t_luma, t_chroma) != 0) {
+        free(owner);
+        fprintf(stderr, "bench_stitch: out of memory\n");
+        return 1;
+    }
     void *d_owner = NULL, *d_uv[2] = {NULL, NULL};
     const size_t uv_bytes = (size_t)map->cam[0].grid_w * map->cam[0].grid_h * 2 * sizeof(float);
     int bad = cudaMalloc(&d_owner, nt) != cudaSuccess ||
@@ -231,6 +343,18 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
                          "(f) floor: RGBA gather only", rgba_bytes,
                          2.0 * rgba[0].width * rgba[0].height * 4, opts);
     }
+    if (!bad) {
+        stream_case sc;
+        memset(&sc, 0, sizeof(sc));
+        sc.stream = stream;
+        for (int c = 0; c < 2; c++) {
+            sc.args.in[c] = rgba[c].data[0];
+            sc.args.in_bytes[c] = (size_t)t_rgba[c];
+        }
+        sc.args.out[0] = out_rgba->data[0];
+        sc.args.out_bytes[0] = out_rgba->stride[0] * (size_t)H;
+        bad = ideal_row(table, &sc, "(f) ideal: RGBA floor's bytes, coalesced", t_rgba, opts);
+    }
     for (int c = 0; c < 2; c++) {
         bench_floor_texture_free(a->tex[c][0]);
         a->tex[c][0] = 0;
@@ -251,6 +375,23 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
         bad = floor_pair(table, &f, "(f) floor: NV12->I420 gather + stores only",
                          "(f) floor: NV12 gather only", yuv_bytes,
                          2.0 * nv12[0].width * nv12[0].height * 1.5, opts);
+    }
+    if (!bad) {
+        stream_case sc;
+        memset(&sc, 0, sizeof(sc));
+        sc.stream = stream;
+        for (int c = 0; c < 2; c++) {
+            sc.args.in[2 * c] = nv12[c].data[0];
+            sc.args.in_bytes[2 * c] = (size_t)t_luma[c];
+            sc.args.in[2 * c + 1] = nv12[c].data[1];
+            sc.args.in_bytes[2 * c + 1] = (size_t)t_chroma[c];
+        }
+        for (int p = 0; p < 3; p++) {
+            sc.args.out[p] = out_i420->data[p];
+            sc.args.out_bytes[p] = out_i420->stride[p] * (size_t)(p ? H / 2 : H);
+        }
+        const double in[2] = {t_luma[0] + t_chroma[0], t_luma[1] + t_chroma[1]};
+        bad = ideal_row(table, &sc, "(f) ideal: NV12 floor's bytes, coalesced", in, opts);
     }
     for (int c = 0; c < 2; c++) {
         bench_floor_texture_free(a->tex[c][0]);

@@ -165,7 +165,67 @@ __global__ void __launch_bounds__(128, 8) floor_nv12(const floor_args a)
     }
 }
 
+struct stream_plan {
+    const uint4 *in[FLOOR_STREAM_IN];
+    uint4 *out[FLOOR_STREAM_OUT];
+    unsigned int n_in[FLOOR_STREAM_IN], n_out[FLOOR_STREAM_OUT]; // 16-byte words
+    unsigned int iters;                                           // the longest span
+};
+
+// Iteration i loads word i of every input span that long (all loads issued
+// before any is used) and stores word i of every output span that long.
+__global__ void __launch_bounds__(256) floor_stream(const stream_plan p)
+{
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.iters;
+         i += gridDim.x * blockDim.x) {
+        uint4 v[FLOOR_STREAM_IN];
+#pragma unroll
+        for (int s = 0; s < FLOOR_STREAM_IN; s++)
+            v[s] = i < p.n_in[s] ? __ldg(&p.in[s][i]) : make_uint4(0, 0, 0, 0);
+        unsigned int acc = i;
+#pragma unroll
+        for (int s = 0; s < FLOOR_STREAM_IN; s++)
+            acc ^= v[s].x ^ v[s].y ^ v[s].z ^ v[s].w;
+#pragma unroll
+        for (int s = 0; s < FLOOR_STREAM_OUT; s++)
+            if (i < p.n_out[s])
+                p.out[s][i] = make_uint4(acc, acc + 1u, acc + 2u, acc + 3u);
+    }
+}
+
 } // namespace
+
+extern "C" int bench_floor_stream(const floor_stream_args *a, void *stream)
+{
+    stream_plan p = {};
+    uintptr_t mis = 0;
+    size_t longest = 0;
+    for (int s = 0; s < FLOOR_STREAM_IN; s++) {
+        p.in[s] = reinterpret_cast<const uint4 *>(a->in[s]);
+        mis |= (uintptr_t)a->in[s];
+        longest = a->in_bytes[s] / 16 > longest ? a->in_bytes[s] / 16 : longest;
+    }
+    for (int s = 0; s < FLOOR_STREAM_OUT; s++) {
+        p.out[s] = reinterpret_cast<uint4 *>(a->out[s]);
+        mis |= (uintptr_t)a->out[s];
+        longest = a->out_bytes[s] / 16 > longest ? a->out_bytes[s] / 16 : longest;
+    }
+    if ((mis & 15) || longest == 0 || longest >= (1u << 31))
+        return (int)cudaErrorInvalidValue;
+    for (int s = 0; s < FLOOR_STREAM_IN; s++)
+        p.n_in[s] = (unsigned int)(a->in_bytes[s] / 16);
+    for (int s = 0; s < FLOOR_STREAM_OUT; s++)
+        p.n_out[s] = (unsigned int)(a->out_bytes[s] / 16);
+    p.iters = (unsigned int)longest;
+    int dev = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess)
+        return (int)e;
+    floor_stream<<<sms * 16, 256, 0, static_cast<cudaStream_t>(stream)>>>(p);
+    return (int)cudaGetLastError();
+}
 
 extern "C" int bench_floor_texture(const uint8_t *plane, int w, int h, int stride, int channels,
                                    unsigned long long *tex)

@@ -33,6 +33,26 @@ typedef struct floor_args {
     int no_stores;              /* 1: the gather alone, nothing stored */
 } floor_args;
 
+/* The same bytes in the ideal access pattern: every input span read and every
+ * output span written as a coalesced stream of 16-byte words, in one
+ * grid-stride loop whose iteration i loads word i of each input span and then
+ * stores word i of each output span (the stores depending on the loads, as a
+ * stitch's on its fetches). With the input spans set to the camera bytes the
+ * floor's fetches touch, this is what moving the floor's bytes takes with no
+ * gather at all (rows "(f) ideal"). Spans are 16-byte aligned; their byte
+ * counts are rounded down to whole words; unused spans have 0 bytes. */
+#define FLOOR_STREAM_IN 4
+#define FLOOR_STREAM_OUT 3
+typedef struct floor_stream_args {
+    const uint8_t *in[FLOOR_STREAM_IN];
+    size_t in_bytes[FLOOR_STREAM_IN];
+    uint8_t *out[FLOOR_STREAM_OUT];
+    size_t out_bytes[FLOOR_STREAM_OUT];
+} floor_stream_args;
+/* Returns the launch's cudaError_t (cudaErrorInvalidValue for a misaligned
+ * span or nothing to move). */
+int bench_floor_stream(const floor_stream_args *a, void *stream);
+
 /* A filtering texture object (normalised reads, clamp) over a device plane of
  * w x h texels of `channels` bytes (1, 2 or 4). Returns the cudaError_t. */
 int bench_floor_texture(const uint8_t *plane, int w, int h, int stride, int channels,
