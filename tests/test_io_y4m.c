@@ -537,11 +537,65 @@ static void test_writer_rejects(void)
     }
 }
 
+/* ffmpeg's XCOLORRANGE tag: read (FULL, LIMITED; other values and none:
+ * unknown), written when known, carried from a reader to a writer. */
+static void test_color_range_tag(void)
+{
+    static const struct {
+        const char *hdr;
+        int range;
+    } cases[] = {
+        {"YUV4MPEG2 W4 H2 F25:1 C420jpeg XCOLORRANGE=FULL\n", FOVEA_COLOR_RANGE_FULL},
+        {"YUV4MPEG2 W4 H2 XCOLORRANGE=LIMITED C420jpeg\n", FOVEA_COLOR_RANGE_LIMITED},
+        {"YUV4MPEG2 W4 H2 C420jpeg XCOLORRANGE=SOMETIMES\n", FOVEA_COLOR_RANGE_UNKNOWN},
+        {"YUV4MPEG2 W4 H2 C420jpeg XYSCSS=420JPEG\n", FOVEA_COLOR_RANGE_UNKNOWN},
+    };
+    fovea_frame fr[1];
+    make_frames(fr, 1, 4, 2, FOVEA_PIX_I420, 7);
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        char *path = test_tmp_path(".y4m");
+        FILE *fp = fopen(path, "wb");
+        REQUIRE(fp != NULL);
+        fputs(cases[k].hdr, fp);
+        fputs("FRAME\n", fp);
+        static const uint8_t payload[12] = {16, 40, 80, 120, 160, 200, 235, 17, 128, 90, 128, 170};
+        fwrite(payload, 1, sizeof(payload), fp); /* one 4x2 i420 frame */
+        fclose(fp);
+        fovea_reader *r = NULL;
+        char err[512] = "";
+        REQUIRE(fovea_reader_open(&r, path, NULL, err, sizeof(err)) == FOVEA_OK);
+        fovea_video_info ri = *fovea_reader_info(r);
+        CHECK_EQ_INT(ri.color_range, cases[k].range);
+        fovea_reader_close(&r);
+        /* written back: the tag when the range is known, nothing else */
+        char *path2 = test_tmp_path(".y4m");
+        write_file(path2, &ri, fr, 1);
+        size_t len;
+        char *text = slurp_text(path2, &len);
+        const char *eol = strchr(text, '\n');
+        REQUIRE(eol != NULL);
+        const char *tag = strstr(text, " XCOLORRANGE=");
+        if (cases[k].range == FOVEA_COLOR_RANGE_FULL)
+            CHECK(tag && tag < eol && strncmp(tag, " XCOLORRANGE=FULL\n", 18) == 0);
+        else if (cases[k].range == FOVEA_COLOR_RANGE_LIMITED)
+            CHECK(tag && tag < eol && strncmp(tag, " XCOLORRANGE=LIMITED\n", 21) == 0);
+        else
+            CHECK(!tag || tag > eol);
+        free(text);
+        remove(path);
+        remove(path2);
+        free(path);
+        free(path2);
+    }
+    free_frames(fr, 1);
+}
+
 int main(void)
 {
     test_roundtrip_all_formats();
     test_header_written();
     test_carry_through();
+    test_color_range_tag();
     test_frame_params_tolerated();
     test_streams();
     test_malformed_headers();

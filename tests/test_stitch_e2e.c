@@ -111,6 +111,27 @@ int main(void)
     printf("I420, different colors, balance off: PSNR %.2f dB\n", r.psnr_covered);
     CHECK(yuv_auto >= r.psnr_covered + 5.0);
 
+    /* the other YUV conventions: BT.709 (HD and UHD video) and full range,
+     * the cameras converted and the stitcher told so; the statistics, the
+     * gains' luma weights, the chroma correction and (full range) the luma
+     * curve follow the convention */
+    o.color_auto = 1;
+    for (int k = 1; k < 4; k++) {
+        o.colorspace = k & 1 ? FOVEA_CS_BT709 : FOVEA_CS_BT601;
+        o.full_range = k >> 1;
+        st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
+        REQUIRE(st == FOVEA_OK);
+        reduction = 1.0 - r.mismatch_after / r.mismatch_before;
+        printf("I420 %s %s range, different colors: Y/U/V mismatch %.2f -> %.2f (%.0f%% less), "
+               "PSNR %.2f dB\n", k & 1 ? "BT.709" : "BT.601", k >> 1 ? "full" : "limited",
+               r.mismatch_before, r.mismatch_after, 100.0 * reduction, r.psnr_covered);
+        CHECK(r.mismatch_before > 3.0);
+        CHECK(reduction >= 0.8);
+        CHECK(r.psnr_covered >= 36.0);
+        for (int c = 0; c < r.num_cameras; c++)
+            CHECK(fabsf(r.cc[c].gain[0] - r.cc[c].gain[2]) > 0.05f);
+    }
+
     fovea_close(&ctx);
     return test_finish("test_stitch_e2e");
 }

@@ -678,6 +678,75 @@ static void test_step1_and_errors(void)
  * in red and blue), colors to within 12 (measured 10, on saturated red: the
  * luma curve puts the gamma on luma, (gY Y)^gamma, where RGB puts it on each
  * channel; the chroma model itself adds about 1). */
+/* One convention of test_yuv_white_balance: the RGBA camera cam converted to
+ * I420 in (cs, range), stitched as YUV with the stitcher told (st_cs,
+ * st_full) and converted back the same way, against the RGBA stitch rgba_out
+ * made with the same correction cc. worst[0] / worst[1]: largest difference
+ * over the greys' / colours' pixels (well inside a patch), mean[]: the mean
+ * difference over their channels; checked[]: pixels. */
+static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam, const fovea_frame *rgba_out,
+                        const fovea_color_correction *cc, fovea_colorspace cs, fovea_range range,
+                        fovea_colorspace st_cs, int st_full, int worst[2], long checked[2],
+                        double mean[2])
+{
+    fovea_frame ycam = {0}, yout = {0}, back = {0};
+    REQUIRE(fovea_frame_alloc(NULL, &ycam, cam->width, cam->height, FOVEA_PIX_I420, FOVEA_MEM_HOST) ==
+            FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &yout, m->pano_width, m->pano_height, FOVEA_PIX_I420,
+                              FOVEA_MEM_HOST) == FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &back, m->pano_width, m->pano_height, FOVEA_PIX_RGBA,
+                              FOVEA_MEM_HOST) == FOVEA_OK);
+    fovea_convert_options co;
+    fovea_convert_options_init(&co);
+    co.colorspace = cs;
+    co.range = range;
+    REQUIRE(fovea_frame_convert(ctx, &ycam, cam, &co) == FOVEA_OK);
+    fovea_stitch_settings ss;
+    fovea_stitch_default_settings(&ss);
+    ss.color = FOVEA_COLOR_FIXED;
+    ss.yuv_colorspace = st_cs;
+    ss.yuv_full_range = st_full;
+    fovea_stitcher *st = NULL;
+    const fovea_frame *in[1] = {&ycam};
+    REQUIRE(fovea_stitcher_create(ctx, &st, m, &ss) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_set_color(st, cc, 1) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_process(st, in, 1, &yout) == FOVEA_OK);
+    REQUIRE(fovea_frame_convert(ctx, &back, &yout, &co) == FOVEA_OK);
+    worst[0] = worst[1] = 0;
+    checked[0] = checked[1] = 0;
+    long sum[2] = {0, 0};
+    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+    for (int j = 0; j < m->pano_height; j++)
+        for (int i = 0; i < m->pano_width; i++) {
+            if (fovea_map_weights(m, i, j, w, u, v) != 1)
+                continue;
+            const int px = (int)u[0], py = (int)v[0];
+            /* well inside a patch: every sample of both paths is the patch's */
+            if (px % 80 < 6 || px % 80 > 73 || py % 80 < 6 || py % 80 > 73)
+                continue;
+            const int patch = px / 80 + 4 * (py / 80), grey = patch < 4;
+            const uint8_t *a = rgba_out->data[0] + (ptrdiff_t)j * rgba_out->stride[0] + 4 * i;
+            const uint8_t *b = back.data[0] + (ptrdiff_t)j * back.stride[0] + 4 * i;
+            for (int k = 0; k < 3; k++) {
+                const int d = abs((int)a[k] - (int)b[k]);
+                worst[!grey] = d > worst[!grey] ? d : worst[!grey];
+                sum[!grey] += d;
+            }
+            checked[!grey]++;
+        }
+    for (int k = 0; k < 2; k++)
+        mean[k] = checked[k] ? (double)sum[k] / (3.0 * (double)checked[k]) : 0.0;
+    fovea_stitcher_destroy(&st);
+    fovea_frame_free(NULL, &ycam);
+    fovea_frame_free(NULL, &yout);
+    fovea_frame_free(NULL, &back);
+}
+
+/* YUV white balance against RGB: a camera of flat patches (greys and colours)
+ * stitched as RGBA and as I420 with the same per-channel gains and gamma must
+ * agree, in each YUV convention (BT.601 / BT.709, limited / full range) when
+ * the stitcher is told the convention of its input; told another one, it must
+ * not (so the conventions are really used). */
 static void test_yuv_white_balance(void)
 {
     fovea_rig r;
@@ -693,69 +762,63 @@ static void test_yuv_white_balance(void)
     fovea_map_build_stats bs;
     memset(&m, 0, sizeof(m));
     build(&r, &m, &bs);
+    /* greys first (4), then colours, none clipped by the gains (a clipped
+     * channel is beyond the chroma correction's first order) */
     static const uint8_t pal[12][3] = {
         {40, 40, 40},    {110, 110, 110}, {180, 180, 180}, {225, 225, 225},
         {200, 60, 50},   {60, 170, 70},   {50, 80, 190},   {200, 180, 60},
-        {120, 60, 150},  {70, 160, 170},  {230, 140, 110}, {100, 100, 60},
+        {120, 60, 150},  {70, 160, 170},  {220, 140, 110}, {215, 225, 150},
     };
-    fovea_frame cam = {0}, ycam = {0}, out = {0}, yout = {0}, back = {0};
+    fovea_frame cam = {0}, out = {0};
     REQUIRE(fovea_frame_alloc(NULL, &cam, 320, 240, FOVEA_PIX_RGBA, FOVEA_MEM_HOST) == FOVEA_OK);
-    REQUIRE(fovea_frame_alloc(NULL, &ycam, 320, 240, FOVEA_PIX_I420, FOVEA_MEM_HOST) == FOVEA_OK);
     REQUIRE(fovea_frame_alloc(NULL, &out, 240, 120, FOVEA_PIX_RGBA, FOVEA_MEM_HOST) == FOVEA_OK);
-    REQUIRE(fovea_frame_alloc(NULL, &yout, 240, 120, FOVEA_PIX_I420, FOVEA_MEM_HOST) == FOVEA_OK);
-    REQUIRE(fovea_frame_alloc(NULL, &back, 240, 120, FOVEA_PIX_RGBA, FOVEA_MEM_HOST) == FOVEA_OK);
     for (int y = 0; y < 240; y++)
         for (int x = 0; x < 320; x++) {
             uint8_t *p = cam.data[0] + (ptrdiff_t)y * cam.stride[0] + 4 * x;
             memcpy(p, pal[x / 80 + 4 * (y / 80)], 3);
             p[3] = 255;
         }
-    REQUIRE(fovea_frame_convert(ctx, &ycam, &cam, NULL) == FOVEA_OK);
     fovea_stitch_settings ss;
     fovea_stitch_default_settings(&ss);
     ss.color = FOVEA_COLOR_FIXED;
     const fovea_color_correction cc = {{1.12f, 1.0f, 0.88f}, 1.1f};
-    fovea_stitcher *st[2] = {NULL, NULL};
-    const fovea_frame *in[2][1] = {{&cam}, {&ycam}};
-    fovea_frame *outs[2] = {&out, &yout};
-    for (int k = 0; k < 2; k++) {
-        REQUIRE(fovea_stitcher_create(ctx, &st[k], &m, &ss) == FOVEA_OK);
-        REQUIRE(fovea_stitcher_set_color(st[k], &cc, 1) == FOVEA_OK);
-        REQUIRE(fovea_stitcher_process(st[k], in[k], 1, outs[k]) == FOVEA_OK);
-    }
-    REQUIRE(fovea_frame_convert(ctx, &back, &yout, NULL) == FOVEA_OK);
-    int worst[2] = {0, 0}; /* greys, colors */
-    long checked[2] = {0, 0};
-    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
-    for (int j = 0; j < 120; j++)
-        for (int i = 0; i < 240; i++) {
-            if (fovea_map_weights(&m, i, j, w, u, v) != 1)
-                continue;
-            const int px = (int)u[0], py = (int)v[0];
-            /* well inside a patch: every sample of both paths is the patch's */
-            if (px % 80 < 6 || px % 80 > 73 || py % 80 < 6 || py % 80 > 73)
-                continue;
-            const int patch = px / 80 + 4 * (py / 80), grey = patch < 4;
-            const uint8_t *a = out.data[0] + (ptrdiff_t)j * out.stride[0] + 4 * i;
-            const uint8_t *b = back.data[0] + (ptrdiff_t)j * back.stride[0] + 4 * i;
-            for (int k = 0; k < 3; k++) {
-                const int d = abs((int)a[k] - (int)b[k]);
-                worst[!grey] = d > worst[!grey] ? d : worst[!grey];
-            }
-            checked[!grey]++;
+    fovea_stitcher *st = NULL;
+    const fovea_frame *in[1] = {&cam};
+    REQUIRE(fovea_stitcher_create(ctx, &st, &m, &ss) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_set_color(st, &cc, 1) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_process(st, in, 1, &out) == FOVEA_OK);
+    fovea_stitcher_destroy(&st);
+    static const char *const cs_name[2] = {"bt601", "bt709"};
+    for (int cs = 0; cs < 2; cs++)
+        for (int full = 0; full < 2; full++) {
+            int worst[2], bad[2][2];
+            long checked[2], bchecked[2];
+            double mean[2], bmean[2][2];
+            yuv_wb_case(&m, &cam, &out, &cc, (fovea_colorspace)cs, (fovea_range)full,
+                        (fovea_colorspace)cs, full, worst, checked, mean);
+            /* the same content with the other matrix, then the other range */
+            yuv_wb_case(&m, &cam, &out, &cc, (fovea_colorspace)cs, (fovea_range)full,
+                        (fovea_colorspace)!cs, full, bad[0], bchecked, bmean[0]);
+            yuv_wb_case(&m, &cam, &out, &cc, (fovea_colorspace)cs, (fovea_range)full,
+                        (fovea_colorspace)cs, !full, bad[1], bchecked, bmean[1]);
+            printf("yuv white balance %s %s: RGBA vs I420 path, greys max %d mean %.2f (%ld px), "
+                   "colors max %d mean %.2f (%ld px); told the other matrix: greys %d %.2f, "
+                   "colors %d %.2f; the other range: greys %d %.2f, colors %d %.2f\n",
+                   cs_name[cs], full ? "full" : "limited", worst[0], mean[0], checked[0], worst[1],
+                   mean[1], checked[1], bad[0][0], bmean[0][0], bad[0][1], bmean[0][1], bad[1][0],
+                   bmean[1][0], bad[1][1], bmean[1][1]);
+            CHECK(checked[0] > 1000 && checked[1] > 1000);
+            /* measured: greys at most 2 codes apart (mean 0.2-0.6), colours
+             * 8-10 (the gamma goes on luma, not on each of R, G, B) */
+            CHECK(worst[0] <= 2);
+            CHECK(worst[1] <= 12);
+            /* greys under the wrong matrix: mean 1.2-1.4 (the gains' luma
+             * weights and the chroma offsets); the wrong range: 1.9-3.2 */
+            CHECK(bmean[0][0] > mean[0] + 0.5);
+            CHECK(bmean[1][0] > mean[0] + 1.0);
         }
-    printf("yuv white balance: RGBA vs I420 path, max diff greys %d (%ld px), colors %d (%ld px)\n",
-           worst[0], checked[0], worst[1], checked[1]);
-    CHECK(checked[0] > 1000 && checked[1] > 1000);
-    CHECK(worst[0] <= 3);
-    CHECK(worst[1] <= 12);
-    fovea_stitcher_destroy(&st[0]);
-    fovea_stitcher_destroy(&st[1]);
     fovea_frame_free(NULL, &cam);
-    fovea_frame_free(NULL, &ycam);
     fovea_frame_free(NULL, &out);
-    fovea_frame_free(NULL, &yout);
-    fovea_frame_free(NULL, &back);
     fovea_stitch_map_free(&m);
 }
 

@@ -17,7 +17,9 @@ enum {
     OPT_SEED,
     OPT_JSON,
     OPT_THREADS,
-    OPT_YUV
+    OPT_YUV,
+    OPT_COLORSPACE,
+    OPT_RANGE
 };
 
 static const cli_option demo_options[] = {
@@ -32,6 +34,9 @@ static const cli_option demo_options[] = {
     {"yuv", 0, NULL, "the video path: cameras converted to I420 and stitched in I420 (PSNR "
                      "against the ground truth converted the same way, mismatch on Y, U and V)",
      NULL, OPT_YUV},
+    {"colorspace", 0, "CS", "with --yuv: the YUV matrix of the conversions and of the stitch's "
+     "colour balance, bt601 or bt709", "bt601", OPT_COLORSPACE},
+    {"range", 0, "RANGE", "with --yuv: limited or full range YUV", "limited", OPT_RANGE},
     {"seed", 0, "N", "scene seed", "2026", OPT_SEED},
     {"json", 0, "FILE", "write the numbers as JSON ('-' = stdout)", "none", OPT_JSON},
     {NULL, 0, NULL, NULL, NULL, 0},
@@ -56,7 +61,7 @@ int cmd_demo(int argc, char **argv)
     const char *out = "demo-out", *json = NULL;
     fovea_settings s;
     fovea_default_settings(&s);
-    int id;
+    int id, yuv_options = 0;
     const char *v;
     while ((id = cli_next(&p, &v)) > 0) {
         long long x;
@@ -77,6 +82,22 @@ int cmd_demo(int argc, char **argv)
         case OPT_SAME: o.identical_colors = 1; break;
         case OPT_NO_COLOR: o.color_auto = 0; break;
         case OPT_YUV: o.yuv = 1; break;
+        case OPT_COLORSPACE: {
+            static const char *const names[] = {"bt601", "bt709", NULL};
+            int choice = 0;
+            if (cli_parse_choice("demo", "--colorspace", v, names, &choice) < 0)
+                return CLI_EXIT_USAGE;
+            o.colorspace = choice ? FOVEA_CS_BT709 : FOVEA_CS_BT601;
+            yuv_options = 1;
+            break;
+        }
+        case OPT_RANGE: {
+            static const char *const names[] = {"limited", "full", NULL};
+            if (cli_parse_choice("demo", "--range", v, names, &o.full_range) < 0)
+                return CLI_EXIT_USAGE;
+            yuv_options = 1;
+            break;
+        }
         case OPT_SEED:
             if (cli_parse_int("demo", "--seed", v, 0, (long long)1 << 62, &x) < 0)
                 return CLI_EXIT_USAGE;
@@ -91,6 +112,8 @@ int cmd_demo(int argc, char **argv)
         return CLI_EXIT_USAGE;
     if (p.nrest > 0)
         return cli_usage_error("demo", "unexpected argument '%s'", p.rest[0]);
+    if (yuv_options && !o.yuv)
+        return cli_usage_error("demo", "--colorspace and --range apply to the video path: add --yuv");
     if (mkdir(out, 0777) != 0) {
         struct stat st;
         if (stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -115,9 +138,14 @@ int cmd_demo(int argc, char **argv)
         fovea_close(&ctx);
         return CLI_EXIT_RUNTIME;
     }
+    char yuv_note[64] = "";
+    if (o.yuv)
+        snprintf(yuv_note, sizeof(yuv_note), ", I420 (%s, %s range)",
+                 o.colorspace == FOVEA_CS_BT709 ? "BT.709" : "BT.601",
+                 o.full_range ? "full" : "limited");
     printf("fovea demo: %d cameras -> %dx%d panorama on %s (map grid steps %d/%d px)%s\n",
            r.num_cameras, r.pano_width, r.pano_height, r.backend, r.grid_step[0], r.grid_step[1],
-           o.yuv ? ", I420" : "");
+           yuv_note);
     printf("  render %.2f s, map %.2f s, balance + stitch %.3f s\n", r.seconds_render,
            r.seconds_map, r.seconds_stitch);
     printf("  covered: %.1f%% of the panorama\n", r.pct_covered);
@@ -142,6 +170,10 @@ int cmd_demo(int argc, char **argv)
         cJSON_AddNumberToObject(j, "pano_height", r.pano_height);
         cJSON_AddStringToObject(j, "format", o.yuv ? "i420" : "rgba");
         cJSON_AddStringToObject(j, "mismatch_of", o.yuv ? "yuv" : "rgb");
+        if (o.yuv) {
+            cJSON_AddStringToObject(j, "colorspace", o.colorspace == FOVEA_CS_BT709 ? "bt709" : "bt601");
+            cJSON_AddStringToObject(j, "range", o.full_range ? "full" : "limited");
+        }
         cJSON *cams = cJSON_AddArrayToObject(j, "cameras");
         for (int c = 0; c < r.num_cameras; c++) {
             cJSON *cj = cJSON_CreateObject();

@@ -24,7 +24,9 @@ enum {
     OPT_PRINT_COLOR,
     OPT_MISSING,
     OPT_JSON,
-    OPT_QUIET
+    OPT_QUIET,
+    OPT_COLORSPACE,
+    OPT_RANGE
 };
 
 static const cli_option options[] = {
@@ -59,6 +61,12 @@ static const cli_option options[] = {
      "FILE; '-' = stdout", "none", OPT_JSON},
     {"quiet", 'q', NULL, "do not show progress", "progress on stderr when it is a terminal",
      OPT_QUIET},
+    {"colorspace", 0, "CS", "YUV video: the inputs' matrix, bt601 or bt709 (HD and UHD video "
+     "usually); the colour balance measures and corrects in it, and YUV<->RGB conversions "
+     "(e.g. -o pano.png) use it", "bt601", OPT_COLORSPACE},
+    {"range", 0, "RANGE", "YUV video: auto, limited or full; auto takes the inputs' y4m "
+     "XCOLORRANGE tag (as ffmpeg writes it), else limited. The y4m output carries the tag",
+     "auto", OPT_RANGE},
     CLI_INPUT_OPTIONS,
     {0},
 };
@@ -106,6 +114,8 @@ typedef struct stitch_args {
     int max_repeat;   /* --missing repeat:N; 0 = error */
     const char *json;
     int quiet;
+    fovea_colorspace colorspace; /* --colorspace */
+    int range;        /* --range: FOVEA_COLOR_RANGE_* (UNKNOWN = auto) */
     cli_input_opts in;
     char **inputs;
     int n;
@@ -197,6 +207,18 @@ static int parse_args(stitch_args *a, int argc, char **argv)
         case OPT_QUIET:
             a->quiet = 1;
             break;
+        case OPT_COLORSPACE: {
+            static const char *const names[] = {"bt601", "bt709", NULL};
+            int choice = 0;
+            bad = cli_parse_choice(cmd, "--colorspace", v, names, &choice);
+            a->colorspace = choice ? FOVEA_CS_BT709 : FOVEA_CS_BT601;
+            break;
+        }
+        case OPT_RANGE: {
+            static const char *const names[] = {"auto", "limited", "full", NULL};
+            bad = cli_parse_choice(cmd, "--range", v, names, &a->range);
+            break; /* the indices are FOVEA_COLOR_RANGE_UNKNOWN, _LIMITED, _FULL */
+        }
         default:
             if (cli_input_option(&a->in, cmd, id, v) <= 0)
                 bad = -1;
@@ -415,6 +437,9 @@ typedef struct stitch_run {
     fovea_frame wout;         /* converted for the writer when its format differs */
     fovea_pixfmt stitch_fmt, out_fmt, write_fmt;
     fovea_container out_container;
+    int full_range;           /* YUV video: full range (--range, or the inputs' tag) */
+    const char *range_from;   /* "option", "XCOLORRANGE" or "default" */
+    fovea_convert_options out_copt; /* the panorama's conversion for the writer */
     int still;                /* every input is a still image */
     int pano_w, pano_h;
     int64_t total;            /* frames expected, -1 unknown */
@@ -516,10 +541,38 @@ static int open_inputs(stitch_run *s)
     }
 
     s->stitch_fmt = choose_stitch_format(s);
+    /* the YUV range: --range, else the inputs' XCOLORRANGE tags, else limited */
+    int tagged = -1;
+    for (int c = 0; c < a->n && !s->still; c++) {
+        const int r = s->cam[c].info.color_range;
+        if (r == FOVEA_COLOR_RANGE_UNKNOWN || a->range != FOVEA_COLOR_RANGE_UNKNOWN)
+            continue;
+        if (tagged >= 0 && r != s->cam[tagged].info.color_range) {
+            cli_error(cli_display_path(s->cam[c].path, 0),
+                      "its y4m header says XCOLORRANGE=%s but camera %d's says %s: give --range",
+                      r == FOVEA_COLOR_RANGE_FULL ? "FULL" : "LIMITED", tagged,
+                      r == FOVEA_COLOR_RANGE_FULL ? "LIMITED" : "FULL");
+            return CLI_EXIT_RUNTIME;
+        }
+        tagged = tagged < 0 ? c : tagged;
+    }
+    if (a->range != FOVEA_COLOR_RANGE_UNKNOWN) {
+        s->full_range = a->range == FOVEA_COLOR_RANGE_FULL;
+        s->range_from = "option";
+    } else if (tagged >= 0) {
+        s->full_range = s->cam[tagged].info.color_range == FOVEA_COLOR_RANGE_FULL;
+        s->range_from = "XCOLORRANGE";
+    } else {
+        s->full_range = 0;
+        s->range_from = "default";
+    }
+    fovea_convert_options_init(&s->out_copt);
+    s->out_copt.colorspace = a->colorspace;
+    s->out_copt.range = s->full_range ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
     for (int c = 0; c < a->n; c++) {
         cam_input *ci = &s->cam[c];
         ci->convert = ci->info.fmt != s->stitch_fmt;
-        fovea_convert_options_init(&ci->copt);
+        ci->copt = s->out_copt;
         const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(ci->info.fmt);
         /* a gray still holds full-range values */
         if (s->still && d && d->is_yuv && d->planes == 1)
@@ -758,6 +811,9 @@ static int open_output(stitch_run *s)
         info.sar_num = i0->sar_num;
         info.sar_den = i0->sar_den;
         info.interlace = i0->interlace;
+        const fovea_pixfmt_desc *wd = fovea_pixfmt_get_desc(s->write_fmt);
+        if (wd && wd->is_yuv)
+            info.color_range = s->full_range ? FOVEA_COLOR_RANGE_FULL : FOVEA_COLOR_RANGE_LIMITED;
     }
     char err[1024] = "";
     st = fovea_writer_open(&s->w, a->out, s->out_container, &info, err, sizeof(err));
@@ -808,7 +864,7 @@ static int write_frame(stitch_run *s, int64_t step)
     const fovea_frame *f = &s->out;
     s->out.index = step;
     if (s->write_fmt != s->out_fmt) {
-        int st = fovea_frame_convert(s->ctx, &s->wout, &s->out, NULL);
+        int st = fovea_frame_convert(s->ctx, &s->wout, &s->out, &s->out_copt);
         if (st < 0) {
             const char *detail = fovea_last_error(s->ctx);
             cli_error(cli_display_path(a->out, 1), "frame %lld: cannot convert %s to %s: %s",
@@ -925,6 +981,12 @@ static int write_summary(const stitch_run *s, const fovea_color_correction *cc,
     cJSON_AddStringToObject(root, "backend", fovea_backend_name(fovea_context_backend(s->ctx)));
     cJSON_AddNumberToObject(root, "threads", fovea_context_threads(s->ctx));
     cJSON_AddStringToObject(root, "stitch_pixfmt", fovea_pixfmt_name(s->stitch_fmt));
+    if (!s->still) {
+        cJSON *yuv = cJSON_AddObjectToObject(root, "yuv");
+        cJSON_AddStringToObject(yuv, "colorspace", a->colorspace == FOVEA_CS_BT709 ? "bt709" : "bt601");
+        cJSON_AddStringToObject(yuv, "range", s->full_range ? "full" : "limited");
+        cJSON_AddStringToObject(yuv, "range_from", s->range_from);
+    }
     cJSON *col = cJSON_AddObjectToObject(root, "color");
     cJSON_AddStringToObject(col, "mode", color_mode_name(a->color));
     if (a->color == COLOR_ARG_FIXED)
@@ -1003,6 +1065,8 @@ static int setup(stitch_run *s)
     ss.auto_interval = a->interval;
     ss.auto_smoothing = (float)a->smoothing;
     ss.deterministic = a->deterministic;
+    ss.yuv_colorspace = a->colorspace;
+    ss.yuv_full_range = s->full_range;
     st = fovea_stitcher_create(s->ctx, &s->st, s->map, &ss);
     if (st < 0) {
         const char *detail = fovea_last_error(s->ctx);

@@ -26,7 +26,13 @@ typedef struct fovea_video_info {
     char interlace;           /**< y4m 'p','t','b','m', or '?' unknown */
     char chroma_tag[16];      /**< y4m C tag as read (e.g. "420jpeg"), "" if none */
     int64_t frame_count;      /**< frames in the stream when known (files), else -1 */
+    int color_range;          /**< y4m XCOLORRANGE: FOVEA_COLOR_RANGE_* (read, and written
+                                   when known) */
 } fovea_video_info;
+
+#define FOVEA_COLOR_RANGE_UNKNOWN 0 /**< no tag (the usual assumption: limited) */
+#define FOVEA_COLOR_RANGE_LIMITED 1 /**< XCOLORRANGE=LIMITED */
+#define FOVEA_COLOR_RANGE_FULL 2    /**< XCOLORRANGE=FULL */
 
 /** Fill info with "unknown" values (fps 0/0, interlace '?', count -1). */
 void fovea_video_info_init(fovea_video_info *info);

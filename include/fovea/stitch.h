@@ -4,6 +4,7 @@
 #ifndef FOVEA_STITCH_H
 #define FOVEA_STITCH_H
 
+#include "fovea/convert.h"
 #include "fovea/fovea.h"
 
 #ifdef __cplusplus
@@ -57,7 +58,11 @@ typedef struct fovea_stitch_settings {
     float gamma_min, gamma_max; /**< clamp of solved gammas (default 0.7, 1.4) */
     float regularization;     /**< pull of the gains toward 1 (default 0.05) */
     int min_overlap_samples;  /**< fewer samples in an overlap => identity (default 1000) */
-    int yuv_full_range;       /**< YUV black and conversions in full range (default 0: limited) */
+    int yuv_full_range;       /**< YUV inputs in full range: Y 0..255, uncovered Y 0
+                                   (default 0: limited, Y 16..235, UV 16..240) */
+    fovea_colorspace yuv_colorspace; /**< matrix of YUV inputs for the colour correction
+                                   (statistics, gains' luma weights, chroma correction):
+                                   FOVEA_CS_BT601 (default) or FOVEA_CS_BT709 */
     int cuda_exact_sampling;  /**< CUDA: 1 = bilinear sampling in the kernel's integer
                                    arithmetic, bit-exact with the C reference; 0 (default) =
                                    the texture unit where the frames allow it (RGBA, NV12,

@@ -183,7 +183,13 @@ static int parse_params(struct fovea_reader *r, char *line)
         case 'A': seen = &seen_a; break;
         case 'I': seen = &seen_i; break;
         case 'C': seen = &seen_c; break;
-        default: continue; /* X comments and parameters we do not know */
+        case 'X': /* comments and extensions: ffmpeg's colour range tag */
+            if (strcmp(tok, "XCOLORRANGE=FULL") == 0)
+                info->color_range = FOVEA_COLOR_RANGE_FULL;
+            else if (strcmp(tok, "XCOLORRANGE=LIMITED") == 0)
+                info->color_range = FOVEA_COLOR_RANGE_LIMITED;
+            continue;
+        default: continue; /* parameters we do not know */
         }
         if (*seen)
             return fovea_reader_fail(r, FOVEA_ERR_CORRUPT, "duplicated %c parameter in header",
@@ -428,8 +434,11 @@ static int y4m_writer_open(struct fovea_writer *w)
     char il = info->interlace;
     if (il != 't' && il != 'b' && il != 'm')
         il = 'p';
-    if (fprintf(w->fp, "%s W%d H%d F%d:%d I%c A%d:%d C%s\n", y4m_magic, info->width,
-                info->height, fn, fd, il, an, ad, tag) < 0)
+    const char *range = info->color_range == FOVEA_COLOR_RANGE_FULL      ? " XCOLORRANGE=FULL"
+                        : info->color_range == FOVEA_COLOR_RANGE_LIMITED ? " XCOLORRANGE=LIMITED"
+                                                                         : "";
+    if (fprintf(w->fp, "%s W%d H%d F%d:%d I%c A%d:%d C%s%s\n", y4m_magic, info->width,
+                info->height, fn, fd, il, an, ad, tag, range) < 0)
         return fovea_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
     return FOVEA_OK;
 }

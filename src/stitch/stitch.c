@@ -21,6 +21,21 @@ void fovea_stitch_default_settings(fovea_stitch_settings *s)
     s->regularization = 0.05f;
     s->min_overlap_samples = 1000;
     s->yuv_full_range = 0;
+    s->yuv_colorspace = FOVEA_CS_BT601;
+}
+
+int fovea_stitch_yuv_flags(const fovea_stitch_settings *s)
+{
+    return STITCH_YUV | (s->yuv_full_range ? STITCH_YUV_FULL : 0) |
+           (s->yuv_colorspace == FOVEA_CS_BT709 ? STITCH_YUV_BT709 : 0);
+}
+
+/* Luma weights (w_R, w_B) of the flags' matrix: BT.601 0.299, 0.114; BT.709
+ * 0.2126, 0.0722. */
+static void yuv_weights(int flags, double *wr, double *wb)
+{
+    *wr = flags & STITCH_YUV_BT709 ? 0.2126 : 0.299;
+    *wb = flags & STITCH_YUV_BT709 ? 0.0722 : 0.114;
 }
 
 stitch_input_kind fovea_stitch_input_kind(fovea_pixfmt fmt)
@@ -48,7 +63,8 @@ static double channel_curve(double g, double gamma, double x)
     return x > 0.0 ? pow(x, gamma) : 0.0;
 }
 
-/* YUV chroma tables of one camera (BT.601 weights, as stitch_yuv_rgbq). For a
+/* YUV chroma tables of one camera (the matrix and range of flags, as
+ * stitch_yuv_rgbq). For a
  * block of mean luma code y, the grey of that luma, x in [0, 1], goes through
  * the camera's RGB curves f_R, f_G, f_B: the chroma of the corrected grey is
  * the offset n_u = C (f_B - Y') / (2 (1 - w_B)), n_v = C (f_R - Y') / (2 (1 -
@@ -61,10 +77,13 @@ static double channel_curve(double g, double gamma, double x)
  * typical chroma excursion; the derivative of a power curve is unbounded at
  * black), clamped to black and white. So U' = 128 + n_u + s_u (U - 128),
  * stored as a + s q for the quarter code q = 4 U. */
-static void build_chroma_table(const fovea_color_correction *cc, int full,
+static void build_chroma_table(const fovea_color_correction *cc, int flags,
                                float tab[STITCH_CHROMA_CODES][4])
 {
-    const double wr = 0.299, wb = 0.114, wg = 1.0 - wr - wb;
+    const int full = (flags & STITCH_YUV_FULL) != 0;
+    double wr, wb;
+    yuv_weights(flags, &wr, &wb);
+    const double wg = 1.0 - wr - wb;
     const double range = full ? 255.0 : 224.0;
     const int black = full ? 0 : 16, white = full ? 255 : 235, half = full ? 32 : 27;
     double x[STITCH_CHROMA_CODES], f[3][STITCH_CHROMA_CODES];
@@ -110,41 +129,52 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
             fovea_color_build_lut(&cc[c], t->lut[c]);
             continue;
         }
-        /* YUV: the luma curve applies the luma-weighted gain and the gamma to
-         * limited-range luma normalized to [0,1] (codes below 16 untouched,
-         * codes above 235 kept that far above what 235 becomes); chroma
+        /* YUV: the luma curve applies the luma-weighted gain (the matrix's
+         * luma weights in 8 bits: BT.601 77, 150, 29; BT.709 54, 183, 19) and the gamma to luma normalized to [0,1]; chroma
          * through the chroma tables (build_chroma_table). */
-        double gy = (77.0 * cc[c].gain[0] + 150.0 * cc[c].gain[1] + 29.0 * cc[c].gain[2]) / 256.0;
+        const double gy = yuv & STITCH_YUV_BT709
+                              ? (54.0 * cc[c].gain[0] + 183.0 * cc[c].gain[1] + 19.0 * cc[c].gain[2]) / 256.0
+                              : (77.0 * cc[c].gain[0] + 150.0 * cc[c].gain[1] + 29.0 * cc[c].gain[2]) / 256.0;
         const double gamma = cc[c].gamma;
-        /* 16 + 219 min(gy b(q), 1)^gamma with b(q) = max(q / 4 - 16, 0) / 219:
-         * below the clamp 16 + 219 gy^gamma b(q)^gamma, one exp per code */
-        double p[FOVEA_LUT_SIZE];
-        const int plain = gy > 0.0 && isfinite(gy) && gamma > 0.0 && isfinite(gamma);
-        if (plain)
-            fovea_color_power_curve(FOVEA_CURVE_LUMA, gamma, p);
-        const double scale = plain ? 219.0 * pow(gy, gamma) : 0.0;
-        const int white = 4 * 235; /* the quarter code of nominal white */
-        for (int q = 0; q < FOVEA_LUT_SIZE; q++) {
-            double x = q / 4.0;
-            double y = (x - 16.0) / 219.0;
-            y = y < 0.0 ? 0.0 : y;
-            y *= gy;
-            double o;
-            if (x < 16.0)
-                o = x; /* below black: untouched */
-            else if (q > white)
-                /* above white: on top of what white becomes, so that
-                 * super-whites pass through an identity correction */
-                o = fmin((double)t->lut[c][0][white] + (x - 235.0), 255.0);
-            else if (y >= 1.0)
-                o = 235.0;
-            else
-                o = plain ? 16.0 + scale * p[q] : 16.0 + 219.0 * pow(y, gamma);
-            t->lut[c][0][q] = (float)o;
+        if (yuv & STITCH_YUV_FULL) {
+            /* full range: 255 min(gy Y / 255, 1)^gamma, an RGB channel's curve */
+            const fovea_color_correction luma = {{(float)gy, (float)gy, (float)gy}, (float)gamma};
+            float rgb[3][FOVEA_LUT_SIZE];
+            fovea_color_build_lut(&luma, rgb);
+            memcpy(t->lut[c][0], rgb[0], sizeof(t->lut[c][0]));
+        } else {
+            /* limited range: codes below 16 untouched, codes above 235 kept
+             * that far above what 235 becomes. 16 + 219 min(gy b(q), 1)^gamma
+             * with b(q) = max(q / 4 - 16, 0) / 219: below the clamp 16 + 219
+             * gy^gamma b(q)^gamma, one exp per code */
+            double p[FOVEA_LUT_SIZE];
+            const int plain = gy > 0.0 && isfinite(gy) && gamma > 0.0 && isfinite(gamma);
+            if (plain)
+                fovea_color_power_curve(FOVEA_CURVE_LUMA, gamma, p);
+            const double scale = plain ? 219.0 * pow(gy, gamma) : 0.0;
+            const int white = 4 * 235; /* the quarter code of nominal white */
+            for (int q = 0; q < FOVEA_LUT_SIZE; q++) {
+                double x = q / 4.0;
+                double y = (x - 16.0) / 219.0;
+                y = y < 0.0 ? 0.0 : y;
+                y *= gy;
+                double o;
+                if (x < 16.0)
+                    o = x; /* below black: untouched */
+                else if (q > white)
+                    /* above white: on top of what white becomes, so that
+                     * super-whites pass through an identity correction */
+                    o = fmin((double)t->lut[c][0][white] + (x - 235.0), 255.0);
+                else if (y >= 1.0)
+                    o = 235.0;
+                else
+                    o = plain ? 16.0 + scale * p[q] : 16.0 + 219.0 * pow(y, gamma);
+                t->lut[c][0][q] = (float)o;
+            }
         }
         for (int k = 1; k < 3; k++)
             memcpy(t->lut[c][k], t->lut[c][0], sizeof(t->lut[c][0]));
-        build_chroma_table(&cc[c], yuv == 2, t->chroma[c]);
+        build_chroma_table(&cc[c], yuv, t->chroma[c]);
     }
     for (int c = 0; c < n; c++)
         for (int k = 0; k < 3; k++)
@@ -164,7 +194,7 @@ static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)
         cc = ident;
     }
     fovea_stitch_build_tables(cc, st->n,
-                              is_yuv_kind(kind) ? (st->settings.yuv_full_range ? 2 : 1) : 0,
+                              is_yuv_kind(kind) ? fovea_stitch_yuv_flags(&st->settings) : 0,
                               &st->tables);
     st->last_kind = kind;
     st->tables_valid = 1;
@@ -186,10 +216,12 @@ int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **out, const fovea_
         !(s->auto_smoothing > 0.0f && s->auto_smoothing <= 1.0f) ||
         !(s->gain_min > 0.0f && s->gain_min <= 1.0f && s->gain_max >= 1.0f) ||
         !(s->gamma_min > 0.0f && s->gamma_min <= 1.0f && s->gamma_max >= 1.0f) ||
-        !(s->regularization >= 0.0f) || !isfinite(s->gain_max) || !isfinite(s->gamma_max))
+        !(s->regularization >= 0.0f) || !isfinite(s->gain_max) || !isfinite(s->gamma_max) ||
+        (s->yuv_colorspace != FOVEA_CS_BT601 && s->yuv_colorspace != FOVEA_CS_BT709))
         return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                "stitcher: invalid color settings (interval >= 1, smoothing in "
-                               "(0,1], gain/gamma ranges must contain 1)");
+                               "(0,1], gain/gamma ranges must contain 1, YUV colorspace "
+                               "BT.601 or BT.709)");
     fovea_stitcher *st = calloc(1, sizeof(*st));
     if (!st)
         return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");

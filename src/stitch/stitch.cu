@@ -471,7 +471,7 @@ __device__ __forceinline__ void add_yuv_pairs(unsigned long long *acc, const sti
         if (!(w[c] > 0.0f))
             continue;
         int rgbq[4];
-        stitch_yuv_rgbq(s[c], qu[c], qv[c], a.black_y == 0, rgbq);
+        stitch_yuv_rgbq(s[c], qu[c], qv[c], a.yuv_flags, rgbq);
 #pragma unroll
         for (int k = 0; k < 4; k++)
             raw[c][k] = (unsigned long long)rgbq[k];

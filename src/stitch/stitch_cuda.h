@@ -39,24 +39,30 @@ STITCH_HD int stitch_stats_luma(int r, int g, int b)
     return (77 * r + 150 * g + 29 * b + 128) >> 8;
 }
 
+/* The YUV conventions of a stitch (fovea_stitch_settings yuv_full_range and
+ * yuv_colorspace), as flags: the tables' `yuv` argument
+ * (fovea_stitch_build_tables) and stitch_kernel_head.yuv_flags. */
+#define STITCH_YUV 1        /* YUV input (else RGB) */
+#define STITCH_YUV_FULL 2   /* full range: Y 0..255 (else limited: Y 16..235, UV 16..240) */
+#define STITCH_YUV_BT709 4  /* BT.709 matrix (else BT.601) */
+
 /* The R, G, B quarter codes (0..1020) of a YUV sample for the overlap
- * statistics: luma qy and chroma qu, qv in quarter codes, BT.601, limited range
- * (full = 0) or full range, in integers so that both backends get the same
- * numbers; rgbq[3] is the luma of those, as for RGB inputs. */
-STITCH_HD void stitch_yuv_rgbq(int qy, int qu, int qv, int full, int rgbq[4])
+ * statistics: luma qy and chroma qu, qv in quarter codes, in the matrix and
+ * range of flags (STITCH_YUV_*), in integers (the usual 8-bit fixed-point
+ * coefficients, x 256) so that both backends get the same numbers; rgbq[3] is
+ * the luma of those, as for RGB inputs. */
+STITCH_HD void stitch_yuv_rgbq(int qy, int qu, int qv, int flags, int rgbq[4])
 {
     const int du = qu - 512, dv = qv - 512;
-    int t[3];
-    if (full) {
-        t[0] = 256 * qy + 359 * dv + 128;
-        t[1] = 256 * qy - 88 * du - 183 * dv + 128;
-        t[2] = 256 * qy + 454 * du + 128;
-    } else {
-        const int dy = qy - 64;
-        t[0] = 298 * dy + 409 * dv + 128;
-        t[1] = 298 * dy - 100 * du - 208 * dv + 128;
-        t[2] = 298 * dy + 516 * du + 128;
-    }
+    const int full = flags & STITCH_YUV_FULL, bt709 = flags & STITCH_YUV_BT709;
+    /* luma scale, V in R, U and V in G, U in B */
+    const int ky = full ? 256 : 298;
+    const int rv = bt709 ? (full ? 403 : 459) : (full ? 359 : 409);
+    const int gu = bt709 ? (full ? 48 : 55) : (full ? 88 : 100);
+    const int gv = bt709 ? (full ? 120 : 136) : (full ? 183 : 208);
+    const int bu = bt709 ? (full ? 475 : 541) : (full ? 454 : 516);
+    const int y = ky * (full ? qy : qy - 64) + 128;
+    const int t[3] = {y + rv * dv, y - gu * du - gv * dv, y + bu * du};
     for (int k = 0; k < 3; k++) {
         const int x = t[k] < 0 ? 0 : t[k] >> 8; /* no shift of a negative number */
         rgbq[k] = x > 1020 ? 1020 : x;
@@ -125,7 +131,8 @@ typedef struct stitch_kernel_head {
     uint8_t *out0, *out1, *out2;  /* RGBA, or I420 Y/U/V */
     int out_stride0, out_stride1, out_stride2;
     int in_format;                /* 0 RGBA, 1 RGB24, 2 NV12, 3 I420 */
-    int black_y;
+    int black_y;                  /* Y of uncovered pixels: 16, or 0 in full range */
+    int yuv_flags;                /* YUV inputs: STITCH_YUV_* of the settings */
     unsigned long long *stats;    /* NULL, or pairs x STITCH_STAT_FIELDS counters (zeroed before) */
     const uint32_t *stats_tiles;  /* the statistics pass's tiles (index ty * tiles_x + tx): */
     int stats_tile_count;         /* those whose weights reach two cameras or more */

@@ -67,9 +67,12 @@ extern const stitch_backend fovea_stitch_ref_backend;
 extern const stitch_backend fovea_stitch_cuda_backend; /* CUDA builds only */
 
 /* Build the correction tables for a family of inputs from st->cc: yuv 0 for RGB
- * inputs, 1 for limited-range YUV, 2 for full-range YUV. */
+ * inputs, else the STITCH_YUV_* flags of the YUV conventions (stitch_cuda.h). */
 void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
                                stitch_tables *t);
+
+/* The STITCH_YUV_* flags of the settings' YUV conventions (with STITCH_YUV). */
+int fovea_stitch_yuv_flags(const fovea_stitch_settings *s);
 
 /* Deep copy of a map. */
 int fovea_stitch_map_copy(fovea_stitch_map *dst, const fovea_stitch_map *src);

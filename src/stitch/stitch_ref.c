@@ -89,6 +89,7 @@ typedef struct ref_job {
     fovea_frame *out;
     int want_stats;
     int black_y;
+    int yuv_flags;
     uint64_t (*stats)[FOVEA_MAX_PAIRS][FOVEA_ST_FIELDS]; /* one block per thread */
 } ref_job;
 
@@ -302,7 +303,7 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
             if (!(w[p][c] > 0.0f))
                 continue;
             int rgbq[4];
-            stitch_yuv_rgbq(sq[p][c], qu[c], qv[c], job->black_y == 0, rgbq);
+            stitch_yuv_rgbq(sq[p][c], qu[c], qv[c], job->yuv_flags, rgbq);
             for (int k = 0; k < 4; k++)
                 raw[c][k] = (uint64_t)rgbq[k];
         }
@@ -407,7 +408,8 @@ static int ref_process(struct fovea_stitcher *st, const fovea_frame *const *in, 
 {
     ref_state *rs = st->priv;
     int threads = fovea_context_threads(st->ctx);
-    ref_job job = {st, in, out, want_stats, st->settings.yuv_full_range ? 0 : 16, NULL};
+    ref_job job = {st,   in, out, want_stats, st->settings.yuv_full_range ? 0 : 16,
+                   fovea_stitch_yuv_flags(&st->settings), NULL};
     if (want_stats) {
         job.stats = calloc((size_t)threads, sizeof(*job.stats));
         if (!job.stats)

@@ -22,6 +22,7 @@ void fovea_demo_default_options(fovea_demo_options *o)
     o->scale_div = 1;
     o->color_auto = 1;
     o->seed = 2026;
+    o->colorspace = FOVEA_CS_BT601;
 }
 
 static double now_s(void)
@@ -106,7 +107,8 @@ static float corrected_yuv(const stitch_tables *t, int c, const fovea_frame *f, 
 
 /* Mean |A - B| over the overlap samples (every pixel seen with weight > 0 by two
  * cameras, every pair), with the cameras' samples through the stitcher's tables
- * for cc: R, G and B of RGBA cameras, or (yuv) Y, U and V of I420 cameras. */
+ * for cc: R, G and B of RGBA cameras, or (yuv: STITCH_YUV_* flags) Y, U and V
+ * of I420 cameras. */
 static double overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *cams,
                                const fovea_color_correction *cc, int yuv)
 {
@@ -233,6 +235,10 @@ int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_r
                                             &cams[c])) < 0)
             goto done;
     }
+    fovea_convert_options co; /* the YUV conventions of the video path */
+    fovea_convert_options_init(&co);
+    co.colorspace = o->colorspace;
+    co.range = o->full_range ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
     if (o->yuv) {
         /* the video path: I420 cameras, an I420 panorama; the ground truth
          * goes through the same two conversions, so that the PSNR measures
@@ -241,14 +247,14 @@ int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_r
             st = fovea_frame_alloc(NULL, &ycams[c], cams[c].width, cams[c].height, FOVEA_PIX_I420,
                                    FOVEA_MEM_HOST);
             if (st >= 0)
-                st = fovea_frame_convert(ctx, &ycams[c], &cams[c], NULL);
+                st = fovea_frame_convert(ctx, &ycams[c], &cams[c], &co);
         }
         if (st >= 0)
             st = fovea_frame_alloc(NULL, &ygt, rig.width, rig.height, FOVEA_PIX_I420, FOVEA_MEM_HOST);
         if (st >= 0)
-            st = fovea_frame_convert(ctx, &ygt, &gt, NULL);
+            st = fovea_frame_convert(ctx, &ygt, &gt, &co);
         if (st >= 0)
-            st = fovea_frame_convert(ctx, &gt, &ygt, NULL);
+            st = fovea_frame_convert(ctx, &gt, &ygt, &co);
         if (st >= 0)
             st = fovea_frame_alloc(NULL, &ypano, rig.width, rig.height, FOVEA_PIX_I420,
                                    FOVEA_MEM_HOST);
@@ -260,6 +266,8 @@ int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_r
     fovea_stitch_settings ss;
     fovea_stitch_default_settings(&ss);
     ss.color = o->color_auto ? FOVEA_COLOR_AUTO : FOVEA_COLOR_OFF;
+    ss.yuv_colorspace = o->colorspace;
+    ss.yuv_full_range = o->full_range;
     if ((st = fovea_stitcher_create(ctx, &stitcher, &map, &ss)) < 0) {
         snprintf(err, errsz, "demo: %s", fovea_last_error(ctx));
         goto done;
@@ -277,7 +285,7 @@ int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_r
         goto done;
     }
     r->seconds_stitch = now_s() - t0;
-    if (o->yuv && (st = fovea_frame_convert(ctx, &pano, &ypano, NULL)) < 0)
+    if (o->yuv && (st = fovea_frame_convert(ctx, &pano, &ypano, &co)) < 0)
         goto done;
     fovea_stitcher_get_color(stitcher, r->cc, n);
 
@@ -308,8 +316,9 @@ int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_r
         ident[c].gain[0] = ident[c].gain[1] = ident[c].gain[2] = 1.0f;
         ident[c].gamma = 1.0f;
     }
-    r->mismatch_before = overlap_mismatch(&map, o->yuv ? ycams : cams, ident, o->yuv);
-    r->mismatch_after = overlap_mismatch(&map, o->yuv ? ycams : cams, r->cc, o->yuv);
+    const int yuv_flags = o->yuv ? fovea_stitch_yuv_flags(&ss) : 0;
+    r->mismatch_before = overlap_mismatch(&map, o->yuv ? ycams : cams, ident, yuv_flags);
+    r->mismatch_after = overlap_mismatch(&map, o->yuv ? ycams : cams, r->cc, yuv_flags);
 
     if (o->out_dir) {
         char name[64];

@@ -16,6 +16,8 @@ typedef struct fovea_demo_options {
     int yuv;                /* 1: the cameras converted to I420 and stitched in I420,
                                as video is; PSNR against the ground truth put
                                through the same conversions, mismatch on Y, U, V */
+    fovea_colorspace colorspace; /* yuv: matrix of the conversions and the stitch (BT.601) */
+    int full_range;         /* yuv: 1 = full-range YUV (default 0: limited) */
 } fovea_demo_options;
 
 typedef struct fovea_demo_result {

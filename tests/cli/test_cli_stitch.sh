@@ -260,6 +260,44 @@ run 0 stitch -q --map pano.map --color fixed:colors.json cam0.y4m cam1.y4m -o fi
     --print-color
 out_has "camera 0 (cam0.y4m): gain 1.2000 1.0000 0.8000  gamma 1.1000" "fixed colours"
 cmp -s fixed.y4m off.y4m && fail "--color fixed: output equals --color off"
+# YUV conventions: --colorspace and --range reach the colour correction
+# (a fixed correction: the chroma tables and the luma curve depend on them),
+# the y4m output carries the range, and --range auto follows the inputs' tags
+run 0 stitch -q --map pano.map --color fixed:colors.json cam0.y4m cam1.y4m -o f601.y4m \
+    --json f601.json
+json_ok f601.json '
+assert d["yuv"] == {"colorspace": "bt601", "range": "limited", "range_from": "default"}'
+head -n 1 f601.y4m | grep -q ' XCOLORRANGE=LIMITED$' || fail "limited output: no XCOLORRANGE tag"
+run 0 stitch -q --map pano.map --color fixed:colors.json --colorspace bt709 cam0.y4m cam1.y4m \
+    -o f709.y4m --json f709.json
+json_ok f709.json 'assert d["yuv"]["colorspace"] == "bt709"'
+cmp -s f601.y4m f709.y4m && fail "--colorspace bt709: output equals bt601"
+run 0 stitch -q --map pano.map --color fixed:colors.json --range full cam0.y4m cam1.y4m \
+    -o ffull.y4m --json ffull.json
+json_ok ffull.json 'assert d["yuv"]["range"] == "full" and d["yuv"]["range_from"] == "option"'
+head -n 1 ffull.y4m | grep -q ' XCOLORRANGE=FULL$' || fail "full output: no XCOLORRANGE=FULL"
+cmp -s f601.y4m ffull.y4m && fail "--range full: output equals limited"
+for c in 0 1; do # the same cameras, tagged full range as ffmpeg writes it
+    { head -n 1 cam$c.y4m | tr -d '\n'; printf ' XCOLORRANGE=FULL\n'; tail -n +2 cam$c.y4m; } \
+        >tagged$c.y4m
+done
+run 0 stitch -q --map pano.map --color fixed:colors.json tagged0.y4m tagged1.y4m -o ftag.y4m \
+    --json ftag.json
+json_ok ftag.json 'assert d["yuv"]["range"] == "full" and d["yuv"]["range_from"] == "XCOLORRANGE"'
+cmp -s ffull.y4m ftag.y4m || fail "XCOLORRANGE=FULL inputs differ from --range full"
+# an untagged input does not conflict with a tagged one
+run 0 stitch -q --map pano.map cam0.y4m tagged1.y4m -o x.y4m --json x.json
+json_ok x.json 'assert d["yuv"]["range"] == "full"'
+{ head -n 1 cam1.y4m | tr -d '\n'; printf ' XCOLORRANGE=LIMITED\n'; tail -n +2 cam1.y4m; } \
+    >limited1.y4m
+run 1 stitch -q --map pano.map tagged0.y4m limited1.y4m -o x.y4m
+err_has "limited1.y4m: its y4m header says XCOLORRANGE=LIMITED but camera 0's says FULL: give --range" \
+    "conflicting range tags"
+run 0 stitch -q --map pano.map --range full tagged0.y4m limited1.y4m -o x.y4m
+run 2 stitch -q --map pano.map --range wide cam0.y4m cam1.y4m -o x.y4m
+err_has "--range" "bad --range"
+run 2 stitch -q --map pano.map --colorspace bt2020 cam0.y4m cam1.y4m -o x.y4m
+err_has "--colorspace" "bad --colorspace"
 # a --json summary is a valid colour file
 run 0 stitch -q --map pano.map --color fixed:auto.json cam0.y4m cam1.y4m -o fixed2.y4m
 cat >bad_gain.json <<'EOF'

@@ -331,7 +331,7 @@ static void run_case(const char *name, fovea_context *cpu, fovea_context *gpu,
  * when ready): the corrections must move away from identity within the clamps. */
 static void run_auto(const char *name, fovea_context *cpu, fovea_context *gpu,
                      const fovea_stitch_map *map, fovea_frame *const *cams, int n,
-                     fovea_pixfmt in_fmt)
+                     fovea_pixfmt in_fmt, fovea_colorspace yuv_cs, int yuv_full)
 {
     fovea_frame conv[FOVEA_STITCH_MAX_CAMERAS], dev[FOVEA_STITCH_MAX_CAMERAS];
     const fovea_frame *in_cpu[FOVEA_STITCH_MAX_CAMERAS], *in_gpu[FOVEA_STITCH_MAX_CAMERAS];
@@ -346,6 +346,8 @@ static void run_auto(const char *name, fovea_context *cpu, fovea_context *gpu,
     s.auto_interval = 2;
     s.auto_smoothing = 0.5f;
     s.cuda_exact_sampling = 1;
+    s.yuv_colorspace = yuv_cs;
+    s.yuv_full_range = yuv_full;
     fovea_stitcher *sc = NULL, *sg = NULL;
     REQUIRE(fovea_stitcher_create(cpu, &sc, map, &s) == FOVEA_OK);
     REQUIRE(fovea_stitcher_create(gpu, &sg, map, &s) == FOVEA_OK);
@@ -379,8 +381,12 @@ static void run_auto(const char *name, fovea_context *cpu, fovea_context *gpu,
         else
             changed += compare(&first, &got, &nd) > 0 ? nd : 0;
     }
-    printf("%-34s %-6s auto color, deterministic: 5 frames bit-exact, %ld samples changed by "
-           "the corrections\n", name, fovea_pixfmt_name(in_fmt), changed);
+    printf("%-34s %-6s auto color%s, deterministic: 5 frames bit-exact, %ld samples changed by "
+           "the corrections\n", name, fovea_pixfmt_name(in_fmt),
+           in_fmt != FOVEA_PIX_NV12 ? ""
+           : yuv_cs == FOVEA_CS_BT709 ? (yuv_full ? " (BT.709 full)" : " (BT.709)")
+                                      : (yuv_full ? " (full range)" : ""),
+           changed);
     CHECK(changed > 0); /* the balance did something, and the GPU followed it */
 
     /* background mode: statistics on every frame, absorbed when they arrive */
@@ -490,8 +496,10 @@ int main(void)
         run_case(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_NV12, 1);
         run_case(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_I420, 0);
         if (rig.num_cameras > 1) {
-            run_auto(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_RGBA);
-            run_auto(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_NV12);
+            run_auto(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_RGBA, FOVEA_CS_BT601, 0);
+            run_auto(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_NV12, FOVEA_CS_BT601, 0);
+            /* the other YUV conventions: statistics, tables and uncovered black */
+            run_auto(name, cpu, gpu, map, camp, rig.num_cameras, FOVEA_PIX_NV12, FOVEA_CS_BT709, 1);
         }
 
         if (rig.num_cameras > 1) {
