@@ -27,7 +27,9 @@ static const cli_option options[] = {
      "YUV and i420 for y4m from RGB or nv12",
      OPT_PIXFMT_OUT},
     {"colorspace", 0, "CS", "YUV<->RGB matrix: bt601 or bt709", "bt601", OPT_COLORSPACE},
-    {"range", 0, "RANGE", "YUV range for YUV<->RGB: limited or full", "limited", OPT_RANGE},
+    {"range", 0, "RANGE", "YUV range for YUV<->RGB: auto, limited or full; auto takes a y4m "
+     "input's XCOLORRANGE tag (as ffmpeg writes it), else limited. A y4m output made from RGB "
+     "carries the tag", "auto", OPT_RANGE},
     {"start", 0, "N", "skip the first N input frames", "0", OPT_START},
     {"frames", 0, "N", "convert at most N frames", "all", OPT_FRAMES},
     {"threads", 0, "N", "CPU threads for pixel format conversion; 0 = one per CPU", "0",
@@ -60,6 +62,7 @@ typedef struct convert_args {
     fovea_container out_container;
     fovea_pixfmt out_fmt; /* NONE = choose */
     fovea_convert_options copt;
+    int range_given;      /* --range limited|full (else auto) */
     long long start;
     long long frames;     /* -1 = all */
     int threads;
@@ -71,7 +74,7 @@ typedef struct convert_args {
 static int parse_args(convert_args *a, int argc, char **argv)
 {
     static const char *const colorspaces[] = {"bt601", "bt709", NULL};
-    static const char *const ranges[] = {"limited", "full", NULL};
+    static const char *const ranges[] = {"auto", "limited", "full", NULL};
     const char *cmd = spec.name;
     cli_parser p;
     const char *v;
@@ -100,7 +103,8 @@ static int parse_args(convert_args *a, int argc, char **argv)
             break;
         case OPT_RANGE:
             bad = cli_parse_choice(cmd, "--range", v, ranges, &choice);
-            a->copt.range = choice == 1 ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
+            a->copt.range = choice == 2 ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
+            a->range_given = choice != 0;
             break;
         case OPT_START:
             bad = cli_parse_int(cmd, "--start", v, 0, INT64_MAX, &a->start);
@@ -200,6 +204,9 @@ static int write_summary(const convert_args *a, const fovea_video_info *in_info,
     cJSON_AddNumberToObject(root, "start", (double)a->start);
     cJSON_AddNumberToObject(root, "frames", (double)frames);
     cJSON_AddBoolToObject(root, "pixfmt_converted", in_info->fmt != out_info->fmt);
+    cJSON_AddStringToObject(root, "range", a->copt.range == FOVEA_RANGE_FULL ? "full" : "limited");
+    cJSON_AddStringToObject(root, "colorspace",
+                            a->copt.colorspace == FOVEA_CS_BT709 ? "bt709" : "bt601");
     cJSON_AddNumberToObject(root, "seconds", seconds);
     cJSON_AddNumberToObject(root, "fps", seconds > 0 ? (double)frames / seconds : 0.0);
     int rc = cli_write_json(a->json, root);
@@ -248,11 +255,22 @@ int cmd_convert(int argc, char **argv)
         }
     }
 
+    /* --range auto: the input's y4m tag */
+    if (!a.range_given && in_info.color_range == FOVEA_COLOR_RANGE_FULL)
+        a.copt.range = FOVEA_RANGE_FULL;
     fovea_video_info out_info = in_info;
     out_info.fmt = a.out_fmt != FOVEA_PIX_NONE
                        ? a.out_fmt
                        : cli_default_output_pixfmt(a.out_container, in_info.fmt);
     const int convert = out_info.fmt != in_info.fmt;
+    {
+        /* YUV made from RGB is in the range used; YUV from YUV keeps the input's tag */
+        const fovea_pixfmt_desc *di = fovea_pixfmt_get_desc(in_info.fmt);
+        const fovea_pixfmt_desc *dout = fovea_pixfmt_get_desc(out_info.fmt);
+        if (di && dout && !di->is_yuv && dout->is_yuv)
+            out_info.color_range = a.copt.range == FOVEA_RANGE_FULL ? FOVEA_COLOR_RANGE_FULL
+                                                                     : FOVEA_COLOR_RANGE_LIMITED;
+    }
     if (convert)
         out_info.chroma_tag[0] = '\0'; /* the input's tag describes the input's chroma */
     out_info.frame_count = -1;

@@ -104,6 +104,23 @@ run 0 convert -q p0000.png q.y4m
 head -n 1 q.y4m | grep -q "^YUV4MPEG2 W$W H$H .*C420" || fail "png -> y4m: header $(head -n 1 q.y4m)"
 expect_size q.y4m $(($(head -n 1 q.y4m | wc -c) + 6 + F8))
 
+# ---- YUV range: ffmpeg's y4m XCOLORRANGE tag chooses it unless --range does
+run 0 convert -q --range full p0000.png qf.y4m
+head -n 1 qf.y4m | grep -q ' XCOLORRANGE=FULL$' || fail "png -> y4m --range full: $(head -n 1 qf.y4m)"
+head -n 1 q.y4m | grep -q ' XCOLORRANGE=LIMITED$' || fail "png -> y4m: $(head -n 1 q.y4m)"
+cmp -s q.y4m qf.y4m && fail "--range full: the same y4m as limited"
+{ head -n 1 a.y4m | tr -d '\n'; printf ' XCOLORRANGE=FULL\n'; tail -n +2 a.y4m; } >af.y4m
+run 0 convert -q --frames 1 --range full a.y4m full_opt.png
+run 0 convert -q --frames 1 af.y4m full_tag.png --json tag.json
+cmp -s full_opt.png full_tag.png || fail "XCOLORRANGE=FULL input: not converted as full range"
+cmp -s one.png full_tag.png && fail "XCOLORRANGE=FULL input: converted as limited range"
+grep -q '"range":[[:space:]]*"full"' tag.json || fail "--json: no \"range\": \"full\""
+run 0 convert -q --frames 1 --range limited af.y4m lim.png
+cmp -s one.png lim.png || fail "--range limited does not override the tag"
+run 0 convert -q --pixfmt-out i444 af.y4m af444.y4m # YUV -> YUV keeps the tag
+head -n 1 af444.y4m | grep -q ' XCOLORRANGE=FULL$' || fail "y4m -> y4m: tag lost"
+run 2 convert -q --range wide a.y4m x.png
+
 # ---- gray: yuv gray8 -> png -> yuv is lossless
 gen8 $((W * H)) 11 >gray.yuv
 run 0 convert -q -s ${W}x${H} --pixfmt gray8 gray.yuv gray.png
