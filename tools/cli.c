@@ -390,6 +390,32 @@ int cli_parse_choice(const char *cmd, const char *opt, const char *s,
     return -1;
 }
 
+int cli_parse_colorspace(const char *cmd, const char *opt, const char *s, fovea_colorspace *out)
+{
+    static const char *const names[] = {"bt601", "bt709", NULL};
+    int choice = 0;
+    if (cli_parse_choice(cmd, opt, s, names, &choice) < 0)
+        return -1;
+    *out = choice ? FOVEA_CS_BT709 : FOVEA_CS_BT601;
+    return 0;
+}
+
+const char *cli_colorspace_name(fovea_colorspace cs)
+{
+    return cs == FOVEA_CS_BT709 ? "bt709" : "bt601";
+}
+
+int cli_parse_range(const char *cmd, const char *opt, const char *s, int allow_auto, int *out)
+{
+    /* the indices are FOVEA_COLOR_RANGE_UNKNOWN, _LIMITED, _FULL */
+    static const char *const names[] = {"auto", "limited", "full", NULL};
+    int choice = 0;
+    if (cli_parse_choice(cmd, opt, s, allow_auto ? names : names + 1, &choice) < 0)
+        return -1;
+    *out = allow_auto ? choice : choice + 1;
+    return 0;
+}
+
 int cli_parse_container(const char *cmd, const char *opt, const char *s, fovea_container *out)
 {
     static const char *const names[] = {"y4m", "yuv", "pnm", "png", NULL};

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "fovea/convert.h"
 #include "fovea/fovea.h"
 #include "fovea/io.h"
 
@@ -122,6 +123,12 @@ int cli_parse_rate(const char *cmd, const char *opt, const char *s, int *num, in
 /* Pick s from a NULL-terminated list; *out = its index. */
 int cli_parse_choice(const char *cmd, const char *opt, const char *s,
                      const char *const *choices, int *out);
+/* YUV matrix: bt601 | bt709 */
+int cli_parse_colorspace(const char *cmd, const char *opt, const char *s, fovea_colorspace *out);
+const char *cli_colorspace_name(fovea_colorspace cs);
+/* YUV range: limited | full, and auto when allow_auto; *out = FOVEA_COLOR_RANGE_*
+ * (UNKNOWN for auto) */
+int cli_parse_range(const char *cmd, const char *opt, const char *s, int allow_auto, int *out);
 /* y4m | yuv | pnm | png */
 int cli_parse_container(const char *cmd, const char *opt, const char *s, fovea_container *out);
 /* any name fovea_pixfmt_from_name() knows */

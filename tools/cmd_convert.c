@@ -73,12 +73,10 @@ typedef struct convert_args {
 
 static int parse_args(convert_args *a, int argc, char **argv)
 {
-    static const char *const colorspaces[] = {"bt601", "bt709", NULL};
-    static const char *const ranges[] = {"auto", "limited", "full", NULL};
     const char *cmd = spec.name;
     cli_parser p;
     const char *v;
-    int id, choice;
+    int id, range;
 
     memset(a, 0, sizeof(*a));
     cli_input_opts_init(&a->in);
@@ -98,13 +96,12 @@ static int parse_args(convert_args *a, int argc, char **argv)
             bad = cli_parse_pixfmt(cmd, "--pixfmt-out", v, &a->out_fmt);
             break;
         case OPT_COLORSPACE:
-            bad = cli_parse_choice(cmd, "--colorspace", v, colorspaces, &choice);
-            a->copt.colorspace = choice == 1 ? FOVEA_CS_BT709 : FOVEA_CS_BT601;
+            bad = cli_parse_colorspace(cmd, "--colorspace", v, &a->copt.colorspace);
             break;
         case OPT_RANGE:
-            bad = cli_parse_choice(cmd, "--range", v, ranges, &choice);
-            a->copt.range = choice == 2 ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
-            a->range_given = choice != 0;
+            bad = cli_parse_range(cmd, "--range", v, 1, &range);
+            a->copt.range = range == FOVEA_COLOR_RANGE_FULL ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
+            a->range_given = range != FOVEA_COLOR_RANGE_UNKNOWN;
             break;
         case OPT_START:
             bad = cli_parse_int(cmd, "--start", v, 0, INT64_MAX, &a->start);
@@ -205,8 +202,7 @@ static int write_summary(const convert_args *a, const fovea_video_info *in_info,
     cJSON_AddNumberToObject(root, "frames", (double)frames);
     cJSON_AddBoolToObject(root, "pixfmt_converted", in_info->fmt != out_info->fmt);
     cJSON_AddStringToObject(root, "range", a->copt.range == FOVEA_RANGE_FULL ? "full" : "limited");
-    cJSON_AddStringToObject(root, "colorspace",
-                            a->copt.colorspace == FOVEA_CS_BT709 ? "bt709" : "bt601");
+    cJSON_AddStringToObject(root, "colorspace", cli_colorspace_name(a->copt.colorspace));
     cJSON_AddNumberToObject(root, "seconds", seconds);
     cJSON_AddNumberToObject(root, "fps", seconds > 0 ? (double)frames / seconds : 0.0);
     int rc = cli_write_json(a->json, root);

@@ -82,19 +82,16 @@ int cmd_demo(int argc, char **argv)
         case OPT_SAME: o.identical_colors = 1; break;
         case OPT_NO_COLOR: o.color_auto = 0; break;
         case OPT_YUV: o.yuv = 1; break;
-        case OPT_COLORSPACE: {
-            static const char *const names[] = {"bt601", "bt709", NULL};
-            int choice = 0;
-            if (cli_parse_choice("demo", "--colorspace", v, names, &choice) < 0)
+        case OPT_COLORSPACE:
+            if (cli_parse_colorspace("demo", "--colorspace", v, &o.colorspace) < 0)
                 return CLI_EXIT_USAGE;
-            o.colorspace = choice ? FOVEA_CS_BT709 : FOVEA_CS_BT601;
             yuv_options = 1;
             break;
-        }
         case OPT_RANGE: {
-            static const char *const names[] = {"limited", "full", NULL};
-            if (cli_parse_choice("demo", "--range", v, names, &o.full_range) < 0)
+            int range;
+            if (cli_parse_range("demo", "--range", v, 0, &range) < 0)
                 return CLI_EXIT_USAGE;
+            o.full_range = range == FOVEA_COLOR_RANGE_FULL;
             yuv_options = 1;
             break;
         }
@@ -171,7 +168,7 @@ int cmd_demo(int argc, char **argv)
         cJSON_AddStringToObject(j, "format", o.yuv ? "i420" : "rgba");
         cJSON_AddStringToObject(j, "mismatch_of", o.yuv ? "yuv" : "rgb");
         if (o.yuv) {
-            cJSON_AddStringToObject(j, "colorspace", o.colorspace == FOVEA_CS_BT709 ? "bt709" : "bt601");
+            cJSON_AddStringToObject(j, "colorspace", cli_colorspace_name(o.colorspace));
             cJSON_AddStringToObject(j, "range", o.full_range ? "full" : "limited");
         }
         cJSON *cams = cJSON_AddArrayToObject(j, "cameras");

@@ -207,18 +207,12 @@ static int parse_args(stitch_args *a, int argc, char **argv)
         case OPT_QUIET:
             a->quiet = 1;
             break;
-        case OPT_COLORSPACE: {
-            static const char *const names[] = {"bt601", "bt709", NULL};
-            int choice = 0;
-            bad = cli_parse_choice(cmd, "--colorspace", v, names, &choice);
-            a->colorspace = choice ? FOVEA_CS_BT709 : FOVEA_CS_BT601;
+        case OPT_COLORSPACE:
+            bad = cli_parse_colorspace(cmd, "--colorspace", v, &a->colorspace);
             break;
-        }
-        case OPT_RANGE: {
-            static const char *const names[] = {"auto", "limited", "full", NULL};
-            bad = cli_parse_choice(cmd, "--range", v, names, &a->range);
-            break; /* the indices are FOVEA_COLOR_RANGE_UNKNOWN, _LIMITED, _FULL */
-        }
+        case OPT_RANGE:
+            bad = cli_parse_range(cmd, "--range", v, 1, &a->range);
+            break;
         default:
             if (cli_input_option(&a->in, cmd, id, v) <= 0)
                 bad = -1;
@@ -983,7 +977,7 @@ static int write_summary(const stitch_run *s, const fovea_color_correction *cc,
     cJSON_AddStringToObject(root, "stitch_pixfmt", fovea_pixfmt_name(s->stitch_fmt));
     if (!s->still) {
         cJSON *yuv = cJSON_AddObjectToObject(root, "yuv");
-        cJSON_AddStringToObject(yuv, "colorspace", a->colorspace == FOVEA_CS_BT709 ? "bt709" : "bt601");
+        cJSON_AddStringToObject(yuv, "colorspace", cli_colorspace_name(a->colorspace));
         cJSON_AddStringToObject(yuv, "range", s->full_range ? "full" : "limited");
         cJSON_AddStringToObject(yuv, "range_from", s->range_from);
     }
