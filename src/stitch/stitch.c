@@ -121,6 +121,9 @@ static void build_chroma_table(const fovea_color_correction *cc, int flags,
     }
 }
 
+/* Luma weights of R, G, B in 8 bits (sum 256) for the YUV luma gain: BT.601, BT.709 */
+static const double luma_weights8[2][3] = {{77.0, 150.0, 29.0}, {54.0, 183.0, 19.0}};
+
 void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
                                stitch_tables *t)
 {
@@ -130,11 +133,11 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
             continue;
         }
         /* YUV: the luma curve applies the luma-weighted gain (the matrix's
-         * luma weights in 8 bits: BT.601 77, 150, 29; BT.709 54, 183, 19) and the gamma to luma normalized to [0,1]; chroma
-         * through the chroma tables (build_chroma_table). */
-        const double gy = yuv & STITCH_YUV_BT709
-                              ? (54.0 * cc[c].gain[0] + 183.0 * cc[c].gain[1] + 19.0 * cc[c].gain[2]) / 256.0
-                              : (77.0 * cc[c].gain[0] + 150.0 * cc[c].gain[1] + 29.0 * cc[c].gain[2]) / 256.0;
+         * luma weights in 8 bits: BT.601 77, 150, 29; BT.709 54, 183, 19) and
+         * the gamma to luma normalized to [0,1]; chroma through the chroma
+         * tables (build_chroma_table). */
+        const double *wy = luma_weights8[(yuv & STITCH_YUV_BT709) != 0];
+        const double gy = (wy[0] * cc[c].gain[0] + wy[1] * cc[c].gain[1] + wy[2] * cc[c].gain[2]) / 256.0;
         const double gamma = cc[c].gamma;
         if (yuv & STITCH_YUV_FULL) {
             /* full range: 255 min(gy Y / 255, 1)^gamma, an RGB channel's curve */

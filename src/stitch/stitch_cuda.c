@@ -664,8 +664,8 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
     case STITCH_IN_NV12: a.h.in_format = 2; break;
     default: a.h.in_format = 3; break;
     }
-    a.h.black_y = st->settings.yuv_full_range ? 0 : 16;
     a.h.yuv_flags = fovea_stitch_yuv_flags(&st->settings);
+    a.h.black_y = stitch_black_y(a.h.yuv_flags);
     const int yuv = a.h.in_format >= 2;
     if (use_tex && cs->d_items[yuv]) { /* made only when every step is >= 4 */
         a.h.items = cs->d_items[yuv];

@@ -46,6 +46,12 @@ STITCH_HD int stitch_stats_luma(int r, int g, int b)
 #define STITCH_YUV_FULL 2   /* full range: Y 0..255 (else limited: Y 16..235, UV 16..240) */
 #define STITCH_YUV_BT709 4  /* BT.709 matrix (else BT.601) */
 
+/* Y of uncovered panorama pixels under flags: black of the range */
+STITCH_HD int stitch_black_y(int flags)
+{
+    return flags & STITCH_YUV_FULL ? 0 : 16;
+}
+
 /* The R, G, B quarter codes (0..1020) of a YUV sample for the overlap
  * statistics: luma qy and chroma qu, qv in quarter codes, in the matrix and
  * range of flags (STITCH_YUV_*), in integers (the usual 8-bit fixed-point

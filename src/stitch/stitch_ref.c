@@ -315,7 +315,8 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
  * sees whole (fovea_map_row_single on both rows), made without per-pixel
  * weights: every weight is 1, so the general block's sums reduce to the
  * camera's own values (luma lut8; chroma at the mean of the four positions,
- * added in the general block's order, corrected through the chroma tables). Returns 0 (nothing made) when block bx is not such a block. */
+ * added in the general block's order, corrected through the chroma tables).
+ * Returns 0 (nothing made) when block bx is not such a block. */
 static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx, int by,
                           float (*ru)[REF_RUN], float (*rv)[REF_RUN], int *bx_end)
 {
@@ -408,8 +409,8 @@ static int ref_process(struct fovea_stitcher *st, const fovea_frame *const *in, 
 {
     ref_state *rs = st->priv;
     int threads = fovea_context_threads(st->ctx);
-    ref_job job = {st,   in, out, want_stats, st->settings.yuv_full_range ? 0 : 16,
-                   fovea_stitch_yuv_flags(&st->settings), NULL};
+    const int yuv_flags = fovea_stitch_yuv_flags(&st->settings);
+    ref_job job = {st, in, out, want_stats, stitch_black_y(yuv_flags), yuv_flags, NULL};
     if (want_stats) {
         job.stats = calloc((size_t)threads, sizeof(*job.stats));
         if (!job.stats)
