@@ -541,6 +541,51 @@ static void test_import(void)
         CHECK(maps_identical(&m, &back));
         fovea_stitch_map_free(&back);
         free(path);
+
+        /* Weights are relative: the same tables scaled by 2^126 (sums past
+         * FLT_MAX) or by 2^-140 (denormal weights, sums whose reciprocal would
+         * overflow) blend exactly as the unscaled ones. (Before the fix, sums
+         * past FLT_MAX gave every camera 0, denormal ones infinite weights.) */
+        const int scales[2] = {126, -140};
+        for (int s = 0; s < 2; s++) {
+            static float ws[2][IW * IH];
+            for (int k = 0; k < IW * IH; k++)
+                for (int c = 0; c < 2; c++)
+                    ws[c][k] = ldexpf(t[4 + c][k], scales[s]);
+            write_table(dir, table_files[4], ws[0], IW * IH);
+            write_table(dir, table_files[5], ws[1], IW * IH);
+            fovea_stitch_map sm;
+            rc = fovea_map_import_tables(dir, IW, IH, CW, CH, 8.0f, &sm, err, sizeof(err));
+            CHECK_EQ_INT(rc, FOVEA_OK);
+            if (rc != FOVEA_OK) {
+                fprintf(stderr, "scaled import: %s\n", err);
+                continue;
+            }
+            int differ = 0, blended = 0;
+            for (int j = 0; j < IH; j++) {
+                for (int i = 0; i < IW; i++) {
+                    float w1[FOVEA_STITCH_MAX_CAMERAS], u1[FOVEA_STITCH_MAX_CAMERAS],
+                        v1[FOVEA_STITCH_MAX_CAMERAS], w2[FOVEA_STITCH_MAX_CAMERAS],
+                        u2[FOVEA_STITCH_MAX_CAMERAS], v2[FOVEA_STITCH_MAX_CAMERAS];
+                    int n1 = fovea_map_weights(&m, i, j, w1, u1, v1);
+                    int n2 = fovea_map_weights(&sm, i, j, w2, u2, v2);
+                    blended += n1 == 2;
+                    if (n1 != n2 || w1[0] != w2[0] || w1[1] != w2[1]) {
+                        if (differ++ < 5)
+                            fprintf(stderr,
+                                    "scale 2^%d pixel (%d,%d): %d (%.9g, %.9g) vs %d "
+                                    "(%.9g, %.9g)\n",
+                                    scales[s], i, j, n1, (double)w1[0], (double)w1[1], n2,
+                                    (double)w2[0], (double)w2[1]);
+                    }
+                }
+            }
+            CHECK_EQ_INT(differ, 0);
+            CHECK(blended > 100);
+            fovea_stitch_map_free(&sm);
+        }
+        write_table(dir, table_files[4], t[4], IW * IH);
+        write_table(dir, table_files[5], t[5], IW * IH);
     }
     fovea_stitch_map_free(&m);
 

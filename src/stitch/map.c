@@ -285,6 +285,24 @@ static int weights_from(const fovea_stitch_map *m, int i, int j, int n, const in
         }
         sum += raw[c];
     }
+    /* Table weights are any finite values >= 0, so their sum may overflow
+     * (two weights of 3e38), or its reciprocal may (two of 1e-45) or lose
+     * precision as a denormal (sums over 2^126): outside [2^-125, 2^125]
+     * every weight is first scaled by the power of two that brings the
+     * largest into [0.5, 1). That is exact, so a table blends the same at any
+     * scale. Analytic weights lie in [0, 1] and do not take this path. */
+    if (sum > 0.0f && !(sum >= 0x1p-125f && sum <= 0x1p125f)) {
+        float top = 0.0f;
+        for (int c = 0; c < n; c++)
+            top = fmaxf(top, raw[c]);
+        int e2 = 0;
+        (void)frexpf(top, &e2);
+        sum = 0.0f;
+        for (int c = 0; c < n; c++) {
+            raw[c] = ldexpf(raw[c], -e2);
+            sum += raw[c];
+        }
+    }
     if (sum > 0.0f) {
         int count = 0;
         float inv = 1.0f / sum;
