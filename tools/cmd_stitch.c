@@ -287,94 +287,12 @@ static char *read_small_file(const char *path, size_t limit, size_t *len, char *
     return buf;
 }
 
-/* A field that must be a finite number > 0. */
-static int positive_number(const cJSON *item, const char *field, float *out, char *err,
-                           size_t errsz)
-{
-    if (!item) {
-        snprintf(err, errsz, "%s: missing required field", field);
-        return -1;
-    }
-    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || !(item->valuedouble > 0.0) ||
-        item->valuedouble > 1e6) {
-        snprintf(err, errsz, "%s: must be a finite number > 0", field);
-        return -1;
-    }
-    *out = (float)item->valuedouble;
-    return 0;
-}
-
-/* Parse {"cameras":[{"gain":[r,g,b],"gamma":g}, ...]} with exactly n cameras; other
- * keys are ignored so that a --json summary can be read back. On error err names
- * the field. */
-static int parse_color_json(const char *text, size_t len, int n, fovea_color_correction *cc,
-                            char *err, size_t errsz)
-{
-    cJSON *root = cJSON_ParseWithLength(text, len);
-    int rc = -1;
-    char field[64];
-    if (!root) {
-        snprintf(err, errsz, "invalid JSON");
-        return -1;
-    }
-    const cJSON *cams = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "cameras")
-                                             : NULL;
-    if (!cJSON_IsObject(root)) {
-        snprintf(err, errsz, "(root): must be an object");
-        goto done;
-    }
-    if (!cams) {
-        snprintf(err, errsz, "cameras: missing required field");
-        goto done;
-    }
-    if (!cJSON_IsArray(cams)) {
-        snprintf(err, errsz, "cameras: must be an array");
-        goto done;
-    }
-    int count = cJSON_GetArraySize(cams);
-    if (count != n) {
-        snprintf(err, errsz, "cameras: has %d entr%s, the map has %d camera%s", count,
-                 count == 1 ? "y" : "ies", n, n == 1 ? "" : "s");
-        goto done;
-    }
-    for (int c = 0; c < n; c++) {
-        const cJSON *cam = cJSON_GetArrayItem(cams, c);
-        if (!cJSON_IsObject(cam)) {
-            snprintf(err, errsz, "cameras[%d]: must be an object", c);
-            goto done;
-        }
-        const cJSON *gain = cJSON_GetObjectItemCaseSensitive(cam, "gain");
-        if (!gain) {
-            snprintf(err, errsz, "cameras[%d].gain: missing required field", c);
-            goto done;
-        }
-        if (!cJSON_IsArray(gain) || cJSON_GetArraySize(gain) != 3) {
-            snprintf(err, errsz, "cameras[%d].gain: must be an array of 3 numbers [r, g, b]", c);
-            goto done;
-        }
-        for (int k = 0; k < 3; k++) {
-            snprintf(field, sizeof(field), "cameras[%d].gain[%d]", c, k);
-            if (positive_number(cJSON_GetArrayItem(gain, k), field, &cc[c].gain[k], err,
-                                errsz) < 0)
-                goto done;
-        }
-        snprintf(field, sizeof(field), "cameras[%d].gamma", c);
-        if (positive_number(cJSON_GetObjectItemCaseSensitive(cam, "gamma"), field, &cc[c].gamma,
-                            err, errsz) < 0)
-            goto done;
-    }
-    rc = 0;
-done:
-    cJSON_Delete(root);
-    return rc;
-}
-
 static int load_color_file(const char *path, int n, fovea_color_correction *cc)
 {
     char err[512] = "";
     size_t len = 0;
     char *text = read_small_file(path, 1 << 20, &len, err, sizeof(err));
-    int rc = text ? parse_color_json(text, len, n, cc, err, sizeof(err)) : -1;
+    int rc = text ? fovea_color_corrections_from_json(text, len, n, cc, err, sizeof(err)) : -1;
     free(text);
     if (rc < 0) {
         cli_error(path, "%s", err);

@@ -113,6 +113,26 @@ int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *inputs,
 
 void fovea_stitcher_destroy(fovea_stitcher **st);
 
+/** Largest gain or gamma fovea_color_corrections_from_json accepts. */
+#define FOVEA_COLOR_JSON_MAX 1e6
+
+/** Read per-camera corrections from JSON {"cameras":[{"gain":[r,g,b],"gamma":g}, ...]}
+ *  with exactly n cameras, in camera order. Other keys are ignored, so the
+ *  summary of `fovea stitch --json` (or fovea_color_corrections_to_json) reads
+ *  back. Every gain and gamma must be a number in (0, FOVEA_COLOR_JSON_MAX].
+ *  @param json  the text (need not be NUL-terminated), len bytes
+ *  @param cc    receives n corrections; left untouched on failure
+ *  @return FOVEA_OK, FOVEA_ERR_CORRUPT (not JSON, a missing or invalid field),
+ *          FOVEA_ERR_MISMATCH (another number of cameras) or FOVEA_ERR_INVALID_ARG;
+ *          err names the field, e.g. "cameras[1].gain[2]: must be a number > 0 ..." */
+int fovea_color_corrections_from_json(const char *json, size_t len, int n,
+                                      fovea_color_correction *cc, char *err, size_t errsz);
+
+/** The corrections as JSON that fovea_color_corrections_from_json reads back to the
+ *  same floats (and `fovea stitch --color fixed:FILE` takes).
+ *  @return a NUL-terminated string to free(), or NULL (bad arguments, no memory) */
+char *fovea_color_corrections_to_json(const fovea_color_correction *cc, int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -228,7 +228,15 @@ void fovea_color_build_lut(const fovea_color_correction *cc, float lut[3][FOVEA_
     fovea_color_power_curve(FOVEA_CURVE_FULL, gamma, p);
     for (int k = 0; k < 3; k++) {
         const double g = cc->gain[k], scale = 255.0 * pow(g, gamma);
-        for (int q = 0; q < FOVEA_LUT_SIZE; q++)
-            lut[k][q] = g * (q / 4.0) >= 255.0 ? 255.0f : (float)(scale * p[q]);
+        /* g^gamma past the double range (a huge gain and gamma, e.g. 1e6 and
+         * 1e5): infinity times p[q] would give NaN or infinity where the value
+         * itself, below the clamp, is within [0, 255]; then the definition */
+        const int direct = !isfinite(scale);
+        for (int q = 0; q < FOVEA_LUT_SIZE; q++) {
+            const double y = g * (q / 4.0);
+            lut[k][q] = y >= 255.0 ? 255.0f
+                        : direct   ? (float)(255.0 * pow(y / 255.0, gamma))
+                                   : (float)(scale * p[q]);
+        }
     }
 }

@@ -155,6 +155,9 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
             if (plain)
                 fovea_color_power_curve(FOVEA_CURVE_LUMA, gamma, p);
             const double scale = plain ? 219.0 * pow(gy, gamma) : 0.0;
+            /* gy^gamma past the double range: the definition (as in
+             * fovea_color_build_lut) */
+            const int direct = !plain || !isfinite(scale);
             const int white = 4 * 235; /* the quarter code of nominal white */
             for (int q = 0; q < FOVEA_LUT_SIZE; q++) {
                 double x = q / 4.0;
@@ -171,7 +174,7 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
                 else if (y >= 1.0)
                     o = 235.0;
                 else
-                    o = plain ? 16.0 + scale * p[q] : 16.0 + 219.0 * pow(y, gamma);
+                    o = direct ? 16.0 + 219.0 * pow(y, gamma) : 16.0 + scale * p[q];
                 t->lut[c][0][q] = (float)o;
             }
         }
