@@ -86,10 +86,11 @@ static inline float fovea_lut_apply(const float *lut, float x)
     return lut[fovea_lut_index(x)];
 }
 
-/* 8-bit output of a blended value: clamped to [0, 255], rounded to nearest even. */
+/* 8-bit output of a blended value: clamped to [0, 255], rounded to nearest even
+ * (NaN, which no table should hold, gives 0 rather than an undefined conversion). */
 static inline uint8_t fovea_round_u8(float x)
 {
-    x = x < 0.0f ? 0.0f : (x > 255.0f ? 255.0f : x);
+    x = x > 0.0f ? (x < 255.0f ? x : 255.0f) : 0.0f;
     return (uint8_t)fovea_round_rne(x);
 }
 
