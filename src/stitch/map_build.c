@@ -222,13 +222,19 @@ static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
     memset(&tmpl, 0, sizeof(tmpl));
     tmpl.cam_width = rc->width;
     tmpl.cam_height = rc->height;
-    tmpl.px_scale = (float)((rig->width / (rig->hfov * FOVEA_DEG2RAD)) / rc->fx);
+    /* Kept within [1e-30, 1e30]: absurd but valid focal lengths (1e300) would
+     * make it 0 or infinite as a float, a map no file could hold. */
+    tmpl.px_scale = (float)fmin(fmax((rig->width / (rig->hfov * FOVEA_DEG2RAD)) / rc->fx, 1e-30),
+                                1e30);
     if (rc->model == FOVEA_CAM_FISHEYE) {
         double td = fovea_fisheye_td(rc->dist, proj.lim_exact);
-        tmpl.clip_cx = (float)rc->cx;
-        tmpl.clip_cy = (float)rc->cy;
-        tmpl.clip_rx = (float)(rc->fx * td);
-        tmpl.clip_ry = (float)(rc->fy * td);
+        /* within [-1e30, 1e30] and radii within [1e-30, 1e30], as px_scale: a
+         * float centre or radius of infinity, or radius 0, would be no ellipse
+         * or an invalid one (the ellipse of such a camera is off its image) */
+        tmpl.clip_cx = (float)fmin(fmax(rc->cx, -1e30), 1e30);
+        tmpl.clip_cy = (float)fmin(fmax(rc->cy, -1e30), 1e30);
+        tmpl.clip_rx = (float)fmin(fmax(rc->fx * td, 1e-30), 1e30);
+        tmpl.clip_ry = (float)fmin(fmax(rc->fy * td, 1e-30), 1e30);
     }
 
     int W = rig->width, H = rig->height;
