@@ -22,13 +22,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FUZZ_MAX_W 160
 #define FUZZ_MAX_H 120
 
-static fovea_context *ctx;
-
-static void cleanup(void)
-{
-    fovea_close(&ctx);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fovea_rig rig;
@@ -41,15 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int c = 0; c < rig.num_cameras; c++)
         if (rig.cameras[c].width > FUZZ_MAX_W || rig.cameras[c].height > FUZZ_MAX_H)
             return 0;
-    if (!ctx) {
-        fovea_settings s;
-        fovea_default_settings(&s);
-        s.backend = FOVEA_BACKEND_CPU;
-        s.threads = 1;
-        if (fovea_open(&ctx, &s) != FOVEA_OK)
-            abort();
-        atexit(cleanup);
-    }
+    fovea_context *ctx = fuzz_cpu_context();
     fovea_stitch_map m;
     memset(&m, 0, sizeof(m));
     fovea_map_build_options opt;

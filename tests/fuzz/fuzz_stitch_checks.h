@@ -16,6 +16,29 @@
 #include "stitch/map.h"
 #include "stitch/map_file.h"
 
+static fovea_context *fuzz_ctx_;
+
+static void fuzz_close_context(void)
+{
+    fovea_close(&fuzz_ctx_);
+}
+
+/* The process's C-backend context (one thread), opened on first use and
+ * closed at exit. */
+static fovea_context *fuzz_cpu_context(void)
+{
+    if (!fuzz_ctx_) {
+        fovea_settings s;
+        fovea_default_settings(&s);
+        s.backend = FOVEA_BACKEND_CPU;
+        s.threads = 1;
+        if (fovea_open(&fuzz_ctx_, &s) != FOVEA_OK)
+            abort();
+        atexit(fuzz_close_context);
+    }
+    return fuzz_ctx_;
+}
+
 /* Weights of every pixel; returns how many pixels some camera weights, and
  * sets has[i + j * W] to whether any does. Aborts on a bad weight. */
 static int fuzz_check_weights(const fovea_stitch_map *m, uint8_t *has)

@@ -32,7 +32,6 @@ static const char *const table_names[6] = {"lut_left_x.bin",  "lut_left_y.bin",
                                            "weight_left.bin", "weight_right.bin"};
 
 static char dir[64];
-static fovea_context *ctx;
 
 static void cleanup(void)
 {
@@ -42,7 +41,6 @@ static void cleanup(void)
         unlink(path);
     }
     rmdir(dir);
-    fovea_close(&ctx);
 }
 
 static void setup(void)
@@ -51,12 +49,6 @@ static void setup(void)
         return;
     snprintf(dir, sizeof(dir), "/tmp/fovea-fuzz-tables.XXXXXX");
     if (!mkdtemp(dir))
-        abort();
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = FOVEA_BACKEND_CPU;
-    s.threads = 1;
-    if (fovea_open(&ctx, &s) != FOVEA_OK)
         abort();
     atexit(cleanup);
 }
@@ -102,9 +94,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t has[64];
     fuzz_check_weights(&m, has);
     fuzz_check_file_round_trip(&m);
-    fuzz_stitch(ctx, &m, FOVEA_PIX_RGBA, has, data, size);
+    fuzz_stitch(fuzz_cpu_context(), &m, FOVEA_PIX_RGBA, has, data, size);
     if (fuzz_map_even(&m))
-        fuzz_stitch(ctx, &m, FOVEA_PIX_NV12, has, data, size);
+        fuzz_stitch(fuzz_cpu_context(), &m, FOVEA_PIX_NV12, has, data, size);
     fovea_stitch_map_free(&m);
     return 0;
 }
