@@ -210,6 +210,12 @@ static void free_grid(fovea_camera_map *g)
     g->uv = NULL;
 }
 
+/* x as a float within [lo, hi] (the map's float parameters, see build_camera) */
+static float float_within(double x, double lo, double hi)
+{
+    return (float)fmin(fmax(x, lo), hi);
+}
+
 static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
                         const fovea_map_build_options *opt, fovea_camera_map *out,
                         fovea_map_camera_stats *st)
@@ -224,17 +230,16 @@ static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
     tmpl.cam_height = rc->height;
     /* Kept within [1e-30, 1e30]: absurd but valid focal lengths (1e300) would
      * make it 0 or infinite as a float, a map no file could hold. */
-    tmpl.px_scale = (float)fmin(fmax((rig->width / (rig->hfov * FOVEA_DEG2RAD)) / rc->fx, 1e-30),
-                                1e30);
+    tmpl.px_scale = float_within((rig->width / (rig->hfov * FOVEA_DEG2RAD)) / rc->fx, 1e-30, 1e30);
     if (rc->model == FOVEA_CAM_FISHEYE) {
         double td = fovea_fisheye_td(rc->dist, proj.lim_exact);
         /* within [-1e30, 1e30] and radii within [1e-30, 1e30], as px_scale: a
          * float centre or radius of infinity, or radius 0, would be no ellipse
          * or an invalid one (the ellipse of such a camera is off its image) */
-        tmpl.clip_cx = (float)fmin(fmax(rc->cx, -1e30), 1e30);
-        tmpl.clip_cy = (float)fmin(fmax(rc->cy, -1e30), 1e30);
-        tmpl.clip_rx = (float)fmin(fmax(rc->fx * td, 1e-30), 1e30);
-        tmpl.clip_ry = (float)fmin(fmax(rc->fy * td, 1e-30), 1e30);
+        tmpl.clip_cx = float_within(rc->cx, -1e30, 1e30);
+        tmpl.clip_cy = float_within(rc->cy, -1e30, 1e30);
+        tmpl.clip_rx = float_within(rc->fx * td, 1e-30, 1e30);
+        tmpl.clip_ry = float_within(rc->fy * td, 1e-30, 1e30);
     }
 
     int W = rig->width, H = rig->height;
