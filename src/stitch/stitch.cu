@@ -1076,8 +1076,8 @@ __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_head &a,
 #pragma unroll
         for (int b = 0; b < 2; b++) {
             float su, sv; // weight 1: the rounded corrected sample
-            chroma_value(cam, (ysum[h][b] + 8) >> 4, tex_q_fma(cu[h][b]), tex_q_fma(cv[h][b]), su,
-                         sv);
+            chroma_value(cam, stitch_chroma_index(ysum[h][b], 4), tex_q_fma(cu[h][b]),
+                         tex_q_fma(cv[h][b]), su, sv);
             ou[b] = round_u8(su);
             ov[b] = round_u8(sv);
         }
