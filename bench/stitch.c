@@ -7,7 +7,8 @@
  * C backend on every CPU core, (f) the texture-gather floor (stitch_floor.h),
  * with and without its stores, and the same camera sectors and outputs streamed
  * with no gather ("(f) ideal"), (g) the `fovea stitch` CLI end to end on y4m
- * files. Every GPU row of frames notes the mean SM clock measured while it ran
+ * files, (h) the floor with a share of its tiles filtered on the SM from
+ * camera boxes that the bulk tensor copy engine stages (stitch_staged.h). Every GPU row of frames notes the mean SM clock measured while it ran
  * (stitch_clock.h): the stitch kernels' times scale with it.
  *
  * Extra options: --cli PATH (the fovea executable; default: ../fovea next to
@@ -27,6 +28,7 @@
 #include "stitch_baseline.h"
 #include "stitch_clock.h"
 #include "stitch_floor.h"
+#include "stitch_staged.h"
 #endif
 
 static const char *bench_rig_json =
@@ -405,6 +407,276 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
     return bad;
 }
 
+typedef struct staged_case {
+    staged_args args;
+    cudaStream_t stream;
+} staged_case;
+
+static int run_staged(void *arg)
+{
+    staged_case *sc = arg;
+    return bench_staged_run(&sc->args, sc->stream) != 0;
+}
+
+static int floor_div(double x)
+{
+    return (int)floor(x);
+}
+
+/* Rows (h): the staged floor (stitch_staged.h) on the floor's tiles and
+ * owners, with 0, 1/4, 1/2, 3/4 and all of the tiles whose camera box fits
+ * filtered on the SM (the rest through the texture unit); then the all-SM
+ * output compared with the all-texture one. */
+static int bench_staged_rows(bench_table *table, const fovea_stitch_map *map, const fovea_frame *rgba,
+                             const fovea_frame *nv12, fovea_frame *out_rgba, fovea_frame *out_i420,
+                             cudaStream_t stream, const bench_opts *opts, double rgba_bytes,
+                             double yuv_bytes)
+{
+    const int W = map->pano_width, H = map->pano_height;
+    if (map->num_cameras != 2 || map->cam[0].step != 4 || map->cam[1].step != 4 ||
+        map->cam[0].grid_w != map->cam[1].grid_w) {
+        fprintf(stderr, "bench_stitch: the staged rows need two cameras with grid step 4\n");
+        return 1;
+    }
+    const int tx_n = (W + FLOOR_TILE_W - 1) / FLOOR_TILE_W, ty_n = (H + FLOOR_TILE_H - 1) / FLOOR_TILE_H;
+    const size_t nt = (size_t)tx_n * ty_n;
+    staged_tile *tiles = calloc(nt, sizeof(*tiles));
+    int *wid = calloc(nt, sizeof(int)), *cwid = calloc(nt, sizeof(int));
+    if (!tiles || !wid || !cwid) {
+        free(tiles);
+        free(wid);
+        free(cwid);
+        fprintf(stderr, "bench_stitch: out of memory\n");
+        return 1;
+    }
+    int maxw = 0, maxcw = 0, maxch = 0, maxcch = 0;
+    double area = 0.0;
+    for (int ty = 0; ty < ty_n; ty++)
+        for (int tx = 0; tx < tx_n; tx++) {
+            staged_tile *t = &tiles[(size_t)ty * tx_n + tx];
+            int ci = tx * FLOOR_TILE_W + FLOOR_TILE_W / 2, cj = ty * FLOOR_TILE_H + FLOOR_TILE_H / 2;
+            ci = ci < W ? ci : W - 1;
+            cj = cj < H ? cj : H - 1;
+            float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+            fovea_map_weights(map, ci, cj, w, u, v);
+            if (!(w[0] > 0.0f || w[1] > 0.0f)) {
+                t->mode = STAGED_NONE;
+                continue;
+            }
+            const int c = w[1] > w[0] ? 1 : 0;
+            float umin = INFINITY, umax = -INFINITY, vmin = INFINITY, vmax = -INFINITY;
+            for (int j = ty * FLOOR_TILE_H; j < (ty + 1) * FLOOR_TILE_H && j < H; j++)
+                for (int i = tx * FLOOR_TILE_W; i < (tx + 1) * FLOOR_TILE_W && i < W; i++) {
+                    float pu, pv;
+                    fovea_camera_map_lookup(&map->cam[c], i, j, &pu, &pv);
+                    if (!isfinite(pu) || !isfinite(pv))
+                        continue;
+                    umin = fminf(umin, pu);
+                    umax = fmaxf(umax, pu);
+                    vmin = fminf(vmin, pv);
+                    vmax = fmaxf(vmax, pv);
+                }
+            t->cam = (uint8_t)c;
+            t->mode = STAGED_TEX;
+            if (!(umin >= -1e4f && umax <= 1e4f && vmin >= -1e4f && vmax <= 1e4f))
+                continue; /* stays on the texture path */
+            const int x0 = floor_div(umin) - 1, x1 = floor_div(umax) + 2;
+            const int y0 = floor_div(vmin) - 1, y1 = floor_div(vmax) + 2;
+            const int cx0 = floor_div(0.5 * umin - 0.25) - 1, cx1 = floor_div(0.5 * umax - 0.25) + 2;
+            const int cy0 = floor_div(0.5 * vmin - 0.25) - 1, cy1 = floor_div(0.5 * vmax - 0.25) + 2;
+            const int cw = map->cam[c].cam_width, chh = map->cam[c].cam_height;
+            /* boxes reaching past the image stay on the texture path: its
+             * clamp there is not the copy engine's zero fill */
+            if (x0 < 0 || y0 < 0 || x1 >= cw || y1 >= chh || cx0 < 0 || cy0 < 0 ||
+                cx1 >= cw / 2 || cy1 >= chh / 2)
+                continue;
+            t->x0 = (int16_t)x0;
+            t->y0 = (int16_t)y0;
+            t->cx0 = (int16_t)cx0;
+            t->cy0 = (int16_t)cy0;
+            const int ch = (y1 - y0 + 1 + STAGED_ROWS - 1) / STAGED_ROWS;
+            const int cch = (cy1 - cy0 + 1 + STAGED_ROWS - 1) / STAGED_ROWS;
+            t->chunks = (uint8_t)(ch < 255 ? ch : 255);
+            t->cchunks = (uint8_t)(cch < 255 ? cch : 255);
+            wid[(size_t)ty * tx_n + tx] = x1 - x0 + 1;
+            cwid[(size_t)ty * tx_n + tx] = cx1 - cx0 + 1;
+            area += (double)(x1 - x0 + 1) * (y1 - y0 + 1);
+            maxw = wid[(size_t)ty * tx_n + tx] > maxw ? wid[(size_t)ty * tx_n + tx] : maxw;
+            maxcw = cwid[(size_t)ty * tx_n + tx] > maxcw ? cwid[(size_t)ty * tx_n + tx] : maxcw;
+            maxch = ch > maxch ? ch : maxch;
+            maxcch = cch > maxcch ? cch : maxcch;
+        }
+    fprintf(stderr,
+            "bench_stitch: staged boxes: widest %d texels (chroma %d), tallest %d rows (chroma %d);"
+            " boxes %.2f x the two cameras' area\n",
+            maxw, maxcw, maxch * STAGED_ROWS, maxcch * STAGED_ROWS,
+            area / (2.0 * map->cam[0].cam_width * map->cam[0].cam_height));
+    void *d_tiles = NULL, *d_uv[2] = {NULL, NULL};
+    const size_t uv_bytes = (size_t)map->cam[0].grid_w * map->cam[0].grid_h * 2 * sizeof(float);
+    int bad = cudaMalloc(&d_tiles, nt * sizeof(staged_tile)) != cudaSuccess;
+    for (int c = 0; c < 2 && !bad; c++)
+        bad = cudaMalloc(&d_uv[c], uv_bytes) != cudaSuccess ||
+              cudaMemcpy(d_uv[c], map->cam[c].uv, uv_bytes, cudaMemcpyHostToDevice) != cudaSuccess;
+    staged_tile *work = malloc(nt * sizeof(staged_tile));
+    uint8_t *ref = NULL, *got = NULL;
+    bad = bad || !work;
+    for (int nv = 0; nv < 2 && !bad; nv++) {
+        staged_case sc;
+        memset(&sc, 0, sizeof(sc));
+        sc.stream = stream;
+        staged_args *a = &sc.args;
+        a->nv12 = nv;
+        a->tiles = d_tiles;
+        a->base.grid_w = map->cam[0].grid_w;
+        a->base.step_shift = 2;
+        a->base.tiles_x = tx_n;
+        a->base.tiles_y = ty_n;
+        a->base.pano_w = W;
+        a->base.pano_h = H;
+        /* the box copies start at 16-byte aligned addresses (a TMA rule): origins
+         * rounded down to `align` texels, widths up to a multiple of it */
+        const int align = nv ? 16 : 4, calign = 8;
+        const int bw = (maxw + 2 * align - 2) / align * align,
+                  cbw = (maxcw + 2 * calign - 2) / calign * calign;
+        a->box_w = bw < 256 ? bw : 256;
+        a->cbox_w = cbw < 256 ? cbw : 256;
+        for (int c = 0; c < 2 && !bad; c++) {
+            a->base.uv[c] = d_uv[c];
+            const fovea_frame *f = nv ? &nv12[c] : &rgba[c];
+            for (int p = 0; p < 1 + nv; p++) {
+                a->plane[c][p] = f->data[p];
+                a->plane_w[c][p] = p ? f->width / 2 : f->width;
+                a->plane_h[c][p] = p ? f->height / 2 : f->height;
+                a->plane_stride[c][p] = (int)f->stride[p];
+                bad = bad || bench_floor_texture(f->data[p], a->plane_w[c][p], a->plane_h[c][p],
+                                                 a->plane_stride[c][p], nv ? (p ? 2 : 1) : 4,
+                                                 &a->base.tex[c][p]) != 0;
+            }
+        }
+        fovea_frame *out = nv ? out_i420 : out_rgba;
+        a->base.out0 = out->data[0];
+        a->base.stride0 = (int)out->stride[0];
+        if (nv) {
+            a->base.out1 = out->data[1];
+            a->base.out2 = out->data[2];
+            a->base.stride1 = (int)out->stride[1];
+            a->base.stride2 = (int)out->stride[2];
+        }
+        const size_t out_bytes = out->stride[0] * (size_t)H +
+                                 (nv ? (out->stride[1] + out->stride[2]) * (size_t)(H / 2) : 0);
+        /* boxes up to `cap` copies of STAGED_ROWS rows (taller ones stay on the
+         * texture path, as do those wider than the widest allowed box); the
+         * shares of SM tiles in quarters; the first frame of the first
+         * configuration (all texture) is the reference the all-SM ones are
+         * compared with */
+        static const struct {
+            int cap, quarters[4];
+        } cfgs[] = {{4, {0, 2, 4, -1}}, {3, {2, 4, -1}}};
+        for (size_t ci = 0; ci < sizeof(cfgs) / sizeof(cfgs[0]) && !bad; ci++) {
+            a->max_chunks = maxch < cfgs[ci].cap ? maxch : cfgs[ci].cap;
+            a->max_cchunks = maxcch < cfgs[ci].cap ? maxcch : cfgs[ci].cap;
+            if (a->d_tmap) {
+                cudaFree(a->d_tmap);
+                a->d_tmap = NULL;
+            }
+            const int e = bench_staged_init(a);
+            if (e) {
+                fprintf(stderr, "bench_stitch: staged setup failed (%d)\n", e);
+                bad = 1;
+                break;
+            }
+            int eligible = 0, on_sm = 0;
+            for (int qi = 0; cfgs[ci].quarters[qi] >= 0 && !bad; qi++) {
+                const int q = cfgs[ci].quarters[qi];
+                eligible = on_sm = 0;
+                for (size_t k = 0; k < nt; k++) {
+                    work[k] = tiles[k];
+                    work[k].x0 = (int16_t)(tiles[k].x0 & ~(align - 1));
+                    work[k].cx0 = (int16_t)(tiles[k].cx0 & ~(calign - 1));
+                    const int need = wid[k] + (tiles[k].x0 - work[k].x0);
+                    const int cneed = cwid[k] + (tiles[k].cx0 - work[k].cx0);
+                    const int fits = tiles[k].mode == STAGED_TEX && wid[k] > 0 && need <= a->box_w &&
+                                     cneed <= a->cbox_w && tiles[k].chunks <= a->max_chunks &&
+                                     tiles[k].cchunks <= a->max_cchunks;
+                    eligible += fits;
+                    if (fits && (int)(k % 4) < q) {
+                        work[k].mode = STAGED_SMEM;
+                        on_sm++;
+                    }
+                }
+                bad = cudaMemcpy(d_tiles, work, nt * sizeof(staged_tile), cudaMemcpyHostToDevice) !=
+                      cudaSuccess;
+                if (bad)
+                    break;
+                /* one frame into a poisoned output: the first all-texture frame is
+                 * the reference, every all-SM frame is compared with it */
+                const int keep = (ci == 0 && q == 0) || q == 4;
+                if (keep) {
+                    bad = cudaMemset(out->data[0], 0x5a, out_bytes) != cudaSuccess ||
+                          run_staged(&sc) || cudaStreamSynchronize(stream) != cudaSuccess;
+                    uint8_t **dst = ci == 0 && q == 0 ? &ref : &got;
+                    free(*dst);
+                    *dst = malloc(out_bytes);
+                    bad = bad || !*dst ||
+                          cudaMemcpy(*dst, out->data[0], out_bytes, cudaMemcpyDeviceToHost) !=
+                              cudaSuccess;
+                    if (bad)
+                        break;
+                }
+                if (q == 4 && ref) {
+                    size_t over1 = 0, diff = 0;
+                    int worst = 0;
+                    for (size_t k = 0; k < out_bytes; k++) {
+                        const int d = abs((int)ref[k] - (int)got[k]);
+                        diff += d != 0;
+                        over1 += d > 1;
+                        worst = d > worst ? d : worst;
+                    }
+                    fprintf(stderr,
+                            "bench_stitch: staged %s (boxes <= %d rows): %d/%d tiles on the SM;"
+                            " vs all-texture: %zu of %zu bytes differ, %zu by more than 1"
+                            " (largest %d)\n",
+                            nv ? "NV12" : "RGBA", a->max_chunks * STAGED_ROWS, on_sm, eligible,
+                            diff, out_bytes, over1, worst);
+                    /* the texture unit's positions and rounding differ from the
+                     * integer filter's by a little; more than 2 codes is a bug */
+                    if (worst > 2) {
+                        fprintf(stderr, "bench_stitch: the staged output is wrong\n");
+                        bad = 1;
+                        break;
+                    }
+                }
+                char name[96], note[200];
+                snprintf(name, sizeof(name), "(h) staged %s, %d/4 on SM, boxes <= %d rows",
+                         nv ? "NV12->I420" : "RGBA", q, a->max_chunks * STAGED_ROWS);
+                snprintf(note, sizeof(note),
+                         "back to back; %d of %d tiles filtered from TMA boxes, box %d wide",
+                         on_sm, eligible, a->box_w);
+                const int calls = opts->quick ? 5 : 50, runs = opts->quick ? 2 : 10;
+                bad = gpu_row(table, name, run_staged, &sc, stream, opts->warmup, runs, calls,
+                              nv ? yuv_bytes : rgba_bytes, note) != 0;
+            }
+        }
+        for (int c = 0; c < 2; c++)
+            for (int p = 0; p < 2; p++)
+                bench_floor_texture_free(a->base.tex[c][p]);
+        cudaFree(a->d_tmap);
+    }
+    free(ref);
+    free(got);
+    free(work);
+    free(tiles);
+    free(wid);
+    free(cwid);
+    cudaFree(d_tiles);
+    for (int c = 0; c < 2; c++)
+        cudaFree(d_uv[c]);
+    if (bad)
+        fprintf(stderr, "bench_stitch: the staged rows failed (%s)\n",
+                cudaGetErrorString(cudaGetLastError()));
+    return bad;
+}
+
 static float *upload_table(const float *host, size_t n)
 {
     float *d = NULL;
@@ -751,6 +1023,10 @@ int main(int argc, char **argv)
         if (bench_case_enabled(&opts, "floor") &&
             bench_floor_rows(&table, &map, d_rgba, d_nv12, &d_out_rgba, &d_out_i420, stream, &opts,
                              rgba_bytes, yuv_bytes) != 0)
+            return 1;
+        if (bench_case_enabled(&opts, "staged") &&
+            bench_staged_rows(&table, &map, d_rgba, d_nv12, &d_out_rgba, &d_out_i420, stream, &opts,
+                              rgba_bytes, yuv_bytes) != 0)
             return 1;
         if (bench_case_enabled(&opts, "exact")) {
             fovea_stitch_settings sx = ss;
