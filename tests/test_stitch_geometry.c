@@ -123,6 +123,30 @@ static void test_rotations(void)
         }
 }
 
+/* Angles outside (-360, 360) turn like their remainder modulo 360 (exact in
+ * degrees), also where the remainder of a huge angle is all that is defined. */
+static void test_rotation_wraps(void)
+{
+    double r[3][3], e[3][3];
+    fovea_rotation(370.0, -725.0, 1080.5, r);
+    fovea_rotation(10.0, -5.0, 0.5, e);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            NEAR(r[i][j], e[i][j], 1e-13);
+    const double huge[3] = {1e300, -1e200, 123456789.25};
+    fovea_rotation(huge[0], huge[1], huge[2], r);
+    fovea_rotation(fmod(huge[0], 360.0), fmod(huge[1], 360.0), fmod(huge[2], 360.0), e);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            CHECK(isfinite(r[i][j]));
+            NEAR(r[i][j], e[i][j], 0);
+        }
+    /* still a rotation: orthonormal rows */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            NEAR(r[i][0] * r[j][0] + r[i][1] * r[j][1] + r[i][2] * r[j][2], i == j, 1e-15);
+}
+
 static void test_camera_orientation(void)
 {
     fovea_rig r = base_rig();
@@ -355,6 +379,7 @@ int main(void)
 {
     test_pano_directions();
     test_rotations();
+    test_rotation_wraps();
     test_camera_orientation();
     test_pinhole_values();
     test_fisheye_values();

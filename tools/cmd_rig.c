@@ -1,6 +1,7 @@
 /* `fovea rig check RIG.json`: validate a rig file, build its stitch map and report
  * what the panorama sees (coverage, overlaps, grid steps); optionally write the
  * coverage picture, a JSON report and the built map. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,6 +232,17 @@ static cJSON *check_json(const check_args *a, const fovea_rig *rig,
     return root;
 }
 
+/* An angle for the camera table: two decimals in 7 columns up to +-9999.99;
+ * beyond that the remainder modulo 360 that the rotation uses, marked with
+ * '~' (print_warnings names the angle as given). */
+static void format_angle(char *buf, size_t n, double deg)
+{
+    if (fabs(deg) < 1e4)
+        snprintf(buf, n, "%7.2f", deg);
+    else
+        snprintf(buf, n, "~%6.1f", fmod(deg, 360.0));
+}
+
 static void print_report(FILE *fp, const check_args *a, const fovea_rig *rig,
                          const fovea_map_build_stats *stats, const fovea_coverage *cov)
 {
@@ -254,11 +266,14 @@ static void print_report(FILE *fp, const check_args *a, const fovea_rig *rig,
             "model", "size", "yaw", "pitch", "roll", "sees", "step", "max error");
     for (int c = 0; c < rig->num_cameras; c++) {
         const fovea_rig_camera *rc = &rig->cameras[c];
-        char size[32];
+        char size[32], yaw[32], pitch[32], roll[32];
         snprintf(size, sizeof(size), "%dx%d", rc->width, rc->height);
-        fprintf(fp, "  %2d  %-*s  %-7s  %-11s  %7.2f %7.2f %7.2f  %6.1f%%  %4d  %.4f px%s\n", c,
-                name_w, rc->name, fovea_camera_model_name(rc->model), size, rc->yaw, rc->pitch,
-                rc->roll, cov->pct_camera[c], stats->cam[c].step, stats->cam[c].max_err,
+        format_angle(yaw, sizeof(yaw), rc->yaw);
+        format_angle(pitch, sizeof(pitch), rc->pitch);
+        format_angle(roll, sizeof(roll), rc->roll);
+        fprintf(fp, "  %2d  %-*s  %-7s  %-11s  %s %s %s  %6.1f%%  %4d  %.4f px%s\n", c, name_w,
+                rc->name, fovea_camera_model_name(rc->model), size, yaw, pitch, roll,
+                cov->pct_camera[c], stats->cam[c].step, stats->cam[c].max_err,
                 stats->cam[c].fallback ? " (over tolerance)" : "");
     }
     fprintf(fp, "coverage:\n");
@@ -285,8 +300,23 @@ static void print_report(FILE *fp, const check_args *a, const fovea_rig *rig,
 static void print_warnings(const check_args *a, const fovea_rig *rig,
                            const fovea_map_build_stats *stats, const fovea_coverage *cov)
 {
+    const double pano_angles[2] = {rig->yaw, rig->pitch};
+    for (int k = 0; k < 2; k++)
+        if (fabs(pano_angles[k]) >= 360.0)
+            cli_error(a->rig_path,
+                      "warning: panorama.%s is %g degrees: it turns the panorama like %.2f "
+                      "(modulo 360)",
+                      k ? "pitch" : "yaw", pano_angles[k], fmod(pano_angles[k], 360.0));
     for (int c = 0; c < rig->num_cameras; c++) {
         const fovea_rig_camera *rc = &rig->cameras[c];
+        const double angles[3] = {rc->yaw, rc->pitch, rc->roll};
+        static const char *const angle_names[3] = {"yaw", "pitch", "roll"};
+        for (int k = 0; k < 3; k++)
+            if (fabs(angles[k]) >= 360.0)
+                cli_error(a->rig_path,
+                          "warning: cameras[%d].%s (%s) is %g degrees: it turns the camera like "
+                          "%.2f (modulo 360)",
+                          c, angle_names[k], rc->name, angles[k], fmod(angles[k], 360.0));
         if (cov->pct_camera[c] <= 0.0)
             cli_error(a->rig_path, "warning: cameras[%d] (%s) sees no panorama pixel", c,
                       rc->name);

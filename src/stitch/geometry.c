@@ -4,9 +4,13 @@
 
 #include "stitch/geometry.h"
 
+/* Angles are reduced modulo 360 in degrees first: fmod is exact, so 370 turns
+ * like 10 and 1e300 like its true remainder, where 1e300 * pi / 180 would be
+ * an arbitrary angle after rounding. Angles within (-360, 360) are unchanged. */
 void fovea_rotation(double yaw_deg, double pitch_deg, double roll_deg, double r[3][3])
 {
-    double a = yaw_deg * FOVEA_DEG2RAD, b = pitch_deg * FOVEA_DEG2RAD, c = roll_deg * FOVEA_DEG2RAD;
+    double a = fmod(yaw_deg, 360.0) * FOVEA_DEG2RAD, b = fmod(pitch_deg, 360.0) * FOVEA_DEG2RAD,
+           c = fmod(roll_deg, 360.0) * FOVEA_DEG2RAD;
     double ca = cos(a), sa = sin(a), cb = cos(b), sb = sin(b), cc = cos(c), sc = sin(c);
     const double ry[3][3] = {{ca, 0, sa}, {0, 1, 0}, {-sa, 0, ca}};
     const double rx[3][3] = {{1, 0, 0}, {0, cb, -sb}, {0, sb, cb}};

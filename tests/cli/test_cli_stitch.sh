@@ -112,6 +112,20 @@ assert len(ov) == 1 and ov[0]["a"] == 0 and ov[0]["b"] == 1 and ov[0]["width"] >
 run 0 rig check --json - -q rig.json
 [ -s err ] && fail "rig check -q --json -: unexpected stderr"
 json_ok out 'assert d["valid"] is True'
+# angles beyond a turn: the rotation takes them modulo 360 (exactly, in
+# degrees), so -20 - 2 * 360 builds the same map as -20; a warning names each
+# angle beyond a turn, and the table shows huge ones by their remainder, marked
+# '~' (the double nearest 1e300 happens to be a multiple of 360)
+rig "$(camera 120 pinhole -740 left)" "$(camera 120 pinhole 1e300 right)" >turns.json
+run 0 rig check turns.json --save-map turns.map
+err_has "warning: cameras[0].yaw (left) is -740 degrees: it turns the camera like -20.00" "yaw -740"
+err_has "warning: cameras[1].yaw (right) is 1e+300 degrees" "yaw 1e300"
+grep -q '^   0  left  *pinhole  *160x120  *-740\.00 ' out || fail "rig check: yaw -740 not shown"
+grep -q '^   1  right  *pinhole  *160x120  *~  *0\.0 ' out || fail "rig check: yaw 1e300 not shown as ~0.0"
+awk 'length($0) > 100 { exit 1 }' out || fail "rig check: a table line over 100 characters"
+rig "$(camera 120 pinhole -740 left)" "$(camera 120 pinhole 20 right)" >turn1.json
+run 0 rig check turn1.json --save-map turn1.map
+cmp -s turn1.map pano.map || fail "yaw -740 built another map than yaw -20"
 run 0 rig check --max-step 4 rig.json
 run 2 rig check --max-step 3 rig.json
 run 2 rig check
