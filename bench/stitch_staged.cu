@@ -5,6 +5,7 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include "stitch_floor_tex.cuh"
 #include "stitch_staged.h"
 
 namespace {
@@ -25,37 +26,9 @@ struct kparams {
     int stage_bytes;           // one stage: the luma / RGBA region and the chroma one
 };
 
-struct cell {
-    float2 n00, n10, n01, n11;
-    float fx0, fy0;
-};
-
-__device__ __forceinline__ cell cell_at(const kparams &a, int c, int i0, int j0)
-{
-    const float2 *g = reinterpret_cast<const float2 *>(c ? a.uv[1] : a.uv[0]);
-    const size_t gx = (size_t)(i0 >> 2), gy = (size_t)(j0 >> 2);
-    cell t;
-    t.n00 = __ldg(&g[gy * a.grid_w + gx]);
-    t.n10 = __ldg(&g[gy * a.grid_w + gx + 1]);
-    t.n01 = __ldg(&g[(gy + 1) * a.grid_w + gx]);
-    t.n11 = __ldg(&g[(gy + 1) * a.grid_w + gx + 1]);
-    t.fx0 = 0.25f * (float)(i0 & 3);
-    t.fy0 = 0.25f * (float)(j0 & 3);
-    return t;
-}
-
-// camera position (texel centres at integers) at fractions fx, fy of the cell
-__device__ __forceinline__ float2 pos(const cell &t, float fx, float fy)
-{
-    const float lu = fmaf(fy, t.n01.x - t.n00.x, t.n00.x), ru = fmaf(fy, t.n11.x - t.n10.x, t.n10.x);
-    const float lv = fmaf(fy, t.n01.y - t.n00.y, t.n00.y), rv = fmaf(fy, t.n11.y - t.n10.y, t.n10.y);
-    return make_float2(fmaf(fx, ru - lu, lu), fmaf(fx, rv - lv, lv));
-}
-
-__device__ __forceinline__ unsigned int to_byte(float t)
-{
-    return __float2uint_rn(t * 255.0f);
-}
+using floor_tex::cell;
+using floor_tex::cell_at;
+using floor_tex::pos;
 
 // round(256 x) for |x| < 2^13, ties to even, without a conversion instruction
 __device__ __forceinline__ int fixed8(float x)
@@ -104,15 +77,33 @@ __device__ __forceinline__ void bar_wait(unsigned int bar, unsigned int parity)
                      : "memory");
 }
 
+// A bilinear tap of a box at (bx, by): the top-left texel (x, y) in the box
+// (clamped to [0, maxx] x [0, maxy]) and the 8-bit fractions, the position
+// rounded to 1/256 texel.
+struct tap {
+    int x, y;
+    unsigned int fx, fy;
+};
+
+__device__ __forceinline__ tap tap_at(float u, float v, int bx, int by, int maxx, int maxy)
+{
+    const int ui = fixed8(u), vi = fixed8(v);
+    tap t;
+    t.x = min(max((ui >> 8) - bx, 0), maxx);
+    t.y = min(max((vi >> 8) - by, 0), maxy);
+    t.fx = (unsigned int)ui & 255u;
+    t.fy = (unsigned int)vi & 255u;
+    return t;
+}
+
 // Bilinear RGBA sample at (u, v) from a box at (bx, by) of `pitch` bytes per
 // row: integer weights of 8 bits, R/B and G/A two to a 32-bit multiply.
 __device__ __forceinline__ unsigned int sample_rgba(const unsigned char *box, int pitch, int maxx,
                                                     int maxy, int bx, int by, float u, float v)
 {
-    const int ui = fixed8(u), vi = fixed8(v);
-    const int xi = min(max((ui >> 8) - bx, 0), maxx), yi = min(max((vi >> 8) - by, 0), maxy);
-    const unsigned int fx = (unsigned int)ui & 255u, fy = (unsigned int)vi & 255u;
-    const unsigned char *q = box + yi * pitch + 4 * xi;
+    const tap k = tap_at(u, v, bx, by, maxx, maxy);
+    const unsigned int fx = k.fx, fy = k.fy;
+    const unsigned char *q = box + k.y * pitch + 4 * k.x;
     const unsigned int p00 = *reinterpret_cast<const unsigned int *>(q);
     const unsigned int p10 = *reinterpret_cast<const unsigned int *>(q + 4);
     const unsigned int p01 = *reinterpret_cast<const unsigned int *>(q + pitch);
@@ -131,10 +122,9 @@ __device__ __forceinline__ unsigned int sample_rgba(const unsigned char *box, in
 __device__ __forceinline__ unsigned int sample_luma(const unsigned char *box, int pitch, int maxx,
                                                     int maxy, int bx, int by, float u, float v)
 {
-    const int ui = fixed8(u), vi = fixed8(v);
-    const int xi = min(max((ui >> 8) - bx, 0), maxx), yi = min(max((vi >> 8) - by, 0), maxy);
-    const unsigned int fx = (unsigned int)ui & 255u, fy = (unsigned int)vi & 255u;
-    const unsigned char *q = box + yi * pitch + xi;
+    const tap k = tap_at(u, v, bx, by, maxx, maxy);
+    const unsigned int fx = k.fx, fy = k.fy;
+    const unsigned char *q = box + k.y * pitch + k.x;
     const unsigned int wx = 256u - fx, wy = 256u - fy;
     const unsigned int top = q[0] * wx + q[1] * fx, bot = q[pitch] * wx + q[pitch + 1] * fx;
     return (top * wy + bot * fy + 32768u) >> 16;
@@ -144,10 +134,9 @@ __device__ __forceinline__ unsigned int sample_luma(const unsigned char *box, in
 __device__ __forceinline__ unsigned int sample_uv(const unsigned char *box, int pitch, int maxx,
                                                   int maxy, int bx, int by, float u, float v)
 {
-    const int ui = fixed8(u), vi = fixed8(v);
-    const int xi = min(max((ui >> 8) - bx, 0), maxx), yi = min(max((vi >> 8) - by, 0), maxy);
-    const unsigned int fx = (unsigned int)ui & 255u, fy = (unsigned int)vi & 255u;
-    const unsigned char *q = box + yi * pitch + 2 * xi;
+    const tap k = tap_at(u, v, bx, by, maxx, maxy);
+    const unsigned int fx = k.fx, fy = k.fy;
+    const unsigned char *q = box + k.y * pitch + 2 * k.x;
     const unsigned int p00 = *reinterpret_cast<const unsigned short *>(q);
     const unsigned int p10 = *reinterpret_cast<const unsigned short *>(q + 2);
     const unsigned int p01 = *reinterpret_cast<const unsigned short *>(q + pitch);
@@ -187,24 +176,7 @@ __device__ __forceinline__ void rgba_tile(const kparams &a, const staged_tile &t
     if (t.mode != STAGED_NONE && inside) {
         const cell ce = cell_at(a, cam, i0, j0);
         if (t.mode == STAGED_TEX) {
-            const cudaTextureObject_t tex = cam ? a.tex[1][0] : a.tex[0][0];
-            float4 s[2][4];
-#pragma unroll
-            for (int dy = 0; dy < 2; dy++)
-#pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const float2 p = pos(ce, ce.fx0 + 0.25f * (float)k, ce.fy0 + 0.25f * (float)dy);
-                    s[dy][k] = tex2D<float4>(tex, p.x + 0.5f, p.y + 0.5f);
-                }
-#pragma unroll
-            for (int dy = 0; dy < 2; dy++) {
-                unsigned int w[4];
-#pragma unroll
-                for (int k = 0; k < 4; k++)
-                    w[k] = to_byte(s[dy][k].x) | to_byte(s[dy][k].y) << 8 |
-                           to_byte(s[dy][k].z) << 16 | 0xff000000u;
-                px[dy] = make_uint4(w[0], w[1], w[2], w[3]);
-            }
+            floor_tex::rgba_px(cam ? a.tex[1][0] : a.tex[0][0], ce, px);
         } else {
             float2 p[2][4];
 #pragma unroll
@@ -225,19 +197,8 @@ __device__ __forceinline__ void rgba_tile(const kparams &a, const staged_tile &t
                 px[dy] = make_uint4(w[dy][0], w[dy][1], w[dy][2], w[dy][3]);
         }
     }
-    if (inside) {
-#pragma unroll
-        for (int dy = 0; dy < 2; dy++) {
-            uint8_t *row = a.out0 + (size_t)(j0 + dy) * a.stride0;
-            if (i0 + 3 < a.pano_w) {
-                *reinterpret_cast<uint4 *>(row + 4 * (size_t)i0) = px[dy];
-            } else {
-                const unsigned int w[4] = {px[dy].x, px[dy].y, px[dy].z, px[dy].w};
-                for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
-                    reinterpret_cast<unsigned int *>(row)[i0 + k] = w[k];
-            }
-        }
-    }
+    if (inside)
+        floor_tex::store_rgba(a.out0, a.stride0, a.pano_w, i0, j0, px);
 }
 
 // tile (tx, ty) of the NV12 -> I420 frame, as rgba_tile
@@ -254,33 +215,8 @@ __device__ __forceinline__ void nv12_tile(const kparams &a, const staged_tile &t
     if (t.mode != STAGED_NONE && inside) {
         const cell ce = cell_at(a, cam, i0, j0);
         if (t.mode == STAGED_TEX) {
-            const cudaTextureObject_t ty = cam ? a.tex[1][0] : a.tex[0][0];
-            const cudaTextureObject_t tuv = cam ? a.tex[1][1] : a.tex[0][1];
-            float s[4][4];
-            float2 ch[2][2];
-#pragma unroll
-            for (int dy = 0; dy < 4; dy++)
-#pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const float2 p = pos(ce, 0.25f * (float)k, 0.25f * (float)dy);
-                    s[dy][k] = tex2D<float>(ty, p.x + 0.5f, p.y + 0.5f);
-                }
-#pragma unroll
-            for (int h = 0; h < 2; h++)
-#pragma unroll
-                for (int bb = 0; bb < 2; bb++) {
-                    const float2 p = pos(ce, 0.125f + 0.5f * (float)bb, 0.125f + 0.5f * (float)h);
-                    ch[h][bb] = tex2D<float2>(tuv, 0.5f * (p.x + 0.5f), 0.5f * (p.y + 0.5f));
-                }
-#pragma unroll
-            for (int dy = 0; dy < 4; dy++)
-                y4[dy] = to_byte(s[dy][0]) | to_byte(s[dy][1]) << 8 | to_byte(s[dy][2]) << 16 |
-                         to_byte(s[dy][3]) << 24;
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                u2[h] = to_byte(ch[h][0].x) | to_byte(ch[h][1].x) << 8;
-                v2[h] = to_byte(ch[h][0].y) | to_byte(ch[h][1].y) << 8;
-            }
+            floor_tex::nv12_px(cam ? a.tex[1][0] : a.tex[0][0], cam ? a.tex[1][1] : a.tex[0][1], ce,
+                               y4, u2, v2);
         } else {
             float2 p[4][4], q[2][2];
 #pragma unroll
@@ -319,30 +255,9 @@ __device__ __forceinline__ void nv12_tile(const kparams &a, const staged_tile &t
             }
         }
     }
-    if (!inside)
-        return;
-#pragma unroll
-    for (int dy = 0; dy < 4 && j0 + dy < a.pano_h; dy++) {
-        uint8_t *row = a.out0 + (size_t)(j0 + dy) * a.stride0;
-        if (i0 + 3 < a.pano_w) {
-            *reinterpret_cast<unsigned int *>(row + i0) = y4[dy];
-        } else {
-            for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
-                row[i0 + k] = (uint8_t)(y4[dy] >> (8 * k));
-        }
-    }
-#pragma unroll
-    for (int h = 0; h < 2 && j0 + 2 * h < a.pano_h; h++) {
-        uint8_t *pu = a.out1 + (size_t)(j0 / 2 + h) * a.stride1 + i0 / 2;
-        uint8_t *pv = a.out2 + (size_t)(j0 / 2 + h) * a.stride2 + i0 / 2;
-        if (i0 + 2 < a.pano_w) {
-            *reinterpret_cast<uint16_t *>(pu) = (uint16_t)u2[h];
-            *reinterpret_cast<uint16_t *>(pv) = (uint16_t)v2[h];
-        } else {
-            pu[0] = (uint8_t)u2[h];
-            pv[0] = (uint8_t)v2[h];
-        }
-    }
+    if (inside)
+        floor_tex::store_i420(a.out0, a.stride0, a.out1, a.stride1, a.out2, a.stride2, a.pano_w,
+                              a.pano_h, i0, j0, y4, u2, v2);
 }
 
 
