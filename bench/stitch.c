@@ -278,6 +278,31 @@ static int ideal_row(bench_table *table, stream_case *sc, const char *name, cons
                    in_bytes[0] + in_bytes[1] + out, note) != 0;
 }
 
+/* The camera a floor tile (tx, ty) takes: the one with the largest weight at
+ * its centre (0 or 1), or FLOOR_NO_CAMERA. */
+static int floor_tile_owner(const fovea_stitch_map *map, int tx, int ty)
+{
+    const int W = map->pano_width, H = map->pano_height;
+    int i = tx * FLOOR_TILE_W + FLOOR_TILE_W / 2, j = ty * FLOOR_TILE_H + FLOOR_TILE_H / 2;
+    i = i < W ? i : W - 1;
+    j = j < H ? j : H - 1;
+    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+    fovea_map_weights(map, i, j, w, u, v);
+    return w[0] > 0.0f || w[1] > 0.0f ? (w[1] > w[0] ? 1 : 0) : FLOOR_NO_CAMERA;
+}
+
+/* The two cameras' grid nodes copied to new device buffers d_uv[0..1] (NULL
+ * where not allocated; the caller frees them). Returns non-zero on failure. */
+static int upload_grids(const fovea_stitch_map *map, void *d_uv[2])
+{
+    const size_t uv_bytes = (size_t)map->cam[0].grid_w * map->cam[0].grid_h * 2 * sizeof(float);
+    int bad = 0;
+    for (int c = 0; c < 2 && !bad; c++)
+        bad = cudaMalloc(&d_uv[c], uv_bytes) != cudaSuccess ||
+              cudaMemcpy(d_uv[c], map->cam[c].uv, uv_bytes, cudaMemcpyHostToDevice) != cudaSuccess;
+    return bad;
+}
+
 /* Rows (f): the texture-gather floor (stitch_floor.h) on the same map, frames
  * and outputs as rows (b) and (c), frames back to back like their throughput
  * rows. Each tile takes the camera with the largest weight at its centre. */
@@ -309,15 +334,8 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
         return 1;
     }
     for (int ty = 0; ty < a->tiles_y; ty++)
-        for (int tx = 0; tx < a->tiles_x; tx++) {
-            int i = tx * FLOOR_TILE_W + FLOOR_TILE_W / 2, j = ty * FLOOR_TILE_H + FLOOR_TILE_H / 2;
-            i = i < W ? i : W - 1;
-            j = j < H ? j : H - 1;
-            float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
-            fovea_map_weights(map, i, j, w, u, v);
-            owner[(size_t)ty * a->tiles_x + tx] =
-                w[0] > 0.0f || w[1] > 0.0f ? (w[1] > w[0] ? 1 : 0) : FLOOR_NO_CAMERA;
-        }
+        for (int tx = 0; tx < a->tiles_x; tx++)
+            owner[(size_t)ty * a->tiles_x + tx] = (uint8_t)floor_tile_owner(map, tx, ty);
     double t_rgba[2], t_luma[2], t_chroma[2];
     if (floor_touched_bytes(map, owner, a->tiles_x, t_rgba, t_luma, t_chroma) != 0) {
         free(owner);
@@ -325,13 +343,10 @@ static int bench_floor_rows(bench_table *table, const fovea_stitch_map *map, con
         return 1;
     }
     void *d_owner = NULL, *d_uv[2] = {NULL, NULL};
-    const size_t uv_bytes = (size_t)map->cam[0].grid_w * map->cam[0].grid_h * 2 * sizeof(float);
     int bad = cudaMalloc(&d_owner, nt) != cudaSuccess ||
               cudaMemcpy(d_owner, owner, nt, cudaMemcpyHostToDevice) != cudaSuccess;
     free(owner);
-    for (int c = 0; c < 2 && !bad; c++)
-        bad = cudaMalloc(&d_uv[c], uv_bytes) != cudaSuccess ||
-              cudaMemcpy(d_uv[c], map->cam[c].uv, uv_bytes, cudaMemcpyHostToDevice) != cudaSuccess;
+    bad = bad || upload_grids(map, d_uv);
     for (int c = 0; c < 2 && !bad; c++) {
         a->uv[c] = d_uv[c];
         bad = bench_floor_texture(rgba[c].data[0], rgba[c].width, rgba[c].height,
@@ -424,9 +439,9 @@ static int floor_div(double x)
 }
 
 /* Rows (h): the staged floor (stitch_staged.h) on the floor's tiles and
- * owners, with 0, 1/4, 1/2, 3/4 and all of the tiles whose camera box fits
- * filtered on the SM (the rest through the texture unit); then the all-SM
- * output compared with the all-texture one. */
+ * owners, with none, half or all of the tiles whose camera box fits filtered
+ * on the SM (the rest through the texture unit), for two box height limits;
+ * every all-SM output is compared with the all-texture one. */
 static int bench_staged_rows(bench_table *table, const fovea_stitch_map *map, const fovea_frame *rgba,
                              const fovea_frame *nv12, fovea_frame *out_rgba, fovea_frame *out_i420,
                              cudaStream_t stream, const bench_opts *opts, double rgba_bytes,
@@ -454,16 +469,11 @@ static int bench_staged_rows(bench_table *table, const fovea_stitch_map *map, co
     for (int ty = 0; ty < ty_n; ty++)
         for (int tx = 0; tx < tx_n; tx++) {
             staged_tile *t = &tiles[(size_t)ty * tx_n + tx];
-            int ci = tx * FLOOR_TILE_W + FLOOR_TILE_W / 2, cj = ty * FLOOR_TILE_H + FLOOR_TILE_H / 2;
-            ci = ci < W ? ci : W - 1;
-            cj = cj < H ? cj : H - 1;
-            float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
-            fovea_map_weights(map, ci, cj, w, u, v);
-            if (!(w[0] > 0.0f || w[1] > 0.0f)) {
+            const int c = floor_tile_owner(map, tx, ty);
+            if (c == FLOOR_NO_CAMERA) {
                 t->mode = STAGED_NONE;
                 continue;
             }
-            const int c = w[1] > w[0] ? 1 : 0;
             float umin = INFINITY, umax = -INFINITY, vmin = INFINITY, vmax = -INFINITY;
             for (int j = ty * FLOOR_TILE_H; j < (ty + 1) * FLOOR_TILE_H && j < H; j++)
                 for (int i = tx * FLOOR_TILE_W; i < (tx + 1) * FLOOR_TILE_W && i < W; i++) {
@@ -512,11 +522,8 @@ static int bench_staged_rows(bench_table *table, const fovea_stitch_map *map, co
             maxw, maxcw, maxch * STAGED_ROWS, maxcch * STAGED_ROWS,
             area / (2.0 * map->cam[0].cam_width * map->cam[0].cam_height));
     void *d_tiles = NULL, *d_uv[2] = {NULL, NULL};
-    const size_t uv_bytes = (size_t)map->cam[0].grid_w * map->cam[0].grid_h * 2 * sizeof(float);
     int bad = cudaMalloc(&d_tiles, nt * sizeof(staged_tile)) != cudaSuccess;
-    for (int c = 0; c < 2 && !bad; c++)
-        bad = cudaMalloc(&d_uv[c], uv_bytes) != cudaSuccess ||
-              cudaMemcpy(d_uv[c], map->cam[c].uv, uv_bytes, cudaMemcpyHostToDevice) != cudaSuccess;
+    bad = bad || upload_grids(map, d_uv);
     staged_tile *work = malloc(nt * sizeof(staged_tile));
     uint8_t *ref = NULL, *got = NULL;
     bad = bad || !work;

@@ -11,19 +11,13 @@
 namespace {
 
 struct kparams {
-    const CUtensorMap *tmap; // device, [camera * 2 + plane]
-    const float *uv[2];
-    int grid_w;
-    unsigned long long tex[2][2];
+    const CUtensorMap *tmap;   // device, [camera * 2 + plane]
+    floor_args f;              // grids, textures, outputs, sizes (owner unused)
     const staged_tile *tiles;
-    int tiles_x, tiles_y;
-    uint8_t *out0, *out1, *out2;
-    int stride0, stride1, stride2;
-    int pano_w, pano_h;
     int box_w, cbox_w;         // texels
     int box_bytes, cbox_bytes; // one chunk's bytes (STAGED_ROWS rows)
     int smem_luma;             // bytes of the RGBA / luma region (chroma after it)
-    int stage_bytes;           // one stage: the luma / RGBA region and the chroma one
+    int smem_bytes;            // the block's dynamic shared memory
 };
 
 using floor_tex::cell;
@@ -66,14 +60,15 @@ __device__ __forceinline__ void bar_expect(unsigned int bar, unsigned int bytes)
                  : "memory");
 }
 
-__device__ __forceinline__ void bar_wait(unsigned int bar, unsigned int parity)
+// waits for the barrier's first phase (a block's only one)
+__device__ __forceinline__ void bar_wait(unsigned int bar)
 {
     unsigned int done = 0;
     while (!done)
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;"
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;"
                      " selp.u32 %0, 1, 0, p; }"
                      : "=r"(done)
-                     : "r"(bar), "r"(parity)
+                     : "r"(bar)
                      : "memory");
 }
 
@@ -163,11 +158,11 @@ __device__ __forceinline__ void issue(const kparams &a, const staged_tile &t, un
 }
 
 // tile (tx, ty) of the RGBA frame; a STAGED_SMEM tile's box is (arriving) at
-// `box`, completing the phase `parity` of `bar`. Every thread returns.
-__device__ __forceinline__ void rgba_tile(const kparams &a, const staged_tile &t, int tx, int ty,
-                                          const unsigned char *box, unsigned int bar,
-                                          unsigned int parity)
+// `box`, completing `bar`.
+__device__ __forceinline__ void rgba_tile(const kparams &k, const staged_tile &t, int tx, int ty,
+                                          const unsigned char *box, unsigned int bar)
 {
+    const floor_args &a = k.f;
     const int i0 = (tx * 32 + (int)threadIdx.x) * 4;
     const int j0 = (ty * 8 + (int)threadIdx.y) * 2;
     const int cam = t.cam;
@@ -184,8 +179,8 @@ __device__ __forceinline__ void rgba_tile(const kparams &a, const staged_tile &t
 #pragma unroll
                 for (int k = 0; k < 4; k++)
                     p[dy][k] = pos(ce, ce.fx0 + 0.25f * (float)k, ce.fy0 + 0.25f * (float)dy);
-            bar_wait(bar, parity);
-            const int pitch = 4 * a.box_w, maxx = a.box_w - 2, maxy = t.chunks * STAGED_ROWS - 2;
+            bar_wait(bar);
+            const int pitch = 4 * k.box_w, maxx = k.box_w - 2, maxy = t.chunks * STAGED_ROWS - 2;
             unsigned int w[2][4];
 #pragma unroll
             for (int dy = 0; dy < 2; dy++)
@@ -202,14 +197,14 @@ __device__ __forceinline__ void rgba_tile(const kparams &a, const staged_tile &t
 }
 
 // tile (tx, ty) of the NV12 -> I420 frame, as rgba_tile
-__device__ __forceinline__ void nv12_tile(const kparams &a, const staged_tile &t, int tx, int ty,
-                                          const unsigned char *sm, unsigned int bar,
-                                          unsigned int parity)
+__device__ __forceinline__ void nv12_tile(const kparams &k, const staged_tile &t, int tx, int ty,
+                                          const unsigned char *sm, unsigned int bar)
 {
+    const floor_args &a = k.f;
     const int i0 = (tx * 32 + (int)threadIdx.x) * 4;
     const int j0 = (ty * 4 + (int)threadIdx.y) * 4;
     const int cam = t.cam;
-    const unsigned char *csm = sm + a.smem_luma;
+    const unsigned char *csm = sm + k.smem_luma;
     unsigned int y4[4] = {0, 0, 0, 0}, u2[2] = {0x8080u, 0x8080u}, v2[2] = {0x8080u, 0x8080u};
     const bool inside = i0 < a.pano_w && j0 < a.pano_h;
     if (t.mode != STAGED_NONE && inside) {
@@ -231,8 +226,8 @@ __device__ __forceinline__ void nv12_tile(const kparams &a, const staged_tile &t
                     const float2 m = pos(ce, 0.125f + 0.5f * (float)bb, 0.125f + 0.5f * (float)h);
                     q[h][bb] = make_float2(fmaf(0.5f, m.x, -0.25f), fmaf(0.5f, m.y, -0.25f));
                 }
-            bar_wait(bar, parity);
-            const int pitch = a.box_w, maxx = a.box_w - 2, maxy = t.chunks * STAGED_ROWS - 2;
+            bar_wait(bar);
+            const int pitch = k.box_w, maxx = k.box_w - 2, maxy = t.chunks * STAGED_ROWS - 2;
 #pragma unroll
             for (int dy = 0; dy < 4; dy++) {
                 unsigned int w = 0;
@@ -242,7 +237,7 @@ __device__ __forceinline__ void nv12_tile(const kparams &a, const staged_tile &t
                          << (8 * k);
                 y4[dy] = w;
             }
-            const int cpitch = 2 * a.cbox_w, cmaxx = a.cbox_w - 2,
+            const int cpitch = 2 * k.cbox_w, cmaxx = k.cbox_w - 2,
                       cmaxy = t.cchunks * STAGED_ROWS - 2;
 #pragma unroll
             for (int h = 0; h < 2; h++) {
@@ -267,7 +262,7 @@ __global__ void __launch_bounds__(NV12 ? 128 : 256) staged_one(const __grid_cons
 {
     extern __shared__ __align__(128) unsigned char sm[];
     __shared__ __align__(8) unsigned long long bar;
-    const staged_tile t = a.tiles[blockIdx.y * a.tiles_x + blockIdx.x];
+    const staged_tile t = a.tiles[blockIdx.y * a.f.tiles_x + blockIdx.x];
     const unsigned int b = smem_addr(&bar);
     if (t.mode == STAGED_SMEM) {
         if (threadIdx.x == 0 && threadIdx.y == 0) {
@@ -277,13 +272,13 @@ __global__ void __launch_bounds__(NV12 ? 128 : 256) staged_one(const __grid_cons
         __syncthreads();
     }
     if (NV12)
-        nv12_tile(a, t, blockIdx.x, blockIdx.y, sm, b, 0);
+        nv12_tile(a, t, blockIdx.x, blockIdx.y, sm, b);
     else
-        rgba_tile(a, t, blockIdx.x, blockIdx.y, sm, b, 0);
+        rgba_tile(a, t, blockIdx.x, blockIdx.y, sm, b);
 }
 
-int encode(CUtensorMap *m, const uint8_t *plane, int w, int h, int stride, int bpp, int box_w,
-           int box_h = STAGED_ROWS)
+// a tensor map over a plane with boxes of box_w texels x STAGED_ROWS rows
+int encode(CUtensorMap *m, const uint8_t *plane, int w, int h, int stride, int bpp, int box_w)
 {
     static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
     if (!fn) {
@@ -300,7 +295,7 @@ int encode(CUtensorMap *m, const uint8_t *plane, int w, int h, int stride, int b
                                                 : CU_TENSOR_MAP_DATA_TYPE_UINT8;
     const cuuint64_t dims[2] = {(cuuint64_t)w, (cuuint64_t)h};
     const cuuint64_t strides[1] = {(cuuint64_t)stride};
-    const cuuint32_t box[2] = {(cuuint32_t)box_w, (cuuint32_t)box_h};
+    const cuuint32_t box[2] = {(cuuint32_t)box_w, (cuuint32_t)STAGED_ROWS};
     const cuuint32_t es[2] = {1, 1};
     const CUresult r = fn(m, type, 2, const_cast<uint8_t *>(plane), dims, strides, box, es,
                           CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
@@ -312,36 +307,15 @@ kparams make_params(const staged_args *a)
 {
     kparams k;
     k.tmap = static_cast<const CUtensorMap *>(a->d_tmap);
-    k.uv[0] = a->base.uv[0];
-    k.uv[1] = a->base.uv[1];
-    k.grid_w = a->base.grid_w;
-    for (int c = 0; c < 2; c++)
-        for (int p = 0; p < 2; p++)
-            k.tex[c][p] = a->base.tex[c][p];
+    k.f = a->base;
     k.tiles = a->tiles;
-    k.tiles_x = a->base.tiles_x;
-    k.tiles_y = a->base.tiles_y;
-    k.out0 = a->base.out0;
-    k.out1 = a->base.out1;
-    k.out2 = a->base.out2;
-    k.stride0 = a->base.stride0;
-    k.stride1 = a->base.stride1;
-    k.stride2 = a->base.stride2;
-    k.pano_w = a->base.pano_w;
-    k.pano_h = a->base.pano_h;
     k.box_w = a->box_w;
     k.cbox_w = a->cbox_w;
     k.box_bytes = a->box_w * (a->nv12 ? 1 : 4) * STAGED_ROWS;
     k.cbox_bytes = a->cbox_w * 2 * STAGED_ROWS;
     k.smem_luma = (k.box_bytes * a->max_chunks + 127) / 128 * 128;
-    k.stage_bytes = (k.smem_luma + (a->nv12 ? k.cbox_bytes * a->max_cchunks : 0) + 127) / 128 * 128;
+    k.smem_bytes = (k.smem_luma + (a->nv12 ? k.cbox_bytes * a->max_cchunks : 0) + 127) / 128 * 128;
     return k;
-}
-
-size_t smem_bytes(const staged_args *a)
-{
-    const kparams k = make_params(a);
-    return (size_t)k.stage_bytes;
 }
 
 template <typename K> cudaError_t set_smem(K kernel, size_t bytes)
@@ -371,7 +345,7 @@ extern "C" int bench_staged_init(staged_args *a)
     const cudaError_t m = cudaMemcpy(a->d_tmap, a->tmap, sizeof(a->tmap), cudaMemcpyHostToDevice);
     if (m != cudaSuccess)
         return (int)m;
-    const size_t smem = smem_bytes(a);
+    const size_t smem = (size_t)make_params(a).smem_bytes;
     const cudaError_t e = a->nv12 ? set_smem(staged_one<true>, smem) : set_smem(staged_one<false>, smem);
     return (int)e;
 }
@@ -379,7 +353,7 @@ extern "C" int bench_staged_init(staged_args *a)
 extern "C" int bench_staged_run(const staged_args *a, void *stream)
 {
     const kparams k = make_params(a);
-    const size_t smem = smem_bytes(a);
+    const size_t smem = (size_t)k.smem_bytes;
     cudaStream_t st = static_cast<cudaStream_t>(stream);
     const dim3 grid(a->base.tiles_x, a->base.tiles_y);
     const dim3 block(32, a->nv12 ? 4 : 8);

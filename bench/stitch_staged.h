@@ -14,7 +14,8 @@
  * Both kinds of tile run in one kernel, so a mix keeps the texture pipeline
  * and the SM's integer units busy at once; the rows sweep the share of
  * STAGED_SMEM tiles. Outputs are checked on the host against the texture path
- * (within 1 code: the texture unit's positions differ by up to 1/256 texel). */
+ * (within 2 codes: the texture unit's positions and rounding differ from the
+ * integer filter's by a little). */
 #ifndef FOVEA_BENCH_STITCH_STAGED_H
 #define FOVEA_BENCH_STITCH_STAGED_H
 

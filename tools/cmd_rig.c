@@ -296,27 +296,30 @@ static void print_report(FILE *fp, const check_args *a, const fovea_rig *rig,
     }
 }
 
+/* A warning for an angle beyond a full turn: the rotation takes it modulo 360
+ * (fovea_rotation). */
+static void warn_turn(const check_args *a, const char *field, double deg, const char *what)
+{
+    if (fabs(deg) >= 360.0)
+        cli_error(a->rig_path, "warning: %s is %g degrees: it turns %s like %.2f (modulo 360)",
+                  field, deg, what, fmod(deg, 360.0));
+}
+
 /* Problems worth a warning that do not make the rig invalid. */
 static void print_warnings(const check_args *a, const fovea_rig *rig,
                            const fovea_map_build_stats *stats, const fovea_coverage *cov)
 {
-    const double pano_angles[2] = {rig->yaw, rig->pitch};
-    for (int k = 0; k < 2; k++)
-        if (fabs(pano_angles[k]) >= 360.0)
-            cli_error(a->rig_path,
-                      "warning: panorama.%s is %g degrees: it turns the panorama like %.2f "
-                      "(modulo 360)",
-                      k ? "pitch" : "yaw", pano_angles[k], fmod(pano_angles[k], 360.0));
+    warn_turn(a, "panorama.yaw", rig->yaw, "the panorama");
+    warn_turn(a, "panorama.pitch", rig->pitch, "the panorama");
     for (int c = 0; c < rig->num_cameras; c++) {
         const fovea_rig_camera *rc = &rig->cameras[c];
         const double angles[3] = {rc->yaw, rc->pitch, rc->roll};
         static const char *const angle_names[3] = {"yaw", "pitch", "roll"};
-        for (int k = 0; k < 3; k++)
-            if (fabs(angles[k]) >= 360.0)
-                cli_error(a->rig_path,
-                          "warning: cameras[%d].%s (%s) is %g degrees: it turns the camera like "
-                          "%.2f (modulo 360)",
-                          c, angle_names[k], rc->name, angles[k], fmod(angles[k], 360.0));
+        for (int k = 0; k < 3; k++) {
+            char field[96];
+            snprintf(field, sizeof(field), "cameras[%d].%s (%s)", c, angle_names[k], rc->name);
+            warn_turn(a, field, angles[k], "the camera");
+        }
         if (cov->pct_camera[c] <= 0.0)
             cli_error(a->rig_path, "warning: cameras[%d] (%s) sees no panorama pixel", c,
                       rc->name);
