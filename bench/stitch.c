@@ -587,6 +587,11 @@ static int bench_staged_rows(bench_table *table, const fovea_stitch_map *map, co
                 a->d_tmap = NULL;
             }
             const int e = bench_staged_init(a);
+            if (e == STAGED_NEEDS_SM90) {
+                fprintf(stderr, "bench_stitch: rows (h) skipped: the bulk tensor copies need "
+                                "sm_90 or newer\n");
+                break;
+            }
             if (e) {
                 fprintf(stderr, "bench_stitch: staged setup failed (%d)\n", e);
                 bad = 1;

@@ -35,29 +35,39 @@ __device__ __forceinline__ unsigned int smem_addr(const void *p)
     return (unsigned int)__cvta_generic_to_shared(p);
 }
 
+// The bulk tensor copies and transaction barriers exist from sm_90 on. The
+// file is also compiled for the default sm_80/86/89 targets: there the helpers
+// trap, and bench_staged_init refuses devices older than sm_90, so the rows
+// (h) are skipped there instead of breaking the build.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define STAGED_SM90(...) __trap()
+#else
+#define STAGED_SM90(...) __VA_ARGS__
+#endif
+
 // thread 0: arm the barrier for `bytes` and issue `n` box copies of one plane
 __device__ __forceinline__ void tma_boxes(const CUtensorMap *map, unsigned int dst, int chunk_bytes,
                                           int n, int x, int y, unsigned int bar)
 {
     for (int k = 0; k < n; k++)
-        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        STAGED_SM90(asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
                      " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst + (unsigned int)(k * chunk_bytes)),
                      "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y + k * STAGED_ROWS),
                      "r"(bar)
-                     : "memory");
+                     : "memory"));
 }
 
 __device__ __forceinline__ void bar_init(unsigned int bar)
 {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    STAGED_SM90(asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory"));
+    STAGED_SM90(asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"));
+    STAGED_SM90(asm volatile("fence.proxy.async.shared::cta;" ::: "memory"));
 }
 
 __device__ __forceinline__ void bar_expect(unsigned int bar, unsigned int bytes)
 {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-                 : "memory");
+    STAGED_SM90(asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory"));
 }
 
 // waits for the barrier's first phase (a block's only one)
@@ -65,11 +75,11 @@ __device__ __forceinline__ void bar_wait(unsigned int bar)
 {
     unsigned int done = 0;
     while (!done)
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;"
+        STAGED_SM90(asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;"
                      " selp.u32 %0, 1, 0, p; }"
                      : "=r"(done)
                      : "r"(bar)
-                     : "memory");
+                     : "memory"));
 }
 
 // A bilinear tap of a box at (bx, by): the top-left texel (x, y) in the box
@@ -328,6 +338,12 @@ template <typename K> cudaError_t set_smem(K kernel, size_t bytes)
 extern "C" int bench_staged_init(staged_args *a)
 {
     static_assert(sizeof(CUtensorMap) == 128, "tensor map size");
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+        return (int)cudaErrorUnknown;
+    if (major < 9)
+        return STAGED_NEEDS_SM90;
     for (int c = 0; c < 2; c++)
         for (int p = 0; p < (a->nv12 ? 2 : 1); p++) {
             const int bpp = a->nv12 ? (p ? 2 : 1) : 4;

@@ -32,6 +32,8 @@ extern "C" {
 
 enum { STAGED_NONE = 0, STAGED_TEX = 1, STAGED_SMEM = 2 };
 enum { STAGED_ROWS = 8 }; /* rows per box copy */
+/* bench_staged_init's answer on a device older than sm_90 (no tensor copies) */
+enum { STAGED_NEEDS_SM90 = -90 };
 
 typedef struct staged_tile {
     int16_t x0, y0;   /* RGBA / luma box origin (texels; may be negative: zero fill) */

@@ -26,7 +26,7 @@ typedef struct fovea_convert_options {
     uint8_t alpha;               /**< alpha written when the source has none; default 255 */
 } fovea_convert_options;
 
-void fovea_convert_options_init(fovea_convert_options *o);
+FOVEA_API void fovea_convert_options_init(fovea_convert_options *o);
 
 /** Convert src into dst (same width/height, any two formats, host frames).
  *  Chroma downsampling averages the covered samples; upsampling replicates the
@@ -41,8 +41,8 @@ void fovea_convert_options_init(fovea_convert_options *o);
  *  @param ctx for threads (may be NULL = single thread)
  *  @param opt NULL = defaults
  *  @return FOVEA_OK, FOVEA_ERR_MISMATCH (sizes), FOVEA_ERR_INVALID_ARG */
-int fovea_frame_convert(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src,
-                        const fovea_convert_options *opt);
+FOVEA_API int fovea_frame_convert(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src,
+                                  const fovea_convert_options *opt);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fovea/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -13,12 +15,6 @@ extern "C" {
 #define FOVEA_VERSION_MAJOR 0
 #define FOVEA_VERSION_MINOR 1
 #define FOVEA_VERSION_PATCH 0
-
-#if defined(__GNUC__)
-#define FOVEA_API __attribute__((visibility("default")))
-#else
-#define FOVEA_API
-#endif
 
 /** Status codes. FOVEA_OK is 0, errors are negative; FOVEA_EOF (positive) is a
  *  normal end of stream returned by readers. */

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fovea/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -52,15 +54,15 @@ typedef struct fovea_pixfmt_desc {
 } fovea_pixfmt_desc;
 
 /** @return the description of fmt, or NULL when fmt is invalid. */
-const fovea_pixfmt_desc *fovea_pixfmt_get_desc(fovea_pixfmt fmt);
+FOVEA_API const fovea_pixfmt_desc *fovea_pixfmt_get_desc(fovea_pixfmt fmt);
 /** @return the canonical name of fmt ("?" if invalid). */
-const char *fovea_pixfmt_name(fovea_pixfmt fmt);
+FOVEA_API const char *fovea_pixfmt_name(fovea_pixfmt fmt);
 /** Parse a name ("gray", "gray8", "gray10", "yuv420p", "i420", "i420p10", "yuv420p10le",
  *  "nv12", "rgb24", "rgba", ...). @return the format, or FOVEA_PIX_NONE. */
-fovea_pixfmt fovea_pixfmt_from_name(const char *name);
+FOVEA_API fovea_pixfmt fovea_pixfmt_from_name(const char *name);
 /** YUV/gray format with the given chroma subsampling (420, 422, 444 or 400=gray)
  *  and bit depth (8, 10, 12, 16). @return FOVEA_PIX_NONE when no such format. */
-fovea_pixfmt fovea_pixfmt_yuv(int chroma, int bit_depth);
+FOVEA_API fovea_pixfmt fovea_pixfmt_yuv(int chroma, int bit_depth);
 
 /** Where a frame's pixels live. */
 typedef enum fovea_memtype {
@@ -85,12 +87,12 @@ typedef struct fovea_frame {
 } fovea_frame;
 
 /** Width in samples-per-row units and height of plane p of a w x h frame. */
-int fovea_plane_width(fovea_pixfmt fmt, int w, int p);
-int fovea_plane_height(fovea_pixfmt fmt, int h, int p);
+FOVEA_API int fovea_plane_width(fovea_pixfmt fmt, int w, int p);
+FOVEA_API int fovea_plane_height(fovea_pixfmt fmt, int h, int p);
 /** Bytes of one row of plane p without padding. */
-size_t fovea_plane_row_bytes(fovea_pixfmt fmt, int w, int p);
+FOVEA_API size_t fovea_plane_row_bytes(fovea_pixfmt fmt, int w, int p);
 /** Bytes of a tightly packed frame (sum of plane rows x heights). 0 on overflow/invalid. */
-size_t fovea_frame_packed_size(fovea_pixfmt fmt, int w, int h);
+FOVEA_API size_t fovea_frame_packed_size(fovea_pixfmt fmt, int w, int h);
 
 /** Largest width/height accepted anywhere in fovea. */
 #define FOVEA_MAX_DIM 16384
@@ -99,39 +101,39 @@ size_t fovea_frame_packed_size(fovea_pixfmt fmt, int w, int h);
  *  @param ctx context (may be NULL for FOVEA_MEM_HOST); PINNED/DEVICE need a CUDA context
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (bad size/format), FOVEA_ERR_NOMEM,
  *          FOVEA_ERR_NO_DEVICE (CUDA memory without CUDA), FOVEA_ERR_CUDA */
-int fovea_frame_alloc(fovea_context *ctx, fovea_frame *f, int width, int height,
-                      fovea_pixfmt fmt, fovea_memtype mem);
+FOVEA_API int fovea_frame_alloc(fovea_context *ctx, fovea_frame *f, int width, int height,
+                                fovea_pixfmt fmt, fovea_memtype mem);
 
 /** Free a frame made by fovea_frame_alloc and zero it. Frames wrapping caller
  *  memory are only zeroed. Safe on a zeroed frame. */
-void fovea_frame_free(fovea_context *ctx, fovea_frame *f);
+FOVEA_API void fovea_frame_free(fovea_context *ctx, fovea_frame *f);
 
 /** Copy pixels between two frames of the same size and format, in any memory
  *  combination. Copies touching device or pinned memory are queued on the context
  *  stream: call fovea_sync() before reading a host destination. Host-to-host
  *  copies finish before return. @return FOVEA_OK or negative status. */
-int fovea_frame_copy(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src);
+FOVEA_API int fovea_frame_copy(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src);
 
 /** Fill every byte of every plane (rows only, not padding) with value. Host or device. */
-int fovea_frame_fill(fovea_context *ctx, fovea_frame *f, uint8_t value);
+FOVEA_API int fovea_frame_fill(fovea_context *ctx, fovea_frame *f, uint8_t value);
 
 /** Compare two host frames sample by sample. @return 1 when equal, 0 otherwise. */
-int fovea_frame_equal(const fovea_frame *a, const fovea_frame *b);
+FOVEA_API int fovea_frame_equal(const fovea_frame *a, const fovea_frame *b);
 
 /** A pool of identical frames, so per-frame loops allocate nothing. */
 typedef struct fovea_frame_pool fovea_frame_pool;
 
 /** Create a pool of count frames (count >= 1). */
-int fovea_frame_pool_create(fovea_context *ctx, fovea_frame_pool **pool, int count,
-                            int width, int height, fovea_pixfmt fmt, fovea_memtype mem);
+FOVEA_API int fovea_frame_pool_create(fovea_context *ctx, fovea_frame_pool **pool, int count,
+                                      int width, int height, fovea_pixfmt fmt, fovea_memtype mem);
 /** Take a free frame. @return FOVEA_OK, or FOVEA_ERR_NOMEM when all are in use. */
-int fovea_frame_pool_get(fovea_frame_pool *pool, fovea_frame **f);
+FOVEA_API int fovea_frame_pool_get(fovea_frame_pool *pool, fovea_frame **f);
 /** Return a frame taken from this pool. */
-int fovea_frame_pool_put(fovea_frame_pool *pool, fovea_frame *f);
+FOVEA_API int fovea_frame_pool_put(fovea_frame_pool *pool, fovea_frame *f);
 /** Number of frames currently free. */
-int fovea_frame_pool_available(const fovea_frame_pool *pool);
+FOVEA_API int fovea_frame_pool_available(const fovea_frame_pool *pool);
 /** Destroy the pool (frames must have been returned) and set *pool to NULL. */
-void fovea_frame_pool_destroy(fovea_frame_pool **pool);
+FOVEA_API void fovea_frame_pool_destroy(fovea_frame_pool **pool);
 
 #ifdef __cplusplus
 }

@@ -35,7 +35,7 @@ typedef struct fovea_video_info {
 #define FOVEA_COLOR_RANGE_FULL 2    /**< XCOLORRANGE=FULL */
 
 /** Fill info with "unknown" values (fps 0/0, interlace '?', count -1). */
-void fovea_video_info_init(fovea_video_info *info);
+FOVEA_API void fovea_video_info_init(fovea_video_info *info);
 
 /** Options for opening a reader. */
 typedef struct fovea_reader_options {
@@ -47,33 +47,33 @@ typedef struct fovea_reader_options {
 
 typedef struct fovea_reader fovea_reader;
 
-void fovea_reader_options_init(fovea_reader_options *o);
+FOVEA_API void fovea_reader_options_init(fovea_reader_options *o);
 
 /** Open path for reading ("-" = standard input).
  *  On failure *r is NULL and, when errbuf is not NULL, a message naming the file
  *  and the problem is written to errbuf.
  *  @return FOVEA_OK or a negative status */
-int fovea_reader_open(fovea_reader **r, const char *path, const fovea_reader_options *opt,
-                      char *errbuf, size_t errbuf_size);
+FOVEA_API int fovea_reader_open(fovea_reader **r, const char *path, const fovea_reader_options *opt,
+                                char *errbuf, size_t errbuf_size);
 
 /** Stream properties of an open reader. */
-const fovea_video_info *fovea_reader_info(const fovea_reader *r);
+FOVEA_API const fovea_video_info *fovea_reader_info(const fovea_reader *r);
 
 /** Read the next frame into f. f must be a host frame of the stream's size and
  *  format, or a zeroed frame (then it is allocated). f->index is set.
  *  @return FOVEA_OK, FOVEA_EOF at a clean end, or a negative status with the
  *          message (file, frame number, what) in fovea_reader_error(). A truncated
  *          frame is an error, never returned as if whole. */
-int fovea_reader_read(fovea_reader *r, fovea_frame *f);
+FOVEA_API int fovea_reader_read(fovea_reader *r, fovea_frame *f);
 
 /** Skip n frames. @return FOVEA_OK, FOVEA_EOF, or a negative status. */
-int fovea_reader_skip(fovea_reader *r, int64_t n);
+FOVEA_API int fovea_reader_skip(fovea_reader *r, int64_t n);
 
 /** @return the last error message of the reader ("" if none). */
-const char *fovea_reader_error(const fovea_reader *r);
+FOVEA_API const char *fovea_reader_error(const fovea_reader *r);
 
 /** Close and set *r to NULL. Safe on NULL. */
-void fovea_reader_close(fovea_reader **r);
+FOVEA_API void fovea_reader_close(fovea_reader **r);
 
 typedef struct fovea_writer fovea_writer;
 
@@ -82,32 +82,32 @@ typedef struct fovea_writer fovea_writer;
  *  PNM/PNG writers accept one frame, or many when path contains a printf
  *  pattern for the frame number (e.g. "out%04d.png").
  *  @return FOVEA_OK or a negative status (message in errbuf). */
-int fovea_writer_open(fovea_writer **w, const char *path, fovea_container container,
-                      const fovea_video_info *info, char *errbuf, size_t errbuf_size);
+FOVEA_API int fovea_writer_open(fovea_writer **w, const char *path, fovea_container container,
+                                const fovea_video_info *info, char *errbuf, size_t errbuf_size);
 
 /** Write one host frame (same size/format as the writer's info). */
-int fovea_writer_write(fovea_writer *w, const fovea_frame *f);
+FOVEA_API int fovea_writer_write(fovea_writer *w, const fovea_frame *f);
 
-const char *fovea_writer_error(const fovea_writer *w);
+FOVEA_API const char *fovea_writer_error(const fovea_writer *w);
 
 /** Flush and close; @return FOVEA_OK or FOVEA_ERR_IO if the final flush failed.
  *  Sets *w to NULL. Safe on NULL. */
-int fovea_writer_close(fovea_writer **w);
+FOVEA_API int fovea_writer_close(fovea_writer **w);
 
 /** Container chosen for a path by extension (.y4m, .yuv, .pgm/.ppm/.pnm, .png);
  *  "-" is Y4M. @return FOVEA_CONTAINER_AUTO when unknown. */
-fovea_container fovea_container_from_path(const char *path);
-const char *fovea_container_name(fovea_container c);
+FOVEA_API fovea_container fovea_container_from_path(const char *path);
+FOVEA_API const char *fovea_container_name(fovea_container c);
 
 /* In-memory decoders used by the readers above and by the fuzz targets.
  * They allocate f (host) on success. */
 
 /** Decode a whole PNM file held in memory. */
-int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz);
+FOVEA_API int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz);
 /** Decode a whole PNG file held in memory (gray -> gray8/16, or gray10/12 when
  *  sBIT says so; gray+alpha -> rgba; RGB -> rgb24, RGBA -> rgba; palette
  *  expanded, to rgba with tRNS; 16-bit color reduced to 8). */
-int fovea_png_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz);
+FOVEA_API int fovea_png_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

@@ -19,21 +19,21 @@ typedef struct fovea_stitch_map fovea_stitch_map;
 /** Build a map from a rig JSON file (see docs/rig.md).
  *  @param ctx threads for the build (may be NULL); @param err message buffer
  *  @return FOVEA_OK, FOVEA_ERR_IO, FOVEA_ERR_CORRUPT (invalid rig, message names the field) */
-int fovea_stitch_map_from_rig(fovea_context *ctx, const char *rig_path, fovea_stitch_map **map,
-                              char *err, size_t errsz);
+FOVEA_API int fovea_stitch_map_from_rig(fovea_context *ctx, const char *rig_path, fovea_stitch_map **map,
+                                        char *err, size_t errsz);
 /** Load a map file written by fovea_stitch_map_save (docs/map-format.md). */
-int fovea_stitch_map_load(const char *path, fovea_stitch_map **map, char *err, size_t errsz);
+FOVEA_API int fovea_stitch_map_load(const char *path, fovea_stitch_map **map, char *err, size_t errsz);
 /** Save a map file. */
-int fovea_stitch_map_save(const fovea_stitch_map *map, const char *path, char *err, size_t errsz);
+FOVEA_API int fovea_stitch_map_save(const fovea_stitch_map *map, const char *path, char *err, size_t errsz);
 /** Import six full-resolution float tables (lut_left_x.bin, ... weight_right.bin). */
-int fovea_stitch_map_import(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
-                            fovea_stitch_map **map, char *err, size_t errsz);
+FOVEA_API int fovea_stitch_map_import(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
+                                      fovea_stitch_map **map, char *err, size_t errsz);
 /** Panorama size and camera count/sizes of a map. */
-void fovea_stitch_map_geometry(const fovea_stitch_map *map, int *pano_w, int *pano_h,
-                               int *num_cameras);
-void fovea_stitch_map_camera_size(const fovea_stitch_map *map, int cam, int *w, int *h);
+FOVEA_API void fovea_stitch_map_geometry(const fovea_stitch_map *map, int *pano_w, int *pano_h,
+                                         int *num_cameras);
+FOVEA_API void fovea_stitch_map_camera_size(const fovea_stitch_map *map, int cam, int *w, int *h);
 /** Free a map and set *map to NULL. */
-void fovea_stitch_map_destroy(fovea_stitch_map **map);
+FOVEA_API void fovea_stitch_map_destroy(fovea_stitch_map **map);
 
 /** Per-camera color correction: out = 255 * (clamp(gain[k] * in, 0, 255) / 255) ^ gamma,
  *  per RGB channel k. Identity: gains 1, gamma 1. */
@@ -69,14 +69,14 @@ typedef struct fovea_stitch_settings {
                                    I420 with aligned planes), faster, within 1 code value */
 } fovea_stitch_settings;
 
-void fovea_stitch_default_settings(fovea_stitch_settings *s);
+FOVEA_API void fovea_stitch_default_settings(fovea_stitch_settings *s);
 
 typedef struct fovea_stitcher fovea_stitcher;
 
 /** Create a stitcher for a map on the context's backend. The map is copied
  *  (device tables uploaded once); the caller may destroy it afterwards. */
-int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **st, const fovea_stitch_map *map,
-                          const fovea_stitch_settings *s);
+FOVEA_API int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **st, const fovea_stitch_map *map,
+                                    const fovea_stitch_settings *s);
 
 /** Stitch one set of synchronized camera frames.
  *  @param inputs num_cameras frames, all RGBA, all RGB24, all NV12 or all I420, each
@@ -87,8 +87,8 @@ int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **st, const fovea_s
  *  On the CUDA backend the work is queued on the context stream; a host or pinned
  *  output is complete on return, a device output once the stream gets there.
  *  @return FOVEA_OK or a negative status (detail in fovea_last_error). */
-int fovea_stitcher_process(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
-                           fovea_frame *out);
+FOVEA_API int fovea_stitcher_process(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
+                                     fovea_frame *out);
 
 /** Like fovea_stitcher_process, but on the CUDA backend nothing waits: pinned
  *  inputs are copied and a pinned output is written asynchronously on the context
@@ -96,22 +96,22 @@ int fovea_stitcher_process(fovea_stitcher *st, const fovea_frame *const *inputs,
  *  With several contexts (streams) this overlaps one frame's copies with another's
  *  kernel. Pageable host frames still make the call wait for their copies. On the
  *  CPU backend it is fovea_stitcher_process. */
-int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
-                                 fovea_frame *out);
+FOVEA_API int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
+                                           fovea_frame *out);
 
 /** Set fixed corrections (mode FIXED, or the starting point of AUTO). */
-int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_correction *cc, int n);
+FOVEA_API int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_correction *cc, int n);
 /** Corrections in use now: those the next frame will be stitched with (automatic
  *  balance absorbs new statistics at the end of a process call). */
-int fovea_stitcher_get_color(const fovea_stitcher *st, fovea_color_correction *cc, int n);
+FOVEA_API int fovea_stitcher_get_color(const fovea_stitcher *st, fovea_color_correction *cc, int n);
 
 /** Measure the overlaps of one set of frames and solve for corrections without
  *  stitching (used for stills: analyse then apply on the same frame).
  *  @param apply 1: the result becomes the corrections in use (no smoothing) */
-int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
-                           int apply, fovea_color_correction *result);
+FOVEA_API int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
+                                     int apply, fovea_color_correction *result);
 
-void fovea_stitcher_destroy(fovea_stitcher **st);
+FOVEA_API void fovea_stitcher_destroy(fovea_stitcher **st);
 
 /** Largest gain or gamma fovea_color_corrections_from_json accepts. */
 #define FOVEA_COLOR_JSON_MAX 1e6
@@ -125,13 +125,13 @@ void fovea_stitcher_destroy(fovea_stitcher **st);
  *  @return FOVEA_OK, FOVEA_ERR_CORRUPT (not JSON, a missing or invalid field),
  *          FOVEA_ERR_MISMATCH (another number of cameras) or FOVEA_ERR_INVALID_ARG;
  *          err names the field, e.g. "cameras[1].gain[2]: must be a number > 0 ..." */
-int fovea_color_corrections_from_json(const char *json, size_t len, int n,
-                                      fovea_color_correction *cc, char *err, size_t errsz);
+FOVEA_API int fovea_color_corrections_from_json(const char *json, size_t len, int n,
+                                                fovea_color_correction *cc, char *err, size_t errsz);
 
 /** The corrections as JSON that fovea_color_corrections_from_json reads back to the
  *  same floats (and `fovea stitch --color fixed:FILE` takes).
  *  @return a NUL-terminated string to free(), or NULL (bad arguments, no memory) */
-char *fovea_color_corrections_to_json(const fovea_color_correction *cc, int n);
+FOVEA_API char *fovea_color_corrections_to_json(const fovea_color_correction *cc, int n);
 
 #ifdef __cplusplus
 }
