@@ -172,8 +172,8 @@ static void test_malformed(void)
     BAD_TEXT("[1, 2]", "(root): must be an object");
 
     /* required fields and types */
-    BAD("\"panorama\"", "\"panoramaX\"", "panorama: missing required field");
-    BAD("\"panorama\": {", "\"panorama\": 3, \"x\": {", "panorama: must be an object");
+    BAD_TEXT("{\"blend\": {\"feather\": 1}, \"cameras\": []}", "panorama: missing required field");
+    BAD("\"panorama\": {", "\"panorama\": 3, \"max_theta\": {", "panorama: must be an object");
     BAD("\"projection\": \"equirectangular\",", "", "panorama.projection: missing");
     BAD("\"equirectangular\"", "\"mercator\"",
         "panorama.projection: unknown projection 'mercator' (equirectangular, cylindrical)");
@@ -201,7 +201,9 @@ static void test_malformed(void)
     BAD("\"blend\"", "\"max_theta\": \"x\", \"blend\"", "max_theta: must be a number");
 
     /* cameras */
-    BAD("\"cameras\"", "\"kameras\"", "cameras: missing required field");
+    BAD_TEXT("{\"panorama\": {\"projection\": \"cylindrical\", \"width\": 100, \"height\": 50,"
+             " \"hfov\": 90}}",
+             "cameras: missing required field");
     BAD_TEXT("{\"panorama\": {\"projection\": \"cylindrical\", \"width\": 100, \"height\": 50,"
              " \"hfov\": 90}, \"cameras\": []}",
              "cameras: must have 1 to 16 entries");
@@ -303,6 +305,90 @@ static void test_validate_and_load(void)
     free(buf);
 }
 
+/* Unknown keys (with the nearest known one), duplicates and NUL characters,
+ * at every level of the rig; each used to parse as valid, the misspelt or
+ * repeated value silently ignored. */
+static void test_keys(void)
+{
+    /* misspelt, at each level */
+    BAD("\"blend\"", "\"blnd\"", "(root): unknown key \"blnd\" (did you mean \"blend\"?)");
+    BAD("\"cameras\"", "\"kameras\"",
+        "(root): unknown key \"kameras\" (did you mean \"cameras\"?)");
+    BAD("\"blend\"", "\"max_teta\": 90, \"blend\"",
+        "(root): unknown key \"max_teta\" (did you mean \"max_theta\"?)");
+    BAD("\"hfov\"", "\"hvof\"", "panorama: unknown key \"hvof\" (did you mean \"hfov\"?)");
+    BAD("\"projection\"", "\"projektion\"",
+        "panorama: unknown key \"projektion\" (did you mean \"projection\"?)");
+    BAD("\"feather\"", "\"fether\"", "blend: unknown key \"fether\" (did you mean \"feather\"?)");
+    BAD("\"dist\": [0.02", "\"distortion\": [0.02",
+        "cameras[1]: unknown key \"distortion\" (did you mean \"dist\"?)");
+    BAD("\"roll\": 0.0 }\n  ]", "\"rol\": 0.0 }\n  ]",
+        "cameras[1]: unknown key \"rol\" (did you mean \"roll\"?)");
+    /* a case-insensitive match is preferred to closer spellings */
+    BAD("\"yaw\": 35.0", "\"Yaw\": 35.0",
+        "cameras[1]: unknown key \"Yaw\" (did you mean \"yaw\"?)");
+    BAD("\"panorama\"", "\"Panorama\"",
+        "(root): unknown key \"Panorama\" (did you mean \"panorama\"?)");
+    BAD("\"fx\": 2132.0", "\"FX\": 2132.0",
+        "cameras[0]: unknown key \"FX\" (did you mean \"fx\"?)");
+    /* nothing near: the known keys are listed */
+    BAD("\"feather\"", "\"width\"",
+        "blend: unknown key \"width\" (known keys: feather)");
+    BAD("\"name\": \"left\"", "\"focal\": 1, \"name\": \"left\"",
+        "cameras[0]: unknown key \"focal\" (known keys: name, model, width, height, fx, fy, cx, "
+        "cy, dist, yaw, pitch, roll)");
+    /* no comment keys: JSON has no comments, and an ignored key is a typo */
+    BAD("\"blend\"", "\"comment\": \"test rig\", \"blend\"", "(root): unknown key \"comment\"");
+    BAD("\"blend\"", "\"_note\": 1, \"blend\"", "(root): unknown key \"_note\"");
+    /* odd bytes are shown escaped */
+    BAD("\"feather\"", "\"fe\\\"a\\u00e9\\tther\"",
+        "blend: unknown key \"fe\\\"a\\xc3\\xa9\\x09ther\"");
+
+    /* duplicates: cJSON keeps both members, the parser used the first */
+    BAD("\"feather\": 64", "\"feather\": 64, \"feather\": 8",
+        "blend: duplicate key \"feather\"");
+    BAD("\"yaw\": 35.0", "\"yaw\": 35.0, \"yaw\": 40",
+        "cameras[1]: duplicate key \"yaw\"");
+    BAD("\"hfov\": 150.0", "\"hfov\": 150.0, \"hfov\": 150.0",
+        "panorama: duplicate key \"hfov\"");
+    BAD("\"blend\"", "\"cameras\": [], \"blend\"", "(root): duplicate key \"cameras\"");
+
+    /* NUL in a key or a string: cJSON cuts the string there ("ya" for "ya\u0000w") */
+    BAD("\"yaw\": -35.0", "\"ya\\u0000w\": -35.0",
+        "the key at line 9, column 7 contains a NUL character (\\u0000)");
+    BAD("\"name\": \"left\"", "\"name\": \"le\\u0000ft\"",
+        "the string at line 6, column 15 contains a NUL character (\\u0000)");
+    BAD("\"name\": \"left\"", "\"na\\u0000\": 1, \"name\": \"left\"",
+        "the key at line 6, column 7 contains a NUL character");
+    {
+        /* a raw NUL byte inside a string */
+        char *j = subst(spec_json, "\"left\"", "\"le@ft\"");
+        size_t n = strlen(j);
+        *strchr(j, '@') = '\0';
+        fovea_rig rig;
+        char err[512] = "";
+        CHECK(fovea_rig_parse(j, n, &rig, err, sizeof(err)) < 0);
+        CHECK(strstr(err, "the string at line 6, column 15 contains a NUL character") != NULL);
+        free(j);
+    }
+    /* an escaped backslash before u0000 is no NUL; neither is \u0000 outside a string */
+    {
+        char *j = subst(spec_json, "\"left\"", "\"le\\\\u0000ft\"");
+        fovea_rig rig;
+        char err[512] = "";
+        CHECK_EQ_INT(fovea_rig_parse(j, strlen(j), &rig, err, sizeof(err)), FOVEA_OK);
+        CHECK(strcmp(rig.cameras[0].name, "le\\u0000ft") == 0);
+        free(j);
+    }
+    /* the text after the document may end in NUL bytes (a C string's terminator) */
+    {
+        fovea_rig rig;
+        char err[512] = "";
+        CHECK_EQ_INT(fovea_rig_parse(spec_json, strlen(spec_json) + 1, &rig, err, sizeof(err)),
+                     FOVEA_OK);
+    }
+}
+
 /* The fuzz corpus: each file loads, or fails naming what its name says. */
 static void test_corpus(void)
 {
@@ -323,6 +409,10 @@ static void test_corpus(void)
         {"pano_too_wide.json", "panorama.width: must be an integer in [1, 16384] (got 16385)"},
         {"truncated.json", "invalid JSON near line 7"},
         {"unknown_model.json", "cameras[1].model: unknown model 'fishye'"},
+        {"key_typo_feather.json", "blend: unknown key \"fether\" (did you mean \"feather\"?)"},
+        {"key_case_yaw.json", "cameras[1]: unknown key \"Yaw\" (did you mean \"yaw\"?)"},
+        {"key_duplicate.json", "panorama: duplicate key \"width\""},
+        {"key_nul.json", "the key at line 2, column 106 contains a NUL character"},
     };
     char path[2048], err[512];
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
@@ -349,5 +439,6 @@ int main(void)
     test_defaults();
     test_malformed();
     test_validate_and_load();
+    test_keys();
     return test_finish("test_stitch_rig");
 }

@@ -495,6 +495,26 @@ static int write_json(const track_args *a, const history *h, int w, int hgt, dou
 
 /* ------------------------------------------------------------------ main */
 
+/* The pyramid options that cannot work on a w x h input: name them, with the
+ * library's reason (fovea_klt_check_params). @return CLI_EXIT_USAGE */
+static int pyramid_conflict(const track_args *a, KLT_TrackingContext tc, int w, int h)
+{
+    const char *why = fovea_klt_last_error(tc);
+    const char *p = why[0] == '(' ? strstr(why, ") ") : NULL;
+    if (p)
+        why = p + 2;   /* drop the "(function) " prefix */
+    const char *input = cli_display_path(a->inputs[0], 0);
+    if (w < a->window || h < a->window)
+        return cli_usage_error(spec.name, "%s: --window %d does not fit the %dx%d input: %s",
+                               input, a->window, w, h, why);
+    return cli_usage_error(spec.name,
+                           "%s: --pyramid-levels %d%s and --subsampling %d%s conflict with "
+                           "--window %d%s for the %dx%d input: %s",
+                           input, tc->nPyramidLevels, a->levels ? "" : " (default)",
+                           tc->subsampling, a->subsampling ? "" : " (default)", a->window,
+                           a->window != 7 ? "" : " (default)", w, h, why);
+}
+
 int cmd_track(int argc, char **argv)
 {
     track_args a;
@@ -562,6 +582,12 @@ int cmd_track(int argc, char **argv)
     if (a.subsampling)
         tc->subsampling = a.subsampling;
     KLTUpdateTCBorder(tc);
+    /* a conflict of the options with the input's size is a usage error, found
+     * before any frame is read */
+    if (fovea_klt_check_params(tc, w, h) < 0) {
+        rc = pyramid_conflict(&a, tc, w, h);
+        goto end;
+    }
 
     if (a.overlay) {
         fovea_container oc = cli_container_for(a.overlay, FOVEA_CONTAINER_AUTO);

@@ -214,6 +214,20 @@ FOVEA_API void fovea_klt_print_context(KLT_TrackingContext tc, FILE *fp);
 FOVEA_API int fovea_klt_last_status(const KLT_TrackingContext tc);
 FOVEA_API const char *fovea_klt_last_error(const KLT_TrackingContext tc);
 
+/** The parameter check every processing call makes, for images of ncols x
+ *  nrows, without processing anything (e.g. before reading any frame):
+ *  subsampling in {2, 4, 8, 16, 32}, nPyramidLevels in 1..32, and every
+ *  pyramid level at least as large as the window (after KLT's window
+ *  corrections). KLTUpdateTCBorder also sets the last status: it fails (and
+ *  sets the borders to INT_MAX) when the border does not fit in an int.
+ *  @param tc    the context, with its fields set
+ *  @param ncols image width, 1..FOVEA_MAX_DIM
+ *  @param nrows image height, 1..FOVEA_MAX_DIM
+ *  @return FOVEA_OK, or FOVEA_ERR_INVALID_ARG with a message naming the
+ *          conflicting parameters in fovea_klt_last_error() (also the last
+ *          status) */
+FOVEA_API int fovea_klt_check_params(KLT_TrackingContext tc, int ncols, int nrows);
+
 /** KLTWriteFeatureList / History / Table with a status: FOVEA_OK,
  *  FOVEA_ERR_INVALID_ARG (bad fmt, binary to stderr) or FOVEA_ERR_IO. */
 FOVEA_API int fovea_klt_write_feature_list(KLT_FeatureList fl, const char *fname,

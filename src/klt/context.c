@@ -1,6 +1,7 @@
 /* KLT tracking context: defaults, pyramid / border parameters, printing, and
  * the per-context messages and errors (KLT prints and exits; fovea logs to the
  * context's callback and records a status). */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -174,12 +175,17 @@ void KLTChangeTCPyramid(KLT_TrackingContext tc, int search_range)
 
 void KLTUpdateTCBorder(KLT_TrackingContext tc)
 {
-    if (!tc)
+    if (!tc || !tc->priv)
         return;
     klt_state *st = klt_priv(tc);
     int gauss_width, deriv_width;
     int ss = tc->subsampling;
 
+    st->status = FOVEA_OK;
+    st->err[0] = '\0';
+    /* a subsampling outside the set would divide by zero (or worse) below */
+    if (klt_pyramid_params_check(tc) < 0)
+        return;
     klt_fix_window(tc, "KLTUpdateTCBorder");
     int wmax = tc->window_width > tc->window_height ? tc->window_width : tc->window_height;
     int window_hw = wmax / 2;
@@ -197,12 +203,24 @@ void KLTUpdateTCBorder(KLT_TrackingContext tc)
         float val = ((float)n_invalid + pyramid_gauss_hw) / ss;
         n_invalid = (int)(val + 0.99);
     }
-    int ss_power = 1;
-    for (int i = 1; i < tc->nPyramidLevels; i++)
+    /* border = (n_invalid + window_hw) * ss^(levels-1), in 64 bits and
+     * saturated: 8 levels of subsampling 32 need 2^35 */
+    long long ss_power = 1;
+    for (int i = 1; i < tc->nPyramidLevels && ss_power <= INT_MAX; i++)
         ss_power *= ss;
-    int border = (n_invalid + window_hw) * ss_power;
-    tc->borderx = border;
-    tc->bordery = border;
+    long long border = ((long long)n_invalid + window_hw) * ss_power;
+    if (ss_power > INT_MAX || border > INT_MAX) {
+        /* no image holds such a pyramid: the processing calls refuse it too */
+        tc->borderx = tc->bordery = INT_MAX;
+        klt_fail(tc, FOVEA_ERR_INVALID_ARG,
+                 "(KLTUpdateTCBorder) nPyramidLevels %d with subsampling %d and a %dx%d "
+                 "window: the border (%d + %d) * %d^%d overflows an int (more than %d)",
+                 tc->nPyramidLevels, ss, tc->window_width, tc->window_height, n_invalid,
+                 window_hw, ss, tc->nPyramidLevels - 1, INT_MAX);
+        return;
+    }
+    tc->borderx = (int)border;
+    tc->bordery = (int)border;
 }
 
 void KLTStopSequentialMode(KLT_TrackingContext tc)
@@ -278,6 +296,20 @@ const char *fovea_klt_last_error(const KLT_TrackingContext tc)
     return ((const klt_state *)tc->priv)->err;
 }
 
+int fovea_klt_check_params(KLT_TrackingContext tc, int ncols, int nrows)
+{
+    if (!tc || !tc->priv)
+        return FOVEA_ERR_INVALID_ARG;
+    klt_state *st = klt_priv(tc);
+    st->status = FOVEA_OK;
+    st->err[0] = '\0';
+    if (ncols < 1 || nrows < 1 || ncols > FOVEA_MAX_DIM || nrows > FOVEA_MAX_DIM)
+        return klt_fail(tc, FOVEA_ERR_INVALID_ARG,
+                        "(fovea_klt_check_params) bad image size %dx%d (1..%d)", ncols, nrows,
+                        FOVEA_MAX_DIM);
+    return klt_params_check(tc, ncols, nrows, "fovea_klt_check_params");
+}
+
 /* ---- processing calls: checks, messages, then the backend ---- */
 
 static int check_call(KLT_TrackingContext tc, const void *img, int ncols, int nrows,
@@ -292,8 +324,11 @@ static int check_call(KLT_TrackingContext tc, const void *img, int ncols, int nr
         nrows > FOVEA_MAX_DIM)
         return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "(%s) bad arguments (%dx%d image)", who,
                         ncols, nrows);
+    int rc = klt_params_check(tc, ncols, nrows, who);
+    if (rc < 0)
+        return rc;
     const klt_backend *b = NULL;
-    int rc = klt_backend_pick(tc, &b);
+    rc = klt_backend_pick(tc, &b);
     if (rc < 0)
         return rc;
     if (st->backend && st->backend != b) {

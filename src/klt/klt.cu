@@ -1328,8 +1328,10 @@ __global__ void track_kernel(klt_cuda_track_args A)
     }
     if (lane != 0)
         return;
-    const bool outside = xout < (float)A.borderx || xout > (float)(A.ncols - 1 - A.borderx) ||
-                         yout < (float)A.bordery || yout > (float)(A.nrows - 1 - A.bordery);
+    const bool outside = xout < (float)A.borderx ||
+                         xout > (float)((long long)A.ncols - 1 - A.borderx) ||
+                         yout < (float)A.bordery ||
+                         yout > (float)((long long)A.nrows - 1 - A.bordery);
     if (val == kOob || outside) {
         A.out_x[f] = -1.0f;
         A.out_y[f] = -1.0f;

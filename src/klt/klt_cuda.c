@@ -693,9 +693,12 @@ static int kc_grid_make(KLT_TrackingContext tc, const float *gx, const float *gy
     g->hh = tc->window_height / 2;
     g->bx = tc->borderx < g->hw ? g->hw : tc->borderx;
     g->by = tc->bordery < g->hh ? g->hh : tc->bordery;
-    g->step = tc->nSkippedPixels + 1;
-    if (g->step < 1)
+    if (tc->nSkippedPixels < 0)
         return FOVEA_ERR_INVALID_ARG;
+    /* select.c's bounds: the same grid, no overflow */
+    g->bx = g->bx > ncols ? ncols : g->bx;
+    g->by = g->by > nrows ? nrows : g->by;
+    g->step = tc->nSkippedPixels >= FOVEA_MAX_DIM ? FOVEA_MAX_DIM : tc->nSkippedPixels + 1;
     const int span = ncols - 2 * g->bx > 0 ? ncols - 2 * g->bx : 0;
     const int rspan = nrows - 2 * g->by > 0 ? nrows - 2 * g->by : 0;
     g->nx = (span + g->step - 1) / g->step;

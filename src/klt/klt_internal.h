@@ -171,6 +171,11 @@ void klt_smooth_subsample(fovea_context *ctx, klt_kernels *k, const klt_image *i
 /* FOVEA_OK when the context's subsampling and number of pyramid levels can
  * build a pyramid, else the failure (klt_fail). */
 int klt_pyramid_params_check(KLT_TrackingContext tc);
+/* Every processing call's parameter check for an ncols x nrows image (both
+ * backends): the pyramid parameters above, and every pyramid level at least
+ * as large as the (corrected) window. FOVEA_OK, or the failure (klt_fail,
+ * message prefixed "(who) "). */
+int klt_params_check(KLT_TrackingContext tc, int ncols, int nrows, const char *who);
 /* Sequential mode: FOVEA_OK when the previous call's pyramid (image pcols x
  * prows, plevels levels, subsampling pss) can serve as this call's first one
  * for an image of ncols x nrows, else the failure (klt_fail). */

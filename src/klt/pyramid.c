@@ -21,6 +21,44 @@ int klt_pyramid_params_check(KLT_TrackingContext tc)
     return FOVEA_OK;
 }
 
+/* The window after KLT's corrections (odd, >= 3), without applying them. */
+static int effective_window(int w)
+{
+    if (w % 2 != 1)
+        w = w + 1;   /* w even, so w < INT_MAX */
+    return w < 3 ? 3 : w;
+}
+
+int klt_params_check(KLT_TrackingContext tc, int ncols, int nrows, const char *who)
+{
+    int rc;
+    if ((rc = klt_pyramid_params_check(tc)) < 0)
+        return rc;
+    const int ss = tc->subsampling, nl = tc->nPyramidLevels;
+    const int ww = effective_window(tc->window_width), wh = effective_window(tc->window_height);
+    /* level i is level i-1 divided by ss, rounded down: the coarsest level
+     * must still hold a whole window, otherwise nothing can be tracked there
+     * and the border (proportional to ss^(nl-1)) exceeds the image */
+    int c = ncols, r = nrows, fit = 0;
+    while (fit < nl && c >= ww && r >= wh) {
+        fit++;
+        c /= ss;
+        r /= ss;
+    }
+    if (fit == nl)
+        return FOVEA_OK;
+    if (fit == 0)
+        return klt_fail(tc, FOVEA_ERR_INVALID_ARG,
+                        "(%s) the %dx%d image is smaller than the %dx%d window "
+                        "(window_width %d, window_height %d)",
+                        who, ncols, nrows, ww, wh, tc->window_width, tc->window_height);
+    return klt_fail(tc, FOVEA_ERR_INVALID_ARG,
+                    "(%s) nPyramidLevels %d with subsampling %d: level %d of the %dx%d image "
+                    "is %dx%d, smaller than the %dx%d window (at most %d level%s)",
+                    who, nl, ss, fit, ncols, nrows, c, r, ww, wh, fit,
+                    fit == 1 ? " fits" : "s fit");
+}
+
 int klt_sequential_check(KLT_TrackingContext tc, int ncols, int nrows, int pcols, int prows,
                          int plevels, int pss)
 {

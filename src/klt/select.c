@@ -279,9 +279,14 @@ int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, 
     /* candidate grid */
     int bx = tc->borderx < hw ? hw : tc->borderx;
     int by = tc->bordery < hh ? hh : tc->bordery;
-    int step = tc->nSkippedPixels + 1;
-    if (step < 1)
+    if (tc->nSkippedPixels < 0)
         return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "nSkippedPixels must be >= 0");
+    /* borders beyond the image and steps beyond FOVEA_MAX_DIM give the same
+     * grid as these bounds (no column, or one); they keep 2 * bx and
+     * span + step in range */
+    bx = bx > ncols ? ncols : bx;
+    by = by > nrows ? nrows : by;
+    int step = tc->nSkippedPixels >= FOVEA_MAX_DIM ? FOVEA_MAX_DIM : tc->nSkippedPixels + 1;
     int span = ncols - 2 * bx > 0 ? ncols - 2 * bx : 0;
     int rspan = nrows - 2 * by > 0 ? nrows - 2 * by : 0;
     int nx = (span + step - 1) / step, ny = (rspan + step - 1) / step;

@@ -126,8 +126,9 @@ static void track_one(track_job *jb, KLT_Feature f, float *win)
     }
 
     /* success must also lie inside the selection border */
-    int outside = xout < tc->borderx || xout > jb->ncols - 1 - tc->borderx ||
-                  yout < tc->bordery || yout > jb->nrows - 1 - tc->bordery;
+    /* in long long: a border the caller set near INT_MIN must not overflow */
+    int outside = xout < tc->borderx || xout > (float)((long long)jb->ncols - 1 - tc->borderx) ||
+                  yout < tc->bordery || yout > (float)((long long)jb->nrows - 1 - tc->bordery);
     if (val == KLT_OOB || outside) {
         lose_feature(f, KLT_OOB);
         return;

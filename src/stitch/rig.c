@@ -129,6 +129,186 @@ typedef struct {
     size_t errsz;
 } perr;
 
+/* ------------------------------------------------------------------ keys */
+
+/* The keys of each object of a rig (the spec's fields and fovea's optional
+ * ones). Anything else is refused: a misspelt optional key would otherwise be
+ * ignored and its default used. At most 32 keys per object (a bit mask). */
+static const char *const root_keys[] = {"panorama", "blend", "max_theta", "cameras", NULL};
+static const char *const panorama_keys[] = {"projection", "width", "height", "hfov", "vfov",
+                                            "yaw",        "pitch", NULL};
+static const char *const blend_keys[] = {"feather", NULL};
+static const char *const camera_keys[] = {"name", "model", "width", "height", "fx",   "fy",
+                                          "cx",   "cy",    "dist",  "yaw",    "pitch", "roll",
+                                          NULL};
+
+/* A key as it can be shown in a message: JSON-style escapes for quotes,
+ * backslashes and bytes outside printable ASCII, cut after 40 bytes. */
+static void show_key(char *buf, size_t size, const char *key)
+{
+    size_t o = 0, i = 0;
+    for (; key[i] && i < 40 && o + 8 < size; i++) {
+        unsigned char ch = (unsigned char)key[i];
+        if (ch == '"' || ch == '\\')
+            o += (size_t)snprintf(buf + o, size - o, "\\%c", ch);
+        else if (ch < 0x20 || ch >= 0x7f)
+            o += (size_t)snprintf(buf + o, size - o, "\\x%02x", ch);
+        else
+            buf[o++] = (char)ch;
+    }
+    if (key[i] && o + 4 <= size) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o < size ? o : size - 1] = '\0';
+}
+
+static int lower_ascii(int ch)
+{
+    return ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch;
+}
+
+/* Case-insensitive edit distance with adjacent transpositions (optimal string
+ * alignment); keys longer than 64 bytes are too far from any known key. */
+static int key_distance(const char *a, const char *b)
+{
+    enum { MAXK = 64 };
+    size_t n = strlen(a), m = strlen(b);
+    if (n > MAXK || m > MAXK)
+        return MAXK;
+    int d[MAXK + 1][MAXK + 1];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int ca = lower_ascii((unsigned char)a[i - 1]);
+            int cb = lower_ascii((unsigned char)b[j - 1]);
+            int v = d[i - 1][j - 1] + (ca != cb);
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && ca == lower_ascii((unsigned char)b[j - 2]) &&
+                lower_ascii((unsigned char)a[i - 2]) == cb && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+/* 1 when one of a, b starts with the other (case-insensitive), the shorter
+ * having at least 3 bytes ("distortion" for "dist", "proj" for "projection"). */
+static int key_prefix(const char *a, const char *b)
+{
+    size_t i = 0;
+    while (a[i] && b[i] && lower_ascii((unsigned char)a[i]) == lower_ascii((unsigned char)b[i]))
+        i++;
+    return i >= 3 && (!a[i] || !b[i]);
+}
+
+/* The known key a misspelt one most likely meant, or NULL: a case-insensitive
+ * match first, then the smallest edit distance (first in the list on a tie)
+ * up to 1 for keys of 3 bytes or less, else up to max(2, a third of the
+ * known key's length), then a shared prefix. */
+static const char *nearest_key(const char *key, const char *const *known)
+{
+    const char *best = NULL;
+    int best_d = 1 << 30;
+    for (int k = 0; known[k]; k++) {
+        int d = key_distance(key, known[k]);
+        if (d == 0 && strlen(key) == strlen(known[k]))
+            return known[k];   /* differs in case only */
+        int len = (int)strlen(known[k]);
+        int limit = len <= 3 ? 1 : len / 3 > 2 ? len / 3 : 2;
+        if (d <= limit && d < best_d) {
+            best = known[k];
+            best_d = d;
+        }
+    }
+    if (best)
+        return best;
+    for (int k = 0; known[k]; k++)
+        if (key_prefix(key, known[k]))
+            return known[k];
+    return NULL;
+}
+
+/* Every member of obj must be one of known, each at most once. where names
+ * obj in messages ("(root)", "panorama", "cameras[1]"). */
+static int check_keys(const cJSON *obj, const char *where, const char *const *known, perr *pe)
+{
+    unsigned long seen = 0;
+    const cJSON *it;
+    char shown[200];
+    cJSON_ArrayForEach(it, obj) {
+        const char *key = it->string ? it->string : "";
+        int k = 0;
+        while (known[k] && strcmp(known[k], key) != 0)
+            k++;
+        show_key(shown, sizeof shown, key);
+        if (!known[k]) {
+            const char *near = nearest_key(key, known);
+            if (near)
+                return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                                    "%s: unknown key \"%s\" (did you mean \"%s\"?)", where,
+                                    shown, near);
+            char list[256];
+            size_t o = 0;
+            for (int j = 0; known[j] && o < sizeof list; j++)
+                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", j ? ", " : "",
+                                      known[j]);
+            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                                "%s: unknown key \"%s\" (known keys: %s)", where, shown, list);
+        }
+        if (seen & (1ul << k))
+            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                                "%s: duplicate key \"%s\" (each key may appear once)", where,
+                                shown);
+        seen |= 1ul << k;
+    }
+    return FOVEA_OK;
+}
+
+/* cJSON ends a string at an escaped NUL (\u0000) or a raw NUL byte, so
+ * "ya\u0000w" would read as "ya": find either in the strings of the parsed
+ * text t[0, len) (valid JSON, so quotes and escapes pair up). @return 1 and
+ * the offset of the string's opening quote, and whether it is a key. */
+static int find_nul_in_string(const char *t, size_t len, size_t *at, int *is_key)
+{
+    size_t open = 0;
+    int in_str = 0, nul = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = t[i];
+        if (!in_str) {
+            if (ch == '"') {
+                in_str = 1;
+                open = i;
+            }
+            continue;
+        }
+        if (ch == '"') {
+            in_str = 0;
+            if (nul) {
+                size_t j = i + 1;
+                while (j < len && (t[j] == ' ' || t[j] == '\t' || t[j] == '\n' || t[j] == '\r'))
+                    j++;
+                *at = open;
+                *is_key = j < len && t[j] == ':';
+                return 1;
+            }
+        } else if (ch == '\0') {
+            nul = 1;
+        } else if (ch == '\\' && i + 1 < len) {
+            if (len - i >= 6 && memcmp(t + i + 1, "u0000", 5) == 0)
+                nul = 1;
+            i++;   /* the escaped character: \\ and \" do not end anything */
+        }
+    }
+    return 0;
+}
+
 /* Read a finite number. @return 1 found, 0 absent (optional), negative on error. */
 static int get_number(const cJSON *obj, const char *key, const char *path, int required,
                       double *out, perr *pe)
@@ -183,6 +363,8 @@ static const cJSON *get_object(const cJSON *obj, const char *key, int required, 
 static int parse_panorama(const cJSON *p, fovea_rig *rig, perr *pe)
 {
     int r;
+    if ((r = check_keys(p, "panorama", panorama_keys, pe)) < 0)
+        return r;
     const cJSON *proj = cJSON_GetObjectItemCaseSensitive(p, "projection");
     if (!proj)
         return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
@@ -221,6 +403,9 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
     int r;
     if (!cJSON_IsObject(c))
         return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "cameras[%d]: must be an object", k);
+    snprintf(path, sizeof(path), "cameras[%d]", k);
+    if ((r = check_keys(c, path, camera_keys, pe)) < 0)
+        return r;
 
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
     if (name) {
@@ -350,10 +535,23 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
     }
 
     int rc = FOVEA_OK;
+    size_t nul_at;
+    int nul_key;
+    if (find_nul_in_string(json_text, end ? (size_t)(end - json_text) : len, &nul_at, &nul_key)) {
+        int line, col;
+        line_col(json_text, len, nul_at, &line, &col);
+        rc = fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
+                          "the %s at line %d, column %d contains a NUL character (\\u0000), "
+                          "which keys and strings of a rig may not hold",
+                          nul_key ? "key" : "string", line, col);
+        goto done;
+    }
     if (!cJSON_IsObject(root)) {
         rc = fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "(root): must be an object");
         goto done;
     }
+    if ((rc = check_keys(root, "(root)", root_keys, &pe)) < 0)
+        goto done;
     const cJSON *pano = get_object(root, "panorama", 1, &pe, &rc);
     if (rc < 0)
         goto done;
@@ -361,6 +559,8 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
         goto done;
     const cJSON *blend = get_object(root, "blend", 0, &pe, &rc);
     if (rc < 0)
+        goto done;
+    if (blend && (rc = check_keys(blend, "blend", blend_keys, &pe)) < 0)
         goto done;
     if (blend && (rc = get_number(blend, "feather", "blend.feather", 0, &rig->feather, &pe)) < 0)
         goto done;
