@@ -236,6 +236,8 @@ void cli_print_help(FILE *fp, const cli_spec *spec)
     }
     if (spec->notes)
         fprintf(fp, "\n%s\n", spec->notes);
+    if (!spec->notes || !strstr(spec->notes, "Exit status:"))
+        fputs("\nExit status: 0 success, 1 runtime error, 2 usage error.\n", fp);
 }
 
 /* ------------------------------------------------------------------ values */
@@ -487,12 +489,14 @@ int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o,
 {
     *r = NULL;
     fovea_container c = cli_container_for(path, o->container);
-    if (c == FOVEA_CONTAINER_AUTO)
-        return cli_usage_error(cmd,
-                               "%s: unknown file type (name it .y4m, .yuv, .pgm/.ppm/.pnm or "
-                               ".png, or use --in-format)",
-                               path);
     int given = o->width || o->height || o->fmt != FOVEA_PIX_NONE || o->fps_num;
+    if (c == FOVEA_CONTAINER_AUTO && given)
+        return cli_usage_error(cmd,
+                               "%s: unknown file type (name it .yuv or use --in-format yuv "
+                               "for raw input)",
+                               path);
+    /* otherwise an unknown extension is left to the reader, which looks at the
+     * first bytes (a y4m FIFO, for example) */
     if (c == FOVEA_CONTAINER_YUV) {
         if (!o->width || !o->height || o->fmt == FOVEA_PIX_NONE)
             return cli_usage_error(cmd,
@@ -517,6 +521,9 @@ int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o,
     int st = fovea_reader_open(r, path, &ro, err, sizeof(err));
     if (st < 0) {
         *r = NULL;
+        /* neither the name nor the content tells the type: the user must */
+        if (c == FOVEA_CONTAINER_AUTO && st == FOVEA_ERR_UNSUPPORTED)
+            return cli_usage_error(cmd, "%s (use --in-format)", err);
         return cli_report(path, 0, err, st);
     }
     return CLI_EXIT_OK;
@@ -637,6 +644,31 @@ fovea_pixfmt cli_default_output_pixfmt(fovea_container c, fovea_pixfmt fmt)
     if (c == FOVEA_CONTAINER_Y4M)
         return FOVEA_PIX_I420; /* from nv12 or RGB */
     return FOVEA_PIX_RGB24;    /* PNM/PNG from color YUV, nv12, or rgba for PNM */
+}
+
+/* ------------------------------------------------------------------ summary */
+
+void cli_summary(int quiet, int stdout_busy, const char *fmt, ...)
+{
+    if (quiet)
+        return;
+    FILE *fp = stdout_busy ? stderr : stdout;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(fp, fmt, ap);
+    va_end(ap);
+    fputc('\n', fp);
+}
+
+const char *cli_frames_word(int64_t n)
+{
+    return n == 1 ? "frame" : "frames";
+}
+
+void cli_format_timing(char *buf, size_t n, int64_t frames, double seconds)
+{
+    snprintf(buf, n, "in %.2f s (%.1f fps)", seconds,
+             seconds > 0 ? (double)frames / seconds : 0.0);
 }
 
 /* ------------------------------------------------------------------ misc */

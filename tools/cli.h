@@ -147,15 +147,21 @@ enum {
     CLI_OPT_FPS
 };
 
-#define CLI_INPUT_OPTIONS                                                                   \
+/* CLI_INPUT_OPTIONS_NO_FPS is for commands that write no video (the rate would
+ * go nowhere). */
+#define CLI_INPUT_OPTIONS_NO_FPS                                                            \
     {"in-format", 0, "FMT", "input container: y4m, yuv (raw), pnm or png",                   \
-     "from the file extension; '-' is y4m", CLI_OPT_IN_FORMAT},                             \
+     "from the file extension, else from the first bytes (y4m, png, pnm); '-' is y4m",      \
+     CLI_OPT_IN_FORMAT},                                                                    \
     {"size", 's', "WxH", "frame size of raw input (same as --width and --height)", "none",  \
      CLI_OPT_SIZE},                                                                         \
     {"width", 0, "N", "frame width of raw input", "none", CLI_OPT_WIDTH},                   \
     {"height", 0, "N", "frame height of raw input", "none", CLI_OPT_HEIGHT},                \
     {"pixfmt", 0, "FMT", "pixel format of raw input (e.g. i420, i420p10, gray8, rgb24)",    \
-     "none", CLI_OPT_PIXFMT},                                                               \
+     "none", CLI_OPT_PIXFMT}
+
+#define CLI_INPUT_OPTIONS                                                                   \
+    CLI_INPUT_OPTIONS_NO_FPS,                                                               \
     {"fps", 0, "N[/D]", "frame rate of raw input, carried to y4m output", "unknown",        \
      CLI_OPT_FPS}
 
@@ -254,6 +260,18 @@ void cli_ring_release(cli_ring *q);
 /* Stop the thread (after the read it is in), join it, free the frames. Safe
  * on a zeroed ring and after a failed init. */
 void cli_ring_stop(cli_ring *q);
+
+/* ------------------------------------------------------------------ summary */
+
+/* The one line a command that processes frames prints at the end, e.g.
+ * "convert: 120 frames 1920x1080 i420 -> out.y4m in 1.52 s (78.9 fps)": on
+ * stdout, or on stderr when stdout carries the command's data (stdout_busy);
+ * nothing when quiet. */
+void cli_summary(int quiet, int stdout_busy, const char *fmt, ...) CLI_PRINTF(3, 4);
+
+/* "N frame(s)" and " in S s (F fps)" for summaries. */
+const char *cli_frames_word(int64_t n);
+void cli_format_timing(char *buf, size_t n, int64_t frames, double seconds);
 
 /* ------------------------------------------------------------------ misc */
 

@@ -31,13 +31,13 @@ static const cli_option options[] = {
      "input's XCOLORRANGE tag (as ffmpeg writes it), else limited. A y4m output made from RGB "
      "carries the tag", "auto", OPT_RANGE},
     {"start", 0, "N", "skip the first N input frames", "0", OPT_START},
-    {"frames", 0, "N", "convert at most N frames", "all", OPT_FRAMES},
+    {"frames", 0, "N", "convert at most N frames; 0 = all", "0", OPT_FRAMES},
     {"threads", 0, "N", "CPU threads for pixel format conversion; 0 = one per CPU", "0",
      OPT_THREADS},
     {"json", 0, "FILE", "write a JSON summary (frames, input, output, seconds) to FILE; "
      "'-' = stdout", "none", OPT_JSON},
-    {"quiet", 'q', NULL, "do not show progress", "progress on stderr when it is a terminal",
-     OPT_QUIET},
+    {"quiet", 'q', NULL, "do not show progress nor the summary line",
+     "progress on stderr when it is a terminal, a summary line at the end", OPT_QUIET},
     {0},
 };
 
@@ -54,7 +54,13 @@ static const cli_spec spec = {
     "  fovea convert -s 1920x1080 --pixfmt i420 --fps 25 in.yuv out.y4m\n"
     "  fovea convert --start 10 --frames 1 in.y4m frame.png\n"
     "  fovea convert in.y4m frames%04d.png\n"
-    "  cat in.y4m | fovea convert --pixfmt-out i420p10 - - > out.y4m",
+    "  cat in.y4m | fovea convert --pixfmt-out i420p10 - - > out.y4m\n"
+    "\n"
+    "At the end one summary line (frames, size, formats, output, time) goes to\n"
+    "stdout, or to stderr when stdout carries the video or the JSON.\n"
+    "\n"
+    "Exit status: 0 success, 1 runtime error (an input without frames, or none\n"
+    "left after --start, is one: nothing is written), 2 usage error.",
 };
 
 typedef struct convert_args {
@@ -64,11 +70,12 @@ typedef struct convert_args {
     fovea_convert_options copt;
     int range_given;      /* --range limited|full (else auto) */
     long long start;
-    long long frames;     /* -1 = all */
+    long long frames;     /* -1 = all (--frames 0) */
     int threads;
     const char *json;
     int quiet;
     const char *in_path, *out_path;
+    fovea_container in_container; /* the reader's (by name or content) */
 } convert_args;
 
 static int parse_args(convert_args *a, int argc, char **argv)
@@ -108,6 +115,8 @@ static int parse_args(convert_args *a, int argc, char **argv)
             break;
         case OPT_FRAMES:
             bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX, &a->frames);
+            if (!bad && a->frames == 0)
+                a->frames = -1;
             break;
         case OPT_THREADS:
             bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
@@ -189,8 +198,7 @@ static int write_summary(const convert_args *a, const fovea_video_info *in_info,
         cli_error(NULL, "out of memory");
         return CLI_EXIT_RUNTIME;
     }
-    cJSON *in = stream_json(a->in_path, cli_container_for(a->in_path, a->in.container),
-                            in_info, in_info->fmt);
+    cJSON *in = stream_json(a->in_path, a->in_container, in_info, in_info->fmt);
     if (in_info->frame_count >= 0)
         cJSON_AddNumberToObject(in, "frame_count", (double)in_info->frame_count);
     else
@@ -236,6 +244,7 @@ int cmd_convert(int argc, char **argv)
     if (rc != CLI_EXIT_OK)
         goto end;
     const fovea_video_info in_info = *fovea_reader_info(r);
+    a.in_container = fovea_reader_container(r);
 
     if (a.start > 0) {
         st = fovea_reader_skip(r, a.start);
@@ -292,6 +301,24 @@ int cmd_convert(int argc, char **argv)
         }
     }
 
+    /* the first frame is read before the output is created: an input without
+     * frames is an error and leaves no empty output behind */
+    st = fovea_reader_read(r, &in_frame);
+    if (st == FOVEA_EOF) {
+        if (a.start > 0)
+            cli_error(cli_display_path(a.in_path, 0), "no frames left after --start %lld",
+                      a.start);
+        else
+            cli_error(cli_display_path(a.in_path, 0), "no frames in the input");
+        rc = CLI_EXIT_RUNTIME;
+        goto end;
+    }
+    if (st < 0) {
+        rc = cli_report(a.in_path, 0, fovea_reader_error(r), st);
+        goto end;
+    }
+    int have_frame = 1;
+
     st = fovea_writer_open(&w, a.out_path, a.out_container, &out_info, err, sizeof(err));
     if (st < 0) {
         rc = cli_report(a.out_path, 1, err, st);
@@ -306,7 +333,8 @@ int cmd_convert(int argc, char **argv)
     }
     cli_progress_start(&prog, total, a.quiet);
     while (a.frames < 0 || done < a.frames) {
-        st = fovea_reader_read(r, &in_frame);
+        st = have_frame ? FOVEA_OK : fovea_reader_read(r, &in_frame);
+        have_frame = 0;
         if (st == FOVEA_EOF)
             break;
         if (st < 0) {
@@ -348,8 +376,18 @@ int cmd_convert(int argc, char **argv)
         rc = CLI_EXIT_RUNTIME;
         goto end;
     }
+    const double secs = cli_now() - t0;
     if (a.json)
-        rc = write_summary(&a, &in_info, &out_info, done, cli_now() - t0);
+        rc = write_summary(&a, &in_info, &out_info, done, secs);
+    if (rc == CLI_EXIT_OK) {
+        char timing[96];
+        cli_format_timing(timing, sizeof(timing), done, secs);
+        cli_summary(a.quiet,
+                    strcmp(a.out_path, "-") == 0 || (a.json && strcmp(a.json, "-") == 0),
+                    "convert: %lld %s %dx%d %s -> %s %s %s", done, cli_frames_word(done),
+                    in_info.width, in_info.height, fovea_pixfmt_name(in_info.fmt),
+                    cli_display_path(a.out_path, 1), fovea_pixfmt_name(out_info.fmt), timing);
+    }
 
 end:
     if (w)

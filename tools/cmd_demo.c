@@ -25,8 +25,8 @@ enum {
 static const cli_option demo_options[] = {
     {"out", 'o', "DIR", "directory for camera0.png, camera1.png, panorama.png, ground_truth.png, "
                         "coverage.png (created if missing)", "demo-out", OPT_OUT},
-    {"scale", 0, "DIV", "divide every size of the issue's rig (2 x 3840x2160 -> 5700x1900) by DIV",
-     "1", OPT_SCALE},
+    {"scale", 0, "DIV", "divide every size of the rig (cameras 3840x2160, panorama 5700x1900) "
+     "by DIV, for a quicker run", "1", OPT_SCALE},
     {"backend", 0, "NAME", "auto, cpu or cuda", "auto", OPT_BACKEND},
     {"threads", 0, "N", "CPU threads (0 = all)", "0", OPT_THREADS},
     {"same-colors", 0, NULL, "give every camera the same (identity) color response", NULL, OPT_SAME},
@@ -44,13 +44,16 @@ static const cli_option demo_options[] = {
 
 static const cli_spec demo_spec = {
     "demo", "[options]",
-    "Renders the project's procedural outdoor scene (sky, mountains, a football pitch) as a "
-    "ground-truth panorama and as the two cameras of the broadcast rig (a pinhole with barrel "
-    "distortion and a fisheye), each camera with its own color response; stitches them back "
-    "with automatic color balance; writes PNGs and prints the PSNR of the stitched panorama "
-    "against the ground truth over covered pixels and the color mismatch in the overlap before "
-    "and after balancing.",
-    demo_options, "Example: fovea demo --scale 2 -o /tmp/demo"};
+    "Render the project's procedural outdoor scene (sky, mountains, a football\n"
+    "pitch with floodlights) as a ground-truth 5700x1900 panorama (150 x 50 degrees,\n"
+    "equirectangular) and as the views of a two-camera broadcast rig over the pitch:\n"
+    "two 3840x2160 cameras turned 35 degrees left and right, the left one a pinhole\n"
+    "with barrel distortion, the right one a fisheye, each with its own color\n"
+    "response. Stitch the views back into the panorama with automatic color\n"
+    "balance, write the PNGs, and print the PSNR of the stitched panorama against\n"
+    "the ground truth over the covered pixels, and the color mismatch in the\n"
+    "overlap before and after balancing.",
+    demo_options, "Example:\n  fovea demo --scale 2 -o /tmp/demo"};
 
 int cmd_demo(int argc, char **argv)
 {

@@ -70,8 +70,12 @@ static const cli_spec import_spec = {
     "stitcher normalizes them where both cameras see a pixel.",
     import_options,
     "Example:\n"
-    "  fovea map import --tables luts/ --pano 5700x1900 --camera 3840x2160 -o pano.map\n"
-    "  fovea stitch --map pano.map left.y4m right.y4m -o pano.y4m",
+    "  fovea map import --tables luts/ --pano 5700x1900 --camera 3840x2160 \\\n"
+    "      -o pano.map\n"
+    "  fovea stitch --map pano.map left.y4m right.y4m -o pano.y4m\n"
+    "\n"
+    "Exit status: 0 success, 1 runtime error (tables that cover no pixel of the\n"
+    "panorama are one: no map is written), 2 usage error.",
 };
 
 static int cmd_map_import(int argc, char **argv)
@@ -134,6 +138,12 @@ static int cmd_map_import(int argc, char **argv)
         cli_error(NULL, "%s", err); /* the message names the table file */
         return CLI_EXIT_RUNTIME;
     }
+    if (fovea_stitch_map_covers_any(map) == 0) {
+        cli_error(tables, "the tables cover no pixel of the panorama (every lookup falls outside "
+                  "the %dx%d cameras, or every weight is 0): no map written", cw, ch);
+        fovea_stitch_map_destroy(&map);
+        return CLI_EXIT_RUNTIME;
+    }
     st = fovea_stitch_map_save(map, out, err, sizeof(err));
     int rc = CLI_EXIT_OK;
     if (st < 0)
@@ -158,7 +168,8 @@ static const cli_option info_options[] = {
 static const cli_spec info_spec = {
     "map info",
     "[options] MAP",
-    "Show a map file's geometry: panorama size, blend feather, and per camera the\n"
+    "Show a map file's geometry: panorama size, blend feather (maps with computed\n"
+    "weights; imported maps carry their weights and have none), and per camera the\n"
     "image size, the grid step of the stored lookup (1 = every panorama pixel), the\n"
     "fraction of the panorama it sees, and whether blend weights are explicit\n"
     "(imported tables) or computed from the seams.",
@@ -225,7 +236,11 @@ static int cmd_map_info(int argc, char **argv)
         cJSON_AddStringToObject(root, "map", path);
         cJSON_AddNumberToObject(root, "width", m->pano_width);
         cJSON_AddNumberToObject(root, "height", m->pano_height);
-        cJSON_AddNumberToObject(root, "feather", m->feather);
+        /* the feather shapes computed weights only: imported maps carry theirs */
+        if (explicit_weights)
+            cJSON_AddNullToObject(root, "feather");
+        else
+            cJSON_AddNumberToObject(root, "feather", m->feather);
         cJSON_AddBoolToObject(root, "explicit_weights", explicit_weights);
         cJSON *cams = cJSON_AddArrayToObject(root, "cameras");
         for (int c = 0; c < m->num_cameras; c++) {
@@ -248,7 +263,8 @@ static int cmd_map_info(int argc, char **argv)
     } else {
         printf("%s\n", path);
         printf("panorama: %dx%d\n", m->pano_width, m->pano_height);
-        printf("feather: %g px\n", (double)m->feather);
+        if (!explicit_weights)
+            printf("feather: %g px\n", (double)m->feather);
         printf("explicit weights: %s\n", explicit_weights ? "yes" : "no (computed from seams)");
         printf("cameras: %d\n", m->num_cameras);
         for (int c = 0; c < m->num_cameras; c++) {

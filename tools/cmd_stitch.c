@@ -26,7 +26,8 @@ enum {
     OPT_JSON,
     OPT_QUIET,
     OPT_COLORSPACE,
-    OPT_RANGE
+    OPT_RANGE,
+    OPT_OUT_FORMAT
 };
 
 static const cli_option options[] = {
@@ -36,10 +37,12 @@ static const cli_option options[] = {
     {"output", 'o', "FILE", "panorama: .y4m (i420), .png (rgba; use a pattern such as "
      "pano%04d.png for several frames), .ppm (rgb24), .yuv (raw i420); '-' = y4m on stdout "
      "(required)", NULL, OPT_OUTPUT},
+    {"out-format", 0, "FMT", "output container: y4m, yuv (raw), pnm or png, e.g. for -o /dev/null "
+     "or a FIFO", "from the file extension; '-' is y4m", OPT_OUT_FORMAT},
     {"backend", 0, "NAME", "auto, cpu or cuda", "auto (cuda when a device is present)",
      OPT_BACKEND},
     {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
-    {"frames", 0, "N", "stop after N panorama frames", "all", OPT_FRAMES},
+    {"frames", 0, "N", "stop after N panorama frames; 0 = all", "0", OPT_FRAMES},
     {"color", 0, "MODE", "colour correction: auto (gains per R, G, B channel and a gamma per "
      "camera, measured in the overlaps; YUV video: chroma corrected through those RGB "
      "curves), off, or "
@@ -59,8 +62,8 @@ static const cli_option options[] = {
      "error", OPT_MISSING},
     {"json", 0, "FILE", "write a JSON summary (frames, fps, backend, per-camera corrections) to "
      "FILE; '-' = stdout", "none", OPT_JSON},
-    {"quiet", 'q', NULL, "do not show progress", "progress on stderr when it is a terminal",
-     OPT_QUIET},
+    {"quiet", 'q', NULL, "do not show progress nor the summary line",
+     "progress on stderr when it is a terminal, a summary line at the end", OPT_QUIET},
     {"colorspace", 0, "CS", "YUV video: the inputs' matrix, bt601 or bt709 (HD and UHD video "
      "usually); the colour balance measures and corrects in it, and YUV<->RGB conversions "
      "(e.g. -o pano.png) use it", "bt601", OPT_COLORSPACE},
@@ -95,13 +98,25 @@ static const cli_spec spec = {
     "  fovea rig check --save-map pano.map rig.json\n"
     "  fovea stitch --map pano.map --frames 1 left.y4m right.y4m -o pano.png\n"
     "  fovea stitch --map pano.map left.png right.png -o pano.png --print-color\n"
-    "  fovea stitch --map pano.map --color fixed:colors.json a.y4m b.y4m -o - | ffplay -",
+    "  fovea stitch --map pano.map --color fixed:colors.json a.y4m b.y4m -o - |\n"
+    "      ffplay -\n"
+    "  fovea stitch --map pano.map cam0.fifo cam1.fifo --out-format y4m -o /dev/null\n"
+    "\n"
+    "Inputs without a known extension (named pipes, say) are read as y4m, PNG or\n"
+    "PNM by their first bytes. At the end one summary line (frames, panorama,\n"
+    "output, time) goes to stdout, or to stderr when stdout carries the video or\n"
+    "the JSON.\n"
+    "\n"
+    "Exit status: 0 success; 1 runtime error, among them inputs without frames and\n"
+    "a map that covers no pixel of the panorama (no camera sees its field, or all\n"
+    "blend weights are 0); 2 usage error.",
 };
 
 enum { COLOR_ARG_AUTO, COLOR_ARG_OFF, COLOR_ARG_FIXED };
 
 typedef struct stitch_args {
     const char *rig, *map, *out;
+    fovea_container out_container; /* --out-format, else from the name */
     fovea_backend backend;
     int threads;
     long long frames; /* -1 = all */
@@ -145,6 +160,7 @@ static int parse_args(stitch_args *a, int argc, char **argv)
     cli_input_opts_init(&a->in);
     a->backend = FOVEA_BACKEND_AUTO;
     a->frames = -1;
+    a->out_container = FOVEA_CONTAINER_AUTO;
     a->color = COLOR_ARG_AUTO;
     a->interval = 30;
     a->smoothing = 0.1;
@@ -169,7 +185,12 @@ static int parse_args(stitch_args *a, int argc, char **argv)
             bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
             break;
         case OPT_FRAMES:
-            bad = cli_parse_int(cmd, "--frames", v, 1, INT64_MAX, &a->frames);
+            bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX, &a->frames);
+            if (!bad && a->frames == 0)
+                a->frames = -1;
+            break;
+        case OPT_OUT_FORMAT:
+            bad = cli_parse_container(cmd, "--out-format", v, &a->out_container);
             break;
         case OPT_COLOR:
             if (strcmp(v, "auto") == 0) {
@@ -248,10 +269,11 @@ static int parse_args(stitch_args *a, int argc, char **argv)
     if (stills && stills != a->n)
         return cli_usage_error(cmd, "stitch: inputs must be all videos (y4m, yuv) or all stills "
                                     "(png, pnm)");
-    fovea_container oc = cli_container_for(a->out, FOVEA_CONTAINER_AUTO);
+    fovea_container oc = cli_container_for(a->out, a->out_container);
     if (oc == FOVEA_CONTAINER_AUTO)
-        return cli_usage_error(cmd, "%s: unknown file type (name it .y4m, .png, .ppm or .yuv)",
-                               a->out);
+        return cli_usage_error(cmd, "%s: unknown file type (name it .y4m, .png, .ppm or .yuv, "
+                               "or use --out-format)", a->out);
+    a->out_container = oc;
     if (a->json && strcmp(a->json, "-") == 0 && strcmp(a->out, "-") == 0)
         return cli_usage_error(cmd, "--json -: stdout already carries the video");
     if (a->color != COLOR_ARG_AUTO && a->deterministic)
@@ -434,7 +456,23 @@ static int open_inputs(stitch_run *s)
             all_known = 0;
         else if (s->total < 0 || ci->info.frame_count < s->total)
             s->total = ci->info.frame_count;
+        if (ci->info.frame_count == 0) {
+            cli_error(cli_display_path(ci->path, 0), "no frames in the input: nothing to stitch");
+            return CLI_EXIT_RUNTIME;
+        }
     }
+    /* stills or video by the readers (an input without a known extension is
+     * known by its first bytes only now) */
+    int stills = 0;
+    for (int c = 0; c < a->n; c++) {
+        const fovea_container ic = fovea_reader_container(s->cam[c].r);
+        stills += ic == FOVEA_CONTAINER_PNG || ic == FOVEA_CONTAINER_PNM;
+    }
+    if (stills && stills != a->n)
+        return cli_usage_error(spec.name, "stitch: inputs must be all videos (y4m, yuv) or all "
+                               "stills (png, pnm)");
+    s->still = stills > 0;
+    s->pipelined = !s->still;
     if (!all_known)
         s->total = -1;
     if (a->frames >= 0 && (s->total < 0 || a->frames < s->total))
@@ -684,7 +722,7 @@ static fovea_pixfmt writer_format(fovea_container c)
 static int open_output(stitch_run *s)
 {
     const stitch_args *a = &s->a;
-    s->out_container = cli_container_for(a->out, FOVEA_CONTAINER_AUTO);
+    s->out_container = a->out_container;
     s->out_fmt = (s->stitch_fmt == FOVEA_PIX_I420 || s->stitch_fmt == FOVEA_PIX_NV12)
                      ? FOVEA_PIX_I420
                      : FOVEA_PIX_RGBA;
@@ -961,10 +999,14 @@ static int setup(stitch_run *s)
             return rc;
     }
 
-    /* parse_args made sure that the inputs are all stills or all videos */
-    fovea_container ic = cli_container_for(a->inputs[0], a->in.container);
-    s->still = ic == FOVEA_CONTAINER_PNG || ic == FOVEA_CONTAINER_PNM;
-    s->pipelined = !s->still; /* video: reader and writer threads */
+    st = fovea_stitch_map_covers_any(s->map);
+    if (st <= 0) {
+        cli_error(a->rig ? a->rig : a->map, st == 0 ? "no camera sees any pixel of the panorama "
+                  "(zero coverage): nothing to stitch" : "invalid map");
+        return CLI_EXIT_RUNTIME;
+    }
+
+    /* open_inputs tells stills (no threads) from video (reader and writer threads) */
     int rc = open_inputs(s);
     if (rc != CLI_EXIT_OK)
         return rc;
@@ -1012,6 +1054,12 @@ static int run_loop(stitch_run *s)
     for (int64_t step = 0; a->frames < 0 || step < a->frames; step++) {
         int status = CLI_EXIT_OK;
         int g = gather(s, step, &status);
+        if (g == 0 && step == 0) {
+            cli_error(cli_display_path(s->cam[0].path, 0),
+                      "no frames in the input: nothing to stitch");
+            rc = CLI_EXIT_RUNTIME;
+            break;
+        }
         if (g == 0)
             break;
         if (g < 0) {
@@ -1088,6 +1136,16 @@ int cmd_stitch(int argc, char **argv)
                 print_colors(s, cc);
             if (s->a.json)
                 rc = write_summary(s, cc, t1 - t0, now - t1);
+        }
+        if (rc == CLI_EXIT_OK) {
+            char timing[96];
+            cli_format_timing(timing, sizeof(timing), s->done, now - t1);
+            cli_summary(s->a.quiet,
+                        strcmp(s->a.out, "-") == 0 || (s->a.json && strcmp(s->a.json, "-") == 0),
+                        "stitch: %lld %s from %d camera%s -> %s %dx%d %s %s",
+                        (long long)s->done, cli_frames_word(s->done), s->a.n,
+                        s->a.n == 1 ? "" : "s", cli_display_path(s->a.out, 1), s->pano_w,
+                        s->pano_h, fovea_pixfmt_name(s->write_fmt), timing);
         }
     }
 

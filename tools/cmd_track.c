@@ -25,13 +25,18 @@ enum {
     OPT_JSON,
     OPT_OVERLAY,
     OPT_TRAIL,
-    OPT_QUIET
+    OPT_QUIET,
+    OPT_START,
+    OPT_FRAMES
 };
 
 #define MAX_TRAIL 64
 
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS,
+    {"start", 0, "N", "skip the first N input frames (video frames, or images of the list)", "0",
+     OPT_START},
+    {"frames", 0, "N", "track at most N frames; 0 = all", "0", OPT_FRAMES},
     {"features", 'n', "N", "number of feature slots", "150", OPT_FEATURES},
     {"replace", 'r', NULL, "replace lost features after every tracked frame", "off",
      OPT_REPLACE},
@@ -56,8 +61,8 @@ static const cli_option options[] = {
      "such as frame%03d.png", "none", OPT_OVERLAY},
     {"trail", 0, "N", "frames of history drawn per feature in the overlay (1..64)", "10",
      OPT_TRAIL},
-    {"quiet", 'q', NULL, "do not show progress", "progress on stderr when it is a terminal",
-     OPT_QUIET},
+    {"quiet", 'q', NULL, "do not show progress nor the summary line",
+     "progress on stderr when it is a terminal, a summary line at the end", OPT_QUIET},
     {0},
 };
 
@@ -75,7 +80,14 @@ static const cli_spec spec = {
     options,
     "Examples:\n"
     "  fovea track --replace -o features.txt 'img*.pgm'\n"
-    "  fovea track -n 300 --replace --json tracks.json --overlay tracks.y4m in.y4m",
+    "  fovea track -n 300 --replace --json tracks.json --overlay tracks.y4m in.y4m\n"
+    "  fovea track --start 100 --frames 50 -o features.txt in.y4m\n"
+    "\n"
+    "At the end one summary line (frames, features, outputs, time) goes to stdout,\n"
+    "or to stderr when stdout carries the table, the JSON or the overlay.\n"
+    "\n"
+    "Exit status: 0 success, 1 runtime error (an input without frames, or none\n"
+    "left after --start, is one), 2 usage error.",
 };
 
 typedef struct track_args {
@@ -85,6 +97,7 @@ typedef struct track_args {
     int threads;
     const char *output, *format, *json, *overlay;
     int trail, quiet;
+    long long start, frames; /* frames: -1 = all (--frames 0) */
     char **inputs;
     int ninputs;
     glob_t g;
@@ -112,6 +125,7 @@ static int parse_args(track_args *a, int argc, char **argv)
     a->backend = FOVEA_BACKEND_AUTO;
     a->format = "%7.2f";
     a->trail = 10;
+    a->frames = -1;
 
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
@@ -180,6 +194,14 @@ static int parse_args(track_args *a, int argc, char **argv)
             break;
         case OPT_QUIET:
             a->quiet = 1;
+            break;
+        case OPT_START:
+            bad = cli_parse_int(cmd, "--start", v, 0, INT64_MAX, &a->start);
+            break;
+        case OPT_FRAMES:
+            bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX, &a->frames);
+            if (!bad && a->frames == 0)
+                a->frames = -1;
             break;
         default:
             if (cli_input_option(&a->in, cmd, id, v) <= 0)
@@ -261,20 +283,52 @@ typedef struct source {
     int64_t total;
 } source;
 
+/* Open the first input to track (after --start) and learn the frame size. */
 static int source_open(source *s, const track_args *a)
 {
     memset(s, 0, sizeof(*s));
     s->a = a;
-    fovea_container c = cli_container_for(a->inputs[0], a->in.container);
-    s->video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV;
-    int rc = cli_open_reader(spec.name, a->inputs[0], &a->in, &s->r);
+    int first = 0;
+    if (a->ninputs > 1 && a->start > 0) {
+        if (a->start >= a->ninputs) {
+            cli_error(NULL, "--start %lld: the list has %d image%s: no frames left", a->start,
+                      a->ninputs, a->ninputs == 1 ? "" : "s");
+            return CLI_EXIT_RUNTIME;
+        }
+        first = (int)a->start;
+    }
+    int rc = cli_open_reader(spec.name, a->inputs[first], &a->in, &s->r);
     if (rc != CLI_EXIT_OK)
         return rc;
+    /* the reader's container: an input without extension is known by its content */
+    fovea_container c = fovea_reader_container(s->r);
+    s->video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV;
+    if (s->video && a->ninputs > 1)
+        return cli_usage_error(spec.name, "%s: a video input must be the only INPUT",
+                               a->inputs[first]);
     const fovea_video_info *info = fovea_reader_info(s->r);
     s->width = info->width;
     s->height = info->height;
-    s->total = s->video ? info->frame_count : a->ninputs;
-    s->next = 1;
+    s->next = first + 1;
+    if (s->video) {
+        if (a->start > 0) {
+            int st = fovea_reader_skip(s->r, a->start);
+            if (st == FOVEA_EOF) {
+                cli_error(cli_display_path(a->inputs[0], 0),
+                          "--start %lld: the input has fewer frames", a->start);
+                return CLI_EXIT_RUNTIME;
+            }
+            if (st < 0)
+                return cli_report(a->inputs[0], 0, fovea_reader_error(s->r), st);
+        }
+        s->total = info->frame_count < 0           ? -1
+                   : info->frame_count > a->start ? info->frame_count - a->start
+                                                   : 0;
+    } else {
+        s->total = a->ninputs - first;
+    }
+    if (a->frames >= 0 && (s->total < 0 || a->frames < s->total))
+        s->total = a->frames;
     return CLI_EXIT_OK;
 }
 
@@ -620,8 +674,19 @@ int cmd_track(int argc, char **argv)
     }
 
     cli_progress_start(&prog, src.total, a.quiet);
-    for (int i = 0;; i++) {
+    int i;
+    for (i = 0; a.frames < 0 || i < a.frames; i++) {
         rc = source_next(&src, cur);
+        if (rc == -1 && i == 0) {
+            cli_progress_finish(&prog);
+            if (a.start > 0)
+                cli_error(cli_display_path(a.inputs[0], 0), "no frames left after --start %lld",
+                          a.start);
+            else
+                cli_error(cli_display_path(a.inputs[0], 0), "no frames in the input");
+            rc = CLI_EXIT_RUNTIME;
+            break;
+        }
         if (rc == -1) {
             rc = CLI_EXIT_OK;
             break;
@@ -679,8 +744,32 @@ int cmd_track(int argc, char **argv)
     }
     if (a.output && (rc = write_table(&a, &hist)) != CLI_EXIT_OK)
         goto end;
+    const double secs = cli_now() - t0;
     if (a.json)
-        rc = write_json(&a, &hist, w, h, cli_now() - t0);
+        rc = write_json(&a, &hist, w, h, secs);
+    if (rc == CLI_EXIT_OK) {
+        int tracked = 0;
+        for (int k = 0; k < fl->nFeatures; k++)
+            tracked += fl->feature[k]->val >= 0;
+        char outs[1024] = "", timing[96];
+        size_t len = 0;
+        const char *names[3] = {a.output, a.json, a.overlay};
+        for (int k = 0; k < 3; k++) {
+            if (!names[k])
+                continue;
+            int m = snprintf(outs + len, sizeof(outs) - len, "%s%s", len ? ", " : "",
+                             cli_display_path(names[k], 1));
+            if (m > 0 && (size_t)m < sizeof(outs) - len)
+                len += (size_t)m;
+        }
+        cli_format_timing(timing, sizeof(timing), i, secs);
+        const int busy = (a.output && strcmp(a.output, "-") == 0) ||
+                         (a.json && strcmp(a.json, "-") == 0) ||
+                         (a.overlay && strcmp(a.overlay, "-") == 0);
+        cli_summary(a.quiet, busy,
+                    "track: %d %s %dx%d, %d/%d features in the last frame -> %s %s",
+                    i, cli_frames_word(i), w, h, tracked, fl->nFeatures, outs, timing);
+    }
 
 end:
     if (ow)

@@ -21,8 +21,8 @@ enum {
 };
 
 static const cli_option options[] = {
-    CLI_INPUT_OPTIONS,
-    {"frames", 0, "N", "score at most N frame pairs", "all", OPT_FRAMES},
+    CLI_INPUT_OPTIONS_NO_FPS,
+    {"frames", 0, "N", "score at most N frame pairs; 0 = all", "0", OPT_FRAMES},
     {"backend", 0, "B", "auto, cpu or cuda",
      "auto", OPT_BACKEND},
     {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
@@ -36,28 +36,33 @@ static const cli_option options[] = {
      OPT_GAIN},
     {"debug", 0, NULL, "also output the numerator/denominator per scale (libvmaf debug=true)",
      "off", OPT_DEBUG},
-    {"quiet", 'q', NULL, "do not show progress", "progress on stderr when it is a terminal",
-     OPT_QUIET},
+    {"quiet", 'q', NULL, "do not show progress, nor the summary line when --json or --csv "
+     "carries the scores", "progress on stderr when it is a terminal, a summary line with the "
+     "mean scores at the end", OPT_QUIET},
     {0},
 };
 
 static const cli_spec spec = {
     "vif",
     "[options] REF DIS",
-    "Score DIS against REF with libvmaf's integer VIF (feature 'vif': integer_vif_scale0..3),\n"
-    "bit-exact with libvmaf. Only luma is read; 8 to 16 bit, any chroma layout. Both inputs\n"
-    "must have the same size and bit depth; when their frame counts differ the common\n"
-    "prefix is scored (with a warning). Raw input options apply to both files.",
+    "Score DIS against REF with libvmaf's integer VIF (feature 'vif':\n"
+    "integer_vif_scale0..3), bit-exact with libvmaf. Only luma is read; 8 to 16 bit,\n"
+    "any chroma layout. Both inputs must have the same size and bit depth; when\n"
+    "their frame counts differ the common prefix is scored (with a warning). Raw\n"
+    "input options apply to both files.",
     options,
     "Examples:\n"
     "  fovea vif ref.y4m dis.y4m\n"
     "  fovea vif --json out.json --plot vif.png ref.y4m dis.y4m\n"
-    "  fovea vif -s 1920x1080 --pixfmt i420 --frames 100 --csv - ref.yuv dis.yuv",
+    "  fovea vif -s 1920x1080 --pixfmt i420 --frames 100 --csv - ref.yuv dis.yuv\n"
+    "\n"
+    "Exit status: 0 success, 1 runtime error (an input without frames is one: there\n"
+    "is no score), 2 usage error.",
 };
 
 typedef struct vif_args {
     cli_input_opts in;
-    long long frames; /* -1 = all */
+    long long frames; /* -1 = all (--frames 0) */
     fovea_backend backend;
     int threads;
     const char *json, *csv, *plot;
@@ -85,6 +90,8 @@ static int parse_args(vif_args *a, int argc, char **argv)
         switch (id) {
         case OPT_FRAMES:
             bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX, &a->frames);
+            if (!bad && a->frames == 0)
+                a->frames = -1;
             break;
         case OPT_BACKEND:
             if (cli_parse_backend(cmd, v, &a->backend) < 0)
@@ -479,21 +486,34 @@ int cmd_vif(int argc, char **argv)
                   cli_display_path(a.dis_path, 0), di.width, di.height);
         goto end;
     }
-    if (!rdsc->is_yuv || !ddsc->is_yuv || rdsc->components != 1 || ddsc->components != 1) {
-        cli_error(NULL, "VIF reads luma: %s is %s and %s is %s (need YUV or gray)",
-                  cli_display_path(a.ref_path, 0), rdsc->name, cli_display_path(a.dis_path, 0),
-                  ddsc->name);
-        goto end;
+    for (int k = 0; k < 2; k++) {
+        const fovea_pixfmt_desc *d = k ? ddsc : rdsc;
+        if (!d->is_yuv || d->components != 1) {
+            cli_error(cli_display_path(k ? a.dis_path : a.ref_path, 0),
+                      "%s: VIF reads luma (need YUV or gray)", d->name);
+            goto end;
+        }
     }
     if (rdsc->bit_depth != ddsc->bit_depth) {
-        cli_error(NULL, "%s is %d-bit but %s is %d-bit: VIF needs equal bit depths",
-                  cli_display_path(a.ref_path, 0), rdsc->bit_depth,
-                  cli_display_path(a.dis_path, 0), ddsc->bit_depth);
+        cli_error(cli_display_path(a.ref_path, 0), "%d-bit but %s is %d-bit: VIF needs equal "
+                  "bit depths", rdsc->bit_depth, cli_display_path(a.dis_path, 0),
+                  ddsc->bit_depth);
         goto end;
     }
     if (ri.width < 16 || ri.height < 16) {
-        cli_error(NULL, "%dx%d: VIF needs at least 16x16", ri.width, ri.height);
+        cli_error(cli_display_path(a.ref_path, 0), "%dx%d: VIF needs at least 16x16", ri.width,
+                  ri.height);
         goto end;
+    }
+    /* an input known to be empty (y4m, raw yuv from a file) is an error before
+     * any work; a stream's emptiness shows at its first read below */
+    for (int k = 0; k < 2; k++) {
+        const fovea_video_info *in = k ? &di : &ri;
+        if (in->frame_count == 0) {
+            cli_error(cli_display_path(k ? a.dis_path : a.ref_path, 0),
+                      "no frames in the input: nothing to score");
+            goto end;
+        }
     }
     if (ri.frame_count >= 0 && di.frame_count >= 0 && ri.frame_count != di.frame_count)
         fprintf(stderr,
@@ -587,6 +607,12 @@ int cmd_vif(int argc, char **argv)
                 goto end;
             }
             sub++;
+        } else if (got && sub == 0) {
+            /* no pair at all: an empty input (both: the reference named) */
+            cli_progress_finish(&prog);
+            cli_error(cli_display_path(sr == FOVEA_EOF ? a.ref_path : a.dis_path, 0),
+                      "no frames in the input: nothing to score");
+            goto end;
         } else if (got && sr != sd && (ri.frame_count < 0 || di.frame_count < 0)) {
             cli_progress_finish(&prog);
             fprintf(stderr, "fovea: warning: %s ended first: scored the first %lld frames\n",
@@ -625,16 +651,15 @@ int cmd_vif(int argc, char **argv)
         rc = write_plot(a.plot, scores, n);
     if (rc != CLI_EXIT_OK)
         goto end;
-    /* the summary goes to stderr when stdout carries JSON or CSV */
-    FILE *sum = (a.json && strcmp(a.json, "-") == 0) || (a.csv && strcmp(a.csv, "-") == 0)
-                    ? stderr
-                    : stdout;
-    fprintf(sum,
-            "vif: %lld frames %dx%d %d-bit  mean scale0 %.6f scale1 %.6f scale2 %.6f scale3 "
-            "%.6f  (%s, %d thread%s, %.1f fps)\n",
-            (long long)n, ri.width, ri.height, rdsc->bit_depth, pl.scale[0].mean,
-            pl.scale[1].mean, pl.scale[2].mean, pl.scale[3].mean, backend, threads,
-            threads == 1 ? "" : "s", fps);
+    /* the summary goes to stderr when stdout carries JSON or CSV; --quiet
+     * drops it only when those carry the scores (else it is the result) */
+    cli_summary(a.quiet && (a.json || a.csv),
+                (a.json && strcmp(a.json, "-") == 0) || (a.csv && strcmp(a.csv, "-") == 0),
+                "vif: %lld %s %dx%d %d-bit  mean scale0 %.6f scale1 %.6f scale2 %.6f scale3 "
+                "%.6f  (%s, %d thread%s, %.2f s, %.1f fps)",
+                (long long)n, cli_frames_word(n), ri.width, ri.height, rdsc->bit_depth,
+                pl.scale[0].mean, pl.scale[1].mean, pl.scale[2].mean, pl.scale[3].mean, backend,
+                threads, threads == 1 ? "" : "s", secs, fps);
 
 end:
     /* the scorer may still read the ring's frames: close it first */

@@ -1,5 +1,6 @@
 /* fovea: the command-line tool. Dispatches `fovea <command> ...` to the
  * cmd_<command>() function of tools/cmd_<command>.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,13 +10,13 @@
  * line here plus tools/cmd_<name>.c defining int cmd_<name>(int argc, char **argv). */
 #define FOVEA_COMMANDS(X)                                                                 \
     X(info, "show version, build, CPU and CUDA devices, supported formats")               \
-    X(convert, "convert between y4m, raw yuv, PNM and PNG, and between pixel formats")    \
+    X(convert, "convert between y4m, raw yuv, PNM, PNG and pixel formats")                \
     X(rig, "check a camera rig: validation, coverage, overlaps, map build")               \
     X(map, "import stitch maps from lookup tables, show a map's geometry")                \
     X(stitch, "stitch synchronized camera videos or stills into a panorama")              \
     X(demo, "render, stitch and measure the built-in panorama demo")                      \
-    X(vif, "score video quality with libvmaf's integer VIF (bit-exact), JSON/CSV/plot")     \
-    X(track, "track features with a KLT 1.3.4-compatible tracker, tables/JSON/overlays")
+    X(vif, "score video quality with libvmaf's integer VIF (bit-exact)")                   \
+    X(track, "track features with a KLT 1.3.4-compatible tracker")
 
 #define DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
 FOVEA_COMMANDS(DECLARE_COMMAND)
@@ -89,7 +90,27 @@ static int run_help(int argc, char **argv)
     return c->run(2, sub_argv);
 }
 
-int main(int argc, char **argv)
+/* Everything a command printed on stdout must have reached it: a full disk or
+ * a closed stdout is a failure of the run even when the command itself
+ * succeeded (its messages go to stderr, so the first error stands). */
+static int finish_stdout(int rc)
+{
+    errno = 0;
+    const int flush_failed = fflush(stdout) != 0;
+    const int err = errno;
+    if (!flush_failed && !ferror(stdout))
+        return rc;
+    if (rc == CLI_EXIT_OK) {
+        if (flush_failed && err)
+            cli_error("stdout", "%s", strerror(err));
+        else
+            cli_error("stdout", "write error");
+        rc = CLI_EXIT_RUNTIME;
+    }
+    return rc;
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         print_usage(stderr);
@@ -112,4 +133,9 @@ int main(int argc, char **argv)
     if (!c)
         return cli_usage_error(NULL, "unknown command '%s'", first);
     return c->run(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+    return finish_stdout(run(argc, argv));
 }

@@ -49,7 +49,9 @@ typedef struct fovea_reader fovea_reader;
 
 FOVEA_API void fovea_reader_options_init(fovea_reader_options *o);
 
-/** Open path for reading ("-" = standard input).
+/** Open path for reading ("-" = standard input). With opt->container AUTO the
+ *  container comes from the extension, else from the first bytes (y4m, PNG,
+ *  PNM; read through the stream's buffer, so pipes and FIFOs work too).
  *  On failure *r is NULL and, when errbuf is not NULL, a message naming the file
  *  and the problem is written to errbuf.
  *  @return FOVEA_OK or a negative status */
@@ -58,6 +60,11 @@ FOVEA_API int fovea_reader_open(fovea_reader **r, const char *path, const fovea_
 
 /** Stream properties of an open reader. */
 FOVEA_API const fovea_video_info *fovea_reader_info(const fovea_reader *r);
+
+/** The container an open reader reads: the one asked for, else the one of the
+ *  file name's extension, else the one the first bytes show (y4m, PNG or PNM;
+ *  a path without a known extension, a FIFO for example, is read so). */
+FOVEA_API fovea_container fovea_reader_container(const fovea_reader *r);
 
 /** Read the next frame into f. f must be a host frame of the stream's size and
  *  format, or a zeroed frame (then it is allocated). f->index is set.

@@ -32,6 +32,12 @@ FOVEA_API int fovea_stitch_map_import(const char *dir, int pano_w, int pano_h, i
 FOVEA_API void fovea_stitch_map_geometry(const fovea_stitch_map *map, int *pano_w, int *pano_h,
                                          int *num_cameras);
 FOVEA_API void fovea_stitch_map_camera_size(const fovea_stitch_map *map, int cam, int *w, int *h);
+/** Whether the map covers anything: some panorama pixel that a camera sees
+ *  with a blend weight > 0. A map that covers nothing (every camera looking
+ *  away from the panorama's field, all-zero imported weights, ...) stitches
+ *  only empty panoramas. Stops at the first covered pixel.
+ *  @return 1 covered, 0 nothing covered, FOVEA_ERR_INVALID_ARG */
+FOVEA_API int fovea_stitch_map_covers_any(const fovea_stitch_map *map);
 /** Free a map and set *map to NULL. */
 FOVEA_API void fovea_stitch_map_destroy(fovea_stitch_map **map);
 

@@ -363,6 +363,25 @@ static int finish_open(fovea_reader **out, struct fovea_reader *r,
     return FOVEA_OK;
 }
 
+/* The container of a stream by its first byte, which is pushed back (one byte
+ * of pushback is what stdio guarantees on every stream, pipes and FIFOs
+ * included): 'Y' starts only "YUV4MPEG2 ", 0x89 only PNG's signature, 'P'
+ * PNM's "P5"/"P6"; the reader then checks the whole magic. Raw yuv has no
+ * signature. */
+static fovea_container sniff_container(FILE *fp, int *empty)
+{
+    const int ch = getc(fp);
+    *empty = ch == EOF && !ferror(fp);
+    if (ch == EOF || ungetc(ch, fp) == EOF)
+        return FOVEA_CONTAINER_AUTO;
+    switch (ch) {
+    case 'Y': return FOVEA_CONTAINER_Y4M;
+    case 0x89: return FOVEA_CONTAINER_PNG;
+    case 'P': return FOVEA_CONTAINER_PNM;
+    default: return FOVEA_CONTAINER_AUTO;
+    }
+}
+
 int fovea_reader_open(fovea_reader **out, const char *path, const fovea_reader_options *opt,
                       char *errbuf, size_t errbuf_size)
 {
@@ -380,11 +399,6 @@ int fovea_reader_open(fovea_reader **out, const char *path, const fovea_reader_o
     if (c == FOVEA_CONTAINER_AUTO)
         c = fovea_container_from_path(path);
     const struct fovea_reader_ops *ops = reader_ops_for(c);
-    if (!ops) {
-        set_err(errbuf, errbuf_size, path,
-                "unknown file type (use .y4m, .yuv, .pgm/.ppm/.pnm or .png)");
-        return FOVEA_ERR_UNSUPPORTED;
-    }
     struct fovea_reader *r = calloc(1, sizeof(*r));
     if (!r || !(r->path = strdup(path))) {
         free(r);
@@ -392,6 +406,7 @@ int fovea_reader_open(fovea_reader **out, const char *path, const fovea_reader_o
         return FOVEA_ERR_NOMEM;
     }
     r->ops = ops;
+    r->container = c;
     r->file_size = -1;
     fovea_video_info_init(&r->info);
     if (strcmp(path, "-") == 0) {
@@ -414,6 +429,24 @@ int fovea_reader_open(fovea_reader **out, const char *path, const fovea_reader_o
             free(r->path);
             free(r);
             return FOVEA_ERR_IO;
+        }
+    }
+    if (!r->ops) {
+        /* no known extension: the content tells (stdin is y4m by its name) */
+        int empty = 0;
+        r->container = sniff_container(r->fp, &empty);
+        r->ops = reader_ops_for(r->container);
+        if (!r->ops) {
+            set_err(errbuf, errbuf_size, path,
+                    empty ? "empty file, and its name does not tell its type (.y4m, .yuv, "
+                            ".pgm/.ppm/.pnm or .png)"
+                          : "unknown file type: neither its name (.y4m, .yuv, .pgm/.ppm/.pnm, "
+                            ".png) nor its first bytes (y4m, PNG, PNM) tell it");
+            if (r->own_fp)
+                fclose(r->fp);
+            free(r->path);
+            free(r);
+            return FOVEA_ERR_UNSUPPORTED;
         }
     }
     return finish_open(out, r, opt, errbuf, errbuf_size);
@@ -444,6 +477,7 @@ int fovea_reader_open_stream(fovea_reader **out, FILE *fp, const char *name,
         return FOVEA_ERR_NOMEM;
     }
     r->ops = ops;
+    r->container = c;
     r->fp = fp;
     r->file_size = -1;
     fovea_video_info_init(&r->info);
@@ -453,6 +487,11 @@ int fovea_reader_open_stream(fovea_reader **out, FILE *fp, const char *name,
 const fovea_video_info *fovea_reader_info(const fovea_reader *r)
 {
     return r ? &r->info : NULL;
+}
+
+fovea_container fovea_reader_container(const fovea_reader *r)
+{
+    return r ? r->container : FOVEA_CONTAINER_AUTO;
 }
 
 int fovea_reader_read(fovea_reader *r, fovea_frame *f)

@@ -13,6 +13,7 @@ struct fovea_writer_ops;
 
 struct fovea_reader {
     const struct fovea_reader_ops *ops;
+    fovea_container container; /* what ops reads (from the name, option or content) */
     FILE *fp;              /* opened by io.c (stdin for "-") */
     int own_fp;            /* 0 for stdin */
     char *path;            /* as given; "-" shown as "stdin" in messages */

@@ -95,6 +95,18 @@ void fovea_stitch_map_camera_size(const fovea_stitch_map *map, int cam, int *w, 
         *h = ok ? map->cam[cam].cam_height : 0;
 }
 
+int fovea_stitch_map_covers_any(const fovea_stitch_map *map)
+{
+    if (!map || map->num_cameras < 1 || map->num_cameras > FOVEA_STITCH_MAX_CAMERAS)
+        return FOVEA_ERR_INVALID_ARG;
+    float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
+    for (int j = 0; j < map->pano_height; j++)
+        for (int i = 0; i < map->pano_width; i++)
+            if (fovea_map_weights(map, i, j, w, u, v) > 0)
+                return 1;
+    return 0;
+}
+
 void fovea_stitch_map_destroy(fovea_stitch_map **map)
 {
     if (!map || !*map)

@@ -81,7 +81,11 @@ run 2 convert --pixfmt-out i420 a.y4m b.png
 run 2 convert --out-format mkv a.y4m b.y4m
 run 2 convert --quiet=1 a.y4m b.y4m
 run 2 convert a.y4m b.unknown
-run 2 convert a.unknown b.y4m
+# an unknown extension: the content decides; content that tells nothing is a
+# usage error naming --in-format
+printf 'no magic here\n' >"$tmp/a.unknown"
+run 2 convert "$tmp/a.unknown" b.y4m
+grep -q "a.unknown: unknown file type.*use --in-format" "$tmp/err" || fail "unknown content: message"
 run 2 convert a.yuv b.y4m
 grep -q "raw input needs" "$tmp/err" || fail "raw input without geometry: message"
 run 2 convert --json - a.y4m -

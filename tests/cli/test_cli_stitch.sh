@@ -378,7 +378,6 @@ run 2 stitch --rig rig.json --map pano.map cam0.y4m cam1.y4m -o x.y4m
 run 2 stitch --map pano.map cam0.y4m cam1.y4m
 run 2 stitch --map pano.map - - -o x.y4m
 run 2 stitch --map pano.map --backend metal cam0.y4m cam1.y4m -o x.y4m
-run 2 stitch --map pano.map --frames 0 cam0.y4m cam1.y4m -o x.y4m
 run 2 stitch --map pano.map --json - cam0.y4m cam1.y4m -o -
 run 0 stitch --help
 for o in --rig --map --output --backend --threads --frames --color --color-interval \

@@ -48,7 +48,7 @@ head -c $((W * H * 3 / 2 * 2)) ref.yuv >small.yuv
 run 0 convert -q -s 32x${H} --pixfmt i420 small.yuv small.y4m
 
 # summary line, JSON, CSV and plot; differing frame counts: prefix + warning
-run 0 vif -q --json o.json --csv o.csv --plot o.png ref.y4m dis.y4m
+run 0 vif --json o.json --csv o.csv --plot o.png ref.y4m dis.y4m
 grep -q "^vif: 3 frames ${W}x${H} 8-bit  mean scale0 " out || fail "summary: $(cat out)"
 grep -q "warning:.*4 frames.*3.*first 3" err || fail "no frame count warning: $(cat err)"
 [ "$(wc -l <o.csv | tr -d ' ')" -eq 4 ] || fail "o.csv: expected a header and 3 rows"
@@ -66,7 +66,7 @@ head -n 3 o.csv | cmp -s - raw.csv || fail "raw input / --frames 2 differ from y
 run 0 vif -q --debug --csv dbg.csv --threads 1 ref.y4m dis.y4m
 head -n 1 dbg.csv | grep -q "integer_vif_num_scale0,integer_vif_den_scale0" || fail "--debug csv header"
 cut -d, -f1-5 dbg.csv | cmp -s - o.csv || fail "--debug / --threads 1 changed the scales"
-run 0 vif -q --json - ref.y4m ref.y4m
+run 0 vif --json - ref.y4m ref.y4m
 grep -q '"frameNum":' out || fail "--json - did not write stdout"
 grep -q "^vif: 4 frames" err || fail "summary not moved to stderr with --json -"
 
@@ -79,8 +79,8 @@ run 0 vif -q --backend cpu --csv cpu.csv ref.y4m dis.y4m
 cmp -s o.csv cpu.csv || fail "--backend cpu gives other scores than the default backend"
 run 0 vif -q --frames 1 --csv one.csv ref.y4m dis.y4m
 head -n 2 o.csv | cmp -s - one.csv || fail "--frames 1 differs from the first row"
-run 0 vif -q --frames 0 --csv none.csv ref.y4m dis.y4m
-[ "$(wc -l <none.csv | tr -d ' ')" -eq 1 ] || fail "--frames 0: expected only the header"
+run 0 vif -q --frames 0 --csv all.csv ref.y4m dis.y4m
+cmp -s all.csv o.csv || fail "--frames 0 (all) differs from no --frames"
 
 # errors
 run 1 vif -q ref.y4m small.y4m
@@ -94,6 +94,35 @@ run 2 vif -q ref.yuv dis.yuv
 run 1 vif -q missing.y4m dis.y4m
 run 0 vif --help
 grep -q -- "--plot" out || fail "--help lacks --plot"
+grep -q -- "--fps" out && fail "vif --help lists --fps, which vif has no use for"
+run 2 vif -q --fps 25 ref.y4m dis.y4m
+grep -q "unknown option '--fps'" err || fail "vif --fps: $(cat err)"
+
+# every size or format error names the file
+head -n 1 ref.y4m | sed 's/ W[0-9]* / W8 /; s/ H[0-9]* / H8 /' >tiny.y4m
+{ printf 'FRAME\n'; head -c 96 /dev/zero; } >>tiny.y4m
+run 1 vif -q tiny.y4m tiny.y4m
+grep -q "^fovea: tiny.y4m: 8x8: VIF needs at least 16x16" err || fail "size error: $(cat err)"
+
+# inputs without frames: no score, exit 1 naming the file
+head -n 1 ref.y4m >empty.y4m
+run 1 vif empty.y4m dis.y4m
+grep -q "^fovea: empty.y4m: no frames" err || fail "empty REF: $(cat err)"
+[ -s out ] && fail "empty REF: a score was printed: $(cat out)"
+run 1 vif ref.y4m empty.y4m
+grep -q "^fovea: empty.y4m: no frames" err || fail "empty DIS: $(cat err)"
+cp empty.y4m empty2.y4m
+run 1 vif empty.y4m empty2.y4m
+grep -q "^fovea: empty.y4m: no frames" err || fail "both empty: $(cat err)"
+"$FOVEA_CLI" vif - ref.y4m <empty.y4m >out 2>err && fail "empty stdin: exit 0"
+grep -q "^fovea: stdin: no frames" err || fail "empty stdin: $(cat err)"
+
+# --quiet: no summary when --json or --csv carries the scores, else the
+# summary is the result and stays
+run 0 vif -q --csv q.csv ref.y4m ref.y4m
+[ -s out ] && fail "-q --csv: a summary was printed: $(cat out)"
+run 0 vif -q ref.y4m ref.y4m
+grep -q "^vif: 4 frames" out || fail "-q alone: the scores are missing: $(cat out)"
 
 # ---- golden case: every number of libvmaf's JSON, exactly
 gold="${FOVEA_TESTDATA_EXTRACTED:-}/vif/src01_160x90"
