@@ -484,6 +484,167 @@ static void test_depth_consistency(void)
     }
 }
 
+/* 8-bit <-> 16-bit RGB: up is v * 257 exactly, so 8 -> 16 -> 8 gives every value
+ * back; alpha is carried between rgba and rgba64 and made from opt->alpha otherwise. */
+static void test_rgb16_exact(void)
+{
+    test_rng r;
+    test_rng_seed(&r, 21);
+    static const fovea_pixfmt pairs[][2] = {{FOVEA_PIX_RGB24, FOVEA_PIX_RGB48},
+                                            {FOVEA_PIX_RGBA, FOVEA_PIX_RGBA64},
+                                            {FOVEA_PIX_RGB24, FOVEA_PIX_RGBA64},
+                                            {FOVEA_PIX_RGBA, FOVEA_PIX_RGB48}};
+    fovea_convert_options o;
+    fovea_convert_options_init(&o);
+    o.alpha = 200;
+    for (int i = 0; i < 4; i++) {
+        const int w = 37, h = 21;
+        const int cs = fovea_pixfmt_get_desc(pairs[i][0])->components;
+        const int ct = fovea_pixfmt_get_desc(pairs[i][1])->components;
+        fovea_frame a, m, b;
+        alloc_tight(&a, w, h, pairs[i][0]);
+        test_fill_random(&a, &r);
+        alloc_tight(&m, w, h, pairs[i][1]);
+        alloc_tight(&b, w, h, pairs[i][0]);
+        CHECK_EQ_INT(fovea_frame_convert(NULL, &m, &a, &o), FOVEA_OK);
+        CHECK_EQ_INT(fovea_frame_convert(NULL, &b, &m, &o), FOVEA_OK);
+        int bad_up = 0, bad_back = 0;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                for (int c = 0; c < 3; c++) {
+                    bad_up += get(&m, 0, ct * x + c, y) != get(&a, 0, cs * x + c, y) * 257;
+                    bad_back += get(&b, 0, cs * x + c, y) != get(&a, 0, cs * x + c, y);
+                }
+                if (ct == 4)
+                    bad_up += get(&m, 0, 4 * x + 3, y) !=
+                              (cs == 4 ? get(&a, 0, 4 * x + 3, y) : 200u) * 257;
+                if (cs == 4)
+                    bad_back += get(&b, 0, 4 * x + 3, y) !=
+                                (ct == 4 ? get(&a, 0, 4 * x + 3, y) : 200u);
+            }
+        CHECK_EQ_INT(bad_up, 0);
+        CHECK_EQ_INT(bad_back, 0);
+        free_tight(&a);
+        free_tight(&m);
+        free_tight(&b);
+    }
+}
+
+/* 16 -> 8 bits is round(v / 257) for every 16-bit value (ties cannot occur). */
+static void test_rgb48_rounding(void)
+{
+    const int w = 256, h = 86; /* 66048 samples: every 16-bit value */
+    fovea_frame a, b;
+    alloc_tight(&a, w, h, FOVEA_PIX_RGB48);
+    alloc_tight(&b, w, h, FOVEA_PIX_RGB24);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < 3 * w; x++)
+            set(&a, 0, x, y, (unsigned)((y * 3 * w + x) & 0xffff));
+    CHECK_EQ_INT(fovea_frame_convert(NULL, &b, &a, NULL), FOVEA_OK);
+    int bad = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < 3 * w; x++) {
+            unsigned v = get(&a, 0, x, y);
+            unsigned want = (unsigned)((double)v / 257.0 + 0.5);
+            bad += get(&b, 0, x, y) != want;
+        }
+    CHECK_EQ_INT(bad, 0);
+    /* the boundaries around 0.5: 128 / 257 < 0.5 < 129 / 257 */
+    CHECK_EQ_INT(get(&b, 0, 128, 0), 0);
+    CHECK_EQ_INT(get(&b, 0, 129, 0), 1);
+    CHECK_EQ_INT(get(&b, 0, 65535 % (3 * w), 65535 / (3 * w)), 255);
+    free_tight(&a);
+    free_tight(&b);
+}
+
+/* YUV above 8 bits keeps its precision through rgb48: 4:4:4 YUV made from RGB (so in
+ * gamut) -> rgb48 -> YUV comes back exactly at 10, 12 and 16 bits (16-bit RGB steps
+ * are 64x finer than 10-bit YUV ones), where 8-bit RGB loses the low bits. Known
+ * values: black and white hit 0 and 65535. */
+static void test_yuv_rgb48_yuv(void)
+{
+    test_rng r;
+    test_rng_seed(&r, 22);
+    const int w = 41, h = 18;
+    for (int depth = 10; depth <= 16; depth += depth == 12 ? 4 : 2) {
+        for (int opt = 0; opt < 4; opt++) {
+            const fovea_colorspace cs = opt & 1 ? FOVEA_CS_BT709 : FOVEA_CS_BT601;
+            const fovea_range range = opt & 2 ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
+            const fovea_pixfmt yf = fovea_pixfmt_yuv(444, depth);
+            fovea_frame src, a, m, b, m8, b8;
+            make_random(&src, w, h, FOVEA_PIX_RGB48, &r);
+            make(&a, w, h, yf);
+            make(&m, w, h, FOVEA_PIX_RGB48);
+            make(&b, w, h, yf);
+            make(&m8, w, h, FOVEA_PIX_RGB24);
+            make(&b8, w, h, yf);
+            CHECK_EQ_INT(convert(NULL, &a, &src, cs, range), FOVEA_OK);
+            CHECK_EQ_INT(convert(NULL, &m, &a, cs, range), FOVEA_OK);
+            CHECK_EQ_INT(convert(NULL, &b, &m, cs, range), FOVEA_OK);
+            CHECK_EQ_INT(convert(NULL, &m8, &a, cs, range), FOVEA_OK);
+            CHECK_EQ_INT(convert(NULL, &b8, &m8, cs, range), FOVEA_OK);
+            int worst = 0, worst8 = 0, off = 0, n = 0;
+            for (int p = 0; p < 3; p++)
+                for (int y = 0; y < fovea_plane_height(yf, h, p); y++)
+                    for (int x = 0; x < fovea_plane_width(yf, w, p); x++) {
+                        int dd = absdiff(get(&a, p, x, y), get(&b, p, x, y));
+                        int d8 = absdiff(get(&a, p, x, y), get(&b8, p, x, y));
+                        worst = dd > worst ? dd : worst;
+                        worst8 = d8 > worst8 ? d8 : worst8;
+                        off += dd != 0;
+                        n++;
+                    }
+            CHECK_EQ_INT(worst, 0);
+            CHECK(worst8 >= 1 << (depth - 10)); /* what 8-bit RGB loses (2, 6, 104 codes) */
+            if (worst > 0)
+                fprintf(stderr, "yuv%d -> rgb48 -> yuv (opt %d): worst %d, %d of %d off\n",
+                        depth, opt, worst, off, n);
+            fovea_frame_free(NULL, &src);
+            fovea_frame_free(NULL, &a);
+            fovea_frame_free(NULL, &m);
+            fovea_frame_free(NULL, &b);
+            fovea_frame_free(NULL, &m8);
+            fovea_frame_free(NULL, &b8);
+        }
+        /* limited black / white, full-range white -> 0 / 65535 */
+        const int k = depth - 8;
+        const unsigned ys[3] = {16u << k, 235u << k, (1u << depth) - 1};
+        const unsigned want[3] = {0, 65535, 65535};
+        for (int i = 0; i < 3; i++) {
+            fovea_frame a, m;
+            make(&a, 1, 1, fovea_pixfmt_yuv(444, depth));
+            make(&m, 1, 1, FOVEA_PIX_RGBA64);
+            set(&a, 0, 0, 0, ys[i]);
+            set(&a, 1, 0, 0, 128u << k);
+            set(&a, 2, 0, 0, 128u << k);
+            CHECK_EQ_INT(convert(NULL, &m, &a, FOVEA_CS_BT709,
+                                 i == 2 ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED), FOVEA_OK);
+            for (int c = 0; c < 3; c++)
+                CHECK_EQ_INT(get(&m, 0, c, 0), want[i]);
+            CHECK_EQ_INT(get(&m, 0, 3, 0), 65535); /* default alpha 255 * 257 */
+            fovea_frame_free(NULL, &a);
+            fovea_frame_free(NULL, &m);
+        }
+    }
+    /* 16-bit gray keeps its depth through rgb48 (full range: exact) */
+    fovea_frame g, m, g2;
+    make_random(&g, 29, 7, FOVEA_PIX_GRAY16, &r);
+    make(&m, 29, 7, FOVEA_PIX_RGB48);
+    make(&g2, 29, 7, FOVEA_PIX_GRAY16);
+    CHECK_EQ_INT(convert(NULL, &m, &g, FOVEA_CS_BT601, FOVEA_RANGE_FULL), FOVEA_OK);
+    CHECK_EQ_INT(convert(NULL, &g2, &m, FOVEA_CS_BT601, FOVEA_RANGE_FULL), FOVEA_OK);
+    CHECK(fovea_frame_equal(&g, &g2));
+    int bad = 0;
+    for (int y = 0; y < 7; y++)
+        for (int x = 0; x < 29; x++)
+            bad += get(&m, 0, 3 * x, y) != get(&g, 0, x, y) ||
+                   get(&m, 0, 3 * x + 2, y) != get(&g, 0, x, y);
+    CHECK_EQ_INT(bad, 0);
+    fovea_frame_free(NULL, &g);
+    fovea_frame_free(NULL, &m);
+    fovea_frame_free(NULL, &g2);
+}
+
 /* Every pair of formats at an odd size spanning several bands: tight buffers (ASan
  * catches any overrun) and 4 threads give the same bytes as one thread. */
 static void test_all_pairs_threaded(void)
@@ -576,6 +737,9 @@ int main(void)
     test_known_values();
     test_alpha();
     test_depth_consistency();
+    test_rgb16_exact();
+    test_rgb48_rounding();
+    test_yuv_rgb48_yuv();
     test_all_pairs_threaded();
     test_errors();
     return test_finish("test_core_convert");

@@ -37,7 +37,7 @@ static void check_layout(const fovea_frame *f, int w, int h, fovea_pixfmt fmt)
 static void test_alloc_limits(void)
 {
     static const int sizes[][2] = {{1, 1}, {33, 17}, {16384, 1}, {1, 16384}, {2, 2}};
-    for (int fmt = FOVEA_PIX_GRAY8; fmt <= FOVEA_PIX_RGBA; fmt++) {
+    for (int fmt = FOVEA_PIX_GRAY8; fmt < FOVEA_PIX_COUNT; fmt++) {
         for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
             fovea_frame f;
             int w = sizes[i][0], h = sizes[i][1];
@@ -157,6 +157,9 @@ static void test_geometry(void)
     CHECK_EQ_INT(fovea_plane_row_bytes(FOVEA_PIX_RGB24, 33, 0), 99);
     CHECK_EQ_INT(fovea_plane_row_bytes(FOVEA_PIX_RGBA, 33, 0), 132);
     CHECK_EQ_INT(fovea_plane_row_bytes(FOVEA_PIX_RGBA, 33, 1), 0);
+    CHECK_EQ_INT(fovea_plane_row_bytes(FOVEA_PIX_RGB48, 33, 0), 198);
+    CHECK_EQ_INT(fovea_plane_row_bytes(FOVEA_PIX_RGBA64, 33, 0), 264);
+    CHECK_EQ_INT(fovea_plane_row_bytes(FOVEA_PIX_RGB48, 33, 1), 0);
     CHECK_EQ_INT(fovea_plane_height(FOVEA_PIX_I420, 1, 1), 1);
     CHECK_EQ_INT(fovea_plane_width(FOVEA_PIX_I420, 1, 1), 1);
 
@@ -167,6 +170,9 @@ static void test_geometry(void)
     CHECK_EQ_INT(fovea_frame_packed_size(FOVEA_PIX_GRAY16, 4, 4), 32);
     CHECK_EQ_INT(fovea_frame_packed_size(FOVEA_PIX_RGB24, 3840, 2160), 3840 * 2160 * 3);
     CHECK_EQ_INT(fovea_frame_packed_size(FOVEA_PIX_RGBA, 16384, 16384), (1ll << 30));
+    CHECK_EQ_INT(fovea_frame_packed_size(FOVEA_PIX_RGB48, 3840, 2160), 3840 * 2160 * 6);
+    if (sizeof(size_t) == 8)
+        CHECK_EQ_INT(fovea_frame_packed_size(FOVEA_PIX_RGBA64, 16384, 16384), (1ll << 31));
     CHECK_EQ_INT(fovea_frame_packed_size(FOVEA_PIX_RGBA, 0, 16), 0);
     CHECK_EQ_INT(fovea_frame_packed_size(FOVEA_PIX_RGBA, 16, -1), 0);
     CHECK_EQ_INT(fovea_frame_packed_size(FOVEA_PIX_NONE, 16, 16), 0);
@@ -174,12 +180,28 @@ static void test_geometry(void)
     if (sizeof(size_t) == 8) /* three planes of ~2^63 bytes each overflow the sum */
         CHECK_EQ_INT(fovea_frame_packed_size(FOVEA_PIX_I444P16, INT_MAX, INT_MAX), 0);
 
-    for (int fmt = FOVEA_PIX_GRAY8; fmt <= FOVEA_PIX_RGBA; fmt++) {
+    for (int fmt = FOVEA_PIX_GRAY8; fmt < FOVEA_PIX_COUNT; fmt++) {
         const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc((fovea_pixfmt)fmt);
         REQUIRE(d != NULL);
         CHECK(d->planes >= 1 && d->planes <= 3);
         CHECK_EQ_INT(fovea_pixfmt_from_name(d->name), fmt);
     }
+    /* 16-bit RGB: packed, little-endian 16-bit samples, ffmpeg's names accepted */
+    static const struct { const char *name; fovea_pixfmt fmt; int comps; } rgb16[] = {
+        {"rgb48", FOVEA_PIX_RGB48, 3},   {"rgb48le", FOVEA_PIX_RGB48, 3},
+        {"RGB48LE", FOVEA_PIX_RGB48, 3}, {"rgba64", FOVEA_PIX_RGBA64, 4},
+        {"rgba64le", FOVEA_PIX_RGBA64, 4},
+    };
+    for (size_t i = 0; i < sizeof(rgb16) / sizeof(rgb16[0]); i++) {
+        CHECK_EQ_INT(fovea_pixfmt_from_name(rgb16[i].name), rgb16[i].fmt);
+        const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(rgb16[i].fmt);
+        REQUIRE(d != NULL);
+        CHECK(d->planes == 1 && d->bit_depth == 16 && d->bytes_per_sample == 2 &&
+              d->components == rgb16[i].comps && d->is_rgb && !d->is_yuv);
+    }
+    CHECK(strcmp(fovea_pixfmt_name(FOVEA_PIX_RGB48), "rgb48") == 0);
+    CHECK(strcmp(fovea_pixfmt_name(FOVEA_PIX_RGBA64), "rgba64") == 0);
+    CHECK_EQ_INT(fovea_pixfmt_from_name("rgb48be"), FOVEA_PIX_NONE);
     CHECK(fovea_pixfmt_get_desc(FOVEA_PIX_NONE) == NULL);
     CHECK(fovea_pixfmt_get_desc(FOVEA_PIX_COUNT) == NULL);
 }
@@ -188,7 +210,7 @@ static void test_copy_fill_equal(void)
 {
     test_rng rng;
     test_rng_seed(&rng, 42);
-    for (int fmt = FOVEA_PIX_GRAY8; fmt <= FOVEA_PIX_RGBA; fmt++) {
+    for (int fmt = FOVEA_PIX_GRAY8; fmt < FOVEA_PIX_COUNT; fmt++) {
         fovea_frame a, b;
         REQUIRE(fovea_frame_alloc(NULL, &a, 37, 23, (fovea_pixfmt)fmt, FOVEA_MEM_HOST) == 0);
         REQUIRE(fovea_frame_alloc(NULL, &b, 37, 23, (fovea_pixfmt)fmt, FOVEA_MEM_HOST) == 0);

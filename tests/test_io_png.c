@@ -134,6 +134,43 @@ static const uint8_t *px(const fovea_frame *f, int x, int y, int bpp)
     return f->data[0] + (ptrdiff_t)y * f->stride[0] + (ptrdiff_t)x * bpp;
 }
 
+/* Samples of a 16-bit frame that differ from big-endian PNG rows (n samples a row). */
+static int count_bad16(const fovea_frame *f, png_bytep *rows, int n, int h)
+{
+    int bad = 0;
+    for (int y = 0; y < h && f->data[0]; y++) {
+        const uint8_t *p = f->data[0] + (ptrdiff_t)y * f->stride[0];
+        for (int i = 0; i < n; i++)
+            bad += (p[2 * i] | p[2 * i + 1] << 8) != (rows[y][2 * i] << 8 | rows[y][2 * i + 1]);
+    }
+    return bad;
+}
+
+/* A 16-bit RGB PNG with a tRNS color key. */
+static uint8_t *encode_png_trns16(const png_spec *s, png_color_16 *key, size_t *size)
+{
+    membuf m = {NULL, 0, 0};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    REQUIRE(png != NULL);
+    png_infop info = png_create_info_struct(png);
+    REQUIRE(info != NULL);
+    if (setjmp(png_jmpbuf(png))) {
+        fprintf(stderr, "libpng failed to encode a test image\n");
+        exit(1);
+    }
+    png_set_write_fn(png, &m, mem_write, mem_flush);
+    png_set_IHDR(png, info, (png_uint_32)s->width, (png_uint_32)s->height, 16,
+                 PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_set_tRNS(png, info, NULL, 0, key);
+    png_write_info(png, info);
+    png_write_image(png, s->rows);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    *size = m.size;
+    return m.data;
+}
+
 /* ------------------------------------------------------------ round trips */
 
 static void roundtrip(fovea_pixfmt fmt, int w, int h, uint64_t seed)
@@ -337,32 +374,65 @@ static void test_other_types(void)
     free(data);
     free_rows(rows, h);
 
-    /* RGB 16-bit -> rgb24, each sample round(v * 255 / 65535). */
+    /* RGB 16-bit -> rgb48, every sample exact (big-endian file, little-endian frame). */
     rows = random_rows(w, h, 6, &rng);
     png_spec s16 = {w, h, 16, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, NULL, 0, NULL, 0, rows};
     data = encode_png(&s16, &size);
     CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
-    CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGB24);
-    int bad = 0;
-    for (int y = 0; y < h && f.data[0]; y++)
-        for (int x = 0; x < w * 3; x++) {
-            unsigned v = (unsigned)rows[y][2 * x] << 8 | rows[y][2 * x + 1];
-            bad += px(&f, 0, y, 3)[x] != (v * 255 + 32767) / 65535;
-        }
-    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGB48);
+    CHECK_EQ_INT(count_bad16(&f, rows, w * 3, h), 0);
+    fovea_frame_free(NULL, &f);
+    free(data);
+
+    /* ... and with tRNS -> rgba64, alpha 0 where the color matches, else 65535. */
+    png_color_16 key;
+    memset(&key, 0, sizeof(key));
+    key.red = (png_uint_16)(rows[1][6] << 8 | rows[1][7]);
+    key.green = (png_uint_16)(rows[1][8] << 8 | rows[1][9]);
+    key.blue = (png_uint_16)(rows[1][10] << 8 | rows[1][11]);
+    data = encode_png_trns16(&s16, &key, &size);
+    CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGBA64);
+    if (f.data[0]) {
+        const uint8_t *p = px(&f, 1, 1, 8);
+        CHECK_EQ_INT(p[0] | p[1] << 8, key.red);
+        CHECK_EQ_INT(p[6] | p[7] << 8, 0);
+        CHECK_EQ_INT(px(&f, 2, 1, 8)[6] | px(&f, 2, 1, 8)[7] << 8, 65535);
+    }
     fovea_frame_free(NULL, &f);
     free(data);
     free_rows(rows, h);
 
-    /* RGBA 16-bit -> rgba. */
+    /* RGBA 16-bit (interlaced) -> rgba64, exact. */
     rows = random_rows(w, h, 8, &rng);
     png_spec s16a = {w, h, 16, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_ADAM7, NULL, 0, NULL, 0,
                      rows};
     data = encode_png(&s16a, &size);
     CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
-    CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGBA);
-    CHECK(f.data[0] && px(&f, 3, 2, 4)[3] == (((unsigned)rows[2][3 * 8 + 6] << 8 |
-                                               rows[2][3 * 8 + 7]) * 255 + 32767) / 65535);
+    CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGBA64);
+    CHECK_EQ_INT(count_bad16(&f, rows, w * 4, h), 0);
+    fovea_frame_free(NULL, &f);
+    free(data);
+    free_rows(rows, h);
+
+    /* gray+alpha 16-bit -> rgba64 with the gray in R, G and B, exact. */
+    rows = random_rows(w, h, 4, &rng);
+    png_spec sga16 = {w, h, 16, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_INTERLACE_NONE, NULL, 0, NULL, 0,
+                      rows};
+    data = encode_png(&sga16, &size);
+    CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGBA64);
+    int bad = 0;
+    for (int y = 0; y < h && f.data[0]; y++)
+        for (int x = 0; x < w; x++) {
+            const uint8_t *p = px(&f, x, y, 8);
+            const unsigned g = (unsigned)rows[y][4 * x] << 8 | rows[y][4 * x + 1];
+            const unsigned a = (unsigned)rows[y][4 * x + 2] << 8 | rows[y][4 * x + 3];
+            for (int c = 0; c < 3; c++)
+                bad += (unsigned)(p[2 * c] | p[2 * c + 1] << 8) != g;
+            bad += (unsigned)(p[6] | p[7] << 8) != a;
+        }
+    CHECK_EQ_INT(bad, 0);
     fovea_frame_free(NULL, &f);
     free(data);
     free_rows(rows, h);
@@ -470,6 +540,36 @@ static void test_malformed(void)
     free(good);
 }
 
+/* rgb48 / rgba64 are written as 16-bit RGB / RGBA (IHDR bit depth 16, color type 2 / 6),
+ * samples big-endian as they are. */
+static void test_png16_header(void)
+{
+    static const fovea_pixfmt fmts[2] = {FOVEA_PIX_RGB48, FOVEA_PIX_RGBA64};
+    for (int i = 0; i < 2; i++) {
+        fovea_frame f;
+        REQUIRE(fovea_frame_alloc(NULL, &f, 2, 1, fmts[i], FOVEA_MEM_HOST) == FOVEA_OK);
+        for (int k = 0; k < 4 * (3 + i); k++)
+            f.data[0][k] = (uint8_t)(0x11 * (k + 1));
+        char *path = test_tmp_path(".png");
+        char err[256];
+        CHECK_EQ_INT(fovea_png_write_file(path, &f, err, sizeof(err)), FOVEA_OK);
+        size_t size;
+        uint8_t *data = test_read_file(path, &size);
+        REQUIRE(size > 26);
+        CHECK_EQ_INT(data[24], 16);
+        CHECK_EQ_INT(data[25], i ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB);
+        fovea_frame g;
+        CHECK_EQ_INT(fovea_png_decode(data, size, &g, err, sizeof(err)), FOVEA_OK);
+        CHECK_EQ_INT(g.fmt, fmts[i]);
+        CHECK(g.data[0] && fovea_frame_equal(&f, &g));
+        CHECK(g.data[0] && g.data[0][0] == 0x11 && g.data[0][1] == 0x22);
+        fovea_frame_free(NULL, &g);
+        fovea_frame_free(NULL, &f);
+        free(data);
+        free(path);
+    }
+}
+
 static void test_writer_rejects_yuv(void)
 {
     char err[512];
@@ -509,6 +609,10 @@ int main(void)
     roundtrip(FOVEA_PIX_RGB24, 33, 17, 5);
     roundtrip(FOVEA_PIX_RGBA, 13, 9, 6);
     roundtrip(FOVEA_PIX_RGB24, 1, 1, 7);
+    roundtrip(FOVEA_PIX_RGB48, 29, 11, 8);
+    roundtrip(FOVEA_PIX_RGBA64, 17, 13, 9);
+    roundtrip(FOVEA_PIX_RGB48, 1, 1, 10);
+    test_png16_header();
     test_gray10_encoding();
     test_palette();
     test_interlaced();

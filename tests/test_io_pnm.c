@@ -38,12 +38,14 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, const char *suffix, uint64
     CHECK_EQ_INT(fovea_writer_close(&wr), FOVEA_OK);
 
     fovea_frame want;
-    if (fmt == FOVEA_PIX_RGBA) {
-        REQUIRE(fovea_frame_alloc(NULL, &want, w, h, FOVEA_PIX_RGB24, FOVEA_MEM_HOST) == 0);
+    if (fmt == FOVEA_PIX_RGBA || fmt == FOVEA_PIX_RGBA64) {
+        const int bps = fmt == FOVEA_PIX_RGBA ? 1 : 2;
+        REQUIRE(fovea_frame_alloc(NULL, &want, w, h, bps == 1 ? FOVEA_PIX_RGB24 : FOVEA_PIX_RGB48,
+                                  FOVEA_MEM_HOST) == 0);
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++)
-                memcpy(want.data[0] + y * want.stride[0] + 3 * x,
-                       src.data[0] + y * src.stride[0] + 4 * x, 3);
+                memcpy(want.data[0] + y * want.stride[0] + 3 * bps * x,
+                       src.data[0] + y * src.stride[0] + 4 * bps * x, (size_t)(3 * bps));
     } else {
         want = src;
     }
@@ -122,14 +124,26 @@ static void test_header_and_scaling(void)
     }
     fovea_frame_free(NULL, &f);
 
-    /* P6 16-bit is reduced to rgb24: round(v * 255 / 65535). */
-    static const uint8_t p6_16[] = "P6 1 1 65535\n\x00\x80\xff\xff\x7f\x7f";
+    /* P6 16-bit is rgb48, every sample as it is. */
+    static const uint8_t p6_16[] = "P6 1 1 65535\n\x00\x80\xff\xff\x7f\x7e";
     CHECK_EQ_INT(decode_bytes(p6_16, sizeof(p6_16) - 1, &f, err, sizeof(err)), 0);
-    CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGB24);
+    CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGB48);
     if (f.data[0]) {
-        CHECK_EQ_INT(f.data[0][0], 0);
-        CHECK_EQ_INT(f.data[0][1], 255);
-        CHECK_EQ_INT(f.data[0][2], (0x7f7f * 255 + 32767) / 65535);
+        CHECK_EQ_INT(sample16(&f, 0, 0), 0x0080);
+        CHECK_EQ_INT(sample16(&f, 1, 0), 0xffff);
+        CHECK_EQ_INT(sample16(&f, 2, 0), 0x7f7e);
+    }
+    fovea_frame_free(NULL, &f);
+
+    /* P6 with another maxval above 255 is rgb48 rescaled to 0..65535 with rounding
+     * (as P5 to gray16); samples above maxval clamped. */
+    static const uint8_t p6_1000[] = "P6 1 1 1000\n\x03\xe8\x01\xf4\xff\xff";
+    CHECK_EQ_INT(decode_bytes(p6_1000, sizeof(p6_1000) - 1, &f, err, sizeof(err)), 0);
+    CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGB48);
+    if (f.data[0]) {
+        CHECK_EQ_INT(sample16(&f, 0, 0), 65535);
+        CHECK_EQ_INT(sample16(&f, 1, 0), (500 * 65535 + 500) / 1000);
+        CHECK_EQ_INT(sample16(&f, 2, 0), 65535);
     }
     fovea_frame_free(NULL, &f);
 
@@ -264,6 +278,40 @@ static void test_writer_formats(void)
     free(data);
     free(path);
     fovea_frame_free(NULL, &f);
+
+    /* rgb48 is written as P6 65535, samples big-endian; rgba64 the same without alpha. */
+    for (int k = 0; k < 2; k++) {
+        const fovea_pixfmt fmt = k ? FOVEA_PIX_RGBA64 : FOVEA_PIX_RGB48;
+        const int comps = k ? 4 : 3;
+        REQUIRE(fovea_frame_alloc(NULL, &f, 2, 1, fmt, FOVEA_MEM_HOST) == 0);
+        for (int i = 0; i < 2 * comps; i++) {
+            f.data[0][2 * i] = (uint8_t)(0x10 + i);   /* low byte */
+            f.data[0][2 * i + 1] = (uint8_t)(0xa0 + i); /* high byte */
+        }
+        path = test_tmp_path(".ppm");
+        info.width = 2;
+        info.height = 1;
+        info.fmt = fmt;
+        CHECK_EQ_INT(fovea_writer_open(&wr, path, FOVEA_CONTAINER_PNM, &info, err, sizeof(err)), 0);
+        CHECK_EQ_INT(fovea_writer_write(wr, &f), FOVEA_OK);
+        CHECK_EQ_INT(fovea_writer_close(&wr), FOVEA_OK);
+        data = test_read_file(path, &size);
+        uint8_t want16[32];
+        size_t n = 0;
+        memcpy(want16, "P6\n2 1\n65535\n", 13);
+        n = 13;
+        for (int px = 0; px < 2; px++)
+            for (int c = 0; c < 3; c++) {
+                const int i = px * comps + c;
+                want16[n++] = (uint8_t)(0xa0 + i);
+                want16[n++] = (uint8_t)(0x10 + i);
+            }
+        CHECK_EQ_INT(size, n);
+        CHECK(size == n && memcmp(data, want16, n) == 0);
+        free(data);
+        free(path);
+        fovea_frame_free(NULL, &f);
+    }
 }
 
 static void test_pattern(void)
@@ -316,6 +364,9 @@ int main(void)
     roundtrip(FOVEA_PIX_RGB24, 33, 17, ".ppm", 5);
     roundtrip(FOVEA_PIX_RGBA, 13, 9, ".ppm", 6);
     roundtrip(FOVEA_PIX_GRAY8, 1, 1, ".pgm", 7);
+    roundtrip(FOVEA_PIX_RGB48, 31, 9, ".ppm", 8);
+    roundtrip(FOVEA_PIX_RGBA64, 7, 5, ".pnm", 9);
+    roundtrip(FOVEA_PIX_RGB48, 1, 1, ".ppm", 10);
     test_header_and_scaling();
     test_malformed();
     test_writer_formats();

@@ -623,6 +623,12 @@ static void test_errors(void)
     fovea_frame_free(NULL, &d);
     REQUIRE(fovea_frame_alloc(NULL, &d, 32, 32, FOVEA_PIX_RGB24, FOVEA_MEM_HOST) == FOVEA_OK);
     CHECK(fovea_vif_process(v, &d, &d, NULL) == FOVEA_ERR_UNSUPPORTED);
+    fovea_frame_free(NULL, &d);
+    /* 16-bit RGB is no luma either: refused, not read as 16-bit gray */
+    REQUIRE(fovea_frame_alloc(NULL, &d, 32, 32, FOVEA_PIX_RGB48, FOVEA_MEM_HOST) == FOVEA_OK);
+    fovea_frame_fill(NULL, &d, 100);
+    CHECK(fovea_vif_process(v, &d, &d, NULL) == FOVEA_ERR_UNSUPPORTED);
+    CHECK(strstr(fovea_last_error(ctx), "rgb48") != NULL);
     /* a flat frame: no log terms, numerator = denominator */
     fovea_vif_scores sc;
     CHECK(fovea_vif_process(v, &a, &a, &sc) == FOVEA_OK);

@@ -787,6 +787,17 @@ static void test_yuv_white_balance(void)
     REQUIRE(fovea_stitcher_create(ctx, &st, &m, &ss) == FOVEA_OK);
     REQUIRE(fovea_stitcher_set_color(st, &cc, 1) == FOVEA_OK);
     REQUIRE(fovea_stitcher_process(st, in, 1, &out) == FOVEA_OK);
+    /* 16-bit RGB cameras are refused with a status, not stitched as bytes */
+    for (int k = 0; k < 2; k++) {
+        fovea_frame deep = {0};
+        REQUIRE(fovea_frame_alloc(NULL, &deep, 320, 240, k ? FOVEA_PIX_RGBA64 : FOVEA_PIX_RGB48,
+                                  FOVEA_MEM_HOST) == FOVEA_OK);
+        fovea_frame_fill(NULL, &deep, 0x40);
+        const fovea_frame *din[1] = {&deep};
+        CHECK_EQ_INT(fovea_stitcher_process(st, din, 1, &out), FOVEA_ERR_UNSUPPORTED);
+        CHECK(strstr(fovea_last_error(ctx), k ? "rgba64" : "rgb48") != NULL);
+        fovea_frame_free(NULL, &deep);
+    }
     fovea_stitcher_destroy(&st);
     static const char *const cs_name[2] = {"bt601", "bt709"};
     for (int cs = 0; cs < 2; cs++)

@@ -627,9 +627,9 @@ int cli_container_holds(fovea_container c, fovea_pixfmt fmt)
         return d->is_yuv && fmt != FOVEA_PIX_NV12;
     case FOVEA_CONTAINER_YUV: /* raw: whatever the planes hold */
         return 1;
-    case FOVEA_CONTAINER_PNM: /* P5 with maxval 255..65535, P6 8-bit (rgba would lose alpha) */
-        return (d->is_yuv && d->planes == 1) || fmt == FOVEA_PIX_RGB24;
-    case FOVEA_CONTAINER_PNG: /* gray 8/16-bit (10/12 with sBIT), RGB, RGBA */
+    case FOVEA_CONTAINER_PNM: /* P5 with maxval 255..65535, P6 8/16-bit (rgba would lose alpha) */
+        return (d->is_yuv && d->planes == 1) || fmt == FOVEA_PIX_RGB24 || fmt == FOVEA_PIX_RGB48;
+    case FOVEA_CONTAINER_PNG: /* gray 8/16-bit (10/12 with sBIT), RGB, RGBA, 8/16-bit */
         return (d->is_yuv && d->planes == 1) || d->is_rgb;
     default:
         return 0;
@@ -641,9 +641,12 @@ fovea_pixfmt cli_default_output_pixfmt(fovea_container c, fovea_pixfmt fmt)
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(fmt);
     if (!d || cli_container_holds(c, fmt))
         return fmt;
-    if (c == FOVEA_CONTAINER_Y4M)
-        return FOVEA_PIX_I420; /* from nv12 or RGB */
-    return FOVEA_PIX_RGB24;    /* PNM/PNG from color YUV, nv12, or rgba for PNM */
+    /* Keep the depth: 16-bit RGB becomes 16-bit 4:4:4 YUV in y4m, and YUV deeper
+     * than 8 bits becomes 16-bit RGB in PNM/PNG. */
+    if (c == FOVEA_CONTAINER_Y4M) /* from nv12 or RGB */
+        return d->bit_depth > 8 ? FOVEA_PIX_I444P16 : FOVEA_PIX_I420;
+    /* PNM/PNG from color YUV or nv12, or rgba / rgba64 for PNM */
+    return d->bit_depth > 8 ? FOVEA_PIX_RGB48 : FOVEA_PIX_RGB24;
 }
 
 /* ------------------------------------------------------------------ summary */

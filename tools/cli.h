@@ -213,8 +213,10 @@ void cli_progress_finish(cli_progress *p);
 int cli_container_holds(fovea_container c, fovea_pixfmt fmt);
 
 /* The format to write when the input is in fmt and the user chose none: fmt when
- * the container holds it, else rgb24 for PNG/PNM (from color YUV, nv12, or rgba
- * for PNM) and i420 for y4m (from RGB or nv12). Gray stays gray everywhere. */
+ * the container holds it, else rgb24 for PNG/PNM (from 8-bit color YUV, nv12, or
+ * rgba for PNM), rgb48 for PNG/PNM from deeper YUV (or rgba64 for PNM), i420 for
+ * y4m from 8-bit RGB or nv12 and i444p16 from 16-bit RGB: never fewer bits than
+ * the input has. Gray stays gray everywhere. */
 fovea_pixfmt cli_default_output_pixfmt(fovea_container c, fovea_pixfmt fmt);
 
 /* ------------------------------------------------------------------ read-ahead */

@@ -24,7 +24,7 @@ static const cli_option options[] = {
      "from the file extension; '-' is y4m", OPT_OUT_FORMAT},
     {"pixfmt-out", 0, "FMT", "pixel format to write",
      "the input's when the output container holds it, else rgb24 for PNG/PNM from color "
-     "YUV and i420 for y4m from RGB or nv12",
+     "YUV (rgb48 above 8 bits) and i420 for y4m from RGB or nv12 (i444p16 from rgb48/rgba64)",
      OPT_PIXFMT_OUT},
     {"colorspace", 0, "CS", "YUV<->RGB matrix: bt601 or bt709", "bt601", OPT_COLORSPACE},
     {"range", 0, "RANGE", "YUV range for YUV<->RGB: auto, limited or full; auto takes a y4m "
@@ -268,6 +268,15 @@ int cmd_convert(int argc, char **argv)
                        ? a.out_fmt
                        : cli_default_output_pixfmt(a.out_container, in_info.fmt);
     const int convert = out_info.fmt != in_info.fmt;
+    {
+        /* Fewer bits only when asked for (or no container holds more): say so once. */
+        const fovea_pixfmt_desc *di = fovea_pixfmt_get_desc(in_info.fmt);
+        const fovea_pixfmt_desc *dout = fovea_pixfmt_get_desc(out_info.fmt);
+        if (di && dout && dout->bit_depth < di->bit_depth)
+            cli_error(cli_display_path(a.out_path, 1),
+                      "%d-bit samples reduced to %d bits (%s -> %s)", di->bit_depth,
+                      dout->bit_depth, di->name, dout->name);
+    }
     {
         /* YUV made from RGB is in the range used; YUV from YUV keeps the input's tag */
         const fovea_pixfmt_desc *di = fovea_pixfmt_get_desc(in_info.fmt);

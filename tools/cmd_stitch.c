@@ -416,7 +416,8 @@ static fovea_pixfmt choose_stitch_format(const stitch_run *s)
     int same = 1, any_alpha = 0;
     for (int c = 0; c < n; c++) {
         same &= s->cam[c].info.fmt == s->cam[0].info.fmt;
-        any_alpha |= s->cam[c].info.fmt == FOVEA_PIX_RGBA;
+        any_alpha |= s->cam[c].info.fmt == FOVEA_PIX_RGBA ||
+                     s->cam[c].info.fmt == FOVEA_PIX_RGBA64;
     }
     if (same && stitchable(s->cam[0].info.fmt))
         return s->cam[0].info.fmt;

@@ -258,9 +258,11 @@ static void frame_luma(const fovea_frame *f, unsigned char *out)
         const uint8_t *row = f->data[0] + (ptrdiff_t)y * f->stride[0];
         unsigned char *o = out + (size_t)y * f->width;
         if (d->is_rgb) {
+            /* 16-bit RGB: the high byte of each little-endian sample, as v >> 8 below */
+            const int bps = d->bytes_per_sample;
             for (int x = 0; x < f->width; x++) {
-                const uint8_t *p = row + (size_t)x * d->components;
-                o[x] = (unsigned char)((77 * p[0] + 150 * p[1] + 29 * p[2] + 128) >> 8);
+                const uint8_t *p = row + (size_t)x * d->components * bps + (bps - 1);
+                o[x] = (unsigned char)((77 * p[0] + 150 * p[bps] + 29 * p[2 * bps] + 128) >> 8);
             }
         } else if (d->bytes_per_sample == 2) {
             for (int x = 0; x < f->width; x++) {

@@ -36,8 +36,14 @@ FOVEA_API void fovea_convert_options_init(fovea_convert_options *o);
  *  full-range luma/gray maps max to max (up: replicate high bits, down: rounded
  *  rescale). Either way up-then-down round-trips exactly (8->10->8, ...).
  *  Gray is YUV luma with neutral chroma. RGB -> YUV -> RGB is lossy (rounding);
- *  YUV -> YUV of the same depth and subsampling is an exact copy. RGBA alpha is
- *  dropped; RGBA output gets opt->alpha. src and dst must not overlap.
+ *  YUV -> YUV of the same depth and subsampling is an exact copy.
+ *  16-bit RGB (rgb48, rgba64) uses the same matrices and ranges with RGB spanning
+ *  0..65535 instead of 0..255 (more fractional bits, so YUV at 10 bits and more
+ *  keeps its precision through it). 8-bit <-> 16-bit RGB: up is v * 257 (exact),
+ *  down is (v * 255 + 32767) / 65535 = round(v / 257), so 8 -> 16 -> 8 is exact.
+ *  Alpha is rescaled the same way between rgba and rgba64 and dropped when the
+ *  destination has none; an alpha-less source gives opt->alpha (times 257 at
+ *  16 bits). src and dst must not overlap.
  *  @param ctx for threads (may be NULL = single thread)
  *  @param opt NULL = defaults
  *  @return FOVEA_OK, FOVEA_ERR_MISMATCH (sizes), FOVEA_ERR_INVALID_ARG */

@@ -37,6 +37,8 @@ typedef enum fovea_pixfmt {
     FOVEA_PIX_NV12,      /**< Y plane + interleaved UV plane, 4:2:0 */
     FOVEA_PIX_RGB24,     /**< packed R,G,B */
     FOVEA_PIX_RGBA,      /**< packed R,G,B,A */
+    FOVEA_PIX_RGB48,     /**< packed R,G,B, 16 bits each (ffmpeg's rgb48le) */
+    FOVEA_PIX_RGBA64,    /**< packed R,G,B,A, 16 bits each (ffmpeg's rgba64le) */
     FOVEA_PIX_COUNT
 } fovea_pixfmt;
 
@@ -50,7 +52,7 @@ typedef struct fovea_pixfmt_desc {
     int log2_chroma_h;    /**< vertical chroma subsampling shift (0 or 1) */
     int components;       /**< samples per pixel in plane 0 (1, 3 or 4) */
     int is_yuv;           /**< 1 for Y/YUV families (gray counts as YUV luma) */
-    int is_rgb;           /**< 1 for RGB24 / RGBA */
+    int is_rgb;           /**< 1 for RGB24 / RGBA / RGB48 / RGBA64 */
 } fovea_pixfmt_desc;
 
 /** @return the description of fmt, or NULL when fmt is invalid. */
@@ -58,7 +60,8 @@ FOVEA_API const fovea_pixfmt_desc *fovea_pixfmt_get_desc(fovea_pixfmt fmt);
 /** @return the canonical name of fmt ("?" if invalid). */
 FOVEA_API const char *fovea_pixfmt_name(fovea_pixfmt fmt);
 /** Parse a name ("gray", "gray8", "gray10", "yuv420p", "i420", "i420p10", "yuv420p10le",
- *  "nv12", "rgb24", "rgba", ...). @return the format, or FOVEA_PIX_NONE. */
+ *  "nv12", "rgb24", "rgba", "rgb48", "rgb48le", "rgba64", "rgba64le", ...).
+ *  @return the format, or FOVEA_PIX_NONE. */
 FOVEA_API fovea_pixfmt fovea_pixfmt_from_name(const char *name);
 /** YUV/gray format with the given chroma subsampling (420, 422, 444 or 400=gray)
  *  and bit depth (8, 10, 12, 16). @return FOVEA_PIX_NONE when no such format. */

@@ -12,7 +12,10 @@
 
 /* Fractional bits of the fixed-point matrices. YUV->RGB shifts by YUV2RGB_FRAC plus
  * (depth - 8) so the coefficients stay the same size at every depth; RGB->YUV keeps
- * 14 bits. Both keep every intermediate sum below 2^31 at 16-bit depth. */
+ * 14 bits. Both keep every intermediate sum below 2^31 at 16-bit depth with 8-bit RGB.
+ * 16-bit RGB (rgb48, rgba64) adds 8 more fractional bits on its side (YUV->RGB48
+ * shifts by 8 more, RGB48->YUV keeps 22 bits), so the coefficients keep the same
+ * size and relative precision as at 8 bits; those sums are 64-bit. */
 #define YUV2RGB_FRAC 13
 #define RGB2YUV_FRAC 14
 
@@ -36,7 +39,7 @@ enum { MODE_YUV_YUV, MODE_YUV_RGB, MODE_RGB_YUV, MODE_RGB_RGB };
 
 /* The parts of a format the pipeline cares about. Gray is YUV without chroma. */
 typedef struct {
-    int rgb;        /* packed RGB24 / RGBA */
+    int rgb;        /* packed RGB24 / RGBA / RGB48 / RGBA64 */
     int comps;      /* samples per pixel of plane 0 */
     int gray;
     int nv12;
@@ -45,19 +48,23 @@ typedef struct {
     int sw, sh;     /* log2 chroma subsampling */
 } fmt_info;
 
-/* YUV (depth D) -> 8-bit RGB: channel = clamp((cy*(Y-yo) + c*(C-co) + 2^(sh-1)) >> sh). */
+/* YUV (depth D) -> RGB (8 or 16 bits):
+ * channel = clamp((cy*(Y-yo) + c*(C-co) + 2^(sh-1)) >> sh) with the coefficients
+ * scaled to the RGB maximum (255 or 65535). */
 typedef struct {
     int32_t yo, co;
     int32_t cy, crv, cgu, cgv, cbu;
     int sh;
 } yuv2rgb_coef;
 
-/* 8-bit RGB -> YUV (depth D): Y = clamp((yr*R + yg*G + yb*B + (yo << F) + 2^(F-1)) >> F),
- * chroma likewise around co. Each row of coefficients sums to the exact target
- * (luma: the full luma scale, chroma: zero), so grays map to neutral chroma exactly. */
+/* RGB (8 or 16 bits) -> YUV (depth D):
+ * Y = clamp((yr*R + yg*G + yb*B + (yo << F) + 2^(F-1)) >> F), chroma likewise around
+ * co, F = frac. Each row of coefficients sums to the exact target (luma: the full
+ * luma scale, chroma: zero), so grays map to neutral chroma exactly. */
 typedef struct {
     int32_t yr, yg, yb, ur, ug, ub, vr, vg, vb;
     int32_t yo, co, ymax, cmax;
+    int frac;
 } rgb2yuv_coef;
 
 typedef struct {
@@ -125,28 +132,33 @@ static void range_scales(int full, int d, double *ys, double *cs, int32_t *yo, i
     }
 }
 
-static void yuv2rgb_init(yuv2rgb_coef *c, fovea_colorspace cspace, int full, int d)
+/* d: YUV depth; rgb_depth: 8 or 16. */
+static void yuv2rgb_init(yuv2rgb_coef *c, fovea_colorspace cspace, int full, int d,
+                         int rgb_depth)
 {
     double kr, kb, ys, cs;
     matrix_kr_kb(cspace, &kr, &kb);
     double kg = 1.0 - kr - kb;
     range_scales(full, d, &ys, &cs, &c->yo, &c->co);
-    c->sh = YUV2RGB_FRAC + d - 8;
-    double one = (double)(1 << c->sh);
-    c->cy = round_fixed(255.0 / ys * one);
-    c->crv = round_fixed(255.0 / cs * 2.0 * (1.0 - kr) * one);
-    c->cbu = round_fixed(255.0 / cs * 2.0 * (1.0 - kb) * one);
-    c->cgu = round_fixed(-255.0 / cs * 2.0 * (1.0 - kb) * kb / kg * one);
-    c->cgv = round_fixed(-255.0 / cs * 2.0 * (1.0 - kr) * kr / kg * one);
+    c->sh = YUV2RGB_FRAC + d - 8 + rgb_depth - 8;
+    const double one = (double)(1 << c->sh), omax = (double)((1 << rgb_depth) - 1);
+    c->cy = round_fixed(omax / ys * one);
+    c->crv = round_fixed(omax / cs * 2.0 * (1.0 - kr) * one);
+    c->cbu = round_fixed(omax / cs * 2.0 * (1.0 - kb) * one);
+    c->cgu = round_fixed(-omax / cs * 2.0 * (1.0 - kb) * kb / kg * one);
+    c->cgv = round_fixed(-omax / cs * 2.0 * (1.0 - kr) * kr / kg * one);
 }
 
-static void rgb2yuv_init(rgb2yuv_coef *c, fovea_colorspace cspace, int full, int d)
+/* d: YUV depth; rgb_depth: 8 or 16. */
+static void rgb2yuv_init(rgb2yuv_coef *c, fovea_colorspace cspace, int full, int d,
+                         int rgb_depth)
 {
     double kr, kb, ys, cs;
     matrix_kr_kb(cspace, &kr, &kb);
     range_scales(full, d, &ys, &cs, &c->yo, &c->co);
-    const double one = (double)(1 << RGB2YUV_FRAC);
-    const double yscale = ys / 255.0 * one, cscale = cs / 255.0 * one;
+    c->frac = RGB2YUV_FRAC + rgb_depth - 8;
+    const double one = (double)(1 << c->frac), imax = (double)((1 << rgb_depth) - 1);
+    const double yscale = ys / imax * one, cscale = cs / imax * one;
     c->yr = round_fixed(kr * yscale);
     c->yb = round_fixed(kb * yscale);
     c->yg = round_fixed(yscale) - c->yr - c->yb;
@@ -328,10 +340,51 @@ static ALWAYS_INLINE void yuv_to_rgb_row_n(const yuv2rgb_coef *c, const uint16_t
     }
 }
 
-static void yuv_to_rgb_row(const yuv2rgb_coef *c, const uint16_t *y, const uint16_t *u,
-                           const uint16_t *v, uint8_t *out, int w, int comps, uint8_t alpha)
+static inline int64_t clamp_i64(int64_t v, int64_t lo, int64_t hi)
 {
-    if (comps == 4)
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
+static inline void put16(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v & 0xff);
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline uint32_t get16(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+/* The same arithmetic to 16-bit RGB (coefficients from yuv2rgb_init(.., 16)), 64-bit sums. */
+static void yuv_to_rgb16_row(const yuv2rgb_coef *c, const uint16_t *y, const uint16_t *u,
+                             const uint16_t *v, uint8_t *out, int w, int comps, uint16_t alpha)
+{
+    const int sh = c->sh;
+    const int64_t half = (int64_t)1 << (sh - 1), hi = ((int64_t)65536 << sh) - 1;
+    for (int x = 0; x < w; x++) {
+        int64_t yy = (int64_t)c->cy * ((int32_t)y[x] - c->yo) + half;
+        int64_t uu = (int32_t)u[x] - c->co, vv = (int32_t)v[x] - c->co;
+        int64_t r = clamp_i64(yy + c->crv * vv, 0, hi);
+        int64_t g = clamp_i64(yy + c->cgu * uu + c->cgv * vv, 0, hi);
+        int64_t b = clamp_i64(yy + c->cbu * uu, 0, hi);
+        uint8_t *o = out + (size_t)2 * (size_t)comps * (size_t)x;
+        put16(o, (uint32_t)(r >> sh));
+        put16(o + 2, (uint32_t)(g >> sh));
+        put16(o + 4, (uint32_t)(b >> sh));
+        if (comps == 4)
+            put16(o + 6, alpha);
+    }
+}
+
+static void yuv_to_rgb_row(const yuv2rgb_coef *c, const uint16_t *y, const uint16_t *u,
+                           const uint16_t *v, uint8_t *out, int w, int comps, int bps,
+                           uint8_t alpha)
+{
+    if (bps == 2)
+        yuv_to_rgb16_row(c, y, u, v, out, w, comps, (uint16_t)(alpha * 257u));
+    else if (comps == 4)
         yuv_to_rgb_row_n(c, y, u, v, out, w, 4, alpha);
     else
         yuv_to_rgb_row_n(c, y, u, v, out, w, 3, alpha);
@@ -356,19 +409,82 @@ static ALWAYS_INLINE void rgb_to_yuv_row_n(const rgb2yuv_coef *c, const uint8_t 
     }
 }
 
-static void rgb_to_yuv_row(const rgb2yuv_coef *c, const uint8_t *in, uint16_t *y, uint16_t *u,
-                           uint16_t *v, int w, int comps)
+/* The same arithmetic from 16-bit RGB (coefficients from rgb2yuv_init(.., 16)). */
+static void rgb16_to_yuv_row(const rgb2yuv_coef *c, const uint8_t *in, uint16_t *y,
+                             uint16_t *u, uint16_t *v, int w, int comps)
 {
-    if (comps == 4)
+    const int f = c->frac;
+    const int64_t half = (int64_t)1 << (f - 1);
+    const int64_t yoff = ((int64_t)c->yo << f) + half, coff = ((int64_t)c->co << f) + half;
+    const int64_t yhi = ((int64_t)(c->ymax + 1) << f) - 1;
+    const int64_t chi = ((int64_t)(c->cmax + 1) << f) - 1;
+    for (int x = 0; x < w; x++) {
+        const uint8_t *p = in + (size_t)2 * (size_t)comps * (size_t)x;
+        int64_t r = get16(p), g = get16(p + 2), b = get16(p + 4);
+        int64_t yy = clamp_i64(c->yr * r + c->yg * g + c->yb * b + yoff, 0, yhi);
+        int64_t uu = clamp_i64(c->ur * r + c->ug * g + c->ub * b + coff, 0, chi);
+        int64_t vv = clamp_i64(c->vr * r + c->vg * g + c->vb * b + coff, 0, chi);
+        y[x] = (uint16_t)(yy >> f);
+        u[x] = (uint16_t)(uu >> f);
+        v[x] = (uint16_t)(vv >> f);
+    }
+}
+
+static void rgb_to_yuv_row(const rgb2yuv_coef *c, const uint8_t *in, uint16_t *y, uint16_t *u,
+                           uint16_t *v, int w, int comps, int bps)
+{
+    if (bps == 2)
+        rgb16_to_yuv_row(c, in, y, u, v, w, comps);
+    else if (comps == 4)
         rgb_to_yuv_row_n(c, in, y, u, v, w, 4);
     else
         rgb_to_yuv_row_n(c, in, y, u, v, w, 3);
 }
 
-static void rgb_to_rgb_row(const uint8_t *in, int in_comps, uint8_t *out, int out_comps,
-                           uint8_t alpha, int w)
+/* RGB depth changes: up 8 -> 16 is v * 257 (exact: 255 -> 65535, and every 8-bit
+ * value comes back unchanged); down 16 -> 8 is (v * 255 + 32767) / 65535, which
+ * equals round(v / 257) (ties cannot occur) and inverts the way up. */
+static inline uint32_t rgb_up16(uint32_t v)
 {
-    if (in_comps == out_comps) {
+    return v * 257u;
+}
+
+static inline uint32_t rgb_down8(uint32_t v)
+{
+    return (v * 255u + 32767u) / 65535u;
+}
+
+/* RGB <-> RGB where a side is 16-bit: channels rescaled as above; alpha carried
+ * (rescaled) when both sides have it, else out_alpha (8-bit, rescaled for 16-bit). */
+static void rgb_to_rgb_row_depth(const uint8_t *in, int in_comps, int in_bps, uint8_t *out,
+                                 int out_comps, int out_bps, uint8_t out_alpha, int w)
+{
+    const int nc = in_comps == 4 && out_comps == 4 ? 4 : 3;
+    for (int x = 0; x < w; x++) {
+        const uint8_t *p = in + (size_t)in_comps * (size_t)in_bps * (size_t)x;
+        uint8_t *o = out + (size_t)out_comps * (size_t)out_bps * (size_t)x;
+        for (int c = 0; c < nc; c++) {
+            uint32_t v = in_bps == 2 ? get16(p + 2 * c) : p[c];
+            if (out_bps == 2)
+                put16(o + 2 * c, in_bps == 2 ? v : rgb_up16(v));
+            else
+                o[c] = (uint8_t)(in_bps == 2 ? rgb_down8(v) : v);
+        }
+        if (out_comps == 4 && nc == 3) {
+            if (out_bps == 2)
+                put16(o + 6, rgb_up16(out_alpha));
+            else
+                o[3] = out_alpha;
+        }
+    }
+}
+
+static void rgb_to_rgb_row(const uint8_t *in, int in_comps, int in_bps, uint8_t *out,
+                           int out_comps, int out_bps, uint8_t alpha, int w)
+{
+    if (in_bps != 1 || out_bps != 1) {
+        rgb_to_rgb_row_depth(in, in_comps, in_bps, out, out_comps, out_bps, alpha, w);
+    } else if (in_comps == out_comps) {
         memcpy(out, in, (size_t)w * (size_t)in_comps);
     } else if (out_comps == 4) {
         for (int x = 0; x < w; x++) {
@@ -397,7 +513,7 @@ static void load_intermediate(const convert_job *j, int y, uint16_t *yr, uint16_
     const fmt_info *s = &j->s;
     int w = j->w;
     if (s->rgb) {
-        rgb_to_yuv_row(&j->r2y, src_row(f, 0, y), yr, ur, vr, w, s->comps);
+        rgb_to_yuv_row(&j->r2y, src_row(f, 0, y), yr, ur, vr, w, s->comps, s->bps);
         return;
     }
     load_row(src_row(f, 0, y), s->bps, yr, w);
@@ -468,7 +584,7 @@ static void convert_rows(const convert_job *j, int y, int n, uint16_t *scratch)
     if (j->t.rgb) {
         for (int r = 0; r < n; r++)
             yuv_to_rgb_row(&j->y2r, yr[r], ur[r], vr[r], dst_row(j->dst, 0, y + r), j->w,
-                           j->t.comps, j->alpha);
+                           j->t.comps, j->t.bps, j->alpha);
         return;
     }
     for (int r = 0; r < n; r++)
@@ -491,8 +607,8 @@ static void convert_band(void *arg, int begin, int end, int thread)
         int y1 = y0 + BAND_ROWS < j->h ? y0 + BAND_ROWS : j->h;
         if (j->mode == MODE_RGB_RGB) {
             for (int y = y0; y < y1; y++)
-                rgb_to_rgb_row(src_row(j->src, 0, y), j->s.comps, dst_row(j->dst, 0, y),
-                               j->t.comps, j->alpha, j->w);
+                rgb_to_rgb_row(src_row(j->src, 0, y), j->s.comps, j->s.bps,
+                               dst_row(j->dst, 0, y), j->t.comps, j->t.bps, j->alpha, j->w);
             continue;
         }
         for (int y = y0; y < y1; y += 2)
@@ -561,11 +677,11 @@ int fovea_frame_convert(fovea_context *ctx, fovea_frame *dst, const fovea_frame 
     } else if (j.s.rgb) {
         j.mode = MODE_RGB_YUV;
         j.need_chroma = 1;
-        rgb2yuv_init(&j.r2y, opt->colorspace, j.full, j.t.depth);
+        rgb2yuv_init(&j.r2y, opt->colorspace, j.full, j.t.depth, j.s.depth);
     } else if (j.t.rgb) {
         j.mode = MODE_YUV_RGB;
         j.need_chroma = 1;
-        yuv2rgb_init(&j.y2r, opt->colorspace, j.full, j.s.depth);
+        yuv2rgb_init(&j.y2r, opt->colorspace, j.full, j.s.depth, j.t.depth);
     } else {
         j.mode = MODE_YUV_YUV;
         j.need_chroma = !j.t.gray;

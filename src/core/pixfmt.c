@@ -26,6 +26,8 @@ static const fovea_pixfmt_desc descs[FOVEA_PIX_COUNT] = {
     [FOVEA_PIX_NV12] = {"nv12", 2, 8, 1, 1, 1, 1, 1, 0},
     [FOVEA_PIX_RGB24] = {"rgb24", 1, 8, 1, 0, 0, 3, 0, 1},
     [FOVEA_PIX_RGBA] = {"rgba", 1, 8, 1, 0, 0, 4, 0, 1},
+    [FOVEA_PIX_RGB48] = {"rgb48", 1, 16, 2, 0, 0, 3, 0, 1},
+    [FOVEA_PIX_RGBA64] = {"rgba64", 1, 16, 2, 0, 0, 4, 0, 1},
 };
 
 const fovea_pixfmt_desc *fovea_pixfmt_get_desc(fovea_pixfmt fmt)
@@ -75,6 +77,7 @@ fovea_pixfmt fovea_pixfmt_from_name(const char *name)
         {"yuv422p12le", FOVEA_PIX_I422P12}, {"yuv422p16le", FOVEA_PIX_I422P16},
         {"yuv444p10le", FOVEA_PIX_I444P10}, {"yuv444p12le", FOVEA_PIX_I444P12},
         {"yuv444p16le", FOVEA_PIX_I444P16}, {"rgb", FOVEA_PIX_RGB24},
+        {"rgb48le", FOVEA_PIX_RGB48},       {"rgba64le", FOVEA_PIX_RGBA64},
     };
     if (!name)
         return FOVEA_PIX_NONE;

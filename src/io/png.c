@@ -63,7 +63,8 @@ static void png_warning_cb(png_structp png, png_const_charp msg)
 static int png_fmt_writable(fovea_pixfmt fmt)
 {
     return fmt == FOVEA_PIX_GRAY8 || fmt == FOVEA_PIX_GRAY10 || fmt == FOVEA_PIX_GRAY12 ||
-           fmt == FOVEA_PIX_GRAY16 || fmt == FOVEA_PIX_RGB24 || fmt == FOVEA_PIX_RGBA;
+           fmt == FOVEA_PIX_GRAY16 || fmt == FOVEA_PIX_RGB24 || fmt == FOVEA_PIX_RGBA ||
+           fmt == FOVEA_PIX_RGB48 || fmt == FOVEA_PIX_RGBA64;
 }
 
 /* ---------------------------------------------------------------- decoding */
@@ -89,9 +90,11 @@ static void png_read_cb(png_structp png, png_bytep out, size_t n)
 
 /* Output rules: gray 1/2/4/8 -> gray8; gray 16 -> gray16, or gray10/gray12 when
  * an sBIT chunk says 10 or 12 significant bits (as the writer does); gray+alpha
- * -> rgba; palette -> rgb24, or rgba with tRNS; RGB -> rgb24, or rgba with tRNS;
- * RGBA -> rgba. 16-bit color is reduced to 8 bits with rounding (png_set_scale_16).
- * tRNS on gray images is ignored: there is no gray+alpha frame format. */
+ * -> rgba (8-bit) or rgba64 (16-bit), the gray copied to R, G and B; palette ->
+ * rgb24, or rgba with tRNS; RGB -> rgb24 / rgb48, or rgba / rgba64 with tRNS;
+ * RGBA -> rgba / rgba64. 16-bit samples are kept exactly (byte-swapped to the
+ * frames' little-endian order). tRNS on gray images is ignored: there is no
+ * gray+alpha frame format. */
 static int png_decode_body(png_dec *d, png_structp png, png_infop info)
 {
     /* Everything that changes after setjmp lives in *d, which belongs to the
@@ -140,7 +143,7 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
         break;
     case PNG_COLOR_TYPE_GRAY_ALPHA:
         png_set_gray_to_rgb(png);
-        fmt = FOVEA_PIX_RGBA;
+        fmt = bit_depth == 16 ? FOVEA_PIX_RGBA64 : FOVEA_PIX_RGBA;
         break;
     case PNG_COLOR_TYPE_PALETTE:
         png_set_palette_to_rgb(png);
@@ -151,17 +154,20 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
     case PNG_COLOR_TYPE_RGB:
         if (has_trns)
             png_set_tRNS_to_alpha(png);
-        fmt = has_trns ? FOVEA_PIX_RGBA : FOVEA_PIX_RGB24;
+        if (bit_depth == 16)
+            fmt = has_trns ? FOVEA_PIX_RGBA64 : FOVEA_PIX_RGB48;
+        else
+            fmt = has_trns ? FOVEA_PIX_RGBA : FOVEA_PIX_RGB24;
         break;
     case PNG_COLOR_TYPE_RGB_ALPHA:
-        fmt = FOVEA_PIX_RGBA;
+        fmt = bit_depth == 16 ? FOVEA_PIX_RGBA64 : FOVEA_PIX_RGBA;
         break;
     default:
         fovea_errbuf(d->e.err, d->e.errsz, 0, "unknown PNG color type %d", color_type);
         return FOVEA_ERR_CORRUPT;
     }
     if (bit_depth == 16 && color_type != PNG_COLOR_TYPE_GRAY)
-        png_set_scale_16(png);
+        png_set_swap(png);
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
 
@@ -299,7 +305,8 @@ static void png_flush_cb(png_structp png)
     (void)png; /* the caller flushes and closes the FILE */
 }
 
-/* tmp holds one converted row for the 16-bit formats. gray10/12 are written as
+/* tmp holds one converted row for the 16-bit formats (rgb48 and rgba64 are written
+ * as 16-bit RGB / RGBA, every sample as it is). gray10/12 are written as
  * 16-bit PNG with the value shifted up and its top bits repeated below (1023 ->
  * 65535), so viewers show the full range; an sBIT chunk records the original
  * depth and the decoder uses it to give back the exact gray10/12 values. */
@@ -312,9 +319,11 @@ static int png_encode_body(png_enc *c, png_structp png, png_infop info, const fo
     const fovea_pixfmt fmt = f->fmt;
     const int gray = fmt == FOVEA_PIX_GRAY8 || fmt == FOVEA_PIX_GRAY10 ||
                      fmt == FOVEA_PIX_GRAY12 || fmt == FOVEA_PIX_GRAY16;
-    const int depth = fmt == FOVEA_PIX_GRAY8 || !gray ? 8 : 16;
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(fmt);
+    const int depth = d->bytes_per_sample == 2 ? 16 : 8;
     const int color_type = gray ? PNG_COLOR_TYPE_GRAY
-                         : fmt == FOVEA_PIX_RGBA ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB;
+                         : d->components == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB;
+    const int samples = f->width * d->components;
     const int bits = fmt == FOVEA_PIX_GRAY10 ? 10 : fmt == FOVEA_PIX_GRAY12 ? 12 : 16;
 
     png_set_write_fn(png, c, png_write_cb, png_flush_cb);
@@ -337,7 +346,7 @@ static int png_encode_body(png_enc *c, png_structp png, png_infop info, const fo
             png_write_row(png, src);
             continue;
         }
-        for (int x = 0; x < f->width; x++) {
+        for (int x = 0; x < samples; x++) {
             unsigned v = (unsigned)src[2 * x] | (unsigned)src[2 * x + 1] << 8;
             if (v > maxv)
                 v = maxv;
@@ -367,7 +376,7 @@ static int png_write_stream(FILE *fp, const fovea_frame *f, char *err, size_t er
     c.fp = fp;
     if (err && errsz)
         err[0] = '\0';
-    uint8_t *tmp = malloc((size_t)f->width * 2);
+    uint8_t *tmp = malloc((size_t)f->width * 8); /* one rgba64 row at most */
     png_structp png = tmp ? png_create_write_struct(PNG_LIBPNG_VER_STRING, &c.e, png_error_cb,
                                                     png_warning_cb)
                           : NULL;

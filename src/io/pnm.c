@@ -113,8 +113,9 @@ static inline uint32_t rescale(uint32_t v, uint32_t maxval, uint32_t out_max)
  *   P5 maxval 65535       -> gray16, values as they are
  *   P5 other maxval > 255 -> gray16, rescaled to 0..65535 with rounding (a gray16
  *                            frame is full range, so raw values would be too dark)
- *   P6 maxval > 255       -> rgb24, rescaled to 0..255 with rounding: fovea has no
- *                            16-bit RGB format, and 8 bits is what the CLI shows.
+ *   P6 maxval 65535       -> rgb48, values as they are
+ *   P6 other maxval > 255 -> rgb48, rescaled to 0..65535 with rounding (as P5 above:
+ *                            rgb48 is full range; there is no 10/12-bit RGB)
  * Samples above maxval are clamped to maxval, so frames never hold values outside
  * their format's range. 16-bit file samples are big-endian; frames little-endian. */
 int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz)
@@ -188,7 +189,7 @@ int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
 
     fovea_pixfmt fmt;
     if (channels == 3)
-        fmt = FOVEA_PIX_RGB24;
+        fmt = maxval > 255 ? FOVEA_PIX_RGB48 : FOVEA_PIX_RGB24;
     else if (maxval <= 255)
         fmt = FOVEA_PIX_GRAY8;
     else if (maxval == 1023)
@@ -206,7 +207,8 @@ int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
 
     const uint8_t *src = data + p.pos;
     const size_t samples = (size_t)width * (size_t)channels;
-    const uint32_t out_max = fmt == FOVEA_PIX_GRAY16 ? 65535 : maxval > 255 ? maxval : 255;
+    const uint32_t out_max =
+        fmt == FOVEA_PIX_GRAY16 || fmt == FOVEA_PIX_RGB48 ? 65535 : maxval > 255 ? maxval : 255;
     for (unsigned y = 0; y < height; y++, src += in_row) {
         uint8_t *dst = f->data[0] + (ptrdiff_t)y * f->stride[0];
         if (in_bytes == 1 && maxval == 255) {
@@ -214,10 +216,6 @@ int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
         } else if (in_bytes == 1) {
             for (size_t i = 0; i < samples; i++)
                 dst[i] = (uint8_t)rescale(src[i], maxval, 255);
-        } else if (fmt == FOVEA_PIX_RGB24) {
-            for (size_t i = 0; i < samples; i++)
-                dst[i] = (uint8_t)rescale((uint32_t)src[2 * i] << 8 | src[2 * i + 1], maxval,
-                                          255);
         } else {
             for (size_t i = 0; i < samples; i++) {
                 uint32_t v = (uint32_t)src[2 * i] << 8 | src[2 * i + 1];
@@ -250,6 +248,8 @@ static unsigned pnm_maxval_for(fovea_pixfmt fmt)
     case FOVEA_PIX_GRAY16: return 65535;
     case FOVEA_PIX_RGB24: return 255;
     case FOVEA_PIX_RGBA: return 255;
+    case FOVEA_PIX_RGB48: return 65535;
+    case FOVEA_PIX_RGBA64: return 65535;
     default: return 0;
     }
 }
@@ -264,16 +264,21 @@ static int pnm_wopen(struct fovea_writer *w)
 }
 
 /* gray8 -> P5 255, gray10/12/16 -> P5 1023/4095/65535 (big-endian, container
- * values above maxval clamped), rgb24 -> P6, rgba -> P6 with alpha dropped. */
+ * values above maxval clamped), rgb24 -> P6, rgba -> P6 with alpha dropped,
+ * rgb48 -> P6 65535, rgba64 -> P6 65535 with alpha dropped. */
 static int pnm_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
 {
     const unsigned maxval = pnm_maxval_for(f->fmt);
-    const int rgb = f->fmt == FOVEA_PIX_RGB24 || f->fmt == FOVEA_PIX_RGBA;
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
+    const int rgb = d->is_rgb;
     if (fprintf(fp, "P%c\n%d %d\n%u\n", rgb ? '6' : '5', f->width, f->height, maxval) < 0)
         return fovea_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
 
     const size_t w_px = (size_t)f->width;
     const size_t out_row = w_px * (rgb ? 3 : 1) * (maxval > 255 ? 2 : 1);
+    /* samples per row written, and samples per pixel in the frame (alpha skipped) */
+    const size_t out_samples = w_px * (rgb ? 3 : 1);
+    const size_t comps = (size_t)d->components;
     uint8_t *tmp = NULL;
     if (f->fmt != FOVEA_PIX_GRAY8 && f->fmt != FOVEA_PIX_RGB24) {
         tmp = malloc(out_row);
@@ -292,12 +297,14 @@ static int pnm_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
             }
             row = tmp;
         } else if (maxval > 255) {
-            for (size_t x = 0; x < w_px; x++) {
-                unsigned v = (unsigned)src[2 * x] | (unsigned)src[2 * x + 1] << 8;
+            for (size_t i = 0; i < out_samples; i++) {
+                /* frame sample of output sample i: rgba64 skips every fourth */
+                const size_t k = rgb ? i / 3 * comps + i % 3 : i;
+                unsigned v = (unsigned)src[2 * k] | (unsigned)src[2 * k + 1] << 8;
                 if (v > maxval)
                     v = maxval;
-                tmp[2 * x] = (uint8_t)(v >> 8);
-                tmp[2 * x + 1] = (uint8_t)(v & 0xff);
+                tmp[2 * i] = (uint8_t)(v >> 8);
+                tmp[2 * i + 1] = (uint8_t)(v & 0xff);
             }
             row = tmp;
         }

@@ -412,7 +412,10 @@ static int y4m_writer_open(struct fovea_writer *w)
     const fovea_video_info *info = &w->info;
     const char *tag = canonical_tag(info->fmt);
     if (!tag) {
-        const char *hint = info->fmt == FOVEA_PIX_NV12 ? "i420" : "i444 or i420";
+        const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(info->fmt);
+        const char *hint = info->fmt == FOVEA_PIX_NV12         ? "i420"
+                           : d && d->bytes_per_sample == 2 ? "i444p16 (keeping its depth)"
+                                                           : "i444 or i420";
         return fovea_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
                                  "y4m cannot hold %s frames; convert to %s first",
                                  fovea_pixfmt_name(info->fmt), hint);
