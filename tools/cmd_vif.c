@@ -1,12 +1,14 @@
 /* `fovea vif REF DIS`: libvmaf's integer VIF per frame and pooled, with JSON in
  * libvmaf's layout, CSV and a PNG chart of the scales over time. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "chart.h"
 #include "cli.h"
 #include "fovea/quality.h"
-#include "io/png_internal.h"
 
 enum {
     OPT_FRAMES = 1,
@@ -30,8 +32,8 @@ static const cli_option options[] = {
      "none", OPT_JSON},
     {"csv", 0, "FILE", "write per-frame scores as CSV; '-' = stdout", "none", OPT_CSV},
     {"plot", 0, "FILE.png",
-     "draw the scales over time as a PNG chart (scale 0..3: red, orange, green, blue; grid "
-     "every 0.1)", "none", OPT_PLOT},
+     "draw the scales per frame as a 1200x500 PNG chart, the 5 lowest frames of scale 0 "
+     "marked", "none", OPT_PLOT},
     {"gain-limit", 0, "X", "libvmaf's vif_enhn_gain_limit, 1.0 (no gain) to 100.0", "100.0",
      OPT_GAIN},
     {"debug", 0, NULL, "also output the numerator/denominator per scale (libvmaf debug=true)",
@@ -71,6 +73,18 @@ typedef struct vif_args {
     const char *ref_path, *dis_path;
 } vif_args;
 
+/* --plot is refused before any work: the name must end in .png (the chart is
+ * a PNG whatever the name says) and the build must be able to draw. */
+static int check_plot_name(const char *cmd, const char *v)
+{
+    const size_t n = strlen(v);
+    if (!chart_available())
+        return cli_usage_error(cmd, "--plot needs a build with cairo (libcairo2-dev)");
+    if (n < 4 || strcasecmp(v + n - 4, ".png") != 0)
+        return cli_usage_error(cmd, "%s: --plot writes PNG: use a .png name", v);
+    return CLI_EXIT_OK;
+}
+
 static int parse_args(vif_args *a, int argc, char **argv)
 {
     const char *cmd = spec.name;
@@ -107,6 +121,8 @@ static int parse_args(vif_args *a, int argc, char **argv)
             a->csv = v;
             break;
         case OPT_PLOT:
+            if (check_plot_name(cmd, v) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             a->plot = v;
             break;
         case OPT_GAIN:
@@ -284,101 +300,87 @@ static int write_csv(const vif_args *a, const fovea_vif_scores *sc, int64_t n)
 
 /* ------------------------------------------------------------------ plot */
 
-static const uint8_t plot_colors[FOVEA_VIF_SCALES][3] = {
-    {0xd6, 0x27, 0x28}, {0xff, 0x7f, 0x0e}, {0x2c, 0xa0, 0x2c}, {0x1f, 0x77, 0xb4}};
-
-static void put_px(fovea_frame *f, int x, int y, const uint8_t *c)
+/* The four scales against the frame number on a fixed 0..1 axis (further up
+ * when the gain limit lets scores pass 1), so that runs compare at a glance;
+ * scale 0, the finest and the one distortions move most, drawn on top with its
+ * lowest frames marked. */
+static int write_plot(const vif_args *a, const fovea_video_info *info, int bit_depth,
+                      const fovea_vif_scores *sc, int64_t n, const fovea_vif_pooled_scores *pl)
 {
-    if (x < 0 || y < 0 || x >= f->width || y >= f->height)
-        return;
-    uint8_t *p = f->data[0] + (ptrdiff_t)y * f->stride[0] + 3 * x;
-    p[0] = c[0];
-    p[1] = c[1];
-    p[2] = c[2];
-}
-
-static void draw_line(fovea_frame *f, int x0, int y0, int x1, int y1, const uint8_t *c)
-{
-    int dx = abs(x1 - x0), dy = -abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
-    int err = dx + dy;
-    for (;;) {
-        put_px(f, x0, y0, c);
-        put_px(f, x0, y0 + 1, c); /* 2 px thick */
-        if (x0 == x1 && y0 == y1)
-            break;
-        int e2 = 2 * err;
-        if (e2 >= dy) {
-            err += dy;
-            x0 += sx;
-        }
-        if (e2 <= dx) {
-            err += dx;
-            y0 += sy;
-        }
-    }
-}
-
-/* The four scales against the frame number: y from 0 to max(1, max score),
- * grid lines every 0.1 (darker at 0.5 and 1.0), frame ticks every 10% of the
- * run, and a legend of colored boxes under the axis (scale 0..3 from the left:
- * red, orange, green, blue). */
-static int write_plot(const char *path, const fovea_vif_scores *sc, int64_t n)
-{
-    const int W = 960, H = 480, L = 50, R = 20, T = 20, B = 40;
-    fovea_frame img;
-    memset(&img, 0, sizeof(img));
-    if (fovea_frame_alloc(NULL, &img, W, H, FOVEA_PIX_RGB24, FOVEA_MEM_HOST) != FOVEA_OK) {
+    static const uint32_t colors[FOVEA_VIF_SCALES] = {0xd62728, 0xff7f0e, 0x2ca02c, 0x1f77b4};
+    enum { LOWEST = 5 };
+    chart c;
+    chart_init(&c);
+    double *y = NULL;
+    if (n > 0 && (uint64_t)n <= SIZE_MAX / FOVEA_VIF_SCALES / sizeof(double))
+        y = malloc((size_t)n * FOVEA_VIF_SCALES * sizeof(double));
+    if (n > 0 && !y) {
         cli_error(NULL, "out of memory");
         return CLI_EXIT_RUNTIME;
     }
-    fovea_frame_fill(NULL, &img, 255);
+    char names[FOVEA_VIF_SCALES][48];
     double ymax = 1.0;
-    for (int64_t i = 0; i < n; i++)
-        for (int s = 0; s < FOVEA_VIF_SCALES; s++)
-            if (isfinite(sc[i].scale[s]) && sc[i].scale[s] > ymax)
-                ymax = sc[i].scale[s];
-    ymax = ceil(ymax * 10.0) / 10.0;
-    const int pw = W - L - R, ph = H - T - B;
-#define PX(i) (L + (n > 1 ? (int)((double)(i) * (pw - 1) / (double)(n - 1)) : pw / 2))
-#define PY(v) (T + ph - 1 - (int)lround((v) / ymax * (ph - 1)))
-    static const uint8_t grid[3] = {0xe0, 0xe0, 0xe0}, dark[3] = {0x90, 0x90, 0x90},
-                         axis[3] = {0, 0, 0};
-    for (int g = 0; g <= (int)lround(ymax * 10.0); g++) {
-        const int y = PY(g / 10.0);
-        draw_line(&img, L, y, L + pw - 1, y, g % 5 == 0 ? dark : grid);
-    }
-    for (int t = 0; t <= 10; t++) {
-        const int x = L + t * (pw - 1) / 10;
-        draw_line(&img, x, T + ph, x, T + ph + 6, axis);
-    }
-    draw_line(&img, L, T, L, T + ph, axis);
-    draw_line(&img, L, T + ph, L + pw - 1, T + ph, axis);
     for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
-        int px = -1, py = -1;
+        double *ys = y ? y + (size_t)s * (size_t)n : NULL;
         for (int64_t i = 0; i < n; i++) {
-            double v = sc[i].scale[s];
-            if (!isfinite(v))
-                continue;
-            const int x = PX(i), y = PY(v);
-            if (px >= 0)
-                draw_line(&img, px, py, x, y, plot_colors[s]);
-            else
-                put_px(&img, x, y, plot_colors[s]);
-            px = x;
-            py = y;
+            ys[i] = sc[i].scale[s];
+            if (isfinite(ys[i]) && ys[i] > ymax)
+                ymax = ys[i];
         }
-        /* legend under the axis, scale 0..3 from left to right */
-        for (int y = 0; y < 8; y++)
-            for (int x = 0; x < 24; x++)
-                put_px(&img, W - R - 4 * 32 + 32 * s + x, H - 14 + y, plot_colors[s]);
+        if (n > 0)
+            snprintf(names[s], sizeof(names[s]), "scale %d (mean %.4f)", s, pl->scale[s].mean);
+        else
+            snprintf(names[s], sizeof(names[s]), "scale %d", s);
+        chart_add_series(&c, names[s], colors[s], ys, (size_t)n);
     }
-#undef PX
-#undef PY
+    c.y_min = 0;
+    c.y_max = ymax > 1.0 ? NAN : 1.0;
+
+    char title[1024], subtitle[256], marks[64];
+    /* the names as given; their last parts when that is too long and tells
+     * them apart */
+    const char *dn = cli_display_path(a->dis_path, 0), *rn = cli_display_path(a->ref_path, 0);
+    const char *db = strrchr(dn, '/') ? strrchr(dn, '/') + 1 : dn;
+    const char *rb = strrchr(rn, '/') ? strrchr(rn, '/') + 1 : rn;
+    if (strlen(dn) + strlen(rn) > 80 && *db && *rb && strcmp(db, rb) != 0) {
+        dn = db;
+        rn = rb;
+    }
+    snprintf(title, sizeof(title), "VIF: %s against %s", dn, rn);
+    snprintf(subtitle, sizeof(subtitle),
+             "%dx%d %d-bit, %lld frame%s; libvmaf integer VIF, gain limit %g; fovea %s",
+             info->width, info->height, bit_depth, (long long)n, n == 1 ? "" : "s", a->gain,
+             fovea_version());
+    c.title = title;
+    c.subtitle = subtitle;
+    c.xlabel = "frame";
+    c.ylabel = "VIF";
+    c.mark_series = 0;
+    c.nmarks = chart_lowest(y, (size_t)n, c.marks, LOWEST);
+    snprintf(marks, sizeof(marks), "%d lowest frames of scale 0", c.nmarks);
+    c.mark_label = c.nmarks > 0 ? marks : NULL;
+
     char err[512] = "";
-    int st = fovea_png_write_file(path, &img, err, sizeof(err));
-    fovea_frame_free(NULL, &img);
-    if (st != FOVEA_OK)
-        return cli_report(path, 1, err, st);
+    FILE *fp = fopen(a->plot, "wb");
+    if (!fp) {
+        free(y);
+        cli_error(a->plot, "cannot open for writing: %s", strerror(errno));
+        return CLI_EXIT_RUNTIME;
+    }
+    int bad = chart_write_png(&c, fp, err, sizeof(err));
+    free(y);
+    if (!bad && ferror(fp))
+        snprintf(err, sizeof(err), "write error");
+    bad |= ferror(fp);
+    if (fclose(fp) != 0 && !bad) {
+        snprintf(err, sizeof(err), "write error: %s", strerror(errno));
+        bad = 1;
+    }
+    if (bad) {
+        remove(a->plot); /* a partial chart is no chart */
+        cli_error(a->plot, "%s", err);
+        return CLI_EXIT_RUNTIME;
+    }
     return CLI_EXIT_OK;
 }
 
@@ -648,7 +650,7 @@ int cmd_vif(int argc, char **argv)
     if (rc == CLI_EXIT_OK && a.csv)
         rc = write_csv(&a, scores, n);
     if (rc == CLI_EXIT_OK && a.plot)
-        rc = write_plot(a.plot, scores, n);
+        rc = write_plot(&a, &ri, rdsc->bit_depth, scores, n, &pl);
     if (rc != CLI_EXIT_OK)
         goto end;
     /* the summary goes to stderr when stdout carries JSON or CSV; --quiet
