@@ -51,9 +51,12 @@ done
 run 2 track -q --subsampling 32 --window 21 noframes.y4m
 err_has "--pyramid-levels 2 (default) and --subsampling 32 conflict with --window 21 for the 640x480 input: nPyramidLevels 2 with subsampling 32: level 1 of the 640x480 image is 20x15, smaller than the 21x21 window (at most 1 level fits)" \
     "window 21 x 32"
-# what fits still runs (no frame: nothing to track, exit 0)
-run 0 track -q --pyramid-levels 2 --subsampling 32 noframes.y4m
-run 0 track -q --pyramid-levels 3 --subsampling 8 --window 7 noframes.y4m   # level 2: 10x7
+# what fits passes the check and goes on to read frames (none here: the
+# empty-input error, exit 1, not the conflict)
+run 1 track -q --pyramid-levels 2 --subsampling 32 noframes.y4m
+err_has "fovea: noframes.y4m: no frames in the input" "levels 2 x 32 fits"
+run 1 track -q --pyramid-levels 3 --subsampling 8 --window 7 noframes.y4m   # level 2: 10x7
+err_has "fovea: noframes.y4m: no frames in the input" "levels 3 x 8 fits"
 
 # 64x48 PGM frames
 for i in 0 1; do
