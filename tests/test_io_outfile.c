@@ -340,6 +340,36 @@ static void test_writer(void)
         fovea_writer_close(&w);
     }
 
+    /* a pattern writer refuses a frame file that is a protected input */
+    const char *in = in_dir("in0001.y4m");
+    put(in, "input\n", 0644);
+    REQUIRE(symlink("in0001.y4m", in_dir("in0001.png")) == 0);
+    fovea_frame g8;
+    memset(&g8, 0, sizeof(g8));
+    REQUIRE(fovea_frame_alloc(NULL, &g8, 16, 8, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == FOVEA_OK);
+    memset(g8.data[0], 50, (size_t)g8.stride[0] * 8);
+    info.fmt = FOVEA_PIX_GRAY8;
+    REQUIRE(fovea_writer_open(&w, in_dir("in%04d.png"), FOVEA_CONTAINER_AUTO, &info, err,
+                              sizeof(err)) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_protect(w, in), FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_write(w, &g8), FOVEA_OK); /* in0000.png */
+    CHECK_EQ_INT(fovea_writer_write(w, &g8), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_writer_error(w), "output is the same file as input") != NULL);
+    fovea_writer_abort(&w);
+    CHECK(has_text(in, "input\n"));
+    struct stat lst;
+    REQUIRE(lstat(in_dir("in0001.png"), &lst) == 0);
+    CHECK(S_ISLNK(lst.st_mode));
+    unlink(in_dir("in0000.png"));
+    unlink(in_dir("in0001.png"));
+    unlink(in);
+    fovea_frame_free(NULL, &g8);
+    /* a single output that is the input is refused at once */
+    REQUIRE(fovea_writer_open(&w, p, FOVEA_CONTAINER_AUTO, &info, err, sizeof(err)) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_protect(w, p), FOVEA_ERR_INVALID_ARG);
+    fovea_writer_abort(&w);
+    info.fmt = f.fmt;
+
     /* PNG: an error keeps the destination; a device node is never removed */
     fovea_frame g;
     memset(&g, 0, sizeof(g));

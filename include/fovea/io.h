@@ -92,6 +92,14 @@ int fovea_writer_write(fovea_writer *w, const fovea_frame *f);
 
 const char *fovea_writer_error(const fovea_writer *w);
 
+/** Refuse to write over input: with a pattern path, a frame whose file name is
+ *  the same file as input (fovea_same_file) fails with FOVEA_ERR_INVALID_ARG
+ *  before that file is opened; a single output is checked at once (callers
+ *  should also check it with fovea_same_file before opening the writer).
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG or FOVEA_ERR_NOMEM (message in
+ *          fovea_writer_error()) */
+FOVEA_API int fovea_writer_protect(fovea_writer *w, const char *input);
+
 /** Complete the output: flush and, where a file is being replaced (see
  *  fovea_outfile_open), move the new file into place. The message (file and
  *  the system's reason) is in fovea_writer_error(). Call fovea_writer_close

@@ -627,6 +627,12 @@ int fovea_writer_write(fovea_writer *w, const fovea_frame *f)
         int n = snprintf(name, sizeof(name), w->path, (int)w->frames_written);
         if (n < 0 || (size_t)n >= sizeof(name))
             return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "bad file name pattern");
+        for (int i = 0; i < w->nprotect; i++)
+            if (fovea_same_file(name, w->protect[i])) {
+                snprintf(w->err, sizeof(w->err), "%s: output is the same file as input %s",
+                         name, w->protect[i]);
+                return FOVEA_ERR_INVALID_ARG;
+            }
         fovea_outfile *of;
         char msg[FOVEA_IO_ERRLEN];
         st = fovea_outfile_open(&of, name, msg, sizeof(msg));
@@ -676,10 +682,30 @@ int fovea_writer_finish(fovea_writer *w)
     return st;
 }
 
+int fovea_writer_protect(fovea_writer *w, const char *input)
+{
+    if (!w || !input)
+        return FOVEA_ERR_INVALID_ARG;
+    if (w->of && fovea_same_file(w->path, input))
+        return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "output is the same file as input %s",
+                                 input);
+    char **p = realloc(w->protect, (size_t)(w->nprotect + 1) * sizeof(*p));
+    if (!p)
+        return fovea_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory");
+    w->protect = p;
+    if (!(p[w->nprotect] = strdup(input)))
+        return fovea_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory");
+    w->nprotect++;
+    return FOVEA_OK;
+}
+
 static void writer_free(struct fovea_writer *w)
 {
     if (w->ops->close)
         w->ops->close(w);
+    for (int i = 0; i < w->nprotect; i++)
+        free(w->protect[i]);
+    free(w->protect);
     free(w->path);
     free(w);
 }

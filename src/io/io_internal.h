@@ -41,6 +41,8 @@ struct fovea_writer {
     fovea_video_info info;
     int64_t frames_written;
     int failed;            /* a write failed: close discards the output */
+    char **protect;        /* inputs no output file may be (fovea_writer_protect) */
+    int nprotect;
     int finished;          /* fovea_writer_finish ran */
     char err[FOVEA_IO_ERRLEN];
     void *priv;
