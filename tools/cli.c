@@ -683,19 +683,30 @@ int cli_write_json(const char *path, const cJSON *json)
         cli_error(NULL, "out of memory");
         return CLI_EXIT_RUNTIME;
     }
-    int to_stdout = strcmp(path, "-") == 0;
-    FILE *fp = to_stdout ? stdout : fopen(path, "w");
-    if (!fp) {
-        cli_error(path, "%s", strerror(errno));
+    char err[1024];
+    fovea_outfile *of;
+    if (fovea_outfile_open(&of, path, err, sizeof(err)) < 0) {
         free(text);
-        return CLI_EXIT_RUNTIME;
+        return cli_report(path, 1, err, FOVEA_ERR_IO);
     }
+    FILE *fp = fovea_outfile_file(of);
     int bad = fputs(text, fp) == EOF || fputc('\n', fp) == EOF;
-    bad |= to_stdout ? fflush(fp) != 0 : fclose(fp) != 0;
+    int e = errno;
     free(text);
     if (bad) {
-        cli_error(cli_display_path(path, 1), "write error: %s", strerror(errno));
+        fovea_outfile_abort(&of);
+        cli_error(cli_display_path(path, 1), "%s", strerror(e));
         return CLI_EXIT_RUNTIME;
     }
+    if (fovea_outfile_commit(&of, err, sizeof(err)) < 0)
+        return cli_report(path, 1, err, FOVEA_ERR_IO);
     return CLI_EXIT_OK;
+}
+
+int cli_refuse_same_file(const char *out, const char *in)
+{
+    if (!out || !in || !fovea_same_file(out, in))
+        return 0;
+    cli_error(out, "output is the same file as input %s", in);
+    return 1;
 }

@@ -284,6 +284,12 @@ double cli_now(void);
  * @return CLI_EXIT_OK or CLI_EXIT_RUNTIME. */
 int cli_write_json(const char *path, const cJSON *json);
 
+/* 1 after printing "fovea: OUT: output is the same file as input IN" when out
+ * and in name the same file (hard links and symlinks included), else 0. Every
+ * command checks its outputs against its inputs before opening any output and
+ * exits with CLI_EXIT_USAGE when this returns 1. */
+int cli_refuse_same_file(const char *out, const char *in);
+
 /* Display name of a path in messages: "-" -> "stdin"/"stdout". */
 const char *cli_display_path(const char *path, int is_output);
 

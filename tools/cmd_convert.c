@@ -168,6 +168,10 @@ static int parse_args(convert_args *a, int argc, char **argv)
     }
     if (a->json && strcmp(a->json, "-") == 0 && strcmp(a->out_path, "-") == 0)
         return cli_usage_error(cmd, "--json -: stdout already carries the video");
+    /* before anything is opened for writing: the input must survive */
+    if (cli_refuse_same_file(a->out_path, a->in_path) ||
+        cli_refuse_same_file(a->json, a->in_path))
+        return CLI_EXIT_USAGE;
     return CLI_EXIT_OK;
 }
 
@@ -333,6 +337,11 @@ int cmd_convert(int argc, char **argv)
         rc = cli_report(a.out_path, 1, err, st);
         goto end;
     }
+    /* a pattern's files are checked one by one as they are opened */
+    if ((st = fovea_writer_protect(w, a.in_path)) < 0) {
+        rc = cli_report(a.out_path, 1, fovea_writer_error(w), st);
+        goto end;
+    }
 
     int64_t total = -1;
     if (in_info.frame_count >= 0) {
@@ -371,6 +380,8 @@ int cmd_convert(int argc, char **argv)
         if (st < 0) {
             cli_progress_finish(&prog);
             rc = cli_report(a.out_path, 1, fovea_writer_error(w), st);
+            if (st == FOVEA_ERR_INVALID_ARG)
+                rc = CLI_EXIT_USAGE; /* a pattern's file is the input: as for a single output */
             goto end;
         }
         done++;
@@ -378,13 +389,12 @@ int cmd_convert(int argc, char **argv)
     }
     cli_progress_finish(&prog);
 
-    st = fovea_writer_close(&w);
+    st = fovea_writer_finish(w);
     if (st < 0) {
-        cli_error(cli_display_path(a.out_path, 1), "cannot finish writing: %s",
-                  fovea_strerror(st));
-        rc = CLI_EXIT_RUNTIME;
+        rc = cli_report(a.out_path, 1, fovea_writer_error(w), st);
         goto end;
     }
+    fovea_writer_close(&w);
     const double secs = cli_now() - t0;
     if (a.json)
         rc = write_summary(&a, &in_info, &out_info, done, secs);
@@ -399,8 +409,7 @@ int cmd_convert(int argc, char **argv)
     }
 
 end:
-    if (w)
-        fovea_writer_close(&w);
+    fovea_writer_abort(&w); /* a failed run leaves an existing output as it was */
     fovea_reader_close(&r);
     fovea_frame_free(NULL, &in_frame);
     fovea_frame_free(ctx, &out_frame);

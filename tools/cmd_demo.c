@@ -1,6 +1,7 @@
 /* fovea demo: render a procedural outdoor scene as a ground-truth panorama and
  * as the views of a two-camera rig with different color responses, stitch them
  * back with automatic color balance, write PNGs, print PSNR and color mismatch. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -115,9 +116,14 @@ int cmd_demo(int argc, char **argv)
     if (yuv_options && !o.yuv)
         return cli_usage_error("demo", "--colorspace and --range apply to the video path: add --yuv");
     if (mkdir(out, 0777) != 0) {
+        int e = errno;
         struct stat st;
-        if (stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            cli_error(out, "cannot create the output directory");
+        if (stat(out, &st) != 0) {
+            cli_error(out, "cannot create the output directory: %s", strerror(e));
+            return CLI_EXIT_RUNTIME;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            cli_error(out, "cannot create the output directory: %s", strerror(ENOTDIR));
             return CLI_EXIT_RUNTIME;
         }
     }

@@ -128,6 +128,16 @@ static int cmd_map_import(int argc, char **argv)
         return cli_usage_error(cmd, "map import: -o FILE is required");
     if (strcmp(out, "-") == 0)
         return cli_usage_error(cmd, "-o: map files cannot go to stdout; give a file name");
+    /* the tables the import reads (the names of --tables' help) must survive */
+    static const char *const table_files[] = {"lut_left_x.bin",  "lut_left_y.bin",
+                                              "lut_right_x.bin", "lut_right_y.bin",
+                                              "weight_left.bin", "weight_right.bin"};
+    for (size_t t = 0; t < sizeof(table_files) / sizeof(table_files[0]); t++) {
+        char table[4096];
+        snprintf(table, sizeof(table), "%s/%s", tables, table_files[t]);
+        if (cli_refuse_same_file(out, table))
+            return CLI_EXIT_USAGE;
+    }
 
     fovea_stitch_map *map = NULL;
     char err[1024] = "";
@@ -210,6 +220,8 @@ static int cmd_map_info(int argc, char **argv)
     if (p.nrest != 1)
         return cli_usage_error(cmd, "map info: expected one MAP file, got %d arguments", p.nrest);
     const char *path = p.rest[0];
+    if (cli_refuse_same_file(json, path))
+        return CLI_EXIT_USAGE;
 
     fovea_stitch_map *m = NULL;
     char err[1024] = "";

@@ -146,6 +146,11 @@ static int parse_check_args(check_args *a, int argc, char **argv)
     a->rig_path = p.rest[0];
     if (a->png && strcmp(a->png, "-") == 0)
         return cli_usage_error(cmd, "--png: give a file name");
+    /* before anything is opened for writing: the rig file must survive */
+    if (cli_refuse_same_file(a->png, a->rig_path) ||
+        cli_refuse_same_file(a->save_map, a->rig_path) ||
+        cli_refuse_same_file(a->json, a->rig_path))
+        return CLI_EXIT_USAGE;
     return CLI_EXIT_OK;
 }
 

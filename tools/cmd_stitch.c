@@ -278,6 +278,16 @@ static int parse_args(stitch_args *a, int argc, char **argv)
         return cli_usage_error(cmd, "--json -: stdout already carries the video");
     if (a->color != COLOR_ARG_AUTO && a->deterministic)
         a->deterministic = 0; /* nothing is measured */
+    /* before anything is opened for writing: every file read must survive */
+    const char *outs[2] = {a->out, a->json};
+    for (int o = 0; o < 2; o++) {
+        for (int c = 0; c < a->n; c++)
+            if (cli_refuse_same_file(outs[o], a->inputs[c]))
+                return CLI_EXIT_USAGE;
+        if (cli_refuse_same_file(outs[o], a->rig) || cli_refuse_same_file(outs[o], a->map) ||
+            cli_refuse_same_file(outs[o], a->color_file))
+            return CLI_EXIT_USAGE;
+    }
     return CLI_EXIT_OK;
 }
 
@@ -1118,12 +1128,10 @@ int cmd_stitch(int argc, char **argv)
     if (rc == CLI_EXIT_OK)
         rc = run_loop(s);
     if (rc == CLI_EXIT_OK) {
-        int st = fovea_writer_close(&s->w);
-        if (st < 0) {
-            cli_error(cli_display_path(s->a.out, 1), "cannot finish writing: %s",
-                      fovea_strerror(st));
-            rc = CLI_EXIT_RUNTIME;
-        }
+        int st = fovea_writer_finish(s->w);
+        if (st < 0)
+            rc = cli_report(s->a.out, 1, fovea_writer_error(s->w), st);
+        fovea_writer_close(&s->w);
     }
     if (rc == CLI_EXIT_OK) {
         double now = cli_now();
@@ -1150,8 +1158,7 @@ int cmd_stitch(int argc, char **argv)
         }
     }
 
-    if (s->w)
-        fovea_writer_close(&s->w);
+    fovea_writer_abort(&s->w); /* a failed run leaves an existing output as it was */
     fovea_stitcher_destroy(&s->st);
     for (int c = 0; c < s->a.n; c++) {
         fovea_reader_close(&s->cam[c].r);

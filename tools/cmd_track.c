@@ -1,6 +1,7 @@
 /* `fovea track INPUT...`: KLT feature tracking over a y4m/raw video (luma) or a
  * list of PGM/PNG frames; features per frame as KLT's feature table (text) or
  * JSON, and an optional overlay video/images with each feature's recent trail. */
+#include <errno.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,11 @@ static int parse_args(track_args *a, int argc, char **argv)
         if (video && a->ninputs > 1)
             return cli_usage_error(cmd, "%s: a video input must be the only INPUT",
                                    a->inputs[i]);
+        /* before anything is opened for writing: the inputs must survive */
+        if (cli_refuse_same_file(a->output, a->inputs[i]) ||
+            cli_refuse_same_file(a->json, a->inputs[i]) ||
+            cli_refuse_same_file(a->overlay, a->inputs[i]))
+            return CLI_EXIT_USAGE;
     }
     return CLI_EXIT_OK;
 }
@@ -495,21 +501,22 @@ static int write_table(const track_args *a, const history *h)
             ft->feature[k][i]->y = r->y;
             ft->feature[k][i]->val = r->val;
         }
-    int to_stdout = strcmp(a->output, "-") == 0;
-    FILE *fp = to_stdout ? stdout : fopen(a->output, "wb");
+    char err[1024];
+    fovea_outfile *of;
     int rc = CLI_EXIT_OK;
-    if (!fp) {
-        cli_error(a->output, "cannot open for writing");
-        rc = CLI_EXIT_RUNTIME;
+    if (fovea_outfile_open(&of, a->output, err, sizeof(err)) < 0) {
+        rc = cli_report(a->output, 1, err, FOVEA_ERR_IO);
     } else {
-        int st = fovea_klt_write_feature_table_stream(ft, fp, a->format);
-        if (!to_stdout && fclose(fp) != 0)
-            st = FOVEA_ERR_IO;
-        if (to_stdout && fflush(stdout) != 0)
-            st = FOVEA_ERR_IO;
+        int st = fovea_klt_write_feature_table_stream(ft, fovea_outfile_file(of), a->format);
         if (st < 0) {
-            cli_error(cli_display_path(a->output, 1), "cannot write: %s", fovea_strerror(st));
+            /* the reason of a failed write is in errno now, before anything else runs */
+            int e = errno;
+            fovea_outfile_abort(&of);
+            cli_error(cli_display_path(a->output, 1), "%s",
+                      st == FOVEA_ERR_IO && e ? strerror(e) : fovea_strerror(st));
             rc = CLI_EXIT_RUNTIME;
+        } else if (fovea_outfile_commit(&of, err, sizeof(err)) < 0) {
+            rc = cli_report(a->output, 1, err, FOVEA_ERR_IO);
         }
     }
     KLTFreeFeatureTable(ft);
@@ -738,12 +745,11 @@ int cmd_track(int argc, char **argv)
     cli_progress_finish(&prog);
     if (rc != CLI_EXIT_OK)
         goto end;
-    if (ow && (st = fovea_writer_close(&ow)) < 0) {
-        cli_error(cli_display_path(a.overlay, 1), "cannot finish writing: %s",
-                  fovea_strerror(st));
-        rc = CLI_EXIT_RUNTIME;
+    if (ow && (st = fovea_writer_finish(ow)) < 0) {
+        rc = cli_report(a.overlay, 1, fovea_writer_error(ow), st);
         goto end;
     }
+    fovea_writer_close(&ow);
     if (a.output && (rc = write_table(&a, &hist)) != CLI_EXIT_OK)
         goto end;
     const double secs = cli_now() - t0;
@@ -774,8 +780,7 @@ int cmd_track(int argc, char **argv)
     }
 
 end:
-    if (ow)
-        fovea_writer_close(&ow);
+    fovea_writer_abort(&ow); /* a failed run leaves an existing overlay as it was */
     source_close(&src);
     fovea_frame_free(ctx, &rgb);
     fovea_frame_free(ctx, &conv);

@@ -156,6 +156,12 @@ static int parse_args(vif_args *a, int argc, char **argv)
         return cli_usage_error(cmd, "REF and DIS cannot both be stdin");
     if (a->json && a->csv && strcmp(a->json, "-") == 0 && strcmp(a->csv, "-") == 0)
         return cli_usage_error(cmd, "--json - and --csv -: only one can go to stdout");
+    /* before anything is opened for writing: the inputs must survive */
+    const char *outs[3] = {a->json, a->csv, a->plot};
+    for (int i = 0; i < 3; i++)
+        if (cli_refuse_same_file(outs[i], a->ref_path) ||
+            cli_refuse_same_file(outs[i], a->dis_path))
+            return CLI_EXIT_USAGE;
     return CLI_EXIT_OK;
 }
 
@@ -270,12 +276,11 @@ nomem:
 static int write_csv(const vif_args *a, const fovea_vif_scores *sc, int64_t n)
 {
     const int nfeat = FOVEA_VIF_SCALES + (a->debug ? N_DEBUG : 0);
-    int to_stdout = strcmp(a->csv, "-") == 0;
-    FILE *fp = to_stdout ? stdout : fopen(a->csv, "w");
-    if (!fp) {
-        cli_error(a->csv, "cannot open for writing");
-        return CLI_EXIT_RUNTIME;
-    }
+    char err[1024];
+    fovea_outfile *of;
+    if (fovea_outfile_open(&of, a->csv, err, sizeof(err)) < 0)
+        return cli_report(a->csv, 1, err, FOVEA_ERR_IO);
+    FILE *fp = fovea_outfile_file(of);
     char name[64];
     fputs("Frame", fp);
     for (int f = 0; f < nfeat; f++) {
@@ -289,12 +294,9 @@ static int write_csv(const vif_args *a, const fovea_vif_scores *sc, int64_t n)
             fprintf(fp, ",%.17g", feature_value(&sc[i], f));
         fputc('\n', fp);
     }
-    int bad = ferror(fp);
-    bad |= to_stdout ? fflush(fp) != 0 : fclose(fp) != 0;
-    if (bad) {
-        cli_error(cli_display_path(a->csv, 1), "write error");
-        return CLI_EXIT_RUNTIME;
-    }
+    /* commit flushes and checks every write: its message carries the reason */
+    if (fovea_outfile_commit(&of, err, sizeof(err)) < 0)
+        return cli_report(a->csv, 1, err, FOVEA_ERR_IO);
     return CLI_EXIT_OK;
 }
 

@@ -57,7 +57,11 @@ static void print_usage(FILE *fp)
           "  -V, --version  show the version and whether the CUDA backend is compiled in\n"
           "\n"
           "Run 'fovea <command> --help' for the options of a command.\n"
-          "Exit status: 0 success, 1 runtime error, 2 usage error.\n",
+          "Exit status: 0 success, 1 runtime error, 2 usage error (an output that is\n"
+          "the same file as an input, also through a link, is refused as one).\n"
+          "Outputs: a regular file is replaced only once the new one is complete (a\n"
+          "temporary beside it, renamed into place); a symlink is written through;\n"
+          "devices and FIFOs are written in place; '-' is stdout.\n",
           fp);
 }
 

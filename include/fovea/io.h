@@ -3,6 +3,8 @@
 #ifndef FOVEA_IO_H
 #define FOVEA_IO_H
 
+#include <stdio.h>
+
 #include "fovea/fovea.h"
 
 #ifdef __cplusplus
@@ -97,14 +99,83 @@ FOVEA_API int fovea_writer_write(fovea_writer *w, const fovea_frame *f);
 
 FOVEA_API const char *fovea_writer_error(const fovea_writer *w);
 
-/** Flush and close; @return FOVEA_OK or FOVEA_ERR_IO if the final flush failed.
- *  Sets *w to NULL. Safe on NULL. */
+/** Refuse to write over input: with a pattern path, a frame whose file name is
+ *  the same file as input (fovea_same_file) fails with FOVEA_ERR_INVALID_ARG
+ *  before that file is opened; a single output is checked at once (callers
+ *  should also check it with fovea_same_file before opening the writer).
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG or FOVEA_ERR_NOMEM (message in
+ *          fovea_writer_error()) */
+FOVEA_API int fovea_writer_protect(fovea_writer *w, const char *input);
+
+/** Complete the output: flush and, where a file is being replaced (see
+ *  fovea_outfile_open), move the new file into place. The message (file and
+ *  the system's reason) is in fovea_writer_error(). Call fovea_writer_close
+ *  after it either way. @return FOVEA_OK or a negative status */
+FOVEA_API int fovea_writer_finish(fovea_writer *w);
+
+/** Complete the output as fovea_writer_finish unless it was done already or a
+ *  write failed (then the output is discarded as by fovea_writer_abort), and
+ *  free the writer. Sets *w to NULL. Safe on NULL.
+ *  @return FOVEA_OK or the status of the failed completion or write */
 FOVEA_API int fovea_writer_close(fovea_writer **w);
+
+/** Discard the output and free the writer: a file being replaced keeps its old
+ *  content (the new one was written to a temporary, which is removed); a
+ *  device, FIFO or stdout keeps what was written. Per-frame files (pattern
+ *  paths) already completed stay. Use it on every error path of a run.
+ *  Sets *w to NULL. Safe on NULL. */
+FOVEA_API void fovea_writer_abort(fovea_writer **w);
 
 /** Container chosen for a path by extension (.y4m, .yuv, .pgm/.ppm/.pnm, .png);
  *  "-" is Y4M. @return FOVEA_CONTAINER_AUTO when unknown. */
 FOVEA_API fovea_container fovea_container_from_path(const char *path);
 FOVEA_API const char *fovea_container_name(fovea_container c);
+
+/* ---------------------------------------------------------------- output files */
+
+/** An output file being written. Every writer of fovea (video, images, map
+ *  files, KLT files, the CLI's JSON/CSV) goes through it, so that nothing the
+ *  user did not ask to replace is destroyed:
+ *  - a regular file, or a path that does not exist yet, is written to a new
+ *    temporary file in the same directory (".NAME.XXXXXXXX") that
+ *    fovea_outfile_commit renames over it: the old content stays whole until
+ *    the new one is complete; a replaced file keeps its mode (and its owner
+ *    when allowed), a new one gets 0666 less the umask;
+ *  - a symlink is written through: its final target gets the new content (the
+ *    temporary is made in the target's directory) and the link stays a link;
+ *  - a character or block device, FIFO or socket is opened and written in
+ *    place (a FIFO waits for its reader); "-" is standard output, flushed but
+ *    never closed;
+ *  - a directory is an error naming it; so is an existing file the user may
+ *    not write.
+ *  On any failure only the temporary is removed, never the destination. */
+typedef struct fovea_outfile fovea_outfile;
+
+/** Open path for writing as described above.
+ *  @param of receives the handle (NULL on failure)
+ *  @param errbuf receives "<path>: <reason>" on failure (may be NULL)
+ *  @return FOVEA_OK, FOVEA_ERR_IO or FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_outfile_open(fovea_outfile **of, const char *path, char *errbuf,
+                                 size_t errbuf_size);
+
+/** @return the stream to write to (binary; stdout for "-"). Do not fclose it. */
+FOVEA_API FILE *fovea_outfile_file(const fovea_outfile *of);
+
+/** Finish: flush, check that every write succeeded, close, and rename the
+ *  temporary into place. On failure the temporary is removed and the
+ *  destination keeps its old content; errbuf gets "<path>: <system reason>"
+ *  (e.g. "No space left on device"). Frees the handle and sets *of to NULL.
+ *  @return FOVEA_OK or FOVEA_ERR_IO */
+FOVEA_API int fovea_outfile_commit(fovea_outfile **of, char *errbuf, size_t errbuf_size);
+
+/** Give up: close and remove the temporary (only a file fovea created); the
+ *  destination is left as it was. Sets *of to NULL. Safe on NULL. */
+FOVEA_API void fovea_outfile_abort(fovea_outfile **of);
+
+/** @return 1 when a and b name the same existing file (same device and inode:
+ *  also through hard links and symlinks), else 0 ("-" is never a file here).
+ *  For refusing an output that is one of the inputs before opening it. */
+FOVEA_API int fovea_same_file(const char *a, const char *b);
 
 /* In-memory decoders used by the readers above and by the fuzz targets.
  * They allocate f (host) on success. */

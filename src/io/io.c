@@ -617,25 +617,19 @@ int fovea_writer_open(fovea_writer **out, const char *path, fovea_container cont
     }
     int per_frame_files = ops->single_image && pattern == 1;
     if (!per_frame_files) {
-        if (strcmp(path, "-") == 0) {
-            w->fp = stdout;
-        } else {
-            w->fp = fopen(path, "wb");
-            if (!w->fp) {
-                set_err(errbuf, errbuf_size, path, strerror(errno));
-                free(w->path);
-                free(w);
-                return FOVEA_ERR_IO;
-            }
-            w->own_fp = 1;
+        int st = fovea_outfile_open(&w->of, path, errbuf, errbuf_size);
+        if (st < 0) {
+            free(w->path);
+            free(w);
+            return st;
         }
+        w->fp = fovea_outfile_file(w->of);
     }
     int st = ops->open(w);
     if (st < 0) {
         if (errbuf && errbuf_size)
             snprintf(errbuf, errbuf_size, "%s", w->err[0] ? w->err : fovea_strerror(st));
-        if (w->fp && w->own_fp)
-            fclose(w->fp);
+        fovea_outfile_abort(&w->of);
         free(w->path);
         free(w);
         return st;
@@ -656,6 +650,10 @@ int fovea_writer_write(fovea_writer *w, const fovea_frame *f)
                                  (long long)w->frames_written, f->width, f->height,
                                  fovea_pixfmt_name(f->fmt), w->info.width, w->info.height,
                                  fovea_pixfmt_name(w->info.fmt));
+    if (w->failed)
+        return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "an earlier write failed");
+    if (w->finished)
+        return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "the output is already finished");
     int st;
     if (w->fp) {
         if (w->ops->single_image && w->frames_written > 0)
@@ -668,15 +666,32 @@ int fovea_writer_write(fovea_writer *w, const fovea_frame *f)
         int n = snprintf(name, sizeof(name), w->path, (int)w->frames_written);
         if (n < 0 || (size_t)n >= sizeof(name))
             return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "bad file name pattern");
-        FILE *fp = fopen(name, "wb");
-        if (!fp)
-            return fovea_writer_fail(w, FOVEA_ERR_IO, "%s: %s", name, strerror(errno));
-        st = w->ops->write(w, fp, f);
-        if (fclose(fp) != 0 && st == FOVEA_OK)
-            st = fovea_writer_fail(w, FOVEA_ERR_IO, "%s: %s", name, strerror(errno));
+        for (int i = 0; i < w->nprotect; i++)
+            if (fovea_same_file(name, w->protect[i])) {
+                snprintf(w->err, sizeof(w->err), "%s: output is the same file as input %s",
+                         name, w->protect[i]);
+                return FOVEA_ERR_INVALID_ARG;
+            }
+        fovea_outfile *of;
+        char msg[FOVEA_IO_ERRLEN];
+        st = fovea_outfile_open(&of, name, msg, sizeof(msg));
+        if (st < 0) {
+            snprintf(w->err, sizeof(w->err), "%s", msg);
+            return st; /* nothing written: the stream may go on */
+        }
+        st = w->ops->write(w, fovea_outfile_file(of), f);
+        if (st == FOVEA_OK) {
+            st = fovea_outfile_commit(&of, msg, sizeof(msg));
+            if (st < 0)
+                snprintf(w->err, sizeof(w->err), "%s", msg);
+        } else {
+            fovea_outfile_abort(&of);
+        }
     }
     if (st == FOVEA_OK)
         w->frames_written++;
+    else if (w->fp)
+        w->failed = 1; /* the stream holds part of a frame */
     return st;
 }
 
@@ -685,22 +700,78 @@ const char *fovea_writer_error(const fovea_writer *w)
     return w ? w->err : "";
 }
 
+int fovea_writer_finish(fovea_writer *w)
+{
+    if (!w)
+        return FOVEA_ERR_INVALID_ARG;
+    if (w->failed)
+        return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "a write failed: nothing to finish");
+    if (w->finished)
+        return FOVEA_OK;
+    w->finished = 1;
+    if (!w->of)
+        return FOVEA_OK; /* per-frame files are complete as each is written */
+    char msg[FOVEA_IO_ERRLEN];
+    w->fp = NULL;
+    int st = fovea_outfile_commit(&w->of, msg, sizeof(msg));
+    if (st < 0) {
+        w->failed = 1;
+        snprintf(w->err, sizeof(w->err), "%s", msg);
+    }
+    return st;
+}
+
+int fovea_writer_protect(fovea_writer *w, const char *input)
+{
+    if (!w || !input)
+        return FOVEA_ERR_INVALID_ARG;
+    if (w->of && fovea_same_file(w->path, input))
+        return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "output is the same file as input %s",
+                                 input);
+    char **p = realloc(w->protect, (size_t)(w->nprotect + 1) * sizeof(*p));
+    if (!p)
+        return fovea_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory");
+    w->protect = p;
+    if (!(p[w->nprotect] = strdup(input)))
+        return fovea_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory");
+    w->nprotect++;
+    return FOVEA_OK;
+}
+
+static void writer_free(struct fovea_writer *w)
+{
+    if (w->ops->close)
+        w->ops->close(w);
+    for (int i = 0; i < w->nprotect; i++)
+        free(w->protect[i]);
+    free(w->protect);
+    free(w->path);
+    free(w);
+}
+
 int fovea_writer_close(fovea_writer **pw)
 {
     if (!pw || !*pw)
         return FOVEA_OK;
     struct fovea_writer *w = *pw;
     int st = FOVEA_OK;
-    if (w->ops->close)
-        st = w->ops->close(w);
-    if (w->fp) {
-        if (fflush(w->fp) != 0 && st == FOVEA_OK)
-            st = FOVEA_ERR_IO;
-        if (w->own_fp && fclose(w->fp) != 0 && st == FOVEA_OK)
-            st = FOVEA_ERR_IO;
+    if (w->failed) {
+        fovea_outfile_abort(&w->of);
+        st = FOVEA_ERR_IO;
+    } else {
+        st = fovea_writer_finish(w);
     }
-    free(w->path);
-    free(w);
+    writer_free(w);
     *pw = NULL;
     return st;
+}
+
+void fovea_writer_abort(fovea_writer **pw)
+{
+    if (!pw || !*pw)
+        return;
+    struct fovea_writer *w = *pw;
+    fovea_outfile_abort(&w->of);
+    writer_free(w);
+    *pw = NULL;
 }

@@ -37,10 +37,14 @@ struct fovea_reader_ops {
 struct fovea_writer {
     const struct fovea_writer_ops *ops;
     FILE *fp;              /* NULL for per-frame files (pattern paths); io.c opens otherwise */
-    int own_fp;
+    fovea_outfile *of;     /* the output behind fp */
     char *path;
     fovea_video_info info;
     int64_t frames_written;
+    int failed;            /* a write failed: close discards the output */
+    char **protect;        /* inputs no output file may be (fovea_writer_protect) */
+    int nprotect;
+    int finished;          /* fovea_writer_finish ran */
     char err[FOVEA_IO_ERRLEN];
     void *priv;
 };

@@ -409,22 +409,19 @@ int fovea_png_write_file(const char *path, const fovea_frame *f, char *err, size
                 fovea_pixfmt_name(f->fmt));
         return FOVEA_ERR_UNSUPPORTED;
     }
-    FILE *fp = fopen(path, "wb");
-    if (!fp) {
-        fovea_errbuf(err, errsz, 0, "%s: %s", path, strerror(errno));
-        return FOVEA_ERR_IO;
-    }
+    fovea_outfile *of;
+    int st = fovea_outfile_open(&of, path, err, errsz);
+    if (st < 0)
+        return st;
     char msg[FOVEA_IO_ERRLEN];
-    int st = png_write_stream(fp, f, msg, sizeof(msg));
-    if (st < 0)
+    st = png_write_stream(fovea_outfile_file(of), f, msg, sizeof(msg));
+    if (st < 0) {
+        /* the destination keeps its old content; only the temporary goes */
         fovea_errbuf(err, errsz, 0, "%s: %s", path, msg);
-    if (fclose(fp) != 0 && st == FOVEA_OK) {
-        fovea_errbuf(err, errsz, 0, "%s: %s", path, strerror(errno));
-        st = FOVEA_ERR_IO;
+        fovea_outfile_abort(&of);
+        return st;
     }
-    if (st < 0)
-        remove(path);
-    return st;
+    return fovea_outfile_commit(&of, err, errsz);
 }
 
 /* ---------------------------------------------------------------- reader */

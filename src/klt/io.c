@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "fovea/io.h"
 #include "klt/klt_internal.h"
 
 #define BIN_HEADER_LEN 6
@@ -181,6 +182,7 @@ static int write_file(const void *obj, file_kind kind, int nFrames, int nFeature
     int rows = kind == KIND_HISTORY ? nFrames : nFeatures;
     int cols = kind == KIND_TABLE ? nFrames : 1;
     cell_fn cell = kind == KIND_LIST ? list_cell : kind == KIND_HISTORY ? hist_cell : table_cell;
+    fovea_outfile *of = NULL;
     FILE *fp;
     int ok = 1;
 
@@ -188,20 +190,18 @@ static int write_file(const void *obj, file_kind kind, int nFrames, int nFeature
         text_fmt tf;
         if (make_format(fmt, &tf) < 0)
             return FOVEA_ERR_INVALID_ARG;
-        fp = fname ? fopen(fname, "wb") : stderr;
-        if (!fp)
+        if (fname && fovea_outfile_open(&of, fname, NULL, 0) < 0)
             return FOVEA_ERR_IO;
+        fp = of ? fovea_outfile_file(of) : stderr;
         write_text(fp, obj, kind, nFrames, nFeatures, &tf);
         if (ferror(fp))
-            ok = 0;
-        if (fp != stderr && fclose(fp) != 0)
             ok = 0;
     } else {
         if (!fname)
             return FOVEA_ERR_INVALID_ARG;   /* KLT: no binary data to stderr */
-        fp = fopen(fname, "wb");
-        if (!fp)
+        if (fovea_outfile_open(&of, fname, NULL, 0) < 0)
             return FOVEA_ERR_IO;
+        fp = fovea_outfile_file(of);
         const char *hdr = kind == KIND_LIST ? bin_fl : kind == KIND_HISTORY ? bin_fh : bin_ft;
         ok = fwrite(hdr, 1, BIN_HEADER_LEN, fp) == BIN_HEADER_LEN;
         if (kind != KIND_LIST)
@@ -211,10 +211,14 @@ static int write_file(const void *obj, file_kind kind, int nFrames, int nFeature
         for (int r = 0; ok && r < rows; r++)
             for (int c = 0; ok && c < cols; c++)
                 ok = write_bin_feature(fp, cell(obj, r, c));
-        if (fclose(fp) != 0)
-            ok = 0;
     }
-    return ok ? FOVEA_OK : FOVEA_ERR_IO;
+    if (!of)
+        return ok ? FOVEA_OK : FOVEA_ERR_IO;
+    if (!ok) {
+        fovea_outfile_abort(&of); /* an existing file keeps its old content */
+        return FOVEA_ERR_IO;
+    }
+    return fovea_outfile_commit(&of, NULL, 0);
 }
 
 int fovea_klt_write_feature_table_stream(KLT_FeatureTable ft, FILE *fp, const char *fmt)
@@ -289,15 +293,19 @@ int fovea_klt_write_feature_list_ppm(KLT_FeatureList fl, const KLT_PixelType *im
                     p[2] = 0;
                 }
     }
-    FILE *fp = fopen(filename, "wb");
-    int ok = fp != NULL;
-    if (ok) {
-        ok = fprintf(fp, "P6\n%d %d\n255\n", ncols, nrows) > 0 && fwrite(rgb, 1, bytes, fp) == bytes;
-        if (fclose(fp) != 0)
-            ok = 0;
+    fovea_outfile *of;
+    int st = fovea_outfile_open(&of, filename, NULL, 0);
+    if (st == FOVEA_OK) {
+        FILE *fp = fovea_outfile_file(of);
+        if (fprintf(fp, "P6\n%d %d\n255\n", ncols, nrows) > 0 && fwrite(rgb, 1, bytes, fp) == bytes) {
+            st = fovea_outfile_commit(&of, NULL, 0);
+        } else {
+            fovea_outfile_abort(&of);
+            st = FOVEA_ERR_IO;
+        }
     }
     free(rgb);
-    return ok ? FOVEA_OK : FOVEA_ERR_IO;
+    return st;
 }
 
 void KLTWriteFeatureListToPPM(KLT_FeatureList fl, KLT_PixelType *greyimg, int ncols, int nrows,

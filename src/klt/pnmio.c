@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fovea/frame.h"
+#include "fovea/io.h"
 #include "pnmio.h"
 
 /* Longest header accepted (magic, three numbers, comments, whitespace). */
@@ -135,11 +136,15 @@ void pgmWriteFile(const char *fname, unsigned char *img, int ncols, int nrows)
 {
     if (!fname || !img || ncols < 1 || nrows < 1)
         return;
-    FILE *fp = fopen(fname, "wb");
-    if (!fp)
+    fovea_outfile *of;
+    if (fovea_outfile_open(&of, fname, NULL, 0) < 0)
         return;
+    FILE *fp = fovea_outfile_file(of);
     pgmWrite(fp, img, ncols, nrows);
-    fclose(fp);
+    if (ferror(fp))
+        fovea_outfile_abort(&of); /* never a half-written file over a good one */
+    else
+        fovea_outfile_commit(&of, NULL, 0);
 }
 
 void ppmWrite(FILE *fp, unsigned char *redimg, unsigned char *greenimg, unsigned char *blueimg,
@@ -170,9 +175,13 @@ void ppmWriteFileRGB(const char *fname, unsigned char *redimg, unsigned char *gr
 {
     if (!fname)
         return;
-    FILE *fp = fopen(fname, "wb");
-    if (!fp)
+    fovea_outfile *of;
+    if (fovea_outfile_open(&of, fname, NULL, 0) < 0)
         return;
+    FILE *fp = fovea_outfile_file(of);
     ppmWrite(fp, redimg, greenimg, blueimg, ncols, nrows);
-    fclose(fp);
+    if (ferror(fp))
+        fovea_outfile_abort(&of);
+    else
+        fovea_outfile_commit(&of, NULL, 0);
 }

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "core/core.h"
+#include "fovea/io.h"
 #include "stitch/map_file.h"
 
 #define FIXED_HEADER 36  /* magic, version, header size, pano w/h, cameras, feather, flags */
@@ -572,6 +573,7 @@ typedef struct payload_sink {
     FILE *fp;
     uLong crc;
     int failed;
+    int errnum; /* errno of the failed write */
 } payload_sink;
 
 static void sink_bytes(payload_sink *s, const uint8_t *p, size_t n)
@@ -584,6 +586,7 @@ static void sink_bytes(payload_sink *s, const uint8_t *p, size_t n)
         s->mem += n;
     } else if (s->fp && fwrite(p, 1, n, s->fp) != n) {
         s->failed = 1;
+        s->errnum = errno;
     }
 }
 
@@ -660,43 +663,24 @@ int fovea_map_save(const fovea_stitch_map *m, const char *path, char *err, size_
     uint8_t hdr[MAX_HEADER];
     header_bytes(&h, hdr);
 
-    size_t tlen = strlen(path) + 5;
-    char *tmp = malloc(tlen);
-    if (!tmp)
-        return set_err(err, errsz, FOVEA_ERR_NOMEM, path, "out of memory");
-    snprintf(tmp, tlen, "%s.tmp", path);
-    FILE *fp = fopen(tmp, "wb");
-    if (!fp) {
-        rc = set_err(err, errsz, FOVEA_ERR_IO, path, "cannot create %s: %s", tmp,
-                     strerror(errno));
-        free(tmp);
+    fovea_outfile *of;
+    rc = fovea_outfile_open(&of, path, err, errsz);
+    if (rc != FOVEA_OK)
         return rc;
-    }
+    FILE *fp = fovea_outfile_file(of);
     memset(&s, 0, sizeof(s));
     s.fp = fp;
-    if (fwrite(hdr, 1, h.header_size, fp) != h.header_size)
+    if (fwrite(hdr, 1, h.header_size, fp) != h.header_size) {
         s.failed = 1;
+        s.errnum = errno;
+    }
     emit_payload(m, &s);
-    int write_errno = errno;
-    if (fclose(fp) != 0 && !s.failed) {
-        s.failed = 1;
-        write_errno = errno;
-    }
     if (s.failed) {
-        rc = set_err(err, errsz, FOVEA_ERR_IO, path, "write failed: %s", strerror(write_errno));
-        remove(tmp);
-        free(tmp);
+        rc = set_err(err, errsz, FOVEA_ERR_IO, path, "write failed: %s", strerror(s.errnum));
+        fovea_outfile_abort(&of); /* the old map, if any, stays whole */
         return rc;
     }
-    if (rename(tmp, path) != 0) {
-        rc = set_err(err, errsz, FOVEA_ERR_IO, path, "cannot rename %s into place: %s", tmp,
-                     strerror(errno));
-        remove(tmp);
-        free(tmp);
-        return rc;
-    }
-    free(tmp);
-    return FOVEA_OK;
+    return fovea_outfile_commit(&of, err, errsz);
 }
 
 int fovea_map_check_cameras(const fovea_stitch_map *m, int n, const int *widths,

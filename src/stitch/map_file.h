@@ -13,8 +13,9 @@
 #define FOVEA_MAP_FLAG_WEIGHTS 1u     /* explicit per-pixel weights follow the grids */
 #define FOVEA_MAP_MAX_DIM 16384       /* panorama and camera sides: 1..16384 */
 
-/* Write m to path (through a temporary file renamed into place, so a failed save
- * never leaves a half-written map). The map is validated first: a map that
+/* Write m to path through fovea_outfile (a regular file is replaced through a
+ * unique temporary renamed into place, so a failed save never leaves a
+ * half-written map; a device or FIFO is written in place). The map is validated first: a map that
  * fovea_map_load() would reject is refused with FOVEA_ERR_INVALID_ARG.
  * @return FOVEA_OK, FOVEA_ERR_INVALID_ARG, FOVEA_ERR_IO or FOVEA_ERR_NOMEM; err
  *         (may be NULL) receives a message naming the file. */
