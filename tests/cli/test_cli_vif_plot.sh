@@ -96,7 +96,7 @@ for bad in png p.png.jpg p.pn p.png/ .pngx p_png; do
 done
 
 # ---- the chart: 1200x500, any case of .png, next to the other outputs
-run 0 vif -q --csv o.csv --plot p.PNG ref.y4m dis.y4m
+run 0 vif --csv o.csv --plot p.PNG ref.y4m dis.y4m
 grep -q "^vif: 4 frames ${W}x${H} 8-bit" out || fail "summary: $(cat out)"
 png_check p.PNG 1200 500
 [ "$(od -An -tu1 -j16 -N8 p.PNG | tr -s ' ' | sed 's/^ //')" = "0 0 4 176 0 0 1 244" ] ||
