@@ -3,6 +3,7 @@
  * (ticks, lowest values) is built and drawing reports that it is missing. */
 #include "chart.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -911,10 +912,18 @@ int chart_layout_compute(const chart *c, chart_layout *l, char *err, size_t errs
     return rc;
 }
 
+typedef struct png_sink {
+    FILE *fp;
+    int err; /* errno of the failed write */
+} png_sink;
+
 static cairo_status_t write_fp(void *closure, const unsigned char *data, unsigned int len)
 {
-    return fwrite(data, 1, len, (FILE *)closure) == len ? CAIRO_STATUS_SUCCESS
-                                                        : CAIRO_STATUS_WRITE_ERROR;
+    png_sink *sink = closure;
+    if (fwrite(data, 1, len, sink->fp) == len)
+        return CAIRO_STATUS_SUCCESS;
+    sink->err = errno;
+    return CAIRO_STATUS_WRITE_ERROR;
 }
 
 int chart_write_png(const chart *c, FILE *fp, char *err, size_t errsz)
@@ -928,12 +937,14 @@ int chart_write_png(const chart *c, FILE *fp, char *err, size_t errsz)
         set_err(err, errsz, "cannot start cairo: %s", cairo_status_to_string(cairo_status(cr)));
     } else if (draw(cr, c, err, errsz) == 0) {
         cairo_surface_flush(sf);
-        const cairo_status_t st = cairo_surface_write_to_png_stream(sf, write_fp, fp);
+        png_sink sink = {fp, 0};
+        const cairo_status_t st = cairo_surface_write_to_png_stream(sf, write_fp, &sink);
         if (st == CAIRO_STATUS_SUCCESS)
             rc = 0;
+        else if (st == CAIRO_STATUS_WRITE_ERROR)
+            set_err(err, errsz, "write error: %s", sink.err ? strerror(sink.err) : "unknown");
         else
-            set_err(err, errsz, "%s", st == CAIRO_STATUS_WRITE_ERROR ? "write error"
-                                                                     : cairo_status_to_string(st));
+            set_err(err, errsz, "%s", cairo_status_to_string(st));
     }
     cairo_destroy(cr);
     cairo_surface_destroy(sf);

@@ -363,24 +363,21 @@ static int write_plot(const vif_args *a, const fovea_video_info *info, int bit_d
     c.mark_label = c.nmarks > 0 ? marks : NULL;
 
     char err[512] = "";
-    FILE *fp = fopen(a->plot, "wb");
-    if (!fp) {
+    fovea_outfile *of = NULL;
+    if (fovea_outfile_open(&of, a->plot, err, sizeof(err)) < 0) {
         free(y);
-        cli_error(a->plot, "cannot open for writing: %s", strerror(errno));
+        cli_error(NULL, "%s", err);
         return CLI_EXIT_RUNTIME;
     }
-    int bad = chart_write_png(&c, fp, err, sizeof(err));
+    int bad = chart_write_png(&c, fovea_outfile_file(of), err, sizeof(err));
     free(y);
-    if (!bad && ferror(fp))
-        snprintf(err, sizeof(err), "write error");
-    bad |= ferror(fp);
-    if (fclose(fp) != 0 && !bad) {
-        snprintf(err, sizeof(err), "write error: %s", strerror(errno));
-        bad = 1;
-    }
     if (bad) {
-        remove(a->plot); /* a partial chart is no chart */
+        fovea_outfile_abort(&of); /* removes only fovea's temporary, never the path */
         cli_error(a->plot, "%s", err);
+        return CLI_EXIT_RUNTIME;
+    }
+    if (fovea_outfile_commit(&of, err, sizeof(err)) < 0) {
+        cli_error(NULL, "%s", err);
         return CLI_EXIT_RUNTIME;
     }
     return CLI_EXIT_OK;
