@@ -306,7 +306,7 @@ static int stats_tiles(fovea_context *ctx, cuda_state *cs, const uint32_t *masks
  * 4 x 1 pixels instead of 4 x 2; YUV: one chroma row, 4 x 2 luma pixels
  * instead of 4 x 4). Only for grid maps whose steps are all >= 4 (the paths
  * that take it); else no list. Bench rig, H100, frames back to back: RGBA
- * 55.4 -> 54.1 us, NV12 37.3-37.7 -> 34.6-34.7 (docs/stitch.md). */
+ * 55.4 -> 54.1 us, NV12 37.3-37.7 -> 34.6-34.7 (docs/notes/stitch.md). */
 static int block_items(fovea_context *ctx, cuda_state *cs, const fovea_stitch_map *m,
                        const uint32_t *masks, size_t nt)
 {
