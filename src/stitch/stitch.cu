@@ -34,7 +34,7 @@ cudaError_t launch_for(const stitch_kernel_args *full, cudaStream_t stream)
     const dim3 yuv_block(32, 8 / YUV_ROWS(TEX)); // see stitch_yuv_kernel
     // with the block list (stitch_kernel_head.items) one block per entry
     const dim3 blocks = TEX && k.items ? dim3((unsigned int)k.item_count) : grid;
-    if (k.in_format <= 1)
+    if (!stitch_input_is_yuv(k.in_format))
         stitch_rgb_kernel<MAXC, false, TEX><<<blocks, block, shmem, stream>>>(k);
     else
         stitch_yuv_kernel<MAXC, false, TEX><<<blocks, yuv_block, shmem, stream>>>(k);
@@ -50,7 +50,7 @@ cudaError_t launch_for(const stitch_kernel_args *full, cudaStream_t stream)
         return cudaSuccess; // no tile weights two cameras: no pairs (the counters stay 0)
     const size_t stats_shmem = (size_t)stats_bytes_aligned(k.n * (k.n - 1) / 2);
     const dim3 stats_grid((unsigned int)k.stats_tile_count); // one block per listed tile
-    if (k.in_format <= 1)
+    if (!stitch_input_is_yuv(k.in_format))
         stitch_rgb_kernel<MAXC, true, TEX><<<stats_grid, block, stats_shmem, stream>>>(k);
     else
         stitch_yuv_kernel<MAXC, true, TEX><<<stats_grid, yuv_block, stats_shmem, stream>>>(k);

@@ -330,7 +330,7 @@ __device__ __forceinline__ void sample_rgb_int(const stitch_kernel_head &a,
                                                const stitch_kernel_cam &cam, float u, float v,
                                                int q[3])
 {
-    if (a.in_format == 0) {
+    if (a.in_format == STITCH_IN_RGBA) {
         sample_rgba(cam.plane0, cam.stride0, cam.width, cam.height, u, v, q);
     } else {
         const sample_pos s = sample_at(cam.plane0, cam.stride0, 3, cam.width, cam.height, u, v);

@@ -735,7 +735,7 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
     constexpr int R = YUV_ROWS(TEX);
     const int by0 = (tile.y * (int)blockDim.y + (int)threadIdx.y) * R; // chroma rows by0 .. by0 + R - 1
     const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
-    const bool nv12 = a.in_format == 2;
+    const bool nv12 = a.in_format == STITCH_IN_NV12;
     // (single-camera tiles have no overlap statistics to add: the statistics pass skips them)
     const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
     if (STATS && single)
