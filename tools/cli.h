@@ -81,6 +81,13 @@ void cli_parser_init(cli_parser *p, const cli_spec *spec, int argc, char **argv)
  *         flags), or CLI_DONE, CLI_HELP, CLI_ERROR. */
 int cli_next(cli_parser *p, const char **value);
 
+/* How a command's option loop ended, as its parse_args returns it: id is
+ * cli_next's last return (CLI_DONE, CLI_HELP or CLI_ERROR).
+ * @return -1 after --help (the help is printed: the command exits 0),
+ *         CLI_EXIT_USAGE after a usage error (printed), CLI_EXIT_OK when the
+ *         positional arguments come next */
+int cli_options_end(int id);
+
 /* Print the help of a command (usage, description, every option with its default). */
 void cli_print_help(FILE *fp, const cli_spec *spec);
 

@@ -242,10 +242,9 @@ static int parse_args(stitch_args *a, int argc, char **argv)
         if (bad)
             return CLI_EXIT_USAGE;
     }
-    if (id == CLI_HELP)
-        return -1;
-    if (id == CLI_ERROR)
-        return CLI_EXIT_USAGE;
+    const int end = cli_options_end(id);
+    if (end != CLI_EXIT_OK)
+        return end;
     if (!a->rig == !a->map)
         return cli_usage_error(cmd, "stitch: give one of --rig FILE or --map FILE");
     if (!a->out)
