@@ -164,6 +164,15 @@ int cli_next(cli_parser *p, const char **value)
     return CLI_DONE;
 }
 
+int cli_options_end(int id)
+{
+    if (id == CLI_HELP)
+        return -1;
+    if (id == CLI_ERROR)
+        return CLI_EXIT_USAGE;
+    return CLI_EXIT_OK;
+}
+
 void cli_print_wrapped(FILE *fp, const char *text, int col, int indent)
 {
     const char *s = text;

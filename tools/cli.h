@@ -81,6 +81,13 @@ void cli_parser_init(cli_parser *p, const cli_spec *spec, int argc, char **argv)
  *         flags), or CLI_DONE, CLI_HELP, CLI_ERROR. */
 int cli_next(cli_parser *p, const char **value);
 
+/* How a command's option loop ended, as its parse_args returns it: id is
+ * cli_next's last return (CLI_DONE, CLI_HELP or CLI_ERROR).
+ * @return -1 after --help (the help is printed: the command exits 0),
+ *         CLI_EXIT_USAGE after a usage error (printed), CLI_EXIT_OK when the
+ *         positional arguments come next */
+int cli_options_end(int id);
+
 /* Print the help of a command (usage, description, every option with its default). */
 void cli_print_help(FILE *fp, const cli_spec *spec);
 
@@ -262,6 +269,54 @@ void cli_ring_release(cli_ring *q);
 /* Stop the thread (after the read it is in), join it, free the frames. Safe
  * on a zeroed ring and after a failed init. */
 void cli_ring_stop(cli_ring *q);
+
+/* ------------------------------------------------------------------ pipeline */
+
+/* The pipeline of a command that reads and writes video (cli_pipe.c): its
+ * inputs' reader threads (cli_ring) and a writer thread that writes the frames
+ * the command queues, in order, so that reading, processing and writing
+ * overlap. A queued frame's buffers trade places with those of a written slot
+ * (no copy). A failed write is the writer thread's last: the command learns
+ * of it at its next cli_pipe_put or at cli_pipe_finish. */
+typedef struct cli_pipe_slot {
+    fovea_frame f[2];   /* the buffers handed over by cli_pipe_put */
+    int which;          /* the one to write */
+    int filled;
+} cli_pipe_slot;
+
+typedef struct cli_pipe {
+    fovea_writer *w;
+    cli_ring *const *rings; /* the readers, started by cli_pipe_start */
+    int nrings;
+    cli_pipe_slot *slot;
+    int nslots;
+    int64_t queued, written;  /* frames handed to the writer thread, written */
+    int closing;              /* no more frames will be queued */
+    int failed, status;       /* a write failed, with this status */
+    int ready, started;       /* mu and cv initialised; the writer thread runs */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t th;
+} cli_pipe;
+
+/* A pipe of nslots queued frames at most, their buffers zeroed (the command
+ * may allocate them: slot[k].f[0] and f[1]), no thread yet.
+ * @return FOVEA_OK or FOVEA_ERR_NOMEM */
+int cli_pipe_init(cli_pipe *p, int nslots);
+/* Start the readers (rings initialised, not yet run), then a writer thread for
+ * w. Prints "cannot start a reader thread" or "cannot start the writer thread"
+ * when a thread cannot start. @return 0, or -1 after printing the error */
+int cli_pipe_start(cli_pipe *p, fovea_writer *w, cli_ring *const *rings, int nrings);
+/* Queue frame bufs[which] for writing: bufs[0] and bufs[1] (either may be a
+ * zeroed frame) trade places with a written slot's, waiting for one.
+ * @return FOVEA_OK, or the status of a write that failed (nothing queued) */
+int cli_pipe_put(cli_pipe *p, fovea_frame *bufs[2], int which);
+/* Write what was queued, then stop the readers; every thread joined. Safe on
+ * a zeroed pipe. @return FOVEA_OK, or the status of the write that failed */
+int cli_pipe_finish(cli_pipe *p);
+/* Free the slots' frames (ctx: as allocated) and the pipe; after cli_pipe_finish.
+ * Safe on a zeroed pipe. */
+void cli_pipe_free(cli_pipe *p, fovea_context *ctx);
 
 /* ------------------------------------------------------------------ summary */
 

@@ -135,10 +135,9 @@ static int parse_args(convert_args *a, int argc, char **argv)
         if (bad)
             return CLI_EXIT_USAGE;
     }
-    if (id == CLI_HELP)
-        return -1;
-    if (id == CLI_ERROR)
-        return CLI_EXIT_USAGE;
+    const int end = cli_options_end(id);
+    if (end != CLI_EXIT_OK)
+        return end;
     if (p.nrest != 2)
         return cli_usage_error(cmd, "convert: expected IN and OUT, got %d argument%s", p.nrest,
                                p.nrest == 1 ? "" : "s");

@@ -2,7 +2,6 @@
  * (PNG, PNM) into a panorama with a map built from a rig or loaded from a file. */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,10 +241,9 @@ static int parse_args(stitch_args *a, int argc, char **argv)
         if (bad)
             return CLI_EXIT_USAGE;
     }
-    if (id == CLI_HELP)
-        return -1;
-    if (id == CLI_ERROR)
-        return CLI_EXIT_USAGE;
+    const int end = cli_options_end(id);
+    if (end != CLI_EXIT_OK)
+        return end;
     if (!a->rig == !a->map)
         return cli_usage_error(cmd, "stitch: give one of --rig FILE or --map FILE");
     if (!a->out)
@@ -346,13 +344,6 @@ static int load_color_file(const char *path, int n, fovea_color_correction *cc)
  * (fovea_stitcher_process waits for its frames). */
 #define PIPE_SLOTS 3
 
-typedef struct write_slot {
-    fovea_frame out;   /* stitcher output */
-    fovea_frame wout;  /* converted for the writer when its format differs */
-    const fovea_frame *what; /* out or wout: what the writer writes */
-    int filled;
-} write_slot;
-
 typedef struct cam_input {
     const char *path;
     fovea_reader *r;
@@ -388,18 +379,10 @@ typedef struct stitch_run {
     int pano_w, pano_h;
     int64_t total;            /* frames expected, -1 unknown */
     int64_t done;
-    /* pipeline (video; see PIPE_SLOTS): the writer thread's queue */
+    /* pipeline (video; see PIPE_SLOTS): the cameras' readers and the writer thread */
     int pipelined;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    write_slot ws[PIPE_SLOTS];
-    int64_t queued, written;  /* frames handed to the writer thread, written */
-    int writer_closing;       /* no more frames will be queued */
-    int write_failed;         /* the writer thread's fovea_writer_write failed */
-    int write_status;
-    pthread_t writer_th;
-    int writer_started;
-    int pipe_ready;           /* mu and cv initialised */
+    cli_pipe pipe;
+    cli_ring *rings[FOVEA_STITCH_MAX_CAMERAS]; /* &cam[c].ring */
 } stitch_run;
 
 /* Frames the stitcher touches are pinned on CUDA contexts (faster uploads). */
@@ -749,10 +732,14 @@ static int open_output(stitch_run *s)
     int st = alloc_frame(s, &s->out, s->pano_w, s->pano_h, s->out_fmt, 1);
     if (st == FOVEA_OK && s->write_fmt != s->out_fmt)
         st = alloc_frame(s, &s->wout, s->pano_w, s->pano_h, s->write_fmt, 0);
+    if (st == FOVEA_OK && s->pipelined)
+        st = cli_pipe_init(&s->pipe, PIPE_SLOTS);
     for (int k = 0; k < PIPE_SLOTS && s->pipelined && st == FOVEA_OK; k++) {
-        st = alloc_frame(s, &s->ws[k].out, s->pano_w, s->pano_h, s->out_fmt, 1);
+        /* the writer's slots: f[0] the panorama, f[1] converted for the writer */
+        cli_pipe_slot *ws = &s->pipe.slot[k];
+        st = alloc_frame(s, &ws->f[0], s->pano_w, s->pano_h, s->out_fmt, 1);
         if (st == FOVEA_OK && s->write_fmt != s->out_fmt)
-            st = alloc_frame(s, &s->ws[k].wout, s->pano_w, s->pano_h, s->write_fmt, 0);
+            st = alloc_frame(s, &ws->f[1], s->pano_w, s->pano_h, s->write_fmt, 0);
     }
     if (st < 0) {
         cli_error(NULL, "cannot allocate a %dx%d panorama: %s", s->pano_w, s->pano_h,
@@ -783,40 +770,11 @@ static int open_output(stitch_run *s)
     return CLI_EXIT_OK;
 }
 
-/* ---- the pipeline's writer thread: writes the queued panoramas in order */
+/* ---- writing: in line (stills), or through the pipeline's writer thread */
 
-static void *writer_main(void *arg)
+static int write_failure(stitch_run *s, int st)
 {
-    stitch_run *s = arg;
-    for (int64_t k = 0;; k++) {
-        write_slot *ws = &s->ws[k % PIPE_SLOTS];
-        pthread_mutex_lock(&s->mu);
-        while (!ws->filled && !s->writer_closing)
-            pthread_cond_wait(&s->cv, &s->mu);
-        const int have = ws->filled;
-        pthread_mutex_unlock(&s->mu);
-        if (!have)
-            break; /* closing, and every queued frame is written */
-        const int st = fovea_writer_write(s->w, ws->what);
-        pthread_mutex_lock(&s->mu);
-        if (st < 0) {
-            s->write_failed = 1;
-            s->write_status = st;
-        } else {
-            s->written++;
-        }
-        ws->filled = 0;
-        pthread_cond_broadcast(&s->cv);
-        pthread_mutex_unlock(&s->mu);
-        if (st < 0)
-            break;
-    }
-    return NULL;
-}
-
-static int write_failure(stitch_run *s)
-{
-    return cli_report(s->a.out, 1, fovea_writer_error(s->w), s->write_status);
+    return cli_report(s->a.out, 1, fovea_writer_error(s->w), st);
 }
 
 static int write_frame(stitch_run *s, int64_t step)
@@ -839,69 +797,34 @@ static int write_frame(stitch_run *s, int64_t step)
     if (s->pipelined) {
         /* to the writer thread: the panorama's buffers trade places with a
          * written slot's (no copy) */
-        write_slot *ws = &s->ws[s->queued % PIPE_SLOTS];
-        pthread_mutex_lock(&s->mu);
-        while (ws->filled && !s->write_failed)
-            pthread_cond_wait(&s->cv, &s->mu);
-        const int failed = s->write_failed;
-        if (!failed) {
-            fovea_frame t = ws->out;
-            ws->out = s->out;
-            s->out = t;
-            t = ws->wout;
-            ws->wout = s->wout;
-            s->wout = t;
-            ws->what = f == &s->wout ? &ws->wout : &ws->out;
-            ws->filled = 1;
-            s->queued++;
-            pthread_cond_broadcast(&s->cv);
-        }
-        pthread_mutex_unlock(&s->mu);
-        return failed ? write_failure(s) : CLI_EXIT_OK;
+        fovea_frame *bufs[2] = {&s->out, &s->wout};
+        const int st = cli_pipe_put(&s->pipe, bufs, f == &s->wout);
+        return st < 0 ? write_failure(s, st) : CLI_EXIT_OK;
     }
     int st = fovea_writer_write(s->w, f);
     if (st < 0)
-        return cli_report(a->out, 1, fovea_writer_error(s->w), st);
+        return write_failure(s, st);
     return CLI_EXIT_OK;
 }
 
 /* Start the reader threads and the writer thread. @return 0, or -1 reported */
 static int pipeline_start(stitch_run *s)
 {
-    pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->cv, NULL);
-    s->pipe_ready = 1;
     for (int c = 0; c < s->a.n; c++)
-        if (cli_ring_run(&s->cam[c].ring) != 0) {
-            cli_error(NULL, "cannot start a reader thread");
-            return -1;
-        }
-    if (pthread_create(&s->writer_th, NULL, writer_main, s) != 0) {
-        cli_error(NULL, "cannot start the writer thread");
-        return -1;
-    }
-    s->writer_started = 1;
-    return 0;
+        s->rings[c] = &s->cam[c].ring;
+    return cli_pipe_start(&s->pipe, s->w, s->rings, s->a.n);
 }
 
 /* The writer writes what was queued, the readers stop; all threads joined.
  * @return rc, or the writer's failure when rc was OK */
 static int pipeline_finish(stitch_run *s, int rc)
 {
-    if (!s->pipe_ready)
+    if (!s->pipe.ready)
         return rc;
-    pthread_mutex_lock(&s->mu);
-    s->writer_closing = 1;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-    if (s->writer_started)
-        pthread_join(s->writer_th, NULL);
-    s->writer_started = 0;
-    for (int c = 0; c < s->a.n; c++)
-        cli_ring_stop(&s->cam[c].ring);
-    s->done = s->written;
-    if (rc == CLI_EXIT_OK && s->write_failed)
-        rc = write_failure(s);
+    const int st = cli_pipe_finish(&s->pipe);
+    s->done = s->pipe.written;
+    if (rc == CLI_EXIT_OK && st < 0)
+        rc = write_failure(s, st);
     return rc;
 }
 
@@ -1168,14 +1091,7 @@ int cmd_stitch(int argc, char **argv)
     }
     fovea_frame_free(s->ctx, &s->out);
     fovea_frame_free(s->ctx, &s->wout);
-    for (int k = 0; k < PIPE_SLOTS; k++) {
-        fovea_frame_free(s->ctx, &s->ws[k].out);
-        fovea_frame_free(s->ctx, &s->ws[k].wout);
-    }
-    if (s->pipe_ready) {
-        pthread_cond_destroy(&s->cv);
-        pthread_mutex_destroy(&s->mu);
-    }
+    cli_pipe_free(&s->pipe, s->ctx);
     fovea_stitch_map_destroy(&s->map);
     fovea_close(&s->ctx);
     free(s);

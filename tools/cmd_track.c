@@ -212,10 +212,9 @@ static int parse_args(track_args *a, int argc, char **argv)
         if (bad)
             return CLI_EXIT_USAGE;
     }
-    if (id == CLI_HELP)
-        return -1;
-    if (id == CLI_ERROR)
-        return CLI_EXIT_USAGE;
+    const int end = cli_options_end(id);
+    if (end != CLI_EXIT_OK)
+        return end;
     if (p.nrest < 1)
         return cli_usage_error(cmd, "track: expected at least one INPUT");
     if (!a->output && !a->json)

@@ -143,10 +143,9 @@ static int parse_args(vif_args *a, int argc, char **argv)
         if (bad)
             return CLI_EXIT_USAGE;
     }
-    if (id == CLI_HELP)
-        return -1;
-    if (id == CLI_ERROR)
-        return CLI_EXIT_USAGE;
+    const int end = cli_options_end(id);
+    if (end != CLI_EXIT_OK)
+        return end;
     if (p.nrest != 2)
         return cli_usage_error(cmd, "vif: expected REF and DIS, got %d argument%s", p.nrest,
                                p.nrest == 1 ? "" : "s");
@@ -206,8 +205,27 @@ static cJSON *json_number(double x)
     return cJSON_CreateRaw(buf);
 }
 
+/* A debug output pooled over frames 0..n-1 (n > 0) as fovea_vif_pooled pools
+ * the scales: libvmaf's operations, in frame order. */
+static fovea_vif_pool pool_feature(const fovea_vif_scores *sc, int64_t n, int f)
+{
+    double mn = 0, mx = 0, sum = 0, isum = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double x = feature_value(&sc[i], f);
+        sum += x;
+        isum += 1.0 / (x + 1.0);
+        if (i == 0 || x < mn)
+            mn = x;
+        if (i == 0 || x > mx)
+            mx = x;
+    }
+    const fovea_vif_pool q = {mn, mx, sum / (double)n, (double)n / isum - 1.0};
+    return q;
+}
+
 static int write_json(const vif_args *a, const fovea_video_info *info, const fovea_vif_scores *sc,
-                      int64_t n, double fps, int threads, const char *backend)
+                      int64_t n, const fovea_vif_pooled_scores *pl, double fps, int threads,
+                      const char *backend)
 {
     const int nfeat = FOVEA_VIF_SCALES + (a->debug ? N_DEBUG : 0);
     cJSON *root = cJSON_CreateObject();
@@ -229,25 +247,17 @@ static int write_json(const vif_args *a, const fovea_video_info *info, const fov
             cJSON_AddItemToObject(m, name, json_number(feature_value(&sc[i], f)));
         }
     }
-    /* libvmaf's pooling (vmaf_feature_score_pooled), in frame order */
+    /* libvmaf's pooling (vmaf_feature_score_pooled): the scales' from the
+     * scorer, the debug outputs' (which it does not pool) here */
     cJSON *pooled = cJSON_AddObjectToObject(root, "pooled_metrics");
     for (int f = 0; pooled && n > 0 && f < nfeat; f++) {
-        double mn = 0, mx = 0, sum = 0, isum = 0;
-        for (int64_t i = 0; i < n; i++) {
-            const double x = feature_value(&sc[i], f);
-            sum += x;
-            isum += 1.0 / (x + 1.0);
-            if (i == 0 || x < mn)
-                mn = x;
-            if (i == 0 || x > mx)
-                mx = x;
-        }
+        const fovea_vif_pool q = f < FOVEA_VIF_SCALES ? pl->scale[f] : pool_feature(sc, n, f);
         feature_name(f, name, sizeof(name));
         cJSON *o = cJSON_AddObjectToObject(pooled, name);
-        cJSON_AddItemToObject(o, "min", json_number(mn));
-        cJSON_AddItemToObject(o, "max", json_number(mx));
-        cJSON_AddItemToObject(o, "mean", json_number(sum / (double)n));
-        cJSON_AddItemToObject(o, "harmonic_mean", json_number((double)n / isum - 1.0));
+        cJSON_AddItemToObject(o, "min", json_number(q.min));
+        cJSON_AddItemToObject(o, "max", json_number(q.max));
+        cJSON_AddItemToObject(o, "mean", json_number(q.mean));
+        cJSON_AddItemToObject(o, "harmonic_mean", json_number(q.harmonic_mean));
     }
     cJSON_AddObjectToObject(root, "aggregate_metrics");
     cJSON *fv = cJSON_AddObjectToObject(root, "fovea");
@@ -453,222 +463,278 @@ static void log_to_stderr(void *opaque, fovea_log_level level, const char *msg)
     fprintf(stderr, "fovea: %s%s\n", level == FOVEA_LOG_WARNING ? "warning: " : "", msg);
 }
 
-int cmd_vif(int argc, char **argv)
-{
+/* A run's state, shared by its steps. */
+typedef struct vif_run {
     vif_args a;
-    int rc = parse_args(&a, argc, argv);
-    if (rc < 0)
-        return CLI_EXIT_OK; /* --help */
+    fovea_reader *rr, *rd;        /* reference, distorted */
+    fovea_video_info ri, di;
+    int bit_depth;
+    fovea_context *ctx;
+    fovea_vif *vif;
+    fovea_vif_scores *scores;     /* n received, room for cap */
+    int64_t n, cap;
+    vif_pipe vp;
+    cli_progress prog;
+} vif_run;
+
+/* Open both inputs and refuse pairs VIF cannot score (sizes, formats, bit
+ * depths, frames known to be none). @return CLI_EXIT_OK or the exit code, the
+ * error printed */
+static int open_inputs(vif_run *r)
+{
+    const vif_args *a = &r->a;
+    int rc = cli_open_reader(spec.name, a->ref_path, &a->in, &r->rr);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_open_reader(spec.name, a->dis_path, &a->in, &r->rd);
     if (rc != CLI_EXIT_OK)
         return rc;
-
-    fovea_reader *rr = NULL, *rd = NULL;
-    fovea_context *ctx = NULL;
-    fovea_vif *vif = NULL;
-    fovea_vif_scores *scores = NULL;
-    int64_t n = 0, cap = 0;
-    vif_pipe vp;
-    memset(&vp, 0, sizeof(vp));
-    cli_progress prog;
-    memset(&prog, 0, sizeof(prog));
-
-    rc = cli_open_reader(spec.name, a.ref_path, &a.in, &rr);
-    if (rc == CLI_EXIT_OK)
-        rc = cli_open_reader(spec.name, a.dis_path, &a.in, &rd);
-    if (rc != CLI_EXIT_OK)
-        goto end;
-    const fovea_video_info ri = *fovea_reader_info(rr), di = *fovea_reader_info(rd);
+    const fovea_video_info ri = *fovea_reader_info(r->rr), di = *fovea_reader_info(r->rd);
+    r->ri = ri;
+    r->di = di;
     const fovea_pixfmt_desc *rdsc = fovea_pixfmt_get_desc(ri.fmt);
     const fovea_pixfmt_desc *ddsc = fovea_pixfmt_get_desc(di.fmt);
-    rc = CLI_EXIT_RUNTIME;
+    r->bit_depth = rdsc->bit_depth;
     if (ri.width != di.width || ri.height != di.height) {
         cli_error(NULL, "%s is %dx%d but %s is %dx%d: VIF needs equal sizes",
-                  cli_display_path(a.ref_path, 0), ri.width, ri.height,
-                  cli_display_path(a.dis_path, 0), di.width, di.height);
-        goto end;
+                  cli_display_path(a->ref_path, 0), ri.width, ri.height,
+                  cli_display_path(a->dis_path, 0), di.width, di.height);
+        return CLI_EXIT_RUNTIME;
     }
     for (int k = 0; k < 2; k++) {
         const fovea_pixfmt_desc *d = k ? ddsc : rdsc;
         if (!d->is_yuv || d->components != 1) {
-            cli_error(cli_display_path(k ? a.dis_path : a.ref_path, 0),
+            cli_error(cli_display_path(k ? a->dis_path : a->ref_path, 0),
                       "%s: VIF reads luma (need YUV or gray)", d->name);
-            goto end;
+            return CLI_EXIT_RUNTIME;
         }
     }
     if (rdsc->bit_depth != ddsc->bit_depth) {
-        cli_error(cli_display_path(a.ref_path, 0), "%d-bit but %s is %d-bit: VIF needs equal "
-                  "bit depths", rdsc->bit_depth, cli_display_path(a.dis_path, 0),
+        cli_error(cli_display_path(a->ref_path, 0), "%d-bit but %s is %d-bit: VIF needs equal "
+                  "bit depths", rdsc->bit_depth, cli_display_path(a->dis_path, 0),
                   ddsc->bit_depth);
-        goto end;
+        return CLI_EXIT_RUNTIME;
     }
     if (ri.width < 16 || ri.height < 16) {
-        cli_error(cli_display_path(a.ref_path, 0), "%dx%d: VIF needs at least 16x16", ri.width,
+        cli_error(cli_display_path(a->ref_path, 0), "%dx%d: VIF needs at least 16x16", ri.width,
                   ri.height);
-        goto end;
+        return CLI_EXIT_RUNTIME;
     }
     /* an input known to be empty (y4m, raw yuv from a file) is an error before
-     * any work; a stream's emptiness shows at its first read below */
+     * any work; a stream's emptiness shows at its first read (score_pairs) */
     for (int k = 0; k < 2; k++) {
         const fovea_video_info *in = k ? &di : &ri;
         if (in->frame_count == 0) {
-            cli_error(cli_display_path(k ? a.dis_path : a.ref_path, 0),
+            cli_error(cli_display_path(k ? a->dis_path : a->ref_path, 0),
                       "no frames in the input: nothing to score");
-            goto end;
+            return CLI_EXIT_RUNTIME;
         }
     }
     if (ri.frame_count >= 0 && di.frame_count >= 0 && ri.frame_count != di.frame_count)
         fprintf(stderr,
                 "fovea: warning: %s has %lld frames and %s has %lld: scoring the first %lld\n",
-                cli_display_path(a.ref_path, 0), (long long)ri.frame_count,
-                cli_display_path(a.dis_path, 0), (long long)di.frame_count,
+                cli_display_path(a->ref_path, 0), (long long)ri.frame_count,
+                cli_display_path(a->dis_path, 0), (long long)di.frame_count,
                 (long long)(ri.frame_count < di.frame_count ? ri.frame_count : di.frame_count));
+    return CLI_EXIT_OK;
+}
 
+/* The context and the scorer. @return CLI_EXIT_OK or CLI_EXIT_RUNTIME, the error printed */
+static int open_scorer(vif_run *r)
+{
     fovea_settings s;
     fovea_default_settings(&s);
-    s.backend = a.backend;
-    s.threads = a.threads;
+    s.backend = r->a.backend;
+    s.threads = r->a.threads;
     s.log = log_to_stderr;
-    int st = fovea_open(&ctx, &s);
+    int st = fovea_open(&r->ctx, &s);
     if (st < 0) {
-        cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(a.backend),
+        cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(r->a.backend),
                   fovea_strerror(st));
-        goto end;
+        return CLI_EXIT_RUNTIME;
     }
     fovea_vif_settings vs;
     fovea_vif_default_settings(&vs);
-    vs.vif_enhn_gain_limit = a.gain;
-    vs.debug = a.debug;
-    st = fovea_vif_open(&vif, ctx, &vs);
+    vs.vif_enhn_gain_limit = r->a.gain;
+    vs.debug = r->a.debug;
+    st = fovea_vif_open(&r->vif, r->ctx, &vs);
     if (st < 0) {
-        cli_error(NULL, "%s", fovea_last_error(ctx));
-        goto end;
+        cli_error(NULL, "%s", fovea_last_error(r->ctx));
+        return CLI_EXIT_RUNTIME;
     }
+    return CLI_EXIT_OK;
+}
 
-    int64_t total = -1;
-    if (ri.frame_count >= 0 && di.frame_count >= 0)
-        total = ri.frame_count < di.frame_count ? ri.frame_count : di.frame_count;
-    if (a.frames >= 0 && (total < 0 || a.frames < total))
-        total = a.frames;
-
-    /* keep about three batches pending on the scorer; the readers may run
-     * ahead by the rest of the ring (at most ~256 MiB of frames) */
-    const int batch = fovea_vif_batch_size(vif, ri.width, ri.height);
-    const size_t pair_bytes = fovea_frame_packed_size(ri.fmt, ri.width, ri.height) +
-                              fovea_frame_packed_size(di.fmt, di.width, di.height);
+/* Start the readers: about three batches pending on the scorer (*depth); the
+ * readers may run ahead by the rest of the ring (at most ~256 MiB of frames).
+ * @return 0, or -1 after printing the error */
+static int start_readers(vif_run *r, int64_t *depth)
+{
+    const int batch = fovea_vif_batch_size(r->vif, r->ri.width, r->ri.height);
+    const size_t pair_bytes = fovea_frame_packed_size(r->ri.fmt, r->ri.width, r->ri.height) +
+                              fovea_frame_packed_size(r->di.fmt, r->di.width, r->di.height);
     int64_t nslots = 3 * (int64_t)batch + batch + 2;
     const int64_t fit = pair_bytes ? (int64_t)(((size_t)256 << 20) / pair_bytes) : nslots;
     if (nslots > fit)
         nslots = fit;
     if (nslots < 4)
         nslots = 4;
-    int64_t depth = 3 * (int64_t)batch;
-    if (depth > nslots - 2)
-        depth = nslots - 2;
-    if (pipe_start(&vp, ctx, rr, rd, (int)nslots, a.frames) < 0)
-        goto end;
+    *depth = 3 * (int64_t)batch;
+    if (*depth > nslots - 2)
+        *depth = nslots - 2;
+    return pipe_start(&r->vp, r->ctx, r->rr, r->rd, (int)nslots, r->a.frames);
+}
 
-    const double t0 = cli_now();
-    cli_progress_start(&prog, total, a.quiet);
-    int64_t sub = 0; /* pairs submitted; n counts the pairs received */
+/* Receive scores while more than keep pairs are pending. @return CLI_EXIT_OK
+ * or CLI_EXIT_RUNTIME, the error printed */
+static int receive_scores(vif_run *r, int64_t keep)
+{
+    while (fovea_vif_pending(r->vif) > keep) {
+        const int st = fovea_vif_receive(r->vif, &r->scores[r->n]);
+        if (st < 0) {
+            cli_progress_finish(&r->prog);
+            cli_error(NULL, "frame %lld: %s", (long long)r->n, fovea_last_error(r->ctx));
+            return CLI_EXIT_RUNTIME;
+        }
+        pipe_release(&r->vp);
+        r->n++;
+        cli_progress_update(&r->prog, r->n);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Room for pair `sub`'s scores. @return CLI_EXIT_OK or CLI_EXIT_RUNTIME, the error printed */
+static int grow_scores(vif_run *r, int64_t sub)
+{
+    if (sub < r->cap)
+        return CLI_EXIT_OK;
+    const int64_t ncap = r->cap ? 2 * r->cap : 256;
+    fovea_vif_scores *p = realloc(r->scores, (size_t)ncap * sizeof(*r->scores));
+    if (!p) {
+        cli_progress_finish(&r->prog);
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_RUNTIME;
+    }
+    r->scores = p;
+    r->cap = ncap;
+    return CLI_EXIT_OK;
+}
+
+/* Submit the pairs as the readers deliver them and receive their scores, down
+ * to depth pending while reading, everything at the end. @return CLI_EXIT_OK
+ * or the exit code, the error printed */
+static int score_pairs(vif_run *r, int64_t depth)
+{
+    const vif_args *a = &r->a;
+    int64_t sub = 0; /* pairs submitted; r->n counts the pairs received */
     for (;;) {
         int sr = FOVEA_EOF, sd = FOVEA_EOF, got = 0;
         fovea_frame *fr = NULL, *fd = NULL;
         const char *mr = "", *md = "";
-        if (a.frames < 0 || sub < a.frames) {
-            pipe_get(&vp, &fr, &fd, &sr, &sd, &mr, &md);
+        if (a->frames < 0 || sub < a->frames) {
+            pipe_get(&r->vp, &fr, &fd, &sr, &sd, &mr, &md);
             got = 1;
         }
-        if (sr < 0) {
-            cli_progress_finish(&prog);
-            rc = cli_report(a.ref_path, 0, mr, sr);
-            goto end;
-        }
-        if (sd < 0) {
-            cli_progress_finish(&prog);
-            rc = cli_report(a.dis_path, 0, md, sd);
-            goto end;
+        if (sr < 0 || sd < 0) {
+            cli_progress_finish(&r->prog);
+            return sr < 0 ? cli_report(a->ref_path, 0, mr, sr) : cli_report(a->dis_path, 0, md, sd);
         }
         const int more = sr == FOVEA_OK && sd == FOVEA_OK;
         if (more) {
-            if (sub == cap) {
-                int64_t ncap = cap ? 2 * cap : 256;
-                fovea_vif_scores *p = realloc(scores, (size_t)ncap * sizeof(*scores));
-                if (!p) {
-                    cli_progress_finish(&prog);
-                    cli_error(NULL, "out of memory");
-                    goto end;
-                }
-                scores = p;
-                cap = ncap;
-            }
-            st = fovea_vif_submit(vif, fr, fd);
+            if (grow_scores(r, sub) != CLI_EXIT_OK)
+                return CLI_EXIT_RUNTIME;
+            const int st = fovea_vif_submit(r->vif, fr, fd);
             if (st < 0) {
-                cli_progress_finish(&prog);
-                cli_error(NULL, "frame %lld: %s", (long long)sub, fovea_last_error(ctx));
-                goto end;
+                cli_progress_finish(&r->prog);
+                cli_error(NULL, "frame %lld: %s", (long long)sub, fovea_last_error(r->ctx));
+                return CLI_EXIT_RUNTIME;
             }
             sub++;
         } else if (got && sub == 0) {
             /* no pair at all: an empty input (both: the reference named) */
-            cli_progress_finish(&prog);
-            cli_error(cli_display_path(sr == FOVEA_EOF ? a.ref_path : a.dis_path, 0),
+            cli_progress_finish(&r->prog);
+            cli_error(cli_display_path(sr == FOVEA_EOF ? a->ref_path : a->dis_path, 0),
                       "no frames in the input: nothing to score");
-            goto end;
-        } else if (got && sr != sd && (ri.frame_count < 0 || di.frame_count < 0)) {
-            cli_progress_finish(&prog);
+            return CLI_EXIT_RUNTIME;
+        } else if (got && sr != sd && (r->ri.frame_count < 0 || r->di.frame_count < 0)) {
+            cli_progress_finish(&r->prog);
             fprintf(stderr, "fovea: warning: %s ended first: scored the first %lld frames\n",
-                    cli_display_path(sr == FOVEA_EOF ? a.ref_path : a.dis_path, 0),
+                    cli_display_path(sr == FOVEA_EOF ? a->ref_path : a->dis_path, 0),
                     (long long)sub);
         }
-        /* receive down to the depth while reading, everything at the end */
-        while (fovea_vif_pending(vif) > (more ? depth : 0)) {
-            st = fovea_vif_receive(vif, &scores[n]);
-            if (st < 0) {
-                cli_progress_finish(&prog);
-                cli_error(NULL, "frame %lld: %s", (long long)n, fovea_last_error(ctx));
-                goto end;
-            }
-            pipe_release(&vp);
-            n++;
-            cli_progress_update(&prog, n);
-        }
+        if (receive_scores(r, more ? depth : 0) != CLI_EXIT_OK)
+            return CLI_EXIT_RUNTIME;
         if (!more)
-            break;
+            return CLI_EXIT_OK;
     }
-    cli_progress_finish(&prog);
-    const double secs = cli_now() - t0;
-    const double fps = secs > 0 ? (double)n / secs : 0.0;
+}
 
+/* The outputs asked for, then the summary. @return CLI_EXIT_OK or the exit code */
+static int write_results(vif_run *r, double secs)
+{
+    const vif_args *a = &r->a;
+    const int64_t n = r->n;
+    const double fps = secs > 0 ? (double)n / secs : 0.0;
     fovea_vif_pooled_scores pl;
-    fovea_vif_pooled(vif, &pl);
-    const char *backend = fovea_backend_name(fovea_vif_backend(vif));
-    const int threads = fovea_context_threads(ctx);
-    rc = CLI_EXIT_OK;
-    if (a.json)
-        rc = write_json(&a, &ri, scores, n, fps, threads, backend);
-    if (rc == CLI_EXIT_OK && a.csv)
-        rc = write_csv(&a, scores, n);
-    if (rc == CLI_EXIT_OK && a.plot)
-        rc = write_plot(&a, &ri, rdsc->bit_depth, scores, n, &pl);
+    fovea_vif_pooled(r->vif, &pl);
+    const char *backend = fovea_backend_name(fovea_vif_backend(r->vif));
+    const int threads = fovea_context_threads(r->ctx);
+    int rc = CLI_EXIT_OK;
+    if (a->json)
+        rc = write_json(a, &r->ri, r->scores, n, &pl, fps, threads, backend);
+    if (rc == CLI_EXIT_OK && a->csv)
+        rc = write_csv(a, r->scores, n);
+    if (rc == CLI_EXIT_OK && a->plot)
+        rc = write_plot(a, &r->ri, r->bit_depth, r->scores, n, &pl);
     if (rc != CLI_EXIT_OK)
-        goto end;
+        return rc;
     /* the summary goes to stderr when stdout carries JSON or CSV; --quiet
      * drops it only when those carry the scores (else it is the result) */
-    cli_summary(a.quiet && (a.json || a.csv),
-                (a.json && strcmp(a.json, "-") == 0) || (a.csv && strcmp(a.csv, "-") == 0),
+    cli_summary(a->quiet && (a->json || a->csv),
+                (a->json && strcmp(a->json, "-") == 0) || (a->csv && strcmp(a->csv, "-") == 0),
                 "vif: %lld %s %dx%d %d-bit  mean scale0 %.6f scale1 %.6f scale2 %.6f scale3 "
                 "%.6f  (%s, %d thread%s, %.2f s, %.1f fps)",
-                (long long)n, cli_frames_word(n), ri.width, ri.height, rdsc->bit_depth,
+                (long long)n, cli_frames_word(n), r->ri.width, r->ri.height, r->bit_depth,
                 pl.scale[0].mean, pl.scale[1].mean, pl.scale[2].mean, pl.scale[3].mean, backend,
                 threads, threads == 1 ? "" : "s", secs, fps);
+    return CLI_EXIT_OK;
+}
 
-end:
+int cmd_vif(int argc, char **argv)
+{
+    vif_run r;
+    memset(&r, 0, sizeof(r));
+    int rc = parse_args(&r.a, argc, argv);
+    if (rc < 0)
+        return CLI_EXIT_OK; /* --help */
+    if (rc != CLI_EXIT_OK)
+        return rc;
+
+    int64_t depth = 0;
+    rc = open_inputs(&r);
+    if (rc == CLI_EXIT_OK)
+        rc = open_scorer(&r);
+    if (rc == CLI_EXIT_OK && start_readers(&r, &depth) < 0)
+        rc = CLI_EXIT_RUNTIME;
+    if (rc == CLI_EXIT_OK) {
+        int64_t total = -1;
+        if (r.ri.frame_count >= 0 && r.di.frame_count >= 0)
+            total = r.ri.frame_count < r.di.frame_count ? r.ri.frame_count : r.di.frame_count;
+        if (r.a.frames >= 0 && (total < 0 || r.a.frames < total))
+            total = r.a.frames;
+        const double t0 = cli_now();
+        cli_progress_start(&r.prog, total, r.a.quiet);
+        rc = score_pairs(&r, depth);
+        cli_progress_finish(&r.prog);
+        if (rc == CLI_EXIT_OK)
+            rc = write_results(&r, cli_now() - t0);
+    }
+
     /* the scorer may still read the ring's frames: close it first */
-    fovea_vif_close(&vif);
-    pipe_stop(&vp);
-    free(scores);
-    fovea_close(&ctx);
-    fovea_reader_close(&rr);
-    fovea_reader_close(&rd);
+    fovea_vif_close(&r.vif);
+    pipe_stop(&r.vp);
+    free(r.scores);
+    fovea_close(&r.ctx);
+    fovea_reader_close(&r.rr);
+    fovea_reader_close(&r.rd);
     return rc;
 }

@@ -48,11 +48,6 @@ stitch_input_kind fovea_stitch_input_kind(fovea_pixfmt fmt)
     }
 }
 
-static int is_yuv_kind(stitch_input_kind k)
-{
-    return k == STITCH_IN_NV12 || k == STITCH_IN_I420;
-}
-
 /* One channel's correction on normalized values: min(g x, 1)^gamma (identity
  * for a gain or gamma that is not a positive finite number). */
 static double channel_curve(double g, double gamma, double x)
@@ -200,7 +195,7 @@ static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)
         cc = ident;
     }
     fovea_stitch_build_tables(cc, st->n,
-                              is_yuv_kind(kind) ? fovea_stitch_yuv_flags(&st->settings) : 0,
+                              stitch_input_is_yuv(kind) ? fovea_stitch_yuv_flags(&st->settings) : 0,
                               &st->tables);
     st->last_kind = kind;
     st->tables_valid = 1;
@@ -304,8 +299,8 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
     }
     if (!out || !out->data[0])
         return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "no output frame");
-    fovea_pixfmt want = is_yuv_kind(fovea_stitch_input_kind(in[0]->fmt)) ? FOVEA_PIX_I420
-                                                                         : FOVEA_PIX_RGBA;
+    fovea_pixfmt want =
+        stitch_input_is_yuv(fovea_stitch_input_kind(in[0]->fmt)) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA;
     if (out->fmt != want || out->width != st->map.pano_width ||
         out->height != st->map.pano_height)
         return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
@@ -404,7 +399,8 @@ int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *in, int
     fovea_memtype mem = fovea_context_backend(st->ctx) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_DEVICE
                                                                             : FOVEA_MEM_HOST;
     int status = fovea_frame_alloc(st->ctx, &scratch, st->map.pano_width, st->map.pano_height,
-                                   is_yuv_kind(kind) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA, mem);
+                                   stitch_input_is_yuv(kind) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA,
+                                   mem);
     if (status < 0)
         return status;
     status = check_frames(st, in, n, &scratch);

@@ -658,15 +658,10 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
     a.h.out_stride0 = (int)dst->stride[0];
     a.h.out_stride1 = (int)dst->stride[1];
     a.h.out_stride2 = (int)dst->stride[2];
-    switch (fovea_stitch_input_kind(in[0]->fmt)) {
-    case STITCH_IN_RGBA: a.h.in_format = 0; break;
-    case STITCH_IN_RGB24: a.h.in_format = 1; break;
-    case STITCH_IN_NV12: a.h.in_format = 2; break;
-    default: a.h.in_format = 3; break;
-    }
+    a.h.in_format = fovea_stitch_input_kind(in[0]->fmt);
     a.h.yuv_flags = fovea_stitch_yuv_flags(&st->settings);
     a.h.black_y = stitch_black_y(a.h.yuv_flags);
-    const int yuv = a.h.in_format >= 2;
+    const int yuv = stitch_input_is_yuv(a.h.in_format);
     if (use_tex && cs->d_items[yuv]) { /* made only when every step is >= 4 */
         a.h.items = cs->d_items[yuv];
         a.h.item_count = cs->item_count[yuv];

@@ -1,10 +1,12 @@
-/* Host launchers of the stitch kernels (stitch.cu), callable from C. Each returns
+/* Host launchers of the stitch kernels (stitch.cu) and their arguments, callable from C. Each returns
  * the cudaError_t of its launch as an int (0 = success). */
 #ifndef FOVEA_STITCH_CUDA_H
 #define FOVEA_STITCH_CUDA_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "stitch/stitch_math.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,75 +22,6 @@ extern "C" {
 #define STITCH_LUT_SIZE 1021   /* = FOVEA_LUT_SIZE */
 /* bytes between two cameras' 8-bit tables (3 x STITCH_LUT_SIZE, 16-byte aligned) */
 #define STITCH_LUT8_STRIDE ((3 * STITCH_LUT_SIZE + 15) & ~15)
-
-/* YUV chroma correction tables: per camera STITCH_CHROMA_CODES entries of 4
- * floats (a_u, s_u, a_v, s_v), indexed by the block's mean raw luma code; a
- * chroma sample of quarter code q is corrected to a + s * q (see stitch.c). */
-#define STITCH_CHROMA_CODES 256
-
-#ifdef __CUDACC__
-#define STITCH_HD __host__ __device__ __forceinline__
-#else
-#define STITCH_HD static inline
-#endif
-
-/* The luma of R, G, B quarter codes in the overlap statistics (see
- * fovea_overlap_stats in color.h). */
-STITCH_HD int stitch_stats_luma(int r, int g, int b)
-{
-    return (77 * r + 150 * g + 29 * b + 128) >> 8;
-}
-
-/* The YUV conventions of a stitch (fovea_stitch_settings yuv_full_range and
- * yuv_colorspace), as flags: the tables' `yuv` argument
- * (fovea_stitch_build_tables) and stitch_kernel_head.yuv_flags. */
-#define STITCH_YUV 1        /* YUV input (else RGB) */
-#define STITCH_YUV_FULL 2   /* full range: Y 0..255 (else limited: Y 16..235, UV 16..240) */
-#define STITCH_YUV_BT709 4  /* BT.709 matrix (else BT.601) */
-
-/* Y of uncovered panorama pixels under flags: black of the range */
-STITCH_HD int stitch_black_y(int flags)
-{
-    return flags & STITCH_YUV_FULL ? 0 : 16;
-}
-
-/* The R, G, B quarter codes (0..1020) of a YUV sample for the overlap
- * statistics: luma qy and chroma qu, qv in quarter codes, in the matrix and
- * range of flags (STITCH_YUV_*), in integers (the usual 8-bit fixed-point
- * coefficients, x 256) so that both backends get the same numbers; rgbq[3] is
- * the luma of those, as for RGB inputs. */
-STITCH_HD void stitch_yuv_rgbq(int qy, int qu, int qv, int flags, int rgbq[4])
-{
-    const int du = qu - 512, dv = qv - 512;
-    const int full = flags & STITCH_YUV_FULL, bt709 = flags & STITCH_YUV_BT709;
-    /* luma scale, V in R, U and V in G, U in B */
-    const int ky = full ? 256 : 298;
-    const int rv = bt709 ? (full ? 403 : 459) : (full ? 359 : 409);
-    const int gu = bt709 ? (full ? 48 : 55) : (full ? 88 : 100);
-    const int gv = bt709 ? (full ? 120 : 136) : (full ? 183 : 208);
-    const int bu = bt709 ? (full ? 475 : 541) : (full ? 454 : 516);
-    const int y = ky * (full ? qy : qy - 64) + 128;
-    const int t[3] = {y + rv * dv, y - gu * du - gv * dv, y + bu * du};
-    for (int k = 0; k < 3; k++) {
-        const int x = t[k] < 0 ? 0 : t[k] >> 8; /* no shift of a negative number */
-        rgbq[k] = x > 1020 ? 1020 : x;
-    }
-    rgbq[3] = stitch_stats_luma(rgbq[0], rgbq[1], rgbq[2]);
-}
-
-/* The chroma tables' index of a block from the sum of its n (1..4) raw luma
- * samples in quarter codes: their mean in codes, rounded. */
-STITCH_HD int stitch_chroma_index(int qsum, int n)
-{
-    return n == 4 ? (qsum + 8) >> 4 : (n == 2 ? (qsum + 4) >> 3 : (n == 1 ? (qsum + 2) >> 2 : (qsum + 6) / 12));
-}
-
-/* A chroma sample of quarter code q corrected through a chroma table entry's
- * (a, s): a + s q, float operations in that order in every backend. */
-STITCH_HD float stitch_chroma_corrected(float a, float s, int q)
-{
-    return a + s * (float)q;
-}
 
 /* One block of the stitch (stitch_kernel_args.items), read as one 8-byte load */
 typedef struct stitch_item {
@@ -136,7 +69,7 @@ typedef struct stitch_kernel_head {
     const uint32_t *tile_wofs;
     uint8_t *out0, *out1, *out2;  /* RGBA, or I420 Y/U/V */
     int out_stride0, out_stride1, out_stride2;
-    int in_format;                /* 0 RGBA, 1 RGB24, 2 NV12, 3 I420 */
+    stitch_input_kind in_format;  /* the inputs' family */
     int black_y;                  /* Y of uncovered pixels: 16, or 0 in full range */
     int yuv_flags;                /* YUV inputs: STITCH_YUV_* of the settings */
     unsigned long long *stats;    /* NULL, or pairs x STITCH_STAT_FIELDS counters (zeroed before) */

@@ -8,9 +8,7 @@
 #include "stitch/color.h"
 #include "stitch/map.h"
 #include "stitch/stitch_cuda.h"
-
-/* Input/output families. */
-typedef enum { STITCH_IN_RGBA, STITCH_IN_RGB24, STITCH_IN_NV12, STITCH_IN_I420 } stitch_input_kind;
+#include "stitch/stitch_math.h"
 
 /* Correction tables handed to the backends: lut[c][k][0..1020] (RGB: per
  * channel; YUV: k = 0 luma curve) and, for YUV, the chroma tables. */

@@ -1,0 +1,794 @@
+// Stitch kernels (stitch.cu): the YUV (NV12, I420) inputs' kernel, an I420
+// panorama.
+#ifndef FOVEA_STITCH_YUV_CUH
+#define FOVEA_STITCH_YUV_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "stitch/stitch_cuda.h"
+#include "stitch/stitch_block.cuh"
+#include "stitch/stitch_sample.cuh"
+#include "stitch/stitch_stats.cuh"
+
+namespace {
+
+__device__ __forceinline__ float luma_to_chroma(float x, int chroma_size)
+{
+    float c = (x - 0.5f) * 0.5f;
+    float hi = (float)(chroma_size - 1);
+    return c < 0.0f ? 0.0f : (c > hi ? hi : c);
+}
+
+// Weight and chroma-plane position of one 2x2 block (pixels counted in
+// `pixels`) from one camera's sums of weights and positions over its cn pixels:
+// the same arithmetic as the C reference.
+__device__ __forceinline__ void chroma_pos(const stitch_kernel_cam &cam, float cwt, float cu,
+                                           float cv, int cn, int pixels, float &wc, float &x,
+                                           float &y)
+{
+    wc = cwt / (float)pixels;
+    const float inv = 1.0f / (float)cn;
+    x = luma_to_chroma(cu * inv, (cam.width + 1) >> 1);
+    y = luma_to_chroma(cv * inv, (cam.height + 1) >> 1);
+}
+
+// A camera's chroma sample (quarter codes) at a chroma-plane position.
+template <bool TEX>
+__device__ __forceinline__ void chroma_sample(const stitch_kernel_cam &cam, bool nv12, float x,
+                                              float y, int &qu, int &qv)
+{
+    sample_chroma<TEX>(cam, nv12, (cam.width + 1) >> 1, (cam.height + 1) >> 1, x, y, qu, qv);
+}
+
+// The camera's chroma correction of a sample (quarter codes qu, qv) in a block
+// whose chroma table index (stitch_chroma_index of its raw luma) is idx:
+// chroma_value() in stitch_ref.c.
+__device__ __forceinline__ void chroma_value(const stitch_kernel_cam &cam, int idx, int qu, int qv,
+                                             float &su, float &sv)
+{
+    const float4 e = __ldg(reinterpret_cast<const float4 *>(cam.chroma) + idx);
+    su = stitch_chroma_corrected(e.x, e.y, qu);
+    sv = stitch_chroma_corrected(e.z, e.w, qv);
+}
+
+// Chroma of one 2x2 block from one camera (raw luma samples adding up to ysum
+// over its cn pixels): chroma_pos, chroma_sample, chroma_value.
+template <bool TEX>
+__device__ __forceinline__ void block_chroma(const stitch_kernel_cam &cam, bool nv12, float cwt,
+                                             float cu, float cv, int cn, int ysum, int pixels,
+                                             float &wc, float &su, float &sv, int &qu, int &qv)
+{
+    float x, y;
+    chroma_pos(cam, cwt, cu, cv, cn, pixels, wc, x, y);
+    chroma_sample<TEX>(cam, nv12, x, y, qu, qv);
+    chroma_value(cam, stitch_chroma_index(ysum, cn), qu, qv, su, sv);
+}
+
+// U and V of chroma pixels bx0 and bx0 + 1 of chroma row by (bx0 even).
+__device__ __forceinline__ void store_chroma2(const stitch_kernel_head &a, int by, int bx0,
+                                              int cw_out, const unsigned int (&ou)[2],
+                                              const unsigned int (&ov)[2])
+{
+    uint8_t *pu = a.out1 + (size_t)by * a.out_stride1 + bx0;
+    uint8_t *pv = a.out2 + (size_t)by * a.out_stride2 + bx0;
+    if (bx0 + 1 < cw_out && ((reinterpret_cast<uintptr_t>(pu) | reinterpret_cast<uintptr_t>(pv)) & 1) == 0) {
+        *reinterpret_cast<uint16_t *>(pu) = (uint16_t)(ou[0] | (ou[1] << 8));
+        *reinterpret_cast<uint16_t *>(pv) = (uint16_t)(ov[0] | (ov[1] << 8));
+    } else {
+        for (int b = 0; b < 2 && bx0 + b < cw_out; b++) {
+            pu[b] = (uint8_t)ou[b];
+            pv[b] = (uint8_t)ov[b];
+        }
+    }
+}
+
+// Luma pixels i0..i0+3 of row j: one 32-bit store inside the panorama (i0 is a
+// multiple of 4, so it is aligned where the plane and its stride are), bytes at
+// its right edge, nothing past its bottom.
+__device__ __forceinline__ void store_luma4(const stitch_kernel_head &a, int j, int i0,
+                                           unsigned int y4)
+{
+    if (j >= a.pano_h)
+        return;
+    uint8_t *p = a.out0 + (size_t)j * a.out_stride0 + i0;
+    if (i0 + 3 < a.pano_w) {
+        *reinterpret_cast<uint32_t *>(p) = y4;
+    } else {
+        for (int k = 0; k < 4 && i0 + k < a.pano_w; k++)
+            p[k] = (uint8_t)(y4 >> (8 * k));
+    }
+}
+
+// An interior tile's 4x4 luma pixels (rows 2 * by0 .. 2 * by0 + 3, by0 even)
+// and their chroma pixels (rows by0, by0 + 1, columns bx0, bx0 + 1), YUV,
+// texture path. With a grid step >= 4 the sixteen pixels lie in one cell.
+// Chroma: the reference samples each 2x2 block's chroma at the mean of its four
+// positions, clamped to the chroma plane, i.e. at texture coordinate half the
+// mean luma texture coordinate; bilinear interpolation in one cell makes that
+// mean the position at the block's centre, so it is interpolated there directly
+// (the texture's clamp addressing does the clamping). The chroma outputs come
+// from the camera's chroma tables at each block's mean luma (weight 1).
+__device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_head &a,
+                                                 const stitch_kernel_cam &cam, const uint8_t *lut8,
+                                                 int bx0, int by0, bool nv12)
+{
+    const int i0 = 2 * bx0, j0 = 2 * by0;
+    if (i0 >= a.pano_w || j0 >= a.pano_h)
+        return; // past the panorama's edge (a tile it cuts; its sizes are even)
+    const tex_cell cell = tex_cell_at(cam, i0, j0);
+    float x[4][4], y[4][4];
+    tex_coords4<4>(cell, x, y);
+    // chroma texture coordinates: half the luma ones at the blocks' centres
+    float cx[2][2], cy[2][2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float xr[4], yr[4];
+        tex_row4(cell.n00, cell.n10, cell.n01, cell.n11, __fmaf_rn(0.5f, cell.inv, cell.fx0),
+                 2.0f * cell.inv, __fmaf_rn((float)(2 * h) + 0.5f, cell.inv, cell.fy0), xr, yr);
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            cx[h][b] = 0.5f * xr[b];
+            cy[h][b] = 0.5f * yr[b];
+        }
+    }
+    float t[4][4], cu[2][2], cv[2][2];
+#pragma unroll
+    for (int dy = 0; dy < 4; dy++)
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            t[dy][k] = tex2D<float>(cam.tex0, x[dy][k], y[dy][k]);
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            if (nv12) {
+                const float2 c2 = tex2D<float2>(cam.tex1, cx[h][b], cy[h][b]);
+                cu[h][b] = c2.x;
+                cv[h][b] = c2.y;
+            } else {
+                cu[h][b] = tex2D<float>(cam.tex1, cx[h][b], cy[h][b]);
+                cv[h][b] = tex2D<float>(cam.tex2, cx[h][b], cy[h][b]);
+            }
+        }
+    int ysum[2][2] = {{0, 0}, {0, 0}}; // each block's raw luma, quarter codes
+#pragma unroll
+    for (int dy = 0; dy < 4; dy++) {
+        unsigned int y4 = 0;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int q = tex_q_fma(t[dy][k]);
+            ysum[dy >> 1][k >> 1] += q;
+            y4 |= (unsigned int)lut8[q] << (8 * k);
+        }
+        store_luma4(a, j0 + dy, i0, y4);
+    }
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        if (by0 + h >= ((a.pano_h + 1) >> 1))
+            break;
+        unsigned int ou[2], ov[2];
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            float su, sv; // weight 1: the rounded corrected sample
+            chroma_value(cam, stitch_chroma_index(ysum[h][b], 4), tex_q_fma(cu[h][b]),
+                         tex_q_fma(cv[h][b]), su, sv);
+            ou[b] = round_u8(su);
+            ov[b] = round_u8(sv);
+        }
+        store_chroma2(a, by0 + h, bx0, (a.pano_w + 1) >> 1, ou, ov);
+    }
+}
+
+// ---- overlap tiles, texture path (YUV) ----
+// Luma pixels i0, i0 + 1 of row j (a 16-bit store inside the panorama; i0 is
+// even and luma planes are aligned to 4), a byte at its right edge, nothing
+// past its bottom.
+__device__ __forceinline__ void store_luma2(const stitch_kernel_head &a, int j, int i0,
+                                           unsigned int y2)
+{
+    if (j >= a.pano_h)
+        return;
+    uint8_t *p = a.out0 + (size_t)j * a.out_stride0 + i0;
+    if (i0 + 1 < a.pano_w)
+        *reinterpret_cast<uint16_t *>(p) = (uint16_t)y2;
+    else
+        p[0] = (uint8_t)y2;
+}
+
+// The weights of pixels (col, r) .. (col + 1, r) of a tile's table plane and
+// which are > 0 (bits 0..1).
+__device__ __forceinline__ float2 table_w2(const float *tw, int slot, int r, int col,
+                                           unsigned int &pos)
+{
+    const float2 w = __ldg(reinterpret_cast<const float2 *>(
+        tw + ((size_t)slot * STITCH_TILE_H + r) * STITCH_TILE_W + col));
+    pos = (unsigned int)(w.x > 0.0f) | (unsigned int)(w.y > 0.0f) << 1;
+    return w;
+}
+
+// An overlap tile's 2NBx2 luma pixels and NB chroma pixels of chroma row by,
+// columns bx0 .. bx0 + NB - 1 (NB = 2: a tile made by one or two blocks; NB =
+// 1: by four, see stitch_yuv_kernel; bx0 < (pano_w + 1) / 2, by < (pano_h + 1) /
+// 2), when every camera's grid step is >= 4. Camera by camera (one camera's
+// registers at a time: no spills), positions interpolated as on interior
+// tiles, all of a camera's fetches issued together. A camera with weight 0 at a
+// pixel adds 0 to the sums (the texture clamps its position), so there are no
+// per-pixel branches; pixels past the panorama's edges have weight 0 in the
+// table and are not stored. The blend is the reference's (its weights, its
+// order of cameras) over the texture's samples. Each camera's chroma sample of
+// a 2x2 block is taken at the mean position of the block's pixels it weights,
+// with weight (sum of their weights) / (the block's pixels inside the
+// panorama: 4, 2 or 1).
+template <int MAXC, int NB>
+__device__ __forceinline__ void overlap_yuv_tex(const kargs<MAXC> &a, int tile_y,
+                                                const float *tw, uint32_t wmask, int bx0, int by,
+                                                bool nv12)
+{
+    constexpr int K = 2 * NB; // luma pixels per row
+    const int i0 = 2 * bx0, j0 = 2 * by;
+    const int col = i0 & (STITCH_TILE_W - 1), r0 = j0 - STITCH_TILE_H * tile_y; // in the tile
+    float acc[2][K];
+#pragma unroll
+    for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            acc[dy][k] = 0.0f;
+    float accu[NB], accv[NB], wsum[NB];
+#pragma unroll
+    for (int b = 0; b < NB; b++)
+        accu[b] = accv[b] = wsum[b] = 0.0f;
+    unsigned int ok = 0; // bit 4 * dy + k: some camera weights pixel (i0 + k, j0 + dy)
+    // 1 / (pixels of block b inside the panorama): 1 / 4, 1 / 2 or 1
+    const float rows = j0 + 1 < a.pano_h ? 2.0f : 1.0f;
+    float inv_pixels[NB];
+#pragma unroll
+    for (int b = 0; b < NB; b++)
+        inv_pixels[b] = 1.0f / ((i0 + 2 * b + 1 < a.pano_w ? 2.0f : 1.0f) * rows);
+    int slot = 0;
+    // two cameras: unrolled, so the second camera's loads need not wait for the first's sums
+#pragma unroll(MAXC == 2 ? 2 : 1)
+    for (int c = 0; c < MAXC; c++) {
+        if (!(wmask >> c & 1u))
+            continue;
+        // the grid nodes' loads go out with the weights' (not after them)
+        const stitch_kernel_cam &cam = a.cam[c];
+        const tex_cell cell = tex_cell_at(cam, i0, j0);
+        unsigned int p0, p1;
+        float w[2][K];
+        if constexpr (NB == 2) {
+            const float4 w0 = table_w4(tw, slot, r0, col, p0);
+            const float4 w1 = table_w4(tw, slot, r0 + 1, col, p1);
+            w[0][0] = w0.x, w[0][1] = w0.y, w[0][2] = w0.z, w[0][3] = w0.w;
+            w[1][0] = w1.x, w[1][1] = w1.y, w[1][2] = w1.z, w[1][3] = w1.w;
+        } else {
+            const float2 w0 = table_w2(tw, slot, r0, col, p0);
+            const float2 w1 = table_w2(tw, slot, r0 + 1, col, p1);
+            w[0][0] = w0.x, w[0][1] = w0.y;
+            w[1][0] = w1.x, w[1][1] = w1.y;
+        }
+        slot++;
+        const unsigned int pos = p0 | p1 << 4;
+        if (!pos)
+            continue;
+        ok |= pos;
+        float x[2][K], y[2][K];
+        tex_coords4<2>(cell, x, y);
+        float t[2][K];
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                t[dy][k] = tex2D<float>(cam.tex0, x[dy][k], y[dy][k]);
+        // each block's chroma position: the mean of its weighted pixels' positions
+        const float chmax_x = (float)(((cam.width + 1) >> 1) - 1);
+        const float chmax_y = (float)(((cam.height + 1) >> 1) - 1);
+        float cu[NB], cv[NB], cwt[NB];
+        int cidx[NB]; // the chroma tables' index: the block's weighted pixels' mean luma
+#pragma unroll
+        for (int b = 0; b < NB; b++) {
+            float sx = 0.0f, sy = 0.0f;
+            int ysum = 0;
+            cwt[b] = 0.0f;
+#pragma unroll
+            for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+                for (int dx = 0; dx < 2; dx++) {
+                    const int k = 2 * b + dx;
+                    const bool use = pos >> (4 * dy + k) & 1u;
+                    sx += use ? x[dy][k] : 0.0f;
+                    sy += use ? y[dy][k] : 0.0f;
+                    ysum += use ? tex_q_fma(t[dy][k]) : 0;
+                    cwt[b] += w[dy][k]; // 0 where unused
+                }
+            const int cn = __popc(pos & (0x33u << (2 * b)));
+            cidx[b] = stitch_chroma_index(ysum, cn);
+            const float inv = cn == 4 ? 0.25f : (cn == 2 ? 0.5f : (cn == 3 ? 1.0f / 3.0f : 1.0f));
+            const float cx = fminf(fmaxf((sx * inv - 1.0f) * 0.5f, 0.0f), chmax_x) + 0.5f;
+            const float cy = fminf(fmaxf((sy * inv - 1.0f) * 0.5f, 0.0f), chmax_y) + 0.5f;
+            if (nv12) {
+                const float2 c2 = tex2D<float2>(cam.tex1, cx, cy);
+                cu[b] = c2.x;
+                cv[b] = c2.y;
+            } else {
+                cu[b] = tex2D<float>(cam.tex1, cx, cy);
+                cv[b] = tex2D<float>(cam.tex2, cx, cy);
+            }
+        }
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                acc[dy][k] += w[dy][k] * __ldg(&cam.lut[tex_q_fma(t[dy][k])]);
+#pragma unroll
+        for (int b = 0; b < NB; b++) {
+            if (cwt[b] > 0.0f) {
+                const float wc = cwt[b] * inv_pixels[b]; // = cwt / pixels, exactly
+                float su, sv;
+                chroma_value(cam, cidx[b], tex_q_fma(cu[b]), tex_q_fma(cv[b]), su, sv);
+                accu[b] += wc * su;
+                accv[b] += wc * sv;
+                wsum[b] += wc;
+            }
+        }
+    }
+#pragma unroll
+    for (int dy = 0; dy < 2; dy++) {
+        unsigned int yk = 0;
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            yk |= ((ok >> (4 * dy + k) & 1u) ? round_u8(acc[dy][k]) : (unsigned int)a.black_y)
+                  << (8 * k);
+        if constexpr (NB == 2)
+            store_luma4(a, j0 + dy, i0, yk);
+        else
+            store_luma2(a, j0 + dy, i0, yk);
+    }
+    unsigned int ou[NB], ov[NB];
+#pragma unroll
+    for (int b = 0; b < NB; b++) {
+        ou[b] = wsum[b] > 0.0f ? round_u8(accu[b] / wsum[b]) : 128u;
+        ov[b] = wsum[b] > 0.0f ? round_u8(accv[b] / wsum[b]) : 128u;
+    }
+    if constexpr (NB == 2) {
+        store_chroma2(a, by, bx0, (a.pano_w + 1) >> 1, ou, ov);
+    } else {
+        a.out1[(size_t)by * a.out_stride1 + bx0] = (uint8_t)ou[0];
+        a.out2[(size_t)by * a.out_stride2 + bx0] = (uint8_t)ov[0];
+    }
+}
+
+// A single-camera tile's 4x2 luma pixels and two chroma pixels of chroma row
+// by, columns bx0, bx0 + 1 (YUV): weight 1, the same operations as the overlap
+// path with w = 1 (luma table lut8 in shared memory). CHECK = false for
+// interior tiles (every pixel seen).
+template <bool TEX, bool CHECK>
+__device__ __forceinline__ void single_yuv(const stitch_kernel_head &a, const stitch_kernel_cam &cam,
+                                           const uint8_t *lut8, int bx0, int by, bool nv12)
+{
+    const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
+    const int i0 = 2 * bx0, j0 = 2 * by; // luma
+    if (by >= ch_out || bx0 >= cw_out)
+        return;
+    float u[2][4], v[2][4], q4[2][4];
+    bool seen[2][4];
+    lookup4x2<CHECK>(cam, i0, j0, a.pano_w, a.pano_h, u, v, seen, q4);
+    // Both blocks' chroma positions first: sums over the block's seen
+    // pixels (in the reference's order), divided by their count; for a
+    // block seen whole the count is 4 and 1 / 4 is exact.
+    float chx[2], chy[2];
+    int cn[2], pixels[2];
+    const int chw = (cam.width + 1) >> 1, chh = (cam.height + 1) >> 1;
+#pragma unroll
+    for (int b = 0; b < 2; b++) {
+        float cu = 0.0f, cv = 0.0f;
+        cn[b] = pixels[b] = 0;
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+            for (int dx = 0; dx < 2; dx++) {
+                const int k = 2 * b + dx;
+                if (CHECK && (j0 + dy >= a.pano_h || i0 + k >= a.pano_w))
+                    continue;
+                pixels[b]++;
+                if (seen[dy][k]) {
+                    cu += u[dy][k];
+                    cv += v[dy][k];
+                    cn[b]++;
+                }
+            }
+        const float inv = cn[b] > 0 ? 1.0f / (float)cn[b] : 0.0f;
+        chx[b] = luma_to_chroma(cu * inv, chw);
+        chy[b] = luma_to_chroma(cv * inv, chh);
+    }
+    int qu[2] = {0, 0}, qv[2] = {0, 0};
+    int ysum[2] = {0, 0}; // each block's raw luma over its seen pixels, quarter codes
+    if (TEX && i0 + 3 < a.pano_w) {
+        // branch-free (see the RGB kernel): eight luma and both blocks'
+        // chroma fetches go out together, then eight table reads, one
+        // 32-bit store per row
+        int q[2][4];
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++)
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                q[dy][k] = sample_luma<TEX>(cam, seen[dy][k] ? u[dy][k] : 0.0f,
+                                            seen[dy][k] ? v[dy][k] : 0.0f);
+#pragma unroll
+        for (int b = 0; b < 2; b++)
+            sample_chroma<TEX>(cam, nv12, chw, chh, chx[b], chy[b], qu[b], qv[b]);
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++) {
+            unsigned int y4 = 0;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const unsigned int y = lut8[q[dy][k]];
+                y4 |= (seen[dy][k] ? y : (unsigned int)a.black_y) << (8 * k);
+                ysum[k >> 1] += seen[dy][k] ? q[dy][k] : 0;
+            }
+            store_luma4(a, j0 + dy, i0, y4);
+        }
+    } else {
+#pragma unroll
+        for (int dy = 0; dy < 2; dy++) {
+            if (j0 + dy >= a.pano_h)
+                break;
+            uint8_t *orow = a.out0 + (size_t)(j0 + dy) * a.out_stride0;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                if (i0 + k >= a.pano_w)
+                    break;
+                unsigned int y = (unsigned int)a.black_y;
+                if (seen[dy][k]) {
+                    const int q = sample_luma<TEX>(cam, u[dy][k], v[dy][k]);
+                    ysum[k >> 1] += q;
+                    y = lut8[q];
+                }
+                orow[i0 + k] = (uint8_t)y;
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < 2; b++)
+            if (cn[b] > 0)
+                sample_chroma<TEX>(cam, nv12, chw, chh, chx[b], chy[b], qu[b], qv[b]);
+    }
+    unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
+#pragma unroll
+    for (int b = 0; b < 2; b++) {
+        if (cn[b] == 0)
+            continue;
+        float su, sv;
+        chroma_value(cam, stitch_chroma_index(ysum[b], cn[b]), qu[b], qv[b], su, sv);
+        if (cn[b] == 4) {
+            // the whole block seen (the common case): wc = 4 / 4 = 1, so
+            // (wc * s) / wc = s: the same result without the divisions
+            ou[b] = round_u8(su);
+            ov[b] = round_u8(sv);
+        } else {
+            const float wc = (float)cn[b] / (float)pixels[b];
+            ou[b] = round_u8((wc * su) / wc);
+            ov[b] = round_u8((wc * sv) / wc);
+        }
+    }
+    store_chroma2(a, by, bx0, cw_out, ou, ov);
+}
+
+// The 4x2 luma pixels and two chroma pixels of chroma row by, columns bx0,
+// bx0 + 1 of a tile that is not a single-camera tile (YUV). own, sh_stats: the
+// statistics counters (see STAT_ACC).
+template <int MAXC, bool STATS, bool TEX>
+__device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uint32_t wmask,
+                                            int bx0, int by, bool nv12, unsigned long long *own,
+                                            unsigned long long *sh_stats)
+{
+    const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
+    const int i0 = 2 * bx0, j0 = 2 * by; // luma
+    // (the texture path with grid steps >= 4 and no statistics: overlap_yuv_tex)
+    if (MAXC <= 4 && by < ch_out && bx0 < cw_out) {
+        // Several cameras, row by row: every weighted camera's weights (table)
+        // and positions (grid) for the four pixels, then every camera's luma
+        // samples of the four pixels at once (their latencies overlap), then the
+        // luma blends and the chroma sums of each block; then every camera's
+        // chroma samples of both blocks at once and their blends.
+        const float *tw = tile_table(a, tile.y * a.tiles_x + tile.x);
+        const int col = 4 * threadIdx.x, r0 = j0 - STITCH_TILE_H * tile.y;
+        float cwt[MAXC][2], cu[MAXC][2], cv[MAXC][2];
+        int cn[MAXC][2], ysum[MAXC][2];
+#pragma unroll
+        for (int c = 0; c < MAXC; c++)
+#pragma unroll
+            for (int b = 0; b < 2; b++) {
+                cwt[c][b] = cu[c][b] = cv[c][b] = 0.0f;
+                cn[c][b] = ysum[c][b] = 0;
+            }
+        int pixels[2] = {0, 0};
+        // statistics: each pixel's weights and raw luma, added with the block's
+        // chroma once it is known (see stitch_yuv_block in stitch_ref.c)
+        float pw[STATS ? 2 : 1][4][MAXC];
+        int ps[STATS ? 2 : 1][4][MAXC];
+        unsigned int pseen = 0; // bit 4 * dy + k
+#pragma unroll 1
+        for (int dy = 0; dy < 2; dy++) {
+            const int j = j0 + dy;
+            if (j >= a.pano_h)
+                break;
+            float u[MAXC][4], v[MAXC][4], w[4][MAXC];
+            bool ok[4];
+            table_row<MAXC>(a, tw, wmask, i0, j, r0 + dy, col, u, v, w, ok);
+            int s[4][MAXC];
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+#pragma unroll
+                for (int c = 0; c < MAXC; c++) {
+                    s[k][c] = 0;
+                    if (!(wmask >> c & 1u))
+                        continue;
+                    if (TEX) {
+                        // branch-free: the texture clamps any position
+                        const bool use = w[k][c] > 0.0f;
+                        s[k][c] = sample_luma<TEX>(a.cam[c], use ? u[c][k] : 0.0f,
+                                                   use ? v[c][k] : 0.0f);
+                    } else if (w[k][c] > 0.0f) {
+                        s[k][c] = sample_luma<TEX>(a.cam[c], u[c][k], v[c][k]);
+                    }
+                }
+            uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                if (i0 + k >= a.pano_w)
+                    break;
+                const int b = k >> 1;
+                pixels[b]++;
+                if (!ok[k]) {
+                    orow[i0 + k] = (uint8_t)a.black_y;
+                    continue;
+                }
+                float acc = 0.0f;
+#pragma unroll
+                for (int c = 0; c < MAXC; c++) {
+                    if (STATS) {
+                        pw[dy][k][c] = w[k][c];
+                        ps[dy][k][c] = s[k][c];
+                    }
+                    if (!(w[k][c] > 0.0f))
+                        continue;
+                    acc += w[k][c] * __ldg(&a.cam[c].lut[s[k][c]]);
+                    cwt[c][b] += w[k][c];
+                    cu[c][b] += u[c][k];
+                    cv[c][b] += v[c][k];
+                    cn[c][b] += 1;
+                    ysum[c][b] += s[k][c];
+                }
+                orow[i0 + k] = (uint8_t)round_u8(acc);
+                if (STATS)
+                    pseen |= 1u << (4 * dy + k);
+            }
+        }
+        float wc[MAXC][2];
+        int qu[2][MAXC], qv[2][MAXC]; // per block, per camera
+#pragma unroll
+        for (int b = 0; b < 2; b++)
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                wc[c][b] = 0.0f;
+                qu[b][c] = qv[b][c] = 0;
+                if (cn[c][b] == 0 || bx0 + b >= cw_out)
+                    continue;
+                float x, y;
+                chroma_pos(a.cam[c], cwt[c][b], cu[c][b], cv[c][b], cn[c][b], pixels[b], wc[c][b],
+                           x, y);
+                chroma_sample<TEX>(a.cam[c], nv12, x, y, qu[b][c], qv[b][c]);
+            }
+        unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            if (bx0 + b >= cw_out)
+                break;
+            float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                if (cn[c][b] == 0)
+                    continue;
+                float su, sv;
+                chroma_value(a.cam[c], stitch_chroma_index(ysum[c][b], cn[c][b]), qu[b][c],
+                             qv[b][c], su, sv);
+                accu += wc[c][b] * su;
+                accv += wc[c][b] * sv;
+                wsum += wc[c][b];
+            }
+            if (wsum > 0.0f) {
+                ou[b] = round_u8(accu / wsum);
+                ov[b] = round_u8(accv / wsum);
+            }
+        }
+        store_chroma2(a, by, bx0, cw_out, ou, ov);
+        if (STATS) {
+#pragma unroll 1
+            for (int p = 0; p < 8; p++) {
+                if (!(pseen >> p & 1u))
+                    continue;
+                const int dy = p >> 2, k = p & 3, b = k >> 1;
+                add_yuv_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a, pw[dy][k], ps[dy][k], qu[b],
+                                    qv[b]);
+            }
+        }
+    } else if (by < ch_out && bx0 < cw_out) {
+        // many cameras: pixel by pixel
+        const float *tw = tile_table(a, tile.y * a.tiles_x + tile.x);
+        unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
+#pragma unroll 1
+        for (int b = 0; b < 2; b++) {
+            const int bx = bx0 + b;
+            if (bx >= cw_out)
+                break;
+            float cwt[MAXC], cu[MAXC], cv[MAXC];
+            int cn[MAXC], ysum[MAXC];
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                cwt[c] = 0.0f;
+                cu[c] = 0.0f;
+                cv[c] = 0.0f;
+                cn[c] = ysum[c] = 0;
+            }
+            // statistics: as in the row path above
+            float pw[STATS ? 4 : 1][MAXC];
+            int ps[STATS ? 4 : 1][MAXC];
+            unsigned int pseen = 0;
+            int pixels = 0;
+#pragma unroll 1
+            for (int dy = 0; dy < 2; dy++) {
+                const int j = 2 * by + dy;
+                if (j >= a.pano_h)
+                    break;
+#pragma unroll 1
+                for (int dx = 0; dx < 2; dx++) {
+                    const int i = 2 * bx + dx;
+                    if (i >= a.pano_w)
+                        break;
+                    pixels++;
+                    uint8_t *o = a.out0 + (size_t)j * a.out_stride0 + i;
+                    float w[MAXC], u[MAXC], v[MAXC];
+                    if (wmask == 0 ||
+                        !table_pixel<MAXC>(a, tw, wmask, i, j,
+                                           (j - STITCH_TILE_H * tile.y) * STITCH_TILE_W +
+                                               (i - STITCH_TILE_W * tile.x),
+                                           w, u, v)) {
+                        *o = (uint8_t)a.black_y;
+                        continue;
+                    }
+                    float acc = 0.0f;
+                    const int p = 2 * dy + dx;
+#pragma unroll
+                    for (int c = 0; c < MAXC; c++) {
+                        if (STATS) {
+                            pw[p][c] = w[c];
+                            ps[p][c] = 0;
+                        }
+                        if (!(w[c] > 0.0f))
+                            continue;
+                        const stitch_kernel_cam &cam = a.cam[c];
+                        const int s = sample_luma<TEX>(cam, u[c], v[c]);
+                        acc += w[c] * __ldg(&cam.lut[s]);
+                        cwt[c] += w[c];
+                        cu[c] += u[c];
+                        cv[c] += v[c];
+                        cn[c] += 1;
+                        ysum[c] += s;
+                        if (STATS)
+                            ps[p][c] = s;
+                    }
+                    *o = (uint8_t)round_u8(acc);
+                    if (STATS)
+                        pseen |= 1u << p;
+                }
+            }
+            float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
+            int qu[MAXC], qv[MAXC];
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                qu[c] = qv[c] = 0;
+                if (cn[c] == 0)
+                    continue;
+                float wc, su, sv;
+                block_chroma<TEX>(a.cam[c], nv12, cwt[c], cu[c], cv[c], cn[c], ysum[c], pixels, wc,
+                                  su, sv, qu[c], qv[c]);
+                accu += wc * su;
+                accv += wc * sv;
+                wsum += wc;
+            }
+            if (wsum > 0.0f) {
+                ou[b] = round_u8(accu / wsum);
+                ov[b] = round_u8(accv / wsum);
+            }
+            if (STATS) {
+#pragma unroll 1
+                for (int p = 0; p < 4; p++)
+                    if (pseen >> p & 1u)
+                        add_yuv_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a, pw[p], ps[p], qu, qv);
+            }
+        }
+        store_chroma2(a, by, bx0, cw_out, ou, ov);
+    }
+}
+
+// YUV: each thread covers YUV_ROWS(TEX) chroma rows of two chroma pixels side by
+// side with their 2x2 luma blocks: texture path, a 4x4 luma block (32 x 4
+// threads per tile); exact path, 4x2 (32 x 8 threads: its in-kernel sampling
+// gains more from twice the threads than from two rows per thread). A thread
+// block covers one 128x16 mask tile.
+#define YUV_ROWS(TEX) ((TEX) ? 2 : 1)
+template <int MAXC, bool STATS, bool TEX>
+__global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
+                                  (MAXC <= 2 ? (STATS ? 2 : 4) : 1) * YUV_ROWS(TEX))
+    stitch_yuv_kernel(const kargs<MAXC> a)
+{
+    extern __shared__ __align__(16) unsigned long long sh_stats[];
+    const int npairs = a.n * (a.n - 1) / 2;
+    unsigned long long own[STITCH_STAT_FIELDS]; // the thread's counters (two cameras)
+    zero_stats<STATS>(own, sh_stats, npairs * STITCH_STAT_FIELDS);
+    int2 tile;
+    uint32_t mask;
+    int part;
+    block_item<STATS, TEX>(a, tile, mask, part);
+    const int tile_index = tile.y * a.tiles_x + tile.x;
+    const int bx0 = (tile.x * (int)blockDim.x + (int)threadIdx.x) * 2; // chroma column
+    constexpr int R = YUV_ROWS(TEX);
+    const int by0 = (tile.y * (int)blockDim.y + (int)threadIdx.y) * R; // chroma rows by0 .. by0 + R - 1
+    const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
+    const bool nv12 = a.in_format == STITCH_IN_NV12;
+    // (single-camera tiles have no overlap statistics to add: the statistics pass skips them)
+    const bool single = !a.explicit_weights && __popc(seen_mask) == 1;
+    if (STATS && single)
+        return; // no pairs to count (the whole block leaves)
+    if (single) {
+        // One camera in the tile: weight 1 wherever it sees (see the RGB kernel);
+        // the same operations as the general path with w = 1.
+        const stitch_kernel_cam cam = a.cam[__ffs(seen_mask) - 1]; // fields in registers once
+        // the luma curve (lut8 plane 0) in shared memory
+        const uint8_t *lut8 = shared_lut8(cam, 1, reinterpret_cast<uint8_t *>(sh_stats));
+        if (TEX && (mask & STITCH_TILE_INTERIOR) && cam.step_shift >= 2) {
+            interior_yuv_tex(a, cam, lut8, bx0, by0, nv12);
+        } else if (part != 0) {
+            // one of the two blocks of a single-camera edge tile (with the list
+            // every step is >= 4, so interior tiles took the path above): one row each
+            single_yuv<TEX, true>(a, cam, lut8, bx0, by0 + part - 1, nv12);
+        } else {
+            // the rows unrolled: their loads' latencies overlap
+#pragma unroll
+            for (int h = 0; h < R; h++) {
+                if (mask & STITCH_TILE_INTERIOR) // the camera sees every pixel
+                    single_yuv<TEX, false>(a, cam, lut8, bx0, by0 + h, nv12);
+                else
+                    single_yuv<TEX, true>(a, cam, lut8, bx0, by0 + h, nv12);
+            }
+        }
+    } else if (TEX && !STATS && a.min_step_shift >= 2) {
+        // overlap tiles on the texture path, the rows unrolled (as above)
+        const float *tw = tile_table(a, tile_index);
+        const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
+        if (part != 0) {
+            // one of the four blocks of a tile that blends cameras (the YUV
+            // block list): chroma row parity (part - 1) & 1, chroma columns
+            // half (part - 1) >> 1 of the tile's, one 2x2 luma block per thread
+            const int by = by0 + ((part - 1) & 1);
+            const int bx = tile.x * (STITCH_TILE_W / 2) + ((part - 1) >> 1) * 32 + (int)threadIdx.x;
+            if (by < ch_out && bx < cw_out)
+                overlap_yuv_tex<MAXC, 1>(a, tile.y, tw, wmask, bx, by, nv12);
+        } else {
+#pragma unroll
+            for (int h = 0; h < R; h++)
+                if (by0 + h < ch_out && bx0 < cw_out)
+                    overlap_yuv_tex<MAXC, 2>(a, tile.y, tw, wmask, bx0, by0 + h, nv12);
+        }
+    } else {
+#pragma unroll 1
+        for (int h = 0; h < R; h++)
+            overlap_yuv<MAXC, STATS, TEX>(a, tile, wmask, bx0, by0 + h, nv12, own, sh_stats);
+    }
+    if (STATS)
+        flush_stats<MAXC>(sh_stats, own, a.stats, npairs * STITCH_STAT_FIELDS);
+}
+
+} // namespace
+
+#endif
