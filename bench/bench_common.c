@@ -537,16 +537,6 @@ void bench_table_add(bench_table *t, const char *case_name, const char *backend,
     snprintf(r->note, sizeof(r->note), "%s", note ? note : "");
 }
 
-void bench_table_set_clock(bench_table *t, double mhz)
-{
-    if (t->count == 0 || !(mhz > 0))
-        return;
-    bench_row *r = &t->rows[t->count - 1];
-    r->sm_clock_mhz = mhz;
-    size_t n = strlen(r->note);
-    snprintf(r->note + n, sizeof(r->note) - n, "%sSM %.0f MHz", n ? "; " : "", mhz);
-}
-
 static int row_is_cpu(const bench_row *r)
 {
     return strncmp(r->backend, "cpu", 3) == 0;
@@ -728,8 +718,6 @@ int bench_table_write_json(const bench_table *t, double copy_bw, const char *pat
         cJSON_AddNumberToObject(j, "gbps", x.gbps);
         cJSON_AddNumberToObject(j, "pct_of_copy_bw", x.pct);
         cJSON_AddStringToObject(j, "note", r->note);
-        if (r->sm_clock_mhz > 0)
-            cJSON_AddNumberToObject(j, "sm_clock_mhz", r->sm_clock_mhz);
         cJSON_AddItemToArray(rows, j);
     }
     char *text = cJSON_Print(root);

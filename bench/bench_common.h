@@ -152,7 +152,6 @@ typedef struct bench_row {
     double bytes_per_iter;    /* bytes read + bytes written in one iteration */
     double items_per_iter;    /* frames, pixels, features... per iteration */
     char note[160];
-    double sm_clock_mhz;      /* mean SM clock measured during the row; 0 = not measured */
 } bench_row;
 
 typedef struct bench_table {
@@ -172,10 +171,6 @@ void bench_table_init(bench_table *t, const char *title, const char *items_unit,
 void bench_table_add(bench_table *t, const char *case_name, const char *backend,
                      const bench_stats *stats, double bytes_moved_per_iter,
                      double items_per_iter, const char *note);
-
-/* Record the SM clock measured while the last row added ran (MHz): JSON field
- * "sm_clock_mhz", and the note ends with "; SM <mhz> MHz". */
-void bench_table_set_clock(bench_table *t, double mhz);
 
 /* Print the header (device, SMs, CPUs, reference bandwidths) and the rows to fp.
  * copy_bw is the device copy bandwidth in GB/s (0 = no GPU). */

@@ -7,20 +7,25 @@
  * a panning camera rendered from the procedural scene (300 frames; --quick 20).
  * Anchor (issue 5): KLT 1.3.4, gcc -O2, one core: 98 ms case a, 1471 ms case L.
  * Rows loop over backends (bench_backends): the C reference, and the CUDA
- * backend when a device is present. CUDA rows are end to end (host frames in,
- * feature lists out, host clock) and "cuda-dev" rows sum the per-call GPU
- * stream time measured with CUDA events (frame upload, kernels, feature
- * copies; klt_cuda_set_timing). Golden rows of the CUDA backend come twice:
- * a new tracking context per run (first-use allocations included), and
- * ", context reused": one context for every run, as an application that
- * tracks clip after clip keeps one (its device buffers are then in place).
- * CUDA rows marked "device frames" pass frames that are already in device
- * memory (copied there once before the runs, as from a GPU decoder): the
- * device-resident figures; the others pass host frames (end to end), in
- * pageable memory or, for the 1080p rows marked "pinned frames", in pinned
- * memory (as a decoder writing into page-locked buffers gives them).
- * Env FOVEA_KLT_STAGES=1: the context-reused rows also print the GPU time of
- * each stage of a call (CUDA events between the stages, averaged). */
+ * backend when a device is present. Every row is timed with the host clock
+ * around the public calls (KLTSelectGoodFeatures, KLTTrackFeatures,
+ * KLTReplaceLostFeatures): the KLT API gives no access to the CUDA backend's
+ * stream (each tracking context has a private one), so CUDA events cannot
+ * bracket a call from outside; no device sync is added either, as every call
+ * waits for its own stream before it returns its features. Golden rows of the
+ * CUDA backend come twice: a new tracking context per run (first-use
+ * allocations included), and ", context reused": one context for every run,
+ * as an application that tracks clip after clip keeps one (its device buffers
+ * are then in place). CUDA rows marked "device frames" pass frames that are
+ * already in device memory (copied there once before the runs, as from a GPU
+ * decoder): the device-resident figures; the others pass host frames (end to
+ * end), in pageable memory or, for the 1080p rows marked "pinned frames", in
+ * pinned memory (as a decoder writing into page-locked buffers gives them).
+ * The CUDA rows with a context reused and the 1080p CUDA rows are followed by
+ * one row per public call ("<row> / KLTTrackFeatures": the median call).
+ * The GPU time of each stage inside a call, measured with events inside the
+ * library, lives on branch wip/stitch-floors (commit aeec5b9: bench_klt with
+ * FOVEA_KLT_STAGES=1) and no longer in main. */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
@@ -34,7 +39,6 @@
 #include "fovea/io.h"
 #include "fovea/klt.h"
 #include "klt/klt_fields.h"
-#include "klt/klt_internal.h" /* klt_cuda_set_timing / klt_cuda_last_ms */
 #include "pnmio.h"
 #include "synth/scene.h"
 
@@ -146,21 +150,12 @@ static int runs_for_budget(double one_run_us, double budget_us, int min_runs, in
     return n;
 }
 
-/* Per-call samples of one row (select / track / replace) and run totals. */
+/* Per-call samples of one row (select / track / replace, host clock, us)
+ * and run totals. */
 typedef struct call_samples {
     double *sel, *trk, *rep, *total;
     int nsel, ntrk, nrep, ntotal;
-    /* CUDA: GPU stream time of the same calls (us) */
-    double *dsel, *dtrk, *drep, *dtotal;
-    int ndsel, ndtrk, ndrep, ndtotal;
 } call_samples;
-
-/* GPU time of tc's last call in us, or -1. */
-static double device_us(KLT_TrackingContext tc)
-{
-    double ms = klt_cuda_last_ms(tc);
-    return ms < 0 ? -1.0 : ms * 1000.0;
-}
 
 static void samples_alloc(call_samples *s, int runs, int calls_per_run)
 {
@@ -170,10 +165,6 @@ static void samples_alloc(call_samples *s, int runs, int calls_per_run)
     s->trk = xmalloc(n * sizeof(double));
     s->rep = xmalloc(n * sizeof(double));
     s->total = xmalloc((size_t)runs * sizeof(double));
-    s->dsel = xmalloc(n * sizeof(double));
-    s->dtrk = xmalloc(n * sizeof(double));
-    s->drep = xmalloc(n * sizeof(double));
-    s->dtotal = xmalloc((size_t)runs * sizeof(double));
 }
 
 static void samples_free(call_samples *s)
@@ -182,26 +173,33 @@ static void samples_free(call_samples *s)
     free(s->trk);
     free(s->rep);
     free(s->total);
-    free(s->dsel);
-    free(s->dtrk);
-    free(s->drep);
-    free(s->dtotal);
     memset(s, 0, sizeof *s);
 }
 
-/* env FOVEA_KLT_STAGES set: CUDA rows also print the GPU time of each stage
- * of a call (averaged over the row's calls; events between the stages) */
-static int stage_times(void)
+/* One row per public call of row `row` (CUDA): the median call of each kind
+ * (host clock around it), one image per call. Sorts the samples. */
+static void call_rows(bench_table *table, FILE *text, const char *row, call_samples *s,
+                      double img_bytes)
 {
-    const char *e = getenv("FOVEA_KLT_STAGES");
-    return e && *e && strcmp(e, "0") != 0;
-}
-
-static void print_stages(FILE *text, const char *row, KLT_TrackingContext tc)
-{
-    char buf[2048];
-    if (klt_cuda_stage_report(tc, buf, sizeof buf, 1) > 0)
-        fprintf(text, "  stages of %s (GPU us per call): %s\n", row, buf);
+    static const char *const call[3] = {"KLTSelectGoodFeatures", "KLTTrackFeatures",
+                                        "KLTReplaceLostFeatures"};
+    double *v[3] = {s->sel, s->trk, s->rep};
+    const int n[3] = {s->nsel, s->ntrk, s->nrep};
+    for (int k = 0; k < 3; k++) {
+        if (n[k] == 0)
+            continue;
+        bench_stats st;
+        bench_stats_compute(v[k], n[k], &st);
+        char name[160], note[160];
+        snprintf(name, sizeof name, "%s / %s", row, call[k]);
+        snprintf(note, sizeof note,
+                 "per call, host clock around it (no stream access: the call waits for its "
+                 "own); %d calls; bytes ~ one image",
+                 n[k]);
+        bench_table_add(table, name, "cuda", &st, img_bytes, 1, note);
+        fprintf(text, "%s [cuda]: median %.3f ms per call (%d calls)\n", name,
+                st.median_us / 1000.0, n[k]);
+    }
 }
 
 /* ---------------------------------------------------------------- device frames */
@@ -363,8 +361,6 @@ static KLT_TrackingContext case_context(const golden_case *c, fovea_context *ctx
     }
     tc->ctx = ctx;
     tc->backend = backend;
-    if (backend == FOVEA_BACKEND_CUDA)
-        klt_cuda_set_timing(tc, stage_times() ? 2 : 1);
     return tc;
 }
 
@@ -380,43 +376,31 @@ static void golden_run(const golden_case *c, unsigned char *const *frames, fovea
         exit(1);
     }
     double t_start = bench_now_us();
-    double t0 = t_start, dev = 0.0, d;
+    double t0 = t_start;
     KLTSelectGoodFeatures(tc, frames[0], c->ncols, c->nrows, fl);
     double t1 = bench_now_us();
     klt_check(tc, "select");
-    if (s) {
+    if (s)
         s->sel[s->nsel++] = t1 - t0;
-        if ((d = device_us(tc)) >= 0)
-            s->dsel[s->ndsel++] = d, dev += d;
-    }
     for (int i = 1; i < c->nframes; i++) {
         t0 = bench_now_us();
         KLTTrackFeatures(tc, frames[i - 1], frames[i], c->ncols, c->nrows, fl);
         t1 = bench_now_us();
         klt_check(tc, "track");
-        if (s) {
+        if (s)
             s->trk[s->ntrk++] = t1 - t0;
-            if ((d = device_us(tc)) >= 0)
-                s->dtrk[s->ndtrk++] = d, dev += d;
-        }
         if (c->replace) {
             t0 = bench_now_us();
             KLTReplaceLostFeatures(tc, frames[i], c->ncols, c->nrows, fl);
             t1 = bench_now_us();
             klt_check(tc, "replace");
-            if (s) {
+            if (s)
                 s->rep[s->nrep++] = t1 - t0;
-                if ((d = device_us(tc)) >= 0)
-                    s->drep[s->ndrep++] = d, dev += d;
-            }
         }
     }
     /* the total includes the timer calls (negligible) but no context creation */
-    if (s) {
+    if (s)
         s->total[s->ntotal++] = bench_now_us() - t_start;
-        if (s->ndsel > 0)
-            s->dtotal[s->ndtotal++] = dev;
-    }
     KLTFreeFeatureList(fl);
     if (!reuse)
         KLTFreeTrackingContext(tc);
@@ -505,25 +489,11 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
                             note);
             fprintf(text, "%s [%s]: median %.2f ms (%d runs); %s\n", name, be->name,
                     st.median_us / 1000.0, runs, note);
-            if (s.ndtotal > 0) {
-                bench_stats dst;
-                bench_stats_compute(s.dtotal, s.ndtotal, &dst);
-                double dsel = median_ms(s.dsel, s.ndsel), dtrk = median_ms(s.dtrk, s.ndtrk),
-                       drep = median_ms(s.drep, s.ndrep);
-                snprintf(note, sizeof note,
-                         "GPU stream time (CUDA events) per call ms: select %.3f track %.3f "
-                         "replace %.3f; %d calls",
-                         dsel, dtrk, drep, calls);
-                bench_table_add(table, name, "cuda-dev", &dst, img_bytes * c.nframes,
-                                c.nframes, note);
-                fprintf(text, "%s [cuda-dev]: median %.3f ms; %s\n", name,
-                        dst.median_us / 1000.0, note);
-            }
+            if (reuse)
+                call_rows(table, text, name, &s, img_bytes);
             samples_free(&s);
-            if (reuse) {
-                print_stages(text, name, reuse);
+            if (reuse)
                 KLTFreeTrackingContext(reuse);
-            }
             frames_free(dframes, c.nframes, FOVEA_MEM_DEVICE);
         }
     }
@@ -622,24 +592,18 @@ static void seq_run(const seq_case *q, unsigned char *const *frames, fovea_conte
     tc->sequentialMode = TRUE;
     tc->ctx = ctx;
     tc->backend = backend;
-    if (backend == FOVEA_BACKEND_CUDA)
-        klt_cuda_set_timing(tc, stage_times() ? 2 : 1);
     double t_start = bench_now_us();
-    double t0 = t_start, dev = 0.0, d;
+    double t0 = t_start;
     KLTSelectGoodFeatures(tc, frames[0], q->w, q->h, fl);
     double t1 = bench_now_us();
     klt_check(tc, "select");
     s->sel[s->nsel++] = t1 - t0;
-    if ((d = device_us(tc)) >= 0)
-        s->dsel[s->ndsel++] = d, dev += d;
     for (int i = 1; i < q->nframes; i++) {
         t0 = bench_now_us();
         KLTTrackFeatures(tc, frames[i - 1], frames[i], q->w, q->h, fl);
         t1 = bench_now_us();
         klt_check(tc, "track");
         s->trk[s->ntrk++] = t1 - t0;
-        if ((d = device_us(tc)) >= 0)
-            s->dtrk[s->ndtrk++] = d, dev += d;
         if (remaining && i == q->nframes - 1)
             *remaining = KLTCountRemainingFeatures(fl);
         t0 = bench_now_us();
@@ -647,13 +611,8 @@ static void seq_run(const seq_case *q, unsigned char *const *frames, fovea_conte
         t1 = bench_now_us();
         klt_check(tc, "replace");
         s->rep[s->nrep++] = t1 - t0;
-        if ((d = device_us(tc)) >= 0)
-            s->drep[s->ndrep++] = d, dev += d;
     }
     s->total[s->ntotal++] = bench_now_us() - t_start;
-    if (s->ndsel > 0)
-        s->dtotal[s->ndtotal++] = dev;
-    print_stages(stdout, "the 1080p sequence", tc);
     KLTFreeFeatureList(fl);
     KLTFreeTrackingContext(tc);
 }
@@ -720,19 +679,8 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
         bench_table_add(table, name, be->name, &st, img_bytes * q.nframes, q.nframes, note);
         fprintf(text, "%s [%s]: %.1f frames/s, %.2f ms/frame (%d runs); %s\n", name, be->name,
                 1000.0 / ms_frame, ms_frame, runs, note);
-        if (s.ndtotal > 0) {
-            bench_stats dst;
-            bench_stats_compute(s.dtotal, s.ndtotal, &dst);
-            double dms = dst.median_us / 1000.0 / q.nframes;
-            snprintf(note, sizeof note,
-                     "GPU stream time (CUDA events): %.3f ms/frame, %.0f frames/s; per call ms: "
-                     "select %.2f track %.3f replace %.3f",
-                     dms, 1000.0 / dms, median_ms(s.dsel, s.ndsel), median_ms(s.dtrk, s.ndtrk),
-                     median_ms(s.drep, s.ndrep));
-            bench_table_add(table, name, "cuda-dev", &dst, img_bytes * q.nframes, q.nframes,
-                            note);
-            fprintf(text, "%s [cuda-dev]: %s\n", name, note);
-        }
+        if (be->backend == FOVEA_BACKEND_CUDA)
+            call_rows(table, text, name, &s, img_bytes);
         samples_free(&s);
         frames_free(dframes, q.nframes, FOVEA_MEM_DEVICE);
         frames_free(pframes, q.nframes, FOVEA_MEM_PINNED);

@@ -110,19 +110,6 @@ static void test_cuda_memory_without_device(void)
                  FOVEA_ERR_NO_DEVICE);
     CHECK(pool == NULL);
 
-    /* the L2 fetch size: 0, 32, 64 or 128 only; ignored by the CPU backend */
-    fovea_context *l2 = NULL;
-    s.cuda_l2_fetch_bytes = 48;
-    CHECK_EQ_INT(fovea_open(&l2, &s), FOVEA_ERR_INVALID_ARG);
-    CHECK(l2 == NULL);
-    s.cuda_l2_fetch_bytes = -1;
-    CHECK_EQ_INT(fovea_open(&l2, &s), FOVEA_ERR_INVALID_ARG);
-    s.cuda_l2_fetch_bytes = 128;
-    CHECK_EQ_INT(fovea_open(&l2, &s), FOVEA_OK);
-    CHECK_EQ_INT(fovea_context_backend(l2), FOVEA_BACKEND_CPU);
-    fovea_close(&l2);
-    s.cuda_l2_fetch_bytes = 0;
-
     /* a CUDA context cannot be had, AUTO falls back to the CPU */
     fovea_context *cuda = NULL;
     s.backend = FOVEA_BACKEND_CUDA;

@@ -76,14 +76,6 @@ typedef struct fovea_settings {
     fovea_log_fn log;        /**< NULL = no logging (the library never prints) */
     void *log_opaque;
     fovea_log_level log_level; /**< messages above this level are dropped; default WARNING */
-    /** 0 (default): leave the device's L2 fetch granularity as it is; 32, 64 or
-     *  128: set it (cudaLimitMaxL2FetchGranularity, bytes fetched from memory on
-     *  an L2 miss) when the CUDA context opens. The limit belongs to the device
-     *  in this process: it applies to every kernel run on it, fovea's and
-     *  others', until changed. 128 makes the stitch 2-4% faster on an H100
-     *  (docs/stitch.md); kernels that read scattered bytes can lose. Ignored by
-     *  the CPU backend. */
-    int cuda_l2_fetch_bytes;
 } fovea_settings;
 
 typedef struct fovea_context fovea_context;

@@ -69,9 +69,7 @@ int fovea_open(fovea_context **out, const fovea_settings *s)
         s = &defaults;
     }
     if (s->backend < FOVEA_BACKEND_AUTO || s->backend > FOVEA_BACKEND_CUDA || s->threads < 0 ||
-        s->threads > 1024 || s->cuda_device < 0 ||
-        (s->cuda_l2_fetch_bytes != 0 && s->cuda_l2_fetch_bytes != 32 &&
-         s->cuda_l2_fetch_bytes != 64 && s->cuda_l2_fetch_bytes != 128))
+        s->threads > 1024 || s->cuda_device < 0)
         return FOVEA_ERR_INVALID_ARG;
 
     fovea_context *ctx = calloc(1, sizeof(*ctx));

@@ -82,9 +82,6 @@ int fovea_device_get_info(int index, fovea_device_info *info)
 int fovea_device_bind(fovea_context *ctx, int dev, void *user_stream)
 {
     FOVEA_CUDA_TRY(ctx, cudaSetDevice(dev));
-    if (ctx->settings.cuda_l2_fetch_bytes)
-        FOVEA_CUDA_TRY(ctx, cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity,
-                                               (size_t)ctx->settings.cuda_l2_fetch_bytes));
     if (user_stream) {
         ctx->stream = user_stream;
         ctx->own_stream = 0;

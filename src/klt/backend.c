@@ -35,27 +35,6 @@ void klt_backend_release(klt_state *st)
 }
 
 #ifndef FOVEA_HAVE_CUDA
-void klt_cuda_set_timing(KLT_TrackingContext tc, int on)
-{
-    (void)tc;
-    (void)on;
-}
-
-double klt_cuda_last_ms(KLT_TrackingContext tc)
-{
-    (void)tc;
-    return -1.0;
-}
-
-int klt_cuda_stage_report(KLT_TrackingContext tc, char *buf, size_t size, int reset)
-{
-    (void)tc;
-    (void)reset;
-    if (buf && size)
-        buf[0] = '\0';
-    return 0;
-}
-
 int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_blocks,
                         int *out_val, unsigned *out_id)
 {

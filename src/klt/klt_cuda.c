@@ -34,8 +34,6 @@ typedef struct kc_pyr {
     float sig[2 * KLT_MAX_LEVELS];  /* as klt_pyramid.sig */
 } kc_pyr;
 
-#define KC_MAX_MARKS 24
-
 typedef struct kc_state {
     fovea_context *ctx;             /* private: device and stream of this tracking context */
     kc_pyr pyr[2];
@@ -66,22 +64,6 @@ typedef struct kc_state {
     size_t h_aff_cap;               /* bytes */
     float *aff_win;
     size_t aff_win_cap;             /* bytes */
-    int timing;                     /* 1: call times; 2: also stage times */
-    void *ev[2];                    /* cudaEvent_t: call start / end */
-    double last_ms;
-    /* stage times (timing 2): events on the call's stream after each stage,
-     * summed per stage name over the calls (klt_cuda_stage_report) */
-    void *sev[KC_MAX_MARKS];
-    const char *sname[KC_MAX_MARKS];
-    int nsev;
-    void *spev[3];                  /* work computed ahead: start, map done, sort done */
-    int spec_marked;                /* spev holds a run not yet summed */
-    struct {
-        const char *name;
-        double ms;
-        long n;
-    } acc[KC_MAX_MARKS];
-    int nacc;
     /* Candidates of the next replacement, computed ahead: when a replacement
      * followed the last track call, the next track call starts the
      * eigenvalue map and the sort's first round for its new pyramid on a
@@ -131,74 +113,6 @@ static int kc_fail(KLT_TrackingContext tc, kc_state *kc, int rc)
 static cudaStream_t kc_stream(const kc_state *kc)
 {
     return fovea_ctx_stream(kc->ctx);
-}
-
-/* ---------------------------------------------------------------- stage times */
-
-static int kc_event(kc_state *kc, void **ev)
-{
-    if (*ev)
-        return FOVEA_OK;
-    cudaEvent_t e;
-    int rc = FOVEA_CUDA(kc->ctx, cudaEventCreate(&e));
-    if (rc == FOVEA_OK)
-        *ev = e;
-    return rc;
-}
-
-/* The end of stage name on stream s (timing 2 only). */
-static int kc_mark(kc_state *kc, const char *name, cudaStream_t s)
-{
-    if (kc->timing < 2 || kc->nsev >= KC_MAX_MARKS)
-        return FOVEA_OK;
-    int rc = kc_event(kc, &kc->sev[kc->nsev]);
-    if (rc == FOVEA_OK)
-        rc = FOVEA_CUDA(kc->ctx, cudaEventRecord((cudaEvent_t)kc->sev[kc->nsev], s));
-    if (rc == FOVEA_OK)
-        kc->sname[kc->nsev++] = name;
-    return rc;
-}
-
-static void kc_acc(kc_state *kc, const char *name, void *from, void *to)
-{
-    float ms = 0.0f;
-    if (cudaEventElapsedTime(&ms, (cudaEvent_t)from, (cudaEvent_t)to) != cudaSuccess) {
-        cudaGetLastError();
-        return;
-    }
-    int i = 0;
-    while (i < kc->nacc && strcmp(kc->acc[i].name, name) != 0)
-        i++;
-    if (i == kc->nacc) {
-        if (kc->nacc == KC_MAX_MARKS)
-            return;
-        kc->acc[kc->nacc].name = name;
-        kc->acc[kc->nacc].ms = 0.0;
-        kc->acc[kc->nacc].n = 0;
-        kc->nacc++;
-    }
-    kc->acc[i].ms += ms;
-    kc->acc[i].n++;
-}
-
-/* After the call's stream is done: the stages of this call, and of work
- * computed ahead once it has finished. */
-static void kc_stages_sum(kc_state *kc)
-{
-    if (kc->timing < 2)
-        return;
-    void *prev = kc->ev[0];
-    for (int i = 0; i < kc->nsev; i++) {
-        kc_acc(kc, kc->sname[i], prev, kc->sev[i]);
-        prev = kc->sev[i];
-    }
-    kc_acc(kc, "copy back", prev, kc->ev[1]);
-    if (kc->spec_marked &&
-        cudaEventQuery((cudaEvent_t)kc->spev[2]) == cudaSuccess) {
-        kc_acc(kc, "ahead: map", kc->spev[0], kc->spev[1]);
-        kc_acc(kc, "ahead: sort", kc->spev[1], kc->spev[2]);
-        kc->spec_marked = 0;
-    }
 }
 
 /* ---------------------------------------------------------------- buffers */
@@ -303,15 +217,6 @@ void klt_cuda_release(klt_state *st)
         fovea_device_free(kc->ctx, kc->d_map);
         fovea_device_free(kc->ctx, kc->d_feat);
         fovea_pinned_free(kc->ctx, kc->h_feat);
-        for (int i = 0; i < 2; i++)
-            if (kc->ev[i])
-                cudaEventDestroy((cudaEvent_t)kc->ev[i]);
-        for (int i = 0; i < KC_MAX_MARKS; i++)
-            if (kc->sev[i])
-                cudaEventDestroy((cudaEvent_t)kc->sev[i]);
-        for (int i = 0; i < 3; i++)
-            if (kc->spev[i])
-                cudaEventDestroy((cudaEvent_t)kc->spev[i]);
         if (kc->spec_stream) {
             cudaStreamSynchronize((cudaStream_t)kc->spec_stream);
             cudaStreamDestroy((cudaStream_t)kc->spec_stream);
@@ -533,24 +438,12 @@ static int feat_ensure(KLT_TrackingContext tc, kc_state *kc, int n)
 static int call_begin(KLT_TrackingContext tc, kc_state *kc)
 {
     KC_TRY(fovea_device_activate(kc->ctx));
-    if (kc->timing) {
-        for (int i = 0; i < 2; i++)
-            if (!kc->ev[i]) {
-                cudaEvent_t e;
-                KC_CUDA(cudaEventCreate(&e));
-                kc->ev[i] = e;
-            }
-        KC_CUDA(cudaEventRecord((cudaEvent_t)kc->ev[0], kc_stream(kc)));
-    }
-    kc->nsev = 0;
     return FOVEA_OK;
 }
 
 /* Wait for the work queued so far (its end is the call's end so far). */
 static int call_sync(KLT_TrackingContext tc, kc_state *kc)
 {
-    if (kc->timing)
-        KC_CUDA(cudaEventRecord((cudaEvent_t)kc->ev[1], kc_stream(kc)));
     KC_CUDA(cudaStreamSynchronize(kc_stream(kc)));
     return FOVEA_OK;
 }
@@ -561,12 +454,6 @@ static int call_end_q(KLT_TrackingContext tc, kc_state *kc, int queued)
 {
     if (queued)
         KC_RET(call_sync(tc, kc));
-    if (kc->timing) {
-        float ms = 0.0f;
-        KC_CUDA(cudaEventElapsedTime(&ms, (cudaEvent_t)kc->ev[0], (cudaEvent_t)kc->ev[1]));
-        kc->last_ms = ms;
-        kc_stages_sum(kc);
-    }
     return FOVEA_OK;
 }
 
@@ -741,13 +628,7 @@ static int kc_candidates(KLT_TrackingContext tc, kc_state *kc, const kc_cand_gri
     ea.min_eig = g->min_eig;
     ea.nabove = q->ctr + KLT_QS_NABOVE;
     KC_CUDA(klt_cuda_eigen(&ea, stream));
-    if (stream == kc_stream(kc))
-        KC_TRY(kc_mark(kc, "map", stream));
-    else if (kc->timing >= 2)
-        KC_CUDA(cudaEventRecord((cudaEvent_t)kc->spev[1], stream));
     KC_RET(kc_qs_launch(tc, kc, q, 0, NULL, 0, stream));
-    if (stream == kc_stream(kc))
-        KC_TRY(kc_mark(kc, "sort", stream));
     return FOVEA_OK;
 }
 
@@ -795,19 +676,10 @@ static int kc_speculate(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p)
         return FOVEA_OK;  /* the replacement reports it, or has nothing to sort */
     cudaStream_t side = (cudaStream_t)kc->spec_stream;
     KC_CUDA(cudaStreamWaitEvent(side, (cudaEvent_t)kc->spec_built, 0));
-    if (kc->timing >= 2) {
-        for (int i = 0; i < 3; i++)
-            KC_TRY(kc_event(kc, &kc->spev[i]));
-        KC_CUDA(cudaEventRecord((cudaEvent_t)kc->spev[0], side));
-    }
     const int kcap = kc_first_kcap(kc, 1, 0);
     klt_cuda_qs q;
     kc->spec_launched = 1;  /* from here on, side has work that the call's stream must wait for */
     KC_RET(kc_candidates(tc, kc, &g, kcap, side, &q));
-    if (kc->timing >= 2) {
-        KC_CUDA(cudaEventRecord((cudaEvent_t)kc->spev[2], side));
-        kc->spec_marked = 1;
-    }
     KC_CUDA(cudaEventRecord((cudaEvent_t)kc->spec_done, side));
     kc->spec_grid = g;
     kc->spec_kcap = kcap;
@@ -949,7 +821,6 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
         }
         gx = sgx;
         gy = sgy;
-        KC_TRY(kc_mark(kc, "gradients", stream));
     }
 
     /* candidate grid, as select.c */
@@ -1018,7 +889,6 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
                                 cudaMemcpyHostToDevice, stream));
         KC_CUDA(klt_cuda_mark(kc->d_map, ncols, nrows, dpts, nsurv, d, stream));
     }
-    KC_TRY(kc_mark(kc, "survivors", stream));
     klt_cuda_greedy_args ga;
     ga.cand = q.qa;
     ga.n = (int)npoints;
@@ -1042,9 +912,7 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     if (npoints > 0) {
         /* candidates computed ahead: the map above was made meanwhile */
         KC_RET(kc_spec_join(tc, kc));
-        KC_TRY(kc_mark(kc, "wait ahead", stream));
         KC_CUDA(klt_cuda_greedy(&ga, stream));
-        KC_TRY(kc_mark(kc, replace ? "greedy (replace)" : "greedy (select)", stream));
         KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
                                 cudaMemcpyDeviceToHost, stream));
         /* When the pass reaches the deferred part it asks for more (out_more):
@@ -1065,7 +933,6 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
             ga.limit = kcap < ga.n ? kcap : ga.n;
             ga.resume = 1;
             KC_CUDA(klt_cuda_greedy(&ga, stream));
-            KC_TRY(kc_mark(kc, replace ? "rounds (replace)" : "rounds (select)", stream));
             KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
                                     cudaMemcpyDeviceToHost, stream));
         }
@@ -1206,14 +1073,12 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
             p2 = &kc->pyr[1];
             KC_RET(kc_build(tc, kc, p1, img1, kind1, ncols, nrows));
         }
-        KC_TRY(kc_mark(kc, "pyramid 1", kc_stream(kc)));
     }
     int rc = kc_build(tc, kc, p2, img2, fovea_ptr_memtype(img2), ncols, nrows);
     if (rc < 0) {
         st->have_last = 0;
         return rc;
     }
-    KC_TRY(kc_mark(kc, "pyramid 2", kc_stream(kc)));
     st->last = (int)(p2 - kc->pyr);
     if (kc->spec_wanted)
         KC_RET(kc_spec_built(tc, kc));
@@ -1268,7 +1133,6 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
         a.out_yloc = (float *)(kc->d_feat + (size_t)F_OUT_YLOC * nfeat);
         a.out_val = (int *)(kc->d_feat + (size_t)F_OUT_VAL * nfeat);
         KC_CUDA(klt_cuda_track(&a, stream));
-        KC_TRY(kc_mark(kc, "track", stream));
         KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_OUT_X * nfeat, a.out_x,
                                 (size_t)5 * nfeat * sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                 stream));
@@ -1320,41 +1184,3 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
 }
 
 const klt_backend klt_backend_cuda = {"cuda", cuda_select, cuda_track};
-
-void klt_cuda_set_timing(KLT_TrackingContext tc, int on)
-{
-    if (!tc || !tc->priv)
-        return;
-    kc_state *kc = kc_get(tc);
-    if (kc)
-        kc->timing = on;
-}
-
-int klt_cuda_stage_report(KLT_TrackingContext tc, char *buf, size_t size, int reset)
-{
-    kc_state *kc = tc && tc->priv ? klt_priv(tc)->cuda : NULL;
-    if (!buf || size == 0)
-        return 0;
-    buf[0] = '\0';
-    if (!kc || kc->timing < 2)
-        return 0;
-    size_t len = 0;
-    for (int i = 0; i < kc->nacc && len < size; i++) {
-        int w = snprintf(buf + len, size - len, "%s%s %.1f us x%ld", i ? "; " : "",
-                         kc->acc[i].name, 1000.0 * kc->acc[i].ms / (double)kc->acc[i].n,
-                         kc->acc[i].n);
-        if (w < 0)
-            break;
-        len += (size_t)w;
-    }
-    int n = kc->nacc;
-    if (reset)
-        kc->nacc = 0;
-    return n;
-}
-
-double klt_cuda_last_ms(KLT_TrackingContext tc)
-{
-    kc_state *kc = tc && tc->priv ? klt_priv(tc)->cuda : NULL;
-    return kc && kc->timing ? kc->last_ms : -1.0;
-}

@@ -76,17 +76,6 @@ void klt_backend_release(struct klt_state *st);
 extern const klt_backend klt_backend_cuda;   /* klt_cuda.c */
 void klt_cuda_release(struct klt_state *st);
 #endif
-/* CUDA backend instrumentation for benchmarks: with timing on, each call
- * records CUDA events around its stream work (frame upload, kernels, feature
- * copies); klt_cuda_last_ms returns that time of the last call in ms, or -1
- * (CPU backend, timing off, CPU-only build). */
-void klt_cuda_set_timing(KLT_TrackingContext tc, int on);
-double klt_cuda_last_ms(KLT_TrackingContext tc);
-/* With timing 2, also the GPU time between the stages of each call (events
- * on the call's stream; work computed ahead on its own stream), averaged per
- * stage name since the last reset: "name avg us xcount; ..." into buf.
- * Returns the number of stages (0: none, or timing < 2). */
-int klt_cuda_stage_report(KLT_TrackingContext tc, char *buf, size_t size, int reset);
 /* Test hooks: KLT's quicksort of (val, id) pairs, descending, in place: the
  * C reference (select.c) and the CUDA emulation (klt_cuda.c; out_* receive
  * the sorted pairs; max_blocks bounds the sort's grid, 0: as many as fit, 1:

@@ -107,39 +107,6 @@ static void test_info_and_open(void)
     fovea_close(&ctx);
 }
 
-/* cuda_l2_fetch_bytes sets the device's L2 fetch granularity at fovea_open; 0
- * leaves it alone; other values are refused before anything is touched. */
-static void test_l2_fetch(void)
-{
-    size_t before = 0, now = 0;
-    REQUIRE(cudaDeviceGetLimit(&before, cudaLimitMaxL2FetchGranularity) == cudaSuccess);
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = FOVEA_BACKEND_CUDA;
-    const int sizes[3] = {128, 32, 64};
-    for (int k = 0; k < 3; k++) {
-        s.cuda_l2_fetch_bytes = sizes[k];
-        fovea_context *ctx = NULL;
-        REQUIRE(fovea_open(&ctx, &s) == FOVEA_OK);
-        CHECK(cudaDeviceGetLimit(&now, cudaLimitMaxL2FetchGranularity) == cudaSuccess);
-        CHECK_EQ_INT((int)now, sizes[k]);
-        fovea_close(&ctx);
-    }
-    /* 0: the limit stays what the last context set */
-    s.cuda_l2_fetch_bytes = 0;
-    fovea_context *ctx = NULL;
-    REQUIRE(fovea_open(&ctx, &s) == FOVEA_OK);
-    CHECK(cudaDeviceGetLimit(&now, cudaLimitMaxL2FetchGranularity) == cudaSuccess);
-    CHECK_EQ_INT((int)now, 64);
-    fovea_close(&ctx);
-    s.cuda_l2_fetch_bytes = 256;
-    CHECK_EQ_INT(fovea_open(&ctx, &s), FOVEA_ERR_INVALID_ARG);
-    CHECK(ctx == NULL);
-    CHECK(cudaDeviceGetLimit(&now, cudaLimitMaxL2FetchGranularity) == cudaSuccess);
-    CHECK_EQ_INT((int)now, 64);
-    REQUIRE(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, before) == cudaSuccess);
-}
-
 static void test_bad_device(void)
 {
     fovea_settings s;
@@ -486,7 +453,6 @@ int main(void)
 #ifdef FOVEA_HAVE_CUDA
     test_info_and_open();
     test_bad_device();
-    test_l2_fetch();
     test_round_trips();
     test_device_fill();
     test_device_pool();
