@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "fovea/stitch.h"
-#include "io/png_internal.h"
+#include "fovea/io.h"
 #include "stitch/coverage.h"
 #include "stitch/map.h"
 #include "stitch/map_build.h"
@@ -163,7 +163,7 @@ static cJSON *json_numbers(const double *v, int n)
 }
 
 static cJSON *check_json(const check_args *a, const fovea_rig *rig,
-                         const fovea_map_build_stats *stats, const fovea_coverage *cov,
+                         const fovea_map_build_stats *stats, const fovea_stitch_coverage *cov,
                          double build_seconds)
 {
     cJSON *root = cJSON_CreateObject();
@@ -249,7 +249,7 @@ static void format_angle(char *buf, size_t n, double deg)
 }
 
 static void print_report(FILE *fp, const check_args *a, const fovea_rig *rig,
-                         const fovea_map_build_stats *stats, const fovea_coverage *cov)
+                         const fovea_map_build_stats *stats, const fovea_stitch_coverage *cov)
 {
     fprintf(fp, "%s: valid\n", a->rig_path);
     fprintf(fp, "panorama: %dx%d %s, hfov %g", rig->width, rig->height,
@@ -312,7 +312,7 @@ static void warn_turn(const check_args *a, const char *field, double deg, const 
 
 /* Problems worth a warning that do not make the rig invalid. */
 static void print_warnings(const check_args *a, const fovea_rig *rig,
-                           const fovea_map_build_stats *stats, const fovea_coverage *cov)
+                           const fovea_map_build_stats *stats, const fovea_stitch_coverage *cov)
 {
     warn_turn(a, "panorama.yaw", rig->yaw, "the panorama");
     warn_turn(a, "panorama.pitch", rig->pitch, "the panorama");
@@ -442,8 +442,8 @@ static int cmd_rig_check(int argc, char **argv)
         goto end;
     }
 
-    fovea_coverage cov;
-    st = fovea_map_coverage(&map, &cov);
+    fovea_stitch_coverage cov;
+    st = fovea_stitch_map_coverage(&map, &cov);
     if (st < 0) {
         cli_error(a.rig_path, "cannot measure the coverage: %s", fovea_strerror(st));
         rc = CLI_EXIT_RUNTIME;

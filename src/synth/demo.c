@@ -7,7 +7,7 @@
 
 #include "core/core.h"
 #include "fovea/convert.h"
-#include "io/png_internal.h"
+#include "fovea/io.h"
 #include "stitch/color.h"
 #include "stitch/coverage.h"
 #include "stitch/map_build.h"
