@@ -102,7 +102,9 @@ FOVEA_API int fovea_stitch_map_get_camera_info(const fovea_stitch_map *map, int 
 FOVEA_API float fovea_stitch_map_feather(const fovea_stitch_map *map);
 
 /** Where camera cam samples panorama pixel (i, j), by the stored lookup.
- *  @param u, v camera pixel coordinates (pixel centers at integers); set when finite
+ *  @param u, v receive the camera pixel coordinates (pixel centers at integers),
+ *              also outside the image; NaN where the projection is undefined
+ *              (either may be NULL)
  *  @return 1 when the camera sees the pixel, 0 otherwise (also for arguments out
  *          of range) */
 FOVEA_API int fovea_stitch_map_lookup(const fovea_stitch_map *map, int cam, int i, int j,
