@@ -12,7 +12,6 @@
 
 #include "bench_common.h"
 #include "fovea/io.h"
-#include "core/core.h" /* fovea_cpu_count */
 
 /* ---------------------------------------------------------------- options */
 

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "io/png_internal.h"
+#include "fovea/io.h"
 #include "testutil.h"
 
 static char dir[256];

@@ -6,7 +6,7 @@
 
 #include <png.h>
 
-#include "io/png_internal.h"
+#include "fovea/io.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ helpers */

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "synth/demo.h"
+#include "demo.h"
 #include "testutil.h"
 
 int main(void)
@@ -18,14 +18,14 @@ int main(void)
     fovea_context *ctx = NULL;
     REQUIRE(fovea_open(&ctx, &s) == FOVEA_OK);
 
-    fovea_demo_options o;
-    fovea_demo_default_options(&o);
+    demo_options o;
+    demo_default_options(&o);
     o.scale_div = 4;
-    fovea_demo_result r;
+    demo_result r;
     char err[512] = "";
 
     o.identical_colors = 1;
-    int st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
+    int st = demo_run(ctx, &o, &r, err, sizeof(err));
     if (st != FOVEA_OK)
         fprintf(stderr, "demo: %s\n", err);
     REQUIRE(st == FOVEA_OK);
@@ -46,7 +46,7 @@ int main(void)
     CHECK(r.mismatch_after <= r.mismatch_before + 0.25);
 
     o.identical_colors = 0;
-    st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
+    st = demo_run(ctx, &o, &r, err, sizeof(err));
     REQUIRE(st == FOVEA_OK);
     double reduction = 1.0 - r.mismatch_after / r.mismatch_before;
     printf("different colors: mismatch %.2f -> %.2f (%.0f%% less), PSNR %.2f dB\n",
@@ -62,7 +62,7 @@ int main(void)
      * corrections the stitcher reports; that they reach its output shows in
      * the panorama against the ground truth */
     o.color_auto = 0;
-    st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
+    st = demo_run(ctx, &o, &r, err, sizeof(err));
     REQUIRE(st == FOVEA_OK);
     printf("different colors, balance off: PSNR %.2f dB\n", r.psnr_covered);
     for (int c = 0; c < r.num_cameras; c++) /* off: identity */
@@ -80,7 +80,7 @@ int main(void)
     o.yuv = 1;
     o.color_auto = 1;
     o.identical_colors = 1;
-    st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
+    st = demo_run(ctx, &o, &r, err, sizeof(err));
     REQUIRE(st == FOVEA_OK);
     printf("I420, identical colors: PSNR %.2f dB, Y/U/V mismatch %.2f -> %.2f\n", r.psnr_covered,
            r.mismatch_before, r.mismatch_after);
@@ -88,7 +88,7 @@ int main(void)
     CHECK(r.pct_covered > 90.0);
     CHECK(r.mismatch_after <= r.mismatch_before + 0.25);
     o.identical_colors = 0;
-    st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
+    st = demo_run(ctx, &o, &r, err, sizeof(err));
     REQUIRE(st == FOVEA_OK);
     const double yuv_auto = r.psnr_covered;
     reduction = 1.0 - r.mismatch_after / r.mismatch_before;
@@ -106,7 +106,7 @@ int main(void)
     for (int c = 0; c < r.num_cameras; c++)
         CHECK(fabsf(r.cc[c].gain[0] - r.cc[c].gain[2]) > 0.05f);
     o.color_auto = 0;
-    st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
+    st = demo_run(ctx, &o, &r, err, sizeof(err));
     REQUIRE(st == FOVEA_OK);
     printf("I420, different colors, balance off: PSNR %.2f dB\n", r.psnr_covered);
     CHECK(yuv_auto >= r.psnr_covered + 5.0);
@@ -119,7 +119,7 @@ int main(void)
     for (int k = 1; k < 4; k++) {
         o.colorspace = k & 1 ? FOVEA_CS_BT709 : FOVEA_CS_BT601;
         o.full_range = k >> 1;
-        st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
+        st = demo_run(ctx, &o, &r, err, sizeof(err));
         REQUIRE(st == FOVEA_OK);
         reduction = 1.0 - r.mismatch_after / r.mismatch_before;
         printf("I420 %s %s range, different colors: Y/U/V mismatch %.2f -> %.2f (%.0f%% less), "

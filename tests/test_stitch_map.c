@@ -494,8 +494,8 @@ static void test_spec_rig(void)
      * 2.5 / (2 feather) */
     CHECK(jump <= 1.5 / 64.0 + 0.005);
 
-    fovea_coverage cv;
-    CHECK_EQ_INT(fovea_map_coverage(&m, &cv), FOVEA_OK);
+    fovea_stitch_coverage cv;
+    CHECK_EQ_INT(fovea_stitch_map_coverage(&m, &cv), FOVEA_OK);
     printf("spec/4 coverage: none %.2f%%, one %.2f%%, 2+ %.2f%%, left %.2f%%, right %.2f%%, "
            "overlap width %.1f px over %d rows\n",
            cv.pct_none, cv.pct_one, cv.pct_multi, cv.pct_camera[0], cv.pct_camera[1],
@@ -581,8 +581,8 @@ static void test_fisheye_rig(void)
     check_row_weights(&m, "fisheye", 1);
     check_ref_runs(&m, "fisheye");
     CHECK(jump <= 1.5 / 48.0 + 0.005);
-    fovea_coverage cv;
-    CHECK_EQ_INT(fovea_map_coverage(&m, &cv), FOVEA_OK);
+    fovea_stitch_coverage cv;
+    CHECK_EQ_INT(fovea_stitch_map_coverage(&m, &cv), FOVEA_OK);
     printf("fisheye coverage: none %.2f%%, one %.2f%%, 2+ %.2f%%\n", cv.pct_none, cv.pct_one,
            cv.pct_multi);
     CHECK(cv.overlap_rows[0][1] > 0 && cv.overlap_rows[1][2] > 0 && cv.overlap_rows[0][2] > 0);
@@ -600,8 +600,8 @@ static void test_cylinder_rig(void)
     check_row_weights(&m, "cylinder", 1);
     check_ref_runs(&m, "cylinder");
     CHECK(jump <= 2.5 / 32.0); /* pinholes 35 degrees off axis: e changes fast */
-    fovea_coverage cv;
-    CHECK_EQ_INT(fovea_map_coverage(&m, &cv), FOVEA_OK);
+    fovea_stitch_coverage cv;
+    CHECK_EQ_INT(fovea_stitch_map_coverage(&m, &cv), FOVEA_OK);
     printf("cylinder coverage: none %.2f%%, one %.2f%%, 2+ %.2f%%, widths %.1f %.1f %.1f\n",
            cv.pct_none, cv.pct_one, cv.pct_multi, cv.overlap_width[0][1], cv.overlap_width[1][2],
            cv.overlap_width[0][2]);

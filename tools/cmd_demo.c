@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "synth/demo.h"
+#include "demo.h"
 
 enum {
     OPT_OUT = 1,
@@ -23,7 +23,7 @@ enum {
     OPT_RANGE
 };
 
-static const cli_option demo_options[] = {
+static const cli_option demo_cli_options[] = {
     {"out", 'o', "DIR", "directory for camera0.png, camera1.png, panorama.png, ground_truth.png, "
                         "coverage.png (created if missing)", "demo-out", OPT_OUT},
     {"scale", 0, "DIV", "divide every size of the rig (cameras 3840x2160, panorama 5700x1900) "
@@ -54,14 +54,14 @@ static const cli_spec demo_spec = {
     "balance, write the PNGs, and print the PSNR of the stitched panorama against\n"
     "the ground truth over the covered pixels, and the color mismatch in the\n"
     "overlap before and after balancing.",
-    demo_options, "Example:\n  fovea demo --scale 2 -o /tmp/demo"};
+    demo_cli_options, "Example:\n  fovea demo --scale 2 -o /tmp/demo"};
 
 int cmd_demo(int argc, char **argv)
 {
     cli_parser p;
     cli_parser_init(&p, &demo_spec, argc, argv);
-    fovea_demo_options o;
-    fovea_demo_default_options(&o);
+    demo_options o;
+    demo_default_options(&o);
     const char *out = "demo-out", *json = NULL;
     fovea_settings s;
     fovea_default_settings(&s);
@@ -135,10 +135,10 @@ int cmd_demo(int argc, char **argv)
                   fovea_strerror(st));
         return CLI_EXIT_RUNTIME;
     }
-    fovea_demo_result r;
+    demo_result r;
     char err[1024] = "";
     fprintf(stderr, "fovea demo: rendering and stitching (scale 1/%d)...\n", o.scale_div);
-    st = fovea_demo_run(ctx, &o, &r, err, sizeof(err));
+    st = demo_run(ctx, &o, &r, err, sizeof(err));
     if (st < 0) {
         cli_error(NULL, "%s", err);
         fovea_close(&ctx);

@@ -5,7 +5,6 @@
 
 #include "cli.h"
 #include "fovea/stitch.h"
-#include "stitch/map.h"
 
 static void print_map_help(FILE *fp)
 {
@@ -190,11 +189,13 @@ static const cli_spec info_spec = {
 /* Panorama pixels camera c sees, from the stored lookup. */
 static int64_t camera_seen(const fovea_stitch_map *m, int c)
 {
+    int pw = 0, ph = 0;
+    fovea_stitch_map_geometry(m, &pw, &ph, NULL);
     int64_t n = 0;
-    for (int j = 0; j < m->pano_height; j++)
-        for (int i = 0; i < m->pano_width; i++) {
+    for (int j = 0; j < ph; j++)
+        for (int i = 0; i < pw; i++) {
             float u, v;
-            n += fovea_map_lookup(m, c, i, j, &u, &v) != 0;
+            n += fovea_stitch_map_lookup(m, c, i, j, &u, &v) != 0;
         }
     return n;
 }
@@ -229,13 +230,18 @@ static int cmd_map_info(int argc, char **argv)
     if (st < 0)
         return cli_report(path, 0, err, st);
 
-    const double total = (double)m->pano_width * (double)m->pano_height;
+    int pano_w = 0, pano_h = 0, ncam = 0;
+    fovea_stitch_map_geometry(m, &pano_w, &pano_h, &ncam);
+    const double total = (double)pano_w * (double)pano_h;
     double seen_pct[FOVEA_STITCH_MAX_CAMERAS];
+    fovea_stitch_map_camera_info cam[FOVEA_STITCH_MAX_CAMERAS];
     int explicit_weights = 0;
-    for (int c = 0; c < m->num_cameras; c++) {
+    for (int c = 0; c < ncam; c++) {
+        fovea_stitch_map_get_camera_info(m, c, &cam[c]);
         seen_pct[c] = 100.0 * (double)camera_seen(m, c) / total;
-        explicit_weights |= m->cam[c].weight != NULL;
+        explicit_weights |= cam[c].explicit_weights;
     }
+    const float feather = fovea_stitch_map_feather(m);
 
     int rc = CLI_EXIT_OK;
     if (json) {
@@ -246,27 +252,27 @@ static int cmd_map_info(int argc, char **argv)
             return CLI_EXIT_RUNTIME;
         }
         cJSON_AddStringToObject(root, "map", path);
-        cJSON_AddNumberToObject(root, "width", m->pano_width);
-        cJSON_AddNumberToObject(root, "height", m->pano_height);
+        cJSON_AddNumberToObject(root, "width", pano_w);
+        cJSON_AddNumberToObject(root, "height", pano_h);
         /* the feather shapes computed weights only: imported maps carry theirs */
         if (explicit_weights)
             cJSON_AddNullToObject(root, "feather");
         else
-            cJSON_AddNumberToObject(root, "feather", m->feather);
+            cJSON_AddNumberToObject(root, "feather", feather);
         cJSON_AddBoolToObject(root, "explicit_weights", explicit_weights);
         cJSON *cams = cJSON_AddArrayToObject(root, "cameras");
-        for (int c = 0; c < m->num_cameras; c++) {
-            const fovea_camera_map *cm = &m->cam[c];
+        for (int c = 0; c < ncam; c++) {
+            const fovea_stitch_map_camera_info *cm = &cam[c];
             cJSON *o = cJSON_CreateObject();
             cJSON_AddNumberToObject(o, "index", c);
-            cJSON_AddNumberToObject(o, "width", cm->cam_width);
-            cJSON_AddNumberToObject(o, "height", cm->cam_height);
-            cJSON_AddNumberToObject(o, "grid_step", cm->step);
-            cJSON_AddNumberToObject(o, "grid_width", cm->grid_w);
-            cJSON_AddNumberToObject(o, "grid_height", cm->grid_h);
+            cJSON_AddNumberToObject(o, "width", cm->width);
+            cJSON_AddNumberToObject(o, "height", cm->height);
+            cJSON_AddNumberToObject(o, "grid_step", cm->grid_step);
+            cJSON_AddNumberToObject(o, "grid_width", cm->grid_width);
+            cJSON_AddNumberToObject(o, "grid_height", cm->grid_height);
             cJSON_AddNumberToObject(o, "px_scale", cm->px_scale);
-            cJSON_AddBoolToObject(o, "fisheye_clip", cm->clip_rx > 0.0f);
-            cJSON_AddBoolToObject(o, "explicit_weights", cm->weight != NULL);
+            cJSON_AddBoolToObject(o, "fisheye_clip", cm->fisheye_clip);
+            cJSON_AddBoolToObject(o, "explicit_weights", cm->explicit_weights);
             cJSON_AddNumberToObject(o, "coverage_pct", seen_pct[c]);
             cJSON_AddItemToArray(cams, o);
         }
@@ -274,18 +280,19 @@ static int cmd_map_info(int argc, char **argv)
         cJSON_Delete(root);
     } else {
         printf("%s\n", path);
-        printf("panorama: %dx%d\n", m->pano_width, m->pano_height);
+        printf("panorama: %dx%d\n", pano_w, pano_h);
         if (!explicit_weights)
-            printf("feather: %g px\n", (double)m->feather);
+            printf("feather: %g px\n", (double)feather);
         printf("explicit weights: %s\n", explicit_weights ? "yes" : "no (computed from seams)");
-        printf("cameras: %d\n", m->num_cameras);
-        for (int c = 0; c < m->num_cameras; c++) {
-            const fovea_camera_map *cm = &m->cam[c];
+        printf("cameras: %d\n", ncam);
+        for (int c = 0; c < ncam; c++) {
+            const fovea_stitch_map_camera_info *cm = &cam[c];
             char size[32];
-            snprintf(size, sizeof(size), "%dx%d", cm->cam_width, cm->cam_height);
-            printf("  %2d  %-11s  step %2d (grid %dx%d)  sees %6.2f%%%s%s\n", c, size, cm->step,
-                   cm->grid_w, cm->grid_h, seen_pct[c], cm->clip_rx > 0.0f ? "  fisheye clip" : "",
-                   cm->weight ? "  explicit weights" : "");
+            snprintf(size, sizeof(size), "%dx%d", cm->width, cm->height);
+            printf("  %2d  %-11s  step %2d (grid %dx%d)  sees %6.2f%%%s%s\n", c, size,
+                   cm->grid_step, cm->grid_width, cm->grid_height, seen_pct[c],
+                   cm->fisheye_clip ? "  fisheye clip" : "",
+                   cm->explicit_weights ? "  explicit weights" : "");
         }
     }
     fovea_stitch_map_destroy(&m);

@@ -6,12 +6,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fovea/io.h"
+#include "fovea/rig.h"
 #include "fovea/stitch.h"
-#include "io/png_internal.h"
-#include "stitch/coverage.h"
-#include "stitch/map.h"
-#include "stitch/map_build.h"
-#include "stitch/rig.h"
 
 /* ------------------------------------------------------------------ rig (dispatch) */
 
@@ -154,6 +151,22 @@ static int parse_check_args(check_args *a, int argc, char **argv)
     return CLI_EXIT_OK;
 }
 
+/* What the report shows of a rig, read through its queries once. */
+typedef struct rig_info {
+    fovea_rig_panorama pano;
+    int num_cameras;
+    fovea_rig_camera cameras[FOVEA_RIG_MAX_CAMERAS];
+} rig_info;
+
+static void get_rig_info(const fovea_rig *rig, rig_info *ri)
+{
+    memset(ri, 0, sizeof(*ri));
+    fovea_rig_get_panorama(rig, &ri->pano);
+    ri->num_cameras = fovea_rig_num_cameras(rig);
+    for (int c = 0; c < ri->num_cameras; c++)
+        fovea_rig_get_camera(rig, c, &ri->cameras[c]);
+}
+
 static cJSON *json_numbers(const double *v, int n)
 {
     cJSON *arr = cJSON_CreateArray();
@@ -162,8 +175,8 @@ static cJSON *json_numbers(const double *v, int n)
     return arr;
 }
 
-static cJSON *check_json(const check_args *a, const fovea_rig *rig,
-                         const fovea_map_build_stats *stats, const fovea_coverage *cov,
+static cJSON *check_json(const check_args *a, const rig_info *rig,
+                         const fovea_map_build_stats *stats, const fovea_stitch_coverage *cov,
                          double build_seconds)
 {
     cJSON *root = cJSON_CreateObject();
@@ -173,15 +186,15 @@ static cJSON *check_json(const check_args *a, const fovea_rig *rig,
     cJSON_AddBoolToObject(root, "valid", 1);
 
     cJSON *pano = cJSON_AddObjectToObject(root, "panorama");
-    cJSON_AddStringToObject(pano, "projection", fovea_projection_name(rig->projection));
-    cJSON_AddNumberToObject(pano, "width", rig->width);
-    cJSON_AddNumberToObject(pano, "height", rig->height);
-    cJSON_AddNumberToObject(pano, "hfov", rig->hfov);
-    cJSON_AddNumberToObject(pano, "vfov", rig->vfov);
-    cJSON_AddNumberToObject(pano, "yaw", rig->yaw);
-    cJSON_AddNumberToObject(pano, "pitch", rig->pitch);
-    cJSON_AddNumberToObject(pano, "feather", rig->feather);
-    cJSON_AddNumberToObject(pano, "max_theta", rig->max_theta);
+    cJSON_AddStringToObject(pano, "projection", fovea_projection_name(rig->pano.projection));
+    cJSON_AddNumberToObject(pano, "width", rig->pano.width);
+    cJSON_AddNumberToObject(pano, "height", rig->pano.height);
+    cJSON_AddNumberToObject(pano, "hfov", rig->pano.hfov);
+    cJSON_AddNumberToObject(pano, "vfov", rig->pano.vfov);
+    cJSON_AddNumberToObject(pano, "yaw", rig->pano.yaw);
+    cJSON_AddNumberToObject(pano, "pitch", rig->pano.pitch);
+    cJSON_AddNumberToObject(pano, "feather", rig->pano.feather);
+    cJSON_AddNumberToObject(pano, "max_theta", rig->pano.max_theta);
 
     cJSON *cams = cJSON_AddArrayToObject(root, "cameras");
     for (int c = 0; c < rig->num_cameras; c++) {
@@ -248,17 +261,17 @@ static void format_angle(char *buf, size_t n, double deg)
         snprintf(buf, n, "~%6.1f", fmod(deg, 360.0));
 }
 
-static void print_report(FILE *fp, const check_args *a, const fovea_rig *rig,
-                         const fovea_map_build_stats *stats, const fovea_coverage *cov)
+static void print_report(FILE *fp, const check_args *a, const rig_info *rig,
+                         const fovea_map_build_stats *stats, const fovea_stitch_coverage *cov)
 {
     fprintf(fp, "%s: valid\n", a->rig_path);
-    fprintf(fp, "panorama: %dx%d %s, hfov %g", rig->width, rig->height,
-            fovea_projection_name(rig->projection), rig->hfov);
-    if (rig->projection == FOVEA_PROJ_EQUIRECTANGULAR)
-        fprintf(fp, ", vfov %g", rig->vfov);
-    if (rig->yaw != 0.0 || rig->pitch != 0.0)
-        fprintf(fp, ", yaw %g, pitch %g", rig->yaw, rig->pitch);
-    fprintf(fp, ", feather %g\n", rig->feather);
+    fprintf(fp, "panorama: %dx%d %s, hfov %g", rig->pano.width, rig->pano.height,
+            fovea_projection_name(rig->pano.projection), rig->pano.hfov);
+    if (rig->pano.projection == FOVEA_PROJ_EQUIRECTANGULAR)
+        fprintf(fp, ", vfov %g", rig->pano.vfov);
+    if (rig->pano.yaw != 0.0 || rig->pano.pitch != 0.0)
+        fprintf(fp, ", yaw %g, pitch %g", rig->pano.yaw, rig->pano.pitch);
+    fprintf(fp, ", feather %g\n", rig->pano.feather);
 
     int name_w = 4;
     for (int c = 0; c < rig->num_cameras; c++) {
@@ -311,11 +324,11 @@ static void warn_turn(const check_args *a, const char *field, double deg, const 
 }
 
 /* Problems worth a warning that do not make the rig invalid. */
-static void print_warnings(const check_args *a, const fovea_rig *rig,
-                           const fovea_map_build_stats *stats, const fovea_coverage *cov)
+static void print_warnings(const check_args *a, const rig_info *rig,
+                           const fovea_map_build_stats *stats, const fovea_stitch_coverage *cov)
 {
-    warn_turn(a, "panorama.yaw", rig->yaw, "the panorama");
-    warn_turn(a, "panorama.pitch", rig->pitch, "the panorama");
+    warn_turn(a, "panorama.yaw", rig->pano.yaw, "the panorama");
+    warn_turn(a, "panorama.pitch", rig->pano.pitch, "the panorama");
     for (int c = 0; c < rig->num_cameras; c++) {
         const fovea_rig_camera *rc = &rig->cameras[c];
         const double angles[3] = {rc->yaw, rc->pitch, rc->roll};
@@ -350,17 +363,17 @@ static void print_warnings(const check_args *a, const fovea_rig *rig,
 
 static int write_coverage_png(const char *path, const fovea_stitch_map *map)
 {
+    int pw = 0, ph = 0;
+    fovea_stitch_map_geometry(map, &pw, &ph, NULL);
     fovea_frame img;
     memset(&img, 0, sizeof(img));
-    int st = fovea_frame_alloc(NULL, &img, map->pano_width, map->pano_height, FOVEA_PIX_RGB24,
-                               FOVEA_MEM_HOST);
+    int st = fovea_frame_alloc(NULL, &img, pw, ph, FOVEA_PIX_RGB24, FOVEA_MEM_HOST);
     if (st < 0) {
-        cli_error(path, "cannot allocate a %dx%d picture: %s", map->pano_width,
-                  map->pano_height, fovea_strerror(st));
+        cli_error(path, "cannot allocate a %dx%d picture: %s", pw, ph, fovea_strerror(st));
         return CLI_EXIT_RUNTIME;
     }
     int rc = CLI_EXIT_OK;
-    st = fovea_map_coverage_image(map, img.data[0], img.stride[0]);
+    st = fovea_stitch_map_coverage_image(map, &img);
     if (st < 0) {
         cli_error(path, "cannot draw the coverage picture: %s", fovea_strerror(st));
         rc = CLI_EXIT_RUNTIME;
@@ -396,23 +409,24 @@ static int cmd_rig_check(int argc, char **argv)
     if (rc != CLI_EXIT_OK)
         return rc;
 
-    fovea_rig *rig = calloc(1, sizeof(*rig));
-    fovea_stitch_map map;
-    memset(&map, 0, sizeof(map));
+    fovea_rig *rig = NULL;
+    rig_info *info = calloc(1, sizeof(*info));
+    fovea_stitch_map *map = NULL;
     fovea_context *ctx = NULL;
     char err[1024] = "";
-    if (!rig) {
+    if (!info) {
         cli_error(NULL, "out of memory");
         return CLI_EXIT_RUNTIME;
     }
 
-    int st = fovea_rig_load(a.rig_path, rig, err, sizeof(err));
+    int st = fovea_rig_open(&rig, a.rig_path, err, sizeof(err));
     if (st < 0) {
         if (a.json)
             write_invalid_json(&a, err);
         rc = cli_report(a.rig_path, 0, err, st);
         goto end;
     }
+    get_rig_info(rig, info);
 
     fovea_settings s;
     fovea_default_settings(&s);
@@ -427,13 +441,12 @@ static int cmd_rig_check(int argc, char **argv)
 
     fovea_map_build_stats stats;
     memset(&stats, 0, sizeof(stats));
-    fovea_map_build_options bopt;
-    fovea_map_build_default_options(&bopt);
-    bopt.max_step = a.max_step;
-    bopt.tolerance = a.tolerance;
-    bopt.stats = &stats;
+    fovea_map_build_settings bs;
+    fovea_map_build_default_settings(&bs);
+    bs.max_step = a.max_step;
+    bs.tolerance = a.tolerance;
     double t0 = cli_now();
-    st = fovea_map_build(ctx, rig, &map, &bopt);
+    st = fovea_stitch_map_build(ctx, rig, &bs, &map, &stats);
     double build_seconds = cli_now() - t0;
     if (st < 0) {
         const char *detail = fovea_last_error(ctx);
@@ -442,8 +455,8 @@ static int cmd_rig_check(int argc, char **argv)
         goto end;
     }
 
-    fovea_coverage cov;
-    st = fovea_map_coverage(&map, &cov);
+    fovea_stitch_coverage cov;
+    st = fovea_stitch_map_coverage(map, &cov);
     if (st < 0) {
         cli_error(a.rig_path, "cannot measure the coverage: %s", fovea_strerror(st));
         rc = CLI_EXIT_RUNTIME;
@@ -452,20 +465,20 @@ static int cmd_rig_check(int argc, char **argv)
 
     int json_stdout = a.json && strcmp(a.json, "-") == 0;
     if (!a.quiet)
-        print_report(json_stdout ? stderr : stdout, &a, rig, &stats, &cov);
-    print_warnings(&a, rig, &stats, &cov);
+        print_report(json_stdout ? stderr : stdout, &a, info, &stats, &cov);
+    print_warnings(&a, info, &stats, &cov);
 
-    if (a.png && (rc = write_coverage_png(a.png, &map)) != CLI_EXIT_OK)
+    if (a.png && (rc = write_coverage_png(a.png, map)) != CLI_EXIT_OK)
         goto end;
     if (a.save_map) {
-        st = fovea_stitch_map_save(&map, a.save_map, err, sizeof(err));
+        st = fovea_stitch_map_save(map, a.save_map, err, sizeof(err));
         if (st < 0) {
             rc = cli_report(a.save_map, 1, err, st);
             goto end;
         }
     }
     if (a.json) {
-        cJSON *root = check_json(&a, rig, &stats, &cov, build_seconds);
+        cJSON *root = check_json(&a, info, &stats, &cov, build_seconds);
         if (!root) {
             cli_error(NULL, "out of memory");
             rc = CLI_EXIT_RUNTIME;
@@ -476,8 +489,9 @@ static int cmd_rig_check(int argc, char **argv)
     }
 
 end:
-    fovea_stitch_map_free(&map);
+    fovea_stitch_map_destroy(&map);
     fovea_close(&ctx);
-    free(rig);
+    fovea_rig_close(&rig);
+    free(info);
     return rc;
 }

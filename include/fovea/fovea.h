@@ -46,6 +46,10 @@ FOVEA_API int fovea_cuda_compiled(void);
  *  @return FOVEA_OK, or FOVEA_ERR_NO_DEVICE when CUDA is not compiled in */
 FOVEA_API int fovea_cuda_versions(int *runtime, int *driver);
 
+/** @return the number of online CPUs (at least 1): the worker threads a context
+ *  made with threads = 0 gets. */
+FOVEA_API int fovea_cpu_count(void);
+
 /** Backend choice for every system. AUTO = CUDA when a device is present. */
 typedef enum fovea_backend {
     FOVEA_BACKEND_AUTO = 0,

@@ -177,6 +177,17 @@ FOVEA_API void fovea_outfile_abort(fovea_outfile **of);
  *  For refusing an output that is one of the inputs before opening it. */
 FOVEA_API int fovea_same_file(const char *a, const char *b);
 
+/* ---------------------------------------------------------------- stills */
+
+/** Write one host frame as a PNG file (gray8, gray10/12/16, rgb24 or rgba; the
+ *  encoding of the PNG writer) through fovea_outfile: a file being replaced keeps
+ *  its old content on failure.
+ *  @param err receives "<path>: <reason>" on failure (may be NULL)
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG, FOVEA_ERR_UNSUPPORTED (YUV formats:
+ *          convert first), FOVEA_ERR_IO, FOVEA_ERR_NOMEM or FOVEA_ERR_INTERNAL */
+FOVEA_API int fovea_png_write_file(const char *path, const fovea_frame *f, char *err,
+                                   size_t errsz);
+
 /* In-memory decoders used by the readers above and by the fuzz targets.
  * They allocate f (host) on success. */
 

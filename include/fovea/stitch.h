@@ -6,6 +6,7 @@
 
 #include "fovea/convert.h"
 #include "fovea/fovea.h"
+#include "fovea/rig.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +41,113 @@ FOVEA_API void fovea_stitch_map_camera_size(const fovea_stitch_map *map, int cam
 FOVEA_API int fovea_stitch_map_covers_any(const fovea_stitch_map *map);
 /** Free a map and set *map to NULL. */
 FOVEA_API void fovea_stitch_map_destroy(fovea_stitch_map **map);
+
+/* ---------------------------------------------------------------- building and describing maps */
+
+/** How fovea_stitch_map_build stores each camera's lookup. */
+typedef struct fovea_map_build_settings {
+    int max_step;           /**< coarsest grid tried: 1, 2, 4, 8, 16 or 32 (default 16) */
+    double tolerance;       /**< allowed |lookup - exact| in u and in v, camera pixels
+                                 (default 0.01) */
+} fovea_map_build_settings;
+
+/** What the build chose for one camera and how well the grid fits. */
+typedef struct fovea_map_camera_stats {
+    int step;               /**< chosen grid step */
+    double max_err;         /**< max |lookup - exact| in u or v (camera px) over every
+                                 pixel that the exact projection or the lookup sees */
+    int64_t seen_exact;     /**< panorama pixels inside the image by the exact projection */
+    int64_t seen_lookup;    /**< panorama pixels the lookup sees */
+    int64_t bad;            /**< pixels failing the check (0 unless fallback) */
+    int fallback;           /**< 1: even step 1 failed the check and was kept anyway */
+} fovea_map_camera_stats;
+
+typedef struct fovea_map_build_stats {
+    int num_cameras;
+    fovea_map_camera_stats cam[FOVEA_STITCH_MAX_CAMERAS];
+} fovea_map_build_stats;
+
+/** Fill s with defaults. */
+FOVEA_API void fovea_map_build_default_settings(fovea_map_build_settings *s);
+
+/** Build a map from a rig. For each camera, grids of step max_step, max_step/2,
+ *  ..., 2 are checked at every panorama pixel against the exact projection; the
+ *  coarsest that stays within tolerance is kept, else step 1 (every pixel stored).
+ *  @param ctx   threads for the build, and the message of a failure (may be NULL)
+ *  @param s     settings, or NULL for defaults
+ *  @param map   receives the map (NULL on failure)
+ *  @param stats receives what was chosen per camera (may be NULL)
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (bad rig or settings), FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_stitch_map_build(fovea_context *ctx, const fovea_rig *rig,
+                                     const fovea_map_build_settings *s, fovea_stitch_map **map,
+                                     fovea_map_build_stats *stats);
+
+/** One camera of a map, as stored. */
+typedef struct fovea_stitch_map_camera_info {
+    int width, height;         /**< camera image size */
+    int grid_step;             /**< lookup grid spacing, panorama pixels (1 = every pixel) */
+    int grid_width, grid_height; /**< lookup grid nodes */
+    float px_scale;            /**< panorama pixels per camera pixel near the image center */
+    int fisheye_clip;          /**< 1: a fisheye visibility ellipse limits what it sees */
+    int explicit_weights;      /**< 1: blend weights stored per pixel (imported tables);
+                                    0: computed from the seams */
+} fovea_stitch_map_camera_info;
+
+/** Describe camera cam of a map. @return FOVEA_OK or FOVEA_ERR_INVALID_ARG */
+FOVEA_API int fovea_stitch_map_get_camera_info(const fovea_stitch_map *map, int cam,
+                                               fovea_stitch_map_camera_info *info);
+
+/** @return the blend feather of a map (transition width across a seam, panorama
+ *  pixels; it shapes computed weights only), or -1 for NULL */
+FOVEA_API float fovea_stitch_map_feather(const fovea_stitch_map *map);
+
+/** Where camera cam samples panorama pixel (i, j), by the stored lookup.
+ *  @param u, v receive the camera pixel coordinates (pixel centers at integers),
+ *              also outside the image; NaN where the projection is undefined
+ *              (either may be NULL)
+ *  @return 1 when the camera sees the pixel, 0 otherwise (also for arguments out
+ *          of range) */
+FOVEA_API int fovea_stitch_map_lookup(const fovea_stitch_map *map, int cam, int i, int j,
+                                      float *u, float *v);
+
+/** Blend weights of every camera at panorama pixel (i, j), as the stitcher uses
+ *  them: w[c] > 0 for the cameras that see it, 0 for the others; u[c], v[c] where
+ *  each samples it. Arrays hold FOVEA_STITCH_MAX_CAMERAS entries.
+ *  @return the number of cameras with w > 0 (0: uncovered, or arguments out of range) */
+FOVEA_API int fovea_stitch_map_weights(const fovea_stitch_map *map, int i, int j,
+                                       float w[FOVEA_STITCH_MAX_CAMERAS],
+                                       float u[FOVEA_STITCH_MAX_CAMERAS],
+                                       float v[FOVEA_STITCH_MAX_CAMERAS]);
+
+/** Who sees what in a map (by fovea_stitch_map_lookup), for checking a rig. */
+typedef struct fovea_stitch_coverage {
+    int num_cameras;
+    int64_t total;                 /**< panorama pixels */
+    double pct_none;               /**< % of panorama pixels seen by no camera */
+    double pct_one;                /**< ... by exactly one camera */
+    double pct_multi;              /**< ... by two or more */
+    double pct_camera[FOVEA_STITCH_MAX_CAMERAS];  /**< ... by camera c */
+    /** Pairs a < b (entries [a][b]; [b][a] mirrors them, the diagonal is 0):
+     *  pct: % of panorama pixels both see; rows: rows where both see at least one
+     *  pixel; width: median over those rows of the number of pixels both see in the
+     *  row (the overlap's horizontal extent in panorama pixels; 0 when none). */
+    double overlap_pct[FOVEA_STITCH_MAX_CAMERAS][FOVEA_STITCH_MAX_CAMERAS];
+    int overlap_rows[FOVEA_STITCH_MAX_CAMERAS][FOVEA_STITCH_MAX_CAMERAS];
+    double overlap_width[FOVEA_STITCH_MAX_CAMERAS][FOVEA_STITCH_MAX_CAMERAS];
+} fovea_stitch_coverage;
+
+/** Measure the coverage of a map.
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG or FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_stitch_map_coverage(const fovea_stitch_map *map, fovea_stitch_coverage *out);
+
+/** Draw the coverage of a map: each pixel is the weight-blended colour of the
+ *  cameras, at 60% intensity where one camera sees it and full intensity in
+ *  overlaps; seams (the camera of largest weight differs from the right or lower
+ *  neighbour's) are white; uncovered pixels black.
+ *  @param out host RGB24 frame of the panorama's size
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG, FOVEA_ERR_MISMATCH (out's size, format
+ *          or memory) or FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_stitch_map_coverage_image(const fovea_stitch_map *map, fovea_frame *out);
 
 /** Per-camera color correction: out = 255 * (clamp(gain[k] * in, 0, 255) / 255) ^ gamma,
  *  per RGB channel k. Identity: gains 1, gamma 1. */
@@ -118,6 +226,23 @@ FOVEA_API int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *cons
                                      int apply, fovea_color_correction *result);
 
 FOVEA_API void fovea_stitcher_destroy(fovea_stitcher **st);
+
+/** How far apart the cameras' colours are where they overlap: the mean |A - B| in
+ *  code values over every pixel of every other row and column that two cameras
+ *  see with weight > 0 (every such pair), and over R, G and B of RGBA inputs or
+ *  Y, U and V of I420 inputs, each camera's bilinear samples put through the
+ *  correction tables the stitcher builds for cc (with s's YUV conventions for
+ *  I420). Compare cc with identity corrections to see what a balance gains.
+ *  @param inputs n host frames, all RGBA or all I420, each its camera's size
+ *  @param cc     n corrections
+ *  @param s      the stitch settings (YUV conventions), or NULL for defaults
+ *  @param mismatch receives the mean (0 when nothing overlaps)
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG, FOVEA_ERR_MISMATCH (count, sizes,
+ *          formats, memory) or FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_stitch_overlap_mismatch(const fovea_stitch_map *map,
+                                            const fovea_frame *const *inputs, int n,
+                                            const fovea_color_correction *cc,
+                                            const fovea_stitch_settings *s, double *mismatch);
 
 /** Largest gain or gamma fovea_color_corrections_from_json accepts. */
 #define FOVEA_COLOR_JSON_MAX 1e6

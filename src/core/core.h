@@ -59,8 +59,7 @@ int fovea_threadpool_size(const struct fovea_threadpool *pool);
  * ctx may be NULL (runs serially). Nested calls from a worker run serially. */
 void fovea_parallel_for(fovea_context *ctx, int n, int grain, fovea_range_fn fn, void *arg);
 
-/* Number of online CPUs (at least 1). */
-int fovea_cpu_count(void);
+/* fovea_cpu_count(): fovea/fovea.h */
 
 /* Overflow-checked size arithmetic: return 0 on overflow, 1 on success. */
 static inline int fovea_mul_size(size_t a, size_t b, size_t *out)

@@ -10,7 +10,7 @@
 
 #include "core/core.h"
 #include "io_internal.h"
-#include "png_internal.h"
+#include "fovea/io.h"
 
 /* Frames are large and written often: favour speed over size. Level 2 with the
  * Sub filter is several times faster than libpng's defaults (level 6, adaptive

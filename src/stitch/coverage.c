@@ -22,7 +22,7 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int fovea_map_coverage(const fovea_stitch_map *m, fovea_coverage *out)
+int fovea_stitch_map_coverage(const fovea_stitch_map *m, fovea_stitch_coverage *out)
 {
     if (!map_ok(m) || !out)
         return FOVEA_ERR_INVALID_ARG;

@@ -65,6 +65,14 @@ void fovea_pano_dir(const fovea_rig *rig, double x, double y, double d[3])
     fovea_mat_vec(r, d0, d);
 }
 
+int fovea_rig_panorama_to_dir(const fovea_rig *rig, double x, double y, double d[3])
+{
+    if (!rig || !d)
+        return FOVEA_ERR_INVALID_ARG;
+    fovea_pano_dir(rig, x, y, d);
+    return FOVEA_OK;
+}
+
 int fovea_dir_to_pano(const fovea_rig *rig, const double d[3], double *x, double *y)
 {
     double r[3][3], d0[3];

@@ -42,12 +42,7 @@ int fovea_camera_project(const fovea_rig_camera *cam, double theta_limit, const 
  * fisheye: Newton on td). @return 1 on success, 0 when no inverse exists. */
 int fovea_camera_unproject(const fovea_rig_camera *cam, double u, double v, double p[3]);
 
-/* Rig level: world direction -> (u, v) of camera cam with the spec's visibility rule
- * (rig max_theta for fisheye). @return 1 when defined, 0 otherwise. */
-int fovea_rig_dir_to_camera(const fovea_rig *rig, int cam, const double d[3], double *u,
-                            double *v);
-/* Camera cam's image point -> unit world direction. @return 1 on success. */
-int fovea_rig_camera_to_dir(const fovea_rig *rig, int cam, double u, double v, double d[3]);
+/* Rig level: fovea_rig_dir_to_camera and fovea_rig_camera_to_dir (fovea/rig.h). */
 
 /* Exact projection of panorama pixel (i, j) into camera cam.
  * @return 1 when the projection is defined (pz > 0 / theta < max_theta), with u, v

@@ -1,10 +1,12 @@
 /* Public map handle: construction from a rig, map files and imported tables,
  * and the deep copy the stitcher keeps. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "fovea/stitch.h"
+#include "stitch/coverage.h"
 #include "stitch/map_build.h"
 #include "stitch/map_file.h"
 #include "stitch/map_import.h"
@@ -105,6 +107,105 @@ int fovea_stitch_map_covers_any(const fovea_stitch_map *map)
             if (fovea_map_weights(map, i, j, w, u, v) > 0)
                 return 1;
     return 0;
+}
+
+void fovea_map_build_default_settings(fovea_map_build_settings *s)
+{
+    if (!s)
+        return;
+    fovea_map_build_options opt;
+    fovea_map_build_default_options(&opt);
+    memset(s, 0, sizeof(*s));
+    s->max_step = opt.max_step;
+    s->tolerance = opt.tolerance;
+}
+
+int fovea_stitch_map_build(fovea_context *ctx, const fovea_rig *rig,
+                           const fovea_map_build_settings *s, fovea_stitch_map **map,
+                           fovea_map_build_stats *stats)
+{
+    if (!map)
+        return FOVEA_ERR_INVALID_ARG;
+    *map = NULL;
+    if (!rig)
+        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "map build: NULL rig");
+    fovea_map_build_options opt;
+    fovea_map_build_default_options(&opt);
+    if (s) {
+        opt.max_step = s->max_step;
+        opt.tolerance = s->tolerance;
+    }
+    opt.stats = stats;
+    int st = new_map(map);
+    if (st < 0)
+        return st;
+    st = fovea_map_build(ctx, rig, *map, &opt);
+    if (st < 0)
+        fovea_stitch_map_destroy(map);
+    return st;
+}
+
+int fovea_stitch_map_get_camera_info(const fovea_stitch_map *map, int cam,
+                                     fovea_stitch_map_camera_info *info)
+{
+    if (!map || !info || cam < 0 || cam >= map->num_cameras || cam >= FOVEA_STITCH_MAX_CAMERAS)
+        return FOVEA_ERR_INVALID_ARG;
+    const fovea_camera_map *cm = &map->cam[cam];
+    memset(info, 0, sizeof(*info));
+    info->width = cm->cam_width;
+    info->height = cm->cam_height;
+    info->grid_step = cm->step;
+    info->grid_width = cm->grid_w;
+    info->grid_height = cm->grid_h;
+    info->px_scale = cm->px_scale;
+    info->fisheye_clip = cm->clip_rx > 0.0f;
+    info->explicit_weights = cm->weight != NULL;
+    return FOVEA_OK;
+}
+
+float fovea_stitch_map_feather(const fovea_stitch_map *map)
+{
+    return map ? map->feather : -1.0f;
+}
+
+int fovea_stitch_map_lookup(const fovea_stitch_map *map, int cam, int i, int j, float *u,
+                            float *v)
+{
+    float uu, vv;
+    if (!map) {
+        uu = vv = NAN;
+        if (u)
+            *u = uu;
+        if (v)
+            *v = vv;
+        return 0;
+    }
+    int seen = fovea_map_lookup(map, cam, i, j, &uu, &vv);
+    if (u)
+        *u = uu;
+    if (v)
+        *v = vv;
+    return seen;
+}
+
+int fovea_stitch_map_weights(const fovea_stitch_map *map, int i, int j,
+                             float w[FOVEA_STITCH_MAX_CAMERAS], float u[FOVEA_STITCH_MAX_CAMERAS],
+                             float v[FOVEA_STITCH_MAX_CAMERAS])
+{
+    if (!map || !w)
+        return 0;
+    return fovea_map_weights(map, i, j, w, u, v);
+}
+
+int fovea_stitch_map_coverage_image(const fovea_stitch_map *map, fovea_frame *out)
+{
+    if (!map || !out || !out->data[0])
+        return FOVEA_ERR_INVALID_ARG;
+    if (out->fmt != FOVEA_PIX_RGB24 || out->width != map->pano_width ||
+        out->height != map->pano_height ||
+        (out->mem != FOVEA_MEM_HOST && out->mem != FOVEA_MEM_PINNED))
+        return FOVEA_ERR_MISMATCH;
+    return fovea_map_coverage_image(map, out->data[0], out->stride[0]);
 }
 
 void fovea_stitch_map_destroy(fovea_stitch_map **map)

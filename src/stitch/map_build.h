@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "fovea/fovea.h"
+#include "fovea/stitch.h"
 #include "stitch/map.h"
 #include "stitch/rig.h"
 
@@ -17,20 +18,7 @@
 #define FOVEA_MAP_FISHEYE_EXTRA_CELLS 3.0
 #define FOVEA_MAP_FISHEYE_EXTRA_MAX_DEG 20.0
 
-typedef struct fovea_map_camera_stats {
-    int step;               /* chosen grid step */
-    double max_err;         /* max |lookup - exact| in u or v (camera px) over every
-                               pixel that the exact projection or the lookup sees */
-    int64_t seen_exact;     /* panorama pixels inside the image by the exact projection */
-    int64_t seen_lookup;    /* panorama pixels the lookup sees */
-    int64_t bad;            /* pixels failing the check (0 unless fallback) */
-    int fallback;           /* 1: even step 1 failed the check and was kept anyway */
-} fovea_map_camera_stats;
-
-typedef struct fovea_map_build_stats {
-    int num_cameras;
-    fovea_map_camera_stats cam[FOVEA_STITCH_MAX_CAMERAS];
-} fovea_map_build_stats;
+/* fovea_map_camera_stats, fovea_map_build_stats: fovea/stitch.h */
 
 typedef struct fovea_map_build_options {
     int max_step;           /* coarsest grid tried: 1, 2, 4, 8, 16 or 32 (default 16) */

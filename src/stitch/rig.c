@@ -732,3 +732,115 @@ int fovea_rig_write_json(const fovea_rig *rig, FILE *f)
     free(s);
     return rc;
 }
+
+/* ------------------------------------------------------------------ public handle */
+
+void fovea_rig_default_panorama(fovea_rig_panorama *p)
+{
+    if (!p)
+        return;
+    memset(p, 0, sizeof(*p));
+    p->projection = FOVEA_PROJ_EQUIRECTANGULAR;
+    p->feather = FOVEA_RIG_DEFAULT_FEATHER;
+    p->max_theta = FOVEA_RIG_DEFAULT_MAX_THETA;
+}
+
+int fovea_rig_open(fovea_rig **rig, const char *path, char *err, size_t errsz)
+{
+    if (!rig)
+        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+    *rig = calloc(1, sizeof(**rig));
+    if (!*rig)
+        return fovea_errbuf(err, errsz, FOVEA_ERR_NOMEM, "rig: out of memory");
+    int st = fovea_rig_load(path, *rig, err, errsz);
+    if (st < 0)
+        fovea_rig_close(rig);
+    return st;
+}
+
+int fovea_rig_open_json(fovea_rig **rig, const char *json, size_t len, char *err, size_t errsz)
+{
+    if (!rig || !json)
+        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+    *rig = calloc(1, sizeof(**rig));
+    if (!*rig)
+        return fovea_errbuf(err, errsz, FOVEA_ERR_NOMEM, "rig: out of memory");
+    int st = fovea_rig_parse(json, len, *rig, err, errsz);
+    if (st < 0)
+        fovea_rig_close(rig);
+    return st;
+}
+
+int fovea_rig_create(fovea_rig **rig, const fovea_rig_panorama *pano,
+                     const fovea_rig_camera *cams, int n, char *err, size_t errsz)
+{
+    if (!rig)
+        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+    *rig = NULL;
+    if (!pano || (n > 0 && !cams))
+        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+    if (n < 1 || n > FOVEA_RIG_MAX_CAMERAS)
+        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
+                            "cameras: expected 1..%d cameras, got %d", FOVEA_RIG_MAX_CAMERAS, n);
+    fovea_rig *r = calloc(1, sizeof(*r));
+    if (!r)
+        return fovea_errbuf(err, errsz, FOVEA_ERR_NOMEM, "rig: out of memory");
+    r->projection = pano->projection;
+    r->width = pano->width;
+    r->height = pano->height;
+    r->hfov = pano->hfov;
+    r->vfov = pano->vfov;
+    r->yaw = pano->yaw;
+    r->pitch = pano->pitch;
+    r->feather = pano->feather;
+    r->max_theta = pano->max_theta;
+    r->num_cameras = n;
+    memcpy(r->cameras, cams, (size_t)n * sizeof(*cams));
+    for (int c = 0; c < n; c++) /* a name that fills its buffer is cut, never unterminated */
+        r->cameras[c].name[FOVEA_RIG_NAME_LEN - 1] = '\0';
+    int st = fovea_rig_validate(r, err, errsz);
+    if (st < 0) {
+        free(r);
+        return st;
+    }
+    *rig = r;
+    return FOVEA_OK;
+}
+
+void fovea_rig_close(fovea_rig **rig)
+{
+    if (!rig)
+        return;
+    free(*rig);
+    *rig = NULL;
+}
+
+int fovea_rig_get_panorama(const fovea_rig *rig, fovea_rig_panorama *pano)
+{
+    if (!rig || !pano)
+        return FOVEA_ERR_INVALID_ARG;
+    memset(pano, 0, sizeof(*pano));
+    pano->projection = rig->projection;
+    pano->width = rig->width;
+    pano->height = rig->height;
+    pano->hfov = rig->hfov;
+    pano->vfov = rig->vfov;
+    pano->yaw = rig->yaw;
+    pano->pitch = rig->pitch;
+    pano->feather = rig->feather;
+    pano->max_theta = rig->max_theta;
+    return FOVEA_OK;
+}
+
+int fovea_rig_num_cameras(const fovea_rig *rig)
+{
+    return rig ? rig->num_cameras : FOVEA_ERR_INVALID_ARG;
+}
+
+int fovea_rig_get_camera(const fovea_rig *rig, int cam, fovea_rig_camera *out)
+{
+    if (!rig || !out || cam < 0 || cam >= rig->num_cameras || cam >= FOVEA_RIG_MAX_CAMERAS)
+        return FOVEA_ERR_INVALID_ARG;
+    *out = rig->cameras[cam];
+    return FOVEA_OK;
+}

@@ -46,8 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz: map build: status %d: %s\n", rc, fovea_last_error(ctx));
         abort(); /* a validated rig always gives a map */
     }
-    fovea_coverage cov;
-    if (fovea_map_coverage(&m, &cov) != FOVEA_OK)
+    fovea_stitch_coverage cov;
+    if (fovea_stitch_map_coverage(&m, &cov) != FOVEA_OK)
         abort();
     static uint8_t has[FUZZ_MAX_W * FUZZ_MAX_H];
     fuzz_check_weights(&m, has);

@@ -15,7 +15,7 @@
 #include "stitch/map_build.h"
 #include "stitch/rig.h"
 #include "stitch/stitch_internal.h"
-#include "synth/scene.h"
+#include "scene.h"
 #include "testutil.h"
 
 static const char *rigs[] = {
@@ -474,17 +474,17 @@ int main(void)
         fovea_map_build_options mo;
         fovea_map_build_default_options(&mo);
         REQUIRE(fovea_map_build(cpu, &rig, map, &mo) == FOVEA_OK);
-        fovea_scene_params sp;
-        fovea_scene_default_params(&sp, 7 + r, fovea_scene_rig_pitch(&rig));
-        fovea_scene scene;
-        REQUIRE(fovea_scene_init(&scene, &sp) == FOVEA_OK);
+        scene_params sp;
+        scene_default_params(&sp, 7 + r, scene_rig_pitch(&rig));
+        scene_model scene;
+        REQUIRE(scene_init(&scene, &sp) == FOVEA_OK);
         fovea_frame cams[FOVEA_STITCH_MAX_CAMERAS];
         fovea_frame *camp[FOVEA_STITCH_MAX_CAMERAS];
         for (int c = 0; c < rig.num_cameras; c++) {
             REQUIRE(fovea_frame_alloc(NULL, &cams[c], rig.cameras[c].width, rig.cameras[c].height,
                                       FOVEA_PIX_RGBA, FOVEA_MEM_HOST) == FOVEA_OK);
-            fovea_color_response resp = {{1.0f + 0.05f * c, 1.0f, 1.0f - 0.04f * c}, 1.0f, {0, 0, 0}};
-            REQUIRE(fovea_scene_render_camera(cpu, &scene, &rig, c, &resp, &cams[c]) == FOVEA_OK);
+            color_response resp = {{1.0f + 0.05f * c, 1.0f, 1.0f - 0.04f * c}, 1.0f, {0, 0, 0}};
+            REQUIRE(scene_render_camera(cpu, &scene, &rig, c, &resp, &cams[c]) == FOVEA_OK);
             camp[c] = &cams[c];
         }
         char name[64];

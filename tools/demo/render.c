@@ -1,18 +1,26 @@
 /* Rendering the synthetic scene: a ground-truth panorama of a rig, or the image
  * one rig camera sees (inverse lens model, camera rotation, color response).
- * Exact directions are computed once per pixel center (stitch/geometry.h); the
+ * Exact directions are computed once per pixel center (fovea/rig.h); the
  * n x n sub-samples of a pixel interpolate the directions of the centers around
  * them, which is exact to far below a pixel (directions vary smoothly). */
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
-#include "stitch/geometry.h"
-#include "synth/scene.h"
+#include "fovea/rig.h"
+#include "scene.h"
 
-float fovea_color_response_apply(const fovea_color_response *r, int k, float in)
+#define DEG2RAD (3.14159265358979323846 / 180.0)
+
+/* 1 when (u, v) lies inside a w x h image: 0 <= u <= w-1 and 0 <= v <= h-1. */
+static int inside_image(double u, double v, int w, int h)
+{
+    return u >= 0.0 && u <= (double)(w - 1) && v >= 0.0 && v <= (double)(h - 1);
+}
+
+float color_response_apply(const color_response *r, int k, float in)
 {
     double x = (double)r->gain[k] * in / 255.0;
     x = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
@@ -22,53 +30,59 @@ float fovea_color_response_apply(const fovea_color_response *r, int k, float in)
     return (float)(out < 0.0 ? 0.0 : (out > 255.0 ? 255.0 : out));
 }
 
-/* Angle between the directions of image points (u, v) and (u + du, v + dv) of a
- * camera; 0 when either has no direction. */
-static double camera_step_angle(const fovea_rig_camera *c, double u, double v, double du,
+/* Angle between the world directions of image points (u, v) and (u + du, v + dv)
+ * of camera cam; 0 when either has no direction. */
+static double camera_step_angle(const fovea_rig *rig, int cam, double u, double v, double du,
                                 double dv)
 {
     double a[3], b[3];
-    if (!fovea_camera_unproject(c, u, v, a) || !fovea_camera_unproject(c, u + du, v + dv, b))
+    if (!fovea_rig_camera_to_dir(rig, cam, u, v, a) ||
+        !fovea_rig_camera_to_dir(rig, cam, u + du, v + dv, b))
         return 0.0;
     double cx = a[1] * b[2] - a[2] * b[1], cy = a[2] * b[0] - a[0] * b[2];
     double cz = a[0] * b[1] - a[1] * b[0];
     return atan2(sqrt(cx * cx + cy * cy + cz * cz), a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
 }
 
-double fovea_scene_rig_pitch(const fovea_rig *rig)
+double scene_rig_pitch(const fovea_rig *rig)
 {
-    if (!rig || rig->width <= 0)
+    fovea_rig_panorama p;
+    if (fovea_rig_get_panorama(rig, &p) < 0 || p.width <= 0)
         return 0.0;
-    return rig->hfov * FOVEA_DEG2RAD / rig->width;
+    return p.hfov * DEG2RAD / p.width;
 }
 
-double fovea_scene_rig_coarsest_pitch(const fovea_rig *rig)
+double scene_rig_coarsest_pitch(const fovea_rig *rig)
 {
-    if (!rig || rig->width <= 0 || rig->height <= 0)
+    fovea_rig_panorama p;
+    if (fovea_rig_get_panorama(rig, &p) < 0 || p.width <= 0 || p.height <= 0)
         return 0.0;
-    double pitch = rig->hfov * FOVEA_DEG2RAD / rig->width;
-    if (rig->projection == FOVEA_PROJ_EQUIRECTANGULAR) {
-        double v = rig->vfov * FOVEA_DEG2RAD / rig->height;
+    double pitch = p.hfov * DEG2RAD / p.width;
+    if (p.projection == FOVEA_PROJ_EQUIRECTANGULAR) {
+        double v = p.vfov * DEG2RAD / p.height;
         pitch = v > pitch ? v : pitch;
     }
     /* cameras: the largest pixel angle where a camera sees the panorama, over a
      * grid of panorama points */
     const int gx = 48, gy = 24;
-    for (int c = 0; c < rig->num_cameras && c < FOVEA_RIG_MAX_CAMERAS; c++) {
-        const fovea_rig_camera *cam = &rig->cameras[c];
-        if (cam->width < 2 || cam->height < 2 || !(cam->fx > 0.0) || !(cam->fy > 0.0))
+    const int n = fovea_rig_num_cameras(rig);
+    for (int c = 0; c < n && c < FOVEA_RIG_MAX_CAMERAS; c++) {
+        fovea_rig_camera cam;
+        if (fovea_rig_get_camera(rig, c, &cam) < 0 || cam.width < 2 || cam.height < 2 ||
+            !(cam.fx > 0.0) || !(cam.fy > 0.0))
             continue;
         for (int j = 0; j <= gy; j++) {
             for (int i = 0; i <= gx; i++) {
                 double d[3], u, v;
-                fovea_pano_dir(rig, (rig->width - 1.0) * i / gx, (rig->height - 1.0) * j / gy, d);
+                fovea_rig_panorama_to_dir(rig, (p.width - 1.0) * i / gx,
+                                          (p.height - 1.0) * j / gy, d);
                 if (!fovea_rig_dir_to_camera(rig, c, d, &u, &v) ||
-                    !fovea_inside_image(u, v, cam->width, cam->height))
+                    !inside_image(u, v, cam.width, cam.height))
                     continue;
-                u = u > cam->width - 2.0 ? cam->width - 2.0 : u;
-                v = v > cam->height - 2.0 ? cam->height - 2.0 : v;
-                double ah = camera_step_angle(cam, u, v, 1.0, 0.0);
-                double av = camera_step_angle(cam, u, v, 0.0, 1.0);
+                u = u > cam.width - 2.0 ? cam.width - 2.0 : u;
+                v = v > cam.height - 2.0 ? cam.height - 2.0 : v;
+                double ah = camera_step_angle(rig, c, u, v, 1.0, 0.0);
+                double av = camera_step_angle(rig, c, u, v, 0.0, 1.0);
                 pitch = ah > pitch ? ah : pitch;
                 pitch = av > pitch ? av : pitch;
             }
@@ -78,11 +92,10 @@ double fovea_scene_rig_coarsest_pitch(const fovea_rig *rig)
 }
 
 typedef struct render_job {
-    const fovea_scene *s;
+    const scene_model *s;
     const fovea_rig *rig;
-    const fovea_rig_camera *cam;   /* NULL: the panorama */
-    double rot[3][3];              /* panorama or camera rotation (to world) */
-    fovea_color_response resp;
+    int cam;                       /* camera index, or -1: the panorama */
+    color_response resp;
     int use_resp;
     fovea_frame *out;
     int width, height, bpp;
@@ -98,15 +111,9 @@ typedef struct center_dir {
 /* Exact world direction of pixel center / image point (x, y). */
 static int exact_dir(const render_job *job, double x, double y, double d[3])
 {
-    double p[3];
-    if (job->cam) {
-        if (!fovea_camera_unproject(job->cam, x, y, p))
-            return 0;
-    } else {
-        fovea_pano_dir0(job->rig, x, y, p);
-    }
-    fovea_mat_vec(job->rot, p, d);
-    return 1;
+    if (job->cam >= 0)
+        return fovea_rig_camera_to_dir(job->rig, job->cam, x, y, d);
+    return fovea_rig_panorama_to_dir(job->rig, x, y, d) == FOVEA_OK;
 }
 
 /* Directions of the centers of row y, columns -1..width (width + 2 entries). */
@@ -171,7 +178,7 @@ static void render_rows(void *arg, int begin, int end, int thread)
                         continue;
                     }
                     float rgb[3];
-                    fovea_scene_color(job->s, d[0], d[1], d[2], rgb);
+                    scene_color(job->s, d[0], d[1], d[2], rgb);
                     acc[0] += rgb[0];
                     acc[1] += rgb[1];
                     acc[2] += rgb[2];
@@ -182,7 +189,7 @@ static void render_rows(void *arg, int begin, int end, int thread)
             for (int k = 0; k < 3; k++) {
                 float v = count ? (float)(acc[k] / count) : 0.0f;
                 if (job->use_resp && count)
-                    v = fovea_color_response_apply(&job->resp, k, v);
+                    v = color_response_apply(&job->resp, k, v);
                 px[k] = to_u8(v);
             }
             if (job->bpp == 4)
@@ -192,82 +199,114 @@ static void render_rows(void *arg, int begin, int end, int thread)
     free(buf);
 }
 
-static int check_out(fovea_context *ctx, const fovea_frame *out, int w, int h, int *bpp)
+static int check_out(const fovea_frame *out, int w, int h, int *bpp)
 {
     if (!out || !out->data[0])
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "scene render: no output frame");
+        return FOVEA_ERR_INVALID_ARG;
     if (out->mem != FOVEA_MEM_HOST && out->mem != FOVEA_MEM_PINNED)
-        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH, "scene render: output must be host memory");
+        return FOVEA_ERR_MISMATCH;
     if (out->fmt != FOVEA_PIX_RGBA && out->fmt != FOVEA_PIX_RGB24)
-        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH, "scene render: output must be rgba or rgb24");
+        return FOVEA_ERR_MISMATCH;
     if (out->width != w || out->height != h)
-        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
-                               "scene render: output is %dx%d, expected %dx%d", out->width,
-                               out->height, w, h);
+        return FOVEA_ERR_MISMATCH;
     *bpp = out->fmt == FOVEA_PIX_RGBA ? 4 : 3;
     return FOVEA_OK;
+}
+
+/* Rows are handed out in chunks of ROWS_PER_CHUNK to the context's number of
+ * threads (the caller's included); every pixel is a function of the scene and
+ * the rig alone, so the image does not depend on the split. */
+#define ROWS_PER_CHUNK 8
+
+typedef struct render_pool {
+    render_job *job;
+    atomic_int next;
+} render_pool;
+
+static void *render_worker(void *arg)
+{
+    render_pool *pool = arg;
+    for (;;) {
+        int begin = atomic_fetch_add(&pool->next, ROWS_PER_CHUNK);
+        if (begin >= pool->job->height)
+            break;
+        int end = begin + ROWS_PER_CHUNK < pool->job->height ? begin + ROWS_PER_CHUNK
+                                                             : pool->job->height;
+        render_rows(pool->job, begin, end, 0);
+    }
+    return NULL;
 }
 
 static int run_job(fovea_context *ctx, render_job *job)
 {
     atomic_init(&job->failed, 0);
-    fovea_parallel_for(ctx, job->height, 8, render_rows, job);
-    if (atomic_load(&job->failed))
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "scene render: out of memory");
-    return FOVEA_OK;
+    render_pool pool;
+    pool.job = job;
+    atomic_init(&pool.next, 0);
+    int threads = ctx ? fovea_context_threads(ctx) : 1;
+    int chunks = (job->height + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK;
+    threads = threads < chunks ? threads : chunks;
+    threads = threads < 1 ? 1 : (threads > 256 ? 256 : threads);
+    pthread_t tid[256];
+    int started = 0;
+    while (started < threads - 1 &&
+           pthread_create(&tid[started], NULL, render_worker, &pool) == 0)
+        started++;
+    render_worker(&pool); /* with no thread started, the caller renders it all */
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    return atomic_load(&job->failed) ? FOVEA_ERR_NOMEM : FOVEA_OK;
 }
 
-int fovea_scene_render_panorama(fovea_context *ctx, const fovea_scene *s, const fovea_rig *rig,
-                                fovea_frame *out)
+int scene_render_panorama(fovea_context *ctx, const scene_model *s, const fovea_rig *rig,
+                          fovea_frame *out)
 {
-    if (!s || !rig)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "scene render: NULL scene or rig");
-    if (rig->width < 1 || rig->height < 1 || rig->width > FOVEA_MAX_DIM ||
-        rig->height > FOVEA_MAX_DIM || !(rig->hfov > 0.0))
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "scene render: invalid panorama");
+    fovea_rig_panorama p;
+    if (!s || !rig || fovea_rig_get_panorama(rig, &p) < 0)
+        return FOVEA_ERR_INVALID_ARG;
+    if (p.width < 1 || p.height < 1 || p.width > FOVEA_MAX_DIM || p.height > FOVEA_MAX_DIM ||
+        !(p.hfov > 0.0))
+        return FOVEA_ERR_INVALID_ARG;
     render_job job;
     memset(&job, 0, sizeof(job));
-    int st = check_out(ctx, out, rig->width, rig->height, &job.bpp);
+    int st = check_out(out, p.width, p.height, &job.bpp);
     if (st != FOVEA_OK)
         return st;
     job.s = s;
     job.rig = rig;
+    job.cam = -1;
     job.out = out;
-    job.width = rig->width;
-    job.height = rig->height;
-    fovea_rotation(rig->yaw, rig->pitch, 0.0, job.rot);
+    job.width = p.width;
+    job.height = p.height;
     return run_job(ctx, &job);
 }
 
-int fovea_scene_render_camera(fovea_context *ctx, const fovea_scene *s, const fovea_rig *rig,
-                              int cam, const fovea_color_response *resp, fovea_frame *out)
+int scene_render_camera(fovea_context *ctx, const scene_model *s, const fovea_rig *rig, int cam,
+                        const color_response *resp, fovea_frame *out)
 {
-    if (!s || !rig)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "scene render: NULL scene or rig");
-    if (cam < 0 || cam >= rig->num_cameras || cam >= FOVEA_RIG_MAX_CAMERAS)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "scene render: no camera %d", cam);
-    const fovea_rig_camera *c = &rig->cameras[cam];
-    if (c->width < 1 || c->height < 1 || c->width > FOVEA_MAX_DIM ||
-        c->height > FOVEA_MAX_DIM || !(c->fx > 0.0) || !(c->fy > 0.0))
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "scene render: invalid camera %d",
-                               cam);
+    fovea_rig_camera c;
+    if (!s || !rig || cam < 0 || cam >= FOVEA_RIG_MAX_CAMERAS ||
+        fovea_rig_get_camera(rig, cam, &c) < 0)
+        return FOVEA_ERR_INVALID_ARG;
+    if (c.width < 1 || c.height < 1 || c.width > FOVEA_MAX_DIM || c.height > FOVEA_MAX_DIM ||
+        !(c.fx > 0.0) || !(c.fy > 0.0))
+        return FOVEA_ERR_INVALID_ARG;
     if (resp && !(resp->gamma > 0.0f))
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "scene render: gamma must be > 0");
+        return FOVEA_ERR_INVALID_ARG;
     render_job job;
     memset(&job, 0, sizeof(job));
-    int st = check_out(ctx, out, c->width, c->height, &job.bpp);
+    int st = check_out(out, c.width, c.height, &job.bpp);
     if (st != FOVEA_OK)
         return st;
     job.s = s;
     job.rig = rig;
-    job.cam = c;
+    job.cam = cam;
     job.out = out;
-    job.width = c->width;
-    job.height = c->height;
+    job.width = c.width;
+    job.height = c.height;
     if (resp) {
         job.resp = *resp;
         job.use_resp = 1;
     }
-    fovea_rotation(c->yaw, c->pitch, c->roll, job.rot);
     return run_job(ctx, &job);
 }

@@ -8,7 +8,7 @@
 #include "fovea/fovea.h"
 #include "stitch/geometry.h"
 #include "stitch/rig.h"
-#include "synth/scene.h"
+#include "scene.h"
 #include "testutil.h"
 
 #define PANO_W 400
@@ -53,7 +53,7 @@ static void make_rig(fovea_rig *rig)
 
 static double pano_pitch(const fovea_rig *rig)
 {
-    double p = fovea_scene_rig_pitch(rig);
+    double p = scene_rig_pitch(rig);
     CHECK(fabs(p - rig->hfov * FOVEA_DEG2RAD / rig->width) < 1e-15);
     return p;
 }
@@ -116,65 +116,65 @@ static double reprojection_psnr(const fovea_rig *rig, int cam, const fovea_frame
 
 static void test_params(void)
 {
-    fovea_scene_params p;
-    fovea_scene s;
-    fovea_scene_default_params(&p, 1, 0.002);
-    CHECK_EQ_INT(fovea_scene_init(&s, &p), FOVEA_OK);
+    scene_params p;
+    scene_model s;
+    scene_default_params(&p, 1, 0.002);
+    CHECK_EQ_INT(scene_init(&s, &p), FOVEA_OK);
     CHECK(s.num_objects > 10);
     /* sorted far to near */
     for (int i = 1; i < s.num_objects; i++)
         CHECK(hypot(s.obj[i - 1].gx, s.obj[i - 1].gz) >= hypot(s.obj[i].gx, s.obj[i].gz));
     p.pitch = 0.0;
-    CHECK_EQ_INT(fovea_scene_init(&s, &p), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(scene_init(&s, &p), FOVEA_ERR_INVALID_ARG);
     p.pitch = NAN;
-    CHECK_EQ_INT(fovea_scene_init(&s, &p), FOVEA_ERR_INVALID_ARG);
-    fovea_scene_default_params(&p, 1, 0.002);
+    CHECK_EQ_INT(scene_init(&s, &p), FOVEA_ERR_INVALID_ARG);
+    scene_default_params(&p, 1, 0.002);
     p.supersample = 0;
-    CHECK_EQ_INT(fovea_scene_init(&s, &p), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(scene_init(&s, &p), FOVEA_ERR_INVALID_ARG);
     p.supersample = 5;
-    CHECK_EQ_INT(fovea_scene_init(&s, &p), FOVEA_ERR_INVALID_ARG);
-    fovea_scene_default_params(&p, 1, 0.002);
+    CHECK_EQ_INT(scene_init(&s, &p), FOVEA_ERR_INVALID_ARG);
+    scene_default_params(&p, 1, 0.002);
     p.camera_height = 0.0;
-    CHECK_EQ_INT(fovea_scene_init(&s, &p), FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(fovea_scene_init(NULL, &p), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(scene_init(&s, &p), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(scene_init(NULL, &p), FOVEA_ERR_INVALID_ARG);
 
     /* direction length does not matter; the zero vector is black */
-    fovea_scene_default_params(&p, 1, 0.002);
-    REQUIRE(fovea_scene_init(&s, &p) == FOVEA_OK);
+    scene_default_params(&p, 1, 0.002);
+    REQUIRE(scene_init(&s, &p) == FOVEA_OK);
     float a[3], b[3];
-    fovea_scene_color(&s, 0.1, 0.05, 1.0, a);
-    fovea_scene_color(&s, 3.0, 1.5, 30.0, b);
+    scene_color(&s, 0.1, 0.05, 1.0, a);
+    scene_color(&s, 3.0, 1.5, 30.0, b);
     for (int k = 0; k < 3; k++)
         CHECK(fabsf(a[k] - b[k]) < 1e-3f);
-    fovea_scene_color(&s, 0.0, 0.0, 0.0, a);
+    scene_color(&s, 0.0, 0.0, 0.0, a);
     CHECK(a[0] == 0.0f && a[1] == 0.0f && a[2] == 0.0f);
     /* straight up and straight down are defined */
-    fovea_scene_color(&s, 0.0, -1.0, 0.0, a);
-    fovea_scene_color(&s, 0.0, 1.0, 0.0, b);
+    scene_color(&s, 0.0, -1.0, 0.0, a);
+    scene_color(&s, 0.0, 1.0, 0.0, b);
     CHECK(a[2] > 100.0f && b[1] > 20.0f);
 }
 
 static void test_determinism_and_content(fovea_context *ctx, const fovea_rig *rig)
 {
-    fovea_scene_params p;
-    fovea_scene s1, s2;
-    fovea_scene_default_params(&p, 11, pano_pitch(rig));
-    REQUIRE(fovea_scene_init(&s1, &p) == FOVEA_OK);
+    scene_params p;
+    scene_model s1, s2;
+    scene_default_params(&p, 11, pano_pitch(rig));
+    REQUIRE(scene_init(&s1, &p) == FOVEA_OK);
     p.seed = 12;
-    REQUIRE(fovea_scene_init(&s2, &p) == FOVEA_OK);
+    REQUIRE(scene_init(&s2, &p) == FOVEA_OK);
 
     fovea_frame a, b, c, serial;
     alloc_rgba(&a, rig->width, rig->height);
     alloc_rgba(&b, rig->width, rig->height);
     alloc_rgba(&c, rig->width, rig->height);
     alloc_rgba(&serial, rig->width, rig->height);
-    CHECK_EQ_INT(fovea_scene_render_panorama(ctx, &s1, rig, &a), FOVEA_OK);
-    CHECK_EQ_INT(fovea_scene_render_panorama(ctx, &s1, rig, &b), FOVEA_OK);
+    CHECK_EQ_INT(scene_render_panorama(ctx, &s1, rig, &a), FOVEA_OK);
+    CHECK_EQ_INT(scene_render_panorama(ctx, &s1, rig, &b), FOVEA_OK);
     CHECK(fovea_frame_equal(&a, &b));
     /* threads do not change the result */
-    CHECK_EQ_INT(fovea_scene_render_panorama(NULL, &s1, rig, &serial), FOVEA_OK);
+    CHECK_EQ_INT(scene_render_panorama(NULL, &s1, rig, &serial), FOVEA_OK);
     CHECK(fovea_frame_equal(&a, &serial));
-    CHECK_EQ_INT(fovea_scene_render_panorama(ctx, &s2, rig, &c), FOVEA_OK);
+    CHECK_EQ_INT(scene_render_panorama(ctx, &s2, rig, &c), FOVEA_OK);
     long differ = 0;
     for (int y = 0; y < a.height; y++)
         for (int x = 0; x < a.width; x++)
@@ -231,10 +231,10 @@ static void test_determinism_and_content(fovea_context *ctx, const fovea_rig *ri
  * detail near the pixel size would differ a lot (aliasing in the first). */
 static void test_band_limit(fovea_context *ctx, const fovea_rig *rig)
 {
-    fovea_scene_params p;
-    fovea_scene s;
-    fovea_scene_default_params(&p, 5, pano_pitch(rig));
-    REQUIRE(fovea_scene_init(&s, &p) == FOVEA_OK);
+    scene_params p;
+    scene_model s;
+    scene_default_params(&p, 5, pano_pitch(rig));
+    REQUIRE(scene_init(&s, &p) == FOVEA_OK);
     fovea_rig big = *rig;
     big.width *= 2;
     big.height *= 2;
@@ -242,8 +242,8 @@ static void test_band_limit(fovea_context *ctx, const fovea_rig *rig)
     alloc_rgba(&lo, rig->width, rig->height);
     alloc_rgba(&hi, big.width, big.height);
     alloc_rgba(&down, rig->width, rig->height);
-    CHECK_EQ_INT(fovea_scene_render_panorama(ctx, &s, rig, &lo), FOVEA_OK);
-    CHECK_EQ_INT(fovea_scene_render_panorama(ctx, &s, &big, &hi), FOVEA_OK);
+    CHECK_EQ_INT(scene_render_panorama(ctx, &s, rig, &lo), FOVEA_OK);
+    CHECK_EQ_INT(scene_render_panorama(ctx, &s, &big, &hi), FOVEA_OK);
     for (int y = 0; y < down.height; y++) {
         for (int x = 0; x < down.width; x++) {
             uint8_t *o = down.data[0] + (ptrdiff_t)y * down.stride[0] + (ptrdiff_t)x * 4;
@@ -266,20 +266,20 @@ static void test_band_limit(fovea_context *ctx, const fovea_rig *rig)
 static void test_cameras(fovea_context *ctx, const fovea_rig *rig)
 {
     /* a scene for the coarsest pixel of the rig (the fisheye's) */
-    double pitch = fovea_scene_rig_coarsest_pitch(rig);
+    double pitch = scene_rig_coarsest_pitch(rig);
     printf("rig coarsest pitch %.5f rad (panorama %.5f)\n", pitch, pano_pitch(rig));
     CHECK(pitch >= pano_pitch(rig));
     CHECK(pitch < 3.0 * pano_pitch(rig));
-    fovea_scene_params p;
-    fovea_scene s;
-    fovea_scene_default_params(&p, 3, pitch);
-    REQUIRE(fovea_scene_init(&s, &p) == FOVEA_OK);
+    scene_params p;
+    scene_model s;
+    scene_default_params(&p, 3, pitch);
+    REQUIRE(scene_init(&s, &p) == FOVEA_OK);
     fovea_frame pano, img[2];
     alloc_rgba(&pano, rig->width, rig->height);
-    CHECK_EQ_INT(fovea_scene_render_panorama(ctx, &s, rig, &pano), FOVEA_OK);
+    CHECK_EQ_INT(scene_render_panorama(ctx, &s, rig, &pano), FOVEA_OK);
     for (int c = 0; c < 2; c++) {
         alloc_rgba(&img[c], rig->cameras[c].width, rig->cameras[c].height);
-        CHECK_EQ_INT(fovea_scene_render_camera(ctx, &s, rig, c, NULL, &img[c]), FOVEA_OK);
+        CHECK_EQ_INT(scene_render_camera(ctx, &s, rig, c, NULL, &img[c]), FOVEA_OK);
         long covered;
         double psnr = reprojection_psnr(rig, c, &pano, &img[c], &covered);
         printf("camera %d (%s): %ld panorama pixels covered, reprojection PSNR %.2f dB\n", c,
@@ -291,15 +291,15 @@ static void test_cameras(fovea_context *ctx, const fovea_rig *rig)
     /* the pinhole camera's pixels match the panorama's: a scene as sharp as the
      * panorama reprojects as well */
     {
-        fovea_scene sharp;
-        fovea_scene_params sp;
-        fovea_scene_default_params(&sp, 3, pano_pitch(rig));
-        REQUIRE(fovea_scene_init(&sharp, &sp) == FOVEA_OK);
+        scene_model sharp;
+        scene_params sp;
+        scene_default_params(&sp, 3, pano_pitch(rig));
+        REQUIRE(scene_init(&sharp, &sp) == FOVEA_OK);
         fovea_frame sp_pano, sp_img;
         alloc_rgba(&sp_pano, rig->width, rig->height);
         alloc_rgba(&sp_img, rig->cameras[0].width, rig->cameras[0].height);
-        CHECK_EQ_INT(fovea_scene_render_panorama(ctx, &sharp, rig, &sp_pano), FOVEA_OK);
-        CHECK_EQ_INT(fovea_scene_render_camera(ctx, &sharp, rig, 0, NULL, &sp_img), FOVEA_OK);
+        CHECK_EQ_INT(scene_render_panorama(ctx, &sharp, rig, &sp_pano), FOVEA_OK);
+        CHECK_EQ_INT(scene_render_camera(ctx, &sharp, rig, 0, NULL, &sp_img), FOVEA_OK);
         long covered;
         double psnr = reprojection_psnr(rig, 0, &sp_pano, &sp_img, &covered);
         printf("camera 0, scene at the panorama pitch: reprojection PSNR %.2f dB\n", psnr);
@@ -325,22 +325,22 @@ static void test_cameras(fovea_context *ctx, const fovea_rig *rig)
     {
         fovea_frame serial;
         alloc_rgba(&serial, img[1].width, img[1].height);
-        CHECK_EQ_INT(fovea_scene_render_camera(NULL, &s, rig, 1, NULL, &serial), FOVEA_OK);
+        CHECK_EQ_INT(scene_render_camera(NULL, &s, rig, 1, NULL, &serial), FOVEA_OK);
         CHECK(fovea_frame_equal(&serial, &img[1]));
         fovea_frame_free(NULL, &serial);
     }
 
     /* the identity response changes nothing */
-    fovea_color_response id = FOVEA_COLOR_RESPONSE_IDENTITY;
+    color_response id = COLOR_RESPONSE_IDENTITY;
     fovea_frame same;
     alloc_rgba(&same, img[0].width, img[0].height);
-    CHECK_EQ_INT(fovea_scene_render_camera(ctx, &s, rig, 0, &id, &same), FOVEA_OK);
+    CHECK_EQ_INT(scene_render_camera(ctx, &s, rig, 0, &id, &same), FOVEA_OK);
     CHECK(fovea_frame_equal(&same, &img[0]));
 
     /* red gain 1.2: red up 20% where not clipped, green and blue unchanged */
-    fovea_color_response warm = FOVEA_COLOR_RESPONSE_IDENTITY;
+    color_response warm = COLOR_RESPONSE_IDENTITY;
     warm.gain[0] = 1.2f;
-    CHECK_EQ_INT(fovea_scene_render_camera(ctx, &s, rig, 0, &warm, &same), FOVEA_OK);
+    CHECK_EQ_INT(scene_render_camera(ctx, &s, rig, 0, &warm, &same), FOVEA_OK);
     double r0 = 0.0, r1 = 0.0;
     int gb_same = 1;
     for (int y = 0; y < same.height; y++) {
@@ -361,7 +361,7 @@ static void test_cameras(fovea_context *ctx, const fovea_rig *rig)
     fovea_frame rgb;
     REQUIRE(fovea_frame_alloc(NULL, &rgb, img[1].width, img[1].height, FOVEA_PIX_RGB24,
                               FOVEA_MEM_HOST) == FOVEA_OK);
-    CHECK_EQ_INT(fovea_scene_render_camera(ctx, &s, rig, 1, NULL, &rgb), FOVEA_OK);
+    CHECK_EQ_INT(scene_render_camera(ctx, &s, rig, 1, NULL, &rgb), FOVEA_OK);
     int rgb_same = 1;
     for (int y = 0; y < rgb.height; y++)
         for (int x = 0; x < rgb.width; x++)
@@ -370,19 +370,19 @@ static void test_cameras(fovea_context *ctx, const fovea_rig *rig)
     CHECK(rgb_same);
 
     /* argument checks */
-    CHECK_EQ_INT(fovea_scene_render_camera(ctx, &s, rig, 2, NULL, &img[0]), FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(fovea_scene_render_camera(ctx, &s, rig, -1, NULL, &img[0]), FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(fovea_scene_render_camera(ctx, &s, rig, 0, NULL, &pano), FOVEA_ERR_MISMATCH);
-    CHECK_EQ_INT(fovea_scene_render_panorama(ctx, &s, rig, &img[0]), FOVEA_ERR_MISMATCH);
-    CHECK_EQ_INT(fovea_scene_render_panorama(ctx, NULL, rig, &pano), FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(fovea_scene_render_panorama(ctx, &s, rig, NULL), FOVEA_ERR_INVALID_ARG);
-    fovea_color_response bad = FOVEA_COLOR_RESPONSE_IDENTITY;
+    CHECK_EQ_INT(scene_render_camera(ctx, &s, rig, 2, NULL, &img[0]), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(scene_render_camera(ctx, &s, rig, -1, NULL, &img[0]), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(scene_render_camera(ctx, &s, rig, 0, NULL, &pano), FOVEA_ERR_MISMATCH);
+    CHECK_EQ_INT(scene_render_panorama(ctx, &s, rig, &img[0]), FOVEA_ERR_MISMATCH);
+    CHECK_EQ_INT(scene_render_panorama(ctx, NULL, rig, &pano), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(scene_render_panorama(ctx, &s, rig, NULL), FOVEA_ERR_INVALID_ARG);
+    color_response bad = COLOR_RESPONSE_IDENTITY;
     bad.gamma = 0.0f;
-    CHECK_EQ_INT(fovea_scene_render_camera(ctx, &s, rig, 0, &bad, &img[0]), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(scene_render_camera(ctx, &s, rig, 0, &bad, &img[0]), FOVEA_ERR_INVALID_ARG);
     fovea_frame gray;
     REQUIRE(fovea_frame_alloc(NULL, &gray, rig->width, rig->height, FOVEA_PIX_GRAY8,
                               FOVEA_MEM_HOST) == FOVEA_OK);
-    CHECK_EQ_INT(fovea_scene_render_panorama(ctx, &s, rig, &gray), FOVEA_ERR_MISMATCH);
+    CHECK_EQ_INT(scene_render_panorama(ctx, &s, rig, &gray), FOVEA_ERR_MISMATCH);
 
     fovea_frame_free(NULL, &gray);
     fovea_frame_free(NULL, &rgb);
@@ -394,16 +394,16 @@ static void test_cameras(fovea_context *ctx, const fovea_rig *rig)
 
 static void test_response(void)
 {
-    fovea_color_response r = FOVEA_COLOR_RESPONSE_IDENTITY;
-    CHECK(fabsf(fovea_color_response_apply(&r, 0, 100.0f) - 100.0f) < 1e-4f);
+    color_response r = COLOR_RESPONSE_IDENTITY;
+    CHECK(fabsf(color_response_apply(&r, 0, 100.0f) - 100.0f) < 1e-4f);
     r.gamma = 2.0f;
-    CHECK(fabsf(fovea_color_response_apply(&r, 1, 127.5f) - 63.75f) < 1e-3f);
+    CHECK(fabsf(color_response_apply(&r, 1, 127.5f) - 63.75f) < 1e-3f);
     r.gamma = 1.0f;
     r.gain[2] = 2.0f;
-    CHECK(fabsf(fovea_color_response_apply(&r, 2, 200.0f) - 255.0f) < 1e-4f); /* clipped */
+    CHECK(fabsf(color_response_apply(&r, 2, 200.0f) - 255.0f) < 1e-4f); /* clipped */
     r.offset[0] = -10.0f;
-    CHECK(fabsf(fovea_color_response_apply(&r, 0, 5.0f) - 0.0f) < 1e-4f);
-    CHECK(fabsf(fovea_color_response_apply(&r, 0, 100.0f) - 90.0f) < 1e-4f);
+    CHECK(fabsf(color_response_apply(&r, 0, 5.0f) - 0.0f) < 1e-4f);
+    CHECK(fabsf(color_response_apply(&r, 0, 100.0f) - 90.0f) < 1e-4f);
 }
 
 int main(void)
@@ -426,5 +426,5 @@ int main(void)
     test_cameras(ctx, &rig);
 
     fovea_close(&ctx);
-    return test_finish("test_synth_scene");
+    return test_finish("test_demo_scene");
 }

@@ -2,23 +2,23 @@
  * function of viewing direction (sky, clouds, mountains, a football pitch, trees,
  * floodlights, a stand), and renderers that turn it into a ground-truth panorama
  * or into the image of one rig camera (lens model and color response included). */
-#ifndef FOVEA_SYNTH_SCENE_H
-#define FOVEA_SYNTH_SCENE_H
+#ifndef FOVEA_TOOLS_SCENE_H
+#define FOVEA_TOOLS_SCENE_H
 
 #include <stdint.h>
 
 #include "fovea/fovea.h"
-#include "stitch/rig.h"
+#include "fovea/rig.h"
 
 /* Scene parameters. The scene is one continuous function of direction; pitch
  * only decides how fine its detail goes: no noise octave, line or edge is finer
  * than a few pixels of this pitch, so any rendering at this pitch or finer
  * resamples well (bilinear remapping between two grids costs little). Render at
  * a coarser pitch than the scene's and it aliases: make a scene per pitch. */
-typedef struct fovea_scene_params {
+typedef struct scene_params {
     uint64_t seed;          /* layout of trees/objects, mountains, clouds, textures */
     double pitch;           /* radians per pixel the scene is made for (e.g. panorama
-                               hfov / width: fovea_scene_rig_pitch); > 0 */
+                               hfov / width: scene_rig_pitch); > 0 */
     double edge_px;         /* width of every edge (a smoothstep: 10-90% over 0.6 of
                                it), pixels; default 2.5 */
     double feature_px;      /* noise octaves fade out between feature_px / 2 and
@@ -31,16 +31,16 @@ typedef struct fovea_scene_params {
     int field;              /* 1: football pitch with lines, goals and floodlights (default) */
     int supersample;        /* renders average n x n samples per pixel (a box over the
                                pixel's footprint), 1..4; default 2 */
-} fovea_scene_params;
+} scene_params;
 
 /* Fill p with defaults for the given seed and pitch. */
-void fovea_scene_default_params(fovea_scene_params *p, uint64_t seed, double pitch);
+void scene_default_params(scene_params *p, uint64_t seed, double pitch);
 
 /* Radians per panorama pixel of a rig: hfov / width (both projections use it
  * horizontally; equirectangular vertically uses vfov / height, normally equal).
  * A scene made for it is as sharp as the panorama.
  * @return the pitch, or 0 for an invalid rig */
-double fovea_scene_rig_pitch(const fovea_rig *rig);
+double scene_rig_pitch(const fovea_rig *rig);
 
 /* The coarsest pixel of a rig in radians: the larger of the panorama's pitch
  * (hfov / width, and vfov / height for equirectangular) and the largest angle
@@ -49,23 +49,23 @@ double fovea_scene_rig_pitch(const fovea_rig *rig);
  * by that camera, so a stitched panorama cannot match a ground truth that has it;
  * a scene made for this pitch has none.
  * @return the pitch, or 0 for an invalid rig */
-double fovea_scene_rig_coarsest_pitch(const fovea_rig *rig);
+double scene_rig_coarsest_pitch(const fovea_rig *rig);
 
-#define FOVEA_SCENE_MAX_OBJECTS 64 /* one bit each in az_mask */
-#define FOVEA_SCENE_AZ_BINS 256
+#define SCENE_MAX_OBJECTS 64 /* one bit each in az_mask */
+#define SCENE_AZ_BINS 256
 
-typedef enum fovea_scene_object_kind {
-    FOVEA_SCENE_TREE = 0,
-    FOVEA_SCENE_POLE = 1,     /* floodlight tower */
-    FOVEA_SCENE_STAND = 2,    /* a building with windows */
-    FOVEA_SCENE_GOAL = 3
-} fovea_scene_object_kind;
+typedef enum scene_object_kind {
+    SCENE_TREE = 0,
+    SCENE_POLE = 1,     /* floodlight tower */
+    SCENE_STAND = 2,    /* a building with windows */
+    SCENE_GOAL = 3
+} scene_object_kind;
 
 /* A flat object standing on the ground in a vertical plane n . (x, z) = dist
  * (n horizontal, unit, pointing away from the viewer). Lateral coordinate along
  * (n.z, -n.x) relative to the anchor; height above the ground. */
-typedef struct fovea_scene_object {
-    fovea_scene_object_kind kind;
+typedef struct scene_object {
+    scene_object_kind kind;
     double nx, nz, dist;      /* plane */
     double gx, gz;            /* anchor on the ground (meters) */
     double half_width, height;
@@ -73,62 +73,62 @@ typedef struct fovea_scene_object {
     double el_min, el_max;    /* elevation, radians */
     float color[3];
     uint32_t seed;
-} fovea_scene_object;
+} scene_object;
 
 /* An initialized scene: parameters plus everything derived from them. Plain
- * data, read-only after fovea_scene_init (safe to share between threads). */
-typedef struct fovea_scene {
-    fovea_scene_params p;
+ * data, read-only after scene_init (safe to share between threads). */
+typedef struct scene_model {
+    scene_params p;
     double sun[3];             /* unit direction toward the sun (world axes) */
     uint32_t noise_seed[8];    /* per-layer noise seeds */
     double ridge_max;          /* highest elevation any mountain reaches, radians */
     int num_objects;
-    fovea_scene_object obj[FOVEA_SCENE_MAX_OBJECTS]; /* sorted far to near (anchor distance) */
+    scene_object obj[SCENE_MAX_OBJECTS]; /* sorted far to near (anchor distance) */
     double obj_el_min, obj_el_max;                 /* elevations any object covers */
-    uint64_t az_mask[FOVEA_SCENE_AZ_BINS];         /* objects (bits) overlapping each
+    uint64_t az_mask[SCENE_AZ_BINS];         /* objects (bits) overlapping each
                                                       azimuth bin of [-pi, pi) */
-} fovea_scene;
+} scene_model;
 
 /* Derive a scene from parameters.
  * @return FOVEA_OK, or FOVEA_ERR_INVALID_ARG (NULL, pitch not finite > 0,
  *         supersample outside 1..4, camera_height <= 0, edge/feature width <= 0) */
-int fovea_scene_init(fovea_scene *s, const fovea_scene_params *p);
+int scene_init(scene_model *s, const scene_params *p);
 
 /* Scene color seen along world direction (dx, dy, dz) (any length > 0; x right,
  * y down, z forward): display-referred RGB in 0..255 (the ground is at +y, the sky
  * at -y). Deterministic: a pure function of the scene and the direction. */
-void fovea_scene_color(const fovea_scene *s, double dx, double dy, double dz, float rgb[3]);
+void scene_color(const scene_model *s, double dx, double dy, double dz, float rgb[3]);
 
 /* Camera color response applied to rendered camera images, per channel k:
  * out = 255 * clamp(gain[k] * in / 255, 0, 1) ^ gamma + offset[k], clamped to
  * 0..255 and rounded to 8 bits. */
-typedef struct fovea_color_response {
+typedef struct color_response {
     float gain[3];   /* R, G, B */
     float gamma;     /* > 0 */
     float offset[3]; /* codes added after the curve */
-} fovea_color_response;
+} color_response;
 
-#define FOVEA_COLOR_RESPONSE_IDENTITY {{1.0f, 1.0f, 1.0f}, 1.0f, {0.0f, 0.0f, 0.0f}}
+#define COLOR_RESPONSE_IDENTITY {{1.0f, 1.0f, 1.0f}, 1.0f, {0.0f, 0.0f, 0.0f}}
 
 /* Apply a response to one 0..255 value of channel k (unrounded result). */
-float fovea_color_response_apply(const fovea_color_response *r, int k, float in);
+float color_response_apply(const color_response *r, int k, float in);
 
 /* Render the ground-truth panorama of a rig: every pixel is the average of
  * n x n scene samples spread over its footprint (n = supersample), alpha 255.
- * @param ctx threads (may be NULL: serial)
- * @param out host frame, RGBA or RGB24, rig->width x rig->height
+ * @param ctx how many threads render (may be NULL: one)
+ * @param out host frame, RGBA or RGB24, of the panorama's size
  * @return FOVEA_OK, FOVEA_ERR_INVALID_ARG, FOVEA_ERR_MISMATCH (size/format/memory),
  *         FOVEA_ERR_NOMEM */
-int fovea_scene_render_panorama(fovea_context *ctx, const fovea_scene *s, const fovea_rig *rig,
-                                fovea_frame *out);
+int scene_render_panorama(fovea_context *ctx, const scene_model *s, const fovea_rig *rig,
+                          fovea_frame *out);
 
 /* Render what camera cam of a rig sees: each camera pixel's n x n samples go
  * through the inverse lens model and the camera rotation to world directions;
  * their average goes through resp (NULL = identity). Pixels whose directions the
  * lens model cannot invert are black. Alpha 255.
  * @param out host frame, RGBA or RGB24, the camera's width x height
- * @return as fovea_scene_render_panorama */
-int fovea_scene_render_camera(fovea_context *ctx, const fovea_scene *s, const fovea_rig *rig,
-                              int cam, const fovea_color_response *resp, fovea_frame *out);
+ * @return as scene_render_panorama */
+int scene_render_camera(fovea_context *ctx, const scene_model *s, const fovea_rig *rig, int cam,
+                        const color_response *resp, fovea_frame *out);
 
 #endif

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "synth/scene.h"
+#include "scene.h"
 
 #define SCENE_PI 3.14159265358979323846
 #define DEG2RAD (SCENE_PI / 180.0)
@@ -91,7 +91,7 @@ static inline double fade_deriv(double t)
 
 /* Weight of a noise octave whose cells are cell_px pixels: 1 at feature_px and
  * above, 0 at feature_px / 2 and below. */
-static inline double octave_weight(const fovea_scene *s, double cell_px)
+static inline double octave_weight(const scene_model *s, double cell_px)
 {
     double f = s->p.feature_px;
     return smooth01((cell_px - 0.5 * f) / (0.5 * f));
@@ -145,7 +145,7 @@ static double vnoise2_periodic(uint32_t seed, double x, double y, long period)
 
 /* Fractal noise over (azimuth, elevation) in radians, seamless around the circle:
  * first octave cells of 2 pi / cells radians, fp radians per pixel. */
-static double fbm_az(const fovea_scene *s, uint32_t seed, double az, double el, int cells,
+static double fbm_az(const scene_model *s, uint32_t seed, double az, double el, int cells,
                      double fp, int octaves, double gain)
 {
     double cell = 2.0 * SCENE_PI / cells;
@@ -168,7 +168,7 @@ static double fbm_az(const fovea_scene *s, uint32_t seed, double az, double el, 
 
 /* 2D fractal noise in world units: first octave cells of size cell, footprint fp
  * (world units per pixel) fades octaves out; octaves rotate to hide the lattice. */
-static double fbm2(const fovea_scene *s, uint32_t seed, double x, double y, double cell,
+static double fbm2(const scene_model *s, uint32_t seed, double x, double y, double cell,
                    double fp, int octaves, double gain)
 {
     double u = x / cell, v = y / cell, cpx = cell / fp;
@@ -189,9 +189,9 @@ static double fbm2(const fovea_scene *s, uint32_t seed, double x, double y, doub
 
 /* ------------------------------------------------------------------ sky */
 
-static void sky_color(const fovea_scene *s, const double d[3], double el, float rgb[3])
+static void sky_color(const scene_model *s, const double d[3], double el, float rgb[3])
 {
-    const fovea_scene_params *p = &s->p;
+    const scene_params *p = &s->p;
     double t = el <= 0.0 ? 0.0 : 1.0 - exp(-el * 2.6);
     for (int k = 0; k < 3; k++)
         rgb[k] = (float)(p->sky_horizon[k] + (p->sky_zenith[k] - p->sky_horizon[k]) * t);
@@ -258,7 +258,7 @@ static const ridge_def ridges[2] = {
 };
 
 /* Ridge elevation (radians) at azimuth az and its slope d el / d az. */
-static double ridge_at(const fovea_scene *s, int which, double az, double *slope)
+static double ridge_at(const scene_model *s, int which, double az, double *slope)
 {
     const ridge_def *r = &ridges[which];
     double u = (az + SCENE_PI) / (2.0 * SCENE_PI) * r->cells;
@@ -284,9 +284,9 @@ static double ridge_at(const fovea_scene *s, int which, double az, double *slope
     return r->base + sum;
 }
 
-static void mountain_color(const fovea_scene *s, int which, double az, double el, float rgb[3])
+static void mountain_color(const scene_model *s, int which, double az, double el, float rgb[3])
 {
-    const fovea_scene_params *p = &s->p;
+    const scene_params *p = &s->p;
     double rock = fbm_az(s, s->noise_seed[SEED_ROCK] + (uint32_t)which, az, el * 1.6, 180,
                          1.6 * p->pitch, 4, 0.5);
     if (which == 0) {
@@ -400,9 +400,9 @@ static double pitch_lines(const line_fp *l, double x, double z)
     return c;
 }
 
-static void ground_color(const fovea_scene *s, const double d[3], float rgb[3])
+static void ground_color(const scene_model *s, const double d[3], float rgb[3])
 {
-    const fovea_scene_params *p = &s->p;
+    const scene_params *p = &s->p;
     double h = p->camera_height;
     double t = h / d[1];
     double x = t * d[0], z = t * d[2];
@@ -489,10 +489,10 @@ static void composite(float rgb[3], const float c[3], double a)
 }
 
 /* Draw object o over rgb for unit direction d. */
-static void object_draw(const fovea_scene *s, const fovea_scene_object *o, const double d[3],
+static void object_draw(const scene_model *s, const scene_object *o, const double d[3],
                         double sxz, float rgb[3])
 {
-    const fovea_scene_params *p = &s->p;
+    const scene_params *p = &s->p;
     double c = o->nx * d[0] + o->nz * d[2];
     if (c <= 1e-9)
         return;
@@ -511,7 +511,7 @@ static void object_draw(const fovea_scene *s, const fovea_scene_object *o, const
     float col[3];
 
     switch (o->kind) {
-    case FOVEA_SCENE_TREE: {
+    case SCENE_TREE: {
         double crown_ry = 0.36 * o->height, crown_rx = o->half_width;
         double hc = o->height - crown_ry;
         double tw = 0.04 * o->height + 0.15;
@@ -543,7 +543,7 @@ static void object_draw(const fovea_scene *s, const fovea_scene_object *o, const
         composite(rgb, col, cov);
         break;
     }
-    case FOVEA_SCENE_POLE: {
+    case SCENE_POLE: {
         double H = o->height;
         double pole = fband(a, -0.45, 0.45, fa) * fband(hgt, 0.0, H - 1.0, fh);
         set3(col, 150, 150, 156);
@@ -558,7 +558,7 @@ static void object_draw(const fovea_scene *s, const fovea_scene_object *o, const
         composite(rgb, col, lamps);
         break;
     }
-    case FOVEA_SCENE_STAND: {
+    case SCENE_STAND: {
         double H = o->height, hw = o->half_width;
         double body = fband(a, -hw, hw, fa) * fband(hgt, 0.0, H, fh);
         if (body <= 0.0)
@@ -583,7 +583,7 @@ static void object_draw(const fovea_scene *s, const fovea_scene_object *o, const
         composite(rgb, col, body);
         break;
     }
-    case FOVEA_SCENE_GOAL: {
+    case SCENE_GOAL: {
         const double gw = 3.66, gh = 2.44, r = 0.09;
         double posts = (fband(a, -gw - r, -gw + r, fa) + fband(a, gw - r, gw + r, fa)) *
                        fband(hgt, 0.0, gh + r, fh);
@@ -599,9 +599,9 @@ static void object_draw(const fovea_scene *s, const fovea_scene_object *o, const
 
 /* ------------------------------------------------------------------ scene */
 
-void fovea_scene_color(const fovea_scene *s, double dx, double dy, double dz, float rgb[3])
+void scene_color(const scene_model *s, double dx, double dy, double dz, float rgb[3])
 {
-    const fovea_scene_params *p = &s->p;
+    const scene_params *p = &s->p;
     double n = sqrt(dx * dx + dy * dy + dz * dz);
     if (!(n > 0.0) || !isfinite(n)) {
         set3(rgb, 0, 0, 0);
@@ -660,13 +660,13 @@ void fovea_scene_color(const fovea_scene *s, double dx, double dy, double dz, fl
     if (el >= s->obj_el_min && el <= s->obj_el_max) {
         if (!have_az)
             az = atan2(d[0], d[2]);
-        int bin = (int)((az + SCENE_PI) * (FOVEA_SCENE_AZ_BINS / (2.0 * SCENE_PI)));
-        bin = bin < 0 ? 0 : (bin >= FOVEA_SCENE_AZ_BINS ? FOVEA_SCENE_AZ_BINS - 1 : bin);
+        int bin = (int)((az + SCENE_PI) * (SCENE_AZ_BINS / (2.0 * SCENE_PI)));
+        bin = bin < 0 ? 0 : (bin >= SCENE_AZ_BINS ? SCENE_AZ_BINS - 1 : bin);
         uint64_t mask = s->az_mask[bin];
         while (mask) {
             int i = __builtin_ctzll(mask);
             mask &= mask - 1;
-            const fovea_scene_object *o = &s->obj[i];
+            const scene_object *o = &s->obj[i];
             if (el < o->el_min || el > o->el_max || az < o->az_min || az > o->az_max)
                 continue;
             object_draw(s, o, d, sxz, rgb);
@@ -678,7 +678,7 @@ void fovea_scene_color(const fovea_scene *s, double dx, double dy, double dz, fl
 
 /* ------------------------------------------------------------------ setup */
 
-void fovea_scene_default_params(fovea_scene_params *p, uint64_t seed, double pitch)
+void scene_default_params(scene_params *p, uint64_t seed, double pitch)
 {
     memset(p, 0, sizeof(*p));
     p->seed = seed;
@@ -715,7 +715,7 @@ static double uniform(uint64_t *state, double lo, double hi)
 
 /* Angular bounds of an object from points along its outline, widened by the
  * edge filter and a margin for shapes that bulge (tree crowns). */
-static void object_bounds(const fovea_scene *s, fovea_scene_object *o)
+static void object_bounds(const scene_model *s, scene_object *o)
 {
     double h = s->p.camera_height;
     double lx = o->nz, lz = -o->nx;
@@ -742,17 +742,17 @@ static void object_bounds(const fovea_scene *s, fovea_scene_object *o)
     o->el_max = el_max + m;
 }
 
-static double anchor_dist(const fovea_scene_object *o)
+static double anchor_dist(const scene_object *o)
 {
     return sqrt(o->gx * o->gx + o->gz * o->gz);
 }
 
-static void add_billboard(fovea_scene *s, fovea_scene_object_kind kind, double x, double z,
+static void add_billboard(scene_model *s, scene_object_kind kind, double x, double z,
                           double half_width, double height, uint32_t seed)
 {
-    if (s->num_objects >= FOVEA_SCENE_MAX_OBJECTS)
+    if (s->num_objects >= SCENE_MAX_OBJECTS)
         return;
-    fovea_scene_object *o = &s->obj[s->num_objects++];
+    scene_object *o = &s->obj[s->num_objects++];
     memset(o, 0, sizeof(*o));
     double r = sqrt(x * x + z * z);
     o->kind = kind;
@@ -766,7 +766,7 @@ static void add_billboard(fovea_scene *s, fovea_scene_object_kind kind, double x
     o->seed = seed;
 }
 
-int fovea_scene_init(fovea_scene *s, const fovea_scene_params *p)
+int scene_init(scene_model *s, const scene_params *p)
 {
     if (!s || !p || !(p->pitch > 0.0) || !isfinite(p->pitch) || p->pitch > 0.5 ||
         p->supersample < 1 || p->supersample > 4 || !(p->camera_height > 0.0) ||
@@ -803,12 +803,12 @@ int fovea_scene_init(fovea_scene *s, const fovea_scene_params *p)
     if (p->field) {
         for (int sx = -1; sx <= 1; sx += 2)
             for (int sz = -1; sz <= 1; sz += 2)
-                add_billboard(s, FOVEA_SCENE_POLE, sx * (FIELD_HALF_LEN + 14.0),
+                add_billboard(s, SCENE_POLE, sx * (FIELD_HALF_LEN + 14.0),
                               zc + sz * (FIELD_HALF_WID + 14.0), 4.0, 34.0, 0);
         for (int sx = -1; sx <= 1; sx += 2) {
-            fovea_scene_object *o = &s->obj[s->num_objects++];
+            scene_object *o = &s->obj[s->num_objects++];
             memset(o, 0, sizeof(*o));
-            o->kind = FOVEA_SCENE_GOAL;
+            o->kind = SCENE_GOAL;
             o->nx = sx;
             o->nz = 0.0;
             o->dist = FIELD_HALF_LEN;
@@ -818,9 +818,9 @@ int fovea_scene_init(fovea_scene *s, const fovea_scene_params *p)
             o->height = 2.6;
         }
         /* the stand faces the viewer squarely: plane z = stand_z */
-        fovea_scene_object *o = &s->obj[s->num_objects++];
+        scene_object *o = &s->obj[s->num_objects++];
         memset(o, 0, sizeof(*o));
-        o->kind = FOVEA_SCENE_STAND;
+        o->kind = SCENE_STAND;
         o->nx = 0.0;
         o->nz = 1.0;
         o->dist = stand_z;
@@ -834,7 +834,7 @@ int fovea_scene_init(fovea_scene *s, const fovea_scene_params *p)
     /* trees: a belt behind the pitch and groups on both sides */
     int trees = 0;
     for (int attempt = 0; attempt < 400 && trees < 34 &&
-                          s->num_objects < FOVEA_SCENE_MAX_OBJECTS; attempt++) {
+                          s->num_objects < SCENE_MAX_OBJECTS; attempt++) {
         double x, z;
         if (trees < 22) {
             x = uniform(&st, -280.0, 280.0);
@@ -849,9 +849,9 @@ int fovea_scene_init(fovea_scene *s, const fovea_scene_params *p)
         if (p->field && fabs(x) < FIELD_HALF_LEN + 24.0 && fabs(z - zc) < FIELD_HALF_WID + 22.0)
             continue;
         double height = uniform(&st, 9.0, 19.0);
-        add_billboard(s, FOVEA_SCENE_TREE, x, z, height * uniform(&st, 0.26, 0.36), height,
+        add_billboard(s, SCENE_TREE, x, z, height * uniform(&st, 0.26, 0.36), height,
                       (uint32_t)(next_u64(&st) >> 40));
-        fovea_scene_object *o = &s->obj[s->num_objects - 1];
+        scene_object *o = &s->obj[s->num_objects - 1];
         set3(o->color, uniform(&st, 34, 60), uniform(&st, 72, 104), uniform(&st, 28, 44));
         trees++;
     }
@@ -860,7 +860,7 @@ int fovea_scene_init(fovea_scene *s, const fovea_scene_params *p)
         object_bounds(s, &s->obj[i]);
     /* far to near, so nearer objects paint over farther ones (insertion sort: stable) */
     for (int i = 1; i < s->num_objects; i++) {
-        fovea_scene_object o = s->obj[i];
+        scene_object o = s->obj[i];
         int j = i - 1;
         while (j >= 0 && anchor_dist(&s->obj[j]) < anchor_dist(&o)) {
             s->obj[j + 1] = s->obj[j];
@@ -871,15 +871,15 @@ int fovea_scene_init(fovea_scene *s, const fovea_scene_params *p)
     s->obj_el_min = 1e9;
     s->obj_el_max = -1e9;
     for (int i = 0; i < s->num_objects; i++) {
-        const fovea_scene_object *o = &s->obj[i];
+        const scene_object *o = &s->obj[i];
         if (o->el_min < s->obj_el_min)
             s->obj_el_min = o->el_min;
         if (o->el_max > s->obj_el_max)
             s->obj_el_max = o->el_max;
-        double scale = FOVEA_SCENE_AZ_BINS / (2.0 * SCENE_PI);
+        double scale = SCENE_AZ_BINS / (2.0 * SCENE_PI);
         int b0 = (int)floor((o->az_min + SCENE_PI) * scale);
         int b1 = (int)floor((o->az_max + SCENE_PI) * scale);
-        for (int b = b0 < 0 ? 0 : b0; b <= b1 && b < FOVEA_SCENE_AZ_BINS; b++)
+        for (int b = b0 < 0 ? 0 : b0; b <= b1 && b < SCENE_AZ_BINS; b++)
             s->az_mask[b] |= (uint64_t)1 << i;
     }
     return FOVEA_OK;

@@ -2,12 +2,12 @@
  * panorama and the camera views of a rig from the procedural scene, give the
  * cameras different color responses, stitch them back with automatic color
  * balance, and measure the result. Also the end-to-end test's engine. */
-#ifndef FOVEA_SYNTH_DEMO_H
-#define FOVEA_SYNTH_DEMO_H
+#ifndef FOVEA_TOOLS_DEMO_H
+#define FOVEA_TOOLS_DEMO_H
 
 #include "fovea/stitch.h"
 
-typedef struct fovea_demo_options {
+typedef struct demo_options {
     int scale_div;          /* 1 = the rig (2 x 3840x2160 -> 5700x1900), 2, 4, ... */
     int identical_colors;   /* 1: every camera has the identity response */
     int color_auto;         /* 1: analyse the overlaps and balance (default) */
@@ -18,9 +18,9 @@ typedef struct fovea_demo_options {
                                through the same conversions, mismatch on Y, U, V */
     fovea_colorspace colorspace; /* yuv: matrix of the conversions and the stitch (BT.601) */
     int full_range;         /* yuv: 1 = full-range YUV (default 0: limited) */
-} fovea_demo_options;
+} demo_options;
 
-typedef struct fovea_demo_result {
+typedef struct demo_result {
     int num_cameras;
     int pano_width, pano_height;
     double pct_covered;       /* panorama pixels seen by some camera */
@@ -32,12 +32,11 @@ typedef struct fovea_demo_result {
     double seconds_render, seconds_map, seconds_stitch;
     const char *backend;
     int grid_step[FOVEA_STITCH_MAX_CAMERAS];
-} fovea_demo_result;
+} demo_result;
 
-void fovea_demo_default_options(fovea_demo_options *o);
+void demo_default_options(demo_options *o);
 
 /* Run the demo on ctx's backend. err gets a message on failure. */
-int fovea_demo_run(fovea_context *ctx, const fovea_demo_options *o, fovea_demo_result *r,
-                   char *err, size_t errsz);
+int demo_run(fovea_context *ctx, const demo_options *o, demo_result *r, char *err, size_t errsz);
 
 #endif

@@ -1,0 +1,133 @@
+/* Camera rigs (docs/rig.md): the panorama projection and every camera's
+ * intrinsics, distortion and orientation, read from rig JSON or described in
+ * code, validated, queried; and the exact geometry that links panorama pixels,
+ * world directions and camera image points. */
+#ifndef FOVEA_RIG_H
+#define FOVEA_RIG_H
+
+#include <stddef.h>
+
+#include "fovea/fovea.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FOVEA_RIG_MAX_CAMERAS 16
+#define FOVEA_RIG_MAX_SIZE 16384        /**< largest panorama or camera side */
+#define FOVEA_RIG_NAME_LEN 64           /**< camera name buffer, NUL included */
+#define FOVEA_RIG_DEFAULT_FEATHER 64.0
+#define FOVEA_RIG_DEFAULT_MAX_THETA 100.0
+#define FOVEA_RIG_FILE_LIMIT (1 << 20)  /**< largest rig file read, bytes */
+
+typedef enum fovea_projection {
+    FOVEA_PROJ_EQUIRECTANGULAR = 0,
+    FOVEA_PROJ_CYLINDRICAL = 1
+} fovea_projection;
+
+typedef enum fovea_camera_model {
+    FOVEA_CAM_PINHOLE = 0,   /**< Brown-Conrady, dist = k1 k2 p1 p2 k3 */
+    FOVEA_CAM_FISHEYE = 1    /**< equidistant Kannala-Brandt, dist = k1 k2 k3 k4 */
+} fovea_camera_model;
+
+/** The panorama of a rig (the "panorama" and "blend" objects of rig JSON). */
+typedef struct fovea_rig_panorama {
+    fovea_projection projection;
+    int width, height;        /**< panorama size, 1..FOVEA_RIG_MAX_SIZE */
+    double hfov, vfov;        /**< degrees; vfov unused by cylindrical */
+    double yaw, pitch;        /**< degrees, rotate the whole panorama */
+    double feather;           /**< blend.feather, panorama pixels (default 64) */
+    double max_theta;         /**< fisheye visibility limit, degrees (default 100) */
+} fovea_rig_panorama;
+
+/** One camera of a rig (an entry of rig JSON's "cameras"). */
+typedef struct fovea_rig_camera {
+    char name[FOVEA_RIG_NAME_LEN];
+    int width, height;
+    fovea_camera_model model;
+    double fx, fy, cx, cy;
+    double dist[5];           /**< unused trailing entries are 0 */
+    double yaw, pitch, roll;  /**< degrees */
+} fovea_rig_camera;
+
+/** A validated rig. Read-only once made: safe to share between threads. */
+typedef struct fovea_rig fovea_rig;
+
+/** Fill p with the defaults of the optional fields (equirectangular, feather 64,
+ *  max_theta 100, no rotation) and zero sizes and fields of view. */
+FOVEA_API void fovea_rig_default_panorama(fovea_rig_panorama *p);
+
+/** Read and validate a rig file (at most FOVEA_RIG_FILE_LIMIT bytes).
+ *  @param rig receives the rig (NULL on failure)
+ *  @param err receives "<path>: <field>: <problem>" on failure (may be NULL)
+ *  @return FOVEA_OK, FOVEA_ERR_IO, FOVEA_ERR_CORRUPT (bad JSON or values),
+ *          FOVEA_ERR_INVALID_ARG or FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_rig_open(fovea_rig **rig, const char *path, char *err, size_t errsz);
+
+/** Parse and validate rig JSON held in memory (len bytes, need not be
+ *  NUL-terminated). Messages name the field in JSON path style ("cameras[1].fx: ...").
+ *  @return as fovea_rig_open, without FOVEA_ERR_IO */
+FOVEA_API int fovea_rig_open_json(fovea_rig **rig, const char *json, size_t len, char *err,
+                                  size_t errsz);
+
+/** Make a rig described in code: pano and n cameras are copied and checked as
+ *  rig JSON is (messages use the JSON field paths).
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (a field out of range) or FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_rig_create(fovea_rig **rig, const fovea_rig_panorama *pano,
+                               const fovea_rig_camera *cams, int n, char *err, size_t errsz);
+
+/** Free a rig and set *rig to NULL. Safe on NULL. */
+FOVEA_API void fovea_rig_close(fovea_rig **rig);
+
+/** Check the ranges of every field of a rig.
+ *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG (err names the field) */
+FOVEA_API int fovea_rig_validate(const fovea_rig *rig, char *err, size_t errsz);
+
+/** The panorama of a rig. @return FOVEA_OK or FOVEA_ERR_INVALID_ARG */
+FOVEA_API int fovea_rig_get_panorama(const fovea_rig *rig, fovea_rig_panorama *pano);
+
+/** @return the number of cameras of a rig, or FOVEA_ERR_INVALID_ARG */
+FOVEA_API int fovea_rig_num_cameras(const fovea_rig *rig);
+
+/** Camera cam (0 .. fovea_rig_num_cameras - 1) of a rig.
+ *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG */
+FOVEA_API int fovea_rig_get_camera(const fovea_rig *rig, int cam, fovea_rig_camera *out);
+
+/** The rig as pretty-printed JSON that fovea_rig_open_json reads back to the
+ *  same values. @return a NUL-terminated string to free(), or NULL (no memory) */
+FOVEA_API char *fovea_rig_to_json(const fovea_rig *rig);
+
+/** @return "equirectangular" or "cylindrical" ("unknown" otherwise) */
+FOVEA_API const char *fovea_projection_name(fovea_projection p);
+/** @return "pinhole" or "fisheye" ("unknown" otherwise) */
+FOVEA_API const char *fovea_camera_model_name(fovea_camera_model m);
+
+/* ---------------------------------------------------------------- geometry
+ * World axes: x right, y down, z forward. Pixel (i, j) has its center at
+ * x = i, y = j; coordinates may be fractional. Angles beyond a turn are taken
+ * modulo 360 by the rotations. */
+
+/** World direction (unit) of panorama point (x, y), the panorama's yaw and pitch
+ *  applied. Points past the panorama's edges extend its projection.
+ *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG */
+FOVEA_API int fovea_rig_panorama_to_dir(const fovea_rig *rig, double x, double y, double d[3]);
+
+/** World direction (unit) of image point (u, v) of camera cam: the inverse lens
+ *  model (pinhole: Newton undistortion; fisheye: Newton on the angle polynomial)
+ *  and the camera's rotation.
+ *  @return 1 on success, 0 when the point has no direction or cam is out of range */
+FOVEA_API int fovea_rig_camera_to_dir(const fovea_rig *rig, int cam, double u, double v,
+                                      double d[3]);
+
+/** Image point (u, v) of camera cam that world direction d (any length > 0)
+ *  projects to, with the rig's visibility rule (pinhole: in front of the camera;
+ *  fisheye: within max_theta). u, v are set even outside the image.
+ *  @return 1 when defined, 0 otherwise (or cam out of range) */
+FOVEA_API int fovea_rig_dir_to_camera(const fovea_rig *rig, int cam, const double d[3],
+                                      double *u, double *v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
