@@ -18,10 +18,8 @@
 
 #include "bench_common.h"
 #include "fovea/io.h"
+#include "fovea/rig.h"
 #include "fovea/stitch.h"
-#include "stitch/map_build.h"
-#include "stitch/rig.h"
-#include "stitch/stitch_internal.h"
 #ifdef FOVEA_HAVE_CUDA
 #include "stitch_baseline.h"
 #endif
@@ -269,7 +267,7 @@ static int baseline_rows(gpu_setup *g)
     for (int j = 0; j < H; j++)
         for (int i = 0; i < W; i++) {
             size_t p = (size_t)j * W + i;
-            fovea_map_weights(g->map, i, j, w, u, v);
+            fovea_stitch_map_weights(g->map, i, j, w, u, v);
             t[0][p] = w[0] > 0.0f ? u[0] : -1.0f;
             t[1][p] = w[0] > 0.0f ? v[0] : -1.0f;
             t[2][p] = w[1] > 0.0f ? u[1] : -1.0f;
@@ -499,8 +497,8 @@ static int gpu_rows(bench_table *table, const bench_opts *opts, const fovea_stit
     g.opts = opts;
     g.map = map;
     g.ss = ss;
-    g.W = map->pano_width;
-    g.H = map->pano_height;
+    int ncams = 0;
+    fovea_stitch_map_geometry(map, &g.W, &g.H, &ncams);
     g.CW = cam_rgba[0].width;
     g.CH = cam_rgba[0].height;
     const int W = g.W, H = g.H, CW = g.CW, CH = g.CH;
@@ -568,28 +566,33 @@ int main(int argc, char **argv)
     bench_table table;
     bench_table_init(&table, "stitch", "frames", &opts);
 
-    fovea_rig rig;
+    fovea_rig *rig = NULL;
     char err[512];
-    if (fovea_rig_parse(bench_rig_json, strlen(bench_rig_json), &rig, err, sizeof(err)) < 0) {
+    if (fovea_rig_open_json(&rig, bench_rig_json, strlen(bench_rig_json), err, sizeof(err)) < 0) {
         fprintf(stderr, "bench_stitch: rig: %s\n", err);
         return 1;
     }
+    fovea_rig_panorama pano;
+    BENCH_FOVEA(NULL, fovea_rig_get_panorama(rig, &pano));
     fovea_context *cpu = NULL;
     fovea_settings cs;
     fovea_default_settings(&cs);
     cs.backend = FOVEA_BACKEND_CPU;
     BENCH_FOVEA(NULL, fovea_open(&cpu, &cs));
 
-    fovea_stitch_map map;
-    memset(&map, 0, sizeof(map));
-    fovea_map_build_options mo;
-    fovea_map_build_default_options(&mo);
+    fovea_stitch_map *map = NULL;
+    fovea_map_build_settings mo;
+    fovea_map_build_default_settings(&mo);
     double t0 = bench_now_us();
-    BENCH_FOVEA(cpu, fovea_map_build(cpu, &rig, &map, &mo));
+    BENCH_FOVEA(cpu, fovea_stitch_map_build(cpu, rig, &mo, &map, NULL));
+    fovea_stitch_map_camera_info ci[2];
+    BENCH_FOVEA(NULL, fovea_stitch_map_get_camera_info(map, 0, &ci[0]));
+    BENCH_FOVEA(NULL, fovea_stitch_map_get_camera_info(map, 1, &ci[1]));
     fprintf(text, "map built in %.2f s: steps %d/%d\n", (bench_now_us() - t0) / 1e6,
-            map.cam[0].step, map.cam[1].step);
+            ci[0].grid_step, ci[1].grid_step);
+    fovea_rig_close(&rig);
 
-    const int W = rig.width, H = rig.height, CW = 3840, CH = 2160;
+    const int W = pano.width, H = pano.height, CW = 3840, CH = 2160;
     fovea_stitch_settings ss;
     fovea_stitch_default_settings(&ss);
     ss.color = FOVEA_COLOR_FIXED;
@@ -611,7 +614,7 @@ int main(int argc, char **argv)
 #ifdef FOVEA_HAVE_CUDA
     if (ndev > 0) {
         copy_bw = bench_copy_bandwidth(0);
-        if (gpu_rows(&table, &opts, &map, &ss, cam_rgba, cam_nv12, &ee, text) != 0)
+        if (gpu_rows(&table, &opts, map, &ss, cam_rgba, cam_nv12, &ee, text) != 0)
             return 1;
     } else
 #endif
@@ -624,9 +627,9 @@ int main(int argc, char **argv)
     if (bench_case_enabled(&opts, "cpu")) {
         const double yuv_bytes = 2.0 * CW * CH * 1.5 + (double)W * H * 1.5;
         int runs = opts.quick ? 2 : 10;
-        cpu_row(&table, cpu, &map, &ss, cam_rgba, FOVEA_PIX_RGBA, runs, "(e) C backend RGBA->RGBA",
+        cpu_row(&table, cpu, map, &ss, cam_rgba, FOVEA_PIX_RGBA, runs, "(e) C backend RGBA->RGBA",
                 rgba_bytes);
-        cpu_row(&table, cpu, &map, &ss, cam_nv12, FOVEA_PIX_I420, runs, "(e) C backend NV12->I420",
+        cpu_row(&table, cpu, map, &ss, cam_nv12, FOVEA_PIX_I420, runs, "(e) C backend NV12->I420",
                 yuv_bytes);
     }
 
@@ -634,7 +637,7 @@ int main(int argc, char **argv)
         fovea_frame_free(NULL, &cam_rgba[c]);
         fovea_frame_free(NULL, &cam_nv12[c]);
     }
-    fovea_stitch_map_free(&map);
+    fovea_stitch_map_destroy(&map);
     fovea_close(&cpu);
     return bench_table_finish(&table, copy_bw);
 }
