@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chart.h"
 #include "cli.h"
 
 enum { OPT_JSON = 1 };
@@ -90,6 +91,8 @@ static int print_text(void)
         if (drv)
             printf("%d.%d\n", drv / 1000, drv % 1000 / 10);
     }
+    printf("          charts (--plot) %s\n",
+           chart_available() ? "with cairo" : "not available (built without cairo)");
     printf("CPUs:     %d\n", cpu_count());
     int n = device_count();
     if (n == 0)
@@ -127,6 +130,7 @@ static cJSON *build_json(void)
 
     cJSON *build = cJSON_AddObjectToObject(root, "build");
     cJSON_AddBoolToObject(build, "cuda", fovea_cuda_compiled());
+    cJSON_AddBoolToObject(build, "charts", chart_available());
     int rt = 0, drv = 0;
     if (fovea_cuda_versions(&rt, &drv) == FOVEA_OK) {
         cJSON_AddNumberToObject(build, "cuda_runtime_version", rt);

@@ -117,6 +117,11 @@ n_defaults=$(grep -c '(default:' "$tmp/out")
 run 0 info
 grep -q '^fovea [0-9]' "$tmp/out" || fail "info: no version"
 grep -q 'CUDA backend' "$tmp/out" || fail "info: no build line"
+if [ "${FOVEA_HAVE_CAIRO:-}" = ON ]; then
+    grep -q 'charts (--plot) with cairo' "$tmp/out" || fail "info: no charts line"
+elif [ "${FOVEA_HAVE_CAIRO:-}" = OFF ]; then
+    grep -q 'charts (--plot) not available' "$tmp/out" || fail "info: no charts line"
+fi
 grep -q '^CPUs: *[1-9]' "$tmp/out" || fail "info: no CPU count"
 grep -q '^devices:' "$tmp/out" || fail "info: no devices line"
 grep -q 'i420p10' "$tmp/out" || fail "info: pixel formats missing"
@@ -127,6 +132,7 @@ d = json.load(open(sys.argv[1]))
 for k in ("version", "build", "cpus", "devices", "containers", "pixel_formats"):
     assert k in d, "missing key " + k
 assert isinstance(d["build"]["cuda"], bool)
+assert isinstance(d["build"]["charts"], bool)
 assert d["cpus"] >= 1
 assert {c["name"] for c in d["containers"]} == {"y4m", "yuv", "pnm", "png"}
 for dev in d["devices"]:
