@@ -1,6 +1,7 @@
 /* CUDA backend of KLT (host side): per tracking context, on the caller's CUDA
- * context (its device and stream; klt/backend.c gives it), two device pyramids (the kept one of sequential
- * mode stays on the GPU), selection buffers and feature arrays, all allocated
+ * context (its device and stream; klt_backends.c gives it), two device
+ * pyramids (the kept one of sequential mode stays on the GPU), selection
+ * buffers and feature arrays, all allocated
  * on first use or size change and reused. Per call: the frame upload, the
  * kernels of klt.cu on the stream, one copy of the feature arrays each way. */
 #include <stdint.h>
@@ -222,7 +223,7 @@ static void cuda_close(void **priv)
 
 /* The backend state, made when a tracking context first runs on this backend
  * with ctx (a CUDA context: the caller's, or the tracking context's default
- * one, see klt/backend.c); buffers are allocated on first use. */
+ * one, see klt/klt_backends.c); buffers are allocated on first use. */
 static int cuda_init(void **priv, fovea_context *ctx, const void *params)
 {
     (void)params;

@@ -72,11 +72,11 @@ typedef struct klt_backend {
 } klt_backend;
 
 /* The KLT backends: ref.c (the C reference's table), klt_cuda.c (CUDA
- * builds); the list in backend.c. */
+ * builds); the list in klt_backends.c. */
 extern const klt_backend klt_backend_ref;
 extern const klt_backend klt_backend_cuda;
 
-/* backend.c: make tc's backend ready for a call: the table for tc->backend
+/* klt_backends.c: make tc's backend ready for a call: the table for tc->backend
  * (backend_pick), made for tc->ctx, or for the tracking context's own default
  * CUDA context (device 0) when the CUDA table is picked and tc->ctx is not a
  * CUDA context. A new table or context closes the old backend; what it kept
@@ -87,7 +87,7 @@ int klt_backend_bind(KLT_TrackingContext tc);
 void klt_backend_release(KLT_TrackingContext tc);
 /* Test hooks: KLT's quicksort of (val, id) pairs, descending, in place: the
  * C reference (select.c) and the CUDA emulation (the CUDA table's sort_check,
- * through backend.c; out_* receive the sorted pairs; max_blocks bounds the
+ * through klt_backends.c; out_* receive the sorted pairs; max_blocks bounds the
  * sort's grid, 0: as many as fit, 1: the one-block path of devices without
  * cooperative launches; returns a fovea status). */
 void klt_ref_quicksort(int *val, unsigned *id, size_t n);
