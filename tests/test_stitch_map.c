@@ -402,7 +402,7 @@ static void check_ref_runs(const fovea_stitch_map *m, const char *name)
             ss.min_overlap_samples = 10;
             for (int k = 0; k < 2; k++) {
                 REQUIRE(fovea_stitcher_create(ctx, &st[k], m, &ss) == FOVEA_OK);
-                st[k]->ref_runs_off = k;
+                st[k]->params.ref_runs_off = k;
                 if (mode == 0)
                     REQUIRE(fovea_stitcher_set_color(st[k], cc, n) == FOVEA_OK);
                 REQUIRE(fovea_frame_alloc(ctx, &out[k], W, H,

@@ -89,8 +89,13 @@ typedef struct KLT_TrackingContextRec {
                                        the kept pyramid of sequential mode (the next
                                        KLTTrackFeatures then needs img1). */
     fovea_context *ctx;           /**< optional, not owned: thread pool, log callback and (CUDA
-                                       backend) the device to use;
-                                       NULL = single thread, no messages */
+                                       backend, when it is a CUDA context) the device and
+                                       stream to run on; otherwise the CUDA backend runs on
+                                       a context of its own on device 0.
+                                       NULL = single thread, no messages. It must stay open
+                                       while the tracking context uses it: until
+                                       KLTFreeTrackingContext, or the first call after
+                                       tc->ctx is changed */
     void *priv;                   /**< fovea private state; do not touch */
 } KLT_TrackingContextRec, *KLT_TrackingContext;
 

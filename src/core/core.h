@@ -38,6 +38,16 @@ int fovea_errbuf(char *err, size_t errsz, int status, const char *fmt, ...)
 #endif
     ;
 
+/* Return from the calling function with call's status when it is negative
+ * (an error already recorded where the callee reports). CUDA calls go through
+ * FOVEA_CUDA_TRY (core/cuda_util.h) instead. */
+#define FOVEA_TRY(call)                                                                     \
+    do {                                                                                    \
+        int fovea_try_st_ = (call);                                                         \
+        if (fovea_try_st_ < 0)                                                              \
+            return fovea_try_st_;                                                           \
+    } while (0)
+
 /* Deliver a message to the context's log callback if its level passes. */
 void fovea_log(fovea_context *ctx, fovea_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)

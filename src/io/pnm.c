@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "io/pnm.h"
 #include "io_internal.h"
 
 /* Largest file the reader slurps: a 16384x16384 16-bit P6 raster plus room for
@@ -47,7 +48,8 @@ static void skip_space_and_comments(pnm_parser *p)
 /* Parse one decimal header field into *out, checking 1 <= value <= max.
  * Values too large for the check saturate, so an absurd field cannot overflow.
  * too_big_status is returned for values above max (UNSUPPORTED for dimensions
- * we choose not to handle, CORRUPT for values the format forbids). */
+ * we choose not to handle, CORRUPT for values the format forbids);
+ * PNM_HEADER_SHORT when the data ends before the field is known. */
 static int parse_field(pnm_parser *p, const char *name, unsigned max, int too_big_status,
                        unsigned *out)
 {
@@ -60,7 +62,7 @@ static int parse_field(pnm_parser *p, const char *name, unsigned max, int too_bi
     }
     if (p->pos >= p->size) {
         fovea_errbuf(p->err, p->errsz, 0, "missing %s (header ends early)", name);
-        return FOVEA_ERR_CORRUPT;
+        return PNM_HEADER_SHORT;
     }
     uint8_t c = p->data[p->pos];
     if (c < '0' || c > '9') {
@@ -84,7 +86,8 @@ static int parse_field(pnm_parser *p, const char *name, unsigned max, int too_bi
     }
     if (v == 0) {
         fovea_errbuf(p->err, p->errsz, 0, "%s is 0", name);
-        return FOVEA_ERR_CORRUPT;
+        /* "0" at the end of the data: more digits may follow ("05") */
+        return p->pos >= p->size ? PNM_HEADER_SHORT : FOVEA_ERR_CORRUPT;
     }
     if (v > max) {
         if (v == cap)
@@ -95,6 +98,57 @@ static int parse_field(pnm_parser *p, const char *name, unsigned max, int too_bi
         return too_big_status;
     }
     *out = (unsigned)v;
+    return FOVEA_OK;
+}
+
+int pnm_parse_header(const uint8_t *data, size_t size, pnm_header *h, char *err, size_t errsz)
+{
+    if (err && errsz)
+        err[0] = '\0';
+    if (size == 0) {
+        fovea_errbuf(err, errsz, 0, "empty file");
+        return PNM_HEADER_SHORT;
+    }
+    if (data[0] != 'P' || size < 2) {
+        fovea_errbuf(err, errsz, 0, "not a PNM file (bad magic)");
+        return data[0] != 'P' ? FOVEA_ERR_CORRUPT : PNM_HEADER_SHORT;
+    }
+    const uint8_t kind = data[1];
+    if ((kind >= '1' && kind <= '7' && kind != '5' && kind != '6') || kind == 'F' ||
+        kind == 'f') {
+        fovea_errbuf(err, errsz, 0, "unsupported PNM type P%c (only P5/P6)", kind);
+        return FOVEA_ERR_UNSUPPORTED;
+    }
+    if (kind != '5' && kind != '6') {
+        fovea_errbuf(err, errsz, 0, "not a PNM file (bad magic)");
+        return FOVEA_ERR_CORRUPT;
+    }
+
+    pnm_parser p = {data, size, 2, err, errsz};
+    unsigned width, height, maxval;
+    int st = parse_field(&p, "width", FOVEA_MAX_DIM, FOVEA_ERR_UNSUPPORTED, &width);
+    if (st == FOVEA_OK)
+        st = parse_field(&p, "height", FOVEA_MAX_DIM, FOVEA_ERR_UNSUPPORTED, &height);
+    if (st == FOVEA_OK)
+        st = parse_field(&p, "maxval", 65535, FOVEA_ERR_CORRUPT, &maxval);
+    if (st != FOVEA_OK)
+        return st;
+    /* Exactly one whitespace byte separates maxval from the raster (which may
+     * itself start with bytes that look like whitespace or '#'). */
+    if (p.pos >= size) {
+        fovea_errbuf(err, errsz, 0, "truncated: header ends without the whitespace after maxval");
+        return PNM_HEADER_SHORT;
+    }
+    if (!is_space(data[p.pos])) {
+        fovea_errbuf(err, errsz, 0, "expected one whitespace byte after maxval (no comment there)");
+        return FOVEA_ERR_CORRUPT;
+    }
+    p.pos++;
+    h->kind = (char)kind;
+    h->width = width;
+    h->height = height;
+    h->maxval = maxval;
+    h->length = p.pos;
     return FOVEA_OK;
 }
 
@@ -125,45 +179,15 @@ int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
     memset(f, 0, sizeof(*f));
     if (err && errsz)
         err[0] = '\0';
-    if (size == 0) {
-        fovea_errbuf(err, errsz, 0, "empty file");
-        return FOVEA_ERR_CORRUPT;
-    }
-    if (size < 2 || data[0] != 'P') {
-        fovea_errbuf(err, errsz, 0, "not a PNM file (bad magic)");
-        return FOVEA_ERR_CORRUPT;
-    }
-    const uint8_t kind = data[1];
-    if ((kind >= '1' && kind <= '7' && kind != '5' && kind != '6') || kind == 'F' ||
-        kind == 'f') {
-        fovea_errbuf(err, errsz, 0, "unsupported PNM type P%c (only P5/P6)", kind);
-        return FOVEA_ERR_UNSUPPORTED;
-    }
-    if (kind != '5' && kind != '6') {
-        fovea_errbuf(err, errsz, 0, "not a PNM file (bad magic)");
-        return FOVEA_ERR_CORRUPT;
-    }
-
-    pnm_parser p = {data, size, 2, err, errsz};
-    unsigned width, height, maxval;
-    int st = parse_field(&p, "width", FOVEA_MAX_DIM, FOVEA_ERR_UNSUPPORTED, &width);
-    if (st == FOVEA_OK)
-        st = parse_field(&p, "height", FOVEA_MAX_DIM, FOVEA_ERR_UNSUPPORTED, &height);
-    if (st == FOVEA_OK)
-        st = parse_field(&p, "maxval", 65535, FOVEA_ERR_CORRUPT, &maxval);
+    pnm_header h;
+    int st = pnm_parse_header(data, size, &h, err, errsz);
+    if (st == PNM_HEADER_SHORT)
+        return FOVEA_ERR_CORRUPT; /* a whole file that ends inside its header */
     if (st < 0)
         return st;
-    /* Exactly one whitespace byte separates maxval from the raster (which may
-     * itself start with bytes that look like whitespace or '#'). */
-    if (p.pos >= size) {
-        fovea_errbuf(err, errsz, 0, "truncated: header ends without the whitespace after maxval");
-        return FOVEA_ERR_CORRUPT;
-    }
-    if (!is_space(data[p.pos])) {
-        fovea_errbuf(err, errsz, 0, "expected one whitespace byte after maxval (no comment there)");
-        return FOVEA_ERR_CORRUPT;
-    }
-    p.pos++;
+    const char kind = h.kind;
+    const unsigned width = h.width, height = h.height, maxval = h.maxval;
+    pnm_parser p = {data, size, h.length, err, errsz};
 
     const int channels = kind == '6' ? 3 : 1;
     const int in_bytes = maxval > 255 ? 2 : 1;

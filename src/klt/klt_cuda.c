@@ -1,6 +1,7 @@
-/* CUDA backend of KLT (host side): per tracking context a private CUDA
- * context (device + stream), two device pyramids (the kept one of sequential
- * mode stays on the GPU), selection buffers and feature arrays, all allocated
+/* CUDA backend of KLT (host side): per tracking context, on the caller's CUDA
+ * context (its device and stream; klt_backends.c gives it), two device
+ * pyramids (the kept one of sequential mode stays on the GPU), selection
+ * buffers and feature arrays, all allocated
  * on first use or size change and reused. Per call: the frame upload, the
  * kernels of klt.cu on the stream, one copy of the feature arrays each way. */
 #include <stdint.h>
@@ -35,7 +36,7 @@ typedef struct kc_pyr {
 } kc_pyr;
 
 typedef struct kc_state {
-    fovea_context *ctx;             /* private: device and stream of this tracking context */
+    fovea_context *ctx;             /* not owned: the device and stream the backend runs on */
     kc_pyr pyr[2];
     float *d_tmp;
     size_t tmp_cap;                 /* floats */
@@ -86,29 +87,18 @@ enum { F_IN_X, F_IN_Y, F_IN_VAL, F_OUT_X, F_OUT_Y, F_OUT_XLOC, F_OUT_YLOC, F_OUT
 /* after the n * F_COUNT words: taken count, "needs more candidates" flag,
  * candidates the last pass could read (its sort prefix) */
 
-static int kc_fail(KLT_TrackingContext tc, kc_state *kc, int rc)
+/* A failed call's end: a failure reported through the context (CUDA, device
+ * memory; after it nothing on the GPU is trusted) becomes the tracking
+ * context's error; one the KLT checks reported already (klt_fail) stays. */
+static int kc_end(KLT_TrackingContext tc, kc_state *kc, int rc)
 {
     klt_state *st = klt_priv(tc);
-    /* after a failure nothing on the GPU is trusted */
+    if (rc >= 0 || st->status < 0)
+        return rc;
     st->have_last = 0;
     kc->pyr[0].valid = kc->pyr[1].valid = 0;
     return klt_fail(tc, rc, "CUDA backend: %s", fovea_last_error(kc->ctx));
 }
-
-#define KC_TRY(call)                                                                        \
-    do {                                                                                    \
-        int kc_rc_ = (call);                                                                \
-        if (kc_rc_ < 0)                                                                     \
-            return kc_fail(tc, kc, kc_rc_);                                                 \
-    } while (0)
-#define KC_CUDA(call) KC_TRY(FOVEA_CUDA(kc->ctx, call))
-/* for helpers that report their own failure */
-#define KC_RET(call)                                                                        \
-    do {                                                                                    \
-        int kc_rc_ = (call);                                                                \
-        if (kc_rc_ < 0)                                                                     \
-            return kc_rc_;                                                                  \
-    } while (0)
 
 static cudaStream_t kc_stream(const kc_state *kc)
 {
@@ -193,74 +183,56 @@ static void kc_free_pyr(kc_state *kc, kc_pyr *p)
     memset(p, 0, sizeof *p);
 }
 
-void klt_cuda_release(klt_state *st)
+static void cuda_close(void **priv)
 {
-    kc_state *kc = st ? st->cuda : NULL;
+    kc_state *kc = *priv;
     if (!kc)
         return;
-    if (kc->ctx) {
-        if (kc->spec_stream)
-            cudaStreamSynchronize((cudaStream_t)kc->spec_stream);
-        fovea_device_sync(kc->ctx);
-        kc_free_pyr(kc, &kc->pyr[0]);
-        kc_free_pyr(kc, &kc->pyr[1]);
-        fovea_device_free(kc->ctx, kc->d_tmp);
-        fovea_device_free(kc->ctx, kc->d_sel);
-        fovea_device_free(kc->ctx, kc->d_selraw);
-        fovea_pinned_free(kc->ctx, kc->h_selraw);
-        fovea_device_free(kc->ctx, kc->d_cmp);
-        fovea_device_free(kc->ctx, kc->d_flag);
-        fovea_pinned_free(kc->ctx, kc->h_flag);
-        fovea_device_free(kc->ctx, kc->d_keys);
-        fovea_device_free(kc->ctx, kc->d_pix);
-        fovea_device_free(kc->ctx, kc->d_qs);
-        fovea_device_free(kc->ctx, kc->d_map);
-        fovea_device_free(kc->ctx, kc->d_feat);
-        fovea_pinned_free(kc->ctx, kc->h_feat);
-        if (kc->spec_stream) {
-            cudaStreamSynchronize((cudaStream_t)kc->spec_stream);
-            cudaStreamDestroy((cudaStream_t)kc->spec_stream);
-        }
-        if (kc->spec_built)
-            cudaEventDestroy((cudaEvent_t)kc->spec_built);
-        if (kc->spec_done)
-            cudaEventDestroy((cudaEvent_t)kc->spec_done);
-        fovea_close(&kc->ctx);
+    if (kc->spec_stream)
+        cudaStreamSynchronize((cudaStream_t)kc->spec_stream);
+    fovea_device_sync(kc->ctx);
+    kc_free_pyr(kc, &kc->pyr[0]);
+    kc_free_pyr(kc, &kc->pyr[1]);
+    fovea_device_free(kc->ctx, kc->d_tmp);
+    fovea_device_free(kc->ctx, kc->d_sel);
+    fovea_device_free(kc->ctx, kc->d_selraw);
+    fovea_pinned_free(kc->ctx, kc->h_selraw);
+    fovea_device_free(kc->ctx, kc->d_cmp);
+    fovea_device_free(kc->ctx, kc->d_flag);
+    fovea_pinned_free(kc->ctx, kc->h_flag);
+    fovea_device_free(kc->ctx, kc->d_keys);
+    fovea_device_free(kc->ctx, kc->d_pix);
+    fovea_device_free(kc->ctx, kc->d_qs);
+    fovea_device_free(kc->ctx, kc->d_map);
+    fovea_device_free(kc->ctx, kc->d_feat);
+    fovea_pinned_free(kc->ctx, kc->h_feat);
+    if (kc->spec_stream) {
+        cudaStreamSynchronize((cudaStream_t)kc->spec_stream);
+        cudaStreamDestroy((cudaStream_t)kc->spec_stream);
     }
+    if (kc->spec_built)
+        cudaEventDestroy((cudaEvent_t)kc->spec_built);
+    if (kc->spec_done)
+        cudaEventDestroy((cudaEvent_t)kc->spec_done);
     free(kc->slots);
     free(kc->h_aff);
     free(kc->aff_win);
     free(kc);
-    st->cuda = NULL;
+    *priv = NULL;
 }
 
-/* The backend state, created on first use: a private CUDA context on the
- * device of tc->ctx when that is a CUDA context, else device 0. */
-static kc_state *kc_get(KLT_TrackingContext tc)
+/* The backend state, made when a tracking context first runs on this backend
+ * with ctx (a CUDA context: the caller's, or the tracking context's default
+ * one, see klt/klt_backends.c); buffers are allocated on first use. */
+static int cuda_init(void **priv, fovea_context *ctx, const void *params)
 {
-    klt_state *st = klt_priv(tc);
-    if (st->cuda)
-        return st->cuda;
+    (void)params;
     kc_state *kc = calloc(1, sizeof *kc);
-    if (!kc) {
-        klt_fail(tc, FOVEA_ERR_NOMEM, "CUDA backend: out of memory");
-        return NULL;
-    }
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = FOVEA_BACKEND_CUDA;
-    s.threads = 1;
-    s.cuda_device = fovea_context_backend(tc->ctx) == FOVEA_BACKEND_CUDA && tc->ctx
-                        ? fovea_context_device(tc->ctx)
-                        : 0;
-    int rc = fovea_open(&kc->ctx, &s);
-    if (rc < 0) {
-        free(kc);
-        klt_fail(tc, rc, "CUDA backend: cannot open a CUDA context: %s", fovea_strerror(rc));
-        return NULL;
-    }
-    st->cuda = kc;
-    return kc;
+    if (!kc)
+        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+    kc->ctx = ctx;
+    *priv = kc;
+    return FOVEA_OK;
 }
 
 /* ---------------------------------------------------------------- kernels */
@@ -315,7 +287,7 @@ static int kc_build(KLT_TrackingContext tc, kc_state *kc, kc_pyr *p, const KLT_P
 {
     klt_state *st = klt_priv(tc);
     const int ss = tc->subsampling, nl = tc->nPyramidLevels;
-    KC_RET(klt_pyramid_params_check(tc));
+    FOVEA_TRY(klt_pyramid_params_check(tc));
     p->valid = 0;
     const size_t npix = (size_t)ncols * (size_t)nrows;
     size_t bytes;
@@ -331,9 +303,9 @@ static int kc_build(KLT_TrackingContext tc, kc_state *kc, kc_pyr *p, const KLT_P
             fovea_device_free(kc->ctx, p->gy[i]);
             p->img[i] = p->gx[i] = p->gy[i] = NULL;
             p->cap[i] = 0;
-            KC_TRY(dev_ensure(kc, (void **)&p->img[i], &cap, bytes));
-            KC_TRY(dev_ensure(kc, (void **)&p->gx[i], &cap, bytes));
-            KC_TRY(dev_ensure(kc, (void **)&p->gy[i], &cap, bytes));
+            FOVEA_TRY(dev_ensure(kc, (void **)&p->img[i], &cap, bytes));
+            FOVEA_TRY(dev_ensure(kc, (void **)&p->gx[i], &cap, bytes));
+            FOVEA_TRY(dev_ensure(kc, (void **)&p->gy[i], &cap, bytes));
             p->cap[i] = n;
         }
         p->w[i] = c;
@@ -343,32 +315,32 @@ static int kc_build(KLT_TrackingContext tc, kc_state *kc, kc_pyr *p, const KLT_P
     }
     if (floats_bytes(npix, &bytes) < 0)
         return klt_fail(tc, FOVEA_ERR_NOMEM, "pyramid: size overflow");
-    KC_TRY(dev_ensure(kc, (void **)&kc->d_tmp, &kc->tmp_cap, bytes));
+    FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_tmp, &kc->tmp_cap, bytes));
     p->raw_host = 0;
     if (kind == FOVEA_MEM_HOST)
-        KC_TRY(pinned_ensure(kc, (void **)&p->raw, &p->raw_cap, npix));
-    KC_TRY(dev_ensure(kc, (void **)&p->d_raw, &p->d_raw_cap, npix));
+        FOVEA_TRY(pinned_ensure(kc, (void **)&p->raw, &p->raw_cap, npix));
+    FOVEA_TRY(dev_ensure(kc, (void **)&p->d_raw, &p->d_raw_cap, npix));
     p->nlevels = nl;
     p->ss = ss;
     p->ncols = ncols;
     p->nrows = nrows;
 
-    KC_TRY(upload(kc, p->raw, p->d_raw, img, npix, kind));
+    FOVEA_TRY(upload(kc, p->raw, p->d_raw, img, npix, kind));
     p->raw_host = kind == FOVEA_MEM_HOST;
     klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
-    KC_TRY(conv_smooth(kc, &st->kernels, p->d_raw, 1, ncols, nrows, p->img[0]));
+    FOVEA_TRY(conv_smooth(kc, &st->kernels, p->d_raw, 1, ncols, nrows, p->img[0]));
     p->sig[0] = st->kernels.sigma_last;
     const float sigma = ss * tc->pyramid_sigma_fact;
     for (int i = 1; i < nl; i++) {
         klt_kernels_for(&st->kernels, sigma);
         klt_cuda_kernel g = to_dev(&st->kernels.gauss);
-        KC_CUDA(klt_cuda_smooth_subsample(p->img[i - 1], p->w[i - 1], p->h[i - 1], &g, ss,
+        FOVEA_CUDA_TRY(kc->ctx, klt_cuda_smooth_subsample(p->img[i - 1], p->w[i - 1], p->h[i - 1], &g, ss,
                                           kc->d_tmp, p->img[i], kc_stream(kc)));
         p->sig[i] = st->kernels.sigma_last;
     }
     for (int i = 0; i < nl; i++) {
         klt_kernels_for(&st->kernels, tc->grad_sigma);
-        KC_TRY(conv_gradients(kc, &st->kernels, p->img[i], 0, p->w[i], p->h[i], p->gx[i],
+        FOVEA_TRY(conv_gradients(kc, &st->kernels, p->img[i], 0, p->w[i], p->h[i], p->gx[i],
                               p->gy[i]));
         p->sig[nl + i] = st->kernels.sigma_last;
     }
@@ -390,16 +362,16 @@ static int kc_same_input(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p,
         return memcmp(p->raw, img, npix) == 0;
     cudaStream_t stream = kc_stream(kc);
     size_t cap = 0;
-    KC_TRY(dev_ensure(kc, (void **)&kc->d_cmp, &kc->d_cmp_cap, npix));
+    FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_cmp, &kc->d_cmp_cap, npix));
     if (!kc->d_flag)
-        KC_TRY(dev_ensure(kc, (void **)&kc->d_flag, &cap, sizeof(int)));
+        FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_flag, &cap, sizeof(int)));
     if (!kc->h_flag)
-        KC_TRY(pinned_ensure(kc, (void **)&kc->h_flag, &cap, sizeof(int)));
-    KC_CUDA(cudaMemcpyAsync(kc->d_cmp, img, npix, cudaMemcpyDefault, stream));
-    KC_CUDA(klt_cuda_differs(kc->d_cmp, p->d_raw, npix, kc->d_flag, stream));
-    KC_CUDA(cudaMemcpyAsync(kc->h_flag, kc->d_flag, sizeof(int), cudaMemcpyDeviceToHost,
+        FOVEA_TRY(pinned_ensure(kc, (void **)&kc->h_flag, &cap, sizeof(int)));
+    FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->d_cmp, img, npix, cudaMemcpyDefault, stream));
+    FOVEA_CUDA_TRY(kc->ctx, klt_cuda_differs(kc->d_cmp, p->d_raw, npix, kc->d_flag, stream));
+    FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_flag, kc->d_flag, sizeof(int), cudaMemcpyDeviceToHost,
                             stream));
-    KC_CUDA(cudaStreamSynchronize(stream));
+    FOVEA_CUDA_TRY(kc->ctx, cudaStreamSynchronize(stream));
     return *kc->h_flag == 0;
 }
 
@@ -430,21 +402,21 @@ static int feat_ensure(KLT_TrackingContext tc, kc_state *kc, int n)
     if (!fovea_mul_size((size_t)(n > 0 ? n : 1), (size_t)F_COUNT, &words) ||
         !fovea_mul_size(words + 3, sizeof(uint32_t), &bytes))
         return klt_fail(tc, FOVEA_ERR_NOMEM, "feature arrays: size overflow");
-    KC_TRY(dev_ensure(kc, (void **)&kc->d_feat, &kc->feat_cap, bytes));
-    KC_TRY(pinned_ensure(kc, (void **)&kc->h_feat, &kc->h_feat_cap, bytes));
+    FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_feat, &kc->feat_cap, bytes));
+    FOVEA_TRY(pinned_ensure(kc, (void **)&kc->h_feat, &kc->h_feat_cap, bytes));
     return FOVEA_OK;
 }
 
 static int call_begin(KLT_TrackingContext tc, kc_state *kc)
 {
-    KC_TRY(fovea_device_activate(kc->ctx));
+    FOVEA_TRY(fovea_device_activate(kc->ctx));
     return FOVEA_OK;
 }
 
 /* Wait for the work queued so far (its end is the call's end so far). */
 static int call_sync(KLT_TrackingContext tc, kc_state *kc)
 {
-    KC_CUDA(cudaStreamSynchronize(kc_stream(kc)));
+    FOVEA_CUDA_TRY(kc->ctx, cudaStreamSynchronize(kc_stream(kc)));
     return FOVEA_OK;
 }
 
@@ -453,7 +425,7 @@ static int call_sync(KLT_TrackingContext tc, kc_state *kc)
 static int call_end_q(KLT_TrackingContext tc, kc_state *kc, int queued)
 {
     if (queued)
-        KC_RET(call_sync(tc, kc));
+        FOVEA_TRY(call_sync(tc, kc));
     return FOVEA_OK;
 }
 
@@ -508,10 +480,10 @@ static int kc_qs_layout(KLT_TrackingContext tc, kc_state *kc, size_t n, klt_cuda
     size_t ints = 6 * n + 9 * ml + 4 * half + 6 * mt + KLT_QS_NCTR, bytes;
     if (n > (size_t)INT32_MAX / 2 || !fovea_mul_size(ints, sizeof(int), &bytes))
         return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
-    KC_TRY(dev_ensure(kc, (void **)&kc->d_qs, &kc->qs_cap, bytes));
+    FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_qs, &kc->qs_cap, bytes));
     if (!kc->qs_blocks) {
         int blocks = 1, coop = 0;
-        KC_CUDA(klt_cuda_qs_grid(&blocks, &coop));
+        FOVEA_CUDA_TRY(kc->ctx, klt_cuda_qs_grid(&blocks, &coop));
         kc->qs_blocks = blocks > 0 ? blocks : 1;
         kc->qs_coop = coop;
     }
@@ -562,7 +534,7 @@ static int kc_qs_launch(KLT_TrackingContext tc, kc_state *kc, const klt_cuda_qs 
         blocks = (int)tiles;
     if (blocks < 1)
         blocks = 1;
-    KC_CUDA(klt_cuda_qs_run(q, from_defer, gate, blocks, kc->qs_coop, stream));
+    FOVEA_CUDA_TRY(kc->ctx, klt_cuda_qs_run(q, from_defer, gate, blocks, kc->qs_coop, stream));
     return FOVEA_OK;
 }
 
@@ -610,9 +582,9 @@ static int kc_grid_equal(const kc_cand_grid *a, const kc_cand_grid *b)
 static int kc_candidates(KLT_TrackingContext tc, kc_state *kc, const kc_cand_grid *g, int kcap,
                          cudaStream_t stream, klt_cuda_qs *q)
 {
-    KC_RET(kc_qs_layout(tc, kc, g->npoints, q));
+    FOVEA_TRY(kc_qs_layout(tc, kc, g->npoints, q));
     q->kcap = kcap;
-    KC_CUDA(cudaMemsetAsync(q->ctr, 0, KLT_QS_NCTR * sizeof(int), stream));
+    FOVEA_CUDA_TRY(kc->ctx, cudaMemsetAsync(q->ctr, 0, KLT_QS_NCTR * sizeof(int), stream));
     klt_cuda_eig_args ea;
     ea.gx = g->gx;
     ea.gy = g->gy;
@@ -627,8 +599,8 @@ static int kc_candidates(KLT_TrackingContext tc, kc_state *kc, const kc_cand_gri
     ea.cand = q->qa;
     ea.min_eig = g->min_eig;
     ea.nabove = q->ctr + KLT_QS_NABOVE;
-    KC_CUDA(klt_cuda_eigen(&ea, stream));
-    KC_RET(kc_qs_launch(tc, kc, q, 0, NULL, 0, stream));
+    FOVEA_CUDA_TRY(kc->ctx, klt_cuda_eigen(&ea, stream));
+    FOVEA_TRY(kc_qs_launch(tc, kc, q, 0, NULL, 0, stream));
     return FOVEA_OK;
 }
 
@@ -637,7 +609,7 @@ static int kc_candidates(KLT_TrackingContext tc, kc_state *kc, const kc_cand_gri
 static int kc_spec_join(KLT_TrackingContext tc, kc_state *kc)
 {
     if (kc->spec_launched)
-        KC_CUDA(cudaStreamWaitEvent(kc_stream(kc), (cudaEvent_t)kc->spec_done, 0));
+        FOVEA_CUDA_TRY(kc->ctx, cudaStreamWaitEvent(kc_stream(kc), (cudaEvent_t)kc->spec_done, 0));
     return FOVEA_OK;
 }
 
@@ -649,20 +621,20 @@ static int kc_spec_built(KLT_TrackingContext tc, kc_state *kc)
         /* the lowest priority: the call's own kernels (the tracking) get the
          * SMs first, the sort fills what they leave */
         int least = 0, greatest = 0;
-        KC_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        FOVEA_CUDA_TRY(kc->ctx, cudaDeviceGetStreamPriorityRange(&least, &greatest));
         cudaStream_t sst;
-        KC_CUDA(cudaStreamCreateWithPriority(&sst, cudaStreamNonBlocking, least));
+        FOVEA_CUDA_TRY(kc->ctx, cudaStreamCreateWithPriority(&sst, cudaStreamNonBlocking, least));
         kc->spec_stream = sst;
     }
     for (int i = 0; i < 2; i++) {
         void **ev = i ? &kc->spec_done : &kc->spec_built;
         if (!*ev) {
             cudaEvent_t e;
-            KC_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+            FOVEA_CUDA_TRY(kc->ctx, cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
             *ev = e;
         }
     }
-    KC_CUDA(cudaEventRecord((cudaEvent_t)kc->spec_built, kc_stream(kc)));
+    FOVEA_CUDA_TRY(kc->ctx, cudaEventRecord((cudaEvent_t)kc->spec_built, kc_stream(kc)));
     return FOVEA_OK;
 }
 
@@ -675,12 +647,12 @@ static int kc_speculate(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p)
     if (kc_grid_make(tc, p->gx[0], p->gy[0], p->ncols, p->nrows, &g) < 0 || g.npoints == 0)
         return FOVEA_OK;  /* the replacement reports it, or has nothing to sort */
     cudaStream_t side = (cudaStream_t)kc->spec_stream;
-    KC_CUDA(cudaStreamWaitEvent(side, (cudaEvent_t)kc->spec_built, 0));
+    FOVEA_CUDA_TRY(kc->ctx, cudaStreamWaitEvent(side, (cudaEvent_t)kc->spec_built, 0));
     const int kcap = kc_first_kcap(kc, 1, 0);
     klt_cuda_qs q;
     kc->spec_launched = 1;  /* from here on, side has work that the call's stream must wait for */
-    KC_RET(kc_candidates(tc, kc, &g, kcap, side, &q));
-    KC_CUDA(cudaEventRecord((cudaEvent_t)kc->spec_done, side));
+    FOVEA_TRY(kc_candidates(tc, kc, &g, kcap, side, &q));
+    FOVEA_CUDA_TRY(kc->ctx, cudaEventRecord((cudaEvent_t)kc->spec_done, side));
     kc->spec_grid = g;
     kc->spec_kcap = kcap;
     kc->spec_ready = 1;
@@ -700,28 +672,24 @@ static int kc_points_ensure(KLT_TrackingContext tc, kc_state *kc, size_t n)
         kc->d_keys = NULL;
         kc->d_pix = NULL;
         kc->pts_cap = 0;
-        KC_TRY(dev_ensure(kc, (void **)&kc->d_keys, &c1, kbytes));
-        KC_TRY(dev_ensure(kc, (void **)&kc->d_pix, &c2, kbytes));
+        FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_keys, &c1, kbytes));
+        FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_pix, &c2, kbytes));
         kc->pts_cap = n;
     }
     return FOVEA_OK;
 }
 
-int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_blocks,
-                        int *out_val, unsigned *out_id)
+static int kc_sort_check(KLT_TrackingContext tc, kc_state *kc, const int *val, int n,
+                         int max_blocks, int *out_val, unsigned *out_id)
 {
-    klt_state *st = klt_priv(tc);
-    kc_state *kc = kc_get(tc);
-    if (!kc)
-        return st->status;
     if (n <= 0)
         return FOVEA_OK;
-    KC_RET(call_begin(tc, kc));
-    KC_RET(kc_spec_join(tc, kc));
+    FOVEA_TRY(call_begin(tc, kc));
+    FOVEA_TRY(kc_spec_join(tc, kc));
     kc->spec_ready = 0;
-    KC_RET(kc_points_ensure(tc, kc, (size_t)n));
+    FOVEA_TRY(kc_points_ensure(tc, kc, (size_t)n));
     klt_cuda_qs q;
-    KC_RET(kc_qs_layout(tc, kc, (size_t)n, &q));
+    FOVEA_TRY(kc_qs_layout(tc, kc, (size_t)n, &q));
     unsigned *ids = malloc((size_t)n * sizeof(unsigned));
     int *pairs = malloc((size_t)n * 2 * sizeof(int));
     if (!ids || !pairs) {
@@ -758,19 +726,16 @@ int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_b
         }
     free(ids);
     free(pairs);
-    return rc < 0 ? kc_fail(tc, kc, rc) : FOVEA_OK;
+    return rc < 0 ? rc : FOVEA_OK;
 }
 
-static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, int nrows,
-                       KLT_FeatureList fl, int replace)
+static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *img, int ncols,
+                     int nrows, KLT_FeatureList fl, int replace)
 {
     klt_state *st = klt_priv(tc);
-    kc_state *kc = kc_get(tc);
-    if (!kc)
-        return st->status;
     klt_fix_window(tc, replace ? "KLTReplaceLostFeatures" : "KLTSelectGoodFeatures");
     const size_t npix = (size_t)ncols * (size_t)nrows;
-    KC_RET(call_begin(tc, kc));
+    FOVEA_TRY(call_begin(tc, kc));
     cudaStream_t stream = kc_stream(kc);
 
     const fovea_memtype kind = fovea_ptr_memtype(img);
@@ -778,7 +743,7 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     int reuse0 = 0;
     if (!(replace && tc->sequentialMode && st->have_last) && tc->smoothBeforeSelecting) {
         reuse0 = kc_level0_matches(tc, kc, &kc->pyr[st->last], img, kind, ncols, nrows);
-        KC_RET(reuse0);
+        FOVEA_TRY(reuse0);
     }
     if (replace && tc->sequentialMode && st->have_last) {
         /* KLT quirk (see select.c): the kept level 0 */
@@ -801,23 +766,23 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
             fovea_device_free(kc->ctx, kc->d_sel);
             kc->d_sel = NULL;
             kc->sel_cap = 0;
-            KC_TRY(dev_ensure(kc, (void **)&kc->d_sel, &cap, bytes));
+            FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_sel, &cap, bytes));
             kc->sel_cap = npix;
         }
         if (kind == FOVEA_MEM_HOST)
-            KC_TRY(pinned_ensure(kc, (void **)&kc->h_selraw, &kc->h_selraw_cap, npix));
-        KC_TRY(dev_ensure(kc, (void **)&kc->d_selraw, &kc->d_selraw_cap, npix));
-        KC_TRY(upload(kc, kc->h_selraw, kc->d_selraw, img, npix, kind));
+            FOVEA_TRY(pinned_ensure(kc, (void **)&kc->h_selraw, &kc->h_selraw_cap, npix));
+        FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_selraw, &kc->d_selraw_cap, npix));
+        FOVEA_TRY(upload(kc, kc->h_selraw, kc->d_selraw, img, npix, kind));
         float *simg = kc->d_sel, *sgx = simg + npix, *sgy = sgx + npix;
         if (tc->smoothBeforeSelecting) {
             klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
-            KC_TRY(conv_smooth(kc, &st->kernels, kc->d_selraw, 1, ncols, nrows, simg));
+            FOVEA_TRY(conv_smooth(kc, &st->kernels, kc->d_selraw, 1, ncols, nrows, simg));
             klt_kernels_for(&st->kernels, tc->grad_sigma);
-            KC_TRY(conv_gradients(kc, &st->kernels, simg, 0, ncols, nrows, sgx, sgy));
+            FOVEA_TRY(conv_gradients(kc, &st->kernels, simg, 0, ncols, nrows, sgx, sgy));
         } else {
             /* the bytes as floats, convolved directly (same values) */
             klt_kernels_for(&st->kernels, tc->grad_sigma);
-            KC_TRY(conv_gradients(kc, &st->kernels, kc->d_selraw, 1, ncols, nrows, sgx, sgy));
+            FOVEA_TRY(conv_gradients(kc, &st->kernels, kc->d_selraw, 1, ncols, nrows, sgx, sgy));
         }
         gx = sgx;
         gy = sgy;
@@ -837,7 +802,7 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
         tc->mindist = 0;
     }
     const int nfeat = fl->nFeatures;
-    KC_RET(feat_ensure(tc, kc, nfeat));
+    FOVEA_TRY(feat_ensure(tc, kc, nfeat));
 
     /* slots to fill, in order; survivors (replace) block their squares */
     int nslots0 = 0;
@@ -850,12 +815,12 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
         /* computed ahead by the last track call (the stream waits for it):
          * the same list sorted with that call's prefix; the rounds below
          * extend it as usual when the pass needs more */
-        KC_RET(kc_qs_layout(tc, kc, npoints, &q));
+        FOVEA_TRY(kc_qs_layout(tc, kc, npoints, &q));
         kcap = kc->spec_kcap;
         q.kcap = kcap;
     } else if (npoints > 0) {
-        KC_RET(kc_spec_join(tc, kc));  /* work computed ahead writes the same buffers */
-        KC_RET(kc_candidates(tc, kc, &grid, kcap, stream, &q));
+        FOVEA_TRY(kc_spec_join(tc, kc));  /* work computed ahead writes the same buffers */
+        FOVEA_TRY(kc_candidates(tc, kc, &grid, kcap, stream, &q));
     }
     kc->spec_ready = 0;
     /* guess that a replacement follows the next track call when it could use
@@ -881,13 +846,13 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
         }
     }
     const int d = tc->mindist - 1;
-    KC_TRY(dev_ensure(kc, (void **)&kc->d_map, &kc->map_cap, npix));
-    KC_CUDA(cudaMemsetAsync(kc->d_map, 0, npix, stream));
+    FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_map, &kc->map_cap, npix));
+    FOVEA_CUDA_TRY(kc->ctx, cudaMemsetAsync(kc->d_map, 0, npix, stream));
     int32_t *dpts = (int32_t *)(kc->d_feat + (size_t)F_PTS * nfeat);
     if (nsurv > 0) {
-        KC_CUDA(cudaMemcpyAsync(dpts, pts, (size_t)nsurv * 2 * sizeof(int32_t),
+        FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(dpts, pts, (size_t)nsurv * 2 * sizeof(int32_t),
                                 cudaMemcpyHostToDevice, stream));
-        KC_CUDA(klt_cuda_mark(kc->d_map, ncols, nrows, dpts, nsurv, d, stream));
+        FOVEA_CUDA_TRY(kc->ctx, klt_cuda_mark(kc->d_map, ncols, nrows, dpts, nsurv, d, stream));
     }
     klt_cuda_greedy_args ga;
     ga.cand = q.qa;
@@ -911,9 +876,9 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
     int queued = 1;
     if (npoints > 0) {
         /* candidates computed ahead: the map above was made meanwhile */
-        KC_RET(kc_spec_join(tc, kc));
-        KC_CUDA(klt_cuda_greedy(&ga, stream));
-        KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
+        FOVEA_TRY(kc_spec_join(tc, kc));
+        FOVEA_CUDA_TRY(kc->ctx, klt_cuda_greedy(&ga, stream));
+        FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
                                 cudaMemcpyDeviceToHost, stream));
         /* When the pass reaches the deferred part it asks for more (out_more):
          * a round that sorts 4x as many and a pass that goes on from there,
@@ -921,27 +886,27 @@ static int cuda_select(KLT_TrackingContext tc, const KLT_PixelType *img, int nco
          * (the prefix follows the last pass's need), so they are decided here,
          * after a synchronisation, rather than queued for every call. */
         while (ga.limit < ga.n) {
-            KC_RET(call_sync(tc, kc));
+            FOVEA_TRY(call_sync(tc, kc));
             queued = 0;
             if (*more == 0)
                 break;
             queued = 1;
             kcap = kcap > INT32_MAX / 4 ? INT32_MAX : kcap * 4;
             q.kcap = kcap;
-            KC_RET(kc_qs_launch(tc, kc, &q, 1, ga.out_more, 0, stream));
+            FOVEA_TRY(kc_qs_launch(tc, kc, &q, 1, ga.out_more, 0, stream));
             ga.start = ga.limit;
             ga.limit = kcap < ga.n ? kcap : ga.n;
             ga.resume = 1;
-            KC_CUDA(klt_cuda_greedy(&ga, stream));
-            KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
+            FOVEA_CUDA_TRY(kc->ctx, klt_cuda_greedy(&ga, stream));
+            FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
                                     cudaMemcpyDeviceToHost, stream));
         }
     } else {
-        KC_CUDA(cudaMemsetAsync(ga.out_n, 0, 3 * sizeof(uint32_t), stream));
-        KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
+        FOVEA_CUDA_TRY(kc->ctx, cudaMemsetAsync(ga.out_n, 0, 3 * sizeof(uint32_t), stream));
+        FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
                                 cudaMemcpyDeviceToHost, stream));
     }
-    KC_RET(call_end_q(tc, kc, queued));
+    FOVEA_TRY(call_end_q(tc, kc, queued));
 
     const int32_t *tpix = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_PIX * nfeat);
     const int32_t *tval = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_VAL * nfeat);
@@ -995,11 +960,11 @@ static int affine_check(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1,
             continue;
         const float *planes[3] = {src[i]->img[0], src[i]->gx[0], src[i]->gy[0]};
         for (int k = 0; k < 3; k++)
-            KC_CUDA(cudaMemcpyAsync(h + (size_t)(3 * i + k) * npix, planes[k],
+            FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(h + (size_t)(3 * i + k) * npix, planes[k],
                                     npix * sizeof(float), cudaMemcpyDeviceToHost,
                                     kc_stream(kc)));
     }
-    KC_CUDA(cudaStreamSynchronize(kc_stream(kc)));
+    FOVEA_CUDA_TRY(kc->ctx, cudaStreamSynchronize(kc_stream(kc)));
     KLT_FloatImageRec v[6];
     for (int i = 0; i < 6; i++) {
         v[i].ncols = p1->ncols;
@@ -1033,22 +998,19 @@ static int affine_check(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1,
     return FOVEA_OK;
 }
 
-static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
-                      const KLT_PixelType *img2, int ncols, int nrows, KLT_FeatureList fl)
+static int kc_track(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *img1,
+                    const KLT_PixelType *img2, int ncols, int nrows, KLT_FeatureList fl)
 {
     klt_state *st = klt_priv(tc);
-    kc_state *kc = kc_get(tc);
-    if (!kc)
-        return st->status;
     klt_fix_window(tc, "KLTTrackFeatures");
     const size_t nwin = (size_t)tc->window_width * (size_t)tc->window_height;
     if (nwin * 4 * sizeof(float) > 200 * 1024)
         return klt_fail(tc, FOVEA_ERR_UNSUPPORTED,
                         "(KLTTrackFeatures) a %dx%d window is too large for the CUDA backend",
                         tc->window_width, tc->window_height);
-    KC_RET(call_begin(tc, kc));
+    FOVEA_TRY(call_begin(tc, kc));
     /* this call rebuilds a pyramid that work computed ahead may still read */
-    KC_RET(kc_spec_join(tc, kc));
+    FOVEA_TRY(kc_spec_join(tc, kc));
     if (kc->spec_ready)
         kc->spec_wanted = 0;  /* the last one was not used: stop computing ahead */
     kc->spec_ready = 0;
@@ -1056,7 +1018,7 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
     if (tc->sequentialMode && st->have_last) {
         p1 = &kc->pyr[st->last];
         p2 = &kc->pyr[1 - st->last];
-        KC_RET(klt_sequential_check(tc, ncols, nrows, p1->ncols, p1->nrows, p1->nlevels,
+        FOVEA_TRY(klt_sequential_check(tc, ncols, nrows, p1->ncols, p1->nrows, p1->nlevels,
                                     p1->ss));
     } else {
         if (!img1)
@@ -1064,14 +1026,14 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
         st->have_last = 0;
         const fovea_memtype kind1 = fovea_ptr_memtype(img1);
         const int same = kc_pyramid_matches(tc, kc, &kc->pyr[st->last], img1, kind1, ncols, nrows);
-        KC_RET(same);
+        FOVEA_TRY(same);
         if (same) {
             p1 = &kc->pyr[st->last];
             p2 = &kc->pyr[1 - st->last];
         } else {
             p1 = &kc->pyr[0];
             p2 = &kc->pyr[1];
-            KC_RET(kc_build(tc, kc, p1, img1, kind1, ncols, nrows));
+            FOVEA_TRY(kc_build(tc, kc, p1, img1, kind1, ncols, nrows));
         }
     }
     int rc = kc_build(tc, kc, p2, img2, fovea_ptr_memtype(img2), ncols, nrows);
@@ -1081,10 +1043,10 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
     }
     st->last = (int)(p2 - kc->pyr);
     if (kc->spec_wanted)
-        KC_RET(kc_spec_built(tc, kc));
+        FOVEA_TRY(kc_spec_built(tc, kc));
 
     const int nfeat = fl->nFeatures;
-    KC_RET(feat_ensure(tc, kc, nfeat));
+    FOVEA_TRY(feat_ensure(tc, kc, nfeat));
     float *hx = (float *)(kc->h_feat + (size_t)F_IN_X * nfeat);
     float *hy = (float *)(kc->h_feat + (size_t)F_IN_Y * nfeat);
     int32_t *hv = (int32_t *)(kc->h_feat + (size_t)F_IN_VAL * nfeat);
@@ -1095,7 +1057,7 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
     }
     cudaStream_t stream = kc_stream(kc);
     if (nfeat > 0) {
-        KC_CUDA(cudaMemcpyAsync(kc->d_feat, kc->h_feat, (size_t)3 * nfeat * sizeof(uint32_t),
+        FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->d_feat, kc->h_feat, (size_t)3 * nfeat * sizeof(uint32_t),
                                 cudaMemcpyHostToDevice, stream));
         klt_cuda_track_args a;
         memset(&a, 0, sizeof a);
@@ -1132,14 +1094,14 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
         a.out_xloc = (float *)(kc->d_feat + (size_t)F_OUT_XLOC * nfeat);
         a.out_yloc = (float *)(kc->d_feat + (size_t)F_OUT_YLOC * nfeat);
         a.out_val = (int *)(kc->d_feat + (size_t)F_OUT_VAL * nfeat);
-        KC_CUDA(klt_cuda_track(&a, stream));
-        KC_CUDA(cudaMemcpyAsync(kc->h_feat + (size_t)F_OUT_X * nfeat, a.out_x,
+        FOVEA_CUDA_TRY(kc->ctx, klt_cuda_track(&a, stream));
+        FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_feat + (size_t)F_OUT_X * nfeat, a.out_x,
                                 (size_t)5 * nfeat * sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                 stream));
     }
     if (kc->spec_wanted)
-        KC_RET(kc_speculate(tc, kc, p2));
-    KC_RET(call_end(tc, kc));
+        FOVEA_TRY(kc_speculate(tc, kc, p2));
+    FOVEA_TRY(call_end(tc, kc));
 
     const float *ox = (const float *)(kc->h_feat + (size_t)F_OUT_X * nfeat);
     const float *oy = (const float *)(kc->h_feat + (size_t)F_OUT_Y * nfeat);
@@ -1183,4 +1145,29 @@ static int cuda_track(KLT_TrackingContext tc, const KLT_PixelType *img1,
     return rc;
 }
 
-const klt_backend klt_backend_cuda = {"cuda", cuda_select, cuda_track};
+/* ---------------------------------------------------------------- the table */
+
+static int cuda_select(void *priv, KLT_TrackingContext tc, const KLT_PixelType *img, int ncols,
+                       int nrows, KLT_FeatureList fl, int replace)
+{
+    return kc_end(tc, priv, kc_select(tc, priv, img, ncols, nrows, fl, replace));
+}
+
+static int cuda_track(void *priv, KLT_TrackingContext tc, const KLT_PixelType *img1,
+                      const KLT_PixelType *img2, int ncols, int nrows, KLT_FeatureList fl)
+{
+    return kc_end(tc, priv, kc_track(tc, priv, img1, img2, ncols, nrows, fl));
+}
+
+static int cuda_sort_check(void *priv, KLT_TrackingContext tc, const int *val, int n,
+                           int max_blocks, int *out_val, unsigned *out_id)
+{
+    return kc_end(tc, priv, kc_sort_check(tc, priv, val, n, max_blocks, out_val, out_id));
+}
+
+const klt_backend klt_backend_cuda = {
+    {"cuda", FOVEA_BACKEND_CUDA, BACKEND_READS_DEVICE, cuda_init, cuda_close},
+    cuda_select,
+    cuda_track,
+    cuda_sort_check,
+};

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "core/backend.h"
 #include "fovea/klt.h"
 
 /* The library only reproduces KLT's numbers when float expressions are
@@ -53,34 +54,42 @@ typedef struct klt_pyramid {
     float sig[2 * KLT_MAX_LEVELS];  /* kernel sigma: smooth, levels 1.., gradients 0.. */
 } klt_pyramid;
 
-struct klt_state;
-
-/* One implementation of the processing calls: the C reference (select.c,
- * track.c) and the CUDA backend (klt_cuda.c + klt.cu). */
+/* A KLT backend (core/backend.h): the C reference (select.c, track.c; its
+ * state is the tracking context's klt_state) and the CUDA backend
+ * (klt_cuda.c + klt.cu). init's params: the KLT_TrackingContext. KLT 1.3.4's
+ * calls carry their parameters in the tracking context, so the processing
+ * functions take it beside priv. */
 typedef struct klt_backend {
-    const char *name;
+    backend_info info;
     /* replace = 0: KLTSelectGoodFeatures; 1: KLTReplaceLostFeatures. */
-    int (*select)(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, int nrows,
-                  KLT_FeatureList fl, int replace);
-    int (*track)(KLT_TrackingContext tc, const KLT_PixelType *img1, const KLT_PixelType *img2,
-                 int ncols, int nrows, KLT_FeatureList fl);
+    int (*select)(void *priv, KLT_TrackingContext tc, const KLT_PixelType *img, int ncols,
+                  int nrows, KLT_FeatureList fl, int replace);
+    int (*track)(void *priv, KLT_TrackingContext tc, const KLT_PixelType *img1,
+                 const KLT_PixelType *img2, int ncols, int nrows, KLT_FeatureList fl);
+    /* Test hook (NULL when not provided): klt_cuda_sort_check below. */
+    int (*sort_check)(void *priv, KLT_TrackingContext tc, const int *val, int n, int max_blocks,
+                      int *out_val, unsigned *out_id);
 } klt_backend;
 
-/* backend.c: the table for tc->backend (CPU -> C; CUDA -> CUDA, error without
- * a device; AUTO -> CUDA when a device is present, else C). A change of
- * backend between calls drops the kept pyramid of sequential mode. */
-int klt_backend_pick(KLT_TrackingContext tc, const klt_backend **out);
-/* Free what a backend holds for the context (device memory, stream). */
-void klt_backend_release(struct klt_state *st);
-#ifdef FOVEA_HAVE_CUDA
-extern const klt_backend klt_backend_cuda;   /* klt_cuda.c */
-void klt_cuda_release(struct klt_state *st);
-#endif
+/* The KLT backends: ref.c (the C reference's table), klt_cuda.c (CUDA
+ * builds); the list in klt_backends.c. */
+extern const klt_backend klt_backend_ref;
+extern const klt_backend klt_backend_cuda;
+
+/* klt_backends.c: make tc's backend ready for a call: the table for tc->backend
+ * (backend_pick), made for tc->ctx, or for the tracking context's own default
+ * CUDA context (device 0) when the CUDA table is picked and tc->ctx is not a
+ * CUDA context. A new table or context closes the old backend; what it kept
+ * (the pyramid of sequential mode) is dropped. FOVEA_OK or the failure
+ * (klt_fail). */
+int klt_backend_bind(KLT_TrackingContext tc);
+/* Close tc's backend and its default context (KLTFreeTrackingContext). */
+void klt_backend_release(KLT_TrackingContext tc);
 /* Test hooks: KLT's quicksort of (val, id) pairs, descending, in place: the
- * C reference (select.c) and the CUDA emulation (klt_cuda.c; out_* receive
- * the sorted pairs; max_blocks bounds the sort's grid, 0: as many as fit, 1:
- * the one-block path of devices without cooperative launches; returns a
- * fovea status). */
+ * C reference (select.c) and the CUDA emulation (the CUDA table's sort_check,
+ * through klt_backends.c; out_* receive the sorted pairs; max_blocks bounds the
+ * sort's grid, 0: as many as fit, 1: the one-block path of devices without
+ * cooperative launches; returns a fovea status). */
 void klt_ref_quicksort(int *val, unsigned *id, size_t n);
 int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_blocks,
                         int *out_val, unsigned *out_id);
@@ -92,7 +101,11 @@ int klt_ref_track(KLT_TrackingContext tc, const KLT_PixelType *img1, const KLT_P
 
 typedef struct klt_state {
     klt_kernels kernels;
-    const klt_backend *backend;
+    const klt_backend *backend;     /* NULL until the first processing call */
+    void *backend_priv;             /* its state (NULL for the C reference) */
+    fovea_context *backend_ctx;     /* the context it was made for */
+    fovea_context *default_ctx;     /* owned: the CUDA backend's context when tc->ctx is
+                                       not a CUDA context (opened once) */
     int status;
     char err[256];
     /* Pyramids: pyr[cur] is built for the new image; in sequential mode the
@@ -110,9 +123,6 @@ typedef struct klt_state {
     size_t win_cap;     /* bytes */
     void *sort_stack;
     size_t sort_stack_cap;
-    /* CUDA backend state (klt_cuda.c), created on first use; the kept pyramid
-     * of sequential mode is then on the GPU (have_last / last index it). */
-    void *cuda;
 } klt_state;
 
 static inline klt_state *klt_priv(KLT_TrackingContext tc)
@@ -120,7 +130,7 @@ static inline klt_state *klt_priv(KLT_TrackingContext tc)
     return (klt_state *)tc->priv;
 }
 
-/* ---- context.c: messages and errors (never printed; to tc->ctx's log) ---- */
+/* ---- util.c: messages and errors (never printed; to tc->ctx's log) ---- */
 void klt_log(KLT_TrackingContext tc, fovea_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -1,80 +1,34 @@
 /* KLT 1.3.4's pnmio helpers (include/pnmio.h). The header is read from the
- * stream token by token with the limits of fovea's PNM reader (so a stream can
- * hold several images), then the raster by its size, straight into the result. */
+ * stream a byte at a time and parsed by fovea's PNM parser (io/pnm.h; so a
+ * stream can hold several images), then the raster by its size, straight into
+ * the result. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fovea/frame.h"
 #include "fovea/io.h"
+#include "io/pnm.h"
 #include "pnmio.h"
 
 /* Longest header accepted (magic, three numbers, comments, whitespace). */
-#define PNMIO_MAX_HEADER 4096
+#define PNMIO_MAX_HEADER 4095
 
-static int is_space(int c)
+/* Read the header of one image from fp, a byte at a time (the raster and any
+ * later image stay in the stream), parsed by the PNM reader's parser.
+ * @return 1 with *h filled, or 0 when it is not a PNM header, the stream
+ * ends inside it, or it is longer than PNMIO_MAX_HEADER. */
+static int read_header(FILE *fp, pnm_header *h)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-/* Read the header of one image from fp: the magic, width, height and maxval,
- * with whitespace and comments between them, and the single whitespace byte
- * that ends it. @return its length, or 0 when it is not a PNM header or is
- * longer than PNMIO_MAX_HEADER. */
-static size_t read_header(FILE *fp, int *magic, long *val)
-{
+    uint8_t buf[PNMIO_MAX_HEADER];
     size_t n = 0;
     int c;
-#define HEADER_BYTE(ch)                          \
-    do {                                 \
-        (void)(ch);                      \
-        if (++n >= PNMIO_MAX_HEADER)     \
-            return 0;                    \
-    } while (0)
-    if ((c = getc(fp)) != 'P')
-        return 0;
-    HEADER_BYTE(c);
-    c = getc(fp);
-    if (c != '5' && c != '6')
-        return 0;
-    HEADER_BYTE(c);
-    *magic = c - '0';
-    for (int field = 0; field < 3; field++) {
-        /* whitespace and comments before the number; at least one separator */
-        c = getc(fp);
-        if (!is_space(c) && c != '#')
-            return 0;
-        while (is_space(c) || c == '#') {
-            if (c == '#') {
-                while (c != '\n' && c != '\r' && c != EOF) {
-                    HEADER_BYTE(c);
-                    c = getc(fp);
-                }
-                if (c == EOF)
-                    return 0;
-            }
-            HEADER_BYTE(c);
-            c = getc(fp);
-        }
-        if (c < '0' || c > '9')
-            return 0;
-        long v = 0;
-        while (c >= '0' && c <= '9') {
-            v = v * 10 + (c - '0');
-            if (v > 65535) /* above any width, height or maxval fovea accepts */
-                return 0;
-            HEADER_BYTE(c);
-            c = getc(fp);
-        }
-        val[field] = v;
-        if (field < 2)
-            ungetc(c, fp);
+    while (n < sizeof buf && (c = getc(fp)) != EOF) {
+        buf[n++] = (uint8_t)c;
+        int st = pnm_parse_header(buf, n, h, NULL, 0);
+        if (st != PNM_HEADER_SHORT)
+            return st == FOVEA_OK;
     }
-    /* one whitespace byte ends the header; the raster follows */
-    if (!is_space(c))
-        return 0;
-    HEADER_BYTE(c);
-#undef HEADER_BYTE
-    return n;
+    return 0;
 }
 
 unsigned char *pgmRead(FILE *fp, unsigned char *img, int *ncols, int *nrows)
@@ -85,15 +39,12 @@ unsigned char *pgmRead(FILE *fp, unsigned char *img, int *ncols, int *nrows)
         *nrows = 0;
     if (!fp || !ncols || !nrows)
         return NULL;
-    int magic = 0;
-    long val[3] = {0, 0, 0};
-    size_t hlen = read_header(fp, &magic, val);
+    pnm_header h;
     /* KLT reads 8-bit gray images only */
-    if (hlen == 0 || magic != 5 || val[0] < 1 || val[1] < 1 || val[0] > FOVEA_MAX_DIM ||
-        val[1] > FOVEA_MAX_DIM || val[2] < 1 || val[2] > 255)
+    if (!read_header(fp, &h) || h.kind != '5' || h.maxval > 255)
         return NULL;
     /* the raster straight into the result: KLT's samples are the bytes as stored */
-    const size_t raster = (size_t)val[0] * (size_t)val[1];
+    const size_t raster = (size_t)h.width * (size_t)h.height;
     unsigned char *out = img ? img : malloc(raster);
     if (!out)
         return NULL;
@@ -102,8 +53,8 @@ unsigned char *pgmRead(FILE *fp, unsigned char *img, int *ncols, int *nrows)
             free(out);
         return NULL;
     }
-    *ncols = (int)val[0];
-    *nrows = (int)val[1];
+    *ncols = (int)h.width;
+    *nrows = (int)h.height;
     return out;
 }
 

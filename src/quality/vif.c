@@ -56,11 +56,16 @@ int fovea_vif_open(fovea_vif **out, fovea_context *ctx, const fovea_vif_settings
         return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
     v->ctx = ctx;
     v->settings = set;
-    v->backend = &fovea_vif_backend_ref;
-#ifdef FOVEA_HAVE_CUDA
-    if (fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA)
-        v->backend = &fovea_vif_backend_cuda;
-#endif
+    /* the context's backend (resolved by fovea_open) scores the pairs */
+    const backend_info *b = NULL;
+    char msg[FOVEA_ERRLEN];
+    int st = backend_pick(ctx, vif_backends, vif_backend_count, fovea_context_backend(ctx), &b,
+                          msg, sizeof msg);
+    if (st < 0) {
+        free(v);
+        return fovea_ctx_error(ctx, st, "vif: %s", msg);
+    }
+    v->backend = (const vif_backend *)b; /* b is its info, the first member */
     *out = v;
     return FOVEA_OK;
 }
@@ -71,7 +76,7 @@ void fovea_vif_close(fovea_vif **pv)
         return;
     fovea_vif *v = *pv;
     if (v->priv)
-        v->backend->close(&v->priv);
+        v->backend->info.close(&v->priv);
     free(v->done);
     free(v);
     *pv = NULL;
@@ -79,7 +84,7 @@ void fovea_vif_close(fovea_vif **pv)
 
 fovea_backend fovea_vif_backend(const fovea_vif *v)
 {
-    return v ? v->backend->kind : FOVEA_BACKEND_CPU;
+    return v ? v->backend->info.kind : FOVEA_BACKEND_CPU;
 }
 
 static int done_push(fovea_vif *v, const vif_raw *r)
@@ -129,7 +134,7 @@ void fovea_vif_reset(fovea_vif *v)
         return;
     /* finish pending pairs; on an error they are abandoned with the buffers */
     if (drain(v) < 0 && v->priv) {
-        v->backend->close(&v->priv);
+        v->backend->info.close(&v->priv);
         memset(&v->params, 0, sizeof(v->params));
         v->queued = 0;
     }
@@ -187,10 +192,10 @@ int fovea_vif_submit(fovea_vif *v, const fovea_frame *ref, const fovea_frame *di
     if (!v)
         return FOVEA_ERR_INVALID_ARG;
     fovea_context *ctx = v->ctx;
-    const int bpc_ref = check_frame(ctx, v->backend->kind, ref, "reference");
+    const int bpc_ref = check_frame(ctx, v->backend->info.kind, ref, "reference");
     if (bpc_ref < 0)
         return bpc_ref;
-    const int bpc_dis = check_frame(ctx, v->backend->kind, dis, "distorted");
+    const int bpc_dis = check_frame(ctx, v->backend->info.kind, dis, "distorted");
     if (bpc_dis < 0)
         return bpc_dis;
     if (ref->width != dis->width || ref->height != dis->height)
@@ -217,10 +222,10 @@ int fovea_vif_submit(fovea_vif *v, const fovea_frame *ref, const fovea_frame *di
             st = drain(v);
             if (st < 0)
                 return st;
-            v->backend->close(&v->priv);
+            v->backend->info.close(&v->priv);
         }
         memset(&v->params, 0, sizeof(v->params));
-        st = v->backend->init(&v->priv, ctx, &p);
+        st = v->backend->info.init(&v->priv, ctx, &p);
         if (st < 0)
             return st;
         v->params = p;

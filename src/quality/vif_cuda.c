@@ -109,8 +109,9 @@ static int upload_log2(vif_cuda *st, fovea_context *ctx)
     return status;
 }
 
-static int cuda_init(void **priv, fovea_context *ctx, const vif_params *p)
+static int cuda_init(void **priv, fovea_context *ctx, const void *params)
 {
+    const vif_params *p = params;
     *priv = NULL;
     int status = fovea_device_activate(ctx);
     if (status < 0)
@@ -334,7 +335,10 @@ static int cuda_collect(void *priv, fovea_context *ctx, vif_raw *out)
     return FOVEA_OK;
 }
 
-const vif_backend fovea_vif_backend_cuda = {
-    "cuda",      FOVEA_BACKEND_CUDA, cuda_init,    NULL, cuda_close,
-    cuda_submit, cuda_collect,       cuda_batch,
+const vif_backend vif_backend_cuda = {
+    {"cuda", FOVEA_BACKEND_CUDA, BACKEND_READS_DEVICE | BACKEND_ASYNC, cuda_init, cuda_close},
+    NULL,
+    cuda_submit,
+    cuda_collect,
+    cuda_batch,
 };

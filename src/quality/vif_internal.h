@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "core/backend.h"
 #include "core/core.h"
 #include "fovea/quality.h"
 
@@ -43,18 +44,16 @@ typedef struct vif_params {
     double enhn_gain_limit;
 } vif_params;
 
-/* A backend. init may be called again with new params (size change) after
- * close. Statuses are fovea statuses; messages go through fovea_ctx_error.
- * A backend either scores a pair at once (process) or queues pairs (submit)
- * and hands back their results in submission order (collect); vif.c picks
- * submit/collect when submit is not NULL. */
+/* A VIF backend (core/backend.h): init(priv, ctx, const vif_params *) may be
+ * called again with new params (size change) after close. Statuses are fovea
+ * statuses; messages go through fovea_ctx_error. A backend either scores a
+ * pair at once (process) or queues pairs (submit) and hands back their results
+ * in submission order (collect); vif.c picks submit/collect when submit is not
+ * NULL. */
 typedef struct vif_backend {
-    const char *name;
-    fovea_backend kind;
-    int (*init)(void **priv, fovea_context *ctx, const vif_params *p);
+    backend_info info;
     int (*process)(void *priv, fovea_context *ctx, const vif_plane *ref, const vif_plane *dis,
                    vif_raw *out);
-    void (*close)(void **priv);
     /* Optional (NULL in a synchronous backend). Queue a pair; VIF_QUEUE_FULL
      * when nothing more fits until a result is collected. Pinned and device
      * planes are read until the pair's result is collected; host planes are
@@ -70,9 +69,11 @@ typedef struct vif_backend {
 /* submit's "collect first" answer (positive: not an error). */
 #define VIF_QUEUE_FULL 2
 
-extern const vif_backend fovea_vif_backend_ref;
-#ifdef FOVEA_HAVE_CUDA
-extern const vif_backend fovea_vif_backend_cuda; /* vif_cuda.c */
-#endif
+/* The VIF backends: vif_ref.c, vif_cuda.c (CUDA builds); the list in
+ * vif_backends.c. */
+extern const vif_backend vif_backend_ref;
+extern const vif_backend vif_backend_cuda;
+extern const backend_info *const vif_backends[];
+extern const size_t vif_backend_count;
 
 #endif

@@ -504,8 +504,9 @@ static size_t align64(size_t n)
     return (n + 63) & ~(size_t)63;
 }
 
-static int ref_init(void **priv, fovea_context *ctx, const vif_params *p)
+static int ref_init(void **priv, fovea_context *ctx, const void *params)
 {
+    const vif_params *p = params;
     *priv = NULL;
     vif_ref *st = calloc(1, sizeof(*st));
     if (!st)
@@ -629,6 +630,10 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
     return FOVEA_OK;
 }
 
-const vif_backend fovea_vif_backend_ref = {
-    "cpu", FOVEA_BACKEND_CPU, ref_init, ref_process, ref_close, NULL, NULL, NULL,
+const vif_backend vif_backend_ref = {
+    {"cpu", FOVEA_BACKEND_CPU, 0, ref_init, ref_close},
+    ref_process,
+    NULL,
+    NULL,
+    NULL,
 };

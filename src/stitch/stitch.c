@@ -199,7 +199,7 @@ static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)
                               &st->tables);
     st->last_kind = kind;
     st->tables_valid = 1;
-    return st->backend->set_tables(st);
+    return st->backend->set_tables(st->priv, &st->tables);
 }
 
 int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **out, const fovea_stitch_map *map,
@@ -239,18 +239,24 @@ int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **out, const fovea_
         st->cc[c].gain[0] = st->cc[c].gain[1] = st->cc[c].gain[2] = 1.0f;
         st->cc[c].gamma = 1.0f;
     }
-#ifdef FOVEA_HAVE_CUDA
-    st->backend = fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA ? &fovea_stitch_cuda_backend
-                                                                   : &fovea_stitch_ref_backend;
-#else
-    st->backend = &fovea_stitch_ref_backend;
-#endif
-    status = st->backend->init(st);
+    st->params.map = &st->map;
+    st->params.settings = &st->settings;
+    st->params.log_table = st->log_table;
+    /* the context's backend (resolved by fovea_open) runs the stitch */
+    const backend_info *b = NULL;
+    char msg[FOVEA_ERRLEN];
+    status = backend_pick(ctx, stitch_backends, stitch_backend_count,
+                          fovea_context_backend(ctx), &b, msg, sizeof msg);
+    if (status < 0)
+        fovea_ctx_error(ctx, status, "stitcher: %s", msg);
+    else
+        status = b->init(&st->priv, ctx, &st->params);
     if (status < 0) {
         fovea_stitch_map_free(&st->map);
         free(st);
         return status;
     }
+    st->backend = (const stitch_backend *)b; /* b is its info, the first member */
     *out = st;
     return FOVEA_OK;
 }
@@ -261,7 +267,7 @@ void fovea_stitcher_destroy(fovea_stitcher **pst)
         return;
     fovea_stitcher *st = *pst;
     if (st->backend)
-        st->backend->destroy(st);
+        st->backend->info.close(&st->priv);
     fovea_stitch_map_free(&st->map);
     free(st);
     *pst = NULL;
@@ -273,7 +279,7 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
     fovea_context *ctx = st->ctx;
     if (!in || n != st->n)
         return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH, "map expects %d cameras, got %d", st->n, n);
-    int cuda = fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA;
+    const int cuda = (st->backend->info.provides & BACKEND_READS_DEVICE) != 0;
     for (int c = 0; c < n; c++) {
         const fovea_frame *f = in[c];
         if (!f || !f->data[0])
@@ -362,7 +368,7 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
             return status;
     }
     int analyse = autocolor && st->frame % st->settings.auto_interval == 0;
-    status = st->backend->process(st, in, out, analyse);
+    status = st->backend->process(st->priv, in, out, analyse);
     if (status < 0)
         return status;
     st->frame++;
@@ -374,7 +380,7 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
      * that have arrived in the background by now, without waiting. */
     if (autocolor && (analyse || !st->settings.deterministic)) {
         fovea_overlap_stats stats;
-        int ready = st->backend->poll_stats(st, &stats, st->settings.deterministic);
+        int ready = st->backend->poll_stats(st->priv, &stats, st->settings.deterministic);
         if (ready < 0)
             return ready;
         if (ready) {
@@ -396,8 +402,8 @@ int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *in, int
     fovea_frame scratch;
     stitch_input_kind kind = n > 0 && in && in[0] ? fovea_stitch_input_kind(in[0]->fmt)
                                                   : STITCH_IN_RGBA;
-    fovea_memtype mem = fovea_context_backend(st->ctx) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_DEVICE
-                                                                            : FOVEA_MEM_HOST;
+    fovea_memtype mem = st->backend->info.provides & BACKEND_READS_DEVICE ? FOVEA_MEM_DEVICE
+                                                                           : FOVEA_MEM_HOST;
     int status = fovea_frame_alloc(st->ctx, &scratch, st->map.pano_width, st->map.pano_height,
                                    stitch_input_is_yuv(kind) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA,
                                    mem);
@@ -409,10 +415,10 @@ int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *in, int
     if (status == FOVEA_OK) {
         /* drop statistics of an earlier frame still pending */
         fovea_overlap_stats stats;
-        st->backend->poll_stats(st, &stats, 1);
-        status = st->backend->process(st, in, &scratch, 1);
+        st->backend->poll_stats(st->priv, &stats, 1);
+        status = st->backend->process(st->priv, in, &scratch, 1);
         if (status == FOVEA_OK) {
-            int ready = st->backend->poll_stats(st, &stats, 1);
+            int ready = st->backend->poll_stats(st->priv, &stats, 1);
             if (ready < 0)
                 status = ready;
             else if (ready) {

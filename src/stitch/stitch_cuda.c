@@ -25,6 +25,10 @@ typedef struct tex_entry {
 } tex_entry;
 
 typedef struct cuda_state {
+    fovea_context *ctx;             /* the stitcher's: its device and stream */
+    const stitch_params *params;
+    const fovea_stitch_map *map;
+    int n;                          /* cameras */
     float *d_uv[FOVEA_STITCH_MAX_CAMERAS];
     /* the correction tables, one device block (uploaded by one copy from a
      * pinned h_tables block, tables_bytes each): n x 3 x FOVEA_LUT_SIZE floats at
@@ -188,10 +192,10 @@ static void table_rows(void *arg, int begin, int end, int thread)
 /* Build and upload the weight table of the tiles that are not single-camera
  * tiles (stitch_kernel_args.tile_weights / tile_wofs). Its size is the number
  * of weighted cameras summed over those tiles times 8 KiB. */
-static int weight_table(fovea_stitcher *st, cuda_state *cs, const uint32_t *masks)
+static int weight_table(cuda_state *cs, const uint32_t *masks)
 {
-    fovea_context *ctx = st->ctx;
-    const fovea_stitch_map *m = &st->map;
+    fovea_context *ctx = cs->ctx;
+    const fovea_stitch_map *m = cs->map;
     const int explicit_weights = m->cam[0].weight != NULL;
     const size_t nt = (size_t)cs->tiles_x * (size_t)cs->tiles_y;
     const size_t plane = (size_t)STITCH_TILE_W * STITCH_TILE_H;
@@ -229,9 +233,9 @@ static int weight_table(fovea_stitcher *st, cuda_state *cs, const uint32_t *mask
     return status;
 }
 
-static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
+static void cuda_free_state(cuda_state *cs)
 {
-    fovea_context *ctx = st->ctx;
+    fovea_context *ctx = cs->ctx;
     cudaSetDevice(fovea_context_device(ctx));
     cudaStreamSynchronize(fovea_ctx_stream(ctx));
     if (cs->side) {
@@ -259,15 +263,13 @@ static void cuda_free_state(fovea_stitcher *st, cuda_state *cs)
     fovea_device_free(ctx, cs->d_items[1]);
     fovea_device_free(ctx, cs->d_tables);
     for (int k = 0; k < 2; k++)
-        if (cs->h_tables[k])
-            cudaFreeHost(cs->h_tables[k]);
+        fovea_pinned_free(ctx, cs->h_tables[k]);
     fovea_device_free(ctx, cs->d_log);
     fovea_device_free(ctx, cs->d_masks);
     fovea_device_free(ctx, cs->d_tw);
     fovea_device_free(ctx, cs->d_wofs);
     fovea_device_free(ctx, cs->d_stats);
-    if (cs->h_stats)
-        cudaFreeHost(cs->h_stats);
+    fovea_pinned_free(ctx, cs->h_stats);
     free(cs);
 }
 
@@ -343,14 +345,17 @@ static int block_items(fovea_context *ctx, cuda_state *cs, const fovea_stitch_ma
     return status;
 }
 
-static int cuda_init(fovea_stitcher *st)
+static int cuda_init(void **priv, fovea_context *ctx, const void *params)
 {
-    fovea_context *ctx = st->ctx;
-    const fovea_stitch_map *m = &st->map;
+    const stitch_params *p = params;
+    const fovea_stitch_map *m = p->map;
     cuda_state *cs = calloc(1, sizeof(*cs));
     if (!cs)
         return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
-    st->priv = cs;
+    cs->ctx = ctx;
+    cs->params = p;
+    cs->map = m;
+    cs->n = m->num_cameras;
     int status = fovea_device_activate(ctx);
     for (int c = 0; c < m->num_cameras && status == FOVEA_OK; c++) {
         const fovea_camera_map *cm = &m->cam[c];
@@ -369,7 +374,7 @@ static int cuda_init(fovea_stitcher *st)
             fovea_parallel_for(ctx, cs->tiles_y, 1, mask_rows, &job);
             status = upload(ctx, (void **)&cs->d_masks, masks, nt * sizeof(uint32_t));
             if (status == FOVEA_OK)
-                status = weight_table(st, cs, masks);
+                status = weight_table(cs, masks);
             if (status == FOVEA_OK)
                 status = stats_tiles(ctx, cs, masks, nt);
             if (status == FOVEA_OK)
@@ -382,7 +387,7 @@ static int cuda_init(fovea_stitcher *st)
     cs->lut8_offset = ((size_t)m->num_cameras * 3 * FOVEA_LUT_SIZE * sizeof(float) + 255) & ~(size_t)255;
     cs->chroma_offset = (cs->lut8_offset + (size_t)m->num_cameras * STITCH_LUT8_STRIDE + 255) &
                         ~(size_t)255;
-    cs->tables_bytes = cs->chroma_offset + (size_t)m->num_cameras * sizeof(st->tables.chroma[0]);
+    cs->tables_bytes = cs->chroma_offset + (size_t)m->num_cameras * sizeof(((const stitch_tables *)0)->chroma[0]);
     if (status == FOVEA_OK)
         status = fovea_device_malloc(ctx, cs->tables_bytes, &cs->d_tables);
     if (status == FOVEA_OK) {
@@ -391,16 +396,17 @@ static int cuda_init(fovea_stitcher *st)
         cs->d_chroma = (float *)((uint8_t *)cs->d_tables + cs->chroma_offset);
     }
     for (int k = 0; k < 2 && status == FOVEA_OK; k++) {
-        status = FOVEA_CUDA(ctx, cudaMallocHost((void **)&cs->h_tables[k], cs->tables_bytes));
+        status = fovea_pinned_malloc(ctx, cs->tables_bytes, (void **)&cs->h_tables[k]);
         if (status == FOVEA_OK)
             memset(cs->h_tables[k], 0, cs->tables_bytes);
     }
     if (status == FOVEA_OK)
-        status = upload(ctx, (void **)&cs->d_log, st->log_table, sizeof(st->log_table));
+        status = upload(ctx, (void **)&cs->d_log, p->log_table,
+                        FOVEA_LOG_TABLE_SIZE * sizeof(p->log_table[0]));
     if (status == FOVEA_OK)
         status = fovea_device_malloc(ctx, sizeof(fovea_overlap_stats), (void **)&cs->d_stats);
     if (status == FOVEA_OK)
-        status = FOVEA_CUDA(ctx, cudaMallocHost((void **)&cs->h_stats, sizeof(fovea_overlap_stats)));
+        status = fovea_pinned_malloc(ctx, sizeof(fovea_overlap_stats), (void **)&cs->h_stats);
     if (status == FOVEA_OK) {
         int lo = 0, hi = 0;
         status = FOVEA_CUDA(ctx, cudaDeviceGetStreamPriorityRange(&lo, &hi));
@@ -421,10 +427,10 @@ static int cuda_init(fovea_stitcher *st)
         status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_ready, cudaEventDisableTiming));
     for (int k = 0; k < 2 && status == FOVEA_OK; k++)
         status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->tables_copied[k], cudaEventDisableTiming));
-    if (status < 0) {
-        cuda_free_state(st, cs);
-        st->priv = NULL;
-    }
+    if (status < 0)
+        cuda_free_state(cs);
+    else
+        *priv = cs;
     return status;
 }
 
@@ -433,22 +439,21 @@ static int cuda_init(fovea_stitcher *st)
  * (three copies from pageable memory cost more host time than the launch).
  * Two staging blocks in turn, so a new upload waits only for the one before
  * the last, not for the frame queued just before it. */
-static int cuda_set_tables(fovea_stitcher *st)
+static int cuda_set_tables(void *priv, const stitch_tables *t)
 {
-    cuda_state *cs = st->priv;
-    fovea_context *ctx = st->ctx;
+    cuda_state *cs = priv;
+    fovea_context *ctx = cs->ctx;
     const int k = cs->tables_next;
     if (cs->tables_pending[k]) /* that block's upload must have read it */
         FOVEA_CUDA_TRY(ctx, cudaEventSynchronize(cs->tables_copied[k]));
     cs->tables_pending[k] = 0;
     unsigned char *h = cs->h_tables[k];
-    for (int c = 0; c < st->n; c++) {
-        memcpy(h + (size_t)c * 3 * FOVEA_LUT_SIZE * sizeof(float), st->tables.lut[c],
-               sizeof(st->tables.lut[c]));
-        memcpy(h + cs->lut8_offset + (size_t)c * STITCH_LUT8_STRIDE, st->tables.lut8[c],
-               sizeof(st->tables.lut8[c]));
-        memcpy(h + cs->chroma_offset + (size_t)c * sizeof(st->tables.chroma[c]),
-               st->tables.chroma[c], sizeof(st->tables.chroma[c]));
+    for (int c = 0; c < cs->n; c++) {
+        memcpy(h + (size_t)c * 3 * FOVEA_LUT_SIZE * sizeof(float), t->lut[c], sizeof(t->lut[c]));
+        memcpy(h + cs->lut8_offset + (size_t)c * STITCH_LUT8_STRIDE, t->lut8[c],
+               sizeof(t->lut8[c]));
+        memcpy(h + cs->chroma_offset + (size_t)c * sizeof(t->chroma[c]), t->chroma[c],
+               sizeof(t->chroma[c]));
     }
     FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_tables, h, cs->tables_bytes, cudaMemcpyHostToDevice,
                                         fovea_ctx_stream(ctx)));
@@ -459,7 +464,7 @@ static int cuda_set_tables(fovea_stitcher *st)
 }
 
 /* A device view of a frame: itself when on the device, else a staging copy. */
-static int device_view(fovea_stitcher *st, fovea_frame *stage, const fovea_frame *f,
+static int device_view(cuda_state *cs, fovea_frame *stage, const fovea_frame *f,
                        const fovea_frame **view)
 {
     if (f->mem == FOVEA_MEM_DEVICE) {
@@ -468,13 +473,13 @@ static int device_view(fovea_stitcher *st, fovea_frame *stage, const fovea_frame
     }
     if (!stage->buf || stage->width != f->width || stage->height != f->height ||
         stage->fmt != f->fmt) {
-        fovea_frame_free(st->ctx, stage);
-        int status = fovea_frame_alloc(st->ctx, stage, f->width, f->height, f->fmt,
+        fovea_frame_free(cs->ctx, stage);
+        int status = fovea_frame_alloc(cs->ctx, stage, f->width, f->height, f->fmt,
                                        FOVEA_MEM_DEVICE);
         if (status < 0)
             return status;
     }
-    int status = fovea_frame_copy(st->ctx, stage, f);
+    int status = fovea_frame_copy(cs->ctx, stage, f);
     *view = stage;
     return status;
 }
@@ -484,10 +489,9 @@ static int device_view(fovea_stitcher *st, fovea_frame *stage, const fovea_frame
  * STITCH_TEX_CACHE planes of each camera plane are kept, so frames from a pool
  * of up to that many buffers per camera create no objects and wait for
  * nothing. *obj = 0 when the plane is not aligned for textures. */
-static int plane_texture(fovea_stitcher *st, int cam, int plane, const void *ptr, size_t pitch,
+static int plane_texture(cuda_state *cs, int cam, int plane, const void *ptr, size_t pitch,
                          int w, int h, int channels, unsigned long long *obj)
 {
-    cuda_state *cs = st->priv;
     *obj = 0;
     if ((uintptr_t)ptr % (uintptr_t)cs->tex_align || pitch % (size_t)cs->tex_pitch_align)
         return FOVEA_OK;
@@ -507,7 +511,7 @@ static int plane_texture(fovea_stitcher *st, int cam, int plane, const void *ptr
     }
     if (cs->tex[cam][plane][slot].obj) {
         /* kernels queued with the old object must finish before it goes */
-        FOVEA_CUDA_TRY(st->ctx, cudaStreamSynchronize(fovea_ctx_stream(st->ctx)));
+        FOVEA_CUDA_TRY(cs->ctx, cudaStreamSynchronize(fovea_ctx_stream(cs->ctx)));
         cudaDestroyTextureObject(cs->tex[cam][plane][slot].obj);
         cs->tex[cam][plane][slot].obj = 0;
     }
@@ -527,7 +531,7 @@ static int plane_texture(fovea_stitcher *st, int cam, int plane, const void *ptr
     td.readMode = cudaReadModeNormalizedFloat;
     td.normalizedCoords = 0;
     cudaTextureObject_t t = 0;
-    FOVEA_CUDA_TRY(st->ctx, cudaCreateTextureObject(&t, &rd, &td, NULL));
+    FOVEA_CUDA_TRY(cs->ctx, cudaCreateTextureObject(&t, &rd, &td, NULL));
     cs->tex[cam][plane][slot] = (tex_entry){t, ptr, pitch, w, h, channels, ++cs->tex_clock};
     *obj = t;
     return FOVEA_OK;
@@ -535,30 +539,30 @@ static int plane_texture(fovea_stitcher *st, int cam, int plane, const void *ptr
 
 /* Textures for every plane of camera c's device view; 0 in use_tex when one is
  * not possible (RGB24 has no 3-channel texture format; misaligned planes). */
-static int camera_textures(fovea_stitcher *st, int c, const fovea_frame *v, stitch_kernel_cam *k,
+static int camera_textures(cuda_state *cs, int c, const fovea_frame *v, stitch_kernel_cam *k,
                            int *use_tex)
 {
     int cw = (v->width + 1) >> 1, ch = (v->height + 1) >> 1, status = FOVEA_OK;
     switch (v->fmt) {
     case FOVEA_PIX_RGBA:
-        status = plane_texture(st, c, 0, v->data[0], (size_t)v->stride[0], v->width, v->height, 4,
+        status = plane_texture(cs, c, 0, v->data[0], (size_t)v->stride[0], v->width, v->height, 4,
                                &k->tex0);
         *use_tex &= k->tex0 != 0;
         break;
     case FOVEA_PIX_NV12:
-        status = plane_texture(st, c, 0, v->data[0], (size_t)v->stride[0], v->width, v->height, 1,
+        status = plane_texture(cs, c, 0, v->data[0], (size_t)v->stride[0], v->width, v->height, 1,
                                &k->tex0);
         if (status == FOVEA_OK)
-            status = plane_texture(st, c, 1, v->data[1], (size_t)v->stride[1], cw, ch, 2, &k->tex1);
+            status = plane_texture(cs, c, 1, v->data[1], (size_t)v->stride[1], cw, ch, 2, &k->tex1);
         *use_tex &= k->tex0 && k->tex1;
         break;
     case FOVEA_PIX_I420:
-        status = plane_texture(st, c, 0, v->data[0], (size_t)v->stride[0], v->width, v->height, 1,
+        status = plane_texture(cs, c, 0, v->data[0], (size_t)v->stride[0], v->width, v->height, 1,
                                &k->tex0);
         if (status == FOVEA_OK)
-            status = plane_texture(st, c, 1, v->data[1], (size_t)v->stride[1], cw, ch, 1, &k->tex1);
+            status = plane_texture(cs, c, 1, v->data[1], (size_t)v->stride[1], cw, ch, 1, &k->tex1);
         if (status == FOVEA_OK)
-            status = plane_texture(st, c, 2, v->data[2], (size_t)v->stride[2], cw, ch, 1, &k->tex2);
+            status = plane_texture(cs, c, 2, v->data[2], (size_t)v->stride[2], cw, ch, 1, &k->tex2);
         *use_tex &= k->tex0 && k->tex1 && k->tex2;
         break;
     default:
@@ -577,21 +581,21 @@ static int output_aligned(const fovea_frame *out)
     return (uintptr_t)out->data[0] % a == 0 && (uintptr_t)out->stride[0] % a == 0;
 }
 
-static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_frame *out,
+static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *out,
                         int want_stats)
 {
-    cuda_state *cs = st->priv;
-    fovea_context *ctx = st->ctx;
-    const fovea_stitch_map *m = &st->map;
+    cuda_state *cs = priv;
+    fovea_context *ctx = cs->ctx;
+    const fovea_stitch_map *m = cs->map;
     int status = fovea_device_activate(ctx);
     if (status < 0)
         return status;
     stitch_kernel_args a;
     memset(&a, 0, sizeof(a));
-    int use_tex = !st->settings.cuda_exact_sampling;
-    for (int c = 0; c < st->n; c++) {
+    int use_tex = !cs->params->settings->cuda_exact_sampling;
+    for (int c = 0; c < cs->n; c++) {
         const fovea_frame *v;
-        status = device_view(st, &cs->stage_in[c], in[c], &v);
+        status = device_view(cs, &cs->stage_in[c], in[c], &v);
         if (status < 0)
             return status;
         stitch_kernel_cam *k = &a.cam[c];
@@ -622,14 +626,14 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
         k->clip_iry = cm->clip_rx > 0.0f ? 1.0f / cm->clip_ry : 0.0f;
         k->chroma = cs->d_chroma + (size_t)c * STITCH_CHROMA_CODES * 4;
         if (use_tex) {
-            status = camera_textures(st, c, v, k, &use_tex);
+            status = camera_textures(cs, c, v, k, &use_tex);
             if (status < 0)
                 return status;
         }
     }
     a.h.use_tex = use_tex;
     a.h.min_step_shift = a.cam[0].step_shift;
-    for (int c = 1; c < st->n; c++)
+    for (int c = 1; c < cs->n; c++)
         if (a.cam[c].step_shift < a.h.min_step_shift)
             a.h.min_step_shift = a.cam[c].step_shift;
     fovea_frame *dst = out;
@@ -643,7 +647,7 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
         }
         dst = &cs->stage_out;
     }
-    a.h.n = st->n;
+    a.h.n = cs->n;
     a.h.pano_w = m->pano_width;
     a.h.pano_h = m->pano_height;
     a.h.feather = m->feather;
@@ -659,7 +663,7 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
     a.h.out_stride1 = (int)dst->stride[1];
     a.h.out_stride2 = (int)dst->stride[2];
     a.h.in_format = fovea_stitch_input_kind(in[0]->fmt);
-    a.h.yuv_flags = fovea_stitch_yuv_flags(&st->settings);
+    a.h.yuv_flags = fovea_stitch_yuv_flags(cs->params->settings);
     a.h.black_y = stitch_black_y(a.h.yuv_flags);
     const int yuv = stitch_input_is_yuv(a.h.in_format);
     if (use_tex && cs->d_items[yuv]) { /* made only when every step is >= 4 */
@@ -698,10 +702,10 @@ static int cuda_process(fovea_stitcher *st, const fovea_frame *const *in, fovea_
     return FOVEA_OK;
 }
 
-static int cuda_poll_stats(fovea_stitcher *st, fovea_overlap_stats *stats, int wait)
+static int cuda_poll_stats(void *priv, fovea_overlap_stats *stats, int wait)
 {
-    cuda_state *cs = st->priv;
-    fovea_context *ctx = st->ctx;
+    cuda_state *cs = priv;
+    fovea_context *ctx = cs->ctx;
     if (!cs->stats_pending)
         return 0;
     if (wait) {
@@ -717,13 +721,16 @@ static int cuda_poll_stats(fovea_stitcher *st, fovea_overlap_stats *stats, int w
     return 1;
 }
 
-static void cuda_destroy(fovea_stitcher *st)
+static void cuda_close(void **priv)
 {
-    if (st->priv)
-        cuda_free_state(st, st->priv);
-    st->priv = NULL;
+    if (*priv)
+        cuda_free_state(*priv);
+    *priv = NULL;
 }
 
-const stitch_backend fovea_stitch_cuda_backend = {
-    "cuda", cuda_init, cuda_process, cuda_poll_stats, cuda_set_tables, cuda_destroy,
+const stitch_backend stitch_backend_cuda = {
+    {"cuda", FOVEA_BACKEND_CUDA, BACKEND_READS_DEVICE | BACKEND_ASYNC, cuda_init, cuda_close},
+    cuda_process,
+    cuda_poll_stats,
+    cuda_set_tables,
 };

@@ -3,6 +3,7 @@
 #ifndef FOVEA_STITCH_INTERNAL_H
 #define FOVEA_STITCH_INTERNAL_H
 
+#include "core/backend.h"
 #include "core/core.h"
 #include "fovea/stitch.h"
 #include "stitch/color.h"
@@ -25,29 +26,40 @@ typedef struct stitch_tables {
     float chroma[FOVEA_STITCH_MAX_CAMERAS][STITCH_CHROMA_CODES][4];
 } stitch_tables;
 
-struct fovea_stitcher;
+/* What a stitch backend is made for (init's params). The stitcher owns it and
+ * what it points to, unchanged until the backend is closed (ref_runs_off
+ * excepted: tests set it between calls). */
+typedef struct stitch_params {
+    const fovea_stitch_map *map;           /* the stitcher's copy */
+    const fovea_stitch_settings *settings;
+    const int32_t *log_table;              /* FOVEA_LOG_TABLE_SIZE entries, for overlap
+                                              statistics */
+    int ref_runs_off;                      /* C backend: 1 = every pixel through the per-pixel
+                                              weights, no single-camera runs (tests compare) */
+} stitch_params;
 
+/* A stitch backend (core/backend.h): init(priv, ctx, const stitch_params *)
+ * keeps a pointer to the params. */
 typedef struct stitch_backend {
-    const char *name;
-    int (*init)(struct fovea_stitcher *st);
-    /* Stitch inputs into out with the current tables. When stats is not NULL,
-     * also accumulate overlap statistics of this frame into *stats (zeroed by the
-     * caller); a backend may complete them asynchronously and report readiness
-     * through poll_stats. */
-    int (*process)(struct fovea_stitcher *st, const fovea_frame *const *in, fovea_frame *out,
-                   int want_stats);
+    backend_info info;
+    /* Stitch inputs into out with the tables of the last set_tables. When
+     * want_stats, also accumulate overlap statistics of this frame; a backend
+     * may complete them asynchronously and report readiness through
+     * poll_stats. */
+    int (*process)(void *priv, const fovea_frame *const *in, fovea_frame *out, int want_stats);
     /* Returns 1 and fills *stats when statistics requested earlier are ready,
      * 0 when none are pending/ready; wait = 1 blocks until ready. */
-    int (*poll_stats)(struct fovea_stitcher *st, fovea_overlap_stats *stats, int wait);
-    /* Upload tables after they changed (CUDA: to device memory on the stream). */
-    int (*set_tables)(struct fovea_stitcher *st);
-    void (*destroy)(struct fovea_stitcher *st);
+    int (*poll_stats)(void *priv, fovea_overlap_stats *stats, int wait);
+    /* Take new tables (CUDA: upload them on the stream). t stays valid and
+     * unchanged until the next set_tables or close. */
+    int (*set_tables)(void *priv, const stitch_tables *t);
 } stitch_backend;
 
 struct fovea_stitcher {
     fovea_context *ctx;
     fovea_stitch_map map;          /* deep copy */
     fovea_stitch_settings settings;
+    stitch_params params;          /* the backend's view of the above */
     const stitch_backend *backend;
     void *priv;                    /* backend state */
     int n;                         /* cameras */
@@ -57,12 +69,14 @@ struct fovea_stitcher {
     stitch_input_kind last_kind;   /* tables are built for this family */
     int tables_valid;
     int32_t log_table[FOVEA_LOG_TABLE_SIZE]; /* for overlap statistics */
-    int ref_runs_off;              /* C backend: 1 = every pixel through the per-pixel
-                                      weights, no single-camera runs (tests compare) */
 };
 
-extern const stitch_backend fovea_stitch_ref_backend;
-extern const stitch_backend fovea_stitch_cuda_backend; /* CUDA builds only */
+/* The stitch backends: stitch_ref.c, stitch_cuda.c (CUDA builds); the list in
+ * stitch_backends.c. */
+extern const stitch_backend stitch_backend_ref;
+extern const stitch_backend stitch_backend_cuda;
+extern const backend_info *const stitch_backends[];
+extern const size_t stitch_backend_count;
 
 /* Build the correction tables for a family of inputs from st->cc: yuv 0 for RGB
  * inputs, else the STITCH_YUV_* flags of the YUV conventions (stitch_cuda.h). */

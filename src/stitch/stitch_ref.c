@@ -83,8 +83,21 @@ static void add_pair_stats(uint64_t (*acc)[FOVEA_ST_FIELDS], int n, const float 
 /* Longest single-camera run handled at once (positions on the stack). */
 #define REF_RUN 256
 
+/* The backend's state: what init was given, the tables of the last
+ * set_tables, and the statistics of the last analysed frame. */
+typedef struct ref_state {
+    fovea_context *ctx;
+    const stitch_params *params;
+    const fovea_stitch_map *map;
+    int n;                          /* cameras */
+    const stitch_tables *tables;
+    const int32_t *log_table;
+    fovea_overlap_stats pending;
+    int have_pending;
+} ref_state;
+
 typedef struct ref_job {
-    const struct fovea_stitcher *st;
+    const ref_state *st;
     const fovea_frame *const *in;
     fovea_frame *out;
     int want_stats;
@@ -96,8 +109,8 @@ typedef struct ref_job {
 static void ref_rows_rgb(void *arg, int begin, int end, int thread)
 {
     const ref_job *job = arg;
-    const struct fovea_stitcher *st = job->st;
-    const fovea_stitch_map *m = &st->map;
+    const ref_state *st = job->st;
+    const fovea_stitch_map *m = st->map;
     const int n = st->n;
     float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
     uint64_t raw[FOVEA_STITCH_MAX_CAMERAS][4];
@@ -109,7 +122,7 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
         uint8_t *orow = job->out->data[0] + (ptrdiff_t)j * job->out->stride[0];
         /* the row's lookups prepared once (same weights); per pixel without memory */
         const int by_row = fovea_map_row_set(&row, m, j) == FOVEA_OK;
-        const int runs = by_row && !st->ref_runs_off;
+        const int runs = by_row && !st->params->ref_runs_off;
         for (int i = 0; i < m->pano_width; i++) {
             uint8_t *o = orow + 4 * i;
             int rc, rend;
@@ -122,7 +135,7 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                     sample_at(f->data[0], f->stride[0], bpp, f->width, f->height, ru[k], rv[k],
                               &sp);
                     for (int ch = 0; ch < 3; ch++)
-                        o[ch] = st->tables.lut8[rc][ch][sample_channel(&sp, ch)];
+                        o[ch] = st->tables->lut8[rc][ch][sample_channel(&sp, ch)];
                     o[3] = 255;
                 }
                 i = rend - 1;
@@ -145,7 +158,7 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                     sample_pos sp;
                     sample_at(f->data[0], f->stride[0], bpp, f->width, f->height, u[c], v[c], &sp);
                     for (int k = 0; k < 3; k++)
-                        o[k] = st->tables.lut8[c][k][sample_channel(&sp, k)];
+                        o[k] = st->tables->lut8[c][k][sample_channel(&sp, k)];
                     o[3] = 255;
                     continue;
                 }
@@ -159,7 +172,7 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                 sample_at(f->data[0], f->stride[0], bpp, f->width, f->height, u[c], v[c], &sp);
                 for (int k = 0; k < 3; k++) {
                     int q = sample_channel(&sp, k);
-                    acc[k] += w[c] * st->tables.lut[c][k][q];
+                    acc[k] += w[c] * st->tables->lut[c][k][q];
                     raw[c][k] = (uint64_t)q;
                 }
                 raw[c][3] = (uint64_t)stitch_stats_luma((int)raw[c][0], (int)raw[c][1], (int)raw[c][2]);
@@ -216,8 +229,8 @@ static inline void chroma_value(const stitch_tables *t, int c, int ysum, int n, 
 static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int bx, int by,
                              uint64_t (*stats)[FOVEA_ST_FIELDS])
 {
-    const struct fovea_stitcher *st = job->st;
-    const fovea_stitch_map *m = &st->map;
+    const ref_state *st = job->st;
+    const fovea_stitch_map *m = st->map;
     const int n = st->n;
     const int nv12 = job->in[0]->fmt == FOVEA_PIX_NV12;
     fovea_frame *out = job->out;
@@ -256,7 +269,7 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
                     continue;
                 const fovea_frame *f = job->in[c];
                 int s = sample_q(f->data[0], f->stride[0], 1, f->width, f->height, u[c], v[c], 0);
-                acc += w[p][c] * st->tables.lut[c][0][s];
+                acc += w[p][c] * st->tables->lut[c][0][s];
                 cw[c] += w[p][c];
                 cu[c] += u[c];
                 cv[c] += v[c];
@@ -281,7 +294,7 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
         float x = luma_to_chroma(cu[c] * inv, chw), y = luma_to_chroma(cv[c] * inv, chh);
         sample_chroma_q(f, nv12, x, y, &qu[c], &qv[c]);
         float su, sv;
-        chroma_value(&st->tables, c, ysum[c], cn[c], qu[c], qv[c], &su, &sv);
+        chroma_value(st->tables, c, ysum[c], cn[c], qu[c], qv[c], &su, &sv);
         accu += wc * su;
         accv += wc * sv;
         wsum += wc;
@@ -320,7 +333,7 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
 static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx, int by,
                           float (*ru)[REF_RUN], float (*rv)[REF_RUN], int *bx_end)
 {
-    const struct fovea_stitcher *st = job->st;
+    const ref_state *st = job->st;
     const int i0 = 2 * bx;
     int c0, c1, e0, e1;
     if (!fovea_map_row_single(&rows[0], i0, REF_RUN, &c0, &e0, ru[0], rv[0]) ||
@@ -333,7 +346,7 @@ static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx,
     fovea_frame *out = job->out;
     const int nv12 = f->fmt == FOVEA_PIX_NV12;
     const int chw = (f->width + 1) >> 1, chh = (f->height + 1) >> 1;
-    const uint8_t *lut_y = st->tables.lut8[c0][0];
+    const uint8_t *lut_y = st->tables->lut8[c0][0];
     uint8_t *oy0 = out->data[0] + (ptrdiff_t)(2 * by) * out->stride[0] + i0;
     uint8_t *oy1 = oy0 + out->stride[0];
     uint8_t *ou = out->data[1] + (ptrdiff_t)by * out->stride[1] + bx;
@@ -357,7 +370,7 @@ static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx,
         int qu, qv;
         float su, sv;
         sample_chroma_q(f, nv12, x, y, &qu, &qv);
-        chroma_value(&st->tables, c0, ysum, 4, qu, qv, &su, &sv);
+        chroma_value(st->tables, c0, ysum, 4, qu, qv, &su, &sv);
         /* weight 1: (1 * s) / 1 = s, rounded */
         ou[b] = fovea_round_u8(su);
         ov[b] = fovea_round_u8(sv);
@@ -369,7 +382,7 @@ static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx,
 static void ref_rows_yuv(void *arg, int begin, int end, int thread)
 {
     const ref_job *job = arg;
-    const fovea_stitch_map *m = &job->st->map;
+    const fovea_stitch_map *m = job->st->map;
     int bw = (m->pano_width + 1) >> 1;
     float ru[2][REF_RUN], rv[2][REF_RUN];
     fovea_map_row rows[2];
@@ -380,7 +393,7 @@ static void ref_rows_yuv(void *arg, int begin, int end, int thread)
                            fovea_map_row_set(&rows[1], m, 2 * by + 1) == FOVEA_OK;
         for (int bx = 0; bx < bw; bx++) {
             int bx_end;
-            if (by_row && !job->st->ref_runs_off &&
+            if (by_row && !job->st->params->ref_runs_off &&
                 yuv_single_run(job, rows, bx, by, ru, rv, &bx_end)) {
                 bx = bx_end - 1;
                 continue;
@@ -393,34 +406,38 @@ static void ref_rows_yuv(void *arg, int begin, int end, int thread)
     fovea_map_row_free(&rows[1]);
 }
 
-typedef struct ref_state {
-    fovea_overlap_stats pending;
-    int have_pending;
-} ref_state;
 
-static int ref_init(struct fovea_stitcher *st)
+static int ref_init(void **priv, fovea_context *ctx, const void *params)
 {
-    st->priv = calloc(1, sizeof(ref_state));
-    return st->priv ? FOVEA_OK : FOVEA_ERR_NOMEM;
+    const stitch_params *p = params;
+    ref_state *rs = calloc(1, sizeof(*rs));
+    if (!rs)
+        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+    rs->ctx = ctx;
+    rs->params = p;
+    rs->map = p->map;
+    rs->n = p->map->num_cameras;
+    rs->log_table = p->log_table;
+    *priv = rs;
+    return FOVEA_OK;
 }
 
-static int ref_process(struct fovea_stitcher *st, const fovea_frame *const *in, fovea_frame *out,
-                       int want_stats)
+static int ref_process(void *priv, const fovea_frame *const *in, fovea_frame *out, int want_stats)
 {
-    ref_state *rs = st->priv;
-    int threads = fovea_context_threads(st->ctx);
-    const int yuv_flags = fovea_stitch_yuv_flags(&st->settings);
-    ref_job job = {st, in, out, want_stats, stitch_black_y(yuv_flags), yuv_flags, NULL};
+    ref_state *rs = priv;
+    int threads = fovea_context_threads(rs->ctx);
+    const int yuv_flags = fovea_stitch_yuv_flags(rs->params->settings);
+    ref_job job = {rs, in, out, want_stats, stitch_black_y(yuv_flags), yuv_flags, NULL};
     if (want_stats) {
         job.stats = calloc((size_t)threads, sizeof(*job.stats));
         if (!job.stats)
-            return fovea_ctx_error(st->ctx, FOVEA_ERR_NOMEM, "out of memory");
+            return fovea_ctx_error(rs->ctx, FOVEA_ERR_NOMEM, "out of memory");
     }
     stitch_input_kind kind = fovea_stitch_input_kind(in[0]->fmt);
     if (kind == STITCH_IN_RGBA || kind == STITCH_IN_RGB24)
-        fovea_parallel_for(st->ctx, st->map.pano_height, 4, ref_rows_rgb, &job);
+        fovea_parallel_for(rs->ctx, rs->map->pano_height, 4, ref_rows_rgb, &job);
     else
-        fovea_parallel_for(st->ctx, (st->map.pano_height + 1) >> 1, 2, ref_rows_yuv, &job);
+        fovea_parallel_for(rs->ctx, (rs->map->pano_height + 1) >> 1, 2, ref_rows_yuv, &job);
     if (want_stats) {
         memset(&rs->pending, 0, sizeof(rs->pending));
         for (int t = 0; t < threads; t++)
@@ -433,9 +450,9 @@ static int ref_process(struct fovea_stitcher *st, const fovea_frame *const *in, 
     return FOVEA_OK;
 }
 
-static int ref_poll_stats(struct fovea_stitcher *st, fovea_overlap_stats *stats, int wait)
+static int ref_poll_stats(void *priv, fovea_overlap_stats *stats, int wait)
 {
-    ref_state *rs = st->priv;
+    ref_state *rs = priv;
     (void)wait;
     if (!rs->have_pending)
         return 0;
@@ -444,18 +461,21 @@ static int ref_poll_stats(struct fovea_stitcher *st, fovea_overlap_stats *stats,
     return 1;
 }
 
-static int ref_set_tables(struct fovea_stitcher *st)
+static int ref_set_tables(void *priv, const stitch_tables *t)
 {
-    (void)st;
+    ((ref_state *)priv)->tables = t;
     return FOVEA_OK;
 }
 
-static void ref_destroy(struct fovea_stitcher *st)
+static void ref_close(void **priv)
 {
-    free(st->priv);
-    st->priv = NULL;
+    free(*priv);
+    *priv = NULL;
 }
 
-const stitch_backend fovea_stitch_ref_backend = {
-    "cpu", ref_init, ref_process, ref_poll_stats, ref_set_tables, ref_destroy,
+const stitch_backend stitch_backend_ref = {
+    {"cpu", FOVEA_BACKEND_CPU, 0, ref_init, ref_close},
+    ref_process,
+    ref_poll_stats,
+    ref_set_tables,
 };

@@ -1,81 +1,13 @@
 /* KLT tracking context: defaults, pyramid / border parameters, printing, and
- * the per-context messages and errors (KLT prints and exits; fovea logs to the
- * context's callback and records a status). */
+ * the last status and error of its calls. */
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
-#include "core/device.h"
 #include "klt/klt_internal.h"
-
-void klt_log(KLT_TrackingContext tc, fovea_log_level level, const char *fmt, ...)
-{
-    if (!tc || !tc->ctx)
-        return;
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fovea_log(tc->ctx, level, "klt: %s", msg);
-}
-
-int klt_fail(KLT_TrackingContext tc, int status, const char *fmt, ...)
-{
-    klt_state *st = tc ? klt_priv(tc) : NULL;
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (st) {
-        st->status = status;
-        snprintf(st->err, sizeof st->err, "%s", msg);
-    }
-    klt_log(tc, FOVEA_LOG_ERROR, "%s", msg);
-    return status;
-}
-
-int klt_ensure(void **buf, size_t *cap, size_t bytes)
-{
-    if (bytes <= *cap && *buf)
-        return FOVEA_OK;
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p)
-        return FOVEA_ERR_NOMEM;
-    free(*buf);
-    *buf = p;
-    *cap = bytes;
-    return FOVEA_OK;
-}
-
-void klt_fix_window(KLT_TrackingContext tc, const char *who)
-{
-    if (tc->window_width % 2 != 1) {
-        tc->window_width = tc->window_width + 1;
-        klt_log(tc, FOVEA_LOG_WARNING, "(%s) window width must be odd; changing to %d", who,
-                tc->window_width);
-    }
-    if (tc->window_height % 2 != 1) {
-        tc->window_height = tc->window_height + 1;
-        klt_log(tc, FOVEA_LOG_WARNING, "(%s) window height must be odd; changing to %d", who,
-                tc->window_height);
-    }
-    if (tc->window_width < 3) {
-        tc->window_width = 3;
-        klt_log(tc, FOVEA_LOG_WARNING, "(%s) window width must be at least 3; changing to 3",
-                who);
-    }
-    if (tc->window_height < 3) {
-        tc->window_height = 3;
-        klt_log(tc, FOVEA_LOG_WARNING, "(%s) window height must be at least 3; changing to 3",
-                who);
-    }
-}
 
 KLT_TrackingContext KLTCreateTrackingContext(void)
 {
@@ -139,7 +71,7 @@ void KLTFreeTrackingContext(KLT_TrackingContext tc)
         free(st->featuremap);
         free(st->win);
         free(st->sort_stack);
-        klt_backend_release(st);
+        klt_backend_release(tc);
         free(st);
     }
     free(tc);
@@ -238,12 +170,6 @@ void KLTSetVerbosity(int verbosity)
     (void)verbosity;
 }
 
-float _KLTComputeSmoothSigma(KLT_TrackingContext tc)
-{
-    int wmax = tc->window_width > tc->window_height ? tc->window_width : tc->window_height;
-    return tc->smooth_sigma_fact * wmax;
-}
-
 void fovea_klt_print_context(KLT_TrackingContext tc, FILE *fp)
 {
     if (!tc || !fp)
@@ -308,85 +234,4 @@ int fovea_klt_check_params(KLT_TrackingContext tc, int ncols, int nrows)
                         "(fovea_klt_check_params) bad image size %dx%d (1..%d)", ncols, nrows,
                         FOVEA_MAX_DIM);
     return klt_params_check(tc, ncols, nrows, "fovea_klt_check_params");
-}
-
-/* ---- processing calls: checks, messages, then the backend ---- */
-
-static int check_call(KLT_TrackingContext tc, const void *img, int ncols, int nrows,
-                      KLT_FeatureList fl, const char *who)
-{
-    if (!tc || !tc->priv)
-        return FOVEA_ERR_INVALID_ARG;
-    klt_state *st = klt_priv(tc);
-    st->status = FOVEA_OK;
-    st->err[0] = '\0';
-    if (!img || !fl || ncols < 1 || nrows < 1 || ncols > FOVEA_MAX_DIM ||
-        nrows > FOVEA_MAX_DIM)
-        return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "(%s) bad arguments (%dx%d image)", who,
-                        ncols, nrows);
-    int rc = klt_params_check(tc, ncols, nrows, who);
-    if (rc < 0)
-        return rc;
-    const klt_backend *b = NULL;
-    rc = klt_backend_pick(tc, &b);
-    if (rc < 0)
-        return rc;
-    if (st->backend && st->backend != b) {
-        /* the kept pyramid lives in the other backend: track from img1 next */
-        st->have_last = 0;
-        tc->pyramid_last = tc->pyramid_last_gradx = tc->pyramid_last_grady = NULL;
-    }
-    st->backend = b;
-    return FOVEA_OK;
-}
-
-/* Device memory is read by the cuda backend only. */
-static int check_host_image(KLT_TrackingContext tc, const KLT_PixelType *img, const char *who)
-{
-    if (strcmp(klt_priv(tc)->backend->name, "cpu") == 0 && img && fovea_ptr_device_only(img))
-        return klt_fail(tc, FOVEA_ERR_INVALID_ARG,
-                        "(%s) the image is in CUDA device memory, which only the cuda backend "
-                        "reads (this context runs on the cpu backend)",
-                        who);
-    return FOVEA_OK;
-}
-
-void KLTSelectGoodFeatures(KLT_TrackingContext tc, KLT_PixelType *img, int ncols, int nrows,
-                           KLT_FeatureList fl)
-{
-    if (check_call(tc, img, ncols, nrows, fl, "KLTSelectGoodFeatures") < 0 ||
-        check_host_image(tc, img, "KLTSelectGoodFeatures") < 0)
-        return;
-    klt_log(tc, FOVEA_LOG_INFO, "selecting the %d best features from a %d by %d image",
-            fl->nFeatures, ncols, nrows);
-    if (klt_priv(tc)->backend->select(tc, img, ncols, nrows, fl, 0) == FOVEA_OK)
-        klt_log(tc, FOVEA_LOG_INFO, "%d features found", KLTCountRemainingFeatures(fl));
-}
-
-void KLTReplaceLostFeatures(KLT_TrackingContext tc, KLT_PixelType *img, int ncols, int nrows,
-                            KLT_FeatureList fl)
-{
-    if (check_call(tc, img, ncols, nrows, fl, "KLTReplaceLostFeatures") < 0 ||
-        check_host_image(tc, img, "KLTReplaceLostFeatures") < 0)
-        return;
-    int lost = fl->nFeatures - KLTCountRemainingFeatures(fl);
-    klt_log(tc, FOVEA_LOG_INFO, "attempting to replace %d features in a %d by %d image", lost,
-            ncols, nrows);
-    if (lost > 0 && klt_priv(tc)->backend->select(tc, img, ncols, nrows, fl, 1) == FOVEA_OK)
-        klt_log(tc, FOVEA_LOG_INFO, "%d features replaced",
-                lost - fl->nFeatures + KLTCountRemainingFeatures(fl));
-}
-
-void KLTTrackFeatures(KLT_TrackingContext tc, KLT_PixelType *img1, KLT_PixelType *img2,
-                      int ncols, int nrows, KLT_FeatureList fl)
-{
-    if (check_call(tc, img2, ncols, nrows, fl, "KLTTrackFeatures") < 0 ||
-        check_host_image(tc, img1, "KLTTrackFeatures") < 0 ||
-        check_host_image(tc, img2, "KLTTrackFeatures") < 0)
-        return;
-    klt_log(tc, FOVEA_LOG_INFO, "tracking %d features in a %d by %d image",
-            KLTCountRemainingFeatures(fl), ncols, nrows);
-    if (klt_priv(tc)->backend->track(tc, img1, img2, ncols, nrows, fl) == FOVEA_OK)
-        klt_log(tc, FOVEA_LOG_INFO, "%d features successfully tracked",
-                KLTCountRemainingFeatures(fl));
 }
