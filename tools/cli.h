@@ -304,7 +304,8 @@ typedef struct cli_pipe {
  * @return FOVEA_OK or FOVEA_ERR_NOMEM */
 int cli_pipe_init(cli_pipe *p, int nslots);
 /* Start the readers (rings initialised, not yet run), then a writer thread for
- * w. Prints "cannot start a reader thread" or "cannot start the writer thread"
+ * w (none when w is NULL: a command that reads video and writes none, whose
+ * frames are not put). Prints "cannot start a reader thread" or "cannot start the writer thread"
  * when a thread cannot start. @return 0, or -1 after printing the error */
 int cli_pipe_start(cli_pipe *p, fovea_writer *w, cli_ring *const *rings, int nrings);
 /* Queue frame bufs[which] for writing: bufs[0] and bufs[1] (either may be a

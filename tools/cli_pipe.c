@@ -58,6 +58,8 @@ int cli_pipe_start(cli_pipe *p, fovea_writer *w, cli_ring *const *rings, int nri
             cli_error(NULL, "cannot start a reader thread");
             return -1;
         }
+    if (!w)
+        return 0; /* the readers only */
     if (pthread_create(&p->th, NULL, writer_main, p) != 0) {
         cli_error(NULL, "cannot start the writer thread");
         return -1;

@@ -280,15 +280,55 @@ static void frame_luma(const fovea_frame *f, unsigned char *out)
     }
 }
 
+/* A video is read on a thread of its own (cli_ring) and its overlay written
+ * on another (cli_pipe), so that reading, tracking and writing overlap; a
+ * list of images is read and its overlay written in line, as stitch does
+ * with stills. */
+#define PIPE_SLOTS 3
+
+/* source_next's return when a video read failed: not yet reported (the
+ * overlay frames before it are written first, see writes_before). */
+#define SOURCE_FAILED (-2)
+
 typedef struct source {
     const track_args *a;
     fovea_reader *r;     /* the open reader (the video, or the current image) */
     int next;            /* next image index */
     int video;
-    fovea_frame frame;
+    fovea_frame frame;   /* an image's */
+    cli_ring ring;       /* a video's reads */
+    int status;          /* SOURCE_FAILED: the read's status and message */
+    char why[1024];
     int width, height;
     int64_t total;
 } source;
+
+/* A video after --start: the reads from here on, on a thread once started. */
+static int source_open_video(source *s)
+{
+    const track_args *a = s->a;
+    const fovea_video_info *info = fovea_reader_info(s->r);
+    if (a->start > 0) {
+        int st = fovea_reader_skip(s->r, a->start);
+        if (st == FOVEA_EOF) {
+            cli_error(cli_display_path(a->inputs[0], 0),
+                      "--start %lld: the input has fewer frames", a->start);
+            return CLI_EXIT_RUNTIME;
+        }
+        if (st < 0)
+            return cli_report(a->inputs[0], 0, fovea_reader_error(s->r), st);
+    }
+    s->total = info->frame_count < 0           ? -1
+               : info->frame_count > a->start ? info->frame_count - a->start
+                                               : 0;
+    int st = cli_ring_init(&s->ring, NULL, s->r, PIPE_SLOTS, a->frames, FOVEA_MEM_HOST, 1);
+    if (st < 0) {
+        cli_error(cli_display_path(a->inputs[0], 0), "cannot allocate %dx%d frames: %s",
+                  info->width, info->height, fovea_strerror(st));
+        return CLI_EXIT_RUNTIME;
+    }
+    return CLI_EXIT_OK;
+}
 
 /* Open the first input to track (after --start) and learn the frame size. */
 static int source_open(source *s, const track_args *a)
@@ -318,19 +358,8 @@ static int source_open(source *s, const track_args *a)
     s->height = info->height;
     s->next = first + 1;
     if (s->video) {
-        if (a->start > 0) {
-            int st = fovea_reader_skip(s->r, a->start);
-            if (st == FOVEA_EOF) {
-                cli_error(cli_display_path(a->inputs[0], 0),
-                          "--start %lld: the input has fewer frames", a->start);
-                return CLI_EXIT_RUNTIME;
-            }
-            if (st < 0)
-                return cli_report(a->inputs[0], 0, fovea_reader_error(s->r), st);
-        }
-        s->total = info->frame_count < 0           ? -1
-                   : info->frame_count > a->start ? info->frame_count - a->start
-                                                   : 0;
+        if ((rc = source_open_video(s)) != CLI_EXIT_OK)
+            return rc;
     } else {
         s->total = a->ninputs - first;
     }
@@ -339,10 +368,10 @@ static int source_open(source *s, const track_args *a)
     return CLI_EXIT_OK;
 }
 
-/* Read the next frame's luma. @return CLI_EXIT_OK, -1 at the end, or an exit status. */
+/* Read the next frame's luma. @return CLI_EXIT_OK, -1 at the end,
+ * SOURCE_FAILED, or an exit status (reported). */
 static int source_next(source *s, unsigned char *luma)
 {
-    int st;
     if (!s->r) {
         if (s->video || s->next >= s->a->ninputs)
             return -1;
@@ -353,29 +382,47 @@ static int source_next(source *s, unsigned char *luma)
         fovea_frame_free(NULL, &s->frame);
     }
     const char *path = s->video ? s->a->inputs[0] : s->a->inputs[s->next - 1];
-    st = fovea_reader_read(s->r, &s->frame);
+    const fovea_frame *f = &s->frame;
+    const char *msg;
+    int st;
+    if (s->video) {
+        fovea_frame *rf;
+        st = cli_ring_take(&s->ring, &rf, &msg);
+        f = rf;
+    } else {
+        st = fovea_reader_read(s->r, &s->frame);
+        msg = fovea_reader_error(s->r);
+    }
     if (st == FOVEA_EOF) {
-        fovea_reader_close(&s->r);
         if (s->video)
-            return -1;
+            return -1; /* (the ring's reader stays open) */
+        fovea_reader_close(&s->r);
         cli_error(path, "no image in the file");
         return CLI_EXIT_RUNTIME;
     }
+    if (st < 0 && s->video) {
+        s->status = st;
+        snprintf(s->why, sizeof(s->why), "%s", msg);
+        return SOURCE_FAILED;
+    }
     if (st < 0)
-        return cli_report(path, 0, fovea_reader_error(s->r), st);
-    if (s->frame.width != s->width || s->frame.height != s->height) {
-        cli_error(path, "frame is %dx%d, the first frame %dx%d", s->frame.width,
-                  s->frame.height, s->width, s->height);
+        return cli_report(path, 0, msg, st);
+    if (f->width != s->width || f->height != s->height) {
+        cli_error(path, "frame is %dx%d, the first frame %dx%d", f->width, f->height, s->width,
+                  s->height);
         return CLI_EXIT_RUNTIME;
     }
-    frame_luma(&s->frame, luma);
-    if (!s->video)
+    frame_luma(f, luma);
+    if (s->video)
+        cli_ring_release(&s->ring);
+    else
         fovea_reader_close(&s->r);
     return CLI_EXIT_OK;
 }
 
 static void source_close(source *s)
 {
+    cli_ring_stop(&s->ring); /* (stopped already after a run) before its reader goes */
     fovea_reader_close(&s->r);
     fovea_frame_free(NULL, &s->frame);
 }
@@ -577,121 +624,223 @@ static int pyramid_conflict(const track_args *a, KLT_TrackingContext tc, int w, 
                            a->window != 7 ? "" : " (default)", w, h, why);
 }
 
-int cmd_track(int argc, char **argv)
-{
+typedef struct track_run {
     track_args a;
-    int rc = parse_args(&a, argc, argv);
-    if (rc < 0)
-        return CLI_EXIT_OK; /* --help */
-    if (rc != CLI_EXIT_OK) {
-        if (a.have_glob)
-            globfree(&a.g);
-        return rc;
-    }
-
     source src;
-    fovea_context *ctx = NULL;
-    KLT_TrackingContext tc = NULL;
-    KLT_FeatureList fl = NULL;
-    unsigned char *prev = NULL, *cur = NULL;
-    trail *trails = NULL;
-    fovea_writer *ow = NULL;
-    fovea_frame rgb, conv;
-    memset(&rgb, 0, sizeof(rgb));
-    memset(&conv, 0, sizeof(conv));
+    fovea_context *ctx;
+    KLT_TrackingContext tc;
+    KLT_FeatureList fl;
+    unsigned char *prev, *cur;  /* the lumas of the last frame and of this one */
+    trail *trails;
     history hist;
-    memset(&hist, 0, sizeof(hist));
+    fovea_writer *ow;           /* the overlay */
+    fovea_frame rgb, conv;      /* the overlay drawn; converted for the writer */
+    int pipelined;              /* a video: its reads and the overlay on threads */
+    cli_pipe pipe;
+    cli_ring *rings[1];         /* &src.ring */
     cli_progress prog;
-    memset(&prog, 0, sizeof(prog));
-    double t0 = cli_now();
-    int st;
+    int frames;                 /* frames tracked */
+} track_run;
 
-    rc = source_open(&src, &a);
-    if (rc != CLI_EXIT_OK)
-        goto end;
-    const int w = src.width, h = src.height;
-
+/* The context and the tracker with the options, checked against the input's size. */
+static int tracker_setup(track_run *t)
+{
+    const track_args *a = &t->a;
+    const int w = t->src.width, h = t->src.height;
     fovea_settings s;
     fovea_default_settings(&s);
     s.backend = FOVEA_BACKEND_CPU;
-    s.threads = a.threads;
-    if ((st = fovea_open(&ctx, &s)) < 0) {
+    s.threads = a->threads;
+    int st = fovea_open(&t->ctx, &s);
+    if (st < 0) {
         cli_error(NULL, "cannot create a context: %s", fovea_strerror(st));
-        rc = CLI_EXIT_RUNTIME;
-        goto end;
+        return CLI_EXIT_RUNTIME;
     }
-    tc = KLTCreateTrackingContext();
-    fl = KLTCreateFeatureList(a.nfeatures);
-    prev = malloc((size_t)w * h);
-    cur = malloc((size_t)w * h);
-    trails = calloc((size_t)a.nfeatures, sizeof(trail));
-    hist.nfeat = a.nfeatures;
-    if (!tc || !fl || !prev || !cur || !trails) {
+    KLT_TrackingContext tc = t->tc = KLTCreateTrackingContext();
+    t->fl = KLTCreateFeatureList(a->nfeatures);
+    t->prev = malloc((size_t)w * h);
+    t->cur = malloc((size_t)w * h);
+    t->trails = calloc((size_t)a->nfeatures, sizeof(trail));
+    t->hist.nfeat = a->nfeatures;
+    if (!tc || !t->fl || !t->prev || !t->cur || !t->trails) {
         cli_error(NULL, "out of memory");
-        rc = CLI_EXIT_RUNTIME;
-        goto end;
+        return CLI_EXIT_RUNTIME;
     }
-    tc->ctx = ctx;
-    tc->backend = a.backend;
-    tc->window_width = tc->window_height = a.window;
-    tc->mindist = a.mindist;
-    tc->sequentialMode = a.sequential;
-    tc->affineConsistencyCheck = a.affine;
-    if (a.window != 7)
+    tc->ctx = t->ctx;
+    tc->backend = a->backend;
+    tc->window_width = tc->window_height = a->window;
+    tc->mindist = a->mindist;
+    tc->sequentialMode = a->sequential;
+    tc->affineConsistencyCheck = a->affine;
+    if (a->window != 7)
         KLTChangeTCPyramid(tc, 15);
-    if (a.levels)
-        tc->nPyramidLevels = a.levels;
-    if (a.subsampling)
-        tc->subsampling = a.subsampling;
+    if (a->levels)
+        tc->nPyramidLevels = a->levels;
+    if (a->subsampling)
+        tc->subsampling = a->subsampling;
     KLTUpdateTCBorder(tc);
     /* a conflict of the options with the input's size is a usage error, found
      * before any frame is read */
-    if (fovea_klt_check_params(tc, w, h) < 0) {
-        rc = pyramid_conflict(&a, tc, w, h);
-        goto end;
-    }
+    if (fovea_klt_check_params(tc, w, h) < 0)
+        return pyramid_conflict(a, tc, w, h);
+    return CLI_EXIT_OK;
+}
 
-    if (a.overlay) {
-        fovea_container oc = cli_container_for(a.overlay, FOVEA_CONTAINER_AUTO);
-        if (oc == FOVEA_CONTAINER_AUTO) {
-            rc = cli_usage_error(spec.name, "--overlay %s: name it .y4m, .png or .ppm",
-                                 a.overlay);
-            goto end;
-        }
-        fovea_video_info info;
-        fovea_video_info_init(&info);
-        info.width = w;
-        info.height = h;
-        info.fmt = cli_default_output_pixfmt(oc, FOVEA_PIX_RGB24);
-        if (src.video && src.r) {
-            info.fps_num = fovea_reader_info(src.r)->fps_num;
-            info.fps_den = fovea_reader_info(src.r)->fps_den;
-        }
-        char err[1024] = "";
-        if ((st = fovea_writer_open(&ow, a.overlay, oc, &info, err, sizeof(err))) < 0) {
-            rc = cli_report(a.overlay, 1, err, st);
-            goto end;
-        }
-        if ((st = fovea_frame_alloc(ctx, &rgb, w, h, FOVEA_PIX_RGB24, FOVEA_MEM_HOST)) < 0 ||
-            (info.fmt != FOVEA_PIX_RGB24 &&
-             (st = fovea_frame_alloc(ctx, &conv, w, h, info.fmt, FOVEA_MEM_HOST)) < 0)) {
-            cli_error(NULL, "cannot allocate overlay frames: %s", fovea_strerror(st));
-            rc = CLI_EXIT_RUNTIME;
-            goto end;
+/* The overlay's writer and frames: rgb drawn, conv converted for the writer
+ * when it takes another format; as many for each slot of a pipeline. */
+static int open_overlay(track_run *t)
+{
+    const track_args *a = &t->a;
+    const int w = t->src.width, h = t->src.height;
+    fovea_container oc = cli_container_for(a->overlay, FOVEA_CONTAINER_AUTO);
+    if (oc == FOVEA_CONTAINER_AUTO)
+        return cli_usage_error(spec.name, "--overlay %s: name it .y4m, .png or .ppm",
+                               a->overlay);
+    fovea_video_info info;
+    fovea_video_info_init(&info);
+    info.width = w;
+    info.height = h;
+    info.fmt = cli_default_output_pixfmt(oc, FOVEA_PIX_RGB24);
+    if (t->src.video && t->src.r) {
+        info.fps_num = fovea_reader_info(t->src.r)->fps_num;
+        info.fps_den = fovea_reader_info(t->src.r)->fps_den;
+    }
+    char err[1024] = "";
+    int st = fovea_writer_open(&t->ow, a->overlay, oc, &info, err, sizeof(err));
+    if (st < 0)
+        return cli_report(a->overlay, 1, err, st);
+    const int nslots = t->pipelined ? PIPE_SLOTS : 0;
+    for (int k = -1; k < nslots && st == FOVEA_OK; k++) {
+        fovea_frame *f = k < 0 ? &t->rgb : &t->pipe.slot[k].f[0];
+        fovea_frame *g = k < 0 ? &t->conv : &t->pipe.slot[k].f[1];
+        st = fovea_frame_alloc(t->ctx, f, w, h, FOVEA_PIX_RGB24, FOVEA_MEM_HOST);
+        if (st == FOVEA_OK && info.fmt != FOVEA_PIX_RGB24)
+            st = fovea_frame_alloc(t->ctx, g, w, h, info.fmt, FOVEA_MEM_HOST);
+    }
+    if (st < 0) {
+        cli_error(NULL, "cannot allocate overlay frames: %s", fovea_strerror(st));
+        return CLI_EXIT_RUNTIME;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* The input, the tracker, a video's pipeline (not started) and the overlay. */
+static int setup(track_run *t)
+{
+    int rc = source_open(&t->src, &t->a);
+    if (rc == CLI_EXIT_OK)
+        rc = tracker_setup(t);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    t->pipelined = t->src.video;
+    if (t->pipelined) {
+        t->rings[0] = &t->src.ring;
+        if (cli_pipe_init(&t->pipe, PIPE_SLOTS) < 0) {
+            cli_error(NULL, "out of memory");
+            return CLI_EXIT_RUNTIME;
         }
     }
+    return t->a.overlay ? open_overlay(t) : CLI_EXIT_OK;
+}
 
-    cli_progress_start(&prog, src.total, a.quiet);
-    int i;
-    for (i = 0; a.frames < 0 || i < a.frames; i++) {
-        rc = source_next(&src, cur);
-        if (rc == -1 && i == 0) {
-            cli_progress_finish(&prog);
-            if (a.start > 0)
-                cli_error(cli_display_path(a.inputs[0], 0), "no frames left after --start %lld",
-                          a.start);
+static int overlay_failure(const track_run *t, int st)
+{
+    return cli_report(t->a.overlay, 1, fovea_writer_error(t->ow), st);
+}
+
+/* Before a failure of a frame is reported: the overlay frames before it are
+ * written, as in the sequential loop, where a failed write among them came
+ * first. Stops the pipeline. @return CLI_EXIT_OK, or the exit status of the
+ * failed write (reported) */
+static int writes_before(track_run *t)
+{
+    const int st = cli_pipe_finish(&t->pipe);
+    if (t->ow && t->pipelined)
+        t->prog.done = t->pipe.written;
+    return st < 0 ? overlay_failure(t, st) : CLI_EXIT_OK;
+}
+
+/* Frame i's overlay drawn over its luma (cur), to the writer: through the
+ * pipeline, whose written buffers trade places with rgb and conv, or in line. */
+static int write_overlay(track_run *t, int i)
+{
+    overlay_draw(&t->rgb, t->cur, t->trails, t->fl, t->a.trail);
+    const fovea_frame *out = &t->rgb;
+    int st, rc;
+    if (t->conv.data[0]) {
+        fovea_convert_options co;
+        fovea_convert_options_init(&co);
+        if ((st = fovea_frame_convert(t->ctx, &t->conv, &t->rgb, &co)) < 0) {
+            if ((rc = writes_before(t)) != CLI_EXIT_OK)
+                return rc;
+            cli_error(NULL, "overlay frame %d: %s", i, fovea_strerror(st));
+            return CLI_EXIT_RUNTIME;
+        }
+        out = &t->conv;
+    }
+    if (t->pipelined) {
+        fovea_frame *bufs[2] = {&t->rgb, &t->conv};
+        if ((st = cli_pipe_put(&t->pipe, bufs, out == &t->conv)) < 0)
+            return writes_before(t); /* the write that failed */
+        return CLI_EXIT_OK;
+    }
+    if ((st = fovea_writer_write(t->ow, out)) < 0)
+        return overlay_failure(t, st);
+    return CLI_EXIT_OK;
+}
+
+/* Frame i's luma (cur) tracked, recorded and drawn; cur becomes prev. */
+static int track_frame(track_run *t, int i)
+{
+    const track_args *a = &t->a;
+    const int w = t->src.width, h = t->src.height;
+    int rc;
+    if (i == 0) {
+        KLTSelectGoodFeatures(t->tc, t->cur, w, h, t->fl);
+    } else {
+        KLTTrackFeatures(t->tc, t->prev, t->cur, w, h, t->fl);
+        if (a->replace && fovea_klt_last_status(t->tc) == FOVEA_OK)
+            KLTReplaceLostFeatures(t->tc, t->cur, w, h, t->fl);
+    }
+    if (fovea_klt_last_status(t->tc) < 0) {
+        if ((rc = writes_before(t)) != CLI_EXIT_OK)
+            return rc;
+        cli_error(NULL, "frame %d: %s", i, fovea_klt_last_error(t->tc));
+        return CLI_EXIT_RUNTIME;
+    }
+    if (!history_add(&t->hist, t->fl)) {
+        if ((rc = writes_before(t)) != CLI_EXIT_OK)
+            return rc;
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_RUNTIME;
+    }
+    if (t->ow && (rc = write_overlay(t, i)) != CLI_EXIT_OK)
+        return rc;
+    unsigned char *tmp = t->prev;
+    t->prev = t->cur;
+    t->cur = tmp;
+    return CLI_EXIT_OK;
+}
+
+/* Every frame read, tracked and drawn; the pipeline is stopped on return. */
+static int run_loop(track_run *t)
+{
+    const track_args *a = &t->a;
+    int rc = CLI_EXIT_OK;
+    cli_progress_start(&t->prog, t->src.total, a->quiet);
+    /* a video's reader thread, and the overlay's writer thread when there is one */
+    if (t->pipelined && cli_pipe_start(&t->pipe, t->ow, t->rings, 1) != 0)
+        rc = CLI_EXIT_RUNTIME;
+    for (t->frames = 0; rc == CLI_EXIT_OK && (a->frames < 0 || t->frames < a->frames);
+         t->frames++) {
+        rc = source_next(&t->src, t->cur);
+        if (rc == -1 && t->frames == 0) {
+            cli_progress_finish(&t->prog);
+            if (a->start > 0)
+                cli_error(cli_display_path(a->inputs[0], 0), "no frames left after --start %lld",
+                          a->start);
             else
-                cli_error(cli_display_path(a.inputs[0], 0), "no frames in the input");
+                cli_error(cli_display_path(a->inputs[0], 0), "no frames in the input");
             rc = CLI_EXIT_RUNTIME;
             break;
         }
@@ -699,98 +848,98 @@ int cmd_track(int argc, char **argv)
             rc = CLI_EXIT_OK;
             break;
         }
-        if (rc != CLI_EXIT_OK)
+        if (rc == SOURCE_FAILED && (rc = writes_before(t)) == CLI_EXIT_OK)
+            rc = cli_report(a->inputs[0], 0, t->src.why, t->src.status);
+        if (rc != CLI_EXIT_OK || (rc = track_frame(t, t->frames)) != CLI_EXIT_OK)
             break;
-        if (i == 0) {
-            KLTSelectGoodFeatures(tc, cur, w, h, fl);
-        } else {
-            KLTTrackFeatures(tc, prev, cur, w, h, fl);
-            if (a.replace && fovea_klt_last_status(tc) == FOVEA_OK)
-                KLTReplaceLostFeatures(tc, cur, w, h, fl);
-        }
-        if ((st = fovea_klt_last_status(tc)) < 0) {
-            cli_error(NULL, "frame %d: %s", i, fovea_klt_last_error(tc));
-            rc = CLI_EXIT_RUNTIME;
-            break;
-        }
-        if (!history_add(&hist, fl)) {
-            cli_error(NULL, "out of memory");
-            rc = CLI_EXIT_RUNTIME;
-            break;
-        }
-        if (ow) {
-            overlay_draw(&rgb, cur, trails, fl, a.trail);
-            const fovea_frame *out = &rgb;
-            if (conv.data[0]) {
-                fovea_convert_options co;
-                fovea_convert_options_init(&co);
-                if ((st = fovea_frame_convert(ctx, &conv, &rgb, &co)) < 0) {
-                    cli_error(NULL, "overlay frame %d: %s", i, fovea_strerror(st));
-                    rc = CLI_EXIT_RUNTIME;
-                    break;
-                }
-                out = &conv;
-            }
-            if ((st = fovea_writer_write(ow, out)) < 0) {
-                rc = cli_report(a.overlay, 1, fovea_writer_error(ow), st);
-                break;
-            }
-        }
-        unsigned char *t = prev;
-        prev = cur;
-        cur = t;
-        cli_progress_update(&prog, i + 1);
+        cli_progress_update(&t->prog, t->frames + 1);
     }
-    cli_progress_finish(&prog);
-    if (rc != CLI_EXIT_OK)
-        goto end;
-    if (ow && (st = fovea_writer_finish(ow)) < 0) {
-        rc = cli_report(a.overlay, 1, fovea_writer_error(ow), st);
-        goto end;
-    }
-    fovea_writer_close(&ow);
-    if (a.output && (rc = write_table(&a, &hist)) != CLI_EXIT_OK)
-        goto end;
-    const double secs = cli_now() - t0;
-    if (a.json)
-        rc = write_json(&a, &hist, w, h, secs);
-    if (rc == CLI_EXIT_OK) {
-        int tracked = 0;
-        for (int k = 0; k < fl->nFeatures; k++)
-            tracked += fl->feature[k]->val >= 0;
-        char outs[1024] = "", timing[96];
-        size_t len = 0;
-        const char *names[3] = {a.output, a.json, a.overlay};
-        for (int k = 0; k < 3; k++) {
-            if (!names[k])
-                continue;
-            int m = snprintf(outs + len, sizeof(outs) - len, "%s%s", len ? ", " : "",
-                             cli_display_path(names[k], 1));
-            if (m > 0 && (size_t)m < sizeof(outs) - len)
-                len += (size_t)m;
-        }
-        cli_format_timing(timing, sizeof(timing), i, secs);
-        const int busy = (a.output && strcmp(a.output, "-") == 0) ||
-                         (a.json && strcmp(a.json, "-") == 0) ||
-                         (a.overlay && strcmp(a.overlay, "-") == 0);
-        cli_summary(a.quiet, busy,
-                    "track: %d %s %dx%d, %d/%d features in the last frame -> %s %s",
-                    i, cli_frames_word(i), w, h, tracked, fl->nFeatures, outs, timing);
-    }
+    if (rc == CLI_EXIT_OK)
+        rc = writes_before(t); /* the queued overlay frames */
+    cli_pipe_finish(&t->pipe);
+    cli_progress_finish(&t->prog);
+    return rc;
+}
 
-end:
-    fovea_writer_abort(&ow); /* a failed run leaves an existing overlay as it was */
-    source_close(&src);
-    fovea_frame_free(ctx, &rgb);
-    fovea_frame_free(ctx, &conv);
-    KLTFreeFeatureList(fl);
-    KLTFreeTrackingContext(tc);
-    fovea_close(&ctx);
-    free(prev);
-    free(cur);
-    free(trails);
-    free(hist.rec);
-    if (a.have_glob)
-        globfree(&a.g);
+static void print_summary(const track_run *t, double secs)
+{
+    const track_args *a = &t->a;
+    const KLT_FeatureList fl = t->fl;
+    int tracked = 0;
+    for (int k = 0; k < fl->nFeatures; k++)
+        tracked += fl->feature[k]->val >= 0;
+    char outs[1024] = "", timing[96];
+    size_t len = 0;
+    const char *names[3] = {a->output, a->json, a->overlay};
+    for (int k = 0; k < 3; k++) {
+        if (!names[k])
+            continue;
+        int m = snprintf(outs + len, sizeof(outs) - len, "%s%s", len ? ", " : "",
+                         cli_display_path(names[k], 1));
+        if (m > 0 && (size_t)m < sizeof(outs) - len)
+            len += (size_t)m;
+    }
+    cli_format_timing(timing, sizeof(timing), t->frames, secs);
+    const int busy = (a->output && strcmp(a->output, "-") == 0) ||
+                     (a->json && strcmp(a->json, "-") == 0) ||
+                     (a->overlay && strcmp(a->overlay, "-") == 0);
+    cli_summary(a->quiet, busy, "track: %d %s %dx%d, %d/%d features in the last frame -> %s %s",
+                t->frames, cli_frames_word(t->frames), t->src.width, t->src.height, tracked,
+                fl->nFeatures, outs, timing);
+}
+
+/* The overlay committed, the table and the JSON written, the summary line. */
+static int finish_outputs(track_run *t, double t0)
+{
+    const track_args *a = &t->a;
+    int st, rc = CLI_EXIT_OK;
+    if (t->ow && (st = fovea_writer_finish(t->ow)) < 0)
+        return overlay_failure(t, st);
+    fovea_writer_close(&t->ow);
+    if (a->output && (rc = write_table(a, &t->hist)) != CLI_EXIT_OK)
+        return rc;
+    const double secs = cli_now() - t0;
+    if (a->json)
+        rc = write_json(a, &t->hist, t->src.width, t->src.height, secs);
+    if (rc == CLI_EXIT_OK)
+        print_summary(t, secs);
+    return rc;
+}
+
+int cmd_track(int argc, char **argv)
+{
+    track_run *t = calloc(1, sizeof(*t));
+    if (!t) {
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_RUNTIME;
+    }
+    int rc = parse_args(&t->a, argc, argv);
+    if (rc < 0) {
+        free(t);
+        return CLI_EXIT_OK; /* --help */
+    }
+    const double t0 = cli_now();
+    if (rc == CLI_EXIT_OK)
+        rc = setup(t);
+    if (rc == CLI_EXIT_OK)
+        rc = run_loop(t); /* the pipeline stopped on return */
+    if (rc == CLI_EXIT_OK)
+        rc = finish_outputs(t, t0);
+
+    fovea_writer_abort(&t->ow); /* a failed run leaves an existing overlay as it was */
+    source_close(&t->src);
+    cli_pipe_free(&t->pipe, t->ctx);
+    fovea_frame_free(t->ctx, &t->rgb);
+    fovea_frame_free(t->ctx, &t->conv);
+    KLTFreeFeatureList(t->fl);
+    KLTFreeTrackingContext(t->tc);
+    fovea_close(&t->ctx);
+    free(t->prev);
+    free(t->cur);
+    free(t->trails);
+    free(t->hist.rec);
+    if (t->a.have_glob)
+        globfree(&t->a.g);
+    free(t);
     return rc;
 }
