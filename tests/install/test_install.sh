@@ -15,7 +15,9 @@ prefix="$tmp/prefix"
 cmake --install "$FOVEA_BUILD_DIR" --prefix "$prefix" >"$tmp/log" 2>&1 || fail "cmake --install"
 libdir=$(find "$prefix" -name fovea.pc -path '*pkgconfig*' | head -n 1 | xargs dirname | xargs dirname)
 [ -n "$libdir" ] || fail "fovea.pc not installed"
-export PKG_CONFIG_PATH="$libdir/pkgconfig"
+# prepended: the dependencies' .pc files may live on the caller's path
+export PKG_CONFIG_PATH="$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+run_path="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 [ -f "$libdir/libfovea.a" ] || fail "libfovea.a not installed"
 [ -f "$prefix/bin/fovea" ] || fail "the fovea CLI not installed"
 so=$(readlink -f "$libdir/libfovea.so") || fail "libfovea.so not installed"
@@ -43,9 +45,9 @@ comm -23 "$tmp/declared" "$tmp/exports" >"$tmp/missing"
 # shellcheck disable=SC2046
 cc -o "$tmp/consumer_shared" "$FOVEA_SOURCE_DIR/tests/install/consumer.c" \
     $(pkg-config --cflags --libs fovea) >"$tmp/log" 2>&1 || fail "linking against the shared library"
-LD_LIBRARY_PATH="$libdir" "$tmp/consumer_shared" >"$tmp/out" 2>"$tmp/log" || fail "the shared consumer failed"
+LD_LIBRARY_PATH="$run_path" "$tmp/consumer_shared" >"$tmp/out" 2>"$tmp/log" || fail "the shared consumer failed"
 grep -q "^fovea " "$tmp/out" || fail "the shared consumer printed: $(cat "$tmp/out")"
-LD_LIBRARY_PATH="$libdir" ldd "$tmp/consumer_shared" 2>/dev/null | grep -q "libfovea.so.0 => $libdir" ||
+LD_LIBRARY_PATH="$run_path" ldd "$tmp/consumer_shared" 2>/dev/null | grep -q "libfovea.so.0 => $libdir" ||
     fail "the shared consumer does not load $libdir/libfovea.so.0"
 
 # static: the archive and its private dependencies from pkg-config --static
