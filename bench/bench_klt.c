@@ -40,7 +40,7 @@
 #include "fovea/klt.h"
 #include "klt/klt_fields.h"
 #include "pnmio.h"
-#include "synth/scene.h"
+#include "scene.h"
 
 /* ---------------------------------------------------------------- backends */
 
@@ -503,7 +503,7 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
 /* ---------------------------------------------------------------- 1080p scene sequence */
 
 typedef struct render_job {
-    const fovea_scene *scene;
+    const scene_model *scene;
     unsigned char *out;
     int width, height;
     double fx, cx, cy;
@@ -524,7 +524,7 @@ static void render_rows(void *arg, int begin, int end, int thread)
             double dy = R[3] * cx + R[4] * cy + R[5];
             double dz = R[6] * cx + R[7] * cy + R[8];
             float rgb[3];
-            fovea_scene_color(j->scene, dx, dy, dz, rgb);
+            scene_color(j->scene, dx, dy, dz, rgb);
             double l = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];
             row[x] = (unsigned char)(l < 0 ? 0 : l > 255 ? 255 : (int)(l + 0.5));
         }
@@ -549,10 +549,10 @@ static void yaw_pitch(double yaw, double pitch, double R[9])
  * a little pitch jitter (deterministic). */
 static unsigned char **render_sequence(fovea_context *ctx, int w, int h, int n, double fx)
 {
-    fovea_scene_params sp;
-    fovea_scene_default_params(&sp, 7, 1.0 / fx);
-    fovea_scene *scene = xmalloc(sizeof *scene);
-    BENCH_FOVEA(NULL, fovea_scene_init(scene, &sp));
+    scene_params sp;
+    scene_default_params(&sp, 7, 1.0 / fx);
+    scene_model *scene = xmalloc(sizeof *scene);
+    BENCH_FOVEA(NULL, scene_init(scene, &sp));
     unsigned char **frames = xmalloc((size_t)n * sizeof(*frames));
     render_job j;
     j.scene = scene;
