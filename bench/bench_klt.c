@@ -38,7 +38,6 @@
 #include "core/device.h" /* device copies of the frames */
 #include "fovea/io.h"
 #include "fovea/klt.h"
-#include "klt/klt_fields.h"
 #include "pnmio.h"
 #include "scene.h"
 
@@ -354,10 +353,13 @@ static KLT_TrackingContext case_context(const golden_case *c, fovea_context *ctx
         exit(1);
     }
     const cJSON *tcj = cJSON_GetObjectItem(c->params, "tracking_context");
-    for (size_t i = 0; i < KLT_NFIELDS; i++) {
-        const cJSON *v = cJSON_GetObjectItem(tcj, klt_fields[i].name);
-        if (cJSON_IsNumber(v))
-            klt_set_field(tc, &klt_fields[i], v->valuedouble);
+    const char *field;
+    for (int i = 0; (field = fovea_klt_field_name(i)) != NULL; i++) {
+        const cJSON *v = cJSON_GetObjectItem(tcj, field);
+        if (cJSON_IsNumber(v) && fovea_klt_set_field(tc, field, v->valuedouble) != FOVEA_OK) {
+            fprintf(stderr, "bench_klt: %s: %s\n", c->name, fovea_klt_last_error(tc));
+            exit(1);
+        }
     }
     tc->ctx = ctx;
     tc->backend = backend;
