@@ -35,7 +35,7 @@
 
 #include "bench_common.h"
 #include "core/core.h" /* fovea_parallel_for, fovea_cpu_count */
-#include "core/device.h" /* device copies of the frames */
+#include "fovea/frame.h"
 #include "fovea/io.h"
 #include "fovea/klt.h"
 #include "pnmio.h"
@@ -205,48 +205,85 @@ static void call_rows(bench_table *table, FILE *text, const char *row, call_samp
 
 static fovea_context *cuda_ctx;  /* for the device copies; opened on first use */
 
-/* Copies of n frames of bytes each in device memory (as from a GPU decoder)
- * or in pinned host memory (as a decoder writing into page-locked buffers
- * gives them); NULL without a device. */
-static unsigned char **frames_copy(unsigned char *const *host, int n, size_t bytes,
-                                   fovea_memtype mem)
+/* Rows of COPY_ROW bytes: a multiple of every row alignment of
+ * fovea_frame_alloc (256 bytes on the device, 64 in host memory), so a GRAY8
+ * frame COPY_ROW wide has no padding between its rows. */
+#define COPY_ROW 4096
+
+/* Copies of frames in device memory (as from a GPU decoder) or in pinned host
+ * memory (as a decoder writing into page-locked buffers gives them), made with
+ * the public frame API. KLT takes an image as ncols x nrows bytes back to
+ * back, while fovea_frame_alloc pads each row of a frame ncols wide, so each
+ * copy is a GRAY8 frame of COPY_ROW-byte rows, large enough for the image,
+ * which lies at its start (data[0]); the copy from the host goes through
+ * views of both as ncols x nrows frames with ncols-byte rows. */
+typedef struct frame_copies {
+    fovea_frame *frames;  /* the allocations (n) */
+    unsigned char **data; /* the images, what the KLT calls get (n) */
+    int n;
+} frame_copies;
+
+/* A frame over caller memory: w x h GRAY8 pixels with w-byte rows. */
+static fovea_frame image_view(unsigned char *pixels, int w, int h, fovea_memtype mem, int device)
 {
+    fovea_frame f;
+    memset(&f, 0, sizeof f);
+    f.width = w;
+    f.height = h;
+    f.fmt = FOVEA_PIX_GRAY8;
+    f.mem = mem;
+    f.data[0] = pixels;
+    f.stride[0] = w;
+    f.device = device;
+    return f;
+}
+
+/* Copy n host images of w x h into mem (FOVEA_MEM_DEVICE or _PINNED); the
+ * copies are complete on return. @return 1, or 0 without a CUDA context (no
+ * device) */
+static int frames_copy(frame_copies *fc, unsigned char *const *host, int n, int w, int h,
+                       fovea_memtype mem)
+{
+    memset(fc, 0, sizeof *fc);
     if (!cuda_ctx) {
         fovea_settings cs;
         fovea_default_settings(&cs);
         cs.backend = FOVEA_BACKEND_CUDA;
         if (fovea_open(&cuda_ctx, &cs) != FOVEA_OK)
-            return NULL;
+            return 0;
     }
-    unsigned char **out = calloc((size_t)n, sizeof(*out));
-    if (!out) {
+    const size_t bytes = (size_t)w * (size_t)h;
+    const int rows = (int)((bytes + COPY_ROW - 1) / COPY_ROW);
+    fc->frames = calloc((size_t)n, sizeof(*fc->frames));
+    fc->data = calloc((size_t)n, sizeof(*fc->data));
+    if (!fc->frames || !fc->data) {
         fprintf(stderr, "bench_klt: out of memory\n");
         exit(1);
     }
+    fc->n = n;
     for (int i = 0; i < n; i++) {
-        if (mem == FOVEA_MEM_DEVICE) {
-            BENCH_FOVEA(cuda_ctx, fovea_device_malloc(cuda_ctx, bytes, (void **)&out[i]));
-            BENCH_FOVEA(cuda_ctx,
-                        fovea_memcpy2d(cuda_ctx, out[i], bytes, host[i], bytes, bytes, 1));
-        } else {
-            BENCH_FOVEA(cuda_ctx, fovea_pinned_malloc(cuda_ctx, bytes, (void **)&out[i]));
-            memcpy(out[i], host[i], bytes);
+        fovea_frame *f = &fc->frames[i];
+        BENCH_FOVEA(cuda_ctx, fovea_frame_alloc(cuda_ctx, f, COPY_ROW, rows, FOVEA_PIX_GRAY8, mem));
+        if (f->stride[0] != COPY_ROW) {
+            fprintf(stderr, "bench_klt: a %d-byte row is padded to %td\n", COPY_ROW, f->stride[0]);
+            exit(1);
         }
+        fc->data[i] = f->data[0];
+        fovea_frame src = image_view(host[i], w, h, FOVEA_MEM_HOST, -1);
+        fovea_frame dst = image_view(f->data[0], w, h, mem, f->device);
+        BENCH_FOVEA(cuda_ctx, fovea_frame_copy(cuda_ctx, &dst, &src));
     }
-    if (mem == FOVEA_MEM_DEVICE)
-        BENCH_FOVEA(cuda_ctx, fovea_device_sync(cuda_ctx));
-    return out;
+    BENCH_FOVEA(cuda_ctx, fovea_sync(cuda_ctx));
+    return 1;
 }
 
-static void frames_free(unsigned char **copies, int n, fovea_memtype mem)
+static void frames_free(frame_copies *fc)
 {
-    for (int i = 0; copies && i < n; i++) {
-        if (mem == FOVEA_MEM_DEVICE)
-            fovea_device_free(cuda_ctx, copies[i]);
-        else
-            fovea_pinned_free(cuda_ctx, copies[i]);
-    }
-    free(copies);
+    for (int i = 0; fc->frames && i < fc->n; i++)
+        fovea_frame_free(cuda_ctx, &fc->frames[i]);
+    free(fc->frames);
+    free(fc->data);
+    memset(fc, 0, sizeof *fc);
 }
 
 /* ---------------------------------------------------------------- golden cases */
@@ -442,11 +479,11 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
                 continue;
             if (pass >= 2 && be->backend != FOVEA_BACKEND_CUDA)
                 continue;
-            unsigned char **dframes = NULL;
+            frame_copies dev = {0};
             if (pass == 3 &&
-                !(dframes = frames_copy(c.frames, c.nframes, (size_t)c.ncols * c.nrows,
-                                        FOVEA_MEM_DEVICE)))
+                !frames_copy(&dev, c.frames, c.nframes, c.ncols, c.nrows, FOVEA_MEM_DEVICE))
                 continue;
+            unsigned char *const *dframes = dev.data;
             unsigned char *const *frames = dframes ? dframes : c.frames;
             KLT_TrackingContext reuse = pass >= 2 ? case_context(&c, ctx, be->backend) : NULL;
             int threads = ctx ? fovea_context_threads(ctx) : 1;
@@ -496,7 +533,7 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
             samples_free(&s);
             if (reuse)
                 KLTFreeTrackingContext(reuse);
-            frames_free(dframes, c.nframes, FOVEA_MEM_DEVICE);
+            frames_free(&dev);
         }
     }
     case_free(&c);
@@ -642,13 +679,13 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
         const bench_backend *be = &bench_backends[b < N_BACKENDS ? b : N_BACKENDS - 1];
         if (!backend_available(be) || (b >= N_BACKENDS && be->backend != FOVEA_BACKEND_CUDA))
             continue;
-        unsigned char **dframes = NULL, **pframes = NULL;
-        if (b == N_BACKENDS &&
-            !(pframes = frames_copy(q.frames, q.nframes, (size_t)q.w * q.h, FOVEA_MEM_PINNED)))
+        frame_copies pin = {0}, dev = {0};
+        if (b == N_BACKENDS && !frames_copy(&pin, q.frames, q.nframes, q.w, q.h, FOVEA_MEM_PINNED))
             continue;
         if (b == N_BACKENDS + 1 &&
-            !(dframes = frames_copy(q.frames, q.nframes, (size_t)q.w * q.h, FOVEA_MEM_DEVICE)))
+            !frames_copy(&dev, q.frames, q.nframes, q.w, q.h, FOVEA_MEM_DEVICE))
             continue;
+        unsigned char *const *dframes = dev.data, *const *pframes = pin.data;
         unsigned char *const *frames = dframes ? dframes : pframes ? pframes : q.frames;
         /* each run is the whole sequence; no warm-up (the first frames are in
          * it). --quick: 2 runs; otherwise up to 3 (fewer when --runs says so) */
@@ -684,8 +721,8 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
         if (be->backend == FOVEA_BACKEND_CUDA)
             call_rows(table, text, name, &s, img_bytes);
         samples_free(&s);
-        frames_free(dframes, q.nframes, FOVEA_MEM_DEVICE);
-        frames_free(pframes, q.nframes, FOVEA_MEM_PINNED);
+        frames_free(&dev);
+        frames_free(&pin);
     }
     for (int i = 0; i < q.nframes; i++)
         free(q.frames[i]);
