@@ -29,12 +29,12 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_common.h"
-#include "core/core.h" /* fovea_parallel_for, fovea_cpu_count */
 #include "fovea/frame.h"
 #include "fovea/io.h"
 #include "fovea/klt.h"
@@ -549,10 +549,8 @@ typedef struct render_job {
     double rot[9];  /* camera -> world, row major */
 } render_job;
 
-static void render_rows(void *arg, int begin, int end, int thread)
+static void render_rows(const render_job *j, int begin, int end)
 {
-    const render_job *j = arg;
-    (void)thread;
     for (int y = begin; y < end; y++) {
         unsigned char *row = j->out + (size_t)y * (size_t)j->width;
         double cy = (y - j->cy) / j->fx;
@@ -570,6 +568,55 @@ static void render_rows(void *arg, int begin, int end, int thread)
     }
 }
 
+/* Rows in blocks of RENDER_BLOCK: thread t of n renders blocks t, t + n, ... */
+#define RENDER_BLOCK 8
+
+typedef struct render_worker {
+    const render_job *job;
+    int t, n;
+    pthread_t tid;
+} render_worker;
+
+static void *render_worker_main(void *arg)
+{
+    const render_worker *w = arg;
+    const int h = w->job->height;
+    for (int y = w->t * RENDER_BLOCK; y < h; y += w->n * RENDER_BLOCK)
+        render_rows(w->job, y, y + RENDER_BLOCK < h ? y + RENDER_BLOCK : h);
+    return NULL;
+}
+
+/* Render job j on `threads` threads (the calling thread one of them). Every
+ * pixel depends on its own coordinates alone, so the frame is the same for
+ * any number of threads. */
+static void render_parallel(const render_job *j, int threads)
+{
+    const int blocks = (j->height + RENDER_BLOCK - 1) / RENDER_BLOCK;
+    if (threads > blocks)
+        threads = blocks;
+    if (threads < 1)
+        threads = 1;
+    render_worker *w = xmalloc((size_t)threads * sizeof(*w));
+    int started = 1; /* worker 0 is this thread */
+    for (int t = 0; t < threads; t++) {
+        w[t].job = j;
+        w[t].t = t;
+        w[t].n = threads;
+    }
+    for (int t = 1; t < threads; t++) {
+        if (pthread_create(&w[t].tid, NULL, render_worker_main, &w[t]) != 0)
+            break;
+        started++;
+    }
+    /* the workers that could not start: this thread renders their rows */
+    for (int t = 0; t < threads; t++)
+        if (t == 0 || t >= started)
+            render_worker_main(&w[t]);
+    for (int t = 1; t < started; t++)
+        pthread_join(w[t].tid, NULL);
+    free(w);
+}
+
 /* Camera -> world rotation for yaw (about y, positive to the right) then pitch
  * (about x, positive looks down: y points down). */
 static void yaw_pitch(double yaw, double pitch, double R[9])
@@ -585,8 +632,8 @@ static void yaw_pitch(double yaw, double pitch, double R[9])
 }
 
 /* Render n gray frames of a camera panning right by 0.2 degree per frame with
- * a little pitch jitter (deterministic). */
-static unsigned char **render_sequence(fovea_context *ctx, int w, int h, int n, double fx)
+ * a little pitch jitter (deterministic), on `threads` threads. */
+static unsigned char **render_sequence(int threads, int w, int h, int n, double fx)
 {
     scene_params sp;
     scene_default_params(&sp, 7, 1.0 / fx);
@@ -608,7 +655,7 @@ static unsigned char **render_sequence(fovea_context *ctx, int w, int h, int n, 
         /* looking 4 degrees down (horizon above the centre) + jitter */
         double pitch = (4.0 + 0.15 * sin(0.9 * i) + 0.05 * sin(2.3 * i + 1.0)) * deg;
         yaw_pitch(yaw, pitch, j.rot);
-        fovea_parallel_for(ctx, h, 8, render_rows, &j);
+        render_parallel(&j, threads);
     }
     free(scene);
     return frames;
@@ -668,7 +715,7 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
     q.nfeat = 2000;
     q.nframes = opts->quick ? 20 : 300;
     double t0 = bench_now_us();
-    q.frames = render_sequence(ctx_all, q.w, q.h, q.nframes, 1400.0);
+    q.frames = render_sequence(fovea_context_threads(ctx_all), q.w, q.h, q.nframes, 1400.0);
     fprintf(text, "rendered %d frames %dx%d in %.1f s\n", q.nframes, q.w, q.h,
             (bench_now_us() - t0) / 1e6);
     const double img_bytes = (double)q.w * q.h;
