@@ -29,16 +29,15 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_common.h"
-#include "core/core.h" /* fovea_parallel_for, fovea_cpu_count */
-#include "core/device.h" /* device copies of the frames */
+#include "fovea/frame.h"
 #include "fovea/io.h"
 #include "fovea/klt.h"
-#include "klt/klt_fields.h"
 #include "pnmio.h"
 #include "scene.h"
 
@@ -206,48 +205,85 @@ static void call_rows(bench_table *table, FILE *text, const char *row, call_samp
 
 static fovea_context *cuda_ctx;  /* for the device copies; opened on first use */
 
-/* Copies of n frames of bytes each in device memory (as from a GPU decoder)
- * or in pinned host memory (as a decoder writing into page-locked buffers
- * gives them); NULL without a device. */
-static unsigned char **frames_copy(unsigned char *const *host, int n, size_t bytes,
-                                   fovea_memtype mem)
+/* Rows of COPY_ROW bytes: a multiple of every row alignment of
+ * fovea_frame_alloc (256 bytes on the device, 64 in host memory), so a GRAY8
+ * frame COPY_ROW wide has no padding between its rows. */
+#define COPY_ROW 4096
+
+/* Copies of frames in device memory (as from a GPU decoder) or in pinned host
+ * memory (as a decoder writing into page-locked buffers gives them), made with
+ * the public frame API. KLT takes an image as ncols x nrows bytes back to
+ * back, while fovea_frame_alloc pads each row of a frame ncols wide, so each
+ * copy is a GRAY8 frame of COPY_ROW-byte rows, large enough for the image,
+ * which lies at its start (data[0]); the copy from the host goes through
+ * views of both as ncols x nrows frames with ncols-byte rows. */
+typedef struct frame_copies {
+    fovea_frame *frames;  /* the allocations (n) */
+    unsigned char **data; /* the images, what the KLT calls get (n) */
+    int n;
+} frame_copies;
+
+/* A frame over caller memory: w x h GRAY8 pixels with w-byte rows. */
+static fovea_frame image_view(unsigned char *pixels, int w, int h, fovea_memtype mem, int device)
 {
+    fovea_frame f;
+    memset(&f, 0, sizeof f);
+    f.width = w;
+    f.height = h;
+    f.fmt = FOVEA_PIX_GRAY8;
+    f.mem = mem;
+    f.data[0] = pixels;
+    f.stride[0] = w;
+    f.device = device;
+    return f;
+}
+
+/* Copy n host images of w x h into mem (FOVEA_MEM_DEVICE or _PINNED); the
+ * copies are complete on return. @return 1, or 0 without a CUDA context (no
+ * device) */
+static int frames_copy(frame_copies *fc, unsigned char *const *host, int n, int w, int h,
+                       fovea_memtype mem)
+{
+    memset(fc, 0, sizeof *fc);
     if (!cuda_ctx) {
         fovea_settings cs;
         fovea_default_settings(&cs);
         cs.backend = FOVEA_BACKEND_CUDA;
         if (fovea_open(&cuda_ctx, &cs) != FOVEA_OK)
-            return NULL;
+            return 0;
     }
-    unsigned char **out = calloc((size_t)n, sizeof(*out));
-    if (!out) {
+    const size_t bytes = (size_t)w * (size_t)h;
+    const int rows = (int)((bytes + COPY_ROW - 1) / COPY_ROW);
+    fc->frames = calloc((size_t)n, sizeof(*fc->frames));
+    fc->data = calloc((size_t)n, sizeof(*fc->data));
+    if (!fc->frames || !fc->data) {
         fprintf(stderr, "bench_klt: out of memory\n");
         exit(1);
     }
+    fc->n = n;
     for (int i = 0; i < n; i++) {
-        if (mem == FOVEA_MEM_DEVICE) {
-            BENCH_FOVEA(cuda_ctx, fovea_device_malloc(cuda_ctx, bytes, (void **)&out[i]));
-            BENCH_FOVEA(cuda_ctx,
-                        fovea_memcpy2d(cuda_ctx, out[i], bytes, host[i], bytes, bytes, 1));
-        } else {
-            BENCH_FOVEA(cuda_ctx, fovea_pinned_malloc(cuda_ctx, bytes, (void **)&out[i]));
-            memcpy(out[i], host[i], bytes);
+        fovea_frame *f = &fc->frames[i];
+        BENCH_FOVEA(cuda_ctx, fovea_frame_alloc(cuda_ctx, f, COPY_ROW, rows, FOVEA_PIX_GRAY8, mem));
+        if (f->stride[0] != COPY_ROW) {
+            fprintf(stderr, "bench_klt: a %d-byte row is padded to %td\n", COPY_ROW, f->stride[0]);
+            exit(1);
         }
+        fc->data[i] = f->data[0];
+        fovea_frame src = image_view(host[i], w, h, FOVEA_MEM_HOST, -1);
+        fovea_frame dst = image_view(f->data[0], w, h, mem, f->device);
+        BENCH_FOVEA(cuda_ctx, fovea_frame_copy(cuda_ctx, &dst, &src));
     }
-    if (mem == FOVEA_MEM_DEVICE)
-        BENCH_FOVEA(cuda_ctx, fovea_device_sync(cuda_ctx));
-    return out;
+    BENCH_FOVEA(cuda_ctx, fovea_sync(cuda_ctx));
+    return 1;
 }
 
-static void frames_free(unsigned char **copies, int n, fovea_memtype mem)
+static void frames_free(frame_copies *fc)
 {
-    for (int i = 0; copies && i < n; i++) {
-        if (mem == FOVEA_MEM_DEVICE)
-            fovea_device_free(cuda_ctx, copies[i]);
-        else
-            fovea_pinned_free(cuda_ctx, copies[i]);
-    }
-    free(copies);
+    for (int i = 0; fc->frames && i < fc->n; i++)
+        fovea_frame_free(cuda_ctx, &fc->frames[i]);
+    free(fc->frames);
+    free(fc->data);
+    memset(fc, 0, sizeof *fc);
 }
 
 /* ---------------------------------------------------------------- golden cases */
@@ -354,10 +390,13 @@ static KLT_TrackingContext case_context(const golden_case *c, fovea_context *ctx
         exit(1);
     }
     const cJSON *tcj = cJSON_GetObjectItem(c->params, "tracking_context");
-    for (size_t i = 0; i < KLT_NFIELDS; i++) {
-        const cJSON *v = cJSON_GetObjectItem(tcj, klt_fields[i].name);
-        if (cJSON_IsNumber(v))
-            klt_set_field(tc, &klt_fields[i], v->valuedouble);
+    const char *field;
+    for (int i = 0; (field = fovea_klt_field_name(i)) != NULL; i++) {
+        const cJSON *v = cJSON_GetObjectItem(tcj, field);
+        if (cJSON_IsNumber(v) && fovea_klt_set_field(tc, field, v->valuedouble) != FOVEA_OK) {
+            fprintf(stderr, "bench_klt: %s: %s\n", c->name, fovea_klt_last_error(tc));
+            exit(1);
+        }
     }
     tc->ctx = ctx;
     tc->backend = backend;
@@ -440,11 +479,11 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
                 continue;
             if (pass >= 2 && be->backend != FOVEA_BACKEND_CUDA)
                 continue;
-            unsigned char **dframes = NULL;
+            frame_copies dev = {0};
             if (pass == 3 &&
-                !(dframes = frames_copy(c.frames, c.nframes, (size_t)c.ncols * c.nrows,
-                                        FOVEA_MEM_DEVICE)))
+                !frames_copy(&dev, c.frames, c.nframes, c.ncols, c.nrows, FOVEA_MEM_DEVICE))
                 continue;
+            unsigned char *const *dframes = dev.data;
             unsigned char *const *frames = dframes ? dframes : c.frames;
             KLT_TrackingContext reuse = pass >= 2 ? case_context(&c, ctx, be->backend) : NULL;
             int threads = ctx ? fovea_context_threads(ctx) : 1;
@@ -494,7 +533,7 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
             samples_free(&s);
             if (reuse)
                 KLTFreeTrackingContext(reuse);
-            frames_free(dframes, c.nframes, FOVEA_MEM_DEVICE);
+            frames_free(&dev);
         }
     }
     case_free(&c);
@@ -510,10 +549,8 @@ typedef struct render_job {
     double rot[9];  /* camera -> world, row major */
 } render_job;
 
-static void render_rows(void *arg, int begin, int end, int thread)
+static void render_rows(const render_job *j, int begin, int end)
 {
-    const render_job *j = arg;
-    (void)thread;
     for (int y = begin; y < end; y++) {
         unsigned char *row = j->out + (size_t)y * (size_t)j->width;
         double cy = (y - j->cy) / j->fx;
@@ -531,6 +568,55 @@ static void render_rows(void *arg, int begin, int end, int thread)
     }
 }
 
+/* Rows in blocks of RENDER_BLOCK: thread t of n renders blocks t, t + n, ... */
+#define RENDER_BLOCK 8
+
+typedef struct render_worker {
+    const render_job *job;
+    int t, n;
+    pthread_t tid;
+} render_worker;
+
+static void *render_worker_main(void *arg)
+{
+    const render_worker *w = arg;
+    const int h = w->job->height;
+    for (int y = w->t * RENDER_BLOCK; y < h; y += w->n * RENDER_BLOCK)
+        render_rows(w->job, y, y + RENDER_BLOCK < h ? y + RENDER_BLOCK : h);
+    return NULL;
+}
+
+/* Render job j on `threads` threads (the calling thread one of them). Every
+ * pixel depends on its own coordinates alone, so the frame is the same for
+ * any number of threads. */
+static void render_parallel(const render_job *j, int threads)
+{
+    const int blocks = (j->height + RENDER_BLOCK - 1) / RENDER_BLOCK;
+    if (threads > blocks)
+        threads = blocks;
+    if (threads < 1)
+        threads = 1;
+    render_worker *w = xmalloc((size_t)threads * sizeof(*w));
+    int started = 1; /* worker 0 is this thread */
+    for (int t = 0; t < threads; t++) {
+        w[t].job = j;
+        w[t].t = t;
+        w[t].n = threads;
+    }
+    for (int t = 1; t < threads; t++) {
+        if (pthread_create(&w[t].tid, NULL, render_worker_main, &w[t]) != 0)
+            break;
+        started++;
+    }
+    /* the workers that could not start: this thread renders their rows */
+    for (int t = 0; t < threads; t++)
+        if (t == 0 || t >= started)
+            render_worker_main(&w[t]);
+    for (int t = 1; t < started; t++)
+        pthread_join(w[t].tid, NULL);
+    free(w);
+}
+
 /* Camera -> world rotation for yaw (about y, positive to the right) then pitch
  * (about x, positive looks down: y points down). */
 static void yaw_pitch(double yaw, double pitch, double R[9])
@@ -546,8 +632,8 @@ static void yaw_pitch(double yaw, double pitch, double R[9])
 }
 
 /* Render n gray frames of a camera panning right by 0.2 degree per frame with
- * a little pitch jitter (deterministic). */
-static unsigned char **render_sequence(fovea_context *ctx, int w, int h, int n, double fx)
+ * a little pitch jitter (deterministic), on `threads` threads. */
+static unsigned char **render_sequence(int threads, int w, int h, int n, double fx)
 {
     scene_params sp;
     scene_default_params(&sp, 7, 1.0 / fx);
@@ -569,7 +655,7 @@ static unsigned char **render_sequence(fovea_context *ctx, int w, int h, int n, 
         /* looking 4 degrees down (horizon above the centre) + jitter */
         double pitch = (4.0 + 0.15 * sin(0.9 * i) + 0.05 * sin(2.3 * i + 1.0)) * deg;
         yaw_pitch(yaw, pitch, j.rot);
-        fovea_parallel_for(ctx, h, 8, render_rows, &j);
+        render_parallel(&j, threads);
     }
     free(scene);
     return frames;
@@ -629,7 +715,7 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
     q.nfeat = 2000;
     q.nframes = opts->quick ? 20 : 300;
     double t0 = bench_now_us();
-    q.frames = render_sequence(ctx_all, q.w, q.h, q.nframes, 1400.0);
+    q.frames = render_sequence(fovea_context_threads(ctx_all), q.w, q.h, q.nframes, 1400.0);
     fprintf(text, "rendered %d frames %dx%d in %.1f s\n", q.nframes, q.w, q.h,
             (bench_now_us() - t0) / 1e6);
     const double img_bytes = (double)q.w * q.h;
@@ -640,13 +726,13 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
         const bench_backend *be = &bench_backends[b < N_BACKENDS ? b : N_BACKENDS - 1];
         if (!backend_available(be) || (b >= N_BACKENDS && be->backend != FOVEA_BACKEND_CUDA))
             continue;
-        unsigned char **dframes = NULL, **pframes = NULL;
-        if (b == N_BACKENDS &&
-            !(pframes = frames_copy(q.frames, q.nframes, (size_t)q.w * q.h, FOVEA_MEM_PINNED)))
+        frame_copies pin = {0}, dev = {0};
+        if (b == N_BACKENDS && !frames_copy(&pin, q.frames, q.nframes, q.w, q.h, FOVEA_MEM_PINNED))
             continue;
         if (b == N_BACKENDS + 1 &&
-            !(dframes = frames_copy(q.frames, q.nframes, (size_t)q.w * q.h, FOVEA_MEM_DEVICE)))
+            !frames_copy(&dev, q.frames, q.nframes, q.w, q.h, FOVEA_MEM_DEVICE))
             continue;
+        unsigned char *const *dframes = dev.data, *const *pframes = pin.data;
         unsigned char *const *frames = dframes ? dframes : pframes ? pframes : q.frames;
         /* each run is the whole sequence; no warm-up (the first frames are in
          * it). --quick: 2 runs; otherwise up to 3 (fewer when --runs says so) */
@@ -682,8 +768,8 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
         if (be->backend == FOVEA_BACKEND_CUDA)
             call_rows(table, text, name, &s, img_bytes);
         samples_free(&s);
-        frames_free(dframes, q.nframes, FOVEA_MEM_DEVICE);
-        frames_free(pframes, q.nframes, FOVEA_MEM_PINNED);
+        frames_free(&dev);
+        frames_free(&pin);
     }
     for (int i = 0; i < q.nframes; i++)
         free(q.frames[i]);

@@ -15,7 +15,6 @@
 
 #include "fovea/io.h"
 #include "fovea/klt.h"
-#include "klt/klt_fields.h"
 #include "pnmio.h"
 #include "testutil.h"
 
@@ -56,18 +55,15 @@ KLT_CASES_FN double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* "tc->field = value;", "KLTChangeTCPyramid(tc, N);", "KLTUpdateTCBorder(tc);" */
+/* "tc->field = value;" (fovea_klt_set_field), "KLTChangeTCPyramid(tc, N);",
+ * "KLTUpdateTCBorder(tc);". @return 0 on an unknown op or a refused value */
 KLT_CASES_FN int apply_setup_op(KLT_TrackingContext tc, const char *op)
 {
     char name[64];
     double v;
     int n;
     if (sscanf(op, "tc->%63[A-Za-z_] = %lf", name, &v) == 2) {
-        const klt_field *f = klt_find_field(name);
-        if (!f)
-            return 0;
-        klt_set_field(tc, f, v);
-        return 1;
+        return fovea_klt_set_field(tc, name, v) == FOVEA_OK;
     }
     if (sscanf(op, "KLTChangeTCPyramid(tc, %d)", &n) == 1) {
         KLTChangeTCPyramid(tc, n);
@@ -237,7 +233,7 @@ KLT_CASES_FN int klt_case_names(const char *root, char **names, int max)
 
 /* A tracking context set up as the case says: setup ops, then every field of
  * params.json "tracking_context" (each checked against what the ops gave;
- * mismatches count as test failures). @return NULL on an unknown op */
+ * mismatches count as test failures). @return NULL on an unknown or refused op */
 KLT_CASES_FN KLT_TrackingContext klt_case_context(const golden_case *c, fovea_context *ctx,
                                                   fovea_backend backend)
 {
@@ -251,26 +247,36 @@ KLT_CASES_FN KLT_TrackingContext klt_case_context(const golden_case *c, fovea_co
     cJSON_ArrayForEach(op, ops)
     {
         if (!apply_setup_op(tc, op->valuestring)) {
-            fprintf(stderr, "%s: unknown setup op '%s'\n", c->name, op->valuestring);
+            fprintf(stderr, "%s: setup op '%s' unknown or refused\n", c->name,
+                    op->valuestring);
             KLTFreeTrackingContext(tc);
             return NULL;
         }
     }
     cJSON *tcj = cJSON_GetObjectItem(c->params, "tracking_context");
-    for (size_t i = 0; i < KLT_NFIELDS; i++) {
-        cJSON *v = cJSON_GetObjectItem(tcj, klt_fields[i].name);
+    const char *name;
+    for (int i = 0; (name = fovea_klt_field_name(i)) != NULL; i++) {
+        cJSON *v = cJSON_GetObjectItem(tcj, name);
         if (!cJSON_IsNumber(v)) {
-            fprintf(stderr, "%s: params.json lacks %s\n", c->name, klt_fields[i].name);
+            fprintf(stderr, "%s: params.json lacks %s\n", c->name, name);
             test_failures++;
             continue;
         }
-        double want = klt_fields[i].is_float ? (double)(float)v->valuedouble : v->valuedouble;
-        if (klt_get_field(tc, &klt_fields[i]) != want) {
-            fprintf(stderr, "%s: after setup %s = %.9g, library held %.9g\n", c->name,
-                    klt_fields[i].name, klt_get_field(tc, &klt_fields[i]), want);
+        /* what the setup left, then params.json's value as the field holds it */
+        double held = 0.0, want = 0.0;
+        if (fovea_klt_get_field(tc, name, &held) != FOVEA_OK ||
+            fovea_klt_set_field(tc, name, v->valuedouble) != FOVEA_OK ||
+            fovea_klt_get_field(tc, name, &want) != FOVEA_OK) {
+            fprintf(stderr, "%s: %s = %.9g: %s\n", c->name, name, v->valuedouble,
+                    fovea_klt_last_error(tc));
+            test_failures++;
+            continue;
+        }
+        if (held != want) {
+            fprintf(stderr, "%s: after setup %s = %.9g, params.json says %.9g\n", c->name, name,
+                    held, want);
             test_failures++;
         }
-        klt_set_field(tc, &klt_fields[i], v->valuedouble);
     }
     return tc;
 }

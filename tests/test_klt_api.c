@@ -1,7 +1,8 @@
 /* KLT API without golden data: defaults, pyramid/border helpers, feature
  * list / history / table files (text and binary round trips, malformed input),
  * the PPM overlay, and per-context state (two contexts with different sigmas
- * interleaved give the results each gives alone). */
+ * interleaved give the results each gives alone), and the tracking-context
+ * fields by name (fovea_klt_set_field / get_field / field_name). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,10 +407,144 @@ static void test_contexts_independent(void)
         free(fr[k]);
 }
 
+/* Every field by name: the list, a set / get round trip that changes that
+ * field of the struct and no other, the conversions, and the refusals. */
+static void test_fields(void)
+{
+    KLT_TrackingContext tc = KLTCreateTrackingContext();
+    REQUIRE(tc != NULL);
+    const struct {
+        const char *name;
+        int *i;   /* the int (KLT_BOOL) field, */
+        float *f; /* or the float field */
+    } fields[] = {
+        {"mindist", &tc->mindist, NULL},
+        {"window_width", &tc->window_width, NULL},
+        {"window_height", &tc->window_height, NULL},
+        {"sequentialMode", &tc->sequentialMode, NULL},
+        {"smoothBeforeSelecting", &tc->smoothBeforeSelecting, NULL},
+        {"writeInternalImages", &tc->writeInternalImages, NULL},
+        {"lighting_insensitive", &tc->lighting_insensitive, NULL},
+        {"min_eigenvalue", &tc->min_eigenvalue, NULL},
+        {"min_determinant", NULL, &tc->min_determinant},
+        {"min_displacement", NULL, &tc->min_displacement},
+        {"max_iterations", &tc->max_iterations, NULL},
+        {"max_residue", NULL, &tc->max_residue},
+        {"grad_sigma", NULL, &tc->grad_sigma},
+        {"smooth_sigma_fact", NULL, &tc->smooth_sigma_fact},
+        {"pyramid_sigma_fact", NULL, &tc->pyramid_sigma_fact},
+        {"step_factor", NULL, &tc->step_factor},
+        {"nSkippedPixels", &tc->nSkippedPixels, NULL},
+        {"borderx", &tc->borderx, NULL},
+        {"bordery", &tc->bordery, NULL},
+        {"nPyramidLevels", &tc->nPyramidLevels, NULL},
+        {"subsampling", &tc->subsampling, NULL},
+        {"affine_window_width", &tc->affine_window_width, NULL},
+        {"affine_window_height", &tc->affine_window_height, NULL},
+        {"affineConsistencyCheck", &tc->affineConsistencyCheck, NULL},
+        {"affine_max_iterations", &tc->affine_max_iterations, NULL},
+        {"affine_max_residue", NULL, &tc->affine_max_residue},
+        {"affine_min_displacement", NULL, &tc->affine_min_displacement},
+        {"affine_max_displacement_differ", NULL, &tc->affine_max_displacement_differ},
+    };
+    const int n = (int)(sizeof(fields) / sizeof(fields[0]));
+
+    /* the list: these names in this order, then NULL */
+    for (int k = 0; k < n; k++) {
+        const char *name = fovea_klt_field_name(k);
+        CHECK(name != NULL && strcmp(name, fields[k].name) == 0);
+    }
+    CHECK(fovea_klt_field_name(n) == NULL);
+    CHECK(fovea_klt_field_name(-1) == NULL);
+
+    /* get reads the defaults */
+    double v = -1.0;
+    CHECK_EQ_INT(fovea_klt_get_field(tc, "window_width", &v), FOVEA_OK);
+    CHECK(v == 7.0);
+    CHECK_EQ_INT(fovea_klt_get_field(tc, "smooth_sigma_fact", &v), FOVEA_OK);
+    CHECK(v == (double)0.1f);
+    CHECK_EQ_INT(fovea_klt_get_field(tc, "affineConsistencyCheck", &v), FOVEA_OK);
+    CHECK(v == -1.0);
+
+    /* round trips: field k gets a value of its own; the struct holds it, get
+     * gives it back, and every other field keeps its value */
+    for (int k = 0; k < n; k++) {
+        double before[64];
+        for (int m = 0; m < n; m++)
+            CHECK_EQ_INT(fovea_klt_get_field(tc, fields[m].name, &before[m]), FOVEA_OK);
+        /* ints: negative and positive, floats: not exact in binary */
+        double set = fields[k].i ? (k % 2 ? -(1000.0 + k) : 100000.0 + k) : 0.1 + k;
+        CHECK_EQ_INT(fovea_klt_set_field(tc, fields[k].name, set), FOVEA_OK);
+        double want = fields[k].i ? set : (double)(float)set;
+        if (fields[k].i)
+            CHECK(*fields[k].i == (int)set);
+        else
+            CHECK(*fields[k].f == (float)set);
+        double got = 0.0;
+        CHECK_EQ_INT(fovea_klt_get_field(tc, fields[k].name, &got), FOVEA_OK);
+        CHECK(got == want);
+        for (int m = 0; m < n; m++) {
+            double now = 0.0;
+            CHECK_EQ_INT(fovea_klt_get_field(tc, fields[m].name, &now), FOVEA_OK);
+            if (m != k && now != before[m])
+                fprintf(stderr, "setting %s changed %s\n", fields[k].name, fields[m].name);
+            CHECK(m == k || now == before[m]);
+        }
+    }
+    /* the range ends: INT_MIN / INT_MAX, FLT_MAX */
+    CHECK_EQ_INT(fovea_klt_set_field(tc, "mindist", -2147483648.0), FOVEA_OK);
+    CHECK(tc->mindist == -2147483647 - 1);
+    CHECK_EQ_INT(fovea_klt_set_field(tc, "mindist", 2147483647.0), FOVEA_OK);
+    CHECK(tc->mindist == 2147483647);
+    CHECK_EQ_INT(fovea_klt_set_field(tc, "max_residue", 3.4028234663852886e38), FOVEA_OK);
+    CHECK(tc->max_residue == 3.4028234663852886e38f);
+    CHECK_EQ_INT(fovea_klt_set_field(tc, "max_residue", -0.25), FOVEA_OK);
+    CHECK(tc->max_residue == -0.25f);
+
+    /* a success leaves the last status as it was; a failure sets it */
+    CHECK_EQ_INT(fovea_klt_last_status(tc), FOVEA_OK);
+    static const char *const unknown[] = {"", "nope", "Mindist", "mindist ", "pyramid_last",
+                                          "backend", "ctx", "priv"};
+    for (size_t u = 0; u < sizeof(unknown) / sizeof(unknown[0]); u++) {
+        CHECK_EQ_INT(fovea_klt_set_field(tc, unknown[u], 1.0), FOVEA_ERR_INVALID_ARG);
+        CHECK_EQ_INT(fovea_klt_last_status(tc), FOVEA_ERR_INVALID_ARG);
+        CHECK(strstr(fovea_klt_last_error(tc), "unknown tracking-context field") != NULL);
+        v = 42.0;
+        CHECK_EQ_INT(fovea_klt_get_field(tc, unknown[u], &v), FOVEA_ERR_INVALID_ARG);
+        CHECK(v == 42.0);
+    }
+    CHECK(strstr(fovea_klt_last_error(tc), "'priv'") != NULL);
+    CHECK_EQ_INT(fovea_klt_set_field(tc, "mindist", 5.0), FOVEA_OK);
+    CHECK_EQ_INT(fovea_klt_last_status(tc), FOVEA_ERR_INVALID_ARG); /* left as it was */
+
+    /* values the field cannot hold: refused, the field unchanged */
+    static const double bad_int[] = {2.5, -0.5, 2147483648.0, -2147483649.0, NAN, INFINITY};
+    for (size_t b = 0; b < sizeof(bad_int) / sizeof(bad_int[0]); b++) {
+        CHECK_EQ_INT(fovea_klt_set_field(tc, "mindist", bad_int[b]), FOVEA_ERR_INVALID_ARG);
+        CHECK(tc->mindist == 5);
+    }
+    static const double bad_float[] = {NAN, INFINITY, -INFINITY, 1e39, -1e39};
+    for (size_t b = 0; b < sizeof(bad_float) / sizeof(bad_float[0]); b++) {
+        CHECK_EQ_INT(fovea_klt_set_field(tc, "max_residue", bad_float[b]), FOVEA_ERR_INVALID_ARG);
+        CHECK(tc->max_residue == -0.25f);
+    }
+    CHECK(strstr(fovea_klt_last_error(tc), "max_residue") != NULL);
+
+    /* NULL arguments */
+    CHECK_EQ_INT(fovea_klt_set_field(NULL, "mindist", 1.0), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_klt_get_field(NULL, "mindist", &v), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_klt_set_field(tc, NULL, 1.0), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_klt_get_field(tc, NULL, &v), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_klt_get_field(tc, "mindist", NULL), FOVEA_ERR_INVALID_ARG);
+    CHECK(tc->mindist == 5);
+    KLTFreeTrackingContext(tc);
+}
+
 int main(void)
 {
     test_defaults();
     test_files();
     test_contexts_independent();
+    test_fields();
     return test_finish("test_klt_api");
 }

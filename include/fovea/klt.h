@@ -233,6 +233,43 @@ FOVEA_API const char *fovea_klt_last_error(const KLT_TrackingContext tc);
  *          status) */
 FOVEA_API int fovea_klt_check_params(KLT_TrackingContext tc, int ncols, int nrows);
 
+/* Tracking-context fields by name, for programs that set or check a context
+ * from a description (a JSON or command-line file): the names are the field
+ * names of KLT_TrackingContextRec as KLTPrintTrackingContext prints them, the
+ * 28 user fields of KLT 1.3.4 from "mindist" to
+ * "affine_max_displacement_differ" (fovea_klt_field_name lists them). Like an
+ * assignment to the field, setting one changes nothing else (call
+ * KLTChangeTCPyramid / KLTUpdateTCBorder as after an assignment). A failure
+ * on a tracking context is also its last status, with a message in
+ * fovea_klt_last_error(); a success leaves the last status as it was. */
+
+/** Set the field called name to value.
+ *  @param tc    the tracking context
+ *  @param name  a field name, e.g. "window_width", "max_residue"
+ *  @param value the new value: for an int (or KLT_BOOL) field an integer in
+ *               the range of int, stored exactly; for a float field a finite
+ *               value within the range of float, rounded to the nearest float
+ *  @return FOVEA_OK, or FOVEA_ERR_INVALID_ARG (tc or name NULL, unknown name,
+ *          value not an int for an int field, not finite or out of float
+ *          range for a float field; the field is then unchanged) */
+FOVEA_API int fovea_klt_set_field(KLT_TrackingContext tc, const char *name, double value);
+
+/** Read the field called name.
+ *  @param tc    the tracking context
+ *  @param name  a field name, as for fovea_klt_set_field
+ *  @param value receives the field's value (exact: every int and float is a double)
+ *  @return FOVEA_OK, or FOVEA_ERR_INVALID_ARG (tc, name or value NULL,
+ *          unknown name; *value is then unchanged) */
+FOVEA_API int fovea_klt_get_field(const KLT_TrackingContext tc, const char *name,
+                                  double *value);
+
+/** The names fovea_klt_set_field and fovea_klt_get_field take, in the order of
+ *  KLT_TrackingContextRec.
+ *  @param index 0, 1, ...
+ *  @return the name of field index (a static string), or NULL when index is
+ *          negative or past the last field */
+FOVEA_API const char *fovea_klt_field_name(int index);
+
 /** KLTWriteFeatureList / History / Table with a status: FOVEA_OK,
  *  FOVEA_ERR_INVALID_ARG (bad fmt, binary to stderr) or FOVEA_ERR_IO. */
 FOVEA_API int fovea_klt_write_feature_list(KLT_FeatureList fl, const char *fname,
