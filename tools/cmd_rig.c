@@ -378,10 +378,9 @@ static int write_coverage_png(const char *path, const fovea_stitch_map *map)
         cli_error(path, "cannot draw the coverage picture: %s", fovea_strerror(st));
         rc = CLI_EXIT_RUNTIME;
     } else {
-        char err[1024] = "";
-        st = fovea_png_write_file(path, &img, err, sizeof(err));
+        st = fovea_png_write_file(NULL, path, &img);
         if (st < 0)
-            rc = cli_report(path, 1, err, st);
+            rc = cli_report(path, 1, fovea_last_error(NULL), st);
     }
     fovea_frame_free(NULL, &img);
     return rc;

@@ -575,7 +575,7 @@ static int take_read(stitch_run *s, cam_input *ci, fovea_frame **f, const char *
     if (!s->pipelined) {
         int st = fovea_reader_read(ci->r, &ci->raw);
         *f = &ci->raw;
-        *msg = fovea_reader_error(ci->r);
+        *msg = fovea_last_error(NULL);
         return st;
     }
     return cli_ring_take(&ci->ring, f, msg);
@@ -763,10 +763,9 @@ static int open_output(stitch_run *s)
         if (wd && wd->is_yuv)
             info.color_range = s->full_range ? FOVEA_COLOR_RANGE_FULL : FOVEA_COLOR_RANGE_LIMITED;
     }
-    char err[1024] = "";
-    st = fovea_writer_open(&s->w, a->out, s->out_container, &info, err, sizeof(err));
+    st = fovea_writer_open(NULL, &s->w, a->out, s->out_container, &info);
     if (st < 0)
-        return cli_report(a->out, 1, err, st);
+        return cli_report(a->out, 1, fovea_last_error(NULL), st);
     return CLI_EXIT_OK;
 }
 
@@ -774,7 +773,7 @@ static int open_output(stitch_run *s)
 
 static int write_failure(stitch_run *s, int st)
 {
-    return cli_report(s->a.out, 1, fovea_writer_error(s->w), st);
+    return cli_report(s->a.out, 1, cli_pipe_error(&s->pipe), st);
 }
 
 static int write_frame(stitch_run *s, int64_t step)
@@ -1053,7 +1052,7 @@ int cmd_stitch(int argc, char **argv)
     if (rc == CLI_EXIT_OK) {
         int st = fovea_writer_finish(s->w);
         if (st < 0)
-            rc = cli_report(s->a.out, 1, fovea_writer_error(s->w), st);
+            rc = cli_report(s->a.out, 1, fovea_last_error(NULL), st);
         fovea_writer_close(&s->w);
     }
     if (rc == CLI_EXIT_OK) {

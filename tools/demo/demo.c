@@ -223,7 +223,10 @@ static int write_png(const char *dir, const char *name, const fovea_frame *f, ch
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
-    return fovea_png_write_file(path, f, err, errsz);
+    int st = fovea_png_write_file(NULL, path, f);
+    if (st < 0)
+        snprintf(err, errsz, "%s", fovea_last_error(NULL));
+    return st;
 }
 
 /* camera<c>.png, panorama.png, ground_truth.png and coverage.png in o->out_dir */
