@@ -322,7 +322,9 @@ static int load_color_file(const char *path, int n, fovea_color_correction *cc)
     char err[512] = "";
     size_t len = 0;
     char *text = read_small_file(path, 1 << 20, &len, err, sizeof(err));
-    int rc = text ? fovea_color_corrections_from_json(text, len, n, cc, err, sizeof(err)) : -1;
+    int rc = text ? fovea_color_corrections_from_json(NULL, text, len, n, cc) : -1;
+    if (rc < 0 && text)
+        snprintf(err, sizeof(err), "%s", fovea_last_error(NULL));
     free(text);
     if (rc < 0) {
         cli_error(path, "%s", err);
@@ -905,7 +907,6 @@ static int write_summary(const stitch_run *s, const fovea_color_correction *cc,
 static int setup(stitch_run *s)
 {
     stitch_args *a = &s->a;
-    char err[1024] = "";
     fovea_settings fs;
     fovea_default_settings(&fs);
     fs.backend = a->backend;
@@ -917,11 +918,11 @@ static int setup(stitch_run *s)
         return CLI_EXIT_RUNTIME;
     }
     if (a->rig)
-        st = fovea_stitch_map_from_rig(s->ctx, a->rig, &s->map, err, sizeof(err));
+        st = fovea_stitch_map_from_rig(s->ctx, a->rig, &s->map);
     else
-        st = fovea_stitch_map_load(a->map, &s->map, err, sizeof(err));
+        st = fovea_stitch_map_load(s->ctx, a->map, &s->map);
     if (st < 0)
-        return cli_report(a->rig ? a->rig : a->map, 0, err, st);
+        return cli_report(a->rig ? a->rig : a->map, 0, fovea_last_error(s->ctx), st);
 
     fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
     if (a->color == COLOR_ARG_FIXED) {

@@ -90,7 +90,10 @@ static int make_rig(demo_state *d, int div, char *err, size_t errsz)
     d->cam[1].fx = d->cam[1].fy = 1200.0 / div;
     d->cam[1].dist[0] = 0.02;
     d->cam[1].dist[1] = -0.01;
-    return fovea_rig_create(&d->rig, p, d->cam, d->n, err, errsz);
+    int st = fovea_rig_create(NULL, &d->rig, p, d->cam, d->n);
+    if (st < 0)
+        snprintf(err, errsz, "%s", fovea_last_error(NULL));
+    return st;
 }
 
 /* The ground truth and the camera images, and for the video path their I420
