@@ -607,7 +607,7 @@ static int write_json(const track_args *a, const history *h, int w, int hgt, dou
  * library's reason (fovea_klt_check_params). @return CLI_EXIT_USAGE */
 static int pyramid_conflict(const track_args *a, KLT_TrackingContext tc, int w, int h)
 {
-    const char *why = fovea_klt_last_error(tc);
+    const char *why = fovea_last_error(tc->ctx);
     const char *p = why[0] == '(' ? strstr(why, ") ") : NULL;
     if (p)
         why = p + 2;   /* drop the "(function) " prefix */
@@ -803,7 +803,7 @@ static int track_frame(track_run *t, int i)
     if (fovea_klt_last_status(t->tc) < 0) {
         if ((rc = writes_before(t)) != CLI_EXIT_OK)
             return rc;
-        cli_error(NULL, "frame %d: %s", i, fovea_klt_last_error(t->tc));
+        cli_error(NULL, "frame %d: %s", i, fovea_last_error(t->tc->ctx));
         return CLI_EXIT_RUNTIME;
     }
     if (!history_add(&t->hist, t->fl)) {
