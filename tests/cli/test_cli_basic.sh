@@ -1,31 +1,11 @@
 #!/bin/sh
 # CLI basics: help, version, exit codes, error format, `info` text and JSON.
 set -u
+. "$(dirname "$0")/lib.sh" || exit 1
 # the JSON checks need python3 (scripts/deps.sh installs it): without it the
 # test is skipped, not passed with those checks left out
-command -v python3 >/dev/null 2>&1 ||
-    { echo "test_cli_basic: python3 not found: skipped"; exit 77; }
-
-: "${FOVEA_CLI:?FOVEA_CLI must name the fovea executable}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fovea_cli_basic.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-fail() {
-    echo "FAIL: $*" >&2
-    for f in "$tmp/out" "$tmp/err"; do
-        [ -s "$f" ] && { echo "--- $(basename "$f"):" >&2; head -n 20 "$f" >&2; }
-    done
-    exit 1
-}
-
-# run EXPECTED_STATUS ARGS...: run the CLI with stdout/stderr captured in $tmp/out, $tmp/err
-run() {
-    want=$1
-    shift
-    "$FOVEA_CLI" "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    [ "$got" -eq "$want" ] || fail "fovea $*: exit status $got, expected $want"
-}
+cli_test_setup test_cli_basic python3
+# (the test runs in $tmp, where run leaves the CLI's stdout and stderr: $tmp/out, $tmp/err)
 
 # --help / --version
 run 0 --help

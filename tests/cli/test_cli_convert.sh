@@ -3,48 +3,10 @@
 # frame selection, pipes, PNG/PNM output and input, pixel format conversion,
 # truncated input, progress and the JSON summary.
 set -u
+. "$(dirname "$0")/lib.sh" || exit 1
 # the JSON checks need python3 (scripts/deps.sh installs it): without it the
 # test is skipped, not passed with those checks left out
-command -v python3 >/dev/null 2>&1 ||
-    { echo "test_cli_convert: python3 not found: skipped"; exit 77; }
-
-: "${FOVEA_CLI:?FOVEA_CLI must name the fovea executable}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fovea_cli_convert.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-cd "$tmp" || exit 1
-
-fail() {
-    echo "FAIL: $*" >&2
-    [ -s err ] && { echo "--- stderr:" >&2; head -n 20 err >&2; }
-    exit 1
-}
-
-# run EXPECTED_STATUS ARGS...: stderr goes to ./err
-run() {
-    want=$1
-    shift
-    "$FOVEA_CLI" "$@" 2>err
-    got=$?
-    [ "$got" -eq "$want" ] || fail "fovea $*: exit status $got, expected $want"
-}
-
-# gen8 COUNT SEED > FILE: COUNT pseudo-random bytes (an LCG, so the same every run).
-gen8() {
-    printf "$(awk -v n="$1" -v x="$2" 'BEGIN {
-        for (i = 0; i < n; i++) { x = (x * 75 + 74) % 65537; printf "\\%03o", x % 256 } }')"
-}
-# gen10 COUNT SEED > FILE: COUNT 10-bit samples, 16-bit little-endian.
-gen10() {
-    printf "$(awk -v n="$1" -v x="$2" 'BEGIN {
-        for (i = 0; i < n; i++) {
-            x = (x * 75 + 74) % 65537; v = x % 1024
-            printf "\\%03o\\%03o", v % 256, int(v / 256) } }')"
-}
-size_of() { wc -c <"$1" | tr -d ' '; }
-expect_size() {
-    s=$(size_of "$1")
-    [ "$s" -eq "$2" ] || fail "$1: $s bytes, expected $2"
-}
+cli_test_setup test_cli_convert python3
 
 W=16
 H=8

@@ -3,28 +3,8 @@
 # high-bit-depth YUV becomes 16-bit RGB, --pixfmt-out rgb48/rgba64 work, and a
 # reduction the user forces is reported once on stderr.
 set -u
-command -v python3 >/dev/null 2>&1 ||
-    { echo "test_cli_depth: python3 not found: skipped"; exit 77; }
-
-: "${FOVEA_CLI:?FOVEA_CLI must name the fovea executable}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fovea_cli_depth.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-cd "$tmp" || exit 1
-
-fail() {
-    echo "FAIL: $*" >&2
-    [ -s err ] && { echo "--- stderr:" >&2; head -n 20 err >&2; }
-    exit 1
-}
-
-# run EXPECTED_STATUS ARGS...: stderr goes to ./err
-run() {
-    want=$1
-    shift
-    "$FOVEA_CLI" "$@" 2>err
-    got=$?
-    [ "$got" -eq "$want" ] || fail "fovea $*: exit status $got, expected $want"
-}
+. "$(dirname "$0")/lib.sh" || exit 1
+cli_test_setup test_cli_depth python3
 
 # quiet: the last run printed nothing on stderr
 quiet() { [ -s err ] && fail "$1: unexpected stderr"; return 0; }

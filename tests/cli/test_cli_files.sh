@@ -6,33 +6,8 @@
 # inputs (also through a hard link or a symlink) is refused before anything
 # is written.
 set -u
-
-: "${FOVEA_CLI:?FOVEA_CLI must name the fovea executable}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fovea_cli_files.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-cd "$tmp" || exit 1
-
-fail() {
-    echo "FAIL: $*" >&2
-    [ -s err ] && { echo "--- stderr:" >&2; head -n 20 err >&2; }
-    exit 1
-}
-
-# run EXPECTED_STATUS ARGS...: stdout to ./out, stderr to ./err
-run() {
-    want=$1
-    shift
-    "$FOVEA_CLI" "$@" >out 2>err
-    got=$?
-    [ "$got" -eq "$want" ] || fail "fovea $*: exit status $got, expected $want"
-}
-err_has() { grep -qF -- "$1" err || fail "$2: stderr lacks '$1'"; }
-
-# gen8 COUNT SEED > FILE: COUNT pseudo-random bytes (an LCG, so the same every run).
-gen8() {
-    printf "$(awk -v n="$1" -v x="$2" 'BEGIN {
-        for (i = 0; i < n; i++) { x = (x * 75 + 74) % 65537; printf "\\%03o", x % 256 } }')"
-}
+. "$(dirname "$0")/lib.sh" || exit 1
+cli_test_setup test_cli_files
 is_chardev() { [ -c "$1" ] || fail "$1 is no longer a character device ($2)"; }
 same() { cmp -s "$1" "$2" || fail "$1 changed ($3)"; }
 

@@ -3,27 +3,8 @@
 # NUL-holding keys: exit 1 with "fovea: FILE: <where>: <what>" (these used to
 # be reported valid, the intended value silently not applied).
 set -u
-: "${FOVEA_CLI:?FOVEA_CLI must name the fovea executable}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fovea_cli_rig_keys.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-cd "$tmp" || exit 1
-
-fail() {
-    echo "FAIL: $*" >&2
-    for f in out err; do
-        [ -s "$f" ] && { echo "--- $f:" >&2; head -n 20 "$f" >&2; }
-    done
-    exit 1
-}
-# run EXPECTED_STATUS ARGS...: stdout goes to ./out, stderr to ./err
-run() {
-    want=$1
-    shift
-    "$FOVEA_CLI" "$@" >out 2>err
-    got=$?
-    [ "$got" -eq "$want" ] || fail "fovea $*: exit status $got, expected $want"
-}
-err_has() { grep -F -q -- "$1" err || fail "$2: stderr lacks '$1'"; }
+. "$(dirname "$0")/lib.sh" || exit 1
+cli_test_setup test_cli_rig_keys
 
 # rig BLEND PANORAMA_EXTRA CAMERA1_EXTRA > FILE: two pinholes, 320x120 panorama
 rig() {

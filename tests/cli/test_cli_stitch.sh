@@ -3,46 +3,10 @@
 # small generated two-camera rig: validation messages, coverage report, PNG and
 # JSON output, y4m/PNG stitching, colour modes, missing frames, imported maps.
 set -u
+. "$(dirname "$0")/lib.sh" || exit 1
 # the JSON checks need python3 (scripts/deps.sh installs it): without it the
 # test is skipped, not passed with those checks left out
-command -v python3 >/dev/null 2>&1 ||
-    { echo "test_cli_stitch: python3 not found: skipped"; exit 77; }
-
-: "${FOVEA_CLI:?FOVEA_CLI must name the fovea executable}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fovea_cli_stitch.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-cd "$tmp" || exit 1
-
-fail() {
-    echo "FAIL: $*" >&2
-    for f in out err; do
-        [ -s "$f" ] && { echo "--- $f:" >&2; head -n 20 "$f" >&2; }
-    done
-    exit 1
-}
-
-# run EXPECTED_STATUS ARGS...: stdout goes to ./out, stderr to ./err
-run() {
-    want=$1
-    shift
-    "$FOVEA_CLI" "$@" >out 2>err
-    got=$?
-    [ "$got" -eq "$want" ] || fail "fovea $*: exit status $got, expected $want"
-}
-# err_has TEXT WHAT: stderr contains TEXT (fixed string)
-err_has() { grep -F -q -- "$1" err || fail "$2: stderr lacks '$1'"; }
-out_has() { grep -F -q -- "$1" out || fail "$2: stdout lacks '$1'"; }
-
-# gen8 COUNT SEED > FILE: COUNT pseudo-random bytes (an LCG, so the same every run).
-gen8() {
-    printf "$(awk -v n="$1" -v x="$2" 'BEGIN {
-        for (i = 0; i < n; i++) { x = (x * 75 + 74) % 65537; printf "\\%03o", x % 256 } }')"
-}
-size_of() { wc -c <"$1" | tr -d ' '; }
-expect_size() {
-    s=$(size_of "$1")
-    [ "$s" -eq "$2" ] || fail "$1: $s bytes, expected $2"
-}
+cli_test_setup test_cli_stitch python3
 is_png() { # FILE [WxH]: a PNG (by its signature), of that size when given (IHDR)
     sig=$(od -A n -t x1 -N 8 "$1" | tr -d ' \n')
     [ "$sig" = "89504e470d0a1a0a" ] || fail "$1: not a PNG (signature $sig)"
@@ -52,11 +16,6 @@ is_png() { # FILE [WxH]: a PNG (by its signature), of that size when given (IHDR
                                     (($5 * 256 + $6) * 256 + $7) * 256 + $8 }')
         [ "$dims" = "$2" ] || fail "$1: PNG of $dims, expected $2"
     fi
-}
-json_ok() { # FILE PYTHON-ASSERTIONS (d = the parsed document)
-    python3 -c "import json, sys
-d = json.load(open(sys.argv[1]))
-$2" "$1" || fail "$1: unexpected JSON"
 }
 
 # camera FX MODEL YAW NAME: one camera object of the rig

@@ -3,33 +3,8 @@
 # (levels smaller than the window, borders beyond an int): a usage error that
 # names the options, exit 2, before any frame is read.
 set -u
-: "${FOVEA_CLI:?FOVEA_CLI must name the fovea executable}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fovea_cli_track_params.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-cd "$tmp" || exit 1
-
-fail() {
-    echo "FAIL: $*" >&2
-    for f in out err; do
-        [ -s "$f" ] && { echo "--- $f:" >&2; head -n 20 "$f" >&2; }
-    done
-    exit 1
-}
-# run EXPECTED_STATUS ARGS...: stdout goes to ./out, stderr to ./err
-run() {
-    want=$1
-    shift
-    "$FOVEA_CLI" "$@" >out 2>err
-    got=$?
-    [ "$got" -eq "$want" ] || fail "fovea $*: exit status $got, expected $want"
-}
-err_has() { grep -F -q -- "$1" err || fail "$2: stderr lacks '$1'"; }
-
-# gen8 COUNT SEED: COUNT pseudo-random bytes (an LCG, so the same every run)
-gen8() {
-    printf "$(awk -v n="$1" -v x="$2" 'BEGIN {
-        for (i = 0; i < n; i++) { x = (x * 75 + 74) % 65537; printf "\\%03o", x % 256 } }')"
-}
+. "$(dirname "$0")/lib.sh" || exit 1
+cli_test_setup test_cli_track_params
 
 # A 640x480 video header without frames: a conflict must be found before any
 # frame is read (with no frame to read, the old code exited 0).

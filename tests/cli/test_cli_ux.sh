@@ -4,43 +4,8 @@
 # everywhere, the summary line, --out-format, inputs known by their content
 # (a FIFO without extension), a full stdout.
 set -u
-command -v python3 >/dev/null 2>&1 ||
-    { echo "test_cli_ux: python3 not found: skipped"; exit 77; }
-
-: "${FOVEA_CLI:?FOVEA_CLI must name the fovea executable}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fovea_cli_ux.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-cd "$tmp" || exit 1
-
-fail() {
-    echo "FAIL: $*" >&2
-    for f in out err; do
-        [ -s "$f" ] && { echo "--- $f:" >&2; head -n 20 "$f" >&2; }
-    done
-    exit 1
-}
-
-# run EXPECTED_STATUS ARGS...: stdout goes to ./out, stderr to ./err
-run() {
-    want=$1
-    shift
-    "$FOVEA_CLI" "$@" >out 2>err
-    got=$?
-    [ "$got" -eq "$want" ] || fail "fovea $*: exit status $got, expected $want"
-}
-err_has() { grep -q -- "$1" err || fail "$2: stderr lacks '$1'"; }
-out_has() { grep -q -- "$1" out || fail "$2: stdout lacks '$1'"; }
-json_ok() { # FILE PYTHON-ASSERTIONS (d = the parsed document)
-    python3 -c "import json, sys
-d = json.load(open(sys.argv[1]))
-$2" "$1" || fail "$1: unexpected JSON"
-}
-
-# gen8 COUNT SEED > FILE: COUNT pseudo-random bytes (an LCG, so the same every run).
-gen8() {
-    printf "$(awk -v n="$1" -v x="$2" 'BEGIN {
-        for (i = 0; i < n; i++) { x = (x * 75 + 74) % 65537; printf "\\%03o", x % 256 } }')"
-}
+. "$(dirname "$0")/lib.sh" || exit 1
+cli_test_setup test_cli_ux python3
 
 W=32
 H=32
@@ -50,15 +15,15 @@ head -n 1 clip.y4m >empty.y4m   # a valid y4m header and no frame
 
 # ---------------------------------------------------------------- no frames
 run 1 convert empty.y4m out.y4m
-err_has "^fovea: empty.y4m: no frames" "convert of an empty y4m"
+err_match "^fovea: empty.y4m: no frames" "convert of an empty y4m"
 [ -e out.y4m ] && fail "convert of an empty y4m left an output file"
 run 1 convert --start 3 clip.y4m out.y4m
-err_has "^fovea: clip.y4m: no frames left after --start 3" "convert --start past the end"
+err_match "^fovea: clip.y4m: no frames left after --start 3" "convert --start past the end"
 run 1 track empty.y4m
-err_has "^fovea: empty.y4m: no frames" "track of an empty y4m"
+err_match "^fovea: empty.y4m: no frames" "track of an empty y4m"
 [ -s out ] && fail "track of an empty y4m printed a table"
 "$FOVEA_CLI" track - <empty.y4m >out 2>err && fail "track of an empty stdin: exit 0"
-err_has "^fovea: stdin: no frames" "track of an empty stdin"
+err_match "^fovea: stdin: no frames" "track of an empty stdin"
 
 # ---------------------------------------------------------------- --frames 0 = all, --start
 run 0 convert -q --frames 0 clip.y4m all.y4m
@@ -73,22 +38,22 @@ python3 -c "import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 assert a['frames'] == b['frames']" t1.json t1p.json || fail "track --start 1 does not start at frame 1"
 run 1 track -q --start 3 clip.y4m
-err_has "^fovea: clip.y4m: no frames left after --start 3" "track --start past the end"
+err_match "^fovea: clip.y4m: no frames left after --start 3" "track --start past the end"
 run 2 track --frames -1 clip.y4m
-err_has "^fovea: --frames: expected" "track --frames -1"
+err_match "^fovea: --frames: expected" "track --frames -1"
 
 # ---------------------------------------------------------------- summary lines
 run 0 convert clip.y4m s.y4m
-out_has "^convert: 3 frames ${W}x$H i420 -> s.y4m i420 in [0-9.]* s ([0-9.]* fps)$" "convert summary"
+out_match "^convert: 3 frames ${W}x$H i420 -> s.y4m i420 in [0-9.]* s ([0-9.]* fps)$" "convert summary"
 run 0 convert -q clip.y4m s.y4m
 [ -s out ] && fail "convert -q printed a summary"
 "$FOVEA_CLI" convert clip.y4m - >piped.y4m 2>err || fail "convert to stdout failed"
 cmp -s clip.y4m piped.y4m || fail "convert to stdout: the summary went into the video"
-err_has "^convert: 3 frames" "convert to stdout: summary on stderr"
+err_match "^convert: 3 frames" "convert to stdout: summary on stderr"
 run 0 track -o t.txt clip.y4m
-out_has "^track: 3 frames ${W}x$H, [0-9]*/150 features in the last frame -> t.txt in " "track summary"
+out_match "^track: 3 frames ${W}x$H, [0-9]*/150 features in the last frame -> t.txt in " "track summary"
 run 0 track clip.y4m
-err_has "^track: 3 frames" "track with the table on stdout: summary on stderr"
+err_match "^track: 3 frames" "track with the table on stdout: summary on stderr"
 grep -q "^track:" out && fail "track: the summary went into the table"
 
 # ---------------------------------------------------------------- stitch
@@ -108,12 +73,12 @@ gen8 $((W * H * 3 / 2 * 3)) 9 >raw1.yuv
 run 0 convert -q -s ${W}x$H --pixfmt i420 --fps 25 raw1.yuv clip1.y4m
 
 run 0 stitch --rig rig.json clip.y4m clip1.y4m -o pano.y4m
-out_has "^stitch: 3 frames from 2 cameras -> pano.y4m 64x32 i420 in " "stitch summary"
+out_match "^stitch: 3 frames from 2 cameras -> pano.y4m 64x32 i420 in " "stitch summary"
 run 0 stitch -q --rig rig.json --frames 0 clip.y4m clip1.y4m -o all.y4m
 cmp -s pano.y4m all.y4m || fail "stitch --frames 0 is not every frame"
 [ -s out ] && fail "stitch -q printed a summary"
 run 0 stitch --rig rig.json --out-format y4m clip.y4m clip1.y4m -o /dev/null
-out_has "^stitch: 3 frames from 2 cameras -> /dev/null" "stitch --out-format y4m -o /dev/null"
+out_match "^stitch: 3 frames from 2 cameras -> /dev/null" "stitch --out-format y4m -o /dev/null"
 run 2 stitch --rig rig.json clip.y4m clip1.y4m -o /dev/null
 err_has "use --out-format" "stitch -o /dev/null without --out-format"
 run 0 stitch -q --rig rig.json --out-format yuv clip.y4m clip1.y4m -o pano.raw.out
@@ -126,13 +91,13 @@ if mkfifo cam0 cam1 2>/dev/null; then
     cmp -s pano.y4m fifo.y4m || fail "stitch from FIFOs without extension differs"
 fi
 run 1 stitch --rig rig.json empty.y4m clip1.y4m -o e.y4m
-err_has "^fovea: empty.y4m: no frames" "stitch of an empty input"
+err_match "^fovea: empty.y4m: no frames" "stitch of an empty input"
 "$FOVEA_CLI" stitch --rig rig.json - clip1.y4m -o e.y4m <empty.y4m >out 2>err &&
     fail "stitch of an empty stdin: exit 0"
 
 # a panorama no camera covers is an error, whether from a rig or a map
 run 1 stitch --rig away.json clip.y4m clip1.y4m -o away.y4m
-err_has "^fovea: away.json: no camera sees any pixel of the panorama" "zero coverage rig"
+err_match "^fovea: away.json: no camera sees any pixel of the panorama" "zero coverage rig"
 
 # imported tables: all-zero weights, or cameras too small for every lookup
 mkdir luts
@@ -152,23 +117,23 @@ PY
 run 0 map import --tables luts --pano 64x32 --camera ${W}x$H -o imp.map
 run 0 map info imp.map
 grep -q "^feather" out && fail "map info of an imported map shows a feather"
-out_has "^explicit weights: yes" "map info of an imported map"
+out_match "^explicit weights: yes" "map info of an imported map"
 run 0 rig check -q --save-map rig.map rig.json
 run 0 map info rig.map
-out_has "^feather: 4 px" "map info of a rig map"
+out_match "^feather: 4 px" "map info of a rig map"
 run 1 map import --tables luts --pano 64x32 --camera 1x1 -o one.map
-err_has "^fovea: luts: the tables cover no pixel of the panorama" "map import --camera 1x1"
+err_match "^fovea: luts: the tables cover no pixel of the panorama" "map import --camera 1x1"
 [ -e one.map ] && fail "map import wrote a map that covers nothing"
 python3 -c "open('luts/weight_left.bin', 'wb').write(bytes(64 * 32 * 4))
 open('luts/weight_right.bin', 'wb').write(bytes(64 * 32 * 4))"
 run 1 map import --tables luts --pano 64x32 --camera ${W}x$H -o zero.map
-err_has "^fovea: luts: the tables cover no pixel" "map import of all-zero weights"
+err_match "^fovea: luts: the tables cover no pixel" "map import of all-zero weights"
 run 0 stitch -q --map imp.map clip.y4m clip1.y4m -o x.y4m
 
 # ---------------------------------------------------------------- stdout errors
 if [ -w /dev/full ]; then
     "$FOVEA_CLI" info >/dev/full 2>err && fail "info >/dev/full: exit 0"
-    err_has "^fovea: stdout: No space left on device" "info >/dev/full"
+    err_match "^fovea: stdout: No space left on device" "info >/dev/full"
     "$FOVEA_CLI" convert --help >/dev/full 2>err && fail "convert --help >/dev/full: exit 0"
 fi
 

@@ -4,35 +4,9 @@
 # an unwritable name fails cleanly; without cairo --plot is refused with a
 # message and the chart checks are skipped.
 set -u
+. "$(dirname "$0")/lib.sh" || exit 1
 # the PNG check parses the file with python3 (scripts/deps.sh installs it)
-command -v python3 >/dev/null 2>&1 ||
-    { echo "test_cli_vif_plot: python3 not found: skipped"; exit 77; }
-
-: "${FOVEA_CLI:?FOVEA_CLI must name the fovea executable}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fovea_cli_vif_plot.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-cd "$tmp" || exit 1
-
-fail() {
-    echo "FAIL: $*" >&2
-    [ -s err ] && { echo "--- stderr:" >&2; head -n 20 err >&2; }
-    exit 1
-}
-
-# run EXPECTED_STATUS ARGS...: stdout to ./out, stderr to ./err
-run() {
-    want=$1
-    shift
-    "$FOVEA_CLI" "$@" >out 2>err
-    got=$?
-    [ "$got" -eq "$want" ] || fail "fovea $*: exit status $got, expected $want"
-}
-
-# gen8 COUNT SEED: COUNT pseudo-random bytes (an LCG, the same every run).
-gen8() {
-    printf "$(awk -v n="$1" -v x="$2" 'BEGIN {
-        for (i = 0; i < n; i++) { x = (x * 75 + 74) % 65537; printf "\\%03o", x % 256 } }')"
-}
+cli_test_setup test_cli_vif_plot python3
 
 # png_check FILE W H: a PNG whose chunks' CRCs hold and whose image data
 # inflates to H rows of W pixels (RGB or RGBA, 8 bits)

@@ -1,0 +1,54 @@
+/* Internal interface of libvmaf's integer ADM (the `adm` feature extractor of
+ * libvmaf 3.2.0): the C reference that the CUDA version will match bit for bit.
+ * docs/quality.md ("Integer ADM") describes the arithmetic. */
+#ifndef FOVEA_QUALITY_ADM_H
+#define FOVEA_QUALITY_ADM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ADM_SCALES 4
+
+/* Smallest width and height: below 33 libvmaf's 4th DWT level reads outside
+ * its image (its border index table needs >= 5 input rows and columns) and
+ * its cube shifts become negative, so its values are not defined. */
+#define ADM_MIN_DIM 33
+
+typedef struct adm_params {
+    int width, height;
+    int bpc;                   /* 8, 10, 12 or 16 */
+    double enhn_gain_limit;    /* adm_enhn_gain_limit, 1..100 (default 100) */
+    double norm_view_dist;     /* adm_norm_view_dist, 0.75..24 (default 3.0) */
+    int ref_display_height;    /* adm_ref_display_height, 1..4320 (default 1080) */
+} adm_params;
+
+/* libvmaf's defaults for a width x height, bpc-bit stream. */
+void adm_default_params(adm_params *p, int width, int height, int bpc);
+
+/* One frame pair's values. num/den/aim_num are libvmaf's float per-scale sums
+ * (its debug outputs integer_adm_num_scaleN / integer_adm_den_scaleN); the
+ * doubles are the features libvmaf prints. */
+typedef struct adm_result {
+    float num[ADM_SCALES];     /* DLM numerator of each scale */
+    float den[ADM_SCALES];     /* denominator of each scale */
+    float aim_num[ADM_SCALES]; /* AIM numerator of each scale */
+    double num_sum, den_sum;   /* integer_adm_num / integer_adm_den */
+    double adm2;               /* integer_adm2 (also integer_adm) */
+    double aim;                /* integer_aim */
+    double adm3;               /* integer_adm3 */
+    double scale[ADM_SCALES];  /* integer_adm_scale0..3 */
+} adm_result;
+
+typedef struct adm_state adm_state;
+
+/* Buffers for one size; FOVEA_ERR_INVALID_ARG for parameters libvmaf refuses
+ * (or sizes below ADM_MIN_DIM / above FOVEA_MAX_DIM), FOVEA_ERR_NOMEM. */
+int adm_open(adm_state **st, const adm_params *p);
+void adm_close(adm_state **st);
+
+/* Score one pair of luma planes of the opened size and depth: 8-bit samples,
+ * or 16-bit little-endian containers above 8 bits; strides in bytes. */
+void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
+                 ptrdiff_t dis_stride, adm_result *out);
+
+#endif
