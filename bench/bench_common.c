@@ -807,16 +807,15 @@ int bench_write_y4m(const char *path, const fovea_frame *frames, int distinct, i
     info.fps_num = fps;
     info.fps_den = 1;
     info.interlace = 'p';
-    char err[512];
     fovea_writer *wr = NULL;
-    if (fovea_writer_open(&wr, path, FOVEA_CONTAINER_Y4M, &info, err, sizeof(err)) < 0) {
-        fprintf(stderr, "%s: %s\n", who, err);
+    if (fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_Y4M, &info) < 0) {
+        fprintf(stderr, "%s: %s\n", who, fovea_last_error(NULL));
         return -1;
     }
     int rc = 0;
     for (int k = 0; k < count && rc == 0; k++)
         if (fovea_writer_write(wr, &frames[(first + k) % distinct]) < 0) {
-            fprintf(stderr, "%s: %s\n", who, fovea_writer_error(wr));
+            fprintf(stderr, "%s: %s\n", who, fovea_last_error(NULL));
             rc = -1;
         }
     if (fovea_writer_close(&wr) < 0)

@@ -132,7 +132,7 @@ static double median_ms(double *us, int n)
 static void klt_check(KLT_TrackingContext tc, const char *what)
 {
     if (fovea_klt_last_status(tc) != FOVEA_OK) {
-        fprintf(stderr, "bench_klt: %s: %s\n", what, fovea_klt_last_error(tc));
+        fprintf(stderr, "bench_klt: %s: %s\n", what, fovea_last_error(tc->ctx));
         exit(1);
     }
 }

@@ -567,9 +567,8 @@ int main(int argc, char **argv)
     bench_table_init(&table, "stitch", "frames", &opts);
 
     fovea_rig *rig = NULL;
-    char err[512];
-    if (fovea_rig_open_json(&rig, bench_rig_json, strlen(bench_rig_json), err, sizeof(err)) < 0) {
-        fprintf(stderr, "bench_stitch: rig: %s\n", err);
+    if (fovea_rig_open_json(NULL, &rig, bench_rig_json, strlen(bench_rig_json)) < 0) {
+        fprintf(stderr, "bench_stitch: rig: %s\n", fovea_last_error(NULL));
         return 1;
     }
     fovea_rig_panorama pano;

@@ -66,12 +66,15 @@ static int count_entries(void)
 static int write_text(const char *path, const char *text, char *err, size_t errsz)
 {
     fovea_outfile *of = NULL;
-    int st = fovea_outfile_open(&of, path, err, errsz);
+    int st = fovea_outfile_open(NULL, &of, path);
+    if (st >= 0) {
+        CHECK(fovea_outfile_file(of) != NULL);
+        fputs(text, fovea_outfile_file(of));
+        st = fovea_outfile_commit(NULL, &of);
+    }
     if (st < 0)
-        return st;
-    CHECK(fovea_outfile_file(of) != NULL);
-    fputs(text, fovea_outfile_file(of));
-    return fovea_outfile_commit(&of, err, errsz);
+        snprintf(err, errsz, "%s", fovea_last_error(NULL));
+    return st;
 }
 
 static void test_new_file(void)
@@ -218,7 +221,7 @@ static void test_errors_keep_destination(void)
 
     /* abort after writing: the destination is untouched, the temporary gone */
     fovea_outfile *of = NULL;
-    REQUIRE(fovea_outfile_open(&of, p, err, sizeof(err)) == FOVEA_OK);
+    REQUIRE(fovea_outfile_open(NULL, &of, p) == FOVEA_OK);
     fputs("half a fi", fovea_outfile_file(of));
     fflush(fovea_outfile_file(of));
     CHECK_EQ_INT(count_entries(), 2);
@@ -296,7 +299,6 @@ static void make_frame(fovea_frame *f)
  * finishes replaces it; a full device reports why. */
 static void test_writer(void)
 {
-    char err[512];
     fovea_frame f;
     make_frame(&f);
     fovea_video_info info;
@@ -308,7 +310,7 @@ static void test_writer(void)
     put(p, "old video\n", 0644);
 
     fovea_writer *w = NULL;
-    REQUIRE(fovea_writer_open(&w, p, FOVEA_CONTAINER_AUTO, &info, err, sizeof(err)) ==
+    REQUIRE(fovea_writer_open(NULL, &w, p, FOVEA_CONTAINER_AUTO, &info) ==
             FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_write(w, &f), FOVEA_OK);
     fovea_writer_abort(&w);
@@ -316,7 +318,7 @@ static void test_writer(void)
     CHECK(has_text(p, "old video\n"));
     CHECK_EQ_INT(count_entries(), 1);
 
-    REQUIRE(fovea_writer_open(&w, p, FOVEA_CONTAINER_AUTO, &info, err, sizeof(err)) ==
+    REQUIRE(fovea_writer_open(NULL, &w, p, FOVEA_CONTAINER_AUTO, &info) ==
             FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_write(w, &f), FOVEA_OK);
     CHECK(has_text(p, "old video\n")); /* not replaced before it is complete */
@@ -330,13 +332,12 @@ static void test_writer(void)
 
     struct stat st;
     if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
-        REQUIRE(fovea_writer_open(&w, "/dev/full", FOVEA_CONTAINER_Y4M, &info, err,
-                                  sizeof(err)) == FOVEA_OK);
+        REQUIRE(fovea_writer_open(NULL, &w, "/dev/full", FOVEA_CONTAINER_Y4M, &info) == FOVEA_OK);
         int rc = fovea_writer_write(w, &f);
         if (rc == FOVEA_OK)
             rc = fovea_writer_finish(w);
         CHECK_EQ_INT(rc, FOVEA_ERR_IO);
-        CHECK(strstr(fovea_writer_error(w), "No space left on device") != NULL);
+        CHECK(strstr(fovea_last_error(NULL), "No space left on device") != NULL);
         fovea_writer_close(&w);
     }
 
@@ -349,12 +350,11 @@ static void test_writer(void)
     REQUIRE(fovea_frame_alloc(NULL, &g8, 16, 8, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == FOVEA_OK);
     memset(g8.data[0], 50, (size_t)g8.stride[0] * 8);
     info.fmt = FOVEA_PIX_GRAY8;
-    REQUIRE(fovea_writer_open(&w, in_dir("in%04d.png"), FOVEA_CONTAINER_AUTO, &info, err,
-                              sizeof(err)) == FOVEA_OK);
+    REQUIRE(fovea_writer_open(NULL, &w, in_dir("in%04d.png"), FOVEA_CONTAINER_AUTO, &info) == FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_protect(w, in), FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_write(w, &g8), FOVEA_OK); /* in0000.png */
     CHECK_EQ_INT(fovea_writer_write(w, &g8), FOVEA_ERR_INVALID_ARG);
-    CHECK(strstr(fovea_writer_error(w), "output is the same file as input") != NULL);
+    CHECK(strstr(fovea_last_error(NULL), "output is the same file as input") != NULL);
     fovea_writer_abort(&w);
     CHECK(has_text(in, "input\n"));
     struct stat lst;
@@ -365,7 +365,7 @@ static void test_writer(void)
     unlink(in);
     fovea_frame_free(NULL, &g8);
     /* a single output that is the input is refused at once */
-    REQUIRE(fovea_writer_open(&w, p, FOVEA_CONTAINER_AUTO, &info, err, sizeof(err)) == FOVEA_OK);
+    REQUIRE(fovea_writer_open(NULL, &w, p, FOVEA_CONTAINER_AUTO, &info) == FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_protect(w, p), FOVEA_ERR_INVALID_ARG);
     fovea_writer_abort(&w);
     info.fmt = f.fmt;
@@ -377,15 +377,15 @@ static void test_writer(void)
     memset(g.data[0], 100, (size_t)g.stride[0] * 8);
     const char *png = in_dir("still.png");
     put(png, "old png\n", 0644);
-    CHECK_EQ_INT(fovea_png_write_file(png, &f, err, sizeof(err)), FOVEA_ERR_UNSUPPORTED);
+    CHECK_EQ_INT(fovea_png_write_file(NULL, png, &f), FOVEA_ERR_UNSUPPORTED);
     CHECK(has_text(png, "old png\n"));
-    CHECK_EQ_INT(fovea_png_write_file(png, &g, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_write_file(NULL, png, &g), FOVEA_OK);
     data = test_read_file(png, &size);
     CHECK(size > 8 && memcmp(data + 1, "PNG", 3) == 0);
     free(data);
     if (mknod(in_dir("full"), S_IFCHR | 0666, makedev(1, 7)) == 0) {
-        CHECK_EQ_INT(fovea_png_write_file(in_dir("full"), &g, err, sizeof(err)), FOVEA_ERR_IO);
-        CHECK(strstr(err, "No space left on device") != NULL);
+        CHECK_EQ_INT(fovea_png_write_file(NULL, in_dir("full"), &g), FOVEA_ERR_IO);
+        CHECK(strstr(fovea_last_error(NULL), "No space left on device") != NULL);
         REQUIRE(lstat(in_dir("full"), &st) == 0);
         CHECK(S_ISCHR(st.st_mode));
         unlink(in_dir("full"));

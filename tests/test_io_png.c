@@ -182,14 +182,13 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, uint64_t seed)
     test_fill_random(&src, &rng);
 
     char *path = test_tmp_path(".png");
-    char err[512] = "";
     fovea_video_info info;
     fovea_video_info_init(&info);
     info.width = w;
     info.height = h;
     info.fmt = fmt;
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(&wr, path, FOVEA_CONTAINER_AUTO, &info, err, sizeof(err)),
+    CHECK_EQ_INT(fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_AUTO, &info),
                  FOVEA_OK);
     REQUIRE(wr != NULL);
     CHECK_EQ_INT(fovea_writer_write(wr, &src), FOVEA_OK);
@@ -197,7 +196,7 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, uint64_t seed)
     CHECK_EQ_INT(fovea_writer_close(&wr), FOVEA_OK);
 
     fovea_reader *rd = NULL;
-    CHECK_EQ_INT(fovea_reader_open(&rd, path, NULL, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_reader_open(NULL, &rd, path, NULL), FOVEA_OK);
     REQUIRE(rd != NULL);
     const fovea_video_info *ri = fovea_reader_info(rd);
     CHECK_EQ_INT(ri->width, w);
@@ -214,15 +213,15 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, uint64_t seed)
 
     size_t size;
     uint8_t *data = test_read_file(path, &size);
-    CHECK_EQ_INT(fovea_png_decode(data, size, &got, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &got), FOVEA_OK);
     CHECK(fovea_frame_equal(&got, &src));
     fovea_frame_free(NULL, &got);
     free(data);
 
     /* The convenience writer produces the same decodable image. */
-    CHECK_EQ_INT(fovea_png_write_file(path, &src, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_write_file(NULL, path, &src), FOVEA_OK);
     data = test_read_file(path, &size);
-    CHECK_EQ_INT(fovea_png_decode(data, size, &got, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &got), FOVEA_OK);
     CHECK(fovea_frame_equal(&got, &src));
     fovea_frame_free(NULL, &got);
     free(data);
@@ -242,8 +241,7 @@ static void test_gray10_encoding(void)
     f.data[0][2] = 0x01; /* 513 */
     f.data[0][3] = 0x02;
     char *path = test_tmp_path(".png");
-    char err[256];
-    CHECK_EQ_INT(fovea_png_write_file(path, &f, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_write_file(NULL, path, &f), FOVEA_OK);
     size_t size;
     uint8_t *data = test_read_file(path, &size);
     CHECK(find_chunk(data, size, "sBIT") != 0);
@@ -280,8 +278,7 @@ static void test_palette(void)
         size_t size;
         uint8_t *data = encode_png(&s, &size);
         fovea_frame f;
-        char err[256];
-        CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
+        CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &f), FOVEA_OK);
         CHECK_EQ_INT(f.fmt, with_trns ? FOVEA_PIX_RGBA : FOVEA_PIX_RGB24);
         const int bpp = with_trns ? 4 : 3;
         for (int y = 0; y < 2 && f.data[0]; y++)
@@ -308,8 +305,7 @@ static void test_interlaced(void)
     size_t size;
     uint8_t *data = encode_png(&s, &size);
     fovea_frame f;
-    char err[256];
-    CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &f), FOVEA_OK);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGB24);
     for (int y = 0; y < h && f.data[0]; y++)
         CHECK(memcmp(px(&f, 0, y, 3), rows[y], (size_t)w * 3) == 0);
@@ -321,7 +317,7 @@ static void test_interlaced(void)
     rows = random_rows(w, h, 2, &rng);
     png_spec s16 = {w, h, 16, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_ADAM7, NULL, 0, NULL, 0, rows};
     data = encode_png(&s16, &size);
-    CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &f), FOVEA_OK);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_GRAY16);
     for (int y = 0; y < h && f.data[0]; y++)
         for (int x = 0; x < w; x++) {
@@ -338,7 +334,6 @@ static void test_other_types(void)
     test_rng rng;
     test_rng_seed(&rng, 5);
     fovea_frame f;
-    char err[256];
     size_t size;
     uint8_t *data;
 
@@ -347,7 +342,7 @@ static void test_other_types(void)
     png_bytep rows1[2] = {b0, b1};
     png_spec s1 = {3, 2, 1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, NULL, 0, NULL, 0, rows1};
     data = encode_png(&s1, &size);
-    CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &f), FOVEA_OK);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_GRAY8);
     if (f.data[0]) {
         CHECK(f.data[0][0] == 255 && f.data[0][1] == 0 && f.data[0][2] == 255);
@@ -362,7 +357,7 @@ static void test_other_types(void)
     png_spec sga = {w, h, 8, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_INTERLACE_NONE, NULL, 0, NULL, 0,
                     rows};
     data = encode_png(&sga, &size);
-    CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &f), FOVEA_OK);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGBA);
     for (int y = 0; y < h && f.data[0]; y++)
         for (int x = 0; x < w; x++) {
@@ -378,7 +373,7 @@ static void test_other_types(void)
     rows = random_rows(w, h, 6, &rng);
     png_spec s16 = {w, h, 16, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, NULL, 0, NULL, 0, rows};
     data = encode_png(&s16, &size);
-    CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &f), FOVEA_OK);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGB48);
     CHECK_EQ_INT(count_bad16(&f, rows, w * 3, h), 0);
     fovea_frame_free(NULL, &f);
@@ -391,7 +386,7 @@ static void test_other_types(void)
     key.green = (png_uint_16)(rows[1][8] << 8 | rows[1][9]);
     key.blue = (png_uint_16)(rows[1][10] << 8 | rows[1][11]);
     data = encode_png_trns16(&s16, &key, &size);
-    CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &f), FOVEA_OK);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGBA64);
     if (f.data[0]) {
         const uint8_t *p = px(&f, 1, 1, 8);
@@ -408,7 +403,7 @@ static void test_other_types(void)
     png_spec s16a = {w, h, 16, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_ADAM7, NULL, 0, NULL, 0,
                      rows};
     data = encode_png(&s16a, &size);
-    CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &f), FOVEA_OK);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGBA64);
     CHECK_EQ_INT(count_bad16(&f, rows, w * 4, h), 0);
     fovea_frame_free(NULL, &f);
@@ -420,7 +415,7 @@ static void test_other_types(void)
     png_spec sga16 = {w, h, 16, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_INTERLACE_NONE, NULL, 0, NULL, 0,
                       rows};
     data = encode_png(&sga16, &size);
-    CHECK_EQ_INT(fovea_png_decode(data, size, &f, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &f), FOVEA_OK);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGBA64);
     int bad = 0;
     for (int y = 0; y < h && f.data[0]; y++)
@@ -444,15 +439,14 @@ static void expect_fail(const char *what, const uint8_t *data, size_t size, int 
                         const char *keyword)
 {
     fovea_frame f;
-    char err[512] = "";
-    int st = fovea_png_decode(data, size, &f, err, sizeof(err));
-    if (st != status || (keyword && !strstr(err, keyword))) {
+    int st = fovea_png_decode(NULL, data, size, &f);
+    if (st != status || (keyword && !strstr(fovea_last_error(NULL), keyword))) {
         fprintf(stderr, "case '%s': status %d (want %d), message '%s' (want '%s')\n", what, st,
-                status, err, keyword ? keyword : "");
+                status, fovea_last_error(NULL), keyword ? keyword : "");
         test_failures++;
     }
     CHECK(f.buf == NULL && f.data[0] == NULL);
-    CHECK(err[0] != '\0');
+    CHECK(fovea_last_error(NULL)[0] != '\0');
     fovea_frame_free(NULL, &f);
 }
 
@@ -476,8 +470,7 @@ static void test_malformed(void)
     uint8_t *buf = malloc(size);
     REQUIRE(buf != NULL);
     fovea_frame f;
-    char err[512];
-    REQUIRE(fovea_png_decode(good, size, &f, err, sizeof(err)) == FOVEA_OK);
+    REQUIRE(fovea_png_decode(NULL, good, size, &f) == FOVEA_OK);
     fovea_frame_free(NULL, &f);
 
     expect_fail("zero-size input", good, 0, FOVEA_ERR_CORRUPT, "empty");
@@ -530,12 +523,12 @@ static void test_malformed(void)
     /* Through the reader: the message names the file. */
     char *path = test_write_tmp(".png", good, size / 2);
     fovea_reader *rd = NULL;
-    CHECK_EQ_INT(fovea_reader_open(&rd, path, NULL, err, sizeof(err)), FOVEA_ERR_CORRUPT);
+    CHECK_EQ_INT(fovea_reader_open(NULL, &rd, path, NULL), FOVEA_ERR_CORRUPT);
     CHECK(rd == NULL);
-    CHECK(strstr(err, path) != NULL && strstr(err, "truncated") != NULL);
+    CHECK(strstr(fovea_last_error(NULL), path) != NULL && strstr(fovea_last_error(NULL), "truncated") != NULL);
     free(path);
 
-    CHECK_EQ_INT(fovea_png_decode(good, 3, &f, NULL, 0), FOVEA_ERR_CORRUPT);
+    CHECK_EQ_INT(fovea_png_decode(NULL, good, 3, &f), FOVEA_ERR_CORRUPT);
     free(buf);
     free(good);
 }
@@ -551,15 +544,14 @@ static void test_png16_header(void)
         for (int k = 0; k < 4 * (3 + i); k++)
             f.data[0][k] = (uint8_t)(0x11 * (k + 1));
         char *path = test_tmp_path(".png");
-        char err[256];
-        CHECK_EQ_INT(fovea_png_write_file(path, &f, err, sizeof(err)), FOVEA_OK);
+        CHECK_EQ_INT(fovea_png_write_file(NULL, path, &f), FOVEA_OK);
         size_t size;
         uint8_t *data = test_read_file(path, &size);
         REQUIRE(size > 26);
         CHECK_EQ_INT(data[24], 16);
         CHECK_EQ_INT(data[25], i ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB);
         fovea_frame g;
-        CHECK_EQ_INT(fovea_png_decode(data, size, &g, err, sizeof(err)), FOVEA_OK);
+        CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &g), FOVEA_OK);
         CHECK_EQ_INT(g.fmt, fmts[i]);
         CHECK(g.data[0] && fovea_frame_equal(&f, &g));
         CHECK(g.data[0] && g.data[0][0] == 0x11 && g.data[0][1] == 0x22);
@@ -572,7 +564,6 @@ static void test_png16_header(void)
 
 static void test_writer_rejects_yuv(void)
 {
-    char err[512];
     fovea_video_info info;
     fovea_video_info_init(&info);
     info.width = 16;
@@ -580,22 +571,22 @@ static void test_writer_rejects_yuv(void)
     info.fmt = FOVEA_PIX_I420;
     char *path = test_tmp_path(".png");
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(&wr, path, FOVEA_CONTAINER_AUTO, &info, err, sizeof(err)),
+    CHECK_EQ_INT(fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_AUTO, &info),
                  FOVEA_ERR_UNSUPPORTED);
     CHECK(wr == NULL);
-    CHECK(strstr(err, "convert to rgb24 or gray first") != NULL);
+    CHECK(strstr(fovea_last_error(NULL), "convert to rgb24 or gray first") != NULL);
 
     fovea_frame f;
     REQUIRE(fovea_frame_alloc(NULL, &f, 16, 16, FOVEA_PIX_I420, FOVEA_MEM_HOST) == 0);
-    CHECK_EQ_INT(fovea_png_write_file(path, &f, err, sizeof(err)), FOVEA_ERR_UNSUPPORTED);
+    CHECK_EQ_INT(fovea_png_write_file(NULL, path, &f), FOVEA_ERR_UNSUPPORTED);
     fovea_frame_free(NULL, &f);
-    CHECK_EQ_INT(fovea_png_write_file("/nonexistent-dir/x.png", &f, err, sizeof(err)),
+    CHECK_EQ_INT(fovea_png_write_file(NULL, "/nonexistent-dir/x.png", &f),
                  FOVEA_ERR_INVALID_ARG);
     REQUIRE(fovea_frame_alloc(NULL, &f, 4, 4, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == 0);
     fovea_frame_fill(NULL, &f, 7);
-    CHECK_EQ_INT(fovea_png_write_file("/nonexistent-dir/x.png", &f, err, sizeof(err)),
+    CHECK_EQ_INT(fovea_png_write_file(NULL, "/nonexistent-dir/x.png", &f),
                  FOVEA_ERR_IO);
-    CHECK(strstr(err, "/nonexistent-dir/x.png") != NULL);
+    CHECK(strstr(fovea_last_error(NULL), "/nonexistent-dir/x.png") != NULL);
     fovea_frame_free(NULL, &f);
     free(path);
 }

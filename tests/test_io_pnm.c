@@ -22,14 +22,13 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, const char *suffix, uint64
     test_fill_random(&src, &rng);
 
     char *path = test_tmp_path(suffix);
-    char err[512] = "";
     fovea_video_info info;
     fovea_video_info_init(&info);
     info.width = w;
     info.height = h;
     info.fmt = fmt;
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(&wr, path, FOVEA_CONTAINER_AUTO, &info, err, sizeof(err)),
+    CHECK_EQ_INT(fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_AUTO, &info),
                  FOVEA_OK);
     REQUIRE(wr != NULL);
     CHECK_EQ_INT(fovea_writer_write(wr, &src), FOVEA_OK);
@@ -51,7 +50,7 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, const char *suffix, uint64
     }
 
     fovea_reader *rd = NULL;
-    CHECK_EQ_INT(fovea_reader_open(&rd, path, NULL, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_reader_open(NULL, &rd, path, NULL), FOVEA_OK);
     REQUIRE(rd != NULL);
     const fovea_video_info *ri = fovea_reader_info(rd);
     CHECK_EQ_INT(ri->width, w);
@@ -69,7 +68,7 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, const char *suffix, uint64
 
     size_t size;
     uint8_t *data = test_read_file(path, &size);
-    CHECK_EQ_INT(fovea_pnm_decode(data, size, &got, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_pnm_decode(NULL, data, size, &got), FOVEA_OK);
     CHECK(fovea_frame_equal(&got, &want));
     fovea_frame_free(NULL, &got);
     free(data);
@@ -83,7 +82,10 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, const char *suffix, uint64
 /* Decode a file given as bytes; returns the status, frame in *f (caller frees). */
 static int decode_bytes(const void *bytes, size_t n, fovea_frame *f, char *err, size_t errsz)
 {
-    return fovea_pnm_decode(bytes, n, f, err, errsz);
+    int st = fovea_pnm_decode(NULL, bytes, n, f);
+    if (st < 0)
+        snprintf(err, errsz, "%s", fovea_last_error(NULL));
+    return st;
 }
 
 static void test_header_and_scaling(void)
@@ -204,16 +206,14 @@ static void test_malformed(void)
          "3 bytes of trailing data"},
         {"second image", "P5 1 1 255\na\nP5 1 1 255\nb", 0, FOVEA_ERR_CORRUPT, "trailing data"},
     };
-    char err[512];
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const bad_case *c = &cases[i];
         size_t n = c->len ? c->len : strlen(c->bytes);
         fovea_frame f;
-        err[0] = '\0';
-        int st = fovea_pnm_decode((const uint8_t *)c->bytes, n, &f, err, sizeof(err));
-        if (st != c->status || !strstr(err, c->keyword)) {
+        int st = fovea_pnm_decode(NULL, (const uint8_t *)c->bytes, n, &f);
+        if (st != c->status || !strstr(fovea_last_error(NULL), c->keyword)) {
             fprintf(stderr, "case '%s': status %d (want %d), message '%s' (want '%s')\n",
-                    c->what, st, c->status, err, c->keyword);
+                    c->what, st, c->status, fovea_last_error(NULL), c->keyword);
             test_failures++;
         }
         CHECK(f.buf == NULL && f.data[0] == NULL);
@@ -224,25 +224,24 @@ static void test_malformed(void)
     const char *bad = "P5 4 3 255\nabcde";
     char *path = test_write_tmp(".pgm", bad, strlen(bad));
     fovea_reader *rd = NULL;
-    CHECK_EQ_INT(fovea_reader_open(&rd, path, NULL, err, sizeof(err)), FOVEA_ERR_CORRUPT);
+    CHECK_EQ_INT(fovea_reader_open(NULL, &rd, path, NULL), FOVEA_ERR_CORRUPT);
     CHECK(rd == NULL);
-    CHECK(strstr(err, path) != NULL);
-    CHECK(strstr(err, "got 5 of 12 bytes") != NULL);
+    CHECK(strstr(fovea_last_error(NULL), path) != NULL);
+    CHECK(strstr(fovea_last_error(NULL), "got 5 of 12 bytes") != NULL);
     free(path);
 
     path = test_write_tmp(".pnm", "", 0);
-    CHECK_EQ_INT(fovea_reader_open(&rd, path, NULL, err, sizeof(err)), FOVEA_ERR_CORRUPT);
-    CHECK(strstr(err, "empty") != NULL);
+    CHECK_EQ_INT(fovea_reader_open(NULL, &rd, path, NULL), FOVEA_ERR_CORRUPT);
+    CHECK(strstr(fovea_last_error(NULL), "empty") != NULL);
     free(path);
 
     /* NULL error buffer is allowed. */
     fovea_frame f;
-    CHECK_EQ_INT(fovea_pnm_decode((const uint8_t *)"P4", 2, &f, NULL, 0), FOVEA_ERR_UNSUPPORTED);
+    CHECK_EQ_INT(fovea_pnm_decode(NULL, (const uint8_t *)"P4", 2, &f), FOVEA_ERR_UNSUPPORTED);
 }
 
 static void test_writer_formats(void)
 {
-    char err[512];
     fovea_video_info info;
     fovea_video_info_init(&info);
     info.width = 8;
@@ -250,10 +249,10 @@ static void test_writer_formats(void)
     info.fmt = FOVEA_PIX_I420;
     char *path = test_tmp_path(".ppm");
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(&wr, path, FOVEA_CONTAINER_AUTO, &info, err, sizeof(err)),
+    CHECK_EQ_INT(fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_AUTO, &info),
                  FOVEA_ERR_UNSUPPORTED);
     CHECK(wr == NULL);
-    CHECK(strstr(err, "convert to rgb24 or gray first") != NULL);
+    CHECK(strstr(fovea_last_error(NULL), "convert to rgb24 or gray first") != NULL);
     free(path);
 
     /* The header written for gray10 says maxval 1023 and samples are big-endian. */
@@ -267,7 +266,7 @@ static void test_writer_formats(void)
     info.height = 1;
     info.fmt = FOVEA_PIX_GRAY10;
     path = test_tmp_path(".pgm");
-    CHECK_EQ_INT(fovea_writer_open(&wr, path, FOVEA_CONTAINER_PNM, &info, err, sizeof(err)), 0);
+    CHECK_EQ_INT(fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_PNM, &info), 0);
     CHECK_EQ_INT(fovea_writer_write(wr, &f), FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_close(&wr), FOVEA_OK);
     size_t size;
@@ -292,7 +291,7 @@ static void test_writer_formats(void)
         info.width = 2;
         info.height = 1;
         info.fmt = fmt;
-        CHECK_EQ_INT(fovea_writer_open(&wr, path, FOVEA_CONTAINER_PNM, &info, err, sizeof(err)), 0);
+        CHECK_EQ_INT(fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_PNM, &info), 0);
         CHECK_EQ_INT(fovea_writer_write(wr, &f), FOVEA_OK);
         CHECK_EQ_INT(fovea_writer_close(&wr), FOVEA_OK);
         data = test_read_file(path, &size);
@@ -316,7 +315,6 @@ static void test_writer_formats(void)
 
 static void test_pattern(void)
 {
-    char err[512];
     char *pattern = test_tmp_path("_out%03d.pgm");
     fovea_video_info info;
     fovea_video_info_init(&info);
@@ -324,7 +322,7 @@ static void test_pattern(void)
     info.height = 3;
     info.fmt = FOVEA_PIX_GRAY8;
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(&wr, pattern, FOVEA_CONTAINER_AUTO, &info, err, sizeof(err)),
+    CHECK_EQ_INT(fovea_writer_open(NULL, &wr, pattern, FOVEA_CONTAINER_AUTO, &info),
                  FOVEA_OK);
     REQUIRE(wr != NULL);
     fovea_frame fr[3];
@@ -340,7 +338,7 @@ static void test_pattern(void)
         char name[4096];
         snprintf(name, sizeof(name), pattern, i);
         fovea_reader *rd = NULL;
-        CHECK_EQ_INT(fovea_reader_open(&rd, name, NULL, err, sizeof(err)), FOVEA_OK);
+        CHECK_EQ_INT(fovea_reader_open(NULL, &rd, name, NULL), FOVEA_OK);
         if (rd) {
             fovea_frame got;
             memset(&got, 0, sizeof(got));

@@ -38,11 +38,10 @@ static void free_frames(fovea_frame *frames, int n)
 static void write_file(const char *path, const fovea_video_info *info, const fovea_frame *frames,
                        int n)
 {
-    char err[512] = "";
     fovea_writer *w = NULL;
-    int st = fovea_writer_open(&w, path, FOVEA_CONTAINER_Y4M, info, err, sizeof(err));
+    int st = fovea_writer_open(NULL, &w, path, FOVEA_CONTAINER_Y4M, info);
     if (st != FOVEA_OK)
-        fprintf(stderr, "writer_open: %s\n", err);
+        fprintf(stderr, "writer_open: %s\n", fovea_last_error(NULL));
     REQUIRE(st == FOVEA_OK);
     for (int i = 0; i < n; i++)
         CHECK_EQ_INT(fovea_writer_write(w, &frames[i]), FOVEA_OK);
@@ -58,7 +57,7 @@ static void read_and_compare(fovea_reader *r, const fovea_frame *frames, int n)
     for (int i = 0; i < n; i++) {
         int st = fovea_reader_read(r, &f);
         if (st != FOVEA_OK)
-            fprintf(stderr, "frame %d: %s\n", i, fovea_reader_error(r));
+            fprintf(stderr, "frame %d: %s\n", i, fovea_last_error(NULL));
         CHECK_EQ_INT(st, FOVEA_OK);
         if (st != FOVEA_OK)
             break;
@@ -101,11 +100,10 @@ static void test_roundtrip_all_formats(void)
             char *path = test_tmp_path(".y4m");
             write_file(path, &info, frames, NFRAMES);
 
-            char err[512] = "";
             fovea_reader *r = NULL;
-            int st = fovea_reader_open(&r, path, NULL, err, sizeof(err));
+            int st = fovea_reader_open(NULL, &r, path, NULL);
             if (st != FOVEA_OK)
-                fprintf(stderr, "%s %dx%d: %s\n", fovea_pixfmt_name(fmt), w, h, err);
+                fprintf(stderr, "%s %dx%d: %s\n", fovea_pixfmt_name(fmt), w, h, fovea_last_error(NULL));
             REQUIRE(st == FOVEA_OK);
             const fovea_video_info *ri = fovea_reader_info(r);
             CHECK_EQ_INT(ri->width, w);
@@ -195,8 +193,7 @@ static void test_carry_through(void)
 
     /* read back and write again from the reader's info: parameters survive */
     fovea_reader *r = NULL;
-    char err[512] = "";
-    REQUIRE(fovea_reader_open(&r, path, NULL, err, sizeof(err)) == FOVEA_OK);
+    REQUIRE(fovea_reader_open(NULL, &r, path, NULL) == FOVEA_OK);
     fovea_video_info ri = *fovea_reader_info(r);
     CHECK_EQ_INT(ri.fps_num, 30000);
     CHECK_EQ_INT(ri.fps_den, 1001);
@@ -223,7 +220,9 @@ static int open_bytes(const void *data, size_t size, fovea_reader **r, char *err
 {
     char *path = test_write_tmp(".y4m", data, size);
     err[0] = '\0';
-    int st = fovea_reader_open(r, path, NULL, err, errsz);
+    int st = fovea_reader_open(NULL, r, path, NULL);
+    if (st < 0)
+        snprintf(err, errsz, "%s", fovea_last_error(NULL));
     free(path);
     return st;
 }
@@ -302,7 +301,6 @@ static void test_streams(void)
     fovea_reader_options opt;
     fovea_reader_options_init(&opt);
     opt.container = FOVEA_CONTAINER_Y4M;
-    char err[512] = "";
 
     /* a real pipe: no seeking, size unknown */
     char cmd[1024];
@@ -310,9 +308,9 @@ static void test_streams(void)
     FILE *pp = popen(cmd, "r");
     REQUIRE(pp != NULL);
     fovea_reader *r = NULL;
-    int st = fovea_reader_open_stream(&r, pp, "pipe", &opt, err, sizeof(err));
+    int st = fovea_reader_open_stream(NULL, &r, pp, "pipe", &opt);
     if (st != FOVEA_OK)
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "%s\n", fovea_last_error(NULL));
     REQUIRE(st == FOVEA_OK);
     CHECK_EQ_INT(fovea_reader_info(r)->frame_count, -1);
     CHECK_EQ_INT(fovea_reader_info(r)->fmt, FOVEA_PIX_I422P10);
@@ -325,7 +323,7 @@ static void test_streams(void)
     char *bytes = slurp_text(path, &len);
     FILE *mp = fmemopen(bytes, len, "rb");
     REQUIRE(mp != NULL);
-    st = fovea_reader_open_stream(&r, mp, "mem.y4m", NULL, err, sizeof(err));
+    st = fovea_reader_open_stream(NULL, &r, mp, "mem.y4m", NULL);
     REQUIRE(st == FOVEA_OK);
     CHECK_EQ_INT(fovea_reader_info(r)->frame_count, -1);
     read_and_compare(r, frames, NFRAMES);
@@ -426,12 +424,12 @@ static void expect_read_error(const char *what, const void *data, size_t size, i
     for (int i = 0; i < good; i++) {
         st = fovea_reader_read(r, &f);
         if (st != FOVEA_OK) {
-            fprintf(stderr, "%s: frame %d: %s\n", what, i, fovea_reader_error(r));
+            fprintf(stderr, "%s: frame %d: %s\n", what, i, fovea_last_error(NULL));
             test_failures++;
         }
     }
     st = fovea_reader_read(r, &f);
-    const char *msg = fovea_reader_error(r);
+    const char *msg = fovea_last_error(NULL);
     if (st != status || !strstr(msg, word1) || (word2 && !strstr(msg, word2))) {
         fprintf(stderr, "%s: status %d (want %d), message '%s' (want '%s'%s%s)\n", what, st,
                 status, msg, word1, word2 ? ", " : "", word2 ? word2 : "");
@@ -526,13 +524,12 @@ static void test_writer_rejects(void)
         info.height = 8;
         info.fmt = bad[i];
         char *path = test_tmp_path(".y4m");
-        char err[512] = "";
         fovea_writer *w = NULL;
-        int st = fovea_writer_open(&w, path, FOVEA_CONTAINER_Y4M, &info, err, sizeof(err));
+        int st = fovea_writer_open(NULL, &w, path, FOVEA_CONTAINER_Y4M, &info);
         CHECK_EQ_INT(st, FOVEA_ERR_UNSUPPORTED);
         CHECK(w == NULL);
-        CHECK(strstr(err, "convert") != NULL);
-        CHECK(strstr(err, fovea_pixfmt_name(bad[i])) != NULL);
+        CHECK(strstr(fovea_last_error(NULL), "convert") != NULL);
+        CHECK(strstr(fovea_last_error(NULL), fovea_pixfmt_name(bad[i])) != NULL);
         free(path);
     }
 }
@@ -562,8 +559,7 @@ static void test_color_range_tag(void)
         fwrite(payload, 1, sizeof(payload), fp); /* one 4x2 i420 frame */
         fclose(fp);
         fovea_reader *r = NULL;
-        char err[512] = "";
-        REQUIRE(fovea_reader_open(&r, path, NULL, err, sizeof(err)) == FOVEA_OK);
+        REQUIRE(fovea_reader_open(NULL, &r, path, NULL) == FOVEA_OK);
         fovea_video_info ri = *fovea_reader_info(r);
         CHECK_EQ_INT(ri.color_range, cases[k].range);
         fovea_reader_close(&r);

@@ -36,11 +36,10 @@ static char *write_yuv(fovea_pixfmt fmt, const fovea_frame *frames, int n)
     info.height = H;
     info.fmt = fmt;
     char *path = test_tmp_path(".yuv");
-    char err[512] = "";
     fovea_writer *w = NULL;
-    int st = fovea_writer_open(&w, path, FOVEA_CONTAINER_AUTO, &info, err, sizeof(err));
+    int st = fovea_writer_open(NULL, &w, path, FOVEA_CONTAINER_AUTO, &info);
     if (st != FOVEA_OK)
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "%s\n", fovea_last_error(NULL));
     REQUIRE(st == FOVEA_OK);
     for (int i = 0; i < n; i++)
         CHECK_EQ_INT(fovea_writer_write(w, &frames[i]), FOVEA_OK);
@@ -83,10 +82,9 @@ static void test_roundtrip(void)
         opt.fps_num = 50;
         opt.fps_den = 1;
         fovea_reader *r = NULL;
-        char err[512] = "";
-        int st = fovea_reader_open(&r, path, &opt, err, sizeof(err));
+        int st = fovea_reader_open(NULL, &r, path, &opt);
         if (st != FOVEA_OK)
-            fprintf(stderr, "%s: %s\n", fovea_pixfmt_name(fmt), err);
+            fprintf(stderr, "%s: %s\n", fovea_pixfmt_name(fmt), fovea_last_error(NULL));
         REQUIRE(st == FOVEA_OK);
         const fovea_video_info *ri = fovea_reader_info(r);
         CHECK_EQ_INT(ri->width, W);
@@ -111,7 +109,7 @@ static void test_roundtrip(void)
         FILE *fp = fopen(path, "rb");
         REQUIRE(fp != NULL);
         opt.container = FOVEA_CONTAINER_YUV;
-        REQUIRE(fovea_reader_open_stream(&r, fp, "stream", &opt, err, sizeof(err)) == FOVEA_OK);
+        REQUIRE(fovea_reader_open_stream(NULL, &r, fp, "stream", &opt) == FOVEA_OK);
         CHECK_EQ_INT(fovea_reader_info(r)->frame_count, -1);
         CHECK_EQ_INT(fovea_reader_skip(r, 2), FOVEA_OK);
         memset(&f, 0, sizeof(f));
@@ -139,10 +137,9 @@ static void expect_geometry_error(const char *what, int w, int h, fovea_pixfmt f
     opt.height = h;
     opt.fmt = fmt;
     fovea_reader *r = NULL;
-    char err[512] = "";
-    int st = fovea_reader_open(&r, path, &opt, err, sizeof(err));
-    if (st != FOVEA_ERR_INVALID_ARG || !strstr(err, word)) {
-        fprintf(stderr, "%s: status %d, message '%s'\n", what, st, err);
+    int st = fovea_reader_open(NULL, &r, path, &opt);
+    if (st != FOVEA_ERR_INVALID_ARG || !strstr(fovea_last_error(NULL), word)) {
+        fprintf(stderr, "%s: status %d, message '%s'\n", what, st, fovea_last_error(NULL));
         test_failures++;
     }
     CHECK(r == NULL);
@@ -164,9 +161,8 @@ static void test_geometry_errors(void)
     const uint8_t bytes[4] = {1, 2, 3, 4};
     char *path = test_write_tmp(".yuv", bytes, sizeof(bytes));
     fovea_reader *r = NULL;
-    char err[512] = "";
-    CHECK_EQ_INT(fovea_reader_open(&r, path, NULL, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
-    CHECK(strstr(err, msg) != NULL);
+    CHECK_EQ_INT(fovea_reader_open(NULL, &r, path, NULL), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(NULL), msg) != NULL);
     free(path);
 }
 
@@ -188,8 +184,7 @@ static void test_truncated(void)
     fovea_reader_options opt;
     raw_options(&opt, fmt);
     fovea_reader *r = NULL;
-    char err[512] = "";
-    REQUIRE(fovea_reader_open(&r, path, &opt, err, sizeof(err)) == FOVEA_OK);
+    REQUIRE(fovea_reader_open(NULL, &r, path, &opt) == FOVEA_OK);
     CHECK_EQ_INT(fovea_reader_info(r)->frame_count, 2);
     fovea_frame f;
     memset(&f, 0, sizeof(f));
@@ -198,7 +193,7 @@ static void test_truncated(void)
         CHECK(fovea_frame_equal(&f, &frames[i]));
     }
     CHECK_EQ_INT(fovea_reader_read(r, &f), FOVEA_ERR_CORRUPT);
-    const char *msg = fovea_reader_error(r);
+    const char *msg = fovea_last_error(NULL);
     CHECK(strstr(msg, "frame 2") != NULL);
     CHECK(strstr(msg, "got 100 of 1734 bytes") != NULL);
     if (!strstr(msg, "got 100 of 1734 bytes"))
@@ -208,17 +203,17 @@ static void test_truncated(void)
 
     /* a file shorter than one frame: count 0, first read reports truncation */
     char *small = test_write_tmp(".yuv", extra, sizeof(extra));
-    REQUIRE(fovea_reader_open(&r, small, &opt, err, sizeof(err)) == FOVEA_OK);
+    REQUIRE(fovea_reader_open(NULL, &r, small, &opt) == FOVEA_OK);
     CHECK_EQ_INT(fovea_reader_info(r)->frame_count, 0);
     memset(&f, 0, sizeof(f));
     CHECK_EQ_INT(fovea_reader_read(r, &f), FOVEA_ERR_CORRUPT);
-    CHECK(strstr(fovea_reader_error(r), "frame 0: truncated: got 100 of 1734 bytes") != NULL);
+    CHECK(strstr(fovea_last_error(NULL), "frame 0: truncated: got 100 of 1734 bytes") != NULL);
     fovea_frame_free(NULL, &f);
     fovea_reader_close(&r);
 
     /* an empty file: no frames */
     char *empty = test_write_tmp(".yuv", "", 0);
-    REQUIRE(fovea_reader_open(&r, empty, &opt, err, sizeof(err)) == FOVEA_OK);
+    REQUIRE(fovea_reader_open(NULL, &r, empty, &opt) == FOVEA_OK);
     CHECK_EQ_INT(fovea_reader_info(r)->frame_count, 0);
     memset(&f, 0, sizeof(f));
     CHECK_EQ_INT(fovea_reader_read(r, &f), FOVEA_EOF);

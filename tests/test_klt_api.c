@@ -373,8 +373,7 @@ static void test_contexts_independent(void)
     fclose(fp);
     fovea_frame f;
     memset(&f, 0, sizeof f);
-    char err[128];
-    REQUIRE(fovea_pnm_decode(buf, n, &f, err, sizeof err) == FOVEA_OK);
+    REQUIRE(fovea_pnm_decode(NULL, buf, n, &f) == FOVEA_OK);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGB24);
     for (int i = 0; i < 60; i++) {
         KLT_Feature ft = a1.fl->feature[i];

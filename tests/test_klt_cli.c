@@ -110,13 +110,12 @@ int main(void)
     info.fmt = FOVEA_PIX_GRAY8;
     info.fps_num = 25;
     info.fps_den = 1;
-    char err[256];
-    REQUIRE(fovea_writer_open(&w, vid, FOVEA_CONTAINER_Y4M, &info, err, sizeof err) == FOVEA_OK);
+    REQUIRE(fovea_writer_open(NULL, &w, vid, FOVEA_CONTAINER_Y4M, &info) == FOVEA_OK);
     for (int i = 0; i < 10; i++) {
         char path[4300];
         snprintf(path, sizeof path, "%s/img%d.pgm", dir, i);
         fovea_reader *r = NULL;
-        REQUIRE(fovea_reader_open(&r, path, NULL, err, sizeof err) == FOVEA_OK);
+        REQUIRE(fovea_reader_open(NULL, &r, path, NULL) == FOVEA_OK);
         fovea_frame f;
         memset(&f, 0, sizeof f);
         REQUIRE(fovea_reader_read(r, &f) == FOVEA_OK);

@@ -61,7 +61,7 @@ static int run_step(run *r)
     r->seconds += now_s() - t0;
     if (fovea_klt_last_status(r->tc) != FOVEA_OK) {
         fprintf(stderr, "%s: %s failed: %s\n", c->name, rec->stage,
-                fovea_klt_last_error(r->tc));
+                fovea_last_error(r->tc->ctx));
         test_failures++;
     }
     compare(r, rec);

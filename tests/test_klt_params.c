@@ -28,7 +28,7 @@ static unsigned char *make_frame(int w, int h, uint64_t seed)
 static void expect_error(KLT_TrackingContext tc, const char *needle, int line)
 {
     int st = fovea_klt_last_status(tc);
-    const char *msg = fovea_klt_last_error(tc);
+    const char *msg = fovea_last_error(tc->ctx);
     if (st != FOVEA_ERR_INVALID_ARG || !strstr(msg, needle)) {
         fprintf(stderr, "line %d: expected FOVEA_ERR_INVALID_ARG with '%s', got %d '%s'\n", line,
                 needle, st, msg);

@@ -21,10 +21,9 @@ typedef struct clip {
 
 static int load_clip(const char *path, clip *c)
 {
-    char err[512];
     fovea_reader *r = NULL;
-    if (fovea_reader_open(&r, path, NULL, err, sizeof(err)) != FOVEA_OK) {
-        fprintf(stderr, "%s\n", err);
+    if (fovea_reader_open(NULL, &r, path, NULL) != FOVEA_OK) {
+        fprintf(stderr, "%s\n", fovea_last_error(NULL));
         return 0;
     }
     const fovea_video_info *info = fovea_reader_info(r);

@@ -85,15 +85,14 @@ static void golden_case(const char *dir, const char *cs, int max_frames)
     REQUIRE(root);
 
     fovea_reader *rr = NULL, *rd = NULL;
-    char err[512];
     snprintf(path, sizeof(path), "%s/%s/ref.y4m", dir, cs);
-    int st = fovea_reader_open(&rr, path, NULL, err, sizeof(err));
+    int st = fovea_reader_open(NULL, &rr, path, NULL);
     if (st == FOVEA_OK) {
         snprintf(path, sizeof(path), "%s/%s/dis.y4m", dir, cs);
-        st = fovea_reader_open(&rd, path, NULL, err, sizeof(err));
+        st = fovea_reader_open(NULL, &rd, path, NULL);
     }
     if (st != FOVEA_OK) {
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "%s\n", fovea_last_error(NULL));
         test_failures++;
         fovea_reader_close(&rr);
         cJSON_Delete(root);

@@ -21,9 +21,8 @@ static const char *rig_json =
 
 static void test_rig(void)
 {
-    char err[512] = "";
     fovea_rig *rig = NULL;
-    REQUIRE(fovea_rig_open_json(&rig, rig_json, strlen(rig_json), err, sizeof(err)) == FOVEA_OK);
+    REQUIRE(fovea_rig_open_json(NULL, &rig, rig_json, strlen(rig_json)) == FOVEA_OK);
     fovea_rig_panorama p;
     CHECK_EQ_INT(fovea_rig_get_panorama(rig, &p), FOVEA_OK);
     CHECK(p.width == 320 && p.height == 120 && p.hfov == 100.0 && p.feather == 16.0);
@@ -49,7 +48,7 @@ static void test_rig(void)
 
     /* the same rig described in code; a bad field is named as in JSON */
     fovea_rig *made = NULL;
-    CHECK_EQ_INT(fovea_rig_create(&made, &p, cams, 2, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_rig_create(NULL, &made, &p, cams, 2), FOVEA_OK);
     char *a = fovea_rig_to_json(rig), *b = fovea_rig_to_json(made);
     REQUIRE(a && b);
     CHECK(strcmp(a, b) == 0);
@@ -58,23 +57,22 @@ static void test_rig(void)
     fovea_rig_close(&made);
     CHECK(made == NULL);
     cams[1].fx = -1.0;
-    CHECK_EQ_INT(fovea_rig_create(&made, &p, cams, 2, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
-    CHECK(made == NULL && strstr(err, "cameras[1].fx") != NULL);
-    CHECK_EQ_INT(fovea_rig_create(&made, &p, cams, 0, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_rig_create(NULL, &made, &p, cams, 2), FOVEA_ERR_INVALID_ARG);
+    CHECK(made == NULL && strstr(fovea_last_error(NULL), "cameras[1].fx") != NULL);
+    CHECK_EQ_INT(fovea_rig_create(NULL, &made, &p, cams, 0), FOVEA_ERR_INVALID_ARG);
     fovea_rig_close(&rig);
     fovea_rig_close(&rig); /* safe on NULL */
 
-    CHECK(fovea_rig_open(&rig, "/nonexistent/rig.json", err, sizeof(err)) == FOVEA_ERR_IO);
-    CHECK(rig == NULL && strstr(err, "/nonexistent/rig.json") != NULL);
-    CHECK(fovea_rig_open_json(&rig, "{", 1, err, sizeof(err)) == FOVEA_ERR_CORRUPT);
+    CHECK(fovea_rig_open(NULL, &rig, "/nonexistent/rig.json") == FOVEA_ERR_IO);
+    CHECK(rig == NULL && strstr(fovea_last_error(NULL), "/nonexistent/rig.json") != NULL);
+    CHECK(fovea_rig_open_json(NULL, &rig, "{", 1) == FOVEA_ERR_CORRUPT);
     CHECK(rig == NULL);
 }
 
 static void test_map(void)
 {
-    char err[512] = "";
     fovea_rig *rig = NULL;
-    REQUIRE(fovea_rig_open_json(&rig, rig_json, strlen(rig_json), err, sizeof(err)) == FOVEA_OK);
+    REQUIRE(fovea_rig_open_json(NULL, &rig, rig_json, strlen(rig_json)) == FOVEA_OK);
     fovea_map_build_settings bs;
     fovea_map_build_default_settings(&bs);
     CHECK(bs.max_step == 16 && bs.tolerance == 0.01);

@@ -526,14 +526,13 @@ int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o,
     ro.fmt = o->fmt;
     ro.fps_num = o->fps_num;
     ro.fps_den = o->fps_den;
-    char err[1024] = "";
-    int st = fovea_reader_open(r, path, &ro, err, sizeof(err));
+    int st = fovea_reader_open(NULL, r, path, &ro);
     if (st < 0) {
         *r = NULL;
         /* neither the name nor the content tells the type: the user must */
         if (c == FOVEA_CONTAINER_AUTO && st == FOVEA_ERR_UNSUPPORTED)
-            return cli_usage_error(cmd, "%s (use --in-format)", err);
-        return cli_report(path, 0, err, st);
+            return cli_usage_error(cmd, "%s (use --in-format)", fovea_last_error(NULL));
+        return cli_report(path, 0, fovea_last_error(NULL), st);
     }
     return CLI_EXIT_OK;
 }
@@ -692,11 +691,10 @@ int cli_write_json(const char *path, const cJSON *json)
         cli_error(NULL, "out of memory");
         return CLI_EXIT_RUNTIME;
     }
-    char err[1024];
     fovea_outfile *of;
-    if (fovea_outfile_open(&of, path, err, sizeof(err)) < 0) {
+    if (fovea_outfile_open(NULL, &of, path) < 0) {
         free(text);
-        return cli_report(path, 1, err, FOVEA_ERR_IO);
+        return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     }
     FILE *fp = fovea_outfile_file(of);
     int bad = fputs(text, fp) == EOF || fputc('\n', fp) == EOF;
@@ -707,8 +705,8 @@ int cli_write_json(const char *path, const cJSON *json)
         cli_error(cli_display_path(path, 1), "%s", strerror(e));
         return CLI_EXIT_RUNTIME;
     }
-    if (fovea_outfile_commit(&of, err, sizeof(err)) < 0)
-        return cli_report(path, 1, err, FOVEA_ERR_IO);
+    if (fovea_outfile_commit(NULL, &of) < 0)
+        return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     return CLI_EXIT_OK;
 }
 

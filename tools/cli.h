@@ -191,6 +191,8 @@ fovea_container cli_container_for(const char *path, fovea_container forced);
 
 /* Open path for reading with the input options: checks that raw input has its
  * geometry and that geometry is only given for raw input, and prints errors.
+ * The reader is opened without a context: the messages of its calls are
+ * read with fovea_last_error(NULL) on the thread that made the call.
  * @return CLI_EXIT_OK (and *r), CLI_EXIT_USAGE or CLI_EXIT_RUNTIME. */
 int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o,
                     fovea_reader **r);
@@ -293,6 +295,7 @@ typedef struct cli_pipe {
     int64_t queued, written;  /* frames handed to the writer thread, written */
     int closing;              /* no more frames will be queued */
     int failed, status;       /* a write failed, with this status */
+    char msg[1024];           /* and this message (taken on the writer thread) */
     int ready, started;       /* mu and cv initialised; the writer thread runs */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -315,6 +318,10 @@ int cli_pipe_put(cli_pipe *p, fovea_frame *bufs[2], int which);
 /* Write what was queued, then stop the readers; every thread joined. Safe on
  * a zeroed pipe. @return FOVEA_OK, or the status of the write that failed */
 int cli_pipe_finish(cli_pipe *p);
+/* The message of the failed write when the writer thread's write failed, else
+ * the calling thread's fovea_last_error(NULL) (the writers are opened without
+ * a context). */
+const char *cli_pipe_error(const cli_pipe *p);
 /* Free the slots' frames (ctx: as allocated) and the pipe; after cli_pipe_finish.
  * Safe on a zeroed pipe. */
 void cli_pipe_free(cli_pipe *p, fovea_context *ctx);

@@ -1,6 +1,7 @@
 /* The pipeline of the `fovea` commands that read and write video (cli.h):
  * the inputs' reader threads (cli_ring.c) and one writer thread writing the
  * frames the command queues, in order. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,8 @@ static void *writer_main(void *arg)
         if (st < 0) {
             p->failed = 1;
             p->status = st;
+            /* the writer's message is this thread's last error */
+            snprintf(p->msg, sizeof(p->msg), "%s", fovea_last_error(NULL));
         } else {
             p->written++;
         }
@@ -119,4 +122,9 @@ void cli_pipe_free(cli_pipe *p, fovea_context *ctx)
     pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->mu);
     p->ready = 0;
+}
+
+const char *cli_pipe_error(const cli_pipe *p)
+{
+    return p->failed ? p->msg : fovea_last_error(NULL);
 }

@@ -44,7 +44,8 @@ static void *ring_main(void *arg)
         cli_ring_slot *sl = &q->slot[k % q->nslots];
         const int st = q->limit >= 0 && k >= q->limit ? FOVEA_EOF : fovea_reader_read(q->r, &sl->f);
         if (st < 0)
-            snprintf(sl->msg, sizeof(sl->msg), "%s", fovea_reader_error(q->r));
+            /* the reader's message is this (the reading) thread's last error */
+            snprintf(sl->msg, sizeof(sl->msg), "%s", fovea_last_error(NULL));
         pthread_mutex_lock(&q->mu);
         sl->status = st;
         sl->filled = 1;

@@ -267,7 +267,7 @@ static int open_input(convert_run *c)
             return CLI_EXIT_RUNTIME;
         }
         if (st < 0)
-            return cli_report(a->in_path, 0, fovea_reader_error(c->r), st);
+            return cli_report(a->in_path, 0, fovea_last_error(NULL), st);
     }
     return CLI_EXIT_OK;
 }
@@ -360,27 +360,25 @@ static int read_first(convert_run *c)
         return CLI_EXIT_RUNTIME;
     }
     if (st < 0)
-        return cli_report(a->in_path, 0, fovea_reader_error(c->r), st);
+        return cli_report(a->in_path, 0, fovea_last_error(NULL), st);
     return CLI_EXIT_OK;
 }
 
 static int open_output(convert_run *c)
 {
     const convert_args *a = &c->a;
-    char err[1024] = "";
-    int st = fovea_writer_open(&c->w, a->out_path, a->out_container, &c->out_info, err,
-                               sizeof(err));
+    int st = fovea_writer_open(NULL, &c->w, a->out_path, a->out_container, &c->out_info);
     if (st < 0)
-        return cli_report(a->out_path, 1, err, st);
+        return cli_report(a->out_path, 1, fovea_last_error(NULL), st);
     /* a pattern's files are checked one by one as they are opened */
     if ((st = fovea_writer_protect(c->w, a->in_path)) < 0)
-        return cli_report(a->out_path, 1, fovea_writer_error(c->w), st);
+        return cli_report(a->out_path, 1, fovea_last_error(NULL), st);
     return CLI_EXIT_OK;
 }
 
 static int write_failure(const convert_run *c, int st)
 {
-    const int rc = cli_report(c->a.out_path, 1, fovea_writer_error(c->w), st);
+    const int rc = cli_report(c->a.out_path, 1, cli_pipe_error(&c->pipe), st);
     /* a pattern's file is the input: as for a single output */
     return st == FOVEA_ERR_INVALID_ARG ? CLI_EXIT_USAGE : rc;
 }
@@ -454,7 +452,7 @@ static int run_frames(convert_run *c)
             st = cli_ring_take(&c->ring, &f, &msg);
         } else {
             st = fovea_reader_read(c->r, f);
-            msg = fovea_reader_error(c->r);
+            msg = fovea_last_error(NULL);
         }
         if (st == FOVEA_EOF)
             break;
@@ -478,7 +476,7 @@ static int finish_output(convert_run *c, double t0)
     const convert_args *a = &c->a;
     const int st = fovea_writer_finish(c->w);
     if (st < 0)
-        return cli_report(a->out_path, 1, fovea_writer_error(c->w), st);
+        return cli_report(a->out_path, 1, fovea_last_error(NULL), st);
     fovea_writer_close(&c->w);
     const double secs = cli_now() - t0;
     int rc = CLI_EXIT_OK;

@@ -139,12 +139,11 @@ static int cmd_map_import(int argc, char **argv)
     }
 
     fovea_stitch_map *map = NULL;
-    char err[1024] = "";
-    int st = fovea_stitch_map_import(tables, pw, ph, cw, ch, &map, err, sizeof(err));
+    int st = fovea_stitch_map_import(NULL, tables, pw, ph, cw, ch, &map);
     if (st < 0) {
-        if (!err[0])
-            return cli_report(tables, 0, err, st);
-        cli_error(NULL, "%s", err); /* the message names the table file */
+        if (!fovea_last_error(NULL)[0])
+            return cli_report(tables, 0, fovea_last_error(NULL), st);
+        cli_error(NULL, "%s", fovea_last_error(NULL)); /* the message names the table file */
         return CLI_EXIT_RUNTIME;
     }
     if (fovea_stitch_map_covers_any(map) == 0) {
@@ -153,10 +152,10 @@ static int cmd_map_import(int argc, char **argv)
         fovea_stitch_map_destroy(&map);
         return CLI_EXIT_RUNTIME;
     }
-    st = fovea_stitch_map_save(map, out, err, sizeof(err));
+    st = fovea_stitch_map_save(NULL, map, out);
     int rc = CLI_EXIT_OK;
     if (st < 0)
-        rc = cli_report(out, 1, err, st);
+        rc = cli_report(out, 1, fovea_last_error(NULL), st);
     else if (!quiet)
         printf("%s: 2 cameras %dx%d, panorama %dx%d, imported from %s\n", out, cw, ch, pw, ph,
                tables);
@@ -225,10 +224,9 @@ static int cmd_map_info(int argc, char **argv)
         return CLI_EXIT_USAGE;
 
     fovea_stitch_map *m = NULL;
-    char err[1024] = "";
-    int st = fovea_stitch_map_load(path, &m, err, sizeof(err));
+    int st = fovea_stitch_map_load(NULL, path, &m);
     if (st < 0)
-        return cli_report(path, 0, err, st);
+        return cli_report(path, 0, fovea_last_error(NULL), st);
 
     int pano_w = 0, pano_h = 0, ncam = 0;
     fovea_stitch_map_geometry(m, &pano_w, &pano_h, &ncam);

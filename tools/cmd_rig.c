@@ -378,10 +378,9 @@ static int write_coverage_png(const char *path, const fovea_stitch_map *map)
         cli_error(path, "cannot draw the coverage picture: %s", fovea_strerror(st));
         rc = CLI_EXIT_RUNTIME;
     } else {
-        char err[1024] = "";
-        st = fovea_png_write_file(path, &img, err, sizeof(err));
+        st = fovea_png_write_file(NULL, path, &img);
         if (st < 0)
-            rc = cli_report(path, 1, err, st);
+            rc = cli_report(path, 1, fovea_last_error(NULL), st);
     }
     fovea_frame_free(NULL, &img);
     return rc;
@@ -413,17 +412,16 @@ static int cmd_rig_check(int argc, char **argv)
     rig_info *info = calloc(1, sizeof(*info));
     fovea_stitch_map *map = NULL;
     fovea_context *ctx = NULL;
-    char err[1024] = "";
     if (!info) {
         cli_error(NULL, "out of memory");
         return CLI_EXIT_RUNTIME;
     }
 
-    int st = fovea_rig_open(&rig, a.rig_path, err, sizeof(err));
+    int st = fovea_rig_open(NULL, &rig, a.rig_path);
     if (st < 0) {
         if (a.json)
-            write_invalid_json(&a, err);
-        rc = cli_report(a.rig_path, 0, err, st);
+            write_invalid_json(&a, fovea_last_error(NULL));
+        rc = cli_report(a.rig_path, 0, fovea_last_error(NULL), st);
         goto end;
     }
     get_rig_info(rig, info);
@@ -471,9 +469,9 @@ static int cmd_rig_check(int argc, char **argv)
     if (a.png && (rc = write_coverage_png(a.png, map)) != CLI_EXIT_OK)
         goto end;
     if (a.save_map) {
-        st = fovea_stitch_map_save(map, a.save_map, err, sizeof(err));
+        st = fovea_stitch_map_save(NULL, map, a.save_map);
         if (st < 0) {
-            rc = cli_report(a.save_map, 1, err, st);
+            rc = cli_report(a.save_map, 1, fovea_last_error(NULL), st);
             goto end;
         }
     }

@@ -322,7 +322,9 @@ static int load_color_file(const char *path, int n, fovea_color_correction *cc)
     char err[512] = "";
     size_t len = 0;
     char *text = read_small_file(path, 1 << 20, &len, err, sizeof(err));
-    int rc = text ? fovea_color_corrections_from_json(text, len, n, cc, err, sizeof(err)) : -1;
+    int rc = text ? fovea_color_corrections_from_json(NULL, text, len, n, cc) : -1;
+    if (rc < 0 && text)
+        snprintf(err, sizeof(err), "%s", fovea_last_error(NULL));
     free(text);
     if (rc < 0) {
         cli_error(path, "%s", err);
@@ -575,7 +577,7 @@ static int take_read(stitch_run *s, cam_input *ci, fovea_frame **f, const char *
     if (!s->pipelined) {
         int st = fovea_reader_read(ci->r, &ci->raw);
         *f = &ci->raw;
-        *msg = fovea_reader_error(ci->r);
+        *msg = fovea_last_error(NULL);
         return st;
     }
     return cli_ring_take(&ci->ring, f, msg);
@@ -763,10 +765,9 @@ static int open_output(stitch_run *s)
         if (wd && wd->is_yuv)
             info.color_range = s->full_range ? FOVEA_COLOR_RANGE_FULL : FOVEA_COLOR_RANGE_LIMITED;
     }
-    char err[1024] = "";
-    st = fovea_writer_open(&s->w, a->out, s->out_container, &info, err, sizeof(err));
+    st = fovea_writer_open(NULL, &s->w, a->out, s->out_container, &info);
     if (st < 0)
-        return cli_report(a->out, 1, err, st);
+        return cli_report(a->out, 1, fovea_last_error(NULL), st);
     return CLI_EXIT_OK;
 }
 
@@ -774,7 +775,7 @@ static int open_output(stitch_run *s)
 
 static int write_failure(stitch_run *s, int st)
 {
-    return cli_report(s->a.out, 1, fovea_writer_error(s->w), st);
+    return cli_report(s->a.out, 1, cli_pipe_error(&s->pipe), st);
 }
 
 static int write_frame(stitch_run *s, int64_t step)
@@ -906,7 +907,6 @@ static int write_summary(const stitch_run *s, const fovea_color_correction *cc,
 static int setup(stitch_run *s)
 {
     stitch_args *a = &s->a;
-    char err[1024] = "";
     fovea_settings fs;
     fovea_default_settings(&fs);
     fs.backend = a->backend;
@@ -918,11 +918,11 @@ static int setup(stitch_run *s)
         return CLI_EXIT_RUNTIME;
     }
     if (a->rig)
-        st = fovea_stitch_map_from_rig(s->ctx, a->rig, &s->map, err, sizeof(err));
+        st = fovea_stitch_map_from_rig(s->ctx, a->rig, &s->map);
     else
-        st = fovea_stitch_map_load(a->map, &s->map, err, sizeof(err));
+        st = fovea_stitch_map_load(s->ctx, a->map, &s->map);
     if (st < 0)
-        return cli_report(a->rig ? a->rig : a->map, 0, err, st);
+        return cli_report(a->rig ? a->rig : a->map, 0, fovea_last_error(s->ctx), st);
 
     fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
     if (a->color == COLOR_ARG_FIXED) {
@@ -1053,7 +1053,7 @@ int cmd_stitch(int argc, char **argv)
     if (rc == CLI_EXIT_OK) {
         int st = fovea_writer_finish(s->w);
         if (st < 0)
-            rc = cli_report(s->a.out, 1, fovea_writer_error(s->w), st);
+            rc = cli_report(s->a.out, 1, fovea_last_error(NULL), st);
         fovea_writer_close(&s->w);
     }
     if (rc == CLI_EXIT_OK) {

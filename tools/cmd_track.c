@@ -316,7 +316,7 @@ static int source_open_video(source *s)
             return CLI_EXIT_RUNTIME;
         }
         if (st < 0)
-            return cli_report(a->inputs[0], 0, fovea_reader_error(s->r), st);
+            return cli_report(a->inputs[0], 0, fovea_last_error(NULL), st);
     }
     s->total = info->frame_count < 0           ? -1
                : info->frame_count > a->start ? info->frame_count - a->start
@@ -391,7 +391,7 @@ static int source_next(source *s, unsigned char *luma)
         f = rf;
     } else {
         st = fovea_reader_read(s->r, &s->frame);
-        msg = fovea_reader_error(s->r);
+        msg = fovea_last_error(NULL);
     }
     if (st == FOVEA_EOF) {
         if (s->video)
@@ -547,11 +547,10 @@ static int write_table(const track_args *a, const history *h)
             ft->feature[k][i]->y = r->y;
             ft->feature[k][i]->val = r->val;
         }
-    char err[1024];
     fovea_outfile *of;
     int rc = CLI_EXIT_OK;
-    if (fovea_outfile_open(&of, a->output, err, sizeof(err)) < 0) {
-        rc = cli_report(a->output, 1, err, FOVEA_ERR_IO);
+    if (fovea_outfile_open(NULL, &of, a->output) < 0) {
+        rc = cli_report(a->output, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     } else {
         int st = fovea_klt_write_feature_table_stream(ft, fovea_outfile_file(of), a->format);
         if (st < 0) {
@@ -561,8 +560,8 @@ static int write_table(const track_args *a, const history *h)
             cli_error(cli_display_path(a->output, 1), "%s",
                       st == FOVEA_ERR_IO && e ? strerror(e) : fovea_strerror(st));
             rc = CLI_EXIT_RUNTIME;
-        } else if (fovea_outfile_commit(&of, err, sizeof(err)) < 0) {
-            rc = cli_report(a->output, 1, err, FOVEA_ERR_IO);
+        } else if (fovea_outfile_commit(NULL, &of) < 0) {
+            rc = cli_report(a->output, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
         }
     }
     KLTFreeFeatureTable(ft);
@@ -608,7 +607,7 @@ static int write_json(const track_args *a, const history *h, int w, int hgt, dou
  * library's reason (fovea_klt_check_params). @return CLI_EXIT_USAGE */
 static int pyramid_conflict(const track_args *a, KLT_TrackingContext tc, int w, int h)
 {
-    const char *why = fovea_klt_last_error(tc);
+    const char *why = fovea_last_error(tc->ctx);
     const char *p = why[0] == '(' ? strstr(why, ") ") : NULL;
     if (p)
         why = p + 2;   /* drop the "(function) " prefix */
@@ -705,10 +704,9 @@ static int open_overlay(track_run *t)
         info.fps_num = fovea_reader_info(t->src.r)->fps_num;
         info.fps_den = fovea_reader_info(t->src.r)->fps_den;
     }
-    char err[1024] = "";
-    int st = fovea_writer_open(&t->ow, a->overlay, oc, &info, err, sizeof(err));
+    int st = fovea_writer_open(NULL, &t->ow, a->overlay, oc, &info);
     if (st < 0)
-        return cli_report(a->overlay, 1, err, st);
+        return cli_report(a->overlay, 1, fovea_last_error(NULL), st);
     const int nslots = t->pipelined ? PIPE_SLOTS : 0;
     for (int k = -1; k < nslots && st == FOVEA_OK; k++) {
         fovea_frame *f = k < 0 ? &t->rgb : &t->pipe.slot[k].f[0];
@@ -745,7 +743,7 @@ static int setup(track_run *t)
 
 static int overlay_failure(const track_run *t, int st)
 {
-    return cli_report(t->a.overlay, 1, fovea_writer_error(t->ow), st);
+    return cli_report(t->a.overlay, 1, cli_pipe_error(&t->pipe), st);
 }
 
 /* Before a failure of a frame is reported: the overlay frames before it are
@@ -805,7 +803,7 @@ static int track_frame(track_run *t, int i)
     if (fovea_klt_last_status(t->tc) < 0) {
         if ((rc = writes_before(t)) != CLI_EXIT_OK)
             return rc;
-        cli_error(NULL, "frame %d: %s", i, fovea_klt_last_error(t->tc));
+        cli_error(NULL, "frame %d: %s", i, fovea_last_error(t->tc->ctx));
         return CLI_EXIT_RUNTIME;
     }
     if (!history_add(&t->hist, t->fl)) {

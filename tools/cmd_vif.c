@@ -286,10 +286,9 @@ nomem:
 static int write_csv(const vif_args *a, const fovea_vif_scores *sc, int64_t n)
 {
     const int nfeat = FOVEA_VIF_SCALES + (a->debug ? N_DEBUG : 0);
-    char err[1024];
     fovea_outfile *of;
-    if (fovea_outfile_open(&of, a->csv, err, sizeof(err)) < 0)
-        return cli_report(a->csv, 1, err, FOVEA_ERR_IO);
+    if (fovea_outfile_open(NULL, &of, a->csv) < 0)
+        return cli_report(a->csv, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     FILE *fp = fovea_outfile_file(of);
     char name[64];
     fputs("Frame", fp);
@@ -305,8 +304,8 @@ static int write_csv(const vif_args *a, const fovea_vif_scores *sc, int64_t n)
         fputc('\n', fp);
     }
     /* commit flushes and checks every write: its message carries the reason */
-    if (fovea_outfile_commit(&of, err, sizeof(err)) < 0)
-        return cli_report(a->csv, 1, err, FOVEA_ERR_IO);
+    if (fovea_outfile_commit(NULL, &of) < 0)
+        return cli_report(a->csv, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     return CLI_EXIT_OK;
 }
 
@@ -374,9 +373,9 @@ static int write_plot(const vif_args *a, const fovea_video_info *info, int bit_d
 
     char err[512] = "";
     fovea_outfile *of = NULL;
-    if (fovea_outfile_open(&of, a->plot, err, sizeof(err)) < 0) {
+    if (fovea_outfile_open(NULL, &of, a->plot) < 0) {
         free(y);
-        cli_error(NULL, "%s", err);
+        cli_error(NULL, "%s", fovea_last_error(NULL));
         return CLI_EXIT_RUNTIME;
     }
     int bad = chart_write_png(&c, fovea_outfile_file(of), err, sizeof(err));
@@ -386,8 +385,8 @@ static int write_plot(const vif_args *a, const fovea_video_info *info, int bit_d
         cli_error(a->plot, "%s", err);
         return CLI_EXIT_RUNTIME;
     }
-    if (fovea_outfile_commit(&of, err, sizeof(err)) < 0) {
-        cli_error(NULL, "%s", err);
+    if (fovea_outfile_commit(NULL, &of) < 0) {
+        cli_error(NULL, "%s", fovea_last_error(NULL));
         return CLI_EXIT_RUNTIME;
     }
     return CLI_EXIT_OK;

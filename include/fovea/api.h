@@ -9,4 +9,11 @@
 #define FOVEA_API
 #endif
 
+/* Marks a function kept only for compatibility (the header says what replaces it). */
+#if defined(__GNUC__)
+#define FOVEA_DEPRECATED __attribute__((deprecated))
+#else
+#define FOVEA_DEPRECATED
+#endif
+
 #endif

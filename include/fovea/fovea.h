@@ -113,8 +113,25 @@ FOVEA_API int fovea_context_device(const fovea_context *ctx);
  *  @return FOVEA_OK, or FOVEA_ERR_CUDA with detail in fovea_last_error(). */
 FOVEA_API int fovea_sync(fovea_context *ctx);
 
-/** @return the last error message recorded on this context ("" if none).
- *  Includes detail such as file:line for CUDA errors. Valid until the next call. */
+/** Error convention. Every function returns a status (FOVEA_OK, negative on
+ *  error); its detail (file names, line numbers, file:line for CUDA errors) is
+ *  recorded as the last error of the fovea_context the function was given and
+ *  read with fovea_last_error(ctx). Functions that need no context for their
+ *  work (file I/O, decoders, rigs, map files) still take one as their first
+ *  parameter only for this; it may be NULL.
+ *
+ *  The last error is kept per thread and per context: fovea_last_error(ctx)
+ *  returns the detail of the last failed call on ctx made by the calling
+ *  thread, so one context may be used from several threads (e.g. one reading
+ *  inputs on worker threads) without their messages mixing. Calls made with
+ *  ctx == NULL record into a per-thread slot of their own, read with
+ *  fovea_last_error(NULL). A successful call does not clear the message. (A
+ *  thread keeps the messages of its 8 most recently failing contexts; older
+ *  ones read as "".)
+ *
+ *  @return the last error message recorded on ctx (or, for NULL, on no
+ *  context) by this thread ("" if none). The text stays valid until this
+ *  thread's next failing call on ctx, or until the thread exits. */
 FOVEA_API const char *fovea_last_error(const fovea_context *ctx);
 
 /** Description of one CUDA device. */

@@ -54,11 +54,13 @@ FOVEA_API void fovea_reader_options_init(fovea_reader_options *o);
 /** Open path for reading ("-" = standard input). With opt->container AUTO the
  *  container comes from the extension, else from the first bytes (y4m, PNG,
  *  PNM; read through the stream's buffer, so pipes and FIFOs work too).
- *  On failure *r is NULL and, when errbuf is not NULL, a message naming the file
- *  and the problem is written to errbuf.
+ *  On failure *r is NULL and a message naming the file and the problem is
+ *  ctx's last error (fovea_last_error(ctx)).
+ *  @param ctx receives error messages of this call and, later, of the reader's
+ *         calls (may be NULL: see fovea_last_error); must outlive the reader
  *  @return FOVEA_OK or a negative status */
-FOVEA_API int fovea_reader_open(fovea_reader **r, const char *path, const fovea_reader_options *opt,
-                                char *errbuf, size_t errbuf_size);
+FOVEA_API int fovea_reader_open(fovea_context *ctx, fovea_reader **r, const char *path,
+                                const fovea_reader_options *opt);
 
 /** Stream properties of an open reader. */
 FOVEA_API const fovea_video_info *fovea_reader_info(const fovea_reader *r);
@@ -71,15 +73,16 @@ FOVEA_API fovea_container fovea_reader_container(const fovea_reader *r);
 /** Read the next frame into f. f must be a host frame of the stream's size and
  *  format, or a zeroed frame (then it is allocated). f->index is set.
  *  @return FOVEA_OK, FOVEA_EOF at a clean end, or a negative status with the
- *          message (file, frame number, what) in fovea_reader_error(). A truncated
+ *          message (file, frame number, what) in fovea_last_error(ctx). A truncated
  *          frame is an error, never returned as if whole. */
 FOVEA_API int fovea_reader_read(fovea_reader *r, fovea_frame *f);
 
 /** Skip n frames. @return FOVEA_OK, FOVEA_EOF, or a negative status. */
 FOVEA_API int fovea_reader_skip(fovea_reader *r, int64_t n);
 
-/** @return the last error message of the reader ("" if none). */
-FOVEA_API const char *fovea_reader_error(const fovea_reader *r);
+/** @deprecated read fovea_last_error(ctx) of the context given at open.
+ *  @return the last error message of the reader ("" if none): the same text. */
+FOVEA_API FOVEA_DEPRECATED const char *fovea_reader_error(const fovea_reader *r);
 
 /** Close and set *r to NULL. Safe on NULL. */
 FOVEA_API void fovea_reader_close(fovea_reader **r);
@@ -90,26 +93,31 @@ typedef struct fovea_writer fovea_writer;
  *  info gives size/format and, for y4m, rate/aspect/interlace to carry through.
  *  PNM/PNG writers accept one frame, or many when path contains a printf
  *  pattern for the frame number (e.g. "out%04d.png").
- *  @return FOVEA_OK or a negative status (message in errbuf). */
-FOVEA_API int fovea_writer_open(fovea_writer **w, const char *path, fovea_container container,
-                                const fovea_video_info *info, char *errbuf, size_t errbuf_size);
+ *  @param ctx receives error messages of this call and, later, of the writer's
+ *         calls (may be NULL: see fovea_last_error); must outlive the writer
+ *  @return FOVEA_OK or a negative status (message in fovea_last_error(ctx)). */
+FOVEA_API int fovea_writer_open(fovea_context *ctx, fovea_writer **w, const char *path,
+                                fovea_container container, const fovea_video_info *info);
 
-/** Write one host frame (same size/format as the writer's info). */
+/** Write one host frame (same size/format as the writer's info).
+ *  @return FOVEA_OK or a negative status (message in fovea_last_error(ctx)). */
 FOVEA_API int fovea_writer_write(fovea_writer *w, const fovea_frame *f);
 
-FOVEA_API const char *fovea_writer_error(const fovea_writer *w);
+/** @deprecated read fovea_last_error(ctx) of the context given at open.
+ *  @return the last error message of the writer ("" if none): the same text. */
+FOVEA_API FOVEA_DEPRECATED const char *fovea_writer_error(const fovea_writer *w);
 
 /** Refuse to write over input: with a pattern path, a frame whose file name is
  *  the same file as input (fovea_same_file) fails with FOVEA_ERR_INVALID_ARG
  *  before that file is opened; a single output is checked at once (callers
  *  should also check it with fovea_same_file before opening the writer).
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG or FOVEA_ERR_NOMEM (message in
- *          fovea_writer_error()) */
+ *          fovea_last_error(ctx)) */
 FOVEA_API int fovea_writer_protect(fovea_writer *w, const char *input);
 
 /** Complete the output: flush and, where a file is being replaced (see
  *  fovea_outfile_open), move the new file into place. The message (file and
- *  the system's reason) is in fovea_writer_error(). Call fovea_writer_close
+ *  the system's reason) is in fovea_last_error(ctx). Call fovea_writer_close
  *  after it either way. @return FOVEA_OK or a negative status */
 FOVEA_API int fovea_writer_finish(fovea_writer *w);
 
@@ -152,21 +160,20 @@ FOVEA_API const char *fovea_container_name(fovea_container c);
 typedef struct fovea_outfile fovea_outfile;
 
 /** Open path for writing as described above.
+ *  @param ctx receives "<path>: <reason>" as its last error on failure (may be NULL)
  *  @param of receives the handle (NULL on failure)
- *  @param errbuf receives "<path>: <reason>" on failure (may be NULL)
  *  @return FOVEA_OK, FOVEA_ERR_IO or FOVEA_ERR_NOMEM */
-FOVEA_API int fovea_outfile_open(fovea_outfile **of, const char *path, char *errbuf,
-                                 size_t errbuf_size);
+FOVEA_API int fovea_outfile_open(fovea_context *ctx, fovea_outfile **of, const char *path);
 
 /** @return the stream to write to (binary; stdout for "-"). Do not fclose it. */
 FOVEA_API FILE *fovea_outfile_file(const fovea_outfile *of);
 
 /** Finish: flush, check that every write succeeded, close, and rename the
  *  temporary into place. On failure the temporary is removed and the
- *  destination keeps its old content; errbuf gets "<path>: <system reason>"
+ *  destination keeps its old content; ctx's last error is "<path>: <system reason>"
  *  (e.g. "No space left on device"). Frees the handle and sets *of to NULL.
  *  @return FOVEA_OK or FOVEA_ERR_IO */
-FOVEA_API int fovea_outfile_commit(fovea_outfile **of, char *errbuf, size_t errbuf_size);
+FOVEA_API int fovea_outfile_commit(fovea_context *ctx, fovea_outfile **of);
 
 /** Give up: close and remove the temporary (only a file fovea created); the
  *  destination is left as it was. Sets *of to NULL. Safe on NULL. */
@@ -182,21 +189,23 @@ FOVEA_API int fovea_same_file(const char *a, const char *b);
 /** Write one host frame as a PNG file (gray8, gray10/12/16, rgb24 or rgba; the
  *  encoding of the PNG writer) through fovea_outfile: a file being replaced keeps
  *  its old content on failure.
- *  @param err receives "<path>: <reason>" on failure (may be NULL)
+ *  @param ctx receives "<path>: <reason>" as its last error on failure (may be NULL)
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG, FOVEA_ERR_UNSUPPORTED (YUV formats:
  *          convert first), FOVEA_ERR_IO, FOVEA_ERR_NOMEM or FOVEA_ERR_INTERNAL */
-FOVEA_API int fovea_png_write_file(const char *path, const fovea_frame *f, char *err,
-                                   size_t errsz);
+FOVEA_API int fovea_png_write_file(fovea_context *ctx, const char *path, const fovea_frame *f);
 
 /* In-memory decoders used by the readers above and by the fuzz targets.
- * They allocate f (host) on success. */
+ * They allocate f (host) on success; on failure the message is ctx's last
+ * error (ctx may be NULL). */
 
 /** Decode a whole PNM file held in memory. */
-FOVEA_API int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz);
+FOVEA_API int fovea_pnm_decode(fovea_context *ctx, const uint8_t *data, size_t size,
+                               fovea_frame *f);
 /** Decode a whole PNG file held in memory (gray -> gray8/16, or gray10/12 when
  *  sBIT says so; gray+alpha -> rgba; RGB -> rgb24, RGBA -> rgba; palette
  *  expanded, to rgba with tRNS; 16-bit color reduced to 8). */
-FOVEA_API int fovea_png_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz);
+FOVEA_API int fovea_png_decode(fovea_context *ctx, const uint8_t *data, size_t size,
+                               fovea_frame *f);
 
 #ifdef __cplusplus
 }

@@ -92,7 +92,8 @@ typedef struct KLT_TrackingContextRec {
                                        backend, when it is a CUDA context) the device and
                                        stream to run on; otherwise the CUDA backend runs on
                                        a context of its own on device 0.
-                                       NULL = single thread, no messages. It must stay open
+                                       NULL = single thread, no log messages (errors: see
+                                       fovea_klt_last_status). It must stay open
                                        while the tracking context uses it: until
                                        KLTFreeTrackingContext, or the first call after
                                        tc->ctx is changed */
@@ -214,10 +215,14 @@ FOVEA_API KLT_FeatureTable KLTReadFeatureTable(KLT_FeatureTable ft, const char *
 FOVEA_API void fovea_klt_print_context(KLT_TrackingContext tc, FILE *fp);
 
 /** Status of the last KLT call on tc: FOVEA_OK, or a negative fovea status
- *  (bad arguments, out of memory) with detail in fovea_klt_last_error().
+ *  (bad arguments, out of memory) with detail in fovea_last_error(tc->ctx)
+ *  (tc->ctx may be NULL: see fovea_last_error).
  *  KLT 1.3.4 exits the process in these cases; fovea returns instead. */
 FOVEA_API int fovea_klt_last_status(const KLT_TrackingContext tc);
-FOVEA_API const char *fovea_klt_last_error(const KLT_TrackingContext tc);
+/** @deprecated read fovea_last_error(tc->ctx) after a failed call.
+ *  @return the message of the last KLT call on tc ("" when it succeeded): the
+ *          same text. */
+FOVEA_API FOVEA_DEPRECATED const char *fovea_klt_last_error(const KLT_TrackingContext tc);
 
 /** The parameter check every processing call makes, for images of ncols x
  *  nrows, without processing anything (e.g. before reading any frame):
@@ -229,7 +234,7 @@ FOVEA_API const char *fovea_klt_last_error(const KLT_TrackingContext tc);
  *  @param ncols image width, 1..FOVEA_MAX_DIM
  *  @param nrows image height, 1..FOVEA_MAX_DIM
  *  @return FOVEA_OK, or FOVEA_ERR_INVALID_ARG with a message naming the
- *          conflicting parameters in fovea_klt_last_error() (also the last
+ *          conflicting parameters in fovea_last_error(tc->ctx) (also the last
  *          status) */
 FOVEA_API int fovea_klt_check_params(KLT_TrackingContext tc, int ncols, int nrows);
 

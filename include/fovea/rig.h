@@ -58,30 +58,31 @@ typedef struct fovea_rig fovea_rig;
 FOVEA_API void fovea_rig_default_panorama(fovea_rig_panorama *p);
 
 /** Read and validate a rig file (at most FOVEA_RIG_FILE_LIMIT bytes).
+ *  @param ctx receives "<path>: <field>: <problem>" as its last error on failure
+ *         (may be NULL: see fovea_last_error)
  *  @param rig receives the rig (NULL on failure)
- *  @param err receives "<path>: <field>: <problem>" on failure (may be NULL)
  *  @return FOVEA_OK, FOVEA_ERR_IO, FOVEA_ERR_CORRUPT (bad JSON or values),
  *          FOVEA_ERR_INVALID_ARG or FOVEA_ERR_NOMEM */
-FOVEA_API int fovea_rig_open(fovea_rig **rig, const char *path, char *err, size_t errsz);
+FOVEA_API int fovea_rig_open(fovea_context *ctx, fovea_rig **rig, const char *path);
 
 /** Parse and validate rig JSON held in memory (len bytes, need not be
  *  NUL-terminated). Messages name the field in JSON path style ("cameras[1].fx: ...").
  *  @return as fovea_rig_open, without FOVEA_ERR_IO */
-FOVEA_API int fovea_rig_open_json(fovea_rig **rig, const char *json, size_t len, char *err,
-                                  size_t errsz);
+FOVEA_API int fovea_rig_open_json(fovea_context *ctx, fovea_rig **rig, const char *json,
+                                  size_t len);
 
 /** Make a rig described in code: pano and n cameras are copied and checked as
  *  rig JSON is (messages use the JSON field paths).
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (a field out of range) or FOVEA_ERR_NOMEM */
-FOVEA_API int fovea_rig_create(fovea_rig **rig, const fovea_rig_panorama *pano,
-                               const fovea_rig_camera *cams, int n, char *err, size_t errsz);
+FOVEA_API int fovea_rig_create(fovea_context *ctx, fovea_rig **rig, const fovea_rig_panorama *pano,
+                               const fovea_rig_camera *cams, int n);
 
 /** Free a rig and set *rig to NULL. Safe on NULL. */
 FOVEA_API void fovea_rig_close(fovea_rig **rig);
 
 /** Check the ranges of every field of a rig.
- *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG (err names the field) */
-FOVEA_API int fovea_rig_validate(const fovea_rig *rig, char *err, size_t errsz);
+ *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG (ctx's last error names the field) */
+FOVEA_API int fovea_rig_validate(fovea_context *ctx, const fovea_rig *rig);
 
 /** The panorama of a rig. @return FOVEA_OK or FOVEA_ERR_INVALID_ARG */
 FOVEA_API int fovea_rig_get_panorama(const fovea_rig *rig, fovea_rig_panorama *pano);

@@ -18,17 +18,19 @@ extern "C" {
 typedef struct fovea_stitch_map fovea_stitch_map;
 
 /** Build a map from a rig JSON file (see docs/rig.md).
- *  @param ctx threads for the build (may be NULL); @param err message buffer
+ *  @param ctx threads for the build, and the message on failure (may be NULL)
  *  @return FOVEA_OK, FOVEA_ERR_IO, FOVEA_ERR_CORRUPT (invalid rig, message names the field) */
-FOVEA_API int fovea_stitch_map_from_rig(fovea_context *ctx, const char *rig_path, fovea_stitch_map **map,
-                                        char *err, size_t errsz);
-/** Load a map file written by fovea_stitch_map_save (docs/map-format.md). */
-FOVEA_API int fovea_stitch_map_load(const char *path, fovea_stitch_map **map, char *err, size_t errsz);
+FOVEA_API int fovea_stitch_map_from_rig(fovea_context *ctx, const char *rig_path,
+                                        fovea_stitch_map **map);
+/** Load a map file written by fovea_stitch_map_save (docs/map-format.md).
+ *  ctx (may be NULL) receives the message on failure, as for the next two. */
+FOVEA_API int fovea_stitch_map_load(fovea_context *ctx, const char *path, fovea_stitch_map **map);
 /** Save a map file. */
-FOVEA_API int fovea_stitch_map_save(const fovea_stitch_map *map, const char *path, char *err, size_t errsz);
+FOVEA_API int fovea_stitch_map_save(fovea_context *ctx, const fovea_stitch_map *map,
+                                    const char *path);
 /** Import six full-resolution float tables (lut_left_x.bin, ... weight_right.bin). */
-FOVEA_API int fovea_stitch_map_import(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
-                                      fovea_stitch_map **map, char *err, size_t errsz);
+FOVEA_API int fovea_stitch_map_import(fovea_context *ctx, const char *dir, int pano_w, int pano_h,
+                                      int cam_w, int cam_h, fovea_stitch_map **map);
 /** Panorama size and camera count/sizes of a map. */
 FOVEA_API void fovea_stitch_map_geometry(const fovea_stitch_map *map, int *pano_w, int *pano_h,
                                          int *num_cameras);
@@ -255,9 +257,10 @@ FOVEA_API int fovea_stitch_overlap_mismatch(const fovea_stitch_map *map,
  *  @param cc    receives n corrections; left untouched on failure
  *  @return FOVEA_OK, FOVEA_ERR_CORRUPT (not JSON, a missing or invalid field),
  *          FOVEA_ERR_MISMATCH (another number of cameras) or FOVEA_ERR_INVALID_ARG;
- *          err names the field, e.g. "cameras[1].gain[2]: must be a number > 0 ..." */
-FOVEA_API int fovea_color_corrections_from_json(const char *json, size_t len, int n,
-                                                fovea_color_correction *cc, char *err, size_t errsz);
+ *          ctx's last error names the field, e.g. "cameras[1].gain[2]: must be a
+ *          number > 0 ..." (ctx may be NULL) */
+FOVEA_API int fovea_color_corrections_from_json(fovea_context *ctx, const char *json, size_t len,
+                                                int n, fovea_color_correction *cc);
 
 /** The corrections as JSON that fovea_color_corrections_from_json reads back to the
  *  same floats (and `fovea stitch --color fixed:FILE` takes).

@@ -1,5 +1,5 @@
 /* The context: resolves the backend, owns (or borrows) the CUDA stream and the
- * CPU thread pool, and keeps the last error message (core/error.c writes it). */
+ * CPU thread pool; its last error messages live in core/error.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +42,7 @@ int fovea_open(fovea_context **out, const fovea_settings *s)
         return FOVEA_ERR_NOMEM;
     ctx->settings = *s;
     ctx->device = -1;
+    fovea_ctx_error_init(ctx);
     ctx->threads = s->threads > 0 ? s->threads : fovea_cpu_count();
 
     int ndev = 0;
@@ -120,7 +121,3 @@ int fovea_sync(fovea_context *ctx)
     return fovea_device_sync(ctx);
 }
 
-const char *fovea_last_error(const fovea_context *ctx)
-{
-    return ctx ? ctx->err : "";
-}

@@ -18,11 +18,15 @@ struct fovea_context {
     int own_stream;
     int threads;
     struct fovea_threadpool *pool;
-    char err[FOVEA_ERRLEN];
+    uint64_t err_id;            /* key of this context's per-thread last-error slots */
 };
 
-/* Record a formatted message as the context's last error and return status.
- * ctx may be NULL (then only status is returned). */
+/* Give ctx its last-error key (fovea_open). */
+void fovea_ctx_error_init(fovea_context *ctx);
+
+/* Record a formatted message as the last error of ctx for the calling thread
+ * (read with fovea_last_error(ctx) on the same thread) and return status.
+ * ctx may be NULL: the message goes to the thread's context-less slot. */
 int fovea_ctx_error(fovea_context *ctx, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -30,8 +34,9 @@ int fovea_ctx_error(fovea_context *ctx, int status, const char *fmt, ...)
     ;
 
 /* Format a message into a caller's error buffer (err may be NULL or errsz 0)
- * and return status: the error path of functions that report through
- * (char *err, size_t errsz) instead of a context. */
+ * and return status: the error path of internal helpers that report through
+ * (char *err, size_t errsz); public functions move the text to their context
+ * with fovea_ctx_error(ctx, st, "%s", err). */
 int fovea_errbuf(char *err, size_t errsz, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))

@@ -8,7 +8,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "core/core.h"
 #include "io_internal.h"
+#include "io/io_buf.h"
 
 void fovea_video_info_init(fovea_video_info *info)
 {
@@ -382,8 +384,8 @@ static fovea_container sniff_container(FILE *fp, int *empty)
     }
 }
 
-int fovea_reader_open(fovea_reader **out, const char *path, const fovea_reader_options *opt,
-                      char *errbuf, size_t errbuf_size)
+static int reader_open_buf(fovea_reader **out, const char *path,
+                           const fovea_reader_options *opt, char *errbuf, size_t errbuf_size)
 {
     fovea_reader_options defaults;
     if (!out || !path) {
@@ -452,8 +454,9 @@ int fovea_reader_open(fovea_reader **out, const char *path, const fovea_reader_o
     return finish_open(out, r, opt, errbuf, errbuf_size);
 }
 
-int fovea_reader_open_stream(fovea_reader **out, FILE *fp, const char *name,
-                             const fovea_reader_options *opt, char *errbuf, size_t errbuf_size)
+static int reader_open_stream_buf(fovea_reader **out, FILE *fp, const char *name,
+                                  const fovea_reader_options *opt, char *errbuf,
+                                  size_t errbuf_size)
 {
     fovea_reader_options defaults;
     if (!out || !fp || !name)
@@ -494,7 +497,7 @@ fovea_container fovea_reader_container(const fovea_reader *r)
     return r ? r->container : FOVEA_CONTAINER_AUTO;
 }
 
-int fovea_reader_read(fovea_reader *r, fovea_frame *f)
+static int reader_read(fovea_reader *r, fovea_frame *f)
 {
     if (!r || !f)
         return FOVEA_ERR_INVALID_ARG;
@@ -524,9 +527,37 @@ int fovea_reader_skip(fovea_reader *r, int64_t n)
     memset(&tmp, 0, sizeof(tmp));
     int st = FOVEA_OK;
     for (int64_t i = 0; i < n && st == FOVEA_OK; i++)
-        st = fovea_reader_read(r, &tmp);
+        st = reader_read(r, &tmp);
     fovea_frame_free(NULL, &tmp);
+    return st < 0 ? fovea_ctx_error(r ? r->ctx : NULL, st, "%s", r ? r->err : "") : st;
+}
+
+int fovea_reader_open(fovea_context *ctx, fovea_reader **out, const char *path,
+                      const fovea_reader_options *opt)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = reader_open_buf(out, path, opt, err, sizeof(err));
+    if (st < 0)
+        return fovea_ctx_error(ctx, st, "%s", err);
+    (*out)->ctx = ctx;
     return st;
+}
+
+int fovea_reader_open_stream(fovea_context *ctx, fovea_reader **out, FILE *fp, const char *name,
+                             const fovea_reader_options *opt)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = reader_open_stream_buf(out, fp, name, opt, err, sizeof(err));
+    if (st < 0)
+        return fovea_ctx_error(ctx, st, "%s", err);
+    (*out)->ctx = ctx;
+    return st;
+}
+
+int fovea_reader_read(fovea_reader *r, fovea_frame *f)
+{
+    int st = reader_read(r, f);
+    return st < 0 && r ? fovea_ctx_error(r->ctx, st, "%s", r->err) : st;
 }
 
 const char *fovea_reader_error(const fovea_reader *r)
@@ -576,8 +607,8 @@ static int has_frame_pattern(const char *path)
     return found;
 }
 
-int fovea_writer_open(fovea_writer **out, const char *path, fovea_container container,
-                      const fovea_video_info *info, char *errbuf, size_t errbuf_size)
+static int writer_open_buf(fovea_writer **out, const char *path, fovea_container container,
+                           const fovea_video_info *info, char *errbuf, size_t errbuf_size)
 {
     if (!out || !path || !info) {
         set_err(errbuf, errbuf_size, path ? path : "(null)", "invalid argument");
@@ -617,7 +648,7 @@ int fovea_writer_open(fovea_writer **out, const char *path, fovea_container cont
     }
     int per_frame_files = ops->single_image && pattern == 1;
     if (!per_frame_files) {
-        int st = fovea_outfile_open(&w->of, path, errbuf, errbuf_size);
+        int st = fovea_outfile_open_buf(&w->of, path, errbuf, errbuf_size);
         if (st < 0) {
             free(w->path);
             free(w);
@@ -638,7 +669,7 @@ int fovea_writer_open(fovea_writer **out, const char *path, fovea_container cont
     return FOVEA_OK;
 }
 
-int fovea_writer_write(fovea_writer *w, const fovea_frame *f)
+static int writer_write(fovea_writer *w, const fovea_frame *f)
 {
     if (!w || !f || !f->data[0])
         return FOVEA_ERR_INVALID_ARG;
@@ -674,14 +705,14 @@ int fovea_writer_write(fovea_writer *w, const fovea_frame *f)
             }
         fovea_outfile *of;
         char msg[FOVEA_IO_ERRLEN];
-        st = fovea_outfile_open(&of, name, msg, sizeof(msg));
+        st = fovea_outfile_open_buf(&of, name, msg, sizeof(msg));
         if (st < 0) {
             snprintf(w->err, sizeof(w->err), "%s", msg);
             return st; /* nothing written: the stream may go on */
         }
         st = w->ops->write(w, fovea_outfile_file(of), f);
         if (st == FOVEA_OK) {
-            st = fovea_outfile_commit(&of, msg, sizeof(msg));
+            st = fovea_outfile_commit_buf(&of, msg, sizeof(msg));
             if (st < 0)
                 snprintf(w->err, sizeof(w->err), "%s", msg);
         } else {
@@ -695,12 +726,29 @@ int fovea_writer_write(fovea_writer *w, const fovea_frame *f)
     return st;
 }
 
+int fovea_writer_open(fovea_context *ctx, fovea_writer **out, const char *path,
+                      fovea_container container, const fovea_video_info *info)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = writer_open_buf(out, path, container, info, err, sizeof(err));
+    if (st < 0)
+        return fovea_ctx_error(ctx, st, "%s", err);
+    (*out)->ctx = ctx;
+    return st;
+}
+
+int fovea_writer_write(fovea_writer *w, const fovea_frame *f)
+{
+    int st = writer_write(w, f);
+    return st < 0 && w ? fovea_ctx_error(w->ctx, st, "%s", w->err) : st;
+}
+
 const char *fovea_writer_error(const fovea_writer *w)
 {
     return w ? w->err : "";
 }
 
-int fovea_writer_finish(fovea_writer *w)
+static int writer_finish(fovea_writer *w)
 {
     if (!w)
         return FOVEA_ERR_INVALID_ARG;
@@ -713,7 +761,7 @@ int fovea_writer_finish(fovea_writer *w)
         return FOVEA_OK; /* per-frame files are complete as each is written */
     char msg[FOVEA_IO_ERRLEN];
     w->fp = NULL;
-    int st = fovea_outfile_commit(&w->of, msg, sizeof(msg));
+    int st = fovea_outfile_commit_buf(&w->of, msg, sizeof(msg));
     if (st < 0) {
         w->failed = 1;
         snprintf(w->err, sizeof(w->err), "%s", msg);
@@ -721,7 +769,13 @@ int fovea_writer_finish(fovea_writer *w)
     return st;
 }
 
-int fovea_writer_protect(fovea_writer *w, const char *input)
+int fovea_writer_finish(fovea_writer *w)
+{
+    int st = writer_finish(w);
+    return st < 0 && w ? fovea_ctx_error(w->ctx, st, "%s", w->err) : st;
+}
+
+static int writer_protect(fovea_writer *w, const char *input)
 {
     if (!w || !input)
         return FOVEA_ERR_INVALID_ARG;
@@ -736,6 +790,12 @@ int fovea_writer_protect(fovea_writer *w, const char *input)
         return fovea_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory");
     w->nprotect++;
     return FOVEA_OK;
+}
+
+int fovea_writer_protect(fovea_writer *w, const char *input)
+{
+    int st = writer_protect(w, input);
+    return st < 0 && w ? fovea_ctx_error(w->ctx, st, "%s", w->err) : st;
 }
 
 static void writer_free(struct fovea_writer *w)

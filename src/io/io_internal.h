@@ -20,7 +20,8 @@ struct fovea_reader {
     fovea_video_info info; /* filled by ops->open */
     int64_t next_index;    /* number of the next frame to read (0-based); io.c sets f->index */
     long long file_size;   /* size of a regular file, -1 for pipes */
-    char err[FOVEA_IO_ERRLEN];
+    char err[FOVEA_IO_ERRLEN]; /* also recorded as ctx's last error by io.c */
+    fovea_context *ctx;    /* given at open (may be NULL) */
     void *priv;            /* format state */
 };
 
@@ -45,7 +46,8 @@ struct fovea_writer {
     char **protect;        /* inputs no output file may be (fovea_writer_protect) */
     int nprotect;
     int finished;          /* fovea_writer_finish ran */
-    char err[FOVEA_IO_ERRLEN];
+    char err[FOVEA_IO_ERRLEN]; /* also recorded as ctx's last error by io.c */
+    fovea_context *ctx;    /* given at open (may be NULL) */
     void *priv;
 };
 
@@ -67,9 +69,10 @@ extern const struct fovea_writer_ops fovea_pnm_writer_ops;
 extern const struct fovea_writer_ops fovea_png_writer_ops;
 
 /* Open a reader on an already open stream (not closed by the reader); name is
- * used in messages. For fuzz targets (fmemopen) and tests. */
-int fovea_reader_open_stream(fovea_reader **r, FILE *fp, const char *name,
-                             const fovea_reader_options *opt, char *errbuf, size_t errbuf_size);
+ * used in messages; errors as fovea_reader_open. For fuzz targets (fmemopen)
+ * and tests. */
+int fovea_reader_open_stream(fovea_context *ctx, fovea_reader **r, FILE *fp, const char *name,
+                             const fovea_reader_options *opt);
 
 /* Record "<path>: <message>" in r->err and return status. */
 int fovea_reader_fail(struct fovea_reader *r, int status, const char *fmt, ...)

@@ -13,6 +13,7 @@
 
 #include "core/core.h"
 #include "fovea/io.h"
+#include "io/io_buf.h"
 
 struct fovea_outfile {
     FILE *fp;
@@ -167,7 +168,7 @@ static void outfile_free(fovea_outfile *of)
     free(of);
 }
 
-int fovea_outfile_open(fovea_outfile **out, const char *path, char *err, size_t errsz)
+int fovea_outfile_open_buf(fovea_outfile **out, const char *path, char *err, size_t errsz)
 {
     if (err && errsz)
         err[0] = '\0';
@@ -268,7 +269,7 @@ FILE *fovea_outfile_file(const fovea_outfile *of)
     return of ? of->fp : NULL;
 }
 
-int fovea_outfile_commit(fovea_outfile **pof, char *err, size_t errsz)
+int fovea_outfile_commit_buf(fovea_outfile **pof, char *err, size_t errsz)
 {
     if (err && errsz)
         err[0] = '\0';
@@ -329,4 +330,18 @@ int fovea_same_file(const char *a, const char *b)
     if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
         return 0;
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int fovea_outfile_open(fovea_context *ctx, fovea_outfile **of, const char *path)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = fovea_outfile_open_buf(of, path, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+}
+
+int fovea_outfile_commit(fovea_context *ctx, fovea_outfile **of)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = fovea_outfile_commit_buf(of, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
 }

@@ -10,6 +10,7 @@
 
 #include "core/core.h"
 #include "io_internal.h"
+#include "io/io_buf.h"
 #include "fovea/io.h"
 
 /* Frames are large and written often: favour speed over size. Level 2 with the
@@ -223,7 +224,7 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
     return FOVEA_OK;
 }
 
-int fovea_png_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz)
+int fovea_png_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz)
 {
     char local_err[256];
     if (!f || (!data && size))
@@ -395,7 +396,7 @@ static int png_write_stream(FILE *fp, const fovea_frame *f, char *err, size_t er
     return st;
 }
 
-int fovea_png_write_file(const char *path, const fovea_frame *f, char *err, size_t errsz)
+int fovea_png_write_file_buf(const char *path, const fovea_frame *f, char *err, size_t errsz)
 {
     if (err && errsz)
         err[0] = '\0';
@@ -410,7 +411,7 @@ int fovea_png_write_file(const char *path, const fovea_frame *f, char *err, size
         return FOVEA_ERR_UNSUPPORTED;
     }
     fovea_outfile *of;
-    int st = fovea_outfile_open(&of, path, err, errsz);
+    int st = fovea_outfile_open_buf(&of, path, err, errsz);
     if (st < 0)
         return st;
     char msg[FOVEA_IO_ERRLEN];
@@ -421,7 +422,14 @@ int fovea_png_write_file(const char *path, const fovea_frame *f, char *err, size
         fovea_outfile_abort(&of);
         return st;
     }
-    return fovea_outfile_commit(&of, err, errsz);
+    return fovea_outfile_commit_buf(&of, err, errsz);
+}
+
+int fovea_png_write_file(fovea_context *ctx, const char *path, const fovea_frame *f)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = fovea_png_write_file_buf(path, f, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
 }
 
 /* ---------------------------------------------------------------- reader */
@@ -438,7 +446,7 @@ static size_t png_max_file(void)
 static int png_open(struct fovea_reader *r, const fovea_reader_options *opt)
 {
     (void)opt;
-    return fovea_still_reader_open(r, png_max_file(), fovea_png_decode);
+    return fovea_still_reader_open(r, png_max_file(), fovea_png_decode_buf);
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -464,3 +472,10 @@ static int png_wwrite(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
 const struct fovea_reader_ops fovea_png_reader_ops = {"png", png_open, fovea_still_reader_read,
                                                        fovea_still_reader_close};
 const struct fovea_writer_ops fovea_png_writer_ops = {"png", 1, png_wopen, png_wwrite, NULL};
+
+int fovea_png_decode(fovea_context *ctx, const uint8_t *data, size_t size, fovea_frame *f)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = fovea_png_decode_buf(data, size, f, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+}

@@ -8,6 +8,7 @@
 #include "core/core.h"
 #include "io/pnm.h"
 #include "io_internal.h"
+#include "io/io_buf.h"
 
 /* Largest file the reader slurps: a 16384x16384 16-bit P6 raster plus room for
  * a header with long comments. */
@@ -172,7 +173,7 @@ static inline uint32_t rescale(uint32_t v, uint32_t maxval, uint32_t out_max)
  *                            rgb48 is full range; there is no 10/12-bit RGB)
  * Samples above maxval are clamped to maxval, so frames never hold values outside
  * their format's range. 16-bit file samples are big-endian; frames little-endian. */
-int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz)
+int fovea_pnm_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz)
 {
     if (!f || (!data && size))
         return FOVEA_ERR_INVALID_ARG;
@@ -257,7 +258,7 @@ int fovea_pnm_decode(const uint8_t *data, size_t size, fovea_frame *f, char *err
 static int pnm_open(struct fovea_reader *r, const fovea_reader_options *opt)
 {
     (void)opt;
-    return fovea_still_reader_open(r, PNM_MAX_FILE, fovea_pnm_decode);
+    return fovea_still_reader_open(r, PNM_MAX_FILE, fovea_pnm_decode_buf);
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -342,3 +343,10 @@ static int pnm_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
 const struct fovea_reader_ops fovea_pnm_reader_ops = {"pnm", pnm_open, fovea_still_reader_read,
                                                        fovea_still_reader_close};
 const struct fovea_writer_ops fovea_pnm_writer_ops = {"pnm", 1, pnm_wopen, pnm_write, NULL};
+
+int fovea_pnm_decode(fovea_context *ctx, const uint8_t *data, size_t size, fovea_frame *f)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = fovea_pnm_decode_buf(data, size, f, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+}

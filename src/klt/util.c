@@ -32,6 +32,9 @@ int klt_fail(KLT_TrackingContext tc, int status, const char *fmt, ...)
         st->status = status;
         snprintf(st->err, sizeof st->err, "%s", msg);
     }
+    /* the library's convention: the message is also the last error of the
+     * tracking context's fovea_context (the thread's own slot when NULL) */
+    fovea_ctx_error(tc ? tc->ctx : NULL, status, "%s", msg);
     klt_log(tc, FOVEA_LOG_ERROR, "%s", msg);
     return status;
 }

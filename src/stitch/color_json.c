@@ -27,8 +27,8 @@ static int positive_number(const cJSON *item, const char *field, float *out, cha
     return FOVEA_OK;
 }
 
-int fovea_color_corrections_from_json(const char *json, size_t len, int n,
-                                      fovea_color_correction *cc, char *err, size_t errsz)
+static int corrections_from_json_buf(const char *json, size_t len, int n,
+                                     fovea_color_correction *cc, char *err, size_t errsz)
 {
     if (!json || !cc || n < 1 || n > FOVEA_STITCH_MAX_CAMERAS)
         return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
@@ -117,4 +117,12 @@ char *fovea_color_corrections_to_json(const fovea_color_correction *cc, int n)
                                 (double)cc[c].gain[2], (double)cc[c].gamma);
     snprintf(s + len, cap - len, "\n]}\n");
     return s;
+}
+
+int fovea_color_corrections_from_json(fovea_context *ctx, const char *json, size_t len, int n,
+                                      fovea_color_correction *cc)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = corrections_from_json_buf(json, len, n, cc, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
 }

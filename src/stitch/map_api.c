@@ -19,8 +19,8 @@ static int new_map(fovea_stitch_map **out)
     return *out ? FOVEA_OK : FOVEA_ERR_NOMEM;
 }
 
-int fovea_stitch_map_from_rig(fovea_context *ctx, const char *rig_path, fovea_stitch_map **map,
-                              char *err, size_t errsz)
+static int map_from_rig_buf(fovea_context *ctx, const char *rig_path, fovea_stitch_map **map,
+                            char *err, size_t errsz)
 {
     if (!rig_path || !map)
         return FOVEA_ERR_INVALID_ARG;
@@ -35,7 +35,7 @@ int fovea_stitch_map_from_rig(fovea_context *ctx, const char *rig_path, fovea_st
     fovea_map_build_default_options(&opt);
     st = fovea_map_build(ctx, &rig, *map, &opt);
     if (st < 0) {
-        if (err && errsz)
+        if (err && errsz) /* ctx's message is read before ctx records err */
             snprintf(err, errsz, "%s: cannot build the map: %s", rig_path,
                      ctx && fovea_last_error(ctx)[0] ? fovea_last_error(ctx) : fovea_strerror(st));
         fovea_stitch_map_destroy(map);
@@ -43,7 +43,7 @@ int fovea_stitch_map_from_rig(fovea_context *ctx, const char *rig_path, fovea_st
     return st;
 }
 
-int fovea_stitch_map_load(const char *path, fovea_stitch_map **map, char *err, size_t errsz)
+static int map_load_buf(const char *path, fovea_stitch_map **map, char *err, size_t errsz)
 {
     if (!path || !map)
         return FOVEA_ERR_INVALID_ARG;
@@ -56,15 +56,16 @@ int fovea_stitch_map_load(const char *path, fovea_stitch_map **map, char *err, s
     return st;
 }
 
-int fovea_stitch_map_save(const fovea_stitch_map *map, const char *path, char *err, size_t errsz)
+static int map_save_buf(const fovea_stitch_map *map, const char *path, char *err,
+                        size_t errsz)
 {
     if (!map || !path)
         return FOVEA_ERR_INVALID_ARG;
     return fovea_map_save(map, path, err, errsz);
 }
 
-int fovea_stitch_map_import(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
-                            fovea_stitch_map **map, char *err, size_t errsz)
+static int map_import_buf(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
+                          fovea_stitch_map **map, char *err, size_t errsz)
 {
     if (!dir || !map)
         return FOVEA_ERR_INVALID_ARG;
@@ -75,6 +76,35 @@ int fovea_stitch_map_import(const char *dir, int pano_w, int pano_h, int cam_w, 
     if (st < 0)
         fovea_stitch_map_destroy(map);
     return st;
+}
+
+int fovea_stitch_map_from_rig(fovea_context *ctx, const char *rig_path, fovea_stitch_map **map)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = map_from_rig_buf(ctx, rig_path, map, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+}
+
+int fovea_stitch_map_load(fovea_context *ctx, const char *path, fovea_stitch_map **map)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = map_load_buf(path, map, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+}
+
+int fovea_stitch_map_save(fovea_context *ctx, const fovea_stitch_map *map, const char *path)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = map_save_buf(map, path, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+}
+
+int fovea_stitch_map_import(fovea_context *ctx, const char *dir, int pano_w, int pano_h, int cam_w,
+                            int cam_h, fovea_stitch_map **map)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = map_import_buf(dir, pano_w, pano_h, cam_w, cam_h, map, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
 }
 
 void fovea_stitch_map_geometry(const fovea_stitch_map *map, int *pano_w, int *pano_h,

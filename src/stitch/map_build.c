@@ -352,7 +352,7 @@ int fovea_map_build(fovea_context *ctx, const fovea_rig *rig, fovea_stitch_map *
     else
         fovea_map_build_default_options(&opt);
     char msg[256];
-    if (fovea_rig_validate(rig, msg, sizeof(msg)) < 0)
+    if (fovea_rig_validate_buf(rig, msg, sizeof(msg)) < 0)
         return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "map build: invalid rig: %s", msg);
     int s = opt.max_step;
     if (!(s == 1 || s == 2 || s == 4 || s == 8 || s == 16 || s == 32))

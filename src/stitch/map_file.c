@@ -11,6 +11,7 @@
 
 #include "core/core.h"
 #include "fovea/io.h"
+#include "io/io_buf.h"
 #include "stitch/map_file.h"
 
 #define FIXED_HEADER 36  /* magic, version, header size, pano w/h, cameras, feather, flags */
@@ -664,7 +665,7 @@ int fovea_map_save(const fovea_stitch_map *m, const char *path, char *err, size_
     header_bytes(&h, hdr);
 
     fovea_outfile *of;
-    rc = fovea_outfile_open(&of, path, err, errsz);
+    rc = fovea_outfile_open_buf(&of, path, err, errsz);
     if (rc != FOVEA_OK)
         return rc;
     FILE *fp = fovea_outfile_file(of);
@@ -680,7 +681,7 @@ int fovea_map_save(const fovea_stitch_map *m, const char *path, char *err, size_
         fovea_outfile_abort(&of); /* the old map, if any, stays whole */
         return rc;
     }
-    return fovea_outfile_commit(&of, err, errsz);
+    return fovea_outfile_commit_buf(&of, err, errsz);
 }
 
 int fovea_map_check_cameras(const fovea_stitch_map *m, int n, const int *widths,

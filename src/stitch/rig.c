@@ -48,7 +48,7 @@ static int valid_size(int v)
     return v >= 1 && v <= FOVEA_RIG_MAX_SIZE;
 }
 
-int fovea_rig_validate(const fovea_rig *rig, char *err, size_t errsz)
+int fovea_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz)
 {
     const int bad = FOVEA_ERR_INVALID_ARG;
     if (!rig)
@@ -590,7 +590,7 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
             goto done;
         k++;
     }
-    rc = fovea_rig_validate(rig, err, errsz);
+    rc = fovea_rig_validate_buf(rig, err, errsz);
     if (rc < 0)
         rc = FOVEA_ERR_CORRUPT;
     else
@@ -745,7 +745,7 @@ void fovea_rig_default_panorama(fovea_rig_panorama *p)
     p->max_theta = FOVEA_RIG_DEFAULT_MAX_THETA;
 }
 
-int fovea_rig_open(fovea_rig **rig, const char *path, char *err, size_t errsz)
+static int rig_open_buf(fovea_rig **rig, const char *path, char *err, size_t errsz)
 {
     if (!rig)
         return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
@@ -758,7 +758,8 @@ int fovea_rig_open(fovea_rig **rig, const char *path, char *err, size_t errsz)
     return st;
 }
 
-int fovea_rig_open_json(fovea_rig **rig, const char *json, size_t len, char *err, size_t errsz)
+static int rig_open_json_buf(fovea_rig **rig, const char *json, size_t len, char *err,
+                             size_t errsz)
 {
     if (!rig || !json)
         return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
@@ -771,8 +772,8 @@ int fovea_rig_open_json(fovea_rig **rig, const char *json, size_t len, char *err
     return st;
 }
 
-int fovea_rig_create(fovea_rig **rig, const fovea_rig_panorama *pano,
-                     const fovea_rig_camera *cams, int n, char *err, size_t errsz)
+static int rig_create_buf(fovea_rig **rig, const fovea_rig_panorama *pano,
+                          const fovea_rig_camera *cams, int n, char *err, size_t errsz)
 {
     if (!rig)
         return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
@@ -798,7 +799,7 @@ int fovea_rig_create(fovea_rig **rig, const fovea_rig_panorama *pano,
     memcpy(r->cameras, cams, (size_t)n * sizeof(*cams));
     for (int c = 0; c < n; c++) /* a name that fills its buffer is cut, never unterminated */
         r->cameras[c].name[FOVEA_RIG_NAME_LEN - 1] = '\0';
-    int st = fovea_rig_validate(r, err, errsz);
+    int st = fovea_rig_validate_buf(r, err, errsz);
     if (st < 0) {
         free(r);
         return st;
@@ -843,4 +844,33 @@ int fovea_rig_get_camera(const fovea_rig *rig, int cam, fovea_rig_camera *out)
         return FOVEA_ERR_INVALID_ARG;
     *out = rig->cameras[cam];
     return FOVEA_OK;
+}
+
+int fovea_rig_validate(fovea_context *ctx, const fovea_rig *rig)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = fovea_rig_validate_buf(rig, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+}
+
+int fovea_rig_open(fovea_context *ctx, fovea_rig **rig, const char *path)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = rig_open_buf(rig, path, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+}
+
+int fovea_rig_open_json(fovea_context *ctx, fovea_rig **rig, const char *json, size_t len)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = rig_open_json_buf(rig, json, len, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+}
+
+int fovea_rig_create(fovea_context *ctx, fovea_rig **rig, const fovea_rig_panorama *pano,
+                     const fovea_rig_camera *cams, int n)
+{
+    char err[FOVEA_ERRLEN] = "";
+    int st = rig_create_buf(rig, pano, cams, n, err, sizeof(err));
+    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
 }

@@ -33,6 +33,9 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
  * @return as fovea_rig_parse, or FOVEA_ERR_IO */
 int fovea_rig_load(const char *path, fovea_rig *rig, char *err, size_t errsz);
 
+/* fovea_rig_validate (fovea/rig.h) reporting into a caller's buffer. */
+int fovea_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz);
+
 /* Write fovea_rig_to_json() to f. @return FOVEA_OK, FOVEA_ERR_NOMEM or FOVEA_ERR_IO */
 int fovea_rig_write_json(const fovea_rig *rig, FILE *f);
 

@@ -38,9 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *text = (const char *)data;
     for (int n = 1; n <= 3; n++) {
         fovea_color_correction cc[3], back[3];
-        char err[256];
-        if (fovea_color_corrections_from_json(text, size, n, cc, err, sizeof(err)) != FOVEA_OK) {
-            if (!err[0])
+        if (fovea_color_corrections_from_json(NULL, text, size, n, cc) != FOVEA_OK) {
+            if (!fovea_last_error(NULL)[0])
                 abort(); /* a failure always says why */
             continue;
         }
@@ -53,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *s = fovea_color_corrections_to_json(cc, n);
         if (!s)
             abort();
-        if (fovea_color_corrections_from_json(s, strlen(s), n, back, err, sizeof(err)) !=
+        if (fovea_color_corrections_from_json(NULL, s, strlen(s), n, back) !=
                 FOVEA_OK ||
             memcmp(cc, back, sizeof(cc[0]) * (size_t)n) != 0)
             abort();

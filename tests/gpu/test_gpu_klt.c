@@ -153,12 +153,12 @@ static void pair_compare(pair *p, int selection)
 static void check_call_status(pair *p, const char *what)
 {
     if (fovea_klt_last_status(p->tc_c) != FOVEA_OK) {
-        fprintf(stderr, "%s: C %s failed: %s\n", p->label, what, fovea_klt_last_error(p->tc_c));
+        fprintf(stderr, "%s: C %s failed: %s\n", p->label, what, fovea_last_error(p->tc_c->ctx));
         p->call_errors++;
     }
     if (fovea_klt_last_status(p->tc_g) != FOVEA_OK) {
         fprintf(stderr, "%s: CUDA %s failed: %s\n", p->label, what,
-                fovea_klt_last_error(p->tc_g));
+                fovea_last_error(p->tc_g->ctx));
         p->call_errors++;
     }
 }
@@ -203,7 +203,7 @@ static void sort_case(KLT_TrackingContext tc, int *val, unsigned *id, int *gval,
         id[i] = (unsigned)i;
     int rc = klt_cuda_sort_check(tc, val, n, max_blocks, gval, gid);
     if (rc != FOVEA_OK) {
-        fprintf(stderr, "sort %s n=%d: CUDA failed: %s\n", what, n, fovea_klt_last_error(tc));
+        fprintf(stderr, "sort %s n=%d: CUDA failed: %s\n", what, n, fovea_last_error(tc->ctx));
         test_failures++;
         return;
     }
@@ -575,7 +575,7 @@ static void run_generated(const gen_setup *gs, agree *total)
     if (gs->mem) {
         KLTSelectGoodFeatures(p.tc_c, gf.dev[0], gs->w, gs->h, p.fl_c);
         CHECK_EQ_INT(fovea_klt_last_status(p.tc_c), FOVEA_ERR_INVALID_ARG);
-        CHECK(strstr(fovea_klt_last_error(p.tc_c), "device memory") != NULL);
+        CHECK(strstr(fovea_last_error(p.tc_c->ctx), "device memory") != NULL);
         KLTTrackFeatures(p.tc_c, gf.dev[0], frames[1], gs->w, gs->h, p.fl_c);
         CHECK_EQ_INT(fovea_klt_last_status(p.tc_c), FOVEA_ERR_INVALID_ARG);
         KLTSelectGoodFeatures(p.tc_c, gf.pin[0], gs->w, gs->h, p.fl_c);

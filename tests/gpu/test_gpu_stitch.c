@@ -534,10 +534,10 @@ int main(void)
             REQUIRE(mkdtemp(dir) != NULL);
             REQUIRE(export_tables(map, dir) == 0);
             fovea_stitch_map *imp = NULL;
-            int st = fovea_stitch_map_import(dir, rig.width, rig.height, rig.cameras[0].width,
-                                             rig.cameras[0].height, &imp, err, sizeof(err));
+            int st = fovea_stitch_map_import(NULL, dir, rig.width, rig.height, rig.cameras[0].width,
+                                             rig.cameras[0].height, &imp);
             if (st != FOVEA_OK)
-                fprintf(stderr, "import: %s\n", err);
+                fprintf(stderr, "import: %s\n", fovea_last_error(NULL));
             REQUIRE(st == FOVEA_OK);
             run_case("imported exact tables", cpu, gpu, imp, camp, 2, FOVEA_PIX_RGBA, 1);
             run_case("imported exact tables", cpu, gpu, imp, camp, 2, FOVEA_PIX_NV12, 1);

@@ -90,7 +90,10 @@ static int make_rig(demo_state *d, int div, char *err, size_t errsz)
     d->cam[1].fx = d->cam[1].fy = 1200.0 / div;
     d->cam[1].dist[0] = 0.02;
     d->cam[1].dist[1] = -0.01;
-    return fovea_rig_create(&d->rig, p, d->cam, d->n, err, errsz);
+    int st = fovea_rig_create(NULL, &d->rig, p, d->cam, d->n);
+    if (st < 0)
+        snprintf(err, errsz, "%s", fovea_last_error(NULL));
+    return st;
 }
 
 /* The ground truth and the camera images, and for the video path their I420
@@ -223,7 +226,10 @@ static int write_png(const char *dir, const char *name, const fovea_frame *f, ch
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
-    return fovea_png_write_file(path, f, err, errsz);
+    int st = fovea_png_write_file(NULL, path, f);
+    if (st < 0)
+        snprintf(err, errsz, "%s", fovea_last_error(NULL));
+    return st;
 }
 
 /* camera<c>.png, panorama.png, ground_truth.png and coverage.png in o->out_dir */
