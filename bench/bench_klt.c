@@ -394,7 +394,7 @@ static KLT_TrackingContext case_context(const golden_case *c, fovea_context *ctx
     for (int i = 0; (field = fovea_klt_field_name(i)) != NULL; i++) {
         const cJSON *v = cJSON_GetObjectItem(tcj, field);
         if (cJSON_IsNumber(v) && fovea_klt_set_field(tc, field, v->valuedouble) != FOVEA_OK) {
-            fprintf(stderr, "bench_klt: %s: %s\n", c->name, fovea_klt_last_error(tc));
+            fprintf(stderr, "bench_klt: %s: %s\n", c->name, fovea_last_error(tc->ctx));
             exit(1);
         }
     }

@@ -268,7 +268,7 @@ KLT_CASES_FN KLT_TrackingContext klt_case_context(const golden_case *c, fovea_co
             fovea_klt_set_field(tc, name, v->valuedouble) != FOVEA_OK ||
             fovea_klt_get_field(tc, name, &want) != FOVEA_OK) {
             fprintf(stderr, "%s: %s = %.9g: %s\n", c->name, name, v->valuedouble,
-                    fovea_klt_last_error(tc));
+                    fovea_last_error(tc->ctx));
             test_failures++;
             continue;
         }
