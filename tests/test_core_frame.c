@@ -430,7 +430,7 @@ static void nested_range(void *arg, int begin, int end, int thread)
     /* a nested call from inside a job must complete (serially) and cover its range */
     int count[13];
     memset(count, 0, sizeof(count));
-    fovea_parallel_for(j->ctx, 13, 1, inner_range, count);
+    fv_parallel_for(j->ctx, 13, 1, inner_range, count);
     for (int i = 0; i < 13; i++)
         if (count[i] != 1)
             atomic_store(&j->nested_ok, 0);
@@ -462,7 +462,7 @@ static void test_parallel_for(void)
                 atomic_store(&hits[i], 0);
             int grain = 1 + n % 5;
             int nested = n % 97 == 0;
-            fovea_parallel_for(ctx, n, grain, nested ? nested_range : sum_range, &j);
+            fv_parallel_for(ctx, n, grain, nested ? nested_range : sum_range, &j);
             CHECK_EQ_INT(atomic_load(&j.sum), (long long)n * (n + 1) / 2);
             CHECK(!atomic_load(&j.bad_thread));
             int once = 1;
@@ -481,8 +481,8 @@ static void test_parallel_for(void)
         memset(&z, 0, sizeof(z));
         z.hits = hits;
         z.threads = thread_counts[t];
-        fovea_parallel_for(ctx, 0, 1, sum_range, &z);
-        fovea_parallel_for(ctx, -5, 1, sum_range, &z);
+        fv_parallel_for(ctx, 0, 1, sum_range, &z);
+        fv_parallel_for(ctx, -5, 1, sum_range, &z);
         CHECK_EQ_INT(atomic_load(&z.sum), 0);
         fovea_close(&ctx);
     }
@@ -493,7 +493,7 @@ static void test_parallel_for(void)
     j.threads = 1;
     for (int i = 0; i < 100; i++)
         atomic_store(&hits[i], 0);
-    fovea_parallel_for(NULL, 100, 8, sum_range, &j);
+    fv_parallel_for(NULL, 100, 8, sum_range, &j);
     CHECK_EQ_INT(atomic_load(&j.sum), 5050);
     free(hits);
 }
@@ -530,7 +530,7 @@ static void test_contexts(void)
         j.threads = k ? 3 : 1;
         for (int i = 0; i < 64; i++)
             atomic_store(&hits[i], 0);
-        fovea_parallel_for(k ? b : a, 64, 1, sum_range, &j);
+        fv_parallel_for(k ? b : a, 64, 1, sum_range, &j);
         CHECK_EQ_INT(atomic_load(&j.sum), 64 * 65 / 2);
     }
     fovea_frame_pool *pool = NULL;

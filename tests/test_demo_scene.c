@@ -19,7 +19,7 @@
  * the panorama's, and a fisheye turned right. */
 static void make_rig(fovea_rig *rig)
 {
-    fovea_rig_init(rig);
+    fv_rig_init(rig);
     rig->projection = FOVEA_PROJ_EQUIRECTANGULAR;
     rig->width = PANO_W;
     rig->height = PANO_H;
@@ -94,8 +94,8 @@ static double reprojection_psnr(const fovea_rig *rig, int cam, const fovea_frame
     for (int j = 0; j < rig->height; j++) {
         for (int i = 0; i < rig->width; i++) {
             double u, v;
-            if (!fovea_rig_project(rig, cam, i, j, &u, &v) ||
-                !fovea_inside_image(u, v, img->width, img->height))
+            if (!fv_rig_project(rig, cam, i, j, &u, &v) ||
+                !fv_inside_image(u, v, img->width, img->height))
                 continue;
             int x0 = (int)floor(u), y0 = (int)floor(v);
             x0 = x0 > img->width - 2 ? img->width - 2 : x0;

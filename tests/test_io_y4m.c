@@ -308,7 +308,7 @@ static void test_streams(void)
     FILE *pp = popen(cmd, "r");
     REQUIRE(pp != NULL);
     fovea_reader *r = NULL;
-    int st = fovea_reader_open_stream(NULL, &r, pp, "pipe", &opt);
+    int st = fv_reader_open_stream(NULL, &r, pp, "pipe", &opt);
     if (st != FOVEA_OK)
         fprintf(stderr, "%s\n", fovea_last_error(NULL));
     REQUIRE(st == FOVEA_OK);
@@ -323,7 +323,7 @@ static void test_streams(void)
     char *bytes = slurp_text(path, &len);
     FILE *mp = fmemopen(bytes, len, "rb");
     REQUIRE(mp != NULL);
-    st = fovea_reader_open_stream(NULL, &r, mp, "mem.y4m", NULL);
+    st = fv_reader_open_stream(NULL, &r, mp, "mem.y4m", NULL);
     REQUIRE(st == FOVEA_OK);
     CHECK_EQ_INT(fovea_reader_info(r)->frame_count, -1);
     read_and_compare(r, frames, NFRAMES);

@@ -109,7 +109,7 @@ static void test_roundtrip(void)
         FILE *fp = fopen(path, "rb");
         REQUIRE(fp != NULL);
         opt.container = FOVEA_CONTAINER_YUV;
-        REQUIRE(fovea_reader_open_stream(NULL, &r, fp, "stream", &opt) == FOVEA_OK);
+        REQUIRE(fv_reader_open_stream(NULL, &r, fp, "stream", &opt) == FOVEA_OK);
         CHECK_EQ_INT(fovea_reader_info(r)->frame_count, -1);
         CHECK_EQ_INT(fovea_reader_skip(r, 2), FOVEA_OK);
         memset(&f, 0, sizeof(f));

@@ -11,7 +11,7 @@
 static fovea_rig base_rig(void)
 {
     fovea_rig r;
-    fovea_rig_init(&r);
+    fv_rig_init(&r);
     r.projection = FOVEA_PROJ_EQUIRECTANGULAR;
     r.width = 1001;
     r.height = 501;
@@ -35,7 +35,7 @@ static void test_pano_directions(void)
     fovea_rig r = base_rig();
     double d[3];
     /* centre pixel of an odd-size panorama looks straight ahead */
-    fovea_pano_dir(&r, 500, 250, d);
+    fv_pano_dir(&r, 500, 250, d);
     NEAR(d[0], 0.0, 1e-15);
     NEAR(d[1], 0.0, 1e-15);
     NEAR(d[2], 1.0, 1e-15);
@@ -43,7 +43,7 @@ static void test_pano_directions(void)
     /* equirectangular: pixel (0, 0) */
     double lon = (0.5 - 500.5) * (150.0 * FOVEA_DEG2RAD) / 1001.0;
     double lat = (0.5 - 250.5) * (50.0 * FOVEA_DEG2RAD) / 501.0;
-    fovea_pano_dir(&r, 0, 0, d);
+    fv_pano_dir(&r, 0, 0, d);
     NEAR(d[0], cos(lat) * sin(lon), 1e-15);
     NEAR(d[1], sin(lat), 1e-15);
     NEAR(d[2], cos(lat) * cos(lon), 1e-15);
@@ -54,7 +54,7 @@ static void test_pano_directions(void)
     r.hfov = 90.0;
     r.vfov = 0.0;
     double h = (0.5 - 250.5) * (90.0 * FOVEA_DEG2RAD / 1001.0);
-    fovea_pano_dir(&r, 500, 0, d);
+    fv_pano_dir(&r, 500, 0, d);
     double n = sqrt(1.0 + h * h);
     NEAR(d[0], 0.0, 1e-15);
     NEAR(d[1], h / n, 1e-15);
@@ -62,7 +62,7 @@ static void test_pano_directions(void)
     lon = (900.5 - 500.5) * (90.0 * FOVEA_DEG2RAD) / 1001.0;
     h = (400.5 - 250.5) * (90.0 * FOVEA_DEG2RAD / 1001.0);
     n = sqrt(1.0 + h * h);
-    fovea_pano_dir(&r, 900, 400, d);
+    fv_pano_dir(&r, 900, 400, d);
     NEAR(d[0], sin(lon) / n, 1e-15);
     NEAR(d[1], h / n, 1e-15);
     NEAR(d[2], cos(lon) / n, 1e-15);
@@ -70,13 +70,13 @@ static void test_pano_directions(void)
     /* panorama yaw turns right, pitch turns up */
     r = base_rig();
     r.yaw = 30.0;
-    fovea_pano_dir(&r, 500, 250, d);
+    fv_pano_dir(&r, 500, 250, d);
     NEAR(d[0], 0.5, 1e-15);
     NEAR(d[1], 0.0, 1e-15);
     NEAR(d[2], sqrt(3.0) / 2.0, 1e-15);
     r.yaw = 0.0;
     r.pitch = 20.0;
-    fovea_pano_dir(&r, 500, 250, d);
+    fv_pano_dir(&r, 500, 250, d);
     NEAR(d[0], 0.0, 1e-15);
     NEAR(d[1], -sin(20.0 * FOVEA_DEG2RAD), 1e-15);
     NEAR(d[2], cos(20.0 * FOVEA_DEG2RAD), 1e-15);
@@ -84,12 +84,12 @@ static void test_pano_directions(void)
     r.yaw = -40.0;
     r.pitch = 10.0;
     double d0[3], ry[3][3], rx[3][3], t[3], expect[3];
-    fovea_pano_dir0(&r, 123, 321, d0);
-    fovea_rotation(0.0, 10.0, 0.0, rx);
-    fovea_rotation(-40.0, 0.0, 0.0, ry);
-    fovea_mat_vec(rx, d0, t);
-    fovea_mat_vec(ry, t, expect);
-    fovea_pano_dir(&r, 123, 321, d);
+    fv_pano_dir0(&r, 123, 321, d0);
+    fv_rotation(0.0, 10.0, 0.0, rx);
+    fv_rotation(-40.0, 0.0, 0.0, ry);
+    fv_mat_vec(rx, d0, t);
+    fv_mat_vec(ry, t, expect);
+    fv_pano_dir(&r, 123, 321, d);
     for (int k = 0; k < 3; k++)
         NEAR(d[k], expect[k], 1e-15);
 }
@@ -97,13 +97,13 @@ static void test_pano_directions(void)
 static void test_rotations(void)
 {
     double r[3][3];
-    fovea_rotation(0, 0, 0, r);
+    fv_rotation(0, 0, 0, r);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             NEAR(r[i][j], i == j, 0);
     /* order: R = Ry * Rx * Rz, compare with the spec's matrices for 3 angles */
     double a = 0.3, b = -0.7, c = 1.1;
-    fovea_rotation(a / FOVEA_DEG2RAD, b / FOVEA_DEG2RAD, c / FOVEA_DEG2RAD, r);
+    fv_rotation(a / FOVEA_DEG2RAD, b / FOVEA_DEG2RAD, c / FOVEA_DEG2RAD, r);
     double ry[3][3] = {{cos(a), 0, sin(a)}, {0, 1, 0}, {-sin(a), 0, cos(a)}};
     double rx[3][3] = {{1, 0, 0}, {0, cos(b), -sin(b)}, {0, sin(b), cos(b)}};
     double rz[3][3] = {{cos(c), -sin(c), 0}, {sin(c), cos(c), 0}, {0, 0, 1}};
@@ -128,14 +128,14 @@ static void test_rotations(void)
 static void test_rotation_wraps(void)
 {
     double r[3][3], e[3][3];
-    fovea_rotation(370.0, -725.0, 1080.5, r);
-    fovea_rotation(10.0, -5.0, 0.5, e);
+    fv_rotation(370.0, -725.0, 1080.5, r);
+    fv_rotation(10.0, -5.0, 0.5, e);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             NEAR(r[i][j], e[i][j], 1e-13);
     const double huge[3] = {1e300, -1e200, 123456789.25};
-    fovea_rotation(huge[0], huge[1], huge[2], r);
-    fovea_rotation(fmod(huge[0], 360.0), fmod(huge[1], 360.0), fmod(huge[2], 360.0), e);
+    fv_rotation(huge[0], huge[1], huge[2], r);
+    fv_rotation(fmod(huge[0], 360.0), fmod(huge[1], 360.0), fmod(huge[2], 360.0), e);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             CHECK(isfinite(r[i][j]));
@@ -206,17 +206,17 @@ static void test_pinhole_values(void)
      * = -0.199295075 */
     const double p[3] = {0.1 * 3.0, -0.2 * 3.0, 3.0};
     double u, v;
-    CHECK(fovea_camera_project(&c, 0.0, p, &u, &v));
+    CHECK(fv_camera_project(&c, 0.0, p, &u, &v));
     NEAR(u, 739.5725375, 1e-9);
     NEAR(v, 140.7754175, 1e-9);
     const double behind[3] = {0.1, 0.1, -1.0};
-    CHECK(!fovea_camera_project(&c, 0.0, behind, &u, &v));
+    CHECK(!fv_camera_project(&c, 0.0, behind, &u, &v));
     const double side[3] = {1.0, 0.0, 0.0};
-    CHECK(!fovea_camera_project(&c, 0.0, side, &u, &v));
+    CHECK(!fv_camera_project(&c, 0.0, side, &u, &v));
     /* no distortion: plain pinhole */
     memset(c.dist, 0, sizeof(c.dist));
     const double q[3] = {0.25, 0.5, 2.0};
-    CHECK(fovea_camera_project(&c, 0.0, q, &u, &v));
+    CHECK(fv_camera_project(&c, 0.0, q, &u, &v));
     NEAR(u, 640.0 + 1000.0 * 0.125, 1e-12);
     NEAR(v, 360.0 + 1100.0 * 0.25, 1e-12);
 }
@@ -239,28 +239,28 @@ static void test_fisheye_values(void)
     double s = sin(0.5);
     const double p[3] = {0.6 * s, 0.8 * s, cos(0.5)};
     double u, v;
-    NEAR(fovea_fisheye_td(k, 0.5), 0.502208984375, 1e-15);
-    CHECK(fovea_camera_project(&c, 100.0 * FOVEA_DEG2RAD, p, &u, &v));
+    NEAR(fv_fisheye_td(k, 0.5), 0.502208984375, 1e-15);
+    CHECK(fv_camera_project(&c, 100.0 * FOVEA_DEG2RAD, p, &u, &v));
     NEAR(u, 1201.0603125, 1e-9);
     NEAR(v, 865.431421875, 1e-9);
     /* on the axis: principal point */
     const double ax[3] = {0, 0, 2};
-    CHECK(fovea_camera_project(&c, 100.0 * FOVEA_DEG2RAD, ax, &u, &v));
+    CHECK(fv_camera_project(&c, 100.0 * FOVEA_DEG2RAD, ax, &u, &v));
     NEAR(u, 960.0, 0);
     NEAR(v, 540.0, 0);
     /* visible while theta < max_theta: 95 deg yes, 105 deg no; behind the camera ok */
     double t95 = 95.0 * FOVEA_DEG2RAD, t105 = 105.0 * FOVEA_DEG2RAD;
     const double a95[3] = {sin(t95), 0, cos(t95)}, a105[3] = {sin(t105), 0, cos(t105)};
-    CHECK(fovea_camera_project(&c, 100.0 * FOVEA_DEG2RAD, a95, &u, &v));
-    NEAR(u, 960.0 + 800.0 * fovea_fisheye_td(k, t95), 1e-9);
+    CHECK(fv_camera_project(&c, 100.0 * FOVEA_DEG2RAD, a95, &u, &v));
+    NEAR(u, 960.0 + 800.0 * fv_fisheye_td(k, t95), 1e-9);
     NEAR(v, 540.0, 1e-9);
-    CHECK(!fovea_camera_project(&c, 100.0 * FOVEA_DEG2RAD, a105, &u, &v));
-    CHECK(fovea_camera_project(&c, 110.0 * FOVEA_DEG2RAD, a105, &u, &v));
+    CHECK(!fv_camera_project(&c, 100.0 * FOVEA_DEG2RAD, a105, &u, &v));
+    CHECK(fv_camera_project(&c, 110.0 * FOVEA_DEG2RAD, a105, &u, &v));
     /* fold of td: k1 = 0 ... td' = 1 - 5 * 0.01 t^4 = 0 at t = 20^(1/4) */
     const double kf[4] = {0.0, -0.01, 0.0, 0.0};
-    NEAR(fovea_fisheye_fold_theta(kf), pow(20.0, 0.25), 1e-9);
+    NEAR(fv_fisheye_fold_theta(kf), pow(20.0, 0.25), 1e-9);
     const double k0[4] = {0, 0, 0, 0};
-    NEAR(fovea_fisheye_fold_theta(k0), FOVEA_PI, 0);
+    NEAR(fv_fisheye_fold_theta(k0), FOVEA_PI, 0);
 }
 
 static void test_roundtrip_camera(void)
@@ -308,7 +308,7 @@ static void test_roundtrip_camera(void)
                 CHECK(cam == 1);
                 double xd = (u - c->cx) / c->fx, yd = (v - c->cy) / c->fy;
                 CHECK(sqrt(xd * xd + yd * yd) >=
-                      fovea_fisheye_td(c->dist, r.max_theta * FOVEA_DEG2RAD) - 1e-9);
+                      fv_fisheye_td(c->dist, r.max_theta * FOVEA_DEG2RAD) - 1e-9);
                 continue;
             }
             tested++;
@@ -342,8 +342,8 @@ static void test_roundtrip_pano(void)
             double x = test_rng_double(&rng) * (r.width - 1);
             double y = test_rng_double(&rng) * (r.height - 1);
             double d[3], x2, y2;
-            fovea_pano_dir(&r, x, y, d);
-            CHECK(fovea_dir_to_pano(&r, d, &x2, &y2));
+            fv_pano_dir(&r, x, y, d);
+            CHECK(fv_dir_to_pano(&r, d, &x2, &y2));
             double e = fmax(fabs(x2 - x), fabs(y2 - y));
             if (e > worst)
                 worst = e;
@@ -356,23 +356,23 @@ static void test_roundtrip_pano(void)
 
 static void test_rig_project(void)
 {
-    /* fovea_rig_project = pano pixel direction into the camera */
+    /* fv_rig_project = pano pixel direction into the camera */
     fovea_rig r = base_rig();
     r.cameras[0].yaw = 10.0;
     r.cameras[0].dist[0] = -0.1;
     double d[3], u1, v1, u2, v2;
-    fovea_pano_dir(&r, 600, 200, d);
+    fv_pano_dir(&r, 600, 200, d);
     CHECK(fovea_rig_dir_to_camera(&r, 0, d, &u1, &v1));
-    CHECK(fovea_rig_project(&r, 0, 600, 200, &u2, &v2));
+    CHECK(fv_rig_project(&r, 0, 600, 200, &u2, &v2));
     CHECK(u1 == u2 && v1 == v2);
     /* the pano's centre column at yaw 10: the camera sees it left of its centre */
-    CHECK(fovea_rig_project(&r, 0, 500, 250, &u2, &v2));
+    CHECK(fv_rig_project(&r, 0, 500, 250, &u2, &v2));
     CHECK(u2 < 640.0);
     NEAR(v2, 360.0, 1e-9);
     /* a pinhole never sees behind it */
     r.hfov = 360.0;
     r.cameras[0].yaw = 0.0;
-    CHECK(!fovea_rig_project(&r, 0, 0, 250, &u2, &v2));
+    CHECK(!fv_rig_project(&r, 0, 0, 250, &u2, &v2));
 }
 
 int main(void)

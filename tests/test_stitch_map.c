@@ -38,7 +38,7 @@ static void set_cam(fovea_rig_camera *c, const char *name, fovea_camera_model mo
 static fovea_rig spec_rig(int scale)
 {
     fovea_rig r;
-    fovea_rig_init(&r);
+    fv_rig_init(&r);
     r.width = 5700 / scale;
     r.height = 1900 / scale;
     r.hfov = 150.0;
@@ -57,7 +57,7 @@ static fovea_rig spec_rig(int scale)
 static fovea_rig fisheye_rig(void)
 {
     fovea_rig r;
-    fovea_rig_init(&r);
+    fv_rig_init(&r);
     r.width = 1200;
     r.height = 400;
     r.hfov = 360.0;
@@ -81,7 +81,7 @@ static fovea_rig fisheye_rig(void)
 static fovea_rig cylinder_rig(void)
 {
     fovea_rig r;
-    fovea_rig_init(&r);
+    fv_rig_init(&r);
     r.projection = FOVEA_PROJ_CYLINDRICAL;
     r.width = 1400;
     r.height = 420;
@@ -108,10 +108,10 @@ static void check_accuracy_rows(const fovea_rig *rig, const fovea_stitch_map *m,
         for (int j = 0; j < rig->height; j += row_step) {
             for (int i = 0; i < rig->width; i++) {
                 double eu = NAN, ev = NAN;
-                int def = fovea_rig_project(rig, c, i, j, &eu, &ev);
-                int eseen = def && fovea_inside_image(eu, ev, cam->width, cam->height);
+                int def = fv_rig_project(rig, c, i, j, &eu, &ev);
+                int eseen = def && fv_inside_image(eu, ev, cam->width, cam->height);
                 float lu, lv;
-                int lseen = fovea_map_lookup(m, c, i, j, &lu, &lv);
+                int lseen = fv_map_lookup(m, c, i, j, &lu, &lv);
                 if (!eseen && !lseen)
                     continue;
                 exact_only += eseen && !lseen;
@@ -125,13 +125,13 @@ static void check_accuracy_rows(const fovea_rig *rig, const fovea_stitch_map *m,
                     /* seen by the lookup but the projection is undefined: only a
                      * fisheye just past max_theta, within tolerance of its limit */
                     double d[3], u2, v2;
-                    fovea_pano_dir(rig, i, j, d);
+                    fv_pano_dir(rig, i, j, d);
                     const fovea_rig_camera *cc = &rig->cameras[c];
                     double r3[3][3], p[3];
-                    fovea_rotation(cc->yaw, cc->pitch, cc->roll, r3);
-                    fovea_mat_t_vec(r3, d, p);
+                    fv_rotation(cc->yaw, cc->pitch, cc->roll, r3);
+                    fv_mat_t_vec(r3, d, p);
                     if (cc->model != FOVEA_CAM_FISHEYE ||
-                        !fovea_camera_project(cc, (rig->max_theta + 1.0) * FOVEA_DEG2RAD, p, &u2,
+                        !fv_camera_project(cc, (rig->max_theta + 1.0) * FOVEA_DEG2RAD, p, &u2,
                                               &v2)) {
                         bad++;
                         continue;
@@ -162,7 +162,7 @@ static void check_accuracy(const fovea_rig *rig, const fovea_stitch_map *m, cons
 }
 
 /* Edge distance of a seen point in panorama pixels (as map.c defines it). */
-static double edge_px(const fovea_camera_map *cm, float u, float v)
+static double edge_px(const fv_camera_map *cm, float u, float v)
 {
     double e = fmin(fmin(u, cm->cam_width - 1 - u), fmin(v, cm->cam_height - 1 - v));
     if (cm->clip_rx > 0.0f) {
@@ -178,7 +178,7 @@ static double shared_edge(const fovea_stitch_map *m, int i0, int j0, int i1, int
     double best = 0.0;
     for (int c = 0; c < m->num_cameras; c++) {
         float u0, v0, u1, v1;
-        if (fovea_map_lookup(m, c, i0, j0, &u0, &v0) && fovea_map_lookup(m, c, i1, j1, &u1, &v1))
+        if (fv_map_lookup(m, c, i0, j0, &u0, &v0) && fv_map_lookup(m, c, i1, j1, &u1, &v1))
             best = fmax(best, fmin(edge_px(&m->cam[c], u0, v0), edge_px(&m->cam[c], u1, v1)));
     }
     return best;
@@ -202,12 +202,12 @@ static double check_weights(const fovea_stitch_map *m, const char *name)
         for (int i = 0; i < W; i++) {
             float *w = cur + (size_t)i * FOVEA_STITCH_MAX_CAMERAS;
             float u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
-            int cnt = fovea_map_weights(m, i, j, w, u, v);
+            int cnt = fv_map_weights(m, i, j, w, u, v);
             int nseen = 0, npos = 0;
             double sum = 0.0;
             for (int c = 0; c < n; c++) {
                 float lu, lv;
-                int seen = fovea_map_lookup(m, c, i, j, &lu, &lv);
+                int seen = fv_map_lookup(m, c, i, j, &lu, &lv);
                 nseen += seen;
                 if (!seen && w[c] != 0.0f)
                     bad++;
@@ -269,14 +269,14 @@ static double check_weights(const fovea_stitch_map *m, const char *name)
 /* The row-at-a-time weights (what the C stitcher uses) against the per-pixel
  * ones: the same weights and counts bit for bit on every pixel, the same
  * (u, v) for every camera with a weight. Also rows and columns just outside.
- * Single-camera runs (fovea_map_row_single), started from every pixel with
+ * Single-camera runs (fv_map_row_single), started from every pixel with
  * lengths up to 300: each pixel of a run has count 1, weight exactly 1 for the
  * run's camera and its (u, v) bit for bit. */
 static void check_row_weights(const fovea_stitch_map *m, const char *name, int expect_runs)
 {
     int W = m->pano_width, H = m->pano_height, n = m->num_cameras;
-    fovea_map_row row;
-    fovea_map_row_init(&row);
+    fv_map_row row;
+    fv_map_row_init(&row);
     long long bad = 0, seen = 0, skipped_cells = 0, cells = 0;
     long long runs = 0, run_bad = 0, run_px = 0;
     int *cnt = malloc(sizeof(int) * (size_t)W);
@@ -285,7 +285,7 @@ static void check_row_weights(const fovea_stitch_map *m, const char *name, int e
     float *vc = malloc(sizeof(float) * (size_t)W * (size_t)n);
     REQUIRE(cnt && wc && uc && vc);
     for (int j = -1; j <= H; j++) {
-        REQUIRE(fovea_map_row_set(&row, m, j) == FOVEA_OK);
+        REQUIRE(fv_map_row_set(&row, m, j) == FOVEA_OK);
         for (int c = 0; c < n; c++)
             if (row.cell[c])
                 for (int g = 0; g + 1 < m->cam[c].grid_w; g++) {
@@ -297,8 +297,8 @@ static void check_row_weights(const fovea_stitch_map *m, const char *name, int e
                 v0[FOVEA_STITCH_MAX_CAMERAS];
             float w1[FOVEA_STITCH_MAX_CAMERAS], u1[FOVEA_STITCH_MAX_CAMERAS],
                 v1[FOVEA_STITCH_MAX_CAMERAS];
-            int k0 = fovea_map_weights(m, i, j, w0, u0, v0);
-            int k1 = fovea_map_row_weights(&row, i, w1, u1, v1);
+            int k0 = fv_map_weights(m, i, j, w0, u0, v0);
+            int k1 = fv_map_row_weights(&row, i, w1, u1, v1);
             int ok = k0 == k1 && memcmp(w0, w1, (size_t)n * sizeof(float)) == 0;
             for (int c = 0; c < n && ok; c++)
                 if (w0[c] > 0.0f)
@@ -320,7 +320,7 @@ static void check_row_weights(const fovea_stitch_map *m, const char *name, int e
             int max = 1 + (int)(((unsigned)(j + 1) * 7u + (unsigned)(i + 1) * 13u) % 300u);
             int c = -1, e = -1;
             float ru[300], rv[300];
-            if (!fovea_map_row_single(&row, i, max, &c, &e, ru, rv))
+            if (!fv_map_row_single(&row, i, max, &c, &e, ru, rv))
                 continue;
             runs++;
             if (i < 0 || j < 0 || j >= H || e <= i || e > i + max || e > W || c < 0 || c >= n) {
@@ -340,7 +340,7 @@ static void check_row_weights(const fovea_stitch_map *m, const char *name, int e
             }
         }
     }
-    fovea_map_row_free(&row);
+    fv_map_row_free(&row);
     free(cnt);
     free(wc);
     free(uc);
@@ -445,10 +445,10 @@ static void check_ref_runs(const fovea_stitch_map *m, const char *name)
 
 static void build(const fovea_rig *rig, fovea_stitch_map *m, fovea_map_build_stats *st)
 {
-    fovea_map_build_options o;
-    fovea_map_build_default_options(&o);
+    fv_map_build_options o;
+    fv_map_build_default_options(&o);
     o.stats = st;
-    int rc = fovea_map_build(ctx, rig, m, &o);
+    int rc = fv_map_build(ctx, rig, m, &o);
     if (rc != FOVEA_OK)
         fprintf(stderr, "map build: %s\n", fovea_last_error(ctx));
     REQUIRE(rc == FOVEA_OK);
@@ -485,7 +485,7 @@ static void test_spec_rig(void)
         fovea_map_build_stats sb;
         build(&big, &mb, &sb);
         check_accuracy_rows(&big, &mb, "spec/1 (every 7th row)", 7);
-        fovea_stitch_map_free(&mb);
+        fv_stitch_map_free(&mb);
     }
     double jump = check_weights(&m, "spec/4");
     check_row_weights(&m, "spec/4", 1);
@@ -514,7 +514,7 @@ static void test_spec_rig(void)
     float w[FOVEA_STITCH_MAX_CAMERAS];
     int both = 0;
     for (int i = 0; i < 1425; i++)
-        both += fovea_map_weights(&m, i, 237, w, NULL, NULL) == 2;
+        both += fv_map_weights(&m, i, 237, w, NULL, NULL) == 2;
     printf("spec/4: %d pixels of the centre row blend both cameras\n", both);
     /* a band of one to two feathers: e_c - m_c changes by 1 (the pinhole's edge
      * distance is its vertical one on this row, nearly constant) to 2.5 panorama
@@ -524,7 +524,7 @@ static void test_spec_rig(void)
     /* the picture: black where uncovered, white seam pixels exist */
     uint8_t *rgb = malloc((size_t)1425 * 475 * 3);
     REQUIRE(rgb != NULL);
-    CHECK_EQ_INT(fovea_map_coverage_image(&m, rgb, 1425 * 3), FOVEA_OK);
+    CHECK_EQ_INT(fv_map_coverage_image(&m, rgb, 1425 * 3), FOVEA_OK);
     long long white = 0, black = 0;
     for (size_t k = 0; k < (size_t)1425 * 475; k++) {
         const uint8_t *p = rgb + 3 * k;
@@ -540,7 +540,7 @@ static void test_spec_rig(void)
     long long frac = 0;
     for (int j = 0; j < 475; j += 3)
         for (int i = 0; i < 1425; i += 3) {
-            int cnt = fovea_map_weights(&m, i, j, w, NULL, NULL);
+            int cnt = fv_map_weights(&m, i, j, w, NULL, NULL);
             CHECK(cnt <= 1);
             for (int c = 0; c < 2; c++)
                 frac += w[c] != 0.0f && w[c] != 1.0f;
@@ -557,14 +557,14 @@ static void test_spec_rig(void)
     }
     m.cam[1].weight[(size_t)237 * 1425 + 100] = 0.0f;
     m.cam[0].weight[(size_t)237 * 1425 + 100] = 0.0f;
-    CHECK_EQ_INT(fovea_map_weights(&m, 600, 237, w, NULL, NULL), 2);
+    CHECK_EQ_INT(fv_map_weights(&m, 600, 237, w, NULL, NULL), 2);
     CHECK(fabs(w[0] - 0.75f) < 1e-6 && fabs(w[1] - 0.25f) < 1e-6);
-    CHECK_EQ_INT(fovea_map_weights(&m, 1400, 237, w, NULL, NULL), 1); /* right only */
+    CHECK_EQ_INT(fv_map_weights(&m, 1400, 237, w, NULL, NULL), 1); /* right only */
     CHECK(w[0] == 0.0f && w[1] == 1.0f);
-    CHECK_EQ_INT(fovea_map_weights(&m, 100, 237, w, NULL, NULL), 0); /* zero sum: uncovered */
+    CHECK_EQ_INT(fv_map_weights(&m, 100, 237, w, NULL, NULL), 0); /* zero sum: uncovered */
     check_row_weights(&m, "spec/4 weight tables", 0); /* no runs with weight tables */
     check_ref_runs(&m, "spec/4 weight tables");
-    fovea_stitch_map_free(&m);
+    fv_stitch_map_free(&m);
     CHECK(m.cam[0].uv == NULL && m.num_cameras == 0);
 }
 
@@ -585,7 +585,7 @@ static void test_fisheye_rig(void)
     printf("fisheye coverage: none %.2f%%, one %.2f%%, 2+ %.2f%%\n", cv.pct_none, cv.pct_one,
            cv.pct_multi);
     CHECK(cv.overlap_rows[0][1] > 0 && cv.overlap_rows[1][2] > 0 && cv.overlap_rows[0][2] > 0);
-    fovea_stitch_map_free(&m);
+    fv_stitch_map_free(&m);
 }
 
 static void test_cylinder_rig(void)
@@ -606,18 +606,18 @@ static void test_cylinder_rig(void)
            cv.overlap_width[0][2]);
     CHECK(cv.overlap_width[0][1] > 0 && cv.overlap_width[1][2] > 0);
     CHECK(cv.overlap_rows[0][2] == 0 && cv.overlap_width[0][2] == 0.0);
-    fovea_stitch_map_free(&m);
+    fv_stitch_map_free(&m);
 }
 
 static void test_step1_and_errors(void)
 {
     /* max_step 1 stores the exact projection at every pixel */
     fovea_rig rig = spec_rig(20);
-    fovea_map_build_options o;
-    fovea_map_build_default_options(&o);
+    fv_map_build_options o;
+    fv_map_build_default_options(&o);
     o.max_step = 1;
     fovea_stitch_map m;
-    REQUIRE(fovea_map_build(NULL, &rig, &m, &o) == FOVEA_OK);
+    REQUIRE(fv_map_build(NULL, &rig, &m, &o) == FOVEA_OK);
     long long mismatch = 0;
     for (int c = 0; c < 2; c++) {
         CHECK_EQ_INT(m.cam[c].step, 1);
@@ -627,9 +627,9 @@ static void test_step1_and_errors(void)
             for (int i = 0; i < rig.width; i++) {
                 double eu, ev;
                 float lu, lv;
-                int def = fovea_rig_project(&rig, c, i, j, &eu, &ev);
-                int seen = fovea_map_lookup(&m, c, i, j, &lu, &lv);
-                if (def && fovea_inside_image(eu, ev, rig.cameras[c].width, rig.cameras[c].height))
+                int def = fv_rig_project(&rig, c, i, j, &eu, &ev);
+                int seen = fv_map_lookup(&m, c, i, j, &lu, &lv);
+                if (def && fv_inside_image(eu, ev, rig.cameras[c].width, rig.cameras[c].height))
                     mismatch += !seen || fabs(lu - eu) > 1e-3 || fabs(lv - ev) > 1e-3;
             }
     }
@@ -638,35 +638,35 @@ static void test_step1_and_errors(void)
     check_ref_runs(&m, "spec/20 step 1");
     /* out-of-range lookups */
     float u, v;
-    CHECK_EQ_INT(fovea_map_lookup(&m, 2, 0, 0, &u, &v), 0);
-    CHECK_EQ_INT(fovea_map_lookup(&m, 0, -1, 0, &u, &v), 0);
-    CHECK_EQ_INT(fovea_map_lookup(&m, 0, rig.width, 0, &u, &v), 0);
-    fovea_stitch_map_free(&m);
+    CHECK_EQ_INT(fv_map_lookup(&m, 2, 0, 0, &u, &v), 0);
+    CHECK_EQ_INT(fv_map_lookup(&m, 0, -1, 0, &u, &v), 0);
+    CHECK_EQ_INT(fv_map_lookup(&m, 0, rig.width, 0, &u, &v), 0);
+    fv_stitch_map_free(&m);
 
     /* a coarser max_step never gives a worse error than the tolerance */
     o.max_step = 32;
     fovea_map_build_stats st;
     o.stats = &st;
-    REQUIRE(fovea_map_build(ctx, &rig, &m, &o) == FOVEA_OK);
+    REQUIRE(fv_map_build(ctx, &rig, &m, &o) == FOVEA_OK);
     for (int c = 0; c < 2; c++)
         CHECK(st.cam[c].max_err <= 0.01 && st.cam[c].step <= 32);
     check_accuracy(&rig, &m, "spec/20 max_step 32");
     check_row_weights(&m, "spec/20 max_step 32", 1);
-    fovea_stitch_map_free(&m);
+    fv_stitch_map_free(&m);
 
     /* bad arguments */
     o.max_step = 3;
-    CHECK_EQ_INT(fovea_map_build(ctx, &rig, &m, &o), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fv_map_build(ctx, &rig, &m, &o), FOVEA_ERR_INVALID_ARG);
     CHECK(strstr(fovea_last_error(ctx), "max_step") != NULL);
     o.max_step = 16;
     o.tolerance = 0.0;
-    CHECK_EQ_INT(fovea_map_build(ctx, &rig, &m, &o), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fv_map_build(ctx, &rig, &m, &o), FOVEA_ERR_INVALID_ARG);
     o.tolerance = 0.01;
     rig.cameras[1].fx = -1.0;
-    CHECK_EQ_INT(fovea_map_build(ctx, &rig, &m, &o), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fv_map_build(ctx, &rig, &m, &o), FOVEA_ERR_INVALID_ARG);
     CHECK(strstr(fovea_last_error(ctx), "cameras[1].fx") != NULL);
     CHECK(m.cam[0].uv == NULL);
-    CHECK_EQ_INT(fovea_camera_map_alloc(&m.cam[0], 10, 10, 3), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fv_camera_map_alloc(&m.cam[0], 10, 10, 3), FOVEA_ERR_INVALID_ARG);
 }
 
 /* YUV corrections act as the RGB ones do (docs/stitch.md section 3): a camera
@@ -717,7 +717,7 @@ static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam, const
     float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
     for (int j = 0; j < m->pano_height; j++)
         for (int i = 0; i < m->pano_width; i++) {
-            if (fovea_map_weights(m, i, j, w, u, v) != 1)
+            if (fv_map_weights(m, i, j, w, u, v) != 1)
                 continue;
             const int px = (int)u[0], py = (int)v[0];
             /* well inside a patch: every sample of both paths is the patch's */
@@ -749,7 +749,7 @@ static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam, const
 static void test_yuv_white_balance(void)
 {
     fovea_rig r;
-    fovea_rig_init(&r);
+    fv_rig_init(&r);
     r.width = 240;
     r.height = 120;
     r.hfov = 60.0;
@@ -829,7 +829,7 @@ static void test_yuv_white_balance(void)
         }
     fovea_frame_free(NULL, &cam);
     fovea_frame_free(NULL, &out);
-    fovea_stitch_map_free(&m);
+    fv_stitch_map_free(&m);
 }
 
 int main(void)

@@ -73,8 +73,8 @@ static void make_map(fovea_stitch_map *m, int pano_w, int pano_h, int ncam, cons
     m->num_cameras = ncam;
     m->feather = 12.5f;
     for (int c = 0; c < ncam; c++) {
-        fovea_camera_map *cam = &m->cam[c];
-        REQUIRE(fovea_camera_map_alloc(cam, pano_w, pano_h, steps[c]) == FOVEA_OK);
+        fv_camera_map *cam = &m->cam[c];
+        REQUIRE(fv_camera_map_alloc(cam, pano_w, pano_h, steps[c]) == FOVEA_OK);
         cam->cam_width = 100 + 37 * c;
         cam->cam_height = 80 + 11 * c;
         cam->px_scale = 0.5f + (float)c;
@@ -104,7 +104,7 @@ static int maps_identical(const fovea_stitch_map *a, const fovea_stitch_map *b)
         return 0;
     size_t np = (size_t)a->pano_width * (size_t)a->pano_height;
     for (int c = 0; c < a->num_cameras; c++) {
-        const fovea_camera_map *x = &a->cam[c], *y = &b->cam[c];
+        const fv_camera_map *x = &a->cam[c], *y = &b->cam[c];
         if (x->cam_width != y->cam_width || x->cam_height != y->cam_height ||
             x->step != y->step || x->grid_w != y->grid_w || x->grid_h != y->grid_h ||
             memcmp(&x->px_scale, &y->px_scale, 4) != 0 || x->clip_cx != y->clip_cx ||
@@ -131,11 +131,11 @@ static void test_roundtrip(int pano_w, int pano_h, int ncam, const int *steps, i
     make_map(&m, pano_w, pano_h, ncam, steps, weights, &r);
     char err[ERRSZ] = "";
     char *path = test_tmp_path(".fmap");
-    int rc = fovea_map_save(&m, path, err, sizeof(err));
+    int rc = fv_map_save(&m, path, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_OK);
     if (rc != FOVEA_OK)
         fprintf(stderr, "save: %s\n", err);
-    rc = fovea_map_load(path, &back, err, sizeof(err));
+    rc = fv_map_load(path, &back, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_OK);
     if (rc != FOVEA_OK)
         fprintf(stderr, "load: %s\n", err);
@@ -145,21 +145,21 @@ static void test_roundtrip(int pano_w, int pano_h, int ncam, const int *steps, i
     /* The in-memory encoder produces the same bytes as the file writer. */
     uint8_t *enc = NULL;
     size_t enc_size = 0, file_size = 0;
-    CHECK_EQ_INT(fovea_map_encode(&m, &enc, &enc_size, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fv_map_encode(&m, &enc, &enc_size, err, sizeof(err)), FOVEA_OK);
     uint8_t *file = test_read_file(path, &file_size);
     CHECK_EQ_INT(enc_size, file_size);
     CHECK(enc_size == file_size && memcmp(enc, file, enc_size) == 0);
     CHECK_EQ_INT(get_u32(enc + 32), weights ? 1 : 0);
 
     fovea_stitch_map dec;
-    CHECK_EQ_INT(fovea_map_decode(enc, enc_size, &dec, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fv_map_decode(enc, enc_size, &dec, err, sizeof(err)), FOVEA_OK);
     CHECK(maps_identical(&m, &dec));
 
-    fovea_stitch_map_free(&dec);
+    fv_stitch_map_free(&dec);
     free(file);
     free(enc);
-    fovea_stitch_map_free(&back);
-    fovea_stitch_map_free(&m);
+    fv_stitch_map_free(&back);
+    fv_stitch_map_free(&m);
     free(path);
 }
 
@@ -170,7 +170,7 @@ static void expect_corrupt_line(const uint8_t *buf, size_t size, const char *wan
 {
     char err[ERRSZ] = "";
     fovea_stitch_map m;
-    int rc = fovea_map_decode(buf, size, &m, err, sizeof(err));
+    int rc = fv_map_decode(buf, size, &m, err, sizeof(err));
     if (rc != FOVEA_ERR_CORRUPT || !strstr(err, want)) {
         fprintf(stderr, "line %d: decode: rc %d, message \"%s\" (wanted \"%s\")\n", line, rc,
                 err, want);
@@ -181,7 +181,7 @@ static void expect_corrupt_line(const uint8_t *buf, size_t size, const char *wan
 
     char *path = test_write_tmp(".fmap", buf, size);
     err[0] = '\0';
-    rc = fovea_map_load(path, &m, err, sizeof(err));
+    rc = fv_map_load(path, &m, err, sizeof(err));
     if (rc != FOVEA_ERR_CORRUPT || !strstr(err, want) || !strstr(err, path)) {
         fprintf(stderr, "line %d: load: rc %d, message \"%s\" (wanted \"%s\" and the path)\n",
                 line, rc, err, want);
@@ -208,7 +208,7 @@ static void test_corruptions(void)
     uint8_t *good = NULL;
     size_t size = 0;
     char err[ERRSZ];
-    REQUIRE(fovea_map_encode(&m, &good, &size, err, sizeof(err)) == FOVEA_OK);
+    REQUIRE(fv_map_encode(&m, &good, &size, err, sizeof(err)) == FOVEA_OK);
     const uint32_t hs = header_size_of(good);
     CHECK_EQ_INT(hs, 52 + 80);
     uint8_t *b = malloc(size + 16);
@@ -332,9 +332,9 @@ static void test_corruptions(void)
     fix_crcs(b, size);
     {
         fovea_stitch_map ok;
-        CHECK_EQ_INT(fovea_map_decode(b, size, &ok, err, sizeof(err)), FOVEA_OK);
+        CHECK_EQ_INT(fv_map_decode(b, size, &ok, err, sizeof(err)), FOVEA_OK);
         CHECK(isnan(ok.cam[0].uv[7]));
-        fovea_stitch_map_free(&ok);
+        fv_stitch_map_free(&ok);
     }
     size_t weights_at = size - 2 * 24 * 10 * 4; /* two cameras of 24x10 weights */
     FRESH();
@@ -349,13 +349,13 @@ static void test_corruptions(void)
     /* The untouched file still decodes. */
     FRESH();
     fovea_stitch_map ok;
-    CHECK_EQ_INT(fovea_map_decode(b, size, &ok, err, sizeof(err)), FOVEA_OK);
-    fovea_stitch_map_free(&ok);
+    CHECK_EQ_INT(fv_map_decode(b, size, &ok, err, sizeof(err)), FOVEA_OK);
+    fv_stitch_map_free(&ok);
 #undef FRESH
 
     free(b);
     free(good);
-    fovea_stitch_map_free(&m);
+    fv_stitch_map_free(&m);
 }
 
 static void test_io_errors(void)
@@ -363,45 +363,45 @@ static void test_io_errors(void)
     char err[ERRSZ] = "";
     fovea_stitch_map m;
     const char *missing = "/nonexistent-fovea-dir/none.fmap";
-    CHECK_EQ_INT(fovea_map_load(missing, &m, err, sizeof(err)), FOVEA_ERR_IO);
+    CHECK_EQ_INT(fv_map_load(missing, &m, err, sizeof(err)), FOVEA_ERR_IO);
     CHECK(strstr(err, missing) != NULL);
-    CHECK_EQ_INT(fovea_map_load(".", &m, err, sizeof(err)), FOVEA_ERR_IO);
+    CHECK_EQ_INT(fv_map_load(".", &m, err, sizeof(err)), FOVEA_ERR_IO);
 
     test_rng r;
     test_rng_seed(&r, 5);
     const int steps[1] = {8};
     make_map(&m, 40, 20, 1, steps, 0, &r);
-    CHECK_EQ_INT(fovea_map_save(&m, missing, err, sizeof(err)), FOVEA_ERR_IO);
+    CHECK_EQ_INT(fv_map_save(&m, missing, err, sizeof(err)), FOVEA_ERR_IO);
     CHECK(strstr(err, missing) != NULL);
 
     /* Maps that could not be loaded back are refused. */
     char *path = test_tmp_path(".fmap");
     m.cam[0].uv[3] = INFINITY;
-    CHECK_EQ_INT(fovea_map_save(&m, path, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fv_map_save(&m, path, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
     CHECK(strstr(err, "infinite") != NULL);
     CHECK(access(path, F_OK) != 0);
     m.cam[0].uv[3] = 1.0f;
     m.cam[0].step = 3;
-    CHECK_EQ_INT(fovea_map_save(&m, path, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fv_map_save(&m, path, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
     m.cam[0].step = 8;
     m.cam[0].px_scale = -1.0f;
-    CHECK_EQ_INT(fovea_map_save(&m, path, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fv_map_save(&m, path, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
     m.cam[0].px_scale = 1.0f;
-    CHECK_EQ_INT(fovea_map_save(&m, path, err, sizeof(err)), FOVEA_OK);
-    fovea_stitch_map_free(&m);
+    CHECK_EQ_INT(fv_map_save(&m, path, err, sizeof(err)), FOVEA_OK);
+    fv_stitch_map_free(&m);
 
     const int steps2[2] = {8, 8};
     make_map(&m, 40, 20, 2, steps2, 1, &r);
     free(m.cam[1].weight);
     m.cam[1].weight = NULL;
-    CHECK_EQ_INT(fovea_map_save(&m, path, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fv_map_save(&m, path, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
     CHECK(strstr(err, "weights") != NULL);
     m.cam[0].weight[5] = -0.5f;
     m.cam[1].weight = calloc(40 * 20, sizeof(float));
     REQUIRE(m.cam[1].weight != NULL);
-    CHECK_EQ_INT(fovea_map_save(&m, path, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fv_map_save(&m, path, err, sizeof(err)), FOVEA_ERR_INVALID_ARG);
     CHECK(strstr(err, "weight") != NULL);
-    fovea_stitch_map_free(&m);
+    fv_stitch_map_free(&m);
     free(path);
 }
 
@@ -470,7 +470,7 @@ static void test_import(void)
 
     char err[ERRSZ] = "";
     fovea_stitch_map m;
-    int rc = fovea_map_import_tables(dir, IW, IH, CW, CH, 8.0f, &m, err, sizeof(err));
+    int rc = fv_map_import_tables(dir, IW, IH, CW, CH, 8.0f, &m, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_OK);
     if (rc != FOVEA_OK) {
         fprintf(stderr, "import: %s\n", err);
@@ -492,7 +492,7 @@ static void test_import(void)
                     int k = j * IW + i;
                     float tu = t[2 * c][k], tv = t[2 * c + 1][k], u = -7.0f, v = -7.0f;
                     int want = expect_seen(tu, tv);
-                    int got = fovea_map_lookup(&m, c, i, j, &u, &v);
+                    int got = fv_map_lookup(&m, c, i, j, &u, &v);
                     seen_count[c] += want;
                     if (got != want || (want && (u != tu || v != tv))) {
                         if (mismatches++ < 10)
@@ -519,7 +519,7 @@ static void test_import(void)
             for (int i = 0; i < IW; i++) {
                 float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS],
                     v[FOVEA_STITCH_MAX_CAMERAS];
-                int n = fovea_map_weights(&m, i, j, w, u, v);
+                int n = fv_map_weights(&m, i, j, w, u, v);
                 int count = 0;
                 for (int c = 0; c < 2; c++) {
                     int k = j * IW + i;
@@ -535,11 +535,11 @@ static void test_import(void)
 
         /* An imported map (step 1, explicit weights) survives save/load. */
         char *path = test_tmp_path(".fmap");
-        CHECK_EQ_INT(fovea_map_save(&m, path, err, sizeof(err)), FOVEA_OK);
+        CHECK_EQ_INT(fv_map_save(&m, path, err, sizeof(err)), FOVEA_OK);
         fovea_stitch_map back;
-        CHECK_EQ_INT(fovea_map_load(path, &back, err, sizeof(err)), FOVEA_OK);
+        CHECK_EQ_INT(fv_map_load(path, &back, err, sizeof(err)), FOVEA_OK);
         CHECK(maps_identical(&m, &back));
-        fovea_stitch_map_free(&back);
+        fv_stitch_map_free(&back);
         free(path);
 
         /* Weights are relative: the same tables scaled by 2^126 (sums past
@@ -555,7 +555,7 @@ static void test_import(void)
             write_table(dir, table_files[4], ws[0], IW * IH);
             write_table(dir, table_files[5], ws[1], IW * IH);
             fovea_stitch_map sm;
-            rc = fovea_map_import_tables(dir, IW, IH, CW, CH, 8.0f, &sm, err, sizeof(err));
+            rc = fv_map_import_tables(dir, IW, IH, CW, CH, 8.0f, &sm, err, sizeof(err));
             CHECK_EQ_INT(rc, FOVEA_OK);
             if (rc != FOVEA_OK) {
                 fprintf(stderr, "scaled import: %s\n", err);
@@ -567,8 +567,8 @@ static void test_import(void)
                     float w1[FOVEA_STITCH_MAX_CAMERAS], u1[FOVEA_STITCH_MAX_CAMERAS],
                         v1[FOVEA_STITCH_MAX_CAMERAS], w2[FOVEA_STITCH_MAX_CAMERAS],
                         u2[FOVEA_STITCH_MAX_CAMERAS], v2[FOVEA_STITCH_MAX_CAMERAS];
-                    int n1 = fovea_map_weights(&m, i, j, w1, u1, v1);
-                    int n2 = fovea_map_weights(&sm, i, j, w2, u2, v2);
+                    int n1 = fv_map_weights(&m, i, j, w1, u1, v1);
+                    int n2 = fv_map_weights(&sm, i, j, w2, u2, v2);
                     blended += n1 == 2;
                     if (n1 != n2 || w1[0] != w2[0] || w1[1] != w2[1]) {
                         if (differ++ < 5)
@@ -582,17 +582,17 @@ static void test_import(void)
             }
             CHECK_EQ_INT(differ, 0);
             CHECK(blended > 100);
-            fovea_stitch_map_free(&sm);
+            fv_stitch_map_free(&sm);
         }
         write_table(dir, table_files[4], t[4], IW * IH);
         write_table(dir, table_files[5], t[5], IW * IH);
     }
-    fovea_stitch_map_free(&m);
+    fv_stitch_map_free(&m);
 
     char path[1024];
     /* A table one float short: the error names the file and both sizes. */
     write_table(dir, "lut_right_y.bin", t[3], IW * IH - 1);
-    rc = fovea_map_import_tables(dir, IW, IH, CW, CH, 8.0f, &m, err, sizeof(err));
+    rc = fv_map_import_tables(dir, IW, IH, CW, CH, 8.0f, &m, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_ERR_MISMATCH);
     CHECK(strstr(err, "lut_right_y.bin") != NULL);
     CHECK(strstr(err, "8192") != NULL && strstr(err, "8188") != NULL);
@@ -600,18 +600,18 @@ static void test_import(void)
     write_table(dir, "lut_right_y.bin", t[3], IW * IH);
 
     /* The sizes given must match the tables. */
-    rc = fovea_map_import_tables(dir, IW, IH + 1, CW, CH, 8.0f, &m, err, sizeof(err));
+    rc = fv_map_import_tables(dir, IW, IH + 1, CW, CH, 8.0f, &m, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_ERR_MISMATCH);
     CHECK(strstr(err, "lut_left_x.bin") != NULL);
-    CHECK_EQ_INT(fovea_map_import_tables(dir, 0, IH, CW, CH, 8.0f, &m, err, sizeof(err)),
+    CHECK_EQ_INT(fv_map_import_tables(dir, 0, IH, CW, CH, 8.0f, &m, err, sizeof(err)),
                  FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(fovea_map_import_tables(dir, IW, IH, CW, CH, -1.0f, &m, err, sizeof(err)),
+    CHECK_EQ_INT(fv_map_import_tables(dir, IW, IH, CW, CH, -1.0f, &m, err, sizeof(err)),
                  FOVEA_ERR_INVALID_ARG);
 
     /* A negative weight. */
     t[5][3 * IW + 4] = -2.0f;
     write_table(dir, "weight_right.bin", t[5], IW * IH);
-    rc = fovea_map_import_tables(dir, IW, IH, CW, CH, 8.0f, &m, err, sizeof(err));
+    rc = fv_map_import_tables(dir, IW, IH, CW, CH, 8.0f, &m, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_ERR_CORRUPT);
     CHECK(strstr(err, "weight_right.bin") != NULL && strstr(err, "(4,3)") != NULL);
     CHECK_EQ_INT(m.num_cameras, 0);
@@ -619,7 +619,7 @@ static void test_import(void)
     /* A missing table. */
     snprintf(path, sizeof(path), "%s/weight_left.bin", dir);
     REQUIRE(unlink(path) == 0);
-    rc = fovea_map_import_tables(dir, IW, IH, CW, CH, 8.0f, &m, err, sizeof(err));
+    rc = fv_map_import_tables(dir, IW, IH, CW, CH, 8.0f, &m, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_ERR_IO);
     CHECK(strstr(err, "weight_left.bin") != NULL);
 
@@ -657,7 +657,7 @@ static void test_corpus(void)
                  cases[k].file);
         fovea_stitch_map m;
         err[0] = '\0';
-        int rc = fovea_map_load(path, &m, err, sizeof(err));
+        int rc = fv_map_load(path, &m, err, sizeof(err));
         int ok = cases[k].want ? rc == FOVEA_ERR_CORRUPT && strstr(err, cases[k].want) != NULL
                                : rc == FOVEA_OK;
         if (!ok) {
@@ -665,7 +665,7 @@ static void test_corpus(void)
                     cases[k].want ? cases[k].want : "success");
             test_failures++;
         }
-        fovea_stitch_map_free(&m);
+        fv_stitch_map_free(&m);
     }
 }
 
@@ -680,14 +680,14 @@ static void test_check_cameras(void)
     m.cam[0].cam_height = m.cam[1].cam_height = 2160;
     char err[ERRSZ] = "";
     int w3[3] = {3840, 3840, 3840}, h3[3] = {2160, 2160, 2160};
-    CHECK_EQ_INT(fovea_map_check_cameras(&m, 3, w3, h3, err, sizeof(err)), FOVEA_ERR_MISMATCH);
+    CHECK_EQ_INT(fv_map_check_cameras(&m, 3, w3, h3, err, sizeof(err)), FOVEA_ERR_MISMATCH);
     CHECK(strcmp(err, "map expects 2 cameras, got 3") == 0);
     int w2[2] = {3840, 1920}, h2[2] = {2160, 1080};
-    CHECK_EQ_INT(fovea_map_check_cameras(&m, 2, w2, h2, err, sizeof(err)), FOVEA_ERR_MISMATCH);
+    CHECK_EQ_INT(fv_map_check_cameras(&m, 2, w2, h2, err, sizeof(err)), FOVEA_ERR_MISMATCH);
     CHECK(strcmp(err, "camera 1: map expects 3840x2160, input is 1920x1080") == 0);
     w2[1] = 3840;
     h2[1] = 2160;
-    CHECK_EQ_INT(fovea_map_check_cameras(&m, 2, w2, h2, err, sizeof(err)), FOVEA_OK);
+    CHECK_EQ_INT(fv_map_check_cameras(&m, 2, w2, h2, err, sizeof(err)), FOVEA_OK);
 }
 
 int main(void)

@@ -42,7 +42,7 @@ static void expect_bad_text(const char *json, const char *needle, int line)
 {
     fovea_rig rig;
     char err[512] = "";
-    int rc = fovea_rig_parse(json, strlen(json), &rig, err, sizeof(err));
+    int rc = fv_rig_parse(json, strlen(json), &rig, err, sizeof(err));
     if (rc >= 0 || !strstr(err, needle)) {
         fprintf(stderr, "line %d: expected error containing '%s', got rc=%d '%s'\n", line, needle,
                 rc, err);
@@ -64,7 +64,7 @@ static void test_spec_example(void)
 {
     fovea_rig rig;
     char err[256] = "";
-    int rc = fovea_rig_parse(spec_json, strlen(spec_json), &rig, err, sizeof(err));
+    int rc = fv_rig_parse(spec_json, strlen(spec_json), &rig, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_OK);
     if (rc < 0) {
         fprintf(stderr, "%s\n", err);
@@ -91,7 +91,7 @@ static void test_spec_example(void)
     char *s = fovea_rig_to_json(&rig);
     REQUIRE(s != NULL);
     fovea_rig back;
-    rc = fovea_rig_parse(s, strlen(s), &back, err, sizeof(err));
+    rc = fv_rig_parse(s, strlen(s), &back, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_OK);
     CHECK(memcmp(&rig, &back, sizeof(rig)) == 0);
     free(s);
@@ -104,7 +104,7 @@ static void test_spec_example(void)
     rig.feather = 0.0;
     s = fovea_rig_to_json(&rig);
     REQUIRE(s != NULL);
-    rc = fovea_rig_parse(s, strlen(s), &back, err, sizeof(err));
+    rc = fv_rig_parse(s, strlen(s), &back, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_OK);
     CHECK(memcmp(&rig, &back, sizeof(rig)) == 0);
     free(s);
@@ -113,9 +113,9 @@ static void test_spec_example(void)
     char *path = test_tmp_path(".json");
     FILE *f = fopen(path, "w");
     REQUIRE(f != NULL);
-    CHECK_EQ_INT(fovea_rig_write_json(&rig, f), FOVEA_OK);
+    CHECK_EQ_INT(fv_rig_write_json(&rig, f), FOVEA_OK);
     fclose(f);
-    rc = fovea_rig_load(path, &back, err, sizeof(err));
+    rc = fv_rig_load(path, &back, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_OK);
     CHECK(memcmp(&rig, &back, sizeof(rig)) == 0);
     free(path);
@@ -131,7 +131,7 @@ static void test_defaults(void)
         " \"fx\": 50, \"fy\": 50, \"cx\": 31.5, \"cy\": 23.5, \"dist\": [0.1]}]}";
     fovea_rig rig;
     char err[256] = "";
-    int rc = fovea_rig_parse(j, strlen(j), &rig, err, sizeof(err));
+    int rc = fv_rig_parse(j, strlen(j), &rig, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_OK);
     if (rc < 0)
         fprintf(stderr, "%s\n", err);
@@ -145,7 +145,7 @@ static void test_defaults(void)
     /* hfov 360 and max_theta 180 are allowed; the spec example with max_theta */
     char *s = subst(spec_json, "\"hfov\": 150.0", "\"hfov\": 360");
     char *t = subst(s, "\"blend\"", "\"max_theta\": 120, \"blend\"");
-    rc = fovea_rig_parse(t, strlen(t), &rig, err, sizeof(err));
+    rc = fv_rig_parse(t, strlen(t), &rig, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_OK);
     CHECK(rig.hfov == 360.0 && rig.max_theta == 120.0);
     free(s);
@@ -156,7 +156,7 @@ static void test_defaults(void)
     REQUIRE(buf != NULL);
     memcpy(buf, spec_json, n);
     memcpy(buf + n, " \n\t", 3);
-    rc = fovea_rig_parse(buf, n + 3, &rig, err, sizeof(err));
+    rc = fv_rig_parse(buf, n + 3, &rig, err, sizeof(err));
     CHECK_EQ_INT(rc, FOVEA_OK);
     free(buf);
 }
@@ -256,7 +256,7 @@ static void test_malformed(void)
             strcat(j, "]}");
             fovea_rig rig;
             char err[256] = "";
-            int rc = fovea_rig_parse(j, strlen(j), &rig, err, sizeof(err));
+            int rc = fv_rig_parse(j, strlen(j), &rig, err, sizeof(err));
             if (n == 16) {
                 CHECK_EQ_INT(rc, FOVEA_OK);
                 CHECK_EQ_INT(rig.num_cameras, 16);
@@ -272,7 +272,7 @@ static void test_validate_and_load(void)
 {
     fovea_rig rig;
     char err[256] = "";
-    REQUIRE(fovea_rig_parse(spec_json, strlen(spec_json), &rig, err, sizeof(err)) == FOVEA_OK);
+    REQUIRE(fv_rig_parse(spec_json, strlen(spec_json), &rig, err, sizeof(err)) == FOVEA_OK);
     CHECK_EQ_INT(fovea_rig_validate(NULL, &rig), FOVEA_OK);
     rig.cameras[1].fy = -1.0;
     CHECK(fovea_rig_validate(NULL, &rig) < 0 && strstr(fovea_last_error(NULL), "cameras[1].fy"));
@@ -283,7 +283,7 @@ static void test_validate_and_load(void)
     rig.cameras[0].dist[2] = 0.0 / 0.0 * 0.0; /* NaN */
     CHECK(fovea_rig_validate(NULL, &rig) < 0 && strstr(fovea_last_error(NULL), "cameras[0].dist[2]"));
 
-    CHECK_EQ_INT(fovea_rig_load("/nonexistent/rig.json", &rig, err, sizeof(err)), FOVEA_ERR_IO);
+    CHECK_EQ_INT(fv_rig_load("/nonexistent/rig.json", &rig, err, sizeof(err)), FOVEA_ERR_IO);
     CHECK(strstr(err, "/nonexistent/rig.json") != NULL);
     /* larger than the 1 MiB limit (valid JSON padded with spaces) */
     size_t big = FOVEA_RIG_FILE_LIMIT + 10;
@@ -292,13 +292,13 @@ static void test_validate_and_load(void)
     memset(buf, ' ', big);
     memcpy(buf, spec_json, strlen(spec_json));
     char *path = test_write_tmp(".json", buf, big);
-    CHECK(fovea_rig_load(path, &rig, err, sizeof(err)) < 0);
+    CHECK(fv_rig_load(path, &rig, err, sizeof(err)) < 0);
     CHECK(strstr(err, "larger than") != NULL);
     free(path);
     /* a malformed file names the file and the field */
     char *bad = subst(spec_json, "\"fx\": 1200.0", "\"fx\": 0");
     path = test_write_tmp(".json", bad, strlen(bad));
-    CHECK(fovea_rig_load(path, &rig, err, sizeof(err)) < 0);
+    CHECK(fv_rig_load(path, &rig, err, sizeof(err)) < 0);
     CHECK(strstr(err, path) != NULL && strstr(err, "cameras[1].fx") != NULL);
     free(path);
     free(bad);
@@ -367,7 +367,7 @@ static void test_keys(void)
         *strchr(j, '@') = '\0';
         fovea_rig rig;
         char err[512] = "";
-        CHECK(fovea_rig_parse(j, n, &rig, err, sizeof(err)) < 0);
+        CHECK(fv_rig_parse(j, n, &rig, err, sizeof(err)) < 0);
         CHECK(strstr(err, "the string at line 6, column 15 contains a NUL character") != NULL);
         free(j);
     }
@@ -376,7 +376,7 @@ static void test_keys(void)
         char *j = subst(spec_json, "\"left\"", "\"le\\\\u0000ft\"");
         fovea_rig rig;
         char err[512] = "";
-        CHECK_EQ_INT(fovea_rig_parse(j, strlen(j), &rig, err, sizeof(err)), FOVEA_OK);
+        CHECK_EQ_INT(fv_rig_parse(j, strlen(j), &rig, err, sizeof(err)), FOVEA_OK);
         CHECK(strcmp(rig.cameras[0].name, "le\\u0000ft") == 0);
         free(j);
     }
@@ -384,7 +384,7 @@ static void test_keys(void)
     {
         fovea_rig rig;
         char err[512] = "";
-        CHECK_EQ_INT(fovea_rig_parse(spec_json, strlen(spec_json) + 1, &rig, err, sizeof(err)),
+        CHECK_EQ_INT(fv_rig_parse(spec_json, strlen(spec_json) + 1, &rig, err, sizeof(err)),
                      FOVEA_OK);
     }
 }
@@ -420,7 +420,7 @@ static void test_corpus(void)
                  cases[k].file);
         fovea_rig rig;
         err[0] = '\0';
-        int rc = fovea_rig_load(path, &rig, err, sizeof(err));
+        int rc = fv_rig_load(path, &rig, err, sizeof(err));
         int ok = cases[k].want ? rc < 0 && strstr(err, cases[k].want) != NULL &&
                                      strstr(err, cases[k].file) != NULL
                                : rc == FOVEA_OK;

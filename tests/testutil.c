@@ -91,7 +91,7 @@ char *test_tmp_path(const char *suffix)
     size_t n = strlen(dir) + strlen(suffix) + 64;
     char *path = malloc(n);
     REQUIRE(path != NULL);
-    snprintf(path, n, "%s/fovea_test_%ld_%d%s", dir, (long)getpid(), counter++, suffix);
+    snprintf(path, n, "%s/fv_test_%ld_%d%s", dir, (long)getpid(), counter++, suffix);
     if (tmp_count < MAX_TMP)
         tmp_files[tmp_count++] = strdup(path);
     return path;

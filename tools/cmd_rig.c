@@ -315,7 +315,7 @@ static void print_report(FILE *fp, const check_args *a, const rig_info *rig,
 }
 
 /* A warning for an angle beyond a full turn: the rotation takes it modulo 360
- * (fovea_rotation). */
+ * (fv_rotation). */
 static void warn_turn(const check_args *a, const char *field, double deg, const char *what)
 {
     if (fabs(deg) >= 360.0)

@@ -19,13 +19,13 @@ int backend_pick(const fovea_context *ctx, const backend_info *const *list, size
     *chosen = NULL;
     if (requested != FOVEA_BACKEND_AUTO && requested != FOVEA_BACKEND_CPU &&
         requested != FOVEA_BACKEND_CUDA)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "unknown backend %d",
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "unknown backend %d",
                             (int)requested);
     const backend_info *cpu = find_kind(list, n, FOVEA_BACKEND_CPU);
     if (requested == FOVEA_BACKEND_CPU) {
         *chosen = cpu;
         return cpu ? FOVEA_OK
-                   : fovea_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED, "backend cpu: none");
+                   : fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED, "backend cpu: none");
     }
     const backend_info *cuda = find_kind(list, n, FOVEA_BACKEND_CUDA);
     int device = fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA;
@@ -42,6 +42,6 @@ int backend_pick(const fovea_context *ctx, const backend_info *const *list, size
         *chosen = cpu;
         return FOVEA_OK;
     }
-    return fovea_errbuf(err, errsz, FOVEA_ERR_NO_DEVICE, "backend cuda: %s",
+    return fv_errbuf(err, errsz, FOVEA_ERR_NO_DEVICE, "backend cuda: %s",
                         fovea_cuda_compiled() ? "no CUDA device" : "fovea was built without CUDA");
 }

@@ -58,7 +58,7 @@ typedef struct backend_info {
  *           the machine has a CUDA device) and one is compiled in, else cpu.
  * Stitch and VIF request their context's backend (resolved by fovea_open);
  * KLT its tracking context's field. On failure *chosen is NULL and the
- * message goes to err (fovea_errbuf). */
+ * message goes to err (fv_errbuf). */
 int backend_pick(const fovea_context *ctx, const backend_info *const *list, size_t n,
                  fovea_backend requested, const backend_info **chosen, char *err,
                  size_t errsz);

@@ -42,7 +42,7 @@ int fovea_open(fovea_context **out, const fovea_settings *s)
         return FOVEA_ERR_NOMEM;
     ctx->settings = *s;
     ctx->device = -1;
-    fovea_ctx_error_init(ctx);
+    fv_ctx_error_init(ctx);
     ctx->threads = s->threads > 0 ? s->threads : fovea_cpu_count();
 
     int ndev = 0;
@@ -58,7 +58,7 @@ int fovea_open(fovea_context **out, const fovea_settings *s)
                 return FOVEA_ERR_NO_DEVICE;
             }
         } else {
-            int st = fovea_device_bind(ctx, s->cuda_device, s->cuda_stream);
+            int st = fv_device_bind(ctx, s->cuda_device, s->cuda_stream);
             if (st < 0) {
                 if (s->backend == FOVEA_BACKEND_CUDA) {
                     free(ctx);
@@ -73,9 +73,9 @@ int fovea_open(fovea_context **out, const fovea_settings *s)
     if (ctx->backend != FOVEA_BACKEND_CUDA)
         ctx->backend = FOVEA_BACKEND_CPU;
 
-    int st = fovea_threadpool_create(&ctx->pool, ctx->threads);
+    int st = fv_threadpool_create(&ctx->pool, ctx->threads);
     if (st < 0) {
-        fovea_device_unbind(ctx);
+        fv_device_unbind(ctx);
         free(ctx);
         return st;
     }
@@ -88,8 +88,8 @@ void fovea_close(fovea_context **pctx)
     if (!pctx || !*pctx)
         return;
     fovea_context *ctx = *pctx;
-    fovea_device_unbind(ctx);
-    fovea_threadpool_destroy(&ctx->pool);
+    fv_device_unbind(ctx);
+    fv_threadpool_destroy(&ctx->pool);
     free(ctx);
     *pctx = NULL;
 }
@@ -118,6 +118,6 @@ int fovea_sync(fovea_context *ctx)
 {
     if (!ctx)
         return FOVEA_ERR_INVALID_ARG;
-    return fovea_device_sync(ctx);
+    return fv_device_sync(ctx);
 }
 

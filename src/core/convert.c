@@ -620,17 +620,17 @@ static int check_frame(fovea_context *ctx, const fovea_frame *f, const char *wha
 {
     const fovea_pixfmt_desc *d = f ? fovea_pixfmt_get_desc(f->fmt) : NULL;
     if (!d)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "convert: %s frame missing or of "
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "convert: %s frame missing or of "
                                "invalid format", what);
     if (f->mem != FOVEA_MEM_HOST && f->mem != FOVEA_MEM_PINNED)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                "convert: %s frame is not in host memory", what);
     if (f->width <= 0 || f->height <= 0 || f->width > FOVEA_MAX_DIM || f->height > FOVEA_MAX_DIM)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "convert: %s frame size %dx%d",
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "convert: %s frame size %dx%d",
                                what, f->width, f->height);
     for (int p = 0; p < d->planes; p++)
         if (!f->data[p])
-            return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+            return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                    "convert: %s frame plane %d has no pixels", what, p);
     return FOVEA_OK;
 }
@@ -644,7 +644,7 @@ int fovea_frame_convert(fovea_context *ctx, fovea_frame *dst, const fovea_frame 
     if ((st = check_frame(ctx, dst, "destination")) < 0)
         return st;
     if (src->width != dst->width || src->height != dst->height)
-        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH, "convert: size %dx%d vs %dx%d",
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "convert: size %dx%d vs %dx%d",
                                src->width, src->height, dst->width, dst->height);
     fovea_convert_options defaults;
     if (!opt) {
@@ -653,7 +653,7 @@ int fovea_frame_convert(fovea_context *ctx, fovea_frame *dst, const fovea_frame 
     }
     if ((opt->colorspace != FOVEA_CS_BT601 && opt->colorspace != FOVEA_CS_BT709) ||
         (opt->range != FOVEA_RANGE_LIMITED && opt->range != FOVEA_RANGE_FULL))
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "convert: invalid options");
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "convert: invalid options");
 
     if (src->fmt == dst->fmt) {
         if (src != dst)
@@ -695,16 +695,16 @@ int fovea_frame_convert(fovea_context *ctx, fovea_frame *dst, const fovea_frame 
         /* per thread: Y, U, V for two rows, and two down-sampled chroma rows */
         size_t total;
         j.scratch_per_thread = 8 * (size_t)j.w;
-        if (!fovea_mul_size(j.scratch_per_thread, (size_t)j.threads, &total) ||
-            !fovea_mul_size(total, sizeof(uint16_t), &total))
-            return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "convert: scratch size overflow");
+        if (!fv_mul_size(j.scratch_per_thread, (size_t)j.threads, &total) ||
+            !fv_mul_size(total, sizeof(uint16_t), &total))
+            return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "convert: scratch size overflow");
         j.scratch = malloc(total);
         if (!j.scratch)
-            return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "convert: cannot allocate %zu bytes",
+            return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "convert: cannot allocate %zu bytes",
                                    total);
     }
     int nbands = (j.h + BAND_ROWS - 1) / BAND_ROWS;
-    fovea_parallel_for(ctx, nbands, 1, convert_band, &j);
+    fv_parallel_for(ctx, nbands, 1, convert_band, &j);
     free(j.scratch);
     dst->index = src->index;
     return FOVEA_OK;

@@ -8,7 +8,7 @@
 
 #define FOVEA_ERRLEN 1024
 
-struct fovea_threadpool;
+struct fv_threadpool;
 
 struct fovea_context {
     fovea_settings settings;
@@ -17,17 +17,17 @@ struct fovea_context {
     void *stream;               /* cudaStream_t */
     int own_stream;
     int threads;
-    struct fovea_threadpool *pool;
+    struct fv_threadpool *pool;
     uint64_t err_id;            /* key of this context's per-thread last-error slots */
 };
 
 /* Give ctx its last-error key (fovea_open). */
-void fovea_ctx_error_init(fovea_context *ctx);
+void fv_ctx_error_init(fovea_context *ctx);
 
 /* Record a formatted message as the last error of ctx for the calling thread
  * (read with fovea_last_error(ctx) on the same thread) and return status.
  * ctx may be NULL: the message goes to the thread's context-less slot. */
-int fovea_ctx_error(fovea_context *ctx, int status, const char *fmt, ...)
+int fv_ctx_error(fovea_context *ctx, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -36,8 +36,8 @@ int fovea_ctx_error(fovea_context *ctx, int status, const char *fmt, ...)
 /* Format a message into a caller's error buffer (err may be NULL or errsz 0)
  * and return status: the error path of internal helpers that report through
  * (char *err, size_t errsz); public functions move the text to their context
- * with fovea_ctx_error(ctx, st, "%s", err). */
-int fovea_errbuf(char *err, size_t errsz, int status, const char *fmt, ...)
+ * with fv_ctx_error(ctx, st, "%s", err). */
+int fv_errbuf(char *err, size_t errsz, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -48,13 +48,13 @@ int fovea_errbuf(char *err, size_t errsz, int status, const char *fmt, ...)
  * FOVEA_CUDA_TRY (core/cuda_util.h) instead. */
 #define FOVEA_TRY(call)                                                                     \
     do {                                                                                    \
-        int fovea_try_st_ = (call);                                                         \
-        if (fovea_try_st_ < 0)                                                              \
-            return fovea_try_st_;                                                           \
+        int fv_try_st_ = (call);                                                         \
+        if (fv_try_st_ < 0)                                                              \
+            return fv_try_st_;                                                           \
     } while (0)
 
 /* Deliver a message to the context's log callback if its level passes. */
-void fovea_log(fovea_context *ctx, fovea_log_level level, const char *fmt, ...)
+void fv_log(fovea_context *ctx, fovea_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -63,28 +63,28 @@ void fovea_log(fovea_context *ctx, fovea_log_level level, const char *fmt, ...)
 /* ---- CPU thread pool (pthreads). One pool per context, fixed size. ---- */
 
 /* Work item: process the index range [begin, end). thread is 0..threads-1. */
-typedef void (*fovea_range_fn)(void *arg, int begin, int end, int thread);
+typedef void (*fv_range_fn)(void *arg, int begin, int end, int thread);
 
-int fovea_threadpool_create(struct fovea_threadpool **pool, int threads);
-void fovea_threadpool_destroy(struct fovea_threadpool **pool);
-int fovea_threadpool_size(const struct fovea_threadpool *pool);
+int fv_threadpool_create(struct fv_threadpool **pool, int threads);
+void fv_threadpool_destroy(struct fv_threadpool **pool);
+int fv_threadpool_size(const struct fv_threadpool *pool);
 
 /* Split [0, n) into chunks of at least grain indices and run fn on them across
  * the context's threads (the caller participates); returns when all are done.
  * ctx may be NULL (runs serially). Nested calls from a worker run serially. */
-void fovea_parallel_for(fovea_context *ctx, int n, int grain, fovea_range_fn fn, void *arg);
+void fv_parallel_for(fovea_context *ctx, int n, int grain, fv_range_fn fn, void *arg);
 
 /* fovea_cpu_count(): fovea/fovea.h */
 
 /* Overflow-checked size arithmetic: return 0 on overflow, 1 on success. */
-static inline int fovea_mul_size(size_t a, size_t b, size_t *out)
+static inline int fv_mul_size(size_t a, size_t b, size_t *out)
 {
     if (a != 0 && b > (size_t)-1 / a)
         return 0;
     *out = a * b;
     return 1;
 }
-static inline int fovea_add_size(size_t a, size_t b, size_t *out)
+static inline int fv_add_size(size_t a, size_t b, size_t *out)
 {
     if (b > (size_t)-1 - a)
         return 0;

@@ -10,23 +10,23 @@
 
 /* Map a cudaError_t to FOVEA_ERR_CUDA, recording "file:line: expr: error" in the
  * context; returns FOVEA_OK for cudaSuccess. */
-int fovea_cuda_status(fovea_context *ctx, int cuda_err, const char *expr, const char *file,
+int fv_cuda_status(fovea_context *ctx, int cuda_err, const char *expr, const char *file,
                       int line);
 
 /* Every CUDA API call and every launcher goes through this. Evaluates to a
  * fovea status. Launchers return cudaGetLastError() of their launch. */
-#define FOVEA_CUDA(ctx, call) fovea_cuda_status((ctx), (int)(call), #call, __FILE__, __LINE__)
+#define FOVEA_CUDA(ctx, call) fv_cuda_status((ctx), (int)(call), #call, __FILE__, __LINE__)
 
 /* Return from the calling function on failure. */
 #define FOVEA_CUDA_TRY(ctx, call)                                                           \
     do {                                                                                    \
-        int fovea_cuda_st_ = FOVEA_CUDA(ctx, call);                                         \
-        if (fovea_cuda_st_ != FOVEA_OK)                                                     \
-            return fovea_cuda_st_;                                                          \
+        int fv_cuda_st_ = FOVEA_CUDA(ctx, call);                                         \
+        if (fv_cuda_st_ != FOVEA_OK)                                                     \
+            return fv_cuda_st_;                                                          \
     } while (0)
 
 /* The context's stream as a cudaStream_t. */
-static inline cudaStream_t fovea_ctx_stream(const fovea_context *ctx)
+static inline cudaStream_t fv_ctx_stream(const fovea_context *ctx)
 {
     return ctx ? (cudaStream_t)ctx->stream : (cudaStream_t)0;
 }

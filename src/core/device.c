@@ -10,7 +10,7 @@
 
 #ifdef FOVEA_HAVE_CUDA
 
-int fovea_cuda_status(fovea_context *ctx, int cuda_err, const char *expr, const char *file,
+int fv_cuda_status(fovea_context *ctx, int cuda_err, const char *expr, const char *file,
                       int line)
 {
     if (cuda_err == (int)cudaSuccess)
@@ -20,7 +20,7 @@ int fovea_cuda_status(fovea_context *ctx, int cuda_err, const char *expr, const 
     cudaGetLastError();
     const char *base = strrchr(file, '/');
     base = base ? base + 1 : file;
-    return fovea_ctx_error(ctx, FOVEA_ERR_CUDA, "%s:%d: %s: %s (%s)", base, line, expr,
+    return fv_ctx_error(ctx, FOVEA_ERR_CUDA, "%s:%d: %s: %s (%s)", base, line, expr,
                            cudaGetErrorString((cudaError_t)cuda_err),
                            cudaGetErrorName((cudaError_t)cuda_err));
 }
@@ -79,7 +79,7 @@ int fovea_device_get_info(int index, fovea_device_info *info)
     return FOVEA_OK;
 }
 
-int fovea_device_bind(fovea_context *ctx, int dev, void *user_stream)
+int fv_device_bind(fovea_context *ctx, int dev, void *user_stream)
 {
     FOVEA_CUDA_TRY(ctx, cudaSetDevice(dev));
     if (user_stream) {
@@ -94,7 +94,7 @@ int fovea_device_bind(fovea_context *ctx, int dev, void *user_stream)
     return FOVEA_OK;
 }
 
-void fovea_device_unbind(fovea_context *ctx)
+void fv_device_unbind(fovea_context *ctx)
 {
     if (ctx->backend == FOVEA_BACKEND_CUDA && ctx->own_stream && ctx->stream) {
         cudaSetDevice(ctx->device);
@@ -105,37 +105,37 @@ void fovea_device_unbind(fovea_context *ctx)
     ctx->own_stream = 0;
 }
 
-int fovea_device_activate(fovea_context *ctx)
+int fv_device_activate(fovea_context *ctx)
 {
     if (!ctx || ctx->backend != FOVEA_BACKEND_CUDA)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "context has no CUDA device");
+        return fv_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "context has no CUDA device");
     return FOVEA_CUDA(ctx, cudaSetDevice(ctx->device));
 }
 
-int fovea_device_sync(fovea_context *ctx)
+int fv_device_sync(fovea_context *ctx)
 {
     if (ctx->backend != FOVEA_BACKEND_CUDA)
         return FOVEA_OK;
     FOVEA_CUDA_TRY(ctx, cudaSetDevice(ctx->device));
-    return FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
+    return FOVEA_CUDA(ctx, cudaStreamSynchronize(fv_ctx_stream(ctx)));
 }
 
-int fovea_device_malloc(fovea_context *ctx, size_t size, void **ptr)
+int fv_device_malloc(fovea_context *ctx, size_t size, void **ptr)
 {
     *ptr = NULL;
-    int st = fovea_device_activate(ctx);
+    int st = fv_device_activate(ctx);
     if (st < 0)
         return st;
     cudaError_t e = cudaMalloc(ptr, size);
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "cudaMalloc(%zu bytes): out of device memory",
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cudaMalloc(%zu bytes): out of device memory",
                                size);
     }
     return FOVEA_CUDA(ctx, e);
 }
 
-void fovea_device_free(fovea_context *ctx, void *ptr)
+void fv_device_free(fovea_context *ctx, void *ptr)
 {
     if (ptr) {
         if (ctx)
@@ -152,7 +152,7 @@ void fovea_device_free(fovea_context *ctx, void *ptr)
  * are kept for reuse, process-wide: at most PIN_CACHE_BLOCKS blocks and
  * PIN_CACHE_BYTES bytes; a request takes the smallest kept block that holds
  * it and wastes at most half of it. Live blocks are listed with their sizes
- * (fovea_pinned_free is given the pointer only). */
+ * (fv_pinned_free is given the pointer only). */
 #define PIN_CACHE_BLOCKS 16
 #define PIN_CACHE_BYTES ((size_t)64 << 20)
 
@@ -183,13 +183,13 @@ static int pin_note_live(void *p, size_t size)
     return 0;
 }
 
-int fovea_pinned_malloc(fovea_context *ctx, size_t size, void **ptr)
+int fv_pinned_malloc(fovea_context *ctx, size_t size, void **ptr)
 {
     *ptr = NULL;
     int n = 0;
     fovea_device_count(&n);
     if (n == 0)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "pinned memory needs a CUDA device");
+        return fv_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "pinned memory needs a CUDA device");
     if (size == 0)
         size = 1;
     pthread_mutex_lock(&pin_lock);
@@ -210,7 +210,7 @@ int fovea_pinned_malloc(fovea_context *ctx, size_t size, void **ptr)
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
         *ptr = NULL;
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "cudaMallocHost(%zu bytes) failed", size);
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cudaMallocHost(%zu bytes) failed", size);
     }
     if (e != cudaSuccess) {
         *ptr = NULL;
@@ -222,12 +222,12 @@ int fovea_pinned_malloc(fovea_context *ctx, size_t size, void **ptr)
     if (rc < 0) {
         cudaFreeHost(*ptr);
         *ptr = NULL;
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory for the pinned block list");
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory for the pinned block list");
     }
     return FOVEA_OK;
 }
 
-void fovea_pinned_free(fovea_context *ctx, void *ptr)
+void fv_pinned_free(fovea_context *ctx, void *ptr)
 {
     (void)ctx;
     if (!ptr)
@@ -262,13 +262,13 @@ static int ptr_attributes(const void *p, struct cudaPointerAttributes *a)
     return 1;
 }
 
-int fovea_ptr_device_only(const void *p)
+int fv_ptr_device_only(const void *p)
 {
     struct cudaPointerAttributes a;
     return ptr_attributes(p, &a) && a.type == cudaMemoryTypeDevice;
 }
 
-fovea_memtype fovea_ptr_memtype(const void *p)
+fovea_memtype fv_ptr_memtype(const void *p)
 {
     struct cudaPointerAttributes a;
     if (!ptr_attributes(p, &a))
@@ -284,22 +284,22 @@ fovea_memtype fovea_ptr_memtype(const void *p)
     }
 }
 
-int fovea_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
+int fv_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
                    size_t spitch, size_t width_bytes, size_t rows)
 {
     if (!ctx || ctx->backend != FOVEA_BACKEND_CUDA)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "copy needs a CUDA context");
+        return fv_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "copy needs a CUDA context");
     return FOVEA_CUDA(ctx, cudaMemcpy2DAsync(dst, dpitch, src, spitch, width_bytes, rows,
-                                             cudaMemcpyDefault, fovea_ctx_stream(ctx)));
+                                             cudaMemcpyDefault, fv_ctx_stream(ctx)));
 }
 
-int fovea_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value,
+int fv_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value,
                           size_t width_bytes, size_t rows)
 {
     if (!ctx || ctx->backend != FOVEA_BACKEND_CUDA)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "memset needs a CUDA context");
+        return fv_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "memset needs a CUDA context");
     return FOVEA_CUDA(ctx, cudaMemset2DAsync(dst, pitch, value, width_bytes, rows,
-                                             fovea_ctx_stream(ctx)));
+                                             fv_ctx_stream(ctx)));
 }
 
 #else /* CPU-only build */
@@ -330,49 +330,49 @@ int fovea_device_get_info(int index, fovea_device_info *info)
 
 static int no_cuda(fovea_context *ctx)
 {
-    return fovea_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "fovea was built without CUDA");
+    return fv_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "fovea was built without CUDA");
 }
 
-int fovea_device_bind(fovea_context *ctx, int dev, void *user_stream)
+int fv_device_bind(fovea_context *ctx, int dev, void *user_stream)
 {
     (void)dev;
     (void)user_stream;
     return no_cuda(ctx);
 }
-void fovea_device_unbind(fovea_context *ctx) { (void)ctx; }
-fovea_memtype fovea_ptr_memtype(const void *p)
+void fv_device_unbind(fovea_context *ctx) { (void)ctx; }
+fovea_memtype fv_ptr_memtype(const void *p)
 {
     (void)p;
     return FOVEA_MEM_HOST;
 }
-int fovea_ptr_device_only(const void *p)
+int fv_ptr_device_only(const void *p)
 {
     (void)p;
     return 0;
 }
-int fovea_device_sync(fovea_context *ctx) { (void)ctx; return FOVEA_OK; }
-int fovea_device_activate(fovea_context *ctx) { return no_cuda(ctx); }
-int fovea_device_malloc(fovea_context *ctx, size_t size, void **ptr)
+int fv_device_sync(fovea_context *ctx) { (void)ctx; return FOVEA_OK; }
+int fv_device_activate(fovea_context *ctx) { return no_cuda(ctx); }
+int fv_device_malloc(fovea_context *ctx, size_t size, void **ptr)
 {
     (void)size;
     *ptr = NULL;
     return no_cuda(ctx);
 }
-void fovea_device_free(fovea_context *ctx, void *ptr) { (void)ctx; (void)ptr; }
-int fovea_pinned_malloc(fovea_context *ctx, size_t size, void **ptr)
+void fv_device_free(fovea_context *ctx, void *ptr) { (void)ctx; (void)ptr; }
+int fv_pinned_malloc(fovea_context *ctx, size_t size, void **ptr)
 {
     (void)size;
     *ptr = NULL;
     return no_cuda(ctx);
 }
-void fovea_pinned_free(fovea_context *ctx, void *ptr) { (void)ctx; (void)ptr; }
-int fovea_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
+void fv_pinned_free(fovea_context *ctx, void *ptr) { (void)ctx; (void)ptr; }
+int fv_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
                    size_t spitch, size_t width_bytes, size_t rows)
 {
     (void)dst; (void)dpitch; (void)src; (void)spitch; (void)width_bytes; (void)rows;
     return no_cuda(ctx);
 }
-int fovea_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value,
+int fv_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value,
                           size_t width_bytes, size_t rows)
 {
     (void)dst; (void)pitch; (void)value; (void)width_bytes; (void)rows;

@@ -14,23 +14,23 @@
  * on longest ago (fovea_last_error of that context then returns ""). */
 #define FOVEA_ERR_SLOTS 8
 
-typedef struct fovea_err_slot {
+typedef struct fv_err_slot {
     uint64_t id; /* 0 = free */
     uint64_t stamp;
     char msg[FOVEA_ERRLEN];
-} fovea_err_slot;
+} fv_err_slot;
 
-static _Thread_local fovea_err_slot tls_slot[FOVEA_ERR_SLOTS];
+static _Thread_local fv_err_slot tls_slot[FOVEA_ERR_SLOTS];
 static _Thread_local char tls_null_msg[FOVEA_ERRLEN];
 static _Thread_local uint64_t tls_stamp;
 static atomic_uint_fast64_t next_err_id = 1;
 
-void fovea_ctx_error_init(fovea_context *ctx)
+void fv_ctx_error_init(fovea_context *ctx)
 {
     ctx->err_id = (uint64_t)atomic_fetch_add(&next_err_id, 1);
 }
 
-static fovea_err_slot *find_slot(uint64_t id)
+static fv_err_slot *find_slot(uint64_t id)
 {
     for (int k = 0; k < FOVEA_ERR_SLOTS; k++)
         if (tls_slot[k].id == id)
@@ -43,7 +43,7 @@ static char *error_buffer(const fovea_context *ctx)
 {
     if (!ctx || ctx->err_id == 0)
         return tls_null_msg;
-    fovea_err_slot *s = find_slot(ctx->err_id);
+    fv_err_slot *s = find_slot(ctx->err_id);
     if (!s) {
         s = &tls_slot[0];
         for (int k = 0; k < FOVEA_ERR_SLOTS; k++) {
@@ -61,7 +61,7 @@ static char *error_buffer(const fovea_context *ctx)
     return s->msg;
 }
 
-int fovea_ctx_error(fovea_context *ctx, int status, const char *fmt, ...)
+int fv_ctx_error(fovea_context *ctx, int status, const char *fmt, ...)
 {
     char *msg = error_buffer(ctx);
     va_list ap;
@@ -69,7 +69,7 @@ int fovea_ctx_error(fovea_context *ctx, int status, const char *fmt, ...)
     vsnprintf(msg, FOVEA_ERRLEN, fmt, ap);
     va_end(ap);
     if (ctx)
-        fovea_log(ctx, FOVEA_LOG_DEBUG, "%s", msg);
+        fv_log(ctx, FOVEA_LOG_DEBUG, "%s", msg);
     return status;
 }
 
@@ -77,11 +77,11 @@ const char *fovea_last_error(const fovea_context *ctx)
 {
     if (!ctx || ctx->err_id == 0)
         return tls_null_msg;
-    const fovea_err_slot *s = find_slot(ctx->err_id);
+    const fv_err_slot *s = find_slot(ctx->err_id);
     return s ? s->msg : "";
 }
 
-int fovea_errbuf(char *err, size_t errsz, int status, const char *fmt, ...)
+int fv_errbuf(char *err, size_t errsz, int status, const char *fmt, ...)
 {
     if (err && errsz) {
         va_list ap;
@@ -92,7 +92,7 @@ int fovea_errbuf(char *err, size_t errsz, int status, const char *fmt, ...)
     return status;
 }
 
-void fovea_log(fovea_context *ctx, fovea_log_level level, const char *fmt, ...)
+void fv_log(fovea_context *ctx, fovea_log_level level, const char *fmt, ...)
 {
     if (!ctx || !ctx->settings.log || level > ctx->settings.log_level)
         return;

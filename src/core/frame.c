@@ -20,13 +20,13 @@ int fovea_frame_alloc(fovea_context *ctx, fovea_frame *f, int width, int height,
     memset(f, 0, sizeof(*f));
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(fmt);
     if (!d)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "invalid pixel format %d", (int)fmt);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "invalid pixel format %d", (int)fmt);
     if (width <= 0 || height <= 0 || width > FOVEA_MAX_DIM || height > FOVEA_MAX_DIM)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                "frame size %dx%d out of range (1..%d per side)", width, height,
                                FOVEA_MAX_DIM);
     if (mem != FOVEA_MEM_HOST && mem != FOVEA_MEM_PINNED && mem != FOVEA_MEM_DEVICE)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "invalid memory type %d", (int)mem);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "invalid memory type %d", (int)mem);
 
     /* device planes start on 512 bytes (what texture objects need) with 256-byte
      * row pitches */
@@ -35,8 +35,8 @@ int fovea_frame_alloc(fovea_context *ctx, fovea_frame *f, int width, int height,
     size_t offsets[4] = {0}, total = 0;
     for (int p = 0; p < d->planes; p++) {
         size_t stride = align_up(fovea_plane_row_bytes(fmt, width, p), align), plane;
-        if (!fovea_mul_size(stride, (size_t)fovea_plane_height(fmt, height, p), &plane))
-            return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "frame size overflow");
+        if (!fv_mul_size(stride, (size_t)fovea_plane_height(fmt, height, p), &plane))
+            return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "frame size overflow");
         f->stride[p] = (ptrdiff_t)stride;
         offsets[p] = total;
         total += align_up(plane, plane_align);
@@ -47,13 +47,13 @@ int fovea_frame_alloc(fovea_context *ctx, fovea_frame *f, int width, int height,
     case FOVEA_MEM_HOST:
         buf = aligned_alloc(align, align_up(total, align));
         if (!buf)
-            st = fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "cannot allocate %zu bytes", total);
+            st = fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cannot allocate %zu bytes", total);
         break;
     case FOVEA_MEM_PINNED:
-        st = fovea_pinned_malloc(ctx, total, &buf);
+        st = fv_pinned_malloc(ctx, total, &buf);
         break;
     case FOVEA_MEM_DEVICE:
-        st = fovea_device_malloc(ctx, total, &buf);
+        st = fv_device_malloc(ctx, total, &buf);
         break;
     }
     if (st < 0) {
@@ -79,8 +79,8 @@ void fovea_frame_free(fovea_context *ctx, fovea_frame *f)
     if (f->buf) {
         switch (f->mem) {
         case FOVEA_MEM_HOST: free(f->buf); break;
-        case FOVEA_MEM_PINNED: fovea_pinned_free(ctx, f->buf); break;
-        case FOVEA_MEM_DEVICE: fovea_device_free(ctx, f->buf); break;
+        case FOVEA_MEM_PINNED: fv_pinned_free(ctx, f->buf); break;
+        case FOVEA_MEM_DEVICE: fv_device_free(ctx, f->buf); break;
         }
     }
     memset(f, 0, sizeof(*f));
@@ -89,9 +89,9 @@ void fovea_frame_free(fovea_context *ctx, fovea_frame *f)
 static int check_pair(fovea_context *ctx, const fovea_frame *a, const fovea_frame *b)
 {
     if (!a || !b || !a->data[0] || !b->data[0])
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "frame without pixels");
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "frame without pixels");
     if (a->width != b->width || a->height != b->height || a->fmt != b->fmt)
-        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH, "frames differ: %dx%d %s vs %dx%d %s",
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "frames differ: %dx%d %s vs %dx%d %s",
                                a->width, a->height, fovea_pixfmt_name(a->fmt), b->width,
                                b->height, fovea_pixfmt_name(b->fmt));
     return FOVEA_OK;
@@ -112,7 +112,7 @@ int fovea_frame_copy(fovea_context *ctx, fovea_frame *dst, const fovea_frame *sr
                 memcpy(dst->data[p] + (ptrdiff_t)y * dst->stride[p],
                        src->data[p] + (ptrdiff_t)y * src->stride[p], row);
         } else {
-            st = fovea_memcpy2d(ctx, dst->data[p], (size_t)dst->stride[p], src->data[p],
+            st = fv_memcpy2d(ctx, dst->data[p], (size_t)dst->stride[p], src->data[p],
                                 (size_t)src->stride[p], row, (size_t)rows);
             if (st < 0)
                 return st;
@@ -133,7 +133,7 @@ int fovea_frame_fill(fovea_context *ctx, fovea_frame *f, uint8_t value)
         size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
         int rows = fovea_plane_height(f->fmt, f->height, p);
         if (f->mem == FOVEA_MEM_DEVICE) {
-            int st = fovea_memset2d_device(ctx, f->data[p], (size_t)f->stride[p], value, row,
+            int st = fv_memset2d_device(ctx, f->data[p], (size_t)f->stride[p], value, row,
                                            (size_t)rows);
             if (st < 0)
                 return st;
@@ -174,7 +174,7 @@ int fovea_frame_pool_create(fovea_context *ctx, fovea_frame_pool **out, int coun
                             int height, fovea_pixfmt fmt, fovea_memtype mem)
 {
     if (!out || count < 1 || count > 4096)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "pool size %d out of range", count);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "pool size %d out of range", count);
     *out = NULL;
     fovea_frame_pool *p = calloc(1, sizeof(*p));
     if (!p)
@@ -211,7 +211,7 @@ int fovea_frame_pool_get(fovea_frame_pool *p, fovea_frame **f)
         }
     }
     *f = NULL;
-    return fovea_ctx_error(p->ctx, FOVEA_ERR_NOMEM, "all %d pool frames are in use", p->count);
+    return fv_ctx_error(p->ctx, FOVEA_ERR_NOMEM, "all %d pool frames are in use", p->count);
 }
 
 int fovea_frame_pool_put(fovea_frame_pool *p, fovea_frame *f)

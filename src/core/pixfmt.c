@@ -131,9 +131,9 @@ size_t fovea_frame_packed_size(fovea_pixfmt fmt, int w, int h)
     size_t total = 0;
     for (int p = 0; p < d->planes; p++) {
         size_t plane;
-        if (!fovea_mul_size(fovea_plane_row_bytes(fmt, w, p), (size_t)fovea_plane_height(fmt, h, p),
+        if (!fv_mul_size(fovea_plane_row_bytes(fmt, w, p), (size_t)fovea_plane_height(fmt, h, p),
                             &plane) ||
-            !fovea_add_size(total, plane, &total))
+            !fv_add_size(total, plane, &total))
             return 0;
     }
     return total;

@@ -6,7 +6,7 @@
 
 #include "core/core.h"
 
-struct fovea_threadpool {
+struct fv_threadpool {
     int size;                 /* threads including the caller */
     pthread_t *workers;       /* size - 1 workers */
     pthread_mutex_t lock;     /* guards the job fields and generation */
@@ -16,7 +16,7 @@ struct fovea_threadpool {
     unsigned long generation;
     int quit;
     /* current job */
-    fovea_range_fn fn;
+    fv_range_fn fn;
     void *arg;
     int n, chunk;
     atomic_int next;
@@ -25,7 +25,7 @@ struct fovea_threadpool {
 
 static _Thread_local int in_pool_worker;
 
-static void run_chunks(struct fovea_threadpool *p, int thread)
+static void run_chunks(struct fv_threadpool *p, int thread)
 {
     for (;;) {
         int begin = atomic_fetch_add(&p->next, p->chunk);
@@ -37,14 +37,14 @@ static void run_chunks(struct fovea_threadpool *p, int thread)
 }
 
 typedef struct {
-    struct fovea_threadpool *pool;
+    struct fv_threadpool *pool;
     int index;
 } worker_arg;
 
 static void *worker_main(void *opaque)
 {
     worker_arg *wa = opaque;
-    struct fovea_threadpool *p = wa->pool;
+    struct fv_threadpool *p = wa->pool;
     int thread = wa->index;
     free(wa);
     in_pool_worker = 1;
@@ -66,11 +66,11 @@ static void *worker_main(void *opaque)
     return NULL;
 }
 
-int fovea_threadpool_create(struct fovea_threadpool **out, int threads)
+int fv_threadpool_create(struct fv_threadpool **out, int threads)
 {
     if (threads < 1)
         threads = 1;
-    struct fovea_threadpool *p = calloc(1, sizeof(*p));
+    struct fv_threadpool *p = calloc(1, sizeof(*p));
     if (!p)
         return FOVEA_ERR_NOMEM;
     p->size = threads;
@@ -81,7 +81,7 @@ int fovea_threadpool_create(struct fovea_threadpool **out, int threads)
     if (threads > 1) {
         p->workers = calloc((size_t)threads - 1, sizeof(pthread_t));
         if (!p->workers) {
-            fovea_threadpool_destroy(&p);
+            fv_threadpool_destroy(&p);
             return FOVEA_ERR_NOMEM;
         }
         for (int i = 0; i < threads - 1; i++) {
@@ -93,7 +93,7 @@ int fovea_threadpool_create(struct fovea_threadpool **out, int threads)
             if (!wa || pthread_create(&p->workers[i], NULL, worker_main, wa) != 0) {
                 free(wa);
                 p->size = i + 1; /* only i workers exist */
-                fovea_threadpool_destroy(&p);
+                fv_threadpool_destroy(&p);
                 return FOVEA_ERR_NOMEM;
             }
         }
@@ -102,11 +102,11 @@ int fovea_threadpool_create(struct fovea_threadpool **out, int threads)
     return FOVEA_OK;
 }
 
-void fovea_threadpool_destroy(struct fovea_threadpool **pp)
+void fv_threadpool_destroy(struct fv_threadpool **pp)
 {
     if (!pp || !*pp)
         return;
-    struct fovea_threadpool *p = *pp;
+    struct fv_threadpool *p = *pp;
     pthread_mutex_lock(&p->lock);
     p->quit = 1;
     pthread_cond_broadcast(&p->wake);
@@ -122,18 +122,18 @@ void fovea_threadpool_destroy(struct fovea_threadpool **pp)
     *pp = NULL;
 }
 
-int fovea_threadpool_size(const struct fovea_threadpool *p)
+int fv_threadpool_size(const struct fv_threadpool *p)
 {
     return p ? p->size : 1;
 }
 
-void fovea_parallel_for(fovea_context *ctx, int n, int grain, fovea_range_fn fn, void *arg)
+void fv_parallel_for(fovea_context *ctx, int n, int grain, fv_range_fn fn, void *arg)
 {
     if (n <= 0)
         return;
     if (grain < 1)
         grain = 1;
-    struct fovea_threadpool *p = ctx ? ctx->pool : NULL;
+    struct fv_threadpool *p = ctx ? ctx->pool : NULL;
     if (!p || p->size == 1 || in_pool_worker || n <= grain) {
         fn(arg, 0, n, 0);
         return;

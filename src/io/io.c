@@ -30,7 +30,7 @@ static const char *display_path(const char *path)
     return strcmp(path, "-") == 0 ? "stdin" : path;
 }
 
-int fovea_reader_fail(struct fovea_reader *r, int status, const char *fmt, ...)
+int fv_reader_fail(struct fovea_reader *r, int status, const char *fmt, ...)
 {
     char msg[FOVEA_IO_ERRLEN];
     va_list ap;
@@ -41,7 +41,7 @@ int fovea_reader_fail(struct fovea_reader *r, int status, const char *fmt, ...)
     return status;
 }
 
-int fovea_writer_fail(struct fovea_writer *w, int status, const char *fmt, ...)
+int fv_writer_fail(struct fovea_writer *w, int status, const char *fmt, ...)
 {
     char msg[FOVEA_IO_ERRLEN];
     va_list ap;
@@ -53,7 +53,7 @@ int fovea_writer_fail(struct fovea_writer *w, int status, const char *fmt, ...)
     return status;
 }
 
-size_t fovea_io_read_full(FILE *fp, void *buf, size_t n)
+size_t fv_io_read_full(FILE *fp, void *buf, size_t n)
 {
     size_t got = 0;
     while (got < n) {
@@ -65,26 +65,26 @@ size_t fovea_io_read_full(FILE *fp, void *buf, size_t n)
     return got;
 }
 
-int fovea_reader_slurp(struct fovea_reader *r, size_t limit, uint8_t **data, size_t *size)
+int fv_reader_slurp(struct fovea_reader *r, size_t limit, uint8_t **data, size_t *size)
 {
     size_t cap = 1 << 16, len = 0;
     uint8_t *buf = malloc(cap);
     *data = NULL;
     *size = 0;
     if (!buf)
-        return fovea_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
+        return fv_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
     for (;;) {
         if (len == cap) {
             if (cap >= limit) {
                 free(buf);
-                return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+                return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
                                          "file larger than %zu bytes", limit);
             }
             size_t ncap = cap * 2 > limit ? limit : cap * 2;
             uint8_t *nb = realloc(buf, ncap);
             if (!nb) {
                 free(buf);
-                return fovea_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
+                return fv_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
             }
             buf = nb;
             cap = ncap;
@@ -96,7 +96,7 @@ int fovea_reader_slurp(struct fovea_reader *r, size_t limit, uint8_t **data, siz
     }
     if (ferror(r->fp)) {
         free(buf);
-        return fovea_reader_fail(r, FOVEA_ERR_IO, "read error: %s", strerror(errno));
+        return fv_reader_fail(r, FOVEA_ERR_IO, "read error: %s", strerror(errno));
     }
     *data = buf;
     *size = len;
@@ -108,24 +108,24 @@ typedef struct still_reader {
     int done;
 } still_reader;
 
-int fovea_still_reader_open(struct fovea_reader *r, size_t limit, fovea_decode_fn decode)
+int fv_still_reader_open(struct fovea_reader *r, size_t limit, fv_decode_fn decode)
 {
     uint8_t *data;
     size_t size;
-    int st = fovea_reader_slurp(r, limit, &data, &size);
+    int st = fv_reader_slurp(r, limit, &data, &size);
     if (st < 0)
         return st;
     still_reader *sr = calloc(1, sizeof(*sr));
     if (!sr) {
         free(data);
-        return fovea_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
+        return fv_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
     }
     char msg[FOVEA_IO_ERRLEN];
     st = decode(data, size, &sr->img, msg, sizeof(msg));
     free(data);
     if (st < 0) {
         free(sr);
-        return fovea_reader_fail(r, st, "%s", msg);
+        return fv_reader_fail(r, st, "%s", msg);
     }
     r->priv = sr;
     r->info.width = sr->img.width;
@@ -135,21 +135,21 @@ int fovea_still_reader_open(struct fovea_reader *r, size_t limit, fovea_decode_f
     return FOVEA_OK;
 }
 
-int fovea_still_reader_read(struct fovea_reader *r, fovea_frame *f)
+int fv_still_reader_read(struct fovea_reader *r, fovea_frame *f)
 {
     still_reader *sr = r->priv;
     if (sr->done)
         return FOVEA_EOF;
     int st = fovea_frame_copy(NULL, f, &sr->img);
     if (st < 0)
-        return fovea_reader_fail(r, st, "cannot copy the decoded image");
+        return fv_reader_fail(r, st, "cannot copy the decoded image");
     sr->done = 1;
     /* one image per file: the decoded copy is no longer needed */
     fovea_frame_free(NULL, &sr->img);
     return FOVEA_OK;
 }
 
-void fovea_still_reader_close(struct fovea_reader *r)
+void fv_still_reader_close(struct fovea_reader *r)
 {
     still_reader *sr = r->priv;
     if (sr) {
@@ -172,7 +172,7 @@ static void plane_pieces(const fovea_frame *f, int p, size_t *len, int *rows)
     }
 }
 
-int fovea_io_read_planes(struct fovea_reader *r, fovea_frame *f)
+int fv_io_read_planes(struct fovea_reader *r, fovea_frame *f)
 {
     const size_t total = fovea_frame_packed_size(f->fmt, f->width, f->height);
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
@@ -182,15 +182,15 @@ int fovea_io_read_planes(struct fovea_reader *r, fovea_frame *f)
         int rows;
         plane_pieces(f, p, &row, &rows);
         for (int y = 0; y < rows; y++) {
-            size_t got = fovea_io_read_full(r->fp, f->data[p] + (ptrdiff_t)y * f->stride[p], row);
+            size_t got = fv_io_read_full(r->fp, f->data[p] + (ptrdiff_t)y * f->stride[p], row);
             done += got;
             if (got < row) {
                 if (done == 0 && !ferror(r->fp))
                     return FOVEA_EOF;
                 if (ferror(r->fp))
-                    return fovea_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s",
+                    return fv_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s",
                                              (long long)r->next_index, strerror(errno));
-                return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+                return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
                                          "frame %lld: truncated: got %zu of %zu bytes",
                                          (long long)r->next_index, done, total);
             }
@@ -256,13 +256,13 @@ static int write_planes_fd(int fd, FILE *fp, const fovea_frame *f, const fovea_p
     return n > 0 ? writev_all(fd, iov, n) : 0;
 }
 
-int fovea_io_write_planes(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
+int fv_io_write_planes(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
 {
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
     const int fd = fileno(fp);
     if (fd >= 0) {
         if (write_planes_fd(fd, fp, f, d) != 0)
-            return fovea_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
+            return fv_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
         return FOVEA_OK;
     }
     for (int p = 0; p < d->planes; p++) {
@@ -270,7 +270,7 @@ int fovea_io_write_planes(struct fovea_writer *w, FILE *fp, const fovea_frame *f
         int rows = fovea_plane_height(f->fmt, f->height, p);
         for (int y = 0; y < rows; y++) {
             if (fwrite(f->data[p] + (ptrdiff_t)y * f->stride[p], 1, row, fp) != row)
-                return fovea_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
+                return fv_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
         }
     }
     return FOVEA_OK;
@@ -317,24 +317,24 @@ const char *fovea_container_name(fovea_container c)
     }
 }
 
-static const struct fovea_reader_ops *reader_ops_for(fovea_container c)
+static const struct fv_reader_ops *reader_ops_for(fovea_container c)
 {
     switch (c) {
-    case FOVEA_CONTAINER_Y4M: return &fovea_y4m_reader_ops;
-    case FOVEA_CONTAINER_YUV: return &fovea_yuv_reader_ops;
-    case FOVEA_CONTAINER_PNM: return &fovea_pnm_reader_ops;
-    case FOVEA_CONTAINER_PNG: return &fovea_png_reader_ops;
+    case FOVEA_CONTAINER_Y4M: return &fv_y4m_reader_ops;
+    case FOVEA_CONTAINER_YUV: return &fv_yuv_reader_ops;
+    case FOVEA_CONTAINER_PNM: return &fv_pnm_reader_ops;
+    case FOVEA_CONTAINER_PNG: return &fv_png_reader_ops;
     default: return NULL;
     }
 }
 
-static const struct fovea_writer_ops *writer_ops_for(fovea_container c)
+static const struct fv_writer_ops *writer_ops_for(fovea_container c)
 {
     switch (c) {
-    case FOVEA_CONTAINER_Y4M: return &fovea_y4m_writer_ops;
-    case FOVEA_CONTAINER_YUV: return &fovea_yuv_writer_ops;
-    case FOVEA_CONTAINER_PNM: return &fovea_pnm_writer_ops;
-    case FOVEA_CONTAINER_PNG: return &fovea_png_writer_ops;
+    case FOVEA_CONTAINER_Y4M: return &fv_y4m_writer_ops;
+    case FOVEA_CONTAINER_YUV: return &fv_yuv_writer_ops;
+    case FOVEA_CONTAINER_PNM: return &fv_pnm_writer_ops;
+    case FOVEA_CONTAINER_PNG: return &fv_png_writer_ops;
     default: return NULL;
     }
 }
@@ -400,7 +400,7 @@ static int reader_open_buf(fovea_reader **out, const char *path,
     fovea_container c = opt->container;
     if (c == FOVEA_CONTAINER_AUTO)
         c = fovea_container_from_path(path);
-    const struct fovea_reader_ops *ops = reader_ops_for(c);
+    const struct fv_reader_ops *ops = reader_ops_for(c);
     struct fovea_reader *r = calloc(1, sizeof(*r));
     if (!r || !(r->path = strdup(path))) {
         free(r);
@@ -469,7 +469,7 @@ static int reader_open_stream_buf(fovea_reader **out, FILE *fp, const char *name
     fovea_container c = opt->container;
     if (c == FOVEA_CONTAINER_AUTO)
         c = fovea_container_from_path(name);
-    const struct fovea_reader_ops *ops = reader_ops_for(c);
+    const struct fv_reader_ops *ops = reader_ops_for(c);
     if (!ops) {
         set_err(errbuf, errbuf_size, name, "unknown file type");
         return FOVEA_ERR_UNSUPPORTED;
@@ -505,11 +505,11 @@ static int reader_read(fovea_reader *r, fovea_frame *f)
         int st = fovea_frame_alloc(NULL, f, r->info.width, r->info.height, r->info.fmt,
                                    FOVEA_MEM_HOST);
         if (st < 0)
-            return fovea_reader_fail(r, st, "cannot allocate a %dx%d frame",
+            return fv_reader_fail(r, st, "cannot allocate a %dx%d frame",
                                      r->info.width, r->info.height);
     } else if (f->width != r->info.width || f->height != r->info.height ||
                f->fmt != r->info.fmt || f->mem == FOVEA_MEM_DEVICE) {
-        return fovea_reader_fail(r, FOVEA_ERR_INVALID_ARG,
+        return fv_reader_fail(r, FOVEA_ERR_INVALID_ARG,
                                  "destination frame does not match the stream (%dx%d %s)",
                                  r->info.width, r->info.height, fovea_pixfmt_name(r->info.fmt));
     }
@@ -529,7 +529,7 @@ int fovea_reader_skip(fovea_reader *r, int64_t n)
     for (int64_t i = 0; i < n && st == FOVEA_OK; i++)
         st = reader_read(r, &tmp);
     fovea_frame_free(NULL, &tmp);
-    return st < 0 ? fovea_ctx_error(r ? r->ctx : NULL, st, "%s", r ? r->err : "") : st;
+    return st < 0 ? fv_ctx_error(r ? r->ctx : NULL, st, "%s", r ? r->err : "") : st;
 }
 
 int fovea_reader_open(fovea_context *ctx, fovea_reader **out, const char *path,
@@ -538,18 +538,18 @@ int fovea_reader_open(fovea_context *ctx, fovea_reader **out, const char *path,
     char err[FOVEA_ERRLEN] = "";
     int st = reader_open_buf(out, path, opt, err, sizeof(err));
     if (st < 0)
-        return fovea_ctx_error(ctx, st, "%s", err);
+        return fv_ctx_error(ctx, st, "%s", err);
     (*out)->ctx = ctx;
     return st;
 }
 
-int fovea_reader_open_stream(fovea_context *ctx, fovea_reader **out, FILE *fp, const char *name,
+int fv_reader_open_stream(fovea_context *ctx, fovea_reader **out, FILE *fp, const char *name,
                              const fovea_reader_options *opt)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = reader_open_stream_buf(out, fp, name, opt, err, sizeof(err));
     if (st < 0)
-        return fovea_ctx_error(ctx, st, "%s", err);
+        return fv_ctx_error(ctx, st, "%s", err);
     (*out)->ctx = ctx;
     return st;
 }
@@ -557,7 +557,7 @@ int fovea_reader_open_stream(fovea_context *ctx, fovea_reader **out, FILE *fp, c
 int fovea_reader_read(fovea_reader *r, fovea_frame *f)
 {
     int st = reader_read(r, f);
-    return st < 0 && r ? fovea_ctx_error(r->ctx, st, "%s", r->err) : st;
+    return st < 0 && r ? fv_ctx_error(r->ctx, st, "%s", r->err) : st;
 }
 
 const char *fovea_reader_error(const fovea_reader *r)
@@ -618,7 +618,7 @@ static int writer_open_buf(fovea_writer **out, const char *path, fovea_container
     fovea_container c = container;
     if (c == FOVEA_CONTAINER_AUTO)
         c = fovea_container_from_path(path);
-    const struct fovea_writer_ops *ops = writer_ops_for(c);
+    const struct fv_writer_ops *ops = writer_ops_for(c);
     if (!ops) {
         set_err(errbuf, errbuf_size, path,
                 "unknown file type (use .y4m, .yuv, .pgm/.ppm/.pnm or .png)");
@@ -648,7 +648,7 @@ static int writer_open_buf(fovea_writer **out, const char *path, fovea_container
     }
     int per_frame_files = ops->single_image && pattern == 1;
     if (!per_frame_files) {
-        int st = fovea_outfile_open_buf(&w->of, path, errbuf, errbuf_size);
+        int st = fv_outfile_open_buf(&w->of, path, errbuf, errbuf_size);
         if (st < 0) {
             free(w->path);
             free(w);
@@ -674,21 +674,21 @@ static int writer_write(fovea_writer *w, const fovea_frame *f)
     if (!w || !f || !f->data[0])
         return FOVEA_ERR_INVALID_ARG;
     if (f->mem == FOVEA_MEM_DEVICE)
-        return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "frame is in device memory");
+        return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "frame is in device memory");
     if (f->width != w->info.width || f->height != w->info.height || f->fmt != w->info.fmt)
-        return fovea_writer_fail(w, FOVEA_ERR_MISMATCH,
+        return fv_writer_fail(w, FOVEA_ERR_MISMATCH,
                                  "frame %lld is %dx%d %s, stream is %dx%d %s",
                                  (long long)w->frames_written, f->width, f->height,
                                  fovea_pixfmt_name(f->fmt), w->info.width, w->info.height,
                                  fovea_pixfmt_name(w->info.fmt));
     if (w->failed)
-        return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "an earlier write failed");
+        return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "an earlier write failed");
     if (w->finished)
-        return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "the output is already finished");
+        return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "the output is already finished");
     int st;
     if (w->fp) {
         if (w->ops->single_image && w->frames_written > 0)
-            return fovea_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
+            return fv_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
                                      "%s holds one image; use a pattern like out%%04d.%s for "
                                      "several frames", w->ops->name, w->ops->name);
         st = w->ops->write(w, w->fp, f);
@@ -696,7 +696,7 @@ static int writer_write(fovea_writer *w, const fovea_frame *f)
         char name[4096];
         int n = snprintf(name, sizeof(name), w->path, (int)w->frames_written);
         if (n < 0 || (size_t)n >= sizeof(name))
-            return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "bad file name pattern");
+            return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "bad file name pattern");
         for (int i = 0; i < w->nprotect; i++)
             if (fovea_same_file(name, w->protect[i])) {
                 snprintf(w->err, sizeof(w->err), "%s: output is the same file as input %s",
@@ -705,14 +705,14 @@ static int writer_write(fovea_writer *w, const fovea_frame *f)
             }
         fovea_outfile *of;
         char msg[FOVEA_IO_ERRLEN];
-        st = fovea_outfile_open_buf(&of, name, msg, sizeof(msg));
+        st = fv_outfile_open_buf(&of, name, msg, sizeof(msg));
         if (st < 0) {
             snprintf(w->err, sizeof(w->err), "%s", msg);
             return st; /* nothing written: the stream may go on */
         }
         st = w->ops->write(w, fovea_outfile_file(of), f);
         if (st == FOVEA_OK) {
-            st = fovea_outfile_commit_buf(&of, msg, sizeof(msg));
+            st = fv_outfile_commit_buf(&of, msg, sizeof(msg));
             if (st < 0)
                 snprintf(w->err, sizeof(w->err), "%s", msg);
         } else {
@@ -732,7 +732,7 @@ int fovea_writer_open(fovea_context *ctx, fovea_writer **out, const char *path,
     char err[FOVEA_ERRLEN] = "";
     int st = writer_open_buf(out, path, container, info, err, sizeof(err));
     if (st < 0)
-        return fovea_ctx_error(ctx, st, "%s", err);
+        return fv_ctx_error(ctx, st, "%s", err);
     (*out)->ctx = ctx;
     return st;
 }
@@ -740,7 +740,7 @@ int fovea_writer_open(fovea_context *ctx, fovea_writer **out, const char *path,
 int fovea_writer_write(fovea_writer *w, const fovea_frame *f)
 {
     int st = writer_write(w, f);
-    return st < 0 && w ? fovea_ctx_error(w->ctx, st, "%s", w->err) : st;
+    return st < 0 && w ? fv_ctx_error(w->ctx, st, "%s", w->err) : st;
 }
 
 const char *fovea_writer_error(const fovea_writer *w)
@@ -753,7 +753,7 @@ static int writer_finish(fovea_writer *w)
     if (!w)
         return FOVEA_ERR_INVALID_ARG;
     if (w->failed)
-        return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "a write failed: nothing to finish");
+        return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "a write failed: nothing to finish");
     if (w->finished)
         return FOVEA_OK;
     w->finished = 1;
@@ -761,7 +761,7 @@ static int writer_finish(fovea_writer *w)
         return FOVEA_OK; /* per-frame files are complete as each is written */
     char msg[FOVEA_IO_ERRLEN];
     w->fp = NULL;
-    int st = fovea_outfile_commit_buf(&w->of, msg, sizeof(msg));
+    int st = fv_outfile_commit_buf(&w->of, msg, sizeof(msg));
     if (st < 0) {
         w->failed = 1;
         snprintf(w->err, sizeof(w->err), "%s", msg);
@@ -772,7 +772,7 @@ static int writer_finish(fovea_writer *w)
 int fovea_writer_finish(fovea_writer *w)
 {
     int st = writer_finish(w);
-    return st < 0 && w ? fovea_ctx_error(w->ctx, st, "%s", w->err) : st;
+    return st < 0 && w ? fv_ctx_error(w->ctx, st, "%s", w->err) : st;
 }
 
 static int writer_protect(fovea_writer *w, const char *input)
@@ -780,14 +780,14 @@ static int writer_protect(fovea_writer *w, const char *input)
     if (!w || !input)
         return FOVEA_ERR_INVALID_ARG;
     if (w->of && fovea_same_file(w->path, input))
-        return fovea_writer_fail(w, FOVEA_ERR_INVALID_ARG, "output is the same file as input %s",
+        return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "output is the same file as input %s",
                                  input);
     char **p = realloc(w->protect, (size_t)(w->nprotect + 1) * sizeof(*p));
     if (!p)
-        return fovea_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory");
+        return fv_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory");
     w->protect = p;
     if (!(p[w->nprotect] = strdup(input)))
-        return fovea_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory");
+        return fv_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory");
     w->nprotect++;
     return FOVEA_OK;
 }
@@ -795,7 +795,7 @@ static int writer_protect(fovea_writer *w, const char *input)
 int fovea_writer_protect(fovea_writer *w, const char *input)
 {
     int st = writer_protect(w, input);
-    return st < 0 && w ? fovea_ctx_error(w->ctx, st, "%s", w->err) : st;
+    return st < 0 && w ? fv_ctx_error(w->ctx, st, "%s", w->err) : st;
 }
 
 static void writer_free(struct fovea_writer *w)

@@ -11,12 +11,12 @@
 
 #include "fovea/io.h"
 
-int fovea_outfile_open_buf(fovea_outfile **of, const char *path, char *err, size_t errsz);
-int fovea_outfile_commit_buf(fovea_outfile **of, char *err, size_t errsz);
-int fovea_png_write_file_buf(const char *path, const fovea_frame *f, char *err, size_t errsz);
-int fovea_pnm_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *err,
+int fv_outfile_open_buf(fovea_outfile **of, const char *path, char *err, size_t errsz);
+int fv_outfile_commit_buf(fovea_outfile **of, char *err, size_t errsz);
+int fv_png_write_file_buf(const char *path, const fovea_frame *f, char *err, size_t errsz);
+int fv_pnm_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *err,
                          size_t errsz);
-int fovea_png_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *err,
+int fv_png_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *err,
                          size_t errsz);
 
 #endif

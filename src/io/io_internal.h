@@ -8,11 +8,11 @@
 
 #define FOVEA_IO_ERRLEN 512
 
-struct fovea_reader_ops;
-struct fovea_writer_ops;
+struct fv_reader_ops;
+struct fv_writer_ops;
 
 struct fovea_reader {
-    const struct fovea_reader_ops *ops;
+    const struct fv_reader_ops *ops;
     fovea_container container; /* what ops reads (from the name, option or content) */
     FILE *fp;              /* opened by io.c (stdin for "-") */
     int own_fp;            /* 0 for stdin */
@@ -25,7 +25,7 @@ struct fovea_reader {
     void *priv;            /* format state */
 };
 
-struct fovea_reader_ops {
+struct fv_reader_ops {
     const char *name;
     /* Parse headers, fill r->info. Options carry raw-yuv geometry. */
     int (*open)(struct fovea_reader *r, const fovea_reader_options *opt);
@@ -36,7 +36,7 @@ struct fovea_reader_ops {
 };
 
 struct fovea_writer {
-    const struct fovea_writer_ops *ops;
+    const struct fv_writer_ops *ops;
     FILE *fp;              /* NULL for per-frame files (pattern paths); io.c opens otherwise */
     fovea_outfile *of;     /* the output behind fp */
     char *path;
@@ -51,7 +51,7 @@ struct fovea_writer {
     void *priv;
 };
 
-struct fovea_writer_ops {
+struct fv_writer_ops {
     const char *name;
     int single_image;      /* PNM/PNG: one image per file unless path has a pattern */
     int (*open)(struct fovea_writer *w);          /* validate info, write stream header */
@@ -59,51 +59,51 @@ struct fovea_writer_ops {
     int (*close)(struct fovea_writer *w);         /* free priv */
 };
 
-extern const struct fovea_reader_ops fovea_y4m_reader_ops;
-extern const struct fovea_reader_ops fovea_yuv_reader_ops;
-extern const struct fovea_reader_ops fovea_pnm_reader_ops;
-extern const struct fovea_reader_ops fovea_png_reader_ops;
-extern const struct fovea_writer_ops fovea_y4m_writer_ops;
-extern const struct fovea_writer_ops fovea_yuv_writer_ops;
-extern const struct fovea_writer_ops fovea_pnm_writer_ops;
-extern const struct fovea_writer_ops fovea_png_writer_ops;
+extern const struct fv_reader_ops fv_y4m_reader_ops;
+extern const struct fv_reader_ops fv_yuv_reader_ops;
+extern const struct fv_reader_ops fv_pnm_reader_ops;
+extern const struct fv_reader_ops fv_png_reader_ops;
+extern const struct fv_writer_ops fv_y4m_writer_ops;
+extern const struct fv_writer_ops fv_yuv_writer_ops;
+extern const struct fv_writer_ops fv_pnm_writer_ops;
+extern const struct fv_writer_ops fv_png_writer_ops;
 
 /* Open a reader on an already open stream (not closed by the reader); name is
  * used in messages; errors as fovea_reader_open. For fuzz targets (fmemopen)
  * and tests. */
-int fovea_reader_open_stream(fovea_context *ctx, fovea_reader **r, FILE *fp, const char *name,
+int fv_reader_open_stream(fovea_context *ctx, fovea_reader **r, FILE *fp, const char *name,
                              const fovea_reader_options *opt);
 
 /* Record "<path>: <message>" in r->err and return status. */
-int fovea_reader_fail(struct fovea_reader *r, int status, const char *fmt, ...)
+int fv_reader_fail(struct fovea_reader *r, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-int fovea_writer_fail(struct fovea_writer *w, int status, const char *fmt, ...)
+int fv_writer_fail(struct fovea_writer *w, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
 /* Read exactly n bytes; returns bytes actually read (< n at EOF or error). */
-size_t fovea_io_read_full(FILE *fp, void *buf, size_t n);
+size_t fv_io_read_full(FILE *fp, void *buf, size_t n);
 
 /* Read a whole file/stream into memory (limit bytes at most; larger = error).
  * Returns FOVEA_OK and a malloc'd buffer, or an error recorded via r. */
-int fovea_reader_slurp(struct fovea_reader *r, size_t limit, uint8_t **data, size_t *size);
+int fv_reader_slurp(struct fovea_reader *r, size_t limit, uint8_t **data, size_t *size);
 
 /* Readers of one-image files (PNM, PNG): open slurps the file (at most limit
  * bytes) and decodes it with decode; read returns the image once, then EOF. */
-typedef int (*fovea_decode_fn)(const uint8_t *data, size_t size, fovea_frame *f, char *err,
+typedef int (*fv_decode_fn)(const uint8_t *data, size_t size, fovea_frame *f, char *err,
                                size_t errsz);
-int fovea_still_reader_open(struct fovea_reader *r, size_t limit, fovea_decode_fn decode);
-int fovea_still_reader_read(struct fovea_reader *r, fovea_frame *f);
-void fovea_still_reader_close(struct fovea_reader *r);
+int fv_still_reader_open(struct fovea_reader *r, size_t limit, fv_decode_fn decode);
+int fv_still_reader_read(struct fovea_reader *r, fovea_frame *f);
+void fv_still_reader_close(struct fovea_reader *r);
 
 /* Read/write the planes of a host frame as tightly packed planar data
  * (the layout of y4m and raw yuv payloads; 16-bit samples little-endian). */
-int fovea_io_read_planes(struct fovea_reader *r, fovea_frame *f);
-int fovea_io_write_planes(struct fovea_writer *w, FILE *fp, const fovea_frame *f);
+int fv_io_read_planes(struct fovea_reader *r, fovea_frame *f);
+int fv_io_write_planes(struct fovea_writer *w, FILE *fp, const fovea_frame *f);
 
 #endif

@@ -168,21 +168,21 @@ static void outfile_free(fovea_outfile *of)
     free(of);
 }
 
-int fovea_outfile_open_buf(fovea_outfile **out, const char *path, char *err, size_t errsz)
+int fv_outfile_open_buf(fovea_outfile **out, const char *path, char *err, size_t errsz)
 {
     if (err && errsz)
         err[0] = '\0';
     if (!out || !path || !*path) {
         if (out)
             *out = NULL;
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "%s: invalid output path",
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "%s: invalid output path",
                             path ? path : "(null)");
     }
     *out = NULL;
     fovea_outfile *of = calloc(1, sizeof(*of));
     if (!of || !(of->path = strdup(path))) {
         free(of);
-        return fovea_errbuf(err, errsz, FOVEA_ERR_NOMEM, "%s: out of memory", path);
+        return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "%s: out of memory", path);
     }
     if (strcmp(path, "-") == 0) {
         of->fp = stdout;
@@ -194,31 +194,31 @@ int fovea_outfile_open_buf(fovea_outfile **out, const char *path, char *err, siz
     of->target = resolve_links(path);
     if (!of->target) {
         st = errno == ENOMEM ? FOVEA_ERR_NOMEM : FOVEA_ERR_IO;
-        fovea_errbuf(err, errsz, st, "%s: %s", path, strerror(errno));
+        fv_errbuf(err, errsz, st, "%s: %s", path, strerror(errno));
         goto fail;
     }
     struct stat sb;
     int exists = stat(of->target, &sb) == 0;
     if (!exists && errno != ENOENT) {
-        fovea_errbuf(err, errsz, st, "%s: %s", path, strerror(errno));
+        fv_errbuf(err, errsz, st, "%s: %s", path, strerror(errno));
         goto fail;
     }
     int fd;
     if (exists && S_ISDIR(sb.st_mode)) {
-        fovea_errbuf(err, errsz, st, "%s: %s", path, strerror(EISDIR));
+        fv_errbuf(err, errsz, st, "%s: %s", path, strerror(EISDIR));
         goto fail;
     } else if (exists && !S_ISREG(sb.st_mode)) {
         /* a device, FIFO or socket: the user asked to write into it, not to
          * replace it (a FIFO waits here for its reader) */
         fd = open(of->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
         if (fd < 0) {
-            fovea_errbuf(err, errsz, st, "%s: %s", path, strerror(errno));
+            fv_errbuf(err, errsz, st, "%s: %s", path, strerror(errno));
             goto fail;
         }
     } else {
         /* replacing a file the user cannot write would bypass its protection */
         if (exists && access(of->target, W_OK) != 0) {
-            fovea_errbuf(err, errsz, st, "%s: %s", path, strerror(errno));
+            fv_errbuf(err, errsz, st, "%s: %s", path, strerror(errno));
             goto fail;
         }
         fd = create_temp(of->target, of, &of->tmp);
@@ -226,9 +226,9 @@ int fovea_outfile_open_buf(fovea_outfile **out, const char *path, char *err, siz
             char dir[4096];
             dir_of(of->target, dir, sizeof(dir));
             if (errno == ENOENT || errno == ENOTDIR)
-                fovea_errbuf(err, errsz, st, "%s: %s", path, strerror(errno));
+                fv_errbuf(err, errsz, st, "%s: %s", path, strerror(errno));
             else
-                fovea_errbuf(err, errsz, st, "%s: cannot create a temporary file in %s: %s",
+                fv_errbuf(err, errsz, st, "%s: cannot create a temporary file in %s: %s",
                              path, dir, strerror(errno));
             goto fail;
         }
@@ -242,7 +242,7 @@ int fovea_outfile_open_buf(fovea_outfile **out, const char *path, char *err, siz
                 int e = errno;
                 close(fd);
                 unlink(of->tmp);
-                fovea_errbuf(err, errsz, st, "%s: cannot set the mode of %s: %s", path,
+                fv_errbuf(err, errsz, st, "%s: cannot set the mode of %s: %s", path,
                              of->tmp, strerror(e));
                 goto fail;
             }
@@ -254,7 +254,7 @@ int fovea_outfile_open_buf(fovea_outfile **out, const char *path, char *err, siz
         close(fd);
         if (of->tmp)
             unlink(of->tmp);
-        fovea_errbuf(err, errsz, st, "%s: %s", path, strerror(e));
+        fv_errbuf(err, errsz, st, "%s: %s", path, strerror(e));
         goto fail;
     }
     *out = of;
@@ -269,12 +269,12 @@ FILE *fovea_outfile_file(const fovea_outfile *of)
     return of ? of->fp : NULL;
 }
 
-int fovea_outfile_commit_buf(fovea_outfile **pof, char *err, size_t errsz)
+int fv_outfile_commit_buf(fovea_outfile **pof, char *err, size_t errsz)
 {
     if (err && errsz)
         err[0] = '\0';
     if (!pof || !*pof)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "no output file");
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "no output file");
     fovea_outfile *of = *pof;
     *pof = NULL;
     int e = 0;
@@ -291,9 +291,9 @@ int fovea_outfile_commit_buf(fovea_outfile **pof, char *err, size_t errsz)
     of->fp = NULL;
     int st = FOVEA_OK;
     if (e) {
-        st = fovea_errbuf(err, errsz, FOVEA_ERR_IO, "%s: %s", shown(of->path), strerror(e));
+        st = fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: %s", shown(of->path), strerror(e));
     } else if (of->tmp && rename(of->tmp, of->target) != 0) {
-        st = fovea_errbuf(err, errsz, FOVEA_ERR_IO, "%s: cannot move %s into place: %s",
+        st = fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: cannot move %s into place: %s",
                           of->path, of->tmp, strerror(errno));
     } else if (of->tmp) {
         free(of->tmp);
@@ -335,13 +335,13 @@ int fovea_same_file(const char *a, const char *b)
 int fovea_outfile_open(fovea_context *ctx, fovea_outfile **of, const char *path)
 {
     char err[FOVEA_ERRLEN] = "";
-    int st = fovea_outfile_open_buf(of, path, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    int st = fv_outfile_open_buf(of, path, err, sizeof(err));
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
 int fovea_outfile_commit(fovea_context *ctx, fovea_outfile **of)
 {
     char err[FOVEA_ERRLEN] = "";
-    int st = fovea_outfile_commit_buf(of, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    int st = fv_outfile_commit_buf(of, err, sizeof(err));
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }

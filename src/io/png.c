@@ -49,7 +49,7 @@ static void png_error_cb(png_structp png, png_const_charp msg)
     png_errctx *e = png_get_error_ptr(png);
     /* A message set just before png_error (truncation, write failure) is kept. */
     if (e && e->err && e->errsz && e->err[0] == '\0')
-        fovea_errbuf(e->err, e->errsz, 0, "%s", msg ? msg : "libpng error");
+        fv_errbuf(e->err, e->errsz, 0, "%s", msg ? msg : "libpng error");
     png_longjmp(png, 1);
 }
 
@@ -82,7 +82,7 @@ static void png_read_cb(png_structp png, png_bytep out, size_t n)
 {
     png_dec *d = png_get_io_ptr(png);
     if (n > d->size - d->pos) {
-        fovea_errbuf(d->e.err, d->e.errsz, 0, "truncated: file ends after %zu bytes", d->size);
+        fv_errbuf(d->e.err, d->e.errsz, 0, "truncated: file ends after %zu bytes", d->size);
         png_error(png, "truncated");
     }
     memcpy(out, d->data + d->pos, n);
@@ -120,7 +120,7 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
     int bit_depth, color_type, interlace;
     png_get_IHDR(png, info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
     if (width == 0 || height == 0 || width > FOVEA_MAX_DIM || height > FOVEA_MAX_DIM) {
-        fovea_errbuf(d->e.err, d->e.errsz, 0, "image %ux%u is outside 1..%d per side",
+        fv_errbuf(d->e.err, d->e.errsz, 0, "image %ux%u is outside 1..%d per side",
                 (unsigned)width, (unsigned)height, FOVEA_MAX_DIM);
         return FOVEA_ERR_UNSUPPORTED;
     }
@@ -164,7 +164,7 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
         fmt = bit_depth == 16 ? FOVEA_PIX_RGBA64 : FOVEA_PIX_RGBA;
         break;
     default:
-        fovea_errbuf(d->e.err, d->e.errsz, 0, "unknown PNG color type %d", color_type);
+        fv_errbuf(d->e.err, d->e.errsz, 0, "unknown PNG color type %d", color_type);
         return FOVEA_ERR_CORRUPT;
     }
     if (bit_depth == 16 && color_type != PNG_COLOR_TYPE_GRAY)
@@ -174,7 +174,7 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
 
     const size_t row_bytes = fovea_plane_row_bytes(fmt, (int)width, 0);
     if (png_get_rowbytes(png, info) != row_bytes) {
-        fovea_errbuf(d->e.err, d->e.errsz, 0, "libpng produced %zu-byte rows, expected %zu",
+        fv_errbuf(d->e.err, d->e.errsz, 0, "libpng produced %zu-byte rows, expected %zu",
                 (size_t)png_get_rowbytes(png, info), row_bytes);
         return FOVEA_ERR_INTERNAL;
     }
@@ -186,7 +186,7 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
                        : color_type == PNG_COLOR_TYPE_RGB_ALPHA ? 4 : 1;
     const uint64_t min_raw = (uint64_t)width * height * (uint64_t)(channels * bit_depth) / 8;
     if (min_raw / PNG_MAX_INFLATE_RATIO > (uint64_t)d->size + PNG_INFLATE_SLACK) {
-        fovea_errbuf(d->e.err, d->e.errsz, 0,
+        fv_errbuf(d->e.err, d->e.errsz, 0,
                 "truncated: %zu bytes cannot hold the pixels of a %ux%u image", d->size,
                 (unsigned)width, (unsigned)height);
         return FOVEA_ERR_CORRUPT;
@@ -194,13 +194,13 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
 
     int st = fovea_frame_alloc(NULL, &d->img, (int)width, (int)height, fmt, FOVEA_MEM_HOST);
     if (st < 0) {
-        fovea_errbuf(d->e.err, d->e.errsz, 0, "cannot allocate a %ux%u %s frame", (unsigned)width,
+        fv_errbuf(d->e.err, d->e.errsz, 0, "cannot allocate a %ux%u %s frame", (unsigned)width,
                 (unsigned)height, fovea_pixfmt_name(fmt));
         return st;
     }
     d->rows = malloc(sizeof(*d->rows) * height);
     if (!d->rows) {
-        fovea_errbuf(d->e.err, d->e.errsz, 0, "out of memory");
+        fv_errbuf(d->e.err, d->e.errsz, 0, "out of memory");
         return FOVEA_ERR_NOMEM;
     }
     for (png_uint_32 y = 0; y < height; y++)
@@ -224,7 +224,7 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
     return FOVEA_OK;
 }
 
-int fovea_png_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz)
+int fv_png_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz)
 {
     char local_err[256];
     if (!f || (!data && size))
@@ -236,11 +236,11 @@ int fovea_png_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char 
     }
     err[0] = '\0';
     if (size == 0) {
-        fovea_errbuf(err, errsz, 0, "empty file");
+        fv_errbuf(err, errsz, 0, "empty file");
         return FOVEA_ERR_CORRUPT;
     }
     if (size < 8 || png_sig_cmp(data, 0, 8) != 0) {
-        fovea_errbuf(err, errsz, 0, "not a PNG file (bad signature)");
+        fv_errbuf(err, errsz, 0, "not a PNG file (bad signature)");
         return FOVEA_ERR_CORRUPT;
     }
     /* Name an oversized image plainly (libpng's user limit is the backstop). */
@@ -250,7 +250,7 @@ int fovea_png_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char 
         uint32_t h = (uint32_t)data[20] << 24 | (uint32_t)data[21] << 16 |
                      (uint32_t)data[22] << 8 | data[23];
         if (w > FOVEA_MAX_DIM || h > FOVEA_MAX_DIM) {
-            fovea_errbuf(err, errsz, 0, "image %ux%u exceeds the maximum %d per side", (unsigned)w,
+            fv_errbuf(err, errsz, 0, "image %ux%u exceeds the maximum %d per side", (unsigned)w,
                     (unsigned)h, FOVEA_MAX_DIM);
             return FOVEA_ERR_UNSUPPORTED;
         }
@@ -268,7 +268,7 @@ int fovea_png_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char 
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
         png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
-        fovea_errbuf(err, errsz, 0, "out of memory");
+        fv_errbuf(err, errsz, 0, "out of memory");
         return FOVEA_ERR_NOMEM;
     }
     int st = png_decode_body(&d, png, info);
@@ -276,7 +276,7 @@ int fovea_png_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char 
     free(d.rows);
     if (st < 0) {
         if (err[0] == '\0')
-            fovea_errbuf(err, errsz, 0, "%s", fovea_strerror(st));
+            fv_errbuf(err, errsz, 0, "%s", fovea_strerror(st));
         fovea_frame_free(NULL, &d.img);
         return st;
     }
@@ -295,7 +295,7 @@ static void png_write_cb(png_structp png, png_bytep buf, size_t n)
 {
     png_enc *c = png_get_io_ptr(png);
     if (fwrite(buf, 1, n, c->fp) != n) {
-        fovea_errbuf(c->e.err, c->e.errsz, 0, "write error: %s", strerror(errno));
+        fv_errbuf(c->e.err, c->e.errsz, 0, "write error: %s", strerror(errno));
         c->e.status = FOVEA_ERR_IO;
         png_error(png, "write error");
     }
@@ -365,7 +365,7 @@ static int png_encode_body(png_enc *c, png_structp png, png_infop info, const fo
 static int png_write_stream(FILE *fp, const fovea_frame *f, char *err, size_t errsz)
 {
     if (!png_fmt_writable(f->fmt)) {
-        fovea_errbuf(err, errsz, 0, "PNG cannot hold %s: convert to rgb24 or gray first",
+        fv_errbuf(err, errsz, 0, "PNG cannot hold %s: convert to rgb24 or gray first",
                 fovea_pixfmt_name(f->fmt));
         return FOVEA_ERR_UNSUPPORTED;
     }
@@ -385,51 +385,51 @@ static int png_write_stream(FILE *fp, const fovea_frame *f, char *err, size_t er
     if (!info) {
         png_destroy_write_struct(png ? &png : NULL, NULL);
         free(tmp);
-        fovea_errbuf(err, errsz, 0, "out of memory");
+        fv_errbuf(err, errsz, 0, "out of memory");
         return FOVEA_ERR_NOMEM;
     }
     int st = png_encode_body(&c, png, info, f, tmp);
     png_destroy_write_struct(&png, &info);
     free(tmp);
     if (st < 0 && err && errsz && err[0] == '\0')
-        fovea_errbuf(err, errsz, 0, "%s", fovea_strerror(st));
+        fv_errbuf(err, errsz, 0, "%s", fovea_strerror(st));
     return st;
 }
 
-int fovea_png_write_file_buf(const char *path, const fovea_frame *f, char *err, size_t errsz)
+int fv_png_write_file_buf(const char *path, const fovea_frame *f, char *err, size_t errsz)
 {
     if (err && errsz)
         err[0] = '\0';
     if (!path || !f || !f->data[0] || f->mem == FOVEA_MEM_DEVICE || f->width <= 0 ||
         f->height <= 0 || f->width > FOVEA_MAX_DIM || f->height > FOVEA_MAX_DIM) {
-        fovea_errbuf(err, errsz, 0, "%s: invalid frame", path ? path : "(null)");
+        fv_errbuf(err, errsz, 0, "%s: invalid frame", path ? path : "(null)");
         return FOVEA_ERR_INVALID_ARG;
     }
     if (!png_fmt_writable(f->fmt)) {
-        fovea_errbuf(err, errsz, 0, "%s: PNG cannot hold %s: convert to rgb24 or gray first", path,
+        fv_errbuf(err, errsz, 0, "%s: PNG cannot hold %s: convert to rgb24 or gray first", path,
                 fovea_pixfmt_name(f->fmt));
         return FOVEA_ERR_UNSUPPORTED;
     }
     fovea_outfile *of;
-    int st = fovea_outfile_open_buf(&of, path, err, errsz);
+    int st = fv_outfile_open_buf(&of, path, err, errsz);
     if (st < 0)
         return st;
     char msg[FOVEA_IO_ERRLEN];
     st = png_write_stream(fovea_outfile_file(of), f, msg, sizeof(msg));
     if (st < 0) {
         /* the destination keeps its old content; only the temporary goes */
-        fovea_errbuf(err, errsz, 0, "%s: %s", path, msg);
+        fv_errbuf(err, errsz, 0, "%s: %s", path, msg);
         fovea_outfile_abort(&of);
         return st;
     }
-    return fovea_outfile_commit_buf(&of, err, errsz);
+    return fv_outfile_commit_buf(&of, err, errsz);
 }
 
 int fovea_png_write_file(fovea_context *ctx, const char *path, const fovea_frame *f)
 {
     char err[FOVEA_ERRLEN] = "";
-    int st = fovea_png_write_file_buf(path, f, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    int st = fv_png_write_file_buf(path, f, err, sizeof(err));
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
 /* ---------------------------------------------------------------- reader */
@@ -446,7 +446,7 @@ static size_t png_max_file(void)
 static int png_open(struct fovea_reader *r, const fovea_reader_options *opt)
 {
     (void)opt;
-    return fovea_still_reader_open(r, png_max_file(), fovea_png_decode_buf);
+    return fv_still_reader_open(r, png_max_file(), fv_png_decode_buf);
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -454,7 +454,7 @@ static int png_open(struct fovea_reader *r, const fovea_reader_options *opt)
 static int png_wopen(struct fovea_writer *w)
 {
     if (!png_fmt_writable(w->info.fmt))
-        return fovea_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
+        return fv_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
                                  "PNG cannot hold %s: convert to rgb24 or gray first",
                                  fovea_pixfmt_name(w->info.fmt));
     return FOVEA_OK;
@@ -465,17 +465,17 @@ static int png_wwrite(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
     char msg[FOVEA_IO_ERRLEN];
     int st = png_write_stream(fp, f, msg, sizeof(msg));
     if (st < 0)
-        return fovea_writer_fail(w, st, "frame %lld: %s", (long long)w->frames_written, msg);
+        return fv_writer_fail(w, st, "frame %lld: %s", (long long)w->frames_written, msg);
     return FOVEA_OK;
 }
 
-const struct fovea_reader_ops fovea_png_reader_ops = {"png", png_open, fovea_still_reader_read,
-                                                       fovea_still_reader_close};
-const struct fovea_writer_ops fovea_png_writer_ops = {"png", 1, png_wopen, png_wwrite, NULL};
+const struct fv_reader_ops fv_png_reader_ops = {"png", png_open, fv_still_reader_read,
+                                                       fv_still_reader_close};
+const struct fv_writer_ops fv_png_writer_ops = {"png", 1, png_wopen, png_wwrite, NULL};
 
 int fovea_png_decode(fovea_context *ctx, const uint8_t *data, size_t size, fovea_frame *f)
 {
     char err[FOVEA_ERRLEN] = "";
-    int st = fovea_png_decode_buf(data, size, f, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    int st = fv_png_decode_buf(data, size, f, err, sizeof(err));
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }

@@ -57,17 +57,17 @@ static int parse_field(pnm_parser *p, const char *name, unsigned max, int too_bi
     size_t before = p->pos;
     skip_space_and_comments(p);
     if (p->pos == before && p->pos < p->size) {
-        fovea_errbuf(p->err, p->errsz, 0, "expected whitespace before the %s, got '%c'", name,
+        fv_errbuf(p->err, p->errsz, 0, "expected whitespace before the %s, got '%c'", name,
                 p->data[p->pos] >= 0x20 && p->data[p->pos] < 0x7f ? p->data[p->pos] : '?');
         return FOVEA_ERR_CORRUPT;
     }
     if (p->pos >= p->size) {
-        fovea_errbuf(p->err, p->errsz, 0, "missing %s (header ends early)", name);
+        fv_errbuf(p->err, p->errsz, 0, "missing %s (header ends early)", name);
         return PNM_HEADER_SHORT;
     }
     uint8_t c = p->data[p->pos];
     if (c < '0' || c > '9') {
-        fovea_errbuf(p->err, p->errsz, 0, "%s: expected a number, got '%c'", name,
+        fv_errbuf(p->err, p->errsz, 0, "%s: expected a number, got '%c'", name,
                 c >= 0x20 && c < 0x7f ? c : '?');
         return FOVEA_ERR_CORRUPT;
     }
@@ -81,20 +81,20 @@ static int parse_field(pnm_parser *p, const char *name, unsigned max, int too_bi
     }
     if (p->pos < p->size && !is_space(p->data[p->pos]) && p->data[p->pos] != '#') {
         c = p->data[p->pos];
-        fovea_errbuf(p->err, p->errsz, 0, "%s: unexpected '%c' after the number", name,
+        fv_errbuf(p->err, p->errsz, 0, "%s: unexpected '%c' after the number", name,
                 c >= 0x20 && c < 0x7f ? c : '?');
         return FOVEA_ERR_CORRUPT;
     }
     if (v == 0) {
-        fovea_errbuf(p->err, p->errsz, 0, "%s is 0", name);
+        fv_errbuf(p->err, p->errsz, 0, "%s is 0", name);
         /* "0" at the end of the data: more digits may follow ("05") */
         return p->pos >= p->size ? PNM_HEADER_SHORT : FOVEA_ERR_CORRUPT;
     }
     if (v > max) {
         if (v == cap)
-            fovea_errbuf(p->err, p->errsz, 0, "%s is too large (maximum %u)", name, max);
+            fv_errbuf(p->err, p->errsz, 0, "%s is too large (maximum %u)", name, max);
         else
-            fovea_errbuf(p->err, p->errsz, 0, "%s %llu exceeds the maximum %u", name,
+            fv_errbuf(p->err, p->errsz, 0, "%s %llu exceeds the maximum %u", name,
                     (unsigned long long)v, max);
         return too_big_status;
     }
@@ -107,21 +107,21 @@ int pnm_parse_header(const uint8_t *data, size_t size, pnm_header *h, char *err,
     if (err && errsz)
         err[0] = '\0';
     if (size == 0) {
-        fovea_errbuf(err, errsz, 0, "empty file");
+        fv_errbuf(err, errsz, 0, "empty file");
         return PNM_HEADER_SHORT;
     }
     if (data[0] != 'P' || size < 2) {
-        fovea_errbuf(err, errsz, 0, "not a PNM file (bad magic)");
+        fv_errbuf(err, errsz, 0, "not a PNM file (bad magic)");
         return data[0] != 'P' ? FOVEA_ERR_CORRUPT : PNM_HEADER_SHORT;
     }
     const uint8_t kind = data[1];
     if ((kind >= '1' && kind <= '7' && kind != '5' && kind != '6') || kind == 'F' ||
         kind == 'f') {
-        fovea_errbuf(err, errsz, 0, "unsupported PNM type P%c (only P5/P6)", kind);
+        fv_errbuf(err, errsz, 0, "unsupported PNM type P%c (only P5/P6)", kind);
         return FOVEA_ERR_UNSUPPORTED;
     }
     if (kind != '5' && kind != '6') {
-        fovea_errbuf(err, errsz, 0, "not a PNM file (bad magic)");
+        fv_errbuf(err, errsz, 0, "not a PNM file (bad magic)");
         return FOVEA_ERR_CORRUPT;
     }
 
@@ -137,11 +137,11 @@ int pnm_parse_header(const uint8_t *data, size_t size, pnm_header *h, char *err,
     /* Exactly one whitespace byte separates maxval from the raster (which may
      * itself start with bytes that look like whitespace or '#'). */
     if (p.pos >= size) {
-        fovea_errbuf(err, errsz, 0, "truncated: header ends without the whitespace after maxval");
+        fv_errbuf(err, errsz, 0, "truncated: header ends without the whitespace after maxval");
         return PNM_HEADER_SHORT;
     }
     if (!is_space(data[p.pos])) {
-        fovea_errbuf(err, errsz, 0, "expected one whitespace byte after maxval (no comment there)");
+        fv_errbuf(err, errsz, 0, "expected one whitespace byte after maxval (no comment there)");
         return FOVEA_ERR_CORRUPT;
     }
     p.pos++;
@@ -173,7 +173,7 @@ static inline uint32_t rescale(uint32_t v, uint32_t maxval, uint32_t out_max)
  *                            rgb48 is full range; there is no 10/12-bit RGB)
  * Samples above maxval are clamped to maxval, so frames never hold values outside
  * their format's range. 16-bit file samples are big-endian; frames little-endian. */
-int fovea_pnm_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz)
+int fv_pnm_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *err, size_t errsz)
 {
     if (!f || (!data && size))
         return FOVEA_ERR_INVALID_ARG;
@@ -197,7 +197,7 @@ int fovea_pnm_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char 
     const size_t raster = in_row * height;
     const size_t avail = size - p.pos;
     if (avail < raster) {
-        fovea_errbuf(err, errsz, 0, "truncated: got %zu of %zu bytes of raster", avail, raster);
+        fv_errbuf(err, errsz, 0, "truncated: got %zu of %zu bytes of raster", avail, raster);
         return FOVEA_ERR_CORRUPT;
     }
     size_t trailing = 0;
@@ -208,7 +208,7 @@ int fovea_pnm_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char 
         size_t first = p.pos + raster;
         while (is_space(data[first]))
             first++;
-        fovea_errbuf(err, errsz, 0, "%zu bytes of trailing data after the image", size - first);
+        fv_errbuf(err, errsz, 0, "%zu bytes of trailing data after the image", size - first);
         return FOVEA_ERR_CORRUPT;
     }
 
@@ -225,7 +225,7 @@ int fovea_pnm_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char 
         fmt = FOVEA_PIX_GRAY16;
     st = fovea_frame_alloc(NULL, f, (int)width, (int)height, fmt, FOVEA_MEM_HOST);
     if (st < 0) {
-        fovea_errbuf(err, errsz, 0, "cannot allocate a %ux%u %s frame", width, height,
+        fv_errbuf(err, errsz, 0, "cannot allocate a %ux%u %s frame", width, height,
                 fovea_pixfmt_name(fmt));
         return st;
     }
@@ -258,7 +258,7 @@ int fovea_pnm_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char 
 static int pnm_open(struct fovea_reader *r, const fovea_reader_options *opt)
 {
     (void)opt;
-    return fovea_still_reader_open(r, PNM_MAX_FILE, fovea_pnm_decode_buf);
+    return fv_still_reader_open(r, PNM_MAX_FILE, fv_pnm_decode_buf);
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -282,7 +282,7 @@ static unsigned pnm_maxval_for(fovea_pixfmt fmt)
 static int pnm_wopen(struct fovea_writer *w)
 {
     if (pnm_maxval_for(w->info.fmt) == 0)
-        return fovea_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
+        return fv_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
                                  "PNM cannot hold %s: convert to rgb24 or gray first",
                                  fovea_pixfmt_name(w->info.fmt));
     return FOVEA_OK;
@@ -297,7 +297,7 @@ static int pnm_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
     const int rgb = d->is_rgb;
     if (fprintf(fp, "P%c\n%d %d\n%u\n", rgb ? '6' : '5', f->width, f->height, maxval) < 0)
-        return fovea_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
+        return fv_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
 
     const size_t w_px = (size_t)f->width;
     const size_t out_row = w_px * (rgb ? 3 : 1) * (maxval > 255 ? 2 : 1);
@@ -308,7 +308,7 @@ static int pnm_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
     if (f->fmt != FOVEA_PIX_GRAY8 && f->fmt != FOVEA_PIX_RGB24) {
         tmp = malloc(out_row);
         if (!tmp)
-            return fovea_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory");
+            return fv_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory");
     }
     int st = FOVEA_OK;
     for (int y = 0; y < f->height && st == FOVEA_OK; y++) {
@@ -334,19 +334,19 @@ static int pnm_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
             row = tmp;
         }
         if (fwrite(row, 1, out_row, fp) != out_row)
-            st = fovea_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
+            st = fv_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
     }
     free(tmp);
     return st;
 }
 
-const struct fovea_reader_ops fovea_pnm_reader_ops = {"pnm", pnm_open, fovea_still_reader_read,
-                                                       fovea_still_reader_close};
-const struct fovea_writer_ops fovea_pnm_writer_ops = {"pnm", 1, pnm_wopen, pnm_write, NULL};
+const struct fv_reader_ops fv_pnm_reader_ops = {"pnm", pnm_open, fv_still_reader_read,
+                                                       fv_still_reader_close};
+const struct fv_writer_ops fv_pnm_writer_ops = {"pnm", 1, pnm_wopen, pnm_write, NULL};
 
 int fovea_pnm_decode(fovea_context *ctx, const uint8_t *data, size_t size, fovea_frame *f)
 {
     char err[FOVEA_ERRLEN] = "";
-    int st = fovea_pnm_decode_buf(data, size, f, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    int st = fv_pnm_decode_buf(data, size, f, err, sizeof(err));
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }

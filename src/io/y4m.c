@@ -150,13 +150,13 @@ static int parse_dim(struct fovea_reader *r, char field, const char *name, const
     char ex[160];
     excerpt(val, strlen(val), ex, sizeof(ex));
     if (parse_int(val, &v) < 0)
-        return fovea_reader_fail(r, FOVEA_ERR_CORRUPT, "invalid %s %c%s: not a number", name,
+        return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "invalid %s %c%s: not a number", name,
                                  field, ex);
     if (v <= 0)
-        return fovea_reader_fail(r, FOVEA_ERR_CORRUPT, "invalid %s %c%s: must be positive", name,
+        return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "invalid %s %c%s: must be positive", name,
                                  field, ex);
     if (v > FOVEA_MAX_DIM)
-        return fovea_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
+        return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
                                  "%s %c%s too large (at most %d supported)", name, field, ex,
                                  FOVEA_MAX_DIM);
     *out = (int)v;
@@ -192,7 +192,7 @@ static int parse_params(struct fovea_reader *r, char *line)
         default: continue; /* parameters we do not know */
         }
         if (*seen)
-            return fovea_reader_fail(r, FOVEA_ERR_CORRUPT, "duplicated %c parameter in header",
+            return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "duplicated %c parameter in header",
                                      tok[0]);
         *seen = 1;
         excerpt(val, strlen(val), ex, sizeof(ex));
@@ -208,19 +208,19 @@ static int parse_params(struct fovea_reader *r, char *line)
         case 'F':
             if (parse_ratio(val, &info->fps_num, &info->fps_den) < 0 ||
                 (info->fps_num == 0) != (info->fps_den == 0))
-                return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+                return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
                                          "invalid frame rate F%s (expected num:den)", ex);
             break;
         case 'A':
             if (parse_ratio(val, &info->sar_num, &info->sar_den) < 0)
-                return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+                return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
                                          "invalid pixel aspect A%s (expected num:den)", ex);
             if (info->sar_num == 0 || info->sar_den == 0)
                 info->sar_num = info->sar_den = 0; /* unknown */
             break;
         case 'I':
             if (strlen(val) != 1 || !strchr("ptbm?", val[0]))
-                return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+                return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
                                          "invalid interlace I%s (expected p, t, b, m or ?)", ex);
             info->interlace = val[0];
             break;
@@ -228,10 +228,10 @@ static int parse_params(struct fovea_reader *r, char *line)
             info->fmt = fmt_from_tag(val);
             if (info->fmt == FOVEA_PIX_NONE) {
                 if (strncmp(val, "444alpha", 8) == 0)
-                    return fovea_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
+                    return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
                                              "unsupported chroma tag C%s (alpha planes are not "
                                              "supported)", ex);
-                return fovea_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
+                return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
                                          "unsupported chroma tag C%s", ex);
             }
             /* every table tag fits chroma_tag */
@@ -240,9 +240,9 @@ static int parse_params(struct fovea_reader *r, char *line)
         }
     }
     if (!seen_w)
-        return fovea_reader_fail(r, FOVEA_ERR_CORRUPT, "missing W (width) in header");
+        return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "missing W (width) in header");
     if (!seen_h)
-        return fovea_reader_fail(r, FOVEA_ERR_CORRUPT, "missing H (height) in header");
+        return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "missing H (height) in header");
     return FOVEA_OK;
 }
 
@@ -268,10 +268,10 @@ static int count_frames(struct fovea_reader *r, size_t header_len, size_t frame_
     long pos = ftell(r->fp);
     if (pos < 0)
         return FOVEA_OK; /* not seekable after all: count unknown */
-    size_t got = fovea_io_read_full(r->fp, first, sizeof(first));
+    size_t got = fv_io_read_full(r->fp, first, sizeof(first));
     clearerr(r->fp);
     if (fseek(r->fp, pos, SEEK_SET) != 0)
-        return fovea_reader_fail(r, FOVEA_ERR_IO, "cannot seek back after the header: %s",
+        return fv_reader_fail(r, FOVEA_ERR_IO, "cannot seek back after the header: %s",
                                  strerror(errno));
     if (got == sizeof(first) && memcmp(first, "FRAME\n", sizeof(first)) == 0)
         *count = (int64_t)(payload / per_frame);
@@ -295,13 +295,13 @@ static int y4m_open(struct fovea_reader *r, const fovea_reader_options *opt)
         line[n++] = (char)c;
     }
     if (ferror(r->fp))
-        return fovea_reader_fail(r, FOVEA_ERR_IO, "read error: %s", strerror(errno));
+        return fv_reader_fail(r, FOVEA_ERR_IO, "read error: %s", strerror(errno));
     if (n == 0)
-        return fovea_reader_fail(r, FOVEA_ERR_CORRUPT, "empty file (no y4m header)");
+        return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "empty file (no y4m header)");
     if (n <= mlen || memcmp(line, y4m_magic, mlen) != 0 ||
         (line[mlen] != ' ' && line[mlen] != '\n')) {
         excerpt(line, n, ex, sizeof(ex));
-        return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+        return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
                                  "not a y4m file: bad magic '%s' (expected 'YUV4MPEG2 ')", ex);
     }
     size_t len, header_len;
@@ -312,16 +312,16 @@ static int y4m_open(struct fovea_reader *r, const fovea_reader_options *opt)
     } else {
         int rc = read_line(r->fp, line, n, &len, &header_len);
         if (rc < 0)
-            return fovea_reader_fail(r, FOVEA_ERR_IO, "read error: %s", strerror(errno));
+            return fv_reader_fail(r, FOVEA_ERR_IO, "read error: %s", strerror(errno));
         if (rc == 1)
-            return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+            return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
                                      "truncated header: end of file before the end of line");
         if (rc == 2)
-            return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+            return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
                                      "header line too long (more than %d bytes)", Y4M_MAX_LINE);
     }
     if (memchr(line, '\0', len))
-        return fovea_reader_fail(r, FOVEA_ERR_CORRUPT, "header contains a NUL byte");
+        return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "header contains a NUL byte");
 
     int st = parse_params(r, line + mlen);
     if (st < 0)
@@ -329,11 +329,11 @@ static int y4m_open(struct fovea_reader *r, const fovea_reader_options *opt)
 
     y4m_reader *p = calloc(1, sizeof(*p));
     if (!p)
-        return fovea_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
+        return fv_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
     p->frame_bytes = fovea_frame_packed_size(r->info.fmt, r->info.width, r->info.height);
     r->priv = p;
     if (p->frame_bytes == 0)
-        return fovea_reader_fail(r, FOVEA_ERR_INTERNAL, "frame size overflow");
+        return fv_reader_fail(r, FOVEA_ERR_INTERNAL, "frame size overflow");
 
     return count_frames(r, header_len, p->frame_bytes, &r->info.frame_count);
 }
@@ -349,7 +349,7 @@ static int y4m_read(struct fovea_reader *r, fovea_frame *f)
     int c = getc(r->fp);
     if (c == EOF) {
         if (ferror(r->fp))
-            return fovea_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s", idx,
+            return fv_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s", idx,
                                      strerror(errno));
         return FOVEA_EOF; /* clean end: nothing after the last frame */
     }
@@ -363,7 +363,7 @@ static int y4m_read(struct fovea_reader *r, fovea_frame *f)
         buf[n++] = (char)c;
     }
     if (ferror(r->fp))
-        return fovea_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s", idx,
+        return fv_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s", idx,
                                  strerror(errno));
     if (n < sizeof(tag) || memcmp(buf, tag, sizeof(tag) - 1) != 0 ||
         (buf[n - 1] != ' ' && buf[n - 1] != '\n')) {
@@ -371,7 +371,7 @@ static int y4m_read(struct fovea_reader *r, fovea_frame *f)
         while (n < 12 && !feof(r->fp) && (c = getc(r->fp)) != EOF)
             buf[n++] = (char)c;
         excerpt(buf, n, ex, sizeof(ex));
-        return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+        return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
                                  "frame %lld: expected FRAME header, found '%s'%s", idx, ex,
                                  feof(r->fp) ? " then end of file" : "");
     }
@@ -380,19 +380,19 @@ static int y4m_read(struct fovea_reader *r, fovea_frame *f)
         size_t len, consumed;
         int rc = read_line(r->fp, buf, n, &len, &consumed);
         if (rc < 0)
-            return fovea_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s", idx,
+            return fv_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s", idx,
                                      strerror(errno));
         if (rc == 1)
-            return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+            return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
                                      "frame %lld: truncated FRAME header (no end of line)", idx);
         if (rc == 2)
-            return fovea_reader_fail(r, FOVEA_ERR_CORRUPT,
+            return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
                                      "frame %lld: FRAME header line too long (more than %d bytes)",
                                      idx, Y4M_MAX_LINE);
     }
-    int st = fovea_io_read_planes(r, f);
+    int st = fv_io_read_planes(r, f);
     if (st == FOVEA_EOF) /* a FRAME header with no payload is not a clean end */
-        st = fovea_reader_fail(r, FOVEA_ERR_CORRUPT, "frame %lld: truncated: got 0 of %zu bytes",
+        st = fv_reader_fail(r, FOVEA_ERR_CORRUPT, "frame %lld: truncated: got 0 of %zu bytes",
                                idx, ((y4m_reader *)r->priv)->frame_bytes);
     return st;
 }
@@ -403,7 +403,7 @@ static void y4m_close(struct fovea_reader *r)
     r->priv = NULL;
 }
 
-const struct fovea_reader_ops fovea_y4m_reader_ops = {"y4m", y4m_open, y4m_read, y4m_close};
+const struct fv_reader_ops fv_y4m_reader_ops = {"y4m", y4m_open, y4m_read, y4m_close};
 
 /* ---------------------------------------------------------------- writer */
 
@@ -416,7 +416,7 @@ static int y4m_writer_open(struct fovea_writer *w)
         const char *hint = info->fmt == FOVEA_PIX_NV12         ? "i420"
                            : d && d->bytes_per_sample == 2 ? "i444p16 (keeping its depth)"
                                                            : "i444 or i420";
-        return fovea_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
+        return fv_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
                                  "y4m cannot hold %s frames; convert to %s first",
                                  fovea_pixfmt_name(info->fmt), hint);
     }
@@ -442,16 +442,16 @@ static int y4m_writer_open(struct fovea_writer *w)
                                                                          : "";
     if (fprintf(w->fp, "%s W%d H%d F%d:%d I%c A%d:%d C%s%s\n", y4m_magic, info->width,
                 info->height, fn, fd, il, an, ad, tag, range) < 0)
-        return fovea_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
+        return fv_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
     return FOVEA_OK;
 }
 
 static int y4m_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
 {
     if (fputs("FRAME\n", fp) == EOF)
-        return fovea_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
-    return fovea_io_write_planes(w, fp, f);
+        return fv_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
+    return fv_io_write_planes(w, fp, f);
 }
 
-const struct fovea_writer_ops fovea_y4m_writer_ops = {"y4m", 0, y4m_writer_open, y4m_write,
+const struct fv_writer_ops fv_y4m_writer_ops = {"y4m", 0, y4m_writer_open, y4m_write,
                                                       NULL};

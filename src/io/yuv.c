@@ -5,15 +5,15 @@
 static int yuv_open(struct fovea_reader *r, const fovea_reader_options *opt)
 {
     if (!opt || opt->width <= 0 || opt->height <= 0 || !fovea_pixfmt_get_desc(opt->fmt))
-        return fovea_reader_fail(r, FOVEA_ERR_INVALID_ARG,
+        return fv_reader_fail(r, FOVEA_ERR_INVALID_ARG,
                                  "raw yuv needs --width, --height and --pixfmt");
     if (opt->width > FOVEA_MAX_DIM || opt->height > FOVEA_MAX_DIM)
-        return fovea_reader_fail(r, FOVEA_ERR_INVALID_ARG,
+        return fv_reader_fail(r, FOVEA_ERR_INVALID_ARG,
                                  "frame size %dx%d out of range (at most %d per side)",
                                  opt->width, opt->height, FOVEA_MAX_DIM);
     size_t frame_bytes = fovea_frame_packed_size(opt->fmt, opt->width, opt->height);
     if (frame_bytes == 0)
-        return fovea_reader_fail(r, FOVEA_ERR_INTERNAL, "frame size overflow");
+        return fv_reader_fail(r, FOVEA_ERR_INTERNAL, "frame size overflow");
 
     fovea_video_info *info = &r->info;
     info->width = opt->width;
@@ -32,10 +32,10 @@ static int yuv_open(struct fovea_reader *r, const fovea_reader_options *opt)
 
 static int yuv_read(struct fovea_reader *r, fovea_frame *f)
 {
-    return fovea_io_read_planes(r, f);
+    return fv_io_read_planes(r, f);
 }
 
-const struct fovea_reader_ops fovea_yuv_reader_ops = {"yuv", yuv_open, yuv_read, NULL};
+const struct fv_reader_ops fv_yuv_reader_ops = {"yuv", yuv_open, yuv_read, NULL};
 
 static int yuv_writer_open(struct fovea_writer *w)
 {
@@ -45,8 +45,8 @@ static int yuv_writer_open(struct fovea_writer *w)
 
 static int yuv_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
 {
-    return fovea_io_write_planes(w, fp, f);
+    return fv_io_write_planes(w, fp, f);
 }
 
-const struct fovea_writer_ops fovea_yuv_writer_ops = {"yuv", 0, yuv_writer_open, yuv_write,
+const struct fv_writer_ops fv_yuv_writer_ops = {"yuv", 0, yuv_writer_open, yuv_write,
                                                       NULL};

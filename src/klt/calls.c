@@ -25,7 +25,7 @@ static int check_call(KLT_TrackingContext tc, const void *img, int ncols, int nr
 static int check_host_image(KLT_TrackingContext tc, const KLT_PixelType *img, const char *who)
 {
     if (!(klt_priv(tc)->backend->info.provides & BACKEND_READS_DEVICE) && img &&
-        fovea_ptr_device_only(img))
+        fv_ptr_device_only(img))
         return klt_fail(tc, FOVEA_ERR_INVALID_ARG,
                         "(%s) the image is in CUDA device memory, which only the cuda backend "
                         "reads (this context runs on the cpu backend)",

@@ -140,9 +140,9 @@ static void convolve_separate(fovea_context *ctx, const klt_image *in, const klt
                               const klt_kernel *vk, klt_image *tmp, klt_image *out)
 {
     conv_job jb = {in, tmp, hk, 1};
-    fovea_parallel_for(ctx, in->nrows, rows_grain(in->ncols), horiz_rows, &jb);
+    fv_parallel_for(ctx, in->nrows, rows_grain(in->ncols), horiz_rows, &jb);
     conv_job jv = {tmp, out, vk, 1};
-    fovea_parallel_for(ctx, in->nrows, rows_grain(in->ncols), vert_rows, &jv);
+    fv_parallel_for(ctx, in->nrows, rows_grain(in->ncols), vert_rows, &jv);
 }
 
 void klt_smooth(fovea_context *ctx, klt_kernels *k, const klt_image *in, float sigma,
@@ -231,6 +231,6 @@ void klt_smooth_subsample(fovea_context *ctx, klt_kernels *k, const klt_image *i
     tmp->ncols = out->ncols;
     tmp->nrows = in->nrows;
     sub_job jb = {in, tmp, out, &k->gauss, ss};
-    fovea_parallel_for(ctx, in->nrows, rows_grain(out->ncols), sub_horiz, &jb);
-    fovea_parallel_for(ctx, out->nrows, rows_grain(out->ncols), sub_vert, &jb);
+    fv_parallel_for(ctx, in->nrows, rows_grain(out->ncols), sub_horiz, &jb);
+    fv_parallel_for(ctx, out->nrows, rows_grain(out->ncols), sub_vert, &jb);
 }

@@ -191,7 +191,7 @@ static int write_file(const void *obj, file_kind kind, int nFrames, int nFeature
         text_fmt tf;
         if (make_format(fmt, &tf) < 0)
             return FOVEA_ERR_INVALID_ARG;
-        if (fname && fovea_outfile_open_buf(&of, fname, NULL, 0) < 0)
+        if (fname && fv_outfile_open_buf(&of, fname, NULL, 0) < 0)
             return FOVEA_ERR_IO;
         fp = of ? fovea_outfile_file(of) : stderr;
         write_text(fp, obj, kind, nFrames, nFeatures, &tf);
@@ -200,7 +200,7 @@ static int write_file(const void *obj, file_kind kind, int nFrames, int nFeature
     } else {
         if (!fname)
             return FOVEA_ERR_INVALID_ARG;   /* KLT: no binary data to stderr */
-        if (fovea_outfile_open_buf(&of, fname, NULL, 0) < 0)
+        if (fv_outfile_open_buf(&of, fname, NULL, 0) < 0)
             return FOVEA_ERR_IO;
         fp = fovea_outfile_file(of);
         const char *hdr = kind == KIND_LIST ? bin_fl : kind == KIND_HISTORY ? bin_fh : bin_ft;
@@ -219,7 +219,7 @@ static int write_file(const void *obj, file_kind kind, int nFrames, int nFeature
         fovea_outfile_abort(&of); /* an existing file keeps its old content */
         return FOVEA_ERR_IO;
     }
-    return fovea_outfile_commit_buf(&of, NULL, 0);
+    return fv_outfile_commit_buf(&of, NULL, 0);
 }
 
 int fovea_klt_write_feature_table_stream(KLT_FeatureTable ft, FILE *fp, const char *fmt)
@@ -272,7 +272,7 @@ int fovea_klt_write_feature_list_ppm(KLT_FeatureList fl, const KLT_PixelType *im
 {
     size_t n, bytes;
     if (!fl || !img || !filename || ncols < 1 || nrows < 1 ||
-        !fovea_mul_size((size_t)ncols, (size_t)nrows, &n) || !fovea_mul_size(n, 3, &bytes))
+        !fv_mul_size((size_t)ncols, (size_t)nrows, &n) || !fv_mul_size(n, 3, &bytes))
         return FOVEA_ERR_INVALID_ARG;
     unsigned char *rgb = malloc(bytes);
     if (!rgb)
@@ -295,11 +295,11 @@ int fovea_klt_write_feature_list_ppm(KLT_FeatureList fl, const KLT_PixelType *im
                 }
     }
     fovea_outfile *of;
-    int st = fovea_outfile_open_buf(&of, filename, NULL, 0);
+    int st = fv_outfile_open_buf(&of, filename, NULL, 0);
     if (st == FOVEA_OK) {
         FILE *fp = fovea_outfile_file(of);
         if (fprintf(fp, "P6\n%d %d\n255\n", ncols, nrows) > 0 && fwrite(rgb, 1, bytes, fp) == bytes) {
-            st = fovea_outfile_commit_buf(&of, NULL, 0);
+            st = fv_outfile_commit_buf(&of, NULL, 0);
         } else {
             fovea_outfile_abort(&of);
             st = FOVEA_ERR_IO;

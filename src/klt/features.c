@@ -44,9 +44,9 @@ void klt_feature_set(KLT_Feature f, float x, float y, int val)
 static void *alloc_block(size_t head, int n, KLT_Feature **ptrs)
 {
     size_t bytes, a, b;
-    if (n < 0 || !fovea_mul_size((size_t)n, sizeof(KLT_Feature), &a) ||
-        !fovea_mul_size((size_t)n, sizeof(KLT_FeatureRec), &b) ||
-        !fovea_add_size(head, a, &bytes) || !fovea_add_size(bytes, b, &bytes))
+    if (n < 0 || !fv_mul_size((size_t)n, sizeof(KLT_Feature), &a) ||
+        !fv_mul_size((size_t)n, sizeof(KLT_FeatureRec), &b) ||
+        !fv_add_size(head, a, &bytes) || !fv_add_size(bytes, b, &bytes))
         return NULL;
     char *blk = malloc(bytes);
     if (!blk)
@@ -88,12 +88,12 @@ KLT_FeatureTable KLTCreateFeatureTable(int nFrames, int nFeatures)
     /* one block: record, row pointers, cell pointers, cells */
     size_t n, rows, cells, recs, bytes;
     if (nFrames < 0 || nFeatures < 0 ||
-        !fovea_mul_size((size_t)nFrames, (size_t)nFeatures, &n) ||
-        !fovea_mul_size((size_t)nFeatures, sizeof(KLT_Feature *), &rows) ||
-        !fovea_mul_size(n, sizeof(KLT_Feature), &cells) ||
-        !fovea_mul_size(n, sizeof(KLT_FeatureRec), &recs) ||
-        !fovea_add_size(sizeof(KLT_FeatureTableRec), rows, &bytes) ||
-        !fovea_add_size(bytes, cells, &bytes) || !fovea_add_size(bytes, recs, &bytes))
+        !fv_mul_size((size_t)nFrames, (size_t)nFeatures, &n) ||
+        !fv_mul_size((size_t)nFeatures, sizeof(KLT_Feature *), &rows) ||
+        !fv_mul_size(n, sizeof(KLT_Feature), &cells) ||
+        !fv_mul_size(n, sizeof(KLT_FeatureRec), &recs) ||
+        !fv_add_size(sizeof(KLT_FeatureTableRec), rows, &bytes) ||
+        !fv_add_size(bytes, cells, &bytes) || !fv_add_size(bytes, recs, &bytes))
         return NULL;
     char *blk = malloc(bytes);
     if (!blk)

@@ -8,11 +8,11 @@
 int klt_image_alloc(klt_image *im, int ncols, int nrows)
 {
     size_t n;
-    if (ncols < 0 || nrows < 0 || !fovea_mul_size((size_t)ncols, (size_t)nrows, &n))
+    if (ncols < 0 || nrows < 0 || !fv_mul_size((size_t)ncols, (size_t)nrows, &n))
         return FOVEA_ERR_NOMEM;
     if (n > im->cap || !im->data) {
         size_t bytes;
-        if (!fovea_mul_size(n ? n : 1, sizeof(float), &bytes))
+        if (!fv_mul_size(n ? n : 1, sizeof(float), &bytes))
             return FOVEA_ERR_NOMEM;
         float *d = malloc(bytes);
         if (!d)

@@ -102,7 +102,7 @@ static int kc_end(KLT_TrackingContext tc, kc_state *kc, int rc)
 
 static cudaStream_t kc_stream(const kc_state *kc)
 {
-    return fovea_ctx_stream(kc->ctx);
+    return fv_ctx_stream(kc->ctx);
 }
 
 /* ---------------------------------------------------------------- buffers */
@@ -119,11 +119,11 @@ static int dev_ensure(kc_state *kc, void **p, size_t *cap, size_t bytes)
             if (rc < 0)
                 return rc;
         }
-        fovea_device_free(kc->ctx, *p);
+        fv_device_free(kc->ctx, *p);
         *p = NULL;
         *cap = 0;
     }
-    int rc = fovea_device_malloc(kc->ctx, bytes ? bytes : 1, p);
+    int rc = fv_device_malloc(kc->ctx, bytes ? bytes : 1, p);
     if (rc == FOVEA_OK)
         *cap = bytes;
     return rc;
@@ -134,11 +134,11 @@ static int pinned_ensure(kc_state *kc, void **p, size_t *cap, size_t bytes)
     if (*p && bytes <= *cap)
         return FOVEA_OK;
     if (*p) {
-        fovea_pinned_free(kc->ctx, *p);
+        fv_pinned_free(kc->ctx, *p);
         *p = NULL;
         *cap = 0;
     }
-    int rc = fovea_pinned_malloc(kc->ctx, bytes ? bytes : 1, p);
+    int rc = fv_pinned_malloc(kc->ctx, bytes ? bytes : 1, p);
     if (rc == FOVEA_OK)
         *cap = bytes;
     return rc;
@@ -146,13 +146,13 @@ static int pinned_ensure(kc_state *kc, void **p, size_t *cap, size_t bytes)
 
 static int floats_bytes(size_t n, size_t *bytes)
 {
-    return fovea_mul_size(n ? n : 1, sizeof(float), bytes) ? FOVEA_OK : FOVEA_ERR_NOMEM;
+    return fv_mul_size(n ? n : 1, sizeof(float), bytes) ? FOVEA_OK : FOVEA_ERR_NOMEM;
 }
 
 /* Copy img to the device. Pageable host memory goes through pinned staging in
  * slices, so that the host copy of one slice overlaps the transfer of the
  * previous one; pinned host and device (or managed) memory are copied
- * directly (kind: fovea_ptr_memtype of img). */
+ * directly (kind: fv_ptr_memtype of img). */
 static int upload(kc_state *kc, unsigned char *pinned, unsigned char *dev,
                   const unsigned char *img, size_t n, fovea_memtype kind)
 {
@@ -174,12 +174,12 @@ static int upload(kc_state *kc, unsigned char *pinned, unsigned char *dev,
 static void kc_free_pyr(kc_state *kc, kc_pyr *p)
 {
     for (int i = 0; i < KLT_MAX_LEVELS; i++) {
-        fovea_device_free(kc->ctx, p->img[i]);
-        fovea_device_free(kc->ctx, p->gx[i]);
-        fovea_device_free(kc->ctx, p->gy[i]);
+        fv_device_free(kc->ctx, p->img[i]);
+        fv_device_free(kc->ctx, p->gx[i]);
+        fv_device_free(kc->ctx, p->gy[i]);
     }
-    fovea_device_free(kc->ctx, p->d_raw);
-    fovea_pinned_free(kc->ctx, p->raw);
+    fv_device_free(kc->ctx, p->d_raw);
+    fv_pinned_free(kc->ctx, p->raw);
     memset(p, 0, sizeof *p);
 }
 
@@ -190,22 +190,22 @@ static void cuda_close(void **priv)
         return;
     if (kc->spec_stream)
         cudaStreamSynchronize((cudaStream_t)kc->spec_stream);
-    fovea_device_sync(kc->ctx);
+    fv_device_sync(kc->ctx);
     kc_free_pyr(kc, &kc->pyr[0]);
     kc_free_pyr(kc, &kc->pyr[1]);
-    fovea_device_free(kc->ctx, kc->d_tmp);
-    fovea_device_free(kc->ctx, kc->d_sel);
-    fovea_device_free(kc->ctx, kc->d_selraw);
-    fovea_pinned_free(kc->ctx, kc->h_selraw);
-    fovea_device_free(kc->ctx, kc->d_cmp);
-    fovea_device_free(kc->ctx, kc->d_flag);
-    fovea_pinned_free(kc->ctx, kc->h_flag);
-    fovea_device_free(kc->ctx, kc->d_keys);
-    fovea_device_free(kc->ctx, kc->d_pix);
-    fovea_device_free(kc->ctx, kc->d_qs);
-    fovea_device_free(kc->ctx, kc->d_map);
-    fovea_device_free(kc->ctx, kc->d_feat);
-    fovea_pinned_free(kc->ctx, kc->h_feat);
+    fv_device_free(kc->ctx, kc->d_tmp);
+    fv_device_free(kc->ctx, kc->d_sel);
+    fv_device_free(kc->ctx, kc->d_selraw);
+    fv_pinned_free(kc->ctx, kc->h_selraw);
+    fv_device_free(kc->ctx, kc->d_cmp);
+    fv_device_free(kc->ctx, kc->d_flag);
+    fv_pinned_free(kc->ctx, kc->h_flag);
+    fv_device_free(kc->ctx, kc->d_keys);
+    fv_device_free(kc->ctx, kc->d_pix);
+    fv_device_free(kc->ctx, kc->d_qs);
+    fv_device_free(kc->ctx, kc->d_map);
+    fv_device_free(kc->ctx, kc->d_feat);
+    fv_pinned_free(kc->ctx, kc->h_feat);
     if (kc->spec_stream) {
         cudaStreamSynchronize((cudaStream_t)kc->spec_stream);
         cudaStreamDestroy((cudaStream_t)kc->spec_stream);
@@ -229,7 +229,7 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
     (void)params;
     kc_state *kc = calloc(1, sizeof *kc);
     if (!kc)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
     kc->ctx = ctx;
     *priv = kc;
     return FOVEA_OK;
@@ -298,9 +298,9 @@ static int kc_build(KLT_TrackingContext tc, kc_state *kc, kc_pyr *p, const KLT_P
             return klt_fail(tc, FOVEA_ERR_NOMEM, "pyramid: size overflow");
         if (!p->img[i] || n > p->cap[i]) {
             size_t cap = 0;
-            fovea_device_free(kc->ctx, p->img[i]);
-            fovea_device_free(kc->ctx, p->gx[i]);
-            fovea_device_free(kc->ctx, p->gy[i]);
+            fv_device_free(kc->ctx, p->img[i]);
+            fv_device_free(kc->ctx, p->gx[i]);
+            fv_device_free(kc->ctx, p->gy[i]);
             p->img[i] = p->gx[i] = p->gy[i] = NULL;
             p->cap[i] = 0;
             FOVEA_TRY(dev_ensure(kc, (void **)&p->img[i], &cap, bytes));
@@ -399,8 +399,8 @@ static int kc_level0_matches(KLT_TrackingContext tc, kc_state *kc, const kc_pyr 
 static int feat_ensure(KLT_TrackingContext tc, kc_state *kc, int n)
 {
     size_t words, bytes;
-    if (!fovea_mul_size((size_t)(n > 0 ? n : 1), (size_t)F_COUNT, &words) ||
-        !fovea_mul_size(words + 3, sizeof(uint32_t), &bytes))
+    if (!fv_mul_size((size_t)(n > 0 ? n : 1), (size_t)F_COUNT, &words) ||
+        !fv_mul_size(words + 3, sizeof(uint32_t), &bytes))
         return klt_fail(tc, FOVEA_ERR_NOMEM, "feature arrays: size overflow");
     FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_feat, &kc->feat_cap, bytes));
     FOVEA_TRY(pinned_ensure(kc, (void **)&kc->h_feat, &kc->h_feat_cap, bytes));
@@ -409,7 +409,7 @@ static int feat_ensure(KLT_TrackingContext tc, kc_state *kc, int n)
 
 static int call_begin(KLT_TrackingContext tc, kc_state *kc)
 {
-    FOVEA_TRY(fovea_device_activate(kc->ctx));
+    FOVEA_TRY(fv_device_activate(kc->ctx));
     return FOVEA_OK;
 }
 
@@ -478,7 +478,7 @@ static int kc_qs_layout(KLT_TrackingContext tc, kc_state *kc, size_t n, klt_cuda
     /* ints: qa, qb 2n each; lpos, rpos n each; 2 lists 2 ml each; small,
      * defer 2 half each; 5 x ml; 6 x mt; counters */
     size_t ints = 6 * n + 9 * ml + 4 * half + 6 * mt + KLT_QS_NCTR, bytes;
-    if (n > (size_t)INT32_MAX / 2 || !fovea_mul_size(ints, sizeof(int), &bytes))
+    if (n > (size_t)INT32_MAX / 2 || !fv_mul_size(ints, sizeof(int), &bytes))
         return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
     FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_qs, &kc->qs_cap, bytes));
     if (!kc->qs_blocks) {
@@ -663,12 +663,12 @@ static int kc_speculate(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p)
 static int kc_points_ensure(KLT_TrackingContext tc, kc_state *kc, size_t n)
 {
     size_t kbytes;
-    if (!fovea_mul_size(n, sizeof(int), &kbytes))
+    if (!fv_mul_size(n, sizeof(int), &kbytes))
         return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
     if (!kc->d_keys || n > kc->pts_cap) {
         size_t c1 = 0, c2 = 0;
-        fovea_device_free(kc->ctx, kc->d_keys);
-        fovea_device_free(kc->ctx, kc->d_pix);
+        fv_device_free(kc->ctx, kc->d_keys);
+        fv_device_free(kc->ctx, kc->d_pix);
         kc->d_keys = NULL;
         kc->d_pix = NULL;
         kc->pts_cap = 0;
@@ -738,7 +738,7 @@ static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *
     FOVEA_TRY(call_begin(tc, kc));
     cudaStream_t stream = kc_stream(kc);
 
-    const fovea_memtype kind = fovea_ptr_memtype(img);
+    const fovea_memtype kind = fv_ptr_memtype(img);
     const float *gx, *gy;
     int reuse0 = 0;
     if (!(replace && tc->sequentialMode && st->have_last) && tc->smoothBeforeSelecting) {
@@ -759,11 +759,11 @@ static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *
         gy = kc->pyr[st->last].gy[0];
     } else {
         size_t bytes, n3;
-        if (!fovea_mul_size(npix, 3, &n3) || floats_bytes(n3, &bytes) < 0)
+        if (!fv_mul_size(npix, 3, &n3) || floats_bytes(n3, &bytes) < 0)
             return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
         if (!kc->d_sel || npix > kc->sel_cap) {
             size_t cap = 0;
-            fovea_device_free(kc->ctx, kc->d_sel);
+            fv_device_free(kc->ctx, kc->d_sel);
             kc->d_sel = NULL;
             kc->sel_cap = 0;
             FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_sel, &cap, bytes));
@@ -830,7 +830,7 @@ static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *
     kc->spec_wanted = tc->sequentialMode || tc->smoothBeforeSelecting;
 
     size_t sbytes;
-    if (!fovea_mul_size((size_t)(nfeat > 0 ? nfeat : 1), sizeof(int), &sbytes) ||
+    if (!fv_mul_size((size_t)(nfeat > 0 ? nfeat : 1), sizeof(int), &sbytes) ||
         klt_ensure((void **)&kc->slots, &kc->slots_cap, sbytes) < 0)
         return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: out of memory");
     int nslots = 0, nsurv = 0;
@@ -944,7 +944,7 @@ static int affine_check(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1,
         return FOVEA_OK;
     const size_t npix = (size_t)p1->ncols * (size_t)p1->nrows;
     size_t bytes, n6;
-    if (!fovea_mul_size(npix, 6, &n6) || floats_bytes(n6, &bytes) < 0 ||
+    if (!fv_mul_size(npix, 6, &n6) || floats_bytes(n6, &bytes) < 0 ||
         klt_ensure((void **)&kc->h_aff, &kc->h_aff_cap, bytes) < 0)
         return klt_fail(tc, FOVEA_ERR_NOMEM, "out of memory for the affine check");
     size_t tw = (size_t)tc->window_width * tc->window_height;
@@ -1024,7 +1024,7 @@ static int kc_track(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *i
         if (!img1)
             return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "(KLTTrackFeatures) img1 is NULL");
         st->have_last = 0;
-        const fovea_memtype kind1 = fovea_ptr_memtype(img1);
+        const fovea_memtype kind1 = fv_ptr_memtype(img1);
         const int same = kc_pyramid_matches(tc, kc, &kc->pyr[st->last], img1, kind1, ncols, nrows);
         FOVEA_TRY(same);
         if (same) {
@@ -1036,7 +1036,7 @@ static int kc_track(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *i
             FOVEA_TRY(kc_build(tc, kc, p1, img1, kind1, ncols, nrows));
         }
     }
-    int rc = kc_build(tc, kc, p2, img2, fovea_ptr_memtype(img2), ncols, nrows);
+    int rc = kc_build(tc, kc, p2, img2, fv_ptr_memtype(img2), ncols, nrows);
     if (rc < 0) {
         st->have_last = 0;
         return rc;

@@ -89,14 +89,14 @@ void pgmWriteFile(const char *fname, unsigned char *img, int ncols, int nrows)
     if (!fname || !img || ncols < 1 || nrows < 1)
         return;
     fovea_outfile *of;
-    if (fovea_outfile_open_buf(&of, fname, NULL, 0) < 0)
+    if (fv_outfile_open_buf(&of, fname, NULL, 0) < 0)
         return;
     FILE *fp = fovea_outfile_file(of);
     pgmWrite(fp, img, ncols, nrows);
     if (ferror(fp))
         fovea_outfile_abort(&of); /* never a half-written file over a good one */
     else
-        fovea_outfile_commit_buf(&of, NULL, 0);
+        fv_outfile_commit_buf(&of, NULL, 0);
 }
 
 void ppmWrite(FILE *fp, unsigned char *redimg, unsigned char *greenimg, unsigned char *blueimg,
@@ -128,12 +128,12 @@ void ppmWriteFileRGB(const char *fname, unsigned char *redimg, unsigned char *gr
     if (!fname)
         return;
     fovea_outfile *of;
-    if (fovea_outfile_open_buf(&of, fname, NULL, 0) < 0)
+    if (fv_outfile_open_buf(&of, fname, NULL, 0) < 0)
         return;
     FILE *fp = fovea_outfile_file(of);
     ppmWrite(fp, redimg, greenimg, blueimg, ncols, nrows);
     if (ferror(fp))
         fovea_outfile_abort(&of);
     else
-        fovea_outfile_commit_buf(&of, NULL, 0);
+        fv_outfile_commit_buf(&of, NULL, 0);
 }

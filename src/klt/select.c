@@ -294,8 +294,8 @@ int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, 
 
     int threads = tc->ctx ? fovea_context_threads(tc->ctx) : 1;
     size_t npix = (size_t)ncols * nrows, pts_bytes, acc_floats;
-    if (!fovea_mul_size(npoints, sizeof(klt_point), &pts_bytes) ||
-        !fovea_mul_size((size_t)threads * 3, (size_t)(span ? span : 1), &acc_floats))
+    if (!fv_mul_size(npoints, sizeof(klt_point), &pts_bytes) ||
+        !fv_mul_size((size_t)threads * 3, (size_t)(span ? span : 1), &acc_floats))
         return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
     size_t win_bytes = (acc_floats + 3 * npix) * sizeof(float);
     if ((rc = klt_ensure(&st->points, &st->points_cap, pts_bytes)) < 0 ||
@@ -308,10 +308,10 @@ int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, 
     float *pxx = st->win, *pxy = pxx + npix, *pyy = pxy + npix;
     if (npoints > 0) {
         void *pa[5] = {(void *)gx, (void *)gy, pxx, pxy, pyy};
-        fovea_parallel_for(tc->ctx, nrows, 16384 / ncols + 1, products_rows, pa);
+        fv_parallel_for(tc->ctx, nrows, 16384 / ncols + 1, products_rows, pa);
         eig_job jb = {pxx, pxy, pyy, ncols, bx, by, step, hw, hh, nx, span, pyy + npix,
                       st->points};
-        fovea_parallel_for(tc->ctx, ny, 1, eig_rows, &jb);
+        fv_parallel_for(tc->ctx, ny, 1, eig_rows, &jb);
     }
     lazy_sort ls = {st->points, st->sort_stack, 0};
     if (npoints > 1)

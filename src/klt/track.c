@@ -217,7 +217,7 @@ int klt_ref_track(KLT_TrackingContext tc, const KLT_PixelType *img1, const KLT_P
     size_t aw = (size_t)tc->affine_window_width * tc->affine_window_height;
     size_t per = 3 * (tw > aw ? tw : aw);
     size_t bytes;
-    if (!fovea_mul_size(per * sizeof(float), (size_t)threads, &bytes) ||
+    if (!fv_mul_size(per * sizeof(float), (size_t)threads, &bytes) ||
         (rc = klt_ensure((void **)&st->win, &st->win_cap, bytes)) < 0)
         return klt_fail(tc, FOVEA_ERR_NOMEM, "out of memory for tracking windows");
 
@@ -239,7 +239,7 @@ int klt_ref_track(KLT_TrackingContext tc, const KLT_PixelType *img1, const KLT_P
     jb.ncols = ncols;
     jb.nrows = nrows;
     atomic_init(&jb.failed, 0);
-    fovea_parallel_for(tc->ctx, fl->nFeatures, 8, track_range, &jb);
+    fv_parallel_for(tc->ctx, fl->nFeatures, 8, track_range, &jb);
 
     if (tc->sequentialMode) {
         st->have_last = 1;

@@ -17,7 +17,7 @@ void klt_log(KLT_TrackingContext tc, fovea_log_level level, const char *fmt, ...
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fovea_log(tc->ctx, level, "klt: %s", msg);
+    fv_log(tc->ctx, level, "klt: %s", msg);
 }
 
 int klt_fail(KLT_TrackingContext tc, int status, const char *fmt, ...)
@@ -34,7 +34,7 @@ int klt_fail(KLT_TrackingContext tc, int status, const char *fmt, ...)
     }
     /* the library's convention: the message is also the last error of the
      * tracking context's fovea_context (the thread's own slot when NULL) */
-    fovea_ctx_error(tc ? tc->ctx : NULL, status, "%s", msg);
+    fv_ctx_error(tc ? tc->ctx : NULL, status, "%s", msg);
     klt_log(tc, FOVEA_LOG_ERROR, "%s", msg);
     return status;
 }

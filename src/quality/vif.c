@@ -36,7 +36,7 @@ void fovea_vif_default_settings(fovea_vif_settings *s)
 int fovea_vif_open(fovea_vif **out, fovea_context *ctx, const fovea_vif_settings *s)
 {
     if (!out)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: NULL output pointer");
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: NULL output pointer");
     *out = NULL;
     if (!ctx)
         return FOVEA_ERR_INVALID_ARG;
@@ -48,12 +48,12 @@ int fovea_vif_open(fovea_vif **out, fovea_context *ctx, const fovea_vif_settings
     /* written so that NaN fails too */
     if (!(set.vif_enhn_gain_limit >= 1.0 &&
           set.vif_enhn_gain_limit <= FOVEA_VIF_ENHN_GAIN_LIMIT_MAX))
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                "vif: vif_enhn_gain_limit %g outside [1, 100]",
                                set.vif_enhn_gain_limit);
     fovea_vif *v = calloc(1, sizeof(*v));
     if (!v)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
     v->ctx = ctx;
     v->settings = set;
     /* the context's backend (resolved by fovea_open) scores the pairs */
@@ -63,7 +63,7 @@ int fovea_vif_open(fovea_vif **out, fovea_context *ctx, const fovea_vif_settings
                           msg, sizeof msg);
     if (st < 0) {
         free(v);
-        return fovea_ctx_error(ctx, st, "vif: %s", msg);
+        return fv_ctx_error(ctx, st, "vif: %s", msg);
     }
     v->backend = (const vif_backend *)b; /* b is its info, the first member */
     *out = v;
@@ -93,7 +93,7 @@ static int done_push(fovea_vif *v, const vif_raw *r)
         const int ncap = v->done_cap ? 2 * v->done_cap : 64;
         vif_raw *n = v->done_cap < INT32_MAX / 2 ? malloc((size_t)ncap * sizeof(*n)) : NULL;
         if (!n)
-            return fovea_ctx_error(v->ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
+            return fv_ctx_error(v->ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
         for (int i = 0; i < v->done_count; i++)
             n[i] = v->done[(v->done_head + i) % v->done_cap];
         free(v->done);
@@ -162,27 +162,27 @@ static int check_frame(fovea_context *ctx, fovea_backend kind, const fovea_frame
                        const char *what)
 {
     if (!f || !f->data[0])
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame is NULL or empty",
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame is NULL or empty",
                                what);
     if (f->mem == FOVEA_MEM_DEVICE && kind != FOVEA_BACKEND_CUDA)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                "vif: %s frame is in device memory (the CPU backend needs host "
                                "frames)", what);
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
     if (!d)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame has no valid format",
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame has no valid format",
                                what);
     if (!d->is_yuv || d->components != 1)
-        return fovea_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
+        return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
                                "vif: %s frame is %s; VIF needs a YUV or gray format (luma)",
                                what, d->name);
     if (f->width < VIF_MIN_DIM || f->height < VIF_MIN_DIM || f->width > FOVEA_MAX_DIM ||
         f->height > FOVEA_MAX_DIM)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                "vif: %s frame is %dx%d; VIF needs %d..%d in each dimension",
                                what, f->width, f->height, VIF_MIN_DIM, FOVEA_MAX_DIM);
     if (f->stride[0] < (ptrdiff_t)f->width * d->bytes_per_sample)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame stride %td too small",
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame stride %td too small",
                                what, f->stride[0]);
     return d->bit_depth;
 }
@@ -199,15 +199,15 @@ int fovea_vif_submit(fovea_vif *v, const fovea_frame *ref, const fovea_frame *di
     if (bpc_dis < 0)
         return bpc_dis;
     if (ref->width != dis->width || ref->height != dis->height)
-        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
                                "vif: reference is %dx%d but distorted is %dx%d", ref->width,
                                ref->height, dis->width, dis->height);
     if (bpc_ref != bpc_dis)
-        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
                                "vif: reference is %d-bit but distorted is %d-bit", bpc_ref,
                                bpc_dis);
     if (fovea_vif_pending(v) >= INT32_MAX)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: too many pairs pending");
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: too many pairs pending");
 
     vif_params p;
     p.width = ref->width;
@@ -306,7 +306,7 @@ int fovea_vif_process(fovea_vif *v, const fovea_frame *ref, const fovea_frame *d
     if (!v)
         return FOVEA_ERR_INVALID_ARG;
     if (fovea_vif_pending(v) > 0)
-        return fovea_ctx_error(v->ctx, FOVEA_ERR_INVALID_ARG,
+        return fv_ctx_error(v->ctx, FOVEA_ERR_INVALID_ARG,
                                "vif: fovea_vif_process with %lld submitted pairs pending; "
                                "receive them first", (long long)fovea_vif_pending(v));
     int st = fovea_vif_submit(v, ref, dis);

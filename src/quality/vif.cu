@@ -25,7 +25,7 @@ constexpr int kHCols = 4;         // horizontal results per thread (one row)
 constexpr int kSigmaNsq = 65536 << 1;
 static_assert(kThreads == kCols * (kTileH / kVRows), "one vertical job per thread");
 
-// The filters of vif_ref.c (fovea_vif_filter), as immediates after unrolling.
+// The filters of vif_ref.c (fv_vif_filter), as immediates after unrolling.
 template <int S>
 __device__ __forceinline__ constexpr uint32_t tap(int k)
 {
@@ -409,7 +409,7 @@ cudaError_t launch(const vif_cuda_scale_args &a, dim3 grid, cudaStream_t s)
 
 } // namespace
 
-extern "C" int fovea_vif_cuda_prepare(void)
+extern "C" int fv_vif_cuda_prepare(void)
 {
     cudaError_t e = prepare_one<0, true>();
     if (e == cudaSuccess)
@@ -423,7 +423,7 @@ extern "C" int fovea_vif_cuda_prepare(void)
     return (int)e;
 }
 
-extern "C" int fovea_vif_cuda_launch_scale(const vif_cuda_scale_args *a, void *stream)
+extern "C" int fv_vif_cuda_launch_scale(const vif_cuda_scale_args *a, void *stream)
 {
     if (a->nframes < 1 || a->nframes > VIF_CUDA_MAX_BATCH)
         return (int)cudaErrorInvalidValue;

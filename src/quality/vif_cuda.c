@@ -62,7 +62,7 @@ static void cuda_close(void **priv)
     fovea_context *ctx = st->ctx;
     /* nothing queued may still use the buffers; errors here have no one to go to */
     cudaSetDevice(fovea_context_device(ctx));
-    cudaStreamSynchronize(fovea_ctx_stream(ctx));
+    cudaStreamSynchronize(fv_ctx_stream(ctx));
     if (st->copy) {
         cudaStreamSynchronize(st->copy);
         cudaStreamDestroy(st->copy);
@@ -70,8 +70,8 @@ static void cuda_close(void **priv)
     for (int k = 0; k < VIF_SLOTS; k++) {
         vif_slot *sl = &st->slot[k];
         for (int i = 0; i < 2; i++) {
-            fovea_device_free(ctx, sl->d_in[i]);
-            fovea_pinned_free(ctx, sl->h_in[i]);
+            fv_device_free(ctx, sl->d_in[i]);
+            fv_pinned_free(ctx, sl->h_in[i]);
         }
         if (sl->copied)
             cudaEventDestroy(sl->copied);
@@ -80,10 +80,10 @@ static void cuda_close(void **priv)
     }
     for (int i = 0; i < 2; i++)
         for (int s = 1; s < FOVEA_VIF_SCALES; s++)
-            fovea_device_free(ctx, st->d_img[i][s]);
-    fovea_device_free(ctx, st->d_log2);
-    fovea_device_free(ctx, st->d_sums);
-    fovea_pinned_free(ctx, st->h_sums);
+            fv_device_free(ctx, st->d_img[i][s]);
+    fv_device_free(ctx, st->d_log2);
+    fv_device_free(ctx, st->d_sums);
+    fv_pinned_free(ctx, st->h_sums);
     free(st);
     *priv = NULL;
 }
@@ -97,14 +97,14 @@ static int upload_log2(vif_cuda *st, fovea_context *ctx)
 {
     uint16_t *table = malloc(VIF_LOG2_TABLE_SIZE * sizeof(uint16_t));
     if (!table)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
-    fovea_vif_log2_table(table);
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
+    fv_vif_log2_table(table);
     int status = FOVEA_CUDA(ctx, cudaMemcpyAsync(st->d_log2, table,
                                                  VIF_LOG2_TABLE_SIZE * sizeof(uint16_t),
-                                                 cudaMemcpyHostToDevice, fovea_ctx_stream(ctx)));
+                                                 cudaMemcpyHostToDevice, fv_ctx_stream(ctx)));
     /* the copy reads table: wait before freeing it */
     if (status == FOVEA_OK)
-        status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
+        status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fv_ctx_stream(ctx)));
     free(table);
     return status;
 }
@@ -113,12 +113,12 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
 {
     const vif_params *p = params;
     *priv = NULL;
-    int status = fovea_device_activate(ctx);
+    int status = fv_device_activate(ctx);
     if (status < 0)
         return status;
     vif_cuda *st = calloc(1, sizeof(*st));
     if (!st)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
     st->ctx = ctx;
     st->p = *p;
     st->batch = cuda_batch(p->width, p->height);
@@ -127,20 +127,20 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
      * VIF_CUDA_MAX_BATCH: no overflow */
     st->in_pitch = align256(w * (p->bpc > 8 ? 2 : 1));
     st->in_bytes = st->in_pitch * h;
-    status = FOVEA_CUDA(ctx, fovea_vif_cuda_prepare());
+    status = FOVEA_CUDA(ctx, fv_vif_cuda_prepare());
     if (status == FOVEA_OK)
         status = FOVEA_CUDA(ctx, cudaStreamCreateWithFlags(&st->copy, cudaStreamNonBlocking));
     for (int s = 1; s < FOVEA_VIF_SCALES && status == FOVEA_OK; s++) {
         st->img_pitch[s] = align256((w >> s) * sizeof(uint16_t));
         st->img_bytes[s] = st->img_pitch[s] * (h >> s);
         for (int i = 0; i < 2 && status == FOVEA_OK; i++)
-            status = fovea_device_malloc(ctx, st->img_bytes[s] * b, (void **)&st->d_img[i][s]);
+            status = fv_device_malloc(ctx, st->img_bytes[s] * b, (void **)&st->d_img[i][s]);
     }
     const size_t sums_bytes = VIF_SLOTS * b * VIF_CUDA_FRAME_SUMS * sizeof(unsigned long long);
     if (status == FOVEA_OK)
-        status = fovea_device_malloc(ctx, sums_bytes, (void **)&st->d_sums);
+        status = fv_device_malloc(ctx, sums_bytes, (void **)&st->d_sums);
     if (status == FOVEA_OK)
-        status = fovea_pinned_malloc(ctx, sums_bytes, (void **)&st->h_sums);
+        status = fv_pinned_malloc(ctx, sums_bytes, (void **)&st->h_sums);
     for (int k = 0; k < VIF_SLOTS && status == FOVEA_OK; k++) {
         vif_slot *sl = &st->slot[k];
         sl->d_sums = st->d_sums + (size_t)k * b * VIF_CUDA_FRAME_SUMS;
@@ -150,7 +150,7 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
             status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&sl->done, cudaEventDisableTiming));
     }
     if (status == FOVEA_OK)
-        status = fovea_device_malloc(ctx, VIF_LOG2_TABLE_SIZE * sizeof(uint16_t),
+        status = fv_device_malloc(ctx, VIF_LOG2_TABLE_SIZE * sizeof(uint16_t),
                                      (void **)&st->d_log2);
     if (status == FOVEA_OK)
         status = upload_log2(st, ctx);
@@ -175,7 +175,7 @@ static int stage_plane(vif_cuda *st, fovea_context *ctx, vif_slot *sl, int which
     }
     const size_t batch_bytes = st->in_bytes * (size_t)st->batch;
     if (!sl->d_in[which]) {
-        int status = fovea_device_malloc(ctx, batch_bytes, (void **)&sl->d_in[which]);
+        int status = fv_device_malloc(ctx, batch_bytes, (void **)&sl->d_in[which]);
         if (status < 0)
             return status;
     }
@@ -185,7 +185,7 @@ static int stage_plane(vif_cuda *st, fovea_context *ctx, vif_slot *sl, int which
     size_t spitch = (size_t)pl->stride;
     if (pl->mem != FOVEA_MEM_PINNED) {
         if (!sl->h_in[which]) {
-            int status = fovea_pinned_malloc(ctx, batch_bytes, (void **)&sl->h_in[which]);
+            int status = fv_pinned_malloc(ctx, batch_bytes, (void **)&sl->h_in[which]);
             if (status < 0)
                 return status;
         }
@@ -209,7 +209,7 @@ static int stage_plane(vif_cuda *st, fovea_context *ctx, vif_slot *sl, int which
  * event on the context stream. */
 static int launch_slot(vif_cuda *st, fovea_context *ctx, vif_slot *sl)
 {
-    cudaStream_t stream = fovea_ctx_stream(ctx);
+    cudaStream_t stream = fv_ctx_stream(ctx);
     if (sl->copies) {
         FOVEA_CUDA_TRY(ctx, cudaEventRecord(sl->copied, st->copy));
         FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(stream, sl->copied, 0));
@@ -244,7 +244,7 @@ static int launch_slot(vif_cuda *st, fovea_context *ctx, vif_slot *sl)
             a.out_stride = 0;
             a.out_frame_bytes = 0;
         }
-        FOVEA_CUDA_TRY(ctx, fovea_vif_cuda_launch_scale(&a, stream));
+        FOVEA_CUDA_TRY(ctx, fv_vif_cuda_launch_scale(&a, stream));
         if (s + 1 < FOVEA_VIF_SCALES) {
             for (int z = 0; z < sl->n; z++) {
                 a.ref[z] = (const uint8_t *)st->d_img[0][s + 1] + (size_t)z * st->img_bytes[s + 1];
@@ -267,7 +267,7 @@ static int launch_slot(vif_cuda *st, fovea_context *ctx, vif_slot *sl)
 static int cuda_submit(void *priv, fovea_context *ctx, const vif_plane *ref, const vif_plane *dis)
 {
     vif_cuda *st = priv;
-    int status = fovea_device_activate(ctx);
+    int status = fv_device_activate(ctx);
     if (status < 0)
         return status;
     vif_slot *sl = NULL;
@@ -306,8 +306,8 @@ static int cuda_collect(void *priv, fovea_context *ctx, vif_raw *out)
 {
     vif_cuda *st = priv;
     if (st->used == 0)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INTERNAL, "vif: collect with nothing queued");
-    int status = fovea_device_activate(ctx);
+        return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL, "vif: collect with nothing queued");
+    int status = fv_device_activate(ctx);
     if (status < 0)
         return status;
     vif_slot *sl = &st->slot[st->head];

@@ -43,9 +43,9 @@ typedef struct vif_cuda_scale_args {
 
 /* Prepare the kernels on the current device (shared-memory limits); call once
  * per backend init before the first launch. */
-int fovea_vif_cuda_prepare(void);
+int fv_vif_cuda_prepare(void);
 
-int fovea_vif_cuda_launch_scale(const vif_cuda_scale_args *a, void *stream);
+int fv_vif_cuda_launch_scale(const vif_cuda_scale_args *a, void *stream);
 
 #ifdef __cplusplus
 }

@@ -11,13 +11,13 @@
 
 /* Gaussian filters of the four scales, in 1/65536 (each sums to 65536). */
 #define VIF_MAX_TAPS 17
-extern const uint16_t fovea_vif_filter[FOVEA_VIF_SCALES][VIF_MAX_TAPS];
-extern const int fovea_vif_taps[FOVEA_VIF_SCALES];
+extern const uint16_t fv_vif_filter[FOVEA_VIF_SCALES][VIF_MAX_TAPS];
+extern const int fv_vif_taps[FOVEA_VIF_SCALES];
 
 /* Entries 32768..65535 of the table hold round(2048 * log2(i)) as libvmaf computes
  * it (log2 rounded to float first); the rest are 0. */
 #define VIF_LOG2_TABLE_SIZE 65536
-void fovea_vif_log2_table(uint16_t *table);
+void fv_vif_log2_table(uint16_t *table);
 
 /* Smallest width and height the arithmetic is defined for (mirror borders at
  * the 4th scale need 2 rows and columns). */
@@ -46,7 +46,7 @@ typedef struct vif_params {
 
 /* A VIF backend (core/backend.h): init(priv, ctx, const vif_params *) may be
  * called again with new params (size change) after close. Statuses are fovea
- * statuses; messages go through fovea_ctx_error. A backend either scores a
+ * statuses; messages go through fv_ctx_error. A backend either scores a
  * pair at once (process) or queues pairs (submit) and hands back their results
  * in submission order (collect); vif.c picks submit/collect when submit is not
  * NULL. */

@@ -61,16 +61,16 @@ typedef struct vif_job {
     ptrdiff_t out_stride;       /* elements */
 } vif_job;
 
-const uint16_t fovea_vif_filter[FOVEA_VIF_SCALES][VIF_MAX_TAPS] = {
+const uint16_t fv_vif_filter[FOVEA_VIF_SCALES][VIF_MAX_TAPS] = {
     {489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274, 3896, 2640, 1640,
      935, 489},
     {1244, 3663, 7925, 12590, 14692, 12590, 7925, 3663, 1244},
     {3571, 16004, 26386, 16004, 3571},
     {10904, 43728, 10904},
 };
-const int fovea_vif_taps[FOVEA_VIF_SCALES] = {17, 9, 5, 3};
+const int fv_vif_taps[FOVEA_VIF_SCALES] = {17, 9, 5, 3};
 
-void fovea_vif_log2_table(uint16_t *table)
+void fv_vif_log2_table(uint16_t *table)
 {
     memset(table, 0, VIF_LOG2_TABLE_SIZE * sizeof(*table));
     /* libvmaf rounds 2048 * log2f(i). log2 in double rounded to float gives the
@@ -113,7 +113,7 @@ static inline int32_t log2_u64(const uint16_t *t, uint64_t v)
  * split into 16-bit halves whose sums each fit 32 bits (the taps sum to 65536),
  * and the halves are recombined with libvmaf's rounding. */
 
-#define VIF_TAP(scale, k) ((uint32_t)fovea_vif_filter[scale][k])
+#define VIF_TAP(scale, k) ((uint32_t)fv_vif_filter[scale][k])
 
 /* The row jobs are compiled for x86-64-v4 (AVX-512), AVX2 and the baseline and
  * picked at run time (GCC/clang function multiversioning): plain C, the
@@ -174,7 +174,7 @@ VIF_INLINE uint32_t mul_hi_round(uint32_t a, uint32_t b)
 VIF_INLINE void vstat_u8(const int scale, const uint8_t *const *rr, const uint8_t *const *dd,
                          int w, uint16_t *const *out)
 {
-    const int taps = fovea_vif_taps[scale];
+    const int taps = fv_vif_taps[scale];
     uint16_t *restrict m1 = out[0], *restrict m2 = out[1];
     uint16_t *restrict xh = out[2], *restrict xl = out[3], *restrict yh = out[4];
     uint16_t *restrict yl = out[5], *restrict ch = out[6], *restrict cl = out[7];
@@ -214,7 +214,7 @@ VIF_INLINE void vstat_u8(const int scale, const uint8_t *const *rr, const uint8_
 VIF_INLINE void vstat_u16(const int scale, const uint16_t *const *rr,
                           const uint16_t *const *dd, int w, int shift, uint16_t *const *out)
 {
-    const int taps = fovea_vif_taps[scale];
+    const int taps = fv_vif_taps[scale];
     const uint32_t rnd = 1u << (shift - 1);
     const int sh = 2 * (shift - 8);
     const uint32_t sq_rnd = sh ? 1u << (sh - 1) : 0;
@@ -259,7 +259,7 @@ VIF_INLINE void vstat_u16(const int scale, const uint16_t *const *rr,
  * c * pair < 2^32 for every off-centre tap). */
 #define VIF_HSUM(scale, v, j, out)                                                           \
     do {                                                                                    \
-        const int taps_ = fovea_vif_taps[scale], half_ = taps_ / 2;                         \
+        const int taps_ = fv_vif_taps[scale], half_ = taps_ / 2;                         \
         uint32_t acc_ = VIF_TAP(scale, half_) * (v)[(j) + half_];                           \
         _Pragma("GCC unroll 8") for (int k_ = 0; k_ < half_; k_++) acc_ +=                  \
             VIF_TAP(scale, k_) * ((uint32_t)(v)[(j) + k_] + (v)[(j) + taps_ - 1 - k_]);     \
@@ -272,7 +272,7 @@ VIF_INLINE void vstat_u16(const int scale, const uint16_t *const *rr,
 VIF_INLINE void hstat(const int scale, uint16_t *const *in, int w, int32_t *const *sig,
                       uint32_t *const *hs)
 {
-    const int half = fovea_vif_taps[scale] / 2;
+    const int half = fv_vif_taps[scale] / 2;
     const uint16_t *restrict m1 = in[0] - half, *restrict m2 = in[1] - half;
     const uint16_t *restrict xh = in[2] - half, *restrict xl = in[3] - half;
     const uint16_t *restrict yh = in[4] - half, *restrict yl = in[5] - half;
@@ -361,7 +361,7 @@ VIF_CLONES static void stat_rows(void *arg, int begin, int end, int thread)
     vif_ref *st = jb->st;
     vif_thread *t = &st->thr[thread];
     const int scale = jb->scale;
-    const int taps = fovea_vif_taps[scale], half = taps / 2;
+    const int taps = fv_vif_taps[scale], half = taps / 2;
     const void *rr[VIF_MAX_TAPS], *dd[VIF_MAX_TAPS];
     uint16_t *vert[VIF_NSUM];
     for (int m = 0; m < VIF_NSUM; m++)
@@ -418,7 +418,7 @@ VIF_CLONES static void stat_rows(void *arg, int begin, int end, int thread)
 VIF_INLINE void sub_row(const int next, const void *const *rows, int u8, int w, int shift,
                         uint16_t *restrict v, uint16_t *restrict out)
 {
-    const int taps = fovea_vif_taps[next], half = taps / 2;
+    const int taps = fv_vif_taps[next], half = taps / 2;
     const uint32_t rnd = 1u << (shift - 1);
     if (u8) {
         const uint8_t *const *r = (const uint8_t *const *)rows;
@@ -459,7 +459,7 @@ VIF_CLONES static void sub_rows(void *arg, int begin, int end, int thread)
     vif_ref *st = jb->st;
     vif_thread *t = &st->thr[thread];
     const int next = jb->scale + 1;
-    const int taps = fovea_vif_taps[next], half = taps / 2;
+    const int taps = fv_vif_taps[next], half = taps / 2;
     const void *rows[VIF_MAX_TAPS];
 
     for (int i = begin; i < end; i++) {
@@ -510,16 +510,16 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
     *priv = NULL;
     vif_ref *st = calloc(1, sizeof(*st));
     if (!st)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
     st->p = *p;
-    st->nthreads = fovea_threadpool_size(ctx ? ctx->pool : NULL);
+    st->nthreads = fv_threadpool_size(ctx ? ctx->pool : NULL);
     if (st->nthreads < 1)
         st->nthreads = 1;
     st->log2_table = malloc(VIF_LOG2_TABLE_SIZE * sizeof(uint16_t));
     st->thr = calloc((size_t)st->nthreads, sizeof(vif_thread));
     if (!st->log2_table || !st->thr)
         goto nomem;
-    fovea_vif_log2_table(st->log2_table);
+    fv_vif_log2_table(st->log2_table);
 
     /* one block: images of scales 1..3, then per-thread rows */
     const size_t w = (size_t)p->width, h = (size_t)p->height;
@@ -534,8 +534,8 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
     const size_t sig_bytes = align64(w * sizeof(int32_t));
     const size_t per_thread = VIF_NSUM * vert_bytes + 9 * sig_bytes;
     size_t thr_bytes;
-    if (!fovea_mul_size(per_thread, (size_t)st->nthreads, &thr_bytes) ||
-        !fovea_add_size(total, thr_bytes, &total) || !fovea_add_size(total, 64, &total))
+    if (!fv_mul_size(per_thread, (size_t)st->nthreads, &thr_bytes) ||
+        !fv_add_size(total, thr_bytes, &total) || !fv_add_size(total, 64, &total))
         goto nomem;
     st->mem = malloc(total);
     if (!st->mem)
@@ -572,7 +572,7 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
 
 nomem:
     ref_close((void **)&st);
-    return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: cannot allocate buffers for %dx%d",
+    return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: cannot allocate buffers for %dx%d",
                            p->width, p->height);
 }
 
@@ -600,7 +600,7 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
             jb.out_ref = st->img_ref[s];
             jb.out_dis = st->img_dis[s];
             jb.out_stride = st->img_stride[s];
-            fovea_parallel_for(ctx, jb.h / 2, 4, sub_rows, &jb);
+            fv_parallel_for(ctx, jb.h / 2, 4, sub_rows, &jb);
             jb.scale = s;
             jb.w /= 2;
             jb.h /= 2;
@@ -612,7 +612,7 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
         }
         for (int t = 0; t < st->nthreads; t++)
             memset(&st->thr[t].sums, 0, sizeof(vif_sums));
-        fovea_parallel_for(ctx, jb.h, 4, stat_rows, &jb);
+        fv_parallel_for(ctx, jb.h, 4, stat_rows, &jb);
         vif_sums tot = {0};
         for (int t = 0; t < st->nthreads; t++) {
             tot.num_log += st->thr[t].sums.num_log;

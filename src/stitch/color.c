@@ -84,7 +84,7 @@ static float clampf(double v, float lo, float hi)
     return (float)(v < lo ? lo : (v > hi ? hi : v));
 }
 
-void fovea_color_log_table(int32_t table[FOVEA_LOG_TABLE_SIZE])
+void fv_color_log_table(int32_t table[FOVEA_LOG_TABLE_SIZE])
 {
     for (int q = 0; q < FOVEA_LOG_TABLE_SIZE; q++) {
         double x = (q < 4 ? 4.0 : (double)q) / 1020.0;
@@ -98,7 +98,7 @@ void fovea_color_log_table(int32_t table[FOVEA_LOG_TABLE_SIZE])
  * spreads of the two cameras equal (gammas), then the corrected mean logs of
  * each channel equal (gains), both as least squares over all overlaps with a
  * pull toward identity. */
-int fovea_color_solve(const fovea_overlap_stats *st, int n, const fovea_stitch_settings *s,
+int fv_color_solve(const fv_overlap_stats *st, int n, const fovea_stitch_settings *s,
                       fovea_color_correction *out)
 {
     for (int c = 0; c < n; c++) {
@@ -115,7 +115,7 @@ int fovea_color_solve(const fovea_overlap_stats *st, int n, const fovea_stitch_s
     const uint64_t min_n = (uint64_t)(s->min_overlap_samples > 0 ? s->min_overlap_samples : 1);
     for (int a = 0; a < n; a++) {
         for (int b = a + 1; b < n; b++) {
-            const uint64_t *v = st->v[fovea_pair_index(a, b, n)];
+            const uint64_t *v = st->v[fv_pair_index(a, b, n)];
             if (v[FOVEA_ST_N] < min_n || v[FOVEA_ST_W] == 0)
                 continue;
             double wt = (double)v[FOVEA_ST_W] * FOVEA_LOG_SCALE;
@@ -182,7 +182,7 @@ int fovea_color_solve(const fovea_overlap_stats *st, int n, const fovea_stitch_s
     return npairs;
 }
 
-/* ln b(q) of the two curves' bases b(q) (fovea_color_power_curve), computed once. */
+/* ln b(q) of the two curves' bases b(q) (fv_color_power_curve), computed once. */
 static double curve_ln[2][FOVEA_LUT_SIZE];
 static pthread_once_t curve_once = PTHREAD_ONCE_INIT;
 
@@ -194,7 +194,7 @@ static void curve_init(void)
         curve_ln[FOVEA_CURVE_LUMA][q] = log((q / 4.0 - 16.0) / 219.0);
 }
 
-void fovea_color_power_curve(int kind, double gamma, double out[FOVEA_LUT_SIZE])
+void fv_color_power_curve(int kind, double gamma, double out[FOVEA_LUT_SIZE])
 {
     pthread_once(&curve_once, curve_init);
     const double *ln = curve_ln[kind];
@@ -208,7 +208,7 @@ void fovea_color_power_curve(int kind, double gamma, double out[FOVEA_LUT_SIZE])
 /* 255 (min(g q / 4, 255) / 255)^gamma = 255 g^gamma b(q)^gamma below the clamp:
  * one exp per code for the three channels (a pow per code and channel took
  * 88 us for two cameras on a 2-core test machine, on every analysis frame). */
-void fovea_color_build_lut(const fovea_color_correction *cc, float lut[3][FOVEA_LUT_SIZE])
+void fv_color_build_lut(const fovea_color_correction *cc, float lut[3][FOVEA_LUT_SIZE])
 {
     const double gamma = cc->gamma;
     int plain = gamma > 0.0 && isfinite(gamma);
@@ -225,7 +225,7 @@ void fovea_color_build_lut(const fovea_color_correction *cc, float lut[3][FOVEA_
         return;
     }
     double p[FOVEA_LUT_SIZE];
-    fovea_color_power_curve(FOVEA_CURVE_FULL, gamma, p);
+    fv_color_power_curve(FOVEA_CURVE_FULL, gamma, p);
     for (int k = 0; k < 3; k++) {
         const double g = cc->gain[k], scale = 255.0 * pow(g, gamma);
         /* g^gamma past the double range (a huge gain and gamma, e.g. 1e6 and

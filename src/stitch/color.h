@@ -30,29 +30,29 @@ enum {
 #define FOVEA_LOG_TABLE_SIZE 1021
 #define FOVEA_LOG_SCALE 1024.0
 
-typedef struct fovea_overlap_stats {
+typedef struct fv_overlap_stats {
     uint64_t v[FOVEA_MAX_PAIRS][FOVEA_ST_FIELDS];
-} fovea_overlap_stats;
+} fv_overlap_stats;
 
 /* The log table L above (identical for both backends; the CUDA stitcher uploads it). */
-void fovea_color_log_table(int32_t table[FOVEA_LOG_TABLE_SIZE]);
+void fv_color_log_table(int32_t table[FOVEA_LOG_TABLE_SIZE]);
 
 /* Index of pair (a, b), a < b, among n cameras. */
-static inline int fovea_pair_index(int a, int b, int n)
+static inline int fv_pair_index(int a, int b, int n)
 {
     return a * n - a * (a + 1) / 2 + (b - a - 1);
 }
 
 /* Solve for corrections from overlap stats. Cameras in no usable overlap (or when
  * anything is non-finite) keep identity. Returns the number of overlaps used. */
-int fovea_color_solve(const fovea_overlap_stats *st, int n, const fovea_stitch_settings *s,
+int fv_color_solve(const fv_overlap_stats *st, int n, const fovea_stitch_settings *s,
                       fovea_color_correction *out);
 
 /* Per-camera correction tables: lut[k][q] is the corrected value of the input
  * q / 4 (q = 0..1020, quarter code values), k = 0..2 for R, G, B (for YUV
  * stitching k = 0 is the luma curve, see stitch.c). */
 #define FOVEA_LUT_SIZE 1021
-void fovea_color_build_lut(const fovea_color_correction *cc, float lut[3][FOVEA_LUT_SIZE]);
+void fv_color_build_lut(const fovea_color_correction *cc, float lut[3][FOVEA_LUT_SIZE]);
 
 /* out[q] = b(q)^gamma (gamma > 0) for the quarter codes q = 0..1020, where
  * b(q) = q / 1020 (FOVEA_CURVE_FULL) or, for limited-range luma,
@@ -60,12 +60,12 @@ void fovea_color_build_lut(const fovea_color_correction *cc, float lut[3][FOVEA_
  * per entry, the logs of b tabulated once. */
 #define FOVEA_CURVE_FULL 0
 #define FOVEA_CURVE_LUMA 1
-void fovea_color_power_curve(int kind, double gamma, double out[FOVEA_LUT_SIZE]);
+void fv_color_power_curve(int kind, double gamma, double out[FOVEA_LUT_SIZE]);
 
 /* Round a float in [0, 2^22) to the nearest integer, ties to even, the way both
  * backends do it: adding 1.5 * 2^23 leaves the rounded integer in the low
  * mantissa bits (plain IEEE addition; no conversion instruction). */
-static inline int fovea_round_rne(float x)
+static inline int fv_round_rne(float x)
 {
     float t = x + 12582912.0f;
     uint32_t bits;
@@ -74,24 +74,24 @@ static inline int fovea_round_rne(float x)
 }
 
 /* Table index of a value: x clamped to [0, 255], in quarter codes, rounded. */
-static inline int fovea_lut_index(float x)
+static inline int fv_lut_index(float x)
 {
     x = x < 0.0f ? 0.0f : (x > 255.0f ? 255.0f : x);
-    return fovea_round_rne(x * 4.0f);
+    return fv_round_rne(x * 4.0f);
 }
 
 /* The corrected value of x (in [0, 255] after clamping). */
-static inline float fovea_lut_apply(const float *lut, float x)
+static inline float fv_lut_apply(const float *lut, float x)
 {
-    return lut[fovea_lut_index(x)];
+    return lut[fv_lut_index(x)];
 }
 
 /* 8-bit output of a blended value: clamped to [0, 255], rounded to nearest even
  * (NaN, which no table should hold, gives 0 rather than an undefined conversion). */
-static inline uint8_t fovea_round_u8(float x)
+static inline uint8_t fv_round_u8(float x)
 {
     x = x > 0.0f ? (x < 255.0f ? x : 255.0f) : 0.0f;
-    return (uint8_t)fovea_round_rne(x);
+    return (uint8_t)fv_round_rne(x);
 }
 
 #endif

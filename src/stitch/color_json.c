@@ -16,11 +16,11 @@ static int positive_number(const cJSON *item, const char *field, float *out, cha
                            size_t errsz)
 {
     if (!item)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "%s: missing required field", field);
+        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "%s: missing required field", field);
     /* (float) of a double below the smallest denormal would be 0: refused too */
     if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) ||
         !((float)item->valuedouble > 0.0f) || item->valuedouble > FOVEA_COLOR_JSON_MAX)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
+        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
                             "%s: must be a number > 0 and <= %g", field,
                             (double)FOVEA_COLOR_JSON_MAX);
     *out = (float)item->valuedouble;
@@ -31,31 +31,31 @@ static int corrections_from_json_buf(const char *json, size_t len, int n,
                                      fovea_color_correction *cc, char *err, size_t errsz)
 {
     if (!json || !cc || n < 1 || n > FOVEA_STITCH_MAX_CAMERAS)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
                             "colour corrections: NULL argument or camera count %d out of range",
                             n);
     cJSON *root = cJSON_ParseWithLength(json, len);
     if (!root)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON");
+        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON");
     fovea_color_correction tmp[FOVEA_STITCH_MAX_CAMERAS];
     char field[64];
     int rc = FOVEA_ERR_CORRUPT;
     const cJSON *cams = cJSON_GetObjectItemCaseSensitive(root, "cameras");
     if (!cJSON_IsObject(root)) {
-        fovea_errbuf(err, errsz, rc, "(root): must be an object");
+        fv_errbuf(err, errsz, rc, "(root): must be an object");
         goto done;
     }
     if (!cams) {
-        fovea_errbuf(err, errsz, rc, "cameras: missing required field");
+        fv_errbuf(err, errsz, rc, "cameras: missing required field");
         goto done;
     }
     if (!cJSON_IsArray(cams)) {
-        fovea_errbuf(err, errsz, rc, "cameras: must be an array");
+        fv_errbuf(err, errsz, rc, "cameras: must be an array");
         goto done;
     }
     const int count = cJSON_GetArraySize(cams);
     if (count != n) {
-        fovea_errbuf(err, errsz, FOVEA_ERR_MISMATCH,
+        fv_errbuf(err, errsz, FOVEA_ERR_MISMATCH,
                      "cameras: has %d entr%s, the map has %d camera%s", count,
                      count == 1 ? "y" : "ies", n, n == 1 ? "" : "s");
         rc = FOVEA_ERR_MISMATCH;
@@ -65,16 +65,16 @@ static int corrections_from_json_buf(const char *json, size_t len, int n,
     const cJSON *cam = NULL;
     cJSON_ArrayForEach(cam, cams) {
         if (!cJSON_IsObject(cam)) {
-            fovea_errbuf(err, errsz, rc, "cameras[%d]: must be an object", c);
+            fv_errbuf(err, errsz, rc, "cameras[%d]: must be an object", c);
             goto done;
         }
         const cJSON *gain = cJSON_GetObjectItemCaseSensitive(cam, "gain");
         if (!gain) {
-            fovea_errbuf(err, errsz, rc, "cameras[%d].gain: missing required field", c);
+            fv_errbuf(err, errsz, rc, "cameras[%d].gain: missing required field", c);
             goto done;
         }
         if (!cJSON_IsArray(gain) || cJSON_GetArraySize(gain) != 3) {
-            fovea_errbuf(err, errsz, rc,
+            fv_errbuf(err, errsz, rc,
                          "cameras[%d].gain: must be an array of 3 numbers [r, g, b]", c);
             goto done;
         }
@@ -124,5 +124,5 @@ int fovea_color_corrections_from_json(fovea_context *ctx, const char *json, size
 {
     char err[FOVEA_ERRLEN] = "";
     int st = corrections_from_json_buf(json, len, n, cc, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }

@@ -49,7 +49,7 @@ int fovea_stitch_map_coverage(const fovea_stitch_map *m, fovea_stitch_coverage *
             int list[FOVEA_STITCH_MAX_CAMERAS], k = 0;
             for (int c = 0; c < n; c++) {
                 float u, v;
-                if (fovea_map_lookup(m, c, i, j, &u, &v)) {
+                if (fv_map_lookup(m, c, i, j, &u, &v)) {
                     list[k++] = c;
                     per_cam[c]++;
                 }
@@ -95,7 +95,7 @@ int fovea_stitch_map_coverage(const fovea_stitch_map *m, fovea_stitch_coverage *
     return FOVEA_OK;
 }
 
-void fovea_coverage_color(int c, uint8_t rgb[3])
+void fv_coverage_color(int c, uint8_t rgb[3])
 {
     /* saturated hues first, then darker/lighter variants */
     static const uint8_t palette[FOVEA_STITCH_MAX_CAMERAS][3] = {
@@ -107,7 +107,7 @@ void fovea_coverage_color(int c, uint8_t rgb[3])
     memcpy(rgb, palette[k], 3);
 }
 
-int fovea_map_coverage_image(const fovea_stitch_map *m, uint8_t *rgb, ptrdiff_t stride)
+int fv_map_coverage_image(const fovea_stitch_map *m, uint8_t *rgb, ptrdiff_t stride)
 {
     if (!map_ok(m) || !rgb || stride < (ptrdiff_t)m->pano_width * 3)
         return FOVEA_ERR_INVALID_ARG;
@@ -118,12 +118,12 @@ int fovea_map_coverage_image(const fovea_stitch_map *m, uint8_t *rgb, ptrdiff_t 
         return FOVEA_ERR_NOMEM;
     uint8_t col[FOVEA_STITCH_MAX_CAMERAS][3];
     for (int c = 0; c < n; c++)
-        fovea_coverage_color(c, col[c]);
+        fv_coverage_color(c, col[c]);
     for (int j = 0; j < H; j++) {
         uint8_t *row = rgb + (ptrdiff_t)j * stride;
         for (int i = 0; i < W; i++) {
             float w[FOVEA_STITCH_MAX_CAMERAS];
-            int cnt = fovea_map_weights(m, i, j, w, NULL, NULL);
+            int cnt = fv_map_weights(m, i, j, w, NULL, NULL);
             uint8_t *px = row + (size_t)i * 3;
             if (cnt == 0) {
                 px[0] = px[1] = px[2] = 0;
@@ -134,7 +134,7 @@ int fovea_map_coverage_image(const fovea_stitch_map *m, uint8_t *rgb, ptrdiff_t 
             float r = 0.0f, g = 0.0f, b = 0.0f;
             for (int c = 0; c < n; c++) {
                 float uc, vc;
-                seen += fovea_map_lookup(m, c, i, j, &uc, &vc);
+                seen += fv_map_lookup(m, c, i, j, &uc, &vc);
                 r += w[c] * col[c][0];
                 g += w[c] * col[c][1];
                 b += w[c] * col[c][2];

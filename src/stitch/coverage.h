@@ -12,14 +12,14 @@
 /* fovea_stitch_coverage and fovea_stitch_map_coverage(): fovea/stitch.h */
 
 /* Colour of camera c in the visualisation (RGB). */
-void fovea_coverage_color(int c, uint8_t rgb[3]);
+void fv_coverage_color(int c, uint8_t rgb[3]);
 
 /* RGB24 picture of the map, pano_width x pano_height, rows stride bytes apart:
- * each pixel is the weight-blended colour of the cameras (fovea_map_weights),
+ * each pixel is the weight-blended colour of the cameras (fv_map_weights),
  * at 60% intensity where one camera sees it and full intensity in overlaps; seams
  * (the camera of largest weight differs from the right or lower neighbour's) are
  * white; uncovered pixels black.
  * @return FOVEA_OK, FOVEA_ERR_INVALID_ARG, FOVEA_ERR_NOMEM */
-int fovea_map_coverage_image(const fovea_stitch_map *map, uint8_t *rgb, ptrdiff_t stride);
+int fv_map_coverage_image(const fovea_stitch_map *map, uint8_t *rgb, ptrdiff_t stride);
 
 #endif

@@ -7,7 +7,7 @@
 /* Angles are reduced modulo 360 in degrees first: fmod is exact, so 370 turns
  * like 10 and 1e300 like its true remainder, where 1e300 * pi / 180 would be
  * an arbitrary angle after rounding. Angles within (-360, 360) are unchanged. */
-void fovea_rotation(double yaw_deg, double pitch_deg, double roll_deg, double r[3][3])
+void fv_rotation(double yaw_deg, double pitch_deg, double roll_deg, double r[3][3])
 {
     double a = fmod(yaw_deg, 360.0) * FOVEA_DEG2RAD, b = fmod(pitch_deg, 360.0) * FOVEA_DEG2RAD,
            c = fmod(roll_deg, 360.0) * FOVEA_DEG2RAD;
@@ -24,13 +24,13 @@ void fovea_rotation(double yaw_deg, double pitch_deg, double roll_deg, double r[
             r[i][j] = t[i][0] * rz[0][j] + t[i][1] * rz[1][j] + t[i][2] * rz[2][j];
 }
 
-void fovea_mat_vec(const double m[3][3], const double a[3], double out[3])
+void fv_mat_vec(const double m[3][3], const double a[3], double out[3])
 {
     for (int i = 0; i < 3; i++)
         out[i] = m[i][0] * a[0] + m[i][1] * a[1] + m[i][2] * a[2];
 }
 
-void fovea_mat_t_vec(const double m[3][3], const double a[3], double out[3])
+void fv_mat_t_vec(const double m[3][3], const double a[3], double out[3])
 {
     for (int i = 0; i < 3; i++)
         out[i] = m[0][i] * a[0] + m[1][i] * a[1] + m[2][i] * a[2];
@@ -38,7 +38,7 @@ void fovea_mat_t_vec(const double m[3][3], const double a[3], double out[3])
 
 /* ------------------------------------------------------------------ panorama */
 
-void fovea_pano_dir0(const fovea_rig *rig, double x, double y, double d0[3])
+void fv_pano_dir0(const fovea_rig *rig, double x, double y, double d0[3])
 {
     double w = rig->width, h = rig->height;
     double hfov = rig->hfov * FOVEA_DEG2RAD;
@@ -57,27 +57,27 @@ void fovea_pano_dir0(const fovea_rig *rig, double x, double y, double d0[3])
     }
 }
 
-void fovea_pano_dir(const fovea_rig *rig, double x, double y, double d[3])
+void fv_pano_dir(const fovea_rig *rig, double x, double y, double d[3])
 {
     double d0[3], r[3][3];
-    fovea_pano_dir0(rig, x, y, d0);
-    fovea_rotation(rig->yaw, rig->pitch, 0.0, r);
-    fovea_mat_vec(r, d0, d);
+    fv_pano_dir0(rig, x, y, d0);
+    fv_rotation(rig->yaw, rig->pitch, 0.0, r);
+    fv_mat_vec(r, d0, d);
 }
 
 int fovea_rig_panorama_to_dir(const fovea_rig *rig, double x, double y, double d[3])
 {
     if (!rig || !d)
         return FOVEA_ERR_INVALID_ARG;
-    fovea_pano_dir(rig, x, y, d);
+    fv_pano_dir(rig, x, y, d);
     return FOVEA_OK;
 }
 
-int fovea_dir_to_pano(const fovea_rig *rig, const double d[3], double *x, double *y)
+int fv_dir_to_pano(const fovea_rig *rig, const double d[3], double *x, double *y)
 {
     double r[3][3], d0[3];
-    fovea_rotation(rig->yaw, rig->pitch, 0.0, r);
-    fovea_mat_t_vec(r, d, d0);
+    fv_rotation(rig->yaw, rig->pitch, 0.0, r);
+    fv_mat_t_vec(r, d, d0);
     double w = rig->width, h = rig->height;
     double hfov = rig->hfov * FOVEA_DEG2RAD;
     double rho = hypot(d0[0], d0[2]);
@@ -96,30 +96,30 @@ int fovea_dir_to_pano(const fovea_rig *rig, const double d[3], double *x, double
 
 /* ------------------------------------------------------------------ fisheye polynomial */
 
-double fovea_fisheye_td(const double k[4], double theta)
+double fv_fisheye_td(const double k[4], double theta)
 {
     double t2 = theta * theta;
     return theta * (1.0 + t2 * (k[0] + t2 * (k[1] + t2 * (k[2] + t2 * k[3]))));
 }
 
-double fovea_fisheye_td_deriv(const double k[4], double theta)
+double fv_fisheye_td_deriv(const double k[4], double theta)
 {
     double t2 = theta * theta;
     return 1.0 + t2 * (3.0 * k[0] + t2 * (5.0 * k[1] + t2 * (7.0 * k[2] + t2 * 9.0 * k[3])));
 }
 
-double fovea_fisheye_fold_theta(const double k[4])
+double fv_fisheye_fold_theta(const double k[4])
 {
     /* td' is a quartic in theta^2: scan finely, then bisect the first sign change */
     const int n = 4096;
     double prev = 0.0;
     for (int s = 1; s <= n; s++) {
         double t = FOVEA_PI * s / n;
-        if (fovea_fisheye_td_deriv(k, t) <= 0.0) {
+        if (fv_fisheye_td_deriv(k, t) <= 0.0) {
             double lo = prev, hi = t;
             for (int it = 0; it < 60; it++) {
                 double mid = 0.5 * (lo + hi);
-                if (fovea_fisheye_td_deriv(k, mid) <= 0.0)
+                if (fv_fisheye_td_deriv(k, mid) <= 0.0)
                     hi = mid;
                 else
                     lo = mid;
@@ -142,7 +142,7 @@ static void pinhole_distort(const double *k, double x, double y, double *xd, dou
     *yd = y * radial + p1 * (r2 + 2.0 * y * y) + 2.0 * p2 * x * y;
 }
 
-int fovea_camera_project(const fovea_rig_camera *cam, double theta_limit, const double p[3],
+int fv_camera_project(const fovea_rig_camera *cam, double theta_limit, const double p[3],
                          double *u, double *v)
 {
     if (cam->model == FOVEA_CAM_PINHOLE) {
@@ -163,7 +163,7 @@ int fovea_camera_project(const fovea_rig_camera *cam, double theta_limit, const 
         *v = cam->cy;
         return 1;
     }
-    double td = fovea_fisheye_td(cam->dist, theta);
+    double td = fv_fisheye_td(cam->dist, theta);
     *u = cam->fx * td * p[0] / r + cam->cx;
     *v = cam->fy * td * p[1] / r + cam->cy;
     return 1;
@@ -227,9 +227,9 @@ static int fisheye_theta(const double *k, double rd, double *theta)
         double t = hi + step;
         if (t > FOVEA_PI)
             t = FOVEA_PI;
-        if (fovea_fisheye_td_deriv(k, t) <= 0.0)
+        if (fv_fisheye_td_deriv(k, t) <= 0.0)
             return 0;
-        if (fovea_fisheye_td(k, t) >= rd) {
+        if (fv_fisheye_td(k, t) >= rd) {
             lo = hi;
             hi = t;
             break;
@@ -241,14 +241,14 @@ static int fisheye_theta(const double *k, double rd, double *theta)
     /* safeguarded Newton inside [lo, hi] */
     double t = 0.5 * (lo + hi);
     for (int it = 0; it < 100; it++) {
-        double f = fovea_fisheye_td(k, t) - rd;
+        double f = fv_fisheye_td(k, t) - rd;
         if (f == 0.0)
             break;
         if (f > 0.0)
             hi = t;
         else
             lo = t;
-        double nt = t - f / fovea_fisheye_td_deriv(k, t);
+        double nt = t - f / fv_fisheye_td_deriv(k, t);
         if (!(nt > lo && nt < hi))
             nt = 0.5 * (lo + hi);
         if (fabs(nt - t) <= 1e-16 * (1.0 + t)) {
@@ -261,7 +261,7 @@ static int fisheye_theta(const double *k, double rd, double *theta)
     return 1;
 }
 
-int fovea_camera_unproject(const fovea_rig_camera *cam, double u, double v, double p[3])
+int fv_camera_unproject(const fovea_rig_camera *cam, double u, double v, double p[3])
 {
     double xd = (u - cam->cx) / cam->fx, yd = (v - cam->cy) / cam->fy;
     if (cam->model == FOVEA_CAM_PINHOLE) {
@@ -299,9 +299,9 @@ int fovea_rig_dir_to_camera(const fovea_rig *rig, int cam, const double d[3], do
         return 0;
     const fovea_rig_camera *c = &rig->cameras[cam];
     double r[3][3], p[3];
-    fovea_rotation(c->yaw, c->pitch, c->roll, r);
-    fovea_mat_t_vec(r, d, p);
-    return fovea_camera_project(c, rig->max_theta * FOVEA_DEG2RAD, p, u, v);
+    fv_rotation(c->yaw, c->pitch, c->roll, r);
+    fv_mat_t_vec(r, d, p);
+    return fv_camera_project(c, rig->max_theta * FOVEA_DEG2RAD, p, u, v);
 }
 
 int fovea_rig_camera_to_dir(const fovea_rig *rig, int cam, double u, double v, double d[3])
@@ -310,16 +310,16 @@ int fovea_rig_camera_to_dir(const fovea_rig *rig, int cam, double u, double v, d
         return 0;
     const fovea_rig_camera *c = &rig->cameras[cam];
     double r[3][3], p[3];
-    if (!fovea_camera_unproject(c, u, v, p))
+    if (!fv_camera_unproject(c, u, v, p))
         return 0;
-    fovea_rotation(c->yaw, c->pitch, c->roll, r);
-    fovea_mat_vec(r, p, d);
+    fv_rotation(c->yaw, c->pitch, c->roll, r);
+    fv_mat_vec(r, p, d);
     return 1;
 }
 
-int fovea_rig_project(const fovea_rig *rig, int cam, int i, int j, double *u, double *v)
+int fv_rig_project(const fovea_rig *rig, int cam, int i, int j, double *u, double *v)
 {
     double d[3];
-    fovea_pano_dir(rig, i, j, d);
+    fv_pano_dir(rig, i, j, d);
     return fovea_rig_dir_to_camera(rig, cam, d, u, v);
 }

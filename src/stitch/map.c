@@ -19,13 +19,13 @@ static int valid_step(int step)
     return step == 1 || step == 2 || step == 4 || step == 8 || step == 16 || step == 32;
 }
 
-int fovea_camera_map_alloc(fovea_camera_map *cam, int pano_w, int pano_h, int step)
+int fv_camera_map_alloc(fv_camera_map *cam, int pano_w, int pano_h, int step)
 {
     if (!cam || pano_w < 1 || pano_h < 1 || pano_w > 16384 || pano_h > 16384 || !valid_step(step))
         return FOVEA_ERR_INVALID_ARG;
     int gw = (pano_w - 1) / step + 2, gh = (pano_h - 1) / step + 2;
     size_t n, bytes;
-    if (!fovea_mul_size((size_t)gw, (size_t)gh, &n) || !fovea_mul_size(n, 2 * sizeof(float), &bytes))
+    if (!fv_mul_size((size_t)gw, (size_t)gh, &n) || !fv_mul_size(n, 2 * sizeof(float), &bytes))
         return FOVEA_ERR_NOMEM;
     float *uv = malloc(bytes);
     if (!uv)
@@ -40,7 +40,7 @@ int fovea_camera_map_alloc(fovea_camera_map *cam, int pano_w, int pano_h, int st
     return FOVEA_OK;
 }
 
-void fovea_stitch_map_free(fovea_stitch_map *m)
+void fv_stitch_map_free(fovea_stitch_map *m)
 {
     if (!m)
         return;
@@ -82,7 +82,7 @@ static inline void grid_split(int c, int s, int *g, float *f)
 }
 
 /* Seen test and fisheye measure of a looked-up (u, v) (see lookup_core). */
-static inline int seen_at(const fovea_camera_map *cam, float u, float v, float *q_out)
+static inline int seen_at(const fv_camera_map *cam, float u, float v, float *q_out)
 {
     int seen = u >= 0.0f && u <= (float)(cam->cam_width - 1) && v >= 0.0f &&
                v <= (float)(cam->cam_height - 1);
@@ -97,7 +97,7 @@ static inline int seen_at(const fovea_camera_map *cam, float u, float v, float *
     return seen;
 }
 
-static int lookup_core(const fovea_camera_map *cam, int i, int j, float *u_out, float *v_out,
+static int lookup_core(const fv_camera_map *cam, int i, int j, float *u_out, float *v_out,
                        float *q_out)
 {
     int s = cam->step;
@@ -123,13 +123,13 @@ static int lookup_core(const fovea_camera_map *cam, int i, int j, float *u_out, 
     return seen_at(cam, u, v, q_out);
 }
 
-int fovea_camera_map_lookup(const fovea_camera_map *cam, int i, int j, float *u, float *v)
+int fv_camera_map_lookup(const fv_camera_map *cam, int i, int j, float *u, float *v)
 {
     float q;
     return lookup_core(cam, i, j, u, v, &q);
 }
 
-int fovea_map_lookup(const fovea_stitch_map *m, int c, int i, int j, float *u, float *v)
+int fv_map_lookup(const fovea_stitch_map *m, int c, int i, int j, float *u, float *v)
 {
     if (c < 0 || c >= m->num_cameras || i < 0 || j < 0 || i >= m->pano_width ||
         j >= m->pano_height || !m->cam[c].uv) {
@@ -137,7 +137,7 @@ int fovea_map_lookup(const fovea_stitch_map *m, int c, int i, int j, float *u, f
         *v = NAN;
         return 0;
     }
-    return fovea_camera_map_lookup(&m->cam[c], i, j, u, v);
+    return fv_camera_map_lookup(&m->cam[c], i, j, u, v);
 }
 
 /* Edge distance of a seen point in panorama pixels (float, in this order):
@@ -145,7 +145,7 @@ int fovea_map_lookup(const fovea_stitch_map *m, int c, int i, int j, float *u, f
  *   fisheye: e = fminf(e, (1.0f - sqrtf(q)) * fminf(clip_rx, clip_ry))
  *   e = e * px_scale
  * e >= 0 for every seen point and 0 on the border of the seen region. */
-static float edge_distance(const fovea_camera_map *cam, float u, float v, float q)
+static float edge_distance(const fv_camera_map *cam, float u, float v, float q)
 {
     float e = fminf(fminf(u, (float)(cam->cam_width - 1) - u),
                     fminf(v, (float)(cam->cam_height - 1) - v));
@@ -180,7 +180,7 @@ static int weights_from(const fovea_stitch_map *m, int i, int j, int n, const in
                         const float *us, const float *vs, const float *qs, int nseen, int last,
                         float w[FOVEA_STITCH_MAX_CAMERAS]);
 
-int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STITCH_MAX_CAMERAS],
+int fv_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STITCH_MAX_CAMERAS],
                       float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS])
 {
     int n = m->num_cameras;
@@ -198,7 +198,7 @@ int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STI
     float qs[FOVEA_STITCH_MAX_CAMERAS], us[FOVEA_STITCH_MAX_CAMERAS], vs[FOVEA_STITCH_MAX_CAMERAS];
     int nseen = 0, last = -1;
     for (int c = 0; c < n; c++) {
-        const fovea_camera_map *cam = &m->cam[c];
+        const fv_camera_map *cam = &m->cam[c];
         us[c] = NAN;
         vs[c] = NAN;
         qs[c] = 0.0f;
@@ -234,7 +234,7 @@ static int weights_from(const fovea_stitch_map *m, int i, int j, int n, const in
     if (nseen == 0)
         return 0;
     for (int c = 0; c < n; c++) {
-        const fovea_camera_map *cam = &m->cam[c];
+        const fv_camera_map *cam = &m->cam[c];
         float uc = us[c], vc = vs[c], q = qs[c];
         e[c] = seen[c] ? edge_distance(cam, uc, vc, q) : 0.0f;
         if (seen[c] && !cam->weight) {
@@ -270,7 +270,7 @@ static int weights_from(const fovea_stitch_map *m, int i, int j, int n, const in
         raw[c] = 0.0f;
         if (!seen[c])
             continue;
-        const fovea_camera_map *cam = &m->cam[c];
+        const fv_camera_map *cam = &m->cam[c];
         if (cam->weight) {
             float t = cam->weight[(size_t)j * (size_t)m->pano_width + (size_t)i];
             raw[c] = t > 0.0f ? t : 0.0f; /* NaN compares false */
@@ -353,7 +353,7 @@ static int surely_within(float a, float b, float lo, float hi)
  * (u0, v0) to (u1, v1): the segment inside the image with margin, and for a
  * fisheye both ends well inside the clip ellipse (the ellipse's inside is
  * convex, so the whole segment is). */
-static int cell_whole(const fovea_camera_map *cam, float u0, float v0, float u1, float v1)
+static int cell_whole(const fv_camera_map *cam, float u0, float v0, float u1, float v1)
 {
     if (!surely_within(u0, u1, 0.0f, (float)(cam->cam_width - 1)) ||
         !surely_within(v0, v1, 0.0f, (float)(cam->cam_height - 1)))
@@ -369,18 +369,18 @@ static int cell_whole(const fovea_camera_map *cam, float u0, float v0, float u1,
     return 1;
 }
 
-void fovea_map_row_init(fovea_map_row *r)
+void fv_map_row_init(fv_map_row *r)
 {
     memset(r, 0, sizeof *r);
 }
 
-void fovea_map_row_free(fovea_map_row *r)
+void fv_map_row_free(fv_map_row *r)
 {
     free(r->buf);
     memset(r, 0, sizeof *r);
 }
 
-int fovea_map_row_set(fovea_map_row *r, const fovea_stitch_map *m, int j)
+int fv_map_row_set(fv_map_row *r, const fovea_stitch_map *m, int j)
 {
     int n = m->num_cameras;
     if (n > FOVEA_STITCH_MAX_CAMERAS)
@@ -412,7 +412,7 @@ int fovea_map_row_set(fovea_map_row *r, const fovea_stitch_map *m, int j)
         r->cell[c] = NULL;
         if (c >= n || !m->cam[c].uv || !inside_row)
             continue;
-        const fovea_camera_map *cam = &m->cam[c];
+        const fv_camera_map *cam = &m->cam[c];
         int gy;
         float fy;
         grid_split(j, cam->step, &gy, &fy);
@@ -443,7 +443,7 @@ int fovea_map_row_set(fovea_map_row *r, const fovea_stitch_map *m, int j)
     return FOVEA_OK;
 }
 
-int fovea_map_row_weights(const fovea_map_row *r, int i, float w[FOVEA_STITCH_MAX_CAMERAS],
+int fv_map_row_weights(const fv_map_row *r, int i, float w[FOVEA_STITCH_MAX_CAMERAS],
                           float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS])
 {
     const fovea_stitch_map *m = r->m;
@@ -465,7 +465,7 @@ int fovea_map_row_weights(const fovea_map_row *r, int i, float w[FOVEA_STITCH_MA
         int sc = 0;
         float q = 0.0f;
         if (inside && r->col[c]) {
-            const fovea_camera_map *cam = &m->cam[c];
+            const fv_camera_map *cam = &m->cam[c];
             int gx;
             float fx;
             grid_split(i, cam->step, &gx, &fx);
@@ -492,14 +492,14 @@ int fovea_map_row_weights(const fovea_map_row *r, int i, float w[FOVEA_STITCH_MA
 /* The camera that alone sees every pixel of the cells holding pixel i (code 2
  * for it, 0 for every other camera), or -1; *end: the first cell boundary after
  * i of any camera. */
-static int single_at(const fovea_map_row *r, int n, int i, int *end)
+static int single_at(const fv_map_row *r, int n, int i, int *end)
 {
     const fovea_stitch_map *m = r->m;
     int found = -1, e = m->pano_width;
     for (int c = 0; c < n; c++) {
         if (!r->col[c])
             continue;
-        const fovea_camera_map *cam = &m->cam[c];
+        const fv_camera_map *cam = &m->cam[c];
         int gx;
         float fx;
         grid_split(i, cam->step, &gx, &fx);
@@ -517,7 +517,7 @@ static int single_at(const fovea_map_row *r, int n, int i, int *end)
     return found;
 }
 
-int fovea_map_row_single(const fovea_map_row *r, int i, int max, int *cam_out, int *end_out,
+int fv_map_row_single(const fv_map_row *r, int i, int max, int *cam_out, int *end_out,
                          float *u, float *v)
 {
     const fovea_stitch_map *m = r->m;
@@ -540,7 +540,7 @@ int fovea_map_row_single(const fovea_map_row *r, int i, int max, int *cam_out, i
     }
     if (end > limit)
         end = limit;
-    const fovea_camera_map *cam = &m->cam[found];
+    const fv_camera_map *cam = &m->cam[found];
     for (int k = 0; i + k < end; k++) {
         int gx;
         float fx;

@@ -18,11 +18,11 @@
  * (i = gx*step, j = gy*step) (nodes may lie past the panorama's last pixel; they
  * hold the projection extended there). Pixel (i,j) uses the bilinear
  * interpolation of its four surrounding nodes, computed in float exactly as
- * fovea_map_lookup() does. A node is NaN where the projection is undefined
+ * fv_map_lookup() does. A node is NaN where the projection is undefined
  * (behind a pinhole camera; for a fisheye, past the extended range beyond
  * max_theta, see clip_*); a pixel touching a NaN node is not seen. step = 1 stores every pixel (the exact path).
- * Blend weights are analytic (see fovea_map_weights) unless `weight` is set. */
-typedef struct fovea_camera_map {
+ * Blend weights are analytic (see fv_map_weights) unless `weight` is set. */
+typedef struct fv_camera_map {
     int cam_width, cam_height;
     int step;              /* grid spacing in panorama pixels: 1, 2, 4, 8, 16 or 32 */
     int grid_w, grid_h;    /* nodes: (pano_w - 1) / step + 2 by (pano_h - 1) / step + 2 */
@@ -37,66 +37,66 @@ typedef struct fovea_camera_map {
      * normally and the ellipse, not NaN nodes, decides what is seen there. */
     float clip_cx, clip_cy, clip_rx, clip_ry;
     float *weight;         /* NULL (analytic) or pano_w * pano_h explicit weights (import) */
-} fovea_camera_map;
+} fv_camera_map;
 
 typedef struct fovea_stitch_map {
     int pano_width, pano_height;
     int num_cameras;
     float feather;         /* transition width across a seam, panorama pixels */
-    fovea_camera_map cam[FOVEA_STITCH_MAX_CAMERAS];
+    fv_camera_map cam[FOVEA_STITCH_MAX_CAMERAS];
 } fovea_stitch_map;
 
 /* Allocate cam->uv for a grid of the given step (NaN-filled). */
-int fovea_camera_map_alloc(fovea_camera_map *cam, int pano_w, int pano_h, int step);
+int fv_camera_map_alloc(fv_camera_map *cam, int pano_w, int pano_h, int step);
 /* Free everything the map owns and zero it. */
-void fovea_stitch_map_free(fovea_stitch_map *m);
+void fv_stitch_map_free(fovea_stitch_map *m);
 
-/* (u,v) of one camera map at panorama pixel (i,j) (see fovea_map_lookup). */
-int fovea_camera_map_lookup(const fovea_camera_map *cam, int i, int j, float *u, float *v);
+/* (u,v) of one camera map at panorama pixel (i,j) (see fv_map_lookup). */
+int fv_camera_map_lookup(const fv_camera_map *cam, int i, int j, float *u, float *v);
 
 /* (u,v) of camera c at panorama pixel (i,j) by the stored representation.
  * Returns 1 when seen (inside the image), 0 otherwise (u,v still set when finite). */
-int fovea_map_lookup(const fovea_stitch_map *m, int c, int i, int j, float *u, float *v);
+int fv_map_lookup(const fovea_stitch_map *m, int c, int i, int j, float *u, float *v);
 
 /* Blend weights of every camera at pixel (i,j); w[c] = 0 for cameras that do not
  * see it. Returns the number of cameras with w > 0 (0 = uncovered: black). */
-int fovea_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STITCH_MAX_CAMERAS],
+int fv_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STITCH_MAX_CAMERAS],
                       float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS]);
 
 /* Weights along one panorama row: each camera's grid nodes are interpolated
  * to the row once (the column values of the per-pixel lookup), so a pixel only
  * interpolates across its cell, and cells whose nodes lie well outside a
- * camera's image skip that camera. fovea_map_row_weights(r, i, ...) returns
- * exactly what fovea_map_weights(m, i, r->j, ...) returns, w included; u and v
+ * camera's image skip that camera. fv_map_row_weights(r, i, ...) returns
+ * exactly what fv_map_weights(m, i, r->j, ...) returns, w included; u and v
  * (required here) may differ for cameras that do not see the pixel (NaN). It
  * writes the map's cameras' entries only (c < num_cameras). */
-typedef struct fovea_map_row {
+typedef struct fv_map_row {
     const fovea_stitch_map *m;
     int j;
     const float *col[FOVEA_STITCH_MAX_CAMERAS];         /* (u, v) per node column, or NULL */
     const unsigned char *cell[FOVEA_STITCH_MAX_CAMERAS]; /* per cell: 0 not seen, 1 in part, 2 whole */
     void *buf;
     size_t cap;
-} fovea_map_row;
+} fv_map_row;
 
-void fovea_map_row_init(fovea_map_row *r);
+void fv_map_row_init(fv_map_row *r);
 /* Prepare row j of map m (reusing r's buffer); FOVEA_ERR_NOMEM when it cannot grow. */
-int fovea_map_row_set(fovea_map_row *r, const fovea_stitch_map *m, int j);
-int fovea_map_row_weights(const fovea_map_row *r, int i, float w[FOVEA_STITCH_MAX_CAMERAS],
+int fv_map_row_set(fv_map_row *r, const fovea_stitch_map *m, int j);
+int fv_map_row_weights(const fv_map_row *r, int i, float w[FOVEA_STITCH_MAX_CAMERAS],
                           float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS]);
-void fovea_map_row_free(fovea_map_row *r);
+void fv_map_row_free(fv_map_row *r);
 
 /* Runs of pixels that one camera alone sees whole. When pixel i of the
  * prepared row starts one, returns 1 with *cam the camera and *end the first
  * pixel after the run (i < *end <= i + max, whole grid cells of every camera
  * but where max or the panorama cuts it), and u[k], v[k] of pixel i + k (max
- * entries each): exactly what fovea_map_row_weights gives there (w = 1 for
+ * entries each): exactly what fv_map_row_weights gives there (w = 1 for
  * *cam, 0 for every other camera, count 1). Returns 0 when the weights of pixel
  * i need the general path: a cell that a camera sees only in part (image or
  * fisheye border, within a pixel of margin), two cameras, a weight table, or
- * no camera at all. The cells' codes come from fovea_map_row_set: 0 not seen,
+ * no camera at all. The cells' codes come from fv_map_row_set: 0 not seen,
  * 1 seen in part, 2 seen whole. */
-int fovea_map_row_single(const fovea_map_row *r, int i, int max, int *cam, int *end, float *u,
+int fv_map_row_single(const fv_map_row *r, int i, int max, int *cam, int *end, float *u,
                          float *v);
 
 #endif

@@ -26,14 +26,14 @@ static int map_from_rig_buf(fovea_context *ctx, const char *rig_path, fovea_stit
         return FOVEA_ERR_INVALID_ARG;
     *map = NULL;
     fovea_rig rig;
-    int st = fovea_rig_load(rig_path, &rig, err, errsz);
+    int st = fv_rig_load(rig_path, &rig, err, errsz);
     if (st < 0)
         return st;
     if ((st = new_map(map)) < 0)
         return st;
-    fovea_map_build_options opt;
-    fovea_map_build_default_options(&opt);
-    st = fovea_map_build(ctx, &rig, *map, &opt);
+    fv_map_build_options opt;
+    fv_map_build_default_options(&opt);
+    st = fv_map_build(ctx, &rig, *map, &opt);
     if (st < 0) {
         if (err && errsz) /* ctx's message is read before ctx records err */
             snprintf(err, errsz, "%s: cannot build the map: %s", rig_path,
@@ -50,7 +50,7 @@ static int map_load_buf(const char *path, fovea_stitch_map **map, char *err, siz
     int st = new_map(map);
     if (st < 0)
         return st;
-    st = fovea_map_load(path, *map, err, errsz);
+    st = fv_map_load(path, *map, err, errsz);
     if (st < 0)
         fovea_stitch_map_destroy(map);
     return st;
@@ -61,7 +61,7 @@ static int map_save_buf(const fovea_stitch_map *map, const char *path, char *err
 {
     if (!map || !path)
         return FOVEA_ERR_INVALID_ARG;
-    return fovea_map_save(map, path, err, errsz);
+    return fv_map_save(map, path, err, errsz);
 }
 
 static int map_import_buf(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
@@ -72,7 +72,7 @@ static int map_import_buf(const char *dir, int pano_w, int pano_h, int cam_w, in
     int st = new_map(map);
     if (st < 0)
         return st;
-    st = fovea_map_import_tables(dir, pano_w, pano_h, cam_w, cam_h, 64.0f, *map, err, errsz);
+    st = fv_map_import_tables(dir, pano_w, pano_h, cam_w, cam_h, 64.0f, *map, err, errsz);
     if (st < 0)
         fovea_stitch_map_destroy(map);
     return st;
@@ -82,21 +82,21 @@ int fovea_stitch_map_from_rig(fovea_context *ctx, const char *rig_path, fovea_st
 {
     char err[FOVEA_ERRLEN] = "";
     int st = map_from_rig_buf(ctx, rig_path, map, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
 int fovea_stitch_map_load(fovea_context *ctx, const char *path, fovea_stitch_map **map)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = map_load_buf(path, map, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
 int fovea_stitch_map_save(fovea_context *ctx, const fovea_stitch_map *map, const char *path)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = map_save_buf(map, path, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
 int fovea_stitch_map_import(fovea_context *ctx, const char *dir, int pano_w, int pano_h, int cam_w,
@@ -104,7 +104,7 @@ int fovea_stitch_map_import(fovea_context *ctx, const char *dir, int pano_w, int
 {
     char err[FOVEA_ERRLEN] = "";
     int st = map_import_buf(dir, pano_w, pano_h, cam_w, cam_h, map, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
 void fovea_stitch_map_geometry(const fovea_stitch_map *map, int *pano_w, int *pano_h,
@@ -134,7 +134,7 @@ int fovea_stitch_map_covers_any(const fovea_stitch_map *map)
     float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
     for (int j = 0; j < map->pano_height; j++)
         for (int i = 0; i < map->pano_width; i++)
-            if (fovea_map_weights(map, i, j, w, u, v) > 0)
+            if (fv_map_weights(map, i, j, w, u, v) > 0)
                 return 1;
     return 0;
 }
@@ -143,8 +143,8 @@ void fovea_map_build_default_settings(fovea_map_build_settings *s)
 {
     if (!s)
         return;
-    fovea_map_build_options opt;
-    fovea_map_build_default_options(&opt);
+    fv_map_build_options opt;
+    fv_map_build_default_options(&opt);
     memset(s, 0, sizeof(*s));
     s->max_step = opt.max_step;
     s->tolerance = opt.tolerance;
@@ -158,9 +158,9 @@ int fovea_stitch_map_build(fovea_context *ctx, const fovea_rig *rig,
         return FOVEA_ERR_INVALID_ARG;
     *map = NULL;
     if (!rig)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "map build: NULL rig");
-    fovea_map_build_options opt;
-    fovea_map_build_default_options(&opt);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "map build: NULL rig");
+    fv_map_build_options opt;
+    fv_map_build_default_options(&opt);
     if (s) {
         opt.max_step = s->max_step;
         opt.tolerance = s->tolerance;
@@ -169,7 +169,7 @@ int fovea_stitch_map_build(fovea_context *ctx, const fovea_rig *rig,
     int st = new_map(map);
     if (st < 0)
         return st;
-    st = fovea_map_build(ctx, rig, *map, &opt);
+    st = fv_map_build(ctx, rig, *map, &opt);
     if (st < 0)
         fovea_stitch_map_destroy(map);
     return st;
@@ -180,7 +180,7 @@ int fovea_stitch_map_get_camera_info(const fovea_stitch_map *map, int cam,
 {
     if (!map || !info || cam < 0 || cam >= map->num_cameras || cam >= FOVEA_STITCH_MAX_CAMERAS)
         return FOVEA_ERR_INVALID_ARG;
-    const fovea_camera_map *cm = &map->cam[cam];
+    const fv_camera_map *cm = &map->cam[cam];
     memset(info, 0, sizeof(*info));
     info->width = cm->cam_width;
     info->height = cm->cam_height;
@@ -210,7 +210,7 @@ int fovea_stitch_map_lookup(const fovea_stitch_map *map, int cam, int i, int j, 
             *v = vv;
         return 0;
     }
-    int seen = fovea_map_lookup(map, cam, i, j, &uu, &vv);
+    int seen = fv_map_lookup(map, cam, i, j, &uu, &vv);
     if (u)
         *u = uu;
     if (v)
@@ -224,7 +224,7 @@ int fovea_stitch_map_weights(const fovea_stitch_map *map, int i, int j,
 {
     if (!map || !w)
         return 0;
-    return fovea_map_weights(map, i, j, w, u, v);
+    return fv_map_weights(map, i, j, w, u, v);
 }
 
 int fovea_stitch_map_coverage_image(const fovea_stitch_map *map, fovea_frame *out)
@@ -235,19 +235,19 @@ int fovea_stitch_map_coverage_image(const fovea_stitch_map *map, fovea_frame *ou
         out->height != map->pano_height ||
         (out->mem != FOVEA_MEM_HOST && out->mem != FOVEA_MEM_PINNED))
         return FOVEA_ERR_MISMATCH;
-    return fovea_map_coverage_image(map, out->data[0], out->stride[0]);
+    return fv_map_coverage_image(map, out->data[0], out->stride[0]);
 }
 
 void fovea_stitch_map_destroy(fovea_stitch_map **map)
 {
     if (!map || !*map)
         return;
-    fovea_stitch_map_free(*map);
+    fv_stitch_map_free(*map);
     free(*map);
     *map = NULL;
 }
 
-int fovea_stitch_map_copy(fovea_stitch_map *dst, const fovea_stitch_map *src)
+int fv_stitch_map_copy(fovea_stitch_map *dst, const fovea_stitch_map *src)
 {
     *dst = *src;
     for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
@@ -255,8 +255,8 @@ int fovea_stitch_map_copy(fovea_stitch_map *dst, const fovea_stitch_map *src)
         dst->cam[c].weight = NULL;
     }
     for (int c = 0; c < src->num_cameras; c++) {
-        const fovea_camera_map *s = &src->cam[c];
-        fovea_camera_map *d = &dst->cam[c];
+        const fv_camera_map *s = &src->cam[c];
+        fv_camera_map *d = &dst->cam[c];
         size_t n = (size_t)s->grid_w * (size_t)s->grid_h * 2 * sizeof(float);
         d->uv = malloc(n);
         if (!d->uv)
@@ -272,6 +272,6 @@ int fovea_stitch_map_copy(fovea_stitch_map *dst, const fovea_stitch_map *src)
     }
     return FOVEA_OK;
 fail:
-    fovea_stitch_map_free(dst);
+    fv_stitch_map_free(dst);
     return FOVEA_ERR_NOMEM;
 }

@@ -12,7 +12,7 @@
 
 #define MAX_CANDIDATES 6
 
-void fovea_map_build_default_options(fovea_map_build_options *opt)
+void fv_map_build_default_options(fv_map_build_options *opt)
 {
     memset(opt, 0, sizeof(*opt));
     opt->max_step = 16;
@@ -34,8 +34,8 @@ static void cam_proj_init(cam_proj *p, const fovea_rig *rig, int c, int max_step
     double rp[3][3], rc[3][3];
     p->rig = rig;
     p->cam = &rig->cameras[c];
-    fovea_rotation(rig->yaw, rig->pitch, 0.0, rp);
-    fovea_rotation(p->cam->yaw, p->cam->pitch, p->cam->roll, rc);
+    fv_rotation(rig->yaw, rig->pitch, 0.0, rp);
+    fv_rotation(p->cam->yaw, p->cam->pitch, p->cam->roll, rc);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             p->m[i][j] = rc[0][i] * rp[0][j] + rc[1][i] * rp[1][j] + rc[2][i] * rp[2][j];
@@ -52,7 +52,7 @@ static void cam_proj_init(cam_proj *p, const fovea_rig *rig, int c, int max_step
         if (extra > FOVEA_MAP_FISHEYE_EXTRA_MAX_DEG * FOVEA_DEG2RAD)
             extra = FOVEA_MAP_FISHEYE_EXTRA_MAX_DEG * FOVEA_DEG2RAD;
         double ext = p->lim_exact + extra;
-        double fold = fovea_fisheye_fold_theta(p->cam->dist);
+        double fold = fv_fisheye_fold_theta(p->cam->dist);
         if (ext > fold)
             ext = fold;
         if (ext > FOVEA_PI)
@@ -67,19 +67,19 @@ static void cam_proj_init(cam_proj *p, const fovea_rig *rig, int c, int max_step
 static int cam_proj_eval(const cam_proj *p, const double d0[3], double *u, double *v, int *exact)
 {
     double q[3];
-    fovea_mat_vec(p->m, d0, q);
-    if (fovea_camera_project(p->cam, p->lim_exact, q, u, v)) {
+    fv_mat_vec(p->m, d0, q);
+    if (fv_camera_project(p->cam, p->lim_exact, q, u, v)) {
         *exact = 1;
         return 1;
     }
     *exact = 0;
-    return p->lim_ext > p->lim_exact && fovea_camera_project(p->cam, p->lim_ext, q, u, v);
+    return p->lim_ext > p->lim_exact && fv_camera_project(p->cam, p->lim_ext, q, u, v);
 }
 
 /* ------------------------------------------------------------------ nodes */
 
 /* Row factors of the panorama direction: d0 = (a * sin lon, b, a * cos lon), the
- * formulas of fovea_pano_dir0() split into a column and a row part. */
+ * formulas of fv_pano_dir0() split into a column and a row part. */
 static void pano_row(const fovea_rig *rig, double j, double *a, double *b)
 {
     if (rig->projection == FOVEA_PROJ_CYLINDRICAL) {
@@ -96,14 +96,14 @@ static void pano_row(const fovea_rig *rig, double j, double *a, double *b)
 
 typedef struct {
     const cam_proj *proj;
-    fovea_camera_map *grid;
+    fv_camera_map *grid;
     const double *col;  /* per node column: sin lon, then cos lon */
 } fill_job;
 
 static void fill_rows(void *arg, int begin, int end, int thread)
 {
     const fill_job *job = arg;
-    fovea_camera_map *g = job->grid;
+    fv_camera_map *g = job->grid;
     const double *cs = job->col, *cc = job->col + g->grid_w;
     for (int gy = begin; gy < end; gy++) {
         float *row = g->uv + (size_t)gy * (size_t)g->grid_w * 2;
@@ -134,7 +134,7 @@ typedef struct {
 
 typedef struct {
     const cam_proj *proj;
-    const fovea_camera_map *cand[MAX_CANDIDATES];
+    const fv_camera_map *cand[MAX_CANDIDATES];
     int ncand;
     atomic_int failed[MAX_CANDIDATES]; /* set once a candidate fails: skip it after */
     int allow_skip;                    /* 0: check every pixel (complete statistics) */
@@ -162,12 +162,12 @@ static void check_rows(void *arg, int begin, int end, int thread)
             double eu = NAN, ev = NAN;
             int exact = 0;
             int ext = cam_proj_eval(job->proj, d0, &eu, &ev, &exact);
-            int exact_seen = exact && fovea_inside_image(eu, ev, cam->width, cam->height);
+            int exact_seen = exact && fv_inside_image(eu, ev, cam->width, cam->height);
             for (int k = 0; k < job->ncand; k++) {
                 if (skip[k])
                     continue;
                 float lu, lv;
-                int lseen = fovea_camera_map_lookup(job->cand[k], i, j, &lu, &lv);
+                int lseen = fv_camera_map_lookup(job->cand[k], i, j, &lu, &lv);
                 if (!exact_seen && !lseen)
                     continue;
                 res[k].seen_exact += exact_seen;
@@ -204,7 +204,7 @@ static void lon_table(const fovea_rig *rig, int n, int step, double *out)
     }
 }
 
-static void free_grid(fovea_camera_map *g)
+static void free_grid(fv_camera_map *g)
 {
     free(g->uv);
     g->uv = NULL;
@@ -217,14 +217,14 @@ static float float_within(double x, double lo, double hi)
 }
 
 static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
-                        const fovea_map_build_options *opt, fovea_camera_map *out,
+                        const fv_map_build_options *opt, fv_camera_map *out,
                         fovea_map_camera_stats *st)
 {
     const fovea_rig_camera *rc = &rig->cameras[c];
     cam_proj proj;
     cam_proj_init(&proj, rig, c, opt->max_step);
 
-    fovea_camera_map tmpl;
+    fv_camera_map tmpl;
     memset(&tmpl, 0, sizeof(tmpl));
     tmpl.cam_width = rc->width;
     tmpl.cam_height = rc->height;
@@ -232,7 +232,7 @@ static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
      * make it 0 or infinite as a float, a map no file could hold. */
     tmpl.px_scale = float_within((rig->width / (rig->hfov * FOVEA_DEG2RAD)) / rc->fx, 1e-30, 1e30);
     if (rc->model == FOVEA_CAM_FISHEYE) {
-        double td = fovea_fisheye_td(rc->dist, proj.lim_exact);
+        double td = fv_fisheye_td(rc->dist, proj.lim_exact);
         /* within [-1e30, 1e30] and radii within [1e-30, 1e30], as px_scale: a
          * float centre or radius of infinity, or radius 0, would be no ellipse
          * or an invalid one (the ellipse of such a camera is off its image) */
@@ -243,7 +243,7 @@ static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
     }
 
     int W = rig->width, H = rig->height;
-    fovea_camera_map grids[MAX_CANDIDATES];
+    fv_camera_map grids[MAX_CANDIDATES];
     int steps[MAX_CANDIDATES];
     int ncand = 0;
     for (int s = opt->max_step; s >= 2; s /= 2)
@@ -272,7 +272,7 @@ static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
         if (ncand == 0)
             continue;
         for (int k = 0; k < ncand; k++) {
-            rc_status = fovea_camera_map_alloc(&grids[k], W, H, steps[k]);
+            rc_status = fv_camera_map_alloc(&grids[k], W, H, steps[k]);
             if (rc_status < 0)
                 goto done;
             int gw = grids[k].grid_w;
@@ -283,7 +283,7 @@ static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
             }
             lon_table(rig, gw, steps[k], ncol);
             fill_job fj = {&proj, &grids[k], ncol};
-            fovea_parallel_for(ctx, grids[k].grid_h, 1, fill_rows, &fj);
+            fv_parallel_for(ctx, grids[k].grid_h, 1, fill_rows, &fj);
             free(ncol);
         }
         check_job cj;
@@ -299,7 +299,7 @@ static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
         cj.col_sin = col;
         cj.col_cos = col + W;
         cj.rows = rows;
-        fovea_parallel_for(ctx, H, 4, check_rows, &cj);
+        fv_parallel_for(ctx, H, 4, check_rows, &cj);
 
         fovea_map_camera_stats cs[MAX_CANDIDATES];
         memset(cs, 0, sizeof(cs));
@@ -325,7 +325,7 @@ static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
             *st = cs[chosen];
     }
     if (chosen < 0) {
-        rc_status = fovea_ctx_error(ctx, FOVEA_ERR_INTERNAL, "map build: no grid chosen");
+        rc_status = fv_ctx_error(ctx, FOVEA_ERR_INTERNAL, "map build: no grid chosen");
         goto done;
     }
     *out = grids[chosen];
@@ -336,30 +336,30 @@ done:
     free(col);
     free(rows);
     if (rc_status == FOVEA_ERR_NOMEM)
-        fovea_ctx_error(ctx, rc_status, "map build: out of memory (camera %d)", c);
+        fv_ctx_error(ctx, rc_status, "map build: out of memory (camera %d)", c);
     return rc_status;
 }
 
-int fovea_map_build(fovea_context *ctx, const fovea_rig *rig, fovea_stitch_map *map,
-                    const fovea_map_build_options *opt_in)
+int fv_map_build(fovea_context *ctx, const fovea_rig *rig, fovea_stitch_map *map,
+                    const fv_map_build_options *opt_in)
 {
     if (!rig || !map)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "map build: NULL argument");
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "map build: NULL argument");
     memset(map, 0, sizeof(*map));
-    fovea_map_build_options opt;
+    fv_map_build_options opt;
     if (opt_in)
         opt = *opt_in;
     else
-        fovea_map_build_default_options(&opt);
+        fv_map_build_default_options(&opt);
     char msg[256];
-    if (fovea_rig_validate_buf(rig, msg, sizeof(msg)) < 0)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "map build: invalid rig: %s", msg);
+    if (fv_rig_validate_buf(rig, msg, sizeof(msg)) < 0)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "map build: invalid rig: %s", msg);
     int s = opt.max_step;
     if (!(s == 1 || s == 2 || s == 4 || s == 8 || s == 16 || s == 32))
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                "map build: max_step %d is not 1, 2, 4, 8, 16 or 32", s);
     if (!(opt.tolerance > 0.0) || !isfinite(opt.tolerance))
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                "map build: tolerance must be a finite number > 0");
 
     fovea_map_build_stats stats;
@@ -372,7 +372,7 @@ int fovea_map_build(fovea_context *ctx, const fovea_rig *rig, fovea_stitch_map *
     for (int c = 0; c < rig->num_cameras; c++) {
         int rc = build_camera(ctx, rig, c, &opt, &map->cam[c], &stats.cam[c]);
         if (rc < 0) {
-            fovea_stitch_map_free(map);
+            fv_stitch_map_free(map);
             return rc;
         }
     }

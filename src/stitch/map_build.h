@@ -20,13 +20,13 @@
 
 /* fovea_map_camera_stats, fovea_map_build_stats: fovea/stitch.h */
 
-typedef struct fovea_map_build_options {
+typedef struct fv_map_build_options {
     int max_step;           /* coarsest grid tried: 1, 2, 4, 8, 16 or 32 (default 16) */
     double tolerance;       /* allowed |lookup - exact| in u and in v, camera px (default 0.01) */
     fovea_map_build_stats *stats; /* optional output */
-} fovea_map_build_options;
+} fv_map_build_options;
 
-void fovea_map_build_default_options(fovea_map_build_options *opt);
+void fv_map_build_default_options(fv_map_build_options *opt);
 
 /* Build map from rig. For each camera, grids of step max_step, max_step/2, ..., 2
  * are checked at every panorama pixel: wherever the exact projection is inside the
@@ -37,7 +37,7 @@ void fovea_map_build_default_options(fovea_map_build_options *opt);
  * map is overwritten (pass a zeroed or freed map); on failure it is left zeroed.
  * ctx may be NULL (serial, no error message). opt may be NULL (defaults).
  * @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (bad rig/options), FOVEA_ERR_NOMEM */
-int fovea_map_build(fovea_context *ctx, const fovea_rig *rig, fovea_stitch_map *map,
-                    const fovea_map_build_options *opt);
+int fv_map_build(fovea_context *ctx, const fovea_rig *rig, fovea_stitch_map *map,
+                    const fv_map_build_options *opt);
 
 #endif

@@ -275,7 +275,7 @@ static int check_values(const fovea_stitch_map *m, int status, const char *name,
 {
     size_t npix = (size_t)m->pano_width * (size_t)m->pano_height;
     for (int c = 0; c < m->num_cameras; c++) {
-        const fovea_camera_map *cam = &m->cam[c];
+        const fv_camera_map *cam = &m->cam[c];
         size_t n = (size_t)cam->grid_w * (size_t)cam->grid_h * 2;
         for (size_t k = 0; k < n; k++) {
             if (isinf(cam->uv[k])) {
@@ -360,8 +360,8 @@ static int read_payload(const map_header *h, payload_src *s, fovea_stitch_map *m
     m->feather = h->feather;
     s->crc = crc32(0L, Z_NULL, 0);
     for (int c = 0; c < m->num_cameras; c++) {
-        fovea_camera_map *cam = &m->cam[c];
-        rc = fovea_camera_map_alloc(cam, m->pano_width, m->pano_height, (int)h->cam[c].step);
+        fv_camera_map *cam = &m->cam[c];
+        rc = fv_camera_map_alloc(cam, m->pano_width, m->pano_height, (int)h->cam[c].step);
         if (rc != FOVEA_OK) {
             set_err(err, errsz, rc, name, "cannot allocate the grid of camera %d", c);
             goto fail;
@@ -408,12 +408,12 @@ static int read_payload(const map_header *h, payload_src *s, fovea_stitch_map *m
         goto fail;
     return FOVEA_OK;
 fail:
-    fovea_stitch_map_free(m);
+    fv_stitch_map_free(m);
     memset(m, 0, sizeof(*m));
     return rc;
 }
 
-int fovea_map_decode(const uint8_t *data, size_t size, fovea_stitch_map *m, char *err,
+int fv_map_decode(const uint8_t *data, size_t size, fovea_stitch_map *m, char *err,
                      size_t errsz)
 {
     const char *name = "map data";
@@ -433,7 +433,7 @@ int fovea_map_decode(const uint8_t *data, size_t size, fovea_stitch_map *m, char
     return read_payload(&h, &s, m, name, err, errsz);
 }
 
-int fovea_map_load(const char *path, fovea_stitch_map *m, char *err, size_t errsz)
+int fv_map_load(const char *path, fovea_stitch_map *m, char *err, size_t errsz)
 {
     if (!path || !m)
         return set_err(err, errsz, FOVEA_ERR_INVALID_ARG, "map", "NULL argument");
@@ -477,7 +477,7 @@ int fovea_map_load(const char *path, fovea_stitch_map *m, char *err, size_t errs
     rc = read_payload(&h, &s, m, path, err, errsz);
     if (rc == FOVEA_OK && fgetc(fp) != EOF) {
         /* The file grew after it was measured. */
-        fovea_stitch_map_free(m);
+        fv_stitch_map_free(m);
         memset(m, 0, sizeof(*m));
         rc = set_err(err, errsz, FOVEA_ERR_CORRUPT, path, "trailing data after the payload");
     }
@@ -518,7 +518,7 @@ static int header_from_map(const fovea_stitch_map *m, map_header *h, const char 
     h->feather = m->feather;
     h->flags = has_weights ? FOVEA_MAP_FLAG_WEIGHTS : 0;
     for (int c = 0; c < m->num_cameras; c++) {
-        const fovea_camera_map *cam = &m->cam[c];
+        const fv_camera_map *cam = &m->cam[c];
         h->cam[c].w = (uint32_t)cam->cam_width;
         h->cam[c].h = (uint32_t)cam->cam_height;
         h->cam[c].step = (uint32_t)cam->step;
@@ -620,7 +620,7 @@ static void emit_payload(const fovea_stitch_map *m, payload_sink *s)
     }
 }
 
-int fovea_map_encode(const fovea_stitch_map *m, uint8_t **data, size_t *size, char *err,
+int fv_map_encode(const fovea_stitch_map *m, uint8_t **data, size_t *size, char *err,
                      size_t errsz)
 {
     const char *name = "map";
@@ -634,7 +634,7 @@ int fovea_map_encode(const fovea_stitch_map *m, uint8_t **data, size_t *size, ch
         return rc;
     size_t total;
     if (h.payload_size > (uint64_t)SIZE_MAX ||
-        !fovea_add_size(h.header_size, (size_t)h.payload_size, &total))
+        !fv_add_size(h.header_size, (size_t)h.payload_size, &total))
         return set_err(err, errsz, FOVEA_ERR_NOMEM, name, "map too large for memory");
     uint8_t *buf = malloc(total);
     if (!buf)
@@ -649,7 +649,7 @@ int fovea_map_encode(const fovea_stitch_map *m, uint8_t **data, size_t *size, ch
     return FOVEA_OK;
 }
 
-int fovea_map_save(const fovea_stitch_map *m, const char *path, char *err, size_t errsz)
+int fv_map_save(const fovea_stitch_map *m, const char *path, char *err, size_t errsz)
 {
     if (!path)
         return set_err(err, errsz, FOVEA_ERR_INVALID_ARG, "map", "NULL path");
@@ -665,7 +665,7 @@ int fovea_map_save(const fovea_stitch_map *m, const char *path, char *err, size_
     header_bytes(&h, hdr);
 
     fovea_outfile *of;
-    rc = fovea_outfile_open_buf(&of, path, err, errsz);
+    rc = fv_outfile_open_buf(&of, path, err, errsz);
     if (rc != FOVEA_OK)
         return rc;
     FILE *fp = fovea_outfile_file(of);
@@ -681,10 +681,10 @@ int fovea_map_save(const fovea_stitch_map *m, const char *path, char *err, size_
         fovea_outfile_abort(&of); /* the old map, if any, stays whole */
         return rc;
     }
-    return fovea_outfile_commit_buf(&of, err, errsz);
+    return fv_outfile_commit_buf(&of, err, errsz);
 }
 
-int fovea_map_check_cameras(const fovea_stitch_map *m, int n, const int *widths,
+int fv_map_check_cameras(const fovea_stitch_map *m, int n, const int *widths,
                             const int *heights, char *err, size_t errsz)
 {
     if (!m || n < 0 || (n > 0 && (!widths || !heights)))
@@ -693,7 +693,7 @@ int fovea_map_check_cameras(const fovea_stitch_map *m, int n, const int *widths,
         return set_err(err, errsz, FOVEA_ERR_MISMATCH, NULL, "map expects %d camera%s, got %d",
                        m->num_cameras, m->num_cameras == 1 ? "" : "s", n);
     for (int c = 0; c < n; c++) {
-        const fovea_camera_map *cam = &m->cam[c];
+        const fv_camera_map *cam = &m->cam[c];
         if (widths[c] != cam->cam_width || heights[c] != cam->cam_height)
             return set_err(err, errsz, FOVEA_ERR_MISMATCH, NULL,
                            "camera %d: map expects %dx%d, input is %dx%d", c, cam->cam_width,

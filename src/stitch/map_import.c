@@ -40,9 +40,9 @@ static int read_floats(FILE *fp, const char *path, float *dst, size_t count, cha
 {
     if (fread(dst, sizeof(float), count, fp) != count) {
         if (ferror(fp))
-            return fovea_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error: %s", path,
+            return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error: %s", path,
                            strerror(errno));
-        return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "%s: file shrank while reading", path);
+        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "%s: file shrank while reading", path);
     }
     if (!host_is_le()) {
         for (size_t i = 0; i < count; i++) {
@@ -57,22 +57,22 @@ static int read_floats(FILE *fp, const char *path, float *dst, size_t count, cha
 }
 
 /* Fill camera c's grid from its x/y tables and its weight table. */
-static int import_camera(fovea_camera_map *cam, int pano_w, int pano_h, int cam_w, int cam_h,
+static int import_camera(fv_camera_map *cam, int pano_w, int pano_h, int cam_w, int cam_h,
                          FILE *fx, FILE *fy, FILE *fw, const char *px, const char *py,
                          const char *pw, float *rowx, float *rowy, char *err, size_t errsz)
 {
-    int rc = fovea_camera_map_alloc(cam, pano_w, pano_h, 1);
+    int rc = fv_camera_map_alloc(cam, pano_w, pano_h, 1);
     if (rc != FOVEA_OK)
-        return fovea_errbuf(err, errsz, rc, "cannot allocate a %dx%d map grid", pano_w, pano_h);
+        return fv_errbuf(err, errsz, rc, "cannot allocate a %dx%d map grid", pano_w, pano_h);
     cam->cam_width = cam_w;
     cam->cam_height = cam_h;
     cam->px_scale = 1.0f;
     if (cam->grid_w != pano_w + 1 || cam->grid_h != pano_h + 1)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INTERNAL, "unexpected step-1 grid size");
+        return fv_errbuf(err, errsz, FOVEA_ERR_INTERNAL, "unexpected step-1 grid size");
     size_t npix = (size_t)pano_w * (size_t)pano_h;
     cam->weight = malloc(npix * sizeof(float));
     if (!cam->weight)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_NOMEM, "cannot allocate %dx%d weights", pano_w,
+        return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "cannot allocate %dx%d weights", pano_w,
                        pano_h);
     const float umax = (float)(cam_w - 1), vmax = (float)(cam_h - 1);
     const size_t gw = (size_t)cam->grid_w;
@@ -105,7 +105,7 @@ static int import_camera(fovea_camera_map *cam, int pano_w, int pano_h, int cam_
             size_t k = (size_t)j * (size_t)pano_w + (size_t)i;
             float w = cam->weight[k];
             if (!isfinite(w) || w < 0.0f)
-                return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
+                return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
                                "%s: weight %g at pixel (%d,%d) is negative or not finite", pw,
                                (double)w, i, j);
             /* A weight where the camera does not see must not take part in blending. */
@@ -116,20 +116,20 @@ static int import_camera(fovea_camera_map *cam, int pano_w, int pano_h, int cam_
     return FOVEA_OK;
 }
 
-int fovea_map_import_tables(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
+int fv_map_import_tables(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
                             float feather, fovea_stitch_map *m, char *err, size_t errsz)
 {
     if (!m || !dir)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "import: NULL argument");
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "import: NULL argument");
     memset(m, 0, sizeof(*m));
     if (pano_w < 1 || pano_w > 16384 || pano_h < 1 || pano_h > 16384)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
                        "import: panorama size %dx%d out of range (1..16384)", pano_w, pano_h);
     if (cam_w < 1 || cam_w > 16384 || cam_h < 1 || cam_h > 16384)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
                        "import: camera size %dx%d out of range (1..16384)", cam_w, cam_h);
     if (!isfinite(feather) || feather < 0.0f)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
                        "import: feather %g is not a finite value >= 0", (double)feather);
 
     const size_t npix = (size_t)pano_w * (size_t)pano_h;
@@ -143,23 +143,23 @@ int fovea_map_import_tables(const char *dir, int pano_w, int pano_h, int cam_w, 
         size_t len = dlen + 1 + strlen(table_names[t]) + 1;
         paths[t] = malloc(len);
         if (!paths[t]) {
-            rc = fovea_errbuf(err, errsz, FOVEA_ERR_NOMEM, "import: out of memory");
+            rc = fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "import: out of memory");
             goto done;
         }
         snprintf(paths[t], len, "%s/%s", dir, table_names[t]);
         fp[t] = fopen(paths[t], "rb");
         if (!fp[t]) {
-            rc = fovea_errbuf(err, errsz, FOVEA_ERR_IO, "%s: cannot open: %s", paths[t],
+            rc = fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: cannot open: %s", paths[t],
                          strerror(errno));
             goto done;
         }
         struct stat st;
         if (fstat(fileno(fp[t]), &st) != 0 || !S_ISREG(st.st_mode)) {
-            rc = fovea_errbuf(err, errsz, FOVEA_ERR_IO, "%s: not a regular file", paths[t]);
+            rc = fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: not a regular file", paths[t]);
             goto done;
         }
         if ((uint64_t)st.st_size != (uint64_t)expect) {
-            rc = fovea_errbuf(err, errsz, FOVEA_ERR_MISMATCH,
+            rc = fv_errbuf(err, errsz, FOVEA_ERR_MISMATCH,
                          "%s: expected %zu bytes (%dx%d float32), file has %llu bytes",
                          paths[t], expect, pano_w, pano_h, (unsigned long long)st.st_size);
             goto done;
@@ -168,7 +168,7 @@ int fovea_map_import_tables(const char *dir, int pano_w, int pano_h, int cam_w, 
     rowx = malloc((size_t)pano_w * sizeof(float));
     rowy = malloc((size_t)pano_w * sizeof(float));
     if (!rowx || !rowy) {
-        rc = fovea_errbuf(err, errsz, FOVEA_ERR_NOMEM, "import: out of memory");
+        rc = fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "import: out of memory");
         goto done;
     }
     m->pano_width = pano_w;
@@ -184,7 +184,7 @@ int fovea_map_import_tables(const char *dir, int pano_w, int pano_h, int cam_w, 
     }
 done:
     if (rc != FOVEA_OK) {
-        fovea_stitch_map_free(m);
+        fv_stitch_map_free(m);
         memset(m, 0, sizeof(*m));
     }
     free(rowx);

@@ -20,7 +20,7 @@
  * @return FOVEA_OK, FOVEA_ERR_INVALID_ARG, FOVEA_ERR_IO (missing/unreadable
  *         file), FOVEA_ERR_MISMATCH (file size is not pano_w*pano_h*4),
  *         FOVEA_ERR_CORRUPT (bad weight) or FOVEA_ERR_NOMEM; err names the file. */
-int fovea_map_import_tables(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
+int fv_map_import_tables(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
                             float feather, fovea_stitch_map *m, char *err, size_t errsz);
 
 #endif

@@ -85,13 +85,13 @@ int fovea_stitch_overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *
     if (!t)
         return FOVEA_ERR_NOMEM;
     /* RGBA: no YUV flags; I420: the settings' conventions, as the stitcher has them */
-    fovea_stitch_build_tables(cc, n, yuv ? fovea_stitch_yuv_flags(s) : 0, t);
+    fv_stitch_build_tables(cc, n, yuv ? fv_stitch_yuv_flags(s) : 0, t);
     double sum = 0.0;
     long count = 0;
     float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
     for (int j = 0; j < m->pano_height; j += 2)
         for (int i = 0; i < m->pano_width; i += 2) {
-            if (fovea_map_weights(m, i, j, w, u, v) < 2)
+            if (fv_map_weights(m, i, j, w, u, v) < 2)
                 continue;
             for (int a = 0; a < n; a++)
                 for (int b = a + 1; b < n; b++) {
@@ -103,8 +103,8 @@ int fovea_stitch_overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *
                             x = corrected_yuv(t, a, inputs[a], u[a], v[a], k);
                             y = corrected_yuv(t, b, inputs[b], u[b], v[b], k);
                         } else {
-                            x = fovea_lut_apply(t->lut[a][k], sample_u8(inputs[a], u[a], v[a], 4, k));
-                            y = fovea_lut_apply(t->lut[b][k], sample_u8(inputs[b], u[b], v[b], 4, k));
+                            x = fv_lut_apply(t->lut[a][k], sample_u8(inputs[a], u[a], v[a], 4, k));
+                            y = fv_lut_apply(t->lut[b][k], sample_u8(inputs[b], u[b], v[b], 4, k));
                         }
                         sum += fabs((double)x - (double)y);
                         count++;

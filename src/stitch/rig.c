@@ -33,7 +33,7 @@ const char *fovea_camera_model_name(fovea_camera_model m)
     return "unknown";
 }
 
-void fovea_rig_init(fovea_rig *rig)
+void fv_rig_init(fovea_rig *rig)
 {
     memset(rig, 0, sizeof(*rig));
     rig->projection = FOVEA_PROJ_EQUIRECTANGULAR;
@@ -48,72 +48,72 @@ static int valid_size(int v)
     return v >= 1 && v <= FOVEA_RIG_MAX_SIZE;
 }
 
-int fovea_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz)
+int fv_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz)
 {
     const int bad = FOVEA_ERR_INVALID_ARG;
     if (!rig)
-        return fovea_errbuf(err, errsz, bad, "rig: NULL");
+        return fv_errbuf(err, errsz, bad, "rig: NULL");
     if (rig->projection != FOVEA_PROJ_EQUIRECTANGULAR && rig->projection != FOVEA_PROJ_CYLINDRICAL)
-        return fovea_errbuf(err, errsz, bad, "panorama.projection: unknown projection");
+        return fv_errbuf(err, errsz, bad, "panorama.projection: unknown projection");
     if (!valid_size(rig->width))
-        return fovea_errbuf(err, errsz, bad, "panorama.width: must be an integer in [1, %d]",
+        return fv_errbuf(err, errsz, bad, "panorama.width: must be an integer in [1, %d]",
                        FOVEA_RIG_MAX_SIZE);
     if (!valid_size(rig->height))
-        return fovea_errbuf(err, errsz, bad, "panorama.height: must be an integer in [1, %d]",
+        return fv_errbuf(err, errsz, bad, "panorama.height: must be an integer in [1, %d]",
                        FOVEA_RIG_MAX_SIZE);
     if (!isfinite(rig->hfov) || !(rig->hfov > 0.0 && rig->hfov <= 360.0))
-        return fovea_errbuf(err, errsz, bad, "panorama.hfov: must be in (0, 360] degrees");
+        return fv_errbuf(err, errsz, bad, "panorama.hfov: must be in (0, 360] degrees");
     if (rig->projection == FOVEA_PROJ_EQUIRECTANGULAR &&
         (!isfinite(rig->vfov) || !(rig->vfov > 0.0 && rig->vfov < 180.0)))
-        return fovea_errbuf(err, errsz, bad, "panorama.vfov: must be in (0, 180) degrees");
+        return fv_errbuf(err, errsz, bad, "panorama.vfov: must be in (0, 180) degrees");
     if (!isfinite(rig->yaw))
-        return fovea_errbuf(err, errsz, bad, "panorama.yaw: must be a finite number");
+        return fv_errbuf(err, errsz, bad, "panorama.yaw: must be a finite number");
     if (!isfinite(rig->pitch))
-        return fovea_errbuf(err, errsz, bad, "panorama.pitch: must be a finite number");
+        return fv_errbuf(err, errsz, bad, "panorama.pitch: must be a finite number");
     if (!isfinite(rig->feather) || rig->feather < 0.0)
-        return fovea_errbuf(err, errsz, bad, "blend.feather: must be a finite number >= 0");
+        return fv_errbuf(err, errsz, bad, "blend.feather: must be a finite number >= 0");
     if (!isfinite(rig->max_theta) || !(rig->max_theta > 0.0 && rig->max_theta <= 180.0))
-        return fovea_errbuf(err, errsz, bad, "max_theta: must be in (0, 180] degrees");
+        return fv_errbuf(err, errsz, bad, "max_theta: must be in (0, 180] degrees");
     if (rig->num_cameras < 1 || rig->num_cameras > FOVEA_RIG_MAX_CAMERAS)
-        return fovea_errbuf(err, errsz, bad, "cameras: must have 1 to %d entries (has %d)",
+        return fv_errbuf(err, errsz, bad, "cameras: must have 1 to %d entries (has %d)",
                        FOVEA_RIG_MAX_CAMERAS, rig->num_cameras);
     for (int k = 0; k < rig->num_cameras; k++) {
         const fovea_rig_camera *c = &rig->cameras[k];
         if (c->model != FOVEA_CAM_PINHOLE && c->model != FOVEA_CAM_FISHEYE)
-            return fovea_errbuf(err, errsz, bad, "cameras[%d].model: unknown model", k);
+            return fv_errbuf(err, errsz, bad, "cameras[%d].model: unknown model", k);
         if (!valid_size(c->width))
-            return fovea_errbuf(err, errsz, bad, "cameras[%d].width: must be an integer in [1, %d]", k,
+            return fv_errbuf(err, errsz, bad, "cameras[%d].width: must be an integer in [1, %d]", k,
                            FOVEA_RIG_MAX_SIZE);
         if (!valid_size(c->height))
-            return fovea_errbuf(err, errsz, bad, "cameras[%d].height: must be an integer in [1, %d]",
+            return fv_errbuf(err, errsz, bad, "cameras[%d].height: must be an integer in [1, %d]",
                            k, FOVEA_RIG_MAX_SIZE);
         if (!isfinite(c->fx) || !(c->fx > 0.0))
-            return fovea_errbuf(err, errsz, bad, "cameras[%d].fx: must be a finite number > 0", k);
+            return fv_errbuf(err, errsz, bad, "cameras[%d].fx: must be a finite number > 0", k);
         if (!isfinite(c->fy) || !(c->fy > 0.0))
-            return fovea_errbuf(err, errsz, bad, "cameras[%d].fy: must be a finite number > 0", k);
+            return fv_errbuf(err, errsz, bad, "cameras[%d].fy: must be a finite number > 0", k);
         if (!isfinite(c->cx))
-            return fovea_errbuf(err, errsz, bad, "cameras[%d].cx: must be a finite number", k);
+            return fv_errbuf(err, errsz, bad, "cameras[%d].cx: must be a finite number", k);
         if (!isfinite(c->cy))
-            return fovea_errbuf(err, errsz, bad, "cameras[%d].cy: must be a finite number", k);
+            return fv_errbuf(err, errsz, bad, "cameras[%d].cy: must be a finite number", k);
         for (int d = 0; d < 5; d++)
             if (!isfinite(c->dist[d]))
-                return fovea_errbuf(err, errsz, bad, "cameras[%d].dist[%d]: must be a finite number",
+                return fv_errbuf(err, errsz, bad, "cameras[%d].dist[%d]: must be a finite number",
                                k, d);
         if (c->model == FOVEA_CAM_FISHEYE && c->dist[4] != 0.0)
-            return fovea_errbuf(err, errsz, bad,
+            return fv_errbuf(err, errsz, bad,
                            "cameras[%d].dist: a fisheye has 4 coefficients (dist[4] must be 0)", k);
         if (!isfinite(c->yaw))
-            return fovea_errbuf(err, errsz, bad, "cameras[%d].yaw: must be a finite number", k);
+            return fv_errbuf(err, errsz, bad, "cameras[%d].yaw: must be a finite number", k);
         if (!isfinite(c->pitch))
-            return fovea_errbuf(err, errsz, bad, "cameras[%d].pitch: must be a finite number", k);
+            return fv_errbuf(err, errsz, bad, "cameras[%d].pitch: must be a finite number", k);
         if (!isfinite(c->roll))
-            return fovea_errbuf(err, errsz, bad, "cameras[%d].roll: must be a finite number", k);
+            return fv_errbuf(err, errsz, bad, "cameras[%d].roll: must be a finite number", k);
         if (c->model == FOVEA_CAM_FISHEYE) {
             /* the image radius must grow with the angle up to max_theta, otherwise two
              * directions land on one pixel and visibility by image radius breaks */
-            double fold = fovea_fisheye_fold_theta(c->dist);
+            double fold = fv_fisheye_fold_theta(c->dist);
             if (fold <= rig->max_theta * (FOVEA_PI / 180.0))
-                return fovea_errbuf(err, errsz, bad,
+                return fv_errbuf(err, errsz, bad,
                                "cameras[%d].dist: fisheye image radius stops growing at "
                                "theta = %.2f degrees, before max_theta = %g",
                                k, fold * (180.0 / FOVEA_PI), rig->max_theta);
@@ -251,7 +251,7 @@ static int check_keys(const cJSON *obj, const char *where, const char *const *kn
         if (!known[k]) {
             const char *near = nearest_key(key, known);
             if (near)
-                return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                                     "%s: unknown key \"%s\" (did you mean \"%s\"?)", where,
                                     shown, near);
             char list[256];
@@ -259,11 +259,11 @@ static int check_keys(const cJSON *obj, const char *where, const char *const *kn
             for (int j = 0; known[j] && o < sizeof list; j++)
                 o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", j ? ", " : "",
                                       known[j]);
-            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+            return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                                 "%s: unknown key \"%s\" (known keys: %s)", where, shown, list);
         }
         if (seen & (1ul << k))
-            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+            return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                                 "%s: duplicate key \"%s\" (each key may appear once)", where,
                                 shown);
         seen |= 1ul << k;
@@ -316,14 +316,14 @@ static int get_number(const cJSON *obj, const char *key, const char *path, int r
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!it) {
         if (required)
-            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field",
+            return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field",
                            path);
         return 0;
     }
     if (!cJSON_IsNumber(it))
-        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be a number", path);
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be a number", path);
     if (!isfinite(it->valuedouble))
-        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be a finite number",
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be a finite number",
                        path);
     *out = it->valuedouble + 0.0; /* -0 becomes +0: the writer prints both as 0 */
     return 1;
@@ -337,7 +337,7 @@ static int get_size(const cJSON *obj, const char *key, const char *path, int *ou
     if (r < 0)
         return r;
     if (d != floor(d) || d < 1.0 || d > FOVEA_RIG_MAX_SIZE)
-        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "%s: must be an integer in [1, %d] (got %g)", path, FOVEA_RIG_MAX_SIZE, d);
     *out = (int)d;
     return 1;
@@ -349,12 +349,12 @@ static const cJSON *get_object(const cJSON *obj, const char *key, int required, 
     *rc = 0;
     if (!it) {
         if (required)
-            *rc = fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field",
+            *rc = fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field",
                           key);
         return NULL;
     }
     if (!cJSON_IsObject(it)) {
-        *rc = fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be an object", key);
+        *rc = fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be an object", key);
         return NULL;
     }
     return it;
@@ -367,17 +367,17 @@ static int parse_panorama(const cJSON *p, fovea_rig *rig, perr *pe)
         return r;
     const cJSON *proj = cJSON_GetObjectItemCaseSensitive(p, "projection");
     if (!proj)
-        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "panorama.projection: missing required field");
     if (!cJSON_IsString(proj))
-        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "panorama.projection: must be a string");
     if (strcmp(proj->valuestring, "equirectangular") == 0)
         rig->projection = FOVEA_PROJ_EQUIRECTANGULAR;
     else if (strcmp(proj->valuestring, "cylindrical") == 0)
         rig->projection = FOVEA_PROJ_CYLINDRICAL;
     else
-        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "panorama.projection: unknown projection '%.40s' "
                        "(equirectangular, cylindrical)", proj->valuestring);
     if ((r = get_size(p, "width", "panorama.width", &rig->width, pe)) < 0)
@@ -402,7 +402,7 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
     char path[64];
     int r;
     if (!cJSON_IsObject(c))
-        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "cameras[%d]: must be an object", k);
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "cameras[%d]: must be an object", k);
     snprintf(path, sizeof(path), "cameras[%d]", k);
     if ((r = check_keys(c, path, camera_keys, pe)) < 0)
         return r;
@@ -410,10 +410,10 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
     if (name) {
         if (!cJSON_IsString(name))
-            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+            return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                            "cameras[%d].name: must be a string", k);
         if (strlen(name->valuestring) >= FOVEA_RIG_NAME_LEN)
-            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+            return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                            "cameras[%d].name: longer than %d bytes", k, FOVEA_RIG_NAME_LEN - 1);
         snprintf(cam->name, sizeof(cam->name), "%s", name->valuestring);
     } else {
@@ -422,17 +422,17 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
 
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(c, "model");
     if (!model)
-        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "cameras[%d].model: missing required field", k);
     if (!cJSON_IsString(model))
-        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "cameras[%d].model: must be a string", k);
     if (strcmp(model->valuestring, "pinhole") == 0)
         cam->model = FOVEA_CAM_PINHOLE;
     else if (strcmp(model->valuestring, "fisheye") == 0)
         cam->model = FOVEA_CAM_FISHEYE;
     else
-        return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                        "cameras[%d].model: unknown model '%.40s' (pinhole, fisheye)", k,
                        model->valuestring);
 
@@ -461,21 +461,21 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
     if (dist) {
         int maxn = cam->model == FOVEA_CAM_PINHOLE ? 5 : 4;
         if (!cJSON_IsArray(dist))
-            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+            return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                            "cameras[%d].dist: must be an array of numbers", k);
         int n = cJSON_GetArraySize(dist);
         if (n > maxn)
-            return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+            return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                            "cameras[%d].dist: %d coefficients, a %s camera has at most %d", k, n,
                            fovea_camera_model_name(cam->model), maxn);
         int d = 0;
         const cJSON *e;
         cJSON_ArrayForEach(e, dist) {
             if (!cJSON_IsNumber(e))
-                return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                                "cameras[%d].dist[%d]: must be a number", k, d);
             if (!isfinite(e->valuedouble))
-                return fovea_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                                "cameras[%d].dist[%d]: must be a finite number", k, d);
             cam->dist[d++] = e->valuedouble + 0.0;
         }
@@ -498,14 +498,14 @@ static void line_col(const char *text, size_t len, size_t pos, int *line, int *c
     }
 }
 
-int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err, size_t errsz)
+int fv_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err, size_t errsz)
 {
     perr pe = {err, errsz};
     if (err && errsz)
         err[0] = '\0';
     if (!json_text || !rig)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
-    fovea_rig_init(rig);
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+    fv_rig_init(rig);
 
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(json_text, len, &end, 0);
@@ -514,8 +514,8 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
         int line, col;
         line_col(json_text, len, pos, &line, &col);
         if (len == 0)
-            return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON: empty input");
-        return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON near line %d, column %d",
+            return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON: empty input");
+        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON near line %d, column %d",
                        line, col);
     }
     /* cJSON stops after the first value: anything but whitespace after it is an error */
@@ -528,7 +528,7 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
             int line, col;
             line_col(json_text, len, pos, &line, &col);
             cJSON_Delete(root);
-            return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
+            return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
                            "invalid JSON: unexpected text after the document at line %d, "
                            "column %d", line, col);
         }
@@ -540,14 +540,14 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
     if (find_nul_in_string(json_text, end ? (size_t)(end - json_text) : len, &nul_at, &nul_key)) {
         int line, col;
         line_col(json_text, len, nul_at, &line, &col);
-        rc = fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
+        rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
                           "the %s at line %d, column %d contains a NUL character (\\u0000), "
                           "which keys and strings of a rig may not hold",
                           nul_key ? "key" : "string", line, col);
         goto done;
     }
     if (!cJSON_IsObject(root)) {
-        rc = fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "(root): must be an object");
+        rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "(root): must be an object");
         goto done;
     }
     if ((rc = check_keys(root, "(root)", root_keys, &pe)) < 0)
@@ -569,16 +569,16 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
 
     const cJSON *cams = cJSON_GetObjectItemCaseSensitive(root, "cameras");
     if (!cams) {
-        rc = fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "cameras: missing required field");
+        rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "cameras: missing required field");
         goto done;
     }
     if (!cJSON_IsArray(cams)) {
-        rc = fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "cameras: must be an array");
+        rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "cameras: must be an array");
         goto done;
     }
     int n = cJSON_GetArraySize(cams);
     if (n < 1 || n > FOVEA_RIG_MAX_CAMERAS) {
-        rc = fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "cameras: must have 1 to %d entries (has %d)",
+        rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "cameras: must have 1 to %d entries (has %d)",
                      FOVEA_RIG_MAX_CAMERAS, n);
         goto done;
     }
@@ -590,7 +590,7 @@ int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err
             goto done;
         k++;
     }
-    rc = fovea_rig_validate_buf(rig, err, errsz);
+    rc = fv_rig_validate_buf(rig, err, errsz);
     if (rc < 0)
         rc = FOVEA_ERR_CORRUPT;
     else
@@ -600,35 +600,35 @@ done:
     return rc;
 }
 
-int fovea_rig_load(const char *path, fovea_rig *rig, char *err, size_t errsz)
+int fv_rig_load(const char *path, fovea_rig *rig, char *err, size_t errsz)
 {
     if (!path || !rig)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
     FILE *f = fopen(path, "rb");
     if (!f)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     char *buf = malloc(FOVEA_RIG_FILE_LIMIT + 1);
     if (!buf) {
         fclose(f);
-        return fovea_errbuf(err, errsz, FOVEA_ERR_NOMEM, "%s: out of memory", path);
+        return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "%s: out of memory", path);
     }
     size_t n = fread(buf, 1, FOVEA_RIG_FILE_LIMIT + 1, f);
     int rd_err = ferror(f);
     fclose(f);
     if (rd_err) {
         free(buf);
-        return fovea_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error", path);
+        return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error", path);
     }
     if (n > FOVEA_RIG_FILE_LIMIT) {
         free(buf);
-        return fovea_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "%s: larger than %d bytes", path,
+        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "%s: larger than %d bytes", path,
                        FOVEA_RIG_FILE_LIMIT);
     }
     char msg[512];
-    int rc = fovea_rig_parse(buf, n, rig, msg, sizeof(msg));
+    int rc = fv_rig_parse(buf, n, rig, msg, sizeof(msg));
     free(buf);
     if (rc < 0)
-        return fovea_errbuf(err, errsz, rc, "%s: %s", path, msg);
+        return fv_errbuf(err, errsz, rc, "%s: %s", path, msg);
     return rc;
 }
 
@@ -720,7 +720,7 @@ char *fovea_rig_to_json(const fovea_rig *rig)
     return s;
 }
 
-int fovea_rig_write_json(const fovea_rig *rig, FILE *f)
+int fv_rig_write_json(const fovea_rig *rig, FILE *f)
 {
     if (!rig || !f)
         return FOVEA_ERR_INVALID_ARG;
@@ -748,11 +748,11 @@ void fovea_rig_default_panorama(fovea_rig_panorama *p)
 static int rig_open_buf(fovea_rig **rig, const char *path, char *err, size_t errsz)
 {
     if (!rig)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
     *rig = calloc(1, sizeof(**rig));
     if (!*rig)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_NOMEM, "rig: out of memory");
-    int st = fovea_rig_load(path, *rig, err, errsz);
+        return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "rig: out of memory");
+    int st = fv_rig_load(path, *rig, err, errsz);
     if (st < 0)
         fovea_rig_close(rig);
     return st;
@@ -762,11 +762,11 @@ static int rig_open_json_buf(fovea_rig **rig, const char *json, size_t len, char
                              size_t errsz)
 {
     if (!rig || !json)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
     *rig = calloc(1, sizeof(**rig));
     if (!*rig)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_NOMEM, "rig: out of memory");
-    int st = fovea_rig_parse(json, len, *rig, err, errsz);
+        return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "rig: out of memory");
+    int st = fv_rig_parse(json, len, *rig, err, errsz);
     if (st < 0)
         fovea_rig_close(rig);
     return st;
@@ -776,16 +776,16 @@ static int rig_create_buf(fovea_rig **rig, const fovea_rig_panorama *pano,
                           const fovea_rig_camera *cams, int n, char *err, size_t errsz)
 {
     if (!rig)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
     *rig = NULL;
     if (!pano || (n > 0 && !cams))
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
     if (n < 1 || n > FOVEA_RIG_MAX_CAMERAS)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
                             "cameras: expected 1..%d cameras, got %d", FOVEA_RIG_MAX_CAMERAS, n);
     fovea_rig *r = calloc(1, sizeof(*r));
     if (!r)
-        return fovea_errbuf(err, errsz, FOVEA_ERR_NOMEM, "rig: out of memory");
+        return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "rig: out of memory");
     r->projection = pano->projection;
     r->width = pano->width;
     r->height = pano->height;
@@ -799,7 +799,7 @@ static int rig_create_buf(fovea_rig **rig, const fovea_rig_panorama *pano,
     memcpy(r->cameras, cams, (size_t)n * sizeof(*cams));
     for (int c = 0; c < n; c++) /* a name that fills its buffer is cut, never unterminated */
         r->cameras[c].name[FOVEA_RIG_NAME_LEN - 1] = '\0';
-    int st = fovea_rig_validate_buf(r, err, errsz);
+    int st = fv_rig_validate_buf(r, err, errsz);
     if (st < 0) {
         free(r);
         return st;
@@ -849,22 +849,22 @@ int fovea_rig_get_camera(const fovea_rig *rig, int cam, fovea_rig_camera *out)
 int fovea_rig_validate(fovea_context *ctx, const fovea_rig *rig)
 {
     char err[FOVEA_ERRLEN] = "";
-    int st = fovea_rig_validate_buf(rig, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    int st = fv_rig_validate_buf(rig, err, sizeof(err));
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
 int fovea_rig_open(fovea_context *ctx, fovea_rig **rig, const char *path)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = rig_open_buf(rig, path, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
 int fovea_rig_open_json(fovea_context *ctx, fovea_rig **rig, const char *json, size_t len)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = rig_open_json_buf(rig, json, len, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
 int fovea_rig_create(fovea_context *ctx, fovea_rig **rig, const fovea_rig_panorama *pano,
@@ -872,5 +872,5 @@ int fovea_rig_create(fovea_context *ctx, fovea_rig **rig, const fovea_rig_panora
 {
     char err[FOVEA_ERRLEN] = "";
     int st = rig_create_buf(rig, pano, cams, n, err, sizeof(err));
-    return st < 0 ? fovea_ctx_error(ctx, st, "%s", err) : st;
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }

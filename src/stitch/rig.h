@@ -22,21 +22,21 @@ struct fovea_rig {
 };
 
 /* Defaults for optional fields, zero cameras. */
-void fovea_rig_init(fovea_rig *rig);
+void fv_rig_init(fovea_rig *rig);
 
 /* Parse rig JSON (len bytes, need not be NUL-terminated). On failure err gets a
  * message naming the field in JSON path style ("cameras[1].fx: ...").
  * @return FOVEA_OK, FOVEA_ERR_CORRUPT (bad JSON or values), FOVEA_ERR_INVALID_ARG, FOVEA_ERR_NOMEM */
-int fovea_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err, size_t errsz);
+int fv_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err, size_t errsz);
 
 /* Read and parse a rig file (at most FOVEA_RIG_FILE_LIMIT bytes).
- * @return as fovea_rig_parse, or FOVEA_ERR_IO */
-int fovea_rig_load(const char *path, fovea_rig *rig, char *err, size_t errsz);
+ * @return as fv_rig_parse, or FOVEA_ERR_IO */
+int fv_rig_load(const char *path, fovea_rig *rig, char *err, size_t errsz);
 
 /* fovea_rig_validate (fovea/rig.h) reporting into a caller's buffer. */
-int fovea_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz);
+int fv_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz);
 
 /* Write fovea_rig_to_json() to f. @return FOVEA_OK, FOVEA_ERR_NOMEM or FOVEA_ERR_IO */
-int fovea_rig_write_json(const fovea_rig *rig, FILE *f);
+int fv_rig_write_json(const fovea_rig *rig, FILE *f);
 
 #endif

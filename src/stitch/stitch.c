@@ -24,7 +24,7 @@ void fovea_stitch_default_settings(fovea_stitch_settings *s)
     s->yuv_colorspace = FOVEA_CS_BT601;
 }
 
-int fovea_stitch_yuv_flags(const fovea_stitch_settings *s)
+int fv_stitch_yuv_flags(const fovea_stitch_settings *s)
 {
     return STITCH_YUV | (s->yuv_full_range ? STITCH_YUV_FULL : 0) |
            (s->yuv_colorspace == FOVEA_CS_BT709 ? STITCH_YUV_BT709 : 0);
@@ -38,7 +38,7 @@ static void yuv_weights(int flags, double *wr, double *wb)
     *wb = flags & STITCH_YUV_BT709 ? 0.0722 : 0.114;
 }
 
-stitch_input_kind fovea_stitch_input_kind(fovea_pixfmt fmt)
+stitch_input_kind fv_stitch_input_kind(fovea_pixfmt fmt)
 {
     switch (fmt) {
     case FOVEA_PIX_RGBA: return STITCH_IN_RGBA;
@@ -119,12 +119,12 @@ static void build_chroma_table(const fovea_color_correction *cc, int flags,
 /* Luma weights of R, G, B in 8 bits (sum 256) for the YUV luma gain: BT.601, BT.709 */
 static const double luma_weights8[2][3] = {{77.0, 150.0, 29.0}, {54.0, 183.0, 19.0}};
 
-void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
+void fv_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
                                stitch_tables *t)
 {
     for (int c = 0; c < n; c++) {
         if (!yuv) {
-            fovea_color_build_lut(&cc[c], t->lut[c]);
+            fv_color_build_lut(&cc[c], t->lut[c]);
             continue;
         }
         /* YUV: the luma curve applies the luma-weighted gain (the matrix's
@@ -138,7 +138,7 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
             /* full range: 255 min(gy Y / 255, 1)^gamma, an RGB channel's curve */
             const fovea_color_correction luma = {{(float)gy, (float)gy, (float)gy}, (float)gamma};
             float rgb[3][FOVEA_LUT_SIZE];
-            fovea_color_build_lut(&luma, rgb);
+            fv_color_build_lut(&luma, rgb);
             memcpy(t->lut[c][0], rgb[0], sizeof(t->lut[c][0]));
         } else {
             /* limited range: codes below 16 untouched, codes above 235 kept
@@ -148,10 +148,10 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
             double p[FOVEA_LUT_SIZE];
             const int plain = gy > 0.0 && isfinite(gy) && gamma > 0.0 && isfinite(gamma);
             if (plain)
-                fovea_color_power_curve(FOVEA_CURVE_LUMA, gamma, p);
+                fv_color_power_curve(FOVEA_CURVE_LUMA, gamma, p);
             const double scale = plain ? 219.0 * pow(gy, gamma) : 0.0;
             /* gy^gamma past the double range: the definition (as in
-             * fovea_color_build_lut) */
+             * fv_color_build_lut) */
             const int direct = !plain || !isfinite(scale);
             const int white = 4 * 235; /* the quarter code of nominal white */
             for (int q = 0; q < FOVEA_LUT_SIZE; q++) {
@@ -180,7 +180,7 @@ void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
     for (int c = 0; c < n; c++)
         for (int k = 0; k < 3; k++)
             for (int q = 0; q < FOVEA_LUT_SIZE; q++)
-                t->lut8[c][k][q] = fovea_round_u8(t->lut[c][k][q]);
+                t->lut8[c][k][q] = fv_round_u8(t->lut[c][k][q]);
 }
 
 static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)
@@ -194,8 +194,8 @@ static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)
         }
         cc = ident;
     }
-    fovea_stitch_build_tables(cc, st->n,
-                              stitch_input_is_yuv(kind) ? fovea_stitch_yuv_flags(&st->settings) : 0,
+    fv_stitch_build_tables(cc, st->n,
+                              stitch_input_is_yuv(kind) ? fv_stitch_yuv_flags(&st->settings) : 0,
                               &st->tables);
     st->last_kind = kind;
     st->tables_valid = 1;
@@ -207,7 +207,7 @@ int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **out, const fovea_
 {
     fovea_stitch_settings defaults;
     if (!ctx || !out || !map)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stitcher: missing context or map");
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stitcher: missing context or map");
     *out = NULL;
     if (!s) {
         fovea_stitch_default_settings(&defaults);
@@ -219,22 +219,22 @@ int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **out, const fovea_
         !(s->gamma_min > 0.0f && s->gamma_min <= 1.0f && s->gamma_max >= 1.0f) ||
         !(s->regularization >= 0.0f) || !isfinite(s->gain_max) || !isfinite(s->gamma_max) ||
         (s->yuv_colorspace != FOVEA_CS_BT601 && s->yuv_colorspace != FOVEA_CS_BT709))
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                "stitcher: invalid color settings (interval >= 1, smoothing in "
                                "(0,1], gain/gamma ranges must contain 1, YUV colorspace "
                                "BT.601 or BT.709)");
     fovea_stitcher *st = calloc(1, sizeof(*st));
     if (!st)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
     st->ctx = ctx;
     st->settings = *s;
-    int status = fovea_stitch_map_copy(&st->map, map);
+    int status = fv_stitch_map_copy(&st->map, map);
     if (status < 0) {
         free(st);
-        return fovea_ctx_error(ctx, status, "stitcher: cannot copy the map");
+        return fv_ctx_error(ctx, status, "stitcher: cannot copy the map");
     }
     st->n = map->num_cameras;
-    fovea_color_log_table(st->log_table);
+    fv_color_log_table(st->log_table);
     for (int c = 0; c < st->n; c++) {
         st->cc[c].gain[0] = st->cc[c].gain[1] = st->cc[c].gain[2] = 1.0f;
         st->cc[c].gamma = 1.0f;
@@ -248,11 +248,11 @@ int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **out, const fovea_
     status = backend_pick(ctx, stitch_backends, stitch_backend_count,
                           fovea_context_backend(ctx), &b, msg, sizeof msg);
     if (status < 0)
-        fovea_ctx_error(ctx, status, "stitcher: %s", msg);
+        fv_ctx_error(ctx, status, "stitcher: %s", msg);
     else
         status = b->init(&st->priv, ctx, &st->params);
     if (status < 0) {
-        fovea_stitch_map_free(&st->map);
+        fv_stitch_map_free(&st->map);
         free(st);
         return status;
     }
@@ -268,7 +268,7 @@ void fovea_stitcher_destroy(fovea_stitcher **pst)
     fovea_stitcher *st = *pst;
     if (st->backend)
         st->backend->info.close(&st->priv);
-    fovea_stitch_map_free(&st->map);
+    fv_stitch_map_free(&st->map);
     free(st);
     *pst = NULL;
 }
@@ -278,54 +278,54 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
 {
     fovea_context *ctx = st->ctx;
     if (!in || n != st->n)
-        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH, "map expects %d cameras, got %d", st->n, n);
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "map expects %d cameras, got %d", st->n, n);
     const int cuda = (st->backend->info.provides & BACKEND_READS_DEVICE) != 0;
     for (int c = 0; c < n; c++) {
         const fovea_frame *f = in[c];
         if (!f || !f->data[0])
-            return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "camera %d: no frame", c);
+            return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "camera %d: no frame", c);
         if (f->fmt != FOVEA_PIX_RGBA && f->fmt != FOVEA_PIX_RGB24 && f->fmt != FOVEA_PIX_NV12 &&
             f->fmt != FOVEA_PIX_I420)
-            return fovea_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
+            return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
                                    "camera %d: pixel format %s (stitching takes rgba, rgb24, nv12 "
                                    "or i420)", c, fovea_pixfmt_name(f->fmt));
         if (f->fmt != in[0]->fmt)
-            return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+            return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
                                    "camera %d is %s but camera 0 is %s: all cameras must share "
                                    "one pixel format", c, fovea_pixfmt_name(f->fmt),
                                    fovea_pixfmt_name(in[0]->fmt));
         if (f->width != st->map.cam[c].cam_width || f->height != st->map.cam[c].cam_height)
-            return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+            return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
                                    "camera %d: map expects %dx%d, input is %dx%d", c,
                                    st->map.cam[c].cam_width, st->map.cam[c].cam_height, f->width,
                                    f->height);
         if (f->mem == FOVEA_MEM_DEVICE && !cuda)
-            return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+            return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                    "camera %d: device frame on a CPU context", c);
     }
     if (!out || !out->data[0])
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "no output frame");
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "no output frame");
     fovea_pixfmt want =
-        stitch_input_is_yuv(fovea_stitch_input_kind(in[0]->fmt)) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA;
+        stitch_input_is_yuv(fv_stitch_input_kind(in[0]->fmt)) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA;
     if (out->fmt != want || out->width != st->map.pano_width ||
         out->height != st->map.pano_height)
-        return fovea_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
                                "output must be %dx%d %s for %s inputs (got %dx%d %s)",
                                st->map.pano_width, st->map.pano_height, fovea_pixfmt_name(want),
                                fovea_pixfmt_name(in[0]->fmt), out->width, out->height,
                                fovea_pixfmt_name(out->fmt));
     if (out->mem == FOVEA_MEM_DEVICE && !cuda)
-        return fovea_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "device output on a CPU context");
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "device output on a CPU context");
     return FOVEA_OK;
 }
 
 /* Turn fresh statistics into corrections: solve, then move the current
  * corrections toward the solution by `smoothing` (1 = jump). */
-static int absorb_stats(fovea_stitcher *st, const fovea_overlap_stats *stats, float smoothing,
+static int absorb_stats(fovea_stitcher *st, const fv_overlap_stats *stats, float smoothing,
                         fovea_color_correction *result)
 {
     fovea_color_correction solved[FOVEA_STITCH_MAX_CAMERAS];
-    fovea_color_solve(stats, st->n, &st->settings, solved);
+    fv_color_solve(stats, st->n, &st->settings, solved);
     if (result)
         memcpy(result, solved, sizeof(solved[0]) * (size_t)st->n);
     for (int c = 0; c < st->n; c++) {
@@ -359,7 +359,7 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
     int status = check_frames(st, in, n, out);
     if (status < 0)
         return status;
-    stitch_input_kind kind = fovea_stitch_input_kind(in[0]->fmt);
+    stitch_input_kind kind = fv_stitch_input_kind(in[0]->fmt);
     int autocolor = st->settings.color == FOVEA_COLOR_AUTO && st->n > 1;
 
     if (!st->tables_valid || st->last_kind != kind) {
@@ -379,7 +379,7 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
      * statistics, waited for. Otherwise: those of an earlier analysis frame
      * that have arrived in the background by now, without waiting. */
     if (autocolor && (analyse || !st->settings.deterministic)) {
-        fovea_overlap_stats stats;
+        fv_overlap_stats stats;
         int ready = st->backend->poll_stats(st->priv, &stats, st->settings.deterministic);
         if (ready < 0)
             return ready;
@@ -400,7 +400,7 @@ int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *in, int
         return FOVEA_ERR_INVALID_ARG;
     /* Analysis runs the stitch with statistics into a scratch output. */
     fovea_frame scratch;
-    stitch_input_kind kind = n > 0 && in && in[0] ? fovea_stitch_input_kind(in[0]->fmt)
+    stitch_input_kind kind = n > 0 && in && in[0] ? fv_stitch_input_kind(in[0]->fmt)
                                                   : STITCH_IN_RGBA;
     fovea_memtype mem = st->backend->info.provides & BACKEND_READS_DEVICE ? FOVEA_MEM_DEVICE
                                                                            : FOVEA_MEM_HOST;
@@ -414,7 +414,7 @@ int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *in, int
         status = refresh_tables(st, kind);
     if (status == FOVEA_OK) {
         /* drop statistics of an earlier frame still pending */
-        fovea_overlap_stats stats;
+        fv_overlap_stats stats;
         st->backend->poll_stats(st->priv, &stats, 1);
         status = st->backend->process(st->priv, in, &scratch, 1);
         if (status == FOVEA_OK) {
@@ -443,10 +443,10 @@ int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_correction *c
     for (int c = 0; c < n; c++) {
         for (int k = 0; k < 3; k++)
             if (!(cc[c].gain[k] > 0.0f) || !isfinite(cc[c].gain[k]))
-                return fovea_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
+                return fv_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
                                        "camera %d: gain must be finite and > 0", c);
         if (!(cc[c].gamma > 0.0f) || !isfinite(cc[c].gamma))
-            return fovea_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
+            return fv_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
                                    "camera %d: gamma must be finite and > 0", c);
     }
     memcpy(st->cc, cc, sizeof(cc[0]) * (size_t)n);

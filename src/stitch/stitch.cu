@@ -71,7 +71,7 @@ cudaError_t launch_tex(const stitch_kernel_args *a, cudaStream_t s)
 
 } // namespace
 
-extern "C" int fovea_stitch_launch(const stitch_kernel_args *a, void *stream)
+extern "C" int fv_stitch_launch(const stitch_kernel_args *a, void *stream)
 {
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     return (int)(a->h.use_tex ? launch_tex<true>(a, s) : launch_tex<false>(a, s));

@@ -32,7 +32,7 @@ typedef struct cuda_state {
     float *d_uv[FOVEA_STITCH_MAX_CAMERAS];
     /* the correction tables, one device block (uploaded by one copy from a
      * pinned h_tables block, tables_bytes each): n x 3 x FOVEA_LUT_SIZE floats at
-     * d_lut, then at d_lut8 the same rounded (fovea_round_u8), STITCH_LUT8_STRIDE
+     * d_lut, then at d_lut8 the same rounded (fv_round_u8), STITCH_LUT8_STRIDE
      * bytes per camera, then at d_chroma the YUV chroma tables (stitch_tables.chroma) */
     void *d_tables;
     float *d_lut;
@@ -89,11 +89,11 @@ static void mask_rows(void *arg, int begin, int end, int thread)
             for (int j = ty * STITCH_TILE_H; j < (ty + 1) * STITCH_TILE_H && j < m->pano_height; j++) {
                 for (int i = tx * STITCH_TILE_W; i < (tx + 1) * STITCH_TILE_W && i < m->pano_width;
                      i++) {
-                    fovea_map_weights(m, i, j, w, u, v);
+                    fv_map_weights(m, i, j, w, u, v);
                     uint32_t here = 0, wbits = 0;
                     for (int c = 0; c < m->num_cameras; c++) {
                         float uu, vv;
-                        if (fovea_map_lookup(m, c, i, j, &uu, &vv))
+                        if (fv_map_lookup(m, c, i, j, &uu, &vv))
                             here |= 1u << c;
                         if (w[c] > 0.0f)
                             wbits |= 1u << c;
@@ -130,11 +130,11 @@ static void mask_rows(void *arg, int begin, int end, int thread)
 
 static int upload(fovea_context *ctx, void **dst, const void *src, size_t bytes)
 {
-    int st = fovea_device_malloc(ctx, bytes, dst);
+    int st = fv_device_malloc(ctx, bytes, dst);
     if (st < 0)
         return st;
     return FOVEA_CUDA(ctx, cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice,
-                                           fovea_ctx_stream(ctx)));
+                                           fv_ctx_stream(ctx)));
 }
 
 /* ---- the overlap tiles' weight table ---- */
@@ -154,7 +154,7 @@ typedef struct table_job {
 } table_job;
 
 /* Every other tile with weighted cameras: one STITCH_TILE_W x STITCH_TILE_H plane
- * per camera of its weight mask (camera order) of fovea_map_weights' values, 0
+ * per camera of its weight mask (camera order) of fv_map_weights' values, 0
  * past the panorama's edges. */
 static void table_rows(void *arg, int begin, int end, int thread)
 {
@@ -174,7 +174,7 @@ static void table_rows(void *arg, int begin, int end, int thread)
                     int i = tx * STITCH_TILE_W + col, j = ty * STITCH_TILE_H + r;
                     int inside = i < m->pano_width && j < m->pano_height;
                     if (inside)
-                        fovea_map_weights(m, i, j, w, u, v);
+                        fv_map_weights(m, i, j, w, u, v);
                     int slot = 0;
                     for (int c = 0; c < m->num_cameras; c++) {
                         if (!(wmask >> c & 1u))
@@ -201,7 +201,7 @@ static int weight_table(cuda_state *cs, const uint32_t *masks)
     const size_t plane = (size_t)STITCH_TILE_W * STITCH_TILE_H;
     uint32_t *wofs = malloc(nt * sizeof(uint32_t));
     if (!wofs)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
     size_t total = 0;
     for (size_t t = 0; t < nt; t++) {
         wofs[t] = (uint32_t)total;
@@ -209,25 +209,25 @@ static int weight_table(cuda_state *cs, const uint32_t *masks)
             total += (size_t)__builtin_popcount(masks[t] >> 16) * plane;
         if (total > UINT32_MAX - plane * FOVEA_STITCH_MAX_CAMERAS) {
             free(wofs);
-            return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM,
+            return fv_ctx_error(ctx, FOVEA_ERR_NOMEM,
                                    "the overlap weight table would exceed 16 GiB");
         }
     }
     float *tab = malloc((total ? total : 1) * sizeof(float));
     if (!tab) {
         free(wofs);
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM,
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM,
                                "out of memory for the overlap weight table (%zu MiB)",
                                total * sizeof(float) >> 20);
     }
     table_job job = {m, masks, wofs, tab, cs->tiles_x, explicit_weights};
-    fovea_parallel_for(ctx, cs->tiles_y, 1, table_rows, &job);
+    fv_parallel_for(ctx, cs->tiles_y, 1, table_rows, &job);
     int status = upload(ctx, (void **)&cs->d_wofs, wofs, nt * sizeof(uint32_t));
     if (status == FOVEA_OK)
         status = upload(ctx, (void **)&cs->d_tw, tab, (total ? total : 1) * sizeof(float));
     /* the uploads read the host arrays: wait before freeing them */
     if (status == FOVEA_OK)
-        status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
+        status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fv_ctx_stream(ctx)));
     free(tab);
     free(wofs);
     return status;
@@ -237,7 +237,7 @@ static void cuda_free_state(cuda_state *cs)
 {
     fovea_context *ctx = cs->ctx;
     cudaSetDevice(fovea_context_device(ctx));
-    cudaStreamSynchronize(fovea_ctx_stream(ctx));
+    cudaStreamSynchronize(fv_ctx_stream(ctx));
     if (cs->side) {
         cudaStreamSynchronize(cs->side);
         cudaStreamDestroy(cs->side);
@@ -254,22 +254,22 @@ static void cuda_free_state(cuda_state *cs)
             for (int k = 0; k < STITCH_TEX_CACHE; k++)
                 if (cs->tex[c][p][k].obj)
                     cudaDestroyTextureObject(cs->tex[c][p][k].obj);
-        fovea_device_free(ctx, cs->d_uv[c]);
+        fv_device_free(ctx, cs->d_uv[c]);
         fovea_frame_free(ctx, &cs->stage_in[c]);
     }
     fovea_frame_free(ctx, &cs->stage_out);
-    fovea_device_free(ctx, cs->d_stats_tiles);
-    fovea_device_free(ctx, cs->d_items[0]);
-    fovea_device_free(ctx, cs->d_items[1]);
-    fovea_device_free(ctx, cs->d_tables);
+    fv_device_free(ctx, cs->d_stats_tiles);
+    fv_device_free(ctx, cs->d_items[0]);
+    fv_device_free(ctx, cs->d_items[1]);
+    fv_device_free(ctx, cs->d_tables);
     for (int k = 0; k < 2; k++)
-        fovea_pinned_free(ctx, cs->h_tables[k]);
-    fovea_device_free(ctx, cs->d_log);
-    fovea_device_free(ctx, cs->d_masks);
-    fovea_device_free(ctx, cs->d_tw);
-    fovea_device_free(ctx, cs->d_wofs);
-    fovea_device_free(ctx, cs->d_stats);
-    fovea_pinned_free(ctx, cs->h_stats);
+        fv_pinned_free(ctx, cs->h_tables[k]);
+    fv_device_free(ctx, cs->d_log);
+    fv_device_free(ctx, cs->d_masks);
+    fv_device_free(ctx, cs->d_tw);
+    fv_device_free(ctx, cs->d_wofs);
+    fv_device_free(ctx, cs->d_stats);
+    fv_pinned_free(ctx, cs->h_stats);
     free(cs);
 }
 
@@ -282,7 +282,7 @@ static int stats_tiles(fovea_context *ctx, cuda_state *cs, const uint32_t *masks
 {
     uint32_t *list = malloc(nt * sizeof(uint32_t));
     if (!list)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
     int count = 0;
     for (size_t t = 0; t < nt; t++) {
         uint32_t w = masks[t] >> 16 & 0xffffu;
@@ -295,7 +295,7 @@ static int stats_tiles(fovea_context *ctx, cuda_state *cs, const uint32_t *masks
         status = upload(ctx, (void **)&cs->d_stats_tiles, list, (size_t)count * sizeof(uint32_t));
         /* the upload reads list */
         if (status == FOVEA_OK)
-            status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
+            status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fv_ctx_stream(ctx)));
     }
     free(list);
     return status;
@@ -318,7 +318,7 @@ static int block_items(fovea_context *ctx, cuda_state *cs, const fovea_stitch_ma
             return FOVEA_OK;
     stitch_item *list = malloc(4 * nt * sizeof(*list));
     if (!list)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
     int status = FOVEA_OK;
     for (int yuv = 0; yuv < 2 && status == FOVEA_OK; yuv++) {
         size_t count = 0;
@@ -339,7 +339,7 @@ static int block_items(fovea_context *ctx, cuda_state *cs, const fovea_stitch_ma
         cs->item_count[yuv] = (int)count;
         /* the upload reads list */
         if (status == FOVEA_OK)
-            status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
+            status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fv_ctx_stream(ctx)));
     }
     free(list);
     return status;
@@ -351,14 +351,14 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
     const fovea_stitch_map *m = p->map;
     cuda_state *cs = calloc(1, sizeof(*cs));
     if (!cs)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
     cs->ctx = ctx;
     cs->params = p;
     cs->map = m;
     cs->n = m->num_cameras;
-    int status = fovea_device_activate(ctx);
+    int status = fv_device_activate(ctx);
     for (int c = 0; c < m->num_cameras && status == FOVEA_OK; c++) {
-        const fovea_camera_map *cm = &m->cam[c];
+        const fv_camera_map *cm = &m->cam[c];
         status = upload(ctx, (void **)&cs->d_uv[c], cm->uv,
                         (size_t)cm->grid_w * (size_t)cm->grid_h * 2 * sizeof(float));
     }
@@ -368,10 +368,10 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
         size_t nt = (size_t)cs->tiles_x * (size_t)cs->tiles_y;
         uint32_t *masks = malloc(nt * sizeof(uint32_t));
         if (!masks) {
-            status = fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+            status = fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
         } else {
             mask_job job = {m, masks, cs->tiles_x};
-            fovea_parallel_for(ctx, cs->tiles_y, 1, mask_rows, &job);
+            fv_parallel_for(ctx, cs->tiles_y, 1, mask_rows, &job);
             status = upload(ctx, (void **)&cs->d_masks, masks, nt * sizeof(uint32_t));
             if (status == FOVEA_OK)
                 status = weight_table(cs, masks);
@@ -380,7 +380,7 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
             if (status == FOVEA_OK)
                 status = block_items(ctx, cs, m, masks, nt);
             if (status == FOVEA_OK) /* the upload reads masks: wait before freeing */
-                status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fovea_ctx_stream(ctx)));
+                status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fv_ctx_stream(ctx)));
             free(masks);
         }
     }
@@ -389,14 +389,14 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
                         ~(size_t)255;
     cs->tables_bytes = cs->chroma_offset + (size_t)m->num_cameras * sizeof(((const stitch_tables *)0)->chroma[0]);
     if (status == FOVEA_OK)
-        status = fovea_device_malloc(ctx, cs->tables_bytes, &cs->d_tables);
+        status = fv_device_malloc(ctx, cs->tables_bytes, &cs->d_tables);
     if (status == FOVEA_OK) {
         cs->d_lut = cs->d_tables;
         cs->d_lut8 = (uint8_t *)cs->d_tables + cs->lut8_offset;
         cs->d_chroma = (float *)((uint8_t *)cs->d_tables + cs->chroma_offset);
     }
     for (int k = 0; k < 2 && status == FOVEA_OK; k++) {
-        status = fovea_pinned_malloc(ctx, cs->tables_bytes, (void **)&cs->h_tables[k]);
+        status = fv_pinned_malloc(ctx, cs->tables_bytes, (void **)&cs->h_tables[k]);
         if (status == FOVEA_OK)
             memset(cs->h_tables[k], 0, cs->tables_bytes);
     }
@@ -404,9 +404,9 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
         status = upload(ctx, (void **)&cs->d_log, p->log_table,
                         FOVEA_LOG_TABLE_SIZE * sizeof(p->log_table[0]));
     if (status == FOVEA_OK)
-        status = fovea_device_malloc(ctx, sizeof(fovea_overlap_stats), (void **)&cs->d_stats);
+        status = fv_device_malloc(ctx, sizeof(fv_overlap_stats), (void **)&cs->d_stats);
     if (status == FOVEA_OK)
-        status = fovea_pinned_malloc(ctx, sizeof(fovea_overlap_stats), (void **)&cs->h_stats);
+        status = fv_pinned_malloc(ctx, sizeof(fv_overlap_stats), (void **)&cs->h_stats);
     if (status == FOVEA_OK) {
         int lo = 0, hi = 0;
         status = FOVEA_CUDA(ctx, cudaDeviceGetStreamPriorityRange(&lo, &hi));
@@ -456,8 +456,8 @@ static int cuda_set_tables(void *priv, const stitch_tables *t)
                sizeof(t->chroma[c]));
     }
     FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->d_tables, h, cs->tables_bytes, cudaMemcpyHostToDevice,
-                                        fovea_ctx_stream(ctx)));
-    FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->tables_copied[k], fovea_ctx_stream(ctx)));
+                                        fv_ctx_stream(ctx)));
+    FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->tables_copied[k], fv_ctx_stream(ctx)));
     cs->tables_pending[k] = 1;
     cs->tables_next = 1 - k;
     return FOVEA_OK;
@@ -511,7 +511,7 @@ static int plane_texture(cuda_state *cs, int cam, int plane, const void *ptr, si
     }
     if (cs->tex[cam][plane][slot].obj) {
         /* kernels queued with the old object must finish before it goes */
-        FOVEA_CUDA_TRY(cs->ctx, cudaStreamSynchronize(fovea_ctx_stream(cs->ctx)));
+        FOVEA_CUDA_TRY(cs->ctx, cudaStreamSynchronize(fv_ctx_stream(cs->ctx)));
         cudaDestroyTextureObject(cs->tex[cam][plane][slot].obj);
         cs->tex[cam][plane][slot].obj = 0;
     }
@@ -587,7 +587,7 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
     cuda_state *cs = priv;
     fovea_context *ctx = cs->ctx;
     const fovea_stitch_map *m = cs->map;
-    int status = fovea_device_activate(ctx);
+    int status = fv_device_activate(ctx);
     if (status < 0)
         return status;
     stitch_kernel_args a;
@@ -599,7 +599,7 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
         if (status < 0)
             return status;
         stitch_kernel_cam *k = &a.cam[c];
-        const fovea_camera_map *cm = &m->cam[c];
+        const fv_camera_map *cm = &m->cam[c];
         k->uv = cs->d_uv[c];
         k->lut = cs->d_lut + (size_t)c * 3 * FOVEA_LUT_SIZE;
         k->lut8 = cs->d_lut8 + (size_t)c * STITCH_LUT8_STRIDE;
@@ -662,8 +662,8 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
     a.h.out_stride0 = (int)dst->stride[0];
     a.h.out_stride1 = (int)dst->stride[1];
     a.h.out_stride2 = (int)dst->stride[2];
-    a.h.in_format = fovea_stitch_input_kind(in[0]->fmt);
-    a.h.yuv_flags = fovea_stitch_yuv_flags(cs->params->settings);
+    a.h.in_format = fv_stitch_input_kind(in[0]->fmt);
+    a.h.yuv_flags = fv_stitch_yuv_flags(cs->params->settings);
     a.h.black_y = stitch_black_y(a.h.yuv_flags);
     const int yuv = stitch_input_is_yuv(a.h.in_format);
     if (use_tex && cs->d_items[yuv]) { /* made only when every step is >= 4 */
@@ -672,20 +672,20 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
     }
     int stats = want_stats && !cs->stats_pending;
     if (stats) {
-        FOVEA_CUDA_TRY(ctx, cudaMemsetAsync(cs->d_stats, 0, sizeof(fovea_overlap_stats),
-                                            fovea_ctx_stream(ctx)));
+        FOVEA_CUDA_TRY(ctx, cudaMemsetAsync(cs->d_stats, 0, sizeof(fv_overlap_stats),
+                                            fv_ctx_stream(ctx)));
         a.h.stats = cs->d_stats;
         a.h.log_table = cs->d_log;
         a.h.stats_tiles = cs->d_stats_tiles;
         a.h.stats_tile_count = cs->stats_tile_count;
     }
-    FOVEA_CUDA_TRY(ctx, fovea_stitch_launch(&a, fovea_ctx_stream(ctx)));
+    FOVEA_CUDA_TRY(ctx, fv_stitch_launch(&a, fv_ctx_stream(ctx)));
     if (stats) {
         /* the read-back waits for this kernel on the side stream; the stitch
          * stream goes straight on to the next frame */
-        FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->stats_done_main, fovea_ctx_stream(ctx)));
+        FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->stats_done_main, fv_ctx_stream(ctx)));
         FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(cs->side, cs->stats_done_main, 0));
-        FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->h_stats, cs->d_stats, sizeof(fovea_overlap_stats),
+        FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(cs->h_stats, cs->d_stats, sizeof(fv_overlap_stats),
                                             cudaMemcpyDeviceToHost, cs->side));
         FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->stats_ready, cs->side));
         cs->stats_pending = 1;
@@ -702,7 +702,7 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
     return FOVEA_OK;
 }
 
-static int cuda_poll_stats(void *priv, fovea_overlap_stats *stats, int wait)
+static int cuda_poll_stats(void *priv, fv_overlap_stats *stats, int wait)
 {
     cuda_state *cs = priv;
     fovea_context *ctx = cs->ctx;

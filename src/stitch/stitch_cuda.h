@@ -99,7 +99,7 @@ typedef struct stitch_kernel_args {
     stitch_kernel_cam cam[STITCH_MAXC];
 } stitch_kernel_args;
 
-int fovea_stitch_launch(const stitch_kernel_args *a, void *stream);
+int fv_stitch_launch(const stitch_kernel_args *a, void *stream);
 
 #ifdef __cplusplus
 }

@@ -15,14 +15,14 @@
  * channel; YUV: k = 0 luma curve) and, for YUV, the chroma tables. */
 typedef struct stitch_tables {
     float lut[FOVEA_STITCH_MAX_CAMERAS][3][FOVEA_LUT_SIZE];
-    /* fovea_round_u8 of lut: a pixel one camera alone weights (w = 1 exactly) is
+    /* fv_round_u8 of lut: a pixel one camera alone weights (w = 1 exactly) is
      * its camera's rounded table entry. YUV: [c][0] the luma curve ([c][1] and
      * [c][2] unused) */
     uint8_t lut8[FOVEA_STITCH_MAX_CAMERAS][3][FOVEA_LUT_SIZE];
     /* YUV: chroma[c][y] = (a_u, s_u, a_v, s_v) for a 2x2 block whose raw luma
      * averages code y (stitch_chroma_index): camera c's corrected U of a chroma
      * sample of quarter code q is a_u + s_u * q (float operations in that order),
-     * V likewise (see fovea_stitch_build_tables) */
+     * V likewise (see fv_stitch_build_tables) */
     float chroma[FOVEA_STITCH_MAX_CAMERAS][STITCH_CHROMA_CODES][4];
 } stitch_tables;
 
@@ -49,7 +49,7 @@ typedef struct stitch_backend {
     int (*process)(void *priv, const fovea_frame *const *in, fovea_frame *out, int want_stats);
     /* Returns 1 and fills *stats when statistics requested earlier are ready,
      * 0 when none are pending/ready; wait = 1 blocks until ready. */
-    int (*poll_stats)(void *priv, fovea_overlap_stats *stats, int wait);
+    int (*poll_stats)(void *priv, fv_overlap_stats *stats, int wait);
     /* Take new tables (CUDA: upload them on the stream). t stays valid and
      * unchanged until the next set_tables or close. */
     int (*set_tables)(void *priv, const stitch_tables *t);
@@ -80,17 +80,17 @@ extern const size_t stitch_backend_count;
 
 /* Build the correction tables for a family of inputs from st->cc: yuv 0 for RGB
  * inputs, else the STITCH_YUV_* flags of the YUV conventions (stitch_cuda.h). */
-void fovea_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
+void fv_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
                                stitch_tables *t);
 
 /* The STITCH_YUV_* flags of the settings' YUV conventions (with STITCH_YUV). */
-int fovea_stitch_yuv_flags(const fovea_stitch_settings *s);
+int fv_stitch_yuv_flags(const fovea_stitch_settings *s);
 
 /* Deep copy of a map. */
-int fovea_stitch_map_copy(fovea_stitch_map *dst, const fovea_stitch_map *src);
+int fv_stitch_map_copy(fovea_stitch_map *dst, const fovea_stitch_map *src);
 
 /* Reference helpers shared with tests: the output of one RGB panorama pixel and
  * the overlap statistics it contributes. */
-stitch_input_kind fovea_stitch_input_kind(fovea_pixfmt fmt);
+stitch_input_kind fv_stitch_input_kind(fovea_pixfmt fmt);
 
 #endif

@@ -13,7 +13,7 @@
 #endif
 #endif
 
-/* The inputs' families (fovea_stitch_input_kind), as the kernels receive them
+/* The inputs' families (fv_stitch_input_kind), as the kernels receive them
  * (stitch_kernel_head.in_format). */
 typedef enum { STITCH_IN_RGBA, STITCH_IN_RGB24, STITCH_IN_NV12, STITCH_IN_I420 } stitch_input_kind;
 
@@ -29,7 +29,7 @@ FOVEA_HD int stitch_input_is_yuv(stitch_input_kind k)
 #define STITCH_CHROMA_CODES 256
 
 /* The luma of R, G, B quarter codes in the overlap statistics (see
- * fovea_overlap_stats in color.h). */
+ * fv_overlap_stats in color.h). */
 FOVEA_HD int stitch_stats_luma(int r, int g, int b)
 {
     return (77 * r + 150 * g + 29 * b + 128) >> 8;
@@ -37,7 +37,7 @@ FOVEA_HD int stitch_stats_luma(int r, int g, int b)
 
 /* The YUV conventions of a stitch (fovea_stitch_settings yuv_full_range and
  * yuv_colorspace), as flags: the tables' `yuv` argument
- * (fovea_stitch_build_tables) and stitch_kernel_head.yuv_flags. */
+ * (fv_stitch_build_tables) and stitch_kernel_head.yuv_flags. */
 #define STITCH_YUV 1        /* YUV input (else RGB) */
 #define STITCH_YUV_FULL 2   /* full range: Y 0..255 (else limited: Y 16..235, UV 16..240) */
 #define STITCH_YUV_BT709 4  /* BT.709 matrix (else BT.601) */

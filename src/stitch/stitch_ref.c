@@ -1,10 +1,10 @@
 /* C reference stitcher: the specification the CUDA backend reproduces.
  * RGB inputs: every panorama pixel blends the bilinear samples of the cameras
- * that see it (weights from fovea_map_weights, computed a row at a time by
- * fovea_map_row_weights: the same numbers), each passed through its camera's
+ * that see it (weights from fv_map_weights, computed a row at a time by
+ * fv_map_row_weights: the same numbers), each passed through its camera's
  * correction LUT, rounded to 8 bits. YUV inputs: luma the same way with the luma
  * LUT; chroma per 2x2 luma block (see stitch_yuv_block). Threads split rows.
- * Runs of pixels one camera alone sees whole (fovea_map_row_single) take the
+ * Runs of pixels one camera alone sees whole (fv_map_row_single) take the
  * one-camera case's shortcut without the per-pixel weights: the same bytes. */
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +26,7 @@ typedef struct sample_pos {
 static inline void sample_at(const uint8_t *base, ptrdiff_t stride, int bpp, int w, int h,
                              float u, float v, sample_pos *s)
 {
-    int u8 = fovea_round_rne(u * 256.0f), v8 = fovea_round_rne(v * 256.0f);
+    int u8 = fv_round_rne(u * 256.0f), v8 = fv_round_rne(v * 256.0f);
     int x0 = u8 >> 8, y0 = v8 >> 8;
     int x1 = x0 + 1 < w ? x0 + 1 : x0;
     int y1 = y0 + 1 < h ? y0 + 1 : y0;
@@ -54,7 +54,7 @@ static inline int sample_q(const uint8_t *base, ptrdiff_t stride, int bpp, int w
     return sample_channel(&s, ch);
 }
 
-/* Add one pixel's pair contributions (see fovea_overlap_stats): raw[c][0..3] are
+/* Add one pixel's pair contributions (see fv_overlap_stats): raw[c][0..3] are
  * the R, G, B, Y samples of camera c in quarter codes. */
 static void add_pair_stats(uint64_t (*acc)[FOVEA_ST_FIELDS], int n, const float *w,
                            const uint64_t (*raw)[4], const int32_t *log_table)
@@ -66,7 +66,7 @@ static void add_pair_stats(uint64_t (*acc)[FOVEA_ST_FIELDS], int n, const float 
             if (!(w[b] > 0.0f))
                 continue;
             uint64_t q = (uint64_t)(int)(1024.0f * w[a] * w[b] + 0.5f);
-            uint64_t *s = acc[fovea_pair_index(a, b, n)];
+            uint64_t *s = acc[fv_pair_index(a, b, n)];
             s[FOVEA_ST_W] += q;
             s[FOVEA_ST_N] += 1;
             for (int k = 0; k < 4; k++) {
@@ -92,7 +92,7 @@ typedef struct ref_state {
     int n;                          /* cameras */
     const stitch_tables *tables;
     const int32_t *log_table;
-    fovea_overlap_stats pending;
+    fv_overlap_stats pending;
     int have_pending;
 } ref_state;
 
@@ -116,17 +116,17 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
     uint64_t raw[FOVEA_STITCH_MAX_CAMERAS][4];
     const int bpp = job->in[0]->fmt == FOVEA_PIX_RGBA ? 4 : 3;
     float ru[REF_RUN], rv[REF_RUN];
-    fovea_map_row row;
-    fovea_map_row_init(&row);
+    fv_map_row row;
+    fv_map_row_init(&row);
     for (int j = begin; j < end; j++) {
         uint8_t *orow = job->out->data[0] + (ptrdiff_t)j * job->out->stride[0];
         /* the row's lookups prepared once (same weights); per pixel without memory */
-        const int by_row = fovea_map_row_set(&row, m, j) == FOVEA_OK;
+        const int by_row = fv_map_row_set(&row, m, j) == FOVEA_OK;
         const int runs = by_row && !st->params->ref_runs_off;
         for (int i = 0; i < m->pano_width; i++) {
             uint8_t *o = orow + 4 * i;
             int rc, rend;
-            if (runs && fovea_map_row_single(&row, i, REF_RUN, &rc, &rend, ru, rv)) {
+            if (runs && fv_map_row_single(&row, i, REF_RUN, &rc, &rend, ru, rv)) {
                 /* a run that camera rc alone sees: weight 1, as in the
                  * one-camera case below, without the per-pixel weights */
                 const fovea_frame *f = job->in[rc];
@@ -141,8 +141,8 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                 i = rend - 1;
                 continue;
             }
-            int cnt = by_row ? fovea_map_row_weights(&row, i, w, u, v)
-                             : fovea_map_weights(m, i, j, w, u, v);
+            int cnt = by_row ? fv_map_row_weights(&row, i, w, u, v)
+                             : fv_map_weights(m, i, j, w, u, v);
             if (cnt == 0) {
                 o[0] = o[1] = o[2] = o[3] = 0;
                 continue;
@@ -177,15 +177,15 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                 }
                 raw[c][3] = (uint64_t)stitch_stats_luma((int)raw[c][0], (int)raw[c][1], (int)raw[c][2]);
             }
-            o[0] = fovea_round_u8(acc[0]);
-            o[1] = fovea_round_u8(acc[1]);
-            o[2] = fovea_round_u8(acc[2]);
+            o[0] = fv_round_u8(acc[0]);
+            o[1] = fv_round_u8(acc[1]);
+            o[2] = fv_round_u8(acc[2]);
             o[3] = 255;
             if (job->want_stats)
                 add_pair_stats(job->stats[thread], n, w, (const uint64_t(*)[4])raw, st->log_table);
         }
     }
-    fovea_map_row_free(&row);
+    fv_map_row_free(&row);
 }
 
 /* Chroma sample geometry: chroma sample k of a 4:2:0 plane covers luma k*2 and
@@ -223,10 +223,10 @@ static inline void chroma_value(const stitch_tables *t, int c, int ysum, int n, 
 }
 
 /* One 2x2 luma block (bx, by) of a YUV output; rows: the block's two luma rows
- * prepared (fovea_map_row), or NULL. Overlap statistics (stats not NULL) take
+ * prepared (fv_map_row), or NULL. Overlap statistics (stats not NULL) take
  * each pixel's luma with its camera's chroma sample of the block, as R, G, B
  * (stitch_yuv_rgbq), so they are added once the block's chroma is known. */
-static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int bx, int by,
+static void stitch_yuv_block(const ref_job *job, const fv_map_row *rows, int bx, int by,
                              uint64_t (*stats)[FOVEA_ST_FIELDS])
 {
     const ref_state *st = job->st;
@@ -256,8 +256,8 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
             const int p = 2 * dy + dx;
             pixels++;
             uint8_t *o = out->data[0] + (ptrdiff_t)j * out->stride[0] + i;
-            int cnt = rows ? fovea_map_row_weights(&rows[dy], i, w[p], u, v)
-                           : fovea_map_weights(m, i, j, w[p], u, v);
+            int cnt = rows ? fv_map_row_weights(&rows[dy], i, w[p], u, v)
+                           : fv_map_weights(m, i, j, w[p], u, v);
             if (cnt == 0) {
                 *o = (uint8_t)job->black_y;
                 continue;
@@ -277,7 +277,7 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
                 ysum[c] += s;
                 sq[p][c] = s;
             }
-            *o = fovea_round_u8(acc);
+            *o = fv_round_u8(acc);
         }
     }
     /* Chroma: each camera's weight is the mean of its luma weights over the
@@ -301,8 +301,8 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
     }
     uint8_t ou = 128, ov = 128;
     if (wsum > 0.0f) {
-        ou = fovea_round_u8(accu / wsum);
-        ov = fovea_round_u8(accv / wsum);
+        ou = fv_round_u8(accu / wsum);
+        ov = fv_round_u8(accv / wsum);
     }
     out->data[1][(ptrdiff_t)by * out->stride[1] + bx] = ou;
     out->data[2][(ptrdiff_t)by * out->stride[2] + bx] = ov;
@@ -325,19 +325,19 @@ static void stitch_yuv_block(const ref_job *job, const fovea_map_row *rows, int 
 }
 
 /* Whole 2x2 blocks bx .. *bx_end - 1 of block row by that one camera alone
- * sees whole (fovea_map_row_single on both rows), made without per-pixel
+ * sees whole (fv_map_row_single on both rows), made without per-pixel
  * weights: every weight is 1, so the general block's sums reduce to the
  * camera's own values (luma lut8; chroma at the mean of the four positions,
  * added in the general block's order, corrected through the chroma tables).
  * Returns 0 (nothing made) when block bx is not such a block. */
-static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx, int by,
+static int yuv_single_run(const ref_job *job, const fv_map_row *rows, int bx, int by,
                           float (*ru)[REF_RUN], float (*rv)[REF_RUN], int *bx_end)
 {
     const ref_state *st = job->st;
     const int i0 = 2 * bx;
     int c0, c1, e0, e1;
-    if (!fovea_map_row_single(&rows[0], i0, REF_RUN, &c0, &e0, ru[0], rv[0]) ||
-        !fovea_map_row_single(&rows[1], i0, REF_RUN, &c1, &e1, ru[1], rv[1]) || c0 != c1)
+    if (!fv_map_row_single(&rows[0], i0, REF_RUN, &c0, &e0, ru[0], rv[0]) ||
+        !fv_map_row_single(&rows[1], i0, REF_RUN, &c1, &e1, ru[1], rv[1]) || c0 != c1)
         return 0;
     int nb = ((e0 < e1 ? e0 : e1) - i0) >> 1;
     if (nb < 1)
@@ -372,8 +372,8 @@ static int yuv_single_run(const ref_job *job, const fovea_map_row *rows, int bx,
         sample_chroma_q(f, nv12, x, y, &qu, &qv);
         chroma_value(st->tables, c0, ysum, 4, qu, qv, &su, &sv);
         /* weight 1: (1 * s) / 1 = s, rounded */
-        ou[b] = fovea_round_u8(su);
-        ov[b] = fovea_round_u8(sv);
+        ou[b] = fv_round_u8(su);
+        ov[b] = fv_round_u8(sv);
     }
     *bx_end = bx + nb;
     return 1;
@@ -385,12 +385,12 @@ static void ref_rows_yuv(void *arg, int begin, int end, int thread)
     const fovea_stitch_map *m = job->st->map;
     int bw = (m->pano_width + 1) >> 1;
     float ru[2][REF_RUN], rv[2][REF_RUN];
-    fovea_map_row rows[2];
-    fovea_map_row_init(&rows[0]);
-    fovea_map_row_init(&rows[1]);
+    fv_map_row rows[2];
+    fv_map_row_init(&rows[0]);
+    fv_map_row_init(&rows[1]);
     for (int by = begin; by < end; by++) {
-        const int by_row = fovea_map_row_set(&rows[0], m, 2 * by) == FOVEA_OK &&
-                           fovea_map_row_set(&rows[1], m, 2 * by + 1) == FOVEA_OK;
+        const int by_row = fv_map_row_set(&rows[0], m, 2 * by) == FOVEA_OK &&
+                           fv_map_row_set(&rows[1], m, 2 * by + 1) == FOVEA_OK;
         for (int bx = 0; bx < bw; bx++) {
             int bx_end;
             if (by_row && !job->st->params->ref_runs_off &&
@@ -402,8 +402,8 @@ static void ref_rows_yuv(void *arg, int begin, int end, int thread)
                              job->want_stats ? job->stats[thread] : NULL);
         }
     }
-    fovea_map_row_free(&rows[0]);
-    fovea_map_row_free(&rows[1]);
+    fv_map_row_free(&rows[0]);
+    fv_map_row_free(&rows[1]);
 }
 
 
@@ -412,7 +412,7 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
     const stitch_params *p = params;
     ref_state *rs = calloc(1, sizeof(*rs));
     if (!rs)
-        return fovea_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
     rs->ctx = ctx;
     rs->params = p;
     rs->map = p->map;
@@ -426,18 +426,18 @@ static int ref_process(void *priv, const fovea_frame *const *in, fovea_frame *ou
 {
     ref_state *rs = priv;
     int threads = fovea_context_threads(rs->ctx);
-    const int yuv_flags = fovea_stitch_yuv_flags(rs->params->settings);
+    const int yuv_flags = fv_stitch_yuv_flags(rs->params->settings);
     ref_job job = {rs, in, out, want_stats, stitch_black_y(yuv_flags), yuv_flags, NULL};
     if (want_stats) {
         job.stats = calloc((size_t)threads, sizeof(*job.stats));
         if (!job.stats)
-            return fovea_ctx_error(rs->ctx, FOVEA_ERR_NOMEM, "out of memory");
+            return fv_ctx_error(rs->ctx, FOVEA_ERR_NOMEM, "out of memory");
     }
-    stitch_input_kind kind = fovea_stitch_input_kind(in[0]->fmt);
+    stitch_input_kind kind = fv_stitch_input_kind(in[0]->fmt);
     if (kind == STITCH_IN_RGBA || kind == STITCH_IN_RGB24)
-        fovea_parallel_for(rs->ctx, rs->map->pano_height, 4, ref_rows_rgb, &job);
+        fv_parallel_for(rs->ctx, rs->map->pano_height, 4, ref_rows_rgb, &job);
     else
-        fovea_parallel_for(rs->ctx, (rs->map->pano_height + 1) >> 1, 2, ref_rows_yuv, &job);
+        fv_parallel_for(rs->ctx, (rs->map->pano_height + 1) >> 1, 2, ref_rows_yuv, &job);
     if (want_stats) {
         memset(&rs->pending, 0, sizeof(rs->pending));
         for (int t = 0; t < threads; t++)
@@ -450,7 +450,7 @@ static int ref_process(void *priv, const fovea_frame *const *in, fovea_frame *ou
     return FOVEA_OK;
 }
 
-static int ref_poll_stats(void *priv, fovea_overlap_stats *stats, int wait)
+static int ref_poll_stats(void *priv, fv_overlap_stats *stats, int wait)
 {
     ref_state *rs = priv;
     (void)wait;

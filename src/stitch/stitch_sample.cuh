@@ -25,7 +25,7 @@ __device__ __forceinline__ float byte_to_float(unsigned int b)
     return __int_as_float(0x4B000000 | b) - 8388608.0f;
 }
 
-// Round to nearest, ties to even, for 0 <= x < 2^22: fovea_round_rne() in color.h.
+// Round to nearest, ties to even, for 0 <= x < 2^22: fv_round_rne() in color.h.
 __device__ __forceinline__ int round_rne(float x)
 {
     return __float_as_int(x + 12582912.0f) - 0x4B400000;
@@ -193,7 +193,7 @@ __device__ __forceinline__ void lookup4x2(const stitch_kernel_cam &c, int i0, in
 }
 
 // Overlap tiles (any tile not seen by exactly one camera with analytic weights)
-// read their blend weights from a table the host fills with fovea_map_weights
+// read their blend weights from a table the host fills with fv_map_weights
 // (the C reference's own values, so the blend is the reference's bit for bit):
 // per tile, one 128x16 float plane per camera of its weight mask, in camera order.
 // The element of pixel (i, j) of the tile holding (i0, j0): row j - j0, column i - i0.
@@ -395,7 +395,7 @@ __device__ __forceinline__ void sample_chroma(const stitch_kernel_cam &cam, bool
     }
 }
 
-// fovea_round_u8 in color.h
+// fv_round_u8 in color.h
 __device__ __forceinline__ unsigned int round_u8(float x)
 {
     x = x < 0.0f ? 0.0f : (x > 255.0f ? 255.0f : x);

@@ -19,7 +19,7 @@ static stitch_tables tables; /* large: not on the stack */
 
 static void check_tables(const fovea_color_correction *cc, int n, int flags)
 {
-    fovea_stitch_build_tables(cc, n, flags, &tables);
+    fv_stitch_build_tables(cc, n, flags, &tables);
     for (int c = 0; c < n; c++) {
         for (int k = 0; k < 3; k++)
             for (int q = 0; q < FOVEA_LUT_SIZE; q++)

@@ -18,16 +18,16 @@ static void decode_and_check(const uint8_t *data, size_t size)
 {
     fovea_stitch_map m;
     char err[256];
-    if (fovea_map_decode(data, size, &m, err, sizeof(err)) == FOVEA_OK) {
+    if (fv_map_decode(data, size, &m, err, sizeof(err)) == FOVEA_OK) {
         uint8_t *buf = NULL;
         size_t len = 0;
-        if (fovea_map_encode(&m, &buf, &len, err, sizeof(err)) != FOVEA_OK)
+        if (fv_map_encode(&m, &buf, &len, err, sizeof(err)) != FOVEA_OK)
             abort();
         if (len != size || memcmp(buf, data, size) != 0)
             abort();
         free(buf);
     }
-    fovea_stitch_map_free(&m);
+    fv_stitch_map_free(&m);
 }
 
 static uint32_t rd_u32(const uint8_t *p)

@@ -13,14 +13,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fovea_rig rig, back;
     char err[512];
-    if (fovea_rig_parse((const char *)data, size, &rig, err, sizeof(err)) != FOVEA_OK)
+    if (fv_rig_parse((const char *)data, size, &rig, err, sizeof(err)) != FOVEA_OK)
         return 0;
     if (fovea_rig_validate(NULL, &rig) != FOVEA_OK)
         abort();
     char *s = fovea_rig_to_json(&rig);
     if (!s)
         abort();
-    if (fovea_rig_parse(s, strlen(s), &back, err, sizeof(err)) != FOVEA_OK)
+    if (fv_rig_parse(s, strlen(s), &back, err, sizeof(err)) != FOVEA_OK)
         abort();
     if (memcmp(&rig, &back, sizeof(rig)) != 0)
         abort();

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fovea_rig rig;
     char err[512];
-    if (fovea_rig_parse((const char *)data, size, &rig, err, sizeof(err)) != FOVEA_OK ||
+    if (fv_rig_parse((const char *)data, size, &rig, err, sizeof(err)) != FOVEA_OK ||
         fovea_rig_validate(NULL, &rig) != FOVEA_OK)
         return 0;
     if (rig.width > FUZZ_MAX_W || rig.height > FUZZ_MAX_H)
@@ -37,9 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fovea_context *ctx = fuzz_cpu_context();
     fovea_stitch_map m;
     memset(&m, 0, sizeof(m));
-    fovea_map_build_options opt;
-    fovea_map_build_default_options(&opt);
-    const int rc = fovea_map_build(ctx, &rig, &m, &opt);
+    fv_map_build_options opt;
+    fv_map_build_default_options(&opt);
+    const int rc = fv_map_build(ctx, &rig, &m, &opt);
     if (rc == FOVEA_ERR_NOMEM)
         return 0;
     if (rc != FOVEA_OK) {
@@ -55,6 +55,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_stitch(ctx, &m, FOVEA_PIX_RGBA, has, data, size);
     if (fuzz_map_even(&m))
         fuzz_stitch(ctx, &m, FOVEA_PIX_NV12, has, data, size);
-    fovea_stitch_map_free(&m);
+    fv_stitch_map_free(&m);
     return 0;
 }

@@ -48,7 +48,7 @@ static int fuzz_check_weights(const fovea_stitch_map *m, uint8_t *has)
         for (int i = 0; i < m->pano_width; i++) {
             float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS],
                 v[FOVEA_STITCH_MAX_CAMERAS];
-            int n = fovea_map_weights(m, i, j, w, u, v);
+            int n = fv_map_weights(m, i, j, w, u, v);
             int count = 0;
             double sum = 0.0;
             for (int c = 0; c < m->num_cameras; c++) {
@@ -72,19 +72,19 @@ static void fuzz_check_file_round_trip(const fovea_stitch_map *m)
     uint8_t *buf = NULL, *again = NULL;
     size_t len = 0, len2 = 0;
     fovea_stitch_map back;
-    if (fovea_map_encode(m, &buf, &len, err, sizeof(err)) != FOVEA_OK) {
+    if (fv_map_encode(m, &buf, &len, err, sizeof(err)) != FOVEA_OK) {
         fprintf(stderr, "fuzz: map encode: %s\n", err);
         abort();
     }
-    if (fovea_map_decode(buf, len, &back, err, sizeof(err)) != FOVEA_OK) {
+    if (fv_map_decode(buf, len, &back, err, sizeof(err)) != FOVEA_OK) {
         fprintf(stderr, "fuzz: map decode: %s\n", err);
         abort();
     }
-    if (fovea_map_encode(&back, &again, &len2, err, sizeof(err)) != FOVEA_OK)
+    if (fv_map_encode(&back, &again, &len2, err, sizeof(err)) != FOVEA_OK)
         abort();
     if (len2 != len || memcmp(buf, again, len) != 0)
         abort();
-    fovea_stitch_map_free(&back);
+    fv_stitch_map_free(&back);
     free(buf);
     free(again);
 }

@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fovea_stitch_map m;
     char err[512];
-    int rc = fovea_map_import_tables(dir, pw, ph, cw, ch, 8.0f, &m, err, sizeof(err));
+    int rc = fv_map_import_tables(dir, pw, ph, cw, ch, 8.0f, &m, err, sizeof(err));
     if (size - 4 < 6 * table) {
         if (rc == FOVEA_OK)
             abort(); /* a short table must be rejected */
@@ -97,6 +97,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_stitch(fuzz_cpu_context(), &m, FOVEA_PIX_RGBA, has, data, size);
     if (fuzz_map_even(&m))
         fuzz_stitch(fuzz_cpu_context(), &m, FOVEA_PIX_NV12, has, data, size);
-    fovea_stitch_map_free(&m);
+    fv_stitch_map_free(&m);
     return 0;
 }

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fovea_reader_options_init(&opt);
     opt.container = FOVEA_CONTAINER_Y4M;
     fovea_reader *r = NULL;
-    if (fovea_reader_open_stream(NULL, &r, fp, "fuzz.y4m", &opt) == FOVEA_OK) {
+    if (fv_reader_open_stream(NULL, &r, fp, "fuzz.y4m", &opt) == FOVEA_OK) {
         const fovea_video_info *info = fovea_reader_info(r);
         if ((long long)info->width * info->height <= FUZZ_MAX_PIXELS) {
             fovea_frame f;

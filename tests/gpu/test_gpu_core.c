@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/device.h" /* fovea_pinned_malloc: the pinned block cache */
+#include "core/device.h" /* fv_pinned_malloc: the pinned block cache */
 #include "fovea/fovea.h"
 #include "testutil.h"
 
@@ -297,16 +297,16 @@ static void test_pinned_cache(void)
     fovea_context *ctx = open_cuda(NULL);
     const size_t big = 5000000;
     unsigned char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
-    REQUIRE(fovea_pinned_malloc(ctx, big, (void **)&a) == FOVEA_OK && a);
-    fovea_pinned_free(ctx, a);
-    REQUIRE(fovea_pinned_malloc(ctx, 4800000, (void **)&b) == FOVEA_OK && b);
+    REQUIRE(fv_pinned_malloc(ctx, big, (void **)&a) == FOVEA_OK && a);
+    fv_pinned_free(ctx, a);
+    REQUIRE(fv_pinned_malloc(ctx, 4800000, (void **)&b) == FOVEA_OK && b);
     CHECK(b == a);
-    REQUIRE(fovea_pinned_malloc(ctx, big, (void **)&c) == FOVEA_OK && c);
+    REQUIRE(fv_pinned_malloc(ctx, big, (void **)&c) == FOVEA_OK && c);
     CHECK(c != b);
-    fovea_pinned_free(ctx, c);
-    REQUIRE(fovea_pinned_malloc(ctx, 2000000, (void **)&d) == FOVEA_OK && d);
+    fv_pinned_free(ctx, c);
+    REQUIRE(fv_pinned_malloc(ctx, 2000000, (void **)&d) == FOVEA_OK && d);
     CHECK(d != c); /* c would be more than half unused */
-    REQUIRE(fovea_pinned_malloc(ctx, 6000000, (void **)&e) == FOVEA_OK && e);
+    REQUIRE(fv_pinned_malloc(ctx, 6000000, (void **)&e) == FOVEA_OK && e);
     CHECK(e != c); /* c is too small */
 
     /* the reused block b: random bytes to the device and back */
@@ -314,34 +314,34 @@ static void test_pinned_cache(void)
     test_rng_seed(&rng, 13);
     unsigned char *want = malloc(4800000);
     void *dev = NULL;
-    REQUIRE(want && fovea_device_malloc(ctx, 4800000, &dev) == FOVEA_OK);
+    REQUIRE(want && fv_device_malloc(ctx, 4800000, &dev) == FOVEA_OK);
     for (size_t i = 0; i < 4800000; i++)
         b[i] = want[i] = (unsigned char)test_rng_below(&rng, 256);
     CHECK(cudaMemcpy(dev, b, 4800000, cudaMemcpyHostToDevice) == cudaSuccess);
     memset(b, POISON, 4800000);
     CHECK(cudaMemcpy(b, dev, 4800000, cudaMemcpyDeviceToHost) == cudaSuccess);
     CHECK(memcmp(b, want, 4800000) == 0);
-    fovea_device_free(ctx, dev);
+    fv_device_free(ctx, dev);
     free(want);
-    fovea_pinned_free(ctx, b);
-    fovea_pinned_free(ctx, d);
-    fovea_pinned_free(ctx, e);
+    fv_pinned_free(ctx, b);
+    fv_pinned_free(ctx, d);
+    fv_pinned_free(ctx, e);
 
     /* more blocks than are kept: every one usable, freed without trouble */
     enum { MANY = 40 };
     unsigned char *many[MANY];
     for (int round = 0; round < 2; round++) {
         for (int i = 0; i < MANY; i++) {
-            REQUIRE(fovea_pinned_malloc(ctx, 4096 * (size_t)(i + 1), (void **)&many[i]) ==
+            REQUIRE(fv_pinned_malloc(ctx, 4096 * (size_t)(i + 1), (void **)&many[i]) ==
                     FOVEA_OK);
             memset(many[i], i, 4096 * (size_t)(i + 1));
         }
         for (int i = 0; i < MANY; i++) {
             CHECK(many[i][4096 * (size_t)(i + 1) - 1] == (unsigned char)i);
-            fovea_pinned_free(ctx, many[i]);
+            fv_pinned_free(ctx, many[i]);
         }
     }
-    fovea_pinned_free(ctx, NULL);
+    fv_pinned_free(ctx, NULL);
     fovea_close(&ctx);
 }
 

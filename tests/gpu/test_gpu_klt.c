@@ -413,12 +413,12 @@ static void gen_frames_make(gen_frames *g, unsigned char **host, int n, size_t n
     g->pin = calloc((size_t)n, sizeof(*g->pin));
     REQUIRE(g->dev && g->pin);
     for (int i = 0; i < n; i++) {
-        REQUIRE(fovea_device_malloc(ctx, npix, (void **)&g->dev[i]) == FOVEA_OK);
-        REQUIRE(fovea_pinned_malloc(ctx, npix, (void **)&g->pin[i]) == FOVEA_OK);
+        REQUIRE(fv_device_malloc(ctx, npix, (void **)&g->dev[i]) == FOVEA_OK);
+        REQUIRE(fv_pinned_malloc(ctx, npix, (void **)&g->pin[i]) == FOVEA_OK);
         memcpy(g->pin[i], host[i], npix);
-        REQUIRE(fovea_memcpy2d(ctx, g->dev[i], npix, host[i], npix, npix, 1) == FOVEA_OK);
+        REQUIRE(fv_memcpy2d(ctx, g->dev[i], npix, host[i], npix, npix, 1) == FOVEA_OK);
     }
-    REQUIRE(fovea_device_sync(ctx) == FOVEA_OK);
+    REQUIRE(fv_device_sync(ctx) == FOVEA_OK);
 }
 
 /* Frame i as the CUDA run's next call reads it. */
@@ -431,8 +431,8 @@ static unsigned char *gen_frame(gen_frames *g, int i)
 static void gen_frames_free(gen_frames *g)
 {
     for (int i = 0; g->mem && i < g->n; i++) {
-        fovea_device_free(mem_ctx(), g->dev[i]);
-        fovea_pinned_free(mem_ctx(), g->pin[i]);
+        fv_device_free(mem_ctx(), g->dev[i]);
+        fv_pinned_free(mem_ctx(), g->pin[i]);
     }
     free(g->dev);
     free(g->pin);

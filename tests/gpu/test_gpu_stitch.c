@@ -441,7 +441,7 @@ static int export_tables(const fovea_stitch_map *m, const char *dir)
     float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
     for (int j = 0; j < ph; j++)
         for (int i = 0; i < pw; i++) {
-            fovea_map_weights(m, i, j, w, u, v);
+            fv_map_weights(m, i, j, w, u, v);
             float vals[6] = {w[0] > 0 ? u[0] : -1.0f, w[0] > 0 ? v[0] : -1.0f,
                              w[1] > 0 ? u[1] : -1.0f, w[1] > 0 ? v[1] : -1.0f, w[0], w[1]};
             for (int k = 0; k < 6; k++)
@@ -469,11 +469,11 @@ int main(void)
     for (size_t r = 0; r < sizeof(rigs) / sizeof(rigs[0]); r++) {
         fovea_rig rig;
         char err[512];
-        REQUIRE(fovea_rig_parse(rigs[r], strlen(rigs[r]), &rig, err, sizeof(err)) == FOVEA_OK);
+        REQUIRE(fv_rig_parse(rigs[r], strlen(rigs[r]), &rig, err, sizeof(err)) == FOVEA_OK);
         fovea_stitch_map *map = calloc(1, sizeof(*map));
-        fovea_map_build_options mo;
-        fovea_map_build_default_options(&mo);
-        REQUIRE(fovea_map_build(cpu, &rig, map, &mo) == FOVEA_OK);
+        fv_map_build_options mo;
+        fv_map_build_default_options(&mo);
+        REQUIRE(fv_map_build(cpu, &rig, map, &mo) == FOVEA_OK);
         scene_params sp;
         scene_default_params(&sp, 7 + r, scene_rig_pitch(&rig));
         scene_model scene;
@@ -515,7 +515,7 @@ int main(void)
             REQUIRE(coarse != NULL);
             mo.tolerance = 1.0;
             mo.max_step = r % 2 ? 16 : 4;
-            REQUIRE(fovea_map_build(cpu, &rig, coarse, &mo) == FOVEA_OK);
+            REQUIRE(fv_map_build(cpu, &rig, coarse, &mo) == FOVEA_OK);
             int min_step = 32;
             for (int c = 0; c < coarse->num_cameras; c++)
                 min_step = coarse->cam[c].step < min_step ? coarse->cam[c].step : min_step;
