@@ -8,7 +8,8 @@
  * overlapped across three streams, (e) the C backend on every CPU core, (g) the
  * `fovea stitch` CLI end to end on y4m files. The experiments that measured
  * designs not built (texture-gather floor, SM-filtered staged floor, SM clock
- * probe, L2 fetch granularity) are on branch wip/stitch-floors.
+ * probe, L2 fetch granularity) are on branch wip/stitch-floors and in main's
+ * history at commit aeec5b9.
  *
  * Extra options: --cli PATH (the fovea executable; default: ../fovea next to
  * this program's directory), --no-e2e, --tmp DIR (for the y4m files). */
