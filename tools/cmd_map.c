@@ -111,10 +111,9 @@ static int cmd_map_import(int argc, char **argv)
         if (bad)
             return CLI_EXIT_USAGE;
     }
-    if (id == CLI_HELP)
-        return CLI_EXIT_OK;
-    if (id == CLI_ERROR)
-        return CLI_EXIT_USAGE;
+    const int end = cli_options_end(id);
+    if (end != CLI_EXIT_OK)
+        return end < 0 ? CLI_EXIT_OK : end; /* the help is printed: exit 0 */
     if (p.nrest != 0)
         return cli_usage_error(cmd, "map import: unexpected argument '%s'", p.rest[0]);
     if (!tables)
@@ -213,10 +212,9 @@ static int cmd_map_info(int argc, char **argv)
         else
             return CLI_EXIT_USAGE;
     }
-    if (id == CLI_HELP)
-        return CLI_EXIT_OK;
-    if (id == CLI_ERROR)
-        return CLI_EXIT_USAGE;
+    const int end = cli_options_end(id);
+    if (end != CLI_EXIT_OK)
+        return end < 0 ? CLI_EXIT_OK : end; /* the help is printed: exit 0 */
     if (p.nrest != 1)
         return cli_usage_error(cmd, "map info: expected one MAP file, got %d arguments", p.nrest);
     const char *path = p.rest[0];

@@ -133,10 +133,9 @@ static int parse_check_args(check_args *a, int argc, char **argv)
         if (bad)
             return CLI_EXIT_USAGE;
     }
-    if (id == CLI_HELP)
-        return -1;
-    if (id == CLI_ERROR)
-        return CLI_EXIT_USAGE;
+    const int end = cli_options_end(id);
+    if (end != CLI_EXIT_OK)
+        return end;
     if (p.nrest != 1)
         return cli_usage_error(cmd, "rig check: expected one RIG.json, got %d arguments",
                                p.nrest);
