@@ -729,17 +729,15 @@ static int kc_sort_check(KLT_TrackingContext tc, kc_state *kc, const int *val, i
     return rc < 0 ? rc : FOVEA_OK;
 }
 
-static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *img, int ncols,
-                     int nrows, KLT_FeatureList fl, int replace)
+/* Selection, stage 1: the gradients of level 0 (gx, gy on the device), from
+ * the kept pyramid when KLT reuses it, else from the uploaded image. */
+static int kc_sel_gradients(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *img,
+                            int ncols, int nrows, int replace, const float **gx_out,
+                            const float **gy_out)
 {
     klt_state *st = klt_priv(tc);
-    klt_fix_window(tc, replace ? "KLTReplaceLostFeatures" : "KLTSelectGoodFeatures");
     const size_t npix = (size_t)ncols * (size_t)nrows;
-    FOVEA_TRY(call_begin(tc, kc));
-    cudaStream_t stream = kc_stream(kc);
-
     const fovea_memtype kind = fv_ptr_memtype(img);
-    const float *gx, *gy;
     int reuse0 = 0;
     if (!(replace && tc->sequentialMode && st->have_last) && tc->smoothBeforeSelecting) {
         reuse0 = kc_level0_matches(tc, kc, &kc->pyr[st->last], img, kind, ncols, nrows);
@@ -752,75 +750,69 @@ static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *
             return klt_fail(tc, FOVEA_ERR_MISMATCH,
                             "(KLTReplaceLostFeatures) image is %dx%d, kept pyramid %dx%d",
                             ncols, nrows, p->ncols, p->nrows);
-        gx = p->gx[0];
-        gy = p->gy[0];
-    } else if (reuse0) {
-        gx = kc->pyr[st->last].gx[0];
-        gy = kc->pyr[st->last].gy[0];
+        *gx_out = p->gx[0];
+        *gy_out = p->gy[0];
+        return FOVEA_OK;
+    }
+    if (reuse0) {
+        *gx_out = kc->pyr[st->last].gx[0];
+        *gy_out = kc->pyr[st->last].gy[0];
+        return FOVEA_OK;
+    }
+    size_t bytes, n3;
+    if (!fv_mul_size(npix, 3, &n3) || floats_bytes(n3, &bytes) < 0)
+        return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
+    if (!kc->d_sel || npix > kc->sel_cap) {
+        size_t cap = 0;
+        fv_device_free(kc->ctx, kc->d_sel);
+        kc->d_sel = NULL;
+        kc->sel_cap = 0;
+        FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_sel, &cap, bytes));
+        kc->sel_cap = npix;
+    }
+    if (kind == FOVEA_MEM_HOST)
+        FOVEA_TRY(pinned_ensure(kc, (void **)&kc->h_selraw, &kc->h_selraw_cap, npix));
+    FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_selraw, &kc->d_selraw_cap, npix));
+    FOVEA_TRY(upload(kc, kc->h_selraw, kc->d_selraw, img, npix, kind));
+    float *simg = kc->d_sel, *sgx = simg + npix, *sgy = sgx + npix;
+    if (tc->smoothBeforeSelecting) {
+        klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
+        FOVEA_TRY(conv_smooth(kc, &st->kernels, kc->d_selraw, 1, ncols, nrows, simg));
+        klt_kernels_for(&st->kernels, tc->grad_sigma);
+        FOVEA_TRY(conv_gradients(kc, &st->kernels, simg, 0, ncols, nrows, sgx, sgy));
     } else {
-        size_t bytes, n3;
-        if (!fv_mul_size(npix, 3, &n3) || floats_bytes(n3, &bytes) < 0)
-            return klt_fail(tc, FOVEA_ERR_NOMEM, "selection: size overflow");
-        if (!kc->d_sel || npix > kc->sel_cap) {
-            size_t cap = 0;
-            fv_device_free(kc->ctx, kc->d_sel);
-            kc->d_sel = NULL;
-            kc->sel_cap = 0;
-            FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_sel, &cap, bytes));
-            kc->sel_cap = npix;
-        }
-        if (kind == FOVEA_MEM_HOST)
-            FOVEA_TRY(pinned_ensure(kc, (void **)&kc->h_selraw, &kc->h_selraw_cap, npix));
-        FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_selraw, &kc->d_selraw_cap, npix));
-        FOVEA_TRY(upload(kc, kc->h_selraw, kc->d_selraw, img, npix, kind));
-        float *simg = kc->d_sel, *sgx = simg + npix, *sgy = sgx + npix;
-        if (tc->smoothBeforeSelecting) {
-            klt_kernels_for(&st->kernels, _KLTComputeSmoothSigma(tc));
-            FOVEA_TRY(conv_smooth(kc, &st->kernels, kc->d_selraw, 1, ncols, nrows, simg));
-            klt_kernels_for(&st->kernels, tc->grad_sigma);
-            FOVEA_TRY(conv_gradients(kc, &st->kernels, simg, 0, ncols, nrows, sgx, sgy));
-        } else {
-            /* the bytes as floats, convolved directly (same values) */
-            klt_kernels_for(&st->kernels, tc->grad_sigma);
-            FOVEA_TRY(conv_gradients(kc, &st->kernels, kc->d_selraw, 1, ncols, nrows, sgx, sgy));
-        }
-        gx = sgx;
-        gy = sgy;
+        /* the bytes as floats, convolved directly (same values) */
+        klt_kernels_for(&st->kernels, tc->grad_sigma);
+        FOVEA_TRY(conv_gradients(kc, &st->kernels, kc->d_selraw, 1, ncols, nrows, sgx, sgy));
     }
+    *gx_out = sgx;
+    *gy_out = sgy;
+    return FOVEA_OK;
+}
 
-    /* candidate grid, as select.c */
-    kc_cand_grid grid;
-    int grc = kc_grid_make(tc, gx, gy, ncols, nrows, &grid);
-    if (grc == FOVEA_ERR_INVALID_ARG)
-        return klt_fail(tc, grc, "nSkippedPixels must be >= 0");
-    if (grc < 0)
-        return klt_fail(tc, grc, "selection: too many candidates");
-    const size_t npoints = grid.npoints;
-
-    if (tc->mindist < 0) {
-        klt_log(tc, FOVEA_LOG_WARNING, "mindist is negative (%d); setting to zero", tc->mindist);
-        tc->mindist = 0;
-    }
+/* Selection, stage 2: the candidates sorted by eigenvalue (their first kcap
+ * in order), taken from the sort computed ahead when it is the same grid. */
+static int kc_sel_sort(KLT_TrackingContext tc, kc_state *kc, KLT_FeatureList fl, int replace,
+                       const kc_cand_grid *grid, cudaStream_t stream, klt_cuda_qs *q,
+                       int *kcap_out)
+{
     const int nfeat = fl->nFeatures;
-    FOVEA_TRY(feat_ensure(tc, kc, nfeat));
-
     /* slots to fill, in order; survivors (replace) block their squares */
     int nslots0 = 0;
     for (int k = 0; k < nfeat; k++)
         nslots0 += !replace || fl->feature[k]->val < 0;
-    klt_cuda_qs q;
-    memset(&q, 0, sizeof q);
+    memset(q, 0, sizeof *q);
     int kcap = kc_first_kcap(kc, replace, nslots0);
-    if (npoints > 0 && replace && kc->spec_ready && kc_grid_equal(&kc->spec_grid, &grid)) {
+    if (grid->npoints > 0 && replace && kc->spec_ready && kc_grid_equal(&kc->spec_grid, grid)) {
         /* computed ahead by the last track call (the stream waits for it):
          * the same list sorted with that call's prefix; the rounds below
          * extend it as usual when the pass needs more */
-        FOVEA_TRY(kc_qs_layout(tc, kc, npoints, &q));
+        FOVEA_TRY(kc_qs_layout(tc, kc, grid->npoints, q));
         kcap = kc->spec_kcap;
-        q.kcap = kcap;
-    } else if (npoints > 0) {
+        q->kcap = kcap;
+    } else if (grid->npoints > 0) {
         FOVEA_TRY(kc_spec_join(tc, kc));  /* work computed ahead writes the same buffers */
-        FOVEA_TRY(kc_candidates(tc, kc, &grid, kcap, stream, &q));
+        FOVEA_TRY(kc_candidates(tc, kc, grid, kcap, stream, q));
     }
     kc->spec_ready = 0;
     /* guess that a replacement follows the next track call when it could use
@@ -828,7 +820,17 @@ static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *
      * track call not followed by one stops the guessing until the next
      * replacement */
     kc->spec_wanted = tc->sequentialMode || tc->smoothBeforeSelecting;
+    *kcap_out = kcap;
+    return FOVEA_OK;
+}
 
+/* Selection, stage 3: the slots to fill (kc->slots) and the distance map,
+ * where the survivors of a replacement already block their squares. */
+static int kc_sel_block(KLT_TrackingContext tc, kc_state *kc, KLT_FeatureList fl, int replace,
+                        int ncols, int nrows, int d, cudaStream_t stream, int *nslots_out)
+{
+    const int nfeat = fl->nFeatures;
+    const size_t npix = (size_t)ncols * (size_t)nrows;
     size_t sbytes;
     if (!fv_mul_size((size_t)(nfeat > 0 ? nfeat : 1), sizeof(int), &sbytes) ||
         klt_ensure((void **)&kc->slots, &kc->slots_cap, sbytes) < 0)
@@ -845,7 +847,7 @@ static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *
             nsurv++;
         }
     }
-    const int d = tc->mindist - 1;
+    *nslots_out = nslots;
     FOVEA_TRY(dev_ensure(kc, (void **)&kc->d_map, &kc->map_cap, npix));
     FOVEA_CUDA_TRY(kc->ctx, cudaMemsetAsync(kc->d_map, 0, npix, stream));
     int32_t *dpts = (int32_t *)(kc->d_feat + (size_t)F_PTS * nfeat);
@@ -854,13 +856,23 @@ static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *
                                 cudaMemcpyHostToDevice, stream));
         FOVEA_CUDA_TRY(kc->ctx, klt_cuda_mark(kc->d_map, ncols, nrows, dpts, nsurv, d, stream));
     }
+    return FOVEA_OK;
+}
+
+/* Selection, stage 4: the greedy pass that enforces the minimum distance,
+ * with the rounds that sort more when it runs out; its result is queued for
+ * the host (*queued: whether a copy is still in flight). */
+static int kc_sel_greedy(KLT_TrackingContext tc, kc_state *kc, klt_cuda_qs *q, int kcap,
+                         size_t npoints, int nfeat, int nslots, int ncols, int nrows, int d,
+                         cudaStream_t stream, int *queued_out)
+{
     klt_cuda_greedy_args ga;
-    ga.cand = q.qa;
+    ga.cand = q->qa;
     ga.n = (int)npoints;
     ga.start = 0;
     ga.limit = kcap < (int)npoints ? kcap : (int)npoints;
     ga.resume = 0;
-    ga.nabove = q.ctr + KLT_QS_NABOVE;
+    ga.nabove = q->ctr + KLT_QS_NABOVE;
     ga.nslots = nslots;
     ga.map = kc->d_map;
     ga.ncols = ncols;
@@ -873,7 +885,7 @@ static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *
     ga.out_reach = ga.out_n + 2;
     const size_t nback = ((size_t)2 * nfeat + 3) * sizeof(uint32_t);
     const uint32_t *more = kc->h_feat + (size_t)F_COUNT * nfeat + 1;
-    int queued = 1;
+    *queued_out = 1;
     if (npoints > 0) {
         /* candidates computed ahead: the map above was made meanwhile */
         FOVEA_TRY(kc_spec_join(tc, kc));
@@ -887,13 +899,13 @@ static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *
          * after a synchronisation, rather than queued for every call. */
         while (ga.limit < ga.n) {
             FOVEA_TRY(call_sync(tc, kc));
-            queued = 0;
+            *queued_out = 0;
             if (*more == 0)
                 break;
-            queued = 1;
+            *queued_out = 1;
             kcap = kcap > INT32_MAX / 4 ? INT32_MAX : kcap * 4;
-            q.kcap = kcap;
-            FOVEA_TRY(kc_qs_launch(tc, kc, &q, 1, ga.out_more, 0, stream));
+            q->kcap = kcap;
+            FOVEA_TRY(kc_qs_launch(tc, kc, q, 1, ga.out_more, 0, stream));
             ga.start = ga.limit;
             ga.limit = kcap < ga.n ? kcap : ga.n;
             ga.resume = 1;
@@ -906,8 +918,15 @@ static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *
         FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
                                 cudaMemcpyDeviceToHost, stream));
     }
-    FOVEA_TRY(call_end_q(tc, kc, queued));
+    return FOVEA_OK;
+}
 
+/* Selection, stage 5: the features taken (on the host after call_end) into
+ * the list's slots, the rest marked not found. */
+static int kc_sel_write_back(KLT_TrackingContext tc, kc_state *kc, KLT_FeatureList fl,
+                             int replace, int ncols, int nslots)
+{
+    const int nfeat = fl->nFeatures;
     const int32_t *tpix = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_PIX * nfeat);
     const int32_t *tval = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_VAL * nfeat);
     int taken = (int)kc->h_feat[(size_t)F_COUNT * nfeat];
@@ -923,6 +942,44 @@ static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *
             klt_feature_set(f, -1.0f, -1.0f, KLT_NOT_FOUND);
     }
     return FOVEA_OK;
+}
+
+static int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *img, int ncols,
+                     int nrows, KLT_FeatureList fl, int replace)
+{
+    klt_fix_window(tc, replace ? "KLTReplaceLostFeatures" : "KLTSelectGoodFeatures");
+    FOVEA_TRY(call_begin(tc, kc));
+    cudaStream_t stream = kc_stream(kc);
+
+    const float *gx = NULL, *gy = NULL;
+    FOVEA_TRY(kc_sel_gradients(tc, kc, img, ncols, nrows, replace, &gx, &gy));
+
+    /* candidate grid, as select.c */
+    kc_cand_grid grid;
+    int grc = kc_grid_make(tc, gx, gy, ncols, nrows, &grid);
+    if (grc == FOVEA_ERR_INVALID_ARG)
+        return klt_fail(tc, grc, "nSkippedPixels must be >= 0");
+    if (grc < 0)
+        return klt_fail(tc, grc, "selection: too many candidates");
+
+    if (tc->mindist < 0) {
+        klt_log(tc, FOVEA_LOG_WARNING, "mindist is negative (%d); setting to zero", tc->mindist);
+        tc->mindist = 0;
+    }
+    const int nfeat = fl->nFeatures;
+    FOVEA_TRY(feat_ensure(tc, kc, nfeat));
+
+    klt_cuda_qs q;
+    int kcap = 0;
+    FOVEA_TRY(kc_sel_sort(tc, kc, fl, replace, &grid, stream, &q, &kcap));
+    const int d = tc->mindist - 1;
+    int nslots = 0;
+    FOVEA_TRY(kc_sel_block(tc, kc, fl, replace, ncols, nrows, d, stream, &nslots));
+    int queued = 1;
+    FOVEA_TRY(kc_sel_greedy(tc, kc, &q, kcap, grid.npoints, nfeat, nslots, ncols, nrows, d, stream,
+                            &queued));
+    FOVEA_TRY(call_end_q(tc, kc, queued));
+    return kc_sel_write_back(tc, kc, fl, replace, ncols, nslots);
 }
 
 /* Affine consistency check of the features just tracked, on the host (the
