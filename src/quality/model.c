@@ -1,0 +1,753 @@
+/* The VMAF model: loading libvmaf's JSON model format and predicting a frame's
+ * score (nu-SVR with the RBF kernel). Written from libvmaf 3.2.0's public
+ * source (read_json_model.c, predict.c, svm.cpp) without copying it;
+ * docs/quality.md ("VMAF model") is the specification. */
+#include "quality/model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/core.h"
+#include "fovea/fovea.h"
+
+static const char *const feature_names[VMAF_FEATURE_KINDS] = {
+    "VMAF_integer_feature_adm2_score",       "VMAF_integer_feature_motion2_score",
+    "VMAF_integer_feature_vif_scale0_score", "VMAF_integer_feature_vif_scale1_score",
+    "VMAF_integer_feature_vif_scale2_score", "VMAF_integer_feature_vif_scale3_score",
+};
+
+const char *vmaf_feature_name(vmaf_feature_kind k)
+{
+    return (unsigned)k < VMAF_FEATURE_KINDS ? feature_names[k] : "?";
+}
+
+static void default_opts(vmaf_feature_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->adm_enhn_gain_limit = 100.0;
+    o->adm_norm_view_dist = 3.0;
+    o->adm_ref_display_height = 1080;
+    o->vif_enhn_gain_limit = 100.0;
+    o->motion_fps_weight = 1.0;
+    o->motion_max_val = 10000.0;
+    o->motion_blend_factor = 1.0;
+    o->motion_blend_offset = 40.0;
+}
+
+void vmaf_model_free(vmaf_model **m)
+{
+    if (!m || !*m)
+        return;
+    free((*m)->sv_coef);
+    free((*m)->sv);
+    free((*m)->sv_nodes);
+    free(*m);
+    *m = NULL;
+}
+
+/* ------------------------------------------------------------ libsvm text */
+
+/* The libsvm model text ("svm_type nu_svr\nkernel_type rbf\n...SV\n<lines>"):
+ * a header of keyword/value tokens up to "SV", then total_sv lines of
+ * "coef index:value ...". Numbers are read with strtod (what libsvm's
+ * istream >> double gives for these texts) and must be finite. */
+typedef struct svm_text {
+    const char *p, *end;
+} svm_text;
+
+static int is_sep(char c)
+{
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+/* Next whitespace-separated token of the header into buf. 0 at the end. */
+static int next_token(svm_text *t, char *buf, size_t bufsz)
+{
+    while (t->p < t->end && is_sep(*t->p))
+        t->p++;
+    size_t n = 0;
+    while (t->p < t->end && !is_sep(*t->p)) {
+        if (n + 1 >= bufsz)
+            return -1;
+        buf[n++] = *t->p++;
+    }
+    buf[n] = '\0';
+    return n > 0;
+}
+
+/* A finite double from a whole token. */
+static int parse_double(const char *s, double *v)
+{
+    if (!*s)
+        return 0;
+    char *e = NULL;
+    errno = 0;
+    double d = strtod(s, &e);
+    if (*e != '\0' || !isfinite(d))
+        return 0;
+    *v = d;
+    return 1;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *v)
+{
+    if (!*s)
+        return 0;
+    char *e = NULL;
+    errno = 0;
+    long l = strtol(s, &e, 10);
+    if (*e != '\0' || errno || l < lo || l > hi)
+        return 0;
+    *v = l;
+    return 1;
+}
+
+static int parse_svm(vmaf_model *m, const char *text, size_t len, char *err, size_t errsz)
+{
+    const int bad = FOVEA_ERR_CORRUPT;
+    svm_text t = {text, text + len};
+    char tok[64], val[64];
+    int have_type = 0, have_kernel = 0, have_gamma = 0, have_nr_class = 0, have_rho = 0;
+    long total_sv = -1;
+    for (;;) {
+        int r = next_token(&t, tok, sizeof(tok));
+        if (r < 0)
+            return fv_errbuf(err, errsz, bad, "model: libsvm header: token too long");
+        if (r == 0)
+            return fv_errbuf(err, errsz, bad, "model: libsvm text ends before \"SV\"");
+        if (!strcmp(tok, "SV"))
+            break;
+        if (next_token(&t, val, sizeof(val)) != 1)
+            return fv_errbuf(err, errsz, bad, "model: libsvm header: %s has no value", tok);
+        if (!strcmp(tok, "svm_type")) {
+            if (strcmp(val, "nu_svr") && strcmp(val, "epsilon_svr"))
+                return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
+                                 "model: svm_type %s: only nu_svr and epsilon_svr are supported",
+                                 val);
+            have_type = 1;
+        } else if (!strcmp(tok, "kernel_type")) {
+            if (strcmp(val, "rbf"))
+                return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
+                                 "model: kernel_type %s: only rbf is supported", val);
+            have_kernel = 1;
+        } else if (!strcmp(tok, "gamma")) {
+            if (!parse_double(val, &m->gamma))
+                return fv_errbuf(err, errsz, bad, "model: gamma: not a finite number");
+            have_gamma = 1;
+        } else if (!strcmp(tok, "nr_class")) {
+            long n;
+            if (!parse_int(val, 2, 2, &n))
+                return fv_errbuf(err, errsz, bad, "model: nr_class: must be 2 for a regression");
+            have_nr_class = 1;
+        } else if (!strcmp(tok, "total_sv")) {
+            if (!parse_int(val, 1, VMAF_MODEL_MAX_SV, &total_sv))
+                return fv_errbuf(err, errsz, bad, "model: total_sv: must be an integer in [1, %d]",
+                                 VMAF_MODEL_MAX_SV);
+        } else if (!strcmp(tok, "rho")) {
+            if (!have_nr_class)
+                return fv_errbuf(err, errsz, bad, "model: rho before nr_class");
+            if (!parse_double(val, &m->rho))
+                return fv_errbuf(err, errsz, bad, "model: rho: not a finite number");
+            have_rho = 1;
+        } else if (!strcmp(tok, "degree") || !strcmp(tok, "coef0")) {
+            double unused;
+            if (!parse_double(val, &unused))
+                return fv_errbuf(err, errsz, bad, "model: %s: not a finite number", tok);
+        } else {
+            return fv_errbuf(err, errsz, bad, "model: libsvm header: unknown keyword \"%.40s\"",
+                             tok);
+        }
+    }
+    if (!have_type || !have_kernel || !have_gamma || !have_nr_class || !have_rho ||
+        total_sv < 0)
+        return fv_errbuf(err, errsz, bad,
+                         "model: libsvm header needs svm_type, kernel_type, gamma, nr_class, "
+                         "total_sv and rho");
+    /* the rest of the "SV" line */
+    while (t.p < t.end && *t.p != '\n') {
+        if (!is_sep(*t.p))
+            return fv_errbuf(err, errsz, bad, "model: text after \"SV\"");
+        t.p++;
+    }
+    if (t.p < t.end)
+        t.p++;
+
+    /* every vector holds at most VMAF_MODEL_MAX_FEATURES components and its end */
+    const size_t max_nodes = (size_t)total_sv * (VMAF_MODEL_MAX_FEATURES + 1);
+    m->n_sv = (int)total_sv;
+    m->sv_coef = calloc((size_t)total_sv, sizeof(*m->sv_coef));
+    m->sv = calloc((size_t)total_sv, sizeof(*m->sv));
+    /* the text holds at least 4 bytes per component ("1:0 "), which bounds it too */
+    size_t cap = len / 4 + (size_t)total_sv + 1;
+    if (cap > max_nodes)
+        cap = max_nodes;
+    m->sv_nodes = calloc(cap, sizeof(*m->sv_nodes));
+    if (!m->sv_coef || !m->sv || !m->sv_nodes)
+        return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "model: out of memory");
+    size_t used = 0;
+    size_t *start = calloc((size_t)total_sv, sizeof(*start));
+    if (!start)
+        return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "model: out of memory");
+    int rc = FOVEA_OK;
+    for (long i = 0; i < total_sv && rc == FOVEA_OK; i++) {
+        if (t.p >= t.end) {
+            rc = fv_errbuf(err, errsz, bad, "model: %ld support vectors, total_sv says %ld", i,
+                           total_sv);
+            break;
+        }
+        const char *eol = memchr(t.p, '\n', (size_t)(t.end - t.p));
+        if (!eol)
+            eol = t.end;
+        svm_text line = {t.p, eol};
+        t.p = eol < t.end ? eol + 1 : eol;
+        int r = next_token(&line, tok, sizeof(tok));
+        if (r != 1 || !parse_double(tok, &m->sv_coef[i])) {
+            rc = fv_errbuf(err, errsz, bad, "model: support vector %ld: bad coefficient", i + 1);
+            break;
+        }
+        start[i] = used;
+        int last = 0;
+        while ((r = next_token(&line, tok, sizeof(tok))) == 1) {
+            char *colon = strchr(tok, ':');
+            long idx;
+            double v;
+            if (!colon) {
+                rc = fv_errbuf(err, errsz, bad, "model: support vector %ld: \"%.40s\" is not "
+                               "index:value", i + 1, tok);
+                break;
+            }
+            *colon = '\0';
+            if (!parse_int(tok, 1, VMAF_MODEL_MAX_FEATURES, &idx) || idx <= last) {
+                rc = fv_errbuf(err, errsz, bad, "model: support vector %ld: indices must be "
+                               "ascending integers in [1, %d]", i + 1, VMAF_MODEL_MAX_FEATURES);
+                break;
+            }
+            if (!parse_double(colon + 1, &v)) {
+                rc = fv_errbuf(err, errsz, bad, "model: support vector %ld: value of index %ld "
+                               "is not a finite number", i + 1, idx);
+                break;
+            }
+            if (used + 1 >= cap) {
+                rc = fv_errbuf(err, errsz, bad, "model: support vectors too large");
+                break;
+            }
+            m->sv_nodes[used].index = (int)idx;
+            m->sv_nodes[used].value = v;
+            used++;
+            last = (int)idx;
+        }
+        if (rc == FOVEA_OK && r < 0)
+            rc = fv_errbuf(err, errsz, bad, "model: support vector %ld: token too long", i + 1);
+        if (rc == FOVEA_OK) {
+            m->sv_nodes[used].index = -1;
+            m->sv_nodes[used].value = 0.0;
+            used++;
+        }
+    }
+    if (rc == FOVEA_OK) {
+        while (t.p < t.end && is_sep(*t.p))
+            t.p++;
+        if (t.p < t.end)
+            rc = fv_errbuf(err, errsz, bad, "model: more support vectors than total_sv (%ld)",
+                           total_sv);
+    }
+    if (rc == FOVEA_OK)
+        for (long i = 0; i < total_sv; i++)
+            m->sv[i] = m->sv_nodes + start[i];
+    free(start);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+/* Two members of obj with the same name: libvmaf would take the last one, cJSON
+ * the first; refuse the ambiguity. */
+static const char *duplicate_key(const cJSON *obj)
+{
+    for (const cJSON *a = obj->child; a; a = a->next)
+        for (const cJSON *b = a->next; b; b = b->next)
+            if (a->string && b->string && !strcmp(a->string, b->string))
+                return a->string;
+    return NULL;
+}
+
+static int finite_number(const cJSON *v)
+{
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble);
+}
+
+/* A numeric array of exactly n finite numbers. */
+static int number_array(const cJSON *a, int n)
+{
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
+        return 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, a)
+    {
+        if (!finite_number(v))
+            return 0;
+    }
+    return 1;
+}
+
+static int parse_opts(vmaf_model_feature *f, const cJSON *obj, int i, char *err, size_t errsz)
+{
+    const int bad = FOVEA_ERR_CORRUPT;
+    if (!cJSON_IsObject(obj))
+        return fv_errbuf(err, errsz, bad, "model: feature_opts_dicts[%d]: not an object", i);
+    const char *dup = duplicate_key(obj);
+    if (dup)
+        return fv_errbuf(err, errsz, bad, "model: feature_opts_dicts[%d]: \"%.40s\" twice", i, dup);
+    vmaf_feature_opts *o = &f->opts;
+    const int adm = f->kind == VMAF_FEATURE_ADM2, motion = f->kind == VMAF_FEATURE_MOTION2;
+    const int vif = !adm && !motion;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, obj)
+    {
+        const char *k = v->string;
+        double *d = NULL;
+        int *b = NULL;
+        double lo = 0, hi = 0;
+        if (adm && !strcmp(k, "adm_enhn_gain_limit")) {
+            d = &o->adm_enhn_gain_limit, lo = 1.0, hi = 100.0;
+        } else if (adm && !strcmp(k, "adm_norm_view_dist")) {
+            d = &o->adm_norm_view_dist, lo = 0.75, hi = 24.0;
+        } else if (adm && !strcmp(k, "adm_ref_display_height")) {
+            if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1 && v->valuedouble <= 4320) ||
+                v->valuedouble != (int)v->valuedouble)
+                return fv_errbuf(err, errsz, bad, "model: feature_opts_dicts[%d]."
+                                 "adm_ref_display_height: must be an integer in [1, 4320]", i);
+            o->adm_ref_display_height = (int)v->valuedouble;
+            continue;
+        } else if (vif && !strcmp(k, "vif_enhn_gain_limit")) {
+            d = &o->vif_enhn_gain_limit, lo = 1.0, hi = 100.0;
+        } else if (motion && !strcmp(k, "motion_force_zero")) {
+            b = &o->motion_force_zero;
+        } else if (motion && !strcmp(k, "motion_moving_average")) {
+            b = &o->motion_moving_average;
+        } else if (motion && !strcmp(k, "motion_fps_weight")) {
+            d = &o->motion_fps_weight, lo = 0.0, hi = 5.0;
+        } else if (motion && !strcmp(k, "motion_max_val")) {
+            d = &o->motion_max_val, lo = 0.0, hi = 10000.0;
+        } else if (motion && !strcmp(k, "motion_blend_factor")) {
+            d = &o->motion_blend_factor, lo = 0.0, hi = 1.0;
+        } else if (motion && !strcmp(k, "motion_blend_offset")) {
+            d = &o->motion_blend_offset, lo = 0.0, hi = 1000.0;
+        } else {
+            return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
+                             "model: feature_opts_dicts[%d]: option \"%.40s\" unknown for %s", i,
+                             k, vmaf_feature_name(f->kind));
+        }
+        if (b) {
+            if (!cJSON_IsBool(v))
+                return fv_errbuf(err, errsz, bad,
+                                 "model: feature_opts_dicts[%d].%s: must be true or false", i, k);
+            *b = cJSON_IsTrue(v);
+        } else {
+            if (!finite_number(v) || !(v->valuedouble >= lo && v->valuedouble <= hi))
+                return fv_errbuf(err, errsz, bad,
+                                 "model: feature_opts_dicts[%d].%s: must be a number in [%g, %g]",
+                                 i, k, lo, hi);
+            *d = v->valuedouble;
+        }
+    }
+    return FOVEA_OK;
+}
+
+static int parse_transform(vmaf_model *m, const cJSON *st, char *err, size_t errsz)
+{
+    const int bad = FOVEA_ERR_CORRUPT;
+    if (!cJSON_IsObject(st))
+        return fv_errbuf(err, errsz, bad, "model: score_transform: not an object");
+    const char *dup = duplicate_key(st);
+    if (dup)
+        return fv_errbuf(err, errsz, bad, "model: score_transform: \"%.40s\" twice", dup);
+    m->transform.present = 1;
+    static const char *const pname[3] = {"p0", "p1", "p2"};
+    const cJSON *v;
+    cJSON_ArrayForEach(v, st)
+    {
+        const char *k = v->string;
+        int pi = -1;
+        for (int j = 0; j < 3; j++)
+            if (!strcmp(k, pname[j]))
+                pi = j;
+        if (pi >= 0) {
+            if (cJSON_IsNull(v))
+                continue;
+            if (!finite_number(v))
+                return fv_errbuf(err, errsz, bad,
+                                 "model: score_transform.%s: must be a number or null", k);
+            m->transform.p_enabled[pi] = 1;
+            m->transform.p[pi] = v->valuedouble;
+        } else if (!strcmp(k, "enabled")) {
+            if (!cJSON_IsBool(v))
+                return fv_errbuf(err, errsz, bad,
+                                 "model: score_transform.enabled: must be true or false");
+            m->transform.enabled = cJSON_IsTrue(v);
+        } else if (!strcmp(k, "out_lte_in") || !strcmp(k, "out_gte_in")) {
+            if (!cJSON_IsString(v))
+                return fv_errbuf(err, errsz, bad,
+                                 "model: score_transform.%s: must be the string \"true\" or "
+                                 "\"false\"", k);
+            int on = !strcmp(v->valuestring, "true");
+            if (k[4] == 'l')
+                m->transform.out_lte_in = on;
+            else
+                m->transform.out_gte_in = on;
+        } else if (!strcmp(k, "knots")) {
+            if (cJSON_IsNull(v))
+                continue;
+            const int n = cJSON_GetArraySize(v);
+            if (!cJSON_IsArray(v) || n < 2 || n > VMAF_MODEL_MAX_KNOTS)
+                return fv_errbuf(err, errsz, bad,
+                                 "model: score_transform.knots: must be null or 2 to %d [x, y] "
+                                 "pairs", VMAF_MODEL_MAX_KNOTS);
+            int j = 0;
+            const cJSON *kn;
+            cJSON_ArrayForEach(kn, v)
+            {
+                if (!number_array(kn, 2))
+                    return fv_errbuf(err, errsz, bad,
+                                     "model: score_transform.knots[%d]: must be [x, y]", j);
+                m->transform.knot_x[j] = cJSON_GetArrayItem(kn, 0)->valuedouble;
+                m->transform.knot_y[j] = cJSON_GetArrayItem(kn, 1)->valuedouble;
+                /* libvmaf's mapping gives up (and scores 0) otherwise */
+                if (j > 0 && !(m->transform.knot_x[j - 1] < m->transform.knot_x[j] &&
+                               m->transform.knot_y[j - 1] <= m->transform.knot_y[j]))
+                    return fv_errbuf(err, errsz, bad,
+                                     "model: score_transform.knots: x must increase and y must "
+                                     "not decrease");
+                j++;
+            }
+            m->transform.n_knots = n;
+        }
+        /* other members are ignored, as libvmaf does */
+    }
+    return FOVEA_OK;
+}
+
+static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t errsz)
+{
+    const int bad = FOVEA_ERR_CORRUPT;
+    if (!cJSON_IsObject(md))
+        return fv_errbuf(err, errsz, bad, "model: model_dict: missing or not an object");
+    const char *dup = duplicate_key(md);
+    if (dup)
+        return fv_errbuf(err, errsz, bad, "model: model_dict: \"%.40s\" twice", dup);
+
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(md, "model_type");
+    if (!cJSON_IsString(v))
+        return fv_errbuf(err, errsz, bad, "model: model_dict.model_type: missing");
+    if (strcmp(v->valuestring, "LIBSVMNUSVR"))
+        return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
+                         "model: model_type \"%.40s\": only LIBSVMNUSVR is supported",
+                         v->valuestring);
+
+    if (cJSON_GetObjectItemCaseSensitive(md, "chroma_correction_parameter"))
+        return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
+                         "model: chroma_correction_parameter is not supported");
+
+    v = cJSON_GetObjectItemCaseSensitive(md, "feature_names");
+    const int nf = cJSON_GetArraySize(v);
+    if (!cJSON_IsArray(v) || nf < 1 || nf > VMAF_MODEL_MAX_FEATURES)
+        return fv_errbuf(err, errsz, bad,
+                         "model: model_dict.feature_names: must be an array of 1 to %d names",
+                         VMAF_MODEL_MAX_FEATURES);
+    m->n_features = nf;
+    int i = 0;
+    const cJSON *name;
+    cJSON_ArrayForEach(name, v)
+    {
+        if (!cJSON_IsString(name))
+            return fv_errbuf(err, errsz, bad, "model: feature_names[%d]: not a string", i);
+        int k = 0;
+        while (k < VMAF_FEATURE_KINDS && strcmp(name->valuestring, feature_names[k]))
+            k++;
+        if (k == VMAF_FEATURE_KINDS)
+            return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
+                             "model: feature_names[%d]: \"%.60s\" is not supported", i,
+                             name->valuestring);
+        m->feature[i].kind = (vmaf_feature_kind)k;
+        default_opts(&m->feature[i].opts);
+        i++;
+    }
+
+    v = cJSON_GetObjectItemCaseSensitive(md, "norm_type");
+    if (!cJSON_IsString(v))
+        return fv_errbuf(err, errsz, bad, "model: model_dict.norm_type: missing");
+    if (!strcmp(v->valuestring, "linear_rescale"))
+        m->norm_type = VMAF_NORM_LINEAR_RESCALE;
+    else if (!strcmp(v->valuestring, "none"))
+        m->norm_type = VMAF_NORM_NONE;
+    else
+        return fv_errbuf(err, errsz, bad,
+                         "model: norm_type \"%.40s\": must be linear_rescale or none",
+                         v->valuestring);
+    if (m->norm_type == VMAF_NORM_LINEAR_RESCALE) {
+        const cJSON *sl = cJSON_GetObjectItemCaseSensitive(md, "slopes");
+        const cJSON *ic = cJSON_GetObjectItemCaseSensitive(md, "intercepts");
+        if (!number_array(sl, nf + 1) || !number_array(ic, nf + 1))
+            return fv_errbuf(err, errsz, bad,
+                             "model: slopes and intercepts: must be arrays of %d finite numbers "
+                             "(the score's, then one per feature)", nf + 1);
+        m->slope = cJSON_GetArrayItem(sl, 0)->valuedouble;
+        m->intercept = cJSON_GetArrayItem(ic, 0)->valuedouble;
+        if (m->slope == 0.0)
+            return fv_errbuf(err, errsz, bad, "model: slopes[0]: must not be 0");
+        for (int j = 0; j < nf; j++) {
+            m->feature[j].slope = cJSON_GetArrayItem(sl, j + 1)->valuedouble;
+            m->feature[j].intercept = cJSON_GetArrayItem(ic, j + 1)->valuedouble;
+        }
+    }
+
+    v = cJSON_GetObjectItemCaseSensitive(md, "feature_opts_dicts");
+    if (v) {
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > nf)
+            return fv_errbuf(err, errsz, bad,
+                             "model: feature_opts_dicts: must be an array of at most %d objects",
+                             nf);
+        i = 0;
+        const cJSON *o;
+        cJSON_ArrayForEach(o, v)
+        {
+            int rc = parse_opts(&m->feature[i], o, i, err, errsz);
+            if (rc < 0)
+                return rc;
+            i++;
+        }
+    }
+
+    v = cJSON_GetObjectItemCaseSensitive(md, "score_clip");
+    if (v) {
+        if (!number_array(v, 2) ||
+            !(cJSON_GetArrayItem(v, 0)->valuedouble <= cJSON_GetArrayItem(v, 1)->valuedouble))
+            return fv_errbuf(err, errsz, bad, "model: score_clip: must be [min, max], min <= max");
+        m->clip_enabled = 1;
+        m->clip_min = cJSON_GetArrayItem(v, 0)->valuedouble;
+        m->clip_max = cJSON_GetArrayItem(v, 1)->valuedouble;
+    }
+
+    v = cJSON_GetObjectItemCaseSensitive(md, "score_transform");
+    if (v) {
+        int rc = parse_transform(m, v, err, errsz);
+        if (rc < 0)
+            return rc;
+    }
+
+    v = cJSON_GetObjectItemCaseSensitive(md, "model");
+    if (!cJSON_IsString(v))
+        return fv_errbuf(err, errsz, bad, "model: model_dict.model: missing libsvm text");
+    int rc = parse_svm(m, v->valuestring, strlen(v->valuestring), err, errsz);
+    if (rc < 0)
+        return rc;
+    for (int s = 0; s < m->n_sv; s++)
+        for (const vmaf_svm_node *n = m->sv[s]; n->index != -1; n++)
+            if (n->index > nf)
+                return fv_errbuf(err, errsz, bad,
+                                 "model: support vector %d: index %d beyond the %d features",
+                                 s + 1, n->index, nf);
+    return FOVEA_OK;
+}
+
+int vmaf_model_parse(vmaf_model **out, const char *json, size_t len, char *err, size_t errsz)
+{
+    if (err && errsz)
+        err[0] = '\0';
+    if (!out)
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "model: NULL argument");
+    *out = NULL;
+    if (!json)
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "model: NULL argument");
+    if (len > VMAF_MODEL_FILE_LIMIT)
+        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "model: larger than %d bytes",
+                         VMAF_MODEL_FILE_LIMIT);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
+    if (!root)
+        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "model: invalid JSON%s",
+                         len ? " (truncated or malformed)" : ": empty input");
+    size_t pos = end ? (size_t)(end - json) : len;
+    while (pos < len && (json[pos] == ' ' || json[pos] == '\t' || json[pos] == '\n' ||
+                         json[pos] == '\r'))
+        pos++;
+    if (pos < len && json[pos] != '\0') {
+        cJSON_Delete(root);
+        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "model: text after the JSON value");
+    }
+    vmaf_model *m = calloc(1, sizeof(*m));
+    if (!m) {
+        cJSON_Delete(root);
+        return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "model: out of memory");
+    }
+    int rc;
+    if (!cJSON_IsObject(root))
+        rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "model: not a JSON object");
+    else
+        rc = parse_model_dict(m, cJSON_GetObjectItemCaseSensitive(root, "model_dict"), err,
+                              errsz);
+    cJSON_Delete(root);
+    if (rc < 0) {
+        vmaf_model_free(&m);
+        return rc;
+    }
+    *out = m;
+    return FOVEA_OK;
+}
+
+int vmaf_model_load(vmaf_model **out, const char *path, char *err, size_t errsz)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !path)
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "model: NULL argument");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = malloc((size_t)VMAF_MODEL_FILE_LIMIT + 1);
+    if (!buf) {
+        fclose(f);
+        return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "%s: out of memory", path);
+    }
+    size_t n = fread(buf, 1, (size_t)VMAF_MODEL_FILE_LIMIT + 1, f);
+    int rd_err = ferror(f);
+    fclose(f);
+    if (rd_err) {
+        free(buf);
+        return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error", path);
+    }
+    char msg[512];
+    int rc = vmaf_model_parse(out, buf, n, msg, sizeof(msg));
+    free(buf);
+    if (rc < 0)
+        return fv_errbuf(err, errsz, rc, "%s: %s", path, msg);
+    return rc;
+}
+
+int vmaf_model_load_version(vmaf_model **out, const char *version, char *err, size_t errsz)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !version)
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "model: NULL argument");
+    if (strcmp(version, "vmaf_v0.6.1"))
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
+                         "model: no built-in model \"%.60s\" (built in: vmaf_v0.6.1)", version);
+    return vmaf_model_parse(out, (const char *)vmaf_model_builtin_v0_6_1,
+                            vmaf_model_builtin_v0_6_1_size, err, errsz);
+}
+
+/* ------------------------------------------------------------ prediction */
+
+/* libsvm's RBF kernel exp(-gamma * |x - y|^2) on sparse vectors: the squared
+ * distance is summed in ascending index order, a component present in one
+ * vector only adding its square. */
+static double rbf(const vmaf_svm_node *x, const vmaf_svm_node *y, double gamma)
+{
+    double sum = 0;
+    while (x->index != -1 && y->index != -1) {
+        if (x->index == y->index) {
+            const double d = x->value - y->value;
+            sum += d * d;
+            x++;
+            y++;
+        } else if (x->index > y->index) {
+            sum += y->value * y->value;
+            y++;
+        } else {
+            sum += x->value * x->value;
+            x++;
+        }
+    }
+    for (; x->index != -1; x++)
+        sum += x->value * x->value;
+    for (; y->index != -1; y++)
+        sum += y->value * y->value;
+    return exp(-gamma * sum);
+}
+
+/* libvmaf's piecewise-linear mapping: every segment is visited in order and
+ * the last one that covers x (or extends past the first/last knot) wins. */
+static double knots_map(const vmaf_model *m, double x)
+{
+    const int nseg = m->transform.n_knots - 1;
+    const double *kx = m->transform.knot_x, *ky = m->transform.knot_y;
+    double y = 0.0;
+    for (int i = 0; i < nseg; i++) {
+        const int c0 = kx[i] <= x, c1 = x <= kx[i + 1];
+        double v;
+        if (ky[i] == ky[i + 1]) {
+            v = ky[i];
+        } else {
+            double a, b;
+            if (kx[i] == 0) {
+                b = ky[i];
+                a = (ky[i + 1] - b) / kx[i + 1];
+            } else {
+                a = (ky[i + 1] - ky[i]) / (kx[i + 1] - kx[i]);
+                b = ky[i] - kx[i] * a;
+            }
+            v = a * x + b;
+        }
+        if ((c0 && c1) || (i == 0 && x < kx[i]) || (i == nseg - 1 && x > kx[i + 1]))
+            y = v;
+    }
+    return y;
+}
+
+double vmaf_model_predict(const vmaf_model *m, const double *features, int flags)
+{
+    vmaf_svm_node x[VMAF_MODEL_MAX_FEATURES + 1];
+    for (int i = 0; i < m->n_features; i++) {
+        double v = features[i];
+        if (m->norm_type == VMAF_NORM_LINEAR_RESCALE)
+            v = m->feature[i].slope * v + m->feature[i].intercept;
+        x[i].index = i + 1;
+        x[i].value = v;
+    }
+    x[m->n_features].index = -1;
+    x[m->n_features].value = 0.0;
+
+    double sum = 0;
+    for (int s = 0; s < m->n_sv; s++)
+        sum += m->sv_coef[s] * rbf(x, m->sv[s], m->gamma);
+    sum -= m->rho;
+
+    double y = sum;
+    if (m->norm_type == VMAF_NORM_LINEAR_RESCALE)
+        y = (y - m->intercept) / m->slope;
+
+    if (m->transform.present &&
+        (m->transform.enabled || (flags & VMAF_PREDICT_ENABLE_TRANSFORM))) {
+        const double in = y;
+        double out = in;
+        if (m->transform.p_enabled[0] || m->transform.p_enabled[1] || m->transform.p_enabled[2]) {
+            out = 0.;
+            if (m->transform.p_enabled[0])
+                out += m->transform.p[0];
+            if (m->transform.p_enabled[1])
+                out += m->transform.p[1] * in;
+            if (m->transform.p_enabled[2])
+                out += m->transform.p[2] * in * in;
+        }
+        if (m->transform.n_knots)
+            out = knots_map(m, out);
+        if (m->transform.out_lte_in)
+            out = out > in ? in : out;
+        if (m->transform.out_gte_in)
+            out = out < in ? in : out;
+        y = out;
+    }
+
+    if (m->clip_enabled && !(flags & VMAF_PREDICT_DISABLE_CLIP)) {
+        y = y < m->clip_min ? m->clip_min : y;
+        y = y > m->clip_max ? m->clip_max : y;
+    }
+    return y;
+}

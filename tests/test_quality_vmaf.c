@@ -1,0 +1,350 @@
+/* VMAF v0.6.1 (src/quality/model.c, src/quality/vmaf_ref.c) against libvmaf
+ * 3.2.0: the model loader (built-in and file, malformed models refused), the
+ * prediction from libvmaf's own feature values, and the full per-frame score
+ * and its pooling from the frames, every golden case compared to the last bit. */
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "quality/model.h"
+#include "quality/vmaf_ref.h"
+#include "testutil.h"
+
+static const char *const lib_names[VMAF_FEATURE_KINDS] = {
+    "integer_adm2",       "integer_motion2",    "integer_vif_scale0",
+    "integer_vif_scale1", "integer_vif_scale2", "integer_vif_scale3",
+};
+
+static void test_loader(void)
+{
+    char err[512];
+    vmaf_model *m = NULL, *f = NULL;
+    REQUIRE(vmaf_model_load_version(&m, "vmaf_v0.6.1", err, sizeof(err)) == FOVEA_OK);
+    CHECK_EQ_INT(m->n_features, 6);
+    CHECK_EQ_INT(m->n_sv, 211);
+    CHECK(m->gamma == 0.04);
+    CHECK(m->rho == -1.33133);
+    CHECK(m->norm_type == VMAF_NORM_LINEAR_RESCALE);
+    CHECK(m->clip_enabled && m->clip_min == 0.0 && m->clip_max == 100.0);
+    CHECK(m->transform.present && !m->transform.enabled);
+    CHECK(m->feature[0].kind == VMAF_FEATURE_ADM2 && m->feature[1].kind == VMAF_FEATURE_MOTION2);
+    CHECK(m->feature[5].kind == VMAF_FEATURE_VIF_SCALE3);
+    CHECK(m->slope == 0.012020766332648465 && m->feature[5].intercept == -1.083428597549764);
+    /* the 4th support vector has no component 5: 4:-1.110223e-16 6:2.220446e-16 */
+    CHECK(m->sv[3][3].index == 4 && m->sv[3][4].index == 6 && m->sv[3][5].index == -1);
+    CHECK_EQ_INT(vmaf_model_load_version(&f, "vmaf_v0.6.2", err, sizeof(err)),
+                 FOVEA_ERR_INVALID_ARG);
+    CHECK(f == NULL && strstr(err, "vmaf_v0.6.2"));
+
+    const char *src = getenv("FOVEA_SOURCE_DIR");
+    if (src) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/models/vmaf_v0.6.1.json", src);
+        REQUIRE(vmaf_model_load(&f, path, err, sizeof(err)) == FOVEA_OK);
+        const double x[6] = {0.93, 3.5, 0.4, 0.8, 0.9, 0.95};
+        CHECK(vmaf_model_predict(f, x, 0) == vmaf_model_predict(m, x, 0));
+        /* the transform (p0 + p1 y + p2 y^2, never below y) only when asked */
+        const double plain = vmaf_model_predict(m, x, VMAF_PREDICT_DISABLE_CLIP);
+        const double tr = vmaf_model_predict(m, x, VMAF_PREDICT_ENABLE_TRANSFORM |
+                                                       VMAF_PREDICT_DISABLE_CLIP);
+        double want = 0.;
+        want += 1.70674692;
+        want += 1.72643844 * plain;
+        want += -0.00705305 * plain * plain;
+        CHECK(tr == (want < plain ? plain : want));
+        vmaf_model_free(&f);
+        CHECK(f == NULL);
+    }
+    CHECK_EQ_INT(vmaf_model_load(&f, "/nonexistent/model.json", err, sizeof(err)), FOVEA_ERR_IO);
+
+    /* malformed models: a clear message, nothing returned */
+    static const struct {
+        const char *json, *msg;
+    } bad[] = {
+        {"", "empty"},
+        {"{\"model_dict\": {", "invalid JSON"},
+        {"[]", "not a JSON object"},
+        {"{}", "model_dict"},
+        {"{\"model_dict\": {\"model_type\": \"BOOTSTRAP_LIBSVMNUSVR\"}}", "LIBSVMNUSVR"},
+        {"{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", \"feature_names\": "
+         "[\"VMAF_feature_vif_scale0_score\"]}}",
+         "not supported"},
+        {"{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", \"model_type\": \"LIBSVMNUSVR\"}}",
+         "twice"},
+        {"{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", \"feature_names\": "
+         "[\"VMAF_integer_feature_adm2_score\"], \"norm_type\": \"linear_rescale\", "
+         "\"slopes\": [1], \"intercepts\": [0, 0]}}",
+         "slopes"},
+        {"{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", \"feature_names\": "
+         "[\"VMAF_integer_feature_adm2_score\"], \"norm_type\": \"none\", "
+         "\"model\": \"svm_type nu_svr\\nkernel_type rbf\\ngamma 0.04\\nnr_class 2\\n"
+         "total_sv 2\\nrho 1\\nSV\\n1 1:0.5\\n\"}}",
+         "1 support vectors"},
+        {"{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", \"feature_names\": "
+         "[\"VMAF_integer_feature_adm2_score\"], \"norm_type\": \"none\", "
+         "\"model\": \"svm_type nu_svr\\nkernel_type rbf\\ngamma 0.04\\nnr_class 2\\n"
+         "total_sv 1\\nrho 1\\nSV\\n1 2:0.5\\n\"}}",
+         "beyond"},
+        {"{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", \"feature_names\": "
+         "[\"VMAF_integer_feature_adm2_score\"], \"norm_type\": \"none\", "
+         "\"model\": \"svm_type nu_svr\\nkernel_type poly\\n\"}}",
+         "rbf"},
+        {"{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", \"feature_names\": "
+         "[\"VMAF_integer_feature_adm2_score\"], \"norm_type\": \"none\", "
+         "\"feature_opts_dicts\": [{\"adm_enhn_gain_limit\": 0.5}]}}",
+         "adm_enhn_gain_limit"},
+        {"{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", \"feature_names\": "
+         "[\"VMAF_integer_feature_adm2_score\"], \"norm_type\": \"none\", "
+         "\"model\": \"svm_type nu_svr\\nkernel_type rbf\\ngamma nan\\n\"}}",
+         "gamma"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        int st = vmaf_model_parse(&f, bad[i].json, strlen(bad[i].json), err, sizeof(err));
+        CHECK(st < 0);
+        CHECK(f == NULL);
+        if (!strstr(err, bad[i].msg)) {
+            fprintf(stderr, "  bad model %zu: message \"%s\" lacks \"%s\"\n", i, err, bad[i].msg);
+            CHECK(0);
+        }
+    }
+    /* truncations of the real model never load */
+    for (size_t n = 0; n < vmaf_model_builtin_v0_6_1_size; n += 97) {
+        CHECK(vmaf_model_parse(&f, (const char *)vmaf_model_builtin_v0_6_1, n, err,
+                               sizeof(err)) < 0);
+        CHECK(f == NULL);
+    }
+    vmaf_model_free(&m);
+}
+
+/* The fuzz corpus (tests/fuzz/corpus/model): the valid_* models load, every
+ * other one is refused with a message. */
+static void test_corpus(void)
+{
+    const char *src = getenv("FOVEA_SOURCE_DIR");
+    if (!src)
+        return;
+    char dir[4096], path[8192], err[512];
+    snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/model", src);
+    DIR *d = opendir(dir);
+    REQUIRE(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        vmaf_model *m = NULL;
+        err[0] = '\0';
+        const int st = vmaf_model_load(&m, path, err, sizeof(err));
+        const int valid = strncmp(e->d_name, "valid_", 6) == 0;
+        if ((st == FOVEA_OK) != valid || (st != FOVEA_OK && !err[0])) {
+            fprintf(stderr, "  corpus %s: status %d (%s)\n", e->d_name, st, err);
+            CHECK(0);
+        }
+        vmaf_model_free(&m);
+        n++;
+    }
+    closedir(d);
+    CHECK(n >= 10);
+}
+
+static const cJSON *vmaf_set(const cJSON *root)
+{
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "features"),
+                                            "vmaf_v0.6.1");
+}
+
+/* The recorded code path whose values the C reference must match: the
+ * plain-C path (other_code_paths_that_differ.c_only*) where libvmaf's SIMD
+ * paths disagree, else the default per_frame / pooled. */
+static const cJSON *expected_section(const cJSON *set, const char *what, const char *name)
+{
+    const cJSON *path;
+    cJSON_ArrayForEach(path, cJSON_GetObjectItemCaseSensitive(set, "other_code_paths_that_differ"))
+    {
+        if (strncmp(path->string, "c_only", 6) != 0)
+            continue;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(path, what), name);
+        if (v)
+            return v;
+    }
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(set, what), name);
+}
+
+static double expected_frame(const cJSON *set, const char *name, int i)
+{
+    const cJSON *v = cJSON_GetArrayItem(expected_section(set, "per_frame", name), i);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+typedef struct case_result {
+    int frames, exact, from_features_exact, pooled, pooled_exact;
+    double max_diff;
+} case_result;
+
+static void compare(const char *cs, const char *what, int i, double got, double want, int *exact,
+                    case_result *res, int *shown)
+{
+    if (got == want) {
+        (*exact)++;
+        return;
+    }
+    double d = fabs(got - want);
+    if (!(d <= res->max_diff))
+        res->max_diff = d;
+    if ((*shown)++ < 4)
+        fprintf(stderr, "  %s %s %d: got %.17g, expected %.17g\n", cs, what, i, got, want);
+}
+
+/* Returns 0 when the case's vmaf_v0.6.1 section is not golden. */
+static int run_case(const char *dir, const char *cs, const vmaf_model *m, case_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s/expected.json", dir, cs);
+    char *text = test_read_text(path);
+    REQUIRE(text);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    REQUIRE(root);
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "status"), "vmaf_v0.6.1");
+    if (!cJSON_IsString(st) || strstr(st->valuestring, "UNSTABLE")) {
+        cJSON_Delete(root);
+        return 0;
+    }
+    const cJSON *set = vmaf_set(root);
+    int shown = 0;
+
+    fovea_reader *rr = NULL, *rd = NULL;
+    snprintf(path, sizeof(path), "%s/%s/ref.y4m", dir, cs);
+    REQUIRE(fovea_reader_open(NULL, &rr, path, NULL) == FOVEA_OK);
+    snprintf(path, sizeof(path), "%s/%s/dis.y4m", dir, cs);
+    REQUIRE(fovea_reader_open(NULL, &rd, path, NULL) == FOVEA_OK);
+    fovea_frame fr, fd;
+    memset(&fr, 0, sizeof(fr));
+    memset(&fd, 0, sizeof(fd));
+    vmaf_ref *s = NULL;
+    REQUIRE(vmaf_ref_open(&s, m, 0) == FOVEA_OK);
+    for (;;) {
+        int a = fovea_reader_read(rr, &fr), b = fovea_reader_read(rd, &fd);
+        vmaf_frame_score sc;
+        int got;
+        if (a == FOVEA_EOF || b == FOVEA_EOF) {
+            got = vmaf_ref_flush(s, &sc);
+        } else {
+            REQUIRE(a == FOVEA_OK && b == FOVEA_OK);
+            got = vmaf_ref_push(s, &fr, &fd, &sc);
+        }
+        REQUIRE(got >= 0);
+        if (got == 1) {
+            const int i = (int)sc.frame;
+            CHECK_EQ_INT(i, res->frames);
+            res->frames++;
+            compare(cs, "vmaf frame", i, sc.vmaf, expected_frame(set, "vmaf", i), &res->exact,
+                    res, &shown);
+            /* the model alone, on libvmaf's own feature values */
+            double x[VMAF_MODEL_MAX_FEATURES];
+            for (int k = 0; k < m->n_features; k++)
+                x[k] = expected_frame(set, lib_names[m->feature[k].kind], i);
+            compare(cs, "vmaf from libvmaf's features, frame", i, vmaf_model_predict(m, x, 0),
+                    expected_frame(set, "vmaf", i), &res->from_features_exact, res, &shown);
+        }
+        if (a == FOVEA_EOF || b == FOVEA_EOF) {
+            REQUIRE(vmaf_ref_flush(s, &sc) == 0);
+            break;
+        }
+    }
+    CHECK_EQ_INT(res->frames, cJSON_GetArraySize(expected_section(set, "per_frame", "vmaf")));
+
+    vmaf_pool pool;
+    vmaf_ref_pooled(s, &pool);
+    const cJSON *pooled = expected_section(set, "pooled", "vmaf");
+    const struct {
+        const char *name;
+        double got;
+    } pv[] = {{"min", pool.min},
+              {"max", pool.max},
+              {"mean", pool.mean},
+              {"harmonic_mean", pool.harmonic_mean}};
+    for (size_t k = 0; k < sizeof(pv) / sizeof(pv[0]); k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(pooled, pv[k].name);
+        if (!cJSON_IsNumber(v))
+            continue;
+        res->pooled++;
+        compare(cs, pv[k].name, 0, pv[k].got, v->valuedouble, &res->pooled_exact, res, &shown);
+    }
+    vmaf_ref_close(&s);
+    CHECK(s == NULL);
+    fovea_frame_free(NULL, &fr);
+    fovea_frame_free(NULL, &fd);
+    fovea_reader_close(&rr);
+    fovea_reader_close(&rd);
+    cJSON_Delete(root);
+    return 1;
+}
+
+static int test_golden(void)
+{
+    const char *dir = test_golden_dir("vif");
+    if (!dir) {
+        printf("golden data not found (../shared/testdata/vif.tar.xz absent at configure "
+               "time): skipping the libvmaf VMAF comparison\n");
+        return 0;
+    }
+    char err[512];
+    vmaf_model *m = NULL;
+    REQUIRE(vmaf_model_load_version(&m, "vmaf_v0.6.1", err, sizeof(err)) == FOVEA_OK);
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/index.json", dir);
+    char *text = test_read_text(path);
+    REQUIRE(text);
+    cJSON *idx = cJSON_Parse(text);
+    free(text);
+    REQUIRE(idx);
+    int n = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(idx, "cases"))
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "case");
+        if (!cJSON_IsString(name))
+            continue;
+        case_result res;
+        if (!run_case(dir, name->valuestring, m, &res)) {
+            printf("  %-36s not golden for VMAF: skipped\n", name->valuestring);
+            continue;
+        }
+        n++;
+        printf("  %-36s %3d frames: vmaf %3d exact, from libvmaf's features %3d exact, "
+               "pooled %d/%d exact", name->valuestring, res.frames, res.exact,
+               res.from_features_exact, res.pooled_exact, res.pooled);
+        if (res.max_diff > 0)
+            printf(", max difference %.3g", res.max_diff);
+        printf("\n");
+        CHECK(res.frames > 0);
+        CHECK_EQ_INT(res.exact, res.frames);
+        CHECK_EQ_INT(res.from_features_exact, res.frames);
+        CHECK(res.pooled == 4);
+        CHECK_EQ_INT(res.pooled_exact, res.pooled);
+    }
+    CHECK(n >= 11);
+    cJSON_Delete(idx);
+    vmaf_model_free(&m);
+    return 1;
+}
+
+int main(void)
+{
+    test_loader();
+    test_corpus();
+    int golden = test_golden();
+    int rc = test_finish("test_quality_vmaf");
+    if (rc == 0 && !golden)
+        return TEST_SKIP;
+    return rc;
+}
