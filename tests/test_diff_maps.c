@@ -215,6 +215,34 @@ static void test_moving_square(void)
     fovea_frame_free(ctx, &b);
 }
 
+/* I420 chroma of a map: the colour of the rounded mean of the covered pixels */
+static void test_i420_chroma_mean(void)
+{
+    fovea_frame a = make(15, 11, FOVEA_PIX_GRAY8), b = make(15, 11, FOVEA_PIX_GRAY8);
+    fovea_frame o = make(15, 11, FOVEA_PIX_I420);
+    fovea_frame_fill(ctx, &a, 20);
+    fovea_frame_fill(ctx, &b, 20);
+    set_s(&b, 0, 7, 9, 220);  /* one hot pixel of the 2x2 block x 6..7, y 8..9 */
+    set_s(&b, 0, 14, 10, 120); /* the only pixel of the corner chroma sample */
+    fovea_diff *d = open_diff(NULL);
+    CHECK_EQ_INT(fovea_diff_heatmap(d, &a, &b, &o), FOVEA_OK);
+    uint8_t blue[3], h2[3], h3[3];
+    heat_of(0, 255, blue);
+    heat_of(200, 255, h2);
+    heat_of(100, 255, h3);
+    int m[3];
+    for (int c = 0; c < 3; c++)
+        m[c] = (3 * blue[c] + h2[c] + 2) / 4;
+    CHECK_EQ_INT(get_s(&o, 1, 3, 4), ((-38 * m[0] - 74 * m[1] + 112 * m[2] + 128) >> 8) + 128);
+    CHECK_EQ_INT(get_s(&o, 2, 3, 4), ((112 * m[0] - 94 * m[1] - 18 * m[2] + 128) >> 8) + 128);
+    CHECK_EQ_INT(get_s(&o, 1, 7, 5), ((-38 * h3[0] - 74 * h3[1] + 112 * h3[2] + 128) >> 8) + 128);
+    CHECK_EQ_INT(get_s(&o, 0, 14, 10), ((66 * h3[0] + 129 * h3[1] + 25 * h3[2] + 128) >> 8) + 16);
+    fovea_diff_close(&d);
+    fovea_frame_free(ctx, &o);
+    fovea_frame_free(ctx, &a);
+    fovea_frame_free(ctx, &b);
+}
+
 static void test_gradient(void)
 {
     const int w = 1024, h = 3;
@@ -414,6 +442,7 @@ int main(void)
     test_single_pixel();
     test_moving_square();
     test_gradient();
+    test_i420_chroma_mean();
     test_every_format();
     test_overlay();
     test_errors();
