@@ -1,0 +1,118 @@
+/* fovea frame differencing: per-pixel difference of two frames, as a heat map,
+ * a noise map (changed pixels painted red) and a per-tile change mask. The
+ * arithmetic is integer and documented in docs/diff.md. */
+#ifndef FOVEA_DIFF_H
+#define FOVEA_DIFF_H
+
+#include "fovea/fovea.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The per-pixel difference a heat map shows. Both are computed from the
+ *  channel differences |cur - prev| of a pixel (R, G, B; or Y and the chroma
+ *  samples covering the pixel; or the gray sample). */
+typedef enum fovea_diff_measure {
+    FOVEA_DIFF_SUM = 0, /**< sum over the channels (0..765 for 8-bit RGB); default */
+    FOVEA_DIFF_MAX = 1  /**< largest channel difference (0..255 for 8-bit) */
+} fovea_diff_measure;
+
+/** How the noise map shows changed pixels (any channel difference > threshold). */
+typedef enum fovea_diff_noise_mode {
+    FOVEA_DIFF_NOISE_BLACK = 0,  /**< red (255,0,0) where changed, black elsewhere; default */
+    FOVEA_DIFF_NOISE_OVERLAY = 1 /**< red painted over the current frame */
+} fovea_diff_noise_mode;
+
+/** Tile sizes of the change mask. */
+#define FOVEA_DIFF_TILE_MIN 8
+#define FOVEA_DIFF_TILE_MAX 64
+
+/** Settings of a differencing context. */
+typedef struct fovea_diff_settings {
+    fovea_diff_measure measure;      /**< heat-map measure; default SUM */
+    /** Difference that maps to the top of the heat map (1.0): 0 = the measure's
+     *  full range (channels x (2^bits - 1) for SUM, 2^bits - 1 for MAX);
+     *  > 0 = this value (larger differences saturate), so small changes show.
+     *  Default 0. */
+    int normalize_max;
+    /** A pixel (noise map) or sample (mask) changed when a channel difference is
+     *  strictly greater than this, in the frame's sample units (0..2^bits - 1).
+     *  Default 10. */
+    int threshold;
+    int tile;                        /**< change-mask tile side: 8, 16, 32 or 64; default 16 */
+    fovea_diff_noise_mode noise_mode; /**< default BLACK */
+} fovea_diff_settings;
+
+/** A change mask: which tiles of the frame hold a changed sample. The arrays
+ *  belong to the differencing context and stay valid until its next
+ *  fovea_diff_mask call or fovea_diff_close. */
+typedef struct fovea_diff_mask_result {
+    int tile;                 /**< tile side in pixels */
+    int tiles_x, tiles_y;     /**< ceil(width / tile), ceil(height / tile) (border tiles partial) */
+    const uint8_t *changed;   /**< tiles_x * tiles_y flags, row-major: 1 changed, 0 not */
+    const int32_t *list;      /**< the changed_tiles indices (ty * tiles_x + tx), ascending */
+    int64_t changed_tiles;    /**< number of tiles with a changed pixel */
+    int64_t changed_pixels;   /**< pixels whose largest channel difference > threshold */
+    int64_t diff_sum;         /**< sum over pixels of the SUM measure */
+    int diff_max;             /**< largest SUM measure of a pixel */
+} fovea_diff_mask_result;
+
+/** An opaque differencing context: backend choice and scratch buffers. Not
+ *  thread-safe (one per thread); the work itself runs on the fovea context's
+ *  threads. */
+typedef struct fovea_diff fovea_diff;
+
+/** Fill s with defaults (SUM, full-range normalisation, threshold 10, tile 16,
+ *  noise mode BLACK). */
+FOVEA_API void fovea_diff_default_settings(fovea_diff_settings *s);
+
+/** Create a differencing context on ctx. The backend comes from the context
+ *  (the C reference for now; device frames are refused until the CUDA backend
+ *  exists).
+ *  @param d receives the context (NULL on failure)
+ *  @param ctx fovea context; must outlive d
+ *  @param s settings, or NULL for defaults
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (a setting out of range, NULL
+ *          arguments), FOVEA_ERR_NOMEM, FOVEA_ERR_NO_DEVICE; detail in
+ *          fovea_last_error(ctx). */
+FOVEA_API int fovea_diff_open(fovea_diff **d, fovea_context *ctx, const fovea_diff_settings *s);
+
+/** Destroy a differencing context and set *d to NULL. Safe on NULL. */
+FOVEA_API void fovea_diff_close(fovea_diff **d);
+
+/** @return the backend that computes the maps (CPU or CUDA). */
+FOVEA_API fovea_backend fovea_diff_backend(const fovea_diff *d);
+
+/** Heat map of prev -> cur. Inputs: two host frames of the same size and format,
+ *  any of GRAY8..16, I420/I422/I444 (8..16 bit), NV12, RGB24, RGBA, RGB48,
+ *  RGBA64 (alpha is ignored). out: a host frame of the same size, RGB24, RGBA
+ *  (alpha 255) or I420 (BT.601 limited range, docs/diff.md).
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, empty frames),
+ *          FOVEA_ERR_MISMATCH (sizes or formats differ), FOVEA_ERR_UNSUPPORTED
+ *          (format, device memory); detail in fovea_last_error(ctx). */
+FOVEA_API int fovea_diff_heatmap(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                                 fovea_frame *out);
+
+/** Noise map of prev -> cur: pixels with any channel difference > threshold
+ *  painted red. Mode BLACK: out is RGB24, RGBA or I420 of the same size, red or
+ *  black everywhere. Mode OVERLAY: out has cur's format (RGB24, RGBA or I420);
+ *  when out is cur itself (same plane pointers) only the changed pixels are
+ *  written, otherwise cur is copied into out first.
+ *  @return as fovea_diff_heatmap */
+FOVEA_API int fovea_diff_noise(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                               fovea_frame *out);
+
+/** Change mask of cur against any reference frame ref (the previous input, or
+ *  a receiver's reconstruction): per tile whether a sample differs by more than
+ *  the threshold, with the counts and the list of changed tiles.
+ *  @param out receives the mask; its arrays belong to d
+ *  @return as fovea_diff_heatmap, or FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cur,
+                              fovea_diff_mask_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,212 @@
+/* Public differencing API: settings, frame checks and backend dispatch. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/diff_internal.h"
+
+struct fovea_diff {
+    fovea_context *ctx;
+    fovea_diff_settings settings;
+    const diff_backend *backend;
+    void *priv;
+};
+
+void fovea_diff_default_settings(fovea_diff_settings *s)
+{
+    if (!s)
+        return;
+    memset(s, 0, sizeof(*s));
+    s->measure = FOVEA_DIFF_SUM;
+    s->normalize_max = 0;
+    s->threshold = 10;
+    s->tile = 16;
+    s->noise_mode = FOVEA_DIFF_NOISE_BLACK;
+}
+
+static int has_kind(fovea_backend kind)
+{
+    for (size_t i = 0; i < diff_backend_count; i++)
+        if (diff_backends[i]->kind == kind)
+            return 1;
+    return 0;
+}
+
+int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_settings *s)
+{
+    if (!out)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL output pointer");
+    *out = NULL;
+    if (!ctx)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL context");
+    fovea_diff_settings set;
+    if (s)
+        set = *s;
+    else
+        fovea_diff_default_settings(&set);
+    if (set.measure != FOVEA_DIFF_SUM && set.measure != FOVEA_DIFF_MAX)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: unknown measure %d",
+                            (int)set.measure);
+    if (set.noise_mode != FOVEA_DIFF_NOISE_BLACK && set.noise_mode != FOVEA_DIFF_NOISE_OVERLAY)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: unknown noise mode %d",
+                            (int)set.noise_mode);
+    if (set.tile != 8 && set.tile != 16 && set.tile != 32 && set.tile != 64)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "diff: tile %d is not 8, 16, 32 or 64", set.tile);
+    /* 3 x 65535 is the largest difference of any format */
+    if (set.normalize_max < 0 || set.normalize_max > 3 * 65535)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "diff: normalize_max %d outside 0..196605", set.normalize_max);
+    if (set.threshold < 0 || set.threshold > 65535)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: threshold %d outside 0..65535",
+                            set.threshold);
+
+    /* a CUDA context runs the CUDA table once one exists; until then the C
+     * reference serves host frames on every context */
+    fovea_backend want = fovea_context_backend(ctx);
+    if (want == FOVEA_BACKEND_CUDA && !has_kind(FOVEA_BACKEND_CUDA))
+        want = FOVEA_BACKEND_CPU;
+    const backend_info *b = NULL;
+    char msg[FOVEA_ERRLEN];
+    int st = backend_pick(ctx, diff_backends, diff_backend_count, want, &b, msg, sizeof msg);
+    if (st < 0)
+        return fv_ctx_error(ctx, st, "diff: %s", msg);
+
+    fovea_diff *d = calloc(1, sizeof(*d));
+    if (!d)
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "diff: out of memory");
+    d->ctx = ctx;
+    d->settings = set;
+    d->backend = (const diff_backend *)b; /* b is its info, the first member */
+    diff_params p;
+    p.settings = set;
+    st = d->backend->info.init(&d->priv, ctx, &p);
+    if (st < 0) {
+        free(d);
+        return st;
+    }
+    *out = d;
+    return FOVEA_OK;
+}
+
+void fovea_diff_close(fovea_diff **pd)
+{
+    if (!pd || !*pd)
+        return;
+    fovea_diff *d = *pd;
+    d->backend->info.close(&d->priv);
+    free(d);
+    *pd = NULL;
+}
+
+fovea_backend fovea_diff_backend(const fovea_diff *d)
+{
+    return d ? d->backend->info.kind : FOVEA_BACKEND_CPU;
+}
+
+static int input_ok(fovea_context *ctx, const diff_backend *b, const fovea_frame *f,
+                    const char *what)
+{
+    if (!f || !f->data[0])
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: %s frame is NULL or empty", what);
+    const fovea_pixfmt_desc *desc = fovea_pixfmt_get_desc(f->fmt);
+    if (!desc)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: %s frame has no valid format",
+                            what);
+    if (f->mem == FOVEA_MEM_DEVICE && !(b->info.provides & BACKEND_READS_DEVICE))
+        return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
+                            "diff: %s frame is in device memory; the %s backend reads host "
+                            "frames only (no CUDA differencing backend yet)",
+                            what, b->info.name);
+    if (f->width < 1 || f->height < 1 || f->width > FOVEA_MAX_DIM || f->height > FOVEA_MAX_DIM)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: %s frame is %dx%d", what,
+                            f->width, f->height);
+    for (int p = 0; p < desc->planes; p++) {
+        if (!f->data[p])
+            return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: %s frame has no plane %d",
+                                what, p);
+        if (f->stride[p] < (ptrdiff_t)fovea_plane_row_bytes(f->fmt, f->width, p))
+            return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                                "diff: %s frame plane %d stride %td too small", what, p,
+                                f->stride[p]);
+    }
+    return FOVEA_OK;
+}
+
+/* Check the input pair and fill job. */
+static int make_job(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                    const char *prev_name, diff_job *job)
+{
+    fovea_context *ctx = d->ctx;
+    FOVEA_TRY(input_ok(ctx, d->backend, prev, prev_name));
+    FOVEA_TRY(input_ok(ctx, d->backend, cur, "current"));
+    if (prev->width != cur->width || prev->height != cur->height)
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "diff: %s frame is %dx%d but current is %dx%d",
+                            prev_name, prev->width, prev->height, cur->width, cur->height);
+    if (prev->fmt != cur->fmt)
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "diff: %s frame is %s but current is %s",
+                            prev_name, fovea_pixfmt_name(prev->fmt), fovea_pixfmt_name(cur->fmt));
+    memset(job, 0, sizeof(*job));
+    job->prev = prev;
+    job->cur = cur;
+    job->desc = fovea_pixfmt_get_desc(cur->fmt);
+    job->channels = (job->desc->is_yuv && job->desc->planes == 1) ? 1 : 3;
+    job->maxval = (1 << job->desc->bit_depth) - 1;
+    return FOVEA_OK;
+}
+
+static int output_ok(fovea_diff *d, const fovea_frame *cur, fovea_frame *out, int overlay)
+{
+    fovea_context *ctx = d->ctx;
+    FOVEA_TRY(input_ok(ctx, d->backend, out, "output"));
+    if (out->width != cur->width || out->height != cur->height)
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "diff: output is %dx%d but input is %dx%d",
+                            out->width, out->height, cur->width, cur->height);
+    if (out->fmt != FOVEA_PIX_RGB24 && out->fmt != FOVEA_PIX_RGBA && out->fmt != FOVEA_PIX_I420)
+        return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
+                            "diff: output format %s; maps are written as rgb24, rgba or i420",
+                            fovea_pixfmt_name(out->fmt));
+    if (overlay && out->fmt != cur->fmt)
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+                            "diff: overlay output is %s but the current frame is %s",
+                            fovea_pixfmt_name(out->fmt), fovea_pixfmt_name(cur->fmt));
+    return FOVEA_OK;
+}
+
+int fovea_diff_heatmap(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                       fovea_frame *out)
+{
+    if (!d)
+        return FOVEA_ERR_INVALID_ARG;
+    diff_job job;
+    FOVEA_TRY(make_job(d, prev, cur, "previous", &job));
+    FOVEA_TRY(output_ok(d, cur, out, 0));
+    job.out = out;
+    return d->backend->heatmap(d->priv, d->ctx, &job);
+}
+
+int fovea_diff_noise(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                     fovea_frame *out)
+{
+    if (!d)
+        return FOVEA_ERR_INVALID_ARG;
+    diff_job job;
+    FOVEA_TRY(make_job(d, prev, cur, "previous", &job));
+    const int overlay = d->settings.noise_mode == FOVEA_DIFF_NOISE_OVERLAY;
+    FOVEA_TRY(output_ok(d, cur, out, overlay));
+    if (overlay && out->data[0] != cur->data[0])
+        FOVEA_TRY(fovea_frame_copy(d->ctx, out, cur));
+    job.out = out;
+    return d->backend->noise(d->priv, d->ctx, &job);
+}
+
+int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cur,
+                    fovea_diff_mask_result *out)
+{
+    if (!d)
+        return FOVEA_ERR_INVALID_ARG;
+    if (!out)
+        return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL mask result");
+    diff_job job;
+    FOVEA_TRY(make_job(d, ref, cur, "reference", &job));
+    return d->backend->mask(d->priv, d->ctx, &job, out);
+}

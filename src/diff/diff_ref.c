@@ -1,0 +1,395 @@
+/* The C reference of the differencing system: the specification of every map
+ * (docs/diff.md), plain loops, multi-threaded over rows on the context's pool. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/diff_internal.h"
+
+#define DIFF_PI 3.14159265358979323846
+
+/* Per-thread rows: differences and colours of up to two image rows. */
+typedef struct diff_thread {
+    int32_t *sum[2], *mx[2];
+    uint8_t *rgb[2];
+} diff_thread;
+
+typedef struct diff_ref {
+    fovea_diff_settings set;
+    int nthreads;
+    diff_thread *thr;
+    void *rows_mem;
+    int rows_width;          /* width the rows were allocated for */
+    uint8_t heat[DIFF_HEAT_ENTRIES][3];
+    /* change mask */
+    uint8_t *changed;
+    int32_t *list;
+    int64_t *row_pixels, *row_sum; /* per tile row */
+    int *row_max;
+    int tiles_cap, tile_rows_cap;
+} diff_ref;
+
+void diff_heat_table(uint8_t table[DIFF_HEAT_ENTRIES][3])
+{
+    for (int i = 0; i < DIFF_HEAT_ENTRIES; i++) {
+        const double d = (double)i / (DIFF_HEAT_ENTRIES - 1);
+        const double s[3] = {sin(DIFF_PI * d - DIFF_PI / 2), sin(DIFF_PI * d),
+                             sin(DIFF_PI * d + DIFF_PI / 2)};
+        for (int c = 0; c < 3; c++) {
+            const double v = s[c] < 0.0 ? 0.0 : s[c] > 1.0 ? 1.0 : s[c];
+            table[i][c] = (uint8_t)floor(255.0 * v + 0.5);
+        }
+    }
+}
+
+static void ref_close(void **priv)
+{
+    if (!priv || !*priv)
+        return;
+    diff_ref *st = *priv;
+    free(st->rows_mem);
+    free(st->thr);
+    free(st->changed);
+    free(st->list);
+    free(st->row_pixels);
+    free(st->row_sum);
+    free(st->row_max);
+    free(st);
+    *priv = NULL;
+}
+
+static int ref_init(void **priv, fovea_context *ctx, const void *params)
+{
+    const diff_params *p = params;
+    *priv = NULL;
+    diff_ref *st = calloc(1, sizeof(*st));
+    if (!st)
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "diff: out of memory");
+    st->set = p->settings;
+    st->nthreads = fv_threadpool_size(ctx ? ctx->pool : NULL);
+    if (st->nthreads < 1)
+        st->nthreads = 1;
+    st->thr = calloc((size_t)st->nthreads, sizeof(diff_thread));
+    if (!st->thr) {
+        ref_close((void **)&st);
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "diff: out of memory");
+    }
+    diff_heat_table(st->heat);
+    *priv = st;
+    return FOVEA_OK;
+}
+
+/* Rows for width w on every thread (kept while the width fits). */
+static int ensure_rows(diff_ref *st, fovea_context *ctx, int w)
+{
+    if (st->rows_mem && st->rows_width >= w)
+        return FOVEA_OK;
+    free(st->rows_mem);
+    st->rows_mem = NULL;
+    st->rows_width = 0;
+    /* w <= FOVEA_MAX_DIM; colour rows padded so the next int32 row stays aligned */
+    const size_t rgb_bytes = ((size_t)w * 3 + 15) & ~(size_t)15;
+    const size_t per_row = (size_t)w * 2 * sizeof(int32_t) + rgb_bytes;
+    size_t total;
+    if (!fv_mul_size(per_row, 2 * (size_t)st->nthreads, &total) ||
+        !(st->rows_mem = malloc(total)))
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "diff: cannot allocate rows of %d", w);
+    uint8_t *m = st->rows_mem;
+    for (int t = 0; t < st->nthreads; t++)
+        for (int r = 0; r < 2; r++) {
+            st->thr[t].sum[r] = (int32_t *)(void *)m;
+            m += (size_t)w * sizeof(int32_t);
+            st->thr[t].mx[r] = (int32_t *)(void *)m;
+            m += (size_t)w * sizeof(int32_t);
+            st->thr[t].rgb[r] = m;
+            m += rgb_bytes;
+        }
+    st->rows_width = w;
+    return FOVEA_OK;
+}
+
+static inline int sample_at(const uint8_t *row, int i, int wide)
+{
+    return wide ? (int)row[2 * i] | (int)row[2 * i + 1] << 8 : (int)row[i];
+}
+
+static inline int absdiff(int a, int b)
+{
+    return a > b ? a - b : b - a;
+}
+
+/* The channel differences of every pixel of row y: their sum and their largest.
+ * A chroma sample's difference counts for every pixel it covers. */
+static void row_diffs(const diff_job *job, int y, int32_t *sum, int32_t *mx)
+{
+    const fovea_frame *a = job->prev, *b = job->cur;
+    const fovea_pixfmt_desc *d = job->desc;
+    const int w = a->width, wide = d->bytes_per_sample == 2;
+    const uint8_t *a0 = a->data[0] + (ptrdiff_t)y * a->stride[0];
+    const uint8_t *b0 = b->data[0] + (ptrdiff_t)y * b->stride[0];
+    if (d->is_rgb) {
+        const int comp = d->components;
+        for (int x = 0; x < w; x++) {
+            int s = 0, m = 0;
+            for (int c = 0; c < 3; c++) { /* alpha is not compared */
+                const int v = absdiff(sample_at(a0, x * comp + c, wide),
+                                      sample_at(b0, x * comp + c, wide));
+                s += v;
+                m = v > m ? v : m;
+            }
+            sum[x] = s;
+            mx[x] = m;
+        }
+        return;
+    }
+    if (d->planes == 1) {
+        for (int x = 0; x < w; x++)
+            sum[x] = mx[x] = absdiff(sample_at(a0, x, wide), sample_at(b0, x, wide));
+        return;
+    }
+    const int cy = y >> d->log2_chroma_h, cw = d->log2_chroma_w;
+    const uint8_t *a1 = a->data[1] + (ptrdiff_t)cy * a->stride[1];
+    const uint8_t *b1 = b->data[1] + (ptrdiff_t)cy * b->stride[1];
+    const uint8_t *a2 = d->planes == 3 ? a->data[2] + (ptrdiff_t)cy * a->stride[2] : NULL;
+    const uint8_t *b2 = d->planes == 3 ? b->data[2] + (ptrdiff_t)cy * b->stride[2] : NULL;
+    for (int x = 0; x < w; x++) {
+        const int cx = x >> cw;
+        const int dy = absdiff(sample_at(a0, x, wide), sample_at(b0, x, wide));
+        int du, dv;
+        if (d->planes == 2) { /* NV12: U, V interleaved */
+            du = absdiff(sample_at(a1, 2 * cx, wide), sample_at(b1, 2 * cx, wide));
+            dv = absdiff(sample_at(a1, 2 * cx + 1, wide), sample_at(b1, 2 * cx + 1, wide));
+        } else {
+            du = absdiff(sample_at(a1, cx, wide), sample_at(b1, cx, wide));
+            dv = absdiff(sample_at(a2, cx, wide), sample_at(b2, cx, wide));
+        }
+        sum[x] = dy + du + dv;
+        int m = dy > du ? dy : du;
+        mx[x] = m > dv ? m : dv;
+    }
+}
+
+/* Write up to two rows of colours (rgb[r], 3 bytes a pixel) at rows y0, y0 + 1
+ * of an RGB24, RGBA or I420 frame; y0 is even. I420 chroma is the colour of the
+ * rounded mean RGB of the pixels a chroma sample covers. */
+static void write_rgb_rows(fovea_frame *out, int y0, int rows, uint8_t *const rgb[2])
+{
+    const int w = out->width;
+    for (int r = 0; r < rows; r++) {
+        uint8_t *o = out->data[0] + (ptrdiff_t)(y0 + r) * out->stride[0];
+        const uint8_t *c = rgb[r];
+        if (out->fmt == FOVEA_PIX_RGB24) {
+            memcpy(o, c, (size_t)w * 3);
+        } else if (out->fmt == FOVEA_PIX_RGBA) {
+            for (int x = 0; x < w; x++) {
+                o[4 * x] = c[3 * x];
+                o[4 * x + 1] = c[3 * x + 1];
+                o[4 * x + 2] = c[3 * x + 2];
+                o[4 * x + 3] = 255;
+            }
+        } else {
+            uint8_t u, v;
+            for (int x = 0; x < w; x++)
+                diff_rgb_to_yuv(c[3 * x], c[3 * x + 1], c[3 * x + 2], &o[x], &u, &v);
+        }
+    }
+    if (out->fmt != FOVEA_PIX_I420)
+        return;
+    uint8_t *ou = out->data[1] + (ptrdiff_t)(y0 / 2) * out->stride[1];
+    uint8_t *ov = out->data[2] + (ptrdiff_t)(y0 / 2) * out->stride[2];
+    for (int cx = 0; cx < (w + 1) / 2; cx++) {
+        int s[3] = {0, 0, 0}, n = 0;
+        for (int r = 0; r < rows; r++)
+            for (int x = 2 * cx; x < 2 * cx + 2 && x < w; x++, n++)
+                for (int c = 0; c < 3; c++)
+                    s[c] += rgb[r][3 * x + c];
+        uint8_t yy;
+        diff_rgb_to_yuv((s[0] + n / 2) / n, (s[1] + n / 2) / n, (s[2] + n / 2) / n, &yy, &ou[cx],
+                        &ov[cx]);
+    }
+}
+
+typedef struct map_arg {
+    diff_ref *st;
+    const diff_job *job;
+    int kind; /* 0 heat, 1 noise black, 2 noise overlay */
+} map_arg;
+
+static void map_rows(void *arg, int begin, int end, int thread)
+{
+    const map_arg *ma = arg;
+    diff_ref *st = ma->st;
+    const diff_job *job = ma->job;
+    diff_thread *th = &st->thr[thread];
+    const int w = job->cur->width, h = job->cur->height;
+    const int thr = st->set.threshold;
+    /* heat map: the top of the scale M, and d = min(v, M) / M as a table index */
+    int64_t top = st->set.normalize_max;
+    if (top == 0)
+        top = st->set.measure == FOVEA_DIFF_SUM ? (int64_t)job->channels * job->maxval
+                                               : job->maxval;
+    for (int j = begin; j < end; j++) {
+        const int y0 = 2 * j, rows = h - y0 < 2 ? 1 : 2;
+        for (int r = 0; r < rows; r++) {
+            row_diffs(job, y0 + r, th->sum[r], th->mx[r]);
+            const int32_t *v = st->set.measure == FOVEA_DIFF_SUM ? th->sum[r] : th->mx[r];
+            uint8_t *c = th->rgb[r];
+            for (int x = 0; x < w; x++) {
+                if (ma->kind == 0) {
+                    const int64_t vv = v[x] < top ? v[x] : top;
+                    const int i = (int)((vv * (DIFF_HEAT_ENTRIES - 1) + top / 2) / top);
+                    memcpy(&c[3 * x], st->heat[i], 3);
+                } else {
+                    c[3 * x] = th->mx[r][x] > thr ? 255 : 0;
+                    c[3 * x + 1] = c[3 * x + 2] = 0;
+                }
+            }
+        }
+        if (ma->kind != 2) {
+            write_rgb_rows(job->out, y0, rows, th->rgb);
+            continue;
+        }
+        /* overlay: only changed pixels (and chroma samples covering one) are written */
+        fovea_frame *out = job->out;
+        uint8_t ry, ru, rv;
+        diff_rgb_to_yuv(255, 0, 0, &ry, &ru, &rv);
+        for (int r = 0; r < rows; r++) {
+            uint8_t *o = out->data[0] + (ptrdiff_t)(y0 + r) * out->stride[0];
+            const int px = out->fmt == FOVEA_PIX_RGBA ? 4 : 3;
+            for (int x = 0; x < w; x++) {
+                if (th->mx[r][x] <= thr)
+                    continue;
+                if (out->fmt == FOVEA_PIX_I420) {
+                    o[x] = ry;
+                } else {
+                    o[px * x] = 255;
+                    o[px * x + 1] = 0;
+                    o[px * x + 2] = 0;
+                }
+            }
+        }
+        if (out->fmt == FOVEA_PIX_I420) {
+            uint8_t *ou = out->data[1] + (ptrdiff_t)j * out->stride[1];
+            uint8_t *ov = out->data[2] + (ptrdiff_t)j * out->stride[2];
+            for (int x = 0; x < w; x++) {
+                int any = th->mx[0][x] > thr || (rows == 2 && th->mx[1][x] > thr);
+                if (any) {
+                    ou[x / 2] = ru;
+                    ov[x / 2] = rv;
+                }
+            }
+        }
+    }
+}
+
+static int run_map(void *priv, fovea_context *ctx, const diff_job *job, int kind)
+{
+    diff_ref *st = priv;
+    FOVEA_TRY(ensure_rows(st, ctx, job->cur->width));
+    map_arg ma = {st, job, kind};
+    fv_parallel_for(ctx, (job->cur->height + 1) / 2, 2, map_rows, &ma);
+    return FOVEA_OK;
+}
+
+static int ref_heatmap(void *priv, fovea_context *ctx, const diff_job *job)
+{
+    return run_map(priv, ctx, job, 0);
+}
+
+static int ref_noise(void *priv, fovea_context *ctx, const diff_job *job)
+{
+    const diff_ref *st = priv;
+    return run_map(priv, ctx, job, st->set.noise_mode == FOVEA_DIFF_NOISE_OVERLAY ? 2 : 1);
+}
+
+typedef struct mask_arg {
+    diff_ref *st;
+    const diff_job *job;
+    int tiles_x;
+} mask_arg;
+
+/* Tile rows [begin, end): flags, and per tile row the changed pixels, the sum
+ * and the largest of the SUM measure. */
+static void mask_rows(void *arg, int begin, int end, int thread)
+{
+    const mask_arg *ma = arg;
+    diff_ref *st = ma->st;
+    const diff_job *job = ma->job;
+    diff_thread *th = &st->thr[thread];
+    const int w = job->cur->width, h = job->cur->height, t = st->set.tile;
+    for (int ty = begin; ty < end; ty++) {
+        uint8_t *flags = st->changed + (size_t)ty * (size_t)ma->tiles_x;
+        memset(flags, 0, (size_t)ma->tiles_x);
+        int64_t pixels = 0, sum = 0;
+        int mx = 0;
+        for (int y = ty * t; y < h && y < (ty + 1) * t; y++) {
+            row_diffs(job, y, th->sum[0], th->mx[0]);
+            for (int x = 0; x < w; x++) {
+                sum += th->sum[0][x];
+                mx = th->sum[0][x] > mx ? th->sum[0][x] : mx;
+                if (th->mx[0][x] > st->set.threshold) {
+                    pixels++;
+                    flags[x / t] = 1;
+                }
+            }
+        }
+        st->row_pixels[ty] = pixels;
+        st->row_sum[ty] = sum;
+        st->row_max[ty] = mx;
+    }
+}
+
+static int ref_mask(void *priv, fovea_context *ctx, const diff_job *job,
+                    fovea_diff_mask_result *out)
+{
+    diff_ref *st = priv;
+    const int t = st->set.tile, w = job->cur->width, h = job->cur->height;
+    const int tx = (w + t - 1) / t, ty = (h + t - 1) / t;
+    const int tiles = tx * ty; /* <= (16384 / 8)^2 */
+    FOVEA_TRY(ensure_rows(st, ctx, w));
+    if (tiles > st->tiles_cap) {
+        free(st->changed);
+        free(st->list);
+        st->changed = malloc((size_t)tiles);
+        st->list = malloc((size_t)tiles * sizeof(int32_t));
+        st->tiles_cap = st->changed && st->list ? tiles : 0;
+        if (!st->tiles_cap)
+            return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "diff: cannot allocate %d tiles", tiles);
+    }
+    if (ty > st->tile_rows_cap) {
+        free(st->row_pixels);
+        free(st->row_sum);
+        free(st->row_max);
+        st->row_pixels = malloc((size_t)ty * sizeof(int64_t));
+        st->row_sum = malloc((size_t)ty * sizeof(int64_t));
+        st->row_max = malloc((size_t)ty * sizeof(int));
+        st->tile_rows_cap = st->row_pixels && st->row_sum && st->row_max ? ty : 0;
+        if (!st->tile_rows_cap)
+            return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "diff: cannot allocate %d tile rows", ty);
+    }
+    mask_arg ma = {st, job, tx};
+    fv_parallel_for(ctx, ty, 1, mask_rows, &ma);
+
+    memset(out, 0, sizeof(*out));
+    out->tile = t;
+    out->tiles_x = tx;
+    out->tiles_y = ty;
+    out->changed = st->changed;
+    out->list = st->list;
+    for (int r = 0; r < ty; r++) {
+        out->changed_pixels += st->row_pixels[r];
+        out->diff_sum += st->row_sum[r];
+        out->diff_max = st->row_max[r] > out->diff_max ? st->row_max[r] : out->diff_max;
+    }
+    for (int i = 0; i < tiles; i++)
+        if (st->changed[i])
+            st->list[out->changed_tiles++] = i;
+    return FOVEA_OK;
+}
+
+const diff_backend diff_backend_ref = {
+    {"cpu", FOVEA_BACKEND_CPU, 0, ref_init, ref_close},
+    ref_heatmap,
+    ref_noise,
+    ref_mask,
+};
