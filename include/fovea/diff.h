@@ -24,6 +24,14 @@ typedef enum fovea_diff_noise_mode {
     FOVEA_DIFF_NOISE_OVERLAY = 1 /**< red painted over the current frame */
 } fovea_diff_noise_mode;
 
+/** Denoising applied to the frames before they are differenced (docs/diff.md
+ *  gives the exact integer arithmetic of each filter). */
+typedef enum fovea_diff_denoise_mode {
+    FOVEA_DIFF_DENOISE_NONE = 0,    /**< frames compared as given; default */
+    FOVEA_DIFF_DENOISE_MEDIAN3 = 1, /**< 3x3 median per plane and component */
+    FOVEA_DIFF_DENOISE_GAUSS5 = 2   /**< 5x5 Gaussian, taps [1 4 6 4 1]/16 in two passes */
+} fovea_diff_denoise_mode;
+
 /** Tile sizes of the change mask. */
 #define FOVEA_DIFF_TILE_MIN 8
 #define FOVEA_DIFF_TILE_MAX 64
@@ -42,6 +50,9 @@ typedef struct fovea_diff_settings {
     int threshold;
     int tile;                        /**< change-mask tile side: 8, 16, 32 or 64; default 16 */
     fovea_diff_noise_mode noise_mode; /**< default BLACK */
+    /** Filter applied to both frames (every plane, at its own resolution)
+     *  before heat map, noise map and mask. Default NONE. */
+    fovea_diff_denoise_mode denoise;
 } fovea_diff_settings;
 
 /** A change mask: which tiles of the frame hold a changed sample. The arrays
@@ -64,7 +75,7 @@ typedef struct fovea_diff_mask_result {
 typedef struct fovea_diff fovea_diff;
 
 /** Fill s with defaults (SUM, full-range normalisation, threshold 10, tile 16,
- *  noise mode BLACK). */
+ *  noise mode BLACK, no denoising). */
 FOVEA_API void fovea_diff_default_settings(fovea_diff_settings *s);
 
 /** Create a differencing context on ctx. The backend comes from the context
@@ -110,6 +121,14 @@ FOVEA_API int fovea_diff_noise(fovea_diff *d, const fovea_frame *prev, const fov
  *  @return as fovea_diff_heatmap, or FOVEA_ERR_NOMEM */
 FOVEA_API int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cur,
                               fovea_diff_mask_result *out);
+
+/** The frame the maps would compare for in: the settings' denoise filter
+ *  applied to every plane (a copy when the filter is NONE).
+ *  @param in a host frame of any format the maps accept
+ *  @param out a host frame of in's size and format, sharing no plane with in
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, empty, out shares in's
+ *          planes), FOVEA_ERR_MISMATCH (size or format), FOVEA_ERR_UNSUPPORTED */
+FOVEA_API int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_frame *out);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@ struct fovea_diff {
     fovea_diff_settings settings;
     const diff_backend *backend;
     void *priv;
+    fovea_frame filt[2]; /* the denoised pair of the last call (host scratch) */
 };
 
 void fovea_diff_default_settings(fovea_diff_settings *s)
@@ -21,6 +22,7 @@ void fovea_diff_default_settings(fovea_diff_settings *s)
     s->threshold = 10;
     s->tile = 16;
     s->noise_mode = FOVEA_DIFF_NOISE_BLACK;
+    s->denoise = FOVEA_DIFF_DENOISE_NONE;
 }
 
 static int has_kind(fovea_backend kind)
@@ -49,6 +51,10 @@ int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_setti
     if (set.noise_mode != FOVEA_DIFF_NOISE_BLACK && set.noise_mode != FOVEA_DIFF_NOISE_OVERLAY)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: unknown noise mode %d",
                             (int)set.noise_mode);
+    if (set.denoise != FOVEA_DIFF_DENOISE_NONE && set.denoise != FOVEA_DIFF_DENOISE_MEDIAN3 &&
+        set.denoise != FOVEA_DIFF_DENOISE_GAUSS5)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: unknown denoise mode %d",
+                            (int)set.denoise);
     if (set.tile != 8 && set.tile != 16 && set.tile != 32 && set.tile != 64)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                             "diff: tile %d is not 8, 16, 32 or 64", set.tile);
@@ -94,6 +100,8 @@ void fovea_diff_close(fovea_diff **pd)
         return;
     fovea_diff *d = *pd;
     d->backend->info.close(&d->priv);
+    fovea_frame_free(d->ctx, &d->filt[0]);
+    fovea_frame_free(d->ctx, &d->filt[1]);
     free(d);
     *pd = NULL;
 }
@@ -154,6 +162,41 @@ static int make_job(fovea_diff *d, const fovea_frame *prev, const fovea_frame *c
     return FOVEA_OK;
 }
 
+/* Scratch frame i shaped like f (kept while size and format stay). */
+static int ensure_filt(fovea_diff *d, int i, const fovea_frame *f)
+{
+    fovea_frame *s = &d->filt[i];
+    if (s->data[0] && s->width == f->width && s->height == f->height && s->fmt == f->fmt)
+        return FOVEA_OK;
+    fovea_frame_free(d->ctx, s);
+    return fovea_frame_alloc(d->ctx, s, f->width, f->height, f->fmt, FOVEA_MEM_HOST);
+}
+
+static int run_filter(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
+{
+    diff_filter_job fj;
+    fj.mode = d->settings.denoise;
+    fj.in = in;
+    fj.out = out;
+    fj.desc = fovea_pixfmt_get_desc(in->fmt);
+    return d->backend->denoise(d->priv, d->ctx, &fj);
+}
+
+/* Denoise the checked pair into the scratch frames and point the job at them. */
+static int denoise_job(fovea_diff *d, diff_job *job)
+{
+    if (d->settings.denoise == FOVEA_DIFF_DENOISE_NONE)
+        return FOVEA_OK;
+    for (int i = 0; i < 2; i++) {
+        const fovea_frame *in = i == 0 ? job->prev : job->cur;
+        FOVEA_TRY(ensure_filt(d, i, in));
+        FOVEA_TRY(run_filter(d, in, &d->filt[i]));
+    }
+    job->prev = &d->filt[0];
+    job->cur = &d->filt[1];
+    return FOVEA_OK;
+}
+
 static int output_ok(fovea_diff *d, const fovea_frame *cur, fovea_frame *out, int overlay)
 {
     fovea_context *ctx = d->ctx;
@@ -180,6 +223,7 @@ int fovea_diff_heatmap(fovea_diff *d, const fovea_frame *prev, const fovea_frame
     diff_job job;
     FOVEA_TRY(make_job(d, prev, cur, "previous", &job));
     FOVEA_TRY(output_ok(d, cur, out, 0));
+    FOVEA_TRY(denoise_job(d, &job));
     job.out = out;
     return d->backend->heatmap(d->priv, d->ctx, &job);
 }
@@ -195,6 +239,8 @@ int fovea_diff_noise(fovea_diff *d, const fovea_frame *prev, const fovea_frame *
     FOVEA_TRY(output_ok(d, cur, out, overlay));
     if (overlay && out->data[0] != cur->data[0])
         FOVEA_TRY(fovea_frame_copy(d->ctx, out, cur));
+    /* overlay paints over the current frame as given, not its denoised copy */
+    FOVEA_TRY(denoise_job(d, &job));
     job.out = out;
     return d->backend->noise(d->priv, d->ctx, &job);
 }
@@ -208,5 +254,35 @@ int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cu
         return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL mask result");
     diff_job job;
     FOVEA_TRY(make_job(d, ref, cur, "reference", &job));
+    FOVEA_TRY(denoise_job(d, &job));
     return d->backend->mask(d->priv, d->ctx, &job, out);
+}
+
+static int shares_plane(const fovea_frame *a, const fovea_frame *b)
+{
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            if (a->data[i] && a->data[i] == b->data[j])
+                return 1;
+    return 0;
+}
+
+int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
+{
+    if (!d)
+        return FOVEA_ERR_INVALID_ARG;
+    fovea_context *ctx = d->ctx;
+    FOVEA_TRY(input_ok(ctx, d->backend, in, "input"));
+    FOVEA_TRY(input_ok(ctx, d->backend, out, "output"));
+    if (out->width != in->width || out->height != in->height || out->fmt != in->fmt)
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+                            "diff: denoise output is %dx%d %s but input is %dx%d %s", out->width,
+                            out->height, fovea_pixfmt_name(out->fmt), in->width, in->height,
+                            fovea_pixfmt_name(in->fmt));
+    if (shares_plane(in, out))
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "diff: denoise output shares a plane with its input");
+    if (d->settings.denoise == FOVEA_DIFF_DENOISE_NONE)
+        return fovea_frame_copy(ctx, out, in);
+    return run_filter(d, in, out);
 }

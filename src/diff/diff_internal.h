@@ -31,6 +31,15 @@ typedef struct diff_job {
     int maxval;                     /* 2^bits - 1 */
 } diff_job;
 
+/* One denoising request: in filtered into out (same size and format, host,
+ * no shared planes). */
+typedef struct diff_filter_job {
+    fovea_diff_denoise_mode mode;   /* not NONE */
+    const fovea_frame *in;
+    fovea_frame *out;
+    const fovea_pixfmt_desc *desc;
+} diff_filter_job;
+
 typedef struct diff_params {
     fovea_diff_settings settings;
 } diff_params;
@@ -41,7 +50,11 @@ typedef struct diff_backend {
     int (*heatmap)(void *priv, fovea_context *ctx, const diff_job *job);
     int (*noise)(void *priv, fovea_context *ctx, const diff_job *job);
     int (*mask)(void *priv, fovea_context *ctx, const diff_job *job, fovea_diff_mask_result *out);
+    int (*denoise)(void *priv, fovea_context *ctx, const diff_filter_job *job);
 } diff_backend;
+
+/* The C reference filters (denoise_ref.c). */
+int diff_ref_denoise(void *priv, fovea_context *ctx, const diff_filter_job *job);
 
 /* The backends: diff_ref.c (and later diff_cuda.c); the list in diff_backends.c. */
 extern const diff_backend diff_backend_ref;

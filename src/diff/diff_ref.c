@@ -392,4 +392,5 @@ const diff_backend diff_backend_ref = {
     ref_heatmap,
     ref_noise,
     ref_mask,
+    diff_ref_denoise,
 };
