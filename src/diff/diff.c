@@ -1,4 +1,5 @@
 /* Public differencing API: settings, frame checks and backend dispatch. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,8 @@ struct fovea_diff {
     const diff_backend *backend;
     void *priv;
     fovea_frame filt[2]; /* the denoised pair of the last call (host scratch) */
+    int64_t *hist, *ahist; /* difference and absolute-deviation histograms */
+    size_t hist_len;
 };
 
 void fovea_diff_default_settings(fovea_diff_settings *s)
@@ -23,6 +26,7 @@ void fovea_diff_default_settings(fovea_diff_settings *s)
     s->tile = 16;
     s->noise_mode = FOVEA_DIFF_NOISE_BLACK;
     s->denoise = FOVEA_DIFF_DENOISE_NONE;
+    s->auto_k = 3.0;
 }
 
 static int has_kind(fovea_backend kind)
@@ -62,9 +66,13 @@ int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_setti
     if (set.normalize_max < 0 || set.normalize_max > 3 * 65535)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                             "diff: normalize_max %d outside 0..196605", set.normalize_max);
-    if (set.threshold < 0 || set.threshold > 65535)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: threshold %d outside 0..65535",
-                            set.threshold);
+    if ((set.threshold < 0 && set.threshold != FOVEA_DIFF_THRESHOLD_AUTO) ||
+        set.threshold > 65535)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "diff: threshold %d outside 0..65535 (or auto)", set.threshold);
+    if (!(set.auto_k > 0.0 && set.auto_k <= 1000.0))
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: auto_k %g outside (0, 1000]",
+                            set.auto_k);
 
     /* a CUDA context runs the CUDA table once one exists; until then the C
      * reference serves host frames on every context */
@@ -102,6 +110,8 @@ void fovea_diff_close(fovea_diff **pd)
     d->backend->info.close(&d->priv);
     fovea_frame_free(d->ctx, &d->filt[0]);
     fovea_frame_free(d->ctx, &d->filt[1]);
+    free(d->hist);
+    free(d->ahist);
     free(d);
     *pd = NULL;
 }
@@ -159,6 +169,59 @@ static int make_job(fovea_diff *d, const fovea_frame *prev, const fovea_frame *c
     job->desc = fovea_pixfmt_get_desc(cur->fmt);
     job->channels = (job->desc->is_yuv && job->desc->planes == 1) ? 1 : 3;
     job->maxval = (1 << job->desc->bit_depth) - 1;
+    job->threshold = d->settings.threshold;
+    return FOVEA_OK;
+}
+
+/* Lower median (value of rank (n - 1) / 2 ascending) of a histogram whose
+ * entry i counts the value i + offset. */
+static int64_t hist_median(const int64_t *h, size_t len, int64_t n, int64_t offset)
+{
+    const int64_t rank = (n - 1) / 2;
+    int64_t seen = 0;
+    for (size_t i = 0; i < len; i++) {
+        seen += h[i];
+        if (seen > rank)
+            return (int64_t)i + offset;
+    }
+    return offset;
+}
+
+/* sigma = 1.4826 x median(|v - median(v)|) of the job's plane-0 differences. */
+static int job_sigma(fovea_diff *d, const diff_job *job, double *sigma)
+{
+    const size_t len = 2 * (size_t)job->maxval + 1;
+    if (d->hist_len < len) {
+        free(d->hist);
+        free(d->ahist);
+        d->hist = malloc(len * sizeof(int64_t));
+        d->ahist = malloc(len * sizeof(int64_t));
+        d->hist_len = d->hist && d->ahist ? len : 0;
+        if (!d->hist_len)
+            return fv_ctx_error(d->ctx, FOVEA_ERR_NOMEM, "diff: cannot allocate histograms");
+    }
+    FOVEA_TRY(d->backend->diff_hist(d->priv, d->ctx, job, d->hist));
+    const int64_t n = (int64_t)job->cur->width * job->cur->height;
+    const int64_t med = hist_median(d->hist, len, n, -(int64_t)job->maxval);
+    /* |v - med| <= 2 maxval; len entries cover it */
+    memset(d->ahist, 0, len * sizeof(int64_t));
+    for (size_t i = 0; i < len; i++) {
+        const int64_t dev = (int64_t)i - job->maxval - med;
+        d->ahist[dev < 0 ? -dev : dev] += d->hist[i];
+    }
+    *sigma = 1.4826 * (double)hist_median(d->ahist, len, n, 0);
+    return FOVEA_OK;
+}
+
+/* The automatic threshold of the (denoised) pair of job. */
+static int auto_threshold(fovea_diff *d, diff_job *job)
+{
+    if (d->settings.threshold != FOVEA_DIFF_THRESHOLD_AUTO)
+        return FOVEA_OK;
+    double sigma;
+    FOVEA_TRY(job_sigma(d, job, &sigma));
+    const double t = ceil(d->settings.auto_k * sigma);
+    job->threshold = t > job->maxval ? job->maxval : (int)t;
     return FOVEA_OK;
 }
 
@@ -224,6 +287,7 @@ int fovea_diff_heatmap(fovea_diff *d, const fovea_frame *prev, const fovea_frame
     FOVEA_TRY(make_job(d, prev, cur, "previous", &job));
     FOVEA_TRY(output_ok(d, cur, out, 0));
     FOVEA_TRY(denoise_job(d, &job));
+    FOVEA_TRY(auto_threshold(d, &job));
     job.out = out;
     return d->backend->heatmap(d->priv, d->ctx, &job);
 }
@@ -241,6 +305,7 @@ int fovea_diff_noise(fovea_diff *d, const fovea_frame *prev, const fovea_frame *
         FOVEA_TRY(fovea_frame_copy(d->ctx, out, cur));
     /* overlay paints over the current frame as given, not its denoised copy */
     FOVEA_TRY(denoise_job(d, &job));
+    FOVEA_TRY(auto_threshold(d, &job));
     job.out = out;
     return d->backend->noise(d->priv, d->ctx, &job);
 }
@@ -255,6 +320,7 @@ int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cu
     diff_job job;
     FOVEA_TRY(make_job(d, ref, cur, "reference", &job));
     FOVEA_TRY(denoise_job(d, &job));
+    FOVEA_TRY(auto_threshold(d, &job));
     return d->backend->mask(d->priv, d->ctx, &job, out);
 }
 
@@ -285,4 +351,16 @@ int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
     if (d->settings.denoise == FOVEA_DIFF_DENOISE_NONE)
         return fovea_frame_copy(ctx, out, in);
     return run_filter(d, in, out);
+}
+
+int fovea_diff_noise_sigma(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                           double *sigma)
+{
+    if (!d)
+        return FOVEA_ERR_INVALID_ARG;
+    if (!sigma)
+        return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL sigma");
+    diff_job job;
+    FOVEA_TRY(make_job(d, prev, cur, "previous", &job));
+    return job_sigma(d, &job, sigma);
 }

@@ -29,6 +29,7 @@ typedef struct diff_job {
     const fovea_pixfmt_desc *desc;  /* of prev and cur */
     int channels;                   /* 1 (gray) or 3 */
     int maxval;                     /* 2^bits - 1 */
+    int threshold;                  /* the settings' or the automatic one */
 } diff_job;
 
 /* One denoising request: in filtered into out (same size and format, host,
@@ -51,6 +52,9 @@ typedef struct diff_backend {
     int (*noise)(void *priv, fovea_context *ctx, const diff_job *job);
     int (*mask)(void *priv, fovea_context *ctx, const diff_job *job, fovea_diff_mask_result *out);
     int (*denoise)(void *priv, fovea_context *ctx, const diff_filter_job *job);
+    /* hist[v + maxval] = number of pixels whose plane-0 first-sample
+     * difference cur - prev is v (2 * maxval + 1 entries, zeroed by the callee) */
+    int (*diff_hist)(void *priv, fovea_context *ctx, const diff_job *job, int64_t *hist);
 } diff_backend;
 
 /* The C reference filters (denoise_ref.c). */
