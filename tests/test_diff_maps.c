@@ -392,7 +392,7 @@ static void test_errors(void)
     CHECK(d == NULL);
     CHECK(strstr(fovea_last_error(ctx), "tile") != NULL);
     fovea_diff_default_settings(&s);
-    s.threshold = -1;
+    s.threshold = -2; /* -1 is FOVEA_DIFF_THRESHOLD_AUTO */
     CHECK_EQ_INT(fovea_diff_open(&d, ctx, &s), FOVEA_ERR_INVALID_ARG);
     fovea_diff_default_settings(&s);
     s.measure = (fovea_diff_measure)5;

@@ -24,6 +24,18 @@ typedef enum fovea_diff_noise_mode {
     FOVEA_DIFF_NOISE_OVERLAY = 1 /**< red painted over the current frame */
 } fovea_diff_noise_mode;
 
+/** Denoising applied to the frames before they are differenced (docs/diff.md
+ *  gives the exact integer arithmetic of each filter). */
+typedef enum fovea_diff_denoise_mode {
+    FOVEA_DIFF_DENOISE_NONE = 0,    /**< frames compared as given; default */
+    FOVEA_DIFF_DENOISE_MEDIAN3 = 1, /**< 3x3 median per plane and component */
+    FOVEA_DIFF_DENOISE_GAUSS5 = 2   /**< 5x5 Gaussian, taps [1 4 6 4 1]/16 in two passes */
+} fovea_diff_denoise_mode;
+
+/** threshold setting: derive the threshold of each call from the noise of the
+ *  pair compared, ceil(auto_k x sigma) (fovea_diff_noise_sigma, docs/diff.md). */
+#define FOVEA_DIFF_THRESHOLD_AUTO (-1)
+
 /** Tile sizes of the change mask. */
 #define FOVEA_DIFF_TILE_MIN 8
 #define FOVEA_DIFF_TILE_MAX 64
@@ -38,10 +50,16 @@ typedef struct fovea_diff_settings {
     int normalize_max;
     /** A pixel (noise map) or sample (mask) changed when a channel difference is
      *  strictly greater than this, in the frame's sample units (0..2^bits - 1).
-     *  Default 10. */
+     *  FOVEA_DIFF_THRESHOLD_AUTO: ceil(auto_k x sigma) of each call's pair
+     *  (after denoising), clamped to 0..2^bits - 1. Default 10. */
     int threshold;
     int tile;                        /**< change-mask tile side: 8, 16, 32 or 64; default 16 */
     fovea_diff_noise_mode noise_mode; /**< default BLACK */
+    /** Filter applied to both frames (every plane, at its own resolution)
+     *  before heat map, noise map and mask. Default NONE. */
+    fovea_diff_denoise_mode denoise;
+    /** k of the automatic threshold (> 0, <= 1000); default 3. */
+    double auto_k;
 } fovea_diff_settings;
 
 /** A change mask: which tiles of the frame hold a changed sample. The arrays
@@ -56,6 +74,7 @@ typedef struct fovea_diff_mask_result {
     int64_t changed_pixels;   /**< pixels whose largest channel difference > threshold */
     int64_t diff_sum;         /**< sum over pixels of the SUM measure */
     int diff_max;             /**< largest SUM measure of a pixel */
+    int threshold;            /**< the threshold used (the automatic one when set so) */
 } fovea_diff_mask_result;
 
 /** An opaque differencing context: backend choice and scratch buffers. Not
@@ -64,7 +83,7 @@ typedef struct fovea_diff_mask_result {
 typedef struct fovea_diff fovea_diff;
 
 /** Fill s with defaults (SUM, full-range normalisation, threshold 10, tile 16,
- *  noise mode BLACK). */
+ *  noise mode BLACK, no denoising, auto_k 3). */
 FOVEA_API void fovea_diff_default_settings(fovea_diff_settings *s);
 
 /** Create a differencing context on ctx. The backend comes from the context
@@ -110,6 +129,23 @@ FOVEA_API int fovea_diff_noise(fovea_diff *d, const fovea_frame *prev, const fov
  *  @return as fovea_diff_heatmap, or FOVEA_ERR_NOMEM */
 FOVEA_API int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cur,
                               fovea_diff_mask_result *out);
+
+/** The frame the maps would compare for in: the settings' denoise filter
+ *  applied to every plane (a copy when the filter is NONE).
+ *  @param in a host frame of any format the maps accept
+ *  @param out a host frame of in's size and format, sharing no plane with in
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, empty, out shares in's
+ *          planes), FOVEA_ERR_MISMATCH (size or format), FOVEA_ERR_UNSUPPORTED */
+FOVEA_API int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_frame *out);
+
+/** Robust noise level of the difference of two frames as given (no
+ *  denoising): with d = cur - prev of the first sample of every pixel of plane
+ *  0 (Y, gray or R), sigma = 1.4826 x MAD, MAD = median(|d - median(d)|),
+ *  each median the lower one of the sorted values (exact, integer).
+ *  @param sigma receives sigma in sample units
+ *  @return as fovea_diff_heatmap, or FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_diff_noise_sigma(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                                     double *sigma);
 
 #ifdef __cplusplus
 }

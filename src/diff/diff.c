@@ -1,4 +1,5 @@
 /* Public differencing API: settings, frame checks and backend dispatch. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,9 @@ struct fovea_diff {
     fovea_diff_settings settings;
     const diff_backend *backend;
     void *priv;
+    fovea_frame filt[2]; /* the denoised pair of the last call (host scratch) */
+    int64_t *hist, *ahist; /* difference and absolute-deviation histograms */
+    size_t hist_len;
 };
 
 void fovea_diff_default_settings(fovea_diff_settings *s)
@@ -21,6 +25,8 @@ void fovea_diff_default_settings(fovea_diff_settings *s)
     s->threshold = 10;
     s->tile = 16;
     s->noise_mode = FOVEA_DIFF_NOISE_BLACK;
+    s->denoise = FOVEA_DIFF_DENOISE_NONE;
+    s->auto_k = 3.0;
 }
 
 static int has_kind(fovea_backend kind)
@@ -49,6 +55,10 @@ int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_setti
     if (set.noise_mode != FOVEA_DIFF_NOISE_BLACK && set.noise_mode != FOVEA_DIFF_NOISE_OVERLAY)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: unknown noise mode %d",
                             (int)set.noise_mode);
+    if (set.denoise != FOVEA_DIFF_DENOISE_NONE && set.denoise != FOVEA_DIFF_DENOISE_MEDIAN3 &&
+        set.denoise != FOVEA_DIFF_DENOISE_GAUSS5)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: unknown denoise mode %d",
+                            (int)set.denoise);
     if (set.tile != 8 && set.tile != 16 && set.tile != 32 && set.tile != 64)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                             "diff: tile %d is not 8, 16, 32 or 64", set.tile);
@@ -56,9 +66,13 @@ int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_setti
     if (set.normalize_max < 0 || set.normalize_max > 3 * 65535)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                             "diff: normalize_max %d outside 0..196605", set.normalize_max);
-    if (set.threshold < 0 || set.threshold > 65535)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: threshold %d outside 0..65535",
-                            set.threshold);
+    if ((set.threshold < 0 && set.threshold != FOVEA_DIFF_THRESHOLD_AUTO) ||
+        set.threshold > 65535)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "diff: threshold %d outside 0..65535 (or auto)", set.threshold);
+    if (!(set.auto_k > 0.0 && set.auto_k <= 1000.0))
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: auto_k %g outside (0, 1000]",
+                            set.auto_k);
 
     /* a CUDA context runs the CUDA table once one exists; until then the C
      * reference serves host frames on every context */
@@ -94,6 +108,10 @@ void fovea_diff_close(fovea_diff **pd)
         return;
     fovea_diff *d = *pd;
     d->backend->info.close(&d->priv);
+    fovea_frame_free(d->ctx, &d->filt[0]);
+    fovea_frame_free(d->ctx, &d->filt[1]);
+    free(d->hist);
+    free(d->ahist);
     free(d);
     *pd = NULL;
 }
@@ -151,6 +169,94 @@ static int make_job(fovea_diff *d, const fovea_frame *prev, const fovea_frame *c
     job->desc = fovea_pixfmt_get_desc(cur->fmt);
     job->channels = (job->desc->is_yuv && job->desc->planes == 1) ? 1 : 3;
     job->maxval = (1 << job->desc->bit_depth) - 1;
+    job->threshold = d->settings.threshold;
+    return FOVEA_OK;
+}
+
+/* Lower median (value of rank (n - 1) / 2 ascending) of a histogram whose
+ * entry i counts the value i + offset. */
+static int64_t hist_median(const int64_t *h, size_t len, int64_t n, int64_t offset)
+{
+    const int64_t rank = (n - 1) / 2;
+    int64_t seen = 0;
+    for (size_t i = 0; i < len; i++) {
+        seen += h[i];
+        if (seen > rank)
+            return (int64_t)i + offset;
+    }
+    return offset;
+}
+
+/* sigma = 1.4826 x median(|v - median(v)|) of the job's plane-0 differences. */
+static int job_sigma(fovea_diff *d, const diff_job *job, double *sigma)
+{
+    const size_t len = 2 * (size_t)job->maxval + 1;
+    if (d->hist_len < len) {
+        free(d->hist);
+        free(d->ahist);
+        d->hist = malloc(len * sizeof(int64_t));
+        d->ahist = malloc(len * sizeof(int64_t));
+        d->hist_len = d->hist && d->ahist ? len : 0;
+        if (!d->hist_len)
+            return fv_ctx_error(d->ctx, FOVEA_ERR_NOMEM, "diff: cannot allocate histograms");
+    }
+    FOVEA_TRY(d->backend->diff_hist(d->priv, d->ctx, job, d->hist));
+    const int64_t n = (int64_t)job->cur->width * job->cur->height;
+    const int64_t med = hist_median(d->hist, len, n, -(int64_t)job->maxval);
+    /* |v - med| <= 2 maxval; len entries cover it */
+    memset(d->ahist, 0, len * sizeof(int64_t));
+    for (size_t i = 0; i < len; i++) {
+        const int64_t dev = (int64_t)i - job->maxval - med;
+        d->ahist[dev < 0 ? -dev : dev] += d->hist[i];
+    }
+    *sigma = 1.4826 * (double)hist_median(d->ahist, len, n, 0);
+    return FOVEA_OK;
+}
+
+/* The automatic threshold of the (denoised) pair of job. */
+static int auto_threshold(fovea_diff *d, diff_job *job)
+{
+    if (d->settings.threshold != FOVEA_DIFF_THRESHOLD_AUTO)
+        return FOVEA_OK;
+    double sigma;
+    FOVEA_TRY(job_sigma(d, job, &sigma));
+    const double t = ceil(d->settings.auto_k * sigma);
+    job->threshold = t > job->maxval ? job->maxval : (int)t;
+    return FOVEA_OK;
+}
+
+/* Scratch frame i shaped like f (kept while size and format stay). */
+static int ensure_filt(fovea_diff *d, int i, const fovea_frame *f)
+{
+    fovea_frame *s = &d->filt[i];
+    if (s->data[0] && s->width == f->width && s->height == f->height && s->fmt == f->fmt)
+        return FOVEA_OK;
+    fovea_frame_free(d->ctx, s);
+    return fovea_frame_alloc(d->ctx, s, f->width, f->height, f->fmt, FOVEA_MEM_HOST);
+}
+
+static int run_filter(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
+{
+    diff_filter_job fj;
+    fj.mode = d->settings.denoise;
+    fj.in = in;
+    fj.out = out;
+    fj.desc = fovea_pixfmt_get_desc(in->fmt);
+    return d->backend->denoise(d->priv, d->ctx, &fj);
+}
+
+/* Denoise the checked pair into the scratch frames and point the job at them. */
+static int denoise_job(fovea_diff *d, diff_job *job)
+{
+    if (d->settings.denoise == FOVEA_DIFF_DENOISE_NONE)
+        return FOVEA_OK;
+    for (int i = 0; i < 2; i++) {
+        const fovea_frame *in = i == 0 ? job->prev : job->cur;
+        FOVEA_TRY(ensure_filt(d, i, in));
+        FOVEA_TRY(run_filter(d, in, &d->filt[i]));
+    }
+    job->prev = &d->filt[0];
+    job->cur = &d->filt[1];
     return FOVEA_OK;
 }
 
@@ -180,6 +286,8 @@ int fovea_diff_heatmap(fovea_diff *d, const fovea_frame *prev, const fovea_frame
     diff_job job;
     FOVEA_TRY(make_job(d, prev, cur, "previous", &job));
     FOVEA_TRY(output_ok(d, cur, out, 0));
+    FOVEA_TRY(denoise_job(d, &job));
+    FOVEA_TRY(auto_threshold(d, &job));
     job.out = out;
     return d->backend->heatmap(d->priv, d->ctx, &job);
 }
@@ -195,6 +303,9 @@ int fovea_diff_noise(fovea_diff *d, const fovea_frame *prev, const fovea_frame *
     FOVEA_TRY(output_ok(d, cur, out, overlay));
     if (overlay && out->data[0] != cur->data[0])
         FOVEA_TRY(fovea_frame_copy(d->ctx, out, cur));
+    /* overlay paints over the current frame as given, not its denoised copy */
+    FOVEA_TRY(denoise_job(d, &job));
+    FOVEA_TRY(auto_threshold(d, &job));
     job.out = out;
     return d->backend->noise(d->priv, d->ctx, &job);
 }
@@ -208,5 +319,48 @@ int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cu
         return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL mask result");
     diff_job job;
     FOVEA_TRY(make_job(d, ref, cur, "reference", &job));
+    FOVEA_TRY(denoise_job(d, &job));
+    FOVEA_TRY(auto_threshold(d, &job));
     return d->backend->mask(d->priv, d->ctx, &job, out);
+}
+
+static int shares_plane(const fovea_frame *a, const fovea_frame *b)
+{
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            if (a->data[i] && a->data[i] == b->data[j])
+                return 1;
+    return 0;
+}
+
+int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
+{
+    if (!d)
+        return FOVEA_ERR_INVALID_ARG;
+    fovea_context *ctx = d->ctx;
+    FOVEA_TRY(input_ok(ctx, d->backend, in, "input"));
+    FOVEA_TRY(input_ok(ctx, d->backend, out, "output"));
+    if (out->width != in->width || out->height != in->height || out->fmt != in->fmt)
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+                            "diff: denoise output is %dx%d %s but input is %dx%d %s", out->width,
+                            out->height, fovea_pixfmt_name(out->fmt), in->width, in->height,
+                            fovea_pixfmt_name(in->fmt));
+    if (shares_plane(in, out))
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "diff: denoise output shares a plane with its input");
+    if (d->settings.denoise == FOVEA_DIFF_DENOISE_NONE)
+        return fovea_frame_copy(ctx, out, in);
+    return run_filter(d, in, out);
+}
+
+int fovea_diff_noise_sigma(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                           double *sigma)
+{
+    if (!d)
+        return FOVEA_ERR_INVALID_ARG;
+    if (!sigma)
+        return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL sigma");
+    diff_job job;
+    FOVEA_TRY(make_job(d, prev, cur, "previous", &job));
+    return job_sigma(d, &job, sigma);
 }

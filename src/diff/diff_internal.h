@@ -29,7 +29,17 @@ typedef struct diff_job {
     const fovea_pixfmt_desc *desc;  /* of prev and cur */
     int channels;                   /* 1 (gray) or 3 */
     int maxval;                     /* 2^bits - 1 */
+    int threshold;                  /* the settings' or the automatic one */
 } diff_job;
+
+/* One denoising request: in filtered into out (same size and format, host,
+ * no shared planes). */
+typedef struct diff_filter_job {
+    fovea_diff_denoise_mode mode;   /* not NONE */
+    const fovea_frame *in;
+    fovea_frame *out;
+    const fovea_pixfmt_desc *desc;
+} diff_filter_job;
 
 typedef struct diff_params {
     fovea_diff_settings settings;
@@ -41,7 +51,14 @@ typedef struct diff_backend {
     int (*heatmap)(void *priv, fovea_context *ctx, const diff_job *job);
     int (*noise)(void *priv, fovea_context *ctx, const diff_job *job);
     int (*mask)(void *priv, fovea_context *ctx, const diff_job *job, fovea_diff_mask_result *out);
+    int (*denoise)(void *priv, fovea_context *ctx, const diff_filter_job *job);
+    /* hist[v + maxval] = number of pixels whose plane-0 first-sample
+     * difference cur - prev is v (2 * maxval + 1 entries, zeroed by the callee) */
+    int (*diff_hist)(void *priv, fovea_context *ctx, const diff_job *job, int64_t *hist);
 } diff_backend;
+
+/* The C reference filters (denoise_ref.c). */
+int diff_ref_denoise(void *priv, fovea_context *ctx, const diff_filter_job *job);
 
 /* The backends: diff_ref.c (and later diff_cuda.c); the list in diff_backends.c. */
 extern const diff_backend diff_backend_ref;

@@ -27,6 +27,9 @@ typedef struct diff_ref {
     int64_t *row_pixels, *row_sum; /* per tile row */
     int *row_max;
     int tiles_cap, tile_rows_cap;
+    /* difference histograms, one per thread */
+    uint32_t *hist;
+    size_t hist_len;
 } diff_ref;
 
 void diff_heat_table(uint8_t table[DIFF_HEAT_ENTRIES][3])
@@ -54,6 +57,7 @@ static void ref_close(void **priv)
     free(st->row_pixels);
     free(st->row_sum);
     free(st->row_max);
+    free(st->hist);
     free(st);
     *priv = NULL;
 }
@@ -222,7 +226,7 @@ static void map_rows(void *arg, int begin, int end, int thread)
     const diff_job *job = ma->job;
     diff_thread *th = &st->thr[thread];
     const int w = job->cur->width, h = job->cur->height;
-    const int thr = st->set.threshold;
+    const int thr = job->threshold;
     /* heat map: the top of the scale M, and d = min(v, M) / M as a table index */
     int64_t top = st->set.normalize_max;
     if (top == 0)
@@ -327,7 +331,7 @@ static void mask_rows(void *arg, int begin, int end, int thread)
             for (int x = 0; x < w; x++) {
                 sum += th->sum[0][x];
                 mx = th->sum[0][x] > mx ? th->sum[0][x] : mx;
-                if (th->mx[0][x] > st->set.threshold) {
+                if (th->mx[0][x] > job->threshold) {
                     pixels++;
                     flags[x / t] = 1;
                 }
@@ -374,6 +378,7 @@ static int ref_mask(void *priv, fovea_context *ctx, const diff_job *job,
     out->tile = t;
     out->tiles_x = tx;
     out->tiles_y = ty;
+    out->threshold = job->threshold;
     out->changed = st->changed;
     out->list = st->list;
     for (int r = 0; r < ty; r++) {
@@ -387,9 +392,54 @@ static int ref_mask(void *priv, fovea_context *ctx, const diff_job *job,
     return FOVEA_OK;
 }
 
+typedef struct hist_arg {
+    diff_ref *st;
+    const diff_job *job;
+} hist_arg;
+
+static void hist_rows(void *arg, int begin, int end, int thread)
+{
+    const hist_arg *ha = arg;
+    const diff_job *job = ha->job;
+    uint32_t *h = ha->st->hist + (size_t)thread * ha->st->hist_len;
+    const int comp = job->desc->components, wide = job->desc->bytes_per_sample == 2;
+    for (int y = begin; y < end; y++) {
+        const uint8_t *a = job->prev->data[0] + (ptrdiff_t)y * job->prev->stride[0];
+        const uint8_t *b = job->cur->data[0] + (ptrdiff_t)y * job->cur->stride[0];
+        for (int x = 0; x < job->cur->width; x++)
+            h[sample_at(b, x * comp, wide) - sample_at(a, x * comp, wide) + job->maxval]++;
+    }
+}
+
+static int ref_diff_hist(void *priv, fovea_context *ctx, const diff_job *job, int64_t *hist)
+{
+    diff_ref *st = priv;
+    const size_t len = 2 * (size_t)job->maxval + 1;
+    if (st->hist_len != len) {
+        free(st->hist);
+        st->hist_len = 0;
+        /* <= 131071 entries a thread; a count fits 32 bits (16384^2 pixels) */
+        st->hist = malloc(len * (size_t)st->nthreads * sizeof(uint32_t));
+        if (!st->hist)
+            return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "diff: cannot allocate histograms");
+        st->hist_len = len;
+    }
+    memset(st->hist, 0, len * (size_t)st->nthreads * sizeof(uint32_t));
+    hist_arg ha = {st, job};
+    fv_parallel_for(ctx, job->cur->height, 16, hist_rows, &ha);
+    for (size_t i = 0; i < len; i++) {
+        hist[i] = 0;
+        for (int t = 0; t < st->nthreads; t++)
+            hist[i] += st->hist[(size_t)t * len + i];
+    }
+    return FOVEA_OK;
+}
+
 const diff_backend diff_backend_ref = {
     {"cpu", FOVEA_BACKEND_CPU, 0, ref_init, ref_close},
     ref_heatmap,
     ref_noise,
     ref_mask,
+    diff_ref_denoise,
+    ref_diff_hist,
 };
