@@ -9,6 +9,7 @@
 
 #include "quality/adm.h"
 #include "testutil.h"
+#include "vmaf_golden.h"
 
 static const char *const feature_names[] = {
     "integer_adm2",       "integer_aim",        "integer_adm3",       "integer_adm_scale0",
@@ -26,27 +27,11 @@ static double feature_value(const adm_result *r, size_t f)
     }
 }
 
-/* features.vmaf_v0.6.1.per_frame.<name>[i]; where libvmaf's SIMD paths
- * disagree, the plain-C path's value (other_code_paths_that_differ.c_only).
- * NAN when absent. */
+/* features.vmaf_v0.6.1.per_frame.<name>[i] of the path to match (golden_frame). */
 static double expected_value(const cJSON *root, const char *name, int i)
 {
     const cJSON *set = cJSON_GetObjectItemCaseSensitive(root, "features");
-    set = cJSON_GetObjectItemCaseSensitive(set, "vmaf_v0.6.1");
-    const cJSON *other = cJSON_GetObjectItemCaseSensitive(set, "other_code_paths_that_differ");
-    const cJSON *path;
-    cJSON_ArrayForEach(path, other)
-    {
-        if (strncmp(path->string, "c_only", 6) != 0)
-            continue;
-        const cJSON *pf = cJSON_GetObjectItemCaseSensitive(path, "per_frame");
-        const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pf, name), i);
-        if (cJSON_IsNumber(v))
-            return v->valuedouble;
-    }
-    const cJSON *pf = cJSON_GetObjectItemCaseSensitive(set, "per_frame");
-    const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pf, name), i);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    return golden_frame(cJSON_GetObjectItemCaseSensitive(set, "vmaf_v0.6.1"), name, i);
 }
 
 /* The case's vmaf_v0.6.1 section is golden for ADM (akiyo_18x22 is not:
@@ -92,10 +77,7 @@ static int run_case(const char *dir, const char *cs, int to_bpc, int max_frames,
     memset(res, 0, sizeof(*res));
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s/expected.json", dir, cs);
-    char *text = test_read_text(path);
-    REQUIRE(text);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
+    cJSON *root = golden_read_json(path);
     REQUIRE(root);
     if (!adm_is_golden(root)) {
         cJSON_Delete(root);
@@ -171,10 +153,7 @@ static int test_golden(void)
     }
     char path[4096];
     snprintf(path, sizeof(path), "%s/index.json", dir);
-    char *text = test_read_text(path);
-    REQUIRE(text);
-    cJSON *idx = cJSON_Parse(text);
-    free(text);
+    cJSON *idx = golden_read_json(path);
     REQUIRE(idx);
     int n = 0;
     const cJSON *c;

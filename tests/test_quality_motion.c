@@ -9,6 +9,7 @@
 
 #include "quality/motion.h"
 #include "testutil.h"
+#include "vmaf_golden.h"
 
 static const char *const names[3] = {"VMAF_integer_feature_motion_sad_score", "integer_motion2",
                                      "integer_motion3"};
@@ -113,24 +114,6 @@ static double compare(const char *what, int frame, int k, double got, double wan
     return fabs(got - want);
 }
 
-/* libvmaf's per-frame value for this path: the plain-C run's where the default
- * (AVX-512) one differs for this feature, else per_frame. */
-static const cJSON *expected_array(const cJSON *set, const char *name)
-{
-    const cJSON *other = cJSON_GetObjectItemCaseSensitive(set, "other_code_paths_that_differ");
-    const cJSON *c_only = cJSON_GetObjectItemCaseSensitive(other, "c_only(--cpumask 63)");
-    const cJSON *diff = cJSON_GetObjectItemCaseSensitive(c_only, "differing_features");
-    const cJSON *it;
-    cJSON_ArrayForEach(it, diff)
-    {
-        if (cJSON_IsString(it) && strcmp(it->valuestring, name) == 0)
-            return cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(c_only, "per_frame"), name);
-    }
-    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(set, "per_frame"),
-                                            name);
-}
-
 typedef struct golden {
     char name[128];
     int informational; /* the case's status says its VMAF set is not golden */
@@ -163,7 +146,7 @@ static int load_golden(const char *dir, const char *cs, golden *g)
     snprintf(path, sizeof(path), "%s/%s/ref.y4m", dir, cs);
     int ok = load_clip(path, &g->c);
     for (int k = 0; ok && k < 3; k++) {
-        const cJSON *a = expected_array(set, names[k]);
+        const cJSON *a = golden_section(set, "per_frame", names[k]);
         if (cJSON_GetArraySize(a) != g->c.n) {
             fprintf(stderr, "%s: %s has %d values for %d frames\n", cs, names[k],
                     cJSON_GetArraySize(a), g->c.n);
@@ -258,10 +241,7 @@ static int test_golden(void)
     }
     char path[4096];
     snprintf(path, sizeof(path), "%s/index.json", dir);
-    char *text = test_read_text(path);
-    REQUIRE(text);
-    cJSON *index = cJSON_Parse(text);
-    free(text);
+    cJSON *index = golden_read_json(path);
     REQUIRE(index);
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(index, "cases");
     const cJSON *it;

@@ -9,6 +9,7 @@
 
 #include "fovea/quality.h"
 #include "testutil.h"
+#include "vmaf_golden.h"
 
 /* Every frame of every case runs in about 16 s in a Debug ASan build, so no
  * case is cut short; FOVEA_VIF_TEST_FRAMES=N limits the frames per case. */
@@ -205,10 +206,7 @@ static int test_golden(void)
     }
     char path[4096];
     snprintf(path, sizeof(path), "%s/index.json", dir);
-    char *text = test_read_text(path);
-    REQUIRE(text);
-    cJSON *idx = cJSON_Parse(text);
-    free(text);
+    cJSON *idx = golden_read_json(path);
     REQUIRE(idx);
     int max_frames = 0;
     const char *env = getenv("FOVEA_VIF_TEST_FRAMES");

@@ -12,6 +12,7 @@
 #include "quality/model.h"
 #include "quality/vmaf_ref.h"
 #include "testutil.h"
+#include "vmaf_golden.h"
 
 static const char *const lib_names[VMAF_FEATURE_KINDS] = {
     "integer_adm2",       "integer_motion2",    "integer_vif_scale0",
@@ -158,30 +159,6 @@ static const cJSON *vmaf_set(const cJSON *root)
                                             "vmaf_v0.6.1");
 }
 
-/* The recorded code path whose values the C reference must match: the
- * plain-C path (other_code_paths_that_differ.c_only*) where libvmaf's SIMD
- * paths disagree, else the default per_frame / pooled. */
-static const cJSON *expected_section(const cJSON *set, const char *what, const char *name)
-{
-    const cJSON *path;
-    cJSON_ArrayForEach(path, cJSON_GetObjectItemCaseSensitive(set, "other_code_paths_that_differ"))
-    {
-        if (strncmp(path->string, "c_only", 6) != 0)
-            continue;
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(path, what), name);
-        if (v)
-            return v;
-    }
-    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(set, what), name);
-}
-
-static double expected_frame(const cJSON *set, const char *name, int i)
-{
-    const cJSON *v = cJSON_GetArrayItem(expected_section(set, "per_frame", name), i);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 typedef struct case_result {
     int frames, exact, from_features_exact, pooled, pooled_exact;
     double max_diff;
@@ -207,10 +184,7 @@ static int run_case(const char *dir, const char *cs, const vmaf_model *m, case_r
     memset(res, 0, sizeof(*res));
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s/expected.json", dir, cs);
-    char *text = test_read_text(path);
-    REQUIRE(text);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
+    cJSON *root = golden_read_json(path);
     REQUIRE(root);
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(root, "status"), "vmaf_v0.6.1");
@@ -246,25 +220,25 @@ static int run_case(const char *dir, const char *cs, const vmaf_model *m, case_r
             const int i = (int)sc.frame;
             CHECK_EQ_INT(i, res->frames);
             res->frames++;
-            compare(cs, "vmaf frame", i, sc.vmaf, expected_frame(set, "vmaf", i), &res->exact,
+            compare(cs, "vmaf frame", i, sc.vmaf, golden_frame(set, "vmaf", i), &res->exact,
                     res, &shown);
             /* the model alone, on libvmaf's own feature values */
             double x[VMAF_MODEL_MAX_FEATURES];
             for (int k = 0; k < m->n_features; k++)
-                x[k] = expected_frame(set, lib_names[m->feature[k].kind], i);
+                x[k] = golden_frame(set, lib_names[m->feature[k].kind], i);
             compare(cs, "vmaf from libvmaf's features, frame", i, vmaf_model_predict(m, x, 0),
-                    expected_frame(set, "vmaf", i), &res->from_features_exact, res, &shown);
+                    golden_frame(set, "vmaf", i), &res->from_features_exact, res, &shown);
         }
         if (a == FOVEA_EOF || b == FOVEA_EOF) {
             REQUIRE(vmaf_ref_flush(s, &sc) == 0);
             break;
         }
     }
-    CHECK_EQ_INT(res->frames, cJSON_GetArraySize(expected_section(set, "per_frame", "vmaf")));
+    CHECK_EQ_INT(res->frames, cJSON_GetArraySize(golden_section(set, "per_frame", "vmaf")));
 
     vmaf_pool pool;
     vmaf_ref_pooled(s, &pool);
-    const cJSON *pooled = expected_section(set, "pooled", "vmaf");
+    const cJSON *pooled = golden_section(set, "pooled", "vmaf");
     const struct {
         const char *name;
         double got;
@@ -302,10 +276,7 @@ static int test_golden(void)
     REQUIRE(vmaf_model_load_version(&m, "vmaf_v0.6.1", err, sizeof(err)) == FOVEA_OK);
     char path[4096];
     snprintf(path, sizeof(path), "%s/index.json", dir);
-    char *text = test_read_text(path);
-    REQUIRE(text);
-    cJSON *idx = cJSON_Parse(text);
-    free(text);
+    cJSON *idx = golden_read_json(path);
     REQUIRE(idx);
     int n = 0;
     const cJSON *c;
