@@ -29,7 +29,10 @@ typedef enum fovea_diff_noise_mode {
 typedef enum fovea_diff_denoise_mode {
     FOVEA_DIFF_DENOISE_NONE = 0,    /**< frames compared as given; default */
     FOVEA_DIFF_DENOISE_MEDIAN3 = 1, /**< 3x3 median per plane and component */
-    FOVEA_DIFF_DENOISE_GAUSS5 = 2   /**< 5x5 Gaussian, taps [1 4 6 4 1]/16 in two passes */
+    FOVEA_DIFF_DENOISE_GAUSS5 = 2,  /**< 5x5 Gaussian, taps [1 4 6 4 1]/16 in two passes */
+    /** Temporal recursive filter: a per-sample exponential average kept by the
+     *  context, one step per compared frame (settings.temporal_strength). */
+    FOVEA_DIFF_DENOISE_TEMPORAL = 3
 } fovea_diff_denoise_mode;
 
 /** threshold setting: derive the threshold of each call from the noise of the
@@ -60,7 +63,12 @@ typedef struct fovea_diff_settings {
     fovea_diff_denoise_mode denoise;
     /** k of the automatic threshold (> 0, <= 1000); default 3. */
     double auto_k;
+    /** Strength S of the temporal filter, 0..255: the weight of the history in
+     *  1/256. With state s and the new sample x, s += floor(((x - s) * (256 - S)
+     *  + 128) / 256) (docs/diff.md); 0 = no filtering. Default 192. */
+    int temporal_strength;
 } fovea_diff_settings;
+
 
 /** A change mask: which tiles of the frame hold a changed sample. The arrays
  *  belong to the differencing context and stay valid until its next
@@ -76,6 +84,14 @@ typedef struct fovea_diff_mask_result {
     int diff_max;             /**< largest SUM measure of a pixel */
     int threshold;            /**< the threshold used (the automatic one when set so) */
 } fovea_diff_mask_result;
+
+/** Outputs of one fovea_diff_compute call: any subset (NULL = not wanted). */
+typedef struct fovea_diff_outputs {
+    fovea_frame *heatmap;              /**< as fovea_diff_heatmap's out */
+    fovea_frame *noise;                /**< as fovea_diff_noise's out */
+    fovea_diff_mask_result *mask;      /**< as fovea_diff_mask's out */
+    double *sigma;                     /**< as fovea_diff_noise_sigma (frames as compared) */
+} fovea_diff_outputs;
 
 /** An opaque differencing context: backend choice and scratch buffers. Not
  *  thread-safe (one per thread); the work itself runs on the fovea context's
@@ -146,6 +162,22 @@ FOVEA_API int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_fra
  *  @return as fovea_diff_heatmap, or FOVEA_ERR_NOMEM */
 FOVEA_API int fovea_diff_noise_sigma(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
                                      double *sigma);
+
+/** Every wanted output of one pair in one call: the frames are denoised once
+ *  (and the temporal filter advances once), then the heat map, noise map, mask
+ *  and sigma are computed from the same compared frames. This is the call to
+ *  use when several outputs of a pair are wanted, and the only way to get more
+ *  than one output of a pair with the temporal filter (each map call advances
+ *  it). With the temporal filter, the first call (or the first after
+ *  fovea_diff_reset or a change of size or format) starts the state from prev;
+ *  every call then compares the state before the step (the filtered prev) with
+ *  the state after it (the filtered cur), so prev is read only at the start.
+ *  @return as fovea_diff_heatmap */
+FOVEA_API int fovea_diff_compute(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                                 const fovea_diff_outputs *out);
+
+/** Forget the temporal filter's state (a new stream starts at the next call). */
+FOVEA_API void fovea_diff_reset(fovea_diff *d);
 
 #ifdef __cplusplus
 }
