@@ -58,7 +58,8 @@ __device__ __forceinline__ void pix_diff(const diff_cuda_pair &p, int x, int y, 
     if (p.layout == DIFF_CUDA_PACKED) {
         int s = 0, m = 0;
         for (int c = 0; c < 3; c++) { // alpha is not compared
-            const int v = absd(sample(a0, x * p.comps + c, wide), sample(b0, x * p.comps + c, wide));
+            const int i = x * p.comps + c;
+            const int v = absd(sample(a0, i, wide), sample(b0, i, wide));
             s += v;
             m = v > m ? v : m;
         }
@@ -206,7 +207,8 @@ __device__ __forceinline__ void store4(const diff_cuda_map_args &a, int x0, int 
 
 // Heat and noise maps to RGB24 / RGBA: 4 pixels of one row a thread.
 template <int R>
-__global__ void __launch_bounds__(32 * kRowsPerBlock, 8) k_map_row(const __grid_constant__ diff_cuda_map_args a)
+__global__ void __launch_bounds__(32 * kRowsPerBlock, 8)
+    k_map_row(const __grid_constant__ diff_cuda_map_args a)
 {
     const int x0 = (int)(blockIdx.x * 32 + threadIdx.x) * 4;
     const int y = (int)(blockIdx.y * kRowsPerBlock + threadIdx.y);
@@ -231,7 +233,8 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock, 8) k_map_row(const __grid_
 // Heat and noise maps to I420: one thread per 2x2 quad, the chroma sample it
 // shares (the rounded mean colour of its pixels; OVERLAY: red when one of
 // them changed), so an overlay into the current frame itself stays race-free.
-__global__ void __launch_bounds__(32 * kRowsPerBlock) k_map_quad(const __grid_constant__ diff_cuda_map_args a)
+__global__ void __launch_bounds__(32 * kRowsPerBlock)
+    k_map_quad(const __grid_constant__ diff_cuda_map_args a)
 {
     const int qx = (int)(blockIdx.x * 32 + threadIdx.x);
     const int qy = (int)(blockIdx.y * kRowsPerBlock + threadIdx.y);
@@ -316,7 +319,8 @@ __device__ __forceinline__ uint32_t vmed3(uint32_t a, uint32_t b, uint32_t c)
 // pixels need (lo, mid, hi) and takes med3(max lo, med3 mid, min hi) of each
 // 3-column window, the exact median of 9.
 template <int C>
-__global__ void __launch_bounds__(32 * kRowsPerBlock, 8) k_heat_median(const __grid_constant__ diff_cuda_map_args a)
+__global__ void __launch_bounds__(32 * kRowsPerBlock, 8)
+    k_heat_median(const __grid_constant__ diff_cuda_map_args a)
 {
     __shared__ __align__(16) uint32_t s[3][kMedRows][kMedPitch];
     const int w = a.in.w, h = a.in.h;
@@ -443,7 +447,8 @@ __device__ __forceinline__ unsigned lookback(const diff_cuda_mask_args &a, int b
 // [g * 128, g * 128 + 128) with g = b % groups: whole tiles (tile 8 .. 64),
 // so its flags need no other block. Warps are rows, lanes 4-pixel columns.
 template <int R>
-__global__ void __launch_bounds__(kMaskThreads, 4) k_mask(const __grid_constant__ diff_cuda_mask_args a)
+__global__ void __launch_bounds__(kMaskThreads, 4)
+    k_mask(const __grid_constant__ diff_cuda_mask_args a)
 {
     __shared__ unsigned s_ticket;
     __shared__ unsigned s_bits[kRowsPerBlock];
@@ -555,8 +560,8 @@ __global__ void __launch_bounds__(256) k_hist(const __grid_constant__ diff_cuda_
     const int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     const int step = a.in.layout == DIFF_CUDA_PACKED ? a.in.comps : 1;
     if (x < a.in.w) {
-        const int y1 = ((int)blockIdx.y + 1) * kHistRows < a.in.h ? ((int)blockIdx.y + 1) * kHistRows
-                                                                  : a.in.h;
+        const int yend = ((int)blockIdx.y + 1) * kHistRows;
+        const int y1 = yend < a.in.h ? yend : a.in.h;
         for (int y = (int)blockIdx.y * kHistRows; y < y1; y++) {
             const int pa = sample(a.in.a[0] + (ptrdiff_t)y * a.in.as[0], x * step, a.in.wide);
             const int pb = sample(a.in.b[0] + (ptrdiff_t)y * a.in.bs[0], x * step, a.in.wide);
