@@ -11,6 +11,22 @@
 
 #include "diff/diff_cuda.h"
 
+// Blocks of 256 threads an SM keeps for the streaming kernels: all its
+// threads (2048 on sm_80 and sm_90, 1536 on sm_86 / sm_87 / sm_89).
+#if defined(__CUDA_ARCH__) && \
+    (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+#define DIFF_STREAM_BLOCKS 6
+#else
+#define DIFF_STREAM_BLOCKS 8
+#endif
+// The fused median needs more registers where min/max of 16-bit pairs is
+// not one instruction (before sm_90).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define DIFF_MEDIAN_BLOCKS 6
+#else
+#define DIFF_MEDIAN_BLOCKS 8
+#endif
+
 namespace {
 
 constexpr int kHeatTop = 1023;      // DIFF_HEAT_ENTRIES - 1
@@ -207,7 +223,7 @@ __device__ __forceinline__ void store4(const diff_cuda_map_args &a, int x0, int 
 
 // Heat and noise maps to RGB24 / RGBA: 4 pixels of one row a thread.
 template <int R>
-__global__ void __launch_bounds__(32 * kRowsPerBlock, 8)
+__global__ void __launch_bounds__(32 * kRowsPerBlock, DIFF_STREAM_BLOCKS)
     k_map_row(const __grid_constant__ diff_cuda_map_args a)
 {
     const int x0 = (int)(blockIdx.x * 32 + threadIdx.x) * 4;
@@ -319,7 +335,7 @@ __device__ __forceinline__ uint32_t vmed3(uint32_t a, uint32_t b, uint32_t c)
 // pixels need (lo, mid, hi) and takes med3(max lo, med3 mid, min hi) of each
 // 3-column window, the exact median of 9.
 template <int C>
-__global__ void __launch_bounds__(32 * kRowsPerBlock, 8)
+__global__ void __launch_bounds__(32 * kRowsPerBlock, DIFF_MEDIAN_BLOCKS)
     k_heat_median(const __grid_constant__ diff_cuda_map_args a)
 {
     __shared__ __align__(16) uint32_t s[3][kMedRows][kMedPitch];
