@@ -582,40 +582,19 @@ void adm_close(adm_state **st)
     *st = NULL;
 }
 
-void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
-                 ptrdiff_t dis_stride, adm_result *out)
+void adm_derive(const adm_raw *raw, int width, int height, adm_result *out)
 {
     memset(out, 0, sizeof(*out));
-    int w = st->p.width, h = st->p.height;
     double num = 0, den = 0, aim = 0;
     for (int scale = 0; scale < ADM_SCALES; scale++) {
-        dwt_indices(st->ind_y, h);
-        dwt_indices(st->ind_x, w);
-        /* Levels above 0 read the previous approximation band and overwrite
-         * it: libvmaf does this in place, which is safe because output row i
-         * only needs source rows >= 2i - 1 >= i (for i >= 1); here it is the
-         * same, row i is written after the last read of it. */
-        dwt_level(st, scale, ref, ref_stride, st->ref[BAND_A], w, h, st->tmp[0], st->tmp[1],
-                  st->ref);
-        dwt_level(st, scale, dis, dis_stride, st->dis[BAND_A], w, h, st->tmp[2], st->tmp[3],
-                  st->dis);
-        w = (w + 1) / 2;
-        h = (h + 1) / 2;
-
-        decouple(st, scale, w, h);
-        out->den[scale] = den_level(st, scale, w, h);
-        /* DLM: the restored part, masked by the additive part */
-        csf_bands(st, scale, w, h, st->add);
-        out->num[scale] = num_level(st, scale, w, h, st->rst, ADM_NOISE_WEIGHT);
-        /* AIM: the additive part, masked by the restored part, no noise floor */
-        csf_bands(st, scale, w, h, st->rst);
-        out->aim_num[scale] = num_level(st, scale, w, h, st->add, 0.0);
-
-        num += out->num[scale];
-        den += out->den[scale];
-        aim += out->aim_num[scale];
+        out->num[scale] = raw->num[scale];
+        out->den[scale] = raw->den[scale];
+        out->aim_num[scale] = raw->aim_num[scale];
+        num += raw->num[scale];
+        den += raw->den[scale];
+        aim += raw->aim_num[scale];
     }
-    const double limit = 1e-10 * (st->p.width * st->p.height) / (1920.0 * 1080.0);
+    const double limit = 1e-10 * (width * height) / (1920.0 * 1080.0);
     num = num < limit ? 0 : num;
     den = den < limit ? 0 : den;
     if (den == 0.0) {
@@ -632,5 +611,44 @@ void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const 
     double adm3 = out->adm2 * ADM_DLM_WEIGHT + (1 - out->aim) * (1 - ADM_DLM_WEIGHT);
     out->adm3 = adm3 > 0.0 ? adm3 : 0.0; /* adm_min_val 0 */
     for (int s = 0; s < ADM_SCALES; s++)
-        out->scale[s] = (double)out->num[s] / (double)out->den[s];
+        out->scale[s] = (double)raw->num[s] / (double)raw->den[s];
+}
+
+void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
+                 ptrdiff_t dis_stride, adm_result *out)
+{
+    adm_raw raw;
+    adm_compute_raw(st, NULL, ref, ref_stride, dis, dis_stride, &raw);
+    adm_derive(&raw, st->p.width, st->p.height, out);
+}
+
+void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrdiff_t ref_stride,
+                     const uint8_t *dis, ptrdiff_t dis_stride, adm_raw *out)
+{
+    adm_raw raw;
+    int w = st->p.width, h = st->p.height;
+    for (int scale = 0; scale < ADM_SCALES; scale++) {
+        dwt_indices(st->ind_y, h);
+        dwt_indices(st->ind_x, w);
+        /* Levels above 0 read the previous approximation band and overwrite
+         * it: libvmaf does this in place, which is safe because output row i
+         * only needs source rows >= 2i - 1 >= i (for i >= 1); here it is the
+         * same, row i is written after the last read of it. */
+        dwt_level(st, scale, ref, ref_stride, st->ref[BAND_A], w, h, st->tmp[0], st->tmp[1],
+                  st->ref);
+        dwt_level(st, scale, dis, dis_stride, st->dis[BAND_A], w, h, st->tmp[2], st->tmp[3],
+                  st->dis);
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+
+        decouple(st, scale, w, h);
+        raw.den[scale] = den_level(st, scale, w, h);
+        /* DLM: the restored part, masked by the additive part */
+        csf_bands(st, scale, w, h, st->add);
+        raw.num[scale] = num_level(st, scale, w, h, st->rst, ADM_NOISE_WEIGHT);
+        /* AIM: the additive part, masked by the restored part, no noise floor */
+        csf_bands(st, scale, w, h, st->rst);
+        raw.aim_num[scale] = num_level(st, scale, w, h, st->add, 0.0);
+    }
+    *out = raw;
 }
