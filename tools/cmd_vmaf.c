@@ -200,6 +200,8 @@ static int parse_args(vmaf_args *a, int argc, char **argv)
         if (single)
             return cli_usage_error(cmd, "%s is for one pair; with --manifest each pair's "
                                    "results go to --json-lines", single);
+        if (a->ndevices > 0 && a->backend == FOVEA_BACKEND_CPU)
+            return cli_usage_error(cmd, "--devices picks CUDA devices: not with --backend cpu");
         if (!a->json_lines)
             a->json_lines = "-";
         if (cli_refuse_same_file(a->json_lines, a->manifest))
