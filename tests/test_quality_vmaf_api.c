@@ -266,8 +266,590 @@ static int test_golden(void)
     return 1;
 }
 
+/* ---------------------------------------------------------------- generated */
+
+/* A seeded sequence: a moving smooth pattern with noise as the reference, the
+ * reference plus noise as the distorted (luma only is read). */
+static void make_seq(frames *f, int w, int h, int bpc, int n, uint64_t seed)
+{
+    test_rng r;
+    test_rng_seed(&r, seed);
+    memset(f, 0, sizeof(*f));
+    f->n = n;
+    f->ref = calloc((size_t)n, sizeof(fovea_frame));
+    f->dis = calloc((size_t)n, sizeof(fovea_frame));
+    REQUIRE(f->ref && f->dis);
+    const fovea_pixfmt fmt = fovea_pixfmt_yuv(420, bpc);
+    const int maxv = (1 << bpc) - 1, up = bpc - 8;
+    for (int t = 0; t < n; t++) {
+        REQUIRE(fovea_frame_alloc(NULL, &f->ref[t], w, h, fmt, FOVEA_MEM_HOST) == FOVEA_OK);
+        REQUIRE(fovea_frame_alloc(NULL, &f->dis[t], w, h, fmt, FOVEA_MEM_HOST) == FOVEA_OK);
+        test_fill_random(&f->ref[t], &r); /* chroma: random, never read */
+        test_fill_random(&f->dis[t], &r);
+        for (int y = 0; y < h; y++) {
+            for (int x = 0; x < w; x++) {
+                const double base = 128 + 60 * sin((x + 3.0 * t) / 7.0) * cos((y - 2.0 * t) / 5.0);
+                int a = (int)(base * (1 << up)) + (int)test_rng_below(&r, 17u << up) - (8 << up);
+                int b = a + (int)test_rng_below(&r, 25u << up) - (12 << up);
+                a = a < 0 ? 0 : a > maxv ? maxv : a;
+                b = b < 0 ? 0 : b > maxv ? maxv : b;
+                if (bpc == 8) {
+                    f->ref[t].data[0][y * f->ref[t].stride[0] + x] = (uint8_t)a;
+                    f->dis[t].data[0][y * f->dis[t].stride[0] + x] = (uint8_t)b;
+                } else {
+                    ((uint16_t *)(void *)(f->ref[t].data[0] + y * f->ref[t].stride[0]))[x] =
+                        (uint16_t)a;
+                    ((uint16_t *)(void *)(f->dis[t].data[0] + y * f->dis[t].stride[0]))[x] =
+                        (uint16_t)b;
+                }
+            }
+        }
+    }
+}
+
+/* Frames [from, from + n) of f as a sequence of its own (no copy). */
+static frames sub_seq(const frames *f, int from, int n)
+{
+    frames s = {n, f->ref + from, f->dis + from};
+    return s;
+}
+
+/* Scores of every frame of f on a fresh context of ctx with settings s. */
+static int score_fresh(fovea_context *ctx, const fovea_vmaf_settings *s, const frames *f,
+                       double *got)
+{
+    fovea_vmaf *v = NULL;
+    REQUIRE(fovea_vmaf_open(&v, ctx, s) == FOVEA_OK);
+    int n = score_all(v, f, got);
+    fovea_vmaf_close(&v);
+    return n;
+}
+
+static int same_values(const double *a, const double *b, int frames_n, int count)
+{
+    for (int i = 0; i < frames_n; i++)
+        for (int m = 0; m < count; m++)
+            if (a[(size_t)i * FOVEA_VMAF_MAX_METRICS + m] !=
+                b[(size_t)i * FOVEA_VMAF_MAX_METRICS + m]) {
+                fprintf(stderr, "  frame %d metric %d: %.17g vs %.17g\n", i, m,
+                        a[(size_t)i * FOVEA_VMAF_MAX_METRICS + m],
+                        b[(size_t)i * FOVEA_VMAF_MAX_METRICS + m]);
+                return 0;
+            }
+    return 1;
+}
+
+#define VAL(buf, i, m) ((buf)[(size_t)(i) * FOVEA_VMAF_MAX_METRICS + (m)])
+
+/* The queue: EOF until the successor or the flush, new streams after a
+ * flush (motion restarts, numbering and pooling go on), reset. */
+static void test_queue(void)
+{
+    fovea_context *ctx = open_ctx(2);
+    frames f;
+    make_seq(&f, 64, 48, 8, 6, 11);
+    fovea_vmaf *v = NULL;
+    REQUIRE(fovea_vmaf_open(&v, ctx, NULL) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_vmaf_metric_count(v), 15);
+    CHECK(!strcmp(fovea_vmaf_metric_name(v, 14), "vmaf"));
+    CHECK(fovea_vmaf_metric_name(v, 15) == NULL && fovea_vmaf_metric_name(v, -1) == NULL);
+    CHECK_EQ_INT(fovea_vmaf_metric_index(v, "integer_motion2"), 12);
+    CHECK_EQ_INT(fovea_vmaf_metric_index(v, "integer_motion"), -1);
+    CHECK_EQ_INT(fovea_vmaf_batch_size(v, 1920, 1080), 1);
+    fovea_vmaf_pooled_scores pooled;
+    REQUIRE(fovea_vmaf_pooled(v, &pooled) == FOVEA_OK);
+    CHECK(pooled.frames == 0 && pooled.metric[0].mean == 0.0);
+
+    /* frame 0 waits for frame 1, the last frame for the flush */
+    fovea_vmaf_scores sc;
+    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_EOF);
+    REQUIRE(fovea_vmaf_submit(v, &f.ref[0], &f.dis[0]) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_vmaf_pending(v), 1);
+    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_EOF);
+    REQUIRE(fovea_vmaf_submit(v, &f.ref[1], &f.dis[1]) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_vmaf_pending(v), 2);
+    REQUIRE(fovea_vmaf_receive(v, &sc) == FOVEA_OK);
+    CHECK_EQ_INT(sc.frame, 0);
+    CHECK(sc.value[7] == 0.0 && sc.value[12] == 0.0); /* frame 0: no motion */
+    CHECK(sc.value[13] > 0.0);                        /* motion3: frame 1's motion */
+    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_EOF);
+    REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK);
+    REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK); /* nothing more to end */
+    REQUIRE(fovea_vmaf_receive(v, &sc) == FOVEA_OK);
+    CHECK_EQ_INT(sc.frame, 1);
+    CHECK(sc.value[12] == sc.value[7] && sc.value[7] > 0.0); /* last: its own motion */
+    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_vmaf_pending(v), 0);
+
+    /* two streams on one context == each on a fresh one; numbering and
+     * pooling go on over both */
+    fovea_vmaf_reset(v);
+    double *got = calloc(6 * FOVEA_VMAF_MAX_METRICS, sizeof(double));
+    double *want = calloc(6 * FOVEA_VMAF_MAX_METRICS, sizeof(double));
+    REQUIRE(got && want);
+    frames a = sub_seq(&f, 0, 4), b = sub_seq(&f, 4, 2);
+    CHECK_EQ_INT(score_all(v, &a, got), 4);
+    int n = 0;
+    REQUIRE(fovea_vmaf_submit(v, &b.ref[0], &b.dis[0]) == FOVEA_OK);
+    REQUIRE(fovea_vmaf_submit(v, &b.ref[1], &b.dis[1]) == FOVEA_OK);
+    REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK);
+    while (fovea_vmaf_receive(v, &sc) == FOVEA_OK) {
+        CHECK_EQ_INT(sc.frame, 4 + n);
+        memcpy(&VAL(got, 4 + n, 0), sc.value, sizeof(sc.value));
+        n++;
+    }
+    CHECK_EQ_INT(n, 2);
+    fovea_vmaf_settings s;
+    fovea_vmaf_default_settings(&s);
+    CHECK_EQ_INT(score_fresh(ctx, &s, &a, want), 4);
+    CHECK_EQ_INT(score_fresh(ctx, &s, &b, &VAL(want, 4, 0)), 2);
+    CHECK(same_values(got, want, 6, 15));
+    CHECK(VAL(got, 4, 7) == 0.0 && VAL(got, 4, 12) == 0.0); /* motion restarted */
+    /* a whole-sequence stream differs there: the flush really cut the stream */
+    double *whole = calloc(6 * FOVEA_VMAF_MAX_METRICS, sizeof(double));
+    REQUIRE(whole);
+    CHECK_EQ_INT(score_fresh(ctx, &s, &f, whole), 6);
+    CHECK(VAL(whole, 4, 7) > 0.0);
+    REQUIRE(fovea_vmaf_pooled(v, &pooled) == FOVEA_OK);
+    CHECK_EQ_INT(pooled.frames, 6);
+    for (int m = 0; m < 15; m++) {
+        double col[6], p4[4];
+        for (int i = 0; i < 6; i++)
+            col[i] = VAL(got, i, m);
+        pool_of(col, 6, p4);
+        CHECK(pooled.metric[m].min == p4[0] && pooled.metric[m].max == p4[1] &&
+              pooled.metric[m].mean == p4[2] && pooled.metric[m].harmonic_mean == p4[3]);
+    }
+
+    /* reset with pairs pending: they are dropped, numbering restarts */
+    REQUIRE(fovea_vmaf_submit(v, &f.ref[0], &f.dis[0]) == FOVEA_OK);
+    REQUIRE(fovea_vmaf_submit(v, &f.ref[1], &f.dis[1]) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_vmaf_pending(v), 2);
+    fovea_vmaf_reset(v);
+    CHECK_EQ_INT(fovea_vmaf_pending(v), 0);
+    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_EOF);
+    REQUIRE(fovea_vmaf_pooled(v, &pooled) == FOVEA_OK);
+    CHECK_EQ_INT(pooled.frames, 0);
+    CHECK_EQ_INT(score_all(v, &f, got), 6);
+    CHECK(same_values(got, whole, 6, 15));
+    REQUIRE(fovea_vmaf_pooled(v, &pooled) == FOVEA_OK);
+    CHECK_EQ_INT(pooled.frames, 6);
+
+    /* a size change needs a flush first */
+    frames g;
+    make_seq(&g, 72, 40, 8, 2, 12);
+    REQUIRE(fovea_vmaf_submit(v, &f.ref[0], &f.dis[0]) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_vmaf_submit(v, &g.ref[0], &g.dis[0]), FOVEA_ERR_MISMATCH);
+    CHECK(strstr(fovea_last_error(ctx), "flush") != NULL);
+    CHECK_EQ_INT(fovea_vmaf_pending(v), 1);
+    REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK);
+    REQUIRE(fovea_vmaf_submit(v, &g.ref[0], &g.dis[0]) == FOVEA_OK);
+    REQUIRE(fovea_vmaf_submit(v, &g.ref[1], &g.dis[1]) == FOVEA_OK);
+    REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK);
+    n = 0;
+    while (fovea_vmaf_receive(v, &sc) == FOVEA_OK)
+        memcpy(&VAL(got, n++, 0), sc.value, sizeof(sc.value));
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(score_fresh(ctx, &s, &g, want), 2);
+    CHECK(same_values(&VAL(got, 1, 0), want, 2, 15));
+
+    fovea_vmaf_close(&v);
+    CHECK(v == NULL);
+    fovea_vmaf_close(&v); /* safe on NULL */
+    free(got);
+    free(want);
+    free(whole);
+    free_frames(&f);
+    free_frames(&g);
+    fovea_close(&ctx);
+}
+
+/* The feature modes, the thread count, the prediction flags, the model from
+ * a file. */
+static void test_modes(void)
+{
+    fovea_context *c1 = open_ctx(1), *c3 = open_ctx(3);
+    fovea_vmaf_settings s;
+    fovea_vmaf_default_settings(&s);
+    const int nf = 5;
+    double *a = calloc((size_t)nf * FOVEA_VMAF_MAX_METRICS, sizeof(double));
+    double *b = calloc((size_t)nf * FOVEA_VMAF_MAX_METRICS, sizeof(double));
+    REQUIRE(a && b);
+    static const struct {
+        int w, h, bpc;
+    } sizes[] = {{197, 131, 8}, {96, 77, 10}, {65, 33, 12}, {33, 50, 16}};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        frames f;
+        make_seq(&f, sizes[k].w, sizes[k].h, sizes[k].bpc, nf, 100 + k);
+        /* 1 and 3 threads: the same bits */
+        CHECK_EQ_INT(score_fresh(c1, &s, &f, a), nf);
+        CHECK_EQ_INT(score_fresh(c3, &s, &f, b), nf);
+        CHECK(same_values(a, b, nf, 15));
+        for (int i = 0; i < nf; i++)
+            CHECK(VAL(a, i, 14) > 0.0 && VAL(a, i, 14) <= 100.0);
+
+        /* the model's features alone: the same values without the score */
+        fovea_vmaf_settings so = s;
+        so.features = FOVEA_VMAF_FEATURES_MODEL_ONLY;
+        fovea_vmaf *v = NULL;
+        REQUIRE(fovea_vmaf_open(&v, c3, &so) == FOVEA_OK);
+        CHECK_EQ_INT(fovea_vmaf_metric_count(v), 14);
+        CHECK_EQ_INT(fovea_vmaf_metric_index(v, "vmaf"), -1);
+        CHECK_EQ_INT(score_all(v, &f, b), nf);
+        fovea_vmaf_close(&v);
+        CHECK(same_values(a, b, nf, 14));
+
+        /* VIF only: libvmaf's vif extractor, ready without lookahead */
+        so.features = FOVEA_VMAF_FEATURES_VIF;
+        REQUIRE(fovea_vmaf_open(&v, c3, &so) == FOVEA_OK);
+        CHECK_EQ_INT(fovea_vmaf_metric_count(v), 4);
+        CHECK(!strcmp(fovea_vmaf_metric_name(v, 0), "integer_vif_scale0"));
+        REQUIRE(fovea_vmaf_submit(v, &f.ref[0], &f.dis[0]) == FOVEA_OK);
+        fovea_vmaf_scores sc;
+        REQUIRE(fovea_vmaf_receive(v, &sc) == FOVEA_OK);
+        CHECK(sc.value[0] == VAL(a, 0, 8) && sc.value[3] == VAL(a, 0, 11));
+        fovea_vmaf_close(&v);
+
+        /* the flags reach the prediction */
+        fovea_vmaf_model *bm = NULL;
+        REQUIRE(fovea_vmaf_model_builtin(&bm, c3, "vmaf_v0.6.1") == FOVEA_OK);
+        so = s;
+        so.model = bm;
+        so.flags = FOVEA_VMAF_ENABLE_TRANSFORM | FOVEA_VMAF_DISABLE_CLIP;
+        CHECK_EQ_INT(score_fresh(c3, &so, &f, b), nf);
+        vmaf_model *m = NULL;
+        char err[256];
+        REQUIRE(vmaf_model_load_version(&m, "vmaf_v0.6.1", err, sizeof err) == FOVEA_OK);
+        for (int i = 0; i < nf; i++) {
+            /* adm2, motion2, vif_scale0..3 */
+            const double x[6] = {VAL(a, i, 0), VAL(a, i, 12), VAL(a, i, 8),
+                                 VAL(a, i, 9), VAL(a, i, 10), VAL(a, i, 11)};
+            CHECK(VAL(a, i, 14) == vmaf_model_predict(m, x, 0));
+            CHECK(VAL(b, i, 14) == vmaf_model_predict(m, x, VMAF_PREDICT_ENABLE_TRANSFORM |
+                                                               VMAF_PREDICT_DISABLE_CLIP));
+            CHECK(VAL(b, i, 14) != VAL(a, i, 14));
+        }
+        vmaf_model_free(&m);
+        fovea_vmaf_model_free(&bm);
+        CHECK(bm == NULL);
+        free_frames(&f);
+    }
+
+    /* the model file (the golden vmaf_v0.6.1.json, else the repo's) == built-in */
+    char path[4096];
+    const char *dir = test_golden_dir("vif");
+    if (dir)
+        snprintf(path, sizeof path, "%s/vmaf_v0.6.1.json", dir);
+    else
+        snprintf(path, sizeof path, "%s/models/vmaf_v0.6.1.json", test_source_dir());
+    fovea_vmaf_model *fm = NULL;
+    REQUIRE(fovea_vmaf_model_load(&fm, c3, path) == FOVEA_OK);
+    frames f;
+    make_seq(&f, 80, 60, 8, nf, 7);
+    CHECK_EQ_INT(score_fresh(c3, &s, &f, a), nf);
+    fovea_vmaf_settings sf = s;
+    sf.model = fm;
+    fovea_vmaf *v = NULL;
+    REQUIRE(fovea_vmaf_open(&v, c3, &sf) == FOVEA_OK);
+    fovea_vmaf *v2 = NULL; /* one model serves several contexts */
+    REQUIRE(fovea_vmaf_open(&v2, c1, &sf) == FOVEA_OK);
+    CHECK_EQ_INT(score_all(v, &f, b), nf);
+    CHECK(same_values(a, b, nf, 15));
+    CHECK_EQ_INT(score_all(v2, &f, b), nf);
+    CHECK(same_values(a, b, nf, 15));
+    fovea_vmaf_close(&v);
+    fovea_vmaf_close(&v2);
+    fovea_vmaf_model_free(&fm);
+    free_frames(&f);
+    free(a);
+    free(b);
+    fovea_close(&c1);
+    fovea_close(&c3);
+}
+
+/* The built-in model with feature_opts_dicts added (written to a file). */
+static char *model_with_opts(const char *adm_opts, const char *motion_opts, const char *vif_opts)
+{
+    cJSON *root = cJSON_ParseWithLength((const char *)vmaf_model_builtin_v0_6_1,
+                                        vmaf_model_builtin_v0_6_1_size);
+    REQUIRE(root);
+    cJSON *md = cJSON_GetObjectItemCaseSensitive(root, "model_dict");
+    REQUIRE(md);
+    char text[1024];
+    /* adm2, motion2, vif_scale0..3 */
+    snprintf(text, sizeof text, "[{%s}, {%s}, {%s}, {%s}, {%s}, {%s}]", adm_opts, motion_opts,
+             vif_opts, vif_opts, vif_opts, vif_opts);
+    cJSON *opts = cJSON_Parse(text);
+    REQUIRE(opts);
+    cJSON_AddItemToObject(md, "feature_opts_dicts", opts);
+    char *json = cJSON_PrintUnformatted(root);
+    REQUIRE(json);
+    char *path = test_write_tmp(".json", json, strlen(json));
+    free(json);
+    cJSON_Delete(root);
+    return path;
+}
+
+/* One extractor option set: libvmaf's names, and values equal to the C
+ * references run by hand with those options. */
+static void check_opts_model(fovea_context *ctx, const char *adm_opts, const char *motion_opts,
+                             const char *vif_opts, const char *const names[15],
+                             const adm_params *aopt, double egl_vif, const motion_params *mopt)
+{
+    char *path = model_with_opts(adm_opts, motion_opts, vif_opts);
+    fovea_vmaf_model *fm = NULL;
+    REQUIRE(fovea_vmaf_model_load(&fm, ctx, path) == FOVEA_OK);
+    fovea_vmaf_settings s;
+    fovea_vmaf_default_settings(&s);
+    s.model = fm;
+    fovea_vmaf *v = NULL;
+    REQUIRE(fovea_vmaf_open(&v, ctx, &s) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_vmaf_metric_count(v), 15);
+    for (int m = 0; m < 15 && m < fovea_vmaf_metric_count(v); m++) {
+        if (strcmp(fovea_vmaf_metric_name(v, m), names[m])) {
+            fprintf(stderr, "  metric %d: %s, libvmaf names it %s\n", m,
+                    fovea_vmaf_metric_name(v, m), names[m]);
+            CHECK(0);
+        }
+    }
+    const int nf = 4, w = 90, h = 70;
+    frames f;
+    make_seq(&f, w, h, 8, nf, 21);
+    double *got = calloc((size_t)nf * FOVEA_VMAF_MAX_METRICS, sizeof(double));
+    REQUIRE(got);
+    CHECK_EQ_INT(score_all(v, &f, got), nf);
+
+    /* by hand: adm_compute, fovea_vif, motion_push, the model */
+    adm_params ap;
+    adm_default_params(&ap, w, h, 8);
+    ap.enhn_gain_limit = aopt->enhn_gain_limit;
+    ap.norm_view_dist = aopt->norm_view_dist;
+    ap.ref_display_height = aopt->ref_display_height;
+    adm_state *adm = NULL;
+    REQUIRE(adm_open(&adm, &ap) == FOVEA_OK);
+    fovea_vif_settings vs;
+    fovea_vif_default_settings(&vs);
+    vs.vif_enhn_gain_limit = egl_vif;
+    fovea_vif *vif = NULL;
+    REQUIRE(fovea_vif_open(&vif, ctx, &vs) == FOVEA_OK);
+    motion_params mp = *mopt;
+    mp.width = w;
+    mp.height = h;
+    mp.bpc = 8;
+    motion_state *mo = NULL;
+    REQUIRE(motion_open(&mo, &mp) == FOVEA_OK);
+    vmaf_model *model = NULL;
+    char err[256];
+    REQUIRE(vmaf_model_load(&model, path, err, sizeof err) == FOVEA_OK);
+    double want[4][15];
+    for (int i = 0; i <= nf; i++) {
+        motion_scores ms;
+        int r = i < nf ? motion_push(mo, f.ref[i].data[0], f.ref[i].stride[0], &ms)
+                       : motion_flush(mo, &ms);
+        REQUIRE(r >= 0);
+        if (r == 1) {
+            want[ms.frame][7] = ms.motion;
+            want[ms.frame][12] = ms.motion2;
+            want[ms.frame][13] = ms.motion3;
+        }
+        if (i == nf)
+            break;
+        adm_result ar;
+        adm_compute(adm, f.ref[i].data[0], f.ref[i].stride[0], f.dis[i].data[0],
+                    f.dis[i].stride[0], &ar);
+        fovea_vif_scores sc;
+        REQUIRE(fovea_vif_process(vif, &f.ref[i], &f.dis[i], &sc) == FOVEA_OK);
+        want[i][0] = ar.adm2;
+        want[i][1] = ar.aim;
+        want[i][2] = ar.adm3;
+        for (int k = 0; k < 4; k++) {
+            want[i][3 + k] = ar.scale[k];
+            want[i][8 + k] = sc.scale[k];
+        }
+    }
+    for (int i = 0; i < nf; i++) {
+        const double x[6] = {want[i][0],  want[i][12], want[i][8],
+                             want[i][9], want[i][10], want[i][11]};
+        want[i][14] = vmaf_model_predict(model, x, 0);
+        for (int m = 0; m < 15; m++) {
+            if (VAL(got, i, m) != want[i][m]) {
+                fprintf(stderr, "  %s frame %d: %.17g, by hand %.17g\n", names[m], i,
+                        VAL(got, i, m), want[i][m]);
+                CHECK(0);
+            }
+        }
+    }
+    vmaf_model_free(&model);
+    motion_close(&mo);
+    fovea_vif_close(&vif);
+    adm_close(&adm);
+    fovea_vmaf_close(&v);
+    fovea_vmaf_model_free(&fm);
+    free(got);
+    free_frames(&f);
+    free(path);
+}
+
+static void test_options(void)
+{
+    fovea_context *ctx = open_ctx(2);
+    motion_params mp;
+    motion_default_params(&mp, 0, 0, 8);
+    adm_params ap;
+    adm_default_params(&ap, 0, 0, 8);
+    ap.enhn_gain_limit = 1.0;
+    /* vmaf_v0.6.1neg's options: the gain limits at 1 */
+    static const char *const neg[15] = {
+        "integer_adm2_egl_1",       "integer_aim_egl_1",        "integer_adm3_egl_1",
+        "integer_adm_scale0_egl_1", "integer_adm_scale1_egl_1", "integer_adm_scale2_egl_1",
+        "integer_adm_scale3_egl_1", "VMAF_integer_feature_motion_sad_score",
+        "integer_vif_scale0_egl_1", "integer_vif_scale1_egl_1", "integer_vif_scale2_egl_1",
+        "integer_vif_scale3_egl_1", "integer_motion2",          "integer_motion3",
+        "vmaf"};
+    check_opts_model(ctx, "\"adm_enhn_gain_limit\": 1.0", "", "\"vif_enhn_gain_limit\": 1.0",
+                     neg, &ap, 1.0, &mp);
+    /* options at their defaults add nothing; several are sorted by option
+     * name; doubles print as %g, ints as %d, a true bool as its alias */
+    static const char *const mixed[15] = {
+        "integer_adm2_egl_1.5_rdh_2160",       "integer_aim_egl_1.5_rdh_2160",
+        "integer_adm3_egl_1.5_rdh_2160",       "integer_adm_scale0_egl_1.5_rdh_2160",
+        "integer_adm_scale1_egl_1.5_rdh_2160", "integer_adm_scale2_egl_1.5_rdh_2160",
+        "integer_adm_scale3_egl_1.5_rdh_2160",
+        "VMAF_integer_feature_motion_sad_score_mbf_0.5_mbo_0.25_mfw_2_mma",
+        "integer_vif_scale0",                  "integer_vif_scale1",
+        "integer_vif_scale2",                  "integer_vif_scale3",
+        "integer_motion2_mbf_0.5_mbo_0.25_mfw_2_mma",
+        "integer_motion3_mbf_0.5_mbo_0.25_mfw_2_mma", "vmaf"};
+    ap.enhn_gain_limit = 1.5;
+    ap.ref_display_height = 2160;
+    mp.blend_factor = 0.5;
+    mp.blend_offset = 0.25;
+    mp.fps_weight = 2.0;
+    mp.moving_average = 1;
+    check_opts_model(ctx,
+                     "\"adm_ref_display_height\": 2160, \"adm_norm_view_dist\": 3.0, "
+                     "\"adm_enhn_gain_limit\": 1.5",
+                     "\"motion_moving_average\": true, \"motion_fps_weight\": 2, "
+                     "\"motion_blend_offset\": 0.25, \"motion_blend_factor\": 0.5, "
+                     "\"motion_max_val\": 10000",
+                     "\"vif_enhn_gain_limit\": 100", mixed, &ap, 100.0, &mp);
+    fovea_close(&ctx);
+}
+
+static void test_errors(void)
+{
+    fovea_context *ctx = open_ctx(2);
+    fovea_vmaf *v = NULL;
+    fovea_vmaf_settings s;
+    fovea_vmaf_default_settings(&s);
+
+    /* settings */
+    CHECK_EQ_INT(fovea_vmaf_open(NULL, ctx, &s), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_vmaf_open(&v, NULL, &s), FOVEA_ERR_INVALID_ARG);
+    s.features = (fovea_vmaf_features)7;
+    CHECK_EQ_INT(fovea_vmaf_open(&v, ctx, &s), FOVEA_ERR_INVALID_ARG);
+    CHECK(v == NULL);
+    s.features = FOVEA_VMAF_FEATURES_MODEL;
+    s.flags = 8;
+    CHECK_EQ_INT(fovea_vmaf_open(&v, ctx, &s), FOVEA_ERR_INVALID_ARG);
+    s.flags = 0;
+
+    /* models */
+    fovea_vmaf_model *m = NULL;
+    CHECK_EQ_INT(fovea_vmaf_model_builtin(&m, ctx, "vmaf_v0.6.2"), FOVEA_ERR_INVALID_ARG);
+    CHECK(m == NULL && strstr(fovea_last_error(ctx), "vmaf_v0.6.2"));
+    CHECK_EQ_INT(fovea_vmaf_model_load(&m, ctx, "/nonexistent/dir/model.json"), FOVEA_ERR_IO);
+    CHECK(m == NULL && strstr(fovea_last_error(ctx), "/nonexistent/dir/model.json"));
+    static const char garbage[] = "{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", ";
+    char *bad = test_write_tmp(".json", garbage, sizeof garbage - 1);
+    CHECK_EQ_INT(fovea_vmaf_model_load(&m, ctx, bad), FOVEA_ERR_CORRUPT);
+    CHECK(m == NULL && strstr(fovea_last_error(ctx), bad));
+    free(bad);
+    CHECK_EQ_INT(fovea_vmaf_model_load(NULL, ctx, "x"), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_vmaf_model_load(&m, ctx, NULL), FOVEA_ERR_INVALID_ARG);
+    fovea_vmaf_model_free(&m);
+    fovea_vmaf_model_free(NULL);
+    /* a viewing condition libvmaf refuses too */
+    char *low = model_with_opts("\"adm_norm_view_dist\": 1.0", "", "");
+    REQUIRE(fovea_vmaf_model_load(&m, ctx, low) == FOVEA_OK);
+    s.model = m;
+    CHECK_EQ_INT(fovea_vmaf_open(&v, ctx, &s), FOVEA_ERR_UNSUPPORTED);
+    CHECK(v == NULL && strstr(fovea_last_error(ctx), "adm_norm_view_dist"));
+    s.model = NULL;
+    fovea_vmaf_model_free(&m);
+    free(low);
+
+    /* frames */
+    REQUIRE(fovea_vmaf_open(&v, ctx, &s) == FOVEA_OK);
+    frames a, b, c, d;
+    make_seq(&a, 64, 48, 8, 2, 31);
+    make_seq(&b, 64, 50, 8, 1, 32);
+    make_seq(&c, 64, 48, 10, 1, 33);
+    make_seq(&d, 32, 40, 8, 1, 34);
+    CHECK_EQ_INT(fovea_vmaf_submit(v, &a.ref[0], &b.dis[0]), FOVEA_ERR_MISMATCH);
+    CHECK(strstr(fovea_last_error(ctx), "64x48") && strstr(fovea_last_error(ctx), "64x50"));
+    CHECK_EQ_INT(fovea_vmaf_submit(v, &a.ref[0], &c.dis[0]), FOVEA_ERR_MISMATCH);
+    CHECK(strstr(fovea_last_error(ctx), "10-bit") != NULL);
+    CHECK_EQ_INT(fovea_vmaf_submit(v, &d.ref[0], &d.dis[0]), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "32x40") && strstr(fovea_last_error(ctx), "ADM needs 33"));
+    fovea_frame dev = a.ref[0];
+    dev.mem = FOVEA_MEM_DEVICE; /* never read: refused first */
+    CHECK_EQ_INT(fovea_vmaf_submit(v, &dev, &a.dis[0]), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "device memory") != NULL);
+    CHECK_EQ_INT(fovea_vmaf_submit(v, NULL, &a.dis[0]), FOVEA_ERR_INVALID_ARG);
+    fovea_frame rgb;
+    REQUIRE(fovea_frame_alloc(NULL, &rgb, 64, 48, FOVEA_PIX_RGB24, FOVEA_MEM_HOST) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_vmaf_submit(v, &rgb, &a.dis[0]), FOVEA_ERR_UNSUPPORTED);
+    fovea_frame_free(NULL, &rgb);
+    CHECK_EQ_INT(fovea_vmaf_pending(v), 0);
+    /* refused pairs left no trace: the stream starts at the next good one */
+    double *got = calloc(2 * FOVEA_VMAF_MAX_METRICS, sizeof(double));
+    double *want = calloc(2 * FOVEA_VMAF_MAX_METRICS, sizeof(double));
+    REQUIRE(got && want);
+    CHECK_EQ_INT(score_all(v, &a, got), 2);
+    CHECK_EQ_INT(score_fresh(ctx, &s, &a, want), 2);
+    CHECK(same_values(got, want, 2, 15));
+    fovea_vmaf_close(&v);
+
+    /* VIF only goes down to 16x16 */
+    s.features = FOVEA_VMAF_FEATURES_VIF;
+    REQUIRE(fovea_vmaf_open(&v, ctx, &s) == FOVEA_OK);
+    REQUIRE(fovea_vmaf_submit(v, &d.ref[0], &d.dis[0]) == FOVEA_OK);
+    frames e;
+    make_seq(&e, 15, 20, 8, 1, 35);
+    REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_vmaf_submit(v, &e.ref[0], &e.dis[0]), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "VIF needs 16") != NULL);
+    fovea_vmaf_close(&v);
+
+    /* NULL contexts */
+    CHECK_EQ_INT(fovea_vmaf_submit(NULL, &a.ref[0], &a.dis[0]), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_vmaf_receive(NULL, NULL), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_vmaf_flush(NULL), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_vmaf_pending(NULL), 0);
+    CHECK_EQ_INT(fovea_vmaf_metric_count(NULL), 0);
+    CHECK(fovea_vmaf_metric_name(NULL, 0) == NULL);
+    CHECK_EQ_INT(fovea_vmaf_metric_index(NULL, "vmaf"), -1);
+    CHECK_EQ_INT(fovea_vmaf_batch_size(NULL, 64, 48), 1);
+    fovea_vmaf_pooled_scores ps;
+    CHECK_EQ_INT(fovea_vmaf_pooled(NULL, &ps), FOVEA_ERR_INVALID_ARG);
+    fovea_vmaf_reset(NULL);
+    free(got);
+    free(want);
+    free_frames(&a);
+    free_frames(&b);
+    free_frames(&c);
+    free_frames(&d);
+    free_frames(&e);
+    fovea_close(&ctx);
+}
+
 int main(void)
 {
+    test_queue();
+    test_modes();
+    test_options();
+    test_errors();
     int golden = test_golden();
     int rc = test_finish("test_quality_vmaf_api");
     if (rc == 0 && !golden)

@@ -252,7 +252,8 @@ FOVEA_API int fovea_vmaf_metric_index(const fovea_vmaf *v, const char *name);
  *  The motion features of frame n compare its reference with the reference of
  *  frame n - 1 (frame 0 has motion 0) and integer_motion2 of frame n is the
  *  smaller of the motion of frames n and n + 1: frame n's scores are therefore
- *  ready only once frame n + 1 was submitted, or after fovea_vmaf_flush.
+ *  ready only once frame n + 1 was submitted, or after fovea_vmaf_flush
+ *  (features without motion, FOVEA_VMAF_FEATURES_VIF, are ready at once).
  *  The context keeps what motion needs of the previous frame itself (blurred
  *  on its backend): the caller's frames are not held. Pageable host frames may
  *  be reused at return; pinned and device frames must stay valid and unchanged

@@ -65,9 +65,10 @@ void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const 
                  ptrdiff_t dis_stride, adm_result *out);
 
 /* The raw sums of one pair (adm_compute is this and adm_derive). The work is
- * split over ctx's threads (NULL: the calling thread only); the sums are the
- * same bits for any thread count. */
-void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrdiff_t ref_stride,
+ * split over ctx's threads by rows (NULL: the calling thread only); the sums
+ * are the same bits for any thread count. @return FOVEA_OK or FOVEA_ERR_NOMEM
+ * (per-thread rows, allocated at the first call for a thread count). */
+int adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrdiff_t ref_stride,
                      const uint8_t *dis, ptrdiff_t dis_stride, adm_raw *out);
 
 #endif

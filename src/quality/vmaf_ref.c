@@ -137,8 +137,10 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
             if (rc < 0)
                 return rc;
         } else if (x->p.type == VMAF_EX_ADM) {
-            adm_compute_raw(x->adm, ctx, ref->data, ref->stride, dis->data, dis->stride,
-                            &out->ex[e].adm);
+            int rc = adm_compute_raw(x->adm, ctx, ref->data, ref->stride, dis->data,
+                                     dis->stride, &out->ex[e].adm);
+            if (rc < 0)
+                return fv_ctx_error(ctx, rc, "vmaf: ADM: out of memory");
         } else {
             out->ex[e].sad = x->p.force_zero ? 0 : sad;
         }
