@@ -67,12 +67,13 @@ static const cli_option options[] = {
 static const cli_spec spec = {
     "vmaf",
     "[options] REF DIS\n"
-    "       fovea vmaf [options] --manifest FILE [--shard I/N] [--devices LIST] [--jobs N]",
+    "       fovea vmaf [options] --manifest FILE [--shard I/N]",
     "Score DIS against REF with libvmaf's VMAF: the model's features (integer ADM,\n"
     "motion and VIF) and its score, bit-exact with libvmaf 3.2.0. Only luma is\n"
-    "read; 8 to 16 bit, any chroma layout, at least 33x33. Both inputs must have\n"
-    "the same size and bit depth; when their frame counts differ the common\n"
-    "prefix is scored (with a warning). Raw input options apply to every input.\n"
+    "read; 8 to 16 bit, any chroma layout, at least 33x33 (16x16 for a model of\n"
+    "VIF alone). Both inputs must have the same size and bit depth; when their\n"
+    "frame counts differ the common prefix is scored (with a warning). Raw input\n"
+    "options apply to every input.\n"
     "\n"
     "With --manifest, every pair of the manifest (or of its shard) is scored,\n"
     "spread over the GPUs (or CPU workers), and one JSON line per pair is written\n"
