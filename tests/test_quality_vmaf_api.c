@@ -16,6 +16,9 @@
 #include "testutil.h"
 #include "vmaf_golden.h"
 
+/* The context opened last: its message is shown when a receive fails. */
+static fovea_context *last_ctx;
+
 static fovea_context *open_ctx(int threads)
 {
     fovea_settings cs;
@@ -24,6 +27,7 @@ static fovea_context *open_ctx(int threads)
     cs.threads = threads;
     fovea_context *ctx = NULL;
     REQUIRE(fovea_open(&ctx, &cs) == FOVEA_OK);
+    last_ctx = ctx;
     return ctx;
 }
 
@@ -88,11 +92,41 @@ static int score_all(fovea_vmaf *v, const frames *f, double *got)
             memcpy(got + (size_t)n * FOVEA_VMAF_MAX_METRICS, sc.value, sizeof(sc.value));
             n++;
         }
+        if (st != FOVEA_EOF)
+            fprintf(stderr, "  receive: %s\n", fovea_last_error(last_ctx));
         CHECK_EQ_INT(st, FOVEA_EOF);
     }
     REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK);
     while (fovea_vmaf_receive(v, &sc) == FOVEA_OK) {
         CHECK_EQ_INT(sc.frame, n);
+        memcpy(got + (size_t)n * FOVEA_VMAF_MAX_METRICS, sc.value, sizeof(sc.value));
+        n++;
+    }
+    CHECK_EQ_INT(fovea_vmaf_pending(v), 0);
+    return n;
+}
+
+/* As score_all, but keeping up to depth pairs pending (full batches of the
+ * C backend: one pair per thread) before receiving. */
+static int score_deep(fovea_vmaf *v, const frames *f, double *got, int depth)
+{
+    int n = 0;
+    fovea_vmaf_scores sc;
+    fovea_vmaf_pooled_scores ps; /* frame numbers go on from the frames received */
+    REQUIRE(fovea_vmaf_pooled(v, &ps) == FOVEA_OK);
+    const int64_t base = ps.frames;
+    for (int i = 0; i < f->n; i++) {
+        REQUIRE(fovea_vmaf_submit(v, &f->ref[i], &f->dis[i]) == FOVEA_OK);
+        while (fovea_vmaf_pending(v) > depth) {
+            REQUIRE(fovea_vmaf_receive(v, &sc) == FOVEA_OK);
+            CHECK_EQ_INT(sc.frame, base + n);
+            memcpy(got + (size_t)n * FOVEA_VMAF_MAX_METRICS, sc.value, sizeof(sc.value));
+            n++;
+        }
+    }
+    REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK);
+    while (fovea_vmaf_receive(v, &sc) == FOVEA_OK) {
+        CHECK_EQ_INT(sc.frame, base + n);
         memcpy(got + (size_t)n * FOVEA_VMAF_MAX_METRICS, sc.value, sizeof(sc.value));
         n++;
     }
@@ -223,7 +257,8 @@ static int test_golden(void)
         if (is_golden) {
             REQUIRE(fovea_vmaf_open(&v, ctx, &s) == FOVEA_OK);
             CHECK(fovea_vmaf_backend(v) == FOVEA_BACKEND_CPU);
-            const int n = score_all(v, &f, got);
+            /* full batches of 3 pairs here, one pair at a time for VIF below */
+            const int n = score_deep(v, &f, got, 9);
             CHECK_EQ_INT(n, f.n);
             compare_set(cs, v, cJSON_GetObjectItemCaseSensitive(features, "vmaf_v0.6.1"), got,
                         n, &exact, &total);
@@ -355,7 +390,7 @@ static void test_queue(void)
     CHECK(fovea_vmaf_metric_name(v, 15) == NULL && fovea_vmaf_metric_name(v, -1) == NULL);
     CHECK_EQ_INT(fovea_vmaf_metric_index(v, "integer_motion2"), 12);
     CHECK_EQ_INT(fovea_vmaf_metric_index(v, "integer_motion"), -1);
-    CHECK_EQ_INT(fovea_vmaf_batch_size(v, 1920, 1080), 1);
+    CHECK_EQ_INT(fovea_vmaf_batch_size(v, 1920, 1080), 2); /* one pair per thread */
     fovea_vmaf_pooled_scores pooled;
     REQUIRE(fovea_vmaf_pooled(v, &pooled) == FOVEA_OK);
     CHECK(pooled.frames == 0 && pooled.metric[0].mean == 0.0);
@@ -481,17 +516,38 @@ static void test_modes(void)
     for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
         frames f;
         make_seq(&f, sizes[k].w, sizes[k].h, sizes[k].bpc, nf, 100 + k);
-        /* 1 and 3 threads: the same bits */
+        /* 1 and 3 threads: the same bits, pairs received one by one (split
+         * by rows) or in full batches (one pair per thread; 7 pairs make
+         * batches of 3, 3 and 1) */
         CHECK_EQ_INT(score_fresh(c1, &s, &f, a), nf);
         CHECK_EQ_INT(score_fresh(c3, &s, &f, b), nf);
         CHECK(same_values(a, b, nf, 15));
+        fovea_vmaf *v = NULL;
+        REQUIRE(fovea_vmaf_open(&v, c3, &s) == FOVEA_OK);
+        CHECK_EQ_INT(fovea_vmaf_batch_size(v, sizes[k].w, sizes[k].h), 3);
+        memset(b, 0, (size_t)nf * FOVEA_VMAF_MAX_METRICS * sizeof(double));
+        CHECK_EQ_INT(score_deep(v, &f, b, 9), nf);
+        CHECK(same_values(a, b, nf, 15));
+        frames f7;
+        make_seq(&f7, sizes[k].w, sizes[k].h, sizes[k].bpc, 7, 200 + k);
+        double *c = calloc(7 * FOVEA_VMAF_MAX_METRICS, sizeof(double));
+        double *d = calloc(7 * FOVEA_VMAF_MAX_METRICS, sizeof(double));
+        REQUIRE(c && d);
+        CHECK_EQ_INT(score_deep(v, &f7, c, 9), 7);
+        CHECK_EQ_INT(score_fresh(c1, &s, &f7, d), 7);
+        CHECK(same_values(c, d, 7, 15));
+        CHECK_EQ_INT(score_deep(v, &f7, c, 4), 7); /* batches across the receives */
+        CHECK(same_values(c, d, 7, 15));
+        fovea_vmaf_close(&v);
+        free(c);
+        free(d);
+        free_frames(&f7);
         for (int i = 0; i < nf; i++)
             CHECK(VAL(a, i, 14) > 0.0 && VAL(a, i, 14) <= 100.0);
 
         /* the model's features alone: the same values without the score */
         fovea_vmaf_settings so = s;
         so.features = FOVEA_VMAF_FEATURES_MODEL_ONLY;
-        fovea_vmaf *v = NULL;
         REQUIRE(fovea_vmaf_open(&v, c3, &so) == FOVEA_OK);
         CHECK_EQ_INT(fovea_vmaf_metric_count(v), 14);
         CHECK_EQ_INT(fovea_vmaf_metric_index(v, "vmaf"), -1);

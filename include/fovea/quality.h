@@ -281,8 +281,11 @@ FOVEA_API int fovea_vmaf_flush(fovea_vmaf *v);
 /** @return the number of pairs submitted and not yet received; 0 for NULL. */
 FOVEA_API int64_t fovea_vmaf_pending(const fovea_vmaf *v);
 
-/** Pairs the backend scores together for width x height frames (1 on the CPU
- *  backend); keeping about three batches pending keeps a GPU busy. @return >= 1 */
+/** Pairs the backend scores together for width x height frames: on the CPU
+ *  backend one per thread of the context, each pair on its own thread (a pair
+ *  received alone is split over the threads instead); keeping about three
+ *  batches pending keeps every thread or the GPU busy. The scores do not
+ *  depend on it. @return >= 1 */
 FOVEA_API int fovea_vmaf_batch_size(const fovea_vmaf *v, int width, int height);
 
 /** libvmaf's pooled_metrics of every metric over the frames received so far.

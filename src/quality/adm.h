@@ -64,11 +64,16 @@ void adm_derive(const adm_raw *raw, int width, int height, adm_result *out);
 void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
                  ptrdiff_t dis_stride, adm_result *out);
 
+/* Per-thread scratch for n threads (adm_open makes it for 1), so that
+ * adm_compute_raw can split a pair over a context of n threads.
+ * @return FOVEA_OK or FOVEA_ERR_NOMEM */
+int adm_reserve_threads(adm_state *st, int n);
+
 /* The raw sums of one pair (adm_compute is this and adm_derive). The work is
- * split over ctx's threads by rows (NULL: the calling thread only); the sums
- * are the same bits for any thread count. @return FOVEA_OK or FOVEA_ERR_NOMEM
- * (per-thread rows, allocated at the first call for a thread count). */
-int adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrdiff_t ref_stride,
+ * split over ctx's threads by rows when scratch for them was reserved (else,
+ * and with ctx NULL, it runs on the calling thread); the sums are the same
+ * bits for any thread count. */
+void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrdiff_t ref_stride,
                      const uint8_t *dis, ptrdiff_t dis_stride, adm_raw *out);
 
 #endif

@@ -642,6 +642,10 @@ int adm_open(adm_state **out, const adm_params *p)
         st->div_lookup[32768 + i] = (int32_t)(1073741824 / i);
         st->div_lookup[32768 - i] = -(int32_t)(1073741824 / i);
     }
+    if (adm_reserve_threads(st, 1) < 0) {
+        adm_close(&st);
+        return FOVEA_ERR_NOMEM;
+    }
     *out = st;
     return FOVEA_OK;
 }
@@ -693,10 +697,7 @@ void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const 
                  ptrdiff_t dis_stride, adm_result *out)
 {
     adm_raw raw;
-    if (adm_compute_raw(st, NULL, ref, ref_stride, dis, dis_stride, &raw) < 0) {
-        memset(out, 0, sizeof(*out));
-        return;
-    }
+    adm_compute_raw(st, NULL, ref, ref_stride, dis, dis_stride, &raw);
     adm_derive(&raw, st->p.width, st->p.height, out);
 }
 
@@ -756,10 +757,8 @@ static void run_pass(adm_state *st, fovea_context *ctx, adm_job *j, int n, int64
             sums[b] = (int64_t)((uint64_t)sums[b] + (uint64_t)st->thr_acc[t * THR_ACC + b]);
 }
 
-/* Per-thread scratch for ctx's thread count (allocated at the first frame). */
-static int thread_scratch(adm_state *st, fovea_context *ctx)
+int adm_reserve_threads(adm_state *st, int n)
 {
-    int n = fv_threadpool_size(ctx ? ctx->pool : NULL);
     if (n < 1)
         n = 1;
     if (n <= st->nthr)
@@ -779,12 +778,12 @@ static int thread_scratch(adm_state *st, fovea_context *ctx)
     return FOVEA_OK;
 }
 
-int adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrdiff_t ref_stride,
-                    const uint8_t *dis, ptrdiff_t dis_stride, adm_raw *out)
+void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrdiff_t ref_stride,
+                     const uint8_t *dis, ptrdiff_t dis_stride, adm_raw *out)
 {
-    int rc = thread_scratch(st, ctx);
-    if (rc < 0)
-        return rc;
+    /* without scratch for every thread of ctx: on the calling thread */
+    if (fv_threadpool_size(ctx ? ctx->pool : NULL) > st->nthr)
+        ctx = NULL;
     int w = st->p.width, h = st->p.height;
     int pp = 0; /* the approximation band's buffer of the level being written */
     adm_job j;
@@ -837,5 +836,4 @@ int adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrdi
         run_pass(st, ctx, &j, h, sums);
         out->aim_num[scale] = num_level(scale, w, h, sums, 0.0);
     }
-    return FOVEA_OK;
 }

@@ -477,7 +477,7 @@ int fovea_vmaf_batch_size(const fovea_vmaf *v, int width, int height)
 {
     if (!v || !v->backend->batch)
         return 1;
-    int n = v->backend->batch(width, height);
+    int n = v->backend->batch(v->ctx, width, height);
     return n < 1 ? 1 : n;
 }
 
@@ -493,8 +493,8 @@ static entry *q_at(fovea_vmaf *v, int i)
     return &v->q[(v->q_head + i) % v->q_cap];
 }
 
-/* A new entry at the end of the queue (*e), or a status. */
-static int q_push(fovea_vmaf *v, entry **out)
+/* Room for one more entry at the end of the queue, or a status. */
+static int q_reserve(fovea_vmaf *v)
 {
     if (v->q_count == v->q_cap) {
         if (v->q_cap > INT32_MAX / 2)
@@ -510,11 +510,16 @@ static int q_push(fovea_vmaf *v, entry **out)
         v->q_cap = ncap;
         v->q_head = 0;
     }
+    return FOVEA_OK;
+}
+
+/* A new entry at the end of the queue (after q_reserve: cannot fail). */
+static entry *q_push(fovea_vmaf *v)
+{
     entry *e = &v->q[(v->q_head + v->q_count) % v->q_cap];
     v->q_count++;
     memset(e, 0, sizeof(*e));
-    *out = e;
-    return FOVEA_OK;
+    return e;
 }
 
 /* The backend's oldest queued result into its entry. */
@@ -588,33 +593,34 @@ int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *
         v->params = p;
     }
 
-    entry *e = NULL;
-    FOVEA_TRY(q_push(v, &e));
+    FOVEA_TRY(q_reserve(v));
+    const int new_stream = !v->stream_open;
+    vif_plane rp = {ref->data[0], ref->stride[0], ref->mem};
+    vif_plane dp = {dis->data[0], dis->stride[0], dis->mem};
+    entry *e;
+    if (!v->backend->submit) {
+        e = q_push(v);
+        st = v->backend->process(v->priv, ctx, &rp, &dp, new_stream, &e->raw);
+        if (st < 0) {
+            v->q_count--; /* e is the newest entry */
+            return st;
+        }
+        e->have_raw = 1;
+    } else {
+        /* the backend's results fill the entries in order: the new entry
+         * joins the queue once the backend took the pair */
+        while ((st = v->backend->submit(v->priv, ctx, &rp, &dp, new_stream)) ==
+               VMAF_QUEUE_FULL)
+            FOVEA_TRY(collect_one(v));
+        if (st < 0)
+            return st;
+        e = q_push(v);
+        v->queued++;
+    }
     e->frame = v->submitted;
     e->index = v->stream_open ? v->stream_next : 0;
     e->width = p.width;
     e->height = p.height;
-    const int new_stream = !v->stream_open;
-    vif_plane rp = {ref->data[0], ref->stride[0], ref->mem};
-    vif_plane dp = {dis->data[0], dis->stride[0], dis->mem};
-    if (!v->backend->submit) {
-        st = v->backend->process(v->priv, ctx, &rp, &dp, new_stream, &e->raw);
-        if (st >= 0)
-            e->have_raw = 1;
-    } else {
-        while ((st = v->backend->submit(v->priv, ctx, &rp, &dp, new_stream)) ==
-               VMAF_QUEUE_FULL) {
-            st = collect_one(v);
-            if (st < 0)
-                break;
-        }
-        if (st >= 0)
-            v->queued++;
-    }
-    if (st < 0) {
-        v->q_count--; /* e is the newest entry: not queued */
-        return st;
-    }
     if (new_stream) {
         v->stream_open = 1;
         v->stream_next = 0;

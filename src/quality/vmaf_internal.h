@@ -86,8 +86,9 @@ typedef struct vmaf_backend {
     /* The oldest queued pair's result, waiting for it (only called while
      * pairs are queued). */
     int (*collect)(void *priv, fovea_context *ctx, vmaf_raw *out);
-    /* Pairs handled together for a w x h stream (NULL: 1). */
-    int (*batch)(int width, int height);
+    /* Pairs handled together for a w x h stream on ctx (NULL: 1); callers
+     * keep about three batches pending. */
+    int (*batch)(const fovea_context *ctx, int width, int height);
 } vmaf_backend;
 
 /* submit's "collect first" answer. */
