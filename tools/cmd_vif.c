@@ -314,12 +314,6 @@ static int write_plot(const vif_args *a, const fovea_video_info *info, int bit_d
 
 /* ------------------------------------------------------------------ run */
 
-static void log_to_stderr(void *opaque, fovea_log_level level, const char *msg)
-{
-    (void)opaque;
-    fprintf(stderr, "fovea: %s%s\n", level == FOVEA_LOG_WARNING ? "warning: " : "", msg);
-}
-
 /* A run's state, shared by its steps. */
 typedef struct vif_run {
     vif_args a;
@@ -356,7 +350,7 @@ static int open_scorer(vif_run *r)
     fovea_default_settings(&s);
     s.backend = r->a.backend;
     s.threads = r->a.threads;
-    s.log = log_to_stderr;
+    s.log = score_log_stderr;
     int st = fovea_open(&r->ctx, &s);
     if (st < 0) {
         cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(r->a.backend),

@@ -464,12 +464,6 @@ static int score_index(const pair_job *j)
 
 /* ------------------------------------------------------------------ single pair: outputs */
 
-static void log_to_stderr(void *opaque, fovea_log_level level, const char *msg)
-{
-    (void)opaque;
-    fprintf(stderr, "fovea: %s%s\n", level == FOVEA_LOG_WARNING ? "warning: " : "", msg);
-}
-
 static void warn_stderr(pair_job *j, const char *msg)
 {
     (void)j;
@@ -680,7 +674,7 @@ static int run_single(const vmaf_args *a)
     fovea_default_settings(&s);
     s.backend = a->backend;
     s.threads = a->threads;
-    s.log = log_to_stderr;
+    s.log = score_log_stderr;
     fovea_context *ctx = NULL;
     int st = fovea_open(&ctx, &s);
     if (st < 0) {
@@ -887,7 +881,7 @@ static int worker_init(void *opaque, int w, void **state, char *err, size_t errs
     s.backend = wk->backend;
     s.cuda_device = wk->device < 0 ? 0 : wk->device;
     s.threads = wk->threads;
-    s.log = log_to_stderr;
+    s.log = score_log_stderr;
     fovea_context *ctx = NULL;
     const int st = fovea_open(&ctx, &s);
     if (st < 0) {
