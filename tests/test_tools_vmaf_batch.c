@@ -100,12 +100,20 @@ typedef struct fake {
     int by_worker[NWORKERS];
     int by_device[4];
     int inits, finis;
+    int init_calls;             /* inits returned, successful or not */
+    int run_before_all_inits;
     int in_flight, max_in_flight;
 } fake;
 
 static int fake_init(void *opaque, int w, void **state, char *err, size_t errsz)
 {
     fake *f = opaque;
+    /* a slow start (a CUDA context): no task may run before every init returned */
+    const struct timespec ts = {0, 2000000L * (w % 3)};
+    nanosleep(&ts, NULL);
+    pthread_mutex_lock(&f->mu);
+    f->init_calls++;
+    pthread_mutex_unlock(&f->mu);
     if (f->w[w].device == f->fail_device) {
         snprintf(err, errsz, "%s: no such device", f->w[w].label);
         return -1;
@@ -122,6 +130,8 @@ static void fake_run(void *opaque, int w, void *state, int64_t t)
     fake *f = opaque;
     CHECK(state == &f->w[w]);
     pthread_mutex_lock(&f->mu);
+    if (f->init_calls != NWORKERS)
+        f->run_before_all_inits++;
     f->runs[t]++;
     f->by_worker[w]++;
     f->by_device[f->w[w].device]++;
@@ -184,6 +194,8 @@ static void test_threads(void)
         }
         CHECK(once);
         CHECK_EQ_INT(f->inits, f->finis);
+        CHECK_EQ_INT(f->init_calls, NWORKERS);
+        CHECK_EQ_INT(f->run_before_all_inits, 0);
         if (round == 0) {
             /* every worker and every device took a share, in parallel */
             CHECK_EQ_INT(ran, NTASKS);

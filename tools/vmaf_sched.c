@@ -85,7 +85,9 @@ typedef struct sched_state {
     int64_t ntasks;
     int64_t next;   /* the next task to hand out */
     int64_t run;    /* tasks run */
+    int waiting;    /* workers whose init has not returned yet */
     pthread_mutex_t mu;
+    pthread_cond_t cv;
     char err[1024]; /* the last failed init's message */
 } sched_state;
 
@@ -102,12 +104,20 @@ static void *worker_main(void *arg)
     sched_state *s = t->s;
     void *state = NULL;
     char err[1024] = "";
-    if (s->ops->init(s->opaque, t->w, &state, err, sizeof(err)) != 0) {
-        pthread_mutex_lock(&s->mu);
+    const int ok = s->ops->init(s->opaque, t->w, &state, err, sizeof(err)) == 0;
+    /* every worker starts taking pairs once all are ready (a CUDA context
+     * takes a while): the first pairs then go to distinct devices, in the
+     * plan's order */
+    pthread_mutex_lock(&s->mu);
+    if (!ok)
         snprintf(s->err, sizeof(s->err), "%s", err[0] ? err : "the worker could not start");
-        pthread_mutex_unlock(&s->mu);
+    if (--s->waiting == 0)
+        pthread_cond_broadcast(&s->cv);
+    while (s->waiting > 0)
+        pthread_cond_wait(&s->cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    if (!ok)
         return NULL;
-    }
     for (;;) {
         pthread_mutex_lock(&s->mu);
         const int64_t k = s->next < s->ntasks ? s->next++ : -1;
@@ -131,18 +141,26 @@ int64_t sched_run(const sched_ops *ops, void *opaque, int nworkers, int64_t ntas
     s.opaque = opaque;
     s.ntasks = ntasks;
     pthread_mutex_init(&s.mu, NULL);
+    pthread_cond_init(&s.cv, NULL);
     sched_thread *th = calloc((size_t)(nworkers > 0 ? nworkers : 1), sizeof(*th));
     int started = 0;
+    pthread_mutex_lock(&s.mu); /* the workers wait here until all are counted */
+    s.waiting = nworkers;
     for (int w = 0; th && w < nworkers; w++) {
         th[w].s = &s;
         th[w].w = w;
         th[w].started = pthread_create(&th[w].th, NULL, worker_main, &th[w]) == 0;
         started += th[w].started;
     }
+    s.waiting -= nworkers - started; /* threads that did not start never report */
+    if (s.waiting == 0)
+        pthread_cond_broadcast(&s.cv);
+    pthread_mutex_unlock(&s.mu);
     for (int w = 0; th && w < nworkers; w++)
         if (th[w].started)
             pthread_join(th[w].th, NULL);
     free(th);
+    pthread_cond_destroy(&s.cv);
     pthread_mutex_destroy(&s.mu);
     /* tasks left when every worker failed to start (or no thread ran) */
     const char *why = s.err[0] ? s.err : "no worker thread could start";

@@ -60,8 +60,9 @@ typedef struct sched_ops {
 
 /* Run tasks 0 .. ntasks-1 on nworkers threads: each worker takes the next
  * task when it is free (so the output order is the completion order) until
- * none is left. A worker whose init fails takes none; the others take its
- * share. @return the number of tasks run, or -1 when no thread could start */
+ * none is left; no worker takes one before every init returned. A worker
+ * whose init fails takes none; the others take its share.
+ * @return the number of tasks run, or -1 when no thread could start */
 int64_t sched_run(const sched_ops *ops, void *opaque, int nworkers, int64_t ntasks);
 
 /* --shard I/N: "I/N" with 0 <= I < N. @return 0, or -1 */
