@@ -298,7 +298,9 @@ typedef struct pair_job {
     char warnings[1024];            /* batch: the warnings, "; " between */
 } pair_job;
 
-static void job_fail(pair_job *j, int rc, const char *fmt, const char *detail, int64_t frame)
+/* The pair failed: the message for the caller (prefixed with the frame's
+ * number when frame >= 0), the progress line ended. */
+static void job_fail(pair_job *j, int rc, const char *detail, int64_t frame)
 {
     if (j->prog)
         cli_progress_finish(j->prog);
@@ -306,7 +308,7 @@ static void job_fail(pair_job *j, int rc, const char *fmt, const char *detail, i
     if (frame >= 0)
         snprintf(j->err, sizeof(j->err), "frame %lld: %s", (long long)frame, detail);
     else
-        snprintf(j->err, sizeof(j->err), fmt, detail);
+        snprintf(j->err, sizeof(j->err), "%s", detail);
 }
 
 /* Receive the ready scores while more than keep pairs are pending. @return 0 or -1 */
@@ -318,7 +320,7 @@ static int receive_scores(pair_job *j, fovea_vmaf *v, score_input *in, int64_t k
         if (st == FOVEA_EOF)
             break; /* the newest waits for its successor or for the flush */
         if (st < 0) {
-            job_fail(j, CLI_EXIT_RUNTIME, "%s", fovea_last_error(j->ctx), j->n);
+            job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), j->n);
             return -1;
         }
         if (j->keep_frames) {
@@ -328,7 +330,7 @@ static int receive_scores(pair_job *j, fovea_vmaf *v, score_input *in, int64_t k
                 if ((uint64_t)ncap <= SIZE_MAX / FOVEA_VMAF_MAX_METRICS / sizeof(double))
                     p = realloc(j->v, (size_t)ncap * (size_t)j->nmetrics * sizeof(double));
                 if (!p) {
-                    job_fail(j, CLI_EXIT_RUNTIME, "%s", "out of memory", -1);
+                    job_fail(j, CLI_EXIT_RUNTIME, "out of memory", -1);
                     return -1;
                 }
                 j->v = p;
@@ -355,12 +357,12 @@ static int submit_all(pair_job *j, fovea_vmaf *v, score_input *in, int64_t depth
         fovea_frame *fr = NULL, *fd = NULL;
         const int got = score_input_next(in, &fr, &fd);
         if (got < 0) {
-            job_fail(j, CLI_EXIT_RUNTIME, "%s", in->err, -1);
+            job_fail(j, CLI_EXIT_RUNTIME, in->err, -1);
             return -1;
         }
         if (got) {
             if (fovea_vmaf_submit(v, fr, fd) < 0) {
-                job_fail(j, CLI_EXIT_RUNTIME, "%s", fovea_last_error(j->ctx), sub);
+                job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), sub);
                 return -1;
             }
             sub++;
@@ -400,7 +402,7 @@ static void score_pair(pair_job *j)
     s.model = j->model;
     s.features = j->features;
     if (fovea_vmaf_open(&v, j->ctx, &s) < 0) {
-        job_fail(j, CLI_EXIT_RUNTIME, "%s", fovea_last_error(j->ctx), -1);
+        job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), -1);
         goto done;
     }
     j->backend = fovea_backend_name(fovea_vmaf_backend(v));
@@ -414,7 +416,7 @@ static void score_pair(pair_job *j)
 
     const int rc = score_input_open(&in, j->ref, j->dis, j->io, j->frames, "VMAF", min_size(j));
     if (rc != CLI_EXIT_OK) {
-        job_fail(j, rc, "%s", in.err, -1);
+        job_fail(j, rc, in.err, -1);
         goto done;
     }
     if (in.warn[0])
@@ -425,7 +427,7 @@ static void score_pair(pair_job *j)
     int64_t depth = 0;
     const int batch = fovea_vmaf_batch_size(v, in.ri.width, in.ri.height);
     if (score_input_start(&in, j->ctx, batch, j->ring_bytes, &depth) < 0) {
-        job_fail(j, CLI_EXIT_RUNTIME, "%s", in.err, -1);
+        job_fail(j, CLI_EXIT_RUNTIME, in.err, -1);
         goto done;
     }
     const double t0 = cli_now();
