@@ -270,7 +270,10 @@ static int parse_args(diff_args *a, int argc, char **argv)
                 return cli_usage_error(cmd, "only one output can go to stdout ('-')");
             continue;
         }
-        for (int j = 0; j < i; j++)
+        /* a character device (/dev/null) may take several outputs */
+        struct stat st;
+        const int chr = stat(names[i], &st) == 0 && S_ISCHR(st.st_mode);
+        for (int j = 0; j < i && !chr; j++)
             if (names[j] && (strcmp(names[i], names[j]) == 0 || fovea_same_file(names[i], names[j])))
                 return cli_usage_error(cmd, "%s and %s name the same file: %s", opts[j], opts[i],
                                        names[i]);
