@@ -53,7 +53,9 @@ static const cli_spec demo_spec = {
     "response. Stitch the views back into the panorama with automatic color\n"
     "balance, write the PNGs, and print the PSNR of the stitched panorama against\n"
     "the ground truth over the covered pixels, and the color mismatch in the\n"
-    "overlap before and after balancing.",
+    "overlap before and after balancing. Then render a 1280x720 view of the pitch\n"
+    "twice, panned by 0.25 degrees, and write the frame-differencing heat map of\n"
+    "the pair (heatmap.png, as `fovea diff --heatmap --normalize 192` makes it).",
     demo_cli_options, "Example:\n  fovea demo --scale 2 -o /tmp/demo"};
 
 int cmd_demo(int argc, char **argv)
