@@ -495,6 +495,8 @@ def parse(argv):
             o["noise_mode"] = v
         elif k == "--frames":
             o["frames"] = int(v) or None
+        elif k in ("--backend", "--threads"):
+            pass  # the same outputs on every backend and thread count
         else:
             raise SystemExit("diff_ref.py: unknown option " + k)
     return o, outs

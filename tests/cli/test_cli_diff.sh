@@ -122,6 +122,31 @@ import diff_ref as r
 o = r.read_png('o1.png'); assert o['fmt'] == 'rgba' and o['p'][3][2][1] == 103" ||
     fail "overlay: not rgba, or alpha lost"
 
+# ---- the same bytes at any thread count, and on the CUDA backend where a
+# device is present
+for t in 1 2 3; do
+    diff_ok square.y4m --heatmap h.y4m --noise n%d.png --mask m.y4m --json s.json --tile 8 \
+        --denoise median3 --threads $t
+done
+run 0 info --json
+if python3 -c "import json, sys; d = json.load(open('out')); sys.exit(0 if d['build']['cuda'] and d['devices'] else 1)"; then
+    for dn in none median3 gauss5 temporal:100; do
+        for mode in black overlay; do
+            diff_ok square.y4m --backend cuda --heatmap h.y4m --noise n.y4m --noise-mode $mode \
+                --mask m.y4m --json s.json --tile 8 --denoise $dn --threshold auto
+        done
+        diff_ok grad%03d.png --backend cuda --heatmap g%d.png --noise g%d.png --mask gm.y4m \
+            --json g.json --tile 32 --denoise $dn --normalize 300
+        diff_ok noisy%02d.pgm --backend cuda --heatmap h.y4m --mask m%d.png --json a.json \
+            --threshold auto --denoise $dn
+    done
+    diff_ok rgba%d.png --backend cuda --noise-mode overlay --noise o%d.png --heatmap h.y4m \
+        --json r.json
+    json_ok r.json 'print("test_cli_diff: CUDA context, differencing backend:", d["backend"])'
+else
+    echo "test_cli_diff: no CUDA device: --backend cuda not run"
+fi
+
 # ---- summary, --quiet, progress
 run 0 diff square.y4m --json s.json
 out_match "^diff: 4 maps of 21x13 i420: .* (cpu, [0-9]* threads\?, .* fps)$" "summary"
