@@ -28,6 +28,18 @@ check square.y4m --noise n.y4m --noise-mode overlay
 "$FOVEA_CLI" diff - --heatmap - <square.y4m >/dev/null 2>err || fail "summary run"
 grep -q "^diff: 4 maps of 21x13 i420" err || fail "summary not on stderr: $(cat err)"
 
+# raw yuv in: the geometry and rate from the options, carried to the y4m
+python3 -c "
+data = open('square.y4m', 'rb').read()
+pos, n = data.index(b'\n') + 1, 21 * 13 + 2 * 11 * 7
+open('square.yuv', 'wb').write(b''.join(data[pos + k * (6 + n) + 6:pos + (k + 1) * (6 + n)]
+                                        for k in range(5)))"
+run 0 diff -q -s 21x13 --pixfmt i420 --fps 30 square.yuv --heatmap raw.y4m --mask rawm.y4m
+check square.y4m --heatmap raw.y4m --mask rawm.y4m
+head -n 1 raw.y4m | grep -q " F30:1 " || fail "raw input: rate not carried: $(head -n 1 raw.y4m)"
+run 2 diff -q square.yuv --heatmap raw.y4m
+err_has "raw input needs --width and --height" "raw input without geometry"
+
 # ---- streaming: the first map comes out before the third frame goes in
 python3 - "$FOVEA_CLI" <<'PY' || fail "maps are not written as soon as they are made"
 import select, subprocess, sys
