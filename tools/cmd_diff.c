@@ -385,6 +385,11 @@ typedef struct diff_run {
     diff_output out[N_OUT];
     cli_ring ring;
     int ring_started;
+    /* CUDA backend: each frame goes to the device once (frame k into dev[k % 2])
+       and the maps are made from there, instead of both frames of every pair
+       crossing the bus */
+    fovea_frame dev[2];
+    int on_device;
     diff_stat *stats;
     int64_t n, cap;         /* maps made */
     int want_sigma;
@@ -453,7 +458,14 @@ static int open_differencer(diff_run *s)
         cli_error(NULL, "%s", fovea_last_error(s->ctx));
         return CLI_EXIT_RUNTIME;
     }
-    s->mem = fovea_diff_backend(s->d) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST;
+    s->mem = FOVEA_MEM_HOST;
+    if (fovea_diff_backend(s->d) == FOVEA_BACKEND_CUDA) {
+        s->mem = FOVEA_MEM_PINNED;
+        s->on_device = 1;
+        for (int k = 0; k < 2 && s->on_device; k++)
+            s->on_device = fovea_frame_alloc(s->ctx, &s->dev[k], s->info.width, s->info.height,
+                                             s->info.fmt, FOVEA_MEM_DEVICE) == FOVEA_OK;
+    }
     fovea_convert_options_init(&s->co);
     s->want_sigma = s->a.json || s->a.plot;
     return CLI_EXIT_OK;
@@ -643,8 +655,28 @@ static int make_map(diff_run *s, int64_t i, const fovea_frame *prev, const fovea
     return CLI_EXIT_OK;
 }
 
+/* On the device path, queue frame k's copy into dev[k % 2] (on the context's
+ * stream: the map calls that read it come after it, and the copy of frame
+ * k + 2 into the same buffer after them). @return CLI_EXIT_OK or the exit code */
+static int to_device(diff_run *s, int64_t k, fovea_frame **f)
+{
+    if (!s->on_device)
+        return CLI_EXIT_OK;
+    fovea_frame *d = &s->dev[k & 1];
+    const int st = fovea_frame_copy(s->ctx, d, *f);
+    if (st < 0) {
+        cli_error(cli_display_path(s->a.input, 0), "frame %lld: cannot copy it to the device: %s",
+                  (long long)k, fovea_last_error(s->ctx));
+        return CLI_EXIT_RUNTIME;
+    }
+    *f = d;
+    return CLI_EXIT_OK;
+}
+
 /* Read the frames in order and make a map of each consecutive pair; the
- * previous frame's slot is handed back once the next map is made. */
+ * previous frame's slot is handed back once the next map is made (the map
+ * calls wait for their host outputs, so a copy to the device from that slot
+ * is done by then too). */
 static int run_maps(diff_run *s)
 {
     const char *in = s->a.input;
@@ -657,6 +689,8 @@ static int run_maps(diff_run *s)
     }
     if (st < 0)
         return cli_report(in, 0, msg, st);
+    if (to_device(s, 0, &prev) != CLI_EXIT_OK)
+        return CLI_EXIT_RUNTIME;
     for (int64_t i = 0;; i++) {
         st = cli_ring_take(&s->ring, &cur, &msg);
         if (st == FOVEA_EOF) {
@@ -671,7 +705,9 @@ static int run_maps(diff_run *s)
             cli_progress_finish(&s->prog);
             return cli_report(in, 0, msg, st);
         }
-        const int rc = make_map(s, i, prev, cur);
+        int rc = to_device(s, i + 1, &cur);
+        if (rc == CLI_EXIT_OK)
+            rc = make_map(s, i, prev, cur);
         if (rc != CLI_EXIT_OK) {
             cli_progress_finish(&s->prog);
             return rc;
@@ -989,6 +1025,8 @@ int cmd_diff(int argc, char **argv)
         fovea_frame_free(s->ctx, &o->buf[1]);
     }
     fovea_diff_close(&s->d);
+    fovea_frame_free(s->ctx, &s->dev[0]);
+    fovea_frame_free(s->ctx, &s->dev[1]);
     free(s->stats);
     fovea_close(&s->ctx);
     fovea_reader_close(&s->r);
