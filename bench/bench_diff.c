@@ -192,21 +192,25 @@ static void baseline_rows(bench_table *t, const bench_opts *o, const fovea_frame
     baseline_case b = {device_copy(prev), device_copy(cur), NULL, stream, 0};
     BENCH_CUDA(cudaMalloc((void **)&b.out, (size_t)W * H * 3));
     bench_stats s;
-    if (bench_case_enabled(o, "baseline")) {
+    static const char *const names[3] = {
+        "(a) baseline: 1 block x 1024 threads, 4-byte loads, sinf",
+        "(b) baseline arithmetic, 1 thread per pixel", "(c) byte floor: read 2 frames + write 1"};
+    if (bench_case_enabled(o, names[0])) {
         /* the one-block kernel takes milliseconds: fewer runs */
         bench_time_gpu(run_baseline, &b, stream, 2, o->quick ? 3 : 10, &s);
-        bench_table_add(t, "(a) baseline: 1 block x 1024 threads, 4-byte loads, sinf", "cuda",
-                        &s, bytes, 1, "the study's design; heat map of SUM / 765");
+        bench_table_add(t, names[0], "cuda", &s, bytes, 1,
+                        "the study's design; heat map of SUM / 765");
+    }
+    if (bench_case_enabled(o, names[1])) {
         b.per_pixel = 1;
         bench_time_gpu(run_baseline, &b, stream, o->warmup, o->runs, &s);
-        bench_table_add(t, "(b) baseline arithmetic, 1 thread per pixel", "cuda", &s, bytes, 1,
-                        "same sinf colouring, byte loads");
+        bench_table_add(t, names[1], "cuda", &s, bytes, 1, "same sinf colouring, byte loads");
     }
-    if (copy_bw > 0) {
+    if (copy_bw > 0 && bench_case_enabled(o, names[2])) {
         memset(&s, 0, sizeof(s));
         s.median_us = s.min_us = s.max_us = s.mean_us = bytes / (copy_bw * 1e9) * 1e6;
         s.runs = 1;
-        bench_table_add(t, "(c) byte floor: read 2 frames + write 1", "floor", &s, bytes, 1,
+        bench_table_add(t, names[2], "floor", &s, bytes, 1,
                         "at the device-to-device copy bandwidth of this run");
     }
     BENCH_CUDA(cudaFree((void *)b.prev));
@@ -386,7 +390,7 @@ int main(int argc, char **argv)
 
     /* (f): the CLI end to end */
     const char *cli = ee.cli;
-    const int e2e_case = bench_case_enabled(&opts, "e2e");
+    const int e2e_case = bench_case_enabled(&opts, "1080p i420 y4m, fovea diff --heatmap (e2e)");
     if (ee.enabled && e2e_case && (!cli || access(cli, X_OK) != 0))
         fprintf(text, "no fovea executable at %s (--cli PATH): end-to-end rows skipped\n",
                 cli ? cli : "?");
