@@ -900,7 +900,7 @@ static int write_plot(const diff_run *s)
     chart_add_series(&c, names[1], 0xff7f0e, y + n, (size_t)n);
     chart_add_series(&c, names[2], 0x1f77b4, y + 2 * n, (size_t)n);
     c.y_min = 0;
-    char title[1024], subtitle[256], thr[32];
+    char title[1024], subtitle[256], thr[32], dn[32];
     const char *in = cli_display_path(a->input, 0);
     const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
     snprintf(title, sizeof(title), "Frame differences: %s", strlen(in) > 80 ? base : in);
@@ -908,10 +908,14 @@ static int write_plot(const diff_run *s)
         snprintf(thr, sizeof(thr), "auto (%g sigma)", a->set.auto_k);
     else
         snprintf(thr, sizeof(thr), "%d", a->set.threshold);
+    if (a->set.denoise == FOVEA_DIFF_DENOISE_TEMPORAL)
+        snprintf(dn, sizeof(dn), "temporal:%d", a->set.temporal_strength);
+    else
+        snprintf(dn, sizeof(dn), "%s", denoise_name(a->set.denoise));
     snprintf(subtitle, sizeof(subtitle),
              "%dx%d %s, %lld map%s; threshold %s, denoise %s; fovea %s", s->info.width,
              s->info.height, fovea_pixfmt_name(s->info.fmt), (long long)n, n == 1 ? "" : "s", thr,
-             denoise_name(a->set.denoise), fovea_version());
+             dn, fovea_version());
     c.title = title;
     c.subtitle = subtitle;
     c.xlabel = "map i (input frames i and i + 1)";
