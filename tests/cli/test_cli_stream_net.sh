@@ -32,13 +32,13 @@ $py frames in.y4m b.y4m b.json 2 || fail "receiver b: a frame off by more than 2
 common=$($py same a.y4m a.json b.y4m b.json) || fail "receivers a and b show different frames"
 json_ok b.json "f = d['frames']
 assert f[0]['keyframe'] and f[0]['frame'] > 0, f[0]     # joined late, started on a keyframe
-assert [x['frame'] for x in f] == list(range(f[0]["frame"], 80))
+assert [x['frame'] for x in f] == list(range(f[0]['frame'], 80))
 assert d['totals']['frames'] == $common"
 json_ok s.json "t = d['totals']
-assert t["frames"] == 80 and t["receivers_accepted"] == 3, t
+assert t['frames'] == 80 and t['receivers_accepted'] == 3, t
 assert t['disconnects'] == 1, t                          # the killed one
 assert t['keyframes'] >= 2, t                            # the start, and b joining
-assert t["seconds"] > 1.7, t                             # --realtime kept 40 fps"
+assert t['seconds'] > 1.7, t                             # --realtime kept 40 fps"
 
 # ---- a receiver whose output is not read for a while is resynchronised
 $py gen 420 8 160 120 100 9 big.y4m 50:1 noise   # 2 s at 50 fps, 28 KiB a frame
