@@ -33,16 +33,21 @@ def main():
     seen = 0           # downstream bytes received from the sender
     deadline = time.time() + 30
     stalled = False
+    tx_open = True
     while time.time() < deadline:
-        r, _, _ = select.select([rx, tx], [], [], 0.5)
+        r, _, _ = select.select([rx, tx] if tx_open else [rx], [], [], 0.5)
         if rx in r:
             data = rx.recv(65536)
             if not data:
                 break
-            tx.sendall(data)
+            if tx_open:
+                tx.sendall(data)
         if tx in r:
             data = tx.recv(65536)
             if not data:
+                if stalled:  # the receiver keeps waiting on a silent connection
+                    tx_open = False
+                    continue
                 if pending:
                     rx.sendall(pending)
                 break
