@@ -348,8 +348,62 @@ static void test_keyframes_and_threads(void)
     fovea_close(&ctx);
 }
 
+/* With denoising the filtered frame is what is sent: at T = 0 the receiver
+ * shows exactly fovea_diff_denoise's output. */
+static void test_denoise(void)
+{
+    fovea_context *ctx = NULL;
+    REQUIRE(fovea_open(&ctx, NULL) == FOVEA_OK);
+    fovea_video_info info;
+    fovea_video_info_init(&info);
+    info.width = 45;
+    info.height = 31;
+    info.fmt = FOVEA_PIX_I420;
+    fovea_stream_settings ss;
+    fovea_stream_default_settings(&ss);
+    ss.denoise = FOVEA_DIFF_DENOISE_MEDIAN3;
+    fovea_stream_encoder *enc = NULL;
+    fovea_stream_decoder *dec = NULL;
+    REQUIRE(fovea_stream_encoder_open(&enc, ctx, &ss, &info) == FOVEA_OK);
+    REQUIRE(fovea_stream_decoder_open(&dec, ctx, NULL) == FOVEA_OK);
+    fovea_diff_settings ds;
+    fovea_diff_default_settings(&ds);
+    ds.denoise = FOVEA_DIFF_DENOISE_MEDIAN3;
+    fovea_diff *filter = NULL;
+    REQUIRE(fovea_diff_open(&filter, ctx, &ds) == FOVEA_OK);
+    fovea_frame src, want;
+    memset(&src, 0, sizeof(src));
+    memset(&want, 0, sizeof(want));
+    REQUIRE(fovea_frame_alloc(NULL, &src, 45, 31, FOVEA_PIX_I420, FOVEA_MEM_HOST) == FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &want, 45, 31, FOVEA_PIX_I420, FOVEA_MEM_HOST) == FOVEA_OK);
+    test_rng r;
+    test_rng_seed(&r, 4242);
+    test_fill_random(&src, &r);
+    const uint8_t *msg;
+    size_t size;
+    fovea_stream_event ev;
+    fovea_stream_encoder_hello(enc, &msg, &size);
+    REQUIRE(fovea_stream_decoder_feed(dec, msg, size, &ev) == FOVEA_OK);
+    for (int k = 0; k < 6; k++) {
+        if (k > 0)
+            next_frame(&src, k, &r);
+        REQUIRE(fovea_stream_encoder_encode(enc, &src, 0, &msg, &size, NULL) == FOVEA_OK);
+        REQUIRE(fovea_stream_decoder_feed(dec, msg, size, &ev) == FOVEA_OK);
+        REQUIRE(fovea_diff_denoise(filter, &src, &want) == FOVEA_OK);
+        CHECK(fovea_frame_equal(ev.frame, &want));
+        CHECK(!fovea_frame_equal(ev.frame, &src)); /* the filter did something */
+    }
+    fovea_frame_free(NULL, &src);
+    fovea_frame_free(NULL, &want);
+    fovea_diff_close(&filter);
+    fovea_stream_encoder_close(&enc);
+    fovea_stream_decoder_close(&dec);
+    fovea_close(&ctx);
+}
+
 int main(void)
 {
+    test_denoise();
     test_lossless_formats();
     test_threshold_bound();
     test_slow_ramp();
