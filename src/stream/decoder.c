@@ -37,6 +37,7 @@ struct fovea_stream_decoder {
     size_t raw_cap;
     int threads;
     ZSTD_DCtx **dctx;
+    uint16_t *scratch;         /* per thread: 2 x max_block values */
 
     /* the message being decoded, for the workers */
     int keyframe;
@@ -87,6 +88,7 @@ void fovea_stream_decoder_close(fovea_stream_decoder **pd)
     free(d->list);
     free(d->groups);
     free(d->raw);
+    free(d->scratch);
     free(d);
     *pd = NULL;
 }
@@ -130,7 +132,8 @@ static int on_hello(fovea_stream_decoder *d, const uint8_t *p, size_t n)
     d->map = malloc(g->map_bytes);
     d->check_map = malloc(g->map_bytes);
     d->list = malloc((size_t)g->tiles * sizeof(int32_t));
-    if (!d->map || !d->check_map || !d->list)
+    d->scratch = malloc((size_t)d->threads * 2 * d->g.max_block * sizeof(uint16_t));
+    if (!d->map || !d->check_map || !d->list || !d->scratch)
         return fv_ctx_error(d->ctx, FOVEA_ERR_NOMEM, "stream: out of memory");
     FOVEA_TRY(fovea_frame_alloc(d->ctx, &d->shown, h.info.width, h.info.height, h.info.fmt,
                                 FOVEA_MEM_HOST));
@@ -277,9 +280,9 @@ static void unpack_groups(void *arg, int begin, int end, int thread)
 /* Phase 2 (everything checked): write the tiles into the shown frame. */
 static void apply_groups(void *arg, int begin, int end, int thread)
 {
-    (void)thread;
     fovea_stream_decoder *d = ((dec_job *)arg)->d;
     const stream_geom *g = &d->g;
+    uint16_t *scratch = d->scratch + (size_t)thread * 2 * g->max_block;
     for (int k = begin; k < end; k++) {
         dec_group *gr = &d->groups[k];
         const uint8_t *q = d->raw + gr->raw_off;
@@ -291,7 +294,7 @@ static void apply_groups(void *arg, int begin, int end, int thread)
                 stream_view v;
                 stream_view_of(g, &d->shown, p, t, &v);
                 int e = -1;
-                stream_decode_block(q, &v, checked ? &e : NULL);
+                stream_decode_block(q, &v, scratch, checked ? &e : NULL);
                 if (e > gr->check)
                     gr->check = e;
                 q += 1 + (size_t)v.w * (size_t)v.h * (size_t)v.cpp * (size_t)v.bps;

@@ -2,7 +2,6 @@
  * (what every receiver shows), the tiles that differ beyond T are coded and
  * compressed with zstd in groups on the context's threads, and the
  * reconstruction takes exactly the samples sent (docs/stream.md). */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -42,8 +41,8 @@ struct fovea_stream_encoder {
 
     int threads;
     ZSTD_CCtx **cctx;
-    uint8_t *scratch;     /* per thread: 2 x max_block */
-    float *nlogn;         /* k log2 k for k <= max_block */
+    uint16_t *scratch;    /* per thread: 2 x max_block values */
+    float *dtab;          /* the entropy estimate's table */
 
     /* the frame being encoded, for the workers */
     const fovea_frame *src;
@@ -103,16 +102,14 @@ static int alloc_buffers(fovea_stream_encoder *e)
     e->sent = malloc((size_t)g->tiles * sizeof(int32_t));
     e->bitmap = malloc(g->map_bytes);
     e->cctx = calloc((size_t)e->threads, sizeof(ZSTD_CCtx *));
-    e->scratch = malloc((size_t)e->threads * 2 * g->max_block);
-    e->nlogn = malloc((g->max_block + 1) * sizeof(float));
-    if (!e->flags || !e->sent || !e->bitmap || !e->cctx || !e->scratch || !e->nlogn)
+    e->scratch = malloc((size_t)e->threads * 2 * g->max_block * sizeof(uint16_t));
+    e->dtab = malloc(g->max_block * sizeof(float));
+    if (!e->flags || !e->sent || !e->bitmap || !e->cctx || !e->scratch || !e->dtab)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "stream: out of memory");
     for (int i = 0; i < e->threads; i++)
         if (!(e->cctx[i] = ZSTD_createCCtx()))
             return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "stream: cannot create a zstd context");
-    e->nlogn[0] = 0;
-    for (size_t k = 1; k <= g->max_block; k++)
-        e->nlogn[k] = (float)((double)k * log2((double)k));
+    stream_entropy_table(e->dtab, g->max_block);
     return fovea_frame_alloc(ctx, &e->recon, e->info.width, e->info.height, e->info.fmt,
                              FOVEA_MEM_HOST);
 }
@@ -199,7 +196,7 @@ void fovea_stream_encoder_close(fovea_stream_encoder **pe)
     free(e->comp);
     free(e->msg);
     free(e->scratch);
-    free(e->nlogn);
+    free(e->dtab);
     free(e);
     *pe = NULL;
 }
@@ -352,7 +349,7 @@ static void encode_groups(void *arg, int begin, int end, int thread)
 {
     fovea_stream_encoder *e = ((enc_job *)arg)->e;
     const stream_geom *g = &e->g;
-    uint8_t *scratch = e->scratch + (size_t)thread * 2 * g->max_block;
+    uint16_t *scratch = e->scratch + (size_t)thread * 2 * g->max_block;
     for (int k = begin; k < end; k++) {
         enc_group *gr = &e->groups[k];
         uint8_t *out = e->raw + gr->raw_off;
@@ -362,7 +359,7 @@ static void encode_groups(void *arg, int begin, int end, int thread)
                 stream_view sv, rv;
                 stream_view_of(g, e->src, p, t, &sv);
                 stream_view_of(g, &e->recon, p, t, &rv);
-                out += stream_code_block(&sv, e->keyframe ? NULL : &rv, out, scratch, e->nlogn);
+                out += stream_code_block(&sv, e->keyframe ? NULL : &rv, out, scratch, e->dtab);
                 const size_t row = (size_t)sv.w * (size_t)sv.cpp * (size_t)sv.bps;
                 for (int y = 0; y < sv.h; y++)
                     memcpy(rv.p + (ptrdiff_t)y * rv.stride, sv.p + (ptrdiff_t)y * sv.stride, row);

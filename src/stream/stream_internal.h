@@ -124,20 +124,25 @@ typedef struct stream_view {
 
 void stream_view_of(const stream_geom *g, const fovea_frame *f, int p, int64_t t, stream_view *v);
 
+/* d[c] = (c+1) log2 (c+1) - c log2 c for c < max_count: the encoder's
+ * entropy estimate, one lookup per coded byte. */
+void stream_entropy_table(float *d, size_t max_count);
+
 /* Encoder: code block src (ref: the receiver's block, NULL in a keyframe) in
- * the mode whose bytes have the least order-0 entropy, into out (1 + n
- * bytes: the mode, then the n coded bytes). scratch holds 2 x n bytes,
- * nlogn[k] = k log2 k for k <= n. @return the bytes written */
+ * the mode whose bytes have the least order-0 entropy, into out (1 + n bytes:
+ * the mode, then the coded bytes). scratch holds 2 x max_block values; dtab
+ * is stream_entropy_table's for max_block. @return the bytes written */
 size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t *out,
-                         uint8_t *scratch, const float *nlogn);
+                         uint16_t *scratch, const float *dtab);
 
 /* Decoder: the mode byte of a coded block is valid for the message type. */
 int stream_mode_ok(int mode, int keyframe);
 
 /* Decoder: write the block coded at in (mode byte first) into dst (which
- * holds the shown samples for TEMPORAL); with check non-NULL, first the
- * largest |new - shown| is stored there. The mode was checked. */
-void stream_decode_block(const uint8_t *in, const stream_view *dst, int *check);
+ * holds the shown samples for TEMPORAL); with check non-NULL the largest
+ * |new - shown| is stored there. scratch holds 2 x max_block values. The mode
+ * was checked. */
+void stream_decode_block(const uint8_t *in, const stream_view *dst, uint16_t *scratch, int *check);
 
 /* Time for frame info. */
 double stream_now(void);

@@ -1,6 +1,8 @@
 /* Tiles of the delta stream: the geometry of a tile on every plane, and the
  * coding of one plane block in each mode (RAW, TEMPORAL, SPATIAL) with the
  * encoder's choice of the cheapest (docs/stream-format.md, Modes). */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stream/stream_internal.h"
@@ -90,136 +92,129 @@ void stream_view_of(const stream_geom *g, const fovea_frame *f, int p, int64_t t
 
 /* ---------------------------------------------------------------- samples */
 
-static inline uint32_t sample(const stream_view *v, int x, int y, int c)
+/* The block's samples, row after row, in a contiguous array (n = w h cpp). */
+static void gather(const stream_view *v, uint16_t *a)
 {
-    const uint8_t *row = v->p + (ptrdiff_t)y * v->stride;
-    const size_t i = (size_t)x * (size_t)v->cpp + (size_t)c;
-    if (v->bps == 1)
-        return row[i];
-    return (uint32_t)row[2 * i] | ((uint32_t)row[2 * i + 1] << 8);
+    const size_t len = (size_t)v->w * (size_t)v->cpp;
+    for (int y = 0; y < v->h; y++, a += len) {
+        const uint8_t *row = v->p + (ptrdiff_t)y * v->stride;
+        if (v->bps == 1)
+            for (size_t i = 0; i < len; i++)
+                a[i] = row[i];
+        else
+            for (size_t i = 0; i < len; i++)
+                a[i] = (uint16_t)(row[2 * i] | (row[2 * i + 1] << 8));
+    }
 }
 
-static inline void set_sample(const stream_view *v, int x, int y, int c, uint32_t s)
+static void scatter(const uint16_t *a, const stream_view *v)
 {
-    uint8_t *row = v->p + (ptrdiff_t)y * v->stride;
-    const size_t i = (size_t)x * (size_t)v->cpp + (size_t)c;
-    if (v->bps == 1) {
-        row[i] = (uint8_t)s;
-    } else {
-        row[2 * i] = (uint8_t)s;
-        row[2 * i + 1] = (uint8_t)(s >> 8);
+    const size_t len = (size_t)v->w * (size_t)v->cpp;
+    for (int y = 0; y < v->h; y++, a += len) {
+        uint8_t *row = v->p + (ptrdiff_t)y * v->stride;
+        if (v->bps == 1) {
+            for (size_t i = 0; i < len; i++)
+                row[i] = (uint8_t)a[i];
+        } else {
+            for (size_t i = 0; i < len; i++) {
+                row[2 * i] = (uint8_t)a[i];
+                row[2 * i + 1] = (uint8_t)(a[i] >> 8);
+            }
+        }
     }
 }
 
 /* zigzag of a difference modulo 2^bits: read as signed, then 2s or -2s - 1 */
 static inline uint32_t zigzag(uint32_t d, int bits)
 {
-    const uint32_t mask = bits == 8 ? 0xffu : 0xffffu;
-    d &= mask;
-    const uint32_t half = (mask >> 1) + 1;
-    return d < half ? 2 * d : 2 * (mask + 1 - d) - 1;
+    const int32_t s = (int32_t)(d << (32 - bits)) >> (32 - bits);
+    return ((uint32_t)s << 1 ^ (uint32_t)(s >> 31)) & ((1u << bits) - 1);
 }
 
 static inline uint32_t unzigzag(uint32_t z, int bits)
 {
-    const uint32_t mask = bits == 8 ? 0xffu : 0xffffu;
-    /* z even: s = z / 2; z odd: s = -(z + 1) / 2 */
-    return (z & 1 ? 0u - ((z + 1) >> 1) : z >> 1) & mask;
+    return ((z >> 1) ^ (0u - (z & 1))) & ((1u << bits) - 1);
 }
 
-/* the median edge predictor of (x, y) from the block's own samples */
-static inline uint32_t med_pred(const stream_view *v, int x, int y, int c)
+/* The median edge predictor of sample j of row `row` (len samples a row,
+ * cpp components a pixel) from samples of the same block before it: 0 for
+ * the first pixel, left on the first row, above in the first column. */
+static inline uint32_t med(const uint16_t *row, size_t j, size_t len, int cpp, int first_row)
 {
-    if (x == 0 && y == 0)
-        return 0;
-    if (y == 0)
-        return sample(v, x - 1, y, c);
-    if (x == 0)
-        return sample(v, x, y - 1, c);
-    const uint32_t a = sample(v, x - 1, y, c), b = sample(v, x, y - 1, c),
-                   d = sample(v, x - 1, y - 1, c);
-    const uint32_t mn = a < b ? a : b, mx = a < b ? b : a;
-    if (d >= mx)
-        return mn;
-    if (d <= mn)
-        return mx;
-    return a + b - d;
+    if (j < (size_t)cpp)
+        return first_row ? 0 : row[j - len];
+    if (first_row)
+        return row[j - (size_t)cpp];
+    const uint32_t l = row[j - (size_t)cpp], u = row[j - len], d = row[j - len - (size_t)cpp];
+    const uint32_t mn = l < u ? l : u, mx = l < u ? u : l;
+    return d >= mx ? mn : d <= mn ? mx : l + u - d;
 }
 
-/* Store value k of the n values of a block: byte planes for 2-byte samples. */
-static inline void put_value(uint8_t *out, size_t n, size_t k, uint32_t v, int bps)
+void stream_entropy_table(float *d, size_t max_count)
 {
-    if (bps == 1) {
-        out[k] = (uint8_t)v;
-    } else {
-        out[k] = (uint8_t)v;
-        out[n + k] = (uint8_t)(v >> 8);
+    /* d[c] = f(c + 1) - f(c), f(c) = c log2 c: what one more byte of a value
+     * seen c times adds to sum f(count) */
+    double prev = 0.0;
+    for (size_t c = 0; c < max_count; c++) {
+        const double next = (double)(c + 1) * log2((double)(c + 1));
+        d[c] = (float)(next - prev);
+        prev = next;
     }
-}
-
-static inline uint32_t get_value(const uint8_t *in, size_t n, size_t k, int bps)
-{
-    return bps == 1 ? in[k] : (uint32_t)in[k] | ((uint32_t)in[n + k] << 8);
-}
-
-/* Code src in mode into out (n values). */
-static void code_mode(int mode, const stream_view *src, const stream_view *ref, uint8_t *out)
-{
-    const int bits = 8 * src->bps;
-    const size_t n = (size_t)src->w * (size_t)src->h * (size_t)src->cpp;
-    size_t k = 0;
-    for (int y = 0; y < src->h; y++)
-        for (int x = 0; x < src->w; x++)
-            for (int c = 0; c < src->cpp; c++, k++) {
-                const uint32_t s = sample(src, x, y, c);
-                uint32_t v;
-                if (mode == STREAM_MODE_RAW)
-                    v = s;
-                else if (mode == STREAM_MODE_TEMPORAL)
-                    v = zigzag(s - sample(ref, x, y, c), bits);
-                else
-                    v = zigzag(s - med_pred(src, x, y, c), bits);
-                put_value(out, n, k, v, src->bps);
-            }
-}
-
-/* Order-0 entropy of bytes, in bits (an estimate of what zstd's literal coding
- * makes of them): N log2 N - sum c log2 c. */
-static float entropy(const uint8_t *b, size_t nbytes, const float *nlogn)
-{
-    uint32_t hist[256];
-    memset(hist, 0, sizeof(hist));
-    for (size_t i = 0; i < nbytes; i++)
-        hist[b[i]]++;
-    float e = nlogn[nbytes];
-    for (int i = 0; i < 256; i++)
-        e -= nlogn[hist[i]];
-    return e;
 }
 
 size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t *out,
-                         uint8_t *scratch, const float *nlogn)
+                         uint16_t *scratch, const float *dtab)
 {
-    const size_t n = (size_t)src->w * (size_t)src->h * (size_t)src->cpp;
-    const size_t nbytes = n * (size_t)src->bps;
-    /* candidates are coded into out + 1 (the best so far) and scratch */
-    int best = STREAM_MODE_RAW;
-    code_mode(STREAM_MODE_RAW, src, ref, out + 1);
-    float best_e = entropy(out + 1, nbytes, nlogn);
-    const int modes[2] = {STREAM_MODE_SPATIAL, STREAM_MODE_TEMPORAL};
-    for (int i = 0; i < 2; i++) {
-        if (modes[i] == STREAM_MODE_TEMPORAL && !ref)
-            continue;
-        code_mode(modes[i], src, ref, scratch);
-        const float e = entropy(scratch, nbytes, nlogn);
-        if (e < best_e) {
-            best_e = e;
-            best = modes[i];
-            memcpy(out + 1, scratch, nbytes);
+    const size_t len = (size_t)src->w * (size_t)src->cpp, n = len * (size_t)src->h;
+    const int bits = 8 * src->bps, cpp = src->cpp;
+    uint16_t *s = scratch, *r = scratch + n;
+    gather(src, s);
+    if (ref)
+        gather(ref, r);
+    /* order-0 entropy of each mode's bytes is N log2 N - sum f(count): the
+     * mode with the largest sum f(count) has the fewest bits */
+    enum { NM = 3 };
+    uint32_t hist[NM][256];
+    float F[NM] = {0, 0, 0};
+    memset(hist, 0, sizeof(hist));
+    const int nm = ref ? 3 : 2; /* RAW, SPATIAL, TEMPORAL */
+    for (int y = 0; y < src->h; y++) {
+        const uint16_t *row = s + (size_t)y * len, *rr = r + (size_t)y * len;
+        for (size_t j = 0; j < len; j++) {
+            uint32_t v[NM];
+            v[0] = row[j];
+            v[1] = zigzag((uint32_t)row[j] - med(row, j, len, cpp, y == 0), bits);
+            v[2] = ref ? zigzag((uint32_t)row[j] - rr[j], bits) : 0;
+            for (int m = 0; m < nm; m++) {
+                F[m] += dtab[hist[m][v[m] & 0xff]++];
+                if (bits == 16)
+                    F[m] += dtab[hist[m][v[m] >> 8]++];
+            }
         }
     }
-    out[0] = (uint8_t)best;
-    return 1 + nbytes;
+    static const int mode_of[NM] = {STREAM_MODE_RAW, STREAM_MODE_SPATIAL, STREAM_MODE_TEMPORAL};
+    int best = 0;
+    for (int m = 1; m < nm; m++)
+        if (F[m] > F[best])
+            best = m;
+    const int mode = mode_of[best];
+    out[0] = (uint8_t)mode;
+    uint8_t *lo = out + 1, *hi = lo + n;
+    for (int y = 0; y < src->h; y++) {
+        const uint16_t *row = s + (size_t)y * len, *rr = r + (size_t)y * len;
+        uint8_t *lr = lo + (size_t)y * len, *hr = hi + (size_t)y * len;
+        for (size_t j = 0; j < len; j++) {
+            uint32_t v = row[j];
+            if (mode == STREAM_MODE_SPATIAL)
+                v = zigzag(v - med(row, j, len, cpp, y == 0), bits);
+            else if (mode == STREAM_MODE_TEMPORAL)
+                v = zigzag(v - rr[j], bits);
+            lr[j] = (uint8_t)v;
+            if (bits == 16)
+                hr[j] = (uint8_t)(v >> 8);
+        }
+    }
+    return 1 + n * (size_t)src->bps;
 }
 
 int stream_mode_ok(int mode, int keyframe)
@@ -228,33 +223,37 @@ int stream_mode_ok(int mode, int keyframe)
            (mode == STREAM_MODE_TEMPORAL && !keyframe);
 }
 
-void stream_decode_block(const uint8_t *in, const stream_view *dst, int *check)
+void stream_decode_block(const uint8_t *in, const stream_view *dst, uint16_t *scratch, int *check)
 {
     const int mode = in[0];
-    const uint8_t *vals = in + 1;
-    const int bits = 8 * dst->bps;
-    const size_t n = (size_t)dst->w * (size_t)dst->h * (size_t)dst->cpp;
-    size_t k = 0;
-    int worst = 0;
-    for (int y = 0; y < dst->h; y++)
-        for (int x = 0; x < dst->w; x++)
-            for (int c = 0; c < dst->cpp; c++, k++) {
-                const uint32_t v = get_value(vals, n, k, dst->bps);
-                const uint32_t old = sample(dst, x, y, c);
-                uint32_t s;
-                if (mode == STREAM_MODE_RAW)
-                    s = v;
-                else if (mode == STREAM_MODE_TEMPORAL)
-                    s = (old + unzigzag(v, bits)) & (bits == 8 ? 0xffu : 0xffffu);
-                else /* the predictor reads samples already written (left, above) */
-                    s = (med_pred(dst, x, y, c) + unzigzag(v, bits)) & (bits == 8 ? 0xffu : 0xffffu);
-                if (check) {
-                    const int e = s > old ? (int)(s - old) : (int)(old - s);
-                    if (e > worst)
-                        worst = e;
-                }
-                set_sample(dst, x, y, c, s);
-            }
-    if (check)
+    const size_t len = (size_t)dst->w * (size_t)dst->cpp, n = len * (size_t)dst->h;
+    const int bits = 8 * dst->bps, cpp = dst->cpp;
+    const uint32_t mask = (1u << bits) - 1;
+    const uint8_t *lo = in + 1, *hi = lo + n;
+    uint16_t *s = scratch, *old = scratch + n;
+    if (mode == STREAM_MODE_TEMPORAL || check)
+        gather(dst, old);
+    for (int y = 0; y < dst->h; y++) {
+        const size_t o = (size_t)y * len;
+        uint16_t *row = s + o;
+        for (size_t j = 0; j < len; j++) {
+            const uint32_t v = bits == 8 ? lo[o + j] : (uint32_t)lo[o + j] | ((uint32_t)hi[o + j] << 8);
+            if (mode == STREAM_MODE_RAW)
+                row[j] = (uint16_t)v;
+            else if (mode == STREAM_MODE_TEMPORAL)
+                row[j] = (uint16_t)((old[o + j] + unzigzag(v, bits)) & mask);
+            else /* the predictor reads samples already decoded (left, above) */
+                row[j] = (uint16_t)((med(row, j, len, cpp, y == 0) + unzigzag(v, bits)) & mask);
+        }
+    }
+    if (check) {
+        int worst = 0;
+        for (size_t i = 0; i < n; i++) {
+            const int e = abs((int)s[i] - (int)old[i]);
+            if (e > worst)
+                worst = e;
+        }
         *check = worst;
+    }
+    scatter(s, dst);
 }
