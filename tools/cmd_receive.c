@@ -32,8 +32,9 @@ static const cli_spec spec = {
     "receive",
     "ADDR:PORT -o OUT [options]",
     "Connect to a sender (fovea send) and write the frames it streams: y4m by\n"
-    "default (formats y4m cannot hold are converted: nv12 to i420, rgb to i444),\n"
-    "'-' for stdout, so that '| ffplay -' shows the stream live. Every message is\n"
+    "default, '-' for stdout, so that '| ffplay -' shows the stream live (formats\n"
+    "y4m cannot hold are converted: nv12 and rgb to i420, 16-bit rgb to i444p16;\n"
+    "a .yuv output keeps every format as sent). Every message is\n"
     "checked (checksum, fields, the frame a delta applies to) before a frame is\n"
     "written. Exits 0 at the end of the stream, 1 with a message when the stream\n"
     "breaks off or is damaged (a regular output file is then not created).",

@@ -52,6 +52,21 @@ wait_sender 0
 cmp -s in.y4m r.out || fail "stdin -> stdout differs"
 grep -q "^receive: 10 frames" r.err || fail "receive -o -: the summary is not on stderr"
 
+# ---- raw nv12 and rgb24 in, raw out: byte-identical; y4m out: converted
+for fmt in nv12 rgb24; do
+    [ $fmt = nv12 ] && fsize=$((34 * 22 * 3 / 2)) || fsize=$((34 * 22 * 3))
+    gen8 $((fsize * 4)) 5 >in.yuv
+    start_sender s in.yuv -s 34x22 --pixfmt $fmt --fps 30 --listen 127.0.0.1:0 --clients 1 -q
+    receive 0 r -o out.yuv -q
+    wait_sender 0
+    cmp -s in.yuv out.yuv || fail "raw $fmt through the stream differs"
+done
+start_sender s in.yuv -s 34x22 --pixfmt rgb24 --listen 127.0.0.1:0 --clients 1 -q
+receive 0 r -o conv.y4m
+wait_sender 0
+grep -q "the stream is rgb24: writing i420" r.err || fail "rgb24 to y4m: $(cat r.err)"
+head -n 1 conv.y4m | grep -q "^YUV4MPEG2 W34 H22 .*C420jpeg" || fail "conv.y4m: $(head -n 1 conv.y4m)"
+
 # ---- T > 0: every sample of every frame within T; fewer bytes than T = 0
 for spec in "420 8 64 48 3" "420 10 40 30 5" "444 8 35 27 2"; do
     # shellcheck disable=SC2086
