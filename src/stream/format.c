@@ -9,7 +9,7 @@
 
 static const uint8_t magic[4] = {0x46, 0x56, 0x53, 0x54}; /* "FVST" */
 
-static uint64_t checksum(const uint8_t *msg, size_t n)
+uint64_t stream_checksum(const uint8_t *msg, size_t n)
 {
     const uint64_t seed = XXH3_64bits(msg, 12);
     return XXH3_64bits_withSeed(msg + FOVEA_STREAM_HEADER_SIZE, n, seed);
@@ -22,12 +22,12 @@ void stream_seal(uint8_t *msg, fovea_stream_msg_type type, size_t n)
     msg[5] = (uint8_t)type;
     put_u16(msg + 6, 0);
     put_u32(msg + 8, (uint32_t)n);
-    put_u64(msg + 12, checksum(msg, n));
+    put_u64(msg + 12, stream_checksum(msg, n));
 }
 
 int stream_checksum_ok(const uint8_t *msg, size_t n)
 {
-    return get_u64(msg + 12) == checksum(msg, n);
+    return get_u64(msg + 12) == stream_checksum(msg, n);
 }
 
 int fovea_stream_parse_header(fovea_context *ctx, const uint8_t *hdr,

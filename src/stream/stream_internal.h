@@ -64,6 +64,9 @@ static inline uint64_t get_u64(const uint8_t *p)
  * header): magic, version, type, length and checksum. */
 void stream_seal(uint8_t *msg, fovea_stream_msg_type type, size_t n);
 
+/* The checksum of the message at msg (header bytes 0..11 and n payload bytes). */
+uint64_t stream_checksum(const uint8_t *msg, size_t n);
+
 /* 1 when the checksum of the header + payload at msg (payload n) is right. */
 int stream_checksum_ok(const uint8_t *msg, size_t n);
 

@@ -141,11 +141,13 @@ static inline uint32_t unzigzag(uint32_t z, int bits)
  * the first pixel, left on the first row, above in the first column. */
 static inline uint32_t med(const uint16_t *row, size_t j, size_t len, int cpp, int first_row)
 {
-    if (j < (size_t)cpp)
-        return first_row ? 0 : row[j - len];
+    const size_t c = (size_t)cpp;
     if (first_row)
-        return row[j - (size_t)cpp];
-    const uint32_t l = row[j - (size_t)cpp], u = row[j - len], d = row[j - len - (size_t)cpp];
+        return j < c ? 0 : row[j - c];
+    const uint16_t *up = row - len; /* the row above, in the same block */
+    if (j < c)
+        return up[j];
+    const uint32_t l = row[j - c], u = up[j], d = up[j - c];
     const uint32_t mn = l < u ? l : u, mx = l < u ? u : l;
     return d >= mx ? mn : d <= mn ? mx : l + u - d;
 }

@@ -1,11 +1,16 @@
 /* libFuzzer target for the delta stream decoder: the input is cut into
  * messages by their length fields and fed in order to one decoder with small
  * limits; any input must give whole frames or errors, never a crash, a leak,
- * an out-of-bounds access or an allocation past the limits. */
+ * an out-of-bounds access or an allocation past the limits. A whole message
+ * is fed with its checksum made right (mutations would otherwise stop there),
+ * so the fields, the zstd frames and the tile data behind it are reached;
+ * the checksum itself is tested in test_stream_errors. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fovea/stream.h"
+#include "stream/stream_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -31,8 +36,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (len < n - FOVEA_STREAM_HEADER_SIZE)
                 n = FOVEA_STREAM_HEADER_SIZE + len;
         }
+        uint8_t *msg = malloc(n ? n : 1);
+        if (!msg)
+            break;
+        memcpy(msg, data + pos, n);
+        if (n >= FOVEA_STREAM_HEADER_SIZE && get_u32(msg + 8) == n - FOVEA_STREAM_HEADER_SIZE)
+            put_u64(msg + 12, stream_checksum(msg, n - FOVEA_STREAM_HEADER_SIZE));
         fovea_stream_event ev;
-        if (fovea_stream_decoder_feed(d, data + pos, n, &ev) == FOVEA_OK && ev.frame) {
+        if (fovea_stream_decoder_feed(d, msg, n, &ev) == FOVEA_OK && ev.frame) {
             /* touch the first and last byte of every row of every plane */
             const fovea_frame *f = ev.frame;
             const fovea_pixfmt_desc *desc = fovea_pixfmt_get_desc(f->fmt);
@@ -46,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             (void)sum;
         }
+        free(msg);
         pos += n;
     }
     fovea_stream_decoder_close(&d);
