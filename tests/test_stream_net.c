@@ -428,6 +428,88 @@ static void test_bad_senders(void)
     fovea_close(&ctx);
 }
 
+/* A gap in an intact stream: the client asks for a keyframe (a RESYNC the
+ * raw sender reads), skips the deltas still coming and shows the keyframe; with
+ * resync off the gap is an error. */
+static void test_client_resync(void)
+{
+    fovea_context *ctx = NULL;
+    REQUIRE(fovea_open(&ctx, NULL) == FOVEA_OK);
+    fovea_video_info info;
+    fovea_video_info_init(&info);
+    info.width = W;
+    info.height = H;
+    info.fmt = FOVEA_PIX_GRAY8;
+    fovea_stream_encoder *enc = NULL;
+    REQUIRE(fovea_stream_encoder_open(&enc, ctx, NULL, &info) == FOVEA_OK);
+    fovea_frame f;
+    memset(&f, 0, sizeof(f));
+    REQUIRE(fovea_frame_alloc(NULL, &f, W, H, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == FOVEA_OK);
+    /* hello, frames 0..3 (3 a keyframe) as sent */
+    uint8_t *m[5];
+    size_t mn[5];
+    for (int k = -1; k < 4; k++) {
+        const uint8_t *p;
+        size_t n;
+        if (k < 0) {
+            fovea_stream_encoder_hello(enc, &p, &n);
+        } else {
+            make_frame(&f, k);
+            if (k == 3)
+                fovea_stream_encoder_request_keyframe(enc);
+            REQUIRE(fovea_stream_encoder_encode(enc, &f, 0, &p, &n, NULL) == FOVEA_OK);
+        }
+        m[k + 1] = malloc(n);
+        REQUIRE(m[k + 1]);
+        memcpy(m[k + 1], p, n);
+        mn[k + 1] = n;
+    }
+    for (int resync = 1; resync >= 0; resync--) {
+        char addr[64];
+        const int lfd = raw_listener(addr, sizeof addr);
+        fovea_stream_client_settings cs;
+        fovea_stream_client_default_settings(&cs);
+        CHECK_EQ_INT(cs.resync, 1);
+        cs.resync = resync;
+        cs.timeout_ms = 5000;
+        fovea_stream_client *c = NULL;
+        REQUIRE(fovea_stream_client_open(&c, ctx, addr, &cs) == FOVEA_OK);
+        const int fd = accept(lfd, NULL, NULL);
+        REQUIRE(fd >= 0);
+        /* hello, frame 0, frame 2 (1 lost), frame 3 (the keyframe) */
+        const int order[4] = {0, 1, 3, 4};
+        for (int i = 0; i < 4; i++)
+            REQUIRE(write(fd, m[order[i]], mn[order[i]]) == (ssize_t)mn[order[i]]);
+        fovea_stream_event ev;
+        CHECK_EQ_INT(fovea_stream_client_next(c, &ev), FOVEA_OK); /* hello */
+        CHECK_EQ_INT(fovea_stream_client_next(c, &ev), FOVEA_OK); /* frame 0 */
+        CHECK_EQ_INT(ev.fi.frame, 0);
+        const int st = fovea_stream_client_next(c, &ev);
+        if (resync) {
+            CHECK_EQ_INT(st, FOVEA_OK);
+            CHECK(ev.fi.frame == 3 && ev.fi.keyframe && ev.fi.skipped == 2);
+            make_frame(&f, 3);
+            CHECK(ev.frame && fovea_frame_equal(ev.frame, &f));
+            /* what the client sent: one RESYNC showing frame 0 */
+            uint8_t rq[FOVEA_STREAM_HEADER_SIZE + 8], want[FOVEA_STREAM_HEADER_SIZE + 8];
+            CHECK_EQ_INT(read(fd, rq, sizeof rq), sizeof rq);
+            fovea_stream_resync_message(0, want);
+            CHECK(memcmp(rq, want, sizeof rq) == 0);
+        } else {
+            CHECK_EQ_INT(st, FOVEA_ERR_CORRUPT);
+            CHECK(strstr(fovea_last_error(ctx), "frames missing") != NULL);
+        }
+        fovea_stream_client_close(&c);
+        close(fd);
+        close(lfd);
+    }
+    for (int i = 0; i < 5; i++)
+        free(m[i]);
+    fovea_frame_free(NULL, &f);
+    fovea_stream_encoder_close(&enc);
+    fovea_close(&ctx);
+}
+
 /* A sender against receivers that misbehave: one sends garbage and is cut,
  * the well-behaved one gets everything. */
 static void test_bad_receiver(void)
@@ -485,6 +567,7 @@ int main(void)
     test_slow_receiver();
     test_request_and_refusal();
     test_bad_senders();
+    test_client_resync();
     test_bad_receiver();
     return test_finish("test_stream_net");
 }

@@ -268,9 +268,10 @@ typedef struct fovea_stream_client_settings {
     /** No byte for this long is an error (FOVEA_ERR_IO "timed out"); 0 = wait
      *  forever. Default 30000. */
     int timeout_ms;
-    /** On a damaged frame with its message intact (a gap, a bad field) ask
-     *  the sender for a keyframe and go on instead of failing. Damaged
-     *  framing (checksum, header) always fails. Default 0. */
+    /** On a frame refused inside an intact message (a gap, a bad field) ask
+     *  the sender for a keyframe (RESYNC), skip deltas until it comes and go
+     *  on; 0: fail instead. Damaged framing (checksum, header) always fails.
+     *  Default 1. */
     int resync;
     fovea_stream_limits limits; /**< defaults of fovea_stream_default_limits */
 } fovea_stream_client_settings;

@@ -32,7 +32,7 @@ void fovea_stream_client_default_settings(fovea_stream_client_settings *s)
         return;
     memset(s, 0, sizeof(*s));
     s->timeout_ms = 30000;
-    s->resync = 0;
+    s->resync = 1;
     fovea_stream_default_limits(&s->limits);
 }
 
@@ -169,7 +169,7 @@ static int64_t read_message(fovea_stream_client *c, fovea_stream_msg_type *type)
 static int send_resync(fovea_stream_client *c)
 {
     uint8_t msg[FOVEA_STREAM_HEADER_SIZE + STREAM_RESYNC_SIZE];
-    const size_t n = fovea_stream_resync_message(fovea_stream_decoder_shown(c->dec), msg);
+    const size_t n = fovea_stream_resync_message(stream_decoder_last_shown(c->dec), msg);
     size_t sent = 0;
     while (sent < n) {
         const ssize_t r = send(c->fd, msg + sent, n - sent, MSG_NOSIGNAL);

@@ -103,6 +103,11 @@ int64_t fovea_stream_decoder_shown(const fovea_stream_decoder *d)
     return d && d->synced ? d->shown_no : -1;
 }
 
+int64_t stream_decoder_last_shown(const fovea_stream_decoder *d)
+{
+    return d ? d->last_no : -1;
+}
+
 static void fill_stream_fields(const fovea_stream_decoder *d, fovea_stream_event *ev)
 {
     if (d->state == DEC_NEW)

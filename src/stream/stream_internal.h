@@ -147,6 +147,10 @@ int stream_mode_ok(int mode, int keyframe);
  * was checked. */
 void stream_decode_block(const uint8_t *in, const stream_view *dst, uint16_t *scratch, int *check);
 
+/* The last frame the decoder showed, also after an error (-1: none): what a
+ * receiver's RESYNC reports. */
+int64_t stream_decoder_last_shown(const fovea_stream_decoder *d);
+
 /* Time for frame info. */
 double stream_now(void);
 
