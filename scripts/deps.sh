@@ -5,8 +5,9 @@
 set -eu
 
 # python3: the CLI tests check the JSON outputs with it; cairo + DejaVu draw the
-# CLI's charts (vif --plot; optional in the build: FOVEA_CAIRO)
-PKGS="cmake make gcc pkg-config libpng-dev zlib1g-dev libcjson-dev python3 libcairo2-dev fonts-dejavu-core"
+# CLI's charts (vif --plot; optional in the build: FOVEA_CAIRO); zstd + xxHash
+# make the delta streamer (optional in the build: FOVEA_STREAM)
+PKGS="cmake make gcc pkg-config libpng-dev zlib1g-dev libcjson-dev python3 libcairo2-dev fonts-dejavu-core libzstd-dev libxxhash-dev"
 # clang + its runtime are for `make fuzz` only
 if [ "${FOVEA_DEPS_FUZZ:-0}" = 1 ]; then
     PKGS="$PKGS clang libclang-rt-dev"
