@@ -354,8 +354,9 @@ static void draw_box(GstVideoFrame *f, float x, float y, const colour *c)
             put_px(f, cx + i, cy + j, c);
 }
 
-/* The trails updated from the list and drawn: green tracked, yellow newly
- * selected, red where a feature was lost in this frame, trails dim green. */
+/* The trails updated from the list and, when f is not NULL, drawn: green
+ * tracked, yellow newly selected, red where a feature was lost in this frame,
+ * trails dim green. */
 static void draw_tracks(GstFoveaTrack *self, GstVideoFrame *f, int trail_len)
 {
     const colour green = make_colour(0, 255, 0), yellow = make_colour(255, 230, 0);
@@ -364,7 +365,7 @@ static void draw_tracks(GstFoveaTrack *self, GstVideoFrame *f, int trail_len)
         const KLT_Feature ft = self->fl->feature[k];
         trail *t = &self->trails[k];
         if (ft->val < 0) {
-            if (t->n > 0)
+            if (t->n > 0 && f)
                 draw_box(f, t->x[t->n - 1], t->y[t->n - 1], &red);
             t->n = 0;
             continue;

@@ -513,7 +513,10 @@ static gboolean finish(GstFoveaVmaf *self)
                              self->ref_dropped, self->ref_dropped == 1 ? "" : "s",
                              self->rows->len),
                             (NULL));
-    if (path && *path)
+    if (path && *path && self->rows->len == 0)
+        GST_ELEMENT_WARNING(self, RESOURCE, WRITE,
+                            ("no frame pair was scored: %s not written", path), (NULL));
+    else if (path && *path)
         ok = write_json(self, path);
     g_free(path);
     return ok;
