@@ -346,12 +346,11 @@ static gboolean stitch_start(GstAggregator *agg)
     st = rig ? fovea_stitch_map_from_rig(self->ctx, rig, &self->map)
              : fovea_stitch_map_load(self->ctx, map, &self->map);
     if (st < 0) {
+        /* the library's message names the file */
         if (st == FOVEA_ERR_IO)
-            FOVEA_GST_ERROR(self, RESOURCE, OPEN_READ, self->ctx, st, "%s %s",
-                            rig ? "rig" : "map", rig ? rig : map);
+            FOVEA_GST_ERROR(self, RESOURCE, OPEN_READ, self->ctx, st, "%s", rig ? "rig" : "map");
         else
-            FOVEA_GST_ERROR(self, RESOURCE, READ, self->ctx, st, "%s %s", rig ? "rig" : "map",
-                            rig ? rig : map);
+            FOVEA_GST_ERROR(self, RESOURCE, READ, self->ctx, st, "%s", rig ? "rig" : "map");
         goto done;
     }
     if (fovea_stitch_map_covers_any(self->map) <= 0) {

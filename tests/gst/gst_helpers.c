@@ -81,6 +81,11 @@ void gt_run(GstElement *pipe, void (*push)(GstElement *pipe, void *data), void *
             break;
         GT_CHECK(g_get_monotonic_time() < end, "no EOS nor error within %d s", timeout_s);
     }
+    if (out) {
+        GstSample *s;
+        while ((s = gst_app_sink_try_pull_sample(GST_APP_SINK(out), 0)))
+            g_ptr_array_add(res->samples, s);
+    }
     gst_element_set_state(pipe, GST_STATE_NULL);
     /* what was posted while stopping */
     GstMessage *m;
