@@ -72,7 +72,8 @@ typedef struct fovea_diff_settings {
 
 /** A change mask: which tiles of the frame hold a changed sample. The arrays
  *  belong to the differencing context and stay valid until its next
- *  fovea_diff_mask call or fovea_diff_close. */
+ *  fovea_diff_mask call, fovea_diff_compute call with a mask, or
+ *  fovea_diff_close. */
 typedef struct fovea_diff_mask_result {
     int tile;                 /**< tile side in pixels */
     int tiles_x, tiles_y;     /**< ceil(width / tile), ceil(height / tile) (border tiles partial) */
@@ -99,7 +100,7 @@ typedef struct fovea_diff_outputs {
 typedef struct fovea_diff fovea_diff;
 
 /** Fill s with defaults (SUM, full-range normalisation, threshold 10, tile 16,
- *  noise mode BLACK, no denoising, auto_k 3). */
+ *  noise mode BLACK, no denoising, auto_k 3, temporal strength 192). */
 FOVEA_API void fovea_diff_default_settings(fovea_diff_settings *s);
 
 /** Create a differencing context on ctx. The backend comes from the context
@@ -122,8 +123,10 @@ FOVEA_API fovea_backend fovea_diff_backend(const fovea_diff *d);
 /** Heat map of prev -> cur. Inputs: two host frames of the same size and format,
  *  any of GRAY8..16, I420/I422/I444 (8..16 bit), NV12, RGB24, RGBA, RGB48,
  *  RGBA64 (alpha is ignored). out: a host frame of the same size, RGB24, RGBA
- *  (alpha 255) or I420 (BT.601 limited range, docs/diff.md).
- *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, empty frames),
+ *  (alpha 255) or I420 (BT.601 limited range, docs/diff.md), sharing no plane
+ *  with prev or cur.
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, empty frames, out shares a
+ *          plane with an input),
  *          FOVEA_ERR_MISMATCH (sizes or formats differ), FOVEA_ERR_UNSUPPORTED
  *          (format, device memory); detail in fovea_last_error(ctx). */
 FOVEA_API int fovea_diff_heatmap(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
@@ -147,7 +150,9 @@ FOVEA_API int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea
                               fovea_diff_mask_result *out);
 
 /** The frame the maps would compare for in: the settings' denoise filter
- *  applied to every plane (a copy when the filter is NONE).
+ *  applied to every plane (a copy when the filter is NONE). TEMPORAL: one step
+ *  of the context's state with in (the state starts from in when there is
+ *  none, as after fovea_diff_reset), out = the state after it.
  *  @param in a host frame of any format the maps accept
  *  @param out a host frame of in's size and format, sharing no plane with in
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, empty, out shares in's

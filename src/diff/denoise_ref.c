@@ -1,14 +1,15 @@
 /* The C reference of the denoising filters (docs/diff.md, "Denoising"): every
- * plane as stored, each component on its own, borders replicated. */
+ * plane as stored, each component on its own, borders replicated; the temporal
+ * filter's step of a state towards a frame. */
 #include <string.h>
 
 #include "diff/diff_internal.h"
 
 /* One plane seen as a grid of samples: w pixels of comps components per row. */
 typedef struct plane_view {
-    const uint8_t *src;
+    const uint8_t *src, *state; /* state: the temporal filter's, else NULL */
     uint8_t *dst;
-    ptrdiff_t sstride, dstride;
+    ptrdiff_t sstride, dstride, tstride;
     int w, h, comps, wide;
 } plane_view;
 
@@ -18,6 +19,14 @@ static inline int get(const plane_view *p, int x, int y, int c)
     x = x < 0 ? 0 : x >= p->w ? p->w - 1 : x;
     y = y < 0 ? 0 : y >= p->h ? p->h - 1 : y;
     const uint8_t *r = p->src + (ptrdiff_t)y * p->sstride;
+    const int i = x * p->comps + c;
+    return p->wide ? (int)r[2 * i] | (int)r[2 * i + 1] << 8 : (int)r[i];
+}
+
+/* Sample (x, y, c) of the temporal state (inside the plane). */
+static inline int get_state(const plane_view *p, int x, int y, int c)
+{
+    const uint8_t *r = p->state + (ptrdiff_t)y * p->tstride;
     const int i = x * p->comps + c;
     return p->wide ? (int)r[2 * i] | (int)r[2 * i + 1] << 8 : (int)r[i];
 }
@@ -70,7 +79,10 @@ static void filter_rows(void *arg, int begin, int end, int thread)
         for (int x = 0; x < p->w; x++)
             for (int c = 0; c < p->comps; c++) {
                 int v;
-                if (fa->job->mode == FOVEA_DIFF_DENOISE_MEDIAN3) {
+                if (fa->job->mode == FOVEA_DIFF_DENOISE_TEMPORAL) {
+                    v = diff_temporal_step(get_state(p, x, y, c), get(p, x, y, c),
+                                           fa->job->strength);
+                } else if (fa->job->mode == FOVEA_DIFF_DENOISE_MEDIAN3) {
                     int n[9], k = 0;
                     for (int dy = -1; dy <= 1; dy++)
                         for (int dx = -1; dx <= 1; dx++)
@@ -100,6 +112,8 @@ int diff_ref_denoise(void *priv, fovea_context *ctx, const diff_filter_job *job)
         p->dst = job->out->data[pl];
         p->sstride = in->stride[pl];
         p->dstride = job->out->stride[pl];
+        p->state = job->mode == FOVEA_DIFF_DENOISE_TEMPORAL ? job->state->data[pl] : NULL;
+        p->tstride = p->state ? job->state->stride[pl] : 0;
         p->wide = d->bytes_per_sample == 2;
         p->comps = pl == 0 ? d->components : d->planes == 2 ? 2 : 1; /* NV12: U,V pairs */
         p->w = (int)(fovea_plane_row_bytes(in->fmt, in->width, pl) /

@@ -11,6 +11,10 @@ struct fovea_diff {
     const diff_backend *backend;
     void *priv;
     fovea_frame filt[2]; /* the denoised pair of the last call (host scratch) */
+    /* temporal filter: the state before and after the last step are tstate[tcur ^ 1]
+     * and tstate[tcur]; tvalid = 0 until the first step (or after a reset) */
+    fovea_frame tstate[2];
+    int tcur, tvalid;
     int64_t *hist, *ahist; /* difference and absolute-deviation histograms */
     size_t hist_len;
 };
@@ -27,6 +31,7 @@ void fovea_diff_default_settings(fovea_diff_settings *s)
     s->noise_mode = FOVEA_DIFF_NOISE_BLACK;
     s->denoise = FOVEA_DIFF_DENOISE_NONE;
     s->auto_k = 3.0;
+    s->temporal_strength = 192;
 }
 
 static int has_kind(fovea_backend kind)
@@ -56,7 +61,7 @@ int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_setti
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: unknown noise mode %d",
                             (int)set.noise_mode);
     if (set.denoise != FOVEA_DIFF_DENOISE_NONE && set.denoise != FOVEA_DIFF_DENOISE_MEDIAN3 &&
-        set.denoise != FOVEA_DIFF_DENOISE_GAUSS5)
+        set.denoise != FOVEA_DIFF_DENOISE_GAUSS5 && set.denoise != FOVEA_DIFF_DENOISE_TEMPORAL)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: unknown denoise mode %d",
                             (int)set.denoise);
     if (set.tile != 8 && set.tile != 16 && set.tile != 32 && set.tile != 64)
@@ -73,6 +78,9 @@ int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_setti
     if (!(set.auto_k > 0.0 && set.auto_k <= 1000.0))
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: auto_k %g outside (0, 1000]",
                             set.auto_k);
+    if (set.temporal_strength < 0 || set.temporal_strength > 255)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "diff: temporal_strength %d outside 0..255", set.temporal_strength);
 
     /* a CUDA context runs the CUDA table once one exists; until then the C
      * reference serves host frames on every context */
@@ -110,6 +118,8 @@ void fovea_diff_close(fovea_diff **pd)
     d->backend->info.close(&d->priv);
     fovea_frame_free(d->ctx, &d->filt[0]);
     fovea_frame_free(d->ctx, &d->filt[1]);
+    fovea_frame_free(d->ctx, &d->tstate[0]);
+    fovea_frame_free(d->ctx, &d->tstate[1]);
     free(d->hist);
     free(d->ahist);
     free(d);
@@ -213,23 +223,15 @@ static int job_sigma(fovea_diff *d, const diff_job *job, double *sigma)
     return FOVEA_OK;
 }
 
-/* The automatic threshold of the (denoised) pair of job. */
-static int auto_threshold(fovea_diff *d, diff_job *job)
+static int same_shape(const fovea_frame *a, const fovea_frame *b)
 {
-    if (d->settings.threshold != FOVEA_DIFF_THRESHOLD_AUTO)
-        return FOVEA_OK;
-    double sigma;
-    FOVEA_TRY(job_sigma(d, job, &sigma));
-    const double t = ceil(d->settings.auto_k * sigma);
-    job->threshold = t > job->maxval ? job->maxval : (int)t;
-    return FOVEA_OK;
+    return a->data[0] && a->width == b->width && a->height == b->height && a->fmt == b->fmt;
 }
 
-/* Scratch frame i shaped like f (kept while size and format stay). */
-static int ensure_filt(fovea_diff *d, int i, const fovea_frame *f)
+/* Scratch frame s shaped like f (kept while size and format stay). */
+static int ensure_frame(fovea_diff *d, fovea_frame *s, const fovea_frame *f)
 {
-    fovea_frame *s = &d->filt[i];
-    if (s->data[0] && s->width == f->width && s->height == f->height && s->fmt == f->fmt)
+    if (same_shape(s, f))
         return FOVEA_OK;
     fovea_frame_free(d->ctx, s);
     return fovea_frame_alloc(d->ctx, s, f->width, f->height, f->fmt, FOVEA_MEM_HOST);
@@ -238,6 +240,7 @@ static int ensure_filt(fovea_diff *d, int i, const fovea_frame *f)
 static int run_filter(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
 {
     diff_filter_job fj;
+    memset(&fj, 0, sizeof(fj));
     fj.mode = d->settings.denoise;
     fj.in = in;
     fj.out = out;
@@ -245,14 +248,50 @@ static int run_filter(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
     return d->backend->denoise(d->priv, d->ctx, &fj);
 }
 
-/* Denoise the checked pair into the scratch frames and point the job at them. */
+/* One step of the temporal filter with the frame x: the state starts from
+ * first when there is none (first call, reset, new size or format). *before
+ * and *after receive the state before and after the step. */
+static int temporal_step(fovea_diff *d, const fovea_frame *x, const fovea_frame *first,
+                         const fovea_frame **before, const fovea_frame **after)
+{
+    if (!d->tvalid || !same_shape(&d->tstate[0], x)) {
+        d->tvalid = 0;
+        d->tcur = 0;
+        for (int i = 0; i < 2; i++)
+            FOVEA_TRY(ensure_frame(d, &d->tstate[i], x));
+        FOVEA_TRY(fovea_frame_copy(d->ctx, &d->tstate[0], first));
+        d->tvalid = 1;
+    }
+    diff_filter_job fj;
+    memset(&fj, 0, sizeof(fj));
+    fj.mode = FOVEA_DIFF_DENOISE_TEMPORAL;
+    fj.in = x;
+    fj.state = &d->tstate[d->tcur];
+    fj.out = &d->tstate[d->tcur ^ 1];
+    fj.desc = fovea_pixfmt_get_desc(x->fmt);
+    fj.strength = d->settings.temporal_strength;
+    const int st = d->backend->denoise(d->priv, d->ctx, &fj);
+    if (st < 0) {
+        d->tvalid = 0; /* the step may be half done */
+        return st;
+    }
+    *before = fj.state;
+    *after = fj.out;
+    d->tcur ^= 1;
+    return FOVEA_OK;
+}
+
+/* Denoise the checked pair into the scratch frames (or step the temporal
+ * filter) and point the job at the frames to compare. */
 static int denoise_job(fovea_diff *d, diff_job *job)
 {
     if (d->settings.denoise == FOVEA_DIFF_DENOISE_NONE)
         return FOVEA_OK;
+    if (d->settings.denoise == FOVEA_DIFF_DENOISE_TEMPORAL)
+        return temporal_step(d, job->cur, job->prev, &job->prev, &job->cur);
     for (int i = 0; i < 2; i++) {
         const fovea_frame *in = i == 0 ? job->prev : job->cur;
-        FOVEA_TRY(ensure_filt(d, i, in));
+        FOVEA_TRY(ensure_frame(d, &d->filt[i], in));
         FOVEA_TRY(run_filter(d, in, &d->filt[i]));
     }
     job->prev = &d->filt[0];
@@ -260,7 +299,28 @@ static int denoise_job(fovea_diff *d, diff_job *job)
     return FOVEA_OK;
 }
 
-static int output_ok(fovea_diff *d, const fovea_frame *cur, fovea_frame *out, int overlay)
+static int shares_plane(const fovea_frame *a, const fovea_frame *b)
+{
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            if (a->data[i] && a->data[i] == b->data[j])
+                return 1;
+    return 0;
+}
+
+/* out is f itself: the same planes at the same strides. */
+static int same_frame(const fovea_frame *a, const fovea_frame *b)
+{
+    for (int i = 0; i < 4; i++)
+        if (a->data[i] != b->data[i] || (a->data[i] && a->stride[i] != b->stride[i]))
+            return 0;
+    return 1;
+}
+
+/* Check a map output for the checked pair: size, format, and no plane shared
+ * with an input, except the overlay noise map that may be cur itself. */
+static int output_ok(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                     fovea_frame *out, int overlay)
 {
     fovea_context *ctx = d->ctx;
     FOVEA_TRY(input_ok(ctx, d->backend, out, "output"));
@@ -275,39 +335,83 @@ static int output_ok(fovea_diff *d, const fovea_frame *cur, fovea_frame *out, in
         return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
                             "diff: overlay output is %s but the current frame is %s",
                             fovea_pixfmt_name(out->fmt), fovea_pixfmt_name(cur->fmt));
+    if (shares_plane(out, prev) || (shares_plane(out, cur) && !(overlay && same_frame(out, cur))))
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "diff: output shares a plane with an input (only the overlay noise "
+                            "map may be the current frame itself)");
+    return FOVEA_OK;
+}
+
+/* The overlay noise map starts from the current frame as given (not its
+ * denoised copy): copied into out unless out is cur. */
+static int overlay_base(fovea_diff *d, const fovea_frame *cur, fovea_frame *out)
+{
+    if (d->settings.noise_mode != FOVEA_DIFF_NOISE_OVERLAY || same_frame(out, cur))
+        return FOVEA_OK;
+    return fovea_frame_copy(d->ctx, out, cur);
+}
+
+/* Every wanted output of the pair from one denoising step (the public calls). */
+static int compute(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                   const char *prev_name, const fovea_diff_outputs *out)
+{
+    diff_job job;
+    FOVEA_TRY(make_job(d, prev, cur, prev_name, &job));
+    const int overlay = d->settings.noise_mode == FOVEA_DIFF_NOISE_OVERLAY;
+    if (out->heatmap)
+        FOVEA_TRY(output_ok(d, prev, cur, out->heatmap, 0));
+    if (out->noise)
+        FOVEA_TRY(output_ok(d, prev, cur, out->noise, overlay));
+    if (out->heatmap && out->noise && shares_plane(out->heatmap, out->noise))
+        return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG,
+                            "diff: heat map and noise map share a plane");
+    /* every check is done: the temporal filter advances only on a valid call */
+    FOVEA_TRY(denoise_job(d, &job));
+    if (out->sigma || d->settings.threshold == FOVEA_DIFF_THRESHOLD_AUTO) {
+        double sigma;
+        FOVEA_TRY(job_sigma(d, &job, &sigma));
+        if (d->settings.threshold == FOVEA_DIFF_THRESHOLD_AUTO) {
+            const double t = ceil(d->settings.auto_k * sigma);
+            job.threshold = t > job.maxval ? job.maxval : (int)t;
+        }
+        if (out->sigma)
+            *out->sigma = sigma;
+    }
+    if (out->heatmap) {
+        job.out = out->heatmap;
+        FOVEA_TRY(d->backend->heatmap(d->priv, d->ctx, &job));
+    }
+    if (out->mask) {
+        job.out = NULL;
+        FOVEA_TRY(d->backend->mask(d->priv, d->ctx, &job, out->mask));
+    }
+    /* last: an overlay map written into cur itself changes what the others read */
+    if (out->noise) {
+        FOVEA_TRY(overlay_base(d, cur, out->noise));
+        job.out = out->noise;
+        FOVEA_TRY(d->backend->noise(d->priv, d->ctx, &job));
+    }
     return FOVEA_OK;
 }
 
 int fovea_diff_heatmap(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
                        fovea_frame *out)
 {
-    if (!d)
-        return FOVEA_ERR_INVALID_ARG;
-    diff_job job;
-    FOVEA_TRY(make_job(d, prev, cur, "previous", &job));
-    FOVEA_TRY(output_ok(d, cur, out, 0));
-    FOVEA_TRY(denoise_job(d, &job));
-    FOVEA_TRY(auto_threshold(d, &job));
-    job.out = out;
-    return d->backend->heatmap(d->priv, d->ctx, &job);
+    fovea_diff_outputs o = {0};
+    o.heatmap = out;
+    if (d && !out)
+        return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL output frame");
+    return fovea_diff_compute(d, prev, cur, &o);
 }
 
 int fovea_diff_noise(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
                      fovea_frame *out)
 {
-    if (!d)
-        return FOVEA_ERR_INVALID_ARG;
-    diff_job job;
-    FOVEA_TRY(make_job(d, prev, cur, "previous", &job));
-    const int overlay = d->settings.noise_mode == FOVEA_DIFF_NOISE_OVERLAY;
-    FOVEA_TRY(output_ok(d, cur, out, overlay));
-    if (overlay && out->data[0] != cur->data[0])
-        FOVEA_TRY(fovea_frame_copy(d->ctx, out, cur));
-    /* overlay paints over the current frame as given, not its denoised copy */
-    FOVEA_TRY(denoise_job(d, &job));
-    FOVEA_TRY(auto_threshold(d, &job));
-    job.out = out;
-    return d->backend->noise(d->priv, d->ctx, &job);
+    fovea_diff_outputs o = {0};
+    o.noise = out;
+    if (d && !out)
+        return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL output frame");
+    return fovea_diff_compute(d, prev, cur, &o);
 }
 
 int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cur,
@@ -317,20 +421,25 @@ int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cu
         return FOVEA_ERR_INVALID_ARG;
     if (!out)
         return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL mask result");
-    diff_job job;
-    FOVEA_TRY(make_job(d, ref, cur, "reference", &job));
-    FOVEA_TRY(denoise_job(d, &job));
-    FOVEA_TRY(auto_threshold(d, &job));
-    return d->backend->mask(d->priv, d->ctx, &job, out);
+    fovea_diff_outputs o = {0};
+    o.mask = out;
+    return compute(d, ref, cur, "reference", &o);
 }
 
-static int shares_plane(const fovea_frame *a, const fovea_frame *b)
+int fovea_diff_compute(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                       const fovea_diff_outputs *out)
 {
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++)
-            if (a->data[i] && a->data[i] == b->data[j])
-                return 1;
-    return 0;
+    if (!d)
+        return FOVEA_ERR_INVALID_ARG;
+    if (!out)
+        return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL outputs");
+    return compute(d, prev, cur, "previous", out);
+}
+
+void fovea_diff_reset(fovea_diff *d)
+{
+    if (d)
+        d->tvalid = 0;
 }
 
 int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
@@ -350,6 +459,11 @@ int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
                             "diff: denoise output shares a plane with its input");
     if (d->settings.denoise == FOVEA_DIFF_DENOISE_NONE)
         return fovea_frame_copy(ctx, out, in);
+    if (d->settings.denoise == FOVEA_DIFF_DENOISE_TEMPORAL) {
+        const fovea_frame *before, *after;
+        FOVEA_TRY(temporal_step(d, in, in, &before, &after));
+        return fovea_frame_copy(ctx, out, after);
+    }
     return run_filter(d, in, out);
 }
 

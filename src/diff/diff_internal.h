@@ -33,12 +33,15 @@ typedef struct diff_job {
 } diff_job;
 
 /* One denoising request: in filtered into out (same size and format, host,
- * no shared planes). */
+ * no shared planes). TEMPORAL: out = one step of state towards in, with
+ * state (in's size and format) left as it was. */
 typedef struct diff_filter_job {
     fovea_diff_denoise_mode mode;   /* not NONE */
     const fovea_frame *in;
     fovea_frame *out;
     const fovea_pixfmt_desc *desc;
+    const fovea_frame *state;       /* TEMPORAL only */
+    int strength;                   /* TEMPORAL only: S, 0..255 */
 } diff_filter_job;
 
 typedef struct diff_params {
@@ -56,6 +59,15 @@ typedef struct diff_backend {
      * difference cur - prev is v (2 * maxval + 1 entries, zeroed by the callee) */
     int (*diff_hist)(void *priv, fovea_context *ctx, const diff_job *job, int64_t *hist);
 } diff_backend;
+
+/* One step of the temporal filter on a sample: state s towards x with strength
+ * S, s + floor(((x - s) * (256 - S) + 128) / 256) (floor, also for negative
+ * numerators; the result stays between s and x). */
+static inline int diff_temporal_step(int s, int x, int strength)
+{
+    const int v = (x - s) * (256 - strength) + 128;
+    return s + (v >= 0 ? v >> 8 : -((255 - v) >> 8));
+}
 
 /* The C reference filters (denoise_ref.c). */
 int diff_ref_denoise(void *priv, fovea_context *ctx, const diff_filter_job *job);
