@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fovea/fovea.h"
+
 #define ADM_SCALES 4
 
 /* Smallest width and height: below 33 libvmaf's 4th DWT level reads outside
@@ -25,9 +27,16 @@ typedef struct adm_params {
 /* libvmaf's defaults for a width x height, bpc-bit stream. */
 void adm_default_params(adm_params *p, int width, int height, int bpc);
 
-/* One frame pair's values. num/den/aim_num are libvmaf's float per-scale sums
- * (its debug outputs integer_adm_num_scaleN / integer_adm_den_scaleN); the
- * doubles are the features libvmaf prints. */
+/* What a backend computes per frame pair: libvmaf's float per-scale sums (its
+ * debug outputs integer_adm_num_scaleN / integer_adm_den_scaleN, and the AIM
+ * numerators). Every reported double is derived from them by adm_derive. */
+typedef struct adm_raw {
+    float num[ADM_SCALES];     /* DLM numerator of each scale */
+    float den[ADM_SCALES];     /* denominator of each scale */
+    float aim_num[ADM_SCALES]; /* AIM numerator of each scale */
+} adm_raw;
+
+/* One frame pair's values: the raw sums and the doubles libvmaf prints. */
 typedef struct adm_result {
     float num[ADM_SCALES];     /* DLM numerator of each scale */
     float den[ADM_SCALES];     /* denominator of each scale */
@@ -46,9 +55,25 @@ typedef struct adm_state adm_state;
 int adm_open(adm_state **st, const adm_params *p);
 void adm_close(adm_state **st);
 
+/* The doubles of a width x height frame's result from its raw sums (out's
+ * float fields are set to raw's), in libvmaf's order of operations. */
+void adm_derive(const adm_raw *raw, int width, int height, adm_result *out);
+
 /* Score one pair of luma planes of the opened size and depth: 8-bit samples,
  * or 16-bit little-endian containers above 8 bits; strides in bytes. */
 void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
                  ptrdiff_t dis_stride, adm_result *out);
+
+/* Per-thread scratch for n threads (adm_open makes it for 1), so that
+ * adm_compute_raw can split a pair over a context of n threads.
+ * @return FOVEA_OK or FOVEA_ERR_NOMEM */
+int adm_reserve_threads(adm_state *st, int n);
+
+/* The raw sums of one pair (adm_compute is this and adm_derive). The work is
+ * split over ctx's threads by rows when scratch for them was reserved (else,
+ * and with ctx NULL, it runs on the calling thread); the sums are the same
+ * bits for any thread count. */
+void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrdiff_t ref_stride,
+                     const uint8_t *dis, ptrdiff_t dis_stride, adm_raw *out);
 
 #endif

@@ -39,11 +39,20 @@ struct adm_state {
     int32_t *ref[NBANDS], *dis[NBANDS];
     int32_t *rst[3], *add[3]; /* decoupled: restored and additive parts */
     int32_t *csf[3], *flt[3]; /* a CSF-weighted band and its |x|/30 */
-    int32_t *tmp[4];          /* vertical-pass rows: ref lo, ref hi, dis lo, dis hi */
+    int32_t *band_a[2][2];    /* [ref, dis][ping, pong]: the approximation band of a
+                                 level is read by the next one, which writes the other */
     int *ind_y[4], *ind_x[4]; /* DWT source rows/columns of each output row/column */
     int32_t *div_lookup;      /* 65537 entries: 2^30 / (i - 32768) */
     void *mem;
+    /* per thread of the context computing: 4 vertical-pass rows of width
+     * (ref lo, ref hi, dis lo, dis hi) and the row sums' partial accumulators */
+    int nthr;
+    int32_t *thr_rows;
+    int64_t *thr_acc;         /* THR_ACC per thread (3 used; the rest keeps threads
+                                 off each other's cache lines) */
 };
+
+#define THR_ACC 8
 
 void adm_default_params(adm_params *p, int width, int height, int bpc)
 {
@@ -134,6 +143,15 @@ static void work_region(int w, int h, int *l, int *t, int *r, int *b)
     *b = bottom > h ? h : bottom;
 }
 
+/* Restrict the rows [*top, *bottom) of a region to a thread's rows [i0, i1). */
+static void clip_rows(int *top, int *bottom, int i0, int i1)
+{
+    if (*top < i0)
+        *top = i0;
+    if (*bottom > i1)
+        *bottom = i1;
+}
+
 /* ---------------------------------------------------------------- DWT */
 
 /* Source index of tap k (0..3) for output n of a level with n_in inputs: taps
@@ -165,7 +183,7 @@ typedef struct dwt_round {
  * bands. Level 0 keeps every intermediate and result in int16 as libvmaf
  * does (the casts below); the levels above keep int32. */
 static void dwt_level(adm_state *st, int scale, const uint8_t *src8, ptrdiff_t src_stride,
-                      const int32_t *src32, int w, int h, int32_t *lo, int32_t *hi,
+                      const int32_t *src32, int w, int i0, int i1, int32_t *lo, int32_t *hi,
                       int32_t *const out[NBANDS])
 {
     const int bpc = st->p.bpc;
@@ -190,8 +208,8 @@ static void dwt_level(adm_state *st, int scale, const uint8_t *src8, ptrdiff_t s
         hr.add = hadd[scale - 1];
         hr.shift = hsh[scale - 1];
     }
-    const int bw = (w + 1) / 2, bh = (h + 1) / 2;
-    for (int i = 0; i < bh; i++) {
+    const int bw = (w + 1) / 2;
+    for (int i = i0; i < i1; i++) {
         /* vertical pass over every column of the four source rows */
         for (int j = 0; j < w; j++) {
             int64_t s[4];
@@ -271,12 +289,13 @@ static int64_t ratio_q15(const int32_t *div_lookup, int scale, int32_t o, int32_
  * (additive: t - restored). Where (oh,ov) and (th,tv) point within 1 degree
  * of each other, an enhancement (|t| > |o|) is restored up to
  * enhn_gain_limit * k*o. */
-static void decouple(adm_state *st, int scale, int w, int h)
+static void decouple(adm_state *st, int scale, int w, int h, int i0, int i1)
 {
     const float cos_1deg_sq = (float)(cos(ADM_PI / 180.0) * cos(ADM_PI / 180.0));
     const double gain = st->p.enhn_gain_limit;
     int left, top, right, bottom;
     work_region(w, h, &left, &top, &right, &bottom);
+    clip_rows(&top, &bottom, i0, i1);
     for (int i = top; i < bottom; i++) {
         for (int j = left; j < right; j++) {
             const ptrdiff_t at = i * st->stride + j;
@@ -318,10 +337,12 @@ static void decouple(adm_state *st, int scale, int w, int h)
 
 /* csf = band weighted by the CSF; flt = |csf| / 30, the masking filter's
  * off-centre contribution. Over the work region. */
-static void csf_bands(adm_state *st, int scale, int w, int h, int32_t *const src[3])
+static void csf_bands(adm_state *st, int scale, int w, int h, int32_t *const src[3], int i0,
+                      int i1)
 {
     int left, top, right, bottom;
     work_region(w, h, &left, &top, &right, &bottom);
+    clip_rows(&top, &bottom, i0, i1);
     uint32_t q[3];
     if (scale == 0)
         csf_factors_q0(&st->p, q);
@@ -358,18 +379,28 @@ static uint32_t ceil_log2(double v)
 }
 
 /* Denominator of a level: sum over the scored region of |ref band|^3 weighted
- * by the CSF cubed, one cube root per band plus the noise floor. */
-static float den_level(adm_state *st, int scale, int w, int h)
+ * by the CSF cubed, one cube root per band plus the noise floor; in two
+ * steps, the row sums (den_rows) and the floats (den_level). */
+/* The shifts of the denominator's sums at level 0: the cubes of a row are
+ * summed exactly, each row sum rounded down by sh bits. */
+static int32_t den_shift0(int w, int h)
 {
     int left, top, right, bottom;
     score_region(w, h, &left, &top, &right, &bottom);
-    float rf[3];
-    csf_factors(&st->p, scale, rf);
-    uint64_t accum[3] = {0, 0, 0};
-    double shift_csf;
+    int32_t sh = (int32_t)ceil(log2((bottom - top) * (right - left)) - 20);
+    return sh > 0 ? sh : 0;
+}
+
+/* Denominator sums of the rows [i0, i1) of the scored region, added to
+ * accum (integer sums: any split of the rows gives the same totals). */
+static void den_rows(adm_state *st, int scale, int w, int h, int i0, int i1, int64_t accum[3])
+{
+    int left, top, right, bottom;
+    score_region(w, h, &left, &top, &right, &bottom);
+    const int rows = bottom - top;
+    clip_rows(&top, &bottom, i0, i1);
     if (scale == 0) {
-        int32_t sh = (int32_t)ceil(log2((bottom - top) * (right - left)) - 20);
-        sh = sh > 0 ? sh : 0;
+        const int32_t sh = den_shift0(w, h);
         uint64_t rnd = sh > 0 ? (uint64_t)1 << (sh - 1) : 0;
         for (int b = 0; b < 3; b++) {
             for (int i = top; i < bottom; i++) {
@@ -378,14 +409,13 @@ static float den_level(adm_state *st, int scale, int w, int h)
                     uint64_t x = (uint16_t)abs(st->ref[b][i * st->stride + j]);
                     inner += x * x * x;
                 }
-                accum[b] += (inner + rnd) >> sh;
+                accum[b] = (int64_t)((uint64_t)accum[b] + ((inner + rnd) >> sh));
             }
         }
-        shift_csf = pow(2, 18 - sh);
     } else {
-        static const uint32_t sh_sq[3] = {31, 30, 31}, to_float[3] = {32, 27, 23};
+        static const uint32_t sh_sq[3] = {31, 30, 31};
         const uint32_t sq = sh_sq[scale - 1];
-        const uint32_t sh_cub = ceil_log2(right - left), sh_acc = ceil_log2(bottom - top);
+        const uint32_t sh_cub = ceil_log2(right - left), sh_acc = ceil_log2(rows);
         const uint64_t rnd_cub = (uint32_t)pow(2, sh_cub - 1);
         const uint64_t rnd_acc = (uint32_t)pow(2, sh_acc - 1);
         for (int b = 0; b < 3; b++) {
@@ -396,9 +426,29 @@ static float den_level(adm_state *st, int scale, int w, int h)
                     /* rounding constant 2^sq, not 2^(sq-1), as in libvmaf */
                     inner += ((((x * x) + ((uint64_t)1 << sq)) >> sq) * x + rnd_cub) >> sh_cub;
                 }
-                accum[b] += (inner + rnd_acc) >> sh_acc;
+                accum[b] = (int64_t)((uint64_t)accum[b] + ((inner + rnd_acc) >> sh_acc));
             }
         }
+    }
+}
+
+/* Denominator of a level from its sums (den_rows over every row): one cube
+ * root per band, CSF-weighted, plus the noise floor. */
+static float den_level(adm_state *st, int scale, int w, int h, const int64_t sums[3])
+{
+    int left, top, right, bottom;
+    score_region(w, h, &left, &top, &right, &bottom);
+    float rf[3];
+    csf_factors(&st->p, scale, rf);
+    uint64_t accum[3];
+    for (int b = 0; b < 3; b++)
+        accum[b] = (uint64_t)sums[b];
+    double shift_csf;
+    if (scale == 0) {
+        shift_csf = pow(2, 18 - den_shift0(w, h));
+    } else {
+        static const uint32_t to_float[3] = {32, 27, 23};
+        const uint32_t sh_cub = ceil_log2(right - left), sh_acc = ceil_log2(bottom - top);
         shift_csf = pow(2, (uint32_t)(to_float[scale - 1] - sh_acc - sh_cub));
     }
     const float noise =
@@ -421,27 +471,39 @@ static inline int nb(int i, int n)
  * additive part for AIM) less the contrast masking threshold (the 3x3
  * neighbourhood of the masker's |csf|/30, centre |csf|/15, summed over the
  * three orientations), clipped at 0 and cubed, summed over the scored region;
- * one cube root per band plus the noise floor (noise_weight 0 for AIM). */
-static float num_level(adm_state *st, int scale, int w, int h, int32_t *const x_band[3],
-                       double noise_weight)
+ * one cube root per band plus the noise floor (noise_weight 0 for AIM). In
+ * two steps as the denominator: num_rows, num_level. */
+/* The shift of the cubes of each band (sh_cub) and of the row sums
+ * (returned) of a level's numerator. */
+static uint32_t num_shifts(int scale, int w, int h, uint32_t sh_cub[3])
 {
-    int left, top, right, bottom;
-    score_region(w, h, &left, &top, &right, &bottom);
-    uint32_t q[3];
-    uint32_t sh_cub[3], sh_inner = ceil_log2(h);
-    int64_t rnd_cub[3], rnd_inner = (uint32_t)pow(2, sh_inner - 1);
     if (scale == 0) {
-        csf_factors_q0(&st->p, q);
         sh_cub[0] = sh_cub[1] = (uint32_t)ceil(log2(w) - 4);
         sh_cub[2] = (uint32_t)ceil(log2(w) - 3);
     } else {
-        csf_factors_q32(&st->p, scale, q);
         sh_cub[0] = sh_cub[1] = sh_cub[2] = ceil_log2(w);
     }
+    return ceil_log2(h);
+}
+
+/* Numerator sums of the rows [i0, i1) of the scored region, added to accum. */
+static void num_rows(adm_state *st, int scale, int w, int h, int32_t *const x_band[3], int i0,
+                     int i1, int64_t accum[3])
+{
+    int left, top, right, bottom;
+    score_region(w, h, &left, &top, &right, &bottom);
+    clip_rows(&top, &bottom, i0, i1);
+    uint32_t q[3];
+    uint32_t sh_cub[3];
+    const uint32_t sh_inner = num_shifts(scale, w, h, sh_cub);
+    int64_t rnd_cub[3], rnd_inner = (uint32_t)pow(2, sh_inner - 1);
+    if (scale == 0)
+        csf_factors_q0(&st->p, q);
+    else
+        csf_factors_q32(&st->p, scale, q);
     for (int b = 0; b < 3; b++)
         rnd_cub[b] = (uint32_t)pow(2, sh_cub[b] - 1);
 
-    int64_t accum[3] = {0, 0, 0};
     for (int i = top; i < bottom; i++) {
         int64_t inner[3] = {0, 0, 0};
         for (int j = left; j < right; j++) {
@@ -487,7 +549,15 @@ static float num_level(adm_state *st, int scale, int w, int h, int32_t *const x_
         for (int b = 0; b < 3; b++)
             accum[b] += (inner[b] + rnd_inner) >> sh_inner;
     }
+}
 
+/* Numerator of a level from its sums (num_rows over every row). */
+static float num_level(int scale, int w, int h, const int64_t accum[3], double noise_weight)
+{
+    int left, top, right, bottom;
+    score_region(w, h, &left, &top, &right, &bottom);
+    uint32_t sh_cub[3];
+    const uint32_t sh_inner = num_shifts(scale, w, h, sh_cub);
     const float noise =
         powf((float)((bottom - top) * (right - left) * noise_weight), 1.0f / 3.0f);
     float n[3];
@@ -533,8 +603,8 @@ int adm_open(adm_state **out, const adm_params *p)
     st->bh = (p->height + 1) / 2;
     st->stride = st->bw;
     const size_t plane = (size_t)st->bw * (size_t)st->bh; /* < 2^26: no overflow */
-    const size_t nplanes = 2 * NBANDS + 4 * 3;
-    const size_t n32 = nplanes * plane + 4 * (size_t)p->width + 65537;
+    const size_t nplanes = 2 * NBANDS + 2 + 4 * 3;
+    const size_t n32 = nplanes * plane + 65537;
     const size_t nint = 4 * (size_t)(st->bw + st->bh);
     st->mem = calloc(n32 * sizeof(int32_t) + nint * sizeof(int), 1);
     if (!st->mem) {
@@ -553,8 +623,11 @@ int adm_open(adm_state **out, const adm_params *p)
         st->flt[b] = m + 3 * plane;
         m += 4 * plane;
     }
-    for (int k = 0; k < 4; k++, m += p->width)
-        st->tmp[k] = m;
+    st->band_a[0][0] = st->ref[BAND_A];
+    st->band_a[1][0] = st->dis[BAND_A];
+    st->band_a[0][1] = m;
+    st->band_a[1][1] = m + plane;
+    m += 2 * plane;
     st->div_lookup = m;
     m += 65537;
     int *ip = (int *)m;
@@ -569,6 +642,10 @@ int adm_open(adm_state **out, const adm_params *p)
         st->div_lookup[32768 + i] = (int32_t)(1073741824 / i);
         st->div_lookup[32768 - i] = -(int32_t)(1073741824 / i);
     }
+    if (adm_reserve_threads(st, 1) < 0) {
+        adm_close(&st);
+        return FOVEA_ERR_NOMEM;
+    }
     *out = st;
     return FOVEA_OK;
 }
@@ -578,44 +655,25 @@ void adm_close(adm_state **st)
     if (!st || !*st)
         return;
     free((*st)->mem);
+    free((*st)->thr_rows);
+    free((*st)->thr_acc);
     free(*st);
     *st = NULL;
 }
 
-void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
-                 ptrdiff_t dis_stride, adm_result *out)
+void adm_derive(const adm_raw *raw, int width, int height, adm_result *out)
 {
     memset(out, 0, sizeof(*out));
-    int w = st->p.width, h = st->p.height;
     double num = 0, den = 0, aim = 0;
     for (int scale = 0; scale < ADM_SCALES; scale++) {
-        dwt_indices(st->ind_y, h);
-        dwt_indices(st->ind_x, w);
-        /* Levels above 0 read the previous approximation band and overwrite
-         * it: libvmaf does this in place, which is safe because output row i
-         * only needs source rows >= 2i - 1 >= i (for i >= 1); here it is the
-         * same, row i is written after the last read of it. */
-        dwt_level(st, scale, ref, ref_stride, st->ref[BAND_A], w, h, st->tmp[0], st->tmp[1],
-                  st->ref);
-        dwt_level(st, scale, dis, dis_stride, st->dis[BAND_A], w, h, st->tmp[2], st->tmp[3],
-                  st->dis);
-        w = (w + 1) / 2;
-        h = (h + 1) / 2;
-
-        decouple(st, scale, w, h);
-        out->den[scale] = den_level(st, scale, w, h);
-        /* DLM: the restored part, masked by the additive part */
-        csf_bands(st, scale, w, h, st->add);
-        out->num[scale] = num_level(st, scale, w, h, st->rst, ADM_NOISE_WEIGHT);
-        /* AIM: the additive part, masked by the restored part, no noise floor */
-        csf_bands(st, scale, w, h, st->rst);
-        out->aim_num[scale] = num_level(st, scale, w, h, st->add, 0.0);
-
-        num += out->num[scale];
-        den += out->den[scale];
-        aim += out->aim_num[scale];
+        out->num[scale] = raw->num[scale];
+        out->den[scale] = raw->den[scale];
+        out->aim_num[scale] = raw->aim_num[scale];
+        num += raw->num[scale];
+        den += raw->den[scale];
+        aim += raw->aim_num[scale];
     }
-    const double limit = 1e-10 * (st->p.width * st->p.height) / (1920.0 * 1080.0);
+    const double limit = 1e-10 * (width * height) / (1920.0 * 1080.0);
     num = num < limit ? 0 : num;
     den = den < limit ? 0 : den;
     if (den == 0.0) {
@@ -632,5 +690,150 @@ void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const 
     double adm3 = out->adm2 * ADM_DLM_WEIGHT + (1 - out->aim) * (1 - ADM_DLM_WEIGHT);
     out->adm3 = adm3 > 0.0 ? adm3 : 0.0; /* adm_min_val 0 */
     for (int s = 0; s < ADM_SCALES; s++)
-        out->scale[s] = (double)out->num[s] / (double)out->den[s];
+        out->scale[s] = (double)raw->num[s] / (double)raw->den[s];
+}
+
+void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
+                 ptrdiff_t dis_stride, adm_result *out)
+{
+    adm_raw raw;
+    adm_compute_raw(st, NULL, ref, ref_stride, dis, dis_stride, &raw);
+    adm_derive(&raw, st->p.width, st->p.height, out);
+}
+
+/* One pass of a level over rows, run on the context's threads. */
+typedef enum adm_pass { PASS_DWT, PASS_DECOUPLE_DEN, PASS_CSF, PASS_NUM } adm_pass;
+
+typedef struct adm_job {
+    adm_state *st;
+    adm_pass pass;
+    int scale;
+    int w, h;                   /* PASS_DWT: the input's size; else the bands' */
+    const uint8_t *ref8, *dis8; /* PASS_DWT level 0: the frames */
+    ptrdiff_t ref_stride, dis_stride;
+    const int32_t *ref32, *dis32; /* PASS_DWT above level 0: the previous approximation */
+    int32_t *const *band;       /* PASS_CSF: its source; PASS_NUM: the numerator's band */
+} adm_job;
+
+static void adm_rows(void *arg, int i0, int i1, int thread)
+{
+    const adm_job *j = arg;
+    adm_state *st = j->st;
+    int64_t *acc = st->thr_acc + (size_t)thread * THR_ACC;
+    switch (j->pass) {
+    case PASS_DWT: {
+        int32_t *rows = st->thr_rows + (size_t)thread * 4 * (size_t)st->p.width;
+        const int w = st->p.width;
+        dwt_level(st, j->scale, j->ref8, j->ref_stride, j->ref32, j->w, i0, i1, rows,
+                  rows + w, st->ref);
+        dwt_level(st, j->scale, j->dis8, j->dis_stride, j->dis32, j->w, i0, i1, rows + 2 * w,
+                  rows + 3 * w, st->dis);
+        break;
+    }
+    case PASS_DECOUPLE_DEN:
+        /* den reads the reference bands only, decouple writes rst and add */
+        decouple(st, j->scale, j->w, j->h, i0, i1);
+        den_rows(st, j->scale, j->w, j->h, i0, i1, acc);
+        break;
+    case PASS_CSF:
+        csf_bands(st, j->scale, j->w, j->h, j->band, i0, i1);
+        break;
+    case PASS_NUM:
+        num_rows(st, j->scale, j->w, j->h, j->band, i0, i1, acc);
+        break;
+    }
+}
+
+/* Run a pass over rows [0, n); the threads' partial sums added into sums. */
+static void run_pass(adm_state *st, fovea_context *ctx, adm_job *j, int n, int64_t sums[3])
+{
+    memset(st->thr_acc, 0, (size_t)st->nthr * THR_ACC * sizeof(*st->thr_acc));
+    fv_parallel_for(ctx, n, 8, adm_rows, j);
+    if (!sums)
+        return;
+    sums[0] = sums[1] = sums[2] = 0;
+    for (int t = 0; t < st->nthr; t++)
+        for (int b = 0; b < 3; b++) /* integer sums: the same for any split */
+            sums[b] = (int64_t)((uint64_t)sums[b] + (uint64_t)st->thr_acc[t * THR_ACC + b]);
+}
+
+int adm_reserve_threads(adm_state *st, int n)
+{
+    if (n < 1)
+        n = 1;
+    if (n <= st->nthr)
+        return FOVEA_OK;
+    int32_t *rows = malloc((size_t)n * 4 * (size_t)st->p.width * sizeof(*rows));
+    int64_t *acc = calloc((size_t)n * THR_ACC, sizeof(*acc));
+    if (!rows || !acc) {
+        free(rows);
+        free(acc);
+        return FOVEA_ERR_NOMEM;
+    }
+    free(st->thr_rows);
+    free(st->thr_acc);
+    st->thr_rows = rows;
+    st->thr_acc = acc;
+    st->nthr = n;
+    return FOVEA_OK;
+}
+
+void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrdiff_t ref_stride,
+                     const uint8_t *dis, ptrdiff_t dis_stride, adm_raw *out)
+{
+    /* without scratch for every thread of ctx: on the calling thread */
+    if (fv_threadpool_size(ctx ? ctx->pool : NULL) > st->nthr)
+        ctx = NULL;
+    int w = st->p.width, h = st->p.height;
+    int pp = 0; /* the approximation band's buffer of the level being written */
+    adm_job j;
+    memset(&j, 0, sizeof(j));
+    j.st = st;
+    for (int scale = 0; scale < ADM_SCALES; scale++) {
+        dwt_indices(st->ind_y, h);
+        dwt_indices(st->ind_x, w);
+        /* Levels above 0 read the previous approximation band; libvmaf
+         * overwrites it in place, here the level writes the other buffer
+         * (the same values: libvmaf's output row i only needs source rows
+         * >= 2i - 1 >= i, never one it has overwritten). */
+        j.ref32 = st->ref[BAND_A];
+        j.dis32 = st->dis[BAND_A];
+        st->ref[BAND_A] = st->band_a[0][pp];
+        st->dis[BAND_A] = st->band_a[1][pp];
+        pp ^= 1;
+        j.pass = PASS_DWT;
+        j.scale = scale;
+        j.w = w;
+        j.h = h;
+        j.ref8 = ref;
+        j.dis8 = dis;
+        j.ref_stride = ref_stride;
+        j.dis_stride = dis_stride;
+        run_pass(st, ctx, &j, (h + 1) / 2, NULL);
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+        j.w = w;
+        j.h = h;
+
+        int64_t sums[3];
+        j.pass = PASS_DECOUPLE_DEN;
+        run_pass(st, ctx, &j, h, sums);
+        out->den[scale] = den_level(st, scale, w, h, sums);
+        /* DLM: the restored part, masked by the additive part */
+        j.pass = PASS_CSF;
+        j.band = st->add;
+        run_pass(st, ctx, &j, h, NULL);
+        j.pass = PASS_NUM;
+        j.band = st->rst;
+        run_pass(st, ctx, &j, h, sums);
+        out->num[scale] = num_level(scale, w, h, sums, ADM_NOISE_WEIGHT);
+        /* AIM: the additive part, masked by the restored part, no noise floor */
+        j.pass = PASS_CSF;
+        j.band = st->rst;
+        run_pass(st, ctx, &j, h, NULL);
+        j.pass = PASS_NUM;
+        j.band = st->add;
+        run_pass(st, ctx, &j, h, sums);
+        out->aim_num[scale] = num_level(scale, w, h, sums, 0.0);
+    }
 }

@@ -40,6 +40,13 @@ static inline int sample(const uint8_t *row, int x, int bpc)
 uint64_t motion_sad(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
                     ptrdiff_t cur_stride, int w, int h, int bpc, int32_t *row)
 {
+    return motion_sad_rows(prev, prev_stride, cur, cur_stride, w, h, bpc, 0, h, row);
+}
+
+uint64_t motion_sad_rows(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
+                         ptrdiff_t cur_stride, int w, int h, int bpc, int y0, int y1,
+                         int32_t *row)
+{
     /* The taps sum to 2^16 and the vertical pass shifts by bpc, so a row holds
      * the blurred difference in 1/256 of an 8-bit step at every depth (hence the
      * score's division by 256); the horizontal pass keeps that unit. */
@@ -47,7 +54,7 @@ uint64_t motion_sad(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *c
     const int64_t hround = (int64_t)1 << 15;
     uint64_t sad = 0;
 
-    for (int y = 0; y < h; y++) {
+    for (int y = y0; y < y1; y++) {
         for (int x = 0; x < w; x++) {
             int64_t acc = 0;
             for (int k = 0; k < MOTION_TAPS; k++) {
@@ -147,28 +154,32 @@ void motion_close(motion_state **s)
     *s = NULL;
 }
 
+void motion_derive(const motion_params *p, int64_t i, double score, int has_next, double next,
+                   double *carry, motion_scores *out)
+{
+    out->frame = i;
+    out->motion = score;
+    if (i == 0) {
+        /* frame 0 has no motion2; its motion3 is frame 1's processed SAD score
+         * (0 for a one-frame stream), which also seeds the moving average */
+        const double stamp = has_next ? blend_clip(next, p) : 0.0;
+        out->motion2 = 0.0;
+        out->motion3 = stamp;
+        *carry = stamp;
+        return;
+    }
+    /* the last frame keeps its own score */
+    out->motion2 = !has_next ? score : (score < next ? score : next);
+    const double processed = blend_clip(out->motion2, p);
+    out->motion3 = p->moving_average ? (processed + *carry) / 2.0 : processed;
+    *carry = processed;
+}
+
 /* Scores of the pending frame (index frames - 1). next is the SAD score of the
  * frame after it; has_next is 0 at the end of the stream. */
 static void emit(motion_state *m, int has_next, double next, motion_scores *out)
 {
-    const int64_t i = m->frames - 1;
-    out->frame = i;
-    out->motion = m->pending;
-    if (i == 0) {
-        /* frame 0 has no motion2; its motion3 is frame 1's processed SAD score
-         * (0 for a one-frame stream), which also seeds the moving average */
-        const double stamp = has_next ? blend_clip(next, &m->p) : 0.0;
-        out->motion2 = 0.0;
-        out->motion3 = stamp;
-        m->prev_processed = stamp;
-        return;
-    }
-    /* the last frame keeps its own score */
-    const double lo = m->pending;
-    out->motion2 = !has_next ? lo : (lo < next ? lo : next);
-    const double processed = blend_clip(out->motion2, &m->p);
-    out->motion3 = m->p.moving_average ? (processed + m->prev_processed) / 2.0 : processed;
-    m->prev_processed = processed;
+    motion_derive(&m->p, m->frames - 1, m->pending, has_next, next, &m->prev_processed, out);
 }
 
 int motion_push(motion_state *s, const uint8_t *luma, ptrdiff_t stride, motion_scores *out)
