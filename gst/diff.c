@@ -78,6 +78,7 @@ enum {
     PROP_MEASURE,
     PROP_TILE,
     PROP_AUTO_K,
+    PROP_TEMPORAL_STRENGTH,
     PROP_BACKEND,
     PROP_THREADS
 };
@@ -151,6 +152,9 @@ static void diff_set_property(GObject *obj, guint id, const GValue *v, GParamSpe
     case PROP_AUTO_K:
         self->set.auto_k = g_value_get_double(v);
         break;
+    case PROP_TEMPORAL_STRENGTH:
+        self->set.temporal_strength = g_value_get_int(v);
+        break;
     case PROP_BACKEND:
         self->backend = (fovea_backend)g_value_get_enum(v);
         break;
@@ -191,6 +195,9 @@ static void diff_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps)
         break;
     case PROP_AUTO_K:
         g_value_set_double(v, self->set.auto_k);
+        break;
+    case PROP_TEMPORAL_STRENGTH:
+        g_value_set_int(v, self->set.temporal_strength);
         break;
     case PROP_BACKEND:
         g_value_set_enum(v, self->backend);
@@ -257,6 +264,8 @@ static gboolean diff_sink_event(GstBaseTransform *bt, GstEvent *event)
         GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START) {
         gst_buffer_replace(&self->prev, NULL);
         self->frames = 0;
+        if (self->d)
+            fovea_diff_reset(self->d);
     }
     return GST_BASE_TRANSFORM_CLASS(gst_fovea_diff_parent_class)->sink_event(bt, event);
 }
@@ -367,6 +376,8 @@ static gboolean diff_set_info(GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo 
     }
     /* a new format or size starts over */
     gst_buffer_replace(&self->prev, NULL);
+    if (self->d)
+        fovea_diff_reset(self->d);
     return TRUE;
 }
 
@@ -444,23 +455,19 @@ static GstFlowReturn diff_transform_frame(GstVideoFilter *vf, GstVideoFrame *inf
         pf_mapped = TRUE;
         fovea_gst_wrap_frame(&pf, FOVEA_MEM_HOST, 0, &prev);
     }
+    /* one call: the frames denoised once (the temporal filter steps once),
+     * the map and the mask from the same compared frames */
     fovea_diff_mask_result mask;
-    int st = fovea_diff_mask(self->d, &prev, &cur, &mask);
-    if (st == FOVEA_OK) {
-        switch (mode) {
-        case MODE_HEATMAP:
-            st = fovea_diff_heatmap(self->d, &prev, &cur, &out);
-            break;
-        case MODE_NOISE:
-        case MODE_OVERLAY:
-            /* the context's noise mode was set from the mode (diff_start) */
-            st = fovea_diff_noise(self->d, &prev, &cur, &out);
-            break;
-        case MODE_MASK:
-            draw_mask(outframe, &mask);
-            break;
-        }
-    }
+    fovea_diff_outputs outs;
+    memset(&outs, 0, sizeof(outs));
+    outs.mask = &mask;
+    if (mode == MODE_HEATMAP)
+        outs.heatmap = &out;
+    else if (mode == MODE_NOISE || mode == MODE_OVERLAY)
+        outs.noise = &out; /* black or overlay: the context's noise mode (diff_start) */
+    int st = fovea_diff_compute(self->d, &prev, &cur, &outs);
+    if (st == FOVEA_OK && mode == MODE_MASK)
+        draw_mask(outframe, &mask);
     if (pf_mapped)
         gst_video_frame_unmap(&pf);
     if (st < 0) {
@@ -522,6 +529,11 @@ static void gst_fovea_diff_class_init(GstFoveaDiffClass *klass)
         oc, PROP_AUTO_K,
         g_param_spec_double("auto-k", "Auto k", "k of the automatic threshold", 1e-6, 1000.0,
                             def.auto_k, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_TEMPORAL_STRENGTH,
+        g_param_spec_int("temporal-strength", "Temporal strength",
+                         "with denoise=temporal, the weight of the history in 1/256", 0, 255,
+                         def.temporal_strength, rw | GST_PARAM_MUTABLE_READY));
     fovea_gst_install_backend_properties(oc, PROP_BACKEND, PROP_THREADS);
 
     gst_element_class_set_static_metadata(

@@ -1,8 +1,11 @@
 /* foveavmaf: scores the distorted stream (sink pad "dis") against the
- * reference (sink pad "ref") frame by frame with libvmaf's integer VIF, posts
+ * reference (sink pad "ref") frame by frame, with a VMAF model's features and
+ * score (features=vmaf) or libvmaf's integer VIF alone (features=vif), posts
  * the scores of each frame as an element message, writes them with libvmaf's
  * pooling in libvmaf's JSON layout (that of `fovea vif --json`) to `location`
- * at the end of the stream, and passes the distorted frames on unchanged. */
+ * at the end of the stream, and passes the distorted frames on unchanged.
+ * VMAF's motion feature needs the next frame: a frame's scores are posted
+ * when the next pair arrives (or at the end). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +23,45 @@
 GST_DEBUG_CATEGORY_STATIC(fovea_vmaf_debug);
 #define GST_CAT_DEFAULT fovea_vmaf_debug
 
-#define MAX_METRICS 64
+#define MAX_METRICS FOVEA_VMAF_MAX_METRICS
 
-enum { PROP_0, PROP_LOCATION, PROP_GAIN_LIMIT, PROP_BACKEND, PROP_THREADS };
+typedef enum { FEATURES_VIF = 0, FEATURES_VMAF = 1 } features_mode;
+
+static GType features_get_type(void)
+{
+    static gsize type = 0;
+    static const GEnumValue values[] = {
+        {FEATURES_VIF, "libvmaf's integer VIF: integer_vif_scale0..3", "vif"},
+        {FEATURES_VMAF, "the model's features (VIF, ADM, motion) and its vmaf score", "vmaf"},
+        {0, NULL, NULL},
+    };
+    if (g_once_init_enter(&type)) {
+        GType t = g_enum_register_static("FoveaVmafFeatures", values);
+        g_once_init_leave(&type, t);
+    }
+    return (GType)type;
+}
+
+#define DEFAULT_FEATURES FEATURES_VMAF
+#define DEFAULT_MODEL "vmaf_v0.6.1"
+
+enum {
+    PROP_0,
+    PROP_LOCATION,
+    PROP_FEATURES,
+    PROP_MODEL,
+    PROP_GAIN_LIMIT,
+    PROP_BACKEND,
+    PROP_THREADS
+};
+
+/* A pair handed to the VMAF scorer whose scores are not received yet: its
+ * times, and its frames while the scorer reads them on the device. */
+typedef struct {
+    GstClockTime pts, rt;
+    gboolean held;
+    GstVideoFrame r, d;
+} pending_pair;
 
 /* One frame's scores as posted and written. */
 typedef struct {
@@ -37,6 +76,8 @@ typedef struct {
 
     /* properties (object lock) */
     gchar *location;
+    features_mode features;
+    gchar *model_name;
     gdouble gain_limit;
     fovea_backend backend;
     gint threads;
@@ -44,8 +85,14 @@ typedef struct {
     /* READY and above */
     fovea_context *ctx;
     fovea_gst_cuda *cuda;
+    fovea_context *cpu_ctx;   /* VMAF's when the element's context has no VMAF backend */
     /* PAUSED and above (the aggregating thread's) */
+    features_mode mode;
     fovea_vif *vif;
+    fovea_vmaf *vmaf;
+    fovea_vmaf_model *model;
+    fovea_context *score_ctx; /* the scorer's: ctx or cpu_ctx */
+    GQueue pending;           /* pending_pair, VMAF only */
     GstVideoInfo ref_info, dis_info;
     gboolean have_ref_info, have_dis_info;
     int nmetrics;
@@ -76,7 +123,8 @@ static const GstVideoFormat formats[] = {
     GST_VIDEO_FORMAT_GRAY16_LE,
 };
 
-#define MIN_SIDE 16
+#define MIN_SIDE 16     /* VIF */
+#define MIN_SIDE_ADM 33 /* ADM's fourth wavelet level */
 
 /* ------------------------------------------------------------------ properties */
 
@@ -88,6 +136,15 @@ static void vmaf_set_property(GObject *obj, guint id, const GValue *v, GParamSpe
     case PROP_LOCATION:
         g_free(self->location);
         self->location = g_value_dup_string(v);
+        break;
+    case PROP_FEATURES:
+        self->features = (features_mode)g_value_get_enum(v);
+        break;
+    case PROP_MODEL:
+        g_free(self->model_name);
+        self->model_name = g_value_dup_string(v);
+        if (!self->model_name)
+            self->model_name = g_strdup(DEFAULT_MODEL);
         break;
     case PROP_GAIN_LIMIT:
         self->gain_limit = g_value_get_double(v);
@@ -112,6 +169,12 @@ static void vmaf_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps)
     switch (id) {
     case PROP_LOCATION:
         g_value_set_string(v, self->location);
+        break;
+    case PROP_FEATURES:
+        g_value_set_enum(v, self->features);
+        break;
+    case PROP_MODEL:
+        g_value_set_string(v, self->model_name);
         break;
     case PROP_GAIN_LIMIT:
         g_value_set_double(v, self->gain_limit);
@@ -148,9 +211,22 @@ static GstStateChangeReturn vmaf_change_state(GstElement *el, GstStateChange t)
     GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_fovea_vmaf_parent_class)->change_state(el, t);
     if (t == GST_STATE_CHANGE_READY_TO_NULL) {
         fovea_gst_cuda_close(&self->cuda);
+        fovea_close(&self->cpu_ctx);
         fovea_close(&self->ctx);
     }
     return ret;
+}
+
+static void release_pending(GstFoveaVmaf *self)
+{
+    pending_pair *p;
+    while ((p = g_queue_pop_head(&self->pending))) {
+        if (p->held) {
+            gst_video_frame_unmap(&p->r);
+            gst_video_frame_unmap(&p->d);
+        }
+        g_free(p);
+    }
 }
 
 static void reset_stream(GstFoveaVmaf *self)
@@ -164,24 +240,86 @@ static void reset_stream(GstFoveaVmaf *self)
     gst_segment_init(&self->out_segment, GST_FORMAT_UNDEFINED);
     if (self->vif)
         fovea_vif_reset(self->vif);
+    if (self->vmaf)
+        fovea_vmaf_reset(self->vmaf);
+    release_pending(self);
+}
+
+/* The VMAF scorer on ctx, or (backend auto) on a CPU context when ctx's
+ * backend has none. @return a fovea status, ctx's message set */
+static int open_vmaf(GstFoveaVmaf *self, const fovea_vmaf_settings *vs, fovea_backend asked)
+{
+    self->score_ctx = self->ctx;
+    int st = fovea_vmaf_open(&self->vmaf, self->ctx, vs);
+    if (st == FOVEA_ERR_NO_DEVICE && asked == FOVEA_BACKEND_AUTO &&
+        fovea_context_backend(self->ctx) == FOVEA_BACKEND_CUDA) {
+        GST_INFO_OBJECT(self, "no VMAF backend for CUDA in this build: VMAF on the CPU");
+        if (!self->cpu_ctx)
+            self->cpu_ctx = fovea_gst_open_context(GST_ELEMENT(self), fovea_vmaf_debug,
+                                                   FOVEA_BACKEND_CPU,
+                                                   fovea_context_threads(self->ctx));
+        if (!self->cpu_ctx)
+            return FOVEA_ERR_NOMEM; /* posted */
+        self->score_ctx = self->cpu_ctx;
+        st = fovea_vmaf_open(&self->vmaf, self->cpu_ctx, vs);
+    }
+    return st;
 }
 
 static gboolean vmaf_start(GstAggregator *agg)
 {
     GstFoveaVmaf *self = VMAF(agg);
-    fovea_vif_settings vs;
-    fovea_vif_default_settings(&vs);
     GST_OBJECT_LOCK(self);
-    vs.vif_enhn_gain_limit = self->gain_limit;
+    self->mode = self->features;
+    gchar *model = g_strdup(self->model_name);
+    const double gain = self->gain_limit;
+    const fovea_backend asked = self->backend;
     GST_OBJECT_UNLOCK(self);
-    const int st = fovea_vif_open(&self->vif, self->ctx, &vs);
-    if (st < 0) {
-        FOVEA_GST_ERROR(self, LIBRARY, INIT, self->ctx, st, "cannot create the VIF scorer");
-        return FALSE;
+    int st;
+    self->score_ctx = self->ctx;
+    if (self->mode == FEATURES_VIF) {
+        fovea_vif_settings vs;
+        fovea_vif_default_settings(&vs);
+        vs.vif_enhn_gain_limit = gain;
+        st = fovea_vif_open(&self->vif, self->ctx, &vs);
+        if (st < 0) {
+            FOVEA_GST_ERROR(self, LIBRARY, INIT, self->ctx, st, "cannot create the VIF scorer");
+            g_free(model);
+            return FALSE;
+        }
+        self->nmetrics = FOVEA_VIF_SCALES;
+        for (int k = 0; k < FOVEA_VIF_SCALES; k++)
+            snprintf(self->names[k], sizeof(self->names[k]), "integer_vif_scale%d", k);
+    } else {
+        /* a model file, or a built-in model by its version name */
+        if (g_file_test(model, G_FILE_TEST_EXISTS) || strchr(model, '/') ||
+            g_str_has_suffix(model, ".json"))
+            st = fovea_vmaf_model_load(&self->model, self->ctx, model);
+        else
+            st = fovea_vmaf_model_builtin(&self->model, self->ctx, model);
+        if (st < 0) {
+            FOVEA_GST_ERROR(self, RESOURCE, READ, self->ctx, st, "model"); /* the message names it */
+            g_free(model);
+            return FALSE;
+        }
+        fovea_vmaf_settings vs;
+        fovea_vmaf_default_settings(&vs);
+        vs.model = self->model;
+        vs.features = FOVEA_VMAF_FEATURES_MODEL;
+        st = open_vmaf(self, &vs, asked);
+        if (st < 0) {
+            FOVEA_GST_ERROR(self, LIBRARY, INIT, self->score_ctx, st,
+                            "cannot create the VMAF scorer");
+            fovea_vmaf_model_free(&self->model);
+            g_free(model);
+            return FALSE;
+        }
+        self->nmetrics = fovea_vmaf_metric_count(self->vmaf);
+        for (int k = 0; k < self->nmetrics && k < MAX_METRICS; k++)
+            snprintf(self->names[k], sizeof(self->names[k]), "%s",
+                     fovea_vmaf_metric_name(self->vmaf, k));
     }
-    self->nmetrics = FOVEA_VIF_SCALES;
-    for (int k = 0; k < FOVEA_VIF_SCALES; k++)
-        snprintf(self->names[k], sizeof(self->names[k]), "integer_vif_scale%d", k);
+    g_free(model);
     self->have_ref_info = self->have_dis_info = FALSE;
     reset_stream(self);
     return TRUE;
@@ -190,7 +328,10 @@ static gboolean vmaf_start(GstAggregator *agg)
 static gboolean vmaf_stop(GstAggregator *agg)
 {
     GstFoveaVmaf *self = VMAF(agg);
+    release_pending(self);
     fovea_vif_close(&self->vif);
+    fovea_vmaf_close(&self->vmaf);
+    fovea_vmaf_model_free(&self->model);
     return TRUE;
 }
 
@@ -199,8 +340,11 @@ static gboolean vmaf_stop(GstAggregator *agg)
 static GstCaps *pad_caps(GstFoveaVmaf *self, GstAggregatorPad *pad)
 {
     GstCaps *caps = fovea_gst_raw_caps(formats, G_N_ELEMENTS(formats), self->cuda != NULL);
-    gst_caps_set_simple(caps, "width", GST_TYPE_INT_RANGE, MIN_SIDE, FOVEA_MAX_DIM, "height",
-                        GST_TYPE_INT_RANGE, MIN_SIDE, FOVEA_MAX_DIM, NULL);
+    GST_OBJECT_LOCK(self);
+    const int min = self->features == FEATURES_VMAF ? MIN_SIDE_ADM : MIN_SIDE;
+    GST_OBJECT_UNLOCK(self);
+    gst_caps_set_simple(caps, "width", GST_TYPE_INT_RANGE, min, FOVEA_MAX_DIM, "height",
+                        GST_TYPE_INT_RANGE, min, FOVEA_MAX_DIM, NULL);
     /* the other pad's size, once known */
     const GstVideoInfo *other = pad == self->ref ? (self->have_dis_info ? &self->dis_info : NULL)
                                                  : (self->have_ref_info ? &self->ref_info : NULL);
@@ -362,51 +506,112 @@ static void post_scores(GstFoveaVmaf *self, const score_row *row, GstClockTime r
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 }
 
+/* Device pointers when buf is CUDA memory of the element's context and the
+ * scorer runs on the device; a host map otherwise. */
 static gboolean map_input(GstFoveaVmaf *self, GstVideoFrame *vf, const GstVideoInfo *info,
-                          GstBuffer *buf, fovea_frame *out)
+                          GstBuffer *buf, fovea_frame *out, gboolean *device)
 {
-    const gboolean dev = fovea_gst_cuda_buffer_is_ours(self->cuda, buf);
+    const fovea_backend b = self->vif ? fovea_vif_backend(self->vif) : fovea_vmaf_backend(self->vmaf);
+    const gboolean dev = b == FOVEA_BACKEND_CUDA && fovea_gst_cuda_buffer_is_ours(self->cuda, buf);
     if (!gst_video_frame_map(vf, info, buf, GST_MAP_READ | (dev ? fovea_gst_cuda_map_flag() : 0)))
         return FALSE;
     fovea_gst_wrap_frame(vf, dev ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST,
-                         fovea_context_device(self->ctx), out);
+                         fovea_context_device(self->score_ctx), out);
+    *device = dev;
     return TRUE;
 }
 
-/* Score one pair and post its scores. @return FALSE after posting an error */
-static gboolean score_pair(GstFoveaVmaf *self, GstBuffer *rbuf, GstBuffer *dbuf, GstClockTime rt)
+static void add_row(GstFoveaVmaf *self, GstClockTime pts, GstClockTime rt, const double *v,
+                    int n)
 {
-    GstVideoFrame rf, df;
-    fovea_frame r, d;
-    if (!map_input(self, &rf, &self->ref_info, rbuf, &r)) {
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a reference frame"), (NULL));
-        return FALSE;
-    }
-    if (!map_input(self, &df, &self->dis_info, dbuf, &d)) {
-        gst_video_frame_unmap(&rf);
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a distorted frame"), (NULL));
-        return FALSE;
-    }
-    fovea_vif_scores sc;
-    const int st = fovea_vif_process(self->vif, &r, &d, &sc);
-    gst_video_frame_unmap(&rf);
-    gst_video_frame_unmap(&df);
-    if (st < 0) {
-        FOVEA_GST_ERROR(self, STREAM, FAILED, self->ctx, st, "frame %u", self->rows->len);
-        return FALSE;
-    }
     score_row row;
     memset(&row, 0, sizeof(row));
     row.frame = self->rows->len;
-    row.pts = GST_BUFFER_PTS(dbuf);
-    for (int k = 0; k < FOVEA_VIF_SCALES; k++)
-        row.v[k] = sc.scale[k];
+    row.pts = pts;
+    for (int k = 0; k < n && k < MAX_METRICS; k++)
+        row.v[k] = v[k];
     g_array_append_val(self->rows, row);
     if (self->rows->len == 1)
         self->t_first = g_get_monotonic_time();
     self->t_last = g_get_monotonic_time();
     post_scores(self, &row, rt);
-    return TRUE;
+}
+
+/* The VMAF scores that are ready, in frame order. @return FALSE after posting an error */
+static gboolean receive_vmaf(GstFoveaVmaf *self)
+{
+    for (;;) {
+        fovea_vmaf_scores sc;
+        const int st = fovea_vmaf_receive(self->vmaf, &sc);
+        if (st == FOVEA_EOF)
+            return TRUE;
+        if (st < 0) {
+            FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
+                            self->rows->len);
+            return FALSE;
+        }
+        pending_pair *p = g_queue_pop_head(&self->pending);
+        add_row(self, p ? p->pts : GST_CLOCK_TIME_NONE, p ? p->rt : GST_CLOCK_TIME_NONE,
+                sc.value, sc.count);
+        if (p && p->held) {
+            gst_video_frame_unmap(&p->r);
+            gst_video_frame_unmap(&p->d);
+        }
+        g_free(p);
+    }
+}
+
+/* Score one pair (VIF), or queue it (VMAF), and post the scores that are
+ * ready. @return FALSE after posting an error */
+static gboolean score_pair(GstFoveaVmaf *self, GstBuffer *rbuf, GstBuffer *dbuf, GstClockTime rt)
+{
+    GstVideoFrame rf, df;
+    fovea_frame r, d;
+    gboolean rdev = FALSE, ddev = FALSE;
+    if (!map_input(self, &rf, &self->ref_info, rbuf, &r, &rdev)) {
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a reference frame"), (NULL));
+        return FALSE;
+    }
+    if (!map_input(self, &df, &self->dis_info, dbuf, &d, &ddev)) {
+        gst_video_frame_unmap(&rf);
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a distorted frame"), (NULL));
+        return FALSE;
+    }
+    if (self->vif) {
+        fovea_vif_scores sc;
+        const int st = fovea_vif_process(self->vif, &r, &d, &sc);
+        gst_video_frame_unmap(&rf);
+        gst_video_frame_unmap(&df);
+        if (st < 0) {
+            FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
+                            self->rows->len);
+            return FALSE;
+        }
+        add_row(self, GST_BUFFER_PTS(dbuf), rt, sc.scale, FOVEA_VIF_SCALES);
+        return TRUE;
+    }
+    const int st = fovea_vmaf_submit(self->vmaf, &r, &d);
+    pending_pair *p = g_new0(pending_pair, 1);
+    p->pts = GST_BUFFER_PTS(dbuf);
+    p->rt = rt;
+    /* device frames are read until their scores are received: kept mapped;
+     * host frames were copied */
+    p->held = st == FOVEA_OK && (rdev || ddev);
+    if (p->held) {
+        p->r = rf;
+        p->d = df;
+    } else {
+        gst_video_frame_unmap(&rf);
+        gst_video_frame_unmap(&df);
+    }
+    if (st < 0) {
+        g_free(p);
+        FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
+                        self->rows->len + g_queue_get_length(&self->pending));
+        return FALSE;
+    }
+    g_queue_push_tail(&self->pending, p);
+    return receive_vmaf(self);
 }
 
 /* ------------------------------------------------------------------ the JSON */
@@ -425,8 +630,27 @@ static gboolean write_json(GstFoveaVmaf *self, const gchar *path)
 {
     const guint n = self->rows->len;
     const score_row *rows = (const score_row *)(void *)self->rows->data;
-    fovea_vif_pooled_scores pl;
-    fovea_vif_pooled(self->vif, &pl);
+    /* libvmaf's pooling, from the scorer */
+    double pmin[MAX_METRICS], pmax[MAX_METRICS], pmean[MAX_METRICS], phm[MAX_METRICS];
+    if (self->vif) {
+        fovea_vif_pooled_scores pl;
+        fovea_vif_pooled(self->vif, &pl);
+        for (int k = 0; k < FOVEA_VIF_SCALES; k++) {
+            pmin[k] = pl.scale[k].min;
+            pmax[k] = pl.scale[k].max;
+            pmean[k] = pl.scale[k].mean;
+            phm[k] = pl.scale[k].harmonic_mean;
+        }
+    } else {
+        fovea_vmaf_pooled_scores pl;
+        fovea_vmaf_pooled(self->vmaf, &pl);
+        for (int k = 0; k < self->nmetrics; k++) {
+            pmin[k] = pl.metric[k].min;
+            pmax[k] = pl.metric[k].max;
+            pmean[k] = pl.metric[k].mean;
+            phm[k] = pl.metric[k].harmonic_mean;
+        }
+    }
     const double secs = (double)(self->t_last - self->t_first) / 1e6;
     cJSON *root = cJSON_CreateObject();
     char ver[64];
@@ -445,23 +669,29 @@ static gboolean write_json(GstFoveaVmaf *self, const gchar *path)
     cJSON *pooled = cJSON_AddObjectToObject(root, "pooled_metrics");
     for (int k = 0; pooled && n > 0 && k < self->nmetrics; k++) {
         cJSON *o = cJSON_AddObjectToObject(pooled, self->names[k]);
-        cJSON_AddItemToObject(o, "min", json_number(pl.scale[k].min));
-        cJSON_AddItemToObject(o, "max", json_number(pl.scale[k].max));
-        cJSON_AddItemToObject(o, "mean", json_number(pl.scale[k].mean));
-        cJSON_AddItemToObject(o, "harmonic_mean", json_number(pl.scale[k].harmonic_mean));
+        cJSON_AddItemToObject(o, "min", json_number(pmin[k]));
+        cJSON_AddItemToObject(o, "max", json_number(pmax[k]));
+        cJSON_AddItemToObject(o, "mean", json_number(pmean[k]));
+        cJSON_AddItemToObject(o, "harmonic_mean", json_number(phm[k]));
     }
     cJSON_AddObjectToObject(root, "aggregate_metrics");
     cJSON *fv = cJSON_AddObjectToObject(root, "fovea");
     if (fv) {
         cJSON_AddStringToObject(fv, "version", fovea_version());
-        cJSON_AddStringToObject(fv, "feature", "vif (libvmaf integer VIF)");
-        cJSON_AddStringToObject(fv, "backend",
-                                fovea_backend_name(fovea_vif_backend(self->vif)));
-        cJSON_AddNumberToObject(fv, "threads", fovea_context_threads(self->ctx));
         GST_OBJECT_LOCK(self);
-        cJSON_AddItemToObject(fv, "vif_enhn_gain_limit", json_number(self->gain_limit));
+        if (self->vif) {
+            cJSON_AddStringToObject(fv, "feature", "vif (libvmaf integer VIF)");
+            cJSON_AddItemToObject(fv, "vif_enhn_gain_limit", json_number(self->gain_limit));
+            cJSON_AddBoolToObject(fv, "debug", 0);
+        } else {
+            cJSON_AddStringToObject(fv, "feature", "vmaf (the model's features and score)");
+            cJSON_AddStringToObject(fv, "model", self->model_name);
+        }
         GST_OBJECT_UNLOCK(self);
-        cJSON_AddBoolToObject(fv, "debug", 0);
+        cJSON_AddStringToObject(fv, "backend",
+                                fovea_backend_name(self->vif ? fovea_vif_backend(self->vif)
+                                                             : fovea_vmaf_backend(self->vmaf)));
+        cJSON_AddNumberToObject(fv, "threads", fovea_context_threads(self->score_ctx));
         cJSON_AddStringToObject(fv, "element", GST_OBJECT_NAME(self));
         cJSON_AddNumberToObject(fv, "width", GST_VIDEO_INFO_WIDTH(&self->dis_info));
         cJSON_AddNumberToObject(fv, "height", GST_VIDEO_INFO_HEIGHT(&self->dis_info));
@@ -500,6 +730,9 @@ static gboolean finish(GstFoveaVmaf *self)
     if (self->finished)
         return TRUE;
     self->finished = TRUE;
+    /* the last frame's VMAF scores need the end of the stream */
+    if (self->vmaf && (fovea_vmaf_flush(self->vmaf) < 0 || !receive_vmaf(self)))
+        return FALSE;
     GST_OBJECT_LOCK(self);
     gchar *path = g_strdup(self->location);
     GST_OBJECT_UNLOCK(self);
@@ -615,6 +848,7 @@ static void vmaf_finalize(GObject *obj)
 {
     GstFoveaVmaf *self = VMAF(obj);
     g_free(self->location);
+    g_free(self->model_name);
     g_array_unref(self->rows);
     G_OBJECT_CLASS(gst_fovea_vmaf_parent_class)->finalize(obj);
 }
@@ -638,18 +872,28 @@ static void gst_fovea_vmaf_class_init(GstFoveaVmafClass *klass)
                             "libvmaf's layout to this file at the end of the stream",
                             NULL, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
+        oc, PROP_FEATURES,
+        g_param_spec_enum("features", "Features", "what is scored", features_get_type(),
+                          DEFAULT_FEATURES, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_MODEL,
+        g_param_spec_string("model", "Model",
+                            "with features=vmaf: a libvmaf JSON model file, or a built-in "
+                            "model's version name", DEFAULT_MODEL, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
         oc, PROP_GAIN_LIMIT,
         g_param_spec_double("vif-gain-limit", "VIF gain limit",
-                            "libvmaf's vif_enhn_gain_limit, 1.0 (no gain) to 100.0", 1.0,
+                            "with features=vif: libvmaf's vif_enhn_gain_limit, 1.0 (no gain) "
+                            "to 100.0", 1.0,
                             FOVEA_VIF_ENHN_GAIN_LIMIT_MAX, FOVEA_VIF_ENHN_GAIN_LIMIT_MAX,
                             rw | GST_PARAM_MUTABLE_READY));
     fovea_gst_install_backend_properties(oc, PROP_BACKEND, PROP_THREADS);
 
     gst_element_class_set_static_metadata(
         ec, "fovea video quality", "Filter/Analyzer/Video",
-        "Scores the distorted stream (dis) against the reference (ref) with libvmaf's integer "
-        "VIF, posts each frame's scores, writes libvmaf JSON at the end, and passes the "
-        "distorted frames on",
+        "Scores the distorted stream (dis) against the reference (ref) with VMAF or libvmaf's "
+        "integer VIF (bit-exact), posts each frame's scores, writes libvmaf JSON at the end, "
+        "and passes the distorted frames on",
         "fovea");
     GstCaps *caps = fovea_gst_raw_caps(formats, G_N_ELEMENTS(formats), TRUE);
     gst_element_class_add_pad_template(
@@ -672,6 +916,7 @@ static void gst_fovea_vmaf_class_init(GstFoveaVmafClass *klass)
     ac->src_query = vmaf_src_query;
     ac->sink_event = vmaf_sink_event;
     ac->update_src_caps = vmaf_update_src_caps;
+    gst_type_mark_as_plugin_api(features_get_type(), 0);
 }
 
 static GstAggregatorPad *add_sink_pad(GstFoveaVmaf *self, const char *name)
@@ -686,6 +931,9 @@ static GstAggregatorPad *add_sink_pad(GstFoveaVmaf *self, const char *name)
 static void gst_fovea_vmaf_init(GstFoveaVmaf *self)
 {
     self->gain_limit = FOVEA_VIF_ENHN_GAIN_LIMIT_MAX;
+    self->features = DEFAULT_FEATURES;
+    self->model_name = g_strdup(DEFAULT_MODEL);
+    g_queue_init(&self->pending);
     self->backend = FOVEA_GST_DEFAULT_BACKEND;
     self->threads = FOVEA_GST_DEFAULT_THREADS;
     self->rows = g_array_new(FALSE, TRUE, sizeof(score_row));

@@ -1,8 +1,10 @@
 /* foveavmaf: every frame's posted scores and the JSON written at the end are
- * the library's (fovea_vif_process and fovea_vif_pooled on the same pairs,
- * exact doubles), for 8- and 10-bit video; the distorted frames pass on
- * unchanged; a distorted frame without a reference passes on unscored and is
- * counted; mismatched inputs and an unwritable location are clean errors. */
+ * the library's on the same pairs, exact doubles: fovea_vif_process and
+ * fovea_vif_pooled (features=vif, 8- and 10-bit video), the VMAF API's
+ * metrics, vmaf included, and pooling (features=vmaf); the distorted frames
+ * pass on unchanged; a distorted frame without a reference passes on
+ * unscored and is counted; mismatched inputs, a bad model and an unwritable
+ * location are clean errors. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,14 +62,14 @@ static void free_feed(feed *f)
     }
 }
 
-static GstElement *launch(const feed *f, const char *location)
+static GstElement *launch(const feed *f, const char *location, const char *props)
 {
     GstCaps *rc = gst_video_info_to_caps(&f->ri), *dc = gst_video_info_to_caps(&f->di);
     gchar *rs = gst_caps_to_string(rc), *ds = gst_caps_to_string(dc);
-    gchar *desc = g_strdup_printf("foveavmaf name=q location=\"%s\" backend=cpu ! appsink "
+    gchar *desc = g_strdup_printf("foveavmaf name=q location=\"%s\" backend=cpu %s ! appsink "
                                   "name=out sync=false  appsrc name=ref format=time caps=\"%s\" "
                                   "! q.ref  appsrc name=dis format=time caps=\"%s\" ! q.dis",
-                                  location, rs, ds);
+                                  location, props, rs, ds);
     GstElement *pipe = gt_launch(desc);
     gst_caps_unref(rc);
     gst_caps_unref(dc);
@@ -91,7 +93,7 @@ static void test_scores(GstVideoFormat fmt, const char *dir)
     const int n = 6;
     make_feed(&f, fmt, W, H, fmt, W, H, n, n + 1); /* one distorted frame without a reference */
     gchar *json = g_build_filename(dir, "scores.json", NULL);
-    GstElement *pipe = launch(&f, json);
+    GstElement *pipe = launch(&f, json, "features=vif");
     gt_result r;
     gt_run(pipe, push_pairs, &f, 60, &r);
     GT_CHECK(!r.error, "%s", r.error);
@@ -193,12 +195,103 @@ static void test_scores(GstVideoFormat fmt, const char *dir)
     printf("ok: scores %s\n", gst_video_format_to_string(fmt));
 }
 
-static void expect_error(GstVideoFormat rf, int rw, int rh, GstVideoFormat df, int dw, int dh,
-                         const char *location, const char *want)
+/* features=vmaf: every metric of the model, the score included, as the VMAF
+ * API gives them; the last frame's scores come at the end of the stream. */
+static void test_vmaf(GstVideoFormat fmt, const char *dir)
+{
+    feed f;
+    const int n = 5;
+    make_feed(&f, fmt, W, H, fmt, W, H, n, n);
+    gchar *json = g_build_filename(dir, "vmaf.json", NULL);
+    GstElement *pipe = launch(&f, json, "features=vmaf model=vmaf_v0.6.1");
+    gt_result r;
+    gt_run(pipe, push_pairs, &f, 120, &r);
+    GT_CHECK(!r.error, "%s", r.error);
+    GT_CHECK(r.samples->len == (guint)n, "%u frames passed on", r.samples->len);
+    GPtrArray *msgs = gt_messages(&r, "foveavmaf");
+    GT_CHECK(msgs->len == (guint)n, "%u score messages", msgs->len);
+
+    fovea_context *ctx = NULL;
+    fovea_vmaf *v = NULL;
+    fovea_settings fs;
+    fovea_default_settings(&fs);
+    fs.backend = FOVEA_BACKEND_CPU;
+    GT_CHECK(fovea_open(&ctx, &fs) == FOVEA_OK && fovea_vmaf_open(&v, ctx, NULL) == FOVEA_OK,
+             "vmaf: %s", fovea_last_error(ctx));
+    fovea_vmaf_scores sc[MAXF];
+    int got = 0;
+    for (int i = 0; i < n; i++) {
+        GstVideoFrame rv, dv;
+        fovea_frame a, b;
+        GT_CHECK(gst_video_frame_map(&rv, &f.ri, f.ref[i], GST_MAP_READ) &&
+                     gst_video_frame_map(&dv, &f.di, f.dis[i], GST_MAP_READ),
+                 "map");
+        gt_wrap(&rv, &a);
+        gt_wrap(&dv, &b);
+        GT_CHECK(fovea_vmaf_submit(v, &a, &b) == FOVEA_OK, "submit: %s", fovea_last_error(ctx));
+        gst_video_frame_unmap(&rv);
+        gst_video_frame_unmap(&dv);
+        while (got < n && fovea_vmaf_receive(v, &sc[got]) == FOVEA_OK)
+            got++;
+    }
+    GT_CHECK(fovea_vmaf_flush(v) == FOVEA_OK, "flush");
+    while (got < n && fovea_vmaf_receive(v, &sc[got]) == FOVEA_OK)
+        got++;
+    GT_CHECK(got == n, "the library scored %d frames", got);
+    const int nm = fovea_vmaf_metric_count(v);
+    GT_CHECK(fovea_vmaf_metric_index(v, "vmaf") >= 0, "no vmaf metric");
+    for (int i = 0; i < n; i++) {
+        const GstStructure *s = g_ptr_array_index(msgs, i);
+        for (int k = 0; k < nm; k++) {
+            double x = -1;
+            const char *name = fovea_vmaf_metric_name(v, k);
+            GT_CHECK(gst_structure_get_double(s, name, &x) && x == sc[i].value[k],
+                     "frame %d %s: %.17g, library %.17g", i, name, x, sc[i].value[k]);
+        }
+    }
+    fovea_vmaf_pooled_scores pl;
+    fovea_vmaf_pooled(v, &pl);
+    gchar *text = NULL;
+    GT_CHECK(g_file_get_contents(json, &text, NULL, NULL), "%s not written", json);
+    cJSON *root = cJSON_Parse(text);
+    GT_CHECK(root, "not JSON");
+    const cJSON *frames = cJSON_GetObjectItemCaseSensitive(root, "frames");
+    const cJSON *pooled = cJSON_GetObjectItemCaseSensitive(root, "pooled_metrics");
+    GT_CHECK(cJSON_GetArraySize(frames) == n, "JSON frames");
+    for (int k = 0; k < nm; k++) {
+        const char *name = fovea_vmaf_metric_name(v, k);
+        for (int i = 0; i < n; i++)
+            GT_CHECK(json_metric(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(frames, i),
+                                                                  "metrics"),
+                                 name) == sc[i].value[k],
+                     "JSON frame %d %s", i, name);
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(pooled, name);
+        GT_CHECK(json_metric(o, "min") == pl.metric[k].min &&
+                     json_metric(o, "max") == pl.metric[k].max &&
+                     json_metric(o, "mean") == pl.metric[k].mean &&
+                     json_metric(o, "harmonic_mean") == pl.metric[k].harmonic_mean,
+                 "JSON pooled %s", name);
+    }
+    const double vm = sc[n - 1].value[fovea_vmaf_metric_index(v, "vmaf")];
+    GT_CHECK(vm > 1 && vm <= 100, "vmaf %g", vm);
+    cJSON_Delete(root);
+    g_free(text);
+    fovea_vmaf_close(&v);
+    fovea_close(&ctx);
+    g_ptr_array_unref(msgs);
+    gt_result_clear(&r);
+    gst_object_unref(pipe);
+    g_free(json);
+    free_feed(&f);
+    printf("ok: vmaf %s (%d metrics, last vmaf %.3f)\n", gst_video_format_to_string(fmt), nm, vm);
+}
+
+static void expect_error_props(GstVideoFormat rf, int rw, int rh, GstVideoFormat df, int dw,
+                               int dh, const char *location, const char *props, const char *want)
 {
     feed f;
     make_feed(&f, rf, rw, rh, df, dw, dh, 3, 3);
-    GstElement *pipe = launch(&f, location);
+    GstElement *pipe = launch(&f, location, props);
     gt_result r;
     gt_run(pipe, push_pairs, &f, 60, &r);
     GT_CHECK(r.error && strstr(r.error, want), "expected an error with '%s', got %s", want,
@@ -209,12 +302,20 @@ static void expect_error(GstVideoFormat rf, int rw, int rh, GstVideoFormat df, i
     free_feed(&f);
 }
 
+static void expect_error(GstVideoFormat rf, int rw, int rh, GstVideoFormat df, int dw, int dh,
+                         const char *location, const char *want)
+{
+    expect_error_props(rf, rw, rh, df, dw, dh, location, "features=vif", want);
+}
+
 int main(int argc, char **argv)
 {
     gt_init(&argc, &argv);
     gchar *dir = gt_tmpdir();
     test_scores(GST_VIDEO_FORMAT_I420, dir);
     test_scores(GST_VIDEO_FORMAT_I420_10LE, dir);
+    test_vmaf(GST_VIDEO_FORMAT_I420, dir);
+    test_vmaf(GST_VIDEO_FORMAT_I420_10LE, dir);
     gchar *json = g_build_filename(dir, "e.json", NULL);
     /* the second input's caps are refused (the caps offered carry the first's size) */
     expect_error(GST_VIDEO_FORMAT_I420, 96, 64, GST_VIDEO_FORMAT_I420, 96, 48, json,
@@ -223,6 +324,10 @@ int main(int argc, char **argv)
                  "ref is 8-bit but dis is 10-bit");
     /* a directory cannot be written as a file: the library's message names it */
     expect_error(GST_VIDEO_FORMAT_I420, 96, 64, GST_VIDEO_FORMAT_I420, 96, 64, dir, dir);
+    expect_error_props(GST_VIDEO_FORMAT_I420, 96, 64, GST_VIDEO_FORMAT_I420, 96, 64, json,
+                       "features=vmaf model=/nonexistent/model.json", "/nonexistent/model.json");
+    expect_error_props(GST_VIDEO_FORMAT_I420, 96, 64, GST_VIDEO_FORMAT_I420, 96, 64, json,
+                       "features=vmaf model=vmaf_v9", "no built-in model \"vmaf_v9\"");
     g_free(json);
     gt_cleanup_dir(dir);
     gst_deinit();
