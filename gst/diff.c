@@ -483,6 +483,15 @@ static GstFlowReturn diff_transform_frame(GstVideoFilter *vf, GstVideoFrame *inf
 
 /* ------------------------------------------------------------------ class */
 
+static void diff_finalize(GObject *obj)
+{
+    GstFoveaDiff *self = DIFF(obj);
+    gst_buffer_replace(&self->prev, NULL);
+    fovea_diff_close(&self->d);
+    fovea_close(&self->ctx);
+    G_OBJECT_CLASS(gst_fovea_diff_parent_class)->finalize(obj);
+}
+
 static void gst_fovea_diff_class_init(GstFoveaDiffClass *klass)
 {
     GObjectClass *oc = G_OBJECT_CLASS(klass);
@@ -494,6 +503,7 @@ static void gst_fovea_diff_class_init(GstFoveaDiffClass *klass)
 
     oc->set_property = diff_set_property;
     oc->get_property = diff_get_property;
+    oc->finalize = diff_finalize;
     const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
     fovea_diff_settings def;
     fovea_diff_default_settings(&def);

@@ -1035,6 +1035,12 @@ done:
 static void stitch_finalize(GObject *obj)
 {
     GstFoveaStitch *self = STITCH(obj);
+    /* after a failed start the state changes that close them may not run */
+    fovea_stitcher_destroy(&self->st);
+    fovea_stitch_map_destroy(&self->map);
+    free_black(self);
+    fovea_gst_cuda_close(&self->cuda);
+    fovea_close(&self->ctx);
     g_free(self->rig);
     g_free(self->map_path);
     g_free(self->color);

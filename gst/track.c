@@ -453,6 +453,14 @@ static GstFlowReturn track_transform_frame_ip(GstVideoFilter *vf, GstVideoFrame 
 
 /* ------------------------------------------------------------------ class */
 
+static void track_finalize(GObject *obj)
+{
+    GstFoveaTrack *self = TRACK(obj);
+    free_tracker(self);
+    fovea_close(&self->ctx);
+    G_OBJECT_CLASS(gst_fovea_track_parent_class)->finalize(obj);
+}
+
 static void gst_fovea_track_class_init(GstFoveaTrackClass *klass)
 {
     GObjectClass *oc = G_OBJECT_CLASS(klass);
@@ -464,6 +472,7 @@ static void gst_fovea_track_class_init(GstFoveaTrackClass *klass)
 
     oc->set_property = track_set_property;
     oc->get_property = track_get_property;
+    oc->finalize = track_finalize;
     const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY;
     g_object_class_install_property(
         oc, PROP_FEATURES,

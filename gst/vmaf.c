@@ -847,6 +847,14 @@ static GstFlowReturn vmaf_flush(GstAggregator *agg)
 static void vmaf_finalize(GObject *obj)
 {
     GstFoveaVmaf *self = VMAF(obj);
+    /* after a failed start the state changes that close them may not run */
+    release_pending(self);
+    fovea_vif_close(&self->vif);
+    fovea_vmaf_close(&self->vmaf);
+    fovea_vmaf_model_free(&self->model);
+    fovea_gst_cuda_close(&self->cuda);
+    fovea_close(&self->cpu_ctx);
+    fovea_close(&self->ctx);
     g_free(self->location);
     g_free(self->model_name);
     g_array_unref(self->rows);
