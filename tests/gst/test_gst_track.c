@@ -1,11 +1,13 @@
 /* foveatrack: the positions posted for every frame are those of fovea's KLT
  * run directly on the same luma with the same parameters (bit for bit), for
  * YUV and RGB frames; draw=false passes the frames on untouched, draw=true
- * paints the features; parameters KLT refuses for the frame size are a clean
- * error with the library's message. */
+ * paints the features; a flush selects afresh; parameters KLT refuses for the
+ * frame size are a clean error with the library's message. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gst/check/gstharness.h>
 
 #include "fovea/klt.h"
 #include "gst_helpers.h"
@@ -194,6 +196,60 @@ static void test_no_draw(void)
     printf("ok: draw=false\n");
 }
 
+/* After a flush the features are selected afresh on the next frame. */
+static void test_flush(void)
+{
+    feed f;
+    make_feed(&f, GST_VIDEO_FORMAT_GRAY8);
+    GstHarness *h = gst_harness_new_parse("foveatrack features=30 draw=false backend=cpu");
+    GstBus *bus = gst_bus_new();
+    gst_element_set_bus(h->element, bus);
+    GstCaps *caps = gst_video_info_to_caps(&f.info);
+    gst_harness_set_src_caps(h, caps);
+    for (int i = 0; i < 3; i++) {
+        GT_CHECK(gst_harness_push(h, gst_buffer_ref(f.frames[i])) == GST_FLOW_OK, "push");
+        gst_buffer_unref(gst_harness_pull(h));
+    }
+    GT_CHECK(gst_harness_push_event(h, gst_event_new_flush_start()), "flush start");
+    GT_CHECK(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)), "flush stop");
+    GstSegment seg;
+    gst_segment_init(&seg, GST_FORMAT_TIME);
+    GT_CHECK(gst_harness_push_event(h, gst_event_new_segment(&seg)), "segment");
+    GT_CHECK(gst_harness_push(h, gst_buffer_ref(f.frames[5])) == GST_FLOW_OK, "push");
+    gst_buffer_unref(gst_harness_pull(h));
+    /* the last message: frame 0 again, and the features KLT selects on frame 5 */
+    GstMessage *m, *last = NULL;
+    while ((m = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT))) {
+        if (last)
+            gst_message_unref(last);
+        last = m;
+    }
+    GT_CHECK(last, "no message");
+    const GstStructure *s = gst_message_get_structure(last);
+    guint64 frame = 99;
+    GT_CHECK(gst_structure_get_uint64(s, "frame", &frame) && frame == 0,
+             "after the flush: frame %" G_GUINT64_FORMAT, frame);
+    KLT_TrackingContext tc = KLTCreateTrackingContext();
+    KLT_FeatureList fl = KLTCreateFeatureList(30);
+    tc->backend = FOVEA_BACKEND_CPU;
+    KLTUpdateTCBorder(tc);
+    unsigned char img[W * H];
+    luma(f.frames[5], &f.info, img);
+    KLTSelectGoodFeatures(tc, img, W, H, fl);
+    for (int k = 0; k < 30; k++)
+        GT_CHECK(array_double(s, "x", k) == (double)fl->feature[k]->x &&
+                     (int)array_double(s, "val", k) == fl->feature[k]->val,
+                 "after the flush: feature %d is not KLT's selection", k);
+    KLTFreeFeatureList(fl);
+    KLTFreeTrackingContext(tc);
+    gst_message_unref(last);
+    gst_element_set_bus(h->element, NULL);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+    free_feed(&f);
+    printf("ok: flush\n");
+}
+
 /* A pyramid the frame cannot hold: refused when the caps arrive, with KLT's reason. */
 static void test_bad_params(void)
 {
@@ -216,6 +272,7 @@ int main(int argc, char **argv)
     test_positions(GST_VIDEO_FORMAT_I420, TRUE, TRUE);
     test_positions(GST_VIDEO_FORMAT_RGBA, TRUE, FALSE);
     test_no_draw();
+    test_flush();
     test_bad_params();
     gst_deinit();
     return 0;

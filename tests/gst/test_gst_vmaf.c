@@ -3,8 +3,9 @@
  * fovea_vif_pooled (features=vif, 8- and 10-bit video), the VMAF API's
  * metrics, vmaf included, and pooling (features=vmaf); the distorted frames
  * pass on unchanged; a distorted frame without a reference passes on
- * unscored and is counted; mismatched inputs, a bad model and an unwritable
- * location are clean errors. */
+ * unscored and is counted; a flushing seek starts a new scoring run;
+ * mismatched inputs, a bad model and an unwritable location are clean
+ * errors. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,85 @@ static void test_vmaf(GstVideoFormat fmt, const char *dir)
     printf("ok: vmaf %s (%d metrics, last vmaf %.3f)\n", gst_video_format_to_string(fmt), nm, vm);
 }
 
+/* A flushing seek starts a new scoring run: the scores after it are those of
+ * a straight run at the same frames, numbered from 0, and the JSON at the end
+ * holds them alone. */
+static void run_ball(const char *json, gboolean seek, GPtrArray **scores)
+{
+    gchar *desc = g_strdup_printf(
+        "foveavmaf name=q features=vif location=\"%s\" ! fakesink sync=false  "
+        "videotestsrc %s pattern=ball ! video/x-raw,format=I420,width=96,height=64,"
+        "framerate=25/1 ! q.ref  videotestsrc %s pattern=ball motion=sweep ! "
+        "video/x-raw,format=I420,width=96,height=64,framerate=25/1 ! q.dis",
+        json, seek ? "" : "num-buffers=6", seek ? "" : "num-buffers=6");
+    GstElement *pipe = gt_launch(desc);
+    g_free(desc);
+    GstBus *bus = gst_element_get_bus(pipe);
+    *scores = g_ptr_array_new_with_free_func((GDestroyNotify)gst_structure_free);
+    GT_CHECK(gst_element_set_state(pipe, seek ? GST_STATE_PAUSED : GST_STATE_PLAYING) !=
+                 GST_STATE_CHANGE_FAILURE,
+             "state");
+    if (seek) {
+        GT_CHECK(gst_element_get_state(pipe, NULL, NULL, 10 * GST_SECOND) ==
+                     GST_STATE_CHANGE_SUCCESS,
+                 "preroll");
+        const GstClockTime f = GST_SECOND / 25;
+        GT_CHECK(gst_element_seek(pipe, 1.0, GST_FORMAT_TIME,
+                                  GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
+                                  (gint64)(2 * f), GST_SEEK_TYPE_SET, (gint64)(6 * f)),
+                 "seek");
+        gst_element_set_state(pipe, GST_STATE_PLAYING);
+    }
+    for (;;) {
+        GstMessage *m = gst_bus_timed_pop(bus, 20 * GST_SECOND);
+        GT_CHECK(m, "no EOS within 20 s");
+        if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ELEMENT &&
+            gst_structure_has_name(gst_message_get_structure(m), "foveavmaf"))
+            g_ptr_array_add(*scores, gst_structure_copy(gst_message_get_structure(m)));
+        const gboolean end = GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS;
+        GT_CHECK(GST_MESSAGE_TYPE(m) != GST_MESSAGE_ERROR, "error");
+        gst_message_unref(m);
+        if (end)
+            break;
+    }
+    gst_element_set_state(pipe, GST_STATE_NULL);
+    gst_object_unref(bus);
+    gst_object_unref(pipe);
+}
+
+static void test_seek(const char *dir)
+{
+    gchar *json = g_build_filename(dir, "seek.json", NULL);
+    GPtrArray *straight, *seeked;
+    run_ball(json, FALSE, &straight);
+    run_ball(json, TRUE, &seeked);
+    GT_CHECK(straight->len == 6, "%u scores in the straight run", straight->len);
+    GT_CHECK(seeked->len >= 4, "%u scores with the seek", seeked->len);
+    for (guint i = 0; i < 4; i++) {
+        const GstStructure *a = g_ptr_array_index(seeked, seeked->len - 4 + i);
+        const GstStructure *b = g_ptr_array_index(straight, i + 2);
+        guint64 frame = 99;
+        double x = -1, y = -2;
+        GT_CHECK(gst_structure_get_uint64(a, "frame", &frame) && frame == i,
+                 "after the seek: frame %" G_GUINT64_FORMAT ", expected %u", frame, i);
+        GT_CHECK(gst_structure_get_double(a, "integer_vif_scale0", &x) &&
+                     gst_structure_get_double(b, "integer_vif_scale0", &y) && x == y,
+                 "after the seek: frame %u scale0 %.17g, straight run %.17g", i, x, y);
+    }
+    gchar *text = NULL;
+    GT_CHECK(g_file_get_contents(json, &text, NULL, NULL), "no JSON");
+    cJSON *root = cJSON_Parse(text);
+    GT_CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "frames")) == 4,
+             "the JSON after the seek holds %d frames",
+             cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "frames")));
+    cJSON_Delete(root);
+    g_free(text);
+    g_ptr_array_unref(straight);
+    g_ptr_array_unref(seeked);
+    g_free(json);
+    printf("ok: flushing seek\n");
+}
+
 static void expect_error_props(GstVideoFormat rf, int rw, int rh, GstVideoFormat df, int dw,
                                int dh, const char *location, const char *props, const char *want)
 {
@@ -316,6 +396,7 @@ int main(int argc, char **argv)
     test_scores(GST_VIDEO_FORMAT_I420_10LE, dir);
     test_vmaf(GST_VIDEO_FORMAT_I420, dir);
     test_vmaf(GST_VIDEO_FORMAT_I420_10LE, dir);
+    test_seek(dir);
     gchar *json = g_build_filename(dir, "e.json", NULL);
     /* the second input's caps are refused (the caps offered carry the first's size) */
     expect_error(GST_VIDEO_FORMAT_I420, 96, 64, GST_VIDEO_FORMAT_I420, 96, 48, json,
