@@ -57,15 +57,23 @@ static int has_prefix(const char *msg, const char *name)
     return n > 0 && strncmp(msg, name, n) == 0 && msg[n] == ':';
 }
 
-int cli_report(const char *file, int is_output, const char *msg, int status)
+void cli_format_report(char *buf, size_t n, const char *file, int is_output, const char *msg,
+                       int status)
 {
     const char *shown = cli_display_path(file, is_output);
     if (!msg || !*msg)
         msg = fovea_strerror(status);
-    if (file && (has_prefix(msg, shown) || has_prefix(msg, file)))
-        cli_error(NULL, "%s", msg);
+    if (file && !has_prefix(msg, shown) && !has_prefix(msg, file))
+        snprintf(buf, n, "%s: %s", shown, msg);
     else
-        cli_error(file ? shown : NULL, "%s", msg);
+        snprintf(buf, n, "%s", msg);
+}
+
+int cli_report(const char *file, int is_output, const char *msg, int status)
+{
+    char text[2048];
+    cli_format_report(text, sizeof(text), file, is_output, msg, status);
+    cli_error(NULL, "%s", text);
     return CLI_EXIT_RUNTIME;
 }
 
@@ -493,30 +501,33 @@ fovea_container cli_container_for(const char *path, fovea_container forced)
     return forced != FOVEA_CONTAINER_AUTO ? forced : fovea_container_from_path(path);
 }
 
-int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o,
-                    fovea_reader **r)
+int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader **r, char *err,
+                        size_t errsz)
 {
     *r = NULL;
     fovea_container c = cli_container_for(path, o->container);
     int given = o->width || o->height || o->fmt != FOVEA_PIX_NONE || o->fps_num;
-    if (c == FOVEA_CONTAINER_AUTO && given)
-        return cli_usage_error(cmd,
-                               "%s: unknown file type (name it .yuv or use --in-format yuv "
-                               "for raw input)",
-                               path);
+    if (c == FOVEA_CONTAINER_AUTO && given) {
+        snprintf(err, errsz,
+                 "%s: unknown file type (name it .yuv or use --in-format yuv for raw input)",
+                 path);
+        return CLI_EXIT_USAGE;
+    }
     /* otherwise an unknown extension is left to the reader, which looks at the
      * first bytes (a y4m FIFO, for example) */
     if (c == FOVEA_CONTAINER_YUV) {
-        if (!o->width || !o->height || o->fmt == FOVEA_PIX_NONE)
-            return cli_usage_error(cmd,
-                                   "%s: raw input needs --width and --height (or -s WxH) and "
-                                   "--pixfmt",
-                                   cli_display_path(path, 0));
+        if (!o->width || !o->height || o->fmt == FOVEA_PIX_NONE) {
+            snprintf(err, errsz,
+                     "%s: raw input needs --width and --height (or -s WxH) and --pixfmt",
+                     cli_display_path(path, 0));
+            return CLI_EXIT_USAGE;
+        }
     } else if (given) {
-        return cli_usage_error(cmd,
-                               "%s: --size/--width/--height/--pixfmt/--fps only apply to raw "
-                               "(yuv) input; this input is %s",
-                               cli_display_path(path, 0), fovea_container_name(c));
+        snprintf(err, errsz,
+                 "%s: --size/--width/--height/--pixfmt/--fps only apply to raw (yuv) input; "
+                 "this input is %s",
+                 cli_display_path(path, 0), fovea_container_name(c));
+        return CLI_EXIT_USAGE;
     }
     fovea_reader_options ro;
     fovea_reader_options_init(&ro);
@@ -530,11 +541,26 @@ int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o,
     if (st < 0) {
         *r = NULL;
         /* neither the name nor the content tells the type: the user must */
-        if (c == FOVEA_CONTAINER_AUTO && st == FOVEA_ERR_UNSUPPORTED)
-            return cli_usage_error(cmd, "%s (use --in-format)", fovea_last_error(NULL));
-        return cli_report(path, 0, fovea_last_error(NULL), st);
+        if (c == FOVEA_CONTAINER_AUTO && st == FOVEA_ERR_UNSUPPORTED) {
+            snprintf(err, errsz, "%s (use --in-format)", fovea_last_error(NULL));
+            return CLI_EXIT_USAGE;
+        }
+        cli_format_report(err, errsz, path, 0, fovea_last_error(NULL), st);
+        return CLI_EXIT_RUNTIME;
     }
     return CLI_EXIT_OK;
+}
+
+int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o,
+                    fovea_reader **r)
+{
+    char err[2048];
+    const int rc = cli_open_reader_msg(path, o, r, err, sizeof(err));
+    if (rc == CLI_EXIT_USAGE)
+        return cli_usage_error(cmd, "%s", err);
+    if (rc != CLI_EXIT_OK)
+        cli_error(NULL, "%s", err);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ progress */
@@ -580,11 +606,13 @@ static void progress_draw(cli_progress *p, double now, int final)
     double elapsed = now - p->t0;
     double fps = elapsed > 0 ? (double)p->done / elapsed : 0.0;
     int len;
+    const char *unit = p->unit ? p->unit : "frame", *rate = p->rate_unit ? p->rate_unit : "fps";
     if (p->total >= 0)
-        len = snprintf(line, sizeof(line), "frame %lld/%lld  %.1f fps", (long long)p->done,
-                       (long long)p->total, fps);
+        len = snprintf(line, sizeof(line), "%s %lld/%lld  %.1f %s", unit, (long long)p->done,
+                       (long long)p->total, fps, rate);
     else
-        len = snprintf(line, sizeof(line), "frame %lld  %.1f fps", (long long)p->done, fps);
+        len = snprintf(line, sizeof(line), "%s %lld  %.1f %s", unit, (long long)p->done, fps,
+                       rate);
     if (len < 0 || (size_t)len >= sizeof(line))
         len = (int)strlen(line);
     if (final) {

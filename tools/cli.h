@@ -109,6 +109,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
  * fovea_strerror(status) when msg is empty. file "-" is shown as stdin/stdout
  * according to is_output. @return CLI_EXIT_RUNTIME */
 int cli_report(const char *file, int is_output, const char *msg, int status);
+/* The text cli_report prints after "fovea: ", into buf. */
+void cli_format_report(char *buf, size_t n, const char *file, int is_output, const char *msg,
+                       int status);
 
 /* ------------------------------------------------------------------ values */
 
@@ -196,6 +199,11 @@ fovea_container cli_container_for(const char *path, fovea_container forced);
  * @return CLI_EXIT_OK (and *r), CLI_EXIT_USAGE or CLI_EXIT_RUNTIME. */
 int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o,
                     fovea_reader **r);
+/* The same, printing nothing: the message cli_open_reader would print after
+ * "fovea: " goes to err (without the "Try ... --help" line of a usage error).
+ * Callable from any thread. @return as cli_open_reader */
+int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader **r, char *err,
+                        size_t errsz);
 
 /* ------------------------------------------------------------------ progress */
 
@@ -209,6 +217,9 @@ typedef struct cli_progress {
     double t0;       /* start, seconds */
     double last;     /* last redraw */
     int width;       /* length of the last line, to blank leftovers */
+    /* what is counted and its rate, set after cli_progress_start; NULL:
+     * "frame" and "fps" */
+    const char *unit, *rate_unit;
 } cli_progress;
 
 void cli_progress_start(cli_progress *p, int64_t total, int quiet);

@@ -16,6 +16,8 @@
     X(stitch, "stitch synchronized camera videos or stills into a panorama")              \
     X(demo, "render, stitch and measure the built-in panorama demo")                      \
     X(vif, "score video quality with libvmaf's integer VIF (bit-exact)")                   \
+    X(vmaf, "score video quality with libvmaf's VMAF (bit-exact); batch mode")             \
+    X(diff, "what changes between frames: heat maps, noise maps, tile masks")           \
     X(track, "track features with a KLT 1.3.4-compatible tracker")
 
 #define DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);

@@ -103,9 +103,16 @@ typedef struct fovea_diff fovea_diff;
  *  noise mode BLACK, no denoising, auto_k 3, temporal strength 192). */
 FOVEA_API void fovea_diff_default_settings(fovea_diff_settings *s);
 
-/** Create a differencing context on ctx. The backend comes from the context
- *  (the C reference for now; device frames are refused until the CUDA backend
- *  exists).
+/** Create a differencing context on ctx. The backend comes from the context:
+ *  a CUDA context runs the CUDA backend (host, pinned and device frames, the
+ *  work queued on the context's stream), a CPU context the C reference (host
+ *  and pinned frames). Both give the same bytes.
+ *
+ *  Memory (CUDA): frames may be in any memory, each on its own. Host and
+ *  pinned outputs, the mask and sigma are complete when a call returns; a
+ *  call whose outputs are all device frames may return before they are
+ *  written (stream order on the context's stream; fovea_sync waits), and a
+ *  pinned input must then stay unchanged until the stream passes the call.
  *  @param d receives the context (NULL on failure)
  *  @param ctx fovea context; must outlive d
  *  @param s settings, or NULL for defaults
@@ -120,15 +127,15 @@ FOVEA_API void fovea_diff_close(fovea_diff **d);
 /** @return the backend that computes the maps (CPU or CUDA). */
 FOVEA_API fovea_backend fovea_diff_backend(const fovea_diff *d);
 
-/** Heat map of prev -> cur. Inputs: two host frames of the same size and format,
+/** Heat map of prev -> cur. Inputs: two frames of the same size and format,
  *  any of GRAY8..16, I420/I422/I444 (8..16 bit), NV12, RGB24, RGBA, RGB48,
- *  RGBA64 (alpha is ignored). out: a host frame of the same size, RGB24, RGBA
+ *  RGBA64 (alpha is ignored). out: a frame of the same size, RGB24, RGBA
  *  (alpha 255) or I420 (BT.601 limited range, docs/diff.md), sharing no plane
  *  with prev or cur.
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, empty frames, out shares a
  *          plane with an input),
  *          FOVEA_ERR_MISMATCH (sizes or formats differ), FOVEA_ERR_UNSUPPORTED
- *          (format, device memory); detail in fovea_last_error(ctx). */
+ *          (format, device memory on the C reference); detail in fovea_last_error(ctx). */
 FOVEA_API int fovea_diff_heatmap(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
                                  fovea_frame *out);
 
@@ -153,8 +160,8 @@ FOVEA_API int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea
  *  applied to every plane (a copy when the filter is NONE). TEMPORAL: one step
  *  of the context's state with in (the state starts from in when there is
  *  none, as after fovea_diff_reset), out = the state after it.
- *  @param in a host frame of any format the maps accept
- *  @param out a host frame of in's size and format, sharing no plane with in
+ *  @param in a frame of any format the maps accept
+ *  @param out a frame of in's size and format, sharing no plane with in
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, empty, out shares in's
  *          planes), FOVEA_ERR_MISMATCH (size or format), FOVEA_ERR_UNSUPPORTED */
 FOVEA_API int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_frame *out);

@@ -66,7 +66,8 @@ static inline int gauss_h(const plane_view *p, int x, int y, int c)
 }
 
 typedef struct filter_arg {
-    const diff_filter_job *job;
+    fovea_diff_denoise_mode mode;
+    int strength;
     plane_view pv;
 } filter_arg;
 
@@ -79,10 +80,10 @@ static void filter_rows(void *arg, int begin, int end, int thread)
         for (int x = 0; x < p->w; x++)
             for (int c = 0; c < p->comps; c++) {
                 int v;
-                if (fa->job->mode == FOVEA_DIFF_DENOISE_TEMPORAL) {
+                if (fa->mode == FOVEA_DIFF_DENOISE_TEMPORAL) {
                     v = diff_temporal_step(get_state(p, x, y, c), get(p, x, y, c),
-                                           fa->job->strength);
-                } else if (fa->job->mode == FOVEA_DIFF_DENOISE_MEDIAN3) {
+                                           fa->strength);
+                } else if (fa->mode == FOVEA_DIFF_DENOISE_MEDIAN3) {
                     int n[9], k = 0;
                     for (int dy = -1; dy <= 1; dy++)
                         for (int dx = -1; dx <= 1; dx++)
@@ -99,21 +100,21 @@ static void filter_rows(void *arg, int begin, int end, int thread)
             }
 }
 
-int diff_ref_denoise(void *priv, fovea_context *ctx, const diff_filter_job *job)
+int diff_ref_filter(fovea_context *ctx, fovea_diff_denoise_mode mode, const fovea_frame *in,
+                    const fovea_frame *state, int strength, fovea_frame *out)
 {
-    (void)priv;
-    const fovea_pixfmt_desc *d = job->desc;
-    const fovea_frame *in = job->in;
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(in->fmt);
     for (int pl = 0; pl < d->planes; pl++) {
         filter_arg fa;
-        fa.job = job;
+        fa.mode = mode;
+        fa.strength = strength;
         plane_view *p = &fa.pv;
         p->src = in->data[pl];
-        p->dst = job->out->data[pl];
+        p->dst = out->data[pl];
         p->sstride = in->stride[pl];
-        p->dstride = job->out->stride[pl];
-        p->state = job->mode == FOVEA_DIFF_DENOISE_TEMPORAL ? job->state->data[pl] : NULL;
-        p->tstride = p->state ? job->state->stride[pl] : 0;
+        p->dstride = out->stride[pl];
+        p->state = mode == FOVEA_DIFF_DENOISE_TEMPORAL ? state->data[pl] : NULL;
+        p->tstride = p->state ? state->stride[pl] : 0;
         p->wide = d->bytes_per_sample == 2;
         p->comps = pl == 0 ? d->components : d->planes == 2 ? 2 : 1; /* NV12: U,V pairs */
         p->w = (int)(fovea_plane_row_bytes(in->fmt, in->width, pl) /

@@ -10,11 +10,10 @@ struct fovea_diff {
     fovea_diff_settings settings;
     const diff_backend *backend;
     void *priv;
-    fovea_frame filt[2]; /* the denoised pair of the last call (host scratch) */
-    /* temporal filter: the state before and after the last step are tstate[tcur ^ 1]
-     * and tstate[tcur]; tvalid = 0 until the first step (or after a reset) */
-    fovea_frame tstate[2];
-    int tcur, tvalid;
+    /* the temporal filter's state (kept by the backend) exists for frames of
+     * this size and format; tvalid = 0 at open, after a reset or a failed step */
+    int tvalid, tw, th;
+    fovea_pixfmt tfmt;
     int64_t *hist, *ahist; /* difference and absolute-deviation histograms */
     size_t hist_len;
 };
@@ -32,14 +31,6 @@ void fovea_diff_default_settings(fovea_diff_settings *s)
     s->denoise = FOVEA_DIFF_DENOISE_NONE;
     s->auto_k = 3.0;
     s->temporal_strength = 192;
-}
-
-static int has_kind(fovea_backend kind)
-{
-    for (size_t i = 0; i < diff_backend_count; i++)
-        if (diff_backends[i]->kind == kind)
-            return 1;
-    return 0;
 }
 
 int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_settings *s)
@@ -82,14 +73,10 @@ int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_setti
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                             "diff: temporal_strength %d outside 0..255", set.temporal_strength);
 
-    /* a CUDA context runs the CUDA table once one exists; until then the C
-     * reference serves host frames on every context */
-    fovea_backend want = fovea_context_backend(ctx);
-    if (want == FOVEA_BACKEND_CUDA && !has_kind(FOVEA_BACKEND_CUDA))
-        want = FOVEA_BACKEND_CPU;
     const backend_info *b = NULL;
     char msg[FOVEA_ERRLEN];
-    int st = backend_pick(ctx, diff_backends, diff_backend_count, want, &b, msg, sizeof msg);
+    int st = backend_pick(ctx, diff_backends, diff_backend_count, fovea_context_backend(ctx), &b,
+                          msg, sizeof msg);
     if (st < 0)
         return fv_ctx_error(ctx, st, "diff: %s", msg);
 
@@ -116,10 +103,6 @@ void fovea_diff_close(fovea_diff **pd)
         return;
     fovea_diff *d = *pd;
     d->backend->info.close(&d->priv);
-    fovea_frame_free(d->ctx, &d->filt[0]);
-    fovea_frame_free(d->ctx, &d->filt[1]);
-    fovea_frame_free(d->ctx, &d->tstate[0]);
-    fovea_frame_free(d->ctx, &d->tstate[1]);
     free(d->hist);
     free(d->ahist);
     free(d);
@@ -143,8 +126,12 @@ static int input_ok(fovea_context *ctx, const diff_backend *b, const fovea_frame
     if (f->mem == FOVEA_MEM_DEVICE && !(b->info.provides & BACKEND_READS_DEVICE))
         return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
                             "diff: %s frame is in device memory; the %s backend reads host "
-                            "frames only (no CUDA differencing backend yet)",
+                            "frames only (open the fovea context with the CUDA backend)",
                             what, b->info.name);
+    if (f->mem == FOVEA_MEM_DEVICE && f->device != fovea_context_device(ctx))
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "diff: %s frame is on CUDA device %d, the context on %d", what,
+                            f->device, fovea_context_device(ctx));
     if (f->width < 1 || f->height < 1 || f->width > FOVEA_MAX_DIM || f->height > FOVEA_MAX_DIM)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: %s frame is %dx%d", what,
                             f->width, f->height);
@@ -160,9 +147,9 @@ static int input_ok(fovea_context *ctx, const diff_backend *b, const fovea_frame
     return FOVEA_OK;
 }
 
-/* Check the input pair and fill job. */
-static int make_job(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
-                    const char *prev_name, diff_job *job)
+/* Check the input pair and fill the call's frame fields. */
+static int make_call(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
+                     const char *prev_name, diff_call *c)
 {
     fovea_context *ctx = d->ctx;
     FOVEA_TRY(input_ok(ctx, d->backend, prev, prev_name));
@@ -173,13 +160,19 @@ static int make_job(fovea_diff *d, const fovea_frame *prev, const fovea_frame *c
     if (prev->fmt != cur->fmt)
         return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "diff: %s frame is %s but current is %s",
                             prev_name, fovea_pixfmt_name(prev->fmt), fovea_pixfmt_name(cur->fmt));
-    memset(job, 0, sizeof(*job));
-    job->prev = prev;
-    job->cur = cur;
-    job->desc = fovea_pixfmt_get_desc(cur->fmt);
-    job->channels = (job->desc->is_yuv && job->desc->planes == 1) ? 1 : 3;
-    job->maxval = (1 << job->desc->bit_depth) - 1;
-    job->threshold = d->settings.threshold;
+    const fovea_diff_settings *s = &d->settings;
+    memset(c, 0, sizeof(*c));
+    c->prev = prev;
+    c->cur = cur;
+    c->desc = fovea_pixfmt_get_desc(cur->fmt);
+    c->channels = (c->desc->is_yuv && c->desc->planes == 1) ? 1 : 3;
+    c->maxval = (1 << c->desc->bit_depth) - 1;
+    c->top = s->normalize_max > 0 ? s->normalize_max
+             : s->measure == FOVEA_DIFF_SUM ? c->channels * c->maxval
+                                            : c->maxval;
+    c->denoise = s->denoise;
+    c->strength = s->temporal_strength;
+    c->threshold = s->threshold;
     return FOVEA_OK;
 }
 
@@ -197,105 +190,56 @@ static int64_t hist_median(const int64_t *h, size_t len, int64_t n, int64_t offs
     return offset;
 }
 
-/* sigma = 1.4826 x median(|v - median(v)|) of the job's plane-0 differences. */
-static int job_sigma(fovea_diff *d, const diff_job *job, double *sigma)
+/* The histogram buffers for 2 maxval + 1 values. */
+static int ensure_hist(fovea_diff *d, size_t len)
 {
-    const size_t len = 2 * (size_t)job->maxval + 1;
-    if (d->hist_len < len) {
-        free(d->hist);
-        free(d->ahist);
-        d->hist = malloc(len * sizeof(int64_t));
-        d->ahist = malloc(len * sizeof(int64_t));
-        d->hist_len = d->hist && d->ahist ? len : 0;
-        if (!d->hist_len)
-            return fv_ctx_error(d->ctx, FOVEA_ERR_NOMEM, "diff: cannot allocate histograms");
-    }
-    FOVEA_TRY(d->backend->diff_hist(d->priv, d->ctx, job, d->hist));
-    const int64_t n = (int64_t)job->cur->width * job->cur->height;
-    const int64_t med = hist_median(d->hist, len, n, -(int64_t)job->maxval);
+    if (d->hist_len >= len)
+        return FOVEA_OK;
+    free(d->hist);
+    free(d->ahist);
+    d->hist = malloc(len * sizeof(int64_t));
+    d->ahist = malloc(len * sizeof(int64_t));
+    d->hist_len = d->hist && d->ahist ? len : 0;
+    if (!d->hist_len)
+        return fv_ctx_error(d->ctx, FOVEA_ERR_NOMEM, "diff: cannot allocate histograms");
+    return FOVEA_OK;
+}
+
+/* sigma = 1.4826 x median(|v - median(v)|) of the histogram begin filled. */
+static double hist_sigma(fovea_diff *d, const diff_call *c)
+{
+    const size_t len = 2 * (size_t)c->maxval + 1;
+    const int64_t n = (int64_t)c->cur->width * c->cur->height;
+    const int64_t med = hist_median(d->hist, len, n, -(int64_t)c->maxval);
     /* |v - med| <= 2 maxval; len entries cover it */
     memset(d->ahist, 0, len * sizeof(int64_t));
     for (size_t i = 0; i < len; i++) {
-        const int64_t dev = (int64_t)i - job->maxval - med;
+        const int64_t dev = (int64_t)i - c->maxval - med;
         d->ahist[dev < 0 ? -dev : dev] += d->hist[i];
     }
-    *sigma = 1.4826 * (double)hist_median(d->ahist, len, n, 0);
-    return FOVEA_OK;
+    return 1.4826 * (double)hist_median(d->ahist, len, n, 0);
 }
 
-static int same_shape(const fovea_frame *a, const fovea_frame *b)
+/* Make the compared pair of c (one temporal step where the filter is
+ * temporal) and, with want_hist, its sigma. */
+static int begin_call(fovea_diff *d, diff_call *c, double *sigma)
 {
-    return a->data[0] && a->width == b->width && a->height == b->height && a->fmt == b->fmt;
-}
-
-/* Scratch frame s shaped like f (kept while size and format stay). */
-static int ensure_frame(fovea_diff *d, fovea_frame *s, const fovea_frame *f)
-{
-    if (same_shape(s, f))
-        return FOVEA_OK;
-    fovea_frame_free(d->ctx, s);
-    return fovea_frame_alloc(d->ctx, s, f->width, f->height, f->fmt, FOVEA_MEM_HOST);
-}
-
-static int run_filter(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
-{
-    diff_filter_job fj;
-    memset(&fj, 0, sizeof(fj));
-    fj.mode = d->settings.denoise;
-    fj.in = in;
-    fj.out = out;
-    fj.desc = fovea_pixfmt_get_desc(in->fmt);
-    return d->backend->denoise(d->priv, d->ctx, &fj);
-}
-
-/* One step of the temporal filter with the frame x: the state starts from
- * first when there is none (first call, reset, new size or format). *before
- * and *after receive the state before and after the step. */
-static int temporal_step(fovea_diff *d, const fovea_frame *x, const fovea_frame *first,
-                         const fovea_frame **before, const fovea_frame **after)
-{
-    if (!d->tvalid || !same_shape(&d->tstate[0], x)) {
-        d->tvalid = 0;
-        d->tcur = 0;
-        for (int i = 0; i < 2; i++)
-            FOVEA_TRY(ensure_frame(d, &d->tstate[i], x));
-        FOVEA_TRY(fovea_frame_copy(d->ctx, &d->tstate[0], first));
-        d->tvalid = 1;
+    if (c->want_hist)
+        FOVEA_TRY(ensure_hist(d, 2 * (size_t)c->maxval + 1));
+    if (c->denoise == FOVEA_DIFF_DENOISE_TEMPORAL)
+        c->restart = !d->tvalid || d->tw != c->cur->width || d->th != c->cur->height ||
+                     d->tfmt != c->cur->fmt;
+    const int st = d->backend->begin(d->priv, d->ctx, c, c->want_hist ? d->hist : NULL);
+    if (c->denoise == FOVEA_DIFF_DENOISE_TEMPORAL) {
+        /* a failed step may be half done: the next call starts again */
+        d->tvalid = st == FOVEA_OK;
+        d->tw = c->cur->width;
+        d->th = c->cur->height;
+        d->tfmt = c->cur->fmt;
     }
-    diff_filter_job fj;
-    memset(&fj, 0, sizeof(fj));
-    fj.mode = FOVEA_DIFF_DENOISE_TEMPORAL;
-    fj.in = x;
-    fj.state = &d->tstate[d->tcur];
-    fj.out = &d->tstate[d->tcur ^ 1];
-    fj.desc = fovea_pixfmt_get_desc(x->fmt);
-    fj.strength = d->settings.temporal_strength;
-    const int st = d->backend->denoise(d->priv, d->ctx, &fj);
-    if (st < 0) {
-        d->tvalid = 0; /* the step may be half done */
-        return st;
-    }
-    *before = fj.state;
-    *after = fj.out;
-    d->tcur ^= 1;
-    return FOVEA_OK;
-}
-
-/* Denoise the checked pair into the scratch frames (or step the temporal
- * filter) and point the job at the frames to compare. */
-static int denoise_job(fovea_diff *d, diff_job *job)
-{
-    if (d->settings.denoise == FOVEA_DIFF_DENOISE_NONE)
-        return FOVEA_OK;
-    if (d->settings.denoise == FOVEA_DIFF_DENOISE_TEMPORAL)
-        return temporal_step(d, job->cur, job->prev, &job->prev, &job->cur);
-    for (int i = 0; i < 2; i++) {
-        const fovea_frame *in = i == 0 ? job->prev : job->cur;
-        FOVEA_TRY(ensure_frame(d, &d->filt[i], in));
-        FOVEA_TRY(run_filter(d, in, &d->filt[i]));
-    }
-    job->prev = &d->filt[0];
-    job->cur = &d->filt[1];
+    FOVEA_TRY(st);
+    if (c->want_hist)
+        *sigma = hist_sigma(d, c);
     return FOVEA_OK;
 }
 
@@ -342,21 +286,12 @@ static int output_ok(fovea_diff *d, const fovea_frame *prev, const fovea_frame *
     return FOVEA_OK;
 }
 
-/* The overlay noise map starts from the current frame as given (not its
- * denoised copy): copied into out unless out is cur. */
-static int overlay_base(fovea_diff *d, const fovea_frame *cur, fovea_frame *out)
-{
-    if (d->settings.noise_mode != FOVEA_DIFF_NOISE_OVERLAY || same_frame(out, cur))
-        return FOVEA_OK;
-    return fovea_frame_copy(d->ctx, out, cur);
-}
-
 /* Every wanted output of the pair from one denoising step (the public calls). */
 static int compute(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
                    const char *prev_name, const fovea_diff_outputs *out)
 {
-    diff_job job;
-    FOVEA_TRY(make_job(d, prev, cur, prev_name, &job));
+    diff_call c;
+    FOVEA_TRY(make_call(d, prev, cur, prev_name, &c));
     const int overlay = d->settings.noise_mode == FOVEA_DIFF_NOISE_OVERLAY;
     if (out->heatmap)
         FOVEA_TRY(output_ok(d, prev, cur, out->heatmap, 0));
@@ -365,33 +300,23 @@ static int compute(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cu
     if (out->heatmap && out->noise && shares_plane(out->heatmap, out->noise))
         return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG,
                             "diff: heat map and noise map share a plane");
+    c.heat = out->heatmap;
+    c.noise = out->noise;
+    c.mask = out->mask;
+    const int autot = d->settings.threshold == FOVEA_DIFF_THRESHOLD_AUTO;
+    c.want_hist = out->sigma || autot;
     /* every check is done: the temporal filter advances only on a valid call */
-    FOVEA_TRY(denoise_job(d, &job));
-    if (out->sigma || d->settings.threshold == FOVEA_DIFF_THRESHOLD_AUTO) {
-        double sigma;
-        FOVEA_TRY(job_sigma(d, &job, &sigma));
-        if (d->settings.threshold == FOVEA_DIFF_THRESHOLD_AUTO) {
-            const double t = ceil(d->settings.auto_k * sigma);
-            job.threshold = t > job.maxval ? job.maxval : (int)t;
-        }
-        if (out->sigma)
-            *out->sigma = sigma;
+    double sigma = 0.0;
+    FOVEA_TRY(begin_call(d, &c, &sigma));
+    if (autot) {
+        const double t = ceil(d->settings.auto_k * sigma);
+        c.threshold = t > c.maxval ? c.maxval : (int)t;
     }
-    if (out->heatmap) {
-        job.out = out->heatmap;
-        FOVEA_TRY(d->backend->heatmap(d->priv, d->ctx, &job));
-    }
-    if (out->mask) {
-        job.out = NULL;
-        FOVEA_TRY(d->backend->mask(d->priv, d->ctx, &job, out->mask));
-    }
-    /* last: an overlay map written into cur itself changes what the others read */
-    if (out->noise) {
-        FOVEA_TRY(overlay_base(d, cur, out->noise));
-        job.out = out->noise;
-        FOVEA_TRY(d->backend->noise(d->priv, d->ctx, &job));
-    }
-    return FOVEA_OK;
+    if (out->sigma)
+        *out->sigma = sigma;
+    if (!c.heat && !c.noise && !c.mask)
+        return FOVEA_OK;
+    return d->backend->maps(d->priv, d->ctx, &c);
 }
 
 int fovea_diff_heatmap(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
@@ -457,14 +382,29 @@ int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
     if (shares_plane(in, out))
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                             "diff: denoise output shares a plane with its input");
-    if (d->settings.denoise == FOVEA_DIFF_DENOISE_NONE)
-        return fovea_frame_copy(ctx, out, in);
-    if (d->settings.denoise == FOVEA_DIFF_DENOISE_TEMPORAL) {
-        const fovea_frame *before, *after;
-        FOVEA_TRY(temporal_step(d, in, in, &before, &after));
-        return fovea_frame_copy(ctx, out, after);
+    if (d->settings.denoise == FOVEA_DIFF_DENOISE_NONE) {
+        FOVEA_TRY(fovea_frame_copy(ctx, out, in));
+        return out->mem == FOVEA_MEM_DEVICE ? FOVEA_OK : fovea_sync(ctx);
     }
-    return run_filter(d, in, out);
+    diff_filter_job fj;
+    memset(&fj, 0, sizeof(fj));
+    fj.mode = d->settings.denoise;
+    fj.in = in;
+    fj.out = out;
+    fj.desc = fovea_pixfmt_get_desc(in->fmt);
+    fj.strength = d->settings.temporal_strength;
+    const int temporal = fj.mode == FOVEA_DIFF_DENOISE_TEMPORAL;
+    if (temporal)
+        fj.restart = !d->tvalid || d->tw != in->width || d->th != in->height ||
+                     d->tfmt != in->fmt;
+    const int st = d->backend->denoise(d->priv, ctx, &fj);
+    if (temporal) {
+        d->tvalid = st == FOVEA_OK;
+        d->tw = in->width;
+        d->th = in->height;
+        d->tfmt = in->fmt;
+    }
+    return st;
 }
 
 int fovea_diff_noise_sigma(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
@@ -474,7 +414,9 @@ int fovea_diff_noise_sigma(fovea_diff *d, const fovea_frame *prev, const fovea_f
         return FOVEA_ERR_INVALID_ARG;
     if (!sigma)
         return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL sigma");
-    diff_job job;
-    FOVEA_TRY(make_job(d, prev, cur, "previous", &job));
-    return job_sigma(d, &job, sigma);
+    diff_call c;
+    FOVEA_TRY(make_call(d, prev, cur, "previous", &c));
+    c.denoise = FOVEA_DIFF_DENOISE_NONE; /* the frames as given; the state stays */
+    c.want_hist = 1;
+    return begin_call(d, &c, sigma);
 }

@@ -3,5 +3,6 @@
 
 const backend_info *const diff_backends[] = {
     &diff_backend_ref.info,
+    BACKEND_CUDA_ENTRY(diff_backend_cuda)
 };
 const size_t diff_backend_count = sizeof diff_backends / sizeof diff_backends[0];

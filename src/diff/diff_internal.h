@@ -1,5 +1,5 @@
 /* Internal interface of the differencing system: the heat-map colour table and
- * the table of functions every backend (C reference, later CUDA) provides. */
+ * the table of functions every backend (C reference, CUDA) provides. */
 #ifndef FOVEA_DIFF_INTERNAL_H
 #define FOVEA_DIFF_INTERNAL_H
 
@@ -13,6 +13,15 @@
 #define DIFF_HEAT_ENTRIES 1024
 void diff_heat_table(uint8_t table[DIFF_HEAT_ENTRIES][3]);
 
+/* The table entry of difference v on a scale topping at top (> 0): the
+ * rounded min(v, top) / top x 1023 (docs/diff.md). */
+static inline int diff_heat_index(int64_t v, int64_t top)
+{
+    if (v > top)
+        v = top;
+    return (int)((v * (DIFF_HEAT_ENTRIES - 1) + top / 2) / top);
+}
+
 /* BT.601 limited-range RGB -> YUV of 8-bit samples (docs/diff.md). */
 static inline void diff_rgb_to_yuv(int r, int g, int b, uint8_t *y, uint8_t *u, uint8_t *v)
 {
@@ -21,43 +30,56 @@ static inline void diff_rgb_to_yuv(int r, int g, int b, uint8_t *y, uint8_t *u, 
     *v = (uint8_t)(((112 * r - 94 * g - 18 * b + 128) >> 8) + 128);
 }
 
-/* One checked request handed to a backend: frames of the same size and
- * format, host memory, outputs in a supported format. */
-typedef struct diff_job {
-    const fovea_frame *prev, *cur;  /* for the mask: ref, cur */
-    fovea_frame *out;               /* heat/noise output (NULL for the mask) */
-    const fovea_pixfmt_desc *desc;  /* of prev and cur */
-    int channels;                   /* 1 (gray) or 3 */
-    int maxval;                     /* 2^bits - 1 */
-    int threshold;                  /* the settings' or the automatic one */
-} diff_job;
+/* One checked call handed to a backend: the pair as given (same size and
+ * format; host, pinned, or device memory where the backend reads it), how to
+ * denoise it, and the outputs wanted (checked: size, format, no plane shared
+ * with the inputs except an overlay noise map that is cur itself). */
+typedef struct diff_call {
+    const fovea_frame *prev, *cur;    /* for the mask: ref, cur */
+    const fovea_pixfmt_desc *desc;    /* of prev and cur */
+    int channels;                     /* 1 (gray) or 3 */
+    int maxval;                       /* 2^bits - 1 */
+    int top;                          /* heat map: the difference that maps to 1.0 */
+    fovea_diff_denoise_mode denoise;  /* NONE for fovea_diff_noise_sigma */
+    int restart;                      /* TEMPORAL: the state starts from prev */
+    int strength;                     /* TEMPORAL: S */
+    int want_hist;                    /* begin fills the histogram */
+    int threshold;                    /* maps: the settings' or the automatic one */
+    fovea_frame *heat, *noise;        /* wanted map outputs, or NULL */
+    fovea_diff_mask_result *mask;     /* wanted mask, or NULL */
+} diff_call;
 
-/* One denoising request: in filtered into out (same size and format, host,
- * no shared planes). TEMPORAL: out = one step of state towards in, with
- * state (in's size and format) left as it was. */
+/* One fovea_diff_denoise request: in filtered into out (same size and format,
+ * no shared planes). TEMPORAL: one step of the backend's state with in (the
+ * state starts from in when restart), out = the state after it. */
 typedef struct diff_filter_job {
     fovea_diff_denoise_mode mode;   /* not NONE */
     const fovea_frame *in;
     fovea_frame *out;
     const fovea_pixfmt_desc *desc;
-    const fovea_frame *state;       /* TEMPORAL only */
     int strength;                   /* TEMPORAL only: S, 0..255 */
+    int restart;                    /* TEMPORAL only */
 } diff_filter_job;
 
 typedef struct diff_params {
     fovea_diff_settings settings;
 } diff_params;
 
-/* A differencing backend (core/backend.h): init(priv, ctx, const diff_params *). */
+/* A differencing backend (core/backend.h): init(priv, ctx, const diff_params *).
+ * A call is begin, then maps (diff.c derives the automatic threshold from the
+ * histogram between the two); the pair begin made stays valid until maps. */
 typedef struct diff_backend {
     backend_info info;
-    int (*heatmap)(void *priv, fovea_context *ctx, const diff_job *job);
-    int (*noise)(void *priv, fovea_context *ctx, const diff_job *job);
-    int (*mask)(void *priv, fovea_context *ctx, const diff_job *job, fovea_diff_mask_result *out);
+    /* Make the pair the maps compare: the pair as given, or both frames
+     * filtered, or one temporal step (the state before and after it). With
+     * want_hist, hist[v + maxval] = number of pixels whose plane-0 first-sample
+     * difference cur - prev of that pair is v (2 maxval + 1 entries). */
+    int (*begin)(void *priv, fovea_context *ctx, const diff_call *c, int64_t *hist);
+    /* The wanted outputs of the pair begin made: heat map, mask, then the
+     * noise map (overlay: over c->cur as given, copied into the output first
+     * unless the output is c->cur). Host outputs are complete on return. */
+    int (*maps)(void *priv, fovea_context *ctx, const diff_call *c);
     int (*denoise)(void *priv, fovea_context *ctx, const diff_filter_job *job);
-    /* hist[v + maxval] = number of pixels whose plane-0 first-sample
-     * difference cur - prev is v (2 * maxval + 1 entries, zeroed by the callee) */
-    int (*diff_hist)(void *priv, fovea_context *ctx, const diff_job *job, int64_t *hist);
 } diff_backend;
 
 /* One step of the temporal filter on a sample: state s towards x with strength
@@ -69,11 +91,14 @@ static inline int diff_temporal_step(int s, int x, int strength)
     return s + (v >= 0 ? v >> 8 : -((255 - v) >> 8));
 }
 
-/* The C reference filters (denoise_ref.c). */
-int diff_ref_denoise(void *priv, fovea_context *ctx, const diff_filter_job *job);
+/* The C reference filters (denoise_ref.c) of one host frame: in -> out with
+ * MEDIAN3 or GAUSS5, or out = one temporal step of state towards in. */
+int diff_ref_filter(fovea_context *ctx, fovea_diff_denoise_mode mode, const fovea_frame *in,
+                    const fovea_frame *state, int strength, fovea_frame *out);
 
-/* The backends: diff_ref.c (and later diff_cuda.c); the list in diff_backends.c. */
+/* The backends: diff_ref.c and diff_cuda.c; the list in diff_backends.c. */
 extern const diff_backend diff_backend_ref;
+extern const diff_backend diff_backend_cuda;
 extern const backend_info *const diff_backends[];
 extern const size_t diff_backend_count;
 

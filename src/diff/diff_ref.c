@@ -8,6 +8,15 @@
 
 #define DIFF_PI 3.14159265358979323846
 
+/* One map request on the compared pair: frames of the same size and format,
+ * host memory. */
+typedef struct diff_job {
+    const fovea_frame *prev, *cur;  /* the compared pair (for the mask: ref, cur) */
+    fovea_frame *out;               /* heat/noise output */
+    const fovea_pixfmt_desc *desc;
+    int channels, maxval, top, threshold;
+} diff_job;
+
 /* Per-thread rows: differences and colours of up to two image rows. */
 typedef struct diff_thread {
     int32_t *sum[2], *mx[2];
@@ -30,6 +39,11 @@ typedef struct diff_ref {
     /* difference histograms, one per thread */
     uint32_t *hist;
     size_t hist_len;
+    /* the pair begin made: the frames as given, the filtered copies, or the
+     * temporal state before and after a step (tstate[tcur ^ 1], tstate[tcur]) */
+    const fovea_frame *cmp_prev, *cmp_cur;
+    fovea_frame filt[2], tstate[2];
+    int tcur;
 } diff_ref;
 
 void diff_heat_table(uint8_t table[DIFF_HEAT_ENTRIES][3])
@@ -58,6 +72,10 @@ static void ref_close(void **priv)
     free(st->row_sum);
     free(st->row_max);
     free(st->hist);
+    for (int i = 0; i < 2; i++) {
+        fovea_frame_free(NULL, &st->filt[i]);
+        fovea_frame_free(NULL, &st->tstate[i]);
+    }
     free(st);
     *priv = NULL;
 }
@@ -227,11 +245,7 @@ static void map_rows(void *arg, int begin, int end, int thread)
     diff_thread *th = &st->thr[thread];
     const int w = job->cur->width, h = job->cur->height;
     const int thr = job->threshold;
-    /* heat map: the top of the scale M, and d = min(v, M) / M as a table index */
-    int64_t top = st->set.normalize_max;
-    if (top == 0)
-        top = st->set.measure == FOVEA_DIFF_SUM ? (int64_t)job->channels * job->maxval
-                                               : job->maxval;
+    const int64_t top = job->top;
     for (int j = begin; j < end; j++) {
         const int y0 = 2 * j, rows = h - y0 < 2 ? 1 : 2;
         for (int r = 0; r < rows; r++) {
@@ -240,9 +254,7 @@ static void map_rows(void *arg, int begin, int end, int thread)
             uint8_t *c = th->rgb[r];
             for (int x = 0; x < w; x++) {
                 if (ma->kind == 0) {
-                    const int64_t vv = v[x] < top ? v[x] : top;
-                    const int i = (int)((vv * (DIFF_HEAT_ENTRIES - 1) + top / 2) / top);
-                    memcpy(&c[3 * x], st->heat[i], 3);
+                    memcpy(&c[3 * x], st->heat[diff_heat_index(v[x], top)], 3);
                 } else {
                     c[3 * x] = th->mx[r][x] > thr ? 255 : 0;
                     c[3 * x + 1] = c[3 * x + 2] = 0;
@@ -293,17 +305,6 @@ static int run_map(void *priv, fovea_context *ctx, const diff_job *job, int kind
     map_arg ma = {st, job, kind};
     fv_parallel_for(ctx, (job->cur->height + 1) / 2, 2, map_rows, &ma);
     return FOVEA_OK;
-}
-
-static int ref_heatmap(void *priv, fovea_context *ctx, const diff_job *job)
-{
-    return run_map(priv, ctx, job, 0);
-}
-
-static int ref_noise(void *priv, fovea_context *ctx, const diff_job *job)
-{
-    const diff_ref *st = priv;
-    return run_map(priv, ctx, job, st->set.noise_mode == FOVEA_DIFF_NOISE_OVERLAY ? 2 : 1);
 }
 
 typedef struct mask_arg {
@@ -411,9 +412,8 @@ static void hist_rows(void *arg, int begin, int end, int thread)
     }
 }
 
-static int ref_diff_hist(void *priv, fovea_context *ctx, const diff_job *job, int64_t *hist)
+static int ref_diff_hist(diff_ref *st, fovea_context *ctx, const diff_job *job, int64_t *hist)
 {
-    diff_ref *st = priv;
     const size_t len = 2 * (size_t)job->maxval + 1;
     if (st->hist_len != len) {
         free(st->hist);
@@ -435,11 +435,110 @@ static int ref_diff_hist(void *priv, fovea_context *ctx, const diff_job *job, in
     return FOVEA_OK;
 }
 
+static int same_shape(const fovea_frame *a, const fovea_frame *b)
+{
+    return a->data[0] && a->width == b->width && a->height == b->height && a->fmt == b->fmt;
+}
+
+/* Host scratch frame s shaped like f (kept while size and format stay). */
+static int ensure_frame(fovea_context *ctx, fovea_frame *s, const fovea_frame *f)
+{
+    if (same_shape(s, f))
+        return FOVEA_OK;
+    fovea_frame_free(ctx, s);
+    return fovea_frame_alloc(ctx, s, f->width, f->height, f->fmt, FOVEA_MEM_HOST);
+}
+
+/* One temporal step with x: the state after it is tstate[tcur] (the one
+ * before, tstate[tcur ^ 1]); restart starts the state from first. */
+static int temporal_step(diff_ref *st, fovea_context *ctx, const fovea_frame *x,
+                         const fovea_frame *first, int restart, int strength)
+{
+    if (restart || !same_shape(&st->tstate[0], x)) {
+        for (int i = 0; i < 2; i++)
+            FOVEA_TRY(ensure_frame(ctx, &st->tstate[i], x));
+        FOVEA_TRY(fovea_frame_copy(ctx, &st->tstate[0], first));
+        st->tcur = 0;
+    }
+    FOVEA_TRY(diff_ref_filter(ctx, FOVEA_DIFF_DENOISE_TEMPORAL, x, &st->tstate[st->tcur],
+                              strength, &st->tstate[st->tcur ^ 1]));
+    st->tcur ^= 1;
+    return FOVEA_OK;
+}
+
+static void fill_job(const diff_ref *st, const diff_call *c, diff_job *job)
+{
+    memset(job, 0, sizeof(*job));
+    job->prev = st->cmp_prev;
+    job->cur = st->cmp_cur;
+    job->desc = c->desc;
+    job->channels = c->channels;
+    job->maxval = c->maxval;
+    job->top = c->top;
+    job->threshold = c->threshold;
+}
+
+static int ref_begin(void *priv, fovea_context *ctx, const diff_call *c, int64_t *hist)
+{
+    diff_ref *st = priv;
+    st->cmp_prev = c->prev;
+    st->cmp_cur = c->cur;
+    if (c->denoise == FOVEA_DIFF_DENOISE_TEMPORAL) {
+        FOVEA_TRY(temporal_step(st, ctx, c->cur, c->prev, c->restart, c->strength));
+        st->cmp_prev = &st->tstate[st->tcur ^ 1];
+        st->cmp_cur = &st->tstate[st->tcur];
+    } else if (c->denoise != FOVEA_DIFF_DENOISE_NONE) {
+        for (int i = 0; i < 2; i++) {
+            const fovea_frame *in = i == 0 ? c->prev : c->cur;
+            FOVEA_TRY(ensure_frame(ctx, &st->filt[i], in));
+            FOVEA_TRY(diff_ref_filter(ctx, c->denoise, in, NULL, 0, &st->filt[i]));
+        }
+        st->cmp_prev = &st->filt[0];
+        st->cmp_cur = &st->filt[1];
+    }
+    if (!c->want_hist)
+        return FOVEA_OK;
+    diff_job job;
+    fill_job(st, c, &job);
+    return ref_diff_hist(st, ctx, &job, hist);
+}
+
+static int ref_maps(void *priv, fovea_context *ctx, const diff_call *c)
+{
+    diff_ref *st = priv;
+    diff_job job;
+    fill_job(st, c, &job);
+    if (c->heat) {
+        job.out = c->heat;
+        FOVEA_TRY(run_map(st, ctx, &job, 0));
+    }
+    if (c->mask) {
+        job.out = NULL;
+        FOVEA_TRY(ref_mask(st, ctx, &job, c->mask));
+    }
+    if (c->noise) {
+        /* last: an overlay written into cur itself changes what the others read */
+        const int overlay = st->set.noise_mode == FOVEA_DIFF_NOISE_OVERLAY;
+        if (overlay && c->noise->data[0] != c->cur->data[0])
+            FOVEA_TRY(fovea_frame_copy(ctx, c->noise, c->cur));
+        job.out = c->noise;
+        FOVEA_TRY(run_map(st, ctx, &job, overlay ? 2 : 1));
+    }
+    return FOVEA_OK;
+}
+
+static int ref_denoise(void *priv, fovea_context *ctx, const diff_filter_job *job)
+{
+    diff_ref *st = priv;
+    if (job->mode != FOVEA_DIFF_DENOISE_TEMPORAL)
+        return diff_ref_filter(ctx, job->mode, job->in, NULL, 0, job->out);
+    FOVEA_TRY(temporal_step(st, ctx, job->in, job->in, job->restart, job->strength));
+    return fovea_frame_copy(ctx, job->out, &st->tstate[st->tcur]);
+}
+
 const diff_backend diff_backend_ref = {
     {"cpu", FOVEA_BACKEND_CPU, 0, ref_init, ref_close},
-    ref_heatmap,
-    ref_noise,
-    ref_mask,
-    diff_ref_denoise,
-    ref_diff_hist,
+    ref_begin,
+    ref_maps,
+    ref_denoise,
 };

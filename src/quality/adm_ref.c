@@ -178,10 +178,138 @@ typedef struct dwt_round {
     int shift;
 } dwt_round;
 
+/* The integer loops below are compiled for AVX-512, AVX2 and the baseline and
+ * picked at run time, as VIF's (plain C, vectorized by the compiler); they
+ * hold no floating point. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+#define ADM_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define ADM_CLONES
+#endif
+
+/* The vertical pass of one output row from its four source rows (r8: level
+ * 0's samples, r32: the previous approximation band above), every column:
+ * lo = (sum_k lo_k * s_k - sub + add) >> shift, hi = (sum_k hi_k * s_k + add)
+ * >> shift. Level 0 keeps int16 results, as libvmaf does. At 8 bits the sums
+ * (< 2^24) are exact in 32 bits; above, 64 bits. */
+ADM_CLONES static void dwt_vertical(int scale, int bpc, const uint8_t *const r8[4],
+                                    const int32_t *const r32[4], int w, const dwt_round *vr,
+                                    int32_t *lo, int32_t *hi)
+{
+    if (scale == 0 && bpc == 8) {
+        const int32_t sub = (int32_t)vr->sub, add = (int32_t)vr->add;
+        for (int j = 0; j < w; j++) {
+            const int32_t s0 = r8[0][j], s1 = r8[1][j], s2 = r8[2][j], s3 = r8[3][j];
+            const int32_t l = db2_lo[0] * s0 + db2_lo[1] * s1 + db2_lo[2] * s2 + db2_lo[3] * s3;
+            const int32_t h = db2_hi[0] * s0 + db2_hi[1] * s1 + db2_hi[2] * s2 + db2_hi[3] * s3;
+            lo[j] = (int16_t)((l - sub + add) >> 8);
+            hi[j] = (int16_t)((h + add) >> 8);
+        }
+    } else if (scale == 0) {
+        /* libvmaf sums in int32, whose intermediate wrap-around at 16 bits
+         * cancels (the final sums fit); exact 64-bit sums give the same values */
+        const uint16_t *q[4];
+        for (int k = 0; k < 4; k++)
+            q[k] = (const uint16_t *)(const void *)r8[k];
+        for (int j = 0; j < w; j++) {
+            int64_t l = 0, h = 0;
+            for (int k = 0; k < 4; k++) {
+                l += (int64_t)db2_lo[k] * q[k][j];
+                h += (int64_t)db2_hi[k] * q[k][j];
+            }
+            lo[j] = (int16_t)((l - vr->sub + vr->add) >> vr->shift);
+            hi[j] = (int16_t)((h + vr->add) >> vr->shift);
+        }
+    } else {
+        for (int j = 0; j < w; j++) {
+            int64_t l = 0, h = 0;
+            for (int k = 0; k < 4; k++) {
+                l += (int64_t)db2_lo[k] * r32[k][j];
+                h += (int64_t)db2_hi[k] * r32[k][j];
+            }
+            lo[j] = (int32_t)((l + vr->add) >> vr->shift);
+            hi[j] = (int32_t)((h + vr->add) >> vr->shift);
+        }
+    }
+}
+
+/* One output column j of the horizontal pass through the mirrored column
+ * indices (the edges). */
+static inline void dwt_h_at(int scale, int *const ind[4], const int32_t *lo, const int32_t *hi,
+                            int j, const dwt_round *hr, int32_t *a, int32_t *v, int32_t *h,
+                            int32_t *d)
+{
+    int64_t ll = 0, lh = 0, hl = 0, h2 = 0;
+    for (int k = 0; k < 4; k++) {
+        const int c = ind[k][j];
+        ll += db2_lo[k] * (int64_t)lo[c];
+        lh += db2_hi[k] * (int64_t)lo[c];
+        hl += db2_lo[k] * (int64_t)hi[c];
+        h2 += db2_hi[k] * (int64_t)hi[c];
+    }
+    const int64_t out[4] = {(ll + hr->add) >> hr->shift, (lh + hr->add) >> hr->shift,
+                            (hl + hr->add) >> hr->shift, (h2 + hr->add) >> hr->shift};
+    a[j] = scale == 0 ? (int16_t)out[0] : (int32_t)out[0];
+    v[j] = scale == 0 ? (int16_t)out[1] : (int32_t)out[1];
+    h[j] = scale == 0 ? (int16_t)out[2] : (int32_t)out[2];
+    d[j] = scale == 0 ? (int16_t)out[3] : (int32_t)out[3];
+}
+
+/* The horizontal pass at the even columns of one row into the four bands
+ * (a: lo lo, v: lo hi, h: hi lo, d: hi hi). Output column j reads columns
+ * 2j-1 .. 2j+2, mirrored at the edges; the columns in between read them
+ * directly. Level 0's inputs are int16, so its sums (< 54822 * 2^15 + 2^15 <
+ * 2^31) are exact in 32 bits. */
+ADM_CLONES static void dwt_horizontal(int scale, int *const ind[4], const int32_t *lo,
+                                      const int32_t *hi, int w, const dwt_round *hr,
+                                      int32_t *a, int32_t *v, int32_t *h, int32_t *d)
+{
+    const int bw = (w + 1) / 2;
+    /* inside: 2j - 1 >= 0 and 2j + 2 <= w - 1 */
+    const int j0 = bw < 1 ? bw : 1;
+    const int j1 = (w - 1) / 2 > j0 ? (w - 1) / 2 : j0;
+    for (int j = 0; j < j0; j++)
+        dwt_h_at(scale, ind, lo, hi, j, hr, a, v, h, d);
+    if (scale == 0) {
+        for (int j = j0; j < j1; j++) {
+            const int32_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
+            const int32_t ll =
+                db2_lo[0] * l[0] + db2_lo[1] * l[1] + db2_lo[2] * l[2] + db2_lo[3] * l[3];
+            const int32_t lh =
+                db2_hi[0] * l[0] + db2_hi[1] * l[1] + db2_hi[2] * l[2] + db2_hi[3] * l[3];
+            const int32_t hl =
+                db2_lo[0] * g[0] + db2_lo[1] * g[1] + db2_lo[2] * g[2] + db2_lo[3] * g[3];
+            const int32_t h2 =
+                db2_hi[0] * g[0] + db2_hi[1] * g[1] + db2_hi[2] * g[2] + db2_hi[3] * g[3];
+            a[j] = (int16_t)((ll + 32768) >> 16);
+            v[j] = (int16_t)((lh + 32768) >> 16);
+            h[j] = (int16_t)((hl + 32768) >> 16);
+            d[j] = (int16_t)((h2 + 32768) >> 16);
+        }
+    } else {
+        for (int j = j0; j < j1; j++) {
+            const int32_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
+            int64_t ll = 0, lh = 0, hl = 0, h2 = 0;
+            for (int k = 0; k < 4; k++) {
+                ll += (int64_t)db2_lo[k] * l[k];
+                lh += (int64_t)db2_hi[k] * l[k];
+                hl += (int64_t)db2_lo[k] * g[k];
+                h2 += (int64_t)db2_hi[k] * g[k];
+            }
+            a[j] = (int32_t)((ll + hr->add) >> hr->shift);
+            v[j] = (int32_t)((lh + hr->add) >> hr->shift);
+            h[j] = (int32_t)((hl + hr->add) >> hr->shift);
+            d[j] = (int32_t)((h2 + hr->add) >> hr->shift);
+        }
+    }
+    for (int j = j1; j < bw; j++)
+        dwt_h_at(scale, ind, lo, hi, j, hr, a, v, h, d);
+}
+
 /* One DWT level of a w x h image (level 0: the input samples; above: the
  * previous level's approximation band) into the four (w+1)/2 x (h+1)/2
- * bands. Level 0 keeps every intermediate and result in int16 as libvmaf
- * does (the casts below); the levels above keep int32. */
+ * bands, output rows [i0, i1). Level 0 keeps every intermediate and result
+ * in int16 as libvmaf does; the levels above keep int32. */
 static void dwt_level(adm_state *st, int scale, const uint8_t *src8, ptrdiff_t src_stride,
                       const int32_t *src32, int w, int i0, int i1, int32_t *lo, int32_t *hi,
                       int32_t *const out[NBANDS])
@@ -208,53 +336,20 @@ static void dwt_level(adm_state *st, int scale, const uint8_t *src8, ptrdiff_t s
         hr.add = hadd[scale - 1];
         hr.shift = hsh[scale - 1];
     }
-    const int bw = (w + 1) / 2;
     for (int i = i0; i < i1; i++) {
-        /* vertical pass over every column of the four source rows */
-        for (int j = 0; j < w; j++) {
-            int64_t s[4];
-            for (int k = 0; k < 4; k++) {
-                int row = st->ind_y[k][i];
-                if (scale > 0) {
-                    s[k] = src32[row * st->stride + j];
-                } else if (bpc == 8) {
-                    s[k] = src8[row * src_stride + j];
-                } else {
-                    const uint8_t *p = src8 + row * src_stride + 2 * j;
-                    s[k] = p[0] | (p[1] << 8);
-                }
-            }
-            int64_t l = 0, hh = 0;
-            for (int k = 0; k < 4; k++) {
-                l += db2_lo[k] * s[k];
-                hh += db2_hi[k] * s[k];
-            }
-            /* level 0: libvmaf sums in int32, whose intermediate wrap-around
-             * at 16 bits cancels (the final sums fit); exact 64-bit sums give
-             * the same values */
-            l = (l - vr.sub + vr.add) >> vr.shift;
-            hh = (hh + vr.add) >> vr.shift;
-            lo[j] = scale == 0 ? (int16_t)l : (int32_t)l;
-            hi[j] = scale == 0 ? (int16_t)hh : (int32_t)hh;
+        const uint8_t *r8[4] = {NULL, NULL, NULL, NULL};
+        const int32_t *r32[4] = {NULL, NULL, NULL, NULL};
+        for (int k = 0; k < 4; k++) {
+            const int row = st->ind_y[k][i];
+            if (scale == 0)
+                r8[k] = src8 + row * src_stride;
+            else
+                r32[k] = src32 + row * st->stride;
         }
-        /* horizontal pass at the even columns */
-        for (int j = 0; j < bw; j++) {
-            int64_t ll = 0, lh = 0, hl = 0, h2 = 0;
-            for (int k = 0; k < 4; k++) {
-                int c = st->ind_x[k][j];
-                ll += db2_lo[k] * (int64_t)lo[c];
-                lh += db2_hi[k] * (int64_t)lo[c];
-                hl += db2_lo[k] * (int64_t)hi[c];
-                h2 += db2_hi[k] * (int64_t)hi[c];
-            }
-            int64_t v[NBANDS];
-            v[BAND_A] = (ll + hr.add) >> hr.shift;
-            v[BAND_V] = (lh + hr.add) >> hr.shift;
-            v[BAND_H] = (hl + hr.add) >> hr.shift;
-            v[BAND_D] = (h2 + hr.add) >> hr.shift;
-            for (int b = 0; b < NBANDS; b++)
-                out[b][i * st->stride + j] = scale == 0 ? (int16_t)v[b] : (int32_t)v[b];
-        }
+        dwt_vertical(scale, bpc, r8, r32, w, &vr, lo, hi);
+        const ptrdiff_t at = i * st->stride;
+        dwt_horizontal(scale, st->ind_x, lo, hi, w, &hr, out[BAND_A] + at, out[BAND_V] + at,
+                       out[BAND_H] + at, out[BAND_D] + at);
     }
 }
 
@@ -486,6 +581,100 @@ static uint32_t num_shifts(int scale, int w, int h, uint32_t sh_cub[3])
     return ceil_log2(h);
 }
 
+#if defined(__GNUC__)
+#define ADM_INLINE static inline __attribute__((always_inline))
+#else
+#define ADM_INLINE static inline
+#endif
+
+/* The masking threshold at column j of a row (jm, jp: its neighbours, mirrored
+ * at the edges): per band the 3x3 neighbourhood of |csf|/30 (flt; rows fm,
+ * f0, fp) without its centre, plus |csf|/15 at the centre; summed over the
+ * three bands. */
+ADM_INLINE int32_t mask_threshold(int scale, const int32_t *const fm[3],
+                                  const int32_t *const f0[3], const int32_t *const fp[3],
+                                  const int32_t *const c[3], int jm, int j, int jp)
+{
+    int32_t thr = 0;
+    for (int b = 0; b < 3; b++) {
+        int32_t sum = fm[b][jm] + fm[b][j] + fm[b][jp] + f0[b][jm] + f0[b][jp] + fp[b][jm] +
+                      fp[b][j] + fp[b][jp];
+        const int32_t a = abs(c[b][j]);
+        if (scale == 0)
+            sum += (int16_t)((8738 * a + 2048) >> 12); /* 1/15 in Q17 */
+        else /* 1/15 in Q32, the same -2^31 rounding as the CSF step */
+            sum += (int32_t)(((int64_t)286331153 * a - ((int64_t)1 << 31)) >> 32);
+        thr += sum;
+    }
+    return thr;
+}
+
+/* The cubed, masked term of band b at one sample: r the band's value, q its
+ * CSF weight, thr the threshold. */
+ADM_INLINE int64_t num_term(int scale, int b, uint32_t q, int32_t r, int32_t thr,
+                            uint32_t sh_cub, int64_t rnd_cub)
+{
+    int32_t x, x_sq;
+    if (scale == 0) {
+        /* x in Q(21|23 + band); thr << 10 (h, v) or 12 (d) brings the threshold
+         * to the same Q; both in wrapping int32 */
+        const int sub = b == 2 ? 12 : 10, sh_sq = b == 2 ? 30 : 29;
+        const int32_t xv = (int32_t)((uint32_t)r * q);
+        x = (int32_t)((uint32_t)abs(xv) - ((uint32_t)thr << sub));
+        x = x < 0 ? 0 : x;
+        x_sq = (int32_t)(((int64_t)x * x + ((int64_t)1 << (sh_sq - 1))) >> sh_sq);
+    } else {
+        const int32_t xv = (int32_t)(((int64_t)r * q + (1 << 27)) >> 28);
+        x = abs(xv) - thr;
+        x = x < 0 ? 0 : x;
+        x_sq = (int32_t)(((int64_t)x * x + (1 << 29)) >> 30);
+    }
+    return ((int64_t)x_sq * x + rnd_cub) >> sh_cub;
+}
+
+/* The numerator's sums of one row over columns [left, right) into inner[3];
+ * the columns with both neighbours inside the band read them directly. */
+ADM_CLONES static void num_row(int scale, int w, int left, int right, const uint32_t q[3],
+                               const uint32_t sh_cub[3], const int64_t rnd_cub[3],
+                               const int32_t *const fm[3], const int32_t *const f0[3],
+                               const int32_t *const fp[3], const int32_t *const c[3],
+                               const int32_t *const x[3], int64_t inner[3])
+{
+    const int j0 = left > 1 ? left : 1 < right ? 1 : right;
+    const int j1 = right < w - 1 ? right : (w - 1 > j0 ? w - 1 : j0);
+    int64_t s0 = 0, s1 = 0, s2 = 0;
+    for (int j = left; j < j0; j++) {
+        const int32_t thr = mask_threshold(scale, fm, f0, fp, c, nb(j - 1, w), j, nb(j + 1, w));
+        s0 += num_term(scale, 0, q[0], x[0][j], thr, sh_cub[0], rnd_cub[0]);
+        s1 += num_term(scale, 1, q[1], x[1][j], thr, sh_cub[1], rnd_cub[1]);
+        s2 += num_term(scale, 2, q[2], x[2][j], thr, sh_cub[2], rnd_cub[2]);
+    }
+    if (scale == 0) {
+        for (int j = j0; j < j1; j++) {
+            const int32_t thr = mask_threshold(0, fm, f0, fp, c, j - 1, j, j + 1);
+            s0 += num_term(0, 0, q[0], x[0][j], thr, sh_cub[0], rnd_cub[0]);
+            s1 += num_term(0, 1, q[1], x[1][j], thr, sh_cub[1], rnd_cub[1]);
+            s2 += num_term(0, 2, q[2], x[2][j], thr, sh_cub[2], rnd_cub[2]);
+        }
+    } else {
+        for (int j = j0; j < j1; j++) {
+            const int32_t thr = mask_threshold(1, fm, f0, fp, c, j - 1, j, j + 1);
+            s0 += num_term(1, 0, q[0], x[0][j], thr, sh_cub[0], rnd_cub[0]);
+            s1 += num_term(1, 1, q[1], x[1][j], thr, sh_cub[1], rnd_cub[1]);
+            s2 += num_term(1, 2, q[2], x[2][j], thr, sh_cub[2], rnd_cub[2]);
+        }
+    }
+    for (int j = j1 > j0 ? j1 : j0; j < right; j++) {
+        const int32_t thr = mask_threshold(scale, fm, f0, fp, c, nb(j - 1, w), j, nb(j + 1, w));
+        s0 += num_term(scale, 0, q[0], x[0][j], thr, sh_cub[0], rnd_cub[0]);
+        s1 += num_term(scale, 1, q[1], x[1][j], thr, sh_cub[1], rnd_cub[1]);
+        s2 += num_term(scale, 2, q[2], x[2][j], thr, sh_cub[2], rnd_cub[2]);
+    }
+    inner[0] = s0;
+    inner[1] = s1;
+    inner[2] = s2;
+}
+
 /* Numerator sums of the rows [i0, i1) of the scored region, added to accum. */
 static void num_rows(adm_state *st, int scale, int w, int h, int32_t *const x_band[3], int i0,
                      int i1, int64_t accum[3])
@@ -505,47 +694,16 @@ static void num_rows(adm_state *st, int scale, int w, int h, int32_t *const x_ba
         rnd_cub[b] = (uint32_t)pow(2, sh_cub[b] - 1);
 
     for (int i = top; i < bottom; i++) {
-        int64_t inner[3] = {0, 0, 0};
-        for (int j = left; j < right; j++) {
-            /* masking threshold */
-            int32_t thr = 0;
-            for (int b = 0; b < 3; b++) {
-                const int32_t *f = st->flt[b];
-                int32_t sum = 0;
-                for (int di = -1; di <= 1; di++) {
-                    for (int dj = -1; dj <= 1; dj++) {
-                        if (di == 0 && dj == 0)
-                            continue;
-                        sum += f[nb(i + di, h) * st->stride + nb(j + dj, w)];
-                    }
-                }
-                int32_t c = abs(st->csf[b][i * st->stride + j]);
-                if (scale == 0)
-                    sum += (int16_t)((8738 * c + 2048) >> 12); /* 1/15 in Q17 */
-                else /* 1/15 in Q32, the same -2^31 rounding as the CSF step */
-                    sum += (int32_t)(((int64_t)286331153 * c - ((int64_t)1 << 31)) >> 32);
-                thr += sum;
-            }
-            for (int b = 0; b < 3; b++) {
-                const int32_t r = x_band[b][i * st->stride + j];
-                int32_t x, x_sq;
-                if (scale == 0) {
-                    /* x in Q(21|23 + band); thr << 10 (h, v) or 12 (d) brings the
-                     * threshold to the same Q; both in wrapping int32 */
-                    static const int sub[3] = {10, 10, 12}, sh_sq[3] = {29, 29, 30};
-                    int32_t xv = r * (int32_t)q[b];
-                    x = (int32_t)((uint32_t)abs(xv) - ((uint32_t)thr << sub[b]));
-                    x = x < 0 ? 0 : x;
-                    x_sq = (int32_t)(((int64_t)x * x + ((int64_t)1 << (sh_sq[b] - 1))) >> sh_sq[b]);
-                } else {
-                    int32_t xv = (int32_t)(((int64_t)r * q[b] + (1 << 27)) >> 28);
-                    x = abs(xv) - thr;
-                    x = x < 0 ? 0 : x;
-                    x_sq = (int32_t)(((int64_t)x * x + (1 << 29)) >> 30);
-                }
-                inner[b] += ((int64_t)x_sq * x + rnd_cub[b]) >> sh_cub[b];
-            }
+        const int32_t *fm[3], *f0[3], *fp[3], *c[3], *x[3];
+        for (int b = 0; b < 3; b++) {
+            fm[b] = st->flt[b] + nb(i - 1, h) * st->stride;
+            f0[b] = st->flt[b] + i * st->stride;
+            fp[b] = st->flt[b] + nb(i + 1, h) * st->stride;
+            c[b] = st->csf[b] + i * st->stride;
+            x[b] = x_band[b] + i * st->stride;
         }
+        int64_t inner[3];
+        num_row(scale, w, left, right, q, sh_cub, rnd_cub, fm, f0, fp, c, x, inner);
         for (int b = 0; b < 3; b++)
             accum[b] += (inner[b] + rnd_inner) >> sh_inner;
     }

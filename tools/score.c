@@ -1,0 +1,307 @@
+/* Pieces shared by the scoring commands (vif, vmaf): the pair of inputs and
+ * its reader threads, JSON in libvmaf's layout, CSV, plot checks (score.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "score.h"
+
+/* ------------------------------------------------------------------ inputs */
+
+int score_input_open(score_input *in, const char *ref_path, const char *dis_path,
+                     const cli_input_opts *o, int64_t limit, const char *metric, int min_size)
+{
+    memset(in, 0, sizeof(*in));
+    in->ref_path = ref_path;
+    in->dis_path = dis_path;
+    in->limit = limit;
+    int rc = cli_open_reader_msg(ref_path, o, &in->rr, in->err, sizeof(in->err));
+    if (rc == CLI_EXIT_OK)
+        rc = cli_open_reader_msg(dis_path, o, &in->rd, in->err, sizeof(in->err));
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    const fovea_video_info ri = *fovea_reader_info(in->rr), di = *fovea_reader_info(in->rd);
+    in->ri = ri;
+    in->di = di;
+    const fovea_pixfmt_desc *rdsc = fovea_pixfmt_get_desc(ri.fmt);
+    const fovea_pixfmt_desc *ddsc = fovea_pixfmt_get_desc(di.fmt);
+    const char *rn = cli_display_path(ref_path, 0), *dn = cli_display_path(dis_path, 0);
+    in->bit_depth = rdsc->bit_depth;
+    if (ri.width != di.width || ri.height != di.height) {
+        snprintf(in->err, sizeof(in->err), "%s is %dx%d but %s is %dx%d: %s needs equal sizes",
+                 rn, ri.width, ri.height, dn, di.width, di.height, metric);
+        return CLI_EXIT_RUNTIME;
+    }
+    for (int k = 0; k < 2; k++) {
+        const fovea_pixfmt_desc *d = k ? ddsc : rdsc;
+        if (!d->is_yuv || d->components != 1) {
+            snprintf(in->err, sizeof(in->err), "%s: %s: %s reads luma (need YUV or gray)",
+                     k ? dn : rn, d->name, metric);
+            return CLI_EXIT_RUNTIME;
+        }
+    }
+    if (rdsc->bit_depth != ddsc->bit_depth) {
+        snprintf(in->err, sizeof(in->err), "%s: %d-bit but %s is %d-bit: %s needs equal bit depths",
+                 rn, rdsc->bit_depth, dn, ddsc->bit_depth, metric);
+        return CLI_EXIT_RUNTIME;
+    }
+    if (ri.width < min_size || ri.height < min_size) {
+        snprintf(in->err, sizeof(in->err), "%s: %dx%d: %s needs at least %dx%d", rn, ri.width,
+                 ri.height, metric, min_size, min_size);
+        return CLI_EXIT_RUNTIME;
+    }
+    /* an input known to be empty (y4m, raw yuv from a file) is an error before
+     * any work; a stream's emptiness shows at its first read */
+    for (int k = 0; k < 2; k++) {
+        if ((k ? di : ri).frame_count == 0) {
+            snprintf(in->err, sizeof(in->err), "%s: no frames in the input: nothing to score",
+                     k ? dn : rn);
+            return CLI_EXIT_RUNTIME;
+        }
+    }
+    if (ri.frame_count >= 0 && di.frame_count >= 0 && ri.frame_count != di.frame_count)
+        snprintf(in->warn, sizeof(in->warn), "%s has %lld frames and %s has %lld: scoring the "
+                 "first %lld", rn, (long long)ri.frame_count, dn, (long long)di.frame_count,
+                 (long long)(ri.frame_count < di.frame_count ? ri.frame_count : di.frame_count));
+    return CLI_EXIT_OK;
+}
+
+int64_t score_input_total(const score_input *in)
+{
+    int64_t total = -1;
+    if (in->ri.frame_count >= 0 && in->di.frame_count >= 0)
+        total = in->ri.frame_count < in->di.frame_count ? in->ri.frame_count : in->di.frame_count;
+    if (in->limit >= 0 && (total < 0 || in->limit < total))
+        total = in->limit;
+    return total;
+}
+
+/* Each input is read on a thread of its own (cli_ring) into frames pinned on
+ * a CUDA context, so that the scorer copies them to the device without
+ * staging, while the command submits the pairs and receives the scores: the
+ * device never waits on the file readers unless the files cannot be read as
+ * fast. */
+int score_input_start(score_input *in, fovea_context *ctx, int batch, size_t max_bytes,
+                      int64_t *depth)
+{
+    const size_t pair_bytes =
+        fovea_frame_packed_size(in->ri.fmt, in->ri.width, in->ri.height) +
+        fovea_frame_packed_size(in->di.fmt, in->di.width, in->di.height);
+    int64_t nslots = 3 * (int64_t)batch + batch + 2;
+    const int64_t fit = pair_bytes ? (int64_t)(max_bytes / pair_bytes) : nslots;
+    if (nslots > fit)
+        nslots = fit;
+    if (nslots < 4)
+        nslots = 4;
+    *depth = 3 * (int64_t)batch;
+    if (*depth > nslots - 2)
+        *depth = nslots - 2;
+
+    const fovea_memtype mem =
+        fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST;
+    fovea_reader *r[2] = {in->rr, in->rd};
+    for (int k = 0; k < 2; k++) {
+        const int st = cli_ring_init(&in->ring[k], ctx, r[k], (int)nslots, in->limit, mem, 1);
+        if (st < 0) {
+            snprintf(in->err, sizeof(in->err), "cannot allocate %d input frames: %s",
+                     2 * (int)nslots, fovea_strerror(st));
+            return -1;
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        if (cli_ring_run(&in->ring[k]) != 0) {
+            snprintf(in->err, sizeof(in->err), "cannot start a reader thread");
+            return -1;
+        }
+    return 0;
+}
+
+int score_input_next(score_input *in, fovea_frame **fr, fovea_frame **fd)
+{
+    if (in->limit >= 0 && in->taken >= in->limit)
+        return 0;
+    const char *mr = "", *md = "";
+    const int sr = cli_ring_take(&in->ring[0], fr, &mr);
+    int sd = FOVEA_EOF;
+    /* the distorted input is not read past the reference's end, as a
+     * sequential reader would not read it */
+    if (sr == FOVEA_OK)
+        sd = cli_ring_take(&in->ring[1], fd, &md);
+    if (sr < 0 || sd < 0) {
+        if (sr < 0)
+            cli_format_report(in->err, sizeof(in->err), in->ref_path, 0, mr, sr);
+        else
+            cli_format_report(in->err, sizeof(in->err), in->dis_path, 0, md, sd);
+        return -1;
+    }
+    if (sr == FOVEA_OK && sd == FOVEA_OK) {
+        in->taken++;
+        return 1;
+    }
+    const char *ended = cli_display_path(sr == FOVEA_EOF ? in->ref_path : in->dis_path, 0);
+    if (in->taken == 0) {
+        /* no pair at all: an empty input (both: the reference named) */
+        snprintf(in->err, sizeof(in->err), "%s: no frames in the input: nothing to score", ended);
+        return -1;
+    }
+    if (sr != sd && (in->ri.frame_count < 0 || in->di.frame_count < 0))
+        snprintf(in->warn, sizeof(in->warn), "%s ended first: scored the first %lld frames",
+                 ended, (long long)in->taken);
+    return 0;
+}
+
+void score_input_release(score_input *in)
+{
+    for (int k = 0; k < 2; k++)
+        cli_ring_release(&in->ring[k]);
+}
+
+void score_input_close(score_input *in)
+{
+    for (int k = 0; k < 2; k++)
+        cli_ring_stop(&in->ring[k]);
+    fovea_reader_close(&in->rr);
+    fovea_reader_close(&in->rd);
+}
+
+void score_log_stderr(void *opaque, fovea_log_level level, const char *msg)
+{
+    (void)opaque;
+    fprintf(stderr, "fovea: %s%s\n", level == FOVEA_LOG_WARNING ? "warning: " : "", msg);
+}
+
+/* ------------------------------------------------------------------ tables */
+
+score_pool score_table_pool(const score_table *t, int m)
+{
+    double mn = 0, mx = 0, sum = 0, isum = 0;
+    for (int64_t i = 0; i < t->n; i++) {
+        const double x = t->v[(size_t)i * (size_t)t->nmetrics + (size_t)m];
+        sum += x;
+        isum += 1.0 / (x + 1.0);
+        if (i == 0 || x < mn)
+            mn = x;
+        if (i == 0 || x > mx)
+            mx = x;
+    }
+    const score_pool q = {mn, mx, sum / (double)t->n, (double)t->n / isum - 1.0};
+    return q;
+}
+
+cJSON *score_json_number(double x)
+{
+    if (!isfinite(x))
+        return cJSON_CreateNull();
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%.17g", x);
+    return cJSON_CreateRaw(buf);
+}
+
+cJSON *score_json_add_pool(cJSON *obj, const char *name, const score_pool *p)
+{
+    cJSON *o = cJSON_AddObjectToObject(obj, name);
+    if (!o)
+        return NULL;
+    cJSON_AddItemToObject(o, "min", score_json_number(p->min));
+    cJSON_AddItemToObject(o, "max", score_json_number(p->max));
+    cJSON_AddItemToObject(o, "mean", score_json_number(p->mean));
+    cJSON_AddItemToObject(o, "harmonic_mean", score_json_number(p->harmonic_mean));
+    return o;
+}
+
+cJSON *score_json_libvmaf(const score_table *t, double fps)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    char ver[64];
+    snprintf(ver, sizeof(ver), "fovea %s", fovea_version());
+    cJSON_AddStringToObject(root, "version", ver);
+    cJSON_AddNumberToObject(root, "fps", fps);
+    cJSON *frames = cJSON_AddArrayToObject(root, "frames");
+    for (int64_t i = 0; frames && i < t->n; i++) {
+        cJSON *fr = cJSON_CreateObject();
+        cJSON_AddItemToArray(frames, fr);
+        cJSON_AddNumberToObject(fr, "frameNum", (double)i);
+        cJSON *m = cJSON_AddObjectToObject(fr, "metrics");
+        const double *row = t->v + (size_t)i * (size_t)t->nmetrics;
+        for (int f = 0; m && f < t->nmetrics; f++)
+            cJSON_AddItemToObject(m, t->names[f], score_json_number(row[f]));
+    }
+    cJSON *pooled = cJSON_AddObjectToObject(root, "pooled_metrics");
+    for (int f = 0; pooled && t->n > 0 && f < t->nmetrics; f++)
+        score_json_add_pool(pooled, t->names[f], &t->pool[f]);
+    cJSON_AddObjectToObject(root, "aggregate_metrics");
+    return root;
+}
+
+int score_write_csv(const char *path, const score_table *t)
+{
+    fovea_outfile *of;
+    if (fovea_outfile_open(NULL, &of, path) < 0)
+        return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
+    FILE *fp = fovea_outfile_file(of);
+    fputs("Frame", fp);
+    for (int f = 0; f < t->nmetrics; f++)
+        fprintf(fp, ",%s", t->names[f]);
+    fputc('\n', fp);
+    for (int64_t i = 0; i < t->n; i++) {
+        fprintf(fp, "%lld", (long long)i);
+        const double *row = t->v + (size_t)i * (size_t)t->nmetrics;
+        for (int f = 0; f < t->nmetrics; f++)
+            fprintf(fp, ",%.17g", row[f]);
+        fputc('\n', fp);
+    }
+    /* commit flushes and checks every write: its message carries the reason */
+    if (fovea_outfile_commit(NULL, &of) < 0)
+        return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ plot */
+
+int score_check_plot_name(const char *cmd, const char *path)
+{
+    const size_t n = strlen(path);
+    if (!chart_available())
+        return cli_usage_error(cmd, "--plot needs a build with cairo (libcairo2-dev)");
+    if (n < 4 || strcasecmp(path + n - 4, ".png") != 0)
+        return cli_usage_error(cmd, "%s: --plot writes PNG: use a .png name", path);
+    return CLI_EXIT_OK;
+}
+
+void score_plot_names(const char *ref_path, const char *dis_path, const char **rn,
+                      const char **dn)
+{
+    const char *d = cli_display_path(dis_path, 0), *r = cli_display_path(ref_path, 0);
+    const char *db = strrchr(d, '/') ? strrchr(d, '/') + 1 : d;
+    const char *rb = strrchr(r, '/') ? strrchr(r, '/') + 1 : r;
+    if (strlen(d) + strlen(r) > 80 && *db && *rb && strcmp(db, rb) != 0) {
+        d = db;
+        r = rb;
+    }
+    *rn = r;
+    *dn = d;
+}
+
+int score_write_chart(const char *path, const chart *c)
+{
+    char err[512] = "";
+    fovea_outfile *of = NULL;
+    if (fovea_outfile_open(NULL, &of, path) < 0) {
+        cli_error(NULL, "%s", fovea_last_error(NULL));
+        return CLI_EXIT_RUNTIME;
+    }
+    if (chart_write_png(c, fovea_outfile_file(of), err, sizeof(err)) != 0) {
+        fovea_outfile_abort(&of); /* removes only fovea's temporary, never the path */
+        cli_error(path, "%s", err);
+        return CLI_EXIT_RUNTIME;
+    }
+    if (fovea_outfile_commit(NULL, &of) < 0) {
+        cli_error(NULL, "%s", fovea_last_error(NULL));
+        return CLI_EXIT_RUNTIME;
+    }
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,119 @@
+/* Pieces shared by the scoring commands (vif, vmaf): a reference/distorted
+ * pair of inputs read on threads of their own, per-frame tables written as
+ * JSON in libvmaf's layout and as CSV, and the plot's checks and output. */
+#ifndef FOVEA_TOOLS_SCORE_H
+#define FOVEA_TOOLS_SCORE_H
+
+#include "chart.h"
+#include "cli.h"
+
+/* ------------------------------------------------------------------ inputs */
+
+/* The two inputs of a scoring run. Messages are kept, not printed, so that a
+ * command scoring many pairs on worker threads can put them in its output:
+ * err holds the text cli_error would print after "fovea: ", warn the text of a
+ * warning (after "fovea: warning: "). */
+typedef struct score_input {
+    const char *ref_path, *dis_path;
+    fovea_reader *rr, *rd;
+    fovea_video_info ri, di;
+    int bit_depth;
+    int64_t limit;     /* pairs at most, -1 = all */
+    int64_t taken;     /* pairs handed out by score_input_next */
+    cli_ring ring[2];  /* ref, dis */
+    char err[2048];
+    char warn[1024];
+} score_input;
+
+/* Open both inputs and refuse pairs the metric cannot score: sizes, formats
+ * (luma of YUV or gray), bit depths, frames below min_size x min_size, an input
+ * known to have no frames. metric names it in the messages ("VIF"). Differing
+ * known frame counts set warn (the common prefix is scored). No thread runs yet.
+ * @return CLI_EXIT_OK, CLI_EXIT_USAGE (the input options do not fit the file)
+ *         or CLI_EXIT_RUNTIME, with err set */
+int score_input_open(score_input *in, const char *ref_path, const char *dis_path,
+                     const cli_input_opts *o, int64_t limit, const char *metric, int min_size);
+
+/* The pairs that will be scored when the frame counts are known (the smaller
+ * count, at most limit), else -1. */
+int64_t score_input_total(const score_input *in);
+
+/* Start the reader threads into frames allocated on ctx (pinned on a CUDA
+ * context): about three batches of pairs to keep pending on the scorer
+ * (*depth) and a read-ahead of the rest of a ring of at most max_bytes of
+ * frames. @return 0, or -1 with err set */
+int score_input_start(score_input *in, fovea_context *ctx, int batch, size_t max_bytes,
+                      int64_t *depth);
+
+/* The next pair, in order. @return 1 with *fr and *fd (valid until its
+ * score_input_release), 0 at the end (warn set when an input of unknown
+ * length ended first), -1 after a failed read or when there is no pair at
+ * all (err set) */
+int score_input_next(score_input *in, fovea_frame **fr, fovea_frame **fd);
+
+/* The scores of the oldest pair handed out were received: its frames may be
+ * refilled. */
+void score_input_release(score_input *in);
+
+/* Stop the threads, free the frames (before the context goes), close the
+ * readers. Safe on a zeroed or failed input. */
+void score_input_close(score_input *in);
+
+/* The contexts' log callback: "fovea: [warning: ]message" on stderr. */
+void score_log_stderr(void *opaque, fovea_log_level level, const char *msg);
+
+/* ------------------------------------------------------------------ tables */
+
+/* libvmaf's pooling of one metric. */
+typedef struct score_pool {
+    double min, max;
+    double mean;          /* sum / n, summed in frame order */
+    double harmonic_mean; /* n / sum(1 / (x + 1)) - 1 */
+} score_pool;
+
+/* Per-frame values of named metrics: v[i * nmetrics + m] is metric m of frame
+ * i; pool[m] its pooling (read when n > 0). */
+typedef struct score_table {
+    int nmetrics;
+    const char *const *names;
+    const double *v;
+    int64_t n;
+    const score_pool *pool;
+} score_table;
+
+/* Pool metric m of the table as libvmaf does (n > 0). */
+score_pool score_table_pool(const score_table *t, int m);
+
+/* A number as %.17g (it reads back as the same double); JSON has no NaN or
+ * infinity: null. */
+cJSON *score_json_number(double x);
+
+/* obj.<name> = {"min", "max", "mean", "harmonic_mean"}. @return the new object or NULL */
+cJSON *score_json_add_pool(cJSON *obj, const char *name, const score_pool *p);
+
+/* libvmaf's JSON layout: {"version", "fps", "frames": [{"frameNum", "metrics":
+ * {...}}], "pooled_metrics": {...}, "aggregate_metrics": {}}. The caller may
+ * add members, then writes it (cli_write_json). @return the tree or NULL */
+cJSON *score_json_libvmaf(const score_table *t, double fps);
+
+/* "Frame,<names>" then a row per frame, values %.17g. @return CLI_EXIT_OK or
+ * CLI_EXIT_RUNTIME (printed) */
+int score_write_csv(const char *path, const score_table *t);
+
+/* ------------------------------------------------------------------ plot */
+
+/* --plot is refused before any work: the name must end in .png (the chart is
+ * a PNG whatever the name says) and the build must be able to draw.
+ * @return CLI_EXIT_OK or CLI_EXIT_USAGE (printed) */
+int score_check_plot_name(const char *cmd, const char *path);
+
+/* The names a chart's title shows: the paths as given, their last parts when
+ * both are long and those tell them apart. */
+void score_plot_names(const char *ref_path, const char *dis_path, const char **rn,
+                      const char **dn);
+
+/* Draw c into path through fovea_outfile. @return CLI_EXIT_OK or
+ * CLI_EXIT_RUNTIME (printed) */
+int score_write_chart(const char *path, const chart *c);
+
+#endif
