@@ -1,12 +1,15 @@
 /* foveadiff: each frame against the previous one through fovea's frame
  * differencing: a heat map, a noise map (changed pixels red, on black or over
  * the frame) or the change mask drawn as tiles, with the statistics of every
- * frame posted as an element message. */
+ * frame posted as an element message. Inputs in CUDA memory of the element's
+ * context are read on the device without a copy (the diff system's CUDA
+ * backend); the maps come out in system memory. */
 #include <string.h>
 
 #include <gst/video/gstvideofilter.h>
 
 #include "common.h"
+#include "cuda.h"
 #include "elements.h"
 #include "fovea/diff.h"
 
@@ -92,6 +95,7 @@ typedef struct {
     gint threads;
     /* READY and above */
     fovea_context *ctx;
+    fovea_gst_cuda *cuda;
     /* the streaming thread's */
     fovea_diff *d;
     GstBuffer *prev;   /* the previous input frame (a ref) */
@@ -225,10 +229,14 @@ static GstStateChangeReturn diff_change_state(GstElement *el, GstStateChange t)
         self->ctx = fovea_gst_open_context(el, fovea_diff_debug, b, threads);
         if (!self->ctx)
             return GST_STATE_CHANGE_FAILURE;
+        self->cuda = fovea_gst_cuda_open(el, self->ctx);
+        fovea_gst_cuda_announce(self->cuda, el);
     }
     GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_fovea_diff_parent_class)->change_state(el, t);
-    if (t == GST_STATE_CHANGE_READY_TO_NULL)
+    if (t == GST_STATE_CHANGE_READY_TO_NULL) {
+        fovea_gst_cuda_close(&self->cuda);
         fovea_close(&self->ctx);
+    }
     return ret;
 }
 
@@ -351,7 +359,13 @@ static GstCaps *diff_transform_caps(GstBaseTransform *bt, GstPadDirection dir, G
         gst_structure_take_value(o, "format", &fl);
         if (mode != MODE_OVERLAY)
             gst_structure_remove_fields(o, "colorimetry", "chroma-site", NULL);
-        gst_caps_append_structure_full(res, o, gst_caps_features_copy(gst_caps_get_features(caps, i)));
+        /* the maps are made in system memory; the input may also be CUDA
+         * memory where the element has a CUDA context */
+        if (dir == GST_PAD_SRC && self->cuda)
+            gst_caps_append_structure_full(
+                res, gst_structure_copy(o),
+                gst_caps_features_new(FOVEA_GST_CAPS_FEATURE_CUDA, NULL));
+        gst_caps_append_structure(res, o);
     }
     if (filter) {
         GstCaps *t = gst_caps_intersect_full(filter, res, GST_CAPS_INTERSECT_FIRST);
@@ -434,29 +448,53 @@ static void post_stats(GstFoveaDiff *self, const fovea_diff_mask_result *m, GstC
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 }
 
-static GstFlowReturn diff_transform_frame(GstVideoFilter *vf, GstVideoFrame *inframe,
-                                          GstVideoFrame *outframe)
+/* A frame of buf: device pointers when it is CUDA memory of the element's
+ * context and the maps are made on the device, a host map otherwise. */
+static gboolean map_input(GstFoveaDiff *self, GstVideoFrame *vf, const GstVideoInfo *info,
+                          GstBuffer *buf, fovea_frame *out)
 {
-    GstFoveaDiff *self = DIFF(vf);
+    const gboolean dev = fovea_diff_backend(self->d) == FOVEA_BACKEND_CUDA &&
+                         fovea_gst_cuda_buffer_is_ours(self->cuda, buf);
+    if (!gst_video_frame_map(vf, info, buf, GST_MAP_READ | (dev ? fovea_gst_cuda_map_flag() : 0)))
+        return FALSE;
+    fovea_gst_wrap_frame(vf, dev ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST,
+                         fovea_context_device(self->ctx), out);
+    return TRUE;
+}
+
+static GstFlowReturn diff_transform(GstBaseTransform *bt, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+    GstFoveaDiff *self = DIFF(bt);
+    GstVideoFilter *vf = GST_VIDEO_FILTER(bt);
     GST_OBJECT_LOCK(self);
     const diff_mode mode = self->mode;
     GST_OBJECT_UNLOCK(self);
     fovea_frame cur, prev, out;
-    GstVideoFrame pf;
-    gboolean pf_mapped = FALSE;
-    fovea_gst_wrap_frame(inframe, FOVEA_MEM_HOST, 0, &cur);
-    fovea_gst_wrap_frame(outframe, FOVEA_MEM_HOST, 0, &out);
+    GstVideoFrame cf, pf, of;
+    if (!map_input(self, &cf, &vf->in_info, inbuf, &cur)) {
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map the frame"), (NULL));
+        return GST_FLOW_ERROR;
+    }
+    if (!gst_video_frame_map(&of, &vf->out_info, outbuf, GST_MAP_WRITE)) {
+        gst_video_frame_unmap(&cf);
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map the output"), (NULL));
+        return GST_FLOW_ERROR;
+    }
+    fovea_gst_wrap_frame(&of, FOVEA_MEM_HOST, 0, &out);
     prev = cur; /* the first frame of a stream is compared with itself */
+    gboolean pf_mapped = FALSE;
     if (self->prev) {
-        if (!gst_video_frame_map(&pf, &vf->in_info, self->prev, GST_MAP_READ)) {
+        if (!map_input(self, &pf, &vf->in_info, self->prev, &prev)) {
+            gst_video_frame_unmap(&cf);
+            gst_video_frame_unmap(&of);
             GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map the previous frame"), (NULL));
             return GST_FLOW_ERROR;
         }
         pf_mapped = TRUE;
-        fovea_gst_wrap_frame(&pf, FOVEA_MEM_HOST, 0, &prev);
     }
     /* one call: the frames denoised once (the temporal filter steps once),
-     * the map and the mask from the same compared frames */
+     * the map and the mask from the same compared frames; host outputs are
+     * complete when it returns */
     fovea_diff_mask_result mask;
     fovea_diff_outputs outs;
     memset(&outs, 0, sizeof(outs));
@@ -467,18 +505,39 @@ static GstFlowReturn diff_transform_frame(GstVideoFilter *vf, GstVideoFrame *inf
         outs.noise = &out; /* black or overlay: the context's noise mode (diff_start) */
     int st = fovea_diff_compute(self->d, &prev, &cur, &outs);
     if (st == FOVEA_OK && mode == MODE_MASK)
-        draw_mask(outframe, &mask);
+        draw_mask(&of, &mask);
     if (pf_mapped)
         gst_video_frame_unmap(&pf);
+    gst_video_frame_unmap(&cf);
+    gst_video_frame_unmap(&of);
     if (st < 0) {
         FOVEA_GST_ERROR(self, STREAM, FAILED, self->ctx, st, "frame %" G_GUINT64_FORMAT,
                         self->frames);
         return GST_FLOW_ERROR;
     }
-    post_stats(self, &mask, GST_BUFFER_PTS(inframe->buffer), cur.width, cur.height);
-    gst_buffer_replace(&self->prev, inframe->buffer);
+    post_stats(self, &mask, GST_BUFFER_PTS(inbuf), cur.width, cur.height);
+    gst_buffer_replace(&self->prev, inbuf);
     self->frames++;
     return GST_FLOW_OK;
+}
+
+/* Never called (diff_transform maps the frames itself, for the device where
+ * it can): GstVideoFilter switches an element without transform_frame to in
+ * place. */
+static GstFlowReturn diff_transform_frame(GstVideoFilter *vf, GstVideoFrame *in,
+                                          GstVideoFrame *out)
+{
+    GST_ELEMENT_ERROR(vf, CORE, NOT_IMPLEMENTED, ("internal: unexpected transform_frame"), (NULL));
+    return GST_FLOW_ERROR;
+}
+
+static gboolean diff_query(GstBaseTransform *bt, GstPadDirection dir, GstQuery *query)
+{
+    GstFoveaDiff *self = DIFF(bt);
+    if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+        fovea_gst_cuda_handle_query(self->cuda, GST_ELEMENT(self), query))
+        return TRUE;
+    return GST_BASE_TRANSFORM_CLASS(gst_fovea_diff_parent_class)->query(bt, dir, query);
 }
 
 /* ------------------------------------------------------------------ class */
@@ -488,6 +547,7 @@ static void diff_finalize(GObject *obj)
     GstFoveaDiff *self = DIFF(obj);
     gst_buffer_replace(&self->prev, NULL);
     fovea_diff_close(&self->d);
+    fovea_gst_cuda_close(&self->cuda);
     fovea_close(&self->ctx);
     G_OBJECT_CLASS(gst_fovea_diff_parent_class)->finalize(obj);
 }
@@ -551,7 +611,7 @@ static void gst_fovea_diff_class_init(GstFoveaDiffClass *klass)
         "Each frame against the previous one: heat map, noise map or change mask, with "
         "per-frame statistics posted as messages",
         "fovea");
-    GstCaps *in = fovea_gst_raw_caps(in_formats, G_N_ELEMENTS(in_formats), FALSE);
+    GstCaps *in = fovea_gst_raw_caps(in_formats, G_N_ELEMENTS(in_formats), TRUE);
     GstCaps *out = fovea_gst_raw_caps(out_formats, G_N_ELEMENTS(out_formats), FALSE);
     gst_element_class_add_pad_template(ec, gst_pad_template_new("sink", GST_PAD_SINK,
                                                                 GST_PAD_ALWAYS, in));
@@ -566,6 +626,8 @@ static void gst_fovea_diff_class_init(GstFoveaDiffClass *klass)
     bc->sink_event = diff_sink_event;
     bc->transform_caps = diff_transform_caps;
     vc->set_info = diff_set_info;
+    bc->transform = diff_transform;
+    bc->query = diff_query;
     vc->transform_frame = diff_transform_frame;
     gst_type_mark_as_plugin_api(mode_get_type(), 0);
     gst_type_mark_as_plugin_api(denoise_get_type(), 0);

@@ -5,7 +5,7 @@
  * system memory all give the same panoramas and scores on backend=cuda; the
  * panoramas stay in CUDA memory when downstream takes it; they are within one
  * code value of the C reference's (the CUDA stitcher samples with the texture
- * unit), and the VIF scores are the C reference's exactly. */
+ * unit), the VIF scores and foveadiff's maps are the C reference's exactly. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,7 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
+#include "fovea/diff.h"
 #include "fovea/quality.h"
 #include "fovea/stitch.h"
 #include "gst_helpers.h"
@@ -80,11 +81,11 @@ static void push_feed(GstElement *pipe, void *data)
     feed *f = data;
     GstBufferPool *pool[2] = {NULL, NULL};
     for (int i = 0; i < FRAMES; i++)
-        for (int c = 0; c < 2; c++)
+        for (int c = 0; c < 2 && f->srcs[c]; c++)
             gt_push(pipe, f->srcs[c],
                     f->mem == MEM_SYSTEM ? gst_buffer_ref(f->host[c][i])
                                          : to_cuda(f->cuda, &pool[c], &f->info, f->host[c][i]));
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 2 && f->srcs[c]; c++) {
         gt_eos(pipe, f->srcs[c]);
         if (pool[c]) {
             gst_buffer_pool_set_active(pool[c], FALSE);
@@ -335,6 +336,89 @@ static void test_vif(void)
     printf("ok: foveavmaf features=vif: every memory == the C reference's scores\n");
 }
 
+/* foveadiff: CUDA-memory frames (the element's context, another one) and
+ * system memory give the same maps on backend=cuda, and those are the C
+ * reference's bytes (the diff system's backends agree exactly). */
+static void test_diff(GstVideoFormat fmt, const char *mode)
+{
+    feed f;
+    memset(&f, 0, sizeof(f));
+    gst_video_info_set_format(&f.info, fmt, CW, CH);
+    f.info.fps_n = 30;
+    f.info.fps_d = 1;
+    f.srcs[0] = "src";
+    for (int i = 0; i < FRAMES; i++)
+        f.host[0][i] = gt_frame(&f.info, i, 3, 1, 3, 51, DUR);
+    GstBuffer *out[3][FRAMES];
+    GstVideoInfo oi;
+    for (int m = MEM_SYSTEM; m <= MEM_FOREIGN; m++) {
+        f.mem = (memkind)m;
+        gchar *cs = caps_str(&f.info, m != MEM_SYSTEM);
+        gchar *desc = g_strdup_printf("appsrc name=src format=time caps=\"%s\" ! foveadiff name=d "
+                                      "mode=%s threshold=6 backend=cuda ! video/x-raw,format=RGBA "
+                                      "! appsink name=out sync=false",
+                                      cs, mode);
+        gt_result r;
+        run_fed(desc, &f, "d", "sink", &r);
+        GT_CHECK(r.samples->len == FRAMES, "%s: %u maps", mem_name[m], r.samples->len);
+        for (int i = 0; i < FRAMES; i++)
+            out[m][i] = download(g_ptr_array_index(r.samples, i), &oi);
+        gt_result_clear(&r);
+        g_free(desc);
+        g_free(cs);
+    }
+    fovea_context *ctx = NULL;
+    fovea_diff *d = NULL;
+    fovea_settings fs;
+    fovea_default_settings(&fs);
+    fs.backend = FOVEA_BACKEND_CPU;
+    fovea_diff_settings ds;
+    fovea_diff_default_settings(&ds);
+    ds.threshold = 6;
+    ds.noise_mode = strcmp(mode, "overlay") == 0 ? FOVEA_DIFF_NOISE_OVERLAY : FOVEA_DIFF_NOISE_BLACK;
+    GT_CHECK(fovea_open(&ctx, &fs) == FOVEA_OK && fovea_diff_open(&d, ctx, &ds) == FOVEA_OK,
+             "diff");
+    for (int i = 0; i < FRAMES; i++) {
+        int dd = 0;
+        GT_CHECK(same_frames(out[MEM_OURS][i], out[MEM_SYSTEM][i], &oi, 0, &dd),
+                 "%s frame %d: CUDA memory differs from system memory (by %d)", mode, i, dd);
+        GT_CHECK(same_frames(out[MEM_FOREIGN][i], out[MEM_SYSTEM][i], &oi, 0, &dd),
+                 "%s frame %d: another context's memory differs (by %d)", mode, i, dd);
+        GstVideoFrame pv, cv, ov;
+        fovea_frame prev, cur, ref;
+        GT_CHECK(gst_video_frame_map(&pv, &f.info, f.host[0][i ? i - 1 : 0], GST_MAP_READ) &&
+                     gst_video_frame_map(&cv, &f.info, f.host[0][i], GST_MAP_READ),
+                 "map");
+        gt_wrap(&pv, &prev);
+        gt_wrap(&cv, &cur);
+        GstBuffer *rb = gst_buffer_new_allocate(NULL, GST_VIDEO_INFO_SIZE(&oi), NULL);
+        GT_CHECK(gst_video_frame_map(&ov, &oi, rb, GST_MAP_WRITE), "map");
+        gt_wrap(&ov, &ref);
+        fovea_diff_outputs o;
+        memset(&o, 0, sizeof(o));
+        if (strcmp(mode, "heatmap") == 0)
+            o.heatmap = &ref;
+        else
+            o.noise = &ref;
+        GT_CHECK(fovea_diff_compute(d, &prev, &cur, &o) == FOVEA_OK, "reference");
+        gst_video_frame_unmap(&pv);
+        gst_video_frame_unmap(&cv);
+        gst_video_frame_unmap(&ov);
+        GT_CHECK(same_frames(out[MEM_OURS][i], rb, &oi, 0, &dd),
+                 "%s frame %d: %d code values from the C reference", mode, i, dd);
+        gst_buffer_unref(rb);
+    }
+    fovea_diff_close(&d);
+    fovea_close(&ctx);
+    for (int m = 0; m < 3; m++)
+        for (int i = 0; i < FRAMES; i++)
+            gst_buffer_unref(out[m][i]);
+    for (int i = 0; i < FRAMES; i++)
+        gst_buffer_unref(f.host[0][i]);
+    printf("ok: foveadiff %s %s: CUDA memory (own and foreign context) == system memory == "
+           "the C reference\n", gst_video_format_to_string(fmt), mode);
+}
+
 int main(int argc, char **argv)
 {
     int ndev = 0;
@@ -354,6 +438,8 @@ int main(int argc, char **argv)
     test_stitch(rig, GST_VIDEO_FORMAT_NV12);
     test_stitch(rig, GST_VIDEO_FORMAT_RGBA);
     test_vif();
+    test_diff(GST_VIDEO_FORMAT_NV12, "heatmap");
+    test_diff(GST_VIDEO_FORMAT_RGBA, "overlay");
     g_free(rig);
     gt_cleanup_dir(dir);
     gst_deinit();
