@@ -51,6 +51,7 @@ typedef struct {
     unsigned char *prev, *cur; /* packed 8-bit luma */
     trail *trails;
     int w, h;
+    gboolean failed;          /* make_tracker posted an error for these caps */
     guint64 frames;           /* frames tracked since the start of the stream */
 } GstFoveaTrack;
 
@@ -248,7 +249,11 @@ static gboolean track_set_info(GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo
                                GstCaps *outcaps, GstVideoInfo *out)
 {
     GstFoveaTrack *self = TRACK(vf);
-    return make_tracker(self, GST_VIDEO_INFO_WIDTH(in), GST_VIDEO_INFO_HEIGHT(in));
+    /* parameters that do not fit the size: the error is posted once and the
+     * first frame fails; refusing the caps here would make the base class try
+     * them again at every event, each time posting the error */
+    self->failed = !make_tracker(self, GST_VIDEO_INFO_WIDTH(in), GST_VIDEO_INFO_HEIGHT(in));
+    return TRUE;
 }
 
 static gboolean track_sink_event(GstBaseTransform *bt, GstEvent *event)
@@ -427,6 +432,8 @@ static GstFlowReturn track_transform_frame_ip(GstVideoFilter *vf, GstVideoFrame 
     const int trail_len = self->trail_len;
     GST_OBJECT_UNLOCK(self);
     const int w = self->w, h = self->h;
+    if (self->failed)
+        return GST_FLOW_ERROR; /* posted by make_tracker */
     frame_luma(frame, self->cur);
     if (self->frames == 0) {
         KLTSelectGoodFeatures(self->tc, self->cur, w, h, self->fl);

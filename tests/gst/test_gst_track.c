@@ -250,7 +250,7 @@ static void test_flush(void)
     printf("ok: flush\n");
 }
 
-/* A pyramid the frame cannot hold: refused when the caps arrive, with KLT's reason. */
+/* A pyramid the frame cannot hold: an error when the caps arrive, with KLT's reason. */
 static void test_bad_params(void)
 {
     GstElement *pipe = gt_launch("videotestsrc num-buffers=2 ! video/x-raw,width=64,height=48 ! "

@@ -374,8 +374,13 @@ static void expect_error_props(GstVideoFormat rf, int rw, int rh, GstVideoFormat
     GstElement *pipe = launch(&f, location, props);
     gt_result r;
     gt_run(pipe, push_pairs, &f, 60, &r);
-    GT_CHECK(r.error && strstr(r.error, want), "expected an error with '%s', got %s", want,
-             r.error ? r.error : "(none)");
+    /* want: one text, or alternatives separated by newlines */
+    gboolean found = FALSE;
+    gchar **alts = g_strsplit(want, "\n", -1);
+    for (int i = 0; alts[i] && r.error; i++)
+        found |= strstr(r.error, alts[i]) != NULL;
+    g_strfreev(alts);
+    GT_CHECK(found, "expected an error with '%s', got %s", want, r.error ? r.error : "(none)");
     printf("ok: error: %s\n", r.error);
     gt_result_clear(&r);
     gst_object_unref(pipe);
@@ -398,9 +403,10 @@ int main(int argc, char **argv)
     test_vmaf(GST_VIDEO_FORMAT_I420_10LE, dir);
     test_seek(dir);
     gchar *json = g_build_filename(dir, "e.json", NULL);
-    /* the second input's caps are refused (the caps offered carry the first's size) */
+    /* the second input's caps are refused (the caps offered carry the first's
+     * size), or, when both pads negotiate at once, the element says why */
     expect_error(GST_VIDEO_FORMAT_I420, 96, 64, GST_VIDEO_FORMAT_I420, 96, 48, json,
-                 "not-negotiated");
+                 "not-negotiated\nref is 96x64 but dis is 96x48");
     expect_error(GST_VIDEO_FORMAT_I420, 96, 64, GST_VIDEO_FORMAT_I420_10LE, 96, 64, json,
                  "ref is 8-bit but dis is 10-bit");
     /* a directory cannot be written as a file: the library's message names it */
