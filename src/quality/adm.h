@@ -39,6 +39,51 @@ typedef struct adm_result {
     double scale[ADM_SCALES];  /* integer_adm_scale0..3 */
 } adm_result;
 
+/* The constants of one level (band size, regions, CSF weights, shifts and
+ * rounding terms), computed by adm_level_setup with the reference's own
+ * expressions: adm_ref.c and the CUDA kernels (adm.cu) both take them from
+ * here. Level s (0..3) makes w x h bands from a (2w or 2w-1) x (2h or 2h-1)
+ * input. */
+typedef struct adm_level {
+    int scale;
+    int w, h;                  /* band size */
+    int sl, st, sr, sb;        /* scored region: columns [sl, sr), rows [st, sb) */
+    int wl, wt, wr, wb;        /* work region (decoupling, CSF), clipped to the band */
+    /* DWT rounding: vertical (S - v_sub + v_add) >> v_shift (v_sub: low-pass
+     * only), horizontal (S + h_add) >> h_shift */
+    int64_t v_sub, v_add, h_add;
+    int v_shift, h_shift;
+    uint32_t q[3];             /* CSF weights (Q21, Q21, Q23 at level 0; Q32 above) */
+    /* denominator: level 0 sums x^3 per row; levels 1..3 sum
+     * ((((x*x + 2^den_sq) >> den_sq) * x + den_cub_round) >> den_cub_shift);
+     * each row's sum is added as (row + den_row_round) >> den_row_shift */
+    uint32_t den_sq, den_cub_shift, den_row_shift;
+    uint64_t den_cub_round, den_row_round;
+    double den_scale;          /* the sum is divided by this (shift_csf) */
+    /* numerator: per pixel (X2*X + num_cub_round[b]) >> num_cub_shift[b], rows
+     * added as (row + num_row_round) >> num_row_shift */
+    uint32_t num_cub_shift[3], num_row_shift;
+    int64_t num_cub_round[3], num_row_round;
+} adm_level;
+
+/* Fill L for level `scale` of a p->width x p->height stream. */
+void adm_level_setup(const adm_params *p, int scale, adm_level *L);
+
+/* The angle test's constant cos(1 degree)^2 as libvmaf rounds it (float). */
+float adm_cos_1deg_sq(void);
+
+/* The float denominator of a level from its three 64-bit band sums (h, v, d),
+ * and the float numerator from its three band sums with noise weight nw
+ * (ADM_NOISE_WEIGHT for DLM, 0 for AIM): the cube roots and noise floors,
+ * in libvmaf's float/double steps. */
+float adm_den_float(const adm_params *p, const adm_level *L, const uint64_t acc[3]);
+float adm_num_float(const adm_params *p, const adm_level *L, const int64_t acc[3], double nw);
+
+/* The doubles of out (num_sum .. scale[]) from its floats num/den/aim_num. */
+void adm_finish(const adm_params *p, adm_result *out);
+
+#define ADM_NOISE_WEIGHT 0.03125 /* adm_noise_weight */
+
 typedef struct adm_state adm_state;
 
 /* Buffers for one size; FOVEA_ERR_INVALID_ARG for parameters libvmaf refuses

@@ -19,7 +19,6 @@
 
 #define ADM_PI 3.14159265358979323846
 #define ADM_BORDER_FACTOR 0.1
-#define ADM_NOISE_WEIGHT 0.03125 /* adm_noise_weight */
 #define ADM_DLM_WEIGHT 0.5       /* adm_dlm_weight: integer_adm3 = mix of DLM and 1 - AIM */
 
 /* db2 analysis filters in Q15 (the low-pass taps sum to 46342 = sqrt(2) * 2^15). */
@@ -134,6 +133,83 @@ static void work_region(int w, int h, int *l, int *t, int *r, int *b)
     *b = bottom > h ? h : bottom;
 }
 
+static uint32_t ceil_log2(double v)
+{
+    return (uint32_t)ceil(log2(v));
+}
+
+float adm_cos_1deg_sq(void)
+{
+    return (float)(cos(ADM_PI / 180.0) * cos(ADM_PI / 180.0));
+}
+
+void adm_level_setup(const adm_params *p, int scale, adm_level *L)
+{
+    memset(L, 0, sizeof(*L));
+    L->scale = scale;
+    int w = p->width, h = p->height;
+    for (int s = 0; s <= scale; s++) {
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+    }
+    L->w = w;
+    L->h = h;
+    score_region(w, h, &L->sl, &L->st, &L->sr, &L->sb);
+    work_region(w, h, &L->wl, &L->wt, &L->wr, &L->wb);
+
+    if (scale == 0) {
+        /* The samples are centred (x - 2^(bpc-1), folded into the low-pass
+         * sum) and scaled by 2^-bpc vertically and 2^-16 horizontally, so every
+         * bit depth gives bands of the same scale. */
+        L->v_add = (int64_t)1 << (p->bpc - 1);
+        L->v_sub = (int64_t)DB2_LO_SUM * L->v_add;
+        L->v_shift = p->bpc;
+        L->h_add = 32768;
+        L->h_shift = 16;
+        csf_factors_q0(p, L->q);
+    } else {
+        static const int vadd[3] = {0, 32768, 32768}, vsh[3] = {0, 16, 16};
+        static const int hadd[3] = {16384, 32768, 16384}, hsh[3] = {15, 16, 15};
+        L->v_sub = 0;
+        L->v_add = vadd[scale - 1];
+        L->v_shift = vsh[scale - 1];
+        L->h_add = hadd[scale - 1];
+        L->h_shift = hsh[scale - 1];
+        csf_factors_q32(p, scale, L->q);
+    }
+
+    /* denominator (scored region) */
+    const int rw = L->sr - L->sl, rh = L->sb - L->st;
+    if (scale == 0) {
+        int32_t sh = (int32_t)ceil(log2(rh * rw) - 20);
+        sh = sh > 0 ? sh : 0;
+        L->den_row_shift = (uint32_t)sh;
+        L->den_row_round = sh > 0 ? (uint64_t)1 << (sh - 1) : 0;
+        L->den_scale = pow(2, 18 - sh);
+    } else {
+        static const uint32_t sh_sq[3] = {31, 30, 31}, to_float[3] = {32, 27, 23};
+        L->den_sq = sh_sq[scale - 1];
+        L->den_cub_shift = ceil_log2(rw);
+        L->den_row_shift = ceil_log2(rh);
+        L->den_cub_round = (uint32_t)pow(2, L->den_cub_shift - 1);
+        L->den_row_round = (uint32_t)pow(2, L->den_row_shift - 1);
+        L->den_scale =
+            pow(2, (uint32_t)(to_float[scale - 1] - L->den_row_shift - L->den_cub_shift));
+    }
+
+    /* numerator */
+    L->num_row_shift = ceil_log2(h);
+    L->num_row_round = (uint32_t)pow(2, L->num_row_shift - 1);
+    if (scale == 0) {
+        L->num_cub_shift[0] = L->num_cub_shift[1] = (uint32_t)ceil(log2(w) - 4);
+        L->num_cub_shift[2] = (uint32_t)ceil(log2(w) - 3);
+    } else {
+        L->num_cub_shift[0] = L->num_cub_shift[1] = L->num_cub_shift[2] = ceil_log2(w);
+    }
+    for (int b = 0; b < 3; b++)
+        L->num_cub_round[b] = (uint32_t)pow(2, L->num_cub_shift[b] - 1);
+}
+
 /* ---------------------------------------------------------------- DWT */
 
 /* Source index of tap k (0..3) for output n of a level with n_in inputs: taps
@@ -154,43 +230,16 @@ static void dwt_indices(int *ind[4], int n_in)
     }
 }
 
-/* Rounding of the two passes: (sum - sub + add) >> shift. */
-typedef struct dwt_round {
-    int64_t sub, add;
-    int shift;
-} dwt_round;
-
 /* One DWT level of a w x h image (level 0: the input samples; above: the
  * previous level's approximation band) into the four (w+1)/2 x (h+1)/2
  * bands. Level 0 keeps every intermediate and result in int16 as libvmaf
  * does (the casts below); the levels above keep int32. */
-static void dwt_level(adm_state *st, int scale, const uint8_t *src8, ptrdiff_t src_stride,
-                      const int32_t *src32, int w, int h, int32_t *lo, int32_t *hi,
+static void dwt_level(adm_state *st, const adm_level *L, const uint8_t *src8,
+                      ptrdiff_t src_stride, const int32_t *src32, int w, int32_t *lo, int32_t *hi,
                       int32_t *const out[NBANDS])
 {
-    const int bpc = st->p.bpc;
-    dwt_round vr, hr;
-    if (scale == 0) {
-        /* The samples are centred (x - 2^(bpc-1), folded into the low-pass
-         * sum) and scaled by 2^-bpc vertically and 2^-16 horizontally, so every
-         * bit depth gives bands of the same scale. */
-        vr.add = (int64_t)1 << (bpc - 1);
-        vr.sub = (int64_t)DB2_LO_SUM * vr.add;
-        vr.shift = bpc;
-        hr.sub = 0;
-        hr.add = 32768;
-        hr.shift = 16;
-    } else {
-        static const int vadd[3] = {0, 32768, 32768}, vsh[3] = {0, 16, 16};
-        static const int hadd[3] = {16384, 32768, 16384}, hsh[3] = {15, 16, 15};
-        vr.sub = 0;
-        vr.add = vadd[scale - 1];
-        vr.shift = vsh[scale - 1];
-        hr.sub = 0;
-        hr.add = hadd[scale - 1];
-        hr.shift = hsh[scale - 1];
-    }
-    const int bw = (w + 1) / 2, bh = (h + 1) / 2;
+    const int bpc = st->p.bpc, scale = L->scale;
+    const int bw = L->w, bh = L->h;
     for (int i = 0; i < bh; i++) {
         /* vertical pass over every column of the four source rows */
         for (int j = 0; j < w; j++) {
@@ -214,8 +263,8 @@ static void dwt_level(adm_state *st, int scale, const uint8_t *src8, ptrdiff_t s
             /* level 0: libvmaf sums in int32, whose intermediate wrap-around
              * at 16 bits cancels (the final sums fit); exact 64-bit sums give
              * the same values */
-            l = (l - vr.sub + vr.add) >> vr.shift;
-            hh = (hh + vr.add) >> vr.shift;
+            l = (l - L->v_sub + L->v_add) >> L->v_shift;
+            hh = (hh + L->v_add) >> L->v_shift;
             lo[j] = scale == 0 ? (int16_t)l : (int32_t)l;
             hi[j] = scale == 0 ? (int16_t)hh : (int32_t)hh;
         }
@@ -230,10 +279,10 @@ static void dwt_level(adm_state *st, int scale, const uint8_t *src8, ptrdiff_t s
                 h2 += db2_hi[k] * (int64_t)hi[c];
             }
             int64_t v[NBANDS];
-            v[BAND_A] = (ll + hr.add) >> hr.shift;
-            v[BAND_V] = (lh + hr.add) >> hr.shift;
-            v[BAND_H] = (hl + hr.add) >> hr.shift;
-            v[BAND_D] = (h2 + hr.add) >> hr.shift;
+            v[BAND_A] = (ll + L->h_add) >> L->h_shift;
+            v[BAND_V] = (lh + L->h_add) >> L->h_shift;
+            v[BAND_H] = (hl + L->h_add) >> L->h_shift;
+            v[BAND_D] = (h2 + L->h_add) >> L->h_shift;
             for (int b = 0; b < NBANDS; b++)
                 out[b][i * st->stride + j] = scale == 0 ? (int16_t)v[b] : (int32_t)v[b];
         }
@@ -271,14 +320,13 @@ static int64_t ratio_q15(const int32_t *div_lookup, int scale, int32_t o, int32_
  * (additive: t - restored). Where (oh,ov) and (th,tv) point within 1 degree
  * of each other, an enhancement (|t| > |o|) is restored up to
  * enhn_gain_limit * k*o. */
-static void decouple(adm_state *st, int scale, int w, int h)
+static void decouple(adm_state *st, const adm_level *L)
 {
-    const float cos_1deg_sq = (float)(cos(ADM_PI / 180.0) * cos(ADM_PI / 180.0));
+    const float cos_1deg_sq = adm_cos_1deg_sq();
     const double gain = st->p.enhn_gain_limit;
-    int left, top, right, bottom;
-    work_region(w, h, &left, &top, &right, &bottom);
-    for (int i = top; i < bottom; i++) {
-        for (int j = left; j < right; j++) {
+    const int scale = L->scale;
+    for (int i = L->wt; i < L->wb; i++) {
+        for (int j = L->wl; j < L->wr; j++) {
             const ptrdiff_t at = i * st->stride + j;
             int32_t o[3], t[3];
             for (int b = 0; b < 3; b++) {
@@ -318,18 +366,13 @@ static void decouple(adm_state *st, int scale, int w, int h)
 
 /* csf = band weighted by the CSF; flt = |csf| / 30, the masking filter's
  * off-centre contribution. Over the work region. */
-static void csf_bands(adm_state *st, int scale, int w, int h, int32_t *const src[3])
+static void csf_bands(adm_state *st, const adm_level *L, int32_t *const src[3])
 {
-    int left, top, right, bottom;
-    work_region(w, h, &left, &top, &right, &bottom);
-    uint32_t q[3];
-    if (scale == 0)
-        csf_factors_q0(&st->p, q);
-    else
-        csf_factors_q32(&st->p, scale, q);
+    const int scale = L->scale;
+    const uint32_t *q = L->q;
     for (int b = 0; b < 3; b++) {
-        for (int i = top; i < bottom; i++) {
-            for (int j = left; j < right; j++) {
+        for (int i = L->wt; i < L->wb; i++) {
+            for (int j = L->wl; j < L->wr; j++) {
                 const ptrdiff_t at = i * st->stride + j;
                 if (scale == 0) {
                     /* Q21 (h, v) or Q23 (d) weight, back to the band's Q */
@@ -352,60 +395,42 @@ static void csf_bands(adm_state *st, int scale, int w, int h, int32_t *const src
 
 /* ---------------------------------------------------------------- sums */
 
-static uint32_t ceil_log2(double v)
+/* Denominator sums of a level: over the scored region, |ref band|^3 (level 0)
+ * or its fixed-point cube (levels 1..3), rows shifted as they are added. */
+static void den_sums(const adm_state *st, const adm_level *L, uint64_t accum[3])
 {
-    return (uint32_t)ceil(log2(v));
-}
-
-/* Denominator of a level: sum over the scored region of |ref band|^3 weighted
- * by the CSF cubed, one cube root per band plus the noise floor. */
-static float den_level(adm_state *st, int scale, int w, int h)
-{
-    int left, top, right, bottom;
-    score_region(w, h, &left, &top, &right, &bottom);
-    float rf[3];
-    csf_factors(&st->p, scale, rf);
-    uint64_t accum[3] = {0, 0, 0};
-    double shift_csf;
-    if (scale == 0) {
-        int32_t sh = (int32_t)ceil(log2((bottom - top) * (right - left)) - 20);
-        sh = sh > 0 ? sh : 0;
-        uint64_t rnd = sh > 0 ? (uint64_t)1 << (sh - 1) : 0;
-        for (int b = 0; b < 3; b++) {
-            for (int i = top; i < bottom; i++) {
-                uint64_t inner = 0;
-                for (int j = left; j < right; j++) {
+    for (int b = 0; b < 3; b++) {
+        accum[b] = 0;
+        for (int i = L->st; i < L->sb; i++) {
+            uint64_t inner = 0;
+            for (int j = L->sl; j < L->sr; j++) {
+                if (L->scale == 0) {
                     uint64_t x = (uint16_t)abs(st->ref[b][i * st->stride + j]);
                     inner += x * x * x;
-                }
-                accum[b] += (inner + rnd) >> sh;
-            }
-        }
-        shift_csf = pow(2, 18 - sh);
-    } else {
-        static const uint32_t sh_sq[3] = {31, 30, 31}, to_float[3] = {32, 27, 23};
-        const uint32_t sq = sh_sq[scale - 1];
-        const uint32_t sh_cub = ceil_log2(right - left), sh_acc = ceil_log2(bottom - top);
-        const uint64_t rnd_cub = (uint32_t)pow(2, sh_cub - 1);
-        const uint64_t rnd_acc = (uint32_t)pow(2, sh_acc - 1);
-        for (int b = 0; b < 3; b++) {
-            for (int i = top; i < bottom; i++) {
-                uint64_t inner = 0;
-                for (int j = left; j < right; j++) {
+                } else {
                     uint64_t x = (uint32_t)abs(st->ref[b][i * st->stride + j]);
                     /* rounding constant 2^sq, not 2^(sq-1), as in libvmaf */
-                    inner += ((((x * x) + ((uint64_t)1 << sq)) >> sq) * x + rnd_cub) >> sh_cub;
+                    inner += ((((x * x) + ((uint64_t)1 << L->den_sq)) >> L->den_sq) * x +
+                              L->den_cub_round) >>
+                             L->den_cub_shift;
                 }
-                accum[b] += (inner + rnd_acc) >> sh_acc;
             }
+            accum[b] += (inner + L->den_row_round) >> L->den_row_shift;
         }
-        shift_csf = pow(2, (uint32_t)(to_float[scale - 1] - sh_acc - sh_cub));
     }
+}
+
+/* Denominator of a level: the band sums weighted by the CSF cubed, one cube
+ * root per band plus the noise floor. */
+float adm_den_float(const adm_params *p, const adm_level *L, const uint64_t acc[3])
+{
+    float rf[3];
+    csf_factors(p, L->scale, rf);
     const float noise =
-        powf((float)((bottom - top) * (right - left) * ADM_NOISE_WEIGHT), 1.0f / 3.0f);
+        powf((float)((L->sb - L->st) * (L->sr - L->sl) * ADM_NOISE_WEIGHT), 1.0f / 3.0f);
     float d[3];
     for (int b = 0; b < 3; b++) {
-        double c = (double)(accum[b] / shift_csf) * pow(rf[b], 3);
+        double c = (double)(acc[b] / L->den_scale) * pow(rf[b], 3);
         d[b] = powf((float)c, 1.0f / 3.0f) + noise;
     }
     return d[0] + d[1] + d[2];
@@ -417,34 +442,20 @@ static inline int nb(int i, int n)
     return i < 0 ? 1 : (i >= n ? n - 1 : i);
 }
 
-/* Numerator of a level: the CSF-weighted band x (restored part for DLM,
+/* Numerator sums of a level: the CSF-weighted band x (restored part for DLM,
  * additive part for AIM) less the contrast masking threshold (the 3x3
  * neighbourhood of the masker's |csf|/30, centre |csf|/15, summed over the
- * three orientations), clipped at 0 and cubed, summed over the scored region;
- * one cube root per band plus the noise floor (noise_weight 0 for AIM). */
-static float num_level(adm_state *st, int scale, int w, int h, int32_t *const x_band[3],
-                       double noise_weight)
+ * three orientations), clipped at 0 and cubed, summed over the scored region,
+ * rows shifted as they are added. */
+static void num_sums(const adm_state *st, const adm_level *L, int32_t *const x_band[3],
+                     int64_t accum[3])
 {
-    int left, top, right, bottom;
-    score_region(w, h, &left, &top, &right, &bottom);
-    uint32_t q[3];
-    uint32_t sh_cub[3], sh_inner = ceil_log2(h);
-    int64_t rnd_cub[3], rnd_inner = (uint32_t)pow(2, sh_inner - 1);
-    if (scale == 0) {
-        csf_factors_q0(&st->p, q);
-        sh_cub[0] = sh_cub[1] = (uint32_t)ceil(log2(w) - 4);
-        sh_cub[2] = (uint32_t)ceil(log2(w) - 3);
-    } else {
-        csf_factors_q32(&st->p, scale, q);
-        sh_cub[0] = sh_cub[1] = sh_cub[2] = ceil_log2(w);
-    }
-    for (int b = 0; b < 3; b++)
-        rnd_cub[b] = (uint32_t)pow(2, sh_cub[b] - 1);
-
-    int64_t accum[3] = {0, 0, 0};
-    for (int i = top; i < bottom; i++) {
+    const int scale = L->scale, w = L->w, h = L->h;
+    const uint32_t *q = L->q;
+    accum[0] = accum[1] = accum[2] = 0;
+    for (int i = L->st; i < L->sb; i++) {
         int64_t inner[3] = {0, 0, 0};
-        for (int j = left; j < right; j++) {
+        for (int j = L->sl; j < L->sr; j++) {
             /* masking threshold */
             int32_t thr = 0;
             for (int b = 0; b < 3; b++) {
@@ -481,29 +492,63 @@ static float num_level(adm_state *st, int scale, int w, int h, int32_t *const x_
                     x = x < 0 ? 0 : x;
                     x_sq = (int32_t)(((int64_t)x * x + (1 << 29)) >> 30);
                 }
-                inner[b] += ((int64_t)x_sq * x + rnd_cub[b]) >> sh_cub[b];
+                inner[b] += ((int64_t)x_sq * x + L->num_cub_round[b]) >> L->num_cub_shift[b];
             }
         }
         for (int b = 0; b < 3; b++)
-            accum[b] += (inner[b] + rnd_inner) >> sh_inner;
+            accum[b] += (inner[b] + L->num_row_round) >> L->num_row_shift;
     }
+}
 
-    const float noise =
-        powf((float)((bottom - top) * (right - left) * noise_weight), 1.0f / 3.0f);
+/* Numerator of a level: one cube root per band plus the noise floor (noise
+ * weight 0 for AIM). */
+float adm_num_float(const adm_params *p, const adm_level *L, const int64_t acc[3], double nw)
+{
+    (void)p;
+    const float noise = powf((float)((L->sb - L->st) * (L->sr - L->sl) * nw), 1.0f / 3.0f);
     float n[3];
     for (int b = 0; b < 3; b++) {
+        const uint32_t e = L->num_cub_shift[b] + L->num_row_shift;
         float f;
-        if (scale == 0) {
+        if (L->scale == 0) {
             static const uint32_t q_total[3] = {52, 52, 57};
-            f = (float)(accum[b] / pow(2, (uint32_t)(q_total[b] - sh_cub[b] - sh_inner)));
+            f = (float)(acc[b] / pow(2, (uint32_t)(q_total[b] - e)));
         } else {
             static const uint32_t q_total[3] = {45, 39, 36};
-            float fs = (float)pow(2, (uint32_t)(q_total[scale - 1] - sh_cub[b] - sh_inner));
-            f = (float)accum[b] / fs;
+            float fs = (float)pow(2, (uint32_t)(q_total[L->scale - 1] - e));
+            f = (float)acc[b] / fs;
         }
         n[b] = powf(f, 1.0f / 3.0f) + noise;
     }
     return n[0] + n[1] + n[2];
+}
+
+void adm_finish(const adm_params *p, adm_result *out)
+{
+    double num = 0, den = 0, aim = 0;
+    for (int scale = 0; scale < ADM_SCALES; scale++) {
+        num += out->num[scale];
+        den += out->den[scale];
+        aim += out->aim_num[scale];
+    }
+    const double limit = 1e-10 * (p->width * p->height) / (1920.0 * 1080.0);
+    num = num < limit ? 0 : num;
+    den = den < limit ? 0 : den;
+    if (den == 0.0) {
+        /* unreachable (every level's denominator holds a positive noise floor);
+         * libvmaf leaves integer_aim undefined here, fovea reports 0 */
+        out->adm2 = 1.0;
+        out->aim = 0.0;
+    } else {
+        out->adm2 = num / den;
+        out->aim = aim / den;
+    }
+    out->num_sum = num;
+    out->den_sum = den;
+    double adm3 = out->adm2 * ADM_DLM_WEIGHT + (1 - out->aim) * (1 - ADM_DLM_WEIGHT);
+    out->adm3 = adm3 > 0.0 ? adm3 : 0.0; /* adm_min_val 0 */
+    for (int s = 0; s < ADM_SCALES; s++)
+        out->scale[s] = (double)out->num[s] / (double)out->den[s];
 }
 
 /* ---------------------------------------------------------------- API */
@@ -587,50 +632,33 @@ void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const 
 {
     memset(out, 0, sizeof(*out));
     int w = st->p.width, h = st->p.height;
-    double num = 0, den = 0, aim = 0;
     for (int scale = 0; scale < ADM_SCALES; scale++) {
+        adm_level L;
+        adm_level_setup(&st->p, scale, &L);
         dwt_indices(st->ind_y, h);
         dwt_indices(st->ind_x, w);
         /* Levels above 0 read the previous approximation band and overwrite
          * it: libvmaf does this in place, which is safe because output row i
          * only needs source rows >= 2i - 1 >= i (for i >= 1); here it is the
          * same, row i is written after the last read of it. */
-        dwt_level(st, scale, ref, ref_stride, st->ref[BAND_A], w, h, st->tmp[0], st->tmp[1],
-                  st->ref);
-        dwt_level(st, scale, dis, dis_stride, st->dis[BAND_A], w, h, st->tmp[2], st->tmp[3],
-                  st->dis);
-        w = (w + 1) / 2;
-        h = (h + 1) / 2;
+        dwt_level(st, &L, ref, ref_stride, st->ref[BAND_A], w, st->tmp[0], st->tmp[1], st->ref);
+        dwt_level(st, &L, dis, dis_stride, st->dis[BAND_A], w, st->tmp[2], st->tmp[3], st->dis);
+        w = L.w;
+        h = L.h;
 
-        decouple(st, scale, w, h);
-        out->den[scale] = den_level(st, scale, w, h);
+        decouple(st, &L);
+        uint64_t den[3];
+        int64_t num[3];
+        den_sums(st, &L, den);
+        out->den[scale] = adm_den_float(&st->p, &L, den);
         /* DLM: the restored part, masked by the additive part */
-        csf_bands(st, scale, w, h, st->add);
-        out->num[scale] = num_level(st, scale, w, h, st->rst, ADM_NOISE_WEIGHT);
+        csf_bands(st, &L, st->add);
+        num_sums(st, &L, st->rst, num);
+        out->num[scale] = adm_num_float(&st->p, &L, num, ADM_NOISE_WEIGHT);
         /* AIM: the additive part, masked by the restored part, no noise floor */
-        csf_bands(st, scale, w, h, st->rst);
-        out->aim_num[scale] = num_level(st, scale, w, h, st->add, 0.0);
-
-        num += out->num[scale];
-        den += out->den[scale];
-        aim += out->aim_num[scale];
+        csf_bands(st, &L, st->rst);
+        num_sums(st, &L, st->add, num);
+        out->aim_num[scale] = adm_num_float(&st->p, &L, num, 0.0);
     }
-    const double limit = 1e-10 * (st->p.width * st->p.height) / (1920.0 * 1080.0);
-    num = num < limit ? 0 : num;
-    den = den < limit ? 0 : den;
-    if (den == 0.0) {
-        /* unreachable (every level's denominator holds a positive noise floor);
-         * libvmaf leaves integer_aim undefined here, fovea reports 0 */
-        out->adm2 = 1.0;
-        out->aim = 0.0;
-    } else {
-        out->adm2 = num / den;
-        out->aim = aim / den;
-    }
-    out->num_sum = num;
-    out->den_sum = den;
-    double adm3 = out->adm2 * ADM_DLM_WEIGHT + (1 - out->aim) * (1 - ADM_DLM_WEIGHT);
-    out->adm3 = adm3 > 0.0 ? adm3 : 0.0; /* adm_min_val 0 */
-    for (int s = 0; s < ADM_SCALES; s++)
-        out->scale[s] = (double)out->num[s] / (double)out->den[s];
+    adm_finish(&st->p, out);
 }
