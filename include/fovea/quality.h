@@ -252,7 +252,8 @@ FOVEA_API int fovea_vmaf_metric_index(const fovea_vmaf *v, const char *name);
  *  The motion features of frame n compare its reference with the reference of
  *  frame n - 1 (frame 0 has motion 0) and integer_motion2 of frame n is the
  *  smaller of the motion of frames n and n + 1: frame n's scores are therefore
- *  ready only once frame n + 1 was submitted, or after fovea_vmaf_flush.
+ *  ready only once frame n + 1 was submitted, or after fovea_vmaf_flush
+ *  (features without motion, FOVEA_VMAF_FEATURES_VIF, are ready at once).
  *  The context keeps what motion needs of the previous frame itself (blurred
  *  on its backend): the caller's frames are not held. Pageable host frames may
  *  be reused at return; pinned and device frames must stay valid and unchanged
@@ -280,8 +281,11 @@ FOVEA_API int fovea_vmaf_flush(fovea_vmaf *v);
 /** @return the number of pairs submitted and not yet received; 0 for NULL. */
 FOVEA_API int64_t fovea_vmaf_pending(const fovea_vmaf *v);
 
-/** Pairs the backend scores together for width x height frames (1 on the CPU
- *  backend); keeping about three batches pending keeps a GPU busy. @return >= 1 */
+/** Pairs the backend scores together for width x height frames: on the CPU
+ *  backend one per thread of the context, each pair on its own thread (a pair
+ *  received alone is split over the threads instead); keeping about three
+ *  batches pending keeps every thread or the GPU busy. The scores do not
+ *  depend on it. @return >= 1 */
 FOVEA_API int fovea_vmaf_batch_size(const fovea_vmaf *v, int width, int height);
 
 /** libvmaf's pooled_metrics of every metric over the frames received so far.

@@ -19,6 +19,7 @@
 
 #define ADM_PI 3.14159265358979323846
 #define ADM_BORDER_FACTOR 0.1
+#define ADM_NOISE_WEIGHT 0.03125 /* adm_noise_weight */
 #define ADM_DLM_WEIGHT 0.5       /* adm_dlm_weight: integer_adm3 = mix of DLM and 1 - AIM */
 
 /* db2 analysis filters in Q15 (the low-pass taps sum to 46342 = sqrt(2) * 2^15). */
@@ -38,11 +39,20 @@ struct adm_state {
     int32_t *ref[NBANDS], *dis[NBANDS];
     int32_t *rst[3], *add[3]; /* decoupled: restored and additive parts */
     int32_t *csf[3], *flt[3]; /* a CSF-weighted band and its |x|/30 */
-    int32_t *tmp[4];          /* vertical-pass rows: ref lo, ref hi, dis lo, dis hi */
+    int32_t *band_a[2][2];    /* [ref, dis][ping, pong]: the approximation band of a
+                                 level is read by the next one, which writes the other */
     int *ind_y[4], *ind_x[4]; /* DWT source rows/columns of each output row/column */
     int32_t *div_lookup;      /* 65537 entries: 2^30 / (i - 32768) */
     void *mem;
+    /* per thread of the context computing: 4 vertical-pass rows of width
+     * (ref lo, ref hi, dis lo, dis hi) and the row sums' partial accumulators */
+    int nthr;
+    int32_t *thr_rows;
+    int64_t *thr_acc;         /* THR_ACC per thread (3 used; the rest keeps threads
+                                 off each other's cache lines) */
 };
+
+#define THR_ACC 8
 
 void adm_default_params(adm_params *p, int width, int height, int bpc)
 {
@@ -133,81 +143,13 @@ static void work_region(int w, int h, int *l, int *t, int *r, int *b)
     *b = bottom > h ? h : bottom;
 }
 
-static uint32_t ceil_log2(double v)
+/* Restrict the rows [*top, *bottom) of a region to a thread's rows [i0, i1). */
+static void clip_rows(int *top, int *bottom, int i0, int i1)
 {
-    return (uint32_t)ceil(log2(v));
-}
-
-float adm_cos_1deg_sq(void)
-{
-    return (float)(cos(ADM_PI / 180.0) * cos(ADM_PI / 180.0));
-}
-
-void adm_level_setup(const adm_params *p, int scale, adm_level *L)
-{
-    memset(L, 0, sizeof(*L));
-    L->scale = scale;
-    int w = p->width, h = p->height;
-    for (int s = 0; s <= scale; s++) {
-        w = (w + 1) / 2;
-        h = (h + 1) / 2;
-    }
-    L->w = w;
-    L->h = h;
-    score_region(w, h, &L->sl, &L->st, &L->sr, &L->sb);
-    work_region(w, h, &L->wl, &L->wt, &L->wr, &L->wb);
-
-    if (scale == 0) {
-        /* The samples are centred (x - 2^(bpc-1), folded into the low-pass
-         * sum) and scaled by 2^-bpc vertically and 2^-16 horizontally, so every
-         * bit depth gives bands of the same scale. */
-        L->v_add = (int64_t)1 << (p->bpc - 1);
-        L->v_sub = (int64_t)DB2_LO_SUM * L->v_add;
-        L->v_shift = p->bpc;
-        L->h_add = 32768;
-        L->h_shift = 16;
-        csf_factors_q0(p, L->q);
-    } else {
-        static const int vadd[3] = {0, 32768, 32768}, vsh[3] = {0, 16, 16};
-        static const int hadd[3] = {16384, 32768, 16384}, hsh[3] = {15, 16, 15};
-        L->v_sub = 0;
-        L->v_add = vadd[scale - 1];
-        L->v_shift = vsh[scale - 1];
-        L->h_add = hadd[scale - 1];
-        L->h_shift = hsh[scale - 1];
-        csf_factors_q32(p, scale, L->q);
-    }
-
-    /* denominator (scored region) */
-    const int rw = L->sr - L->sl, rh = L->sb - L->st;
-    if (scale == 0) {
-        int32_t sh = (int32_t)ceil(log2(rh * rw) - 20);
-        sh = sh > 0 ? sh : 0;
-        L->den_row_shift = (uint32_t)sh;
-        L->den_row_round = sh > 0 ? (uint64_t)1 << (sh - 1) : 0;
-        L->den_scale = pow(2, 18 - sh);
-    } else {
-        static const uint32_t sh_sq[3] = {31, 30, 31}, to_float[3] = {32, 27, 23};
-        L->den_sq = sh_sq[scale - 1];
-        L->den_cub_shift = ceil_log2(rw);
-        L->den_row_shift = ceil_log2(rh);
-        L->den_cub_round = (uint32_t)pow(2, L->den_cub_shift - 1);
-        L->den_row_round = (uint32_t)pow(2, L->den_row_shift - 1);
-        L->den_scale =
-            pow(2, (uint32_t)(to_float[scale - 1] - L->den_row_shift - L->den_cub_shift));
-    }
-
-    /* numerator */
-    L->num_row_shift = ceil_log2(h);
-    L->num_row_round = (uint32_t)pow(2, L->num_row_shift - 1);
-    if (scale == 0) {
-        L->num_cub_shift[0] = L->num_cub_shift[1] = (uint32_t)ceil(log2(w) - 4);
-        L->num_cub_shift[2] = (uint32_t)ceil(log2(w) - 3);
-    } else {
-        L->num_cub_shift[0] = L->num_cub_shift[1] = L->num_cub_shift[2] = ceil_log2(w);
-    }
-    for (int b = 0; b < 3; b++)
-        L->num_cub_round[b] = (uint32_t)pow(2, L->num_cub_shift[b] - 1);
+    if (*top < i0)
+        *top = i0;
+    if (*bottom > i1)
+        *bottom = i1;
 }
 
 /* ---------------------------------------------------------------- DWT */
@@ -230,62 +172,184 @@ static void dwt_indices(int *ind[4], int n_in)
     }
 }
 
-/* One DWT level of a w x h image (level 0: the input samples; above: the
- * previous level's approximation band) into the four (w+1)/2 x (h+1)/2
- * bands. Level 0 keeps every intermediate and result in int16 as libvmaf
- * does (the casts below); the levels above keep int32. */
-static void dwt_level(adm_state *st, const adm_level *L, const uint8_t *src8,
-                      ptrdiff_t src_stride, const int32_t *src32, int w, int32_t *lo, int32_t *hi,
-                      int32_t *const out[NBANDS])
+/* Rounding of the two passes: (sum - sub + add) >> shift. */
+typedef struct dwt_round {
+    int64_t sub, add;
+    int shift;
+} dwt_round;
+
+/* The integer loops below are compiled for AVX-512, AVX2 and the baseline and
+ * picked at run time, as VIF's (plain C, vectorized by the compiler); they
+ * hold no floating point. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+#define ADM_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define ADM_CLONES
+#endif
+
+/* The vertical pass of one output row from its four source rows (r8: level
+ * 0's samples, r32: the previous approximation band above), every column:
+ * lo = (sum_k lo_k * s_k - sub + add) >> shift, hi = (sum_k hi_k * s_k + add)
+ * >> shift. Level 0 keeps int16 results, as libvmaf does. At 8 bits the sums
+ * (< 2^24) are exact in 32 bits; above, 64 bits. */
+ADM_CLONES static void dwt_vertical(int scale, int bpc, const uint8_t *const r8[4],
+                                    const int32_t *const r32[4], int w, const dwt_round *vr,
+                                    int32_t *lo, int32_t *hi)
 {
-    const int bpc = st->p.bpc, scale = L->scale;
-    const int bw = L->w, bh = L->h;
-    for (int i = 0; i < bh; i++) {
-        /* vertical pass over every column of the four source rows */
+    if (scale == 0 && bpc == 8) {
+        const int32_t sub = (int32_t)vr->sub, add = (int32_t)vr->add;
         for (int j = 0; j < w; j++) {
-            int64_t s[4];
-            for (int k = 0; k < 4; k++) {
-                int row = st->ind_y[k][i];
-                if (scale > 0) {
-                    s[k] = src32[row * st->stride + j];
-                } else if (bpc == 8) {
-                    s[k] = src8[row * src_stride + j];
-                } else {
-                    const uint8_t *p = src8 + row * src_stride + 2 * j;
-                    s[k] = p[0] | (p[1] << 8);
-                }
-            }
-            int64_t l = 0, hh = 0;
-            for (int k = 0; k < 4; k++) {
-                l += db2_lo[k] * s[k];
-                hh += db2_hi[k] * s[k];
-            }
-            /* level 0: libvmaf sums in int32, whose intermediate wrap-around
-             * at 16 bits cancels (the final sums fit); exact 64-bit sums give
-             * the same values */
-            l = (l - L->v_sub + L->v_add) >> L->v_shift;
-            hh = (hh + L->v_add) >> L->v_shift;
-            lo[j] = scale == 0 ? (int16_t)l : (int32_t)l;
-            hi[j] = scale == 0 ? (int16_t)hh : (int32_t)hh;
+            const int32_t s0 = r8[0][j], s1 = r8[1][j], s2 = r8[2][j], s3 = r8[3][j];
+            const int32_t l = db2_lo[0] * s0 + db2_lo[1] * s1 + db2_lo[2] * s2 + db2_lo[3] * s3;
+            const int32_t h = db2_hi[0] * s0 + db2_hi[1] * s1 + db2_hi[2] * s2 + db2_hi[3] * s3;
+            lo[j] = (int16_t)((l - sub + add) >> 8);
+            hi[j] = (int16_t)((h + add) >> 8);
         }
-        /* horizontal pass at the even columns */
-        for (int j = 0; j < bw; j++) {
+    } else if (scale == 0) {
+        /* libvmaf sums in int32, whose intermediate wrap-around at 16 bits
+         * cancels (the final sums fit); exact 64-bit sums give the same values */
+        const uint16_t *q[4];
+        for (int k = 0; k < 4; k++)
+            q[k] = (const uint16_t *)(const void *)r8[k];
+        for (int j = 0; j < w; j++) {
+            int64_t l = 0, h = 0;
+            for (int k = 0; k < 4; k++) {
+                l += (int64_t)db2_lo[k] * q[k][j];
+                h += (int64_t)db2_hi[k] * q[k][j];
+            }
+            lo[j] = (int16_t)((l - vr->sub + vr->add) >> vr->shift);
+            hi[j] = (int16_t)((h + vr->add) >> vr->shift);
+        }
+    } else {
+        for (int j = 0; j < w; j++) {
+            int64_t l = 0, h = 0;
+            for (int k = 0; k < 4; k++) {
+                l += (int64_t)db2_lo[k] * r32[k][j];
+                h += (int64_t)db2_hi[k] * r32[k][j];
+            }
+            lo[j] = (int32_t)((l + vr->add) >> vr->shift);
+            hi[j] = (int32_t)((h + vr->add) >> vr->shift);
+        }
+    }
+}
+
+/* One output column j of the horizontal pass through the mirrored column
+ * indices (the edges). */
+static inline void dwt_h_at(int scale, int *const ind[4], const int32_t *lo, const int32_t *hi,
+                            int j, const dwt_round *hr, int32_t *a, int32_t *v, int32_t *h,
+                            int32_t *d)
+{
+    int64_t ll = 0, lh = 0, hl = 0, h2 = 0;
+    for (int k = 0; k < 4; k++) {
+        const int c = ind[k][j];
+        ll += db2_lo[k] * (int64_t)lo[c];
+        lh += db2_hi[k] * (int64_t)lo[c];
+        hl += db2_lo[k] * (int64_t)hi[c];
+        h2 += db2_hi[k] * (int64_t)hi[c];
+    }
+    const int64_t out[4] = {(ll + hr->add) >> hr->shift, (lh + hr->add) >> hr->shift,
+                            (hl + hr->add) >> hr->shift, (h2 + hr->add) >> hr->shift};
+    a[j] = scale == 0 ? (int16_t)out[0] : (int32_t)out[0];
+    v[j] = scale == 0 ? (int16_t)out[1] : (int32_t)out[1];
+    h[j] = scale == 0 ? (int16_t)out[2] : (int32_t)out[2];
+    d[j] = scale == 0 ? (int16_t)out[3] : (int32_t)out[3];
+}
+
+/* The horizontal pass at the even columns of one row into the four bands
+ * (a: lo lo, v: lo hi, h: hi lo, d: hi hi). Output column j reads columns
+ * 2j-1 .. 2j+2, mirrored at the edges; the columns in between read them
+ * directly. Level 0's inputs are int16, so its sums (< 54822 * 2^15 + 2^15 <
+ * 2^31) are exact in 32 bits. */
+ADM_CLONES static void dwt_horizontal(int scale, int *const ind[4], const int32_t *lo,
+                                      const int32_t *hi, int w, const dwt_round *hr,
+                                      int32_t *a, int32_t *v, int32_t *h, int32_t *d)
+{
+    const int bw = (w + 1) / 2;
+    /* inside: 2j - 1 >= 0 and 2j + 2 <= w - 1 */
+    const int j0 = bw < 1 ? bw : 1;
+    const int j1 = (w - 1) / 2 > j0 ? (w - 1) / 2 : j0;
+    for (int j = 0; j < j0; j++)
+        dwt_h_at(scale, ind, lo, hi, j, hr, a, v, h, d);
+    if (scale == 0) {
+        for (int j = j0; j < j1; j++) {
+            const int32_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
+            const int32_t ll =
+                db2_lo[0] * l[0] + db2_lo[1] * l[1] + db2_lo[2] * l[2] + db2_lo[3] * l[3];
+            const int32_t lh =
+                db2_hi[0] * l[0] + db2_hi[1] * l[1] + db2_hi[2] * l[2] + db2_hi[3] * l[3];
+            const int32_t hl =
+                db2_lo[0] * g[0] + db2_lo[1] * g[1] + db2_lo[2] * g[2] + db2_lo[3] * g[3];
+            const int32_t h2 =
+                db2_hi[0] * g[0] + db2_hi[1] * g[1] + db2_hi[2] * g[2] + db2_hi[3] * g[3];
+            a[j] = (int16_t)((ll + 32768) >> 16);
+            v[j] = (int16_t)((lh + 32768) >> 16);
+            h[j] = (int16_t)((hl + 32768) >> 16);
+            d[j] = (int16_t)((h2 + 32768) >> 16);
+        }
+    } else {
+        for (int j = j0; j < j1; j++) {
+            const int32_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
             int64_t ll = 0, lh = 0, hl = 0, h2 = 0;
             for (int k = 0; k < 4; k++) {
-                int c = st->ind_x[k][j];
-                ll += db2_lo[k] * (int64_t)lo[c];
-                lh += db2_hi[k] * (int64_t)lo[c];
-                hl += db2_lo[k] * (int64_t)hi[c];
-                h2 += db2_hi[k] * (int64_t)hi[c];
+                ll += (int64_t)db2_lo[k] * l[k];
+                lh += (int64_t)db2_hi[k] * l[k];
+                hl += (int64_t)db2_lo[k] * g[k];
+                h2 += (int64_t)db2_hi[k] * g[k];
             }
-            int64_t v[NBANDS];
-            v[BAND_A] = (ll + L->h_add) >> L->h_shift;
-            v[BAND_V] = (lh + L->h_add) >> L->h_shift;
-            v[BAND_H] = (hl + L->h_add) >> L->h_shift;
-            v[BAND_D] = (h2 + L->h_add) >> L->h_shift;
-            for (int b = 0; b < NBANDS; b++)
-                out[b][i * st->stride + j] = scale == 0 ? (int16_t)v[b] : (int32_t)v[b];
+            a[j] = (int32_t)((ll + hr->add) >> hr->shift);
+            v[j] = (int32_t)((lh + hr->add) >> hr->shift);
+            h[j] = (int32_t)((hl + hr->add) >> hr->shift);
+            d[j] = (int32_t)((h2 + hr->add) >> hr->shift);
         }
+    }
+    for (int j = j1; j < bw; j++)
+        dwt_h_at(scale, ind, lo, hi, j, hr, a, v, h, d);
+}
+
+/* One DWT level of a w x h image (level 0: the input samples; above: the
+ * previous level's approximation band) into the four (w+1)/2 x (h+1)/2
+ * bands, output rows [i0, i1). Level 0 keeps every intermediate and result
+ * in int16 as libvmaf does; the levels above keep int32. */
+static void dwt_level(adm_state *st, int scale, const uint8_t *src8, ptrdiff_t src_stride,
+                      const int32_t *src32, int w, int i0, int i1, int32_t *lo, int32_t *hi,
+                      int32_t *const out[NBANDS])
+{
+    const int bpc = st->p.bpc;
+    dwt_round vr, hr;
+    if (scale == 0) {
+        /* The samples are centred (x - 2^(bpc-1), folded into the low-pass
+         * sum) and scaled by 2^-bpc vertically and 2^-16 horizontally, so every
+         * bit depth gives bands of the same scale. */
+        vr.add = (int64_t)1 << (bpc - 1);
+        vr.sub = (int64_t)DB2_LO_SUM * vr.add;
+        vr.shift = bpc;
+        hr.sub = 0;
+        hr.add = 32768;
+        hr.shift = 16;
+    } else {
+        static const int vadd[3] = {0, 32768, 32768}, vsh[3] = {0, 16, 16};
+        static const int hadd[3] = {16384, 32768, 16384}, hsh[3] = {15, 16, 15};
+        vr.sub = 0;
+        vr.add = vadd[scale - 1];
+        vr.shift = vsh[scale - 1];
+        hr.sub = 0;
+        hr.add = hadd[scale - 1];
+        hr.shift = hsh[scale - 1];
+    }
+    for (int i = i0; i < i1; i++) {
+        const uint8_t *r8[4] = {NULL, NULL, NULL, NULL};
+        const int32_t *r32[4] = {NULL, NULL, NULL, NULL};
+        for (int k = 0; k < 4; k++) {
+            const int row = st->ind_y[k][i];
+            if (scale == 0)
+                r8[k] = src8 + row * src_stride;
+            else
+                r32[k] = src32 + row * st->stride;
+        }
+        dwt_vertical(scale, bpc, r8, r32, w, &vr, lo, hi);
+        const ptrdiff_t at = i * st->stride;
+        dwt_horizontal(scale, st->ind_x, lo, hi, w, &hr, out[BAND_A] + at, out[BAND_V] + at,
+                       out[BAND_H] + at, out[BAND_D] + at);
     }
 }
 
@@ -320,13 +384,15 @@ static int64_t ratio_q15(const int32_t *div_lookup, int scale, int32_t o, int32_
  * (additive: t - restored). Where (oh,ov) and (th,tv) point within 1 degree
  * of each other, an enhancement (|t| > |o|) is restored up to
  * enhn_gain_limit * k*o. */
-static void decouple(adm_state *st, const adm_level *L)
+static void decouple(adm_state *st, int scale, int w, int h, int i0, int i1)
 {
-    const float cos_1deg_sq = adm_cos_1deg_sq();
+    const float cos_1deg_sq = (float)(cos(ADM_PI / 180.0) * cos(ADM_PI / 180.0));
     const double gain = st->p.enhn_gain_limit;
-    const int scale = L->scale;
-    for (int i = L->wt; i < L->wb; i++) {
-        for (int j = L->wl; j < L->wr; j++) {
+    int left, top, right, bottom;
+    work_region(w, h, &left, &top, &right, &bottom);
+    clip_rows(&top, &bottom, i0, i1);
+    for (int i = top; i < bottom; i++) {
+        for (int j = left; j < right; j++) {
             const ptrdiff_t at = i * st->stride + j;
             int32_t o[3], t[3];
             for (int b = 0; b < 3; b++) {
@@ -366,13 +432,20 @@ static void decouple(adm_state *st, const adm_level *L)
 
 /* csf = band weighted by the CSF; flt = |csf| / 30, the masking filter's
  * off-centre contribution. Over the work region. */
-static void csf_bands(adm_state *st, const adm_level *L, int32_t *const src[3])
+static void csf_bands(adm_state *st, int scale, int w, int h, int32_t *const src[3], int i0,
+                      int i1)
 {
-    const int scale = L->scale;
-    const uint32_t *q = L->q;
+    int left, top, right, bottom;
+    work_region(w, h, &left, &top, &right, &bottom);
+    clip_rows(&top, &bottom, i0, i1);
+    uint32_t q[3];
+    if (scale == 0)
+        csf_factors_q0(&st->p, q);
+    else
+        csf_factors_q32(&st->p, scale, q);
     for (int b = 0; b < 3; b++) {
-        for (int i = L->wt; i < L->wb; i++) {
-            for (int j = L->wl; j < L->wr; j++) {
+        for (int i = top; i < bottom; i++) {
+            for (int j = left; j < right; j++) {
                 const ptrdiff_t at = i * st->stride + j;
                 if (scale == 0) {
                     /* Q21 (h, v) or Q23 (d) weight, back to the band's Q */
@@ -395,42 +468,89 @@ static void csf_bands(adm_state *st, const adm_level *L, int32_t *const src[3])
 
 /* ---------------------------------------------------------------- sums */
 
-/* Denominator sums of a level: over the scored region, |ref band|^3 (level 0)
- * or its fixed-point cube (levels 1..3), rows shifted as they are added. */
-static void den_sums(const adm_state *st, const adm_level *L, uint64_t accum[3])
+static uint32_t ceil_log2(double v)
 {
-    for (int b = 0; b < 3; b++) {
-        accum[b] = 0;
-        for (int i = L->st; i < L->sb; i++) {
-            uint64_t inner = 0;
-            for (int j = L->sl; j < L->sr; j++) {
-                if (L->scale == 0) {
+    return (uint32_t)ceil(log2(v));
+}
+
+/* Denominator of a level: sum over the scored region of |ref band|^3 weighted
+ * by the CSF cubed, one cube root per band plus the noise floor; in two
+ * steps, the row sums (den_rows) and the floats (den_level). */
+/* The shifts of the denominator's sums at level 0: the cubes of a row are
+ * summed exactly, each row sum rounded down by sh bits. */
+static int32_t den_shift0(int w, int h)
+{
+    int left, top, right, bottom;
+    score_region(w, h, &left, &top, &right, &bottom);
+    int32_t sh = (int32_t)ceil(log2((bottom - top) * (right - left)) - 20);
+    return sh > 0 ? sh : 0;
+}
+
+/* Denominator sums of the rows [i0, i1) of the scored region, added to
+ * accum (integer sums: any split of the rows gives the same totals). */
+static void den_rows(adm_state *st, int scale, int w, int h, int i0, int i1, int64_t accum[3])
+{
+    int left, top, right, bottom;
+    score_region(w, h, &left, &top, &right, &bottom);
+    const int rows = bottom - top;
+    clip_rows(&top, &bottom, i0, i1);
+    if (scale == 0) {
+        const int32_t sh = den_shift0(w, h);
+        uint64_t rnd = sh > 0 ? (uint64_t)1 << (sh - 1) : 0;
+        for (int b = 0; b < 3; b++) {
+            for (int i = top; i < bottom; i++) {
+                uint64_t inner = 0;
+                for (int j = left; j < right; j++) {
                     uint64_t x = (uint16_t)abs(st->ref[b][i * st->stride + j]);
                     inner += x * x * x;
-                } else {
+                }
+                accum[b] = (int64_t)((uint64_t)accum[b] + ((inner + rnd) >> sh));
+            }
+        }
+    } else {
+        static const uint32_t sh_sq[3] = {31, 30, 31};
+        const uint32_t sq = sh_sq[scale - 1];
+        const uint32_t sh_cub = ceil_log2(right - left), sh_acc = ceil_log2(rows);
+        const uint64_t rnd_cub = (uint32_t)pow(2, sh_cub - 1);
+        const uint64_t rnd_acc = (uint32_t)pow(2, sh_acc - 1);
+        for (int b = 0; b < 3; b++) {
+            for (int i = top; i < bottom; i++) {
+                uint64_t inner = 0;
+                for (int j = left; j < right; j++) {
                     uint64_t x = (uint32_t)abs(st->ref[b][i * st->stride + j]);
                     /* rounding constant 2^sq, not 2^(sq-1), as in libvmaf */
-                    inner += ((((x * x) + ((uint64_t)1 << L->den_sq)) >> L->den_sq) * x +
-                              L->den_cub_round) >>
-                             L->den_cub_shift;
+                    inner += ((((x * x) + ((uint64_t)1 << sq)) >> sq) * x + rnd_cub) >> sh_cub;
                 }
+                accum[b] = (int64_t)((uint64_t)accum[b] + ((inner + rnd_acc) >> sh_acc));
             }
-            accum[b] += (inner + L->den_row_round) >> L->den_row_shift;
         }
     }
 }
 
-/* Denominator of a level: the band sums weighted by the CSF cubed, one cube
- * root per band plus the noise floor. */
-float adm_den_float(const adm_params *p, const adm_level *L, const uint64_t acc[3])
+/* Denominator of a level from its sums (den_rows over every row): one cube
+ * root per band, CSF-weighted, plus the noise floor. */
+static float den_level(adm_state *st, int scale, int w, int h, const int64_t sums[3])
 {
+    int left, top, right, bottom;
+    score_region(w, h, &left, &top, &right, &bottom);
     float rf[3];
-    csf_factors(p, L->scale, rf);
+    csf_factors(&st->p, scale, rf);
+    uint64_t accum[3];
+    for (int b = 0; b < 3; b++)
+        accum[b] = (uint64_t)sums[b];
+    double shift_csf;
+    if (scale == 0) {
+        shift_csf = pow(2, 18 - den_shift0(w, h));
+    } else {
+        static const uint32_t to_float[3] = {32, 27, 23};
+        const uint32_t sh_cub = ceil_log2(right - left), sh_acc = ceil_log2(bottom - top);
+        shift_csf = pow(2, (uint32_t)(to_float[scale - 1] - sh_acc - sh_cub));
+    }
     const float noise =
-        powf((float)((L->sb - L->st) * (L->sr - L->sl) * ADM_NOISE_WEIGHT), 1.0f / 3.0f);
+        powf((float)((bottom - top) * (right - left) * ADM_NOISE_WEIGHT), 1.0f / 3.0f);
     float d[3];
     for (int b = 0; b < 3; b++) {
-        double c = (double)(acc[b] / L->den_scale) * pow(rf[b], 3);
+        double c = (double)(accum[b] / shift_csf) * pow(rf[b], 3);
         d[b] = powf((float)c, 1.0f / 3.0f) + noise;
     }
     return d[0] + d[1] + d[2];
@@ -442,113 +562,176 @@ static inline int nb(int i, int n)
     return i < 0 ? 1 : (i >= n ? n - 1 : i);
 }
 
-/* Numerator sums of a level: the CSF-weighted band x (restored part for DLM,
+/* Numerator of a level: the CSF-weighted band x (restored part for DLM,
  * additive part for AIM) less the contrast masking threshold (the 3x3
  * neighbourhood of the masker's |csf|/30, centre |csf|/15, summed over the
- * three orientations), clipped at 0 and cubed, summed over the scored region,
- * rows shifted as they are added. */
-static void num_sums(const adm_state *st, const adm_level *L, int32_t *const x_band[3],
-                     int64_t accum[3])
+ * three orientations), clipped at 0 and cubed, summed over the scored region;
+ * one cube root per band plus the noise floor (noise_weight 0 for AIM). In
+ * two steps as the denominator: num_rows, num_level. */
+/* The shift of the cubes of each band (sh_cub) and of the row sums
+ * (returned) of a level's numerator. */
+static uint32_t num_shifts(int scale, int w, int h, uint32_t sh_cub[3])
 {
-    const int scale = L->scale, w = L->w, h = L->h;
-    const uint32_t *q = L->q;
-    accum[0] = accum[1] = accum[2] = 0;
-    for (int i = L->st; i < L->sb; i++) {
-        int64_t inner[3] = {0, 0, 0};
-        for (int j = L->sl; j < L->sr; j++) {
-            /* masking threshold */
-            int32_t thr = 0;
-            for (int b = 0; b < 3; b++) {
-                const int32_t *f = st->flt[b];
-                int32_t sum = 0;
-                for (int di = -1; di <= 1; di++) {
-                    for (int dj = -1; dj <= 1; dj++) {
-                        if (di == 0 && dj == 0)
-                            continue;
-                        sum += f[nb(i + di, h) * st->stride + nb(j + dj, w)];
-                    }
-                }
-                int32_t c = abs(st->csf[b][i * st->stride + j]);
-                if (scale == 0)
-                    sum += (int16_t)((8738 * c + 2048) >> 12); /* 1/15 in Q17 */
-                else /* 1/15 in Q32, the same -2^31 rounding as the CSF step */
-                    sum += (int32_t)(((int64_t)286331153 * c - ((int64_t)1 << 31)) >> 32);
-                thr += sum;
-            }
-            for (int b = 0; b < 3; b++) {
-                const int32_t r = x_band[b][i * st->stride + j];
-                int32_t x, x_sq;
-                if (scale == 0) {
-                    /* x in Q(21|23 + band); thr << 10 (h, v) or 12 (d) brings the
-                     * threshold to the same Q; both in wrapping int32 */
-                    static const int sub[3] = {10, 10, 12}, sh_sq[3] = {29, 29, 30};
-                    int32_t xv = r * (int32_t)q[b];
-                    x = (int32_t)((uint32_t)abs(xv) - ((uint32_t)thr << sub[b]));
-                    x = x < 0 ? 0 : x;
-                    x_sq = (int32_t)(((int64_t)x * x + ((int64_t)1 << (sh_sq[b] - 1))) >> sh_sq[b]);
-                } else {
-                    int32_t xv = (int32_t)(((int64_t)r * q[b] + (1 << 27)) >> 28);
-                    x = abs(xv) - thr;
-                    x = x < 0 ? 0 : x;
-                    x_sq = (int32_t)(((int64_t)x * x + (1 << 29)) >> 30);
-                }
-                inner[b] += ((int64_t)x_sq * x + L->num_cub_round[b]) >> L->num_cub_shift[b];
-            }
+    if (scale == 0) {
+        sh_cub[0] = sh_cub[1] = (uint32_t)ceil(log2(w) - 4);
+        sh_cub[2] = (uint32_t)ceil(log2(w) - 3);
+    } else {
+        sh_cub[0] = sh_cub[1] = sh_cub[2] = ceil_log2(w);
+    }
+    return ceil_log2(h);
+}
+
+#if defined(__GNUC__)
+#define ADM_INLINE static inline __attribute__((always_inline))
+#else
+#define ADM_INLINE static inline
+#endif
+
+/* The masking threshold at column j of a row (jm, jp: its neighbours, mirrored
+ * at the edges): per band the 3x3 neighbourhood of |csf|/30 (flt; rows fm,
+ * f0, fp) without its centre, plus |csf|/15 at the centre; summed over the
+ * three bands. */
+ADM_INLINE int32_t mask_threshold(int scale, const int32_t *const fm[3],
+                                  const int32_t *const f0[3], const int32_t *const fp[3],
+                                  const int32_t *const c[3], int jm, int j, int jp)
+{
+    int32_t thr = 0;
+    for (int b = 0; b < 3; b++) {
+        int32_t sum = fm[b][jm] + fm[b][j] + fm[b][jp] + f0[b][jm] + f0[b][jp] + fp[b][jm] +
+                      fp[b][j] + fp[b][jp];
+        const int32_t a = abs(c[b][j]);
+        if (scale == 0)
+            sum += (int16_t)((8738 * a + 2048) >> 12); /* 1/15 in Q17 */
+        else /* 1/15 in Q32, the same -2^31 rounding as the CSF step */
+            sum += (int32_t)(((int64_t)286331153 * a - ((int64_t)1 << 31)) >> 32);
+        thr += sum;
+    }
+    return thr;
+}
+
+/* The cubed, masked term of band b at one sample: r the band's value, q its
+ * CSF weight, thr the threshold. */
+ADM_INLINE int64_t num_term(int scale, int b, uint32_t q, int32_t r, int32_t thr,
+                            uint32_t sh_cub, int64_t rnd_cub)
+{
+    int32_t x, x_sq;
+    if (scale == 0) {
+        /* x in Q(21|23 + band); thr << 10 (h, v) or 12 (d) brings the threshold
+         * to the same Q; both in wrapping int32 */
+        const int sub = b == 2 ? 12 : 10, sh_sq = b == 2 ? 30 : 29;
+        const int32_t xv = (int32_t)((uint32_t)r * q);
+        x = (int32_t)((uint32_t)abs(xv) - ((uint32_t)thr << sub));
+        x = x < 0 ? 0 : x;
+        x_sq = (int32_t)(((int64_t)x * x + ((int64_t)1 << (sh_sq - 1))) >> sh_sq);
+    } else {
+        const int32_t xv = (int32_t)(((int64_t)r * q + (1 << 27)) >> 28);
+        x = abs(xv) - thr;
+        x = x < 0 ? 0 : x;
+        x_sq = (int32_t)(((int64_t)x * x + (1 << 29)) >> 30);
+    }
+    return ((int64_t)x_sq * x + rnd_cub) >> sh_cub;
+}
+
+/* The numerator's sums of one row over columns [left, right) into inner[3];
+ * the columns with both neighbours inside the band read them directly. */
+ADM_CLONES static void num_row(int scale, int w, int left, int right, const uint32_t q[3],
+                               const uint32_t sh_cub[3], const int64_t rnd_cub[3],
+                               const int32_t *const fm[3], const int32_t *const f0[3],
+                               const int32_t *const fp[3], const int32_t *const c[3],
+                               const int32_t *const x[3], int64_t inner[3])
+{
+    const int j0 = left > 1 ? left : 1 < right ? 1 : right;
+    const int j1 = right < w - 1 ? right : (w - 1 > j0 ? w - 1 : j0);
+    int64_t s0 = 0, s1 = 0, s2 = 0;
+    for (int j = left; j < j0; j++) {
+        const int32_t thr = mask_threshold(scale, fm, f0, fp, c, nb(j - 1, w), j, nb(j + 1, w));
+        s0 += num_term(scale, 0, q[0], x[0][j], thr, sh_cub[0], rnd_cub[0]);
+        s1 += num_term(scale, 1, q[1], x[1][j], thr, sh_cub[1], rnd_cub[1]);
+        s2 += num_term(scale, 2, q[2], x[2][j], thr, sh_cub[2], rnd_cub[2]);
+    }
+    if (scale == 0) {
+        for (int j = j0; j < j1; j++) {
+            const int32_t thr = mask_threshold(0, fm, f0, fp, c, j - 1, j, j + 1);
+            s0 += num_term(0, 0, q[0], x[0][j], thr, sh_cub[0], rnd_cub[0]);
+            s1 += num_term(0, 1, q[1], x[1][j], thr, sh_cub[1], rnd_cub[1]);
+            s2 += num_term(0, 2, q[2], x[2][j], thr, sh_cub[2], rnd_cub[2]);
         }
+    } else {
+        for (int j = j0; j < j1; j++) {
+            const int32_t thr = mask_threshold(1, fm, f0, fp, c, j - 1, j, j + 1);
+            s0 += num_term(1, 0, q[0], x[0][j], thr, sh_cub[0], rnd_cub[0]);
+            s1 += num_term(1, 1, q[1], x[1][j], thr, sh_cub[1], rnd_cub[1]);
+            s2 += num_term(1, 2, q[2], x[2][j], thr, sh_cub[2], rnd_cub[2]);
+        }
+    }
+    for (int j = j1 > j0 ? j1 : j0; j < right; j++) {
+        const int32_t thr = mask_threshold(scale, fm, f0, fp, c, nb(j - 1, w), j, nb(j + 1, w));
+        s0 += num_term(scale, 0, q[0], x[0][j], thr, sh_cub[0], rnd_cub[0]);
+        s1 += num_term(scale, 1, q[1], x[1][j], thr, sh_cub[1], rnd_cub[1]);
+        s2 += num_term(scale, 2, q[2], x[2][j], thr, sh_cub[2], rnd_cub[2]);
+    }
+    inner[0] = s0;
+    inner[1] = s1;
+    inner[2] = s2;
+}
+
+/* Numerator sums of the rows [i0, i1) of the scored region, added to accum. */
+static void num_rows(adm_state *st, int scale, int w, int h, int32_t *const x_band[3], int i0,
+                     int i1, int64_t accum[3])
+{
+    int left, top, right, bottom;
+    score_region(w, h, &left, &top, &right, &bottom);
+    clip_rows(&top, &bottom, i0, i1);
+    uint32_t q[3];
+    uint32_t sh_cub[3];
+    const uint32_t sh_inner = num_shifts(scale, w, h, sh_cub);
+    int64_t rnd_cub[3], rnd_inner = (uint32_t)pow(2, sh_inner - 1);
+    if (scale == 0)
+        csf_factors_q0(&st->p, q);
+    else
+        csf_factors_q32(&st->p, scale, q);
+    for (int b = 0; b < 3; b++)
+        rnd_cub[b] = (uint32_t)pow(2, sh_cub[b] - 1);
+
+    for (int i = top; i < bottom; i++) {
+        const int32_t *fm[3], *f0[3], *fp[3], *c[3], *x[3];
+        for (int b = 0; b < 3; b++) {
+            fm[b] = st->flt[b] + nb(i - 1, h) * st->stride;
+            f0[b] = st->flt[b] + i * st->stride;
+            fp[b] = st->flt[b] + nb(i + 1, h) * st->stride;
+            c[b] = st->csf[b] + i * st->stride;
+            x[b] = x_band[b] + i * st->stride;
+        }
+        int64_t inner[3];
+        num_row(scale, w, left, right, q, sh_cub, rnd_cub, fm, f0, fp, c, x, inner);
         for (int b = 0; b < 3; b++)
-            accum[b] += (inner[b] + L->num_row_round) >> L->num_row_shift;
+            accum[b] += (inner[b] + rnd_inner) >> sh_inner;
     }
 }
 
-/* Numerator of a level: one cube root per band plus the noise floor (noise
- * weight 0 for AIM). */
-float adm_num_float(const adm_params *p, const adm_level *L, const int64_t acc[3], double nw)
+/* Numerator of a level from its sums (num_rows over every row). */
+static float num_level(int scale, int w, int h, const int64_t accum[3], double noise_weight)
 {
-    (void)p;
-    const float noise = powf((float)((L->sb - L->st) * (L->sr - L->sl) * nw), 1.0f / 3.0f);
+    int left, top, right, bottom;
+    score_region(w, h, &left, &top, &right, &bottom);
+    uint32_t sh_cub[3];
+    const uint32_t sh_inner = num_shifts(scale, w, h, sh_cub);
+    const float noise =
+        powf((float)((bottom - top) * (right - left) * noise_weight), 1.0f / 3.0f);
     float n[3];
     for (int b = 0; b < 3; b++) {
-        const uint32_t e = L->num_cub_shift[b] + L->num_row_shift;
         float f;
-        if (L->scale == 0) {
+        if (scale == 0) {
             static const uint32_t q_total[3] = {52, 52, 57};
-            f = (float)(acc[b] / pow(2, (uint32_t)(q_total[b] - e)));
+            f = (float)(accum[b] / pow(2, (uint32_t)(q_total[b] - sh_cub[b] - sh_inner)));
         } else {
             static const uint32_t q_total[3] = {45, 39, 36};
-            float fs = (float)pow(2, (uint32_t)(q_total[L->scale - 1] - e));
-            f = (float)acc[b] / fs;
+            float fs = (float)pow(2, (uint32_t)(q_total[scale - 1] - sh_cub[b] - sh_inner));
+            f = (float)accum[b] / fs;
         }
         n[b] = powf(f, 1.0f / 3.0f) + noise;
     }
     return n[0] + n[1] + n[2];
-}
-
-void adm_finish(const adm_params *p, adm_result *out)
-{
-    double num = 0, den = 0, aim = 0;
-    for (int scale = 0; scale < ADM_SCALES; scale++) {
-        num += out->num[scale];
-        den += out->den[scale];
-        aim += out->aim_num[scale];
-    }
-    const double limit = 1e-10 * (p->width * p->height) / (1920.0 * 1080.0);
-    num = num < limit ? 0 : num;
-    den = den < limit ? 0 : den;
-    if (den == 0.0) {
-        /* unreachable (every level's denominator holds a positive noise floor);
-         * libvmaf leaves integer_aim undefined here, fovea reports 0 */
-        out->adm2 = 1.0;
-        out->aim = 0.0;
-    } else {
-        out->adm2 = num / den;
-        out->aim = aim / den;
-    }
-    out->num_sum = num;
-    out->den_sum = den;
-    double adm3 = out->adm2 * ADM_DLM_WEIGHT + (1 - out->aim) * (1 - ADM_DLM_WEIGHT);
-    out->adm3 = adm3 > 0.0 ? adm3 : 0.0; /* adm_min_val 0 */
-    for (int s = 0; s < ADM_SCALES; s++)
-        out->scale[s] = (double)out->num[s] / (double)out->den[s];
 }
 
 /* ---------------------------------------------------------------- API */
@@ -578,8 +761,8 @@ int adm_open(adm_state **out, const adm_params *p)
     st->bh = (p->height + 1) / 2;
     st->stride = st->bw;
     const size_t plane = (size_t)st->bw * (size_t)st->bh; /* < 2^26: no overflow */
-    const size_t nplanes = 2 * NBANDS + 4 * 3;
-    const size_t n32 = nplanes * plane + 4 * (size_t)p->width + 65537;
+    const size_t nplanes = 2 * NBANDS + 2 + 4 * 3;
+    const size_t n32 = nplanes * plane + 65537;
     const size_t nint = 4 * (size_t)(st->bw + st->bh);
     st->mem = calloc(n32 * sizeof(int32_t) + nint * sizeof(int), 1);
     if (!st->mem) {
@@ -598,8 +781,11 @@ int adm_open(adm_state **out, const adm_params *p)
         st->flt[b] = m + 3 * plane;
         m += 4 * plane;
     }
-    for (int k = 0; k < 4; k++, m += p->width)
-        st->tmp[k] = m;
+    st->band_a[0][0] = st->ref[BAND_A];
+    st->band_a[1][0] = st->dis[BAND_A];
+    st->band_a[0][1] = m;
+    st->band_a[1][1] = m + plane;
+    m += 2 * plane;
     st->div_lookup = m;
     m += 65537;
     int *ip = (int *)m;
@@ -614,6 +800,10 @@ int adm_open(adm_state **out, const adm_params *p)
         st->div_lookup[32768 + i] = (int32_t)(1073741824 / i);
         st->div_lookup[32768 - i] = -(int32_t)(1073741824 / i);
     }
+    if (adm_reserve_threads(st, 1) < 0) {
+        adm_close(&st);
+        return FOVEA_ERR_NOMEM;
+    }
     *out = st;
     return FOVEA_OK;
 }
@@ -623,42 +813,185 @@ void adm_close(adm_state **st)
     if (!st || !*st)
         return;
     free((*st)->mem);
+    free((*st)->thr_rows);
+    free((*st)->thr_acc);
     free(*st);
     *st = NULL;
+}
+
+void adm_derive(const adm_raw *raw, int width, int height, adm_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    double num = 0, den = 0, aim = 0;
+    for (int scale = 0; scale < ADM_SCALES; scale++) {
+        out->num[scale] = raw->num[scale];
+        out->den[scale] = raw->den[scale];
+        out->aim_num[scale] = raw->aim_num[scale];
+        num += raw->num[scale];
+        den += raw->den[scale];
+        aim += raw->aim_num[scale];
+    }
+    const double limit = 1e-10 * (width * height) / (1920.0 * 1080.0);
+    num = num < limit ? 0 : num;
+    den = den < limit ? 0 : den;
+    if (den == 0.0) {
+        /* unreachable (every level's denominator holds a positive noise floor);
+         * libvmaf leaves integer_aim undefined here, fovea reports 0 */
+        out->adm2 = 1.0;
+        out->aim = 0.0;
+    } else {
+        out->adm2 = num / den;
+        out->aim = aim / den;
+    }
+    out->num_sum = num;
+    out->den_sum = den;
+    double adm3 = out->adm2 * ADM_DLM_WEIGHT + (1 - out->aim) * (1 - ADM_DLM_WEIGHT);
+    out->adm3 = adm3 > 0.0 ? adm3 : 0.0; /* adm_min_val 0 */
+    for (int s = 0; s < ADM_SCALES; s++)
+        out->scale[s] = (double)raw->num[s] / (double)raw->den[s];
 }
 
 void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
                  ptrdiff_t dis_stride, adm_result *out)
 {
-    memset(out, 0, sizeof(*out));
+    adm_raw raw;
+    adm_compute_raw(st, NULL, ref, ref_stride, dis, dis_stride, &raw);
+    adm_derive(&raw, st->p.width, st->p.height, out);
+}
+
+/* One pass of a level over rows, run on the context's threads. */
+typedef enum adm_pass { PASS_DWT, PASS_DECOUPLE_DEN, PASS_CSF, PASS_NUM } adm_pass;
+
+typedef struct adm_job {
+    adm_state *st;
+    adm_pass pass;
+    int scale;
+    int w, h;                   /* PASS_DWT: the input's size; else the bands' */
+    const uint8_t *ref8, *dis8; /* PASS_DWT level 0: the frames */
+    ptrdiff_t ref_stride, dis_stride;
+    const int32_t *ref32, *dis32; /* PASS_DWT above level 0: the previous approximation */
+    int32_t *const *band;       /* PASS_CSF: its source; PASS_NUM: the numerator's band */
+} adm_job;
+
+static void adm_rows(void *arg, int i0, int i1, int thread)
+{
+    const adm_job *j = arg;
+    adm_state *st = j->st;
+    int64_t *acc = st->thr_acc + (size_t)thread * THR_ACC;
+    switch (j->pass) {
+    case PASS_DWT: {
+        int32_t *rows = st->thr_rows + (size_t)thread * 4 * (size_t)st->p.width;
+        const int w = st->p.width;
+        dwt_level(st, j->scale, j->ref8, j->ref_stride, j->ref32, j->w, i0, i1, rows,
+                  rows + w, st->ref);
+        dwt_level(st, j->scale, j->dis8, j->dis_stride, j->dis32, j->w, i0, i1, rows + 2 * w,
+                  rows + 3 * w, st->dis);
+        break;
+    }
+    case PASS_DECOUPLE_DEN:
+        /* den reads the reference bands only, decouple writes rst and add */
+        decouple(st, j->scale, j->w, j->h, i0, i1);
+        den_rows(st, j->scale, j->w, j->h, i0, i1, acc);
+        break;
+    case PASS_CSF:
+        csf_bands(st, j->scale, j->w, j->h, j->band, i0, i1);
+        break;
+    case PASS_NUM:
+        num_rows(st, j->scale, j->w, j->h, j->band, i0, i1, acc);
+        break;
+    }
+}
+
+/* Run a pass over rows [0, n); the threads' partial sums added into sums. */
+static void run_pass(adm_state *st, fovea_context *ctx, adm_job *j, int n, int64_t sums[3])
+{
+    memset(st->thr_acc, 0, (size_t)st->nthr * THR_ACC * sizeof(*st->thr_acc));
+    fv_parallel_for(ctx, n, 8, adm_rows, j);
+    if (!sums)
+        return;
+    sums[0] = sums[1] = sums[2] = 0;
+    for (int t = 0; t < st->nthr; t++)
+        for (int b = 0; b < 3; b++) /* integer sums: the same for any split */
+            sums[b] = (int64_t)((uint64_t)sums[b] + (uint64_t)st->thr_acc[t * THR_ACC + b]);
+}
+
+int adm_reserve_threads(adm_state *st, int n)
+{
+    if (n < 1)
+        n = 1;
+    if (n <= st->nthr)
+        return FOVEA_OK;
+    int32_t *rows = malloc((size_t)n * 4 * (size_t)st->p.width * sizeof(*rows));
+    int64_t *acc = calloc((size_t)n * THR_ACC, sizeof(*acc));
+    if (!rows || !acc) {
+        free(rows);
+        free(acc);
+        return FOVEA_ERR_NOMEM;
+    }
+    free(st->thr_rows);
+    free(st->thr_acc);
+    st->thr_rows = rows;
+    st->thr_acc = acc;
+    st->nthr = n;
+    return FOVEA_OK;
+}
+
+void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrdiff_t ref_stride,
+                     const uint8_t *dis, ptrdiff_t dis_stride, adm_raw *out)
+{
+    /* without scratch for every thread of ctx: on the calling thread */
+    if (fv_threadpool_size(ctx ? ctx->pool : NULL) > st->nthr)
+        ctx = NULL;
     int w = st->p.width, h = st->p.height;
+    int pp = 0; /* the approximation band's buffer of the level being written */
+    adm_job j;
+    memset(&j, 0, sizeof(j));
+    j.st = st;
     for (int scale = 0; scale < ADM_SCALES; scale++) {
-        adm_level L;
-        adm_level_setup(&st->p, scale, &L);
         dwt_indices(st->ind_y, h);
         dwt_indices(st->ind_x, w);
-        /* Levels above 0 read the previous approximation band and overwrite
-         * it: libvmaf does this in place, which is safe because output row i
-         * only needs source rows >= 2i - 1 >= i (for i >= 1); here it is the
-         * same, row i is written after the last read of it. */
-        dwt_level(st, &L, ref, ref_stride, st->ref[BAND_A], w, st->tmp[0], st->tmp[1], st->ref);
-        dwt_level(st, &L, dis, dis_stride, st->dis[BAND_A], w, st->tmp[2], st->tmp[3], st->dis);
-        w = L.w;
-        h = L.h;
+        /* Levels above 0 read the previous approximation band; libvmaf
+         * overwrites it in place, here the level writes the other buffer
+         * (the same values: libvmaf's output row i only needs source rows
+         * >= 2i - 1 >= i, never one it has overwritten). */
+        j.ref32 = st->ref[BAND_A];
+        j.dis32 = st->dis[BAND_A];
+        st->ref[BAND_A] = st->band_a[0][pp];
+        st->dis[BAND_A] = st->band_a[1][pp];
+        pp ^= 1;
+        j.pass = PASS_DWT;
+        j.scale = scale;
+        j.w = w;
+        j.h = h;
+        j.ref8 = ref;
+        j.dis8 = dis;
+        j.ref_stride = ref_stride;
+        j.dis_stride = dis_stride;
+        run_pass(st, ctx, &j, (h + 1) / 2, NULL);
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+        j.w = w;
+        j.h = h;
 
-        decouple(st, &L);
-        uint64_t den[3];
-        int64_t num[3];
-        den_sums(st, &L, den);
-        out->den[scale] = adm_den_float(&st->p, &L, den);
+        int64_t sums[3];
+        j.pass = PASS_DECOUPLE_DEN;
+        run_pass(st, ctx, &j, h, sums);
+        out->den[scale] = den_level(st, scale, w, h, sums);
         /* DLM: the restored part, masked by the additive part */
-        csf_bands(st, &L, st->add);
-        num_sums(st, &L, st->rst, num);
-        out->num[scale] = adm_num_float(&st->p, &L, num, ADM_NOISE_WEIGHT);
+        j.pass = PASS_CSF;
+        j.band = st->add;
+        run_pass(st, ctx, &j, h, NULL);
+        j.pass = PASS_NUM;
+        j.band = st->rst;
+        run_pass(st, ctx, &j, h, sums);
+        out->num[scale] = num_level(scale, w, h, sums, ADM_NOISE_WEIGHT);
         /* AIM: the additive part, masked by the restored part, no noise floor */
-        csf_bands(st, &L, st->rst);
-        num_sums(st, &L, st->add, num);
-        out->aim_num[scale] = adm_num_float(&st->p, &L, num, 0.0);
+        j.pass = PASS_CSF;
+        j.band = st->rst;
+        run_pass(st, ctx, &j, h, NULL);
+        j.pass = PASS_NUM;
+        j.band = st->add;
+        run_pass(st, ctx, &j, h, sums);
+        out->aim_num[scale] = num_level(scale, w, h, sums, 0.0);
     }
-    adm_finish(&st->p, out);
 }

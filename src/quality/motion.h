@@ -46,9 +46,24 @@ typedef struct motion_scores {
 uint64_t motion_sad(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
                     ptrdiff_t cur_stride, int w, int h, int bpc, int32_t *row);
 
+/* The part of motion_sad from output rows [y0, y1): the SAD is the sum of the
+ * parts of any split of [0, h) (integer sums: any order, the same bits). */
+uint64_t motion_sad_rows(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
+                         ptrdiff_t cur_stride, int w, int h, int bpc, int y0, int y1,
+                         int32_t *row);
+
 /* The SAD score of a frame from its SAD: sad / 256 / (w * h) * fps_weight,
  * clipped to max_val, in libvmaf's order of double operations. */
 double motion_sad_score(uint64_t sad, const motion_params *p);
+
+/* The scores of frame i (0-based in its stream) from SAD scores
+ * (motion_sad_score): score is frame i's, next frame i + 1's (has_next 0 at
+ * the end of the stream: the last frame keeps its own score). *carry holds
+ * motion3's moving-average state from frame i - 1 to frame i (frame 0 sets
+ * it). The same derivation serves every backend, in libvmaf's order of double
+ * operations. */
+void motion_derive(const motion_params *p, int64_t i, double score, int has_next, double next,
+                   double *carry, motion_scores *out);
 
 /* A stream of reference frames in order (motion reads only the reference). */
 typedef struct motion_state motion_state;

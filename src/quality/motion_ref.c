@@ -32,42 +32,101 @@ static inline int mirror(int i, int n)
     return i;
 }
 
-static inline int sample(const uint8_t *row, int x, int bpc)
-{
-    return bpc == 8 ? row[x] : ((const uint16_t *)(const void *)row)[x];
-}
-
 uint64_t motion_sad(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
                     ptrdiff_t cur_stride, int w, int h, int bpc, int32_t *row)
+{
+    return motion_sad_rows(prev, prev_stride, cur, cur_stride, w, h, bpc, 0, h, row);
+}
+
+/* Integer sums only: motion needs no care about floating point, and GCC/clang
+ * vectorize these loops for the clone picked at run time (as VIF's). */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+#define MOTION_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define MOTION_CLONES
+#endif
+
+/* The vertical pass of output row y: row[x] = (sum_k tap[k] * d[r_k][x] +
+ * 2^(bpc-1)) >> bpc with d = prev - cur and r_k the mirrored source rows. At 8
+ * bits |sum| <= 2^16 * 255 fits 32 bits; above, 64-bit sums. */
+MOTION_CLONES static void vertical(const uint8_t *const p[MOTION_TAPS],
+                                   const uint8_t *const c[MOTION_TAPS], int w, int bpc,
+                                   int32_t *row)
+{
+    const int32_t t0 = motion_filter[0], t1 = motion_filter[1], t2 = motion_filter[2];
+    if (bpc == 8) {
+        for (int x = 0; x < w; x++) {
+            const int32_t acc = t0 * (p[0][x] - c[0][x]) + t1 * (p[1][x] - c[1][x]) +
+                                t2 * (p[2][x] - c[2][x]) + t1 * (p[3][x] - c[3][x]) +
+                                t0 * (p[4][x] - c[4][x]);
+            /* arithmetic shift: negative sums round toward -infinity */
+            row[x] = (acc + 128) >> 8;
+        }
+        return;
+    }
+    const uint16_t *q[MOTION_TAPS], *d[MOTION_TAPS];
+    for (int k = 0; k < MOTION_TAPS; k++) {
+        q[k] = (const uint16_t *)(const void *)p[k];
+        d[k] = (const uint16_t *)(const void *)c[k];
+    }
+    const int64_t vround = (int64_t)1 << (bpc - 1);
+    for (int x = 0; x < w; x++) {
+        const int64_t acc = (int64_t)t0 * (q[0][x] - d[0][x]) + (int64_t)t1 * (q[1][x] - d[1][x]) +
+                            (int64_t)t2 * (q[2][x] - d[2][x]) + (int64_t)t1 * (q[3][x] - d[3][x]) +
+                            (int64_t)t0 * (q[4][x] - d[4][x]);
+        row[x] = (int32_t)((acc + vround) >> bpc);
+    }
+}
+
+/* |(sum_k tap[k] * row[x - 2 + k] + 2^15) >> 16| of one output sample x. */
+static inline uint64_t horizontal_at(const int32_t *row, int x, int w)
+{
+    int64_t acc = 0;
+    for (int k = 0; k < MOTION_TAPS; k++)
+        acc += (int64_t)motion_filter[k] * row[mirror(x - MOTION_TAPS / 2 + k, w)];
+    const int64_t v = (acc + (1 << 15)) >> 16;
+    return (uint64_t)(v < 0 ? -v : v);
+}
+
+/* The horizontal pass of a row and its SAD. libvmaf sums a row in 32 bits;
+ * with w <= 16384 and |value| < 2^16 that sum cannot wrap, so 64 bits give
+ * the same result. The sums of the products reach 2^16 * 2^16: 64 bits. */
+MOTION_CLONES static uint64_t horizontal(const int32_t *row, int w)
+{
+    const int64_t t0 = motion_filter[0], t1 = motion_filter[1], t2 = motion_filter[2];
+    /* the columns whose taps stay inside the row, and the mirrored edges */
+    const int lo = w < 2 ? w : 2, hi = w - 2 > lo ? w - 2 : lo;
+    uint64_t sad = 0;
+    for (int x = 0; x < lo; x++)
+        sad += horizontal_at(row, x, w);
+    for (int x = lo; x < hi; x++) {
+        const int64_t acc = t0 * row[x - 2] + t1 * row[x - 1] + t2 * row[x] + t1 * row[x + 1] +
+                            t0 * row[x + 2];
+        const int64_t v = (acc + (1 << 15)) >> 16;
+        sad += (uint64_t)(v < 0 ? -v : v);
+    }
+    for (int x = hi; x < w; x++)
+        sad += horizontal_at(row, x, w);
+    return sad;
+}
+
+uint64_t motion_sad_rows(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
+                         ptrdiff_t cur_stride, int w, int h, int bpc, int y0, int y1,
+                         int32_t *row)
 {
     /* The taps sum to 2^16 and the vertical pass shifts by bpc, so a row holds
      * the blurred difference in 1/256 of an 8-bit step at every depth (hence the
      * score's division by 256); the horizontal pass keeps that unit. */
-    const int64_t vround = (int64_t)1 << (bpc - 1);
-    const int64_t hround = (int64_t)1 << 15;
     uint64_t sad = 0;
-
-    for (int y = 0; y < h; y++) {
-        for (int x = 0; x < w; x++) {
-            int64_t acc = 0;
-            for (int k = 0; k < MOTION_TAPS; k++) {
-                const int r = mirror(y - MOTION_TAPS / 2 + k, h);
-                const int d = sample(prev + r * prev_stride, x, bpc) -
-                              sample(cur + r * cur_stride, x, bpc);
-                acc += (int64_t)motion_filter[k] * d;
-            }
-            /* arithmetic shift: negative sums round toward -infinity */
-            row[x] = (int32_t)((acc + vround) >> bpc);
+    for (int y = y0; y < y1; y++) {
+        const uint8_t *p[MOTION_TAPS], *c[MOTION_TAPS];
+        for (int k = 0; k < MOTION_TAPS; k++) {
+            const int r = mirror(y - MOTION_TAPS / 2 + k, h);
+            p[k] = prev + r * prev_stride;
+            c[k] = cur + r * cur_stride;
         }
-        /* libvmaf sums a row in 32 bits; with w <= 16384 and |value| < 2^16 the
-         * sum cannot wrap, so 64 bits give the same result. */
-        for (int x = 0; x < w; x++) {
-            int64_t acc = 0;
-            for (int k = 0; k < MOTION_TAPS; k++)
-                acc += (int64_t)motion_filter[k] * row[mirror(x - MOTION_TAPS / 2 + k, w)];
-            const int64_t v = (acc + hround) >> 16;
-            sad += (uint64_t)(v < 0 ? -v : v);
-        }
+        vertical(p, c, w, bpc, row);
+        sad += horizontal(row, w);
     }
     return sad;
 }
@@ -147,28 +206,32 @@ void motion_close(motion_state **s)
     *s = NULL;
 }
 
+void motion_derive(const motion_params *p, int64_t i, double score, int has_next, double next,
+                   double *carry, motion_scores *out)
+{
+    out->frame = i;
+    out->motion = score;
+    if (i == 0) {
+        /* frame 0 has no motion2; its motion3 is frame 1's processed SAD score
+         * (0 for a one-frame stream), which also seeds the moving average */
+        const double stamp = has_next ? blend_clip(next, p) : 0.0;
+        out->motion2 = 0.0;
+        out->motion3 = stamp;
+        *carry = stamp;
+        return;
+    }
+    /* the last frame keeps its own score */
+    out->motion2 = !has_next ? score : (score < next ? score : next);
+    const double processed = blend_clip(out->motion2, p);
+    out->motion3 = p->moving_average ? (processed + *carry) / 2.0 : processed;
+    *carry = processed;
+}
+
 /* Scores of the pending frame (index frames - 1). next is the SAD score of the
  * frame after it; has_next is 0 at the end of the stream. */
 static void emit(motion_state *m, int has_next, double next, motion_scores *out)
 {
-    const int64_t i = m->frames - 1;
-    out->frame = i;
-    out->motion = m->pending;
-    if (i == 0) {
-        /* frame 0 has no motion2; its motion3 is frame 1's processed SAD score
-         * (0 for a one-frame stream), which also seeds the moving average */
-        const double stamp = has_next ? blend_clip(next, &m->p) : 0.0;
-        out->motion2 = 0.0;
-        out->motion3 = stamp;
-        m->prev_processed = stamp;
-        return;
-    }
-    /* the last frame keeps its own score */
-    const double lo = m->pending;
-    out->motion2 = !has_next ? lo : (lo < next ? lo : next);
-    const double processed = blend_clip(out->motion2, &m->p);
-    out->motion3 = m->p.moving_average ? (processed + m->prev_processed) / 2.0 : processed;
-    m->prev_processed = processed;
+    motion_derive(&m->p, m->frames - 1, m->pending, has_next, next, &m->prev_processed, out);
 }
 
 int motion_push(motion_state *s, const uint8_t *luma, ptrdiff_t stride, motion_scores *out)

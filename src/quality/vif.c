@@ -157,34 +157,51 @@ int fovea_vif_batch_size(const fovea_vif *v, int width, int height)
     return v->backend->batch(width, height);
 }
 
-/* Check a frame and return its bit depth (> 0) or a negative status. */
-static int check_frame(fovea_context *ctx, fovea_backend kind, const fovea_frame *f,
-                       const char *what)
+int vif_check_frame(fovea_context *ctx, fovea_backend kind, const fovea_frame *f, const char *sys,
+                    const char *what, const char *metric, int min_dim)
 {
     if (!f || !f->data[0])
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame is NULL or empty",
-                               what);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "%s: %s frame is NULL or empty", sys,
+                            what);
     if (f->mem == FOVEA_MEM_DEVICE && kind != FOVEA_BACKEND_CUDA)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                               "vif: %s frame is in device memory (the CPU backend needs host "
-                               "frames)", what);
+                            "%s: %s frame is in device memory (the CPU backend needs host "
+                            "frames)", sys, what);
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
     if (!d)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame has no valid format",
-                               what);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "%s: %s frame has no valid format", sys,
+                            what);
     if (!d->is_yuv || d->components != 1)
         return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
-                               "vif: %s frame is %s; VIF needs a YUV or gray format (luma)",
-                               what, d->name);
-    if (f->width < VIF_MIN_DIM || f->height < VIF_MIN_DIM || f->width > FOVEA_MAX_DIM ||
+                            "%s: %s frame is %s; %s needs a YUV or gray format (luma)", sys,
+                            what, d->name, metric);
+    if (f->width < min_dim || f->height < min_dim || f->width > FOVEA_MAX_DIM ||
         f->height > FOVEA_MAX_DIM)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                               "vif: %s frame is %dx%d; VIF needs %d..%d in each dimension",
-                               what, f->width, f->height, VIF_MIN_DIM, FOVEA_MAX_DIM);
+                            "%s: %s frame is %dx%d; %s needs %d..%d in each dimension", sys,
+                            what, f->width, f->height, metric, min_dim, FOVEA_MAX_DIM);
     if (f->stride[0] < (ptrdiff_t)f->width * d->bytes_per_sample)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vif: %s frame stride %td too small",
-                               what, f->stride[0]);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "%s: %s frame stride %td too small",
+                            sys, what, f->stride[0]);
     return d->bit_depth;
+}
+
+void vif_derive(const vif_raw *raw, int debug, fovea_vif_scores *sc)
+{
+    for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+        /* libvmaf divides the floats in float and reports the result as double */
+        const float ratio = raw->num[s] / raw->den[s];
+        sc->scale[s] = (double)ratio;
+    }
+    if (debug) {
+        for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+            sc->num[s] = (double)raw->num[s];
+            sc->den[s] = (double)raw->den[s];
+        }
+        sc->num_total = sc->num[0] + sc->num[1] + sc->num[2] + sc->num[3];
+        sc->den_total = sc->den[0] + sc->den[1] + sc->den[2] + sc->den[3];
+        sc->vif = sc->den_total == 0.0 ? 1.0 : sc->num_total / sc->den_total;
+    }
 }
 
 int fovea_vif_submit(fovea_vif *v, const fovea_frame *ref, const fovea_frame *dis)
@@ -192,10 +209,12 @@ int fovea_vif_submit(fovea_vif *v, const fovea_frame *ref, const fovea_frame *di
     if (!v)
         return FOVEA_ERR_INVALID_ARG;
     fovea_context *ctx = v->ctx;
-    const int bpc_ref = check_frame(ctx, v->backend->info.kind, ref, "reference");
+    const int bpc_ref =
+        vif_check_frame(ctx, v->backend->info.kind, ref, "vif", "reference", "VIF", VIF_MIN_DIM);
     if (bpc_ref < 0)
         return bpc_ref;
-    const int bpc_dis = check_frame(ctx, v->backend->info.kind, dis, "distorted");
+    const int bpc_dis =
+        vif_check_frame(ctx, v->backend->info.kind, dis, "vif", "distorted", "VIF", VIF_MIN_DIM);
     if (bpc_dis < 0)
         return bpc_dis;
     if (ref->width != dis->width || ref->height != dis->height)
@@ -270,20 +289,7 @@ int fovea_vif_receive(fovea_vif *v, fovea_vif_scores *out)
     fovea_vif_scores sc;
     memset(&sc, 0, sizeof(sc));
     sc.frame = v->frames;
-    for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
-        /* libvmaf divides the floats in float and reports the result as double */
-        const float ratio = raw.num[s] / raw.den[s];
-        sc.scale[s] = (double)ratio;
-    }
-    if (v->settings.debug) {
-        for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
-            sc.num[s] = (double)raw.num[s];
-            sc.den[s] = (double)raw.den[s];
-        }
-        sc.num_total = sc.num[0] + sc.num[1] + sc.num[2] + sc.num[3];
-        sc.den_total = sc.den[0] + sc.den[1] + sc.den[2] + sc.den[3];
-        sc.vif = sc.den_total == 0.0 ? 1.0 : sc.num_total / sc.den_total;
-    }
+    vif_derive(&raw, v->settings.debug, &sc);
 
     for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
         const double x = sc.scale[s];

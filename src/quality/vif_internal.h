@@ -38,6 +38,16 @@ typedef struct vif_raw {
     float den[FOVEA_VIF_SCALES];
 } vif_raw;
 
+/* The scores of a pair from its raw values (frame not set; the debug fields
+ * only when debug), identically for every backend and for VMAF. */
+void vif_derive(const vif_raw *raw, int debug, fovea_vif_scores *sc);
+
+/* Check a frame handed to system sys ("vif", "vmaf") for metric ("VIF",
+ * "ADM") with the smallest width and height min_dim; return its bit depth
+ * (> 0) or a negative status with the message recorded in ctx. */
+int vif_check_frame(fovea_context *ctx, fovea_backend kind, const fovea_frame *f, const char *sys,
+                    const char *what, const char *metric, int min_dim);
+
 typedef struct vif_params {
     int width, height;
     int bpc;                    /* 8, 10, 12 or 16 */

@@ -1,0 +1,493 @@
+/* bench_vmaf: VMAF v0.6.1 (every feature and the score) per frame pair at
+ * 576x324 and 1920x1080 8-bit on generated frames. API rows: the C backend at
+ * the CPU context's threads through the queue (submit + receive, motion's
+ * lookahead included); CUDA rows (device, pinned, pageable frames, queued)
+ * when a CUDA context gets the CUDA backend. Whole-process rows when
+ * `--libvmaf PATH` and/or `--fovea PATH` are given: libvmaf's `vmaf` tool and
+ * `fovea vmaf` on the same y4m pair in the page cache, run alternately, the
+ * median wall time of N runs each, and their ratio.
+ *
+ * Extra options:
+ *   --threads N      CPU threads (C backend rows, and both tools on the CPU; default: all)
+ *   --libvmaf PATH   libvmaf's vmaf executable (never part of fovea; see
+ *                    ../shared/tools/libvmaf/README.md); a path containing
+ *                    "cuda" runs its CUDA command line
+ *   --fovea PATH     the fovea executable (fovea vmaf REF DIS --json F)
+ *   --backend B      fovea's --backend in the whole-process rows (default: cuda
+ *                    with a CUDA libvmaf, else cpu)
+ *   --e2e-frames N   frames of the y4m pair (default 600 at 576x324, 120 at 1080p)
+ *   --e2e-runs N     runs of each tool (default 5, --quick 1)
+ *   --tmp DIR        directory of the y4m pair (default $TMPDIR or /tmp) */
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_common.h"
+#include "fovea/quality.h"
+
+static const struct {
+    const char *name;
+    int w, h;
+    int e2e_frames, e2e_quick;
+} cases[] = {
+    {"576x324 8-bit", 576, 324, 600, 120},
+    {"1920x1080 8-bit", 1920, 1080, 120, 24},
+};
+
+/* Distinct generated pairs a sequence cycles through. */
+#define DISTINCT 8
+
+/* ---------------------------------------------------------------- frames */
+
+/* A smooth pattern moving by frame t with texture and noise as the
+ * reference; the distorted is the reference, 2x2-averaged, plus noise. */
+static void synth_pair(fovea_frame *ref, fovea_frame *dis, int t, uint64_t *seed)
+{
+    const int w = ref->width, h = ref->height;
+    uint64_t x = *seed;
+    for (int y = 0; y < h; y++) {
+        uint8_t *r = ref->data[0] + (ptrdiff_t)y * ref->stride[0];
+        for (int i = 0; i < w; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            const double v = 128 + 70 * sin((i + 4.0 * t) * 0.013) * cos((y - 3.0 * t) * 0.017) +
+                             20 * sin(i * 0.31) * sin(y * 0.23) + (double)((x >> 59) & 15) - 8;
+            r[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+    }
+    for (int y = 0; y < h; y++) {
+        const uint8_t *r0 = ref->data[0] + (ptrdiff_t)y * ref->stride[0];
+        const uint8_t *r1 = ref->data[0] + (ptrdiff_t)(y + 1 < h ? y + 1 : y) * ref->stride[0];
+        uint8_t *d = dis->data[0] + (ptrdiff_t)y * dis->stride[0];
+        for (int i = 0; i < w; i++) {
+            const int j = i + 1 < w ? i + 1 : i;
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            const int s = (r0[i] + r0[j] + r1[i] + r1[j] + 2) / 4 + (int)((x >> 60) & 7) - 3;
+            d[i] = (uint8_t)(s < 0 ? 0 : s > 255 ? 255 : s);
+        }
+    }
+    for (int p = 1; p < 3; p++) {
+        const size_t row = fovea_plane_row_bytes(ref->fmt, w, p);
+        for (int y = 0; y < fovea_plane_height(ref->fmt, h, p); y++) {
+            memset(ref->data[p] + (ptrdiff_t)y * ref->stride[p], 0x70 + (y & 15), row);
+            memset(dis->data[p] + (ptrdiff_t)y * dis->stride[p], 0x70 + (y & 15), row);
+        }
+    }
+    *seed = x;
+}
+
+/* ---------------------------------------------------------------- API rows */
+
+typedef struct vmaf_case {
+    fovea_vmaf *v;
+    const fovea_frame *ref, *dis; /* DISTINCT pairs, cycled */
+    int next;
+    int frames; /* pairs per iteration */
+    int depth;  /* pairs kept pending: 3 batches, or 0 (each pair waited for) */
+} vmaf_case;
+
+/* Submit c->frames pairs of the stream, keeping c->depth pending (receiving
+ * the oldest beyond that), then end the stream and receive the rest: the
+ * queue, lookahead and pooling as a caller sees them. */
+static int run_stream(void *arg)
+{
+    vmaf_case *c = arg;
+    fovea_vmaf_scores s;
+    for (int i = 0; i < c->frames; i++) {
+        const int k = c->next++ % DISTINCT;
+        if (fovea_vmaf_submit(c->v, &c->ref[k], &c->dis[k]) < 0)
+            return 1;
+        int st = FOVEA_OK;
+        /* depth 0: every score as soon as it is ready (motion's lookahead
+         * keeps the newest pair) */
+        while ((c->depth == 0 || fovea_vmaf_pending(c->v) > c->depth) &&
+               (st = fovea_vmaf_receive(c->v, &s)) == FOVEA_OK)
+            ;
+        if (st < 0 || (st == FOVEA_EOF && c->depth > 0))
+            return 1;
+    }
+    if (fovea_vmaf_flush(c->v) < 0)
+        return 1;
+    while (fovea_vmaf_receive(c->v, &s) == FOVEA_OK)
+        ;
+    return fovea_vmaf_pending(c->v) != 0;
+}
+
+static void per_frame(bench_stats *s, int frames)
+{
+    s->median_us /= frames;
+    s->min_us /= frames;
+    s->max_us /= frames;
+    s->mean_us /= frames;
+}
+
+static void api_row(bench_table *t, fovea_context *ctx, const char *case_name, const char *what,
+                    const fovea_frame *ref, const fovea_frame *dis, int frames, int runs,
+                    int queued, double bytes, const char *note)
+{
+    fovea_vmaf *v = NULL;
+    BENCH_FOVEA(ctx, fovea_vmaf_open(&v, ctx, NULL));
+    const int batch = fovea_vmaf_batch_size(v, ref->width, ref->height);
+    vmaf_case c = {v, ref, dis, 0, frames, queued ? 3 * batch : 0};
+    bench_stats s;
+    bench_time_cpu(run_stream, &c, 1, runs, &s);
+    per_frame(&s, frames);
+    char name[96];
+    snprintf(name, sizeof(name), "%s, %s", case_name, what);
+    const fovea_backend b = fovea_vmaf_backend(v);
+    bench_table_add(t, name, b == FOVEA_BACKEND_CUDA ? "cuda" : "cpu", &s, bytes, 1, note);
+    fovea_vmaf_close(&v);
+}
+
+/* ---------------------------------------------------------------- whole process */
+
+typedef struct e2e_opts {
+    const char *libvmaf, *fovea, *backend, *tmp;
+    int threads, frames, runs;
+} e2e_opts;
+
+/* Run argv with stdout to /dev/null; the wall time in us, or -1. */
+static double run_wall(char *const argv[])
+{
+    const double t0 = bench_now_us();
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1.0;
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            close(fd);
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0)
+        return -1.0;
+    const double t = bench_now_us() - t0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "bench_vmaf: %s failed (status %d)\n", argv[0], status);
+        return -1.0;
+    }
+    return t;
+}
+
+/* pooled_metrics.vmaf.mean of a JSON file in libvmaf's layout, or NAN. */
+static double pooled_vmaf_mean(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NAN;
+    static char buf[1 << 16];
+    /* the pooled section is at the end */
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, size > (long)sizeof(buf) - 1 ? size - (long)sizeof(buf) + 1 : 0, SEEK_SET);
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strstr(buf, "\"pooled_metrics\"");
+    p = p ? strstr(p, "\"vmaf\"") : NULL;
+    p = p ? strstr(p, "\"mean\"") : NULL;
+    p = p ? strchr(p, ':') : NULL;
+    return p ? strtod(p + 1, NULL) : NAN;
+}
+
+static void e2e_rows(bench_table *t, const e2e_opts *eo, int ci, int quick, FILE *text)
+{
+    const int w = cases[ci].w, h = cases[ci].h;
+    const int frames = eo->frames > 0 ? eo->frames : quick ? cases[ci].e2e_quick
+                                                           : cases[ci].e2e_frames;
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/bench_vmaf_%d_XXXXXX", eo->tmp, (int)getpid());
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "bench_vmaf: cannot make a directory in %s\n", eo->tmp);
+        return;
+    }
+    char ref[4200], dis[4200], ljson[4200], fjson[4200];
+    snprintf(ref, sizeof(ref), "%s/ref.y4m", dir);
+    snprintf(dis, sizeof(dis), "%s/dis.y4m", dir);
+    snprintf(ljson, sizeof(ljson), "%s/libvmaf.json", dir);
+    snprintf(fjson, sizeof(fjson), "%s/fovea.json", dir);
+
+    fovea_frame fr[DISTINCT], fd[DISTINCT];
+    memset(fr, 0, sizeof(fr));
+    memset(fd, 0, sizeof(fd));
+    uint64_t seed = 777;
+    for (int i = 0; i < DISTINCT; i++) {
+        BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &fr[i], w, h, FOVEA_PIX_I420, FOVEA_MEM_HOST));
+        BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &fd[i], w, h, FOVEA_PIX_I420, FOVEA_MEM_HOST));
+        synth_pair(&fr[i], &fd[i], i, &seed);
+    }
+    int rc = bench_write_y4m(ref, fr, DISTINCT, 0, frames, 25, "bench_vmaf");
+    if (rc == 0)
+        rc = bench_write_y4m(dis, fd, DISTINCT, 0, frames, 25, "bench_vmaf");
+    for (int i = 0; i < DISTINCT; i++) {
+        fovea_frame_free(NULL, &fr[i]);
+        fovea_frame_free(NULL, &fd[i]);
+    }
+    if (rc == 0) {
+        bench_warm_file(ref);
+        bench_warm_file(dis);
+        const int lcuda = eo->libvmaf && strstr(eo->libvmaf, "cuda") != NULL;
+        const char *backend = eo->backend ? eo->backend : lcuda ? "cuda" : "cpu";
+        char threads[32];
+        snprintf(threads, sizeof(threads), "%d", eo->threads);
+        char *largv[20], *fargv[20];
+        int n = 0;
+        largv[n++] = (char *)eo->libvmaf;
+        largv[n++] = "-r";
+        largv[n++] = ref;
+        largv[n++] = "-d";
+        largv[n++] = dis;
+        largv[n++] = "-m";
+        largv[n++] = "version=vmaf_v0.6.1";
+        if (!lcuda) {
+            largv[n++] = "--threads";
+            largv[n++] = threads;
+        }
+        largv[n++] = "--json";
+        largv[n++] = "-o";
+        largv[n++] = ljson;
+        largv[n++] = "-q";
+        largv[n] = NULL;
+        n = 0;
+        fargv[n++] = (char *)eo->fovea;
+        fargv[n++] = "vmaf";
+        fargv[n++] = ref;
+        fargv[n++] = dis;
+        fargv[n++] = "--backend";
+        fargv[n++] = (char *)backend;
+        if (!strcmp(backend, "cpu")) {
+            fargv[n++] = "--threads";
+            fargv[n++] = threads;
+        }
+        fargv[n++] = "--json";
+        fargv[n++] = fjson;
+        fargv[n] = NULL;
+
+        double lus[64], fus[64];
+        int ln = 0, fn = 0;
+        const int runs = eo->runs < 64 ? eo->runs : 64;
+        for (int r = 0; r < runs; r++) { /* alternate: the same machine state for both */
+            if (eo->libvmaf) {
+                const double us = run_wall(largv);
+                if (us > 0)
+                    lus[ln++] = us / frames;
+            }
+            if (eo->fovea) {
+                const double us = run_wall(fargv);
+                if (us > 0)
+                    fus[fn++] = us / frames;
+            }
+        }
+        const double bytes = 2.0 * (double)fovea_frame_packed_size(FOVEA_PIX_I420, w, h);
+        bench_stats ls = {0}, fs = {0};
+        char name[96], note[160];
+        if (ln > 0) {
+            bench_stats_compute(lus, ln, &ls);
+            snprintf(name, sizeof(name), "%s, libvmaf vmaf process", cases[ci].name);
+            snprintf(note, sizeof(note), "%s%s%s, %d frames, VMAF mean %.6f", "libvmaf ",
+                     lcuda ? "CUDA" : "CPU --threads ", lcuda ? "" : threads, frames,
+                     pooled_vmaf_mean(ljson));
+            bench_table_add(t, name, lcuda ? "cuda-e2e" : "cpu-e2e", &ls, bytes, 1, note);
+        }
+        if (fn > 0) {
+            bench_stats_compute(fus, fn, &fs);
+            snprintf(name, sizeof(name), "%s, fovea vmaf process", cases[ci].name);
+            snprintf(note, sizeof(note), "--backend %s%s%s, %d frames, VMAF mean %.6f", backend,
+                     strcmp(backend, "cpu") ? "" : " --threads ",
+                     strcmp(backend, "cpu") ? "" : threads, frames, pooled_vmaf_mean(fjson));
+            char be[16];
+            snprintf(be, sizeof(be), "%s-e2e", backend);
+            bench_table_add(t, name, be, &fs, bytes, 1, note);
+        }
+        if (ln > 0 && fn > 0)
+            fprintf(text, "%s: fovea vmaf / libvmaf vmaf = %.2fx the frames/s (%.0f vs %.0f fps, "
+                          "medians of %d and %d runs)\n",
+                    cases[ci].name, ls.median_us / fs.median_us, 1e6 / fs.median_us,
+                    1e6 / ls.median_us, fn, ln);
+    }
+    remove(ref);
+    remove(dis);
+    remove(ljson);
+    remove(fjson);
+    rmdir(dir);
+}
+
+/* ---------------------------------------------------------------- main */
+
+#define EXTRA_USAGE                                                                         \
+    "  --threads N      CPU threads (default: all)\n"                                       \
+    "  --libvmaf PATH   libvmaf's vmaf tool: whole-process rows beside fovea's\n"           \
+    "  --fovea PATH     the fovea executable: whole-process rows of `fovea vmaf`\n"          \
+    "  --backend B      fovea's backend there (default cuda with a CUDA libvmaf, else cpu)\n" \
+    "  --e2e-frames N   frames of the y4m pair (default 600 / 120 at 1080p)\n"              \
+    "  --e2e-runs N     runs of each tool (default 5, --quick 1)\n"                          \
+    "  --tmp DIR        directory of the y4m pair (default $TMPDIR or /tmp)\n"
+
+int main(int argc, char **argv)
+{
+    bench_opts opts;
+    bench_parse_args_ex(argc, argv, &opts, EXTRA_USAGE);
+    e2e_opts eo = {NULL, NULL, NULL, getenv("TMPDIR"), 0, 0, 0};
+    for (int i = 0; i < opts.n_extra; i++) {
+        const char *a = opts.extra[i];
+        const char *val = i + 1 < opts.n_extra ? opts.extra[i + 1] : NULL;
+        if (!val) {
+            fprintf(stderr, "bench_vmaf: unknown argument '%s'\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--threads"))
+            eo.threads = atoi(val);
+        else if (!strcmp(a, "--libvmaf"))
+            eo.libvmaf = val;
+        else if (!strcmp(a, "--fovea"))
+            eo.fovea = val;
+        else if (!strcmp(a, "--backend"))
+            eo.backend = val;
+        else if (!strcmp(a, "--e2e-frames"))
+            eo.frames = atoi(val);
+        else if (!strcmp(a, "--e2e-runs"))
+            eo.runs = atoi(val);
+        else if (!strcmp(a, "--tmp"))
+            eo.tmp = val;
+        else {
+            fprintf(stderr, "bench_vmaf: unknown argument '%s'\n", a);
+            return 2;
+        }
+        i++;
+    }
+    if (!eo.tmp || !*eo.tmp)
+        eo.tmp = "/tmp";
+    if (eo.runs <= 0)
+        eo.runs = opts.quick ? 1 : 5;
+    FILE *text = bench_text_stream(&opts);
+    static const char *const tools[2] = {"--libvmaf", "--fovea"};
+    const char *paths[2] = {eo.libvmaf, eo.fovea};
+    for (int k = 0; k < 2; k++) {
+        if (paths[k] && access(paths[k], X_OK) != 0) {
+            fprintf(stderr, "bench_vmaf: %s %s: not an executable\n", tools[k], paths[k]);
+            return 2;
+        }
+    }
+
+    bench_table table;
+    bench_table_init(&table, "vmaf", "frames", &opts);
+    fovea_context *cpu = NULL;
+    fovea_settings cs;
+    fovea_default_settings(&cs);
+    cs.backend = FOVEA_BACKEND_CPU;
+    cs.threads = eo.threads;
+    BENCH_FOVEA(NULL, fovea_open(&cpu, &cs));
+    eo.threads = fovea_context_threads(cpu);
+
+    double copy_bw = 0.0;
+    fovea_context *gpu = NULL;
+#ifdef FOVEA_HAVE_CUDA
+    int ndev = 0;
+    fovea_device_count(&ndev);
+    if (ndev > 0) {
+        copy_bw = bench_copy_bandwidth(0);
+        fovea_settings gs;
+        fovea_default_settings(&gs);
+        gs.backend = FOVEA_BACKEND_CUDA;
+        gs.cuda_device = opts.device;
+        BENCH_FOVEA(NULL, fovea_open(&gpu, &gs));
+        /* CUDA rows only where the CUDA backend of VMAF exists */
+        fovea_vmaf *probe = NULL;
+        if (fovea_vmaf_open(&probe, gpu, NULL) < 0 ||
+            fovea_vmaf_backend(probe) != FOVEA_BACKEND_CUDA) {
+            fprintf(text, "no CUDA backend of VMAF in this build: CUDA rows skipped\n");
+            fovea_close(&gpu);
+        }
+        fovea_vmaf_close(&probe);
+    }
+#endif
+    if (!gpu)
+        fprintf(text, "no CUDA context: GPU rows skipped\n");
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (!bench_case_enabled(&opts, cases[i].name))
+            continue;
+        const int w = cases[i].w, h = cases[i].h;
+        const double bytes = 2.0 * w * h; /* two luma planes read */
+        fovea_frame ref[DISTINCT], dis[DISTINCT];
+        memset(ref, 0, sizeof(ref));
+        memset(dis, 0, sizeof(dis));
+        uint64_t seed = 1000 + i;
+        for (int k = 0; k < DISTINCT; k++) {
+            BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &ref[k], w, h, FOVEA_PIX_I420,
+                                                FOVEA_MEM_HOST));
+            BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &dis[k], w, h, FOVEA_PIX_I420,
+                                                FOVEA_MEM_HOST));
+            synth_pair(&ref[k], &dis[k], k, &seed);
+        }
+        const int small = w * h < 1000000;
+        char note[160];
+
+        if (gpu) {
+            fovea_frame dref[DISTINCT], ddis[DISTINCT], pref[DISTINCT], pdis[DISTINCT];
+            for (int k = 0; k < DISTINCT; k++) {
+                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &dref[k], w, h, FOVEA_PIX_I420,
+                                                   FOVEA_MEM_DEVICE));
+                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &ddis[k], w, h, FOVEA_PIX_I420,
+                                                   FOVEA_MEM_DEVICE));
+                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &pref[k], w, h, FOVEA_PIX_I420,
+                                                   FOVEA_MEM_PINNED));
+                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &pdis[k], w, h, FOVEA_PIX_I420,
+                                                   FOVEA_MEM_PINNED));
+                BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &dref[k], &ref[k]));
+                BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &ddis[k], &dis[k]));
+                BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &pref[k], &ref[k]));
+                BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &pdis[k], &dis[k]));
+            }
+            BENCH_FOVEA(gpu, fovea_sync(gpu));
+            const int frames = opts.quick ? 64 : (small ? 1024 : 256);
+            const int runs = opts.quick ? 2 : 5;
+            snprintf(note, sizeof(note), "3 batches pending, %d frames a stream", frames);
+            api_row(&table, gpu, cases[i].name, "device frames", dref, ddis, frames, runs, 1,
+                    bytes, note);
+            api_row(&table, gpu, cases[i].name, "pinned host frames", pref, pdis, frames, runs,
+                    1, bytes, note);
+            api_row(&table, gpu, cases[i].name, "pageable host frames", ref, dis, frames, runs,
+                    1, bytes, note);
+            for (int k = 0; k < DISTINCT; k++) {
+                fovea_frame_free(gpu, &dref[k]);
+                fovea_frame_free(gpu, &ddis[k]);
+                fovea_frame_free(gpu, &pref[k]);
+                fovea_frame_free(gpu, &pdis[k]);
+            }
+        }
+
+        {
+            const int frames = opts.quick ? 8 : (small ? 64 : 16);
+            const int runs = opts.quick ? 1 : 3;
+            const int th = fovea_context_threads(cpu);
+            snprintf(note, sizeof(note), "%d threads, a pair per thread, %d frames a stream", th,
+                     frames);
+            api_row(&table, cpu, cases[i].name, "C backend", ref, dis, frames, runs, 1, bytes,
+                    note);
+            if (th > 1) {
+                snprintf(note, sizeof(note), "%d threads, each pair waited for (rows split)",
+                         th);
+                api_row(&table, cpu, cases[i].name, "C backend, one at a time", ref, dis,
+                        frames, runs, 0, bytes, note);
+            }
+        }
+        for (int k = 0; k < DISTINCT; k++) {
+            fovea_frame_free(NULL, &ref[k]);
+            fovea_frame_free(NULL, &dis[k]);
+        }
+        if (eo.libvmaf || eo.fovea)
+            e2e_rows(&table, &eo, (int)i, opts.quick, text);
+    }
+    if (gpu)
+        fovea_close(&gpu);
+    fovea_close(&cpu);
+    return bench_table_finish(&table, copy_bw);
+}
