@@ -270,10 +270,11 @@ __device__ __forceinline__ void decouple_px(const int32_t (&o)[3], const int32_t
     const long long ot_dp = (long long)o[0] * t[0] + (long long)o[1] * t[1];
     const long long o_mag = (long long)o[0] * o[0] + (long long)o[1] * o[1];
     const long long t_mag = (long long)t[0] * t[0] + (long long)t[1] * t[1];
-    // (float)x / 4096.0 in double: the division by a power of two is exact
-    const double dp = __ddiv_rn((double)__ll2float_rn(ot_dp), 4096.0);
-    const double om = __ddiv_rn((double)__ll2float_rn(o_mag), 4096.0);
-    const double tm = __ddiv_rn((double)__ll2float_rn(t_mag), 4096.0);
+    // (float)x / 4096.0 in double: a float scaled by a power of two in double
+    // is exact either way (no overflow, no subnormal), so multiply by 2^-12
+    const double dp = __dmul_rn((double)__ll2float_rn(ot_dp), 0x1p-12);
+    const double om = __dmul_rn((double)__ll2float_rn(o_mag), 0x1p-12);
+    const double tm = __dmul_rn((double)__ll2float_rn(t_mag), 0x1p-12);
     const bool angle_flag =
         dp >= 0.0 && __dmul_rn(dp, dp) >= __dmul_rn(__dmul_rn((double)cos_sq, om), tm);
 #pragma unroll
