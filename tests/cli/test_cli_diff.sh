@@ -135,7 +135,7 @@ if python3 -c "import json, sys; d = json.load(open('out')); sys.exit(0 if d['bu
             diff_ok square.y4m --backend cuda --heatmap h.y4m --noise n.y4m --noise-mode $mode \
                 --mask m.y4m --json s.json --tile 8 --denoise $dn --threshold auto
         done
-        diff_ok grad%03d.png --backend cuda --heatmap g%d.png --noise g%d.png --mask gm.y4m \
+        diff_ok grad%03d.png --backend cuda --heatmap g%d.png --noise gn%d.png --mask gm.y4m \
             --json g.json --tile 32 --denoise $dn --normalize 300
         diff_ok noisy%02d.pgm --backend cuda --heatmap h.y4m --mask m%d.png --json a.json \
             --threshold auto --denoise $dn

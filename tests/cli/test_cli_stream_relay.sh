@@ -65,6 +65,12 @@ wait_sender 0
 start_sender s in.y4m --listen 127.0.0.1:0 --clients 2 --stats s.json -q
 timeout 20 python3 -c "import socket, sys, time
 s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+# junk only once the stream has started (the sender waits for 2 receivers
+# connected at once: junk cut before the real receiver joins would leave it
+# waiting): the hello comes at once, the keyframe after the start
+s.settimeout(15)
+s.recv(65536)
+s.recv(65536)
 s.sendall(b'GET / HTTP/1.1\r\n\r\n' * 4)
 time.sleep(1)" "$port" &
 junk_pid=$!
