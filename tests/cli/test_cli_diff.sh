@@ -149,7 +149,7 @@ fi
 
 # ---- summary, --quiet, progress
 run 0 diff square.y4m --json s.json
-out_match "^diff: 4 maps of 21x13 i420: .* (cpu, [0-9]* threads\?, .* fps)$" "summary"
+out_match "^diff: 4 maps of 21x13 i420: .* (\(cpu\|cuda\), [0-9]* threads\?, .* fps)$" "summary"
 [ ! -s err ] || fail "stderr not empty: $(cat err)"
 run 0 diff -q square.y4m --json s.json
 [ ! -s out ] && [ ! -s err ] || fail "--quiet printed"

@@ -84,7 +84,7 @@ done
 run 0 vmaf --feature-only --csv fo.csv --json fo.json ref.y4m dis.y4m
 [ "$(head -n 1 fo.csv)" = "Frame,$NAMES" ] || fail "--feature-only header: $(head -n 1 fo.csv)"
 cut -d, -f1-15 o.csv | cmp -s - fo.csv || fail "--feature-only: other feature values"
-grep -q "^vmaf: 3 frames ${W}x${H} 8-bit  mean integer_adm2 [0-9.]* integer_aim .* integer_motion3 [0-9.]*  (cpu" out ||
+grep -q "^vmaf: 3 frames ${W}x${H} 8-bit  mean integer_adm2 [0-9.]* integer_aim .* integer_motion3 [0-9.]*  (\(cpu\|cuda\)," out ||
     fail "--feature-only summary: $(cat out)"
 grep -q '"vmaf"' fo.json && fail "--feature-only JSON has a vmaf score"
 
