@@ -33,7 +33,8 @@ void fovea_diff_default_settings(fovea_diff_settings *s)
     s->temporal_strength = 192;
 }
 
-int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_settings *s)
+static int open_diff(fovea_diff **out, fovea_context *ctx, const fovea_diff_settings *s,
+                     int generic)
 {
     if (!out)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL output pointer");
@@ -87,7 +88,9 @@ int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_setti
     d->settings = set;
     d->backend = (const diff_backend *)b; /* b is its info, the first member */
     diff_params p;
+    memset(&p, 0, sizeof(p));
     p.settings = set;
+    p.generic = generic;
     st = d->backend->info.init(&d->priv, ctx, &p);
     if (st < 0) {
         free(d);
@@ -95,6 +98,16 @@ int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_setti
     }
     *out = d;
     return FOVEA_OK;
+}
+
+int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_settings *s)
+{
+    return open_diff(out, ctx, s, 0);
+}
+
+int diff_open_generic(fovea_diff **out, fovea_context *ctx, const fovea_diff_settings *s)
+{
+    return open_diff(out, ctx, s, 1);
 }
 
 void fovea_diff_close(fovea_diff **pd)
