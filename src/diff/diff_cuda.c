@@ -32,6 +32,7 @@ typedef struct diff_cuda {
     uint32_t *d_heat;               /* DIFF_HEAT_ENTRIES colours, R | G << 8 | B << 16 */
     uint32_t *d_vlut;               /* DIFF_CUDA_VLUT_MAX + 1 colours */
     int vlut_top;                   /* the top d_vlut is made for; 0 = none */
+    int grid_cap;                   /* blocks of the warp map kernel: 4 an SM */
     /* host inputs: device copies, and pinned copies of pageable ones */
     fovea_frame d_in[2], h_in[2];
     cudaEvent_t in_copied;          /* the last upload from h_in has read it */
@@ -134,6 +135,11 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
     if (status == FOVEA_OK)
         status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&st->in_copied,
                                                           cudaEventDisableTiming));
+    int sms = 0;
+    if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                                        fovea_context_device(ctx)));
+    st->grid_cap = 4 * sms;
     if (status == FOVEA_OK)
         status = upload_heat(st, ctx);
     if (status < 0) {
@@ -392,9 +398,6 @@ static int read_back(diff_cuda *st, int k, fovea_frame *out, const fovea_frame *
 /* The heat map's value-to-colour table for top (on the device, from d_heat). */
 static int ensure_vlut(diff_cuda *st, int top, const uint32_t **vlut)
 {
-    *vlut = NULL;
-    if (top > DIFF_CUDA_VLUT_MAX)
-        return FOVEA_OK;
     if (st->vlut_top != top) {
         st->vlut_top = 0;
         FOVEA_CUDA_TRY(st->ctx, fv_diff_cuda_vlut(st->d_vlut, st->d_heat, top,
@@ -421,6 +424,12 @@ static void set_out(diff_cuda_map_args *a, const fovea_frame *t)
     }
     a->out_words = (a->out_fmt == DIFF_CUDA_OUT_RGB24 && aligned(t->data[0], t->stride[0], 4)) ||
                    (a->out_fmt == DIFF_CUDA_OUT_RGBA && aligned(t->data[0], t->stride[0], 16));
+    /* the warp kernel: 8-bit RGB24/RGBA pairs to RGB24/RGBA maps, rows on 16
+     * bytes (an overlay writes bytes: its output may lie anywhere) */
+    a->vec16 = (a->in.layout == DIFF_CUDA_PACKED && !a->in.wide &&
+                aligned(a->in.a[0], a->in.as[0], 16) && aligned(a->in.b[0], a->in.bs[0], 16) &&
+                a->out_fmt != DIFF_CUDA_OUT_I420 &&
+                (a->kind == DIFF_CUDA_OVERLAY || aligned(t->data[0], t->stride[0], 16)));
 }
 
 /* Make room for a mask of tiles tiles and blocks blocks. */
@@ -597,9 +606,10 @@ static int run_maps(diff_cuda *st, const diff_call *c)
     base.top = c->top;
     base.heat = st->d_heat;
     base.threshold = c->threshold;
+    base.grid_cap = st->grid_cap;
+    FOVEA_TRY(ensure_vlut(st, c->top, &base.vlut));
     int wait = 0;
     if (c->heat) {
-        FOVEA_TRY(ensure_vlut(st, c->top, &base.vlut));
         fovea_frame *t;
         FOVEA_TRY(out_target(st, OUT_HEAT, c->heat, &t));
         diff_cuda_map_args a = base;
@@ -633,6 +643,8 @@ static int run_maps(diff_cuda *st, const diff_call *c)
         FOVEA_TRY(read_back(st, OUT_NOISE, c->noise, t));
         wait |= c->noise->mem != FOVEA_MEM_DEVICE;
     }
+    if (c->async) /* the mask alone: cuda_collect finishes it */
+        return FOVEA_OK;
     return finish_host(st, wait);
 }
 
@@ -686,9 +698,19 @@ static int cuda_denoise(void *priv, fovea_context *ctx, const diff_filter_job *j
     return status;
 }
 
+static int cuda_collect(void *priv, fovea_context *ctx)
+{
+    diff_cuda *st = priv;
+    FOVEA_TRY(fv_device_activate(ctx));
+    const int status = finish_host(st, 0);
+    st->mask_pending = 0;
+    return status;
+}
+
 const diff_backend diff_backend_cuda = {
     {"cuda", FOVEA_BACKEND_CUDA, BACKEND_READS_DEVICE | BACKEND_ASYNC, cuda_init, cuda_close},
     cuda_begin,
     cuda_maps,
     cuda_denoise,
+    cuda_collect,
 };

@@ -47,6 +47,7 @@ typedef struct diff_call {
     int threshold;                    /* maps: the settings' or the automatic one */
     fovea_frame *heat, *noise;        /* wanted map outputs, or NULL */
     fovea_diff_mask_result *mask;     /* wanted mask, or NULL */
+    int async;                        /* mask alone: maps queues it, collect completes it */
 } diff_call;
 
 /* One fovea_diff_denoise request: in filtered into out (same size and format,
@@ -85,6 +86,8 @@ typedef struct diff_backend {
      * unless the output is c->cur). Host outputs are complete on return. */
     int (*maps)(void *priv, fovea_context *ctx, const diff_call *c);
     int (*denoise)(void *priv, fovea_context *ctx, const diff_filter_job *job);
+    /* Complete the mask of an async maps call (its c->mask filled). */
+    int (*collect)(void *priv, fovea_context *ctx);
 } diff_backend;
 
 /* One step of the temporal filter on a sample: state s towards x with strength

@@ -601,9 +601,16 @@ static int ref_denoise(void *priv, fovea_context *ctx, const diff_filter_job *jo
     return fovea_frame_copy(ctx, job->out, &st->tstate[st->tcur]);
 }
 
+/* The mask of an async call was made by ref_maps. */
+static int ref_collect(void *priv, fovea_context *ctx)
+{
+    return FOVEA_OK;
+}
+
 const diff_backend diff_backend_ref = {
     {"cpu", FOVEA_BACKEND_CPU, 0, ref_init, ref_close},
     ref_begin,
     ref_maps,
     ref_denoise,
+    ref_collect,
 };
