@@ -7,8 +7,8 @@
  * mix, outputs poisoned before each call, every tile size, median3 (also the
  * fused heat-map pass), gauss5 and the temporal filter over several steps with
  * resets and size changes, fovea_diff_denoise, the warp kernel's unit and
- * chunk borders, device views off 16 bytes (the other map kernels), and
- * fovea_diff_mask_submit / _receive. Exits 77 (skipped) without a CUDA
+ * chunk borders, device views off 16 bytes (the other map kernels), the
+ * banded maps of pinned frames, and fovea_diff_mask_submit / _receive. Exits 77 (skipped) without a CUDA
  * device. */
 #include <stdlib.h>
 #include <string.h>
@@ -695,6 +695,68 @@ static void test_units(void)
         }
 }
 
+/* Maps of pinned frames made band by band (uploads, kernels and downloads
+ * overlapped): heat and black noise maps into pinned and device frames of
+ * every map format, against C; odd sizes make a short last band. */
+static void test_bands(void)
+{
+    static const struct {
+        fovea_pixfmt fmt;
+        int w, h;
+    } cases[] = {{FOVEA_PIX_RGB24, 1920, 1080}, {FOVEA_PIX_I420, 1921, 1081},
+                 {FOVEA_PIX_RGBA, 1280, 721},   {FOVEA_PIX_I444P10, 999, 700},
+                 {FOVEA_PIX_NV12, 2000, 1003},  {FOVEA_PIX_GRAY8, 4096, 601}};
+    test_rng r;
+    test_rng_seed(&r, 808);
+    const int nc = sanitizer ? 2 : (int)(sizeof cases / sizeof cases[0]);
+    for (int i = 0; i < nc; i++) {
+        const int w = cases[i].w, h = cases[i].h;
+        fovea_frame a = host_frame(w, h, cases[i].fmt), b = host_frame(w, h, cases[i].fmt);
+        make_pair(&a, &b, i % 3, &r);
+        fovea_frame ap = gpu_frame(FOVEA_MEM_PINNED, w, h, cases[i].fmt, &a);
+        fovea_frame bp = gpu_frame(FOVEA_MEM_PINNED, w, h, cases[i].fmt, &b);
+        for (int k = 0; k < 3; k++) {
+            fovea_diff_settings s;
+            fovea_diff_default_settings(&s);
+            s.measure = k == 1 ? FOVEA_DIFF_MAX : FOVEA_DIFF_SUM;
+            s.normalize_max = k == 2 ? 37 : 0;
+            s.threshold = 2 + k;
+            const fovea_pixfmt hf = out_fmts[(i + k) % 3], nf = out_fmts[(i + k + 1) % 3];
+            fovea_diff *dc = open_diff(cctx, &s), *dg = open_diff(gctx, &s);
+            fovea_frame hc = host_frame(w, h, hf), nc_ = host_frame(w, h, nf);
+            fovea_diff_outputs oc = {&hc, &nc_, NULL, NULL};
+            CHECK_EQ_INT(fovea_diff_compute(dc, &a, &b, &oc), FOVEA_OK);
+            /* pinned + pinned, pinned + device, device + device (returns early) */
+            fovea_frame hg = gpu_frame(k == 2 ? FOVEA_MEM_DEVICE : FOVEA_MEM_PINNED, w, h, hf, NULL);
+            fovea_frame ng = gpu_frame(k == 0 ? FOVEA_MEM_PINNED : FOVEA_MEM_DEVICE, w, h, nf, NULL);
+            fovea_diff_outputs og = {&hg, &ng, NULL, NULL};
+            CHECK_EQ_INT(fovea_diff_compute(dg, &ap, &bp, &og), FOVEA_OK);
+            if (!same_frame(&hc, &hg, "banded heat map") ||
+                !same_frame(&nc_, &ng, "banded noise map")) {
+                fprintf(stderr, "FAILED bands: %s %dx%d case %d\n",
+                        fovea_pixfmt_name(cases[i].fmt), w, h, k);
+                test_failures++;
+            }
+            /* the heat map alone, twice: the second call reuses everything */
+            for (int rep = 0; rep < 2; rep++) {
+                REQUIRE(fovea_frame_fill(gctx, &hg, 0x33) == FOVEA_OK);
+                CHECK_EQ_INT(fovea_diff_heatmap(dg, &ap, &bp, &hg), FOVEA_OK);
+                CHECK(same_frame(&hc, &hg, "banded heat map alone"));
+            }
+            fovea_frame_free(NULL, &hc);
+            fovea_frame_free(NULL, &nc_);
+            fovea_frame_free(gctx, &hg);
+            fovea_frame_free(gctx, &ng);
+            fovea_diff_close(&dc);
+            fovea_diff_close(&dg);
+        }
+        fovea_frame_free(gctx, &ap);
+        fovea_frame_free(gctx, &bp);
+        fovea_frame_free(NULL, &a);
+        fovea_frame_free(NULL, &b);
+    }
+}
+
 /* fovea_diff_mask_submit / _receive on the device: the mask of the C
  * reference, for frames in every memory, other calls refused while pending. */
 static void test_submit(void)
@@ -781,6 +843,7 @@ int main(void)
     test_denoise();
     test_reuse();
     test_units();
+    test_bands();
     test_submit();
     printf("%lld compared calls\n", runs);
     fovea_close(&cctx);
