@@ -4,8 +4,9 @@
 // aligned; I420 maps: one thread per 2x2 quad (its chroma sample). The change
 // mask: blocks own up to 128 px of one tile row, take their place from a
 // ticket and compact the list of changed tiles with a decoupled look-back.
-// The fused median3 + heat map keeps both frames' tiles in shared memory as
-// (prev, cur) 16-bit pairs and runs one median network on the pair.
+// The fused median3 + heat map keeps both frames' tiles (128 x 16 pixels and
+// a halo) in shared memory as (prev, cur) 16-bit pairs and runs one median
+// network on the pair, its column sorts shared by two rows.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -19,12 +20,13 @@
 #else
 #define DIFF_STREAM_BLOCKS 8
 #endif
-// The fused median needs more registers where min/max of 16-bit pairs is
-// not one instruction (before sm_90).
+// Blocks of the fused median an SM keeps: its 2 x 4 pixels a thread need 48
+// registers on sm_90, more where the 16-bit pair min/max and the 3-way ones
+// are not single instructions (before sm_90).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-#define DIFF_MEDIAN_BLOCKS 6
+#define DIFF_MEDIAN_BLOCKS 3
 #else
-#define DIFF_MEDIAN_BLOCKS 8
+#define DIFF_MEDIAN_BLOCKS 5
 #endif
 
 namespace {
@@ -484,9 +486,10 @@ __global__ void __launch_bounds__(32 * kMapWarps, 4)
 
 // ---------------------------------------------------------------- median3 + heat
 
-constexpr int kMedCols = 32 * 4 + 2; // pixels of a block's tile row with the halo
-constexpr int kMedPitch = 132;       // words a shared row (16-byte aligned rows)
-constexpr int kMedRows = kRowsPerBlock + 2;
+constexpr int kMedCols = 32 * 4 + 2;   // pixels of a block's tile row with the halo
+constexpr int kMedPitch = 132;         // words a shared row (16-byte aligned rows)
+constexpr int kMedTileRows = 16;       // rows a block makes: 2 a thread
+constexpr int kMedRows = kMedTileRows + 2;
 
 __device__ __forceinline__ uint32_t vmin(uint32_t a, uint32_t b)
 {
@@ -505,39 +508,50 @@ __device__ __forceinline__ uint32_t vmed3(uint32_t a, uint32_t b, uint32_t c)
 }
 
 // Heat map of the 3x3 medians (replicated borders) of an 8-bit RGB24 (C = 3)
-// or RGBA (C = 4) pair. A block's tile plus a one-pixel halo is loaded once,
-// each sample stored as prev | cur << 16; a thread sorts the 6 columns its 4
-// pixels need (lo, mid, hi) and takes med3(max lo, med3 mid, min hi) of each
-// 3-column window, the exact median of 9.
+// or RGBA (C = 4) pair. A block's 128 x 16 pixel tile plus a one-pixel halo
+// is loaded once, each sample stored as prev | cur << 16, so one median
+// network serves both frames. A thread makes 4 pixels of 2 rows: each of the
+// 6 columns it needs has its two middle samples sorted once for both rows,
+// each row's column (lo, mid, hi) is that pair with the row above or below,
+// and a median is med3(max3 lo, med3 mid, min3 hi) of 3 columns (exact; the
+// 3-way max and min are one instruction on sm_90).
 template <int C>
 __global__ void __launch_bounds__(32 * kRowsPerBlock, DIFF_MEDIAN_BLOCKS)
     k_heat_median(const __grid_constant__ diff_cuda_map_args a)
 {
     __shared__ __align__(16) uint32_t s[3][kMedRows][kMedPitch];
     const int w = a.in.w, h = a.in.h;
-    const int bx = (int)blockIdx.x * 128, by = (int)blockIdx.y * kRowsPerBlock;
-    const int tid = (int)(threadIdx.y * 32 + threadIdx.x);
-    for (int k = tid; k < kMedRows * kMedCols; k += 32 * kRowsPerBlock) {
-        const int r = k / kMedCols, col = k - r * kMedCols;
-        int gx = bx - 1 + col, gy = by - 1 + r;
-        gx = gx < 0 ? 0 : gx >= w ? w - 1 : gx;
+    const int bx = (int)blockIdx.x * 128, by = (int)blockIdx.y * kMedTileRows;
+    for (int r = (int)threadIdx.y; r < kMedRows; r += kRowsPerBlock) {
+        int gy = by - 1 + r;
         gy = gy < 0 ? 0 : gy >= h ? h - 1 : gy;
-        const uint8_t *pa = a.in.a[0] + (ptrdiff_t)gy * a.in.as[0] + C * gx;
-        const uint8_t *pb = a.in.b[0] + (ptrdiff_t)gy * a.in.bs[0] + C * gx;
-        for (int c = 0; c < 3; c++)
-            s[c][r][col] = (uint32_t)__ldg(pa + c) | (uint32_t)__ldg(pb + c) << 16;
+        const uint8_t *ra = a.in.a[0] + (ptrdiff_t)gy * a.in.as[0];
+        const uint8_t *rb = a.in.b[0] + (ptrdiff_t)gy * a.in.bs[0];
+        for (int col = (int)threadIdx.x; col < kMedCols; col += 32) {
+            int gx = bx - 1 + col;
+            gx = gx < 0 ? 0 : gx >= w ? w - 1 : gx;
+            const uint8_t *pa = ra + C * gx, *pb = rb + C * gx;
+#pragma unroll
+            for (int c = 0; c < 3; c++) // bytes a, 0, b, 0 of the zero-extended loads
+                s[c][r][col] = __byte_perm((uint32_t)__ldg(pa + c), (uint32_t)__ldg(pb + c),
+                                           0x5410);
+        }
     }
     __syncthreads();
-    const int x0 = bx + 4 * (int)threadIdx.x, y = by + (int)threadIdx.y;
-    if (x0 >= w || y >= h)
+    const int x0 = bx + 4 * (int)threadIdx.x, y0 = by + 2 * (int)threadIdx.y;
+    if (x0 >= w || y0 >= h)
         return;
     const int n = w - x0 < 4 ? w - x0 : 4;
-    int sum[4] = {0, 0, 0, 0}, mx[4] = {0, 0, 0, 0};
+    // per row and pixel: the channels' |med prev - med cur| in the low halves
+    // (the high halves collect med cur: no carry reaches the low ones)
+    uint32_t sum[2][4], mx[2][4];
+#pragma unroll
     for (int c = 0; c < 3; c++) {
-        uint32_t lo[6], mid[6], hi[6];
-        uint32_t v[3][6];
-        for (int r = 0; r < 3; r++) {
-            const uint32_t *row = &s[c][threadIdx.y + r][4 * threadIdx.x];
+        uint32_t lo[2][6], mid[2][6], hi[2][6];
+        uint32_t v[4][6];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const uint32_t *row = &s[c][2 * threadIdx.y + r][4 * threadIdx.x];
             const uint4 q = *reinterpret_cast<const uint4 *>(row);
             const uint2 e = *reinterpret_cast<const uint2 *>(row + 4);
             v[r][0] = q.x;
@@ -547,28 +561,41 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock, DIFF_MEDIAN_BLOCKS)
             v[r][4] = e.x;
             v[r][5] = e.y;
         }
+#pragma unroll
         for (int j = 0; j < 6; j++) {
-            const uint32_t t = vmin(v[0][j], v[1][j]), u = vmax(v[0][j], v[1][j]);
-            lo[j] = vmin(t, v[2][j]);
-            const uint32_t t2 = vmax(t, v[2][j]);
-            mid[j] = vmin(u, t2);
-            hi[j] = vmax(u, t2);
+            const uint32_t pl = vmin(v[1][j], v[2][j]), ph = vmax(v[1][j], v[2][j]);
+#pragma unroll
+            for (int rr = 0; rr < 2; rr++) {
+                const uint32_t x = v[rr ? 3 : 0][j];
+                lo[rr][j] = vmin(pl, x);
+                hi[rr][j] = vmax(ph, x);
+                mid[rr][j] = vmax(pl, vmin(ph, x));
+            }
         }
-        for (int i = 0; i < 4; i++) {
-            const uint32_t l = vmax(vmax(lo[i], lo[i + 1]), lo[i + 2]);
-            const uint32_t m = vmed3(mid[i], mid[i + 1], mid[i + 2]);
-            const uint32_t hh = vmin(vmin(hi[i], hi[i + 1]), hi[i + 2]);
-            const uint32_t med = vmed3(l, m, hh);
-            const int d = absd((int)(med & 0xffffu), (int)(med >> 16));
-            sum[i] += d;
-            mx[i] = d > mx[i] ? d : mx[i];
-        }
+#pragma unroll
+        for (int rr = 0; rr < 2; rr++)
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const uint32_t l = __vimax3_u16x2(lo[rr][i], lo[rr][i + 1], lo[rr][i + 2]);
+                const uint32_t m = vmed3(mid[rr][i], mid[rr][i + 1], mid[rr][i + 2]);
+                const uint32_t hh = __vimin3_u16x2(hi[rr][i], hi[rr][i + 1], hi[rr][i + 2]);
+                const uint32_t med = vmed3(l, m, hh);
+                const uint32_t d = __vabsdiffu2(med, med >> 16);
+                sum[rr][i] = c == 0 ? d : sum[rr][i] + d;
+                mx[rr][i] = c == 0 ? d : vmax(mx[rr][i], d);
+            }
     }
-    uint32_t col[4];
     const bool changed[4] = {false, false, false, false};
-    for (int i = 0; i < 4; i++)
-        col[i] = heat_colour(a, a.measure_max ? mx[i] : sum[i]);
-    store4(a, x0, y, n, col, changed);
+#pragma unroll
+    for (int rr = 0; rr < 2; rr++) {
+        if (y0 + rr >= h)
+            break;
+        uint32_t col[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            col[i] = __ldg(a.vlut + ((a.measure_max ? mx[rr][i] : sum[rr][i]) & 0xffffu));
+        store4(a, x0, y0 + rr, n, col, changed);
+    }
 }
 
 // ---------------------------------------------------------------- change mask
@@ -905,7 +932,7 @@ extern "C" int fv_diff_cuda_heat_median(const diff_cuda_map_args *a, void *strea
         return (int)cudaErrorInvalidValue;
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     const dim3 block(32, kRowsPerBlock);
-    const dim3 grid(blocks_for(a->in.w, 128), blocks_for(a->in.h, kRowsPerBlock));
+    const dim3 grid(blocks_for(a->in.w, 128), blocks_for(a->in.h, kMedTileRows));
     if (a->in.comps == 4)
         k_heat_median<4><<<grid, block, 0, s>>>(*a);
     else
