@@ -6,10 +6,12 @@
 
 #include "diff/diff_internal.h"
 
-/* x86-64: the row loops also compiled for AVX2 (picked at load time where the
- * CPU has it), whose byte shuffles vectorize the 3-byte stride of RGB24. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__)
-#define FAST_CLONES __attribute__((target_clones("avx2", "default")))
+/* x86-64: the row loops are also compiled for x86-64-v4 (AVX-512) and AVX2
+ * and picked at run time (GCC/clang function multiversioning, as the quality
+ * system's); their byte shuffles vectorize the 3-byte stride of RGB24, which
+ * the baseline's SSE2 cannot. Integer arithmetic only. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+#define FAST_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define FAST_CLONES
 #endif
@@ -251,7 +253,7 @@ void diff_fast_overlay_rows(fovea_frame *out, int y0, int rows, const uint16_t *
         }
 }
 
-void diff_fast_mask_row(const uint16_t *restrict sum, const uint16_t *restrict mx, int w,
+FAST_CLONES void diff_fast_mask_row(const uint16_t *restrict sum, const uint16_t *restrict mx, int w,
                         int tile, int threshold, uint8_t *restrict flags, int64_t *pixels,
                         int64_t *total, int *largest)
 {
