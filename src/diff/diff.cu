@@ -35,6 +35,10 @@ constexpr int kHeatTop = 1023;      // DIFF_HEAT_ENTRIES - 1
 constexpr int kRowsPerBlock = 8;    // blockDim.y of the row and mask kernels
 constexpr int kMaskThreads = 32 * kRowsPerBlock;
 constexpr unsigned kLookAggregate = 1, kLookPrefix = 2;
+// Look-back words a lane reads a round: 128 predecessors a round, so a block
+// of the first wave (all of whose predecessors start with it) finds a prefix
+// in a few rounds.
+constexpr int kLookPer = 4;
 
 __device__ __forceinline__ int absd(int a, int b)
 {
@@ -614,7 +618,7 @@ __device__ __forceinline__ void store_relaxed(unsigned long long *p, unsigned lo
 
 // The number of changed tiles of the blocks before ticket b (warp-collective,
 // every lane gets it): publish this block's count, then read the predecessors'
-// words 32 at a time back to the nearest inclusive prefix, waiting while one
+// words 128 at a time back to the nearest inclusive prefix, waiting while one
 // closer than it has not published yet; then publish the inclusive prefix.
 __device__ __forceinline__ unsigned lookback(const diff_cuda_mask_args &a, int b, unsigned count)
 {
@@ -630,21 +634,34 @@ __device__ __forceinline__ unsigned lookback(const diff_cuda_mask_args &a, int b
     unsigned excl = 0;
     int j = b - 1;
     for (;;) {
-        const int idx = j - lane;
-        bool valid = true, prefix = true;
-        unsigned val = 0;
-        if (idx >= 0) {
-            const unsigned long long wv = load_relaxed(a.look + idx);
-            valid = (unsigned)(wv >> 32) == a.epoch;
-            prefix = valid && ((unsigned)(wv >> 30) & 3u) == kLookPrefix;
-            val = valid ? (unsigned)wv & 0x3fffffffu : 0u;
+        // lane L reads blocks j - 4L .. j - 4L - 3, nearest first
+        unsigned val = 0;     // its entries up to its nearest prefix
+        int near = kLookPer;  // that prefix (kLookPer: none)
+        bool unpublished = false;
+#pragma unroll
+        for (int q = 0; q < kLookPer; q++) {
+            const int idx = j - lane * kLookPer - q;
+            bool valid = true, prefix = true;
+            unsigned v = 0;
+            if (idx >= 0) {
+                const unsigned long long wv = load_relaxed(a.look + idx);
+                valid = (unsigned)(wv >> 32) == a.epoch;
+                prefix = valid && ((unsigned)(wv >> 30) & 3u) == kLookPrefix;
+                v = valid ? (unsigned)wv & 0x3fffffffu : 0u;
+            }
+            if (near == kLookPer) {
+                unpublished |= !valid;
+                val += v;
+                if (prefix)
+                    near = q;
+            }
         }
-        const unsigned invalid = __ballot_sync(0xffffffffu, !valid);
-        const unsigned prefixes = __ballot_sync(0xffffffffu, prefix);
+        const unsigned waiting = __ballot_sync(0xffffffffu, unpublished);
+        const unsigned prefixes = __ballot_sync(0xffffffffu, near < kLookPer);
         // lanes up to the nearest prefix (all lanes when there is none)
         const int first = prefixes ? __ffs((int)prefixes) - 1 : 31;
         const unsigned upto = first == 31 ? 0xffffffffu : (2u << first) - 1u;
-        if (invalid & upto) {
+        if (waiting & upto) {
             __nanosleep(20);
             continue;
         }
@@ -654,7 +671,7 @@ __device__ __forceinline__ unsigned lookback(const diff_cuda_mask_args &a, int b
         excl += part;
         if (prefixes)
             break;
-        j -= 32;
+        j -= 32 * kLookPer;
     }
     if (lane == 0)
         store_relaxed(a.look + b, ep | (unsigned long long)kLookPrefix << 30 | (excl + count));
