@@ -14,7 +14,8 @@
  *   (d') the same work's device time alone: the GPU is kept busy while the
  *       host queues the events and the call, so they time the queued work
  *       only; the mask through fovea_diff_mask_submit (kernel + the copy of
- *       its result), that small copy alone, and 8 heat maps queued back to
+ *       its result; also with tiles of 8 and 64: the same bytes in 2025 and
+ *       255 blocks), that small copy alone, and 8 heat maps queued back to
  *       back (throughput);
  *   (e) end to end from pinned host frames: copy in, heat map, copy out;
  *   (e') the PCIe copies it is made of, one 1080p RGB24 frame each way, and
@@ -170,7 +171,8 @@ static void remove_clip(const char *dir)
  * PCIe copies it is made of. */
 enum {
     R_HEAT, R_BLACK, R_OVERLAY, R_MASK, R_MEDIAN, R_PINNED,
-    R_DEV_HEAT, R_DEV_BLACK, R_DEV_OVERLAY, R_DEV_MASK, R_DEV_SMALLCOPY, R_DEV_MEDIAN,
+    R_DEV_HEAT, R_DEV_BLACK, R_DEV_OVERLAY, R_DEV_MASK, R_DEV_MASK8, R_DEV_MASK64,
+    R_DEV_SMALLCOPY, R_DEV_MEDIAN,
     R_DEV_HEAT8, R_H2D, R_D2H, R_FLOOR_SERIAL, R_FLOOR_OVERLAP, N_FOVEA_GPU_ROWS
 };
 static const char *const fovea_gpu_rows[N_FOVEA_GPU_ROWS] = {
@@ -184,6 +186,8 @@ static const char *const fovea_gpu_rows[N_FOVEA_GPU_ROWS] = {
     "(d') noise map (black): device time alone",
     "(d') noise overlay into cur: device time alone",
     "(d') mask submit: device time (kernel + result copy)",
+    "(d') mask submit, tile 8 (2025 blocks): device time",
+    "(d') mask submit, tile 64 (255 blocks): device time",
     "(d') mask result copy alone (counters + 1024 entries)",
     "(d') median3 + heat map: device time alone",
     "(d') heat map, 8 calls queued: device time per call",
@@ -328,7 +332,7 @@ static void fovea_gpu_rows_run(bench_table *t, const bench_opts *o, fovea_contex
 {
     fovea_diff_settings ds;
     fovea_diff_default_settings(&ds);
-    fovea_diff *d = NULL, *dm = NULL, *dov = NULL;
+    fovea_diff *d = NULL, *dm = NULL, *dov = NULL, *dt[2] = {NULL, NULL};
     BENCH_FOVEA(gpu, fovea_diff_open(&d, gpu, &ds));
     if (fovea_diff_backend(d) != FOVEA_BACKEND_CUDA) {
         for (int i = 0; i < N_FOVEA_GPU_ROWS; i++)
@@ -342,6 +346,11 @@ static void fovea_gpu_rows_run(bench_table *t, const bench_opts *o, fovea_contex
     ds.denoise = FOVEA_DIFF_DENOISE_NONE;
     ds.noise_mode = FOVEA_DIFF_NOISE_OVERLAY;
     BENCH_FOVEA(gpu, fovea_diff_open(&dov, gpu, &ds));
+    ds.noise_mode = FOVEA_DIFF_NOISE_BLACK;
+    for (int k = 0; k < 2; k++) { /* the mask's blocks: one a 128 px of a tile row */
+        ds.tile = k ? 64 : 8;
+        BENCH_FOVEA(gpu, fovea_diff_open(&dt[k], gpu, &ds));
+    }
     fovea_frame dprev, dcur, dcur2, dheat, dnoise, pprev, pcur, pheat;
     const fovea_pixfmt f = FOVEA_PIX_RGB24;
     BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &dprev, W, H, f, FOVEA_MEM_DEVICE));
@@ -408,10 +417,15 @@ static void fovea_gpu_rows_run(bench_table *t, const bench_opts *o, fovea_contex
             break;
         case R_MASK:
         case R_DEV_MASK:
+        case R_DEV_MASK8:
+        case R_DEV_MASK64:
+            if (i == R_DEV_MASK8 || i == R_DEV_MASK64)
+                c.d = dt[i == R_DEV_MASK64];
             c.outs.mask = &m;
             bytes = 2 * frame;
-            note = i == R_MASK ? "goal <= 5 us; waits for the result copy and the host"
-                               : "fovea_diff_mask_submit, received after the timing";
+            note = i == R_MASK       ? "goal <= 5 us; waits for the result copy and the host"
+                   : i == R_DEV_MASK ? "fovea_diff_mask_submit, received after the timing"
+                                     : "the same bytes: the difference is per-block cost";
             break;
         case R_MEDIAN:
         case R_DEV_MEDIAN:
@@ -433,7 +447,7 @@ static void fovea_gpu_rows_run(bench_table *t, const bench_opts *o, fovea_contex
             bench_time_cpu(run_compute, &c, o->warmup, o->runs, &s);
         } else if (i < R_PINNED) {
             bench_time_gpu(run_compute, &c, stream, o->warmup, o->runs, &s);
-        } else if (i == R_DEV_MASK) {
+        } else if (i == R_DEV_MASK || i == R_DEV_MASK8 || i == R_DEV_MASK64) {
             /* one submit a run; its receive after the timing */
             s.runs = 0;
             double *us = malloc((size_t)o->runs * sizeof(double));
@@ -442,7 +456,7 @@ static void fovea_gpu_rows_run(bench_table *t, const bench_opts *o, fovea_contex
             for (int r = 0; r < o->runs + o->warmup; r++) {
                 bench_stats one;
                 time_device(run_submit, &c, stream, 0, 1, 1, &one);
-                BENCH_FOVEA(gpu, fovea_diff_mask_receive(d, &m));
+                BENCH_FOVEA(gpu, fovea_diff_mask_receive(c.d, &m));
                 if (r >= o->warmup)
                     us[r - o->warmup] = one.median_us;
             }
@@ -495,6 +509,8 @@ static void fovea_gpu_rows_run(bench_table *t, const bench_opts *o, fovea_contex
     fovea_diff_close(&d);
     fovea_diff_close(&dm);
     fovea_diff_close(&dov);
+    fovea_diff_close(&dt[0]);
+    fovea_diff_close(&dt[1]);
 }
 #endif
 
