@@ -84,3 +84,23 @@ extern "C" int bench_diff_baseline_per_pixel(const uint8_t *prev, const uint8_t 
                                                                                      out, n);
     return (int)cudaGetLastError();
 }
+
+// One thread that spins for about `ns` nanoseconds of the GPU's clock.
+__global__ static void busy_kernel(long long ns)
+{
+    long long t0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    for (;;) {
+        long long t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 >= ns)
+            break;
+        __nanosleep(1000);
+    }
+}
+
+extern "C" int bench_diff_gpu_busy(void *stream, int us)
+{
+    busy_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(1000LL * us);
+    return (int)cudaGetLastError();
+}

@@ -20,6 +20,12 @@ int bench_diff_baseline_one_block(const uint8_t *prev, const uint8_t *cur, uint8
 int bench_diff_baseline_per_pixel(const uint8_t *prev, const uint8_t *cur, uint8_t *out, int w,
                                   int h, void *stream);
 
+/* Keep the GPU busy for about us microseconds (one thread spinning on the
+ * global timer), so that work queued behind it starts as soon as it ends:
+ * events around that work then time the device alone, not the host's
+ * launches. */
+int bench_diff_gpu_busy(void *stream, int us);
+
 #ifdef __cplusplus
 }
 #endif

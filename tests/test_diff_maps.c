@@ -432,6 +432,53 @@ static void test_errors(void)
     fovea_frame_free(ctx, &o);
 }
 
+/* fovea_diff_mask_submit / _receive: the mask of fovea_diff_mask, one
+ * pending at a time, every other call refused meanwhile, EOF without one. */
+static void test_submit(void)
+{
+    test_rng r;
+    test_rng_seed(&r, 99);
+    fovea_diff *d = open_diff(NULL);
+    fovea_frame a = make(37, 21, FOVEA_PIX_I420), b = make(37, 21, FOVEA_PIX_I420);
+    fovea_frame o = make(37, 21, FOVEA_PIX_RGB24);
+    test_fill_random(&a, &r);
+    REQUIRE(fovea_frame_copy(ctx, &b, &a) == FOVEA_OK);
+    bump(&b, 0, 20, 11, 50);
+    bump(&b, 0, 36, 20, 50);
+    fovea_diff_mask_result want, got;
+    CHECK_EQ_INT(fovea_diff_mask(d, &a, &b, &want), FOVEA_OK);
+    const int64_t tiles = want.changed_tiles;
+    int32_t list[2] = {want.list[0], want.list[1]};
+    CHECK_EQ_INT(tiles, 2);
+    CHECK_EQ_INT(fovea_diff_mask_receive(d, &got), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_diff_mask_submit(d, &a, &b), FOVEA_OK);
+    CHECK_EQ_INT(fovea_diff_mask_submit(d, &a, &b), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "pending") != NULL);
+    CHECK_EQ_INT(fovea_diff_heatmap(d, &a, &b, &o), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_diff_mask(d, &a, &b, &want), FOVEA_ERR_INVALID_ARG);
+    double sigma;
+    CHECK_EQ_INT(fovea_diff_noise_sigma(d, &a, &b, &sigma), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_diff_denoise(d, &a, &b), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_diff_mask_receive(d, NULL), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_diff_mask_receive(d, &got), FOVEA_OK);
+    CHECK_EQ_INT(got.changed_tiles, tiles);
+    CHECK_EQ_INT(got.changed_pixels, want.changed_pixels);
+    CHECK_EQ_INT(got.diff_sum, 100);
+    CHECK(got.changed_tiles == 2 && got.list[0] == list[0] && got.list[1] == list[1]);
+    CHECK_EQ_INT(fovea_diff_mask_receive(d, &got), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_diff_heatmap(d, &a, &b, &o), FOVEA_OK);
+    /* a refused submit leaves nothing pending */
+    CHECK_EQ_INT(fovea_diff_mask_submit(d, &a, &o), FOVEA_ERR_MISMATCH);
+    CHECK_EQ_INT(fovea_diff_mask_receive(d, &got), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_diff_mask_submit(NULL, &a, &b), FOVEA_ERR_INVALID_ARG);
+    /* closing with a mask pending */
+    CHECK_EQ_INT(fovea_diff_mask_submit(d, &a, &b), FOVEA_OK);
+    fovea_diff_close(&d);
+    fovea_frame_free(ctx, &a);
+    fovea_frame_free(ctx, &b);
+    fovea_frame_free(ctx, &o);
+}
+
 int main(void)
 {
     fovea_settings set;
@@ -446,6 +493,7 @@ int main(void)
     test_every_format();
     test_overlay();
     test_errors();
+    test_submit();
     fovea_close(&ctx);
     return test_finish("test_diff_maps");
 }

@@ -156,6 +156,25 @@ FOVEA_API int fovea_diff_noise(fovea_diff *d, const fovea_frame *prev, const fov
 FOVEA_API int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cur,
                               fovea_diff_mask_result *out);
 
+/** Queue the change mask of cur against ref and return: the asynchronous
+ *  form of fovea_diff_mask, whose result fovea_diff_mask_receive gives. The
+ *  CUDA backend queues the mask and the copy of its result on the context's
+ *  stream (so the host can prepare the next frame meanwhile); the C backend
+ *  computes it before returning. Until the mask is received, device and
+ *  pinned frames must stay unchanged, and d refuses every other call
+ *  (FOVEA_ERR_INVALID_ARG) but fovea_diff_mask_receive, fovea_diff_reset and
+ *  fovea_diff_close.
+ *  @return as fovea_diff_mask (on an error no mask is pending) */
+FOVEA_API int fovea_diff_mask_submit(fovea_diff *d, const fovea_frame *ref,
+                                     const fovea_frame *cur);
+
+/** The mask of the pending fovea_diff_mask_submit, waiting for the device
+ *  when needed.
+ *  @param out receives the mask; its arrays belong to d, as fovea_diff_mask's
+ *  @return FOVEA_OK, FOVEA_EOF (no mask pending), FOVEA_ERR_INVALID_ARG
+ *          (NULL), FOVEA_ERR_CUDA */
+FOVEA_API int fovea_diff_mask_receive(fovea_diff *d, fovea_diff_mask_result *out);
+
 /** The frame the maps would compare for in: the settings' denoise filter
  *  applied to every plane (a copy when the filter is NONE). TEMPORAL: one step
  *  of the context's state with in (the state starts from in when there is

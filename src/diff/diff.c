@@ -16,7 +16,18 @@ struct fovea_diff {
     fovea_pixfmt tfmt;
     int64_t *hist, *ahist; /* difference and absolute-deviation histograms */
     size_t hist_len;
+    int mask_pending;                /* a submitted mask waits for receive */
+    fovea_diff_mask_result pending;  /* its result (filled by collect) */
 };
+
+/* Every call but receive, reset and close is refused while a mask is pending. */
+static int not_pending(fovea_diff *d)
+{
+    if (!d->mask_pending)
+        return FOVEA_OK;
+    return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG,
+                        "diff: a submitted mask is pending (fovea_diff_mask_receive first)");
+}
 
 void fovea_diff_default_settings(fovea_diff_settings *s)
 {
@@ -33,7 +44,8 @@ void fovea_diff_default_settings(fovea_diff_settings *s)
     s->temporal_strength = 192;
 }
 
-int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_settings *s)
+static int open_diff(fovea_diff **out, fovea_context *ctx, const fovea_diff_settings *s,
+                     int generic)
 {
     if (!out)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL output pointer");
@@ -87,7 +99,9 @@ int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_setti
     d->settings = set;
     d->backend = (const diff_backend *)b; /* b is its info, the first member */
     diff_params p;
+    memset(&p, 0, sizeof(p));
     p.settings = set;
+    p.generic = generic;
     st = d->backend->info.init(&d->priv, ctx, &p);
     if (st < 0) {
         free(d);
@@ -95,6 +109,16 @@ int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_setti
     }
     *out = d;
     return FOVEA_OK;
+}
+
+int fovea_diff_open(fovea_diff **out, fovea_context *ctx, const fovea_diff_settings *s)
+{
+    return open_diff(out, ctx, s, 0);
+}
+
+int diff_open_generic(fovea_diff **out, fovea_context *ctx, const fovea_diff_settings *s)
+{
+    return open_diff(out, ctx, s, 1);
 }
 
 void fovea_diff_close(fovea_diff **pd)
@@ -288,8 +312,9 @@ static int output_ok(fovea_diff *d, const fovea_frame *prev, const fovea_frame *
 
 /* Every wanted output of the pair from one denoising step (the public calls). */
 static int compute(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
-                   const char *prev_name, const fovea_diff_outputs *out)
+                   const char *prev_name, const fovea_diff_outputs *out, int async)
 {
+    FOVEA_TRY(not_pending(d));
     diff_call c;
     FOVEA_TRY(make_call(d, prev, cur, prev_name, &c));
     const int overlay = d->settings.noise_mode == FOVEA_DIFF_NOISE_OVERLAY;
@@ -303,6 +328,7 @@ static int compute(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cu
     c.heat = out->heatmap;
     c.noise = out->noise;
     c.mask = out->mask;
+    c.async = async;
     const int autot = d->settings.threshold == FOVEA_DIFF_THRESHOLD_AUTO;
     c.want_hist = out->sigma || autot;
     /* every check is done: the temporal filter advances only on a valid call */
@@ -316,7 +342,9 @@ static int compute(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cu
         *out->sigma = sigma;
     if (!c.heat && !c.noise && !c.mask)
         return FOVEA_OK;
-    return d->backend->maps(d->priv, d->ctx, &c);
+    FOVEA_TRY(d->backend->maps(d->priv, d->ctx, &c));
+    d->mask_pending = async;
+    return FOVEA_OK;
 }
 
 int fovea_diff_heatmap(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
@@ -348,7 +376,30 @@ int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cu
         return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL mask result");
     fovea_diff_outputs o = {0};
     o.mask = out;
-    return compute(d, ref, cur, "reference", &o);
+    return compute(d, ref, cur, "reference", &o, 0);
+}
+
+int fovea_diff_mask_submit(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cur)
+{
+    if (!d)
+        return FOVEA_ERR_INVALID_ARG;
+    fovea_diff_outputs o = {0};
+    o.mask = &d->pending;
+    return compute(d, ref, cur, "reference", &o, 1);
+}
+
+int fovea_diff_mask_receive(fovea_diff *d, fovea_diff_mask_result *out)
+{
+    if (!d)
+        return FOVEA_ERR_INVALID_ARG;
+    if (!out)
+        return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL mask result");
+    if (!d->mask_pending)
+        return FOVEA_EOF;
+    d->mask_pending = 0; /* a failed collect leaves nothing to wait for */
+    FOVEA_TRY(d->backend->collect(d->priv, d->ctx));
+    *out = d->pending;
+    return FOVEA_OK;
 }
 
 int fovea_diff_compute(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,
@@ -358,7 +409,7 @@ int fovea_diff_compute(fovea_diff *d, const fovea_frame *prev, const fovea_frame
         return FOVEA_ERR_INVALID_ARG;
     if (!out)
         return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL outputs");
-    return compute(d, prev, cur, "previous", out);
+    return compute(d, prev, cur, "previous", out, 0);
 }
 
 void fovea_diff_reset(fovea_diff *d)
@@ -372,6 +423,7 @@ int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
     if (!d)
         return FOVEA_ERR_INVALID_ARG;
     fovea_context *ctx = d->ctx;
+    FOVEA_TRY(not_pending(d));
     FOVEA_TRY(input_ok(ctx, d->backend, in, "input"));
     FOVEA_TRY(input_ok(ctx, d->backend, out, "output"));
     if (out->width != in->width || out->height != in->height || out->fmt != in->fmt)
@@ -414,6 +466,7 @@ int fovea_diff_noise_sigma(fovea_diff *d, const fovea_frame *prev, const fovea_f
         return FOVEA_ERR_INVALID_ARG;
     if (!sigma)
         return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL sigma");
+    FOVEA_TRY(not_pending(d));
     diff_call c;
     FOVEA_TRY(make_call(d, prev, cur, "previous", &c));
     c.denoise = FOVEA_DIFF_DENOISE_NONE; /* the frames as given; the state stays */

@@ -4,8 +4,9 @@
 // aligned; I420 maps: one thread per 2x2 quad (its chroma sample). The change
 // mask: blocks own up to 128 px of one tile row, take their place from a
 // ticket and compact the list of changed tiles with a decoupled look-back.
-// The fused median3 + heat map keeps both frames' tiles in shared memory as
-// (prev, cur) 16-bit pairs and runs one median network on the pair.
+// The fused median3 + heat map keeps both frames' tiles (128 x 16 pixels and
+// a halo) in shared memory as (prev, cur) 16-bit pairs and runs one median
+// network on the pair, its column sorts shared by two rows.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -19,12 +20,13 @@
 #else
 #define DIFF_STREAM_BLOCKS 8
 #endif
-// The fused median needs more registers where min/max of 16-bit pairs is
-// not one instruction (before sm_90).
+// Blocks of the fused median an SM keeps: its 2 x 4 pixels a thread need 48
+// registers on sm_90, more where the 16-bit pair min/max and the 3-way ones
+// are not single instructions (before sm_90).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-#define DIFF_MEDIAN_BLOCKS 6
+#define DIFF_MEDIAN_BLOCKS 3
 #else
-#define DIFF_MEDIAN_BLOCKS 8
+#define DIFF_MEDIAN_BLOCKS 5
 #endif
 
 namespace {
@@ -33,6 +35,10 @@ constexpr int kHeatTop = 1023;      // DIFF_HEAT_ENTRIES - 1
 constexpr int kRowsPerBlock = 8;    // blockDim.y of the row and mask kernels
 constexpr int kMaskThreads = 32 * kRowsPerBlock;
 constexpr unsigned kLookAggregate = 1, kLookPrefix = 2;
+// Look-back words a lane reads a round: 128 predecessors a round, so a block
+// of the first wave (all of whose predecessors start with it) finds a prefix
+// in a few rounds.
+constexpr int kLookPer = 4;
 
 __device__ __forceinline__ int absd(int a, int b)
 {
@@ -175,7 +181,7 @@ __device__ __forceinline__ void read4(const diff_cuda_pair &p, int x0, int y, in
 __device__ __forceinline__ uint32_t heat_colour(const diff_cuda_map_args &a, int v)
 {
     const int vv = v < a.top ? v : a.top;
-    if (a.vlut)
+    if (vv <= DIFF_CUDA_VLUT_MAX)
         return __ldg(a.vlut + vv);
     // vv * 1023 + top / 2 < 2^31 for top <= 3 x 65535
     const unsigned i = ((unsigned)vv * kHeatTop + (unsigned)(a.top / 2)) / (unsigned)a.top;
@@ -307,11 +313,187 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock)
     *ov = (uint8_t)v;
 }
 
+// ---------------------------------------------------------------- 8-bit RGB maps by warps
+
+// A warp makes kUnitPx pixels of one row at a time, 4 groups of 4 pixels a
+// lane (group g = lane + 32 k): every global access is 16 bytes a lane on
+// consecutive chunks. RGB24 rows are loaded as chunks, differenced bytewise,
+// staged in shared memory, where a group is 3 words (stride 3: no bank
+// conflict), and RGB24 maps go back the same way; RGBA groups are one chunk.
+constexpr int kUnitPx = 512;
+constexpr int kUnitWords = kUnitPx * 3 / 4;
+constexpr int kMapWarps = 8; // a block's warps
+
+__device__ __forceinline__ uint4 ld16(const uint8_t *row, int chunk)
+{
+    return __ldg(reinterpret_cast<const uint4 *>(row) + chunk);
+}
+
+// Chunk c of a row of n bytes whose end it passes: the bytes before n, zeros after.
+__device__ __noinline__ uint4 ld16_tail(const uint8_t *row, int c, int n)
+{
+    uint32_t w[4] = {0, 0, 0, 0};
+    for (int i = 0; 16 * c + i < n; i++)
+        w[i >> 2] |= (uint32_t)row[16 * c + i] << (8 * (i & 3));
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+__device__ __noinline__ void st16_tail(uint8_t *row, int c, int n, uint4 v)
+{
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    for (int i = 0; 16 * c + i < n; i++)
+        row[16 * c + i] = (uint8_t)(w[i >> 2] >> (8 * (i & 3)));
+}
+
+__device__ __forceinline__ uint4 absdiff16(uint4 a, uint4 b)
+{
+    return make_uint4(__vabsdiffu4(a.x, b.x), __vabsdiffu4(a.y, b.y), __vabsdiffu4(a.z, b.z),
+                      __vabsdiffu4(a.w, b.w));
+}
+
+// Heat map, black or overlay noise map of an 8-bit RGB24 (CI = 3) or RGBA
+// (CI = 4) pair into RGB24 / RGBA (CO; OVERLAY: CO = CI, only the changed
+// pixels written). Planes and strides of a, b and (not OVERLAY) out on 16
+// bytes. A grid of at most a.grid_cap blocks walks the units.
+template <int CI, int CO, int KIND>
+__global__ void __launch_bounds__(32 * kMapWarps, 4)
+    k_map8(const __grid_constant__ diff_cuda_map_args a)
+{
+    __shared__ __align__(16) uint32_t s_units[kMapWarps][kUnitWords];
+    const int lane = (int)(threadIdx.x & 31), wib = (int)(threadIdx.x >> 5);
+    uint32_t *s = s_units[wib];
+    const int w = a.in.w;
+    const int per_row = (w + kUnitPx - 1) / kUnitPx;
+    const int units = per_row * a.in.h;
+    for (int u = (int)blockIdx.x * kMapWarps + wib; u < units; u += (int)gridDim.x * kMapWarps) {
+        const int y = u / per_row, x0 = (u - y * per_row) * kUnitPx;
+        const int n = w - x0 < kUnitPx ? w - x0 : kUnitPx;
+        const uint8_t *ra = a.in.a[0] + (ptrdiff_t)y * a.in.as[0] + (ptrdiff_t)x0 * CI;
+        const uint8_t *rb = a.in.b[0] + (ptrdiff_t)y * a.in.bs[0] + (ptrdiff_t)x0 * CI;
+        uint8_t *ro = a.out[0] + (ptrdiff_t)y * a.os[0] + (ptrdiff_t)x0 * CO;
+        // the channel differences of the lane's groups: 3 words (12 bytes of
+        // R, G, B) or 4 words (one a pixel, alpha ignored)
+        uint32_t d[4][CI];
+        if (CI == 3) {
+            const int nb = 3 * n, chunks = (nb + 15) / 16;
+            uint4 va[3], vb[3];
+#pragma unroll
+            for (int k = 0; k < 3; k++) {
+                const int c = lane + 32 * k;
+                if (16 * c + 16 <= nb) {
+                    va[k] = ld16(ra, c);
+                    vb[k] = ld16(rb, c);
+                } else if (c < chunks) {
+                    va[k] = ld16_tail(ra, c, nb);
+                    vb[k] = ld16_tail(rb, c, nb);
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < 3; k++) {
+                const int c = lane + 32 * k;
+                if (c < chunks)
+                    reinterpret_cast<uint4 *>(s)[c] = absdiff16(va[k], vb[k]);
+            }
+            __syncwarp();
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const int g = lane + 32 * k;
+#pragma unroll
+                for (int j = 0; j < CI; j++)
+                    d[k][j] = 4 * g < n ? s[3 * g + j] : 0u;
+            }
+        } else {
+            uint4 va[4], vb[4];
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const int g = lane + 32 * k;
+                va[k] = vb[k] = make_uint4(0, 0, 0, 0);
+                if (4 * g + 4 <= n) {
+                    va[k] = ld16(ra, g);
+                    vb[k] = ld16(rb, g);
+                } else if (4 * g < n) {
+                    va[k] = ld16_tail(ra, g, 4 * n);
+                    vb[k] = ld16_tail(rb, g, 4 * n);
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const uint4 q = absdiff16(va[k], vb[k]);
+                d[k][0] = q.x;
+                d[k][CI > 1 ? 1 : 0] = q.y;
+                d[k][CI > 2 ? 2 : 0] = q.z;
+                d[k][CI > 3 ? 3 : 0] = q.w;
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int g = lane + 32 * k;
+            const int np = n - 4 * g < 4 ? n - 4 * g : 4; // <= 0: not in the unit
+            uint32_t col[4];
+            bool changed[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                int c0, c1, c2;
+                if (CI == 3) {
+                    c0 = byte_of(d[k][(3 * i) >> 2], (3 * i) & 3);
+                    c1 = byte_of(d[k][(3 * i + 1) >> 2], (3 * i + 1) & 3);
+                    c2 = byte_of(d[k][(3 * i + 2) >> 2], (3 * i + 2) & 3);
+                } else {
+                    c0 = byte_of(d[k][i], 0);
+                    c1 = byte_of(d[k][i], 1);
+                    c2 = byte_of(d[k][i], 2);
+                }
+                const int m = max(max(c0, c1), c2);
+                changed[i] = m > a.threshold;
+                if (KIND == DIFF_CUDA_HEAT)
+                    col[i] = __ldg(a.vlut + (a.measure_max ? m : c0 + c1 + c2));
+                else
+                    col[i] = changed[i] ? 255u : 0u;
+            }
+            if (KIND == DIFF_CUDA_OVERLAY) {
+                for (int i = 0; i < np; i++)
+                    if (changed[i]) {
+                        uint8_t *q = ro + CO * (4 * g + i);
+                        q[0] = 255;
+                        q[1] = 0;
+                        q[2] = 0;
+                    }
+            } else if (CO == 4) {
+                if (np == 4)
+                    reinterpret_cast<uint4 *>(ro)[g] =
+                        make_uint4(col[0] | 0xff000000u, col[1] | 0xff000000u,
+                                   col[2] | 0xff000000u, col[3] | 0xff000000u);
+                else
+                    for (int i = 0; i < np; i++)
+                        reinterpret_cast<uint32_t *>(ro)[4 * g + i] = col[i] | 0xff000000u;
+            } else if (np > 0) {
+                s[3 * g] = col[0] | col[1] << 24;
+                s[3 * g + 1] = col[1] >> 8 | col[2] << 16;
+                s[3 * g + 2] = col[2] >> 16 | col[3] << 8;
+            }
+        }
+        if (KIND != DIFF_CUDA_OVERLAY && CO == 3) {
+            __syncwarp();
+            const int nb = 3 * n, chunks = (nb + 15) / 16;
+#pragma unroll
+            for (int k = 0; k < 3; k++) {
+                const int c = lane + 32 * k;
+                if (16 * c + 16 <= nb)
+                    reinterpret_cast<uint4 *>(ro)[c] = reinterpret_cast<const uint4 *>(s)[c];
+                else if (c < chunks)
+                    st16_tail(ro, c, nb, reinterpret_cast<const uint4 *>(s)[c]);
+            }
+        }
+        __syncwarp(); // the next unit writes s
+    }
+}
+
 // ---------------------------------------------------------------- median3 + heat
 
-constexpr int kMedCols = 32 * 4 + 2; // pixels of a block's tile row with the halo
-constexpr int kMedPitch = 132;       // words a shared row (16-byte aligned rows)
-constexpr int kMedRows = kRowsPerBlock + 2;
+constexpr int kMedCols = 32 * 4 + 2;   // pixels of a block's tile row with the halo
+constexpr int kMedPitch = 132;         // words a shared row (16-byte aligned rows)
+constexpr int kMedTileRows = 16;       // rows a block makes: 2 a thread
+constexpr int kMedRows = kMedTileRows + 2;
 
 __device__ __forceinline__ uint32_t vmin(uint32_t a, uint32_t b)
 {
@@ -330,39 +512,50 @@ __device__ __forceinline__ uint32_t vmed3(uint32_t a, uint32_t b, uint32_t c)
 }
 
 // Heat map of the 3x3 medians (replicated borders) of an 8-bit RGB24 (C = 3)
-// or RGBA (C = 4) pair. A block's tile plus a one-pixel halo is loaded once,
-// each sample stored as prev | cur << 16; a thread sorts the 6 columns its 4
-// pixels need (lo, mid, hi) and takes med3(max lo, med3 mid, min hi) of each
-// 3-column window, the exact median of 9.
+// or RGBA (C = 4) pair. A block's 128 x 16 pixel tile plus a one-pixel halo
+// is loaded once, each sample stored as prev | cur << 16, so one median
+// network serves both frames. A thread makes 4 pixels of 2 rows: each of the
+// 6 columns it needs has its two middle samples sorted once for both rows,
+// each row's column (lo, mid, hi) is that pair with the row above or below,
+// and a median is med3(max3 lo, med3 mid, min3 hi) of 3 columns (exact; the
+// 3-way max and min are one instruction on sm_90).
 template <int C>
 __global__ void __launch_bounds__(32 * kRowsPerBlock, DIFF_MEDIAN_BLOCKS)
     k_heat_median(const __grid_constant__ diff_cuda_map_args a)
 {
     __shared__ __align__(16) uint32_t s[3][kMedRows][kMedPitch];
     const int w = a.in.w, h = a.in.h;
-    const int bx = (int)blockIdx.x * 128, by = (int)blockIdx.y * kRowsPerBlock;
-    const int tid = (int)(threadIdx.y * 32 + threadIdx.x);
-    for (int k = tid; k < kMedRows * kMedCols; k += 32 * kRowsPerBlock) {
-        const int r = k / kMedCols, col = k - r * kMedCols;
-        int gx = bx - 1 + col, gy = by - 1 + r;
-        gx = gx < 0 ? 0 : gx >= w ? w - 1 : gx;
+    const int bx = (int)blockIdx.x * 128, by = (int)blockIdx.y * kMedTileRows;
+    for (int r = (int)threadIdx.y; r < kMedRows; r += kRowsPerBlock) {
+        int gy = by - 1 + r;
         gy = gy < 0 ? 0 : gy >= h ? h - 1 : gy;
-        const uint8_t *pa = a.in.a[0] + (ptrdiff_t)gy * a.in.as[0] + C * gx;
-        const uint8_t *pb = a.in.b[0] + (ptrdiff_t)gy * a.in.bs[0] + C * gx;
-        for (int c = 0; c < 3; c++)
-            s[c][r][col] = (uint32_t)__ldg(pa + c) | (uint32_t)__ldg(pb + c) << 16;
+        const uint8_t *ra = a.in.a[0] + (ptrdiff_t)gy * a.in.as[0];
+        const uint8_t *rb = a.in.b[0] + (ptrdiff_t)gy * a.in.bs[0];
+        for (int col = (int)threadIdx.x; col < kMedCols; col += 32) {
+            int gx = bx - 1 + col;
+            gx = gx < 0 ? 0 : gx >= w ? w - 1 : gx;
+            const uint8_t *pa = ra + C * gx, *pb = rb + C * gx;
+#pragma unroll
+            for (int c = 0; c < 3; c++) // bytes a, 0, b, 0 of the zero-extended loads
+                s[c][r][col] = __byte_perm((uint32_t)__ldg(pa + c), (uint32_t)__ldg(pb + c),
+                                           0x5410);
+        }
     }
     __syncthreads();
-    const int x0 = bx + 4 * (int)threadIdx.x, y = by + (int)threadIdx.y;
-    if (x0 >= w || y >= h)
+    const int x0 = bx + 4 * (int)threadIdx.x, y0 = by + 2 * (int)threadIdx.y;
+    if (x0 >= w || y0 >= h)
         return;
     const int n = w - x0 < 4 ? w - x0 : 4;
-    int sum[4] = {0, 0, 0, 0}, mx[4] = {0, 0, 0, 0};
+    // per row and pixel: the channels' |med prev - med cur| in the low halves
+    // (the high halves collect med cur: no carry reaches the low ones)
+    uint32_t sum[2][4], mx[2][4];
+#pragma unroll
     for (int c = 0; c < 3; c++) {
-        uint32_t lo[6], mid[6], hi[6];
-        uint32_t v[3][6];
-        for (int r = 0; r < 3; r++) {
-            const uint32_t *row = &s[c][threadIdx.y + r][4 * threadIdx.x];
+        uint32_t lo[2][6], mid[2][6], hi[2][6];
+        uint32_t v[4][6];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const uint32_t *row = &s[c][2 * threadIdx.y + r][4 * threadIdx.x];
             const uint4 q = *reinterpret_cast<const uint4 *>(row);
             const uint2 e = *reinterpret_cast<const uint2 *>(row + 4);
             v[r][0] = q.x;
@@ -372,28 +565,41 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock, DIFF_MEDIAN_BLOCKS)
             v[r][4] = e.x;
             v[r][5] = e.y;
         }
+#pragma unroll
         for (int j = 0; j < 6; j++) {
-            const uint32_t t = vmin(v[0][j], v[1][j]), u = vmax(v[0][j], v[1][j]);
-            lo[j] = vmin(t, v[2][j]);
-            const uint32_t t2 = vmax(t, v[2][j]);
-            mid[j] = vmin(u, t2);
-            hi[j] = vmax(u, t2);
+            const uint32_t pl = vmin(v[1][j], v[2][j]), ph = vmax(v[1][j], v[2][j]);
+#pragma unroll
+            for (int rr = 0; rr < 2; rr++) {
+                const uint32_t x = v[rr ? 3 : 0][j];
+                lo[rr][j] = vmin(pl, x);
+                hi[rr][j] = vmax(ph, x);
+                mid[rr][j] = vmax(pl, vmin(ph, x));
+            }
         }
-        for (int i = 0; i < 4; i++) {
-            const uint32_t l = vmax(vmax(lo[i], lo[i + 1]), lo[i + 2]);
-            const uint32_t m = vmed3(mid[i], mid[i + 1], mid[i + 2]);
-            const uint32_t hh = vmin(vmin(hi[i], hi[i + 1]), hi[i + 2]);
-            const uint32_t med = vmed3(l, m, hh);
-            const int d = absd((int)(med & 0xffffu), (int)(med >> 16));
-            sum[i] += d;
-            mx[i] = d > mx[i] ? d : mx[i];
-        }
+#pragma unroll
+        for (int rr = 0; rr < 2; rr++)
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const uint32_t l = __vimax3_u16x2(lo[rr][i], lo[rr][i + 1], lo[rr][i + 2]);
+                const uint32_t m = vmed3(mid[rr][i], mid[rr][i + 1], mid[rr][i + 2]);
+                const uint32_t hh = __vimin3_u16x2(hi[rr][i], hi[rr][i + 1], hi[rr][i + 2]);
+                const uint32_t med = vmed3(l, m, hh);
+                const uint32_t d = __vabsdiffu2(med, med >> 16);
+                sum[rr][i] = c == 0 ? d : sum[rr][i] + d;
+                mx[rr][i] = c == 0 ? d : vmax(mx[rr][i], d);
+            }
     }
-    uint32_t col[4];
     const bool changed[4] = {false, false, false, false};
-    for (int i = 0; i < 4; i++)
-        col[i] = heat_colour(a, a.measure_max ? mx[i] : sum[i]);
-    store4(a, x0, y, n, col, changed);
+#pragma unroll
+    for (int rr = 0; rr < 2; rr++) {
+        if (y0 + rr >= h)
+            break;
+        uint32_t col[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            col[i] = __ldg(a.vlut + ((a.measure_max ? mx[rr][i] : sum[rr][i]) & 0xffffu));
+        store4(a, x0, y0 + rr, n, col, changed);
+    }
 }
 
 // ---------------------------------------------------------------- change mask
@@ -412,7 +618,7 @@ __device__ __forceinline__ void store_relaxed(unsigned long long *p, unsigned lo
 
 // The number of changed tiles of the blocks before ticket b (warp-collective,
 // every lane gets it): publish this block's count, then read the predecessors'
-// words 32 at a time back to the nearest inclusive prefix, waiting while one
+// words 128 at a time back to the nearest inclusive prefix, waiting while one
 // closer than it has not published yet; then publish the inclusive prefix.
 __device__ __forceinline__ unsigned lookback(const diff_cuda_mask_args &a, int b, unsigned count)
 {
@@ -428,21 +634,34 @@ __device__ __forceinline__ unsigned lookback(const diff_cuda_mask_args &a, int b
     unsigned excl = 0;
     int j = b - 1;
     for (;;) {
-        const int idx = j - lane;
-        bool valid = true, prefix = true;
-        unsigned val = 0;
-        if (idx >= 0) {
-            const unsigned long long wv = load_relaxed(a.look + idx);
-            valid = (unsigned)(wv >> 32) == a.epoch;
-            prefix = valid && ((unsigned)(wv >> 30) & 3u) == kLookPrefix;
-            val = valid ? (unsigned)wv & 0x3fffffffu : 0u;
+        // lane L reads blocks j - 4L .. j - 4L - 3, nearest first
+        unsigned val = 0;     // its entries up to its nearest prefix
+        int near = kLookPer;  // that prefix (kLookPer: none)
+        bool unpublished = false;
+#pragma unroll
+        for (int q = 0; q < kLookPer; q++) {
+            const int idx = j - lane * kLookPer - q;
+            bool valid = true, prefix = true;
+            unsigned v = 0;
+            if (idx >= 0) {
+                const unsigned long long wv = load_relaxed(a.look + idx);
+                valid = (unsigned)(wv >> 32) == a.epoch;
+                prefix = valid && ((unsigned)(wv >> 30) & 3u) == kLookPrefix;
+                v = valid ? (unsigned)wv & 0x3fffffffu : 0u;
+            }
+            if (near == kLookPer) {
+                unpublished |= !valid;
+                val += v;
+                if (prefix)
+                    near = q;
+            }
         }
-        const unsigned invalid = __ballot_sync(0xffffffffu, !valid);
-        const unsigned prefixes = __ballot_sync(0xffffffffu, prefix);
+        const unsigned waiting = __ballot_sync(0xffffffffu, unpublished);
+        const unsigned prefixes = __ballot_sync(0xffffffffu, near < kLookPer);
         // lanes up to the nearest prefix (all lanes when there is none)
         const int first = prefixes ? __ffs((int)prefixes) - 1 : 31;
         const unsigned upto = first == 31 ? 0xffffffffu : (2u << first) - 1u;
-        if (invalid & upto) {
+        if (waiting & upto) {
             __nanosleep(20);
             continue;
         }
@@ -452,7 +671,7 @@ __device__ __forceinline__ unsigned lookback(const diff_cuda_mask_args &a, int b
         excl += part;
         if (prefixes)
             break;
-        j -= 32;
+        j -= 32 * kLookPer;
     }
     if (lane == 0)
         store_relaxed(a.look + b, ep | (unsigned long long)kLookPrefix << 30 | (excl + count));
@@ -657,8 +876,9 @@ __global__ void __launch_bounds__(256) k_filter(const __grid_constant__ diff_cud
 __global__ void k_vlut(uint32_t *vlut, const uint32_t *heat, int top)
 {
     const int v = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (v <= top)
-        vlut[v] = heat[((unsigned)v * kHeatTop + (unsigned)(top / 2)) / (unsigned)top];
+    const int vv = v < top ? v : top; // <= 4096: the product fits 32 bits
+    if (v <= DIFF_CUDA_VLUT_MAX)
+        vlut[v] = heat[((unsigned)vv * kHeatTop + (unsigned)(top / 2)) / (unsigned)top];
 }
 
 unsigned blocks_for(int n, int per)
@@ -676,6 +896,35 @@ extern "C" int fv_diff_cuda_map(const diff_cuda_map_args *a, void *stream)
         const dim3 grid(blocks_for((a->in.w + 1) / 2, 32),
                         blocks_for((a->in.h + 1) / 2, kRowsPerBlock));
         k_map_quad<<<grid, block, 0, s>>>(*a);
+        return (int)cudaGetLastError();
+    }
+    if (a->vec16 && a->in.layout == DIFF_CUDA_PACKED && !a->in.wide) {
+        const int units = (a->in.w + kUnitPx - 1) / kUnitPx * a->in.h;
+        unsigned grid = blocks_for(units, kMapWarps);
+        if (a->grid_cap > 0 && grid > (unsigned)a->grid_cap)
+            grid = (unsigned)a->grid_cap;
+        const bool rgba = a->in.comps == 4, rgba_out = a->out_fmt == DIFF_CUDA_OUT_RGBA;
+        const int block = 32 * kMapWarps;
+        if (a->kind == DIFF_CUDA_OVERLAY) {
+            if (rgba)
+                k_map8<4, 4, DIFF_CUDA_OVERLAY><<<grid, block, 0, s>>>(*a);
+            else
+                k_map8<3, 3, DIFF_CUDA_OVERLAY><<<grid, block, 0, s>>>(*a);
+        } else if (a->kind == DIFF_CUDA_HEAT) {
+            if (rgba)
+                rgba_out ? k_map8<4, 4, DIFF_CUDA_HEAT><<<grid, block, 0, s>>>(*a)
+                         : k_map8<4, 3, DIFF_CUDA_HEAT><<<grid, block, 0, s>>>(*a);
+            else
+                rgba_out ? k_map8<3, 4, DIFF_CUDA_HEAT><<<grid, block, 0, s>>>(*a)
+                         : k_map8<3, 3, DIFF_CUDA_HEAT><<<grid, block, 0, s>>>(*a);
+        } else {
+            if (rgba)
+                rgba_out ? k_map8<4, 4, DIFF_CUDA_BLACK><<<grid, block, 0, s>>>(*a)
+                         : k_map8<4, 3, DIFF_CUDA_BLACK><<<grid, block, 0, s>>>(*a);
+            else
+                rgba_out ? k_map8<3, 4, DIFF_CUDA_BLACK><<<grid, block, 0, s>>>(*a)
+                         : k_map8<3, 3, DIFF_CUDA_BLACK><<<grid, block, 0, s>>>(*a);
+        }
         return (int)cudaGetLastError();
     }
     const dim3 grid(blocks_for(a->in.w, 128), blocks_for(a->in.h, kRowsPerBlock));
@@ -700,7 +949,7 @@ extern "C" int fv_diff_cuda_heat_median(const diff_cuda_map_args *a, void *strea
         return (int)cudaErrorInvalidValue;
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     const dim3 block(32, kRowsPerBlock);
-    const dim3 grid(blocks_for(a->in.w, 128), blocks_for(a->in.h, kRowsPerBlock));
+    const dim3 grid(blocks_for(a->in.w, 128), blocks_for(a->in.h, kMedTileRows));
     if (a->in.comps == 4)
         k_heat_median<4><<<grid, block, 0, s>>>(*a);
     else
@@ -749,9 +998,9 @@ extern "C" int fv_diff_cuda_filter(const diff_cuda_filter_args *a, void *stream)
 
 extern "C" int fv_diff_cuda_vlut(uint32_t *vlut, const uint32_t *heat, int top, void *stream)
 {
-    if (top < 1 || top > DIFF_CUDA_VLUT_MAX)
+    if (top < 1)
         return (int)cudaErrorInvalidValue;
     cudaStream_t s = static_cast<cudaStream_t>(stream);
-    k_vlut<<<blocks_for(top + 1, 256), 256, 0, s>>>(vlut, heat, top);
+    k_vlut<<<blocks_for(DIFF_CUDA_VLUT_MAX + 1, 256), 256, 0, s>>>(vlut, heat, top);
     return (int)cudaGetLastError();
 }

@@ -24,6 +24,12 @@ _Static_assert(FOVEA_DIFF_TILE_MIN == 8 && FOVEA_DIFF_TILE_MAX == 64 &&
 /* list entries read back with the mask's counters; more take a second copy */
 #define MASK_LIST_INLINE 1024
 
+/* Maps of pinned frames go in bands of rows of about BAND_BYTES of input
+ * each, at most BANDS_MAX: the upload of band k + 1 overlaps the kernels of
+ * band k and the download of band k - 1. */
+#define BANDS_MAX 8
+#define BAND_BYTES ((size_t)1 << 20)
+
 enum { OUT_HEAT = 0, OUT_NOISE = 1, OUT_DENOISE = 2, OUT_SLOTS = 3 };
 
 typedef struct diff_cuda {
@@ -32,6 +38,7 @@ typedef struct diff_cuda {
     uint32_t *d_heat;               /* DIFF_HEAT_ENTRIES colours, R | G << 8 | B << 16 */
     uint32_t *d_vlut;               /* DIFF_CUDA_VLUT_MAX + 1 colours */
     int vlut_top;                   /* the top d_vlut is made for; 0 = none */
+    int grid_cap;                   /* blocks of the warp map kernel: 4 an SM */
     /* host inputs: device copies, and pinned copies of pageable ones */
     fovea_frame d_in[2], h_in[2];
     cudaEvent_t in_copied;          /* the last upload from h_in has read it */
@@ -59,6 +66,11 @@ typedef struct diff_cuda {
     /* histogram */
     unsigned int *d_hist, *h_hist;
     size_t hist_cap;
+    /* banded maps of pinned frames: bands of this call (0: not banded), the
+     * upload and download streams and the events that order the bands */
+    int bands;
+    cudaStream_t s_up, s_down;
+    cudaEvent_t ev_start, ev_down, ev_up[BANDS_MAX], ev_done[BANDS_MAX];
 } diff_cuda;
 
 static void cuda_close(void **priv)
@@ -83,6 +95,20 @@ static void cuda_close(void **priv)
     }
     if (st->in_copied)
         cudaEventDestroy(st->in_copied);
+    cudaEvent_t *evs[] = {&st->ev_start, &st->ev_down};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        if (*evs[i])
+            cudaEventDestroy(*evs[i]);
+    for (int i = 0; i < BANDS_MAX; i++) {
+        if (st->ev_up[i])
+            cudaEventDestroy(st->ev_up[i]);
+        if (st->ev_done[i])
+            cudaEventDestroy(st->ev_done[i]);
+    }
+    if (st->s_up)
+        cudaStreamDestroy(st->s_up);
+    if (st->s_down)
+        cudaStreamDestroy(st->s_down);
     fv_device_free(ctx, st->d_heat);
     fv_device_free(ctx, st->d_vlut);
     fv_pinned_free(ctx, st->h_res);
@@ -134,6 +160,25 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
     if (status == FOVEA_OK)
         status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&st->in_copied,
                                                           cudaEventDisableTiming));
+    const unsigned ev_flags = cudaEventDisableTiming;
+    if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaStreamCreateWithFlags(&st->s_up, cudaStreamNonBlocking));
+    if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaStreamCreateWithFlags(&st->s_down, cudaStreamNonBlocking));
+    if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&st->ev_start, ev_flags));
+    if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&st->ev_down, ev_flags));
+    for (int i = 0; i < BANDS_MAX && status == FOVEA_OK; i++) {
+        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&st->ev_up[i], ev_flags));
+        if (status == FOVEA_OK)
+            status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&st->ev_done[i], ev_flags));
+    }
+    int sms = 0;
+    if (status == FOVEA_OK)
+        status = FOVEA_CUDA(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                                        fovea_context_device(ctx)));
+    st->grid_cap = 4 * sms;
     if (status == FOVEA_OK)
         status = upload_heat(st, ctx);
     if (status < 0) {
@@ -323,12 +368,40 @@ static int is_rgb8(fovea_pixfmt f)
     return f == FOVEA_PIX_RGB24 || f == FOVEA_PIX_RGBA;
 }
 
+/* Bands for the maps of c: pinned inputs, heat and black noise maps alone
+ * into pinned or device frames, no filter, no histogram, a frame of 2 MiB
+ * or more; else 0 (one upload, then the maps). */
+static int bands_for(const diff_call *c)
+{
+    if (c->prev->mem != FOVEA_MEM_PINNED || c->cur->mem != FOVEA_MEM_PINNED ||
+        c->denoise != FOVEA_DIFF_DENOISE_NONE || c->want_hist || c->mask ||
+        (!c->heat && !c->noise))
+        return 0;
+    if ((c->heat && c->heat->mem == FOVEA_MEM_HOST) || (c->noise && c->noise->mem == FOVEA_MEM_HOST))
+        return 0;
+    const size_t bytes = fovea_frame_packed_size(c->cur->fmt, c->cur->width, c->cur->height);
+    size_t n = bytes / BAND_BYTES;
+    n = n > BANDS_MAX ? BANDS_MAX : n;
+    /* bands of an even number of rows (4:2:0 chroma, I420 maps), 8 at least */
+    while (n > 1 && (size_t)c->cur->height < 16 * n)
+        n--;
+    return n < 2 ? 0 : (int)n;
+}
+
 static int cuda_begin(void *priv, fovea_context *ctx, const diff_call *c, int64_t *hist)
 {
     diff_cuda *st = priv;
     FOVEA_TRY(fv_device_activate(ctx));
     st->fused = 0;
     st->raw[0] = st->raw[1] = NULL;
+    st->bands = c->noise && st->set.noise_mode == FOVEA_DIFF_NOISE_OVERLAY ? 0 : bands_for(c);
+    if (st->bands) { /* the maps upload the pair band by band */
+        for (int i = 0; i < 2; i++) {
+            FOVEA_TRY(ensure_frame(ctx, &st->d_in[i], c->cur, FOVEA_MEM_DEVICE));
+            st->raw[i] = st->cmp[i] = &st->d_in[i];
+        }
+        return FOVEA_OK;
+    }
     const int temporal = c->denoise == FOVEA_DIFF_DENOISE_TEMPORAL;
     const int restart =
         temporal && (c->restart || !same_shape(&st->d_state[0], c->cur, FOVEA_MEM_DEVICE));
@@ -392,9 +465,6 @@ static int read_back(diff_cuda *st, int k, fovea_frame *out, const fovea_frame *
 /* The heat map's value-to-colour table for top (on the device, from d_heat). */
 static int ensure_vlut(diff_cuda *st, int top, const uint32_t **vlut)
 {
-    *vlut = NULL;
-    if (top > DIFF_CUDA_VLUT_MAX)
-        return FOVEA_OK;
     if (st->vlut_top != top) {
         st->vlut_top = 0;
         FOVEA_CUDA_TRY(st->ctx, fv_diff_cuda_vlut(st->d_vlut, st->d_heat, top,
@@ -421,6 +491,12 @@ static void set_out(diff_cuda_map_args *a, const fovea_frame *t)
     }
     a->out_words = (a->out_fmt == DIFF_CUDA_OUT_RGB24 && aligned(t->data[0], t->stride[0], 4)) ||
                    (a->out_fmt == DIFF_CUDA_OUT_RGBA && aligned(t->data[0], t->stride[0], 16));
+    /* the warp kernel: 8-bit RGB24/RGBA pairs to RGB24/RGBA maps, rows on 16
+     * bytes (an overlay writes bytes: its output may lie anywhere) */
+    a->vec16 = (a->in.layout == DIFF_CUDA_PACKED && !a->in.wide &&
+                aligned(a->in.a[0], a->in.as[0], 16) && aligned(a->in.b[0], a->in.bs[0], 16) &&
+                a->out_fmt != DIFF_CUDA_OUT_I420 &&
+                (a->kind == DIFF_CUDA_OVERLAY || aligned(t->data[0], t->stride[0], 16)));
 }
 
 /* Make room for a mask of tiles tiles and blocks blocks. */
@@ -585,6 +661,87 @@ static int finish_host(diff_cuda *st, int wait)
     return FOVEA_OK;
 }
 
+/* Rows [y0, y1) of f (y0 even) as a frame of their own. */
+static fovea_frame band_of(const fovea_frame *f, int y0, int y1)
+{
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
+    fovea_frame v = *f;
+    v.height = y1 - y0;
+    for (int p = 0; p < d->planes; p++)
+        v.data[p] += (ptrdiff_t)(p ? y0 >> d->log2_chroma_h : y0) * f->stride[p];
+    return v;
+}
+
+/* Queue the copy of every plane of src into dst (one shape) on stream s. */
+static int copy_planes(diff_cuda *st, const fovea_frame *dst, const fovea_frame *src,
+                       enum cudaMemcpyKind kind, cudaStream_t s)
+{
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(src->fmt);
+    for (int p = 0; p < d->planes; p++)
+        FOVEA_CUDA_TRY(st->ctx,
+                       cudaMemcpy2DAsync(dst->data[p], (size_t)dst->stride[p], src->data[p],
+                                         (size_t)src->stride[p],
+                                         fovea_plane_row_bytes(src->fmt, src->width, p),
+                                         (size_t)fovea_plane_height(src->fmt, src->height, p),
+                                         kind, s));
+    return FOVEA_OK;
+}
+
+/* The maps of pinned inputs band by band: uploads on s_up, kernels on the
+ * context's stream, downloads on s_down, each band's steps ordered by
+ * events, the whole after the stream's earlier work and before its later. */
+static int run_banded(diff_cuda *st, const diff_call *c, const diff_cuda_map_args *base)
+{
+    fovea_context *ctx = st->ctx;
+    cudaStream_t s0 = fv_ctx_stream(ctx);
+    const int h = c->cur->height;
+    const int rows = ((h + st->bands - 1) / st->bands + 1) & ~1;
+    fovea_frame *heat_t = NULL, *noise_t = NULL;
+    if (c->heat)
+        FOVEA_TRY(out_target(st, OUT_HEAT, c->heat, &heat_t));
+    if (c->noise)
+        FOVEA_TRY(out_target(st, OUT_NOISE, c->noise, &noise_t));
+    FOVEA_CUDA_TRY(ctx, cudaEventRecord(st->ev_start, s0));
+    FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(st->s_up, st->ev_start, 0));
+    FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(st->s_down, st->ev_start, 0));
+    for (int k = 0, y0 = 0; y0 < h && k < BANDS_MAX; k++, y0 += rows) {
+        const int y1 = y0 + rows < h ? y0 + rows : h;
+        const fovea_frame in[2] = {band_of(&st->d_in[0], y0, y1), band_of(&st->d_in[1], y0, y1)};
+        const fovea_frame src[2] = {band_of(c->prev, y0, y1), band_of(c->cur, y0, y1)};
+        for (int i = 0; i < 2; i++)
+            FOVEA_TRY(copy_planes(st, &in[i], &src[i], cudaMemcpyHostToDevice, st->s_up));
+        FOVEA_CUDA_TRY(ctx, cudaEventRecord(st->ev_up[k], st->s_up));
+        FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(s0, st->ev_up[k], 0));
+        for (int m = 0; m < 2; m++) {
+            fovea_frame *t = m ? noise_t : heat_t;
+            if (!t)
+                continue;
+            const fovea_frame out = band_of(t, y0, y1);
+            diff_cuda_map_args a = *base;
+            pair_of(&in[0], &in[1], &a.in);
+            a.reader = reader_of(&in[0], &in[1]);
+            a.kind = m ? DIFF_CUDA_BLACK : DIFF_CUDA_HEAT;
+            set_out(&a, &out);
+            FOVEA_CUDA_TRY(ctx, fv_diff_cuda_map(&a, s0));
+        }
+        FOVEA_CUDA_TRY(ctx, cudaEventRecord(st->ev_done[k], s0));
+        FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(st->s_down, st->ev_done[k], 0));
+        for (int m = 0; m < 2; m++) {
+            fovea_frame *o = m ? c->noise : c->heat;
+            fovea_frame *t = m ? noise_t : heat_t;
+            if (o && o != t) {
+                const fovea_frame ob = band_of(o, y0, y1), tb = band_of(t, y0, y1);
+                FOVEA_TRY(copy_planes(st, &ob, &tb, cudaMemcpyDeviceToHost, st->s_down));
+            }
+        }
+    }
+    FOVEA_CUDA_TRY(ctx, cudaEventRecord(st->ev_down, st->s_down));
+    FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(s0, st->ev_down, 0));
+    const int wait = (c->heat && c->heat->mem != FOVEA_MEM_DEVICE) ||
+                     (c->noise && c->noise->mem != FOVEA_MEM_DEVICE);
+    return finish_host(st, wait);
+}
+
 static int run_maps(diff_cuda *st, const diff_call *c)
 {
     fovea_context *ctx = st->ctx;
@@ -597,9 +754,12 @@ static int run_maps(diff_cuda *st, const diff_call *c)
     base.top = c->top;
     base.heat = st->d_heat;
     base.threshold = c->threshold;
+    base.grid_cap = st->grid_cap;
+    FOVEA_TRY(ensure_vlut(st, c->top, &base.vlut));
+    if (st->bands)
+        return run_banded(st, c, &base);
     int wait = 0;
     if (c->heat) {
-        FOVEA_TRY(ensure_vlut(st, c->top, &base.vlut));
         fovea_frame *t;
         FOVEA_TRY(out_target(st, OUT_HEAT, c->heat, &t));
         diff_cuda_map_args a = base;
@@ -633,6 +793,8 @@ static int run_maps(diff_cuda *st, const diff_call *c)
         FOVEA_TRY(read_back(st, OUT_NOISE, c->noise, t));
         wait |= c->noise->mem != FOVEA_MEM_DEVICE;
     }
+    if (c->async) /* the mask alone: cuda_collect finishes it */
+        return FOVEA_OK;
     return finish_host(st, wait);
 }
 
@@ -686,9 +848,19 @@ static int cuda_denoise(void *priv, fovea_context *ctx, const diff_filter_job *j
     return status;
 }
 
+static int cuda_collect(void *priv, fovea_context *ctx)
+{
+    diff_cuda *st = priv;
+    FOVEA_TRY(fv_device_activate(ctx));
+    const int status = finish_host(st, 0);
+    st->mask_pending = 0;
+    return status;
+}
+
 const diff_backend diff_backend_cuda = {
     {"cuda", FOVEA_BACKEND_CUDA, BACKEND_READS_DEVICE | BACKEND_ASYNC, cuda_init, cuda_close},
     cuda_begin,
     cuda_maps,
     cuda_denoise,
+    cuda_collect,
 };

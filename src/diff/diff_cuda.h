@@ -36,8 +36,9 @@ enum {
     DIFF_CUDA_READ_RGBA = 2   /* 8-bit RGBA, rows of both frames on 16 bytes: 128-bit words */
 };
 
-/* The heat map's value-to-colour table (DIFF_CUDA_VLUT_MAX + 1 entries) is
- * used when the top of the scale is at most this. */
+/* The heat map's value-to-colour table has DIFF_CUDA_VLUT_MAX + 1 entries:
+ * the colour of min(v, top) for v up to this (8-bit differences always; wider
+ * ones when top is at most this). */
 #define DIFF_CUDA_VLUT_MAX 4096
 
 /* Changed tiles a block of the mask kernel owns at most (128 px / 8). */
@@ -75,8 +76,12 @@ typedef struct diff_cuda_map_args {
     int measure_max;           /* heat: 1 = the largest channel difference, 0 = their sum */
     int top;                   /* heat: > 0 */
     const uint32_t *heat;      /* DIFF_HEAT_ENTRIES colours, R | G << 8 | B << 16 */
-    const uint32_t *vlut;      /* colour of min(v, top) (top <= DIFF_CUDA_VLUT_MAX), or NULL */
+    const uint32_t *vlut;      /* colour of min(v, top) for v <= DIFF_CUDA_VLUT_MAX */
     int threshold;             /* noise maps */
+    /* 8-bit RGB24/RGBA pair whose planes and strides (and, but for OVERLAY,
+     * the output's) are on 16 bytes: the warp kernel */
+    int vec16;
+    int grid_cap;              /* blocks the warp kernel keeps busy (0: one a unit) */
 } diff_cuda_map_args;
 
 /* Change mask: per tile flags (kept on the device), totals and the ascending
@@ -125,7 +130,7 @@ int fv_diff_cuda_heat_median(const diff_cuda_map_args *a, void *stream);
 int fv_diff_cuda_mask(const diff_cuda_mask_args *a, void *stream);
 int fv_diff_cuda_hist(const diff_cuda_hist_args *a, void *stream);
 int fv_diff_cuda_filter(const diff_cuda_filter_args *a, void *stream);
-/* vlut[v] = heat[(v * 1023 + top / 2) / top] for v = 0..top */
+/* vlut[v] = heat[(min(v, top) * 1023 + top / 2) / top], v = 0..DIFF_CUDA_VLUT_MAX */
 int fv_diff_cuda_vlut(uint32_t *vlut, const uint32_t *heat, int top, void *stream);
 
 #ifdef __cplusplus

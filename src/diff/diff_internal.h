@@ -47,6 +47,7 @@ typedef struct diff_call {
     int threshold;                    /* maps: the settings' or the automatic one */
     fovea_frame *heat, *noise;        /* wanted map outputs, or NULL */
     fovea_diff_mask_result *mask;     /* wanted mask, or NULL */
+    int async;                        /* mask alone: maps queues it, collect completes it */
 } diff_call;
 
 /* One fovea_diff_denoise request: in filtered into out (same size and format,
@@ -63,7 +64,12 @@ typedef struct diff_filter_job {
 
 typedef struct diff_params {
     fovea_diff_settings settings;
+    int generic;   /* C reference: the generic path for every format (tests) */
 } diff_params;
+
+/* Tests: fovea_diff_open whose C reference takes its generic path for every
+ * format, the specification the fast paths (diff_fast.c) are compared with. */
+int diff_open_generic(fovea_diff **d, fovea_context *ctx, const fovea_diff_settings *s);
 
 /* A differencing backend (core/backend.h): init(priv, ctx, const diff_params *).
  * A call is begin, then maps (diff.c derives the automatic threshold from the
@@ -80,6 +86,8 @@ typedef struct diff_backend {
      * unless the output is c->cur). Host outputs are complete on return. */
     int (*maps)(void *priv, fovea_context *ctx, const diff_call *c);
     int (*denoise)(void *priv, fovea_context *ctx, const diff_filter_job *job);
+    /* Complete the mask of an async maps call (its c->mask filled). */
+    int (*collect)(void *priv, fovea_context *ctx);
 } diff_backend;
 
 /* One step of the temporal filter on a sample: state s towards x with strength
@@ -95,6 +103,43 @@ static inline int diff_temporal_step(int s, int x, int strength)
  * MEDIAN3 or GAUSS5, or out = one temporal step of state towards in. */
 int diff_ref_filter(fovea_context *ctx, fovea_diff_denoise_mode mode, const fovea_frame *in,
                     const fovea_frame *state, int strength, fovea_frame *out);
+
+/* ---- fast paths of the C reference (diff_fast.c): 8-bit RGB24, RGBA, I420 */
+
+/* Values of the SUM measure of 8-bit samples, 0..765. */
+#define DIFF_FAST_VALUES 766
+
+/* Colour tables indexed by a pixel's difference v: R | G << 8 | B << 16, the
+ * same with 11 bits a component (four add up without carries), and its
+ * BT.601 Y. */
+typedef struct diff_fast_lut {
+    uint32_t rgb[DIFF_FAST_VALUES];
+    uint32_t wide[DIFF_FAST_VALUES];
+    uint8_t y[DIFF_FAST_VALUES];
+} diff_fast_lut;
+
+/* 1 for the input formats with fast paths. */
+int diff_fast_format(fovea_pixfmt fmt);
+/* Bytes of scratch diff_fast_row needs for rows of w pixels. */
+size_t diff_fast_scratch_bytes(int w);
+/* Heat map: entry v = the colour of diff_heat_index(v, top). */
+void diff_fast_heat_lut(const uint8_t heat[DIFF_HEAT_ENTRIES][3], int top, diff_fast_lut *t);
+/* Noise map (black): entry v = red when v > threshold, else black. */
+void diff_fast_noise_lut(int threshold, diff_fast_lut *t);
+/* The SUM (sum != NULL) and MAX (mx != NULL) measures of row y's pixels. */
+void diff_fast_row(const fovea_frame *a, const fovea_frame *b, int y, uint8_t *scratch,
+                   uint16_t *sum, uint16_t *mx);
+/* Rows y0 (even) and y0 + 1 (rows = 2) of an RGB24, RGBA or I420 map: the
+ * colour t gives each pixel's value v[r][x]. */
+void diff_fast_colour_rows(fovea_frame *out, int y0, int rows, const uint16_t *const v[2],
+                           const diff_fast_lut *t);
+/* The overlay noise map's writes in rows y0 (even) and y0 + 1 (rows = 2). */
+void diff_fast_overlay_rows(fovea_frame *out, int y0, int rows, const uint16_t *const mx[2],
+                            int threshold);
+/* One row of the mask: flags of the row's tiles, and adds its changed pixels,
+ * its sum of SUM, and its largest SUM to *pixels, *total, *largest. */
+void diff_fast_mask_row(const uint16_t *sum, const uint16_t *mx, int w, int tile, int threshold,
+                        uint8_t *flags, int64_t *pixels, int64_t *total, int *largest);
 
 /* The backends: diff_ref.c and diff_cuda.c; the list in diff_backends.c. */
 extern const diff_backend diff_backend_ref;

@@ -17,19 +17,26 @@ typedef struct diff_job {
     int channels, maxval, top, threshold;
 } diff_job;
 
-/* Per-thread rows: differences and colours of up to two image rows. */
+/* Per-thread rows: differences and colours of up to two image rows; the fast
+ * paths' byte differences and 16-bit measures. */
 typedef struct diff_thread {
     int32_t *sum[2], *mx[2];
     uint8_t *rgb[2];
+    uint8_t *scratch;
+    uint16_t *fsum[2], *fmx[2];
 } diff_thread;
 
 typedef struct diff_ref {
     fovea_diff_settings set;
+    int generic;             /* no fast paths (tests) */
     int nthreads;
     diff_thread *thr;
     void *rows_mem;
     int rows_width;          /* width the rows were allocated for */
     uint8_t heat[DIFF_HEAT_ENTRIES][3];
+    /* fast paths: colours by difference, for heat_lut_top / noise_lut_thr */
+    diff_fast_lut heat_lut, noise_lut;
+    int heat_lut_top, noise_lut_thr;
     /* change mask */
     uint8_t *changed;
     int32_t *list;
@@ -88,6 +95,8 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
     if (!st)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "diff: out of memory");
     st->set = p->settings;
+    st->generic = p->generic;
+    st->noise_lut_thr = -1;
     st->nthreads = fv_threadpool_size(ctx ? ctx->pool : NULL);
     if (st->nthreads < 1)
         st->nthreads = 1;
@@ -112,12 +121,15 @@ static int ensure_rows(diff_ref *st, fovea_context *ctx, int w)
     /* w <= FOVEA_MAX_DIM; colour rows padded so the next int32 row stays aligned */
     const size_t rgb_bytes = ((size_t)w * 3 + 15) & ~(size_t)15;
     const size_t per_row = (size_t)w * 2 * sizeof(int32_t) + rgb_bytes;
+    const size_t fast_row = ((size_t)w * sizeof(uint16_t) + 15) & ~(size_t)15;
+    const size_t scratch = (diff_fast_scratch_bytes(w) + 15) & ~(size_t)15;
+    const size_t per_thread = 2 * per_row + 4 * fast_row + scratch;
     size_t total;
-    if (!fv_mul_size(per_row, 2 * (size_t)st->nthreads, &total) ||
+    if (!fv_mul_size(per_thread, (size_t)st->nthreads, &total) ||
         !(st->rows_mem = malloc(total)))
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "diff: cannot allocate rows of %d", w);
     uint8_t *m = st->rows_mem;
-    for (int t = 0; t < st->nthreads; t++)
+    for (int t = 0; t < st->nthreads; t++) {
         for (int r = 0; r < 2; r++) {
             st->thr[t].sum[r] = (int32_t *)(void *)m;
             m += (size_t)w * sizeof(int32_t);
@@ -126,6 +138,15 @@ static int ensure_rows(diff_ref *st, fovea_context *ctx, int w)
             st->thr[t].rgb[r] = m;
             m += rgb_bytes;
         }
+        for (int r = 0; r < 2; r++) {
+            st->thr[t].fsum[r] = (uint16_t *)(void *)m;
+            m += fast_row;
+            st->thr[t].fmx[r] = (uint16_t *)(void *)m;
+            m += fast_row;
+        }
+        st->thr[t].scratch = m;
+        m += scratch;
+    }
     st->rows_width = w;
     return FOVEA_OK;
 }
@@ -235,7 +256,28 @@ typedef struct map_arg {
     diff_ref *st;
     const diff_job *job;
     int kind; /* 0 heat, 1 noise black, 2 noise overlay */
+    const diff_fast_lut *lut; /* the fast path's colours (kinds 0, 1), or NULL: generic */
 } map_arg;
+
+/* map_rows of an 8-bit RGB24, RGBA or I420 pair (diff_fast.c). */
+static void fast_map_rows(const map_arg *ma, int begin, int end, diff_thread *th)
+{
+    const diff_job *job = ma->job;
+    const int h = job->cur->height;
+    const int heat_sum = ma->kind == 0 && ma->st->set.measure == FOVEA_DIFF_SUM;
+    for (int j = begin; j < end; j++) {
+        const int y0 = 2 * j, rows = h - y0 < 2 ? 1 : 2;
+        for (int r = 0; r < rows; r++)
+            diff_fast_row(job->prev, job->cur, y0 + r, th->scratch,
+                          heat_sum ? th->fsum[r] : NULL, heat_sum ? NULL : th->fmx[r]);
+        const uint16_t *const v[2] = {heat_sum ? th->fsum[0] : th->fmx[0],
+                                      heat_sum ? th->fsum[1] : th->fmx[1]};
+        if (ma->kind == 2)
+            diff_fast_overlay_rows(job->out, y0, rows, v, job->threshold);
+        else
+            diff_fast_colour_rows(job->out, y0, rows, v, ma->lut);
+    }
+}
 
 static void map_rows(void *arg, int begin, int end, int thread)
 {
@@ -243,6 +285,10 @@ static void map_rows(void *arg, int begin, int end, int thread)
     diff_ref *st = ma->st;
     const diff_job *job = ma->job;
     diff_thread *th = &st->thr[thread];
+    if (ma->lut || (ma->kind == 2 && !st->generic && diff_fast_format(job->cur->fmt))) {
+        fast_map_rows(ma, begin, end, th);
+        return;
+    }
     const int w = job->cur->width, h = job->cur->height;
     const int thr = job->threshold;
     const int64_t top = job->top;
@@ -302,7 +348,20 @@ static int run_map(void *priv, fovea_context *ctx, const diff_job *job, int kind
 {
     diff_ref *st = priv;
     FOVEA_TRY(ensure_rows(st, ctx, job->cur->width));
-    map_arg ma = {st, job, kind};
+    map_arg ma = {st, job, kind, NULL};
+    if (!st->generic && diff_fast_format(job->cur->fmt) && kind == 0) {
+        if (st->heat_lut_top != job->top) {
+            diff_fast_heat_lut(st->heat, job->top, &st->heat_lut);
+            st->heat_lut_top = job->top;
+        }
+        ma.lut = &st->heat_lut;
+    } else if (!st->generic && diff_fast_format(job->cur->fmt) && kind == 1) {
+        if (st->noise_lut_thr != job->threshold) {
+            diff_fast_noise_lut(job->threshold, &st->noise_lut);
+            st->noise_lut_thr = job->threshold;
+        }
+        ma.lut = &st->noise_lut;
+    }
     fv_parallel_for(ctx, (job->cur->height + 1) / 2, 2, map_rows, &ma);
     return FOVEA_OK;
 }
@@ -322,12 +381,18 @@ static void mask_rows(void *arg, int begin, int end, int thread)
     const diff_job *job = ma->job;
     diff_thread *th = &st->thr[thread];
     const int w = job->cur->width, h = job->cur->height, t = st->set.tile;
+    const int fast = !st->generic && diff_fast_format(job->cur->fmt);
     for (int ty = begin; ty < end; ty++) {
         uint8_t *flags = st->changed + (size_t)ty * (size_t)ma->tiles_x;
         memset(flags, 0, (size_t)ma->tiles_x);
         int64_t pixels = 0, sum = 0;
         int mx = 0;
-        for (int y = ty * t; y < h && y < (ty + 1) * t; y++) {
+        for (int y = ty * t; y < h && y < (ty + 1) * t && fast; y++) {
+            diff_fast_row(job->prev, job->cur, y, th->scratch, th->fsum[0], th->fmx[0]);
+            diff_fast_mask_row(th->fsum[0], th->fmx[0], w, t, job->threshold, flags, &pixels,
+                               &sum, &mx);
+        }
+        for (int y = ty * t; y < h && y < (ty + 1) * t && !fast; y++) {
             row_diffs(job, y, th->sum[0], th->mx[0]);
             for (int x = 0; x < w; x++) {
                 sum += th->sum[0][x];
@@ -536,9 +601,16 @@ static int ref_denoise(void *priv, fovea_context *ctx, const diff_filter_job *jo
     return fovea_frame_copy(ctx, job->out, &st->tstate[st->tcur]);
 }
 
+/* The mask of an async call was made by ref_maps. */
+static int ref_collect(void *priv, fovea_context *ctx)
+{
+    return FOVEA_OK;
+}
+
 const diff_backend diff_backend_ref = {
     {"cpu", FOVEA_BACKEND_CPU, 0, ref_init, ref_close},
     ref_begin,
     ref_maps,
     ref_denoise,
+    ref_collect,
 };

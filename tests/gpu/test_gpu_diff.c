@@ -6,8 +6,10 @@
  * changed pixel, a moving square, gradients), host/pinned/device frames in any
  * mix, outputs poisoned before each call, every tile size, median3 (also the
  * fused heat-map pass), gauss5 and the temporal filter over several steps with
- * resets and size changes, and fovea_diff_denoise. Exits 77 (skipped) without
- * a CUDA device. */
+ * resets and size changes, fovea_diff_denoise, the warp kernel's unit and
+ * chunk borders, device views off 16 bytes (the other map kernels), the
+ * banded maps of pinned frames, and fovea_diff_mask_submit / _receive. Exits 77 (skipped) without a CUDA
+ * device. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -601,6 +603,204 @@ static void test_reuse(void)
     fovea_diff_close(&g2);
 }
 
+/* The warp kernel of 8-bit RGB24/RGBA maps at unit boundaries (512 px) and
+ * 16-byte chunk tails; device views whose planes start off 16 bytes (the
+ * 4-pixel kernel with word readers, and sample by sample). */
+static fovea_frame view_of(fovea_frame *big, int w, int off)
+{
+    fovea_frame v = *big;
+    v.width = w;
+    v.data[0] += off;
+    return v;
+}
+
+static void test_units(void)
+{
+    static const int widths[] = {4, 16, 511, 512, 513, 528, 1920};
+    static const fovea_pixfmt ins[2] = {FOVEA_PIX_RGB24, FOVEA_PIX_RGBA};
+    test_rng r;
+    test_rng_seed(&r, 512);
+    long long n = 0;
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+        for (int f = 0; f < 2; f++) {
+            const int w = widths[i], h = 3 + (int)i % 3;
+            fovea_frame a = host_frame(w, h, ins[f]), b = host_frame(w, h, ins[f]);
+            make_pair(&a, &b, (int)(i + (size_t)f) % 5, &r);
+            for (int ov = 0; ov < 2; ov++, n++) {
+                diff_case k;
+                case_of(n * 7 + 1, ins[f], FOVEA_DIFF_DENOISE_NONE, ov, &k);
+                k.heat_fmt = out_fmts[n % 2];
+                k.noise_fmt = out_fmts[(n / 2) % 2];
+                k.prev_mem = k.cur_mem = k.heat_mem = k.noise_mem = FOVEA_MEM_DEVICE;
+                fovea_diff *dc = open_diff(cctx, &k.s), *dg = open_diff(gctx, &k.s);
+                step_both(dc, dg, &k, &a, &b);
+                fovea_diff_close(&dc);
+                fovea_diff_close(&dg);
+            }
+            fovea_frame_free(NULL, &a);
+            fovea_frame_free(NULL, &b);
+        }
+    /* device views 1 and 4 bytes off: every map and the mask against C */
+    for (int f = 0; f < 2; f++)
+        for (int off = 1; off <= 4; off += 3) {
+            const int w = 45, h = 7;
+            fovea_frame a = host_frame(w, h, ins[f]), b = host_frame(w, h, ins[f]);
+            make_pair(&a, &b, 0, &r);
+            fovea_frame ba = gpu_frame(FOVEA_MEM_DEVICE, w + 8, h, ins[f], NULL);
+            fovea_frame bb = gpu_frame(FOVEA_MEM_DEVICE, w + 8, h, ins[f], NULL);
+            fovea_frame bo = gpu_frame(FOVEA_MEM_DEVICE, w + 8, h, ins[f], NULL);
+            fovea_frame va = view_of(&ba, w, off), vb = view_of(&bb, w, off);
+            fovea_frame vo = view_of(&bo, w, ins[f] == FOVEA_PIX_RGBA ? 4 * off : off);
+            REQUIRE(fovea_frame_copy(gctx, &va, &a) == FOVEA_OK);
+            REQUIRE(fovea_frame_copy(gctx, &vb, &b) == FOVEA_OK);
+            for (int kind = 0; kind < 3; kind++) {
+                fovea_diff_settings s;
+                fovea_diff_default_settings(&s);
+                s.measure = kind == 1 ? FOVEA_DIFF_MAX : FOVEA_DIFF_SUM;
+                s.noise_mode = kind == 2 ? FOVEA_DIFF_NOISE_OVERLAY : FOVEA_DIFF_NOISE_BLACK;
+                s.threshold = 3;
+                fovea_diff *dc = open_diff(cctx, &s), *dg = open_diff(gctx, &s);
+                fovea_frame oc = host_frame(w, h, ins[f]);
+                REQUIRE(fovea_frame_copy(NULL, &oc, &b) == FOVEA_OK);
+                if (kind == 2) /* overlay into the current frame's view itself */
+                    CHECK_EQ_INT(fovea_diff_noise(dc, &a, &oc, &oc), FOVEA_OK);
+                else
+                    CHECK_EQ_INT(fovea_diff_heatmap(dc, &a, &b, &oc), FOVEA_OK);
+                fovea_frame vcur = vb;
+                if (kind == 2) {
+                    CHECK_EQ_INT(fovea_diff_noise(dg, &va, &vcur, &vcur), FOVEA_OK);
+                } else {
+                    CHECK_EQ_INT(fovea_diff_heatmap(dg, &va, &vb, &vo), FOVEA_OK);
+                }
+                if (!same_frame(&oc, kind == 2 ? &vcur : &vo, "unaligned view")) {
+                    fprintf(stderr, "FAILED unaligned %s offset %d kind %d\n",
+                            fovea_pixfmt_name(ins[f]), off, kind);
+                    test_failures++;
+                }
+                if (kind == 2) /* restore cur */
+                    REQUIRE(fovea_frame_copy(gctx, &vb, &b) == FOVEA_OK);
+                fovea_diff_mask_result mc, mg;
+                CHECK_EQ_INT(fovea_diff_mask(dc, &a, &b, &mc), FOVEA_OK);
+                CHECK_EQ_INT(fovea_diff_mask(dg, &va, &vb, &mg), FOVEA_OK);
+                CHECK(same_mask(&mc, &mg));
+                fovea_frame_free(NULL, &oc);
+                fovea_diff_close(&dc);
+                fovea_diff_close(&dg);
+            }
+            fovea_frame_free(gctx, &ba);
+            fovea_frame_free(gctx, &bb);
+            fovea_frame_free(gctx, &bo);
+            fovea_frame_free(NULL, &a);
+            fovea_frame_free(NULL, &b);
+        }
+}
+
+/* Maps of pinned frames made band by band (uploads, kernels and downloads
+ * overlapped): heat and black noise maps into pinned and device frames of
+ * every map format, against C; odd sizes make a short last band. */
+static void test_bands(void)
+{
+    static const struct {
+        fovea_pixfmt fmt;
+        int w, h;
+    } cases[] = {{FOVEA_PIX_RGB24, 1920, 1080}, {FOVEA_PIX_I420, 1921, 1081},
+                 {FOVEA_PIX_RGBA, 1280, 721},   {FOVEA_PIX_I444P10, 999, 700},
+                 {FOVEA_PIX_NV12, 2000, 1003},  {FOVEA_PIX_GRAY8, 4096, 601}};
+    test_rng r;
+    test_rng_seed(&r, 808);
+    const int nc = sanitizer ? 2 : (int)(sizeof cases / sizeof cases[0]);
+    for (int i = 0; i < nc; i++) {
+        const int w = cases[i].w, h = cases[i].h;
+        fovea_frame a = host_frame(w, h, cases[i].fmt), b = host_frame(w, h, cases[i].fmt);
+        make_pair(&a, &b, i % 3, &r);
+        fovea_frame ap = gpu_frame(FOVEA_MEM_PINNED, w, h, cases[i].fmt, &a);
+        fovea_frame bp = gpu_frame(FOVEA_MEM_PINNED, w, h, cases[i].fmt, &b);
+        for (int k = 0; k < 3; k++) {
+            fovea_diff_settings s;
+            fovea_diff_default_settings(&s);
+            s.measure = k == 1 ? FOVEA_DIFF_MAX : FOVEA_DIFF_SUM;
+            s.normalize_max = k == 2 ? 37 : 0;
+            s.threshold = 2 + k;
+            const fovea_pixfmt hf = out_fmts[(i + k) % 3], nf = out_fmts[(i + k + 1) % 3];
+            fovea_diff *dc = open_diff(cctx, &s), *dg = open_diff(gctx, &s);
+            fovea_frame hc = host_frame(w, h, hf), nc_ = host_frame(w, h, nf);
+            fovea_diff_outputs oc = {&hc, &nc_, NULL, NULL};
+            CHECK_EQ_INT(fovea_diff_compute(dc, &a, &b, &oc), FOVEA_OK);
+            /* pinned + pinned, pinned + device, device + device (returns early) */
+            fovea_frame hg = gpu_frame(k == 2 ? FOVEA_MEM_DEVICE : FOVEA_MEM_PINNED, w, h, hf, NULL);
+            fovea_frame ng = gpu_frame(k == 0 ? FOVEA_MEM_PINNED : FOVEA_MEM_DEVICE, w, h, nf, NULL);
+            fovea_diff_outputs og = {&hg, &ng, NULL, NULL};
+            CHECK_EQ_INT(fovea_diff_compute(dg, &ap, &bp, &og), FOVEA_OK);
+            if (!same_frame(&hc, &hg, "banded heat map") ||
+                !same_frame(&nc_, &ng, "banded noise map")) {
+                fprintf(stderr, "FAILED bands: %s %dx%d case %d\n",
+                        fovea_pixfmt_name(cases[i].fmt), w, h, k);
+                test_failures++;
+            }
+            /* the heat map alone, twice: the second call reuses everything */
+            for (int rep = 0; rep < 2; rep++) {
+                REQUIRE(fovea_frame_fill(gctx, &hg, 0x33) == FOVEA_OK);
+                CHECK_EQ_INT(fovea_diff_heatmap(dg, &ap, &bp, &hg), FOVEA_OK);
+                CHECK(same_frame(&hc, &hg, "banded heat map alone"));
+            }
+            fovea_frame_free(NULL, &hc);
+            fovea_frame_free(NULL, &nc_);
+            fovea_frame_free(gctx, &hg);
+            fovea_frame_free(gctx, &ng);
+            fovea_diff_close(&dc);
+            fovea_diff_close(&dg);
+        }
+        fovea_frame_free(gctx, &ap);
+        fovea_frame_free(gctx, &bp);
+        fovea_frame_free(NULL, &a);
+        fovea_frame_free(NULL, &b);
+    }
+}
+
+/* fovea_diff_mask_submit / _receive on the device: the mask of the C
+ * reference, for frames in every memory, other calls refused while pending. */
+static void test_submit(void)
+{
+    test_rng r;
+    test_rng_seed(&r, 4096);
+    for (int i = 0; i < 6; i++) {
+        const fovea_pixfmt fmt = i % 2 ? FOVEA_PIX_I420 : FOVEA_PIX_RGB24;
+        const int w = 300 + 37 * i, h = 200 + 11 * i;
+        fovea_frame a = host_frame(w, h, fmt), b = host_frame(w, h, fmt);
+        make_pair(&a, &b, i % 3, &r);
+        fovea_diff_settings s;
+        fovea_diff_default_settings(&s);
+        s.tile = 8 << (i % 4);
+        s.threshold = 7;
+        fovea_diff *dc = open_diff(cctx, &s), *dg = open_diff(gctx, &s);
+        fovea_frame ag = gpu_frame(mems[i % 3], w, h, fmt, &a);
+        fovea_frame bg = gpu_frame(mems[(i + 1) % 3], w, h, fmt, &b);
+        fovea_diff_mask_result mc, mg;
+        CHECK_EQ_INT(fovea_diff_mask(dc, &a, &b, &mc), FOVEA_OK);
+        CHECK_EQ_INT(fovea_diff_mask_receive(dg, &mg), FOVEA_EOF);
+        CHECK_EQ_INT(fovea_diff_mask_submit(dg, &ag, &bg), FOVEA_OK);
+        CHECK_EQ_INT(fovea_diff_mask(dg, &ag, &bg, &mg), FOVEA_ERR_INVALID_ARG);
+        CHECK_EQ_INT(fovea_diff_mask_receive(dg, &mg), FOVEA_OK);
+        if (!same_mask(&mc, &mg)) {
+            fprintf(stderr, "FAILED mask submit %d\n", i);
+            test_failures++;
+        }
+        /* twice in a row, then the synchronous call: the same */
+        CHECK_EQ_INT(fovea_diff_mask_submit(dg, &ag, &bg), FOVEA_OK);
+        CHECK_EQ_INT(fovea_diff_mask_receive(dg, &mg), FOVEA_OK);
+        CHECK(same_mask(&mc, &mg));
+        CHECK_EQ_INT(fovea_diff_mask(dg, &ag, &bg, &mg), FOVEA_OK);
+        CHECK(same_mask(&mc, &mg));
+        CHECK_EQ_INT(fovea_diff_mask_submit(dg, &ag, &bg), FOVEA_OK); /* closed pending */
+        fovea_diff_close(&dc);
+        fovea_diff_close(&dg);
+        fovea_frame_free(gctx, &ag);
+        fovea_frame_free(gctx, &bg);
+        fovea_frame_free(NULL, &a);
+        fovea_frame_free(NULL, &b);
+    }
+}
+
 /* Device frames: refused by the C reference, frames of another size refused
  * before any work. */
 static void test_errors(void)
@@ -642,6 +842,9 @@ int main(void)
     test_temporal();
     test_denoise();
     test_reuse();
+    test_units();
+    test_bands();
+    test_submit();
     printf("%lld compared calls\n", runs);
     fovea_close(&cctx);
     fovea_close(&gctx);
