@@ -48,6 +48,44 @@ typedef struct adm_result {
     double scale[ADM_SCALES];  /* integer_adm_scale0..3 */
 } adm_result;
 
+/* For backends other than adm_ref.c's (the CUDA kernels, adm.cu): the
+ * integer constants of one level, computed by the reference's own
+ * expressions, and the float steps from a level's 64-bit sums. */
+typedef struct adm_level {
+    int scale;
+    int w, h;                  /* band size */
+    int sl, st, sr, sb;        /* scored region: columns [sl, sr), rows [st, sb) */
+    /* DWT rounding: vertical (S - v_sub + v_add) >> v_shift (v_sub for the
+     * low-pass sum only), horizontal (S + h_add) >> h_shift */
+    int64_t v_sub, v_add, h_add;
+    int v_shift, h_shift;
+    uint32_t q[3];             /* CSF weights (Q21, Q21, Q23 at level 0; Q32 above) */
+    /* denominator: level 0 sums |x|^3 over a row; levels 1..3 sum
+     * ((((x*x + 2^den_sq) >> den_sq) * |x| + den_cub_round) >> den_cub_shift);
+     * each row's sum is added as (row + den_row_round) >> den_row_shift */
+    uint32_t den_sq, den_cub_shift, den_row_shift;
+    uint64_t den_cub_round, den_row_round;
+    /* numerators: per sample (X2*X + num_cub_round[b]) >> num_cub_shift[b],
+     * each row's sum added as (row + num_row_round) >> num_row_shift */
+    uint32_t num_cub_shift[3], num_row_shift;
+    int64_t num_cub_round[3], num_row_round;
+} adm_level;
+
+/* Fill L for level `scale` (0..3) of a p->width x p->height stream. */
+void adm_level_setup(const adm_params *p, int scale, adm_level *L);
+
+/* The angle test's cos(1 degree)^2, rounded to float as libvmaf does. */
+float adm_cos_1deg_sq(void);
+
+/* The float denominator of a level from its sums (h, v, d; unsigned 64-bit
+ * values in int64 storage), and a numerator from its sums with noise weight
+ * nw (ADM_NOISE_WEIGHT for DLM, 0 for AIM): adm_raw's den / num / aim_num. */
+float adm_den_float(const adm_params *p, int scale, const int64_t sums[3]);
+float adm_num_float(const adm_params *p, int scale, const int64_t sums[3], double nw);
+
+/* libvmaf's adm_noise_weight. */
+#define ADM_NOISE_WEIGHT 0.03125
+
 typedef struct adm_state adm_state;
 
 /* Buffers for one size; FOVEA_ERR_INVALID_ARG for parameters libvmaf refuses

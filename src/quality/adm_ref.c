@@ -19,7 +19,6 @@
 
 #define ADM_PI 3.14159265358979323846
 #define ADM_BORDER_FACTOR 0.1
-#define ADM_NOISE_WEIGHT 0.03125 /* adm_noise_weight */
 #define ADM_DLM_WEIGHT 0.5       /* adm_dlm_weight: integer_adm3 = mix of DLM and 1 - AIM */
 
 /* db2 analysis filters in Q15 (the low-pass taps sum to 46342 = sqrt(2) * 2^15). */
@@ -178,6 +177,31 @@ typedef struct dwt_round {
     int shift;
 } dwt_round;
 
+/* The vertical (vr) and horizontal (hr) rounding of level `scale`. */
+static void dwt_rounding(int bpc, int scale, dwt_round *vr, dwt_round *hr)
+{
+    if (scale == 0) {
+        /* The samples are centred (x - 2^(bpc-1), folded into the low-pass
+         * sum) and scaled by 2^-bpc vertically and 2^-16 horizontally, so every
+         * bit depth gives bands of the same scale. */
+        vr->add = (int64_t)1 << (bpc - 1);
+        vr->sub = (int64_t)DB2_LO_SUM * vr->add;
+        vr->shift = bpc;
+        hr->sub = 0;
+        hr->add = 32768;
+        hr->shift = 16;
+    } else {
+        static const int vadd[3] = {0, 32768, 32768}, vsh[3] = {0, 16, 16};
+        static const int hadd[3] = {16384, 32768, 16384}, hsh[3] = {15, 16, 15};
+        vr->sub = 0;
+        vr->add = vadd[scale - 1];
+        vr->shift = vsh[scale - 1];
+        hr->sub = 0;
+        hr->add = hadd[scale - 1];
+        hr->shift = hsh[scale - 1];
+    }
+}
+
 /* The integer loops below are compiled for AVX-512, AVX2 and the baseline and
  * picked at run time, as VIF's (plain C, vectorized by the compiler); they
  * hold no floating point. */
@@ -316,26 +340,7 @@ static void dwt_level(adm_state *st, int scale, const uint8_t *src8, ptrdiff_t s
 {
     const int bpc = st->p.bpc;
     dwt_round vr, hr;
-    if (scale == 0) {
-        /* The samples are centred (x - 2^(bpc-1), folded into the low-pass
-         * sum) and scaled by 2^-bpc vertically and 2^-16 horizontally, so every
-         * bit depth gives bands of the same scale. */
-        vr.add = (int64_t)1 << (bpc - 1);
-        vr.sub = (int64_t)DB2_LO_SUM * vr.add;
-        vr.shift = bpc;
-        hr.sub = 0;
-        hr.add = 32768;
-        hr.shift = 16;
-    } else {
-        static const int vadd[3] = {0, 32768, 32768}, vsh[3] = {0, 16, 16};
-        static const int hadd[3] = {16384, 32768, 16384}, hsh[3] = {15, 16, 15};
-        vr.sub = 0;
-        vr.add = vadd[scale - 1];
-        vr.shift = vsh[scale - 1];
-        hr.sub = 0;
-        hr.add = hadd[scale - 1];
-        hr.shift = hsh[scale - 1];
-    }
+    dwt_rounding(bpc, scale, &vr, &hr);
     for (int i = i0; i < i1; i++) {
         const uint8_t *r8[4] = {NULL, NULL, NULL, NULL};
         const int32_t *r32[4] = {NULL, NULL, NULL, NULL};
@@ -384,9 +389,14 @@ static int64_t ratio_q15(const int32_t *div_lookup, int scale, int32_t o, int32_
  * (additive: t - restored). Where (oh,ov) and (th,tv) point within 1 degree
  * of each other, an enhancement (|t| > |o|) is restored up to
  * enhn_gain_limit * k*o. */
+float adm_cos_1deg_sq(void)
+{
+    return (float)(cos(ADM_PI / 180.0) * cos(ADM_PI / 180.0));
+}
+
 static void decouple(adm_state *st, int scale, int w, int h, int i0, int i1)
 {
-    const float cos_1deg_sq = (float)(cos(ADM_PI / 180.0) * cos(ADM_PI / 180.0));
+    const float cos_1deg_sq = adm_cos_1deg_sq();
     const double gain = st->p.enhn_gain_limit;
     int left, top, right, bottom;
     work_region(w, h, &left, &top, &right, &bottom);
@@ -486,6 +496,9 @@ static int32_t den_shift0(int w, int h)
     return sh > 0 ? sh : 0;
 }
 
+/* Levels 1..3 square |x| in Q(2 band - sq) with these sq. */
+static const uint32_t den_sh_sq[3] = {31, 30, 31};
+
 /* Denominator sums of the rows [i0, i1) of the scored region, added to
  * accum (integer sums: any split of the rows gives the same totals). */
 static void den_rows(adm_state *st, int scale, int w, int h, int i0, int i1, int64_t accum[3])
@@ -508,8 +521,7 @@ static void den_rows(adm_state *st, int scale, int w, int h, int i0, int i1, int
             }
         }
     } else {
-        static const uint32_t sh_sq[3] = {31, 30, 31};
-        const uint32_t sq = sh_sq[scale - 1];
+        const uint32_t sq = den_sh_sq[scale - 1];
         const uint32_t sh_cub = ceil_log2(right - left), sh_acc = ceil_log2(rows);
         const uint64_t rnd_cub = (uint32_t)pow(2, sh_cub - 1);
         const uint64_t rnd_acc = (uint32_t)pow(2, sh_acc - 1);
@@ -529,12 +541,12 @@ static void den_rows(adm_state *st, int scale, int w, int h, int i0, int i1, int
 
 /* Denominator of a level from its sums (den_rows over every row): one cube
  * root per band, CSF-weighted, plus the noise floor. */
-static float den_level(adm_state *st, int scale, int w, int h, const int64_t sums[3])
+static float den_level(const adm_params *p, int scale, int w, int h, const int64_t sums[3])
 {
     int left, top, right, bottom;
     score_region(w, h, &left, &top, &right, &bottom);
     float rf[3];
-    csf_factors(&st->p, scale, rf);
+    csf_factors(p, scale, rf);
     uint64_t accum[3];
     for (int b = 0; b < 3; b++)
         accum[b] = (uint64_t)sums[b];
@@ -976,7 +988,7 @@ void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrd
         int64_t sums[3];
         j.pass = PASS_DECOUPLE_DEN;
         run_pass(st, ctx, &j, h, sums);
-        out->den[scale] = den_level(st, scale, w, h, sums);
+        out->den[scale] = den_level(&st->p, scale, w, h, sums);
         /* DLM: the restored part, masked by the additive part */
         j.pass = PASS_CSF;
         j.band = st->add;
@@ -994,4 +1006,71 @@ void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrd
         run_pass(st, ctx, &j, h, sums);
         out->aim_num[scale] = num_level(scale, w, h, sums, 0.0);
     }
+}
+
+/* ---------------------------------------------------------------- other backends */
+
+/* Band size of level `scale` of a p->width x p->height stream. */
+static void level_size(const adm_params *p, int scale, int *w, int *h)
+{
+    *w = p->width;
+    *h = p->height;
+    for (int s = 0; s <= scale; s++) {
+        *w = (*w + 1) / 2;
+        *h = (*h + 1) / 2;
+    }
+}
+
+void adm_level_setup(const adm_params *p, int scale, adm_level *L)
+{
+    memset(L, 0, sizeof(*L));
+    L->scale = scale;
+    level_size(p, scale, &L->w, &L->h);
+    const int w = L->w, h = L->h;
+    score_region(w, h, &L->sl, &L->st, &L->sr, &L->sb);
+
+    dwt_round vr, hr;
+    dwt_rounding(p->bpc, scale, &vr, &hr);
+    L->v_sub = vr.sub;
+    L->v_add = vr.add;
+    L->v_shift = vr.shift;
+    L->h_add = hr.add;
+    L->h_shift = hr.shift;
+    if (scale == 0)
+        csf_factors_q0(p, L->q);
+    else
+        csf_factors_q32(p, scale, L->q);
+
+    /* den_rows */
+    if (scale == 0) {
+        const int32_t sh = den_shift0(w, h);
+        L->den_row_shift = (uint32_t)sh;
+        L->den_row_round = sh > 0 ? (uint64_t)1 << (sh - 1) : 0;
+    } else {
+        L->den_sq = den_sh_sq[scale - 1];
+        L->den_cub_shift = ceil_log2(L->sr - L->sl);
+        L->den_row_shift = ceil_log2(L->sb - L->st);
+        L->den_cub_round = (uint32_t)pow(2, L->den_cub_shift - 1);
+        L->den_row_round = (uint32_t)pow(2, L->den_row_shift - 1);
+    }
+
+    /* num_rows */
+    L->num_row_shift = num_shifts(scale, w, h, L->num_cub_shift);
+    L->num_row_round = (uint32_t)pow(2, L->num_row_shift - 1);
+    for (int b = 0; b < 3; b++)
+        L->num_cub_round[b] = (uint32_t)pow(2, L->num_cub_shift[b] - 1);
+}
+
+float adm_den_float(const adm_params *p, int scale, const int64_t sums[3])
+{
+    int w, h;
+    level_size(p, scale, &w, &h);
+    return den_level(p, scale, w, h, sums);
+}
+
+float adm_num_float(const adm_params *p, int scale, const int64_t sums[3], double noise_weight)
+{
+    int w, h;
+    level_size(p, scale, &w, &h);
+    return num_level(scale, w, h, sums, noise_weight);
 }
