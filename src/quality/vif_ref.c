@@ -20,6 +20,9 @@
  * and the high and low 16 bits of the filtered ref*ref, dis*dis and ref*dis. */
 #define VIF_NSUM 8
 
+/* Rows in a thread's ring: the 17 rows of the widest filter. */
+#define VIF_RING 17
+
 /* sigma_nsq of libvmaf: 2.0 in the 16.16 fixed point of the variances. */
 #define VIF_SIGMA_NSQ (65536 << 1)
 
@@ -38,6 +41,11 @@ typedef struct vif_thread {
     uint32_t *hs[3];          /* w: horizontal sums mu1, mu2, xx between two passes */
     int32_t *sv;              /* w: residual variance sv_sq (0 where unused) */
     int64_t *gg;              /* w: g * g * sigma1_sq truncated (0 where unused) */
+    /* VIF_RING rows each of ref and dis (w): the rows the vertical pass reads,
+     * in 32-bit elements, row r in slot r % VIF_RING. In 32-bit lanes the pass
+     * vectorizes 16 columns a zmm register without widening (with 8- or
+     * 16-bit rows GCC takes 32 or 64 columns at a time and spills). */
+    uint32_t *ring[2];
     vif_sums sums;
 } vif_thread;
 
@@ -61,7 +69,7 @@ typedef struct vif_job {
     const uint8_t *ref, *dis;   /* image base */
     ptrdiff_t rstride, dstride; /* bytes */
     int shift;                  /* bpc at scale 0, 16 above: libvmaf's vertical shift */
-    uint16_t *out_ref, *out_dis; /* subsample destination */
+    uint16_t *out_ref, *out_dis; /* the next scale's images (NULL at the last) */
     ptrdiff_t out_stride;       /* elements */
 } vif_job;
 
@@ -162,7 +170,7 @@ VIF_INLINE uint32_t mul_hi_round(uint32_t a, uint32_t b)
 /* Vertical statistic pass of one row of 8-bit samples (scale 0): filtered x, y
  * rounded to 16 bits, and the unshifted filtered x*x, y*y, x*y split in halves.
  * Every product fits 32 bits (x*y < 2^16). */
-VIF_INLINE void vstat_u8(const int scale, const uint8_t *const *rr, const uint8_t *const *dd,
+VIF_INLINE void vstat_u8(const int scale, const uint32_t *const *rr, const uint32_t *const *dd,
                          int w, uint32_t *const *out)
 {
     const int taps = fv_vif_taps[scale];
@@ -202,8 +210,8 @@ VIF_INLINE void vstat_u8(const int scale, const uint8_t *const *rr, const uint8_
  * shift = bpc at scale 0, 16 above; x*y needs 32 bits so its halves are summed
  * separately, and libvmaf's (sum + round) >> 2*(shift-8) of the 48-bit sum
  * becomes (hi << (16 - sh)) + ((lo + round) >> sh). */
-VIF_INLINE void vstat_u16(const int scale, const uint16_t *const *rr,
-                          const uint16_t *const *dd, int w, int shift, uint32_t *const *out)
+VIF_INLINE void vstat_u16(const int scale, const uint32_t *const *rr,
+                          const uint32_t *const *dd, int w, int shift, uint32_t *const *out)
 {
     const int taps = fv_vif_taps[scale];
     const uint32_t rnd = 1u << (shift - 1);
@@ -376,6 +384,82 @@ VIF_INLINE void row_statistic(vif_thread *t, const uint16_t *log2_table, double 
 
 /* ---------------------------------------------------------------- row jobs */
 
+/* Copy row r of the job's ref and dis into the thread's ring, widened to
+ * 32 bits. */
+VIF_INLINE void ring_load(const vif_job *jb, vif_thread *t, int r)
+{
+    for (int p = 0; p < 2; p++) {
+        const ptrdiff_t stride = p ? jb->dstride : jb->rstride;
+        const uint8_t *src = (p ? jb->dis : jb->ref) + (ptrdiff_t)r * stride;
+        uint32_t *restrict dst = t->ring[p] + (ptrdiff_t)(r % VIF_RING) * jb->w;
+        if (jb->u8) {
+            const uint8_t *restrict s8 = src;
+            for (int j = 0; j < jb->w; j++)
+                dst[j] = s8[j];
+        } else {
+            const uint16_t *restrict s16 = (const uint16_t *)(const void *)src;
+            for (int j = 0; j < jb->w; j++)
+                dst[j] = s16[j];
+        }
+    }
+}
+
+/* Subsampling to scale `next`: blur with that scale's filter (vertical shift =
+ * bpc from scale 0, 16 above; horizontal shift 16) and keep even rows and
+ * columns. Only the kept samples are computed. rows: the taps' source rows
+ * (32-bit elements, see vif_thread.ring); v: scratch of w + 2 * VIF_PAD. */
+VIF_INLINE void sub_row(const int next, const uint32_t *const *rows, int w, int shift,
+                        uint32_t *restrict v, uint16_t *restrict out)
+{
+    const int taps = fv_vif_taps[next], half = taps / 2;
+    const uint32_t rnd = 1u << (shift - 1);
+    VIF_IVDEP
+    for (int j = 0; j < w; j++) {
+        uint32_t s = 0;
+#pragma GCC unroll 17
+        for (int k = 0; k < taps; k++)
+            s += VIF_TAP(next, k) * rows[k][j];
+        v[j] = (uint16_t)((s + rnd) >> shift);
+    }
+    pad_row(v, w, half);
+    const uint32_t *restrict src = v - half;
+    const int w2 = w / 2;
+    for (int j = 0; j < w2; j++) {
+        uint32_t s = 0;
+#pragma GCC unroll 17
+        for (int k = 0; k < taps; k++)
+            s += VIF_TAP(next, k) * src[2 * j + k];
+        out[j] = (uint16_t)((s + 32768) >> 16);
+    }
+}
+
+/* Row i2 of the next scale's ref and dis (when this scale has one) from the
+ * rows around 2 * i2 in the thread's ring (the next filter is narrower than
+ * this scale's, so they are there). */
+VIF_INLINE void sub_rows_at(const vif_job *jb, vif_thread *t, int i2)
+{
+    const int next = jb->scale + 1;
+    const int taps = fv_vif_taps[next], half = taps / 2;
+    const uint32_t *rows[VIF_MAX_TAPS];
+    for (int p = 0; p < 2; p++) {
+        for (int k = 0; k < taps; k++)
+            rows[k] = t->ring[p] + (ptrdiff_t)(mirror(2 * i2 - half + k, jb->h) % VIF_RING) * jb->w;
+        uint16_t *out = (p ? jb->out_dis : jb->out_ref) + (ptrdiff_t)i2 * jb->out_stride;
+        uint32_t *v = t->vert[p] + VIF_PAD;
+        switch (next) {
+        case 1:
+            sub_row(1, rows, jb->w, jb->shift, v, out);
+            break;
+        case 2:
+            sub_row(2, rows, jb->w, 16, v, out);
+            break;
+        default:
+            sub_row(3, rows, jb->w, 16, v, out);
+            break;
+        }
+    }
+}
+
 VIF_CLONES static void stat_rows(void *arg, int begin, int end, int thread)
 {
     const vif_job *jb = arg;
@@ -383,34 +467,39 @@ VIF_CLONES static void stat_rows(void *arg, int begin, int end, int thread)
     vif_thread *t = &st->thr[thread];
     const int scale = jb->scale;
     const int taps = fv_vif_taps[scale], half = taps / 2;
-    const void *rr[VIF_MAX_TAPS], *dd[VIF_MAX_TAPS];
+    const uint32_t *rr[VIF_MAX_TAPS], *dd[VIF_MAX_TAPS];
     uint32_t *vert[VIF_NSUM];
     for (int m = 0; m < VIF_NSUM; m++)
         vert[m] = t->vert[m] + VIF_PAD;
 
+    /* output row i reads the rows mirror(i - half .. i + half), all within
+     * [i - half, i + half] clipped to the image: the ring holds them */
+    int loaded = (begin - half > 0 ? begin - half : 0) - 1; /* last row in the ring */
     for (int i = begin; i < end; i++) {
+        const int last = i + half < jb->h - 1 ? i + half : jb->h - 1;
+        for (int r = loaded + 1; r <= last; r++)
+            ring_load(jb, t, r);
+        loaded = last;
         for (int k = 0; k < taps; k++) {
-            const ptrdiff_t row = mirror(i - half + k, jb->h);
-            rr[k] = jb->ref + row * jb->rstride;
-            dd[k] = jb->dis + row * jb->dstride;
+            const ptrdiff_t slot = mirror(i - half + k, jb->h) % VIF_RING;
+            rr[k] = t->ring[0] + slot * jb->w;
+            dd[k] = t->ring[1] + slot * jb->w;
         }
-        const uint16_t *const *r16 = (const uint16_t *const *)rr;
-        const uint16_t *const *d16 = (const uint16_t *const *)dd;
         switch (scale) {
         case 0:
             if (jb->u8)
-                vstat_u8(0, (const uint8_t *const *)rr, (const uint8_t *const *)dd, jb->w, vert);
+                vstat_u8(0, rr, dd, jb->w, vert);
             else
-                vstat_u16(0, r16, d16, jb->w, jb->shift, vert);
+                vstat_u16(0, rr, dd, jb->w, jb->shift, vert);
             break;
         case 1:
-            vstat_u16(1, r16, d16, jb->w, 16, vert);
+            vstat_u16(1, rr, dd, jb->w, 16, vert);
             break;
         case 2:
-            vstat_u16(2, r16, d16, jb->w, 16, vert);
+            vstat_u16(2, rr, dd, jb->w, 16, vert);
             break;
         default:
-            vstat_u16(3, r16, d16, jb->w, 16, vert);
+            vstat_u16(3, rr, dd, jb->w, 16, vert);
             break;
         }
         for (int m = 0; m < VIF_NSUM; m++)
@@ -430,79 +519,9 @@ VIF_CLONES static void stat_rows(void *arg, int begin, int end, int thread)
             break;
         }
         row_statistic(t, st->log2_table, st->p.enhn_gain_limit, jb->w);
-    }
-}
-
-/* Subsampling to scale `next`: blur with that scale's filter (vertical shift =
- * bpc from scale 0, 16 above; horizontal shift 16) and keep even rows and
- * columns. Only the kept samples are computed. */
-VIF_INLINE void sub_row(const int next, const void *const *rows, int u8, int w, int shift,
-                        uint32_t *restrict v, uint16_t *restrict out)
-{
-    const int taps = fv_vif_taps[next], half = taps / 2;
-    const uint32_t rnd = 1u << (shift - 1);
-    if (u8) {
-        const uint8_t *const *r = (const uint8_t *const *)rows;
-        VIF_IVDEP
-        for (int j = 0; j < w; j++) {
-            uint32_t s = 0;
-#pragma GCC unroll 17
-            for (int k = 0; k < taps; k++)
-                s += VIF_TAP(next, k) * r[k][j];
-            v[j] = (uint16_t)((s + rnd) >> shift);
-        }
-    } else {
-        const uint16_t *const *r = (const uint16_t *const *)rows;
-        VIF_IVDEP
-        for (int j = 0; j < w; j++) {
-            uint32_t s = 0;
-#pragma GCC unroll 17
-            for (int k = 0; k < taps; k++)
-                s += VIF_TAP(next, k) * r[k][j];
-            v[j] = (uint16_t)((s + rnd) >> shift);
-        }
-    }
-    pad_row(v, w, half);
-    const uint32_t *restrict src = v - half;
-    const int w2 = w / 2;
-    for (int j = 0; j < w2; j++) {
-        uint32_t s = 0;
-#pragma GCC unroll 17
-        for (int k = 0; k < taps; k++)
-            s += VIF_TAP(next, k) * src[2 * j + k];
-        out[j] = (uint16_t)((s + 32768) >> 16);
-    }
-}
-
-VIF_CLONES static void sub_rows(void *arg, int begin, int end, int thread)
-{
-    const vif_job *jb = arg;
-    vif_ref *st = jb->st;
-    vif_thread *t = &st->thr[thread];
-    const int next = jb->scale + 1;
-    const int taps = fv_vif_taps[next], half = taps / 2;
-    const void *rows[VIF_MAX_TAPS];
-
-    for (int i = begin; i < end; i++) {
-        for (int p = 0; p < 2; p++) {
-            const uint8_t *base = p ? jb->dis : jb->ref;
-            const ptrdiff_t stride = p ? jb->dstride : jb->rstride;
-            for (int k = 0; k < taps; k++)
-                rows[k] = base + (ptrdiff_t)mirror(2 * i - half + k, jb->h) * stride;
-            uint16_t *out = (p ? jb->out_dis : jb->out_ref) + (ptrdiff_t)i * jb->out_stride;
-            uint32_t *v = t->vert[p] + VIF_PAD;
-            switch (next) {
-            case 1:
-                sub_row(1, rows, jb->u8, jb->w, jb->shift, v, out);
-                break;
-            case 2:
-                sub_row(2, rows, 0, jb->w, 16, v, out);
-                break;
-            default:
-                sub_row(3, rows, 0, jb->w, 16, v, out);
-                break;
-            }
-        }
+        /* the next scale's row i / 2 while its source rows are in the ring */
+        if (jb->out_ref && !(i & 1) && i / 2 < jb->h / 2)
+            sub_rows_at(jb, t, i / 2);
     }
 }
 
@@ -553,7 +572,8 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
     }
     const size_t vert_bytes = align64((w + 2 * VIF_PAD) * sizeof(uint32_t));
     const size_t sig_bytes = align64(w * sizeof(int32_t));
-    const size_t per_thread = VIF_NSUM * vert_bytes + 9 * sig_bytes;
+    const size_t ring_bytes = align64(VIF_RING * w * sizeof(uint32_t));
+    const size_t per_thread = VIF_NSUM * vert_bytes + 9 * sig_bytes + 2 * ring_bytes;
     size_t thr_bytes;
     if (!fv_mul_size(per_thread, (size_t)st->nthreads, &thr_bytes) ||
         !fv_add_size(total, thr_bytes, &total) || !fv_add_size(total, 64, &total))
@@ -587,6 +607,10 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
         off += sig_bytes;
         th->gg = (int64_t *)(void *)(base + off);
         off += 2 * sig_bytes;
+        for (int m = 0; m < 2; m++) {
+            th->ring[m] = (uint32_t *)(void *)(base + off);
+            off += ring_bytes;
+        }
     }
     *priv = st;
     return FOVEA_OK;
@@ -613,16 +637,11 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
     jb.dstride = dis->stride;
     jb.shift = st->p.bpc;
 
+    /* one pass a scale: its statistic, and the next scale's images (read by
+     * the next pass) */
     for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
         jb.scale = s;
         if (s > 0) {
-            /* scale s-1 -> s */
-            jb.scale = s - 1;
-            jb.out_ref = st->img_ref[s];
-            jb.out_dis = st->img_dis[s];
-            jb.out_stride = st->img_stride[s];
-            fv_parallel_for(ctx, jb.h / 2, 4, sub_rows, &jb);
-            jb.scale = s;
             jb.w /= 2;
             jb.h /= 2;
             jb.u8 = 0;
@@ -631,6 +650,9 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
             jb.rstride = jb.dstride = st->img_stride[s] * 2;
             jb.shift = 16;
         }
+        jb.out_ref = s + 1 < FOVEA_VIF_SCALES ? st->img_ref[s + 1] : NULL;
+        jb.out_dis = s + 1 < FOVEA_VIF_SCALES ? st->img_dis[s + 1] : NULL;
+        jb.out_stride = s + 1 < FOVEA_VIF_SCALES ? st->img_stride[s + 1] : 0;
         for (int t = 0; t < st->nthreads; t++)
             memset(&st->thr[t].sums, 0, sizeof(vif_sums));
         fv_parallel_for(ctx, jb.h, 4, stat_rows, &jb);
