@@ -20,6 +20,11 @@
  * and the high and low 16 bits of the filtered ref*ref, dis*dis and ref*dis. */
 #define VIF_NSUM 8
 
+/* Smallest share of a scale's pass given to a thread, in pixels (a pass's
+ * threads meet at its end: below this, waking them costs about as much as
+ * they save, and more on a loaded machine). */
+#define VIF_CHUNK_PIXELS 32768
+
 /* Rows in a thread's ring: the 17 rows of the widest filter. */
 #define VIF_RING 17
 
@@ -655,7 +660,10 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
         jb.out_stride = s + 1 < FOVEA_VIF_SCALES ? st->img_stride[s + 1] : 0;
         for (int t = 0; t < st->nthreads; t++)
             memset(&st->thr[t].sums, 0, sizeof(vif_sums));
-        fv_parallel_for(ctx, jb.h, 4, stat_rows, &jb);
+        /* chunks of at least VIF_CHUNK_PIXELS: a pass over the small scales
+         * runs on the calling thread instead of waking the pool */
+        const int grain = (VIF_CHUNK_PIXELS + jb.w - 1) / jb.w;
+        fv_parallel_for(ctx, jb.h, grain > 4 ? grain : 4, stat_rows, &jb);
         vif_sums tot = {0};
         for (int t = 0; t < st->nthreads; t++) {
             tot.num_log += st->thr[t].sums.num_log;
