@@ -43,7 +43,7 @@ typedef struct vif_thread {
      * (with 16-bit rows it takes 32 columns at a time and spills): 40% faster. */
     uint32_t *vert[VIF_NSUM];
     int32_t *sig[3];          /* w: sigma1_sq, sigma2_sq, sigma12 of one row */
-    uint32_t *hs[3];          /* w: horizontal sums mu1, mu2, xx between two passes */
+    uint32_t *idx[3];         /* w: the statistic's log table indices */
     int32_t *sv;              /* w: residual variance sv_sq (0 where unused) */
     int64_t *gg;              /* w: g * g * sigma1_sq truncated (0 where unused) */
     /* VIF_RING rows each of ref and dis (w): the rows the vertical pass reads,
@@ -256,8 +256,6 @@ VIF_INLINE void vstat_u16(const int scale, const uint32_t *const *rr,
     }
 }
 
-/* Horizontal statistic pass over the mirrored vertical results, then the
- * variances: sigma1_sq, sigma2_sq (clamped at 0) and sigma12. */
 /* Folded horizontal sum of one padded row at column j: the filter is symmetric,
  * so mirrored pairs are added before the multiply (a pair sum is < 2^17 and
  * c * pair < 2^32 for every off-centre tap). */
@@ -271,42 +269,31 @@ VIF_INLINE void vstat_u16(const int scale, const uint32_t *const *rr,
     } while (0)
 
 /* Horizontal statistic pass over the mirrored vertical results, then the
- * variances: sigma1_sq, sigma2_sq (clamped at 0) and sigma12. Two passes of
- * four sums each, so the sums stay in registers. */
-VIF_INLINE void hstat(const int scale, uint32_t *const *in, int w, int32_t *const *sig,
-                      uint32_t *const *hs)
+ * variances: sigma1_sq, sigma2_sq (clamped at 0) and sigma12. */
+VIF_INLINE void hstat(const int scale, uint32_t *const *in, int w, int32_t *const *sig)
 {
     const int half = fv_vif_taps[scale] / 2;
     const uint32_t *restrict m1 = in[0] - half, *restrict m2 = in[1] - half;
     const uint32_t *restrict xh = in[2] - half, *restrict xl = in[3] - half;
     const uint32_t *restrict yh = in[4] - half, *restrict yl = in[5] - half;
     const uint32_t *restrict ch = in[6] - half, *restrict cl = in[7] - half;
-    uint32_t *restrict h1 = hs[0], *restrict h2 = hs[1], *restrict hxx = hs[2];
     int32_t *restrict o1 = sig[0], *restrict o2 = sig[1], *restrict o12 = sig[2];
     VIF_IVDEP
     for (int j = 0; j < w; j++) {
-        uint32_t a1, a2, axh, axl;
+        uint32_t a1, a2, axh, axl, ayh, ayl, ach, acl;
         VIF_HSUM(scale, m1, j, a1);
         VIF_HSUM(scale, m2, j, a2);
         VIF_HSUM(scale, xh, j, axh);
         VIF_HSUM(scale, xl, j, axl);
-        h1[j] = a1;
-        h2[j] = a2;
-        /* (sum + 32768) >> 16 of the 48-bit sum hi * 65536 + lo */
-        hxx[j] = axh + ((axl + 32768) >> 16);
-    }
-    VIF_IVDEP
-    for (int j = 0; j < w; j++) {
-        uint32_t ayh, ayl, ach, acl;
         VIF_HSUM(scale, yh, j, ayh);
         VIF_HSUM(scale, yl, j, ayl);
         VIF_HSUM(scale, ch, j, ach);
         VIF_HSUM(scale, cl, j, acl);
-        const uint32_t a1 = h1[j], a2 = h2[j];
+        const uint32_t xx = axh + ((axl + 32768) >> 16);
         const uint32_t yy = ayh + ((ayl + 32768) >> 16);
         const uint32_t xy = ach + ((acl + 32768) >> 16);
         const int32_t v2 = (int32_t)(yy - mul_hi_round(a2, a2));
-        o1[j] = (int32_t)(hxx[j] - mul_hi_round(a1, a1));
+        o1[j] = (int32_t)(xx - mul_hi_round(a1, a1));
         o2[j] = v2 > 0 ? v2 : 0;
         o12[j] = (int32_t)(xy - mul_hi_round(a1, a2));
     }
@@ -357,7 +344,7 @@ VIF_INLINE void row_statistic(vif_thread *t, const uint16_t *log2_table, double 
      * has at most 16384 columns. Each log is 2048 * k plus a table entry;
      * this loop sums the 2048 * k and keeps the entries' indices, index 0
      * (whose entry is 0) where a column adds nothing. */
-    uint32_t *restrict i_den = t->hs[0], *restrict i_n2 = t->hs[1], *restrict i_n1 = t->hs[2];
+    uint32_t *restrict i_den = t->idx[0], *restrict i_n2 = t->idx[1], *restrict i_n1 = t->idx[2];
     int32_t num_log = 0, den_log = 0, den_non_log = 0;
     int64_t num_non_log = 0;
     VIF_IVDEP
@@ -511,16 +498,16 @@ VIF_CLONES static void stat_rows(void *arg, int begin, int end, int thread)
             pad_row(vert[m], jb->w, half);
         switch (scale) {
         case 0:
-            hstat(0, vert, jb->w, t->sig, t->hs);
+            hstat(0, vert, jb->w, t->sig);
             break;
         case 1:
-            hstat(1, vert, jb->w, t->sig, t->hs);
+            hstat(1, vert, jb->w, t->sig);
             break;
         case 2:
-            hstat(2, vert, jb->w, t->sig, t->hs);
+            hstat(2, vert, jb->w, t->sig);
             break;
         default:
-            hstat(3, vert, jb->w, t->sig, t->hs);
+            hstat(3, vert, jb->w, t->sig);
             break;
         }
         row_statistic(t, st->log2_table, st->p.enhn_gain_limit, jb->w);
@@ -605,7 +592,7 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
             off += sig_bytes;
         }
         for (int m = 0; m < 3; m++) {
-            th->hs[m] = (uint32_t *)(void *)(base + off);
+            th->idx[m] = (uint32_t *)(void *)(base + off);
             off += sig_bytes;
         }
         th->sv = (int32_t *)(void *)(base + off);
