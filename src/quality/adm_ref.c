@@ -202,7 +202,7 @@ static void dwt_rounding(int bpc, int scale, dwt_round *vr, dwt_round *hr)
  * 0's samples, r32: the previous approximation band above), every column:
  * lo = (sum_k lo_k * s_k - sub + add) >> shift, hi = (sum_k hi_k * s_k + add)
  * >> shift. Level 0 keeps int16 results, as libvmaf does. At 8 bits the sums
- * (< 2^24) are exact in 32 bits; above, 64 bits. */
+ * (< 2^24) are exact in 32 bits, and so are level 1's; else 64 bits. */
 ADM_CLONES static void dwt_vertical(int scale, int bpc, const uint8_t *const r8[4],
                                     const int32_t *const r32[4], int w, const dwt_round *vr,
                                     int32_t *restrict lo, int32_t *restrict hi)
@@ -230,6 +230,18 @@ ADM_CLONES static void dwt_vertical(int scale, int bpc, const uint8_t *const r8[
             }
             lo[j] = (int16_t)((l - vr->sub + vr->add) >> vr->shift);
             hi[j] = (int16_t)((h + vr->add) >> vr->shift);
+        }
+    } else if (scale == 1 && vr->add == 0 && vr->shift == 0) {
+        /* level 1 reads level 0's approximation band, int16 values: every sum
+         * (|sum| <= 54822 * 2^15 < 2^31) is exact in 32 bits */
+        for (int j = 0; j < w; j++) {
+            int32_t l = 0, h = 0;
+            for (int k = 0; k < 4; k++) {
+                l += db2_lo[k] * r32[k][j];
+                h += db2_hi[k] * r32[k][j];
+            }
+            lo[j] = l;
+            hi[j] = h;
         }
     } else {
         for (int j = 0; j < w; j++) {
