@@ -45,7 +45,7 @@ typedef struct vif_thread {
     int32_t *sig[3];          /* w: sigma1_sq, sigma2_sq, sigma12 of one row */
     uint32_t *idx[3];         /* w: the statistic's log table indices */
     int32_t *sv;              /* w: residual variance sv_sq (0 where unused) */
-    int64_t *gg;              /* w: g * g * sigma1_sq truncated (0 where unused) */
+    double *gg;               /* w: g * g * sigma1_sq (0 where unused) */
     /* VIF_RING rows each of ref and dis (w): the rows the vertical pass reads,
      * in 32-bit elements, row r in slot r % VIF_RING. In 32-bit lanes the pass
      * vectorizes 16 columns a zmm register without widening (with 8- or
@@ -323,7 +323,7 @@ VIF_INLINE void row_statistic(vif_thread *t, const uint16_t *log2_table, double 
 {
     const int32_t *restrict s1 = t->sig[0], *restrict s2 = t->sig[1], *restrict s12 = t->sig[2];
     int32_t *restrict svq = t->sv;
-    int64_t *restrict ggs = t->gg;
+    double *restrict ggs = t->gg;
     const double eps = 65536 * 1.0e-10;
     VIF_IVDEP
     for (int j = 0; j < w; j++) {
@@ -336,8 +336,7 @@ VIF_INLINE void row_statistic(vif_thread *t, const uint16_t *log2_table, double 
         /* (int32) truncation then max(., 0); sv < sigma2_sq where used */
         const double svc = (use & (sv > 0.0)) ? sv : 0.0;
         svq[j] = (int32_t)svc;
-        /* where used 0 < g, so gg <= limit^2 * sigma1_sq < 100^2 * 2^31 < 2^45 */
-        ggs[j] = (int64_t)(use ? gg : 0.0);
+        ggs[j] = use ? gg : 0.0;
     }
     /* Per row the log sums fit 32 bits: a den_log term is at most 2048 * 15
      * (a < 2^32), a num_log term below 2048 * 30 (numer2 < 2^46), and a row
@@ -354,7 +353,10 @@ VIF_INLINE void row_statistic(vif_thread *t, const uint16_t *log2_table, double 
         const int32_t use = big & (sigma12 > 0) & (sigma2_sq > 0);
         const uint32_t a = (uint32_t)VIF_SIGMA_NSQ + (uint32_t)sigma1_sq;
         const uint32_t numer1 = (uint32_t)svq[j] + VIF_SIGMA_NSQ;
-        const uint64_t numer2 = (uint64_t)ggs[j] + numer1;
+        /* where used 0 < g, so gg <= limit^2 * sigma1_sq < 100^2 * 2^31 < 2^45
+         * (converted here, not in the loop above: AVX2 has no vector double
+         * to int64 conversion, and that loop vectorizes there without it) */
+        const uint64_t numer2 = (uint64_t)(int64_t)ggs[j] + numer1;
         /* every argument >= 2^17 (a of an unused column may be anything: |1) */
         const int k_den = 16 - __builtin_clz(a | 1), k_n1 = 16 - __builtin_clz(numer1);
         const int k_n2 = 48 - __builtin_clzll(numer2);
@@ -380,17 +382,18 @@ VIF_INLINE void row_statistic(vif_thread *t, const uint16_t *log2_table, double 
  * 32 bits. */
 VIF_INLINE void ring_load(const vif_job *jb, vif_thread *t, int r)
 {
+    const int w = jb->w; /* a local: the stores could alias *jb */
     for (int p = 0; p < 2; p++) {
         const ptrdiff_t stride = p ? jb->dstride : jb->rstride;
         const uint8_t *src = (p ? jb->dis : jb->ref) + (ptrdiff_t)r * stride;
-        uint32_t *restrict dst = t->ring[p] + (ptrdiff_t)(r % VIF_RING) * jb->w;
+        uint32_t *restrict dst = t->ring[p] + (ptrdiff_t)(r % VIF_RING) * w;
         if (jb->u8) {
             const uint8_t *restrict s8 = src;
-            for (int j = 0; j < jb->w; j++)
+            for (int j = 0; j < w; j++)
                 dst[j] = s8[j];
         } else {
             const uint16_t *restrict s16 = (const uint16_t *)(const void *)src;
-            for (int j = 0; j < jb->w; j++)
+            for (int j = 0; j < w; j++)
                 dst[j] = s16[j];
         }
     }
@@ -597,7 +600,7 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
         }
         th->sv = (int32_t *)(void *)(base + off);
         off += sig_bytes;
-        th->gg = (int64_t *)(void *)(base + off);
+        th->gg = (double *)(void *)(base + off);
         off += 2 * sig_bytes;
         for (int m = 0; m < 2; m++) {
             th->ring[m] = (uint32_t *)(void *)(base + off);
