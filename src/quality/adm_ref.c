@@ -575,7 +575,7 @@ static uint32_t ceil_log2(double v)
 
 /* Denominator of a level: sum over the scored region of |ref band|^3 weighted
  * by the CSF cubed, one cube root per band plus the noise floor; in two
- * steps, the row sums (den_rows) and the floats (den_level). */
+ * steps, the row sums (den_row) and the floats (den_level). */
 /* The shifts of the denominator's sums at level 0: the cubes of a row are
  * summed exactly, each row sum rounded down by sh bits. */
 static int32_t den_shift0(int w, int h)
@@ -589,7 +589,7 @@ static int32_t den_shift0(int w, int h)
 /* Levels 1..3 square |x| in Q(2 band - sq) with these sq. */
 static const uint32_t den_sh_sq[3] = {31, 30, 31};
 
-/* Denominator of a level from its sums (den_rows over every row): one cube
+/* Denominator of a level from its sums (den_row over every row): one cube
  * root per band, CSF-weighted, plus the noise floor. */
 static float den_level(const adm_params *p, int scale, int w, int h, const int64_t sums[3])
 {
@@ -629,7 +629,7 @@ static inline int nb(int i, int n)
  * neighbourhood of the masker's |csf|/30, centre |csf|/15, summed over the
  * three orientations), clipped at 0 and cubed, summed over the scored region;
  * one cube root per band plus the noise floor (noise_weight 0 for AIM). In
- * two steps as the denominator: num_rows, num_level. */
+ * two steps as the denominator: num_row, num_level. */
 /* The shift of the cubes of each band (sh_cub) and of the row sums
  * (returned) of a level's numerator. */
 static uint32_t num_shifts(int scale, int w, int h, uint32_t sh_cub[3])
@@ -737,7 +737,7 @@ ADM_CLONES static void num_row(const adm_level *L, const int32_t *const x[3], co
         accum[b] += (inner[b] + L->num_row_round) >> L->num_row_shift;
 }
 
-/* Numerator of a level from its sums (num_rows over every row). */
+/* Numerator of a level from its sums (num_row over every row). */
 static float num_level(int scale, int w, int h, const int64_t accum[3], double noise_weight)
 {
     int left, top, right, bottom;
