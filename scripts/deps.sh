@@ -5,8 +5,16 @@
 set -eu
 
 # python3: the CLI tests check the JSON outputs with it; cairo + DejaVu draw the
-# CLI's charts (vif --plot; optional in the build: FOVEA_CAIRO)
-PKGS="cmake make gcc pkg-config libpng-dev zlib1g-dev libcjson-dev python3 libcairo2-dev fonts-dejavu-core"
+# CLI's charts (vif --plot; optional in the build: FOVEA_CAIRO); zstd + xxHash
+# make the delta streamer (optional in the build: FOVEA_STREAM)
+PKGS="cmake make gcc pkg-config libpng-dev zlib1g-dev libcjson-dev python3 libcairo2-dev fonts-dejavu-core libzstd-dev libxxhash-dev"
+# GStreamer: the plugin gst-fovea (gst/, optional in the build: FOVEA_GST) and
+# its tests (GstCheck comes with libgstreamer1.0-dev; gst-launch-1.0 and
+# gst-inspect-1.0 with the tools; videotestsrc, appsrc/appsink from base;
+# y4menc, jpegenc/jpegdec from good); GStreamer's CUDA library (CUDA memory,
+# memory:CUDAMemory) from the plugins-bad development package
+PKGS="$PKGS libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools"
+PKGS="$PKGS gstreamer1.0-plugins-base gstreamer1.0-plugins-good libgstreamer-plugins-bad1.0-dev"
 # clang + its runtime are for `make fuzz` only
 if [ "${FOVEA_DEPS_FUZZ:-0}" = 1 ]; then
     PKGS="$PKGS clang libclang-rt-dev"

@@ -25,7 +25,7 @@ enum {
 
 static const cli_option demo_cli_options[] = {
     {"out", 'o', "DIR", "directory for camera0.png, camera1.png, panorama.png, ground_truth.png, "
-                        "coverage.png (created if missing)", "demo-out", OPT_OUT},
+                        "coverage.png, heatmap.png (created if missing)", "demo-out", OPT_OUT},
     {"scale", 0, "DIV", "divide every size of the rig (cameras 3840x2160, panorama 5700x1900) "
      "by DIV, for a quicker run", "1", OPT_SCALE},
     {"backend", 0, "NAME", "auto, cpu or cuda", "auto", OPT_BACKEND},
@@ -53,7 +53,9 @@ static const cli_spec demo_spec = {
     "response. Stitch the views back into the panorama with automatic color\n"
     "balance, write the PNGs, and print the PSNR of the stitched panorama against\n"
     "the ground truth over the covered pixels, and the color mismatch in the\n"
-    "overlap before and after balancing.",
+    "overlap before and after balancing. Then render a 1280x720 view of the pitch\n"
+    "twice, panned by 0.25 degrees, and write the frame-differencing heat map of\n"
+    "the pair (heatmap.png, as `fovea diff --heatmap --normalize 192` makes it).",
     demo_cli_options, "Example:\n  fovea demo --scale 2 -o /tmp/demo"};
 
 int cmd_demo(int argc, char **argv)
@@ -164,7 +166,10 @@ int cmd_demo(int argc, char **argv)
     for (int c = 0; c < r.num_cameras; c++)
         printf("  camera %d correction: gain %.3f %.3f %.3f, gamma %.3f\n", c, r.cc[c].gain[0],
                r.cc[c].gain[1], r.cc[c].gain[2], r.cc[c].gamma);
-    printf("  wrote %s/{camera0,camera1,panorama,ground_truth,coverage}.png\n", out);
+    printf("  heat map (fovea diff, %s) of a %dx%d view panned by %.2f degrees: %.1f%% of "
+           "pixels changed (threshold 10), difference %d shown red\n", r.heat_backend,
+           r.heat_width, r.heat_height, r.heat_pan_deg, r.heat_changed_pct, r.heat_normalize);
+    printf("  wrote %s/{camera0,camera1,panorama,ground_truth,coverage,heatmap}.png\n", out);
     if (json) {
         cJSON *j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "psnr_covered_db", r.psnr_covered);
@@ -176,6 +181,13 @@ int cmd_demo(int argc, char **argv)
         cJSON_AddNumberToObject(j, "pano_height", r.pano_height);
         cJSON_AddStringToObject(j, "format", o.yuv ? "i420" : "rgba");
         cJSON_AddStringToObject(j, "mismatch_of", o.yuv ? "yuv" : "rgb");
+        cJSON *hj = cJSON_AddObjectToObject(j, "heatmap");
+        cJSON_AddNumberToObject(hj, "width", r.heat_width);
+        cJSON_AddNumberToObject(hj, "height", r.heat_height);
+        cJSON_AddNumberToObject(hj, "pan_deg", r.heat_pan_deg);
+        cJSON_AddNumberToObject(hj, "normalize", r.heat_normalize);
+        cJSON_AddNumberToObject(hj, "changed_pct", r.heat_changed_pct);
+        cJSON_AddStringToObject(hj, "backend", r.heat_backend);
         if (o.yuv) {
             cJSON_AddStringToObject(j, "colorspace", cli_colorspace_name(o.colorspace));
             cJSON_AddStringToObject(j, "range", o.full_range ? "full" : "limited");

@@ -17,7 +17,10 @@
     X(demo, "render, stitch and measure the built-in panorama demo")                      \
     X(vif, "score video quality with libvmaf's integer VIF (bit-exact)")                   \
     X(vmaf, "score video quality with libvmaf's VMAF (bit-exact); batch mode")             \
-    X(track, "track features with a KLT 1.3.4-compatible tracker")
+    X(diff, "what changes between frames: heat maps, noise maps, tile masks")           \
+    X(track, "track features with a KLT 1.3.4-compatible tracker")                        \
+    X(send, "serve a video over TCP as a delta stream (only what changed)")               \
+    X(receive, "receive a delta stream and write its frames (y4m)")
 
 #define DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
 FOVEA_COMMANDS(DECLARE_COMMAND)

@@ -54,6 +54,12 @@ FOVEA_API void fovea_reader_options_init(fovea_reader_options *o);
 /** Open path for reading ("-" = standard input). With opt->container AUTO the
  *  container comes from the extension, else from the first bytes (y4m, PNG,
  *  PNM; read through the stream's buffer, so pipes and FIFOs work too).
+ *  A PNG or PNM path with a frame-number pattern (one %d, %4d or %04d, as the
+ *  writers take; "%%" is a literal %) is an image sequence read as a video:
+ *  file 0 (or 1 when there is no file 0), then each next number until one is
+ *  missing; frame_count is the number of consecutive files at open. Every
+ *  image must have the first one's size and format (else FOVEA_ERR_MISMATCH
+ *  naming the file).
  *  On failure *r is NULL and a message naming the file and the problem is
  *  ctx's last error (fovea_last_error(ctx)).
  *  @param ctx receives error messages of this call and, later, of the reader's

@@ -302,6 +302,18 @@ static int cuda_submit(void *priv, fovea_context *ctx, const vif_plane *ref, con
     return FOVEA_OK;
 }
 
+void vif_cuda_raw(const unsigned long long *u, vif_raw *out)
+{
+    for (int s = 0; s < FOVEA_VIF_SCALES; s++, u += VIF_CUDA_NSUMS) {
+        const int64_t num_log = (int64_t)u[0], den_log = (int64_t)u[1];
+        const int64_t num_non_log = (int64_t)u[2], den_non_log = (int64_t)u[3];
+        /* the same expressions as ref_process in vif_ref.c */
+        out->num[s] = (float)((double)num_log / 2048.0 +
+                              ((double)den_non_log - ((double)num_non_log / 16384.0) / 65025.0));
+        out->den[s] = (float)((double)den_log / 2048.0 + (double)den_non_log);
+    }
+}
+
 static int cuda_collect(void *priv, fovea_context *ctx, vif_raw *out)
 {
     vif_cuda *st = priv;
@@ -318,15 +330,7 @@ static int cuda_collect(void *priv, fovea_context *ctx, vif_raw *out)
     }
     if (st->taken == 0)
         FOVEA_CUDA_TRY(ctx, cudaEventSynchronize(sl->done));
-    const unsigned long long *u = sl->h_sums + (size_t)st->taken * VIF_CUDA_FRAME_SUMS;
-    for (int s = 0; s < FOVEA_VIF_SCALES; s++, u += VIF_CUDA_NSUMS) {
-        const int64_t num_log = (int64_t)u[0], den_log = (int64_t)u[1];
-        const int64_t num_non_log = (int64_t)u[2], den_non_log = (int64_t)u[3];
-        /* the same expressions as ref_process in vif_ref.c */
-        out->num[s] = (float)((double)num_log / 2048.0 +
-                              ((double)den_non_log - ((double)num_non_log / 16384.0) / 65025.0));
-        out->den[s] = (float)((double)den_log / 2048.0 + (double)den_non_log);
-    }
+    vif_cuda_raw(sl->h_sums + (size_t)st->taken * VIF_CUDA_FRAME_SUMS, out);
     if (++st->taken == sl->n) {
         st->head = (st->head + 1) % VIF_SLOTS;
         st->used--;

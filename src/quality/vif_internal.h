@@ -76,6 +76,10 @@ typedef struct vif_backend {
     int (*batch)(int width, int height);
 } vif_backend;
 
+/* CUDA builds (vif_cuda.c): a pair's raw values from the VIF kernels'
+ * VIF_CUDA_FRAME_SUMS sums (vif_cuda.h), for the VIF and VMAF CUDA backends. */
+void vif_cuda_raw(const unsigned long long *sums, vif_raw *out);
+
 /* submit's "collect first" answer (positive: not an error). */
 #define VIF_QUEUE_FULL 2
 

@@ -433,12 +433,17 @@ run 0 demo --scale 8 --backend cpu -o demo --json demo.json
 for f in camera0 camera1 ground_truth; do is_png demo/$f.png; done
 is_png demo/panorama.png 712x237
 is_png demo/coverage.png 712x237
+is_png demo/heatmap.png 160x90
+out_has "heat map (fovea diff, cpu) of a 160x90 view panned by 0.25 degrees" "demo heat map"
 out_has "PSNR vs ground truth over covered pixels" "demo"
 json_ok demo.json '
 assert (d["pano_width"], d["pano_height"], d["backend"]) == (712, 237, "cpu"), d
 assert d["pct_covered"] > 95 and d["psnr_covered_db"] >= 36, d
 assert d["mismatch_before"] > 3 and d["mismatch_after"] <= 0.2 * d["mismatch_before"], d
-assert len(d["cameras"]) == 2 and any(abs(c["gamma"] - 1) > 0.01 for c in d["cameras"])'
+assert len(d["cameras"]) == 2 and any(abs(c["gamma"] - 1) > 0.01 for c in d["cameras"])
+h = d["heatmap"]
+assert (h["width"], h["height"], h["pan_deg"], h["normalize"]) == (160, 90, 0.25, 192), h
+assert 0.5 < h["changed_pct"] < 50, h'
 run 0 demo --scale 8 --backend cpu --no-balance -o demo_nb --json demo_nb.json
 json_ok demo_nb.json '
 assert all(c["gain"] == [1, 1, 1] and c["gamma"] == 1 for c in d["cameras"]), d

@@ -27,7 +27,7 @@ integer_vif_scale1,integer_vif_scale2,integer_vif_scale3,integer_motion2,integer
 
 # summary line, JSON and CSV; differing frame counts: prefix + warning
 run 0 vmaf --json o.json --csv o.csv ref.y4m dis.y4m
-grep -q "^vmaf: 3 frames ${W}x${H} 8-bit  VMAF mean [0-9.]* min [0-9.]* harmonic mean [0-9.]*  (cpu" out ||
+grep -q "^vmaf: 3 frames ${W}x${H} 8-bit  VMAF mean [0-9.]* min [0-9.]* harmonic mean [0-9.]*  (\(cpu\|cuda\)," out ||
     fail "summary: $(cat out)"
 grep -q "warning:.*4 frames.*3.*first 3" err || fail "no frame count warning: $(cat err)"
 [ "$(wc -l <o.csv | tr -d ' ')" -eq 4 ] || fail "o.csv: expected a header and 3 rows"
@@ -84,7 +84,7 @@ done
 run 0 vmaf --feature-only --csv fo.csv --json fo.json ref.y4m dis.y4m
 [ "$(head -n 1 fo.csv)" = "Frame,$NAMES" ] || fail "--feature-only header: $(head -n 1 fo.csv)"
 cut -d, -f1-15 o.csv | cmp -s - fo.csv || fail "--feature-only: other feature values"
-grep -q "^vmaf: 3 frames ${W}x${H} 8-bit  mean integer_adm2 [0-9.]* integer_aim .* integer_motion3 [0-9.]*  (cpu" out ||
+grep -q "^vmaf: 3 frames ${W}x${H} 8-bit  mean integer_adm2 [0-9.]* integer_aim .* integer_motion3 [0-9.]*  (\(cpu\|cuda\)," out ||
     fail "--feature-only summary: $(cat out)"
 grep -q '"vmaf"' fo.json && fail "--feature-only JSON has a vmaf score"
 

@@ -60,4 +60,22 @@ cc -o "$tmp/consumer_static" "$FOVEA_SOURCE_DIR/tests/install/consumer.c" \
 ldd "$tmp/consumer_static" 2>/dev/null | grep -q libfovea && fail "the static consumer loads libfovea.so"
 "$tmp/consumer_static" >"$tmp/out" 2>"$tmp/log" || fail "the static consumer failed"
 grep -q "^fovea " "$tmp/out" || fail "the static consumer printed: $(cat "$tmp/out")"
-echo "test_install: shared ($soname, $(wc -l <"$tmp/exports") exported functions) and static links work"
+# the GStreamer plugin, where it is built: in lib/gstreamer-1.0, finding the
+# installed libfovea.so.0 by itself (RPATH $ORIGIN/..), listed by gst-inspect-1.0
+gst=""
+if [ "${FOVEA_HAVE_GST:-OFF}" = ON ]; then
+    plugin="$libdir/gstreamer-1.0/libgstfovea.so"
+    [ -f "$plugin" ] || fail "the GStreamer plugin is not installed in $libdir/gstreamer-1.0"
+    loaded=$(env -u LD_LIBRARY_PATH ldd "$plugin" 2>/dev/null | sed -n 's/.*libfovea\.so\.0 => \([^ ]*\).*/\1/p')
+    [ -n "$loaded" ] && [ "$(readlink -f "$loaded")" = "$(readlink -f "$libdir/libfovea.so.0")" ] ||
+        fail "the installed plugin does not load $libdir/libfovea.so.0 (ldd: ${loaded:-not found})"
+    if command -v gst-inspect-1.0 >/dev/null 2>&1; then
+        GST_PLUGIN_PATH="$libdir/gstreamer-1.0" GST_REGISTRY="$tmp/registry.bin" \
+            gst-inspect-1.0 fovea >"$tmp/out" 2>"$tmp/log" || fail "gst-inspect-1.0 fovea"
+        for e in foveastitch foveavmaf foveadiff foveatrack; do
+            grep -q "$e" "$tmp/out" || fail "gst-inspect-1.0 fovea does not list $e"
+        done
+        gst=", the GStreamer plugin loads"
+    fi
+fi
+echo "test_install: shared ($soname, $(wc -l <"$tmp/exports") exported functions) and static links work$gst"

@@ -259,6 +259,79 @@ static int write_outputs(const demo_options *o, const demo_state *d, char *err, 
     return st;
 }
 
+/* The README's heat map: a 1280x720 (divided by the scale) pinhole view over
+ * the pitch toward the left goal, then the same view panned by 0.25 degrees,
+ * as a camera shake between two frames would; fovea_diff's heat map of the
+ * pair (difference normalised to 192 so the edges that moved stand out)
+ * goes to heatmap.png. */
+static int heatmap(fovea_context *ctx, const demo_options *o, const demo_state *d,
+                   demo_result *r, char *err, size_t errsz)
+{
+    const int div = o->scale_div;
+    fovea_rig_camera cam[2];
+    memset(cam, 0, sizeof(cam));
+    for (int c = 0; c < 2; c++) {
+        fovea_rig_camera *k = &cam[c];
+        snprintf(k->name, sizeof(k->name), "view%d", c);
+        k->model = FOVEA_CAM_PINHOLE;
+        k->width = 1280 / div;
+        k->height = 720 / div;
+        k->fx = k->fy = 1280.0 / div; /* 53 degrees across */
+        k->cx = (k->width - 1) / 2.0;
+        k->cy = (k->height - 1) / 2.0;
+        k->yaw = -24.0 + (c ? 0.25 : 0.0);
+        k->pitch = -6.0;
+    }
+    fovea_rig *rig = NULL;
+    fovea_frame f[2], heat;
+    memset(f, 0, sizeof(f));
+    memset(&heat, 0, sizeof(heat));
+    fovea_diff *df = NULL;
+    int st = fovea_rig_create(NULL, &rig, &d->pano, cam, 2);
+    if (st < 0) {
+        snprintf(err, errsz, "demo: heat map rig: %s", fovea_last_error(NULL));
+        return st;
+    }
+    scene_params sp;
+    scene_model scene;
+    scene_default_params(&sp, o->seed, 1.0 / cam[0].fx);
+    if ((st = scene_init(&scene, &sp)) < 0)
+        goto done;
+    for (int c = 0; c < 2 && st >= 0; c++)
+        if ((st = fovea_frame_alloc(NULL, &f[c], cam[c].width, cam[c].height, FOVEA_PIX_RGB24,
+                                    FOVEA_MEM_HOST)) >= 0)
+            st = scene_render_camera(ctx, &scene, rig, c, NULL, &f[c]);
+    if (st >= 0)
+        st = fovea_frame_alloc(NULL, &heat, cam[0].width, cam[0].height, FOVEA_PIX_RGB24,
+                               FOVEA_MEM_HOST);
+    fovea_diff_settings ds;
+    fovea_diff_default_settings(&ds);
+    ds.normalize_max = 192;
+    fovea_diff_mask_result m;
+    fovea_diff_outputs outs = {&heat, NULL, &m, NULL};
+    if (st >= 0 && (st = fovea_diff_open(&df, ctx, &ds)) >= 0)
+        st = fovea_diff_compute(df, &f[0], &f[1], &outs);
+    if (st < 0) {
+        snprintf(err, errsz, "demo: heat map: %s", fovea_last_error(ctx));
+        goto done;
+    }
+    r->heat_width = cam[0].width;
+    r->heat_height = cam[0].height;
+    r->heat_pan_deg = cam[1].yaw - cam[0].yaw;
+    r->heat_normalize = ds.normalize_max;
+    r->heat_changed_pct = 100.0 * (double)m.changed_pixels / ((double)heat.width * heat.height);
+    r->heat_backend = fovea_backend_name(fovea_diff_backend(df));
+    if (o->out_dir)
+        st = write_png(o->out_dir, "heatmap.png", &heat, err, errsz);
+done:
+    fovea_diff_close(&df);
+    fovea_frame_free(NULL, &f[0]);
+    fovea_frame_free(NULL, &f[1]);
+    fovea_frame_free(NULL, &heat);
+    fovea_rig_close(&rig);
+    return st;
+}
+
 int demo_run(fovea_context *ctx, const demo_options *o, demo_result *r, char *err, size_t errsz)
 {
     memset(r, 0, sizeof(*r));
@@ -305,6 +378,8 @@ int demo_run(fovea_context *ctx, const demo_options *o, demo_result *r, char *er
         goto done;
     if (o->out_dir)
         st = write_outputs(o, d, err, errsz);
+    if (st >= 0)
+        st = heatmap(ctx, o, d, r, err, errsz);
 done:
     demo_state_free(d);
     free(d);

@@ -5,6 +5,7 @@
 #ifndef FOVEA_TOOLS_DEMO_H
 #define FOVEA_TOOLS_DEMO_H
 
+#include "fovea/diff.h"
 #include "fovea/stitch.h"
 
 typedef struct demo_options {
@@ -30,6 +31,13 @@ typedef struct demo_result {
     double mismatch_after;    /* the same with the corrections in use after balancing */
     fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
     double seconds_render, seconds_map, seconds_stitch;
+    /* heatmap.png: the heat map of a view of the scene and the same view
+       panned by heat_pan_deg (fovea_diff) */
+    int heat_width, heat_height;
+    double heat_pan_deg;
+    int heat_normalize;           /* the difference shown red */
+    double heat_changed_pct;      /* pixels with a channel difference > 10 */
+    const char *heat_backend;
     const char *backend;
     int grid_step[FOVEA_STITCH_MAX_CAMERAS];
 } demo_result;

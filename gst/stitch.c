@@ -1,0 +1,1151 @@
+/* foveastitch: a GstVideoAggregator that stitches one camera per request pad
+ * (sink_0 = camera 0 of the rig, ...) into a panorama with fovea's stitcher,
+ * inputs synchronised by timestamp, with a policy for cameras that have no
+ * frame in time, and the colour corrections posted when they change. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "cuda.h"
+#include "elements.h"
+#include "fovea/stitch.h"
+
+GST_DEBUG_CATEGORY_STATIC(fovea_stitch_debug);
+#define GST_CAT_DEFAULT fovea_stitch_debug
+
+/* What a camera without a frame for an output time gets. */
+typedef enum {
+    MISSING_WAIT = 0,  /* no output for that time; the end of the stream when it ended */
+    MISSING_BLACK = 1, /* a black frame */
+    MISSING_REPEAT = 2 /* its last frame, up to max-repeat times in a row, then an error */
+} missing_policy;
+
+static GType missing_policy_get_type(void)
+{
+    static gsize type = 0;
+    static const GEnumValue values[] = {
+        {MISSING_WAIT, "wait for every camera; the output ends when a camera ends", "wait"},
+        {MISSING_BLACK, "stitch black in its place", "black"},
+        {MISSING_REPEAT, "repeat its last frame up to max-repeat times in a row, then fail",
+         "repeat"},
+        {0, NULL, NULL},
+    };
+    if (g_once_init_enter(&type)) {
+        GType t = g_enum_register_static("FoveaStitchMissing", values);
+        g_once_init_leave(&type, t);
+    }
+    return (GType)type;
+}
+
+/* ------------------------------------------------------------------ the pad */
+
+typedef enum { USE_CURRENT, USE_LAST, USE_BLACK } frame_use;
+
+typedef struct {
+    GstVideoAggregatorPad parent;
+    /* the aggregating thread's */
+    GstBuffer *last;    /* the last buffer stitched (a ref: its pool cannot reuse it) */
+    GstVideoInfo last_info;
+    guint repeats;      /* consecutive output frames without a fresh frame */
+    frame_use use;      /* this output frame's choice */
+    gboolean missing;   /* missing in the previous output frame (messages on change) */
+    gboolean mapped_device; /* the prepared frame holds device pointers */
+    gboolean in_cuda;   /* its caps are memory:CUDAMemory */
+} GstFoveaStitchPad;
+
+typedef struct {
+    GstVideoAggregatorPadClass parent_class;
+} GstFoveaStitchPadClass;
+
+G_DEFINE_TYPE(GstFoveaStitchPad, gst_fovea_stitch_pad, GST_TYPE_VIDEO_AGGREGATOR_PAD)
+
+/* ------------------------------------------------------------------ the element */
+
+#define DEFAULT_COLOR "auto"
+#define DEFAULT_COLOR_INTERVAL 30
+#define DEFAULT_COLOR_SMOOTHING 0.1
+#define DEFAULT_MISSING MISSING_WAIT
+#define DEFAULT_MAX_REPEAT 5
+
+enum {
+    PROP_0,
+    PROP_RIG,
+    PROP_MAP,
+    PROP_COLOR,
+    PROP_COLOR_INTERVAL,
+    PROP_COLOR_SMOOTHING,
+    PROP_DETERMINISTIC,
+    PROP_MISSING,
+    PROP_MAX_REPEAT,
+    PROP_BACKEND,
+    PROP_THREADS
+};
+
+typedef struct {
+    GstVideoAggregator parent;
+
+    /* properties (object lock) */
+    gchar *rig, *map_path, *color;
+    gint color_interval;
+    gdouble color_smoothing;
+    gboolean deterministic;
+    missing_policy missing;
+    guint max_repeat;
+    fovea_backend backend;
+    gint threads;
+
+    /* READY and above */
+    fovea_context *ctx;
+    fovea_gst_cuda *cuda;
+    /* PAUSED and above */
+    fovea_stitch_map *map;
+    int ncam, pano_w, pano_h;
+    int cam_w[FOVEA_STITCH_MAX_CAMERAS], cam_h[FOVEA_STITCH_MAX_CAMERAS];
+    fovea_color_mode color_mode;
+    fovea_color_correction fixed_cc[FOVEA_STITCH_MAX_CAMERAS];
+    /* the aggregating thread's */
+    fovea_stitcher *st;
+    fovea_pixfmt st_fmt;        /* the stitcher was made for these inputs */
+    fovea_colorspace st_cs;
+    int st_full;
+    fovea_frame black[FOVEA_STITCH_MAX_CAMERAS];
+    fovea_color_correction posted_cc[FOVEA_STITCH_MAX_CAMERAS];
+    gboolean posted_any;
+    guint64 frames;             /* output frames stitched since start or a flush */
+    gboolean out_cuda;          /* output caps are memory:CUDAMemory */
+} GstFoveaStitch;
+
+typedef struct {
+    GstVideoAggregatorClass parent_class;
+} GstFoveaStitchClass;
+
+G_DEFINE_TYPE(GstFoveaStitch, gst_fovea_stitch, GST_TYPE_VIDEO_AGGREGATOR)
+
+#define STITCH(obj) ((GstFoveaStitch *)(obj))
+#define STITCH_PAD(obj) ((GstFoveaStitchPad *)(obj))
+
+static const GstVideoFormat sink_formats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGB,
+                                              GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12};
+static const GstVideoFormat src_formats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_I420};
+
+/* The panorama format for a camera format: RGBA from RGB, I420 from YUV. */
+static GstVideoFormat output_format(GstVideoFormat in)
+{
+    return in == GST_VIDEO_FORMAT_RGBA || in == GST_VIDEO_FORMAT_RGB ? GST_VIDEO_FORMAT_RGBA
+                                                                     : GST_VIDEO_FORMAT_I420;
+}
+
+/* Camera index of a pad named sink_N; -1 for another name. */
+static int pad_camera(GstPad *pad)
+{
+    unsigned idx;
+    char tail;
+    if (sscanf(GST_OBJECT_NAME(pad), "sink_%u%c", &idx, &tail) != 1 ||
+        idx >= FOVEA_STITCH_MAX_CAMERAS)
+        return -1;
+    return (int)idx;
+}
+
+static void pad_forget(GstFoveaStitchPad *p)
+{
+    gst_buffer_replace(&p->last, NULL);
+    p->repeats = 0;
+    p->missing = FALSE;
+    p->use = USE_CURRENT;
+}
+
+static GstFlowReturn pad_flush(GstAggregatorPad *aggpad, GstAggregator *agg)
+{
+    pad_forget(STITCH_PAD(aggpad));
+    return GST_AGGREGATOR_PAD_CLASS(gst_fovea_stitch_pad_parent_class)->flush(aggpad, agg);
+}
+
+/* Inputs are mapped for the device when they are CUDA memory of the element's
+ * context (no copy), for the CPU otherwise. */
+static gboolean pad_prepare_frame(GstVideoAggregatorPad *vpad, GstVideoAggregator *vagg,
+                                  GstBuffer *buf, GstVideoFrame *frame)
+{
+    GstFoveaStitchPad *p = STITCH_PAD(vpad);
+    const gboolean dev = fovea_gst_cuda_buffer_is_ours(STITCH(vagg)->cuda, buf);
+    p->mapped_device = dev;
+    if (!gst_video_frame_map(frame, &vpad->info, buf,
+                             GST_MAP_READ | (dev ? fovea_gst_cuda_map_flag() : 0))) {
+        GST_WARNING_OBJECT(vpad, "cannot map the input buffer");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static void pad_finalize(GObject *obj)
+{
+    pad_forget(STITCH_PAD(obj));
+    G_OBJECT_CLASS(gst_fovea_stitch_pad_parent_class)->finalize(obj);
+}
+
+static void gst_fovea_stitch_pad_class_init(GstFoveaStitchPadClass *klass)
+{
+    G_OBJECT_CLASS(klass)->finalize = pad_finalize;
+    GST_AGGREGATOR_PAD_CLASS(klass)->flush = pad_flush;
+    GST_VIDEO_AGGREGATOR_PAD_CLASS(klass)->prepare_frame = pad_prepare_frame;
+}
+
+static void gst_fovea_stitch_pad_init(GstFoveaStitchPad *p)
+{
+    p->use = USE_CURRENT;
+}
+
+/* ------------------------------------------------------------------ properties */
+
+static void stitch_set_property(GObject *obj, guint id, const GValue *v, GParamSpec *ps)
+{
+    GstFoveaStitch *self = STITCH(obj);
+    GST_OBJECT_LOCK(self);
+    switch (id) {
+    case PROP_RIG:
+        g_free(self->rig);
+        self->rig = g_value_dup_string(v);
+        break;
+    case PROP_MAP:
+        g_free(self->map_path);
+        self->map_path = g_value_dup_string(v);
+        break;
+    case PROP_COLOR:
+        g_free(self->color);
+        self->color = g_value_dup_string(v);
+        if (!self->color)
+            self->color = g_strdup(DEFAULT_COLOR);
+        break;
+    case PROP_COLOR_INTERVAL:
+        self->color_interval = g_value_get_int(v);
+        break;
+    case PROP_COLOR_SMOOTHING:
+        self->color_smoothing = g_value_get_double(v);
+        break;
+    case PROP_DETERMINISTIC:
+        self->deterministic = g_value_get_boolean(v);
+        break;
+    case PROP_MISSING:
+        self->missing = (missing_policy)g_value_get_enum(v);
+        break;
+    case PROP_MAX_REPEAT:
+        self->max_repeat = g_value_get_uint(v);
+        break;
+    case PROP_BACKEND:
+        self->backend = (fovea_backend)g_value_get_enum(v);
+        break;
+    case PROP_THREADS:
+        self->threads = g_value_get_int(v);
+        break;
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
+        break;
+    }
+    GST_OBJECT_UNLOCK(self);
+}
+
+static void stitch_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps)
+{
+    GstFoveaStitch *self = STITCH(obj);
+    GST_OBJECT_LOCK(self);
+    switch (id) {
+    case PROP_RIG:
+        g_value_set_string(v, self->rig);
+        break;
+    case PROP_MAP:
+        g_value_set_string(v, self->map_path);
+        break;
+    case PROP_COLOR:
+        g_value_set_string(v, self->color);
+        break;
+    case PROP_COLOR_INTERVAL:
+        g_value_set_int(v, self->color_interval);
+        break;
+    case PROP_COLOR_SMOOTHING:
+        g_value_set_double(v, self->color_smoothing);
+        break;
+    case PROP_DETERMINISTIC:
+        g_value_set_boolean(v, self->deterministic);
+        break;
+    case PROP_MISSING:
+        g_value_set_enum(v, self->missing);
+        break;
+    case PROP_MAX_REPEAT:
+        g_value_set_uint(v, self->max_repeat);
+        break;
+    case PROP_BACKEND:
+        g_value_set_enum(v, self->backend);
+        break;
+    case PROP_THREADS:
+        g_value_set_int(v, self->threads);
+        break;
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
+        break;
+    }
+    GST_OBJECT_UNLOCK(self);
+}
+
+/* ------------------------------------------------------------------ states */
+
+static void free_black(GstFoveaStitch *self)
+{
+    for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++)
+        fovea_frame_free(self->ctx, &self->black[c]);
+}
+
+/* The colour property: auto, off, or a corrections file (fixed:FILE or FILE).
+ * @return FALSE after posting an error */
+static gboolean load_color(GstFoveaStitch *self, const gchar *color)
+{
+    if (g_strcmp0(color, "auto") == 0) {
+        self->color_mode = FOVEA_COLOR_AUTO;
+        return TRUE;
+    }
+    if (g_strcmp0(color, "off") == 0) {
+        self->color_mode = FOVEA_COLOR_OFF;
+        return TRUE;
+    }
+    const gchar *path = g_str_has_prefix(color, "fixed:") ? color + 6 : color;
+    gchar *err = NULL;
+    gsize len = 0;
+    gchar *text = *path ? fovea_gst_read_file(path, 1 << 20, &len, &err) : NULL;
+    if (!text) {
+        GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ,
+                          ("color: %s", err ? err : "expected auto, off or a corrections file"),
+                          ("color=%s", color));
+        g_free(err);
+        return FALSE;
+    }
+    const int st = fovea_color_corrections_from_json(self->ctx, text, len, self->ncam,
+                                                     self->fixed_cc);
+    g_free(text);
+    if (st < 0) {
+        FOVEA_GST_ERROR(self, RESOURCE, READ, self->ctx, st, "color: %s", path);
+        return FALSE;
+    }
+    self->color_mode = FOVEA_COLOR_FIXED;
+    return TRUE;
+}
+
+static gboolean stitch_start(GstAggregator *agg)
+{
+    GstFoveaStitch *self = STITCH(agg);
+    GST_OBJECT_LOCK(self);
+    gchar *rig = g_strdup(self->rig), *map = g_strdup(self->map_path);
+    gchar *color = g_strdup(self->color);
+    GST_OBJECT_UNLOCK(self);
+    gboolean ok = FALSE;
+    int st;
+
+    if (!rig == !map) {
+        GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("set one of the rig or map properties"),
+                          ("rig=%s map=%s", GST_STR_NULL(rig), GST_STR_NULL(map)));
+        goto done;
+    }
+    st = rig ? fovea_stitch_map_from_rig(self->ctx, rig, &self->map)
+             : fovea_stitch_map_load(self->ctx, map, &self->map);
+    if (st < 0) {
+        /* the library's message names the file */
+        if (st == FOVEA_ERR_IO)
+            FOVEA_GST_ERROR(self, RESOURCE, OPEN_READ, self->ctx, st, "%s", rig ? "rig" : "map");
+        else
+            FOVEA_GST_ERROR(self, RESOURCE, READ, self->ctx, st, "%s", rig ? "rig" : "map");
+        goto done;
+    }
+    if (fovea_stitch_map_covers_any(self->map) <= 0) {
+        GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
+                          ("%s: no camera sees any pixel of the panorama (zero coverage): "
+                           "nothing to stitch", rig ? rig : map),
+                          (NULL));
+        goto done;
+    }
+    fovea_stitch_map_geometry(self->map, &self->pano_w, &self->pano_h, &self->ncam);
+    for (int c = 0; c < self->ncam; c++)
+        fovea_stitch_map_camera_size(self->map, c, &self->cam_w[c], &self->cam_h[c]);
+    if (!load_color(self, color))
+        goto done;
+    self->frames = 0;
+    self->posted_any = FALSE;
+    GST_INFO_OBJECT(self, "%d cameras -> %dx%d panorama", self->ncam, self->pano_w, self->pano_h);
+    ok = GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->start(agg);
+done:
+    g_free(rig);
+    g_free(map);
+    g_free(color);
+    if (!ok)
+        fovea_stitch_map_destroy(&self->map);
+    return ok;
+}
+
+static void forget_pads(GstFoveaStitch *self)
+{
+    GST_OBJECT_LOCK(self);
+    for (GList *l = GST_ELEMENT(self)->sinkpads; l; l = l->next)
+        pad_forget(STITCH_PAD(l->data));
+    GST_OBJECT_UNLOCK(self);
+}
+
+static gboolean stitch_stop(GstAggregator *agg)
+{
+    GstFoveaStitch *self = STITCH(agg);
+    forget_pads(self);
+    fovea_stitcher_destroy(&self->st);
+    free_black(self);
+    fovea_stitch_map_destroy(&self->map);
+    self->ncam = 0;
+    return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->stop(agg);
+}
+
+static GstFlowReturn stitch_flush(GstAggregator *agg)
+{
+    GstFoveaStitch *self = STITCH(agg);
+    self->frames = 0;
+    return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->flush(agg);
+}
+
+static GstStateChangeReturn stitch_change_state(GstElement *el, GstStateChange t)
+{
+    GstFoveaStitch *self = STITCH(el);
+    if (t == GST_STATE_CHANGE_NULL_TO_READY) {
+        GST_OBJECT_LOCK(self);
+        const fovea_backend b = self->backend;
+        const int threads = self->threads;
+        GST_OBJECT_UNLOCK(self);
+        self->ctx = fovea_gst_open_context(el, fovea_stitch_debug, b, threads);
+        if (!self->ctx)
+            return GST_STATE_CHANGE_FAILURE;
+        self->cuda = fovea_gst_cuda_open(el, self->ctx);
+        fovea_gst_cuda_announce(self->cuda, el);
+    }
+    GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_fovea_stitch_parent_class)->change_state(el, t);
+    if (t == GST_STATE_CHANGE_READY_TO_NULL) {
+        fovea_gst_cuda_close(&self->cuda);
+        fovea_close(&self->ctx);
+    }
+    return ret;
+}
+
+/* ------------------------------------------------------------------ caps */
+
+/* The format another sink pad has already: all cameras must agree. */
+static GstVideoFormat configured_format(GstFoveaStitch *self, GstPad *except)
+{
+    GstVideoFormat f = GST_VIDEO_FORMAT_UNKNOWN;
+    GST_OBJECT_LOCK(self);
+    for (GList *l = GST_ELEMENT(self)->sinkpads; l; l = l->next) {
+        GstVideoAggregatorPad *p = l->data;
+        if ((GstPad *)p != except && p->info.finfo &&
+            GST_VIDEO_INFO_FORMAT(&p->info) != GST_VIDEO_FORMAT_UNKNOWN) {
+            f = GST_VIDEO_INFO_FORMAT(&p->info);
+            break;
+        }
+    }
+    GST_OBJECT_UNLOCK(self);
+    return f;
+}
+
+/* What camera pad can take: the stitch formats (or the one the other cameras
+ * have), the camera's size once the map is loaded. */
+static GstCaps *sink_caps(GstFoveaStitch *self, GstPad *pad)
+{
+    const GstVideoFormat other = configured_format(self, pad);
+    GstCaps *caps = other != GST_VIDEO_FORMAT_UNKNOWN
+                        ? fovea_gst_raw_caps(&other, 1, self->cuda != NULL)
+                        : fovea_gst_raw_caps(sink_formats, G_N_ELEMENTS(sink_formats),
+                                             self->cuda != NULL);
+    const int c = pad_camera(pad);
+    if (self->map && c >= 0 && c < self->ncam)
+        gst_caps_set_simple(caps, "width", G_TYPE_INT, self->cam_w[c], "height", G_TYPE_INT,
+                            self->cam_h[c], NULL);
+    return caps;
+}
+
+static GstCaps *src_caps(GstFoveaStitch *self)
+{
+    const GstVideoFormat in = configured_format(self, NULL);
+    const GstVideoFormat out = in != GST_VIDEO_FORMAT_UNKNOWN ? output_format(in)
+                                                               : GST_VIDEO_FORMAT_UNKNOWN;
+    GstCaps *caps = out != GST_VIDEO_FORMAT_UNKNOWN
+                        ? fovea_gst_raw_caps(&out, 1, self->cuda != NULL)
+                        : fovea_gst_raw_caps(src_formats, G_N_ELEMENTS(src_formats),
+                                             self->cuda != NULL);
+    if (self->map)
+        gst_caps_set_simple(caps, "width", G_TYPE_INT, self->pano_w, "height", G_TYPE_INT,
+                            self->pano_h, NULL);
+    return caps;
+}
+
+static gboolean answer_caps_query(GstQuery *query, GstCaps *caps)
+{
+    GstCaps *filter = NULL;
+    gst_query_parse_caps(query, &filter);
+    if (filter) {
+        GstCaps *t = gst_caps_intersect_full(filter, caps, GST_CAPS_INTERSECT_FIRST);
+        gst_caps_unref(caps);
+        caps = t;
+    }
+    gst_query_set_caps_result(query, caps);
+    gst_caps_unref(caps);
+    return TRUE;
+}
+
+static gboolean stitch_sink_query(GstAggregator *agg, GstAggregatorPad *pad, GstQuery *query)
+{
+    GstFoveaStitch *self = STITCH(agg);
+    switch (GST_QUERY_TYPE(query)) {
+    case GST_QUERY_CAPS:
+        return answer_caps_query(query, sink_caps(self, GST_PAD(pad)));
+    case GST_QUERY_ACCEPT_CAPS: {
+        GstCaps *caps = NULL;
+        gst_query_parse_accept_caps(query, &caps);
+        GstCaps *ours = sink_caps(self, GST_PAD(pad));
+        gst_query_set_accept_caps_result(query, gst_caps_is_subset(caps, ours));
+        gst_caps_unref(ours);
+        return TRUE;
+    }
+    case GST_QUERY_CONTEXT:
+        if (fovea_gst_cuda_handle_query(self->cuda, GST_ELEMENT(self), query))
+            return TRUE;
+        break;
+    default:
+        break;
+    }
+    return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->sink_query(agg, pad, query);
+}
+
+static gboolean stitch_src_query(GstAggregator *agg, GstQuery *query)
+{
+    GstFoveaStitch *self = STITCH(agg);
+    switch (GST_QUERY_TYPE(query)) {
+    case GST_QUERY_CAPS:
+        return answer_caps_query(query, src_caps(self));
+    case GST_QUERY_CONTEXT:
+        if (fovea_gst_cuda_handle_query(self->cuda, GST_ELEMENT(self), query))
+            return TRUE;
+        break;
+    default:
+        break;
+    }
+    return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->src_query(agg, query);
+}
+
+/* New caps on a camera pad: the camera's size, and the other cameras' format. */
+static gboolean stitch_sink_event(GstAggregator *agg, GstAggregatorPad *pad, GstEvent *event)
+{
+    GstFoveaStitch *self = STITCH(agg);
+    if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
+        GstCaps *caps;
+        GstVideoInfo info;
+        gst_event_parse_caps(event, &caps);
+        const int c = pad_camera(GST_PAD(pad));
+        if (!gst_video_info_from_caps(&info, caps)) {
+            GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("%s: invalid caps", GST_PAD_NAME(pad)),
+                              ("%" GST_PTR_FORMAT, caps));
+            gst_event_unref(event);
+            return FALSE;
+        }
+        if (self->map && (c < 0 || c >= self->ncam)) {
+            GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                              ("%s: the map has %d camera%s (pads sink_0 .. sink_%d)",
+                               GST_PAD_NAME(pad), self->ncam, self->ncam == 1 ? "" : "s",
+                               self->ncam - 1),
+                              (NULL));
+            gst_event_unref(event);
+            return FALSE;
+        }
+        if (self->map && (GST_VIDEO_INFO_WIDTH(&info) != self->cam_w[c] ||
+                          GST_VIDEO_INFO_HEIGHT(&info) != self->cam_h[c])) {
+            GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                              ("%s: camera %d is %dx%d, the map expects %dx%d", GST_PAD_NAME(pad),
+                               c, GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info),
+                               self->cam_w[c], self->cam_h[c]),
+                              (NULL));
+            gst_event_unref(event);
+            return FALSE;
+        }
+        const GstVideoFormat other = configured_format(self, GST_PAD(pad));
+        if (fovea_gst_pixfmt(GST_VIDEO_INFO_FORMAT(&info)) == FOVEA_PIX_NONE ||
+            (other != GST_VIDEO_FORMAT_UNKNOWN && other != GST_VIDEO_INFO_FORMAT(&info))) {
+            GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                              ("%s: %s, but the cameras must share one of RGBA, RGB, I420 or "
+                               "NV12 (other cameras: %s)",
+                               GST_PAD_NAME(pad), gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)),
+                               other != GST_VIDEO_FORMAT_UNKNOWN ? gst_video_format_to_string(other)
+                                                                  : "none yet"),
+                              (NULL));
+            gst_event_unref(event);
+            return FALSE;
+        }
+        STITCH_PAD(pad)->in_cuda = fovea_gst_caps_is_cuda(caps);
+    }
+    return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->sink_event(agg, pad, event);
+}
+
+/* Output caps: the panorama's size, RGBA (RGB cameras) or I420 (YUV cameras)
+ * in the cameras' colorimetry, CUDA memory when both sides can. */
+static GstCaps *stitch_update_caps(GstVideoAggregator *vagg, GstCaps *downstream)
+{
+    GstFoveaStitch *self = STITCH(vagg);
+    GstVideoInfo in;
+    gboolean have = FALSE, in_cuda = FALSE;
+    GST_OBJECT_LOCK(self);
+    for (GList *l = GST_ELEMENT(self)->sinkpads; l && !have; l = l->next) {
+        GstVideoAggregatorPad *p = l->data;
+        if (p->info.finfo && GST_VIDEO_INFO_FORMAT(&p->info) != GST_VIDEO_FORMAT_UNKNOWN) {
+            in = p->info;
+            in_cuda = STITCH_PAD(p)->in_cuda;
+            have = TRUE;
+        }
+    }
+    GST_OBJECT_UNLOCK(self);
+    if (!have || !self->map)
+        return gst_caps_new_empty();
+    GstVideoInfo out;
+    gst_video_info_set_format(&out, output_format(GST_VIDEO_INFO_FORMAT(&in)), self->pano_w,
+                              self->pano_h);
+    if (GST_VIDEO_INFO_IS_YUV(&out)) {
+        out.colorimetry = in.colorimetry;
+        out.chroma_site = in.chroma_site;
+    }
+    GstCaps *sys = gst_video_info_to_caps(&out);
+    GstStructure *s = gst_caps_get_structure(sys, 0);
+    gst_structure_remove_field(s, "framerate");
+    /* CUDA memory out first when the cameras come in it (frames stay on the
+     * device), system memory first otherwise */
+    GstCaps *want = gst_caps_new_empty();
+    if (self->cuda) {
+        GstCaps *cuda = gst_caps_copy(sys);
+        gst_caps_set_features(cuda, 0, gst_caps_features_new(FOVEA_GST_CAPS_FEATURE_CUDA, NULL));
+        if (in_cuda) {
+            gst_caps_append(want, cuda);
+            gst_caps_append(want, sys);
+        } else {
+            gst_caps_append(want, sys);
+            gst_caps_append(want, cuda);
+        }
+    } else {
+        gst_caps_append(want, sys);
+    }
+    GstCaps *res = gst_caps_intersect_full(want, downstream, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref(want);
+    GST_DEBUG_OBJECT(self, "output caps %" GST_PTR_FORMAT, res);
+    return res;
+}
+
+static gboolean stitch_negotiated_src_caps(GstAggregator *agg, GstCaps *caps)
+{
+    GstFoveaStitch *self = STITCH(agg);
+    self->out_cuda = self->cuda && fovea_gst_caps_is_cuda(caps);
+    return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->negotiated_src_caps(agg, caps);
+}
+
+static gboolean stitch_decide_allocation(GstAggregator *agg, GstQuery *query)
+{
+    GstFoveaStitch *self = STITCH(agg);
+    GstCaps *caps = NULL;
+    gst_query_parse_allocation(query, &caps, NULL);
+    if (!caps || !self->cuda || !fovea_gst_caps_is_cuda(caps))
+        return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->decide_allocation(agg,
+                                                                                      query);
+    GstBufferPool *pool = fovea_gst_cuda_pool_new(self->cuda, caps, 0, 0);
+    if (!pool) {
+        GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("cannot make a CUDA buffer pool"),
+                          ("%" GST_PTR_FORMAT, caps));
+        return FALSE;
+    }
+    GstStructure *config = gst_buffer_pool_get_config(pool);
+    guint size = 0;
+    gst_buffer_pool_config_get_params(config, NULL, &size, NULL, NULL);
+    gst_structure_free(config);
+    while (gst_query_get_n_allocation_pools(query) > 0)
+        gst_query_remove_nth_allocation_pool(query, 0);
+    gst_query_add_allocation_pool(query, pool, size, 0, 0);
+    gst_object_unref(pool);
+    return TRUE;
+}
+
+/* ------------------------------------------------------------------ aggregating */
+
+static GstClockTime output_running_time(GstAggregator *agg)
+{
+    GstSegment *seg = &GST_AGGREGATOR_PAD(agg->srcpad)->segment;
+    GstClockTime t = seg->position;
+    if (t == GST_CLOCK_TIME_NONE || t < seg->start)
+        t = seg->start;
+    return gst_segment_to_running_time(seg, GST_FORMAT_TIME, t);
+}
+
+/* Whether buf, the pad's current buffer, was already stitched and its time is
+ * over (the aggregator keeps the last buffer of a late camera current). */
+static gboolean is_stale(GstFoveaStitchPad *p, GstBuffer *buf, GstClockTime out_rt)
+{
+    if (buf != p->last)
+        return FALSE;
+    if (!GST_BUFFER_PTS_IS_VALID(buf) || !GST_BUFFER_DURATION_IS_VALID(buf) ||
+        !GST_CLOCK_TIME_IS_VALID(out_rt))
+        return TRUE;
+    const GstSegment *seg = &GST_AGGREGATOR_PAD(p)->segment;
+    const GstClockTime end = gst_segment_to_running_time(
+        seg, GST_FORMAT_TIME, GST_BUFFER_PTS(buf) + GST_BUFFER_DURATION(buf));
+    return !GST_CLOCK_TIME_IS_VALID(end) || end <= out_rt;
+}
+
+static void post_camera_message(GstFoveaStitch *self, int cam, gboolean missing,
+                                const char *action, guint repeats)
+{
+    GstStructure *s = gst_structure_new("foveastitch-camera", "camera", G_TYPE_INT, cam,
+                                        "missing", G_TYPE_BOOLEAN, missing, "action",
+                                        G_TYPE_STRING, action, "repeats", G_TYPE_UINT, repeats,
+                                        "frame", G_TYPE_UINT64, self->frames, NULL);
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+}
+
+/* Which frame each camera gives to this output time (pad->use), by the
+ * missing-camera policy. @return GST_FLOW_OK (*skip: no output this time),
+ * GST_FLOW_EOS, or GST_FLOW_ERROR posted */
+static GstFlowReturn choose_frames(GstFoveaStitch *self, gboolean *skip)
+{
+    GstAggregator *agg = GST_AGGREGATOR(self);
+    GST_OBJECT_LOCK(self);
+    const missing_policy policy = self->missing;
+    const guint max_repeat = self->max_repeat;
+    GST_OBJECT_UNLOCK(self);
+    const GstClockTime out_rt = output_running_time(agg);
+    *skip = FALSE;
+
+    GstFoveaStitchPad *pads[FOVEA_STITCH_MAX_CAMERAS] = {NULL};
+    int npads = 0;
+    GST_OBJECT_LOCK(self);
+    for (GList *l = GST_ELEMENT(self)->sinkpads; l; l = l->next) {
+        const int c = pad_camera(l->data);
+        npads++;
+        if (c >= 0 && c < self->ncam && !pads[c])
+            pads[c] = gst_object_ref(l->data);
+    }
+    GST_OBJECT_UNLOCK(self);
+    GstFlowReturn ret = GST_FLOW_OK;
+    int linked = 0;
+    for (int c = 0; c < self->ncam; c++)
+        linked += pads[c] != NULL;
+    if (linked != self->ncam || npads != self->ncam) {
+        GST_ELEMENT_ERROR(self, CORE, PAD,
+                          ("the map has %d camera%s: link exactly the pads sink_0 .. sink_%d "
+                           "(%d sink pad%s now)",
+                           self->ncam, self->ncam == 1 ? "" : "s", self->ncam - 1, npads,
+                           npads == 1 ? "" : "s"),
+                          (NULL));
+        ret = GST_FLOW_ERROR;
+        goto done;
+    }
+    for (int c = 0; c < self->ncam && ret == GST_FLOW_OK; c++) {
+        GstFoveaStitchPad *p = pads[c];
+        GstBuffer *cur = gst_video_aggregator_pad_get_current_buffer(GST_VIDEO_AGGREGATOR_PAD(p));
+        const gboolean fresh = cur && gst_buffer_get_size(cur) > 0 && !is_stale(p, cur, out_rt);
+        if (fresh) {
+            p->use = USE_CURRENT;
+            if (p->missing)
+                post_camera_message(self, c, FALSE, "fresh", p->repeats);
+            p->missing = FALSE;
+            continue;
+        }
+        const gboolean eos = gst_aggregator_pad_is_eos(GST_AGGREGATOR_PAD(p));
+        switch (policy) {
+        case MISSING_WAIT:
+            if (eos) {
+                GST_INFO_OBJECT(self, "camera %d ended: end of the panorama stream", c);
+                ret = GST_FLOW_EOS;
+            } else {
+                GST_DEBUG_OBJECT(self, "camera %d has no frame in time: no output", c);
+                *skip = TRUE;
+            }
+            break;
+        case MISSING_BLACK:
+            p->use = USE_BLACK;
+            if (!p->missing)
+                post_camera_message(self, c, TRUE, "black", 0);
+            p->missing = TRUE;
+            break;
+        case MISSING_REPEAT:
+            if (!p->last) {
+                GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                                  ("camera %d: no frame for output frame %" G_GUINT64_FORMAT
+                                   " and no earlier frame to repeat",
+                                   c, self->frames),
+                                  ("missing=repeat max-repeat=%u", max_repeat));
+                ret = GST_FLOW_ERROR;
+            } else if (p->repeats >= max_repeat) {
+                GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                                  ("camera %d: no frame for output frame %" G_GUINT64_FORMAT
+                                   "%s, and its last frame was already repeated %u time%s "
+                                   "(max-repeat=%u)",
+                                   c, self->frames, eos ? " (it ended)" : "", p->repeats,
+                                   p->repeats == 1 ? "" : "s", max_repeat),
+                                  (NULL));
+                ret = GST_FLOW_ERROR;
+            } else {
+                p->use = USE_LAST;
+                p->repeats++;
+                GST_DEBUG_OBJECT(self, "camera %d: repeating its last frame (%u/%u)", c,
+                                 p->repeats, max_repeat);
+                post_camera_message(self, c, TRUE, "repeat", p->repeats);
+                p->missing = TRUE;
+            }
+            break;
+        }
+    }
+done:
+    for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++)
+        if (pads[c])
+            gst_object_unref(pads[c]);
+    return ret;
+}
+
+static GstFlowReturn stitch_create_output_buffer(GstVideoAggregator *vagg, GstBuffer **outbuf)
+{
+    GstFoveaStitch *self = STITCH(vagg);
+    gboolean skip = FALSE;
+    *outbuf = NULL;
+    GstFlowReturn ret = choose_frames(self, &skip);
+    if (ret != GST_FLOW_OK || skip)
+        return ret;
+    return GST_VIDEO_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->create_output_buffer(vagg,
+                                                                                          outbuf);
+}
+
+/* Black camera frames (host memory) in the stitch format. */
+static gboolean ensure_black(GstFoveaStitch *self, int c, fovea_pixfmt fmt, int full_range)
+{
+    fovea_frame *f = &self->black[c];
+    if (f->buf && f->fmt == fmt)
+        return TRUE;
+    fovea_frame_free(self->ctx, f);
+    const int st = fovea_frame_alloc(self->ctx, f, self->cam_w[c], self->cam_h[c], fmt,
+                                     FOVEA_MEM_HOST);
+    if (st < 0) {
+        FOVEA_GST_ERROR(self, RESOURCE, NO_SPACE_LEFT, self->ctx, st, "camera %d: black frame", c);
+        return FALSE;
+    }
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(fmt);
+    for (int p = 0; p < d->planes; p++) {
+        const int w = fovea_plane_width(fmt, f->width, p), h = fovea_plane_height(fmt, f->height, p);
+        const size_t row = fovea_plane_row_bytes(fmt, f->width, p);
+        for (int y = 0; y < h; y++) {
+            uint8_t *r = f->data[p] + (ptrdiff_t)y * f->stride[p];
+            if (d->is_rgb) {
+                memset(r, 0, row);
+                if (d->components == 4)
+                    for (int x = 0; x < w; x++)
+                        r[4 * x + 3] = 255;
+            } else {
+                memset(r, p == 0 ? (full_range ? 0 : 16) : 128, row);
+            }
+        }
+    }
+    return TRUE;
+}
+
+/* The stitcher for these inputs (made again when their format or YUV
+ * conventions change). */
+static gboolean ensure_stitcher(GstFoveaStitch *self, const GstVideoInfo *in)
+{
+    const fovea_pixfmt fmt = fovea_gst_pixfmt(GST_VIDEO_INFO_FORMAT(in));
+    const fovea_colorspace cs =
+        in->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709 ? FOVEA_CS_BT709 : FOVEA_CS_BT601;
+    const int full = in->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+    if (self->st && self->st_fmt == fmt && self->st_cs == cs && self->st_full == full)
+        return TRUE;
+    fovea_stitcher_destroy(&self->st);
+    fovea_stitch_settings ss;
+    fovea_stitch_default_settings(&ss);
+    GST_OBJECT_LOCK(self);
+    ss.color = self->color_mode;
+    ss.auto_interval = self->color_interval;
+    ss.auto_smoothing = (float)self->color_smoothing;
+    ss.deterministic = self->color_mode == FOVEA_COLOR_AUTO && self->deterministic;
+    GST_OBJECT_UNLOCK(self);
+    ss.yuv_colorspace = cs;
+    ss.yuv_full_range = full;
+    int st = fovea_stitcher_create(self->ctx, &self->st, self->map, &ss);
+    if (st == FOVEA_OK && self->color_mode == FOVEA_COLOR_FIXED)
+        st = fovea_stitcher_set_color(self->st, self->fixed_cc, self->ncam);
+    if (st < 0) {
+        FOVEA_GST_ERROR(self, LIBRARY, INIT, self->ctx, st, "cannot create the stitcher");
+        fovea_stitcher_destroy(&self->st);
+        return FALSE;
+    }
+    self->st_fmt = fmt;
+    self->st_cs = cs;
+    self->st_full = full;
+    GST_INFO_OBJECT(self, "stitching %s (%s, %s range), colour %s",
+                    fovea_pixfmt_name(fmt), cs == FOVEA_CS_BT709 ? "bt709" : "bt601",
+                    full ? "full" : "limited",
+                    ss.color == FOVEA_COLOR_AUTO ? "auto" : ss.color == FOVEA_COLOR_OFF ? "off" : "fixed");
+    return TRUE;
+}
+
+static void set_double_array(GstStructure *s, const char *field, const double *v, int n)
+{
+    GValue arr = G_VALUE_INIT, item = G_VALUE_INIT;
+    gst_value_array_init(&arr, (guint)n);
+    g_value_init(&item, G_TYPE_DOUBLE);
+    for (int i = 0; i < n; i++) {
+        g_value_set_double(&item, v[i]);
+        gst_value_array_append_value(&arr, &item);
+    }
+    g_value_unset(&item);
+    gst_structure_take_value(s, field, &arr);
+}
+
+/* The corrections the next frame is stitched with, posted (frame = that
+ * frame's number) when they differ from those posted last. */
+static void post_color(GstFoveaStitch *self, GstClockTime pts)
+{
+    fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
+    if (fovea_stitcher_get_color(self->st, cc, self->ncam) < 0)
+        return;
+    if (self->posted_any && memcmp(cc, self->posted_cc, sizeof(cc[0]) * (size_t)self->ncam) == 0)
+        return;
+    memcpy(self->posted_cc, cc, sizeof(cc[0]) * (size_t)self->ncam);
+    self->posted_any = TRUE;
+    double gains[3 * FOVEA_STITCH_MAX_CAMERAS], gammas[FOVEA_STITCH_MAX_CAMERAS];
+    for (int c = 0; c < self->ncam; c++) {
+        for (int k = 0; k < 3; k++)
+            gains[3 * c + k] = cc[c].gain[k];
+        gammas[c] = cc[c].gamma;
+    }
+    char *json = fovea_color_corrections_to_json(cc, self->ncam);
+    GstStructure *s = gst_structure_new("foveastitch-color", "frame", G_TYPE_UINT64, self->frames,
+                                        "timestamp", G_TYPE_UINT64, (guint64)pts, "cameras",
+                                        G_TYPE_INT, self->ncam, "json", G_TYPE_STRING,
+                                        json ? json : "", NULL);
+    free(json);
+    set_double_array(s, "gains", gains, 3 * self->ncam);
+    set_double_array(s, "gammas", gammas, self->ncam);
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+}
+
+static GstFlowReturn stitch_aggregate_frames(GstVideoAggregator *vagg, GstBuffer *outbuf)
+{
+    GstFoveaStitch *self = STITCH(vagg);
+    GstFoveaStitchPad *pads[FOVEA_STITCH_MAX_CAMERAS] = {NULL};
+    GstVideoFrame own[FOVEA_STITCH_MAX_CAMERAS]; /* repeats, mapped here */
+    gboolean own_mapped[FOVEA_STITCH_MAX_CAMERAS] = {FALSE};
+    fovea_frame in[FOVEA_STITCH_MAX_CAMERAS];
+    const fovea_frame *inp[FOVEA_STITCH_MAX_CAMERAS];
+    GstVideoFrame of;
+    gboolean out_mapped = FALSE;
+    GstFlowReturn ret = GST_FLOW_ERROR;
+    const int dev = fovea_context_device(self->ctx);
+
+    GST_OBJECT_LOCK(self);
+    for (GList *l = GST_ELEMENT(self)->sinkpads; l; l = l->next) {
+        const int c = pad_camera(l->data);
+        if (c >= 0 && c < self->ncam && !pads[c])
+            pads[c] = gst_object_ref(l->data);
+    }
+    GST_OBJECT_UNLOCK(self);
+
+    /* the format and conventions: those of a camera's caps */
+    const GstVideoInfo *info = NULL;
+    for (int c = 0; c < self->ncam && !info; c++)
+        if (pads[c] && GST_VIDEO_AGGREGATOR_PAD(pads[c])->info.finfo &&
+            GST_VIDEO_INFO_FORMAT(&GST_VIDEO_AGGREGATOR_PAD(pads[c])->info) !=
+                GST_VIDEO_FORMAT_UNKNOWN)
+            info = &GST_VIDEO_AGGREGATOR_PAD(pads[c])->info;
+    if (!info || !ensure_stitcher(self, info))
+        goto done;
+    const int full = info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+
+    for (int c = 0; c < self->ncam; c++) {
+        GstFoveaStitchPad *p = pads[c];
+        if (!p)
+            goto done;
+        GstVideoAggregatorPad *vp = GST_VIDEO_AGGREGATOR_PAD(p);
+        switch (p->use) {
+        case USE_CURRENT: {
+            GstVideoFrame *vf = gst_video_aggregator_pad_get_prepared_frame(vp);
+            if (!vf) {
+                GST_ELEMENT_ERROR(self, STREAM, FAILED, ("camera %d: cannot map its frame", c),
+                                  (NULL));
+                goto done;
+            }
+            fovea_gst_wrap_frame(vf, p->mapped_device ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST, dev,
+                                 &in[c]);
+            gst_buffer_replace(&p->last,
+                               gst_video_aggregator_pad_get_current_buffer(vp));
+            p->last_info = vp->info;
+            p->repeats = 0;
+            break;
+        }
+        case USE_LAST: {
+            const gboolean d = fovea_gst_cuda_buffer_is_ours(self->cuda, p->last);
+            if (!gst_video_frame_map(&own[c], &p->last_info, p->last,
+                                     GST_MAP_READ | (d ? fovea_gst_cuda_map_flag() : 0))) {
+                GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                                  ("camera %d: cannot map its last frame", c), (NULL));
+                goto done;
+            }
+            own_mapped[c] = TRUE;
+            fovea_gst_wrap_frame(&own[c], d ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST, dev, &in[c]);
+            break;
+        }
+        case USE_BLACK:
+            if (!ensure_black(self, c, self->st_fmt, full))
+                goto done;
+            in[c] = self->black[c];
+            break;
+        }
+        inp[c] = &in[c];
+    }
+
+    if (!gst_video_frame_map(&of, &vagg->info, outbuf,
+                             GST_MAP_WRITE | (self->out_cuda ? fovea_gst_cuda_map_flag() : 0))) {
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map the output buffer"), (NULL));
+        goto done;
+    }
+    out_mapped = TRUE;
+    fovea_frame out;
+    fovea_gst_wrap_frame(&of, self->out_cuda ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST, dev, &out);
+    post_color(self, GST_BUFFER_PTS(outbuf));
+    int st = fovea_stitcher_process(self->st, inp, self->ncam, &out);
+    if (st == FOVEA_OK && self->out_cuda)
+        st = fovea_sync(self->ctx); /* the device output complete before downstream reads it */
+    if (st < 0) {
+        FOVEA_GST_ERROR(self, STREAM, FAILED, self->ctx, st, "frame %" G_GUINT64_FORMAT
+                        ": stitching failed", self->frames);
+        goto done;
+    }
+    self->frames++;
+    ret = GST_FLOW_OK;
+done:
+    if (out_mapped)
+        gst_video_frame_unmap(&of);
+    for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
+        if (own_mapped[c])
+            gst_video_frame_unmap(&own[c]);
+        if (pads[c])
+            gst_object_unref(pads[c]);
+    }
+    return ret;
+}
+
+/* ------------------------------------------------------------------ class */
+
+static void stitch_finalize(GObject *obj)
+{
+    GstFoveaStitch *self = STITCH(obj);
+    /* after a failed start the state changes that close them may not run */
+    fovea_stitcher_destroy(&self->st);
+    fovea_stitch_map_destroy(&self->map);
+    free_black(self);
+    fovea_gst_cuda_close(&self->cuda);
+    fovea_close(&self->ctx);
+    g_free(self->rig);
+    g_free(self->map_path);
+    g_free(self->color);
+    G_OBJECT_CLASS(gst_fovea_stitch_parent_class)->finalize(obj);
+}
+
+static void gst_fovea_stitch_class_init(GstFoveaStitchClass *klass)
+{
+    GObjectClass *oc = G_OBJECT_CLASS(klass);
+    GstElementClass *ec = GST_ELEMENT_CLASS(klass);
+    GstAggregatorClass *ac = GST_AGGREGATOR_CLASS(klass);
+    GstVideoAggregatorClass *vc = GST_VIDEO_AGGREGATOR_CLASS(klass);
+
+    GST_DEBUG_CATEGORY_INIT(fovea_stitch_debug, "foveastitch", 0, "fovea panorama stitcher");
+
+    oc->set_property = stitch_set_property;
+    oc->get_property = stitch_get_property;
+    oc->finalize = stitch_finalize;
+
+    const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+    g_object_class_install_property(
+        oc, PROP_RIG,
+        g_param_spec_string("rig", "Rig", "rig JSON file (docs/rig.md); the map is built when "
+                            "the element starts", NULL, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_MAP,
+        g_param_spec_string("map", "Map", "map file (fovea rig check --save-map, fovea map "
+                            "import) instead of a rig", NULL, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_COLOR,
+        g_param_spec_string("color", "Colour", "colour correction: auto (measured in the "
+                            "overlaps), off, or a corrections JSON file (fixed:FILE or FILE, "
+                            "{\"cameras\":[{\"gain\":[r,g,b],\"gamma\":g},...]})",
+                            DEFAULT_COLOR, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_COLOR_INTERVAL,
+        g_param_spec_int("color-interval", "Colour interval",
+                         "with color=auto, measure the overlaps every K frames", 1, 1000000,
+                         DEFAULT_COLOR_INTERVAL, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_COLOR_SMOOTHING,
+        g_param_spec_double("color-smoothing", "Colour smoothing",
+                            "with color=auto, move the corrections this part of the way to "
+                            "each measurement", 1e-6, 1.0, DEFAULT_COLOR_SMOOTHING,
+                            rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_DETERMINISTIC,
+        g_param_spec_boolean("deterministic", "Deterministic",
+                             "with color=auto, measure synchronously (frame n measured, "
+                             "applied from n+1) so that runs and backends agree",
+                             FALSE, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_MISSING,
+        g_param_spec_enum("missing", "Missing camera",
+                          "what a camera without a frame for an output time gets",
+                          missing_policy_get_type(), DEFAULT_MISSING,
+                          rw | GST_PARAM_MUTABLE_PLAYING));
+    g_object_class_install_property(
+        oc, PROP_MAX_REPEAT,
+        g_param_spec_uint("max-repeat", "Max repeat",
+                          "with missing=repeat, the most times in a row a camera's last frame "
+                          "is reused before the element fails", 0, G_MAXUINT, DEFAULT_MAX_REPEAT,
+                          rw | GST_PARAM_MUTABLE_PLAYING));
+    fovea_gst_install_backend_properties(oc, PROP_BACKEND, PROP_THREADS);
+
+    gst_element_class_set_static_metadata(
+        ec, "fovea panorama stitcher", "Filter/Editor/Video/Compositor",
+        "Stitches synchronised cameras (sink_0 = the rig's camera 0, ...) into a panorama: "
+        "bilinear remap, feathered blending, colour balance",
+        "fovea");
+    GstCaps *sink = fovea_gst_raw_caps(sink_formats, G_N_ELEMENTS(sink_formats), TRUE);
+    GstCaps *src = fovea_gst_raw_caps(src_formats, G_N_ELEMENTS(src_formats), TRUE);
+    gst_element_class_add_pad_template(
+        ec, gst_pad_template_new_with_gtype("sink_%u", GST_PAD_SINK, GST_PAD_REQUEST, sink,
+                                            gst_fovea_stitch_pad_get_type()));
+    gst_element_class_add_pad_template(
+        ec, gst_pad_template_new_with_gtype("src", GST_PAD_SRC, GST_PAD_ALWAYS, src,
+                                            GST_TYPE_AGGREGATOR_PAD));
+    gst_caps_unref(sink);
+    gst_caps_unref(src);
+
+    ec->change_state = stitch_change_state;
+    ac->start = stitch_start;
+    ac->stop = stitch_stop;
+    ac->flush = stitch_flush;
+    ac->sink_query = stitch_sink_query;
+    ac->src_query = stitch_src_query;
+    ac->sink_event = stitch_sink_event;
+    ac->negotiated_src_caps = stitch_negotiated_src_caps;
+    ac->decide_allocation = stitch_decide_allocation;
+    vc->update_caps = stitch_update_caps;
+    vc->create_output_buffer = stitch_create_output_buffer;
+    vc->aggregate_frames = stitch_aggregate_frames;
+
+    gst_type_mark_as_plugin_api(missing_policy_get_type(), 0);
+    gst_type_mark_as_plugin_api(gst_fovea_stitch_pad_get_type(), 0);
+}
+
+static void gst_fovea_stitch_init(GstFoveaStitch *self)
+{
+    self->color = g_strdup(DEFAULT_COLOR);
+    self->color_interval = DEFAULT_COLOR_INTERVAL;
+    self->color_smoothing = DEFAULT_COLOR_SMOOTHING;
+    self->missing = DEFAULT_MISSING;
+    self->max_repeat = DEFAULT_MAX_REPEAT;
+    self->backend = FOVEA_GST_DEFAULT_BACKEND;
+    self->threads = FOVEA_GST_DEFAULT_THREADS;
+}

@@ -1,0 +1,951 @@
+/* foveavmaf: scores the distorted stream (sink pad "dis") against the
+ * reference (sink pad "ref") frame by frame, with a VMAF model's features and
+ * score (features=vmaf) or libvmaf's integer VIF alone (features=vif), posts
+ * the scores of each frame as an element message, writes them with libvmaf's
+ * pooling in libvmaf's JSON layout (that of `fovea vif --json`) to `location`
+ * at the end of the stream, and passes the distorted frames on unchanged.
+ * VMAF's motion feature needs the next frame: a frame's scores are posted
+ * when the next pair arrives (or at the end). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <gst/base/gstaggregator.h>
+
+#include "common.h"
+#include "cuda.h"
+#include "elements.h"
+#include "fovea/io.h"
+#include "fovea/quality.h"
+
+GST_DEBUG_CATEGORY_STATIC(fovea_vmaf_debug);
+#define GST_CAT_DEFAULT fovea_vmaf_debug
+
+#define MAX_METRICS FOVEA_VMAF_MAX_METRICS
+
+typedef enum { FEATURES_VIF = 0, FEATURES_VMAF = 1 } features_mode;
+
+static GType features_get_type(void)
+{
+    static gsize type = 0;
+    static const GEnumValue values[] = {
+        {FEATURES_VIF, "libvmaf's integer VIF: integer_vif_scale0..3", "vif"},
+        {FEATURES_VMAF, "the model's features (VIF, ADM, motion) and its vmaf score", "vmaf"},
+        {0, NULL, NULL},
+    };
+    if (g_once_init_enter(&type)) {
+        GType t = g_enum_register_static("FoveaVmafFeatures", values);
+        g_once_init_leave(&type, t);
+    }
+    return (GType)type;
+}
+
+#define DEFAULT_FEATURES FEATURES_VMAF
+#define DEFAULT_MODEL "vmaf_v0.6.1"
+
+enum {
+    PROP_0,
+    PROP_LOCATION,
+    PROP_FEATURES,
+    PROP_MODEL,
+    PROP_GAIN_LIMIT,
+    PROP_BACKEND,
+    PROP_THREADS
+};
+
+/* A pair handed to the VMAF scorer whose scores are not received yet: its
+ * times, and its frames while the scorer reads them on the device. */
+typedef struct {
+    GstClockTime pts, rt;
+    gboolean held;
+    GstVideoFrame r, d;
+} pending_pair;
+
+/* One frame's scores as posted and written. */
+typedef struct {
+    guint64 frame;
+    GstClockTime pts;
+    double v[MAX_METRICS];
+} score_row;
+
+typedef struct {
+    GstAggregator parent;
+    GstAggregatorPad *ref, *dis;
+
+    /* properties (object lock) */
+    gchar *location;
+    features_mode features;
+    gchar *model_name;
+    gdouble gain_limit;
+    fovea_backend backend;
+    gint threads;
+
+    /* READY and above */
+    fovea_context *ctx;
+    fovea_gst_cuda *cuda;
+    fovea_context *cpu_ctx;   /* VMAF's when the element's context has no VMAF backend */
+    /* PAUSED and above (the aggregating thread's) */
+    features_mode mode;
+    fovea_vif *vif;
+    fovea_vmaf *vmaf;
+    fovea_vmaf_model *model;
+    fovea_context *score_ctx; /* the scorer's: ctx or cpu_ctx */
+    GQueue pending;           /* pending_pair, VMAF only */
+    GstVideoInfo ref_info, dis_info;
+    gboolean have_ref_info, have_dis_info;
+    int nmetrics;
+    char names[MAX_METRICS][64];
+    GArray *rows;             /* score_row, every frame scored */
+    guint64 passed_unscored;  /* distorted frames without a reference */
+    guint64 ref_dropped;      /* reference frames without a distorted one */
+    gboolean warned_ref_end;
+    gboolean finished;        /* the JSON was written (or not wanted) */
+    GstSegment out_segment;   /* the distorted pad's segment, forwarded */
+    gint64 t_first, t_last;   /* monotonic time of the first and last score */
+} GstFoveaVmaf;
+
+typedef struct {
+    GstAggregatorClass parent_class;
+} GstFoveaVmafClass;
+
+G_DEFINE_TYPE(GstFoveaVmaf, gst_fovea_vmaf, GST_TYPE_AGGREGATOR)
+
+#define VMAF(obj) ((GstFoveaVmaf *)(obj))
+
+/* Luma of any YUV or gray layout, 8 to 16 bits: what the scores read. */
+static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_I420,      GST_VIDEO_FORMAT_NV12,      GST_VIDEO_FORMAT_Y42B,
+    GST_VIDEO_FORMAT_Y444,      GST_VIDEO_FORMAT_GRAY8,     GST_VIDEO_FORMAT_I420_10LE,
+    GST_VIDEO_FORMAT_I422_10LE, GST_VIDEO_FORMAT_Y444_10LE, GST_VIDEO_FORMAT_I420_12LE,
+    GST_VIDEO_FORMAT_I422_12LE, GST_VIDEO_FORMAT_Y444_12LE, GST_VIDEO_FORMAT_Y444_16LE,
+    GST_VIDEO_FORMAT_GRAY16_LE,
+};
+
+#define MIN_SIDE 16     /* VIF */
+#define MIN_SIDE_ADM 33 /* ADM's fourth wavelet level */
+
+/* ------------------------------------------------------------------ properties */
+
+static void vmaf_set_property(GObject *obj, guint id, const GValue *v, GParamSpec *ps)
+{
+    GstFoveaVmaf *self = VMAF(obj);
+    GST_OBJECT_LOCK(self);
+    switch (id) {
+    case PROP_LOCATION:
+        g_free(self->location);
+        self->location = g_value_dup_string(v);
+        break;
+    case PROP_FEATURES:
+        self->features = (features_mode)g_value_get_enum(v);
+        break;
+    case PROP_MODEL:
+        g_free(self->model_name);
+        self->model_name = g_value_dup_string(v);
+        if (!self->model_name)
+            self->model_name = g_strdup(DEFAULT_MODEL);
+        break;
+    case PROP_GAIN_LIMIT:
+        self->gain_limit = g_value_get_double(v);
+        break;
+    case PROP_BACKEND:
+        self->backend = (fovea_backend)g_value_get_enum(v);
+        break;
+    case PROP_THREADS:
+        self->threads = g_value_get_int(v);
+        break;
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
+        break;
+    }
+    GST_OBJECT_UNLOCK(self);
+}
+
+static void vmaf_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps)
+{
+    GstFoveaVmaf *self = VMAF(obj);
+    GST_OBJECT_LOCK(self);
+    switch (id) {
+    case PROP_LOCATION:
+        g_value_set_string(v, self->location);
+        break;
+    case PROP_FEATURES:
+        g_value_set_enum(v, self->features);
+        break;
+    case PROP_MODEL:
+        g_value_set_string(v, self->model_name);
+        break;
+    case PROP_GAIN_LIMIT:
+        g_value_set_double(v, self->gain_limit);
+        break;
+    case PROP_BACKEND:
+        g_value_set_enum(v, self->backend);
+        break;
+    case PROP_THREADS:
+        g_value_set_int(v, self->threads);
+        break;
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
+        break;
+    }
+    GST_OBJECT_UNLOCK(self);
+}
+
+/* ------------------------------------------------------------------ states */
+
+static GstStateChangeReturn vmaf_change_state(GstElement *el, GstStateChange t)
+{
+    GstFoveaVmaf *self = VMAF(el);
+    if (t == GST_STATE_CHANGE_NULL_TO_READY) {
+        GST_OBJECT_LOCK(self);
+        const fovea_backend b = self->backend;
+        const int threads = self->threads;
+        GST_OBJECT_UNLOCK(self);
+        self->ctx = fovea_gst_open_context(el, fovea_vmaf_debug, b, threads);
+        if (!self->ctx)
+            return GST_STATE_CHANGE_FAILURE;
+        self->cuda = fovea_gst_cuda_open(el, self->ctx);
+        fovea_gst_cuda_announce(self->cuda, el);
+    }
+    GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_fovea_vmaf_parent_class)->change_state(el, t);
+    if (t == GST_STATE_CHANGE_READY_TO_NULL) {
+        fovea_gst_cuda_close(&self->cuda);
+        fovea_close(&self->cpu_ctx);
+        fovea_close(&self->ctx);
+    }
+    return ret;
+}
+
+static void release_pending(GstFoveaVmaf *self)
+{
+    pending_pair *p;
+    while ((p = g_queue_pop_head(&self->pending))) {
+        if (p->held) {
+            gst_video_frame_unmap(&p->r);
+            gst_video_frame_unmap(&p->d);
+        }
+        g_free(p);
+    }
+}
+
+static void reset_stream(GstFoveaVmaf *self)
+{
+    g_array_set_size(self->rows, 0);
+    self->passed_unscored = 0;
+    self->ref_dropped = 0;
+    self->warned_ref_end = FALSE;
+    self->finished = FALSE;
+    self->t_first = self->t_last = 0;
+    gst_segment_init(&self->out_segment, GST_FORMAT_UNDEFINED);
+    if (self->vif)
+        fovea_vif_reset(self->vif);
+    if (self->vmaf)
+        fovea_vmaf_reset(self->vmaf);
+    release_pending(self);
+}
+
+/* The VMAF scorer on ctx, or (backend auto) on a CPU context when ctx's
+ * backend has none. @return a fovea status, ctx's message set */
+static int open_vmaf(GstFoveaVmaf *self, const fovea_vmaf_settings *vs, fovea_backend asked)
+{
+    self->score_ctx = self->ctx;
+    int st = fovea_vmaf_open(&self->vmaf, self->ctx, vs);
+    if (st == FOVEA_ERR_NO_DEVICE && asked == FOVEA_BACKEND_AUTO &&
+        fovea_context_backend(self->ctx) == FOVEA_BACKEND_CUDA) {
+        GST_INFO_OBJECT(self, "no VMAF backend for CUDA in this build: VMAF on the CPU");
+        if (!self->cpu_ctx)
+            self->cpu_ctx = fovea_gst_open_context(GST_ELEMENT(self), fovea_vmaf_debug,
+                                                   FOVEA_BACKEND_CPU,
+                                                   fovea_context_threads(self->ctx));
+        if (!self->cpu_ctx)
+            return FOVEA_ERR_NOMEM; /* posted */
+        self->score_ctx = self->cpu_ctx;
+        st = fovea_vmaf_open(&self->vmaf, self->cpu_ctx, vs);
+    }
+    return st;
+}
+
+static gboolean vmaf_start(GstAggregator *agg)
+{
+    GstFoveaVmaf *self = VMAF(agg);
+    GST_OBJECT_LOCK(self);
+    self->mode = self->features;
+    gchar *model = g_strdup(self->model_name);
+    const double gain = self->gain_limit;
+    const fovea_backend asked = self->backend;
+    GST_OBJECT_UNLOCK(self);
+    int st;
+    self->score_ctx = self->ctx;
+    if (self->mode == FEATURES_VIF) {
+        fovea_vif_settings vs;
+        fovea_vif_default_settings(&vs);
+        vs.vif_enhn_gain_limit = gain;
+        st = fovea_vif_open(&self->vif, self->ctx, &vs);
+        if (st < 0) {
+            FOVEA_GST_ERROR(self, LIBRARY, INIT, self->ctx, st, "cannot create the VIF scorer");
+            g_free(model);
+            return FALSE;
+        }
+        self->nmetrics = FOVEA_VIF_SCALES;
+        for (int k = 0; k < FOVEA_VIF_SCALES; k++)
+            snprintf(self->names[k], sizeof(self->names[k]), "integer_vif_scale%d", k);
+    } else {
+        /* a model file, or a built-in model by its version name */
+        if (g_file_test(model, G_FILE_TEST_EXISTS) || strchr(model, '/') ||
+            g_str_has_suffix(model, ".json"))
+            st = fovea_vmaf_model_load(&self->model, self->ctx, model);
+        else
+            st = fovea_vmaf_model_builtin(&self->model, self->ctx, model);
+        if (st < 0) {
+            FOVEA_GST_ERROR(self, RESOURCE, READ, self->ctx, st, "model"); /* the message names it */
+            g_free(model);
+            return FALSE;
+        }
+        fovea_vmaf_settings vs;
+        fovea_vmaf_default_settings(&vs);
+        vs.model = self->model;
+        vs.features = FOVEA_VMAF_FEATURES_MODEL;
+        st = open_vmaf(self, &vs, asked);
+        if (st < 0) {
+            FOVEA_GST_ERROR(self, LIBRARY, INIT, self->score_ctx, st,
+                            "cannot create the VMAF scorer");
+            fovea_vmaf_model_free(&self->model);
+            g_free(model);
+            return FALSE;
+        }
+        self->nmetrics = fovea_vmaf_metric_count(self->vmaf);
+        for (int k = 0; k < self->nmetrics && k < MAX_METRICS; k++)
+            snprintf(self->names[k], sizeof(self->names[k]), "%s",
+                     fovea_vmaf_metric_name(self->vmaf, k));
+    }
+    g_free(model);
+    self->have_ref_info = self->have_dis_info = FALSE;
+    reset_stream(self);
+    return TRUE;
+}
+
+static gboolean vmaf_stop(GstAggregator *agg)
+{
+    GstFoveaVmaf *self = VMAF(agg);
+    release_pending(self);
+    fovea_vif_close(&self->vif);
+    fovea_vmaf_close(&self->vmaf);
+    fovea_vmaf_model_free(&self->model);
+    return TRUE;
+}
+
+/* ------------------------------------------------------------------ caps */
+
+static GstCaps *pad_caps(GstFoveaVmaf *self, GstAggregatorPad *pad)
+{
+    GstCaps *caps = fovea_gst_raw_caps(formats, G_N_ELEMENTS(formats), self->cuda != NULL);
+    GST_OBJECT_LOCK(self);
+    const int min = self->features == FEATURES_VMAF ? MIN_SIDE_ADM : MIN_SIDE;
+    GST_OBJECT_UNLOCK(self);
+    gst_caps_set_simple(caps, "width", GST_TYPE_INT_RANGE, min, FOVEA_MAX_DIM, "height",
+                        GST_TYPE_INT_RANGE, min, FOVEA_MAX_DIM, NULL);
+    /* the other pad's size, once known */
+    const GstVideoInfo *other = pad == self->ref ? (self->have_dis_info ? &self->dis_info : NULL)
+                                                 : (self->have_ref_info ? &self->ref_info : NULL);
+    if (other)
+        gst_caps_set_simple(caps, "width", G_TYPE_INT, GST_VIDEO_INFO_WIDTH(other), "height",
+                            G_TYPE_INT, GST_VIDEO_INFO_HEIGHT(other), NULL);
+    if (pad == self->dis) {
+        /* the distorted frames go on unchanged: what downstream takes too */
+        GstCaps *down = gst_pad_peer_query_caps(GST_AGGREGATOR_SRC_PAD(self), caps);
+        gst_caps_unref(caps);
+        caps = down;
+    }
+    return caps;
+}
+
+static gboolean vmaf_sink_query(GstAggregator *agg, GstAggregatorPad *pad, GstQuery *query)
+{
+    GstFoveaVmaf *self = VMAF(agg);
+    switch (GST_QUERY_TYPE(query)) {
+    case GST_QUERY_CAPS: {
+        GstCaps *caps = pad_caps(self, pad), *filter = NULL;
+        gst_query_parse_caps(query, &filter);
+        if (filter) {
+            GstCaps *t = gst_caps_intersect_full(filter, caps, GST_CAPS_INTERSECT_FIRST);
+            gst_caps_unref(caps);
+            caps = t;
+        }
+        gst_query_set_caps_result(query, caps);
+        gst_caps_unref(caps);
+        return TRUE;
+    }
+    case GST_QUERY_ACCEPT_CAPS: {
+        GstCaps *caps = NULL;
+        gst_query_parse_accept_caps(query, &caps);
+        GstCaps *ours = pad_caps(self, pad);
+        gst_query_set_accept_caps_result(query, gst_caps_is_subset(caps, ours));
+        gst_caps_unref(ours);
+        return TRUE;
+    }
+    case GST_QUERY_ALLOCATION:
+        /* the distorted frames are pushed on: downstream's pool suits them */
+        if (pad == self->dis)
+            return gst_pad_peer_query(GST_AGGREGATOR_SRC_PAD(self), query);
+        break;
+    case GST_QUERY_CONTEXT:
+        if (fovea_gst_cuda_handle_query(self->cuda, GST_ELEMENT(self), query))
+            return TRUE;
+        break;
+    default:
+        break;
+    }
+    return GST_AGGREGATOR_CLASS(gst_fovea_vmaf_parent_class)->sink_query(agg, pad, query);
+}
+
+static gboolean vmaf_src_query(GstAggregator *agg, GstQuery *query)
+{
+    GstFoveaVmaf *self = VMAF(agg);
+    if (GST_QUERY_TYPE(query) == GST_QUERY_CAPS) {
+        /* what the distorted input can be */
+        GstCaps *filter = NULL;
+        gst_query_parse_caps(query, &filter);
+        GstCaps *caps = gst_pad_peer_query_caps(GST_PAD(self->dis), filter);
+        GstCaps *tmpl = gst_pad_get_pad_template_caps(GST_AGGREGATOR_SRC_PAD(self));
+        GstCaps *res = gst_caps_intersect(caps, tmpl);
+        gst_caps_unref(caps);
+        gst_caps_unref(tmpl);
+        gst_query_set_caps_result(query, res);
+        gst_caps_unref(res);
+        return TRUE;
+    }
+    if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+        fovea_gst_cuda_handle_query(self->cuda, GST_ELEMENT(self), query))
+        return TRUE;
+    return GST_AGGREGATOR_CLASS(gst_fovea_vmaf_parent_class)->src_query(agg, query);
+}
+
+/* The two inputs must agree in size and bit depth. */
+static gboolean check_pair(GstFoveaVmaf *self)
+{
+    if (!self->have_ref_info || !self->have_dis_info)
+        return TRUE;
+    const GstVideoInfo *r = &self->ref_info, *d = &self->dis_info;
+    if (GST_VIDEO_INFO_WIDTH(r) != GST_VIDEO_INFO_WIDTH(d) ||
+        GST_VIDEO_INFO_HEIGHT(r) != GST_VIDEO_INFO_HEIGHT(d)) {
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                          ("ref is %dx%d but dis is %dx%d: the scores need equal sizes",
+                           GST_VIDEO_INFO_WIDTH(r), GST_VIDEO_INFO_HEIGHT(r),
+                           GST_VIDEO_INFO_WIDTH(d), GST_VIDEO_INFO_HEIGHT(d)),
+                          (NULL));
+        return FALSE;
+    }
+    if (GST_VIDEO_INFO_COMP_DEPTH(r, 0) != GST_VIDEO_INFO_COMP_DEPTH(d, 0)) {
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                          ("ref is %u-bit but dis is %u-bit: the scores need equal bit depths",
+                           GST_VIDEO_INFO_COMP_DEPTH(r, 0), GST_VIDEO_INFO_COMP_DEPTH(d, 0)),
+                          (NULL));
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean vmaf_sink_event(GstAggregator *agg, GstAggregatorPad *pad, GstEvent *event)
+{
+    GstFoveaVmaf *self = VMAF(agg);
+    if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
+        GstCaps *caps;
+        GstVideoInfo info;
+        gst_event_parse_caps(event, &caps);
+        if (!gst_video_info_from_caps(&info, caps) ||
+            fovea_gst_pixfmt(GST_VIDEO_INFO_FORMAT(&info)) == FOVEA_PIX_NONE) {
+            GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                              ("%s: unsupported caps (YUV or gray, 8 to 16 bits)",
+                               GST_PAD_NAME(pad)),
+                              ("%" GST_PTR_FORMAT, caps));
+            gst_event_unref(event);
+            return FALSE;
+        }
+        if (pad == self->ref) {
+            self->ref_info = info;
+            self->have_ref_info = TRUE;
+        } else {
+            self->dis_info = info;
+            self->have_dis_info = TRUE;
+            gst_pad_mark_reconfigure(GST_AGGREGATOR_SRC_PAD(self));
+        }
+        gst_event_unref(event);
+        return check_pair(self);
+    }
+    return GST_AGGREGATOR_CLASS(gst_fovea_vmaf_parent_class)->sink_event(agg, pad, event);
+}
+
+static GstFlowReturn vmaf_update_src_caps(GstAggregator *agg, GstCaps *downstream, GstCaps **ret)
+{
+    GstFoveaVmaf *self = VMAF(agg);
+    GstCaps *dis = gst_pad_get_current_caps(GST_PAD(self->dis));
+    if (!dis)
+        return GST_AGGREGATOR_FLOW_NEED_DATA;
+    *ret = gst_caps_intersect(downstream, dis);
+    gst_caps_unref(dis);
+    return GST_FLOW_OK;
+}
+
+/* ------------------------------------------------------------------ scoring */
+
+static GstClockTime running_time(GstAggregatorPad *pad, GstBuffer *buf)
+{
+    if (!GST_BUFFER_PTS_IS_VALID(buf))
+        return GST_CLOCK_TIME_NONE;
+    return gst_segment_to_running_time(&pad->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(buf));
+}
+
+static void post_scores(GstFoveaVmaf *self, const score_row *row, GstClockTime rt)
+{
+    GstStructure *s = gst_structure_new("foveavmaf", "frame", G_TYPE_UINT64, row->frame,
+                                        "timestamp", G_TYPE_UINT64, (guint64)row->pts,
+                                        "running-time", G_TYPE_UINT64, (guint64)rt, NULL);
+    for (int k = 0; k < self->nmetrics; k++)
+        gst_structure_set(s, self->names[k], G_TYPE_DOUBLE, row->v[k], NULL);
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+}
+
+/* Device pointers when buf is CUDA memory of the element's context and the
+ * scorer runs on the device; a host map otherwise. */
+static gboolean map_input(GstFoveaVmaf *self, GstVideoFrame *vf, const GstVideoInfo *info,
+                          GstBuffer *buf, fovea_frame *out, gboolean *device)
+{
+    const fovea_backend b = self->vif ? fovea_vif_backend(self->vif) : fovea_vmaf_backend(self->vmaf);
+    const gboolean dev = b == FOVEA_BACKEND_CUDA && fovea_gst_cuda_buffer_is_ours(self->cuda, buf);
+    if (!gst_video_frame_map(vf, info, buf, GST_MAP_READ | (dev ? fovea_gst_cuda_map_flag() : 0)))
+        return FALSE;
+    fovea_gst_wrap_frame(vf, dev ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST,
+                         fovea_context_device(self->score_ctx), out);
+    *device = dev;
+    return TRUE;
+}
+
+static void add_row(GstFoveaVmaf *self, GstClockTime pts, GstClockTime rt, const double *v,
+                    int n)
+{
+    score_row row;
+    memset(&row, 0, sizeof(row));
+    row.frame = self->rows->len;
+    row.pts = pts;
+    for (int k = 0; k < n && k < MAX_METRICS; k++)
+        row.v[k] = v[k];
+    g_array_append_val(self->rows, row);
+    if (self->rows->len == 1)
+        self->t_first = g_get_monotonic_time();
+    self->t_last = g_get_monotonic_time();
+    post_scores(self, &row, rt);
+}
+
+/* The VMAF scores that are ready, in frame order. @return FALSE after posting an error */
+static gboolean receive_vmaf(GstFoveaVmaf *self)
+{
+    for (;;) {
+        fovea_vmaf_scores sc;
+        const int st = fovea_vmaf_receive(self->vmaf, &sc);
+        if (st == FOVEA_EOF)
+            return TRUE;
+        if (st < 0) {
+            FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
+                            self->rows->len);
+            return FALSE;
+        }
+        pending_pair *p = g_queue_pop_head(&self->pending);
+        add_row(self, p ? p->pts : GST_CLOCK_TIME_NONE, p ? p->rt : GST_CLOCK_TIME_NONE,
+                sc.value, sc.count);
+        if (p && p->held) {
+            gst_video_frame_unmap(&p->r);
+            gst_video_frame_unmap(&p->d);
+        }
+        g_free(p);
+    }
+}
+
+/* Score one pair (VIF), or queue it (VMAF), and post the scores that are
+ * ready. @return FALSE after posting an error */
+static gboolean score_pair(GstFoveaVmaf *self, GstBuffer *rbuf, GstBuffer *dbuf, GstClockTime rt)
+{
+    GstVideoFrame rf, df;
+    fovea_frame r, d;
+    gboolean rdev = FALSE, ddev = FALSE;
+    if (!map_input(self, &rf, &self->ref_info, rbuf, &r, &rdev)) {
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a reference frame"), (NULL));
+        return FALSE;
+    }
+    if (!map_input(self, &df, &self->dis_info, dbuf, &d, &ddev)) {
+        gst_video_frame_unmap(&rf);
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a distorted frame"), (NULL));
+        return FALSE;
+    }
+    if (self->vif) {
+        fovea_vif_scores sc;
+        const int st = fovea_vif_process(self->vif, &r, &d, &sc);
+        gst_video_frame_unmap(&rf);
+        gst_video_frame_unmap(&df);
+        if (st < 0) {
+            FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
+                            self->rows->len);
+            return FALSE;
+        }
+        add_row(self, GST_BUFFER_PTS(dbuf), rt, sc.scale, FOVEA_VIF_SCALES);
+        return TRUE;
+    }
+    const int st = fovea_vmaf_submit(self->vmaf, &r, &d);
+    pending_pair *p = g_new0(pending_pair, 1);
+    p->pts = GST_BUFFER_PTS(dbuf);
+    p->rt = rt;
+    /* device frames are read until their scores are received: kept mapped;
+     * host frames were copied */
+    p->held = st == FOVEA_OK && (rdev || ddev);
+    if (p->held) {
+        p->r = rf;
+        p->d = df;
+    } else {
+        gst_video_frame_unmap(&rf);
+        gst_video_frame_unmap(&df);
+    }
+    if (st < 0) {
+        g_free(p);
+        FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
+                        self->rows->len + g_queue_get_length(&self->pending));
+        return FALSE;
+    }
+    g_queue_push_tail(&self->pending, p);
+    return receive_vmaf(self);
+}
+
+/* ------------------------------------------------------------------ the JSON */
+
+static cJSON *json_number(double x)
+{
+    if (!isfinite(x))
+        return cJSON_CreateNull();
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%.17g", x);
+    return cJSON_CreateRaw(buf);
+}
+
+/* libvmaf's layout, as `fovea vif --json` writes it. @return FALSE after posting an error */
+static gboolean write_json(GstFoveaVmaf *self, const gchar *path)
+{
+    const guint n = self->rows->len;
+    const score_row *rows = (const score_row *)(void *)self->rows->data;
+    /* libvmaf's pooling, from the scorer */
+    double pmin[MAX_METRICS], pmax[MAX_METRICS], pmean[MAX_METRICS], phm[MAX_METRICS];
+    if (self->vif) {
+        fovea_vif_pooled_scores pl;
+        fovea_vif_pooled(self->vif, &pl);
+        for (int k = 0; k < FOVEA_VIF_SCALES; k++) {
+            pmin[k] = pl.scale[k].min;
+            pmax[k] = pl.scale[k].max;
+            pmean[k] = pl.scale[k].mean;
+            phm[k] = pl.scale[k].harmonic_mean;
+        }
+    } else {
+        fovea_vmaf_pooled_scores pl;
+        fovea_vmaf_pooled(self->vmaf, &pl);
+        for (int k = 0; k < self->nmetrics; k++) {
+            pmin[k] = pl.metric[k].min;
+            pmax[k] = pl.metric[k].max;
+            pmean[k] = pl.metric[k].mean;
+            phm[k] = pl.metric[k].harmonic_mean;
+        }
+    }
+    const double secs = (double)(self->t_last - self->t_first) / 1e6;
+    cJSON *root = cJSON_CreateObject();
+    char ver[64];
+    snprintf(ver, sizeof(ver), "fovea %s", fovea_version());
+    cJSON_AddStringToObject(root, "version", ver);
+    cJSON_AddNumberToObject(root, "fps", secs > 0 && n > 1 ? (double)(n - 1) / secs : 0.0);
+    cJSON *frames = cJSON_AddArrayToObject(root, "frames");
+    for (guint i = 0; frames && i < n; i++) {
+        cJSON *fr = cJSON_CreateObject();
+        cJSON_AddItemToArray(frames, fr);
+        cJSON_AddNumberToObject(fr, "frameNum", (double)i);
+        cJSON *m = cJSON_AddObjectToObject(fr, "metrics");
+        for (int k = 0; m && k < self->nmetrics; k++)
+            cJSON_AddItemToObject(m, self->names[k], json_number(rows[i].v[k]));
+    }
+    cJSON *pooled = cJSON_AddObjectToObject(root, "pooled_metrics");
+    for (int k = 0; pooled && n > 0 && k < self->nmetrics; k++) {
+        cJSON *o = cJSON_AddObjectToObject(pooled, self->names[k]);
+        cJSON_AddItemToObject(o, "min", json_number(pmin[k]));
+        cJSON_AddItemToObject(o, "max", json_number(pmax[k]));
+        cJSON_AddItemToObject(o, "mean", json_number(pmean[k]));
+        cJSON_AddItemToObject(o, "harmonic_mean", json_number(phm[k]));
+    }
+    cJSON_AddObjectToObject(root, "aggregate_metrics");
+    cJSON *fv = cJSON_AddObjectToObject(root, "fovea");
+    if (fv) {
+        cJSON_AddStringToObject(fv, "version", fovea_version());
+        GST_OBJECT_LOCK(self);
+        if (self->vif) {
+            cJSON_AddStringToObject(fv, "feature", "vif (libvmaf integer VIF)");
+            cJSON_AddItemToObject(fv, "vif_enhn_gain_limit", json_number(self->gain_limit));
+            cJSON_AddBoolToObject(fv, "debug", 0);
+        } else {
+            cJSON_AddStringToObject(fv, "feature", "vmaf (the model's features and score)");
+            cJSON_AddStringToObject(fv, "model", self->model_name);
+        }
+        GST_OBJECT_UNLOCK(self);
+        cJSON_AddStringToObject(fv, "backend",
+                                fovea_backend_name(self->vif ? fovea_vif_backend(self->vif)
+                                                             : fovea_vmaf_backend(self->vmaf)));
+        cJSON_AddNumberToObject(fv, "threads", fovea_context_threads(self->score_ctx));
+        cJSON_AddStringToObject(fv, "element", GST_OBJECT_NAME(self));
+        cJSON_AddNumberToObject(fv, "width", GST_VIDEO_INFO_WIDTH(&self->dis_info));
+        cJSON_AddNumberToObject(fv, "height", GST_VIDEO_INFO_HEIGHT(&self->dis_info));
+        cJSON_AddStringToObject(fv, "pixfmt", fovea_pixfmt_name(fovea_gst_pixfmt(
+                                                  GST_VIDEO_INFO_FORMAT(&self->dis_info))));
+        cJSON_AddNumberToObject(fv, "frames", (double)n);
+        cJSON_AddNumberToObject(fv, "distorted_unscored", (double)self->passed_unscored);
+        cJSON_AddNumberToObject(fv, "reference_dropped", (double)self->ref_dropped);
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) {
+        GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("%s: out of memory", path), (NULL));
+        return FALSE;
+    }
+    fovea_outfile *of = NULL;
+    int st = fovea_outfile_open(self->ctx, &of, path);
+    if (st == FOVEA_OK) {
+        FILE *fp = fovea_outfile_file(of);
+        if (fputs(text, fp) == EOF || fputc('\n', fp) == EOF) {
+            /* commit reports the stream's error with its reason */
+        }
+        st = fovea_outfile_commit(self->ctx, &of);
+    }
+    free(text);
+    if (st < 0) {
+        FOVEA_GST_ERROR(self, RESOURCE, WRITE, self->ctx, st, "location");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* The end of the distorted stream: the JSON, once. @return FALSE after posting an error */
+static gboolean finish(GstFoveaVmaf *self)
+{
+    if (self->finished)
+        return TRUE;
+    self->finished = TRUE;
+    /* the last frame's VMAF scores need the end of the stream */
+    if (self->vmaf && (fovea_vmaf_flush(self->vmaf) < 0 || !receive_vmaf(self)))
+        return FALSE;
+    GST_OBJECT_LOCK(self);
+    gchar *path = g_strdup(self->location);
+    GST_OBJECT_UNLOCK(self);
+    gboolean ok = TRUE;
+    if (self->passed_unscored || self->ref_dropped)
+        GST_ELEMENT_WARNING(self, STREAM, FAILED,
+                            ("%" G_GUINT64_FORMAT " distorted frame%s had no reference and "
+                             "%" G_GUINT64_FORMAT " reference frame%s no distorted one: scored "
+                             "%u pairs",
+                             self->passed_unscored, self->passed_unscored == 1 ? "" : "s",
+                             self->ref_dropped, self->ref_dropped == 1 ? "" : "s",
+                             self->rows->len),
+                            (NULL));
+    if (path && *path && self->rows->len == 0)
+        GST_ELEMENT_WARNING(self, RESOURCE, WRITE,
+                            ("no frame pair was scored: %s not written", path), (NULL));
+    else if (path && *path)
+        ok = write_json(self, path);
+    g_free(path);
+    return ok;
+}
+
+/* The distorted pad's segment goes downstream with its frames. */
+static void forward_segment(GstFoveaVmaf *self)
+{
+    const GstSegment *seg = &self->dis->segment;
+    if (seg->format == GST_FORMAT_TIME && !gst_segment_is_equal(seg, &self->out_segment)) {
+        self->out_segment = *seg;
+        gst_aggregator_update_segment(GST_AGGREGATOR(self), seg);
+    }
+}
+
+static GstFlowReturn pass_on(GstFoveaVmaf *self, GstBuffer *dbuf)
+{
+    forward_segment(self);
+    return gst_aggregator_finish_buffer(GST_AGGREGATOR(self), dbuf);
+}
+
+static GstFlowReturn vmaf_aggregate(GstAggregator *agg, gboolean timeout)
+{
+    GstFoveaVmaf *self = VMAF(agg);
+    GstBuffer *dbuf = gst_aggregator_pad_peek_buffer(self->dis);
+    GstBuffer *rbuf = gst_aggregator_pad_peek_buffer(self->ref);
+    GstFlowReturn ret = GST_FLOW_OK;
+
+    if (!dbuf) {
+        if (gst_aggregator_pad_is_eos(self->dis)) {
+            while (gst_aggregator_pad_drop_buffer(self->ref))
+                self->ref_dropped++;
+            ret = finish(self) ? GST_FLOW_EOS : GST_FLOW_ERROR;
+        } else {
+            ret = GST_AGGREGATOR_FLOW_NEED_DATA; /* a timeout without a distorted frame */
+        }
+        goto done;
+    }
+    if (!rbuf) {
+        /* no reference: after its end, or late in a live pipeline */
+        if (gst_aggregator_pad_is_eos(self->ref) && !self->warned_ref_end) {
+            GST_WARNING_OBJECT(self, "the reference ended after %u frames: the distorted "
+                               "frames pass on unscored", self->rows->len);
+            self->warned_ref_end = TRUE;
+        }
+        self->passed_unscored++;
+        ret = pass_on(self, gst_aggregator_pad_pop_buffer(self->dis));
+        goto done;
+    }
+    /* pair by running time, within half a frame; in order without timestamps */
+    const GstClockTime rr = running_time(self->ref, rbuf), rd = running_time(self->dis, dbuf);
+    GstClockTime tol = GST_BUFFER_DURATION_IS_VALID(dbuf) ? GST_BUFFER_DURATION(dbuf) / 2
+                                                          : GST_MSECOND;
+    if (GST_CLOCK_TIME_IS_VALID(rr) && GST_CLOCK_TIME_IS_VALID(rd)) {
+        if (rr + tol < rd) {
+            GST_DEBUG_OBJECT(self, "reference frame at %" GST_TIME_FORMAT " has no distorted "
+                             "frame: dropped", GST_TIME_ARGS(rr));
+            gst_aggregator_pad_drop_buffer(self->ref);
+            self->ref_dropped++;
+            goto done;
+        }
+        if (rd + tol < rr) {
+            GST_DEBUG_OBJECT(self, "distorted frame at %" GST_TIME_FORMAT " has no reference: "
+                             "passed unscored", GST_TIME_ARGS(rd));
+            self->passed_unscored++;
+            ret = pass_on(self, gst_aggregator_pad_pop_buffer(self->dis));
+            goto done;
+        }
+    }
+    if (!score_pair(self, rbuf, dbuf, rd)) {
+        ret = GST_FLOW_ERROR;
+        goto done;
+    }
+    gst_aggregator_pad_drop_buffer(self->ref);
+    ret = pass_on(self, gst_aggregator_pad_pop_buffer(self->dis));
+done:
+    if (dbuf)
+        gst_buffer_unref(dbuf);
+    if (rbuf)
+        gst_buffer_unref(rbuf);
+    (void)timeout;
+    return ret;
+}
+
+static GstFlowReturn vmaf_flush(GstAggregator *agg)
+{
+    GstFoveaVmaf *self = VMAF(agg);
+    /* a flushing seek starts a new scoring run */
+    reset_stream(self);
+    return GST_FLOW_OK;
+}
+
+/* ------------------------------------------------------------------ class */
+
+static void vmaf_finalize(GObject *obj)
+{
+    GstFoveaVmaf *self = VMAF(obj);
+    /* after a failed start the state changes that close them may not run */
+    release_pending(self);
+    fovea_vif_close(&self->vif);
+    fovea_vmaf_close(&self->vmaf);
+    fovea_vmaf_model_free(&self->model);
+    fovea_gst_cuda_close(&self->cuda);
+    fovea_close(&self->cpu_ctx);
+    fovea_close(&self->ctx);
+    g_free(self->location);
+    g_free(self->model_name);
+    g_array_unref(self->rows);
+    G_OBJECT_CLASS(gst_fovea_vmaf_parent_class)->finalize(obj);
+}
+
+static void gst_fovea_vmaf_class_init(GstFoveaVmafClass *klass)
+{
+    GObjectClass *oc = G_OBJECT_CLASS(klass);
+    GstElementClass *ec = GST_ELEMENT_CLASS(klass);
+    GstAggregatorClass *ac = GST_AGGREGATOR_CLASS(klass);
+
+    GST_DEBUG_CATEGORY_INIT(fovea_vmaf_debug, "foveavmaf", 0, "fovea video quality");
+
+    oc->set_property = vmaf_set_property;
+    oc->get_property = vmaf_get_property;
+    oc->finalize = vmaf_finalize;
+    const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+    g_object_class_install_property(
+        oc, PROP_LOCATION,
+        g_param_spec_string("location", "Location",
+                            "write every frame's scores and the pooled ones as JSON in "
+                            "libvmaf's layout to this file at the end of the stream",
+                            NULL, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_FEATURES,
+        g_param_spec_enum("features", "Features", "what is scored", features_get_type(),
+                          DEFAULT_FEATURES, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_MODEL,
+        g_param_spec_string("model", "Model",
+                            "with features=vmaf: a libvmaf JSON model file, or a built-in "
+                            "model's version name", DEFAULT_MODEL, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_GAIN_LIMIT,
+        g_param_spec_double("vif-gain-limit", "VIF gain limit",
+                            "with features=vif: libvmaf's vif_enhn_gain_limit, 1.0 (no gain) "
+                            "to 100.0", 1.0,
+                            FOVEA_VIF_ENHN_GAIN_LIMIT_MAX, FOVEA_VIF_ENHN_GAIN_LIMIT_MAX,
+                            rw | GST_PARAM_MUTABLE_READY));
+    fovea_gst_install_backend_properties(oc, PROP_BACKEND, PROP_THREADS);
+
+    gst_element_class_set_static_metadata(
+        ec, "fovea video quality", "Filter/Analyzer/Video",
+        "Scores the distorted stream (dis) against the reference (ref) with VMAF or libvmaf's "
+        "integer VIF (bit-exact), posts each frame's scores, writes libvmaf JSON at the end, "
+        "and passes the distorted frames on",
+        "fovea");
+    GstCaps *caps = fovea_gst_raw_caps(formats, G_N_ELEMENTS(formats), TRUE);
+    gst_element_class_add_pad_template(
+        ec, gst_pad_template_new_with_gtype("ref", GST_PAD_SINK, GST_PAD_ALWAYS, caps,
+                                            GST_TYPE_AGGREGATOR_PAD));
+    gst_element_class_add_pad_template(
+        ec, gst_pad_template_new_with_gtype("dis", GST_PAD_SINK, GST_PAD_ALWAYS, caps,
+                                            GST_TYPE_AGGREGATOR_PAD));
+    gst_element_class_add_pad_template(
+        ec, gst_pad_template_new_with_gtype("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps,
+                                            GST_TYPE_AGGREGATOR_PAD));
+    gst_caps_unref(caps);
+
+    ec->change_state = vmaf_change_state;
+    ac->start = vmaf_start;
+    ac->stop = vmaf_stop;
+    ac->flush = vmaf_flush;
+    ac->aggregate = vmaf_aggregate;
+    ac->sink_query = vmaf_sink_query;
+    ac->src_query = vmaf_src_query;
+    ac->sink_event = vmaf_sink_event;
+    ac->update_src_caps = vmaf_update_src_caps;
+    gst_type_mark_as_plugin_api(features_get_type(), 0);
+}
+
+static GstAggregatorPad *add_sink_pad(GstFoveaVmaf *self, const char *name)
+{
+    GstPadTemplate *t = gst_element_class_get_pad_template(GST_ELEMENT_GET_CLASS(self), name);
+    GstAggregatorPad *pad = g_object_new(GST_TYPE_AGGREGATOR_PAD, "name", name, "direction",
+                                         GST_PAD_SINK, "template", t, NULL);
+    gst_element_add_pad(GST_ELEMENT(self), GST_PAD(pad));
+    return pad;
+}
+
+static void gst_fovea_vmaf_init(GstFoveaVmaf *self)
+{
+    self->gain_limit = FOVEA_VIF_ENHN_GAIN_LIMIT_MAX;
+    self->features = DEFAULT_FEATURES;
+    self->model_name = g_strdup(DEFAULT_MODEL);
+    g_queue_init(&self->pending);
+    self->backend = FOVEA_GST_DEFAULT_BACKEND;
+    self->threads = FOVEA_GST_DEFAULT_THREADS;
+    self->rows = g_array_new(FALSE, TRUE, sizeof(score_row));
+    gst_segment_init(&self->out_segment, GST_FORMAT_UNDEFINED);
+    self->ref = add_sink_pad(self, "ref");
+    self->dis = add_sink_pad(self, "dis");
+}

@@ -1,0 +1,476 @@
+/* The delta stream encoder: each frame is compared with the reconstruction
+ * (what every receiver shows), the tiles that differ beyond T are coded and
+ * compressed with zstd in groups on the context's threads, and the
+ * reconstruction takes exactly the samples sent (docs/stream.md). */
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "stream/stream_internal.h"
+
+/* a group is closed once its tiles' coded bytes reach this */
+#define GROUP_BYTES ((size_t)128 << 10)
+
+typedef struct enc_group {
+    int64_t first, count;       /* ordinals in the sent list */
+    size_t raw_off, raw_len;    /* coded tiles in raw[] */
+    size_t comp_off, comp_cap;  /* room in comp[] */
+    size_t comp_len;            /* compressed size, or a zstd error code */
+    int failed;
+} enc_group;
+
+struct fovea_stream_encoder {
+    fovea_context *ctx;
+    fovea_stream_settings set;
+    fovea_video_info info;
+    stream_geom g;
+    fovea_diff *mask, *filter;
+    fovea_frame recon, filt;
+    int have_recon;
+    int64_t next_frame;
+    int key_requested;
+    uint8_t hello[FOVEA_STREAM_HEADER_SIZE + STREAM_HELLO_SIZE];
+
+    uint8_t *flags;       /* per tile: differs beyond T */
+    int32_t *sent;        /* tiles carried, ascending */
+    uint8_t *bitmap;      /* tile map before compression */
+    enc_group *groups;
+    int64_t groups_cap;
+    uint8_t *raw, *comp, *msg;
+    size_t raw_cap, comp_cap, msg_cap, msg_len;
+
+    int threads;
+    ZSTD_CCtx **cctx;
+    uint16_t *scratch;    /* per thread: 2 x max_block values */
+    float *dtab;          /* the entropy estimate's table */
+
+    /* the frame being encoded, for the workers */
+    const fovea_frame *src;
+    int keyframe;
+};
+
+void fovea_stream_default_settings(fovea_stream_settings *s)
+{
+    if (!s)
+        return;
+    memset(s, 0, sizeof(*s));
+    s->threshold = 0;
+    s->keyframe_interval = 300;
+    s->tile = 16;
+    s->denoise = FOVEA_DIFF_DENOISE_NONE;
+    s->zstd_level = 3;
+}
+
+static int grow(fovea_context *ctx, void **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return FOVEA_OK;
+    size_t want = need + need / 4;
+    void *p = realloc(*buf, want);
+    if (!p)
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "stream: cannot allocate %zu bytes", want);
+    *buf = p;
+    *cap = want;
+    return FOVEA_OK;
+}
+
+static int open_diffs(fovea_stream_encoder *e)
+{
+    fovea_diff_settings ds;
+    fovea_diff_default_settings(&ds);
+    ds.threshold = e->set.threshold;
+    ds.tile = e->set.tile;
+    ds.denoise = FOVEA_DIFF_DENOISE_NONE;
+    FOVEA_TRY(fovea_diff_open(&e->mask, e->ctx, &ds));
+    if (e->set.denoise != FOVEA_DIFF_DENOISE_NONE) {
+        ds.denoise = e->set.denoise;
+        FOVEA_TRY(fovea_diff_open(&e->filter, e->ctx, &ds));
+        FOVEA_TRY(fovea_frame_alloc(e->ctx, &e->filt, e->info.width, e->info.height,
+                                    e->info.fmt, FOVEA_MEM_HOST));
+    }
+    return FOVEA_OK;
+}
+
+static int alloc_buffers(fovea_stream_encoder *e)
+{
+    const stream_geom *g = &e->g;
+    fovea_context *ctx = e->ctx;
+    e->threads = fovea_context_threads(ctx);
+    if (e->threads < 1)
+        e->threads = 1;
+    e->flags = calloc((size_t)g->tiles, 1);
+    e->sent = malloc((size_t)g->tiles * sizeof(int32_t));
+    e->bitmap = malloc(g->map_bytes);
+    e->cctx = calloc((size_t)e->threads, sizeof(ZSTD_CCtx *));
+    e->scratch = malloc((size_t)e->threads * 2 * g->max_block * sizeof(uint16_t));
+    e->dtab = malloc(g->max_block * sizeof(float));
+    if (!e->flags || !e->sent || !e->bitmap || !e->cctx || !e->scratch || !e->dtab)
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "stream: out of memory");
+    for (int i = 0; i < e->threads; i++)
+        if (!(e->cctx[i] = ZSTD_createCCtx()))
+            return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "stream: cannot create a zstd context");
+    stream_entropy_table(e->dtab, g->max_block);
+    return fovea_frame_alloc(ctx, &e->recon, e->info.width, e->info.height, e->info.fmt,
+                             FOVEA_MEM_HOST);
+}
+
+int fovea_stream_encoder_open(fovea_stream_encoder **out, fovea_context *ctx,
+                              const fovea_stream_settings *s, const fovea_video_info *info)
+{
+    if (!out)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stream: NULL encoder pointer");
+    *out = NULL;
+    if (!ctx || !info)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stream: NULL context or video info");
+    fovea_stream_settings set;
+    if (s)
+        set = *s;
+    else
+        fovea_stream_default_settings(&set);
+    if (set.threshold < 0 || set.threshold > 65535)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stream: threshold %d outside 0..65535",
+                            set.threshold);
+    if (set.keyframe_interval < 0)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stream: keyframe interval %d < 0",
+                            set.keyframe_interval);
+    if (set.zstd_level < 1 || set.zstd_level > 19)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stream: zstd level %d outside 1..19",
+                            set.zstd_level);
+    if (set.denoise < FOVEA_DIFF_DENOISE_NONE || set.denoise > FOVEA_DIFF_DENOISE_TEMPORAL)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stream: unknown denoise mode %d",
+                            (int)set.denoise);
+    stream_geom g;
+    char err[256];
+    int st = stream_geom_init(&g, info->width, info->height, info->fmt, set.tile, err, sizeof err);
+    if (st < 0)
+        return fv_ctx_error(ctx, st, "stream: %s", err);
+    /* every message length must fit the header's 32 bits */
+    if (g.packed > ((size_t)1 << 31))
+        return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED, "stream: frames of %zu bytes are too large",
+                            g.packed);
+
+    fovea_stream_encoder *e = calloc(1, sizeof(*e));
+    if (!e)
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "stream: out of memory");
+    e->ctx = ctx;
+    e->set = set;
+    e->info = *info;
+    e->info.frame_count = -1;
+    e->g = g;
+    st = open_diffs(e);
+    if (st >= 0)
+        st = alloc_buffers(e);
+    if (st < 0) {
+        fovea_stream_encoder_close(&e);
+        return st;
+    }
+    stream_hello h;
+    h.info = e->info;
+    h.tile = set.tile;
+    h.threshold = set.threshold;
+    h.keyframe_interval = set.keyframe_interval;
+    h.denoise = (int)set.denoise;
+    stream_hello_pack(&h, e->hello + FOVEA_STREAM_HEADER_SIZE);
+    stream_seal(e->hello, FOVEA_STREAM_MSG_HELLO, STREAM_HELLO_SIZE);
+    *out = e;
+    return FOVEA_OK;
+}
+
+void fovea_stream_encoder_close(fovea_stream_encoder **pe)
+{
+    if (!pe || !*pe)
+        return;
+    fovea_stream_encoder *e = *pe;
+    fovea_diff_close(&e->mask);
+    fovea_diff_close(&e->filter);
+    fovea_frame_free(e->ctx, &e->recon);
+    fovea_frame_free(e->ctx, &e->filt);
+    for (int i = 0; e->cctx && i < e->threads; i++)
+        ZSTD_freeCCtx(e->cctx[i]);
+    free(e->cctx);
+    free(e->flags);
+    free(e->sent);
+    free(e->bitmap);
+    free(e->groups);
+    free(e->raw);
+    free(e->comp);
+    free(e->msg);
+    free(e->scratch);
+    free(e->dtab);
+    free(e);
+    *pe = NULL;
+}
+
+int fovea_stream_encoder_hello(fovea_stream_encoder *e, const uint8_t **msg, size_t *size)
+{
+    if (!e || !msg || !size)
+        return FOVEA_ERR_INVALID_ARG;
+    *msg = e->hello;
+    *size = sizeof(e->hello);
+    return FOVEA_OK;
+}
+
+void fovea_stream_encoder_request_keyframe(fovea_stream_encoder *e)
+{
+    if (e)
+        e->key_requested = 1;
+}
+
+const fovea_frame *fovea_stream_encoder_reconstruction(const fovea_stream_encoder *e)
+{
+    return e && e->have_recon ? &e->recon : NULL;
+}
+
+int fovea_stream_encoder_end(fovea_stream_encoder *e, const uint8_t **msg, size_t *size)
+{
+    if (!e || !msg || !size)
+        return FOVEA_ERR_INVALID_ARG;
+    FOVEA_TRY(grow(e->ctx, (void **)&e->msg, &e->msg_cap, FOVEA_STREAM_HEADER_SIZE + STREAM_END_SIZE));
+    put_u64(e->msg + FOVEA_STREAM_HEADER_SIZE, (uint64_t)e->next_frame);
+    stream_seal(e->msg, FOVEA_STREAM_MSG_END, STREAM_END_SIZE);
+    *msg = e->msg;
+    *size = FOVEA_STREAM_HEADER_SIZE + STREAM_END_SIZE;
+    return FOVEA_OK;
+}
+
+/* ---------------------------------------------------------------- frames */
+
+static int check_frame(fovea_stream_encoder *e, const fovea_frame *f)
+{
+    if (!f || !f->data[0])
+        return fv_ctx_error(e->ctx, FOVEA_ERR_INVALID_ARG, "stream: NULL or empty frame");
+    if (f->mem == FOVEA_MEM_DEVICE)
+        return fv_ctx_error(e->ctx, FOVEA_ERR_UNSUPPORTED,
+                            "stream: the encoder reads host frames, not device memory");
+    if (f->width != e->info.width || f->height != e->info.height || f->fmt != e->info.fmt)
+        return fv_ctx_error(e->ctx, FOVEA_ERR_MISMATCH,
+                            "stream: frame is %dx%d %s but the stream is %dx%d %s", f->width,
+                            f->height, fovea_pixfmt_name(f->fmt), e->info.width,
+                            e->info.height, fovea_pixfmt_name(e->info.fmt));
+    for (int p = 0; p < e->g.planes; p++)
+        if (!f->data[p] || f->stride[p] < (ptrdiff_t)fovea_plane_row_bytes(f->fmt, f->width, p))
+            return fv_ctx_error(e->ctx, FOVEA_ERR_INVALID_ARG,
+                                "stream: frame plane %d missing or its stride too small", p);
+    return FOVEA_OK;
+}
+
+/* Tiles whose alpha differs beyond T (the diff mask compares R, G, B only). */
+static void flag_alpha(fovea_stream_encoder *e, const fovea_frame *src)
+{
+    const stream_geom *g = &e->g;
+    for (int64_t t = 0; t < g->tiles; t++) {
+        if (e->flags[t])
+            continue;
+        stream_view a, b;
+        stream_view_of(g, src, 0, t, &a);
+        stream_view_of(g, &e->recon, 0, t, &b);
+        for (int y = 0; y < a.h && !e->flags[t]; y++) {
+            const uint8_t *ra = a.p + (ptrdiff_t)y * a.stride, *rb = b.p + (ptrdiff_t)y * b.stride;
+            for (int x = 0; x < a.w; x++) {
+                int va, vb;
+                if (a.bps == 1) {
+                    va = ra[4 * x + 3];
+                    vb = rb[4 * x + 3];
+                } else {
+                    va = ra[8 * x + 6] | (ra[8 * x + 7] << 8);
+                    vb = rb[8 * x + 6] | (rb[8 * x + 7] << 8);
+                }
+                if (abs(va - vb) > e->set.threshold) {
+                    e->flags[t] = 1;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* The change mask against the reconstruction: e->flags, and the count. */
+static int find_changes(fovea_stream_encoder *e, const fovea_frame *src, int64_t *changed)
+{
+    fovea_diff_mask_result mr;
+    FOVEA_TRY(fovea_diff_mask(e->mask, &e->recon, src, &mr));
+    if (mr.tiles_x != e->g.tiles_x || mr.tiles_y != e->g.tiles_y)
+        return fv_ctx_error(e->ctx, FOVEA_ERR_INTERNAL, "stream: mask of %dx%d tiles, expected %dx%d",
+                            mr.tiles_x, mr.tiles_y, e->g.tiles_x, e->g.tiles_y);
+    memcpy(e->flags, mr.changed, (size_t)e->g.tiles);
+    if (e->g.alpha)
+        flag_alpha(e, src);
+    int64_t n = 0;
+    for (int64_t t = 0; t < e->g.tiles; t++)
+        n += e->flags[t] != 0;
+    *changed = n;
+    return FOVEA_OK;
+}
+
+/* Split the sent list into groups and place them in raw[] and comp[]. */
+static int plan_groups(fovea_stream_encoder *e, int64_t n)
+{
+    int64_t ng = 0;
+    size_t raw = 0, comp = 0, acc = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (acc == 0) {
+            if (ng == e->groups_cap) {
+                const int64_t cap = e->groups_cap ? 2 * e->groups_cap : 64;
+                enc_group *p = realloc(e->groups, (size_t)cap * sizeof(*p));
+                if (!p)
+                    return fv_ctx_error(e->ctx, FOVEA_ERR_NOMEM, "stream: out of memory");
+                e->groups = p;
+                e->groups_cap = cap;
+            }
+            enc_group *gr = &e->groups[ng++];
+            memset(gr, 0, sizeof(*gr));
+            gr->first = i;
+            gr->raw_off = raw;
+        }
+        enc_group *gr = &e->groups[ng - 1];
+        const size_t tb = stream_tile_bytes(&e->g, e->sent[i]);
+        gr->count++;
+        gr->raw_len += tb;
+        raw += tb;
+        acc += tb;
+        if (acc >= GROUP_BYTES || i == n - 1) {
+            gr->comp_off = comp;
+            gr->comp_cap = ZSTD_compressBound(gr->raw_len);
+            comp += gr->comp_cap;
+            acc = 0;
+        }
+    }
+    FOVEA_TRY(grow(e->ctx, (void **)&e->raw, &e->raw_cap, raw));
+    FOVEA_TRY(grow(e->ctx, (void **)&e->comp, &e->comp_cap, comp));
+    return (int)ng;
+}
+
+typedef struct enc_job {
+    fovea_stream_encoder *e;
+} enc_job;
+
+/* Code, compress and commit to the reconstruction groups [begin, end). */
+static void encode_groups(void *arg, int begin, int end, int thread)
+{
+    fovea_stream_encoder *e = ((enc_job *)arg)->e;
+    const stream_geom *g = &e->g;
+    uint16_t *scratch = e->scratch + (size_t)thread * 2 * g->max_block;
+    for (int k = begin; k < end; k++) {
+        enc_group *gr = &e->groups[k];
+        uint8_t *out = e->raw + gr->raw_off;
+        for (int64_t i = gr->first; i < gr->first + gr->count; i++) {
+            const int64_t t = e->sent[i];
+            for (int p = 0; p < g->planes; p++) {
+                stream_view sv, rv;
+                stream_view_of(g, e->src, p, t, &sv);
+                stream_view_of(g, &e->recon, p, t, &rv);
+                out += stream_code_block(&sv, e->keyframe ? NULL : &rv, out, scratch, e->dtab);
+                const size_t row = (size_t)sv.w * (size_t)sv.cpp * (size_t)sv.bps;
+                for (int y = 0; y < sv.h; y++)
+                    memcpy(rv.p + (ptrdiff_t)y * rv.stride, sv.p + (ptrdiff_t)y * sv.stride, row);
+            }
+        }
+        gr->comp_len = ZSTD_compressCCtx(e->cctx[thread], e->comp + gr->comp_off, gr->comp_cap,
+                                         e->raw + gr->raw_off, gr->raw_len, e->set.zstd_level);
+        gr->failed = ZSTD_isError(gr->comp_len) != 0;
+    }
+}
+
+int fovea_stream_encoder_encode(fovea_stream_encoder *e, const fovea_frame *f,
+                                uint64_t timestamp_us, const uint8_t **msg, size_t *size,
+                                fovea_stream_frame_info *fi)
+{
+    if (!e)
+        return FOVEA_ERR_INVALID_ARG;
+    if (!msg || !size)
+        return fv_ctx_error(e->ctx, FOVEA_ERR_INVALID_ARG, "stream: NULL message pointer");
+    const double t0 = stream_now();
+    FOVEA_TRY(check_frame(e, f));
+    const stream_geom *g = &e->g;
+    const fovea_frame *src = f;
+    if (e->filter) {
+        FOVEA_TRY(fovea_diff_denoise(e->filter, f, &e->filt));
+        src = &e->filt;
+    }
+    const int64_t fno = e->next_frame;
+    const int key = !e->have_recon || e->key_requested ||
+                    (e->set.keyframe_interval > 0 && fno % e->set.keyframe_interval == 0);
+    int64_t changed = g->tiles;
+    if (e->have_recon)
+        FOVEA_TRY(find_changes(e, src, &changed));
+
+    /* the tiles carried, and the map a DELTA carries (a KEYFRAME's check map) */
+    int64_t n = 0;
+    memset(e->bitmap, 0, g->map_bytes);
+    for (int64_t t = 0; t < g->tiles; t++) {
+        const int flag = e->have_recon && e->flags[t];
+        if (flag)
+            e->bitmap[t >> 3] |= (uint8_t)(1u << (t & 7));
+        if (key || flag)
+            e->sent[n++] = (int32_t)t;
+    }
+    const int with_map = key ? e->have_recon : n > 0;
+    const size_t map_cap = with_map ? ZSTD_compressBound(g->map_bytes) : 0;
+    const int ng = n > 0 ? plan_groups(e, n) : 0;
+    if (ng < 0)
+        return ng;
+
+    e->src = src;
+    e->keyframe = key;
+    enc_job job = {e};
+    fv_parallel_for(e->ctx, ng, 1, encode_groups, &job);
+    /* the reconstruction now holds every carried tile, whatever follows */
+    e->have_recon = 1;
+    e->next_frame++;
+
+    /* from here on a failure leaves the reconstruction ahead of the receivers:
+     * the next frame is then a keyframe */
+    e->key_requested = 1;
+    size_t total = FOVEA_STREAM_HEADER_SIZE + STREAM_FRAME_HEADER_SIZE + map_cap;
+    for (int k = 0; k < ng; k++) {
+        if (e->groups[k].failed)
+            return fv_ctx_error(e->ctx, FOVEA_ERR_INTERNAL, "stream: zstd: %s",
+                                ZSTD_getErrorName(e->groups[k].comp_len));
+        total += 8 + e->groups[k].comp_len;
+    }
+    FOVEA_TRY(grow(e->ctx, (void **)&e->msg, &e->msg_cap, total));
+    uint8_t *h = e->msg + FOVEA_STREAM_HEADER_SIZE;
+    size_t m = 0;
+    if (with_map) {
+        m = ZSTD_compressCCtx(e->cctx[0], h + STREAM_FRAME_HEADER_SIZE, map_cap, e->bitmap,
+                              g->map_bytes, e->set.zstd_level);
+        if (ZSTD_isError(m))
+            return fv_ctx_error(e->ctx, FOVEA_ERR_INTERNAL, "stream: zstd: %s",
+                                ZSTD_getErrorName(m));
+    }
+    e->key_requested = 0;
+    put_u64(h, (uint64_t)fno);
+    put_u64(h + 8, timestamp_us);
+    /* a keyframe's base: the frame its check map was made against */
+    put_u64(h + 16, key && !with_map ? STREAM_NO_BASE : (uint64_t)(fno - 1));
+    put_u32(h + 24, (uint32_t)n);
+    put_u32(h + 28, (uint32_t)ng);
+    put_u32(h + 32, (uint32_t)m);
+    uint8_t *w = h + STREAM_FRAME_HEADER_SIZE + m;
+    for (int k = 0; k < ng; k++) {
+        const enc_group *gr = &e->groups[k];
+        put_u32(w, (uint32_t)gr->count);
+        put_u32(w + 4, (uint32_t)gr->comp_len);
+        memcpy(w + 8, e->comp + gr->comp_off, gr->comp_len);
+        w += 8 + gr->comp_len;
+    }
+    const size_t payload = (size_t)(w - h);
+    stream_seal(e->msg, key ? FOVEA_STREAM_MSG_KEYFRAME : FOVEA_STREAM_MSG_DELTA, payload);
+    e->msg_len = FOVEA_STREAM_HEADER_SIZE + payload;
+    *msg = e->msg;
+    *size = e->msg_len;
+    if (fi) {
+        memset(fi, 0, sizeof(*fi));
+        fi->frame = fno;
+        fi->timestamp_us = timestamp_us;
+        fi->keyframe = key;
+        fi->tiles_sent = n;
+        fi->tiles_changed = changed;
+        fi->tiles_total = g->tiles;
+        fi->bytes = e->msg_len;
+        fi->raw_bytes = g->packed;
+        fi->checked_error = -1;
+        fi->seconds = stream_now() - t0;
+    }
+    return FOVEA_OK;
+}

@@ -1,0 +1,157 @@
+/* Internal pieces of the delta streamer shared by the encoder, the decoder and
+ * the TCP layer: little-endian fields, message framing (format.c), the tile
+ * geometry and the per-block modes (tiles.c). docs/stream-format.md is the
+ * specification. */
+#ifndef FOVEA_STREAM_INTERNAL_H
+#define FOVEA_STREAM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/core.h"
+#include "fovea/stream.h"
+
+#define STREAM_HELLO_SIZE 64
+#define STREAM_FRAME_HEADER_SIZE 36
+#define STREAM_END_SIZE 8
+#define STREAM_RESYNC_SIZE 8
+/* the largest message a sender accepts from a receiver (a RESYNC) */
+#define STREAM_MAX_REQUEST 64
+#define STREAM_NO_BASE UINT64_MAX
+
+/* tile modes */
+enum { STREAM_MODE_RAW = 0, STREAM_MODE_TEMPORAL = 1, STREAM_MODE_SPATIAL = 2 };
+
+/* ---------------------------------------------------------------- fields */
+
+static inline void put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static inline void put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t get_u16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+static inline uint32_t get_u32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+static inline uint64_t get_u64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* ---------------------------------------------------------------- format.c */
+
+/* Fill the header of the message at msg (its payload of n bytes follows the
+ * header): magic, version, type, length and checksum. */
+void stream_seal(uint8_t *msg, fovea_stream_msg_type type, size_t n);
+
+/* The checksum of the message at msg (header bytes 0..11 and n payload bytes). */
+uint64_t stream_checksum(const uint8_t *msg, size_t n);
+
+/* 1 when the checksum of the header + payload at msg (payload n) is right. */
+int stream_checksum_ok(const uint8_t *msg, size_t n);
+
+/* Pixel format <-> wire code (0 = none). */
+uint16_t stream_fmt_code(fovea_pixfmt fmt);
+fovea_pixfmt stream_fmt_from_code(uint16_t code);
+
+/* The stream header a HELLO carries. */
+typedef struct stream_hello {
+    fovea_video_info info;
+    int tile, threshold, keyframe_interval, denoise;
+} stream_hello;
+
+/* Write the 64 payload bytes of a HELLO. */
+void stream_hello_pack(const stream_hello *h, uint8_t *payload);
+/* Parse and check a HELLO payload (err gets the reason). */
+int stream_hello_parse(const uint8_t *payload, size_t n, const fovea_stream_limits *lim,
+                       stream_hello *h, char *err, size_t errsz);
+
+/* ---------------------------------------------------------------- tiles.c */
+
+typedef struct stream_plane {
+    int sx, sy;       /* subsampling shifts */
+    int pw, ph;       /* plane size in pixels */
+    int cpp;          /* components per pixel */
+    int bps;          /* bytes per sample, 1 or 2 */
+} stream_plane;
+
+typedef struct stream_geom {
+    int width, height;
+    fovea_pixfmt fmt;
+    int tile, tiles_x, tiles_y;
+    int64_t tiles;         /* tiles_x * tiles_y */
+    int planes;
+    stream_plane pl[3];
+    int alpha;             /* packed RGBA: component 3 of plane 0 is alpha */
+    size_t max_block;      /* bytes of the largest plane block of a tile */
+    size_t packed;         /* the frame's packed size */
+    size_t map_bytes;      /* ceil(tiles / 8) */
+} stream_geom;
+
+/* The geometry of a stream (err gets why it is refused). */
+int stream_geom_init(stream_geom *g, int width, int height, fovea_pixfmt fmt, int tile,
+                     char *err, size_t errsz);
+
+/* Plane p's block of tile t: its origin and size in pixels. */
+void stream_block(const stream_geom *g, int p, int64_t t, int *x0, int *y0, int *w, int *h);
+
+/* Coded bytes of tile t: for every plane a mode byte and its block's bytes. */
+size_t stream_tile_bytes(const stream_geom *g, int64_t t);
+
+/* A block of samples in a frame: origin pointer, stride and shape. */
+typedef struct stream_view {
+    uint8_t *p;
+    ptrdiff_t stride;
+    int w, h, cpp, bps;
+} stream_view;
+
+void stream_view_of(const stream_geom *g, const fovea_frame *f, int p, int64_t t, stream_view *v);
+
+/* d[c] = (c+1) log2 (c+1) - c log2 c for c < max_count: the encoder's
+ * entropy estimate, one lookup per coded byte. */
+void stream_entropy_table(float *d, size_t max_count);
+
+/* Encoder: code block src (ref: the receiver's block, NULL in a keyframe) in
+ * the mode whose bytes have the least order-0 entropy, into out (1 + n bytes:
+ * the mode, then the coded bytes). scratch holds 2 x max_block values; dtab
+ * is stream_entropy_table's for max_block. @return the bytes written */
+size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t *out,
+                         uint16_t *scratch, const float *dtab);
+
+/* Decoder: the mode byte of a coded block is valid for the message type. */
+int stream_mode_ok(int mode, int keyframe);
+
+/* Decoder: write the block coded at in (mode byte first) into dst (which
+ * holds the shown samples for TEMPORAL); with check non-NULL the largest
+ * |new - shown| is stored there. scratch holds 2 x max_block values. The mode
+ * was checked. */
+void stream_decode_block(const uint8_t *in, const stream_view *dst, uint16_t *scratch, int *check);
+
+/* The last frame the decoder showed, also after an error (-1: none): what a
+ * receiver's RESYNC reports. */
+int64_t stream_decoder_last_shown(const fovea_stream_decoder *d);
+
+/* Time for frame info. */
+double stream_now(void);
+
+#endif
