@@ -31,27 +31,36 @@ static const int32_t db2_hi[4] = {-4240, -7345, 27411, -15826};
  * reverse, d high-pass both ways, a low-pass both ways. */
 enum { BAND_H, BAND_V, BAND_D, BAND_A, NBANDS };
 
+/* A level is computed row by row in one pass per thread (level_rows): the
+ * DWT of a band row, its decoupling, the maskers' rows and the sums of the
+ * row above, so that only the approximation band (the next level's input)
+ * goes through memory; everything else lives in a few rows per thread. */
+typedef struct adm_thread {
+    int32_t *lo[2], *hi[2];   /* vertical DWT pass of ref, dis (input width) */
+    int32_t *band[2][NBANDS]; /* one DWT output row of ref, dis */
+    int32_t *x[2][3][2];      /* [restored, additive][band][row & 1] */
+    int32_t *f[2][3];         /* [masker: restored, additive][row % 3]: the summed
+                                 |csf| / 30 of the masker's bands, one column of
+                                 padding each side */
+    int32_t *c[2][2];         /* [masker][row & 1]: the summed |csf| / 15 */
+    int64_t acc[16];          /* den, DLM and AIM numerators (h, v, d each); the
+                                 rest keeps threads off each other's cache lines */
+} adm_thread;
+
 struct adm_state {
     adm_params p;
     int bw, bh;       /* band size of the first level (every level fits in it) */
     ptrdiff_t stride; /* elements, of every band plane */
-    int32_t *ref[NBANDS], *dis[NBANDS];
-    int32_t *rst[3], *add[3]; /* decoupled: restored and additive parts */
-    int32_t *csf[3], *flt[3]; /* a CSF-weighted band and its |x|/30 */
     int32_t *band_a[2][2];    /* [ref, dis][ping, pong]: the approximation band of a
                                  level is read by the next one, which writes the other */
     int *ind_y[4], *ind_x[4]; /* DWT source rows/columns of each output row/column */
     int32_t *div_lookup;      /* 65537 entries: 2^30 / (i - 32768) */
     void *mem;
-    /* per thread of the context computing: 4 vertical-pass rows of width
-     * (ref lo, ref hi, dis lo, dis hi) and the row sums' partial accumulators */
+    /* per thread of the context computing */
     int nthr;
-    int32_t *thr_rows;
-    int64_t *thr_acc;         /* THR_ACC per thread (3 used; the rest keeps threads
-                                 off each other's cache lines) */
+    adm_thread *thr;
+    void *thr_mem;
 };
-
-#define THR_ACC 8
 
 void adm_default_params(adm_params *p, int width, int height, int bpc)
 {
@@ -128,29 +137,6 @@ static void score_region(int w, int h, int *l, int *t, int *r, int *b)
     *b = h - *t;
 }
 
-/* The region the decoupling and the CSF fill: the scored one plus a margin for
- * the masking filter's 3x3 neighbourhood, clipped to the band. */
-static void work_region(int w, int h, int *l, int *t, int *r, int *b)
-{
-    int left = (int)(w * ADM_BORDER_FACTOR - 0.5 - 1);
-    int top = (int)(h * ADM_BORDER_FACTOR - 0.5 - 1);
-    int right = w - left + 2;
-    int bottom = h - top + 2;
-    *l = left < 0 ? 0 : left;
-    *t = top < 0 ? 0 : top;
-    *r = right > w ? w : right;
-    *b = bottom > h ? h : bottom;
-}
-
-/* Restrict the rows [*top, *bottom) of a region to a thread's rows [i0, i1). */
-static void clip_rows(int *top, int *bottom, int i0, int i1)
-{
-    if (*top < i0)
-        *top = i0;
-    if (*bottom > i1)
-        *bottom = i1;
-}
-
 /* ---------------------------------------------------------------- DWT */
 
 /* Source index of tap k (0..3) for output n of a level with n_in inputs: taps
@@ -202,10 +188,11 @@ static void dwt_rounding(int bpc, int scale, dwt_round *vr, dwt_round *hr)
     }
 }
 
-/* The integer loops below are compiled for AVX-512, AVX2 and the baseline and
- * picked at run time, as VIF's (plain C, vectorized by the compiler); they
- * hold no floating point. */
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+/* The row loops below are compiled for AVX-512, AVX2 and the baseline and
+ * picked at run time, as VIF's (plain C, vectorized by the compiler; see
+ * ADM_FP_CLONES for the one with floating point). FOVEA_ADM_NO_CLONES builds
+ * one version for the compiler's target (to test the others' bits). */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(FOVEA_ADM_NO_CLONES)
 #define ADM_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define ADM_CLONES
@@ -215,10 +202,10 @@ static void dwt_rounding(int bpc, int scale, dwt_round *vr, dwt_round *hr)
  * 0's samples, r32: the previous approximation band above), every column:
  * lo = (sum_k lo_k * s_k - sub + add) >> shift, hi = (sum_k hi_k * s_k + add)
  * >> shift. Level 0 keeps int16 results, as libvmaf does. At 8 bits the sums
- * (< 2^24) are exact in 32 bits; above, 64 bits. */
+ * (< 2^24) are exact in 32 bits, and so are level 1's; else 64 bits. */
 ADM_CLONES static void dwt_vertical(int scale, int bpc, const uint8_t *const r8[4],
                                     const int32_t *const r32[4], int w, const dwt_round *vr,
-                                    int32_t *lo, int32_t *hi)
+                                    int32_t *restrict lo, int32_t *restrict hi)
 {
     if (scale == 0 && bpc == 8) {
         const int32_t sub = (int32_t)vr->sub, add = (int32_t)vr->add;
@@ -243,6 +230,18 @@ ADM_CLONES static void dwt_vertical(int scale, int bpc, const uint8_t *const r8[
             }
             lo[j] = (int16_t)((l - vr->sub + vr->add) >> vr->shift);
             hi[j] = (int16_t)((h + vr->add) >> vr->shift);
+        }
+    } else if (scale == 1 && vr->add == 0 && vr->shift == 0) {
+        /* level 1 reads level 0's approximation band, int16 values: every sum
+         * (|sum| <= 54822 * 2^15 < 2^31) is exact in 32 bits */
+        for (int j = 0; j < w; j++) {
+            int32_t l = 0, h = 0;
+            for (int k = 0; k < 4; k++) {
+                l += db2_lo[k] * r32[k][j];
+                h += db2_hi[k] * r32[k][j];
+            }
+            lo[j] = l;
+            hi[j] = h;
         }
     } else {
         for (int j = 0; j < w; j++) {
@@ -284,9 +283,10 @@ static inline void dwt_h_at(int scale, int *const ind[4], const int32_t *lo, con
  * 2j-1 .. 2j+2, mirrored at the edges; the columns in between read them
  * directly. Level 0's inputs are int16, so its sums (< 54822 * 2^15 + 2^15 <
  * 2^31) are exact in 32 bits. */
-ADM_CLONES static void dwt_horizontal(int scale, int *const ind[4], const int32_t *lo,
-                                      const int32_t *hi, int w, const dwt_round *hr,
-                                      int32_t *a, int32_t *v, int32_t *h, int32_t *d)
+ADM_CLONES static void dwt_horizontal(int scale, int *const ind[4], const int32_t *restrict lo,
+                                      const int32_t *restrict hi, int w, const dwt_round *hr,
+                                      int32_t *restrict a, int32_t *restrict v,
+                                      int32_t *restrict h, int32_t *restrict d)
 {
     const int bw = (w + 1) / 2;
     /* inside: 2j - 1 >= 0 and 2j + 2 <= w - 1 */
@@ -330,150 +330,240 @@ ADM_CLONES static void dwt_horizontal(int scale, int *const ind[4], const int32_
         dwt_h_at(scale, ind, lo, hi, j, hr, a, v, h, d);
 }
 
-/* One DWT level of a w x h image (level 0: the input samples; above: the
- * previous level's approximation band) into the four (w+1)/2 x (h+1)/2
- * bands, output rows [i0, i1). Level 0 keeps every intermediate and result
- * in int16 as libvmaf does; the levels above keep int32. */
-static void dwt_level(adm_state *st, int scale, const uint8_t *src8, ptrdiff_t src_stride,
-                      const int32_t *src32, int w, int i0, int i1, int32_t *lo, int32_t *hi,
-                      int32_t *const out[NBANDS])
-{
-    const int bpc = st->p.bpc;
-    dwt_round vr, hr;
-    dwt_rounding(bpc, scale, &vr, &hr);
-    for (int i = i0; i < i1; i++) {
-        const uint8_t *r8[4] = {NULL, NULL, NULL, NULL};
-        const int32_t *r32[4] = {NULL, NULL, NULL, NULL};
-        for (int k = 0; k < 4; k++) {
-            const int row = st->ind_y[k][i];
-            if (scale == 0)
-                r8[k] = src8 + row * src_stride;
-            else
-                r32[k] = src32 + row * st->stride;
-        }
-        dwt_vertical(scale, bpc, r8, r32, w, &vr, lo, hi);
-        const ptrdiff_t at = i * st->stride;
-        dwt_horizontal(scale, st->ind_x, lo, hi, w, &hr, out[BAND_A] + at, out[BAND_V] + at,
-                       out[BAND_H] + at, out[BAND_D] + at);
-    }
-}
-
 /* ---------------------------------------------------------------- decoupling */
+
+/* The decoupling holds float and double steps (the angle test, the gain
+ * limit): its clones must not contract them into FMA (x86-64-v4 has FMA;
+ * "avx2" alone does not). CMake builds with -ffp-contract=off and GCC does
+ * not contract in ISO C mode anyway; in GNU C mode the v4 clone is left out. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
+    !defined(FOVEA_ADM_NO_CLONES) && (defined(__clang__) || defined(__STRICT_ANSI__))
+#define ADM_FP_CLONES ADM_CLONES
+#elif defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
+    !defined(FOVEA_ADM_NO_CLONES)
+#define ADM_FP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define ADM_FP_CLONES
+#endif
+
+#if defined(__GNUC__)
+#define ADM_INLINE static inline __attribute__((always_inline))
+#else
+#define ADM_INLINE static inline
+#endif
+
+/* The number of significant bits of v above the low 15 (0 when v < 2^15),
+ * without a branch or a bit-scan so the callers vectorize everywhere. */
+ADM_INLINE int bits_above_15(uint32_t v)
+{
+    uint32_t x = v >> 15; /* < 2^17 */
+    int n = 0, s;
+    s = (x >= 1u << 16) ? 16 : 0;
+    n += s;
+    x >>= s;
+    s = (x >= 1u << 8) ? 8 : 0;
+    n += s;
+    x >>= s;
+    s = (x >= 1u << 4) ? 4 : 0;
+    n += s;
+    x >>= s;
+    s = (x >= 1u << 2) ? 2 : 0;
+    n += s;
+    x >>= s;
+    s = (x >= 1u << 1) ? 1 : 0;
+    n += s;
+    x >>= s;
+    return n + (int)x;
+}
 
 /* k = clamp(t / o, 0, 1) in Q15 through libvmaf's reciprocal table. Level 0
  * indexes the table with o itself (|o| <= 32768); above, o is first rounded to
- * its 15 leading bits and the shift undone after the multiply. */
-static int64_t ratio_q15(const int32_t *div_lookup, int scale, int32_t o, int32_t t)
+ * its 15 leading bits and the shift undone after the multiply. o == 0 gives
+ * 32768. Written without branches (every path is computed, the table read at
+ * an index in range) so the column loops vectorize. */
+ADM_INLINE int32_t ratio_q15(const int32_t *div_lookup, int scale, int32_t o, int32_t t)
 {
-    if (o == 0)
-        return 32768;
     int64_t k;
     if (scale == 0) {
         k = (int32_t)(((int64_t)div_lookup[o + 32768] * t + 16384) >> 15);
     } else {
-        uint32_t ao = o < 0 ? 0u - (uint32_t)o : (uint32_t)o;
-        int sh = 0;
-        uint32_t m = ao;
-        if (ao >= 32768) {
-            sh = 17 - __builtin_clz(ao);
-            m = (ao + (1u << (sh - 1))) >> sh;
-        }
-        k = ((int64_t)div_lookup[m + 32768] * t * (o < 0 ? -1 : 1) + ((int64_t)1 << (14 + sh))) >>
-            (15 + sh);
+        const uint32_t ao = o < 0 ? 0u - (uint32_t)o : (uint32_t)o;
+        const int sh = bits_above_15(ao); /* 0, or the shift to 15 bits */
+        const uint32_t m = (ao + ((1u << sh) >> 1)) >> sh; /* <= 32768 */
+        /* libvmaf multiplies the entry of m by o's sign; the table is odd
+         * (entry 32768 - m is minus entry 32768 + m), so this reads the entry
+         * of o's sign times m (a signed index, which vectorizes as a gather) */
+        const int32_t sm = o < 0 ? -(int32_t)m : (int32_t)m;
+        /* rounding term 2^(14 + sh) <= 2^31, made by a 32-bit shift; the shift
+         * count in 64 bits (GCC vectorizes a 64-bit shift only so) */
+        k = ((int64_t)div_lookup[sm + 32768] * t + (int64_t)(16384u << sh)) >> (int64_t)(15 + sh);
     }
-    return k < 0 ? 0 : (k > 32768 ? 32768 : k);
+    k = k < 0 ? 0 : (k > 32768 ? 32768 : k);
+    return o == 0 ? 32768 : (int32_t)k;
 }
 
-/* Split each distorted detail coefficient t into the part explained by the
- * reference o (restored: k*o, k = t/o clamped to [0,1]) and the rest
- * (additive: t - restored). Where (oh,ov) and (th,tv) point within 1 degree
- * of each other, an enhancement (|t| > |o|) is restored up to
- * enhn_gain_limit * k*o. */
 float adm_cos_1deg_sq(void)
 {
     return (float)(cos(ADM_PI / 180.0) * cos(ADM_PI / 180.0));
 }
 
-static void decouple(adm_state *st, int scale, int w, int h, int i0, int i1)
+/* Split each distorted detail coefficient t into the part explained by the
+ * reference o (restored: k*o, k = t/o clamped to [0,1]) and the rest
+ * (additive: t - restored), columns [l, r) of one row. Where (oh,ov) and
+ * (th,tv) point within 1 degree of each other, an enhancement (|t| > |o|) is
+ * restored up to enhn_gain_limit * k*o.
+ *
+ * Two loops, each of which GCC vectorizes (one loop with both the table and
+ * the float steps it turns into branches): first, per band, k and k*o (into
+ * the restored and additive rows), then the angle test and the gain limit. */
+
+/* Pass 1 of one band: x = k*o rounded (at level 0 |k*o| <= 2^30 fits 32 bits
+ * and the value stays in int16), kk = k. A function of its own: inlined,
+ * GCC no longer sees that the table read does not alias the stores. */
+ADM_CLONES static void ratio_row(int scale, const int32_t *restrict div_lookup, int l, int r,
+                                 const int32_t *restrict o, const int32_t *restrict t,
+                                 int32_t *restrict x, int32_t *restrict kk)
 {
-    const float cos_1deg_sq = adm_cos_1deg_sq();
-    const double gain = st->p.enhn_gain_limit;
-    int left, top, right, bottom;
-    work_region(w, h, &left, &top, &right, &bottom);
-    clip_rows(&top, &bottom, i0, i1);
-    for (int i = top; i < bottom; i++) {
-        for (int j = left; j < right; j++) {
-            const ptrdiff_t at = i * st->stride + j;
-            int32_t o[3], t[3];
-            for (int b = 0; b < 3; b++) {
-                o[b] = st->ref[b][at];
-                t[b] = st->dis[b][at];
-            }
-            /* the angle test runs in float/double on values scaled by 1/4096 */
-            int64_t ot_dp = (int64_t)o[BAND_H] * t[BAND_H] + (int64_t)o[BAND_V] * t[BAND_V];
-            int64_t o_mag = (int64_t)o[BAND_H] * o[BAND_H] + (int64_t)o[BAND_V] * o[BAND_V];
-            int64_t t_mag = (int64_t)t[BAND_H] * t[BAND_H] + (int64_t)t[BAND_V] * t[BAND_V];
-            double dp = (float)ot_dp / 4096.0;
-            int angle_flag = dp >= 0.0f && dp * dp >= cos_1deg_sq * ((float)o_mag / 4096.0) *
-                                                           ((float)t_mag / 4096.0);
-            for (int b = 0; b < 3; b++) {
-                int64_t k = ratio_q15(st->div_lookup, scale, o[b], t[b]);
-                int64_t r = (k * o[b] + 16384) >> 15;
-                r = scale == 0 ? (int16_t)r : (int32_t)r;
-                /* libvmaf tests the sign of k*o as a float product: k > 0 and o's sign */
-                if (angle_flag && k > 0 && o[b] != 0) {
-                    double g = (double)r * gain;
-                    double v;
-                    if (o[b] > 0)
-                        v = g < t[b] ? g : (double)t[b];
-                    else
-                        v = g > t[b] ? g : (double)t[b];
-                    r = scale == 0 ? (int16_t)v : (int32_t)v; /* truncation toward 0 */
-                }
-                int64_t a = (int64_t)t[b] - r;
-                st->rst[b][at] = (int32_t)r;
-                st->add[b][at] = scale == 0 ? (int16_t)a : (int32_t)a;
-            }
+    if (scale == 0) {
+        for (int j = l; j < r; j++) {
+            const int32_t k = ratio_q15(div_lookup, 0, o[j], t[j]);
+            x[j] = (int16_t)((k * o[j] + 16384) >> 15);
+            kk[j] = k;
+        }
+    } else {
+        for (int j = l; j < r; j++) {
+            const int32_t k = ratio_q15(div_lookup, 1, o[j], t[j]);
+            x[j] = (int32_t)(((int64_t)k * o[j] + 16384) >> 15);
+            kk[j] = k;
         }
     }
 }
 
-/* ---------------------------------------------------------------- CSF */
-
-/* csf = band weighted by the CSF; flt = |csf| / 30, the masking filter's
- * off-centre contribution. Over the work region. */
-static void csf_bands(adm_state *st, int scale, int w, int h, int32_t *const src[3], int i0,
-                      int i1)
+/* The restored value of one coefficient from pass 1's x = k*o: where the
+ * angle test passed and k*o points as o does (libvmaf tests the sign of k*o
+ * as a float product: k > 0 and o's sign), up to gain * k*o toward t,
+ * truncated toward 0. The limited value lies between 0 and t, so the
+ * conversion is in range. */
+ADM_INLINE int32_t restored(int scale, int32_t o, int32_t t, int32_t x, int32_t k, int angle,
+                            double gain)
 {
-    int left, top, right, bottom;
-    work_region(w, h, &left, &top, &right, &bottom);
-    clip_rows(&top, &bottom, i0, i1);
-    uint32_t q[3];
+    const double g = (double)x * gain;
+    const double v = o > 0 ? (g < t ? g : (double)t) : (g > t ? g : (double)t);
+    const int32_t e = scale == 0 ? (int16_t)v : (int32_t)v;
+    return angle & (k > 0) & (o != 0) ? e : x;
+}
+
+/* t - restored, wrapped to the level's width. */
+ADM_INLINE int32_t additive(int scale, int32_t t, int32_t x)
+{
+    return scale == 0 ? (int16_t)(t - x) : (int32_t)((uint32_t)t - (uint32_t)x);
+}
+
+/* Pass 2: rh/rv/rd hold x and ah/av/ad hold k from pass 1; they get the
+ * restored and additive parts. */
+ADM_INLINE void restore_cols(const int scale, double gain, float cos_1deg_sq, int l, int r,
+                             const int32_t *restrict oh, const int32_t *restrict ov,
+                             const int32_t *restrict od, const int32_t *restrict th,
+                             const int32_t *restrict tv, const int32_t *restrict td,
+                             int32_t *restrict rh, int32_t *restrict rv, int32_t *restrict rd,
+                             int32_t *restrict ah, int32_t *restrict av, int32_t *restrict ad)
+{
+    for (int j = l; j < r; j++) {
+        /* the angle test runs in float/double on values scaled by 1/4096;
+         * level 0's products (|x| <= 2^15) and their sums (<= 2^31) are exact
+         * in double, so rounding them to float equals rounding the int64 sums */
+        float ot_dp, o_mag, t_mag;
+        if (scale == 0) {
+            ot_dp = (float)((double)oh[j] * th[j] + (double)ov[j] * tv[j]);
+            o_mag = (float)((double)oh[j] * oh[j] + (double)ov[j] * ov[j]);
+            t_mag = (float)((double)th[j] * th[j] + (double)tv[j] * tv[j]);
+        } else {
+            ot_dp = (float)((int64_t)oh[j] * th[j] + (int64_t)ov[j] * tv[j]);
+            o_mag = (float)((int64_t)oh[j] * oh[j] + (int64_t)ov[j] * ov[j]);
+            t_mag = (float)((int64_t)th[j] * th[j] + (int64_t)tv[j] * tv[j]);
+        }
+        const double dp = ot_dp / 4096.0;
+        /* both comparisons evaluated (&, not &&): a loop without branches */
+        const int angle =
+            (dp >= 0.0f) & (dp * dp >= cos_1deg_sq * (o_mag / 4096.0) * (t_mag / 4096.0));
+        const int32_t xh = restored(scale, oh[j], th[j], rh[j], ah[j], angle, gain);
+        const int32_t xv = restored(scale, ov[j], tv[j], rv[j], av[j], angle, gain);
+        const int32_t xd = restored(scale, od[j], td[j], rd[j], ad[j], angle, gain);
+        rh[j] = xh;
+        rv[j] = xv;
+        rd[j] = xd;
+        ah[j] = additive(scale, th[j], xh);
+        av[j] = additive(scale, tv[j], xv);
+        ad[j] = additive(scale, td[j], xd);
+    }
+}
+
+ADM_INLINE void decouple_cols(const int scale, const int32_t *div_lookup, double gain, int l,
+                              int r, const int32_t *const o[3], const int32_t *const t[3],
+                              int32_t *const rst[3], int32_t *const add[3])
+{
+    for (int b = 0; b < 3; b++)
+        ratio_row(scale, div_lookup, l, r, o[b], t[b], rst[b], add[b]);
+    restore_cols(scale, gain, adm_cos_1deg_sq(), l, r, o[BAND_H], o[BAND_V], o[BAND_D],
+                 t[BAND_H], t[BAND_V], t[BAND_D], rst[BAND_H], rst[BAND_V], rst[BAND_D],
+                 add[BAND_H], add[BAND_V], add[BAND_D]);
+}
+
+ADM_FP_CLONES static void decouple_row(int scale, const int32_t *div_lookup, double gain, int l,
+                                       int r, const int32_t *const o[3],
+                                       const int32_t *const t[3], int32_t *const rst[3],
+                                       int32_t *const add[3])
+{
     if (scale == 0)
-        csf_factors_q0(&st->p, q);
+        decouple_cols(0, div_lookup, gain, l, r, o, t, rst, add);
     else
-        csf_factors_q32(&st->p, scale, q);
-    for (int b = 0; b < 3; b++) {
-        for (int i = top; i < bottom; i++) {
-            for (int j = left; j < right; j++) {
-                const ptrdiff_t at = i * st->stride + j;
-                if (scale == 0) {
-                    /* Q21 (h, v) or Q23 (d) weight, back to the band's Q */
-                    static const int sh[3] = {15, 15, 17}, rnd[3] = {16384, 16384, 65535};
-                    int16_t c = (int16_t)(((int32_t)q[b] * src[b][at] + rnd[b]) >> sh[b]);
-                    st->csf[b][at] = c;
-                    st->flt[b][at] = (int16_t)((4369 * abs(c) + 2048) >> 12); /* 1/30 in Q17 */
-                } else {
-                    int32_t c = (int32_t)(((int64_t)q[b] * src[b][at] + (1 << 27)) >> 28);
-                    st->csf[b][at] = c;
-                    /* 1/30 in Q32; libvmaf's rounding constant 2^31 is stored in
-                     * an int32 and so becomes -2^31 */
-                    st->flt[b][at] =
-                        (int32_t)(((int64_t)143165577 * abs(c) - ((int64_t)1 << 31)) >> 32);
-                }
+        decouple_cols(1, div_lookup, gain, l, r, o, t, rst, add);
+}
+
+/* ---------------------------------------------------------------- CSF and masking */
+
+/* The masker's rows for the masking threshold, from one row of its three
+ * bands (src; restored or additive part), columns [l, r): csf = band
+ * weighted by the CSF; f = sum over the bands of |csf| / 30 (the 3x3
+ * neighbourhood's off-centre weight) and c = sum over the bands of |csf| / 15
+ * (the centre's). The threshold is a sum over bands and neighbours, so the
+ * bands are added first; in uint32, as the int32 sums wrap in libvmaf. */
+ADM_INLINE void mask_cols(const int scale, const uint32_t q[3], int l, int r,
+                          const int32_t *const src[3], int32_t *restrict f, int32_t *restrict c)
+{
+    const int32_t *restrict s0 = src[0], *restrict s1 = src[1], *restrict s2 = src[2];
+    for (int j = l; j < r; j++) {
+        const int32_t x[3] = {s0[j], s1[j], s2[j]};
+        uint32_t fs = 0, cs = 0;
+        for (int b = 0; b < 3; b++) {
+            if (scale == 0) {
+                /* Q21 (h, v) or Q23 (d) weight, back to the band's Q */
+                static const int sh[3] = {15, 15, 17}, rnd[3] = {16384, 16384, 65535};
+                const int16_t v = (int16_t)(((int32_t)q[b] * x[b] + rnd[b]) >> sh[b]);
+                const int32_t a = abs(v);
+                fs += (uint32_t)(int16_t)((4369 * a + 2048) >> 12); /* 1/30 in Q17 */
+                cs += (uint32_t)(int16_t)((8738 * a + 2048) >> 12); /* 1/15 in Q17 */
+            } else {
+                const int32_t v = (int32_t)(((int64_t)q[b] * x[b] + (1 << 27)) >> 28);
+                const int32_t a = abs(v);
+                /* 1/30 and 1/15 in Q32; libvmaf's rounding constant 2^31 is
+                 * stored in an int32 and so becomes -2^31 */
+                fs += (uint32_t)(int32_t)(((int64_t)143165577 * a - ((int64_t)1 << 31)) >> 32);
+                cs += (uint32_t)(int32_t)(((int64_t)286331153 * a - ((int64_t)1 << 31)) >> 32);
             }
         }
+        f[j] = (int32_t)fs;
+        c[j] = (int32_t)cs;
     }
+}
+
+ADM_CLONES static void mask_row(int scale, const uint32_t q[3], int l, int r,
+                                const int32_t *const src[3], int32_t *f, int32_t *c)
+{
+    if (scale == 0)
+        mask_cols(0, q, l, r, src, f, c);
+    else
+        mask_cols(1, q, l, r, src, f, c);
 }
 
 /* ---------------------------------------------------------------- sums */
@@ -485,7 +575,7 @@ static uint32_t ceil_log2(double v)
 
 /* Denominator of a level: sum over the scored region of |ref band|^3 weighted
  * by the CSF cubed, one cube root per band plus the noise floor; in two
- * steps, the row sums (den_rows) and the floats (den_level). */
+ * steps, the row sums (den_row) and the floats (den_level). */
 /* The shifts of the denominator's sums at level 0: the cubes of a row are
  * summed exactly, each row sum rounded down by sh bits. */
 static int32_t den_shift0(int w, int h)
@@ -499,47 +589,7 @@ static int32_t den_shift0(int w, int h)
 /* Levels 1..3 square |x| in Q(2 band - sq) with these sq. */
 static const uint32_t den_sh_sq[3] = {31, 30, 31};
 
-/* Denominator sums of the rows [i0, i1) of the scored region, added to
- * accum (integer sums: any split of the rows gives the same totals). */
-static void den_rows(adm_state *st, int scale, int w, int h, int i0, int i1, int64_t accum[3])
-{
-    int left, top, right, bottom;
-    score_region(w, h, &left, &top, &right, &bottom);
-    const int rows = bottom - top;
-    clip_rows(&top, &bottom, i0, i1);
-    if (scale == 0) {
-        const int32_t sh = den_shift0(w, h);
-        uint64_t rnd = sh > 0 ? (uint64_t)1 << (sh - 1) : 0;
-        for (int b = 0; b < 3; b++) {
-            for (int i = top; i < bottom; i++) {
-                uint64_t inner = 0;
-                for (int j = left; j < right; j++) {
-                    uint64_t x = (uint16_t)abs(st->ref[b][i * st->stride + j]);
-                    inner += x * x * x;
-                }
-                accum[b] = (int64_t)((uint64_t)accum[b] + ((inner + rnd) >> sh));
-            }
-        }
-    } else {
-        const uint32_t sq = den_sh_sq[scale - 1];
-        const uint32_t sh_cub = ceil_log2(right - left), sh_acc = ceil_log2(rows);
-        const uint64_t rnd_cub = (uint32_t)pow(2, sh_cub - 1);
-        const uint64_t rnd_acc = (uint32_t)pow(2, sh_acc - 1);
-        for (int b = 0; b < 3; b++) {
-            for (int i = top; i < bottom; i++) {
-                uint64_t inner = 0;
-                for (int j = left; j < right; j++) {
-                    uint64_t x = (uint32_t)abs(st->ref[b][i * st->stride + j]);
-                    /* rounding constant 2^sq, not 2^(sq-1), as in libvmaf */
-                    inner += ((((x * x) + ((uint64_t)1 << sq)) >> sq) * x + rnd_cub) >> sh_cub;
-                }
-                accum[b] = (int64_t)((uint64_t)accum[b] + ((inner + rnd_acc) >> sh_acc));
-            }
-        }
-    }
-}
-
-/* Denominator of a level from its sums (den_rows over every row): one cube
+/* Denominator of a level from its sums (den_row over every row): one cube
  * root per band, CSF-weighted, plus the noise floor. */
 static float den_level(const adm_params *p, int scale, int w, int h, const int64_t sums[3])
 {
@@ -579,7 +629,7 @@ static inline int nb(int i, int n)
  * neighbourhood of the masker's |csf|/30, centre |csf|/15, summed over the
  * three orientations), clipped at 0 and cubed, summed over the scored region;
  * one cube root per band plus the noise floor (noise_weight 0 for AIM). In
- * two steps as the denominator: num_rows, num_level. */
+ * two steps as the denominator: num_row, num_level. */
 /* The shift of the cubes of each band (sh_cub) and of the row sums
  * (returned) of a level's numerator. */
 static uint32_t num_shifts(int scale, int w, int h, uint32_t sh_cub[3])
@@ -593,32 +643,32 @@ static uint32_t num_shifts(int scale, int w, int h, uint32_t sh_cub[3])
     return ceil_log2(h);
 }
 
-#if defined(__GNUC__)
-#define ADM_INLINE static inline __attribute__((always_inline))
-#else
-#define ADM_INLINE static inline
-#endif
-
-/* The masking threshold at column j of a row (jm, jp: its neighbours, mirrored
- * at the edges): per band the 3x3 neighbourhood of |csf|/30 (flt; rows fm,
- * f0, fp) without its centre, plus |csf|/15 at the centre; summed over the
- * three bands. */
-ADM_INLINE int32_t mask_threshold(int scale, const int32_t *const fm[3],
-                                  const int32_t *const f0[3], const int32_t *const fp[3],
-                                  const int32_t *const c[3], int jm, int j, int jp)
+/* The denominator's sums of one row of the reference's three detail bands
+ * (o), columns [l, r), added to accum (see den_level). Level 0 sums |x|^3
+ * exactly (|x| <= 2^15: x*x fits 32 bits, the cube 45) and rounds the row
+ * sum down by row_shift bits; above, every cube is rounded as libvmaf does. */
+ADM_CLONES static void den_row(const adm_level *L, const int32_t *const o[3], int64_t accum[3])
 {
-    int32_t thr = 0;
     for (int b = 0; b < 3; b++) {
-        int32_t sum = fm[b][jm] + fm[b][j] + fm[b][jp] + f0[b][jm] + f0[b][jp] + fp[b][jm] +
-                      fp[b][j] + fp[b][jp];
-        const int32_t a = abs(c[b][j]);
-        if (scale == 0)
-            sum += (int16_t)((8738 * a + 2048) >> 12); /* 1/15 in Q17 */
-        else /* 1/15 in Q32, the same -2^31 rounding as the CSF step */
-            sum += (int32_t)(((int64_t)286331153 * a - ((int64_t)1 << 31)) >> 32);
-        thr += sum;
+        const int32_t *restrict x = o[b];
+        uint64_t inner = 0;
+        if (L->scale == 0) {
+            for (int j = L->sl; j < L->sr; j++) {
+                const uint32_t a = (uint16_t)abs(x[j]);
+                inner += (uint64_t)(a * a) * a;
+            }
+        } else {
+            const uint32_t sq = L->den_sq, sh_cub = L->den_cub_shift;
+            const uint64_t rnd_cub = L->den_cub_round;
+            for (int j = L->sl; j < L->sr; j++) {
+                const uint64_t a = (uint32_t)abs(x[j]);
+                /* rounding constant 2^sq, not 2^(sq-1), as in libvmaf */
+                inner += ((((a * a) + ((uint64_t)1 << sq)) >> sq) * a + rnd_cub) >> sh_cub;
+            }
+        }
+        accum[b] = (int64_t)((uint64_t)accum[b] +
+                             ((inner + L->den_row_round) >> L->den_row_shift));
     }
-    return thr;
 }
 
 /* The cubed, masked term of band b at one sample: r the band's value, q its
@@ -644,84 +694,50 @@ ADM_INLINE int64_t num_term(int scale, int b, uint32_t q, int32_t r, int32_t thr
     return ((int64_t)x_sq * x + rnd_cub) >> sh_cub;
 }
 
-/* The numerator's sums of one row over columns [left, right) into inner[3];
- * the columns with both neighbours inside the band read them directly. */
-ADM_CLONES static void num_row(int scale, int w, int left, int right, const uint32_t q[3],
-                               const uint32_t sh_cub[3], const int64_t rnd_cub[3],
-                               const int32_t *const fm[3], const int32_t *const f0[3],
-                               const int32_t *const fp[3], const int32_t *const c[3],
-                               const int32_t *const x[3], int64_t inner[3])
+/* The numerator's sums of one row over the scored columns into inner[3]:
+ * x the row of the three bands scored, fm / f0 / fp the masker's f rows above,
+ * at and below (mirrored at the band's edges, one column of padding each
+ * side), c its centre row. The threshold of a sample is the 3x3
+ * neighbourhood of f without its centre, plus c. */
+ADM_INLINE void num_cols(const int scale, const adm_level *L, const int32_t *const x[3],
+                         const int32_t *fm, const int32_t *f0, const int32_t *fp,
+                         const int32_t *c, int64_t inner[3])
 {
-    const int j0 = left > 1 ? left : 1 < right ? 1 : right;
-    const int j1 = right < w - 1 ? right : (w - 1 > j0 ? w - 1 : j0);
+    const int32_t *restrict x0 = x[0], *restrict x1 = x[1], *restrict x2 = x[2];
+    const int32_t *restrict m = fm, *restrict z = f0, *restrict p = fp, *restrict cc = c;
+    const uint32_t q0 = L->q[0], q1 = L->q[1], q2 = L->q[2];
+    const uint32_t h0 = L->num_cub_shift[0], h1 = L->num_cub_shift[1], h2 = L->num_cub_shift[2];
+    const int64_t r0 = L->num_cub_round[0], r1 = L->num_cub_round[1], r2 = L->num_cub_round[2];
     int64_t s0 = 0, s1 = 0, s2 = 0;
-    for (int j = left; j < j0; j++) {
-        const int32_t thr = mask_threshold(scale, fm, f0, fp, c, nb(j - 1, w), j, nb(j + 1, w));
-        s0 += num_term(scale, 0, q[0], x[0][j], thr, sh_cub[0], rnd_cub[0]);
-        s1 += num_term(scale, 1, q[1], x[1][j], thr, sh_cub[1], rnd_cub[1]);
-        s2 += num_term(scale, 2, q[2], x[2][j], thr, sh_cub[2], rnd_cub[2]);
-    }
-    if (scale == 0) {
-        for (int j = j0; j < j1; j++) {
-            const int32_t thr = mask_threshold(0, fm, f0, fp, c, j - 1, j, j + 1);
-            s0 += num_term(0, 0, q[0], x[0][j], thr, sh_cub[0], rnd_cub[0]);
-            s1 += num_term(0, 1, q[1], x[1][j], thr, sh_cub[1], rnd_cub[1]);
-            s2 += num_term(0, 2, q[2], x[2][j], thr, sh_cub[2], rnd_cub[2]);
-        }
-    } else {
-        for (int j = j0; j < j1; j++) {
-            const int32_t thr = mask_threshold(1, fm, f0, fp, c, j - 1, j, j + 1);
-            s0 += num_term(1, 0, q[0], x[0][j], thr, sh_cub[0], rnd_cub[0]);
-            s1 += num_term(1, 1, q[1], x[1][j], thr, sh_cub[1], rnd_cub[1]);
-            s2 += num_term(1, 2, q[2], x[2][j], thr, sh_cub[2], rnd_cub[2]);
-        }
-    }
-    for (int j = j1 > j0 ? j1 : j0; j < right; j++) {
-        const int32_t thr = mask_threshold(scale, fm, f0, fp, c, nb(j - 1, w), j, nb(j + 1, w));
-        s0 += num_term(scale, 0, q[0], x[0][j], thr, sh_cub[0], rnd_cub[0]);
-        s1 += num_term(scale, 1, q[1], x[1][j], thr, sh_cub[1], rnd_cub[1]);
-        s2 += num_term(scale, 2, q[2], x[2][j], thr, sh_cub[2], rnd_cub[2]);
+    for (int j = L->sl; j < L->sr; j++) {
+        const uint32_t t = (uint32_t)m[j - 1] + (uint32_t)m[j] + (uint32_t)m[j + 1] +
+                           (uint32_t)z[j - 1] + (uint32_t)z[j + 1] + (uint32_t)p[j - 1] +
+                           (uint32_t)p[j] + (uint32_t)p[j + 1] + (uint32_t)cc[j];
+        const int32_t thr = (int32_t)t;
+        s0 += num_term(scale, 0, q0, x0[j], thr, h0, r0);
+        s1 += num_term(scale, 1, q1, x1[j], thr, h1, r1);
+        s2 += num_term(scale, 2, q2, x2[j], thr, h2, r2);
     }
     inner[0] = s0;
     inner[1] = s1;
     inner[2] = s2;
 }
 
-/* Numerator sums of the rows [i0, i1) of the scored region, added to accum. */
-static void num_rows(adm_state *st, int scale, int w, int h, int32_t *const x_band[3], int i0,
-                     int i1, int64_t accum[3])
+/* One row's numerator sums, each rounded and added to accum (see num_level). */
+ADM_CLONES static void num_row(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
+                               const int32_t *f0, const int32_t *fp, const int32_t *c,
+                               int64_t accum[3])
 {
-    int left, top, right, bottom;
-    score_region(w, h, &left, &top, &right, &bottom);
-    clip_rows(&top, &bottom, i0, i1);
-    uint32_t q[3];
-    uint32_t sh_cub[3];
-    const uint32_t sh_inner = num_shifts(scale, w, h, sh_cub);
-    int64_t rnd_cub[3], rnd_inner = (uint32_t)pow(2, sh_inner - 1);
-    if (scale == 0)
-        csf_factors_q0(&st->p, q);
+    int64_t inner[3];
+    if (L->scale == 0)
+        num_cols(0, L, x, fm, f0, fp, c, inner);
     else
-        csf_factors_q32(&st->p, scale, q);
+        num_cols(1, L, x, fm, f0, fp, c, inner);
     for (int b = 0; b < 3; b++)
-        rnd_cub[b] = (uint32_t)pow(2, sh_cub[b] - 1);
-
-    for (int i = top; i < bottom; i++) {
-        const int32_t *fm[3], *f0[3], *fp[3], *c[3], *x[3];
-        for (int b = 0; b < 3; b++) {
-            fm[b] = st->flt[b] + nb(i - 1, h) * st->stride;
-            f0[b] = st->flt[b] + i * st->stride;
-            fp[b] = st->flt[b] + nb(i + 1, h) * st->stride;
-            c[b] = st->csf[b] + i * st->stride;
-            x[b] = x_band[b] + i * st->stride;
-        }
-        int64_t inner[3];
-        num_row(scale, w, left, right, q, sh_cub, rnd_cub, fm, f0, fp, c, x, inner);
-        for (int b = 0; b < 3; b++)
-            accum[b] += (inner[b] + rnd_inner) >> sh_inner;
-    }
+        accum[b] += (inner[b] + L->num_row_round) >> L->num_row_shift;
 }
 
-/* Numerator of a level from its sums (num_rows over every row). */
+/* Numerator of a level from its sums (num_row over every row). */
 static float num_level(int scale, int w, int h, const int64_t accum[3], double noise_weight)
 {
     int left, top, right, bottom;
@@ -773,8 +789,7 @@ int adm_open(adm_state **out, const adm_params *p)
     st->bh = (p->height + 1) / 2;
     st->stride = st->bw;
     const size_t plane = (size_t)st->bw * (size_t)st->bh; /* < 2^26: no overflow */
-    const size_t nplanes = 2 * NBANDS + 2 + 4 * 3;
-    const size_t n32 = nplanes * plane + 65537;
+    const size_t n32 = 4 * plane + 65537;
     const size_t nint = 4 * (size_t)(st->bw + st->bh);
     st->mem = calloc(n32 * sizeof(int32_t) + nint * sizeof(int), 1);
     if (!st->mem) {
@@ -782,22 +797,9 @@ int adm_open(adm_state **out, const adm_params *p)
         return FOVEA_ERR_NOMEM;
     }
     int32_t *m = st->mem;
-    for (int b = 0; b < NBANDS; b++, m += plane)
-        st->ref[b] = m;
-    for (int b = 0; b < NBANDS; b++, m += plane)
-        st->dis[b] = m;
-    for (int b = 0; b < 3; b++) {
-        st->rst[b] = m;
-        st->add[b] = m + plane;
-        st->csf[b] = m + 2 * plane;
-        st->flt[b] = m + 3 * plane;
-        m += 4 * plane;
-    }
-    st->band_a[0][0] = st->ref[BAND_A];
-    st->band_a[1][0] = st->dis[BAND_A];
-    st->band_a[0][1] = m;
-    st->band_a[1][1] = m + plane;
-    m += 2 * plane;
+    for (int s = 0; s < 2; s++)
+        for (int pp = 0; pp < 2; pp++, m += plane)
+            st->band_a[s][pp] = m;
     st->div_lookup = m;
     m += 65537;
     int *ip = (int *)m;
@@ -825,8 +827,8 @@ void adm_close(adm_state **st)
     if (!st || !*st)
         return;
     free((*st)->mem);
-    free((*st)->thr_rows);
-    free((*st)->thr_acc);
+    free((*st)->thr);
+    free((*st)->thr_mem);
     free(*st);
     *st = NULL;
 }
@@ -871,60 +873,115 @@ void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const 
     adm_derive(&raw, st->p.width, st->p.height, out);
 }
 
-/* One pass of a level over rows, run on the context's threads. */
-typedef enum adm_pass { PASS_DWT, PASS_DECOUPLE_DEN, PASS_CSF, PASS_NUM } adm_pass;
-
+/* One level's pass over band rows, run on the context's threads. */
 typedef struct adm_job {
     adm_state *st;
-    adm_pass pass;
-    int scale;
-    int w, h;                   /* PASS_DWT: the input's size; else the bands' */
-    const uint8_t *ref8, *dis8; /* PASS_DWT level 0: the frames */
-    ptrdiff_t ref_stride, dis_stride;
-    const int32_t *ref32, *dis32; /* PASS_DWT above level 0: the previous approximation */
-    int32_t *const *band;       /* PASS_CSF: its source; PASS_NUM: the numerator's band */
+    adm_level L;
+    int sw;                       /* the level's input width */
+    const uint8_t *src8[2];       /* level 0: the frames (ref, dis) */
+    ptrdiff_t stride8[2];
+    const int32_t *src32[2];      /* above: the previous approximation bands */
+    int32_t *out_a[2];            /* the approximation bands written (NULL at the last level) */
+    dwt_round vr, hr;
 } adm_job;
 
-static void adm_rows(void *arg, int i0, int i1, int thread)
+/* The DWT of band row p of ref (s = 0) or dis (s = 1) into t->band[s]; the
+ * approximation row goes to the plane when `keep`. */
+static void dwt_row(const adm_job *j, adm_thread *t, int s, int p, int keep)
 {
-    const adm_job *j = arg;
-    adm_state *st = j->st;
-    int64_t *acc = st->thr_acc + (size_t)thread * THR_ACC;
-    switch (j->pass) {
-    case PASS_DWT: {
-        int32_t *rows = st->thr_rows + (size_t)thread * 4 * (size_t)st->p.width;
-        const int w = st->p.width;
-        dwt_level(st, j->scale, j->ref8, j->ref_stride, j->ref32, j->w, i0, i1, rows,
-                  rows + w, st->ref);
-        dwt_level(st, j->scale, j->dis8, j->dis_stride, j->dis32, j->w, i0, i1, rows + 2 * w,
-                  rows + 3 * w, st->dis);
-        break;
+    const adm_state *st = j->st;
+    const uint8_t *r8[4] = {NULL, NULL, NULL, NULL};
+    const int32_t *r32[4] = {NULL, NULL, NULL, NULL};
+    for (int k = 0; k < 4; k++) {
+        const ptrdiff_t row = st->ind_y[k][p];
+        if (j->L.scale == 0)
+            r8[k] = j->src8[s] + row * j->stride8[s];
+        else
+            r32[k] = j->src32[s] + row * st->stride;
     }
-    case PASS_DECOUPLE_DEN:
-        /* den reads the reference bands only, decouple writes rst and add */
-        decouple(st, j->scale, j->w, j->h, i0, i1);
-        den_rows(st, j->scale, j->w, j->h, i0, i1, acc);
-        break;
-    case PASS_CSF:
-        csf_bands(st, j->scale, j->w, j->h, j->band, i0, i1);
-        break;
-    case PASS_NUM:
-        num_rows(st, j->scale, j->w, j->h, j->band, i0, i1, acc);
-        break;
+    int32_t *a = keep && j->out_a[s] ? j->out_a[s] + p * st->stride : t->band[s][BAND_A];
+    dwt_vertical(j->L.scale, st->p.bpc, r8, r32, j->sw, &j->vr, t->lo[s], t->hi[s]);
+    dwt_horizontal(j->L.scale, st->ind_x, t->lo[s], t->hi[s], j->sw, &j->hr, a,
+                   t->band[s][BAND_V], t->band[s][BAND_H], t->band[s][BAND_D]);
+}
+
+/* The numerator sums of scored row i (DLM: the restored part masked by the
+ * additive one; AIM: the reverse). The rows i - 1, i, i + 1 (mirrored) are
+ * the last three computed. */
+static void num_at(const adm_job *j, adm_thread *t, int i)
+{
+    const int h = j->L.h;
+    const int rm = nb(i - 1, h) % 3, r0 = i % 3, rp = nb(i + 1, h) % 3;
+    for (int x = 0; x < 2; x++) {
+        const int m = 1 - x; /* the masker */
+        const int32_t *xr[3] = {t->x[x][0][i & 1], t->x[x][1][i & 1], t->x[x][2][i & 1]};
+        num_row(&j->L, xr, t->f[m][rm], t->f[m][r0], t->f[m][rp], t->c[m][i & 1],
+                t->acc + 3 + 3 * x);
     }
 }
 
-/* Run a pass over rows [0, n); the threads' partial sums added into sums. */
-static void run_pass(adm_state *st, fovea_context *ctx, adm_job *j, int n, int64_t sums[3])
+/* Band rows [i0, i1) of a level: their approximation rows, and the den and
+ * numerator sums of the scored rows among them. The rows next to the range
+ * that the masking needs are computed again here rather than shared. */
+static void level_rows(void *arg, int i0, int i1, int thread)
 {
-    memset(st->thr_acc, 0, (size_t)st->nthr * THR_ACC * sizeof(*st->thr_acc));
-    fv_parallel_for(ctx, n, 8, adm_rows, j);
-    if (!sums)
-        return;
-    sums[0] = sums[1] = sums[2] = 0;
-    for (int t = 0; t < st->nthr; t++)
-        for (int b = 0; b < 3; b++) /* integer sums: the same for any split */
-            sums[b] = (int64_t)((uint64_t)sums[b] + (uint64_t)st->thr_acc[t * THR_ACC + b]);
+    const adm_job *j = arg;
+    adm_state *st = j->st;
+    const adm_level *L = &j->L;
+    adm_thread *t = &st->thr[thread];
+    const int w = L->w, h = L->h;
+    /* scored rows [n0, n1); masked rows [m0, m1]; computed rows [p0, p1) */
+    const int n0 = L->st > i0 ? L->st : i0, n1 = L->sb < i1 ? L->sb : i1;
+    int p0 = i0, p1 = i1, m0 = 0, m1 = -1;
+    if (n0 < n1) {
+        m0 = n0 > 0 ? n0 - 1 : 0;
+        m1 = n1 < h ? n1 : h - 1;
+        if (m1 < 1)
+            m1 = 1; /* row 0 reads row 1 above it */
+        p0 = p0 < m0 ? p0 : m0;
+        p1 = p1 > m1 + 1 ? p1 : m1 + 1;
+    }
+    /* masked columns [cl, cr): the scored ones and their neighbours */
+    const int cl = L->sl > 0 ? L->sl - 1 : 0, cr = L->sr < w ? L->sr + 1 : w;
+    for (int p = p0; p < p1; p++) {
+        const int keep = p >= i0 && p < i1;
+        dwt_row(j, t, 0, p, keep);
+        dwt_row(j, t, 1, p, keep);
+        if (p >= m0 && p <= m1) {
+            int32_t *rst[3], *add[3];
+            for (int b = 0; b < 3; b++) {
+                rst[b] = t->x[0][b][p & 1];
+                add[b] = t->x[1][b][p & 1];
+            }
+            decouple_row(L->scale, st->div_lookup, st->p.enhn_gain_limit, cl, cr,
+                         (const int32_t *const *)t->band[0], (const int32_t *const *)t->band[1],
+                         rst, add);
+            if (p >= n0 && p < n1)
+                den_row(L, (const int32_t *const *)t->band[0], t->acc);
+            for (int m = 0; m < 2; m++) {
+                int32_t *f = t->f[m][p % 3], *c = t->c[m][p & 1];
+                mask_row(L->scale, L->q, cl, cr, (const int32_t *const *)(m ? add : rst), f, c);
+                /* the border rule of the neighbourhood: -1 reads 1, w reads w - 1 */
+                if (L->sl == 0)
+                    f[-1] = f[1];
+                if (L->sr == w)
+                    f[w] = f[w - 1];
+            }
+        }
+        if (p - 1 >= n0 && p - 1 < n1)
+            num_at(j, t, p - 1);
+    }
+    if (n0 < n1 && n1 == p1)
+        num_at(j, t, n1 - 1); /* the band's last row: its row below is itself */
+}
+
+/* Per-thread rows, in int32 elements: lo/hi (4 x width), band rows (8),
+ * decoupled rows (12), f rings (6, padded by 2), c rows (4). */
+static size_t thread_elems(const adm_state *st)
+{
+    const size_t wi = ((size_t)st->p.width + 15) & ~(size_t)15;
+    const size_t wb = ((size_t)st->bw + 2 + 15) & ~(size_t)15;
+    return 4 * wi + (8 + 12 + 6 + 4) * wb;
 }
 
 int adm_reserve_threads(adm_state *st, int n)
@@ -933,17 +990,42 @@ int adm_reserve_threads(adm_state *st, int n)
         n = 1;
     if (n <= st->nthr)
         return FOVEA_OK;
-    int32_t *rows = malloc((size_t)n * 4 * (size_t)st->p.width * sizeof(*rows));
-    int64_t *acc = calloc((size_t)n * THR_ACC, sizeof(*acc));
-    if (!rows || !acc) {
-        free(rows);
-        free(acc);
+    const size_t wi = ((size_t)st->p.width + 15) & ~(size_t)15;
+    const size_t wb = ((size_t)st->bw + 2 + 15) & ~(size_t)15;
+    const size_t per = thread_elems(st); /* < 2^20 */
+    adm_thread *thr = calloc((size_t)n, sizeof(*thr));
+    int32_t *mem = malloc((size_t)n * per * sizeof(int32_t) + 64);
+    if (!thr || !mem) {
+        free(thr);
+        free(mem);
         return FOVEA_ERR_NOMEM;
     }
-    free(st->thr_rows);
-    free(st->thr_acc);
-    st->thr_rows = rows;
-    st->thr_acc = acc;
+    int32_t *m = (int32_t *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+    for (int i = 0; i < n; i++) {
+        adm_thread *t = &thr[i];
+        for (int s = 0; s < 2; s++) {
+            t->lo[s] = m;
+            t->hi[s] = m + wi;
+            m += 2 * wi;
+        }
+        for (int s = 0; s < 2; s++)
+            for (int b = 0; b < NBANDS; b++, m += wb)
+                t->band[s][b] = m;
+        for (int x = 0; x < 2; x++)
+            for (int b = 0; b < 3; b++)
+                for (int r = 0; r < 2; r++, m += wb)
+                    t->x[x][b][r] = m;
+        for (int x = 0; x < 2; x++)
+            for (int r = 0; r < 3; r++, m += wb)
+                t->f[x][r] = m + 1;
+        for (int x = 0; x < 2; x++)
+            for (int r = 0; r < 2; r++, m += wb)
+                t->c[x][r] = m;
+    }
+    free(st->thr);
+    free(st->thr_mem);
+    st->thr = thr;
+    st->thr_mem = mem;
     st->nthr = n;
     return FOVEA_OK;
 }
@@ -955,56 +1037,41 @@ void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrd
     if (fv_threadpool_size(ctx ? ctx->pool : NULL) > st->nthr)
         ctx = NULL;
     int w = st->p.width, h = st->p.height;
-    int pp = 0; /* the approximation band's buffer of the level being written */
     adm_job j;
     memset(&j, 0, sizeof(j));
     j.st = st;
+    j.src8[0] = ref;
+    j.src8[1] = dis;
+    j.stride8[0] = ref_stride;
+    j.stride8[1] = dis_stride;
     for (int scale = 0; scale < ADM_SCALES; scale++) {
         dwt_indices(st->ind_y, h);
         dwt_indices(st->ind_x, w);
-        /* Levels above 0 read the previous approximation band; libvmaf
-         * overwrites it in place, here the level writes the other buffer
-         * (the same values: libvmaf's output row i only needs source rows
-         * >= 2i - 1 >= i, never one it has overwritten). */
-        j.ref32 = st->ref[BAND_A];
-        j.dis32 = st->dis[BAND_A];
-        st->ref[BAND_A] = st->band_a[0][pp];
-        st->dis[BAND_A] = st->band_a[1][pp];
-        pp ^= 1;
-        j.pass = PASS_DWT;
-        j.scale = scale;
-        j.w = w;
-        j.h = h;
-        j.ref8 = ref;
-        j.dis8 = dis;
-        j.ref_stride = ref_stride;
-        j.dis_stride = dis_stride;
-        run_pass(st, ctx, &j, (h + 1) / 2, NULL);
-        w = (w + 1) / 2;
-        h = (h + 1) / 2;
-        j.w = w;
-        j.h = h;
-
-        int64_t sums[3];
-        j.pass = PASS_DECOUPLE_DEN;
-        run_pass(st, ctx, &j, h, sums);
+        adm_level_setup(&st->p, scale, &j.L);
+        dwt_rounding(st->p.bpc, scale, &j.vr, &j.hr);
+        j.sw = w;
+        /* level s reads the approximation written by level s - 1 (buffer
+         * (s - 1) & 1) and writes the other; the last level's is not needed */
+        for (int s = 0; s < 2; s++) {
+            j.src32[s] = scale > 0 ? st->band_a[s][(scale - 1) & 1] : NULL;
+            j.out_a[s] = scale < ADM_SCALES - 1 ? st->band_a[s][scale & 1] : NULL;
+        }
+        for (int t = 0; t < st->nthr; t++)
+            memset(st->thr[t].acc, 0, sizeof(st->thr[t].acc));
+        /* chunks of at least 16 rows: each recomputes about 2 rows of its
+         * neighbours */
+        fv_parallel_for(ctx, j.L.h, 16, level_rows, &j);
+        int64_t sums[9] = {0};
+        for (int t = 0; t < st->nthr; t++)
+            for (int k = 0; k < 9; k++) /* integer sums: the same for any split */
+                sums[k] = (int64_t)((uint64_t)sums[k] + (uint64_t)st->thr[t].acc[k]);
+        w = j.L.w;
+        h = j.L.h;
         out->den[scale] = den_level(&st->p, scale, w, h, sums);
-        /* DLM: the restored part, masked by the additive part */
-        j.pass = PASS_CSF;
-        j.band = st->add;
-        run_pass(st, ctx, &j, h, NULL);
-        j.pass = PASS_NUM;
-        j.band = st->rst;
-        run_pass(st, ctx, &j, h, sums);
-        out->num[scale] = num_level(scale, w, h, sums, ADM_NOISE_WEIGHT);
-        /* AIM: the additive part, masked by the restored part, no noise floor */
-        j.pass = PASS_CSF;
-        j.band = st->rst;
-        run_pass(st, ctx, &j, h, NULL);
-        j.pass = PASS_NUM;
-        j.band = st->add;
-        run_pass(st, ctx, &j, h, sums);
-        out->aim_num[scale] = num_level(scale, w, h, sums, 0.0);
+        /* DLM: the restored part, masked by the additive part; AIM: the
+         * additive part, masked by the restored part, no noise floor */
+        out->num[scale] = num_level(scale, w, h, sums + 3, ADM_NOISE_WEIGHT);
+        out->aim_num[scale] = num_level(scale, w, h, sums + 6, 0.0);
     }
 }
 

@@ -20,6 +20,14 @@
  * and the high and low 16 bits of the filtered ref*ref, dis*dis and ref*dis. */
 #define VIF_NSUM 8
 
+/* Smallest share of a scale's pass given to a thread, in pixels (a pass's
+ * threads meet at its end: below this, waking them costs about as much as
+ * they save, and more on a loaded machine). */
+#define VIF_CHUNK_PIXELS 32768
+
+/* Rows in a thread's ring: the 17 rows of the widest filter. */
+#define VIF_RING 17
+
 /* sigma_nsq of libvmaf: 2.0 in the 16.16 fixed point of the variances. */
 #define VIF_SIGMA_NSQ (65536 << 1)
 
@@ -29,11 +37,20 @@ typedef struct vif_sums {
 } vif_sums;
 
 typedef struct vif_thread {
-    uint16_t *vert[VIF_NSUM]; /* w + 2 * VIF_PAD: vertical results, mirrored edges */
+    /* w + 2 * VIF_PAD: vertical results (16-bit values), mirrored edges. In
+     * 32-bit elements: the horizontal pass then runs on 32-bit lanes only,
+     * and GCC vectorizes it 16 columns a zmm register without widening
+     * (with 16-bit rows it takes 32 columns at a time and spills): 40% faster. */
+    uint32_t *vert[VIF_NSUM];
     int32_t *sig[3];          /* w: sigma1_sq, sigma2_sq, sigma12 of one row */
-    uint32_t *hs[3];          /* w: horizontal sums mu1, mu2, xx between two passes */
+    uint32_t *idx[3];         /* w: the statistic's log table indices */
     int32_t *sv;              /* w: residual variance sv_sq (0 where unused) */
     double *gg;               /* w: g * g * sigma1_sq (0 where unused) */
+    /* VIF_RING rows each of ref and dis (w): the rows the vertical pass reads,
+     * in 32-bit elements, row r in slot r % VIF_RING. In 32-bit lanes the pass
+     * vectorizes 16 columns a zmm register without widening (with 8- or
+     * 16-bit rows GCC takes 32 or 64 columns at a time and spills). */
+    uint32_t *ring[2];
     vif_sums sums;
 } vif_thread;
 
@@ -57,7 +74,7 @@ typedef struct vif_job {
     const uint8_t *ref, *dis;   /* image base */
     ptrdiff_t rstride, dstride; /* bytes */
     int shift;                  /* bpc at scale 0, 16 above: libvmaf's vertical shift */
-    uint16_t *out_ref, *out_dis; /* subsample destination */
+    uint16_t *out_ref, *out_dis; /* the next scale's images (NULL at the last) */
     ptrdiff_t out_stride;       /* elements */
 } vif_job;
 
@@ -91,19 +108,6 @@ static inline int mirror(int i, int n)
     if (i >= n)
         return 2 * (n - 1) - i;
     return i;
-}
-
-/* 2048 * log2(v) for v >= 2^17, from the 16 leading bits of v (libvmaf's log2_32 /
- * log2_64: the value is truncated, not rounded, to 16 significant bits). */
-static inline int32_t log2_u32(const uint16_t *t, uint32_t v)
-{
-    int k = 16 - __builtin_clz(v);
-    return t[v >> k] + 2048 * k;
-}
-static inline int32_t log2_u64(const uint16_t *t, uint64_t v)
-{
-    int k = 48 - __builtin_clzll(v);
-    return t[v >> k] + 2048 * k;
 }
 
 /* The kernels below loop over the columns of a row with the filter taps inside,
@@ -149,7 +153,7 @@ static inline int32_t log2_u64(const uint16_t *t, uint64_t v)
 #endif
 
 /* Mirror the edges of a row v[0..w) (half samples each side). */
-VIF_INLINE void pad_row(uint16_t *v, int w, int half)
+VIF_INLINE void pad_row(uint32_t *v, int w, int half)
 {
     for (int f = 1; f <= half; f++) {
         v[-f] = v[f];
@@ -171,13 +175,13 @@ VIF_INLINE uint32_t mul_hi_round(uint32_t a, uint32_t b)
 /* Vertical statistic pass of one row of 8-bit samples (scale 0): filtered x, y
  * rounded to 16 bits, and the unshifted filtered x*x, y*y, x*y split in halves.
  * Every product fits 32 bits (x*y < 2^16). */
-VIF_INLINE void vstat_u8(const int scale, const uint8_t *const *rr, const uint8_t *const *dd,
-                         int w, uint16_t *const *out)
+VIF_INLINE void vstat_u8(const int scale, const uint32_t *const *rr, const uint32_t *const *dd,
+                         int w, uint32_t *const *out)
 {
     const int taps = fv_vif_taps[scale];
-    uint16_t *restrict m1 = out[0], *restrict m2 = out[1];
-    uint16_t *restrict xh = out[2], *restrict xl = out[3], *restrict yh = out[4];
-    uint16_t *restrict yl = out[5], *restrict ch = out[6], *restrict cl = out[7];
+    uint32_t *restrict m1 = out[0], *restrict m2 = out[1];
+    uint32_t *restrict xh = out[2], *restrict xl = out[3], *restrict yh = out[4];
+    uint32_t *restrict yl = out[5], *restrict ch = out[6], *restrict cl = out[7];
     VIF_IVDEP
     for (int j = 0; j < w; j++) {
         /* symmetric taps: mirrored pairs are added before the multiply */
@@ -211,16 +215,16 @@ VIF_INLINE void vstat_u8(const int scale, const uint8_t *const *rr, const uint8_
  * shift = bpc at scale 0, 16 above; x*y needs 32 bits so its halves are summed
  * separately, and libvmaf's (sum + round) >> 2*(shift-8) of the 48-bit sum
  * becomes (hi << (16 - sh)) + ((lo + round) >> sh). */
-VIF_INLINE void vstat_u16(const int scale, const uint16_t *const *rr,
-                          const uint16_t *const *dd, int w, int shift, uint16_t *const *out)
+VIF_INLINE void vstat_u16(const int scale, const uint32_t *const *rr,
+                          const uint32_t *const *dd, int w, int shift, uint32_t *const *out)
 {
     const int taps = fv_vif_taps[scale];
     const uint32_t rnd = 1u << (shift - 1);
     const int sh = 2 * (shift - 8);
     const uint32_t sq_rnd = sh ? 1u << (sh - 1) : 0;
-    uint16_t *restrict m1 = out[0], *restrict m2 = out[1];
-    uint16_t *restrict xh = out[2], *restrict xl = out[3], *restrict yh = out[4];
-    uint16_t *restrict yl = out[5], *restrict ch = out[6], *restrict cl = out[7];
+    uint32_t *restrict m1 = out[0], *restrict m2 = out[1];
+    uint32_t *restrict xh = out[2], *restrict xl = out[3], *restrict yh = out[4];
+    uint32_t *restrict yl = out[5], *restrict ch = out[6], *restrict cl = out[7];
     VIF_IVDEP
     for (int j = 0; j < w; j++) {
         uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
@@ -252,8 +256,6 @@ VIF_INLINE void vstat_u16(const int scale, const uint16_t *const *rr,
     }
 }
 
-/* Horizontal statistic pass over the mirrored vertical results, then the
- * variances: sigma1_sq, sigma2_sq (clamped at 0) and sigma12. */
 /* Folded horizontal sum of one padded row at column j: the filter is symmetric,
  * so mirrored pairs are added before the multiply (a pair sum is < 2^17 and
  * c * pair < 2^32 for every off-centre tap). */
@@ -267,51 +269,56 @@ VIF_INLINE void vstat_u16(const int scale, const uint16_t *const *rr,
     } while (0)
 
 /* Horizontal statistic pass over the mirrored vertical results, then the
- * variances: sigma1_sq, sigma2_sq (clamped at 0) and sigma12. Two passes of
- * four sums each, so the sums stay in registers. */
-VIF_INLINE void hstat(const int scale, uint16_t *const *in, int w, int32_t *const *sig,
-                      uint32_t *const *hs)
+ * variances: sigma1_sq, sigma2_sq (clamped at 0) and sigma12. */
+VIF_INLINE void hstat(const int scale, uint32_t *const *in, int w, int32_t *const *sig)
 {
     const int half = fv_vif_taps[scale] / 2;
-    const uint16_t *restrict m1 = in[0] - half, *restrict m2 = in[1] - half;
-    const uint16_t *restrict xh = in[2] - half, *restrict xl = in[3] - half;
-    const uint16_t *restrict yh = in[4] - half, *restrict yl = in[5] - half;
-    const uint16_t *restrict ch = in[6] - half, *restrict cl = in[7] - half;
-    uint32_t *restrict h1 = hs[0], *restrict h2 = hs[1], *restrict hxx = hs[2];
+    const uint32_t *restrict m1 = in[0] - half, *restrict m2 = in[1] - half;
+    const uint32_t *restrict xh = in[2] - half, *restrict xl = in[3] - half;
+    const uint32_t *restrict yh = in[4] - half, *restrict yl = in[5] - half;
+    const uint32_t *restrict ch = in[6] - half, *restrict cl = in[7] - half;
     int32_t *restrict o1 = sig[0], *restrict o2 = sig[1], *restrict o12 = sig[2];
     VIF_IVDEP
     for (int j = 0; j < w; j++) {
-        uint32_t a1, a2, axh, axl;
+        uint32_t a1, a2, axh, axl, ayh, ayl, ach, acl;
         VIF_HSUM(scale, m1, j, a1);
         VIF_HSUM(scale, m2, j, a2);
         VIF_HSUM(scale, xh, j, axh);
         VIF_HSUM(scale, xl, j, axl);
-        h1[j] = a1;
-        h2[j] = a2;
-        /* (sum + 32768) >> 16 of the 48-bit sum hi * 65536 + lo */
-        hxx[j] = axh + ((axl + 32768) >> 16);
-    }
-    VIF_IVDEP
-    for (int j = 0; j < w; j++) {
-        uint32_t ayh, ayl, ach, acl;
         VIF_HSUM(scale, yh, j, ayh);
         VIF_HSUM(scale, yl, j, ayl);
         VIF_HSUM(scale, ch, j, ach);
         VIF_HSUM(scale, cl, j, acl);
-        const uint32_t a1 = h1[j], a2 = h2[j];
+        const uint32_t xx = axh + ((axl + 32768) >> 16);
         const uint32_t yy = ayh + ((ayl + 32768) >> 16);
         const uint32_t xy = ach + ((acl + 32768) >> 16);
         const int32_t v2 = (int32_t)(yy - mul_hi_round(a2, a2));
-        o1[j] = (int32_t)(hxx[j] - mul_hi_round(a1, a1));
+        o1[j] = (int32_t)(xx - mul_hi_round(a1, a1));
         o2[j] = v2 > 0 ? v2 : 0;
         o12[j] = (int32_t)(xy - mul_hi_round(a1, a2));
     }
 }
 
-/* libvmaf's per-pixel statistic, accumulated in integers. Two loops: the
- * floating-point part (gain, residual variance) for every column at once, which
- * vectorizes, then the branches and log lookups. Columns whose values are not
- * used get 0 so every conversion stays in range. */
+/* Sum of the table entries at idx[0..w). A loop of its own: GCC emulates
+ * vector gathers element by element under generic tuning, and over 32-bit
+ * indices here that costs less than in the statistic's loop, which works in
+ * 64-bit lanes (about 1 ms a 1080p frame). */
+static inline int32_t log2_entries(const uint16_t *restrict t, const uint32_t *restrict idx,
+                                   int w)
+{
+    int32_t s = 0;
+    for (int j = 0; j < w; j++)
+        s += t[idx[j]];
+    return s;
+}
+
+/* libvmaf's per-pixel statistic, accumulated in integers. libvmaf's log2 of
+ * v >= 2^17 is table[v >> k] + 2048 * k with k = bit length of v - 16 (the
+ * 16 leading bits, truncated). Loops without branches, which vectorize: the
+ * floating-point part (gain, residual variance), then the sums, the 2048 * k
+ * terms and the table indices (a column adds 0 to the sums it does not
+ * enter), then the table entries. Columns whose values are not used get 0 so
+ * every conversion stays in range. */
 VIF_INLINE void row_statistic(vif_thread *t, const uint16_t *log2_table, double limit, int w)
 {
     const int32_t *restrict s1 = t->sig[0], *restrict s2 = t->sig[1], *restrict s12 = t->sig[2];
@@ -331,22 +338,38 @@ VIF_INLINE void row_statistic(vif_thread *t, const uint16_t *log2_table, double 
         svq[j] = (int32_t)svc;
         ggs[j] = use ? gg : 0.0;
     }
-    int64_t num_log = 0, den_log = 0, num_non_log = 0, den_non_log = 0;
+    /* Per row the log sums fit 32 bits: a den_log term is at most 2048 * 15
+     * (a < 2^32), a num_log term below 2048 * 30 (numer2 < 2^46), and a row
+     * has at most 16384 columns. Each log is 2048 * k plus a table entry;
+     * this loop sums the 2048 * k and keeps the entries' indices, index 0
+     * (whose entry is 0) where a column adds nothing. */
+    uint32_t *restrict i_den = t->idx[0], *restrict i_n2 = t->idx[1], *restrict i_n1 = t->idx[2];
+    int32_t num_log = 0, den_log = 0, den_non_log = 0;
+    int64_t num_non_log = 0;
+    VIF_IVDEP
     for (int j = 0; j < w; j++) {
         const int32_t sigma1_sq = s1[j], sigma2_sq = s2[j], sigma12 = s12[j];
-        if (sigma1_sq >= VIF_SIGMA_NSQ) {
-            den_log += log2_u32(log2_table, (uint32_t)(VIF_SIGMA_NSQ + sigma1_sq)) - 2048 * 17;
-            if (sigma12 > 0 && sigma2_sq > 0) {
-                const uint32_t numer1 = (uint32_t)svq[j] + VIF_SIGMA_NSQ;
-                const int64_t numer2 = (int64_t)ggs[j] + numer1;
-                num_log += log2_u64(log2_table, (uint64_t)numer2) -
-                           log2_u64(log2_table, numer1);
-            }
-        } else {
-            num_non_log += sigma2_sq;
-            den_non_log++;
-        }
+        const int32_t big = sigma1_sq >= VIF_SIGMA_NSQ;
+        const int32_t use = big & (sigma12 > 0) & (sigma2_sq > 0);
+        const uint32_t a = (uint32_t)VIF_SIGMA_NSQ + (uint32_t)sigma1_sq;
+        const uint32_t numer1 = (uint32_t)svq[j] + VIF_SIGMA_NSQ;
+        /* where used 0 < g, so gg <= limit^2 * sigma1_sq < 100^2 * 2^31 < 2^45
+         * (converted here, not in the loop above: AVX2 has no vector double
+         * to int64 conversion, and that loop vectorizes there without it) */
+        const uint64_t numer2 = (uint64_t)(int64_t)ggs[j] + numer1;
+        /* every argument >= 2^17 (a of an unused column may be anything: |1) */
+        const int k_den = 16 - __builtin_clz(a | 1), k_n1 = 16 - __builtin_clz(numer1);
+        const int k_n2 = 48 - __builtin_clzll(numer2);
+        i_den[j] = big ? a >> k_den : 0;
+        i_n2[j] = use ? (uint32_t)(numer2 >> k_n2) : 0;
+        i_n1[j] = use ? numer1 >> k_n1 : 0;
+        den_log += (2048 * k_den - 2048 * 17) & -big;
+        num_log += (2048 * (k_n2 - k_n1)) & -use;
+        num_non_log += sigma2_sq & (big - 1);
+        den_non_log += 1 - big;
     }
+    num_log += log2_entries(log2_table, i_n2, w) - log2_entries(log2_table, i_n1, w);
+    den_log += log2_entries(log2_table, i_den, w);
     t->sums.num_log += num_log;
     t->sums.den_log += den_log;
     t->sums.num_non_log += num_non_log;
@@ -355,94 +378,46 @@ VIF_INLINE void row_statistic(vif_thread *t, const uint16_t *log2_table, double 
 
 /* ---------------------------------------------------------------- row jobs */
 
-VIF_CLONES static void stat_rows(void *arg, int begin, int end, int thread)
+/* Copy row r of the job's ref and dis into the thread's ring, widened to
+ * 32 bits. */
+VIF_INLINE void ring_load(const vif_job *jb, vif_thread *t, int r)
 {
-    const vif_job *jb = arg;
-    vif_ref *st = jb->st;
-    vif_thread *t = &st->thr[thread];
-    const int scale = jb->scale;
-    const int taps = fv_vif_taps[scale], half = taps / 2;
-    const void *rr[VIF_MAX_TAPS], *dd[VIF_MAX_TAPS];
-    uint16_t *vert[VIF_NSUM];
-    for (int m = 0; m < VIF_NSUM; m++)
-        vert[m] = t->vert[m] + VIF_PAD;
-
-    for (int i = begin; i < end; i++) {
-        for (int k = 0; k < taps; k++) {
-            const ptrdiff_t row = mirror(i - half + k, jb->h);
-            rr[k] = jb->ref + row * jb->rstride;
-            dd[k] = jb->dis + row * jb->dstride;
+    const int w = jb->w; /* a local: the stores could alias *jb */
+    for (int p = 0; p < 2; p++) {
+        const ptrdiff_t stride = p ? jb->dstride : jb->rstride;
+        const uint8_t *src = (p ? jb->dis : jb->ref) + (ptrdiff_t)r * stride;
+        uint32_t *restrict dst = t->ring[p] + (ptrdiff_t)(r % VIF_RING) * w;
+        if (jb->u8) {
+            const uint8_t *restrict s8 = src;
+            for (int j = 0; j < w; j++)
+                dst[j] = s8[j];
+        } else {
+            const uint16_t *restrict s16 = (const uint16_t *)(const void *)src;
+            for (int j = 0; j < w; j++)
+                dst[j] = s16[j];
         }
-        const uint16_t *const *r16 = (const uint16_t *const *)rr;
-        const uint16_t *const *d16 = (const uint16_t *const *)dd;
-        switch (scale) {
-        case 0:
-            if (jb->u8)
-                vstat_u8(0, (const uint8_t *const *)rr, (const uint8_t *const *)dd, jb->w, vert);
-            else
-                vstat_u16(0, r16, d16, jb->w, jb->shift, vert);
-            break;
-        case 1:
-            vstat_u16(1, r16, d16, jb->w, 16, vert);
-            break;
-        case 2:
-            vstat_u16(2, r16, d16, jb->w, 16, vert);
-            break;
-        default:
-            vstat_u16(3, r16, d16, jb->w, 16, vert);
-            break;
-        }
-        for (int m = 0; m < VIF_NSUM; m++)
-            pad_row(vert[m], jb->w, half);
-        switch (scale) {
-        case 0:
-            hstat(0, vert, jb->w, t->sig, t->hs);
-            break;
-        case 1:
-            hstat(1, vert, jb->w, t->sig, t->hs);
-            break;
-        case 2:
-            hstat(2, vert, jb->w, t->sig, t->hs);
-            break;
-        default:
-            hstat(3, vert, jb->w, t->sig, t->hs);
-            break;
-        }
-        row_statistic(t, st->log2_table, st->p.enhn_gain_limit, jb->w);
     }
 }
 
 /* Subsampling to scale `next`: blur with that scale's filter (vertical shift =
  * bpc from scale 0, 16 above; horizontal shift 16) and keep even rows and
- * columns. Only the kept samples are computed. */
-VIF_INLINE void sub_row(const int next, const void *const *rows, int u8, int w, int shift,
-                        uint16_t *restrict v, uint16_t *restrict out)
+ * columns. Only the kept samples are computed. rows: the taps' source rows
+ * (32-bit elements, see vif_thread.ring); v: scratch of w + 2 * VIF_PAD. */
+VIF_INLINE void sub_row(const int next, const uint32_t *const *rows, int w, int shift,
+                        uint32_t *restrict v, uint16_t *restrict out)
 {
     const int taps = fv_vif_taps[next], half = taps / 2;
     const uint32_t rnd = 1u << (shift - 1);
-    if (u8) {
-        const uint8_t *const *r = (const uint8_t *const *)rows;
-        VIF_IVDEP
-        for (int j = 0; j < w; j++) {
-            uint32_t s = 0;
+    VIF_IVDEP
+    for (int j = 0; j < w; j++) {
+        uint32_t s = 0;
 #pragma GCC unroll 17
-            for (int k = 0; k < taps; k++)
-                s += VIF_TAP(next, k) * r[k][j];
-            v[j] = (uint16_t)((s + rnd) >> shift);
-        }
-    } else {
-        const uint16_t *const *r = (const uint16_t *const *)rows;
-        VIF_IVDEP
-        for (int j = 0; j < w; j++) {
-            uint32_t s = 0;
-#pragma GCC unroll 17
-            for (int k = 0; k < taps; k++)
-                s += VIF_TAP(next, k) * r[k][j];
-            v[j] = (uint16_t)((s + rnd) >> shift);
-        }
+        for (int k = 0; k < taps; k++)
+            s += VIF_TAP(next, k) * rows[k][j];
+        v[j] = (uint16_t)((s + rnd) >> shift);
     }
     pad_row(v, w, half);
-    const uint16_t *restrict src = v - half;
+    const uint32_t *restrict src = v - half;
     const int w2 = w / 2;
     for (int j = 0; j < w2; j++) {
         uint32_t s = 0;
@@ -453,35 +428,95 @@ VIF_INLINE void sub_row(const int next, const void *const *rows, int u8, int w, 
     }
 }
 
-VIF_CLONES static void sub_rows(void *arg, int begin, int end, int thread)
+/* Row i2 of the next scale's ref and dis (when this scale has one) from the
+ * rows around 2 * i2 in the thread's ring (the next filter is narrower than
+ * this scale's, so they are there). */
+VIF_INLINE void sub_rows_at(const vif_job *jb, vif_thread *t, int i2)
+{
+    const int next = jb->scale + 1;
+    const int taps = fv_vif_taps[next], half = taps / 2;
+    const uint32_t *rows[VIF_MAX_TAPS];
+    for (int p = 0; p < 2; p++) {
+        for (int k = 0; k < taps; k++)
+            rows[k] = t->ring[p] + (ptrdiff_t)(mirror(2 * i2 - half + k, jb->h) % VIF_RING) * jb->w;
+        uint16_t *out = (p ? jb->out_dis : jb->out_ref) + (ptrdiff_t)i2 * jb->out_stride;
+        uint32_t *v = t->vert[p] + VIF_PAD;
+        switch (next) {
+        case 1:
+            sub_row(1, rows, jb->w, jb->shift, v, out);
+            break;
+        case 2:
+            sub_row(2, rows, jb->w, 16, v, out);
+            break;
+        default:
+            sub_row(3, rows, jb->w, 16, v, out);
+            break;
+        }
+    }
+}
+
+VIF_CLONES static void stat_rows(void *arg, int begin, int end, int thread)
 {
     const vif_job *jb = arg;
     vif_ref *st = jb->st;
     vif_thread *t = &st->thr[thread];
-    const int next = jb->scale + 1;
-    const int taps = fv_vif_taps[next], half = taps / 2;
-    const void *rows[VIF_MAX_TAPS];
+    const int scale = jb->scale;
+    const int taps = fv_vif_taps[scale], half = taps / 2;
+    const uint32_t *rr[VIF_MAX_TAPS], *dd[VIF_MAX_TAPS];
+    uint32_t *vert[VIF_NSUM];
+    for (int m = 0; m < VIF_NSUM; m++)
+        vert[m] = t->vert[m] + VIF_PAD;
 
+    /* output row i reads the rows mirror(i - half .. i + half), all within
+     * [i - half, i + half] clipped to the image: the ring holds them */
+    int loaded = (begin - half > 0 ? begin - half : 0) - 1; /* last row in the ring */
     for (int i = begin; i < end; i++) {
-        for (int p = 0; p < 2; p++) {
-            const uint8_t *base = p ? jb->dis : jb->ref;
-            const ptrdiff_t stride = p ? jb->dstride : jb->rstride;
-            for (int k = 0; k < taps; k++)
-                rows[k] = base + (ptrdiff_t)mirror(2 * i - half + k, jb->h) * stride;
-            uint16_t *out = (p ? jb->out_dis : jb->out_ref) + (ptrdiff_t)i * jb->out_stride;
-            uint16_t *v = t->vert[p] + VIF_PAD;
-            switch (next) {
-            case 1:
-                sub_row(1, rows, jb->u8, jb->w, jb->shift, v, out);
-                break;
-            case 2:
-                sub_row(2, rows, 0, jb->w, 16, v, out);
-                break;
-            default:
-                sub_row(3, rows, 0, jb->w, 16, v, out);
-                break;
-            }
+        const int last = i + half < jb->h - 1 ? i + half : jb->h - 1;
+        for (int r = loaded + 1; r <= last; r++)
+            ring_load(jb, t, r);
+        loaded = last;
+        for (int k = 0; k < taps; k++) {
+            const ptrdiff_t slot = mirror(i - half + k, jb->h) % VIF_RING;
+            rr[k] = t->ring[0] + slot * jb->w;
+            dd[k] = t->ring[1] + slot * jb->w;
         }
+        switch (scale) {
+        case 0:
+            if (jb->u8)
+                vstat_u8(0, rr, dd, jb->w, vert);
+            else
+                vstat_u16(0, rr, dd, jb->w, jb->shift, vert);
+            break;
+        case 1:
+            vstat_u16(1, rr, dd, jb->w, 16, vert);
+            break;
+        case 2:
+            vstat_u16(2, rr, dd, jb->w, 16, vert);
+            break;
+        default:
+            vstat_u16(3, rr, dd, jb->w, 16, vert);
+            break;
+        }
+        for (int m = 0; m < VIF_NSUM; m++)
+            pad_row(vert[m], jb->w, half);
+        switch (scale) {
+        case 0:
+            hstat(0, vert, jb->w, t->sig);
+            break;
+        case 1:
+            hstat(1, vert, jb->w, t->sig);
+            break;
+        case 2:
+            hstat(2, vert, jb->w, t->sig);
+            break;
+        default:
+            hstat(3, vert, jb->w, t->sig);
+            break;
+        }
+        row_statistic(t, st->log2_table, st->p.enhn_gain_limit, jb->w);
+        /* the next scale's row i / 2 while its source rows are in the ring */
+        if (jb->out_ref && !(i & 1) && i / 2 < jb->h / 2)
+            sub_rows_at(jb, t, i / 2);
     }
 }
 
@@ -530,9 +565,10 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
         img_off[s] = total;
         total += 2 * align64((size_t)st->img_stride[s] * 2 * hs);
     }
-    const size_t vert_bytes = align64((w + 2 * VIF_PAD) * sizeof(uint16_t));
+    const size_t vert_bytes = align64((w + 2 * VIF_PAD) * sizeof(uint32_t));
     const size_t sig_bytes = align64(w * sizeof(int32_t));
-    const size_t per_thread = VIF_NSUM * vert_bytes + 9 * sig_bytes;
+    const size_t ring_bytes = align64(VIF_RING * w * sizeof(uint32_t));
+    const size_t per_thread = VIF_NSUM * vert_bytes + 9 * sig_bytes + 2 * ring_bytes;
     size_t thr_bytes;
     if (!fv_mul_size(per_thread, (size_t)st->nthreads, &thr_bytes) ||
         !fv_add_size(total, thr_bytes, &total) || !fv_add_size(total, 64, &total))
@@ -551,7 +587,7 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
     for (int t = 0; t < st->nthreads; t++) {
         vif_thread *th = &st->thr[t];
         for (int m = 0; m < VIF_NSUM; m++) {
-            th->vert[m] = (uint16_t *)(void *)(base + off);
+            th->vert[m] = (uint32_t *)(void *)(base + off);
             off += vert_bytes;
         }
         for (int m = 0; m < 3; m++) {
@@ -559,13 +595,17 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
             off += sig_bytes;
         }
         for (int m = 0; m < 3; m++) {
-            th->hs[m] = (uint32_t *)(void *)(base + off);
+            th->idx[m] = (uint32_t *)(void *)(base + off);
             off += sig_bytes;
         }
         th->sv = (int32_t *)(void *)(base + off);
         off += sig_bytes;
         th->gg = (double *)(void *)(base + off);
         off += 2 * sig_bytes;
+        for (int m = 0; m < 2; m++) {
+            th->ring[m] = (uint32_t *)(void *)(base + off);
+            off += ring_bytes;
+        }
     }
     *priv = st;
     return FOVEA_OK;
@@ -592,16 +632,11 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
     jb.dstride = dis->stride;
     jb.shift = st->p.bpc;
 
+    /* one pass a scale: its statistic, and the next scale's images (read by
+     * the next pass) */
     for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
         jb.scale = s;
         if (s > 0) {
-            /* scale s-1 -> s */
-            jb.scale = s - 1;
-            jb.out_ref = st->img_ref[s];
-            jb.out_dis = st->img_dis[s];
-            jb.out_stride = st->img_stride[s];
-            fv_parallel_for(ctx, jb.h / 2, 4, sub_rows, &jb);
-            jb.scale = s;
             jb.w /= 2;
             jb.h /= 2;
             jb.u8 = 0;
@@ -610,9 +645,15 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
             jb.rstride = jb.dstride = st->img_stride[s] * 2;
             jb.shift = 16;
         }
+        jb.out_ref = s + 1 < FOVEA_VIF_SCALES ? st->img_ref[s + 1] : NULL;
+        jb.out_dis = s + 1 < FOVEA_VIF_SCALES ? st->img_dis[s + 1] : NULL;
+        jb.out_stride = s + 1 < FOVEA_VIF_SCALES ? st->img_stride[s + 1] : 0;
         for (int t = 0; t < st->nthreads; t++)
             memset(&st->thr[t].sums, 0, sizeof(vif_sums));
-        fv_parallel_for(ctx, jb.h, 4, stat_rows, &jb);
+        /* chunks of at least VIF_CHUNK_PIXELS: a pass over the small scales
+         * runs on the calling thread instead of waking the pool */
+        const int grain = (VIF_CHUNK_PIXELS + jb.w - 1) / jb.w;
+        fv_parallel_for(ctx, jb.h, grain > 4 ? grain : 4, stat_rows, &jb);
         vif_sums tot = {0};
         for (int t = 0; t < st->nthreads; t++) {
             tot.num_log += st->thr[t].sums.num_log;

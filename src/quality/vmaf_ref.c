@@ -14,8 +14,8 @@
 #include "quality/motion.h"
 #include "quality/vmaf_internal.h"
 
-/* The slots' state stays below this (ADM keeps 22 int32 planes of a quarter
- * of the frame: about 51 MB a slot at 1920x1080). */
+/* The slots' state stays below this (ADM keeps 4 int32 planes of a quarter
+ * of the frame: about 15 MB a slot at 1920x1080 with VIF and the luma). */
 #define VMAF_REF_SLOT_BUDGET ((size_t)1 << 30)
 
 /* One queued pair and the extractor state that scores it. */
@@ -122,12 +122,12 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
     if (st->nthreads < 1)
         st->nthreads = 1;
     /* slots: one per thread, within the memory budget (estimated per instance:
-     * ADM 22 planes of a quarter frame in int32, VIF 2 quarter-frame images
+     * ADM 4 planes of a quarter frame in int32, VIF 2 quarter-frame images
      * in int16, the pair's luma) */
     const size_t pixels = (size_t)p->width * (size_t)p->height;
     size_t per_slot = 2 * pixels * (size_t)st->bytes;
     for (int e = 0; e < p->n_ex; e++)
-        per_slot += p->ex[e].type == VMAF_EX_ADM ? 22 * pixels : p->ex[e].type == VMAF_EX_VIF
+        per_slot += p->ex[e].type == VMAF_EX_ADM ? 4 * pixels : p->ex[e].type == VMAF_EX_VIF
                                                                      ? pixels
                                                                      : 0;
     const size_t fit = VMAF_REF_SLOT_BUDGET / (per_slot ? per_slot : 1);
