@@ -72,10 +72,10 @@ setup_gst() {
         done < <("$(command -v ldconfig || echo /sbin/ldconfig)" -p 2>/dev/null | awk '/\(libc6,x86-64/ && $NF ~ /^\// { print $1, $NF }')
         echo "GStreamer: $n carried libraries taken from this machine instead"
         # plugins that cannot load here
-        local miss=()
+        local miss=() out
         for f in "$lib"/gstreamer-1.0/*.so; do
-            if LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$f" 2>/dev/null |
-                grep -q 'not found'; then
+            if ! out=$(LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$f" 2>&1) ||
+                grep -q 'not found' <<<"$out"; then
                 mv "$f" "$root/plugins-off/" && miss+=("$(basename "$f" .so)")
             fi
         done
