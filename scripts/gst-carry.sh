@@ -68,7 +68,8 @@ printf '%s\n' "${want[@]}" | sort -u >"$DIR/packages.txt"
 echo "gst-carry: $(wc -l <"$DIR/packages.txt") packages (list in $DIR/packages.txt)"
 rm -f "$DIR"/*.deb
 # apt-get download as root warns that _apt cannot write here: harmless
-(cd "$DIR" && xargs apt-get download -q <packages.txt 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+(cd "$DIR" && xargs apt-get download -q <packages.txt) 2>&1 |
+    { grep -v '^W: Download is performed unsandboxed' || :; }
 n=$(find "$DIR" -maxdepth 1 -name '*.deb' | wc -l)
 [ "$n" -eq "$(wc -l <"$DIR/packages.txt")" ] || {
     echo "gst-carry: downloaded $n of $(wc -l <"$DIR/packages.txt") packages" >&2

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Source this file (bash) to make GStreamer usable on a machine without it (the
 # lent GPU machine: Ubuntu 24.04, no GStreamer, no internet): setup_gst unpacks
 # the Debian 12 packages that scripts/gst-carry.sh put in .gst/*.deb into the
@@ -33,7 +34,7 @@ setup_gst() {
     local arch=x86_64-linux-gnu
     local lib="$root/usr/lib/$arch"
     local stamp
-    stamp=$(cd "$ROOT/.gst" && ls -l -- *.deb | cksum)
+    stamp=$(stat -c '%n %s %Y' "${debs[@]}" | cksum)
     if [ "$(cat "$root/.stamp" 2>/dev/null)" != "$stamp" ]; then
         rm -rf "$root"
         mkdir -p "$root/pkgconfig" "$root/plugins-off"
@@ -47,7 +48,7 @@ setup_gst() {
         # Debian 12 still ships some libraries in /lib: one directory for all
         if [ -d "$root/lib/$arch" ]; then
             mkdir -p "$lib"
-            cp -a "$root/lib/$arch/." "$lib/" && rm -rf "$root/lib/$arch"
+            cp -a "$root/lib/$arch/." "$lib/" && rm -rf "${root:?}/lib/$arch"
         fi
         # absolute links (a -dev package's libfoo.so -> /lib/...): into the prefix
         local l t
@@ -64,11 +65,10 @@ setup_gst() {
         # the machine's own copy of a library wins, except GStreamer's
         local f name host n=0
         while read -r name host; do
-            for f in "$lib/$name"; do
-                [ -e "$f" ] || [ -L "$f" ] || continue
-                case "$name" in libgst*) continue ;; esac
-                ln -sf "$host" "$f" && n=$((n + 1))
-            done
+            f="$lib/$name"
+            [ -e "$f" ] || [ -L "$f" ] || continue
+            case "$name" in libgst*) continue ;; esac
+            ln -sf "$host" "$f" && n=$((n + 1))
         done < <("$(command -v ldconfig || echo /sbin/ldconfig)" -p 2>/dev/null | awk '/\(libc6,x86-64/ && $NF ~ /^\// { print $1, $NF }')
         echo "GStreamer: $n carried libraries taken from this machine instead"
         # plugins that cannot load here
