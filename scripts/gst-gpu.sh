@@ -51,7 +51,8 @@ done
 echo "gst-gpu: $(command -v gst-launch-1.0), GStreamer $(pkg-config --modversion gstreamer-1.0)"
 ARCH=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d .)
 [ -n "$ARCH" ] || ARCH=90
-GPU=$(nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader 2>&1 | head -n 1)
+GPU=$(nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+[ -n "$GPU" ] || GPU="none found (nvidia-smi)"
 echo "gst-gpu: GPU $GPU"
 
 step "configure + build ($BUILD, sm_$ARCH)"
@@ -73,6 +74,8 @@ CTLOG="${OUT:-$BUILD}/gst-ctest.log"
 ctest --test-dir "$BUILD" -L gst --output-on-failure -j 4 2>&1 | tee "$CTLOG"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 [ -n "${OUT:-}" ] && cp "$BUILD/Testing/Temporary/LastTest.log" "$OUT/gst-LastTest.log" 2>/dev/null
+echo "--- test_gst_cuda's output:"
+awk '/Test: test_gst_cuda$/,/<end of output>/' "$BUILD/Testing/Temporary/LastTest.log"
 if ! grep -Eq "test_gst_cuda \.+ +Passed" "$CTLOG"; then
     echo "gst-gpu: test_gst_cuda did not pass (it must run on a GPU machine, not skip)"
     status=1
