@@ -445,15 +445,31 @@ static GstVideoFormat configured_format(GstFoveaStitch *self, GstPad *except)
     return f;
 }
 
+/* CUDA memory is offered once the element's CUDA context is open and, before
+ * the element starts (a pipeline being linked, as gst_parse_launch does in the
+ * NULL state), whenever its backend may be CUDA: such a link is checked again
+ * when the caps are negotiated. A started element without CUDA offers none. */
+static gboolean offers_cuda(GstFoveaStitch *self)
+{
+    if (self->cuda)
+        return TRUE;
+    if (self->ctx || !fovea_gst_cuda_compiled())
+        return FALSE;
+    GST_OBJECT_LOCK(self);
+    const gboolean maybe = self->backend != FOVEA_BACKEND_CPU;
+    GST_OBJECT_UNLOCK(self);
+    return maybe;
+}
+
 /* What camera pad can take: the stitch formats (or the one the other cameras
  * have), the camera's size once the map is loaded. */
 static GstCaps *sink_caps(GstFoveaStitch *self, GstPad *pad)
 {
     const GstVideoFormat other = configured_format(self, pad);
     GstCaps *caps = other != GST_VIDEO_FORMAT_UNKNOWN
-                        ? fovea_gst_raw_caps(&other, 1, self->cuda != NULL)
+                        ? fovea_gst_raw_caps(&other, 1, offers_cuda(self))
                         : fovea_gst_raw_caps(sink_formats, G_N_ELEMENTS(sink_formats),
-                                             self->cuda != NULL);
+                                             offers_cuda(self));
     const int c = pad_camera(pad);
     if (self->map && c >= 0 && c < self->ncam)
         gst_caps_set_simple(caps, "width", G_TYPE_INT, self->cam_w[c], "height", G_TYPE_INT,
@@ -467,9 +483,9 @@ static GstCaps *src_caps(GstFoveaStitch *self)
     const GstVideoFormat out = in != GST_VIDEO_FORMAT_UNKNOWN ? output_format(in)
                                                                : GST_VIDEO_FORMAT_UNKNOWN;
     GstCaps *caps = out != GST_VIDEO_FORMAT_UNKNOWN
-                        ? fovea_gst_raw_caps(&out, 1, self->cuda != NULL)
+                        ? fovea_gst_raw_caps(&out, 1, offers_cuda(self))
                         : fovea_gst_raw_caps(src_formats, G_N_ELEMENTS(src_formats),
-                                             self->cuda != NULL);
+                                             offers_cuda(self));
     if (self->map)
         gst_caps_set_simple(caps, "width", G_TYPE_INT, self->pano_w, "height", G_TYPE_INT,
                             self->pano_h, NULL);

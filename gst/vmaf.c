@@ -337,9 +337,25 @@ static gboolean vmaf_stop(GstAggregator *agg)
 
 /* ------------------------------------------------------------------ caps */
 
+/* CUDA memory is offered once the element's CUDA context is open and, before
+ * the element starts (a pipeline being linked, as gst_parse_launch does in the
+ * NULL state), whenever its backend may be CUDA: such a link is checked again
+ * when the caps are negotiated. A started element without CUDA offers none. */
+static gboolean offers_cuda(GstFoveaVmaf *self)
+{
+    if (self->cuda)
+        return TRUE;
+    if (self->ctx || !fovea_gst_cuda_compiled())
+        return FALSE;
+    GST_OBJECT_LOCK(self);
+    const gboolean maybe = self->backend != FOVEA_BACKEND_CPU;
+    GST_OBJECT_UNLOCK(self);
+    return maybe;
+}
+
 static GstCaps *pad_caps(GstFoveaVmaf *self, GstAggregatorPad *pad)
 {
-    GstCaps *caps = fovea_gst_raw_caps(formats, G_N_ELEMENTS(formats), self->cuda != NULL);
+    GstCaps *caps = fovea_gst_raw_caps(formats, G_N_ELEMENTS(formats), offers_cuda(self));
     GST_OBJECT_LOCK(self);
     const int min = self->features == FEATURES_VMAF ? MIN_SIDE_ADM : MIN_SIDE;
     GST_OBJECT_UNLOCK(self);
