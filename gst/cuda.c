@@ -123,6 +123,26 @@ void fovea_gst_cuda_announce(const fovea_gst_cuda *c, GstElement *el)
     gst_element_post_message(el, gst_message_new_have_context(GST_OBJECT(el), gc));
 }
 
+/* gst_buffer_pool_set_config returns FALSE when the pool changed the config
+ * (the CUDA pool pads rows, so the size it wants differs): GStreamer's rule is
+ * to take the pool's version when it still fits the caps and the counts, and
+ * set that. */
+gboolean fovea_gst_pool_configure(GstBufferPool *pool, GstStructure *config, GstCaps *caps,
+                                  guint min, guint max)
+{
+    if (gst_buffer_pool_set_config(pool, config))
+        return TRUE;
+    config = gst_buffer_pool_get_config(pool);
+    GstCaps *got = NULL;
+    guint size = 0, gmin = 0, gmax = 0;
+    if (!gst_buffer_pool_config_get_params(config, &got, &size, &gmin, &gmax) || !got ||
+        !gst_caps_is_equal(got, caps) || gmin < min || (max && gmax > max)) {
+        gst_structure_free(config);
+        return FALSE;
+    }
+    return gst_buffer_pool_set_config(pool, config);
+}
+
 GstBufferPool *fovea_gst_cuda_pool_new(const fovea_gst_cuda *c, GstCaps *caps, guint min,
                                        guint max)
 {
@@ -133,7 +153,7 @@ GstBufferPool *fovea_gst_cuda_pool_new(const fovea_gst_cuda *c, GstCaps *caps, g
     GstStructure *config = gst_buffer_pool_get_config(pool);
     gst_buffer_pool_config_set_params(config, caps, (guint)GST_VIDEO_INFO_SIZE(&info), min, max);
     gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    if (!gst_buffer_pool_set_config(pool, config)) {
+    if (!fovea_gst_pool_configure(pool, config, caps, min, max)) {
         gst_object_unref(pool);
         return NULL;
     }

@@ -28,6 +28,11 @@ typedef struct fovea_gst_cuda fovea_gst_cuda;
  * memory:CUDAMemory caps). */
 gboolean fovea_gst_cuda_compiled(void);
 
+/* Set config on pool, accepting the pool's own adjustment of it (a CUDA pool
+ * pads rows) when it keeps caps and buffer counts; takes config. */
+gboolean fovea_gst_pool_configure(GstBufferPool *pool, GstStructure *config, GstCaps *caps,
+                                  guint min, guint max);
+
 /* CUDA memory for an element whose fovea context is ctx: NULL (system memory
  * only, said in the debug log) unless ctx runs on the CUDA backend and
  * GStreamer's CUDA library loads. Call on the thread that opened ctx. */

@@ -59,7 +59,10 @@ static GstBuffer *to_cuda(GstCudaContext *ctx, GstBufferPool **pool, const GstVi
         GstStructure *config = gst_buffer_pool_get_config(*pool);
         gst_buffer_pool_config_set_params(config, caps, (guint)GST_VIDEO_INFO_SIZE(info), 0, 0);
         gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-        GT_CHECK(gst_buffer_pool_set_config(*pool, config), "CUDA pool config");
+        /* FALSE with the pool's own adjusted config (it pads rows): set that one */
+        if (!gst_buffer_pool_set_config(*pool, config))
+            GT_CHECK(gst_buffer_pool_set_config(*pool, gst_buffer_pool_get_config(*pool)),
+                     "CUDA pool config");
         GT_CHECK(gst_buffer_pool_set_active(*pool, TRUE), "CUDA pool");
         gst_caps_unref(caps);
     }
