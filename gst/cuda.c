@@ -42,6 +42,9 @@ fovea_gst_cuda *fovea_gst_cuda_open(GstElement *el, fovea_context *ctx)
         GST_INFO_OBJECT(el, "GStreamer's CUDA library does not load: system memory only");
         return NULL;
     }
+    /* GStreamer's CUDA allocator exists only once this ran (CUDA pools refuse
+     * their config otherwise) */
+    gst_cuda_memory_init_once();
     const int device = fovea_context_device(ctx);
     /* fovea_sync binds the context's device on this thread: the CUDA runtime
      * makes that device's primary context current, whose handle is taken off

@@ -435,6 +435,7 @@ int main(int argc, char **argv)
         printf("test_gst_cuda: GStreamer's CUDA library does not load: skipped\n");
         return 77;
     }
+    gst_cuda_memory_init_once(); /* the CUDA allocator the test's pools use */
     gchar *dir = gt_tmpdir();
     gchar *rig = g_build_filename(dir, "rig.json", NULL);
     gt_write_file(rig, rig_json);
