@@ -13,7 +13,8 @@
  *
  * Extra options: --clip FILE.y4m (repeatable), --opencv-data DIR (converts
  * vtest.avi, tree.avi and Megamind.avi found there with ffmpeg, first 300
- * frames, 8-bit 4:2:0), --frames N (frames per clip, default 300),
+ * frames, 8-bit 4:2:0), --frames N (frames per clip, default 300), --level N
+ * (the encoder's zstd level),
  * --tmp DIR, --no-x264, --no-latency. Without a clip a generated fixed-camera
  * sequence is measured so the bench always prints rows. */
 #include <errno.h>
@@ -39,6 +40,7 @@ extern char **environ;
 #define MAX_CLIPS 16
 
 static const int thresholds[] = {0, 4, 10};
+static int zstd_level = 0; /* --level; 0: the encoder's default */
 enum { NT = sizeof(thresholds) / sizeof(thresholds[0]) };
 
 typedef struct clip {
@@ -61,6 +63,7 @@ static const char *usage =
     "  --clip FILE.y4m     a clip to measure (repeatable)\n"
     "  --opencv-data DIR   convert vtest.avi, tree.avi, Megamind.avi of DIR with ffmpeg\n"
     "  --frames N          frames per clip (default 300)\n"
+    "  --level N           zstd level of the encoder (1..19; default: the encoder's, 3)\n"
     "  --tmp DIR           directory for converted clips and x264 output\n"
     "  --no-x264           skip the x264 columns\n"
     "  --no-latency        skip the latency rows\n";
@@ -201,6 +204,28 @@ static void free_clip(clip *c)
 
 /* ---------------------------------------------------------------- bytes and speed */
 
+/* The largest |a - b| over every sample of 8-bit 4:2:0 frames (else -1: not
+ * checked). Every decoded frame must be within T of its source. */
+static int max_error(const fovea_frame *a, const fovea_frame *b)
+{
+    if (a->fmt != fovea_pixfmt_yuv(420, 8))
+        return -1;
+    int worst = 0;
+    for (int p = 0; p < 4 && a->data[p]; p++) {
+        const size_t row = fovea_plane_row_bytes(a->fmt, a->width, p);
+        const int h = fovea_plane_height(a->fmt, a->height, p);
+        for (int y = 0; y < h; y++) {
+            const uint8_t *ra = a->data[p] + (ptrdiff_t)y * a->stride[p];
+            const uint8_t *rb = b->data[p] + (ptrdiff_t)y * b->stride[p];
+            for (size_t x = 0; x < row; x++) {
+                const int d = abs((int)ra[x] - (int)rb[x]);
+                worst = d > worst ? d : worst;
+            }
+        }
+    }
+    return worst;
+}
+
 typedef struct msgbuf {
     uint8_t *data;
     size_t *off, len, cap;
@@ -215,6 +240,8 @@ static void codec_rows(bench_table *table, fovea_context *ctx, const char *backe
     fovea_stream_settings s;
     fovea_stream_default_settings(&s);
     s.threshold = T;
+    if (zstd_level > 0)
+        s.zstd_level = zstd_level;
     fovea_stream_encoder *e = NULL;
     BENCH_FOVEA(ctx, fovea_stream_encoder_open(&e, ctx, &s, &c->info));
     msgbuf mb = {0};
@@ -281,6 +308,11 @@ static void codec_rows(bench_table *table, fovea_context *ctx, const char *backe
         total += us[i];
         if (!ev.frame) {
             fprintf(stderr, "bench_stream: message %d gave no frame\n", i);
+            exit(1);
+        }
+        const int err = max_error(ev.frame, &c->frames[i]);
+        if (err > T) {
+            fprintf(stderr, "bench_stream: %s frame %d at T=%d: error %d\n", c->name, i, T, err);
             exit(1);
         }
     }
@@ -391,6 +423,8 @@ static void *lat_sender(void *arg)
     fovea_stream_settings s;
     fovea_stream_default_settings(&s);
     s.threshold = j->T;
+    if (zstd_level > 0)
+        s.zstd_level = zstd_level;
     fovea_stream_encoder *e = NULL;
     const uint8_t *m;
     size_t sz;
@@ -596,6 +630,9 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--frames") && v && atoi(v) > 0) {
             max_frames = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--level") && v && atoi(v) >= 1 && atoi(v) <= 19) {
+            zstd_level = atoi(v);
             i++;
         } else if (!strcmp(a, "--tmp") && v) {
             tmp = v;
