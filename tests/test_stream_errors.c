@@ -272,10 +272,14 @@ static void test_header_and_limits(fovea_context *ctx)
     lim.max_message_bytes = n - 1;
     CHECK_EQ_INT(fovea_stream_parse_header(ctx, h, &lim, &type, &n), FOVEA_ERR_CORRUPT);
     CHECK(strstr(fovea_last_error(ctx), "over the limit") != NULL);
-    h[4] = 2;
-    CHECK_EQ_INT(fovea_stream_parse_header(ctx, h, NULL, &type, &n), FOVEA_ERR_UNSUPPORTED);
-    CHECK(strstr(fovea_last_error(ctx), "version 2") != NULL);
-    h[4] = 1;
+    for (int v = FOVEA_STREAM_VERSION - 1; v <= FOVEA_STREAM_VERSION + 1; v += 2) {
+        char want[32];
+        snprintf(want, sizeof want, "version %d;", v);
+        h[4] = (uint8_t)v;
+        CHECK_EQ_INT(fovea_stream_parse_header(ctx, h, NULL, &type, &n), FOVEA_ERR_UNSUPPORTED);
+        CHECK(strstr(fovea_last_error(ctx), want) != NULL);
+    }
+    h[4] = FOVEA_STREAM_VERSION;
     h[5] = 9;
     CHECK_EQ_INT(fovea_stream_parse_header(ctx, h, NULL, &type, &n), FOVEA_ERR_CORRUPT);
     h[5] = 2;

@@ -385,12 +385,12 @@ static void test_bad_senders(void)
         const char *text;
     } cases[] = {
         {"GET / HTTP/1.0\r\n\r\nhello", 23, FOVEA_ERR_CORRUPT, "bad magic"},
-        {"FVST\x01\x01\x00\x00\x40\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" "abc", 23,
+        {"FVST\x02\x01\x00\x00\x40\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" "abc", 23,
          FOVEA_ERR_IO, "timed out"},
-        {"FVST\x01\x01\x00\x00\x40\x00\x00\x00", 12, FOVEA_ERR_IO, "closed"},
-        {"FVST\x01\x01\x00\x00\x00\x00\x00\x00\x01\x02\x03\x04\x05\x06\x07\x08", 20,
+        {"FVST\x02\x01\x00\x00\x40\x00\x00\x00", 12, FOVEA_ERR_IO, "closed"},
+        {"FVST\x02\x01\x00\x00\x00\x00\x00\x00\x01\x02\x03\x04\x05\x06\x07\x08", 20,
          FOVEA_ERR_CORRUPT, "checksum"},
-        {"FVST\x01\x02\x00\x00\xff\xff\xff\xff\x00\x00\x00\x00\x00\x00\x00\x00", 20,
+        {"FVST\x02\x02\x00\x00\xff\xff\xff\xff\x00\x00\x00\x00\x00\x00\x00\x00", 20,
          FOVEA_ERR_CORRUPT, "over the limit"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -534,7 +534,7 @@ static void test_bad_receiver(void)
     a.sin_port = htons((uint16_t)atoi(strrchr(addr, ':') + 1));
     REQUIRE(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
     wait_clients(&s, 2);
-    REQUIRE(write(fd, "FVST\x01\x03\x00\x00\x10\x00\x00\x00junkjunk", 20) == 20);
+    REQUIRE(write(fd, "FVST\x02\x03\x00\x00\x10\x00\x00\x00junkjunk", 20) == 20);
     int frames = serve(&s, 0, 10, 10, NULL);
     for (int i = 0; i < 100; i++) {
         fovea_stream_server_stats st;

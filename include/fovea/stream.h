@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /** Wire format version written and read. */
-#define FOVEA_STREAM_VERSION 1
+#define FOVEA_STREAM_VERSION 2
 /** Bytes of every message's header (the payload follows). */
 #define FOVEA_STREAM_HEADER_SIZE 20
 

@@ -10,6 +10,8 @@
 
 /* a group is closed once its tiles' coded bytes reach this */
 #define GROUP_BYTES ((size_t)128 << 10)
+/* zstd's shortest match in tile groups (docs/stream.md, Coding a tile) */
+#define STREAM_MIN_MATCH 7
 
 typedef struct enc_group {
     int64_t first, count;       /* ordinals in the sent list */
@@ -42,7 +44,7 @@ struct fovea_stream_encoder {
     int threads;
     ZSTD_CCtx **cctx;
     uint16_t *scratch;    /* per thread: 2 x max_block values */
-    float *dtab;          /* the entropy estimate's table */
+    float cost[256];      /* the mode choice's cost of a coded byte */
 
     /* the frame being encoded, for the workers */
     const fovea_frame *src;
@@ -103,13 +105,12 @@ static int alloc_buffers(fovea_stream_encoder *e)
     e->bitmap = malloc(g->map_bytes);
     e->cctx = calloc((size_t)e->threads, sizeof(ZSTD_CCtx *));
     e->scratch = malloc((size_t)e->threads * 2 * g->max_block * sizeof(uint16_t));
-    e->dtab = malloc(g->max_block * sizeof(float));
-    if (!e->flags || !e->sent || !e->bitmap || !e->cctx || !e->scratch || !e->dtab)
+    if (!e->flags || !e->sent || !e->bitmap || !e->cctx || !e->scratch)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "stream: out of memory");
     for (int i = 0; i < e->threads; i++)
         if (!(e->cctx[i] = ZSTD_createCCtx()))
             return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "stream: cannot create a zstd context");
-    stream_entropy_table(e->dtab, g->max_block);
+    stream_cost_table(e->cost);
     return fovea_frame_alloc(ctx, &e->recon, e->info.width, e->info.height, e->info.fmt,
                              FOVEA_MEM_HOST);
 }
@@ -196,7 +197,6 @@ void fovea_stream_encoder_close(fovea_stream_encoder **pe)
     free(e->comp);
     free(e->msg);
     free(e->scratch);
-    free(e->dtab);
     free(e);
     *pe = NULL;
 }
@@ -359,14 +359,24 @@ static void encode_groups(void *arg, int begin, int end, int thread)
                 stream_view sv, rv;
                 stream_view_of(g, e->src, p, t, &sv);
                 stream_view_of(g, &e->recon, p, t, &rv);
-                out += stream_code_block(&sv, e->keyframe ? NULL : &rv, out, scratch, e->dtab);
+                out += stream_code_block(&sv, e->keyframe ? NULL : &rv, out, scratch, e->cost);
                 const size_t row = (size_t)sv.w * (size_t)sv.cpp * (size_t)sv.bps;
                 for (int y = 0; y < sv.h; y++)
                     memcpy(rv.p + (ptrdiff_t)y * rv.stride, sv.p + (ptrdiff_t)y * sv.stride, row);
             }
         }
-        gr->comp_len = ZSTD_compressCCtx(e->cctx[thread], e->comp + gr->comp_off, gr->comp_cap,
-                                         e->raw + gr->raw_off, gr->raw_len, e->set.zstd_level);
+        /* the level, with matches of at least STREAM_MIN_MATCH bytes: the
+         * short matches the level's defaults take in residual noise cost
+         * more than coding those bytes as literals (docs/stream.md) */
+        ZSTD_CCtx *cc = e->cctx[thread];
+        size_t zr = ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
+        if (!ZSTD_isError(zr))
+            zr = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, e->set.zstd_level);
+        if (!ZSTD_isError(zr))
+            zr = ZSTD_CCtx_setParameter(cc, ZSTD_c_minMatch, STREAM_MIN_MATCH);
+        gr->comp_len = ZSTD_isError(zr) ? zr
+                                         : ZSTD_compress2(cc, e->comp + gr->comp_off, gr->comp_cap,
+                                                          e->raw + gr->raw_off, gr->raw_len);
         gr->failed = ZSTD_isError(gr->comp_len) != 0;
     }
 }

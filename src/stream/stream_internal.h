@@ -20,7 +20,12 @@
 #define STREAM_NO_BASE UINT64_MAX
 
 /* tile modes */
-enum { STREAM_MODE_RAW = 0, STREAM_MODE_TEMPORAL = 1, STREAM_MODE_SPATIAL = 2 };
+enum {
+    STREAM_MODE_RAW = 0,
+    STREAM_MODE_TEMPORAL = 1,
+    STREAM_MODE_SPATIAL = 2,
+    STREAM_MODE_TEMPORAL_MED = 3 /* version 2 */
+};
 
 /* ---------------------------------------------------------------- fields */
 
@@ -127,16 +132,17 @@ typedef struct stream_view {
 
 void stream_view_of(const stream_geom *g, const fovea_frame *f, int p, int64_t t, stream_view *v);
 
-/* d[c] = (c+1) log2 (c+1) - c log2 c for c < max_count: the encoder's
- * entropy estimate, one lookup per coded byte. */
-void stream_entropy_table(float *d, size_t max_count);
+/* The encoder's cost estimate of a coded byte, in bits (at most
+ * STREAM_COST_CAP). */
+#define STREAM_COST_CAP 9.0f
+void stream_cost_table(float d[256]);
 
 /* Encoder: code block src (ref: the receiver's block, NULL in a keyframe) in
- * the mode whose bytes have the least order-0 entropy, into out (1 + n bytes:
- * the mode, then the coded bytes). scratch holds 2 x max_block values; dtab
- * is stream_entropy_table's for max_block. @return the bytes written */
+ * the mode whose coded bytes cost the least by cost[] (stream_cost_table's),
+ * into out (1 + n bytes: the mode, then the coded bytes). scratch holds
+ * 2 x max_block values. @return the bytes written */
 size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t *out,
-                         uint16_t *scratch, const float *dtab);
+                         uint16_t *scratch, const float *cost);
 
 /* Decoder: the mode byte of a coded block is valid for the message type. */
 int stream_mode_ok(int mode, int keyframe);

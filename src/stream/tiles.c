@@ -152,20 +152,48 @@ static inline uint32_t med(const uint16_t *row, size_t j, size_t len, int cpp, i
     return d >= mx ? mn : d <= mn ? mx : l + u - d;
 }
 
-void stream_entropy_table(float *d, size_t max_count)
+/* The residual of sample j, (s - r) mod 2^bits, read as signed. */
+static inline int32_t res_at(const uint16_t *s, const uint16_t *r, size_t j, int bits)
 {
-    /* d[c] = f(c + 1) - f(c), f(c) = c log2 c: what one more byte of a value
-     * seen c times adds to sum f(count) */
-    double prev = 0.0;
-    for (size_t c = 0; c < max_count; c++) {
-        const double next = (double)(c + 1) * log2((double)(c + 1));
-        d[c] = (float)(next - prev);
-        prev = next;
+    const uint32_t d = ((uint32_t)s[j] - r[j]) << (32 - bits);
+    return (int32_t)d >> (32 - bits);
+}
+
+/* TEMPORAL_MED: the median edge predictor of the residual s - r at sample j
+ * from the residuals left, above and above-left in the same block (s and r
+ * point at the current row; the rows above are len samples back); the
+ * result modulo 2^bits. */
+static inline uint32_t med_res(const uint16_t *s, const uint16_t *r, size_t j, size_t len,
+                               int cpp, int first_row, int bits)
+{
+    const size_t c = (size_t)cpp;
+    int32_t p;
+    if (first_row) {
+        p = j < c ? 0 : res_at(s, r, j - c, bits);
+    } else if (j < c) {
+        p = res_at(s - len, r - len, j, bits);
+    } else {
+        const int32_t l = res_at(s, r, j - c, bits), u = res_at(s - len, r - len, j, bits),
+                      d = res_at(s - len, r - len, j - c, bits);
+        const int32_t mn = l < u ? l : u, mx = l < u ? u : l;
+        p = d >= mx ? mn : d <= mn ? mx : l + u - d;
+    }
+    return (uint32_t)p & ((1u << bits) - 1);
+}
+
+void stream_cost_table(float d[256])
+{
+    /* zigzag values of a residual are about two-sided geometric: a value v
+     * costs about 1 + 2 log2(v + 1) bits in an adaptive code; capped at what
+     * zstd's literal coding spends at worst on a byte that is nearly random */
+    for (int v = 0; v < 256; v++) {
+        const float c = 1.0f + 2.0f * log2f((float)v + 1.0f);
+        d[v] = c < STREAM_COST_CAP ? c : STREAM_COST_CAP;
     }
 }
 
 size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t *out,
-                         uint16_t *scratch, const float *dtab)
+                         uint16_t *scratch, const float *cost)
 {
     const size_t len = (size_t)src->w * (size_t)src->cpp, n = len * (size_t)src->h;
     const int bits = 8 * src->bps, cpp = src->cpp;
@@ -173,31 +201,30 @@ size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t
     gather(src, s);
     if (ref)
         gather(ref, r);
-    /* order-0 entropy of each mode's bytes is N log2 N - sum f(count): the
-     * mode with the largest sum f(count) has the fewest bits */
-    enum { NM = 3 };
-    uint32_t hist[NM][256];
-    float F[NM] = {0, 0, 0};
-    memset(hist, 0, sizeof(hist));
-    const int nm = ref ? 3 : 2; /* RAW, SPATIAL, TEMPORAL */
+    /* each mode's estimated bits: the sum of cost[] over its coded bytes */
+    enum { NM = 4 };
+    float F[NM] = {0, 0, 0, 0};
+    const int nm = ref ? 4 : 2; /* RAW, SPATIAL, TEMPORAL, TEMPORAL_MED */
     for (int y = 0; y < src->h; y++) {
         const uint16_t *row = s + (size_t)y * len, *rr = r + (size_t)y * len;
         for (size_t j = 0; j < len; j++) {
             uint32_t v[NM];
             v[0] = row[j];
             v[1] = zigzag((uint32_t)row[j] - med(row, j, len, cpp, y == 0), bits);
-            v[2] = ref ? zigzag((uint32_t)row[j] - rr[j], bits) : 0;
-            for (int m = 0; m < nm; m++) {
-                F[m] += dtab[hist[m][v[m] & 0xff]++];
-                if (bits == 16)
-                    F[m] += dtab[hist[m][v[m] >> 8]++];
+            if (ref) {
+                v[2] = zigzag((uint32_t)row[j] - rr[j], bits);
+                v[3] = zigzag((uint32_t)row[j] - rr[j] - med_res(row, rr, j, len, cpp, y == 0, bits),
+                              bits);
             }
+            for (int m = 0; m < nm; m++)
+                F[m] += cost[v[m] & 0xff] + (bits == 16 ? cost[v[m] >> 8] : 0.0f);
         }
     }
-    static const int mode_of[NM] = {STREAM_MODE_RAW, STREAM_MODE_SPATIAL, STREAM_MODE_TEMPORAL};
+    static const int mode_of[NM] = {STREAM_MODE_RAW, STREAM_MODE_SPATIAL, STREAM_MODE_TEMPORAL,
+                                    STREAM_MODE_TEMPORAL_MED};
     int best = 0;
     for (int m = 1; m < nm; m++)
-        if (F[m] > F[best])
+        if (F[m] < F[best])
             best = m;
     const int mode = mode_of[best];
     out[0] = (uint8_t)mode;
@@ -211,6 +238,8 @@ size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t
                 v = zigzag(v - med(row, j, len, cpp, y == 0), bits);
             else if (mode == STREAM_MODE_TEMPORAL)
                 v = zigzag(v - rr[j], bits);
+            else if (mode == STREAM_MODE_TEMPORAL_MED)
+                v = zigzag(v - rr[j] - med_res(row, rr, j, len, cpp, y == 0, bits), bits);
             lr[j] = (uint8_t)v;
             if (bits == 16)
                 hr[j] = (uint8_t)(v >> 8);
@@ -222,7 +251,7 @@ size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t
 int stream_mode_ok(int mode, int keyframe)
 {
     return mode == STREAM_MODE_RAW || mode == STREAM_MODE_SPATIAL ||
-           (mode == STREAM_MODE_TEMPORAL && !keyframe);
+           ((mode == STREAM_MODE_TEMPORAL || mode == STREAM_MODE_TEMPORAL_MED) && !keyframe);
 }
 
 void stream_decode_block(const uint8_t *in, const stream_view *dst, uint16_t *scratch, int *check)
@@ -233,7 +262,7 @@ void stream_decode_block(const uint8_t *in, const stream_view *dst, uint16_t *sc
     const uint32_t mask = (1u << bits) - 1;
     const uint8_t *lo = in + 1, *hi = lo + n;
     uint16_t *s = scratch, *old = scratch + n;
-    if (mode == STREAM_MODE_TEMPORAL || check)
+    if (mode == STREAM_MODE_TEMPORAL || mode == STREAM_MODE_TEMPORAL_MED || check)
         gather(dst, old);
     for (int y = 0; y < dst->h; y++) {
         const size_t o = (size_t)y * len;
@@ -244,6 +273,11 @@ void stream_decode_block(const uint8_t *in, const stream_view *dst, uint16_t *sc
                 row[j] = (uint16_t)v;
             else if (mode == STREAM_MODE_TEMPORAL)
                 row[j] = (uint16_t)((old[o + j] + unzigzag(v, bits)) & mask);
+            else if (mode == STREAM_MODE_TEMPORAL_MED) /* residuals already decoded */
+                row[j] = (uint16_t)((old[o + j] +
+                                     med_res(row, old + o, j, len, cpp, y == 0, bits) +
+                                     unzigzag(v, bits)) &
+                                    mask);
             else /* the predictor reads samples already decoded (left, above) */
                 row[j] = (uint16_t)((med(row, j, len, cpp, y == 0) + unzigzag(v, bits)) & mask);
         }

@@ -1,0 +1,802 @@
+/* bench_stream: the delta streamer (issue 38) on real or generated video.
+ * For each clip and T in {0, 4, 10}: the bytes sent in % of raw, encode and
+ * decode frames/s (C backend; CUDA context rows too when a device is
+ * present); beside them x264 lossless (ffmpeg -c:v libx264 -qp 0) at presets
+ * ultrafast and medium, run in the same process tree when ffmpeg is on PATH,
+ * and the sender's speed in multiples of x264 ultrafast's frames/s. Latency:
+ * a sender thread encodes frames paced at the clip's rate and writes them to
+ * a TCP socket on loopback, a receiver thread reads, decodes and copies each
+ * frame out; the time from the frame handed to the encoder to the frame
+ * copied out, median and 99th percentile, per clip at T = 0 and on a
+ * generated 1080p fixed-camera sequence at T = 0 and 10 (300 frames paced at
+ * 30 fps, one keyframe: the first, which is the max).
+ *
+ * Extra options: --clip FILE.y4m (repeatable), --opencv-data DIR (converts
+ * vtest.avi, tree.avi and Megamind.avi found there with ffmpeg, first 300
+ * frames, 8-bit 4:2:0), --frames N (frames per clip, default 300), --level N
+ * (the encoder's zstd level),
+ * --tmp DIR, --no-x264, --no-latency. Without a clip a generated fixed-camera
+ * sequence is measured so the bench always prints rows. */
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_common.h"
+#include "fovea/io.h"
+#include "fovea/stream.h"
+
+extern char **environ;
+
+#define MAX_CLIPS 16
+
+static const int thresholds[] = {0, 4, 10};
+static int zstd_level = 0; /* --level; 0: the encoder's default */
+enum { NT = sizeof(thresholds) / sizeof(thresholds[0]) };
+
+typedef struct clip {
+    char name[64];
+    char path[4096];  /* y4m, or "" for a generated sequence */
+    int gen_w, gen_h, gen_frames;
+    fovea_frame *frames;
+    int n;
+    fovea_video_info info;
+    size_t raw;       /* packed bytes of one frame */
+} clip;
+
+typedef struct result {
+    double pct[NT], enc_fps[NT], dec_fps[NT];
+    double x264_pct[2], x264_fps[2]; /* ultrafast, medium; < 0: not run */
+    double lat_med, lat_p99;         /* ms, T = 0; < 0: not run */
+} result;
+
+static const char *usage =
+    "  --clip FILE.y4m     a clip to measure (repeatable)\n"
+    "  --opencv-data DIR   convert vtest.avi, tree.avi, Megamind.avi of DIR with ffmpeg\n"
+    "  --frames N          frames per clip (default 300)\n"
+    "  --level N           zstd level of the encoder (1..19; default: the encoder's, 3)\n"
+    "  --tmp DIR           directory for converted clips and x264 output\n"
+    "  --no-x264           skip the x264 columns\n"
+    "  --no-latency        skip the latency rows\n";
+
+/* ---------------------------------------------------------------- helpers */
+
+static int have_program(const char *name)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        return 0;
+    char buf[4096];
+    for (const char *p = path; *p;) {
+        const char *e = strchr(p, ':');
+        const size_t n = e ? (size_t)(e - p) : strlen(p);
+        snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, name);
+        if (n > 0 && access(buf, X_OK) == 0)
+            return 1;
+        p += n + (e ? 1 : 0);
+    }
+    return 0;
+}
+
+/* Run argv with stdout and stderr as they are; wall time in *sec. @return the
+ * exit status, or -1 */
+static int run_wait(char *const argv[], double *sec)
+{
+    pid_t pid;
+    const double t0 = bench_now_us();
+    if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+        return -1;
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    if (sec)
+        *sec = (bench_now_us() - t0) / 1e6;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static long long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* A fixed camera: a textured static scene with sensor noise of +-1 on a
+ * quarter of the samples that is drawn once (fixed pattern), a box walking
+ * across it and a window whose brightness creeps up. */
+static void synth_frame(fovea_frame *f, int t)
+{
+    const int w = f->width, h = f->height;
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    const int bx = (t * 5) % (w + 96) - 96, by = h / 3, bw = w / 10 + 8, bh = h / 4 + 8;
+    for (int y = 0; y < h; y++) {
+        uint8_t *row = f->data[0] + (ptrdiff_t)y * f->stride[0];
+        for (int i = 0; i < w; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            int v = 96 + (int)(60.0 * sin(i * 0.021) * cos(y * 0.017)) + ((i / 24 + y / 24) & 1) * 24;
+            v += (int)((x >> 62) & 1) - (int)((x >> 61) & 1);
+            if (i >= bx && i < bx + bw && y >= by && y < by + bh)
+                v = 200 - ((i - bx) ^ (y - by)) % 32;
+            if (i > w * 3 / 4 && y < h / 5)
+                v += t / 8;
+            row[i] = (uint8_t)(v < 1 ? 1 : v > 254 ? 254 : v);
+        }
+    }
+    for (int p = 1; p < 3; p++) {
+        const int pw = (w + 1) / 2, ph = (h + 1) / 2;
+        for (int y = 0; y < ph; y++) {
+            uint8_t *row = f->data[p] + (ptrdiff_t)y * f->stride[p];
+            for (int i = 0; i < pw; i++) {
+                int v = 128 + (p == 1 ? 1 : -1) * (int)(20.0 * sin((i + y) * 0.03));
+                if (2 * i >= bx && 2 * i < bx + bw && 2 * y >= by && 2 * y < by + bh)
+                    v = p == 1 ? 90 : 170;
+                row[i] = (uint8_t)v;
+            }
+        }
+    }
+}
+
+static int load_clip(clip *c, int max_frames)
+{
+    fovea_video_info_init(&c->info);
+    if (!c->path[0]) {
+        c->info.width = c->gen_w;
+        c->info.height = c->gen_h;
+        c->info.fmt = fovea_pixfmt_yuv(420, 8);
+        c->info.fps_num = 30;
+        c->info.fps_den = 1;
+        c->n = c->gen_frames;
+        c->frames = calloc((size_t)c->n, sizeof(fovea_frame));
+        if (!c->frames)
+            return -1;
+        for (int i = 0; i < c->n; i++) {
+            BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &c->frames[i], c->gen_w, c->gen_h,
+                                                c->info.fmt, FOVEA_MEM_HOST));
+            synth_frame(&c->frames[i], i);
+        }
+    } else {
+        fovea_reader *r = NULL;
+        if (fovea_reader_open(NULL, &r, c->path, NULL) < 0) {
+            fprintf(stderr, "bench_stream: %s\n", fovea_last_error(NULL));
+            return -1;
+        }
+        c->info = *fovea_reader_info(r);
+        c->frames = calloc((size_t)max_frames, sizeof(fovea_frame));
+        c->n = 0;
+        while (c->n < max_frames) {
+            memset(&c->frames[c->n], 0, sizeof(fovea_frame));
+            const int st = fovea_reader_read(r, &c->frames[c->n]);
+            if (st == FOVEA_EOF)
+                break;
+            if (st < 0) {
+                fprintf(stderr, "bench_stream: %s\n", fovea_last_error(NULL));
+                fovea_reader_close(&r);
+                return -1;
+            }
+            c->n++;
+        }
+        fovea_reader_close(&r);
+    }
+    if (c->info.fps_num <= 0 || c->info.fps_den <= 0) {
+        c->info.fps_num = 25;
+        c->info.fps_den = 1;
+    }
+    c->raw = fovea_frame_packed_size(c->info.fmt, c->info.width, c->info.height);
+    return c->n > 0 ? 0 : -1;
+}
+
+static void free_clip(clip *c)
+{
+    for (int i = 0; c->frames && i < c->n; i++)
+        fovea_frame_free(NULL, &c->frames[i]);
+    free(c->frames);
+    c->frames = NULL;
+}
+
+/* ---------------------------------------------------------------- bytes and speed */
+
+/* The largest |a - b| over every sample of 8-bit 4:2:0 frames (else -1: not
+ * checked). Every decoded frame must be within T of its source. */
+static int max_error(const fovea_frame *a, const fovea_frame *b)
+{
+    if (a->fmt != fovea_pixfmt_yuv(420, 8))
+        return -1;
+    int worst = 0;
+    for (int p = 0; p < 4 && a->data[p]; p++) {
+        const size_t row = fovea_plane_row_bytes(a->fmt, a->width, p);
+        const int h = fovea_plane_height(a->fmt, a->height, p);
+        for (int y = 0; y < h; y++) {
+            const uint8_t *ra = a->data[p] + (ptrdiff_t)y * a->stride[p];
+            const uint8_t *rb = b->data[p] + (ptrdiff_t)y * b->stride[p];
+            for (size_t x = 0; x < row; x++) {
+                const int d = abs((int)ra[x] - (int)rb[x]);
+                worst = d > worst ? d : worst;
+            }
+        }
+    }
+    return worst;
+}
+
+typedef struct msgbuf {
+    uint8_t *data;
+    size_t *off, len, cap;
+    int count;
+} msgbuf;
+
+/* Encode every frame of c at T (context ctx), then decode the messages; add
+ * the rows; bytes in % of raw and frames/s out. */
+static void codec_rows(bench_table *table, fovea_context *ctx, const char *backend, clip *c,
+                       int T, double *pct, double *enc_fps, double *dec_fps)
+{
+    fovea_stream_settings s;
+    fovea_stream_default_settings(&s);
+    s.threshold = T;
+    if (zstd_level > 0)
+        s.zstd_level = zstd_level;
+    fovea_stream_encoder *e = NULL;
+    BENCH_FOVEA(ctx, fovea_stream_encoder_open(&e, ctx, &s, &c->info));
+    msgbuf mb = {0};
+    mb.off = malloc(((size_t)c->n + 1) * sizeof(size_t));
+    double *us = malloc((size_t)c->n * sizeof(double));
+    if (!mb.off || !us) {
+        fprintf(stderr, "bench_stream: out of memory\n");
+        exit(1);
+    }
+    double total = 0;
+    size_t bytes = 0;
+    for (int i = 0; i < c->n; i++) {
+        const uint8_t *m;
+        size_t sz;
+        const double t0 = bench_now_us();
+        BENCH_FOVEA(ctx, fovea_stream_encoder_encode(e, &c->frames[i], (uint64_t)i, &m, &sz, NULL));
+        us[i] = bench_now_us() - t0;
+        total += us[i];
+        bytes += sz;
+        if (mb.len + sz > mb.cap) {
+            mb.cap = 2 * (mb.len + sz);
+            mb.data = realloc(mb.data, mb.cap);
+            if (!mb.data) {
+                fprintf(stderr, "bench_stream: out of memory\n");
+                exit(1);
+            }
+        }
+        memcpy(mb.data + mb.len, m, sz);
+        mb.off[i] = mb.len;
+        mb.len += sz;
+    }
+    mb.off[c->n] = mb.len;
+    const uint8_t *hp;
+    size_t hello_size;
+    fovea_stream_encoder_hello(e, &hp, &hello_size);
+    uint8_t hello[256];
+    if (hello_size > sizeof hello) {
+        fprintf(stderr, "bench_stream: HELLO of %zu bytes\n", hello_size);
+        exit(1);
+    }
+    memcpy(hello, hp, hello_size);
+    fovea_stream_encoder_close(&e);
+    *pct = 100.0 * (double)bytes / ((double)c->raw * c->n);
+    *enc_fps = 1e6 * c->n / total;
+    char name[96], note[160];
+    bench_stats st;
+    bench_stats_compute(us, c->n, &st);
+    st.median_us = total / c->n; /* throughput: the mean, keyframes included */
+    snprintf(name, sizeof(name), "%s T=%d encode", c->name, T);
+    snprintf(note, sizeof(note), "%.2f%% of raw, %d frames, %d threads, time = mean", *pct, c->n,
+             fovea_context_threads(ctx));
+    bench_table_add(table, name, backend, &st, 2.0 * (double)c->raw, 1, note);
+
+    fovea_stream_decoder *d = NULL;
+    BENCH_FOVEA(ctx, fovea_stream_decoder_open(&d, ctx, NULL));
+    fovea_stream_event ev;
+    BENCH_FOVEA(ctx, fovea_stream_decoder_feed(d, hello, hello_size, &ev));
+    total = 0;
+    for (int i = 0; i < c->n; i++) {
+        const double t0 = bench_now_us();
+        BENCH_FOVEA(ctx, fovea_stream_decoder_feed(d, mb.data + mb.off[i], mb.off[i + 1] - mb.off[i],
+                                                   &ev));
+        us[i] = bench_now_us() - t0;
+        total += us[i];
+        if (!ev.frame) {
+            fprintf(stderr, "bench_stream: message %d gave no frame\n", i);
+            exit(1);
+        }
+        const int err = max_error(ev.frame, &c->frames[i]);
+        if (err > T) {
+            fprintf(stderr, "bench_stream: %s frame %d at T=%d: error %d\n", c->name, i, T, err);
+            exit(1);
+        }
+    }
+    fovea_stream_decoder_close(&d);
+    *dec_fps = 1e6 * c->n / total;
+    bench_stats_compute(us, c->n, &st);
+    st.median_us = total / c->n;
+    snprintf(name, sizeof(name), "%s T=%d decode", c->name, T);
+    snprintf(note, sizeof(note), "messages in memory, time = mean");
+    bench_table_add(table, name, backend, &st, 2.0 * (double)c->raw, 1, note);
+    free(mb.data);
+    free(mb.off);
+    free(us);
+}
+
+/* ---------------------------------------------------------------- x264 */
+
+/* x264 lossless at preset on the clip's y4m (written to tmp for a generated
+ * clip): size in % of raw and frames/s (the whole ffmpeg run, wall clock). */
+static int x264_run(const clip *c, const char *y4m, const char *tmp, const char *preset,
+                    double *pct, double *fps)
+{
+    char out[4200];
+    snprintf(out, sizeof(out), "%s/bench_stream_%d_%s.h264", tmp, (int)getpid(), preset);
+    char frames[32];
+    snprintf(frames, sizeof(frames), "%d", c->n);
+    char *argv[] = {"ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", (char *)y4m,
+                    "-frames:v", frames, "-c:v", "libx264", "-qp", "0", "-preset",
+                    (char *)preset, "-f", "h264", out, NULL};
+    double sec = 0;
+    const int rc = run_wait(argv, &sec);
+    const long long sz = file_size(out);
+    remove(out);
+    if (rc != 0 || sz <= 0) {
+        fprintf(stderr, "bench_stream: ffmpeg -preset %s on %s failed (status %d)\n", preset, y4m,
+                rc);
+        return -1;
+    }
+    *pct = 100.0 * (double)sz / ((double)c->raw * c->n);
+    *fps = c->n / sec;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- latency */
+
+typedef struct lat_job {
+    fovea_context *ctx;
+    clip *c;
+    int T, frames, fd;
+    double period_us, *lat_us;
+    int failed;
+} lat_job;
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        const ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int read_all(int fd, uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        const ssize_t k = recv(fd, p, n, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static void sleep_until_us(double t)
+{
+    for (;;) {
+        const double d = t - bench_now_us();
+        if (d <= 0)
+            return;
+        struct timespec ts = {(time_t)(d / 1e6), (long)(fmod(d, 1e6) * 1000.0)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Copy f's planes out tightly packed (what writing the frame costs in memory). */
+static void pack_frame(const fovea_frame *f, uint8_t *out, size_t cap)
+{
+    size_t o = 0;
+    for (int p = 0; p < 4 && f->data[p]; p++) {
+        const size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
+        const int h = fovea_plane_height(f->fmt, f->height, p);
+        for (int y = 0; y < h && row > 0 && o + row <= cap; y++, o += row)
+            memcpy(out + o, f->data[p] + (ptrdiff_t)y * f->stride[p], row);
+    }
+}
+
+static void *lat_sender(void *arg)
+{
+    lat_job *j = arg;
+    fovea_stream_settings s;
+    fovea_stream_default_settings(&s);
+    s.threshold = j->T;
+    if (zstd_level > 0)
+        s.zstd_level = zstd_level;
+    fovea_stream_encoder *e = NULL;
+    const uint8_t *m;
+    size_t sz;
+    if (fovea_stream_encoder_open(&e, j->ctx, &s, &j->c->info) < 0 ||
+        fovea_stream_encoder_hello(e, &m, &sz) < 0 || write_all(j->fd, m, sz) < 0) {
+        j->failed = 1;
+        fovea_stream_encoder_close(&e);
+        return NULL;
+    }
+    const double start = bench_now_us();
+    for (int i = 0; i < j->frames; i++) {
+        sleep_until_us(start + i * j->period_us);
+        const uint64_t ts = (uint64_t)bench_now_us();
+        /* back and forth through the clip's frames: no jump where it wraps */
+        const int n = j->c->n, k = n > 1 ? i % (2 * n - 2) : 0, f = k < n ? k : 2 * n - 2 - k;
+        if (fovea_stream_encoder_encode(e, &j->c->frames[f], ts, &m, &sz, NULL) < 0 ||
+            write_all(j->fd, m, sz) < 0) {
+            j->failed = 1;
+            break;
+        }
+    }
+    if (!j->failed && (fovea_stream_encoder_end(e, &m, &sz) < 0 || write_all(j->fd, m, sz) < 0))
+        j->failed = 1;
+    fovea_stream_encoder_close(&e);
+    return NULL;
+}
+
+/* The receiver: read, decode, copy the frame out (what writing it costs in
+ * memory), time it against the sender's timestamp. @return frames received */
+static int lat_receive(lat_job *j, fovea_context *ctx)
+{
+    fovea_stream_decoder *d = NULL;
+    if (fovea_stream_decoder_open(&d, ctx, NULL) < 0)
+        return -1;
+    uint8_t *buf = NULL, *out = malloc(j->c->raw);
+    size_t cap = 0;
+    int got = 0;
+    for (;;) {
+        uint8_t hdr[FOVEA_STREAM_HEADER_SIZE];
+        fovea_stream_msg_type type;
+        size_t payload;
+        if (read_all(j->fd, hdr, sizeof hdr) < 0 ||
+            fovea_stream_parse_header(ctx, hdr, NULL, &type, &payload) < 0)
+            break;
+        if (FOVEA_STREAM_HEADER_SIZE + payload > cap) {
+            cap = 2 * (FOVEA_STREAM_HEADER_SIZE + payload);
+            free(buf);
+            buf = malloc(cap);
+            if (!buf)
+                break;
+        }
+        memcpy(buf, hdr, sizeof hdr);
+        if (read_all(j->fd, buf + FOVEA_STREAM_HEADER_SIZE, payload) < 0)
+            break;
+        fovea_stream_event ev;
+        if (fovea_stream_decoder_feed(d, buf, FOVEA_STREAM_HEADER_SIZE + payload, &ev) < 0) {
+            fprintf(stderr, "bench_stream: latency: %s\n", fovea_last_error(ctx));
+            break;
+        }
+        if (ev.type == FOVEA_STREAM_MSG_END)
+            break;
+        if (ev.frame && out) {
+            pack_frame(ev.frame, out, j->c->raw);
+            if (got < j->frames)
+                j->lat_us[got++] = bench_now_us() - (double)ev.fi.timestamp_us;
+        }
+    }
+    free(buf);
+    free(out);
+    fovea_stream_decoder_close(&d);
+    return got;
+}
+
+/* TCP on loopback: a listening socket, a connection to it, the accepted end. */
+static int tcp_pair(int fds[2])
+{
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    if (l < 0)
+        return -1;
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t al = sizeof a;
+    if (bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 1) < 0 ||
+        getsockname(l, (struct sockaddr *)&a, &al) < 0) {
+        close(l);
+        return -1;
+    }
+    fds[1] = socket(AF_INET, SOCK_STREAM, 0);
+    if (fds[1] < 0 || connect(fds[1], (struct sockaddr *)&a, sizeof a) < 0) {
+        close(l);
+        return -1;
+    }
+    fds[0] = accept(l, NULL, NULL);
+    close(l);
+    if (fds[0] < 0)
+        return -1;
+    const int one = 1;
+    setsockopt(fds[0], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fds[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return 0;
+}
+
+static int latency_row(bench_table *table, const char *backend, clip *c, int T, int frames,
+                       double *med_ms, double *p99_ms)
+{
+    fovea_context *ectx = NULL, *dctx = NULL;
+    fovea_settings cs;
+    fovea_default_settings(&cs);
+    cs.backend = FOVEA_BACKEND_CPU;
+    BENCH_FOVEA(NULL, fovea_open(&ectx, &cs));
+    BENCH_FOVEA(NULL, fovea_open(&dctx, &cs));
+    int fds[2];
+    if (tcp_pair(fds) < 0) {
+        fprintf(stderr, "bench_stream: no TCP loopback: latency skipped\n");
+        fovea_close(&ectx);
+        fovea_close(&dctx);
+        return -1;
+    }
+    lat_job snd = {ectx, c, T, frames, fds[1], 1e6 * c->info.fps_den / c->info.fps_num, NULL, 0};
+    lat_job rcv = snd;
+    rcv.fd = fds[0];
+    rcv.lat_us = malloc((size_t)frames * sizeof(double));
+    pthread_t th;
+    int got = -1;
+    if (rcv.lat_us && pthread_create(&th, NULL, lat_sender, &snd) == 0) {
+        got = lat_receive(&rcv, dctx);
+        shutdown(fds[0], SHUT_RDWR);
+        pthread_join(th, NULL);
+    }
+    close(fds[0]);
+    close(fds[1]);
+    int rc = -1;
+    if (got == frames && !snd.failed) {
+        bench_stats st;
+        bench_stats_compute(rcv.lat_us, got, &st);
+        const double p99 = rcv.lat_us[(int)ceil(0.99 * got) - 1];
+        char name[96], note[160];
+        snprintf(name, sizeof(name), "%s T=%d latency", c->name, T);
+        snprintf(note, sizeof(note), "TCP loopback, %d frames at %.0f fps: median %.2f, p99 %.2f, max %.2f ms",
+                 got, (double)c->info.fps_num / c->info.fps_den, st.median_us / 1e3, p99 / 1e3,
+                 st.max_us / 1e3);
+        bench_table_add(table, name, backend, &st, 0, 1, note);
+        *med_ms = st.median_us / 1e3;
+        *p99_ms = p99 / 1e3;
+        rc = 0;
+    } else {
+        fprintf(stderr, "bench_stream: latency run on %s got %d of %d frames\n", c->name, got,
+                frames);
+    }
+    free(rcv.lat_us);
+    fovea_close(&ectx);
+    fovea_close(&dctx);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- main */
+
+/* Convert the first `frames` frames of DIR/NAME.avi to tmp/NAME.y4m. */
+static int convert_avi(const char *dir, const char *name, const char *tmp, int frames, char *y4m,
+                       size_t ysz)
+{
+    char avi[4200], fr[32];
+    snprintf(avi, sizeof(avi), "%s/%s.avi", dir, name);
+    if (access(avi, R_OK) != 0) {
+        fprintf(stderr, "bench_stream: no %s: skipped\n", avi);
+        return -1;
+    }
+    snprintf(y4m, ysz, "%s/bench_stream_%d_%s.y4m", tmp, (int)getpid(), name);
+    snprintf(fr, sizeof(fr), "%d", frames);
+    char *argv[] = {"ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", avi, "-frames:v", fr,
+                    "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", y4m, NULL};
+    if (run_wait(argv, NULL) != 0) {
+        fprintf(stderr, "bench_stream: ffmpeg could not convert %s\n", avi);
+        remove(y4m);
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts opts;
+    bench_parse_args_ex(argc, argv, &opts, usage);
+    static clip clips[MAX_CLIPS];
+    int nclips = 0, max_frames = 300, use_x264 = 1, use_latency = 1;
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", *ocv = NULL;
+    for (int i = 0; i < opts.n_extra; i++) {
+        const char *a = opts.extra[i];
+        const char *v = i + 1 < opts.n_extra ? opts.extra[i + 1] : NULL;
+        if (!strcmp(a, "--clip") && v && nclips < MAX_CLIPS) {
+            clip *c = &clips[nclips++];
+            snprintf(c->path, sizeof(c->path), "%s", v);
+            const char *b = strrchr(v, '/');
+            snprintf(c->name, sizeof(c->name), "%s", b ? b + 1 : v);
+            char *dot = strrchr(c->name, '.');
+            if (dot)
+                *dot = 0;
+            i++;
+        } else if (!strcmp(a, "--opencv-data") && v) {
+            ocv = v;
+            i++;
+        } else if (!strcmp(a, "--frames") && v && atoi(v) > 0) {
+            max_frames = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--level") && v && atoi(v) >= 1 && atoi(v) <= 19) {
+            zstd_level = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--tmp") && v) {
+            tmp = v;
+            i++;
+        } else if (!strcmp(a, "--no-x264")) {
+            use_x264 = 0;
+        } else if (!strcmp(a, "--no-latency")) {
+            use_latency = 0;
+        } else {
+            fprintf(stderr, "bench_stream: unknown or incomplete argument '%s'\n", a);
+            return 2;
+        }
+    }
+    FILE *text = bench_text_stream(&opts);
+    const int ffmpeg = have_program("ffmpeg");
+    if (!ffmpeg)
+        fprintf(text, "no ffmpeg on PATH: x264 columns and --opencv-data skipped\n");
+    int converted[MAX_CLIPS] = {0};
+    if (ocv && ffmpeg) {
+        static const char *names[] = {"vtest", "tree", "Megamind"};
+        for (int k = 0; k < 3 && nclips < MAX_CLIPS; k++) {
+            clip *c = &clips[nclips];
+            if (convert_avi(ocv, names[k], tmp, max_frames, c->path, sizeof(c->path)) == 0) {
+                snprintf(c->name, sizeof(c->name), "%s", names[k]);
+                converted[nclips++] = 1;
+            }
+        }
+    }
+    if (opts.quick && max_frames > 60)
+        max_frames = 60;
+    if (nclips == 0) {
+        clip *c = &clips[nclips++];
+        snprintf(c->name, sizeof(c->name), "synthetic 640x360");
+        c->gen_w = 640;
+        c->gen_h = 360;
+        c->gen_frames = opts.quick ? 30 : 120;
+    }
+    use_x264 = use_x264 && ffmpeg;
+
+    bench_table table;
+    bench_table_init(&table, "stream", "frames", &opts);
+    fovea_context *cpu = NULL;
+    fovea_settings cs;
+    fovea_default_settings(&cs);
+    cs.backend = FOVEA_BACKEND_CPU;
+    BENCH_FOVEA(NULL, fovea_open(&cpu, &cs));
+    int ndev = 0;
+    fovea_device_count(&ndev);
+    double copy_bw = 0.0;
+    fovea_context *gpu = NULL;
+#ifdef FOVEA_HAVE_CUDA
+    if (ndev > 0) {
+        copy_bw = bench_copy_bandwidth(0);
+        fovea_settings gs;
+        fovea_default_settings(&gs);
+        gs.backend = FOVEA_BACKEND_CUDA;
+        gs.cuda_device = opts.device;
+        BENCH_FOVEA(NULL, fovea_open(&gpu, &gs));
+    }
+#endif
+    if (!gpu)
+        fprintf(text, "no CUDA device: CUDA rows skipped\n");
+
+    static result res[MAX_CLIPS];
+    for (int k = 0; k < nclips; k++) {
+        clip *c = &clips[k];
+        result *r = &res[k];
+        r->x264_pct[0] = r->x264_pct[1] = -1;
+        r->lat_med = r->lat_p99 = -1;
+        if (!bench_case_enabled(&opts, c->name) || load_clip(c, max_frames) < 0)
+            continue;
+        for (int t = 0; t < NT; t++) {
+            codec_rows(&table, cpu, "cpu", c, thresholds[t], &r->pct[t], &r->enc_fps[t],
+                       &r->dec_fps[t]);
+            if (gpu) {
+                double p, ef, df;
+                codec_rows(&table, gpu, "cuda", c, thresholds[t], &p, &ef, &df);
+            }
+        }
+        if (use_x264) {
+            char y4m[4200];
+            snprintf(y4m, sizeof(y4m), "%s", c->path);
+            if (!c->path[0]) {
+                snprintf(y4m, sizeof(y4m), "%s/bench_stream_%d_gen.y4m", tmp, (int)getpid());
+                if (bench_write_y4m(y4m, c->frames, c->n, 0, c->n, 30, "bench_stream") < 0)
+                    y4m[0] = 0;
+            }
+            static const char *presets[] = {"ultrafast", "medium"};
+            for (int p = 0; p < 2 && y4m[0]; p++) {
+                if (x264_run(c, y4m, tmp, presets[p], &r->x264_pct[p], &r->x264_fps[p]) < 0) {
+                    r->x264_pct[p] = -1;
+                    continue;
+                }
+                bench_stats st = {0};
+                st.median_us = st.min_us = st.max_us = st.mean_us = 1e6 / r->x264_fps[p];
+                st.runs = 1;
+                char name[96], note[160];
+                snprintf(name, sizeof(name), "%s x264 lossless %s", c->name, presets[p]);
+                snprintf(note, sizeof(note), "%.2f%% of raw, ffmpeg wall clock, y4m in", r->x264_pct[p]);
+                bench_table_add(&table, name, "cpu-x264", &st, (double)c->raw, 1, note);
+            }
+            if (!c->path[0] && y4m[0])
+                remove(y4m);
+        }
+        if (use_latency)
+            latency_row(&table, "cpu", c, 0, c->n, &r->lat_med, &r->lat_p99);
+        free_clip(c);
+    }
+    /* 1080p fixed camera, C backend: the latency goal */
+    clip hd = {0};
+    double hd_med[NT], hd_p99[NT];
+    for (int t = 0; t < NT; t++)
+        hd_med[t] = hd_p99[t] = -1;
+    if (use_latency && bench_case_enabled(&opts, "1080p")) {
+        snprintf(hd.name, sizeof(hd.name), "1080p generated");
+        hd.gen_w = 1920;
+        hd.gen_h = 1080;
+        hd.gen_frames = opts.quick ? 30 : 100;
+        if (load_clip(&hd, 0) == 0) {
+            /* 300 frames: one keyframe (the first), so p99 is a delta's */
+            for (int t = 0; t < NT; t += 2)
+                latency_row(&table, "cpu", &hd, thresholds[t], opts.quick ? 30 : 300, &hd_med[t],
+                            &hd_p99[t]);
+            free_clip(&hd);
+        }
+    }
+    if (gpu)
+        fovea_close(&gpu);
+    fovea_close(&cpu);
+    (void)ndev;
+
+    /* the comparison the issue asks for */
+    fprintf(text, "\n# stream vs x264 lossless, C backend, %d CPUs (bytes in %% of raw 8-bit 4:2:0)\n",
+            fovea_cpu_count());
+    fprintf(text, "%-18s | %6s | %6s | %6s | %6s | %6s | %8s | %8s | %8s | %8s | %6s | %13s\n",
+            "clip", "x264uf", "x264md", "T=0", "T=4", "T=10", "enc fps", "dec fps", "x264uf",
+            "enc/x264", "T0/md", "lat med/p99");
+    for (int k = 0; k < nclips; k++) {
+        const result *r = &res[k];
+        if (!clips[k].raw)
+            continue;
+        char uf[16] = "-", md[16] = "-", xf[16] = "-", ratio[16] = "-", rmd[16] = "-", lat[32] = "-";
+        if (r->x264_pct[0] >= 0) {
+            snprintf(uf, sizeof uf, "%.2f", r->x264_pct[0]);
+            snprintf(xf, sizeof xf, "%.0f", r->x264_fps[0]);
+            snprintf(ratio, sizeof ratio, "%.1fx", r->enc_fps[0] / r->x264_fps[0]);
+        }
+        if (r->x264_pct[1] >= 0) {
+            snprintf(md, sizeof md, "%.2f", r->x264_pct[1]);
+            snprintf(rmd, sizeof rmd, "%.2fx", r->pct[0] / r->x264_pct[1]);
+        }
+        if (r->lat_med >= 0)
+            snprintf(lat, sizeof lat, "%.1f/%.1f ms", r->lat_med, r->lat_p99);
+        fprintf(text, "%-18s | %6s | %6s | %6.2f | %6.2f | %6.2f | %8.0f | %8.0f | %8s | %8s | %6s | %13s\n",
+                clips[k].name, uf, md, r->pct[0], r->pct[1], r->pct[2], r->enc_fps[0],
+                r->dec_fps[0], xf, ratio, rmd, lat);
+    }
+    for (int t = 0; t < NT; t++)
+        if (hd_med[t] >= 0)
+            fprintf(text, "1080p generated, T=%d: latency median %.1f ms, p99 %.1f ms (goal < 10 ms)\n",
+                    thresholds[t], hd_med[t], hd_p99[t]);
+    fprintf(text, "\n");
+    for (int k = 0; k < nclips; k++)
+        if (converted[k])
+            remove(clips[k].path);
+    return bench_table_finish(&table, copy_bw);
+}
