@@ -140,7 +140,7 @@ FOVEA_API void fovea_vif_reset(fovea_vif *v);
 
 /* ------------------------------------------------------------------------ */
 /* VMAF: every feature of a libvmaf model (integer VIF, ADM, motion) and the   */
-/* model's score, bit-exact with libvmaf 3.2.0 (docs/quality.md).             */
+/* model's score, bit-exact with libvmaf 3.2.0 (docs/vmaf.md).                */
 
 /** Most metrics one VMAF context reports per frame. */
 #define FOVEA_VMAF_MAX_METRICS 64

@@ -2,7 +2,7 @@
  * context (libvmaf's names, order and option suffixes), the queue with
  * motion's one-frame lookahead, every reported double derived from a
  * backend's raw values, the model's score and libvmaf's pooling.
- * docs/quality.md, "VMAF API". */
+ * docs/vmaf.md, "VMAF API". */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

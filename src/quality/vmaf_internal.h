@@ -3,7 +3,7 @@
  * computes RAW values only (libvmaf's float sums per scale, motion's integer
  * SAD); every double a user sees is derived from them in vmaf.c by the shared
  * functions of adm.h, motion.h and vif_internal.h, identically for every
- * backend. docs/quality.md ("VMAF API") describes the queue around it. */
+ * backend. docs/vmaf.md ("VMAF API") describes the queue around it. */
 #ifndef FOVEA_QUALITY_VMAF_INTERNAL_H
 #define FOVEA_QUALITY_VMAF_INTERNAL_H
 
