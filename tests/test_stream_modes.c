@@ -54,7 +54,7 @@ static void one(int cpp, int bps, scene sc, int want_mode, test_rng *r)
     put(rb, rf, cpp, bps);
     const ptrdiff_t stride = (ptrdiff_t)W * cpp * bps;
     stream_view sv = {sb, stride, W, H, cpp, bps}, rv = {rb, stride, W, H, cpp, bps};
-    float cost[256];
+    uint16_t cost[256];
     stream_cost_table(cost);
     const size_t n = stream_code_block(&sv, &rv, coded, scratch, cost);
     CHECK(n == 1 + (size_t)W * H * cpp * bps);

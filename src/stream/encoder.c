@@ -44,7 +44,7 @@ struct fovea_stream_encoder {
     int threads;
     ZSTD_CCtx **cctx;
     uint16_t *scratch;    /* per thread: 2 x max_block values */
-    float cost[256];      /* the mode choice's cost of a coded byte */
+    uint16_t cost[256];   /* the mode choice's cost of a coded byte */
 
     /* the frame being encoded, for the workers */
     const fovea_frame *src;

@@ -132,17 +132,20 @@ typedef struct stream_view {
 
 void stream_view_of(const stream_geom *g, const fovea_frame *f, int p, int64_t t, stream_view *v);
 
-/* The encoder's cost estimate of a coded byte, in bits (at most
- * STREAM_COST_CAP). */
+/* The encoder's cost estimate of a coded byte, in 1/STREAM_COST_UNIT bits (at
+ * most STREAM_COST_CAP bits). Integers, so a block's sum does not depend on
+ * the order it is added in: a vectorised path or a GPU makes the same mode
+ * choice as the plain loop. */
 #define STREAM_COST_CAP 9.0f
-void stream_cost_table(float d[256]);
+#define STREAM_COST_UNIT 16
+void stream_cost_table(uint16_t d[256]);
 
 /* Encoder: code block src (ref: the receiver's block, NULL in a keyframe) in
  * the mode whose coded bytes cost the least by cost[] (stream_cost_table's),
  * into out (1 + n bytes: the mode, then the coded bytes). scratch holds
  * 2 x max_block values. @return the bytes written */
 size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t *out,
-                         uint16_t *scratch, const float *cost);
+                         uint16_t *scratch, const uint16_t *cost);
 
 /* Decoder: the mode byte of a coded block is valid for the message type. */
 int stream_mode_ok(int mode, int keyframe);

@@ -181,19 +181,19 @@ static inline uint32_t med_res(const uint16_t *s, const uint16_t *r, size_t j, s
     return (uint32_t)p & ((1u << bits) - 1);
 }
 
-void stream_cost_table(float d[256])
+void stream_cost_table(uint16_t d[256])
 {
     /* zigzag values of a residual are about two-sided geometric: a value v
      * costs about 1 + 2 log2(v + 1) bits in an adaptive code; capped at what
      * zstd's literal coding spends at worst on a byte that is nearly random */
     for (int v = 0; v < 256; v++) {
         const float c = 1.0f + 2.0f * log2f((float)v + 1.0f);
-        d[v] = c < STREAM_COST_CAP ? c : STREAM_COST_CAP;
+        d[v] = (uint16_t)lrintf((c < STREAM_COST_CAP ? c : STREAM_COST_CAP) * STREAM_COST_UNIT);
     }
 }
 
 size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t *out,
-                         uint16_t *scratch, const float *cost)
+                         uint16_t *scratch, const uint16_t *cost)
 {
     const size_t len = (size_t)src->w * (size_t)src->cpp, n = len * (size_t)src->h;
     const int bits = 8 * src->bps, cpp = src->cpp;
@@ -203,7 +203,7 @@ size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t
         gather(ref, r);
     /* each mode's estimated bits: the sum of cost[] over its coded bytes */
     enum { NM = 4 };
-    float F[NM] = {0, 0, 0, 0};
+    uint32_t F[NM] = {0, 0, 0, 0};
     const int nm = ref ? 4 : 2; /* RAW, SPATIAL, TEMPORAL, TEMPORAL_MED */
     for (int y = 0; y < src->h; y++) {
         const uint16_t *row = s + (size_t)y * len, *rr = r + (size_t)y * len;
@@ -217,7 +217,7 @@ size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t
                               bits);
             }
             for (int m = 0; m < nm; m++)
-                F[m] += cost[v[m] & 0xff] + (bits == 16 ? cost[v[m] >> 8] : 0.0f);
+                F[m] += cost[v[m] & 0xff] + (bits == 16 ? cost[v[m] >> 8] : 0u);
         }
     }
     static const int mode_of[NM] = {STREAM_MODE_RAW, STREAM_MODE_SPATIAL, STREAM_MODE_TEMPORAL,
