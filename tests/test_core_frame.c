@@ -269,6 +269,44 @@ static void test_copy_fill_equal(void)
     fovea_frame_free(NULL, &g);
 }
 
+/* fv_frame_copy_host: the staging copy of the CUDA backends, rows split over
+ * the context's threads; every format, sizes small (one chunk) and large
+ * (many chunks across planes), a mismatch refused */
+static void test_copy_host_threads(void)
+{
+    test_rng rng;
+    test_rng_seed(&rng, 7);
+    fovea_settings s;
+    fovea_default_settings(&s);
+    s.backend = FOVEA_BACKEND_CPU;
+    s.threads = 4;
+    fovea_context *ctx = NULL;
+    REQUIRE(fovea_open(&ctx, &s) == FOVEA_OK);
+    static const int sizes[][2] = {{37, 23}, {1921, 1081}};
+    for (int k = 0; k < 2; k++)
+        for (int fmt = FOVEA_PIX_GRAY8; fmt < FOVEA_PIX_COUNT; fmt++) {
+            const int w = sizes[k][0], h = sizes[k][1];
+            fovea_frame a, b;
+            REQUIRE(fovea_frame_alloc(NULL, &a, w, h, (fovea_pixfmt)fmt, FOVEA_MEM_HOST) == 0);
+            REQUIRE(fovea_frame_alloc(NULL, &b, w, h, (fovea_pixfmt)fmt, FOVEA_MEM_HOST) == 0);
+            test_fill_random(&a, &rng);
+            a.index = 77;
+            CHECK_EQ_INT(fovea_frame_fill(NULL, &b, 0x5A), FOVEA_OK);
+            CHECK_EQ_INT(fv_frame_copy_host(ctx, &b, &a), FOVEA_OK);
+            CHECK(fovea_frame_equal(&a, &b));
+            CHECK_EQ_INT(b.index, 77);
+            fovea_frame_free(NULL, &a);
+            fovea_frame_free(NULL, &b);
+        }
+    fovea_frame a, b;
+    REQUIRE(fovea_frame_alloc(NULL, &a, 16, 16, FOVEA_PIX_I420, FOVEA_MEM_HOST) == 0);
+    REQUIRE(fovea_frame_alloc(NULL, &b, 16, 18, FOVEA_PIX_I420, FOVEA_MEM_HOST) == 0);
+    CHECK_EQ_INT(fv_frame_copy_host(ctx, &b, &a), FOVEA_ERR_MISMATCH);
+    fovea_frame_free(NULL, &a);
+    fovea_frame_free(NULL, &b);
+    fovea_close(&ctx);
+}
+
 static void test_pool(void)
 {
     fovea_context *ctx = NULL;
@@ -580,6 +618,7 @@ int main(void)
     test_cuda_memory_without_device();
     test_geometry();
     test_copy_fill_equal();
+    test_copy_host_threads();
     test_pool();
     test_status_and_names();
     test_parallel_for();

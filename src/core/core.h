@@ -74,6 +74,12 @@ int fv_threadpool_size(const struct fv_threadpool *pool);
  * ctx may be NULL (runs serially). Nested calls from a worker run serially. */
 void fv_parallel_for(fovea_context *ctx, int n, int grain, fv_range_fn fn, void *arg);
 
+/* Copy host (pageable or pinned) frame src into host frame dst, the rows of
+ * every plane split across the context's threads: the staging copies of the
+ * CUDA backends, where one thread's memcpy is slower than the PCIe link.
+ * Same checks as fovea_frame_copy; finishes before it returns. */
+int fv_frame_copy_host(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src);
+
 /* fovea_cpu_count(): fovea/fovea.h */
 
 /* Overflow-checked size arithmetic: return 0 on overflow, 1 on success. */

@@ -122,6 +122,55 @@ int fovea_frame_copy(fovea_context *ctx, fovea_frame *dst, const fovea_frame *sr
     return FOVEA_OK;
 }
 
+/* fv_frame_copy_host: rows [begin, end) of the frame's rows, counted over
+ * every plane in turn */
+typedef struct host_copy_job {
+    fovea_frame *dst;
+    const fovea_frame *src;
+    int planes;
+    int rows[4];
+    size_t row_bytes[4];
+} host_copy_job;
+
+static void host_copy_rows(void *arg, int begin, int end, int thread)
+{
+    (void)thread;
+    const host_copy_job *j = arg;
+    int p = 0, base = 0;
+    for (int i = begin; i < end; i++) {
+        while (i >= base + j->rows[p])
+            base += j->rows[p++];
+        const int y = i - base;
+        memcpy(j->dst->data[p] + (ptrdiff_t)y * j->dst->stride[p],
+               j->src->data[p] + (ptrdiff_t)y * j->src->stride[p], j->row_bytes[p]);
+    }
+}
+
+int fv_frame_copy_host(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src)
+{
+    FOVEA_TRY(check_pair(ctx, dst, src));
+    if (dst->mem == FOVEA_MEM_DEVICE || src->mem == FOVEA_MEM_DEVICE)
+        return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL, "host copy of a device frame");
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(src->fmt);
+    host_copy_job j = {dst, src, d->planes, {0}, {0}};
+    int total = 0;
+    size_t bytes = 0;
+    for (int p = 0; p < d->planes; p++) {
+        j.rows[p] = fovea_plane_height(src->fmt, src->height, p);
+        j.row_bytes[p] = fovea_plane_row_bytes(src->fmt, src->width, p);
+        total += j.rows[p];
+        bytes += j.row_bytes[p] * (size_t)j.rows[p];
+    }
+    /* chunks of at least 256 KiB: below that the threads' wake-up costs more */
+    const size_t per_row = bytes / (size_t)(total > 0 ? total : 1) + 1;
+    int grain = (int)(((size_t)256 << 10) / per_row);
+    if (grain < 1)
+        grain = 1;
+    fv_parallel_for(ctx, total, grain, host_copy_rows, &j);
+    dst->index = src->index;
+    return FOVEA_OK;
+}
+
 int fovea_frame_fill(fovea_context *ctx, fovea_frame *f, uint8_t value)
 {
     if (!f || !f->data[0])

@@ -267,7 +267,7 @@ static int stage_in(diff_cuda *st, int i, const fovea_frame *f, const fovea_fram
             FOVEA_CUDA_TRY(ctx, cudaEventSynchronize(st->in_copied));
             st->in_pending = 0;
         }
-        FOVEA_TRY(fovea_frame_copy(ctx, &st->h_in[i], f)); /* host to host: done on return */
+        FOVEA_TRY(fv_frame_copy_host(ctx, &st->h_in[i], f)); /* on the threads, done on return */
         src = &st->h_in[i];
         *pageable = 1;
     }
@@ -654,7 +654,7 @@ static int finish_host(diff_cuda *st, int wait)
         if (st->copy_back[k]) {
             fovea_frame *out = st->copy_back[k];
             st->copy_back[k] = NULL;
-            FOVEA_TRY(fovea_frame_copy(ctx, out, &st->h_out[k])); /* host to host */
+            FOVEA_TRY(fv_frame_copy_host(ctx, out, &st->h_out[k])); /* on the threads */
         }
     if (st->mask_pending)
         FOVEA_TRY(finish_mask(st));

@@ -65,6 +65,13 @@ typedef struct cuda_state {
     uint64_t tex_clock;
     int tex_align, tex_pitch_align;
     fovea_frame stage_out;
+    /* pageable host frames cross PCIe through these pinned frames, filled and
+     * emptied by fv_frame_copy_host on the context's threads (a copy from
+     * pageable memory by the driver runs at a fifth of the pinned rate) */
+    fovea_frame pin_in[FOVEA_STITCH_MAX_CAMERAS];
+    cudaEvent_t pin_in_read[FOVEA_STITCH_MAX_CAMERAS]; /* the upload from pin_in[c] is done */
+    int pin_in_pending[FOVEA_STITCH_MAX_CAMERAS];
+    fovea_frame pin_out;
 } cuda_state;
 
 /* ---- per-tile camera masks, from the reference weights ---- */
@@ -256,8 +263,12 @@ static void cuda_free_state(cuda_state *cs)
                     cudaDestroyTextureObject(cs->tex[c][p][k].obj);
         fv_device_free(ctx, cs->d_uv[c]);
         fovea_frame_free(ctx, &cs->stage_in[c]);
+        fovea_frame_free(ctx, &cs->pin_in[c]);
+        if (cs->pin_in_read[c])
+            cudaEventDestroy(cs->pin_in_read[c]);
     }
     fovea_frame_free(ctx, &cs->stage_out);
+    fovea_frame_free(ctx, &cs->pin_out);
     fv_device_free(ctx, cs->d_stats_tiles);
     fv_device_free(ctx, cs->d_items[0]);
     fv_device_free(ctx, cs->d_items[1]);
@@ -427,6 +438,8 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
         status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_ready, cudaEventDisableTiming));
     for (int k = 0; k < 2 && status == FOVEA_OK; k++)
         status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->tables_copied[k], cudaEventDisableTiming));
+    for (int c = 0; c < cs->n && status == FOVEA_OK; c++)
+        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->pin_in_read[c], cudaEventDisableTiming));
     if (status < 0)
         cuda_free_state(cs);
     else
@@ -463,25 +476,45 @@ static int cuda_set_tables(void *priv, const stitch_tables *t)
     return FOVEA_OK;
 }
 
-/* A device view of a frame: itself when on the device, else a staging copy. */
-static int device_view(cuda_state *cs, fovea_frame *stage, const fovea_frame *f,
-                       const fovea_frame **view)
+/* A frame of f's size and format in memory mem, (re)allocated when it differs. */
+static int ensure_like(fovea_context *ctx, fovea_frame *g, const fovea_frame *f, fovea_memtype mem)
+{
+    if (g->buf && g->width == f->width && g->height == f->height && g->fmt == f->fmt)
+        return FOVEA_OK;
+    fovea_frame_free(ctx, g);
+    return fovea_frame_alloc(ctx, g, f->width, f->height, f->fmt, mem);
+}
+
+/* A device view of camera c's frame: itself when on the device, else a
+ * staging copy; a pageable frame goes through pin_in[c] (the copy into it
+ * first waits for the upload of the frame before from there). */
+static int device_view(cuda_state *cs, int c, const fovea_frame *f, const fovea_frame **view)
 {
     if (f->mem == FOVEA_MEM_DEVICE) {
         *view = f;
         return FOVEA_OK;
     }
-    if (!stage->buf || stage->width != f->width || stage->height != f->height ||
-        stage->fmt != f->fmt) {
-        fovea_frame_free(cs->ctx, stage);
-        int status = fovea_frame_alloc(cs->ctx, stage, f->width, f->height, f->fmt,
-                                       FOVEA_MEM_DEVICE);
-        if (status < 0)
-            return status;
+    fovea_context *ctx = cs->ctx;
+    fovea_frame *stage = &cs->stage_in[c];
+    FOVEA_TRY(ensure_like(ctx, stage, f, FOVEA_MEM_DEVICE));
+    const fovea_frame *from = f;
+    if (f->mem == FOVEA_MEM_HOST) {
+        fovea_frame *pin = &cs->pin_in[c];
+        if (cs->pin_in_pending[c]) {
+            FOVEA_CUDA_TRY(ctx, cudaEventSynchronize(cs->pin_in_read[c]));
+            cs->pin_in_pending[c] = 0;
+        }
+        FOVEA_TRY(ensure_like(ctx, pin, f, FOVEA_MEM_PINNED));
+        FOVEA_TRY(fv_frame_copy_host(ctx, pin, f));
+        from = pin;
     }
-    int status = fovea_frame_copy(cs->ctx, stage, f);
+    FOVEA_TRY(fovea_frame_copy(ctx, stage, from));
+    if (from != f) {
+        FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->pin_in_read[c], fv_ctx_stream(ctx)));
+        cs->pin_in_pending[c] = 1;
+    }
     *view = stage;
-    return status;
+    return FOVEA_OK;
 }
 
 /* A texture object over one 8-bit plane (1, 2 or 4 channels) with bilinear
@@ -594,8 +627,8 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
     memset(&a, 0, sizeof(a));
     int use_tex = !cs->params->settings->cuda_exact_sampling;
     for (int c = 0; c < cs->n; c++) {
-        const fovea_frame *v;
-        status = device_view(cs, &cs->stage_in[c], in[c], &v);
+        const fovea_frame *v = NULL;
+        status = device_view(cs, c, in[c], &v);
         if (status < 0)
             return status;
         stitch_kernel_cam *k = &a.cam[c];
@@ -690,15 +723,17 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
         FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->stats_ready, cs->side));
         cs->stats_pending = 1;
     }
-    if (dst != out) {
-        status = fovea_frame_copy(ctx, out, dst);
-        if (status < 0)
-            return status;
-        /* a pageable output is complete only after the copy; a pinned one is
-         * waited for by fovea_stitcher_process, not by the async variant */
-        if (out->mem == FOVEA_MEM_HOST)
-            return fovea_sync(ctx);
+    if (dst != out && out->mem == FOVEA_MEM_HOST) {
+        /* a pageable output: through pin_out, complete on return */
+        FOVEA_TRY(ensure_like(ctx, &cs->pin_out, out, FOVEA_MEM_PINNED));
+        FOVEA_TRY(fovea_frame_copy(ctx, &cs->pin_out, dst));
+        FOVEA_TRY(fovea_sync(ctx));
+        return fv_frame_copy_host(ctx, out, &cs->pin_out);
     }
+    /* a pinned output is waited for by fovea_stitcher_process, not by the
+     * async variant */
+    if (dst != out)
+        return fovea_frame_copy(ctx, out, dst);
     return FOVEA_OK;
 }
 
