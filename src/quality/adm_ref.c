@@ -450,7 +450,7 @@ ADM_INLINE int32_t restored(int scale, int32_t o, int32_t t, int32_t x, int32_t 
     const double g = (double)x * gain;
     const double v = o > 0 ? (g < t ? g : (double)t) : (g > t ? g : (double)t);
     const int32_t e = scale == 0 ? (int16_t)v : (int32_t)v;
-    return angle & (k > 0) & (o != 0) ? e : x;
+    return (angle & (k > 0) & (o != 0)) ? e : x;
 }
 
 /* t - restored, wrapped to the level's width. */
