@@ -9,6 +9,7 @@
 #include "common.h"
 #include "cuda.h"
 #include "elements.h"
+#include "pinned.h"
 #include "fovea/stitch.h"
 
 GST_DEBUG_CATEGORY_STATIC(fovea_stitch_debug);
@@ -661,10 +662,17 @@ static gboolean stitch_decide_allocation(GstAggregator *agg, GstQuery *query)
     GstFoveaStitch *self = STITCH(agg);
     GstCaps *caps = NULL;
     gst_query_parse_allocation(query, &caps, NULL);
-    if (!caps || !self->cuda || !fovea_gst_caps_is_cuda(caps))
+    if (!caps)
         return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->decide_allocation(agg,
                                                                                       query);
-    GstBufferPool *pool = fovea_gst_cuda_pool_new(self->cuda, caps, 0, 0);
+    const gboolean cuda = self->cuda && fovea_gst_caps_is_cuda(caps);
+    /* system memory on the CUDA backend: pinned buffers, which the stitcher
+     * fills without its staging copy */
+    GstBufferPool *pool = cuda ? fovea_gst_cuda_pool_new(self->cuda, caps, 0, 0)
+                               : fovea_gst_pinned_pool_new(self->ctx, caps, 0, 0);
+    if (!pool && !cuda)
+        return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->decide_allocation(agg,
+                                                                                      query);
     if (!pool) {
         GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("cannot make a CUDA buffer pool"),
                           ("%" GST_PTR_FORMAT, caps));
@@ -678,6 +686,18 @@ static gboolean stitch_decide_allocation(GstAggregator *agg, GstQuery *query)
         gst_query_remove_nth_allocation_pool(query, 0);
     gst_query_add_allocation_pool(query, pool, size, 0, 0);
     gst_object_unref(pool);
+    return TRUE;
+}
+
+/* Upstream in system memory on the CUDA backend: offer pinned buffers (used by
+ * producers that allocate from downstream: videotestsrc, decoders, converters). */
+static gboolean stitch_propose_allocation(GstAggregator *agg, GstAggregatorPad *pad,
+                                          GstQuery *decide_query, GstQuery *query)
+{
+    GstAggregatorClass *parent = GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class);
+    if (parent->propose_allocation && !parent->propose_allocation(agg, pad, decide_query, query))
+        return FALSE;
+    fovea_gst_propose_pinned(STITCH(agg)->ctx, query);
     return TRUE;
 }
 
@@ -986,8 +1006,10 @@ static GstFlowReturn stitch_aggregate_frames(GstVideoAggregator *vagg, GstBuffer
                                   (NULL));
                 goto done;
             }
-            fovea_gst_wrap_frame(vf, p->mapped_device ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST, dev,
-                                 &in[c]);
+            fovea_gst_wrap_frame(vf, p->mapped_device ? FOVEA_MEM_DEVICE
+                                     : fovea_gst_buffer_is_pinned(vf->buffer) ? FOVEA_MEM_PINNED
+                                                                              : FOVEA_MEM_HOST,
+                                 dev, &in[c]);
             gst_buffer_replace(&p->last,
                                gst_video_aggregator_pad_get_current_buffer(vp));
             p->last_info = vp->info;
@@ -1003,7 +1025,10 @@ static GstFlowReturn stitch_aggregate_frames(GstVideoAggregator *vagg, GstBuffer
                 goto done;
             }
             own_mapped[c] = TRUE;
-            fovea_gst_wrap_frame(&own[c], d ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST, dev, &in[c]);
+            fovea_gst_wrap_frame(&own[c], d ? FOVEA_MEM_DEVICE
+                                     : fovea_gst_buffer_is_pinned(p->last) ? FOVEA_MEM_PINNED
+                                                                           : FOVEA_MEM_HOST,
+                                 dev, &in[c]);
             break;
         }
         case USE_BLACK:
@@ -1022,7 +1047,10 @@ static GstFlowReturn stitch_aggregate_frames(GstVideoAggregator *vagg, GstBuffer
     }
     out_mapped = TRUE;
     fovea_frame out;
-    fovea_gst_wrap_frame(&of, self->out_cuda ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST, dev, &out);
+    fovea_gst_wrap_frame(&of, self->out_cuda ? FOVEA_MEM_DEVICE
+                              : fovea_gst_buffer_is_pinned(outbuf) ? FOVEA_MEM_PINNED
+                                                                   : FOVEA_MEM_HOST,
+                         dev, &out);
     post_color(self, GST_BUFFER_PTS(outbuf));
     int st = fovea_stitcher_process(self->st, inp, self->ncam, &out);
     if (st == FOVEA_OK && self->out_cuda)
@@ -1147,6 +1175,7 @@ static void gst_fovea_stitch_class_init(GstFoveaStitchClass *klass)
     ac->sink_event = stitch_sink_event;
     ac->negotiated_src_caps = stitch_negotiated_src_caps;
     ac->decide_allocation = stitch_decide_allocation;
+    ac->propose_allocation = stitch_propose_allocation;
     vc->update_caps = stitch_update_caps;
     vc->create_output_buffer = stitch_create_output_buffer;
     vc->aggregate_frames = stitch_aggregate_frames;

@@ -211,6 +211,11 @@ static void test_stitch(const char *rig, GstVideoFormat fmt)
             if (m != MEM_SYSTEM)
                 GT_CHECK(gst_is_cuda_memory(gst_buffer_peek_memory(gst_sample_get_buffer(s), 0)),
                          "%s: the panorama is not in CUDA memory", mem_name[m]);
+            else /* system memory from the element's pool of pinned frames (gst/pinned.c) */
+                GT_CHECK(gst_mini_object_get_qdata(
+                             GST_MINI_OBJECT_CAST(gst_buffer_peek_memory(gst_sample_get_buffer(s), 0)),
+                             g_quark_from_string("fovea-pinned-frame")) != NULL,
+                         "system memory: the panorama is not in a pinned buffer of the element");
             out[m][i] = download(s, &oi);
         }
         gt_result_clear(&r);
