@@ -360,9 +360,8 @@ static void encode_groups(void *arg, int begin, int end, int thread)
                 stream_view_of(g, e->src, p, t, &sv);
                 stream_view_of(g, &e->recon, p, t, &rv);
                 out += stream_code_block(&sv, e->keyframe ? NULL : &rv, out, scratch, e->cost);
-                const size_t row = (size_t)sv.w * (size_t)sv.cpp * (size_t)sv.bps;
-                for (int y = 0; y < sv.h; y++)
-                    memcpy(rv.p + (ptrdiff_t)y * rv.stride, sv.p + (ptrdiff_t)y * sv.stride, row);
+                stream_copy_rows(rv.p, rv.stride, sv.p, sv.stride,
+                                 (size_t)sv.w * (size_t)sv.cpp * (size_t)sv.bps, sv.h);
             }
         }
         /* the level, with matches of at least STREAM_MIN_MATCH bytes: the

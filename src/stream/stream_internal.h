@@ -156,6 +156,22 @@ int stream_mode_ok(int mode, int keyframe);
  * was checked. */
 void stream_decode_block(const uint8_t *in, const stream_view *dst, uint16_t *scratch, int *check);
 
+/* The plain loops (tiles.c) that define the bytes, and the 8-bit fast paths
+ * (tiles_fast.c) stream_code_block and stream_decode_block take for bps 1;
+ * the same arguments and results. */
+size_t stream_code_block_ref(const stream_view *src, const stream_view *ref, uint8_t *out,
+                             uint16_t *scratch, const uint16_t *cost);
+void stream_decode_block_ref(const uint8_t *in, const stream_view *dst, uint16_t *scratch,
+                             int *check);
+size_t stream_code_block_fast8(const stream_view *src, const stream_view *ref, uint8_t *out,
+                               uint16_t *scratch, const uint16_t *cost);
+void stream_decode_block_fast8(const uint8_t *in, const stream_view *dst, uint16_t *scratch,
+                               int *check);
+
+/* Copy h rows of row bytes (a block of a tile) between strided images. */
+void stream_copy_rows(uint8_t *dst, ptrdiff_t dstride, const uint8_t *src, ptrdiff_t sstride,
+                      size_t row, int h);
+
 /* The last frame the decoder showed, also after an error (-1: none): what a
  * receiver's RESYNC reports. */
 int64_t stream_decoder_last_shown(const fovea_stream_decoder *d);
