@@ -274,6 +274,10 @@ typedef struct fovea_stream_client_settings {
      *  Default 1. */
     int resync;
     fovea_stream_limits limits; /**< defaults of fovea_stream_default_limits */
+    /** Kernel receive buffer (SO_RCVBUF, set before connecting, so the kernel
+     *  does not grow it), 0 = the system's (autotuned). Bounds what the
+     *  network holds for a receiver that stops reading. Default 0. */
+    int rcvbuf;
 } fovea_stream_client_settings;
 
 FOVEA_API void fovea_stream_client_default_settings(fovea_stream_client_settings *s);
