@@ -5,7 +5,8 @@
  * a stride; the coded bytes must be identical, with and without a reference,
  * and both decoders must give back the source, the same check value and leave
  * the samples around the block untouched. Random coded bytes in every mode
- * must decode to the same samples with both. */
+ * must decode to the same samples with both. The cost table of the encoder
+ * (capped from byte 15 on: a shuffle sums it) and one that is not. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,6 +220,17 @@ int main(void)
                 for (int i = 0; i < 3; i++)
                     one(1 + (int)test_rng_below(&r, 64), 1 + (int)test_rng_below(&r, 64), cpp, bps,
                         (content)k, &r, cost);
+            }
+    /* another table, not capped from 15 on: the fast path's plain sum */
+    uint16_t other[256];
+    for (int v = 0; v < 256; v++)
+        other[v] = (uint16_t)(1 + (v * 37) % 300);
+    CHECK(other[15] != other[255]);
+    for (int bps = 1; bps <= 2; bps++)
+        for (int cpp = 1; cpp <= 4; cpp++)
+            for (int k = 0; k < C_COUNT; k++) {
+                one(16, 16, cpp, bps, (content)k, &r, other);
+                one(9, 5, cpp, bps, (content)k, &r, other);
             }
     /* every mode was chosen at both widths, so every branch was compared */
     for (int b = 0; b < 2; b++)

@@ -64,7 +64,8 @@ void stream_copy_rows(uint8_t *dst, ptrdiff_t dstride, const uint8_t *src, ptrdi
 #undef COPY_ROWS
 }
 
-static uint32_t cost_sum(const uint8_t *v, size_t n, const uint16_t *cost)
+/* The sum of cost[] over n bytes, one lookup a byte. */
+static uint32_t cost_sum_plain(const uint8_t *v, size_t n, const uint16_t *cost)
 {
     uint32_t a = 0, b = 0;
     size_t i = 0;
@@ -75,6 +76,56 @@ static uint32_t cost_sum(const uint8_t *v, size_t n, const uint16_t *cost)
     if (i < n)
         a += cost[v[i]];
     return a + b;
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define COST_SHUFFLE 1
+typedef uint8_t v16u8 __attribute__((vector_size(16)));
+typedef uint16_t v8u16 __attribute__((vector_size(16)));
+
+/* The same sum, 16 bytes at a time, where cost[] is capped from byte 15 on
+ * (every value >= 15 costs cost[15] <= 255: a capped, non-decreasing table,
+ * as stream_cost_table makes; stream_code_block_fast8 checks): the cost of a
+ * byte is a 16-entry table indexed by min(byte, 15), one byte shuffle
+ * (pshufb, tbl) for 16 bytes. */
+static inline uint32_t cost_sum_capped(const uint8_t *v, size_t n, const uint16_t *cost)
+{
+    v16u8 t;
+    for (int k = 0; k < 16; k++)
+        t[k] = (uint8_t)cost[k];
+    const v16u8 cap = {15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15};
+    const v16u8 zero = {0};
+    const v16u8 lo_half = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23};
+    const v16u8 hi_half = {8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+    uint32_t total = 0;
+    size_t i = 0;
+    while (i + 16 <= n) {
+        /* 16-bit lanes: 2 x 255 a step, 128 steps before they could overflow */
+        v8u16 acc = {0};
+        for (int k = 0; k < 128 && i + 16 <= n; k++, i += 16) {
+            v16u8 x;
+            memcpy(&x, v + i, 16);
+            const v16u8 over = (v16u8)(x > cap);
+            x = (x & ~over) | (cap & over);
+            const v16u8 c = __builtin_shuffle(t, x);
+            acc += (v8u16)__builtin_shuffle(c, zero, lo_half) +
+                   (v8u16)__builtin_shuffle(c, zero, hi_half);
+        }
+        for (int k = 0; k < 8; k++)
+            total += acc[k];
+    }
+    return total + cost_sum_plain(v + i, n - i, cost);
+}
+#endif
+
+static inline uint32_t cost_sum(const uint8_t *v, size_t n, const uint16_t *cost, int capped)
+{
+#ifdef COST_SHUFFLE
+    if (capped)
+        return cost_sum_capped(v, n, cost);
+#endif
+    (void)capped;
+    return cost_sum_plain(v, n, cost);
 }
 
 /* SPATIAL residuals of a contiguous 8-bit block s (len values a row, n in
@@ -126,12 +177,13 @@ size_t stream_code_block_fast8(const stream_view *src, const stream_view *ref, u
     /* scratch is 4 n bytes at least (2 max_block values of 16 bits): the
      * block, the reference, SPATIAL and TEMPORAL; TEMPORAL_MED goes to out */
     uint8_t *s = (uint8_t *)scratch, *r = s + n, *sp = r + n, *te = sp + n, *tm = out + 1;
+    const int capped = cost[15] <= 255 && cost[15] == cost[255];
     stream_copy_rows(s, (ptrdiff_t)len, src->p, src->stride, len, src->h);
     spatial8(s, len, n, c, sp);
-    uint32_t best_cost = cost_sum(s, n, cost);
+    uint32_t best_cost = cost_sum(s, n, cost, capped);
     const uint8_t *best = s;
     int mode = STREAM_MODE_RAW;
-    uint32_t f = cost_sum(sp, n, cost);
+    uint32_t f = cost_sum(sp, n, cost, capped);
     if (f < best_cost) {
         best_cost = f;
         best = sp;
@@ -141,13 +193,13 @@ size_t stream_code_block_fast8(const stream_view *src, const stream_view *ref, u
         stream_copy_rows(r, (ptrdiff_t)len, ref->p, ref->stride, len, ref->h);
         temporal8(s, r, n, te);
         temporal_med8(s, r, len, n, c, tm);
-        f = cost_sum(te, n, cost);
+        f = cost_sum(te, n, cost, capped);
         if (f < best_cost) {
             best_cost = f;
             best = te;
             mode = STREAM_MODE_TEMPORAL;
         }
-        if (cost_sum(tm, n, cost) < best_cost) {
+        if (cost_sum(tm, n, cost, capped) < best_cost) {
             best = tm;
             mode = STREAM_MODE_TEMPORAL_MED;
         }
