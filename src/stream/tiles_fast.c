@@ -128,18 +128,32 @@ static inline uint32_t cost_sum(const uint8_t *v, size_t n, const uint16_t *cost
     return cost_sum_plain(v, n, cost);
 }
 
+/* The block loops run in steps of STEP values with no remainder: each array
+ * in scratch has STEP bytes of room before it (the loops read up to c <= 4
+ * values before the block, and write garbage where the first values of a row
+ * are redone after) and after its last value (the last step runs past n). */
+enum { STEP = 64 };
+
+static inline size_t region_bytes(size_t n)
+{
+    return (n + STEP - 1) / STEP * STEP + 2 * STEP;
+}
+
 /* SPATIAL residuals of a contiguous 8-bit block s (len values a row, n in
  * all, c a pixel). Rows 1.. in one loop over the block; the first c values
  * of each row, whose left neighbours are the row before's, are redone. */
 static inline void spatial8(const uint8_t *restrict s, size_t len, size_t n, size_t c,
                             uint8_t *restrict o)
 {
+    for (size_t b = len; b < n; b += STEP)
+        for (size_t k = 0; k < STEP; k++) {
+            const size_t j = b + k;
+            o[j] = zz8(s[j] - med3(s[j - c], s[j - len], s[j - len - c]));
+        }
     for (size_t j = 0; j < c && j < len; j++)
         o[j] = zz8(s[j]);
     for (size_t j = c; j < len; j++)
         o[j] = zz8(s[j] - s[j - c]);
-    for (size_t j = len + c; j < n; j++)
-        o[j] = zz8(s[j] - med3(s[j - c], s[j - len], s[j - len - c]));
     for (size_t y = len; y < n; y += len)
         for (size_t k = 0; k < c; k++)
             o[y + k] = zz8(s[y + k] - s[y + k - len]);
@@ -148,21 +162,25 @@ static inline void spatial8(const uint8_t *restrict s, size_t len, size_t n, siz
 static inline void temporal8(const uint8_t *restrict s, const uint8_t *restrict r, size_t n,
                              uint8_t *restrict o)
 {
-    for (size_t j = 0; j < n; j++)
-        o[j] = zz8(s[j] - r[j]);
+    for (size_t b = 0; b < n; b += STEP)
+        for (size_t k = 0; k < STEP; k++)
+            o[b + k] = zz8(s[b + k] - r[b + k]);
 }
 
 /* TEMPORAL_MED: spatial8 on the residuals s - r read as signed bytes */
 static inline void temporal_med8(const uint8_t *restrict s, const uint8_t *restrict r, size_t len,
                                  size_t n, size_t c, uint8_t *restrict o)
 {
+    for (size_t b = len; b < n; b += STEP)
+        for (size_t k = 0; k < STEP; k++) {
+            const size_t j = b + k;
+            o[j] = zz8(res8(s, r, j) -
+                       med3(res8(s, r, j - c), res8(s, r, j - len), res8(s, r, j - len - c)));
+        }
     for (size_t j = 0; j < c && j < len; j++)
         o[j] = zz8(res8(s, r, j));
     for (size_t j = c; j < len; j++)
         o[j] = zz8(res8(s, r, j) - res8(s, r, j - c));
-    for (size_t j = len + c; j < n; j++)
-        o[j] = zz8(res8(s, r, j) -
-                   med3(res8(s, r, j - c), res8(s, r, j - len), res8(s, r, j - len - c)));
     for (size_t y = len; y < n; y += len)
         for (size_t k = 0; k < c; k++)
             o[y + k] = zz8(res8(s, r, y + k) - res8(s, r, y + k - len));
@@ -174,9 +192,11 @@ size_t stream_code_block_fast8(const stream_view *src, const stream_view *ref, u
 {
     const size_t len = (size_t)src->w * (size_t)src->cpp, n = len * (size_t)src->h;
     const size_t c = (size_t)src->cpp;
-    /* scratch is 4 n bytes at least (2 max_block values of 16 bits): the
-     * block, the reference, SPATIAL and TEMPORAL; TEMPORAL_MED goes to out */
-    uint8_t *s = (uint8_t *)scratch, *r = s + n, *sp = r + n, *te = sp + n, *tm = out + 1;
+    /* five arrays with room around them: the block, the reference, SPATIAL,
+     * TEMPORAL, TEMPORAL_MED (5 region_bytes(n) <= STREAM_SCRATCH_VALUES(n)
+     * values of 16 bits) */
+    const size_t a = region_bytes(n);
+    uint8_t *s = (uint8_t *)scratch + STEP, *r = s + a, *sp = r + a, *te = sp + a, *tm = te + a;
     const int capped = cost[15] <= 255 && cost[15] == cost[255];
     stream_copy_rows(s, (ptrdiff_t)len, src->p, src->stride, len, src->h);
     spatial8(s, len, n, c, sp);
@@ -205,8 +225,7 @@ size_t stream_code_block_fast8(const stream_view *src, const stream_view *ref, u
         }
     }
     out[0] = (uint8_t)mode;
-    if (best != tm)
-        memcpy(out + 1, best, n);
+    memcpy(out + 1, best, n);
     return 1 + n;
 }
 
