@@ -71,7 +71,7 @@ static const char *usage =
     "  --clip FILE.y4m     a clip to measure (repeatable)\n"
     "  --opencv-data DIR   convert vtest.avi, tree.avi, Megamind.avi of DIR with ffmpeg\n"
     "  --frames N          frames per clip (default 300)\n"
-    "  --level N           zstd level of the encoder (1..19; default: the encoder's, 3)\n"
+    "  --level N           zstd level of the encoder (1..19; default: the encoder's, 1)\n"
     "  --tmp DIR           directory for converted clips and x264 output\n"
     "  --no-x264           skip the x264 columns\n"
     "  --no-latency        skip the latency rows\n";
@@ -264,6 +264,9 @@ static double thread_cpu_us(void)
  * are the messages' groups decompressed (docs/stream-format.md). */
 static void zstd_row(bench_table *table, const clip *c, const msgbuf *mb)
 {
+    fovea_stream_settings def;
+    fovea_stream_default_settings(&def);
+    const int level = zstd_level > 0 ? zstd_level : def.zstd_level;
     ZSTD_CCtx *cc = ZSTD_createCCtx();
     double *us = malloc((size_t)c->n * sizeof(double));
     uint8_t *raw = NULL, *comp = NULL;
@@ -304,7 +307,7 @@ static void zstd_row(bench_table *table, const clip *c, const msgbuf *mb)
             }
             const double t0 = thread_cpu_us();
             ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
-            ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, zstd_level > 0 ? zstd_level : 3);
+            ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
             ZSTD_CCtx_setParameter(cc, ZSTD_c_minMatch, ENCODER_MIN_MATCH);
             const size_t z = ZSTD_compress2(cc, comp, comp_cap, raw, (size_t)n);
             us[i] += thread_cpu_us() - t0;

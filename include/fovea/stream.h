@@ -48,7 +48,7 @@ typedef struct fovea_stream_settings {
      *  (fovea_diff_denoise); the bound then holds against the filtered frame.
      *  Default NONE. */
     fovea_diff_denoise_mode denoise;
-    /** zstd compression level, 1..19. Default 3. */
+    /** zstd compression level, 1..19. Default 1. */
     int zstd_level;
 } fovea_stream_settings;
 
@@ -73,7 +73,7 @@ typedef struct fovea_stream_frame_info {
 typedef struct fovea_stream_encoder fovea_stream_encoder;
 
 /** Fill s with defaults (lossless, keyframe every 300, tile 16, no denoising,
- *  zstd level 3). */
+ *  zstd level 1). */
 FOVEA_API void fovea_stream_default_settings(fovea_stream_settings *s);
 
 /** Create an encoder for frames described by info (size, format; rate,
