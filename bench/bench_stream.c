@@ -11,6 +11,13 @@
  * generated 1080p fixed-camera sequence at T = 0 and 10 (300 frames paced at
  * 30 fps, one keyframe: the first, which is the max).
  *
+ * Beside each encode row at T = 0 the floor: zstd alone (libzstd, the
+ * encoder's level and shortest match) on the coded bytes of each frame, which
+ * the bench gets back by decompressing the messages' groups, one thread, its
+ * CPU time; and
+ * the encoder's CPU time per frame, which loaded machines distort less than
+ * the wall clock.
+ *
  * Extra options: --clip FILE.y4m (repeatable), --opencv-data DIR (converts
  * vtest.avi, tree.avi and Megamind.avi found there with ffmpeg, first 300
  * frames, 8-bit 4:2:0), --frames N (frames per clip, default 300), --level N
@@ -30,6 +37,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "bench_common.h"
 #include "fovea/io.h"
@@ -63,7 +71,7 @@ static const char *usage =
     "  --clip FILE.y4m     a clip to measure (repeatable)\n"
     "  --opencv-data DIR   convert vtest.avi, tree.avi, Megamind.avi of DIR with ffmpeg\n"
     "  --frames N          frames per clip (default 300)\n"
-    "  --level N           zstd level of the encoder (1..19; default: the encoder's, 3)\n"
+    "  --level N           zstd level of the encoder (1..19; default: the encoder's, 1)\n"
     "  --tmp DIR           directory for converted clips and x264 output\n"
     "  --no-x264           skip the x264 columns\n"
     "  --no-latency        skip the latency rows\n";
@@ -232,6 +240,100 @@ typedef struct msgbuf {
     int count;
 } msgbuf;
 
+/* CPU time of the process (every thread), microseconds */
+static double cpu_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* CPU time of the calling thread, microseconds */
+static double thread_cpu_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* the encoder's shortest zstd match (src/stream/encoder.c, STREAM_MIN_MATCH) */
+#define ENCODER_MIN_MATCH 7
+
+/* The floor of the encoder's time: zstd alone compressing each frame's coded
+ * tiles, group by group, as the encoder does, on one thread. The coded bytes
+ * are the messages' groups decompressed (docs/stream-format.md). */
+static void zstd_row(bench_table *table, const clip *c, const msgbuf *mb)
+{
+    fovea_stream_settings def;
+    fovea_stream_default_settings(&def);
+    const int level = zstd_level > 0 ? zstd_level : def.zstd_level;
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    double *us = malloc((size_t)c->n * sizeof(double));
+    uint8_t *raw = NULL, *comp = NULL;
+    size_t raw_cap = 0, comp_cap = 0;
+    if (!cc || !us) {
+        fprintf(stderr, "bench_stream: out of memory\n");
+        exit(1);
+    }
+    double total = 0;
+    size_t coded = 0;
+    for (int i = 0; i < c->n; i++) {
+        const uint8_t *msg = mb->data + mb->off[i], *end = mb->data + mb->off[i + 1];
+        const uint8_t *h = msg + FOVEA_STREAM_HEADER_SIZE;
+        const uint32_t ng = (uint32_t)(h[28] | h[29] << 8 | h[30] << 16 | (uint32_t)h[31] << 24);
+        const uint32_t m = (uint32_t)(h[32] | h[33] << 8 | h[34] << 16 | (uint32_t)h[35] << 24);
+        const uint8_t *q = h + 36 + m;
+        us[i] = 0;
+        for (uint32_t k = 0; k < ng && q + 8 <= end; k++) {
+            const size_t len = (size_t)(q[4] | q[5] << 8 | q[6] << 16 | (uint32_t)q[7] << 24);
+            const unsigned long long n = ZSTD_getFrameContentSize(q + 8, len);
+            if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN) {
+                fprintf(stderr, "bench_stream: a group without its size\n");
+                exit(1);
+            }
+            if (n > raw_cap || ZSTD_compressBound((size_t)n) > comp_cap) {
+                raw_cap = (size_t)n;
+                comp_cap = ZSTD_compressBound(raw_cap);
+                raw = realloc(raw, raw_cap);
+                comp = realloc(comp, comp_cap);
+                if (!raw || !comp) {
+                    fprintf(stderr, "bench_stream: out of memory\n");
+                    exit(1);
+                }
+            }
+            if (ZSTD_isError(ZSTD_decompress(raw, (size_t)n, q + 8, len))) {
+                fprintf(stderr, "bench_stream: a group does not decompress\n");
+                exit(1);
+            }
+            const double t0 = thread_cpu_us();
+            ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
+            ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
+            ZSTD_CCtx_setParameter(cc, ZSTD_c_minMatch, ENCODER_MIN_MATCH);
+            const size_t z = ZSTD_compress2(cc, comp, comp_cap, raw, (size_t)n);
+            us[i] += thread_cpu_us() - t0;
+            if (ZSTD_isError(z)) {
+                fprintf(stderr, "bench_stream: zstd: %s\n", ZSTD_getErrorName(z));
+                exit(1);
+            }
+            coded += (size_t)n;
+            q += 8 + len;
+        }
+        total += us[i];
+    }
+    bench_stats st;
+    bench_stats_compute(us, c->n, &st);
+    st.median_us = total / c->n;
+    char name[96], note[160];
+    snprintf(name, sizeof(name), "%s T=0 zstd only", c->name);
+    snprintf(note, sizeof(note), "the coded tiles of each frame, %.0f KiB a frame, 1 thread, time = mean CPU time",
+             (double)coded / c->n / 1024.0);
+    bench_table_add(table, name, "cpu", &st, 2.0 * (double)c->raw, 1, note);
+    ZSTD_freeCCtx(cc);
+    free(raw);
+    free(comp);
+    free(us);
+}
+
 /* Encode every frame of c at T (context ctx), then decode the messages; add
  * the rows; bytes in % of raw and frames/s out. */
 static void codec_rows(bench_table *table, fovea_context *ctx, const char *backend, clip *c,
@@ -253,6 +355,7 @@ static void codec_rows(bench_table *table, fovea_context *ctx, const char *backe
     }
     double total = 0;
     size_t bytes = 0;
+    const double cpu0 = cpu_now_us();
     for (int i = 0; i < c->n; i++) {
         const uint8_t *m;
         size_t sz;
@@ -274,6 +377,7 @@ static void codec_rows(bench_table *table, fovea_context *ctx, const char *backe
         mb.len += sz;
     }
     mb.off[c->n] = mb.len;
+    const double cpu_ms = (cpu_now_us() - cpu0) / 1e3 / c->n;
     const uint8_t *hp;
     size_t hello_size;
     fovea_stream_encoder_hello(e, &hp, &hello_size);
@@ -291,9 +395,11 @@ static void codec_rows(bench_table *table, fovea_context *ctx, const char *backe
     bench_stats_compute(us, c->n, &st);
     st.median_us = total / c->n; /* throughput: the mean, keyframes included */
     snprintf(name, sizeof(name), "%s T=%d encode", c->name, T);
-    snprintf(note, sizeof(note), "%.2f%% of raw, %d frames, %d threads, time = mean", *pct, c->n,
-             fovea_context_threads(ctx));
+    snprintf(note, sizeof(note), "%.2f%% of raw, %d frames, %d threads, time = mean, CPU %.2f ms/frame",
+             *pct, c->n, fovea_context_threads(ctx), cpu_ms);
     bench_table_add(table, name, backend, &st, 2.0 * (double)c->raw, 1, note);
+    if (T == 0)
+        zstd_row(table, c, &mb);
 
     fovea_stream_decoder *d = NULL;
     BENCH_FOVEA(ctx, fovea_stream_decoder_open(&d, ctx, NULL));

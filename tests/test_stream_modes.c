@@ -48,7 +48,7 @@ static void one(int cpp, int bps, scene sc, int want_mode, test_rng *r)
     uint16_t s[W * H * MAXC], rf[W * H * MAXC];
     uint8_t sb[W * H * MAXC * 2], rb[W * H * MAXC * 2];
     uint8_t coded[1 + W * H * MAXC * 2];
-    uint16_t scratch[2 * W * H * MAXC * 2];
+    uint16_t scratch[STREAM_SCRATCH_VALUES(W * H * MAXC * 2)];
     make_block(s, rf, cpp, bits, sc, r);
     put(sb, s, cpp, bps);
     put(rb, rf, cpp, bps);

@@ -10,7 +10,7 @@
 #include "cli_stream.h"
 #include "fovea/stream.h"
 
-enum { OPT_OUT = 1, OPT_STATS, OPT_TIMEOUT, OPT_RESYNC, OPT_THREADS, OPT_QUIET };
+enum { OPT_OUT = 1, OPT_STATS, OPT_TIMEOUT, OPT_RESYNC, OPT_RCVBUF, OPT_THREADS, OPT_QUIET };
 
 static const cli_option options[] = {
     {"output", 'o', "OUT", "where the frames go, required: y4m (or .yuv raw) file, '-' = stdout",
@@ -22,6 +22,9 @@ static const cli_option options[] = {
      OPT_TIMEOUT},
     {"resync", 0, NULL, "on a damaged frame inside an intact message ask the sender for a "
      "keyframe and go on (damaged framing always ends the run)", "off", OPT_RESYNC},
+    {"rcvbuf", 0, "BYTES", "kernel receive buffer, set before connecting (0 = the system's, "
+     "which grows by itself): bounds what the network holds while this receiver does not read",
+     "0", OPT_RCVBUF},
     {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
     {"quiet", 'q', NULL, "no progress and no summary", "progress on a terminal, a summary line",
      OPT_QUIET},
@@ -50,6 +53,7 @@ static const cli_spec spec = {
 typedef struct recv_args {
     const char *addr, *out, *stats;
     int timeout, resync, threads, quiet;
+    long long rcvbuf;
 } recv_args;
 
 static int parse_args(recv_args *a, int argc, char **argv)
@@ -75,6 +79,9 @@ static int parse_args(recv_args *a, int argc, char **argv)
             break;
         case OPT_RESYNC:
             a->resync = 1;
+            break;
+        case OPT_RCVBUF:
+            bad = cli_parse_bytes(cmd, "--rcvbuf", v, 0, 1LL << 30, &a->rcvbuf);
             break;
         case OPT_THREADS:
             bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
@@ -270,6 +277,7 @@ int cmd_receive(int argc, char **argv)
     fovea_stream_client_default_settings(&ss);
     ss.timeout_ms = 1000 * r.a.timeout;
     ss.resync = r.a.resync;
+    ss.rcvbuf = (int)r.a.rcvbuf;
     st = fovea_stream_client_open(&r.c, r.ctx, r.a.addr, &ss);
     if (st < 0) {
         cli_error(NULL, "%s", fovea_last_error(r.ctx));

@@ -48,7 +48,7 @@ typedef struct fovea_stream_settings {
      *  (fovea_diff_denoise); the bound then holds against the filtered frame.
      *  Default NONE. */
     fovea_diff_denoise_mode denoise;
-    /** zstd compression level, 1..19. Default 3. */
+    /** zstd compression level, 1..19. Default 1. */
     int zstd_level;
 } fovea_stream_settings;
 
@@ -73,7 +73,7 @@ typedef struct fovea_stream_frame_info {
 typedef struct fovea_stream_encoder fovea_stream_encoder;
 
 /** Fill s with defaults (lossless, keyframe every 300, tile 16, no denoising,
- *  zstd level 3). */
+ *  zstd level 1). */
 FOVEA_API void fovea_stream_default_settings(fovea_stream_settings *s);
 
 /** Create an encoder for frames described by info (size, format; rate,
@@ -274,6 +274,10 @@ typedef struct fovea_stream_client_settings {
      *  Default 1. */
     int resync;
     fovea_stream_limits limits; /**< defaults of fovea_stream_default_limits */
+    /** Kernel receive buffer (SO_RCVBUF, set before connecting, so the kernel
+     *  does not grow it), 0 = the system's (autotuned). Bounds what the
+     *  network holds for a receiver that stops reading. Default 0. */
+    int rcvbuf;
 } fovea_stream_client_settings;
 
 FOVEA_API void fovea_stream_client_default_settings(fovea_stream_client_settings *s);

@@ -47,7 +47,8 @@ int fovea_stream_client_open(fovea_stream_client **out, fovea_context *ctx, cons
         cs = *set;
     else
         fovea_stream_client_default_settings(&cs);
-    if (cs.timeout_ms < 0 || cs.limits.max_message_bytes < 64 || cs.limits.max_frame_bytes < 1)
+    if (cs.timeout_ms < 0 || cs.rcvbuf < 0 || cs.limits.max_message_bytes < 64 ||
+        cs.limits.max_frame_bytes < 1)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stream: client settings out of range");
     fovea_stream_client *c = calloc(1, sizeof(*c));
     if (!c)
@@ -62,7 +63,7 @@ int fovea_stream_client_open(fovea_stream_client **out, fovea_context *ctx, cons
         return st;
     }
     char err[512];
-    const int fd = net_connect(addr, cs.timeout_ms, err, sizeof err);
+    const int fd = net_connect(addr, cs.timeout_ms, cs.rcvbuf, err, sizeof err);
     if (fd < 0) {
         fovea_stream_client_close(&c);
         return fv_ctx_error(ctx, fd, "stream: %s", err);

@@ -37,7 +37,7 @@ struct fovea_stream_decoder {
     size_t raw_cap;
     int threads;
     ZSTD_DCtx **dctx;
-    uint16_t *scratch;         /* per thread: 2 x max_block values */
+    uint16_t *scratch;         /* per thread: STREAM_SCRATCH_VALUES(max_block) */
 
     /* the message being decoded, for the workers */
     int keyframe;
@@ -137,7 +137,8 @@ static int on_hello(fovea_stream_decoder *d, const uint8_t *p, size_t n)
     d->map = malloc(g->map_bytes);
     d->check_map = malloc(g->map_bytes);
     d->list = malloc((size_t)g->tiles * sizeof(int32_t));
-    d->scratch = malloc((size_t)d->threads * 2 * d->g.max_block * sizeof(uint16_t));
+    d->scratch =
+        malloc((size_t)d->threads * STREAM_SCRATCH_VALUES(d->g.max_block) * sizeof(uint16_t));
     if (!d->map || !d->check_map || !d->list || !d->scratch)
         return fv_ctx_error(d->ctx, FOVEA_ERR_NOMEM, "stream: out of memory");
     FOVEA_TRY(fovea_frame_alloc(d->ctx, &d->shown, h.info.width, h.info.height, h.info.fmt,
@@ -287,7 +288,7 @@ static void apply_groups(void *arg, int begin, int end, int thread)
 {
     fovea_stream_decoder *d = ((dec_job *)arg)->d;
     const stream_geom *g = &d->g;
-    uint16_t *scratch = d->scratch + (size_t)thread * 2 * g->max_block;
+    uint16_t *scratch = d->scratch + (size_t)thread * STREAM_SCRATCH_VALUES(g->max_block);
     for (int k = begin; k < end; k++) {
         dec_group *gr = &d->groups[k];
         const uint8_t *q = d->raw + gr->raw_off;

@@ -43,7 +43,7 @@ struct fovea_stream_encoder {
 
     int threads;
     ZSTD_CCtx **cctx;
-    uint16_t *scratch;    /* per thread: 2 x max_block values */
+    uint16_t *scratch;    /* per thread: STREAM_SCRATCH_VALUES(max_block) */
     uint16_t cost[256];   /* the mode choice's cost of a coded byte */
 
     /* the frame being encoded, for the workers */
@@ -60,7 +60,7 @@ void fovea_stream_default_settings(fovea_stream_settings *s)
     s->keyframe_interval = 300;
     s->tile = 16;
     s->denoise = FOVEA_DIFF_DENOISE_NONE;
-    s->zstd_level = 3;
+    s->zstd_level = 1; /* level 3: 0.1-0.5 % smaller, 10 % slower (docs/stream.md, Speed) */
 }
 
 static int grow(fovea_context *ctx, void **buf, size_t *cap, size_t need)
@@ -104,7 +104,8 @@ static int alloc_buffers(fovea_stream_encoder *e)
     e->sent = malloc((size_t)g->tiles * sizeof(int32_t));
     e->bitmap = malloc(g->map_bytes);
     e->cctx = calloc((size_t)e->threads, sizeof(ZSTD_CCtx *));
-    e->scratch = malloc((size_t)e->threads * 2 * g->max_block * sizeof(uint16_t));
+    e->scratch =
+        malloc((size_t)e->threads * STREAM_SCRATCH_VALUES(g->max_block) * sizeof(uint16_t));
     if (!e->flags || !e->sent || !e->bitmap || !e->cctx || !e->scratch)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "stream: out of memory");
     for (int i = 0; i < e->threads; i++)
@@ -349,7 +350,7 @@ static void encode_groups(void *arg, int begin, int end, int thread)
 {
     fovea_stream_encoder *e = ((enc_job *)arg)->e;
     const stream_geom *g = &e->g;
-    uint16_t *scratch = e->scratch + (size_t)thread * 2 * g->max_block;
+    uint16_t *scratch = e->scratch + (size_t)thread * STREAM_SCRATCH_VALUES(g->max_block);
     for (int k = begin; k < end; k++) {
         enc_group *gr = &e->groups[k];
         uint8_t *out = e->raw + gr->raw_off;
@@ -360,9 +361,8 @@ static void encode_groups(void *arg, int begin, int end, int thread)
                 stream_view_of(g, e->src, p, t, &sv);
                 stream_view_of(g, &e->recon, p, t, &rv);
                 out += stream_code_block(&sv, e->keyframe ? NULL : &rv, out, scratch, e->cost);
-                const size_t row = (size_t)sv.w * (size_t)sv.cpp * (size_t)sv.bps;
-                for (int y = 0; y < sv.h; y++)
-                    memcpy(rv.p + (ptrdiff_t)y * rv.stride, sv.p + (ptrdiff_t)y * sv.stride, row);
+                stream_copy_rows(rv.p, rv.stride, sv.p, sv.stride,
+                                 (size_t)sv.w * (size_t)sv.cpp * (size_t)sv.bps, sv.h);
             }
         }
         /* the level, with matches of at least STREAM_MIN_MATCH bytes: the

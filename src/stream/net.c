@@ -147,7 +147,7 @@ static int wait_connected(int fd, int timeout_ms)
     return soerr;
 }
 
-int net_connect(const char *addr, int timeout_ms, char *err, size_t errsz)
+int net_connect(const char *addr, int timeout_ms, int rcvbuf, char *err, size_t errsz)
 {
     char host[256], port[8];
     if (net_split_address(addr, host, sizeof host, port, sizeof port) < 0 || !host[0])
@@ -167,7 +167,8 @@ int net_connect(const char *addr, int timeout_ms, char *err, size_t errsz)
             saved = errno;
             continue;
         }
-        if (net_nonblocking(fd) < 0) {
+        if (net_nonblocking(fd) < 0 ||
+            (rcvbuf > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf) < 0)) {
             saved = errno;
         } else if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
             saved = 0;

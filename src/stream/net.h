@@ -16,8 +16,10 @@ int net_split_address(const char *addr, char *host, size_t hostsz, char *port, s
 int net_listen(const char *addr, char *bound, size_t boundsz, char *err, size_t errsz);
 
 /* A connected non-blocking socket (TCP_NODELAY), waiting at most timeout_ms
- * (0 = no limit). @return the descriptor, or a negative status */
-int net_connect(const char *addr, int timeout_ms, char *err, size_t errsz);
+ * (0 = no limit); rcvbuf > 0 sets SO_RCVBUF before connecting (the window is
+ * agreed then; the kernel no longer autotunes it). @return the descriptor, or
+ * a negative status */
+int net_connect(const char *addr, int timeout_ms, int rcvbuf, char *err, size_t errsz);
 
 int net_nonblocking(int fd);
 void net_nodelay(int fd);

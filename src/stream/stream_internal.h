@@ -140,10 +140,16 @@ void stream_view_of(const stream_geom *g, const fovea_frame *f, int p, int64_t t
 #define STREAM_COST_UNIT 16
 void stream_cost_table(uint16_t d[256]);
 
+/* The scratch of stream_code_block and stream_decode_block for blocks of up
+ * to max_block bytes, in 16-bit values: the reference's two arrays of
+ * samples, or the fast path's five byte arrays with room around each
+ * (tiles_fast.c). */
+#define STREAM_SCRATCH_VALUES(max_block) (3 * (size_t)(max_block) + 512)
+
 /* Encoder: code block src (ref: the receiver's block, NULL in a keyframe) in
  * the mode whose coded bytes cost the least by cost[] (stream_cost_table's),
  * into out (1 + n bytes: the mode, then the coded bytes). scratch holds
- * 2 x max_block values. @return the bytes written */
+ * STREAM_SCRATCH_VALUES(max_block) values. @return the bytes written */
 size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t *out,
                          uint16_t *scratch, const uint16_t *cost);
 
@@ -152,9 +158,25 @@ int stream_mode_ok(int mode, int keyframe);
 
 /* Decoder: write the block coded at in (mode byte first) into dst (which
  * holds the shown samples for TEMPORAL); with check non-NULL the largest
- * |new - shown| is stored there. scratch holds 2 x max_block values. The mode
- * was checked. */
+ * |new - shown| is stored there. scratch holds STREAM_SCRATCH_VALUES(max_block)
+ * values. The mode was checked. */
 void stream_decode_block(const uint8_t *in, const stream_view *dst, uint16_t *scratch, int *check);
+
+/* The plain loops (tiles.c) that define the bytes, and the 8-bit fast paths
+ * (tiles_fast.c) stream_code_block and stream_decode_block take for bps 1;
+ * the same arguments and results. */
+size_t stream_code_block_ref(const stream_view *src, const stream_view *ref, uint8_t *out,
+                             uint16_t *scratch, const uint16_t *cost);
+void stream_decode_block_ref(const uint8_t *in, const stream_view *dst, uint16_t *scratch,
+                             int *check);
+size_t stream_code_block_fast8(const stream_view *src, const stream_view *ref, uint8_t *out,
+                               uint16_t *scratch, const uint16_t *cost);
+void stream_decode_block_fast8(const uint8_t *in, const stream_view *dst, uint16_t *scratch,
+                               int *check);
+
+/* Copy h rows of row bytes (a block of a tile) between strided images. */
+void stream_copy_rows(uint8_t *dst, ptrdiff_t dstride, const uint8_t *src, ptrdiff_t sstride,
+                      size_t row, int h);
 
 /* The last frame the decoder showed, also after an error (-1: none): what a
  * receiver's RESYNC reports. */

@@ -1,6 +1,8 @@
 /* Tiles of the delta stream: the geometry of a tile on every plane, and the
- * coding of one plane block in each mode (RAW, TEMPORAL, SPATIAL) with the
- * encoder's choice of the cheapest (docs/stream-format.md, Modes). */
+ * coding of one plane block in each mode (RAW, TEMPORAL, SPATIAL,
+ * TEMPORAL_MED) with the encoder's choice of the cheapest
+ * (docs/stream-format.md, Modes). The code here is the reference; 8-bit
+ * blocks take the fast paths of tiles_fast.c, which write the same bytes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,8 +194,8 @@ void stream_cost_table(uint16_t d[256])
     }
 }
 
-size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t *out,
-                         uint16_t *scratch, const uint16_t *cost)
+size_t stream_code_block_ref(const stream_view *src, const stream_view *ref, uint8_t *out,
+                             uint16_t *scratch, const uint16_t *cost)
 {
     const size_t len = (size_t)src->w * (size_t)src->cpp, n = len * (size_t)src->h;
     const int bits = 8 * src->bps, cpp = src->cpp;
@@ -254,7 +256,8 @@ int stream_mode_ok(int mode, int keyframe)
            ((mode == STREAM_MODE_TEMPORAL || mode == STREAM_MODE_TEMPORAL_MED) && !keyframe);
 }
 
-void stream_decode_block(const uint8_t *in, const stream_view *dst, uint16_t *scratch, int *check)
+void stream_decode_block_ref(const uint8_t *in, const stream_view *dst, uint16_t *scratch,
+                             int *check)
 {
     const int mode = in[0];
     const size_t len = (size_t)dst->w * (size_t)dst->cpp, n = len * (size_t)dst->h;
@@ -292,4 +295,20 @@ void stream_decode_block(const uint8_t *in, const stream_view *dst, uint16_t *sc
         *check = worst;
     }
     scatter(s, dst);
+}
+
+size_t stream_code_block(const stream_view *src, const stream_view *ref, uint8_t *out,
+                         uint16_t *scratch, const uint16_t *cost)
+{
+    if (src->bps == 1)
+        return stream_code_block_fast8(src, ref, out, scratch, cost);
+    return stream_code_block_ref(src, ref, out, scratch, cost);
+}
+
+void stream_decode_block(const uint8_t *in, const stream_view *dst, uint16_t *scratch, int *check)
+{
+    if (dst->bps == 1)
+        stream_decode_block_fast8(in, dst, scratch, check);
+    else
+        stream_decode_block_ref(in, dst, scratch, check);
 }

@@ -48,7 +48,7 @@ timeout 60 "$FOVEA_CLI" receive "127.0.0.1:$port" -o fast.y4m --stats fast.json 
     >fast.out 2>fast.err &
 f_pid=$!
 # the slow one writes to a pipe nobody reads for 0.8 s: it stops reading the socket
-timeout 60 "$FOVEA_CLI" receive "127.0.0.1:$port" -o - --stats slow.json -q 2>slow.err |
+timeout 60 "$FOVEA_CLI" receive "127.0.0.1:$port" -o - --rcvbuf 16K --stats slow.json -q 2>slow.err |
     python3 -c "import sys, time
 time.sleep(0.8)
 sys.stdout.buffer.write(sys.stdin.buffer.read())" >slow.y4m &
