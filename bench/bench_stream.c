@@ -645,8 +645,10 @@ typedef struct e2e_ring {
     pthread_cond_t cv;
     fovea_frame slot[E2E_RING];
     fovea_reader *r;
+    fovea_context *ctx;
     long long head, tail; /* frames read, frames given back */
     int done, failed;
+    char err[512]; /* the reader's message (its thread's last error) */
 } e2e_ring;
 
 static void *e2e_reader(void *arg)
@@ -662,6 +664,8 @@ static void *e2e_reader(void *arg)
         if (stop)
             return NULL;
         const int st = fovea_reader_read(q->r, &q->slot[i % E2E_RING]);
+        if (st < 0)
+            snprintf(q->err, sizeof(q->err), "%s", fovea_last_error(q->ctx));
         pthread_mutex_lock(&q->mu);
         if (st == FOVEA_OK)
             q->head++;
@@ -684,6 +688,7 @@ static int e2e_run(fovea_context *ctx, const char *y4m, int *frames, double *fps
     memset(&q, 0, sizeof(q));
     pthread_mutex_init(&q.mu, NULL);
     pthread_cond_init(&q.cv, NULL);
+    q.ctx = ctx;
     const int null_fd = open("/dev/null", O_WRONLY);
     if (null_fd < 0 || fovea_reader_open(ctx, &q.r, y4m, NULL) < 0) {
         fprintf(stderr, "bench_stream: %s: %s\n", y4m, null_fd < 0 ? strerror(errno) : fovea_last_error(ctx));
@@ -745,7 +750,7 @@ static int e2e_run(fovea_context *ctx, const char *y4m, int *frames, double *fps
     const double us = bench_now_us() - t0;
     pthread_join(th, NULL);
     if (q.failed) {
-        fprintf(stderr, "bench_stream: reading %s: %s\n", y4m, fovea_last_error(ctx));
+        fprintf(stderr, "bench_stream: reading %s: %s\n", y4m, q.err);
         status = -1;
     } else if (status < 0) {
         fprintf(stderr, "bench_stream: writing to /dev/null: %s\n", strerror(errno));
