@@ -45,7 +45,7 @@ static const cli_option options[] = {
     {"tile", 0, "N", "tile side in luma pixels: 8, 16, 32 or 64 (chroma follows the subsampling)",
      "16", OPT_TILE},
     {"level", 0, "L", "zstd level, 1 to 19", "1", OPT_LEVEL},
-    {"backend", 0, "B", "auto, cpu or cuda (the change mask)", "auto", OPT_BACKEND},
+    {"backend", 0, "B", "auto, cpu or cuda (the encoder)", "auto", OPT_BACKEND},
     {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
     {"realtime", 0, NULL, "send at the input's frame rate instead of as fast as it is read",
      "off", OPT_REALTIME},

@@ -102,13 +102,17 @@ FOVEA_API int fovea_stream_encoder_hello(fovea_stream_encoder *e, const uint8_t 
  *  fovea_stream_encoder_request_keyframe) or a DELTA against the encoder's
  *  reconstruction, which is then updated exactly as a receiver updates its
  *  frame.
- *  @param f a host frame of the stream's size and format
+ *  @param f a frame of the stream's size and format: host or pinned memory;
+ *         device memory too on a CUDA context (the CUDA encoder keeps the
+ *         reconstruction on the device and reads f where it is)
  *  @param timestamp_us carried to the receiver as is
  *  @param msg, size receive the message; it belongs to the encoder and stays
  *         valid until the next encode or end call
  *  @param fi receives what the frame cost (may be NULL)
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG, FOVEA_ERR_MISMATCH (size,
- *          format), FOVEA_ERR_NOMEM, FOVEA_ERR_INTERNAL (zstd) */
+ *          format), FOVEA_ERR_NOMEM, FOVEA_ERR_INTERNAL (zstd),
+ *          FOVEA_ERR_UNSUPPORTED (a device frame on a CPU context),
+ *          FOVEA_ERR_CUDA */
 FOVEA_API int fovea_stream_encoder_encode(fovea_stream_encoder *e, const fovea_frame *f,
                                           uint64_t timestamp_us, const uint8_t **msg,
                                           size_t *size, fovea_stream_frame_info *fi);
@@ -122,7 +126,9 @@ FOVEA_API int fovea_stream_encoder_end(fovea_stream_encoder *e, const uint8_t **
                                        size_t *size);
 
 /** What a receiver shows after the last encoded frame (NULL before the first):
- *  the encoder's reconstruction. Valid until the next encode call. */
+ *  the encoder's reconstruction, a host frame. Valid until the next encode
+ *  call. On a CUDA context it is copied from the device on each call (slow:
+ *  for tests and tools, not for every frame); NULL if that copy fails. */
 FOVEA_API const fovea_frame *fovea_stream_encoder_reconstruction(const fovea_stream_encoder *e);
 
 /* ------------------------------------------------------------------ decoder */

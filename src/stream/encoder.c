@@ -1,7 +1,10 @@
 /* The delta stream encoder: each frame is compared with the reconstruction
  * (what every receiver shows), the tiles that differ beyond T are coded and
  * compressed with zstd in groups on the context's threads, and the
- * reconstruction takes exactly the samples sent (docs/stream.md). */
+ * reconstruction takes exactly the samples sent (docs/stream.md). The
+ * comparison, the coding and the reconstruction are the backend's
+ * (stream_enc_backend: encoder_cpu.c, encoder_cuda.c); the carried list, the
+ * groups, zstd and the message are made here for every backend. */
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -26,16 +29,17 @@ struct fovea_stream_encoder {
     fovea_stream_settings set;
     fovea_video_info info;
     stream_geom g;
-    fovea_diff *mask, *filter;
-    fovea_frame recon, filt;
+    const stream_enc_backend *backend;
+    void *priv;
+    fovea_diff *filter;
+    fovea_frame filt;
     int have_recon;
     int64_t next_frame;
     int key_requested;
     uint8_t hello[FOVEA_STREAM_HEADER_SIZE + STREAM_HELLO_SIZE];
 
-    uint8_t *flags;       /* per tile: differs beyond T */
     int32_t *sent;        /* tiles carried, ascending */
-    uint8_t *bitmap;      /* tile map before compression */
+    uint8_t *bitmap;      /* tile map before compression: the tiles changed */
     enc_group *groups;
     int64_t groups_cap;
     uint8_t *raw, *comp, *msg;
@@ -43,12 +47,11 @@ struct fovea_stream_encoder {
 
     int threads;
     ZSTD_CCtx **cctx;
-    uint16_t *scratch;    /* per thread: STREAM_SCRATCH_VALUES(max_block) */
-    uint16_t cost[256];   /* the mode choice's cost of a coded byte */
 
     /* the frame being encoded, for the workers */
     const fovea_frame *src;
     int keyframe;
+    const uint8_t *coded; /* the backend's coded tiles, or NULL: code_tiles in the groups */
 };
 
 void fovea_stream_default_settings(fovea_stream_settings *s)
@@ -76,19 +79,33 @@ static int grow(fovea_context *ctx, void **buf, size_t *cap, size_t need)
     return FOVEA_OK;
 }
 
-static int open_diffs(fovea_stream_encoder *e)
+/* The backend of the context, and the denoising filter (the diff system's:
+ * on a backend that reads device frames the filtered frame stays on the
+ * device). */
+static int open_backend(fovea_stream_encoder *e)
 {
-    fovea_diff_settings ds;
-    fovea_diff_default_settings(&ds);
-    ds.threshold = e->set.threshold;
-    ds.tile = e->set.tile;
-    ds.denoise = FOVEA_DIFF_DENOISE_NONE;
-    FOVEA_TRY(fovea_diff_open(&e->mask, e->ctx, &ds));
+    const backend_info *b = NULL;
+    char msg[FOVEA_ERRLEN];
+    int st = backend_pick(e->ctx, stream_enc_backends, stream_enc_backend_count,
+                          fovea_context_backend(e->ctx), &b, msg, sizeof msg);
+    if (st < 0)
+        return fv_ctx_error(e->ctx, st, "stream: %s", msg);
+    stream_enc_params p;
+    p.g = &e->g;
+    p.threshold = e->set.threshold;
+    FOVEA_TRY(b->init(&e->priv, e->ctx, &p));
+    e->backend = (const stream_enc_backend *)b; /* b is its info, the first member */
     if (e->set.denoise != FOVEA_DIFF_DENOISE_NONE) {
+        fovea_diff_settings ds;
+        fovea_diff_default_settings(&ds);
+        ds.threshold = e->set.threshold;
+        ds.tile = e->set.tile;
         ds.denoise = e->set.denoise;
         FOVEA_TRY(fovea_diff_open(&e->filter, e->ctx, &ds));
+        const fovea_memtype mem =
+            b->provides & BACKEND_READS_DEVICE ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST;
         FOVEA_TRY(fovea_frame_alloc(e->ctx, &e->filt, e->info.width, e->info.height,
-                                    e->info.fmt, FOVEA_MEM_HOST));
+                                    e->info.fmt, mem));
     }
     return FOVEA_OK;
 }
@@ -100,20 +117,15 @@ static int alloc_buffers(fovea_stream_encoder *e)
     e->threads = fovea_context_threads(ctx);
     if (e->threads < 1)
         e->threads = 1;
-    e->flags = calloc((size_t)g->tiles, 1);
     e->sent = malloc((size_t)g->tiles * sizeof(int32_t));
     e->bitmap = malloc(g->map_bytes);
     e->cctx = calloc((size_t)e->threads, sizeof(ZSTD_CCtx *));
-    e->scratch =
-        malloc((size_t)e->threads * STREAM_SCRATCH_VALUES(g->max_block) * sizeof(uint16_t));
-    if (!e->flags || !e->sent || !e->bitmap || !e->cctx || !e->scratch)
+    if (!e->sent || !e->bitmap || !e->cctx)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "stream: out of memory");
     for (int i = 0; i < e->threads; i++)
         if (!(e->cctx[i] = ZSTD_createCCtx()))
             return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "stream: cannot create a zstd context");
-    stream_cost_table(e->cost);
-    return fovea_frame_alloc(ctx, &e->recon, e->info.width, e->info.height, e->info.fmt,
-                             FOVEA_MEM_HOST);
+    return FOVEA_OK;
 }
 
 int fovea_stream_encoder_open(fovea_stream_encoder **out, fovea_context *ctx,
@@ -159,7 +171,7 @@ int fovea_stream_encoder_open(fovea_stream_encoder **out, fovea_context *ctx,
     e->info = *info;
     e->info.frame_count = -1;
     e->g = g;
-    st = open_diffs(e);
+    st = open_backend(e);
     if (st >= 0)
         st = alloc_buffers(e);
     if (st < 0) {
@@ -183,21 +195,19 @@ void fovea_stream_encoder_close(fovea_stream_encoder **pe)
     if (!pe || !*pe)
         return;
     fovea_stream_encoder *e = *pe;
-    fovea_diff_close(&e->mask);
+    if (e->backend)
+        e->backend->info.close(&e->priv);
     fovea_diff_close(&e->filter);
-    fovea_frame_free(e->ctx, &e->recon);
     fovea_frame_free(e->ctx, &e->filt);
     for (int i = 0; e->cctx && i < e->threads; i++)
         ZSTD_freeCCtx(e->cctx[i]);
     free(e->cctx);
-    free(e->flags);
     free(e->sent);
     free(e->bitmap);
     free(e->groups);
     free(e->raw);
     free(e->comp);
     free(e->msg);
-    free(e->scratch);
     free(e);
     *pe = NULL;
 }
@@ -219,7 +229,11 @@ void fovea_stream_encoder_request_keyframe(fovea_stream_encoder *e)
 
 const fovea_frame *fovea_stream_encoder_reconstruction(const fovea_stream_encoder *e)
 {
-    return e && e->have_recon ? &e->recon : NULL;
+    if (!e || !e->have_recon)
+        return NULL;
+    const fovea_frame *r = NULL;
+    /* a device backend copies R to the host (its own buffer) here */
+    return e->backend->reconstruction(e->priv, &r) == FOVEA_OK ? r : NULL;
 }
 
 int fovea_stream_encoder_end(fovea_stream_encoder *e, const uint8_t **msg, size_t *size)
@@ -240,9 +254,15 @@ static int check_frame(fovea_stream_encoder *e, const fovea_frame *f)
 {
     if (!f || !f->data[0])
         return fv_ctx_error(e->ctx, FOVEA_ERR_INVALID_ARG, "stream: NULL or empty frame");
-    if (f->mem == FOVEA_MEM_DEVICE)
+    if (f->mem == FOVEA_MEM_DEVICE && !(e->backend->info.provides & BACKEND_READS_DEVICE))
         return fv_ctx_error(e->ctx, FOVEA_ERR_UNSUPPORTED,
-                            "stream: the encoder reads host frames, not device memory");
+                            "stream: the %s encoder reads host frames, not device memory "
+                            "(open the fovea context with the CUDA backend)",
+                            e->backend->info.name);
+    if (f->mem == FOVEA_MEM_DEVICE && f->device != fovea_context_device(e->ctx))
+        return fv_ctx_error(e->ctx, FOVEA_ERR_INVALID_ARG,
+                            "stream: frame is on CUDA device %d, the context on %d", f->device,
+                            fovea_context_device(e->ctx));
     if (f->width != e->info.width || f->height != e->info.height || f->fmt != e->info.fmt)
         return fv_ctx_error(e->ctx, FOVEA_ERR_MISMATCH,
                             "stream: frame is %dx%d %s but the stream is %dx%d %s", f->width,
@@ -255,56 +275,9 @@ static int check_frame(fovea_stream_encoder *e, const fovea_frame *f)
     return FOVEA_OK;
 }
 
-/* Tiles whose alpha differs beyond T (the diff mask compares R, G, B only). */
-static void flag_alpha(fovea_stream_encoder *e, const fovea_frame *src)
-{
-    const stream_geom *g = &e->g;
-    for (int64_t t = 0; t < g->tiles; t++) {
-        if (e->flags[t])
-            continue;
-        stream_view a, b;
-        stream_view_of(g, src, 0, t, &a);
-        stream_view_of(g, &e->recon, 0, t, &b);
-        for (int y = 0; y < a.h && !e->flags[t]; y++) {
-            const uint8_t *ra = a.p + (ptrdiff_t)y * a.stride, *rb = b.p + (ptrdiff_t)y * b.stride;
-            for (int x = 0; x < a.w; x++) {
-                int va, vb;
-                if (a.bps == 1) {
-                    va = ra[4 * x + 3];
-                    vb = rb[4 * x + 3];
-                } else {
-                    va = ra[8 * x + 6] | (ra[8 * x + 7] << 8);
-                    vb = rb[8 * x + 6] | (rb[8 * x + 7] << 8);
-                }
-                if (abs(va - vb) > e->set.threshold) {
-                    e->flags[t] = 1;
-                    break;
-                }
-            }
-        }
-    }
-}
-
-/* The change mask against the reconstruction: e->flags, and the count. */
-static int find_changes(fovea_stream_encoder *e, const fovea_frame *src, int64_t *changed)
-{
-    fovea_diff_mask_result mr;
-    FOVEA_TRY(fovea_diff_mask(e->mask, &e->recon, src, &mr));
-    if (mr.tiles_x != e->g.tiles_x || mr.tiles_y != e->g.tiles_y)
-        return fv_ctx_error(e->ctx, FOVEA_ERR_INTERNAL, "stream: mask of %dx%d tiles, expected %dx%d",
-                            mr.tiles_x, mr.tiles_y, e->g.tiles_x, e->g.tiles_y);
-    memcpy(e->flags, mr.changed, (size_t)e->g.tiles);
-    if (e->g.alpha)
-        flag_alpha(e, src);
-    int64_t n = 0;
-    for (int64_t t = 0; t < e->g.tiles; t++)
-        n += e->flags[t] != 0;
-    *changed = n;
-    return FOVEA_OK;
-}
-
-/* Split the sent list into groups and place them in raw[] and comp[]. */
-static int plan_groups(fovea_stream_encoder *e, int64_t n)
+/* Split the sent list into groups and place them in the coded bytes (*bytes
+ * in all) and comp[]. */
+static int plan_groups(fovea_stream_encoder *e, int64_t n, size_t *bytes)
 {
     int64_t ng = 0;
     size_t raw = 0, comp = 0, acc = 0;
@@ -336,8 +309,8 @@ static int plan_groups(fovea_stream_encoder *e, int64_t n)
             acc = 0;
         }
     }
-    FOVEA_TRY(grow(e->ctx, (void **)&e->raw, &e->raw_cap, raw));
     FOVEA_TRY(grow(e->ctx, (void **)&e->comp, &e->comp_cap, comp));
+    *bytes = raw;
     return (int)ng;
 }
 
@@ -345,25 +318,20 @@ typedef struct enc_job {
     fovea_stream_encoder *e;
 } enc_job;
 
-/* Code, compress and commit to the reconstruction groups [begin, end). */
+/* Code (unless the backend did) and commit to the reconstruction, then
+ * compress, the groups [begin, end). */
 static void encode_groups(void *arg, int begin, int end, int thread)
 {
     fovea_stream_encoder *e = ((enc_job *)arg)->e;
-    const stream_geom *g = &e->g;
-    uint16_t *scratch = e->scratch + (size_t)thread * STREAM_SCRATCH_VALUES(g->max_block);
     for (int k = begin; k < end; k++) {
         enc_group *gr = &e->groups[k];
-        uint8_t *out = e->raw + gr->raw_off;
-        for (int64_t i = gr->first; i < gr->first + gr->count; i++) {
-            const int64_t t = e->sent[i];
-            for (int p = 0; p < g->planes; p++) {
-                stream_view sv, rv;
-                stream_view_of(g, e->src, p, t, &sv);
-                stream_view_of(g, &e->recon, p, t, &rv);
-                out += stream_code_block(&sv, e->keyframe ? NULL : &rv, out, scratch, e->cost);
-                stream_copy_rows(rv.p, rv.stride, sv.p, sv.stride,
-                                 (size_t)sv.w * (size_t)sv.cpp * (size_t)sv.bps, sv.h);
-            }
+        const uint8_t *in;
+        if (e->coded) {
+            in = e->coded + gr->raw_off;
+        } else { /* the backend codes (and commits) on these threads */
+            e->backend->code_tiles(e->priv, e->src, e->keyframe, e->sent + gr->first, gr->count,
+                                   e->raw + gr->raw_off, thread);
+            in = e->raw + gr->raw_off;
         }
         /* the level, with matches of at least STREAM_MIN_MATCH bytes: the
          * short matches the level's defaults take in residual noise cost
@@ -376,7 +344,7 @@ static void encode_groups(void *arg, int begin, int end, int thread)
             zr = ZSTD_CCtx_setParameter(cc, ZSTD_c_minMatch, STREAM_MIN_MATCH);
         gr->comp_len = ZSTD_isError(zr) ? zr
                                          : ZSTD_compress2(cc, e->comp + gr->comp_off, gr->comp_cap,
-                                                          e->raw + gr->raw_off, gr->raw_len);
+                                                          in, gr->raw_len);
         gr->failed = ZSTD_isError(gr->comp_len) != 0;
     }
 }
@@ -400,26 +368,33 @@ int fovea_stream_encoder_encode(fovea_stream_encoder *e, const fovea_frame *f,
     const int64_t fno = e->next_frame;
     const int key = !e->have_recon || e->key_requested ||
                     (e->set.keyframe_interval > 0 && fno % e->set.keyframe_interval == 0);
-    int64_t changed = g->tiles;
-    if (e->have_recon)
-        FOVEA_TRY(find_changes(e, src, &changed));
+    /* the map a DELTA carries (a KEYFRAME's check map): the tiles changed */
+    int64_t changed = 0;
+    FOVEA_TRY(e->backend->changes(e->priv, src, e->have_recon, key, e->bitmap, &changed));
+    if (!e->have_recon)
+        changed = g->tiles;
 
-    /* the tiles carried, and the map a DELTA carries (a KEYFRAME's check map) */
+    /* the tiles carried */
     int64_t n = 0;
-    memset(e->bitmap, 0, g->map_bytes);
-    for (int64_t t = 0; t < g->tiles; t++) {
-        const int flag = e->have_recon && e->flags[t];
-        if (flag)
-            e->bitmap[t >> 3] |= (uint8_t)(1u << (t & 7));
-        if (key || flag)
+    for (int64_t t = 0; t < g->tiles; t++)
+        if (key || (e->bitmap[t >> 3] >> (t & 7) & 1))
             e->sent[n++] = (int32_t)t;
-    }
     const int with_map = key ? e->have_recon : n > 0;
     const size_t map_cap = with_map ? ZSTD_compressBound(g->map_bytes) : 0;
-    const int ng = n > 0 ? plan_groups(e, n) : 0;
+    size_t bytes = 0;
+    const int ng = n > 0 ? plan_groups(e, n, &bytes) : 0;
     if (ng < 0)
         return ng;
 
+    /* from here on a failure leaves the reconstruction ahead of the receivers:
+     * the next frame is then a keyframe */
+    e->key_requested = 1;
+    e->coded = NULL;
+    if (n > 0) {
+        FOVEA_TRY(e->backend->code(e->priv, src, key, e->sent, n, bytes, &e->coded));
+        if (!e->coded)
+            FOVEA_TRY(grow(e->ctx, (void **)&e->raw, &e->raw_cap, bytes));
+    }
     e->src = src;
     e->keyframe = key;
     enc_job job = {e};
@@ -427,10 +402,6 @@ int fovea_stream_encoder_encode(fovea_stream_encoder *e, const fovea_frame *f,
     /* the reconstruction now holds every carried tile, whatever follows */
     e->have_recon = 1;
     e->next_frame++;
-
-    /* from here on a failure leaves the reconstruction ahead of the receivers:
-     * the next frame is then a keyframe */
-    e->key_requested = 1;
     size_t total = FOVEA_STREAM_HEADER_SIZE + STREAM_FRAME_HEADER_SIZE + map_cap;
     for (int k = 0; k < ng; k++) {
         if (e->groups[k].failed)

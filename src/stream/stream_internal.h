@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/backend.h"
 #include "core/core.h"
 #include "fovea/stream.h"
 
@@ -184,5 +185,50 @@ int64_t stream_decoder_last_shown(const fovea_stream_decoder *d);
 
 /* Time for frame info. */
 double stream_now(void);
+
+/* ---------------------------------------------------------------- encoder backends */
+
+/* What an encoder backend is made for: the stream's geometry and threshold. */
+typedef struct stream_enc_params {
+    const stream_geom *g;
+    int threshold;
+} stream_enc_params;
+
+/* The per-frame work of the encoder (core/backend.h): it owns the
+ * reconstruction R. encoder.c does the rest (the carried list, the groups,
+ * zstd, the message), the same for every backend, so the messages are the
+ * same bytes whichever backend made the coded tiles. src is the frame to
+ * code, checked (host or pinned; device memory too on a backend with
+ * BACKEND_READS_DEVICE). */
+typedef struct stream_enc_backend {
+    backend_info info;
+    /* The tiles of src that differ from R beyond T (any sample of any plane,
+     * alpha included; docs/stream.md) as the tile map (docs/stream-format.md:
+     * bit t % 8 of byte t / 8, bits past the last tile 0) and their count;
+     * with have_recon 0 (no R yet) no tile differs. key: the next code call
+     * carries every tile (a backend may prepare for it). */
+    int (*changes)(void *priv, const fovea_frame *src, int have_recon, int key, uint8_t *map,
+                   int64_t *changed);
+    /* Code the carried tiles sent[0..n) of src (ascending; all of them when
+     * key: against nothing, else against R), each tile's planes in turn at
+     * the prefix sum of stream_tile_bytes (bytes in all), and commit them to
+     * R. *raw gets the coded bytes (valid until the next call), or NULL: the
+     * encoder codes them itself with code_tiles on its threads. */
+    int (*code)(void *priv, const fovea_frame *src, int key, const int32_t *sent, int64_t n,
+                size_t bytes, const uint8_t **raw);
+    /* code's work on the encoder's threads (thread: the worker's index, <
+     * fovea_context_threads), for a backend whose code leaves *raw NULL:
+     * code tiles sent[0..n) into out and commit them to R. NULL otherwise. */
+    void (*code_tiles)(void *priv, const fovea_frame *src, int key, const int32_t *sent,
+                       int64_t n, uint8_t *out, int thread);
+    /* R as a host frame (a device backend copies it: slow). */
+    int (*reconstruction)(void *priv, const fovea_frame **recon);
+} stream_enc_backend;
+
+/* encoder_cpu.c and encoder_cuda.c; the list in encoder_cpu.c */
+extern const stream_enc_backend stream_enc_cpu;
+extern const stream_enc_backend stream_enc_cuda;
+extern const backend_info *const stream_enc_backends[];
+extern const size_t stream_enc_backend_count;
 
 #endif
