@@ -1,6 +1,5 @@
-/* gst-fovea pinned memory (see pinned.h): a GstBufferPool whose buffers wrap
- * fovea pinned frames, laid out as the library lays frames out (strides
- * padded to 64 bytes, told by a GstVideoMeta). */
+/* gst-fovea pinned memory (see pinned.h): a GstBufferPool whose buffers are
+ * blocks of fovea pinned memory in GStreamer's default video layout. */
 #include "pinned.h"
 
 #include "common.h"
@@ -44,23 +43,19 @@ static const gchar **pool_options(GstBufferPool *pool)
     return options;
 }
 
-/* The size of one frame as the library allocates it, and its layout in info
- * (offsets and strides), from a frame made and freed at once. */
-static gboolean frame_layout(fovea_pixfmt fmt, GstVideoInfo *info)
+/* The library has no call for bare pinned bytes: a GRAY8 frame 16384 samples
+ * wide has rows of exactly 16384 bytes (a multiple of the 64-byte stride
+ * alignment), so it is one contiguous block of at least size bytes. Pinned
+ * memory belongs to the process, not to a context (cudaHostAlloc with the
+ * portable flag): no context is kept, see pinned.h. */
+#define PINNED_ROW 16384
+static int pinned_block(fovea_frame *f, gsize size)
 {
-    fovea_frame f;
-    /* pinned memory belongs to the process, not to a context (cudaHostAlloc
-     * with the portable flag): no context is kept, see pinned.h */
-    if (fovea_frame_alloc(NULL, &f, GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info), fmt,
-                          FOVEA_MEM_PINNED) < 0)
-        return FALSE;
-    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(info); p++) {
-        GST_VIDEO_INFO_PLANE_OFFSET(info, p) = (gsize)(f.data[p] - (uint8_t *)f.buf);
-        GST_VIDEO_INFO_PLANE_STRIDE(info, p) = (gint)f.stride[p];
-    }
-    GST_VIDEO_INFO_SIZE(info) = f.buf_size;
-    fovea_frame_free(NULL, &f);
-    return TRUE;
+    const gsize rows = (size + PINNED_ROW - 1) / PINNED_ROW;
+    if (rows > FOVEA_MAX_DIM)
+        return FOVEA_ERR_INVALID_ARG;
+    return fovea_frame_alloc(NULL, f, PINNED_ROW, rows > 0 ? (int)rows : 1, FOVEA_PIX_GRAY8,
+                             FOVEA_MEM_PINNED);
 }
 
 static gboolean pool_set_config(GstBufferPool *pool, GstStructure *config)
@@ -74,7 +69,8 @@ static gboolean pool_set_config(GstBufferPool *pool, GstStructure *config)
     if (!gst_video_info_from_caps(&info, caps))
         return FALSE;
     const fovea_pixfmt fmt = fovea_gst_pixfmt(GST_VIDEO_INFO_FORMAT(&info));
-    if (fmt == FOVEA_PIX_NONE || !frame_layout(fmt, &info)) {
+    if (fmt == FOVEA_PIX_NONE ||
+        GST_VIDEO_INFO_SIZE(&info) > (gsize)PINNED_ROW * FOVEA_MAX_DIM) {
         GST_WARNING_OBJECT(pool, "no pinned frames for %" GST_PTR_FORMAT, caps);
         return FALSE;
     }
@@ -98,13 +94,15 @@ static GstFlowReturn pool_alloc_buffer(GstBufferPool *pool, GstBuffer **out,
     FoveaGstPinnedPool *self = FOVEA_GST_PINNED_POOL(pool);
     GstVideoInfo *info = &self->info;
     fovea_frame *f = g_new0(fovea_frame, 1);
-    if (fovea_frame_alloc(NULL, f, GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info),
-                          self->fmt, FOVEA_MEM_PINNED) < 0) {
+    if (pinned_block(f, GST_VIDEO_INFO_SIZE(info)) < 0) {
         GST_WARNING_OBJECT(pool, "pinned frame: %s", fovea_last_error(NULL));
         g_free(f);
         return GST_FLOW_ERROR;
     }
-    GstMemory *mem = gst_memory_new_wrapped(0, f->buf, f->buf_size, 0, f->buf_size, f, free_frame);
+    /* GStreamer's own layout (GstVideoInfo's strides and offsets), so that
+     * elements that ignore GstVideoMeta (filesink) see the usual bytes */
+    GstMemory *mem = gst_memory_new_wrapped(0, f->buf, f->buf_size, 0, GST_VIDEO_INFO_SIZE(info),
+                                            f, free_frame);
     gst_mini_object_set_qdata(GST_MINI_OBJECT_CAST(mem), pinned_quark(), GINT_TO_POINTER(1), NULL);
     GstBuffer *buf = gst_buffer_new();
     gst_buffer_append_memory(buf, mem);

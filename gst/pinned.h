@@ -1,5 +1,5 @@
 /* gst-fovea pinned memory: a pool of system-memory video buffers whose memory
- * is a fovea pinned frame (page-locked host memory) of a CUDA context. The
+ * is fovea pinned memory (page-locked host memory) of a CUDA context. The
  * library copies such frames to and from the GPU at the full PCIe rate, where
  * pageable buffers go through its staging copy first (docs/gst.md, Speed).
  * An element on the CUDA backend uses one for its system-memory output and

@@ -7,8 +7,12 @@
 #
 #   usage: scripts/gst-bench.sh [--build DIR] [--backend cpu|cuda|auto] [--size WxH]
 #                               [--frames N] [--runs R] [--color off|auto] [--json FILE]
+#                               [--drop-allocation]
 #   defaults: --build build, --backend cpu, --size 1920x1080, --frames 120, --runs 5,
 #             --color off
+# --drop-allocation puts `identity drop-allocation=true` before each camera
+# pad, so upstream never sees the pool foveastitch proposes (pinned memory on
+# the CUDA backend): its effect on the inputs, measured apart.
 # The plugin is taken from DIR/gst (GST_PLUGIN_PATH), the CLI from DIR/fovea.
 # Needs gst-launch-1.0 and the base plugins (videotestsrc, rawvideoparse).
 set -eu
@@ -21,6 +25,7 @@ FRAMES=120
 RUNS=5
 COLOR=off
 JSON=""
+DROP=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) BUILD=$2; shift ;;
@@ -30,6 +35,7 @@ while [ $# -gt 0 ]; do
     --runs) RUNS=$2; shift ;;
     --color) COLOR=$2; shift ;;
     --json) JSON=$2; shift ;;
+    --drop-allocation) DROP="identity drop-allocation=true !" ;;
     -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gst-bench: unknown argument '$1'" >&2; exit 2 ;;
     esac
@@ -79,9 +85,9 @@ run_gst() {
     gst-launch-1.0 -q foveastitch name=s rig="$tmp/rig.json" color="$COLOR" backend="$BACKEND" ! \
         filesink location=/dev/null \
         filesrc location="$tmp/cam0.yuv" ! rawvideoparse width="$W" height="$H" format=i420 \
-        framerate=30/1 ! queue ! s.sink_0 \
+        framerate=30/1 ! queue ! $DROP s.sink_0 \
         filesrc location="$tmp/cam1.yuv" ! rawvideoparse width="$W" height="$H" format=i420 \
-        framerate=30/1 ! queue ! s.sink_1 >"$tmp/gst.log" 2>&1 ||
+        framerate=30/1 ! queue ! $DROP s.sink_1 >"$tmp/gst.log" 2>&1 ||
         { cat "$tmp/gst.log" >&2; exit 1; }
 }
 run_gst # the registry, and a warm start for both
