@@ -148,7 +148,7 @@ static int upload(enc_cuda *c, const fovea_frame *f)
             FOVEA_CUDA_TRY(ctx, cudaStreamSynchronize(fv_ctx_stream(ctx)));
             c->pending = 0;
         }
-        FOVEA_TRY(fovea_frame_copy(ctx, &c->h_src, f)); /* host to host: done on return */
+        FOVEA_TRY(fv_frame_copy_host(ctx, &c->h_src, f)); /* on the threads, done on return */
         from = &c->h_src;
     }
     FOVEA_TRY(fovea_frame_copy(ctx, &c->d_src, from));
