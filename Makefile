@@ -4,7 +4,8 @@
 #   make check      deps + CPU-only ASan/UBSan build with all tests, then the build a
 #                   user gets from `make` (build/) with all its tests (GPU tests skip
 #                   without a GPU; the installed library linked both ways) and
-#                   `make demo` at 1/8 scale
+#                   `make demo` at 1/8 scale, then the fuzz targets built with clang
+#                   (as `make fuzz`) and run 3 s each
 #   make bench      build and run every benchmark (GPU rows need a GPU)
 #   make fuzz       build the libFuzzer targets with clang and run each for FUZZ_SECONDS
 #   make install    install libraries, headers, fovea.pc and the CLI under PREFIX
@@ -18,7 +19,7 @@ FOVEA_CUDA_ARCHS ?=
 CUDA_ARCH_ARG := $(if $(FOVEA_CUDA_ARCHS),-DFOVEA_CUDA_ARCHS="$(FOVEA_CUDA_ARCHS)",)
 CTEST := ctest --output-on-failure -j $(JOBS)
 
-.PHONY: all build check check-asan check-default deps bench fuzz install demo clean
+.PHONY: all build check check-asan check-default check-fuzz deps bench fuzz fuzz-build install demo clean
 
 all: build
 
@@ -44,17 +45,27 @@ check-default: build
 	cd build && $(CTEST)
 	$(MAKE) --no-print-directory demo DEMO_ARGS="--scale 8" DEMO_OUT=build/demo-check
 
-check: check-asan check-default
+# The libFuzzer targets built with clang as `make fuzz` builds them, each run
+# for a few seconds from its corpus: `make fuzz` itself stays buildable.
+check-fuzz:
+	@FOVEA_DEPS_FUZZ=1 sh scripts/deps.sh
+	$(MAKE) --no-print-directory fuzz-build
+	@sh scripts/fuzz.sh build-fuzz 3
+
+check: check-asan check-default check-fuzz
 
 bench: build
 	@sh scripts/bench.sh build
 
 fuzz:
 	@FOVEA_DEPS_FUZZ=1 sh scripts/deps.sh
+	$(MAKE) --no-print-directory fuzz-build
+	@sh scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+fuzz-build:
 	CC=clang cmake -S . -B build-fuzz $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	      -DFOVEA_CUDA=OFF -DFOVEA_FUZZ=ON -DFOVEA_BUILD_BENCH=OFF
 	cmake --build build-fuzz -j $(JOBS)
-	@sh scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
 
 install: build
 	cmake --install build --prefix $(PREFIX)
