@@ -245,7 +245,12 @@ static int open_all(send_run *s)
     /* always, also with --quiet: scripts read the port from it */
     fprintf(stderr, "listening on %s\n", fovea_stream_server_address(s->srv));
     fflush(stderr);
-    if (cli_ring_init(&s->ring, s->ctx, s->r, 4, -1, FOVEA_MEM_HOST, 1) < 0 ||
+    /* pinned on a CUDA context: the encoder uploads them without its staging
+     * copy (each encode call returns after its upload, so a slot is free
+     * again when it is released) */
+    const fovea_memtype mem =
+        fovea_context_backend(s->ctx) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST;
+    if (cli_ring_init(&s->ring, s->ctx, s->r, 4, -1, mem, 1) < 0 ||
         cli_ring_run(&s->ring) != 0) {
         cli_error(NULL, "cannot start the input reader");
         return CLI_EXIT_RUNTIME;
