@@ -114,7 +114,8 @@ FOVEA_API void fovea_frame_free(fovea_context *ctx, fovea_frame *f);
 /** Copy pixels between two frames of the same size and format, in any memory
  *  combination. Copies touching device or pinned memory are queued on the context
  *  stream: call fovea_sync() before reading a host destination. Host-to-host
- *  copies finish before return. @return FOVEA_OK or negative status. */
+ *  copies finish before return (split across the context's threads when large).
+ *  @return FOVEA_OK or negative status. */
 FOVEA_API int fovea_frame_copy(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src);
 
 /** Fill every byte of every plane (rows only, not padding) with value. Host or device. */

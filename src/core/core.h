@@ -75,9 +75,9 @@ int fv_threadpool_size(const struct fv_threadpool *pool);
 void fv_parallel_for(fovea_context *ctx, int n, int grain, fv_range_fn fn, void *arg);
 
 /* Copy host (pageable or pinned) frame src into host frame dst, the rows of
- * every plane split across the context's threads: the staging copies of the
- * CUDA backends, where one thread's memcpy is slower than the PCIe link.
- * Same checks as fovea_frame_copy; finishes before it returns. */
+ * every plane split across the context's threads (one thread's memcpy is
+ * slower than the PCIe link the CUDA backends' staging copies feed):
+ * fovea_frame_copy's host-to-host path. Finishes before it returns. */
 int fv_frame_copy_host(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src);
 
 /* fovea_cpu_count(): fovea/fovea.h */

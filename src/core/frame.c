@@ -97,31 +97,6 @@ static int check_pair(fovea_context *ctx, const fovea_frame *a, const fovea_fram
     return FOVEA_OK;
 }
 
-int fovea_frame_copy(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src)
-{
-    int st = check_pair(ctx, dst, src);
-    if (st < 0)
-        return st;
-    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(src->fmt);
-    int host_only = dst->mem != FOVEA_MEM_DEVICE && src->mem != FOVEA_MEM_DEVICE;
-    for (int p = 0; p < d->planes; p++) {
-        size_t row = fovea_plane_row_bytes(src->fmt, src->width, p);
-        int rows = fovea_plane_height(src->fmt, src->height, p);
-        if (host_only) {
-            for (int y = 0; y < rows; y++)
-                memcpy(dst->data[p] + (ptrdiff_t)y * dst->stride[p],
-                       src->data[p] + (ptrdiff_t)y * src->stride[p], row);
-        } else {
-            st = fv_memcpy2d(ctx, dst->data[p], (size_t)dst->stride[p], src->data[p],
-                                (size_t)src->stride[p], row, (size_t)rows);
-            if (st < 0)
-                return st;
-        }
-    }
-    dst->index = src->index;
-    return FOVEA_OK;
-}
-
 /* fv_frame_copy_host: rows [begin, end) of the frame's rows, counted over
  * every plane in turn */
 typedef struct host_copy_job {
@@ -167,6 +142,26 @@ int fv_frame_copy_host(fovea_context *ctx, fovea_frame *dst, const fovea_frame *
     if (grain < 1)
         grain = 1;
     fv_parallel_for(ctx, total, grain, host_copy_rows, &j);
+    dst->index = src->index;
+    return FOVEA_OK;
+}
+
+int fovea_frame_copy(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src)
+{
+    int st = check_pair(ctx, dst, src);
+    if (st < 0)
+        return st;
+    if (dst->mem != FOVEA_MEM_DEVICE && src->mem != FOVEA_MEM_DEVICE)
+        return fv_frame_copy_host(ctx, dst, src); /* on the context's threads */
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(src->fmt);
+    for (int p = 0; p < d->planes; p++) {
+        size_t row = fovea_plane_row_bytes(src->fmt, src->width, p);
+        int rows = fovea_plane_height(src->fmt, src->height, p);
+        st = fv_memcpy2d(ctx, dst->data[p], (size_t)dst->stride[p], src->data[p],
+                         (size_t)src->stride[p], row, (size_t)rows);
+        if (st < 0)
+            return st;
+    }
     dst->index = src->index;
     return FOVEA_OK;
 }
