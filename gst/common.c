@@ -78,6 +78,23 @@ fovea_context *fovea_gst_open_context(GstElement *el, GstDebugCategory *cat, fov
     return ctx;
 }
 
+gboolean fovea_gst_open_element_context(GstElement *el, GstDebugCategory *cat, fovea_backend b,
+                                        int threads, fovea_context **ctx, fovea_gst_cuda **cuda)
+{
+    *ctx = fovea_gst_open_context(el, cat, b, threads);
+    if (!*ctx)
+        return FALSE;
+    *cuda = fovea_gst_cuda_open(el, *ctx);
+    fovea_gst_cuda_announce(*cuda, el);
+    return TRUE;
+}
+
+void fovea_gst_close_element_context(fovea_context **ctx, fovea_gst_cuda **cuda)
+{
+    fovea_gst_cuda_close(cuda);
+    fovea_close(ctx);
+}
+
 static const struct {
     GstVideoFormat gst;
     fovea_pixfmt fv;

@@ -226,16 +226,13 @@ static GstStateChangeReturn diff_change_state(GstElement *el, GstStateChange t)
         const fovea_backend b = self->backend;
         const int threads = self->threads;
         GST_OBJECT_UNLOCK(self);
-        self->ctx = fovea_gst_open_context(el, fovea_diff_debug, b, threads);
-        if (!self->ctx)
+        if (!fovea_gst_open_element_context(el, fovea_diff_debug, b, threads, &self->ctx,
+                                            &self->cuda))
             return GST_STATE_CHANGE_FAILURE;
-        self->cuda = fovea_gst_cuda_open(el, self->ctx);
-        fovea_gst_cuda_announce(self->cuda, el);
     }
     GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_fovea_diff_parent_class)->change_state(el, t);
     if (t == GST_STATE_CHANGE_READY_TO_NULL) {
-        fovea_gst_cuda_close(&self->cuda);
-        fovea_close(&self->ctx);
+        fovea_gst_close_element_context(&self->ctx, &self->cuda);
     }
     return ret;
 }
@@ -547,8 +544,7 @@ static void diff_finalize(GObject *obj)
     GstFoveaDiff *self = DIFF(obj);
     gst_buffer_replace(&self->prev, NULL);
     fovea_diff_close(&self->d);
-    fovea_gst_cuda_close(&self->cuda);
-    fovea_close(&self->ctx);
+    fovea_gst_close_element_context(&self->ctx, &self->cuda);
     G_OBJECT_CLASS(gst_fovea_diff_parent_class)->finalize(obj);
 }
 

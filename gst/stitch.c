@@ -413,16 +413,13 @@ static GstStateChangeReturn stitch_change_state(GstElement *el, GstStateChange t
         const fovea_backend b = self->backend;
         const int threads = self->threads;
         GST_OBJECT_UNLOCK(self);
-        self->ctx = fovea_gst_open_context(el, fovea_stitch_debug, b, threads);
-        if (!self->ctx)
+        if (!fovea_gst_open_element_context(el, fovea_stitch_debug, b, threads, &self->ctx,
+                                            &self->cuda))
             return GST_STATE_CHANGE_FAILURE;
-        self->cuda = fovea_gst_cuda_open(el, self->ctx);
-        fovea_gst_cuda_announce(self->cuda, el);
     }
     GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_fovea_stitch_parent_class)->change_state(el, t);
     if (t == GST_STATE_CHANGE_READY_TO_NULL) {
-        fovea_gst_cuda_close(&self->cuda);
-        fovea_close(&self->ctx);
+        fovea_gst_close_element_context(&self->ctx, &self->cuda);
     }
     return ret;
 }
@@ -1083,8 +1080,7 @@ static void stitch_finalize(GObject *obj)
     fovea_stitcher_destroy(&self->st);
     fovea_stitch_map_destroy(&self->map);
     free_black(self);
-    fovea_gst_cuda_close(&self->cuda);
-    fovea_close(&self->ctx);
+    fovea_gst_close_element_context(&self->ctx, &self->cuda);
     g_free(self->rig);
     g_free(self->map_path);
     g_free(self->color);

@@ -202,17 +202,14 @@ static GstStateChangeReturn vmaf_change_state(GstElement *el, GstStateChange t)
         const fovea_backend b = self->backend;
         const int threads = self->threads;
         GST_OBJECT_UNLOCK(self);
-        self->ctx = fovea_gst_open_context(el, fovea_vmaf_debug, b, threads);
-        if (!self->ctx)
+        if (!fovea_gst_open_element_context(el, fovea_vmaf_debug, b, threads, &self->ctx,
+                                            &self->cuda))
             return GST_STATE_CHANGE_FAILURE;
-        self->cuda = fovea_gst_cuda_open(el, self->ctx);
-        fovea_gst_cuda_announce(self->cuda, el);
     }
     GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_fovea_vmaf_parent_class)->change_state(el, t);
     if (t == GST_STATE_CHANGE_READY_TO_NULL) {
-        fovea_gst_cuda_close(&self->cuda);
+        fovea_gst_close_element_context(&self->ctx, &self->cuda);
         fovea_close(&self->cpu_ctx);
-        fovea_close(&self->ctx);
     }
     return ret;
 }
@@ -868,9 +865,8 @@ static void vmaf_finalize(GObject *obj)
     fovea_vif_close(&self->vif);
     fovea_vmaf_close(&self->vmaf);
     fovea_vmaf_model_free(&self->model);
-    fovea_gst_cuda_close(&self->cuda);
+    fovea_gst_close_element_context(&self->ctx, &self->cuda);
     fovea_close(&self->cpu_ctx);
-    fovea_close(&self->ctx);
     g_free(self->location);
     g_free(self->model_name);
     g_array_unref(self->rows);
