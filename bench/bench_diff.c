@@ -281,7 +281,7 @@ static void baseline_rows(bench_table *t, const bench_opts *o, const fovea_frame
     if (bench_case_enabled(o, names[1])) {
         b.per_pixel = 1;
         bench_time_gpu(run_baseline, &b, stream, o->warmup, o->runs, &s);
-        bench_table_add(t, names[1], "cuda", &s, bytes, 1, "same sinf colouring, byte loads");
+        bench_table_add(t, names[1], "cuda", &s, bytes, 1, "same sinf coloring, byte loads");
     }
     static const char *const dev_b = "(b') baseline, 1 thread per pixel: device time alone";
     if (bench_case_enabled(o, dev_b)) {

@@ -4,9 +4,9 @@
 
 #include "diff_baseline.h"
 
-// The study's colouring: d in [0, 1], three phase-shifted sines, clamped,
+// The study's coloring: d in [0, 1], three phase-shifted sines, clamped,
 // scaled to 0..255.
-__device__ static void heat_colour(int sum, unsigned char rgb[3])
+__device__ static void heat_color(int sum, unsigned char rgb[3])
 {
     const float pi = 3.14159265f;
     const float d = (float)sum / 765.0f;
@@ -38,7 +38,7 @@ __global__ static void one_block_kernel(const unsigned int *prev, const unsigned
                 sum += x > y ? x - y : y - x;
             }
             unsigned char rgb[3];
-            heat_colour(sum, rgb);
+            heat_color(sum, rgb);
             for (int c = 0; c < 3; c++) {
                 const int i = 3 * p + c;
                 o[i >> 2] |= (unsigned int)rgb[c] << (8 * (i & 3));
@@ -61,7 +61,7 @@ __global__ static void per_pixel_kernel(const unsigned char *prev, const unsigne
         sum += x > y ? x - y : y - x;
     }
     unsigned char rgb[3];
-    heat_colour(sum, rgb);
+    heat_color(sum, rgb);
     for (int c = 0; c < 3; c++)
         out[3 * i + c] = rgb[c];
 }

@@ -316,7 +316,7 @@ static gboolean formats_of(const GstStructure *s, const GstVideoFormat *list, gu
     return TRUE;
 }
 
-/* Maps have their own formats (and colours); overlay keeps the frame's format.
+/* Maps have their own formats (and colors); overlay keeps the frame's format.
  * Size and rate pass through. */
 static GstCaps *diff_transform_caps(GstBaseTransform *bt, GstPadDirection dir, GstCaps *caps,
                                     GstCaps *filter)

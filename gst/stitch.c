@@ -1,7 +1,7 @@
 /* foveastitch: a GstVideoAggregator that stitches one camera per request pad
  * (sink_0 = camera 0 of the rig, ...) into a panorama with fovea's stitcher,
  * inputs synchronised by timestamp, with a policy for cameras that have no
- * frame in time, and the colour corrections posted when they change. */
+ * frame in time, and the color corrections posted when they change. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,7 +295,7 @@ static void free_black(GstFoveaStitch *self)
         fovea_frame_free(self->ctx, &self->black[c]);
 }
 
-/* The colour property: auto, off, or a corrections file (fixed:FILE or FILE).
+/* The color property: auto, off, or a corrections file (fixed:FILE or FILE).
  * @return FALSE after posting an error */
 static gboolean load_color(GstFoveaStitch *self, const gchar *color)
 {
@@ -910,7 +910,7 @@ static gboolean ensure_stitcher(GstFoveaStitch *self, const GstVideoInfo *in)
     self->st_fmt = fmt;
     self->st_cs = cs;
     self->st_full = full;
-    GST_INFO_OBJECT(self, "stitching %s (%s, %s range), colour %s",
+    GST_INFO_OBJECT(self, "stitching %s (%s, %s range), color %s",
                     fovea_pixfmt_name(fmt), cs == FOVEA_CS_BT709 ? "bt709" : "bt601",
                     full ? "full" : "limited",
                     ss.color == FOVEA_COLOR_AUTO ? "auto" : ss.color == FOVEA_COLOR_OFF ? "off" : "fixed");
@@ -1111,18 +1111,18 @@ static void gst_fovea_stitch_class_init(GstFoveaStitchClass *klass)
                             "import) instead of a rig", NULL, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_COLOR,
-        g_param_spec_string("color", "Colour", "colour correction: auto (measured in the "
+        g_param_spec_string("color", "Color", "color correction: auto (measured in the "
                             "overlaps), off, or a corrections JSON file (fixed:FILE or FILE, "
                             "{\"cameras\":[{\"gain\":[r,g,b],\"gamma\":g},...]})",
                             DEFAULT_COLOR, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_COLOR_INTERVAL,
-        g_param_spec_int("color-interval", "Colour interval",
+        g_param_spec_int("color-interval", "Color interval",
                          "with color=auto, measure the overlaps every K frames", 1, 1000000,
                          DEFAULT_COLOR_INTERVAL, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_COLOR_SMOOTHING,
-        g_param_spec_double("color-smoothing", "Colour smoothing",
+        g_param_spec_double("color-smoothing", "Color smoothing",
                             "with color=auto, move the corrections this part of the way to "
                             "each measurement", 1e-6, 1.0, DEFAULT_COLOR_SMOOTHING,
                             rw | GST_PARAM_MUTABLE_READY));
@@ -1149,7 +1149,7 @@ static void gst_fovea_stitch_class_init(GstFoveaStitchClass *klass)
     gst_element_class_set_static_metadata(
         ec, "fovea panorama stitcher", "Filter/Editor/Video/Compositor",
         "Stitches synchronised cameras (sink_0 = the rig's camera 0, ...) into a panorama: "
-        "bilinear remap, feathered blending, colour balance",
+        "bilinear remap, feathered blending, color balance",
         "fovea");
     GstCaps *sink = fovea_gst_raw_caps(sink_formats, G_N_ELEMENTS(sink_formats), TRUE);
     GstCaps *src = fovea_gst_raw_caps(src_formats, G_N_ELEMENTS(src_formats), TRUE);

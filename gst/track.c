@@ -299,18 +299,18 @@ static void frame_luma(const GstVideoFrame *f, unsigned char *out)
 typedef struct {
     guint8 r, g, b;
     guint8 y, u, v; /* BT.601 limited range */
-} colour;
+} color;
 
-static colour make_colour(guint8 r, guint8 g, guint8 b)
+static color make_color(guint8 r, guint8 g, guint8 b)
 {
-    colour c = {r, g, b, 0, 0, 0};
+    color c = {r, g, b, 0, 0, 0};
     c.y = (guint8)(((66 * r + 129 * g + 25 * b + 128) >> 8) + 16);
     c.u = (guint8)(((-38 * r - 74 * g + 112 * b + 128) >> 8) + 128);
     c.v = (guint8)(((112 * r - 94 * g - 18 * b + 128) >> 8) + 128);
     return c;
 }
 
-static void put_px(GstVideoFrame *f, int x, int y, const colour *c)
+static void put_px(GstVideoFrame *f, int x, int y, const color *c)
 {
     if (x < 0 || y < 0 || x >= GST_VIDEO_FRAME_WIDTH(f) || y >= GST_VIDEO_FRAME_HEIGHT(f))
         return;
@@ -340,7 +340,7 @@ static void put_px(GstVideoFrame *f, int x, int y, const colour *c)
     ((guint8 *)GST_VIDEO_FRAME_PLANE_DATA(f, 2))[(gsize)cy * GST_VIDEO_FRAME_PLANE_STRIDE(f, 2) + cx] = c->v;
 }
 
-static void draw_line(GstVideoFrame *f, float x0, float y0, float x1, float y1, const colour *c)
+static void draw_line(GstVideoFrame *f, float x0, float y0, float x1, float y1, const color *c)
 {
     const float dx = x1 - x0, dy = y1 - y0;
     const float len = MAX(ABS(dx), ABS(dy));
@@ -351,7 +351,7 @@ static void draw_line(GstVideoFrame *f, float x0, float y0, float x1, float y1, 
     }
 }
 
-static void draw_box(GstVideoFrame *f, float x, float y, const colour *c)
+static void draw_box(GstVideoFrame *f, float x, float y, const color *c)
 {
     const int cx = (int)(x + 0.5f), cy = (int)(y + 0.5f);
     for (int j = -1; j <= 1; j++)
@@ -364,8 +364,8 @@ static void draw_box(GstVideoFrame *f, float x, float y, const colour *c)
  * trails dim green. */
 static void draw_tracks(GstFoveaTrack *self, GstVideoFrame *f, int trail_len)
 {
-    const colour green = make_colour(0, 255, 0), yellow = make_colour(255, 230, 0);
-    const colour red = make_colour(255, 0, 0), dim = make_colour(0, 150, 0);
+    const color green = make_color(0, 255, 0), yellow = make_color(255, 230, 0);
+    const color red = make_color(255, 0, 0), dim = make_color(0, 150, 0);
     for (int k = 0; k < self->fl->nFeatures; k++) {
         const KLT_Feature ft = self->fl->feature[k];
         trail *t = &self->trails[k];

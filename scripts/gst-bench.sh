@@ -113,7 +113,7 @@ over=$(awk -v a="$tc" -v b="$tg" 'BEGIN { printf "%+.1f", (b / a - 1) * 100 }')
 backend=$(sed -n 's/.*"backend":[[:space:]]*"\([a-z]*\)".*/\1/p' "$tmp/cli.json" | head -n 1)
 host=$(uname -n)
 cpus=$(nproc 2>/dev/null || echo "?")
-echo "foveastitch vs fovea stitch: 2 x ${W}x$H I420 -> ${PW}x$H I420, $FRAMES frames, colour $COLOR,"
+echo "foveastitch vs fovea stitch: 2 x ${W}x$H I420 -> ${PW}x$H I420, $FRAMES frames, color $COLOR,"
 echo "backend $backend, $cpus CPUs ($host); end to end (process start to exit), median of $RUNS alternated runs"
 echo
 echo "| pipeline | seconds | frames/s |"

@@ -1,5 +1,5 @@
 /* Pixel format conversion: exact round trips, resampling rules at odd sizes, known
- * colour values, bit-depth rules, threading determinism and argument errors. */
+ * color values, bit-depth rules, threading determinism and argument errors. */
 #include <stdlib.h>
 #include <string.h>
 

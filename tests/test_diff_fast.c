@@ -234,7 +234,7 @@ static int absd(int a, int b)
     return a > b ? a - b : b - a;
 }
 
-/* diff_fast_row and diff_fast_colour_rows themselves, against docs/diff.md's
+/* diff_fast_row and diff_fast_color_rows themselves, against docs/diff.md's
  * arithmetic written out here (so the comparison above has a fast side). */
 static void test_rows(void)
 {
@@ -271,12 +271,12 @@ static void test_rows(void)
                 CHECK_EQ_INT(mx[y][x], m > d[2] ? m : d[2]);
             }
         }
-        /* colours of the SUM, normalised to 100 */
+        /* colors of the SUM, normalised to 100 */
         static diff_fast_lut lut;
         diff_fast_heat_lut(heat, 100, &lut);
         fovea_frame o = make(w, 2, FOVEA_PIX_RGB24);
         const uint16_t *const v[2] = {sum[0], sum[1]};
-        diff_fast_colour_rows(&o, 0, 2, v, &lut);
+        diff_fast_color_rows(&o, 0, 2, v, &lut);
         for (int y = 0; y < 2; y++)
             for (int x = 0; x < w; x++) {
                 const int s = sum[y][x] < 100 ? sum[y][x] : 100;

@@ -10,8 +10,8 @@
 
 static fovea_context *ctx;
 
-/* The colour the issue defines for d in [0, 1], computed here independently. */
-static void heat_colour(double d, uint8_t rgb[3])
+/* The color the issue defines for d in [0, 1], computed here independently. */
+static void heat_color(double d, uint8_t rgb[3])
 {
     const double pi = 3.14159265358979323846;
     const double s[3] = {sin(pi * d - pi / 2), sin(pi * d), sin(pi * d + pi / 2)};
@@ -21,13 +21,13 @@ static void heat_colour(double d, uint8_t rgb[3])
     }
 }
 
-/* Colour of difference v on a scale topping at top: table index rounded. */
+/* Color of difference v on a scale topping at top: table index rounded. */
 static void heat_of(long long v, long long top, uint8_t rgb[3])
 {
     if (v > top)
         v = top;
     const long long i = (v * 1023 + top / 2) / top;
-    heat_colour((double)i / 1023.0, rgb);
+    heat_color((double)i / 1023.0, rgb);
 }
 
 static int get_s(const fovea_frame *f, int p, int i, int y)
@@ -215,7 +215,7 @@ static void test_moving_square(void)
     fovea_frame_free(ctx, &b);
 }
 
-/* I420 chroma of a map: the colour of the rounded mean of the covered pixels */
+/* I420 chroma of a map: the color of the rounded mean of the covered pixels */
 static void test_i420_chroma_mean(void)
 {
     fovea_frame a = make(15, 11, FOVEA_PIX_GRAY8), b = make(15, 11, FOVEA_PIX_GRAY8);

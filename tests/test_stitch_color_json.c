@@ -1,4 +1,4 @@
-/* Per-camera colour corrections as JSON (fovea_color_corrections_from_json /
+/* Per-camera color corrections as JSON (fovea_color_corrections_from_json /
  * _to_json): round trips, what is ignored, and every malformed input named by
  * its field. The fuzz corpus (tests/fuzz/corpus/color) is checked here too:
  * each file fails for the reason its name gives, or parses. */

@@ -681,7 +681,7 @@ static void test_step1_and_errors(void)
  * I420 in (cs, range), stitched as YUV with the stitcher told (st_cs,
  * st_full) and converted back the same way, against the RGBA stitch rgba_out
  * made with the same correction cc. worst[0] / worst[1]: largest difference
- * over the greys' / colours' pixels (well inside a patch), mean[]: the mean
+ * over the greys' / colors' pixels (well inside a patch), mean[]: the mean
  * difference over their channels; checked[]: pixels. */
 static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam, const fovea_frame *rgba_out,
                         const fovea_color_correction *cc, fovea_colorspace cs, fovea_range range,
@@ -741,7 +741,7 @@ static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam, const
     fovea_frame_free(NULL, &back);
 }
 
-/* YUV white balance against RGB: a camera of flat patches (greys and colours)
+/* YUV white balance against RGB: a camera of flat patches (greys and colors)
  * stitched as RGBA and as I420 with the same per-channel gains and gamma must
  * agree, in each YUV convention (BT.601 / BT.709, limited / full range) when
  * the stitcher is told the convention of its input; told another one, it must
@@ -761,7 +761,7 @@ static void test_yuv_white_balance(void)
     fovea_map_build_stats bs;
     memset(&m, 0, sizeof(m));
     build(&r, &m, &bs);
-    /* greys first (4), then colours, none clipped by the gains (a clipped
+    /* greys first (4), then colors, none clipped by the gains (a clipped
      * channel is beyond the chroma correction's first order) */
     static const uint8_t pal[12][3] = {
         {40, 40, 40},    {110, 110, 110}, {180, 180, 180}, {225, 225, 225},
@@ -818,7 +818,7 @@ static void test_yuv_white_balance(void)
                    mean[1], checked[1], bad[0][0], bmean[0][0], bad[0][1], bmean[0][1], bad[1][0],
                    bmean[1][0], bad[1][1], bmean[1][1]);
             CHECK(checked[0] > 1000 && checked[1] > 1000);
-            /* measured: greys at most 2 codes apart (mean 0.2-0.6), colours
+            /* measured: greys at most 2 codes apart (mean 0.2-0.6), colors
              * 8-10 (the gamma goes on luma, not on each of R, G, B) */
             CHECK(worst[0] <= 2);
             CHECK(worst[1] <= 12);

@@ -190,7 +190,7 @@ static int count_dark(const image *im, double x0, double y0, double x1, double y
     return n;
 }
 
-/* Pixels of a box close to colour rgb. */
+/* Pixels of a box close to color rgb. */
 static int count_color(const image *im, double x0, double y0, double x1, double y1, uint32_t rgb)
 {
     int n = 0;
@@ -255,7 +255,7 @@ static void test_render(void)
     CHECK(count_dark(&im, l.left + 20, l.bottom + 7, l.right, l.bottom + 25) > 100);
     /* no text inside the plot outside the marks' labels: left upper quarter */
     CHECK_EQ_INT(count_dark(&im, l.left + 2, l.top + 2, l.left + 100, l.top + 60), 0);
-    /* the series' colours inside the plot */
+    /* the series' colors inside the plot */
     for (int s = 0; s < 4; s++)
         CHECK(count_color(&im, l.left, l.top, l.right, l.bottom, colors[s]) > 200);
 

@@ -16,7 +16,7 @@
  * and y: they must live until the chart is written. */
 typedef struct chart_series {
     const char *name; /* legend text (UTF-8; invalid bytes are shown as '?') */
-    uint32_t rgb;     /* colour 0xRRGGBB */
+    uint32_t rgb;     /* color 0xRRGGBB */
     const double *y;
     size_t n;
 } chart_series;

@@ -36,7 +36,7 @@ static const cli_option demo_cli_options[] = {
                      "against the ground truth converted the same way, mismatch on Y, U and V)",
      NULL, OPT_YUV},
     {"colorspace", 0, "CS", "with --yuv: the YUV matrix of the conversions and of the stitch's "
-     "colour balance, bt601 or bt709", "bt601", OPT_COLORSPACE},
+     "color balance, bt601 or bt709", "bt601", OPT_COLORSPACE},
     {"range", 0, "RANGE", "with --yuv: limited or full range YUV", "limited", OPT_RANGE},
     {"seed", 0, "N", "scene seed", "2026", OPT_SEED},
     {"json", 0, "FILE", "write the numbers as JSON ('-' = stdout)", "none", OPT_JSON},

@@ -75,7 +75,7 @@ static const cli_spec spec = {
     "the map between input frames i and i + 1: N frames give N - 1 maps.\n"
     "\n"
     "Outputs (docs/diff.md has the arithmetic): the heat map, the difference\n"
-    "coloured blue (none) -> green -> red (the top); the noise map, the pixels\n"
+    "colored blue (none) -> green -> red (the top); the noise map, the pixels\n"
     "with a channel difference above the threshold painted red; the mask, one\n"
     "pixel per tile. y4m outputs are i420 (420jpeg, BT.601 limited range; the\n"
     "mask y4m is mono), image outputs RGB (the mask gray). A name without a known\n"

@@ -48,7 +48,7 @@ int cmd_rig(int argc, char **argv)
 enum { OPT_PNG = 1, OPT_JSON, OPT_SAVE_MAP, OPT_MAX_STEP, OPT_TOLERANCE, OPT_THREADS, OPT_QUIET };
 
 static const cli_option check_options[] = {
-    {"png", 0, "FILE", "write the coverage picture: each camera in its own colour (brighter "
+    {"png", 0, "FILE", "write the coverage picture: each camera in its own color (brighter "
      "where cameras overlap), seams white, uncovered pixels black", "none", OPT_PNG},
     {"json", 0, "FILE", "write every number of the report as JSON to FILE; '-' = stdout "
      "(the text report then goes to stderr)", "none", OPT_JSON},
@@ -354,7 +354,7 @@ static void print_warnings(const check_args *a, const rig_info *rig,
             if (!overlaps && cov->pct_camera[c] > 0.0)
                 cli_error(a->rig_path,
                           "warning: cameras[%d] (%s) overlaps no other camera: no blending "
-                          "or colour balance across its edges",
+                          "or color balance across its edges",
                           c, rig->cameras[c].name);
         }
     }

@@ -42,7 +42,7 @@ static const cli_option options[] = {
      OPT_BACKEND},
     {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
     {"frames", 0, "N", "stop after N panorama frames; 0 = all", "0", OPT_FRAMES},
-    {"color", 0, "MODE", "colour correction: auto (gains per R, G, B channel and a gamma per "
+    {"color", 0, "MODE", "color correction: auto (gains per R, G, B channel and a gamma per "
      "camera, measured in the overlaps; YUV video: chroma corrected through those RGB "
      "curves), off, or "
      "fixed:FILE with JSON {\"cameras\":[{\"gain\":[r,g,b],\"gamma\":g}, ...]} (a --json "
@@ -64,7 +64,7 @@ static const cli_option options[] = {
     {"quiet", 'q', NULL, "do not show progress nor the summary line",
      "progress on stderr when it is a terminal, a summary line at the end", OPT_QUIET},
     {"colorspace", 0, "CS", "YUV video: the inputs' matrix, bt601 or bt709 (HD and UHD video "
-     "usually); the colour balance measures and corrects in it, and YUV<->RGB conversions "
+     "usually); the color balance measures and corrects in it, and YUV<->RGB conversions "
      "(e.g. -o pano.png) use it", "bt601", OPT_COLORSPACE},
     {"range", 0, "RANGE", "YUV video: auto, limited or full; auto takes the inputs' y4m "
      "XCOLORRANGE tag (as ffmpeg writes it), else limited. The y4m output carries the tag",
@@ -289,7 +289,7 @@ static int parse_args(stitch_args *a, int argc, char **argv)
     return CLI_EXIT_OK;
 }
 
-/* ------------------------------------------------------------------ fixed colours */
+/* ------------------------------------------------------------------ fixed colors */
 
 static char *read_small_file(const char *path, size_t limit, size_t *len, char *err, size_t errsz)
 {
@@ -1005,7 +1005,7 @@ static int run_loop(stitch_run *s)
             st = fovea_stitcher_analyse(s->st, s->in, a->n, 1, NULL);
             if (st < 0) {
                 const char *detail = fovea_last_error(s->ctx);
-                cli_error(NULL, "frame %lld: colour analysis failed: %s", (long long)step,
+                cli_error(NULL, "frame %lld: color analysis failed: %s", (long long)step,
                           *detail ? detail : fovea_strerror(st));
                 rc = CLI_EXIT_RUNTIME;
                 break;
@@ -1061,7 +1061,7 @@ int cmd_stitch(int argc, char **argv)
         fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
         int st = fovea_stitcher_get_color(s->st, cc, FOVEA_STITCH_MAX_CAMERAS);
         if (st < 0) {
-            cli_error(NULL, "cannot read the colour corrections: %s", fovea_strerror(st));
+            cli_error(NULL, "cannot read the color corrections: %s", fovea_strerror(st));
             rc = CLI_EXIT_RUNTIME;
         } else {
             if (s->a.print_color)

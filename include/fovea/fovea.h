@@ -16,11 +16,14 @@ extern "C" {
 #define FOVEA_VERSION_MINOR 1
 #define FOVEA_VERSION_PATCH 0
 
-/** Status codes. FOVEA_OK is 0, errors are negative; FOVEA_EOF (positive) is a
- *  normal end of stream returned by readers. */
+/** Status codes. FOVEA_OK is 0, errors are negative; the positive codes are
+ *  not errors: FOVEA_EOF is a normal end of stream, FOVEA_AGAIN the "try again"
+ *  answer of the submit/receive idiom (a submit that must receive first, a
+ *  receive that has nothing ready until more is submitted or flushed). */
 typedef enum fovea_status {
     FOVEA_OK = 0,
     FOVEA_EOF = 1,                  /**< end of stream (not an error) */
+    FOVEA_AGAIN = 2,                /**< not now: receive (or submit) first, then call again */
     FOVEA_ERR_INVALID_ARG = -1,     /**< a parameter is out of range or NULL */
     FOVEA_ERR_UNSUPPORTED = -2,     /**< format or feature not supported */
     FOVEA_ERR_IO = -3,              /**< read/write/open failed */

@@ -142,7 +142,7 @@ typedef struct fovea_stitch_coverage {
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG or FOVEA_ERR_NOMEM */
 FOVEA_API int fovea_stitch_map_coverage(const fovea_stitch_map *map, fovea_stitch_coverage *out);
 
-/** Draw the coverage of a map: each pixel is the weight-blended colour of the
+/** Draw the coverage of a map: each pixel is the weight-blended color of the
  *  cameras, at 60% intensity where one camera sees it and full intensity in
  *  overlaps; seams (the camera of largest weight differs from the right or lower
  *  neighbour's) are white; uncovered pixels black.
@@ -176,7 +176,7 @@ typedef struct fovea_stitch_settings {
     int min_overlap_samples;  /**< fewer samples in an overlap => identity (default 1000) */
     int yuv_full_range;       /**< YUV inputs in full range: Y 0..255, uncovered Y 0
                                    (default 0: limited, Y 16..235, UV 16..240) */
-    fovea_colorspace yuv_colorspace; /**< matrix of YUV inputs for the colour correction
+    fovea_colorspace yuv_colorspace; /**< matrix of YUV inputs for the color correction
                                    (statistics, gains' luma weights, chroma correction):
                                    FOVEA_CS_BT601 (default) or FOVEA_CS_BT709 */
     int cuda_exact_sampling;  /**< CUDA: 1 = bilinear sampling in the kernel's integer
@@ -229,7 +229,7 @@ FOVEA_API int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *cons
 
 FOVEA_API void fovea_stitcher_destroy(fovea_stitcher **st);
 
-/** How far apart the cameras' colours are where they overlap: the mean |A - B| in
+/** How far apart the cameras' colors are where they overlap: the mean |A - B| in
  *  code values over every pixel of every other row and column that two cameras
  *  see with weight > 0 (every such pair), and over R, G and B of RGBA inputs or
  *  Y, U and V of I420 inputs, each camera's bilinear samples put through the

@@ -11,6 +11,7 @@ const char *fovea_strerror(int status)
     switch (status) {
     case FOVEA_OK: return "success";
     case FOVEA_EOF: return "end of stream";
+    case FOVEA_AGAIN: return "try again (receive or submit first)";
     case FOVEA_ERR_INVALID_ARG: return "invalid argument";
     case FOVEA_ERR_UNSUPPORTED: return "unsupported format or feature";
     case FOVEA_ERR_IO: return "input/output error";

@@ -177,8 +177,8 @@ __device__ __forceinline__ void read4(const diff_cuda_pair &p, int x0, int y, in
     }
 }
 
-// Colour (R | G << 8 | B << 16) of difference v on the heat map.
-__device__ __forceinline__ uint32_t heat_colour(const diff_cuda_map_args &a, int v)
+// Color (R | G << 8 | B << 16) of difference v on the heat map.
+__device__ __forceinline__ uint32_t heat_color(const diff_cuda_map_args &a, int v)
 {
     const int vv = v < a.top ? v : a.top;
     if (vv <= DIFF_CUDA_VLUT_MAX)
@@ -188,7 +188,7 @@ __device__ __forceinline__ uint32_t heat_colour(const diff_cuda_map_args &a, int
     return __ldg(a.heat + i);
 }
 
-// Write the colours of pixels x0 .. x0 + n - 1 of row y of an RGB24/RGBA map
+// Write the colors of pixels x0 .. x0 + n - 1 of row y of an RGB24/RGBA map
 // (kind HEAT or BLACK: every pixel; OVERLAY: the changed ones, R, G, B only).
 __device__ __forceinline__ void store4(const diff_cuda_map_args &a, int x0, int y, int n,
                                        const uint32_t col[4], const bool changed[4])
@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock, DIFF_STREAM_BLOCKS)
     bool changed[4] = {false, false, false, false};
     for (int i = 0; i < n; i++) {
         if (a.kind == DIFF_CUDA_HEAT) {
-            col[i] = heat_colour(a, a.measure_max ? mx[i] : sum[i]);
+            col[i] = heat_color(a, a.measure_max ? mx[i] : sum[i]);
         } else {
             changed[i] = mx[i] > a.threshold;
             col[i] = changed[i] ? 255u : 0u;
@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock, DIFF_STREAM_BLOCKS)
 }
 
 // Heat and noise maps to I420: one thread per 2x2 quad, the chroma sample it
-// shares (the rounded mean colour of its pixels; OVERLAY: red when one of
+// shares (the rounded mean color of its pixels; OVERLAY: red when one of
 // them changed), so an overlay into the current frame itself stays race-free.
 __global__ void __launch_bounds__(32 * kRowsPerBlock)
     k_map_quad(const __grid_constant__ diff_cuda_map_args a)
@@ -272,7 +272,7 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock)
             pix_diff(a.in, x0 + i, y0 + r, s, m);
             changed[r][i] = m > a.threshold;
             if (a.kind == DIFF_CUDA_HEAT)
-                col[r][i] = heat_colour(a, a.measure_max ? m : s);
+                col[r][i] = heat_color(a, a.measure_max ? m : s);
             else
                 col[r][i] = changed[r][i] ? 255u : 0u;
         }

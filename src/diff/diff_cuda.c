@@ -35,8 +35,8 @@ enum { OUT_HEAT = 0, OUT_NOISE = 1, OUT_DENOISE = 2, OUT_SLOTS = 3 };
 typedef struct diff_cuda {
     fovea_context *ctx;
     fovea_diff_settings set;
-    uint32_t *d_heat;               /* DIFF_HEAT_ENTRIES colours, R | G << 8 | B << 16 */
-    uint32_t *d_vlut;               /* DIFF_CUDA_VLUT_MAX + 1 colours */
+    uint32_t *d_heat;               /* DIFF_HEAT_ENTRIES colors, R | G << 8 | B << 16 */
+    uint32_t *d_vlut;               /* DIFF_CUDA_VLUT_MAX + 1 colors */
     int vlut_top;                   /* the top d_vlut is made for; 0 = none */
     int grid_cap;                   /* blocks of the warp map kernel: 4 an SM */
     /* host inputs: device copies, and pinned copies of pageable ones */
@@ -122,7 +122,7 @@ static void cuda_close(void **priv)
     *priv = NULL;
 }
 
-/* The heat-map colours, made on the host (diff_heat_table) and copied to this
+/* The heat-map colors, made on the host (diff_heat_table) and copied to this
  * context's device buffer. */
 static int upload_heat(diff_cuda *st, fovea_context *ctx)
 {
@@ -462,7 +462,7 @@ static int read_back(diff_cuda *st, int k, fovea_frame *out, const fovea_frame *
     return FOVEA_OK;
 }
 
-/* The heat map's value-to-colour table for top (on the device, from d_heat). */
+/* The heat map's value-to-color table for top (on the device, from d_heat). */
 static int ensure_vlut(diff_cuda *st, int top, const uint32_t **vlut)
 {
     if (st->vlut_top != top) {

@@ -36,8 +36,8 @@ enum {
     DIFF_CUDA_READ_RGBA = 2   /* 8-bit RGBA, rows of both frames on 16 bytes: 128-bit words */
 };
 
-/* The heat map's value-to-colour table has DIFF_CUDA_VLUT_MAX + 1 entries:
- * the colour of min(v, top) for v up to this (8-bit differences always; wider
+/* The heat map's value-to-color table has DIFF_CUDA_VLUT_MAX + 1 entries:
+ * the color of min(v, top) for v up to this (8-bit differences always; wider
  * ones when top is at most this). */
 #define DIFF_CUDA_VLUT_MAX 4096
 
@@ -75,8 +75,8 @@ typedef struct diff_cuda_map_args {
     ptrdiff_t os[3];
     int measure_max;           /* heat: 1 = the largest channel difference, 0 = their sum */
     int top;                   /* heat: > 0 */
-    const uint32_t *heat;      /* DIFF_HEAT_ENTRIES colours, R | G << 8 | B << 16 */
-    const uint32_t *vlut;      /* colour of min(v, top) for v <= DIFF_CUDA_VLUT_MAX */
+    const uint32_t *heat;      /* DIFF_HEAT_ENTRIES colors, R | G << 8 | B << 16 */
+    const uint32_t *vlut;      /* color of min(v, top) for v <= DIFF_CUDA_VLUT_MAX */
     int threshold;             /* noise maps */
     /* 8-bit RGB24/RGBA pair whose planes and strides (and, but for OVERLAY,
      * the output's) are on 16 bytes: the warp kernel */

@@ -31,13 +31,13 @@ size_t diff_fast_scratch_bytes(int w)
     return (size_t)w * 4 + 64;
 }
 
-/* Colour of a table entry as one word, R | G << 8 | B << 16. */
+/* Color of a table entry as one word, R | G << 8 | B << 16. */
 static uint32_t word_of(const uint8_t c[3])
 {
     return (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16;
 }
 
-/* The same colour with 11 bits a component, so that four of them add up
+/* The same color with 11 bits a component, so that four of them add up
  * without carries (4 x 255 < 2048). */
 static uint32_t wide_of(uint32_t c)
 {
@@ -157,7 +157,7 @@ FAST_CLONES void diff_fast_row(const fovea_frame *a, const fovea_frame *b, int y
     }
 }
 
-static void colour_rgb24(const uint16_t *restrict v, int w, const uint32_t *restrict lut,
+static void color_rgb24(const uint16_t *restrict v, int w, const uint32_t *restrict lut,
                          uint8_t *restrict o)
 {
     /* 4-byte stores, each overlapped by the next pixel's; the last one 3 bytes */
@@ -171,7 +171,7 @@ static void colour_rgb24(const uint16_t *restrict v, int w, const uint32_t *rest
     o[3 * w - 1] = (uint8_t)(c >> 16);
 }
 
-static void colour_rgba(const uint16_t *restrict v, int w, const uint32_t *restrict lut,
+static void color_rgba(const uint16_t *restrict v, int w, const uint32_t *restrict lut,
                         uint8_t *restrict o)
 {
     for (int x = 0; x < w; x++) {
@@ -180,29 +180,29 @@ static void colour_rgba(const uint16_t *restrict v, int w, const uint32_t *restr
     }
 }
 
-static void colour_y(const uint16_t *restrict v, int w, const uint8_t *restrict lut,
+static void color_y(const uint16_t *restrict v, int w, const uint8_t *restrict lut,
                      uint8_t *restrict o)
 {
     for (int x = 0; x < w; x++)
         o[x] = lut[v[x]];
 }
 
-void diff_fast_colour_rows(fovea_frame *out, int y0, int rows, const uint16_t *const v[2],
+void diff_fast_color_rows(fovea_frame *out, int y0, int rows, const uint16_t *const v[2],
                            const diff_fast_lut *t)
 {
     const int w = out->width;
     for (int r = 0; r < rows; r++) {
         uint8_t *o = out->data[0] + (ptrdiff_t)(y0 + r) * out->stride[0];
         if (out->fmt == FOVEA_PIX_RGB24)
-            colour_rgb24(v[r], w, t->rgb, o);
+            color_rgb24(v[r], w, t->rgb, o);
         else if (out->fmt == FOVEA_PIX_RGBA)
-            colour_rgba(v[r], w, t->rgb, o);
+            color_rgba(v[r], w, t->rgb, o);
         else
-            colour_y(v[r], w, t->y, o);
+            color_y(v[r], w, t->y, o);
     }
     if (out->fmt != FOVEA_PIX_I420)
         return;
-    /* chroma: U, V of the rounded mean colour of the pixels a sample covers */
+    /* chroma: U, V of the rounded mean color of the pixels a sample covers */
     uint8_t *ou = out->data[1] + (ptrdiff_t)(y0 / 2) * out->stride[1];
     uint8_t *ov = out->data[2] + (ptrdiff_t)(y0 / 2) * out->stride[2];
     const int full = rows == 2 ? w / 2 : 0; /* samples covering 4 pixels */

@@ -1,4 +1,4 @@
-/* Internal interface of the differencing system: the heat-map colour table and
+/* Internal interface of the differencing system: the heat-map color table and
  * the table of functions every backend (C reference, CUDA) provides. */
 #ifndef FOVEA_DIFF_INTERNAL_H
 #define FOVEA_DIFF_INTERNAL_H
@@ -9,7 +9,7 @@
 #include "core/core.h"
 #include "fovea/diff.h"
 
-/* Heat-map colour table: entry i is the colour of d = i / (DIFF_HEAT_ENTRIES - 1). */
+/* Heat-map color table: entry i is the color of d = i / (DIFF_HEAT_ENTRIES - 1). */
 #define DIFF_HEAT_ENTRIES 1024
 void diff_heat_table(uint8_t table[DIFF_HEAT_ENTRIES][3]);
 
@@ -109,7 +109,7 @@ int diff_ref_filter(fovea_context *ctx, fovea_diff_denoise_mode mode, const fove
 /* Values of the SUM measure of 8-bit samples, 0..765. */
 #define DIFF_FAST_VALUES 766
 
-/* Colour tables indexed by a pixel's difference v: R | G << 8 | B << 16, the
+/* Color tables indexed by a pixel's difference v: R | G << 8 | B << 16, the
  * same with 11 bits a component (four add up without carries), and its
  * BT.601 Y. */
 typedef struct diff_fast_lut {
@@ -122,7 +122,7 @@ typedef struct diff_fast_lut {
 int diff_fast_format(fovea_pixfmt fmt);
 /* Bytes of scratch diff_fast_row needs for rows of w pixels. */
 size_t diff_fast_scratch_bytes(int w);
-/* Heat map: entry v = the colour of diff_heat_index(v, top). */
+/* Heat map: entry v = the color of diff_heat_index(v, top). */
 void diff_fast_heat_lut(const uint8_t heat[DIFF_HEAT_ENTRIES][3], int top, diff_fast_lut *t);
 /* Noise map (black): entry v = red when v > threshold, else black. */
 void diff_fast_noise_lut(int threshold, diff_fast_lut *t);
@@ -130,8 +130,8 @@ void diff_fast_noise_lut(int threshold, diff_fast_lut *t);
 void diff_fast_row(const fovea_frame *a, const fovea_frame *b, int y, uint8_t *scratch,
                    uint16_t *sum, uint16_t *mx);
 /* Rows y0 (even) and y0 + 1 (rows = 2) of an RGB24, RGBA or I420 map: the
- * colour t gives each pixel's value v[r][x]. */
-void diff_fast_colour_rows(fovea_frame *out, int y0, int rows, const uint16_t *const v[2],
+ * color t gives each pixel's value v[r][x]. */
+void diff_fast_color_rows(fovea_frame *out, int y0, int rows, const uint16_t *const v[2],
                            const diff_fast_lut *t);
 /* The overlay noise map's writes in rows y0 (even) and y0 + 1 (rows = 2). */
 void diff_fast_overlay_rows(fovea_frame *out, int y0, int rows, const uint16_t *const mx[2],

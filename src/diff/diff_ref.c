@@ -17,7 +17,7 @@ typedef struct diff_job {
     int channels, maxval, top, threshold;
 } diff_job;
 
-/* Per-thread rows: differences and colours of up to two image rows; the fast
+/* Per-thread rows: differences and colors of up to two image rows; the fast
  * paths' byte differences and 16-bit measures. */
 typedef struct diff_thread {
     int32_t *sum[2], *mx[2];
@@ -34,7 +34,7 @@ typedef struct diff_ref {
     void *rows_mem;
     int rows_width;          /* width the rows were allocated for */
     uint8_t heat[DIFF_HEAT_ENTRIES][3];
-    /* fast paths: colours by difference, for heat_lut_top / noise_lut_thr */
+    /* fast paths: colors by difference, for heat_lut_top / noise_lut_thr */
     diff_fast_lut heat_lut, noise_lut;
     int heat_lut_top, noise_lut_thr;
     /* change mask */
@@ -118,7 +118,7 @@ static int ensure_rows(diff_ref *st, fovea_context *ctx, int w)
     free(st->rows_mem);
     st->rows_mem = NULL;
     st->rows_width = 0;
-    /* w <= FOVEA_MAX_DIM; colour rows padded so the next int32 row stays aligned */
+    /* w <= FOVEA_MAX_DIM; color rows padded so the next int32 row stays aligned */
     const size_t rgb_bytes = ((size_t)w * 3 + 15) & ~(size_t)15;
     const size_t per_row = (size_t)w * 2 * sizeof(int32_t) + rgb_bytes;
     const size_t fast_row = ((size_t)w * sizeof(uint16_t) + 15) & ~(size_t)15;
@@ -212,8 +212,8 @@ static void row_diffs(const diff_job *job, int y, int32_t *sum, int32_t *mx)
     }
 }
 
-/* Write up to two rows of colours (rgb[r], 3 bytes a pixel) at rows y0, y0 + 1
- * of an RGB24, RGBA or I420 frame; y0 is even. I420 chroma is the colour of the
+/* Write up to two rows of colors (rgb[r], 3 bytes a pixel) at rows y0, y0 + 1
+ * of an RGB24, RGBA or I420 frame; y0 is even. I420 chroma is the color of the
  * rounded mean RGB of the pixels a chroma sample covers. */
 static void write_rgb_rows(fovea_frame *out, int y0, int rows, uint8_t *const rgb[2])
 {
@@ -256,7 +256,7 @@ typedef struct map_arg {
     diff_ref *st;
     const diff_job *job;
     int kind; /* 0 heat, 1 noise black, 2 noise overlay */
-    const diff_fast_lut *lut; /* the fast path's colours (kinds 0, 1), or NULL: generic */
+    const diff_fast_lut *lut; /* the fast path's colors (kinds 0, 1), or NULL: generic */
 } map_arg;
 
 /* map_rows of an 8-bit RGB24, RGBA or I420 pair (diff_fast.c). */
@@ -275,7 +275,7 @@ static void fast_map_rows(const map_arg *ma, int begin, int end, diff_thread *th
         if (ma->kind == 2)
             diff_fast_overlay_rows(job->out, y0, rows, v, job->threshold);
         else
-            diff_fast_colour_rows(job->out, y0, rows, v, ma->lut);
+            diff_fast_color_rows(job->out, y0, rows, v, ma->lut);
     }
 }
 

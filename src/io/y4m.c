@@ -183,7 +183,7 @@ static int parse_params(struct fovea_reader *r, char *line)
         case 'A': seen = &seen_a; break;
         case 'I': seen = &seen_i; break;
         case 'C': seen = &seen_c; break;
-        case 'X': /* comments and extensions: ffmpeg's colour range tag */
+        case 'X': /* comments and extensions: ffmpeg's color range tag */
             if (strcmp(tok, "XCOLORRANGE=FULL") == 0)
                 info->color_range = FOVEA_COLOR_RANGE_FULL;
             else if (strcmp(tok, "XCOLORRANGE=LIMITED") == 0)

@@ -1,4 +1,4 @@
-/* Per-camera colour corrections as JSON: {"cameras":[{"gain":[r,g,b],"gamma":g}, ...]}
+/* Per-camera color corrections as JSON: {"cameras":[{"gain":[r,g,b],"gamma":g}, ...]}
  * (include/fovea/stitch.h). Parsed with cJSON; other keys are ignored, so that
  * the summary `fovea stitch --json` writes can be read back. */
 #include <math.h>
@@ -32,7 +32,7 @@ static int corrections_from_json_buf(const char *json, size_t len, int n,
 {
     if (!json || !cc || n < 1 || n > FOVEA_STITCH_MAX_CAMERAS)
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
-                            "colour corrections: NULL argument or camera count %d out of range",
+                            "color corrections: NULL argument or camera count %d out of range",
                             n);
     cJSON *root = cJSON_ParseWithLength(json, len);
     if (!root)

@@ -1,4 +1,4 @@
-/* Colour mismatch across the overlaps of a map (fovea_stitch_overlap_mismatch):
+/* Color mismatch across the overlaps of a map (fovea_stitch_overlap_mismatch):
  * each camera's samples through the correction tables the stitcher builds. */
 #include <math.h>
 #include <stdlib.h>

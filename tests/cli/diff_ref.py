@@ -232,8 +232,8 @@ def rgb_to_yuv(r, g, b):
             ((112 * r - 94 * g - 18 * b + 128) >> 8) + 128)
 
 
-def colours_to(fmt, w, h, col):
-    """a map of colours col[y][x] = (r, g, b) as an rgb24 or i420 frame"""
+def colors_to(fmt, w, h, col):
+    """a map of colors col[y][x] = (r, g, b) as an rgb24 or i420 frame"""
     f = new_frame(fmt, w, h)
     if fmt == "rgb24":
         for y in range(h):
@@ -332,11 +332,11 @@ def compare_pair(prev, cur, given_cur, o, out_fmt):
                     for x in range(i * t, min(w, i * t + t)))
             mask["p"][0][j][i] = 255 if c else 0
             ntiles += c
-    res = {"heat": colours_to(out_fmt, w, h, heat), "mask": mask,
+    res = {"heat": colors_to(out_fmt, w, h, heat), "mask": mask,
            "stats": {"changed_pixels": npix, "changed_tiles": ntiles, "diff_sum": total,
                      "max_diff": mx, "threshold": thr, "sigma": sigma, "tiles": tx * ty}}
     if o["noise_mode"] == "black":
-        res["noise"] = colours_to(out_fmt, w, h, [[(255, 0, 0) if changed[y][x] else (0, 0, 0)
+        res["noise"] = colors_to(out_fmt, w, h, [[(255, 0, 0) if changed[y][x] else (0, 0, 0)
                                                    for x in range(w)] for y in range(h)])
     else:
         g = copy_frame(given_cur)

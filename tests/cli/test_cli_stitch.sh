@@ -1,7 +1,7 @@
 #!/bin/sh
 # `fovea rig check`, `fovea map import|info` and `fovea stitch` end to end on a
 # small generated two-camera rig: validation messages, coverage report, PNG and
-# JSON output, y4m/PNG stitching, colour modes, missing frames, imported maps.
+# JSON output, y4m/PNG stitching, color modes, missing frames, imported maps.
 set -u
 . "$(dirname "$0")/lib.sh" || exit 1
 # the JSON checks need python3 (scripts/deps.sh installs it): without it the
@@ -139,7 +139,7 @@ case "$hdr" in
 *) fail "pano.y4m: header '$hdr'" ;;
 esac
 expect_size pano.y4m $(($(printf '%s\n' "$hdr" | wc -c) + 3 * (6 + PB)))
-# the saved map gives the same panorama as the rig (deterministic colour
+# the saved map gives the same panorama as the rig (deterministic color
 # balance: on a GPU the background analysis otherwise lands on a frame that
 # depends on timing)
 run 0 stitch -q --deterministic --rig rig.json cam0.y4m cam1.y4m -o pano_det.y4m
@@ -215,7 +215,7 @@ run 0 stitch -q --map pano.map still0.png gray1.png -o still_gray.y4m
 expect_size still_gray.y4m $(($(head -n 1 still_gray.y4m | wc -c) + 6 + PB))
 run 2 stitch --map pano.map still0.png cam1.y4m -o mixed.y4m
 
-# ---------------------------------------------------------------- colour modes
+# ---------------------------------------------------------------- color modes
 run 0 stitch -q --map pano.map --color off cam0.y4m cam1.y4m -o off.y4m --json off.json
 json_ok off.json '
 for c in d["cameras"]:
@@ -231,9 +231,9 @@ cat >colors.json <<'EOF'
 EOF
 run 0 stitch -q --map pano.map --color fixed:colors.json cam0.y4m cam1.y4m -o fixed.y4m \
     --print-color
-out_has "camera 0 (cam0.y4m): gain 1.2000 1.0000 0.8000  gamma 1.1000" "fixed colours"
+out_has "camera 0 (cam0.y4m): gain 1.2000 1.0000 0.8000  gamma 1.1000" "fixed colors"
 cmp -s fixed.y4m off.y4m && fail "--color fixed: output equals --color off"
-# YUV conventions: --colorspace and --range reach the colour correction
+# YUV conventions: --colorspace and --range reach the color correction
 # (a fixed correction: the chroma tables and the luma curve depend on them),
 # the y4m output carries the range, and --range auto follows the inputs' tags
 run 0 stitch -q --map pano.map --color fixed:colors.json cam0.y4m cam1.y4m -o f601.y4m \
@@ -271,7 +271,7 @@ run 2 stitch -q --map pano.map --range wide cam0.y4m cam1.y4m -o x.y4m
 err_has "--range" "bad --range"
 run 2 stitch -q --map pano.map --colorspace bt2020 cam0.y4m cam1.y4m -o x.y4m
 err_has "--colorspace" "bad --colorspace"
-# a --json summary is a valid colour file
+# a --json summary is a valid color file
 run 0 stitch -q --map pano.map --color fixed:auto.json cam0.y4m cam1.y4m -o fixed2.y4m
 cat >bad_gain.json <<'EOF'
 {"cameras": [{"gain": [1, 1, 1], "gamma": 1}, {"gain": [1, -2, 1], "gamma": 1}]}
@@ -286,7 +286,7 @@ printf '{"cameras": [{"gain": [1, 1, 1], "gamma": 1}]}' >one_cam.json
 run 1 stitch -q --map pano.map --color fixed:one_cam.json cam0.y4m cam1.y4m -o x.y4m
 err_has "fovea: one_cam.json: cameras:" "too few cameras"
 run 1 stitch -q --map pano.map --color fixed:nothere.json cam0.y4m cam1.y4m -o x.y4m
-err_has "fovea: nothere.json:" "missing colour file"
+err_has "fovea: nothere.json:" "missing color file"
 run 2 stitch --map pano.map --color sepia cam0.y4m cam1.y4m -o x.y4m
 run 2 stitch --map pano.map --color-smoothing 0 cam0.y4m cam1.y4m -o x.y4m
 
@@ -382,7 +382,7 @@ assert [c["grid_step"] for c in d["cameras"]] == [1, 1]
 assert abs(d["cameras"][0]["coverage_pct"] - 50) < 1e-9'
     run 0 stitch -q --map imported.map --color off cam0.y4m cam1.y4m -o imported.y4m
     # a known answer: the tables put whole camera pixels on whole panorama
-    # pixels with weight 1 outside the cross-fade, so without colour correction
+    # pixels with weight 1 outside the cross-fade, so without color correction
     # the panorama's luma there is the cameras' byte for byte; nobody sees
     # columns 280..319 (Y 16, U V 128)
     python3 - cam0.y4m cam1.y4m imported.y4m $W $H $PW $PH <<'EOF' || fail "imported map: panorama content"

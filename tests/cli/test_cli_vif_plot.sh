@@ -30,7 +30,7 @@ while pos < len(data):
         break
 assert pos == len(data), "bytes after IEND"
 assert ihdr and ihdr[0] == w and ihdr[1] == h, f"size {ihdr}"
-assert ihdr[2] == 8 and ihdr[3] in (2, 6), f"depth/colour {ihdr}"
+assert ihdr[2] == 8 and ihdr[3] in (2, 6), f"depth/color {ihdr}"
 ch = 3 if ihdr[3] == 2 else 4
 assert len(zlib.decompress(idat)) == h * (1 + w * ch), "image data size"
 PY

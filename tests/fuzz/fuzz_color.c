@@ -1,4 +1,4 @@
-/* Fuzz target: per-camera colour corrections as JSON (src/stitch/color_json.c,
+/* Fuzz target: per-camera color corrections as JSON (src/stitch/color_json.c,
  * `fovea stitch --color fixed:FILE`). Corrections that parse (for 1, 2 or 3
  * cameras) must lie in (0, FOVEA_COLOR_JSON_MAX], write back to JSON that
  * parses to the very same floats, and give correction tables (RGB and the four

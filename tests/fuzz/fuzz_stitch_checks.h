@@ -1,7 +1,7 @@
 /* Checks shared by the fuzz targets that end in a stitch map (fuzz_tables,
  * fuzz_rigmap): the blend weights of every pixel, the map file round trip,
  * and a C-backend stitch of every camera (RGBA, and NV12 -> I420 when all
- * sizes are even) with automatic colour balance. Each aborts on a violation,
+ * sizes are even) with automatic color balance. Each aborts on a violation,
  * so that libFuzzer reports it. */
 #ifndef FOVEA_FUZZ_STITCH_CHECKS_H
 #define FOVEA_FUZZ_STITCH_CHECKS_H

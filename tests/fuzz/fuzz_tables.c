@@ -12,7 +12,7 @@
  *     (or none at all), exactly as many of them > 0 as it reports;
  *   - save and load to the same bytes (map file round trip);
  *   - stitch RGBA (and NV12 -> I420 when the sizes are even) on the C backend
- *     with automatic colour balance without a sanitizer report, opaque exactly
+ *     with automatic color balance without a sanitizer report, opaque exactly
  *     where some camera has weight and black elsewhere. */
 #include <stdint.h>
 #include <stdio.h>

@@ -256,7 +256,7 @@ static void run_case1(const char *name, fovea_context *cpu, fovea_context *gpu,
     }
 
     /* a picture came out, not one value (guards against a trivially black or
-     * flat result agreeing with itself): the colour samples of plane 0 (RGB
+     * flat result agreeing with itself): the color samples of plane 0 (RGB
      * without alpha, or luma) have a real mean and spread; got is within one
      * code of ref (above) */
     double sum = 0.0, sum2 = 0.0;

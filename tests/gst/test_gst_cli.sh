@@ -1,6 +1,6 @@
 # gst-fovea through gst-launch-1.0 against the fovea CLI on the same frames:
 # the plugin is listed; foveastitch on two videotestsrc cameras gives the bytes
-# of `fovea stitch` on those cameras written to y4m (colour off, automatic
+# of `fovea stitch` on those cameras written to y4m (color off, automatic
 # deterministic, fixed from a file, from a map file), and the missing-camera
 # policies match `fovea stitch` (repeat:N, black as black frames, wait as
 # --frames); foveavmaf features=vif gives `fovea vif --json`'s scores and
@@ -74,17 +74,17 @@ same() { cmp -s "$1" "$2" || fail "$3: $1 and $2 differ"; }
 cams 10 10 "rig=rig.json color=off"
 expect_size gst.yuv $((10 * PB))
 run 0 stitch --rig rig.json --color off -q cam0.y4m cam1.y4m --out-format yuv -o cli.yuv
-same gst.yuv cli.yuv "colour off"
+same gst.yuv cli.yuv "color off"
 
 cams 10 10 "rig=rig.json color=auto deterministic=true color-interval=3"
 run 0 stitch --rig rig.json --deterministic --color-interval 3 -q cam0.y4m cam1.y4m \
     --out-format yuv -o cli.yuv
-same gst.yuv cli.yuv "colour auto, deterministic"
+same gst.yuv cli.yuv "color auto, deterministic"
 
 printf '{"cameras": [{"gain": [1.2, 1.0, 0.9], "gamma": 1.1}, {"gain": [0.8, 1, 1.1], "gamma": 0.95}]}\n' >colors.json
 cams 6 6 "rig=rig.json color=fixed:colors.json"
 run 0 stitch --rig rig.json --color fixed:colors.json -q cam0.y4m cam1.y4m --out-format yuv -o cli.yuv
-same gst.yuv cli.yuv "fixed colours"
+same gst.yuv cli.yuv "fixed colors"
 
 run 0 rig check -q rig.json --save-map pano.map
 cams 4 4 "map=pano.map color=off"

@@ -1,6 +1,6 @@
 /* foveastitch: two cameras (RGBA, RGB, NV12, I420) stitched by the element are
  * the library's panoramas of the same frames (fovea_stitcher_process with the
- * same settings), colour off and automatic (deterministic, with the colour
+ * same settings), color off and automatic (deterministic, with the color
  * messages matching fovea_stitcher_get_color); a camera that ends early gets
  * the missing policy (wait, black, repeat up to max-repeat, then an error); a
  * flushing seek restarts cleanly; bad properties are clean errors carrying
@@ -55,7 +55,7 @@ static void make_feed(feed *f, GstVideoFormat fmt, int n0, int n1)
     f->n[1] = n1;
     for (int c = 0; c < 2; c++)
         for (int i = 0; i < FRAMES; i++)
-            /* different exposures so that the colour balance has work */
+            /* different exposures so that the color balance has work */
             f->frames[c][i] = gt_frame(&f->info, i, 3 - 5 * c, 1, 2, 21 + (uint32_t)c, DUR);
 }
 
@@ -203,11 +203,11 @@ static void test_formats(GstVideoFormat fmt, gboolean color_auto)
         fovea_color_correction cc[2];
         GT_CHECK(fovea_stitcher_get_color(ref.st, cc, 2) == FOVEA_OK, "get_color");
         if (i == 0 || memcmp(cc, last, sizeof(cc)) != 0) {
-            GT_CHECK(posted < colors->len, "%s: no colour message for frame %d", what, i);
+            GT_CHECK(posted < colors->len, "%s: no color message for frame %d", what, i);
             const GstStructure *s = g_ptr_array_index(colors, posted++);
             guint64 frame = 99;
             GT_CHECK(gst_structure_get_uint64(s, "frame", &frame) && frame == (guint64)i,
-                     "%s: colour message for frame %" G_GUINT64_FORMAT ", expected %d", what,
+                     "%s: color message for frame %" G_GUINT64_FORMAT ", expected %d", what,
                      frame, i);
             const GValue *g = gst_structure_get_value(s, "gains");
             for (int k = 0; k < 6; k++)
@@ -226,7 +226,7 @@ static void test_formats(GstVideoFormat fmt, gboolean color_auto)
                      gst_util_uint64_scale_int((guint64)i, GST_SECOND, 30),
                  "%s: pts", fw);
     }
-    GT_CHECK(posted == colors->len, "%s: %u colour messages, expected %u", what, colors->len,
+    GT_CHECK(posted == colors->len, "%s: %u color messages, expected %u", what, colors->len,
              posted);
     if (color_auto)
         GT_CHECK(posted > 1, "%s: the automatic balance never changed the corrections", what);

@@ -166,7 +166,7 @@ static int stitch(fovea_context *ctx, const demo_options *o, demo_state *d, demo
     }
     double t0 = now_s();
     if (o->color_auto && (st = fovea_stitcher_analyse(d->stitcher, d->in, d->n, 1, NULL)) < 0) {
-        snprintf(err, errsz, "demo: colour analysis: %s", fovea_last_error(ctx));
+        snprintf(err, errsz, "demo: color analysis: %s", fovea_last_error(ctx));
         return st;
     }
     if ((st = fovea_stitcher_process(d->stitcher, d->in, d->n,
