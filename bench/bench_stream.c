@@ -52,6 +52,7 @@
 #include "bench_common.h"
 #include "fovea/io.h"
 #include "fovea/stream.h"
+#include "stream_rows.h"
 
 extern char **environ;
 
@@ -474,232 +475,6 @@ static int x264_run(const clip *c, const char *y4m, const char *tmp, const char 
     return 0;
 }
 
-/* ---------------------------------------------------------------- latency */
-
-typedef struct lat_job {
-    fovea_context *ctx;
-    clip *c;
-    int T, frames, fd;
-    double period_us, *lat_us;
-    int failed;
-} lat_job;
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        const ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-static int read_all(int fd, uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        const ssize_t k = recv(fd, p, n, 0);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-static void sleep_until_us(double t)
-{
-    for (;;) {
-        const double d = t - bench_now_us();
-        if (d <= 0)
-            return;
-        struct timespec ts = {(time_t)(d / 1e6), (long)(fmod(d, 1e6) * 1000.0)};
-        nanosleep(&ts, NULL);
-    }
-}
-
-/* Copy f's planes out tightly packed (what writing the frame costs in memory). */
-static void pack_frame(const fovea_frame *f, uint8_t *out, size_t cap)
-{
-    size_t o = 0;
-    for (int p = 0; p < 4 && f->data[p]; p++) {
-        const size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
-        const int h = fovea_plane_height(f->fmt, f->height, p);
-        for (int y = 0; y < h && row > 0 && o + row <= cap; y++, o += row)
-            memcpy(out + o, f->data[p] + (ptrdiff_t)y * f->stride[p], row);
-    }
-}
-
-static void *lat_sender(void *arg)
-{
-    lat_job *j = arg;
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
-    s.threshold = j->T;
-    if (zstd_level > 0)
-        s.zstd_level = zstd_level;
-    fovea_stream_encoder *e = NULL;
-    const uint8_t *m;
-    size_t sz;
-    if (fovea_stream_encoder_open(&e, j->ctx, &s, &j->c->info) < 0 ||
-        fovea_stream_encoder_hello(e, &m, &sz) < 0 || write_all(j->fd, m, sz) < 0) {
-        j->failed = 1;
-        fovea_stream_encoder_close(&e);
-        return NULL;
-    }
-    const double start = bench_now_us();
-    for (int i = 0; i < j->frames; i++) {
-        sleep_until_us(start + i * j->period_us);
-        const uint64_t ts = (uint64_t)bench_now_us();
-        /* back and forth through the clip's frames: no jump where it wraps */
-        const int n = j->c->n, k = n > 1 ? i % (2 * n - 2) : 0, f = k < n ? k : 2 * n - 2 - k;
-        if (fovea_stream_encoder_encode(e, &j->c->frames[f], ts, &m, &sz, NULL) < 0 ||
-            write_all(j->fd, m, sz) < 0) {
-            j->failed = 1;
-            break;
-        }
-    }
-    if (!j->failed && (fovea_stream_encoder_end(e, &m, &sz) < 0 || write_all(j->fd, m, sz) < 0))
-        j->failed = 1;
-    fovea_stream_encoder_close(&e);
-    return NULL;
-}
-
-/* The receiver: read, decode, copy the frame out (what writing it costs in
- * memory), time it against the sender's timestamp. @return frames received */
-static int lat_receive(lat_job *j, fovea_context *ctx)
-{
-    fovea_stream_decoder *d = NULL;
-    if (fovea_stream_decoder_open(&d, ctx, NULL) < 0)
-        return -1;
-    uint8_t *buf = NULL, *out = malloc(j->c->raw);
-    size_t cap = 0;
-    int got = 0;
-    for (;;) {
-        uint8_t hdr[FOVEA_STREAM_HEADER_SIZE];
-        fovea_stream_msg_type type;
-        size_t payload;
-        if (read_all(j->fd, hdr, sizeof hdr) < 0 ||
-            fovea_stream_parse_header(ctx, hdr, NULL, &type, &payload) < 0)
-            break;
-        if (FOVEA_STREAM_HEADER_SIZE + payload > cap) {
-            cap = 2 * (FOVEA_STREAM_HEADER_SIZE + payload);
-            free(buf);
-            buf = malloc(cap);
-            if (!buf)
-                break;
-        }
-        memcpy(buf, hdr, sizeof hdr);
-        if (read_all(j->fd, buf + FOVEA_STREAM_HEADER_SIZE, payload) < 0)
-            break;
-        fovea_stream_event ev;
-        if (fovea_stream_decoder_feed(d, buf, FOVEA_STREAM_HEADER_SIZE + payload, &ev) < 0) {
-            fprintf(stderr, "bench_stream: latency: %s\n", fovea_last_error(ctx));
-            break;
-        }
-        if (ev.type == FOVEA_STREAM_MSG_END)
-            break;
-        if (ev.frame && out) {
-            pack_frame(ev.frame, out, j->c->raw);
-            if (got < j->frames)
-                j->lat_us[got++] = bench_now_us() - (double)ev.fi.timestamp_us;
-        }
-    }
-    free(buf);
-    free(out);
-    fovea_stream_decoder_close(&d);
-    return got;
-}
-
-/* TCP on loopback: a listening socket, a connection to it, the accepted end. */
-static int tcp_pair(int fds[2])
-{
-    int l = socket(AF_INET, SOCK_STREAM, 0);
-    if (l < 0)
-        return -1;
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t al = sizeof a;
-    if (bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 1) < 0 ||
-        getsockname(l, (struct sockaddr *)&a, &al) < 0) {
-        close(l);
-        return -1;
-    }
-    fds[1] = socket(AF_INET, SOCK_STREAM, 0);
-    if (fds[1] < 0 || connect(fds[1], (struct sockaddr *)&a, sizeof a) < 0) {
-        close(l);
-        return -1;
-    }
-    fds[0] = accept(l, NULL, NULL);
-    close(l);
-    if (fds[0] < 0)
-        return -1;
-    const int one = 1;
-    setsockopt(fds[0], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    setsockopt(fds[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return 0;
-}
-
-static int latency_row(bench_table *table, const char *backend, clip *c, int T, int frames,
-                       double *med_ms, double *p99_ms)
-{
-    fovea_context *ectx = NULL, *dctx = NULL;
-    fovea_settings cs;
-    fovea_default_settings(&cs);
-    cs.backend = FOVEA_BACKEND_CPU;
-    BENCH_FOVEA(NULL, fovea_open(&ectx, &cs));
-    BENCH_FOVEA(NULL, fovea_open(&dctx, &cs));
-    int fds[2];
-    if (tcp_pair(fds) < 0) {
-        fprintf(stderr, "bench_stream: no TCP loopback: latency skipped\n");
-        fovea_close(&ectx);
-        fovea_close(&dctx);
-        return -1;
-    }
-    lat_job snd = {ectx, c, T, frames, fds[1], 1e6 * c->info.fps_den / c->info.fps_num, NULL, 0};
-    lat_job rcv = snd;
-    rcv.fd = fds[0];
-    rcv.lat_us = malloc((size_t)frames * sizeof(double));
-    pthread_t th;
-    int got = -1;
-    if (rcv.lat_us && pthread_create(&th, NULL, lat_sender, &snd) == 0) {
-        got = lat_receive(&rcv, dctx);
-        shutdown(fds[0], SHUT_RDWR);
-        pthread_join(th, NULL);
-    }
-    close(fds[0]);
-    close(fds[1]);
-    int rc = -1;
-    if (got == frames && !snd.failed) {
-        bench_stats st;
-        bench_stats_compute(rcv.lat_us, got, &st);
-        const double p99 = rcv.lat_us[(int)ceil(0.99 * got) - 1];
-        char name[96], note[160];
-        snprintf(name, sizeof(name), "%s T=%d latency", c->name, T);
-        snprintf(note, sizeof(note), "TCP loopback, %d frames at %.0f fps: median %.2f, p99 %.2f, max %.2f ms",
-                 got, (double)c->info.fps_num / c->info.fps_den, st.median_us / 1e3, p99 / 1e3,
-                 st.max_us / 1e3);
-        bench_table_add(table, name, backend, &st, 0, 1, note);
-        *med_ms = st.median_us / 1e3;
-        *p99_ms = p99 / 1e3;
-        rc = 0;
-    } else {
-        fprintf(stderr, "bench_stream: latency run on %s got %d of %d frames\n", c->name, got,
-                frames);
-    }
-    free(rcv.lat_us);
-    fovea_close(&ectx);
-    fovea_close(&dctx);
-    return rc;
-}
-
 /* ---------------------------------------------------------------- main */
 
 /* Convert the first `frames` frames of DIR/NAME.avi to tmp/NAME.y4m. */
@@ -724,444 +499,253 @@ static int convert_avi(const char *dir, const char *name, const char *tmp, int f
     return 0;
 }
 
-/* ---------------------------------------------------------------- end to end */
-
-#define E2E_RING 8
-
-/* write(2) all of p (a file, not a socket) */
-static int write_fd(int fd, const uint8_t *p, size_t n)
+/* A clip's frames as the rows of stream_e2e.c and stream_latency.c take them. */
+static stream_frames frames_of(const clip *c)
 {
-    while (n > 0) {
-        const ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
+    const stream_frames f = {c->name, c->frames, c->n, c->info, c->raw};
+    return f;
 }
 
-/* The reader thread fills a ring of frames from the y4m; the encoder takes
- * them in order and gives each slot back once its message is written. */
-typedef struct e2e_ring {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    fovea_frame slot[E2E_RING];
-    fovea_reader *r;
-    fovea_context *ctx;
-    long long head, tail; /* frames read, frames given back */
-    int done, failed;
-    char err[512]; /* the reader's message (its thread's last error) */
-} e2e_ring;
-
-static void *e2e_reader(void *arg)
-{
-    e2e_ring *q = arg;
-    for (;;) {
-        pthread_mutex_lock(&q->mu);
-        while (q->head - q->tail >= E2E_RING && !q->failed)
-            pthread_cond_wait(&q->cv, &q->mu);
-        const long long i = q->head;
-        const int stop = q->failed;
-        pthread_mutex_unlock(&q->mu);
-        if (stop)
-            return NULL;
-        const int st = fovea_reader_read(q->r, &q->slot[i % E2E_RING]);
-        if (st < 0)
-            snprintf(q->err, sizeof(q->err), "%s", fovea_last_error(q->ctx));
-        pthread_mutex_lock(&q->mu);
-        if (st == FOVEA_OK)
-            q->head++;
-        else
-            q->done = 1, q->failed = st != FOVEA_EOF;
-        pthread_cond_broadcast(&q->cv);
-        pthread_mutex_unlock(&q->mu);
-        if (st != FOVEA_OK)
-            return NULL;
-    }
-}
-
-/* Read y4m on a thread, encode every frame on ctx (frames read into pinned
- * memory on a CUDA context), write the messages to /dev/null; frames/s of
- * the whole run, and the mean tiles sent a frame. */
-static int e2e_run(fovea_context *ctx, const char *y4m, int *frames, double *fps,
-                   double *tiles_sent, int64_t *tiles_total, size_t *raw, int64_t *keyframes)
-{
-    e2e_ring q;
-    memset(&q, 0, sizeof(q));
-    pthread_mutex_init(&q.mu, NULL);
-    pthread_cond_init(&q.cv, NULL);
-    q.ctx = ctx;
-    const int null_fd = open("/dev/null", O_WRONLY);
-    if (null_fd < 0 || fovea_reader_open(ctx, &q.r, y4m, NULL) < 0) {
-        fprintf(stderr, "bench_stream: %s: %s\n", y4m, null_fd < 0 ? strerror(errno) : fovea_last_error(ctx));
-        if (null_fd >= 0)
-            close(null_fd);
-        return -1;
-    }
-    const fovea_video_info *info = fovea_reader_info(q.r);
-    const fovea_memtype mem =
-        fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST;
-    for (int i = 0; i < E2E_RING; i++)
-        BENCH_FOVEA(ctx, fovea_frame_alloc(ctx, &q.slot[i], info->width, info->height, info->fmt,
-                                           mem));
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
-    if (zstd_level > 0)
-        s.zstd_level = zstd_level;
-    fovea_stream_encoder *e = NULL;
-    BENCH_FOVEA(ctx, fovea_stream_encoder_open(&e, ctx, &s, info));
-    const double t0 = bench_now_us();
-    pthread_t th;
-    if (pthread_create(&th, NULL, e2e_reader, &q) != 0) {
-        fprintf(stderr, "bench_stream: cannot start the reader thread\n");
-        exit(1);
-    }
-    long long n = 0, sent = 0;
-    int status = 0;
-    const uint8_t *m;
-    size_t sz;
-    BENCH_FOVEA(ctx, fovea_stream_encoder_hello(e, &m, &sz));
-    if (write_fd(null_fd, m, sz) < 0)
-        status = -1;
-    *keyframes = 0;
-    for (;;) {
-        pthread_mutex_lock(&q.mu);
-        while (q.head == n && !q.done)
-            pthread_cond_wait(&q.cv, &q.mu);
-        const int have = q.head > n;
-        pthread_mutex_unlock(&q.mu);
-        if (!have)
-            break;
-        fovea_stream_frame_info fi;
-        BENCH_FOVEA(ctx, fovea_stream_encoder_encode(e, &q.slot[n % E2E_RING], (uint64_t)n, &m,
-                                                     &sz, &fi));
-        if (write_fd(null_fd, m, sz) < 0)
-            status = -1;
-        sent += fi.tiles_sent;
-        *tiles_total = fi.tiles_total;
-        *keyframes += fi.keyframe;
-        n++;
-        pthread_mutex_lock(&q.mu);
-        q.tail = n;
-        pthread_cond_broadcast(&q.cv);
-        pthread_mutex_unlock(&q.mu);
-    }
-    BENCH_FOVEA(ctx, fovea_stream_encoder_end(e, &m, &sz));
-    if (write_fd(null_fd, m, sz) < 0)
-        status = -1;
-    const double us = bench_now_us() - t0;
-    pthread_join(th, NULL);
-    if (q.failed) {
-        fprintf(stderr, "bench_stream: reading %s: %s\n", y4m, q.err);
-        status = -1;
-    } else if (status < 0) {
-        fprintf(stderr, "bench_stream: writing to /dev/null: %s\n", strerror(errno));
-    }
-    *frames = (int)n;
-    *fps = n > 0 ? 1e6 * (double)n / us : 0.0;
-    *tiles_sent = n > 0 ? (double)sent / (double)n : 0.0;
-    *raw = fovea_frame_packed_size(info->fmt, info->width, info->height);
-    fovea_stream_encoder_close(&e);
-    fovea_reader_close(&q.r);
-    for (int i = 0; i < E2E_RING; i++)
-        fovea_frame_free(ctx, &q.slot[i]);
-    close(null_fd);
-    pthread_cond_destroy(&q.cv);
-    pthread_mutex_destroy(&q.mu);
-    return status;
-}
-
-/* Coded bytes of an interior tile of 8-bit 4:2:0 (tile luma side t): a mode
- * byte and the samples of each plane. */
-static double tile_bytes_420(int t)
-{
-    return 3.0 + (double)t * t + 2.0 * (double)(t / 2) * (t / 2);
-}
-
-static void e2e_row(bench_table *table, fovea_context *ctx, const char *backend, const char *y4m)
-{
-    int frames = 0;
-    double fps = 0, tiles = 0;
-    int64_t total = 0, keys = 0;
-    size_t raw = 0;
-    if (e2e_run(ctx, y4m, &frames, &fps, &tiles, &total, &raw, &keys) < 0 || frames == 0)
-        return;
-    bench_stats st = {0};
-    st.median_us = st.min_us = st.max_us = st.mean_us = 1e6 / fps;
-    st.runs = 1;
-    char note[256];
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
-    if (fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA) {
-        /* H2D: the frame; D2H: the tile map and the coded bytes of the tiles sent */
-        const double d2h = tiles * tile_bytes_420(s.tile) + (double)(total + 7) / 8;
-        snprintf(note, sizeof(note),
-                 "y4m reader thread -> encode -> /dev/null, %d frames (%lld keyframes), "
-                 "%.1f tiles sent/frame, PCIe/frame H2D %.0f KB D2H %.1f KB (%.2f%%), wall clock",
-                 frames, (long long)keys, tiles, (double)raw / 1e3, d2h / 1e3,
-                 100.0 * d2h / (double)raw);
-    } else {
-        snprintf(note, sizeof(note),
-                 "y4m reader thread -> encode -> /dev/null, %d frames (%lld keyframes), "
-                 "%.1f tiles sent/frame, %d threads, wall clock",
-                 frames, (long long)keys, tiles, fovea_context_threads(ctx));
-    }
-    bench_table_add(table, "1080p e2e y4m -> messages", backend, &st, (double)raw, 1, note);
-}
-
-/* Frames already on the device (distinct ones cycled through), encode only. */
-static void device_row(bench_table *table, fovea_context *gpu, clip *c, int frames)
-{
-    fovea_frame *d = calloc((size_t)c->n, sizeof(fovea_frame));
-    if (!d)
-        return;
-    for (int i = 0; i < c->n; i++) {
-        BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &d[i], c->info.width, c->info.height,
-                                           c->info.fmt, FOVEA_MEM_DEVICE));
-        BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &d[i], &c->frames[i]));
-    }
-    BENCH_FOVEA(gpu, fovea_sync(gpu));
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
-    if (zstd_level > 0)
-        s.zstd_level = zstd_level;
-    fovea_stream_encoder *e = NULL;
-    BENCH_FOVEA(gpu, fovea_stream_encoder_open(&e, gpu, &s, &c->info));
-    double *us = malloc((size_t)frames * sizeof(double)), total = 0, tiles = 0;
-    if (!us)
-        exit(1);
-    int64_t keys = 0;
-    for (int i = 0; i < frames; i++) {
-        const uint8_t *m;
-        size_t sz;
-        fovea_stream_frame_info fi;
-        const double t0 = bench_now_us();
-        BENCH_FOVEA(gpu, fovea_stream_encoder_encode(e, &d[i % c->n], (uint64_t)i, &m, &sz, &fi));
-        us[i] = bench_now_us() - t0;
-        total += us[i];
-        tiles += (double)fi.tiles_sent;
-        keys += fi.keyframe;
-    }
-    fovea_stream_encoder_close(&e);
-    bench_stats st;
-    bench_stats_compute(us, frames, &st);
-    st.median_us = total / frames;
-    char note[256];
-    const double d2h = tiles / frames * tile_bytes_420(s.tile);
-    snprintf(note, sizeof(note),
-             "frames on the device, encode only, %d frames (%lld keyframes), %.1f tiles "
-             "sent/frame, D2H %.1f KB/frame, time = mean",
-             frames, (long long)keys, tiles / frames, d2h / 1e3);
-    bench_table_add(table, "1080p device-resident encode", "cuda", &st, (double)c->raw, 1, note);
-    for (int i = 0; i < c->n; i++)
-        fovea_frame_free(gpu, &d[i]);
-    free(d);
-    free(us);
-}
-
-int main(int argc, char **argv)
-{
+/* A run: the options, the clips with their results, the contexts. */
+typedef struct stream_bench {
     bench_opts opts;
-    bench_parse_args_ex(argc, argv, &opts, usage);
-    static clip clips[MAX_CLIPS];
-    int nclips = 0, max_frames = 300, use_x264 = 1, use_latency = 1, use_e2e = 1,
-        e2e_frames = 600;
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", *ocv = NULL;
-    for (int i = 0; i < opts.n_extra; i++) {
-        const char *a = opts.extra[i];
-        const char *v = i + 1 < opts.n_extra ? opts.extra[i + 1] : NULL;
-        if (!strcmp(a, "--clip") && v && nclips < MAX_CLIPS) {
-            clip *c = &clips[nclips++];
+    clip clips[MAX_CLIPS];
+    result res[MAX_CLIPS];
+    int converted[MAX_CLIPS]; /* clips[k].path is a converted file to remove */
+    int nclips, max_frames, use_x264, use_latency, use_e2e, e2e_frames;
+    const char *tmp, *ocv;
+    double hd_med[NT], hd_p99[NT]; /* the 1080p latency rows; < 0: not run */
+    FILE *text;
+    bench_table table;
+    fovea_context *cpu, *gpu;
+    double copy_bw;
+} stream_bench;
+
+/* The options after bench_common's. @return 0, or 2 after a message */
+static int parse_args(stream_bench *b, int argc, char **argv)
+{
+    bench_parse_args_ex(argc, argv, &b->opts, usage);
+    b->max_frames = 300;
+    b->use_x264 = b->use_latency = b->use_e2e = 1;
+    b->e2e_frames = 600;
+    b->tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    for (int i = 0; i < b->opts.n_extra; i++) {
+        const char *a = b->opts.extra[i];
+        const char *v = i + 1 < b->opts.n_extra ? b->opts.extra[i + 1] : NULL;
+        if (!strcmp(a, "--clip") && v && b->nclips < MAX_CLIPS) {
+            clip *c = &b->clips[b->nclips++];
             snprintf(c->path, sizeof(c->path), "%s", v);
-            const char *b = strrchr(v, '/');
-            snprintf(c->name, sizeof(c->name), "%s", b ? b + 1 : v);
+            const char *base = strrchr(v, '/');
+            snprintf(c->name, sizeof(c->name), "%s", base ? base + 1 : v);
             char *dot = strrchr(c->name, '.');
             if (dot)
                 *dot = 0;
             i++;
         } else if (!strcmp(a, "--opencv-data") && v) {
-            ocv = v;
+            b->ocv = v;
             i++;
         } else if (!strcmp(a, "--frames") && v && atoi(v) > 0) {
-            max_frames = atoi(v);
+            b->max_frames = atoi(v);
             i++;
         } else if (!strcmp(a, "--level") && v && atoi(v) >= 1 && atoi(v) <= 19) {
             zstd_level = atoi(v);
             i++;
         } else if (!strcmp(a, "--tmp") && v) {
-            tmp = v;
+            b->tmp = v;
             i++;
         } else if (!strcmp(a, "--no-x264")) {
-            use_x264 = 0;
+            b->use_x264 = 0;
         } else if (!strcmp(a, "--no-latency")) {
-            use_latency = 0;
+            b->use_latency = 0;
         } else if (!strcmp(a, "--e2e-frames") && v && atoi(v) > 0) {
-            e2e_frames = atoi(v);
+            b->e2e_frames = atoi(v);
             i++;
         } else if (!strcmp(a, "--no-e2e")) {
-            use_e2e = 0;
+            b->use_e2e = 0;
         } else {
             fprintf(stderr, "bench_stream: unknown or incomplete argument '%s'\n", a);
             return 2;
         }
     }
-    FILE *text = bench_text_stream(&opts);
-    const int ffmpeg = have_program("ffmpeg");
-    if (!ffmpeg)
-        fprintf(text, "no ffmpeg on PATH: x264 columns and --opencv-data skipped\n");
-    int converted[MAX_CLIPS] = {0};
-    if (ocv && ffmpeg) {
+    return 0;
+}
+
+/* The clips: --opencv-data's converted, else a generated one. */
+static void add_clips(stream_bench *b, int ffmpeg)
+{
+    if (b->ocv && ffmpeg) {
         static const char *names[] = {"vtest", "tree", "Megamind"};
-        for (int k = 0; k < 3 && nclips < MAX_CLIPS; k++) {
-            clip *c = &clips[nclips];
-            if (convert_avi(ocv, names[k], tmp, max_frames, c->path, sizeof(c->path)) == 0) {
+        for (int k = 0; k < 3 && b->nclips < MAX_CLIPS; k++) {
+            clip *c = &b->clips[b->nclips];
+            if (convert_avi(b->ocv, names[k], b->tmp, b->max_frames, c->path, sizeof(c->path)) ==
+                0) {
                 snprintf(c->name, sizeof(c->name), "%s", names[k]);
-                converted[nclips++] = 1;
+                b->converted[b->nclips++] = 1;
             }
         }
     }
-    if (opts.quick && max_frames > 60)
-        max_frames = 60;
-    if (nclips == 0) {
-        clip *c = &clips[nclips++];
+    if (b->opts.quick && b->max_frames > 60)
+        b->max_frames = 60;
+    if (b->nclips == 0) {
+        clip *c = &b->clips[b->nclips++];
         snprintf(c->name, sizeof(c->name), "synthetic 640x360");
         c->gen_w = 640;
         c->gen_h = 360;
-        c->gen_frames = opts.quick ? 30 : 120;
+        c->gen_frames = b->opts.quick ? 30 : 120;
     }
-    use_x264 = use_x264 && ffmpeg;
+}
 
-    bench_table table;
-    bench_table_init(&table, "stream", "frames", &opts);
-    fovea_context *cpu = NULL;
+/* A C context, and a CUDA one (and the copy bandwidth) when a device is present. */
+static void open_contexts(stream_bench *b)
+{
     fovea_settings cs;
     fovea_default_settings(&cs);
     cs.backend = FOVEA_BACKEND_CPU;
-    BENCH_FOVEA(NULL, fovea_open(&cpu, &cs));
+    BENCH_FOVEA(NULL, fovea_open(&b->cpu, &cs));
     int ndev = 0;
     fovea_device_count(&ndev);
-    double copy_bw = 0.0;
-    fovea_context *gpu = NULL;
 #ifdef FOVEA_HAVE_CUDA
     if (ndev > 0) {
-        copy_bw = bench_copy_bandwidth(0);
+        b->copy_bw = bench_copy_bandwidth(0);
         fovea_settings gs;
         fovea_default_settings(&gs);
         gs.backend = FOVEA_BACKEND_CUDA;
-        gs.cuda_device = opts.device;
-        BENCH_FOVEA(NULL, fovea_open(&gpu, &gs));
+        gs.cuda_device = b->opts.device;
+        BENCH_FOVEA(NULL, fovea_open(&b->gpu, &gs));
     }
 #endif
-    if (!gpu)
-        fprintf(text, "no CUDA device: CUDA rows skipped\n");
-
-    static result res[MAX_CLIPS];
-    for (int k = 0; k < nclips; k++) {
-        clip *c = &clips[k];
-        result *r = &res[k];
-        r->x264_pct[0] = r->x264_pct[1] = -1;
-        r->lat_med = r->lat_p99 = -1;
-        if (!bench_case_enabled(&opts, c->name) || load_clip(c, max_frames) < 0)
-            continue;
-        for (int t = 0; t < NT; t++) {
-            codec_rows(&table, cpu, "cpu", c, thresholds[t], &r->pct[t], &r->enc_fps[t],
-                       &r->dec_fps[t]);
-            if (gpu) {
-                double p, ef, df;
-                codec_rows(&table, gpu, "cuda", c, thresholds[t], &p, &ef, &df);
-            }
-        }
-        if (use_x264) {
-            char y4m[4200];
-            snprintf(y4m, sizeof(y4m), "%s", c->path);
-            if (!c->path[0]) {
-                snprintf(y4m, sizeof(y4m), "%s/bench_stream_%d_gen.y4m", tmp, (int)getpid());
-                if (bench_write_y4m(y4m, c->frames, c->n, 0, c->n, 30, "bench_stream") < 0)
-                    y4m[0] = 0;
-            }
-            static const char *presets[] = {"ultrafast", "medium"};
-            for (int p = 0; p < 2 && y4m[0]; p++) {
-                if (x264_run(c, y4m, tmp, presets[p], &r->x264_pct[p], &r->x264_fps[p]) < 0) {
-                    r->x264_pct[p] = -1;
-                    continue;
-                }
-                bench_stats st = {0};
-                st.median_us = st.min_us = st.max_us = st.mean_us = 1e6 / r->x264_fps[p];
-                st.runs = 1;
-                char name[96], note[160];
-                snprintf(name, sizeof(name), "%s x264 lossless %s", c->name, presets[p]);
-                snprintf(note, sizeof(note), "%.2f%% of raw, ffmpeg wall clock, y4m in", r->x264_pct[p]);
-                bench_table_add(&table, name, "cpu-x264", &st, (double)c->raw, 1, note);
-            }
-            if (!c->path[0] && y4m[0])
-                remove(y4m);
-        }
-        if (use_latency)
-            latency_row(&table, "cpu", c, 0, c->n, &r->lat_med, &r->lat_p99);
-        free_clip(c);
-    }
-    /* 1080p fixed camera, C backend: the latency goal */
-    clip hd = {0};
-    double hd_med[NT], hd_p99[NT];
-    for (int t = 0; t < NT; t++)
-        hd_med[t] = hd_p99[t] = -1;
-    if (use_latency && bench_case_enabled(&opts, "1080p")) {
-        snprintf(hd.name, sizeof(hd.name), "1080p generated");
-        hd.gen_w = 1920;
-        hd.gen_h = 1080;
-        hd.gen_frames = opts.quick ? 30 : 100;
-        if (load_clip(&hd, 0) == 0) {
-            /* 300 frames: one keyframe (the first), so p99 is a delta's */
-            for (int t = 0; t < NT; t += 2)
-                latency_row(&table, "cpu", &hd, thresholds[t], opts.quick ? 30 : 300, &hd_med[t],
-                            &hd_p99[t]);
-            free_clip(&hd);
-        }
-    }
-    /* 1080p fixed camera end to end, C and CUDA contexts: the throughput goal */
-    if (use_e2e && bench_case_enabled(&opts, "1080p e2e")) {
-        clip e2 = {0};
-        snprintf(e2.name, sizeof(e2.name), "1080p e2e");
-        e2.gen_w = 1920;
-        e2.gen_h = 1080;
-        e2.gen_frames = opts.quick ? 30 : 120;
-        if (opts.quick && e2e_frames > 60)
-            e2e_frames = 60;
-        if (load_clip(&e2, 0) == 0) {
-            char y4m[4200];
-            snprintf(y4m, sizeof(y4m), "%s/bench_stream_%d_e2e.y4m", tmp, (int)getpid());
-            /* the distinct frames cycled: the walking box jumps back each cycle */
-            if (bench_write_y4m(y4m, e2.frames, e2.n, 0, e2e_frames, 30, "bench_stream") == 0) {
-                bench_warm_file(y4m);
-                e2e_row(&table, cpu, "cpu", y4m);
-                if (gpu) {
-                    e2e_row(&table, gpu, "cuda", y4m);
-                    device_row(&table, gpu, &e2, e2e_frames);
-                }
-            }
-            remove(y4m);
-            free_clip(&e2);
-        }
-    }
-    if (gpu)
-        fovea_close(&gpu);
-    fovea_close(&cpu);
     (void)ndev;
+    if (!b->gpu)
+        fprintf(b->text, "no CUDA device: CUDA rows skipped\n");
+}
 
-    /* the comparison the issue asks for */
-    fprintf(text, "\n# stream vs x264 lossless, C backend, %d CPUs (bytes in %% of raw 8-bit 4:2:0)\n",
-            fovea_cpu_count());
+/* x264 lossless at presets ultrafast and medium on clip c (written to a y4m
+ * first when generated). */
+static void x264_rows(stream_bench *b, clip *c, result *r)
+{
+    char y4m[4200];
+    snprintf(y4m, sizeof(y4m), "%s", c->path);
+    if (!c->path[0]) {
+        snprintf(y4m, sizeof(y4m), "%s/bench_stream_%d_gen.y4m", b->tmp, (int)getpid());
+        if (bench_write_y4m(y4m, c->frames, c->n, 0, c->n, 30, "bench_stream") < 0)
+            y4m[0] = 0;
+    }
+    static const char *presets[] = {"ultrafast", "medium"};
+    for (int p = 0; p < 2 && y4m[0]; p++) {
+        if (x264_run(c, y4m, b->tmp, presets[p], &r->x264_pct[p], &r->x264_fps[p]) < 0) {
+            r->x264_pct[p] = -1;
+            continue;
+        }
+        bench_stats st = {0};
+        st.median_us = st.min_us = st.max_us = st.mean_us = 1e6 / r->x264_fps[p];
+        st.runs = 1;
+        char name[96], note[160];
+        snprintf(name, sizeof(name), "%s x264 lossless %s", c->name, presets[p]);
+        snprintf(note, sizeof(note), "%.2f%% of raw, ffmpeg wall clock, y4m in", r->x264_pct[p]);
+        bench_table_add(&b->table, name, "cpu-x264", &st, (double)c->raw, 1, note);
+    }
+    if (!c->path[0] && y4m[0])
+        remove(y4m);
+}
+
+/* The C backend's latency row of clip c at threshold T. */
+static void latency_row(stream_bench *b, const clip *c, int T, int frames, double *med_ms,
+                        double *p99_ms)
+{
+    const stream_frames f = frames_of(c);
+    stream_latency_row(&b->table, "cpu", &f, T, frames, zstd_level, med_ms, p99_ms);
+}
+
+/* Clip k's rows: the codec at each T (C, and CUDA), x264, the latency. */
+static void clip_rows(stream_bench *b, int k)
+{
+    clip *c = &b->clips[k];
+    result *r = &b->res[k];
+    r->x264_pct[0] = r->x264_pct[1] = -1;
+    r->lat_med = r->lat_p99 = -1;
+    if (!bench_case_enabled(&b->opts, c->name) || load_clip(c, b->max_frames) < 0)
+        return;
+    for (int t = 0; t < NT; t++) {
+        codec_rows(&b->table, b->cpu, "cpu", c, thresholds[t], &r->pct[t], &r->enc_fps[t],
+                   &r->dec_fps[t]);
+        if (b->gpu) {
+            double p, ef, df;
+            codec_rows(&b->table, b->gpu, "cuda", c, thresholds[t], &p, &ef, &df);
+        }
+    }
+    if (b->use_x264)
+        x264_rows(b, c, r);
+    if (b->use_latency)
+        latency_row(b, c, 0, c->n, &r->lat_med, &r->lat_p99);
+    free_clip(c);
+}
+
+/* 1080p fixed camera, C backend: the latency goal */
+static void hd_latency_rows(stream_bench *b)
+{
+    for (int t = 0; t < NT; t++)
+        b->hd_med[t] = b->hd_p99[t] = -1;
+    if (!b->use_latency || !bench_case_enabled(&b->opts, "1080p"))
+        return;
+    clip hd = {0};
+    snprintf(hd.name, sizeof(hd.name), "1080p generated");
+    hd.gen_w = 1920;
+    hd.gen_h = 1080;
+    hd.gen_frames = b->opts.quick ? 30 : 100;
+    if (load_clip(&hd, 0) == 0) {
+        /* 300 frames: one keyframe (the first), so p99 is a delta's */
+        for (int t = 0; t < NT; t += 2)
+            latency_row(b, &hd, thresholds[t], b->opts.quick ? 30 : 300, &b->hd_med[t],
+                        &b->hd_p99[t]);
+        free_clip(&hd);
+    }
+}
+
+/* 1080p fixed camera end to end, C and CUDA contexts: the throughput goal */
+static void e2e_rows(stream_bench *b)
+{
+    if (!b->use_e2e || !bench_case_enabled(&b->opts, "1080p e2e"))
+        return;
+    clip e2 = {0};
+    snprintf(e2.name, sizeof(e2.name), "1080p e2e");
+    e2.gen_w = 1920;
+    e2.gen_h = 1080;
+    e2.gen_frames = b->opts.quick ? 30 : 120;
+    if (b->opts.quick && b->e2e_frames > 60)
+        b->e2e_frames = 60;
+    if (load_clip(&e2, 0) != 0)
+        return;
+    char y4m[4200];
+    snprintf(y4m, sizeof(y4m), "%s/bench_stream_%d_e2e.y4m", b->tmp, (int)getpid());
+    /* the distinct frames cycled: the walking box jumps back each cycle */
+    if (bench_write_y4m(y4m, e2.frames, e2.n, 0, b->e2e_frames, 30, "bench_stream") == 0) {
+        bench_warm_file(y4m);
+        stream_e2e_row(&b->table, b->cpu, "cpu", y4m, zstd_level);
+        if (b->gpu) {
+            stream_e2e_row(&b->table, b->gpu, "cuda", y4m, zstd_level);
+            const stream_frames sf = frames_of(&e2);
+            stream_device_row(&b->table, b->gpu, &sf, b->e2e_frames, zstd_level);
+        }
+    }
+    remove(y4m);
+    free_clip(&e2);
+}
+
+/* the comparison the issue asks for */
+static void print_comparison(const stream_bench *b)
+{
+    FILE *text = b->text;
+    fprintf(text, "\n# stream vs x264 lossless, C backend, %d CPUs (bytes in %% of raw 8-bit "
+            "4:2:0)\n", fovea_cpu_count());
     fprintf(text, "%-18s | %6s | %6s | %6s | %6s | %6s | %8s | %8s | %8s | %8s | %6s | %13s\n",
             "clip", "x264uf", "x264md", "T=0", "T=4", "T=10", "enc fps", "dec fps", "x264uf",
             "enc/x264", "T0/md", "lat med/p99");
-    for (int k = 0; k < nclips; k++) {
-        const result *r = &res[k];
-        if (!clips[k].raw)
+    for (int k = 0; k < b->nclips; k++) {
+        const result *r = &b->res[k];
+        if (!b->clips[k].raw)
             continue;
-        char uf[16] = "-", md[16] = "-", xf[16] = "-", ratio[16] = "-", rmd[16] = "-", lat[32] = "-";
+        char uf[16] = "-", md[16] = "-", xf[16] = "-", ratio[16] = "-", rmd[16] = "-",
+             lat[32] = "-";
         if (r->x264_pct[0] >= 0) {
             snprintf(uf, sizeof uf, "%.2f", r->x264_pct[0]);
             snprintf(xf, sizeof xf, "%.0f", r->x264_fps[0]);
@@ -1173,17 +757,45 @@ int main(int argc, char **argv)
         }
         if (r->lat_med >= 0)
             snprintf(lat, sizeof lat, "%.1f/%.1f ms", r->lat_med, r->lat_p99);
-        fprintf(text, "%-18s | %6s | %6s | %6.2f | %6.2f | %6.2f | %8.0f | %8.0f | %8s | %8s | %6s | %13s\n",
-                clips[k].name, uf, md, r->pct[0], r->pct[1], r->pct[2], r->enc_fps[0],
+        fprintf(text,
+                "%-18s | %6s | %6s | %6.2f | %6.2f | %6.2f | %8.0f | %8.0f | %8s | %8s | %6s | "
+                "%13s\n",
+                b->clips[k].name, uf, md, r->pct[0], r->pct[1], r->pct[2], r->enc_fps[0],
                 r->dec_fps[0], xf, ratio, rmd, lat);
     }
     for (int t = 0; t < NT; t++)
-        if (hd_med[t] >= 0)
-            fprintf(text, "1080p generated, T=%d: latency median %.1f ms, p99 %.1f ms (goal < 10 ms)\n",
-                    thresholds[t], hd_med[t], hd_p99[t]);
+        if (b->hd_med[t] >= 0)
+            fprintf(text,
+                    "1080p generated, T=%d: latency median %.1f ms, p99 %.1f ms (goal < 10 ms)\n",
+                    thresholds[t], b->hd_med[t], b->hd_p99[t]);
     fprintf(text, "\n");
-    for (int k = 0; k < nclips; k++)
-        if (converted[k])
-            remove(clips[k].path);
-    return bench_table_finish(&table, copy_bw);
+}
+
+int main(int argc, char **argv)
+{
+    static stream_bench bench; /* the clips' paths: too large for the stack */
+    stream_bench *b = &bench;
+    if (parse_args(b, argc, argv) != 0)
+        return 2;
+    b->text = bench_text_stream(&b->opts);
+    const int ffmpeg = have_program("ffmpeg");
+    if (!ffmpeg)
+        fprintf(b->text, "no ffmpeg on PATH: x264 columns and --opencv-data skipped\n");
+    add_clips(b, ffmpeg);
+    b->use_x264 = b->use_x264 && ffmpeg;
+
+    bench_table_init(&b->table, "stream", "frames", &b->opts);
+    open_contexts(b);
+    for (int k = 0; k < b->nclips; k++)
+        clip_rows(b, k);
+    hd_latency_rows(b);
+    e2e_rows(b);
+    fovea_close(&b->gpu);
+    fovea_close(&b->cpu);
+
+    print_comparison(b);
+    for (int k = 0; k < b->nclips; k++)
+        if (b->converted[k])
+            remove(b->clips[k].path);
+    return bench_table_finish(&b->table, b->copy_bw);
 }

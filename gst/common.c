@@ -95,6 +95,67 @@ void fovea_gst_close_element_context(fovea_context **ctx, fovea_gst_cuda **cuda)
     fovea_close(ctx);
 }
 
+void fovea_gst_base_init(fovea_gst_base *b, gboolean cpu_context)
+{
+    memset(b, 0, sizeof(*b));
+    b->backend = FOVEA_GST_DEFAULT_BACKEND;
+    b->threads = FOVEA_GST_DEFAULT_THREADS;
+    b->cpu_context = cpu_context;
+}
+
+gboolean fovea_gst_base_set_property(fovea_gst_base *b, guint id, guint prop_backend,
+                                     guint prop_threads, const GValue *v)
+{
+    if (id == prop_backend)
+        b->backend = (fovea_backend)g_value_get_enum(v);
+    else if (id == prop_threads)
+        b->threads = g_value_get_int(v);
+    else
+        return FALSE;
+    return TRUE;
+}
+
+gboolean fovea_gst_base_get_property(const fovea_gst_base *b, guint id, guint prop_backend,
+                                     guint prop_threads, GValue *v)
+{
+    if (id == prop_backend)
+        g_value_set_enum(v, b->backend);
+    else if (id == prop_threads)
+        g_value_set_int(v, b->threads);
+    else
+        return FALSE;
+    return TRUE;
+}
+
+GstStateChangeReturn fovea_gst_base_change_state(fovea_gst_base *b, GstElement *el,
+                                                 GstDebugCategory *cat,
+                                                 GstElementClass *parent, GstStateChange t)
+{
+    if (t == GST_STATE_CHANGE_NULL_TO_READY) {
+        GST_OBJECT_LOCK(el);
+        const fovea_backend backend = b->backend;
+        const int threads = b->threads;
+        GST_OBJECT_UNLOCK(el);
+        if (b->cpu_context) {
+            b->ctx = fovea_gst_open_context(el, cat, FOVEA_BACKEND_CPU, threads);
+            if (!b->ctx)
+                return GST_STATE_CHANGE_FAILURE;
+        } else if (!fovea_gst_open_element_context(el, cat, backend, threads, &b->ctx,
+                                                   &b->cuda)) {
+            return GST_STATE_CHANGE_FAILURE;
+        }
+    }
+    const GstStateChangeReturn ret = parent->change_state(el, t);
+    if (t == GST_STATE_CHANGE_READY_TO_NULL)
+        fovea_gst_base_close(b);
+    return ret;
+}
+
+void fovea_gst_base_close(fovea_gst_base *b)
+{
+    fovea_gst_close_element_context(&b->ctx, &b->cuda);
+}
+
 static const struct {
     GstVideoFormat gst;
     fovea_pixfmt fv;

@@ -22,6 +22,38 @@ GType fovea_gst_backend_get_type(void);
 void fovea_gst_install_backend_properties(GObjectClass *klass, guint prop_backend,
                                           guint prop_threads);
 
+/* What every element keeps for its fovea context: the backend and threads
+ * properties (under the object lock) and, from READY to NULL, the context
+ * with its CUDA memory. An element embeds one, installs the properties with
+ * fovea_gst_install_backend_properties, and hands its set/get_property,
+ * change_state and finalize to the fovea_gst_base_* helpers. */
+typedef struct fovea_gst_base {
+    fovea_backend backend;
+    gint threads;
+    /* TRUE: the context is a CPU one without CUDA memory whatever backend
+     * says (the element gives backend to a system that picks its own, as
+     * foveatrack's KLT) */
+    gboolean cpu_context;
+    fovea_context *ctx;
+    struct fovea_gst_cuda *cuda;
+} fovea_gst_base;
+
+void fovea_gst_base_init(fovea_gst_base *b, gboolean cpu_context);
+/* set_property/get_property of the pair, the object lock held.
+ * @return FALSE when id is neither prop_backend nor prop_threads */
+gboolean fovea_gst_base_set_property(fovea_gst_base *b, guint id, guint prop_backend,
+                                     guint prop_threads, const GValue *v);
+gboolean fovea_gst_base_get_property(const fovea_gst_base *b, guint id, guint prop_backend,
+                                     guint prop_threads, GValue *v);
+/* An element's change_state: the context opened at NULL -> READY (an error
+ * posted on el and GST_STATE_CHANGE_FAILURE when it cannot be), the parent
+ * class' change_state, the context closed at READY -> NULL. */
+GstStateChangeReturn fovea_gst_base_change_state(fovea_gst_base *b, GstElement *el,
+                                                 GstDebugCategory *cat,
+                                                 GstElementClass *parent, GstStateChange t);
+/* The context and CUDA memory closed (finalize); safe when closed. */
+void fovea_gst_base_close(fovea_gst_base *b);
+
 /* A context for backend b with threads CPU threads (0 = one per CPU), library
  * log messages going to cat. On failure an error naming the backend is posted
  * on el and NULL returned. */

@@ -91,11 +91,7 @@ typedef struct {
     /* properties (object lock) */
     diff_mode mode;
     fovea_diff_settings set;
-    fovea_backend backend;
-    gint threads;
-    /* READY and above */
-    fovea_context *ctx;
-    fovea_gst_cuda *cuda;
+    fovea_gst_base base; /* backend, threads; the context from READY on */
     /* the streaming thread's */
     fovea_diff *d;
     GstBuffer *prev;   /* the previous input frame (a ref) */
@@ -159,14 +155,9 @@ static void diff_set_property(GObject *obj, guint id, const GValue *v, GParamSpe
     case PROP_TEMPORAL_STRENGTH:
         self->set.temporal_strength = g_value_get_int(v);
         break;
-    case PROP_BACKEND:
-        self->backend = (fovea_backend)g_value_get_enum(v);
-        break;
-    case PROP_THREADS:
-        self->threads = g_value_get_int(v);
-        break;
     default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
+        if (!fovea_gst_base_set_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
         break;
     }
     GST_OBJECT_UNLOCK(self);
@@ -203,14 +194,9 @@ static void diff_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps)
     case PROP_TEMPORAL_STRENGTH:
         g_value_set_int(v, self->set.temporal_strength);
         break;
-    case PROP_BACKEND:
-        g_value_set_enum(v, self->backend);
-        break;
-    case PROP_THREADS:
-        g_value_set_int(v, self->threads);
-        break;
     default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
+        if (!fovea_gst_base_get_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
         break;
     }
     GST_OBJECT_UNLOCK(self);
@@ -220,21 +206,8 @@ static void diff_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps)
 
 static GstStateChangeReturn diff_change_state(GstElement *el, GstStateChange t)
 {
-    GstFoveaDiff *self = DIFF(el);
-    if (t == GST_STATE_CHANGE_NULL_TO_READY) {
-        GST_OBJECT_LOCK(self);
-        const fovea_backend b = self->backend;
-        const int threads = self->threads;
-        GST_OBJECT_UNLOCK(self);
-        if (!fovea_gst_open_element_context(el, fovea_diff_debug, b, threads, &self->ctx,
-                                            &self->cuda))
-            return GST_STATE_CHANGE_FAILURE;
-    }
-    GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_fovea_diff_parent_class)->change_state(el, t);
-    if (t == GST_STATE_CHANGE_READY_TO_NULL) {
-        fovea_gst_close_element_context(&self->ctx, &self->cuda);
-    }
-    return ret;
+    return fovea_gst_base_change_state(&DIFF(el)->base, el, fovea_diff_debug,
+                                       GST_ELEMENT_CLASS(gst_fovea_diff_parent_class), t);
 }
 
 static gboolean diff_start(GstBaseTransform *bt)
@@ -244,9 +217,9 @@ static gboolean diff_start(GstBaseTransform *bt)
     fovea_diff_settings set = self->set;
     set.noise_mode = self->mode == MODE_OVERLAY ? FOVEA_DIFF_NOISE_OVERLAY : FOVEA_DIFF_NOISE_BLACK;
     GST_OBJECT_UNLOCK(self);
-    const int st = fovea_diff_open(&self->d, self->ctx, &set);
+    const int st = fovea_diff_open(&self->d, self->base.ctx, &set);
     if (st < 0) {
-        FOVEA_GST_ERROR(self, LIBRARY, SETTINGS, self->ctx, st, "cannot set up differencing");
+        FOVEA_GST_ERROR(self, LIBRARY, SETTINGS, self->base.ctx, st, "cannot set up differencing");
         return FALSE;
     }
     self->frames = 0;
@@ -358,7 +331,7 @@ static GstCaps *diff_transform_caps(GstBaseTransform *bt, GstPadDirection dir, G
             gst_structure_remove_fields(o, "colorimetry", "chroma-site", NULL);
         /* the maps are made in system memory; the input may also be CUDA
          * memory where the element has a CUDA context */
-        if (dir == GST_PAD_SRC && self->cuda)
+        if (dir == GST_PAD_SRC && self->base.cuda)
             gst_caps_append_structure_full(
                 res, gst_structure_copy(o),
                 gst_caps_features_new(FOVEA_GST_CAPS_FEATURE_CUDA, NULL));
@@ -451,11 +424,11 @@ static gboolean map_input(GstFoveaDiff *self, GstVideoFrame *vf, const GstVideoI
                           GstBuffer *buf, fovea_frame *out)
 {
     const gboolean dev = fovea_diff_backend(self->d) == FOVEA_BACKEND_CUDA &&
-                         fovea_gst_cuda_buffer_is_ours(self->cuda, buf);
+                         fovea_gst_cuda_buffer_is_ours(self->base.cuda, buf);
     if (!gst_video_frame_map(vf, info, buf, GST_MAP_READ | (dev ? fovea_gst_cuda_map_flag() : 0)))
         return FALSE;
     fovea_gst_wrap_frame(vf, dev ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST,
-                         fovea_context_device(self->ctx), out);
+                         fovea_context_device(self->base.ctx), out);
     return TRUE;
 }
 
@@ -508,7 +481,7 @@ static GstFlowReturn diff_transform(GstBaseTransform *bt, GstBuffer *inbuf, GstB
     gst_video_frame_unmap(&cf);
     gst_video_frame_unmap(&of);
     if (st < 0) {
-        FOVEA_GST_ERROR(self, STREAM, FAILED, self->ctx, st, "frame %" G_GUINT64_FORMAT,
+        FOVEA_GST_ERROR(self, STREAM, FAILED, self->base.ctx, st, "frame %" G_GUINT64_FORMAT,
                         self->frames);
         return GST_FLOW_ERROR;
     }
@@ -532,7 +505,7 @@ static gboolean diff_query(GstBaseTransform *bt, GstPadDirection dir, GstQuery *
 {
     GstFoveaDiff *self = DIFF(bt);
     if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
-        fovea_gst_cuda_handle_query(self->cuda, GST_ELEMENT(self), query))
+        fovea_gst_cuda_handle_query(self->base.cuda, GST_ELEMENT(self), query))
         return TRUE;
     return GST_BASE_TRANSFORM_CLASS(gst_fovea_diff_parent_class)->query(bt, dir, query);
 }
@@ -544,7 +517,7 @@ static void diff_finalize(GObject *obj)
     GstFoveaDiff *self = DIFF(obj);
     gst_buffer_replace(&self->prev, NULL);
     fovea_diff_close(&self->d);
-    fovea_gst_close_element_context(&self->ctx, &self->cuda);
+    fovea_gst_base_close(&self->base);
     G_OBJECT_CLASS(gst_fovea_diff_parent_class)->finalize(obj);
 }
 
@@ -634,6 +607,5 @@ static void gst_fovea_diff_init(GstFoveaDiff *self)
 {
     fovea_diff_default_settings(&self->set);
     self->mode = DEFAULT_MODE;
-    self->backend = FOVEA_GST_DEFAULT_BACKEND;
-    self->threads = FOVEA_GST_DEFAULT_THREADS;
+    fovea_gst_base_init(&self->base, FALSE);
 }

@@ -93,12 +93,8 @@ typedef struct {
     gboolean deterministic;
     missing_policy missing;
     guint max_repeat;
-    fovea_backend backend;
-    gint threads;
+    fovea_gst_base base; /* backend, threads; the context from READY on */
 
-    /* READY and above */
-    fovea_context *ctx;
-    fovea_gst_cuda *cuda;
     /* PAUSED and above */
     fovea_stitch_map *map;
     int ncam, pano_w, pano_h;
@@ -168,7 +164,7 @@ static gboolean pad_prepare_frame(GstVideoAggregatorPad *vpad, GstVideoAggregato
                                   GstBuffer *buf, GstVideoFrame *frame)
 {
     GstFoveaStitchPad *p = STITCH_PAD(vpad);
-    const gboolean dev = fovea_gst_cuda_buffer_is_ours(STITCH(vagg)->cuda, buf);
+    const gboolean dev = fovea_gst_cuda_buffer_is_ours(STITCH(vagg)->base.cuda, buf);
     p->mapped_device = dev;
     if (!gst_video_frame_map(frame, &vpad->info, buf,
                              GST_MAP_READ | (dev ? fovea_gst_cuda_map_flag() : 0))) {
@@ -232,14 +228,9 @@ static void stitch_set_property(GObject *obj, guint id, const GValue *v, GParamS
     case PROP_MAX_REPEAT:
         self->max_repeat = g_value_get_uint(v);
         break;
-    case PROP_BACKEND:
-        self->backend = (fovea_backend)g_value_get_enum(v);
-        break;
-    case PROP_THREADS:
-        self->threads = g_value_get_int(v);
-        break;
     default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
+        if (!fovea_gst_base_set_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
         break;
     }
     GST_OBJECT_UNLOCK(self);
@@ -274,14 +265,9 @@ static void stitch_get_property(GObject *obj, guint id, GValue *v, GParamSpec *p
     case PROP_MAX_REPEAT:
         g_value_set_uint(v, self->max_repeat);
         break;
-    case PROP_BACKEND:
-        g_value_set_enum(v, self->backend);
-        break;
-    case PROP_THREADS:
-        g_value_set_int(v, self->threads);
-        break;
     default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
+        if (!fovea_gst_base_get_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
         break;
     }
     GST_OBJECT_UNLOCK(self);
@@ -292,7 +278,7 @@ static void stitch_get_property(GObject *obj, guint id, GValue *v, GParamSpec *p
 static void free_black(GstFoveaStitch *self)
 {
     for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++)
-        fovea_frame_free(self->ctx, &self->black[c]);
+        fovea_frame_free(self->base.ctx, &self->black[c]);
 }
 
 /* The color property: auto, off, or a corrections file (fixed:FILE or FILE).
@@ -318,11 +304,11 @@ static gboolean load_color(GstFoveaStitch *self, const gchar *color)
         g_free(err);
         return FALSE;
     }
-    const int st = fovea_color_corrections_from_json(self->ctx, text, len, self->ncam,
+    const int st = fovea_color_corrections_from_json(self->base.ctx, text, len, self->ncam,
                                                      self->fixed_cc);
     g_free(text);
     if (st < 0) {
-        FOVEA_GST_ERROR(self, RESOURCE, READ, self->ctx, st, "color: %s", path);
+        FOVEA_GST_ERROR(self, RESOURCE, READ, self->base.ctx, st, "color: %s", path);
         return FALSE;
     }
     self->color_mode = FOVEA_COLOR_FIXED;
@@ -344,14 +330,15 @@ static gboolean stitch_start(GstAggregator *agg)
                           ("rig=%s map=%s", GST_STR_NULL(rig), GST_STR_NULL(map)));
         goto done;
     }
-    st = rig ? fovea_stitch_map_from_rig(self->ctx, rig, &self->map)
-             : fovea_stitch_map_load(self->ctx, map, &self->map);
+    st = rig ? fovea_stitch_map_from_rig(self->base.ctx, rig, &self->map)
+             : fovea_stitch_map_load(self->base.ctx, map, &self->map);
     if (st < 0) {
         /* the library's message names the file */
         if (st == FOVEA_ERR_IO)
-            FOVEA_GST_ERROR(self, RESOURCE, OPEN_READ, self->ctx, st, "%s", rig ? "rig" : "map");
+            FOVEA_GST_ERROR(self, RESOURCE, OPEN_READ, self->base.ctx, st, "%s",
+                            rig ? "rig" : "map");
         else
-            FOVEA_GST_ERROR(self, RESOURCE, READ, self->ctx, st, "%s", rig ? "rig" : "map");
+            FOVEA_GST_ERROR(self, RESOURCE, READ, self->base.ctx, st, "%s", rig ? "rig" : "map");
         goto done;
     }
     if (fovea_stitch_map_covers_any(self->map) <= 0) {
@@ -407,21 +394,8 @@ static GstFlowReturn stitch_flush(GstAggregator *agg)
 
 static GstStateChangeReturn stitch_change_state(GstElement *el, GstStateChange t)
 {
-    GstFoveaStitch *self = STITCH(el);
-    if (t == GST_STATE_CHANGE_NULL_TO_READY) {
-        GST_OBJECT_LOCK(self);
-        const fovea_backend b = self->backend;
-        const int threads = self->threads;
-        GST_OBJECT_UNLOCK(self);
-        if (!fovea_gst_open_element_context(el, fovea_stitch_debug, b, threads, &self->ctx,
-                                            &self->cuda))
-            return GST_STATE_CHANGE_FAILURE;
-    }
-    GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_fovea_stitch_parent_class)->change_state(el, t);
-    if (t == GST_STATE_CHANGE_READY_TO_NULL) {
-        fovea_gst_close_element_context(&self->ctx, &self->cuda);
-    }
-    return ret;
+    return fovea_gst_base_change_state(&STITCH(el)->base, el, fovea_stitch_debug,
+                                       GST_ELEMENT_CLASS(gst_fovea_stitch_parent_class), t);
 }
 
 /* ------------------------------------------------------------------ caps */
@@ -449,12 +423,12 @@ static GstVideoFormat configured_format(GstFoveaStitch *self, GstPad *except)
  * when the caps are negotiated. A started element without CUDA offers none. */
 static gboolean offers_cuda(GstFoveaStitch *self)
 {
-    if (self->cuda)
+    if (self->base.cuda)
         return TRUE;
-    if (self->ctx || !fovea_gst_cuda_compiled())
+    if (self->base.ctx || !fovea_gst_cuda_compiled())
         return FALSE;
     GST_OBJECT_LOCK(self);
-    const gboolean maybe = self->backend != FOVEA_BACKEND_CPU;
+    const gboolean maybe = self->base.backend != FOVEA_BACKEND_CPU;
     GST_OBJECT_UNLOCK(self);
     return maybe;
 }
@@ -519,7 +493,7 @@ static gboolean stitch_sink_query(GstAggregator *agg, GstAggregatorPad *pad, Gst
         return TRUE;
     }
     case GST_QUERY_CONTEXT:
-        if (fovea_gst_cuda_handle_query(self->cuda, GST_ELEMENT(self), query))
+        if (fovea_gst_cuda_handle_query(self->base.cuda, GST_ELEMENT(self), query))
             return TRUE;
         break;
     default:
@@ -535,7 +509,7 @@ static gboolean stitch_src_query(GstAggregator *agg, GstQuery *query)
     case GST_QUERY_CAPS:
         return answer_caps_query(query, src_caps(self));
     case GST_QUERY_CONTEXT:
-        if (fovea_gst_cuda_handle_query(self->cuda, GST_ELEMENT(self), query))
+        if (fovea_gst_cuda_handle_query(self->base.cuda, GST_ELEMENT(self), query))
             return TRUE;
         break;
     default:
@@ -628,7 +602,7 @@ static GstCaps *stitch_update_caps(GstVideoAggregator *vagg, GstCaps *downstream
     /* CUDA memory out first when the cameras come in it (frames stay on the
      * device), system memory first otherwise */
     GstCaps *want = gst_caps_new_empty();
-    if (self->cuda) {
+    if (self->base.cuda) {
         GstCaps *cuda = gst_caps_copy(sys);
         gst_caps_set_features(cuda, 0, gst_caps_features_new(FOVEA_GST_CAPS_FEATURE_CUDA, NULL));
         if (in_cuda) {
@@ -650,7 +624,7 @@ static GstCaps *stitch_update_caps(GstVideoAggregator *vagg, GstCaps *downstream
 static gboolean stitch_negotiated_src_caps(GstAggregator *agg, GstCaps *caps)
 {
     GstFoveaStitch *self = STITCH(agg);
-    self->out_cuda = self->cuda && fovea_gst_caps_is_cuda(caps);
+    self->out_cuda = self->base.cuda && fovea_gst_caps_is_cuda(caps);
     return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->negotiated_src_caps(agg, caps);
 }
 
@@ -662,11 +636,11 @@ static gboolean stitch_decide_allocation(GstAggregator *agg, GstQuery *query)
     if (!caps)
         return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->decide_allocation(agg,
                                                                                       query);
-    const gboolean cuda = self->cuda && fovea_gst_caps_is_cuda(caps);
+    const gboolean cuda = self->base.cuda && fovea_gst_caps_is_cuda(caps);
     /* system memory on the CUDA backend: pinned buffers, which the stitcher
      * fills without its staging copy */
-    GstBufferPool *pool = cuda ? fovea_gst_cuda_pool_new(self->cuda, caps, 0, 0)
-                               : fovea_gst_pinned_pool_new(self->ctx, caps, 0, 0);
+    GstBufferPool *pool = cuda ? fovea_gst_cuda_pool_new(self->base.cuda, caps, 0, 0)
+                               : fovea_gst_pinned_pool_new(self->base.ctx, caps, 0, 0);
     if (!pool && !cuda)
         return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->decide_allocation(agg,
                                                                                       query);
@@ -694,7 +668,7 @@ static gboolean stitch_propose_allocation(GstAggregator *agg, GstAggregatorPad *
     GstAggregatorClass *parent = GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class);
     if (parent->propose_allocation && !parent->propose_allocation(agg, pad, decide_query, query))
         return FALSE;
-    fovea_gst_propose_pinned(STITCH(agg)->ctx, query);
+    fovea_gst_propose_pinned(STITCH(agg)->base.ctx, query);
     return TRUE;
 }
 
@@ -852,11 +826,12 @@ static gboolean ensure_black(GstFoveaStitch *self, int c, fovea_pixfmt fmt, int 
     fovea_frame *f = &self->black[c];
     if (f->buf && f->fmt == fmt)
         return TRUE;
-    fovea_frame_free(self->ctx, f);
-    const int st = fovea_frame_alloc(self->ctx, f, self->cam_w[c], self->cam_h[c], fmt,
+    fovea_frame_free(self->base.ctx, f);
+    const int st = fovea_frame_alloc(self->base.ctx, f, self->cam_w[c], self->cam_h[c], fmt,
                                      FOVEA_MEM_HOST);
     if (st < 0) {
-        FOVEA_GST_ERROR(self, RESOURCE, NO_SPACE_LEFT, self->ctx, st, "camera %d: black frame", c);
+        FOVEA_GST_ERROR(self, RESOURCE, NO_SPACE_LEFT, self->base.ctx, st,
+                        "camera %d: black frame", c);
         return FALSE;
     }
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(fmt);
@@ -899,11 +874,11 @@ static gboolean ensure_stitcher(GstFoveaStitch *self, const GstVideoInfo *in)
     GST_OBJECT_UNLOCK(self);
     ss.yuv_colorspace = cs;
     ss.yuv_full_range = full;
-    int st = fovea_stitcher_create(self->ctx, &self->st, self->map, &ss);
+    int st = fovea_stitcher_create(self->base.ctx, &self->st, self->map, &ss);
     if (st == FOVEA_OK && self->color_mode == FOVEA_COLOR_FIXED)
         st = fovea_stitcher_set_color(self->st, self->fixed_cc, self->ncam);
     if (st < 0) {
-        FOVEA_GST_ERROR(self, LIBRARY, INIT, self->ctx, st, "cannot create the stitcher");
+        FOVEA_GST_ERROR(self, LIBRARY, INIT, self->base.ctx, st, "cannot create the stitcher");
         fovea_stitcher_destroy(&self->st);
         return FALSE;
     }
@@ -969,7 +944,7 @@ static GstFlowReturn stitch_aggregate_frames(GstVideoAggregator *vagg, GstBuffer
     GstVideoFrame of;
     gboolean out_mapped = FALSE;
     GstFlowReturn ret = GST_FLOW_ERROR;
-    const int dev = fovea_context_device(self->ctx);
+    const int dev = fovea_context_device(self->base.ctx);
 
     GST_OBJECT_LOCK(self);
     for (GList *l = GST_ELEMENT(self)->sinkpads; l; l = l->next) {
@@ -1014,7 +989,7 @@ static GstFlowReturn stitch_aggregate_frames(GstVideoAggregator *vagg, GstBuffer
             break;
         }
         case USE_LAST: {
-            const gboolean d = fovea_gst_cuda_buffer_is_ours(self->cuda, p->last);
+            const gboolean d = fovea_gst_cuda_buffer_is_ours(self->base.cuda, p->last);
             if (!gst_video_frame_map(&own[c], &p->last_info, p->last,
                                      GST_MAP_READ | (d ? fovea_gst_cuda_map_flag() : 0))) {
                 GST_ELEMENT_ERROR(self, STREAM, FAILED,
@@ -1051,9 +1026,9 @@ static GstFlowReturn stitch_aggregate_frames(GstVideoAggregator *vagg, GstBuffer
     post_color(self, GST_BUFFER_PTS(outbuf));
     int st = fovea_stitcher_process(self->st, inp, self->ncam, &out);
     if (st == FOVEA_OK && self->out_cuda)
-        st = fovea_sync(self->ctx); /* the device output complete before downstream reads it */
+        st = fovea_sync(self->base.ctx); /* the device output complete before downstream reads it */
     if (st < 0) {
-        FOVEA_GST_ERROR(self, STREAM, FAILED, self->ctx, st, "frame %" G_GUINT64_FORMAT
+        FOVEA_GST_ERROR(self, STREAM, FAILED, self->base.ctx, st, "frame %" G_GUINT64_FORMAT
                         ": stitching failed", self->frames);
         goto done;
     }
@@ -1080,7 +1055,7 @@ static void stitch_finalize(GObject *obj)
     fovea_stitcher_destroy(&self->st);
     fovea_stitch_map_destroy(&self->map);
     free_black(self);
-    fovea_gst_close_element_context(&self->ctx, &self->cuda);
+    fovea_gst_base_close(&self->base);
     g_free(self->rig);
     g_free(self->map_path);
     g_free(self->color);
@@ -1187,6 +1162,5 @@ static void gst_fovea_stitch_init(GstFoveaStitch *self)
     self->color_smoothing = DEFAULT_COLOR_SMOOTHING;
     self->missing = DEFAULT_MISSING;
     self->max_repeat = DEFAULT_MAX_REPEAT;
-    self->backend = FOVEA_GST_DEFAULT_BACKEND;
-    self->threads = FOVEA_GST_DEFAULT_THREADS;
+    fovea_gst_base_init(&self->base, FALSE);
 }

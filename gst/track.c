@@ -41,10 +41,8 @@ typedef struct {
     /* properties (object lock) */
     gint nfeatures, window, mindist, levels, subsampling, trail_len;
     gboolean replace, sequential, draw;
-    fovea_backend backend;
-    gint threads;
-    /* READY and above */
-    fovea_context *ctx;
+    /* backend: KLT's (tc->backend); the context is a CPU one, from READY on */
+    fovea_gst_base base;
     /* the streaming thread's */
     KLT_TrackingContext tc;
     KLT_FeatureList fl;
@@ -102,14 +100,9 @@ static void track_set_property(GObject *obj, guint id, const GValue *v, GParamSp
     case PROP_TRAIL:
         self->trail_len = g_value_get_int(v);
         break;
-    case PROP_BACKEND:
-        self->backend = (fovea_backend)g_value_get_enum(v);
-        break;
-    case PROP_THREADS:
-        self->threads = g_value_get_int(v);
-        break;
     default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
+        if (!fovea_gst_base_set_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
         break;
     }
     GST_OBJECT_UNLOCK(self);
@@ -147,14 +140,9 @@ static void track_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps
     case PROP_TRAIL:
         g_value_set_int(v, self->trail_len);
         break;
-    case PROP_BACKEND:
-        g_value_set_enum(v, self->backend);
-        break;
-    case PROP_THREADS:
-        g_value_set_int(v, self->threads);
-        break;
     default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
+        if (!fovea_gst_base_get_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
         break;
     }
     GST_OBJECT_UNLOCK(self);
@@ -164,21 +152,10 @@ static void track_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps
 
 static GstStateChangeReturn track_change_state(GstElement *el, GstStateChange t)
 {
-    GstFoveaTrack *self = TRACK(el);
-    if (t == GST_STATE_CHANGE_NULL_TO_READY) {
-        GST_OBJECT_LOCK(self);
-        const int threads = self->threads;
-        GST_OBJECT_UNLOCK(self);
-        /* KLT picks its backend itself (tc->backend); the context gives it
-         * threads and the log */
-        self->ctx = fovea_gst_open_context(el, fovea_track_debug, FOVEA_BACKEND_CPU, threads);
-        if (!self->ctx)
-            return GST_STATE_CHANGE_FAILURE;
-    }
-    GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_fovea_track_parent_class)->change_state(el, t);
-    if (t == GST_STATE_CHANGE_READY_TO_NULL)
-        fovea_close(&self->ctx);
-    return ret;
+    /* KLT picks its backend itself (tc->backend); the context gives it
+     * threads and the log */
+    return fovea_gst_base_change_state(&TRACK(el)->base, el, fovea_track_debug,
+                                       GST_ELEMENT_CLASS(gst_fovea_track_parent_class), t);
 }
 
 static void free_tracker(GstFoveaTrack *self)
@@ -208,7 +185,7 @@ static gboolean make_tracker(GstFoveaTrack *self, int w, int h)
     const int n = self->nfeatures, window = self->window, mindist = self->mindist;
     const int levels = self->levels, subsampling = self->subsampling;
     const gboolean sequential = self->sequential, draw = self->draw;
-    const fovea_backend backend = self->backend;
+    const fovea_backend backend = self->base.backend;
     GST_OBJECT_UNLOCK(self);
     self->tc = KLTCreateTrackingContext();
     self->fl = KLTCreateFeatureList(n);
@@ -220,7 +197,7 @@ static gboolean make_tracker(GstFoveaTrack *self, int w, int h)
         return FALSE;
     }
     KLT_TrackingContext tc = self->tc;
-    tc->ctx = self->ctx;
+    tc->ctx = self->base.ctx;
     tc->backend = backend;
     tc->window_width = tc->window_height = window;
     tc->mindist = mindist;
@@ -234,7 +211,7 @@ static gboolean make_tracker(GstFoveaTrack *self, int w, int h)
     KLTUpdateTCBorder(tc);
     const int st = fovea_klt_check_params(tc, w, h);
     if (st < 0) {
-        FOVEA_GST_ERROR(self, CORE, NEGOTIATION, self->ctx, st,
+        FOVEA_GST_ERROR(self, CORE, NEGOTIATION, self->base.ctx, st,
                         "KLT parameters for %dx%d frames", w, h);
         return FALSE;
     }
@@ -444,7 +421,7 @@ static GstFlowReturn track_transform_frame_ip(GstVideoFilter *vf, GstVideoFrame 
     }
     const int st = fovea_klt_last_status(self->tc);
     if (st < 0) {
-        FOVEA_GST_ERROR(self, STREAM, FAILED, self->ctx, st, "frame %" G_GUINT64_FORMAT,
+        FOVEA_GST_ERROR(self, STREAM, FAILED, self->base.ctx, st, "frame %" G_GUINT64_FORMAT,
                         self->frames);
         return GST_FLOW_ERROR;
     }
@@ -464,7 +441,7 @@ static void track_finalize(GObject *obj)
 {
     GstFoveaTrack *self = TRACK(obj);
     free_tracker(self);
-    fovea_close(&self->ctx);
+    fovea_gst_base_close(&self->base);
     G_OBJECT_CLASS(gst_fovea_track_parent_class)->finalize(obj);
 }
 
@@ -546,6 +523,5 @@ static void gst_fovea_track_init(GstFoveaTrack *self)
     self->mindist = 10;
     self->trail_len = 10;
     self->draw = TRUE;
-    self->backend = FOVEA_GST_DEFAULT_BACKEND;
-    self->threads = FOVEA_GST_DEFAULT_THREADS;
+    fovea_gst_base_init(&self->base, TRUE);
 }

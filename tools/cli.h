@@ -205,6 +205,81 @@ int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o,
 int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader **r, char *err,
                         size_t errsz);
 
+/* ------------------------------------------------------------------ common options */
+
+/* The options most commands share (cli_common.c): --backend, --threads,
+ * --frames, --start, --quiet and --json FILE, parsed once into one struct.
+ * To adopt the group in a command:
+ *   1. list the options in the command's table where its help shows them: the
+ *      CLI_OPTION_* entries below give the usual words; a command that words
+ *      one otherwise writes its own entry with the group's id (CLI_OPT_*), and
+ *      its --help stays as it was;
+ *   2. cli_common_opts_init() before the option loop (then set a command's own
+ *      defaults: frames_max, or backend = FOVEA_BACKEND_CPU for a command
+ *      without --backend whose context is CPU-only);
+ *   3. call cli_common_option() first in the loop: > 0 the option was the
+ *      group's (or an input option, when in is not NULL), < 0 a usage error was
+ *      printed (exit CLI_EXIT_USAGE), 0 it is the command's own;
+ *   4. open the context with cli_open_context(). */
+enum {
+    CLI_OPT_BACKEND = 0x2000,
+    CLI_OPT_THREADS,
+    CLI_OPT_FRAMES,
+    CLI_OPT_START,
+    CLI_OPT_QUIET,
+    CLI_OPT_JSON
+};
+
+typedef struct cli_common_opts {
+    fovea_backend backend; /* --backend auto|cpu|cuda; default auto */
+    int threads;           /* --threads 0..1024; 0 = one per CPU */
+    long long frames;      /* --frames N; -1 = all (also for --frames 0) */
+    long long frames_max;  /* the largest --frames taken; default INT64_MAX */
+    long long start;       /* --start N: frames to skip; default 0 */
+    int quiet;             /* --quiet/-q */
+    const char *json;      /* --json FILE; NULL when not given */
+} cli_common_opts;
+
+/* The usual entries (help text and default) of the group's options. */
+#define CLI_OPTION_BACKEND {"backend", 0, "B", "auto, cpu or cuda", "auto", CLI_OPT_BACKEND}
+#define CLI_OPTION_THREADS                                                                  \
+    {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", CLI_OPT_THREADS}
+#define CLI_OPTION_QUIET                                                                    \
+    {"quiet", 'q', NULL, "do not show progress nor the summary line",                       \
+     "progress on stderr when it is a terminal, a summary line at the end", CLI_OPT_QUIET}
+/* the command's own help line, default "0" (all) / "0" (none skipped) / "none" */
+#define CLI_OPTION_FRAMES(help) {"frames", 0, "N", help, "0", CLI_OPT_FRAMES}
+#define CLI_OPTION_START(help) {"start", 0, "N", help, "0", CLI_OPT_START}
+#define CLI_OPTION_JSON(help) {"json", 0, "FILE", help, "none", CLI_OPT_JSON}
+
+void cli_common_opts_init(cli_common_opts *o);
+
+/* Parse option id of the group into o, or (in not NULL) one of the
+ * CLI_INPUT_OPTIONS into in. @return 1 when handled, 0 when id is the
+ * command's own, -1 after a usage error. */
+int cli_common_option(cli_common_opts *o, cli_input_opts *in, const char *cmd, int id,
+                      const char *value);
+
+/* How a command words a context that cannot be opened (each keeps its words). */
+typedef enum cli_context_msg {
+    CLI_CONTEXT_MSG_PLAIN,  /* "cannot create a context: WHY" */
+    CLI_CONTEXT_MSG_NAMED,  /* "cannot create a BACKEND context: WHY" */
+    CLI_CONTEXT_MSG_OPTION, /* "--backend BACKEND: cannot create a context: WHY" */
+    CLI_CONTEXT_MSG_OPEN    /* "cannot open a BACKEND context: WHY" */
+} cli_context_msg;
+
+/* fovea_default_settings() with the group's --backend and --threads, for a
+ * command that sets more (a log callback) before cli_open_context_with(). */
+void cli_context_settings(fovea_settings *s, const cli_common_opts *o);
+/* fovea_open() with s; prints msg's message when it fails.
+ * @return CLI_EXIT_OK or CLI_EXIT_RUNTIME */
+int cli_open_context_with(fovea_context **ctx, const fovea_settings *s, cli_context_msg msg);
+/* The two above in one: a context on the group's --backend and --threads. */
+int cli_open_context(fovea_context **ctx, const cli_common_opts *o, cli_context_msg msg);
+
+/* A context's log callback: "fovea: [warning: ]MSG" on stderr. */
+void cli_log_to_stderr(void *opaque, fovea_log_level level, const char *msg);
+
 /* ------------------------------------------------------------------ progress */
 
 /* "frame 120/300  45.2 fps  ETA 4s" on stderr, redrawn with '\r' at most 4 times

@@ -11,12 +11,7 @@ enum {
     OPT_OUT_FORMAT = 1,
     OPT_PIXFMT_OUT,
     OPT_COLORSPACE,
-    OPT_RANGE,
-    OPT_START,
-    OPT_FRAMES,
-    OPT_THREADS,
-    OPT_JSON,
-    OPT_QUIET
+    OPT_RANGE
 };
 
 static const cli_option options[] = {
@@ -31,14 +26,13 @@ static const cli_option options[] = {
     {"range", 0, "RANGE", "YUV range for YUV<->RGB: auto, limited or full; auto takes a y4m "
      "input's XCOLORRANGE tag (as ffmpeg writes it), else limited. A y4m output made from RGB "
      "carries the tag", "auto", OPT_RANGE},
-    {"start", 0, "N", "skip the first N input frames", "0", OPT_START},
-    {"frames", 0, "N", "convert at most N frames; 0 = all", "0", OPT_FRAMES},
+    CLI_OPTION_START("skip the first N input frames"),
+    CLI_OPTION_FRAMES("convert at most N frames; 0 = all"),
     {"threads", 0, "N", "CPU threads for pixel format conversion; 0 = one per CPU", "0",
-     OPT_THREADS},
-    {"json", 0, "FILE", "write a JSON summary (frames, input, output, seconds) to FILE; "
-     "'-' = stdout", "none", OPT_JSON},
-    {"quiet", 'q', NULL, "do not show progress nor the summary line",
-     "progress on stderr when it is a terminal, a summary line at the end", OPT_QUIET},
+     CLI_OPT_THREADS},
+    CLI_OPTION_JSON("write a JSON summary (frames, input, output, seconds) to FILE; "
+                    "'-' = stdout"),
+    CLI_OPTION_QUIET,
     {0},
 };
 
@@ -65,16 +59,12 @@ static const cli_spec spec = {
 };
 
 typedef struct convert_args {
+    cli_common_opts opt;  /* backend: cpu (no --backend) */
     cli_input_opts in;
     fovea_container out_container;
     fovea_pixfmt out_fmt; /* NONE = choose */
     fovea_convert_options copt;
     int range_given;      /* --range limited|full (else auto) */
-    long long start;
-    long long frames;     /* -1 = all (--frames 0) */
-    int threads;
-    const char *json;
-    int quiet;
     const char *in_path, *out_path;
     fovea_container in_container; /* the reader's (by name or content) */
 } convert_args;
@@ -87,14 +77,21 @@ static int parse_args(convert_args *a, int argc, char **argv)
     int id, range;
 
     memset(a, 0, sizeof(*a));
+    cli_common_opts_init(&a->opt);
+    a->opt.backend = FOVEA_BACKEND_CPU;
     cli_input_opts_init(&a->in);
     a->out_container = FOVEA_CONTAINER_AUTO;
     a->out_fmt = FOVEA_PIX_NONE;
     fovea_convert_options_init(&a->copt);
-    a->frames = -1;
 
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
+        const int shared = cli_common_option(&a->opt, &a->in, cmd, id, v);
+        if (shared != 0) {
+            if (shared < 0)
+                return CLI_EXIT_USAGE;
+            continue;
+        }
         int bad = 0;
         switch (id) {
         case OPT_OUT_FORMAT:
@@ -110,27 +107,6 @@ static int parse_args(convert_args *a, int argc, char **argv)
             bad = cli_parse_range(cmd, "--range", v, 1, &range);
             a->copt.range = range == FOVEA_COLOR_RANGE_FULL ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
             a->range_given = range != FOVEA_COLOR_RANGE_UNKNOWN;
-            break;
-        case OPT_START:
-            bad = cli_parse_int(cmd, "--start", v, 0, INT64_MAX, &a->start);
-            break;
-        case OPT_FRAMES:
-            bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX, &a->frames);
-            if (!bad && a->frames == 0)
-                a->frames = -1;
-            break;
-        case OPT_THREADS:
-            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
-            break;
-        case OPT_JSON:
-            a->json = v;
-            break;
-        case OPT_QUIET:
-            a->quiet = 1;
-            break;
-        default:
-            if (cli_input_option(&a->in, cmd, id, v) <= 0)
-                bad = -1;
             break;
         }
         if (bad)
@@ -166,11 +142,11 @@ static int parse_args(convert_args *a, int argc, char **argv)
         return cli_usage_error(cmd, "--pixfmt-out: %s cannot hold %s (it holds %s)",
                                fovea_container_name(oc), fovea_pixfmt_name(a->out_fmt), list);
     }
-    if (a->json && strcmp(a->json, "-") == 0 && strcmp(a->out_path, "-") == 0)
+    if (a->opt.json && strcmp(a->opt.json, "-") == 0 && strcmp(a->out_path, "-") == 0)
         return cli_usage_error(cmd, "--json -: stdout already carries the video");
     /* before anything is opened for writing: the input must survive */
     if (cli_refuse_same_file(a->out_path, a->in_path) ||
-        cli_refuse_same_file(a->json, a->in_path))
+        cli_refuse_same_file(a->opt.json, a->in_path))
         return CLI_EXIT_USAGE;
     return CLI_EXIT_OK;
 }
@@ -210,14 +186,14 @@ static int write_summary(const convert_args *a, const fovea_video_info *in_info,
     cJSON_AddItemToObject(root, "input", in);
     cJSON_AddItemToObject(root, "output",
                           stream_json(a->out_path, a->out_container, out_info, out_info->fmt));
-    cJSON_AddNumberToObject(root, "start", (double)a->start);
+    cJSON_AddNumberToObject(root, "start", (double)a->opt.start);
     cJSON_AddNumberToObject(root, "frames", (double)frames);
     cJSON_AddBoolToObject(root, "pixfmt_converted", in_info->fmt != out_info->fmt);
     cJSON_AddStringToObject(root, "range", a->copt.range == FOVEA_RANGE_FULL ? "full" : "limited");
     cJSON_AddStringToObject(root, "colorspace", cli_colorspace_name(a->copt.colorspace));
     cJSON_AddNumberToObject(root, "seconds", seconds);
     cJSON_AddNumberToObject(root, "fps", seconds > 0 ? (double)frames / seconds : 0.0);
-    int rc = cli_write_json(a->json, root);
+    int rc = cli_write_json(a->opt.json, root);
     cJSON_Delete(root);
     return rc;
 }
@@ -259,11 +235,11 @@ static int open_input(convert_run *c)
         return rc;
     c->in_info = *fovea_reader_info(c->r);
     a->in_container = fovea_reader_container(c->r);
-    if (a->start > 0) {
-        const int st = fovea_reader_skip(c->r, a->start);
+    if (a->opt.start > 0) {
+        const int st = fovea_reader_skip(c->r, a->opt.start);
         if (st == FOVEA_EOF) {
             cli_error(cli_display_path(a->in_path, 0), "--start %lld: the input has fewer frames",
-                      a->start);
+                      a->opt.start);
             return CLI_EXIT_RUNTIME;
         }
         if (st < 0)
@@ -316,22 +292,16 @@ static int alloc_frames(convert_run *c)
     const fovea_pixfmt wfmt = c->out_info.fmt;
     int st;
     if (c->convert) {
-        fovea_settings s;
-        fovea_default_settings(&s);
-        s.backend = FOVEA_BACKEND_CPU;
-        s.threads = c->a.threads;
-        st = fovea_open(&c->ctx, &s);
-        if (st < 0) {
-            cli_error(NULL, "cannot create a context: %s", fovea_strerror(st));
-            return CLI_EXIT_RUNTIME;
-        }
+        const int rc = cli_open_context(&c->ctx, &c->a.opt, CLI_CONTEXT_MSG_PLAIN);
+        if (rc != CLI_EXIT_OK)
+            return rc;
         st = fovea_frame_alloc(c->ctx, &c->out, w, h, wfmt, FOVEA_MEM_HOST);
         if (st < 0)
             return alloc_failure(c, wfmt, st);
     }
     if (c->convert) {
         /* the ring reads what follows the first frame */
-        const int64_t limit = c->a.frames < 0 ? -1 : c->a.frames - 1;
+        const int64_t limit = c->a.opt.frames < 0 ? -1 : c->a.opt.frames - 1;
         st = cli_ring_init(&c->ring, c->ctx, c->r, PIPE_SLOTS, limit, FOVEA_MEM_HOST, 1);
         if (st < 0)
             return alloc_failure(c, c->in_info.fmt, st);
@@ -352,9 +322,9 @@ static int read_first(convert_run *c)
     const convert_args *a = &c->a;
     const int st = fovea_reader_read(c->r, &c->first);
     if (st == FOVEA_EOF) {
-        if (a->start > 0)
+        if (a->opt.start > 0)
             cli_error(cli_display_path(a->in_path, 0), "no frames left after --start %lld",
-                      a->start);
+                      a->opt.start);
         else
             cli_error(cli_display_path(a->in_path, 0), "no frames in the input");
         return CLI_EXIT_RUNTIME;
@@ -432,11 +402,12 @@ static int run_frames(convert_run *c)
     const convert_args *a = &c->a;
     int64_t total = -1;
     if (c->in_info.frame_count >= 0) {
-        total = c->in_info.frame_count > a->start ? c->in_info.frame_count - a->start : 0;
-        if (a->frames >= 0 && a->frames < total)
-            total = a->frames;
+        const int64_t n = c->in_info.frame_count;
+        total = n > a->opt.start ? n - a->opt.start : 0;
+        if (a->opt.frames >= 0 && a->opt.frames < total)
+            total = a->opt.frames;
     }
-    cli_progress_start(&c->prog, total, a->quiet);
+    cli_progress_start(&c->prog, total, a->opt.quiet);
     if (cli_pipe_start(&c->pipe, c->w, c->rings, c->convert) != 0) {
         pipe_stop(c);
         return CLI_EXIT_RUNTIME;
@@ -444,7 +415,7 @@ static int run_frames(convert_run *c)
     int rc = put_frame(c, &c->first);
     if (rc != CLI_EXIT_OK)
         return rc;
-    while (a->frames < 0 || c->done < a->frames) {
+    while (a->opt.frames < 0 || c->done < a->opt.frames) {
         fovea_frame *f = &c->first;
         const char *msg;
         int st;
@@ -480,13 +451,13 @@ static int finish_output(convert_run *c, double t0)
     fovea_writer_close(&c->w);
     const double secs = cli_now() - t0;
     int rc = CLI_EXIT_OK;
-    if (a->json)
+    if (a->opt.json)
         rc = write_summary(a, &c->in_info, &c->out_info, c->done, secs);
     if (rc == CLI_EXIT_OK) {
         char timing[96];
         cli_format_timing(timing, sizeof(timing), c->done, secs);
-        cli_summary(a->quiet,
-                    strcmp(a->out_path, "-") == 0 || (a->json && strcmp(a->json, "-") == 0),
+        const int json_out = a->opt.json && strcmp(a->opt.json, "-") == 0;
+        cli_summary(a->opt.quiet, strcmp(a->out_path, "-") == 0 || json_out,
                     "convert: %lld %s %dx%d %s -> %s %s %s", c->done, cli_frames_word(c->done),
                     c->in_info.width, c->in_info.height, fovea_pixfmt_name(c->in_info.fmt),
                     cli_display_path(a->out_path, 1), fovea_pixfmt_name(c->out_info.fmt),

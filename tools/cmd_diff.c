@@ -23,11 +23,6 @@ enum {
     OPT_DENOISE,
     OPT_NORMALIZE,
     OPT_MEASURE,
-    OPT_BACKEND,
-    OPT_THREADS,
-    OPT_FRAMES,
-    OPT_QUIET,
-    OPT_JSON,
     OPT_PLOT
 };
 
@@ -51,14 +46,12 @@ static const cli_option options[] = {
      "saturate, so small changes show; 0 = the measure's full range", "0", OPT_NORMALIZE},
     {"measure", 0, "M", "heat-map difference of a pixel: sum (of the channel differences) or "
      "max (the largest)", "sum", OPT_MEASURE},
-    {"backend", 0, "B", "auto, cpu or cuda", "auto", OPT_BACKEND},
-    {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
-    {"frames", 0, "N", "make at most N maps (reads N + 1 frames); 0 = all", "0", OPT_FRAMES},
-    {"quiet", 'q', NULL, "do not show progress nor the summary line",
-     "progress on stderr when it is a terminal, a summary line at the end", OPT_QUIET},
-    {"json", 0, "FILE", "write per-map numbers (changed pixels and tiles, mean and max "
-     "difference, noise sigma, threshold), totals and settings; '-' = stdout", "none",
-     OPT_JSON},
+    CLI_OPTION_BACKEND,
+    CLI_OPTION_THREADS,
+    CLI_OPTION_FRAMES("make at most N maps (reads N + 1 frames); 0 = all"),
+    CLI_OPTION_QUIET,
+    CLI_OPTION_JSON("write per-map numbers (changed pixels and tiles, mean and max "
+                    "difference, noise sigma, threshold), totals and settings; '-' = stdout"),
     {"plot", 0, "FILE.png", "draw the changed fractions and the noise sigma per map as a "
      "1200x500 PNG chart", "none", OPT_PLOT},
     CLI_INPUT_OPTIONS,
@@ -98,15 +91,12 @@ enum { OUT_HEAT, OUT_NOISE, OUT_MASK, N_OUT };
 static const char *const out_option[N_OUT] = {"--heatmap", "--noise", "--mask"};
 
 typedef struct diff_args {
+    cli_common_opts opt; /* frames: maps */
     cli_input_opts in;
     const char *input;
     const char *out[N_OUT];
     fovea_diff_settings set;
-    fovea_backend backend;
-    int threads;
-    long long frames; /* maps; -1 = all */
-    int quiet;
-    const char *json, *plot;
+    const char *plot;
 } diff_args;
 
 /* 1 when path is a frame-number pattern the image readers and writers take
@@ -185,14 +175,20 @@ static int parse_args(diff_args *a, int argc, char **argv)
     int id, k;
 
     memset(a, 0, sizeof(*a));
+    cli_common_opts_init(&a->opt);
+    a->opt.frames_max = INT64_MAX - 1; /* N + 1 frames are read */
     cli_input_opts_init(&a->in);
     fovea_diff_default_settings(&a->set);
     a->set.temporal_strength = 192;
-    a->backend = FOVEA_BACKEND_AUTO;
-    a->frames = -1;
 
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
+        const int shared = cli_common_option(&a->opt, &a->in, cmd, id, v);
+        if (shared != 0) {
+            if (shared < 0)
+                return CLI_EXIT_USAGE;
+            continue;
+        }
         int bad = 0;
         switch (id) {
         case OPT_HEATMAP: a->out[OUT_HEAT] = v; break;
@@ -226,23 +222,10 @@ static int parse_args(diff_args *a, int argc, char **argv)
             bad = cli_parse_choice(cmd, "--measure", v, measures, &k);
             a->set.measure = k ? FOVEA_DIFF_MAX : FOVEA_DIFF_SUM;
             break;
-        case OPT_BACKEND: bad = cli_parse_backend(cmd, v, &a->backend); break;
-        case OPT_THREADS: bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads); break;
-        case OPT_FRAMES:
-            bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX - 1, &a->frames);
-            if (!bad && a->frames == 0)
-                a->frames = -1;
-            break;
-        case OPT_QUIET: a->quiet = 1; break;
-        case OPT_JSON: a->json = v; break;
         case OPT_PLOT:
             if (check_plot_name(cmd, v) != CLI_EXIT_OK)
                 return CLI_EXIT_USAGE;
             a->plot = v;
-            break;
-        default:
-            if (cli_input_option(&a->in, cmd, id, v) <= 0)
-                bad = -1;
             break;
         }
         if (bad)
@@ -256,7 +239,7 @@ static int parse_args(diff_args *a, int argc, char **argv)
     a->input = p.rest[0];
 
     /* outputs: one at most on stdout, no two the same file, none an input */
-    const char *names[N_OUT + 2] = {a->out[0], a->out[1], a->out[2], a->json, a->plot};
+    const char *names[N_OUT + 2] = {a->out[0], a->out[1], a->out[2], a->opt.json, a->plot};
     const char *opts[N_OUT + 2] = {out_option[0], out_option[1], out_option[2], "--json",
                                    "--plot"};
     int on_stdout = 0;
@@ -322,7 +305,7 @@ static int refuse_sequence_outputs(const diff_args *a, int64_t nfiles, int64_t n
             n++;
         }
     qsort(ids, n, sizeof(*ids), cmp_id);
-    const char *names[N_OUT + 2] = {a->out[0], a->out[1], a->out[2], a->json, a->plot};
+    const char *names[N_OUT + 2] = {a->out[0], a->out[1], a->out[2], a->opt.json, a->plot};
     int rc = CLI_EXIT_OK;
     for (int k = 0; k < N_OUT + 2 && rc == CLI_EXIT_OK; k++) {
         if (!names[k] || strcmp(names[k], "-") == 0)
@@ -396,12 +379,6 @@ typedef struct diff_run {
     cli_progress prog;
 } diff_run;
 
-static void log_to_stderr(void *opaque, fovea_log_level level, const char *msg)
-{
-    (void)opaque;
-    fprintf(stderr, "fovea: %s%s\n", level == FOVEA_LOG_WARNING ? "warning: " : "", msg);
-}
-
 /* Open the input and refuse what cannot be differenced before any output is
  * opened. @return CLI_EXIT_OK or the exit code, the error printed */
 static int open_input(diff_run *s)
@@ -433,8 +410,8 @@ static int open_input(diff_run *s)
     const fovea_container ic = fovea_reader_container(s->r);
     if (strcmp(a->input, "-") != 0 && is_pattern(a->input, ic)) {
         int64_t maps = in->frame_count - 1;
-        if (a->frames >= 0 && a->frames < maps)
-            maps = a->frames;
+        if (a->opt.frames >= 0 && a->opt.frames < maps)
+            maps = a->opt.frames;
         return refuse_sequence_outputs(a, in->frame_count, maps);
     }
     return CLI_EXIT_OK;
@@ -443,17 +420,11 @@ static int open_input(diff_run *s)
 static int open_differencer(diff_run *s)
 {
     fovea_settings cs;
-    fovea_default_settings(&cs);
-    cs.backend = s->a.backend;
-    cs.threads = s->a.threads;
-    cs.log = log_to_stderr;
-    int st = fovea_open(&s->ctx, &cs);
-    if (st < 0) {
-        cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(s->a.backend),
-                  fovea_strerror(st));
+    cli_context_settings(&cs, &s->a.opt);
+    cs.log = cli_log_to_stderr;
+    if (cli_open_context_with(&s->ctx, &cs, CLI_CONTEXT_MSG_NAMED) != CLI_EXIT_OK)
         return CLI_EXIT_RUNTIME;
-    }
-    st = fovea_diff_open(&s->d, s->ctx, &s->a.set);
+    int st = fovea_diff_open(&s->d, s->ctx, &s->a.set);
     if (st < 0) {
         cli_error(NULL, "%s", fovea_last_error(s->ctx));
         return CLI_EXIT_RUNTIME;
@@ -467,7 +438,7 @@ static int open_differencer(diff_run *s)
                                              s->info.fmt, FOVEA_MEM_DEVICE) == FOVEA_OK;
     }
     fovea_convert_options_init(&s->co);
-    s->want_sigma = s->a.json || s->a.plot;
+    s->want_sigma = s->a.opt.json || s->a.plot;
     return CLI_EXIT_OK;
 }
 
@@ -502,7 +473,7 @@ static int open_output(diff_run *s, int k)
         o->map_fmt = o->write_fmt = image ? FOVEA_PIX_RGB24 : FOVEA_PIX_I420;
     }
     if (image && !is_pattern(o->path, o->container) && s->info.frame_count != 2 &&
-        a->frames != 1)
+        a->opt.frames != 1)
         return cli_usage_error(spec.name, "%s: %s holds one image and the input may make more "
                                "maps: use a pattern such as out%%04d.%s, or --frames 1",
                                o->path, fovea_container_name(o->container),
@@ -552,13 +523,11 @@ static int open_output(diff_run *s, int k)
 
 static int start_reader(diff_run *s)
 {
-    const int limit_set = s->a.frames >= 0;
-    int st = cli_ring_init(&s->ring, s->ctx, s->r, READ_SLOTS, limit_set ? s->a.frames + 1 : -1,
-                           s->mem, 1);
+    const int64_t limit = s->a.opt.frames >= 0 ? s->a.opt.frames + 1 : -1;
+    int st = cli_ring_init(&s->ring, s->ctx, s->r, READ_SLOTS, limit, s->mem, 1);
     if (st < 0 && s->mem == FOVEA_MEM_PINNED) {
         cli_ring_stop(&s->ring);
-        st = cli_ring_init(&s->ring, s->ctx, s->r, READ_SLOTS, limit_set ? s->a.frames + 1 : -1,
-                           FOVEA_MEM_HOST, 1);
+        st = cli_ring_init(&s->ring, s->ctx, s->r, READ_SLOTS, limit, FOVEA_MEM_HOST, 1);
     }
     if (st < 0) {
         cli_error(NULL, "cannot allocate %d input frames: %s", READ_SLOTS, fovea_strerror(st));
@@ -863,7 +832,7 @@ static int write_json(const diff_run *s, double secs)
                           json_number(t.sigmas ? t.sigma_sum / (double)t.sigmas : NAN));
     cJSON_AddNumberToObject(tot, "threshold_min", t.tmin);
     cJSON_AddNumberToObject(tot, "threshold_max", t.tmax);
-    const int rc = cli_write_json(a->json, root);
+    const int rc = cli_write_json(a->opt.json, root);
     cJSON_Delete(root);
     return rc;
 }
@@ -946,7 +915,7 @@ static int write_reports(diff_run *s, double secs)
 {
     const diff_args *a = &s->a;
     int rc = CLI_EXIT_OK;
-    if (a->json)
+    if (a->opt.json)
         rc = write_json(s, secs);
     if (rc == CLI_EXIT_OK && a->plot)
         rc = write_plot(s);
@@ -955,7 +924,7 @@ static int write_reports(diff_run *s, double secs)
     diff_totals t;
     totals_of(s, &t);
     const double pixels = (double)s->info.width * s->info.height;
-    int busy = a->json && strcmp(a->json, "-") == 0;
+    int busy = a->opt.json && strcmp(a->opt.json, "-") == 0;
     for (int k = 0; k < N_OUT; k++)
         busy |= a->out[k] && strcmp(a->out[k], "-") == 0;
     char thr[48];
@@ -964,7 +933,7 @@ static int write_reports(diff_run *s, double secs)
     else
         snprintf(thr, sizeof(thr), "%d..%d", t.tmin, t.tmax);
     const int threads = fovea_context_threads(s->ctx);
-    cli_summary(a->quiet, busy,
+    cli_summary(a->opt.quiet, busy,
                 "diff: %lld map%s of %dx%d %s: %.3f%% of pixels and %.3f%% of %dx%d tiles "
                 "changed (threshold %s), mean difference %.3f, max %d  (%s, %d thread%s, "
                 "%.2f s, %.1f fps)",
@@ -1006,9 +975,9 @@ int cmd_diff(int argc, char **argv)
         int64_t total = -1;
         if (s->info.frame_count > 0)
             total = s->info.frame_count - 1;
-        if (s->a.frames >= 0 && (total < 0 || s->a.frames < total))
-            total = s->a.frames;
-        cli_progress_start(&s->prog, total, s->a.quiet);
+        if (s->a.opt.frames >= 0 && (total < 0 || s->a.opt.frames < total))
+            total = s->a.opt.frames;
+        cli_progress_start(&s->prog, total, s->a.opt.quiet);
         rc = run_maps(s);
     }
     rc = finish_outputs(s, rc); /* every queued map written */

@@ -45,7 +45,7 @@ int cmd_map(int argc, char **argv)
 
 /* ------------------------------------------------------------------ import */
 
-enum { OPT_TABLES = 1, OPT_PANO, OPT_CAMERA, OPT_OUTPUT, OPT_JSON, OPT_QUIET };
+enum { OPT_TABLES = 1, OPT_PANO, OPT_CAMERA, OPT_OUTPUT };
 
 static const cli_option import_options[] = {
     {"tables", 0, "DIR", "folder holding lut_left_x.bin, lut_left_y.bin, lut_right_x.bin, "
@@ -53,7 +53,7 @@ static const cli_option import_options[] = {
     {"pano", 0, "WxH", "panorama size the tables describe (required)", NULL, OPT_PANO},
     {"camera", 0, "WxH", "size of both camera images (required)", NULL, OPT_CAMERA},
     {"output", 'o', "FILE", "map file to write (required)", NULL, OPT_OUTPUT},
-    {"quiet", 'q', NULL, "print nothing on success", "print a one-line summary", OPT_QUIET},
+    {"quiet", 'q', NULL, "print nothing on success", "print a one-line summary", CLI_OPT_QUIET},
     {0},
 };
 
@@ -81,12 +81,20 @@ static int cmd_map_import(int argc, char **argv)
 {
     const char *cmd = import_spec.name;
     const char *tables = NULL, *out = NULL;
-    int pw = 0, ph = 0, cw = 0, ch = 0, quiet = 0;
+    int pw = 0, ph = 0, cw = 0, ch = 0;
+    cli_common_opts opt;
     cli_parser p;
     const char *v;
     int id;
+    cli_common_opts_init(&opt);
     cli_parser_init(&p, &import_spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
+        const int shared = cli_common_option(&opt, NULL, cmd, id, v);
+        if (shared != 0) {
+            if (shared < 0)
+                return CLI_EXIT_USAGE;
+            continue;
+        }
         int bad = 0;
         switch (id) {
         case OPT_TABLES:
@@ -100,12 +108,6 @@ static int cmd_map_import(int argc, char **argv)
             break;
         case OPT_OUTPUT:
             out = v;
-            break;
-        case OPT_QUIET:
-            quiet = 1;
-            break;
-        default:
-            bad = -1;
             break;
         }
         if (bad)
@@ -155,7 +157,7 @@ static int cmd_map_import(int argc, char **argv)
     int rc = CLI_EXIT_OK;
     if (st < 0)
         rc = cli_report(out, 1, fovea_last_error(NULL), st);
-    else if (!quiet)
+    else if (!opt.quiet)
         printf("%s: 2 cameras %dx%d, panorama %dx%d, imported from %s\n", out, cw, ch, pw, ph,
                tables);
     fovea_stitch_map_destroy(&map);
@@ -164,11 +166,8 @@ static int cmd_map_import(int argc, char **argv)
 
 /* ------------------------------------------------------------------ info */
 
-enum { OPT_INFO_JSON = 1 };
-
 static const cli_option info_options[] = {
-    {"json", 0, "FILE", "write the geometry as JSON to FILE; '-' = stdout (instead of the text)",
-     "none", OPT_INFO_JSON},
+    CLI_OPTION_JSON("write the geometry as JSON to FILE; '-' = stdout (instead of the text)"),
     {0},
 };
 
@@ -201,17 +200,16 @@ static int64_t camera_seen(const fovea_stitch_map *m, int c)
 static int cmd_map_info(int argc, char **argv)
 {
     const char *cmd = info_spec.name;
-    const char *json = NULL;
+    cli_common_opts opt;
     cli_parser p;
     const char *v;
     int id;
+    cli_common_opts_init(&opt);
     cli_parser_init(&p, &info_spec, argc, argv);
-    while ((id = cli_next(&p, &v)) > 0) {
-        if (id == OPT_INFO_JSON)
-            json = v;
-        else
+    while ((id = cli_next(&p, &v)) > 0)
+        if (cli_common_option(&opt, NULL, cmd, id, v) <= 0)
             return CLI_EXIT_USAGE;
-    }
+    const char *json = opt.json;
     const int end = cli_options_end(id);
     if (end != CLI_EXIT_OK)
         return end < 0 ? CLI_EXIT_OK : end; /* the help is printed: exit 0 */

@@ -10,7 +10,7 @@
 #include "cli_stream.h"
 #include "fovea/stream.h"
 
-enum { OPT_OUT = 1, OPT_STATS, OPT_TIMEOUT, OPT_RESYNC, OPT_RCVBUF, OPT_THREADS, OPT_QUIET };
+enum { OPT_OUT = 1, OPT_STATS, OPT_TIMEOUT, OPT_RESYNC, OPT_RCVBUF };
 
 static const cli_option options[] = {
     {"output", 'o', "OUT", "where the frames go, required: y4m (or .yuv raw) file, '-' = stdout",
@@ -25,9 +25,9 @@ static const cli_option options[] = {
     {"rcvbuf", 0, "BYTES", "kernel receive buffer, set before connecting (0 = the system's, "
      "which grows by itself): bounds what the network holds while this receiver does not read",
      "0", OPT_RCVBUF},
-    {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
+    CLI_OPTION_THREADS,
     {"quiet", 'q', NULL, "no progress and no summary", "progress on a terminal, a summary line",
-     OPT_QUIET},
+     CLI_OPT_QUIET},
     {0},
 };
 
@@ -51,8 +51,9 @@ static const cli_spec spec = {
 };
 
 typedef struct recv_args {
+    cli_common_opts opt; /* backend: cpu (no --backend) */
     const char *addr, *out, *stats;
-    int timeout, resync, threads, quiet;
+    int timeout, resync;
     long long rcvbuf;
 } recv_args;
 
@@ -63,9 +64,17 @@ static int parse_args(recv_args *a, int argc, char **argv)
     const char *v;
     int id;
     memset(a, 0, sizeof(*a));
+    cli_common_opts_init(&a->opt);
+    a->opt.backend = FOVEA_BACKEND_CPU;
     a->timeout = 30;
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
+        const int shared = cli_common_option(&a->opt, NULL, cmd, id, v);
+        if (shared != 0) {
+            if (shared < 0)
+                return CLI_EXIT_USAGE;
+            continue;
+        }
         int bad = 0;
         switch (id) {
         case OPT_OUT:
@@ -82,15 +91,6 @@ static int parse_args(recv_args *a, int argc, char **argv)
             break;
         case OPT_RCVBUF:
             bad = cli_parse_bytes(cmd, "--rcvbuf", v, 0, 1LL << 30, &a->rcvbuf);
-            break;
-        case OPT_THREADS:
-            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
-            break;
-        case OPT_QUIET:
-            a->quiet = 1;
-            break;
-        default:
-            bad = -1;
             break;
         }
         if (bad)
@@ -151,7 +151,7 @@ static int on_hello(recv_run *r, const fovea_stream_event *ev)
             cli_error(NULL, "out of memory");
             return CLI_EXIT_RUNTIME;
         }
-        if (!r->a.quiet)
+        if (!r->a.opt.quiet)
             fprintf(stderr, "fovea: the stream is %s: writing %s\n",
                     fovea_pixfmt_name(r->info.fmt), fovea_pixfmt_name(r->out_fmt));
     }
@@ -264,28 +264,21 @@ int cmd_receive(int argc, char **argv)
         return CLI_EXIT_OK; /* --help */
     if (rc != CLI_EXIT_OK)
         return rc;
-    fovea_settings cs;
-    fovea_default_settings(&cs);
-    cs.backend = FOVEA_BACKEND_CPU;
-    cs.threads = r.a.threads;
-    int st = fovea_open(&r.ctx, &cs);
-    if (st < 0) {
-        cli_error(NULL, "cannot create a context: %s", fovea_strerror(st));
+    if (cli_open_context(&r.ctx, &r.a.opt, CLI_CONTEXT_MSG_PLAIN) != CLI_EXIT_OK)
         return CLI_EXIT_RUNTIME;
-    }
     fovea_stream_client_settings ss;
     fovea_stream_client_default_settings(&ss);
     ss.timeout_ms = 1000 * r.a.timeout;
     ss.resync = r.a.resync;
     ss.rcvbuf = (int)r.a.rcvbuf;
-    st = fovea_stream_client_open(&r.c, r.ctx, r.a.addr, &ss);
+    int st = fovea_stream_client_open(&r.c, r.ctx, r.a.addr, &ss);
     if (st < 0) {
         cli_error(NULL, "%s", fovea_last_error(r.ctx));
         rc = st == FOVEA_ERR_INVALID_ARG ? CLI_EXIT_USAGE : CLI_EXIT_RUNTIME;
     }
     const double t0 = cli_now();
     if (rc == CLI_EXIT_OK) {
-        cli_stream_progress_start(&r.prog, r.a.quiet);
+        cli_stream_progress_start(&r.prog, r.a.opt.quiet);
         rc = receive_all(&r);
     }
     const double secs = cli_now() - t0;
@@ -304,7 +297,8 @@ int cmd_receive(int argc, char **argv)
     if (rc == CLI_EXIT_OK) {
         char timing[64];
         cli_format_timing(timing, sizeof timing, (int64_t)r.log.n, secs);
-        cli_summary(r.a.quiet, strcmp(r.a.out, "-") == 0 || (r.a.stats && !strcmp(r.a.stats, "-")),
+        const int stats_out = r.a.stats && !strcmp(r.a.stats, "-");
+        cli_summary(r.a.opt.quiet, strcmp(r.a.out, "-") == 0 || stats_out,
                     "receive: %zu %s %dx%d %s from %s, %lld bytes (%.2f%% of raw, %lld skipped) "
                     "%s", r.log.n, cli_frames_word((int64_t)r.log.n), r.info.width,
                     r.info.height, fovea_pixfmt_name(r.info.fmt), r.a.addr,

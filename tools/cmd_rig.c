@@ -45,22 +45,22 @@ int cmd_rig(int argc, char **argv)
 
 /* ------------------------------------------------------------------ rig check */
 
-enum { OPT_PNG = 1, OPT_JSON, OPT_SAVE_MAP, OPT_MAX_STEP, OPT_TOLERANCE, OPT_THREADS, OPT_QUIET };
+enum { OPT_PNG = 1, OPT_SAVE_MAP, OPT_MAX_STEP, OPT_TOLERANCE };
 
 static const cli_option check_options[] = {
     {"png", 0, "FILE", "write the coverage picture: each camera in its own color (brighter "
      "where cameras overlap), seams white, uncovered pixels black", "none", OPT_PNG},
     {"json", 0, "FILE", "write every number of the report as JSON to FILE; '-' = stdout "
-     "(the text report then goes to stderr)", "none", OPT_JSON},
+     "(the text report then goes to stderr)", "none", CLI_OPT_JSON},
     {"save-map", 0, "FILE", "save the built map, for `fovea stitch --map FILE` (skips the "
      "build)", "none", OPT_SAVE_MAP},
     {"max-step", 0, "N", "coarsest grid step tried when building the map: 1, 2, 4, 8, 16 or 32",
      "16", OPT_MAX_STEP},
     {"tolerance", 0, "PX", "largest allowed interpolation error of the map grid, camera "
      "pixels", "0.01", OPT_TOLERANCE},
-    {"threads", 0, "N", "CPU threads for the build; 0 = one per CPU", "0", OPT_THREADS},
+    {"threads", 0, "N", "CPU threads for the build; 0 = one per CPU", "0", CLI_OPT_THREADS},
     {"quiet", 'q', NULL, "print nothing but errors and warnings", "print the report",
-     OPT_QUIET},
+     CLI_OPT_QUIET},
     {0},
 };
 
@@ -81,12 +81,11 @@ static const cli_spec check_spec = {
 };
 
 typedef struct check_args {
+    cli_common_opts opt; /* backend: cpu (no --backend) */
     const char *rig_path;
-    const char *png, *json, *save_map;
+    const char *png, *save_map;
     int max_step;
     double tolerance;
-    int threads;
-    int quiet;
 } check_args;
 
 static int parse_check_args(check_args *a, int argc, char **argv)
@@ -96,17 +95,22 @@ static int parse_check_args(check_args *a, int argc, char **argv)
     const char *v;
     int id;
     memset(a, 0, sizeof(*a));
+    cli_common_opts_init(&a->opt);
+    a->opt.backend = FOVEA_BACKEND_CPU;
     a->max_step = 16;
     a->tolerance = 0.01;
     cli_parser_init(&p, &check_spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
+        const int shared = cli_common_option(&a->opt, NULL, cmd, id, v);
+        if (shared != 0) {
+            if (shared < 0)
+                return CLI_EXIT_USAGE;
+            continue;
+        }
         int bad = 0;
         switch (id) {
         case OPT_PNG:
             a->png = v;
-            break;
-        case OPT_JSON:
-            a->json = v;
             break;
         case OPT_SAVE_MAP:
             a->save_map = v;
@@ -119,15 +123,6 @@ static int parse_check_args(check_args *a, int argc, char **argv)
             break;
         case OPT_TOLERANCE:
             bad = cli_parse_double(cmd, "--tolerance", v, 1e-6, 100.0, &a->tolerance);
-            break;
-        case OPT_THREADS:
-            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
-            break;
-        case OPT_QUIET:
-            a->quiet = 1;
-            break;
-        default:
-            bad = -1;
             break;
         }
         if (bad)
@@ -145,7 +140,7 @@ static int parse_check_args(check_args *a, int argc, char **argv)
     /* before anything is opened for writing: the rig file must survive */
     if (cli_refuse_same_file(a->png, a->rig_path) ||
         cli_refuse_same_file(a->save_map, a->rig_path) ||
-        cli_refuse_same_file(a->json, a->rig_path))
+        cli_refuse_same_file(a->opt.json, a->rig_path))
         return CLI_EXIT_USAGE;
     return CLI_EXIT_OK;
 }
@@ -394,7 +389,7 @@ static void write_invalid_json(const check_args *a, const char *msg)
     cJSON_AddStringToObject(root, "rig", a->rig_path);
     cJSON_AddBoolToObject(root, "valid", 0);
     cJSON_AddStringToObject(root, "error", msg);
-    cli_write_json(a->json, root);
+    cli_write_json(a->opt.json, root);
     cJSON_Delete(root);
 }
 
@@ -418,23 +413,16 @@ static int cmd_rig_check(int argc, char **argv)
 
     int st = fovea_rig_open(NULL, &rig, a.rig_path);
     if (st < 0) {
-        if (a.json)
+        if (a.opt.json)
             write_invalid_json(&a, fovea_last_error(NULL));
         rc = cli_report(a.rig_path, 0, fovea_last_error(NULL), st);
         goto end;
     }
     get_rig_info(rig, info);
 
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = FOVEA_BACKEND_CPU;
-    s.threads = a.threads;
-    st = fovea_open(&ctx, &s);
-    if (st < 0) {
-        cli_error(NULL, "cannot create a context: %s", fovea_strerror(st));
-        rc = CLI_EXIT_RUNTIME;
+    rc = cli_open_context(&ctx, &a.opt, CLI_CONTEXT_MSG_PLAIN);
+    if (rc != CLI_EXIT_OK)
         goto end;
-    }
 
     fovea_map_build_stats stats;
     memset(&stats, 0, sizeof(stats));
@@ -460,8 +448,8 @@ static int cmd_rig_check(int argc, char **argv)
         goto end;
     }
 
-    int json_stdout = a.json && strcmp(a.json, "-") == 0;
-    if (!a.quiet)
+    int json_stdout = a.opt.json && strcmp(a.opt.json, "-") == 0;
+    if (!a.opt.quiet)
         print_report(json_stdout ? stderr : stdout, &a, info, &stats, &cov);
     print_warnings(&a, info, &stats, &cov);
 
@@ -474,14 +462,14 @@ static int cmd_rig_check(int argc, char **argv)
             goto end;
         }
     }
-    if (a.json) {
+    if (a.opt.json) {
         cJSON *root = check_json(&a, info, &stats, &cov, build_seconds);
         if (!root) {
             cli_error(NULL, "out of memory");
             rc = CLI_EXIT_RUNTIME;
             goto end;
         }
-        rc = cli_write_json(a.json, root);
+        rc = cli_write_json(a.opt.json, root);
         cJSON_Delete(root);
     }
 

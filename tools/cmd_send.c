@@ -19,15 +19,12 @@ enum {
     OPT_DENOISE,
     OPT_TILE,
     OPT_LEVEL,
-    OPT_BACKEND,
-    OPT_THREADS,
     OPT_REALTIME,
     OPT_MAX_QUEUE,
     OPT_SNDBUF,
     OPT_MAX_CLIENTS,
     OPT_LINGER,
-    OPT_STATS,
-    OPT_QUIET
+    OPT_STATS
 };
 
 static const cli_option options[] = {
@@ -45,8 +42,8 @@ static const cli_option options[] = {
     {"tile", 0, "N", "tile side in luma pixels: 8, 16, 32 or 64 (chroma follows the subsampling)",
      "16", OPT_TILE},
     {"level", 0, "L", "zstd level, 1 to 19", "1", OPT_LEVEL},
-    {"backend", 0, "B", "auto, cpu or cuda (the encoder)", "auto", OPT_BACKEND},
-    {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
+    {"backend", 0, "B", "auto, cpu or cuda (the encoder)", "auto", CLI_OPT_BACKEND},
+    CLI_OPTION_THREADS,
     {"realtime", 0, NULL, "send at the input's frame rate instead of as fast as it is read",
      "off", OPT_REALTIME},
     {"max-queue", 0, "BYTES", "bytes queued for one receiver before it is dropped back to a "
@@ -58,7 +55,7 @@ static const cli_option options[] = {
     {"stats", 0, "FILE.json", "write per-frame bytes, tiles and encode times, and totals; '-' = "
      "stdout", "none", OPT_STATS},
     {"quiet", 'q', NULL, "no progress and no summary ('listening on' is always printed)",
-     "progress on a terminal, a summary line at the end", OPT_QUIET},
+     "progress on a terminal, a summary line at the end", CLI_OPT_QUIET},
     {0},
 };
 
@@ -82,11 +79,11 @@ static const cli_spec spec = {
 };
 
 typedef struct send_args {
+    cli_common_opts opt;
     cli_input_opts in;
     const char *path, *listen, *stats;
-    int clients, max_clients, realtime, quiet, threads, linger;
+    int clients, max_clients, realtime, linger;
     long long max_queue, sndbuf;
-    fovea_backend backend;
     fovea_stream_settings ss;
 } send_args;
 
@@ -97,14 +94,20 @@ static int parse_args(send_args *a, int argc, char **argv)
     const char *v;
     int id;
     memset(a, 0, sizeof(*a));
+    cli_common_opts_init(&a->opt);
     cli_input_opts_init(&a->in);
     fovea_stream_default_settings(&a->ss);
-    a->backend = FOVEA_BACKEND_AUTO;
     a->max_clients = 16;
     a->max_queue = 64LL << 20;
     a->linger = 10;
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
+        const int shared = cli_common_option(&a->opt, &a->in, cmd, id, v);
+        if (shared != 0) {
+            if (shared < 0)
+                return CLI_EXIT_USAGE;
+            continue;
+        }
         int bad = 0;
         switch (id) {
         case OPT_LISTEN:
@@ -133,12 +136,6 @@ static int parse_args(send_args *a, int argc, char **argv)
         case OPT_LEVEL:
             bad = cli_parse_int32(cmd, "--level", v, 1, 19, &a->ss.zstd_level);
             break;
-        case OPT_BACKEND:
-            bad = cli_parse_backend(cmd, v, &a->backend);
-            break;
-        case OPT_THREADS:
-            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
-            break;
         case OPT_REALTIME:
             a->realtime = 1;
             break;
@@ -156,13 +153,6 @@ static int parse_args(send_args *a, int argc, char **argv)
             break;
         case OPT_STATS:
             a->stats = v;
-            break;
-        case OPT_QUIET:
-            a->quiet = 1;
-            break;
-        default:
-            if (cli_input_option(&a->in, cmd, id, v) <= 0)
-                bad = -1;
             break;
         }
         if (bad)
@@ -198,12 +188,6 @@ typedef struct send_run {
     size_t raw;
 } send_run;
 
-static void log_to_stderr(void *opaque, fovea_log_level level, const char *msg)
-{
-    (void)opaque;
-    fprintf(stderr, "fovea: %s%s\n", level == FOVEA_LOG_WARNING ? "warning: " : "", msg);
-}
-
 static int open_all(send_run *s)
 {
     send_args *a = &s->a;
@@ -213,18 +197,12 @@ static int open_all(send_run *s)
     s->info = *fovea_reader_info(s->r);
     s->raw = fovea_frame_packed_size(s->info.fmt, s->info.width, s->info.height);
     fovea_settings cs;
-    fovea_default_settings(&cs);
-    cs.backend = a->backend;
-    cs.threads = a->threads;
-    cs.log = log_to_stderr;
+    cli_context_settings(&cs, &a->opt);
+    cs.log = cli_log_to_stderr;
     cs.log_level = FOVEA_LOG_WARNING;
-    int st = fovea_open(&s->ctx, &cs);
-    if (st < 0) {
-        cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(a->backend),
-                  fovea_strerror(st));
+    if (cli_open_context_with(&s->ctx, &cs, CLI_CONTEXT_MSG_NAMED) != CLI_EXIT_OK)
         return CLI_EXIT_RUNTIME;
-    }
-    st = fovea_stream_encoder_open(&s->enc, s->ctx, &a->ss, &s->info);
+    int st = fovea_stream_encoder_open(&s->enc, s->ctx, &a->ss, &s->info);
     if (st < 0) {
         cli_error(cli_display_path(a->path, 0), "%s", fovea_last_error(s->ctx));
         return CLI_EXIT_RUNTIME;
@@ -393,7 +371,7 @@ int cmd_send(int argc, char **argv)
         rc = wait_clients(&s);
     const double t0 = cli_now();
     if (rc == CLI_EXIT_OK) {
-        cli_stream_progress_start(&s.prog, s.a.quiet);
+        cli_stream_progress_start(&s.prog, s.a.opt.quiet);
         rc = send_frames(&s);
     }
     if (rc == CLI_EXIT_OK) {
@@ -416,7 +394,7 @@ int cmd_send(int argc, char **argv)
         fovea_stream_server_get_stats(s.srv, &ss);
         char timing[64];
         cli_format_timing(timing, sizeof timing, (int64_t)s.log.n, secs);
-        cli_summary(s.a.quiet, s.a.stats && strcmp(s.a.stats, "-") == 0,
+        cli_summary(s.a.opt.quiet, s.a.stats && strcmp(s.a.stats, "-") == 0,
                     "send: %zu %s %dx%d %s, %lld bytes (%.2f%% of raw, %lld keyframes) to %lld "
                     "receiver%s %s", s.log.n, cli_frames_word((int64_t)s.log.n), s.info.width,
                     s.info.height, fovea_pixfmt_name(s.info.fmt), (long long)s.log.bytes,

@@ -13,17 +13,12 @@ enum {
     OPT_RIG = 1,
     OPT_MAP,
     OPT_OUTPUT,
-    OPT_BACKEND,
-    OPT_THREADS,
-    OPT_FRAMES,
     OPT_COLOR,
     OPT_COLOR_INTERVAL,
     OPT_COLOR_SMOOTHING,
     OPT_DETERMINISTIC,
     OPT_PRINT_COLOR,
     OPT_MISSING,
-    OPT_JSON,
-    OPT_QUIET,
     OPT_COLORSPACE,
     OPT_RANGE,
     OPT_OUT_FORMAT
@@ -39,9 +34,9 @@ static const cli_option options[] = {
     {"out-format", 0, "FMT", "output container: y4m, yuv (raw), pnm or png, e.g. for -o /dev/null "
      "or a FIFO", "from the file extension; '-' is y4m", OPT_OUT_FORMAT},
     {"backend", 0, "NAME", "auto, cpu or cuda", "auto (cuda when a device is present)",
-     OPT_BACKEND},
-    {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
-    {"frames", 0, "N", "stop after N panorama frames; 0 = all", "0", OPT_FRAMES},
+     CLI_OPT_BACKEND},
+    CLI_OPTION_THREADS,
+    CLI_OPTION_FRAMES("stop after N panorama frames; 0 = all"),
     {"color", 0, "MODE", "color correction: auto (gains per R, G, B channel and a gamma per "
      "camera, measured in the overlaps; YUV video: chroma corrected through those RGB "
      "curves), off, or "
@@ -59,10 +54,9 @@ static const cli_option options[] = {
     {"missing", 0, "POLICY", "what to do when a camera has no frame (ended early, truncated or "
      "corrupt): error, or repeat:N to reuse its last good frame up to N times in a row",
      "error", OPT_MISSING},
-    {"json", 0, "FILE", "write a JSON summary (frames, fps, backend, per-camera corrections) to "
-     "FILE; '-' = stdout", "none", OPT_JSON},
-    {"quiet", 'q', NULL, "do not show progress nor the summary line",
-     "progress on stderr when it is a terminal, a summary line at the end", OPT_QUIET},
+    CLI_OPTION_JSON("write a JSON summary (frames, fps, backend, per-camera corrections) to "
+                    "FILE; '-' = stdout"),
+    CLI_OPTION_QUIET,
     {"colorspace", 0, "CS", "YUV video: the inputs' matrix, bt601 or bt709 (HD and UHD video "
      "usually); the color balance measures and corrects in it, and YUV<->RGB conversions "
      "(e.g. -o pano.png) use it", "bt601", OPT_COLORSPACE},
@@ -114,11 +108,9 @@ static const cli_spec spec = {
 enum { COLOR_ARG_AUTO, COLOR_ARG_OFF, COLOR_ARG_FIXED };
 
 typedef struct stitch_args {
+    cli_common_opts opt;
     const char *rig, *map, *out;
     fovea_container out_container; /* --out-format, else from the name */
-    fovea_backend backend;
-    int threads;
-    long long frames; /* -1 = all */
     int color;        /* COLOR_ARG_* */
     const char *color_file;
     int interval;
@@ -126,8 +118,6 @@ typedef struct stitch_args {
     int deterministic;
     int print_color;
     int max_repeat;   /* --missing repeat:N; 0 = error */
-    const char *json;
-    int quiet;
     fovea_colorspace colorspace; /* --colorspace */
     int range;        /* --range: FOVEA_COLOR_RANGE_* (UNKNOWN = auto) */
     cli_input_opts in;
@@ -148,6 +138,8 @@ static int parse_missing(const char *v, int *n)
     return -1;
 }
 
+static int check_args(stitch_args *a, char **rest, int nrest);
+
 static int parse_args(stitch_args *a, int argc, char **argv)
 {
     const char *cmd = spec.name;
@@ -156,9 +148,8 @@ static int parse_args(stitch_args *a, int argc, char **argv)
     int id;
 
     memset(a, 0, sizeof(*a));
+    cli_common_opts_init(&a->opt);
     cli_input_opts_init(&a->in);
-    a->backend = FOVEA_BACKEND_AUTO;
-    a->frames = -1;
     a->out_container = FOVEA_CONTAINER_AUTO;
     a->color = COLOR_ARG_AUTO;
     a->interval = 30;
@@ -166,6 +157,12 @@ static int parse_args(stitch_args *a, int argc, char **argv)
 
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
+        const int shared = cli_common_option(&a->opt, &a->in, cmd, id, v);
+        if (shared != 0) {
+            if (shared < 0)
+                return CLI_EXIT_USAGE;
+            continue;
+        }
         int bad = 0;
         switch (id) {
         case OPT_RIG:
@@ -176,17 +173,6 @@ static int parse_args(stitch_args *a, int argc, char **argv)
             break;
         case OPT_OUTPUT:
             a->out = v;
-            break;
-        case OPT_BACKEND:
-            bad = cli_parse_backend(cmd, v, &a->backend);
-            break;
-        case OPT_THREADS:
-            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
-            break;
-        case OPT_FRAMES:
-            bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX, &a->frames);
-            if (!bad && a->frames == 0)
-                a->frames = -1;
             break;
         case OPT_OUT_FORMAT:
             bad = cli_parse_container(cmd, "--out-format", v, &a->out_container);
@@ -221,21 +207,11 @@ static int parse_args(stitch_args *a, int argc, char **argv)
         case OPT_MISSING:
             bad = parse_missing(v, &a->max_repeat);
             break;
-        case OPT_JSON:
-            a->json = v;
-            break;
-        case OPT_QUIET:
-            a->quiet = 1;
-            break;
         case OPT_COLORSPACE:
             bad = cli_parse_colorspace(cmd, "--colorspace", v, &a->colorspace);
             break;
         case OPT_RANGE:
             bad = cli_parse_range(cmd, "--range", v, 1, &a->range);
-            break;
-        default:
-            if (cli_input_option(&a->in, cmd, id, v) <= 0)
-                bad = -1;
             break;
         }
         if (bad)
@@ -244,17 +220,24 @@ static int parse_args(stitch_args *a, int argc, char **argv)
     const int end = cli_options_end(id);
     if (end != CLI_EXIT_OK)
         return end;
+    return check_args(a, p.rest, p.nrest);
+}
+
+/* The positional arguments and what the options say together. */
+static int check_args(stitch_args *a, char **rest, int nrest)
+{
+    const char *cmd = spec.name;
     if (!a->rig == !a->map)
         return cli_usage_error(cmd, "stitch: give one of --rig FILE or --map FILE");
     if (!a->out)
         return cli_usage_error(cmd, "stitch: -o OUT is required");
-    if (p.nrest < 1)
+    if (nrest < 1)
         return cli_usage_error(cmd, "stitch: expected one input per camera");
-    if (p.nrest > FOVEA_STITCH_MAX_CAMERAS)
+    if (nrest > FOVEA_STITCH_MAX_CAMERAS)
         return cli_usage_error(cmd, "stitch: at most %d inputs, got %d", FOVEA_STITCH_MAX_CAMERAS,
-                               p.nrest);
-    a->inputs = p.rest;
-    a->n = p.nrest;
+                               nrest);
+    a->inputs = rest;
+    a->n = nrest;
 
     int stdin_inputs = 0, stills = 0;
     for (int c = 0; c < a->n; c++) {
@@ -272,12 +255,12 @@ static int parse_args(stitch_args *a, int argc, char **argv)
         return cli_usage_error(cmd, "%s: unknown file type (name it .y4m, .png, .ppm or .yuv, "
                                "or use --out-format)", a->out);
     a->out_container = oc;
-    if (a->json && strcmp(a->json, "-") == 0 && strcmp(a->out, "-") == 0)
+    if (a->opt.json && strcmp(a->opt.json, "-") == 0 && strcmp(a->out, "-") == 0)
         return cli_usage_error(cmd, "--json -: stdout already carries the video");
     if (a->color != COLOR_ARG_AUTO && a->deterministic)
         a->deterministic = 0; /* nothing is measured */
     /* before anything is opened for writing: every file read must survive */
-    const char *outs[2] = {a->out, a->json};
+    const char *outs[2] = {a->out, a->opt.json};
     for (int o = 0; o < 2; o++) {
         for (int c = 0; c < a->n; c++)
             if (cli_refuse_same_file(outs[o], a->inputs[c]))
@@ -421,6 +404,37 @@ static fovea_pixfmt choose_stitch_format(const stitch_run *s)
     return FOVEA_PIX_I420;
 }
 
+/* The YUV range: --range, else the inputs' XCOLORRANGE tags, else limited. */
+static int choose_range(stitch_run *s)
+{
+    const stitch_args *a = &s->a;
+    int tagged = -1;
+    for (int c = 0; c < a->n && !s->still; c++) {
+        const int r = s->cam[c].info.color_range;
+        if (r == FOVEA_COLOR_RANGE_UNKNOWN || a->range != FOVEA_COLOR_RANGE_UNKNOWN)
+            continue;
+        if (tagged >= 0 && r != s->cam[tagged].info.color_range) {
+            cli_error(cli_display_path(s->cam[c].path, 0),
+                      "its y4m header says XCOLORRANGE=%s but camera %d's says %s: give --range",
+                      r == FOVEA_COLOR_RANGE_FULL ? "FULL" : "LIMITED", tagged,
+                      r == FOVEA_COLOR_RANGE_FULL ? "LIMITED" : "FULL");
+            return CLI_EXIT_RUNTIME;
+        }
+        tagged = tagged < 0 ? c : tagged;
+    }
+    if (a->range != FOVEA_COLOR_RANGE_UNKNOWN) {
+        s->full_range = a->range == FOVEA_COLOR_RANGE_FULL;
+        s->range_from = "option";
+    } else if (tagged >= 0) {
+        s->full_range = s->cam[tagged].info.color_range == FOVEA_COLOR_RANGE_FULL;
+        s->range_from = "XCOLORRANGE";
+    } else {
+        s->full_range = 0;
+        s->range_from = "default";
+    }
+    return CLI_EXIT_OK;
+}
+
 static int open_inputs(stitch_run *s)
 {
     stitch_args *a = &s->a;
@@ -471,8 +485,8 @@ static int open_inputs(stitch_run *s)
     s->pipelined = !s->still;
     if (!all_known)
         s->total = -1;
-    if (a->frames >= 0 && (s->total < 0 || a->frames < s->total))
-        s->total = a->frames;
+    if (a->opt.frames >= 0 && (s->total < 0 || a->opt.frames < s->total))
+        s->total = a->opt.frames;
 
     /* frame rates: inputs are paired frame by frame */
     const fovea_video_info *i0 = &s->cam[0].info;
@@ -487,31 +501,9 @@ static int open_inputs(stitch_run *s)
     }
 
     s->stitch_fmt = choose_stitch_format(s);
-    /* the YUV range: --range, else the inputs' XCOLORRANGE tags, else limited */
-    int tagged = -1;
-    for (int c = 0; c < a->n && !s->still; c++) {
-        const int r = s->cam[c].info.color_range;
-        if (r == FOVEA_COLOR_RANGE_UNKNOWN || a->range != FOVEA_COLOR_RANGE_UNKNOWN)
-            continue;
-        if (tagged >= 0 && r != s->cam[tagged].info.color_range) {
-            cli_error(cli_display_path(s->cam[c].path, 0),
-                      "its y4m header says XCOLORRANGE=%s but camera %d's says %s: give --range",
-                      r == FOVEA_COLOR_RANGE_FULL ? "FULL" : "LIMITED", tagged,
-                      r == FOVEA_COLOR_RANGE_FULL ? "LIMITED" : "FULL");
-            return CLI_EXIT_RUNTIME;
-        }
-        tagged = tagged < 0 ? c : tagged;
-    }
-    if (a->range != FOVEA_COLOR_RANGE_UNKNOWN) {
-        s->full_range = a->range == FOVEA_COLOR_RANGE_FULL;
-        s->range_from = "option";
-    } else if (tagged >= 0) {
-        s->full_range = s->cam[tagged].info.color_range == FOVEA_COLOR_RANGE_FULL;
-        s->range_from = "XCOLORRANGE";
-    } else {
-        s->full_range = 0;
-        s->range_from = "default";
-    }
+    const int rc = choose_range(s);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     fovea_convert_options_init(&s->out_copt);
     s->out_copt.colorspace = a->colorspace;
     s->out_copt.range = s->full_range ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
@@ -534,11 +526,11 @@ static int open_inputs(stitch_run *s)
         } else {
             /* pinned on CUDA contexts unless converted first, as alloc_frame */
             const int pin = !ci->convert && fovea_context_backend(s->ctx) == FOVEA_BACKEND_CUDA;
-            st = cli_ring_init(&ci->ring, s->ctx, ci->r, PIPE_SLOTS, a->frames,
+            st = cli_ring_init(&ci->ring, s->ctx, ci->r, PIPE_SLOTS, a->opt.frames,
                                pin ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST, 0);
             if (st < 0 && pin) {
                 cli_ring_stop(&ci->ring);
-                st = cli_ring_init(&ci->ring, s->ctx, ci->r, PIPE_SLOTS, a->frames,
+                st = cli_ring_init(&ci->ring, s->ctx, ci->r, PIPE_SLOTS, a->opt.frames,
                                    FOVEA_MEM_HOST, 0);
             }
         }
@@ -897,7 +889,7 @@ static int write_summary(const stitch_run *s, const fovea_color_correction *cc,
         cJSON_AddNumberToObject(o, "gamma", (double)cc[c].gamma);
         cJSON_AddItemToArray(cams, o);
     }
-    int rc = cli_write_json(a->json, root);
+    int rc = cli_write_json(a->opt.json, root);
     cJSON_Delete(root);
     return rc;
 }
@@ -907,16 +899,9 @@ static int write_summary(const stitch_run *s, const fovea_color_correction *cc,
 static int setup(stitch_run *s)
 {
     stitch_args *a = &s->a;
-    fovea_settings fs;
-    fovea_default_settings(&fs);
-    fs.backend = a->backend;
-    fs.threads = a->threads;
-    int st = fovea_open(&s->ctx, &fs);
-    if (st < 0) {
-        cli_error(NULL, "--backend %s: cannot create a context: %s", fovea_backend_name(a->backend),
-                  fovea_strerror(st));
+    if (cli_open_context(&s->ctx, &a->opt, CLI_CONTEXT_MSG_OPTION) != CLI_EXIT_OK)
         return CLI_EXIT_RUNTIME;
-    }
+    int st;
     if (a->rig)
         st = fovea_stitch_map_from_rig(s->ctx, a->rig, &s->map);
     else
@@ -980,12 +965,12 @@ static int run_loop(stitch_run *s)
     /* a still (or a one-frame run) is balanced on itself before it is stitched */
     int analyse_first = a->color == COLOR_ARG_AUTO && a->n > 1 &&
                         (s->still || s->total == 1);
-    cli_progress_start(&prog, s->total, a->quiet);
+    cli_progress_start(&prog, s->total, a->opt.quiet);
     if (s->pipelined && pipeline_start(s) != 0) {
         cli_progress_finish(&prog);
         return pipeline_finish(s, CLI_EXIT_RUNTIME);
     }
-    for (int64_t step = 0; a->frames < 0 || step < a->frames; step++) {
+    for (int64_t step = 0; a->opt.frames < 0 || step < a->opt.frames; step++) {
         int status = CLI_EXIT_OK;
         int g = gather(s, step, &status);
         if (g == 0 && step == 0) {
@@ -1066,14 +1051,14 @@ int cmd_stitch(int argc, char **argv)
         } else {
             if (s->a.print_color)
                 print_colors(s, cc);
-            if (s->a.json)
+            if (s->a.opt.json)
                 rc = write_summary(s, cc, t1 - t0, now - t1);
         }
         if (rc == CLI_EXIT_OK) {
             char timing[96];
             cli_format_timing(timing, sizeof(timing), s->done, now - t1);
-            cli_summary(s->a.quiet,
-                        strcmp(s->a.out, "-") == 0 || (s->a.json && strcmp(s->a.json, "-") == 0),
+            const int json_out = s->a.opt.json && strcmp(s->a.opt.json, "-") == 0;
+            cli_summary(s->a.opt.quiet, strcmp(s->a.out, "-") == 0 || json_out,
                         "stitch: %lld %s from %d camera%s -> %s %dx%d %s %s",
                         (long long)s->done, cli_frames_word(s->done), s->a.n,
                         s->a.n == 1 ? "" : "s", cli_display_path(s->a.out, 1), s->pano_w,

@@ -19,25 +19,18 @@ enum {
     OPT_SUBSAMPLING,
     OPT_SEQUENTIAL,
     OPT_AFFINE,
-    OPT_BACKEND,
-    OPT_THREADS,
     OPT_OUTPUT,
     OPT_FORMAT,
-    OPT_JSON,
     OPT_OVERLAY,
-    OPT_TRAIL,
-    OPT_QUIET,
-    OPT_START,
-    OPT_FRAMES
+    OPT_TRAIL
 };
 
 #define MAX_TRAIL 64
 
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS,
-    {"start", 0, "N", "skip the first N input frames (video frames, or images of the list)", "0",
-     OPT_START},
-    {"frames", 0, "N", "track at most N frames; 0 = all", "0", OPT_FRAMES},
+    CLI_OPTION_START("skip the first N input frames (video frames, or images of the list)"),
+    CLI_OPTION_FRAMES("track at most N frames; 0 = all"),
     {"features", 'n', "N", "number of feature slots", "150", OPT_FEATURES},
     {"replace", 'r', NULL, "replace lost features after every tracked frame", "off",
      OPT_REPLACE},
@@ -51,19 +44,18 @@ static const cli_option options[] = {
     {"affine", 0, "MODE", "affine consistency check: off, 0 (translation), 1 (similarity) "
      "or 2 (affine)", "off", OPT_AFFINE},
     {"backend", 0, "B", "auto, cpu or cuda (auto: cuda when a device is present)", "auto",
-     OPT_BACKEND},
-    {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
+     CLI_OPT_BACKEND},
+    CLI_OPTION_THREADS,
     {"output", 'o', "FILE", "feature table as text (KLT's layout, features x frames); '-' "
      "= stdout", "- unless --json is given", OPT_OUTPUT},
     {"format", 0, "FMT", "printf format of x and y in the text table ('%...f' or '%...d')",
      "%7.2f", OPT_FORMAT},
-    {"json", 0, "FILE", "features per frame as JSON; '-' = stdout", "none", OPT_JSON},
+    CLI_OPTION_JSON("features per frame as JSON; '-' = stdout"),
     {"overlay", 0, "OUT", "draw the tracks on the frames: a .y4m video or an image pattern "
      "such as frame%03d.png", "none", OPT_OVERLAY},
     {"trail", 0, "N", "frames of history drawn per feature in the overlay (1..64)", "10",
      OPT_TRAIL},
-    {"quiet", 'q', NULL, "do not show progress nor the summary line",
-     "progress on stderr when it is a terminal, a summary line at the end", OPT_QUIET},
+    CLI_OPTION_QUIET,
     {0},
 };
 
@@ -92,13 +84,11 @@ static const cli_spec spec = {
 };
 
 typedef struct track_args {
+    cli_common_opts opt; /* backend: the tracker's (the context is CPU-only) */
     cli_input_opts in;
     int nfeatures, replace, window, mindist, levels, subsampling, sequential, affine;
-    fovea_backend backend;
-    int threads;
-    const char *output, *format, *json, *overlay;
-    int trail, quiet;
-    long long start, frames; /* frames: -1 = all (--frames 0) */
+    const char *output, *format, *overlay;
+    int trail;
     char **inputs;
     int ninputs;
     glob_t g;
@@ -110,6 +100,8 @@ static int has_glob_chars(const char *s)
     return strpbrk(s, "*?[") != NULL;
 }
 
+static int collect_inputs(track_args *a, char **rest, int nrest);
+
 static int parse_args(track_args *a, int argc, char **argv)
 {
     const char *cmd = spec.name;
@@ -118,18 +110,23 @@ static int parse_args(track_args *a, int argc, char **argv)
     int id;
 
     memset(a, 0, sizeof(*a));
+    cli_common_opts_init(&a->opt);
     cli_input_opts_init(&a->in);
     a->nfeatures = 150;
     a->window = 7;
     a->mindist = 10;
     a->affine = -1;
-    a->backend = FOVEA_BACKEND_AUTO;
     a->format = "%7.2f";
     a->trail = 10;
-    a->frames = -1;
 
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
+        const int shared = cli_common_option(&a->opt, &a->in, cmd, id, v);
+        if (shared != 0) {
+            if (shared < 0)
+                return CLI_EXIT_USAGE;
+            continue;
+        }
         int bad = 0;
         switch (id) {
         case OPT_FEATURES:
@@ -165,13 +162,6 @@ static int parse_args(track_args *a, int argc, char **argv)
             a->affine = m - 1;
             break;
         }
-        case OPT_BACKEND:
-            if (cli_parse_backend(cmd, v, &a->backend) < 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case OPT_THREADS:
-            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
-            break;
         case OPT_OUTPUT:
             a->output = v;
             break;
@@ -184,29 +174,11 @@ static int parse_args(track_args *a, int argc, char **argv)
             a->format = v;
             break;
         }
-        case OPT_JSON:
-            a->json = v;
-            break;
         case OPT_OVERLAY:
             a->overlay = v;
             break;
         case OPT_TRAIL:
             bad = cli_parse_int32(cmd, "--trail", v, 1, MAX_TRAIL, &a->trail);
-            break;
-        case OPT_QUIET:
-            a->quiet = 1;
-            break;
-        case OPT_START:
-            bad = cli_parse_int(cmd, "--start", v, 0, INT64_MAX, &a->start);
-            break;
-        case OPT_FRAMES:
-            bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX, &a->frames);
-            if (!bad && a->frames == 0)
-                a->frames = -1;
-            break;
-        default:
-            if (cli_input_option(&a->in, cmd, id, v) <= 0)
-                bad = -1;
             break;
         }
         if (bad)
@@ -217,26 +189,33 @@ static int parse_args(track_args *a, int argc, char **argv)
         return end;
     if (p.nrest < 1)
         return cli_usage_error(cmd, "track: expected at least one INPUT");
-    if (!a->output && !a->json)
+    if (!a->output && !a->opt.json)
         a->output = "-";
-    if (a->output && a->json && strcmp(a->output, "-") == 0 && strcmp(a->json, "-") == 0)
+    const int output_out = a->output && strcmp(a->output, "-") == 0;
+    const int json_out = a->opt.json && strcmp(a->opt.json, "-") == 0;
+    if (output_out && json_out)
         return cli_usage_error(cmd, "--output - and --json -: only one can use stdout");
-    if (a->overlay && strcmp(a->overlay, "-") == 0 &&
-        ((a->output && strcmp(a->output, "-") == 0) || (a->json && strcmp(a->json, "-") == 0)))
+    if (a->overlay && strcmp(a->overlay, "-") == 0 && (output_out || json_out))
         return cli_usage_error(cmd, "--overlay -: stdout already carries the features");
+    return collect_inputs(a, p.rest, p.nrest);
+}
 
+/* The inputs: a single quoted glob expanded, a video alone, none an output. */
+static int collect_inputs(track_args *a, char **rest, int nrest)
+{
+    const char *cmd = spec.name;
     /* a single quoted glob is expanded here */
-    if (p.nrest == 1 && has_glob_chars(p.rest[0])) {
-        if (glob(p.rest[0], 0, NULL, &a->g) != 0 || a->g.gl_pathc == 0) {
-            cli_error(NULL, "%s: no file matches", p.rest[0]);
+    if (nrest == 1 && has_glob_chars(rest[0])) {
+        if (glob(rest[0], 0, NULL, &a->g) != 0 || a->g.gl_pathc == 0) {
+            cli_error(NULL, "%s: no file matches", rest[0]);
             return CLI_EXIT_RUNTIME;
         }
         a->have_glob = 1;
         a->inputs = a->g.gl_pathv;
         a->ninputs = (int)a->g.gl_pathc;
     } else {
-        a->inputs = p.rest;
-        a->ninputs = p.nrest;
+        a->inputs = rest;
+        a->ninputs = nrest;
     }
     for (int i = 0; i < a->ninputs; i++) {
         fovea_container c = cli_container_for(a->inputs[i], a->in.container);
@@ -246,7 +225,7 @@ static int parse_args(track_args *a, int argc, char **argv)
                                    a->inputs[i]);
         /* before anything is opened for writing: the inputs must survive */
         if (cli_refuse_same_file(a->output, a->inputs[i]) ||
-            cli_refuse_same_file(a->json, a->inputs[i]) ||
+            cli_refuse_same_file(a->opt.json, a->inputs[i]) ||
             cli_refuse_same_file(a->overlay, a->inputs[i]))
             return CLI_EXIT_USAGE;
     }
@@ -308,20 +287,20 @@ static int source_open_video(source *s)
 {
     const track_args *a = s->a;
     const fovea_video_info *info = fovea_reader_info(s->r);
-    if (a->start > 0) {
-        int st = fovea_reader_skip(s->r, a->start);
+    if (a->opt.start > 0) {
+        int st = fovea_reader_skip(s->r, a->opt.start);
         if (st == FOVEA_EOF) {
             cli_error(cli_display_path(a->inputs[0], 0),
-                      "--start %lld: the input has fewer frames", a->start);
+                      "--start %lld: the input has fewer frames", a->opt.start);
             return CLI_EXIT_RUNTIME;
         }
         if (st < 0)
             return cli_report(a->inputs[0], 0, fovea_last_error(NULL), st);
     }
     s->total = info->frame_count < 0           ? -1
-               : info->frame_count > a->start ? info->frame_count - a->start
+               : info->frame_count > a->opt.start ? info->frame_count - a->opt.start
                                                : 0;
-    int st = cli_ring_init(&s->ring, NULL, s->r, PIPE_SLOTS, a->frames, FOVEA_MEM_HOST, 1);
+    int st = cli_ring_init(&s->ring, NULL, s->r, PIPE_SLOTS, a->opt.frames, FOVEA_MEM_HOST, 1);
     if (st < 0) {
         cli_error(cli_display_path(a->inputs[0], 0), "cannot allocate %dx%d frames: %s",
                   info->width, info->height, fovea_strerror(st));
@@ -336,13 +315,13 @@ static int source_open(source *s, const track_args *a)
     memset(s, 0, sizeof(*s));
     s->a = a;
     int first = 0;
-    if (a->ninputs > 1 && a->start > 0) {
-        if (a->start >= a->ninputs) {
-            cli_error(NULL, "--start %lld: the list has %d image%s: no frames left", a->start,
+    if (a->ninputs > 1 && a->opt.start > 0) {
+        if (a->opt.start >= a->ninputs) {
+            cli_error(NULL, "--start %lld: the list has %d image%s: no frames left", a->opt.start,
                       a->ninputs, a->ninputs == 1 ? "" : "s");
             return CLI_EXIT_RUNTIME;
         }
-        first = (int)a->start;
+        first = (int)a->opt.start;
     }
     int rc = cli_open_reader(spec.name, a->inputs[first], &a->in, &s->r);
     if (rc != CLI_EXIT_OK)
@@ -363,8 +342,8 @@ static int source_open(source *s, const track_args *a)
     } else {
         s->total = a->ninputs - first;
     }
-    if (a->frames >= 0 && (s->total < 0 || a->frames < s->total))
-        s->total = a->frames;
+    if (a->opt.frames >= 0 && (s->total < 0 || a->opt.frames < s->total))
+        s->total = a->opt.frames;
     return CLI_EXIT_OK;
 }
 
@@ -596,7 +575,7 @@ static int write_json(const track_args *a, const history *h, int w, int hgt, dou
         }
         cJSON_AddItemToArray(frames, fr);
     }
-    int rc = cli_write_json(a->json, root);
+    int rc = cli_write_json(a->opt.json, root);
     cJSON_Delete(root);
     return rc;
 }
@@ -647,14 +626,10 @@ static int tracker_setup(track_run *t)
     const track_args *a = &t->a;
     const int w = t->src.width, h = t->src.height;
     fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = FOVEA_BACKEND_CPU;
-    s.threads = a->threads;
-    int st = fovea_open(&t->ctx, &s);
-    if (st < 0) {
-        cli_error(NULL, "cannot create a context: %s", fovea_strerror(st));
+    cli_context_settings(&s, &a->opt);
+    s.backend = FOVEA_BACKEND_CPU; /* --backend is the tracker's */
+    if (cli_open_context_with(&t->ctx, &s, CLI_CONTEXT_MSG_PLAIN) != CLI_EXIT_OK)
         return CLI_EXIT_RUNTIME;
-    }
     KLT_TrackingContext tc = t->tc = KLTCreateTrackingContext();
     t->fl = KLTCreateFeatureList(a->nfeatures);
     t->prev = malloc((size_t)w * h);
@@ -666,7 +641,7 @@ static int tracker_setup(track_run *t)
         return CLI_EXIT_RUNTIME;
     }
     tc->ctx = t->ctx;
-    tc->backend = a->backend;
+    tc->backend = a->opt.backend;
     tc->window_width = tc->window_height = a->window;
     tc->mindist = a->mindist;
     tc->sequentialMode = a->sequential;
@@ -825,18 +800,18 @@ static int run_loop(track_run *t)
 {
     const track_args *a = &t->a;
     int rc = CLI_EXIT_OK;
-    cli_progress_start(&t->prog, t->src.total, a->quiet);
+    cli_progress_start(&t->prog, t->src.total, a->opt.quiet);
     /* a video's reader thread, and the overlay's writer thread when there is one */
     if (t->pipelined && cli_pipe_start(&t->pipe, t->ow, t->rings, 1) != 0)
         rc = CLI_EXIT_RUNTIME;
-    for (t->frames = 0; rc == CLI_EXIT_OK && (a->frames < 0 || t->frames < a->frames);
+    for (t->frames = 0; rc == CLI_EXIT_OK && (a->opt.frames < 0 || t->frames < a->opt.frames);
          t->frames++) {
         rc = source_next(&t->src, t->cur);
         if (rc == -1 && t->frames == 0) {
             cli_progress_finish(&t->prog);
-            if (a->start > 0)
+            if (a->opt.start > 0)
                 cli_error(cli_display_path(a->inputs[0], 0), "no frames left after --start %lld",
-                          a->start);
+                          a->opt.start);
             else
                 cli_error(cli_display_path(a->inputs[0], 0), "no frames in the input");
             rc = CLI_EXIT_RUNTIME;
@@ -868,7 +843,7 @@ static void print_summary(const track_run *t, double secs)
         tracked += fl->feature[k]->val >= 0;
     char outs[1024] = "", timing[96];
     size_t len = 0;
-    const char *names[3] = {a->output, a->json, a->overlay};
+    const char *names[3] = {a->output, a->opt.json, a->overlay};
     for (int k = 0; k < 3; k++) {
         if (!names[k])
             continue;
@@ -879,9 +854,9 @@ static void print_summary(const track_run *t, double secs)
     }
     cli_format_timing(timing, sizeof(timing), t->frames, secs);
     const int busy = (a->output && strcmp(a->output, "-") == 0) ||
-                     (a->json && strcmp(a->json, "-") == 0) ||
+                     (a->opt.json && strcmp(a->opt.json, "-") == 0) ||
                      (a->overlay && strcmp(a->overlay, "-") == 0);
-    cli_summary(a->quiet, busy, "track: %d %s %dx%d, %d/%d features in the last frame -> %s %s",
+    cli_summary(a->opt.quiet, busy, "track: %d %s %dx%d, %d/%d features in the last frame -> %s %s",
                 t->frames, cli_frames_word(t->frames), t->src.width, t->src.height, tracked,
                 fl->nFeatures, outs, timing);
 }
@@ -897,7 +872,7 @@ static int finish_outputs(track_run *t, double t0)
     if (a->output && (rc = write_table(a, &t->hist)) != CLI_EXIT_OK)
         return rc;
     const double secs = cli_now() - t0;
-    if (a->json)
+    if (a->opt.json)
         rc = write_json(a, &t->hist, t->src.width, t->src.height, secs);
     if (rc == CLI_EXIT_OK)
         print_summary(t, secs);
