@@ -56,9 +56,9 @@ typedef struct klt_pyramid {
 
 /* A KLT backend (core/backend.h): the C reference (select.c, track.c; its
  * state is the tracking context's klt_state) and the CUDA backend
- * (klt_cuda.c + klt.cu). init's params: the KLT_TrackingContext. KLT 1.3.4's
- * calls carry their parameters in the tracking context, so the processing
- * functions take it beside priv. */
+ * (klt_cuda.c and its stages, klt_cuda_internal.h). init's params: the
+ * KLT_TrackingContext. KLT 1.3.4's calls carry their parameters in the
+ * tracking context, so the processing functions take it beside priv. */
 typedef struct klt_backend {
     backend_info info;
     /* replace = 0: KLTSelectGoodFeatures; 1: KLTReplaceLostFeatures. */
