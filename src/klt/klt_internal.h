@@ -106,8 +106,7 @@ typedef struct klt_state {
     fovea_context *backend_ctx;     /* the context it was made for */
     fovea_context *default_ctx;     /* owned: the CUDA backend's context when tc->ctx is
                                        not a CUDA context (opened once) */
-    int status;
-    char err[256];
+    int status;                     /* of the last call (fovea_klt_last_status) */
     /* Pyramids: pyr[cur] is built for the new image; in sequential mode the
      * other one holds the previous image when have_last is set. */
     klt_pyramid pyr[2];
