@@ -12,8 +12,8 @@ namespace {
 // Segments of at most 32 elements are finished by one warp, an element per
 // lane: the same partitions as below (and as select.c's partition_step), every
 // sub-segment of a depth at once, with ballots for the counts and the warp's
-// part of s_lpos / s_rpos (a segment's own positions) for the ranks; no block
-// barriers. a, lpos, rpos: the segment's start in the block's arrays.
+// part of lpos / rpos (QsSmallMem: a segment's own positions) for the ranks;
+// no block barriers. a, lpos, rpos: the segment's start in the block's arrays.
 constexpr int kQsWarpSeg = 32;
 
 __device__ void qs_warp_sort(int2 *a, int m, short *lpos, short *rpos)
