@@ -9,14 +9,14 @@
 #include "klt.h"
 #include "pnmio.h"
 
-#define NCOLS 64
-#define NROWS 48
+#define NCOLS 160
+#define NROWS 120
 
 int main(int argc, char **argv)
 {
     const char *pgm = argc > 1 ? argv[1] : "consumer_klt.pgm";
     unsigned char img[NCOLS * NROWS];
-    /* a few bright squares on a dark ground: corners to select */
+    /* a checkerboard: corners to select (inside KLT's default 24-pixel border) */
     for (int y = 0; y < NROWS; y++)
         for (int x = 0; x < NCOLS; x++)
             img[y * NCOLS + x] = (unsigned char)(((x / 8 + y / 8) % 2) ? 200 : 30);
