@@ -38,7 +38,7 @@
 #include "fovea/frame.h"
 #include "fovea/io.h"
 #include "fovea/klt.h"
-#include "pnmio.h"
+#include "fovea/compat/pnmio.h"
 #include "scene.h"
 
 /* ---------------------------------------------------------------- backends */
@@ -307,7 +307,7 @@ static void case_free(golden_case *c)
 
 static unsigned char *load_pgm(const char *path, int *w, int *h)
 {
-    /* KLT's own reader (include/pnmio.h), as the programs this mirrors use */
+    /* KLT's own reader (include/fovea/compat/pnmio.h), as the programs this mirrors use */
     unsigned char *img = pgmReadFile(path, NULL, w, h);
     if (!img)
         fprintf(stderr, "bench_klt: %s: not an 8-bit PGM\n", path);

@@ -15,7 +15,7 @@
 
 #include "fovea/io.h"
 #include "fovea/klt.h"
-#include "pnmio.h"
+#include "fovea/compat/pnmio.h"
 #include "testutil.h"
 
 #if defined(__GNUC__)
@@ -114,7 +114,7 @@ KLT_CASES_FN void case_free(golden_case *c)
 
 KLT_CASES_FN unsigned char *load_pgm(const char *path, int *w, int *h)
 {
-    /* KLT's own reader (include/pnmio.h), as the programs this mirrors use */
+    /* KLT's own reader (include/fovea/compat/pnmio.h), as the programs this mirrors use */
     unsigned char *img = pgmReadFile(path, NULL, w, h);
     if (!img)
         fprintf(stderr, "%s: not an 8-bit PGM\n", path);

@@ -1,4 +1,4 @@
-/* KLT's pnmio helpers (include/pnmio.h): PGM/PPM round trips through files and
+/* KLT's pnmio helpers (include/fovea/compat/pnmio.h): PGM/PPM round trips through files and
  * streams (several images in one stream), preallocated and allocated images,
  * agreement with fovea's PNM reader, and NULL (never an exit) for missing,
  * malformed, truncated, oversized and unsupported images. */
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pnmio.h"
+#include "fovea/compat/pnmio.h"
 #include "testutil.h"
 
 static unsigned char *random_image(int w, int h, uint64_t seed)

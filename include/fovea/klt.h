@@ -219,10 +219,6 @@ FOVEA_API void fovea_klt_print_context(KLT_TrackingContext tc, FILE *fp);
  *  (tc->ctx may be NULL: see fovea_last_error).
  *  KLT 1.3.4 exits the process in these cases; fovea returns instead. */
 FOVEA_API int fovea_klt_last_status(const KLT_TrackingContext tc);
-/** @deprecated read fovea_last_error(tc->ctx) after a failed call.
- *  @return the message of the last KLT call on tc ("" when it succeeded): the
- *          same text. */
-FOVEA_API FOVEA_DEPRECATED const char *fovea_klt_last_error(const KLT_TrackingContext tc);
 
 /** The parameter check every processing call makes, for images of ncols x
  *  nrows, without processing anything (e.g. before reading any frame):
@@ -246,7 +242,7 @@ FOVEA_API int fovea_klt_check_params(KLT_TrackingContext tc, int ncols, int nrow
  * assignment to the field, setting one changes nothing else (call
  * KLTChangeTCPyramid / KLTUpdateTCBorder as after an assignment). A failure
  * on a tracking context is also its last status, with a message in
- * fovea_klt_last_error(); a success leaves the last status as it was. */
+ * fovea_last_error(tc->ctx); a success leaves the last status as it was. */
 
 /** Set the field called name to value.
  *  @param tc    the tracking context

@@ -238,6 +238,85 @@ static void error4(const float *diff, const float *gxw, const float *gyw, int wi
         e[i] *= 0.5f;
 }
 
+/* One iteration of modes 1 and 2 (similarity, affine): the reference window
+ * and the corners of the warped one must lie inside the images; then a
+ * Gauss-Jordan step on the 4 or 6 parameters (f's matrix, *x2, *y2).
+ * Returns 0 when a window is outside (nothing changed), else 1 with *status
+ * (the solve's; left as it was in another mode), *dx, *dy and *converged. */
+static int affine_step(KLT_TrackingContext tc, KLT_Feature f, float *x2, float *y2,
+                       const KLT_FloatImageRec *img2, const KLT_FloatImageRec *gx2,
+                       const KLT_FloatImageRec *gy2, float *scratch, float *dx, float *dy,
+                       int *status, int *converged)
+{
+    const int width = tc->affine_window_width, height = tc->affine_window_height;
+    const int n = width * height, hw = width / 2, hh = height / 2;
+    const int mode = tc->affineConsistencyCheck;
+    const float th = tc->min_displacement, th_aff = tc->affine_min_displacement;
+    const float x1 = f->aff_x, y1 = f->aff_y;
+    const KLT_FloatImageRec *img1 = f->aff_img;
+    const int nc1 = img1->ncols, nr1 = img1->nrows, nc2 = img2->ncols, nr2 = img2->nrows;
+    float *diff = scratch, *gx = scratch + n, *gy = scratch + 2 * n;
+    float *Axx = &f->aff_Axx, *Ayx = &f->aff_Ayx, *Axy = &f->aff_Axy, *Ayy = &f->aff_Ayy;
+    float T[6][6], a[6];
+
+    float ul_x = *Axx * (-hw) + *Axy * hh + *x2;
+    float ul_y = *Ayx * (-hw) + *Ayy * hh + *y2;
+    float ll_x = *Axx * (-hw) + *Axy * (-hh) + *x2;
+    float ll_y = *Ayx * (-hw) + *Ayy * (-hh) + *y2;
+    float ur_x = *Axx * hw + *Axy * hh + *x2;
+    float ur_y = *Ayx * hw + *Ayy * hh + *y2;
+    float lr_x = *Axx * hw + *Axy * (-hh) + *x2;
+    float lr_y = *Ayx * hw + *Ayy * (-hh) + *y2;
+
+    if (klt_window_oob(x1, hw, nc1) || klt_window_oob(y1, hh, nr1) ||
+        klt_window_oob(ul_x, 0, nc2) || klt_window_oob(ll_x, 0, nc2) ||
+        klt_window_oob(ur_x, 0, nc2) || klt_window_oob(lr_x, 0, nc2) ||
+        klt_window_oob(ul_y, 0, nr2) || klt_window_oob(ll_y, 0, nr2) ||
+        klt_window_oob(ur_y, 0, nr2) || klt_window_oob(lr_y, 0, nr2)) {
+        return 0;
+    }
+    diff_affine(img1, img2, x1, y1, *x2, *y2, *Axx, *Ayx, *Axy, *Ayy, width, height,
+                diff);
+    grad_affine(gx2, gy2, *x2, *y2, *Axx, *Ayx, *Axy, *Ayy, width, height, gx, gy);
+    if (mode == 1) {
+        error4(diff, gx, gy, width, height, a);
+        matrix4(gx, gy, width, height, T);
+        *status = gauss_jordan(T, 4, a);
+        *Axx += a[0];
+        *Ayx += a[1];
+        *Ayy = *Axx;
+        *Axy = -(*Ayx);
+        *dx = a[2];
+        *dy = a[3];
+    } else if (mode == 2) {
+        error6(diff, gx, gy, width, height, a);
+        matrix6(gx, gy, width, height, T);
+        *status = gauss_jordan(T, 6, a);
+        *Axx += a[0];
+        *Ayx += a[1];
+        *Axy += a[2];
+        *Ayy += a[3];
+        *dx = a[4];
+        *dy = a[5];
+    }
+    *x2 += *dx;
+    *y2 += *dy;
+    /* movement of the window corners in this iteration */
+    ul_x -= *Axx * (-hw) + *Axy * hh + *x2;
+    ul_y -= *Ayx * (-hw) + *Ayy * hh + *y2;
+    ll_x -= *Axx * (-hw) + *Axy * (-hh) + *x2;
+    ll_y -= *Ayx * (-hw) + *Ayy * (-hh) + *y2;
+    ur_x -= *Axx * hw + *Axy * hh + *x2;
+    ur_y -= *Ayx * hw + *Ayy * hh + *y2;
+    lr_x -= *Axx * hw + *Axy * (-hh) + *x2;
+    lr_y -= *Ayx * hw + *Ayy * (-hh) + *y2;
+    *converged = fabsf(*dx) < th && fabsf(*dy) < th && fabsf(ul_x) < th_aff &&
+                 fabsf(ul_y) < th_aff && fabsf(ll_x) < th_aff && fabsf(ll_y) < th_aff &&
+                 fabsf(ur_x) < th_aff && fabsf(ur_y) < th_aff && fabsf(lr_x) < th_aff &&
+                 fabsf(lr_y) < th_aff;
+    return 1;
+}
+
 int klt_track_affine(KLT_TrackingContext tc, KLT_Feature f, float *x2, float *y2,
                      const KLT_FloatImageRec *img2, const KLT_FloatImageRec *gx2,
                      const KLT_FloatImageRec *gy2, float *scratch)
@@ -245,7 +324,7 @@ int klt_track_affine(KLT_TrackingContext tc, KLT_Feature f, float *x2, float *y2
     const int width = tc->affine_window_width, height = tc->affine_window_height;
     const int n = width * height, hw = width / 2, hh = height / 2;
     const int mode = tc->affineConsistencyCheck;
-    const float th = tc->min_displacement, th_aff = tc->affine_min_displacement;
+    const float th = tc->min_displacement;
     const float x1 = f->aff_x, y1 = f->aff_y;
     const KLT_FloatImageRec *img1 = f->aff_img, *gx1 = f->aff_img_gradx, *gy1 = f->aff_img_grady;
     const int nc1 = img1->ncols, nr1 = img1->nrows, nc2 = img2->ncols, nr2 = img2->nrows;
@@ -254,7 +333,6 @@ int klt_track_affine(KLT_TrackingContext tc, KLT_Feature f, float *x2, float *y2
     const float old_x2 = *x2, old_y2 = *y2;
     float dx = 0.0f, dy = 0.0f;
     int iteration = 0, status = KLT_TRACKED, convergence = 0;
-    float T[6][6], a[6];
 
     do {
         if (!mode) {
@@ -281,63 +359,10 @@ int klt_track_affine(KLT_TrackingContext tc, KLT_Feature f, float *x2, float *y2
              * previous step then): kept */
             *x2 += dx;
             *y2 += dy;
-        } else {
-            float ul_x = *Axx * (-hw) + *Axy * hh + *x2;
-            float ul_y = *Ayx * (-hw) + *Ayy * hh + *y2;
-            float ll_x = *Axx * (-hw) + *Axy * (-hh) + *x2;
-            float ll_y = *Ayx * (-hw) + *Ayy * (-hh) + *y2;
-            float ur_x = *Axx * hw + *Axy * hh + *x2;
-            float ur_y = *Ayx * hw + *Ayy * hh + *y2;
-            float lr_x = *Axx * hw + *Axy * (-hh) + *x2;
-            float lr_y = *Ayx * hw + *Ayy * (-hh) + *y2;
-
-            if (klt_window_oob(x1, hw, nc1) || klt_window_oob(y1, hh, nr1) ||
-                klt_window_oob(ul_x, 0, nc2) || klt_window_oob(ll_x, 0, nc2) ||
-                klt_window_oob(ur_x, 0, nc2) || klt_window_oob(lr_x, 0, nc2) ||
-                klt_window_oob(ul_y, 0, nr2) || klt_window_oob(ll_y, 0, nr2) ||
-                klt_window_oob(ur_y, 0, nr2) || klt_window_oob(lr_y, 0, nr2)) {
-                status = KLT_OOB;
-                break;
-            }
-            diff_affine(img1, img2, x1, y1, *x2, *y2, *Axx, *Ayx, *Axy, *Ayy, width, height,
-                        diff);
-            grad_affine(gx2, gy2, *x2, *y2, *Axx, *Ayx, *Axy, *Ayy, width, height, gx, gy);
-            if (mode == 1) {
-                error4(diff, gx, gy, width, height, a);
-                matrix4(gx, gy, width, height, T);
-                status = gauss_jordan(T, 4, a);
-                *Axx += a[0];
-                *Ayx += a[1];
-                *Ayy = *Axx;
-                *Axy = -(*Ayx);
-                dx = a[2];
-                dy = a[3];
-            } else if (mode == 2) {
-                error6(diff, gx, gy, width, height, a);
-                matrix6(gx, gy, width, height, T);
-                status = gauss_jordan(T, 6, a);
-                *Axx += a[0];
-                *Ayx += a[1];
-                *Axy += a[2];
-                *Ayy += a[3];
-                dx = a[4];
-                dy = a[5];
-            }
-            *x2 += dx;
-            *y2 += dy;
-            /* movement of the window corners in this iteration */
-            ul_x -= *Axx * (-hw) + *Axy * hh + *x2;
-            ul_y -= *Ayx * (-hw) + *Ayy * hh + *y2;
-            ll_x -= *Axx * (-hw) + *Axy * (-hh) + *x2;
-            ll_y -= *Ayx * (-hw) + *Ayy * (-hh) + *y2;
-            ur_x -= *Axx * hw + *Axy * hh + *x2;
-            ur_y -= *Ayx * hw + *Ayy * hh + *y2;
-            lr_x -= *Axx * hw + *Axy * (-hh) + *x2;
-            lr_y -= *Ayx * hw + *Ayy * (-hh) + *y2;
-            convergence = fabsf(dx) < th && fabsf(dy) < th && fabsf(ul_x) < th_aff &&
-                          fabsf(ul_y) < th_aff && fabsf(ll_x) < th_aff &&
-                          fabsf(ll_y) < th_aff && fabsf(ur_x) < th_aff &&
-                          fabsf(ur_y) < th_aff && fabsf(lr_x) < th_aff && fabsf(lr_y) < th_aff;
+        } else if (!affine_step(tc, f, x2, y2, img2, gx2, gy2, scratch, &dx, &dy, &status,
+                                &convergence)) {
+            status = KLT_OOB;
+            break;
         }
         if (status == KLT_SMALL_DET)
             break;

@@ -10,7 +10,6 @@ static int check_call(KLT_TrackingContext tc, const void *img, int ncols, int nr
         return FOVEA_ERR_INVALID_ARG;
     klt_state *st = klt_priv(tc);
     st->status = FOVEA_OK;
-    st->err[0] = '\0';
     if (!img || !fl || ncols < 1 || nrows < 1 || ncols > FOVEA_MAX_DIM ||
         nrows > FOVEA_MAX_DIM)
         return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "(%s) bad arguments (%dx%d image)", who,

@@ -88,7 +88,6 @@ int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_b
         return FOVEA_ERR_INVALID_ARG;
     klt_state *st = klt_priv(tc);
     st->status = FOVEA_OK;
-    st->err[0] = '\0';
     FOVEA_TRY(klt_backend_bind(tc));
     if (!st->backend->sort_check)
         return klt_fail(tc, FOVEA_ERR_UNSUPPORTED, "the %s backend has no sort check",

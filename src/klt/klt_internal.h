@@ -56,9 +56,9 @@ typedef struct klt_pyramid {
 
 /* A KLT backend (core/backend.h): the C reference (select.c, track.c; its
  * state is the tracking context's klt_state) and the CUDA backend
- * (klt_cuda.c + klt.cu). init's params: the KLT_TrackingContext. KLT 1.3.4's
- * calls carry their parameters in the tracking context, so the processing
- * functions take it beside priv. */
+ * (klt_cuda.c and its stages, klt_cuda_internal.h). init's params: the
+ * KLT_TrackingContext. KLT 1.3.4's calls carry their parameters in the
+ * tracking context, so the processing functions take it beside priv. */
 typedef struct klt_backend {
     backend_info info;
     /* replace = 0: KLTSelectGoodFeatures; 1: KLTReplaceLostFeatures. */
@@ -106,8 +106,7 @@ typedef struct klt_state {
     fovea_context *backend_ctx;     /* the context it was made for */
     fovea_context *default_ctx;     /* owned: the CUDA backend's context when tc->ctx is
                                        not a CUDA context (opened once) */
-    int status;
-    char err[256];
+    int status;                     /* of the last call (fovea_klt_last_status) */
     /* Pyramids: pyr[cur] is built for the new image; in sequential mode the
      * other one holds the previous image when have_last is set. */
     klt_pyramid pyr[2];

@@ -1,6 +1,6 @@
-// Explicitly rounded float steps for the KLT kernels (klt.cu, klt_select.cu):
-// every step the C reference computes is written with these, in its order, so
-// nothing is contracted into a multiply-add whatever the compile flags.
+// Explicitly rounded float steps for the KLT kernels (pyramid.cu, select.cu,
+// track.cu): every step the C reference computes is written with these, in its
+// order, so nothing is contracted into a multiply-add whatever the compile flags.
 #ifndef FOVEA_KLT_RN_CUH
 #define FOVEA_KLT_RN_CUH
 

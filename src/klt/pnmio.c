@@ -1,4 +1,4 @@
-/* KLT 1.3.4's pnmio helpers (include/pnmio.h). The header is read from the
+/* KLT 1.3.4's pnmio helpers (include/fovea/compat/pnmio.h). The header is read from the
  * stream a byte at a time and parsed by fovea's PNM parser (io/pnm.h; so a
  * stream can hold several images), then the raster by its size, straight into
  * the result. */
@@ -9,7 +9,7 @@
 #include "fovea/io.h"
 #include "io/io_buf.h"
 #include "io/pnm.h"
-#include "pnmio.h"
+#include "fovea/compat/pnmio.h"
 
 /* Longest header accepted (magic, three numbers, comments, whitespace). */
 #define PNMIO_MAX_HEADER 4095

@@ -114,7 +114,6 @@ void KLTUpdateTCBorder(KLT_TrackingContext tc)
     int ss = tc->subsampling;
 
     st->status = FOVEA_OK;
-    st->err[0] = '\0';
     /* a subsampling outside the set would divide by zero (or worse) below */
     if (klt_pyramid_params_check(tc) < 0)
         return;
@@ -215,20 +214,12 @@ int fovea_klt_last_status(const KLT_TrackingContext tc)
     return ((const klt_state *)tc->priv)->status;
 }
 
-const char *fovea_klt_last_error(const KLT_TrackingContext tc)
-{
-    if (!tc || !tc->priv)
-        return "no tracking context";
-    return ((const klt_state *)tc->priv)->err;
-}
-
 int fovea_klt_check_params(KLT_TrackingContext tc, int ncols, int nrows)
 {
     if (!tc || !tc->priv)
         return FOVEA_ERR_INVALID_ARG;
     klt_state *st = klt_priv(tc);
     st->status = FOVEA_OK;
-    st->err[0] = '\0';
     if (ncols < 1 || nrows < 1 || ncols > FOVEA_MAX_DIM || nrows > FOVEA_MAX_DIM)
         return klt_fail(tc, FOVEA_ERR_INVALID_ARG,
                         "(fovea_klt_check_params) bad image size %dx%d (1..%d)", ncols, nrows,

@@ -28,10 +28,8 @@ int klt_fail(KLT_TrackingContext tc, int status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (st) {
+    if (st)
         st->status = status;
-        snprintf(st->err, sizeof st->err, "%s", msg);
-    }
     /* the library's convention: the message is also the last error of the
      * tracking context's fovea_context (the thread's own slot when NULL) */
     fv_ctx_error(tc ? tc->ctx : NULL, status, "%s", msg);

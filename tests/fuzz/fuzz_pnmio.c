@@ -1,4 +1,4 @@
-/* libFuzzer target for KLT's pgmRead (include/pnmio.h): the stream header is
+/* libFuzzer target for KLT's pgmRead (include/fovea/compat/pnmio.h): the stream header is
  * parsed token by token, so any input must give an image or NULL, never a
  * crash, leak, hang or out-of-bounds access; consecutive images are read until
  * one fails. */
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "pnmio.h"
+#include "fovea/compat/pnmio.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

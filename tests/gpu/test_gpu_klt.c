@@ -13,7 +13,7 @@
 #include <math.h>
 
 #include "core/device.h"   /* device and pinned frames */
-#include "klt/klt_cuda.h"  /* KLT_CUDA_QS_SMALL: where grid-wide levels start */
+#include "klt/sort_cuda.h"  /* KLT_CUDA_QS_SMALL: where grid-wide levels start */
 #include "klt/klt_internal.h"
 #include "klt_cases.h"
 

@@ -11,7 +11,7 @@
 #include <fovea/io.h>
 #include <fovea/quality.h>
 #include <fovea/stitch.h>
-#include <klt.h>
+#include <fovea/klt.h>
 
 int main(void)
 {

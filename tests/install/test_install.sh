@@ -1,7 +1,8 @@
 #!/bin/sh
 # The installed tree as a user gets it from `make install`: the shared library
 # (with its SONAME, exporting only the public API) and the static one, each
-# linked to a small program through `pkg-config fovea` exactly as README says.
+# linked to a small program through `pkg-config fovea` exactly as README says,
+# and a program written for KLT 1.3.4 through `pkg-config fovea-klt`.
 set -u
 : "${FOVEA_BUILD_DIR:?}" "${FOVEA_SOURCE_DIR:?}"
 for tool in cc pkg-config readelf; do
@@ -34,12 +35,21 @@ grep -v -E '^(fovea_|_?KLT|pgm|ppm|_init$|_fini$)' "$tmp/exports" >"$tmp/leaks" 
     { sed 's/^/  /' "$tmp/leaks" | head -n 20 >&2; fail "internal functions exported (above)"; }
 
 # ... and every function the installed headers declare is exported
-sed -e '/^ *\*/d' -e '/^ *\/\*/d' -e '/^ *typedef/d' -e '/^ *#/d' "$prefix"/include/fovea/*.h "$prefix"/include/*.h |
+sed -e '/^ *\*/d' -e '/^ *\/\*/d' -e '/^ *typedef/d' -e '/^ *#/d' "$prefix"/include/fovea/*.h \
+    "$prefix"/include/fovea/compat/*.h |
     grep -oE '\b(fovea_[a-z0-9_]+|_?KLT[A-Z][a-z][A-Za-z0-9_]*|pgm[A-Z][A-Za-z]*|ppm[A-Z][A-Za-z]*) *\(' | sed 's/ *($//' |
     sort -u >"$tmp/declared"
 [ -s "$tmp/declared" ] || fail "no function declarations found in the installed headers"
 comm -23 "$tmp/declared" "$tmp/exports" >"$tmp/missing"
 [ -s "$tmp/missing" ] && { sed 's/^/  /' "$tmp/missing" | head -n 20 >&2; fail "declared but not exported (above)"; }
+
+# KLT 1.3.4's compatibility headers are in include/fovea/compat, not at the top
+# of the include directory, where they would shadow other libraries' headers
+for h in klt.h pnmio.h; do
+    [ -f "$prefix/include/fovea/compat/$h" ] || fail "include/fovea/compat/$h not installed"
+    [ -e "$prefix/include/$h" ] && fail "$h installed at the top of the include directory"
+done
+[ -f "$libdir/pkgconfig/fovea-klt.pc" ] || fail "fovea-klt.pc not installed"
 
 # shared: cc prog.c $(pkg-config --cflags --libs fovea)
 # shellcheck disable=SC2046
@@ -49,6 +59,15 @@ LD_LIBRARY_PATH="$run_path" "$tmp/consumer_shared" >"$tmp/out" 2>"$tmp/log" || f
 grep -q "^fovea " "$tmp/out" || fail "the shared consumer printed: $(cat "$tmp/out")"
 LD_LIBRARY_PATH="$run_path" ldd "$tmp/consumer_shared" 2>/dev/null | grep -q "libfovea.so.0 => $libdir" ||
     fail "the shared consumer does not load $libdir/libfovea.so.0"
+
+# a program written for KLT 1.3.4 (#include "klt.h", "pnmio.h"):
+# cc prog.c $(pkg-config --cflags --libs fovea-klt)
+# shellcheck disable=SC2046
+cc -o "$tmp/consumer_klt" "$FOVEA_SOURCE_DIR/tests/install/consumer_klt.c" \
+    $(pkg-config --cflags --libs fovea-klt) >"$tmp/log" 2>&1 || fail "building a KLT program with fovea-klt.pc"
+LD_LIBRARY_PATH="$run_path" "$tmp/consumer_klt" "$tmp/consumer_klt.pgm" >"$tmp/out" 2>"$tmp/log" ||
+    fail "the KLT program failed: $(cat "$tmp/out")"
+grep -q "^klt [1-9][0-9]* features" "$tmp/out" || fail "the KLT program printed: $(cat "$tmp/out")"
 
 # static: the archive and its private dependencies from pkg-config --static
 # (-Wl,-Bstatic makes the linker take libfovea.a over libfovea.so)
@@ -78,4 +97,4 @@ if [ "${FOVEA_HAVE_GST:-OFF}" = ON ]; then
         gst=", the GStreamer plugin loads"
     fi
 fi
-echo "test_install: shared ($soname, $(wc -l <"$tmp/exports") exported functions) and static links work$gst"
+echo "test_install: shared ($soname, $(wc -l <"$tmp/exports") exported functions), KLT 1.3.4 program (fovea-klt.pc) and static links work$gst"

@@ -1,7 +1,8 @@
 /* KLT 1.3.4 compatibility: the PGM/PPM helpers of its pnmio.h, so programs
  * written for Birchfield's library (its examples read frames with pgmReadFile
  * and draw features with KLTWriteFeatureListToPPM / ppmWriteFileRGB) compile
- * unchanged against fovea.
+ * unchanged against fovea (#include "pnmio.h" with `pkg-config fovea-klt`, or
+ * <fovea/compat/pnmio.h> with `pkg-config fovea`).
  *
  * Differences from the original, which prints and exits on any error:
  *  - the readers return NULL on a missing, malformed, truncated or oversized

@@ -1,12 +1,15 @@
 // KLT selection kernels: the minimum-eigenvalue map over the candidate grid
-// (gradient products staged in shared memory) and the marking of squares
-// around kept features in the byte map. Float steps are the reference's
+// (gradient products staged in shared memory), the marking of squares around
+// kept features in the byte map, and the greedy minimum-distance pass over
+// the sorted candidates (the sort: sort.cu). Float steps are the reference's
 // (select.c), written with explicitly rounded intrinsics in the same order.
 #include <cuda_runtime.h>
 #include <limits.h>
 
-#include "klt/klt_cuda.h"
+#include <cub/block/block_scan.cuh>
+
 #include "klt/klt_rn.cuh"
+#include "klt/select_cuda.h"
 
 namespace {
 
@@ -221,6 +224,251 @@ __global__ void __launch_bounds__(kMarkThreads) mark_kernel(unsigned char *map, 
     }
 }
 
+// ------------------------------------------------------------ minimum distance
+
+constexpr int kGreedyThreads = 512;
+constexpr int kGreedyPer = 8;
+constexpr int kGreedyChunk = kGreedyThreads * kGreedyPer;
+constexpr int kGreedyWarps = kGreedyThreads / 32;
+// a group has kGreedyThreads candidates (one per thread), one bit each: a
+// mask is one word per warp
+constexpr int kGreedyWords = kGreedyWarps;
+constexpr int kUndecided = 0, kTaken = 1, kRejected = 2;
+
+typedef cub::BlockScan<int, kGreedyThreads> GreedyScan;
+
+struct GreedyShared {
+    GreedyScan::TempStorage scan_tmp;
+    int idx[kGreedyChunk];         // free candidates of the chunk: index
+    int xy[kGreedyChunk];          // x | y << 16
+    int2 pos[kGreedyThreads];      // free candidates of a group: (x, y)
+    int cme[kGreedyThreads];       // ... their place in idx
+    short take[kGreedyThreads];
+    uint4 tk4[kGreedyWords / 4], un4[kGreedyWords / 4];  // bit masks: taken, undecided
+    int total, reach;
+};
+
+// Bit b of the result: candidate 32 w + b (< t) of the group's free ones
+// (positions s_pos) lies within d (Chebyshev) of (x, y). Word w of a thread's
+// mask: candidates 32 w .. 32 w + 31; only the words below (t >> 5) + 1 are
+// made (the others stay 0).
+__device__ __forceinline__ unsigned greedy_near_word(const int2 *s_pos, int w, int t, int x, int y,
+                                                     int d)
+{
+    unsigned bits = 0;
+    const int k0 = w * 32;
+    const unsigned d2 = 2u * (unsigned)d;
+#pragma unroll
+    for (int b = 0; b < 32; b++) {
+        const int2 o = s_pos[k0 + b];  // the same address in every lane
+        const bool near = (unsigned)(o.x - x + d) <= d2 && (unsigned)(o.y - y + d) <= d2;
+        bits |= near ? 1u << b : 0u;
+    }
+    // only earlier candidates: bits below t - k0
+    const int lim = t - k0;
+    return lim >= 32 ? bits : lim <= 0 ? 0u : bits & ((1u << lim) - 1u);
+}
+
+// The chunk of candidates [base, base + kGreedyChunk) (before end): the ones
+// whose pixel is free in the map, in sorted order, into sh.idx / sh.xy.
+// Returns their count.
+__device__ __forceinline__ int greedy_chunk(const klt_cuda_greedy_args &a, const int2 *cand,
+                                            int base, int end, GreedyShared &sh)
+{
+    const int tid = threadIdx.x;
+    int pix[kGreedyPer];
+    int cnt = 0;
+    const int i0 = base + tid * kGreedyPer;
+    for (int j = 0; j < kGreedyPer; j++) {
+        pix[j] = -1;
+        if (i0 + j < end)
+            pix[j] = cand[i0 + j].y;
+    }
+    for (int j = 0; j < kGreedyPer; j++) {
+        if (pix[j] >= 0 && a.map[pix[j]] != 0)
+            pix[j] = -1;
+        cnt += pix[j] >= 0;
+    }
+    int off, ns;
+    GreedyScan(sh.scan_tmp).ExclusiveSum(cnt, off, ns);
+    for (int j = 0; j < kGreedyPer; j++) {
+        if (pix[j] < 0)
+            continue;
+        const int py = pix[j] / a.ncols;
+        sh.idx[off] = i0 + j;
+        sh.xy[off] = (pix[j] - py * a.ncols) | (py << 16);
+        off++;
+    }
+    __syncthreads();
+    return ns;
+}
+
+// A group: the next kGreedyThreads free candidates of the chunk (from g of
+// ns), tested against the map again (the marks of the groups before it); the
+// ones still free into sh.pos / sh.cme in order. Returns their count.
+__device__ __forceinline__ int greedy_group(const klt_cuda_greedy_args &a, int g, int ns,
+                                            GreedyShared &sh)
+{
+    const int tid = threadIdx.x;
+    const int gn = ns - g < kGreedyThreads ? ns - g : kGreedyThreads;
+    const int me = g + tid;
+    int fr = tid < gn;
+    const int xy0 = fr ? sh.xy[me] : 0;
+    if (fr && g > 0)
+        fr = a.map[(size_t)(xy0 >> 16) * a.ncols + (xy0 & 0xffff)] == 0;
+    int pos, m;
+    GreedyScan(sh.scan_tmp).ExclusiveSum(fr, pos, m);
+    if (fr) {
+        sh.pos[pos] = make_int2(xy0 & 0xffff, xy0 >> 16);
+        sh.cme[pos] = me;
+    }
+    __syncthreads();
+    return m;
+}
+
+// The decisions on the group's m free candidates (thread t: candidate t, t <
+// m): each finds its earlier neighbours once (conf, a bit mask), then rounds
+// on the two masks (taken, undecided) until none is undecided. Returns
+// kTaken or kRejected (kRejected for threads past m).
+__device__ __forceinline__ int greedy_decide(const klt_cuda_greedy_args &a, int m,
+                                             GreedyShared &sh)
+{
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    unsigned *s_tk = reinterpret_cast<unsigned *>(sh.tk4);
+    unsigned *s_un = reinterpret_cast<unsigned *>(sh.un4);
+    const int t = tid;
+    const bool act = t < m;
+    const int2 p = act ? sh.pos[t] : make_int2(0, 0);
+    unsigned conf[kGreedyWords];
+    // the warp's words: up to its last active thread's
+    const int wlast = m > 0 ? ((m - 1 < (tid | 31) ? m - 1 : (tid | 31)) >> 5) : -1;
+#pragma unroll
+    for (int w = 0; w < kGreedyWords; w++)
+        conf[w] = a.d >= 0 && w <= wlast && act ? greedy_near_word(sh.pos, w, t, p.x, p.y, a.d)
+                                                : 0u;
+    int st = act ? (a.d < 0 ? kTaken : kUndecided) : kRejected;
+    {
+        const unsigned bu = __ballot_sync(0xffffffffu, st == kUndecided);
+        const unsigned bt = __ballot_sync(0xffffffffu, st == kTaken);
+        if (lane == 0) {
+            s_un[warp] = bu;
+            s_tk[warp] = bt;
+        }
+    }
+    while (__syncthreads_or(st == kUndecided)) {
+        if (st == kUndecided) {
+            // words past the warp's own are 0 in conf
+            unsigned tk = 0, op = 0;
+#pragma unroll
+            for (int q = 0; q < kGreedyWords / 4; q++) {
+                const uint4 T = sh.tk4[q], U = sh.un4[q];
+                tk |= (conf[4 * q] & T.x) | (conf[4 * q + 1] & T.y) |
+                      (conf[4 * q + 2] & T.z) | (conf[4 * q + 3] & T.w);
+                op |= (conf[4 * q] & U.x) | (conf[4 * q + 1] & U.y) |
+                      (conf[4 * q + 2] & U.z) | (conf[4 * q + 3] & U.w);
+            }
+            st = tk ? kRejected : op ? kUndecided : kTaken;
+        }
+        const unsigned bu = __ballot_sync(0xffffffffu, st == kUndecided);
+        const unsigned bt = __ballot_sync(0xffffffffu, st == kTaken);
+        __syncthreads();  // every thread has read the masks
+        if (lane == 0) {
+            s_un[warp] = bu;
+            s_tk[warp] = bt;
+        }
+    }
+    return st;
+}
+
+// The first taken ones (st of this thread's candidate) fill the slots left:
+// written out, their squares marked in the map, sh.total advanced.
+__device__ __forceinline__ void greedy_take(const klt_cuda_greedy_args &a, const int2 *cand,
+                                            int st, GreedyShared &sh)
+{
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int t = tid;
+    const int take = st == kTaken;
+    int rank, ntake;
+    GreedyScan(sh.scan_tmp).ExclusiveSum(take, rank, ntake);
+    const int total = sh.total, room = a.nslots - total;
+    const int nkeep = ntake < room ? ntake : room;
+    if (take && rank < room) {
+        const int ci = sh.idx[sh.cme[t]];
+        const int2 c = cand[ci];
+        a.out_pix[total + rank] = c.y;
+        a.out_val[total + rank] = c.x;
+        sh.take[rank] = (short)t;
+        if (rank == nkeep - 1)
+            sh.reach = ci + 1;  // the last taken so far
+    }
+    __syncthreads();
+    if (a.d >= 0) {
+        // a warp per row of a square: the lanes' bytes are adjacent
+        const int side = 2 * a.d + 1;
+        for (int r = warp; r < nkeep * side; r += kGreedyWarps) {
+            const int k = r / side;
+            const int2 tp = sh.pos[sh.take[k]];
+            const int yy = tp.y - a.d + (r - k * side);
+            if (yy < 0 || yy >= a.nrows)
+                continue;
+            const int xa = tp.x - a.d < 0 ? 0 : tp.x - a.d;
+            const int xb = tp.x + a.d >= a.ncols ? a.ncols - 1 : tp.x + a.d;
+            unsigned char *row = a.map + (size_t)yy * a.ncols;
+            for (int xx = xa + lane; xx <= xb; xx += 32)
+                row[xx] = 1;
+        }
+    }
+    if (tid == 0)
+        sh.total = total + nkeep;
+    __syncthreads();  // the marks are visible to the next group's tests
+}
+
+// The reference walks the sorted list one candidate at a time, taking a
+// candidate when no earlier taken one is within d (Chebyshev) of it. Here a
+// chunk of kGreedyChunk candidates is tested against the map in parallel and
+// the free ones (in sorted order) are decided in groups of up to
+// kGreedyThreads: a group is tested against the map again (the marks of the
+// groups before it) and its free ones are gathered in order; each finds its
+// earlier neighbours in the group once (a bit mask, one word per warp), and
+// then they are decided in rounds on two masks (taken, undecided): a free
+// candidate is taken once none of its earlier neighbours is taken or
+// undecided, rejected once one is taken (decisions are final, and each round
+// decides at least the earliest undecided one). The first of the taken ones
+// fill the slots left, and the block marks their squares. Same decisions as
+// the sequential pass. All candidates read have values >= min_eig (the pass
+// ends at *nabove), so none stops it early.
+__global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_args a)
+{
+    __shared__ GreedyShared sh;
+    const int tid = threadIdx.x;
+    if (a.resume && *a.out_more == 0)
+        return;  // the pass before ended for good (uniform: one value for all)
+    const int2 *cand = reinterpret_cast<const int2 *>(a.cand);
+    const int nabove = *a.nabove;
+    const int end = a.limit < nabove ? a.limit : nabove;
+    if (tid == 0) {
+        sh.total = a.resume ? *a.out_n : 0;
+        sh.reach = 0;
+    }
+    __syncthreads();
+    for (int base = a.start; base < end && sh.total < a.nslots; base += kGreedyChunk) {
+        const int ns = greedy_chunk(a, cand, base, end, sh);
+        for (int g = 0; g < ns && sh.total < a.nslots; g += kGreedyThreads) {
+            const int m = greedy_group(a, g, ns, sh);
+            const int st = greedy_decide(a, m, sh);
+            greedy_take(a, cand, st, sh);
+        }
+    }
+    __syncthreads();
+    if (tid == 0) {
+        *a.out_n = sh.total;
+        *a.out_more = sh.total < a.nslots && a.limit < a.n && nabove > a.limit;
+        // what the pass needed: up to its last taken candidate once the
+        // slots are full, else everything up to limit
+        *a.out_reach = sh.total >= a.nslots ? sh.reach : a.limit;
+    }
+}
+
 }  // namespace
 
 // ------------------------------------------------------------ launchers
@@ -281,5 +529,11 @@ extern "C" int klt_cuda_mark(unsigned char *map, int ncols, int nrows, const int
     const long long blocks = (threads + kMarkThreads - 1) / kMarkThreads;
     mark_kernel<<<(unsigned)blocks, kMarkThreads, 0, (cudaStream_t)stream>>>(
         map, ncols, nrows, pts, n, d, (int)wpp);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int klt_cuda_greedy(const klt_cuda_greedy_args *a, void *stream)
+{
+    greedy_kernel<<<1, kGreedyThreads, 0, (cudaStream_t)stream>>>(*a);
     return (int)cudaGetLastError();
 }
