@@ -8,7 +8,7 @@
 #                   (as `make fuzz`) and run 3 s each
 #   make bench      build and run every benchmark (GPU rows need a GPU)
 #   make fuzz       build the libFuzzer targets with clang and run each for FUZZ_SECONDS
-#   make install    install libraries, headers, fovea.pc and the CLI under PREFIX
+#   make install    install libraries, headers, fovea.pc, fovea-klt.pc and the CLI under PREFIX
 #   make demo       stitching demo on built-in data (see README)
 
 PREFIX ?= /usr/local
