@@ -185,7 +185,7 @@ static int load_clip(clip *c, int max_frames)
         }
     } else {
         fovea_reader *r = NULL;
-        if (fovea_reader_open(NULL, &r, c->path, NULL) < 0) {
+        if (fovea_reader_open(&r, NULL, c->path, NULL) < 0) {
             fprintf(stderr, "bench_stream: %s\n", fovea_last_error(NULL));
             return -1;
         }
@@ -276,8 +276,8 @@ static double thread_cpu_us(void)
  * are the messages' groups decompressed (docs/stream-format.md). */
 static void zstd_row(bench_table *table, const clip *c, const msgbuf *mb)
 {
-    fovea_stream_settings def;
-    fovea_stream_default_settings(&def);
+    fovea_stream_encoder_settings def;
+    fovea_stream_encoder_default_settings(&def);
     const int level = zstd_level > 0 ? zstd_level : def.zstd_level;
     ZSTD_CCtx *cc = ZSTD_createCCtx();
     double *us = malloc((size_t)c->n * sizeof(double));
@@ -351,8 +351,8 @@ static void zstd_row(bench_table *table, const clip *c, const msgbuf *mb)
 static void codec_rows(bench_table *table, fovea_context *ctx, const char *backend, clip *c,
                        int T, double *pct, double *enc_fps, double *dec_fps)
 {
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
+    fovea_stream_encoder_settings s;
+    fovea_stream_encoder_default_settings(&s);
     s.threshold = T;
     if (zstd_level > 0)
         s.zstd_level = zstd_level;
@@ -538,8 +538,8 @@ static void pack_frame(const fovea_frame *f, uint8_t *out, size_t cap)
 static void *lat_sender(void *arg)
 {
     lat_job *j = arg;
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
+    fovea_stream_encoder_settings s;
+    fovea_stream_encoder_default_settings(&s);
     s.threshold = j->T;
     if (zstd_level > 0)
         s.zstd_level = zstd_level;
@@ -795,7 +795,7 @@ static int e2e_run(fovea_context *ctx, const char *y4m, int *frames, double *fps
     pthread_cond_init(&q.cv, NULL);
     q.ctx = ctx;
     const int null_fd = open("/dev/null", O_WRONLY);
-    if (null_fd < 0 || fovea_reader_open(ctx, &q.r, y4m, NULL) < 0) {
+    if (null_fd < 0 || fovea_reader_open(&q.r, ctx, y4m, NULL) < 0) {
         fprintf(stderr, "bench_stream: %s: %s\n", y4m, null_fd < 0 ? strerror(errno) : fovea_last_error(ctx));
         if (null_fd >= 0)
             close(null_fd);
@@ -807,8 +807,8 @@ static int e2e_run(fovea_context *ctx, const char *y4m, int *frames, double *fps
     for (int i = 0; i < E2E_RING; i++)
         BENCH_FOVEA(ctx, fovea_frame_alloc(ctx, &q.slot[i], info->width, info->height, info->fmt,
                                            mem));
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
+    fovea_stream_encoder_settings s;
+    fovea_stream_encoder_default_settings(&s);
     if (zstd_level > 0)
         s.zstd_level = zstd_level;
     fovea_stream_encoder *e = NULL;
@@ -893,8 +893,8 @@ static void e2e_row(bench_table *table, fovea_context *ctx, const char *backend,
     st.median_us = st.min_us = st.max_us = st.mean_us = 1e6 / fps;
     st.runs = 1;
     char note[256];
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
+    fovea_stream_encoder_settings s;
+    fovea_stream_encoder_default_settings(&s);
     if (fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA) {
         /* H2D: the frame; D2H: the tile map and the coded bytes of the tiles sent */
         const double d2h = tiles * tile_bytes_420(s.tile) + (double)(total + 7) / 8;
@@ -924,8 +924,8 @@ static void device_row(bench_table *table, fovea_context *gpu, clip *c, int fram
         BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &d[i], &c->frames[i]));
     }
     BENCH_FOVEA(gpu, fovea_sync(gpu));
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
+    fovea_stream_encoder_settings s;
+    fovea_stream_encoder_default_settings(&s);
     if (zstd_level > 0)
         s.zstd_level = zstd_level;
     fovea_stream_encoder *e = NULL;

@@ -87,7 +87,7 @@ typedef struct send_args {
     int clients, max_clients, realtime, quiet, threads, linger;
     long long max_queue, sndbuf;
     fovea_backend backend;
-    fovea_stream_settings ss;
+    fovea_stream_encoder_settings ss;
 } send_args;
 
 static int parse_args(send_args *a, int argc, char **argv)
@@ -98,7 +98,7 @@ static int parse_args(send_args *a, int argc, char **argv)
     int id;
     memset(a, 0, sizeof(*a));
     cli_input_opts_init(&a->in);
-    fovea_stream_default_settings(&a->ss);
+    fovea_stream_encoder_default_settings(&a->ss);
     a->backend = FOVEA_BACKEND_AUTO;
     a->max_clients = 16;
     a->max_queue = 64LL << 20;
