@@ -156,7 +156,8 @@ class Header:
                 self.valuetypes[name] = line_of(c, m.start())
                 if name.endswith("_settings") or name == "fovea_settings":
                     self.settings[name] = line_of(c, m.start())
-        for m in re.finditer(r"\bFOVEA_API\b([^;{]*?)\b(\w+)\s*\(([^;{]*)\)\s*;", c, flags=re.S):
+        for m in re.finditer(r"\bFOVEA_API\b([^;{#]*?)\b(\w+)\s*\(([^;{#]*)\)\s*;", c,
+                             flags=re.S):
             ret = re.sub(r"\s+", " ", m.group(1)).strip()
             self.funcs.append({
                 "name": m.group(2), "ret": ret,
@@ -210,11 +211,13 @@ def check(paths):
     for h in headers:
         base = os.path.basename(h.path)
         for m in re.finditer(r"\bFOVEA_DEPRECATED\b", h.code):
-            after = h.code[m.end():m.end() + 400]
-            fn = re.search(r"(\w+)\s*\(", after)
-            name = "FOVEA_DEPRECATED" if h.code[:m.start()].rstrip().endswith("define") or \
-                "#define" in h.code[h.code.rfind("\n", 0, m.start()):m.start()] or not fn \
-                else fn.group(1)
+            # the function it marks, or the macro itself on its #define line
+            line_start = h.code.rfind("\n", 0, m.start()) + 1
+            fn = re.search(r"(\w+)\s*\(", h.code[m.end():m.end() + 400])
+            if h.code[line_start:m.start()].strip().startswith("#") or not fn:
+                name = "FOVEA_DEPRECATED"
+            else:
+                name = fn.group(1)
             add(h, line_of(h.code, m.start()), "deprecated", name,
                 "FOVEA_DEPRECATED (%s): remove the function instead (0.x has no deprecation)"
                 % name)
