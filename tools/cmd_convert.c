@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "fovea/advanced.h"
 #include "fovea/convert.h"
 
 enum {

@@ -9,7 +9,6 @@
 
 #include "chart.h"
 #include "cli.h"
-#include "fovea/advanced.h"
 #include "fovea/convert.h"
 #include "fovea/diff.h"
 

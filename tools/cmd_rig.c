@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "fovea/advanced.h"
 #include "fovea/io.h"
 #include "fovea/rig.h"
 #include "fovea/stitch.h"

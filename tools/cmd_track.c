@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "fovea/advanced.h"
 #include "fovea/convert.h"
 #include "fovea/klt.h"
 

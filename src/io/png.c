@@ -11,7 +11,6 @@
 #include "core/core.h"
 #include "io_internal.h"
 #include "io/io_buf.h"
-#include "fovea/advanced.h"
 #include "fovea/io.h"
 
 /* Frames are large and written often: favour speed over size. Level 2 with the

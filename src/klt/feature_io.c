@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "core/core.h"
-#include "fovea/advanced.h"
 #include "fovea/io.h"
 #include "io/io_buf.h"
 #include "klt/klt_internal.h"

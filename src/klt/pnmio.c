@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fovea/advanced.h"
 #include "fovea/frame.h"
 #include "fovea/io.h"
 #include "io/io_buf.h"

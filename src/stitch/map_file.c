@@ -10,7 +10,6 @@
 #include <zlib.h>
 
 #include "core/core.h"
-#include "fovea/advanced.h"
 #include "fovea/io.h"
 #include "io/io_buf.h"
 #include "stitch/map_file.h"
