@@ -808,7 +808,7 @@ int bench_write_y4m(const char *path, const fovea_frame *frames, int distinct, i
     info.fps_den = 1;
     info.interlace = 'p';
     fovea_writer *wr = NULL;
-    if (fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_Y4M, &info) < 0) {
+    if (fovea_writer_open(&wr, NULL, path, FOVEA_CONTAINER_Y4M, &info) < 0) {
         fprintf(stderr, "%s: %s\n", who, fovea_last_error(NULL));
         return -1;
     }
@@ -818,8 +818,9 @@ int bench_write_y4m(const char *path, const fovea_frame *frames, int distinct, i
             fprintf(stderr, "%s: %s\n", who, fovea_last_error(NULL));
             rc = -1;
         }
-    if (fovea_writer_close(&wr) < 0)
+    if (rc == 0 && fovea_writer_finish(wr) < 0)
         rc = -1;
+    fovea_writer_close(&wr);
     return rc;
 }
 

@@ -73,11 +73,11 @@ static const fovea_color_correction bench_cc[2] = {
 
 /* Row (e): the C backend stitching cams (two frames) into a host frame of out_fmt. */
 static void cpu_row(bench_table *table, fovea_context *cpu, const fovea_stitch_map *map,
-                    const fovea_stitch_settings *ss, fovea_frame *cams, fovea_pixfmt out_fmt,
+                    const fovea_stitcher_settings *ss, fovea_frame *cams, fovea_pixfmt out_fmt,
                     int runs, const char *name, double bytes)
 {
     fovea_stitcher *st = NULL;
-    BENCH_FOVEA(cpu, fovea_stitcher_create(cpu, &st, map, ss));
+    BENCH_FOVEA(cpu, fovea_stitcher_open(&st, cpu, map, ss));
     BENCH_FOVEA(cpu, fovea_stitcher_set_color(st, bench_cc, 2));
     int pw, ph, nc;
     fovea_stitch_map_geometry(map, &pw, &ph, &nc);
@@ -90,7 +90,7 @@ static void cpu_row(bench_table *table, fovea_context *cpu, const fovea_stitch_m
     snprintf(note, sizeof(note), "%d threads", fovea_context_threads(cpu));
     bench_table_add(table, name, "cpu", &s, bytes, 1, note);
     fovea_frame_free(NULL, &out);
-    fovea_stitcher_destroy(&st);
+    fovea_stitcher_close(&st);
 }
 
 #ifdef FOVEA_HAVE_CUDA
@@ -241,7 +241,7 @@ typedef struct gpu_setup {
     bench_table *table;
     const bench_opts *opts;
     const fovea_stitch_map *map;
-    const fovea_stitch_settings *ss;
+    const fovea_stitcher_settings *ss;
     fovea_context *gpu;
     cudaStream_t stream;
     int W, H, CW, CH;
@@ -391,10 +391,10 @@ static void stream_rows(gpu_setup *g, fovea_stitcher *st)
 static void exact_rows(gpu_setup *g)
 {
     const bench_opts *o = g->opts;
-    fovea_stitch_settings sx = *g->ss;
+    fovea_stitcher_settings sx = *g->ss;
     sx.cuda_exact_sampling = 1;
     fovea_stitcher *stx = NULL;
-    BENCH_FOVEA(g->gpu, fovea_stitcher_create(g->gpu, &stx, g->map, &sx));
+    BENCH_FOVEA(g->gpu, fovea_stitcher_open(&stx, g->gpu, g->map, &sx));
     BENCH_FOVEA(g->gpu, fovea_stitcher_set_color(stx, bench_cc, 2));
     stitch_case c = {stx, {&g->d_rgba[0], &g->d_rgba[1]}, &g->d_out_rgba};
     gpu_row(g->table, "(b) RGBA, exact in-kernel sampling", run_stitch, &c, g->stream,
@@ -402,7 +402,7 @@ static void exact_rows(gpu_setup *g)
     stitch_case c2 = {stx, {&g->d_nv12[0], &g->d_nv12[1]}, &g->d_out_i420};
     gpu_row(g->table, "(c) NV12->I420, exact sampling", run_stitch, &c2, g->stream, o->warmup,
             o->runs, 1, g->yuv_bytes, "bit-exact with the C backend");
-    fovea_stitcher_destroy(&stx);
+    fovea_stitcher_close(&stx);
 }
 
 /* Rows (b'): automatic color balance. */
@@ -412,27 +412,27 @@ static void auto_color_rows(gpu_setup *g)
     /* worst case: every frame analysed, its statistics read back, solved and
      * the tables rebuilt before the call returns (deterministic mode), each
      * frame waited for */
-    fovea_stitch_settings sa = *g->ss;
+    fovea_stitcher_settings sa = *g->ss;
     sa.color = FOVEA_COLOR_AUTO;
     sa.auto_interval = 1;
     sa.deterministic = 1;
     fovea_stitcher *sta = NULL;
-    BENCH_FOVEA(g->gpu, fovea_stitcher_create(g->gpu, &sta, g->map, &sa));
+    BENCH_FOVEA(g->gpu, fovea_stitcher_open(&sta, g->gpu, g->map, &sa));
     stitch_case c = {sta, {&g->d_rgba[0], &g->d_rgba[1]}, &g->d_out_rgba};
     gpu_row(g->table, "(b') RGBA + overlap stats every frame", run_stitch, &c, g->stream,
             o->warmup, o->runs, 1, g->rgba_bytes, "auto color, interval 1, deterministic");
-    fovea_stitcher_destroy(&sta);
+    fovea_stitcher_close(&sta);
     /* what users run: the default schedule (statistics every 30th frame, read
      * back in the background), frames back to back; a sample of 30 frames
      * holds one analysis frame */
     sa.auto_interval = 30;
     sa.deterministic = 0;
-    BENCH_FOVEA(g->gpu, fovea_stitcher_create(g->gpu, &sta, g->map, &sa));
+    BENCH_FOVEA(g->gpu, fovea_stitcher_open(&sta, g->gpu, g->map, &sa));
     c.st = sta;
     const int runs = o->quick ? 2 : 20;
     gpu_row(g->table, "(b') RGBA + auto color, default interval", run_stitch, &c, g->stream,
             o->warmup, runs, 30, g->rgba_bytes, "back to back; mean of 30 frames per sample");
-    fovea_stitcher_destroy(&sta);
+    fovea_stitcher_close(&sta);
 }
 
 /* Row (d) end to end: pinned host in (copies of cam_rgba), pinned host out,
@@ -447,7 +447,7 @@ static void e2e_row(gpu_setup *g, const fovea_settings *gs, const fovea_frame ca
     fovea_frame pin_in[PIPES][2], pin_out[PIPES];
     for (int p = 0; p < PIPES; p++) {
         BENCH_FOVEA(NULL, fovea_open(&pc[p], gs));
-        BENCH_FOVEA(pc[p], fovea_stitcher_create(pc[p], &ps[p], g->map, g->ss));
+        BENCH_FOVEA(pc[p], fovea_stitcher_open(&ps[p], pc[p], g->map, g->ss));
         BENCH_FOVEA(pc[p], fovea_stitcher_set_color(ps[p], bench_cc, 2));
         for (int c = 0; c < 2; c++) {
             BENCH_FOVEA(pc[p], fovea_frame_alloc(pc[p], &pin_in[p][c], CW, CH, FOVEA_PIX_RGBA, FOVEA_MEM_PINNED));
@@ -477,7 +477,7 @@ static void e2e_row(gpu_setup *g, const fovea_settings *gs, const fovea_frame ca
                     2.0 * CW * CH * 4 + (double)W * H * 4, 1,
                     "3 streams; PCIe bound; bytes = host<->device traffic");
     for (int p = 0; p < PIPES; p++) {
-        fovea_stitcher_destroy(&ps[p]);
+        fovea_stitcher_close(&ps[p]);
         for (int c = 0; c < 2; c++)
             fovea_frame_free(pc[p], &pin_in[p][c]);
         fovea_frame_free(pc[p], &pin_out[p]);
@@ -489,7 +489,7 @@ static void e2e_row(gpu_setup *g, const fovea_settings *gs, const fovea_frame ca
  * cam_nv12) copied to the device once, then the row groups in table order.
  * @return 0, or 1 on failure */
 static int gpu_rows(bench_table *table, const bench_opts *opts, const fovea_stitch_map *map,
-                    const fovea_stitch_settings *ss, const fovea_frame cam_rgba[2],
+                    const fovea_stitcher_settings *ss, const fovea_frame cam_rgba[2],
                     const fovea_frame cam_nv12[2], const bench_e2e *ee, FILE *text)
 {
     gpu_setup g;
@@ -525,7 +525,7 @@ static int gpu_rows(bench_table *table, const bench_opts *opts, const fovea_stit
     if (bench_case_enabled(opts, "baseline") && baseline_rows(&g) != 0)
         return 1;
     fovea_stitcher *st = NULL;
-    BENCH_FOVEA(gpu, fovea_stitcher_create(gpu, &st, map, ss));
+    BENCH_FOVEA(gpu, fovea_stitcher_open(&st, gpu, map, ss));
     BENCH_FOVEA(gpu, fovea_stitcher_set_color(st, bench_cc, 2));
     resident_rows(&g, st);
     if (bench_case_enabled(opts, "stream"))
@@ -534,7 +534,7 @@ static int gpu_rows(bench_table *table, const bench_opts *opts, const fovea_stit
         exact_rows(&g);
     if (bench_case_enabled(opts, "auto"))
         auto_color_rows(&g);
-    fovea_stitcher_destroy(&st);
+    fovea_stitcher_close(&st);
     if (bench_case_enabled(opts, "e2e"))
         e2e_row(&g, &gs, cam_rgba);
     if (ee->enabled && bench_case_enabled(opts, "cli")) {
@@ -568,7 +568,7 @@ int main(int argc, char **argv)
     bench_table_init(&table, "stitch", "frames", &opts);
 
     fovea_rig *rig = NULL;
-    if (fovea_rig_open_json(NULL, &rig, bench_rig_json, strlen(bench_rig_json)) < 0) {
+    if (fovea_rig_open_json(&rig, NULL, bench_rig_json, strlen(bench_rig_json)) < 0) {
         fprintf(stderr, "bench_stitch: rig: %s\n", fovea_last_error(NULL));
         return 1;
     }
@@ -581,10 +581,10 @@ int main(int argc, char **argv)
     BENCH_FOVEA(NULL, fovea_open(&cpu, &cs));
 
     fovea_stitch_map *map = NULL;
-    fovea_map_build_settings mo;
-    fovea_map_build_default_settings(&mo);
+    fovea_stitch_map_settings mo;
+    fovea_stitch_map_default_settings(&mo);
     double t0 = bench_now_us();
-    BENCH_FOVEA(cpu, fovea_stitch_map_build(cpu, rig, &mo, &map, NULL));
+    BENCH_FOVEA(cpu, fovea_stitch_map_open_rig(&map, cpu, rig, &mo, NULL));
     fovea_stitch_map_camera_info ci[2];
     BENCH_FOVEA(NULL, fovea_stitch_map_get_camera_info(map, 0, &ci[0]));
     BENCH_FOVEA(NULL, fovea_stitch_map_get_camera_info(map, 1, &ci[1]));
@@ -593,8 +593,8 @@ int main(int argc, char **argv)
     fovea_rig_close(&rig);
 
     const int W = pano.width, H = pano.height, CW = 3840, CH = 2160;
-    fovea_stitch_settings ss;
-    fovea_stitch_default_settings(&ss);
+    fovea_stitcher_settings ss;
+    fovea_stitcher_default_settings(&ss);
     ss.color = FOVEA_COLOR_FIXED;
 
     /* camera content: random bytes are the worst case for caches; real content
@@ -637,7 +637,7 @@ int main(int argc, char **argv)
         fovea_frame_free(NULL, &cam_rgba[c]);
         fovea_frame_free(NULL, &cam_nv12[c]);
     }
-    fovea_stitch_map_destroy(&map);
+    fovea_stitch_map_close(&map);
     fovea_close(&cpu);
     return bench_table_finish(&table, copy_bw);
 }

@@ -186,7 +186,7 @@ static int load_clip(clip *c, int max_frames)
         }
     } else {
         fovea_reader *r = NULL;
-        if (fovea_reader_open(NULL, &r, c->path, NULL) < 0) {
+        if (fovea_reader_open(&r, NULL, c->path, NULL) < 0) {
             fprintf(stderr, "bench_stream: %s\n", fovea_last_error(NULL));
             return -1;
         }
@@ -277,8 +277,8 @@ static double thread_cpu_us(void)
  * are the messages' groups decompressed (docs/stream-format.md). */
 static void zstd_row(bench_table *table, const clip *c, const msgbuf *mb)
 {
-    fovea_stream_settings def;
-    fovea_stream_default_settings(&def);
+    fovea_stream_encoder_settings def;
+    fovea_stream_encoder_default_settings(&def);
     const int level = zstd_level > 0 ? zstd_level : def.zstd_level;
     ZSTD_CCtx *cc = ZSTD_createCCtx();
     double *us = malloc((size_t)c->n * sizeof(double));
@@ -352,8 +352,8 @@ static void zstd_row(bench_table *table, const clip *c, const msgbuf *mb)
 static void codec_rows(bench_table *table, fovea_context *ctx, const char *backend, clip *c,
                        int T, double *pct, double *enc_fps, double *dec_fps)
 {
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
+    fovea_stream_encoder_settings s;
+    fovea_stream_encoder_default_settings(&s);
     s.threshold = T;
     if (zstd_level > 0)
         s.zstd_level = zstd_level;

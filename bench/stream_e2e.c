@@ -81,7 +81,7 @@ static int e2e_run(fovea_context *ctx, const char *y4m, int zstd_level, int *fra
     pthread_cond_init(&q.cv, NULL);
     q.ctx = ctx;
     const int null_fd = open("/dev/null", O_WRONLY);
-    if (null_fd < 0 || fovea_reader_open(ctx, &q.r, y4m, NULL) < 0) {
+    if (null_fd < 0 || fovea_reader_open(&q.r, ctx, y4m, NULL) < 0) {
         fprintf(stderr, "bench_stream: %s: %s\n", y4m,
                 null_fd < 0 ? strerror(errno) : fovea_last_error(ctx));
         if (null_fd >= 0)
@@ -94,8 +94,8 @@ static int e2e_run(fovea_context *ctx, const char *y4m, int zstd_level, int *fra
     for (int i = 0; i < E2E_RING; i++)
         BENCH_FOVEA(ctx, fovea_frame_alloc(ctx, &q.slot[i], info->width, info->height, info->fmt,
                                            mem));
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
+    fovea_stream_encoder_settings s;
+    fovea_stream_encoder_default_settings(&s);
     if (zstd_level > 0)
         s.zstd_level = zstd_level;
     fovea_stream_encoder *e = NULL;
@@ -182,8 +182,8 @@ void stream_e2e_row(bench_table *table, fovea_context *ctx, const char *backend,
     st.median_us = st.min_us = st.max_us = st.mean_us = 1e6 / fps;
     st.runs = 1;
     char note[256];
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
+    fovea_stream_encoder_settings s;
+    fovea_stream_encoder_default_settings(&s);
     if (fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA) {
         /* H2D: the frame; D2H: the tile map and the coded bytes of the tiles sent */
         const double d2h = tiles * tile_bytes_420(s.tile) + (double)(total + 7) / 8;
@@ -213,8 +213,8 @@ void stream_device_row(bench_table *table, fovea_context *gpu, const stream_fram
         BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &d[i], &c->frames[i]));
     }
     BENCH_FOVEA(gpu, fovea_sync(gpu));
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
+    fovea_stream_encoder_settings s;
+    fovea_stream_encoder_default_settings(&s);
     if (zstd_level > 0)
         s.zstd_level = zstd_level;
     fovea_stream_encoder *e = NULL;

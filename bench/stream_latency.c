@@ -80,8 +80,8 @@ static void pack_frame(const fovea_frame *f, uint8_t *out, size_t cap)
 static void *lat_sender(void *arg)
 {
     lat_job *j = arg;
-    fovea_stream_settings s;
-    fovea_stream_default_settings(&s);
+    fovea_stream_encoder_settings s;
+    fovea_stream_encoder_default_settings(&s);
     s.threshold = j->T;
     if (j->zstd_level > 0)
         s.zstd_level = j->zstd_level;

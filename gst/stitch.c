@@ -330,8 +330,8 @@ static gboolean stitch_start(GstAggregator *agg)
                           ("rig=%s map=%s", GST_STR_NULL(rig), GST_STR_NULL(map)));
         goto done;
     }
-    st = rig ? fovea_stitch_map_from_rig(self->base.ctx, rig, &self->map)
-             : fovea_stitch_map_load(self->base.ctx, map, &self->map);
+    st = rig ? fovea_stitch_map_open_rig_file(&self->map, self->base.ctx, rig)
+             : fovea_stitch_map_open_file(&self->map, self->base.ctx, map);
     if (st < 0) {
         /* the library's message names the file */
         if (st == FOVEA_ERR_IO)
@@ -362,7 +362,7 @@ done:
     g_free(map);
     g_free(color);
     if (!ok)
-        fovea_stitch_map_destroy(&self->map);
+        fovea_stitch_map_close(&self->map);
     return ok;
 }
 
@@ -378,9 +378,9 @@ static gboolean stitch_stop(GstAggregator *agg)
 {
     GstFoveaStitch *self = STITCH(agg);
     forget_pads(self);
-    fovea_stitcher_destroy(&self->st);
+    fovea_stitcher_close(&self->st);
     free_black(self);
-    fovea_stitch_map_destroy(&self->map);
+    fovea_stitch_map_close(&self->map);
     self->ncam = 0;
     return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->stop(agg);
 }
@@ -863,9 +863,9 @@ static gboolean ensure_stitcher(GstFoveaStitch *self, const GstVideoInfo *in)
     const int full = in->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
     if (self->st && self->st_fmt == fmt && self->st_cs == cs && self->st_full == full)
         return TRUE;
-    fovea_stitcher_destroy(&self->st);
-    fovea_stitch_settings ss;
-    fovea_stitch_default_settings(&ss);
+    fovea_stitcher_close(&self->st);
+    fovea_stitcher_settings ss;
+    fovea_stitcher_default_settings(&ss);
     GST_OBJECT_LOCK(self);
     ss.color = self->color_mode;
     ss.auto_interval = self->color_interval;
@@ -874,12 +874,12 @@ static gboolean ensure_stitcher(GstFoveaStitch *self, const GstVideoInfo *in)
     GST_OBJECT_UNLOCK(self);
     ss.yuv_colorspace = cs;
     ss.yuv_full_range = full;
-    int st = fovea_stitcher_create(self->base.ctx, &self->st, self->map, &ss);
+    int st = fovea_stitcher_open(&self->st, self->base.ctx, self->map, &ss);
     if (st == FOVEA_OK && self->color_mode == FOVEA_COLOR_FIXED)
         st = fovea_stitcher_set_color(self->st, self->fixed_cc, self->ncam);
     if (st < 0) {
         FOVEA_GST_ERROR(self, LIBRARY, INIT, self->base.ctx, st, "cannot create the stitcher");
-        fovea_stitcher_destroy(&self->st);
+        fovea_stitcher_close(&self->st);
         return FALSE;
     }
     self->st_fmt = fmt;
@@ -1052,8 +1052,8 @@ static void stitch_finalize(GObject *obj)
 {
     GstFoveaStitch *self = STITCH(obj);
     /* after a failed start the state changes that close them may not run */
-    fovea_stitcher_destroy(&self->st);
-    fovea_stitch_map_destroy(&self->map);
+    fovea_stitcher_close(&self->st);
+    fovea_stitch_map_close(&self->map);
     free_black(self);
     fovea_gst_base_close(&self->base);
     g_free(self->rig);

@@ -17,6 +17,7 @@
 #include "common.h"
 #include "cuda.h"
 #include "elements.h"
+#include "fovea/advanced.h"
 #include "fovea/io.h"
 #include "fovea/quality.h"
 
@@ -721,13 +722,13 @@ static gboolean write_json(GstFoveaVmaf *self, const gchar *path)
         return FALSE;
     }
     fovea_outfile *of = NULL;
-    int st = fovea_outfile_open(self->ctx, &of, path);
+    int st = fovea_outfile_open(&of, self->ctx, path);
     if (st == FOVEA_OK) {
         FILE *fp = fovea_outfile_file(of);
         if (fputs(text, fp) == EOF || fputc('\n', fp) == EOF) {
             /* commit reports the stream's error with its reason */
         }
-        st = fovea_outfile_commit(self->ctx, &of);
+        st = fovea_outfile_commit(&of, self->ctx);
     }
     free(text);
     if (st < 0) {

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "fovea/advanced.h"
 #include "fovea/fovea.h"
 #include "fovea/io.h"
 #include "testutil.h"
@@ -12,7 +13,7 @@
 static int fail_on(fovea_context *ctx, const char *path)
 {
     fovea_outfile *of = NULL;
-    int st = fovea_outfile_open(ctx, &of, path);
+    int st = fovea_outfile_open(&of, ctx, path);
     CHECK(of == NULL);
     return st;
 }
@@ -66,8 +67,8 @@ int main(void)
     /* a success leaves the message */
     char *path = test_write_tmp(".txt", "x", 1);
     fovea_outfile *of = NULL;
-    CHECK_EQ_INT(fovea_outfile_open(a, &of, path), FOVEA_OK);
-    CHECK_EQ_INT(fovea_outfile_commit(a, &of), FOVEA_OK);
+    CHECK_EQ_INT(fovea_outfile_open(&of, a, path), FOVEA_OK);
+    CHECK_EQ_INT(fovea_outfile_commit(&of, a), FOVEA_OK);
     CHECK(has(fovea_last_error(a), "/nonexistent-fovea/a"));
     remove(path);
     free(path);

@@ -105,7 +105,7 @@ static void test_cuda_memory_without_device(void)
     CHECK(f.buf == NULL);
     CHECK(fovea_last_error(ctx)[0] != '\0');
     fovea_frame_pool *pool = NULL;
-    CHECK_EQ_INT(fovea_frame_pool_create(ctx, &pool, 2, 16, 16, FOVEA_PIX_GRAY8,
+    CHECK_EQ_INT(fovea_frame_pool_open(&pool, ctx, 2, 16, 16, FOVEA_PIX_GRAY8,
                                          FOVEA_MEM_DEVICE),
                  FOVEA_ERR_NO_DEVICE);
     CHECK(pool == NULL);
@@ -316,12 +316,12 @@ static void test_pool(void)
     REQUIRE(fovea_open(&ctx, &s) == FOVEA_OK);
 
     fovea_frame_pool *pool = NULL;
-    CHECK_EQ_INT(fovea_frame_pool_create(ctx, &pool, 0, 16, 16, FOVEA_PIX_I420, FOVEA_MEM_HOST),
+    CHECK_EQ_INT(fovea_frame_pool_open(&pool, ctx, 0, 16, 16, FOVEA_PIX_I420, FOVEA_MEM_HOST),
                  FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(fovea_frame_pool_create(ctx, &pool, 2, 0, 16, FOVEA_PIX_I420, FOVEA_MEM_HOST),
+    CHECK_EQ_INT(fovea_frame_pool_open(&pool, ctx, 2, 0, 16, FOVEA_PIX_I420, FOVEA_MEM_HOST),
                  FOVEA_ERR_INVALID_ARG);
     CHECK(pool == NULL);
-    REQUIRE(fovea_frame_pool_create(ctx, &pool, 3, 33, 17, FOVEA_PIX_I420, FOVEA_MEM_HOST) ==
+    REQUIRE(fovea_frame_pool_open(&pool, ctx, 3, 33, 17, FOVEA_PIX_I420, FOVEA_MEM_HOST) ==
             FOVEA_OK);
     CHECK_EQ_INT(fovea_frame_pool_available(pool), 3);
 
@@ -358,20 +358,20 @@ static void test_pool(void)
     /* a second pool's frame is foreign too */
     fovea_frame_pool *other = NULL;
     fovea_frame *of = NULL;
-    REQUIRE(fovea_frame_pool_create(ctx, &other, 1, 33, 17, FOVEA_PIX_I420, FOVEA_MEM_HOST) ==
+    REQUIRE(fovea_frame_pool_open(&other, ctx, 1, 33, 17, FOVEA_PIX_I420, FOVEA_MEM_HOST) ==
             FOVEA_OK);
     CHECK_EQ_INT(fovea_frame_pool_get(other, &of), FOVEA_OK);
     CHECK_EQ_INT(fovea_frame_pool_put(pool, of), FOVEA_ERR_INVALID_ARG);
     CHECK_EQ_INT(fovea_frame_pool_put(other, of), FOVEA_OK);
-    fovea_frame_pool_destroy(&other);
+    fovea_frame_pool_close(&other);
     CHECK(other == NULL);
 
     for (int i = 0; i < 3; i++)
         CHECK_EQ_INT(fovea_frame_pool_put(pool, f[i]), FOVEA_OK);
     CHECK_EQ_INT(fovea_frame_pool_available(pool), 3);
-    fovea_frame_pool_destroy(&pool);
+    fovea_frame_pool_close(&pool);
     CHECK(pool == NULL);
-    fovea_frame_pool_destroy(&pool); /* NULL is fine */
+    fovea_frame_pool_close(&pool); /* NULL is fine */
     fovea_close(&ctx);
 }
 
@@ -572,7 +572,7 @@ static void test_contexts(void)
         CHECK_EQ_INT(atomic_load(&j.sum), 64 * 65 / 2);
     }
     fovea_frame_pool *pool = NULL;
-    CHECK_EQ_INT(fovea_frame_pool_create(b, &pool, 0, 4, 4, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST),
+    CHECK_EQ_INT(fovea_frame_pool_open(&pool, b, 0, 4, 4, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST),
                  FOVEA_ERR_INVALID_ARG);
     CHECK(fovea_last_error(b)[0] != '\0');
     CHECK_EQ_INT(fovea_last_error(a)[0], '\0');

@@ -416,7 +416,7 @@ int main(void)
     REQUIRE(fovea_open(&ctx, &set) == FOVEA_OK);
     fovea_rig rig;
     make_rig(&rig);
-    REQUIRE(fovea_rig_validate(NULL, &rig) == FOVEA_OK);
+    REQUIRE(fovea_rig_validate(&rig, NULL) == FOVEA_OK);
 
     test_params();
     test_response();

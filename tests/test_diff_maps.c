@@ -433,7 +433,8 @@ static void test_errors(void)
 }
 
 /* fovea_diff_mask_submit / _receive: the mask of fovea_diff_mask, one
- * pending at a time, every other call refused meanwhile, EOF without one. */
+ * pending at a time (a second submit is FOVEA_AGAIN: receive first), every
+ * other call refused meanwhile, FOVEA_AGAIN from receive without one. */
 static void test_submit(void)
 {
     test_rng r;
@@ -450,11 +451,11 @@ static void test_submit(void)
     const int64_t tiles = want.changed_tiles;
     int32_t list[2] = {want.list[0], want.list[1]};
     CHECK_EQ_INT(tiles, 2);
-    CHECK_EQ_INT(fovea_diff_mask_receive(d, &got), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_diff_mask_receive(d, &got), FOVEA_AGAIN);
     CHECK_EQ_INT(fovea_diff_mask_submit(d, &a, &b), FOVEA_OK);
-    CHECK_EQ_INT(fovea_diff_mask_submit(d, &a, &b), FOVEA_ERR_INVALID_ARG);
-    CHECK(strstr(fovea_last_error(ctx), "pending") != NULL);
+    CHECK_EQ_INT(fovea_diff_mask_submit(d, &a, &b), FOVEA_AGAIN);
     CHECK_EQ_INT(fovea_diff_heatmap(d, &a, &b, &o), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "pending") != NULL);
     CHECK_EQ_INT(fovea_diff_mask(d, &a, &b, &want), FOVEA_ERR_INVALID_ARG);
     double sigma;
     CHECK_EQ_INT(fovea_diff_noise_sigma(d, &a, &b, &sigma), FOVEA_ERR_INVALID_ARG);
@@ -465,11 +466,11 @@ static void test_submit(void)
     CHECK_EQ_INT(got.changed_pixels, want.changed_pixels);
     CHECK_EQ_INT(got.diff_sum, 100);
     CHECK(got.changed_tiles == 2 && got.list[0] == list[0] && got.list[1] == list[1]);
-    CHECK_EQ_INT(fovea_diff_mask_receive(d, &got), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_diff_mask_receive(d, &got), FOVEA_AGAIN);
     CHECK_EQ_INT(fovea_diff_heatmap(d, &a, &b, &o), FOVEA_OK);
     /* a refused submit leaves nothing pending */
     CHECK_EQ_INT(fovea_diff_mask_submit(d, &a, &o), FOVEA_ERR_MISMATCH);
-    CHECK_EQ_INT(fovea_diff_mask_receive(d, &got), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_diff_mask_receive(d, &got), FOVEA_AGAIN);
     CHECK_EQ_INT(fovea_diff_mask_submit(NULL, &a, &b), FOVEA_ERR_INVALID_ARG);
     /* closing with a mask pending */
     CHECK_EQ_INT(fovea_diff_mask_submit(d, &a, &b), FOVEA_OK);

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "fovea/advanced.h"
 #include "fovea/io.h"
 #include "testutil.h"
 
@@ -66,11 +67,11 @@ static int count_entries(void)
 static int write_text(const char *path, const char *text, char *err, size_t errsz)
 {
     fovea_outfile *of = NULL;
-    int st = fovea_outfile_open(NULL, &of, path);
+    int st = fovea_outfile_open(&of, NULL, path);
     if (st >= 0) {
         CHECK(fovea_outfile_file(of) != NULL);
         fputs(text, fovea_outfile_file(of));
-        st = fovea_outfile_commit(NULL, &of);
+        st = fovea_outfile_commit(&of, NULL);
     }
     if (st < 0)
         snprintf(err, errsz, "%s", fovea_last_error(NULL));
@@ -221,15 +222,15 @@ static void test_errors_keep_destination(void)
 
     /* abort after writing: the destination is untouched, the temporary gone */
     fovea_outfile *of = NULL;
-    REQUIRE(fovea_outfile_open(NULL, &of, p) == FOVEA_OK);
+    REQUIRE(fovea_outfile_open(&of, NULL, p) == FOVEA_OK);
     fputs("half a fi", fovea_outfile_file(of));
     fflush(fovea_outfile_file(of));
     CHECK_EQ_INT(count_entries(), 2);
-    fovea_outfile_abort(&of);
+    fovea_outfile_close(&of);
     CHECK(of == NULL);
     CHECK(has_text(p, "precious\n"));
     CHECK_EQ_INT(count_entries(), 1);
-    fovea_outfile_abort(&of); /* safe on NULL */
+    fovea_outfile_close(&of); /* safe on NULL */
 
     /* a directory is refused by name */
     err[0] = '\0';
@@ -310,20 +311,21 @@ static void test_writer(void)
     put(p, "old video\n", 0644);
 
     fovea_writer *w = NULL;
-    REQUIRE(fovea_writer_open(NULL, &w, p, FOVEA_CONTAINER_AUTO, &info) ==
+    REQUIRE(fovea_writer_open(&w, NULL, p, FOVEA_CONTAINER_AUTO, &info) ==
             FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_write(w, &f), FOVEA_OK);
-    fovea_writer_abort(&w);
+    fovea_writer_close(&w);
     CHECK(w == NULL);
     CHECK(has_text(p, "old video\n"));
     CHECK_EQ_INT(count_entries(), 1);
 
-    REQUIRE(fovea_writer_open(NULL, &w, p, FOVEA_CONTAINER_AUTO, &info) ==
+    REQUIRE(fovea_writer_open(&w, NULL, p, FOVEA_CONTAINER_AUTO, &info) ==
             FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_write(w, &f), FOVEA_OK);
     CHECK(has_text(p, "old video\n")); /* not replaced before it is complete */
     CHECK_EQ_INT(fovea_writer_finish(w), FOVEA_OK);
-    CHECK_EQ_INT(fovea_writer_close(&w), FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_finish(w), FOVEA_OK);
+    fovea_writer_close(&w);
     size_t size;
     uint8_t *data = test_read_file(p, &size);
     CHECK(size > 16 * 8 * 3 / 2 && memcmp(data, "YUV4MPEG2", 9) == 0);
@@ -332,7 +334,7 @@ static void test_writer(void)
 
     struct stat st;
     if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
-        REQUIRE(fovea_writer_open(NULL, &w, "/dev/full", FOVEA_CONTAINER_Y4M, &info) == FOVEA_OK);
+        REQUIRE(fovea_writer_open(&w, NULL, "/dev/full", FOVEA_CONTAINER_Y4M, &info) == FOVEA_OK);
         int rc = fovea_writer_write(w, &f);
         if (rc == FOVEA_OK)
             rc = fovea_writer_finish(w);
@@ -350,12 +352,12 @@ static void test_writer(void)
     REQUIRE(fovea_frame_alloc(NULL, &g8, 16, 8, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == FOVEA_OK);
     memset(g8.data[0], 50, (size_t)g8.stride[0] * 8);
     info.fmt = FOVEA_PIX_GRAY8;
-    REQUIRE(fovea_writer_open(NULL, &w, in_dir("in%04d.png"), FOVEA_CONTAINER_AUTO, &info) == FOVEA_OK);
+    REQUIRE(fovea_writer_open(&w, NULL, in_dir("in%04d.png"), FOVEA_CONTAINER_AUTO, &info) == FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_protect(w, in), FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_write(w, &g8), FOVEA_OK); /* in0000.png */
     CHECK_EQ_INT(fovea_writer_write(w, &g8), FOVEA_ERR_INVALID_ARG);
     CHECK(strstr(fovea_last_error(NULL), "output is the same file as input") != NULL);
-    fovea_writer_abort(&w);
+    fovea_writer_close(&w);
     CHECK(has_text(in, "input\n"));
     struct stat lst;
     REQUIRE(lstat(in_dir("in0001.png"), &lst) == 0);
@@ -365,9 +367,9 @@ static void test_writer(void)
     unlink(in);
     fovea_frame_free(NULL, &g8);
     /* a single output that is the input is refused at once */
-    REQUIRE(fovea_writer_open(NULL, &w, p, FOVEA_CONTAINER_AUTO, &info) == FOVEA_OK);
+    REQUIRE(fovea_writer_open(&w, NULL, p, FOVEA_CONTAINER_AUTO, &info) == FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_protect(w, p), FOVEA_ERR_INVALID_ARG);
-    fovea_writer_abort(&w);
+    fovea_writer_close(&w);
     info.fmt = f.fmt;
 
     /* PNG: an error keeps the destination; a device node is never removed */

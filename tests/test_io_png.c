@@ -6,6 +6,7 @@
 
 #include <png.h>
 
+#include "fovea/advanced.h"
 #include "fovea/io.h"
 #include "testutil.h"
 
@@ -188,15 +189,16 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, uint64_t seed)
     info.height = h;
     info.fmt = fmt;
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_AUTO, &info),
+    CHECK_EQ_INT(fovea_writer_open(&wr, NULL, path, FOVEA_CONTAINER_AUTO, &info),
                  FOVEA_OK);
     REQUIRE(wr != NULL);
     CHECK_EQ_INT(fovea_writer_write(wr, &src), FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_write(wr, &src), FOVEA_ERR_UNSUPPORTED);
-    CHECK_EQ_INT(fovea_writer_close(&wr), FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_finish(wr), FOVEA_OK);
+    fovea_writer_close(&wr);
 
     fovea_reader *rd = NULL;
-    CHECK_EQ_INT(fovea_reader_open(NULL, &rd, path, NULL), FOVEA_OK);
+    CHECK_EQ_INT(fovea_reader_open(&rd, NULL, path, NULL), FOVEA_OK);
     REQUIRE(rd != NULL);
     const fovea_video_info *ri = fovea_reader_info(rd);
     CHECK_EQ_INT(ri->width, w);
@@ -523,7 +525,7 @@ static void test_malformed(void)
     /* Through the reader: the message names the file. */
     char *path = test_write_tmp(".png", good, size / 2);
     fovea_reader *rd = NULL;
-    CHECK_EQ_INT(fovea_reader_open(NULL, &rd, path, NULL), FOVEA_ERR_CORRUPT);
+    CHECK_EQ_INT(fovea_reader_open(&rd, NULL, path, NULL), FOVEA_ERR_CORRUPT);
     CHECK(rd == NULL);
     CHECK(strstr(fovea_last_error(NULL), path) != NULL && strstr(fovea_last_error(NULL), "truncated") != NULL);
     free(path);
@@ -571,7 +573,7 @@ static void test_writer_rejects_yuv(void)
     info.fmt = FOVEA_PIX_I420;
     char *path = test_tmp_path(".png");
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_AUTO, &info),
+    CHECK_EQ_INT(fovea_writer_open(&wr, NULL, path, FOVEA_CONTAINER_AUTO, &info),
                  FOVEA_ERR_UNSUPPORTED);
     CHECK(wr == NULL);
     CHECK(strstr(fovea_last_error(NULL), "convert to rgb24 or gray first") != NULL);

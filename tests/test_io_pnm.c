@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fovea/advanced.h"
 #include "testutil.h"
 
 static uint16_t sample16(const fovea_frame *f, int x, int y)
@@ -28,13 +29,14 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, const char *suffix, uint64
     info.height = h;
     info.fmt = fmt;
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_AUTO, &info),
+    CHECK_EQ_INT(fovea_writer_open(&wr, NULL, path, FOVEA_CONTAINER_AUTO, &info),
                  FOVEA_OK);
     REQUIRE(wr != NULL);
     CHECK_EQ_INT(fovea_writer_write(wr, &src), FOVEA_OK);
     /* One image per file without a pattern. */
     CHECK_EQ_INT(fovea_writer_write(wr, &src), FOVEA_ERR_UNSUPPORTED);
-    CHECK_EQ_INT(fovea_writer_close(&wr), FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_finish(wr), FOVEA_OK);
+    fovea_writer_close(&wr);
 
     fovea_frame want;
     if (fmt == FOVEA_PIX_RGBA || fmt == FOVEA_PIX_RGBA64) {
@@ -50,7 +52,7 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, const char *suffix, uint64
     }
 
     fovea_reader *rd = NULL;
-    CHECK_EQ_INT(fovea_reader_open(NULL, &rd, path, NULL), FOVEA_OK);
+    CHECK_EQ_INT(fovea_reader_open(&rd, NULL, path, NULL), FOVEA_OK);
     REQUIRE(rd != NULL);
     const fovea_video_info *ri = fovea_reader_info(rd);
     CHECK_EQ_INT(ri->width, w);
@@ -224,14 +226,14 @@ static void test_malformed(void)
     const char *bad = "P5 4 3 255\nabcde";
     char *path = test_write_tmp(".pgm", bad, strlen(bad));
     fovea_reader *rd = NULL;
-    CHECK_EQ_INT(fovea_reader_open(NULL, &rd, path, NULL), FOVEA_ERR_CORRUPT);
+    CHECK_EQ_INT(fovea_reader_open(&rd, NULL, path, NULL), FOVEA_ERR_CORRUPT);
     CHECK(rd == NULL);
     CHECK(strstr(fovea_last_error(NULL), path) != NULL);
     CHECK(strstr(fovea_last_error(NULL), "got 5 of 12 bytes") != NULL);
     free(path);
 
     path = test_write_tmp(".pnm", "", 0);
-    CHECK_EQ_INT(fovea_reader_open(NULL, &rd, path, NULL), FOVEA_ERR_CORRUPT);
+    CHECK_EQ_INT(fovea_reader_open(&rd, NULL, path, NULL), FOVEA_ERR_CORRUPT);
     CHECK(strstr(fovea_last_error(NULL), "empty") != NULL);
     free(path);
 
@@ -249,7 +251,7 @@ static void test_writer_formats(void)
     info.fmt = FOVEA_PIX_I420;
     char *path = test_tmp_path(".ppm");
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_AUTO, &info),
+    CHECK_EQ_INT(fovea_writer_open(&wr, NULL, path, FOVEA_CONTAINER_AUTO, &info),
                  FOVEA_ERR_UNSUPPORTED);
     CHECK(wr == NULL);
     CHECK(strstr(fovea_last_error(NULL), "convert to rgb24 or gray first") != NULL);
@@ -266,9 +268,10 @@ static void test_writer_formats(void)
     info.height = 1;
     info.fmt = FOVEA_PIX_GRAY10;
     path = test_tmp_path(".pgm");
-    CHECK_EQ_INT(fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_PNM, &info), 0);
+    CHECK_EQ_INT(fovea_writer_open(&wr, NULL, path, FOVEA_CONTAINER_PNM, &info), 0);
     CHECK_EQ_INT(fovea_writer_write(wr, &f), FOVEA_OK);
-    CHECK_EQ_INT(fovea_writer_close(&wr), FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_finish(wr), FOVEA_OK);
+    fovea_writer_close(&wr);
     size_t size;
     uint8_t *data = test_read_file(path, &size);
     static const uint8_t want[] = "P5\n2 1\n1023\n\x03\xff\x02\x34";
@@ -291,9 +294,10 @@ static void test_writer_formats(void)
         info.width = 2;
         info.height = 1;
         info.fmt = fmt;
-        CHECK_EQ_INT(fovea_writer_open(NULL, &wr, path, FOVEA_CONTAINER_PNM, &info), 0);
+        CHECK_EQ_INT(fovea_writer_open(&wr, NULL, path, FOVEA_CONTAINER_PNM, &info), 0);
         CHECK_EQ_INT(fovea_writer_write(wr, &f), FOVEA_OK);
-        CHECK_EQ_INT(fovea_writer_close(&wr), FOVEA_OK);
+        CHECK_EQ_INT(fovea_writer_finish(wr), FOVEA_OK);
+        fovea_writer_close(&wr);
         data = test_read_file(path, &size);
         uint8_t want16[32];
         size_t n = 0;
@@ -322,7 +326,7 @@ static void test_pattern(void)
     info.height = 3;
     info.fmt = FOVEA_PIX_GRAY8;
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(NULL, &wr, pattern, FOVEA_CONTAINER_AUTO, &info),
+    CHECK_EQ_INT(fovea_writer_open(&wr, NULL, pattern, FOVEA_CONTAINER_AUTO, &info),
                  FOVEA_OK);
     REQUIRE(wr != NULL);
     fovea_frame fr[3];
@@ -333,12 +337,13 @@ static void test_pattern(void)
         test_fill_random(&fr[i], &rng);
         CHECK_EQ_INT(fovea_writer_write(wr, &fr[i]), FOVEA_OK);
     }
-    CHECK_EQ_INT(fovea_writer_close(&wr), FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_finish(wr), FOVEA_OK);
+    fovea_writer_close(&wr);
     for (int i = 0; i < 3; i++) {
         char name[4096];
         snprintf(name, sizeof(name), pattern, i);
         fovea_reader *rd = NULL;
-        CHECK_EQ_INT(fovea_reader_open(NULL, &rd, name, NULL), FOVEA_OK);
+        CHECK_EQ_INT(fovea_reader_open(&rd, NULL, name, NULL), FOVEA_OK);
         if (rd) {
             fovea_frame got;
             memset(&got, 0, sizeof(got));

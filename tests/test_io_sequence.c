@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fovea/advanced.h"
 #include "fovea/io.h"
 #include "testutil.h"
 
@@ -31,9 +32,10 @@ static void write_png(const char *name, int n, int w, int h, fovea_pixfmt fmt, t
         info.width = w;
         info.height = h;
         info.fmt = fmt;
-        REQUIRE(fovea_writer_open(NULL, &w2, path, FOVEA_CONTAINER_AUTO, &info) == FOVEA_OK);
+        REQUIRE(fovea_writer_open(&w2, NULL, path, FOVEA_CONTAINER_AUTO, &info) == FOVEA_OK);
         REQUIRE(fovea_writer_write(w2, &f) == FOVEA_OK);
-        REQUIRE(fovea_writer_close(&w2) == FOVEA_OK);
+        REQUIRE(fovea_writer_finish(w2) == FOVEA_OK);
+        fovea_writer_close(&w2);
     }
     if (keep)
         *keep = f;
@@ -73,7 +75,7 @@ int main(void)
         write_png("a%03d.png", i, 7, 5, FOVEA_PIX_RGB24, &rng, &want[i]);
     char *p = pat("a%03d.png");
     fovea_reader *r = NULL;
-    CHECK_EQ_INT(fovea_reader_open(NULL, &r, p, NULL), FOVEA_OK);
+    CHECK_EQ_INT(fovea_reader_open(&r, NULL, p, NULL), FOVEA_OK);
     REQUIRE(r);
     const fovea_video_info *info = fovea_reader_info(r);
     CHECK_EQ_INT(info->width, 7);
@@ -98,7 +100,7 @@ int main(void)
     write_png("b%d.pgm", 2, 4, 3, FOVEA_PIX_GRAY8, &rng, NULL);
     write_png("b%d.pgm", 4, 4, 3, FOVEA_PIX_GRAY8, &rng, NULL);
     p = pat("b%d.pgm");
-    CHECK_EQ_INT(fovea_reader_open(NULL, &r, p, NULL), FOVEA_OK);
+    CHECK_EQ_INT(fovea_reader_open(&r, NULL, p, NULL), FOVEA_OK);
     REQUIRE(r);
     CHECK_EQ_INT(fovea_reader_info(r)->frame_count, 2);
     CHECK_EQ_INT(fovea_reader_info(r)->fmt, FOVEA_PIX_GRAY8);
@@ -116,7 +118,7 @@ int main(void)
     write_png("c%02d.png", 1, 6, 6, FOVEA_PIX_RGB24, &rng, NULL);
     write_png("c%02d.png", 2, 8, 6, FOVEA_PIX_RGB24, &rng, NULL);
     p = pat("c%02d.png");
-    CHECK_EQ_INT(fovea_reader_open(NULL, &r, p, NULL), FOVEA_OK);
+    CHECK_EQ_INT(fovea_reader_open(&r, NULL, p, NULL), FOVEA_OK);
     REQUIRE(r);
     fovea_frame h;
     memset(&h, 0, sizeof(h));
@@ -137,7 +139,7 @@ int main(void)
     fputs("not a png", fp);
     fclose(fp);
     p = pat("d%d.png");
-    CHECK_EQ_INT(fovea_reader_open(NULL, &r, p, NULL), FOVEA_OK);
+    CHECK_EQ_INT(fovea_reader_open(&r, NULL, p, NULL), FOVEA_OK);
     REQUIRE(r);
     CHECK_EQ_INT(fovea_reader_info(r)->frame_count, 2);
     memset(&h, 0, sizeof(h));
@@ -151,14 +153,14 @@ int main(void)
 
     /* no file 0 nor 1: an error at open naming both */
     p = pat("none%03d.png");
-    CHECK(fovea_reader_open(NULL, &r, p, NULL) == FOVEA_ERR_IO);
+    CHECK(fovea_reader_open(&r, NULL, p, NULL) == FOVEA_ERR_IO);
     CHECK(r == NULL);
     CHECK(strstr(fovea_last_error(NULL), "none000.png nor") != NULL);
     free(p);
 
     /* a bad pattern or "%%" is a plain name, opened as such */
     p = pat("e%%d.png");
-    CHECK(fovea_reader_open(NULL, &r, p, NULL) == FOVEA_ERR_IO); /* "e%%d.png" does not exist */
+    CHECK(fovea_reader_open(&r, NULL, p, NULL) == FOVEA_ERR_IO); /* "e%%d.png" does not exist */
     CHECK(strstr(fovea_last_error(NULL), "No such file") != NULL);
     free(p);
     /* a file named with a literal "%d" left by "%%" after expansion is not
@@ -166,7 +168,7 @@ int main(void)
     write_png("f%%d%d.png", 0, 2, 2, FOVEA_PIX_GRAY8, &rng, NULL);
     write_png("f%%d%d.png", 1, 2, 2, FOVEA_PIX_GRAY8, &rng, NULL);
     p = pat("f%%d%d.png");
-    CHECK_EQ_INT(fovea_reader_open(NULL, &r, p, NULL), FOVEA_OK);
+    CHECK_EQ_INT(fovea_reader_open(&r, NULL, p, NULL), FOVEA_OK);
     CHECK(r && fovea_reader_info(r)->frame_count == 2);
     fovea_reader_close(&r);
     free(p);

@@ -39,13 +39,14 @@ static void write_file(const char *path, const fovea_video_info *info, const fov
                        int n)
 {
     fovea_writer *w = NULL;
-    int st = fovea_writer_open(NULL, &w, path, FOVEA_CONTAINER_Y4M, info);
+    int st = fovea_writer_open(&w, NULL, path, FOVEA_CONTAINER_Y4M, info);
     if (st != FOVEA_OK)
         fprintf(stderr, "writer_open: %s\n", fovea_last_error(NULL));
     REQUIRE(st == FOVEA_OK);
     for (int i = 0; i < n; i++)
         CHECK_EQ_INT(fovea_writer_write(w, &frames[i]), FOVEA_OK);
-    CHECK_EQ_INT(fovea_writer_close(&w), FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_finish(w), FOVEA_OK);
+    fovea_writer_close(&w);
     CHECK(w == NULL);
 }
 
@@ -101,7 +102,7 @@ static void test_roundtrip_all_formats(void)
             write_file(path, &info, frames, NFRAMES);
 
             fovea_reader *r = NULL;
-            int st = fovea_reader_open(NULL, &r, path, NULL);
+            int st = fovea_reader_open(&r, NULL, path, NULL);
             if (st != FOVEA_OK)
                 fprintf(stderr, "%s %dx%d: %s\n", fovea_pixfmt_name(fmt), w, h, fovea_last_error(NULL));
             REQUIRE(st == FOVEA_OK);
@@ -193,7 +194,7 @@ static void test_carry_through(void)
 
     /* read back and write again from the reader's info: parameters survive */
     fovea_reader *r = NULL;
-    REQUIRE(fovea_reader_open(NULL, &r, path, NULL) == FOVEA_OK);
+    REQUIRE(fovea_reader_open(&r, NULL, path, NULL) == FOVEA_OK);
     fovea_video_info ri = *fovea_reader_info(r);
     CHECK_EQ_INT(ri.fps_num, 30000);
     CHECK_EQ_INT(ri.fps_den, 1001);
@@ -220,7 +221,7 @@ static int open_bytes(const void *data, size_t size, fovea_reader **r, char *err
 {
     char *path = test_write_tmp(".y4m", data, size);
     err[0] = '\0';
-    int st = fovea_reader_open(NULL, r, path, NULL);
+    int st = fovea_reader_open(r, NULL, path, NULL);
     if (st < 0)
         snprintf(err, errsz, "%s", fovea_last_error(NULL));
     free(path);
@@ -298,8 +299,8 @@ static void test_streams(void)
     char *path = test_tmp_path(".y4m");
     write_file(path, &info, frames, NFRAMES);
 
-    fovea_reader_options opt;
-    fovea_reader_options_init(&opt);
+    fovea_reader_settings opt;
+    fovea_reader_default_settings(&opt);
     opt.container = FOVEA_CONTAINER_Y4M;
 
     /* a real pipe: no seeking, size unknown */
@@ -525,7 +526,7 @@ static void test_writer_rejects(void)
         info.fmt = bad[i];
         char *path = test_tmp_path(".y4m");
         fovea_writer *w = NULL;
-        int st = fovea_writer_open(NULL, &w, path, FOVEA_CONTAINER_Y4M, &info);
+        int st = fovea_writer_open(&w, NULL, path, FOVEA_CONTAINER_Y4M, &info);
         CHECK_EQ_INT(st, FOVEA_ERR_UNSUPPORTED);
         CHECK(w == NULL);
         CHECK(strstr(fovea_last_error(NULL), "convert") != NULL);
@@ -559,7 +560,7 @@ static void test_color_range_tag(void)
         fwrite(payload, 1, sizeof(payload), fp); /* one 4x2 i420 frame */
         fclose(fp);
         fovea_reader *r = NULL;
-        REQUIRE(fovea_reader_open(NULL, &r, path, NULL) == FOVEA_OK);
+        REQUIRE(fovea_reader_open(&r, NULL, path, NULL) == FOVEA_OK);
         fovea_video_info ri = *fovea_reader_info(r);
         CHECK_EQ_INT(ri.color_range, cases[k].range);
         fovea_reader_close(&r);

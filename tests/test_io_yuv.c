@@ -37,13 +37,14 @@ static char *write_yuv(fovea_pixfmt fmt, const fovea_frame *frames, int n)
     info.fmt = fmt;
     char *path = test_tmp_path(".yuv");
     fovea_writer *w = NULL;
-    int st = fovea_writer_open(NULL, &w, path, FOVEA_CONTAINER_AUTO, &info);
+    int st = fovea_writer_open(&w, NULL, path, FOVEA_CONTAINER_AUTO, &info);
     if (st != FOVEA_OK)
         fprintf(stderr, "%s\n", fovea_last_error(NULL));
     REQUIRE(st == FOVEA_OK);
     for (int i = 0; i < n; i++)
         CHECK_EQ_INT(fovea_writer_write(w, &frames[i]), FOVEA_OK);
-    CHECK_EQ_INT(fovea_writer_close(&w), FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_finish(w), FOVEA_OK);
+    fovea_writer_close(&w);
     return path;
 }
 
@@ -57,9 +58,9 @@ static long long file_size(const char *path)
     return n;
 }
 
-static void raw_options(fovea_reader_options *opt, fovea_pixfmt fmt)
+static void raw_options(fovea_reader_settings *opt, fovea_pixfmt fmt)
 {
-    fovea_reader_options_init(opt);
+    fovea_reader_default_settings(opt);
     opt->width = W;
     opt->height = H;
     opt->fmt = fmt;
@@ -77,12 +78,12 @@ static void test_roundtrip(void)
         char *path = write_yuv(fmt, frames, NFRAMES);
         CHECK_EQ_INT(file_size(path), NFRAMES * (long long)fovea_frame_packed_size(fmt, W, H));
 
-        fovea_reader_options opt;
+        fovea_reader_settings opt;
         raw_options(&opt, fmt);
         opt.fps_num = 50;
         opt.fps_den = 1;
         fovea_reader *r = NULL;
-        int st = fovea_reader_open(NULL, &r, path, &opt);
+        int st = fovea_reader_open(&r, NULL, path, &opt);
         if (st != FOVEA_OK)
             fprintf(stderr, "%s: %s\n", fovea_pixfmt_name(fmt), fovea_last_error(NULL));
         REQUIRE(st == FOVEA_OK);
@@ -131,13 +132,13 @@ static void expect_geometry_error(const char *what, int w, int h, fovea_pixfmt f
 {
     const uint8_t bytes[16] = {1};
     char *path = test_write_tmp(".yuv", bytes, sizeof(bytes));
-    fovea_reader_options opt;
-    fovea_reader_options_init(&opt);
+    fovea_reader_settings opt;
+    fovea_reader_default_settings(&opt);
     opt.width = w;
     opt.height = h;
     opt.fmt = fmt;
     fovea_reader *r = NULL;
-    int st = fovea_reader_open(NULL, &r, path, &opt);
+    int st = fovea_reader_open(&r, NULL, path, &opt);
     if (st != FOVEA_ERR_INVALID_ARG || !strstr(fovea_last_error(NULL), word)) {
         fprintf(stderr, "%s: status %d, message '%s'\n", what, st, fovea_last_error(NULL));
         test_failures++;
@@ -161,7 +162,7 @@ static void test_geometry_errors(void)
     const uint8_t bytes[4] = {1, 2, 3, 4};
     char *path = test_write_tmp(".yuv", bytes, sizeof(bytes));
     fovea_reader *r = NULL;
-    CHECK_EQ_INT(fovea_reader_open(NULL, &r, path, NULL), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_reader_open(&r, NULL, path, NULL), FOVEA_ERR_INVALID_ARG);
     CHECK(strstr(fovea_last_error(NULL), msg) != NULL);
     free(path);
 }
@@ -181,10 +182,10 @@ static void test_truncated(void)
     REQUIRE(fwrite(extra, 1, sizeof(extra), fp) == sizeof(extra));
     fclose(fp);
 
-    fovea_reader_options opt;
+    fovea_reader_settings opt;
     raw_options(&opt, fmt);
     fovea_reader *r = NULL;
-    REQUIRE(fovea_reader_open(NULL, &r, path, &opt) == FOVEA_OK);
+    REQUIRE(fovea_reader_open(&r, NULL, path, &opt) == FOVEA_OK);
     CHECK_EQ_INT(fovea_reader_info(r)->frame_count, 2);
     fovea_frame f;
     memset(&f, 0, sizeof(f));
@@ -203,7 +204,7 @@ static void test_truncated(void)
 
     /* a file shorter than one frame: count 0, first read reports truncation */
     char *small = test_write_tmp(".yuv", extra, sizeof(extra));
-    REQUIRE(fovea_reader_open(NULL, &r, small, &opt) == FOVEA_OK);
+    REQUIRE(fovea_reader_open(&r, NULL, small, &opt) == FOVEA_OK);
     CHECK_EQ_INT(fovea_reader_info(r)->frame_count, 0);
     memset(&f, 0, sizeof(f));
     CHECK_EQ_INT(fovea_reader_read(r, &f), FOVEA_ERR_CORRUPT);
@@ -213,7 +214,7 @@ static void test_truncated(void)
 
     /* an empty file: no frames */
     char *empty = test_write_tmp(".yuv", "", 0);
-    REQUIRE(fovea_reader_open(NULL, &r, empty, &opt) == FOVEA_OK);
+    REQUIRE(fovea_reader_open(&r, NULL, empty, &opt) == FOVEA_OK);
     CHECK_EQ_INT(fovea_reader_info(r)->frame_count, 0);
     memset(&f, 0, sizeof(f));
     CHECK_EQ_INT(fovea_reader_read(r, &f), FOVEA_EOF);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fovea/advanced.h"
 #include "fovea/io.h"
 #include "fovea/klt.h"
 #include "testutil.h"

@@ -110,12 +110,12 @@ int main(void)
     info.fmt = FOVEA_PIX_GRAY8;
     info.fps_num = 25;
     info.fps_den = 1;
-    REQUIRE(fovea_writer_open(NULL, &w, vid, FOVEA_CONTAINER_Y4M, &info) == FOVEA_OK);
+    REQUIRE(fovea_writer_open(&w, NULL, vid, FOVEA_CONTAINER_Y4M, &info) == FOVEA_OK);
     for (int i = 0; i < 10; i++) {
         char path[4300];
         snprintf(path, sizeof path, "%s/img%d.pgm", dir, i);
         fovea_reader *r = NULL;
-        REQUIRE(fovea_reader_open(NULL, &r, path, NULL) == FOVEA_OK);
+        REQUIRE(fovea_reader_open(&r, NULL, path, NULL) == FOVEA_OK);
         fovea_frame f;
         memset(&f, 0, sizeof f);
         REQUIRE(fovea_reader_read(r, &f) == FOVEA_OK);
@@ -123,7 +123,8 @@ int main(void)
         fovea_frame_free(NULL, &f);
         fovea_reader_close(&r);
     }
-    CHECK_EQ_INT(fovea_writer_close(&w), FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_finish(w), FOVEA_OK);
+    fovea_writer_close(&w);
     snprintf(cmd, sizeof cmd, "'%s' track -q --backend cpu --replace --json '%s' '%s'", cli,
              json2, vid);
     CHECK_EQ_INT(run(cmd), 0);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "fovea/compat/pnmio.h"
+#include "fovea/advanced.h"
 #include "testutil.h"
 
 static unsigned char *random_image(int w, int h, uint64_t seed)

@@ -86,9 +86,9 @@ static int run_case(const char *dir, const char *cs, int to_bpc, int max_frames,
 
     fovea_reader *rr = NULL, *rd = NULL;
     snprintf(path, sizeof(path), "%s/%s/ref.y4m", dir, cs);
-    REQUIRE(fovea_reader_open(NULL, &rr, path, NULL) == FOVEA_OK);
+    REQUIRE(fovea_reader_open(&rr, NULL, path, NULL) == FOVEA_OK);
     snprintf(path, sizeof(path), "%s/%s/dis.y4m", dir, cs);
-    REQUIRE(fovea_reader_open(NULL, &rd, path, NULL) == FOVEA_OK);
+    REQUIRE(fovea_reader_open(&rd, NULL, path, NULL) == FOVEA_OK);
 
     fovea_frame fr, fd;
     memset(&fr, 0, sizeof(fr));

@@ -23,7 +23,7 @@ typedef struct clip {
 static int load_clip(const char *path, clip *c)
 {
     fovea_reader *r = NULL;
-    if (fovea_reader_open(NULL, &r, path, NULL) != FOVEA_OK) {
+    if (fovea_reader_open(&r, NULL, path, NULL) != FOVEA_OK) {
         fprintf(stderr, "%s\n", fovea_last_error(NULL));
         return 0;
     }

@@ -87,10 +87,10 @@ static void golden_case(const char *dir, const char *cs, int max_frames)
 
     fovea_reader *rr = NULL, *rd = NULL;
     snprintf(path, sizeof(path), "%s/%s/ref.y4m", dir, cs);
-    int st = fovea_reader_open(NULL, &rr, path, NULL);
+    int st = fovea_reader_open(&rr, NULL, path, NULL);
     if (st == FOVEA_OK) {
         snprintf(path, sizeof(path), "%s/%s/dis.y4m", dir, cs);
-        st = fovea_reader_open(NULL, &rd, path, NULL);
+        st = fovea_reader_open(&rd, NULL, path, NULL);
     }
     if (st != FOVEA_OK) {
         fprintf(stderr, "%s\n", fovea_last_error(NULL));

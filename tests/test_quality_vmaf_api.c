@@ -43,9 +43,9 @@ static void read_frames(const char *dir, const char *cs, frames *f)
     char path[4096];
     fovea_reader *rr = NULL, *rd = NULL;
     snprintf(path, sizeof(path), "%s/%s/ref.y4m", dir, cs);
-    REQUIRE(fovea_reader_open(NULL, &rr, path, NULL) == FOVEA_OK);
+    REQUIRE(fovea_reader_open(&rr, NULL, path, NULL) == FOVEA_OK);
     snprintf(path, sizeof(path), "%s/%s/dis.y4m", dir, cs);
-    REQUIRE(fovea_reader_open(NULL, &rd, path, NULL) == FOVEA_OK);
+    REQUIRE(fovea_reader_open(&rd, NULL, path, NULL) == FOVEA_OK);
     memset(f, 0, sizeof(*f));
     for (;;) {
         f->ref = realloc(f->ref, (size_t)(f->n + 1) * sizeof(fovea_frame));

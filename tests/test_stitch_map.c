@@ -386,8 +386,8 @@ static void check_ref_runs(const fovea_stitch_map *m, const char *name)
         }
         fovea_frame out[2];
         fovea_stitcher *st[2];
-        fovea_stitch_settings ss;
-        fovea_stitch_default_settings(&ss);
+        fovea_stitcher_settings ss;
+        fovea_stitcher_default_settings(&ss);
         fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
         for (int c = 0; c < n; c++) {
             cc[c].gain[0] = 0.8f + 0.15f * (float)c;
@@ -401,7 +401,7 @@ static void check_ref_runs(const fovea_stitch_map *m, const char *name)
             ss.auto_interval = 1;
             ss.min_overlap_samples = 10;
             for (int k = 0; k < 2; k++) {
-                REQUIRE(fovea_stitcher_create(ctx, &st[k], m, &ss) == FOVEA_OK);
+                REQUIRE(fovea_stitcher_open(&st[k], ctx, m, &ss) == FOVEA_OK);
                 st[k]->params.ref_runs_off = k;
                 if (mode == 0)
                     REQUIRE(fovea_stitcher_set_color(st[k], cc, n) == FOVEA_OK);
@@ -432,7 +432,7 @@ static void check_ref_runs(const fovea_stitch_map *m, const char *name)
             }
             for (int k = 0; k < 2; k++) {
                 fovea_frame_free(ctx, &out[k]);
-                fovea_stitcher_destroy(&st[k]);
+                fovea_stitcher_close(&st[k]);
             }
         }
         for (int c = 0; c < n; c++)
@@ -443,7 +443,7 @@ static void check_ref_runs(const fovea_stitch_map *m, const char *name)
     CHECK_EQ_INT(differ, 0);
 }
 
-static void build(const fovea_rig *rig, fovea_stitch_map *m, fovea_map_build_stats *st)
+static void build(const fovea_rig *rig, fovea_stitch_map *m, fovea_stitch_map_stats *st)
 {
     fv_map_build_options o;
     fv_map_build_default_options(&o);
@@ -467,7 +467,7 @@ static void test_spec_rig(void)
 {
     fovea_rig rig = spec_rig(4);
     fovea_stitch_map m;
-    fovea_map_build_stats st;
+    fovea_stitch_map_stats st;
     build(&rig, &m, &st);
     CHECK_EQ_INT(m.pano_width, 1425);
     CHECK_EQ_INT(m.pano_height, 475);
@@ -482,7 +482,7 @@ static void test_spec_rig(void)
         /* the rig at full size (grid steps 4 and 8 there), every 7th row */
         fovea_rig big = spec_rig(1);
         fovea_stitch_map mb;
-        fovea_map_build_stats sb;
+        fovea_stitch_map_stats sb;
         build(&big, &mb, &sb);
         check_accuracy_rows(&big, &mb, "spec/1 (every 7th row)", 7);
         fv_stitch_map_free(&mb);
@@ -571,9 +571,9 @@ static void test_spec_rig(void)
 static void test_fisheye_rig(void)
 {
     fovea_rig rig = fisheye_rig();
-    CHECK_EQ_INT(fovea_rig_validate(NULL, &rig), FOVEA_OK);
+    CHECK_EQ_INT(fovea_rig_validate(&rig, NULL), FOVEA_OK);
     fovea_stitch_map m;
-    fovea_map_build_stats st;
+    fovea_stitch_map_stats st;
     build(&rig, &m, &st);
     check_accuracy(&rig, &m, "fisheye");
     double jump = check_weights(&m, "fisheye");
@@ -592,7 +592,7 @@ static void test_cylinder_rig(void)
 {
     fovea_rig rig = cylinder_rig();
     fovea_stitch_map m;
-    fovea_map_build_stats st;
+    fovea_stitch_map_stats st;
     build(&rig, &m, &st);
     check_accuracy(&rig, &m, "cylinder");
     double jump = check_weights(&m, "cylinder");
@@ -645,7 +645,7 @@ static void test_step1_and_errors(void)
 
     /* a coarser max_step never gives a worse error than the tolerance */
     o.max_step = 32;
-    fovea_map_build_stats st;
+    fovea_stitch_map_stats st;
     o.stats = &st;
     REQUIRE(fv_map_build(ctx, &rig, &m, &o) == FOVEA_OK);
     for (int c = 0; c < 2; c++)
@@ -700,14 +700,14 @@ static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam, const
     co.colorspace = cs;
     co.range = range;
     REQUIRE(fovea_frame_convert(ctx, &ycam, cam, &co) == FOVEA_OK);
-    fovea_stitch_settings ss;
-    fovea_stitch_default_settings(&ss);
+    fovea_stitcher_settings ss;
+    fovea_stitcher_default_settings(&ss);
     ss.color = FOVEA_COLOR_FIXED;
     ss.yuv_colorspace = st_cs;
     ss.yuv_full_range = st_full;
     fovea_stitcher *st = NULL;
     const fovea_frame *in[1] = {&ycam};
-    REQUIRE(fovea_stitcher_create(ctx, &st, m, &ss) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_open(&st, ctx, m, &ss) == FOVEA_OK);
     REQUIRE(fovea_stitcher_set_color(st, cc, 1) == FOVEA_OK);
     REQUIRE(fovea_stitcher_process(st, in, 1, &yout) == FOVEA_OK);
     REQUIRE(fovea_frame_convert(ctx, &back, &yout, &co) == FOVEA_OK);
@@ -735,7 +735,7 @@ static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam, const
         }
     for (int k = 0; k < 2; k++)
         mean[k] = checked[k] ? (double)sum[k] / (3.0 * (double)checked[k]) : 0.0;
-    fovea_stitcher_destroy(&st);
+    fovea_stitcher_close(&st);
     fovea_frame_free(NULL, &ycam);
     fovea_frame_free(NULL, &yout);
     fovea_frame_free(NULL, &back);
@@ -758,7 +758,7 @@ static void test_yuv_white_balance(void)
     const double d0[5] = {0, 0, 0, 0, 0};
     set_cam(&r.cameras[0], "front", FOVEA_CAM_PINHOLE, 320, 240, 220.0, 220.0, d0, 0.0, 0.0, 0.0);
     fovea_stitch_map m;
-    fovea_map_build_stats bs;
+    fovea_stitch_map_stats bs;
     memset(&m, 0, sizeof(m));
     build(&r, &m, &bs);
     /* greys first (4), then colors, none clipped by the gains (a clipped
@@ -777,13 +777,13 @@ static void test_yuv_white_balance(void)
             memcpy(p, pal[x / 80 + 4 * (y / 80)], 3);
             p[3] = 255;
         }
-    fovea_stitch_settings ss;
-    fovea_stitch_default_settings(&ss);
+    fovea_stitcher_settings ss;
+    fovea_stitcher_default_settings(&ss);
     ss.color = FOVEA_COLOR_FIXED;
     const fovea_color_correction cc = {{1.12f, 1.0f, 0.88f}, 1.1f};
     fovea_stitcher *st = NULL;
     const fovea_frame *in[1] = {&cam};
-    REQUIRE(fovea_stitcher_create(ctx, &st, &m, &ss) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_open(&st, ctx, &m, &ss) == FOVEA_OK);
     REQUIRE(fovea_stitcher_set_color(st, &cc, 1) == FOVEA_OK);
     REQUIRE(fovea_stitcher_process(st, in, 1, &out) == FOVEA_OK);
     /* 16-bit RGB cameras are refused with a status, not stitched as bytes */
@@ -797,7 +797,7 @@ static void test_yuv_white_balance(void)
         CHECK(strstr(fovea_last_error(ctx), k ? "rgba64" : "rgb48") != NULL);
         fovea_frame_free(NULL, &deep);
     }
-    fovea_stitcher_destroy(&st);
+    fovea_stitcher_close(&st);
     static const char *const cs_name[2] = {"bt601", "bt709"};
     for (int cs = 0; cs < 2; cs++)
         for (int full = 0; full < 2; full++) {

@@ -22,7 +22,7 @@ static const char *rig_json =
 static void test_rig(void)
 {
     fovea_rig *rig = NULL;
-    REQUIRE(fovea_rig_open_json(NULL, &rig, rig_json, strlen(rig_json)) == FOVEA_OK);
+    REQUIRE(fovea_rig_open_json(&rig, NULL, rig_json, strlen(rig_json)) == FOVEA_OK);
     fovea_rig_panorama p;
     CHECK_EQ_INT(fovea_rig_get_panorama(rig, &p), FOVEA_OK);
     CHECK(p.width == 320 && p.height == 120 && p.hfov == 100.0 && p.feather == 16.0);
@@ -48,7 +48,7 @@ static void test_rig(void)
 
     /* the same rig described in code; a bad field is named as in JSON */
     fovea_rig *made = NULL;
-    CHECK_EQ_INT(fovea_rig_create(NULL, &made, &p, cams, 2), FOVEA_OK);
+    CHECK_EQ_INT(fovea_rig_open_cameras(&made, NULL, &p, cams, 2), FOVEA_OK);
     char *a = fovea_rig_to_json(rig), *b = fovea_rig_to_json(made);
     REQUIRE(a && b);
     CHECK(strcmp(a, b) == 0);
@@ -57,29 +57,29 @@ static void test_rig(void)
     fovea_rig_close(&made);
     CHECK(made == NULL);
     cams[1].fx = -1.0;
-    CHECK_EQ_INT(fovea_rig_create(NULL, &made, &p, cams, 2), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_rig_open_cameras(&made, NULL, &p, cams, 2), FOVEA_ERR_INVALID_ARG);
     CHECK(made == NULL && strstr(fovea_last_error(NULL), "cameras[1].fx") != NULL);
-    CHECK_EQ_INT(fovea_rig_create(NULL, &made, &p, cams, 0), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_rig_open_cameras(&made, NULL, &p, cams, 0), FOVEA_ERR_INVALID_ARG);
     fovea_rig_close(&rig);
     fovea_rig_close(&rig); /* safe on NULL */
 
-    CHECK(fovea_rig_open(NULL, &rig, "/nonexistent/rig.json") == FOVEA_ERR_IO);
+    CHECK(fovea_rig_open_file(&rig, NULL, "/nonexistent/rig.json") == FOVEA_ERR_IO);
     CHECK(rig == NULL && strstr(fovea_last_error(NULL), "/nonexistent/rig.json") != NULL);
-    CHECK(fovea_rig_open_json(NULL, &rig, "{", 1) == FOVEA_ERR_CORRUPT);
+    CHECK(fovea_rig_open_json(&rig, NULL, "{", 1) == FOVEA_ERR_CORRUPT);
     CHECK(rig == NULL);
 }
 
 static void test_map(void)
 {
     fovea_rig *rig = NULL;
-    REQUIRE(fovea_rig_open_json(NULL, &rig, rig_json, strlen(rig_json)) == FOVEA_OK);
-    fovea_map_build_settings bs;
-    fovea_map_build_default_settings(&bs);
+    REQUIRE(fovea_rig_open_json(&rig, NULL, rig_json, strlen(rig_json)) == FOVEA_OK);
+    fovea_stitch_map_settings bs;
+    fovea_stitch_map_default_settings(&bs);
     CHECK(bs.max_step == 16 && bs.tolerance == 0.01);
     bs.max_step = 4;
-    fovea_map_build_stats stats;
+    fovea_stitch_map_stats stats;
     fovea_stitch_map *map = NULL;
-    REQUIRE(fovea_stitch_map_build(NULL, rig, &bs, &map, &stats) == FOVEA_OK);
+    REQUIRE(fovea_stitch_map_open_rig(&map, NULL, rig, &bs, &stats) == FOVEA_OK);
     CHECK_EQ_INT(stats.num_cameras, 2);
     fovea_stitch_map_camera_info info;
     for (int c = 0; c < 2; c++) {
@@ -149,8 +149,8 @@ static void test_map(void)
         fovea_frame_free(NULL, &cams[c]);
     fovea_frame_free(NULL, &img);
     fovea_frame_free(NULL, &small);
-    fovea_stitch_map_destroy(&map);
-    CHECK_EQ_INT(fovea_stitch_map_build(NULL, NULL, NULL, &map, NULL), FOVEA_ERR_INVALID_ARG);
+    fovea_stitch_map_close(&map);
+    CHECK_EQ_INT(fovea_stitch_map_open_rig(&map, NULL, NULL, NULL, NULL), FOVEA_ERR_INVALID_ARG);
     CHECK(map == NULL);
     fovea_rig_close(&rig);
 }

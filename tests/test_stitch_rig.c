@@ -273,15 +273,15 @@ static void test_validate_and_load(void)
     fovea_rig rig;
     char err[256] = "";
     REQUIRE(fv_rig_parse(spec_json, strlen(spec_json), &rig, err, sizeof(err)) == FOVEA_OK);
-    CHECK_EQ_INT(fovea_rig_validate(NULL, &rig), FOVEA_OK);
+    CHECK_EQ_INT(fovea_rig_validate(&rig, NULL), FOVEA_OK);
     rig.cameras[1].fy = -1.0;
-    CHECK(fovea_rig_validate(NULL, &rig) < 0 && strstr(fovea_last_error(NULL), "cameras[1].fy"));
+    CHECK(fovea_rig_validate(&rig, NULL) < 0 && strstr(fovea_last_error(NULL), "cameras[1].fy"));
     rig.cameras[1].fy = 1200.0;
     rig.num_cameras = 0;
-    CHECK(fovea_rig_validate(NULL, &rig) < 0 && strstr(fovea_last_error(NULL), "cameras"));
+    CHECK(fovea_rig_validate(&rig, NULL) < 0 && strstr(fovea_last_error(NULL), "cameras"));
     rig.num_cameras = 2;
     rig.cameras[0].dist[2] = 0.0 / 0.0 * 0.0; /* NaN */
-    CHECK(fovea_rig_validate(NULL, &rig) < 0 && strstr(fovea_last_error(NULL), "cameras[0].dist[2]"));
+    CHECK(fovea_rig_validate(&rig, NULL) < 0 && strstr(fovea_last_error(NULL), "cameras[0].dist[2]"));
 
     CHECK_EQ_INT(fv_rig_load("/nonexistent/rig.json", &rig, err, sizeof(err)), FOVEA_ERR_IO);
     CHECK(strstr(err, "/nonexistent/rig.json") != NULL);

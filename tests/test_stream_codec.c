@@ -96,8 +96,8 @@ static size_t run_stream(fovea_pixfmt fmt, int w, int h, const run_opts *o, uint
     info.fmt = fmt;
     info.fps_num = 30;
     info.fps_den = 1;
-    fovea_stream_settings ss;
-    fovea_stream_default_settings(&ss);
+    fovea_stream_encoder_settings ss;
+    fovea_stream_encoder_default_settings(&ss);
     ss.tile = o->tile;
     ss.threshold = o->threshold;
     ss.keyframe_interval = o->keyframe;
@@ -232,8 +232,8 @@ static void test_slow_ramp(void)
         info.width = w;
         info.height = h;
         info.fmt = fmt;
-        fovea_stream_settings ss;
-        fovea_stream_default_settings(&ss);
+        fovea_stream_encoder_settings ss;
+        fovea_stream_encoder_default_settings(&ss);
         ss.threshold = T;
         ss.keyframe_interval = 0;
         fovea_stream_encoder *enc = NULL;
@@ -336,12 +336,12 @@ static void test_keyframes_and_threads(void)
     fovea_stream_encoder_close(&enc);
 
     /* bad settings */
-    fovea_stream_settings ss;
-    fovea_stream_default_settings(&ss);
+    fovea_stream_encoder_settings ss;
+    fovea_stream_encoder_default_settings(&ss);
     ss.tile = 12;
     CHECK_EQ_INT(fovea_stream_encoder_open(&enc, ctx, &ss, &info), FOVEA_ERR_INVALID_ARG);
     CHECK(strstr(fovea_last_error(ctx), "tile 12") != NULL);
-    fovea_stream_default_settings(&ss);
+    fovea_stream_encoder_default_settings(&ss);
     ss.threshold = -1;
     CHECK_EQ_INT(fovea_stream_encoder_open(&enc, ctx, &ss, &info), FOVEA_ERR_INVALID_ARG);
     CHECK(enc == NULL);
@@ -359,8 +359,8 @@ static void test_denoise(void)
     info.width = 45;
     info.height = 31;
     info.fmt = FOVEA_PIX_I420;
-    fovea_stream_settings ss;
-    fovea_stream_default_settings(&ss);
+    fovea_stream_encoder_settings ss;
+    fovea_stream_encoder_default_settings(&ss);
     ss.denoise = FOVEA_DIFF_DENOISE_MEDIAN3;
     fovea_stream_encoder *enc = NULL;
     fovea_stream_decoder *dec = NULL;

@@ -268,7 +268,7 @@ static void test_header_and_limits(fovea_context *ctx)
     CHECK_EQ_INT(fovea_stream_parse_header(ctx, h, NULL, &type, &n), FOVEA_OK);
     CHECK(type == FOVEA_STREAM_MSG_KEYFRAME && n + FOVEA_STREAM_HEADER_SIZE == msgs[1].n);
     fovea_stream_limits lim;
-    fovea_stream_default_limits(&lim);
+    fovea_stream_limits_init(&lim);
     lim.max_message_bytes = n - 1;
     CHECK_EQ_INT(fovea_stream_parse_header(ctx, h, &lim, &type, &n), FOVEA_ERR_CORRUPT);
     CHECK(strstr(fovea_last_error(ctx), "over the limit") != NULL);
@@ -288,7 +288,7 @@ static void test_header_and_limits(fovea_context *ctx)
     CHECK(strstr(fovea_last_error(ctx), "bad magic") != NULL);
 
     /* a decoder whose frame limit is below the stream's frame size */
-    fovea_stream_default_limits(&lim);
+    fovea_stream_limits_init(&lim);
     lim.max_frame_bytes = 53 * 37;
     fovea_stream_decoder *d = NULL;
     REQUIRE(fovea_stream_decoder_open(&d, ctx, &lim) == FOVEA_OK);

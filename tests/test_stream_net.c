@@ -129,8 +129,8 @@ static void server_open(server_run *s, const fovea_stream_server_settings *ss)
     info.width = W;
     info.height = H;
     info.fmt = FOVEA_PIX_GRAY8;
-    fovea_stream_settings es;
-    fovea_stream_default_settings(&es);
+    fovea_stream_encoder_settings es;
+    fovea_stream_encoder_default_settings(&es);
     es.keyframe_interval = 0;
     es.zstd_level = 1;
     REQUIRE(fovea_stream_encoder_open(&s->enc, s->ctx, &es, &info) == FOVEA_OK);

@@ -529,15 +529,15 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
                  cli_display_path(path, 0), fovea_container_name(c));
         return CLI_EXIT_USAGE;
     }
-    fovea_reader_options ro;
-    fovea_reader_options_init(&ro);
+    fovea_reader_settings ro;
+    fovea_reader_default_settings(&ro);
     ro.container = c;
     ro.width = o->width;
     ro.height = o->height;
     ro.fmt = o->fmt;
     ro.fps_num = o->fps_num;
     ro.fps_den = o->fps_den;
-    int st = fovea_reader_open(NULL, r, path, &ro);
+    int st = fovea_reader_open(r, NULL, path, &ro);
     if (st < 0) {
         *r = NULL;
         /* neither the name nor the content tells the type: the user must */
@@ -720,7 +720,7 @@ int cli_write_json(const char *path, const cJSON *json)
         return CLI_EXIT_RUNTIME;
     }
     fovea_outfile *of;
-    if (fovea_outfile_open(NULL, &of, path) < 0) {
+    if (fovea_outfile_open(&of, NULL, path) < 0) {
         free(text);
         return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     }
@@ -729,11 +729,11 @@ int cli_write_json(const char *path, const cJSON *json)
     int e = errno;
     free(text);
     if (bad) {
-        fovea_outfile_abort(&of);
+        fovea_outfile_close(&of);
         cli_error(cli_display_path(path, 1), "%s", strerror(e));
         return CLI_EXIT_RUNTIME;
     }
-    if (fovea_outfile_commit(NULL, &of) < 0)
+    if (fovea_outfile_commit(&of, NULL) < 0)
         return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     return CLI_EXIT_OK;
 }

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "fovea/advanced.h"
 #include "fovea/convert.h"
 #include "fovea/fovea.h"
 #include "fovea/io.h"

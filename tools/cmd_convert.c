@@ -337,7 +337,7 @@ static int read_first(convert_run *c)
 static int open_output(convert_run *c)
 {
     const convert_args *a = &c->a;
-    int st = fovea_writer_open(NULL, &c->w, a->out_path, a->out_container, &c->out_info);
+    int st = fovea_writer_open(&c->w, NULL, a->out_path, a->out_container, &c->out_info);
     if (st < 0)
         return cli_report(a->out_path, 1, fovea_last_error(NULL), st);
     /* a pattern's files are checked one by one as they are opened */
@@ -494,7 +494,7 @@ int cmd_convert(int argc, char **argv)
     if (rc == CLI_EXIT_OK)
         rc = finish_output(c, t0);
 
-    fovea_writer_abort(&c->w); /* a failed run leaves an existing output as it was */
+    fovea_writer_close(&c->w); /* a failed run leaves an existing output as it was */
     cli_ring_stop(&c->ring);   /* (stopped already after a run) */
     cli_pipe_free(&c->pipe, c->ctx);
     fovea_reader_close(&c->r);

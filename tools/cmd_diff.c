@@ -511,7 +511,7 @@ static int open_output(diff_run *s, int k)
         info.color_range = k == OUT_NOISE && o->map_fmt == s->info.fmt && s->info.color_range
                                ? s->info.color_range
                                : FOVEA_COLOR_RANGE_LIMITED;
-    st = fovea_writer_open(NULL, &o->w, o->path, o->container, &info);
+    st = fovea_writer_open(&o->w, NULL, o->path, o->container, &info);
     if (st == FOVEA_OK && strcmp(a->input, "-") != 0)
         st = fovea_writer_protect(o->w, a->input);
     if (st < 0)
@@ -892,7 +892,7 @@ static int write_plot(const diff_run *s)
 
     char err[512] = "";
     fovea_outfile *of = NULL;
-    if (fovea_outfile_open(NULL, &of, a->plot) < 0) {
+    if (fovea_outfile_open(&of, NULL, a->plot) < 0) {
         free(y);
         cli_error(NULL, "%s", fovea_last_error(NULL));
         return CLI_EXIT_RUNTIME;
@@ -900,11 +900,11 @@ static int write_plot(const diff_run *s)
     const int bad = chart_write_png(&c, fovea_outfile_file(of), err, sizeof(err));
     free(y);
     if (bad) {
-        fovea_outfile_abort(&of);
+        fovea_outfile_close(&of);
         cli_error(a->plot, "%s", err);
         return CLI_EXIT_RUNTIME;
     }
-    if (fovea_outfile_commit(NULL, &of) < 0) {
+    if (fovea_outfile_commit(&of, NULL) < 0) {
         cli_error(NULL, "%s", fovea_last_error(NULL));
         return CLI_EXIT_RUNTIME;
     }
@@ -989,10 +989,9 @@ int cmd_diff(int argc, char **argv)
     cli_ring_stop(&s->ring);
     for (int k = 0; k < N_OUT; k++) {
         diff_output *o = &s->out[k];
-        if (rc == CLI_EXIT_OK)
-            fovea_writer_close(&o->w);
-        else
-            fovea_writer_abort(&o->w); /* a failed run leaves an existing output as it was */
+        /* finished above when the run succeeded; a failed run leaves an existing
+         * output as it was */
+        fovea_writer_close(&o->w);
         cli_pipe_free(&o->pipe, s->ctx);
         fovea_frame_free(s->ctx, &o->buf[0]);
         fovea_frame_free(s->ctx, &o->buf[1]);

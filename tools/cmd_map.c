@@ -140,7 +140,7 @@ static int cmd_map_import(int argc, char **argv)
     }
 
     fovea_stitch_map *map = NULL;
-    int st = fovea_stitch_map_import(NULL, tables, pw, ph, cw, ch, &map);
+    int st = fovea_stitch_map_open_tables(&map, NULL, tables, pw, ph, cw, ch);
     if (st < 0) {
         if (!fovea_last_error(NULL)[0])
             return cli_report(tables, 0, fovea_last_error(NULL), st);
@@ -150,17 +150,17 @@ static int cmd_map_import(int argc, char **argv)
     if (fovea_stitch_map_covers_any(map) == 0) {
         cli_error(tables, "the tables cover no pixel of the panorama (every lookup falls outside "
                   "the %dx%d cameras, or every weight is 0): no map written", cw, ch);
-        fovea_stitch_map_destroy(&map);
+        fovea_stitch_map_close(&map);
         return CLI_EXIT_RUNTIME;
     }
-    st = fovea_stitch_map_save(NULL, map, out);
+    st = fovea_stitch_map_save(map, NULL, out);
     int rc = CLI_EXIT_OK;
     if (st < 0)
         rc = cli_report(out, 1, fovea_last_error(NULL), st);
     else if (!opt.quiet)
         printf("%s: 2 cameras %dx%d, panorama %dx%d, imported from %s\n", out, cw, ch, pw, ph,
                tables);
-    fovea_stitch_map_destroy(&map);
+    fovea_stitch_map_close(&map);
     return rc;
 }
 
@@ -220,7 +220,7 @@ static int cmd_map_info(int argc, char **argv)
         return CLI_EXIT_USAGE;
 
     fovea_stitch_map *m = NULL;
-    int st = fovea_stitch_map_load(NULL, path, &m);
+    int st = fovea_stitch_map_open_file(&m, NULL, path);
     if (st < 0)
         return cli_report(path, 0, fovea_last_error(NULL), st);
 
@@ -241,7 +241,7 @@ static int cmd_map_info(int argc, char **argv)
     if (json) {
         cJSON *root = cJSON_CreateObject();
         if (!root) {
-            fovea_stitch_map_destroy(&m);
+            fovea_stitch_map_close(&m);
             cli_error(NULL, "out of memory");
             return CLI_EXIT_RUNTIME;
         }
@@ -289,6 +289,6 @@ static int cmd_map_info(int argc, char **argv)
                    cm->explicit_weights ? "  explicit weights" : "");
         }
     }
-    fovea_stitch_map_destroy(&m);
+    fovea_stitch_map_close(&m);
     return rc;
 }

@@ -155,7 +155,7 @@ static int on_hello(recv_run *r, const fovea_stream_event *ev)
             fprintf(stderr, "fovea: the stream is %s: writing %s\n",
                     fovea_pixfmt_name(r->info.fmt), fovea_pixfmt_name(r->out_fmt));
     }
-    if (fovea_writer_open(NULL, &r->w, r->a.out, cont, &oi) < 0)
+    if (fovea_writer_open(&r->w, NULL, r->a.out, cont, &oi) < 0)
         return cli_report(r->a.out, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     return CLI_EXIT_OK;
 }
@@ -306,7 +306,7 @@ int cmd_receive(int argc, char **argv)
                     r.log.raw_bytes ? 100.0 * (double)r.log.bytes / (double)r.log.raw_bytes : 0.0,
                     (long long)r.skipped, timing);
     }
-    fovea_writer_abort(&r.w); /* only when the run failed: a finished writer is closed */
+    fovea_writer_close(&r.w); /* a failed run leaves an existing output as it was */
     fovea_frame_free(NULL, &r.conv);
     fovea_stream_client_close(&r.c);
     cli_stream_log_free(&r.log);

@@ -170,7 +170,7 @@ static cJSON *json_numbers(const double *v, int n)
 }
 
 static cJSON *check_json(const check_args *a, const rig_info *rig,
-                         const fovea_map_build_stats *stats, const fovea_stitch_coverage *cov,
+                         const fovea_stitch_map_stats *stats, const fovea_stitch_coverage *cov,
                          double build_seconds)
 {
     cJSON *root = cJSON_CreateObject();
@@ -193,7 +193,7 @@ static cJSON *check_json(const check_args *a, const rig_info *rig,
     cJSON *cams = cJSON_AddArrayToObject(root, "cameras");
     for (int c = 0; c < rig->num_cameras; c++) {
         const fovea_rig_camera *rc = &rig->cameras[c];
-        const fovea_map_camera_stats *cs = &stats->cam[c];
+        const fovea_stitch_map_camera_stats *cs = &stats->cam[c];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "index", c);
         cJSON_AddStringToObject(o, "name", rc->name);
@@ -256,7 +256,7 @@ static void format_angle(char *buf, size_t n, double deg)
 }
 
 static void print_report(FILE *fp, const check_args *a, const rig_info *rig,
-                         const fovea_map_build_stats *stats, const fovea_stitch_coverage *cov)
+                         const fovea_stitch_map_stats *stats, const fovea_stitch_coverage *cov)
 {
     fprintf(fp, "%s: valid\n", a->rig_path);
     fprintf(fp, "panorama: %dx%d %s, hfov %g", rig->pano.width, rig->pano.height,
@@ -319,7 +319,7 @@ static void warn_turn(const check_args *a, const char *field, double deg, const 
 
 /* Problems worth a warning that do not make the rig invalid. */
 static void print_warnings(const check_args *a, const rig_info *rig,
-                           const fovea_map_build_stats *stats, const fovea_stitch_coverage *cov)
+                           const fovea_stitch_map_stats *stats, const fovea_stitch_coverage *cov)
 {
     warn_turn(a, "panorama.yaw", rig->pano.yaw, "the panorama");
     warn_turn(a, "panorama.pitch", rig->pano.pitch, "the panorama");
@@ -411,7 +411,7 @@ static int cmd_rig_check(int argc, char **argv)
         return CLI_EXIT_RUNTIME;
     }
 
-    int st = fovea_rig_open(NULL, &rig, a.rig_path);
+    int st = fovea_rig_open_file(&rig, NULL, a.rig_path);
     if (st < 0) {
         if (a.opt.json)
             write_invalid_json(&a, fovea_last_error(NULL));
@@ -424,14 +424,14 @@ static int cmd_rig_check(int argc, char **argv)
     if (rc != CLI_EXIT_OK)
         goto end;
 
-    fovea_map_build_stats stats;
+    fovea_stitch_map_stats stats;
     memset(&stats, 0, sizeof(stats));
-    fovea_map_build_settings bs;
-    fovea_map_build_default_settings(&bs);
+    fovea_stitch_map_settings bs;
+    fovea_stitch_map_default_settings(&bs);
     bs.max_step = a.max_step;
     bs.tolerance = a.tolerance;
     double t0 = cli_now();
-    st = fovea_stitch_map_build(ctx, rig, &bs, &map, &stats);
+    st = fovea_stitch_map_open_rig(&map, ctx, rig, &bs, &stats);
     double build_seconds = cli_now() - t0;
     if (st < 0) {
         const char *detail = fovea_last_error(ctx);
@@ -456,7 +456,7 @@ static int cmd_rig_check(int argc, char **argv)
     if (a.png && (rc = write_coverage_png(a.png, map)) != CLI_EXIT_OK)
         goto end;
     if (a.save_map) {
-        st = fovea_stitch_map_save(NULL, map, a.save_map);
+        st = fovea_stitch_map_save(map, NULL, a.save_map);
         if (st < 0) {
             rc = cli_report(a.save_map, 1, fovea_last_error(NULL), st);
             goto end;
@@ -474,7 +474,7 @@ static int cmd_rig_check(int argc, char **argv)
     }
 
 end:
-    fovea_stitch_map_destroy(&map);
+    fovea_stitch_map_close(&map);
     fovea_close(&ctx);
     fovea_rig_close(&rig);
     free(info);

@@ -84,7 +84,7 @@ typedef struct send_args {
     const char *path, *listen, *stats;
     int clients, max_clients, realtime, linger;
     long long max_queue, sndbuf;
-    fovea_stream_settings ss;
+    fovea_stream_encoder_settings ss;
 } send_args;
 
 static int parse_args(send_args *a, int argc, char **argv)
@@ -96,7 +96,7 @@ static int parse_args(send_args *a, int argc, char **argv)
     memset(a, 0, sizeof(*a));
     cli_common_opts_init(&a->opt);
     cli_input_opts_init(&a->in);
-    fovea_stream_default_settings(&a->ss);
+    fovea_stream_encoder_default_settings(&a->ss);
     a->max_clients = 16;
     a->max_queue = 64LL << 20;
     a->linger = 10;

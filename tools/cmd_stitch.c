@@ -757,7 +757,7 @@ static int open_output(stitch_run *s)
         if (wd && wd->is_yuv)
             info.color_range = s->full_range ? FOVEA_COLOR_RANGE_FULL : FOVEA_COLOR_RANGE_LIMITED;
     }
-    st = fovea_writer_open(NULL, &s->w, a->out, s->out_container, &info);
+    st = fovea_writer_open(&s->w, NULL, a->out, s->out_container, &info);
     if (st < 0)
         return cli_report(a->out, 1, fovea_last_error(NULL), st);
     return CLI_EXIT_OK;
@@ -903,9 +903,9 @@ static int setup(stitch_run *s)
         return CLI_EXIT_RUNTIME;
     int st;
     if (a->rig)
-        st = fovea_stitch_map_from_rig(s->ctx, a->rig, &s->map);
+        st = fovea_stitch_map_open_rig_file(&s->map, s->ctx, a->rig);
     else
-        st = fovea_stitch_map_load(s->ctx, a->map, &s->map);
+        st = fovea_stitch_map_open_file(&s->map, s->ctx, a->map);
     if (st < 0)
         return cli_report(a->rig ? a->rig : a->map, 0, fovea_last_error(s->ctx), st);
 
@@ -930,8 +930,8 @@ static int setup(stitch_run *s)
     if (rc != CLI_EXIT_OK)
         return rc;
 
-    fovea_stitch_settings ss;
-    fovea_stitch_default_settings(&ss);
+    fovea_stitcher_settings ss;
+    fovea_stitcher_default_settings(&ss);
     ss.color = a->color == COLOR_ARG_OFF     ? FOVEA_COLOR_OFF
                : a->color == COLOR_ARG_FIXED ? FOVEA_COLOR_FIXED
                                              : FOVEA_COLOR_AUTO;
@@ -940,7 +940,7 @@ static int setup(stitch_run *s)
     ss.deterministic = a->deterministic;
     ss.yuv_colorspace = a->colorspace;
     ss.yuv_full_range = s->full_range;
-    st = fovea_stitcher_create(s->ctx, &s->st, s->map, &ss);
+    st = fovea_stitcher_open(&s->st, s->ctx, s->map, &ss);
     if (st < 0) {
         const char *detail = fovea_last_error(s->ctx);
         cli_error(NULL, "cannot create the stitcher: %s", *detail ? detail : fovea_strerror(st));
@@ -1066,8 +1066,8 @@ int cmd_stitch(int argc, char **argv)
         }
     }
 
-    fovea_writer_abort(&s->w); /* a failed run leaves an existing output as it was */
-    fovea_stitcher_destroy(&s->st);
+    fovea_writer_close(&s->w); /* a failed run leaves an existing output as it was */
+    fovea_stitcher_close(&s->st);
     for (int c = 0; c < s->a.n; c++) {
         fovea_reader_close(&s->cam[c].r);
         fovea_frame_free(s->ctx, &s->cam[c].raw);
@@ -1077,7 +1077,7 @@ int cmd_stitch(int argc, char **argv)
     fovea_frame_free(s->ctx, &s->out);
     fovea_frame_free(s->ctx, &s->wout);
     cli_pipe_free(&s->pipe, s->ctx);
-    fovea_stitch_map_destroy(&s->map);
+    fovea_stitch_map_close(&s->map);
     fovea_close(&s->ctx);
     free(s);
     return rc;

@@ -528,18 +528,18 @@ static int write_table(const track_args *a, const history *h)
         }
     fovea_outfile *of;
     int rc = CLI_EXIT_OK;
-    if (fovea_outfile_open(NULL, &of, a->output) < 0) {
+    if (fovea_outfile_open(&of, NULL, a->output) < 0) {
         rc = cli_report(a->output, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     } else {
         int st = fovea_klt_write_feature_table_stream(ft, fovea_outfile_file(of), a->format);
         if (st < 0) {
             /* the reason of a failed write is in errno now, before anything else runs */
             int e = errno;
-            fovea_outfile_abort(&of);
+            fovea_outfile_close(&of);
             cli_error(cli_display_path(a->output, 1), "%s",
                       st == FOVEA_ERR_IO && e ? strerror(e) : fovea_strerror(st));
             rc = CLI_EXIT_RUNTIME;
-        } else if (fovea_outfile_commit(NULL, &of) < 0) {
+        } else if (fovea_outfile_commit(&of, NULL) < 0) {
             rc = cli_report(a->output, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
         }
     }
@@ -679,7 +679,7 @@ static int open_overlay(track_run *t)
         info.fps_num = fovea_reader_info(t->src.r)->fps_num;
         info.fps_den = fovea_reader_info(t->src.r)->fps_den;
     }
-    int st = fovea_writer_open(NULL, &t->ow, a->overlay, oc, &info);
+    int st = fovea_writer_open(&t->ow, NULL, a->overlay, oc, &info);
     if (st < 0)
         return cli_report(a->overlay, 1, fovea_last_error(NULL), st);
     const int nslots = t->pipelined ? PIPE_SLOTS : 0;
@@ -899,7 +899,7 @@ int cmd_track(int argc, char **argv)
     if (rc == CLI_EXIT_OK)
         rc = finish_outputs(t, t0);
 
-    fovea_writer_abort(&t->ow); /* a failed run leaves an existing overlay as it was */
+    fovea_writer_close(&t->ow); /* a failed run leaves an existing overlay as it was */
     source_close(&t->src);
     cli_pipe_free(&t->pipe, t->ctx);
     fovea_frame_free(t->ctx, &t->rgb);

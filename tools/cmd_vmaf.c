@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fovea/advanced.h"
 #include "fovea/quality.h"
 #include "score.h"
 #include "vmaf_manifest.h"
@@ -1085,7 +1086,7 @@ static int batch_prepare(batch *b)
     if (b->ring_bytes < ((size_t)32 << 20))
         b->ring_bytes = (size_t)32 << 20;
 
-    if (fovea_outfile_open(NULL, &b->of, a->json_lines) < 0) {
+    if (fovea_outfile_open(&b->of, NULL, a->json_lines) < 0) {
         cli_report(a->json_lines, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
         return CLI_EXIT_RUNTIME;
     }
@@ -1103,7 +1104,7 @@ static int run_batch(const vmaf_args *a)
     b->a = a;
     int rc = batch_prepare(b);
     if (rc != CLI_EXIT_OK) {
-        fovea_outfile_abort(&b->of);
+        fovea_outfile_close(&b->of);
         batch_free(b);
         free(b);
         return rc;
@@ -1122,10 +1123,10 @@ static int run_batch(const vmaf_args *a)
     if (ran < 0)
         cli_error(NULL, "cannot start the worker threads");
     if (b->out_failed) {
-        fovea_outfile_abort(&b->of);
+        fovea_outfile_close(&b->of);
         cli_error(cli_display_path(a->json_lines, 1), "write error");
         rc = CLI_EXIT_RUNTIME;
-    } else if (fovea_outfile_commit(NULL, &b->of) < 0) {
+    } else if (fovea_outfile_commit(&b->of, NULL) < 0) {
         rc = cli_report(a->json_lines, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     }
     if (rc == CLI_EXIT_OK && (b->failed > 0 || ran < 0))

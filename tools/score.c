@@ -240,7 +240,7 @@ cJSON *score_json_libvmaf(const score_table *t, double fps)
 int score_write_csv(const char *path, const score_table *t)
 {
     fovea_outfile *of;
-    if (fovea_outfile_open(NULL, &of, path) < 0)
+    if (fovea_outfile_open(&of, NULL, path) < 0)
         return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     FILE *fp = fovea_outfile_file(of);
     fputs("Frame", fp);
@@ -255,7 +255,7 @@ int score_write_csv(const char *path, const score_table *t)
         fputc('\n', fp);
     }
     /* commit flushes and checks every write: its message carries the reason */
-    if (fovea_outfile_commit(NULL, &of) < 0)
+    if (fovea_outfile_commit(&of, NULL) < 0)
         return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     return CLI_EXIT_OK;
 }
@@ -290,16 +290,16 @@ int score_write_chart(const char *path, const chart *c)
 {
     char err[512] = "";
     fovea_outfile *of = NULL;
-    if (fovea_outfile_open(NULL, &of, path) < 0) {
+    if (fovea_outfile_open(&of, NULL, path) < 0) {
         cli_error(NULL, "%s", fovea_last_error(NULL));
         return CLI_EXIT_RUNTIME;
     }
     if (chart_write_png(c, fovea_outfile_file(of), err, sizeof(err)) != 0) {
-        fovea_outfile_abort(&of); /* removes only fovea's temporary, never the path */
+        fovea_outfile_close(&of); /* removes only fovea's temporary, never the path */
         cli_error(path, "%s", err);
         return CLI_EXIT_RUNTIME;
     }
-    if (fovea_outfile_commit(NULL, &of) < 0) {
+    if (fovea_outfile_commit(&of, NULL) < 0) {
         cli_error(NULL, "%s", fovea_last_error(NULL));
         return CLI_EXIT_RUNTIME;
     }

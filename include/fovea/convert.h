@@ -26,6 +26,7 @@ typedef struct fovea_convert_options {
     uint8_t alpha;               /**< alpha written when the source has none; default 255 */
 } fovea_convert_options;
 
+/** Fill o with defaults (BT.601, limited range, alpha 255). */
 FOVEA_API void fovea_convert_options_init(fovea_convert_options *o);
 
 /** Convert src into dst (same width/height, any two formats, host frames).

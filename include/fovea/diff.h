@@ -157,22 +157,25 @@ FOVEA_API int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea
                               fovea_diff_mask_result *out);
 
 /** Queue the change mask of cur against ref and return: the asynchronous
- *  form of fovea_diff_mask, whose result fovea_diff_mask_receive gives. The
- *  CUDA backend queues the mask and the copy of its result on the context's
+ *  form of fovea_diff_mask, in the submit/receive idiom (docs/api.md), whose
+ *  result fovea_diff_mask_receive gives. The queue holds one mask. The CUDA
+ *  backend queues the mask and the copy of its result on the context's
  *  stream (so the host can prepare the next frame meanwhile); the C backend
  *  computes it before returning. Until the mask is received, device and
  *  pinned frames must stay unchanged, and d refuses every other call
  *  (FOVEA_ERR_INVALID_ARG) but fovea_diff_mask_receive, fovea_diff_reset and
- *  fovea_diff_close.
- *  @return as fovea_diff_mask (on an error no mask is pending) */
+ *  fovea_diff_close. No flush is needed: receive waits for the device.
+ *  @return FOVEA_OK (queued), FOVEA_AGAIN (a mask is pending: receive it
+ *          first, then submit again; nothing was queued), or as
+ *          fovea_diff_mask (on an error no mask is pending) */
 FOVEA_API int fovea_diff_mask_submit(fovea_diff *d, const fovea_frame *ref,
                                      const fovea_frame *cur);
 
 /** The mask of the pending fovea_diff_mask_submit, waiting for the device
  *  when needed.
  *  @param out receives the mask; its arrays belong to d, as fovea_diff_mask's
- *  @return FOVEA_OK, FOVEA_EOF (no mask pending), FOVEA_ERR_INVALID_ARG
- *          (NULL), FOVEA_ERR_CUDA */
+ *  @return FOVEA_OK, FOVEA_AGAIN (no mask pending: submit one first),
+ *          FOVEA_ERR_INVALID_ARG (NULL), FOVEA_ERR_CUDA */
 FOVEA_API int fovea_diff_mask_receive(fovea_diff *d, fovea_diff_mask_result *out);
 
 /** The frame the maps would compare for in: the settings' denoise filter

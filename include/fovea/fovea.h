@@ -90,14 +90,14 @@ typedef struct fovea_context fovea_context;
 /** Fill s with defaults. */
 FOVEA_API void fovea_default_settings(fovea_settings *s);
 
-/** Create a context. With backend CUDA and no usable device this fails with
+/** Open a context. With backend CUDA and no usable device this fails with
  *  FOVEA_ERR_NO_DEVICE; with AUTO it falls back to CPU.
  *  @param ctx receives the context (NULL on failure)
  *  @param s settings, or NULL for defaults
  *  @return FOVEA_OK or a negative status */
 FOVEA_API int fovea_open(fovea_context **ctx, const fovea_settings *s);
 
-/** Destroy a context and set *ctx to NULL. Safe on NULL. */
+/** Close a context and set *ctx to NULL. Safe on NULL. */
 FOVEA_API void fovea_close(fovea_context **ctx);
 
 /** @return the backend in use after AUTO was resolved (CPU or CUDA). */
@@ -120,8 +120,8 @@ FOVEA_API int fovea_sync(fovea_context *ctx);
  *  error); its detail (file names, line numbers, file:line for CUDA errors) is
  *  recorded as the last error of the fovea_context the function was given and
  *  read with fovea_last_error(ctx). Functions that need no context for their
- *  work (file I/O, decoders, rigs, map files) still take one as their first
- *  parameter only for this; it may be NULL.
+ *  work (file I/O, decoders, rigs, map files) still take one only for this
+ *  (after the object or the out pointer, docs/api.md); it may be NULL.
  *
  *  The last error is kept per thread and per context: fovea_last_error(ctx)
  *  returns the detail of the last failed call on ctx made by the calling

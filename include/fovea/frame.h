@@ -74,9 +74,13 @@ typedef enum fovea_memtype {
     FOVEA_MEM_DEVICE = 2  /**< CUDA device memory of the context's device */
 } fovea_memtype;
 
-/** A frame. Planes are described by pointer and byte stride; a frame made by
- *  fovea_frame_alloc owns one buffer holding all planes. A frame may also wrap
- *  caller memory (fill the fields, leave buf NULL). */
+/** A frame: a value type, a struct the caller owns (on the stack, in an array,
+ *  inside its own structs), not an opaque object. Planes are described by
+ *  pointer and byte stride. fovea_frame_alloc gives it one buffer holding all
+ *  planes and fovea_frame_free releases that buffer: the pair names a value's
+ *  buffer, not an object's lifetime (docs/api.md, "Value types"), and like
+ *  every function on a value type they take the context first. A frame may
+ *  also wrap caller memory (fill the fields, leave buf NULL). */
 typedef struct fovea_frame {
     int width, height;        /**< luma / pixel dimensions */
     fovea_pixfmt fmt;
@@ -89,8 +93,10 @@ typedef struct fovea_frame {
     int device;               /**< CUDA device of a DEVICE frame */
 } fovea_frame;
 
-/** Width in samples-per-row units and height of plane p of a w x h frame. */
+/** @return the width of plane p of a w-pixel-wide frame, in samples-per-row
+ *  units (components included for packed formats). */
 FOVEA_API int fovea_plane_width(fovea_pixfmt fmt, int w, int p);
+/** @return the height of plane p of an h-row frame. */
 FOVEA_API int fovea_plane_height(fovea_pixfmt fmt, int h, int p);
 /** Bytes of one row of plane p without padding. */
 FOVEA_API size_t fovea_plane_row_bytes(fovea_pixfmt fmt, int w, int p);
@@ -127,17 +133,21 @@ FOVEA_API int fovea_frame_equal(const fovea_frame *a, const fovea_frame *b);
 /** A pool of identical frames, so per-frame loops allocate nothing. */
 typedef struct fovea_frame_pool fovea_frame_pool;
 
-/** Create a pool of count frames (count >= 1). */
-FOVEA_API int fovea_frame_pool_create(fovea_context *ctx, fovea_frame_pool **pool, int count,
-                                      int width, int height, fovea_pixfmt fmt, fovea_memtype mem);
+/** Open a pool of count frames (count >= 1), each as fovea_frame_alloc makes it.
+ *  @param pool receives the pool (NULL on failure)
+ *  @param ctx the context the frames are allocated on; must outlive the pool
+ *  @return FOVEA_OK or a negative status of fovea_frame_alloc */
+FOVEA_API int fovea_frame_pool_open(fovea_frame_pool **pool, fovea_context *ctx, int count,
+                                    int width, int height, fovea_pixfmt fmt, fovea_memtype mem);
 /** Take a free frame. @return FOVEA_OK, or FOVEA_ERR_NOMEM when all are in use. */
 FOVEA_API int fovea_frame_pool_get(fovea_frame_pool *pool, fovea_frame **f);
 /** Return a frame taken from this pool. */
 FOVEA_API int fovea_frame_pool_put(fovea_frame_pool *pool, fovea_frame *f);
 /** Number of frames currently free. */
 FOVEA_API int fovea_frame_pool_available(const fovea_frame_pool *pool);
-/** Destroy the pool (frames must have been returned) and set *pool to NULL. */
-FOVEA_API void fovea_frame_pool_destroy(fovea_frame_pool **pool);
+/** Free the pool and its frames (all must have been returned) and set *pool to
+ *  NULL. Safe on NULL. */
+FOVEA_API void fovea_frame_pool_close(fovea_frame_pool **pool);
 
 #ifdef __cplusplus
 }

@@ -50,39 +50,41 @@ typedef struct fovea_rig_camera {
     double yaw, pitch, roll;  /**< degrees */
 } fovea_rig_camera;
 
-/** A validated rig. Read-only once made: safe to share between threads. */
+/** A validated rig. Read-only once opened: safe to share between threads. It
+ *  keeps no context: ctx only receives the message of a failure. */
 typedef struct fovea_rig fovea_rig;
 
 /** Fill p with the defaults of the optional fields (equirectangular, feather 64,
  *  max_theta 100, no rotation) and zero sizes and fields of view. */
-FOVEA_API void fovea_rig_default_panorama(fovea_rig_panorama *p);
+FOVEA_API void fovea_rig_panorama_init(fovea_rig_panorama *p);
 
-/** Read and validate a rig file (at most FOVEA_RIG_FILE_LIMIT bytes).
+/** Open a rig file: read and validate it (at most FOVEA_RIG_FILE_LIMIT bytes).
+ *  @param rig receives the rig (NULL on failure)
  *  @param ctx receives "<path>: <field>: <problem>" as its last error on failure
  *         (may be NULL: see fovea_last_error)
- *  @param rig receives the rig (NULL on failure)
  *  @return FOVEA_OK, FOVEA_ERR_IO, FOVEA_ERR_CORRUPT (bad JSON or values),
  *          FOVEA_ERR_INVALID_ARG or FOVEA_ERR_NOMEM */
-FOVEA_API int fovea_rig_open(fovea_context *ctx, fovea_rig **rig, const char *path);
+FOVEA_API int fovea_rig_open_file(fovea_rig **rig, fovea_context *ctx, const char *path);
 
-/** Parse and validate rig JSON held in memory (len bytes, need not be
+/** Open a rig from JSON held in memory: parse and validate it (len bytes, need not be
  *  NUL-terminated). Messages name the field in JSON path style ("cameras[1].fx: ...").
- *  @return as fovea_rig_open, without FOVEA_ERR_IO */
-FOVEA_API int fovea_rig_open_json(fovea_context *ctx, fovea_rig **rig, const char *json,
+ *  @return as fovea_rig_open_file, without FOVEA_ERR_IO */
+FOVEA_API int fovea_rig_open_json(fovea_rig **rig, fovea_context *ctx, const char *json,
                                   size_t len);
 
-/** Make a rig described in code: pano and n cameras are copied and checked as
+/** Open a rig described in code: pano and n cameras are copied and checked as
  *  rig JSON is (messages use the JSON field paths).
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (a field out of range) or FOVEA_ERR_NOMEM */
-FOVEA_API int fovea_rig_create(fovea_context *ctx, fovea_rig **rig, const fovea_rig_panorama *pano,
-                               const fovea_rig_camera *cams, int n);
+FOVEA_API int fovea_rig_open_cameras(fovea_rig **rig, fovea_context *ctx,
+                                     const fovea_rig_panorama *pano, const fovea_rig_camera *cams,
+                                     int n);
 
 /** Free a rig and set *rig to NULL. Safe on NULL. */
 FOVEA_API void fovea_rig_close(fovea_rig **rig);
 
 /** Check the ranges of every field of a rig.
  *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG (ctx's last error names the field) */
-FOVEA_API int fovea_rig_validate(fovea_context *ctx, const fovea_rig *rig);
+FOVEA_API int fovea_rig_validate(const fovea_rig *rig, fovea_context *ctx);
 
 /** The panorama of a rig. @return FOVEA_OK or FOVEA_ERR_INVALID_ARG */
 FOVEA_API int fovea_rig_get_panorama(const fovea_rig *rig, fovea_rig_panorama *pano);

@@ -14,26 +14,42 @@ extern "C" {
 
 #define FOVEA_STITCH_MAX_CAMERAS 16
 
-/** A remap map: where each panorama pixel samples each camera. */
+/** A remap map: where each panorama pixel samples each camera. Read-only once
+ *  opened (the stitcher copies what it needs). It is opened from one of four
+ *  sources: a rig file (fovea_stitch_map_open_rig_file), a rig
+ *  (fovea_stitch_map_open_rig, with build settings), a map file
+ *  (fovea_stitch_map_open_file) or six imported tables
+ *  (fovea_stitch_map_open_tables); it keeps no context: ctx only gives the
+ *  build its threads and receives the message of a failure (may be NULL). */
 typedef struct fovea_stitch_map fovea_stitch_map;
 
-/** Build a map from a rig JSON file (see docs/rig.md).
- *  @param ctx threads for the build, and the message on failure (may be NULL)
+/** Open a map built from a rig JSON file (see docs/rig.md) with the default
+ *  build settings.
+ *  @param map receives the map (NULL on failure)
  *  @return FOVEA_OK, FOVEA_ERR_IO, FOVEA_ERR_CORRUPT (invalid rig, message names the field) */
-FOVEA_API int fovea_stitch_map_from_rig(fovea_context *ctx, const char *rig_path,
-                                        fovea_stitch_map **map);
-/** Load a map file written by fovea_stitch_map_save (docs/map-format.md).
- *  ctx (may be NULL) receives the message on failure, as for the next two. */
-FOVEA_API int fovea_stitch_map_load(fovea_context *ctx, const char *path, fovea_stitch_map **map);
-/** Save a map file. */
-FOVEA_API int fovea_stitch_map_save(fovea_context *ctx, const fovea_stitch_map *map,
+FOVEA_API int fovea_stitch_map_open_rig_file(fovea_stitch_map **map, fovea_context *ctx,
+                                             const char *rig_path);
+/** Open a map file written by fovea_stitch_map_save (docs/map-format.md).
+ *  @param map receives the map (NULL on failure)
+ *  @return FOVEA_OK or a negative status (FOVEA_ERR_IO, FOVEA_ERR_CORRUPT, ...) */
+FOVEA_API int fovea_stitch_map_open_file(fovea_stitch_map **map, fovea_context *ctx,
+                                         const char *path);
+/** Save a map file (through fovea_outfile: a file being replaced keeps its old
+ *  content on failure). ctx (may be NULL) receives the message on failure.
+ *  @return FOVEA_OK or a negative status */
+FOVEA_API int fovea_stitch_map_save(const fovea_stitch_map *map, fovea_context *ctx,
                                     const char *path);
-/** Import six full-resolution float tables (lut_left_x.bin, ... weight_right.bin). */
-FOVEA_API int fovea_stitch_map_import(fovea_context *ctx, const char *dir, int pano_w, int pano_h,
-                                      int cam_w, int cam_h, fovea_stitch_map **map);
-/** Panorama size and camera count/sizes of a map. */
+/** Open a map from six full-resolution float tables in dir (lut_left_x.bin, ...
+ *  weight_right.bin) for two cameras of cam_w x cam_h and a pano_w x pano_h panorama.
+ *  @param map receives the map (NULL on failure)
+ *  @return FOVEA_OK or a negative status */
+FOVEA_API int fovea_stitch_map_open_tables(fovea_stitch_map **map, fovea_context *ctx,
+                                           const char *dir, int pano_w, int pano_h, int cam_w,
+                                           int cam_h);
+/** Panorama size and camera count of a map. */
 FOVEA_API void fovea_stitch_map_geometry(const fovea_stitch_map *map, int *pano_w, int *pano_h,
                                          int *num_cameras);
+/** Image size of camera cam of a map. */
 FOVEA_API void fovea_stitch_map_camera_size(const fovea_stitch_map *map, int cam, int *w, int *h);
 /** Whether the map covers anything: some panorama pixel that a camera sees
  *  with a blend weight > 0. A map that covers nothing (every camera looking
@@ -41,20 +57,20 @@ FOVEA_API void fovea_stitch_map_camera_size(const fovea_stitch_map *map, int cam
  *  only empty panoramas. Stops at the first covered pixel.
  *  @return 1 covered, 0 nothing covered, FOVEA_ERR_INVALID_ARG */
 FOVEA_API int fovea_stitch_map_covers_any(const fovea_stitch_map *map);
-/** Free a map and set *map to NULL. */
-FOVEA_API void fovea_stitch_map_destroy(fovea_stitch_map **map);
+/** Free a map and set *map to NULL. Safe on NULL. */
+FOVEA_API void fovea_stitch_map_close(fovea_stitch_map **map);
 
 /* ---------------------------------------------------------------- building and describing maps */
 
-/** How fovea_stitch_map_build stores each camera's lookup. */
-typedef struct fovea_map_build_settings {
+/** Settings of fovea_stitch_map_open_rig: how each camera's lookup is stored. */
+typedef struct fovea_stitch_map_settings {
     int max_step;           /**< coarsest grid tried: 1, 2, 4, 8, 16 or 32 (default 16) */
     double tolerance;       /**< allowed |lookup - exact| in u and in v, camera pixels
                                  (default 0.01) */
-} fovea_map_build_settings;
+} fovea_stitch_map_settings;
 
 /** What the build chose for one camera and how well the grid fits. */
-typedef struct fovea_map_camera_stats {
+typedef struct fovea_stitch_map_camera_stats {
     int step;               /**< chosen grid step */
     double max_err;         /**< max |lookup - exact| in u or v (camera px) over every
                                  pixel that the exact projection or the lookup sees */
@@ -62,27 +78,27 @@ typedef struct fovea_map_camera_stats {
     int64_t seen_lookup;    /**< panorama pixels the lookup sees */
     int64_t bad;            /**< pixels failing the check (0 unless fallback) */
     int fallback;           /**< 1: even step 1 failed the check and was kept anyway */
-} fovea_map_camera_stats;
+} fovea_stitch_map_camera_stats;
 
-typedef struct fovea_map_build_stats {
+typedef struct fovea_stitch_map_stats {
     int num_cameras;
-    fovea_map_camera_stats cam[FOVEA_STITCH_MAX_CAMERAS];
-} fovea_map_build_stats;
+    fovea_stitch_map_camera_stats cam[FOVEA_STITCH_MAX_CAMERAS];
+} fovea_stitch_map_stats;
 
 /** Fill s with defaults. */
-FOVEA_API void fovea_map_build_default_settings(fovea_map_build_settings *s);
+FOVEA_API void fovea_stitch_map_default_settings(fovea_stitch_map_settings *s);
 
-/** Build a map from a rig. For each camera, grids of step max_step, max_step/2,
+/** Open a map built from a rig. For each camera, grids of step max_step, max_step/2,
  *  ..., 2 are checked at every panorama pixel against the exact projection; the
  *  coarsest that stays within tolerance is kept, else step 1 (every pixel stored).
+ *  @param map   receives the map (NULL on failure)
  *  @param ctx   threads for the build, and the message of a failure (may be NULL)
  *  @param s     settings, or NULL for defaults
- *  @param map   receives the map (NULL on failure)
  *  @param stats receives what was chosen per camera (may be NULL)
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (bad rig or settings), FOVEA_ERR_NOMEM */
-FOVEA_API int fovea_stitch_map_build(fovea_context *ctx, const fovea_rig *rig,
-                                     const fovea_map_build_settings *s, fovea_stitch_map **map,
-                                     fovea_map_build_stats *stats);
+FOVEA_API int fovea_stitch_map_open_rig(fovea_stitch_map **map, fovea_context *ctx,
+                                     const fovea_rig *rig, const fovea_stitch_map_settings *s,
+                                     fovea_stitch_map_stats *stats);
 
 /** One camera of a map, as stored. */
 typedef struct fovea_stitch_map_camera_info {
@@ -164,7 +180,7 @@ typedef enum fovea_color_mode {
     FOVEA_COLOR_AUTO = 2   /**< measured from the overlaps and applied automatically */
 } fovea_color_mode;
 
-typedef struct fovea_stitch_settings {
+typedef struct fovea_stitcher_settings {
     fovea_color_mode color;   /**< default AUTO */
     int auto_interval;        /**< analyse every K frames (default 30) */
     float auto_smoothing;     /**< 0..1: new = old + s * (measured - old) (default 0.1) */
@@ -183,16 +199,21 @@ typedef struct fovea_stitch_settings {
                                    arithmetic, bit-exact with the C reference; 0 (default) =
                                    the texture unit where the frames allow it (RGBA, NV12,
                                    I420 with aligned planes), faster, within 1 code value */
-} fovea_stitch_settings;
+} fovea_stitcher_settings;
 
-FOVEA_API void fovea_stitch_default_settings(fovea_stitch_settings *s);
+/** Fill s with defaults. */
+FOVEA_API void fovea_stitcher_default_settings(fovea_stitcher_settings *s);
 
 typedef struct fovea_stitcher fovea_stitcher;
 
-/** Create a stitcher for a map on the context's backend. The map is copied
- *  (device tables uploaded once); the caller may destroy it afterwards. */
-FOVEA_API int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **st, const fovea_stitch_map *map,
-                                    const fovea_stitch_settings *s);
+/** Open a stitcher for a map on the context's backend. The map is copied
+ *  (device tables uploaded once); the caller may close it afterwards.
+ *  @param st receives the stitcher (NULL on failure)
+ *  @param ctx fovea context; must outlive st
+ *  @param s settings, or NULL for defaults
+ *  @return FOVEA_OK or a negative status (detail in fovea_last_error(ctx)) */
+FOVEA_API int fovea_stitcher_open(fovea_stitcher **st, fovea_context *ctx,
+                                  const fovea_stitch_map *map, const fovea_stitcher_settings *s);
 
 /** Stitch one set of synchronized camera frames.
  *  @param inputs num_cameras frames, all RGBA, all RGB24, all NV12 or all I420, each
@@ -206,9 +227,12 @@ FOVEA_API int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **st, con
 FOVEA_API int fovea_stitcher_process(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
                                      fovea_frame *out);
 
-/** Like fovea_stitcher_process, but on the CUDA backend nothing waits: pinned
- *  inputs are copied and a pinned output is written asynchronously on the context
- *  stream. Call fovea_sync(ctx) before reading the output or reusing the inputs.
+/** Like fovea_stitcher_process, but stream-ordered (docs/api.md): on the CUDA
+ *  backend nothing waits: pinned inputs are copied and a pinned output is
+ *  written asynchronously on the context stream, and the call is complete when
+ *  fovea_sync(ctx) returns. Call it before reading the output or reusing the
+ *  inputs. This is not a queue (nothing to receive: the output is the
+ *  caller's frame), so it is not a submit/receive pair.
  *  With several contexts (streams) this overlaps one frame's copies with another's
  *  kernel. Pageable host frames still make the call wait for their copies. On the
  *  CPU backend it is fovea_stitcher_process. */
@@ -227,7 +251,8 @@ FOVEA_API int fovea_stitcher_get_color(const fovea_stitcher *st, fovea_color_cor
 FOVEA_API int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
                                      int apply, fovea_color_correction *result);
 
-FOVEA_API void fovea_stitcher_destroy(fovea_stitcher **st);
+/** Free a stitcher and set *st to NULL. Safe on NULL. */
+FOVEA_API void fovea_stitcher_close(fovea_stitcher **st);
 
 /** How far apart the cameras' colors are where they overlap: the mean |A - B| in
  *  code values over every pixel of every other row and column that two cameras
@@ -244,7 +269,7 @@ FOVEA_API void fovea_stitcher_destroy(fovea_stitcher **st);
 FOVEA_API int fovea_stitch_overlap_mismatch(const fovea_stitch_map *map,
                                             const fovea_frame *const *inputs, int n,
                                             const fovea_color_correction *cc,
-                                            const fovea_stitch_settings *s, double *mismatch);
+                                            const fovea_stitcher_settings *s, double *mismatch);
 
 /** Largest gain or gamma fovea_color_corrections_from_json accepts. */
 #define FOVEA_COLOR_JSON_MAX 1e6

@@ -33,7 +33,7 @@ typedef enum fovea_stream_msg_type {
 /* ------------------------------------------------------------------ encoder */
 
 /** Encoder settings. */
-typedef struct fovea_stream_settings {
+typedef struct fovea_stream_encoder_settings {
     /** Every sample a receiver shows is within threshold of the source (the
      *  denoised source with denoise set): 0 = lossless; 0..65535 in sample
      *  units. Default 0. */
@@ -50,7 +50,7 @@ typedef struct fovea_stream_settings {
     fovea_diff_denoise_mode denoise;
     /** zstd compression level, 1..19. Default 1. */
     int zstd_level;
-} fovea_stream_settings;
+} fovea_stream_encoder_settings;
 
 /** What one encoded or decoded frame cost. */
 typedef struct fovea_stream_frame_info {
@@ -74,7 +74,7 @@ typedef struct fovea_stream_encoder fovea_stream_encoder;
 
 /** Fill s with defaults (lossless, keyframe every 300, tile 16, no denoising,
  *  zstd level 1). */
-FOVEA_API void fovea_stream_default_settings(fovea_stream_settings *s);
+FOVEA_API void fovea_stream_encoder_default_settings(fovea_stream_encoder_settings *s);
 
 /** Create an encoder for frames described by info (size, format; rate,
  *  aspect, interlacing, color range and chroma tag are carried to receivers).
@@ -87,7 +87,7 @@ FOVEA_API void fovea_stream_default_settings(fovea_stream_settings *s);
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG, FOVEA_ERR_UNSUPPORTED (format),
  *          FOVEA_ERR_NOMEM; detail in fovea_last_error(ctx). */
 FOVEA_API int fovea_stream_encoder_open(fovea_stream_encoder **e, fovea_context *ctx,
-                                        const fovea_stream_settings *s,
+                                        const fovea_stream_encoder_settings *s,
                                         const fovea_video_info *info);
 
 /** Destroy an encoder and set *e to NULL. Safe on NULL. */
@@ -140,7 +140,7 @@ typedef struct fovea_stream_limits {
 } fovea_stream_limits;
 
 /** Fill l with the defaults. */
-FOVEA_API void fovea_stream_default_limits(fovea_stream_limits *l);
+FOVEA_API void fovea_stream_limits_init(fovea_stream_limits *l);
 
 /** What one decoded message gave. */
 typedef struct fovea_stream_event {
@@ -228,6 +228,7 @@ typedef struct fovea_stream_server_stats {
     int64_t bytes_sent;        /**< to all receivers */
 } fovea_stream_server_stats;
 
+/** Fill s with defaults (16 receivers, 64 MiB queues, the system's send buffer). */
 FOVEA_API void fovea_stream_server_default_settings(fovea_stream_server_settings *s);
 
 /** Listen on addr, "HOST:PORT" (IPv4 or name; "[v6]:PORT"; port 0 = any free
@@ -261,6 +262,7 @@ FOVEA_API int fovea_stream_server_send(fovea_stream_server *srv, const uint8_t *
  *  @return FOVEA_OK, or FOVEA_ERR_IO when some receiver was cut */
 FOVEA_API int fovea_stream_server_finish(fovea_stream_server *srv, int timeout_ms);
 
+/** The counters of a server now. */
 FOVEA_API void fovea_stream_server_get_stats(const fovea_stream_server *srv,
                                              fovea_stream_server_stats *st);
 
@@ -279,13 +281,15 @@ typedef struct fovea_stream_client_settings {
      *  on; 0: fail instead. Damaged framing (checksum, header) always fails.
      *  Default 1. */
     int resync;
-    fovea_stream_limits limits; /**< defaults of fovea_stream_default_limits */
+    fovea_stream_limits limits; /**< defaults of fovea_stream_limits_init */
     /** Kernel receive buffer (SO_RCVBUF, set before connecting, so the kernel
      *  does not grow it), 0 = the system's (autotuned). Bounds what the
      *  network holds for a receiver that stops reading. Default 0. */
     int rcvbuf;
 } fovea_stream_client_settings;
 
+/** Fill s with defaults (30 s timeout, resync on, default limits, the system's
+ *  receive buffer). */
 FOVEA_API void fovea_stream_client_default_settings(fovea_stream_client_settings *s);
 
 /** Connect to addr ("HOST:PORT"). @return FOVEA_OK, FOVEA_ERR_INVALID_ARG,

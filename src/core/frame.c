@@ -214,7 +214,7 @@ struct fovea_frame_pool {
     unsigned char *in_use;
 };
 
-int fovea_frame_pool_create(fovea_context *ctx, fovea_frame_pool **out, int count, int width,
+int fovea_frame_pool_open(fovea_frame_pool **out, fovea_context *ctx, int count, int width,
                             int height, fovea_pixfmt fmt, fovea_memtype mem)
 {
     if (!out || count < 1 || count > 4096)
@@ -227,14 +227,14 @@ int fovea_frame_pool_create(fovea_context *ctx, fovea_frame_pool **out, int coun
     p->frames = calloc((size_t)count, sizeof(*p->frames));
     p->in_use = calloc((size_t)count, 1);
     if (!p->frames || !p->in_use) {
-        fovea_frame_pool_destroy(&p);
+        fovea_frame_pool_close(&p);
         return FOVEA_ERR_NOMEM;
     }
     for (int i = 0; i < count; i++) {
         int st = fovea_frame_alloc(ctx, &p->frames[i], width, height, fmt, mem);
         if (st < 0) {
             p->count = i;
-            fovea_frame_pool_destroy(&p);
+            fovea_frame_pool_close(&p);
             return st;
         }
     }
@@ -277,7 +277,7 @@ int fovea_frame_pool_available(const fovea_frame_pool *p)
     return n;
 }
 
-void fovea_frame_pool_destroy(fovea_frame_pool **pp)
+void fovea_frame_pool_close(fovea_frame_pool **pp)
 {
     if (!pp || !*pp)
         return;

@@ -383,6 +383,8 @@ int fovea_diff_mask_submit(fovea_diff *d, const fovea_frame *ref, const fovea_fr
 {
     if (!d)
         return FOVEA_ERR_INVALID_ARG;
+    if (d->mask_pending)
+        return FOVEA_AGAIN; /* one mask in flight: receive it first */
     fovea_diff_outputs o = {0};
     o.mask = &d->pending;
     return compute(d, ref, cur, "reference", &o, 1);
@@ -395,7 +397,7 @@ int fovea_diff_mask_receive(fovea_diff *d, fovea_diff_mask_result *out)
     if (!out)
         return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL mask result");
     if (!d->mask_pending)
-        return FOVEA_EOF;
+        return FOVEA_AGAIN; /* nothing submitted */
     d->mask_pending = 0; /* a failed collect leaves nothing to wait for */
     FOVEA_TRY(d->backend->collect(d->priv, d->ctx));
     *out = d->pending;

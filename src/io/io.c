@@ -19,7 +19,7 @@ void fovea_video_info_init(fovea_video_info *info)
     info->frame_count = -1;
 }
 
-void fovea_reader_options_init(fovea_reader_options *o)
+void fovea_reader_default_settings(fovea_reader_settings *o)
 {
     memset(o, 0, sizeof(*o));
     o->container = FOVEA_CONTAINER_AUTO;
@@ -346,7 +346,7 @@ static void set_err(char *buf, size_t n, const char *path, const char *msg)
 }
 
 static int finish_open(fovea_reader **out, struct fovea_reader *r,
-                       const fovea_reader_options *opt, char *errbuf, size_t errbuf_size)
+                       const fovea_reader_settings *opt, char *errbuf, size_t errbuf_size)
 {
     int st = r->ops->open(r, opt);
     if (st < 0) {
@@ -393,13 +393,13 @@ static int has_frame_pattern(const char *path);
  * Each file is opened by an inner one-image reader when the previous one is
  * used up; every image must have the first one's size and format. */
 typedef struct seq_reader {
-    fovea_reader_options opt; /* the container, forced for every file */
+    fovea_reader_settings opt; /* the container, forced for every file */
     int64_t next;             /* number of the file the inner reader has open */
     struct fovea_reader *cur; /* the open file's reader (NULL after the last) */
 } seq_reader;
 
 static int reader_open_path(fovea_reader **out, const char *path,
-                            const fovea_reader_options *opt, int allow_pattern, char *errbuf,
+                            const fovea_reader_settings *opt, int allow_pattern, char *errbuf,
                             size_t errbuf_size);
 static int reader_read(fovea_reader *r, fovea_frame *f);
 
@@ -507,7 +507,7 @@ static int seq_open(fovea_reader **out, const char *path, fovea_container c, cha
     r->file_size = -1;
     r->priv = sq;
     fovea_video_info_init(&r->info);
-    fovea_reader_options_init(&sq->opt);
+    fovea_reader_default_settings(&sq->opt);
     sq->opt.container = c;
     int st = seq_open_file(r, sq, first);
     if (st < 0) {
@@ -528,17 +528,17 @@ static int seq_open(fovea_reader **out, const char *path, fovea_container c, cha
 }
 
 static int reader_open_path(fovea_reader **out, const char *path,
-                            const fovea_reader_options *opt, int allow_pattern, char *errbuf,
+                            const fovea_reader_settings *opt, int allow_pattern, char *errbuf,
                             size_t errbuf_size)
 {
-    fovea_reader_options defaults;
+    fovea_reader_settings defaults;
     if (!out || !path) {
         set_err(errbuf, errbuf_size, path ? path : "(null)", "invalid argument");
         return FOVEA_ERR_INVALID_ARG;
     }
     *out = NULL;
     if (!opt) {
-        fovea_reader_options_init(&defaults);
+        fovea_reader_default_settings(&defaults);
         opt = &defaults;
     }
     fovea_container c = opt->container;
@@ -603,21 +603,21 @@ static int reader_open_path(fovea_reader **out, const char *path,
 }
 
 static int reader_open_buf(fovea_reader **out, const char *path,
-                           const fovea_reader_options *opt, char *errbuf, size_t errbuf_size)
+                           const fovea_reader_settings *opt, char *errbuf, size_t errbuf_size)
 {
     return reader_open_path(out, path, opt, 1, errbuf, errbuf_size);
 }
 
 static int reader_open_stream_buf(fovea_reader **out, FILE *fp, const char *name,
-                                  const fovea_reader_options *opt, char *errbuf,
+                                  const fovea_reader_settings *opt, char *errbuf,
                                   size_t errbuf_size)
 {
-    fovea_reader_options defaults;
+    fovea_reader_settings defaults;
     if (!out || !fp || !name)
         return FOVEA_ERR_INVALID_ARG;
     *out = NULL;
     if (!opt) {
-        fovea_reader_options_init(&defaults);
+        fovea_reader_default_settings(&defaults);
         opt = &defaults;
     }
     fovea_container c = opt->container;
@@ -686,8 +686,8 @@ int fovea_reader_skip(fovea_reader *r, int64_t n)
     return st < 0 ? fv_ctx_error(r ? r->ctx : NULL, st, "%s", r ? r->err : "") : st;
 }
 
-int fovea_reader_open(fovea_context *ctx, fovea_reader **out, const char *path,
-                      const fovea_reader_options *opt)
+int fovea_reader_open(fovea_reader **out, fovea_context *ctx, const char *path,
+                      const fovea_reader_settings *opt)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = reader_open_buf(out, path, opt, err, sizeof(err));
@@ -698,7 +698,7 @@ int fovea_reader_open(fovea_context *ctx, fovea_reader **out, const char *path,
 }
 
 int fv_reader_open_stream(fovea_context *ctx, fovea_reader **out, FILE *fp, const char *name,
-                             const fovea_reader_options *opt)
+                             const fovea_reader_settings *opt)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = reader_open_stream_buf(out, fp, name, opt, err, sizeof(err));
@@ -712,11 +712,6 @@ int fovea_reader_read(fovea_reader *r, fovea_frame *f)
 {
     int st = reader_read(r, f);
     return st < 0 && r ? fv_ctx_error(r->ctx, st, "%s", r->err) : st;
-}
-
-const char *fovea_reader_error(const fovea_reader *r)
-{
-    return r ? r->err : "";
 }
 
 void fovea_reader_close(fovea_reader **pr)
@@ -814,7 +809,7 @@ static int writer_open_buf(fovea_writer **out, const char *path, fovea_container
     if (st < 0) {
         if (errbuf && errbuf_size)
             snprintf(errbuf, errbuf_size, "%s", w->err[0] ? w->err : fovea_strerror(st));
-        fovea_outfile_abort(&w->of);
+        fovea_outfile_close(&w->of);
         free(w->path);
         free(w);
         return st;
@@ -870,7 +865,7 @@ static int writer_write(fovea_writer *w, const fovea_frame *f)
             if (st < 0)
                 snprintf(w->err, sizeof(w->err), "%s", msg);
         } else {
-            fovea_outfile_abort(&of);
+            fovea_outfile_close(&of);
         }
     }
     if (st == FOVEA_OK)
@@ -880,7 +875,7 @@ static int writer_write(fovea_writer *w, const fovea_frame *f)
     return st;
 }
 
-int fovea_writer_open(fovea_context *ctx, fovea_writer **out, const char *path,
+int fovea_writer_open(fovea_writer **out, fovea_context *ctx, const char *path,
                       fovea_container container, const fovea_video_info *info)
 {
     char err[FOVEA_ERRLEN] = "";
@@ -895,11 +890,6 @@ int fovea_writer_write(fovea_writer *w, const fovea_frame *f)
 {
     int st = writer_write(w, f);
     return st < 0 && w ? fv_ctx_error(w->ctx, st, "%s", w->err) : st;
-}
-
-const char *fovea_writer_error(const fovea_writer *w)
-{
-    return w ? w->err : "";
 }
 
 static int writer_finish(fovea_writer *w)
@@ -963,29 +953,12 @@ static void writer_free(struct fovea_writer *w)
     free(w);
 }
 
-int fovea_writer_close(fovea_writer **pw)
-{
-    if (!pw || !*pw)
-        return FOVEA_OK;
-    struct fovea_writer *w = *pw;
-    int st = FOVEA_OK;
-    if (w->failed) {
-        fovea_outfile_abort(&w->of);
-        st = FOVEA_ERR_IO;
-    } else {
-        st = fovea_writer_finish(w);
-    }
-    writer_free(w);
-    *pw = NULL;
-    return st;
-}
-
-void fovea_writer_abort(fovea_writer **pw)
+void fovea_writer_close(fovea_writer **pw)
 {
     if (!pw || !*pw)
         return;
     struct fovea_writer *w = *pw;
-    fovea_outfile_abort(&w->of);
+    fovea_outfile_close(&w->of);
     writer_free(w);
     *pw = NULL;
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fovea/advanced.h"
 #include "fovea/io.h"
 
 int fv_outfile_open_buf(fovea_outfile **of, const char *path, char *err, size_t errsz);

@@ -4,6 +4,7 @@
 #define FOVEA_IO_INTERNAL_H
 
 #include <stdio.h>
+#include "fovea/advanced.h"
 #include "fovea/io.h"
 
 #define FOVEA_IO_ERRLEN 512
@@ -28,7 +29,7 @@ struct fovea_reader {
 struct fv_reader_ops {
     const char *name;
     /* Parse headers, fill r->info. Options carry raw-yuv geometry. */
-    int (*open)(struct fovea_reader *r, const fovea_reader_options *opt);
+    int (*open)(struct fovea_reader *r, const fovea_reader_settings *opt);
     /* Read frame number r->next_index into f (host frame already allocated with
      * r->info's size/format by io.c). FOVEA_EOF only at a clean frame boundary. */
     int (*read)(struct fovea_reader *r, fovea_frame *f);
@@ -72,7 +73,7 @@ extern const struct fv_writer_ops fv_png_writer_ops;
  * used in messages; errors as fovea_reader_open. For fuzz targets (fmemopen)
  * and tests. */
 int fv_reader_open_stream(fovea_context *ctx, fovea_reader **r, FILE *fp, const char *name,
-                             const fovea_reader_options *opt);
+                             const fovea_reader_settings *opt);
 
 /* Record "<path>: <message>" in r->err and return status. */
 int fv_reader_fail(struct fovea_reader *r, int status, const char *fmt, ...)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "fovea/advanced.h"
 #include "fovea/io.h"
 #include "io/io_buf.h"
 
@@ -305,7 +306,7 @@ int fv_outfile_commit_buf(fovea_outfile **pof, char *err, size_t errsz)
     return st;
 }
 
-void fovea_outfile_abort(fovea_outfile **pof)
+void fovea_outfile_close(fovea_outfile **pof)
 {
     if (!pof || !*pof)
         return;
@@ -332,14 +333,14 @@ int fovea_same_file(const char *a, const char *b)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int fovea_outfile_open(fovea_context *ctx, fovea_outfile **of, const char *path)
+int fovea_outfile_open(fovea_outfile **of, fovea_context *ctx, const char *path)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = fv_outfile_open_buf(of, path, err, sizeof(err));
     return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
-int fovea_outfile_commit(fovea_context *ctx, fovea_outfile **of)
+int fovea_outfile_commit(fovea_outfile **of, fovea_context *ctx)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = fv_outfile_commit_buf(of, err, sizeof(err));

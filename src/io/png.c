@@ -419,7 +419,7 @@ int fv_png_write_file_buf(const char *path, const fovea_frame *f, char *err, siz
     if (st < 0) {
         /* the destination keeps its old content; only the temporary goes */
         fv_errbuf(err, errsz, 0, "%s: %s", path, msg);
-        fovea_outfile_abort(&of);
+        fovea_outfile_close(&of);
         return st;
     }
     return fv_outfile_commit_buf(&of, err, errsz);
@@ -443,7 +443,7 @@ static size_t png_max_file(void)
     return limit > SIZE_MAX ? SIZE_MAX : (size_t)limit;
 }
 
-static int png_open(struct fovea_reader *r, const fovea_reader_options *opt)
+static int png_open(struct fovea_reader *r, const fovea_reader_settings *opt)
 {
     (void)opt;
     return fv_still_reader_open(r, png_max_file(), fv_png_decode_buf);

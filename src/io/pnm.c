@@ -255,7 +255,7 @@ int fv_pnm_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *er
 
 /* ---------------------------------------------------------------- reader */
 
-static int pnm_open(struct fovea_reader *r, const fovea_reader_options *opt)
+static int pnm_open(struct fovea_reader *r, const fovea_reader_settings *opt)
 {
     (void)opt;
     return fv_still_reader_open(r, PNM_MAX_FILE, fv_pnm_decode_buf);

@@ -278,7 +278,7 @@ static int count_frames(struct fovea_reader *r, size_t header_len, size_t frame_
     return FOVEA_OK;
 }
 
-static int y4m_open(struct fovea_reader *r, const fovea_reader_options *opt)
+static int y4m_open(struct fovea_reader *r, const fovea_reader_settings *opt)
 {
     char line[Y4M_MAX_LINE];
     char ex[160];

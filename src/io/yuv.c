@@ -2,7 +2,7 @@
  * geometry comes from the caller (width, height, pixel format). */
 #include "io_internal.h"
 
-static int yuv_open(struct fovea_reader *r, const fovea_reader_options *opt)
+static int yuv_open(struct fovea_reader *r, const fovea_reader_settings *opt)
 {
     if (!opt || opt->width <= 0 || opt->height <= 0 || !fovea_pixfmt_get_desc(opt->fmt))
         return fv_reader_fail(r, FOVEA_ERR_INVALID_ARG,

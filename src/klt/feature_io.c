@@ -216,7 +216,7 @@ static int write_file(const void *obj, file_kind kind, int nFrames, int nFeature
     if (!of)
         return ok ? FOVEA_OK : FOVEA_ERR_IO;
     if (!ok) {
-        fovea_outfile_abort(&of); /* an existing file keeps its old content */
+        fovea_outfile_close(&of); /* an existing file keeps its old content */
         return FOVEA_ERR_IO;
     }
     return fv_outfile_commit_buf(&of, NULL, 0);
@@ -301,7 +301,7 @@ int fovea_klt_write_feature_list_ppm(KLT_FeatureList fl, const KLT_PixelType *im
         if (fprintf(fp, "P6\n%d %d\n255\n", ncols, nrows) > 0 && fwrite(rgb, 1, bytes, fp) == bytes) {
             st = fv_outfile_commit_buf(&of, NULL, 0);
         } else {
-            fovea_outfile_abort(&of);
+            fovea_outfile_close(&of);
             st = FOVEA_ERR_IO;
         }
     }

@@ -94,7 +94,7 @@ void pgmWriteFile(const char *fname, unsigned char *img, int ncols, int nrows)
     FILE *fp = fovea_outfile_file(of);
     pgmWrite(fp, img, ncols, nrows);
     if (ferror(fp))
-        fovea_outfile_abort(&of); /* never a half-written file over a good one */
+        fovea_outfile_close(&of); /* never a half-written file over a good one */
     else
         fv_outfile_commit_buf(&of, NULL, 0);
 }
@@ -133,7 +133,7 @@ void ppmWriteFileRGB(const char *fname, unsigned char *redimg, unsigned char *gr
     FILE *fp = fovea_outfile_file(of);
     ppmWrite(fp, redimg, greenimg, blueimg, ncols, nrows);
     if (ferror(fp))
-        fovea_outfile_abort(&of);
+        fovea_outfile_close(&of);
     else
         fv_outfile_commit_buf(&of, NULL, 0);
 }

@@ -98,7 +98,7 @@ void fv_color_log_table(int32_t table[FOVEA_LOG_TABLE_SIZE])
  * spreads of the two cameras equal (gammas), then the corrected mean logs of
  * each channel equal (gains), both as least squares over all overlaps with a
  * pull toward identity. */
-int fv_color_solve(const fv_overlap_stats *st, int n, const fovea_stitch_settings *s,
+int fv_color_solve(const fv_overlap_stats *st, int n, const fovea_stitcher_settings *s,
                       fovea_color_correction *out)
 {
     for (int c = 0; c < n; c++) {

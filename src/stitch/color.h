@@ -45,7 +45,7 @@ static inline int fv_pair_index(int a, int b, int n)
 
 /* Solve for corrections from overlap stats. Cameras in no usable overlap (or when
  * anything is non-finite) keep identity. Returns the number of overlaps used. */
-int fv_color_solve(const fv_overlap_stats *st, int n, const fovea_stitch_settings *s,
+int fv_color_solve(const fv_overlap_stats *st, int n, const fovea_stitcher_settings *s,
                       fovea_color_correction *out);
 
 /* Per-camera correction tables: lut[k][q] is the corrected value of the input

@@ -38,7 +38,7 @@ static int map_from_rig_buf(fovea_context *ctx, const char *rig_path, fovea_stit
         if (err && errsz) /* ctx's message is read before ctx records err */
             snprintf(err, errsz, "%s: cannot build the map: %s", rig_path,
                      ctx && fovea_last_error(ctx)[0] ? fovea_last_error(ctx) : fovea_strerror(st));
-        fovea_stitch_map_destroy(map);
+        fovea_stitch_map_close(map);
     }
     return st;
 }
@@ -52,7 +52,7 @@ static int map_load_buf(const char *path, fovea_stitch_map **map, char *err, siz
         return st;
     st = fv_map_load(path, *map, err, errsz);
     if (st < 0)
-        fovea_stitch_map_destroy(map);
+        fovea_stitch_map_close(map);
     return st;
 }
 
@@ -74,33 +74,33 @@ static int map_import_buf(const char *dir, int pano_w, int pano_h, int cam_w, in
         return st;
     st = fv_map_import_tables(dir, pano_w, pano_h, cam_w, cam_h, 64.0f, *map, err, errsz);
     if (st < 0)
-        fovea_stitch_map_destroy(map);
+        fovea_stitch_map_close(map);
     return st;
 }
 
-int fovea_stitch_map_from_rig(fovea_context *ctx, const char *rig_path, fovea_stitch_map **map)
+int fovea_stitch_map_open_rig_file(fovea_stitch_map **map, fovea_context *ctx, const char *rig_path)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = map_from_rig_buf(ctx, rig_path, map, err, sizeof(err));
     return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
-int fovea_stitch_map_load(fovea_context *ctx, const char *path, fovea_stitch_map **map)
+int fovea_stitch_map_open_file(fovea_stitch_map **map, fovea_context *ctx, const char *path)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = map_load_buf(path, map, err, sizeof(err));
     return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
-int fovea_stitch_map_save(fovea_context *ctx, const fovea_stitch_map *map, const char *path)
+int fovea_stitch_map_save(const fovea_stitch_map *map, fovea_context *ctx, const char *path)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = map_save_buf(map, path, err, sizeof(err));
     return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
-int fovea_stitch_map_import(fovea_context *ctx, const char *dir, int pano_w, int pano_h, int cam_w,
-                            int cam_h, fovea_stitch_map **map)
+int fovea_stitch_map_open_tables(fovea_stitch_map **map, fovea_context *ctx, const char *dir,
+                                 int pano_w, int pano_h, int cam_w, int cam_h)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = map_import_buf(dir, pano_w, pano_h, cam_w, cam_h, map, err, sizeof(err));
@@ -139,7 +139,7 @@ int fovea_stitch_map_covers_any(const fovea_stitch_map *map)
     return 0;
 }
 
-void fovea_map_build_default_settings(fovea_map_build_settings *s)
+void fovea_stitch_map_default_settings(fovea_stitch_map_settings *s)
 {
     if (!s)
         return;
@@ -150,9 +150,9 @@ void fovea_map_build_default_settings(fovea_map_build_settings *s)
     s->tolerance = opt.tolerance;
 }
 
-int fovea_stitch_map_build(fovea_context *ctx, const fovea_rig *rig,
-                           const fovea_map_build_settings *s, fovea_stitch_map **map,
-                           fovea_map_build_stats *stats)
+int fovea_stitch_map_open_rig(fovea_stitch_map **map, fovea_context *ctx,
+                           const fovea_rig *rig, const fovea_stitch_map_settings *s,
+                           fovea_stitch_map_stats *stats)
 {
     if (!map)
         return FOVEA_ERR_INVALID_ARG;
@@ -171,7 +171,7 @@ int fovea_stitch_map_build(fovea_context *ctx, const fovea_rig *rig,
         return st;
     st = fv_map_build(ctx, rig, *map, &opt);
     if (st < 0)
-        fovea_stitch_map_destroy(map);
+        fovea_stitch_map_close(map);
     return st;
 }
 
@@ -238,7 +238,7 @@ int fovea_stitch_map_coverage_image(const fovea_stitch_map *map, fovea_frame *ou
     return fv_map_coverage_image(map, out->data[0], out->stride[0]);
 }
 
-void fovea_stitch_map_destroy(fovea_stitch_map **map)
+void fovea_stitch_map_close(fovea_stitch_map **map)
 {
     if (!map || !*map)
         return;

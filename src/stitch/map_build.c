@@ -218,7 +218,7 @@ static float float_within(double x, double lo, double hi)
 
 static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
                         const fv_map_build_options *opt, fv_camera_map *out,
-                        fovea_map_camera_stats *st)
+                        fovea_stitch_map_camera_stats *st)
 {
     const fovea_rig_camera *rc = &rig->cameras[c];
     cam_proj proj;
@@ -301,7 +301,7 @@ static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
         cj.rows = rows;
         fv_parallel_for(ctx, H, 4, check_rows, &cj);
 
-        fovea_map_camera_stats cs[MAX_CANDIDATES];
+        fovea_stitch_map_camera_stats cs[MAX_CANDIDATES];
         memset(cs, 0, sizeof(cs));
         for (int k = 0; k < ncand; k++) {
             cs[k].step = steps[k];
@@ -362,7 +362,7 @@ int fv_map_build(fovea_context *ctx, const fovea_rig *rig, fovea_stitch_map *map
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                "map build: tolerance must be a finite number > 0");
 
-    fovea_map_build_stats stats;
+    fovea_stitch_map_stats stats;
     memset(&stats, 0, sizeof(stats));
     map->pano_width = rig->width;
     map->pano_height = rig->height;

@@ -18,12 +18,12 @@
 #define FOVEA_MAP_FISHEYE_EXTRA_CELLS 3.0
 #define FOVEA_MAP_FISHEYE_EXTRA_MAX_DEG 20.0
 
-/* fovea_map_camera_stats, fovea_map_build_stats: fovea/stitch.h */
+/* fovea_stitch_map_camera_stats, fovea_stitch_map_stats: fovea/stitch.h */
 
 typedef struct fv_map_build_options {
     int max_step;           /* coarsest grid tried: 1, 2, 4, 8, 16 or 32 (default 16) */
     double tolerance;       /* allowed |lookup - exact| in u and in v, camera px (default 0.01) */
-    fovea_map_build_stats *stats; /* optional output */
+    fovea_stitch_map_stats *stats; /* optional output */
 } fv_map_build_options;
 
 void fv_map_build_default_options(fv_map_build_options *opt);

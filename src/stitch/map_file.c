@@ -678,7 +678,7 @@ int fv_map_save(const fovea_stitch_map *m, const char *path, char *err, size_t e
     emit_payload(m, &s);
     if (s.failed) {
         rc = set_err(err, errsz, FOVEA_ERR_IO, path, "write failed: %s", strerror(s.errnum));
-        fovea_outfile_abort(&of); /* the old map, if any, stays whole */
+        fovea_outfile_close(&of); /* the old map, if any, stays whole */
         return rc;
     }
     return fv_outfile_commit_buf(&of, err, errsz);

@@ -68,7 +68,7 @@ static int check_inputs(const fovea_stitch_map *m, const fovea_frame *const *inp
 
 int fovea_stitch_overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *const *inputs,
                                   int n, const fovea_color_correction *cc,
-                                  const fovea_stitch_settings *s, double *mismatch)
+                                  const fovea_stitcher_settings *s, double *mismatch)
 {
     if (!m || !inputs || !cc || !mismatch || n < 1 || n > FOVEA_STITCH_MAX_CAMERAS)
         return FOVEA_ERR_INVALID_ARG;
@@ -76,9 +76,9 @@ int fovea_stitch_overlap_mismatch(const fovea_stitch_map *m, const fovea_frame *
     int st = check_inputs(m, inputs, n, &yuv);
     if (st < 0)
         return st;
-    fovea_stitch_settings defaults;
+    fovea_stitcher_settings defaults;
     if (!s) {
-        fovea_stitch_default_settings(&defaults);
+        fovea_stitcher_default_settings(&defaults);
         s = &defaults;
     }
     stitch_tables *t = malloc(sizeof(*t));

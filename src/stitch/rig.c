@@ -735,7 +735,7 @@ int fv_rig_write_json(const fovea_rig *rig, FILE *f)
 
 /* ------------------------------------------------------------------ public handle */
 
-void fovea_rig_default_panorama(fovea_rig_panorama *p)
+void fovea_rig_panorama_init(fovea_rig_panorama *p)
 {
     if (!p)
         return;
@@ -846,28 +846,28 @@ int fovea_rig_get_camera(const fovea_rig *rig, int cam, fovea_rig_camera *out)
     return FOVEA_OK;
 }
 
-int fovea_rig_validate(fovea_context *ctx, const fovea_rig *rig)
+int fovea_rig_validate(const fovea_rig *rig, fovea_context *ctx)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = fv_rig_validate_buf(rig, err, sizeof(err));
     return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
-int fovea_rig_open(fovea_context *ctx, fovea_rig **rig, const char *path)
+int fovea_rig_open_file(fovea_rig **rig, fovea_context *ctx, const char *path)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = rig_open_buf(rig, path, err, sizeof(err));
     return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
-int fovea_rig_open_json(fovea_context *ctx, fovea_rig **rig, const char *json, size_t len)
+int fovea_rig_open_json(fovea_rig **rig, fovea_context *ctx, const char *json, size_t len)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = rig_open_json_buf(rig, json, len, err, sizeof(err));
     return st < 0 ? fv_ctx_error(ctx, st, "%s", err) : st;
 }
 
-int fovea_rig_create(fovea_context *ctx, fovea_rig **rig, const fovea_rig_panorama *pano,
+int fovea_rig_open_cameras(fovea_rig **rig, fovea_context *ctx, const fovea_rig_panorama *pano,
                      const fovea_rig_camera *cams, int n)
 {
     char err[FOVEA_ERRLEN] = "";

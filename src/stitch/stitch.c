@@ -7,7 +7,7 @@
 #include "stitch/map_file.h"
 #include "stitch/stitch_internal.h"
 
-void fovea_stitch_default_settings(fovea_stitch_settings *s)
+void fovea_stitcher_default_settings(fovea_stitcher_settings *s)
 {
     memset(s, 0, sizeof(*s));
     s->color = FOVEA_COLOR_AUTO;
@@ -24,7 +24,7 @@ void fovea_stitch_default_settings(fovea_stitch_settings *s)
     s->yuv_colorspace = FOVEA_CS_BT601;
 }
 
-int fv_stitch_yuv_flags(const fovea_stitch_settings *s)
+int fv_stitch_yuv_flags(const fovea_stitcher_settings *s)
 {
     return STITCH_YUV | (s->yuv_full_range ? STITCH_YUV_FULL : 0) |
            (s->yuv_colorspace == FOVEA_CS_BT709 ? STITCH_YUV_BT709 : 0);
@@ -202,15 +202,15 @@ static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)
     return st->backend->set_tables(st->priv, &st->tables);
 }
 
-int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **out, const fovea_stitch_map *map,
-                          const fovea_stitch_settings *s)
+int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_stitch_map *map,
+                          const fovea_stitcher_settings *s)
 {
-    fovea_stitch_settings defaults;
+    fovea_stitcher_settings defaults;
     if (!ctx || !out || !map)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stitcher: missing context or map");
     *out = NULL;
     if (!s) {
-        fovea_stitch_default_settings(&defaults);
+        fovea_stitcher_default_settings(&defaults);
         s = &defaults;
     }
     if (s->color < FOVEA_COLOR_OFF || s->color > FOVEA_COLOR_AUTO || s->auto_interval < 1 ||
@@ -261,7 +261,7 @@ int fovea_stitcher_create(fovea_context *ctx, fovea_stitcher **out, const fovea_
     return FOVEA_OK;
 }
 
-void fovea_stitcher_destroy(fovea_stitcher **pst)
+void fovea_stitcher_close(fovea_stitcher **pst)
 {
     if (!pst || !*pst)
         return;

@@ -31,7 +31,7 @@ typedef struct stitch_tables {
  * excepted: tests set it between calls). */
 typedef struct stitch_params {
     const fovea_stitch_map *map;           /* the stitcher's copy */
-    const fovea_stitch_settings *settings;
+    const fovea_stitcher_settings *settings;
     const int32_t *log_table;              /* FOVEA_LOG_TABLE_SIZE entries, for overlap
                                               statistics */
     int ref_runs_off;                      /* C backend: 1 = every pixel through the per-pixel
@@ -58,7 +58,7 @@ typedef struct stitch_backend {
 struct fovea_stitcher {
     fovea_context *ctx;
     fovea_stitch_map map;          /* deep copy */
-    fovea_stitch_settings settings;
+    fovea_stitcher_settings settings;
     stitch_params params;          /* the backend's view of the above */
     const stitch_backend *backend;
     void *priv;                    /* backend state */
@@ -84,7 +84,7 @@ void fv_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
                                stitch_tables *t);
 
 /* The STITCH_YUV_* flags of the settings' YUV conventions (with STITCH_YUV). */
-int fv_stitch_yuv_flags(const fovea_stitch_settings *s);
+int fv_stitch_yuv_flags(const fovea_stitcher_settings *s);
 
 /* Deep copy of a map. */
 int fv_stitch_map_copy(fovea_stitch_map *dst, const fovea_stitch_map *src);

@@ -35,7 +35,7 @@ FOVEA_HD int stitch_stats_luma(int r, int g, int b)
     return (77 * r + 150 * g + 29 * b + 128) >> 8;
 }
 
-/* The YUV conventions of a stitch (fovea_stitch_settings yuv_full_range and
+/* The YUV conventions of a stitch (fovea_stitcher_settings yuv_full_range and
  * yuv_colorspace), as flags: the tables' `yuv` argument
  * (fv_stitch_build_tables) and stitch_kernel_head.yuv_flags. */
 #define STITCH_YUV 1        /* YUV input (else RGB) */

@@ -33,7 +33,7 @@ void fovea_stream_client_default_settings(fovea_stream_client_settings *s)
     memset(s, 0, sizeof(*s));
     s->timeout_ms = 30000;
     s->resync = 1;
-    fovea_stream_default_limits(&s->limits);
+    fovea_stream_limits_init(&s->limits);
 }
 
 int fovea_stream_client_open(fovea_stream_client **out, fovea_context *ctx, const char *addr,

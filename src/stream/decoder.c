@@ -57,7 +57,7 @@ int fovea_stream_decoder_open(fovea_stream_decoder **out, fovea_context *ctx,
     if (lim)
         d->lim = *lim;
     else
-        fovea_stream_default_limits(&d->lim);
+        fovea_stream_limits_init(&d->lim);
     d->shown_no = d->last_no = -1;
     d->threads = ctx ? fovea_context_threads(ctx) : 1;
     if (d->threads < 1)

@@ -26,7 +26,7 @@ typedef struct enc_group {
 
 struct fovea_stream_encoder {
     fovea_context *ctx;
-    fovea_stream_settings set;
+    fovea_stream_encoder_settings set;
     fovea_video_info info;
     stream_geom g;
     const stream_enc_backend *backend;
@@ -54,7 +54,7 @@ struct fovea_stream_encoder {
     const uint8_t *coded; /* the backend's coded tiles, or NULL: code_tiles in the groups */
 };
 
-void fovea_stream_default_settings(fovea_stream_settings *s)
+void fovea_stream_encoder_default_settings(fovea_stream_encoder_settings *s)
 {
     if (!s)
         return;
@@ -129,18 +129,18 @@ static int alloc_buffers(fovea_stream_encoder *e)
 }
 
 int fovea_stream_encoder_open(fovea_stream_encoder **out, fovea_context *ctx,
-                              const fovea_stream_settings *s, const fovea_video_info *info)
+                              const fovea_stream_encoder_settings *s, const fovea_video_info *info)
 {
     if (!out)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stream: NULL encoder pointer");
     *out = NULL;
     if (!ctx || !info)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stream: NULL context or video info");
-    fovea_stream_settings set;
+    fovea_stream_encoder_settings set;
     if (s)
         set = *s;
     else
-        fovea_stream_default_settings(&set);
+        fovea_stream_encoder_default_settings(&set);
     if (set.threshold < 0 || set.threshold > 65535)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stream: threshold %d outside 0..65535",
                             set.threshold);

@@ -38,7 +38,7 @@ int fovea_stream_parse_header(fovea_context *ctx, const uint8_t *hdr,
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "stream: NULL header");
     fovea_stream_limits def;
     if (!lim) {
-        fovea_stream_default_limits(&def);
+        fovea_stream_limits_init(&def);
         lim = &def;
     }
     if (memcmp(hdr, magic, 4) != 0)
@@ -75,7 +75,7 @@ size_t fovea_stream_resync_message(int64_t shown, uint8_t *buf)
     return FOVEA_STREAM_HEADER_SIZE + STREAM_RESYNC_SIZE;
 }
 
-void fovea_stream_default_limits(fovea_stream_limits *l)
+void fovea_stream_limits_init(fovea_stream_limits *l)
 {
     if (!l)
         return;

@@ -8,6 +8,7 @@
 
 #include <zlib.h>
 
+#include "fovea/advanced.h"
 #include "fovea/io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

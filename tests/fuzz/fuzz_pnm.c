@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fovea/advanced.h"
 #include "fovea/io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[512];
     if (fv_rig_parse((const char *)data, size, &rig, err, sizeof(err)) != FOVEA_OK)
         return 0;
-    if (fovea_rig_validate(NULL, &rig) != FOVEA_OK)
+    if (fovea_rig_validate(&rig, NULL) != FOVEA_OK)
         abort();
     char *s = fovea_rig_to_json(&rig);
     if (!s)

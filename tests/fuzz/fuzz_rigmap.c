@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fovea_rig rig;
     char err[512];
     if (fv_rig_parse((const char *)data, size, &rig, err, sizeof(err)) != FOVEA_OK ||
-        fovea_rig_validate(NULL, &rig) != FOVEA_OK)
+        fovea_rig_validate(&rig, NULL) != FOVEA_OK)
         return 0;
     if (rig.width > FUZZ_MAX_W || rig.height > FUZZ_MAX_H)
         return 0;

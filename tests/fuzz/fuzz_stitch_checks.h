@@ -99,13 +99,13 @@ static void fuzz_stitch(fovea_context *ctx, const fovea_stitch_map *m, fovea_pix
     const int n = m->num_cameras;
     fovea_frame cams[FOVEA_STITCH_MAX_CAMERAS], out;
     const fovea_frame *in[FOVEA_STITCH_MAX_CAMERAS];
-    fovea_stitch_settings ss;
-    fovea_stitch_default_settings(&ss);
+    fovea_stitcher_settings ss;
+    fovea_stitcher_default_settings(&ss);
     ss.deterministic = 1;
     ss.auto_interval = 1;
     ss.min_overlap_samples = 1;
     fovea_stitcher *st = NULL;
-    if (fovea_stitcher_create(ctx, &st, m, &ss) != FOVEA_OK)
+    if (fovea_stitcher_open(&st, ctx, m, &ss) != FOVEA_OK)
         abort();
     for (int c = 0; c < n; c++) {
         if (fovea_frame_alloc(ctx, &cams[c], m->cam[c].cam_width, m->cam[c].cam_height, fmt,
@@ -152,7 +152,7 @@ static void fuzz_stitch(fovea_context *ctx, const fovea_stitch_map *m, fovea_pix
     fovea_frame_free(ctx, &out);
     for (int c = 0; c < n; c++)
         fovea_frame_free(ctx, &cams[c]);
-    fovea_stitcher_destroy(&st);
+    fovea_stitcher_close(&st);
 }
 
 /* Every camera's size even, and the panorama's: NV12 inputs and I420 output. */

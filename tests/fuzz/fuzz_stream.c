@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fovea_stream_limits lim;
-    fovea_stream_default_limits(&lim);
+    fovea_stream_limits_init(&lim);
     lim.max_frame_bytes = (size_t)4 << 20;
     lim.max_message_bytes = (size_t)4 << 20;
     fovea_stream_decoder *d = NULL;

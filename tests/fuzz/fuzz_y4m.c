@@ -18,8 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *fp = fmemopen((void *)data, size, "rb");
     if (!fp)
         return 0;
-    fovea_reader_options opt;
-    fovea_reader_options_init(&opt);
+    fovea_reader_settings opt;
+    fovea_reader_default_settings(&opt);
     opt.container = FOVEA_CONTAINER_Y4M;
     fovea_reader *r = NULL;
     if (fv_reader_open_stream(NULL, &r, fp, "fuzz.y4m", &opt) == FOVEA_OK) {

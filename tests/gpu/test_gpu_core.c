@@ -233,7 +233,7 @@ static void test_device_pool(void)
 {
     fovea_context *ctx = open_cuda(NULL);
     fovea_frame_pool *pool = NULL;
-    REQUIRE(fovea_frame_pool_create(ctx, &pool, 3, 64, 48, FOVEA_PIX_I420, FOVEA_MEM_DEVICE) ==
+    REQUIRE(fovea_frame_pool_open(&pool, ctx, 3, 64, 48, FOVEA_PIX_I420, FOVEA_MEM_DEVICE) ==
             FOVEA_OK);
     CHECK_EQ_INT(fovea_frame_pool_available(pool), 3);
     fovea_frame *f[4] = {NULL, NULL, NULL, NULL};
@@ -271,17 +271,17 @@ static void test_device_pool(void)
     for (int i = 1; i < 4; i++)
         CHECK_EQ_INT(fovea_frame_pool_put(pool, f[i]), FOVEA_OK);
     CHECK_EQ_INT(fovea_frame_pool_available(pool), 3);
-    fovea_frame_pool_destroy(&pool);
+    fovea_frame_pool_close(&pool);
     CHECK(pool == NULL);
 
     /* pinned pools work too */
-    REQUIRE(fovea_frame_pool_create(ctx, &pool, 2, 64, 48, FOVEA_PIX_I420, FOVEA_MEM_PINNED) ==
+    REQUIRE(fovea_frame_pool_open(&pool, ctx, 2, 64, 48, FOVEA_PIX_I420, FOVEA_MEM_PINNED) ==
             FOVEA_OK);
     CHECK_EQ_INT(fovea_frame_pool_get(pool, &f[0]), FOVEA_OK);
     REQUIRE(f[0] != NULL);
     CHECK_EQ_INT(f[0]->mem, FOVEA_MEM_PINNED);
     CHECK_EQ_INT(fovea_frame_pool_put(pool, f[0]), FOVEA_OK);
-    fovea_frame_pool_destroy(&pool);
+    fovea_frame_pool_close(&pool);
 
     fovea_frame_free(ctx, &src);
     fovea_frame_free(ctx, &back);

@@ -135,13 +135,13 @@ static void run_case1(const char *name, fovea_context *cpu, fovea_context *gpu,
     fovea_stitch_map_geometry(map, &pw, &ph, &nc);
     fovea_pixfmt out_fmt = (in_fmt == FOVEA_PIX_NV12 || in_fmt == FOVEA_PIX_I420) ? FOVEA_PIX_I420
                                                                                   : FOVEA_PIX_RGBA;
-    fovea_stitch_settings s;
-    fovea_stitch_default_settings(&s);
+    fovea_stitcher_settings s;
+    fovea_stitcher_default_settings(&s);
     s.color = FOVEA_COLOR_FIXED;
     s.cuda_exact_sampling = exact;
     fovea_stitcher *sc = NULL, *sg = NULL;
-    REQUIRE(fovea_stitcher_create(cpu, &sc, map, &s) == FOVEA_OK);
-    REQUIRE(fovea_stitcher_create(gpu, &sg, map, &s) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_open(&sc, cpu, map, &s) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_open(&sg, gpu, map, &s) == FOVEA_OK);
     REQUIRE(fovea_stitcher_set_color(sc, ccs, n) == FOVEA_OK);
     REQUIRE(fovea_stitcher_set_color(sg, ccs, n) == FOVEA_OK);
 
@@ -303,8 +303,8 @@ static void run_case1(const char *name, fovea_context *cpu, fovea_context *gpu,
                         name, (int)in_fmt, exact, c, a[c].gain[0], a[c].gain[1], a[c].gain[2],
                         a[c].gamma);
     }
-    fovea_stitcher_destroy(&sc);
-    fovea_stitcher_destroy(&sg);
+    fovea_stitcher_close(&sc);
+    fovea_stitcher_close(&sg);
     fovea_frame_free(NULL, &ref);
     fovea_frame_free(NULL, &got);
     for (int c = 0; c < n; c++) {
@@ -339,8 +339,8 @@ static void run_auto(const char *name, fovea_context *cpu, fovea_context *gpu,
     int pw, ph, nc;
     fovea_stitch_map_geometry(map, &pw, &ph, &nc);
     fovea_pixfmt out_fmt = in_fmt == FOVEA_PIX_NV12 ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA;
-    fovea_stitch_settings s;
-    fovea_stitch_default_settings(&s);
+    fovea_stitcher_settings s;
+    fovea_stitcher_default_settings(&s);
     s.color = FOVEA_COLOR_AUTO;
     s.deterministic = 1;
     s.auto_interval = 2;
@@ -349,8 +349,8 @@ static void run_auto(const char *name, fovea_context *cpu, fovea_context *gpu,
     s.yuv_colorspace = yuv_cs;
     s.yuv_full_range = yuv_full;
     fovea_stitcher *sc = NULL, *sg = NULL;
-    REQUIRE(fovea_stitcher_create(cpu, &sc, map, &s) == FOVEA_OK);
-    REQUIRE(fovea_stitcher_create(gpu, &sg, map, &s) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_open(&sc, cpu, map, &s) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_open(&sg, gpu, map, &s) == FOVEA_OK);
     fovea_frame ref, got, first, dout;
     REQUIRE(fovea_frame_alloc(NULL, &ref, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
     REQUIRE(fovea_frame_alloc(NULL, &got, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
@@ -390,12 +390,12 @@ static void run_auto(const char *name, fovea_context *cpu, fovea_context *gpu,
     CHECK(changed > 0); /* the balance did something, and the GPU followed it */
 
     /* background mode: statistics on every frame, absorbed when they arrive */
-    fovea_stitcher_destroy(&sg);
+    fovea_stitcher_close(&sg);
     s.deterministic = 0;
     s.auto_interval = 1;
     s.auto_smoothing = 1.0f;
     s.cuda_exact_sampling = 0;
-    REQUIRE(fovea_stitcher_create(gpu, &sg, map, &s) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_open(&sg, gpu, map, &s) == FOVEA_OK);
     for (int f = 0; f < 8; f++)
         CHECK_EQ_INT(fovea_stitcher_process_async(sg, in_gpu, n, &dout), FOVEA_OK);
     CHECK_EQ_INT(fovea_sync(gpu), FOVEA_OK);
@@ -412,8 +412,8 @@ static void run_auto(const char *name, fovea_context *cpu, fovea_context *gpu,
         moved += fabsf(b[c].gamma - 1.0f);
     }
     CHECK(moved > 1e-3f);
-    fovea_stitcher_destroy(&sc);
-    fovea_stitcher_destroy(&sg);
+    fovea_stitcher_close(&sc);
+    fovea_stitcher_close(&sg);
     fovea_frame_free(NULL, &ref);
     fovea_frame_free(NULL, &got);
     fovea_frame_free(NULL, &first);
@@ -525,7 +525,7 @@ int main(void)
             run_case(cname, cpu, gpu, coarse, camp, rig.num_cameras, FOVEA_PIX_RGBA, 1);
             run_case(cname, cpu, gpu, coarse, camp, rig.num_cameras, FOVEA_PIX_NV12, 1);
             run_case(cname, cpu, gpu, coarse, camp, rig.num_cameras, FOVEA_PIX_I420, 0);
-            fovea_stitch_map_destroy(&coarse);
+            fovea_stitch_map_close(&coarse);
         }
 
         if (rig.num_cameras == 2) {
@@ -534,21 +534,21 @@ int main(void)
             REQUIRE(mkdtemp(dir) != NULL);
             REQUIRE(export_tables(map, dir) == 0);
             fovea_stitch_map *imp = NULL;
-            int st = fovea_stitch_map_import(NULL, dir, rig.width, rig.height, rig.cameras[0].width,
-                                             rig.cameras[0].height, &imp);
+            int st = fovea_stitch_map_open_tables(&imp, NULL, dir, rig.width, rig.height,
+                                             rig.cameras[0].width, rig.cameras[0].height);
             if (st != FOVEA_OK)
                 fprintf(stderr, "import: %s\n", fovea_last_error(NULL));
             REQUIRE(st == FOVEA_OK);
             run_case("imported exact tables", cpu, gpu, imp, camp, 2, FOVEA_PIX_RGBA, 1);
             run_case("imported exact tables", cpu, gpu, imp, camp, 2, FOVEA_PIX_NV12, 1);
-            fovea_stitch_map_destroy(&imp);
+            fovea_stitch_map_close(&imp);
             char cmd[256];
             snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
             CHECK(system(cmd) == 0);
         }
         for (int c = 0; c < rig.num_cameras; c++)
             fovea_frame_free(NULL, &cams[c]);
-        fovea_stitch_map_destroy(&map);
+        fovea_stitch_map_close(&map);
     }
     fovea_close(&gpu);
     fovea_close(&cpu);

@@ -131,8 +131,8 @@ static fovea_stream_encoder *open_enc(fovea_context *ctx, const run_case *c)
     info.fmt = c->fmt;
     info.fps_num = 25;
     info.fps_den = 1;
-    fovea_stream_settings ss;
-    fovea_stream_default_settings(&ss);
+    fovea_stream_encoder_settings ss;
+    fovea_stream_encoder_default_settings(&ss);
     ss.tile = c->tile;
     ss.threshold = c->threshold;
     ss.keyframe_interval = c->keyframe;

@@ -378,7 +378,7 @@ static void run_frames(const char *name, const plane *refs, const plane *diss, i
 static int read_luma(const char *path, plane **out)
 {
     fovea_reader *r = NULL;
-    if (fovea_reader_open(NULL, &r, path, NULL) != FOVEA_OK) {
+    if (fovea_reader_open(&r, NULL, path, NULL) != FOVEA_OK) {
         fprintf(stderr, "%s: %s\n", path, fovea_last_error(NULL));
         return -1;
     }

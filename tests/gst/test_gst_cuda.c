@@ -229,12 +229,12 @@ static void test_stitch(const char *rig, GstVideoFormat fmt)
     fs.backend = FOVEA_BACKEND_CPU;
     fovea_stitch_map *map = NULL;
     fovea_stitcher *st = NULL;
-    fovea_stitch_settings ss;
-    fovea_stitch_default_settings(&ss);
+    fovea_stitcher_settings ss;
+    fovea_stitcher_default_settings(&ss);
     ss.color = FOVEA_COLOR_OFF;
     GT_CHECK(fovea_open(&ctx, &fs) == FOVEA_OK &&
-                 fovea_stitch_map_from_rig(ctx, rig, &map) == FOVEA_OK &&
-                 fovea_stitcher_create(ctx, &st, map, &ss) == FOVEA_OK,
+                 fovea_stitch_map_open_rig_file(&map, ctx, rig) == FOVEA_OK &&
+                 fovea_stitcher_open(&st, ctx, map, &ss) == FOVEA_OK,
              "reference");
     for (int i = 0; i < FRAMES; i++) {
         int d = 0;
@@ -261,8 +261,8 @@ static void test_stitch(const char *rig, GstVideoFormat fmt)
                  "frame %d: %d code values from the C reference", i, d);
         gst_buffer_unref(rb);
     }
-    fovea_stitcher_destroy(&st);
-    fovea_stitch_map_destroy(&map);
+    fovea_stitcher_close(&st);
+    fovea_stitch_map_close(&map);
     fovea_close(&ctx);
     for (int m = 0; m < 3; m++)
         for (int i = 0; i < FRAMES; i++)

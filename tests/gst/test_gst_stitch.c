@@ -97,14 +97,14 @@ static void ref_open(reference *r, GstVideoFormat fmt, fovea_color_mode color, i
     fovea_default_settings(&fs);
     fs.backend = FOVEA_BACKEND_CPU;
     GT_CHECK(fovea_open(&r->ctx, &fs) == FOVEA_OK, "context");
-    GT_CHECK(fovea_stitch_map_from_rig(r->ctx, rig, &r->map) == FOVEA_OK, "map: %s",
+    GT_CHECK(fovea_stitch_map_open_rig_file(&r->map, r->ctx, rig) == FOVEA_OK, "map: %s",
              fovea_last_error(r->ctx));
-    fovea_stitch_settings ss;
-    fovea_stitch_default_settings(&ss);
+    fovea_stitcher_settings ss;
+    fovea_stitcher_default_settings(&ss);
     ss.color = color;
     ss.auto_interval = interval;
     ss.deterministic = color == FOVEA_COLOR_AUTO;
-    GT_CHECK(fovea_stitcher_create(r->ctx, &r->st, r->map, &ss) == FOVEA_OK, "stitcher");
+    GT_CHECK(fovea_stitcher_open(&r->st, r->ctx, r->map, &ss) == FOVEA_OK, "stitcher");
     const int rgb = fmt == GST_VIDEO_FORMAT_RGBA || fmt == GST_VIDEO_FORMAT_RGB;
     GT_CHECK(fovea_frame_alloc(r->ctx, &r->out, PW, PH, rgb ? FOVEA_PIX_RGBA : FOVEA_PIX_I420,
                                FOVEA_MEM_HOST) == FOVEA_OK,
@@ -116,8 +116,8 @@ static void ref_close(reference *r)
     fovea_frame_free(r->ctx, &r->out);
     for (int c = 0; c < 2; c++)
         fovea_frame_free(r->ctx, &r->black[c]);
-    fovea_stitcher_destroy(&r->st);
-    fovea_stitch_map_destroy(&r->map);
+    fovea_stitcher_close(&r->st);
+    fovea_stitch_map_close(&r->map);
     fovea_close(&r->ctx);
 }
 

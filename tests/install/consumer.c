@@ -35,8 +35,8 @@ int main(void)
         st = fovea_frame_convert(ctx, &b, &a, NULL);
     fovea_vif_settings vs;
     fovea_vif_default_settings(&vs);
-    fovea_stitch_settings ss;
-    fovea_stitch_default_settings(&ss);
+    fovea_stitcher_settings ss;
+    fovea_stitcher_default_settings(&ss);
     KLT_TrackingContext tc = KLTCreateTrackingContext();
     KLTFreeTrackingContext(tc);
     printf("fovea %s %s %s y=%d\n", fovea_version(), fovea_pixfmt_name(b.fmt),

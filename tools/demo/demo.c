@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "demo.h"
+#include "fovea/advanced.h"
 #include "fovea/convert.h"
 #include "fovea/io.h"
 #include "fovea/rig.h"
@@ -35,7 +36,7 @@ typedef struct demo_state {
     int n;
     fovea_stitch_map *map;
     fovea_stitcher *stitcher;
-    fovea_stitch_settings ss;
+    fovea_stitcher_settings ss;
     fovea_convert_options co;            /* the YUV conventions of the video path */
     fovea_frame gt, pano_out;            /* ground truth and stitched panorama, RGBA */
     fovea_frame cams[FOVEA_STITCH_MAX_CAMERAS];  /* rendered cameras, RGBA */
@@ -46,8 +47,8 @@ typedef struct demo_state {
 
 static void demo_state_free(demo_state *d)
 {
-    fovea_stitcher_destroy(&d->stitcher);
-    fovea_stitch_map_destroy(&d->map);
+    fovea_stitcher_close(&d->stitcher);
+    fovea_stitch_map_close(&d->map);
     fovea_rig_close(&d->rig);
     for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++) {
         fovea_frame_free(NULL, &d->cams[c]);
@@ -64,7 +65,7 @@ static void demo_state_free(demo_state *d)
 static int make_rig(demo_state *d, int div, char *err, size_t errsz)
 {
     fovea_rig_panorama *p = &d->pano;
-    fovea_rig_default_panorama(p);
+    fovea_rig_panorama_init(p);
     p->projection = FOVEA_PROJ_EQUIRECTANGULAR;
     p->width = 5700 / div;
     p->height = 1900 / div;
@@ -90,7 +91,7 @@ static int make_rig(demo_state *d, int div, char *err, size_t errsz)
     d->cam[1].fx = d->cam[1].fy = 1200.0 / div;
     d->cam[1].dist[0] = 0.02;
     d->cam[1].dist[1] = -0.01;
-    int st = fovea_rig_create(NULL, &d->rig, p, d->cam, d->n);
+    int st = fovea_rig_open_cameras(&d->rig, NULL, p, d->cam, d->n);
     if (st < 0)
         snprintf(err, errsz, "%s", fovea_last_error(NULL));
     return st;
@@ -160,7 +161,7 @@ static int stitch(fovea_context *ctx, const demo_options *o, demo_state *d, demo
                   char *err, size_t errsz)
 {
     int st;
-    if ((st = fovea_stitcher_create(ctx, &d->stitcher, d->map, &d->ss)) < 0) {
+    if ((st = fovea_stitcher_open(&d->stitcher, ctx, d->map, &d->ss)) < 0) {
         snprintf(err, errsz, "demo: %s", fovea_last_error(ctx));
         return st;
     }
@@ -287,7 +288,7 @@ static int heatmap(fovea_context *ctx, const demo_options *o, const demo_state *
     memset(f, 0, sizeof(f));
     memset(&heat, 0, sizeof(heat));
     fovea_diff *df = NULL;
-    int st = fovea_rig_create(NULL, &rig, &d->pano, cam, 2);
+    int st = fovea_rig_open_cameras(&rig, NULL, &d->pano, cam, 2);
     if (st < 0) {
         snprintf(err, errsz, "demo: heat map rig: %s", fovea_last_error(NULL));
         return st;
@@ -354,14 +355,14 @@ int demo_run(fovea_context *ctx, const demo_options *o, demo_result *r, char *er
     fovea_convert_options_init(&d->co);
     d->co.colorspace = o->colorspace;
     d->co.range = o->full_range ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
-    fovea_stitch_default_settings(&d->ss);
+    fovea_stitcher_default_settings(&d->ss);
     d->ss.color = o->color_auto ? FOVEA_COLOR_AUTO : FOVEA_COLOR_OFF;
     d->ss.yuv_colorspace = o->colorspace;
     d->ss.yuv_full_range = o->full_range;
 
     double t0 = now_s();
-    fovea_map_build_stats ms;
-    st = fovea_stitch_map_build(ctx, d->rig, NULL, &d->map, &ms);
+    fovea_stitch_map_stats ms;
+    st = fovea_stitch_map_open_rig(&d->map, ctx, d->rig, NULL, &ms);
     if (st < 0) {
         snprintf(err, errsz, "demo: map build failed: %s", fovea_last_error(ctx));
         goto done;
