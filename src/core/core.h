@@ -80,6 +80,11 @@ void fv_parallel_for(fovea_context *ctx, int n, int grain, fv_range_fn fn, void 
  * fovea_frame_copy's host-to-host path. Finishes before it returns. */
 int fv_frame_copy_host(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src);
 
+/* Make g a frame of f's size and format in memory mem, kept when it already is
+ * one, else freed and allocated again (scratch and staging frames that follow
+ * their inputs). */
+int fv_frame_ensure(fovea_context *ctx, fovea_frame *g, const fovea_frame *f, fovea_memtype mem);
+
 /* fovea_cpu_count(): fovea/fovea.h */
 
 /* Overflow-checked size arithmetic: return 0 on overflow, 1 on success. */

@@ -86,6 +86,15 @@ void fovea_frame_free(fovea_context *ctx, fovea_frame *f)
     memset(f, 0, sizeof(*f));
 }
 
+int fv_frame_ensure(fovea_context *ctx, fovea_frame *g, const fovea_frame *f, fovea_memtype mem)
+{
+    if (g->buf && g->mem == mem && g->width == f->width && g->height == f->height &&
+        g->fmt == f->fmt)
+        return FOVEA_OK;
+    fovea_frame_free(ctx, g);
+    return fovea_frame_alloc(ctx, g, f->width, f->height, f->fmt, mem);
+}
+
 static int check_pair(fovea_context *ctx, const fovea_frame *a, const fovea_frame *b)
 {
     if (!a || !b || !a->data[0] || !b->data[0])

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "diff/changed.h"
 #include "diff/diff_cuda.h"
 
 // Blocks of 256 threads an SM keeps for the streaming kernels: all its
@@ -245,7 +246,7 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock, DIFF_STREAM_BLOCKS)
         if (a.kind == DIFF_CUDA_HEAT) {
             col[i] = heat_color(a, a.measure_max ? mx[i] : sum[i]);
         } else {
-            changed[i] = mx[i] > a.threshold;
+            changed[i] = diff_beyond(mx[i], a.threshold);
             col[i] = changed[i] ? 255u : 0u;
         }
     }
@@ -270,7 +271,7 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock)
         for (int i = 0; i < nx; i++) {
             int s, m;
             pix_diff(a.in, x0 + i, y0 + r, s, m);
-            changed[r][i] = m > a.threshold;
+            changed[r][i] = diff_beyond(m, a.threshold);
             if (a.kind == DIFF_CUDA_HEAT)
                 col[r][i] = heat_color(a, a.measure_max ? m : s);
             else
@@ -444,7 +445,7 @@ __global__ void __launch_bounds__(32 * kMapWarps, 4)
                     c2 = byte_of(d[k][i], 2);
                 }
                 const int m = max(max(c0, c1), c2);
-                changed[i] = m > a.threshold;
+                changed[i] = diff_beyond(m, a.threshold);
                 if (KIND == DIFF_CUDA_HEAT)
                     col[i] = __ldg(a.vlut + (a.measure_max ? m : c0 + c1 + c2));
                 else
@@ -717,7 +718,7 @@ __global__ void __launch_bounds__(kMaskThreads, 4)
             for (int i = 0; i < n; i++) {
                 sum += (unsigned)s[i];
                 mxs = s[i] > mxs ? s[i] : mxs;
-                pix += m[i] > a.threshold;
+                pix += diff_beyond(m[i], a.threshold);
             }
         }
     }

@@ -11,6 +11,7 @@
 
 #include "core/cuda_util.h"
 #include "core/device.h"
+#include "core/stage.h"
 #include "diff/diff_cuda.h"
 #include "diff/diff_internal.h"
 
@@ -40,18 +41,17 @@ typedef struct diff_cuda {
     int vlut_top;                   /* the top d_vlut is made for; 0 = none */
     int grid_cap;                   /* blocks of the warp map kernel: 4 an SM */
     /* host inputs: device copies, and pinned copies of pageable ones */
-    fovea_frame d_in[2], h_in[2];
-    cudaEvent_t in_copied;          /* the last upload from h_in has read it */
-    int in_pending;
+    fv_stage in[2];
     /* the pair begin made */
     fovea_frame d_filt[2], d_state[2];
     int tcur;                       /* the temporal state now: d_state[tcur] */
     const fovea_frame *raw[2];      /* device views of the inputs (raw[0] NULL: not read) */
     const fovea_frame *cmp[2];      /* the compared pair */
     int fused;                      /* the heat map makes the medians in its own pass */
-    /* host outputs: device staging, pinned staging of pageable ones */
-    fovea_frame d_out[OUT_SLOTS], h_out[OUT_SLOTS];
-    fovea_frame *copy_back[OUT_SLOTS]; /* pageable outputs to fill from h_out after a sync */
+    /* host outputs: device staging (out[k].dev), pinned staging of pageable
+     * ones (out[k].pin) */
+    fv_stage out[OUT_SLOTS];
+    fovea_frame *copy_back[OUT_SLOTS]; /* pageable outputs to fill from out[k].pin after a sync */
     /* change mask */
     unsigned long long *d_res[2];   /* counters + list, one per launch in turn */
     unsigned long long *h_res;      /* pinned: counters + list */
@@ -83,18 +83,13 @@ static void cuda_close(void **priv)
     cudaSetDevice(fovea_context_device(ctx));
     cudaStreamSynchronize(fv_ctx_stream(ctx));
     for (int i = 0; i < 2; i++) {
-        fovea_frame_free(ctx, &st->d_in[i]);
-        fovea_frame_free(ctx, &st->h_in[i]);
+        fv_stage_close(ctx, &st->in[i]);
         fovea_frame_free(ctx, &st->d_filt[i]);
         fovea_frame_free(ctx, &st->d_state[i]);
         fv_device_free(ctx, st->d_res[i]);
     }
-    for (int i = 0; i < OUT_SLOTS; i++) {
-        fovea_frame_free(ctx, &st->d_out[i]);
-        fovea_frame_free(ctx, &st->h_out[i]);
-    }
-    if (st->in_copied)
-        cudaEventDestroy(st->in_copied);
+    for (int i = 0; i < OUT_SLOTS; i++)
+        fv_stage_close(ctx, &st->out[i]);
     cudaEvent_t *evs[] = {&st->ev_start, &st->ev_down};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (*evs[i])
@@ -157,9 +152,6 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
     if (status == FOVEA_OK)
         status = FOVEA_CUDA(ctx, cudaMemsetAsync(st->d_ticket, 0, sizeof(unsigned int),
                                                  fv_ctx_stream(ctx)));
-    if (status == FOVEA_OK)
-        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&st->in_copied,
-                                                          cudaEventDisableTiming));
     const unsigned ev_flags = cudaEventDisableTiming;
     if (status == FOVEA_OK)
         status = FOVEA_CUDA(ctx, cudaStreamCreateWithFlags(&st->s_up, cudaStreamNonBlocking));
@@ -193,16 +185,6 @@ static int same_shape(const fovea_frame *a, const fovea_frame *b, fovea_memtype 
 {
     return a->data[0] && a->mem == mem && a->width == b->width && a->height == b->height &&
            a->fmt == b->fmt;
-}
-
-/* Scratch frame s shaped like f in memory mem (kept while the shape stays). */
-static int ensure_frame(fovea_context *ctx, fovea_frame *s, const fovea_frame *f,
-                        fovea_memtype mem)
-{
-    if (same_shape(s, f, mem))
-        return FOVEA_OK;
-    fovea_frame_free(ctx, s);
-    return fovea_frame_alloc(ctx, s, f->width, f->height, f->fmt, mem);
 }
 
 static int aligned(const void *p, ptrdiff_t stride, unsigned n)
@@ -248,43 +230,6 @@ static int reader_of(const fovea_frame *a, const fovea_frame *b)
     return DIFF_CUDA_READ_ANY;
 }
 
-/* A device view of input f in slot i: f itself on the device, else its copy
- * (pageable frames go through pinned staging first, so the caller may reuse
- * them on return). */
-static int stage_in(diff_cuda *st, int i, const fovea_frame *f, const fovea_frame **view,
-                    int *pageable)
-{
-    fovea_context *ctx = st->ctx;
-    if (f->mem == FOVEA_MEM_DEVICE) {
-        *view = f;
-        return FOVEA_OK;
-    }
-    FOVEA_TRY(ensure_frame(ctx, &st->d_in[i], f, FOVEA_MEM_DEVICE));
-    const fovea_frame *src = f;
-    if (f->mem == FOVEA_MEM_HOST) {
-        FOVEA_TRY(ensure_frame(ctx, &st->h_in[i], f, FOVEA_MEM_PINNED));
-        if (st->in_pending) { /* the last upload from h_in may still be reading it */
-            FOVEA_CUDA_TRY(ctx, cudaEventSynchronize(st->in_copied));
-            st->in_pending = 0;
-        }
-        FOVEA_TRY(fv_frame_copy_host(ctx, &st->h_in[i], f)); /* on the threads, done on return */
-        src = &st->h_in[i];
-        *pageable = 1;
-    }
-    FOVEA_TRY(fovea_frame_copy(ctx, &st->d_in[i], src));
-    *view = &st->d_in[i];
-    return FOVEA_OK;
-}
-
-static int end_staging(diff_cuda *st, int pageable)
-{
-    if (!pageable)
-        return FOVEA_OK;
-    FOVEA_CUDA_TRY(st->ctx, cudaEventRecord(st->in_copied, fv_ctx_stream(st->ctx)));
-    st->in_pending = 1;
-    return FOVEA_OK;
-}
-
 /* Filter every plane of in into out (device frames of one shape): MEDIAN3,
  * GAUSS5, or one TEMPORAL step of state towards in. */
 static int filter_frame(diff_cuda *st, int mode, const fovea_frame *in, const fovea_frame *state,
@@ -322,7 +267,7 @@ static int temporal_step(diff_cuda *st, const fovea_frame *x, const fovea_frame 
     fovea_context *ctx = st->ctx;
     if (first) {
         for (int i = 0; i < 2; i++)
-            FOVEA_TRY(ensure_frame(ctx, &st->d_state[i], x, FOVEA_MEM_DEVICE));
+            FOVEA_TRY(fv_frame_ensure(ctx, &st->d_state[i], x, FOVEA_MEM_DEVICE));
         FOVEA_TRY(fovea_frame_copy(ctx, &st->d_state[0], first));
         st->tcur = 0;
     }
@@ -397,19 +342,21 @@ static int cuda_begin(void *priv, fovea_context *ctx, const diff_call *c, int64_
     st->bands = c->noise && st->set.noise_mode == FOVEA_DIFF_NOISE_OVERLAY ? 0 : bands_for(c);
     if (st->bands) { /* the maps upload the pair band by band */
         for (int i = 0; i < 2; i++) {
-            FOVEA_TRY(ensure_frame(ctx, &st->d_in[i], c->cur, FOVEA_MEM_DEVICE));
-            st->raw[i] = st->cmp[i] = &st->d_in[i];
+            FOVEA_TRY(fv_frame_ensure(ctx, &st->in[i].dev, c->cur, FOVEA_MEM_DEVICE));
+            st->raw[i] = st->cmp[i] = &st->in[i].dev;
         }
         return FOVEA_OK;
     }
     const int temporal = c->denoise == FOVEA_DIFF_DENOISE_TEMPORAL;
     const int restart =
         temporal && (c->restart || !same_shape(&st->d_state[0], c->cur, FOVEA_MEM_DEVICE));
-    int pageable = 0;
+    /* device views of the pair; the events that guard the pinned copies of
+     * pageable inputs are recorded after both uploads */
     if (!temporal || restart) /* a running temporal filter does not read prev */
-        FOVEA_TRY(stage_in(st, 0, c->prev, &st->raw[0], &pageable));
-    FOVEA_TRY(stage_in(st, 1, c->cur, &st->raw[1], &pageable));
-    FOVEA_TRY(end_staging(st, pageable));
+        FOVEA_TRY(fv_stage_copy(ctx, &st->in[0], c->prev, &st->raw[0]));
+    FOVEA_TRY(fv_stage_copy(ctx, &st->in[1], c->cur, &st->raw[1]));
+    for (int i = 0; i < 2; i++)
+        FOVEA_TRY(fv_stage_mark(ctx, &st->in[i]));
     st->cmp[0] = st->raw[0];
     st->cmp[1] = st->raw[1];
     if (temporal) {
@@ -422,7 +369,7 @@ static int cuda_begin(void *priv, fovea_context *ctx, const diff_call *c, int64_
                     !c->mask && !c->want_hist && is_rgb8(c->cur->fmt) && is_rgb8(c->heat->fmt);
         if (!st->fused) {
             for (int i = 0; i < 2; i++) {
-                FOVEA_TRY(ensure_frame(ctx, &st->d_filt[i], c->cur, FOVEA_MEM_DEVICE));
+                FOVEA_TRY(fv_frame_ensure(ctx, &st->d_filt[i], c->cur, FOVEA_MEM_DEVICE));
                 FOVEA_TRY(filter_frame(st, c->denoise, st->raw[i], NULL, &st->d_filt[i]));
             }
             st->cmp[0] = &st->d_filt[0];
@@ -442,8 +389,8 @@ static int out_target(diff_cuda *st, int k, fovea_frame *out, fovea_frame **targ
         *target = out;
         return FOVEA_OK;
     }
-    FOVEA_TRY(ensure_frame(st->ctx, &st->d_out[k], out, FOVEA_MEM_DEVICE));
-    *target = &st->d_out[k];
+    FOVEA_TRY(fv_frame_ensure(st->ctx, &st->out[k].dev, out, FOVEA_MEM_DEVICE));
+    *target = &st->out[k].dev;
     return FOVEA_OK;
 }
 
@@ -456,8 +403,8 @@ static int read_back(diff_cuda *st, int k, fovea_frame *out, const fovea_frame *
         return FOVEA_OK;
     if (out->mem == FOVEA_MEM_PINNED)
         return fovea_frame_copy(ctx, out, src);
-    FOVEA_TRY(ensure_frame(ctx, &st->h_out[k], out, FOVEA_MEM_PINNED));
-    FOVEA_TRY(fovea_frame_copy(ctx, &st->h_out[k], src));
+    FOVEA_TRY(fv_frame_ensure(ctx, &st->out[k].pin, out, FOVEA_MEM_PINNED));
+    FOVEA_TRY(fovea_frame_copy(ctx, &st->out[k].pin, src));
     st->copy_back[k] = out;
     return FOVEA_OK;
 }
@@ -654,7 +601,7 @@ static int finish_host(diff_cuda *st, int wait)
         if (st->copy_back[k]) {
             fovea_frame *out = st->copy_back[k];
             st->copy_back[k] = NULL;
-            FOVEA_TRY(fv_frame_copy_host(ctx, out, &st->h_out[k])); /* on the threads */
+            FOVEA_TRY(fv_frame_copy_host(ctx, out, &st->out[k].pin)); /* on the threads */
         }
     if (st->mask_pending)
         FOVEA_TRY(finish_mask(st));
@@ -706,7 +653,8 @@ static int run_banded(diff_cuda *st, const diff_call *c, const diff_cuda_map_arg
     FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(st->s_down, st->ev_start, 0));
     for (int k = 0, y0 = 0; y0 < h && k < BANDS_MAX; k++, y0 += rows) {
         const int y1 = y0 + rows < h ? y0 + rows : h;
-        const fovea_frame in[2] = {band_of(&st->d_in[0], y0, y1), band_of(&st->d_in[1], y0, y1)};
+        const fovea_frame in[2] = {band_of(&st->in[0].dev, y0, y1),
+                                   band_of(&st->in[1].dev, y0, y1)};
         const fovea_frame src[2] = {band_of(c->prev, y0, y1), band_of(c->cur, y0, y1)};
         for (int i = 0; i < 2; i++)
             FOVEA_TRY(copy_planes(st, &in[i], &src[i], cudaMemcpyHostToDevice, st->s_up));
@@ -780,7 +728,7 @@ static int run_maps(diff_cuda *st, const diff_call *c)
         const int in_place = c->noise->data[0] == c->cur->data[0];
         fovea_frame *t;
         if (overlay && in_place && c->cur->mem != FOVEA_MEM_DEVICE) {
-            t = &st->d_in[1]; /* the device copy of cur: painted, then copied back whole */
+            t = &st->in[1].dev; /* the device copy of cur: painted, then copied back whole */
         } else {
             FOVEA_TRY(out_target(st, OUT_NOISE, c->noise, &t));
             if (overlay && !in_place)
@@ -814,10 +762,8 @@ static int cuda_maps(void *priv, fovea_context *ctx, const diff_call *c)
 static int run_denoise(diff_cuda *st, const diff_filter_job *job)
 {
     fovea_context *ctx = st->ctx;
-    int pageable = 0;
     const fovea_frame *in;
-    FOVEA_TRY(stage_in(st, 1, job->in, &in, &pageable));
-    FOVEA_TRY(end_staging(st, pageable));
+    FOVEA_TRY(fv_stage_upload(ctx, &st->in[1], job->in, &in));
     const fovea_frame *result;
     if (job->mode == FOVEA_DIFF_DENOISE_TEMPORAL) {
         const int restart =

@@ -65,7 +65,7 @@ void diff_fast_heat_lut(const uint8_t heat[DIFF_HEAT_ENTRIES][3], int top, diff_
 void diff_fast_noise_lut(int threshold, diff_fast_lut *t)
 {
     for (int v = 0; v < DIFF_FAST_VALUES; v++)
-        t->rgb[v] = v > threshold ? 255u : 0u;
+        t->rgb[v] = diff_beyond(v, threshold) ? 255u : 0u;
     finish_lut(t);
 }
 
@@ -235,7 +235,7 @@ void diff_fast_overlay_rows(fovea_frame *out, int y0, int rows, const uint16_t *
         uint8_t *o = out->data[0] + (ptrdiff_t)(y0 + r) * out->stride[0];
         const uint16_t *m = mx[r];
         for (int x = 0; x < w; x++) {
-            if (m[x] <= threshold)
+            if (!diff_beyond(m[x], threshold))
                 continue;
             if (out->fmt == FOVEA_PIX_I420) {
                 o[x] = ry;
@@ -251,7 +251,8 @@ void diff_fast_overlay_rows(fovea_frame *out, int y0, int rows, const uint16_t *
     uint8_t *ou = out->data[1] + (ptrdiff_t)(y0 / 2) * out->stride[1];
     uint8_t *ov = out->data[2] + (ptrdiff_t)(y0 / 2) * out->stride[2];
     for (int x = 0; x < w; x++)
-        if (mx[0][x] > threshold || (rows == 2 && mx[1][x] > threshold)) {
+        if (diff_beyond(mx[0][x], threshold) ||
+            (rows == 2 && diff_beyond(mx[1][x], threshold))) {
             ou[x / 2] = ru;
             ov[x / 2] = rv;
         }
@@ -272,7 +273,7 @@ FAST_CLONES void diff_fast_mask_row(const uint16_t *restrict sum, const uint16_t
         const int x1 = x0 + tile < w ? x0 + tile : w;
         int n = 0;
         for (int x = x0; x < x1; x++)
-            n += mx[x] > threshold;
+            n += diff_beyond(mx[x], threshold);
         if (n)
             flags[tx] = 1;
         changed += n;

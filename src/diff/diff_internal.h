@@ -7,6 +7,7 @@
 
 #include "core/backend.h"
 #include "core/core.h"
+#include "diff/changed.h"
 #include "fovea/diff.h"
 
 /* Heat-map color table: entry i is the color of d = i / (DIFF_HEAT_ENTRIES - 1). */

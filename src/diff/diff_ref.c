@@ -156,11 +156,6 @@ static inline int sample_at(const uint8_t *row, int i, int wide)
     return wide ? (int)row[2 * i] | (int)row[2 * i + 1] << 8 : (int)row[i];
 }
 
-static inline int absdiff(int a, int b)
-{
-    return a > b ? a - b : b - a;
-}
-
 /* The channel differences of every pixel of row y: their sum and their largest.
  * A chroma sample's difference counts for every pixel it covers. */
 static void row_diffs(const diff_job *job, int y, int32_t *sum, int32_t *mx)
@@ -175,7 +170,7 @@ static void row_diffs(const diff_job *job, int y, int32_t *sum, int32_t *mx)
         for (int x = 0; x < w; x++) {
             int s = 0, m = 0;
             for (int c = 0; c < 3; c++) { /* alpha is not compared */
-                const int v = absdiff(sample_at(a0, x * comp + c, wide),
+                const int v = diff_absdiff(sample_at(a0, x * comp + c, wide),
                                       sample_at(b0, x * comp + c, wide));
                 s += v;
                 m = v > m ? v : m;
@@ -187,7 +182,7 @@ static void row_diffs(const diff_job *job, int y, int32_t *sum, int32_t *mx)
     }
     if (d->planes == 1) {
         for (int x = 0; x < w; x++)
-            sum[x] = mx[x] = absdiff(sample_at(a0, x, wide), sample_at(b0, x, wide));
+            sum[x] = mx[x] = diff_absdiff(sample_at(a0, x, wide), sample_at(b0, x, wide));
         return;
     }
     const int cy = y >> d->log2_chroma_h, cw = d->log2_chroma_w;
@@ -197,14 +192,14 @@ static void row_diffs(const diff_job *job, int y, int32_t *sum, int32_t *mx)
     const uint8_t *b2 = d->planes == 3 ? b->data[2] + (ptrdiff_t)cy * b->stride[2] : NULL;
     for (int x = 0; x < w; x++) {
         const int cx = x >> cw;
-        const int dy = absdiff(sample_at(a0, x, wide), sample_at(b0, x, wide));
+        const int dy = diff_absdiff(sample_at(a0, x, wide), sample_at(b0, x, wide));
         int du, dv;
         if (d->planes == 2) { /* NV12: U, V interleaved */
-            du = absdiff(sample_at(a1, 2 * cx, wide), sample_at(b1, 2 * cx, wide));
-            dv = absdiff(sample_at(a1, 2 * cx + 1, wide), sample_at(b1, 2 * cx + 1, wide));
+            du = diff_absdiff(sample_at(a1, 2 * cx, wide), sample_at(b1, 2 * cx, wide));
+            dv = diff_absdiff(sample_at(a1, 2 * cx + 1, wide), sample_at(b1, 2 * cx + 1, wide));
         } else {
-            du = absdiff(sample_at(a1, cx, wide), sample_at(b1, cx, wide));
-            dv = absdiff(sample_at(a2, cx, wide), sample_at(b2, cx, wide));
+            du = diff_absdiff(sample_at(a1, cx, wide), sample_at(b1, cx, wide));
+            dv = diff_absdiff(sample_at(a2, cx, wide), sample_at(b2, cx, wide));
         }
         sum[x] = dy + du + dv;
         int m = dy > du ? dy : du;
@@ -302,7 +297,7 @@ static void map_rows(void *arg, int begin, int end, int thread)
                 if (ma->kind == 0) {
                     memcpy(&c[3 * x], st->heat[diff_heat_index(v[x], top)], 3);
                 } else {
-                    c[3 * x] = th->mx[r][x] > thr ? 255 : 0;
+                    c[3 * x] = diff_beyond(th->mx[r][x], thr) ? 255 : 0;
                     c[3 * x + 1] = c[3 * x + 2] = 0;
                 }
             }
@@ -319,7 +314,7 @@ static void map_rows(void *arg, int begin, int end, int thread)
             uint8_t *o = out->data[0] + (ptrdiff_t)(y0 + r) * out->stride[0];
             const int px = out->fmt == FOVEA_PIX_RGBA ? 4 : 3;
             for (int x = 0; x < w; x++) {
-                if (th->mx[r][x] <= thr)
+                if (!diff_beyond(th->mx[r][x], thr))
                     continue;
                 if (out->fmt == FOVEA_PIX_I420) {
                     o[x] = ry;
@@ -334,7 +329,8 @@ static void map_rows(void *arg, int begin, int end, int thread)
             uint8_t *ou = out->data[1] + (ptrdiff_t)j * out->stride[1];
             uint8_t *ov = out->data[2] + (ptrdiff_t)j * out->stride[2];
             for (int x = 0; x < w; x++) {
-                int any = th->mx[0][x] > thr || (rows == 2 && th->mx[1][x] > thr);
+                int any = diff_beyond(th->mx[0][x], thr) ||
+                          (rows == 2 && diff_beyond(th->mx[1][x], thr));
                 if (any) {
                     ou[x / 2] = ru;
                     ov[x / 2] = rv;
@@ -397,7 +393,7 @@ static void mask_rows(void *arg, int begin, int end, int thread)
             for (int x = 0; x < w; x++) {
                 sum += th->sum[0][x];
                 mx = th->sum[0][x] > mx ? th->sum[0][x] : mx;
-                if (th->mx[0][x] > job->threshold) {
+                if (diff_beyond(th->mx[0][x], job->threshold)) {
                     pixels++;
                     flags[x / t] = 1;
                 }

@@ -1,5 +1,6 @@
-/* Internal contract between the generic reader/writer (io.c) and the
- * one-file-per-format implementations (y4m.c, yuv.c, pnm.c, png.c). */
+/* Internal contract between the generic reader/writer (reader.c,
+ * sequence.c, writer.c, io.c) and the one-file-per-format implementations
+ * (y4m.c, yuv.c, pnm.c, png.c). */
 #ifndef FOVEA_IO_INTERNAL_H
 #define FOVEA_IO_INTERNAL_H
 
@@ -15,13 +16,13 @@ struct fv_writer_ops;
 struct fovea_reader {
     const struct fv_reader_ops *ops;
     fovea_container container; /* what ops reads (from the name, option or content) */
-    FILE *fp;              /* opened by io.c (stdin for "-") */
+    FILE *fp;              /* opened by reader.c (stdin for "-") */
     int own_fp;            /* 0 for stdin */
     char *path;            /* as given; "-" shown as "stdin" in messages */
     fovea_video_info info; /* filled by ops->open */
-    int64_t next_index;    /* number of the next frame to read (0-based); io.c sets f->index */
+    int64_t next_index;    /* number of the next frame to read (0-based); reader.c sets f->index */
     long long file_size;   /* size of a regular file, -1 for pipes */
-    char err[FOVEA_IO_ERRLEN]; /* also recorded as ctx's last error by io.c */
+    char err[FOVEA_IO_ERRLEN]; /* also recorded as ctx's last error by reader.c */
     fovea_context *ctx;    /* given at open (may be NULL) */
     void *priv;            /* format state */
 };
@@ -31,14 +32,14 @@ struct fv_reader_ops {
     /* Parse headers, fill r->info. Options carry raw-yuv geometry. */
     int (*open)(struct fovea_reader *r, const fovea_reader_settings *opt);
     /* Read frame number r->next_index into f (host frame already allocated with
-     * r->info's size/format by io.c). FOVEA_EOF only at a clean frame boundary. */
+     * r->info's size/format by reader.c). FOVEA_EOF only at a clean frame boundary. */
     int (*read)(struct fovea_reader *r, fovea_frame *f);
     void (*close)(struct fovea_reader *r); /* free priv (not fp) */
 };
 
 struct fovea_writer {
     const struct fv_writer_ops *ops;
-    FILE *fp;              /* NULL for per-frame files (pattern paths); io.c opens otherwise */
+    FILE *fp;              /* NULL for per-frame files (pattern paths); writer.c opens otherwise */
     fovea_outfile *of;     /* the output behind fp */
     char *path;
     fovea_video_info info;
@@ -47,7 +48,7 @@ struct fovea_writer {
     char **protect;        /* inputs no output file may be (fovea_writer_protect) */
     int nprotect;
     int finished;          /* fovea_writer_finish ran */
-    char err[FOVEA_IO_ERRLEN]; /* also recorded as ctx's last error by io.c */
+    char err[FOVEA_IO_ERRLEN]; /* also recorded as ctx's last error by writer.c */
     fovea_context *ctx;    /* given at open (may be NULL) */
     void *priv;
 };
@@ -74,6 +75,25 @@ extern const struct fv_writer_ops fv_png_writer_ops;
  * and tests. */
 int fv_reader_open_stream(fovea_context *ctx, fovea_reader **r, FILE *fp, const char *name,
                              const fovea_reader_settings *opt);
+
+/* The generic reader's open of a path (reader.c): allow_pattern lets a
+ * one-image container's path with a frame-number pattern open as an image
+ * sequence; errors as "<path>: <message>" in errbuf. */
+int fv_reader_open_path(fovea_reader **out, const char *path, const fovea_reader_settings *opt,
+                        int allow_pattern, char *errbuf, size_t errbuf_size);
+/* The generic reader's read (reader.c): checks f (or allocates a host frame
+ * for it), reads, numbers; the message in r->err. */
+int fv_reader_read(fovea_reader *r, fovea_frame *f);
+/* An image sequence reader (sequence.c) on path, a frame-number pattern of
+ * one-image container c's files. */
+int fv_seq_reader_open(fovea_reader **out, const char *path, fovea_container c, char *errbuf,
+                       size_t errbuf_size);
+
+/* "<path>: <msg>" into buf (buf may be NULL or n 0). */
+void fv_io_set_err(char *buf, size_t n, const char *path, const char *msg);
+/* 1 when path holds exactly one frame-number directive (%d, %4d, %04d), 0
+ * when none, -1 when anything else a printf format would read. */
+int fv_io_frame_pattern(const char *path);
 
 /* Record "<path>: <message>" in r->err and return status. */
 int fv_reader_fail(struct fovea_reader *r, int status, const char *fmt, ...)

@@ -39,7 +39,7 @@ const struct fv_reader_ops fv_yuv_reader_ops = {"yuv", yuv_open, yuv_read, NULL}
 
 static int yuv_writer_open(struct fovea_writer *w)
 {
-    (void)w; /* io.c has validated size and format; raw files have no header */
+    (void)w; /* writer.c has validated size and format; raw files have no header */
     return FOVEA_OK;
 }
 

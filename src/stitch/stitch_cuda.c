@@ -7,6 +7,7 @@
 
 #include "core/cuda_util.h"
 #include "core/device.h"
+#include "core/stage.h"
 #include "stitch/stitch_cuda.h"
 #include "stitch/stitch_internal.h"
 
@@ -57,21 +58,18 @@ typedef struct cuda_state {
     cudaEvent_t stats_done_main;    /* kernel with stats finished (main stream) */
     cudaEvent_t stats_ready;        /* copy to host finished (side stream) */
     int stats_pending;
-    fovea_frame stage_in[FOVEA_STITCH_MAX_CAMERAS];
+    /* host inputs' device copies, pageable ones through pinned copies filled
+     * on the context's threads (core/stage.h) */
+    fv_stage in[FOVEA_STITCH_MAX_CAMERAS];
     /* texture objects of the input planes: the last STITCH_TEX_CACHE planes
      * each camera plane has seen (a decoder's pool of frames cycles through
      * several buffers), least recently used replaced */
     tex_entry tex[FOVEA_STITCH_MAX_CAMERAS][3][STITCH_TEX_CACHE];
     uint64_t tex_clock;
     int tex_align, tex_pitch_align;
-    fovea_frame stage_out;
-    /* pageable host frames cross PCIe through these pinned frames, filled and
-     * emptied by fv_frame_copy_host on the context's threads (a copy from
-     * pageable memory by the driver runs at a fifth of the pinned rate) */
-    fovea_frame pin_in[FOVEA_STITCH_MAX_CAMERAS];
-    cudaEvent_t pin_in_read[FOVEA_STITCH_MAX_CAMERAS]; /* the upload from pin_in[c] is done */
-    int pin_in_pending[FOVEA_STITCH_MAX_CAMERAS];
-    fovea_frame pin_out;
+    /* the output when the kernels cannot store into it: out.dev, and a
+     * pageable output's pinned copy out.pin, emptied on the context's threads */
+    fv_stage out;
 } cuda_state;
 
 /* ---- per-tile camera masks, from the reference weights ---- */
@@ -262,13 +260,9 @@ static void cuda_free_state(cuda_state *cs)
                 if (cs->tex[c][p][k].obj)
                     cudaDestroyTextureObject(cs->tex[c][p][k].obj);
         fv_device_free(ctx, cs->d_uv[c]);
-        fovea_frame_free(ctx, &cs->stage_in[c]);
-        fovea_frame_free(ctx, &cs->pin_in[c]);
-        if (cs->pin_in_read[c])
-            cudaEventDestroy(cs->pin_in_read[c]);
+        fv_stage_close(ctx, &cs->in[c]);
     }
-    fovea_frame_free(ctx, &cs->stage_out);
-    fovea_frame_free(ctx, &cs->pin_out);
+    fv_stage_close(ctx, &cs->out);
     fv_device_free(ctx, cs->d_stats_tiles);
     fv_device_free(ctx, cs->d_items[0]);
     fv_device_free(ctx, cs->d_items[1]);
@@ -438,8 +432,6 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
         status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_ready, cudaEventDisableTiming));
     for (int k = 0; k < 2 && status == FOVEA_OK; k++)
         status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->tables_copied[k], cudaEventDisableTiming));
-    for (int c = 0; c < cs->n && status == FOVEA_OK; c++)
-        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->pin_in_read[c], cudaEventDisableTiming));
     if (status < 0)
         cuda_free_state(cs);
     else
@@ -473,47 +465,6 @@ static int cuda_set_tables(void *priv, const stitch_tables *t)
     FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->tables_copied[k], fv_ctx_stream(ctx)));
     cs->tables_pending[k] = 1;
     cs->tables_next = 1 - k;
-    return FOVEA_OK;
-}
-
-/* A frame of f's size and format in memory mem, (re)allocated when it differs. */
-static int ensure_like(fovea_context *ctx, fovea_frame *g, const fovea_frame *f, fovea_memtype mem)
-{
-    if (g->buf && g->width == f->width && g->height == f->height && g->fmt == f->fmt)
-        return FOVEA_OK;
-    fovea_frame_free(ctx, g);
-    return fovea_frame_alloc(ctx, g, f->width, f->height, f->fmt, mem);
-}
-
-/* A device view of camera c's frame: itself when on the device, else a
- * staging copy; a pageable frame goes through pin_in[c] (the copy into it
- * first waits for the upload of the frame before from there). */
-static int device_view(cuda_state *cs, int c, const fovea_frame *f, const fovea_frame **view)
-{
-    if (f->mem == FOVEA_MEM_DEVICE) {
-        *view = f;
-        return FOVEA_OK;
-    }
-    fovea_context *ctx = cs->ctx;
-    fovea_frame *stage = &cs->stage_in[c];
-    FOVEA_TRY(ensure_like(ctx, stage, f, FOVEA_MEM_DEVICE));
-    const fovea_frame *from = f;
-    if (f->mem == FOVEA_MEM_HOST) {
-        fovea_frame *pin = &cs->pin_in[c];
-        if (cs->pin_in_pending[c]) {
-            FOVEA_CUDA_TRY(ctx, cudaEventSynchronize(cs->pin_in_read[c]));
-            cs->pin_in_pending[c] = 0;
-        }
-        FOVEA_TRY(ensure_like(ctx, pin, f, FOVEA_MEM_PINNED));
-        FOVEA_TRY(fv_frame_copy_host(ctx, pin, f));
-        from = pin;
-    }
-    FOVEA_TRY(fovea_frame_copy(ctx, stage, from));
-    if (from != f) {
-        FOVEA_CUDA_TRY(ctx, cudaEventRecord(cs->pin_in_read[c], fv_ctx_stream(ctx)));
-        cs->pin_in_pending[c] = 1;
-    }
-    *view = stage;
     return FOVEA_OK;
 }
 
@@ -628,7 +579,7 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
     int use_tex = !cs->params->settings->cuda_exact_sampling;
     for (int c = 0; c < cs->n; c++) {
         const fovea_frame *v = NULL;
-        status = device_view(cs, c, in[c], &v);
+        status = fv_stage_upload(ctx, &cs->in[c], in[c], &v);
         if (status < 0)
             return status;
         stitch_kernel_cam *k = &a.cam[c];
@@ -671,14 +622,11 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
             a.h.min_step_shift = a.cam[c].step_shift;
     fovea_frame *dst = out;
     if (out->mem != FOVEA_MEM_DEVICE || !output_aligned(out)) {
-        if (!cs->stage_out.buf || cs->stage_out.fmt != out->fmt) {
-            fovea_frame_free(ctx, &cs->stage_out);
-            status = fovea_frame_alloc(ctx, &cs->stage_out, out->width, out->height, out->fmt,
-                                       FOVEA_MEM_DEVICE);
-            if (status < 0)
-                return status;
-        }
-        dst = &cs->stage_out;
+        /* outputs are all the panorama's size (stitch.c checks) */
+        status = fv_frame_ensure(ctx, &cs->out.dev, out, FOVEA_MEM_DEVICE);
+        if (status < 0)
+            return status;
+        dst = &cs->out.dev;
     }
     a.h.n = cs->n;
     a.h.pano_w = m->pano_width;
@@ -724,11 +672,11 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
         cs->stats_pending = 1;
     }
     if (dst != out && out->mem == FOVEA_MEM_HOST) {
-        /* a pageable output: through pin_out, complete on return */
-        FOVEA_TRY(ensure_like(ctx, &cs->pin_out, out, FOVEA_MEM_PINNED));
-        FOVEA_TRY(fovea_frame_copy(ctx, &cs->pin_out, dst));
+        /* a pageable output: through out.pin, complete on return */
+        FOVEA_TRY(fv_frame_ensure(ctx, &cs->out.pin, out, FOVEA_MEM_PINNED));
+        FOVEA_TRY(fovea_frame_copy(ctx, &cs->out.pin, dst));
         FOVEA_TRY(fovea_sync(ctx));
-        return fv_frame_copy_host(ctx, out, &cs->pin_out);
+        return fv_frame_copy_host(ctx, out, &cs->out.pin);
     }
     /* a pinned output is waited for by fovea_stitcher_process, not by the
      * async variant */

@@ -473,6 +473,300 @@ __device__ __forceinline__ void single_yuv(const stitch_kernel_head &a, const st
     store_chroma2(a, by, bx0, cw_out, ou, ov);
 }
 
+// overlap_yuv's row path (up to 4 cameras): per camera c and 2x2 block b of
+// the thread's pair, the sums of the weights, positions and raw luma of the
+// pixels c is weighted in (cn of them) that the block's chroma takes, and the
+// pixels of each block inside the panorama.
+template <int MAXC> struct yuv_pair_sums {
+    float cwt[MAXC][2], cu[MAXC][2], cv[MAXC][2];
+    int cn[MAXC][2], ysum[MAXC][2];
+    int pixels[2];
+};
+
+// The row path's luma row j (row r of the tile's weight table, row dy of the
+// pair's two): every weighted camera's weights (table) and positions (grid)
+// for the four pixels i0 .. i0 + 3, every camera's luma samples of the four
+// at once (their latencies overlap), then the luma blends and the sums of
+// each block. Statistics: each pixel's weights and raw luma in pw[dy], ps[dy],
+// seen pixels in pseen (bit 4 * dy + k), added with the block's chroma once it
+// is known (see stitch_yuv_block in stitch_ref.c).
+template <int MAXC, bool STATS, bool TEX>
+__device__ __forceinline__ void overlap_yuv_row(const kargs<MAXC> &a, const float *tw,
+                                                uint32_t wmask, int i0, int j, int r, int col,
+                                                int dy, yuv_pair_sums<MAXC> &sum,
+                                                float (&pw)[STATS ? 2 : 1][4][MAXC],
+                                                int (&ps)[STATS ? 2 : 1][4][MAXC],
+                                                unsigned int &pseen)
+{
+    float u[MAXC][4], v[MAXC][4], w[4][MAXC];
+    bool ok[4];
+    table_row<MAXC>(a, tw, wmask, i0, j, r, col, u, v, w, ok);
+    int s[4][MAXC];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+#pragma unroll
+        for (int c = 0; c < MAXC; c++) {
+            s[k][c] = 0;
+            if (!(wmask >> c & 1u))
+                continue;
+            if (TEX) {
+                // branch-free: the texture clamps any position
+                const bool use = w[k][c] > 0.0f;
+                s[k][c] = sample_luma<TEX>(a.cam[c], use ? u[c][k] : 0.0f,
+                                           use ? v[c][k] : 0.0f);
+            } else if (w[k][c] > 0.0f) {
+                s[k][c] = sample_luma<TEX>(a.cam[c], u[c][k], v[c][k]);
+            }
+        }
+    uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        if (i0 + k >= a.pano_w)
+            break;
+        const int b = k >> 1;
+        sum.pixels[b]++;
+        if (!ok[k]) {
+            orow[i0 + k] = (uint8_t)a.black_y;
+            continue;
+        }
+        float acc = 0.0f;
+#pragma unroll
+        for (int c = 0; c < MAXC; c++) {
+            if (STATS) {
+                pw[dy][k][c] = w[k][c];
+                ps[dy][k][c] = s[k][c];
+            }
+            if (!(w[k][c] > 0.0f))
+                continue;
+            acc += w[k][c] * __ldg(&a.cam[c].lut[s[k][c]]);
+            sum.cwt[c][b] += w[k][c];
+            sum.cu[c][b] += u[c][k];
+            sum.cv[c][b] += v[c][k];
+            sum.cn[c][b] += 1;
+            sum.ysum[c][b] += s[k][c];
+        }
+        orow[i0 + k] = (uint8_t)round_u8(acc);
+        if (STATS)
+            pseen |= 1u << (4 * dy + k);
+    }
+}
+
+// The row path's two chroma pixels from the sums: every camera's chroma
+// samples of both blocks at once (qu, qv per block and camera, which the
+// statistics take too), then their blends.
+template <int MAXC, bool TEX>
+__device__ __forceinline__ void overlap_yuv_chroma(const kargs<MAXC> &a, int bx0, int by,
+                                                   int cw_out, bool nv12,
+                                                   const yuv_pair_sums<MAXC> &sum,
+                                                   int (&qu)[2][MAXC], int (&qv)[2][MAXC])
+{
+    float wc[MAXC][2];
+#pragma unroll
+    for (int b = 0; b < 2; b++)
+#pragma unroll
+        for (int c = 0; c < MAXC; c++) {
+            wc[c][b] = 0.0f;
+            qu[b][c] = qv[b][c] = 0;
+            if (sum.cn[c][b] == 0 || bx0 + b >= cw_out)
+                continue;
+            float x, y;
+            chroma_pos(a.cam[c], sum.cwt[c][b], sum.cu[c][b], sum.cv[c][b], sum.cn[c][b],
+                       sum.pixels[b], wc[c][b], x, y);
+            chroma_sample<TEX>(a.cam[c], nv12, x, y, qu[b][c], qv[b][c]);
+        }
+    unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
+#pragma unroll
+    for (int b = 0; b < 2; b++) {
+        if (bx0 + b >= cw_out)
+            break;
+        float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
+#pragma unroll
+        for (int c = 0; c < MAXC; c++) {
+            if (sum.cn[c][b] == 0)
+                continue;
+            float su, sv;
+            chroma_value(a.cam[c], stitch_chroma_index(sum.ysum[c][b], sum.cn[c][b]), qu[b][c],
+                         qv[b][c], su, sv);
+            accu += wc[c][b] * su;
+            accv += wc[c][b] * sv;
+            wsum += wc[c][b];
+        }
+        if (wsum > 0.0f) {
+            ou[b] = round_u8(accu / wsum);
+            ov[b] = round_u8(accv / wsum);
+        }
+    }
+    store_chroma2(a, by, bx0, cw_out, ou, ov);
+}
+
+// overlap_yuv with up to 4 cameras (by, bx0 inside the chroma plane), row by
+// row: the luma rows (overlap_yuv_row), the chroma (overlap_yuv_chroma), the
+// statistics.
+template <int MAXC, bool STATS, bool TEX>
+__device__ __forceinline__ void overlap_yuv_rows(const kargs<MAXC> &a, int2 tile, uint32_t wmask,
+                                                 int bx0, int by, bool nv12,
+                                                 unsigned long long *own,
+                                                 unsigned long long *sh_stats)
+{
+    const int cw_out = (a.pano_w + 1) >> 1;
+    const int i0 = 2 * bx0, j0 = 2 * by; // luma
+    const float *tw = tile_table(a, tile.y * a.tiles_x + tile.x);
+    const int col = 4 * threadIdx.x, r0 = j0 - STITCH_TILE_H * tile.y;
+    yuv_pair_sums<MAXC> sum;
+#pragma unroll
+    for (int c = 0; c < MAXC; c++)
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            sum.cwt[c][b] = sum.cu[c][b] = sum.cv[c][b] = 0.0f;
+            sum.cn[c][b] = sum.ysum[c][b] = 0;
+        }
+    sum.pixels[0] = sum.pixels[1] = 0;
+    float pw[STATS ? 2 : 1][4][MAXC];
+    int ps[STATS ? 2 : 1][4][MAXC];
+    unsigned int pseen = 0; // bit 4 * dy + k
+#pragma unroll 1
+    for (int dy = 0; dy < 2; dy++) {
+        const int j = j0 + dy;
+        if (j >= a.pano_h)
+            break;
+        overlap_yuv_row<MAXC, STATS, TEX>(a, tw, wmask, i0, j, r0 + dy, col, dy, sum, pw, ps,
+                                          pseen);
+    }
+    int qu[2][MAXC], qv[2][MAXC]; // per block, per camera
+    overlap_yuv_chroma<MAXC, TEX>(a, bx0, by, cw_out, nv12, sum, qu, qv);
+    if (STATS) {
+#pragma unroll 1
+        for (int p = 0; p < 8; p++) {
+            if (!(pseen >> p & 1u))
+                continue;
+            const int dy = p >> 2, k = p & 3, b = k >> 1;
+            add_yuv_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a, pw[dy][k], ps[dy][k], qu[b],
+                                qv[b]);
+        }
+    }
+}
+
+// overlap_yuv_pixels' luma of the 2x2 block bx, by, pixel by pixel: the blends,
+// and per camera the sums of weights, positions and raw luma of the pixels it
+// is weighted in (cn of them) that the block's chroma takes, pixels the
+// block's pixels inside the panorama. Statistics: each pixel's weights and raw
+// luma in pw, ps, seen pixels in pseen (bit 2 * dy + dx).
+template <int MAXC, bool STATS, bool TEX>
+__device__ __forceinline__ void overlap_yuv_block_luma(
+    const kargs<MAXC> &a, int2 tile, const float *tw, uint32_t wmask, int bx, int by,
+    float (&cwt)[MAXC], float (&cu)[MAXC], float (&cv)[MAXC], int (&cn)[MAXC], int (&ysum)[MAXC],
+    int &pixels, float (&pw)[STATS ? 4 : 1][MAXC], int (&ps)[STATS ? 4 : 1][MAXC],
+    unsigned int &pseen)
+{
+#pragma unroll 1
+    for (int dy = 0; dy < 2; dy++) {
+        const int j = 2 * by + dy;
+        if (j >= a.pano_h)
+            break;
+#pragma unroll 1
+        for (int dx = 0; dx < 2; dx++) {
+            const int i = 2 * bx + dx;
+            if (i >= a.pano_w)
+                break;
+            pixels++;
+            uint8_t *o = a.out0 + (size_t)j * a.out_stride0 + i;
+            float w[MAXC], u[MAXC], v[MAXC];
+            if (wmask == 0 ||
+                !table_pixel<MAXC>(a, tw, wmask, i, j,
+                                   (j - STITCH_TILE_H * tile.y) * STITCH_TILE_W +
+                                       (i - STITCH_TILE_W * tile.x),
+                                   w, u, v)) {
+                *o = (uint8_t)a.black_y;
+                continue;
+            }
+            float acc = 0.0f;
+            const int p = 2 * dy + dx;
+#pragma unroll
+            for (int c = 0; c < MAXC; c++) {
+                if (STATS) {
+                    pw[p][c] = w[c];
+                    ps[p][c] = 0;
+                }
+                if (!(w[c] > 0.0f))
+                    continue;
+                const stitch_kernel_cam &cam = a.cam[c];
+                const int s = sample_luma<TEX>(cam, u[c], v[c]);
+                acc += w[c] * __ldg(&cam.lut[s]);
+                cwt[c] += w[c];
+                cu[c] += u[c];
+                cv[c] += v[c];
+                cn[c] += 1;
+                ysum[c] += s;
+                if (STATS)
+                    ps[p][c] = s;
+            }
+            *o = (uint8_t)round_u8(acc);
+            if (STATS)
+                pseen |= 1u << p;
+        }
+    }
+}
+
+// overlap_yuv with many cameras (by, bx0 inside the chroma plane): block by
+// block, pixel by pixel (overlap_yuv_block_luma), then the block's chroma and
+// statistics.
+template <int MAXC, bool STATS, bool TEX>
+__device__ __forceinline__ void overlap_yuv_pixels(const kargs<MAXC> &a, int2 tile,
+                                                   uint32_t wmask, int bx0, int by, bool nv12,
+                                                   unsigned long long *own,
+                                                   unsigned long long *sh_stats)
+{
+    const int cw_out = (a.pano_w + 1) >> 1;
+    const float *tw = tile_table(a, tile.y * a.tiles_x + tile.x);
+    unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
+#pragma unroll 1
+    for (int b = 0; b < 2; b++) {
+        const int bx = bx0 + b;
+        if (bx >= cw_out)
+            break;
+        float cwt[MAXC], cu[MAXC], cv[MAXC];
+        int cn[MAXC], ysum[MAXC];
+#pragma unroll
+        for (int c = 0; c < MAXC; c++) {
+            cwt[c] = 0.0f;
+            cu[c] = 0.0f;
+            cv[c] = 0.0f;
+            cn[c] = ysum[c] = 0;
+        }
+        float pw[STATS ? 4 : 1][MAXC];
+        int ps[STATS ? 4 : 1][MAXC];
+        unsigned int pseen = 0;
+        int pixels = 0;
+        overlap_yuv_block_luma<MAXC, STATS, TEX>(a, tile, tw, wmask, bx, by, cwt, cu, cv, cn,
+                                                 ysum, pixels, pw, ps, pseen);
+        float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
+        int qu[MAXC], qv[MAXC];
+#pragma unroll
+        for (int c = 0; c < MAXC; c++) {
+            qu[c] = qv[c] = 0;
+            if (cn[c] == 0)
+                continue;
+            float wc, su, sv;
+            block_chroma<TEX>(a.cam[c], nv12, cwt[c], cu[c], cv[c], cn[c], ysum[c], pixels, wc,
+                              su, sv, qu[c], qv[c]);
+            accu += wc * su;
+            accv += wc * sv;
+            wsum += wc;
+        }
+        if (wsum > 0.0f) {
+            ou[b] = round_u8(accu / wsum);
+            ov[b] = round_u8(accv / wsum);
+        }
+        if (STATS) {
+#pragma unroll 1
+            for (int p = 0; p < 4; p++)
+                if (pseen >> p & 1u)
+                    add_yuv_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a, pw[p], ps[p], qu, qv);
+        }
+    }
+    store_chroma2(a, by, bx0, cw_out, ou, ov);
+}
+
 // The 4x2 luma pixels and two chroma pixels of chroma row by, columns bx0,
 // bx0 + 1 of a tile that is not a single-camera tile (YUV). own, sh_stats: the
 // statistics counters (see STAT_ACC).
@@ -482,233 +776,11 @@ __device__ __forceinline__ void overlap_yuv(const kargs<MAXC> &a, int2 tile, uin
                                             unsigned long long *sh_stats)
 {
     const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
-    const int i0 = 2 * bx0, j0 = 2 * by; // luma
     // (the texture path with grid steps >= 4 and no statistics: overlap_yuv_tex)
-    if (MAXC <= 4 && by < ch_out && bx0 < cw_out) {
-        // Several cameras, row by row: every weighted camera's weights (table)
-        // and positions (grid) for the four pixels, then every camera's luma
-        // samples of the four pixels at once (their latencies overlap), then the
-        // luma blends and the chroma sums of each block; then every camera's
-        // chroma samples of both blocks at once and their blends.
-        const float *tw = tile_table(a, tile.y * a.tiles_x + tile.x);
-        const int col = 4 * threadIdx.x, r0 = j0 - STITCH_TILE_H * tile.y;
-        float cwt[MAXC][2], cu[MAXC][2], cv[MAXC][2];
-        int cn[MAXC][2], ysum[MAXC][2];
-#pragma unroll
-        for (int c = 0; c < MAXC; c++)
-#pragma unroll
-            for (int b = 0; b < 2; b++) {
-                cwt[c][b] = cu[c][b] = cv[c][b] = 0.0f;
-                cn[c][b] = ysum[c][b] = 0;
-            }
-        int pixels[2] = {0, 0};
-        // statistics: each pixel's weights and raw luma, added with the block's
-        // chroma once it is known (see stitch_yuv_block in stitch_ref.c)
-        float pw[STATS ? 2 : 1][4][MAXC];
-        int ps[STATS ? 2 : 1][4][MAXC];
-        unsigned int pseen = 0; // bit 4 * dy + k
-#pragma unroll 1
-        for (int dy = 0; dy < 2; dy++) {
-            const int j = j0 + dy;
-            if (j >= a.pano_h)
-                break;
-            float u[MAXC][4], v[MAXC][4], w[4][MAXC];
-            bool ok[4];
-            table_row<MAXC>(a, tw, wmask, i0, j, r0 + dy, col, u, v, w, ok);
-            int s[4][MAXC];
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-#pragma unroll
-                for (int c = 0; c < MAXC; c++) {
-                    s[k][c] = 0;
-                    if (!(wmask >> c & 1u))
-                        continue;
-                    if (TEX) {
-                        // branch-free: the texture clamps any position
-                        const bool use = w[k][c] > 0.0f;
-                        s[k][c] = sample_luma<TEX>(a.cam[c], use ? u[c][k] : 0.0f,
-                                                   use ? v[c][k] : 0.0f);
-                    } else if (w[k][c] > 0.0f) {
-                        s[k][c] = sample_luma<TEX>(a.cam[c], u[c][k], v[c][k]);
-                    }
-                }
-            uint8_t *orow = a.out0 + (size_t)j * a.out_stride0;
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                if (i0 + k >= a.pano_w)
-                    break;
-                const int b = k >> 1;
-                pixels[b]++;
-                if (!ok[k]) {
-                    orow[i0 + k] = (uint8_t)a.black_y;
-                    continue;
-                }
-                float acc = 0.0f;
-#pragma unroll
-                for (int c = 0; c < MAXC; c++) {
-                    if (STATS) {
-                        pw[dy][k][c] = w[k][c];
-                        ps[dy][k][c] = s[k][c];
-                    }
-                    if (!(w[k][c] > 0.0f))
-                        continue;
-                    acc += w[k][c] * __ldg(&a.cam[c].lut[s[k][c]]);
-                    cwt[c][b] += w[k][c];
-                    cu[c][b] += u[c][k];
-                    cv[c][b] += v[c][k];
-                    cn[c][b] += 1;
-                    ysum[c][b] += s[k][c];
-                }
-                orow[i0 + k] = (uint8_t)round_u8(acc);
-                if (STATS)
-                    pseen |= 1u << (4 * dy + k);
-            }
-        }
-        float wc[MAXC][2];
-        int qu[2][MAXC], qv[2][MAXC]; // per block, per camera
-#pragma unroll
-        for (int b = 0; b < 2; b++)
-#pragma unroll
-            for (int c = 0; c < MAXC; c++) {
-                wc[c][b] = 0.0f;
-                qu[b][c] = qv[b][c] = 0;
-                if (cn[c][b] == 0 || bx0 + b >= cw_out)
-                    continue;
-                float x, y;
-                chroma_pos(a.cam[c], cwt[c][b], cu[c][b], cv[c][b], cn[c][b], pixels[b], wc[c][b],
-                           x, y);
-                chroma_sample<TEX>(a.cam[c], nv12, x, y, qu[b][c], qv[b][c]);
-            }
-        unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
-#pragma unroll
-        for (int b = 0; b < 2; b++) {
-            if (bx0 + b >= cw_out)
-                break;
-            float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
-#pragma unroll
-            for (int c = 0; c < MAXC; c++) {
-                if (cn[c][b] == 0)
-                    continue;
-                float su, sv;
-                chroma_value(a.cam[c], stitch_chroma_index(ysum[c][b], cn[c][b]), qu[b][c],
-                             qv[b][c], su, sv);
-                accu += wc[c][b] * su;
-                accv += wc[c][b] * sv;
-                wsum += wc[c][b];
-            }
-            if (wsum > 0.0f) {
-                ou[b] = round_u8(accu / wsum);
-                ov[b] = round_u8(accv / wsum);
-            }
-        }
-        store_chroma2(a, by, bx0, cw_out, ou, ov);
-        if (STATS) {
-#pragma unroll 1
-            for (int p = 0; p < 8; p++) {
-                if (!(pseen >> p & 1u))
-                    continue;
-                const int dy = p >> 2, k = p & 3, b = k >> 1;
-                add_yuv_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a, pw[dy][k], ps[dy][k], qu[b],
-                                    qv[b]);
-            }
-        }
-    } else if (by < ch_out && bx0 < cw_out) {
-        // many cameras: pixel by pixel
-        const float *tw = tile_table(a, tile.y * a.tiles_x + tile.x);
-        unsigned int ou[2] = {128, 128}, ov[2] = {128, 128};
-#pragma unroll 1
-        for (int b = 0; b < 2; b++) {
-            const int bx = bx0 + b;
-            if (bx >= cw_out)
-                break;
-            float cwt[MAXC], cu[MAXC], cv[MAXC];
-            int cn[MAXC], ysum[MAXC];
-#pragma unroll
-            for (int c = 0; c < MAXC; c++) {
-                cwt[c] = 0.0f;
-                cu[c] = 0.0f;
-                cv[c] = 0.0f;
-                cn[c] = ysum[c] = 0;
-            }
-            // statistics: as in the row path above
-            float pw[STATS ? 4 : 1][MAXC];
-            int ps[STATS ? 4 : 1][MAXC];
-            unsigned int pseen = 0;
-            int pixels = 0;
-#pragma unroll 1
-            for (int dy = 0; dy < 2; dy++) {
-                const int j = 2 * by + dy;
-                if (j >= a.pano_h)
-                    break;
-#pragma unroll 1
-                for (int dx = 0; dx < 2; dx++) {
-                    const int i = 2 * bx + dx;
-                    if (i >= a.pano_w)
-                        break;
-                    pixels++;
-                    uint8_t *o = a.out0 + (size_t)j * a.out_stride0 + i;
-                    float w[MAXC], u[MAXC], v[MAXC];
-                    if (wmask == 0 ||
-                        !table_pixel<MAXC>(a, tw, wmask, i, j,
-                                           (j - STITCH_TILE_H * tile.y) * STITCH_TILE_W +
-                                               (i - STITCH_TILE_W * tile.x),
-                                           w, u, v)) {
-                        *o = (uint8_t)a.black_y;
-                        continue;
-                    }
-                    float acc = 0.0f;
-                    const int p = 2 * dy + dx;
-#pragma unroll
-                    for (int c = 0; c < MAXC; c++) {
-                        if (STATS) {
-                            pw[p][c] = w[c];
-                            ps[p][c] = 0;
-                        }
-                        if (!(w[c] > 0.0f))
-                            continue;
-                        const stitch_kernel_cam &cam = a.cam[c];
-                        const int s = sample_luma<TEX>(cam, u[c], v[c]);
-                        acc += w[c] * __ldg(&cam.lut[s]);
-                        cwt[c] += w[c];
-                        cu[c] += u[c];
-                        cv[c] += v[c];
-                        cn[c] += 1;
-                        ysum[c] += s;
-                        if (STATS)
-                            ps[p][c] = s;
-                    }
-                    *o = (uint8_t)round_u8(acc);
-                    if (STATS)
-                        pseen |= 1u << p;
-                }
-            }
-            float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
-            int qu[MAXC], qv[MAXC];
-#pragma unroll
-            for (int c = 0; c < MAXC; c++) {
-                qu[c] = qv[c] = 0;
-                if (cn[c] == 0)
-                    continue;
-                float wc, su, sv;
-                block_chroma<TEX>(a.cam[c], nv12, cwt[c], cu[c], cv[c], cn[c], ysum[c], pixels, wc,
-                                  su, sv, qu[c], qv[c]);
-                accu += wc * su;
-                accv += wc * sv;
-                wsum += wc;
-            }
-            if (wsum > 0.0f) {
-                ou[b] = round_u8(accu / wsum);
-                ov[b] = round_u8(accv / wsum);
-            }
-            if (STATS) {
-#pragma unroll 1
-                for (int p = 0; p < 4; p++)
-                    if (pseen >> p & 1u)
-                        add_yuv_pairs<MAXC>(STAT_ACC(MAXC, own, sh_stats), a, pw[p], ps[p], qu, qv);
-            }
-        }
-        store_chroma2(a, by, bx0, cw_out, ou, ov);
-    }
+    if (MAXC <= 4 && by < ch_out && bx0 < cw_out)
+        overlap_yuv_rows<MAXC, STATS, TEX>(a, tile, wmask, bx0, by, nv12, own, sh_stats);
+    else if (by < ch_out && bx0 < cw_out)
+        overlap_yuv_pixels<MAXC, STATS, TEX>(a, tile, wmask, bx0, by, nv12, own, sh_stats);
 }
 
 // YUV: each thread covers YUV_ROWS(TEX) chroma rows of two chroma pixels side by

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff/changed.h"
 #include "stream/stream_internal.h"
 
 const backend_info *const stream_enc_backends[] = {
@@ -77,7 +78,8 @@ static int cpu_init(void **priv, fovea_context *ctx, const void *params)
     return FOVEA_OK;
 }
 
-/* Tiles whose alpha differs beyond T (the diff mask compares R, G, B only). */
+/* Tiles whose alpha differs beyond T (diff_changed, the rule of the diff mask,
+ * which compares R, G, B only). */
 static void flag_alpha(enc_cpu *c, const fovea_frame *src)
 {
     const stream_geom *g = &c->g;
@@ -98,7 +100,7 @@ static void flag_alpha(enc_cpu *c, const fovea_frame *src)
                     va = ra[8 * x + 6] | (ra[8 * x + 7] << 8);
                     vb = rb[8 * x + 6] | (rb[8 * x + 7] << 8);
                 }
-                if (abs(va - vb) > c->threshold) {
+                if (diff_changed(va, vb, c->threshold)) {
                     c->flags[t] = 1;
                     break;
                 }

@@ -13,6 +13,7 @@
 
 #include "core/cuda_util.h"
 #include "core/device.h"
+#include "core/stage.h"
 #include "stream/stream_cuda.h"
 #include "stream/stream_internal.h"
 
@@ -26,7 +27,7 @@ typedef struct enc_cuda {
     int threshold;
     uint16_t cost[256];
     fovea_frame d_recon;        /* R */
-    fovea_frame d_src, h_src;   /* device copy of a host source; pinned staging of a pageable one */
+    fv_stage src;               /* device copy of a host source; pinned staging of a pageable one */
     fovea_frame h_recon;        /* host copy of R, made on demand */
     const fovea_frame *view;    /* the device view of the source of the last changes call */
     const fovea_frame *view_of; /* that source */
@@ -35,7 +36,6 @@ typedef struct enc_cuda {
     unsigned long long *d_off;
     uint8_t *d_raw, *h_raw;     /* coded tiles: device, pinned */
     size_t raw_cap;
-    int pending;                /* work queued and not waited for (a call failed) */
 } enc_cuda;
 
 static void cuda_close(void **priv)
@@ -48,8 +48,7 @@ static void cuda_close(void **priv)
     cudaSetDevice(fovea_context_device(ctx));
     cudaStreamSynchronize(fv_ctx_stream(ctx));
     fovea_frame_free(ctx, &c->d_recon);
-    fovea_frame_free(ctx, &c->d_src);
-    fovea_frame_free(ctx, &c->h_src);
+    fv_stage_close(ctx, &c->src);
     fovea_frame_free(ctx, &c->h_recon);
     fv_device_free(ctx, c->d_flags);
     fv_device_free(ctx, c->d_map);
@@ -121,38 +120,14 @@ static void geom_of(const enc_cuda *c, const fovea_frame *s, stream_cuda_geom *k
 
 /* A device view of source f: f itself on the device, else its copy (a
  * pageable frame through pinned staging, so the caller may reuse it on
- * return; a pinned one is read until the stream is synchronised, before the
- * encode call returns). */
+ * return; a pinned one is read until the stream is synchronized, before the
+ * encode call returns). The sources have the stream's size and format
+ * (encoder.c checks), so the staging frames are made once. */
 static int upload(enc_cuda *c, const fovea_frame *f)
 {
-    fovea_context *ctx = c->ctx;
     c->view = NULL;
     c->view_of = NULL;
-    if (f->mem == FOVEA_MEM_DEVICE) {
-        c->view = f;
-        c->view_of = f;
-        return FOVEA_OK;
-    }
-    const stream_geom *g = &c->g;
-    if (!c->d_src.data[0])
-        FOVEA_TRY(fovea_frame_alloc(ctx, &c->d_src, g->width, g->height, g->fmt,
-                                    FOVEA_MEM_DEVICE));
-    const fovea_frame *from = f;
-    if (f->mem == FOVEA_MEM_HOST) {
-        if (!c->h_src.data[0])
-            FOVEA_TRY(fovea_frame_alloc(ctx, &c->h_src, g->width, g->height, g->fmt,
-                                        FOVEA_MEM_PINNED));
-        /* the last upload from h_src is done: encode calls end in a sync,
-         * failed ones are waited for here */
-        if (c->pending) {
-            FOVEA_CUDA_TRY(ctx, cudaStreamSynchronize(fv_ctx_stream(ctx)));
-            c->pending = 0;
-        }
-        FOVEA_TRY(fv_frame_copy_host(ctx, &c->h_src, f)); /* on the threads, done on return */
-        from = &c->h_src;
-    }
-    FOVEA_TRY(fovea_frame_copy(ctx, &c->d_src, from));
-    c->view = &c->d_src;
+    FOVEA_TRY(fv_stage_upload(c->ctx, &c->src, f, &c->view));
     c->view_of = f;
     return FOVEA_OK;
 }
@@ -166,7 +141,6 @@ static int cuda_changes(void *priv, const fovea_frame *src, int have_recon, int 
     void *stream = fv_ctx_stream(ctx);
     FOVEA_TRY(fv_device_activate(ctx));
     FOVEA_TRY(upload(c, src));
-    c->pending = 1;
     stream_cuda_geom k;
     geom_of(c, c->view, &k);
     if (have_recon)
@@ -183,7 +157,6 @@ static int cuda_changes(void *priv, const fovea_frame *src, int have_recon, int 
     FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(c->h_map, c->d_map, g->map_bytes, cudaMemcpyDeviceToHost,
                                         stream));
     FOVEA_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
-    c->pending = 0;
     memcpy(map, c->h_map, g->map_bytes);
     int64_t n = 0;
     for (size_t i = 0; i < g->map_bytes; i++)
@@ -229,7 +202,6 @@ static int cuda_code(void *priv, const fovea_frame *src, int key, const int32_t 
     if (n > c->g.tiles || n > INT32_MAX)
         return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL, "stream: %lld tiles to code",
                             (long long)n);
-    c->pending = 1;
     FOVEA_TRY(grow_raw(c, bytes));
     stream_cuda_code_args a;
     memset(&a, 0, sizeof(a));
@@ -243,7 +215,6 @@ static int cuda_code(void *priv, const fovea_frame *src, int key, const int32_t 
     FOVEA_CUDA_TRY(ctx, fv_stream_cuda_code(&a, stream));
     FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(c->h_raw, c->d_raw, bytes, cudaMemcpyDeviceToHost, stream));
     FOVEA_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
-    c->pending = 0;
     c->view = NULL;
     c->view_of = NULL;
     *raw = c->h_raw;

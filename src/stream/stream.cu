@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "diff/changed.h"
 #include "stream/stream_cuda.h"
 
 namespace {
@@ -66,6 +67,8 @@ __device__ __forceinline__ uint32_t ld(const uint8_t *o, ptrdiff_t s, int y, int
 
 // ---------------------------------------------------------------- flags
 
+// A tile is flagged when some sample of it changed beyond the threshold
+// against R: diff_changed, the diff system's rule (the C encoder's mask).
 __global__ void __launch_bounds__(kFlagThreads) k_flags(stream_cuda_geom g, int threshold,
                                                         uint8_t *flags)
 {
@@ -82,7 +85,7 @@ __global__ void __launch_bounds__(kFlagThreads) k_flags(stream_cuda_geom g, int 
         for (int k = threadIdx.x; k < n && !hit; k += kFlagThreads) {
             const int y = k / len, j = k - y * len;
             const int a = (int)ld(so, pl.ss, y, j, pl.bps), r = (int)ld(ro, pl.rs, y, j, pl.bps);
-            hit = (a > r ? a - r : r - a) > threshold;
+            hit = diff_changed(a, r, threshold);
         }
     }
     hit = __syncthreads_or(hit);
