@@ -159,8 +159,8 @@ int stitch_open_inputs(stitch_run *s)
         stills += ic == FOVEA_CONTAINER_PNG || ic == FOVEA_CONTAINER_PNM;
     }
     if (stills && stills != a->n)
-        return cli_usage_error(stitch_spec.name, "stitch: inputs must be all videos (y4m, yuv) or all "
-                               "stills (png, pnm)");
+        return cli_usage_error(stitch_spec.name, "stitch: inputs must be all videos (y4m, yuv) "
+                               "or all stills (png, pnm)");
     s->still = stills > 0;
     s->pipelined = !s->still;
     if (!all_known)
@@ -201,8 +201,8 @@ int stitch_open_inputs(stitch_run *s)
                       fovea_pixfmt_name(s->stitch_fmt));
         int st;
         if (!s->pipelined) {
-            st = stitch_alloc_frame(s, &ci->raw, ci->info.width, ci->info.height, ci->info.fmt,
-                             !ci->convert);
+            st = stitch_alloc_frame(s, &ci->raw, ci->info.width, ci->info.height,
+                                    ci->info.fmt, !ci->convert);
         } else {
             /* pinned on CUDA contexts unless converted first, as alloc_frame */
             const int pin = !ci->convert && fovea_context_backend(s->ctx) == FOVEA_BACKEND_CUDA;
