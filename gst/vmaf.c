@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
 #include <gst/base/gstaggregator.h>
 
 #include "common.h"
@@ -88,11 +87,10 @@ typedef struct {
     fovea_context *cpu_ctx;   /* VMAF's when the element's context has no VMAF backend */
     /* PAUSED and above (the aggregating thread's) */
     features_mode mode;
-    fovea_vif *vif;
-    fovea_vmaf *vmaf;
+    fovea_vmaf *vmaf;         /* the scorer: the feature list "vif", or a model */
     fovea_vmaf_model *model;
     fovea_context *score_ctx; /* the scorer's: ctx or cpu_ctx */
-    GQueue pending;           /* pending_pair, VMAF only */
+    GQueue pending;           /* pending_pair */
     GstVideoInfo ref_info, dis_info;
     gboolean have_ref_info, have_dis_info;
     int nmetrics;
@@ -235,8 +233,6 @@ static void reset_stream(GstFoveaVmaf *self)
     self->finished = FALSE;
     self->t_first = self->t_last = 0;
     gst_segment_init(&self->out_segment, GST_FORMAT_UNDEFINED);
-    if (self->vif)
-        fovea_vif_reset(self->vif);
     if (self->vmaf)
         fovea_vmaf_reset(self->vmaf);
     release_pending(self);
@@ -274,48 +270,42 @@ static gboolean vmaf_start(GstAggregator *agg)
     GST_OBJECT_UNLOCK(self);
     int st;
     self->score_ctx = self->ctx;
+    fovea_vmaf_settings vs;
+    fovea_vmaf_default_settings(&vs);
+    vs.keep_frames = 1; /* for the JSON */
+    char features[128];
     if (self->mode == FEATURES_VIF) {
-        fovea_vif_settings vs;
-        fovea_vif_default_settings(&vs);
-        vs.vif_enhn_gain_limit = gain;
-        st = fovea_vif_open(&self->vif, self->ctx, &vs);
-        if (st < 0) {
-            FOVEA_GST_ERROR(self, LIBRARY, INIT, self->ctx, st, "cannot create the VIF scorer");
-            g_free(model);
-            return FALSE;
-        }
-        self->nmetrics = FOVEA_VIF_SCALES;
-        for (int k = 0; k < FOVEA_VIF_SCALES; k++)
-            snprintf(self->names[k], sizeof(self->names[k]), "integer_vif_scale%d", k);
+        /* the names stay plain whatever the gain limit */
+        snprintf(features, sizeof features, "vif:vif_enhn_gain_limit=%.17g", gain);
+        vs.features = features;
+        vs.flags = FOVEA_VMAF_NO_SUFFIX;
     } else {
         /* a model file, or a built-in model by its version name */
         if (g_file_test(model, G_FILE_TEST_EXISTS) || strchr(model, '/') ||
             g_str_has_suffix(model, ".json"))
-            st = fovea_vmaf_model_load(&self->model, self->ctx, model);
+            st = fovea_vmaf_model_open_file(&self->model, self->ctx, model);
         else
-            st = fovea_vmaf_model_builtin(&self->model, self->ctx, model);
+            st = fovea_vmaf_model_open(&self->model, self->ctx, model);
         if (st < 0) {
             FOVEA_GST_ERROR(self, RESOURCE, READ, self->ctx, st, "model"); /* the message names it */
             g_free(model);
             return FALSE;
         }
-        fovea_vmaf_settings vs;
-        fovea_vmaf_default_settings(&vs);
         vs.model = self->model;
-        vs.features = FOVEA_VMAF_FEATURES_MODEL;
-        st = open_vmaf(self, &vs, asked);
-        if (st < 0) {
-            FOVEA_GST_ERROR(self, LIBRARY, INIT, self->score_ctx, st,
-                            "cannot create the VMAF scorer");
-            fovea_vmaf_model_free(&self->model);
-            g_free(model);
-            return FALSE;
-        }
-        self->nmetrics = fovea_vmaf_metric_count(self->vmaf);
-        for (int k = 0; k < self->nmetrics && k < MAX_METRICS; k++)
-            snprintf(self->names[k], sizeof(self->names[k]), "%s",
-                     fovea_vmaf_metric_name(self->vmaf, k));
     }
+    st = open_vmaf(self, &vs, asked);
+    if (st < 0) {
+        FOVEA_GST_ERROR(self, LIBRARY, INIT, self->score_ctx, st,
+                        self->mode == FEATURES_VIF ? "cannot create the VIF scorer"
+                                                   : "cannot create the VMAF scorer");
+        fovea_vmaf_model_close(&self->model);
+        g_free(model);
+        return FALSE;
+    }
+    self->nmetrics = fovea_vmaf_metric_count(self->vmaf);
+    for (int k = 0; k < self->nmetrics && k < MAX_METRICS; k++)
+        snprintf(self->names[k], sizeof(self->names[k]), "%s",
+                 fovea_vmaf_metric_name(self->vmaf, k));
     g_free(model);
     self->have_ref_info = self->have_dis_info = FALSE;
     reset_stream(self);
@@ -326,9 +316,8 @@ static gboolean vmaf_stop(GstAggregator *agg)
 {
     GstFoveaVmaf *self = VMAF(agg);
     release_pending(self);
-    fovea_vif_close(&self->vif);
     fovea_vmaf_close(&self->vmaf);
-    fovea_vmaf_model_free(&self->model);
+    fovea_vmaf_model_close(&self->model);
     return TRUE;
 }
 
@@ -524,7 +513,7 @@ static void post_scores(GstFoveaVmaf *self, const score_row *row, GstClockTime r
 static gboolean map_input(GstFoveaVmaf *self, GstVideoFrame *vf, const GstVideoInfo *info,
                           GstBuffer *buf, fovea_frame *out, gboolean *device)
 {
-    const fovea_backend b = self->vif ? fovea_vif_backend(self->vif) : fovea_vmaf_backend(self->vmaf);
+    const fovea_backend b = fovea_vmaf_backend(self->vmaf);
     const gboolean dev = b == FOVEA_BACKEND_CUDA && fovea_gst_cuda_buffer_is_ours(self->cuda, buf);
     if (!gst_video_frame_map(vf, info, buf, GST_MAP_READ | (dev ? fovea_gst_cuda_map_flag() : 0)))
         return FALSE;
@@ -556,7 +545,7 @@ static gboolean receive_vmaf(GstFoveaVmaf *self)
     for (;;) {
         fovea_vmaf_scores sc;
         const int st = fovea_vmaf_receive(self->vmaf, &sc);
-        if (st == FOVEA_EOF)
+        if (st == FOVEA_AGAIN)
             return TRUE;
         if (st < 0) {
             FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
@@ -574,8 +563,7 @@ static gboolean receive_vmaf(GstFoveaVmaf *self)
     }
 }
 
-/* Score one pair (VIF), or queue it (VMAF), and post the scores that are
- * ready. @return FALSE after posting an error */
+/* Queue one pair and post the scores that are ready. @return FALSE after posting an error */
 static gboolean score_pair(GstFoveaVmaf *self, GstBuffer *rbuf, GstBuffer *dbuf, GstClockTime rt)
 {
     GstVideoFrame rf, df;
@@ -589,19 +577,6 @@ static gboolean score_pair(GstFoveaVmaf *self, GstBuffer *rbuf, GstBuffer *dbuf,
         gst_video_frame_unmap(&rf);
         GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a distorted frame"), (NULL));
         return FALSE;
-    }
-    if (self->vif) {
-        fovea_vif_scores sc;
-        const int st = fovea_vif_process(self->vif, &r, &d, &sc);
-        gst_video_frame_unmap(&rf);
-        gst_video_frame_unmap(&df);
-        if (st < 0) {
-            FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
-                            self->rows->len);
-            return FALSE;
-        }
-        add_row(self, GST_BUFFER_PTS(dbuf), rt, sc.scale, FOVEA_VIF_SCALES);
-        return TRUE;
     }
     const int st = fovea_vmaf_submit(self->vmaf, &r, &d);
     pending_pair *p = g_new0(pending_pair, 1);
@@ -629,107 +604,56 @@ static gboolean score_pair(GstFoveaVmaf *self, GstBuffer *rbuf, GstBuffer *dbuf,
 
 /* ------------------------------------------------------------------ the JSON */
 
-static cJSON *json_number(double x)
-{
-    if (!isfinite(x))
-        return cJSON_CreateNull();
-    char buf[64];
-    snprintf(buf, sizeof(buf), "%.17g", x);
-    return cJSON_CreateRaw(buf);
-}
-
-/* libvmaf's layout, as `fovea vif --json` writes it. @return FALSE after posting an error */
+/* libvmaf's layout through the library's writer, as `fovea vif --json` and
+ * `fovea vmaf --json` write it. @return FALSE after posting an error */
 static gboolean write_json(GstFoveaVmaf *self, const gchar *path)
 {
     const guint n = self->rows->len;
-    const score_row *rows = (const score_row *)(void *)self->rows->data;
-    /* libvmaf's pooling, from the scorer */
-    double pmin[MAX_METRICS], pmax[MAX_METRICS], pmean[MAX_METRICS], phm[MAX_METRICS];
-    if (self->vif) {
-        fovea_vif_pooled_scores pl;
-        fovea_vif_pooled(self->vif, &pl);
-        for (int k = 0; k < FOVEA_VIF_SCALES; k++) {
-            pmin[k] = pl.scale[k].min;
-            pmax[k] = pl.scale[k].max;
-            pmean[k] = pl.scale[k].mean;
-            phm[k] = pl.scale[k].harmonic_mean;
-        }
-    } else {
-        fovea_vmaf_pooled_scores pl;
-        fovea_vmaf_pooled(self->vmaf, &pl);
-        for (int k = 0; k < self->nmetrics; k++) {
-            pmin[k] = pl.metric[k].min;
-            pmax[k] = pl.metric[k].max;
-            pmean[k] = pl.metric[k].mean;
-            phm[k] = pl.metric[k].harmonic_mean;
-        }
-    }
     const double secs = (double)(self->t_last - self->t_first) / 1e6;
-    cJSON *root = cJSON_CreateObject();
-    char ver[64];
-    snprintf(ver, sizeof(ver), "fovea %s", fovea_version());
-    cJSON_AddStringToObject(root, "version", ver);
-    cJSON_AddNumberToObject(root, "fps", secs > 0 && n > 1 ? (double)(n - 1) / secs : 0.0);
-    cJSON *frames = cJSON_AddArrayToObject(root, "frames");
-    for (guint i = 0; frames && i < n; i++) {
-        cJSON *fr = cJSON_CreateObject();
-        cJSON_AddItemToArray(frames, fr);
-        cJSON_AddNumberToObject(fr, "frameNum", (double)i);
-        cJSON *m = cJSON_AddObjectToObject(fr, "metrics");
-        for (int k = 0; m && k < self->nmetrics; k++)
-            cJSON_AddItemToObject(m, self->names[k], json_number(rows[i].v[k]));
+    GST_OBJECT_LOCK(self);
+    const double gain = self->gain_limit;
+    gchar *model = g_strdup(self->model_name);
+    GST_OBJECT_UNLOCK(self);
+    const gboolean vif = self->mode == FEATURES_VIF;
+    fovea_vmaf_field f[16];
+    int nf = 0;
+#define FIELD(k, t, str_, num_) (f[nf++] = (fovea_vmaf_field){k, t, str_, num_})
+    FIELD("version", FOVEA_VMAF_FIELD_STRING, fovea_version(), 0);
+    if (vif) {
+        FIELD("feature", FOVEA_VMAF_FIELD_STRING, "vif (libvmaf integer VIF)", 0);
+        FIELD("vif_enhn_gain_limit", FOVEA_VMAF_FIELD_EXACT, NULL, gain);
+        FIELD("debug", FOVEA_VMAF_FIELD_BOOL, NULL, 0);
+    } else {
+        FIELD("feature", FOVEA_VMAF_FIELD_STRING, "vmaf (the model's features and score)", 0);
+        FIELD("model", FOVEA_VMAF_FIELD_STRING, model, 0);
     }
-    cJSON *pooled = cJSON_AddObjectToObject(root, "pooled_metrics");
-    for (int k = 0; pooled && n > 0 && k < self->nmetrics; k++) {
-        cJSON *o = cJSON_AddObjectToObject(pooled, self->names[k]);
-        cJSON_AddItemToObject(o, "min", json_number(pmin[k]));
-        cJSON_AddItemToObject(o, "max", json_number(pmax[k]));
-        cJSON_AddItemToObject(o, "mean", json_number(pmean[k]));
-        cJSON_AddItemToObject(o, "harmonic_mean", json_number(phm[k]));
-    }
-    cJSON_AddObjectToObject(root, "aggregate_metrics");
-    cJSON *fv = cJSON_AddObjectToObject(root, "fovea");
-    if (fv) {
-        cJSON_AddStringToObject(fv, "version", fovea_version());
-        GST_OBJECT_LOCK(self);
-        if (self->vif) {
-            cJSON_AddStringToObject(fv, "feature", "vif (libvmaf integer VIF)");
-            cJSON_AddItemToObject(fv, "vif_enhn_gain_limit", json_number(self->gain_limit));
-            cJSON_AddBoolToObject(fv, "debug", 0);
-        } else {
-            cJSON_AddStringToObject(fv, "feature", "vmaf (the model's features and score)");
-            cJSON_AddStringToObject(fv, "model", self->model_name);
-        }
-        GST_OBJECT_UNLOCK(self);
-        cJSON_AddStringToObject(fv, "backend",
-                                fovea_backend_name(self->vif ? fovea_vif_backend(self->vif)
-                                                             : fovea_vmaf_backend(self->vmaf)));
-        cJSON_AddNumberToObject(fv, "threads", fovea_context_threads(self->score_ctx));
-        cJSON_AddStringToObject(fv, "element", GST_OBJECT_NAME(self));
-        cJSON_AddNumberToObject(fv, "width", GST_VIDEO_INFO_WIDTH(&self->dis_info));
-        cJSON_AddNumberToObject(fv, "height", GST_VIDEO_INFO_HEIGHT(&self->dis_info));
-        cJSON_AddStringToObject(fv, "pixfmt", fovea_pixfmt_name(fovea_gst_pixfmt(
-                                                  GST_VIDEO_INFO_FORMAT(&self->dis_info))));
-        cJSON_AddNumberToObject(fv, "frames", (double)n);
-        cJSON_AddNumberToObject(fv, "distorted_unscored", (double)self->passed_unscored);
-        cJSON_AddNumberToObject(fv, "reference_dropped", (double)self->ref_dropped);
-    }
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) {
-        GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("%s: out of memory", path), (NULL));
-        return FALSE;
-    }
+    FIELD("backend", FOVEA_VMAF_FIELD_STRING, fovea_backend_name(fovea_vmaf_backend(self->vmaf)),
+          0);
+    FIELD("threads", FOVEA_VMAF_FIELD_NUMBER, NULL, fovea_context_threads(self->score_ctx));
+    FIELD("element", FOVEA_VMAF_FIELD_STRING, GST_OBJECT_NAME(self), 0);
+    FIELD("width", FOVEA_VMAF_FIELD_NUMBER, NULL, GST_VIDEO_INFO_WIDTH(&self->dis_info));
+    FIELD("height", FOVEA_VMAF_FIELD_NUMBER, NULL, GST_VIDEO_INFO_HEIGHT(&self->dis_info));
+    FIELD("pixfmt", FOVEA_VMAF_FIELD_STRING,
+          fovea_pixfmt_name(fovea_gst_pixfmt(GST_VIDEO_INFO_FORMAT(&self->dis_info))), 0);
+    FIELD("frames", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)n);
+    FIELD("distorted_unscored", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)self->passed_unscored);
+    FIELD("reference_dropped", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)self->ref_dropped);
+#undef FIELD
+    const fovea_vmaf_output o = {secs > 0 && n > 1 ? (double)(n - 1) / secs : 0.0, f, nf};
     fovea_outfile *of = NULL;
     int st = fovea_outfile_open(self->ctx, &of, path);
     if (st == FOVEA_OK) {
-        FILE *fp = fovea_outfile_file(of);
-        if (fputs(text, fp) == EOF || fputc('\n', fp) == EOF) {
-            /* commit reports the stream's error with its reason */
+        /* a failed write is reported by commit with the stream's reason */
+        st = fovea_vmaf_write(self->vmaf, fovea_outfile_file(of), FOVEA_VMAF_OUTPUT_JSON, &o);
+        if (st == FOVEA_ERR_NOMEM) {
+            fovea_outfile_abort(&of);
+            g_free(model);
+            GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("%s: out of memory", path), (NULL));
+            return FALSE;
         }
         st = fovea_outfile_commit(self->ctx, &of);
     }
-    free(text);
+    g_free(model);
     if (st < 0) {
         FOVEA_GST_ERROR(self, RESOURCE, WRITE, self->ctx, st, "location");
         return FALSE;
@@ -744,7 +668,7 @@ static gboolean finish(GstFoveaVmaf *self)
         return TRUE;
     self->finished = TRUE;
     /* the last frame's VMAF scores need the end of the stream */
-    if (self->vmaf && (fovea_vmaf_flush(self->vmaf) < 0 || !receive_vmaf(self)))
+    if (fovea_vmaf_flush(self->vmaf) < 0 || !receive_vmaf(self))
         return FALSE;
     GST_OBJECT_LOCK(self);
     gchar *path = g_strdup(self->location);
@@ -862,9 +786,8 @@ static void vmaf_finalize(GObject *obj)
     GstFoveaVmaf *self = VMAF(obj);
     /* after a failed start the state changes that close them may not run */
     release_pending(self);
-    fovea_vif_close(&self->vif);
     fovea_vmaf_close(&self->vmaf);
-    fovea_vmaf_model_free(&self->model);
+    fovea_vmaf_model_close(&self->model);
     fovea_gst_close_element_context(&self->ctx, &self->cuda);
     fovea_close(&self->cpu_ctx);
     g_free(self->location);
@@ -905,7 +828,7 @@ static void gst_fovea_vmaf_class_init(GstFoveaVmafClass *klass)
         g_param_spec_double("vif-gain-limit", "VIF gain limit",
                             "with features=vif: libvmaf's vif_enhn_gain_limit, 1.0 (no gain) "
                             "to 100.0", 1.0,
-                            FOVEA_VIF_ENHN_GAIN_LIMIT_MAX, FOVEA_VIF_ENHN_GAIN_LIMIT_MAX,
+                            100.0, 100.0,
                             rw | GST_PARAM_MUTABLE_READY));
     fovea_gst_install_backend_properties(oc, PROP_BACKEND, PROP_THREADS);
 
@@ -950,7 +873,7 @@ static GstAggregatorPad *add_sink_pad(GstFoveaVmaf *self, const char *name)
 
 static void gst_fovea_vmaf_init(GstFoveaVmaf *self)
 {
-    self->gain_limit = FOVEA_VIF_ENHN_GAIN_LIMIT_MAX;
+    self->gain_limit = 100.0;
     self->features = DEFAULT_FEATURES;
     self->model_name = g_strdup(DEFAULT_MODEL);
     g_queue_init(&self->pending);

@@ -249,14 +249,14 @@ static int load_model(const char *spec_, fovea_vmaf_model **m, char *err, size_t
 {
     int st;
     if (strncmp(spec_, "version=", 8) == 0) {
-        st = fovea_vmaf_model_builtin(m, NULL, spec_ + 8);
+        st = fovea_vmaf_model_open(m, NULL, spec_ + 8);
         if (st < 0)
             snprintf(err, errsz, "--model %s: %s (built in: vmaf_v0.6.1)", spec_,
                      fovea_last_error(NULL)[0] ? fovea_last_error(NULL) : fovea_strerror(st));
         return st;
     }
     const char *path = model_label(spec_);
-    st = fovea_vmaf_model_load(m, NULL, path);
+    st = fovea_vmaf_model_open_file(m, NULL, path);
     if (st < 0)
         cli_format_report(err, errsz, path, 0, fovea_last_error(NULL), st);
     return st;
@@ -274,10 +274,10 @@ typedef struct pair_job {
     const cli_input_opts *io;
     int64_t frames;                 /* -1 = all */
     const fovea_vmaf_model *model;
-    fovea_vmaf_features features;
+    int feature_only;               /* the model's features, not its score */
     fovea_context *ctx;
     size_t ring_bytes;
-    int keep_frames;                /* keep the per-frame values (v) */
+    int keep_frames;                /* keep the per-frame values (in vm) */
     cli_progress *prog;             /* NULL: no progress */
     int quiet;
     void (*warn)(struct pair_job *j, const char *msg);
@@ -287,8 +287,8 @@ typedef struct pair_job {
     int nmetrics;
     char names[FOVEA_VMAF_MAX_METRICS][NAME_LEN];
     const char *name_ptr[FOVEA_VMAF_MAX_METRICS];
-    double *v;                      /* n rows of nmetrics */
-    int64_t n, cap;
+    fovea_vmaf *vm;                 /* with keep_frames: the scorer, its frames kept */
+    int64_t n;
     score_pool pool[FOVEA_VMAF_MAX_METRICS];
     double secs;
     const char *backend;
@@ -317,27 +317,11 @@ static int receive_scores(pair_job *j, fovea_vmaf *v, score_input *in, int64_t k
     fovea_vmaf_scores sc;
     while (fovea_vmaf_pending(v) > keep) {
         const int st = fovea_vmaf_receive(v, &sc);
-        if (st == FOVEA_EOF)
+        if (st == FOVEA_AGAIN)
             break; /* the newest waits for its successor or for the flush */
         if (st < 0) {
             job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), j->n);
             return -1;
-        }
-        if (j->keep_frames) {
-            if (j->n == j->cap) {
-                const int64_t ncap = j->cap ? 2 * j->cap : 256;
-                double *p = NULL;
-                if ((uint64_t)ncap <= SIZE_MAX / FOVEA_VMAF_MAX_METRICS / sizeof(double))
-                    p = realloc(j->v, (size_t)ncap * (size_t)j->nmetrics * sizeof(double));
-                if (!p) {
-                    job_fail(j, CLI_EXIT_RUNTIME, "out of memory", -1);
-                    return -1;
-                }
-                j->v = p;
-                j->cap = ncap;
-            }
-            memcpy(j->v + (size_t)j->n * (size_t)j->nmetrics, sc.value,
-                   (size_t)j->nmetrics * sizeof(double));
         }
         score_input_release(in);
         j->n++;
@@ -400,7 +384,8 @@ static void score_pair(pair_job *j)
     fovea_vmaf_settings s;
     fovea_vmaf_default_settings(&s);
     s.model = j->model;
-    s.features = j->features;
+    s.flags = j->feature_only ? FOVEA_VMAF_NO_PREDICTION : 0;
+    s.keep_frames = j->keep_frames;
     if (fovea_vmaf_open(&v, j->ctx, &s) < 0) {
         job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), -1);
         goto done;
@@ -446,6 +431,10 @@ static void score_pair(pair_job *j)
             j->pool[m] = q;
         }
     }
+    if (!bad && j->keep_frames) {
+        j->vm = v; /* nothing pending: it holds none of the ring's frames */
+        v = NULL;
+    }
 done:
     /* the scorer may still read the ring's frames: close it first */
     fovea_vmaf_close(&v);
@@ -456,7 +445,7 @@ done:
  * last one; -1 with --feature-only. */
 static int score_index(const pair_job *j)
 {
-    if (j->features != FOVEA_VMAF_FEATURES_MODEL || j->nmetrics == 0)
+    if (j->feature_only || j->nmetrics == 0)
         return -1;
     for (int m = 0; m < j->nmetrics; m++)
         if (strcmp(j->names[m], "vmaf") == 0)
@@ -472,38 +461,24 @@ static void warn_stderr(pair_job *j, const char *msg)
     fprintf(stderr, "fovea: warning: %s\n", msg);
 }
 
-static score_table job_table(const pair_job *j)
-{
-    const score_table t = {j->nmetrics, j->name_ptr, j->v, j->n, j->pool};
-    return t;
-}
-
 static int write_json(const vmaf_args *a, const pair_job *j, double fps)
 {
-    const score_table t = job_table(j);
-    cJSON *root = score_json_libvmaf(&t, fps);
-    if (!root) {
-        cli_error(NULL, "out of memory");
-        return CLI_EXIT_RUNTIME;
-    }
-    cJSON *fv = cJSON_AddObjectToObject(root, "fovea");
-    if (fv) {
-        cJSON_AddStringToObject(fv, "version", fovea_version());
-        cJSON_AddStringToObject(fv, "model", model_label(a->model));
-        cJSON_AddStringToObject(fv, "features", a->feature_only ? "model features only"
-                                                                : "model features and score");
-        cJSON_AddStringToObject(fv, "backend", j->backend);
-        cJSON_AddNumberToObject(fv, "threads", j->threads);
-        cJSON_AddStringToObject(fv, "reference", a->ref_path);
-        cJSON_AddStringToObject(fv, "distorted", a->dis_path);
-        cJSON_AddNumberToObject(fv, "width", j->info.width);
-        cJSON_AddNumberToObject(fv, "height", j->info.height);
-        cJSON_AddStringToObject(fv, "pixfmt", fovea_pixfmt_name(j->info.fmt));
-        cJSON_AddNumberToObject(fv, "frames", (double)j->n);
-    }
-    const int rc = cli_write_json(a->json, root);
-    cJSON_Delete(root);
-    return rc;
+    const fovea_vmaf_field f[] = {
+        {"version", FOVEA_VMAF_FIELD_STRING, fovea_version(), 0},
+        {"model", FOVEA_VMAF_FIELD_STRING, model_label(a->model), 0},
+        {"features", FOVEA_VMAF_FIELD_STRING,
+         a->feature_only ? "model features only" : "model features and score", 0},
+        {"backend", FOVEA_VMAF_FIELD_STRING, j->backend, 0},
+        {"threads", FOVEA_VMAF_FIELD_NUMBER, NULL, j->threads},
+        {"reference", FOVEA_VMAF_FIELD_STRING, a->ref_path, 0},
+        {"distorted", FOVEA_VMAF_FIELD_STRING, a->dis_path, 0},
+        {"width", FOVEA_VMAF_FIELD_NUMBER, NULL, j->info.width},
+        {"height", FOVEA_VMAF_FIELD_NUMBER, NULL, j->info.height},
+        {"pixfmt", FOVEA_VMAF_FIELD_STRING, fovea_pixfmt_name(j->info.fmt), 0},
+        {"frames", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)j->n},
+    };
+    const fovea_vmaf_output o = {fps, f, (int)(sizeof f / sizeof f[0])};
+    return score_write_vmaf(a->json, j->vm, FOVEA_VMAF_OUTPUT_JSON, &o);
 }
 
 /* The model's features plotted with --feature-only: one axis, so motion (0 to
@@ -573,7 +548,7 @@ static int write_plot(const vmaf_args *a, const pair_job *j)
     for (int s = 0; s < ncol; s++) {
         double *ys = y ? y + (size_t)s * (size_t)n : NULL;
         for (int64_t i = 0; i < n; i++) {
-            ys[i] = j->v[(size_t)i * (size_t)j->nmetrics + (size_t)col[s]] * scale[s];
+            ys[i] = fovea_vmaf_kept_values(j->vm, i)[col[s]] * scale[s];
             if (isfinite(ys[i]) && ys[i] > ymax)
                 ymax = ys[i];
         }
@@ -633,10 +608,8 @@ static int write_results(const vmaf_args *a, const pair_job *j)
     int rc = CLI_EXIT_OK;
     if (a->json)
         rc = write_json(a, j, fps);
-    if (rc == CLI_EXIT_OK && a->csv) {
-        const score_table t = job_table(j);
-        rc = score_write_csv(a->csv, &t);
-    }
+    if (rc == CLI_EXIT_OK && a->csv)
+        rc = score_write_vmaf(a->csv, j->vm, FOVEA_VMAF_OUTPUT_CSV, NULL);
     if (rc == CLI_EXIT_OK && a->plot)
         rc = write_plot(a, j);
     if (rc != CLI_EXIT_OK)
@@ -682,7 +655,7 @@ static int run_single(const vmaf_args *a)
     if (st < 0) {
         cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(a->backend),
                   fovea_strerror(st));
-        fovea_vmaf_model_free(&model);
+        fovea_vmaf_model_close(&model);
         return CLI_EXIT_RUNTIME;
     }
     cli_progress prog;
@@ -696,7 +669,7 @@ static int run_single(const vmaf_args *a)
         j->io = &a->in;
         j->frames = a->frames;
         j->model = model;
-        j->features = a->feature_only ? FOVEA_VMAF_FEATURES_MODEL_ONLY : FOVEA_VMAF_FEATURES_MODEL;
+        j->feature_only = a->feature_only;
         j->ctx = ctx;
         j->ring_bytes = (size_t)256 << 20;
         j->keep_frames = 1;
@@ -711,11 +684,11 @@ static int run_single(const vmaf_args *a)
             cli_error(NULL, "%s", j->err);
         else
             rc = write_results(a, j);
-        free(j->v);
+        fovea_vmaf_close(&j->vm);
         free(j);
     }
     fovea_close(&ctx);
-    fovea_vmaf_model_free(&model);
+    fovea_vmaf_model_close(&model);
     return rc;
 }
 
@@ -922,8 +895,7 @@ static void worker_run(void *opaque, int w, void *state, int64_t t)
         j->io = &b->a->in;
         j->frames = p->frames > 0 ? p->frames : p->frames == 0 ? -1 : b->a->frames;
         j->model = bm->m;
-        j->features = b->a->feature_only ? FOVEA_VMAF_FEATURES_MODEL_ONLY
-                                         : FOVEA_VMAF_FEATURES_MODEL;
+        j->feature_only = b->a->feature_only;
         j->ctx = state;
         j->ring_bytes = b->ring_bytes;
         j->warn = warn_collect;
@@ -954,7 +926,7 @@ static void worker_run(void *opaque, int w, void *state, int64_t t)
     free(ref);
     free(dis);
     if (j)
-        free(j->v);
+        fovea_vmaf_close(&j->vm);
     free(j);
 }
 
@@ -1003,7 +975,7 @@ static int load_models(batch *b)
 static void batch_free(batch *b)
 {
     for (int k = 0; k < b->nmodels; k++)
-        fovea_vmaf_model_free(&b->models[k].m);
+        fovea_vmaf_model_close(&b->models[k].m);
     free(b->models);
     free(b->pair_model);
     free(b->task);

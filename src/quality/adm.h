@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "fovea/fovea.h"
+#include "quality/feature.h"
 
 #define ADM_SCALES 4
 
@@ -26,6 +27,12 @@ typedef struct adm_params {
 
 /* libvmaf's defaults for a width x height, bpc-bit stream. */
 void adm_default_params(adm_params *p, int width, int height, int bpc);
+
+/* The feature "adm" (feature_adm.c): its options, in table order, and the
+ * parameters of an extractor's setup. */
+enum { ADM_OPT_GAIN_LIMIT = 0, ADM_OPT_VIEW_DIST, ADM_OPT_DISPLAY_HEIGHT, ADM_OPTIONS };
+extern const feature_def feature_adm;
+void adm_params_from_opts(adm_params *p, const feature_setup *s);
 
 /* What a backend computes per frame pair: libvmaf's float per-scale sums (its
  * debug outputs integer_adm_num_scaleN / integer_adm_den_scaleN, and the AIM
