@@ -1,11 +1,12 @@
 /* `fovea vif REF DIS`: libvmaf's integer VIF per frame and pooled, with JSON in
- * libvmaf's layout, CSV and a PNG chart of the scales over time. */
+ * libvmaf's layout, CSV and a PNG chart of the scales over time: the feature
+ * list "vif" through the pipeline of `fovea vmaf` (vmaf_pair.c); what is its
+ * own here is its options, its JSON members, its chart and its summary. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fovea/quality.h"
-#include "score.h"
+#include "vmaf_pair.h"
 
 /* The scales of libvmaf's integer VIF: its first outputs. */
 #define VIF_SCALES 4
@@ -238,150 +239,23 @@ static int write_plot(const vif_args *a, const fovea_video_info *info, int bit_d
     return rc;
 }
 
-/* ------------------------------------------------------------------ run */
-
-/* A run's state, shared by its steps. */
-typedef struct vif_run {
-    vif_args a;
-    score_input in;
-    fovea_context *ctx;
-    fovea_vmaf *vif;              /* the feature list "vif"; keeps the frames */
-    int64_t n;                    /* pairs received */
-    cli_progress prog;
-} vif_run;
-
-/* Open both inputs and refuse pairs VIF cannot score (sizes, formats, bit
- * depths, frames known to be none). @return CLI_EXIT_OK or the exit code, the
- * error printed */
-static int open_inputs(vif_run *r)
-{
-    const int rc = score_input_open(&r->in, r->a.ref_path, r->a.dis_path, &r->a.in, r->a.frames,
-                                    "VIF", 16);
-    if (rc == CLI_EXIT_USAGE)
-        return cli_usage_error(spec.name, "%s", r->in.err);
-    if (rc != CLI_EXIT_OK) {
-        cli_error(NULL, "%s", r->in.err);
-        return rc;
-    }
-    if (r->in.warn[0])
-        fprintf(stderr, "fovea: warning: %s\n", r->in.warn);
-    return CLI_EXIT_OK;
-}
-
-/* The context and the scorer. @return CLI_EXIT_OK or CLI_EXIT_RUNTIME, the error printed */
-static int open_scorer(vif_run *r)
-{
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = r->a.backend;
-    s.threads = r->a.threads;
-    s.log = score_log_stderr;
-    int st = fovea_open(&r->ctx, &s);
-    if (st < 0) {
-        cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(r->a.backend),
-                  fovea_strerror(st));
-        return CLI_EXIT_RUNTIME;
-    }
-    /* the names stay plain whatever the gain limit, as this command always
-     * printed them */
-    char features[128];
-    snprintf(features, sizeof features, "vif:vif_enhn_gain_limit=%.17g:debug=%s", r->a.gain,
-             r->a.debug ? "true" : "false");
-    fovea_vmaf_settings vs;
-    fovea_vmaf_default_settings(&vs);
-    vs.features = features;
-    vs.flags = FOVEA_VMAF_NO_SUFFIX;
-    vs.keep_frames = 1;
-    st = fovea_vmaf_open(&r->vif, r->ctx, &vs);
-    if (st < 0) {
-        cli_error(NULL, "%s", fovea_last_error(r->ctx));
-        return CLI_EXIT_RUNTIME;
-    }
-    return CLI_EXIT_OK;
-}
-
-/* Start the readers: about three batches pending on the scorer (*depth); the
- * readers may run ahead by the rest of the ring (at most ~256 MiB of frames).
- * @return 0, or -1 after printing the error */
-static int start_readers(vif_run *r, int64_t *depth)
-{
-    const int batch = fovea_vmaf_batch_size(r->vif, r->in.ri.width, r->in.ri.height);
-    if (score_input_start(&r->in, r->ctx, batch, (size_t)256 << 20, depth) < 0) {
-        cli_error(NULL, "%s", r->in.err);
-        return -1;
-    }
-    return 0;
-}
-
-/* Receive scores while more than keep pairs are pending. Pair n's frames are
- * released once its scores are received (the scorer reads them until then).
- * @return CLI_EXIT_OK or CLI_EXIT_RUNTIME, the error printed */
-static int receive_scores(vif_run *r, int64_t keep)
-{
-    while (fovea_vmaf_pending(r->vif) > keep) {
-        const int st = fovea_vmaf_receive(r->vif, NULL);
-        if (st < 0) {
-            cli_progress_finish(&r->prog);
-            cli_error(NULL, "frame %lld: %s", (long long)r->n, fovea_last_error(r->ctx));
-            return CLI_EXIT_RUNTIME;
-        }
-        score_input_release(&r->in);
-        r->n++;
-        cli_progress_update(&r->prog, r->n);
-    }
-    return CLI_EXIT_OK;
-}
-
-/* Submit the pairs as the readers deliver them and receive their scores, down
- * to depth pending while reading, everything at the end. @return CLI_EXIT_OK
- * or the exit code, the error printed */
-static int score_pairs(vif_run *r, int64_t depth)
-{
-    int64_t sub = 0; /* pairs submitted; r->n counts the pairs received */
-    for (;;) {
-        fovea_frame *fr = NULL, *fd = NULL;
-        const int got = score_input_next(&r->in, &fr, &fd);
-        if (got < 0) {
-            cli_progress_finish(&r->prog);
-            cli_error(NULL, "%s", r->in.err);
-            return CLI_EXIT_RUNTIME;
-        }
-        if (got) {
-            const int st = fovea_vmaf_submit(r->vif, fr, fd);
-            if (st < 0) {
-                cli_progress_finish(&r->prog);
-                cli_error(NULL, "frame %lld: %s", (long long)sub, fovea_last_error(r->ctx));
-                return CLI_EXIT_RUNTIME;
-            }
-            sub++;
-        } else if (r->in.warn[0]) {
-            cli_progress_finish(&r->prog);
-            fprintf(stderr, "fovea: warning: %s\n", r->in.warn);
-        }
-        if (receive_scores(r, got ? depth : 0) != CLI_EXIT_OK)
-            return CLI_EXIT_RUNTIME;
-        if (!got)
-            return CLI_EXIT_OK;
-    }
-}
-
 /* The outputs asked for, then the summary. @return CLI_EXIT_OK or the exit code */
-static int write_results(vif_run *r, double secs)
+static int write_results(const vif_args *a, const pair_job *j)
 {
-    const vif_args *a = &r->a;
-    const int64_t n = r->n;
+    const int64_t n = j->n;
+    const double secs = j->secs;
     const double fps = secs > 0 ? (double)n / secs : 0.0;
     fovea_vmaf_pooled_scores pl;
-    fovea_vmaf_pooled(r->vif, &pl);
-    const char *backend = fovea_backend_name(fovea_vmaf_backend(r->vif));
-    const int threads = fovea_context_threads(r->ctx);
+    fovea_vmaf_pooled(j->vm, &pl);
+    const char *backend = j->backend;
+    const int threads = j->threads;
     int rc = CLI_EXIT_OK;
     if (a->json)
-        rc = write_json(a, &r->in.ri, r->vif, fps, threads, backend);
+        rc = write_json(a, &j->info, j->vm, fps, threads, backend);
     if (rc == CLI_EXIT_OK && a->csv)
-        rc = score_write_vmaf(a->csv, r->vif, FOVEA_VMAF_OUTPUT_CSV, NULL);
+        rc = score_write_vmaf(a->csv, j->vm, FOVEA_VMAF_OUTPUT_CSV, NULL);
     if (rc == CLI_EXIT_OK && a->plot)
-        rc = write_plot(a, &r->in.ri, r->in.bit_depth, r->vif, &pl);
+        rc = write_plot(a, &j->info, j->bit_depth, j->vm, &pl);
     if (rc != CLI_EXIT_OK)
         return rc;
     /* the summary goes to stderr when stdout carries JSON or CSV; --quiet
@@ -390,40 +264,68 @@ static int write_results(vif_run *r, double secs)
                 (a->json && strcmp(a->json, "-") == 0) || (a->csv && strcmp(a->csv, "-") == 0),
                 "vif: %lld %s %dx%d %d-bit  mean scale0 %.6f scale1 %.6f scale2 %.6f scale3 "
                 "%.6f  (%s, %d thread%s, %.2f s, %.1f fps)",
-                (long long)n, cli_frames_word(n), r->in.ri.width, r->in.ri.height,
-                r->in.bit_depth, pl.metric[0].mean, pl.metric[1].mean, pl.metric[2].mean,
+                (long long)n, cli_frames_word(n), j->info.width, j->info.height,
+                j->bit_depth, pl.metric[0].mean, pl.metric[1].mean, pl.metric[2].mean,
                 pl.metric[3].mean, backend, threads, threads == 1 ? "" : "s", secs, fps);
     return CLI_EXIT_OK;
 }
 
 int cmd_vif(int argc, char **argv)
 {
-    vif_run r;
-    memset(&r, 0, sizeof(r));
-    int rc = parse_args(&r.a, argc, argv);
+    vif_args a;
+    int rc = parse_args(&a, argc, argv);
     if (rc < 0)
         return CLI_EXIT_OK; /* --help */
     if (rc != CLI_EXIT_OK)
         return rc;
 
-    int64_t depth = 0;
-    rc = open_inputs(&r);
-    if (rc == CLI_EXIT_OK)
-        rc = open_scorer(&r);
-    if (rc == CLI_EXIT_OK && start_readers(&r, &depth) < 0)
-        rc = CLI_EXIT_RUNTIME;
-    if (rc == CLI_EXIT_OK) {
-        const double t0 = cli_now();
-        cli_progress_start(&r.prog, score_input_total(&r.in), r.a.quiet);
-        rc = score_pairs(&r, depth);
-        cli_progress_finish(&r.prog);
-        if (rc == CLI_EXIT_OK)
-            rc = write_results(&r, cli_now() - t0);
+    fovea_settings s;
+    fovea_default_settings(&s);
+    s.backend = a.backend;
+    s.threads = a.threads;
+    s.log = score_log_stderr;
+    fovea_context *ctx = NULL;
+    int st = fovea_open(&ctx, &s);
+    if (st < 0) {
+        cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(a.backend),
+                  fovea_strerror(st));
+        return CLI_EXIT_RUNTIME;
     }
-
-    /* the scorer may still read the ring's frames: close it first */
-    fovea_vmaf_close(&r.vif);
-    score_input_close(&r.in);
-    fovea_close(&r.ctx);
+    /* the feature list "vif" through the pipeline of `fovea vmaf`; the names
+     * stay plain whatever the gain limit, as this command always printed them */
+    char features[128];
+    snprintf(features, sizeof features, "vif:vif_enhn_gain_limit=%.17g:debug=%s", a.gain,
+             a.debug ? "true" : "false");
+    cli_progress prog;
+    pair_job *j = calloc(1, sizeof(*j));
+    rc = CLI_EXIT_RUNTIME;
+    if (!j) {
+        cli_error(NULL, "out of memory");
+    } else {
+        j->ref = a.ref_path;
+        j->dis = a.dis_path;
+        j->io = &a.in;
+        j->frames = a.frames;
+        j->features = features;
+        j->flags = FOVEA_VMAF_NO_SUFFIX;
+        j->metric = "VIF";
+        j->ctx = ctx;
+        j->ring_bytes = (size_t)256 << 20;
+        j->keep_frames = 1;
+        j->prog = &prog;
+        j->quiet = a.quiet;
+        j->warn = vmaf_warn_stderr;
+        vmaf_pair_score(j);
+        rc = j->rc;
+        if (rc == CLI_EXIT_USAGE)
+            cli_usage_error(spec.name, "%s", j->err);
+        else if (rc != CLI_EXIT_OK)
+            cli_error(NULL, "%s", j->err);
+        else
+            rc = write_results(&a, j);
+        fovea_vmaf_close(&j->vm);
+        free(j);
+    }
+    fovea_close(&ctx);
     return rc;
 }

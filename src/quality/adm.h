@@ -1,6 +1,6 @@
 /* Internal interface of libvmaf's integer ADM (the `adm` feature extractor of
  * libvmaf 3.2.0): the C reference that the CUDA version will match bit for bit.
- * docs/vmaf.md ("Integer ADM") describes the arithmetic. */
+ * docs/quality.md ("Integer ADM") describes the arithmetic. */
 #ifndef FOVEA_QUALITY_ADM_H
 #define FOVEA_QUALITY_ADM_H
 

@@ -1,7 +1,7 @@
 /* C reference of libvmaf's integer ADM (DLM and AIM): a 4-level db2 DWT, the
  * decoupling of the distorted bands into restored and additive parts, CSF
  * weighting, contrast masking and cube sums, in libvmaf's fixed-point
- * arithmetic. docs/vmaf.md ("Integer ADM") explains every step; each shift,
+ * arithmetic. docs/quality.md ("Integer ADM") explains every step; each shift,
  * rounding and cast below is libvmaf's, including its wrap-arounds. */
 #include <math.h>
 #include <stdlib.h>

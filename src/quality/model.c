@@ -1,7 +1,7 @@
 /* The VMAF model: loading libvmaf's JSON model format and predicting a frame's
  * score (nu-SVR with the RBF kernel). Written from libvmaf 3.2.0's public
  * source (read_json_model.c, predict.c, svm.cpp) without copying it;
- * docs/vmaf.md ("VMAF model") is the specification. */
+ * docs/quality.md ("VMAF model") is the specification. */
 #include "quality/model.h"
 
 #include <errno.h>

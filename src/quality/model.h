@@ -2,7 +2,7 @@
  * `model_dict` of vmaf_v0.6.1.json and its relatives) and the score it
  * predicts from one frame's features. The C reference of libvmaf 3.2.0's
  * model.c / read_json_model.c / predict.c / svm.cpp, written anew;
- * docs/vmaf.md ("VMAF model") describes the format and the arithmetic. */
+ * docs/quality.md ("VMAF model") describes the format and the arithmetic. */
 #ifndef FOVEA_QUALITY_MODEL_H
 #define FOVEA_QUALITY_MODEL_H
 

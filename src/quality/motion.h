@@ -1,6 +1,6 @@
 /* Internal interface of libvmaf's integer motion feature (extractor "motion"):
  * the per-frame blurred-difference SAD and the motion2/motion3 scores derived
- * from it. C reference in motion_ref.c; docs/vmaf.md, "Integer motion". */
+ * from it. C reference in motion_ref.c; docs/quality.md, "Integer motion". */
 #ifndef FOVEA_QUALITY_MOTION_H
 #define FOVEA_QUALITY_MOTION_H
 
