@@ -90,6 +90,14 @@ float adm_cos_1deg_sq(void);
 float adm_den_float(const adm_params *p, int scale, const int64_t sums[3]);
 float adm_num_float(const adm_params *p, int scale, const int64_t sums[3], double nw);
 
+/* Rounding of the two DWT passes of a level: (sum - sub + add) >> shift; the
+ * vertical (vr) and horizontal (hr) ones of level `scale` (adm_level.c). */
+typedef struct adm_dwt_round {
+    int64_t sub, add;
+    int shift;
+} adm_dwt_round;
+void adm_dwt_rounding(int bpc, int scale, adm_dwt_round *vr, adm_dwt_round *hr);
+
 /* libvmaf's adm_noise_weight. */
 #define ADM_NOISE_WEIGHT 0.03125
 
