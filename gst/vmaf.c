@@ -18,13 +18,9 @@
 #include "elements.h"
 #include "fovea/io.h"
 #include "fovea/quality.h"
+#include "vmaf.h"
 
-GST_DEBUG_CATEGORY_STATIC(fovea_vmaf_debug);
-#define GST_CAT_DEFAULT fovea_vmaf_debug
-
-#define MAX_METRICS FOVEA_VMAF_MAX_METRICS
-
-typedef enum { FEATURES_VIF = 0, FEATURES_VMAF = 1 } features_mode;
+GST_DEBUG_CATEGORY(fovea_vmaf_debug);
 
 static GType features_get_type(void)
 {
@@ -54,63 +50,12 @@ enum {
     PROP_THREADS
 };
 
-/* A pair handed to the VMAF scorer whose scores are not received yet: its
- * times, and its frames while the scorer reads them on the device. */
-typedef struct {
-    GstClockTime pts, rt;
-    gboolean held;
-    GstVideoFrame r, d;
-} pending_pair;
-
-/* One frame's scores as posted and written. */
-typedef struct {
-    guint64 frame;
-    GstClockTime pts;
-    double v[MAX_METRICS];
-} score_row;
-
-typedef struct {
-    GstAggregator parent;
-    GstAggregatorPad *ref, *dis;
-
-    /* properties (object lock) */
-    gchar *location;
-    features_mode features;
-    gchar *model_name;
-    gdouble gain_limit;
-    fovea_backend backend;
-    gint threads;
-
-    /* READY and above */
-    fovea_context *ctx;
-    fovea_gst_cuda *cuda;
-    fovea_context *cpu_ctx;   /* VMAF's when the element's context has no VMAF backend */
-    /* PAUSED and above (the aggregating thread's) */
-    features_mode mode;
-    fovea_vmaf *vmaf;         /* the scorer: the feature list "vif", or a model */
-    fovea_vmaf_model *model;
-    fovea_context *score_ctx; /* the scorer's: ctx or cpu_ctx */
-    GQueue pending;           /* pending_pair */
-    GstVideoInfo ref_info, dis_info;
-    gboolean have_ref_info, have_dis_info;
-    int nmetrics;
-    char names[MAX_METRICS][64];
-    GArray *rows;             /* score_row, every frame scored */
-    guint64 passed_unscored;  /* distorted frames without a reference */
-    guint64 ref_dropped;      /* reference frames without a distorted one */
-    gboolean warned_ref_end;
-    gboolean finished;        /* the JSON was written (or not wanted) */
-    GstSegment out_segment;   /* the distorted pad's segment, forwarded */
-    gint64 t_first, t_last;   /* monotonic time of the first and last score */
-} GstFoveaVmaf;
-
 typedef struct {
     GstAggregatorClass parent_class;
 } GstFoveaVmafClass;
 
 G_DEFINE_TYPE(GstFoveaVmaf, gst_fovea_vmaf, GST_TYPE_AGGREGATOR)
 
-#define VMAF(obj) ((GstFoveaVmaf *)(obj))
 
 /* Luma of any YUV or gray layout, 8 to 16 bits: what the scores read. */
 static const GstVideoFormat formats[] = {
@@ -489,209 +434,6 @@ static GstFlowReturn vmaf_update_src_caps(GstAggregator *agg, GstCaps *downstrea
     return GST_FLOW_OK;
 }
 
-/* ------------------------------------------------------------------ scoring */
-
-static GstClockTime running_time(GstAggregatorPad *pad, GstBuffer *buf)
-{
-    if (!GST_BUFFER_PTS_IS_VALID(buf))
-        return GST_CLOCK_TIME_NONE;
-    return gst_segment_to_running_time(&pad->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(buf));
-}
-
-static void post_scores(GstFoveaVmaf *self, const score_row *row, GstClockTime rt)
-{
-    GstStructure *s = gst_structure_new("foveavmaf", "frame", G_TYPE_UINT64, row->frame,
-                                        "timestamp", G_TYPE_UINT64, (guint64)row->pts,
-                                        "running-time", G_TYPE_UINT64, (guint64)rt, NULL);
-    for (int k = 0; k < self->nmetrics; k++)
-        gst_structure_set(s, self->names[k], G_TYPE_DOUBLE, row->v[k], NULL);
-    gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
-}
-
-/* Device pointers when buf is CUDA memory of the element's context and the
- * scorer runs on the device; a host map otherwise. */
-static gboolean map_input(GstFoveaVmaf *self, GstVideoFrame *vf, const GstVideoInfo *info,
-                          GstBuffer *buf, fovea_frame *out, gboolean *device)
-{
-    const fovea_backend b = fovea_vmaf_backend(self->vmaf);
-    const gboolean dev = b == FOVEA_BACKEND_CUDA && fovea_gst_cuda_buffer_is_ours(self->cuda, buf);
-    if (!gst_video_frame_map(vf, info, buf, GST_MAP_READ | (dev ? fovea_gst_cuda_map_flag() : 0)))
-        return FALSE;
-    fovea_gst_wrap_frame(vf, dev ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST,
-                         fovea_context_device(self->score_ctx), out);
-    *device = dev;
-    return TRUE;
-}
-
-static void add_row(GstFoveaVmaf *self, GstClockTime pts, GstClockTime rt, const double *v,
-                    int n)
-{
-    score_row row;
-    memset(&row, 0, sizeof(row));
-    row.frame = self->rows->len;
-    row.pts = pts;
-    for (int k = 0; k < n && k < MAX_METRICS; k++)
-        row.v[k] = v[k];
-    g_array_append_val(self->rows, row);
-    if (self->rows->len == 1)
-        self->t_first = g_get_monotonic_time();
-    self->t_last = g_get_monotonic_time();
-    post_scores(self, &row, rt);
-}
-
-/* The VMAF scores that are ready, in frame order. @return FALSE after posting an error */
-static gboolean receive_vmaf(GstFoveaVmaf *self)
-{
-    for (;;) {
-        fovea_vmaf_scores sc;
-        const int st = fovea_vmaf_receive(self->vmaf, &sc);
-        if (st == FOVEA_AGAIN)
-            return TRUE;
-        if (st < 0) {
-            FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
-                            self->rows->len);
-            return FALSE;
-        }
-        pending_pair *p = g_queue_pop_head(&self->pending);
-        add_row(self, p ? p->pts : GST_CLOCK_TIME_NONE, p ? p->rt : GST_CLOCK_TIME_NONE,
-                sc.value, sc.count);
-        if (p && p->held) {
-            gst_video_frame_unmap(&p->r);
-            gst_video_frame_unmap(&p->d);
-        }
-        g_free(p);
-    }
-}
-
-/* Queue one pair and post the scores that are ready. @return FALSE after posting an error */
-static gboolean score_pair(GstFoveaVmaf *self, GstBuffer *rbuf, GstBuffer *dbuf, GstClockTime rt)
-{
-    GstVideoFrame rf, df;
-    fovea_frame r, d;
-    gboolean rdev = FALSE, ddev = FALSE;
-    if (!map_input(self, &rf, &self->ref_info, rbuf, &r, &rdev)) {
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a reference frame"), (NULL));
-        return FALSE;
-    }
-    if (!map_input(self, &df, &self->dis_info, dbuf, &d, &ddev)) {
-        gst_video_frame_unmap(&rf);
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a distorted frame"), (NULL));
-        return FALSE;
-    }
-    const int st = fovea_vmaf_submit(self->vmaf, &r, &d);
-    pending_pair *p = g_new0(pending_pair, 1);
-    p->pts = GST_BUFFER_PTS(dbuf);
-    p->rt = rt;
-    /* device frames are read until their scores are received: kept mapped;
-     * host frames were copied */
-    p->held = st == FOVEA_OK && (rdev || ddev);
-    if (p->held) {
-        p->r = rf;
-        p->d = df;
-    } else {
-        gst_video_frame_unmap(&rf);
-        gst_video_frame_unmap(&df);
-    }
-    if (st < 0) {
-        g_free(p);
-        FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
-                        self->rows->len + g_queue_get_length(&self->pending));
-        return FALSE;
-    }
-    g_queue_push_tail(&self->pending, p);
-    return receive_vmaf(self);
-}
-
-/* ------------------------------------------------------------------ the JSON */
-
-/* libvmaf's layout through the library's writer, as `fovea vif --json` and
- * `fovea vmaf --json` write it. @return FALSE after posting an error */
-static gboolean write_json(GstFoveaVmaf *self, const gchar *path)
-{
-    const guint n = self->rows->len;
-    const double secs = (double)(self->t_last - self->t_first) / 1e6;
-    GST_OBJECT_LOCK(self);
-    const double gain = self->gain_limit;
-    gchar *model = g_strdup(self->model_name);
-    GST_OBJECT_UNLOCK(self);
-    const gboolean vif = self->mode == FEATURES_VIF;
-    fovea_vmaf_field f[16];
-    int nf = 0;
-#define FIELD(k, t, str_, num_) (f[nf++] = (fovea_vmaf_field){k, t, str_, num_})
-    FIELD("version", FOVEA_VMAF_FIELD_STRING, fovea_version(), 0);
-    if (vif) {
-        FIELD("feature", FOVEA_VMAF_FIELD_STRING, "vif (libvmaf integer VIF)", 0);
-        FIELD("vif_enhn_gain_limit", FOVEA_VMAF_FIELD_EXACT, NULL, gain);
-        FIELD("debug", FOVEA_VMAF_FIELD_BOOL, NULL, 0);
-    } else {
-        FIELD("feature", FOVEA_VMAF_FIELD_STRING, "vmaf (the model's features and score)", 0);
-        FIELD("model", FOVEA_VMAF_FIELD_STRING, model, 0);
-    }
-    FIELD("backend", FOVEA_VMAF_FIELD_STRING, fovea_backend_name(fovea_vmaf_backend(self->vmaf)),
-          0);
-    FIELD("threads", FOVEA_VMAF_FIELD_NUMBER, NULL, fovea_context_threads(self->score_ctx));
-    FIELD("element", FOVEA_VMAF_FIELD_STRING, GST_OBJECT_NAME(self), 0);
-    FIELD("width", FOVEA_VMAF_FIELD_NUMBER, NULL, GST_VIDEO_INFO_WIDTH(&self->dis_info));
-    FIELD("height", FOVEA_VMAF_FIELD_NUMBER, NULL, GST_VIDEO_INFO_HEIGHT(&self->dis_info));
-    FIELD("pixfmt", FOVEA_VMAF_FIELD_STRING,
-          fovea_pixfmt_name(fovea_gst_pixfmt(GST_VIDEO_INFO_FORMAT(&self->dis_info))), 0);
-    FIELD("frames", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)n);
-    FIELD("distorted_unscored", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)self->passed_unscored);
-    FIELD("reference_dropped", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)self->ref_dropped);
-#undef FIELD
-    const fovea_vmaf_output o = {secs > 0 && n > 1 ? (double)(n - 1) / secs : 0.0, f, nf};
-    fovea_outfile *of = NULL;
-    int st = fovea_outfile_open(self->ctx, &of, path);
-    if (st == FOVEA_OK) {
-        /* a failed write is reported by commit with the stream's reason */
-        st = fovea_vmaf_write(self->vmaf, fovea_outfile_file(of), FOVEA_VMAF_OUTPUT_JSON, &o);
-        if (st == FOVEA_ERR_NOMEM) {
-            fovea_outfile_abort(&of);
-            g_free(model);
-            GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("%s: out of memory", path), (NULL));
-            return FALSE;
-        }
-        st = fovea_outfile_commit(self->ctx, &of);
-    }
-    g_free(model);
-    if (st < 0) {
-        FOVEA_GST_ERROR(self, RESOURCE, WRITE, self->ctx, st, "location");
-        return FALSE;
-    }
-    return TRUE;
-}
-
-/* The end of the distorted stream: the JSON, once. @return FALSE after posting an error */
-static gboolean finish(GstFoveaVmaf *self)
-{
-    if (self->finished)
-        return TRUE;
-    self->finished = TRUE;
-    /* the last frame's VMAF scores need the end of the stream */
-    if (fovea_vmaf_flush(self->vmaf) < 0 || !receive_vmaf(self))
-        return FALSE;
-    GST_OBJECT_LOCK(self);
-    gchar *path = g_strdup(self->location);
-    GST_OBJECT_UNLOCK(self);
-    gboolean ok = TRUE;
-    if (self->passed_unscored || self->ref_dropped)
-        GST_ELEMENT_WARNING(self, STREAM, FAILED,
-                            ("%" G_GUINT64_FORMAT " distorted frame%s had no reference and "
-                             "%" G_GUINT64_FORMAT " reference frame%s no distorted one: scored "
-                             "%u pairs",
-                             self->passed_unscored, self->passed_unscored == 1 ? "" : "s",
-                             self->ref_dropped, self->ref_dropped == 1 ? "" : "s",
-                             self->rows->len),
-                            (NULL));
-    if (path && *path && self->rows->len == 0)
-        GST_ELEMENT_WARNING(self, RESOURCE, WRITE,
-                            ("no frame pair was scored: %s not written", path), (NULL));
-    else if (path && *path)
-        ok = write_json(self, path);
-    g_free(path);
-    return ok;
-}
-
 /* The distorted pad's segment goes downstream with its frames. */
 static void forward_segment(GstFoveaVmaf *self)
 {
@@ -719,7 +461,7 @@ static GstFlowReturn vmaf_aggregate(GstAggregator *agg, gboolean timeout)
         if (gst_aggregator_pad_is_eos(self->dis)) {
             while (gst_aggregator_pad_drop_buffer(self->ref))
                 self->ref_dropped++;
-            ret = finish(self) ? GST_FLOW_EOS : GST_FLOW_ERROR;
+            ret = vmaf_finish(self) ? GST_FLOW_EOS : GST_FLOW_ERROR;
         } else {
             ret = GST_AGGREGATOR_FLOW_NEED_DATA; /* a timeout without a distorted frame */
         }
@@ -737,7 +479,8 @@ static GstFlowReturn vmaf_aggregate(GstAggregator *agg, gboolean timeout)
         goto done;
     }
     /* pair by running time, within half a frame; in order without timestamps */
-    const GstClockTime rr = running_time(self->ref, rbuf), rd = running_time(self->dis, dbuf);
+    const GstClockTime rr = vmaf_running_time(self->ref, rbuf);
+    const GstClockTime rd = vmaf_running_time(self->dis, dbuf);
     GstClockTime tol = GST_BUFFER_DURATION_IS_VALID(dbuf) ? GST_BUFFER_DURATION(dbuf) / 2
                                                           : GST_MSECOND;
     if (GST_CLOCK_TIME_IS_VALID(rr) && GST_CLOCK_TIME_IS_VALID(rd)) {
@@ -756,7 +499,7 @@ static GstFlowReturn vmaf_aggregate(GstAggregator *agg, gboolean timeout)
             goto done;
         }
     }
-    if (!score_pair(self, rbuf, dbuf, rd)) {
+    if (!vmaf_score_pair(self, rbuf, dbuf, rd)) {
         ret = GST_FLOW_ERROR;
         goto done;
     }

@@ -80,15 +80,17 @@ static inline int vif_test_process(fovea_vmaf *v, const fovea_frame *ref, const 
                                    vif_test_scores *out)
 {
     fovea_vmaf_scores sc;
+    memset(&sc, 0, sizeof(sc));
     const int st = fovea_vmaf_process(v, ref, dis, &sc);
-    if (st == FOVEA_OK && out)
-        vif_test_convert(&sc, out);
+    if (out)
+        vif_test_convert(&sc, out); /* zeros on failure */
     return st;
 }
 
 static inline int vif_test_receive(fovea_vmaf *v, vif_test_scores *out)
 {
     fovea_vmaf_scores sc;
+    memset(&sc, 0, sizeof(sc));
     const int st = fovea_vmaf_receive(v, &sc);
     if (st == FOVEA_OK && out)
         vif_test_convert(&sc, out);
