@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
 #include <gst/base/gstaggregator.h>
 
 #include "common.h"
@@ -20,13 +19,9 @@
 #include "fovea/advanced.h"
 #include "fovea/io.h"
 #include "fovea/quality.h"
+#include "vmaf.h"
 
-GST_DEBUG_CATEGORY_STATIC(fovea_vmaf_debug);
-#define GST_CAT_DEFAULT fovea_vmaf_debug
-
-#define MAX_METRICS FOVEA_VMAF_MAX_METRICS
-
-typedef enum { FEATURES_VIF = 0, FEATURES_VMAF = 1 } features_mode;
+GST_DEBUG_CATEGORY(fovea_vmaf_debug);
 
 static GType features_get_type(void)
 {
@@ -56,64 +51,12 @@ enum {
     PROP_THREADS
 };
 
-/* A pair handed to the VMAF scorer whose scores are not received yet: its
- * times, and its frames while the scorer reads them on the device. */
-typedef struct {
-    GstClockTime pts, rt;
-    gboolean held;
-    GstVideoFrame r, d;
-} pending_pair;
-
-/* One frame's scores as posted and written. */
-typedef struct {
-    guint64 frame;
-    GstClockTime pts;
-    double v[MAX_METRICS];
-} score_row;
-
-typedef struct {
-    GstAggregator parent;
-    GstAggregatorPad *ref, *dis;
-
-    /* properties (object lock) */
-    gchar *location;
-    features_mode features;
-    gchar *model_name;
-    gdouble gain_limit;
-    fovea_backend backend;
-    gint threads;
-
-    /* READY and above */
-    fovea_context *ctx;
-    fovea_gst_cuda *cuda;
-    fovea_context *cpu_ctx;   /* VMAF's when the element's context has no VMAF backend */
-    /* PAUSED and above (the aggregating thread's) */
-    features_mode mode;
-    fovea_vif *vif;
-    fovea_vmaf *vmaf;
-    fovea_vmaf_model *model;
-    fovea_context *score_ctx; /* the scorer's: ctx or cpu_ctx */
-    GQueue pending;           /* pending_pair, VMAF only */
-    GstVideoInfo ref_info, dis_info;
-    gboolean have_ref_info, have_dis_info;
-    int nmetrics;
-    char names[MAX_METRICS][64];
-    GArray *rows;             /* score_row, every frame scored */
-    guint64 passed_unscored;  /* distorted frames without a reference */
-    guint64 ref_dropped;      /* reference frames without a distorted one */
-    gboolean warned_ref_end;
-    gboolean finished;        /* the JSON was written (or not wanted) */
-    GstSegment out_segment;   /* the distorted pad's segment, forwarded */
-    gint64 t_first, t_last;   /* monotonic time of the first and last score */
-} GstFoveaVmaf;
-
 typedef struct {
     GstAggregatorClass parent_class;
 } GstFoveaVmafClass;
 
 G_DEFINE_TYPE(GstFoveaVmaf, gst_fovea_vmaf, GST_TYPE_AGGREGATOR)
 
-#define VMAF(obj) ((GstFoveaVmaf *)(obj))
 
 /* Luma of any YUV or gray layout, 8 to 16 bits: what the scores read. */
 static const GstVideoFormat formats[] = {
@@ -236,8 +179,6 @@ static void reset_stream(GstFoveaVmaf *self)
     self->finished = FALSE;
     self->t_first = self->t_last = 0;
     gst_segment_init(&self->out_segment, GST_FORMAT_UNDEFINED);
-    if (self->vif)
-        fovea_vif_reset(self->vif);
     if (self->vmaf)
         fovea_vmaf_reset(self->vmaf);
     release_pending(self);
@@ -275,48 +216,42 @@ static gboolean vmaf_start(GstAggregator *agg)
     GST_OBJECT_UNLOCK(self);
     int st;
     self->score_ctx = self->ctx;
+    fovea_vmaf_settings vs;
+    fovea_vmaf_default_settings(&vs);
+    vs.keep_frames = 1; /* for the JSON */
+    char features[128];
     if (self->mode == FEATURES_VIF) {
-        fovea_vif_settings vs;
-        fovea_vif_default_settings(&vs);
-        vs.vif_enhn_gain_limit = gain;
-        st = fovea_vif_open(&self->vif, self->ctx, &vs);
-        if (st < 0) {
-            FOVEA_GST_ERROR(self, LIBRARY, INIT, self->ctx, st, "cannot create the VIF scorer");
-            g_free(model);
-            return FALSE;
-        }
-        self->nmetrics = FOVEA_VIF_SCALES;
-        for (int k = 0; k < FOVEA_VIF_SCALES; k++)
-            snprintf(self->names[k], sizeof(self->names[k]), "integer_vif_scale%d", k);
+        /* the names stay plain whatever the gain limit */
+        snprintf(features, sizeof features, "vif:vif_enhn_gain_limit=%.17g", gain);
+        vs.features = features;
+        vs.flags = FOVEA_VMAF_NO_SUFFIX;
     } else {
         /* a model file, or a built-in model by its version name */
         if (g_file_test(model, G_FILE_TEST_EXISTS) || strchr(model, '/') ||
             g_str_has_suffix(model, ".json"))
-            st = fovea_vmaf_model_load(&self->model, self->ctx, model);
+            st = fovea_vmaf_model_open_file(&self->model, self->ctx, model);
         else
-            st = fovea_vmaf_model_builtin(&self->model, self->ctx, model);
+            st = fovea_vmaf_model_open(&self->model, self->ctx, model);
         if (st < 0) {
             FOVEA_GST_ERROR(self, RESOURCE, READ, self->ctx, st, "model"); /* the message names it */
             g_free(model);
             return FALSE;
         }
-        fovea_vmaf_settings vs;
-        fovea_vmaf_default_settings(&vs);
         vs.model = self->model;
-        vs.features = FOVEA_VMAF_FEATURES_MODEL;
-        st = open_vmaf(self, &vs, asked);
-        if (st < 0) {
-            FOVEA_GST_ERROR(self, LIBRARY, INIT, self->score_ctx, st,
-                            "cannot create the VMAF scorer");
-            fovea_vmaf_model_free(&self->model);
-            g_free(model);
-            return FALSE;
-        }
-        self->nmetrics = fovea_vmaf_metric_count(self->vmaf);
-        for (int k = 0; k < self->nmetrics && k < MAX_METRICS; k++)
-            snprintf(self->names[k], sizeof(self->names[k]), "%s",
-                     fovea_vmaf_metric_name(self->vmaf, k));
     }
+    st = open_vmaf(self, &vs, asked);
+    if (st < 0) {
+        FOVEA_GST_ERROR(self, LIBRARY, INIT, self->score_ctx, st,
+                        self->mode == FEATURES_VIF ? "cannot create the VIF scorer"
+                                                   : "cannot create the VMAF scorer");
+        fovea_vmaf_model_close(&self->model);
+        g_free(model);
+        return FALSE;
+    }
+    self->nmetrics = fovea_vmaf_metric_count(self->vmaf);
+    for (int k = 0; k < self->nmetrics && k < MAX_METRICS; k++)
+        snprintf(self->names[k], sizeof(self->names[k]), "%s",
+                 fovea_vmaf_metric_name(self->vmaf, k));
     g_free(model);
     self->have_ref_info = self->have_dis_info = FALSE;
     reset_stream(self);
@@ -327,9 +262,8 @@ static gboolean vmaf_stop(GstAggregator *agg)
 {
     GstFoveaVmaf *self = VMAF(agg);
     release_pending(self);
-    fovea_vif_close(&self->vif);
     fovea_vmaf_close(&self->vmaf);
-    fovea_vmaf_model_free(&self->model);
+    fovea_vmaf_model_close(&self->model);
     return TRUE;
 }
 
@@ -501,274 +435,6 @@ static GstFlowReturn vmaf_update_src_caps(GstAggregator *agg, GstCaps *downstrea
     return GST_FLOW_OK;
 }
 
-/* ------------------------------------------------------------------ scoring */
-
-static GstClockTime running_time(GstAggregatorPad *pad, GstBuffer *buf)
-{
-    if (!GST_BUFFER_PTS_IS_VALID(buf))
-        return GST_CLOCK_TIME_NONE;
-    return gst_segment_to_running_time(&pad->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(buf));
-}
-
-static void post_scores(GstFoveaVmaf *self, const score_row *row, GstClockTime rt)
-{
-    GstStructure *s = gst_structure_new("foveavmaf", "frame", G_TYPE_UINT64, row->frame,
-                                        "timestamp", G_TYPE_UINT64, (guint64)row->pts,
-                                        "running-time", G_TYPE_UINT64, (guint64)rt, NULL);
-    for (int k = 0; k < self->nmetrics; k++)
-        gst_structure_set(s, self->names[k], G_TYPE_DOUBLE, row->v[k], NULL);
-    gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
-}
-
-/* Device pointers when buf is CUDA memory of the element's context and the
- * scorer runs on the device; a host map otherwise. */
-static gboolean map_input(GstFoveaVmaf *self, GstVideoFrame *vf, const GstVideoInfo *info,
-                          GstBuffer *buf, fovea_frame *out, gboolean *device)
-{
-    const fovea_backend b = self->vif ? fovea_vif_backend(self->vif) : fovea_vmaf_backend(self->vmaf);
-    const gboolean dev = b == FOVEA_BACKEND_CUDA && fovea_gst_cuda_buffer_is_ours(self->cuda, buf);
-    if (!gst_video_frame_map(vf, info, buf, GST_MAP_READ | (dev ? fovea_gst_cuda_map_flag() : 0)))
-        return FALSE;
-    fovea_gst_wrap_frame(vf, dev ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST,
-                         fovea_context_device(self->score_ctx), out);
-    *device = dev;
-    return TRUE;
-}
-
-static void add_row(GstFoveaVmaf *self, GstClockTime pts, GstClockTime rt, const double *v,
-                    int n)
-{
-    score_row row;
-    memset(&row, 0, sizeof(row));
-    row.frame = self->rows->len;
-    row.pts = pts;
-    for (int k = 0; k < n && k < MAX_METRICS; k++)
-        row.v[k] = v[k];
-    g_array_append_val(self->rows, row);
-    if (self->rows->len == 1)
-        self->t_first = g_get_monotonic_time();
-    self->t_last = g_get_monotonic_time();
-    post_scores(self, &row, rt);
-}
-
-/* The VMAF scores that are ready, in frame order. @return FALSE after posting an error */
-static gboolean receive_vmaf(GstFoveaVmaf *self)
-{
-    for (;;) {
-        fovea_vmaf_scores sc;
-        const int st = fovea_vmaf_receive(self->vmaf, &sc);
-        if (st == FOVEA_EOF)
-            return TRUE;
-        if (st < 0) {
-            FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
-                            self->rows->len);
-            return FALSE;
-        }
-        pending_pair *p = g_queue_pop_head(&self->pending);
-        add_row(self, p ? p->pts : GST_CLOCK_TIME_NONE, p ? p->rt : GST_CLOCK_TIME_NONE,
-                sc.value, sc.count);
-        if (p && p->held) {
-            gst_video_frame_unmap(&p->r);
-            gst_video_frame_unmap(&p->d);
-        }
-        g_free(p);
-    }
-}
-
-/* Score one pair (VIF), or queue it (VMAF), and post the scores that are
- * ready. @return FALSE after posting an error */
-static gboolean score_pair(GstFoveaVmaf *self, GstBuffer *rbuf, GstBuffer *dbuf, GstClockTime rt)
-{
-    GstVideoFrame rf, df;
-    fovea_frame r, d;
-    gboolean rdev = FALSE, ddev = FALSE;
-    if (!map_input(self, &rf, &self->ref_info, rbuf, &r, &rdev)) {
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a reference frame"), (NULL));
-        return FALSE;
-    }
-    if (!map_input(self, &df, &self->dis_info, dbuf, &d, &ddev)) {
-        gst_video_frame_unmap(&rf);
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map a distorted frame"), (NULL));
-        return FALSE;
-    }
-    if (self->vif) {
-        fovea_vif_scores sc;
-        const int st = fovea_vif_process(self->vif, &r, &d, &sc);
-        gst_video_frame_unmap(&rf);
-        gst_video_frame_unmap(&df);
-        if (st < 0) {
-            FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
-                            self->rows->len);
-            return FALSE;
-        }
-        add_row(self, GST_BUFFER_PTS(dbuf), rt, sc.scale, FOVEA_VIF_SCALES);
-        return TRUE;
-    }
-    const int st = fovea_vmaf_submit(self->vmaf, &r, &d);
-    pending_pair *p = g_new0(pending_pair, 1);
-    p->pts = GST_BUFFER_PTS(dbuf);
-    p->rt = rt;
-    /* device frames are read until their scores are received: kept mapped;
-     * host frames were copied */
-    p->held = st == FOVEA_OK && (rdev || ddev);
-    if (p->held) {
-        p->r = rf;
-        p->d = df;
-    } else {
-        gst_video_frame_unmap(&rf);
-        gst_video_frame_unmap(&df);
-    }
-    if (st < 0) {
-        g_free(p);
-        FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
-                        self->rows->len + g_queue_get_length(&self->pending));
-        return FALSE;
-    }
-    g_queue_push_tail(&self->pending, p);
-    return receive_vmaf(self);
-}
-
-/* ------------------------------------------------------------------ the JSON */
-
-static cJSON *json_number(double x)
-{
-    if (!isfinite(x))
-        return cJSON_CreateNull();
-    char buf[64];
-    snprintf(buf, sizeof(buf), "%.17g", x);
-    return cJSON_CreateRaw(buf);
-}
-
-/* libvmaf's layout, as `fovea vif --json` writes it. @return FALSE after posting an error */
-static gboolean write_json(GstFoveaVmaf *self, const gchar *path)
-{
-    const guint n = self->rows->len;
-    const score_row *rows = (const score_row *)(void *)self->rows->data;
-    /* libvmaf's pooling, from the scorer */
-    double pmin[MAX_METRICS], pmax[MAX_METRICS], pmean[MAX_METRICS], phm[MAX_METRICS];
-    if (self->vif) {
-        fovea_vif_pooled_scores pl;
-        fovea_vif_pooled(self->vif, &pl);
-        for (int k = 0; k < FOVEA_VIF_SCALES; k++) {
-            pmin[k] = pl.scale[k].min;
-            pmax[k] = pl.scale[k].max;
-            pmean[k] = pl.scale[k].mean;
-            phm[k] = pl.scale[k].harmonic_mean;
-        }
-    } else {
-        fovea_vmaf_pooled_scores pl;
-        fovea_vmaf_pooled(self->vmaf, &pl);
-        for (int k = 0; k < self->nmetrics; k++) {
-            pmin[k] = pl.metric[k].min;
-            pmax[k] = pl.metric[k].max;
-            pmean[k] = pl.metric[k].mean;
-            phm[k] = pl.metric[k].harmonic_mean;
-        }
-    }
-    const double secs = (double)(self->t_last - self->t_first) / 1e6;
-    cJSON *root = cJSON_CreateObject();
-    char ver[64];
-    snprintf(ver, sizeof(ver), "fovea %s", fovea_version());
-    cJSON_AddStringToObject(root, "version", ver);
-    cJSON_AddNumberToObject(root, "fps", secs > 0 && n > 1 ? (double)(n - 1) / secs : 0.0);
-    cJSON *frames = cJSON_AddArrayToObject(root, "frames");
-    for (guint i = 0; frames && i < n; i++) {
-        cJSON *fr = cJSON_CreateObject();
-        cJSON_AddItemToArray(frames, fr);
-        cJSON_AddNumberToObject(fr, "frameNum", (double)i);
-        cJSON *m = cJSON_AddObjectToObject(fr, "metrics");
-        for (int k = 0; m && k < self->nmetrics; k++)
-            cJSON_AddItemToObject(m, self->names[k], json_number(rows[i].v[k]));
-    }
-    cJSON *pooled = cJSON_AddObjectToObject(root, "pooled_metrics");
-    for (int k = 0; pooled && n > 0 && k < self->nmetrics; k++) {
-        cJSON *o = cJSON_AddObjectToObject(pooled, self->names[k]);
-        cJSON_AddItemToObject(o, "min", json_number(pmin[k]));
-        cJSON_AddItemToObject(o, "max", json_number(pmax[k]));
-        cJSON_AddItemToObject(o, "mean", json_number(pmean[k]));
-        cJSON_AddItemToObject(o, "harmonic_mean", json_number(phm[k]));
-    }
-    cJSON_AddObjectToObject(root, "aggregate_metrics");
-    cJSON *fv = cJSON_AddObjectToObject(root, "fovea");
-    if (fv) {
-        cJSON_AddStringToObject(fv, "version", fovea_version());
-        GST_OBJECT_LOCK(self);
-        if (self->vif) {
-            cJSON_AddStringToObject(fv, "feature", "vif (libvmaf integer VIF)");
-            cJSON_AddItemToObject(fv, "vif_enhn_gain_limit", json_number(self->gain_limit));
-            cJSON_AddBoolToObject(fv, "debug", 0);
-        } else {
-            cJSON_AddStringToObject(fv, "feature", "vmaf (the model's features and score)");
-            cJSON_AddStringToObject(fv, "model", self->model_name);
-        }
-        GST_OBJECT_UNLOCK(self);
-        cJSON_AddStringToObject(fv, "backend",
-                                fovea_backend_name(self->vif ? fovea_vif_backend(self->vif)
-                                                             : fovea_vmaf_backend(self->vmaf)));
-        cJSON_AddNumberToObject(fv, "threads", fovea_context_threads(self->score_ctx));
-        cJSON_AddStringToObject(fv, "element", GST_OBJECT_NAME(self));
-        cJSON_AddNumberToObject(fv, "width", GST_VIDEO_INFO_WIDTH(&self->dis_info));
-        cJSON_AddNumberToObject(fv, "height", GST_VIDEO_INFO_HEIGHT(&self->dis_info));
-        cJSON_AddStringToObject(fv, "pixfmt", fovea_pixfmt_name(fovea_gst_pixfmt(
-                                                  GST_VIDEO_INFO_FORMAT(&self->dis_info))));
-        cJSON_AddNumberToObject(fv, "frames", (double)n);
-        cJSON_AddNumberToObject(fv, "distorted_unscored", (double)self->passed_unscored);
-        cJSON_AddNumberToObject(fv, "reference_dropped", (double)self->ref_dropped);
-    }
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) {
-        GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("%s: out of memory", path), (NULL));
-        return FALSE;
-    }
-    fovea_outfile *of = NULL;
-    int st = fovea_outfile_open(&of, self->ctx, path);
-    if (st == FOVEA_OK) {
-        FILE *fp = fovea_outfile_file(of);
-        if (fputs(text, fp) == EOF || fputc('\n', fp) == EOF) {
-            /* commit reports the stream's error with its reason */
-        }
-        st = fovea_outfile_commit(&of, self->ctx);
-    }
-    free(text);
-    if (st < 0) {
-        FOVEA_GST_ERROR(self, RESOURCE, WRITE, self->ctx, st, "location");
-        return FALSE;
-    }
-    return TRUE;
-}
-
-/* The end of the distorted stream: the JSON, once. @return FALSE after posting an error */
-static gboolean finish(GstFoveaVmaf *self)
-{
-    if (self->finished)
-        return TRUE;
-    self->finished = TRUE;
-    /* the last frame's VMAF scores need the end of the stream */
-    if (self->vmaf && (fovea_vmaf_flush(self->vmaf) < 0 || !receive_vmaf(self)))
-        return FALSE;
-    GST_OBJECT_LOCK(self);
-    gchar *path = g_strdup(self->location);
-    GST_OBJECT_UNLOCK(self);
-    gboolean ok = TRUE;
-    if (self->passed_unscored || self->ref_dropped)
-        GST_ELEMENT_WARNING(self, STREAM, FAILED,
-                            ("%" G_GUINT64_FORMAT " distorted frame%s had no reference and "
-                             "%" G_GUINT64_FORMAT " reference frame%s no distorted one: scored "
-                             "%u pairs",
-                             self->passed_unscored, self->passed_unscored == 1 ? "" : "s",
-                             self->ref_dropped, self->ref_dropped == 1 ? "" : "s",
-                             self->rows->len),
-                            (NULL));
-    if (path && *path && self->rows->len == 0)
-        GST_ELEMENT_WARNING(self, RESOURCE, WRITE,
-                            ("no frame pair was scored: %s not written", path), (NULL));
-    else if (path && *path)
-        ok = write_json(self, path);
-    g_free(path);
-    return ok;
-}
-
 /* The distorted pad's segment goes downstream with its frames. */
 static void forward_segment(GstFoveaVmaf *self)
 {
@@ -796,7 +462,7 @@ static GstFlowReturn vmaf_aggregate(GstAggregator *agg, gboolean timeout)
         if (gst_aggregator_pad_is_eos(self->dis)) {
             while (gst_aggregator_pad_drop_buffer(self->ref))
                 self->ref_dropped++;
-            ret = finish(self) ? GST_FLOW_EOS : GST_FLOW_ERROR;
+            ret = vmaf_finish(self) ? GST_FLOW_EOS : GST_FLOW_ERROR;
         } else {
             ret = GST_AGGREGATOR_FLOW_NEED_DATA; /* a timeout without a distorted frame */
         }
@@ -814,7 +480,8 @@ static GstFlowReturn vmaf_aggregate(GstAggregator *agg, gboolean timeout)
         goto done;
     }
     /* pair by running time, within half a frame; in order without timestamps */
-    const GstClockTime rr = running_time(self->ref, rbuf), rd = running_time(self->dis, dbuf);
+    const GstClockTime rr = vmaf_running_time(self->ref, rbuf);
+    const GstClockTime rd = vmaf_running_time(self->dis, dbuf);
     GstClockTime tol = GST_BUFFER_DURATION_IS_VALID(dbuf) ? GST_BUFFER_DURATION(dbuf) / 2
                                                           : GST_MSECOND;
     if (GST_CLOCK_TIME_IS_VALID(rr) && GST_CLOCK_TIME_IS_VALID(rd)) {
@@ -833,7 +500,7 @@ static GstFlowReturn vmaf_aggregate(GstAggregator *agg, gboolean timeout)
             goto done;
         }
     }
-    if (!score_pair(self, rbuf, dbuf, rd)) {
+    if (!vmaf_score_pair(self, rbuf, dbuf, rd)) {
         ret = GST_FLOW_ERROR;
         goto done;
     }
@@ -863,9 +530,8 @@ static void vmaf_finalize(GObject *obj)
     GstFoveaVmaf *self = VMAF(obj);
     /* after a failed start the state changes that close them may not run */
     release_pending(self);
-    fovea_vif_close(&self->vif);
     fovea_vmaf_close(&self->vmaf);
-    fovea_vmaf_model_free(&self->model);
+    fovea_vmaf_model_close(&self->model);
     fovea_gst_close_element_context(&self->ctx, &self->cuda);
     fovea_close(&self->cpu_ctx);
     g_free(self->location);
@@ -906,7 +572,7 @@ static void gst_fovea_vmaf_class_init(GstFoveaVmafClass *klass)
         g_param_spec_double("vif-gain-limit", "VIF gain limit",
                             "with features=vif: libvmaf's vif_enhn_gain_limit, 1.0 (no gain) "
                             "to 100.0", 1.0,
-                            FOVEA_VIF_ENHN_GAIN_LIMIT_MAX, FOVEA_VIF_ENHN_GAIN_LIMIT_MAX,
+                            100.0, 100.0,
                             rw | GST_PARAM_MUTABLE_READY));
     fovea_gst_install_backend_properties(oc, PROP_BACKEND, PROP_THREADS);
 
@@ -951,7 +617,7 @@ static GstAggregatorPad *add_sink_pad(GstFoveaVmaf *self, const char *name)
 
 static void gst_fovea_vmaf_init(GstFoveaVmaf *self)
 {
-    self->gain_limit = FOVEA_VIF_ENHN_GAIN_LIMIT_MAX;
+    self->gain_limit = 100.0;
     self->features = DEFAULT_FEATURES;
     self->model_name = g_strdup(DEFAULT_MODEL);
     g_queue_init(&self->pending);

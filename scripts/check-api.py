@@ -34,43 +34,10 @@ import tempfile
 
 BANNED_VERBS = ("create", "destroy", "load", "free", "new", "delete")
 
-# Known violations of headers whose owners are bringing them into line
-# (quality.h: VIF/VMAF; klt.h: KLT). Each entry is (header, rule, name). The
-# lead empties this list once those branches are merged: an entry that no
-# longer matches anything is itself an error, so the list only shrinks.
-TEMPORARY_ALLOWLIST = {
-    # quality.h: the VMAF model is an object opened by "load"/"builtin" and freed by "free"
-    ("quality.h", "verb", "fovea_vmaf_model_load"),
-    ("quality.h", "verb", "fovea_vmaf_model_free"),
-    ("quality.h", "open", "fovea_vmaf_model"),
-    ("quality.h", "close", "fovea_vmaf_model"),
-    # quality.h: the VIF and VMAF queues do not state FOVEA_AGAIN in their contracts yet
-    ("quality.h", "async", "fovea_vif_submit"),
-    ("quality.h", "async", "fovea_vif_receive"),
-    ("quality.h", "async", "fovea_vmaf_submit"),
-    ("quality.h", "async", "fovea_vmaf_receive"),
-    # klt.h: functions declared without a doc comment of their own
-    ("klt.h", "doc", "KLTCreateFeatureHistory"),
-    ("klt.h", "doc", "KLTCreateFeatureTable"),
-    ("klt.h", "doc", "KLTFreeFeatureList"),
-    ("klt.h", "doc", "KLTFreeFeatureHistory"),
-    ("klt.h", "doc", "KLTFreeFeatureTable"),
-    ("klt.h", "doc", "KLTStoreFeatureList"),
-    ("klt.h", "doc", "KLTExtractFeatureList"),
-    ("klt.h", "doc", "KLTStoreFeatureHistory"),
-    ("klt.h", "doc", "KLTExtractFeatureHistory"),
-    ("klt.h", "doc", "KLTWriteFeatureListToPPM"),
-    ("klt.h", "doc", "KLTWriteFeatureList"),
-    ("klt.h", "doc", "KLTWriteFeatureHistory"),
-    ("klt.h", "doc", "KLTWriteFeatureTable"),
-    ("klt.h", "doc", "KLTReadFeatureHistory"),
-    ("klt.h", "doc", "KLTReadFeatureTable"),
-    ("klt.h", "doc", "fovea_klt_write_feature_history"),
-    ("klt.h", "doc", "fovea_klt_write_feature_table"),
-    # klt.h: the deprecated last-error accessor, and the macro it needs from api.h
-    ("klt.h", "deprecated", "fovea_klt_last_error"),
-    ("api.h", "deprecated", "FOVEA_DEPRECATED"),
-}
+# Known violations, each (header, rule, name) with a comment saying why it is
+# accepted; none today. An entry that matches nothing is itself an error, so the
+# list cannot go stale.
+TEMPORARY_ALLOWLIST = set()
 
 
 class Finding:

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "fovea/quality.h"
+#include "vif_test.h"
 #include "testutil.h"
 #include "vmaf_golden.h"
 
@@ -101,12 +102,12 @@ static void golden_case(const char *dir, const char *cs, int max_frames)
     }
 
     fovea_context *ctx2 = open_ctx(2), *ctx1 = open_ctx(1);
-    fovea_vif_settings set;
-    fovea_vif_default_settings(&set);
+    vif_test_settings set;
+    vif_test_default_settings(&set);
     set.debug = 1;
-    fovea_vif *v2 = NULL, *v1 = NULL;
-    REQUIRE(fovea_vif_open(&v2, ctx2, &set) == FOVEA_OK);
-    REQUIRE(fovea_vif_open(&v1, ctx1, &set) == FOVEA_OK);
+    fovea_vmaf *v2 = NULL, *v1 = NULL;
+    REQUIRE(vif_test_open(&v2, ctx2, &set) == FOVEA_OK);
+    REQUIRE(vif_test_open(&v1, ctx1, &set) == FOVEA_OK);
 
     fovea_frame fr, fd;
     memset(&fr, 0, sizeof(fr));
@@ -127,8 +128,8 @@ static void golden_case(const char *dir, const char *cs, int max_frames)
             all = 0;
             break;
         }
-        fovea_vif_scores sc;
-        st = fovea_vif_process(v2, &fr, &fd, &sc);
+        vif_test_scores sc;
+        st = vif_test_process(v2, &fr, &fd, &sc);
         if (st != FOVEA_OK) {
             fprintf(stderr, "%s frame %d: %s\n", cs, i, fovea_last_error(ctx2));
             test_failures++;
@@ -136,7 +137,7 @@ static void golden_case(const char *dir, const char *cs, int max_frames)
         }
         res.frames++;
         char name[64];
-        for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+        for (int s = 0; s < VIF_TEST_SCALES; s++) {
             snprintf(name, sizeof(name), "integer_vif_scale%d", s);
             compare(&res, cs, i, name, sc.scale[s], expected_value(root, "vif", name, i));
             compare(&res, cs, i, name, sc.scale[s], expected_value(root, "vif_debug", name, i));
@@ -152,16 +153,16 @@ static void golden_case(const char *dir, const char *cs, int max_frames)
         compare(&res, cs, i, "integer_vif_den", sc.den_total,
                 expected_value(root, "vif_debug", "integer_vif_den", i));
         if (i < 2) {
-            fovea_vif_scores s1;
-            CHECK(fovea_vif_process(v1, &fr, &fd, &s1) == FOVEA_OK);
+            vif_test_scores s1;
+            CHECK(vif_test_process(v1, &fr, &fd, &s1) == FOVEA_OK);
             CHECK(memcmp(&s1, &sc, sizeof(sc)) == 0);
         }
     }
     if (all && res.frames > 0) {
-        fovea_vif_pooled_scores pl;
-        CHECK(fovea_vif_pooled(v2, &pl) == FOVEA_OK);
+        vif_test_pooled pl;
+        CHECK(vif_test_pooled_scores(v2, &pl) == FOVEA_OK);
         CHECK_EQ_INT(pl.frames, res.frames);
-        for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+        for (int s = 0; s < VIF_TEST_SCALES; s++) {
             char name[64];
             snprintf(name, sizeof(name), "integer_vif_scale%d", s);
             compare(&res, cs, -1, "pooled min", pl.scale[s].min,
@@ -187,8 +188,8 @@ static void golden_case(const char *dir, const char *cs, int max_frames)
 
     fovea_frame_free(NULL, &fr);
     fovea_frame_free(NULL, &fd);
-    fovea_vif_close(&v1);
-    fovea_vif_close(&v2);
+    fovea_vmaf_close(&v1);
+    fovea_vmaf_close(&v2);
     fovea_close(&ctx1);
     fovea_close(&ctx2);
     fovea_reader_close(&rr);
@@ -280,46 +281,46 @@ static void test_threads_and_sizes(void)
         {320, 181, FOVEA_PIX_NV12},
     };
     fovea_context *c1 = open_ctx(1), *c3 = open_ctx(3), *c4 = open_ctx(4);
-    fovea_vif_settings set;
-    fovea_vif_default_settings(&set);
+    vif_test_settings set;
+    vif_test_default_settings(&set);
     set.debug = 1;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         fovea_frame ref, dis;
         memset(&ref, 0, sizeof(ref));
         memset(&dis, 0, sizeof(dis));
         make_pair(&ref, &dis, cases[i].w, cases[i].h, cases[i].fmt, 100 + i);
-        fovea_vif *v1 = NULL, *v3 = NULL, *v4 = NULL;
-        REQUIRE(fovea_vif_open(&v1, c1, &set) == FOVEA_OK);
-        REQUIRE(fovea_vif_open(&v3, c3, &set) == FOVEA_OK);
-        REQUIRE(fovea_vif_open(&v4, c4, &set) == FOVEA_OK);
-        fovea_vif_scores a, b, c, again;
-        CHECK(fovea_vif_process(v1, &ref, &dis, &a) == FOVEA_OK);
-        CHECK(fovea_vif_process(v3, &ref, &dis, &b) == FOVEA_OK);
-        CHECK(fovea_vif_process(v4, &ref, &dis, &c) == FOVEA_OK);
-        CHECK(fovea_vif_process(v1, &ref, &dis, &again) == FOVEA_OK);
+        fovea_vmaf *v1 = NULL, *v3 = NULL, *v4 = NULL;
+        REQUIRE(vif_test_open(&v1, c1, &set) == FOVEA_OK);
+        REQUIRE(vif_test_open(&v3, c3, &set) == FOVEA_OK);
+        REQUIRE(vif_test_open(&v4, c4, &set) == FOVEA_OK);
+        vif_test_scores a, b, c, again;
+        CHECK(vif_test_process(v1, &ref, &dis, &a) == FOVEA_OK);
+        CHECK(vif_test_process(v3, &ref, &dis, &b) == FOVEA_OK);
+        CHECK(vif_test_process(v4, &ref, &dis, &c) == FOVEA_OK);
+        CHECK(vif_test_process(v1, &ref, &dis, &again) == FOVEA_OK);
         CHECK(memcmp(a.scale, b.scale, sizeof(a.scale)) == 0);
         CHECK(memcmp(a.num, b.num, sizeof(a.num)) == 0 && memcmp(a.den, b.den, sizeof(a.den)) == 0);
         CHECK(memcmp(a.scale, c.scale, sizeof(a.scale)) == 0);
         CHECK(memcmp(a.num, c.num, sizeof(a.num)) == 0);
         CHECK(memcmp(a.scale, again.scale, sizeof(a.scale)) == 0);
         CHECK_EQ_INT(again.frame, 1);
-        for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+        for (int s = 0; s < VIF_TEST_SCALES; s++) {
             CHECK(isfinite(a.scale[s]) && a.scale[s] > 0.0 && a.scale[s] < 1.5);
             /* every scale is a float32 ratio */
             CHECK((double)(float)a.scale[s] == a.scale[s]);
         }
         /* identical inputs score 1, or a hair below where the truncations of
          * the gain and of the log arguments bite */
-        fovea_vif_scores same;
-        CHECK(fovea_vif_process(v4, &ref, &ref, &same) == FOVEA_OK);
-        for (int s = 0; s < FOVEA_VIF_SCALES; s++)
+        vif_test_scores same;
+        CHECK(vif_test_process(v4, &ref, &ref, &same) == FOVEA_OK);
+        for (int s = 0; s < VIF_TEST_SCALES; s++)
             CHECK(same.scale[s] > 0.999 && same.scale[s] <= 1.0);
         printf("  %4dx%-4d %-8s %.9f %.9f %.9f %.9f  (1/3/4 threads identical)\n", cases[i].w,
                cases[i].h, fovea_pixfmt_name(cases[i].fmt), a.scale[0], a.scale[1], a.scale[2],
                a.scale[3]);
-        fovea_vif_close(&v1);
-        fovea_vif_close(&v3);
-        fovea_vif_close(&v4);
+        fovea_vmaf_close(&v1);
+        fovea_vmaf_close(&v3);
+        fovea_vmaf_close(&v4);
         fovea_frame_free(NULL, &ref);
         fovea_frame_free(NULL, &dis);
     }
@@ -348,39 +349,39 @@ static void test_determinism(void)
                 (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
         }
     fovea_context *ctx = open_ctx(2);
-    fovea_vif *v = NULL;
-    REQUIRE(fovea_vif_open(&v, ctx, NULL) == FOVEA_OK);
-    fovea_vif_scores a, b;
-    CHECK(fovea_vif_process(v, &ref, &dis, &a) == FOVEA_OK);
-    CHECK(fovea_vif_process(v, &ref, &dis, &b) == FOVEA_OK);
+    fovea_vmaf *v = NULL;
+    REQUIRE(vif_test_open(&v, ctx, NULL) == FOVEA_OK);
+    vif_test_scores a, b;
+    CHECK(vif_test_process(v, &ref, &dis, &a) == FOVEA_OK);
+    CHECK(vif_test_process(v, &ref, &dis, &b) == FOVEA_OK);
     CHECK(memcmp(a.scale, b.scale, sizeof(a.scale)) == 0);
     printf("  random 97x61 gray8: %.17g %.17g %.17g %.17g\n", a.scale[0], a.scale[1], a.scale[2],
            a.scale[3]);
-    static const double want[FOVEA_VIF_SCALES] = {0.47224870324134827, 0.82522475719451904,
+    static const double want[VIF_TEST_SCALES] = {0.47224870324134827, 0.82522475719451904,
                                                   0.91391909122467041, 0.96256834268569946};
-    for (int s = 0; s < FOVEA_VIF_SCALES; s++)
+    for (int s = 0; s < VIF_TEST_SCALES; s++)
         CHECK(a.scale[s] == want[s]);
     /* gain limit 1.0 cannot raise any scale */
-    fovea_vif_settings set;
-    fovea_vif_default_settings(&set);
+    vif_test_settings set;
+    vif_test_default_settings(&set);
     set.vif_enhn_gain_limit = 1.0;
-    fovea_vif *vl = NULL;
-    REQUIRE(fovea_vif_open(&vl, ctx, &set) == FOVEA_OK);
-    fovea_vif_scores l;
-    CHECK(fovea_vif_process(vl, &ref, &dis, &l) == FOVEA_OK);
-    for (int s = 0; s < FOVEA_VIF_SCALES; s++)
+    fovea_vmaf *vl = NULL;
+    REQUIRE(vif_test_open(&vl, ctx, &set) == FOVEA_OK);
+    vif_test_scores l;
+    CHECK(vif_test_process(vl, &ref, &dis, &l) == FOVEA_OK);
+    for (int s = 0; s < VIF_TEST_SCALES; s++)
         CHECK(l.scale[s] <= a.scale[s]);
     /* pooling of two identical frames */
-    fovea_vif_pooled_scores pl;
-    CHECK(fovea_vif_pooled(v, &pl) == FOVEA_OK);
+    vif_test_pooled pl;
+    CHECK(vif_test_pooled_scores(v, &pl) == FOVEA_OK);
     CHECK_EQ_INT(pl.frames, 2);
     CHECK(pl.scale[0].min == a.scale[0] && pl.scale[0].max == a.scale[0]);
     CHECK(pl.scale[0].mean == (a.scale[0] + a.scale[0]) / 2.0);
-    fovea_vif_reset(v);
-    CHECK(fovea_vif_pooled(v, &pl) == FOVEA_OK);
+    fovea_vmaf_reset(v);
+    CHECK(vif_test_pooled_scores(v, &pl) == FOVEA_OK);
     CHECK_EQ_INT(pl.frames, 0);
-    fovea_vif_close(&vl);
-    fovea_vif_close(&v);
+    fovea_vmaf_close(&vl);
+    fovea_vmaf_close(&v);
     fovea_close(&ctx);
     fovea_frame_free(NULL, &ref);
     fovea_frame_free(NULL, &dis);
@@ -558,24 +559,24 @@ static void test_model(void)
         memset(&ref, 0, sizeof(ref));
         memset(&dis, 0, sizeof(dis));
         make_pair(&ref, &dis, cases[i].w, cases[i].h, cases[i].fmt, 900 + i);
-        fovea_vif_settings set;
-        fovea_vif_default_settings(&set);
+        vif_test_settings set;
+        vif_test_default_settings(&set);
         set.debug = 1;
         set.vif_enhn_gain_limit = cases[i].limit;
-        fovea_vif *v = NULL;
-        REQUIRE(fovea_vif_open(&v, ctx, &set) == FOVEA_OK);
-        fovea_vif_scores sc;
-        CHECK(fovea_vif_process(v, &ref, &dis, &sc) == FOVEA_OK);
+        fovea_vmaf *v = NULL;
+        REQUIRE(vif_test_open(&v, ctx, &set) == FOVEA_OK);
+        vif_test_scores sc;
+        CHECK(vif_test_process(v, &ref, &dis, &sc) == FOVEA_OK);
         float num[4], den[4];
         const int bpc = fovea_pixfmt_get_desc(cases[i].fmt)->bit_depth;
         model_vif(&ref, &dis, bpc, cases[i].limit, num, den);
-        for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+        for (int s = 0; s < VIF_TEST_SCALES; s++) {
             total += 2;
             agree += (sc.num[s] == (double)num[s]) + (sc.den[s] == (double)den[s]);
             CHECK(sc.num[s] == (double)num[s]);
             CHECK(sc.den[s] == (double)den[s]);
         }
-        fovea_vif_close(&v);
+        fovea_vmaf_close(&v);
         fovea_frame_free(NULL, &ref);
         fovea_frame_free(NULL, &dis);
     }
@@ -587,17 +588,17 @@ static void test_model(void)
 static void test_errors(void)
 {
     fovea_context *ctx = open_ctx(1);
-    fovea_vif *v = NULL;
-    fovea_vif_settings set;
-    fovea_vif_default_settings(&set);
+    fovea_vmaf *v = NULL;
+    vif_test_settings set;
+    vif_test_default_settings(&set);
     CHECK(set.vif_enhn_gain_limit == 100.0 && set.debug == 0);
     set.vif_enhn_gain_limit = 0.5;
-    CHECK(fovea_vif_open(&v, ctx, &set) == FOVEA_ERR_INVALID_ARG && v == NULL);
+    CHECK(vif_test_open(&v, ctx, &set) == FOVEA_ERR_INVALID_ARG && v == NULL);
     set.vif_enhn_gain_limit = NAN;
-    CHECK(fovea_vif_open(&v, ctx, &set) == FOVEA_ERR_INVALID_ARG);
-    CHECK(fovea_vif_open(&v, NULL, NULL) == FOVEA_ERR_INVALID_ARG);
-    REQUIRE(fovea_vif_open(&v, ctx, NULL) == FOVEA_OK);
-    CHECK(fovea_vif_backend(v) == FOVEA_BACKEND_CPU);
+    CHECK(vif_test_open(&v, ctx, &set) == FOVEA_ERR_INVALID_ARG);
+    CHECK(vif_test_open(&v, NULL, NULL) == FOVEA_ERR_INVALID_ARG);
+    REQUIRE(vif_test_open(&v, ctx, NULL) == FOVEA_OK);
+    CHECK(fovea_vmaf_backend(v) == FOVEA_BACKEND_CPU);
 
     fovea_frame a, b, c, d;
     memset(&a, 0, sizeof(a));
@@ -612,29 +613,29 @@ static void test_errors(void)
     fovea_frame_fill(NULL, &b, 100);
     fovea_frame_fill(NULL, &c, 1);
     fovea_frame_fill(NULL, &d, 100);
-    CHECK(fovea_vif_process(v, &a, &b, NULL) == FOVEA_ERR_MISMATCH);
+    CHECK(vif_test_process(v, &a, &b, NULL) == FOVEA_ERR_MISMATCH);
     CHECK(strstr(fovea_last_error(ctx), "32x30") != NULL);
-    CHECK(fovea_vif_process(v, &a, &c, NULL) == FOVEA_ERR_MISMATCH);
-    CHECK(fovea_vif_process(v, &d, &d, NULL) == FOVEA_ERR_INVALID_ARG);
-    CHECK(fovea_vif_process(v, NULL, &a, NULL) == FOVEA_ERR_INVALID_ARG);
+    CHECK(vif_test_process(v, &a, &c, NULL) == FOVEA_ERR_MISMATCH);
+    CHECK(vif_test_process(v, &d, &d, NULL) == FOVEA_ERR_INVALID_ARG);
+    CHECK(vif_test_process(v, NULL, &a, NULL) == FOVEA_ERR_INVALID_ARG);
     fovea_frame_free(NULL, &d);
     REQUIRE(fovea_frame_alloc(NULL, &d, 32, 32, FOVEA_PIX_RGB24, FOVEA_MEM_HOST) == FOVEA_OK);
-    CHECK(fovea_vif_process(v, &d, &d, NULL) == FOVEA_ERR_UNSUPPORTED);
+    CHECK(vif_test_process(v, &d, &d, NULL) == FOVEA_ERR_UNSUPPORTED);
     fovea_frame_free(NULL, &d);
     /* 16-bit RGB is no luma either: refused, not read as 16-bit gray */
     REQUIRE(fovea_frame_alloc(NULL, &d, 32, 32, FOVEA_PIX_RGB48, FOVEA_MEM_HOST) == FOVEA_OK);
     fovea_frame_fill(NULL, &d, 100);
-    CHECK(fovea_vif_process(v, &d, &d, NULL) == FOVEA_ERR_UNSUPPORTED);
+    CHECK(vif_test_process(v, &d, &d, NULL) == FOVEA_ERR_UNSUPPORTED);
     CHECK(strstr(fovea_last_error(ctx), "rgb48") != NULL);
     /* a flat frame: no log terms, numerator = denominator */
-    fovea_vif_scores sc;
-    CHECK(fovea_vif_process(v, &a, &a, &sc) == FOVEA_OK);
+    vif_test_scores sc;
+    CHECK(vif_test_process(v, &a, &a, &sc) == FOVEA_OK);
     CHECK(sc.scale[0] == 1.0 && sc.scale[3] == 1.0);
     /* size change reallocates */
-    CHECK(fovea_vif_process(v, &b, &b, &sc) == FOVEA_OK);
-    CHECK(fovea_vif_process(v, &c, &c, &sc) == FOVEA_OK);
-    fovea_vif_close(&v);
-    fovea_vif_close(&v);
+    CHECK(vif_test_process(v, &b, &b, &sc) == FOVEA_OK);
+    CHECK(vif_test_process(v, &c, &c, &sc) == FOVEA_OK);
+    fovea_vmaf_close(&v);
+    fovea_vmaf_close(&v);
     fovea_close(&ctx);
     fovea_frame_free(NULL, &a);
     fovea_frame_free(NULL, &b);
@@ -643,8 +644,8 @@ static void test_errors(void)
 }
 
 /* The queued API on the CPU backend: submit/receive give the scores, frame
- * numbers and pooling of fovea_vif_process, in submission order, across a size
- * change with pairs pending; EOF when nothing is pending; process refuses while
+ * numbers and pooling of vif_test_process, in submission order, across a size
+ * change with pairs pending; AGAIN when nothing is pending; process refuses while
  * pairs are pending; reset drops them. */
 static void test_async(void)
 {
@@ -661,61 +662,62 @@ static void test_async(void)
         make_pair(&ref[i], &dis[i], sizes[k].w, sizes[k].h, sizes[k].fmt, 500 + (uint64_t)i);
     }
     fovea_context *ctx = open_ctx(2);
-    fovea_vif_settings set;
-    fovea_vif_default_settings(&set);
+    vif_test_settings set;
+    vif_test_default_settings(&set);
     set.debug = 1;
-    fovea_vif *vs = NULL, *va = NULL;
-    REQUIRE(fovea_vif_open(&vs, ctx, &set) == FOVEA_OK);
-    REQUIRE(fovea_vif_open(&va, ctx, &set) == FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_batch_size(va, 1920, 1080), 1);
-    fovea_vif_scores want[N], got[N];
+    fovea_vmaf *vs = NULL, *va = NULL;
+    REQUIRE(vif_test_open(&vs, ctx, &set) == FOVEA_OK);
+    REQUIRE(vif_test_open(&va, ctx, &set) == FOVEA_OK);
+    /* the CPU backend scores one pair per thread of the context (2 here) */
+    CHECK_EQ_INT(fovea_vmaf_batch_size(va, 1920, 1080), 2);
+    vif_test_scores want[N], got[N];
     memset(got, 0xff, sizeof(got)); /* poison: every field must be written */
     for (int i = 0; i < N; i++)
-        CHECK_EQ_INT(fovea_vif_process(vs, &ref[i], &dis[i], &want[i]), FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_receive(va, &got[0]), FOVEA_EOF);
-    CHECK_EQ_INT(fovea_vif_receive(NULL, &got[0]), FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(fovea_vif_submit(NULL, &ref[0], &dis[0]), FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(fovea_vif_pending(NULL), 0);
+        CHECK_EQ_INT(vif_test_process(vs, &ref[i], &dis[i], &want[i]), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_receive(va, &got[0]), FOVEA_AGAIN);
+    CHECK_EQ_INT(vif_test_receive(NULL, &got[0]), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_vmaf_submit(NULL, &ref[0], &dis[0]), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_vmaf_pending(NULL), 0);
     /* a rejected pair is not queued */
-    CHECK_EQ_INT(fovea_vif_submit(va, &ref[0], &dis[N - 1]), FOVEA_ERR_MISMATCH);
-    CHECK_EQ_INT(fovea_vif_pending(va), 0);
+    CHECK_EQ_INT(fovea_vmaf_submit(va, &ref[0], &dis[N - 1]), FOVEA_ERR_MISMATCH);
+    CHECK_EQ_INT(fovea_vmaf_pending(va), 0);
     for (int i = 0; i < N - 2; i++)
-        CHECK_EQ_INT(fovea_vif_submit(va, &ref[i], &dis[i]), FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_pending(va), N - 2);
-    CHECK_EQ_INT(fovea_vif_process(va, &ref[0], &dis[0], NULL), FOVEA_ERR_INVALID_ARG);
+        CHECK_EQ_INT(fovea_vmaf_submit(va, &ref[i], &dis[i]), FOVEA_OK);
+    CHECK_EQ_INT(fovea_vmaf_pending(va), N - 2);
+    CHECK_EQ_INT(vif_test_process(va, &ref[0], &dis[0], NULL), FOVEA_ERR_INVALID_ARG);
     for (int i = 0; i < 3; i++)
-        CHECK_EQ_INT(fovea_vif_receive(va, &got[i]), FOVEA_OK);
+        CHECK_EQ_INT(vif_test_receive(va, &got[i]), FOVEA_OK);
     for (int i = N - 2; i < N; i++)
-        CHECK_EQ_INT(fovea_vif_submit(va, &ref[i], &dis[i]), FOVEA_OK);
+        CHECK_EQ_INT(fovea_vmaf_submit(va, &ref[i], &dis[i]), FOVEA_OK);
     for (int i = 3; i < N; i++)
-        CHECK_EQ_INT(fovea_vif_receive(va, &got[i]), FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_receive(va, &got[0]), FOVEA_EOF);
-    CHECK_EQ_INT(fovea_vif_pending(va), 0);
+        CHECK_EQ_INT(vif_test_receive(va, &got[i]), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_receive(va, &got[0]), FOVEA_AGAIN);
+    CHECK_EQ_INT(fovea_vmaf_pending(va), 0);
     int same = 1;
     for (int i = 0; i < N; i++)
         same &= memcmp(&want[i], &got[i], sizeof(want[i])) == 0;
     CHECK(same);
-    fovea_vif_pooled_scores ps, pa;
-    CHECK_EQ_INT(fovea_vif_pooled(vs, &ps), FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_pooled(va, &pa), FOVEA_OK);
+    vif_test_pooled ps, pa;
+    CHECK_EQ_INT(vif_test_pooled_scores(vs, &ps), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_pooled_scores(va, &pa), FOVEA_OK);
     CHECK(memcmp(&ps, &pa, sizeof(ps)) == 0);
     /* process works again once nothing is pending; reset drops pending pairs */
-    CHECK_EQ_INT(fovea_vif_process(va, &ref[0], &dis[0], &got[0]), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_process(va, &ref[0], &dis[0], &got[0]), FOVEA_OK);
     CHECK_EQ_INT(got[0].frame, N);
-    CHECK_EQ_INT(fovea_vif_submit(va, &ref[1], &dis[1]), FOVEA_OK);
-    fovea_vif_reset(va);
-    CHECK_EQ_INT(fovea_vif_pending(va), 0);
-    CHECK_EQ_INT(fovea_vif_receive(va, &got[0]), FOVEA_EOF);
-    CHECK_EQ_INT(fovea_vif_submit(va, &ref[2], &dis[2]), FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_receive(va, &got[0]), FOVEA_OK);
+    CHECK_EQ_INT(fovea_vmaf_submit(va, &ref[1], &dis[1]), FOVEA_OK);
+    fovea_vmaf_reset(va);
+    CHECK_EQ_INT(fovea_vmaf_pending(va), 0);
+    CHECK_EQ_INT(vif_test_receive(va, &got[0]), FOVEA_AGAIN);
+    CHECK_EQ_INT(fovea_vmaf_submit(va, &ref[2], &dis[2]), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_receive(va, &got[0]), FOVEA_OK);
     CHECK_EQ_INT(got[0].frame, 0);
     CHECK(memcmp(got[0].scale, want[2].scale, sizeof(got[0].scale)) == 0);
     /* closing with pairs pending frees them */
-    CHECK_EQ_INT(fovea_vif_submit(va, &ref[3], &dis[3]), FOVEA_OK);
-    printf("  queued API: %d pairs identical to fovea_vif_process, size change while pending\n",
+    CHECK_EQ_INT(fovea_vmaf_submit(va, &ref[3], &dis[3]), FOVEA_OK);
+    printf("  queued API: %d pairs identical to vif_test_process, size change while pending\n",
            same ? N : 0);
-    fovea_vif_close(&va);
-    fovea_vif_close(&vs);
+    fovea_vmaf_close(&va);
+    fovea_vmaf_close(&vs);
     fovea_close(&ctx);
     for (int i = 0; i < N; i++) {
         fovea_frame_free(NULL, &ref[i]);

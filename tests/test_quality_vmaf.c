@@ -13,10 +13,11 @@
 #include "testutil.h"
 #include "vmaf_golden.h"
 
-static const char *const lib_names[VMAF_FEATURE_KINDS] = {
-    "integer_adm2",       "integer_motion2",    "integer_vif_scale0",
-    "integer_vif_scale1", "integer_vif_scale2", "integer_vif_scale3",
-};
+/* libvmaf's output name of a model feature (integer_adm2, ...). */
+static const char *lib_name(const vmaf_model_feature *f)
+{
+    return f->def->outputs[f->output].name;
+}
 
 static void test_loader(void)
 {
@@ -30,8 +31,9 @@ static void test_loader(void)
     CHECK(m->norm_type == VMAF_NORM_LINEAR_RESCALE);
     CHECK(m->clip_enabled && m->clip_min == 0.0 && m->clip_max == 100.0);
     CHECK(m->transform.present && !m->transform.enabled);
-    CHECK(m->feature[0].kind == VMAF_FEATURE_ADM2 && m->feature[1].kind == VMAF_FEATURE_MOTION2);
-    CHECK(m->feature[5].kind == VMAF_FEATURE_VIF_SCALE3);
+    CHECK(!strcmp(lib_name(&m->feature[0]), "integer_adm2") &&
+          !strcmp(lib_name(&m->feature[1]), "integer_motion2"));
+    CHECK(!strcmp(lib_name(&m->feature[5]), "integer_vif_scale3"));
     CHECK(m->slope == 0.012020766332648465 && m->feature[5].intercept == -1.083428597549764);
     /* the 4th support vector has no component 5: 4:-1.110223e-16 6:2.220446e-16 */
     CHECK(m->sv[3][3].index == 4 && m->sv[3][4].index == 6 && m->sv[3][5].index == -1);
@@ -183,7 +185,7 @@ static int run_case(const char *dir, const char *cs, const vmaf_model *m, case_r
     for (int i = 0; i < n; i++) {
         double x[VMAF_MODEL_MAX_FEATURES];
         for (int k = 0; k < m->n_features; k++)
-            x[k] = golden_frame(set, lib_names[m->feature[k].kind], i);
+            x[k] = golden_frame(set, lib_name(&m->feature[k]), i);
         const double got = vmaf_model_predict(m, x, 0), want = golden_frame(set, "vmaf", i);
         res->frames++;
         if (got == want) {

@@ -14,6 +14,7 @@
 #include "quality/model.h"
 #include "quality/motion.h"
 #include "testutil.h"
+#include "vif_test.h"
 #include "vmaf_golden.h"
 
 /* The context opened last: its message is shown when a receive fails. */
@@ -92,9 +93,9 @@ static int score_all(fovea_vmaf *v, const frames *f, double *got)
             memcpy(got + (size_t)n * FOVEA_VMAF_MAX_METRICS, sc.value, sizeof(sc.value));
             n++;
         }
-        if (st != FOVEA_EOF)
+        if (st != FOVEA_AGAIN)
             fprintf(stderr, "  receive: %s\n", fovea_last_error(last_ctx));
-        CHECK_EQ_INT(st, FOVEA_EOF);
+        CHECK_EQ_INT(st, FOVEA_AGAIN);
     }
     REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK);
     while (fovea_vmaf_receive(v, &sc) == FOVEA_OK) {
@@ -271,12 +272,12 @@ static int test_golden(void)
             CHECK_EQ_INT(fovea_vmaf_submit(v, &f.ref[0], &f.dis[0]), FOVEA_ERR_INVALID_ARG);
             CHECK(strstr(fovea_last_error(ctx), "ADM needs 33") != NULL);
             CHECK_EQ_INT(fovea_vmaf_pending(v), 0);
-            CHECK_EQ_INT(fovea_vmaf_receive(v, NULL), FOVEA_EOF);
+            CHECK_EQ_INT(fovea_vmaf_receive(v, NULL), FOVEA_AGAIN);
             fovea_vmaf_close(&v);
             small++;
         }
         /* VIF only (libvmaf's --feature vif --no_prediction) on every case */
-        s.features = FOVEA_VMAF_FEATURES_VIF;
+        s.features = "vif";
         REQUIRE(fovea_vmaf_open(&v, ctx, &s) == FOVEA_OK);
         CHECK_EQ_INT(fovea_vmaf_metric_count(v), 4);
         const int n = score_all(v, &f, got);
@@ -397,23 +398,23 @@ static void test_queue(void)
 
     /* frame 0 waits for frame 1, the last frame for the flush */
     fovea_vmaf_scores sc;
-    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_AGAIN);
     REQUIRE(fovea_vmaf_submit(v, &f.ref[0], &f.dis[0]) == FOVEA_OK);
     CHECK_EQ_INT(fovea_vmaf_pending(v), 1);
-    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_AGAIN);
     REQUIRE(fovea_vmaf_submit(v, &f.ref[1], &f.dis[1]) == FOVEA_OK);
     CHECK_EQ_INT(fovea_vmaf_pending(v), 2);
     REQUIRE(fovea_vmaf_receive(v, &sc) == FOVEA_OK);
     CHECK_EQ_INT(sc.frame, 0);
     CHECK(sc.value[7] == 0.0 && sc.value[12] == 0.0); /* frame 0: no motion */
     CHECK(sc.value[13] > 0.0);                        /* motion3: frame 1's motion */
-    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_AGAIN);
     REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK);
     REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK); /* nothing more to end */
     REQUIRE(fovea_vmaf_receive(v, &sc) == FOVEA_OK);
     CHECK_EQ_INT(sc.frame, 1);
     CHECK(sc.value[12] == sc.value[7] && sc.value[7] > 0.0); /* last: its own motion */
-    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_AGAIN);
     CHECK_EQ_INT(fovea_vmaf_pending(v), 0);
 
     /* two streams on one context == each on a fresh one; numbering and
@@ -462,7 +463,7 @@ static void test_queue(void)
     CHECK_EQ_INT(fovea_vmaf_pending(v), 2);
     fovea_vmaf_reset(v);
     CHECK_EQ_INT(fovea_vmaf_pending(v), 0);
-    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_vmaf_receive(v, &sc), FOVEA_AGAIN);
     REQUIRE(fovea_vmaf_pooled(v, &pooled) == FOVEA_OK);
     CHECK_EQ_INT(pooled.frames, 0);
     CHECK_EQ_INT(score_all(v, &f, got), 6);
@@ -547,7 +548,7 @@ static void test_modes(void)
 
         /* the model's features alone: the same values without the score */
         fovea_vmaf_settings so = s;
-        so.features = FOVEA_VMAF_FEATURES_MODEL_ONLY;
+        so.flags = FOVEA_VMAF_NO_PREDICTION;
         REQUIRE(fovea_vmaf_open(&v, c3, &so) == FOVEA_OK);
         CHECK_EQ_INT(fovea_vmaf_metric_count(v), 14);
         CHECK_EQ_INT(fovea_vmaf_metric_index(v, "vmaf"), -1);
@@ -556,7 +557,8 @@ static void test_modes(void)
         CHECK(same_values(a, b, nf, 14));
 
         /* VIF only: libvmaf's vif extractor, ready without lookahead */
-        so.features = FOVEA_VMAF_FEATURES_VIF;
+        so.features = "vif";
+        so.model = NULL;
         REQUIRE(fovea_vmaf_open(&v, c3, &so) == FOVEA_OK);
         CHECK_EQ_INT(fovea_vmaf_metric_count(v), 4);
         CHECK(!strcmp(fovea_vmaf_metric_name(v, 0), "integer_vif_scale0"));
@@ -568,7 +570,7 @@ static void test_modes(void)
 
         /* the flags reach the prediction */
         fovea_vmaf_model *bm = NULL;
-        REQUIRE(fovea_vmaf_model_builtin(&bm, c3, "vmaf_v0.6.1") == FOVEA_OK);
+        REQUIRE(fovea_vmaf_model_open(&bm, c3, "vmaf_v0.6.1") == FOVEA_OK);
         so = s;
         so.model = bm;
         so.flags = FOVEA_VMAF_ENABLE_TRANSFORM | FOVEA_VMAF_DISABLE_CLIP;
@@ -586,7 +588,7 @@ static void test_modes(void)
             CHECK(VAL(b, i, 14) != VAL(a, i, 14));
         }
         vmaf_model_free(&m);
-        fovea_vmaf_model_free(&bm);
+        fovea_vmaf_model_close(&bm);
         CHECK(bm == NULL);
         free_frames(&f);
     }
@@ -599,7 +601,7 @@ static void test_modes(void)
     else
         snprintf(path, sizeof path, "%s/models/vmaf_v0.6.1.json", test_source_dir());
     fovea_vmaf_model *fm = NULL;
-    REQUIRE(fovea_vmaf_model_load(&fm, c3, path) == FOVEA_OK);
+    REQUIRE(fovea_vmaf_model_open_file(&fm, c3, path) == FOVEA_OK);
     frames f;
     make_seq(&f, 80, 60, 8, nf, 7);
     CHECK_EQ_INT(score_fresh(c3, &s, &f, a), nf);
@@ -615,7 +617,7 @@ static void test_modes(void)
     CHECK(same_values(a, b, nf, 15));
     fovea_vmaf_close(&v);
     fovea_vmaf_close(&v2);
-    fovea_vmaf_model_free(&fm);
+    fovea_vmaf_model_close(&fm);
     free_frames(&f);
     free(a);
     free(b);
@@ -654,7 +656,7 @@ static void check_opts_model(fovea_context *ctx, const char *adm_opts, const cha
 {
     char *path = model_with_opts(adm_opts, motion_opts, vif_opts);
     fovea_vmaf_model *fm = NULL;
-    REQUIRE(fovea_vmaf_model_load(&fm, ctx, path) == FOVEA_OK);
+    REQUIRE(fovea_vmaf_model_open_file(&fm, ctx, path) == FOVEA_OK);
     fovea_vmaf_settings s;
     fovea_vmaf_default_settings(&s);
     s.model = fm;
@@ -675,7 +677,7 @@ static void check_opts_model(fovea_context *ctx, const char *adm_opts, const cha
     REQUIRE(got);
     CHECK_EQ_INT(score_all(v, &f, got), nf);
 
-    /* by hand: adm_compute, fovea_vif, motion_push, the model */
+    /* by hand: adm_compute, the feature list "vif", motion_push, the model */
     adm_params ap;
     adm_default_params(&ap, w, h, 8);
     ap.enhn_gain_limit = aopt->enhn_gain_limit;
@@ -683,11 +685,11 @@ static void check_opts_model(fovea_context *ctx, const char *adm_opts, const cha
     ap.ref_display_height = aopt->ref_display_height;
     adm_state *adm = NULL;
     REQUIRE(adm_open(&adm, &ap) == FOVEA_OK);
-    fovea_vif_settings vs;
-    fovea_vif_default_settings(&vs);
+    vif_test_settings vs;
+    vif_test_default_settings(&vs);
     vs.vif_enhn_gain_limit = egl_vif;
-    fovea_vif *vif = NULL;
-    REQUIRE(fovea_vif_open(&vif, ctx, &vs) == FOVEA_OK);
+    fovea_vmaf *vif = NULL;
+    REQUIRE(vif_test_open(&vif, ctx, &vs) == FOVEA_OK);
     motion_params mp = *mopt;
     mp.width = w;
     mp.height = h;
@@ -713,8 +715,8 @@ static void check_opts_model(fovea_context *ctx, const char *adm_opts, const cha
         adm_result ar;
         adm_compute(adm, f.ref[i].data[0], f.ref[i].stride[0], f.dis[i].data[0],
                     f.dis[i].stride[0], &ar);
-        fovea_vif_scores sc;
-        REQUIRE(fovea_vif_process(vif, &f.ref[i], &f.dis[i], &sc) == FOVEA_OK);
+        vif_test_scores sc;
+        REQUIRE(vif_test_process(vif, &f.ref[i], &f.dis[i], &sc) == FOVEA_OK);
         want[i][0] = ar.adm2;
         want[i][1] = ar.aim;
         want[i][2] = ar.adm3;
@@ -737,10 +739,10 @@ static void check_opts_model(fovea_context *ctx, const char *adm_opts, const cha
     }
     vmaf_model_free(&model);
     motion_close(&mo);
-    fovea_vif_close(&vif);
+    fovea_vmaf_close(&vif);
     adm_close(&adm);
     fovea_vmaf_close(&v);
-    fovea_vmaf_model_free(&fm);
+    fovea_vmaf_model_close(&fm);
     free(got);
     free_frames(&f);
     free(path);
@@ -802,37 +804,37 @@ static void test_errors(void)
     /* settings */
     CHECK_EQ_INT(fovea_vmaf_open(NULL, ctx, &s), FOVEA_ERR_INVALID_ARG);
     CHECK_EQ_INT(fovea_vmaf_open(&v, NULL, &s), FOVEA_ERR_INVALID_ARG);
-    s.features = (fovea_vmaf_features)7;
+    s.features = "nonexistent";
     CHECK_EQ_INT(fovea_vmaf_open(&v, ctx, &s), FOVEA_ERR_INVALID_ARG);
     CHECK(v == NULL);
-    s.features = FOVEA_VMAF_FEATURES_MODEL;
-    s.flags = 8;
+    s.features = NULL;
+    s.flags = 256; /* no such flag */
     CHECK_EQ_INT(fovea_vmaf_open(&v, ctx, &s), FOVEA_ERR_INVALID_ARG);
     s.flags = 0;
 
     /* models */
     fovea_vmaf_model *m = NULL;
-    CHECK_EQ_INT(fovea_vmaf_model_builtin(&m, ctx, "vmaf_v0.6.2"), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_vmaf_model_open(&m, ctx, "vmaf_v0.6.2"), FOVEA_ERR_INVALID_ARG);
     CHECK(m == NULL && strstr(fovea_last_error(ctx), "vmaf_v0.6.2"));
-    CHECK_EQ_INT(fovea_vmaf_model_load(&m, ctx, "/nonexistent/dir/model.json"), FOVEA_ERR_IO);
+    CHECK_EQ_INT(fovea_vmaf_model_open_file(&m, ctx, "/nonexistent/dir/model.json"), FOVEA_ERR_IO);
     CHECK(m == NULL && strstr(fovea_last_error(ctx), "/nonexistent/dir/model.json"));
     static const char garbage[] = "{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", ";
     char *bad = test_write_tmp(".json", garbage, sizeof garbage - 1);
-    CHECK_EQ_INT(fovea_vmaf_model_load(&m, ctx, bad), FOVEA_ERR_CORRUPT);
+    CHECK_EQ_INT(fovea_vmaf_model_open_file(&m, ctx, bad), FOVEA_ERR_CORRUPT);
     CHECK(m == NULL && strstr(fovea_last_error(ctx), bad));
     free(bad);
-    CHECK_EQ_INT(fovea_vmaf_model_load(NULL, ctx, "x"), FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(fovea_vmaf_model_load(&m, ctx, NULL), FOVEA_ERR_INVALID_ARG);
-    fovea_vmaf_model_free(&m);
-    fovea_vmaf_model_free(NULL);
+    CHECK_EQ_INT(fovea_vmaf_model_open_file(NULL, ctx, "x"), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_vmaf_model_open_file(&m, ctx, NULL), FOVEA_ERR_INVALID_ARG);
+    fovea_vmaf_model_close(&m);
+    fovea_vmaf_model_close(NULL);
     /* a viewing condition libvmaf refuses too */
     char *low = model_with_opts("\"adm_norm_view_dist\": 1.0", "", "");
-    REQUIRE(fovea_vmaf_model_load(&m, ctx, low) == FOVEA_OK);
+    REQUIRE(fovea_vmaf_model_open_file(&m, ctx, low) == FOVEA_OK);
     s.model = m;
     CHECK_EQ_INT(fovea_vmaf_open(&v, ctx, &s), FOVEA_ERR_UNSUPPORTED);
     CHECK(v == NULL && strstr(fovea_last_error(ctx), "adm_norm_view_dist"));
     s.model = NULL;
-    fovea_vmaf_model_free(&m);
+    fovea_vmaf_model_close(&m);
     free(low);
 
     /* frames */
@@ -868,7 +870,7 @@ static void test_errors(void)
     fovea_vmaf_close(&v);
 
     /* VIF only goes down to 16x16 */
-    s.features = FOVEA_VMAF_FEATURES_VIF;
+    s.features = "vif";
     REQUIRE(fovea_vmaf_open(&v, ctx, &s) == FOVEA_OK);
     REQUIRE(fovea_vmaf_submit(v, &d.ref[0], &d.dis[0]) == FOVEA_OK);
     frames e;

@@ -1,11 +1,15 @@
 /* `fovea vif REF DIS`: libvmaf's integer VIF per frame and pooled, with JSON in
- * libvmaf's layout, CSV and a PNG chart of the scales over time. */
+ * libvmaf's layout, CSV and a PNG chart of the scales over time: the feature
+ * list "vif" through the pipeline of `fovea vmaf` (vmaf_pair.c); what is its
+ * own here is its options, its JSON members, its chart and its summary. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fovea/quality.h"
-#include "score.h"
+#include "vmaf_pair.h"
+
+/* The scales of libvmaf's integer VIF: its first outputs. */
+#define VIF_SCALES 4
 
 enum {
     OPT_FRAMES = 1,
@@ -81,7 +85,7 @@ static int parse_args(vif_args *a, int argc, char **argv)
     cli_input_opts_init(&a->in);
     a->frames = -1;
     a->backend = FOVEA_BACKEND_AUTO;
-    a->gain = FOVEA_VIF_ENHN_GAIN_LIMIT_MAX;
+    a->gain = 100.0;
 
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
@@ -111,7 +115,7 @@ static int parse_args(vif_args *a, int argc, char **argv)
             a->plot = v;
             break;
         case OPT_GAIN:
-            bad = cli_parse_double(cmd, "--gain-limit", v, 1.0, FOVEA_VIF_ENHN_GAIN_LIMIT_MAX,
+            bad = cli_parse_double(cmd, "--gain-limit", v, 1.0, 100.0,
                                    &a->gain);
             break;
         case OPT_DEBUG:
@@ -151,105 +155,27 @@ static int parse_args(vif_args *a, int argc, char **argv)
 
 /* ------------------------------------------------------------------ outputs */
 
-#define N_DEBUG 11 /* integer_vif, _num, _den, then num/den of each scale */
-
-static void feature_name(int f, char *buf, size_t n)
-{
-    if (f < FOVEA_VIF_SCALES)
-        snprintf(buf, n, "integer_vif_scale%d", f);
-    else if (f == 4)
-        snprintf(buf, n, "integer_vif");
-    else if (f == 5)
-        snprintf(buf, n, "integer_vif_num");
-    else if (f == 6)
-        snprintf(buf, n, "integer_vif_den");
-    else
-        snprintf(buf, n, "integer_vif_%s_scale%d", (f - 7) % 2 ? "den" : "num", (f - 7) / 2);
-}
-
-static double feature_value(const fovea_vif_scores *s, int f)
-{
-    if (f < FOVEA_VIF_SCALES)
-        return s->scale[f];
-    if (f == 4)
-        return s->vif;
-    if (f == 5)
-        return s->num_total;
-    if (f == 6)
-        return s->den_total;
-    return (f - 7) % 2 ? s->den[(f - 7) / 2] : s->num[(f - 7) / 2];
-}
-
-/* The per-frame table of the features output (the scales, then the debug
- * outputs) and their pooling: the scales' from the scorer, the debug outputs'
- * (which libvmaf does not pool) computed the same way. @return 0, or -1 out
- * of memory */
-typedef struct vif_table {
-    score_table t;
-    char names[FOVEA_VIF_SCALES + N_DEBUG][40];
-    const char *name_ptr[FOVEA_VIF_SCALES + N_DEBUG];
-    score_pool pool[FOVEA_VIF_SCALES + N_DEBUG];
-    double *v;
-} vif_table;
-
-static int make_table(vif_table *vt, const vif_args *a, const fovea_vif_scores *sc, int64_t n,
-                      const fovea_vif_pooled_scores *pl)
-{
-    const int nfeat = FOVEA_VIF_SCALES + (a->debug ? N_DEBUG : 0);
-    memset(vt, 0, sizeof(*vt));
-    if (n > 0 && (uint64_t)n <= SIZE_MAX / (size_t)nfeat / sizeof(double))
-        vt->v = malloc((size_t)n * (size_t)nfeat * sizeof(double));
-    if (n > 0 && !vt->v)
-        return -1;
-    for (int f = 0; f < nfeat; f++) {
-        feature_name(f, vt->names[f], sizeof(vt->names[f]));
-        vt->name_ptr[f] = vt->names[f];
-        for (int64_t i = 0; i < n; i++)
-            vt->v[(size_t)i * (size_t)nfeat + (size_t)f] = feature_value(&sc[i], f);
-    }
-    vt->t.nmetrics = nfeat;
-    vt->t.names = vt->name_ptr;
-    vt->t.v = vt->v;
-    vt->t.n = n;
-    vt->t.pool = vt->pool;
-    for (int f = 0; n > 0 && f < nfeat; f++) {
-        if (f < FOVEA_VIF_SCALES) {
-            const fovea_vif_pool *q = &pl->scale[f];
-            const score_pool p = {q->min, q->max, q->mean, q->harmonic_mean};
-            vt->pool[f] = p;
-        } else {
-            vt->pool[f] = score_table_pool(&vt->t, f);
-        }
-    }
-    return 0;
-}
-
-static int write_json(const vif_args *a, const fovea_video_info *info, const vif_table *vt,
+/* libvmaf's JSON layout through the library's writer, with the run's
+ * description. @return CLI_EXIT_OK or CLI_EXIT_RUNTIME (printed) */
+static int write_json(const vif_args *a, const fovea_video_info *info, const fovea_vmaf *v,
                       double fps, int threads, const char *backend)
 {
-    cJSON *root = score_json_libvmaf(&vt->t, fps);
-    if (!root) {
-        cli_error(NULL, "out of memory");
-        return CLI_EXIT_RUNTIME;
-    }
-    cJSON *fv = cJSON_AddObjectToObject(root, "fovea");
-    if (fv) {
-        cJSON_AddStringToObject(fv, "version", fovea_version());
-        cJSON_AddStringToObject(fv, "feature", "vif (libvmaf integer VIF)");
-        cJSON_AddStringToObject(fv, "backend", backend);
-        cJSON_AddNumberToObject(fv, "threads", threads);
-        cJSON_AddItemToObject(fv, "vif_enhn_gain_limit", score_json_number(a->gain));
-        cJSON_AddBoolToObject(fv, "debug", a->debug);
-        cJSON_AddStringToObject(fv, "reference", a->ref_path);
-        cJSON_AddStringToObject(fv, "distorted", a->dis_path);
-        cJSON_AddNumberToObject(fv, "width", info->width);
-        cJSON_AddNumberToObject(fv, "height", info->height);
-        cJSON_AddStringToObject(fv, "pixfmt", fovea_pixfmt_name(info->fmt));
-        cJSON_AddNumberToObject(fv, "frames", (double)vt->t.n);
-    }
-    int rc = cli_write_json(a->json, root);
-    cJSON_Delete(root);
-    return rc;
+    const fovea_vmaf_field f[] = {
+        {"version", FOVEA_VMAF_FIELD_STRING, fovea_version(), 0},
+        {"feature", FOVEA_VMAF_FIELD_STRING, "vif (libvmaf integer VIF)", 0},
+        {"backend", FOVEA_VMAF_FIELD_STRING, backend, 0},
+        {"threads", FOVEA_VMAF_FIELD_NUMBER, NULL, threads},
+        {"vif_enhn_gain_limit", FOVEA_VMAF_FIELD_EXACT, NULL, a->gain},
+        {"debug", FOVEA_VMAF_FIELD_BOOL, NULL, a->debug},
+        {"reference", FOVEA_VMAF_FIELD_STRING, a->ref_path, 0},
+        {"distorted", FOVEA_VMAF_FIELD_STRING, a->dis_path, 0},
+        {"width", FOVEA_VMAF_FIELD_NUMBER, NULL, info->width},
+        {"height", FOVEA_VMAF_FIELD_NUMBER, NULL, info->height},
+        {"pixfmt", FOVEA_VMAF_FIELD_STRING, fovea_pixfmt_name(info->fmt), 0},
+        {"frames", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)fovea_vmaf_kept_frames(v)},
+    };
+    const fovea_vmaf_output o = {fps, f, (int)(sizeof f / sizeof f[0])};
+    return score_write_vmaf(a->json, v, FOVEA_VMAF_OUTPUT_JSON, &o);
 }
 
 /* ------------------------------------------------------------------ plot */
@@ -259,30 +185,31 @@ static int write_json(const vif_args *a, const fovea_video_info *info, const vif
  * scale 0, the finest and the one distortions move most, drawn on top with its
  * lowest frames marked. */
 static int write_plot(const vif_args *a, const fovea_video_info *info, int bit_depth,
-                      const fovea_vif_scores *sc, int64_t n, const fovea_vif_pooled_scores *pl)
+                      const fovea_vmaf *v, const fovea_vmaf_pooled_scores *pl)
 {
-    static const uint32_t colors[FOVEA_VIF_SCALES] = {0xd62728, 0xff7f0e, 0x2ca02c, 0x1f77b4};
+    static const uint32_t colors[VIF_SCALES] = {0xd62728, 0xff7f0e, 0x2ca02c, 0x1f77b4};
+    const int64_t n = fovea_vmaf_kept_frames(v);
     enum { LOWEST = 5 };
     chart c;
     chart_init(&c);
     double *y = NULL;
-    if (n > 0 && (uint64_t)n <= SIZE_MAX / FOVEA_VIF_SCALES / sizeof(double))
-        y = malloc((size_t)n * FOVEA_VIF_SCALES * sizeof(double));
+    if (n > 0 && (uint64_t)n <= SIZE_MAX / VIF_SCALES / sizeof(double))
+        y = malloc((size_t)n * VIF_SCALES * sizeof(double));
     if (n > 0 && !y) {
         cli_error(NULL, "out of memory");
         return CLI_EXIT_RUNTIME;
     }
-    char names[FOVEA_VIF_SCALES][48];
+    char names[VIF_SCALES][48];
     double ymax = 1.0;
-    for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+    for (int s = 0; s < VIF_SCALES; s++) {
         double *ys = y ? y + (size_t)s * (size_t)n : NULL;
         for (int64_t i = 0; i < n; i++) {
-            ys[i] = sc[i].scale[s];
+            ys[i] = fovea_vmaf_kept_values(v, i)[s];
             if (isfinite(ys[i]) && ys[i] > ymax)
                 ymax = ys[i];
         }
         if (n > 0)
-            snprintf(names[s], sizeof(names[s]), "scale %d (mean %.4f)", s, pl->scale[s].mean);
+            snprintf(names[s], sizeof(names[s]), "scale %d (mean %.4f)", s, pl->metric[s].mean);
         else
             snprintf(names[s], sizeof(names[s]), "scale %d", s);
         chart_add_series(&c, names[s], colors[s], ys, (size_t)n);
@@ -312,172 +239,23 @@ static int write_plot(const vif_args *a, const fovea_video_info *info, int bit_d
     return rc;
 }
 
-/* ------------------------------------------------------------------ run */
-
-/* A run's state, shared by its steps. */
-typedef struct vif_run {
-    vif_args a;
-    score_input in;
-    fovea_context *ctx;
-    fovea_vif *vif;
-    fovea_vif_scores *scores;     /* n received, room for cap */
-    int64_t n, cap;
-    cli_progress prog;
-} vif_run;
-
-/* Open both inputs and refuse pairs VIF cannot score (sizes, formats, bit
- * depths, frames known to be none). @return CLI_EXIT_OK or the exit code, the
- * error printed */
-static int open_inputs(vif_run *r)
-{
-    const int rc = score_input_open(&r->in, r->a.ref_path, r->a.dis_path, &r->a.in, r->a.frames,
-                                    "VIF", 16);
-    if (rc == CLI_EXIT_USAGE)
-        return cli_usage_error(spec.name, "%s", r->in.err);
-    if (rc != CLI_EXIT_OK) {
-        cli_error(NULL, "%s", r->in.err);
-        return rc;
-    }
-    if (r->in.warn[0])
-        fprintf(stderr, "fovea: warning: %s\n", r->in.warn);
-    return CLI_EXIT_OK;
-}
-
-/* The context and the scorer. @return CLI_EXIT_OK or CLI_EXIT_RUNTIME, the error printed */
-static int open_scorer(vif_run *r)
-{
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = r->a.backend;
-    s.threads = r->a.threads;
-    s.log = score_log_stderr;
-    int st = fovea_open(&r->ctx, &s);
-    if (st < 0) {
-        cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(r->a.backend),
-                  fovea_strerror(st));
-        return CLI_EXIT_RUNTIME;
-    }
-    fovea_vif_settings vs;
-    fovea_vif_default_settings(&vs);
-    vs.vif_enhn_gain_limit = r->a.gain;
-    vs.debug = r->a.debug;
-    st = fovea_vif_open(&r->vif, r->ctx, &vs);
-    if (st < 0) {
-        cli_error(NULL, "%s", fovea_last_error(r->ctx));
-        return CLI_EXIT_RUNTIME;
-    }
-    return CLI_EXIT_OK;
-}
-
-/* Start the readers: about three batches pending on the scorer (*depth); the
- * readers may run ahead by the rest of the ring (at most ~256 MiB of frames).
- * @return 0, or -1 after printing the error */
-static int start_readers(vif_run *r, int64_t *depth)
-{
-    const int batch = fovea_vif_batch_size(r->vif, r->in.ri.width, r->in.ri.height);
-    if (score_input_start(&r->in, r->ctx, batch, (size_t)256 << 20, depth) < 0) {
-        cli_error(NULL, "%s", r->in.err);
-        return -1;
-    }
-    return 0;
-}
-
-/* Receive scores while more than keep pairs are pending. Pair n's frames are
- * released once its scores are received (the scorer reads them until then).
- * @return CLI_EXIT_OK or CLI_EXIT_RUNTIME, the error printed */
-static int receive_scores(vif_run *r, int64_t keep)
-{
-    while (fovea_vif_pending(r->vif) > keep) {
-        const int st = fovea_vif_receive(r->vif, &r->scores[r->n]);
-        if (st < 0) {
-            cli_progress_finish(&r->prog);
-            cli_error(NULL, "frame %lld: %s", (long long)r->n, fovea_last_error(r->ctx));
-            return CLI_EXIT_RUNTIME;
-        }
-        score_input_release(&r->in);
-        r->n++;
-        cli_progress_update(&r->prog, r->n);
-    }
-    return CLI_EXIT_OK;
-}
-
-/* Room for pair `sub`'s scores. @return CLI_EXIT_OK or CLI_EXIT_RUNTIME, the error printed */
-static int grow_scores(vif_run *r, int64_t sub)
-{
-    if (sub < r->cap)
-        return CLI_EXIT_OK;
-    const int64_t ncap = r->cap ? 2 * r->cap : 256;
-    fovea_vif_scores *p = realloc(r->scores, (size_t)ncap * sizeof(*r->scores));
-    if (!p) {
-        cli_progress_finish(&r->prog);
-        cli_error(NULL, "out of memory");
-        return CLI_EXIT_RUNTIME;
-    }
-    r->scores = p;
-    r->cap = ncap;
-    return CLI_EXIT_OK;
-}
-
-/* Submit the pairs as the readers deliver them and receive their scores, down
- * to depth pending while reading, everything at the end. @return CLI_EXIT_OK
- * or the exit code, the error printed */
-static int score_pairs(vif_run *r, int64_t depth)
-{
-    int64_t sub = 0; /* pairs submitted; r->n counts the pairs received */
-    for (;;) {
-        fovea_frame *fr = NULL, *fd = NULL;
-        const int got = score_input_next(&r->in, &fr, &fd);
-        if (got < 0) {
-            cli_progress_finish(&r->prog);
-            cli_error(NULL, "%s", r->in.err);
-            return CLI_EXIT_RUNTIME;
-        }
-        if (got) {
-            if (grow_scores(r, sub) != CLI_EXIT_OK)
-                return CLI_EXIT_RUNTIME;
-            const int st = fovea_vif_submit(r->vif, fr, fd);
-            if (st < 0) {
-                cli_progress_finish(&r->prog);
-                cli_error(NULL, "frame %lld: %s", (long long)sub, fovea_last_error(r->ctx));
-                return CLI_EXIT_RUNTIME;
-            }
-            sub++;
-        } else if (r->in.warn[0]) {
-            cli_progress_finish(&r->prog);
-            fprintf(stderr, "fovea: warning: %s\n", r->in.warn);
-        }
-        if (receive_scores(r, got ? depth : 0) != CLI_EXIT_OK)
-            return CLI_EXIT_RUNTIME;
-        if (!got)
-            return CLI_EXIT_OK;
-    }
-}
-
 /* The outputs asked for, then the summary. @return CLI_EXIT_OK or the exit code */
-static int write_results(vif_run *r, double secs)
+static int write_results(const vif_args *a, const pair_job *j)
 {
-    const vif_args *a = &r->a;
-    const int64_t n = r->n;
+    const int64_t n = j->n;
+    const double secs = j->secs;
     const double fps = secs > 0 ? (double)n / secs : 0.0;
-    fovea_vif_pooled_scores pl;
-    fovea_vif_pooled(r->vif, &pl);
-    const char *backend = fovea_backend_name(fovea_vif_backend(r->vif));
-    const int threads = fovea_context_threads(r->ctx);
+    fovea_vmaf_pooled_scores pl;
+    fovea_vmaf_pooled(j->vm, &pl);
+    const char *backend = j->backend;
+    const int threads = j->threads;
     int rc = CLI_EXIT_OK;
-    if (a->json || a->csv) {
-        vif_table vt;
-        if (make_table(&vt, a, r->scores, n, &pl) < 0) {
-            cli_error(NULL, "out of memory");
-            return CLI_EXIT_RUNTIME;
-        }
-        if (a->json)
-            rc = write_json(a, &r->in.ri, &vt, fps, threads, backend);
-        if (rc == CLI_EXIT_OK && a->csv)
-            rc = score_write_csv(a->csv, &vt.t);
-        free(vt.v);
-    }
+    if (a->json)
+        rc = write_json(a, &j->info, j->vm, fps, threads, backend);
+    if (rc == CLI_EXIT_OK && a->csv)
+        rc = score_write_vmaf(a->csv, j->vm, FOVEA_VMAF_OUTPUT_CSV, NULL);
     if (rc == CLI_EXIT_OK && a->plot)
-        rc = write_plot(a, &r->in.ri, r->in.bit_depth, r->scores, n, &pl);
+        rc = write_plot(a, &j->info, j->bit_depth, j->vm, &pl);
     if (rc != CLI_EXIT_OK)
         return rc;
     /* the summary goes to stderr when stdout carries JSON or CSV; --quiet
@@ -486,41 +264,68 @@ static int write_results(vif_run *r, double secs)
                 (a->json && strcmp(a->json, "-") == 0) || (a->csv && strcmp(a->csv, "-") == 0),
                 "vif: %lld %s %dx%d %d-bit  mean scale0 %.6f scale1 %.6f scale2 %.6f scale3 "
                 "%.6f  (%s, %d thread%s, %.2f s, %.1f fps)",
-                (long long)n, cli_frames_word(n), r->in.ri.width, r->in.ri.height,
-                r->in.bit_depth, pl.scale[0].mean, pl.scale[1].mean, pl.scale[2].mean,
-                pl.scale[3].mean, backend, threads, threads == 1 ? "" : "s", secs, fps);
+                (long long)n, cli_frames_word(n), j->info.width, j->info.height,
+                j->bit_depth, pl.metric[0].mean, pl.metric[1].mean, pl.metric[2].mean,
+                pl.metric[3].mean, backend, threads, threads == 1 ? "" : "s", secs, fps);
     return CLI_EXIT_OK;
 }
 
 int cmd_vif(int argc, char **argv)
 {
-    vif_run r;
-    memset(&r, 0, sizeof(r));
-    int rc = parse_args(&r.a, argc, argv);
+    vif_args a;
+    int rc = parse_args(&a, argc, argv);
     if (rc < 0)
         return CLI_EXIT_OK; /* --help */
     if (rc != CLI_EXIT_OK)
         return rc;
 
-    int64_t depth = 0;
-    rc = open_inputs(&r);
-    if (rc == CLI_EXIT_OK)
-        rc = open_scorer(&r);
-    if (rc == CLI_EXIT_OK && start_readers(&r, &depth) < 0)
-        rc = CLI_EXIT_RUNTIME;
-    if (rc == CLI_EXIT_OK) {
-        const double t0 = cli_now();
-        cli_progress_start(&r.prog, score_input_total(&r.in), r.a.quiet);
-        rc = score_pairs(&r, depth);
-        cli_progress_finish(&r.prog);
-        if (rc == CLI_EXIT_OK)
-            rc = write_results(&r, cli_now() - t0);
+    fovea_settings s;
+    fovea_default_settings(&s);
+    s.backend = a.backend;
+    s.threads = a.threads;
+    s.log = score_log_stderr;
+    fovea_context *ctx = NULL;
+    int st = fovea_open(&ctx, &s);
+    if (st < 0) {
+        cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(a.backend),
+                  fovea_strerror(st));
+        return CLI_EXIT_RUNTIME;
     }
-
-    /* the scorer may still read the ring's frames: close it first */
-    fovea_vif_close(&r.vif);
-    score_input_close(&r.in);
-    free(r.scores);
-    fovea_close(&r.ctx);
+    /* the feature list "vif" through the pipeline of `fovea vmaf`; the names
+     * stay plain whatever the gain limit, as this command always printed them */
+    char features[128];
+    snprintf(features, sizeof features, "vif:vif_enhn_gain_limit=%.17g:debug=%s", a.gain,
+             a.debug ? "true" : "false");
+    cli_progress prog;
+    pair_job *j = calloc(1, sizeof(*j));
+    rc = CLI_EXIT_RUNTIME;
+    if (!j) {
+        cli_error(NULL, "out of memory");
+    } else {
+        j->ref = a.ref_path;
+        j->dis = a.dis_path;
+        j->io = &a.in;
+        j->frames = a.frames;
+        j->features = features;
+        j->flags = FOVEA_VMAF_NO_SUFFIX;
+        j->metric = "VIF";
+        j->ctx = ctx;
+        j->ring_bytes = (size_t)256 << 20;
+        j->keep_frames = 1;
+        j->prog = &prog;
+        j->quiet = a.quiet;
+        j->warn = vmaf_warn_stderr;
+        vmaf_pair_score(j);
+        rc = j->rc;
+        if (rc == CLI_EXIT_USAGE)
+            cli_usage_error(spec.name, "%s", j->err);
+        else if (rc != CLI_EXIT_OK)
+            cli_error(NULL, "%s", j->err);
+        else
+            rc = write_results(&a, j);
+        fovea_vmaf_close(&j->vm);
+        free(j);
+    }
+    fovea_close(&ctx);
     return rc;
 }

@@ -211,48 +211,24 @@ cJSON *score_json_add_pool(cJSON *obj, const char *name, const score_pool *p)
     return o;
 }
 
-cJSON *score_json_libvmaf(const score_table *t, double fps)
-{
-    cJSON *root = cJSON_CreateObject();
-    if (!root)
-        return NULL;
-    char ver[64];
-    snprintf(ver, sizeof(ver), "fovea %s", fovea_version());
-    cJSON_AddStringToObject(root, "version", ver);
-    cJSON_AddNumberToObject(root, "fps", fps);
-    cJSON *frames = cJSON_AddArrayToObject(root, "frames");
-    for (int64_t i = 0; frames && i < t->n; i++) {
-        cJSON *fr = cJSON_CreateObject();
-        cJSON_AddItemToArray(frames, fr);
-        cJSON_AddNumberToObject(fr, "frameNum", (double)i);
-        cJSON *m = cJSON_AddObjectToObject(fr, "metrics");
-        const double *row = t->v + (size_t)i * (size_t)t->nmetrics;
-        for (int f = 0; m && f < t->nmetrics; f++)
-            cJSON_AddItemToObject(m, t->names[f], score_json_number(row[f]));
-    }
-    cJSON *pooled = cJSON_AddObjectToObject(root, "pooled_metrics");
-    for (int f = 0; pooled && t->n > 0 && f < t->nmetrics; f++)
-        score_json_add_pool(pooled, t->names[f], &t->pool[f]);
-    cJSON_AddObjectToObject(root, "aggregate_metrics");
-    return root;
-}
-
-int score_write_csv(const char *path, const score_table *t)
+int score_write_vmaf(const char *path, const fovea_vmaf *v, fovea_vmaf_format format,
+                     const fovea_vmaf_output *o)
 {
     fovea_outfile *of;
     if (fovea_outfile_open(&of, NULL, path) < 0)
         return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
-    FILE *fp = fovea_outfile_file(of);
-    fputs("Frame", fp);
-    for (int f = 0; f < t->nmetrics; f++)
-        fprintf(fp, ",%s", t->names[f]);
-    fputc('\n', fp);
-    for (int64_t i = 0; i < t->n; i++) {
-        fprintf(fp, "%lld", (long long)i);
-        const double *row = t->v + (size_t)i * (size_t)t->nmetrics;
-        for (int f = 0; f < t->nmetrics; f++)
-            fprintf(fp, ",%.17g", row[f]);
-        fputc('\n', fp);
+    errno = 0;
+    const int st = fovea_vmaf_write(v, fovea_outfile_file(of), format, o);
+    const int e = errno;
+    if (st == FOVEA_ERR_NOMEM) {
+        fovea_outfile_close(&of);
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_RUNTIME;
+    }
+    if (st < 0 && format == FOVEA_VMAF_OUTPUT_JSON && e) {
+        fovea_outfile_close(&of);
+        cli_error(cli_display_path(path, 1), "%s", strerror(e));
+        return CLI_EXIT_RUNTIME;
     }
     /* commit flushes and checks every write: its message carries the reason */
     if (fovea_outfile_commit(&of, NULL) < 0)

@@ -6,6 +6,7 @@
 
 #include "chart.h"
 #include "cli.h"
+#include "fovea/quality.h"
 
 /* ------------------------------------------------------------------ inputs */
 
@@ -91,14 +92,10 @@ cJSON *score_json_number(double x);
 /* obj.<name> = {"min", "max", "mean", "harmonic_mean"}. @return the new object or NULL */
 cJSON *score_json_add_pool(cJSON *obj, const char *name, const score_pool *p);
 
-/* libvmaf's JSON layout: {"version", "fps", "frames": [{"frameNum", "metrics":
- * {...}}], "pooled_metrics": {...}, "aggregate_metrics": {}}. The caller may
- * add members, then writes it (cli_write_json). @return the tree or NULL */
-cJSON *score_json_libvmaf(const score_table *t, double fps);
-
-/* "Frame,<names>" then a row per frame, values %.17g. @return CLI_EXIT_OK or
- * CLI_EXIT_RUNTIME (printed) */
-int score_write_csv(const char *path, const score_table *t);
+/* Write a scorer's kept frames to path ('-' = stdout) in libvmaf's format
+ * (fovea_vmaf_write). @return CLI_EXIT_OK or CLI_EXIT_RUNTIME (printed) */
+int score_write_vmaf(const char *path, const fovea_vmaf *v, fovea_vmaf_format format,
+                     const fovea_vmaf_output *o);
 
 /* ------------------------------------------------------------------ plot */
 

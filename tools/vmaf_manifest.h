@@ -1,5 +1,5 @@
 /* The manifest of `fovea vmaf --manifest`: the pairs to score, as CSV with a
- * header or as JSON lines (docs/vmaf.md, "Batch scoring"). */
+ * header or as JSON lines (docs/quality.md, "Batch scoring"). */
 #ifndef FOVEA_TOOLS_VMAF_MANIFEST_H
 #define FOVEA_TOOLS_VMAF_MANIFEST_H
 

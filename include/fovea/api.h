@@ -9,13 +9,4 @@
 #define FOVEA_API
 #endif
 
-/* Marks a function kept only for compatibility. fovea is 0.x and removes
- * instead of deprecating (docs/api.md; scripts/check-api.py rejects it): this
- * stays only while include/fovea/klt.h still uses it, and goes with that use. */
-#if defined(__GNUC__)
-#define FOVEA_DEPRECATED __attribute__((deprecated))
-#else
-#define FOVEA_DEPRECATED
-#endif
-
 #endif

@@ -141,12 +141,19 @@ typedef struct KLT_FeatureTableRec {
 FOVEA_API KLT_TrackingContext KLTCreateTrackingContext(void);
 /** @return a list of nFeatures slots (val = KLT_NOT_FOUND, x = y = -1) or NULL */
 FOVEA_API KLT_FeatureList KLTCreateFeatureList(int nFeatures);
+/** @return the history of one feature over nFrames frames (every val
+ *  KLT_NOT_FOUND) or NULL */
 FOVEA_API KLT_FeatureHistory KLTCreateFeatureHistory(int nFrames);
+/** @return a table of nFeatures features over nFrames frames (every val
+ *  KLT_NOT_FOUND) or NULL */
 FOVEA_API KLT_FeatureTable KLTCreateFeatureTable(int nFrames, int nFeatures);
 /** Free functions accept NULL. */
 FOVEA_API void KLTFreeTrackingContext(KLT_TrackingContext tc);
+/** Free a feature list (NULL is accepted). */
 FOVEA_API void KLTFreeFeatureList(KLT_FeatureList fl);
+/** Free a feature history (NULL is accepted). */
 FOVEA_API void KLTFreeFeatureHistory(KLT_FeatureHistory fh);
+/** Free a feature table (NULL is accepted). */
 FOVEA_API void KLTFreeFeatureTable(KLT_FeatureTable ft);
 
 /* ---- Processing ----
@@ -189,24 +196,38 @@ FOVEA_API void KLTSetVerbosity(int verbosity);
 FOVEA_API float _KLTComputeSmoothSigma(KLT_TrackingContext tc);
 
 /* ---- Storing / extracting features ---- */
+/** Copy every feature of fl into column frame of ft. */
 FOVEA_API void KLTStoreFeatureList(KLT_FeatureList fl, KLT_FeatureTable ft, int frame);
+/** Copy column frame of ft into fl. */
 FOVEA_API void KLTExtractFeatureList(KLT_FeatureList fl, KLT_FeatureTable ft, int frame);
+/** Copy the history fh into row feat of ft. */
 FOVEA_API void KLTStoreFeatureHistory(KLT_FeatureHistory fh, KLT_FeatureTable ft, int feat);
+/** Copy row feat of ft into the history fh. */
 FOVEA_API void KLTExtractFeatureHistory(KLT_FeatureHistory fh, KLT_FeatureTable ft, int feat);
 
 /* ---- Writing / reading. fmt NULL = binary file; fmt like "%5.1f" or "%3d" =
  *      text (fname NULL = text to stderr, as KLT does). ---- */
+/** Write greyimg with the features of fl drawn as red squares to a PPM file
+ *  (errors go to the log callback; fovea_klt_write_feature_list_ppm has a
+ *  status). */
 FOVEA_API void KLTWriteFeatureListToPPM(KLT_FeatureList fl, KLT_PixelType *greyimg, int ncols,
                                         int nrows, const char *filename);
+/** Write a feature list as text (fmt) or binary (fmt NULL). */
 FOVEA_API void KLTWriteFeatureList(KLT_FeatureList fl, const char *fname, const char *fmt);
+/** Write a feature history as text (fmt) or binary (fmt NULL). */
 FOVEA_API void KLTWriteFeatureHistory(KLT_FeatureHistory fh, const char *fname,
                                       const char *fmt);
+/** Write a feature table as text (fmt) or binary (fmt NULL). */
 FOVEA_API void KLTWriteFeatureTable(KLT_FeatureTable ft, const char *fname, const char *fmt);
 /** Read a list written by KLTWriteFeatureList (text or binary). fl NULL: a
  *  new list is created. @return the list, or NULL on error (bad file, count
  *  differing from fl->nFeatures) */
 FOVEA_API KLT_FeatureList KLTReadFeatureList(KLT_FeatureList fl, const char *fname);
+/** Read a history written by KLTWriteFeatureHistory; fh NULL: a new one is
+ *  created. @return the history, or NULL on error */
 FOVEA_API KLT_FeatureHistory KLTReadFeatureHistory(KLT_FeatureHistory fh, const char *fname);
+/** Read a table written by KLTWriteFeatureTable; ft NULL: a new one is
+ *  created. @return the table, or NULL on error */
 FOVEA_API KLT_FeatureTable KLTReadFeatureTable(KLT_FeatureTable ft, const char *fname);
 
 /* ---- fovea extensions ---- */
@@ -271,12 +292,14 @@ FOVEA_API int fovea_klt_get_field(const KLT_TrackingContext tc, const char *name
  *          negative or past the last field */
 FOVEA_API const char *fovea_klt_field_name(int index);
 
-/** KLTWriteFeatureList / History / Table with a status: FOVEA_OK,
+/** KLTWriteFeatureList with a status: FOVEA_OK,
  *  FOVEA_ERR_INVALID_ARG (bad fmt, binary to stderr) or FOVEA_ERR_IO. */
 FOVEA_API int fovea_klt_write_feature_list(KLT_FeatureList fl, const char *fname,
                                            const char *fmt);
+/** KLTWriteFeatureHistory with a status, as fovea_klt_write_feature_list. */
 FOVEA_API int fovea_klt_write_feature_history(KLT_FeatureHistory fh, const char *fname,
                                               const char *fmt);
+/** KLTWriteFeatureTable with a status, as fovea_klt_write_feature_list. */
 FOVEA_API int fovea_klt_write_feature_table(KLT_FeatureTable ft, const char *fname,
                                             const char *fmt);
 /** A feature table as text (KLT's layout, header included unless fp is stderr)

@@ -1,8 +1,10 @@
-/* fovea quality metrics, bit-exact with libvmaf 3.2.0: integer VIF (visual
- * information fidelity, four scales; libvmaf's `vif` feature extractor) and
- * full VMAF (VIF, ADM and motion features and a libvmaf model's score). */
+/* fovea quality metrics, bit-exact with libvmaf 3.2.0: libvmaf's feature
+ * extractors (integer VIF, ADM, motion) on their own or composed into a
+ * libvmaf model's score (VMAF). */
 #ifndef FOVEA_QUALITY_H
 #define FOVEA_QUALITY_H
+
+#include <stdio.h>
 
 #include "fovea/fovea.h"
 
@@ -10,137 +12,10 @@
 extern "C" {
 #endif
 
-/** Number of VIF scales. */
-#define FOVEA_VIF_SCALES 4
-
-/** Largest (and default) enhancement gain limit, as in libvmaf. */
-#define FOVEA_VIF_ENHN_GAIN_LIMIT_MAX 100.0
-
-/** Settings of a VIF context. */
-typedef struct fovea_vif_settings {
-    /** libvmaf's `vif_enhn_gain_limit`: upper bound of the gain g in the numerator,
-     *  1.0 (gain disabled) .. 100.0. Default 100.0. */
-    double vif_enhn_gain_limit;
-    /** 1: fill the debug fields of fovea_vif_scores (libvmaf's `debug=true`
-     *  outputs: numerator and denominator per scale, their sums and ratio).
-     *  Default 0 (the fields are then 0). */
-    int debug;
-} fovea_vif_settings;
-
-/** Scores of one frame pair. Every value is the double libvmaf reports. */
-typedef struct fovea_vif_scores {
-    int64_t frame;                    /**< 0-based number of the pair in this context */
-    double scale[FOVEA_VIF_SCALES];   /**< integer_vif_scale0..3 */
-    /* debug outputs (0 unless settings.debug) */
-    double num[FOVEA_VIF_SCALES];     /**< integer_vif_num_scale0..3 */
-    double den[FOVEA_VIF_SCALES];     /**< integer_vif_den_scale0..3 */
-    double num_total;                 /**< integer_vif_num (sum of num[]) */
-    double den_total;                 /**< integer_vif_den (sum of den[]) */
-    double vif;                       /**< integer_vif = num_total / den_total (1 when 0/0) */
-} fovea_vif_scores;
-
-/** libvmaf's pooling of one per-frame value over the frames processed. */
-typedef struct fovea_vif_pool {
-    double min, max;
-    double mean;           /**< sum / n, summed in frame order */
-    double harmonic_mean;  /**< n / sum(1 / (x + 1)) - 1, as libvmaf */
-} fovea_vif_pool;
-
-/** Pooled scores over every frame processed since open (or the last reset). */
-typedef struct fovea_vif_pooled_scores {
-    int64_t frames;                        /**< number of frames pooled */
-    fovea_vif_pool scale[FOVEA_VIF_SCALES];
-} fovea_vif_pooled_scores;
-
-/** An opaque VIF context: backend state, scratch buffers and the pooling
- *  accumulator. One context scores one stream of frame pairs; it is not
- *  thread-safe (use one per thread). */
-typedef struct fovea_vif fovea_vif;
-
-/** Fill s with defaults (gain limit 100.0, debug off). */
-FOVEA_API void fovea_vif_default_settings(fovea_vif_settings *s);
-
-/** Create a VIF context on ctx. The backend comes from the context: CPU contexts
- *  use the C reference, multi-threaded over the context's threads; CUDA contexts
- *  use the CUDA backend, whose integer arithmetic is identical (same scores, bit
- *  for bit). fovea_vif_backend() says which one runs.
- *  @param v receives the context (NULL on failure)
- *  @param ctx fovea context; must outlive the VIF context
- *  @param s settings, or NULL for defaults
- *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (gain limit outside [1, 100], NULL
- *          arguments), FOVEA_ERR_NOMEM */
-FOVEA_API int fovea_vif_open(fovea_vif **v, fovea_context *ctx, const fovea_vif_settings *s);
-
-/** Destroy a VIF context and set *v to NULL. Safe on NULL. */
-FOVEA_API void fovea_vif_close(fovea_vif **v);
-
-/** @return the backend that computes the scores (CPU or CUDA). */
-FOVEA_API fovea_backend fovea_vif_backend(const fovea_vif *v);
-
-/** Score one reference/distorted pair. Only the luma plane (plane 0) is read.
- *  Frames: host or pinned memory, or device memory on the CUDA backend (scored
- *  without a copy through the host); any YUV or gray format (8, 10, 12 or 16 bit, any chroma
- *  layout, NV12), width and height >= 16; ref and dis must have the same size and
- *  bit depth. Buffers are allocated at the first frame and reused while the size
- *  and bit depth stay the same. The scores are added to the pooling accumulator.
- *  Not while pairs submitted with fovea_vif_submit are pending.
- *  @param out receives the scores (may be NULL to only pool)
- *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, too small, device memory on the CPU backend,
- *          pairs pending), FOVEA_ERR_UNSUPPORTED (RGB formats), FOVEA_ERR_MISMATCH (sizes or
- *          bit depths differ), FOVEA_ERR_NOMEM, FOVEA_ERR_CUDA; detail in
- *          fovea_last_error(ctx). */
-FOVEA_API int fovea_vif_process(fovea_vif *v, const fovea_frame *ref, const fovea_frame *dis,
-                                fovea_vif_scores *out);
-
-/** Queue a pair for scoring (the asynchronous API; receive the scores with
- *  fovea_vif_receive). Frames as for fovea_vif_process. The CUDA backend groups
- *  pairs into batches of fovea_vif_batch_size() pairs, scored by one launch per
- *  scale; host frames are copied to the device on a second stream, so the copies
- *  of one batch overlap the kernels of the previous one. The CPU backend scores
- *  the pair before returning.
- *  Pageable host frames are copied before return and may be reused at once;
- *  pinned and device frames are read later and must stay valid and unchanged
- *  until this pair's scores were received. When the backend's queue is full,
- *  submit waits for the oldest batch (its scores are kept for receive). A pair
- *  of another size or bit depth first finishes the queued pairs.
- *  @return FOVEA_OK, or the errors of fovea_vif_process (the pair is then not
- *          queued) */
-FOVEA_API int fovea_vif_submit(fovea_vif *v, const fovea_frame *ref, const fovea_frame *dis);
-
-/** Scores of the oldest pending pair (submitted, not yet received), in
- *  submission order, waiting for the device when needed (a partly filled batch
- *  is launched). The scores are numbered and pooled exactly as
- *  fovea_vif_process does.
- *  @param out receives the scores (may be NULL to only pool)
- *  @return FOVEA_OK, FOVEA_EOF when no pair is pending, FOVEA_ERR_INVALID_ARG (NULL v),
- *          FOVEA_ERR_CUDA; detail in fovea_last_error(ctx). */
-FOVEA_API int fovea_vif_receive(fovea_vif *v, fovea_vif_scores *out);
-
-/** @return the number of pending pairs (submitted, scores not yet received);
- *  0 for NULL. */
-FOVEA_API int64_t fovea_vif_pending(const fovea_vif *v);
-
-/** Pairs the backend scores together for width x height frames: the CUDA
- *  backend's batch (up to 32 pairs of small frames, 1 pair at 3840x2160); 1 on
- *  the CPU backend. Keeping about three batches pending keeps the device busy
- *  and the copies overlapped.
- *  @return >= 1 */
-FOVEA_API int fovea_vif_batch_size(const fovea_vif *v, int width, int height);
-
-/** Pooled min / max / mean / harmonic mean of each scale over the frames
- *  processed (or received) so far (libvmaf's pooled_metrics). With no frame, frames is 0 and
- *  the values are 0.
- *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG */
-FOVEA_API int fovea_vif_pooled(const fovea_vif *v, fovea_vif_pooled_scores *out);
-
-/** Forget the pooled frames and restart frame numbering at 0. Pending pairs are
- *  finished and their scores dropped. */
-FOVEA_API void fovea_vif_reset(fovea_vif *v);
-
-
 /* ------------------------------------------------------------------------ */
-/* VMAF: every feature of a libvmaf model (integer VIF, ADM, motion) and the   */
-/* model's score, bit-exact with libvmaf 3.2.0 (docs/vmaf.md).                */
+/* One scoring object: a VMAF model's features and score, or a plain list of */
+/* features ("vif", "adm", "motion"), bit-exact with libvmaf 3.2.0           */
+/* (docs/quality.md).                                                         */
 
 /** Most metrics one VMAF context reports per frame. */
 #define FOVEA_VMAF_MAX_METRICS 64
@@ -148,6 +23,13 @@ FOVEA_API void fovea_vif_reset(fovea_vif *v);
 /** A loaded VMAF model (libvmaf's JSON model format). Immutable once loaded:
  *  one model may serve any number of VMAF contexts, in any thread. */
 typedef struct fovea_vmaf_model fovea_vmaf_model;
+
+/** A built-in model by libvmaf's version name: "vmaf_v0.6.1".
+ *  @param m receives the model (NULL on failure)
+ *  @param ctx context for the error message (may be NULL)
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (unknown name, NULL), FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_vmaf_model_open(fovea_vmaf_model **m, fovea_context *ctx,
+                                    const char *version);
 
 /** Load a libvmaf JSON model file (at most 16 MiB).
  *  @param m receives the model (NULL on failure)
@@ -157,41 +39,39 @@ typedef struct fovea_vmaf_model fovea_vmaf_model;
  *          FOVEA_ERR_UNSUPPORTED (a valid libvmaf model using a feature or
  *          kernel fovea does not compute), FOVEA_ERR_NOMEM,
  *          FOVEA_ERR_INVALID_ARG (NULL) */
-FOVEA_API int fovea_vmaf_model_load(fovea_vmaf_model **m, fovea_context *ctx, const char *path);
-
-/** A built-in model by libvmaf's version name: "vmaf_v0.6.1".
- *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (unknown name, NULL), FOVEA_ERR_NOMEM */
-FOVEA_API int fovea_vmaf_model_builtin(fovea_vmaf_model **m, fovea_context *ctx,
-                                       const char *version);
+FOVEA_API int fovea_vmaf_model_open_file(fovea_vmaf_model **m, fovea_context *ctx,
+                                         const char *path);
 
 /** Free a model and set *m to NULL. Safe on NULL. Every VMAF context using the
  *  model must be closed first. */
-FOVEA_API void fovea_vmaf_model_free(fovea_vmaf_model **m);
+FOVEA_API void fovea_vmaf_model_close(fovea_vmaf_model **m);
 
-/** Which features a VMAF context computes. */
-typedef enum fovea_vmaf_features {
-    /** The model's features and the score: libvmaf's `-m version=...` output
-     *  (integer_adm2, integer_aim, integer_adm3, integer_adm_scale0..3,
-     *  VMAF_integer_feature_motion_sad_score, integer_vif_scale0..3,
-     *  integer_motion2, integer_motion3, vmaf for vmaf_v0.6.1). Default. */
-    FOVEA_VMAF_FEATURES_MODEL = 0,
-    /** The model's features, no score (libvmaf's --no_prediction). */
-    FOVEA_VMAF_FEATURES_MODEL_ONLY = 1,
-    /** integer_vif_scale0..3 only (libvmaf's --feature vif --no_prediction). */
-    FOVEA_VMAF_FEATURES_VIF = 2
-} fovea_vmaf_features;
-
-/** Prediction flags (libvmaf's VmafModelFlags). */
+/** Prediction flags (libvmaf's VmafModelFlags) and output choices. */
 #define FOVEA_VMAF_ENABLE_TRANSFORM 1 /**< apply the model's score_transform even when disabled */
 #define FOVEA_VMAF_DISABLE_CLIP 2     /**< do not clip the score to the model's score_clip */
+#define FOVEA_VMAF_NO_PREDICTION 4    /**< the model's features without its score (libvmaf's
+                                           --no_prediction) */
+#define FOVEA_VMAF_NO_SUFFIX 8        /**< metric names without libvmaf's option suffixes
+                                           (integer_vif_scale0 whatever the gain limit) */
 
-/** Settings of a VMAF context. */
+/** Settings of a VMAF context: what it computes. With neither a model nor a
+ *  feature list, the built-in vmaf_v0.6.1 model. */
 typedef struct fovea_vmaf_settings {
-    /** Model; NULL = the built-in vmaf_v0.6.1 (loaded by the context). Kept by
-     *  reference: it must outlive the context. */
+    /** Model, or NULL. Kept by reference: it must outlive the context. Its
+     *  features come first, then the model's score (unless
+     *  FOVEA_VMAF_NO_PREDICTION). */
     const fovea_vmaf_model *model;
-    fovea_vmaf_features features;   /**< default FOVEA_VMAF_FEATURES_MODEL */
-    int flags;                      /**< FOVEA_VMAF_* prediction flags; default 0 */
+    /** Features computed besides the model's (or alone when model is NULL),
+     *  or NULL: a comma-separated list of feature names, each with options
+     *  as name=value after colons, e.g. "vif",
+     *  "vif:vif_enhn_gain_limit=1.5:debug=true", "adm,motion". Features:
+     *  vif (integer_vif_scale0..3; debug=true adds integer_vif,
+     *  integer_vif_num, integer_vif_den and the num/den of each scale), adm,
+     *  motion; their options are libvmaf's. Copied at open. */
+    const char *features;
+    int flags;      /**< FOVEA_VMAF_* flags; default 0 */
+    /** 1: keep every received frame's values for fovea_vmaf_write. Default 0. */
+    int keep_frames;
 } fovea_vmaf_settings;
 
 /** The metrics of one frame pair. value[i] is the metric named
@@ -219,12 +99,16 @@ typedef struct fovea_vmaf_pooled_scores {
  *  thread); the work runs on the fovea context's threads or its CUDA device. */
 typedef struct fovea_vmaf fovea_vmaf;
 
-/** Fill s with defaults (built-in vmaf_v0.6.1, model features and score, no flags). */
+/** Fill s with defaults (no model, no feature list: the built-in
+ *  vmaf_v0.6.1's features and score; no flags, frames not kept). */
 FOVEA_API void fovea_vmaf_default_settings(fovea_vmaf_settings *s);
 
-/** Create a VMAF context on ctx; the backend comes from the context as for
- *  VIF, and both backends give identical doubles.
- *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, bad settings),
+/** Create a VMAF context on ctx. The backend comes from the context: CPU
+ *  contexts use the C references, on the context's threads; CUDA contexts
+ *  the CUDA kernels, whose integer arithmetic is identical (the same doubles,
+ *  bit for bit). fovea_vmaf_backend() says which one runs.
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, bad settings: unknown
+ *          feature or option, option out of range, an empty list),
  *          FOVEA_ERR_UNSUPPORTED (a model whose extractor options fovea cannot
  *          honour), FOVEA_ERR_NOMEM, FOVEA_ERR_NO_DEVICE, FOVEA_ERR_CUDA */
 FOVEA_API int fovea_vmaf_open(fovea_vmaf **v, fovea_context *ctx, const fovea_vmaf_settings *s);
@@ -246,30 +130,40 @@ FOVEA_API const char *fovea_vmaf_metric_name(const fovea_vmaf *v, int i);
  *  or -1. */
 FOVEA_API int fovea_vmaf_metric_index(const fovea_vmaf *v, const char *name);
 
-/** Queue the next pair of the stream. Frames as for fovea_vif_process (luma
- *  read; host, pinned, or device memory on the CUDA backend); width and height
- *  >= 33 when ADM is computed (its fourth wavelet level), >= 16 for VIF only.
+/** Queue the next pair of the stream. Only the luma plane (plane 0) is read;
+ *  any YUV or gray format (8, 10, 12 or 16 bit, any chroma layout, NV12);
+ *  host or pinned memory, or device memory on the CUDA backend (read without
+ *  a copy through the host); ref and dis of the same size and bit depth;
+ *  width and height >= 33 when ADM is computed (its fourth wavelet level),
+ *  >= 16 with VIF. Buffers are made at the first pair and kept while the
+ *  size and depth stay.
  *  The motion features of frame n compare its reference with the reference of
  *  frame n - 1 (frame 0 has motion 0) and integer_motion2 of frame n is the
  *  smaller of the motion of frames n and n + 1: frame n's scores are therefore
  *  ready only once frame n + 1 was submitted, or after fovea_vmaf_flush
- *  (features without motion, FOVEA_VMAF_FEATURES_VIF, are ready at once).
- *  The context keeps what motion needs of the previous frame itself (blurred
- *  on its backend): the caller's frames are not held. Pageable host frames may
- *  be reused at return; pinned and device frames must stay valid and unchanged
- *  until this pair's scores were received. A pair of another size or depth
- *  is refused with FOVEA_ERR_MISMATCH until the stream is flushed.
- *  @return FOVEA_OK, or the errors of fovea_vif_process (the pair is then not
- *          queued) */
+ *  (features without motion, such as "vif", are ready at once).
+ *  The context keeps what motion needs of the previous frame itself: the
+ *  caller's frames are not held. Pageable host frames may be reused at
+ *  return; pinned and device frames must stay valid and unchanged until this
+ *  pair's scores were received. With motion, a pair of another size or depth
+ *  is refused with FOVEA_ERR_MISMATCH until the stream is flushed; without,
+ *  it starts a new stream (the pending pairs are finished first). When the
+ *  backend's queue is full, submit waits for the oldest batch (its scores are
+ *  kept for receive), so it never returns FOVEA_AGAIN: receive at any pace.
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, too small, device memory on
+ *          the CPU backend), FOVEA_ERR_UNSUPPORTED (RGB formats),
+ *          FOVEA_ERR_MISMATCH (sizes or bit depths differ), FOVEA_ERR_NOMEM,
+ *          FOVEA_ERR_CUDA (the pair is then not queued); detail in
+ *          fovea_last_error(ctx) */
 FOVEA_API int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis);
 
 /** The scores of the oldest frame whose scores are ready, in frame order,
- *  waiting for the device when needed. The scores are pooled as they are
- *  received.
+ *  waiting for the device when needed. The scores are pooled (and kept, with
+ *  settings.keep_frames) as they are received.
  *  @param out receives the scores (may be NULL to only pool)
- *  @return FOVEA_OK; FOVEA_EOF when no frame is ready (none pending, or the
+ *  @return FOVEA_OK; FOVEA_AGAIN when no frame is ready (none pending, or the
  *          only one waits for its successor or for fovea_vmaf_flush);
- *          FOVEA_ERR_INVALID_ARG, FOVEA_ERR_CUDA */
+ *          FOVEA_ERR_INVALID_ARG, FOVEA_ERR_NOMEM, FOVEA_ERR_CUDA */
 FOVEA_API int fovea_vmaf_receive(fovea_vmaf *v, fovea_vmaf_scores *out);
 
 /** End of the stream: the last frame submitted becomes ready (its motion2 is
@@ -277,6 +171,14 @@ FOVEA_API int fovea_vmaf_receive(fovea_vmaf *v, fovea_vmaf_scores *out);
  *  starts a new stream (motion restarts at 0; frame numbers and pooling go on
  *  until fovea_vmaf_reset). @return FOVEA_OK or FOVEA_ERR_INVALID_ARG */
 FOVEA_API int fovea_vmaf_flush(fovea_vmaf *v);
+
+/** Score one pair now: submit, flush and receive (the pair is a stream of
+ *  its own: its motion is 0). Not while pairs are pending.
+ *  @param out receives the scores (may be NULL to only pool)
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (pairs pending), or the errors of
+ *          fovea_vmaf_submit and fovea_vmaf_receive */
+FOVEA_API int fovea_vmaf_process(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis,
+                                 fovea_vmaf_scores *out);
 
 /** @return the number of pairs submitted and not yet received; 0 for NULL. */
 FOVEA_API int64_t fovea_vmaf_pending(const fovea_vmaf *v);
@@ -295,6 +197,57 @@ FOVEA_API int fovea_vmaf_pooled(const fovea_vmaf *v, fovea_vmaf_pooled_scores *o
 /** Drop pending pairs, forget the pooled frames and the stream, restart frame
  *  numbering at 0. */
 FOVEA_API void fovea_vmaf_reset(fovea_vmaf *v);
+
+/* ------------------------------------------------------------------------ */
+/* libvmaf's output formats (settings.keep_frames).                          */
+
+/** Output formats of fovea_vmaf_write. */
+typedef enum fovea_vmaf_format {
+    FOVEA_VMAF_OUTPUT_JSON = 0, /**< libvmaf's --json layout */
+    FOVEA_VMAF_OUTPUT_CSV = 1   /**< "Frame,<names>", then a row per frame */
+} fovea_vmaf_format;
+
+/** Types of a caller's JSON member. */
+typedef enum fovea_vmaf_field_type {
+    FOVEA_VMAF_FIELD_STRING = 0, /**< str */
+    FOVEA_VMAF_FIELD_NUMBER,     /**< num, as JSON prints numbers (counts, sizes) */
+    FOVEA_VMAF_FIELD_EXACT,      /**< num as %.17g (null when not finite) */
+    FOVEA_VMAF_FIELD_BOOL        /**< num != 0 */
+} fovea_vmaf_field_type;
+
+/** A member of the JSON's "fovea" object (the caller's description of the run). */
+typedef struct fovea_vmaf_field {
+    const char *key;
+    fovea_vmaf_field_type type;
+    const char *str;
+    double num;
+} fovea_vmaf_field;
+
+/** What the caller adds to the output. */
+typedef struct fovea_vmaf_output {
+    double fps;                     /**< JSON "fps" */
+    const fovea_vmaf_field *fields; /**< the "fovea" object's members in order; NULL: none */
+    int n_fields;
+} fovea_vmaf_output;
+
+/** Write the kept frames (settings.keep_frames) and the pooled values in
+ *  libvmaf's layout: JSON {"version", "fps", "frames": [{"frameNum",
+ *  "metrics"}], "pooled_metrics" (when a frame was received),
+ *  "aggregate_metrics", then "fovea" with o's fields} and a newline; CSV a
+ *  header and a row per frame. Numbers are %.17g (they read back as the same
+ *  double); non-finite ones are null in JSON.
+ *  @param o fps and fields for JSON (may be NULL); unused for CSV
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, frames not kept, unknown
+ *          format), FOVEA_ERR_NOMEM, FOVEA_ERR_IO (a write failed) */
+FOVEA_API int fovea_vmaf_write(const fovea_vmaf *v, FILE *f, fovea_vmaf_format format,
+                               const fovea_vmaf_output *o);
+
+/** @return the number of frames kept (settings.keep_frames); 0 for NULL. */
+FOVEA_API int64_t fovea_vmaf_kept_frames(const fovea_vmaf *v);
+
+/** @return the fovea_vmaf_metric_count values of kept frame i (valid until
+ *  the next receive or reset), or NULL when i is out of range. */
+FOVEA_API const double *fovea_vmaf_kept_values(const fovea_vmaf *v, int64_t i);
 
 #ifdef __cplusplus
 }

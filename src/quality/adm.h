@@ -1,6 +1,6 @@
 /* Internal interface of libvmaf's integer ADM (the `adm` feature extractor of
  * libvmaf 3.2.0): the C reference that the CUDA version will match bit for bit.
- * docs/vmaf.md ("Integer ADM") describes the arithmetic. */
+ * docs/quality.md ("Integer ADM") describes the arithmetic. */
 #ifndef FOVEA_QUALITY_ADM_H
 #define FOVEA_QUALITY_ADM_H
 
@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "fovea/fovea.h"
+#include "quality/feature.h"
 
 #define ADM_SCALES 4
 
@@ -26,6 +27,12 @@ typedef struct adm_params {
 
 /* libvmaf's defaults for a width x height, bpc-bit stream. */
 void adm_default_params(adm_params *p, int width, int height, int bpc);
+
+/* The feature "adm" (feature_adm.c): its options, in table order, and the
+ * parameters of an extractor's setup. */
+enum { ADM_OPT_GAIN_LIMIT = 0, ADM_OPT_VIEW_DIST, ADM_OPT_DISPLAY_HEIGHT, ADM_OPTIONS };
+extern const feature_def feature_adm;
+void adm_params_from_opts(adm_params *p, const feature_setup *s);
 
 /* What a backend computes per frame pair: libvmaf's float per-scale sums (its
  * debug outputs integer_adm_num_scaleN / integer_adm_den_scaleN, and the AIM
@@ -82,6 +89,14 @@ float adm_cos_1deg_sq(void);
  * nw (ADM_NOISE_WEIGHT for DLM, 0 for AIM): adm_raw's den / num / aim_num. */
 float adm_den_float(const adm_params *p, int scale, const int64_t sums[3]);
 float adm_num_float(const adm_params *p, int scale, const int64_t sums[3], double nw);
+
+/* Rounding of the two DWT passes of a level: (sum - sub + add) >> shift; the
+ * vertical (vr) and horizontal (hr) ones of level `scale` (adm_level.c). */
+typedef struct adm_dwt_round {
+    int64_t sub, add;
+    int shift;
+} adm_dwt_round;
+void adm_dwt_rounding(int bpc, int scale, adm_dwt_round *vr, adm_dwt_round *hr);
 
 /* libvmaf's adm_noise_weight. */
 #define ADM_NOISE_WEIGHT 0.03125

@@ -1,7 +1,7 @@
 /* The VMAF model: loading libvmaf's JSON model format and predicting a frame's
  * score (nu-SVR with the RBF kernel). Written from libvmaf 3.2.0's public
  * source (read_json_model.c, predict.c, svm.cpp) without copying it;
- * docs/vmaf.md ("VMAF model") is the specification. */
+ * docs/quality.md ("VMAF model") is the specification. */
 #include "quality/model.h"
 
 #include <errno.h>
@@ -16,28 +16,9 @@
 #include "core/core.h"
 #include "fovea/fovea.h"
 
-static const char *const feature_names[VMAF_FEATURE_KINDS] = {
-    "VMAF_integer_feature_adm2_score",       "VMAF_integer_feature_motion2_score",
-    "VMAF_integer_feature_vif_scale0_score", "VMAF_integer_feature_vif_scale1_score",
-    "VMAF_integer_feature_vif_scale2_score", "VMAF_integer_feature_vif_scale3_score",
-};
-
-const char *vmaf_feature_name(vmaf_feature_kind k)
+const char *vmaf_feature_name(const vmaf_model_feature *f)
 {
-    return (unsigned)k < VMAF_FEATURE_KINDS ? feature_names[k] : "?";
-}
-
-static void default_opts(vmaf_feature_opts *o)
-{
-    memset(o, 0, sizeof(*o));
-    o->adm_enhn_gain_limit = 100.0;
-    o->adm_norm_view_dist = 3.0;
-    o->adm_ref_display_height = 1080;
-    o->vif_enhn_gain_limit = 100.0;
-    o->motion_fps_weight = 1.0;
-    o->motion_max_val = 10000.0;
-    o->motion_blend_factor = 1.0;
-    o->motion_blend_offset = 40.0;
+    return f->def->outputs[f->output].model_name;
 }
 
 void vmaf_model_free(vmaf_model **m)
@@ -296,6 +277,8 @@ static int number_array(const cJSON *a, int n)
     return 1;
 }
 
+/* The options of feature f (feature_opts_dicts[i]): the feature parameters
+ * of its feature (feature.h), each in its range. */
 static int parse_opts(vmaf_model_feature *f, const cJSON *obj, int i, char *err, size_t errsz)
 {
     const int bad = FOVEA_ERR_CORRUPT;
@@ -304,57 +287,36 @@ static int parse_opts(vmaf_model_feature *f, const cJSON *obj, int i, char *err,
     const char *dup = duplicate_key(obj);
     if (dup)
         return fv_errbuf(err, errsz, bad, "model: feature_opts_dicts[%d]: \"%.40s\" twice", i, dup);
-    vmaf_feature_opts *o = &f->opts;
-    const int adm = f->kind == VMAF_FEATURE_ADM2, motion = f->kind == VMAF_FEATURE_MOTION2;
-    const int vif = !adm && !motion;
+    const feature_def *d = f->def;
     const cJSON *v;
     cJSON_ArrayForEach(v, obj)
     {
         const char *k = v->string;
-        double *d = NULL;
-        int *b = NULL;
-        double lo = 0, hi = 0;
-        if (adm && !strcmp(k, "adm_enhn_gain_limit")) {
-            d = &o->adm_enhn_gain_limit, lo = 1.0, hi = 100.0;
-        } else if (adm && !strcmp(k, "adm_norm_view_dist")) {
-            d = &o->adm_norm_view_dist, lo = 0.75, hi = 24.0;
-        } else if (adm && !strcmp(k, "adm_ref_display_height")) {
-            if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1 && v->valuedouble <= 4320) ||
-                v->valuedouble != (int)v->valuedouble)
-                return fv_errbuf(err, errsz, bad, "model: feature_opts_dicts[%d]."
-                                 "adm_ref_display_height: must be an integer in [1, 4320]", i);
-            o->adm_ref_display_height = (int)v->valuedouble;
-            continue;
-        } else if (vif && !strcmp(k, "vif_enhn_gain_limit")) {
-            d = &o->vif_enhn_gain_limit, lo = 1.0, hi = 100.0;
-        } else if (motion && !strcmp(k, "motion_force_zero")) {
-            b = &o->motion_force_zero;
-        } else if (motion && !strcmp(k, "motion_moving_average")) {
-            b = &o->motion_moving_average;
-        } else if (motion && !strcmp(k, "motion_fps_weight")) {
-            d = &o->motion_fps_weight, lo = 0.0, hi = 5.0;
-        } else if (motion && !strcmp(k, "motion_max_val")) {
-            d = &o->motion_max_val, lo = 0.0, hi = 10000.0;
-        } else if (motion && !strcmp(k, "motion_blend_factor")) {
-            d = &o->motion_blend_factor, lo = 0.0, hi = 1.0;
-        } else if (motion && !strcmp(k, "motion_blend_offset")) {
-            d = &o->motion_blend_offset, lo = 0.0, hi = 1000.0;
-        } else {
+        int o = 0;
+        while (o < d->n_options && (!d->options[o].param || strcmp(k, d->options[o].name)))
+            o++;
+        if (o == d->n_options)
             return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
                              "model: feature_opts_dicts[%d]: option \"%.40s\" unknown for %s", i,
-                             k, vmaf_feature_name(f->kind));
-        }
-        if (b) {
+                             k, vmaf_feature_name(f));
+        const feature_option *opt = &d->options[o];
+        if (opt->type == FEATURE_OPT_BOOL) {
             if (!cJSON_IsBool(v))
                 return fv_errbuf(err, errsz, bad,
                                  "model: feature_opts_dicts[%d].%s: must be true or false", i, k);
-            *b = cJSON_IsTrue(v);
+            f->opts.v[o] = cJSON_IsTrue(v) ? 1.0 : 0.0;
+        } else if (opt->type == FEATURE_OPT_INT) {
+            if (!cJSON_IsNumber(v) || !(v->valuedouble >= opt->min && v->valuedouble <= opt->max) ||
+                v->valuedouble != (int)v->valuedouble)
+                return fv_errbuf(err, errsz, bad, "model: feature_opts_dicts[%d]."
+                                 "%s: must be an integer in [%g, %g]", i, k, opt->min, opt->max);
+            f->opts.v[o] = (double)(int)v->valuedouble;
         } else {
-            if (!finite_number(v) || !(v->valuedouble >= lo && v->valuedouble <= hi))
+            if (!finite_number(v) || !(v->valuedouble >= opt->min && v->valuedouble <= opt->max))
                 return fv_errbuf(err, errsz, bad,
                                  "model: feature_opts_dicts[%d].%s: must be a number in [%g, %g]",
-                                 i, k, lo, hi);
-            *d = v->valuedouble;
+                                 i, k, opt->min, opt->max);
+            f->opts.v[o] = v->valuedouble;
         }
     }
     return FOVEA_OK;
@@ -467,15 +429,13 @@ static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t er
     {
         if (!cJSON_IsString(name))
             return fv_errbuf(err, errsz, bad, "model: feature_names[%d]: not a string", i);
-        int k = 0;
-        while (k < VMAF_FEATURE_KINDS && strcmp(name->valuestring, feature_names[k]))
-            k++;
-        if (k == VMAF_FEATURE_KINDS)
+        vmaf_model_feature *f = &m->feature[i];
+        f->def = feature_find_model_name(name->valuestring, &f->output);
+        if (!f->def)
             return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
                              "model: feature_names[%d]: \"%.60s\" is not supported", i,
                              name->valuestring);
-        m->feature[i].kind = (vmaf_feature_kind)k;
-        default_opts(&m->feature[i].opts);
+        feature_default_opts(f->def, &f->opts);
         i++;
     }
 

@@ -2,11 +2,13 @@
  * `model_dict` of vmaf_v0.6.1.json and its relatives) and the score it
  * predicts from one frame's features. The C reference of libvmaf 3.2.0's
  * model.c / read_json_model.c / predict.c / svm.cpp, written anew;
- * docs/vmaf.md ("VMAF model") describes the format and the arithmetic. */
+ * docs/quality.md ("VMAF model") describes the format and the arithmetic. */
 #ifndef FOVEA_QUALITY_MODEL_H
 #define FOVEA_QUALITY_MODEL_H
 
 #include <stddef.h>
+
+#include "quality/feature.h"
 
 /* Limits of what the loader accepts (libvmaf has 64 features; the others keep
  * a hostile file from sizing buffers). */
@@ -15,41 +17,14 @@
 #define VMAF_MODEL_MAX_KNOTS 10
 #define VMAF_MODEL_FILE_LIMIT (16 << 20)
 
-/* The features a model may use, under libvmaf's names
- * VMAF_integer_feature_<name>_score. */
-typedef enum vmaf_feature_kind {
-    VMAF_FEATURE_ADM2 = 0,
-    VMAF_FEATURE_MOTION2,
-    VMAF_FEATURE_VIF_SCALE0,
-    VMAF_FEATURE_VIF_SCALE1,
-    VMAF_FEATURE_VIF_SCALE2,
-    VMAF_FEATURE_VIF_SCALE3,
-    VMAF_FEATURE_KINDS
-} vmaf_feature_kind;
-
-/* libvmaf's extractor options a model may set per feature (feature_opts_dicts);
- * the defaults are those of libvmaf 3.2.0. Each is 'set' only when the model
- * names it. */
-typedef struct vmaf_feature_opts {
-    /* adm */
-    double adm_enhn_gain_limit;    /* 100.0 */
-    double adm_norm_view_dist;     /* 3.0 */
-    int adm_ref_display_height;    /* 1080 */
-    /* vif */
-    double vif_enhn_gain_limit;    /* 100.0 */
-    /* motion */
-    int motion_force_zero;         /* 0 */
-    double motion_fps_weight;      /* 1.0 */
-    double motion_max_val;         /* 10000.0 */
-    double motion_blend_factor;    /* 1.0 */
-    double motion_blend_offset;    /* 40.0 */
-    int motion_moving_average;     /* 0 */
-} vmaf_feature_opts;
-
+/* One feature of a model: an output of a registered feature (feature.h)
+ * that names it, under libvmaf's name VMAF_integer_feature_<name>_score, and
+ * the options the model sets for it. */
 typedef struct vmaf_model_feature {
-    vmaf_feature_kind kind;
+    const feature_def *def;        /* the feature computing it */
+    int output;                    /* its index in def->outputs */
     double slope, intercept;       /* linear_rescale: x' = slope * x + intercept */
-    vmaf_feature_opts opts;
+    feature_opts opts;             /* defaults, then the model's feature_opts_dicts */
 } vmaf_model_feature;
 
 /* One support-vector component (libsvm's svm_node; index -1 ends a vector). */
@@ -88,8 +63,8 @@ typedef struct vmaf_model {
     vmaf_svm_node *sv_nodes;       /* storage of all vectors */
 } vmaf_model;
 
-/* libvmaf's name of a feature kind (VMAF_integer_feature_adm2_score, ...). */
-const char *vmaf_feature_name(vmaf_feature_kind k);
+/* libvmaf's name of a model feature (VMAF_integer_feature_adm2_score, ...). */
+const char *vmaf_feature_name(const vmaf_model_feature *f);
 
 /* Parse a JSON model of len bytes. Every malformed, truncated or oversized
  * model is refused with a message naming the field.

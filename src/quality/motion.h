@@ -1,11 +1,13 @@
 /* Internal interface of libvmaf's integer motion feature (extractor "motion"):
  * the per-frame blurred-difference SAD and the motion2/motion3 scores derived
- * from it. C reference in motion_ref.c; docs/vmaf.md, "Integer motion". */
+ * from it. C reference in motion_ref.c; docs/quality.md, "Integer motion". */
 #ifndef FOVEA_QUALITY_MOTION_H
 #define FOVEA_QUALITY_MOTION_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "quality/feature.h"
 
 /* 5-tap Gaussian in units of 1/65536 (sums to 65536); the same taps as VIF's
  * scale 2. */
@@ -30,6 +32,18 @@ typedef struct motion_params {
 } motion_params;
 
 void motion_default_params(motion_params *p, int width, int height, int bpc);
+
+/* The feature "motion" (feature_motion.c): its options, in table order. */
+enum {
+    MOTION_OPT_BLEND_FACTOR = 0,
+    MOTION_OPT_BLEND_OFFSET,
+    MOTION_OPT_FORCE_ZERO,
+    MOTION_OPT_FPS_WEIGHT,
+    MOTION_OPT_MAX_VAL,
+    MOTION_OPT_MOVING_AVERAGE,
+    MOTION_OPTIONS
+};
+extern const feature_def feature_motion;
 
 /* Scores of one frame, under libvmaf's output names. */
 typedef struct motion_scores {

@@ -1,6 +1,6 @@
 /* C reference of libvmaf's integer motion feature: the blurred frame-difference
  * SAD, and the motion2/motion3 scores with libvmaf's first/last frame rules.
- * docs/vmaf.md ("Integer motion") is the specification this code follows. */
+ * docs/quality.md ("Integer motion") is the specification this code follows. */
 #include <stdlib.h>
 #include <string.h>
 

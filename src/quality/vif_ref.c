@@ -59,8 +59,8 @@ typedef struct vif_ref {
     int nthreads;
     uint16_t *log2_table;
     /* subsampled images of scales 1..3 (index 0 unused) */
-    uint16_t *img_ref[FOVEA_VIF_SCALES], *img_dis[FOVEA_VIF_SCALES];
-    ptrdiff_t img_stride[FOVEA_VIF_SCALES]; /* elements */
+    uint16_t *img_ref[VIF_SCALES], *img_dis[VIF_SCALES];
+    ptrdiff_t img_stride[VIF_SCALES]; /* elements */
     vif_thread *thr;
     void *mem;
 } vif_ref;
@@ -78,14 +78,14 @@ typedef struct vif_job {
     ptrdiff_t out_stride;       /* elements */
 } vif_job;
 
-const uint16_t fv_vif_filter[FOVEA_VIF_SCALES][VIF_MAX_TAPS] = {
+const uint16_t fv_vif_filter[VIF_SCALES][VIF_MAX_TAPS] = {
     {489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274, 3896, 2640, 1640,
      935, 489},
     {1244, 3663, 7925, 12590, 14692, 12590, 7925, 3663, 1244},
     {3571, 16004, 26386, 16004, 3571},
     {10904, 43728, 10904},
 };
-const int fv_vif_taps[FOVEA_VIF_SCALES] = {17, 9, 5, 3};
+const int fv_vif_taps[VIF_SCALES] = {17, 9, 5, 3};
 
 void fv_vif_log2_table(uint16_t *table)
 {
@@ -522,7 +522,7 @@ VIF_CLONES static void stat_rows(void *arg, int begin, int end, int thread)
 
 /* ---------------------------------------------------------------- backend */
 
-static void ref_close(void **priv)
+void vif_ref_close(void **priv)
 {
     vif_ref *st = priv ? *priv : NULL;
     if (!st)
@@ -539,9 +539,8 @@ static size_t align64(size_t n)
     return (n + 63) & ~(size_t)63;
 }
 
-static int ref_init(void **priv, fovea_context *ctx, const void *params)
+int vif_ref_open(void **priv, fovea_context *ctx, const vif_params *p)
 {
-    const vif_params *p = params;
     *priv = NULL;
     vif_ref *st = calloc(1, sizeof(*st));
     if (!st)
@@ -558,8 +557,8 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
 
     /* one block: images of scales 1..3, then per-thread rows */
     const size_t w = (size_t)p->width, h = (size_t)p->height;
-    size_t total = 0, img_off[FOVEA_VIF_SCALES] = {0};
-    for (int s = 1; s < FOVEA_VIF_SCALES; s++) {
+    size_t total = 0, img_off[VIF_SCALES] = {0};
+    for (int s = 1; s < VIF_SCALES; s++) {
         const size_t ws = w >> s, hs = h >> s;
         st->img_stride[s] = (ptrdiff_t)align64(ws * 2) / 2;
         img_off[s] = total;
@@ -578,7 +577,7 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
         goto nomem;
     uint8_t *base = (uint8_t *)(((uintptr_t)st->mem + 63) & ~(uintptr_t)63);
     size_t off = 0;
-    for (int s = 1; s < FOVEA_VIF_SCALES; s++) {
+    for (int s = 1; s < VIF_SCALES; s++) {
         const size_t plane = align64((size_t)st->img_stride[s] * 2 * (h >> s));
         st->img_ref[s] = (uint16_t *)(void *)(base + img_off[s]);
         st->img_dis[s] = (uint16_t *)(void *)(base + img_off[s] + plane);
@@ -611,13 +610,13 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
     return FOVEA_OK;
 
 nomem:
-    ref_close((void **)&st);
+    vif_ref_close((void **)&st);
     return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: cannot allocate buffers for %dx%d",
                            p->width, p->height);
 }
 
-static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, const vif_plane *dis,
-                       vif_raw *out)
+int vif_ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, const vif_plane *dis,
+                    vif_raw *out)
 {
     vif_ref *st = priv;
     vif_job jb;
@@ -634,7 +633,7 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
 
     /* one pass a scale: its statistic, and the next scale's images (read by
      * the next pass) */
-    for (int s = 0; s < FOVEA_VIF_SCALES; s++) {
+    for (int s = 0; s < VIF_SCALES; s++) {
         jb.scale = s;
         if (s > 0) {
             jb.w /= 2;
@@ -645,9 +644,9 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
             jb.rstride = jb.dstride = st->img_stride[s] * 2;
             jb.shift = 16;
         }
-        jb.out_ref = s + 1 < FOVEA_VIF_SCALES ? st->img_ref[s + 1] : NULL;
-        jb.out_dis = s + 1 < FOVEA_VIF_SCALES ? st->img_dis[s + 1] : NULL;
-        jb.out_stride = s + 1 < FOVEA_VIF_SCALES ? st->img_stride[s + 1] : 0;
+        jb.out_ref = s + 1 < VIF_SCALES ? st->img_ref[s + 1] : NULL;
+        jb.out_dis = s + 1 < VIF_SCALES ? st->img_dis[s + 1] : NULL;
+        jb.out_stride = s + 1 < VIF_SCALES ? st->img_stride[s + 1] : 0;
         for (int t = 0; t < st->nthreads; t++)
             memset(&st->thr[t].sums, 0, sizeof(vif_sums));
         /* chunks of at least VIF_CHUNK_PIXELS: a pass over the small scales
@@ -670,11 +669,3 @@ static int ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, con
     }
     return FOVEA_OK;
 }
-
-const vif_backend vif_backend_ref = {
-    {"cpu", FOVEA_BACKEND_CPU, 0, ref_init, ref_close},
-    ref_process,
-    NULL,
-    NULL,
-    NULL,
-};

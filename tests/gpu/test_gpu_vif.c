@@ -1,14 +1,15 @@
 /* Integer VIF on a CUDA device: every score and debug value of the CUDA backend
  * equals the C reference exactly (==), for host, pinned and device frames, odd
  * sizes, 8/10/12/16 bits, both gain limits, two CUDA contexts and size changes
- * on one context, through fovea_vif_process and the queued submit/receive API
- * (many batches in flight). Exits 77 (skipped) without a CUDA device. */
+ * on one context, through the feature list "vif" of fovea_vmaf: process and
+ * the queued submit/receive API (many batches in flight). Exits 77 (skipped) without a CUDA device. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fovea/fovea.h"
 #include "fovea/quality.h"
+#include "vif_test.h"
 #include "testutil.h"
 
 #ifdef FOVEA_HAVE_CUDA
@@ -81,16 +82,16 @@ static void make_pair(fovea_frame *ref, fovea_frame *dis, int bpc, int kind, tes
         }
 }
 
-static int same_scores(const fovea_vif_scores *a, const fovea_vif_scores *b)
+static int same_scores(const vif_test_scores *a, const vif_test_scores *b)
 {
     int ok = a->frame == b->frame && a->num_total == b->num_total &&
              a->den_total == b->den_total && a->vif == b->vif;
-    for (int s = 0; s < FOVEA_VIF_SCALES; s++)
+    for (int s = 0; s < VIF_TEST_SCALES; s++)
         ok = ok && a->scale[s] == b->scale[s] && a->num[s] == b->num[s] && a->den[s] == b->den[s];
     return ok;
 }
 
-static void print_scores(const char *what, const fovea_vif_scores *s)
+static void print_scores(const char *what, const vif_test_scores *s)
 {
     fprintf(stderr, "  %s: scales %.17g %.17g %.17g %.17g\n", what, s->scale[0], s->scale[1],
             s->scale[2], s->scale[3]);
@@ -99,10 +100,10 @@ static void print_scores(const char *what, const fovea_vif_scores *s)
             s->den[3]);
 }
 
-static int same_pooled(const fovea_vif_pooled_scores *a, const fovea_vif_pooled_scores *b)
+static int same_pooled(const vif_test_pooled *a, const vif_test_pooled *b)
 {
     int ok = a->frames == b->frames;
-    for (int s = 0; s < FOVEA_VIF_SCALES; s++)
+    for (int s = 0; s < VIF_TEST_SCALES; s++)
         ok = ok && a->scale[s].min == b->scale[s].min && a->scale[s].max == b->scale[s].max &&
              a->scale[s].mean == b->scale[s].mean &&
              a->scale[s].harmonic_mean == b->scale[s].harmonic_mean;
@@ -111,30 +112,30 @@ static int same_pooled(const fovea_vif_pooled_scores *a, const fovea_vif_pooled_
 
 typedef struct vif_set {
     fovea_context *cpu, *gpu_a, *gpu_b;
-    fovea_vif *v_cpu, *v_host, *v_dev; /* C reference; CUDA host frames (ctx a); CUDA device
+    fovea_vmaf *v_cpu, *v_host, *v_dev; /* C reference; CUDA host frames (ctx a); CUDA device
                                           frames (ctx b) */
 } vif_set;
 
 static void open_set(vif_set *vs, double limit)
 {
-    fovea_vif_settings s;
-    fovea_vif_default_settings(&s);
+    vif_test_settings s;
+    vif_test_default_settings(&s);
     s.debug = 1;
     s.vif_enhn_gain_limit = limit;
-    CHECK_EQ_INT(fovea_vif_open(&vs->v_cpu, vs->cpu, &s), FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_open(&vs->v_host, vs->gpu_a, &s), FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_open(&vs->v_dev, vs->gpu_b, &s), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_open(&vs->v_cpu, vs->cpu, &s), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_open(&vs->v_host, vs->gpu_a, &s), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_open(&vs->v_dev, vs->gpu_b, &s), FOVEA_OK);
     REQUIRE(vs->v_cpu && vs->v_host && vs->v_dev);
-    CHECK_EQ_INT(fovea_vif_backend(vs->v_cpu), FOVEA_BACKEND_CPU);
-    CHECK_EQ_INT(fovea_vif_backend(vs->v_host), FOVEA_BACKEND_CUDA);
-    CHECK_EQ_INT(fovea_vif_backend(vs->v_dev), FOVEA_BACKEND_CUDA);
+    CHECK_EQ_INT(fovea_vmaf_backend(vs->v_cpu), FOVEA_BACKEND_CPU);
+    CHECK_EQ_INT(fovea_vmaf_backend(vs->v_host), FOVEA_BACKEND_CUDA);
+    CHECK_EQ_INT(fovea_vmaf_backend(vs->v_dev), FOVEA_BACKEND_CUDA);
 }
 
 static void close_set(vif_set *vs)
 {
-    fovea_vif_close(&vs->v_cpu);
-    fovea_vif_close(&vs->v_host);
-    fovea_vif_close(&vs->v_dev);
+    fovea_vmaf_close(&vs->v_cpu);
+    fovea_vmaf_close(&vs->v_host);
+    fovea_vmaf_close(&vs->v_dev);
 }
 
 /* `frames` pairs of w x h at bpc (format chroma layout chroma), scored by all
@@ -154,9 +155,9 @@ static void run_case(vif_set *vs, int w, int h, int bpc, int chroma, int frames,
     REQUIRE(fovea_frame_alloc(hctx, &dis, w, h, fmt, hm) == FOVEA_OK);
     REQUIRE(fovea_frame_alloc(vs->gpu_b, &dref, w, h, fmt, FOVEA_MEM_DEVICE) == FOVEA_OK);
     REQUIRE(fovea_frame_alloc(vs->gpu_b, &ddis, w, h, fmt, FOVEA_MEM_DEVICE) == FOVEA_OK);
-    fovea_vif_reset(vs->v_cpu);
-    fovea_vif_reset(vs->v_host);
-    fovea_vif_reset(vs->v_dev);
+    fovea_vmaf_reset(vs->v_cpu);
+    fovea_vmaf_reset(vs->v_host);
+    fovea_vmaf_reset(vs->v_dev);
     test_rng r;
     test_rng_seed(&r, (uint64_t)w * 100003u + (uint64_t)h * 101u + (uint64_t)bpc);
     int bad = 0;
@@ -165,16 +166,16 @@ static void run_case(vif_set *vs, int w, int h, int bpc, int chroma, int frames,
         CHECK_EQ_INT(fovea_frame_copy(vs->gpu_b, &dref, &ref), FOVEA_OK);
         CHECK_EQ_INT(fovea_frame_copy(vs->gpu_b, &ddis, &dis), FOVEA_OK);
         CHECK_EQ_INT(fovea_sync(vs->gpu_b), FOVEA_OK);
-        fovea_vif_scores sc, sh, sd;
+        vif_test_scores sc, sh, sd;
         memset(&sc, 0, sizeof(sc));
         memset(&sh, 0, sizeof(sh));
         memset(&sd, 0, sizeof(sd));
-        CHECK_EQ_INT(fovea_vif_process(vs->v_cpu, &ref, &dis, &sc), FOVEA_OK);
-        int st = fovea_vif_process(vs->v_host, &ref, &dis, &sh);
+        CHECK_EQ_INT(vif_test_process(vs->v_cpu, &ref, &dis, &sc), FOVEA_OK);
+        int st = vif_test_process(vs->v_host, &ref, &dis, &sh);
         if (st != FOVEA_OK)
             fprintf(stderr, "cuda host: %s\n", fovea_last_error(vs->gpu_a));
         CHECK_EQ_INT(st, FOVEA_OK);
-        st = fovea_vif_process(vs->v_dev, &dref, &ddis, &sd);
+        st = vif_test_process(vs->v_dev, &dref, &ddis, &sd);
         if (st != FOVEA_OK)
             fprintf(stderr, "cuda device: %s\n", fovea_last_error(vs->gpu_b));
         CHECK_EQ_INT(st, FOVEA_OK);
@@ -189,10 +190,10 @@ static void run_case(vif_set *vs, int w, int h, int bpc, int chroma, int frames,
         }
     }
     CHECK_EQ_INT(bad, 0);
-    fovea_vif_pooled_scores pc, ph, pd;
-    CHECK_EQ_INT(fovea_vif_pooled(vs->v_cpu, &pc), FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_pooled(vs->v_host, &ph), FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_pooled(vs->v_dev, &pd), FOVEA_OK);
+    vif_test_pooled pc, ph, pd;
+    CHECK_EQ_INT(vif_test_pooled_scores(vs->v_cpu, &pc), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_pooled_scores(vs->v_host, &ph), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_pooled_scores(vs->v_dev, &pd), FOVEA_OK);
     CHECK(pc.frames == frames);
     CHECK(same_pooled(&pc, &ph));
     CHECK(same_pooled(&pc, &pd));
@@ -217,7 +218,7 @@ static void test_exact(void)
     vs.gpu_b = open_ctx(FOVEA_BACKEND_CUDA);
 
     /* one set of VIF contexts across every size: buffers are re-made on size change */
-    open_set(&vs, FOVEA_VIF_ENHN_GAIN_LIMIT_MAX);
+    open_set(&vs, 100.0);
     int n = 0;
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
         for (size_t b = 0; b < sizeof(bpcs) / sizeof(bpcs[0]); b++, n++) {
@@ -234,21 +235,21 @@ static void test_exact(void)
     close_set(&vs);
 
     /* the CPU backend refuses device frames; the CUDA one takes them */
-    fovea_vif *v = NULL;
-    CHECK_EQ_INT(fovea_vif_open(&v, vs.cpu, NULL), FOVEA_OK);
+    fovea_vmaf *v = NULL;
+    CHECK_EQ_INT(vif_test_open(&v, vs.cpu, NULL), FOVEA_OK);
     fovea_frame d;
     memset(&d, 0, sizeof(d));
     REQUIRE(fovea_frame_alloc(vs.gpu_a, &d, 64, 64, FOVEA_PIX_GRAY8, FOVEA_MEM_DEVICE) ==
             FOVEA_OK);
     CHECK_EQ_INT(fovea_frame_fill(vs.gpu_a, &d, 77), FOVEA_OK);
     CHECK_EQ_INT(fovea_sync(vs.gpu_a), FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_process(v, &d, &d, NULL), FOVEA_ERR_INVALID_ARG);
-    fovea_vif_close(&v);
-    CHECK_EQ_INT(fovea_vif_open(&v, vs.gpu_a, NULL), FOVEA_OK);
-    fovea_vif_scores s;
-    CHECK_EQ_INT(fovea_vif_process(v, &d, &d, &s), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_process(v, &d, &d, NULL), FOVEA_ERR_INVALID_ARG);
+    fovea_vmaf_close(&v);
+    CHECK_EQ_INT(vif_test_open(&v, vs.gpu_a, NULL), FOVEA_OK);
+    vif_test_scores s;
+    CHECK_EQ_INT(vif_test_process(v, &d, &d, &s), FOVEA_OK);
     CHECK(s.scale[0] == 1.0); /* flat: every pixel in the flat sums, num == den */
-    fovea_vif_close(&v);
+    fovea_vmaf_close(&v);
     fovea_frame_free(vs.gpu_a, &d);
 
     fovea_close(&vs.cpu);
@@ -260,7 +261,7 @@ static void test_exact(void)
  * (several batches, submit waiting inside), pageable / pinned / device frames
  * mixed pair by pair, poisoned outputs, receives interleaved with submits and
  * size changes with pairs pending. Every score, frame number and pooled value
- * equals the C reference's fovea_vif_process. */
+ * equals the C reference's vif_test_process. */
 static void test_async(void)
 {
     static const struct {
@@ -275,19 +276,19 @@ static void test_async(void)
         total += seg[k].count;
     fovea_context *cpu = open_ctx(FOVEA_BACKEND_CPU);
     fovea_context *gpu = open_ctx(FOVEA_BACKEND_CUDA);
-    fovea_vif_settings set;
-    fovea_vif_default_settings(&set);
+    vif_test_settings set;
+    vif_test_default_settings(&set);
     set.debug = 1;
-    fovea_vif *vc = NULL, *vg = NULL;
-    REQUIRE(fovea_vif_open(&vc, cpu, &set) == FOVEA_OK);
-    REQUIRE(fovea_vif_open(&vg, gpu, &set) == FOVEA_OK);
-    CHECK(fovea_vif_batch_size(vg, 576, 324) > 8);
-    CHECK_EQ_INT(fovea_vif_batch_size(vg, 3840, 2160), 1);
+    fovea_vmaf *vc = NULL, *vg = NULL;
+    REQUIRE(vif_test_open(&vc, cpu, &set) == FOVEA_OK);
+    REQUIRE(vif_test_open(&vg, gpu, &set) == FOVEA_OK);
+    CHECK(fovea_vmaf_batch_size(vg, 576, 324) > 8);
+    CHECK_EQ_INT(fovea_vmaf_batch_size(vg, 3840, 2160), 1);
 
     fovea_frame *host = calloc((size_t)total * 2, sizeof(fovea_frame));
     fovea_frame *gpuf = calloc((size_t)total * 2, sizeof(fovea_frame));
-    fovea_vif_scores *want = calloc((size_t)total, sizeof(fovea_vif_scores));
-    fovea_vif_scores *got = malloc((size_t)total * sizeof(fovea_vif_scores));
+    vif_test_scores *want = calloc((size_t)total, sizeof(vif_test_scores));
+    vif_test_scores *got = malloc((size_t)total * sizeof(vif_test_scores));
     REQUIRE(host && gpuf && want && got);
     memset(got, 0xff, (size_t)total * sizeof(*got)); /* poison */
     test_rng r;
@@ -302,7 +303,7 @@ static void test_async(void)
             REQUIRE(fovea_frame_alloc(NULL, hd, seg[k].w, seg[k].h, fmt, FOVEA_MEM_HOST) ==
                     FOVEA_OK);
             make_pair(hr, hd, seg[k].bpc, i % 3, &r);
-            CHECK_EQ_INT(fovea_vif_process(vc, hr, hd, &want[i]), FOVEA_OK);
+            CHECK_EQ_INT(vif_test_process(vc, hr, hd, &want[i]), FOVEA_OK);
             /* pageable, pinned or device, in turn */
             const fovea_frame *sr = hr, *sd = hd;
             if (i % 3) {
@@ -316,7 +317,7 @@ static void test_async(void)
                 sr = gr;
                 sd = gd;
             }
-            int st = fovea_vif_submit(vg, sr, sd);
+            int st = fovea_vmaf_submit(vg, sr, sd);
             if (st != FOVEA_OK)
                 fprintf(stderr, "submit %d: %s\n", i, fovea_last_error(gpu));
             CHECK_EQ_INT(st, FOVEA_OK);
@@ -325,20 +326,20 @@ static void test_async(void)
             if (i % 3 == 0)
                 test_fill_random(hr, &r);
         }
-        CHECK_EQ_INT(fovea_vif_pending(vg), i - received);
+        CHECK_EQ_INT(fovea_vmaf_pending(vg), i - received);
         /* receive part of what is pending; the rest crosses the size change */
         const int upto = received + (i - received) / 3;
         while (received < upto) {
-            int st = fovea_vif_receive(vg, &got[received]);
+            int st = vif_test_receive(vg, &got[received]);
             if (st != FOVEA_OK)
                 fprintf(stderr, "receive %d: %s\n", received, fovea_last_error(gpu));
             CHECK_EQ_INT(st, FOVEA_OK);
             received++;
         }
     }
-    CHECK_EQ_INT(fovea_vif_process(vg, &host[1], &host[1], NULL), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(vif_test_process(vg, &host[1], &host[1], NULL), FOVEA_ERR_INVALID_ARG);
     while (received < total) {
-        int st = fovea_vif_receive(vg, &got[received]);
+        int st = vif_test_receive(vg, &got[received]);
         if (st != FOVEA_OK)
             fprintf(stderr, "receive %d: %s\n", received, fovea_last_error(gpu));
         CHECK_EQ_INT(st, FOVEA_OK);
@@ -346,7 +347,7 @@ static void test_async(void)
             break;
         received++;
     }
-    CHECK_EQ_INT(fovea_vif_receive(vg, &got[0]), FOVEA_EOF);
+    CHECK_EQ_INT(vif_test_receive(vg, &got[0]), FOVEA_AGAIN);
     int bad = 0;
     for (i = 0; i < total; i++)
         if (!same_scores(&want[i], &got[i])) {
@@ -357,23 +358,23 @@ static void test_async(void)
             }
         }
     CHECK_EQ_INT(bad, 0);
-    fovea_vif_pooled_scores pc, pg;
-    CHECK_EQ_INT(fovea_vif_pooled(vc, &pc), FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_pooled(vg, &pg), FOVEA_OK);
+    vif_test_pooled pc, pg;
+    CHECK_EQ_INT(vif_test_pooled_scores(vc, &pc), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_pooled_scores(vg, &pg), FOVEA_OK);
     CHECK(same_pooled(&pc, &pg));
     printf("queued: %d pairs (5 sizes, pageable/pinned/device) identical to C%s\n",
            total - bad, bad ? " (MISMATCH)" : "");
 
     /* close with a partly filled batch pending; reset drops pending pairs */
-    CHECK_EQ_INT(fovea_vif_submit(vg, &gpuf[2 * 1], &gpuf[2 * 1 + 1]), FOVEA_OK);
-    fovea_vif_reset(vg);
-    CHECK_EQ_INT(fovea_vif_pending(vg), 0);
-    CHECK_EQ_INT(fovea_vif_submit(vg, &gpuf[2 * 2], &gpuf[2 * 2 + 1]), FOVEA_OK);
-    CHECK_EQ_INT(fovea_vif_receive(vg, &got[0]), FOVEA_OK);
+    CHECK_EQ_INT(fovea_vmaf_submit(vg, &gpuf[2 * 1], &gpuf[2 * 1 + 1]), FOVEA_OK);
+    fovea_vmaf_reset(vg);
+    CHECK_EQ_INT(fovea_vmaf_pending(vg), 0);
+    CHECK_EQ_INT(fovea_vmaf_submit(vg, &gpuf[2 * 2], &gpuf[2 * 2 + 1]), FOVEA_OK);
+    CHECK_EQ_INT(vif_test_receive(vg, &got[0]), FOVEA_OK);
     CHECK(got[0].frame == 0 && memcmp(got[0].scale, want[2].scale, sizeof(got[0].scale)) == 0);
-    CHECK_EQ_INT(fovea_vif_submit(vg, &gpuf[2 * 1], &gpuf[2 * 1 + 1]), FOVEA_OK);
-    fovea_vif_close(&vg);
-    fovea_vif_close(&vc);
+    CHECK_EQ_INT(fovea_vmaf_submit(vg, &gpuf[2 * 1], &gpuf[2 * 1 + 1]), FOVEA_OK);
+    fovea_vmaf_close(&vg);
+    fovea_vmaf_close(&vc);
     for (i = 0; i < 2 * total; i++) {
         fovea_frame_free(NULL, &host[i]);
         fovea_frame_free(gpu, &gpuf[i]);

@@ -199,9 +199,9 @@ static int score(fovea_context *ctx, const fovea_vmaf_settings *s, const feed *f
             memcpy(&VAL(got, received, 0), sc.value, sizeof(sc.value));
             received++;
         }
-        if (fd->eager && st != FOVEA_EOF)
+        if (fd->eager && st != FOVEA_AGAIN)
             fprintf(stderr, "receive: %s\n", fovea_last_error(ctx));
-        CHECK(!fd->eager || st == FOVEA_EOF);
+        CHECK(!fd->eager || st == FOVEA_AGAIN);
     }
     REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK);
     while ((st = fovea_vmaf_receive(v, &sc)) == FOVEA_OK) {
@@ -209,9 +209,9 @@ static int score(fovea_context *ctx, const fovea_vmaf_settings *s, const feed *f
         memcpy(&VAL(got, received, 0), sc.value, sizeof(sc.value));
         received++;
     }
-    if (st != FOVEA_EOF)
+    if (st != FOVEA_AGAIN)
         fprintf(stderr, "receive: %s\n", fovea_last_error(ctx));
-    CHECK_EQ_INT(st, FOVEA_EOF);
+    CHECK_EQ_INT(st, FOVEA_AGAIN);
     CHECK_EQ_INT(fovea_vmaf_pending(v), 0);
     CHECK_EQ_INT(fovea_vmaf_pooled(v, pooled), FOVEA_OK);
     fovea_vmaf_close(&v);
@@ -324,7 +324,7 @@ static void test_golden(const ctxs *c)
         fovea_vmaf_settings s;
         fovea_vmaf_default_settings(&s);
         if (f.ref[0].width < 33 || f.ref[0].height < 33)
-            s.features = FOVEA_VMAF_FEATURES_VIF; /* below ADM's smallest size */
+            s.features = "vif"; /* below ADM's smallest size */
         compare(c, name->valuestring, &f, &s, -1);
         free_frames(&f);
         cases++;
@@ -363,15 +363,15 @@ static void test_modes(const ctxs *c)
     /* VIF only: sizes below ADM's 33 */
     make_stream(&f, 17, 19, 8, 420, 9, 5);
     fovea_vmaf_default_settings(&s);
-    s.features = FOVEA_VMAF_FEATURES_VIF;
+    s.features = "vif";
     compare(c, "17x19 8-bit VIF only", &f, &s, -1);
     free_frames(&f);
     make_stream(&f, 481, 321, 10, 420, 12, 6);
     compare(c, "481x321 10-bit VIF only", &f, &s, 5);
     /* the model's features without the score, and with the flags */
-    s.features = FOVEA_VMAF_FEATURES_MODEL_ONLY;
+    s.features = NULL;
+    s.flags = FOVEA_VMAF_NO_PREDICTION;
     compare(c, "481x321 10-bit features only", &f, &s, -1);
-    s.features = FOVEA_VMAF_FEATURES_MODEL;
     s.flags = FOVEA_VMAF_DISABLE_CLIP | FOVEA_VMAF_ENABLE_TRANSFORM;
     compare(c, "481x321 10-bit unclipped, transformed", &f, &s, -1);
     free_frames(&f);
@@ -416,14 +416,14 @@ static void test_options(const ctxs *c)
     for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
         char *path = model_with_opts(sets[i].adm, sets[i].motion, sets[i].vif);
         fovea_vmaf_model *m = NULL;
-        REQUIRE(fovea_vmaf_model_load(&m, c->cpu, path) == FOVEA_OK);
+        REQUIRE(fovea_vmaf_model_open_file(&m, c->cpu, path) == FOVEA_OK);
         fovea_vmaf_settings s;
         fovea_vmaf_default_settings(&s);
         s.model = m;
         char name[64];
         snprintf(name, sizeof name, "97x65 8-bit, model options %zu", i);
         compare(c, name, &f, &s, 6);
-        fovea_vmaf_model_free(&m);
+        fovea_vmaf_model_close(&m);
         free(path);
     }
     free_frames(&f);
@@ -451,7 +451,7 @@ static void test_queue(const ctxs *c)
     fovea_vmaf_reset(vg);
     CHECK_EQ_INT(fovea_vmaf_pending(vg), 0);
     fovea_vmaf_scores sc;
-    CHECK_EQ_INT(fovea_vmaf_receive(vg, &sc), FOVEA_EOF);
+    CHECK_EQ_INT(fovea_vmaf_receive(vg, &sc), FOVEA_AGAIN);
     /* then both streams, one after the other (flush between: another size) */
     const int count = fovea_vmaf_metric_count(vc);
     int bad = 0, total = 0;

@@ -21,6 +21,7 @@
 #include "fovea/quality.h"
 #include "fovea/stitch.h"
 #include "gst_helpers.h"
+#include "../vif_test.h"
 
 #define CW 320
 #define CH 240
@@ -289,13 +290,13 @@ static void test_vif(void)
     }
     /* the C reference */
     fovea_context *ctx = NULL;
-    fovea_vif *vif = NULL;
+    fovea_vmaf *vif = NULL;
     fovea_settings fs;
     fovea_default_settings(&fs);
     fs.backend = FOVEA_BACKEND_CPU;
-    GT_CHECK(fovea_open(&ctx, &fs) == FOVEA_OK && fovea_vif_open(&vif, ctx, NULL) == FOVEA_OK,
+    GT_CHECK(fovea_open(&ctx, &fs) == FOVEA_OK && vif_test_open(&vif, ctx, NULL) == FOVEA_OK,
              "vif");
-    fovea_vif_scores sc[FRAMES];
+    vif_test_scores sc[FRAMES];
     for (int i = 0; i < FRAMES; i++) {
         GstVideoFrame a, b;
         fovea_frame x, y;
@@ -304,7 +305,7 @@ static void test_vif(void)
                  "map");
         gt_wrap(&a, &x);
         gt_wrap(&b, &y);
-        GT_CHECK(fovea_vif_process(vif, &x, &y, &sc[i]) == FOVEA_OK, "vif");
+        GT_CHECK(vif_test_process(vif, &x, &y, &sc[i]) == FOVEA_OK, "vif");
         gst_video_frame_unmap(&a);
         gst_video_frame_unmap(&b);
     }
@@ -322,7 +323,7 @@ static void test_vif(void)
         GPtrArray *msgs = gt_messages(&r, "foveavmaf");
         GT_CHECK(msgs->len == FRAMES, "%s: %u messages", mem_name[m], msgs->len);
         for (int i = 0; i < FRAMES; i++)
-            for (int k = 0; k < FOVEA_VIF_SCALES; k++) {
+            for (int k = 0; k < VIF_TEST_SCALES; k++) {
                 char name[32];
                 double v = -1;
                 snprintf(name, sizeof(name), "integer_vif_scale%d", k);
@@ -336,7 +337,7 @@ static void test_vif(void)
         g_free(desc);
         g_free(cs);
     }
-    fovea_vif_close(&vif);
+    fovea_vmaf_close(&vif);
     fovea_close(&ctx);
     for (int c = 0; c < 2; c++)
         for (int i = 0; i < FRAMES; i++)

@@ -1,6 +1,6 @@
 /* foveavmaf: every frame's posted scores and the JSON written at the end are
- * the library's on the same pairs, exact doubles: fovea_vif_process and
- * fovea_vif_pooled (features=vif, 8- and 10-bit video), the VMAF API's
+ * the library's on the same pairs, exact doubles: the feature list "vif"
+ * (features=vif, 8- and 10-bit video), the VMAF API's
  * metrics, vmaf included, and pooling (features=vmaf); the distorted frames
  * pass on unchanged; a distorted frame without a reference passes on
  * unscored and is counted; a flushing seek starts a new scoring run;
@@ -14,6 +14,7 @@
 
 #include "fovea/quality.h"
 #include "gst_helpers.h"
+#include "../vif_test.h"
 
 #define W 96
 #define H 64
@@ -115,13 +116,13 @@ static void test_scores(GstVideoFormat fmt, const char *dir)
 
     /* the library on the same pairs */
     fovea_context *ctx = NULL;
-    fovea_vif *vif = NULL;
+    fovea_vmaf *vif = NULL;
     fovea_settings fs;
     fovea_default_settings(&fs);
     fs.backend = FOVEA_BACKEND_CPU;
-    GT_CHECK(fovea_open(&ctx, &fs) == FOVEA_OK && fovea_vif_open(&vif, ctx, NULL) == FOVEA_OK,
+    GT_CHECK(fovea_open(&ctx, &fs) == FOVEA_OK && vif_test_open(&vif, ctx, NULL) == FOVEA_OK,
              "vif");
-    fovea_vif_scores sc[MAXF];
+    vif_test_scores sc[MAXF];
     for (int i = 0; i < n; i++) {
         GstVideoFrame rv, dv;
         fovea_frame a, b;
@@ -130,14 +131,14 @@ static void test_scores(GstVideoFormat fmt, const char *dir)
                  "map");
         gt_wrap(&rv, &a);
         gt_wrap(&dv, &b);
-        GT_CHECK(fovea_vif_process(vif, &a, &b, &sc[i]) == FOVEA_OK, "vif: %s",
+        GT_CHECK(vif_test_process(vif, &a, &b, &sc[i]) == FOVEA_OK, "vif: %s",
                  fovea_last_error(ctx));
         gst_video_frame_unmap(&rv);
         gst_video_frame_unmap(&dv);
         const GstStructure *s = g_ptr_array_index(msgs, i);
         guint64 frame = 99;
         GT_CHECK(gst_structure_get_uint64(s, "frame", &frame) && frame == (guint64)i, "frame");
-        for (int k = 0; k < FOVEA_VIF_SCALES; k++) {
+        for (int k = 0; k < VIF_TEST_SCALES; k++) {
             char name[32];
             double v = -1;
             snprintf(name, sizeof(name), "integer_vif_scale%d", k);
@@ -147,8 +148,8 @@ static void test_scores(GstVideoFormat fmt, const char *dir)
         GT_CHECK(sc[i].scale[0] > 0.1 && sc[i].scale[0] < 0.999, "frame %d: scale0 %g", i,
                  sc[i].scale[0]);
     }
-    fovea_vif_pooled_scores pl;
-    fovea_vif_pooled(vif, &pl);
+    vif_test_pooled pl;
+    vif_test_pooled_scores(vif, &pl);
 
     /* the JSON: every frame and the pooled scores, exact */
     gchar *text = NULL;
@@ -161,14 +162,14 @@ static void test_scores(GstVideoFormat fmt, const char *dir)
         const cJSON *fr = cJSON_GetArrayItem(frames, i);
         GT_CHECK(cJSON_GetObjectItemCaseSensitive(fr, "frameNum")->valuedouble == i, "frameNum");
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(fr, "metrics");
-        for (int k = 0; k < FOVEA_VIF_SCALES; k++) {
+        for (int k = 0; k < VIF_TEST_SCALES; k++) {
             char name[32];
             snprintf(name, sizeof(name), "integer_vif_scale%d", k);
             GT_CHECK(json_metric(m, name) == sc[i].scale[k], "JSON frame %d %s", i, name);
         }
     }
     const cJSON *pooled = cJSON_GetObjectItemCaseSensitive(root, "pooled_metrics");
-    for (int k = 0; k < FOVEA_VIF_SCALES; k++) {
+    for (int k = 0; k < VIF_TEST_SCALES; k++) {
         char name[32];
         snprintf(name, sizeof(name), "integer_vif_scale%d", k);
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(pooled, name);
@@ -186,7 +187,7 @@ static void test_scores(GstVideoFormat fmt, const char *dir)
     cJSON_Delete(root);
     g_free(text);
 
-    fovea_vif_close(&vif);
+    fovea_vmaf_close(&vif);
     fovea_close(&ctx);
     g_ptr_array_unref(msgs);
     gt_result_clear(&r);

@@ -33,8 +33,8 @@ int main(void)
         st = fovea_frame_fill(ctx, &a, 77);
     if (st == FOVEA_OK)
         st = fovea_frame_convert(ctx, &b, &a, NULL);
-    fovea_vif_settings vs;
-    fovea_vif_default_settings(&vs);
+    fovea_vmaf_settings vs;
+    fovea_vmaf_default_settings(&vs);
     fovea_stitcher_settings ss;
     fovea_stitcher_default_settings(&ss);
     KLT_TrackingContext tc = KLTCreateTrackingContext();

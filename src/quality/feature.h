@@ -1,0 +1,183 @@
+/* The registry of quality features, as libvmaf's feature extractors: each
+ * feature (vif, adm, motion, ...) is one unit with its options, the values
+ * it outputs, the derivation of those doubles from raw values, and one
+ * extractor table per backend (C, CUDA) that computes the raw values. Every
+ * table is listed once in feature_list.h. vmaf.c composes them; the drivers
+ * quality_ref.c and quality_cuda.c run the tables of their backend.
+ *
+ * Backends produce RAW values only (float sums per scale, integer SADs);
+ * every double a user sees comes from the feature's derive, shared by every
+ * backend: that is how C and CUDA give identical doubles. */
+#ifndef FOVEA_QUALITY_FEATURE_H
+#define FOVEA_QUALITY_FEATURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fovea/fovea.h"
+
+#define FEATURE_MAX_OPTIONS 8
+#define FEATURE_MAX_OUTPUTS 16
+/* Bytes of one instance's raw values for one frame (checked by each feature
+ * with a static assertion). */
+#define FEATURE_RAW_BYTES 64
+/* Doubles of derivation state an instance carries from frame to frame
+ * (motion3's moving average). */
+#define FEATURE_STATE 2
+
+typedef enum feature_opt_type {
+    FEATURE_OPT_DOUBLE = 0,
+    FEATURE_OPT_INT,
+    FEATURE_OPT_BOOL
+} feature_opt_type;
+
+/* One option of a feature (libvmaf's VmafOption). Tables list them in the
+ * alphabetical order of their names: libvmaf's name suffixes follow it. */
+typedef struct feature_option {
+    const char *name;      /* "vif_enhn_gain_limit" */
+    const char *alias;     /* "egl": the name suffix _egl_<value>; a bool's is _<alias> */
+    feature_opt_type type;
+    double def, min, max;  /* default and range (bool: 0, 0, 1) */
+    int param;             /* 1: a feature parameter (libvmaf's VMAF_OPT_FLAG_FEATURE_PARAM):
+                              a value other than the default suffixes the output names */
+} feature_option;
+
+/* The option values of one instance, indexed as the feature's option table
+ * (ints and bools as exact doubles). */
+typedef struct feature_opts {
+    double v[FEATURE_MAX_OPTIONS];
+} feature_opts;
+
+/* One value a feature outputs per frame. */
+typedef struct feature_output {
+    const char *name;       /* libvmaf's output name, "integer_adm2" */
+    const char *model_name; /* the name a model uses, "VMAF_integer_feature_adm2_score"; NULL
+                               when models cannot use it */
+    int late;               /* written at the end of the stream by libvmaf: listed after every
+                               instance's other outputs (motion2, motion3) */
+} feature_output;
+
+/* What the derivation knows of a frame. */
+typedef struct feature_frame {
+    int width, height, bpc;
+    int64_t index;          /* in its stream (0: the first frame of a stream) */
+} feature_frame;
+
+/* One instance's raw values for one frame pair. */
+typedef union feature_raw {
+    uint64_t align;             /* 8-byte alignment of b */
+    unsigned char b[FEATURE_RAW_BYTES];
+} feature_raw;
+
+enum {
+    FEATURE_PREV = 1 << 0,      /* the extractor reads the previous pair's reference */
+    FEATURE_LOOKAHEAD = 1 << 1, /* frame n's values need frame n + 1's raw values */
+};
+
+/* What a feature is, shared by its extractor tables. */
+typedef struct feature_def {
+    const char *name;       /* "vif" */
+    const char *label;      /* "VIF": in messages */
+    unsigned flags;         /* FEATURE_* */
+    int min_dim;            /* smallest width and height */
+    int cpu_bytes_per_pixel;/* the C extractor's state per pixel (slots' memory budget) */
+    int n_options;
+    const feature_option *options;
+    int n_outputs;
+    const feature_output *outputs;
+    /* Optional. The number of outputs this instance reports (a prefix of
+     * outputs[]; NULL: all). */
+    int (*count)(const feature_opts *o);
+    /* Optional. Refuse options the arithmetic cannot honor: a status and a
+     * message in err. */
+    int (*check)(const feature_opts *o, char *err, size_t errsz);
+    /* The outputs of frame f from its raw values; next is frame f + 1's raw
+     * values (FEATURE_LOOKAHEAD; NULL at the end of the stream); state is
+     * the instance's FEATURE_STATE doubles, zero at open. */
+    void (*derive)(const feature_opts *o, const feature_frame *f, const feature_raw *raw,
+                   const feature_raw *next, double *state, double *out);
+} feature_def;
+
+/* What an extractor's init receives. */
+typedef struct feature_setup {
+    int width, height, bpc;      /* bpc 8, 10, 12 or 16 */
+    feature_opts opts;
+    int threads;                 /* C: threads one pair may be split over (0: never split) */
+    int batch;                   /* CUDA: pairs per launch */
+} feature_setup;
+
+/* One pair for a C extractor: luma planes in host memory (8-bit samples or
+ * 16-bit little-endian containers), strides in bytes. prev is the previous
+ * pair's reference in the stream (FEATURE_PREV), NULL for the first pair of
+ * a stream. */
+typedef struct feature_pair {
+    const uint8_t *ref, *dis, *prev;
+    ptrdiff_t ref_stride, dis_stride, prev_stride;
+} feature_pair;
+
+/* A batch for a CUDA extractor: device planes, as feature_pair per pair. */
+#define FEATURE_MAX_BATCH 32
+typedef struct feature_batch {
+    int n;
+    const uint8_t *ref[FEATURE_MAX_BATCH], *dis[FEATURE_MAX_BATCH], *prev[FEATURE_MAX_BATCH];
+    ptrdiff_t ref_stride[FEATURE_MAX_BATCH], dis_stride[FEATURE_MAX_BATCH],
+        prev_stride[FEATURE_MAX_BATCH];
+} feature_batch;
+
+/* One extractor: a feature on one backend. init makes the state for one
+ * size and depth (the driver closes and inits again for another); statuses
+ * are fovea statuses with the message through fv_ctx_error. */
+typedef struct feature_extractor {
+    const feature_def *def;
+    fovea_backend kind;
+    int (*init)(void **priv, fovea_context *ctx, const feature_setup *s);
+    void (*close)(void **priv);
+    /* C: the raw values of one pair, on the calling thread (ctx NULL) or
+     * split over ctx's threads (at most setup.threads of them). */
+    int (*extract)(void *priv, fovea_context *ctx, const feature_pair *p, feature_raw *raw);
+    /* CUDA: counters per pair in a batch's sums, and the most pairs a launch
+     * takes. */
+    size_t frame_sums;
+    int max_batch;
+    /* CUDA: queue the kernels of a batch on stream; they add into (or write)
+     * sums[z * frame_sums ..] of pair z, zeroed before. */
+    int (*launch)(void *priv, fovea_context *ctx, const feature_batch *b,
+                  unsigned long long *sums, void *stream);
+    /* CUDA: pair z's raw values from its counters (read back to the host);
+     * first: the first pair of a stream. */
+    void (*raw)(void *priv, const unsigned long long *sums, int first, feature_raw *raw);
+} feature_extractor;
+
+/* The registry (feature_list.c, from feature_list.h): every extractor table
+ * of this build. */
+extern const feature_extractor *const feature_extractors[];
+extern const size_t feature_extractor_count;
+
+/* The feature named name ("vif"), or NULL. */
+const feature_def *feature_find(const char *name);
+
+/* The extractor of feature def on backend kind, or NULL. */
+const feature_extractor *feature_extractor_for(const feature_def *def, fovea_backend kind);
+
+/* The feature and output a model's feature name designates
+ * ("VMAF_integer_feature_adm2_score"), or NULL. */
+const feature_def *feature_find_model_name(const char *model_name, int *output);
+
+/* Default values of def's options. */
+void feature_default_opts(const feature_def *def, feature_opts *o);
+
+/* Set option name of def from text ("1.5", "true"): FOVEA_OK,
+ * FOVEA_ERR_INVALID_ARG (unknown option, malformed or out of range value),
+ * the message in err. */
+int feature_set_opt(const feature_def *def, feature_opts *o, const char *name, const char *text,
+                    char *err, size_t errsz);
+
+/* 1 when a and b give the same instance (every option equal). */
+int feature_same_opts(const feature_def *def, const feature_opts *a, const feature_opts *b);
+
+/* libvmaf's option suffix of an instance: every param option that differs
+ * from its default, in table order, as _<alias>_<value> (%g for doubles, %d
+ * for ints) or _<alias> for a true bool. */
+void feature_suffix(const feature_def *def, const feature_opts *o, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,74 @@
+/* The state of a fovea_vmaf, shared by the units of the compositor: vmaf.c
+ * (models, plan, lifecycle), vmaf_stream.c (submit/receive, derivation,
+ * pooling) and vmaf_write.c (libvmaf's output formats). */
+#ifndef FOVEA_QUALITY_VMAF_CONTEXT_H
+#define FOVEA_QUALITY_VMAF_CONTEXT_H
+
+#include "quality/model.h"
+#include "quality/vmaf_internal.h"
+
+struct fovea_vmaf_model {
+    vmaf_model *m;
+};
+
+/* Longest metric name: the motion SAD's with every option suffix. */
+#define VMAF_NAME_LEN 160
+
+/* One submitted pair until its scores are received. */
+typedef struct vmaf_entry {
+    int64_t frame;        /* number of the pair since open or reset */
+    int64_t index;        /* its index in its stream */
+    int width, height, bpc; /* its size (the derivations use it) */
+    int last;             /* the stream was flushed after it */
+    int have_raw;         /* raw filled (otherwise still inside the driver) */
+    vmaf_raw raw;
+} vmaf_entry;
+
+struct fovea_vmaf {
+    fovea_context *ctx;
+    fovea_vmaf_settings set;     /* features points to the copy below */
+    char *features;              /* settings.features, copied */
+    fovea_vmaf_model *own_model; /* the built-in model when settings has none */
+    const vmaf_model *model;     /* NULL: a feature list alone */
+    int predict;                 /* the model's score is a metric */
+    int has_motion;              /* a feature reads the previous frame or the next one */
+    int lookahead;               /* a feature's values need the next frame */
+    int min_dim;                 /* smallest width and height */
+    const char *min_metric;      /* the feature that needs min_dim */
+
+    int n_ex;
+    vmaf_instance ex[VMAF_MAX_EXTRACTORS];
+    double state[VMAF_MAX_EXTRACTORS][FEATURE_STATE]; /* each derive's state */
+    int n_metrics;
+    int metric_ex[FOVEA_VMAF_MAX_METRICS];  /* instance of metric i (-1: the score) */
+    int metric_out[FOVEA_VMAF_MAX_METRICS]; /* its output of the instance's feature */
+    int out_metric[VMAF_MAX_EXTRACTORS][FEATURE_MAX_OUTPUTS]; /* the reverse */
+    char names[FOVEA_VMAF_MAX_METRICS][VMAF_NAME_LEN];
+    int feat_metric[VMAF_MODEL_MAX_FEATURES]; /* model feature -> metric */
+
+    const vmaf_backend *backend;
+    void *priv;
+    vmaf_params params; /* of priv; width 0 = none */
+
+    /* pending pairs, oldest first: the first (count - queued) have raw values,
+     * the last queued ones are inside the driver */
+    vmaf_entry *q;
+    int q_cap, q_head, q_count, queued;
+
+    /* the stream being submitted */
+    int stream_open;
+    int64_t stream_next; /* index of the next pair in the stream */
+    int s_width, s_height, s_bpc;
+    int64_t submitted;   /* frame number of the next pair */
+
+    /* pooling, in frame order */
+    int64_t frames;
+    double sum[FOVEA_VMAF_MAX_METRICS], inv_sum[FOVEA_VMAF_MAX_METRICS];
+    double min[FOVEA_VMAF_MAX_METRICS], max[FOVEA_VMAF_MAX_METRICS];
+
+    /* received frames' values (settings.keep_frames): n_kept x n_metrics */
+    double *kept;
+    int64_t n_kept, kept_cap;
+};
+
+#endif

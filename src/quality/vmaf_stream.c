@@ -1,0 +1,330 @@
+/* The stream of a fovea_vmaf: submit/flush/receive with motion's one-frame
+ * lookahead, the driver's queue, every reported double derived from raw
+ * values by the features' derive (identically for every backend), the
+ * model's score, libvmaf's pooling and the kept frames. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quality/vmaf_context.h"
+
+/* ---------------------------------------------------------------- queue */
+
+static vmaf_entry *q_at(fovea_vmaf *v, int i)
+{
+    return &v->q[(v->q_head + i) % v->q_cap];
+}
+
+/* Room for one more entry at the end of the queue, or a status. */
+static int q_reserve(fovea_vmaf *v)
+{
+    if (v->q_count == v->q_cap) {
+        if (v->q_cap > INT32_MAX / 2)
+            return fv_ctx_error(v->ctx, FOVEA_ERR_INVALID_ARG, "vmaf: too many pairs pending");
+        const int ncap = v->q_cap ? 2 * v->q_cap : 8;
+        vmaf_entry *n = malloc((size_t)ncap * sizeof(*n));
+        if (!n)
+            return fv_ctx_error(v->ctx, FOVEA_ERR_NOMEM, "vmaf: out of memory");
+        for (int i = 0; i < v->q_count; i++)
+            n[i] = *q_at(v, i);
+        free(v->q);
+        v->q = n;
+        v->q_cap = ncap;
+        v->q_head = 0;
+    }
+    return FOVEA_OK;
+}
+
+/* A new entry at the end of the queue (after q_reserve: cannot fail). */
+static vmaf_entry *q_push(fovea_vmaf *v)
+{
+    vmaf_entry *e = &v->q[(v->q_head + v->q_count) % v->q_cap];
+    v->q_count++;
+    memset(e, 0, sizeof(*e));
+    return e;
+}
+
+/* The driver's oldest queued result into its entry. */
+static int collect_one(fovea_vmaf *v)
+{
+    vmaf_entry *e = q_at(v, v->q_count - v->queued);
+    int st = v->backend->collect(v->priv, v->ctx, &e->raw);
+    if (st < 0)
+        return st;
+    e->have_raw = 1;
+    v->queued--;
+    return FOVEA_OK;
+}
+
+/* Collect every pair queued in the driver (results kept for receive). */
+static int drain(fovea_vmaf *v)
+{
+    while (v->queued > 0)
+        FOVEA_TRY(collect_one(v));
+    return FOVEA_OK;
+}
+
+/* ---------------------------------------------------------------- submit */
+
+/* Check a frame; return its bit depth (> 0) or a status with the message. */
+static int check_frame(const fovea_vmaf *v, const fovea_frame *f, const char *what)
+{
+    fovea_context *ctx = v->ctx;
+    if (!f || !f->data[0])
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: %s frame is NULL or empty", what);
+    if (f->mem == FOVEA_MEM_DEVICE && !(v->backend->info.provides & BACKEND_READS_DEVICE))
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "vmaf: %s frame is in device memory (the CPU backend needs host "
+                            "frames)", what);
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
+    if (!d)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: %s frame has no valid format",
+                            what);
+    if (!d->is_yuv || d->components != 1)
+        return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
+                            "vmaf: %s frame is %s; %s needs a YUV or gray format (luma)", what,
+                            d->name, v->min_metric);
+    if (f->width < v->min_dim || f->height < v->min_dim || f->width > FOVEA_MAX_DIM ||
+        f->height > FOVEA_MAX_DIM)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "vmaf: %s frame is %dx%d; %s needs %d..%d in each dimension", what,
+                            f->width, f->height, v->min_metric, v->min_dim, FOVEA_MAX_DIM);
+    if (f->stride[0] < (ptrdiff_t)f->width * d->bytes_per_sample)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: %s frame stride %td too small",
+                            what, f->stride[0]);
+    return d->bit_depth;
+}
+
+int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis)
+{
+    if (!v)
+        return FOVEA_ERR_INVALID_ARG;
+    fovea_context *ctx = v->ctx;
+    const int bpc = check_frame(v, ref, "reference");
+    if (bpc < 0)
+        return bpc;
+    const int bpc_dis = check_frame(v, dis, "distorted");
+    if (bpc_dis < 0)
+        return bpc_dis;
+    if (ref->width != dis->width || ref->height != dis->height)
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+                            "vmaf: reference is %dx%d but distorted is %dx%d", ref->width,
+                            ref->height, dis->width, dis->height);
+    if (bpc != bpc_dis)
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+                            "vmaf: reference is %d-bit but distorted is %d-bit", bpc, bpc_dis);
+    if (v->stream_open &&
+        (ref->width != v->s_width || ref->height != v->s_height || bpc != v->s_bpc)) {
+        if (v->has_motion)
+            return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
+                                "vmaf: the stream is %dx%d at %d bits, this pair %dx%d at %d "
+                                "bits (flush the stream first)", v->s_width, v->s_height,
+                                v->s_bpc, ref->width, ref->height, bpc);
+        /* nothing reads across frames: the pair starts a stream of its own */
+        fovea_vmaf_flush(v);
+    }
+
+    vmaf_params p;
+    memset(&p, 0, sizeof(p));
+    p.width = ref->width;
+    p.height = ref->height;
+    p.bpc = bpc;
+    p.n_ex = v->n_ex;
+    for (int e = 0; e < v->n_ex; e++)
+        p.ex[e] = v->ex[e];
+    int st;
+    if (!v->priv || p.width != v->params.width || p.height != v->params.height ||
+        p.bpc != v->params.bpc) {
+        if (v->priv) {
+            /* the queued pairs of the old size are scored with the old state */
+            FOVEA_TRY(drain(v));
+            v->backend->info.close(&v->priv);
+        }
+        memset(&v->params, 0, sizeof(v->params));
+        FOVEA_TRY(v->backend->info.init(&v->priv, ctx, &p));
+        v->params = p;
+    }
+
+    FOVEA_TRY(q_reserve(v));
+    const int new_stream = !v->stream_open;
+    const vmaf_plane rp = {ref->data[0], ref->stride[0], ref->mem};
+    const vmaf_plane dp = {dis->data[0], dis->stride[0], dis->mem};
+    /* the driver's results fill the entries in order: the new entry joins
+     * the queue once the driver took the pair */
+    while ((st = v->backend->submit(v->priv, ctx, &rp, &dp, new_stream)) == VMAF_QUEUE_FULL)
+        FOVEA_TRY(collect_one(v));
+    if (st < 0)
+        return st;
+    vmaf_entry *e = q_push(v);
+    v->queued++;
+    e->frame = v->submitted;
+    e->index = v->stream_open ? v->stream_next : 0;
+    e->width = p.width;
+    e->height = p.height;
+    e->bpc = bpc;
+    if (new_stream) {
+        v->stream_open = 1;
+        v->stream_next = 0;
+        v->s_width = p.width;
+        v->s_height = p.height;
+        v->s_bpc = bpc;
+    }
+    v->stream_next++;
+    v->submitted++;
+    return FOVEA_OK;
+}
+
+int fovea_vmaf_flush(fovea_vmaf *v)
+{
+    if (!v)
+        return FOVEA_ERR_INVALID_ARG;
+    if (v->stream_open && v->q_count > 0)
+        q_at(v, v->q_count - 1)->last = 1;
+    v->stream_open = 0;
+    return FOVEA_OK;
+}
+
+/* ---------------------------------------------------------------- receive */
+
+/* Every metric of entry e; n is the next pair of its stream (NULL at the end
+ * of the stream). */
+static void derive(fovea_vmaf *v, const vmaf_entry *e, const vmaf_entry *n, double *value)
+{
+    const feature_frame f = {e->width, e->height, e->bpc, e->index};
+    for (int x = 0; x < v->n_ex; x++) {
+        double out[FEATURE_MAX_OUTPUTS] = {0};
+        v->ex[x].def->derive(&v->ex[x].opts, &f, &e->raw.ex[x], n ? &n->raw.ex[x] : NULL,
+                             v->state[x], out);
+        for (int i = 0; i < v->n_metrics; i++)
+            if (v->metric_ex[i] == x)
+                value[i] = out[v->metric_out[i]];
+    }
+    if (v->predict) {
+        double feat[VMAF_MODEL_MAX_FEATURES];
+        for (int k = 0; k < v->model->n_features; k++)
+            feat[k] = value[v->feat_metric[k]];
+        int flags = 0;
+        if (v->set.flags & FOVEA_VMAF_ENABLE_TRANSFORM)
+            flags |= VMAF_PREDICT_ENABLE_TRANSFORM;
+        if (v->set.flags & FOVEA_VMAF_DISABLE_CLIP)
+            flags |= VMAF_PREDICT_DISABLE_CLIP;
+        value[v->n_metrics - 1] = vmaf_model_predict(v->model, feat, flags);
+    }
+}
+
+/* Keep a received frame's values for fovea_vmaf_write. */
+static int keep(fovea_vmaf *v, const double *value)
+{
+    if (v->n_kept == v->kept_cap) {
+        const int64_t ncap = v->kept_cap ? 2 * v->kept_cap : 256;
+        if ((uint64_t)ncap > SIZE_MAX / FOVEA_VMAF_MAX_METRICS / sizeof(double))
+            return fv_ctx_error(v->ctx, FOVEA_ERR_NOMEM, "vmaf: out of memory");
+        double *n = realloc(v->kept, (size_t)ncap * (size_t)v->n_metrics * sizeof(double));
+        if (!n)
+            return fv_ctx_error(v->ctx, FOVEA_ERR_NOMEM, "vmaf: out of memory");
+        v->kept = n;
+        v->kept_cap = ncap;
+    }
+    memcpy(v->kept + (size_t)v->n_kept * (size_t)v->n_metrics, value,
+           (size_t)v->n_metrics * sizeof(double));
+    v->n_kept++;
+    return FOVEA_OK;
+}
+
+int fovea_vmaf_receive(fovea_vmaf *v, fovea_vmaf_scores *out)
+{
+    if (!v)
+        return FOVEA_ERR_INVALID_ARG;
+    if (v->q_count == 0)
+        return FOVEA_AGAIN;
+    vmaf_entry *e = q_at(v, 0);
+    vmaf_entry *n = NULL;
+    if (v->lookahead && !e->last) {
+        /* this pair's values need the next one */
+        if (v->q_count < 2)
+            return FOVEA_AGAIN;
+        n = q_at(v, 1);
+    }
+    while (!e->have_raw || (n && !n->have_raw))
+        FOVEA_TRY(collect_one(v));
+
+    fovea_vmaf_scores sc;
+    memset(&sc, 0, sizeof(sc));
+    sc.frame = e->frame;
+    sc.count = v->n_metrics;
+    derive(v, e, n, sc.value);
+    if (v->set.keep_frames)
+        FOVEA_TRY(keep(v, sc.value));
+
+    for (int i = 0; i < v->n_metrics; i++) {
+        const double x = sc.value[i];
+        v->sum[i] += x;
+        v->inv_sum[i] += 1.0 / (x + 1.0);
+        if (v->frames == 0 || x < v->min[i])
+            v->min[i] = x;
+        if (v->frames == 0 || x > v->max[i])
+            v->max[i] = x;
+    }
+    v->frames++;
+    v->q_head = (v->q_head + 1) % v->q_cap;
+    v->q_count--;
+    if (out)
+        *out = sc;
+    return FOVEA_OK;
+}
+
+int fovea_vmaf_process(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis,
+                       fovea_vmaf_scores *out)
+{
+    if (!v)
+        return FOVEA_ERR_INVALID_ARG;
+    if (v->q_count > 0)
+        return fv_ctx_error(v->ctx, FOVEA_ERR_INVALID_ARG,
+                            "vmaf: fovea_vmaf_process with %d submitted pairs pending; "
+                            "receive them first", v->q_count);
+    FOVEA_TRY(fovea_vmaf_flush(v));
+    FOVEA_TRY(fovea_vmaf_submit(v, ref, dis));
+    FOVEA_TRY(fovea_vmaf_flush(v));
+    return fovea_vmaf_receive(v, out);
+}
+
+int fovea_vmaf_pooled(const fovea_vmaf *v, fovea_vmaf_pooled_scores *out)
+{
+    if (!v || !out)
+        return FOVEA_ERR_INVALID_ARG;
+    memset(out, 0, sizeof(*out));
+    out->frames = v->frames;
+    out->count = v->n_metrics;
+    if (v->frames == 0)
+        return FOVEA_OK;
+    const double n = (double)v->frames;
+    for (int i = 0; i < v->n_metrics; i++) {
+        out->metric[i].min = v->min[i];
+        out->metric[i].max = v->max[i];
+        out->metric[i].mean = v->sum[i] / n;
+        out->metric[i].harmonic_mean = n / v->inv_sum[i] - 1.0;
+    }
+    return FOVEA_OK;
+}
+
+void fovea_vmaf_reset(fovea_vmaf *v)
+{
+    if (!v)
+        return;
+    /* finish the driver's queued pairs; on an error they are abandoned with
+     * its state */
+    if (drain(v) < 0 && v->priv) {
+        v->backend->info.close(&v->priv);
+        memset(&v->params, 0, sizeof(v->params));
+        v->queued = 0;
+    }
+    v->q_head = 0;
+    v->q_count = 0;
+    v->stream_open = 0;
+    v->stream_next = 0;
+    v->submitted = 0;
+    v->frames = 0;
+    v->n_kept = 0;
+    for (int i = 0; i < FOVEA_VMAF_MAX_METRICS; i++)
+        v->sum[i] = v->inv_sum[i] = v->min[i] = v->max[i] = 0.0;
+}

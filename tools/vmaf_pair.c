@@ -1,0 +1,193 @@
+/* One pair of `fovea vmaf` (and `fovea vif`) scored on a context through the
+ * queued API, and the models by their command-line names. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmaf_pair.h"
+
+/* The name a model is shown by: the version, or the file as given. */
+const char *vmaf_model_label(const char *spec_)
+{
+    if (strncmp(spec_, "version=", 8) == 0)
+        return spec_ + 8;
+    if (strncmp(spec_, "path=", 5) == 0)
+        return spec_ + 5;
+    return spec_;
+}
+
+/* Load "version=NAME", "path=FILE" or "FILE". @return a fovea status, the
+ * message in err */
+int vmaf_load_model(const char *spec_, fovea_vmaf_model **m, char *err, size_t errsz)
+{
+    int st;
+    if (strncmp(spec_, "version=", 8) == 0) {
+        st = fovea_vmaf_model_open(m, NULL, spec_ + 8);
+        if (st < 0)
+            snprintf(err, errsz, "--model %s: %s (built in: vmaf_v0.6.1)", spec_,
+                     fovea_last_error(NULL)[0] ? fovea_last_error(NULL) : fovea_strerror(st));
+        return st;
+    }
+    const char *path = vmaf_model_label(spec_);
+    st = fovea_vmaf_model_open_file(m, NULL, path);
+    if (st < 0)
+        cli_format_report(err, errsz, path, 0, fovea_last_error(NULL), st);
+    return st;
+}
+
+
+
+/* The pair failed: the message for the caller (prefixed with the frame's
+ * number when frame >= 0), the progress line ended. */
+static void job_fail(pair_job *j, int rc, const char *detail, int64_t frame)
+{
+    if (j->prog)
+        cli_progress_finish(j->prog);
+    j->rc = rc;
+    if (frame >= 0)
+        snprintf(j->err, sizeof(j->err), "frame %lld: %s", (long long)frame, detail);
+    else
+        snprintf(j->err, sizeof(j->err), "%s", detail);
+}
+
+/* Receive the ready scores while more than keep pairs are pending. @return 0 or -1 */
+static int receive_scores(pair_job *j, fovea_vmaf *v, score_input *in, int64_t keep)
+{
+    fovea_vmaf_scores sc;
+    while (fovea_vmaf_pending(v) > keep) {
+        const int st = fovea_vmaf_receive(v, &sc);
+        if (st == FOVEA_AGAIN)
+            break; /* the newest waits for its successor or for the flush */
+        if (st < 0) {
+            job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), j->n);
+            return -1;
+        }
+        score_input_release(in);
+        j->n++;
+        if (j->prog)
+            cli_progress_update(j->prog, j->n);
+    }
+    return 0;
+}
+
+/* Submit the pairs as the readers deliver them (frame n's scores are ready
+ * once frame n + 1 is submitted: motion looks one frame ahead), receive them
+ * down to depth pending, flush and receive the rest at the end. */
+static int submit_all(pair_job *j, fovea_vmaf *v, score_input *in, int64_t depth)
+{
+    int64_t sub = 0;
+    for (;;) {
+        fovea_frame *fr = NULL, *fd = NULL;
+        const int got = score_input_next(in, &fr, &fd);
+        if (got < 0) {
+            job_fail(j, CLI_EXIT_RUNTIME, in->err, -1);
+            return -1;
+        }
+        if (got) {
+            if (fovea_vmaf_submit(v, fr, fd) < 0) {
+                job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), sub);
+                return -1;
+            }
+            sub++;
+        } else {
+            if (in->warn[0]) {
+                if (j->prog)
+                    cli_progress_finish(j->prog);
+                j->warn(j, in->warn);
+            }
+            fovea_vmaf_flush(v);
+        }
+        if (receive_scores(j, v, in, got ? depth : 0) < 0)
+            return -1;
+        if (!got)
+            return 0;
+    }
+}
+
+/* The smallest frame the context's features take: ADM's four wavelet levels
+ * need 33x33, VIF 16x16. */
+static int min_size(const pair_job *j)
+{
+    for (int m = 0; m < j->nmetrics; m++)
+        if (strncmp(j->names[m], "integer_adm", 11) == 0)
+            return 33;
+    return 16;
+}
+
+void vmaf_pair_score(pair_job *j)
+{
+    score_input in;
+    memset(&in, 0, sizeof(in));
+    fovea_vmaf *v = NULL;
+    j->rc = CLI_EXIT_OK;
+    fovea_vmaf_settings s;
+    fovea_vmaf_default_settings(&s);
+    s.model = j->model;
+    s.features = j->features;
+    s.flags = j->flags | (j->feature_only ? FOVEA_VMAF_NO_PREDICTION : 0);
+    s.keep_frames = j->keep_frames;
+    if (fovea_vmaf_open(&v, j->ctx, &s) < 0) {
+        job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), -1);
+        goto done;
+    }
+    j->backend = fovea_backend_name(fovea_vmaf_backend(v));
+    j->threads = fovea_context_threads(j->ctx);
+    j->nmetrics = fovea_vmaf_metric_count(v);
+    for (int m = 0; m < j->nmetrics; m++) {
+        const char *name = fovea_vmaf_metric_name(v, m);
+        snprintf(j->names[m], NAME_LEN, "%s", name ? name : "?");
+        j->name_ptr[m] = j->names[m];
+    }
+
+    const int rc = score_input_open(&in, j->ref, j->dis, j->io, j->frames,
+                                    j->metric ? j->metric : "VMAF", min_size(j));
+    if (rc != CLI_EXIT_OK) {
+        job_fail(j, rc, in.err, -1);
+        goto done;
+    }
+    if (in.warn[0])
+        j->warn(j, in.warn);
+    j->info = in.ri;
+    j->bit_depth = in.bit_depth;
+
+    int64_t depth = 0;
+    const int batch = fovea_vmaf_batch_size(v, in.ri.width, in.ri.height);
+    if (score_input_start(&in, j->ctx, batch, j->ring_bytes, &depth) < 0) {
+        job_fail(j, CLI_EXIT_RUNTIME, in.err, -1);
+        goto done;
+    }
+    const double t0 = cli_now();
+    if (j->prog)
+        cli_progress_start(j->prog, score_input_total(&in), j->quiet);
+    const int bad = submit_all(j, v, &in, depth);
+    if (j->prog)
+        cli_progress_finish(j->prog);
+    j->secs = cli_now() - t0;
+    if (!bad) {
+        fovea_vmaf_pooled_scores pl;
+        fovea_vmaf_pooled(v, &pl);
+        for (int m = 0; m < j->nmetrics && m < pl.count; m++) {
+            const score_pool q = {pl.metric[m].min, pl.metric[m].max, pl.metric[m].mean,
+                                  pl.metric[m].harmonic_mean};
+            j->pool[m] = q;
+        }
+    }
+    if (!bad && j->keep_frames) {
+        j->vm = v; /* nothing pending: it holds none of the ring's frames */
+        v = NULL;
+    }
+done:
+    /* the scorer may still read the ring's frames: close it first */
+    fovea_vmaf_close(&v);
+    score_input_close(&in);
+}
+
+int vmaf_pair_score_index(const pair_job *j)
+{
+    if (j->feature_only || !j->model || j->nmetrics == 0)
+        return -1;
+    for (int m = 0; m < j->nmetrics; m++)
+        if (strcmp(j->names[m], "vmaf") == 0)
+            return m;
+    return j->nmetrics - 1;
+}
+

@@ -1,0 +1,88 @@
+/* The units of `fovea vmaf` (and of `fovea vif`, the feature list "vif"
+ * through the same pipeline): the command's arguments, the models, one pair
+ * scored on a context (vmaf_pair.c, shared by the single-pair run and every
+ * batch worker, so both give the same numbers), and the manifest mode
+ * (vmaf_batch.c). */
+#ifndef FOVEA_TOOLS_VMAF_PAIR_H
+#define FOVEA_TOOLS_VMAF_PAIR_H
+
+#include "fovea/quality.h"
+#include "score.h"
+#include "vmaf_sched.h"
+
+typedef struct vmaf_args {
+    cli_input_opts in;
+    long long frames; /* -1 = all (--frames 0) */
+    const char *model;
+    fovea_backend backend;
+    int threads;
+    const char *json, *csv, *plot;
+    int feature_only, quiet;
+    const char *manifest, *json_lines;
+    int64_t shard_index, shard_count;
+    int shard_given;
+    int devices[SCHED_MAX_DEVICES], ndevices;
+    int jobs;
+    const char *ref_path, *dis_path;
+} vmaf_args;
+
+/* The name a model is shown by: the version, or the file as given. */
+const char *vmaf_model_label(const char *spec_);
+
+/* Load "version=NAME", "path=FILE" or "FILE". @return a fovea status, the
+ * message in err */
+int vmaf_load_model(const char *spec_, fovea_vmaf_model **m, char *err, size_t errsz);
+
+#define NAME_LEN 96
+
+/* One pair scored on a context: what it needs, and what it gives back. The
+ * single-pair command and every batch worker run it, so both give the same
+ * numbers. */
+typedef struct pair_job {
+    const char *ref, *dis;
+    const cli_input_opts *io;
+    int64_t frames;                 /* -1 = all */
+    const fovea_vmaf_model *model;
+    int feature_only;               /* the model's features, not its score */
+    const char *features;           /* a feature list (settings.features), or NULL */
+    int flags;                      /* more FOVEA_VMAF_* flags */
+    const char *metric;             /* what the input messages name; NULL: "VMAF" */
+    fovea_context *ctx;
+    size_t ring_bytes;
+    int keep_frames;                /* keep the per-frame values (in vm) */
+    cli_progress *prog;             /* NULL: no progress */
+    int quiet;
+    void (*warn)(struct pair_job *j, const char *msg);
+
+    fovea_video_info info;
+    int bit_depth;
+    int nmetrics;
+    char names[FOVEA_VMAF_MAX_METRICS][NAME_LEN];
+    const char *name_ptr[FOVEA_VMAF_MAX_METRICS];
+    fovea_vmaf *vm;                 /* with keep_frames: the scorer, its frames kept */
+    int64_t n;
+    score_pool pool[FOVEA_VMAF_MAX_METRICS];
+    double secs;
+    const char *backend;
+    int threads;
+    int rc;                         /* CLI_EXIT_* */
+    char err[2048];
+    char warnings[1024];            /* batch: the warnings, "; " between */
+} pair_job;
+
+/* Score the pair of j on j->ctx: j->rc and j->err say how it went; with
+ * keep_frames, j->vm is the scorer with every frame kept (closed by the
+ * caller). */
+void vmaf_pair_score(pair_job *j);
+
+/* The metric that is the score: "vmaf" or, for a model named otherwise, the
+ * last one; -1 with --feature-only or a feature list. */
+int vmaf_pair_score_index(const pair_job *j);
+
+/* A pair_job's warn for a single pair: "fovea: warning: MSG" on stderr. */
+void vmaf_warn_stderr(pair_job *j, const char *msg);
+
+/* `fovea vmaf --manifest`: every pair of the manifest (or of its shard). */
+int vmaf_run_batch(const vmaf_args *a);
+
+#endif
