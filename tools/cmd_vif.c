@@ -296,7 +296,7 @@ int cmd_vif(int argc, char **argv)
     char features[128];
     snprintf(features, sizeof features, "vif:vif_enhn_gain_limit=%.17g:debug=%s", a.gain,
              a.debug ? "true" : "false");
-    cli_progress prog;
+    cli_progress prog = {0}; /* finished by the failure paths even when never started */
     pair_job *j = calloc(1, sizeof(*j));
     rc = CLI_EXIT_RUNTIME;
     if (!j) {

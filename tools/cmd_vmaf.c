@@ -416,7 +416,7 @@ static int run_single(const vmaf_args *a)
         fovea_vmaf_model_close(&model);
         return CLI_EXIT_RUNTIME;
     }
-    cli_progress prog;
+    cli_progress prog = {0}; /* finished by the failure paths even when never started */
     pair_job *j = calloc(1, sizeof(*j));
     int rc = CLI_EXIT_RUNTIME;
     if (!j) {
