@@ -78,23 +78,6 @@ fovea_context *fovea_gst_open_context(GstElement *el, GstDebugCategory *cat, fov
     return ctx;
 }
 
-gboolean fovea_gst_open_element_context(GstElement *el, GstDebugCategory *cat, fovea_backend b,
-                                        int threads, fovea_context **ctx, fovea_gst_cuda **cuda)
-{
-    *ctx = fovea_gst_open_context(el, cat, b, threads);
-    if (!*ctx)
-        return FALSE;
-    *cuda = fovea_gst_cuda_open(el, *ctx);
-    fovea_gst_cuda_announce(*cuda, el);
-    return TRUE;
-}
-
-void fovea_gst_close_element_context(fovea_context **ctx, fovea_gst_cuda **cuda)
-{
-    fovea_gst_cuda_close(cuda);
-    fovea_close(ctx);
-}
-
 void fovea_gst_base_init(fovea_gst_base *b, gboolean cpu_context)
 {
     memset(b, 0, sizeof(*b));
@@ -136,13 +119,14 @@ GstStateChangeReturn fovea_gst_base_change_state(fovea_gst_base *b, GstElement *
         const fovea_backend backend = b->backend;
         const int threads = b->threads;
         GST_OBJECT_UNLOCK(el);
-        if (b->cpu_context) {
-            b->ctx = fovea_gst_open_context(el, cat, FOVEA_BACKEND_CPU, threads);
-            if (!b->ctx)
-                return GST_STATE_CHANGE_FAILURE;
-        } else if (!fovea_gst_open_element_context(el, cat, backend, threads, &b->ctx,
-                                                   &b->cuda)) {
+        b->ctx = fovea_gst_open_context(el, cat, b->cpu_context ? FOVEA_BACKEND_CPU : backend,
+                                        threads);
+        if (!b->ctx)
             return GST_STATE_CHANGE_FAILURE;
+        if (!b->cpu_context) {
+            /* CUDA memory where the context runs on CUDA, announced to the pipeline */
+            b->cuda = fovea_gst_cuda_open(el, b->ctx);
+            fovea_gst_cuda_announce(b->cuda, el);
         }
     }
     const GstStateChangeReturn ret = parent->change_state(el, t);
@@ -153,7 +137,8 @@ GstStateChangeReturn fovea_gst_base_change_state(fovea_gst_base *b, GstElement *
 
 void fovea_gst_base_close(fovea_gst_base *b)
 {
-    fovea_gst_close_element_context(&b->ctx, &b->cuda);
+    fovea_gst_cuda_close(&b->cuda); /* before the context it belongs to */
+    fovea_close(&b->ctx);
 }
 
 static const struct {

@@ -53,17 +53,6 @@ gboolean fovea_gst_cuda_handle_query(const fovea_gst_cuda *c, GstElement *el, Gs
  * CUDA elements started later share it. */
 void fovea_gst_cuda_announce(const fovea_gst_cuda *c, GstElement *el);
 
-/* What an element opens at NULL -> READY: its fovea context for backend b
- * and threads (fovea_gst_open_context: FALSE with an error posted on el when
- * it cannot be made), then CUDA memory where that context runs on CUDA,
- * announced to the pipeline. Defined in common.c. */
-gboolean fovea_gst_open_element_context(GstElement *el, GstDebugCategory *cat, fovea_backend b,
-                                        int threads, fovea_context **ctx, fovea_gst_cuda **cuda);
-
-/* Both closed (CUDA memory first), safe on NULLs: at READY -> NULL and in
- * finalize. */
-void fovea_gst_close_element_context(fovea_context **ctx, fovea_gst_cuda **cuda);
-
 /* A buffer pool of CUDA memory in c's context for caps, or NULL. */
 GstBufferPool *fovea_gst_cuda_pool_new(const fovea_gst_cuda *c, GstCaps *caps, guint min,
                                        guint max);

@@ -93,14 +93,9 @@ static void vmaf_set_property(GObject *obj, guint id, const GValue *v, GParamSpe
     case PROP_GAIN_LIMIT:
         self->gain_limit = g_value_get_double(v);
         break;
-    case PROP_BACKEND:
-        self->backend = (fovea_backend)g_value_get_enum(v);
-        break;
-    case PROP_THREADS:
-        self->threads = g_value_get_int(v);
-        break;
     default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
+        if (!fovea_gst_base_set_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
         break;
     }
     GST_OBJECT_UNLOCK(self);
@@ -123,14 +118,9 @@ static void vmaf_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps)
     case PROP_GAIN_LIMIT:
         g_value_set_double(v, self->gain_limit);
         break;
-    case PROP_BACKEND:
-        g_value_set_enum(v, self->backend);
-        break;
-    case PROP_THREADS:
-        g_value_set_int(v, self->threads);
-        break;
     default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
+        if (!fovea_gst_base_get_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
         break;
     }
     GST_OBJECT_UNLOCK(self);
@@ -141,20 +131,10 @@ static void vmaf_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps)
 static GstStateChangeReturn vmaf_change_state(GstElement *el, GstStateChange t)
 {
     GstFoveaVmaf *self = VMAF(el);
-    if (t == GST_STATE_CHANGE_NULL_TO_READY) {
-        GST_OBJECT_LOCK(self);
-        const fovea_backend b = self->backend;
-        const int threads = self->threads;
-        GST_OBJECT_UNLOCK(self);
-        if (!fovea_gst_open_element_context(el, fovea_vmaf_debug, b, threads, &self->ctx,
-                                            &self->cuda))
-            return GST_STATE_CHANGE_FAILURE;
-    }
-    GstStateChangeReturn ret = GST_ELEMENT_CLASS(gst_fovea_vmaf_parent_class)->change_state(el, t);
-    if (t == GST_STATE_CHANGE_READY_TO_NULL) {
-        fovea_gst_close_element_context(&self->ctx, &self->cuda);
+    const GstStateChangeReturn ret = fovea_gst_base_change_state(
+        &self->base, el, fovea_vmaf_debug, GST_ELEMENT_CLASS(gst_fovea_vmaf_parent_class), t);
+    if (t == GST_STATE_CHANGE_READY_TO_NULL)
         fovea_close(&self->cpu_ctx);
-    }
     return ret;
 }
 
@@ -188,15 +168,15 @@ static void reset_stream(GstFoveaVmaf *self)
  * backend has none. @return a fovea status, ctx's message set */
 static int open_vmaf(GstFoveaVmaf *self, const fovea_vmaf_settings *vs, fovea_backend asked)
 {
-    self->score_ctx = self->ctx;
-    int st = fovea_vmaf_open(&self->vmaf, self->ctx, vs);
+    self->score_ctx = self->base.ctx;
+    int st = fovea_vmaf_open(&self->vmaf, self->base.ctx, vs);
     if (st == FOVEA_ERR_NO_DEVICE && asked == FOVEA_BACKEND_AUTO &&
-        fovea_context_backend(self->ctx) == FOVEA_BACKEND_CUDA) {
+        fovea_context_backend(self->base.ctx) == FOVEA_BACKEND_CUDA) {
         GST_INFO_OBJECT(self, "no VMAF backend for CUDA in this build: VMAF on the CPU");
         if (!self->cpu_ctx)
             self->cpu_ctx = fovea_gst_open_context(GST_ELEMENT(self), fovea_vmaf_debug,
                                                    FOVEA_BACKEND_CPU,
-                                                   fovea_context_threads(self->ctx));
+                                                   fovea_context_threads(self->base.ctx));
         if (!self->cpu_ctx)
             return FOVEA_ERR_NOMEM; /* posted */
         self->score_ctx = self->cpu_ctx;
@@ -212,10 +192,10 @@ static gboolean vmaf_start(GstAggregator *agg)
     self->mode = self->features;
     gchar *model = g_strdup(self->model_name);
     const double gain = self->gain_limit;
-    const fovea_backend asked = self->backend;
+    const fovea_backend asked = self->base.backend;
     GST_OBJECT_UNLOCK(self);
     int st;
-    self->score_ctx = self->ctx;
+    self->score_ctx = self->base.ctx;
     fovea_vmaf_settings vs;
     fovea_vmaf_default_settings(&vs);
     vs.keep_frames = 1; /* for the JSON */
@@ -229,11 +209,11 @@ static gboolean vmaf_start(GstAggregator *agg)
         /* a model file, or a built-in model by its version name */
         if (g_file_test(model, G_FILE_TEST_EXISTS) || strchr(model, '/') ||
             g_str_has_suffix(model, ".json"))
-            st = fovea_vmaf_model_open_file(&self->model, self->ctx, model);
+            st = fovea_vmaf_model_open_file(&self->model, self->base.ctx, model);
         else
-            st = fovea_vmaf_model_open(&self->model, self->ctx, model);
+            st = fovea_vmaf_model_open(&self->model, self->base.ctx, model);
         if (st < 0) {
-            FOVEA_GST_ERROR(self, RESOURCE, READ, self->ctx, st, "model"); /* the message names it */
+            FOVEA_GST_ERROR(self, RESOURCE, READ, self->base.ctx, st, "model"); /* the message names it */
             g_free(model);
             return FALSE;
         }
@@ -275,12 +255,12 @@ static gboolean vmaf_stop(GstAggregator *agg)
  * when the caps are negotiated. A started element without CUDA offers none. */
 static gboolean offers_cuda(GstFoveaVmaf *self)
 {
-    if (self->cuda)
+    if (self->base.cuda)
         return TRUE;
-    if (self->ctx || !fovea_gst_cuda_compiled())
+    if (self->base.ctx || !fovea_gst_cuda_compiled())
         return FALSE;
     GST_OBJECT_LOCK(self);
-    const gboolean maybe = self->backend != FOVEA_BACKEND_CPU;
+    const gboolean maybe = self->base.backend != FOVEA_BACKEND_CPU;
     GST_OBJECT_UNLOCK(self);
     return maybe;
 }
@@ -338,7 +318,7 @@ static gboolean vmaf_sink_query(GstAggregator *agg, GstAggregatorPad *pad, GstQu
             return gst_pad_peer_query(GST_AGGREGATOR_SRC_PAD(self), query);
         break;
     case GST_QUERY_CONTEXT:
-        if (fovea_gst_cuda_handle_query(self->cuda, GST_ELEMENT(self), query))
+        if (fovea_gst_cuda_handle_query(self->base.cuda, GST_ELEMENT(self), query))
             return TRUE;
         break;
     default:
@@ -364,7 +344,7 @@ static gboolean vmaf_src_query(GstAggregator *agg, GstQuery *query)
         return TRUE;
     }
     if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
-        fovea_gst_cuda_handle_query(self->cuda, GST_ELEMENT(self), query))
+        fovea_gst_cuda_handle_query(self->base.cuda, GST_ELEMENT(self), query))
         return TRUE;
     return GST_AGGREGATOR_CLASS(gst_fovea_vmaf_parent_class)->src_query(agg, query);
 }
@@ -532,7 +512,7 @@ static void vmaf_finalize(GObject *obj)
     release_pending(self);
     fovea_vmaf_close(&self->vmaf);
     fovea_vmaf_model_close(&self->model);
-    fovea_gst_close_element_context(&self->ctx, &self->cuda);
+    fovea_gst_base_close(&self->base);
     fovea_close(&self->cpu_ctx);
     g_free(self->location);
     g_free(self->model_name);
@@ -621,8 +601,7 @@ static void gst_fovea_vmaf_init(GstFoveaVmaf *self)
     self->features = DEFAULT_FEATURES;
     self->model_name = g_strdup(DEFAULT_MODEL);
     g_queue_init(&self->pending);
-    self->backend = FOVEA_GST_DEFAULT_BACKEND;
-    self->threads = FOVEA_GST_DEFAULT_THREADS;
+    fovea_gst_base_init(&self->base, FALSE);
     self->rows = g_array_new(FALSE, TRUE, sizeof(score_row));
     gst_segment_init(&self->out_segment, GST_FORMAT_UNDEFINED);
     self->ref = add_sink_pad(self, "ref");

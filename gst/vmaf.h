@@ -7,6 +7,7 @@
 #include <gst/base/gstaggregator.h>
 #include <gst/video/video.h>
 
+#include "common.h"
 #include "cuda.h"
 #include "fovea/quality.h"
 
@@ -41,12 +42,9 @@ typedef struct {
     features_mode features;
     gchar *model_name;
     gdouble gain_limit;
-    fovea_backend backend;
-    gint threads;
-
+    /* backend, threads (object lock); the context and CUDA memory from READY on */
+    fovea_gst_base base;
     /* READY and above */
-    fovea_context *ctx;
-    fovea_gst_cuda *cuda;
     fovea_context *cpu_ctx;   /* VMAF's when the element's context has no VMAF backend */
     /* PAUSED and above (the aggregating thread's) */
     features_mode mode;

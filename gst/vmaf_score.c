@@ -32,7 +32,7 @@ static gboolean map_input(GstFoveaVmaf *self, GstVideoFrame *vf, const GstVideoI
                           GstBuffer *buf, fovea_frame *out, gboolean *device)
 {
     const fovea_backend b = fovea_vmaf_backend(self->vmaf);
-    const gboolean dev = b == FOVEA_BACKEND_CUDA && fovea_gst_cuda_buffer_is_ours(self->cuda, buf);
+    const gboolean dev = b == FOVEA_BACKEND_CUDA && fovea_gst_cuda_buffer_is_ours(self->base.cuda, buf);
     if (!gst_video_frame_map(vf, info, buf, GST_MAP_READ | (dev ? fovea_gst_cuda_map_flag() : 0)))
         return FALSE;
     fovea_gst_wrap_frame(vf, dev ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST,
@@ -159,7 +159,7 @@ static gboolean write_json(GstFoveaVmaf *self, const gchar *path)
 #undef FIELD
     const fovea_vmaf_output o = {secs > 0 && n > 1 ? (double)(n - 1) / secs : 0.0, f, nf};
     fovea_outfile *of = NULL;
-    int st = fovea_outfile_open(&of, self->ctx, path);
+    int st = fovea_outfile_open(&of, self->base.ctx, path);
     if (st == FOVEA_OK) {
         /* a failed write is reported by commit with the stream's reason */
         st = fovea_vmaf_write(self->vmaf, fovea_outfile_file(of), FOVEA_VMAF_OUTPUT_JSON, &o);
@@ -169,11 +169,11 @@ static gboolean write_json(GstFoveaVmaf *self, const gchar *path)
             GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("%s: out of memory", path), (NULL));
             return FALSE;
         }
-        st = fovea_outfile_commit(&of, self->ctx);
+        st = fovea_outfile_commit(&of, self->base.ctx);
     }
     g_free(model);
     if (st < 0) {
-        FOVEA_GST_ERROR(self, RESOURCE, WRITE, self->ctx, st, "location");
+        FOVEA_GST_ERROR(self, RESOURCE, WRITE, self->base.ctx, st, "location");
         return FALSE;
     }
     return TRUE;

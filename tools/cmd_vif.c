@@ -11,26 +11,14 @@
 /* The scales of libvmaf's integer VIF: its first outputs. */
 #define VIF_SCALES 4
 
-enum {
-    OPT_FRAMES = 1,
-    OPT_BACKEND,
-    OPT_THREADS,
-    OPT_JSON,
-    OPT_CSV,
-    OPT_PLOT,
-    OPT_GAIN,
-    OPT_DEBUG,
-    OPT_QUIET
-};
+enum { OPT_CSV = 1, OPT_PLOT, OPT_GAIN, OPT_DEBUG };
 
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS_NO_FPS,
-    {"frames", 0, "N", "score at most N frame pairs; 0 = all", "0", OPT_FRAMES},
-    {"backend", 0, "B", "auto, cpu or cuda",
-     "auto", OPT_BACKEND},
-    {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", OPT_THREADS},
-    {"json", 0, "FILE", "write per-frame and pooled scores in libvmaf's JSON layout; '-' = stdout",
-     "none", OPT_JSON},
+    CLI_OPTION_FRAMES("score at most N frame pairs; 0 = all"),
+    CLI_OPTION_BACKEND,
+    CLI_OPTION_THREADS,
+    CLI_OPTION_JSON("write per-frame and pooled scores in libvmaf's JSON layout; '-' = stdout"),
     {"csv", 0, "FILE", "write per-frame scores as CSV; '-' = stdout", "none", OPT_CSV},
     {"plot", 0, "FILE.png",
      "draw the scales per frame as a 1200x500 PNG chart, the 5 lowest frames of scale 0 "
@@ -41,7 +29,7 @@ static const cli_option options[] = {
      "off", OPT_DEBUG},
     {"quiet", 'q', NULL, "do not show progress, nor the summary line when --json or --csv "
      "carries the scores", "progress on stderr when it is a terminal, a summary line with the "
-     "mean scores at the end", OPT_QUIET},
+     "mean scores at the end", CLI_OPT_QUIET},
     {0},
 };
 
@@ -64,15 +52,38 @@ static const cli_spec spec = {
 };
 
 typedef struct vif_args {
+    cli_common_opts opt; /* --backend, --threads, --frames, --quiet, --json */
     cli_input_opts in;
-    long long frames; /* -1 = all (--frames 0) */
-    fovea_backend backend;
-    int threads;
-    const char *json, *csv, *plot;
+    const char *csv, *plot;
     double gain;
-    int debug, quiet;
+    int debug;
     const char *ref_path, *dis_path;
 } vif_args;
+
+/* One of the command's own options. @return 0, or CLI_EXIT_USAGE (printed) */
+static int parse_option(vif_args *a, int id, const char *v)
+{
+    const char *cmd = spec.name;
+    switch (id) {
+    case OPT_CSV:
+        a->csv = v;
+        return 0;
+    case OPT_PLOT:
+        if (score_check_plot_name(cmd, v) != CLI_EXIT_OK)
+            return CLI_EXIT_USAGE;
+        a->plot = v;
+        return 0;
+    case OPT_GAIN:
+        return cli_parse_double(cmd, "--gain-limit", v, 1.0, 100.0, &a->gain) < 0
+                   ? CLI_EXIT_USAGE
+                   : 0;
+    case OPT_DEBUG:
+        a->debug = 1;
+        return 0;
+    default:
+        return CLI_EXIT_USAGE; /* not in the table */
+    }
+}
 
 static int parse_args(vif_args *a, int argc, char **argv)
 {
@@ -82,75 +93,21 @@ static int parse_args(vif_args *a, int argc, char **argv)
     int id;
 
     memset(a, 0, sizeof(*a));
+    cli_common_opts_init(&a->opt);
     cli_input_opts_init(&a->in);
-    a->frames = -1;
-    a->backend = FOVEA_BACKEND_AUTO;
     a->gain = 100.0;
 
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
-        int bad = 0;
-        switch (id) {
-        case OPT_FRAMES:
-            bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX, &a->frames);
-            if (!bad && a->frames == 0)
-                a->frames = -1;
-            break;
-        case OPT_BACKEND:
-            if (cli_parse_backend(cmd, v, &a->backend) < 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case OPT_THREADS:
-            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
-            break;
-        case OPT_JSON:
-            a->json = v;
-            break;
-        case OPT_CSV:
-            a->csv = v;
-            break;
-        case OPT_PLOT:
-            if (score_check_plot_name(cmd, v) != CLI_EXIT_OK)
-                return CLI_EXIT_USAGE;
-            a->plot = v;
-            break;
-        case OPT_GAIN:
-            bad = cli_parse_double(cmd, "--gain-limit", v, 1.0, 100.0,
-                                   &a->gain);
-            break;
-        case OPT_DEBUG:
-            a->debug = 1;
-            break;
-        case OPT_QUIET:
-            a->quiet = 1;
-            break;
-        default:
-            if (cli_input_option(&a->in, cmd, id, v) <= 0)
-                bad = -1;
-            break;
-        }
-        if (bad)
+        const int shared = cli_common_option(&a->opt, &a->in, cmd, id, v);
+        if (shared < 0 || (shared == 0 && parse_option(a, id, v) != 0))
             return CLI_EXIT_USAGE;
     }
     const int end = cli_options_end(id);
     if (end != CLI_EXIT_OK)
         return end;
-    if (p.nrest != 2)
-        return cli_usage_error(cmd, "vif: expected REF and DIS, got %d argument%s", p.nrest,
-                               p.nrest == 1 ? "" : "s");
-    a->ref_path = p.rest[0];
-    a->dis_path = p.rest[1];
-    if (strcmp(a->ref_path, "-") == 0 && strcmp(a->dis_path, "-") == 0)
-        return cli_usage_error(cmd, "REF and DIS cannot both be stdin");
-    if (a->json && a->csv && strcmp(a->json, "-") == 0 && strcmp(a->csv, "-") == 0)
-        return cli_usage_error(cmd, "--json - and --csv -: only one can go to stdout");
-    /* before anything is opened for writing: the inputs must survive */
-    const char *outs[3] = {a->json, a->csv, a->plot};
-    for (int i = 0; i < 3; i++)
-        if (cli_refuse_same_file(outs[i], a->ref_path) ||
-            cli_refuse_same_file(outs[i], a->dis_path))
-            return CLI_EXIT_USAGE;
-    return CLI_EXIT_OK;
+    return vmaf_pair_args(cmd, "", p.rest, p.nrest, a->opt.json, a->csv, a->plot, &a->ref_path,
+                          &a->dis_path);
 }
 
 /* ------------------------------------------------------------------ outputs */
@@ -175,7 +132,7 @@ static int write_json(const vif_args *a, const fovea_video_info *info, const fov
         {"frames", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)fovea_vmaf_kept_frames(v)},
     };
     const fovea_vmaf_output o = {fps, f, (int)(sizeof f / sizeof f[0])};
-    return score_write_vmaf(a->json, v, FOVEA_VMAF_OUTPUT_JSON, &o);
+    return score_write_vmaf(a->opt.json, v, FOVEA_VMAF_OUTPUT_JSON, &o);
 }
 
 /* ------------------------------------------------------------------ plot */
@@ -240,8 +197,10 @@ static int write_plot(const vif_args *a, const fovea_video_info *info, int bit_d
 }
 
 /* The outputs asked for, then the summary. @return CLI_EXIT_OK or the exit code */
-static int write_results(const vif_args *a, const pair_job *j)
+static int write_results(const void *args, const pair_job *j)
 {
+    const vif_args *a = args;
+    const char *json = a->opt.json;
     const int64_t n = j->n;
     const double secs = j->secs;
     const double fps = secs > 0 ? (double)n / secs : 0.0;
@@ -250,7 +209,7 @@ static int write_results(const vif_args *a, const pair_job *j)
     const char *backend = j->backend;
     const int threads = j->threads;
     int rc = CLI_EXIT_OK;
-    if (a->json)
+    if (json)
         rc = write_json(a, &j->info, j->vm, fps, threads, backend);
     if (rc == CLI_EXIT_OK && a->csv)
         rc = score_write_vmaf(a->csv, j->vm, FOVEA_VMAF_OUTPUT_CSV, NULL);
@@ -260,8 +219,8 @@ static int write_results(const vif_args *a, const pair_job *j)
         return rc;
     /* the summary goes to stderr when stdout carries JSON or CSV; --quiet
      * drops it only when those carry the scores (else it is the result) */
-    cli_summary(a->quiet && (a->json || a->csv),
-                (a->json && strcmp(a->json, "-") == 0) || (a->csv && strcmp(a->csv, "-") == 0),
+    cli_summary(a->opt.quiet && (json || a->csv),
+                (json && strcmp(json, "-") == 0) || (a->csv && strcmp(a->csv, "-") == 0),
                 "vif: %lld %s %dx%d %d-bit  mean scale0 %.6f scale1 %.6f scale2 %.6f scale3 "
                 "%.6f  (%s, %d thread%s, %.2f s, %.1f fps)",
                 (long long)n, cli_frames_word(n), j->info.width, j->info.height,
@@ -279,53 +238,22 @@ int cmd_vif(int argc, char **argv)
     if (rc != CLI_EXIT_OK)
         return rc;
 
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = a.backend;
-    s.threads = a.threads;
-    s.log = score_log_stderr;
-    fovea_context *ctx = NULL;
-    int st = fovea_open(&ctx, &s);
-    if (st < 0) {
-        cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(a.backend),
-                  fovea_strerror(st));
-        return CLI_EXIT_RUNTIME;
-    }
     /* the feature list "vif" through the pipeline of `fovea vmaf`; the names
      * stay plain whatever the gain limit, as this command always printed them */
     char features[128];
     snprintf(features, sizeof features, "vif:vif_enhn_gain_limit=%.17g:debug=%s", a.gain,
              a.debug ? "true" : "false");
-    cli_progress prog = {0}; /* finished by the failure paths even when never started */
     pair_job *j = calloc(1, sizeof(*j));
-    rc = CLI_EXIT_RUNTIME;
     if (!j) {
         cli_error(NULL, "out of memory");
-    } else {
-        j->ref = a.ref_path;
-        j->dis = a.dis_path;
-        j->io = &a.in;
-        j->frames = a.frames;
-        j->features = features;
-        j->flags = FOVEA_VMAF_NO_SUFFIX;
-        j->metric = "VIF";
-        j->ctx = ctx;
-        j->ring_bytes = (size_t)256 << 20;
-        j->keep_frames = 1;
-        j->prog = &prog;
-        j->quiet = a.quiet;
-        j->warn = vmaf_warn_stderr;
-        vmaf_pair_score(j);
-        rc = j->rc;
-        if (rc == CLI_EXIT_USAGE)
-            cli_usage_error(spec.name, "%s", j->err);
-        else if (rc != CLI_EXIT_OK)
-            cli_error(NULL, "%s", j->err);
-        else
-            rc = write_results(&a, j);
-        fovea_vmaf_close(&j->vm);
-        free(j);
+        return CLI_EXIT_RUNTIME;
     }
-    fovea_close(&ctx);
+    j->ref = a.ref_path;
+    j->dis = a.dis_path;
+    j->features = features;
+    j->flags = FOVEA_VMAF_NO_SUFFIX;
+    j->metric = "VIF";
+    rc = vmaf_pair_run(spec.name, &a.opt, &a.in, j, write_results, &a);
+    free(j);
     return rc;
 }

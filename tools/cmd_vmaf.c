@@ -9,15 +9,10 @@
 #include "vmaf_pair.h"
 
 enum {
-    OPT_FRAMES = 1,
-    OPT_MODEL,
-    OPT_BACKEND,
-    OPT_THREADS,
-    OPT_JSON,
+    OPT_MODEL = 1,
     OPT_CSV,
     OPT_PLOT,
     OPT_FEATURE_ONLY,
-    OPT_QUIET,
     OPT_MANIFEST,
     OPT_SHARD,
     OPT_DEVICES,
@@ -32,12 +27,12 @@ static const cli_option options[] = {
     {"model", 'm', "FILE|version=NAME",
      "libvmaf JSON model file (also path=FILE), or a built-in model: version=vmaf_v0.6.1",
      DEFAULT_MODEL, OPT_MODEL},
-    {"frames", 0, "N", "score at most N frame pairs; 0 = all", "0", OPT_FRAMES},
-    {"backend", 0, "B", "auto, cpu or cuda", "auto", OPT_BACKEND},
+    CLI_OPTION_FRAMES("score at most N frame pairs; 0 = all"),
+    CLI_OPTION_BACKEND,
     {"threads", 0, "N", "CPU threads (per worker with --manifest); 0 = one per CPU (shared "
-     "among the workers)", "0", OPT_THREADS},
-    {"json", 0, "FILE", "write per-frame and pooled metrics in libvmaf's JSON layout; '-' = "
-     "stdout", "none", OPT_JSON},
+     "among the workers)", "0", CLI_OPT_THREADS},
+    CLI_OPTION_JSON("write per-frame and pooled metrics in libvmaf's JSON layout; '-' = "
+                    "stdout"),
     {"csv", 0, "FILE", "write per-frame metrics as CSV; '-' = stdout", "none", OPT_CSV},
     {"plot", 0, "FILE.png",
      "draw VMAF per frame as a 1200x500 PNG chart, the 5 lowest frames marked (with "
@@ -46,7 +41,7 @@ static const cli_option options[] = {
      "--no_prediction)", "off", OPT_FEATURE_ONLY},
     {"quiet", 'q', NULL, "do not show progress, nor the summary line when --json, --csv or "
      "--json-lines carries the scores", "progress on stderr when it is a terminal, a summary "
-     "line at the end", OPT_QUIET},
+     "line at the end", CLI_OPT_QUIET},
     {"manifest", 0, "FILE", "score the pairs listed in FILE (CSV with a header ref,dis[,id]"
      "[,model][,frames], or JSON lines; '-' = stdin) instead of REF DIS", "none", OPT_MANIFEST},
     {"shard", 0, "I/N", "with --manifest: score pairs I, I+N, I+2N, ... (0-based, 0 <= I < N), "
@@ -88,6 +83,74 @@ static const cli_spec spec = {
     "scored, or a malformed manifest), 2 usage error.",
 };
 
+/* One of the command's own options. @return 0, or CLI_EXIT_USAGE (printed) */
+static int parse_option(vmaf_args *a, int id, const char *v)
+{
+    const char *cmd = spec.name;
+    switch (id) {
+    case OPT_MODEL:
+        if (!*v || strcmp(v, "version=") == 0 || strcmp(v, "path=") == 0)
+            return cli_usage_error(cmd, "--model: expected FILE, path=FILE or version=NAME");
+        a->model = v;
+        return 0;
+    case OPT_CSV:
+        a->csv = v;
+        return 0;
+    case OPT_PLOT:
+        if (score_check_plot_name(cmd, v) != CLI_EXIT_OK)
+            return CLI_EXIT_USAGE;
+        a->plot = v;
+        return 0;
+    case OPT_FEATURE_ONLY:
+        a->feature_only = 1;
+        return 0;
+    case OPT_MANIFEST:
+        a->manifest = v;
+        return 0;
+    case OPT_SHARD:
+        if (sched_parse_shard(v, &a->shard_index, &a->shard_count) < 0)
+            return cli_usage_error(cmd, "--shard: expected I/N with 0 <= I < N (e.g. 0/4), "
+                                   "got '%s'", v);
+        a->shard_given = 1;
+        return 0;
+    case OPT_DEVICES:
+        a->ndevices = sched_parse_devices(v, a->devices, SCHED_MAX_DEVICES);
+        if (a->ndevices < 0)
+            return cli_usage_error(cmd, "--devices: expected distinct CUDA device indices "
+                                   "separated by commas (e.g. 0,1), got '%s'", v);
+        return 0;
+    case OPT_JOBS:
+        return cli_parse_int32(cmd, "--jobs", v, 1, SCHED_MAX_WORKERS, &a->jobs) < 0
+                   ? CLI_EXIT_USAGE
+                   : 0;
+    case OPT_JSON_LINES:
+        a->json_lines = v;
+        return 0;
+    default:
+        return CLI_EXIT_USAGE; /* not in the table */
+    }
+}
+
+/* With --manifest: no REF DIS, none of the single pair's outputs. */
+static int check_manifest_args(vmaf_args *a, int nrest)
+{
+    const char *cmd = spec.name;
+    if (nrest != 0)
+        return cli_usage_error(cmd, "--manifest names the pairs: no REF DIS arguments "
+                               "(got %d)", nrest);
+    const char *single = a->opt.json ? "--json" : a->csv ? "--csv" : a->plot ? "--plot" : NULL;
+    if (single)
+        return cli_usage_error(cmd, "%s is for one pair; with --manifest each pair's "
+                               "results go to --json-lines", single);
+    if (a->ndevices > 0 && a->opt.backend == FOVEA_BACKEND_CPU)
+        return cli_usage_error(cmd, "--devices picks CUDA devices: not with --backend cpu");
+    if (!a->json_lines)
+        a->json_lines = "-";
+    if (cli_refuse_same_file(a->json_lines, a->manifest))
+        return CLI_EXIT_USAGE;
+    return CLI_EXIT_OK;
+}
+
 static int parse_args(vmaf_args *a, int argc, char **argv)
 {
     const char *cmd = spec.name;
@@ -96,128 +159,32 @@ static int parse_args(vmaf_args *a, int argc, char **argv)
     int id;
 
     memset(a, 0, sizeof(*a));
+    cli_common_opts_init(&a->opt);
     cli_input_opts_init(&a->in);
-    a->frames = -1;
-    a->backend = FOVEA_BACKEND_AUTO;
     a->model = DEFAULT_MODEL;
     a->shard_count = 1;
 
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
-        int bad = 0;
-        switch (id) {
-        case OPT_FRAMES:
-            bad = cli_parse_int(cmd, "--frames", v, 0, INT64_MAX, &a->frames);
-            if (!bad && a->frames == 0)
-                a->frames = -1;
-            break;
-        case OPT_MODEL:
-            if (!*v || strcmp(v, "version=") == 0 || strcmp(v, "path=") == 0)
-                return cli_usage_error(cmd, "--model: expected FILE, path=FILE or version=NAME");
-            a->model = v;
-            break;
-        case OPT_BACKEND:
-            if (cli_parse_backend(cmd, v, &a->backend) < 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case OPT_THREADS:
-            bad = cli_parse_int32(cmd, "--threads", v, 0, 1024, &a->threads);
-            break;
-        case OPT_JSON:
-            a->json = v;
-            break;
-        case OPT_CSV:
-            a->csv = v;
-            break;
-        case OPT_PLOT:
-            if (score_check_plot_name(cmd, v) != CLI_EXIT_OK)
-                return CLI_EXIT_USAGE;
-            a->plot = v;
-            break;
-        case OPT_FEATURE_ONLY:
-            a->feature_only = 1;
-            break;
-        case OPT_QUIET:
-            a->quiet = 1;
-            break;
-        case OPT_MANIFEST:
-            a->manifest = v;
-            break;
-        case OPT_SHARD:
-            if (sched_parse_shard(v, &a->shard_index, &a->shard_count) < 0)
-                return cli_usage_error(cmd, "--shard: expected I/N with 0 <= I < N (e.g. 0/4), "
-                                       "got '%s'", v);
-            a->shard_given = 1;
-            break;
-        case OPT_DEVICES:
-            a->ndevices = sched_parse_devices(v, a->devices, SCHED_MAX_DEVICES);
-            if (a->ndevices < 0)
-                return cli_usage_error(cmd, "--devices: expected distinct CUDA device indices "
-                                       "separated by commas (e.g. 0,1), got '%s'", v);
-            break;
-        case OPT_JOBS:
-            bad = cli_parse_int32(cmd, "--jobs", v, 1, SCHED_MAX_WORKERS, &a->jobs);
-            break;
-        case OPT_JSON_LINES:
-            a->json_lines = v;
-            break;
-        default:
-            if (cli_input_option(&a->in, cmd, id, v) <= 0)
-                bad = -1;
-            break;
-        }
-        if (bad)
+        const int shared = cli_common_option(&a->opt, &a->in, cmd, id, v);
+        if (shared < 0 || (shared == 0 && parse_option(a, id, v) != 0))
             return CLI_EXIT_USAGE;
     }
     const int end = cli_options_end(id);
     if (end != CLI_EXIT_OK)
         return end;
 
-    if (a->manifest) {
-        if (p.nrest != 0)
-            return cli_usage_error(cmd, "--manifest names the pairs: no REF DIS arguments "
-                                   "(got %d)", p.nrest);
-        const char *single = a->json ? "--json" : a->csv ? "--csv" : a->plot ? "--plot" : NULL;
-        if (single)
-            return cli_usage_error(cmd, "%s is for one pair; with --manifest each pair's "
-                                   "results go to --json-lines", single);
-        if (a->ndevices > 0 && a->backend == FOVEA_BACKEND_CPU)
-            return cli_usage_error(cmd, "--devices picks CUDA devices: not with --backend cpu");
-        if (!a->json_lines)
-            a->json_lines = "-";
-        if (cli_refuse_same_file(a->json_lines, a->manifest))
-            return CLI_EXIT_USAGE;
-        return CLI_EXIT_OK;
-    }
+    if (a->manifest)
+        return check_manifest_args(a, p.nrest);
     const char *batch_only = a->shard_given ? "--shard" : a->ndevices ? "--devices"
                              : a->jobs ? "--jobs" : a->json_lines ? "--json-lines" : NULL;
     if (batch_only)
         return cli_usage_error(cmd, "%s goes with --manifest", batch_only);
-    if (p.nrest != 2)
-        return cli_usage_error(cmd, "vmaf: expected REF and DIS (or --manifest FILE), got %d "
-                               "argument%s", p.nrest, p.nrest == 1 ? "" : "s");
-    a->ref_path = p.rest[0];
-    a->dis_path = p.rest[1];
-    if (strcmp(a->ref_path, "-") == 0 && strcmp(a->dis_path, "-") == 0)
-        return cli_usage_error(cmd, "REF and DIS cannot both be stdin");
-    if (a->json && a->csv && strcmp(a->json, "-") == 0 && strcmp(a->csv, "-") == 0)
-        return cli_usage_error(cmd, "--json - and --csv -: only one can go to stdout");
-    /* before anything is opened for writing: the inputs must survive */
-    const char *outs[3] = {a->json, a->csv, a->plot};
-    for (int i = 0; i < 3; i++)
-        if (cli_refuse_same_file(outs[i], a->ref_path) ||
-            cli_refuse_same_file(outs[i], a->dis_path))
-            return CLI_EXIT_USAGE;
-    return CLI_EXIT_OK;
+    return vmaf_pair_args(cmd, " (or --manifest FILE)", p.rest, p.nrest, a->opt.json, a->csv,
+                          a->plot, &a->ref_path, &a->dis_path);
 }
 
 /* ------------------------------------------------------------------ single pair: outputs */
-
-void vmaf_warn_stderr(pair_job *j, const char *msg)
-{
-    (void)j;
-    fprintf(stderr, "fovea: warning: %s\n", msg);
-}
 
 static int write_json(const vmaf_args *a, const pair_job *j, double fps)
 {
@@ -236,7 +203,7 @@ static int write_json(const vmaf_args *a, const pair_job *j, double fps)
         {"frames", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)j->n},
     };
     const fovea_vmaf_output o = {fps, f, (int)(sizeof f / sizeof f[0])};
-    return score_write_vmaf(a->json, j->vm, FOVEA_VMAF_OUTPUT_JSON, &o);
+    return score_write_vmaf(a->opt.json, j->vm, FOVEA_VMAF_OUTPUT_JSON, &o);
 }
 
 /* The model's features plotted with --feature-only: one axis, so motion (0 to
@@ -360,11 +327,14 @@ static int write_plot(const vmaf_args *a, const pair_job *j)
     return rc;
 }
 
-static int write_results(const vmaf_args *a, const pair_job *j)
+/* The outputs asked for, then the summary (vmaf_pair_run's results). */
+static int write_results(const void *args, const pair_job *j)
 {
+    const vmaf_args *a = args;
+    const char *json = a->opt.json;
     const double fps = j->secs > 0 ? (double)j->n / j->secs : 0.0;
     int rc = CLI_EXIT_OK;
-    if (a->json)
+    if (json)
         rc = write_json(a, j, fps);
     if (rc == CLI_EXIT_OK && a->csv)
         rc = score_write_vmaf(a->csv, j->vm, FOVEA_VMAF_OUTPUT_CSV, NULL);
@@ -386,8 +356,8 @@ static int write_results(const vmaf_args *a, const pair_job *j)
     }
     /* the summary goes to stderr when stdout carries JSON or CSV; --quiet
      * drops it only when those carry the scores (else it is the result) */
-    cli_summary(a->quiet && (a->json || a->csv),
-                (a->json && strcmp(a->json, "-") == 0) || (a->csv && strcmp(a->csv, "-") == 0),
+    cli_summary(a->opt.quiet && (json || a->csv),
+                (json && strcmp(json, "-") == 0) || (a->csv && strcmp(a->csv, "-") == 0),
                 "vmaf: %lld %s %dx%d %d-bit  %s  (%s, %d thread%s, %.2f s, %.1f fps)",
                 (long long)j->n, cli_frames_word(j->n), j->info.width, j->info.height,
                 j->bit_depth, what, j->backend, j->threads, j->threads == 1 ? "" : "s", j->secs,
@@ -403,20 +373,6 @@ static int run_single(const vmaf_args *a)
         cli_error(NULL, "%s", err);
         return CLI_EXIT_RUNTIME;
     }
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = a->backend;
-    s.threads = a->threads;
-    s.log = score_log_stderr;
-    fovea_context *ctx = NULL;
-    int st = fovea_open(&ctx, &s);
-    if (st < 0) {
-        cli_error(NULL, "cannot create a %s context: %s", fovea_backend_name(a->backend),
-                  fovea_strerror(st));
-        fovea_vmaf_model_close(&model);
-        return CLI_EXIT_RUNTIME;
-    }
-    cli_progress prog = {0}; /* finished by the failure paths even when never started */
     pair_job *j = calloc(1, sizeof(*j));
     int rc = CLI_EXIT_RUNTIME;
     if (!j) {
@@ -424,28 +380,11 @@ static int run_single(const vmaf_args *a)
     } else {
         j->ref = a->ref_path;
         j->dis = a->dis_path;
-        j->io = &a->in;
-        j->frames = a->frames;
         j->model = model;
         j->feature_only = a->feature_only;
-        j->ctx = ctx;
-        j->ring_bytes = (size_t)256 << 20;
-        j->keep_frames = 1;
-        j->prog = &prog;
-        j->quiet = a->quiet;
-        j->warn = vmaf_warn_stderr;
-        vmaf_pair_score(j);
-        rc = j->rc;
-        if (rc == CLI_EXIT_USAGE)
-            cli_usage_error(spec.name, "%s", j->err);
-        else if (rc != CLI_EXIT_OK)
-            cli_error(NULL, "%s", j->err);
-        else
-            rc = write_results(a, j);
-        fovea_vmaf_close(&j->vm);
+        rc = vmaf_pair_run(spec.name, &a->opt, &a->in, j, write_results, a);
         free(j);
     }
-    fovea_close(&ctx);
     fovea_vmaf_model_close(&model);
     return rc;
 }

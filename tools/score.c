@@ -166,12 +166,6 @@ void score_input_close(score_input *in)
     fovea_reader_close(&in->rd);
 }
 
-void score_log_stderr(void *opaque, fovea_log_level level, const char *msg)
-{
-    (void)opaque;
-    fprintf(stderr, "fovea: %s%s\n", level == FOVEA_LOG_WARNING ? "warning: " : "", msg);
-}
-
 /* ------------------------------------------------------------------ tables */
 
 score_pool score_table_pool(const score_table *t, int m)

@@ -60,9 +60,6 @@ void score_input_release(score_input *in);
  * readers. Safe on a zeroed or failed input. */
 void score_input_close(score_input *in);
 
-/* The contexts' log callback: "fovea: [warning: ]message" on stderr. */
-void score_log_stderr(void *opaque, fovea_log_level level, const char *msg);
-
 /* ------------------------------------------------------------------ tables */
 
 /* libvmaf's pooling of one metric. */

@@ -170,7 +170,7 @@ static int worker_init(void *opaque, int w, void **state, char *err, size_t errs
     s.backend = wk->backend;
     s.cuda_device = wk->device < 0 ? 0 : wk->device;
     s.threads = wk->threads;
-    s.log = score_log_stderr;
+    s.log = cli_log_to_stderr;
     fovea_context *ctx = NULL;
     const int st = fovea_open(&ctx, &s);
     if (st < 0) {
@@ -207,7 +207,7 @@ static void worker_run(void *opaque, int w, void *state, int64_t t)
         j->ref = ref;
         j->dis = dis;
         j->io = &b->a->in;
-        j->frames = p->frames > 0 ? p->frames : p->frames == 0 ? -1 : b->a->frames;
+        j->frames = p->frames > 0 ? p->frames : p->frames == 0 ? -1 : b->a->opt.frames;
         j->model = bm->m;
         j->feature_only = b->a->feature_only;
         j->ctx = state;
@@ -352,13 +352,13 @@ static int batch_prepare(batch *b)
 
     sched_request rq;
     memset(&rq, 0, sizeof(rq));
-    rq.backend = a->backend;
+    rq.backend = a->opt.backend;
     if (fovea_cuda_compiled())
         fovea_device_count(&rq.visible_devices);
     rq.devices = a->ndevices > 0 ? a->devices : NULL;
     rq.ndevices = a->ndevices;
     rq.jobs = a->jobs;
-    rq.threads = a->threads;
+    rq.threads = a->opt.threads;
     rq.cpu_count = fovea_cpu_count();
     char err[512];
     b->nworkers = sched_plan(&rq, b->worker, SCHED_MAX_WORKERS, err, sizeof(err));
@@ -395,7 +395,7 @@ int vmaf_run_batch(const vmaf_args *a)
         return rc;
     }
     pthread_mutex_init(&b->mu, NULL);
-    cli_progress_start(&b->prog, b->ntasks, a->quiet);
+    cli_progress_start(&b->prog, b->ntasks, a->opt.quiet);
     b->prog.unit = "pair";
     b->prog.rate_unit = "pairs/s";
     const double t0 = cli_now();
@@ -429,7 +429,7 @@ int vmaf_run_batch(const vmaf_args *a)
     else
         snprintf(workers, sizeof(workers), "%d CUDA worker%s", b->nworkers,
                  b->nworkers == 1 ? "" : "s");
-    cli_summary(a->quiet, strcmp(a->json_lines, "-") == 0,
+    cli_summary(a->opt.quiet, strcmp(a->json_lines, "-") == 0,
                 "vmaf: %lld pair%s%s: %lld scored, %lld failed  (%s, %.2f s)",
                 (long long)b->ntasks, b->ntasks == 1 ? "" : "s", shard,
                 (long long)(b->done - b->failed), (long long)b->failed, workers, secs);

@@ -1,5 +1,6 @@
 /* One pair of `fovea vmaf` (and `fovea vif`) scored on a context through the
  * queued API, and the models by their command-line names. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,3 +192,66 @@ int vmaf_pair_score_index(const pair_job *j)
     return j->nmetrics - 1;
 }
 
+
+/* ------------------------------------------------------------------ single pair */
+
+int vmaf_pair_args(const char *cmd, const char *alt, char **rest, int nrest, const char *json,
+                   const char *csv, const char *plot, const char **ref, const char **dis)
+{
+    if (nrest != 2)
+        return cli_usage_error(cmd, "%s: expected REF and DIS%s, got %d argument%s", cmd, alt,
+                               nrest, nrest == 1 ? "" : "s");
+    *ref = rest[0];
+    *dis = rest[1];
+    if (strcmp(*ref, "-") == 0 && strcmp(*dis, "-") == 0)
+        return cli_usage_error(cmd, "REF and DIS cannot both be stdin");
+    if (json && csv && strcmp(json, "-") == 0 && strcmp(csv, "-") == 0)
+        return cli_usage_error(cmd, "--json - and --csv -: only one can go to stdout");
+    /* before anything is opened for writing: the inputs must survive */
+    const char *outs[3] = {json, csv, plot};
+    for (int i = 0; i < 3; i++)
+        if (cli_refuse_same_file(outs[i], *ref) || cli_refuse_same_file(outs[i], *dis))
+            return CLI_EXIT_USAGE;
+    return CLI_EXIT_OK;
+}
+
+/* A single pair's warning: "fovea: warning: MSG" on stderr. */
+static void warn_stderr(pair_job *j, const char *msg)
+{
+    (void)j;
+    fprintf(stderr, "fovea: warning: %s\n", msg);
+}
+
+int vmaf_pair_run(const char *cmd, const cli_common_opts *o, const cli_input_opts *in,
+                  pair_job *j, int (*results)(const void *args, const pair_job *j),
+                  const void *args)
+{
+    fovea_settings s;
+    cli_context_settings(&s, o);
+    s.log = cli_log_to_stderr;
+    fovea_context *ctx = NULL;
+    if (cli_open_context_with(&ctx, &s, CLI_CONTEXT_MSG_NAMED) != CLI_EXIT_OK)
+        return CLI_EXIT_RUNTIME;
+    /* zeroed: a pair that fails before its progress starts ends none */
+    cli_progress prog;
+    memset(&prog, 0, sizeof(prog));
+    j->io = in;
+    j->frames = o->frames;
+    j->ctx = ctx;
+    j->ring_bytes = (size_t)256 << 20;
+    j->keep_frames = 1;
+    j->prog = &prog;
+    j->quiet = o->quiet;
+    j->warn = warn_stderr;
+    vmaf_pair_score(j);
+    int rc = j->rc;
+    if (rc == CLI_EXIT_USAGE)
+        cli_usage_error(cmd, "%s", j->err);
+    else if (rc != CLI_EXIT_OK)
+        cli_error(NULL, "%s", j->err);
+    else
+        rc = results(args, j);
+    fovea_vmaf_close(&j->vm);
+    fovea_close(&ctx);
+    return rc;
+}

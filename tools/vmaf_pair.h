@@ -11,13 +11,11 @@
 #include "vmaf_sched.h"
 
 typedef struct vmaf_args {
+    cli_common_opts opt; /* --backend, --threads, --frames, --quiet, --json */
     cli_input_opts in;
-    long long frames; /* -1 = all (--frames 0) */
     const char *model;
-    fovea_backend backend;
-    int threads;
-    const char *json, *csv, *plot;
-    int feature_only, quiet;
+    const char *csv, *plot;
+    int feature_only;
     const char *manifest, *json_lines;
     int64_t shard_index, shard_count;
     int shard_given;
@@ -79,8 +77,26 @@ void vmaf_pair_score(pair_job *j);
  * last one; -1 with --feature-only or a feature list. */
 int vmaf_pair_score_index(const pair_job *j);
 
-/* A pair_job's warn for a single pair: "fovea: warning: MSG" on stderr. */
-void vmaf_warn_stderr(pair_job *j, const char *msg);
+/* ------------------------------------------------------------------ single pair */
+
+/* The positional arguments of a single-pair command: REF and DIS (alt: what
+ * the usage error offers instead of them, "" for nothing), not both stdin,
+ * and the outputs (json, csv, plot; NULL when not given) neither one stdout
+ * twice nor one of the inputs, checked before anything is opened for writing.
+ * @return CLI_EXIT_OK (*ref, *dis set) or CLI_EXIT_USAGE (printed) */
+int vmaf_pair_args(const char *cmd, const char *alt, char **rest, int nrest, const char *json,
+                   const char *csv, const char *plot, const char **ref, const char **dis);
+
+/* What a single-pair command does once its arguments are parsed: j (the
+ * caller's, zeroed, with ref, dis and what is scored set: model or features)
+ * scored on a context of o's --backend and --threads (library warnings on
+ * stderr) with progress and every frame kept; a failure printed (a usage
+ * error naming cmd), else results(args, j) writes the outputs and the
+ * summary. j's scorer is closed, j itself is the caller's to free.
+ * @return the exit status */
+int vmaf_pair_run(const char *cmd, const cli_common_opts *o, const cli_input_opts *in,
+                  pair_job *j, int (*results)(const void *args, const pair_job *j),
+                  const void *args);
 
 /* `fovea vmaf --manifest`: every pair of the manifest (or of its shard). */
 int vmaf_run_batch(const vmaf_args *a);
