@@ -10,7 +10,23 @@
  * stream by the owner's launch callback, between the wait for the slot's
  * copies and its done event. Results are taken item by item, oldest first.
  * The owner keeps whatever else a slot needs (its sums, flags) in arrays
- * indexed by the slot number. */
+ * indexed by the slot number.
+ *
+ * Users: the quality compositor (quality/vmaf_cuda.c), whose items are
+ * independent frame pairs of one fixed shape, so batching them and
+ * overlapping a batch's uploads with the previous batch's kernels pays.
+ * Not the diff system's queued mask (diff/diff_cuda.c,
+ * fovea_diff_mask_submit/receive), whose shape is not this one: one mask is
+ * in flight (a batch of 1 in 1 slot: nothing to overlap); its pair is
+ * uploaded into the diff context's own staging because the same upload
+ * feeds the filters, the temporal state (advanced in submission order, at
+ * submit) and the histogram, and an automatic threshold waits for the
+ * histogram on the host before the mask is launched; frame size and format
+ * may change from call to call (a fixed row_bytes x height here); and its
+ * result is a host read-back in two steps (counters with the head of the
+ * tile list, then the rest of a long list) that this queue does not do.
+ * Moving it here would mean uploading the pair twice or moving the whole
+ * diff pipeline into a launch callback, for one event wait in return. */
 #ifndef FOVEA_CORE_QUEUE_CUDA_H
 #define FOVEA_CORE_QUEUE_CUDA_H
 

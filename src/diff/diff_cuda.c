@@ -13,11 +13,14 @@
 #include "core/device.h"
 #include "core/stage.h"
 #include "diff/diff_cuda.h"
+#include "diff/diff_filter_cuda.h"
+#include "diff/diff_map_cuda.h"
+#include "diff/diff_mask_cuda.h"
 #include "diff/diff_internal.h"
 
-_Static_assert(DIFF_HEAT_ENTRIES == 1024, "diff.cu indexes the table with 1023");
+_Static_assert(DIFF_HEAT_ENTRIES == 1024, "diff_map.cu indexes the table with 1023");
 _Static_assert(FOVEA_DIFF_DENOISE_MEDIAN3 == 1 && FOVEA_DIFF_DENOISE_TEMPORAL == 3,
-               "diff.cu's filter modes");
+               "diff_filter.cu's filter modes");
 _Static_assert(FOVEA_DIFF_TILE_MIN == 8 && FOVEA_DIFF_TILE_MAX == 64 &&
                    DIFF_CUDA_MASK_SPAN % FOVEA_DIFF_TILE_MAX == 0,
                "a mask block owns whole tiles");
