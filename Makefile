@@ -1,11 +1,13 @@
 # fovea: the commands a user types. Everything real happens in CMake.
 #   make            release build in build/ (CUDA backend when nvcc is found, for every
 #                   default GPU architecture)
-#   make check      deps + CPU-only ASan/UBSan build with all tests, then the build a
-#                   user gets from `make` (build/) with all its tests (GPU tests skip
-#                   without a GPU; the installed library linked both ways) and
-#                   `make demo` at 1/8 scale, then the fuzz targets built with clang
-#                   (as `make fuzz`) and run 3 s each
+#   make check      deps, the format check (clang-format, SPDX lines), a CPU-only
+#                   ASan/UBSan build with all tests, then the build a user gets from
+#                   `make` (build/) with all its tests (GPU tests skip without a GPU;
+#                   the installed library linked both ways) and `make demo` at 1/8
+#                   scale, then the fuzz targets built with clang (as `make fuzz`) and
+#                   run 3 s each; logs in build-check-logs/, one summary at the end
+#   make format     reformat the C and CUDA sources with clang-format 14
 #   make bench      build and run every benchmark (GPU rows need a GPU)
 #   make fuzz       build the libFuzzer targets with clang and run each for FUZZ_SECONDS
 #   make install    install libraries, headers, fovea.pc, fovea-klt.pc and the CLI under PREFIX
@@ -19,7 +21,7 @@ FOVEA_CUDA_ARCHS ?=
 CUDA_ARCH_ARG := $(if $(FOVEA_CUDA_ARCHS),-DFOVEA_CUDA_ARCHS="$(FOVEA_CUDA_ARCHS)",)
 CTEST := ctest --output-on-failure -j $(JOBS)
 
-.PHONY: all build check check-asan check-default check-fuzz deps bench fuzz fuzz-build install demo clean
+.PHONY: all build check check-asan check-default check-fuzz check-format format deps bench fuzz fuzz-build install demo clean
 
 all: build
 
@@ -52,7 +54,16 @@ check-fuzz:
 	$(MAKE) --no-print-directory fuzz-build
 	@sh scripts/fuzz.sh build-fuzz 3
 
-check: check-asan check-default check-fuzz
+# Every stage below with its output in build-check-logs/ and one summary line each
+# (scripts/check.sh); the stages stay targets of their own.
+check:
+	@sh scripts/check.sh $(MAKE)
+
+check-format:
+	@sh scripts/check-format.sh
+
+format:
+	@sh scripts/check-format.sh --fix
 
 bench: build
 	@sh scripts/bench.sh build
@@ -82,4 +93,4 @@ demo: build
 	./build/fovea demo -o $(DEMO_OUT) $(DEMO_ARGS)
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-check-logs

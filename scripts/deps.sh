@@ -7,7 +7,8 @@ set -eu
 # python3: the CLI tests check the JSON outputs with it; cairo + DejaVu draw the
 # CLI's charts (vif --plot; optional in the build: FOVEA_CAIRO); zstd + xxHash
 # make the delta streamer (optional in the build: FOVEA_STREAM)
-PKGS="cmake make gcc pkg-config libpng-dev zlib1g-dev libcjson-dev python3 libcairo2-dev fonts-dejavu-core libzstd-dev libxxhash-dev"
+# clang-format (14 on Debian 12): the format check of make check
+PKGS="clang-format cmake make gcc pkg-config libpng-dev zlib1g-dev libcjson-dev python3 libcairo2-dev fonts-dejavu-core libzstd-dev libxxhash-dev"
 # GStreamer: the plugin gst-fovea (gst/, optional in the build: FOVEA_GST) and
 # its tests (GstCheck comes with libgstreamer1.0-dev; gst-launch-1.0 and
 # gst-inspect-1.0 with the tools; videotestsrc, appsrc/appsink from base;
