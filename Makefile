@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # fovea: the commands a user types. Everything real happens in CMake.
 #   make            release build in build/ (CUDA backend when nvcc is found, for every
 #                   default GPU architecture)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Shared benchmark helper (see bench_common.h). Benchmarks are programs, so this
  * file prints and exits on errors, and caches reference bandwidths in statics. */
 #include <errno.h>
@@ -44,8 +45,7 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
-static void parse(int argc, char **argv, bench_opts *o, const char *extra_usage,
-                  int allow_extra)
+static void parse(int argc, char **argv, bench_opts *o, const char *extra_usage, int allow_extra)
 {
     memset(o, 0, sizeof(*o));
     const char *slash = argc > 0 ? strrchr(argv[0], '/') : NULL;
@@ -151,8 +151,7 @@ static const char *base_name(const char *file)
     return s ? s + 1 : file;
 }
 
-int bench_check_fovea_(fovea_context *ctx, int status, const char *expr, const char *file,
-                       int line)
+int bench_check_fovea_(fovea_context *ctx, int status, const char *expr, const char *file, int line)
 {
     if (status >= 0)
         return status;
@@ -239,15 +238,14 @@ void bench_time_cpu(bench_fn fn, void *arg, int warmup, int runs, bench_stats *o
 }
 
 #ifdef FOVEA_HAVE_CUDA
-int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs,
-                   bench_stats *out)
+int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs, bench_stats *out)
 {
     /* one synchronised pair per run: we want the distribution, not a pipelined mean */
     return bench_time_gpu_pipelined(fn, arg, stream, warmup, runs, 1, out);
 }
 
-int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, int runs,
-                             int calls, bench_stats *out)
+int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, int runs, int calls,
+                             bench_stats *out)
 {
     cudaStream_t st = (cudaStream_t)stream;
     cudaEvent_t start, stop;
@@ -275,14 +273,13 @@ int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, i
     return 0;
 }
 #else
-int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs,
-                   bench_stats *out)
+int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs, bench_stats *out)
 {
     return bench_time_gpu_pipelined(fn, arg, stream, warmup, runs, 1, out);
 }
 
-int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, int runs,
-                             int calls, bench_stats *out)
+int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, int runs, int calls,
+                             bench_stats *out)
 {
     (void)fn;
     (void)arg;
@@ -407,8 +404,8 @@ static double measure_host_copy(size_t bytes, int threads)
     size_t chunk = (bytes / (size_t)threads + 63) / 64 * 64, off = 0;
     for (int i = 0; i < threads; i++) {
         size_t n = off < bytes ? (bytes - off < chunk ? bytes - off : chunk) : 0;
-        jobs[i] = (host_copy_job){&barrier, dst + off, src + off, n, BW_WARMUP + BW_RUNS,
-                                  i == 0 ? samples : NULL};
+        jobs[i] = (host_copy_job){&barrier, dst + off,           src + off,
+                                  n,        BW_WARMUP + BW_RUNS, i == 0 ? samples : NULL};
         off += n;
     }
     int started = 1;
@@ -513,8 +510,8 @@ void bench_table_init(bench_table *t, const char *title, const char *items_unit,
 }
 
 void bench_table_add(bench_table *t, const char *case_name, const char *backend,
-                     const bench_stats *stats, double bytes_moved_per_iter,
-                     double items_per_iter, const char *note)
+                     const bench_stats *stats, double bytes_moved_per_iter, double items_per_iter,
+                     const char *note)
 {
     if (t->count == t->cap) {
         int cap = t->cap ? 2 * t->cap : 16;

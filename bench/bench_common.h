@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Shared benchmark helper: command line, CPU and CUDA-event timing, copy-bandwidth
  * reference points, and the one results table every bench_* program prints. */
 #ifndef FOVEA_BENCH_COMMON_H
@@ -18,14 +19,14 @@
 #define BENCH_MAX_EXTRA 32
 
 typedef struct bench_opts {
-    const char *prog;        /* argv[0] without directories */
-    const char *json_path;   /* --json FILE; "-" = stdout (the table then goes to stderr) */
-    int runs;                /* --runs N, timed iterations per case (default 50) */
-    int warmup;              /* --warmup N, untimed iterations first (default 5) */
-    int quick;               /* --quick: few runs; benches may also shrink their inputs */
-    int device;              /* --device N, CUDA device index (default 0) */
-    const char *filter;      /* --filter SUBSTR[,SUBSTR...]: only cases whose name contains one */
-    int n_extra;             /* arguments bench_parse_args_ex did not know, in order */
+    const char *prog;      /* argv[0] without directories */
+    const char *json_path; /* --json FILE; "-" = stdout (the table then goes to stderr) */
+    int runs;              /* --runs N, timed iterations per case (default 50) */
+    int warmup;            /* --warmup N, untimed iterations first (default 5) */
+    int quick;             /* --quick: few runs; benches may also shrink their inputs */
+    int device;            /* --device N, CUDA device index (default 0) */
+    const char *filter;    /* --filter SUBSTR[,SUBSTR...]: only cases whose name contains one */
+    int n_extra;           /* arguments bench_parse_args_ex did not know, in order */
     char *extra[BENCH_MAX_EXTRA];
 } bench_opts;
 
@@ -40,16 +41,16 @@ void bench_parse_args_ex(int argc, char **argv, bench_opts *opts, const char *ex
 /* End-to-end rows run the fovea executable on files: the options for them,
  * parsed from opts->extra by bench_e2e_parse (BENCH_E2E_USAGE for --help). */
 typedef struct bench_e2e {
-    const char *cli;  /* --cli PATH, else <build>/fovea two directories up from
+    const char *cli; /* --cli PATH, else <build>/fovea two directories up from
                          this program (<build>/bench/bench_x); NULL when unknown */
-    const char *tmp;  /* --tmp DIR, else $TMPDIR, else /tmp */
-    int enabled;      /* 0 after --no-e2e */
+    const char *tmp; /* --tmp DIR, else $TMPDIR, else /tmp */
+    int enabled;     /* 0 after --no-e2e */
     char cli_buf[4096];
 } bench_e2e;
-#define BENCH_E2E_USAGE                                                               \
-    "  --cli PATH   fovea executable for the end-to-end rows\n"                        \
-    "               (default: ../fovea from this program's directory)\n"               \
-    "  --no-e2e     skip the end-to-end rows\n"                                        \
+#define BENCH_E2E_USAGE                                                                            \
+    "  --cli PATH   fovea executable for the end-to-end rows\n"                                    \
+    "               (default: ../fovea from this program's directory)\n"                           \
+    "  --no-e2e     skip the end-to-end rows\n"                                                    \
     "  --tmp DIR    directory for their files (default $TMPDIR or /tmp)\n"
 /* Returns 0, or 2 after a message naming `who` for an argument it does not know. */
 int bench_e2e_parse(const bench_opts *opts, bench_e2e *e, const char *who);
@@ -113,14 +114,13 @@ void bench_time_cpu(bench_fn fn, void *arg, int warmup, int runs, bench_stats *o
 /* Device-side timing: each run is bracketed by a pair of CUDA events recorded on
  * stream (a cudaStream_t; NULL = legacy default stream), fn must queue its work on
  * that stream. @return 0, or -1 without CUDA (out zeroed). CUDA errors exit 1. */
-int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs,
-                   bench_stats *out);
+int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs, bench_stats *out);
 /* Throughput of fn on a CUDA stream: runs calls back to back (no wait between
  * them, as a stream of frames is processed) between two events, `runs` times
  * after `warmup` calls; each sample is the elapsed time / calls (us per call).
  * bench_time_gpu is this with calls = 1. */
-int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, int runs,
-                             int calls, bench_stats *out);
+int bench_time_gpu_pipelined(bench_fn fn, void *arg, void *stream, int warmup, int runs, int calls,
+                             bench_stats *out);
 
 /* ---------------------------------------------------------------- reference bandwidths */
 
@@ -147,16 +147,16 @@ void bench_fill_frame(fovea_frame *f, uint64_t seed);
 
 typedef struct bench_row {
     char case_name[96];
-    char backend[16];         /* "cpu", "cuda", or e.g. "cuda-npp" for a baseline */
+    char backend[16]; /* "cpu", "cuda", or e.g. "cuda-npp" for a baseline */
     bench_stats stats;
-    double bytes_per_iter;    /* bytes read + bytes written in one iteration */
-    double items_per_iter;    /* frames, pixels, features... per iteration */
+    double bytes_per_iter; /* bytes read + bytes written in one iteration */
+    double items_per_iter; /* frames, pixels, features... per iteration */
     char note[160];
 } bench_row;
 
 typedef struct bench_table {
     char title[64];
-    char items_unit[24];      /* label of the items/s column, e.g. "frames" */
+    char items_unit[24]; /* label of the items/s column, e.g. "frames" */
     const bench_opts *opts;
     bench_row *rows;
     int count, cap;
@@ -169,8 +169,8 @@ void bench_table_init(bench_table *t, const char *title, const char *items_unit,
 /* Add a row. Rows whose backend starts with "cpu" are rated against the host copy
  * bandwidth, all others against the device copy bandwidth. note may be NULL. */
 void bench_table_add(bench_table *t, const char *case_name, const char *backend,
-                     const bench_stats *stats, double bytes_moved_per_iter,
-                     double items_per_iter, const char *note);
+                     const bench_stats *stats, double bytes_moved_per_iter, double items_per_iter,
+                     const char *note);
 
 /* Print the header (device, SMs, CPUs, reference bandwidths) and the rows to fp.
  * copy_bw is the device copy bandwidth in GB/s (0 = no GPU). */

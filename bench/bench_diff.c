@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* bench_diff: frame differencing of 1920x1080 RGB24 pairs (a camera-like
  * frame and the next one: sensor noise, a moving block). Rows, all on the
  * same data in one process:
@@ -67,7 +68,8 @@ static void synth_pair(fovea_frame *prev, fovea_frame *cur, fovea_pixfmt fmt, in
         fovea_frame *f = k ? cur : prev;
         const int bx = 400 + 24 * (t + k), by = 300 + 8 * (t + k);
         for (int p = 0; p < d->planes; p++) {
-            const int pw = (int)fovea_plane_row_bytes(fmt, W, p), ph = fovea_plane_height(fmt, H, p);
+            const int pw = (int)fovea_plane_row_bytes(fmt, W, p),
+                      ph = fovea_plane_height(fmt, H, p);
             for (int y = 0; y < ph; y++) {
                 uint8_t *row = f->data[p] + (ptrdiff_t)y * f->stride[p];
                 for (int i = 0; i < pw; i++) {
@@ -104,8 +106,9 @@ static void e2e_row(bench_table *table, const char *cli, const char *dir, const 
     char in[4200], json[4200];
     snprintf(in, sizeof(in), "%s/in.y4m", dir);
     snprintf(json, sizeof(json), "%s/out.json", dir);
-    char *argv[] = {(char *)cli, "diff", "-q", "--backend", (char *)backend, "--heatmap",
-                    "/dev/null", "--json", json, in, NULL};
+    char *argv[] = {(char *)cli, "diff",      "-q",     "--backend", (char *)backend,
+                    "--heatmap", "/dev/null", "--json", json,        in,
+                    NULL};
     double us[16];
     int n = 0;
     if (runs > 16)
@@ -122,9 +125,8 @@ static void e2e_row(bench_table *table, const char *cli, const char *dir, const 
     bench_stats_compute(us, n, &s);
     char name[96], note[160];
     snprintf(name, sizeof(name), "1080p i420 y4m, fovea diff --heatmap (e2e)");
-    snprintf(note, sizeof(note), "fovea diff CLI, %d frames, %.0f maps/s (median of %d)%s",
-             frames, 1e6 / s.median_us, n,
-             strcmp(backend, "cuda") == 0 ? "; goal >= 1000" : "");
+    snprintf(note, sizeof(note), "fovea diff CLI, %d frames, %.0f maps/s (median of %d)%s", frames,
+             1e6 / s.median_us, n, strcmp(backend, "cuda") == 0 ? "; goal >= 1000" : "");
     /* one frame read, one heat map written per map */
     const double bytes = 2.0 * (double)fovea_frame_packed_size(FOVEA_PIX_I420, W, H);
     bench_table_add(table, name, strcmp(backend, "cuda") == 0 ? "cuda-e2e" : "cpu-e2e", &s, bytes,
@@ -170,10 +172,26 @@ static void remove_clip(const char *dir)
  * calls' device time alone; (e) pinned host frames end to end, with (e') the
  * PCIe copies it is made of. */
 enum {
-    R_HEAT, R_BLACK, R_OVERLAY, R_MASK, R_MEDIAN, R_PINNED,
-    R_DEV_HEAT, R_DEV_BLACK, R_DEV_OVERLAY, R_DEV_MASK, R_DEV_MASK8, R_DEV_MASK64,
-    R_DEV_SMALLCOPY, R_DEV_MEDIAN,
-    R_DEV_HEAT8, R_H2D, R_D2H, R_FLOOR_SERIAL, R_FLOOR_OVERLAP, N_FOVEA_GPU_ROWS
+    R_HEAT,
+    R_BLACK,
+    R_OVERLAY,
+    R_MASK,
+    R_MEDIAN,
+    R_PINNED,
+    R_DEV_HEAT,
+    R_DEV_BLACK,
+    R_DEV_OVERLAY,
+    R_DEV_MASK,
+    R_DEV_MASK8,
+    R_DEV_MASK64,
+    R_DEV_SMALLCOPY,
+    R_DEV_MEDIAN,
+    R_DEV_HEAT8,
+    R_H2D,
+    R_D2H,
+    R_FLOOR_SERIAL,
+    R_FLOOR_OVERLAP,
+    N_FOVEA_GPU_ROWS
 };
 static const char *const fovea_gpu_rows[N_FOVEA_GPU_ROWS] = {
     "(d) fovea heat map, device frames",
@@ -269,9 +287,9 @@ static void baseline_rows(bench_table *t, const bench_opts *o, const fovea_frame
     baseline_case b = {device_copy(prev), device_copy(cur), NULL, stream, 0};
     BENCH_CUDA(cudaMalloc((void **)&b.out, (size_t)W * H * 3));
     bench_stats s;
-    static const char *const names[3] = {
-        "(a) baseline: 1 block x 1024 threads, 4-byte loads, sinf",
-        "(b) baseline arithmetic, 1 thread per pixel", "(c) byte floor: read 2 frames + write 1"};
+    static const char *const names[3] = {"(a) baseline: 1 block x 1024 threads, 4-byte loads, sinf",
+                                         "(b) baseline arithmetic, 1 thread per pixel",
+                                         "(c) byte floor: read 2 frames + write 1"};
     if (bench_case_enabled(o, names[0])) {
         /* the one-block kernel takes milliseconds: fewer runs */
         bench_time_gpu(run_baseline, &b, stream, 2, o->quick ? 3 : 10, &s);
@@ -397,7 +415,7 @@ static void fovea_gpu_rows_run(bench_table *t, const bench_opts *o, fovea_contex
         case R_DEV_HEAT:
         case R_DEV_HEAT8:
             c.outs.heatmap = &dheat;
-            note = i == R_HEAT ? "goal <= 7.5 us (the host's call included)"
+            note = i == R_HEAT       ? "goal <= 7.5 us (the host's call included)"
                    : i == R_DEV_HEAT ? "goal <= 7.5 us; floor row (c)"
                                      : "throughput when calls are queued back to back";
             break;
@@ -440,8 +458,7 @@ static void fovea_gpu_rows_run(bench_table *t, const bench_opts *o, fovea_contex
             backend = "cuda-e2e";
             note = "H2D 2 frames + D2H 1; compare rows (e')";
             break;
-        default:
-            break;
+        default: break;
         }
         if (i == R_PINNED) {
             bench_time_cpu(run_compute, &c, o->warmup, o->runs, &s);
@@ -463,16 +480,26 @@ static void fovea_gpu_rows_run(bench_table *t, const bench_opts *o, fovea_contex
             bench_stats_compute(us, o->runs, &s);
             free(us);
         } else if (i == R_DEV_SMALLCOPY) {
-            copy_case cc = {hsmall, small, dsmall, small, small, 1,
-                            cudaMemcpyDeviceToHost, (cudaStream_t)stream};
+            copy_case cc = {hsmall,
+                            small,
+                            dsmall,
+                            small,
+                            small,
+                            1,
+                            cudaMemcpyDeviceToHost,
+                            (cudaStream_t)stream};
             time_device(run_copy, &cc, stream, o->warmup, o->runs, 1, &s);
             bytes = (double)small;
             note = "part of the submit row: the rest is the kernel";
         } else if (i == R_H2D || i == R_D2H) {
             const fovea_frame *dst = i == R_H2D ? &dcur : &pheat;
             const fovea_frame *src = i == R_H2D ? &pcur : &dheat;
-            copy_case cc = {dst->data[0], (size_t)dst->stride[0], src->data[0],
-                            (size_t)src->stride[0], (size_t)W * 3, H,
+            copy_case cc = {dst->data[0],
+                            (size_t)dst->stride[0],
+                            src->data[0],
+                            (size_t)src->stride[0],
+                            (size_t)W * 3,
+                            H,
                             i == R_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
                             (cudaStream_t)stream};
             time_device(run_copy, &cc, stream, o->warmup, o->runs, 1, &s);
@@ -488,16 +515,15 @@ static void fovea_gpu_rows_run(bench_table *t, const bench_opts *o, fovea_contex
             if (copy_s[0].median_us <= 0 || copy_s[1].median_us <= 0)
                 continue;
             memset(&s, 0, sizeof(s));
-            s.median_us = 2 * copy_s[0].median_us +
-                          (i == R_FLOOR_SERIAL ? copy_s[1].median_us : 0.0);
+            s.median_us =
+                2 * copy_s[0].median_us + (i == R_FLOOR_SERIAL ? copy_s[1].median_us : 0.0);
             s.min_us = s.max_us = s.mean_us = s.median_us;
             s.runs = 1;
             backend = "floor";
             note = i == R_FLOOR_SERIAL ? "from rows (e'): what (e) costs without overlap"
                                        : "from rows (e'): copies in both directions at once";
         } else {
-            time_device(run_compute, &c, stream, o->warmup, o->runs, i == R_DEV_HEAT8 ? 8 : 1,
-                        &s);
+            time_device(run_compute, &c, stream, o->warmup, o->runs, i == R_DEV_HEAT8 ? 8 : 1, &s);
         }
         bench_table_add(t, name, backend, &s, bytes, 1, note);
     }
@@ -555,10 +581,11 @@ static void cpu_rows(bench_table *t, const bench_opts *o, const fovea_frame *pre
             clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
             bench_time_cpu(run_compute, &c, 2, runs, &s);
             clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-            const double cpu_us = ((double)(c1.tv_sec - c0.tv_sec) * 1e6 +
-                                   (double)(c1.tv_nsec - c0.tv_nsec) / 1e3) / (runs + 2);
-            snprintf(note, sizeof(note), "%.0f frames/s, CPU %.0f us a call%s",
-                     1e6 / s.median_us, cpu_us, !all && !k ? "; goal >= 300 on one core" : "");
+            const double cpu_us =
+                ((double)(c1.tv_sec - c0.tv_sec) * 1e6 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e3) /
+                (runs + 2);
+            snprintf(note, sizeof(note), "%.0f frames/s, CPU %.0f us a call%s", 1e6 / s.median_us,
+                     cpu_us, !all && !k ? "; goal >= 300 on one core" : "");
             bench_table_add(t, name, "cpu", &s, (k ? 2.0 : 3.0) * W * H * 3, 1, note);
         }
         fovea_diff_close(&d);

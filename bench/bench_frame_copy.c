@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* bench_frame_copy: moving a 3840x2160 RGBA frame through the public frame API:
  * host<->device with pageable and pinned host memory, device-to-device, host-to-host. */
 #include <stdio.h>
@@ -120,14 +121,14 @@ int main(int argc, char **argv)
         BENCH_FOVEA(NULL, st_open);
         void *stream = fovea_context_stream(ctx);
         fovea_frame pin_a, pin_b, dev_a, dev_b;
-        BENCH_FOVEA(ctx, fovea_frame_alloc(ctx, &pin_a, FRAME_W, FRAME_H, FRAME_FMT,
-                                           FOVEA_MEM_PINNED));
-        BENCH_FOVEA(ctx, fovea_frame_alloc(ctx, &pin_b, FRAME_W, FRAME_H, FRAME_FMT,
-                                           FOVEA_MEM_PINNED));
-        BENCH_FOVEA(ctx, fovea_frame_alloc(ctx, &dev_a, FRAME_W, FRAME_H, FRAME_FMT,
-                                           FOVEA_MEM_DEVICE));
-        BENCH_FOVEA(ctx, fovea_frame_alloc(ctx, &dev_b, FRAME_W, FRAME_H, FRAME_FMT,
-                                           FOVEA_MEM_DEVICE));
+        BENCH_FOVEA(ctx,
+                    fovea_frame_alloc(ctx, &pin_a, FRAME_W, FRAME_H, FRAME_FMT, FOVEA_MEM_PINNED));
+        BENCH_FOVEA(ctx,
+                    fovea_frame_alloc(ctx, &pin_b, FRAME_W, FRAME_H, FRAME_FMT, FOVEA_MEM_PINNED));
+        BENCH_FOVEA(ctx,
+                    fovea_frame_alloc(ctx, &dev_a, FRAME_W, FRAME_H, FRAME_FMT, FOVEA_MEM_DEVICE));
+        BENCH_FOVEA(ctx,
+                    fovea_frame_alloc(ctx, &dev_b, FRAME_W, FRAME_H, FRAME_FMT, FOVEA_MEM_DEVICE));
         BENCH_FOVEA(ctx, fovea_frame_copy(ctx, &pin_a, &host_a));
 
         /* every path is checked once before anything is timed */
@@ -142,8 +143,7 @@ int main(int argc, char **argv)
             {"rgba_4k h2d pageable", pcie, &dev_a, NULL, &host_a, 2 * frame_bytes, 0},
             {"rgba_4k d2h pageable", pcie, &host_b, NULL, &dev_a, 2 * frame_bytes, 0},
             {"rgba_4k h2d+d2h pageable", pcie, &host_b, &dev_a, &host_a, 4 * frame_bytes, 0},
-            {"rgba_4k h2d+d2h pageable wall", wall, &host_b, &dev_a, &host_a, 4 * frame_bytes,
-             1},
+            {"rgba_4k h2d+d2h pageable wall", wall, &host_b, &dev_a, &host_a, 4 * frame_bytes, 1},
             {"rgba_4k h2d pinned", pcie, &dev_a, NULL, &pin_a, 2 * frame_bytes, 0},
             {"rgba_4k d2h pinned", pcie, &pin_b, NULL, &dev_a, 2 * frame_bytes, 0},
             {"rgba_4k h2d+d2h pinned", pcie, &pin_b, &dev_a, &pin_a, 4 * frame_bytes, 0},

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* bench_klt: fovea's KLT (KLT 1.3.4 API) through the public calls.
  * Rows: (1) KLT example3 = golden case a (320x240, 150 features, select +
  * 9 x (track + replace)), (2) golden case L (1280x960, same sequence), both
@@ -203,7 +204,7 @@ static void call_rows(bench_table *table, FILE *text, const char *row, call_samp
 
 /* ---------------------------------------------------------------- device frames */
 
-static fovea_context *cuda_ctx;  /* for the device copies; opened on first use */
+static fovea_context *cuda_ctx; /* for the device copies; opened on first use */
 
 /* Rows of COPY_ROW bytes: a multiple of every row alignment of
  * fovea_frame_alloc (256 bytes on the device, 64 in host memory), so a GRAY8
@@ -452,8 +453,10 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
     if (!bench_case_enabled(opts, label))
         return;
     if (!klt_root) {
-        fprintf(text, "note: %s skipped: golden data not found (set FOVEA_TESTDATA_EXTRACTED "
-                      "or --testdata DIR, the folder holding klt/)\n", label);
+        fprintf(text,
+                "note: %s skipped: golden data not found (set FOVEA_TESTDATA_EXTRACTED "
+                "or --testdata DIR, the folder holding klt/)\n",
+                label);
         return;
     }
     golden_case c;
@@ -499,8 +502,8 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
             for (int r = 0; r < warm; r++)
                 golden_run(&c, frames, ctx, be->backend, NULL, reuse);
             double one = warm ? (bench_now_us() - w0) / warm : 0.0;
-            int runs = runs_for_budget(one, opts->quick ? 1.5e6 : 3e6, opts->runs < 3 ? opts->runs : 3,
-                                       opts->runs);
+            int runs = runs_for_budget(one, opts->quick ? 1.5e6 : 3e6,
+                                       opts->runs < 3 ? opts->runs : 3, opts->runs);
             if (runs < 1)
                 runs = 1;
 
@@ -516,16 +519,15 @@ static void bench_golden(bench_table *table, const bench_opts *opts, FILE *text,
                 snprintf(name, sizeof name, "%s %dx%d %df%s%s", label, c.ncols, c.nrows, c.nfeat,
                          reuse ? ", context reused" : "", dframes ? ", device frames" : "");
             else
-                snprintf(name, sizeof name, "%s %dx%d %df, %d thread%s", label, c.ncols,
-                         c.nrows, c.nfeat, threads, threads == 1 ? "" : "s");
+                snprintf(name, sizeof name, "%s %dx%d %df, %d thread%s", label, c.ncols, c.nrows,
+                         c.nfeat, threads, threads == 1 ? "" : "s");
             double sel = median_ms(s.sel, s.nsel), trk = median_ms(s.trk, s.ntrk),
                    rep = median_ms(s.rep, s.nrep);
             snprintf(note, sizeof note,
                      "per call ms: select %.2f track %.2f replace %.2f; %d calls; KLT 1.3.4 "
                      "1 core %.0f ms (%.1fx); bytes ~frames x image",
                      sel, trk, rep, calls, anchor_ms, anchor_ms / (st.median_us / 1000.0));
-            bench_table_add(table, name, be->name, &st, img_bytes * c.nframes, c.nframes,
-                            note);
+            bench_table_add(table, name, be->name, &st, img_bytes * c.nframes, c.nframes, note);
             fprintf(text, "%s [%s]: median %.2f ms (%d runs); %s\n", name, be->name,
                     st.median_us / 1000.0, runs, note);
             if (reuse)
@@ -546,7 +548,7 @@ typedef struct render_job {
     unsigned char *out;
     int width, height;
     double fx, cx, cy;
-    double rot[9];  /* camera -> world, row major */
+    double rot[9]; /* camera -> world, row major */
 } render_job;
 
 static void render_rows(const render_job *j, int begin, int end)
@@ -749,12 +751,14 @@ static void bench_sequence(bench_table *table, const bench_opts *opts, FILE *tex
         int threads = fovea_context_threads(ctx_all);
         char name[96], note[160];
         if (be->backend == FOVEA_BACKEND_CUDA)
-            snprintf(name, sizeof name, "%s %dx%d %df seq %d frames%s", label, q.w, q.h,
-                     q.nfeat, q.nframes,
-                     dframes ? ", device frames" : pframes ? ", pinned frames" : "");
+            snprintf(name, sizeof name, "%s %dx%d %df seq %d frames%s", label, q.w, q.h, q.nfeat,
+                     q.nframes,
+                     dframes   ? ", device frames"
+                     : pframes ? ", pinned frames"
+                               : "");
         else
-            snprintf(name, sizeof name, "%s %dx%d %df seq %d frames, %d thread%s", label, q.w,
-                     q.h, q.nfeat, q.nframes, threads, threads == 1 ? "" : "s");
+            snprintf(name, sizeof name, "%s %dx%d %df seq %d frames, %d thread%s", label, q.w, q.h,
+                     q.nfeat, q.nframes, threads, threads == 1 ? "" : "s");
         double sel = median_ms(s.sel, s.nsel), trk = median_ms(s.trk, s.ntrk),
                rep = median_ms(s.rep, s.nrep);
         double ms_frame = st.median_us / 1000.0 / q.nframes;

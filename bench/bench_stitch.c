@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* bench_stitch: two 3840x2160 cameras -> 5700x1900 equirectangular panorama
  * (~10% overlap), color correction on. Rows: (a) the users' baseline kernel
  * (six float tables, powf gamma) and (a') the same built with --use_fast_math,
@@ -180,8 +181,8 @@ static int write_cams(const char *dir, int cw, int ch, int frames)
  * to a file (then the machine's disk can hold it back), and to /dev/null
  * through a link named .y4m (what the CLI itself can deliver, e.g. to an
  * encoder's pipe). */
-static void cli_rows(bench_table *table, const char *cli, const char *tmp, int cw, int ch,
-                     int pw, int ph, int frames, int runs)
+static void cli_rows(bench_table *table, const char *cli, const char *tmp, int cw, int ch, int pw,
+                     int ph, int frames, int runs)
 {
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/bench_stitch_%d_XXXXXX", tmp, (int)getpid());
@@ -206,8 +207,9 @@ static void cli_rows(bench_table *table, const char *cli, const char *tmp, int c
             double us[16];
             int n = 0;
             for (int r = 0; r < runs; r++) {
-                char *argv[] = {(char *)cli, "stitch", "-q", "--backend", "cuda", "--rig", rig,
-                                "--json", json, cam0, cam1, "-o", k ? sink : out, NULL};
+                char *argv[] = {(char *)cli, "stitch", "-q",           "--backend", "cuda",
+                                "--rig",     rig,      "--json",       json,        cam0,
+                                cam1,        "-o",     k ? sink : out, NULL};
                 const double f = bench_run_cli_fps(argv, json, "bench_stitch");
                 if (f > 0)
                     us[n++] = 1e6 / f;
@@ -218,11 +220,14 @@ static void cli_rows(bench_table *table, const char *cli, const char *tmp, int c
             bench_stats s;
             bench_stats_compute(us, n, &s);
             char note[160];
-            snprintf(note, sizeof(note), "fovea stitch CLI, auto color, %d frames, %.0f fps "
-                     "(median of %d)", frames, 1e6 / s.median_us, n);
+            snprintf(note, sizeof(note),
+                     "fovea stitch CLI, auto color, %d frames, %.0f fps "
+                     "(median of %d)",
+                     frames, 1e6 / s.median_us, n);
             const double bytes = 2.0 * cw * ch * 1.5 + (double)pw * ph * 1.5;
-            bench_table_add(table, k ? "(g) y4m files -> /dev/null, end to end"
-                                     : "(g) y4m files -> y4m file, end to end",
+            bench_table_add(table,
+                            k ? "(g) y4m files -> /dev/null, end to end"
+                              : "(g) y4m files -> y4m file, end to end",
                             "cuda-e2e", &s, bytes, 1, note);
         }
     }
@@ -307,11 +312,10 @@ static int baseline_rows(gpu_setup *g)
     b.args.gamma_l = bench_cc[0].gamma;
     b.args.gamma_r = bench_cc[1].gamma;
     const bench_opts *o = g->opts;
-    gpu_row(g->table, "(a) baseline 6 float tables + powf", run_baseline, &b, g->stream,
-            o->warmup, o->runs, 1, g->rgba_bytes + 6.0 * 4.0 * np, "users' kernel shape");
-    gpu_row(g->table, "(a') the same, --use_fast_math", run_baseline_fast, &b, g->stream,
-            o->warmup, o->runs, 1, g->rgba_bytes + 6.0 * 4.0 * np,
-            "__powf, approximate divisions");
+    gpu_row(g->table, "(a) baseline 6 float tables + powf", run_baseline, &b, g->stream, o->warmup,
+            o->runs, 1, g->rgba_bytes + 6.0 * 4.0 * np, "users' kernel shape");
+    gpu_row(g->table, "(a') the same, --use_fast_math", run_baseline_fast, &b, g->stream, o->warmup,
+            o->runs, 1, g->rgba_bytes + 6.0 * 4.0 * np, "__powf, approximate divisions");
     for (int k = 0; k < 6; k++)
         cudaFree(d[k]);
     return 0;
@@ -345,11 +349,11 @@ static void stream_rows(gpu_setup *g, fovea_stitcher *st)
     fovea_context *gpu = g->gpu;
     const int calls = o->quick ? 5 : 50, runs = o->quick ? 2 : 10;
     stitch_case c = {st, {&g->d_rgba[0], &g->d_rgba[1]}, &g->d_out_rgba};
-    gpu_row(g->table, "(b) RGBA, frames back to back", run_stitch, &c, g->stream, o->warmup,
-            runs, calls, g->rgba_bytes, "throughput, 50 frames per sample");
+    gpu_row(g->table, "(b) RGBA, frames back to back", run_stitch, &c, g->stream, o->warmup, runs,
+            calls, g->rgba_bytes, "throughput, 50 frames per sample");
     stitch_case c2 = {st, {&g->d_nv12[0], &g->d_nv12[1]}, &g->d_out_i420};
-    gpu_row(g->table, "(c) NV12->I420, frames back to back", run_stitch, &c2, g->stream,
-            o->warmup, runs, calls, g->yuv_bytes, "throughput, 50 frames per sample");
+    gpu_row(g->table, "(c) NV12->I420, frames back to back", run_stitch, &c2, g->stream, o->warmup,
+            runs, calls, g->yuv_bytes, "throughput, 50 frames per sample");
     fovea_frame xr[CYCLE][2], xn[CYCLE][2], xo[CYCLE][2];
     memset(xr, 0, sizeof(xr));
     memset(xn, 0, sizeof(xn));
@@ -367,16 +371,17 @@ static void stream_rows(gpu_setup *g, fovea_stitcher *st)
             cr.in[k][q] = &xr[k][q];
             cn.in[k][q] = &xn[k][q];
         }
-        BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &xo[k][0], g->W, g->H, FOVEA_PIX_RGBA,
-                                           FOVEA_MEM_DEVICE));
-        BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &xo[k][1], g->W, g->H, FOVEA_PIX_I420,
-                                           FOVEA_MEM_DEVICE));
+        BENCH_FOVEA(
+            gpu, fovea_frame_alloc(gpu, &xo[k][0], g->W, g->H, FOVEA_PIX_RGBA, FOVEA_MEM_DEVICE));
+        BENCH_FOVEA(
+            gpu, fovea_frame_alloc(gpu, &xo[k][1], g->W, g->H, FOVEA_PIX_I420, FOVEA_MEM_DEVICE));
         cr.out[k] = &xo[k][0];
         cn.out[k] = &xo[k][1];
     }
     BENCH_FOVEA(gpu, fovea_sync(gpu));
     gpu_row(g->table, "(b) RGBA, 4 frame sets in turn, back to back", run_cycle, &cr, g->stream,
-            o->warmup, runs, calls, g->rgba_bytes, "no frame's buffers in L2 from the previous one");
+            o->warmup, runs, calls, g->rgba_bytes,
+            "no frame's buffers in L2 from the previous one");
     gpu_row(g->table, "(c) NV12, 4 frame sets in turn, back to back", run_cycle, &cn, g->stream,
             o->warmup, runs, calls, g->yuv_bytes, "no frame's buffers in L2 from the previous one");
     for (int k = 1; k < CYCLE; k++)
@@ -397,8 +402,8 @@ static void exact_rows(gpu_setup *g)
     BENCH_FOVEA(g->gpu, fovea_stitcher_open(&stx, g->gpu, g->map, &sx));
     BENCH_FOVEA(g->gpu, fovea_stitcher_set_color(stx, bench_cc, 2));
     stitch_case c = {stx, {&g->d_rgba[0], &g->d_rgba[1]}, &g->d_out_rgba};
-    gpu_row(g->table, "(b) RGBA, exact in-kernel sampling", run_stitch, &c, g->stream,
-            o->warmup, o->runs, 1, g->rgba_bytes, "bit-exact with the C backend");
+    gpu_row(g->table, "(b) RGBA, exact in-kernel sampling", run_stitch, &c, g->stream, o->warmup,
+            o->runs, 1, g->rgba_bytes, "bit-exact with the C backend");
     stitch_case c2 = {stx, {&g->d_nv12[0], &g->d_nv12[1]}, &g->d_out_i420};
     gpu_row(g->table, "(c) NV12->I420, exact sampling", run_stitch, &c2, g->stream, o->warmup,
             o->runs, 1, g->yuv_bytes, "bit-exact with the C backend");
@@ -419,8 +424,8 @@ static void auto_color_rows(gpu_setup *g)
     fovea_stitcher *sta = NULL;
     BENCH_FOVEA(g->gpu, fovea_stitcher_open(&sta, g->gpu, g->map, &sa));
     stitch_case c = {sta, {&g->d_rgba[0], &g->d_rgba[1]}, &g->d_out_rgba};
-    gpu_row(g->table, "(b') RGBA + overlap stats every frame", run_stitch, &c, g->stream,
-            o->warmup, o->runs, 1, g->rgba_bytes, "auto color, interval 1, deterministic");
+    gpu_row(g->table, "(b') RGBA + overlap stats every frame", run_stitch, &c, g->stream, o->warmup,
+            o->runs, 1, g->rgba_bytes, "auto color, interval 1, deterministic");
     fovea_stitcher_close(&sta);
     /* what users run: the default schedule (statistics every 30th frame, read
      * back in the background), frames back to back; a sample of 30 frames
@@ -450,10 +455,12 @@ static void e2e_row(gpu_setup *g, const fovea_settings *gs, const fovea_frame ca
         BENCH_FOVEA(pc[p], fovea_stitcher_open(&ps[p], pc[p], g->map, g->ss));
         BENCH_FOVEA(pc[p], fovea_stitcher_set_color(ps[p], bench_cc, 2));
         for (int c = 0; c < 2; c++) {
-            BENCH_FOVEA(pc[p], fovea_frame_alloc(pc[p], &pin_in[p][c], CW, CH, FOVEA_PIX_RGBA, FOVEA_MEM_PINNED));
+            BENCH_FOVEA(pc[p], fovea_frame_alloc(pc[p], &pin_in[p][c], CW, CH, FOVEA_PIX_RGBA,
+                                                 FOVEA_MEM_PINNED));
             BENCH_FOVEA(pc[p], fovea_frame_copy(pc[p], &pin_in[p][c], &cam_rgba[c]));
         }
-        BENCH_FOVEA(pc[p], fovea_frame_alloc(pc[p], &pin_out[p], W, H, FOVEA_PIX_RGBA, FOVEA_MEM_PINNED));
+        BENCH_FOVEA(pc[p],
+                    fovea_frame_alloc(pc[p], &pin_out[p], W, H, FOVEA_PIX_RGBA, FOVEA_MEM_PINNED));
     }
     int frames = g->opts->quick ? 30 : 300;
     double samples[3];
@@ -513,8 +520,10 @@ static int gpu_rows(bench_table *table, const bench_opts *opts, const fovea_stit
     fovea_context *gpu = g.gpu;
     g.stream = (cudaStream_t)fovea_context_stream(gpu);
     for (int c = 0; c < 2; c++) {
-        BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &g.d_rgba[c], CW, CH, FOVEA_PIX_RGBA, FOVEA_MEM_DEVICE));
-        BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &g.d_nv12[c], CW, CH, FOVEA_PIX_NV12, FOVEA_MEM_DEVICE));
+        BENCH_FOVEA(gpu,
+                    fovea_frame_alloc(gpu, &g.d_rgba[c], CW, CH, FOVEA_PIX_RGBA, FOVEA_MEM_DEVICE));
+        BENCH_FOVEA(gpu,
+                    fovea_frame_alloc(gpu, &g.d_nv12[c], CW, CH, FOVEA_PIX_NV12, FOVEA_MEM_DEVICE));
         BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &g.d_rgba[c], &cam_rgba[c]));
         BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &g.d_nv12[c], &cam_nv12[c]));
     }
@@ -601,8 +610,10 @@ int main(int argc, char **argv)
      * is smoother, but random makes every texel count */
     fovea_frame cam_rgba[2], cam_nv12[2];
     for (int c = 0; c < 2; c++) {
-        BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &cam_rgba[c], CW, CH, FOVEA_PIX_RGBA, FOVEA_MEM_HOST));
-        BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &cam_nv12[c], CW, CH, FOVEA_PIX_NV12, FOVEA_MEM_HOST));
+        BENCH_FOVEA(NULL,
+                    fovea_frame_alloc(NULL, &cam_rgba[c], CW, CH, FOVEA_PIX_RGBA, FOVEA_MEM_HOST));
+        BENCH_FOVEA(NULL,
+                    fovea_frame_alloc(NULL, &cam_nv12[c], CW, CH, FOVEA_PIX_NV12, FOVEA_MEM_HOST));
         bench_fill_frame(&cam_rgba[c], 11 + (uint64_t)c);
         bench_fill_frame(&cam_nv12[c], 21 + (uint64_t)c);
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* bench_stream: the delta streamer (issue 38) on real or generated video.
  * For each clip and T in {0, 4, 10}: the bytes sent in % of raw, encode and
  * decode frames/s (C backend; CUDA context rows too when a device is
@@ -64,12 +65,12 @@ enum { NT = sizeof(thresholds) / sizeof(thresholds[0]) };
 
 typedef struct clip {
     char name[64];
-    char path[4096];  /* y4m, or "" for a generated sequence */
+    char path[4096]; /* y4m, or "" for a generated sequence */
     int gen_w, gen_h, gen_frames;
     fovea_frame *frames;
     int n;
     fovea_video_info info;
-    size_t raw;       /* packed bytes of one frame */
+    size_t raw; /* packed bytes of one frame */
 } clip;
 
 typedef struct result {
@@ -143,7 +144,8 @@ static void synth_frame(fovea_frame *f, int t)
         uint8_t *row = f->data[0] + (ptrdiff_t)y * f->stride[0];
         for (int i = 0; i < w; i++) {
             x = x * 6364136223846793005ull + 1442695040888963407ull;
-            int v = 96 + (int)(60.0 * sin(i * 0.021) * cos(y * 0.017)) + ((i / 24 + y / 24) & 1) * 24;
+            int v =
+                96 + (int)(60.0 * sin(i * 0.021) * cos(y * 0.017)) + ((i / 24 + y / 24) & 1) * 24;
             v += (int)((x >> 62) & 1) - (int)((x >> 61) & 1);
             if (i >= bx && i < bx + bw && y >= by && y < by + bh)
                 v = 200 - ((i - bx) ^ (y - by)) % 32;
@@ -338,7 +340,8 @@ static void zstd_row(bench_table *table, const clip *c, const msgbuf *mb)
     st.median_us = total / c->n;
     char name[96], note[160];
     snprintf(name, sizeof(name), "%s T=0 zstd only", c->name);
-    snprintf(note, sizeof(note), "the coded tiles of each frame, %.0f KiB a frame, 1 thread, time = mean CPU time",
+    snprintf(note, sizeof(note),
+             "the coded tiles of each frame, %.0f KiB a frame, 1 thread, time = mean CPU time",
              (double)coded / c->n / 1024.0);
     bench_table_add(table, name, "cpu", &st, 2.0 * (double)c->raw, 1, note);
     ZSTD_freeCCtx(cc);
@@ -349,8 +352,8 @@ static void zstd_row(bench_table *table, const clip *c, const msgbuf *mb)
 
 /* Encode every frame of c at T (context ctx), then decode the messages; add
  * the rows; bytes in % of raw and frames/s out. */
-static void codec_rows(bench_table *table, fovea_context *ctx, const char *backend, clip *c,
-                       int T, double *pct, double *enc_fps, double *dec_fps)
+static void codec_rows(bench_table *table, fovea_context *ctx, const char *backend, clip *c, int T,
+                       double *pct, double *enc_fps, double *dec_fps)
 {
     fovea_stream_encoder_settings s;
     fovea_stream_encoder_default_settings(&s);
@@ -408,8 +411,9 @@ static void codec_rows(bench_table *table, fovea_context *ctx, const char *backe
     bench_stats_compute(us, c->n, &st);
     st.median_us = total / c->n; /* throughput: the mean, keyframes included */
     snprintf(name, sizeof(name), "%s T=%d encode", c->name, T);
-    snprintf(note, sizeof(note), "%.2f%% of raw, %d frames, %d threads, time = mean, CPU %.2f ms/frame",
-             *pct, c->n, fovea_context_threads(ctx), cpu_ms);
+    snprintf(note, sizeof(note),
+             "%.2f%% of raw, %d frames, %d threads, time = mean, CPU %.2f ms/frame", *pct, c->n,
+             fovea_context_threads(ctx), cpu_ms);
     bench_table_add(table, name, backend, &st, 2.0 * (double)c->raw, 1, note);
     if (T == 0)
         zstd_row(table, c, &mb);
@@ -421,8 +425,8 @@ static void codec_rows(bench_table *table, fovea_context *ctx, const char *backe
     total = 0;
     for (int i = 0; i < c->n; i++) {
         const double t0 = bench_now_us();
-        BENCH_FOVEA(ctx, fovea_stream_decoder_feed(d, mb.data + mb.off[i], mb.off[i + 1] - mb.off[i],
-                                                   &ev));
+        BENCH_FOVEA(
+            ctx, fovea_stream_decoder_feed(d, mb.data + mb.off[i], mb.off[i + 1] - mb.off[i], &ev));
         us[i] = bench_now_us() - t0;
         total += us[i];
         if (!ev.frame) {
@@ -458,9 +462,9 @@ static int x264_run(const clip *c, const char *y4m, const char *tmp, const char 
     snprintf(out, sizeof(out), "%s/bench_stream_%d_%s.h264", tmp, (int)getpid(), preset);
     char frames[32];
     snprintf(frames, sizeof(frames), "%d", c->n);
-    char *argv[] = {"ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", (char *)y4m,
-                    "-frames:v", frames, "-c:v", "libx264", "-qp", "0", "-preset",
-                    (char *)preset, "-f", "h264", out, NULL};
+    char *argv[] = {"ffmpeg",       "-nostdin", "-loglevel", "error",   "-y",  "-i", (char *)y4m,
+                    "-frames:v",    frames,     "-c:v",      "libx264", "-qp", "0",  "-preset",
+                    (char *)preset, "-f",       "h264",      out,       NULL};
     double sec = 0;
     const int rc = run_wait(argv, &sec);
     const long long sz = file_size(out);
@@ -489,8 +493,9 @@ static int convert_avi(const char *dir, const char *name, const char *tmp, int f
     }
     snprintf(y4m, ysz, "%s/bench_stream_%d_%s.y4m", tmp, (int)getpid(), name);
     snprintf(fr, sizeof(fr), "%d", frames);
-    char *argv[] = {"ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", avi, "-frames:v", fr,
-                    "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", y4m, NULL};
+    char *argv[] = {"ffmpeg",  "-nostdin", "-loglevel",    "error", "-y",
+                    "-i",      avi,        "-frames:v",    fr,      "-pix_fmt",
+                    "yuv420p", "-f",       "yuv4mpegpipe", y4m,     NULL};
     if (run_wait(argv, NULL) != 0) {
         fprintf(stderr, "bench_stream: ffmpeg could not convert %s\n", avi);
         remove(y4m);
@@ -735,8 +740,10 @@ static void e2e_rows(stream_bench *b)
 static void print_comparison(const stream_bench *b)
 {
     FILE *text = b->text;
-    fprintf(text, "\n# stream vs x264 lossless, C backend, %d CPUs (bytes in %% of raw 8-bit "
-            "4:2:0)\n", fovea_cpu_count());
+    fprintf(text,
+            "\n# stream vs x264 lossless, C backend, %d CPUs (bytes in %% of raw 8-bit "
+            "4:2:0)\n",
+            fovea_cpu_count());
     fprintf(text, "%-18s | %6s | %6s | %6s | %6s | %6s | %8s | %8s | %8s | %8s | %6s | %13s\n",
             "clip", "x264uf", "x264md", "T=0", "T=4", "T=10", "enc fps", "dec fps", "x264uf",
             "enc/x264", "T0/md", "lat med/p99");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Baseline for bench_diff (see diff_baseline.h): the study's design, written
 // plainly on purpose; it is the yardstick, not a model.
 #include <cuda_runtime.h>
@@ -66,8 +67,8 @@ __global__ static void per_pixel_kernel(const unsigned char *prev, const unsigne
         out[3 * i + c] = rgb[c];
 }
 
-extern "C" int bench_diff_baseline_one_block(const uint8_t *prev, const uint8_t *cur,
-                                             uint8_t *out, int w, int h, void *stream)
+extern "C" int bench_diff_baseline_one_block(const uint8_t *prev, const uint8_t *cur, uint8_t *out,
+                                             int w, int h, void *stream)
 {
     const int groups = w * h / 4;
     one_block_kernel<<<1, 1024, 0, static_cast<cudaStream_t>(stream)>>>(
@@ -76,12 +77,12 @@ extern "C" int bench_diff_baseline_one_block(const uint8_t *prev, const uint8_t 
     return (int)cudaGetLastError();
 }
 
-extern "C" int bench_diff_baseline_per_pixel(const uint8_t *prev, const uint8_t *cur,
-                                             uint8_t *out, int w, int h, void *stream)
+extern "C" int bench_diff_baseline_per_pixel(const uint8_t *prev, const uint8_t *cur, uint8_t *out,
+                                             int w, int h, void *stream)
 {
     const int n = w * h;
-    per_pixel_kernel<<<(n + 255) / 256, 256, 0, static_cast<cudaStream_t>(stream)>>>(prev, cur,
-                                                                                     out, n);
+    per_pixel_kernel<<<(n + 255) / 256, 256, 0, static_cast<cudaStream_t>(stream)>>>(prev, cur, out,
+                                                                                     n);
     return (int)cudaGetLastError();
 }
 

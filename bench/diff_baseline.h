@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The published study's heat-map kernel, reproduced as bench_diff's baseline:
  * one block of 1,024 threads walking the whole RGB24 frame with 4-byte loads,
  * the sum of |cur - prev| of a pixel mapped to blue-green-red with three sinf

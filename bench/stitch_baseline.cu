@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Baseline for bench_stitch: the kernel shape the users run today (see
 // stitch_baseline.h). Written plainly on purpose; it is the yardstick.
 // stitch_baseline_fast.cu compiles this file again with --use_fast_math

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The users' current stitch kernel, reproduced as the benchmark baseline: six
  * full-resolution float tables, bilinear sampling from global memory by hand,
  * and powf gamma per channel and camera per pixel. */
@@ -15,7 +16,7 @@ typedef struct baseline_args {
     const uint8_t *left, *right;              /* RGBA camera frames (device) */
     int left_stride, right_stride;            /* bytes */
     int cam_w, cam_h;
-    uint8_t *out;                             /* RGBA panorama (device) */
+    uint8_t *out; /* RGBA panorama (device) */
     int out_stride;
     int pano_w, pano_h;
     float gain_l[3], gain_r[3], gamma_l, gamma_r;

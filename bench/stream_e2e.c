@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* bench_stream's end-to-end rows (see stream_e2e.h and bench_stream.c's
  * header): frames/s from a y4m file to messages, and the bytes that cross PCIe
  * a frame on a CUDA context. */
@@ -92,8 +93,8 @@ static int e2e_run(fovea_context *ctx, const char *y4m, int zstd_level, int *fra
     const fovea_memtype mem =
         fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST;
     for (int i = 0; i < E2E_RING; i++)
-        BENCH_FOVEA(ctx, fovea_frame_alloc(ctx, &q.slot[i], info->width, info->height, info->fmt,
-                                           mem));
+        BENCH_FOVEA(ctx,
+                    fovea_frame_alloc(ctx, &q.slot[i], info->width, info->height, info->fmt, mem));
     fovea_stream_encoder_settings s;
     fovea_stream_encoder_default_settings(&s);
     if (zstd_level > 0)
@@ -123,8 +124,8 @@ static int e2e_run(fovea_context *ctx, const char *y4m, int zstd_level, int *fra
         if (!have)
             break;
         fovea_stream_frame_info fi;
-        BENCH_FOVEA(ctx, fovea_stream_encoder_encode(e, &q.slot[n % E2E_RING], (uint64_t)n, &m,
-                                                     &sz, &fi));
+        BENCH_FOVEA(
+            ctx, fovea_stream_encoder_encode(e, &q.slot[n % E2E_RING], (uint64_t)n, &m, &sz, &fi));
         if (write_fd(null_fd, m, sz) < 0)
             status = -1;
         sent += fi.tiles_sent;
@@ -208,8 +209,8 @@ void stream_device_row(bench_table *table, fovea_context *gpu, const stream_fram
     if (!d)
         return;
     for (int i = 0; i < c->n; i++) {
-        BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &d[i], c->info.width, c->info.height,
-                                           c->info.fmt, FOVEA_MEM_DEVICE));
+        BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &d[i], c->info.width, c->info.height, c->info.fmt,
+                                           FOVEA_MEM_DEVICE));
         BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &d[i], &c->frames[i]));
     }
     BENCH_FOVEA(gpu, fovea_sync(gpu));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* bench_stream's latency rows (see stream_rows.h): a sender thread encodes
  * frames paced at the clip's rate into a TCP socket on loopback, a receiver
  * thread reads, decodes and copies each frame out; the time from the frame
@@ -205,8 +206,8 @@ int stream_latency_row(bench_table *table, const char *backend, const stream_fra
         fovea_close(&dctx);
         return -1;
     }
-    lat_job snd = {ectx, c, zstd_level, T, frames, fds[1],
-                   1e6 * c->info.fps_den / c->info.fps_num, NULL, 0};
+    lat_job snd = {ectx, c, zstd_level, T, frames, fds[1], 1e6 * c->info.fps_den / c->info.fps_num,
+                   NULL, 0};
     lat_job rcv = snd;
     rcv.fd = fds[0];
     rcv.lat_us = malloc((size_t)frames * sizeof(double));
@@ -227,8 +228,8 @@ int stream_latency_row(bench_table *table, const char *backend, const stream_fra
         char name[96], note[160];
         snprintf(name, sizeof(name), "%s T=%d latency", c->name, T);
         snprintf(note, sizeof(note),
-                 "TCP loopback, %d frames at %.0f fps: median %.2f, p99 %.2f, max %.2f ms",
-                 got, (double)c->info.fps_num / c->info.fps_den, st.median_us / 1e3, p99 / 1e3,
+                 "TCP loopback, %d frames at %.0f fps: median %.2f, p99 %.2f, max %.2f ms", got,
+                 (double)c->info.fps_num / c->info.fps_den, st.median_us / 1e3, p99 / 1e3,
                  st.max_us / 1e3);
         bench_table_add(table, name, backend, &st, 0, 1, note);
         *med_ms = st.median_us / 1e3;

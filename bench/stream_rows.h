@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Rows of bench_stream in units of their own: the end-to-end rows
  * (stream_e2e.c: a 1080p y4m read on a reader thread, encoded and written to
  * /dev/null on a C or CUDA context; the device-resident encode row) and the

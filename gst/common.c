@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* gst-fovea: what the elements share (see common.h). */
 #include <errno.h>
 #include <stdio.h>
@@ -63,18 +64,17 @@ fovea_context *fovea_gst_open_context(GstElement *el, GstDebugCategory *cat, fov
     const int st = fovea_open(&ctx, &s);
     if (st < 0) {
         /* fovea_open has no context to record a message on */
-        GST_ELEMENT_ERROR(el, RESOURCE, OPEN_READ_WRITE,
-                          ("backend %s: cannot create a fovea context: %s", fovea_backend_name(b),
-                           st == FOVEA_ERR_NO_DEVICE
-                               ? (fovea_cuda_compiled() ? "no CUDA device"
-                                                        : "fovea was built without CUDA")
-                               : fovea_strerror(st)),
-                          ("fovea_open: status %d", st));
+        GST_ELEMENT_ERROR(
+            el, RESOURCE, OPEN_READ_WRITE,
+            ("backend %s: cannot create a fovea context: %s", fovea_backend_name(b),
+             st == FOVEA_ERR_NO_DEVICE
+                 ? (fovea_cuda_compiled() ? "no CUDA device" : "fovea was built without CUDA")
+                 : fovea_strerror(st)),
+            ("fovea_open: status %d", st));
         return NULL;
     }
-    GST_CAT_INFO_OBJECT(cat, el, "fovea %s context, %d threads", 
-                        fovea_backend_name(fovea_context_backend(ctx)),
-                        fovea_context_threads(ctx));
+    GST_CAT_INFO_OBJECT(cat, el, "fovea %s context, %d threads",
+                        fovea_backend_name(fovea_context_backend(ctx)), fovea_context_threads(ctx));
     return ctx;
 }
 
@@ -111,16 +111,16 @@ gboolean fovea_gst_base_get_property(const fovea_gst_base *b, guint id, guint pr
 }
 
 GstStateChangeReturn fovea_gst_base_change_state(fovea_gst_base *b, GstElement *el,
-                                                 GstDebugCategory *cat,
-                                                 GstElementClass *parent, GstStateChange t)
+                                                 GstDebugCategory *cat, GstElementClass *parent,
+                                                 GstStateChange t)
 {
     if (t == GST_STATE_CHANGE_NULL_TO_READY) {
         GST_OBJECT_LOCK(el);
         const fovea_backend backend = b->backend;
         const int threads = b->threads;
         GST_OBJECT_UNLOCK(el);
-        b->ctx = fovea_gst_open_context(el, cat, b->cpu_context ? FOVEA_BACKEND_CPU : backend,
-                                        threads);
+        b->ctx =
+            fovea_gst_open_context(el, cat, b->cpu_context ? FOVEA_BACKEND_CPU : backend, threads);
         if (!b->ctx)
             return GST_STATE_CHANGE_FAILURE;
         if (!b->cpu_context) {
@@ -179,8 +179,7 @@ GstVideoFormat fovea_gst_video_format(fovea_pixfmt f)
     return GST_VIDEO_FORMAT_UNKNOWN;
 }
 
-void fovea_gst_wrap_frame(const GstVideoFrame *vf, fovea_memtype mem, int device,
-                          fovea_frame *out)
+void fovea_gst_wrap_frame(const GstVideoFrame *vf, fovea_memtype mem, int device, fovea_frame *out)
 {
     memset(out, 0, sizeof(*out));
     out->width = GST_VIDEO_FRAME_WIDTH(vf);
@@ -226,8 +225,7 @@ gchar *fovea_gst_read_file(const gchar *path, gsize limit, gsize *len, gchar **e
     const int bad = ferror(fp);
     fclose(fp);
     if (bad || n > limit) {
-        *err = g_strdup_printf("%s: %s", path,
-                               bad ? "read error" : "file too large");
+        *err = g_strdup_printf("%s: %s", path, bad ? "read error" : "file too large");
         g_free(buf);
         return NULL;
     }

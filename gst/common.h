@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* gst-fovea: what the elements share: the backend property, the fovea context
  * (its log routed to GStreamer's debug log), GstVideoFormat <-> fovea_pixfmt,
  * mapped GstVideoFrames seen as fovea frames, and library failures posted as
@@ -49,8 +50,8 @@ gboolean fovea_gst_base_get_property(const fovea_gst_base *b, guint id, guint pr
  * posted on el and GST_STATE_CHANGE_FAILURE when it cannot be), the parent
  * class' change_state, the context closed at READY -> NULL. */
 GstStateChangeReturn fovea_gst_base_change_state(fovea_gst_base *b, GstElement *el,
-                                                 GstDebugCategory *cat,
-                                                 GstElementClass *parent, GstStateChange t);
+                                                 GstDebugCategory *cat, GstElementClass *parent,
+                                                 GstStateChange t);
 /* The context and CUDA memory closed (finalize); safe when closed. */
 void fovea_gst_base_close(fovea_gst_base *b);
 
@@ -68,8 +69,7 @@ GstVideoFormat fovea_gst_video_format(fovea_pixfmt f);
 /* A mapped video frame as a fovea frame wrapping its planes (no copy).
  * mem: FOVEA_MEM_HOST for a plain map, FOVEA_MEM_DEVICE for one mapped with
  * GST_MAP_CUDA (device is then the CUDA device of the pointers). */
-void fovea_gst_wrap_frame(const GstVideoFrame *vf, fovea_memtype mem, int device,
-                          fovea_frame *out);
+void fovea_gst_wrap_frame(const GstVideoFrame *vf, fovea_memtype mem, int device, fovea_frame *out);
 
 /* "video/x-raw" caps for these formats in system memory, followed (in builds
  * with GStreamer's CUDA library) by the same in memory:CUDAMemory when
@@ -79,14 +79,14 @@ GstCaps *fovea_gst_raw_caps(const GstVideoFormat *formats, guint n, gboolean wit
 /* Post a GStreamer error on el: "<what>: <fovea_last_error(ctx)>" (or the
  * status' description when the library left no message), the status in the
  * debug text. st is a negative fovea status. */
-#define FOVEA_GST_ERROR(el, domain, code, ctx, st, ...)                                          \
-    do {                                                                                         \
-        gchar *what_ = g_strdup_printf(__VA_ARGS__);                                             \
-        const char *detail_ = fovea_last_error(ctx);                                             \
-        GST_ELEMENT_ERROR(el, domain, code,                                                      \
-                          ("%s: %s", what_, *detail_ ? detail_ : fovea_strerror(st)),            \
-                          ("fovea status %d (%s)", (int)(st), fovea_strerror(st)));              \
-        g_free(what_);                                                                           \
+#define FOVEA_GST_ERROR(el, domain, code, ctx, st, ...)                                            \
+    do {                                                                                           \
+        gchar *what_ = g_strdup_printf(__VA_ARGS__);                                               \
+        const char *detail_ = fovea_last_error(ctx);                                               \
+        GST_ELEMENT_ERROR(el, domain, code,                                                        \
+                          ("%s: %s", what_, *detail_ ? detail_ : fovea_strerror(st)),              \
+                          ("fovea status %d (%s)", (int)(st), fovea_strerror(st)));                \
+        g_free(what_);                                                                             \
     } while (0)
 
 /* Read a small text file (at most limit bytes). On failure NULL with *err set

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* gst-fovea with GStreamer's CUDA library: fovea's primary CUDA context wrapped
  * as a GstCudaContext, CUDA memory of that context mapped as device frames, and
  * pools of it for outputs (see cuda.h). */
@@ -55,8 +56,10 @@ fovea_gst_cuda *fovea_gst_cuda_open(GstElement *el, fovea_context *ctx)
     }
     CUcontext cur = NULL;
     if (!gst_cuda_result(CuCtxPopCurrent(&cur)) || !cur) {
-        GST_WARNING_OBJECT(el, "no current CUDA context after binding device %d: system "
-                           "memory only", device);
+        GST_WARNING_OBJECT(el,
+                           "no current CUDA context after binding device %d: system "
+                           "memory only",
+                           device);
         return NULL;
     }
     gst_cuda_result(CuCtxPushCurrent(cur));
@@ -74,8 +77,7 @@ fovea_gst_cuda *fovea_gst_cuda_open(GstElement *el, fovea_context *ctx)
     c->ctx = gctx;
     c->handle = gst_cuda_context_get_handle(gctx);
     c->device = device;
-    GST_INFO_OBJECT(el, "CUDA memory on device %d (fovea's primary context %p)", device,
-                    c->handle);
+    GST_INFO_OBJECT(el, "CUDA memory on device %d (fovea's primary context %p)", device, c->handle);
     return c;
 }
 
@@ -146,8 +148,7 @@ gboolean fovea_gst_pool_configure(GstBufferPool *pool, GstStructure *config, Gst
     return gst_buffer_pool_set_config(pool, config);
 }
 
-GstBufferPool *fovea_gst_cuda_pool_new(const fovea_gst_cuda *c, GstCaps *caps, guint min,
-                                       guint max)
+GstBufferPool *fovea_gst_cuda_pool_new(const fovea_gst_cuda *c, GstCaps *caps, guint min, guint max)
 {
     GstVideoInfo info;
     if (!c || !gst_video_info_from_caps(&info, caps))

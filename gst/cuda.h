@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* gst-fovea CUDA memory: video/x-raw(memory:CUDAMemory) buffers of GStreamer's
  * CUDA library seen as fovea device frames, without a copy. Built from cuda.c
  * where gstreamer-cuda-1.0 (and the CUDA headers it includes) are found, from

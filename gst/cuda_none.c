@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* gst-fovea without GStreamer's CUDA library: system memory only (see cuda.h). */
 #include "cuda.h"
 
@@ -45,8 +46,7 @@ void fovea_gst_cuda_announce(const fovea_gst_cuda *c, GstElement *el)
     (void)el;
 }
 
-GstBufferPool *fovea_gst_cuda_pool_new(const fovea_gst_cuda *c, GstCaps *caps, guint min,
-                                       guint max)
+GstBufferPool *fovea_gst_cuda_pool_new(const fovea_gst_cuda *c, GstCaps *caps, guint min, guint max)
 {
     (void)c;
     (void)caps;

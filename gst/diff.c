@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveadiff: each frame against the previous one through fovea's frame
  * differencing: a heat map, a noise map (changed pixels red, on black or over
  * the frame) or the change mask drawn as tiles, with the statistics of every
@@ -94,7 +95,7 @@ typedef struct {
     fovea_gst_base base; /* backend, threads; the context from READY on */
     /* the streaming thread's */
     fovea_diff *d;
-    GstBuffer *prev;   /* the previous input frame (a ref) */
+    GstBuffer *prev; /* the previous input frame (a ref) */
     guint64 frames;
 } GstFoveaDiff;
 
@@ -134,27 +135,13 @@ static void diff_set_property(GObject *obj, guint id, const GValue *v, GParamSpe
         self->mode = m;
         break;
     }
-    case PROP_THRESHOLD:
-        self->set.threshold = g_value_get_int(v);
-        break;
-    case PROP_DENOISE:
-        self->set.denoise = (fovea_diff_denoise_mode)g_value_get_enum(v);
-        break;
-    case PROP_NORMALIZE:
-        self->set.normalize_max = g_value_get_int(v);
-        break;
-    case PROP_MEASURE:
-        self->set.measure = (fovea_diff_measure)g_value_get_enum(v);
-        break;
-    case PROP_TILE:
-        self->set.tile = g_value_get_int(v);
-        break;
-    case PROP_AUTO_K:
-        self->set.auto_k = g_value_get_double(v);
-        break;
-    case PROP_TEMPORAL_STRENGTH:
-        self->set.temporal_strength = g_value_get_int(v);
-        break;
+    case PROP_THRESHOLD: self->set.threshold = g_value_get_int(v); break;
+    case PROP_DENOISE: self->set.denoise = (fovea_diff_denoise_mode)g_value_get_enum(v); break;
+    case PROP_NORMALIZE: self->set.normalize_max = g_value_get_int(v); break;
+    case PROP_MEASURE: self->set.measure = (fovea_diff_measure)g_value_get_enum(v); break;
+    case PROP_TILE: self->set.tile = g_value_get_int(v); break;
+    case PROP_AUTO_K: self->set.auto_k = g_value_get_double(v); break;
+    case PROP_TEMPORAL_STRENGTH: self->set.temporal_strength = g_value_get_int(v); break;
     default:
         if (!fovea_gst_base_set_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
             G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
@@ -170,30 +157,14 @@ static void diff_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps)
     GstFoveaDiff *self = DIFF(obj);
     GST_OBJECT_LOCK(self);
     switch (id) {
-    case PROP_MODE:
-        g_value_set_enum(v, self->mode);
-        break;
-    case PROP_THRESHOLD:
-        g_value_set_int(v, self->set.threshold);
-        break;
-    case PROP_DENOISE:
-        g_value_set_enum(v, self->set.denoise);
-        break;
-    case PROP_NORMALIZE:
-        g_value_set_int(v, self->set.normalize_max);
-        break;
-    case PROP_MEASURE:
-        g_value_set_enum(v, self->set.measure);
-        break;
-    case PROP_TILE:
-        g_value_set_int(v, self->set.tile);
-        break;
-    case PROP_AUTO_K:
-        g_value_set_double(v, self->set.auto_k);
-        break;
-    case PROP_TEMPORAL_STRENGTH:
-        g_value_set_int(v, self->set.temporal_strength);
-        break;
+    case PROP_MODE: g_value_set_enum(v, self->mode); break;
+    case PROP_THRESHOLD: g_value_set_int(v, self->set.threshold); break;
+    case PROP_DENOISE: g_value_set_enum(v, self->set.denoise); break;
+    case PROP_NORMALIZE: g_value_set_int(v, self->set.normalize_max); break;
+    case PROP_MEASURE: g_value_set_enum(v, self->set.measure); break;
+    case PROP_TILE: g_value_set_int(v, self->set.tile); break;
+    case PROP_AUTO_K: g_value_set_double(v, self->set.auto_k); break;
+    case PROP_TEMPORAL_STRENGTH: g_value_set_int(v, self->set.temporal_strength); break;
     default:
         if (!fovea_gst_base_get_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
             G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
@@ -311,15 +282,13 @@ static GstCaps *diff_transform_caps(GstBaseTransform *bt, GstPadDirection dir, G
             ok = formats_of(s, in_formats, G_N_ELEMENTS(in_formats), &fl);
             if (ok) {
                 g_value_unset(&fl);
-                ok = formats_of(NULL, out_formats,
-                                G_N_ELEMENTS(out_formats), &fl);
+                ok = formats_of(NULL, out_formats, G_N_ELEMENTS(out_formats), &fl);
             }
         } else {
             ok = formats_of(s, out_formats, G_N_ELEMENTS(out_formats), &fl);
             if (ok) {
                 g_value_unset(&fl);
-                ok = formats_of(NULL, in_formats,
-                                G_N_ELEMENTS(in_formats), &fl);
+                ok = formats_of(NULL, in_formats, G_N_ELEMENTS(in_formats), &fl);
             }
         }
         if (!ok) {
@@ -353,9 +322,11 @@ static gboolean diff_set_info(GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo 
     GstFoveaDiff *self = DIFF(vf);
     if (fovea_gst_pixfmt(GST_VIDEO_INFO_FORMAT(in)) == FOVEA_PIX_NONE ||
         fovea_gst_pixfmt(GST_VIDEO_INFO_FORMAT(out)) == FOVEA_PIX_NONE) {
-        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("unsupported formats %s -> %s",
-                          gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(in)),
-                          gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(out))), (NULL));
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                          ("unsupported formats %s -> %s",
+                           gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(in)),
+                           gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(out))),
+                          (NULL));
         return FALSE;
     }
     /* a new format or size starts over */
@@ -375,7 +346,8 @@ static void draw_mask(GstVideoFrame *out, const fovea_diff_mask_result *m)
     if (f == GST_VIDEO_FORMAT_I420) {
         for (int p = 0; p < 3; p++) {
             const int sh = p ? 1 : 0;
-            const int pw = GST_VIDEO_FRAME_COMP_WIDTH(out, p), ph = GST_VIDEO_FRAME_COMP_HEIGHT(out, p);
+            const int pw = GST_VIDEO_FRAME_COMP_WIDTH(out, p),
+                      ph = GST_VIDEO_FRAME_COMP_HEIGHT(out, p);
             for (int y = 0; y < ph; y++) {
                 guint8 *row = (guint8 *)GST_VIDEO_FRAME_PLANE_DATA(out, p) +
                               (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE(out, p);
@@ -402,19 +374,18 @@ static void draw_mask(GstVideoFrame *out, const fovea_diff_mask_result *m)
     }
 }
 
-static void post_stats(GstFoveaDiff *self, const fovea_diff_mask_result *m, GstClockTime pts,
-                       int w, int h)
+static void post_stats(GstFoveaDiff *self, const fovea_diff_mask_result *m, GstClockTime pts, int w,
+                       int h)
 {
     const double pixels = (double)w * (double)h;
     GstStructure *s = gst_structure_new(
-        "foveadiff", "frame", G_TYPE_UINT64, self->frames, "timestamp", G_TYPE_UINT64,
-        (guint64)pts, "changed-pixels", G_TYPE_INT64, (gint64)m->changed_pixels,
-        "changed-fraction", G_TYPE_DOUBLE, pixels > 0 ? (double)m->changed_pixels / pixels : 0.0,
-        "changed-tiles", G_TYPE_INT64, (gint64)m->changed_tiles, "tiles", G_TYPE_INT,
-        m->tiles_x * m->tiles_y, "tile", G_TYPE_INT, m->tile, "diff-sum", G_TYPE_INT64,
-        (gint64)m->diff_sum, "diff-mean", G_TYPE_DOUBLE,
-        pixels > 0 ? (double)m->diff_sum / pixels : 0.0, "diff-max", G_TYPE_INT, m->diff_max,
-        "threshold", G_TYPE_INT, m->threshold, NULL);
+        "foveadiff", "frame", G_TYPE_UINT64, self->frames, "timestamp", G_TYPE_UINT64, (guint64)pts,
+        "changed-pixels", G_TYPE_INT64, (gint64)m->changed_pixels, "changed-fraction",
+        G_TYPE_DOUBLE, pixels > 0 ? (double)m->changed_pixels / pixels : 0.0, "changed-tiles",
+        G_TYPE_INT64, (gint64)m->changed_tiles, "tiles", G_TYPE_INT, m->tiles_x * m->tiles_y,
+        "tile", G_TYPE_INT, m->tile, "diff-sum", G_TYPE_INT64, (gint64)m->diff_sum, "diff-mean",
+        G_TYPE_DOUBLE, pixels > 0 ? (double)m->diff_sum / pixels : 0.0, "diff-max", G_TYPE_INT,
+        m->diff_max, "threshold", G_TYPE_INT, m->threshold, NULL);
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 }
 
@@ -494,8 +465,7 @@ static GstFlowReturn diff_transform(GstBaseTransform *bt, GstBuffer *inbuf, GstB
 /* Never called (diff_transform maps the frames itself, for the device where
  * it can): GstVideoFilter switches an element without transform_frame to in
  * place. */
-static GstFlowReturn diff_transform_frame(GstVideoFilter *vf, GstVideoFrame *in,
-                                          GstVideoFrame *out)
+static GstFlowReturn diff_transform_frame(GstVideoFilter *vf, GstVideoFrame *in, GstVideoFrame *out)
 {
     GST_ELEMENT_ERROR(vf, CORE, NOT_IMPLEMENTED, ("internal: unexpected transform_frame"), (NULL));
     return GST_FLOW_ERROR;
@@ -536,10 +506,10 @@ static void gst_fovea_diff_class_init(GstFoveaDiffClass *klass)
     const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
     fovea_diff_settings def;
     fovea_diff_default_settings(&def);
-    g_object_class_install_property(
-        oc, PROP_MODE,
-        g_param_spec_enum("mode", "Mode", "what the output shows", mode_get_type(), DEFAULT_MODE,
-                          rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(oc, PROP_MODE,
+                                    g_param_spec_enum("mode", "Mode", "what the output shows",
+                                                      mode_get_type(), DEFAULT_MODE,
+                                                      rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_THRESHOLD,
         g_param_spec_int("threshold", "Threshold",
@@ -554,16 +524,17 @@ static void gst_fovea_diff_class_init(GstFoveaDiffClass *klass)
         oc, PROP_NORMALIZE,
         g_param_spec_int("normalize", "Normalize",
                          "difference shown as the top of the heat map; 0 = the measure's full "
-                         "range", 0, 3 * 65535, def.normalize_max, rw | GST_PARAM_MUTABLE_READY));
+                         "range",
+                         0, 3 * 65535, def.normalize_max, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_MEASURE,
         g_param_spec_enum("measure", "Measure", "per-pixel difference the heat map shows",
                           measure_get_type(), def.measure, rw | GST_PARAM_MUTABLE_READY));
-    g_object_class_install_property(
-        oc, PROP_TILE,
-        g_param_spec_int("tile", "Tile", "change-mask tile side: 8, 16, 32 or 64",
-                         FOVEA_DIFF_TILE_MIN, FOVEA_DIFF_TILE_MAX, def.tile,
-                         rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(oc, PROP_TILE,
+                                    g_param_spec_int("tile", "Tile",
+                                                     "change-mask tile side: 8, 16, 32 or 64",
+                                                     FOVEA_DIFF_TILE_MIN, FOVEA_DIFF_TILE_MAX,
+                                                     def.tile, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_AUTO_K,
         g_param_spec_double("auto-k", "Auto k", "k of the automatic threshold", 1e-6, 1000.0,
@@ -582,10 +553,10 @@ static void gst_fovea_diff_class_init(GstFoveaDiffClass *klass)
         "fovea");
     GstCaps *in = fovea_gst_raw_caps(in_formats, G_N_ELEMENTS(in_formats), TRUE);
     GstCaps *out = fovea_gst_raw_caps(out_formats, G_N_ELEMENTS(out_formats), FALSE);
-    gst_element_class_add_pad_template(ec, gst_pad_template_new("sink", GST_PAD_SINK,
-                                                                GST_PAD_ALWAYS, in));
-    gst_element_class_add_pad_template(ec, gst_pad_template_new("src", GST_PAD_SRC,
-                                                                GST_PAD_ALWAYS, out));
+    gst_element_class_add_pad_template(
+        ec, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, in));
+    gst_element_class_add_pad_template(
+        ec, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, out));
     gst_caps_unref(in);
     gst_caps_unref(out);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* gst-fovea: the element types the plugin registers (plugin.c). */
 #ifndef FOVEA_GST_ELEMENTS_H
 #define FOVEA_GST_ELEMENTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* gst-fovea pinned memory (see pinned.h): a GstBufferPool whose buffers are
  * blocks of fovea pinned memory in GStreamer's default video layout. */
 #include "pinned.h"
@@ -69,8 +70,7 @@ static gboolean pool_set_config(GstBufferPool *pool, GstStructure *config)
     if (!gst_video_info_from_caps(&info, caps))
         return FALSE;
     const fovea_pixfmt fmt = fovea_gst_pixfmt(GST_VIDEO_INFO_FORMAT(&info));
-    if (fmt == FOVEA_PIX_NONE ||
-        GST_VIDEO_INFO_SIZE(&info) > (gsize)PINNED_ROW * FOVEA_MAX_DIM) {
+    if (fmt == FOVEA_PIX_NONE || GST_VIDEO_INFO_SIZE(&info) > (gsize)PINNED_ROW * FOVEA_MAX_DIM) {
         GST_WARNING_OBJECT(pool, "no pinned frames for %" GST_PTR_FORMAT, caps);
         return FALSE;
     }
@@ -101,8 +101,8 @@ static GstFlowReturn pool_alloc_buffer(GstBufferPool *pool, GstBuffer **out,
     }
     /* GStreamer's own layout (GstVideoInfo's strides and offsets), so that
      * elements that ignore GstVideoMeta (filesink) see the usual bytes */
-    GstMemory *mem = gst_memory_new_wrapped(0, f->buf, f->buf_size, 0, GST_VIDEO_INFO_SIZE(info),
-                                            f, free_frame);
+    GstMemory *mem =
+        gst_memory_new_wrapped(0, f->buf, f->buf_size, 0, GST_VIDEO_INFO_SIZE(info), f, free_frame);
     gst_mini_object_set_qdata(GST_MINI_OBJECT_CAST(mem), pinned_quark(), GINT_TO_POINTER(1), NULL);
     GstBuffer *buf = gst_buffer_new();
     gst_buffer_append_memory(buf, mem);
@@ -127,8 +127,7 @@ static void fovea_gst_pinned_pool_init(FoveaGstPinnedPool *self)
     (void)self;
 }
 
-GstBufferPool *fovea_gst_pinned_pool_new(fovea_context *ctx, GstCaps *caps, guint min,
-                                         guint max)
+GstBufferPool *fovea_gst_pinned_pool_new(fovea_context *ctx, GstCaps *caps, guint min, guint max)
 {
     debug_init();
     if (!ctx || fovea_context_backend(ctx) != FOVEA_BACKEND_CUDA || !caps)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* gst-fovea pinned memory: a pool of system-memory video buffers whose memory
  * is fovea pinned memory (page-locked host memory) of a CUDA context. The
  * library copies such frames to and from the GPU at the full PCIe rate, where
@@ -19,8 +20,7 @@ G_BEGIN_DECLS
  * has) on ctx; NULL when ctx is not a CUDA context or caps do not fit. The
  * pool keeps no reference to ctx after this call: buffers outliving the
  * element free their memory through the library. */
-GstBufferPool *fovea_gst_pinned_pool_new(fovea_context *ctx, GstCaps *caps, guint min,
-                                         guint max);
+GstBufferPool *fovea_gst_pinned_pool_new(fovea_context *ctx, GstCaps *caps, guint min, guint max);
 
 /* Whether buf's memory (one block) was made by such a pool: it may then be
  * handed to the library as FOVEA_MEM_PINNED. */

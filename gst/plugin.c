@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* gst-fovea: the GStreamer plugin "fovea" and its elements (foveastitch,
  * foveavmaf, foveadiff, foveatrack), built on libfovea's public API. */
 #include "elements.h"
@@ -9,19 +10,21 @@
 
 static gboolean plugin_init(GstPlugin *plugin)
 {
-    return gst_element_register(plugin, "foveastitch", GST_RANK_NONE, gst_fovea_stitch_get_type()) &&
+    return gst_element_register(plugin, "foveastitch", GST_RANK_NONE,
+                                gst_fovea_stitch_get_type()) &&
            gst_element_register(plugin, "foveavmaf", GST_RANK_NONE, gst_fovea_vmaf_get_type()) &&
            gst_element_register(plugin, "foveadiff", GST_RANK_NONE, gst_fovea_diff_get_type()) &&
            gst_element_register(plugin, "foveatrack", GST_RANK_NONE, gst_fovea_track_get_type());
 }
 
-/* GST_PLUGIN_DEFINE names PACKAGE and leaves the descriptor's padding to zero */
+/* GST_PLUGIN_DEFINE names PACKAGE and leaves the descriptor's padding to zero. The
+ * license is BSD-2-Clause-Patent (LICENSE); GStreamer's list of license strings has
+ * no SPDX identifiers, and "BSD" is its name for the BSD family. */
 #define PACKAGE "fovea"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, fovea,
                   "fovea: panorama stitching, video quality, frame differencing and KLT "
                   "tracking on the CPU or a CUDA GPU",
-                  plugin_init, FOVEA_GST_VERSION, GST_LICENSE_UNKNOWN, "fovea",
-                  "fovea")
+                  plugin_init, FOVEA_GST_VERSION, "BSD", "fovea", "fovea")
 #pragma GCC diagnostic pop

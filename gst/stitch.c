@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveastitch: a GstVideoAggregator that stitches one camera per request pad
  * (sink_0 = camera 0 of the rig, ...) into a panorama with fovea's stitcher,
  * inputs synchronised by timestamp, with a policy for cameras that have no
@@ -138,21 +139,11 @@ static void stitch_set_property(GObject *obj, guint id, const GValue *v, GParamS
         if (!self->color)
             self->color = g_strdup(DEFAULT_COLOR);
         break;
-    case PROP_COLOR_INTERVAL:
-        self->color_interval = g_value_get_int(v);
-        break;
-    case PROP_COLOR_SMOOTHING:
-        self->color_smoothing = g_value_get_double(v);
-        break;
-    case PROP_DETERMINISTIC:
-        self->deterministic = g_value_get_boolean(v);
-        break;
-    case PROP_MISSING:
-        self->missing = (missing_policy)g_value_get_enum(v);
-        break;
-    case PROP_MAX_REPEAT:
-        self->max_repeat = g_value_get_uint(v);
-        break;
+    case PROP_COLOR_INTERVAL: self->color_interval = g_value_get_int(v); break;
+    case PROP_COLOR_SMOOTHING: self->color_smoothing = g_value_get_double(v); break;
+    case PROP_DETERMINISTIC: self->deterministic = g_value_get_boolean(v); break;
+    case PROP_MISSING: self->missing = (missing_policy)g_value_get_enum(v); break;
+    case PROP_MAX_REPEAT: self->max_repeat = g_value_get_uint(v); break;
     default:
         if (!fovea_gst_base_set_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
             G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
@@ -166,30 +157,14 @@ static void stitch_get_property(GObject *obj, guint id, GValue *v, GParamSpec *p
     GstFoveaStitch *self = STITCH(obj);
     GST_OBJECT_LOCK(self);
     switch (id) {
-    case PROP_RIG:
-        g_value_set_string(v, self->rig);
-        break;
-    case PROP_MAP:
-        g_value_set_string(v, self->map_path);
-        break;
-    case PROP_COLOR:
-        g_value_set_string(v, self->color);
-        break;
-    case PROP_COLOR_INTERVAL:
-        g_value_set_int(v, self->color_interval);
-        break;
-    case PROP_COLOR_SMOOTHING:
-        g_value_set_double(v, self->color_smoothing);
-        break;
-    case PROP_DETERMINISTIC:
-        g_value_set_boolean(v, self->deterministic);
-        break;
-    case PROP_MISSING:
-        g_value_set_enum(v, self->missing);
-        break;
-    case PROP_MAX_REPEAT:
-        g_value_set_uint(v, self->max_repeat);
-        break;
+    case PROP_RIG: g_value_set_string(v, self->rig); break;
+    case PROP_MAP: g_value_set_string(v, self->map_path); break;
+    case PROP_COLOR: g_value_set_string(v, self->color); break;
+    case PROP_COLOR_INTERVAL: g_value_set_int(v, self->color_interval); break;
+    case PROP_COLOR_SMOOTHING: g_value_set_double(v, self->color_smoothing); break;
+    case PROP_DETERMINISTIC: g_value_set_boolean(v, self->deterministic); break;
+    case PROP_MISSING: g_value_set_enum(v, self->missing); break;
+    case PROP_MAX_REPEAT: g_value_set_uint(v, self->max_repeat); break;
     default:
         if (!fovea_gst_base_get_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
             G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
@@ -229,8 +204,8 @@ static gboolean load_color(GstFoveaStitch *self, const gchar *color)
         g_free(err);
         return FALSE;
     }
-    const int st = fovea_color_corrections_from_json(self->base.ctx, text, len, self->ncam,
-                                                     self->fixed_cc);
+    const int st =
+        fovea_color_corrections_from_json(self->base.ctx, text, len, self->ncam, self->fixed_cc);
     g_free(text);
     if (st < 0) {
         FOVEA_GST_ERROR(self, RESOURCE, READ, self->base.ctx, st, "color: %s", path);
@@ -269,7 +244,8 @@ static gboolean stitch_start(GstAggregator *agg)
     if (fovea_stitch_map_covers_any(self->map) <= 0) {
         GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
                           ("%s: no camera sees any pixel of the panorama (zero coverage): "
-                           "nothing to stitch", rig ? rig : map),
+                           "nothing to stitch",
+                           rig ? rig : map),
                           (NULL));
         goto done;
     }
@@ -349,13 +325,13 @@ static gboolean is_stale(GstFoveaStitchPad *p, GstBuffer *buf, GstClockTime out_
     return !GST_CLOCK_TIME_IS_VALID(end) || end <= out_rt;
 }
 
-static void post_camera_message(GstFoveaStitch *self, int cam, gboolean missing,
-                                const char *action, guint repeats)
+static void post_camera_message(GstFoveaStitch *self, int cam, gboolean missing, const char *action,
+                                guint repeats)
 {
-    GstStructure *s = gst_structure_new("foveastitch-camera", "camera", G_TYPE_INT, cam,
-                                        "missing", G_TYPE_BOOLEAN, missing, "action",
-                                        G_TYPE_STRING, action, "repeats", G_TYPE_UINT, repeats,
-                                        "frame", G_TYPE_UINT64, self->frames, NULL);
+    GstStructure *s =
+        gst_structure_new("foveastitch-camera", "camera", G_TYPE_INT, cam, "missing",
+                          G_TYPE_BOOLEAN, missing, "action", G_TYPE_STRING, action, "repeats",
+                          G_TYPE_UINT, repeats, "frame", G_TYPE_UINT64, self->frames, NULL);
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 }
 
@@ -444,8 +420,8 @@ static GstFlowReturn choose_frames(GstFoveaStitch *self, gboolean *skip)
             } else {
                 p->use = USE_LAST;
                 p->repeats++;
-                GST_DEBUG_OBJECT(self, "camera %d: repeating its last frame (%u/%u)", c,
-                                 p->repeats, max_repeat);
+                GST_DEBUG_OBJECT(self, "camera %d: repeating its last frame (%u/%u)", c, p->repeats,
+                                 max_repeat);
                 post_camera_message(self, c, TRUE, "repeat", p->repeats);
                 p->missing = TRUE;
             }
@@ -467,8 +443,8 @@ static GstFlowReturn stitch_create_output_buffer(GstVideoAggregator *vagg, GstBu
     GstFlowReturn ret = choose_frames(self, &skip);
     if (ret != GST_FLOW_OK || skip)
         return ret;
-    return GST_VIDEO_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->create_output_buffer(vagg,
-                                                                                          outbuf);
+    return GST_VIDEO_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)
+        ->create_output_buffer(vagg, outbuf);
 }
 
 /* Black camera frames (host memory) in the stitch format. */
@@ -478,16 +454,17 @@ static gboolean ensure_black(GstFoveaStitch *self, int c, fovea_pixfmt fmt, int 
     if (f->buf && f->fmt == fmt)
         return TRUE;
     fovea_frame_free(self->base.ctx, f);
-    const int st = fovea_frame_alloc(self->base.ctx, f, self->cam_w[c], self->cam_h[c], fmt,
-                                     FOVEA_MEM_HOST);
+    const int st =
+        fovea_frame_alloc(self->base.ctx, f, self->cam_w[c], self->cam_h[c], fmt, FOVEA_MEM_HOST);
     if (st < 0) {
-        FOVEA_GST_ERROR(self, RESOURCE, NO_SPACE_LEFT, self->base.ctx, st,
-                        "camera %d: black frame", c);
+        FOVEA_GST_ERROR(self, RESOURCE, NO_SPACE_LEFT, self->base.ctx, st, "camera %d: black frame",
+                        c);
         return FALSE;
     }
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(fmt);
     for (int p = 0; p < d->planes; p++) {
-        const int w = fovea_plane_width(fmt, f->width, p), h = fovea_plane_height(fmt, f->height, p);
+        const int w = fovea_plane_width(fmt, f->width, p),
+                  h = fovea_plane_height(fmt, f->height, p);
         const size_t row = fovea_plane_row_bytes(fmt, f->width, p);
         for (int y = 0; y < h; y++) {
             uint8_t *r = f->data[p] + (ptrdiff_t)y * f->stride[p];
@@ -536,10 +513,11 @@ static gboolean ensure_stitcher(GstFoveaStitch *self, const GstVideoInfo *in)
     self->st_fmt = fmt;
     self->st_cs = cs;
     self->st_full = full;
-    GST_INFO_OBJECT(self, "stitching %s (%s, %s range), color %s",
-                    fovea_pixfmt_name(fmt), cs == FOVEA_CS_BT709 ? "bt709" : "bt601",
-                    full ? "full" : "limited",
-                    ss.color == FOVEA_COLOR_AUTO ? "auto" : ss.color == FOVEA_COLOR_OFF ? "off" : "fixed");
+    GST_INFO_OBJECT(self, "stitching %s (%s, %s range), color %s", fovea_pixfmt_name(fmt),
+                    cs == FOVEA_CS_BT709 ? "bt709" : "bt601", full ? "full" : "limited",
+                    ss.color == FOVEA_COLOR_AUTO  ? "auto"
+                    : ss.color == FOVEA_COLOR_OFF ? "off"
+                                                  : "fixed");
     return TRUE;
 }
 
@@ -574,10 +552,10 @@ static void post_color(GstFoveaStitch *self, GstClockTime pts)
         gammas[c] = cc[c].gamma;
     }
     char *json = fovea_color_corrections_to_json(cc, self->ncam);
-    GstStructure *s = gst_structure_new("foveastitch-color", "frame", G_TYPE_UINT64, self->frames,
-                                        "timestamp", G_TYPE_UINT64, (guint64)pts, "cameras",
-                                        G_TYPE_INT, self->ncam, "json", G_TYPE_STRING,
-                                        json ? json : "", NULL);
+    GstStructure *s =
+        gst_structure_new("foveastitch-color", "frame", G_TYPE_UINT64, self->frames, "timestamp",
+                          G_TYPE_UINT64, (guint64)pts, "cameras", G_TYPE_INT, self->ncam, "json",
+                          G_TYPE_STRING, json ? json : "", NULL);
     free(json);
     set_double_array(s, "gains", gains, 3 * self->ncam);
     set_double_array(s, "gammas", gammas, self->ncam);
@@ -629,12 +607,12 @@ static GstFlowReturn stitch_aggregate_frames(GstVideoAggregator *vagg, GstBuffer
                                   (NULL));
                 goto done;
             }
-            fovea_gst_wrap_frame(vf, p->mapped_device ? FOVEA_MEM_DEVICE
-                                     : fovea_gst_buffer_is_pinned(vf->buffer) ? FOVEA_MEM_PINNED
-                                                                              : FOVEA_MEM_HOST,
+            fovea_gst_wrap_frame(vf,
+                                 p->mapped_device                         ? FOVEA_MEM_DEVICE
+                                 : fovea_gst_buffer_is_pinned(vf->buffer) ? FOVEA_MEM_PINNED
+                                                                          : FOVEA_MEM_HOST,
                                  dev, &in[c]);
-            gst_buffer_replace(&p->last,
-                               gst_video_aggregator_pad_get_current_buffer(vp));
+            gst_buffer_replace(&p->last, gst_video_aggregator_pad_get_current_buffer(vp));
             p->last_info = vp->info;
             p->repeats = 0;
             break;
@@ -643,14 +621,15 @@ static GstFlowReturn stitch_aggregate_frames(GstVideoAggregator *vagg, GstBuffer
             const gboolean d = fovea_gst_cuda_buffer_is_ours(self->base.cuda, p->last);
             if (!gst_video_frame_map(&own[c], &p->last_info, p->last,
                                      GST_MAP_READ | (d ? fovea_gst_cuda_map_flag() : 0))) {
-                GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                                  ("camera %d: cannot map its last frame", c), (NULL));
+                GST_ELEMENT_ERROR(self, STREAM, FAILED, ("camera %d: cannot map its last frame", c),
+                                  (NULL));
                 goto done;
             }
             own_mapped[c] = TRUE;
-            fovea_gst_wrap_frame(&own[c], d ? FOVEA_MEM_DEVICE
-                                     : fovea_gst_buffer_is_pinned(p->last) ? FOVEA_MEM_PINNED
-                                                                           : FOVEA_MEM_HOST,
+            fovea_gst_wrap_frame(&own[c],
+                                 d                                     ? FOVEA_MEM_DEVICE
+                                 : fovea_gst_buffer_is_pinned(p->last) ? FOVEA_MEM_PINNED
+                                                                       : FOVEA_MEM_HOST,
                                  dev, &in[c]);
             break;
         }
@@ -670,17 +649,18 @@ static GstFlowReturn stitch_aggregate_frames(GstVideoAggregator *vagg, GstBuffer
     }
     out_mapped = TRUE;
     fovea_frame out;
-    fovea_gst_wrap_frame(&of, self->out_cuda ? FOVEA_MEM_DEVICE
-                              : fovea_gst_buffer_is_pinned(outbuf) ? FOVEA_MEM_PINNED
-                                                                   : FOVEA_MEM_HOST,
+    fovea_gst_wrap_frame(&of,
+                         self->out_cuda                       ? FOVEA_MEM_DEVICE
+                         : fovea_gst_buffer_is_pinned(outbuf) ? FOVEA_MEM_PINNED
+                                                              : FOVEA_MEM_HOST,
                          dev, &out);
     post_color(self, GST_BUFFER_PTS(outbuf));
     int st = fovea_stitcher_process(self->st, inp, self->ncam, &out);
     if (st == FOVEA_OK && self->out_cuda)
         st = fovea_sync(self->base.ctx); /* the device output complete before downstream reads it */
     if (st < 0) {
-        FOVEA_GST_ERROR(self, STREAM, FAILED, self->base.ctx, st, "frame %" G_GUINT64_FORMAT
-                        ": stitching failed", self->frames);
+        FOVEA_GST_ERROR(self, STREAM, FAILED, self->base.ctx, st,
+                        "frame %" G_GUINT64_FORMAT ": stitching failed", self->frames);
         goto done;
     }
     self->frames++;
@@ -729,15 +709,20 @@ static void gst_fovea_stitch_class_init(GstFoveaStitchClass *klass)
     const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
     g_object_class_install_property(
         oc, PROP_RIG,
-        g_param_spec_string("rig", "Rig", "rig JSON file (docs/rig.md); the map is built when "
-                            "the element starts", NULL, rw | GST_PARAM_MUTABLE_READY));
+        g_param_spec_string("rig", "Rig",
+                            "rig JSON file (docs/rig.md); the map is built when "
+                            "the element starts",
+                            NULL, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_MAP,
-        g_param_spec_string("map", "Map", "map file (fovea rig check --save-map, fovea map "
-                            "import) instead of a rig", NULL, rw | GST_PARAM_MUTABLE_READY));
+        g_param_spec_string("map", "Map",
+                            "map file (fovea rig check --save-map, fovea map "
+                            "import) instead of a rig",
+                            NULL, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_COLOR,
-        g_param_spec_string("color", "Color", "color correction: auto (measured in the "
+        g_param_spec_string("color", "Color",
+                            "color correction: auto (measured in the "
                             "overlaps), off, or a corrections JSON file (fixed:FILE or FILE, "
                             "{\"cameras\":[{\"gain\":[r,g,b],\"gamma\":g},...]})",
                             DEFAULT_COLOR, rw | GST_PARAM_MUTABLE_READY));
@@ -750,8 +735,8 @@ static void gst_fovea_stitch_class_init(GstFoveaStitchClass *klass)
         oc, PROP_COLOR_SMOOTHING,
         g_param_spec_double("color-smoothing", "Color smoothing",
                             "with color=auto, move the corrections this part of the way to "
-                            "each measurement", 1e-6, 1.0, DEFAULT_COLOR_SMOOTHING,
-                            rw | GST_PARAM_MUTABLE_READY));
+                            "each measurement",
+                            1e-6, 1.0, DEFAULT_COLOR_SMOOTHING, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_DETERMINISTIC,
         g_param_spec_boolean("deterministic", "Deterministic",
@@ -760,16 +745,15 @@ static void gst_fovea_stitch_class_init(GstFoveaStitchClass *klass)
                              FALSE, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_MISSING,
-        g_param_spec_enum("missing", "Missing camera",
-                          "what a camera without a frame for an output time gets",
-                          missing_policy_get_type(), DEFAULT_MISSING,
-                          rw | GST_PARAM_MUTABLE_PLAYING));
+        g_param_spec_enum(
+            "missing", "Missing camera", "what a camera without a frame for an output time gets",
+            missing_policy_get_type(), DEFAULT_MISSING, rw | GST_PARAM_MUTABLE_PLAYING));
     g_object_class_install_property(
         oc, PROP_MAX_REPEAT,
         g_param_spec_uint("max-repeat", "Max repeat",
                           "with missing=repeat, the most times in a row a camera's last frame "
-                          "is reused before the element fails", 0, G_MAXUINT, DEFAULT_MAX_REPEAT,
-                          rw | GST_PARAM_MUTABLE_PLAYING));
+                          "is reused before the element fails",
+                          0, G_MAXUINT, DEFAULT_MAX_REPEAT, rw | GST_PARAM_MUTABLE_PLAYING));
     fovea_gst_install_backend_properties(oc, PROP_BACKEND, PROP_THREADS);
 
     gst_element_class_set_static_metadata(

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveastitch's element and pad, shared by its units: stitch.c (properties,
  * states, aggregating, the class) and stitch_caps.c (caps and allocation). */
 #ifndef FOVEA_GST_STITCH_H
@@ -26,13 +27,13 @@ typedef enum { USE_CURRENT, USE_LAST, USE_BLACK } frame_use;
 typedef struct {
     GstVideoAggregatorPad parent;
     /* the aggregating thread's */
-    GstBuffer *last;    /* the last buffer stitched (a ref: its pool cannot reuse it) */
+    GstBuffer *last; /* the last buffer stitched (a ref: its pool cannot reuse it) */
     GstVideoInfo last_info;
-    guint repeats;      /* consecutive output frames without a fresh frame */
-    frame_use use;      /* this output frame's choice */
-    gboolean missing;   /* missing in the previous output frame (messages on change) */
+    guint repeats;          /* consecutive output frames without a fresh frame */
+    frame_use use;          /* this output frame's choice */
+    gboolean missing;       /* missing in the previous output frame (messages on change) */
     gboolean mapped_device; /* the prepared frame holds device pointers */
-    gboolean in_cuda;   /* its caps are memory:CUDAMemory */
+    gboolean in_cuda;       /* its caps are memory:CUDAMemory */
 } GstFoveaStitchPad;
 
 typedef struct {
@@ -61,14 +62,14 @@ typedef struct {
     fovea_color_correction fixed_cc[FOVEA_STITCH_MAX_CAMERAS];
     /* the aggregating thread's */
     fovea_stitcher *st;
-    fovea_pixfmt st_fmt;        /* the stitcher was made for these inputs */
+    fovea_pixfmt st_fmt; /* the stitcher was made for these inputs */
     fovea_colorspace st_cs;
     int st_full;
     fovea_frame black[FOVEA_STITCH_MAX_CAMERAS];
     fovea_color_correction posted_cc[FOVEA_STITCH_MAX_CAMERAS];
     gboolean posted_any;
-    guint64 frames;             /* output frames stitched since start or a flush */
-    gboolean out_cuda;          /* output caps are memory:CUDAMemory */
+    guint64 frames;    /* output frames stitched since start or a flush */
+    gboolean out_cuda; /* output caps are memory:CUDAMemory */
 } GstFoveaStitch;
 
 typedef struct {

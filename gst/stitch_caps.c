@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveastitch: caps and allocation: the pad templates, what the camera pads
  * and the source pad take (caps and accept-caps queries), the checks on a
  * camera's new caps, the output caps, and the buffer pools (CUDA or pinned). */
@@ -60,10 +61,10 @@ static gboolean offers_cuda(GstFoveaStitch *self)
 static GstCaps *sink_caps(GstFoveaStitch *self, GstPad *pad)
 {
     const GstVideoFormat other = configured_format(self, pad);
-    GstCaps *caps = other != GST_VIDEO_FORMAT_UNKNOWN
-                        ? fovea_gst_raw_caps(&other, 1, offers_cuda(self))
-                        : fovea_gst_raw_caps(sink_formats, G_N_ELEMENTS(sink_formats),
-                                             offers_cuda(self));
+    GstCaps *caps =
+        other != GST_VIDEO_FORMAT_UNKNOWN
+            ? fovea_gst_raw_caps(&other, 1, offers_cuda(self))
+            : fovea_gst_raw_caps(sink_formats, G_N_ELEMENTS(sink_formats), offers_cuda(self));
     const int c = stitch_pad_camera(pad);
     if (self->map && c >= 0 && c < self->ncam)
         gst_caps_set_simple(caps, "width", G_TYPE_INT, self->cam_w[c], "height", G_TYPE_INT,
@@ -74,12 +75,12 @@ static GstCaps *sink_caps(GstFoveaStitch *self, GstPad *pad)
 static GstCaps *src_caps(GstFoveaStitch *self)
 {
     const GstVideoFormat in = configured_format(self, NULL);
-    const GstVideoFormat out = in != GST_VIDEO_FORMAT_UNKNOWN ? output_format(in)
-                                                               : GST_VIDEO_FORMAT_UNKNOWN;
-    GstCaps *caps = out != GST_VIDEO_FORMAT_UNKNOWN
-                        ? fovea_gst_raw_caps(&out, 1, offers_cuda(self))
-                        : fovea_gst_raw_caps(src_formats, G_N_ELEMENTS(src_formats),
-                                             offers_cuda(self));
+    const GstVideoFormat out =
+        in != GST_VIDEO_FORMAT_UNKNOWN ? output_format(in) : GST_VIDEO_FORMAT_UNKNOWN;
+    GstCaps *caps =
+        out != GST_VIDEO_FORMAT_UNKNOWN
+            ? fovea_gst_raw_caps(&out, 1, offers_cuda(self))
+            : fovea_gst_raw_caps(src_formats, G_N_ELEMENTS(src_formats), offers_cuda(self));
     if (self->map)
         gst_caps_set_simple(caps, "width", G_TYPE_INT, self->pano_w, "height", G_TYPE_INT,
                             self->pano_h, NULL);
@@ -104,8 +105,7 @@ static gboolean stitch_sink_query(GstAggregator *agg, GstAggregatorPad *pad, Gst
 {
     GstFoveaStitch *self = STITCH(agg);
     switch (GST_QUERY_TYPE(query)) {
-    case GST_QUERY_CAPS:
-        return answer_caps_query(query, sink_caps(self, GST_PAD(pad)));
+    case GST_QUERY_CAPS: return answer_caps_query(query, sink_caps(self, GST_PAD(pad)));
     case GST_QUERY_ACCEPT_CAPS: {
         GstCaps *caps = NULL;
         gst_query_parse_accept_caps(query, &caps);
@@ -118,8 +118,7 @@ static gboolean stitch_sink_query(GstAggregator *agg, GstAggregatorPad *pad, Gst
         if (fovea_gst_cuda_handle_query(self->base.cuda, GST_ELEMENT(self), query))
             return TRUE;
         break;
-    default:
-        break;
+    default: break;
     }
     return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->sink_query(agg, pad, query);
 }
@@ -128,14 +127,12 @@ static gboolean stitch_src_query(GstAggregator *agg, GstQuery *query)
 {
     GstFoveaStitch *self = STITCH(agg);
     switch (GST_QUERY_TYPE(query)) {
-    case GST_QUERY_CAPS:
-        return answer_caps_query(query, src_caps(self));
+    case GST_QUERY_CAPS: return answer_caps_query(query, src_caps(self));
     case GST_QUERY_CONTEXT:
         if (fovea_gst_cuda_handle_query(self->base.cuda, GST_ELEMENT(self), query))
             return TRUE;
         break;
-    default:
-        break;
+    default: break;
     }
     return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->src_query(agg, query);
 }
@@ -180,9 +177,10 @@ static gboolean stitch_sink_event(GstAggregator *agg, GstAggregatorPad *pad, Gst
             GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
                               ("%s: %s, but the cameras must share one of RGBA, RGB, I420 or "
                                "NV12 (other cameras: %s)",
-                               GST_PAD_NAME(pad), gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)),
+                               GST_PAD_NAME(pad),
+                               gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)),
                                other != GST_VIDEO_FORMAT_UNKNOWN ? gst_video_format_to_string(other)
-                                                                  : "none yet"),
+                                                                 : "none yet"),
                               (NULL));
             gst_event_unref(event);
             return FALSE;
@@ -256,16 +254,14 @@ static gboolean stitch_decide_allocation(GstAggregator *agg, GstQuery *query)
     GstCaps *caps = NULL;
     gst_query_parse_allocation(query, &caps, NULL);
     if (!caps)
-        return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->decide_allocation(agg,
-                                                                                      query);
+        return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->decide_allocation(agg, query);
     const gboolean cuda = self->base.cuda && fovea_gst_caps_is_cuda(caps);
     /* system memory on the CUDA backend: pinned buffers, which the stitcher
      * fills without its staging copy */
     GstBufferPool *pool = cuda ? fovea_gst_cuda_pool_new(self->base.cuda, caps, 0, 0)
                                : fovea_gst_pinned_pool_new(self->base.ctx, caps, 0, 0);
     if (!pool && !cuda)
-        return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->decide_allocation(agg,
-                                                                                      query);
+        return GST_AGGREGATOR_CLASS(gst_fovea_stitch_parent_class)->decide_allocation(agg, query);
     if (!pool) {
         GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("cannot make a CUDA buffer pool"),
                           ("%" GST_PTR_FORMAT, caps));

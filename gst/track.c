@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveatrack: fovea's KLT (Birchfield's KLT 1.3.4 numbers) on the frames'
  * luma: features selected on the first frame and tracked frame to frame
  * (lost ones replaced on request), drawn over the frames with their recent
@@ -49,8 +50,8 @@ typedef struct {
     unsigned char *prev, *cur; /* packed 8-bit luma */
     trail *trails;
     int w, h;
-    gboolean failed;          /* make_tracker posted an error for these caps */
-    guint64 frames;           /* frames tracked since the start of the stream */
+    gboolean failed; /* make_tracker posted an error for these caps */
+    guint64 frames;  /* frames tracked since the start of the stream */
 } GstFoveaTrack;
 
 typedef struct {
@@ -61,10 +62,9 @@ G_DEFINE_TYPE(GstFoveaTrack, gst_fovea_track, GST_TYPE_VIDEO_FILTER)
 
 #define TRACK(obj) ((GstFoveaTrack *)(obj))
 
-static const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12,
-                                         GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_Y444,
-                                         GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_RGB,
-                                         GST_VIDEO_FORMAT_RGBA};
+static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_I420,  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_Y444,
+    GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_RGB,  GST_VIDEO_FORMAT_RGBA};
 
 /* ------------------------------------------------------------------ properties */
 
@@ -73,33 +73,15 @@ static void track_set_property(GObject *obj, guint id, const GValue *v, GParamSp
     GstFoveaTrack *self = TRACK(obj);
     GST_OBJECT_LOCK(self);
     switch (id) {
-    case PROP_FEATURES:
-        self->nfeatures = g_value_get_int(v);
-        break;
-    case PROP_WINDOW:
-        self->window = g_value_get_int(v);
-        break;
-    case PROP_MINDIST:
-        self->mindist = g_value_get_int(v);
-        break;
-    case PROP_REPLACE:
-        self->replace = g_value_get_boolean(v);
-        break;
-    case PROP_LEVELS:
-        self->levels = g_value_get_int(v);
-        break;
-    case PROP_SUBSAMPLING:
-        self->subsampling = g_value_get_int(v);
-        break;
-    case PROP_SEQUENTIAL:
-        self->sequential = g_value_get_boolean(v);
-        break;
-    case PROP_DRAW:
-        self->draw = g_value_get_boolean(v);
-        break;
-    case PROP_TRAIL:
-        self->trail_len = g_value_get_int(v);
-        break;
+    case PROP_FEATURES: self->nfeatures = g_value_get_int(v); break;
+    case PROP_WINDOW: self->window = g_value_get_int(v); break;
+    case PROP_MINDIST: self->mindist = g_value_get_int(v); break;
+    case PROP_REPLACE: self->replace = g_value_get_boolean(v); break;
+    case PROP_LEVELS: self->levels = g_value_get_int(v); break;
+    case PROP_SUBSAMPLING: self->subsampling = g_value_get_int(v); break;
+    case PROP_SEQUENTIAL: self->sequential = g_value_get_boolean(v); break;
+    case PROP_DRAW: self->draw = g_value_get_boolean(v); break;
+    case PROP_TRAIL: self->trail_len = g_value_get_int(v); break;
     default:
         if (!fovea_gst_base_set_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
             G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
@@ -113,33 +95,15 @@ static void track_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps
     GstFoveaTrack *self = TRACK(obj);
     GST_OBJECT_LOCK(self);
     switch (id) {
-    case PROP_FEATURES:
-        g_value_set_int(v, self->nfeatures);
-        break;
-    case PROP_WINDOW:
-        g_value_set_int(v, self->window);
-        break;
-    case PROP_MINDIST:
-        g_value_set_int(v, self->mindist);
-        break;
-    case PROP_REPLACE:
-        g_value_set_boolean(v, self->replace);
-        break;
-    case PROP_LEVELS:
-        g_value_set_int(v, self->levels);
-        break;
-    case PROP_SUBSAMPLING:
-        g_value_set_int(v, self->subsampling);
-        break;
-    case PROP_SEQUENTIAL:
-        g_value_set_boolean(v, self->sequential);
-        break;
-    case PROP_DRAW:
-        g_value_set_boolean(v, self->draw);
-        break;
-    case PROP_TRAIL:
-        g_value_set_int(v, self->trail_len);
-        break;
+    case PROP_FEATURES: g_value_set_int(v, self->nfeatures); break;
+    case PROP_WINDOW: g_value_set_int(v, self->window); break;
+    case PROP_MINDIST: g_value_set_int(v, self->mindist); break;
+    case PROP_REPLACE: g_value_set_boolean(v, self->replace); break;
+    case PROP_LEVELS: g_value_set_int(v, self->levels); break;
+    case PROP_SUBSAMPLING: g_value_set_int(v, self->subsampling); break;
+    case PROP_SEQUENTIAL: g_value_set_boolean(v, self->sequential); break;
+    case PROP_DRAW: g_value_set_boolean(v, self->draw); break;
+    case PROP_TRAIL: g_value_set_int(v, self->trail_len); break;
     default:
         if (!fovea_gst_base_get_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
             G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
@@ -292,8 +256,8 @@ static void put_px(GstVideoFrame *f, int x, int y, const color *c)
     if (x < 0 || y < 0 || x >= GST_VIDEO_FRAME_WIDTH(f) || y >= GST_VIDEO_FRAME_HEIGHT(f))
         return;
     const GstVideoFormat fmt = GST_VIDEO_FRAME_FORMAT(f);
-    guint8 *p0 = (guint8 *)GST_VIDEO_FRAME_PLANE_DATA(f, 0) +
-                 (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE(f, 0);
+    guint8 *p0 =
+        (guint8 *)GST_VIDEO_FRAME_PLANE_DATA(f, 0) + (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE(f, 0);
     if (fmt == GST_VIDEO_FORMAT_RGB || fmt == GST_VIDEO_FORMAT_RGBA) {
         guint8 *p = p0 + (gsize)x * (fmt == GST_VIDEO_FORMAT_RGBA ? 4 : 3);
         p[0] = c->r;
@@ -305,7 +269,8 @@ static void put_px(GstVideoFrame *f, int x, int y, const color *c)
     if (fmt == GST_VIDEO_FORMAT_GRAY8)
         return;
     const GstVideoFormatInfo *fi = f->info.finfo;
-    const int cx = x >> GST_VIDEO_FORMAT_INFO_W_SUB(fi, 1), cy = y >> GST_VIDEO_FORMAT_INFO_H_SUB(fi, 1);
+    const int cx = x >> GST_VIDEO_FORMAT_INFO_W_SUB(fi, 1),
+              cy = y >> GST_VIDEO_FORMAT_INFO_H_SUB(fi, 1);
     if (fmt == GST_VIDEO_FORMAT_NV12) {
         guint8 *uv = (guint8 *)GST_VIDEO_FRAME_PLANE_DATA(f, 1) +
                      (gsize)cy * GST_VIDEO_FRAME_PLANE_STRIDE(f, 1) + 2 * (gsize)cx;
@@ -313,8 +278,10 @@ static void put_px(GstVideoFrame *f, int x, int y, const color *c)
         uv[1] = c->v;
         return;
     }
-    ((guint8 *)GST_VIDEO_FRAME_PLANE_DATA(f, 1))[(gsize)cy * GST_VIDEO_FRAME_PLANE_STRIDE(f, 1) + cx] = c->u;
-    ((guint8 *)GST_VIDEO_FRAME_PLANE_DATA(f, 2))[(gsize)cy * GST_VIDEO_FRAME_PLANE_STRIDE(f, 2) + cx] = c->v;
+    ((guint8 *)GST_VIDEO_FRAME_PLANE_DATA(
+        f, 1))[(gsize)cy * GST_VIDEO_FRAME_PLANE_STRIDE(f, 1) + cx] = c->u;
+    ((guint8 *)GST_VIDEO_FRAME_PLANE_DATA(
+        f, 2))[(gsize)cy * GST_VIDEO_FRAME_PLANE_STRIDE(f, 2) + cx] = c->v;
 }
 
 static void draw_line(GstVideoFrame *f, float x0, float y0, float x1, float y1, const color *c)
@@ -391,10 +358,10 @@ static void post_features(GstFoveaTrack *self, GstClockTime pts)
     }
     g_value_unset(&d);
     g_value_unset(&i);
-    GstStructure *s = gst_structure_new("foveatrack", "frame", G_TYPE_UINT64, self->frames,
-                                        "timestamp", G_TYPE_UINT64, (guint64)pts, "features",
-                                        G_TYPE_INT, self->fl->nFeatures, "tracked", G_TYPE_INT,
-                                        KLTCountRemainingFeatures(self->fl), NULL);
+    GstStructure *s =
+        gst_structure_new("foveatrack", "frame", G_TYPE_UINT64, self->frames, "timestamp",
+                          G_TYPE_UINT64, (guint64)pts, "features", G_TYPE_INT, self->fl->nFeatures,
+                          "tracked", G_TYPE_INT, KLTCountRemainingFeatures(self->fl), NULL);
     gst_structure_take_value(s, "x", &xs);
     gst_structure_take_value(s, "y", &ys);
     gst_structure_take_value(s, "val", &vals);
@@ -464,10 +431,10 @@ static void gst_fovea_track_class_init(GstFoveaTrackClass *klass)
     g_object_class_install_property(
         oc, PROP_WINDOW,
         g_param_spec_int("window", "Window", "tracking window W x W (odd)", 3, 255, 7, rw));
-    g_object_class_install_property(
-        oc, PROP_MINDIST,
-        g_param_spec_int("min-distance", "Minimum distance",
-                         "minimum distance between features in pixels", 0, 10000, 10, rw));
+    g_object_class_install_property(oc, PROP_MINDIST,
+                                    g_param_spec_int("min-distance", "Minimum distance",
+                                                     "minimum distance between features in pixels",
+                                                     0, 10000, 10, rw));
     g_object_class_install_property(
         oc, PROP_REPLACE,
         g_param_spec_boolean("replace", "Replace", "refill lost feature slots after every frame",
@@ -475,13 +442,11 @@ static void gst_fovea_track_class_init(GstFoveaTrackClass *klass)
     g_object_class_install_property(
         oc, PROP_LEVELS,
         g_param_spec_int("pyramid-levels", "Pyramid levels",
-                         "pyramid levels including the full image; 0 = KLT's choice", 0, 8, 0,
-                         rw));
+                         "pyramid levels including the full image; 0 = KLT's choice", 0, 8, 0, rw));
     g_object_class_install_property(
         oc, PROP_SUBSAMPLING,
         g_param_spec_int("subsampling", "Subsampling",
-                         "pyramid subsampling 2, 4, 8, 16 or 32; 0 = KLT's choice", 0, 32, 0,
-                         rw));
+                         "pyramid subsampling 2, 4, 8, 16 or 32; 0 = KLT's choice", 0, 32, 0, rw));
     g_object_class_install_property(
         oc, PROP_SEQUENTIAL,
         g_param_spec_boolean("sequential", "Sequential",
@@ -491,10 +456,10 @@ static void gst_fovea_track_class_init(GstFoveaTrackClass *klass)
         oc, PROP_DRAW,
         g_param_spec_boolean("draw", "Draw", "draw the features and their trails on the frames",
                              TRUE, rw));
-    g_object_class_install_property(
-        oc, PROP_TRAIL,
-        g_param_spec_int("trail", "Trail", "frames of history drawn per feature", 1, MAX_TRAIL,
-                         10, rw));
+    g_object_class_install_property(oc, PROP_TRAIL,
+                                    g_param_spec_int("trail", "Trail",
+                                                     "frames of history drawn per feature", 1,
+                                                     MAX_TRAIL, 10, rw));
     fovea_gst_install_backend_properties(oc, PROP_BACKEND, PROP_THREADS);
 
     gst_element_class_set_static_metadata(
@@ -503,10 +468,10 @@ static void gst_fovea_track_class_init(GstFoveaTrackClass *klass)
         "frames, positions posted per frame",
         "fovea");
     GstCaps *caps = fovea_gst_raw_caps(formats, G_N_ELEMENTS(formats), FALSE);
-    gst_element_class_add_pad_template(ec, gst_pad_template_new("sink", GST_PAD_SINK,
-                                                                GST_PAD_ALWAYS, caps));
-    gst_element_class_add_pad_template(ec, gst_pad_template_new("src", GST_PAD_SRC,
-                                                                GST_PAD_ALWAYS, caps));
+    gst_element_class_add_pad_template(
+        ec, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+    gst_element_class_add_pad_template(
+        ec, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
     gst_caps_unref(caps);
 
     ec->change_state = track_change_state;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveavmaf: scores the distorted stream (sink pad "dis") against the
  * reference (sink pad "ref") frame by frame, with a VMAF model's features and
  * score (features=vmaf) or libvmaf's integer VIF alone (features=vif), posts
@@ -81,18 +82,14 @@ static void vmaf_set_property(GObject *obj, guint id, const GValue *v, GParamSpe
         g_free(self->location);
         self->location = g_value_dup_string(v);
         break;
-    case PROP_FEATURES:
-        self->features = (features_mode)g_value_get_enum(v);
-        break;
+    case PROP_FEATURES: self->features = (features_mode)g_value_get_enum(v); break;
     case PROP_MODEL:
         g_free(self->model_name);
         self->model_name = g_value_dup_string(v);
         if (!self->model_name)
             self->model_name = g_strdup(DEFAULT_MODEL);
         break;
-    case PROP_GAIN_LIMIT:
-        self->gain_limit = g_value_get_double(v);
-        break;
+    case PROP_GAIN_LIMIT: self->gain_limit = g_value_get_double(v); break;
     default:
         if (!fovea_gst_base_set_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
             G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
@@ -106,18 +103,10 @@ static void vmaf_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps)
     GstFoveaVmaf *self = VMAF(obj);
     GST_OBJECT_LOCK(self);
     switch (id) {
-    case PROP_LOCATION:
-        g_value_set_string(v, self->location);
-        break;
-    case PROP_FEATURES:
-        g_value_set_enum(v, self->features);
-        break;
-    case PROP_MODEL:
-        g_value_set_string(v, self->model_name);
-        break;
-    case PROP_GAIN_LIMIT:
-        g_value_set_double(v, self->gain_limit);
-        break;
+    case PROP_LOCATION: g_value_set_string(v, self->location); break;
+    case PROP_FEATURES: g_value_set_enum(v, self->features); break;
+    case PROP_MODEL: g_value_set_string(v, self->model_name); break;
+    case PROP_GAIN_LIMIT: g_value_set_double(v, self->gain_limit); break;
     default:
         if (!fovea_gst_base_get_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
             G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
@@ -174,9 +163,9 @@ static int open_vmaf(GstFoveaVmaf *self, const fovea_vmaf_settings *vs, fovea_ba
         fovea_context_backend(self->base.ctx) == FOVEA_BACKEND_CUDA) {
         GST_INFO_OBJECT(self, "no VMAF backend for CUDA in this build: VMAF on the CPU");
         if (!self->cpu_ctx)
-            self->cpu_ctx = fovea_gst_open_context(GST_ELEMENT(self), fovea_vmaf_debug,
-                                                   FOVEA_BACKEND_CPU,
-                                                   fovea_context_threads(self->base.ctx));
+            self->cpu_ctx =
+                fovea_gst_open_context(GST_ELEMENT(self), fovea_vmaf_debug, FOVEA_BACKEND_CPU,
+                                       fovea_context_threads(self->base.ctx));
         if (!self->cpu_ctx)
             return FOVEA_ERR_NOMEM; /* posted */
         self->score_ctx = self->cpu_ctx;
@@ -213,7 +202,8 @@ static gboolean vmaf_start(GstAggregator *agg)
         else
             st = fovea_vmaf_model_open(&self->model, self->base.ctx, model);
         if (st < 0) {
-            FOVEA_GST_ERROR(self, RESOURCE, READ, self->base.ctx, st, "model"); /* the message names it */
+            FOVEA_GST_ERROR(self, RESOURCE, READ, self->base.ctx, st,
+                            "model"); /* the message names it */
             g_free(model);
             return FALSE;
         }
@@ -321,8 +311,7 @@ static gboolean vmaf_sink_query(GstAggregator *agg, GstAggregatorPad *pad, GstQu
         if (fovea_gst_cuda_handle_query(self->base.cuda, GST_ELEMENT(self), query))
             return TRUE;
         break;
-    default:
-        break;
+    default: break;
     }
     return GST_AGGREGATOR_CLASS(gst_fovea_vmaf_parent_class)->sink_query(agg, pad, query);
 }
@@ -383,10 +372,10 @@ static gboolean vmaf_sink_event(GstAggregator *agg, GstAggregatorPad *pad, GstEv
         gst_event_parse_caps(event, &caps);
         if (!gst_video_info_from_caps(&info, caps) ||
             fovea_gst_pixfmt(GST_VIDEO_INFO_FORMAT(&info)) == FOVEA_PIX_NONE) {
-            GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
-                              ("%s: unsupported caps (YUV or gray, 8 to 16 bits)",
-                               GST_PAD_NAME(pad)),
-                              ("%" GST_PTR_FORMAT, caps));
+            GST_ELEMENT_ERROR(
+                self, CORE, NEGOTIATION,
+                ("%s: unsupported caps (YUV or gray, 8 to 16 bits)", GST_PAD_NAME(pad)),
+                ("%" GST_PTR_FORMAT, caps));
             gst_event_unref(event);
             return FALSE;
         }
@@ -451,8 +440,10 @@ static GstFlowReturn vmaf_aggregate(GstAggregator *agg, gboolean timeout)
     if (!rbuf) {
         /* no reference: after its end, or late in a live pipeline */
         if (gst_aggregator_pad_is_eos(self->ref) && !self->warned_ref_end) {
-            GST_WARNING_OBJECT(self, "the reference ended after %u frames: the distorted "
-                               "frames pass on unscored", self->rows->len);
+            GST_WARNING_OBJECT(self,
+                               "the reference ended after %u frames: the distorted "
+                               "frames pass on unscored",
+                               self->rows->len);
             self->warned_ref_end = TRUE;
         }
         self->passed_unscored++;
@@ -462,19 +453,23 @@ static GstFlowReturn vmaf_aggregate(GstAggregator *agg, gboolean timeout)
     /* pair by running time, within half a frame; in order without timestamps */
     const GstClockTime rr = vmaf_running_time(self->ref, rbuf);
     const GstClockTime rd = vmaf_running_time(self->dis, dbuf);
-    GstClockTime tol = GST_BUFFER_DURATION_IS_VALID(dbuf) ? GST_BUFFER_DURATION(dbuf) / 2
-                                                          : GST_MSECOND;
+    GstClockTime tol =
+        GST_BUFFER_DURATION_IS_VALID(dbuf) ? GST_BUFFER_DURATION(dbuf) / 2 : GST_MSECOND;
     if (GST_CLOCK_TIME_IS_VALID(rr) && GST_CLOCK_TIME_IS_VALID(rd)) {
         if (rr + tol < rd) {
-            GST_DEBUG_OBJECT(self, "reference frame at %" GST_TIME_FORMAT " has no distorted "
-                             "frame: dropped", GST_TIME_ARGS(rr));
+            GST_DEBUG_OBJECT(self,
+                             "reference frame at %" GST_TIME_FORMAT " has no distorted "
+                             "frame: dropped",
+                             GST_TIME_ARGS(rr));
             gst_aggregator_pad_drop_buffer(self->ref);
             self->ref_dropped++;
             goto done;
         }
         if (rd + tol < rr) {
-            GST_DEBUG_OBJECT(self, "distorted frame at %" GST_TIME_FORMAT " has no reference: "
-                             "passed unscored", GST_TIME_ARGS(rd));
+            GST_DEBUG_OBJECT(self,
+                             "distorted frame at %" GST_TIME_FORMAT " has no reference: "
+                             "passed unscored",
+                             GST_TIME_ARGS(rd));
             self->passed_unscored++;
             ret = pass_on(self, gst_aggregator_pad_pop_buffer(self->dis));
             goto done;
@@ -538,22 +533,22 @@ static void gst_fovea_vmaf_class_init(GstFoveaVmafClass *klass)
                             "write every frame's scores and the pooled ones as JSON in "
                             "libvmaf's layout to this file at the end of the stream",
                             NULL, rw | GST_PARAM_MUTABLE_READY));
-    g_object_class_install_property(
-        oc, PROP_FEATURES,
-        g_param_spec_enum("features", "Features", "what is scored", features_get_type(),
-                          DEFAULT_FEATURES, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(oc, PROP_FEATURES,
+                                    g_param_spec_enum("features", "Features", "what is scored",
+                                                      features_get_type(), DEFAULT_FEATURES,
+                                                      rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_MODEL,
         g_param_spec_string("model", "Model",
                             "with features=vmaf: a libvmaf JSON model file, or a built-in "
-                            "model's version name", DEFAULT_MODEL, rw | GST_PARAM_MUTABLE_READY));
+                            "model's version name",
+                            DEFAULT_MODEL, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_GAIN_LIMIT,
         g_param_spec_double("vif-gain-limit", "VIF gain limit",
                             "with features=vif: libvmaf's vif_enhn_gain_limit, 1.0 (no gain) "
-                            "to 100.0", 1.0,
-                            100.0, 100.0,
-                            rw | GST_PARAM_MUTABLE_READY));
+                            "to 100.0",
+                            1.0, 100.0, 100.0, rw | GST_PARAM_MUTABLE_READY));
     fovea_gst_install_backend_properties(oc, PROP_BACKEND, PROP_THREADS);
 
     gst_element_class_set_static_metadata(

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveavmaf's state, shared by its two units: vmaf.c (the element:
  * properties, states, caps, events, the aggregation) and vmaf_score.c (the
  * pairs handed to the scorer, the posted scores and the JSON). */
@@ -45,10 +46,10 @@ typedef struct {
     /* backend, threads (object lock); the context and CUDA memory from READY on */
     fovea_gst_base base;
     /* READY and above */
-    fovea_context *cpu_ctx;   /* VMAF's when the element's context has no VMAF backend */
+    fovea_context *cpu_ctx; /* VMAF's when the element's context has no VMAF backend */
     /* PAUSED and above (the aggregating thread's) */
     features_mode mode;
-    fovea_vmaf *vmaf;         /* the scorer: the feature list "vif", or a model */
+    fovea_vmaf *vmaf; /* the scorer: the feature list "vif", or a model */
     fovea_vmaf_model *model;
     fovea_context *score_ctx; /* the scorer's: ctx or cpu_ctx */
     GQueue pending;           /* pending_pair */
@@ -56,13 +57,13 @@ typedef struct {
     gboolean have_ref_info, have_dis_info;
     int nmetrics;
     char names[MAX_METRICS][64];
-    GArray *rows;             /* score_row, every frame scored */
-    guint64 passed_unscored;  /* distorted frames without a reference */
-    guint64 ref_dropped;      /* reference frames without a distorted one */
+    GArray *rows;            /* score_row, every frame scored */
+    guint64 passed_unscored; /* distorted frames without a reference */
+    guint64 ref_dropped;     /* reference frames without a distorted one */
     gboolean warned_ref_end;
-    gboolean finished;        /* the JSON was written (or not wanted) */
-    GstSegment out_segment;   /* the distorted pad's segment, forwarded */
-    gint64 t_first, t_last;   /* monotonic time of the first and last score */
+    gboolean finished;      /* the JSON was written (or not wanted) */
+    GstSegment out_segment; /* the distorted pad's segment, forwarded */
+    gint64 t_first, t_last; /* monotonic time of the first and last score */
 } GstFoveaVmaf;
 
 #define VMAF(obj) ((GstFoveaVmaf *)(obj))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveavmaf's scoring: the pairs handed to the scorer (device frames kept
  * mapped until their scores are received), the scores posted as element
  * messages, and the JSON written at the end through the library's writer. */
@@ -32,7 +33,8 @@ static gboolean map_input(GstFoveaVmaf *self, GstVideoFrame *vf, const GstVideoI
                           GstBuffer *buf, fovea_frame *out, gboolean *device)
 {
     const fovea_backend b = fovea_vmaf_backend(self->vmaf);
-    const gboolean dev = b == FOVEA_BACKEND_CUDA && fovea_gst_cuda_buffer_is_ours(self->base.cuda, buf);
+    const gboolean dev =
+        b == FOVEA_BACKEND_CUDA && fovea_gst_cuda_buffer_is_ours(self->base.cuda, buf);
     if (!gst_video_frame_map(vf, info, buf, GST_MAP_READ | (dev ? fovea_gst_cuda_map_flag() : 0)))
         return FALSE;
     fovea_gst_wrap_frame(vf, dev ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST,
@@ -41,8 +43,7 @@ static gboolean map_input(GstFoveaVmaf *self, GstVideoFrame *vf, const GstVideoI
     return TRUE;
 }
 
-static void add_row(GstFoveaVmaf *self, GstClockTime pts, GstClockTime rt, const double *v,
-                    int n)
+static void add_row(GstFoveaVmaf *self, GstClockTime pts, GstClockTime rt, const double *v, int n)
 {
     score_row row;
     memset(&row, 0, sizeof(row));
@@ -66,13 +67,12 @@ static gboolean receive_vmaf(GstFoveaVmaf *self)
         if (st == FOVEA_AGAIN)
             return TRUE;
         if (st < 0) {
-            FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u",
-                            self->rows->len);
+            FOVEA_GST_ERROR(self, STREAM, FAILED, self->score_ctx, st, "frame %u", self->rows->len);
             return FALSE;
         }
         pending_pair *p = g_queue_pop_head(&self->pending);
-        add_row(self, p ? p->pts : GST_CLOCK_TIME_NONE, p ? p->rt : GST_CLOCK_TIME_NONE,
-                sc.value, sc.count);
+        add_row(self, p ? p->pts : GST_CLOCK_TIME_NONE, p ? p->rt : GST_CLOCK_TIME_NONE, sc.value,
+                sc.count);
         if (p && p->held) {
             gst_video_frame_unmap(&p->r);
             gst_video_frame_unmap(&p->d);
@@ -198,8 +198,7 @@ gboolean vmaf_finish(GstFoveaVmaf *self)
                              "%" G_GUINT64_FORMAT " reference frame%s no distorted one: scored "
                              "%u pairs",
                              self->passed_unscored, self->passed_unscored == 1 ? "" : "s",
-                             self->ref_dropped, self->ref_dropped == 1 ? "" : "s",
-                             self->rows->len),
+                             self->ref_dropped, self->ref_dropped == 1 ? "" : "s", self->rows->len),
                             (NULL));
     if (path && *path && self->rows->len == 0)
         GST_ELEMENT_WARNING(self, RESOURCE, WRITE,

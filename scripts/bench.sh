@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # Run every benchmark program of a build (BUILD_DIR/bench/bench_*, in name order),
 # passing the remaining arguments through; each writes its JSON results to
 # BUILD_DIR/bench-results/<name>.json. Exits non-zero when any benchmark fails.

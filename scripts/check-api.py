@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 """Check that fovea's public headers follow the API grammar of docs/api.md.
 
     scripts/check-api.py [HEADER_DIR]    check every *.h of HEADER_DIR (default include/fovea)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 """Every source file is in a build list: no file is forgotten by CMake.
 
 The build names its files one by one (no glob), so a new file that nobody adds

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # Source this file (bash) to make cJSON usable on the lent GPU machine, which has
 # no cJSON package: setup_cjson unpacks the Debian packages carried in .deps/*.deb
 # (apt-get download libcjson1 libcjson-dev) into .deps/root and exports

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # fovea's C backend against libvmaf's CPU tool on the same machine, whole
 # process: VMAF v0.6.1 (libvmaf -m version=vmaf_v0.6.1 vs fovea vmaf) and VIF
 # alone (libvmaf --feature vif --no_prediction vs fovea vif), at each size and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # Install the Debian packages fovea needs to build and test. Idempotent: does
 # nothing when everything is present; installs with apt-get only when running as
 # root, otherwise prints the exact command to run.

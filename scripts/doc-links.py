@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 """scripts/doc-links.py [ROOT]: check that every relative Markdown link in
 README.md and docs/ resolves (the file or folder exists; a #anchor matches a
 heading of the target, as GitHub makes them). Also lists prose mentions of

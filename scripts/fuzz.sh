@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # Run every libFuzzer target of a FOVEA_FUZZ build for a bounded time each,
 # starting from a scratch copy of its hand-made corpus (the repo stays clean).
 # usage: scripts/fuzz.sh BUILD_DIR SECONDS

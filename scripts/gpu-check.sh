@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # Build, test and benchmark fovea on a machine with a CUDA GPU (made for the lent
 # Ubuntu 24.04 + CUDA 13 machine: no internet, no cJSON; carry .deps/*.deb for it).
 # Steps: cJSON, configure, build, ctest (GPU tests must really run), compute-sanitizer

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # foveastitch against `fovea stitch` on the same inputs: two raw I420 camera
 # files made once with videotestsrc, stitched into a panorama written to
 # /dev/null, each run timed end to end (process start to exit: reading,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # Run on a Debian 12 machine (here) before a GPU run: downloads into .gst/
 # (git-ignored) the Debian packages that build gst-fovea and run its tests on a
 # machine without GStreamer (the lent GPU machine: Ubuntu 24.04, no internet).

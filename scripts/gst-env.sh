@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # shellcheck shell=bash
 # Source this file (bash) to make GStreamer usable on a machine without it (the
 # lent GPU machine: Ubuntu 24.04, no GStreamer, no internet): setup_gst unpacks

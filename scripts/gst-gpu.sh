@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # gst-fovea on a machine with a CUDA GPU: configure and build with the CUDA
 # backend for the local GPU and FOVEA_GST=ON, run every element test (ctest
 # -L gst; test_gst_cuda, CUDA memory with backend=cuda, must run and pass, not

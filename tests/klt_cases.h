@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The golden KLT cases of ../shared/testdata/klt for the tests: loading a case
  * (params.json, frames, expected.txt), the setup ops, listing the cases. Shared
  * by test_klt_golden (C backend, exact) and gpu/test_gpu_klt (CUDA vs C).
@@ -86,7 +87,7 @@ typedef struct expected_row {
 typedef struct record {
     int frame;
     char stage[16];
-    expected_row *rows;   /* nFeatures */
+    expected_row *rows; /* nFeatures */
 } record;
 
 typedef struct golden_case {
@@ -247,8 +248,7 @@ KLT_CASES_FN KLT_TrackingContext klt_case_context(const golden_case *c, fovea_co
     cJSON_ArrayForEach(op, ops)
     {
         if (!apply_setup_op(tc, op->valuestring)) {
-            fprintf(stderr, "%s: setup op '%s' unknown or refused\n", c->name,
-                    op->valuestring);
+            fprintf(stderr, "%s: setup op '%s' unknown or refused\n", c->name, op->valuestring);
             KLTFreeTrackingContext(tc);
             return NULL;
         }

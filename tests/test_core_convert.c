@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Pixel format conversion: exact round trips, resampling rules at odd sizes, known
  * color values, bit-depth rules, threading determinism and argument errors. */
 #include <stdlib.h>
@@ -235,8 +236,8 @@ static void test_resample_rules_odd(void)
                     }
             }
             if (bad)
-                fprintf(stderr, "resample %s %dx%d: %d wrong samples\n",
-                        fovea_pixfmt_name(sub[s]), w, h, bad);
+                fprintf(stderr, "resample %s %dx%d: %d wrong samples\n", fovea_pixfmt_name(sub[s]),
+                        w, h, bad);
             CHECK_EQ_INT(bad, 0);
             free_tight(&a);
             free_tight(&b);
@@ -375,8 +376,8 @@ static void test_known_values(void)
             CHECK(c[0] == 0 && c[1] == 0 && c[2] == 0);
             yuv_pixel_to_rgb(depth, 235u << k, 128u << k, 128u << k, cs, FOVEA_RANGE_LIMITED, c);
             CHECK(c[0] == 255 && c[1] == 255 && c[2] == 255);
-            yuv_pixel_to_rgb(depth, (1u << depth) - 1, 128u << k, 128u << k, cs,
-                             FOVEA_RANGE_FULL, c);
+            yuv_pixel_to_rgb(depth, (1u << depth) - 1, 128u << k, 128u << k, cs, FOVEA_RANGE_FULL,
+                             c);
             CHECK(c[0] == 255 && c[1] == 255 && c[2] == 255);
             yuv_pixel_to_rgb(depth, 0, 128u << k, 128u << k, cs, FOVEA_RANGE_FULL, c);
             CHECK(c[0] == 0 && c[1] == 0 && c[2] == 0);
@@ -519,8 +520,8 @@ static void test_rgb16_exact(void)
                     bad_up += get(&m, 0, 4 * x + 3, y) !=
                               (cs == 4 ? get(&a, 0, 4 * x + 3, y) : 200u) * 257;
                 if (cs == 4)
-                    bad_back += get(&b, 0, 4 * x + 3, y) !=
-                                (ct == 4 ? get(&a, 0, 4 * x + 3, y) : 200u);
+                    bad_back +=
+                        get(&b, 0, 4 * x + 3, y) != (ct == 4 ? get(&a, 0, 4 * x + 3, y) : 200u);
             }
         CHECK_EQ_INT(bad_up, 0);
         CHECK_EQ_INT(bad_back, 0);
@@ -597,8 +598,8 @@ static void test_yuv_rgb48_yuv(void)
             CHECK_EQ_INT(worst, 0);
             CHECK(worst8 >= 1 << (depth - 10)); /* what 8-bit RGB loses (2, 6, 104 codes) */
             if (worst > 0)
-                fprintf(stderr, "yuv%d -> rgb48 -> yuv (opt %d): worst %d, %d of %d off\n",
-                        depth, opt, worst, off, n);
+                fprintf(stderr, "yuv%d -> rgb48 -> yuv (opt %d): worst %d, %d of %d off\n", depth,
+                        opt, worst, off, n);
             fovea_frame_free(NULL, &src);
             fovea_frame_free(NULL, &a);
             fovea_frame_free(NULL, &m);
@@ -618,7 +619,8 @@ static void test_yuv_rgb48_yuv(void)
             set(&a, 1, 0, 0, 128u << k);
             set(&a, 2, 0, 0, 128u << k);
             CHECK_EQ_INT(convert(NULL, &m, &a, FOVEA_CS_BT709,
-                                 i == 2 ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED), FOVEA_OK);
+                                 i == 2 ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED),
+                         FOVEA_OK);
             for (int c = 0; c < 3; c++)
                 CHECK_EQ_INT(get(&m, 0, c, 0), want[i]);
             CHECK_EQ_INT(get(&m, 0, 3, 0), 65535); /* default alpha 255 * 257 */

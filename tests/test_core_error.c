@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The error convention (fovea.h): the last error is kept per thread and per
  * context; calls without a context record into a per-thread slot read with
  * fovea_last_error(NULL); a successful call leaves the message alone. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Synthetic scene: determinism, content, band limit (a render vs a 2x render box-
  * downsampled), camera renders consistent with the panorama through the lens
  * models (reprojection PSNR), color response, formats and argument checks. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Differencing denoise (C reference): known answers of median3 and gauss5,
  * every format at odd sizes, the maps on denoised frames, and identical
  * output for any thread count. */
@@ -32,7 +33,7 @@ static int sample(const fovea_frame *f, int p, int i, int y)
 {
     const uint8_t *r = f->data[p] + (ptrdiff_t)y * f->stride[p];
     return fovea_pixfmt_get_desc(f->fmt)->bytes_per_sample == 2 ? r[2 * i] | r[2 * i + 1] << 8
-                                                               : r[i];
+                                                                : r[i];
 }
 
 static void set_sample(fovea_frame *f, int p, int i, int y, int v)
@@ -50,7 +51,8 @@ static void fill_const(fovea_frame *f, int v)
 {
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
     for (int p = 0; p < d->planes; p++) {
-        const int n = (int)(fovea_plane_row_bytes(f->fmt, f->width, p) / (size_t)d->bytes_per_sample);
+        const int n =
+            (int)(fovea_plane_row_bytes(f->fmt, f->width, p) / (size_t)d->bytes_per_sample);
         for (int y = 0; y < fovea_plane_height(f->fmt, f->height, p); y++)
             for (int i = 0; i < n; i++)
                 set_sample(f, p, i, y, v);
@@ -70,11 +72,8 @@ static void test_gauss_impulse(fovea_context *ctx)
     /* v = 90 through [1 4 6 4 1]/16 rounded half up per pass: horizontal
      * (90*t + 8) >> 4 = 6, 23, 34, 23, 6; then vertically (t*h + 8) >> 4. One
      * 2D pass /256 would give another answer at 8 of the 25 places. */
-    static const int want[5][5] = {{0, 1, 2, 1, 0},
-                                   {2, 6, 9, 6, 2},
-                                   {2, 9, 13, 9, 2},
-                                   {2, 6, 9, 6, 2},
-                                   {0, 1, 2, 1, 0}};
+    static const int want[5][5] = {
+        {0, 1, 2, 1, 0}, {2, 6, 9, 6, 2}, {2, 9, 13, 9, 2}, {2, 6, 9, 6, 2}, {0, 1, 2, 1, 0}};
     fovea_diff *d = open_diff(ctx, FOVEA_DIFF_DENOISE_GAUSS5);
     fovea_frame in, out;
     impulse(&in, FOVEA_PIX_GRAY8, 90);
@@ -102,7 +101,7 @@ static void test_median_salt(fovea_context *ctx)
     fovea_diff *d = open_diff(ctx, FOVEA_DIFF_DENOISE_MEDIAN3);
     fovea_frame in, out;
     impulse(&in, FOVEA_PIX_GRAY10, 1023);
-    set_sample(&in, 0, 0, 8, 900);   /* salt in a corner: replicated 4 times, still a minority */
+    set_sample(&in, 0, 0, 8, 900); /* salt in a corner: replicated 4 times, still a minority */
     REQUIRE(fovea_frame_alloc(NULL, &out, 9, 9, FOVEA_PIX_GRAY10, FOVEA_MEM_HOST) == 0);
     CHECK_EQ_INT(fovea_diff_denoise(d, &in, &out), FOVEA_OK);
     fovea_frame zero;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Differencing (C reference): the fast paths for 8-bit RGB24, RGBA and I420
  * pairs (src/diff/diff_fast.c) give the bytes of the generic path on random
  * pairs of odd sizes, for every measure, normalisation, threshold, tile,
@@ -129,12 +130,12 @@ static void compare(fovea_context *ctx, const fovea_diff_settings *s, const fove
                     "noise %d denoise %d heat %s noise %s%s (mask: fast %lld/%lld/%lld/%d, "
                     "generic %lld/%lld/%lld/%d)\n",
                     fovea_pixfmt_name(a->fmt), a->width, a->height, fovea_context_threads(ctx),
-                    (int)s->measure, s->normalize_max, s->threshold, s->tile,
-                    (int)s->noise_mode, (int)s->denoise, fovea_pixfmt_name(heat_fmt),
-                    fovea_pixfmt_name(noise_fmt), in_place ? " in place" : "",
-                    (long long)f.m.changed_tiles, (long long)f.m.changed_pixels,
-                    (long long)f.m.diff_sum, f.m.diff_max, (long long)g.m.changed_tiles,
-                    (long long)g.m.changed_pixels, (long long)g.m.diff_sum, g.m.diff_max);
+                    (int)s->measure, s->normalize_max, s->threshold, s->tile, (int)s->noise_mode,
+                    (int)s->denoise, fovea_pixfmt_name(heat_fmt), fovea_pixfmt_name(noise_fmt),
+                    in_place ? " in place" : "", (long long)f.m.changed_tiles,
+                    (long long)f.m.changed_pixels, (long long)f.m.diff_sum, f.m.diff_max,
+                    (long long)g.m.changed_tiles, (long long)g.m.changed_pixels,
+                    (long long)g.m.diff_sum, g.m.diff_max);
             test_failures++;
         }
         release(&f);
@@ -150,8 +151,8 @@ static void test_api(void)
 {
     static const int sizes[][2] = {{1, 1}, {2, 3}, {7, 5}, {33, 17}, {130, 77}, {257, 66}};
     static const int norms[] = {0, 1, 2, 40, 254, 255, 256, 764, 765, 766, 1000, 196605};
-    static const int thresholds[] = {0, 1, 10, 127, 254, 255, 300, 765, 65535,
-                                     FOVEA_DIFF_THRESHOLD_AUTO};
+    static const int thresholds[] = {0,   1,   10,  127,   254,
+                                     255, 300, 765, 65535, FOVEA_DIFF_THRESHOLD_AUTO};
     static const int tiles[] = {8, 16, 32, 64};
     fovea_context *ctx1 = open_ctx(1), *ctx3 = open_ctx(3);
     test_rng r;
@@ -181,7 +182,8 @@ static void test_api(void)
                         const fovea_pixfmt heat_fmt = fmts[(n + f) % 3];
                         const fovea_pixfmt noise_fmt =
                             s.noise_mode == FOVEA_DIFF_NOISE_OVERLAY ? fmts[f] : fmts[(n / 3) % 3];
-                        const int in_place = s.noise_mode == FOVEA_DIFF_NOISE_OVERLAY && (n / 2) % 2;
+                        const int in_place =
+                            s.noise_mode == FOVEA_DIFF_NOISE_OVERLAY && (n / 2) % 2;
                         compare(n % 2 ? ctx3 : ctx1, &s, &a, &b, heat_fmt, noise_fmt, in_place);
                     }
                 fovea_frame_free(NULL, &a);

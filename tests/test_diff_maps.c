@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Differencing (C reference): heat map, noise map and change mask on frames
  * with known answers (a single changed pixel, a moving square, gradients, a
  * chroma sample), in every input format, odd sizes, and argument checks. */
@@ -77,8 +78,8 @@ static void check_rgb(const fovea_frame *out, int x, int y, const uint8_t rgb[3]
     const int px = out->fmt == FOVEA_PIX_RGBA ? 4 : 3;
     const uint8_t *o = out->data[0] + (ptrdiff_t)y * out->stride[0] + px * x;
     if (o[0] != rgb[0] || o[1] != rgb[1] || o[2] != rgb[2] || (px == 4 && o[3] != 255)) {
-        fprintf(stderr, "line %d: pixel (%d,%d) is %d,%d,%d, expected %d,%d,%d\n", line, x, y,
-                o[0], o[1], o[2], rgb[0], rgb[1], rgb[2]);
+        fprintf(stderr, "line %d: pixel (%d,%d) is %d,%d,%d, expected %d,%d,%d\n", line, x, y, o[0],
+                o[1], o[2], rgb[0], rgb[1], rgb[2]);
         test_failures++;
     }
 }
@@ -222,7 +223,7 @@ static void test_i420_chroma_mean(void)
     fovea_frame o = make(15, 11, FOVEA_PIX_I420);
     fovea_frame_fill(ctx, &a, 20);
     fovea_frame_fill(ctx, &b, 20);
-    set_s(&b, 0, 7, 9, 220);  /* one hot pixel of the 2x2 block x 6..7, y 8..9 */
+    set_s(&b, 0, 7, 9, 220);   /* one hot pixel of the 2x2 block x 6..7, y 8..9 */
     set_s(&b, 0, 14, 10, 120); /* the only pixel of the corner chroma sample */
     fovea_diff *d = open_diff(NULL);
     CHECK_EQ_INT(fovea_diff_heatmap(d, &a, &b, &o), FOVEA_OK);
@@ -343,8 +344,8 @@ static void test_overlay(void)
         fovea_frame o = make(w, h, fmts[k]);
         test_fill_random(&a, &r);
         REQUIRE(fovea_frame_copy(ctx, &b, &a) == FOVEA_OK);
-        bump(&b, 0, fmts[k] == FOVEA_PIX_I420 ? 16 : 3 * (fmts[k] == FOVEA_PIX_RGBA ? 4 : 3) + 1,
-             6, 40);
+        bump(&b, 0, fmts[k] == FOVEA_PIX_I420 ? 16 : 3 * (fmts[k] == FOVEA_PIX_RGBA ? 4 : 3) + 1, 6,
+             40);
         REQUIRE(fovea_frame_copy(ctx, &keep, &b) == FOVEA_OK);
         /* into another frame: cur, with the changed pixel red */
         fovea_frame_fill(ctx, &o, 0x55);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Differencing noise estimate: the robust sigma exactly on hand-made
  * differences, within tolerance on deterministic synthetic noise, thread
  * counts identical, and the automatic threshold ceil(k x sigma). */

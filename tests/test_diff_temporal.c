@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Differencing (C reference): the temporal filter's exact steps (negative
  * differences, the floor rule, 16-bit range, every format), its state (start
  * from prev, reset, new size or format, one step per call) and
@@ -15,7 +16,7 @@ static int get_s(const fovea_frame *f, int p, int i, int y)
 {
     const uint8_t *r = f->data[p] + (ptrdiff_t)y * f->stride[p];
     return fovea_pixfmt_get_desc(f->fmt)->bytes_per_sample == 2 ? r[2 * i] | r[2 * i + 1] << 8
-                                                               : r[i];
+                                                                : r[i];
 }
 
 static void set_s(fovea_frame *f, int p, int i, int y, int v)
@@ -285,8 +286,8 @@ static void test_state(void)
     CHECK_EQ_INT(get_s(&noise, 0, 3 * 4, 3), 255);
     fovea_diff_close(&d);
 
-    fovea_frame *fr[] = {&prev, &cur, &junk, &p2, &c2, &p3, &c3, &rgb_prev, &rgb_cur,
-                         &heat1, &heat2, &noise};
+    fovea_frame *fr[] = {&prev, &cur,      &junk,    &p2,    &c2,    &p3,
+                         &c3,   &rgb_prev, &rgb_cur, &heat1, &heat2, &noise};
     for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++)
         fovea_frame_free(ctx, fr[i]);
 }
@@ -475,7 +476,7 @@ static void test_errors(void)
     CHECK_EQ_INT(fovea_diff_compute(NULL, &a, &b, NULL), FOVEA_ERR_INVALID_ARG);
     fovea_diff_outputs o = {0};
     CHECK_EQ_INT(fovea_diff_compute(d, &a, &b, &o), FOVEA_OK); /* no output: a step only */
-    o.heatmap = &b; /* the output is an input */
+    o.heatmap = &b;                                            /* the output is an input */
     CHECK_EQ_INT(fovea_diff_compute(d, &a, &b, &o), FOVEA_ERR_INVALID_ARG);
     CHECK_EQ_INT(fovea_diff_heatmap(d, &a, &b, &b), FOVEA_ERR_INVALID_ARG);
     CHECK_EQ_INT(fovea_diff_noise(d, &a, &b, &a), FOVEA_ERR_INVALID_ARG);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Differencing (C reference): every map is identical for 1, 2, 3 and 8 worker
  * threads, on random frames of odd sizes in several formats. */
 #include <stdlib.h>
@@ -45,8 +46,7 @@ static void run(int threads, const fovea_frame *a, const fovea_frame *b, fovea_p
     if (a->fmt == outfmt) {
         s.noise_mode = FOVEA_DIFF_NOISE_OVERLAY;
         REQUIRE(fovea_diff_open(&d, ctx, &s) == FOVEA_OK);
-        REQUIRE(fovea_frame_alloc(ctx, &r->over, a->width, a->height, outfmt, FOVEA_MEM_HOST) ==
-                0);
+        REQUIRE(fovea_frame_alloc(ctx, &r->over, a->width, a->height, outfmt, FOVEA_MEM_HOST) == 0);
         CHECK_EQ_INT(fovea_diff_noise(d, a, b, &r->over), FOVEA_OK);
         fovea_diff_close(&d);
     }
@@ -70,18 +70,16 @@ int main(void)
         fovea_pixfmt in, out;
         int w, h;
     } cases[] = {
-        {FOVEA_PIX_RGB24, FOVEA_PIX_RGB24, 333, 257},
-        {FOVEA_PIX_I420, FOVEA_PIX_I420, 191, 135},
-        {FOVEA_PIX_NV12, FOVEA_PIX_RGBA, 130, 77},
-        {FOVEA_PIX_I422P10, FOVEA_PIX_I420, 97, 61},
+        {FOVEA_PIX_RGB24, FOVEA_PIX_RGB24, 333, 257}, {FOVEA_PIX_I420, FOVEA_PIX_I420, 191, 135},
+        {FOVEA_PIX_NV12, FOVEA_PIX_RGBA, 130, 77},    {FOVEA_PIX_I422P10, FOVEA_PIX_I420, 97, 61},
         {FOVEA_PIX_RGBA, FOVEA_PIX_RGBA, 65, 129},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         fovea_frame a, b;
-        REQUIRE(fovea_frame_alloc(NULL, &a, cases[c].w, cases[c].h, cases[c].in,
-                                  FOVEA_MEM_HOST) == 0);
-        REQUIRE(fovea_frame_alloc(NULL, &b, cases[c].w, cases[c].h, cases[c].in,
-                                  FOVEA_MEM_HOST) == 0);
+        REQUIRE(fovea_frame_alloc(NULL, &a, cases[c].w, cases[c].h, cases[c].in, FOVEA_MEM_HOST) ==
+                0);
+        REQUIRE(fovea_frame_alloc(NULL, &b, cases[c].w, cases[c].h, cases[c].in, FOVEA_MEM_HOST) ==
+                0);
         test_fill_random(&a, &rng);
         test_fill_random(&b, &rng);
         run_out one;
@@ -103,8 +101,7 @@ int main(void)
             CHECK_EQ_INT(one.m.diff_max, many.m.diff_max);
             const size_t tiles = (size_t)one.m.tiles_x * (size_t)one.m.tiles_y;
             CHECK(memcmp(one.flags, many.flags, tiles) == 0);
-            CHECK(memcmp(one.list, many.list,
-                         (size_t)one.m.changed_tiles * sizeof(int32_t)) == 0);
+            CHECK(memcmp(one.list, many.list, (size_t)one.m.changed_tiles * sizeof(int32_t)) == 0);
             release(&many);
         }
         release(&one);

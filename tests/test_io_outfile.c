@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea_outfile: atomic replace of regular files, writing through symlinks and
  * into FIFOs/devices, modes, leftovers, error paths, and fovea_same_file; the
  * writers built on it (fovea_writer abort/finish, PNG, map files). */
@@ -43,8 +44,7 @@ static int has_text(const char *path, const char *text)
     char *got = test_read_text(path);
     int ok = got && strcmp(got, text) == 0;
     if (!ok)
-        fprintf(stderr, "  %s holds '%s', expected '%s'\n", path, got ? got : "(unreadable)",
-                text);
+        fprintf(stderr, "  %s holds '%s', expected '%s'\n", path, got ? got : "(unreadable)", text);
     free(got);
     return ok;
 }
@@ -311,16 +311,14 @@ static void test_writer(void)
     put(p, "old video\n", 0644);
 
     fovea_writer *w = NULL;
-    REQUIRE(fovea_writer_open(&w, NULL, p, FOVEA_CONTAINER_AUTO, &info) ==
-            FOVEA_OK);
+    REQUIRE(fovea_writer_open(&w, NULL, p, FOVEA_CONTAINER_AUTO, &info) == FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_write(w, &f), FOVEA_OK);
     fovea_writer_close(&w);
     CHECK(w == NULL);
     CHECK(has_text(p, "old video\n"));
     CHECK_EQ_INT(count_entries(), 1);
 
-    REQUIRE(fovea_writer_open(&w, NULL, p, FOVEA_CONTAINER_AUTO, &info) ==
-            FOVEA_OK);
+    REQUIRE(fovea_writer_open(&w, NULL, p, FOVEA_CONTAINER_AUTO, &info) == FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_write(w, &f), FOVEA_OK);
     CHECK(has_text(p, "old video\n")); /* not replaced before it is complete */
     CHECK_EQ_INT(fovea_writer_finish(w), FOVEA_OK);
@@ -352,7 +350,8 @@ static void test_writer(void)
     REQUIRE(fovea_frame_alloc(NULL, &g8, 16, 8, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == FOVEA_OK);
     memset(g8.data[0], 50, (size_t)g8.stride[0] * 8);
     info.fmt = FOVEA_PIX_GRAY8;
-    REQUIRE(fovea_writer_open(&w, NULL, in_dir("in%04d.png"), FOVEA_CONTAINER_AUTO, &info) == FOVEA_OK);
+    REQUIRE(fovea_writer_open(&w, NULL, in_dir("in%04d.png"), FOVEA_CONTAINER_AUTO, &info) ==
+            FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_protect(w, in), FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_write(w, &g8), FOVEA_OK); /* in0000.png */
     CHECK_EQ_INT(fovea_writer_write(w, &g8), FOVEA_ERR_INVALID_ARG);

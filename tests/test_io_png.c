@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* PNG: round trips through the writer/reader API and fovea_png_decode, decoding
  * of palette, low-bit-depth, gray+alpha, 16-bit RGB and interlaced images made
  * with libpng here, and rejection of malformed files. */
@@ -160,9 +161,8 @@ static uint8_t *encode_png_trns16(const png_spec *s, png_color_16 *key, size_t *
         exit(1);
     }
     png_set_write_fn(png, &m, mem_write, mem_flush);
-    png_set_IHDR(png, info, (png_uint_32)s->width, (png_uint_32)s->height, 16,
-                 PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                 PNG_FILTER_TYPE_DEFAULT);
+    png_set_IHDR(png, info, (png_uint_32)s->width, (png_uint_32)s->height, 16, PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_tRNS(png, info, NULL, 0, key);
     png_write_info(png, info);
     png_write_image(png, s->rows);
@@ -189,8 +189,7 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, uint64_t seed)
     info.height = h;
     info.fmt = fmt;
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(&wr, NULL, path, FOVEA_CONTAINER_AUTO, &info),
-                 FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_open(&wr, NULL, path, FOVEA_CONTAINER_AUTO, &info), FOVEA_OK);
     REQUIRE(wr != NULL);
     CHECK_EQ_INT(fovea_writer_write(wr, &src), FOVEA_OK);
     CHECK_EQ_INT(fovea_writer_write(wr, &src), FOVEA_ERR_UNSUPPORTED);
@@ -275,8 +274,9 @@ static void test_palette(void)
     png_bytep rows[2] = {row0, row1};
     static const int idx[2][5] = {{0, 1, 2, 3, 1}, {3, 2, 1, 0, 3}};
     for (int with_trns = 0; with_trns < 2; with_trns++) {
-        png_spec s = {5, 2, 2, PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE, pal, 4,
-                      with_trns ? trns : NULL, 4, rows};
+        png_spec s = {
+            5, 2,   2, PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE, pal, 4, with_trns ? trns : NULL,
+            4, rows};
         size_t size;
         uint8_t *data = encode_png(&s, &size);
         fovea_frame f;
@@ -356,8 +356,7 @@ static void test_other_types(void)
     /* gray+alpha 8-bit -> rgba with the gray value in R, G and B. */
     const int w = 7, h = 5;
     png_bytep *rows = random_rows(w, h, 2, &rng);
-    png_spec sga = {w, h, 8, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_INTERLACE_NONE, NULL, 0, NULL, 0,
-                    rows};
+    png_spec sga = {w, h, 8, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_INTERLACE_NONE, NULL, 0, NULL, 0, rows};
     data = encode_png(&sga, &size);
     CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &f), FOVEA_OK);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGBA);
@@ -402,8 +401,8 @@ static void test_other_types(void)
 
     /* RGBA 16-bit (interlaced) -> rgba64, exact. */
     rows = random_rows(w, h, 8, &rng);
-    png_spec s16a = {w, h, 16, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_ADAM7, NULL, 0, NULL, 0,
-                     rows};
+    png_spec s16a = {w,    h, 16,  PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_ADAM7, NULL, 0,
+                     NULL, 0, rows};
     data = encode_png(&s16a, &size);
     CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &f), FOVEA_OK);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGBA64);
@@ -414,8 +413,8 @@ static void test_other_types(void)
 
     /* gray+alpha 16-bit -> rgba64 with the gray in R, G and B, exact. */
     rows = random_rows(w, h, 4, &rng);
-    png_spec sga16 = {w, h, 16, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_INTERLACE_NONE, NULL, 0, NULL, 0,
-                      rows};
+    png_spec sga16 = {w,    h, 16,  PNG_COLOR_TYPE_GRAY_ALPHA, PNG_INTERLACE_NONE, NULL, 0,
+                      NULL, 0, rows};
     data = encode_png(&sga16, &size);
     CHECK_EQ_INT(fovea_png_decode(NULL, data, size, &f), FOVEA_OK);
     CHECK_EQ_INT(f.fmt, FOVEA_PIX_RGBA64);
@@ -527,7 +526,8 @@ static void test_malformed(void)
     fovea_reader *rd = NULL;
     CHECK_EQ_INT(fovea_reader_open(&rd, NULL, path, NULL), FOVEA_ERR_CORRUPT);
     CHECK(rd == NULL);
-    CHECK(strstr(fovea_last_error(NULL), path) != NULL && strstr(fovea_last_error(NULL), "truncated") != NULL);
+    CHECK(strstr(fovea_last_error(NULL), path) != NULL &&
+          strstr(fovea_last_error(NULL), "truncated") != NULL);
     free(path);
 
     CHECK_EQ_INT(fovea_png_decode(NULL, good, 3, &f), FOVEA_ERR_CORRUPT);
@@ -582,12 +582,10 @@ static void test_writer_rejects_yuv(void)
     REQUIRE(fovea_frame_alloc(NULL, &f, 16, 16, FOVEA_PIX_I420, FOVEA_MEM_HOST) == 0);
     CHECK_EQ_INT(fovea_png_write_file(NULL, path, &f), FOVEA_ERR_UNSUPPORTED);
     fovea_frame_free(NULL, &f);
-    CHECK_EQ_INT(fovea_png_write_file(NULL, "/nonexistent-dir/x.png", &f),
-                 FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_png_write_file(NULL, "/nonexistent-dir/x.png", &f), FOVEA_ERR_INVALID_ARG);
     REQUIRE(fovea_frame_alloc(NULL, &f, 4, 4, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == 0);
     fovea_frame_fill(NULL, &f, 7);
-    CHECK_EQ_INT(fovea_png_write_file(NULL, "/nonexistent-dir/x.png", &f),
-                 FOVEA_ERR_IO);
+    CHECK_EQ_INT(fovea_png_write_file(NULL, "/nonexistent-dir/x.png", &f), FOVEA_ERR_IO);
     CHECK(strstr(fovea_last_error(NULL), "/nonexistent-dir/x.png") != NULL);
     fovea_frame_free(NULL, &f);
     free(path);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* PNM (P5/P6): round trips through the writer/reader API and fovea_pnm_decode,
  * header parsing, sample scaling, and rejection of malformed files. */
 #include <string.h>
@@ -29,8 +30,7 @@ static void roundtrip(fovea_pixfmt fmt, int w, int h, const char *suffix, uint64
     info.height = h;
     info.fmt = fmt;
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(&wr, NULL, path, FOVEA_CONTAINER_AUTO, &info),
-                 FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_open(&wr, NULL, path, FOVEA_CONTAINER_AUTO, &info), FOVEA_OK);
     REQUIRE(wr != NULL);
     CHECK_EQ_INT(fovea_writer_write(wr, &src), FOVEA_OK);
     /* One image per file without a pattern. */
@@ -175,7 +175,7 @@ static void test_header_and_scaling(void)
 typedef struct bad_case {
     const char *what;
     const char *bytes;
-    size_t len;       /* 0 = strlen(bytes) */
+    size_t len; /* 0 = strlen(bytes) */
     int status;
     const char *keyword;
 } bad_case;
@@ -204,8 +204,7 @@ static void test_malformed(void)
         {"comment after maxval", "P5 1 1 255#x\n\x00", 0, FOVEA_ERR_CORRUPT, "after maxval"},
         {"truncated raster", "P5 4 3 255\nabcde", 0, FOVEA_ERR_CORRUPT, "got 5 of 12 bytes"},
         {"truncated 16-bit", "P6 2 2 65535\n\x01\x02", 0, FOVEA_ERR_CORRUPT, "got 2 of 24"},
-        {"trailing garbage", "P5 2 1 255\nabXYZ", 0, FOVEA_ERR_CORRUPT,
-         "3 bytes of trailing data"},
+        {"trailing garbage", "P5 2 1 255\nabXYZ", 0, FOVEA_ERR_CORRUPT, "3 bytes of trailing data"},
         {"second image", "P5 1 1 255\na\nP5 1 1 255\nb", 0, FOVEA_ERR_CORRUPT, "trailing data"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -214,8 +213,8 @@ static void test_malformed(void)
         fovea_frame f;
         int st = fovea_pnm_decode(NULL, (const uint8_t *)c->bytes, n, &f);
         if (st != c->status || !strstr(fovea_last_error(NULL), c->keyword)) {
-            fprintf(stderr, "case '%s': status %d (want %d), message '%s' (want '%s')\n",
-                    c->what, st, c->status, fovea_last_error(NULL), c->keyword);
+            fprintf(stderr, "case '%s': status %d (want %d), message '%s' (want '%s')\n", c->what,
+                    st, c->status, fovea_last_error(NULL), c->keyword);
             test_failures++;
         }
         CHECK(f.buf == NULL && f.data[0] == NULL);
@@ -287,7 +286,7 @@ static void test_writer_formats(void)
         const int comps = k ? 4 : 3;
         REQUIRE(fovea_frame_alloc(NULL, &f, 2, 1, fmt, FOVEA_MEM_HOST) == 0);
         for (int i = 0; i < 2 * comps; i++) {
-            f.data[0][2 * i] = (uint8_t)(0x10 + i);   /* low byte */
+            f.data[0][2 * i] = (uint8_t)(0x10 + i);     /* low byte */
             f.data[0][2 * i + 1] = (uint8_t)(0xa0 + i); /* high byte */
         }
         path = test_tmp_path(".ppm");
@@ -326,8 +325,7 @@ static void test_pattern(void)
     info.height = 3;
     info.fmt = FOVEA_PIX_GRAY8;
     fovea_writer *wr = NULL;
-    CHECK_EQ_INT(fovea_writer_open(&wr, NULL, pattern, FOVEA_CONTAINER_AUTO, &info),
-                 FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_open(&wr, NULL, pattern, FOVEA_CONTAINER_AUTO, &info), FOVEA_OK);
     REQUIRE(wr != NULL);
     fovea_frame fr[3];
     test_rng rng;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Image sequences: a PNG or PNM path with a frame-number pattern (img%03d.png)
  * read as a video: numbering from 0 or 1, the count, the frames in order, the
  * end at the first missing number, a size or format change and a corrupt file

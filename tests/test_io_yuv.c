@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Raw .yuv reader/writer: round trips for planar, semi-planar, gray and packed
  * RGB formats, the geometry options, frame counts and truncated last frames. */
 #include <stdio.h>
@@ -68,8 +69,8 @@ static void raw_options(fovea_reader_settings *opt, fovea_pixfmt fmt)
 
 static void test_roundtrip(void)
 {
-    const fovea_pixfmt fmts[] = {FOVEA_PIX_I420, FOVEA_PIX_I420P10, FOVEA_PIX_NV12,
-                                 FOVEA_PIX_GRAY8, FOVEA_PIX_RGB24,  FOVEA_PIX_RGBA,
+    const fovea_pixfmt fmts[] = {FOVEA_PIX_I420,   FOVEA_PIX_I420P10, FOVEA_PIX_NV12,
+                                 FOVEA_PIX_GRAY8,  FOVEA_PIX_RGB24,   FOVEA_PIX_RGBA,
                                  FOVEA_PIX_I444P16};
     for (size_t k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
         fovea_pixfmt fmt = fmts[k];

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* KLT API without golden data: defaults, pyramid/border helpers, feature
  * list / history / table files (text and binary round trips, malformed input),
  * the PPM overlay, and per-context state (two contexts with different sigmas
@@ -77,7 +78,7 @@ static void test_defaults(void)
     CHECK(strstr(buf, "window_width = 9") != NULL);
     free(path);
 
-    KLTSetVerbosity(1);   /* no effect, no output */
+    KLTSetVerbosity(1); /* no effect, no output */
     KLTFreeTrackingContext(tc);
     KLTFreeTrackingContext(NULL);
 }
@@ -125,7 +126,7 @@ static void test_files(void)
     CHECK(KLTReadFeatureList(into, bin) == into);
     CHECK(lists_equal(fl, into));
     KLT_FeatureList wrong = KLTCreateFeatureList(5);
-    CHECK(KLTReadFeatureList(wrong, bin) == NULL);   /* count differs */
+    CHECK(KLTReadFeatureList(wrong, bin) == NULL); /* count differs */
 
     /* text with enough digits: exact too */
     char *txt = test_tmp_path(".txt");
@@ -503,8 +504,8 @@ static void test_fields(void)
 
     /* a success leaves the last status as it was; a failure sets it */
     CHECK_EQ_INT(fovea_klt_last_status(tc), FOVEA_OK);
-    static const char *const unknown[] = {"", "nope", "Mindist", "mindist ", "pyramid_last",
-                                          "backend", "ctx", "priv"};
+    static const char *const unknown[] = {"",        "nope", "Mindist", "mindist ", "pyramid_last",
+                                          "backend", "ctx",  "priv"};
     for (size_t u = 0; u < sizeof(unknown) / sizeof(unknown[0]); u++) {
         CHECK_EQ_INT(fovea_klt_set_field(tc, unknown[u], 1.0), FOVEA_ERR_INVALID_ARG);
         CHECK_EQ_INT(fovea_klt_last_status(tc), FOVEA_ERR_INVALID_ARG);

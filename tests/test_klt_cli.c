@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea track` end to end: on golden case a (KLT's example images) the JSON
  * output must hold exactly the numbers of expected.txt after each replacement;
  * sequential mode and threads give the same; text table, overlays and usage
@@ -35,8 +36,8 @@ static int check_json(const char *json_path, const char *expected_path)
         int frame, idx, val;
         char stage[16];
         float x, y;
-        if (line[0] == '#' || sscanf(line, "%d %15s %d %f %f %d", &frame, stage, &idx, &x, &y,
-                                     &val) != 6)
+        if (line[0] == '#' ||
+            sscanf(line, "%d %15s %d %f %f %d", &frame, stage, &idx, &x, &y, &val) != 6)
             continue;
         if (strcmp(stage, "track") == 0)
             continue;
@@ -45,8 +46,7 @@ static int check_json(const char *json_path, const char *expected_path)
         if (!f || (float)cJSON_GetArrayItem(f, 0)->valuedouble != x ||
             (float)cJSON_GetArrayItem(f, 1)->valuedouble != y ||
             cJSON_GetArrayItem(f, 2)->valueint != val) {
-            fprintf(stderr, "%s: frame %d slot %d differs from expected\n", json_path, frame,
-                    idx);
+            fprintf(stderr, "%s: frame %d slot %d differs from expected\n", json_path, frame, idx);
             ok = 0;
         }
         compared++;
@@ -80,8 +80,8 @@ int main(void)
     /* the frames as a list; --backend cpu: KLT's exact slots (the CUDA backend
      * may order features of equal value differently, see docs/klt.md) */
     snprintf(cmd, sizeof cmd,
-             "'%s' track -q --backend cpu --replace --json '%s' -o '%s' --overlay '%s'%s",
-             cli, json, txt, y4m, frames);
+             "'%s' track -q --backend cpu --replace --json '%s' -o '%s' --overlay '%s'%s", cli,
+             json, txt, y4m, frames);
     CHECK_EQ_INT(run(cmd), 0);
     CHECK(check_json(json, expected));
     char *t = test_read_text(txt);
@@ -125,8 +125,8 @@ int main(void)
     }
     CHECK_EQ_INT(fovea_writer_finish(w), FOVEA_OK);
     fovea_writer_close(&w);
-    snprintf(cmd, sizeof cmd, "'%s' track -q --backend cpu --replace --json '%s' '%s'", cli,
-             json2, vid);
+    snprintf(cmd, sizeof cmd, "'%s' track -q --backend cpu --replace --json '%s' '%s'", cli, json2,
+             vid);
     CHECK_EQ_INT(run(cmd), 0);
     CHECK(check_json(json2, expected));
     /* the default backend (CUDA where a device is present) runs the same job */

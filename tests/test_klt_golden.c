@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* KLT golden test: every case of the shared KLT 1.3.4 data set (params.json:
  * context fields, setup ops, call sequence) run through fovea's KLT API, each
  * slot after each call compared exactly with expected.txt. Also: two contexts
@@ -17,7 +18,7 @@ typedef struct run {
     golden_case *c;
     KLT_TrackingContext tc;
     KLT_FeatureList fl;
-    int next_rec;         /* record to produce next */
+    int next_rec; /* record to produce next */
     int mismatches;
     char first[512];
     double seconds;
@@ -44,8 +45,8 @@ static void compare(run *r, const record *rec)
         if (r->mismatches++ == 0)
             snprintf(r->first, sizeof r->first,
                      "frame %d %s slot %d: got (%.8f, %.8f, %d), expected (%.8f, %.8f, %d)",
-                     rec->frame, rec->stage, k, (double)f->x, (double)f->y, f->val,
-                     (double)e->x, (double)e->y, e->val);
+                     rec->frame, rec->stage, k, (double)f->x, (double)f->y, f->val, (double)e->x,
+                     (double)e->y, e->val);
     }
 }
 
@@ -60,8 +61,7 @@ static int run_step(run *r)
     klt_case_call(c, rec, r->tc, r->fl);
     r->seconds += now_s() - t0;
     if (fovea_klt_last_status(r->tc) != FOVEA_OK) {
-        fprintf(stderr, "%s: %s failed: %s\n", c->name, rec->stage,
-                fovea_last_error(r->tc->ctx));
+        fprintf(stderr, "%s: %s failed: %s\n", c->name, rec->stage, fovea_last_error(r->tc->ctx));
         test_failures++;
     }
     compare(r, rec);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* KLT parameter checks: pyramids whose levels get smaller than the window, and
  * borders that overflow an int, are refused with a status and a message naming
  * the parameters (no undefined behaviour: this test runs under UBSan); borders
@@ -128,7 +129,7 @@ static void test_check_params(void)
     /* defaults: 2 levels of 4 */
     CHECK_EQ_INT(fovea_klt_check_params(tc, 320, 240), FOVEA_OK);
     CHECK_EQ_INT(fovea_klt_last_status(tc), FOVEA_OK);
-    CHECK_EQ_INT(fovea_klt_check_params(tc, 28, 28), FOVEA_OK);   /* level 1: 7x7 */
+    CHECK_EQ_INT(fovea_klt_check_params(tc, 28, 28), FOVEA_OK); /* level 1: 7x7 */
     CHECK_EQ_INT(fovea_klt_check_params(tc, 27, 28), FOVEA_ERR_INVALID_ARG);
     EXPECT_ERROR(tc, "(fovea_klt_check_params) nPyramidLevels 2 with subsampling 4: level 1 of "
                      "the 27x28 image is 6x7, smaller than the 7x7 window (at most 1 level fits)");
@@ -152,7 +153,7 @@ static void test_check_params(void)
     tc->window_height = 4;
     CHECK_EQ_INT(fovea_klt_check_params(tc, 144, 80), FOVEA_OK);
     CHECK_EQ_INT(fovea_klt_check_params(tc, 143, 80), FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(tc->window_width, 8);   /* checked, not changed */
+    CHECK_EQ_INT(tc->window_width, 8); /* checked, not changed */
     tc->window_width = tc->window_height = 7;
 
     /* the subsampling and level ranges */
@@ -160,13 +161,13 @@ static void test_check_params(void)
     CHECK_EQ_INT(fovea_klt_check_params(tc, 320, 240), FOVEA_ERR_INVALID_ARG);
     EXPECT_ERROR(tc, "subsampling must be 2, 4, 8, 16 or 32 (is 3)");
     tc->subsampling = 0;
-    KLTUpdateTCBorder(tc);   /* used to divide by zero */
+    KLTUpdateTCBorder(tc); /* used to divide by zero */
     EXPECT_ERROR(tc, "subsampling must be 2, 4, 8, 16 or 32 (is 0)");
     tc->subsampling = 2;
     tc->nPyramidLevels = 33;
     KLTUpdateTCBorder(tc);
     EXPECT_ERROR(tc, "nPyramidLevels must be 1..32 (is 33)");
-    tc->nPyramidLevels = 32;   /* 2^31: the last level that could overflow */
+    tc->nPyramidLevels = 32; /* 2^31: the last level that could overflow */
     KLTUpdateTCBorder(tc);
     EXPECT_ERROR(tc, "overflows an int");
     /* a valid setup clears the status again, with KLT's border */
@@ -225,7 +226,7 @@ static void test_extreme_fields(void)
     tc->borderx = tc->bordery = INT_MIN;
     KLTTrackFeatures(tc, a, b, w, h, fl);
     CHECK_EQ_INT(fovea_klt_last_status(tc), FOVEA_OK);
-    CHECK_EQ_INT(KLTCountRemainingFeatures(fl), n);   /* same image: nothing moves */
+    CHECK_EQ_INT(KLTCountRemainingFeatures(fl), n); /* same image: nothing moves */
 
     KLTFreeFeatureList(fl);
     KLTFreeFeatureList(ref);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* KLT's pnmio helpers (include/fovea/compat/pnmio.h): PGM/PPM round trips through files and
  * streams (several images in one stream), preallocated and allocated images,
  * agreement with fovea's PNM reader, and NULL (never an exit) for missing,
@@ -71,7 +72,8 @@ static void stream_of_images(void)
     char *path = test_tmp_path(".pgm");
     FILE *fp = fopen(path, "wb");
     REQUIRE(fp != NULL);
-    unsigned char *a = random_image(5, 4, 2), *b = random_image(16, 1, 3), *c = random_image(1, 9, 4);
+    unsigned char *a = random_image(5, 4, 2), *b = random_image(16, 1, 3),
+                  *c = random_image(1, 9, 4);
     pgmWrite(fp, a, 5, 4);
     fputs("P5 # made by hand\n# another comment\n16 1\n255\n", fp);
     fwrite(b, 1, 16, fp);
@@ -105,7 +107,8 @@ static void stream_of_images(void)
 static void ppm_planes(void)
 {
     const int w = 6, h = 3;
-    unsigned char *r = random_image(w, h, 5), *g = random_image(w, h, 6), *b = random_image(w, h, 7);
+    unsigned char *r = random_image(w, h, 5), *g = random_image(w, h, 6),
+                  *b = random_image(w, h, 7);
     char *path = test_tmp_path(".ppm");
     ppmWriteFileRGB(path, r, g, b, w, h);
     fovea_frame f;

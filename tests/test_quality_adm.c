@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Integer ADM (src/quality/adm_ref.c) against libvmaf 3.2.0: every golden
  * case and frame compared to the last bit (integer_adm2, integer_aim,
  * integer_adm3, integer_adm_scale0..3), plus parameter checks. */
@@ -71,8 +72,7 @@ static uint8_t *widen(const fovea_frame *f, int bpc, int up, ptrdiff_t *stride)
  * to_bpc (0: the file's; above it, the samples shifted up, which must give
  * the same bits: level 0 scales by 2^-bpc). Returns 0 when the case is not
  * golden for ADM. */
-static int run_case(const char *dir, const char *cs, int to_bpc, int max_frames,
-                    case_result *res)
+static int run_case(const char *dir, const char *cs, int to_bpc, int max_frames, case_result *res)
 {
     memset(res, 0, sizeof(*res));
     char path[4096];
@@ -195,8 +195,8 @@ static int test_golden(void)
                 continue;
             case_result res;
             REQUIRE(run_case(dir, wide[k].cs, depths[d], wide[k].frames, &res));
-            printf("  %-30s as %2d-bit %3d frames, %4d/%4d values exact\n", wide[k].cs,
-                   depths[d], res.frames, res.exact, res.values);
+            printf("  %-30s as %2d-bit %3d frames, %4d/%4d values exact\n", wide[k].cs, depths[d],
+                   res.frames, res.exact, res.values);
             CHECK(res.frames > 0);
             CHECK_EQ_INT(res.exact, res.values);
         }

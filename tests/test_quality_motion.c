@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Integer motion (C reference): every golden case of libvmaf compared to the
  * last bit (motion, motion2, motion3 of every frame), the same streams at 12
  * and 16 bits, 1- and 2-frame streams, options, odd sizes and argument checks. */
@@ -109,8 +110,8 @@ static double compare(const char *what, int frame, int k, double got, double wan
     if (got == want)
         return 0.0;
     if (++*bad <= 3)
-        fprintf(stderr, "  %s frame %d %s: got %.17g, expected %.17g\n", what, frame, names[k],
-                got, want);
+        fprintf(stderr, "  %s frame %d %s: got %.17g, expected %.17g\n", what, frame, names[k], got,
+                want);
     return fabs(got - want);
 }
 
@@ -118,7 +119,7 @@ typedef struct golden {
     char name[128];
     int informational; /* the case's status says its VMAF set is not golden */
     clip c;
-    double *want[3];   /* per frame, libvmaf's values */
+    double *want[3]; /* per frame, libvmaf's values */
 } golden;
 
 static int load_golden(const char *dir, const char *cs, golden *g)
@@ -173,8 +174,8 @@ static void free_golden(golden *g)
 }
 
 /* All frames of g at depth bpc (samples << shift) against want[][] (n frames). */
-static int check_stream(const golden *g, const char *what, const motion_params *p, int shift,
-                        int n, double *const want[3], double *max_diff)
+static int check_stream(const golden *g, const char *what, const motion_params *p, int shift, int n,
+                        double *const want[3], double *max_diff)
 {
     motion_scores *out = calloc((size_t)n, sizeof(*out));
     REQUIRE(out);
@@ -364,20 +365,20 @@ static void test_constant_difference(void)
             }
             motion_params p;
             motion_default_params(&p, w, h, bpc);
-            const uint64_t sad = motion_sad(a, (ptrdiff_t)w * bytes, b, (ptrdiff_t)w * bytes,
-                                            w, h, bpc, row);
+            const uint64_t sad =
+                motion_sad(a, (ptrdiff_t)w * bytes, b, (ptrdiff_t)w * bytes, w, h, bpc, row);
             const double want = ldexp((double)c, 8 - bpc);
             const double got = motion_sad_score(sad, &p);
             if (got != want) {
-                fprintf(stderr, "  constant %d at %dx%d %d bit: got %.17g, expected %.17g\n",
-                        c, w, h, bpc, got, want);
+                fprintf(stderr, "  constant %d at %dx%d %d bit: got %.17g, expected %.17g\n", c, w,
+                        h, bpc, got, want);
                 test_failures++;
             }
             /* negative difference: the same magnitude */
-            CHECK(motion_sad(b, (ptrdiff_t)w * bytes, a, (ptrdiff_t)w * bytes, w, h, bpc,
-                             row) == sad);
-            CHECK(motion_sad(a, (ptrdiff_t)w * bytes, a, (ptrdiff_t)w * bytes, w, h, bpc,
-                             row) == 0);
+            CHECK(motion_sad(b, (ptrdiff_t)w * bytes, a, (ptrdiff_t)w * bytes, w, h, bpc, row) ==
+                  sad);
+            CHECK(motion_sad(a, (ptrdiff_t)w * bytes, a, (ptrdiff_t)w * bytes, w, h, bpc, row) ==
+                  0);
             free(a);
             free(b);
             free(row);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The registry of quality features (src/quality/feature.h): look-ups by name
  * and by a model's feature name, options (ranges, text values) and libvmaf's
  * name suffixes; and a toy feature ("mean luma") written against the same
@@ -171,8 +172,7 @@ static void test_options(void)
                  FOVEA_OK);
     CHECK_EQ_INT(feature_set_opt(adm, &o, "adm_ref_display_height", "2160.5", err, sizeof err),
                  FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(feature_set_opt(adm, &o, "adm_enhn_gain_limit", "1.2", err, sizeof err),
-                 FOVEA_OK);
+    CHECK_EQ_INT(feature_set_opt(adm, &o, "adm_enhn_gain_limit", "1.2", err, sizeof err), FOVEA_OK);
     feature_suffix(adm, &o, suffix, sizeof suffix);
     CHECK(!strcmp(suffix, "_egl_1.2_rdh_2160"));
 
@@ -183,8 +183,7 @@ static void test_options(void)
         {"motion_blend_offset", "20"},     {"motion_blend_factor", "0.5"},
     };
     for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
-        CHECK_EQ_INT(feature_set_opt(motion, &o, set[i][0], set[i][1], err, sizeof err),
-                     FOVEA_OK);
+        CHECK_EQ_INT(feature_set_opt(motion, &o, set[i][0], set[i][1], err, sizeof err), FOVEA_OK);
     feature_suffix(motion, &o, suffix, sizeof suffix);
     CHECK(!strcmp(suffix, "_mbf_0.5_mbo_20_force_0_mfw_2_mmxv_20_mma"));
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Integer VIF: every golden case of libvmaf compared to the last bit (per-frame
  * scales, debug numerators/denominators, pooled values), threaded == serial,
  * odd sizes and bit depths, determinism, and argument checks. */
@@ -176,9 +177,9 @@ static void golden_case(const char *dir, const char *cs, int max_frames)
         }
     }
     const fovea_video_info *info = fovea_reader_info(rr);
-    printf("  %-34s %4dx%-4d %-8s %3d%s frames %5d/%-5d exact%s", cs, info->width,
-           info->height, fovea_pixfmt_name(info->fmt), res.frames, all ? " " : "+", res.exact,
-           res.values, res.exact == res.values ? "\n" : "");
+    printf("  %-34s %4dx%-4d %-8s %3d%s frames %5d/%-5d exact%s", cs, info->width, info->height,
+           fovea_pixfmt_name(info->fmt), res.frames, all ? " " : "+", res.exact, res.values,
+           res.exact == res.values ? "\n" : "");
     if (res.exact != res.values) {
         printf("  max |diff| %.3g\n", res.max_diff);
         test_failures++;
@@ -275,9 +276,9 @@ static void test_threads_and_sizes(void)
         int w, h;
         fovea_pixfmt fmt;
     } cases[] = {
-        {16, 16, FOVEA_PIX_GRAY8},   {17, 23, FOVEA_PIX_I420},    {33, 19, FOVEA_PIX_I444},
-        {101, 77, FOVEA_PIX_I420},   {64, 45, FOVEA_PIX_I420P10}, {45, 64, FOVEA_PIX_GRAY12},
-        {99, 51, FOVEA_PIX_GRAY16},  {257, 131, FOVEA_PIX_I422},  {127, 95, FOVEA_PIX_I422P10},
+        {16, 16, FOVEA_PIX_GRAY8},  {17, 23, FOVEA_PIX_I420},    {33, 19, FOVEA_PIX_I444},
+        {101, 77, FOVEA_PIX_I420},  {64, 45, FOVEA_PIX_I420P10}, {45, 64, FOVEA_PIX_GRAY12},
+        {99, 51, FOVEA_PIX_GRAY16}, {257, 131, FOVEA_PIX_I422},  {127, 95, FOVEA_PIX_I422P10},
         {320, 181, FOVEA_PIX_NV12},
     };
     fovea_context *c1 = open_ctx(1), *c3 = open_ctx(3), *c4 = open_ctx(4);
@@ -343,10 +344,11 @@ static void test_determinism(void)
     test_fill_random(&ref, &r);
     for (int y = 0; y < 61; y++)
         for (int x = 0; x < 97; x++) {
-            const int v = ref.data[0][(ptrdiff_t)y * ref.stride[0] + x] +
-                          (int)test_rng_below(&r, 41) - 20;
-            dis.data[0][(ptrdiff_t)y * dis.stride[0] + x] =
-                (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+            const int v =
+                ref.data[0][(ptrdiff_t)y * ref.stride[0] + x] + (int)test_rng_below(&r, 41) - 20;
+            dis.data[0][(ptrdiff_t)y * dis.stride[0] + x] = (uint8_t)(v < 0     ? 0
+                                                                      : v > 255 ? 255
+                                                                                : v);
         }
     fovea_context *ctx = open_ctx(2);
     fovea_vmaf *v = NULL;
@@ -358,7 +360,7 @@ static void test_determinism(void)
     printf("  random 97x61 gray8: %.17g %.17g %.17g %.17g\n", a.scale[0], a.scale[1], a.scale[2],
            a.scale[3]);
     static const double want[VIF_TEST_SCALES] = {0.47224870324134827, 0.82522475719451904,
-                                                  0.91391909122467041, 0.96256834268569946};
+                                                 0.91391909122467041, 0.96256834268569946};
     for (int s = 0; s < VIF_TEST_SCALES; s++)
         CHECK(a.scale[s] == want[s]);
     /* gain limit 1.0 cannot raise any scale */
@@ -394,8 +396,8 @@ static void test_determinism(void)
  * and the log table built with log2f as libvmaf does. It checks the library's
  * 32-bit split arithmetic at 12 and 16 bits, where no golden data exists. */
 static const uint32_t model_filter[4][17] = {
-    {489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274, 3896, 2640, 1640,
-     935, 489},
+    {489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274, 3896, 2640, 1640, 935,
+     489},
     {1244, 3663, 7925, 12590, 14692, 12590, 7925, 3663, 1244},
     {3571, 16004, 26386, 16004, 3571},
     {10904, 43728, 10904}};
@@ -437,7 +439,7 @@ static void model_vif(const fovea_frame *ref, const fovea_frame *dis, int bpc, d
                 img[p][(size_t)y * w + x] =
                     bpc == 8 ? f->data[0][(ptrdiff_t)y * f->stride[0] + x]
                              : ((const uint16_t *)(const void *)(f->data[0] +
-                                                                  (ptrdiff_t)y * f->stride[0]))[x];
+                                                                 (ptrdiff_t)y * f->stride[0]))[x];
     }
     for (int s = 0; s < 4; s++) {
         const int taps = model_taps[s], half = taps / 2;
@@ -450,16 +452,16 @@ static void model_vif(const fovea_frame *ref, const fovea_frame *dis, int bpc, d
                     for (int x = 0; x < w; x++) {
                         uint64_t a = 0;
                         for (int k = 0; k < taps; k++)
-                            a += c[k] * (uint64_t)
-                                            img[p][(size_t)model_mirror(y - half + k, h) * w + x];
+                            a += c[k] *
+                                 (uint64_t)img[p][(size_t)model_mirror(y - half + k, h) * w + x];
                         tmp[0][(size_t)y * w + x] = (uint16_t)((a + (1u << (shift - 1))) >> shift);
                     }
                 for (int y = 0; y < h; y++)
                     for (int x = 0; x < w; x++) {
                         uint64_t a = 0;
                         for (int k = 0; k < taps; k++)
-                            a += c[k] * (uint64_t)
-                                            tmp[0][(size_t)y * w + model_mirror(x - half + k, w)];
+                            a += c[k] *
+                                 (uint64_t)tmp[0][(size_t)y * w + model_mirror(x - half + k, w)];
                         mu[p][(size_t)y * w + x] = (uint16_t)((a + 32768) >> 16);
                     }
             }
@@ -547,10 +549,10 @@ static void test_model(void)
         fovea_pixfmt fmt;
         double limit;
     } cases[] = {
-        {16, 16, FOVEA_PIX_GRAY8, 100.0},    {41, 29, FOVEA_PIX_I420, 100.0},
-        {64, 37, FOVEA_PIX_GRAY8, 1.0},      {35, 48, FOVEA_PIX_I420P10, 100.0},
-        {53, 21, FOVEA_PIX_GRAY12, 100.0},   {70, 66, FOVEA_PIX_I444P12, 2.5},
-        {47, 33, FOVEA_PIX_GRAY16, 100.0},   {96, 17, FOVEA_PIX_I420P16, 100.0},
+        {16, 16, FOVEA_PIX_GRAY8, 100.0},  {41, 29, FOVEA_PIX_I420, 100.0},
+        {64, 37, FOVEA_PIX_GRAY8, 1.0},    {35, 48, FOVEA_PIX_I420P10, 100.0},
+        {53, 21, FOVEA_PIX_GRAY12, 100.0}, {70, 66, FOVEA_PIX_I444P12, 2.5},
+        {47, 33, FOVEA_PIX_GRAY16, 100.0}, {96, 17, FOVEA_PIX_I420P16, 100.0},
     };
     fovea_context *ctx = open_ctx(3);
     int agree = 0, total = 0;

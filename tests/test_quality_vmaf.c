@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The VMAF v0.6.1 model (src/quality/model.c) against libvmaf 3.2.0: the
  * loader (built-in and file, malformed models refused) and the prediction
  * from libvmaf's own feature values of every golden frame, compared to the
@@ -50,8 +51,8 @@ static void test_loader(void)
         CHECK(vmaf_model_predict(f, x, 0) == vmaf_model_predict(m, x, 0));
         /* the transform (p0 + p1 y + p2 y^2, never below y) only when asked */
         const double plain = vmaf_model_predict(m, x, VMAF_PREDICT_DISABLE_CLIP);
-        const double tr = vmaf_model_predict(m, x, VMAF_PREDICT_ENABLE_TRANSFORM |
-                                                       VMAF_PREDICT_DISABLE_CLIP);
+        const double tr =
+            vmaf_model_predict(m, x, VMAF_PREDICT_ENABLE_TRANSFORM | VMAF_PREDICT_DISABLE_CLIP);
         double want = 0.;
         want += 1.70674692;
         want += 1.72643844 * plain;
@@ -115,8 +116,8 @@ static void test_loader(void)
     }
     /* truncations of the real model never load */
     for (size_t n = 0; n < vmaf_model_builtin_v0_6_1_size; n += 97) {
-        CHECK(vmaf_model_parse(&f, (const char *)vmaf_model_builtin_v0_6_1, n, err,
-                               sizeof(err)) < 0);
+        CHECK(vmaf_model_parse(&f, (const char *)vmaf_model_builtin_v0_6_1, n, err, sizeof(err)) <
+              0);
         CHECK(f == NULL);
     }
     vmaf_model_free(&m);
@@ -230,8 +231,8 @@ static int test_golden(void)
             continue;
         }
         n++;
-        printf("  %-36s %3d frames: vmaf from libvmaf's features %3d exact",
-               name->valuestring, res.frames, res.exact);
+        printf("  %-36s %3d frames: vmaf from libvmaf's features %3d exact", name->valuestring,
+               res.frames, res.exact);
         if (res.max_diff > 0)
             printf(", max difference %.3g", res.max_diff);
         printf("\n");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Per-camera color corrections as JSON (fovea_color_corrections_from_json /
  * _to_json): round trips, what is ignored, and every malformed input named by
  * its field. The fuzz corpus (tests/fuzz/corpus/color) is checked here too:
@@ -20,16 +21,14 @@ static void test_round_trip(void)
     REQUIRE(s != NULL);
     fovea_color_correction back[3];
     memset(back, 0, sizeof(back));
-    CHECK_EQ_INT(fovea_color_corrections_from_json(NULL, s, strlen(s), 3, back),
-                 FOVEA_OK);
+    CHECK_EQ_INT(fovea_color_corrections_from_json(NULL, s, strlen(s), 3, back), FOVEA_OK);
     CHECK(memcmp(cc, back, sizeof(cc)) == 0);
     /* the text need not be NUL-terminated: only len bytes are read */
     size_t len = strlen(s);
     char *copy = malloc(len);
     REQUIRE(copy != NULL);
     memcpy(copy, s, len);
-    CHECK_EQ_INT(fovea_color_corrections_from_json(NULL, copy, len, 3, back),
-                 FOVEA_OK);
+    CHECK_EQ_INT(fovea_color_corrections_from_json(NULL, copy, len, 3, back), FOVEA_OK);
     CHECK(memcmp(cc, back, sizeof(cc)) == 0);
     /* one byte short is not JSON any more */
     CHECK_EQ_INT(fovea_color_corrections_from_json(NULL, copy, len - 3, 3, back),
@@ -65,34 +64,38 @@ static void test_malformed(void)
         {"{\"cameras\": {}}", "cameras: must be an array"},
         {"{\"cameras\": [1]}", "cameras[0]: must be an object"},
         {"{\"cameras\": [{\"gamma\": 1}]}", "cameras[0].gain: missing required field"},
-        {"{\"cameras\": [{\"gain\": [1, 1], \"gamma\": 1}]}", "cameras[0].gain: must be an array of 3"},
+        {"{\"cameras\": [{\"gain\": [1, 1], \"gamma\": 1}]}",
+         "cameras[0].gain: must be an array of 3"},
         {"{\"cameras\": [{\"gain\": 1, \"gamma\": 1}]}", "cameras[0].gain: must be an array of 3"},
-        {"{\"cameras\": [{\"gain\": [1, \"1\", 1], \"gamma\": 1}]}", "cameras[0].gain[1]: must be a number > 0"},
-        {"{\"cameras\": [{\"gain\": [1, 1, 0], \"gamma\": 1}]}", "cameras[0].gain[2]: must be a number > 0"},
+        {"{\"cameras\": [{\"gain\": [1, \"1\", 1], \"gamma\": 1}]}",
+         "cameras[0].gain[1]: must be a number > 0"},
+        {"{\"cameras\": [{\"gain\": [1, 1, 0], \"gamma\": 1}]}",
+         "cameras[0].gain[2]: must be a number > 0"},
         {"{\"cameras\": [{\"gain\": [-1, 1, 1], \"gamma\": 1}]}", "cameras[0].gain[0]:"},
         {"{\"cameras\": [{\"gain\": [1, 1, 1e999], \"gamma\": 1}]}", "cameras[0].gain[2]:"},
         {"{\"cameras\": [{\"gain\": [1, 1, 1e-50], \"gamma\": 1}]}", "cameras[0].gain[2]:"},
         {"{\"cameras\": [{\"gain\": [1, 1, 1]}]}", "cameras[0].gamma: missing required field"},
-        {"{\"cameras\": [{\"gain\": [1, 1, 1], \"gamma\": 2e6}]}", "cameras[0].gamma: must be a number > 0 and <= 1e+06"},
+        {"{\"cameras\": [{\"gain\": [1, 1, 1], \"gamma\": 2e6}]}",
+         "cameras[0].gamma: must be a number > 0 and <= 1e+06"},
         {"{\"cameras\": [{\"gain\": [1, 1, 1], \"gamma\": null}]}", "cameras[0].gamma:"},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         fovea_color_correction cc = {{7.0f, 7.0f, 7.0f}, 7.0f};
-        int rc = fovea_color_corrections_from_json(NULL, cases[k].json, strlen(cases[k].json), 1, &cc);
-        if (rc != FOVEA_ERR_CORRUPT || !strstr(fovea_last_error(NULL), cases[k].want) || cc.gamma != 7.0f ||
-            cc.gain[0] != 7.0f) {
+        int rc =
+            fovea_color_corrections_from_json(NULL, cases[k].json, strlen(cases[k].json), 1, &cc);
+        if (rc != FOVEA_ERR_CORRUPT || !strstr(fovea_last_error(NULL), cases[k].want) ||
+            cc.gamma != 7.0f || cc.gain[0] != 7.0f) {
             fprintf(stderr, "case %zu %s: rc %d \"%s\", wanted \"%s\", output untouched\n", k,
                     cases[k].json, rc, fovea_last_error(NULL), cases[k].want);
             test_failures++;
         }
     }
     fovea_color_correction cc;
-    CHECK_EQ_INT(fovea_color_corrections_from_json(NULL, NULL, 0, 1, &cc),
-                 FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(fovea_color_corrections_from_json(NULL, "{}", 2, 0, &cc),
-                 FOVEA_ERR_INVALID_ARG);
-    CHECK_EQ_INT(fovea_color_corrections_from_json(NULL, "{}", 2, FOVEA_STITCH_MAX_CAMERAS + 1, &cc),
-                 FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_color_corrections_from_json(NULL, NULL, 0, 1, &cc), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_color_corrections_from_json(NULL, "{}", 2, 0, &cc), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(
+        fovea_color_corrections_from_json(NULL, "{}", 2, FOVEA_STITCH_MAX_CAMERAS + 1, &cc),
+        FOVEA_ERR_INVALID_ARG);
 }
 
 /* Fuzz corpus: a file named bad_<why>.json fails with <why> (underscores as
@@ -125,10 +128,11 @@ static void test_corpus(void)
         fclose(fp);
         fovea_color_correction cc[2];
         int rc = fovea_color_corrections_from_json(NULL, buf, n, 2, cc);
-        int ok = cases[k].want ? rc < 0 && strstr(fovea_last_error(NULL), cases[k].want) != NULL : rc == FOVEA_OK;
+        int ok = cases[k].want ? rc < 0 && strstr(fovea_last_error(NULL), cases[k].want) != NULL
+                               : rc == FOVEA_OK;
         if (!ok) {
-            fprintf(stderr, "%s: rc %d \"%s\", wanted %s\n", cases[k].file, rc, fovea_last_error(NULL),
-                    cases[k].want ? cases[k].want : "success");
+            fprintf(stderr, "%s: rc %d \"%s\", wanted %s\n", cases[k].file, rc,
+                    fovea_last_error(NULL), cases[k].want ? cases[k].want : "success");
             test_failures++;
         }
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* End to end on the demo scene (C backend, the issue's rig at 1/4 size): the
  * stitched panorama matches the ground truth over covered pixels (>= 38 dB) when
  * the cameras share one color response, and automatic balancing removes at
@@ -35,8 +36,8 @@ int main(void)
     CHECK(r.pct_covered > 90.0);
     /* nothing to correct: the balance must stay close to identity */
     for (int c = 0; c < r.num_cameras; c++) {
-        printf("  camera %d: gain %.4f %.4f %.4f gamma %.4f\n", c, r.cc[c].gain[0],
-               r.cc[c].gain[1], r.cc[c].gain[2], r.cc[c].gamma);
+        printf("  camera %d: gain %.4f %.4f %.4f gamma %.4f\n", c, r.cc[c].gain[0], r.cc[c].gain[1],
+               r.cc[c].gain[2], r.cc[c].gamma);
         for (int k = 0; k < 3; k++)
             CHECK(r.cc[c].gain[k] > 0.99f && r.cc[c].gain[k] < 1.01f);
         CHECK(r.cc[c].gamma > 0.99f && r.cc[c].gamma < 1.01f);
@@ -52,8 +53,8 @@ int main(void)
     printf("different colors: mismatch %.2f -> %.2f (%.0f%% less), PSNR %.2f dB\n",
            r.mismatch_before, r.mismatch_after, 100.0 * reduction, r.psnr_covered);
     for (int c = 0; c < r.num_cameras; c++)
-        printf("  camera %d: gain %.3f %.3f %.3f gamma %.3f\n", c, r.cc[c].gain[0],
-               r.cc[c].gain[1], r.cc[c].gain[2], r.cc[c].gamma);
+        printf("  camera %d: gain %.3f %.3f %.3f gamma %.3f\n", c, r.cc[c].gain[0], r.cc[c].gain[1],
+               r.cc[c].gain[2], r.cc[c].gamma);
     CHECK(r.mismatch_before > 3.0); /* the responses really differ */
     CHECK(reduction >= 0.80);
     const double psnr_auto = r.psnr_covered;
@@ -123,8 +124,9 @@ int main(void)
         REQUIRE(st == FOVEA_OK);
         reduction = 1.0 - r.mismatch_after / r.mismatch_before;
         printf("I420 %s %s range, different colors: Y/U/V mismatch %.2f -> %.2f (%.0f%% less), "
-               "PSNR %.2f dB\n", k & 1 ? "BT.709" : "BT.601", k >> 1 ? "full" : "limited",
-               r.mismatch_before, r.mismatch_after, 100.0 * reduction, r.psnr_covered);
+               "PSNR %.2f dB\n",
+               k & 1 ? "BT.709" : "BT.601", k >> 1 ? "full" : "limited", r.mismatch_before,
+               r.mismatch_after, 100.0 * reduction, r.psnr_covered);
         CHECK(r.mismatch_before > 3.0);
         CHECK(reduction >= 0.8);
         CHECK(r.psnr_covered >= 36.0);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Exact rig geometry: known directions, hand-computed projections, rotation
  * conventions and round trips (camera pixel <-> direction, panorama <-> direction). */
 #include <math.h>

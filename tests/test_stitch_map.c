@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Stitch map: the grid lookup stays within 0.02 px of the exact projection at every
  * pixel a camera sees (checked here independently of the builder's own check),
  * blend weights sum to 1 and are continuous, coverage statistics are plausible. */
@@ -16,8 +17,7 @@
 static fovea_context *ctx;
 
 static void set_cam(fovea_rig_camera *c, const char *name, fovea_camera_model model, int w, int h,
-                    double fx, double fy, const double *dist, double yaw, double pitch,
-                    double roll)
+                    double fx, double fy, const double *dist, double yaw, double pitch, double roll)
 {
     memset(c, 0, sizeof(*c));
     snprintf(c->name, sizeof(c->name), "%s", name);
@@ -132,7 +132,7 @@ static void check_accuracy_rows(const fovea_rig *rig, const fovea_stitch_map *m,
                     fv_mat_t_vec(r3, d, p);
                     if (cc->model != FOVEA_CAM_FISHEYE ||
                         !fv_camera_project(cc, (rig->max_theta + 1.0) * FOVEA_DEG2RAD, p, &u2,
-                                              &v2)) {
+                                           &v2)) {
                         bad++;
                         continue;
                     }
@@ -405,8 +405,7 @@ static void check_ref_runs(const fovea_stitch_map *m, const char *name)
                 st[k]->params.ref_runs_off = k;
                 if (mode == 0)
                     REQUIRE(fovea_stitcher_set_color(st[k], cc, n) == FOVEA_OK);
-                REQUIRE(fovea_frame_alloc(ctx, &out[k], W, H,
-                                          yuv ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA,
+                REQUIRE(fovea_frame_alloc(ctx, &out[k], W, H, yuv ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA,
                                           FOVEA_MEM_HOST) == FOVEA_OK);
             }
             for (int frame = 0; frame < (mode == 0 ? 1 : 3); frame++) {
@@ -421,9 +420,9 @@ static void check_ref_runs(const fovea_stitch_map *m, const char *name)
                 for (int p = 0; p < (yuv ? 3 : 1); p++) {
                     int pw = yuv ? (p ? (W + 1) / 2 : W) : 4 * W, ph = p ? (H + 1) / 2 : H;
                     for (int y = 0; y < ph; y++)
-                        differ += memcmp(out[0].data[p] + (size_t)y * out[0].stride[p],
-                                         out[1].data[p] + (size_t)y * out[1].stride[p],
-                                         (size_t)pw) != 0;
+                        differ +=
+                            memcmp(out[0].data[p] + (size_t)y * out[0].stride[p],
+                                   out[1].data[p] + (size_t)y * out[1].stride[p], (size_t)pw) != 0;
                 }
                 fovea_color_correction g[2][FOVEA_STITCH_MAX_CAMERAS];
                 for (int k = 0; k < 2; k++)
@@ -439,7 +438,8 @@ static void check_ref_runs(const fovea_stitch_map *m, const char *name)
             fovea_frame_free(ctx, &cams[c]);
     }
     printf("%s: C stitcher with and without single-camera runs: %lld rows or corrections "
-           "differ\n", name, differ);
+           "differ\n",
+           name, differ);
     CHECK_EQ_INT(differ, 0);
 }
 
@@ -562,7 +562,7 @@ static void test_spec_rig(void)
     CHECK_EQ_INT(fv_map_weights(&m, 1400, 237, w, NULL, NULL), 1); /* right only */
     CHECK(w[0] == 0.0f && w[1] == 1.0f);
     CHECK_EQ_INT(fv_map_weights(&m, 100, 237, w, NULL, NULL), 0); /* zero sum: uncovered */
-    check_row_weights(&m, "spec/4 weight tables", 0); /* no runs with weight tables */
+    check_row_weights(&m, "spec/4 weight tables", 0);             /* no runs with weight tables */
     check_ref_runs(&m, "spec/4 weight tables");
     fv_stitch_map_free(&m);
     CHECK(m.cam[0].uv == NULL && m.num_cameras == 0);
@@ -683,14 +683,14 @@ static void test_step1_and_errors(void)
  * made with the same correction cc. worst[0] / worst[1]: largest difference
  * over the greys' / colors' pixels (well inside a patch), mean[]: the mean
  * difference over their channels; checked[]: pixels. */
-static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam, const fovea_frame *rgba_out,
-                        const fovea_color_correction *cc, fovea_colorspace cs, fovea_range range,
-                        fovea_colorspace st_cs, int st_full, int worst[2], long checked[2],
-                        double mean[2])
+static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam,
+                        const fovea_frame *rgba_out, const fovea_color_correction *cc,
+                        fovea_colorspace cs, fovea_range range, fovea_colorspace st_cs, int st_full,
+                        int worst[2], long checked[2], double mean[2])
 {
     fovea_frame ycam = {0}, yout = {0}, back = {0};
-    REQUIRE(fovea_frame_alloc(NULL, &ycam, cam->width, cam->height, FOVEA_PIX_I420, FOVEA_MEM_HOST) ==
-            FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &ycam, cam->width, cam->height, FOVEA_PIX_I420,
+                              FOVEA_MEM_HOST) == FOVEA_OK);
     REQUIRE(fovea_frame_alloc(NULL, &yout, m->pano_width, m->pano_height, FOVEA_PIX_I420,
                               FOVEA_MEM_HOST) == FOVEA_OK);
     REQUIRE(fovea_frame_alloc(NULL, &back, m->pano_width, m->pano_height, FOVEA_PIX_RGBA,
@@ -764,9 +764,9 @@ static void test_yuv_white_balance(void)
     /* greys first (4), then colors, none clipped by the gains (a clipped
      * channel is beyond the chroma correction's first order) */
     static const uint8_t pal[12][3] = {
-        {40, 40, 40},    {110, 110, 110}, {180, 180, 180}, {225, 225, 225},
-        {200, 60, 50},   {60, 170, 70},   {50, 80, 190},   {200, 180, 60},
-        {120, 60, 150},  {70, 160, 170},  {220, 140, 110}, {215, 225, 150},
+        {40, 40, 40},   {110, 110, 110}, {180, 180, 180}, {225, 225, 225},
+        {200, 60, 50},  {60, 170, 70},   {50, 80, 190},   {200, 180, 60},
+        {120, 60, 150}, {70, 160, 170},  {220, 140, 110}, {215, 225, 150},
     };
     fovea_frame cam = {0}, out = {0};
     REQUIRE(fovea_frame_alloc(NULL, &cam, 320, 240, FOVEA_PIX_RGBA, FOVEA_MEM_HOST) == FOVEA_OK);

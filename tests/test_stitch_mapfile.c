@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Stitch map files: save/load round trips, rejection of corrupt files, import of
  * full-resolution float tables, and the camera check used by the stitcher. */
 #include <math.h>
@@ -105,8 +106,8 @@ static int maps_identical(const fovea_stitch_map *a, const fovea_stitch_map *b)
     size_t np = (size_t)a->pano_width * (size_t)a->pano_height;
     for (int c = 0; c < a->num_cameras; c++) {
         const fv_camera_map *x = &a->cam[c], *y = &b->cam[c];
-        if (x->cam_width != y->cam_width || x->cam_height != y->cam_height ||
-            x->step != y->step || x->grid_w != y->grid_w || x->grid_h != y->grid_h ||
+        if (x->cam_width != y->cam_width || x->cam_height != y->cam_height || x->step != y->step ||
+            x->grid_w != y->grid_w || x->grid_h != y->grid_h ||
             memcmp(&x->px_scale, &y->px_scale, 4) != 0 || x->clip_cx != y->clip_cx ||
             x->clip_cy != y->clip_cy || x->clip_rx != y->clip_rx || x->clip_ry != y->clip_ry)
             return 0;
@@ -172,8 +173,8 @@ static void expect_corrupt_line(const uint8_t *buf, size_t size, const char *wan
     fovea_stitch_map m;
     int rc = fv_map_decode(buf, size, &m, err, sizeof(err));
     if (rc != FOVEA_ERR_CORRUPT || !strstr(err, want)) {
-        fprintf(stderr, "line %d: decode: rc %d, message \"%s\" (wanted \"%s\")\n", line, rc,
-                err, want);
+        fprintf(stderr, "line %d: decode: rc %d, message \"%s\" (wanted \"%s\")\n", line, rc, err,
+                want);
         test_failures++;
     }
     CHECK_EQ_INT(m.num_cameras, 0);
@@ -183,8 +184,8 @@ static void expect_corrupt_line(const uint8_t *buf, size_t size, const char *wan
     err[0] = '\0';
     rc = fv_map_load(path, &m, err, sizeof(err));
     if (rc != FOVEA_ERR_CORRUPT || !strstr(err, want) || !strstr(err, path)) {
-        fprintf(stderr, "line %d: load: rc %d, message \"%s\" (wanted \"%s\" and the path)\n",
-                line, rc, err, want);
+        fprintf(stderr, "line %d: load: rc %d, message \"%s\" (wanted \"%s\" and the path)\n", line,
+                rc, err, want);
         test_failures++;
     }
     CHECK_EQ_INT(m.num_cameras, 0);
@@ -413,7 +414,7 @@ static void test_io_errors(void)
 #define CH 30
 
 static const char *const table_files[6] = {
-    "lut_left_x.bin", "lut_left_y.bin", "lut_right_x.bin",
+    "lut_left_x.bin",  "lut_left_y.bin",  "lut_right_x.bin",
     "lut_right_y.bin", "weight_left.bin", "weight_right.bin",
 };
 
@@ -442,10 +443,10 @@ static void test_import(void)
     for (int j = 0; j < IH; j++) {
         for (int i = 0; i < IW; i++) {
             int k = j * IW + i;
-            t[0][k] = (float)i * 0.7f - 3.0f;          /* negative left, past 39 right */
+            t[0][k] = (float)i * 0.7f - 3.0f; /* negative left, past 39 right */
             t[1][k] = (float)j * 0.9f + 0.125f;
-            t[2][k] = (float)(i - 20) * 0.75f;          /* negative for i < 20 */
-            t[3][k] = (float)j - 1.0f;                  /* -1 at j = 0, 30 (> 29) at j = 31 */
+            t[2][k] = (float)(i - 20) * 0.75f; /* negative for i < 20 */
+            t[3][k] = (float)j - 1.0f;         /* -1 at j = 0, 30 (> 29) at j = 31 */
             t[4][k] = 1.0f + (float)(i % 3) * 0.5f;
             t[5][k] = (i + j) % 7 == 0 ? 0.0f : 0.5f + (float)(j % 2);
         }
@@ -499,13 +500,13 @@ static void test_import(void)
                             fprintf(stderr,
                                     "camera %d pixel (%d,%d): table (%g,%g) seen %d, "
                                     "lookup (%g,%g) seen %d\n",
-                                    c, i, j, (double)tu, (double)tv, want, (double)u,
-                                    (double)v, got);
+                                    c, i, j, (double)tu, (double)tv, want, (double)u, (double)v,
+                                    got);
                     }
                     float tw = t[4 + c][k];
                     if (m.cam[c].weight[k] != (want ? tw : 0.0f) && mismatches++ < 10)
-                        fprintf(stderr, "camera %d pixel (%d,%d): weight %g, table %g\n", c,
-                                i, j, (double)m.cam[c].weight[k], (double)tw);
+                        fprintf(stderr, "camera %d pixel (%d,%d): weight %g, table %g\n", c, i, j,
+                                (double)m.cam[c].weight[k], (double)tw);
                 }
             }
         }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The rig and map API of the public headers alone (what the CLI and the demo
  * use): rigs from JSON and from code with their queries and geometry, map builds
  * with their statistics, map info, coverage and the overlap mismatch, and the
@@ -142,8 +143,7 @@ static void test_map(void)
     CHECK_EQ_INT(fovea_stitch_overlap_mismatch(map, in, 1, cc, NULL, &m1), FOVEA_ERR_MISMATCH);
     in[1] = &img;
     CHECK_EQ_INT(fovea_stitch_overlap_mismatch(map, in, 2, cc, NULL, &m1), FOVEA_ERR_MISMATCH);
-    CHECK_EQ_INT(fovea_stitch_overlap_mismatch(NULL, in, 2, cc, NULL, &m1),
-                 FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_stitch_overlap_mismatch(NULL, in, 2, cc, NULL, &m1), FOVEA_ERR_INVALID_ARG);
 
     for (int c = 0; c < 2; c++)
         fovea_frame_free(NULL, &cams[c]);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Delta stream encoder + decoder without sockets: lossless (T = 0) round trips
  * of every format at odd sizes, the bound |shown - source| <= T on every
  * sample for T > 0, no drift on a slow ramp, keyframes (interval, request,
@@ -124,7 +125,8 @@ static size_t run_stream(fovea_pixfmt fmt, int w, int h, const run_opts *o, uint
         if (k > 0)
             next_frame(&src, k, &r);
         fovea_stream_frame_info fi;
-        if (fovea_stream_encoder_encode(enc, &src, 1000u * (uint64_t)k, &msg, &size, &fi) != FOVEA_OK) {
+        if (fovea_stream_encoder_encode(enc, &src, 1000u * (uint64_t)k, &msg, &size, &fi) !=
+            FOVEA_OK) {
             fprintf(stderr, "encode: %s\n", fovea_last_error(ctx));
             test_failures++;
             break;
@@ -182,11 +184,11 @@ static void test_lossless_formats(void)
         fovea_pixfmt fmt;
         int w, h;
     } cases[] = {
-        {FOVEA_PIX_I420, 37, 23},    {FOVEA_PIX_I420P10, 33, 19}, {FOVEA_PIX_I444, 41, 17},
-        {FOVEA_PIX_GRAY8, 29, 31},   {FOVEA_PIX_GRAY16, 19, 21},  {FOVEA_PIX_I422P12, 35, 18},
-        {FOVEA_PIX_I444P16, 17, 9},  {FOVEA_PIX_NV12, 39, 25},    {FOVEA_PIX_RGB24, 23, 27},
-        {FOVEA_PIX_RGBA, 25, 19},    {FOVEA_PIX_RGB48, 21, 13},   {FOVEA_PIX_RGBA64, 18, 11},
-        {FOVEA_PIX_I420, 1, 1},      {FOVEA_PIX_I420P10, 64, 48},
+        {FOVEA_PIX_I420, 37, 23},   {FOVEA_PIX_I420P10, 33, 19}, {FOVEA_PIX_I444, 41, 17},
+        {FOVEA_PIX_GRAY8, 29, 31},  {FOVEA_PIX_GRAY16, 19, 21},  {FOVEA_PIX_I422P12, 35, 18},
+        {FOVEA_PIX_I444P16, 17, 9}, {FOVEA_PIX_NV12, 39, 25},    {FOVEA_PIX_RGB24, 23, 27},
+        {FOVEA_PIX_RGBA, 25, 19},   {FOVEA_PIX_RGB48, 21, 13},   {FOVEA_PIX_RGBA64, 18, 11},
+        {FOVEA_PIX_I420, 1, 1},     {FOVEA_PIX_I420P10, 64, 48},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         for (int tile = 8; tile <= 16; tile *= 2) {
@@ -201,7 +203,8 @@ static void test_threshold_bound(void)
 {
     /* every sample of every frame within T (checked in run_stream), and the
      * bound is what saves bytes: T > 0 sends less than T = 0 */
-    const fovea_pixfmt fmts[] = {FOVEA_PIX_I420, FOVEA_PIX_I420P10, FOVEA_PIX_RGBA, FOVEA_PIX_GRAY8};
+    const fovea_pixfmt fmts[] = {FOVEA_PIX_I420, FOVEA_PIX_I420P10, FOVEA_PIX_RGBA,
+                                 FOVEA_PIX_GRAY8};
     for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
         run_opts lossless = {2, 16, 0, 5, 12};
         run_opts lossy = {2, 16, 6, 5, 12};
@@ -265,7 +268,8 @@ static void test_slow_ramp(void)
                         for (size_t i = 0; i < samples_per_row(&src, p); i++)
                             set_sample(&src, p, i, y, get_sample(&src, p, i, y) + 1);
             fovea_stream_frame_info fi;
-            REQUIRE(fovea_stream_encoder_encode(enc, &src, (uint64_t)k, &msg, &size, &fi) == FOVEA_OK);
+            REQUIRE(fovea_stream_encoder_encode(enc, &src, (uint64_t)k, &msg, &size, &fi) ==
+                    FOVEA_OK);
             CHECK_EQ_INT(fi.keyframe, k == 0);
             deltas_with_tiles += !fi.keyframe && fi.tiles_sent > 0;
             REQUIRE(fovea_stream_decoder_feed(dec, msg, size, &ev) == FOVEA_OK);

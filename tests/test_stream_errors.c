@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The delta stream decoder refuses what it must: every bit flipped, every
  * truncation, frames out of order or missing, messages out of place, fields
  * out of range behind a valid checksum, and limits; after an error it shows
@@ -145,7 +146,7 @@ static void test_order(fovea_context *ctx)
     expect_error(ctx, d, msgs[2].p, msgs[2].n, FOVEA_ERR_CORRUPT, "waiting for a keyframe");
     CHECK_EQ_INT(feed(d, &msgs[4], &ev), FOVEA_OK);
     CHECK_EQ_INT(ev.type, FOVEA_STREAM_MSG_KEYFRAME);
-    CHECK_EQ_INT(ev.fi.skipped, 2); /* frames 1 and 2 */
+    CHECK_EQ_INT(ev.fi.skipped, 2);        /* frames 1 and 2 */
     CHECK_EQ_INT(ev.fi.checked_error, -1); /* its base (2) was not shown */
     CHECK_EQ_INT(feed(d, &msgs[5], &ev), FOVEA_OK);
     CHECK_EQ_INT(fovea_stream_decoder_shown(d), 4);
@@ -193,16 +194,58 @@ static msgbuf resealed(int i, void (*edit)(uint8_t *payload, size_t *n))
     return m;
 }
 
-static void e_big(uint8_t *p, size_t *n) { (void)n; put_u32(p, 16384); put_u32(p + 4, 16384); p[8] = 21; }
-static void e_fmt(uint8_t *p, size_t *n) { (void)n; put_u16(p + 8, 99); }
-static void e_tile(uint8_t *p, size_t *n) { (void)n; put_u16(p + 10, 12); }
-static void e_tag(uint8_t *p, size_t *n) { (void)n; memset(p + 40, 'x', 16); }
-static void e_reserved(uint8_t *p, size_t *n) { (void)n; p[60] = 1; }
-static void e_hello_len(uint8_t *p, size_t *n) { (void)p; *n -= 1; }
-static void e_tiles(uint8_t *p, size_t *n) { (void)n; put_u32(p + 24, get_u32(p + 24) + 1); }
-static void e_groups0(uint8_t *p, size_t *n) { (void)n; put_u32(p + 28, 0); }
-static void e_base(uint8_t *p, size_t *n) { (void)n; put_u64(p + 16, 7); }
-static void e_maplen(uint8_t *p, size_t *n) { (void)n; put_u32(p + 32, 1u << 30); }
+static void e_big(uint8_t *p, size_t *n)
+{
+    (void)n;
+    put_u32(p, 16384);
+    put_u32(p + 4, 16384);
+    p[8] = 21;
+}
+static void e_fmt(uint8_t *p, size_t *n)
+{
+    (void)n;
+    put_u16(p + 8, 99);
+}
+static void e_tile(uint8_t *p, size_t *n)
+{
+    (void)n;
+    put_u16(p + 10, 12);
+}
+static void e_tag(uint8_t *p, size_t *n)
+{
+    (void)n;
+    memset(p + 40, 'x', 16);
+}
+static void e_reserved(uint8_t *p, size_t *n)
+{
+    (void)n;
+    p[60] = 1;
+}
+static void e_hello_len(uint8_t *p, size_t *n)
+{
+    (void)p;
+    *n -= 1;
+}
+static void e_tiles(uint8_t *p, size_t *n)
+{
+    (void)n;
+    put_u32(p + 24, get_u32(p + 24) + 1);
+}
+static void e_groups0(uint8_t *p, size_t *n)
+{
+    (void)n;
+    put_u32(p + 28, 0);
+}
+static void e_base(uint8_t *p, size_t *n)
+{
+    (void)n;
+    put_u64(p + 16, 7);
+}
+static void e_maplen(uint8_t *p, size_t *n)
+{
+    (void)n;
+    put_u32(p + 32, 1u << 30);
+}
 static void e_gsize(uint8_t *p, size_t *n)
 {
     (void)n;
@@ -221,8 +264,16 @@ static void e_zstd(uint8_t *p, size_t *n)
     const size_t m = get_u32(p + 32);
     p[36 + m + 8] ^= 0x55; /* the group's zstd frame magic */
 }
-static void e_trailing(uint8_t *p, size_t *n) { p[*n] = 0; *n += 1; }
-static void e_end_len(uint8_t *p, size_t *n) { p[*n] = 0; *n += 1; }
+static void e_trailing(uint8_t *p, size_t *n)
+{
+    p[*n] = 0;
+    *n += 1;
+}
+static void e_end_len(uint8_t *p, size_t *n)
+{
+    p[*n] = 0;
+    *n += 1;
+}
 
 static void test_fields(fovea_context *ctx)
 {

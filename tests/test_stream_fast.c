@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The tile coder's fast paths (src/stream/tiles_fast.c) against the plain
  * reference (tiles.c): blocks of every cpp (1-4), 8 and 16 bits, the tile
  * sizes and odd sizes, random and structured content (static, noise, ramps,
@@ -17,20 +18,20 @@ enum { PAD = 5 }; /* samples of image around the block on each side */
 
 typedef enum {
     C_RANDOM,
-    C_STATIC,    /* source = reference: TEMPORAL and TEMPORAL_MED tie */
-    C_NOISE,     /* reference + sparse +-1 */
-    C_RAMP,      /* reference + a ramp: TEMPORAL_MED */
-    C_SMOOTH,    /* new smooth content: SPATIAL */
-    C_WRAP,      /* near 0 and the top of the container: residuals wrap */
-    C_CONSTANT,  /* one value everywhere, reference another */
+    C_STATIC,   /* source = reference: TEMPORAL and TEMPORAL_MED tie */
+    C_NOISE,    /* reference + sparse +-1 */
+    C_RAMP,     /* reference + a ramp: TEMPORAL_MED */
+    C_SMOOTH,   /* new smooth content: SPATIAL */
+    C_WRAP,     /* near 0 and the top of the container: residuals wrap */
+    C_CONSTANT, /* one value everywhere, reference another */
     C_COUNT
 } content;
 
 typedef struct img {
-    uint8_t *p;      /* the whole image */
+    uint8_t *p; /* the whole image */
     ptrdiff_t stride;
     size_t bytes;
-    stream_view v;   /* the block inside it */
+    stream_view v; /* the block inside it */
 } img;
 
 static void img_make(img *m, int w, int h, int cpp, int bps)
@@ -81,14 +82,14 @@ static void make_content(const stream_view *src, const stream_view *ref, content
             switch (k) {
             case C_RANDOM: s = test_rng_u32(r) & mask; break;
             case C_STATIC: s = rf; break;
-            case C_NOISE:
-                s = rf + (test_rng_below(r, 6) == 0) - (test_rng_below(r, 6) == 0);
-                break;
+            case C_NOISE: s = rf + (test_rng_below(r, 6) == 0) - (test_rng_below(r, 6) == 0); break;
             case C_RAMP: s = rf + 7u * (uint32_t)y + 3u * (uint32_t)(x / src->cpp) + base; break;
             case C_SMOOTH:
                 s = base + 2u * (uint32_t)x + 5u * (uint32_t)y + (test_rng_below(r, 4) == 0);
                 break;
-            case C_WRAP: s = test_rng_below(r, 2) ? test_rng_below(r, 3) : mask - test_rng_below(r, 3); break;
+            case C_WRAP:
+                s = test_rng_below(r, 2) ? test_rng_below(r, 3) : mask - test_rng_below(r, 3);
+                break;
             default: s = k2; break;
             }
             set_s(src, x, y, s & mask);
@@ -214,7 +215,8 @@ int main(void)
                     one(tiles[t] / 2, tiles[t] / 2, cpp, bps, (content)k, &r, cost);
                 }
                 /* border blocks: odd and thin */
-                static const int odd[][2] = {{1, 1}, {1, 7}, {7, 1}, {3, 5}, {13, 9}, {31, 17}, {5, 64}, {63, 3}};
+                static const int odd[][2] = {{1, 1},  {1, 7},   {7, 1},  {3, 5},
+                                             {13, 9}, {31, 17}, {5, 64}, {63, 3}};
                 for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
                     one(odd[i][0], odd[i][1], cpp, bps, (content)k, &r, cost);
                 for (int i = 0; i < 3; i++)

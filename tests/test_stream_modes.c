@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The tile modes one block at a time (src/stream/tiles.c): a temporal
  * residual that is smooth in space is coded TEMPORAL_MED, noise on a static
  * block TEMPORAL, a smooth new block SPATIAL; each decodes to exactly the
@@ -24,7 +25,9 @@ static void make_block(uint16_t *src, uint16_t *ref, int cpp, int bits, scene sc
             if (sc == SCENE_RAMP) /* a brightness ramp down a textured reference */
                 src[i] = (uint16_t)((ref[i] + 9 * (uint32_t)y + 30) & mask);
             else if (sc == SCENE_NOISE) /* the same scene, +-1 noise on some samples */
-                src[i] = (uint16_t)((ref[i] + (test_rng_below(r, 8) == 0) - (test_rng_below(r, 8) == 0)) & mask);
+                src[i] = (uint16_t)((ref[i] + (test_rng_below(r, 8) == 0) -
+                                     (test_rng_below(r, 8) == 0)) &
+                                    mask);
             else /* something new and smooth */
                 src[i] = (uint16_t)((1000u + 3u * (uint32_t)x + 2u * (uint32_t)y) & mask);
         }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The delta stream over TCP on loopback, in one process (receivers on
  * threads): several receivers get every frame exactly, one that disconnects
  * or is turned away does not disturb the others, one that stops reading is
@@ -27,17 +28,17 @@ static void make_frame(fovea_frame *f, int k)
     test_fill_random(f, &r);
 }
 
-static atomic_int resume_slow;    /* the slow receiver may read again */
-static atomic_int slow_resynced;  /* it got a keyframe after frames it missed */
-static atomic_int requested_at;   /* frame after which a receiver asked for a keyframe */
+static atomic_int resume_slow;   /* the slow receiver may read again */
+static atomic_int slow_resynced; /* it got a keyframe after frames it missed */
+static atomic_int requested_at;  /* frame after which a receiver asked for a keyframe */
 
 typedef struct rx {
     char addr[128];
-    int stop_after;     /* disconnect after this many frames (-1: never) */
-    int slow;           /* stop reading after the first frame until resume_slow */
-    int request_at;     /* ask for a keyframe after this frame (-1: never) */
+    int stop_after; /* disconnect after this many frames (-1: never) */
+    int slow;       /* stop reading after the first frame until resume_slow */
+    int request_at; /* ask for a keyframe after this frame (-1: never) */
     /* results */
-    int status;         /* of the last client call */
+    int status; /* of the last client call */
     char err[512];
     int frames, mismatches, ended, hello, key_after_request;
     int64_t first, last, end_frames, skipped;
@@ -209,9 +210,11 @@ static void check_whole(const rx *r, int frames, const char *who)
 {
     if (r->status != FOVEA_EOF || !r->ended || !r->hello || r->mismatches || r->first != 0 ||
         r->frames != frames || r->end_frames != frames) {
-        fprintf(stderr, "%s: status %d (%s) ended %d hello %d mismatches %d first %lld frames %d "
-                "end %lld, expected %d frames\n", who, r->status, r->err, r->ended, r->hello,
-                r->mismatches, (long long)r->first, r->frames, (long long)r->end_frames, frames);
+        fprintf(stderr,
+                "%s: status %d (%s) ended %d hello %d mismatches %d first %lld frames %d "
+                "end %lld, expected %d frames\n",
+                who, r->status, r->err, r->ended, r->hello, r->mismatches, (long long)r->first,
+                r->frames, (long long)r->end_frames, frames);
         test_failures++;
     }
 }
@@ -222,10 +225,11 @@ static void check_resynced(const rx *r, int frames, const char *who)
 {
     if (r->status != FOVEA_EOF || !r->ended || r->mismatches || r->first != 0 ||
         r->last != frames - 1 || r->frames + r->skipped != frames) {
-        fprintf(stderr, "%s: status %d (%s) ended %d mismatches %d first %lld last %lld frames %d "
-                "skipped %lld, expected %d frames\n", who, r->status, r->err, r->ended,
-                r->mismatches, (long long)r->first, (long long)r->last, r->frames,
-                (long long)r->skipped, frames);
+        fprintf(stderr,
+                "%s: status %d (%s) ended %d mismatches %d first %lld last %lld frames %d "
+                "skipped %lld, expected %d frames\n",
+                who, r->status, r->err, r->ended, r->mismatches, (long long)r->first,
+                (long long)r->last, r->frames, (long long)r->skipped, frames);
         test_failures++;
     }
 }
@@ -385,8 +389,9 @@ static void test_bad_senders(void)
         const char *text;
     } cases[] = {
         {"GET / HTTP/1.0\r\n\r\nhello", 23, FOVEA_ERR_CORRUPT, "bad magic"},
-        {"FVST\x02\x01\x00\x00\x40\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" "abc", 23,
-         FOVEA_ERR_IO, "timed out"},
+        {"FVST\x02\x01\x00\x00\x40\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+         "abc",
+         23, FOVEA_ERR_IO, "timed out"},
         {"FVST\x02\x01\x00\x00\x40\x00\x00\x00", 12, FOVEA_ERR_IO, "closed"},
         {"FVST\x02\x01\x00\x00\x00\x00\x00\x00\x01\x02\x03\x04\x05\x06\x07\x08", 20,
          FOVEA_ERR_CORRUPT, "checksum"},

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The CLI's chart helper (tools/chart.c): nice ticks, lowest values, and charts
  * rendered to PNG with their text, marks and gaps where they belong. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The batch mode of `fovea vmaf --manifest` without video: the worker plan
  * for machines with 0, 1 and 2 GPUs (what a two-GPU machine runs, checked on
  * the CPU), the scheduler's threads (every task once, spread over the
@@ -93,14 +94,14 @@ static void test_plan(void)
 
 typedef struct fake {
     sched_worker *w;
-    int fail_device;            /* workers of this device cannot start; -1 none */
+    int fail_device; /* workers of this device cannot start; -1 none */
     pthread_mutex_t mu;
-    int runs[NTASKS];           /* times each task ran */
+    int runs[NTASKS]; /* times each task ran */
     int unrun[NTASKS];
     int by_worker[NWORKERS];
     int by_device[4];
     int inits, finis;
-    int init_calls;             /* inits returned, successful or not */
+    int init_calls; /* inits returned, successful or not */
     int run_before_all_inits;
     int in_flight, max_in_flight;
 } fake;
@@ -228,8 +229,8 @@ static void test_shards(void)
     int64_t i = -1, n = -1;
     CHECK(sched_parse_shard("0/1", &i, &n) == 0 && i == 0 && n == 1);
     CHECK(sched_parse_shard("3/4", &i, &n) == 0 && i == 3 && n == 4);
-    const char *bad[] = {"", "1", "4/4", "5/4", "-1/4", "0/0", "1/-2", "a/b", "1/2/3", "1 /2",
-                         "1/2x", "/2", "1/", "99999999999999999999/1"};
+    const char *bad[] = {"",    "1",     "4/4",  "5/4",  "-1/4", "0/0", "1/-2",
+                         "a/b", "1/2/3", "1 /2", "1/2x", "/2",   "1/",  "99999999999999999999/1"};
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
         CHECK(sched_parse_shard(bad[k], &i, &n) == -1);
     /* shards 0..N-1 of N take every pair exactly once, each every N-th */
@@ -364,7 +365,8 @@ static void test_manifest(void)
     check_error("{\"ref\": 3, \"dis\": \"b\"}\n", 1, "ref: expected a string");
     check_error("{\"ref\": \"a\", \"dis\": \"b\", \"frames\": 1.5}\n", 1, "frames");
     check_error("{\"ref\": \"a\", \"dis\": \"b\", \"frames\": -2}\n", 1, "frames");
-    check_error("{\"ref\": \"a\", \"dis\": \"b\", \"id\": [1]}\n", 1, "id: expected a string or "
+    check_error("{\"ref\": \"a\", \"dis\": \"b\", \"id\": [1]}\n", 1,
+                "id: expected a string or "
                 "a number");
     check_error("{\"ref\": \"a\", \"dis\": \"b\"} x\n", 1, "text after the JSON object");
     check_error("{\"ref\": \"a\", \"dis\": \"b\"}\nref,dis\n", 2, "invalid JSON");

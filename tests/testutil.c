@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Test helpers (see testutil.h). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Small test helpers: checks that report file:line, a seeded RNG, random frames,
  * temporary files, and access to ../shared/testdata. */
 #ifndef FOVEA_TEST_UTIL_H
@@ -14,38 +15,40 @@
 
 extern int test_failures;
 
-#define CHECK(cond)                                                                         \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);         \
-            test_failures++;                                                                \
-        }                                                                                   \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+            test_failures++;                                                                       \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_EQ_INT(a, b)                                                                  \
-    do {                                                                                    \
-        long long a_ = (long long)(a), b_ = (long long)(b);                                 \
-        if (a_ != b_) {                                                                     \
-            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld vs %lld)\n", __FILE__,      \
-                    __LINE__, #a, #b, a_, b_);                                              \
-            test_failures++;                                                                \
-        }                                                                                   \
+#define CHECK_EQ_INT(a, b)                                                                         \
+    do {                                                                                           \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                        \
+        if (a_ != b_) {                                                                            \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld vs %lld)\n", __FILE__, __LINE__,  \
+                    #a, #b, a_, b_);                                                               \
+            test_failures++;                                                                       \
+        }                                                                                          \
     } while (0)
 
 /* Abort the test on failure (for preconditions whose failure makes the rest moot). */
-#define REQUIRE(cond)                                                                       \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "%s:%d: REQUIRE failed: %s\n", __FILE__, __LINE__, #cond);       \
-            exit(1);                                                                        \
-        }                                                                                   \
+#define REQUIRE(cond)                                                                              \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: REQUIRE failed: %s\n", __FILE__, __LINE__, #cond);             \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* Print a summary line "N passed, M failed" style and return the exit code. */
 int test_finish(const char *name);
 
 /* Deterministic xorshift64* generator. */
-typedef struct { uint64_t s; } test_rng;
+typedef struct {
+    uint64_t s;
+} test_rng;
 void test_rng_seed(test_rng *r, uint64_t seed);
 uint32_t test_rng_u32(test_rng *r);
 /* Uniform in [0, n). */

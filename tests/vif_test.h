@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The VIF of a fovea_vmaf context opened with the feature list "vif", in the
  * shape the VIF tests compare: the four scales and, with debug, libvmaf's
  * debug outputs (integer_vif_num_scale0.., integer_vif, ...). Header-only,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Reading libvmaf's recorded values from the golden cases' expected.json
  * (../shared/testdata/vif.tar.xz, README inside), shared by the quality tests. */
 #ifndef FOVEA_TEST_VMAF_GOLDEN_H

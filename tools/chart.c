@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Line charts of per-frame values as PNG with cairo: nice ticks, grid, axis
  * labels, title, legend and marked points. Without cairo only the arithmetic
  * (lowest values here, ticks in chart_axis.c) is built and drawing reports
@@ -122,13 +123,13 @@ static int check_chart(const chart *c, char *err, size_t errsz)
 /* ------------------------------------------------------------------ text */
 
 #define FONT "DejaVu Sans"
-#define PAD 18.0          /* image border */
+#define PAD 18.0 /* image border */
 #define TITLE_PX 20.0
 #define SUBTITLE_PX 13.0
-#define LABEL_PX 14.0     /* axis labels, legend */
+#define LABEL_PX 14.0 /* axis labels, legend */
 #define TICK_PX 13.0
 #define MARK_PX 12.0
-#define TEXT_MAX 2048     /* bytes of a string drawn */
+#define TEXT_MAX 2048 /* bytes of a string drawn */
 
 static void rgb(cairo_t *cr, uint32_t c)
 {
@@ -270,8 +271,8 @@ typedef struct full_layout {
 } full_layout;
 
 #define LEGEND_SWATCH 26.0
-#define LEGEND_GAP 8.0   /* swatch to text */
-#define LEGEND_SEP 22.0  /* between items */
+#define LEGEND_GAP 8.0  /* swatch to text */
+#define LEGEND_SEP 22.0 /* between items */
 #define LEGEND_ROW 22.0
 
 /* Width of legend item i (i == nseries: the marks' entry). */
@@ -413,8 +414,7 @@ static int compute(cairo_t *cr, const chart *c, full_layout *fl, char *err, size
         fl->legend_y = y + (c->title || c->subtitle ? 12 : 0) + LEGEND_ROW / 2;
         l->top = fl->legend_y - LEGEND_ROW / 2 + fl->legend_rows * LEGEND_ROW + 10;
         if (l->bottom - l->top < 40 || l->right - l->left < 80) {
-            set_err(err, errsz, "a chart of %dx%d is too small for its text", c->width,
-                    c->height);
+            set_err(err, errsz, "a chart of %dx%d is too small for its text", c->width, c->height);
             return -1;
         }
         if (y_ticks(c, l->bottom - l->top, &l->y) < 0) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Line charts of per-frame values as PNG, drawn with cairo: the one chart helper
  * of every command that plots (vif --plot; vmaf and diff next). CLI side only. */
 #ifndef FOVEA_TOOLS_CHART_H
@@ -23,12 +24,12 @@ typedef struct chart_series {
 
 /* A chart: fill it after chart_init(). Strings and arrays are borrowed. */
 typedef struct chart {
-    int width, height;      /* pixels; chart_init: 1200 x 500 */
-    const char *title;      /* top line, bold; NULL = none */
-    const char *subtitle;   /* under the title, grey; NULL = none */
+    int width, height;    /* pixels; chart_init: 1200 x 500 */
+    const char *title;    /* top line, bold; NULL = none */
+    const char *subtitle; /* under the title, grey; NULL = none */
     const char *xlabel, *ylabel;
-    double x_first;         /* x of every series' y[0]; chart_init: 0 */
-    double y_min, y_max;    /* fixed y range ends; NaN = from the data (chart_init: both NaN) */
+    double x_first;      /* x of every series' y[0]; chart_init: 0 */
+    double y_min, y_max; /* fixed y range ends; NaN = from the data (chart_init: both NaN) */
     chart_series series[CHART_MAX_SERIES];
     int nseries;
     /* marked points of series[mark_series]: a ring and the point's x as a label,
@@ -41,9 +42,9 @@ typedef struct chart {
 
 /* The ticks of one axis: values at multiples of step (1, 2 or 5 x 10^k). */
 typedef struct chart_ticks {
-    double lo, hi;   /* the axis range */
+    double lo, hi; /* the axis range */
     double step;
-    int decimals;    /* digits after the point that show the step exactly */
+    int decimals; /* digits after the point that show the step exactly */
     int n;
     double v[CHART_MAX_TICKS];
 } chart_ticks;

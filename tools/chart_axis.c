@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The charts' axis arithmetic, which needs no cairo: "nice" ticks, their
  * labels, and a data point's pixel position in a layout. */
 #include "chart.h"

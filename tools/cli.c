@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Helpers shared by the `fovea` commands: a small long-option parser that also
  * prints each command's help, checked value parsing, errors, progress, inputs. */
 #include "cli.h"
@@ -284,8 +285,8 @@ static int parse_ll(const char *s, long long *out)
     return 0;
 }
 
-int cli_parse_int(const char *cmd, const char *opt, const char *s, long long min,
-                  long long max, long long *out)
+int cli_parse_int(const char *cmd, const char *opt, const char *s, long long min, long long max,
+                  long long *out)
 {
     long long v;
     if (parse_ll(s, &v) < 0 || v < min || v > max) {
@@ -382,8 +383,8 @@ int cli_parse_rate(const char *cmd, const char *opt, const char *s, int *num, in
     if (ok && *p == '/')
         ok = parse_dim(p + 1, &p, max, &d) == 0;
     if (!ok || *p != '\0') {
-        cli_usage_error(cmd, "%s: expected a rate N or N/D (e.g. 25 or 30000/1001), got '%s'",
-                        opt, s ? s : "");
+        cli_usage_error(cmd, "%s: expected a rate N or N/D (e.g. 25 or 30000/1001), got '%s'", opt,
+                        s ? s : "");
         return -1;
     }
     *num = (int)n;
@@ -391,8 +392,8 @@ int cli_parse_rate(const char *cmd, const char *opt, const char *s, int *num, in
     return 0;
 }
 
-int cli_parse_choice(const char *cmd, const char *opt, const char *s,
-                     const char *const *choices, int *out)
+int cli_parse_choice(const char *cmd, const char *opt, const char *s, const char *const *choices,
+                     int *out)
 {
     char list[256] = "";
     size_t len = 0;
@@ -485,14 +486,11 @@ int cli_input_option(cli_input_opts *o, const char *cmd, int id, const char *val
     case CLI_OPT_WIDTH:
         return cli_parse_int32(cmd, "--width", value, 1, FOVEA_MAX_DIM, &o->width) < 0 ? -1 : 1;
     case CLI_OPT_HEIGHT:
-        return cli_parse_int32(cmd, "--height", value, 1, FOVEA_MAX_DIM, &o->height) < 0 ? -1
-                                                                                          : 1;
-    case CLI_OPT_PIXFMT:
-        return cli_parse_pixfmt(cmd, "--pixfmt", value, &o->fmt) < 0 ? -1 : 1;
+        return cli_parse_int32(cmd, "--height", value, 1, FOVEA_MAX_DIM, &o->height) < 0 ? -1 : 1;
+    case CLI_OPT_PIXFMT: return cli_parse_pixfmt(cmd, "--pixfmt", value, &o->fmt) < 0 ? -1 : 1;
     case CLI_OPT_FPS:
         return cli_parse_rate(cmd, "--fps", value, &o->fps_num, &o->fps_den) < 0 ? -1 : 1;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -509,8 +507,7 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
     int given = o->width || o->height || o->fmt != FOVEA_PIX_NONE || o->fps_num;
     if (c == FOVEA_CONTAINER_AUTO && given) {
         snprintf(err, errsz,
-                 "%s: unknown file type (name it .yuv or use --in-format yuv for raw input)",
-                 path);
+                 "%s: unknown file type (name it .yuv or use --in-format yuv for raw input)", path);
         return CLI_EXIT_USAGE;
     }
     /* otherwise an unknown extension is left to the reader, which looks at the
@@ -551,8 +548,7 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
     return CLI_EXIT_OK;
 }
 
-int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o,
-                    fovea_reader **r)
+int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o, fovea_reader **r)
 {
     char err[2048];
     const int rc = cli_open_reader_msg(path, o, r, err, sizeof(err));
@@ -611,8 +607,7 @@ static void progress_draw(cli_progress *p, double now, int final)
         len = snprintf(line, sizeof(line), "%s %lld/%lld  %.1f %s", unit, (long long)p->done,
                        (long long)p->total, fps, rate);
     else
-        len = snprintf(line, sizeof(line), "%s %lld  %.1f %s", unit, (long long)p->done, fps,
-                       rate);
+        len = snprintf(line, sizeof(line), "%s %lld  %.1f %s", unit, (long long)p->done, fps, rate);
     if (len < 0 || (size_t)len >= sizeof(line))
         len = (int)strlen(line);
     if (final) {
@@ -661,14 +656,12 @@ int cli_container_holds(fovea_container c, fovea_pixfmt fmt)
     switch (c) {
     case FOVEA_CONTAINER_Y4M: /* mono and planar 4:2:0 / 4:2:2 / 4:4:4 at any depth */
         return d->is_yuv && fmt != FOVEA_PIX_NV12;
-    case FOVEA_CONTAINER_YUV: /* raw: whatever the planes hold */
-        return 1;
+    case FOVEA_CONTAINER_YUV: /* raw: whatever the planes hold */ return 1;
     case FOVEA_CONTAINER_PNM: /* P5 with maxval 255..65535, P6 8/16-bit (rgba would lose alpha) */
         return (d->is_yuv && d->planes == 1) || fmt == FOVEA_PIX_RGB24 || fmt == FOVEA_PIX_RGB48;
     case FOVEA_CONTAINER_PNG: /* gray 8/16-bit (10/12 with sBIT), RGB, RGBA, 8/16-bit */
         return (d->is_yuv && d->planes == 1) || d->is_rgb;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -706,8 +699,7 @@ const char *cli_frames_word(int64_t n)
 
 void cli_format_timing(char *buf, size_t n, int64_t frames, double seconds)
 {
-    snprintf(buf, n, "in %.2f s (%.1f fps)", seconds,
-             seconds > 0 ? (double)frames / seconds : 0.0);
+    snprintf(buf, n, "in %.2f s (%.1f fps)", seconds, seconds > 0 ? (double)frames / seconds : 0.0);
 }
 
 /* ------------------------------------------------------------------ misc */

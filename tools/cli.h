@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Helpers shared by the `fovea` commands: option parsing and help text, value
  * parsing with range checks, error reporting, progress, and opening inputs. */
 #ifndef FOVEA_TOOLS_CLI_H
@@ -54,13 +55,13 @@ typedef struct cli_spec {
     const char *usage;       /* after "fovea <name> ", e.g. "[options] IN OUT" */
     const char *description; /* paragraph(s) under the usage line */
     const cli_option *options;
-    const char *notes;       /* printed after the options (examples), or NULL */
+    const char *notes; /* printed after the options (examples), or NULL */
 } cli_spec;
 
 enum {
-    CLI_DONE = 0,   /* no more options; positional arguments are in rest/nrest */
-    CLI_HELP = -1,  /* --help was given and the help was printed: exit 0 */
-    CLI_ERROR = -2  /* a usage error was printed: exit 2 */
+    CLI_DONE = 0,  /* no more options; positional arguments are in rest/nrest */
+    CLI_HELP = -1, /* --help was given and the help was printed: exit 0 */
+    CLI_ERROR = -2 /* a usage error was printed: exit 2 */
 };
 
 /* Walks argv once. Options and positional arguments may be mixed; "--" ends the
@@ -70,9 +71,9 @@ typedef struct cli_parser {
     const cli_spec *spec;
     int argc;
     char **argv;
-    int pos;          /* next argv index to look at */
-    int only_args;    /* after "--" */
-    char **rest;      /* positional arguments, in order (stored over argv) */
+    int pos;       /* next argv index to look at */
+    int only_args; /* after "--" */
+    char **rest;   /* positional arguments, in order (stored over argv) */
     int nrest;
 } cli_parser;
 
@@ -118,8 +119,8 @@ void cli_format_report(char *buf, size_t n, const char *file, int is_output, con
 
 /* Parse a decimal integer in [min, max]. On failure print a usage error such as
  * "--frames: expected a non-negative integer, got 'x'" and return -1. */
-int cli_parse_int(const char *cmd, const char *opt, const char *s, long long min,
-                  long long max, long long *out);
+int cli_parse_int(const char *cmd, const char *opt, const char *s, long long min, long long max,
+                  long long *out);
 /* Same for int-sized results. */
 int cli_parse_int32(const char *cmd, const char *opt, const char *s, int min, int max, int *out);
 /* Parse a finite number in [min, max]. */
@@ -132,8 +133,8 @@ int cli_parse_size(const char *cmd, const char *opt, const char *s, int *w, int 
 /* Parse "N" or "N/D" (both positive). */
 int cli_parse_rate(const char *cmd, const char *opt, const char *s, int *num, int *den);
 /* Pick s from a NULL-terminated list; *out = its index. */
-int cli_parse_choice(const char *cmd, const char *opt, const char *s,
-                     const char *const *choices, int *out);
+int cli_parse_choice(const char *cmd, const char *opt, const char *s, const char *const *choices,
+                     int *out);
 /* YUV matrix: bt601 | bt709 */
 int cli_parse_colorspace(const char *cmd, const char *opt, const char *s, fovea_colorspace *out);
 const char *cli_colorspace_name(fovea_colorspace cs);
@@ -160,21 +161,28 @@ enum {
 
 /* CLI_INPUT_OPTIONS_NO_FPS is for commands that write no video (the rate would
  * go nowhere). */
-#define CLI_INPUT_OPTIONS_NO_FPS                                                            \
-    {"in-format", 0, "FMT", "input container: y4m, yuv (raw), pnm or png",                   \
-     "from the file extension, else from the first bytes (y4m, png, pnm); '-' is y4m",      \
-     CLI_OPT_IN_FORMAT},                                                                    \
-    {"size", 's', "WxH", "frame size of raw input (same as --width and --height)", "none",  \
-     CLI_OPT_SIZE},                                                                         \
-    {"width", 0, "N", "frame width of raw input", "none", CLI_OPT_WIDTH},                   \
-    {"height", 0, "N", "frame height of raw input", "none", CLI_OPT_HEIGHT},                \
-    {"pixfmt", 0, "FMT", "pixel format of raw input (e.g. i420, i420p10, gray8, rgb24)",    \
-     "none", CLI_OPT_PIXFMT}
+#define CLI_INPUT_OPTIONS_NO_FPS                                                                   \
+    {"in-format",                                                                                  \
+     0,                                                                                            \
+     "FMT",                                                                                        \
+     "input container: y4m, yuv (raw), pnm or png",                                                \
+     "from the file extension, else from the first bytes (y4m, png, pnm); '-' is y4m",             \
+     CLI_OPT_IN_FORMAT},                                                                           \
+        {"size", 's',         "WxH", "frame size of raw input (same as --width and --height)",     \
+         "none", CLI_OPT_SIZE},                                                                    \
+        {"width", 0, "N", "frame width of raw input", "none", CLI_OPT_WIDTH},                      \
+        {"height", 0, "N", "frame height of raw input", "none", CLI_OPT_HEIGHT},                   \
+    {                                                                                              \
+        "pixfmt", 0, "FMT", "pixel format of raw input (e.g. i420, i420p10, gray8, rgb24)",        \
+            "none", CLI_OPT_PIXFMT                                                                 \
+    }
 
-#define CLI_INPUT_OPTIONS                                                                   \
-    CLI_INPUT_OPTIONS_NO_FPS,                                                               \
-    {"fps", 0, "N[/D]", "frame rate of raw input, carried to y4m output", "unknown",        \
-     CLI_OPT_FPS}
+#define CLI_INPUT_OPTIONS                                                                          \
+    CLI_INPUT_OPTIONS_NO_FPS,                                                                      \
+    {                                                                                              \
+        "fps", 0, "N[/D]", "frame rate of raw input, carried to y4m output", "unknown",            \
+            CLI_OPT_FPS                                                                            \
+    }
 
 typedef struct cli_input_opts {
     fovea_container container; /* AUTO unless --in-format */
@@ -198,8 +206,7 @@ fovea_container cli_container_for(const char *path, fovea_container forced);
  * The reader is opened without a context: the messages of its calls are
  * read with fovea_last_error(NULL) on the thread that made the call.
  * @return CLI_EXIT_OK (and *r), CLI_EXIT_USAGE or CLI_EXIT_RUNTIME. */
-int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o,
-                    fovea_reader **r);
+int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o, fovea_reader **r);
 /* The same, printing nothing: the message cli_open_reader would print after
  * "fovea: " goes to err (without the "Try ... --help" line of a usage error).
  * Callable from any thread. @return as cli_open_reader */
@@ -242,16 +249,32 @@ typedef struct cli_common_opts {
 } cli_common_opts;
 
 /* The usual entries (help text and default) of the group's options. */
-#define CLI_OPTION_BACKEND {"backend", 0, "B", "auto, cpu or cuda", "auto", CLI_OPT_BACKEND}
-#define CLI_OPTION_THREADS                                                                  \
-    {"threads", 0, "N", "CPU threads; 0 = one per CPU", "0", CLI_OPT_THREADS}
-#define CLI_OPTION_QUIET                                                                    \
-    {"quiet", 'q', NULL, "do not show progress nor the summary line",                       \
-     "progress on stderr when it is a terminal, a summary line at the end", CLI_OPT_QUIET}
+#define CLI_OPTION_BACKEND                                                                         \
+    {                                                                                              \
+        "backend", 0, "B", "auto, cpu or cuda", "auto", CLI_OPT_BACKEND                            \
+    }
+#define CLI_OPTION_THREADS                                                                         \
+    {                                                                                              \
+        "threads", 0, "N", "CPU threads; 0 = one per CPU", "0", CLI_OPT_THREADS                    \
+    }
+#define CLI_OPTION_QUIET                                                                           \
+    {                                                                                              \
+        "quiet", 'q', NULL, "do not show progress nor the summary line",                           \
+            "progress on stderr when it is a terminal, a summary line at the end", CLI_OPT_QUIET   \
+    }
 /* the command's own help line, default "0" (all) / "0" (none skipped) / "none" */
-#define CLI_OPTION_FRAMES(help) {"frames", 0, "N", help, "0", CLI_OPT_FRAMES}
-#define CLI_OPTION_START(help) {"start", 0, "N", help, "0", CLI_OPT_START}
-#define CLI_OPTION_JSON(help) {"json", 0, "FILE", help, "none", CLI_OPT_JSON}
+#define CLI_OPTION_FRAMES(help)                                                                    \
+    {                                                                                              \
+        "frames", 0, "N", help, "0", CLI_OPT_FRAMES                                                \
+    }
+#define CLI_OPTION_START(help)                                                                     \
+    {                                                                                              \
+        "start", 0, "N", help, "0", CLI_OPT_START                                                  \
+    }
+#define CLI_OPTION_JSON(help)                                                                      \
+    {                                                                                              \
+        "json", 0, "FILE", help, "none", CLI_OPT_JSON                                              \
+    }
 
 void cli_common_opts_init(cli_common_opts *o);
 
@@ -288,11 +311,11 @@ void cli_log_to_stderr(void *opaque, fovea_log_level level, const char *msg);
  * FOVEA_PROGRESS=0 or quiet hides it. */
 typedef struct cli_progress {
     int enabled;
-    int64_t total;   /* -1 when unknown */
+    int64_t total; /* -1 when unknown */
     int64_t done;
-    double t0;       /* start, seconds */
-    double last;     /* last redraw */
-    int width;       /* length of the last line, to blank leftovers */
+    double t0;   /* start, seconds */
+    double last; /* last redraw */
+    int width;   /* length of the last line, to blank leftovers */
     /* what is counted and its rate, set after cli_progress_start; NULL:
      * "frame" and "fps" */
     const char *unit, *rate_unit;
@@ -323,19 +346,19 @@ fovea_pixfmt cli_default_output_pixfmt(fovea_container c, fovea_pixfmt fmt);
  * them in order, each when it no longer needs that slot's frame (a command
  * may hold several, as a queued scorer does). */
 typedef struct cli_ring_slot {
-    fovea_frame f;    /* the reader's size and format */
-    int status;       /* fovea_reader_read's */
-    char msg[1024];   /* the reader's message when it failed */
+    fovea_frame f;  /* the reader's size and format */
+    int status;     /* fovea_reader_read's */
+    char msg[1024]; /* the reader's message when it failed */
     int filled;
 } cli_ring_slot;
 
 typedef struct cli_ring {
     fovea_reader *r;
-    fovea_context *ctx;     /* frame allocation */
+    fovea_context *ctx; /* frame allocation */
     cli_ring_slot *slot;
     int nslots;
-    int64_t limit;          /* reads at most (then FOVEA_EOF), -1 = all */
-    int stop_on_error;      /* 1: the thread ends at a failed read, 0: only at the end */
+    int64_t limit;     /* reads at most (then FOVEA_EOF), -1 = all */
+    int stop_on_error; /* 1: the thread ends at a failed read, 0: only at the end */
     int64_t taken, released;
     int stop, ready, started;
     pthread_mutex_t mu;
@@ -368,8 +391,8 @@ void cli_ring_stop(cli_ring *q);
  * (no copy). A failed write is the writer thread's last: the command learns
  * of it at its next cli_pipe_put or at cli_pipe_finish. */
 typedef struct cli_pipe_slot {
-    fovea_frame f[2];   /* the buffers handed over by cli_pipe_put */
-    int which;          /* the one to write */
+    fovea_frame f[2]; /* the buffers handed over by cli_pipe_put */
+    int which;        /* the one to write */
     int filled;
 } cli_pipe_slot;
 
@@ -379,11 +402,11 @@ typedef struct cli_pipe {
     int nrings;
     cli_pipe_slot *slot;
     int nslots;
-    int64_t queued, written;  /* frames handed to the writer thread, written */
-    int closing;              /* no more frames will be queued */
-    int failed, status;       /* a write failed, with this status */
-    char msg[1024];           /* and this message (taken on the writer thread) */
-    int ready, started;       /* mu and cv initialised; the writer thread runs */
+    int64_t queued, written; /* frames handed to the writer thread, written */
+    int closing;             /* no more frames will be queued */
+    int failed, status;      /* a write failed, with this status */
+    char msg[1024];          /* and this message (taken on the writer thread) */
+    int ready, started;      /* mu and cv initialised; the writer thread runs */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     pthread_t th;

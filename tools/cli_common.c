@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The options most commands share (--backend, --threads, --frames, --start,
  * --quiet, --json) and the opening of a command's context from them. */
 #include <stdio.h>
@@ -17,8 +18,7 @@ int cli_common_option(cli_common_opts *o, cli_input_opts *in, const char *cmd, i
                       const char *value)
 {
     switch (id) {
-    case CLI_OPT_BACKEND:
-        return cli_parse_backend(cmd, value, &o->backend) < 0 ? -1 : 1;
+    case CLI_OPT_BACKEND: return cli_parse_backend(cmd, value, &o->backend) < 0 ? -1 : 1;
     case CLI_OPT_THREADS:
         return cli_parse_int32(cmd, "--threads", value, 0, 1024, &o->threads) < 0 ? -1 : 1;
     case CLI_OPT_FRAMES:
@@ -29,14 +29,9 @@ int cli_common_option(cli_common_opts *o, cli_input_opts *in, const char *cmd, i
         return 1;
     case CLI_OPT_START:
         return cli_parse_int(cmd, "--start", value, 0, INT64_MAX, &o->start) < 0 ? -1 : 1;
-    case CLI_OPT_QUIET:
-        o->quiet = 1;
-        return 1;
-    case CLI_OPT_JSON:
-        o->json = value;
-        return 1;
-    default:
-        return in ? cli_input_option(in, cmd, id, value) : 0;
+    case CLI_OPT_QUIET: o->quiet = 1; return 1;
+    case CLI_OPT_JSON: o->json = value; return 1;
+    default: return in ? cli_input_option(in, cmd, id, value) : 0;
     }
 }
 
@@ -54,18 +49,14 @@ int cli_open_context_with(fovea_context **ctx, const fovea_settings *s, cli_cont
         return CLI_EXIT_OK;
     const char *backend = fovea_backend_name(s->backend), *why = fovea_strerror(st);
     switch (msg) {
-    case CLI_CONTEXT_MSG_PLAIN:
-        cli_error(NULL, "cannot create a context: %s", why);
-        break;
+    case CLI_CONTEXT_MSG_PLAIN: cli_error(NULL, "cannot create a context: %s", why); break;
     case CLI_CONTEXT_MSG_NAMED:
         cli_error(NULL, "cannot create a %s context: %s", backend, why);
         break;
     case CLI_CONTEXT_MSG_OPTION:
         cli_error(NULL, "--backend %s: cannot create a context: %s", backend, why);
         break;
-    case CLI_CONTEXT_MSG_OPEN:
-        cli_error(NULL, "cannot open a %s context: %s", backend, why);
-        break;
+    case CLI_CONTEXT_MSG_OPEN: cli_error(NULL, "cannot open a %s context: %s", backend, why); break;
     }
     return CLI_EXIT_RUNTIME;
 }

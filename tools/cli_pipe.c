@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The pipeline of the `fovea` commands that read and write video (cli.h):
  * the inputs' reader threads (cli_ring.c) and one writer thread writing the
  * frames the command queues, in order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Read-ahead rings of the `fovea` commands (cli.h): one reader thread per
  * input filling frames ahead of the command, which takes and releases them in
  * order. */

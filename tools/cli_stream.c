@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Helpers shared by `fovea send` and `fovea receive` (cli_stream.h). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,8 +78,7 @@ void cli_stream_totals_json(cJSON *t, const cli_stream_log *log, double seconds,
                             log->raw_bytes > 0 ? (double)log->bytes / (double)log->raw_bytes : 0);
     cJSON_AddNumberToObject(t, "seconds", seconds);
     cJSON_AddNumberToObject(t, "fps", seconds > 0 ? (double)log->n / seconds : 0);
-    cJSON_AddNumberToObject(t, "mbit_per_s",
-                            seconds > 0 ? (double)log->bytes * 8e-6 / seconds : 0);
+    cJSON_AddNumberToObject(t, "mbit_per_s", seconds > 0 ? (double)log->bytes * 8e-6 / seconds : 0);
     add_ms(t, ms_name, log->n ? log->ms / (double)log->n : 0.0);
 }
 
@@ -108,11 +108,11 @@ void cli_stream_progress_update(cli_stream_progress *p, const cli_stream_log *lo
     p->last = now;
     const double el = now - p->t0;
     char line[200];
-    int len = snprintf(line, sizeof line, "frame %zu  %.1f fps  %.2f Mbit/s  %.2f%% of raw%s%s",
-                       log->n, el > 0 ? (double)log->n / el : 0.0,
-                       el > 0 ? (double)log->bytes * 8e-6 / el : 0.0,
-                       log->raw_bytes > 0 ? 100.0 * (double)log->bytes / (double)log->raw_bytes : 0.0,
-                       extra && *extra ? "  " : "", extra ? extra : "");
+    int len =
+        snprintf(line, sizeof line, "frame %zu  %.1f fps  %.2f Mbit/s  %.2f%% of raw%s%s", log->n,
+                 el > 0 ? (double)log->n / el : 0.0, el > 0 ? (double)log->bytes * 8e-6 / el : 0.0,
+                 log->raw_bytes > 0 ? 100.0 * (double)log->bytes / (double)log->raw_bytes : 0.0,
+                 extra && *extra ? "  " : "", extra ? extra : "");
     if (len < 0 || len >= (int)sizeof line)
         len = (int)strlen(line);
     fprintf(stderr, "\r%s%*s", line, p->width > len ? p->width - len : 0, "");
@@ -176,8 +176,11 @@ int cli_parse_bytes(const char *cmd, const char *opt, const char *s, long long m
     if (n > 0 && n < sizeof num) {
         memcpy(num, s, n + 1);
         const char last = num[n - 1];
-        if (last == 'K' || last == 'k' || last == 'M' || last == 'm' || last == 'G' || last == 'g') {
-            mult = last == 'K' || last == 'k' ? 1024LL : last == 'M' || last == 'm' ? 1LL << 20 : 1LL << 30;
+        if (last == 'K' || last == 'k' || last == 'M' || last == 'm' || last == 'G' ||
+            last == 'g') {
+            mult = last == 'K' || last == 'k'   ? 1024LL
+                   : last == 'M' || last == 'm' ? 1LL << 20
+                                                : 1LL << 30;
             num[n - 1] = 0;
         }
         long long v;

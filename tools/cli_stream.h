@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* What `fovea send` and `fovea receive` share (cli_stream.c): the per-frame
  * log behind --stats, the progress line (frames, fps, Mbit/s, ratio to raw),
  * the wall clock carried as timestamps and option values of the streamer. */
@@ -14,13 +15,13 @@
 typedef struct cli_stream_rec {
     int64_t frame;
     int keyframe;
-    int64_t bytes;          /* the message, header included */
+    int64_t bytes; /* the message, header included */
     int64_t tiles_sent, tiles_changed;
-    int64_t skipped;        /* receiver: frames missed before it */
-    double ms;              /* encode or decode time */
-    double latency_ms;      /* receiver: wall clock now - the sender's timestamp */
-    int checked_error;      /* receiver: -1 when not checked */
-    int clients;            /* sender: receivers connected */
+    int64_t skipped;   /* receiver: frames missed before it */
+    double ms;         /* encode or decode time */
+    double latency_ms; /* receiver: wall clock now - the sender's timestamp */
+    int checked_error; /* receiver: -1 when not checked */
+    int clients;       /* sender: receivers connected */
 } cli_stream_rec;
 
 typedef struct cli_stream_log {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea convert IN OUT`: copy frames between containers (y4m, raw yuv, PNM, PNG),
  * converting the pixel format on the CPU when the output needs another one; the
  * input is read and the output written on threads of their own (cli_pipe). */
@@ -7,12 +8,7 @@
 #include "cli.h"
 #include "fovea/convert.h"
 
-enum {
-    OPT_OUT_FORMAT = 1,
-    OPT_PIXFMT_OUT,
-    OPT_COLORSPACE,
-    OPT_RANGE
-};
+enum { OPT_OUT_FORMAT = 1, OPT_PIXFMT_OUT, OPT_COLORSPACE, OPT_RANGE };
 
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS,
@@ -23,9 +19,11 @@ static const cli_option options[] = {
      "YUV (rgb48 above 8 bits) and i420 for y4m from RGB or nv12 (i444p16 from rgb48/rgba64)",
      OPT_PIXFMT_OUT},
     {"colorspace", 0, "CS", "YUV<->RGB matrix: bt601 or bt709", "bt601", OPT_COLORSPACE},
-    {"range", 0, "RANGE", "YUV range for YUV<->RGB: auto, limited or full; auto takes a y4m "
+    {"range", 0, "RANGE",
+     "YUV range for YUV<->RGB: auto, limited or full; auto takes a y4m "
      "input's XCOLORRANGE tag (as ffmpeg writes it), else limited. A y4m output made from RGB "
-     "carries the tag", "auto", OPT_RANGE},
+     "carries the tag",
+     "auto", OPT_RANGE},
     CLI_OPTION_START("skip the first N input frames"),
     CLI_OPTION_FRAMES("convert at most N frames; 0 = all"),
     {"threads", 0, "N", "CPU threads for pixel format conversion; 0 = one per CPU", "0",
@@ -59,12 +57,12 @@ static const cli_spec spec = {
 };
 
 typedef struct convert_args {
-    cli_common_opts opt;  /* backend: cpu (no --backend) */
+    cli_common_opts opt; /* backend: cpu (no --backend) */
     cli_input_opts in;
     fovea_container out_container;
     fovea_pixfmt out_fmt; /* NONE = choose */
     fovea_convert_options copt;
-    int range_given;      /* --range limited|full (else auto) */
+    int range_given; /* --range limited|full (else auto) */
     const char *in_path, *out_path;
     fovea_container in_container; /* the reader's (by name or content) */
 } convert_args;
@@ -97,15 +95,14 @@ static int parse_args(convert_args *a, int argc, char **argv)
         case OPT_OUT_FORMAT:
             bad = cli_parse_container(cmd, "--out-format", v, &a->out_container);
             break;
-        case OPT_PIXFMT_OUT:
-            bad = cli_parse_pixfmt(cmd, "--pixfmt-out", v, &a->out_fmt);
-            break;
+        case OPT_PIXFMT_OUT: bad = cli_parse_pixfmt(cmd, "--pixfmt-out", v, &a->out_fmt); break;
         case OPT_COLORSPACE:
             bad = cli_parse_colorspace(cmd, "--colorspace", v, &a->copt.colorspace);
             break;
         case OPT_RANGE:
             bad = cli_parse_range(cmd, "--range", v, 1, &range);
-            a->copt.range = range == FOVEA_COLOR_RANGE_FULL ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
+            a->copt.range =
+                range == FOVEA_COLOR_RANGE_FULL ? FOVEA_RANGE_FULL : FOVEA_RANGE_LIMITED;
             a->range_given = range != FOVEA_COLOR_RANGE_UNKNOWN;
             break;
         }
@@ -213,17 +210,17 @@ typedef struct convert_run {
     convert_args a;
     fovea_reader *r;
     fovea_writer *w;
-    fovea_context *ctx;      /* conversion; NULL when the format is kept */
+    fovea_context *ctx; /* conversion; NULL when the format is kept */
     fovea_video_info in_info, out_info;
-    int convert;             /* the output's format is not the input's */
-    fovea_frame first;       /* the first frame, read in line */
-    fovea_frame out;         /* converted for the writer (convert) */
-    fovea_frame unused;      /* zeroed: the pipe's second buffer */
-    cli_ring ring;           /* the reads after the first (convert) */
-    cli_ring *rings[1];      /* &ring */
+    int convert;        /* the output's format is not the input's */
+    fovea_frame first;  /* the first frame, read in line */
+    fovea_frame out;    /* converted for the writer (convert) */
+    fovea_frame unused; /* zeroed: the pipe's second buffer */
+    cli_ring ring;      /* the reads after the first (convert) */
+    cli_ring *rings[1]; /* &ring */
     cli_pipe pipe;
     cli_progress prog;
-    long long done;          /* frames queued for the writer; written, once it stopped */
+    long long done; /* frames queued for the writer; written, once it stopped */
 } convert_run;
 
 /* Open the input and skip --start frames. */
@@ -269,8 +266,8 @@ static void choose_output(convert_run *c)
                   di->bit_depth, dout->bit_depth, di->name, dout->name);
     /* YUV made from RGB is in the range used; YUV from YUV keeps the input's tag */
     if (di && dout && !di->is_yuv && dout->is_yuv)
-        out->color_range = a->copt.range == FOVEA_RANGE_FULL ? FOVEA_COLOR_RANGE_FULL
-                                                             : FOVEA_COLOR_RANGE_LIMITED;
+        out->color_range =
+            a->copt.range == FOVEA_RANGE_FULL ? FOVEA_COLOR_RANGE_FULL : FOVEA_COLOR_RANGE_LIMITED;
     if (c->convert)
         out->chroma_tag[0] = '\0'; /* the input's tag describes the input's chroma */
     out->frame_count = -1;
@@ -381,8 +378,7 @@ static int put_frame(convert_run *c, fovea_frame *in)
                 return rc;
             const char *detail = fovea_last_error(c->ctx);
             cli_error(cli_display_path(a->in_path, 0), "frame %lld: cannot convert %s to %s: %s",
-                      index, fovea_pixfmt_name(c->in_info.fmt),
-                      fovea_pixfmt_name(c->out_info.fmt),
+                      index, fovea_pixfmt_name(c->in_info.fmt), fovea_pixfmt_name(c->out_info.fmt),
                       detail && *detail ? detail : fovea_strerror(st));
             return CLI_EXIT_RUNTIME;
         }
@@ -460,8 +456,7 @@ static int finish_output(convert_run *c, double t0)
         cli_summary(a->opt.quiet, strcmp(a->out_path, "-") == 0 || json_out,
                     "convert: %lld %s %dx%d %s -> %s %s %s", c->done, cli_frames_word(c->done),
                     c->in_info.width, c->in_info.height, fovea_pixfmt_name(c->in_info.fmt),
-                    cli_display_path(a->out_path, 1), fovea_pixfmt_name(c->out_info.fmt),
-                    timing);
+                    cli_display_path(a->out_path, 1), fovea_pixfmt_name(c->out_info.fmt), timing);
     }
     return rc;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea demo: render a procedural outdoor scene as a ground-truth panorama and
  * as the views of a two-camera rig with different color responses, stitch them
  * back with automatic color balance, write PNGs, print PSNR and color mismatch. */
@@ -21,19 +22,27 @@ enum {
 };
 
 static const cli_option demo_cli_options[] = {
-    {"out", 'o', "DIR", "directory for camera0.png, camera1.png, panorama.png, ground_truth.png, "
-                        "coverage.png, heatmap.png (created if missing)", "demo-out", OPT_OUT},
-    {"scale", 0, "DIV", "divide every size of the rig (cameras 3840x2160, panorama 5700x1900) "
-     "by DIV, for a quicker run", "1", OPT_SCALE},
+    {"out", 'o', "DIR",
+     "directory for camera0.png, camera1.png, panorama.png, ground_truth.png, "
+     "coverage.png, heatmap.png (created if missing)",
+     "demo-out", OPT_OUT},
+    {"scale", 0, "DIV",
+     "divide every size of the rig (cameras 3840x2160, panorama 5700x1900) "
+     "by DIV, for a quicker run",
+     "1", OPT_SCALE},
     {"backend", 0, "NAME", "auto, cpu or cuda", "auto", CLI_OPT_BACKEND},
     {"threads", 0, "N", "CPU threads (0 = all)", "0", CLI_OPT_THREADS},
-    {"same-colors", 0, NULL, "give every camera the same (identity) color response", NULL, OPT_SAME},
+    {"same-colors", 0, NULL, "give every camera the same (identity) color response", NULL,
+     OPT_SAME},
     {"no-balance", 0, NULL, "stitch without automatic color balance", NULL, OPT_NO_COLOR},
-    {"yuv", 0, NULL, "the video path: cameras converted to I420 and stitched in I420 (PSNR "
-                     "against the ground truth converted the same way, mismatch on Y, U and V)",
+    {"yuv", 0, NULL,
+     "the video path: cameras converted to I420 and stitched in I420 (PSNR "
+     "against the ground truth converted the same way, mismatch on Y, U and V)",
      NULL, OPT_YUV},
-    {"colorspace", 0, "CS", "with --yuv: the YUV matrix of the conversions and of the stitch's "
-     "color balance, bt601 or bt709", "bt601", OPT_COLORSPACE},
+    {"colorspace", 0, "CS",
+     "with --yuv: the YUV matrix of the conversions and of the stitch's "
+     "color balance, bt601 or bt709",
+     "bt601", OPT_COLORSPACE},
     {"range", 0, "RANGE", "with --yuv: limited or full range YUV", "limited", OPT_RANGE},
     {"seed", 0, "N", "scene seed", "2026", OPT_SEED},
     CLI_OPTION_JSON("write the numbers as JSON ('-' = stdout)"),
@@ -151,18 +160,18 @@ static void print_result(const demo_options *o, const demo_result *r, const char
            r->seconds_map, r->seconds_stitch);
     printf("  covered: %.1f%% of the panorama\n", r->pct_covered);
     printf("  PSNR vs ground truth over covered pixels: %.2f dB\n", r->psnr_covered);
-    const double less = r->mismatch_before > 0
-                            ? 100.0 * (1.0 - r->mismatch_after / r->mismatch_before)
-                            : 0.0;
+    const double less =
+        r->mismatch_before > 0 ? 100.0 * (1.0 - r->mismatch_after / r->mismatch_before) : 0.0;
     printf("  overlap %s mismatch (mean |A-B|, codes): %.2f before, %.2f after balancing "
-           "(%.0f%% %s)\n", o->yuv ? "Y/U/V" : "color", r->mismatch_before, r->mismatch_after,
+           "(%.0f%% %s)\n",
+           o->yuv ? "Y/U/V" : "color", r->mismatch_before, r->mismatch_after,
            less < 0 ? -less : less, less < 0 ? "more" : "less");
     for (int c = 0; c < r->num_cameras; c++)
         printf("  camera %d correction: gain %.3f %.3f %.3f, gamma %.3f\n", c, r->cc[c].gain[0],
                r->cc[c].gain[1], r->cc[c].gain[2], r->cc[c].gamma);
     printf("  heat map (fovea diff, %s) of a %dx%d view panned by %.2f degrees: %.1f%% of "
-           "pixels changed (threshold 10), difference %d shown red\n", r->heat_backend,
-           r->heat_width, r->heat_height, r->heat_pan_deg, r->heat_changed_pct,
+           "pixels changed (threshold 10), difference %d shown red\n",
+           r->heat_backend, r->heat_width, r->heat_height, r->heat_pan_deg, r->heat_changed_pct,
            r->heat_normalize);
     printf("  wrote %s/{camera0,camera1,panorama,ground_truth,coverage,heatmap}.png\n", out);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea diff IN`: what changes between consecutive frames: heat maps, noise
  * maps and tile masks as video or image sequences, per-frame numbers as JSON
  * and a PNG chart. Reading, differencing and each output's writing overlap. */
@@ -24,33 +25,48 @@ enum {
 };
 
 static const cli_option options[] = {
-    {"heatmap", 0, "OUT", "write the heat maps: y4m (i420; '-' = stdout), or RGB PNG/PPM "
-     "images with a pattern such as heat%04d.png", "none", OPT_HEATMAP},
+    {"heatmap", 0, "OUT",
+     "write the heat maps: y4m (i420; '-' = stdout), or RGB PNG/PPM "
+     "images with a pattern such as heat%04d.png",
+     "none", OPT_HEATMAP},
     {"noise", 0, "OUT", "write the noise maps (changed pixels red): y4m or images as --heatmap",
      "none", OPT_NOISE},
-    {"noise-mode", 0, "MODE", "black (red on black) or overlay (red painted over the current "
-     "frame, in the input's format; needs rgb24, rgba or i420 input)", "black", OPT_NOISE_MODE},
-    {"mask", 0, "OUT", "write the tile masks, one gray pixel per tile (255 changed, 0 not): y4m "
-     "(mono) or gray PNG/PGM images", "none", OPT_MASK},
-    {"threshold", 't', "T|auto", "a pixel changed when a channel differs by more than T "
-     "(sample units); auto = ceil(K x noise sigma) of each pair", "10", OPT_THRESHOLD},
+    {"noise-mode", 0, "MODE",
+     "black (red on black) or overlay (red painted over the current "
+     "frame, in the input's format; needs rgb24, rgba or i420 input)",
+     "black", OPT_NOISE_MODE},
+    {"mask", 0, "OUT",
+     "write the tile masks, one gray pixel per tile (255 changed, 0 not): y4m "
+     "(mono) or gray PNG/PGM images",
+     "none", OPT_MASK},
+    {"threshold", 't', "T|auto",
+     "a pixel changed when a channel differs by more than T "
+     "(sample units); auto = ceil(K x noise sigma) of each pair",
+     "10", OPT_THRESHOLD},
     {"auto-k", 0, "K", "K of --threshold auto, 0 < K <= 1000", "3", OPT_AUTO_K},
     {"tile", 0, "N", "tile side of the change mask: 8, 16, 32 or 64", "16", OPT_TILE},
-    {"denoise", 0, "F", "filter both frames before differencing: none, median3, gauss5 or "
+    {"denoise", 0, "F",
+     "filter both frames before differencing: none, median3, gauss5 or "
      "temporal:S (exponential average, history weight S/256, 0..255; temporal = temporal:192)",
      "none", OPT_DENOISE},
-    {"normalize", 0, "MAX", "difference shown as the top of the heat map (red); larger ones "
-     "saturate, so small changes show; 0 = the measure's full range", "0", OPT_NORMALIZE},
-    {"measure", 0, "M", "heat-map difference of a pixel: sum (of the channel differences) or "
-     "max (the largest)", "sum", OPT_MEASURE},
+    {"normalize", 0, "MAX",
+     "difference shown as the top of the heat map (red); larger ones "
+     "saturate, so small changes show; 0 = the measure's full range",
+     "0", OPT_NORMALIZE},
+    {"measure", 0, "M",
+     "heat-map difference of a pixel: sum (of the channel differences) or "
+     "max (the largest)",
+     "sum", OPT_MEASURE},
     CLI_OPTION_BACKEND,
     CLI_OPTION_THREADS,
     CLI_OPTION_FRAMES("make at most N maps (reads N + 1 frames); 0 = all"),
     CLI_OPTION_QUIET,
     CLI_OPTION_JSON("write per-map numbers (changed pixels and tiles, mean and max "
                     "difference, noise sigma, threshold), totals and settings; '-' = stdout"),
-    {"plot", 0, "FILE.png", "draw the changed fractions and the noise sigma per map as a "
-     "1200x500 PNG chart", "none", OPT_PLOT},
+    {"plot", 0, "FILE.png",
+     "draw the changed fractions and the noise sigma per map as a "
+     "1200x500 PNG chart",
+     "none", OPT_PLOT},
     CLI_INPUT_OPTIONS,
     {0},
 };
@@ -194,8 +210,7 @@ static int parse_args(diff_args *a, int argc, char **argv)
 
     /* outputs: one at most on stdout, no two the same file, none an input */
     const char *names[N_OUT + 2] = {a->out[0], a->out[1], a->out[2], a->opt.json, a->plot};
-    const char *opts[N_OUT + 2] = {out_option[0], out_option[1], out_option[2], "--json",
-                                   "--plot"};
+    const char *opts[N_OUT + 2] = {out_option[0], out_option[1], out_option[2], "--json", "--plot"};
     int on_stdout = 0;
     for (int i = 0; i < N_OUT + 2; i++) {
         if (!names[i])
@@ -211,7 +226,8 @@ static int parse_args(diff_args *a, int argc, char **argv)
         struct stat st;
         const int chr = stat(names[i], &st) == 0 && S_ISCHR(st.st_mode);
         for (int j = 0; j < i && !chr; j++)
-            if (names[j] && (strcmp(names[i], names[j]) == 0 || fovea_same_file(names[i], names[j])))
+            if (names[j] &&
+                (strcmp(names[i], names[j]) == 0 || fovea_same_file(names[i], names[j])))
                 return cli_usage_error(cmd, "%s and %s name the same file: %s", opts[j], opts[i],
                                        names[i]);
         if (cli_refuse_same_file(names[i], a->input))

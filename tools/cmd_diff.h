@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea diff`'s run, shared by its units: cmd_diff.c (options, the
  * differencer and the run), cmd_diff_input.c (the input, checked, and its
  * reader thread), cmd_diff_maps.c (the maps of each pair of frames) and
@@ -35,7 +36,7 @@ typedef struct diff_output {
     fovea_pixfmt write_fmt; /* what the writer takes */
     fovea_writer *w;
     cli_pipe pipe;
-    fovea_frame buf[2];     /* [0] the map, [1] converted for the writer */
+    fovea_frame buf[2]; /* [0] the map, [1] converted for the writer */
 } diff_output;
 
 /* The numbers of one map. */
@@ -49,11 +50,11 @@ typedef struct diff_run {
     diff_args a;
     fovea_reader *r;
     fovea_video_info info;
-    int64_t tiles;          /* per map */
+    int64_t tiles; /* per map */
     int tiles_x, tiles_y;
     fovea_context *ctx;
     fovea_diff *d;
-    fovea_memtype mem;      /* of the frames the differencer reads and writes */
+    fovea_memtype mem; /* of the frames the differencer reads and writes */
     fovea_convert_options co;
     diff_output out[N_OUT];
     cli_ring ring;
@@ -64,7 +65,7 @@ typedef struct diff_run {
     fovea_frame dev[2];
     int on_device;
     diff_stat *stats;
-    int64_t n, cap;         /* maps made */
+    int64_t n, cap; /* maps made */
     int want_sigma;
     cli_progress prog;
 } diff_run;

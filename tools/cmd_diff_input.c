@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea diff`: the input: opened and checked before any output is (among
  * the checks, no output may write over a file of an image-sequence input),
  * then read on a thread of its own. */
@@ -125,8 +126,10 @@ int diff_open_input(diff_run *s)
     }
     if (a->out[OUT_NOISE] && a->set.noise_mode == FOVEA_DIFF_NOISE_OVERLAY &&
         in->fmt != FOVEA_PIX_RGB24 && in->fmt != FOVEA_PIX_RGBA && in->fmt != FOVEA_PIX_I420) {
-        cli_error(shown, "%s: --noise-mode overlay paints over the input frames, which must be "
-                  "rgb24, rgba or i420", fovea_pixfmt_name(in->fmt));
+        cli_error(shown,
+                  "%s: --noise-mode overlay paints over the input frames, which must be "
+                  "rgb24, rgba or i420",
+                  fovea_pixfmt_name(in->fmt));
         return CLI_EXIT_RUNTIME;
     }
     s->tiles_x = (in->width + a->set.tile - 1) / a->set.tile;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea diff`: the maps of each pair of consecutive frames, made from one
  * fovea_diff_compute and handed to the outputs' writers. */
 #include <math.h>

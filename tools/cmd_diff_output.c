@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea diff`: the outputs: each requested map's writer on a thread of its
  * own, and the reports (JSON, the PNG chart, the summary line). */
 #include <math.h>
@@ -39,7 +40,8 @@ int diff_open_output(diff_run *s, int k)
     }
     if (image && !diff_is_pattern(o->path, o->container) && s->info.frame_count != 2 &&
         a->opt.frames != 1)
-        return cli_usage_error(diff_spec.name, "%s: %s holds one image and the input may make more "
+        return cli_usage_error(diff_spec.name,
+                               "%s: %s holds one image and the input may make more "
                                "maps: use a pattern such as out%%04d.%s, or --frames 1",
                                o->path, fovea_container_name(o->container),
                                o->container == FOVEA_CONTAINER_PNG ? "png" : "ppm");
@@ -285,10 +287,9 @@ static int write_plot(const diff_run *s)
         snprintf(dn, sizeof(dn), "temporal:%d", a->set.temporal_strength);
     else
         snprintf(dn, sizeof(dn), "%s", denoise_name(a->set.denoise));
-    snprintf(subtitle, sizeof(subtitle),
-             "%dx%d %s, %lld map%s; threshold %s, denoise %s; fovea %s", s->info.width,
-             s->info.height, fovea_pixfmt_name(s->info.fmt), (long long)n, n == 1 ? "" : "s", thr,
-             dn, fovea_version());
+    snprintf(subtitle, sizeof(subtitle), "%dx%d %s, %lld map%s; threshold %s, denoise %s; fovea %s",
+             s->info.width, s->info.height, fovea_pixfmt_name(s->info.fmt), (long long)n,
+             n == 1 ? "" : "s", thr, dn, fovea_version());
     c.title = title;
     c.subtitle = subtitle;
     c.xlabel = "map i (input frames i and i + 1)";

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea info`: version, build, CPUs, CUDA devices and supported formats, as text
  * or JSON. */
 #include <stdlib.h>
@@ -105,14 +106,13 @@ static int print_text(void)
             printf("  %d: (cannot query)\n", i);
             continue;
         }
-        printf("  %d: %s, %d SMs, %.1f GiB, compute capability %d.%d\n", i, di.name,
-               di.sm_count, gib(di.total_memory), di.cc_major, di.cc_minor);
+        printf("  %d: %s, %d SMs, %.1f GiB, compute capability %d.%d\n", i, di.name, di.sm_count,
+               gib(di.total_memory), di.cc_major, di.cc_minor);
     }
     char list[512];
     printf("containers (read and write):\n");
     for (int i = 0; i < N_CONTAINERS; i++) {
-        printf("  %-4s  %s\n", fovea_container_name(containers[i]),
-               container_note(containers[i]));
+        printf("  %-4s  %s\n", fovea_container_name(containers[i]), container_note(containers[i]));
         format_list(list, sizeof(list), containers[i]);
         fputs("        pixel formats: ", stdout);
         cli_print_wrapped(stdout, list, 23, 23);
@@ -171,8 +171,7 @@ static cJSON *build_json(void)
         cJSON *fmts = cJSON_AddArrayToObject(c, "pixel_formats");
         for (int f = FOVEA_PIX_NONE + 1; f < FOVEA_PIX_COUNT; f++)
             if (cli_container_holds(containers[i], (fovea_pixfmt)f))
-                cJSON_AddItemToArray(fmts,
-                                     cJSON_CreateString(fovea_pixfmt_name((fovea_pixfmt)f)));
+                cJSON_AddItemToArray(fmts, cJSON_CreateString(fovea_pixfmt_name((fovea_pixfmt)f)));
         cJSON_AddItemToArray(conts, c);
     }
     cJSON *pix = cJSON_AddArrayToObject(root, "pixel_formats");

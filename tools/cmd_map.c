@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea map import|info`: make a stitch map from full-resolution lookup tables,
  * and describe a map file (docs/map-format.md). */
 #include <stdlib.h>
@@ -48,8 +49,10 @@ int cmd_map(int argc, char **argv)
 enum { OPT_TABLES = 1, OPT_PANO, OPT_CAMERA, OPT_OUTPUT };
 
 static const cli_option import_options[] = {
-    {"tables", 0, "DIR", "folder holding lut_left_x.bin, lut_left_y.bin, lut_right_x.bin, "
-     "lut_right_y.bin, weight_left.bin and weight_right.bin (required)", NULL, OPT_TABLES},
+    {"tables", 0, "DIR",
+     "folder holding lut_left_x.bin, lut_left_y.bin, lut_right_x.bin, "
+     "lut_right_y.bin, weight_left.bin and weight_right.bin (required)",
+     NULL, OPT_TABLES},
     {"pano", 0, "WxH", "panorama size the tables describe (required)", NULL, OPT_PANO},
     {"camera", 0, "WxH", "size of both camera images (required)", NULL, OPT_CAMERA},
     {"output", 'o', "FILE", "map file to write (required)", NULL, OPT_OUTPUT},
@@ -97,18 +100,10 @@ static int cmd_map_import(int argc, char **argv)
         }
         int bad = 0;
         switch (id) {
-        case OPT_TABLES:
-            tables = v;
-            break;
-        case OPT_PANO:
-            bad = cli_parse_size(cmd, "--pano", v, &pw, &ph);
-            break;
-        case OPT_CAMERA:
-            bad = cli_parse_size(cmd, "--camera", v, &cw, &ch);
-            break;
-        case OPT_OUTPUT:
-            out = v;
-            break;
+        case OPT_TABLES: tables = v; break;
+        case OPT_PANO: bad = cli_parse_size(cmd, "--pano", v, &pw, &ph); break;
+        case OPT_CAMERA: bad = cli_parse_size(cmd, "--camera", v, &cw, &ch); break;
+        case OPT_OUTPUT: out = v; break;
         }
         if (bad)
             return CLI_EXIT_USAGE;
@@ -148,8 +143,10 @@ static int cmd_map_import(int argc, char **argv)
         return CLI_EXIT_RUNTIME;
     }
     if (fovea_stitch_map_covers_any(map) == 0) {
-        cli_error(tables, "the tables cover no pixel of the panorama (every lookup falls outside "
-                  "the %dx%d cameras, or every weight is 0): no map written", cw, ch);
+        cli_error(tables,
+                  "the tables cover no pixel of the panorama (every lookup falls outside "
+                  "the %dx%d cameras, or every weight is 0): no map written",
+                  cw, ch);
         fovea_stitch_map_close(&map);
         return CLI_EXIT_RUNTIME;
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea rig check RIG.json`: validate a rig file, build its stitch map and report
  * what the panorama sees (coverage, overlaps, grid steps); optionally write the
  * coverage picture, a JSON report and the built map. */
@@ -48,16 +49,24 @@ int cmd_rig(int argc, char **argv)
 enum { OPT_PNG = 1, OPT_SAVE_MAP, OPT_MAX_STEP, OPT_TOLERANCE };
 
 static const cli_option check_options[] = {
-    {"png", 0, "FILE", "write the coverage picture: each camera in its own color (brighter "
-     "where cameras overlap), seams white, uncovered pixels black", "none", OPT_PNG},
-    {"json", 0, "FILE", "write every number of the report as JSON to FILE; '-' = stdout "
-     "(the text report then goes to stderr)", "none", CLI_OPT_JSON},
-    {"save-map", 0, "FILE", "save the built map, for `fovea stitch --map FILE` (skips the "
-     "build)", "none", OPT_SAVE_MAP},
+    {"png", 0, "FILE",
+     "write the coverage picture: each camera in its own color (brighter "
+     "where cameras overlap), seams white, uncovered pixels black",
+     "none", OPT_PNG},
+    {"json", 0, "FILE",
+     "write every number of the report as JSON to FILE; '-' = stdout "
+     "(the text report then goes to stderr)",
+     "none", CLI_OPT_JSON},
+    {"save-map", 0, "FILE",
+     "save the built map, for `fovea stitch --map FILE` (skips the "
+     "build)",
+     "none", OPT_SAVE_MAP},
     {"max-step", 0, "N", "coarsest grid step tried when building the map: 1, 2, 4, 8, 16 or 32",
      "16", OPT_MAX_STEP},
-    {"tolerance", 0, "PX", "largest allowed interpolation error of the map grid, camera "
-     "pixels", "0.01", OPT_TOLERANCE},
+    {"tolerance", 0, "PX",
+     "largest allowed interpolation error of the map grid, camera "
+     "pixels",
+     "0.01", OPT_TOLERANCE},
     {"threads", 0, "N", "CPU threads for the build; 0 = one per CPU", "0", CLI_OPT_THREADS},
     {"quiet", 'q', NULL, "print nothing but errors and warnings", "print the report",
      CLI_OPT_QUIET},
@@ -109,17 +118,13 @@ static int parse_check_args(check_args *a, int argc, char **argv)
         }
         int bad = 0;
         switch (id) {
-        case OPT_PNG:
-            a->png = v;
-            break;
-        case OPT_SAVE_MAP:
-            a->save_map = v;
-            break;
+        case OPT_PNG: a->png = v; break;
+        case OPT_SAVE_MAP: a->save_map = v; break;
         case OPT_MAX_STEP:
             bad = cli_parse_int32(cmd, "--max-step", v, 1, 32, &a->max_step);
             if (!bad && (a->max_step & (a->max_step - 1)) != 0)
-                bad = cli_usage_error(cmd, "--max-step: expected 1, 2, 4, 8, 16 or 32, got '%s'",
-                                      v);
+                bad =
+                    cli_usage_error(cmd, "--max-step: expected 1, 2, 4, 8, 16 or 32, got '%s'", v);
             break;
         case OPT_TOLERANCE:
             bad = cli_parse_double(cmd, "--tolerance", v, 1e-6, 100.0, &a->tolerance);
@@ -132,8 +137,7 @@ static int parse_check_args(check_args *a, int argc, char **argv)
     if (end != CLI_EXIT_OK)
         return end;
     if (p.nrest != 1)
-        return cli_usage_error(cmd, "rig check: expected one RIG.json, got %d arguments",
-                               p.nrest);
+        return cli_usage_error(cmd, "rig check: expected one RIG.json, got %d arguments", p.nrest);
     a->rig_path = p.rest[0];
     if (a->png && strcmp(a->png, "-") == 0)
         return cli_usage_error(cmd, "--png: give a file name");
@@ -333,8 +337,7 @@ static void print_warnings(const check_args *a, const rig_info *rig,
             warn_turn(a, field, angles[k], "the camera");
         }
         if (cov->pct_camera[c] <= 0.0)
-            cli_error(a->rig_path, "warning: cameras[%d] (%s) sees no panorama pixel", c,
-                      rc->name);
+            cli_error(a->rig_path, "warning: cameras[%d] (%s) sees no panorama pixel", c, rc->name);
         if (stats->cam[c].fallback)
             cli_error(a->rig_path,
                       "warning: cameras[%d] (%s): even a full-resolution grid misses the "

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea stitch`: stitch synchronized camera streams (y4m, raw yuv) or stills
  * (PNG, PNM) into a panorama with a map built from a rig or loaded from a file. */
 #include <stdlib.h>
@@ -22,41 +23,56 @@ enum {
 
 static const cli_option options[] = {
     {"rig", 0, "FILE", "rig JSON (docs/rig.md); the map is built at start", "none", OPT_RIG},
-    {"map", 0, "FILE", "map file (from `fovea rig check --save-map` or `fovea map import`)",
-     "none", OPT_MAP},
-    {"output", 'o', "FILE", "panorama: .y4m (i420), .png (rgba; use a pattern such as "
+    {"map", 0, "FILE", "map file (from `fovea rig check --save-map` or `fovea map import`)", "none",
+     OPT_MAP},
+    {"output", 'o', "FILE",
+     "panorama: .y4m (i420), .png (rgba; use a pattern such as "
      "pano%04d.png for several frames), .ppm (rgb24), .yuv (raw i420); '-' = y4m on stdout "
-     "(required)", NULL, OPT_OUTPUT},
-    {"out-format", 0, "FMT", "output container: y4m, yuv (raw), pnm or png, e.g. for -o /dev/null "
-     "or a FIFO", "from the file extension; '-' is y4m", OPT_OUT_FORMAT},
+     "(required)",
+     NULL, OPT_OUTPUT},
+    {"out-format", 0, "FMT",
+     "output container: y4m, yuv (raw), pnm or png, e.g. for -o /dev/null "
+     "or a FIFO",
+     "from the file extension; '-' is y4m", OPT_OUT_FORMAT},
     {"backend", 0, "NAME", "auto, cpu or cuda", "auto (cuda when a device is present)",
      CLI_OPT_BACKEND},
     CLI_OPTION_THREADS,
     CLI_OPTION_FRAMES("stop after N panorama frames; 0 = all"),
-    {"color", 0, "MODE", "color correction: auto (gains per R, G, B channel and a gamma per "
+    {"color", 0, "MODE",
+     "color correction: auto (gains per R, G, B channel and a gamma per "
      "camera, measured in the overlaps; YUV video: chroma corrected through those RGB "
      "curves), off, or "
      "fixed:FILE with JSON {\"cameras\":[{\"gain\":[r,g,b],\"gamma\":g}, ...]} (a --json "
-     "summary of an earlier run works too)", "auto", OPT_COLOR},
+     "summary of an earlier run works too)",
+     "auto", OPT_COLOR},
     {"color-interval", 0, "K", "with --color auto, measure the overlaps every K frames", "30",
      OPT_COLOR_INTERVAL},
-    {"color-smoothing", 0, "S", "with --color auto, move the corrections by S (0 < S <= 1) of "
-     "the way to each new measurement", "0.1", OPT_COLOR_SMOOTHING},
-    {"deterministic", 0, NULL, "measure synchronously (frame n measured, applied from n+1), so "
-     "runs and backends give the same output", "off: measured in the background",
-     OPT_DETERMINISTIC},
-    {"print-color", 0, NULL, "print the final per-camera gains and gamma (stdout, or stderr when "
-     "the video goes to stdout)", "off", OPT_PRINT_COLOR},
-    {"missing", 0, "POLICY", "what to do when a camera has no frame (ended early, truncated or "
+    {"color-smoothing", 0, "S",
+     "with --color auto, move the corrections by S (0 < S <= 1) of "
+     "the way to each new measurement",
+     "0.1", OPT_COLOR_SMOOTHING},
+    {"deterministic", 0, NULL,
+     "measure synchronously (frame n measured, applied from n+1), so "
+     "runs and backends give the same output",
+     "off: measured in the background", OPT_DETERMINISTIC},
+    {"print-color", 0, NULL,
+     "print the final per-camera gains and gamma (stdout, or stderr when "
+     "the video goes to stdout)",
+     "off", OPT_PRINT_COLOR},
+    {"missing", 0, "POLICY",
+     "what to do when a camera has no frame (ended early, truncated or "
      "corrupt): error, or repeat:N to reuse its last good frame up to N times in a row",
      "error", OPT_MISSING},
     CLI_OPTION_JSON("write a JSON summary (frames, fps, backend, per-camera corrections) to "
                     "FILE; '-' = stdout"),
     CLI_OPTION_QUIET,
-    {"colorspace", 0, "CS", "YUV video: the inputs' matrix, bt601 or bt709 (HD and UHD video "
+    {"colorspace", 0, "CS",
+     "YUV video: the inputs' matrix, bt601 or bt709 (HD and UHD video "
      "usually); the color balance measures and corrects in it, and YUV<->RGB conversions "
-     "(e.g. -o pano.png) use it", "bt601", OPT_COLORSPACE},
-    {"range", 0, "RANGE", "YUV video: auto, limited or full; auto takes the inputs' y4m "
+     "(e.g. -o pano.png) use it",
+     "bt601", OPT_COLORSPACE},
+    {"range", 0, "RANGE",
+     "YUV video: auto, limited or full; auto takes the inputs' y4m "
      "XCOLORRANGE tag (as ffmpeg writes it), else limited. The y4m output carries the tag",
      "auto", OPT_RANGE},
     CLI_INPUT_OPTIONS,
@@ -141,15 +157,9 @@ static int parse_args(stitch_args *a, int argc, char **argv)
         }
         int bad = 0;
         switch (id) {
-        case OPT_RIG:
-            a->rig = v;
-            break;
-        case OPT_MAP:
-            a->map = v;
-            break;
-        case OPT_OUTPUT:
-            a->out = v;
-            break;
+        case OPT_RIG: a->rig = v; break;
+        case OPT_MAP: a->map = v; break;
+        case OPT_OUTPUT: a->out = v; break;
         case OPT_OUT_FORMAT:
             bad = cli_parse_container(cmd, "--out-format", v, &a->out_container);
             break;
@@ -162,8 +172,8 @@ static int parse_args(stitch_args *a, int argc, char **argv)
                 a->color = COLOR_ARG_FIXED;
                 a->color_file = v + 6;
             } else {
-                bad = cli_usage_error(cmd, "--color: expected auto, off or fixed:FILE, got '%s'",
-                                      v);
+                bad =
+                    cli_usage_error(cmd, "--color: expected auto, off or fixed:FILE, got '%s'", v);
             }
             break;
         case OPT_COLOR_INTERVAL:
@@ -174,21 +184,13 @@ static int parse_args(stitch_args *a, int argc, char **argv)
             if (!bad && !(a->smoothing > 0.0))
                 bad = cli_usage_error(cmd, "--color-smoothing: must be > 0, got '%s'", v);
             break;
-        case OPT_DETERMINISTIC:
-            a->deterministic = 1;
-            break;
-        case OPT_PRINT_COLOR:
-            a->print_color = 1;
-            break;
-        case OPT_MISSING:
-            bad = parse_missing(v, &a->max_repeat);
-            break;
+        case OPT_DETERMINISTIC: a->deterministic = 1; break;
+        case OPT_PRINT_COLOR: a->print_color = 1; break;
+        case OPT_MISSING: bad = parse_missing(v, &a->max_repeat); break;
         case OPT_COLORSPACE:
             bad = cli_parse_colorspace(cmd, "--colorspace", v, &a->colorspace);
             break;
-        case OPT_RANGE:
-            bad = cli_parse_range(cmd, "--range", v, 1, &a->range);
-            break;
+        case OPT_RANGE: bad = cli_parse_range(cmd, "--range", v, 1, &a->range); break;
         }
         if (bad)
             return CLI_EXIT_USAGE;
@@ -228,8 +230,10 @@ static int check_args(stitch_args *a, char **rest, int nrest)
                                     "(png, pnm)");
     fovea_container oc = cli_container_for(a->out, a->out_container);
     if (oc == FOVEA_CONTAINER_AUTO)
-        return cli_usage_error(cmd, "%s: unknown file type (name it .y4m, .png, .ppm or .yuv, "
-                               "or use --out-format)", a->out);
+        return cli_usage_error(cmd,
+                               "%s: unknown file type (name it .y4m, .png, .ppm or .yuv, "
+                               "or use --out-format)",
+                               a->out);
     a->out_container = oc;
     if (a->opt.json && strcmp(a->opt.json, "-") == 0 && strcmp(a->out, "-") == 0)
         return cli_usage_error(cmd, "--json -: stdout already carries the video");
@@ -275,7 +279,8 @@ static int setup(stitch_run *s)
     st = fovea_stitch_map_covers_any(s->map);
     if (st <= 0) {
         cli_error(a->rig ? a->rig : a->map, st == 0 ? "no camera sees any pixel of the panorama "
-                  "(zero coverage): nothing to stitch" : "invalid map");
+                                                      "(zero coverage): nothing to stitch"
+                                                    : "invalid map");
         return CLI_EXIT_RUNTIME;
     }
 
@@ -317,8 +322,7 @@ static int run_loop(stitch_run *s)
     cli_progress prog;
     int rc = CLI_EXIT_OK;
     /* a still (or a one-frame run) is balanced on itself before it is stitched */
-    int analyse_first = a->color == COLOR_ARG_AUTO && a->n > 1 &&
-                        (s->still || s->total == 1);
+    int analyse_first = a->color == COLOR_ARG_AUTO && a->n > 1 && (s->still || s->total == 1);
     cli_progress_start(&prog, s->total, a->opt.quiet);
     if (s->pipelined && stitch_pipeline_start(s) != 0) {
         cli_progress_finish(&prog);
@@ -413,10 +417,10 @@ int cmd_stitch(int argc, char **argv)
             cli_format_timing(timing, sizeof(timing), s->done, now - t1);
             const int json_out = s->a.opt.json && strcmp(s->a.opt.json, "-") == 0;
             cli_summary(s->a.opt.quiet, strcmp(s->a.out, "-") == 0 || json_out,
-                        "stitch: %lld %s from %d camera%s -> %s %dx%d %s %s",
-                        (long long)s->done, cli_frames_word(s->done), s->a.n,
-                        s->a.n == 1 ? "" : "s", cli_display_path(s->a.out, 1), s->pano_w,
-                        s->pano_h, fovea_pixfmt_name(s->write_fmt), timing);
+                        "stitch: %lld %s from %d camera%s -> %s %dx%d %s %s", (long long)s->done,
+                        cli_frames_word(s->done), s->a.n, s->a.n == 1 ? "" : "s",
+                        cli_display_path(s->a.out, 1), s->pano_w, s->pano_h,
+                        fovea_pixfmt_name(s->write_fmt), timing);
         }
     }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea stitch`'s run, shared by its units: cmd_stitch.c (options, setup and
  * the loop), cmd_stitch_input.c (the inputs, one frame per camera and step) and
  * cmd_stitch_output.c (the panorama's writer and the reports). */
@@ -16,15 +17,15 @@ typedef struct stitch_args {
     cli_common_opts opt;
     const char *rig, *map, *out;
     fovea_container out_container; /* --out-format, else from the name */
-    int color;        /* COLOR_ARG_* */
+    int color;                     /* COLOR_ARG_* */
     const char *color_file;
     int interval;
     double smoothing;
     int deterministic;
     int print_color;
-    int max_repeat;   /* --missing repeat:N; 0 = error */
+    int max_repeat;              /* --missing repeat:N; 0 = error */
     fovea_colorspace colorspace; /* --colorspace */
-    int range;        /* --range: FOVEA_COLOR_RANGE_* (UNKNOWN = auto) */
+    int range;                   /* --range: FOVEA_COLOR_RANGE_* (UNKNOWN = auto) */
     cli_input_opts in;
     char **inputs;
     int n;
@@ -45,16 +46,16 @@ typedef struct cam_input {
     const char *path;
     fovea_reader *r;
     fovea_video_info info;
-    int convert;              /* the reader's format is not the stitch format */
+    int convert; /* the reader's format is not the stitch format */
     fovea_convert_options copt;
-    fovea_frame raw;          /* read target (stills; video reads into ring) */
-    fovea_frame cur;          /* what the stitcher gets: the last good frame */
-    int have;                 /* cur holds a good frame */
-    int ended;                /* the reader reached its end */
-    int repeats;              /* consecutive repeated frames */
+    fovea_frame raw; /* read target (stills; video reads into ring) */
+    fovea_frame cur; /* what the stitcher gets: the last good frame */
+    int have;        /* cur holds a good frame */
+    int ended;       /* the reader reached its end */
+    int repeats;     /* consecutive repeated frames */
     int64_t frames_read, frames_repeated;
-    char reason[1024];        /* why this step's frame is missing */
-    cli_ring ring;            /* video: the reader thread and its frames */
+    char reason[1024]; /* why this step's frame is missing */
+    cli_ring ring;     /* video: the reader thread and its frames */
 } cam_input;
 
 typedef struct stitch_run {
@@ -65,16 +66,16 @@ typedef struct stitch_run {
     fovea_writer *w;
     cam_input cam[FOVEA_STITCH_MAX_CAMERAS];
     const fovea_frame *in[FOVEA_STITCH_MAX_CAMERAS];
-    fovea_frame out;          /* stitcher output */
-    fovea_frame wout;         /* converted for the writer when its format differs */
+    fovea_frame out;  /* stitcher output */
+    fovea_frame wout; /* converted for the writer when its format differs */
     fovea_pixfmt stitch_fmt, out_fmt, write_fmt;
     fovea_container out_container;
-    int full_range;           /* YUV video: full range (--range, or the inputs' tag) */
-    const char *range_from;   /* "option", "XCOLORRANGE" or "default" */
+    int full_range;                 /* YUV video: full range (--range, or the inputs' tag) */
+    const char *range_from;         /* "option", "XCOLORRANGE" or "default" */
     fovea_convert_options out_copt; /* the panorama's conversion for the writer */
-    int still;                /* every input is a still image */
+    int still;                      /* every input is a still image */
     int pano_w, pano_h;
-    int64_t total;            /* frames expected, -1 unknown */
+    int64_t total; /* frames expected, -1 unknown */
     int64_t done;
     /* pipeline (video; see PIPE_SLOTS): the cameras' readers and the writer thread */
     int pipelined;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea stitch`: the inputs: the fixed color corrections, the cameras opened
  * and checked against the map, and each step's frames read (or repeated). */
 #include <errno.h>
@@ -74,8 +75,7 @@ static fovea_pixfmt choose_stitch_format(const stitch_run *s)
     int same = 1, any_alpha = 0;
     for (int c = 0; c < n; c++) {
         same &= s->cam[c].info.fmt == s->cam[0].info.fmt;
-        any_alpha |= s->cam[c].info.fmt == FOVEA_PIX_RGBA ||
-                     s->cam[c].info.fmt == FOVEA_PIX_RGBA64;
+        any_alpha |= s->cam[c].info.fmt == FOVEA_PIX_RGBA || s->cam[c].info.fmt == FOVEA_PIX_RGBA64;
     }
     if (same && stitchable(s->cam[0].info.fmt))
         return s->cam[0].info.fmt;
@@ -137,9 +137,8 @@ int stitch_open_inputs(stitch_run *s)
         int mw, mh;
         fovea_stitch_map_camera_size(s->map, c, &mw, &mh);
         if (ci->info.width != mw || ci->info.height != mh) {
-            cli_error(cli_display_path(ci->path, 0),
-                      "camera %d is %dx%d, the map expects %dx%d", c, ci->info.width,
-                      ci->info.height, mw, mh);
+            cli_error(cli_display_path(ci->path, 0), "camera %d is %dx%d, the map expects %dx%d", c,
+                      ci->info.width, ci->info.height, mw, mh);
             return CLI_EXIT_RUNTIME;
         }
         if (ci->info.frame_count < 0)
@@ -160,7 +159,7 @@ int stitch_open_inputs(stitch_run *s)
     }
     if (stills && stills != a->n)
         return cli_usage_error(stitch_spec.name, "stitch: inputs must be all videos (y4m, yuv) "
-                               "or all stills (png, pnm)");
+                                                 "or all stills (png, pnm)");
     s->still = stills > 0;
     s->pipelined = !s->still;
     if (!all_known)
@@ -196,13 +195,14 @@ int stitch_open_inputs(stitch_run *s)
         if (s->still && d && d->is_yuv && d->planes == 1)
             ci->copt.range = FOVEA_RANGE_FULL;
         if (ci->convert && !s->still)
-            cli_error(cli_display_path(ci->path, 0), "warning: %s input converted to %s for "
-                      "stitching", fovea_pixfmt_name(ci->info.fmt),
-                      fovea_pixfmt_name(s->stitch_fmt));
+            cli_error(cli_display_path(ci->path, 0),
+                      "warning: %s input converted to %s for "
+                      "stitching",
+                      fovea_pixfmt_name(ci->info.fmt), fovea_pixfmt_name(s->stitch_fmt));
         int st;
         if (!s->pipelined) {
-            st = stitch_alloc_frame(s, &ci->raw, ci->info.width, ci->info.height,
-                                    ci->info.fmt, !ci->convert);
+            st = stitch_alloc_frame(s, &ci->raw, ci->info.width, ci->info.height, ci->info.fmt,
+                                    !ci->convert);
         } else {
             /* pinned on CUDA contexts unless converted first, as alloc_frame */
             const int pin = !ci->convert && fovea_context_backend(s->ctx) == FOVEA_BACKEND_CUDA;
@@ -333,8 +333,7 @@ int stitch_gather(stitch_run *s, int64_t step, int *exit_status)
             return 0;
         cam_input *ci = &s->cam[failed];
         if (a->max_repeat == 0) {
-            cli_error(cli_display_path(ci->path, 0), "frame %lld: %s", (long long)step,
-                      ci->reason);
+            cli_error(cli_display_path(ci->path, 0), "frame %lld: %s", (long long)step, ci->reason);
             *exit_status = CLI_EXIT_RUNTIME;
             return -1;
         }
@@ -361,10 +360,11 @@ int stitch_gather(stitch_run *s, int64_t step, int *exit_status)
             return -1;
         }
         if (ci->repeats >= a->max_repeat) {
-            cli_error(shown, "frame %lld: %s, and frame %lld was already repeated %d time%s "
-                      "(--missing repeat:%d)", (long long)step, ci->reason,
-                      (long long)ci->cur.index, ci->repeats, ci->repeats == 1 ? "" : "s",
-                      a->max_repeat);
+            cli_error(shown,
+                      "frame %lld: %s, and frame %lld was already repeated %d time%s "
+                      "(--missing repeat:%d)",
+                      (long long)step, ci->reason, (long long)ci->cur.index, ci->repeats,
+                      ci->repeats == 1 ? "" : "s", a->max_repeat);
             *exit_status = CLI_EXIT_RUNTIME;
             return -1;
         }
@@ -375,4 +375,3 @@ int stitch_gather(stitch_run *s, int64_t step, int *exit_status)
     }
     return 1;
 }
-

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea stitch`: the output: the panorama's writer (in line for stills, on
  * the pipeline's writer thread for video) and the reports (colors, JSON). */
 #include <stdlib.h>
@@ -26,9 +27,10 @@ int stitch_open_output(stitch_run *s)
     s->write_fmt = writer_format(s->out_container);
     int single = s->out_container == FOVEA_CONTAINER_PNG || s->out_container == FOVEA_CONTAINER_PNM;
     if (single && s->total > 1 && !strchr(a->out, '%')) {
-        cli_error(a->out, "%lld frames to write but %s holds one image: use a pattern such as "
-                  "pano%%04d.%s, or --frames 1", (long long)s->total,
-                  fovea_container_name(s->out_container),
+        cli_error(a->out,
+                  "%lld frames to write but %s holds one image: use a pattern such as "
+                  "pano%%04d.%s, or --frames 1",
+                  (long long)s->total, fovea_container_name(s->out_container),
                   s->out_container == FOVEA_CONTAINER_PNG ? "png" : "ppm");
         return CLI_EXIT_RUNTIME;
     }
@@ -142,8 +144,8 @@ void stitch_print_colors(const stitch_run *s, const fovea_color_correction *cc)
     FILE *fp = strcmp(s->a.out, "-") == 0 ? stderr : stdout;
     for (int c = 0; c < s->a.n; c++)
         fprintf(fp, "camera %d (%s): gain %.4f %.4f %.4f  gamma %.4f\n", c,
-                cli_display_path(s->cam[c].path, 0), (double)cc[c].gain[0],
-                (double)cc[c].gain[1], (double)cc[c].gain[2], (double)cc[c].gamma);
+                cli_display_path(s->cam[c].path, 0), (double)cc[c].gain[0], (double)cc[c].gain[1],
+                (double)cc[c].gain[2], (double)cc[c].gamma);
 }
 
 int stitch_write_summary(const stitch_run *s, const fovea_color_correction *cc,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea track INPUT...`: KLT feature tracking over a y4m/raw video (luma) or a
  * list of PGM/PNG frames; features per frame as KLT's feature table (text) or
  * JSON, and an optional overlay video/images with each feature's recent trail. */
@@ -26,27 +27,32 @@ static const cli_option options[] = {
     CLI_OPTION_START("skip the first N input frames (video frames, or images of the list)"),
     CLI_OPTION_FRAMES("track at most N frames; 0 = all"),
     {"features", 'n', "N", "number of feature slots", "150", OPT_FEATURES},
-    {"replace", 'r', NULL, "replace lost features after every tracked frame", "off",
-     OPT_REPLACE},
+    {"replace", 'r', NULL, "replace lost features after every tracked frame", "off", OPT_REPLACE},
     {"window", 'w', "W", "tracking window W x W (odd, >= 3)", "7", OPT_WINDOW},
     {"mindist", 0, "D", "minimum distance between features in pixels", "10", OPT_MINDIST},
     {"pyramid-levels", 0, "L", "pyramid levels including the full image (1..8)",
      "2 (KLT's choice for a search range of 15)", OPT_LEVELS},
     {"subsampling", 0, "S", "pyramid subsampling: 2, 4, 8, 16 or 32", "4", OPT_SUBSAMPLING},
-    {"sequential", 0, NULL, "keep the last pyramid between frames (same results, less work)",
-     "off", OPT_SEQUENTIAL},
-    {"affine", 0, "MODE", "affine consistency check: off, 0 (translation), 1 (similarity) "
-     "or 2 (affine)", "off", OPT_AFFINE},
+    {"sequential", 0, NULL, "keep the last pyramid between frames (same results, less work)", "off",
+     OPT_SEQUENTIAL},
+    {"affine", 0, "MODE",
+     "affine consistency check: off, 0 (translation), 1 (similarity) "
+     "or 2 (affine)",
+     "off", OPT_AFFINE},
     {"backend", 0, "B", "auto, cpu or cuda (auto: cuda when a device is present)", "auto",
      CLI_OPT_BACKEND},
     CLI_OPTION_THREADS,
-    {"output", 'o', "FILE", "feature table as text (KLT's layout, features x frames); '-' "
-     "= stdout", "- unless --json is given", OPT_OUTPUT},
-    {"format", 0, "FMT", "printf format of x and y in the text table ('%...f' or '%...d')",
-     "%7.2f", OPT_FORMAT},
+    {"output", 'o', "FILE",
+     "feature table as text (KLT's layout, features x frames); '-' "
+     "= stdout",
+     "- unless --json is given", OPT_OUTPUT},
+    {"format", 0, "FMT", "printf format of x and y in the text table ('%...f' or '%...d')", "%7.2f",
+     OPT_FORMAT},
     CLI_OPTION_JSON("features per frame as JSON; '-' = stdout"),
-    {"overlay", 0, "OUT", "draw the tracks on the frames: a .y4m video or an image pattern "
-     "such as frame%03d.png", "none", OPT_OVERLAY},
+    {"overlay", 0, "OUT",
+     "draw the tracks on the frames: a .y4m video or an image pattern "
+     "such as frame%03d.png",
+     "none", OPT_OVERLAY},
     {"trail", 0, "N", "frames of history drawn per feature in the overlay (1..64)", "10",
      OPT_TRAIL},
     CLI_OPTION_QUIET,
@@ -114,29 +120,21 @@ static int parse_args(track_args *a, int argc, char **argv)
         case OPT_FEATURES:
             bad = cli_parse_int32(cmd, "--features", v, 1, 1000000, &a->nfeatures);
             break;
-        case OPT_REPLACE:
-            a->replace = 1;
-            break;
+        case OPT_REPLACE: a->replace = 1; break;
         case OPT_WINDOW:
             bad = cli_parse_int32(cmd, "--window", v, 3, 99, &a->window);
             if (!bad && a->window % 2 == 0)
                 return cli_usage_error(cmd, "--window: must be odd, got %d", a->window);
             break;
-        case OPT_MINDIST:
-            bad = cli_parse_int32(cmd, "--mindist", v, 0, 10000, &a->mindist);
-            break;
-        case OPT_LEVELS:
-            bad = cli_parse_int32(cmd, "--pyramid-levels", v, 1, 8, &a->levels);
-            break;
+        case OPT_MINDIST: bad = cli_parse_int32(cmd, "--mindist", v, 0, 10000, &a->mindist); break;
+        case OPT_LEVELS: bad = cli_parse_int32(cmd, "--pyramid-levels", v, 1, 8, &a->levels); break;
         case OPT_SUBSAMPLING:
             bad = cli_parse_int32(cmd, "--subsampling", v, 2, 32, &a->subsampling);
             if (!bad && (a->subsampling & (a->subsampling - 1)))
                 return cli_usage_error(cmd, "--subsampling: must be 2, 4, 8, 16 or 32, got %d",
                                        a->subsampling);
             break;
-        case OPT_SEQUENTIAL:
-            a->sequential = 1;
-            break;
+        case OPT_SEQUENTIAL: a->sequential = 1; break;
         case OPT_AFFINE: {
             static const char *const modes[] = {"off", "0", "1", "2", NULL};
             int m;
@@ -144,24 +142,17 @@ static int parse_args(track_args *a, int argc, char **argv)
             a->affine = m - 1;
             break;
         }
-        case OPT_OUTPUT:
-            a->output = v;
-            break;
+        case OPT_OUTPUT: a->output = v; break;
         case OPT_FORMAT: {
             size_t n = strlen(v);
             if (n < 2 || v[0] != '%' || (v[n - 1] != 'f' && v[n - 1] != 'd') ||
                 strchr(v + 1, '%') || n > 20)
-                return cli_usage_error(cmd, "--format: expected e.g. %%7.2f or %%4d, got '%s'",
-                                       v);
+                return cli_usage_error(cmd, "--format: expected e.g. %%7.2f or %%4d, got '%s'", v);
             a->format = v;
             break;
         }
-        case OPT_OVERLAY:
-            a->overlay = v;
-            break;
-        case OPT_TRAIL:
-            bad = cli_parse_int32(cmd, "--trail", v, 1, MAX_TRAIL, &a->trail);
-            break;
+        case OPT_OVERLAY: a->overlay = v; break;
+        case OPT_TRAIL: bad = cli_parse_int32(cmd, "--trail", v, 1, MAX_TRAIL, &a->trail); break;
         }
         if (bad)
             return CLI_EXIT_USAGE;
@@ -203,8 +194,7 @@ static int collect_inputs(track_args *a, char **rest, int nrest)
         fovea_container c = cli_container_for(a->inputs[i], a->in.container);
         int video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV;
         if (video && a->ninputs > 1)
-            return cli_usage_error(cmd, "%s: a video input must be the only INPUT",
-                                   a->inputs[i]);
+            return cli_usage_error(cmd, "%s: a video input must be the only INPUT", a->inputs[i]);
         /* before anything is opened for writing: the inputs must survive */
         if (cli_refuse_same_file(a->output, a->inputs[i]) ||
             cli_refuse_same_file(a->opt.json, a->inputs[i]) ||
@@ -223,7 +213,7 @@ static int pyramid_conflict(const track_args *a, KLT_TrackingContext tc, int w, 
     const char *why = fovea_last_error(tc->ctx);
     const char *p = why[0] == '(' ? strstr(why, ") ") : NULL;
     if (p)
-        why = p + 2;   /* drop the "(function) " prefix */
+        why = p + 2; /* drop the "(function) " prefix */
     const char *input = cli_display_path(a->inputs[0], 0);
     if (w < a->window || h < a->window)
         return cli_usage_error(track_spec.name, "%s: --window %d does not fit the %dx%d input: %s",

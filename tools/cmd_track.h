@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea track`'s run, shared by its units: cmd_track.c (options, the
  * tracker and the loop), cmd_track_source.c (the frames' luma from a video or
  * a list of images) and cmd_track_output.c (the overlay, the feature table,
@@ -39,12 +40,12 @@ typedef struct track_args {
 
 typedef struct source {
     const track_args *a;
-    fovea_reader *r;     /* the open reader (the video, or the current image) */
-    int next;            /* next image index */
+    fovea_reader *r; /* the open reader (the video, or the current image) */
+    int next;        /* next image index */
     int video;
-    fovea_frame frame;   /* an image's */
-    cli_ring ring;       /* a video's reads */
-    int status;          /* SOURCE_FAILED: the read's status and message */
+    fovea_frame frame; /* an image's */
+    cli_ring ring;     /* a video's reads */
+    int status;        /* SOURCE_FAILED: the read's status and message */
     char why[1024];
     int width, height;
     int64_t total;
@@ -52,12 +53,12 @@ typedef struct source {
 
 typedef struct trail {
     float x[MAX_TRAIL], y[MAX_TRAIL];
-    int n;           /* points held (newest last) */
-    int lost_now;    /* lost in the current frame: draw its last point in red */
+    int n;        /* points held (newest last) */
+    int lost_now; /* lost in the current frame: draw its last point in red */
 } trail;
 
 typedef struct history {
-    KLT_FeatureRec *rec;   /* frames x nfeatures (x, y, val only) */
+    KLT_FeatureRec *rec; /* frames x nfeatures (x, y, val only) */
     int frames, cap, nfeat;
 } history;
 
@@ -67,16 +68,16 @@ typedef struct track_run {
     fovea_context *ctx;
     KLT_TrackingContext tc;
     KLT_FeatureList fl;
-    unsigned char *prev, *cur;  /* the lumas of the last frame and of this one */
+    unsigned char *prev, *cur; /* the lumas of the last frame and of this one */
     trail *trails;
     history hist;
-    fovea_writer *ow;           /* the overlay */
-    fovea_frame rgb, conv;      /* the overlay drawn; converted for the writer */
-    int pipelined;              /* a video: its reads and the overlay on threads */
+    fovea_writer *ow;      /* the overlay */
+    fovea_frame rgb, conv; /* the overlay drawn; converted for the writer */
+    int pipelined;         /* a video: its reads and the overlay on threads */
     cli_pipe pipe;
-    cli_ring *rings[1];         /* &src.ring */
+    cli_ring *rings[1]; /* &src.ring */
     cli_progress prog;
-    int frames;                 /* frames tracked */
+    int frames; /* frames tracked */
 } track_run;
 
 /* ---- cmd_track_source.c */

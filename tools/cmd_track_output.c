@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea track`: the outputs: the overlay (trails drawn over the luma, written
  * in line or on the pipeline's writer thread), the feature table, the JSON and
  * the summary line. */
@@ -41,11 +42,11 @@ static void draw_box(fovea_frame *f, float x, float y, const uint8_t c[3])
 }
 
 /* Update the trails from the list, then draw them over the luma. */
-static void overlay_draw(fovea_frame *rgb, const unsigned char *luma, trail *tr,
-                         KLT_FeatureList fl, int trail_len)
+static void overlay_draw(fovea_frame *rgb, const unsigned char *luma, trail *tr, KLT_FeatureList fl,
+                         int trail_len)
 {
-    static const uint8_t green[3] = {0, 255, 0}, yellow[3] = {255, 230, 0},
-                         red[3] = {255, 0, 0}, dim[3] = {0, 150, 0};
+    static const uint8_t green[3] = {0, 255, 0}, yellow[3] = {255, 230, 0}, red[3] = {255, 0, 0},
+                         dim[3] = {0, 150, 0};
     for (int y = 0; y < rgb->height; y++) {
         uint8_t *p = rgb->data[0] + (ptrdiff_t)y * rgb->stride[0];
         const unsigned char *l = luma + (size_t)y * rgb->width;
@@ -64,7 +65,7 @@ static void overlay_draw(fovea_frame *rgb, const unsigned char *luma, trail *tr,
             continue;
         }
         if (f->val > 0)
-            t->n = 0;   /* a new feature in this slot */
+            t->n = 0; /* a new feature in this slot */
         if (t->n == trail_len) {
             memmove(t->x, t->x + 1, (size_t)(trail_len - 1) * sizeof(float));
             memmove(t->y, t->y + 1, (size_t)(trail_len - 1) * sizeof(float));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea track`: the frames' 8-bit luma, from a video read on a thread of its
  * own or from a list of images read in line, after --start. */
 #include <stdlib.h>
@@ -40,16 +41,16 @@ static int source_open_video(source *s)
     if (a->opt.start > 0) {
         int st = fovea_reader_skip(s->r, a->opt.start);
         if (st == FOVEA_EOF) {
-            cli_error(cli_display_path(a->inputs[0], 0),
-                      "--start %lld: the input has fewer frames", a->opt.start);
+            cli_error(cli_display_path(a->inputs[0], 0), "--start %lld: the input has fewer frames",
+                      a->opt.start);
             return CLI_EXIT_RUNTIME;
         }
         if (st < 0)
             return cli_report(a->inputs[0], 0, fovea_last_error(NULL), st);
     }
-    s->total = info->frame_count < 0           ? -1
+    s->total = info->frame_count < 0              ? -1
                : info->frame_count > a->opt.start ? info->frame_count - a->opt.start
-                                               : 0;
+                                                  : 0;
     int st = cli_ring_init(&s->ring, NULL, s->r, PIPE_SLOTS, a->opt.frames, FOVEA_MEM_HOST, 1);
     if (st < 0) {
         cli_error(cli_display_path(a->inputs[0], 0), "cannot allocate %dx%d frames: %s",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea vif REF DIS`: libvmaf's integer VIF per frame and pooled, with JSON in
  * libvmaf's layout, CSV and a PNG chart of the scales over time: the feature
  * list "vif" through the pipeline of `fovea vmaf` (vmaf_pair.c); what is its
@@ -22,14 +23,18 @@ static const cli_option options[] = {
     {"csv", 0, "FILE", "write per-frame scores as CSV; '-' = stdout", "none", OPT_CSV},
     {"plot", 0, "FILE.png",
      "draw the scales per frame as a 1200x500 PNG chart, the 5 lowest frames of scale 0 "
-     "marked", "none", OPT_PLOT},
+     "marked",
+     "none", OPT_PLOT},
     {"gain-limit", 0, "X", "libvmaf's vif_enhn_gain_limit, 1.0 (no gain) to 100.0", "100.0",
      OPT_GAIN},
     {"debug", 0, NULL, "also output the numerator/denominator per scale (libvmaf debug=true)",
      "off", OPT_DEBUG},
-    {"quiet", 'q', NULL, "do not show progress, nor the summary line when --json or --csv "
-     "carries the scores", "progress on stderr when it is a terminal, a summary line with the "
-     "mean scores at the end", CLI_OPT_QUIET},
+    {"quiet", 'q', NULL,
+     "do not show progress, nor the summary line when --json or --csv "
+     "carries the scores",
+     "progress on stderr when it is a terminal, a summary line with the "
+     "mean scores at the end",
+     CLI_OPT_QUIET},
     {0},
 };
 
@@ -65,23 +70,17 @@ static int parse_option(vif_args *a, int id, const char *v)
 {
     const char *cmd = spec.name;
     switch (id) {
-    case OPT_CSV:
-        a->csv = v;
-        return 0;
+    case OPT_CSV: a->csv = v; return 0;
     case OPT_PLOT:
         if (score_check_plot_name(cmd, v) != CLI_EXIT_OK)
             return CLI_EXIT_USAGE;
         a->plot = v;
         return 0;
     case OPT_GAIN:
-        return cli_parse_double(cmd, "--gain-limit", v, 1.0, 100.0, &a->gain) < 0
-                   ? CLI_EXIT_USAGE
-                   : 0;
-    case OPT_DEBUG:
-        a->debug = 1;
-        return 0;
-    default:
-        return CLI_EXIT_USAGE; /* not in the table */
+        return cli_parse_double(cmd, "--gain-limit", v, 1.0, 100.0, &a->gain) < 0 ? CLI_EXIT_USAGE
+                                                                                  : 0;
+    case OPT_DEBUG: a->debug = 1; return 0;
+    default: return CLI_EXIT_USAGE; /* not in the table */
     }
 }
 
@@ -223,9 +222,9 @@ static int write_results(const void *args, const pair_job *j)
                 (json && strcmp(json, "-") == 0) || (a->csv && strcmp(a->csv, "-") == 0),
                 "vif: %lld %s %dx%d %d-bit  mean scale0 %.6f scale1 %.6f scale2 %.6f scale3 "
                 "%.6f  (%s, %d thread%s, %.2f s, %.1f fps)",
-                (long long)n, cli_frames_word(n), j->info.width, j->info.height,
-                j->bit_depth, pl.metric[0].mean, pl.metric[1].mean, pl.metric[2].mean,
-                pl.metric[3].mean, backend, threads, threads == 1 ? "" : "s", secs, fps);
+                (long long)n, cli_frames_word(n), j->info.width, j->info.height, j->bit_depth,
+                pl.metric[0].mean, pl.metric[1].mean, pl.metric[2].mean, pl.metric[3].mean, backend,
+                threads, threads == 1 ? "" : "s", secs, fps);
     return CLI_EXIT_OK;
 }
 

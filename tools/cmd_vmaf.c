@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea vmaf REF DIS`: libvmaf's VMAF (a model's features and score) per
  * frame and pooled, JSON in libvmaf's layout, CSV and a PNG chart; and
  * `fovea vmaf --manifest FILE`: many pairs spread over every GPU (or CPU
@@ -29,29 +30,43 @@ static const cli_option options[] = {
      DEFAULT_MODEL, OPT_MODEL},
     CLI_OPTION_FRAMES("score at most N frame pairs; 0 = all"),
     CLI_OPTION_BACKEND,
-    {"threads", 0, "N", "CPU threads (per worker with --manifest); 0 = one per CPU (shared "
-     "among the workers)", "0", CLI_OPT_THREADS},
+    {"threads", 0, "N",
+     "CPU threads (per worker with --manifest); 0 = one per CPU (shared "
+     "among the workers)",
+     "0", CLI_OPT_THREADS},
     CLI_OPTION_JSON("write per-frame and pooled metrics in libvmaf's JSON layout; '-' = "
                     "stdout"),
     {"csv", 0, "FILE", "write per-frame metrics as CSV; '-' = stdout", "none", OPT_CSV},
     {"plot", 0, "FILE.png",
      "draw VMAF per frame as a 1200x500 PNG chart, the 5 lowest frames marked (with "
-     "--feature-only: the model's features)", "none", OPT_PLOT},
-    {"feature-only", 0, NULL, "compute the model's features, not the score (libvmaf's "
-     "--no_prediction)", "off", OPT_FEATURE_ONLY},
-    {"quiet", 'q', NULL, "do not show progress, nor the summary line when --json, --csv or "
-     "--json-lines carries the scores", "progress on stderr when it is a terminal, a summary "
-     "line at the end", CLI_OPT_QUIET},
-    {"manifest", 0, "FILE", "score the pairs listed in FILE (CSV with a header ref,dis[,id]"
-     "[,model][,frames], or JSON lines; '-' = stdin) instead of REF DIS", "none", OPT_MANIFEST},
-    {"shard", 0, "I/N", "with --manifest: score pairs I, I+N, I+2N, ... (0-based, 0 <= I < N), "
-     "e.g. I=$SLURM_ARRAY_TASK_ID", "0/1 (all)", OPT_SHARD},
+     "--feature-only: the model's features)",
+     "none", OPT_PLOT},
+    {"feature-only", 0, NULL,
+     "compute the model's features, not the score (libvmaf's "
+     "--no_prediction)",
+     "off", OPT_FEATURE_ONLY},
+    {"quiet", 'q', NULL,
+     "do not show progress, nor the summary line when --json, --csv or "
+     "--json-lines carries the scores",
+     "progress on stderr when it is a terminal, a summary "
+     "line at the end",
+     CLI_OPT_QUIET},
+    {"manifest", 0, "FILE",
+     "score the pairs listed in FILE (CSV with a header ref,dis[,id]"
+     "[,model][,frames], or JSON lines; '-' = stdin) instead of REF DIS",
+     "none", OPT_MANIFEST},
+    {"shard", 0, "I/N",
+     "with --manifest: score pairs I, I+N, I+2N, ... (0-based, 0 <= I < N), "
+     "e.g. I=$SLURM_ARRAY_TASK_ID",
+     "0/1 (all)", OPT_SHARD},
     {"devices", 0, "LIST", "with --manifest: the CUDA devices to use, e.g. 0,1",
      "every visible device; the CPU when there is none", OPT_DEVICES},
     {"jobs", 'j', "N", "with --manifest: pairs in flight per GPU, or CPU workers",
      "2 per GPU; one CPU worker per 4 CPUs", OPT_JOBS},
-    {"json-lines", 0, "FILE", "with --manifest: where the JSON line of each pair goes; '-' = "
-     "stdout", "-", OPT_JSON_LINES},
+    {"json-lines", 0, "FILE",
+     "with --manifest: where the JSON line of each pair goes; '-' = "
+     "stdout",
+     "-", OPT_JSON_LINES},
     {0},
 };
 
@@ -93,41 +108,36 @@ static int parse_option(vmaf_args *a, int id, const char *v)
             return cli_usage_error(cmd, "--model: expected FILE, path=FILE or version=NAME");
         a->model = v;
         return 0;
-    case OPT_CSV:
-        a->csv = v;
-        return 0;
+    case OPT_CSV: a->csv = v; return 0;
     case OPT_PLOT:
         if (score_check_plot_name(cmd, v) != CLI_EXIT_OK)
             return CLI_EXIT_USAGE;
         a->plot = v;
         return 0;
-    case OPT_FEATURE_ONLY:
-        a->feature_only = 1;
-        return 0;
-    case OPT_MANIFEST:
-        a->manifest = v;
-        return 0;
+    case OPT_FEATURE_ONLY: a->feature_only = 1; return 0;
+    case OPT_MANIFEST: a->manifest = v; return 0;
     case OPT_SHARD:
         if (sched_parse_shard(v, &a->shard_index, &a->shard_count) < 0)
-            return cli_usage_error(cmd, "--shard: expected I/N with 0 <= I < N (e.g. 0/4), "
-                                   "got '%s'", v);
+            return cli_usage_error(cmd,
+                                   "--shard: expected I/N with 0 <= I < N (e.g. 0/4), "
+                                   "got '%s'",
+                                   v);
         a->shard_given = 1;
         return 0;
     case OPT_DEVICES:
         a->ndevices = sched_parse_devices(v, a->devices, SCHED_MAX_DEVICES);
         if (a->ndevices < 0)
-            return cli_usage_error(cmd, "--devices: expected distinct CUDA device indices "
-                                   "separated by commas (e.g. 0,1), got '%s'", v);
+            return cli_usage_error(cmd,
+                                   "--devices: expected distinct CUDA device indices "
+                                   "separated by commas (e.g. 0,1), got '%s'",
+                                   v);
         return 0;
     case OPT_JOBS:
         return cli_parse_int32(cmd, "--jobs", v, 1, SCHED_MAX_WORKERS, &a->jobs) < 0
                    ? CLI_EXIT_USAGE
                    : 0;
-    case OPT_JSON_LINES:
-        a->json_lines = v;
-        return 0;
-    default:
-        return CLI_EXIT_USAGE; /* not in the table */
+    case OPT_JSON_LINES: a->json_lines = v; return 0;
+    default: return CLI_EXIT_USAGE; /* not in the table */
     }
 }
 
@@ -136,12 +146,16 @@ static int check_manifest_args(vmaf_args *a, int nrest)
 {
     const char *cmd = spec.name;
     if (nrest != 0)
-        return cli_usage_error(cmd, "--manifest names the pairs: no REF DIS arguments "
-                               "(got %d)", nrest);
+        return cli_usage_error(cmd,
+                               "--manifest names the pairs: no REF DIS arguments "
+                               "(got %d)",
+                               nrest);
     const char *single = a->opt.json ? "--json" : a->csv ? "--csv" : a->plot ? "--plot" : NULL;
     if (single)
-        return cli_usage_error(cmd, "%s is for one pair; with --manifest each pair's "
-                               "results go to --json-lines", single);
+        return cli_usage_error(cmd,
+                               "%s is for one pair; with --manifest each pair's "
+                               "results go to --json-lines",
+                               single);
     if (a->ndevices > 0 && a->opt.backend == FOVEA_BACKEND_CPU)
         return cli_usage_error(cmd, "--devices picks CUDA devices: not with --backend cpu");
     if (!a->json_lines)
@@ -176,8 +190,11 @@ static int parse_args(vmaf_args *a, int argc, char **argv)
 
     if (a->manifest)
         return check_manifest_args(a, p.nrest);
-    const char *batch_only = a->shard_given ? "--shard" : a->ndevices ? "--devices"
-                             : a->jobs ? "--jobs" : a->json_lines ? "--json-lines" : NULL;
+    const char *batch_only = a->shard_given  ? "--shard"
+                             : a->ndevices   ? "--devices"
+                             : a->jobs       ? "--jobs"
+                             : a->json_lines ? "--json-lines"
+                                             : NULL;
     if (batch_only)
         return cli_usage_error(cmd, "%s goes with --manifest", batch_only);
     return vmaf_pair_args(cmd, " (or --manifest FILE)", p.rest, p.nrest, a->opt.json, a->csv,
@@ -288,7 +305,8 @@ static int write_plot(const vmaf_args *a, const pair_job *j)
             snprintf(names[s], sizeof(names[s]), "%s (mean %.4f)", j->names[col[s]], p->mean);
         uint32_t rgb = 0x1f77b4;
         for (int k = 0; si < 0 && k < N_PLOT_FEATURES; k++)
-            if (strncmp(j->names[col[s]], plot_features[k].name, strlen(plot_features[k].name)) == 0)
+            if (strncmp(j->names[col[s]], plot_features[k].name, strlen(plot_features[k].name)) ==
+                0)
                 rgb = plot_features[k].rgb;
         chart_add_series(&c, names[s], rgb, ys, (size_t)n);
     }
@@ -308,8 +326,7 @@ static int write_plot(const vmaf_args *a, const pair_job *j)
     char title[1024], subtitle[512], marks[96];
     const char *rn, *dn;
     score_plot_names(a->ref_path, a->dis_path, &rn, &dn);
-    snprintf(title, sizeof(title), "%s: %s against %s", si >= 0 ? "VMAF" : "VMAF features", dn,
-             rn);
+    snprintf(title, sizeof(title), "%s: %s against %s", si >= 0 ? "VMAF" : "VMAF features", dn, rn);
     snprintf(subtitle, sizeof(subtitle), "%dx%d %d-bit, %lld frame%s; model %s; fovea %s",
              j->info.width, j->info.height, j->bit_depth, (long long)n, n == 1 ? "" : "s",
              vmaf_model_label(a->model), fovea_version());
@@ -346,8 +363,8 @@ static int write_results(const void *args, const pair_job *j)
     char what[2048];
     const int si = vmaf_pair_score_index(j);
     if (si >= 0) {
-        snprintf(what, sizeof(what), "VMAF mean %.6f min %.6f harmonic mean %.6f",
-                 j->pool[si].mean, j->pool[si].min, j->pool[si].harmonic_mean);
+        snprintf(what, sizeof(what), "VMAF mean %.6f min %.6f harmonic mean %.6f", j->pool[si].mean,
+                 j->pool[si].min, j->pool[si].harmonic_mean);
     } else {
         size_t k = (size_t)snprintf(what, sizeof(what), "mean");
         for (int m = 0; m < j->nmetrics && k < sizeof(what); m++)
@@ -359,9 +376,8 @@ static int write_results(const void *args, const pair_job *j)
     cli_summary(a->opt.quiet && (json || a->csv),
                 (json && strcmp(json, "-") == 0) || (a->csv && strcmp(a->csv, "-") == 0),
                 "vmaf: %lld %s %dx%d %d-bit  %s  (%s, %d thread%s, %.2f s, %.1f fps)",
-                (long long)j->n, cli_frames_word(j->n), j->info.width, j->info.height,
-                j->bit_depth, what, j->backend, j->threads, j->threads == 1 ? "" : "s", j->secs,
-                fps);
+                (long long)j->n, cli_frames_word(j->n), j->info.width, j->info.height, j->bit_depth,
+                what, j->backend, j->threads, j->threads == 1 ? "" : "s", j->secs, fps);
     return CLI_EXIT_OK;
 }
 

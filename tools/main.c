@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea: the command-line tool. Dispatches `fovea <command> ...` to the
  * cmd_<command>() function of tools/cmd_<command>.c. */
 #include <errno.h>
@@ -8,18 +9,18 @@
 
 /* The commands, in the order `fovea --help` lists them. Adding a command is one
  * line here plus tools/cmd_<name>.c defining int cmd_<name>(int argc, char **argv). */
-#define FOVEA_COMMANDS(X)                                                                 \
-    X(info, "show version, build, CPU and CUDA devices, supported formats")               \
-    X(convert, "convert between y4m, raw yuv, PNM, PNG and pixel formats")                \
-    X(rig, "check a camera rig: validation, coverage, overlaps, map build")               \
-    X(map, "import stitch maps from lookup tables, show a map's geometry")                \
-    X(stitch, "stitch synchronized camera videos or stills into a panorama")              \
-    X(demo, "render, stitch and measure the built-in panorama demo")                      \
-    X(vif, "score video quality with libvmaf's integer VIF (bit-exact)")                   \
-    X(vmaf, "score video quality with libvmaf's VMAF (bit-exact); batch mode")             \
-    X(diff, "what changes between frames: heat maps, noise maps, tile masks")           \
-    X(track, "track features with a KLT 1.3.4-compatible tracker")                        \
-    X(send, "serve a video over TCP as a delta stream (only what changed)")               \
+#define FOVEA_COMMANDS(X)                                                                          \
+    X(info, "show version, build, CPU and CUDA devices, supported formats")                        \
+    X(convert, "convert between y4m, raw yuv, PNM, PNG and pixel formats")                         \
+    X(rig, "check a camera rig: validation, coverage, overlaps, map build")                        \
+    X(map, "import stitch maps from lookup tables, show a map's geometry")                         \
+    X(stitch, "stitch synchronized camera videos or stills into a panorama")                       \
+    X(demo, "render, stitch and measure the built-in panorama demo")                               \
+    X(vif, "score video quality with libvmaf's integer VIF (bit-exact)")                           \
+    X(vmaf, "score video quality with libvmaf's VMAF (bit-exact); batch mode")                     \
+    X(diff, "what changes between frames: heat maps, noise maps, tile masks")                      \
+    X(track, "track features with a KLT 1.3.4-compatible tracker")                                 \
+    X(send, "serve a video over TCP as a delta stream (only what changed)")                        \
     X(receive, "receive a delta stream and write its frames (y4m)")
 
 #define DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
@@ -83,8 +84,7 @@ static int run_help(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (argc > 2)
-        return cli_usage_error(NULL, "help: expected one command name, got %d arguments",
-                               argc - 1);
+        return cli_usage_error(NULL, "help: expected one command name, got %d arguments", argc - 1);
     if (strcmp(argv[1], "help") == 0) {
         print_usage(stdout);
         return CLI_EXIT_OK;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Pieces shared by the scoring commands (vif, vmaf): the pair of inputs and
  * its reader threads, JSON in libvmaf's layout, CSV, plot checks (score.h). */
 #include <errno.h>
@@ -30,8 +31,8 @@ int score_input_open(score_input *in, const char *ref_path, const char *dis_path
     const char *rn = cli_display_path(ref_path, 0), *dn = cli_display_path(dis_path, 0);
     in->bit_depth = rdsc->bit_depth;
     if (ri.width != di.width || ri.height != di.height) {
-        snprintf(in->err, sizeof(in->err), "%s is %dx%d but %s is %dx%d: %s needs equal sizes",
-                 rn, ri.width, ri.height, dn, di.width, di.height, metric);
+        snprintf(in->err, sizeof(in->err), "%s is %dx%d but %s is %dx%d: %s needs equal sizes", rn,
+                 ri.width, ri.height, dn, di.width, di.height, metric);
         return CLI_EXIT_RUNTIME;
     }
     for (int k = 0; k < 2; k++) {
@@ -62,8 +63,10 @@ int score_input_open(score_input *in, const char *ref_path, const char *dis_path
         }
     }
     if (ri.frame_count >= 0 && di.frame_count >= 0 && ri.frame_count != di.frame_count)
-        snprintf(in->warn, sizeof(in->warn), "%s has %lld frames and %s has %lld: scoring the "
-                 "first %lld", rn, (long long)ri.frame_count, dn, (long long)di.frame_count,
+        snprintf(in->warn, sizeof(in->warn),
+                 "%s has %lld frames and %s has %lld: scoring the "
+                 "first %lld",
+                 rn, (long long)ri.frame_count, dn, (long long)di.frame_count,
                  (long long)(ri.frame_count < di.frame_count ? ri.frame_count : di.frame_count));
     return CLI_EXIT_OK;
 }
@@ -86,9 +89,8 @@ int64_t score_input_total(const score_input *in)
 int score_input_start(score_input *in, fovea_context *ctx, int batch, size_t max_bytes,
                       int64_t *depth)
 {
-    const size_t pair_bytes =
-        fovea_frame_packed_size(in->ri.fmt, in->ri.width, in->ri.height) +
-        fovea_frame_packed_size(in->di.fmt, in->di.width, in->di.height);
+    const size_t pair_bytes = fovea_frame_packed_size(in->ri.fmt, in->ri.width, in->ri.height) +
+                              fovea_frame_packed_size(in->di.fmt, in->di.width, in->di.height);
     int64_t nslots = 3 * (int64_t)batch + batch + 2;
     const int64_t fit = pair_bytes ? (int64_t)(max_bytes / pair_bytes) : nslots;
     if (nslots > fit)
@@ -147,8 +149,8 @@ int score_input_next(score_input *in, fovea_frame **fr, fovea_frame **fd)
         return -1;
     }
     if (sr != sd && (in->ri.frame_count < 0 || in->di.frame_count < 0))
-        snprintf(in->warn, sizeof(in->warn), "%s ended first: scored the first %lld frames",
-                 ended, (long long)in->taken);
+        snprintf(in->warn, sizeof(in->warn), "%s ended first: scored the first %lld frames", ended,
+                 (long long)in->taken);
     return 0;
 }
 
@@ -242,8 +244,7 @@ int score_check_plot_name(const char *cmd, const char *path)
     return CLI_EXIT_OK;
 }
 
-void score_plot_names(const char *ref_path, const char *dis_path, const char **rn,
-                      const char **dn)
+void score_plot_names(const char *ref_path, const char *dis_path, const char **rn, const char **dn)
 {
     const char *d = cli_display_path(dis_path, 0), *r = cli_display_path(ref_path, 0);
     const char *db = strrchr(d, '/') ? strrchr(d, '/') + 1 : d;

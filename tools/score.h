@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Pieces shared by the scoring commands (vif, vmaf): a reference/distorted
  * pair of inputs read on threads of their own, per-frame tables written as
  * JSON in libvmaf's layout and as CSV, and the plot's checks and output. */
@@ -19,9 +20,9 @@ typedef struct score_input {
     fovea_reader *rr, *rd;
     fovea_video_info ri, di;
     int bit_depth;
-    int64_t limit;     /* pairs at most, -1 = all */
-    int64_t taken;     /* pairs handed out by score_input_next */
-    cli_ring ring[2];  /* ref, dis */
+    int64_t limit;    /* pairs at most, -1 = all */
+    int64_t taken;    /* pairs handed out by score_input_next */
+    cli_ring ring[2]; /* ref, dis */
     char err[2048];
     char warn[1024];
 } score_input;
@@ -103,8 +104,7 @@ int score_check_plot_name(const char *cmd, const char *path);
 
 /* The names a chart's title shows: the paths as given, their last parts when
  * both are long and those tell them apart. */
-void score_plot_names(const char *ref_path, const char *dis_path, const char **rn,
-                      const char **dn);
+void score_plot_names(const char *ref_path, const char *dis_path, const char **rn, const char **dn);
 
 /* Draw c into path through fovea_outfile. @return CLI_EXIT_OK or
  * CLI_EXIT_RUNTIME (printed) */

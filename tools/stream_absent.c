@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea send` and `fovea receive` in a build without the delta streamer
  * (libzstd or libxxhash missing): they say so. */
 #ifndef FOVEA_HAVE_STREAM
@@ -5,8 +6,10 @@
 
 static int absent(const char *name)
 {
-    cli_error(NULL, "%s: this fovea was built without the delta streamer (it needs libzstd and "
-              "libxxhash: Debian libzstd-dev libxxhash-dev, then rebuild)", name);
+    cli_error(NULL,
+              "%s: this fovea was built without the delta streamer (it needs libzstd and "
+              "libxxhash: Debian libzstd-dev libxxhash-dev, then rebuild)",
+              name);
     return CLI_EXIT_RUNTIME;
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea vmaf --manifest FILE`: many pairs spread over every GPU (or CPU
  * workers), one JSON line per pair as it finishes, shardable over machines
  * (docs/quality.md, "Batch scoring"). */
@@ -19,17 +20,17 @@ typedef struct batch_model {
 typedef struct batch {
     const vmaf_args *a;
     manifest mf;
-    char *base;               /* folder of the manifest, for relative paths; NULL = cwd */
-    int64_t *task;            /* task t scores pair task[t] of the manifest */
+    char *base;    /* folder of the manifest, for relative paths; NULL = cwd */
+    int64_t *task; /* task t scores pair task[t] of the manifest */
     int64_t ntasks;
-    int *pair_model;          /* per task: index into models */
+    int *pair_model; /* per task: index into models */
     batch_model *models;
     int nmodels;
     sched_worker worker[SCHED_MAX_WORKERS];
     int nworkers;
     size_t ring_bytes;
 
-    pthread_mutex_t mu;       /* the output, the counters and the progress */
+    pthread_mutex_t mu; /* the output, the counters and the progress */
     fovea_outfile *of;
     FILE *out;
     int out_failed;
@@ -151,9 +152,8 @@ static void line_emit(batch *b, int64_t t, cJSON *o, const char *error)
             fputc('\n', stderr);
             b->prog.width = 0;
         }
-        cli_error(NULL, "%s:%d: pair %lld (%s): %s", cli_display_path(b->a->manifest, 0),
-                  p->line, (long long)b->task[t], p->id ? p->id : p->dis,
-                  error ? error : "out of memory");
+        cli_error(NULL, "%s:%d: pair %lld (%s): %s", cli_display_path(b->a->manifest, 0), p->line,
+                  (long long)b->task[t], p->id ? p->id : p->dis, error ? error : "out of memory");
     }
     b->done++;
     cli_progress_update(&b->prog, b->done);
@@ -430,11 +430,10 @@ int vmaf_run_batch(const vmaf_args *a)
         snprintf(workers, sizeof(workers), "%d CUDA worker%s", b->nworkers,
                  b->nworkers == 1 ? "" : "s");
     cli_summary(a->opt.quiet, strcmp(a->json_lines, "-") == 0,
-                "vmaf: %lld pair%s%s: %lld scored, %lld failed  (%s, %.2f s)",
-                (long long)b->ntasks, b->ntasks == 1 ? "" : "s", shard,
-                (long long)(b->done - b->failed), (long long)b->failed, workers, secs);
+                "vmaf: %lld pair%s%s: %lld scored, %lld failed  (%s, %.2f s)", (long long)b->ntasks,
+                b->ntasks == 1 ? "" : "s", shard, (long long)(b->done - b->failed),
+                (long long)b->failed, workers, secs);
     batch_free(b);
     free(b);
     return rc;
 }
-

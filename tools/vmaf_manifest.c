@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Parsing the manifest of `fovea vmaf --manifest` (vmaf_manifest.h): CSV with
  * a header, or JSON lines; every malformed line reported as NAME:LINE. */
 #include <ctype.h>
@@ -22,7 +23,8 @@ static const char *const col_names[NCOLS] = {"ref", "dis", "id", "model", "frame
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-static int report(manifest *m, const char *name, int line, const char *fmt, ...)
+static int
+report(manifest *m, const char *name, int line, const char *fmt, ...)
 {
     m->nerrors++;
     if (m->nerrors > MANIFEST_MAX_REPORTED)
@@ -184,7 +186,7 @@ typedef struct csv_state {
     int col[MAX_COLUMNS]; /* the column of each field; -1 before the header */
     int ncol;
     int have_header;
-    char *buf;            /* field scratch, the longest line + 1 */
+    char *buf; /* field scratch, the longest line + 1 */
     const char *field[MAX_COLUMNS];
 } csv_state;
 
@@ -242,18 +244,10 @@ static int csv_row(manifest *m, csv_state *cs, const char *name, int line, int n
         const char *v = cs->field[f];
         char **dst = NULL;
         switch (cs->col[f]) {
-        case COL_REF:
-            dst = &p.ref;
-            break;
-        case COL_DIS:
-            dst = &p.dis;
-            break;
-        case COL_ID:
-            dst = *v ? &p.id : NULL;
-            break;
-        case COL_MODEL:
-            dst = *v ? &p.model : NULL;
-            break;
+        case COL_REF: dst = &p.ref; break;
+        case COL_DIS: dst = &p.dis; break;
+        case COL_ID: dst = *v ? &p.id : NULL; break;
+        case COL_MODEL: dst = *v ? &p.model : NULL; break;
         case COL_FRAMES:
             if (*v && parse_frames(v, &p.frames) < 0) {
                 free_pair(&p);
@@ -315,8 +309,8 @@ static int json_row(manifest *m, const char *name, int line, const char *s, size
             if (it->string && strcmp(it->string, col_names[k]) == 0)
                 c = k;
         if (c < 0) {
-            rc = report(m, name, line, "unknown key '%s' (known: %s)",
-                        it->string ? it->string : "", KNOWN_COLUMNS);
+            rc = report(m, name, line, "unknown key '%s' (known: %s)", it->string ? it->string : "",
+                        KNOWN_COLUMNS);
             goto done;
         }
         if (seen[c]++) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The manifest of `fovea vmaf --manifest`: the pairs to score, as CSV with a
  * header or as JSON lines (docs/quality.md, "Batch scoring"). */
 #ifndef FOVEA_TOOLS_VMAF_MANIFEST_H
@@ -14,20 +15,20 @@
 
 /* One pair. Strings are owned by the manifest. */
 typedef struct manifest_pair {
-    char *ref, *dis;   /* paths as written */
-    char *id;          /* NULL when not given */
-    int id_is_number;  /* JSON lines: the id was a number (id holds its text) */
-    char *model;       /* NULL when not given */
-    int64_t frames;    /* -1 when not given; 0 = all */
-    int line;          /* 1-based line in the manifest */
+    char *ref, *dis;  /* paths as written */
+    char *id;         /* NULL when not given */
+    int id_is_number; /* JSON lines: the id was a number (id holds its text) */
+    char *model;      /* NULL when not given */
+    int64_t frames;   /* -1 when not given; 0 = all */
+    int line;         /* 1-based line in the manifest */
 } manifest_pair;
 
 typedef struct manifest {
     manifest_pair *pair;
     int64_t n, cap;
-    int json;          /* 1: JSON lines, 0: CSV */
-    int nerrors;       /* malformed lines */
-    char *errors;      /* "NAME:LINE: reason" lines, the first MANIFEST_MAX_REPORTED */
+    int json;     /* 1: JSON lines, 0: CSV */
+    int nerrors;  /* malformed lines */
+    char *errors; /* "NAME:LINE: reason" lines, the first MANIFEST_MAX_REPORTED */
     size_t errors_len;
 } manifest;
 

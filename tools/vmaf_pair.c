@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* One pair of `fovea vmaf` (and `fovea vif`) scored on a context through the
  * queued API, and the models by their command-line names. */
 #include <stdio.h>
@@ -34,7 +35,6 @@ int vmaf_load_model(const char *spec_, fovea_vmaf_model **m, char *err, size_t e
         cli_format_report(err, errsz, path, 0, fovea_last_error(NULL), st);
     return st;
 }
-
 
 
 /* The pair failed: the message for the caller (prefixed with the frame's
@@ -222,9 +222,8 @@ static void warn_stderr(pair_job *j, const char *msg)
     fprintf(stderr, "fovea: warning: %s\n", msg);
 }
 
-int vmaf_pair_run(const char *cmd, const cli_common_opts *o, const cli_input_opts *in,
-                  pair_job *j, int (*results)(const void *args, const pair_job *j),
-                  const void *args)
+int vmaf_pair_run(const char *cmd, const cli_common_opts *o, const cli_input_opts *in, pair_job *j,
+                  int (*results)(const void *args, const pair_job *j), const void *args)
 {
     fovea_settings s;
     cli_context_settings(&s, o);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The units of `fovea vmaf` (and of `fovea vif`, the feature list "vif"
  * through the same pipeline): the command's arguments, the models, one pair
  * scored on a context (vmaf_pair.c, shared by the single-pair run and every
@@ -39,16 +40,16 @@ int vmaf_load_model(const char *spec_, fovea_vmaf_model **m, char *err, size_t e
 typedef struct pair_job {
     const char *ref, *dis;
     const cli_input_opts *io;
-    int64_t frames;                 /* -1 = all */
+    int64_t frames; /* -1 = all */
     const fovea_vmaf_model *model;
-    int feature_only;               /* the model's features, not its score */
-    const char *features;           /* a feature list (settings.features), or NULL */
-    int flags;                      /* more FOVEA_VMAF_* flags */
-    const char *metric;             /* what the input messages name; NULL: "VMAF" */
+    int feature_only;     /* the model's features, not its score */
+    const char *features; /* a feature list (settings.features), or NULL */
+    int flags;            /* more FOVEA_VMAF_* flags */
+    const char *metric;   /* what the input messages name; NULL: "VMAF" */
     fovea_context *ctx;
     size_t ring_bytes;
-    int keep_frames;                /* keep the per-frame values (in vm) */
-    cli_progress *prog;             /* NULL: no progress */
+    int keep_frames;    /* keep the per-frame values (in vm) */
+    cli_progress *prog; /* NULL: no progress */
     int quiet;
     void (*warn)(struct pair_job *j, const char *msg);
 
@@ -57,15 +58,15 @@ typedef struct pair_job {
     int nmetrics;
     char names[FOVEA_VMAF_MAX_METRICS][NAME_LEN];
     const char *name_ptr[FOVEA_VMAF_MAX_METRICS];
-    fovea_vmaf *vm;                 /* with keep_frames: the scorer, its frames kept */
+    fovea_vmaf *vm; /* with keep_frames: the scorer, its frames kept */
     int64_t n;
     score_pool pool[FOVEA_VMAF_MAX_METRICS];
     double secs;
     const char *backend;
     int threads;
-    int rc;                         /* CLI_EXIT_* */
+    int rc; /* CLI_EXIT_* */
     char err[2048];
-    char warnings[1024];            /* batch: the warnings, "; " between */
+    char warnings[1024]; /* batch: the warnings, "; " between */
 } pair_job;
 
 /* Score the pair of j on j->ctx: j->rc and j->err say how it went; with
@@ -94,9 +95,8 @@ int vmaf_pair_args(const char *cmd, const char *alt, char **rest, int nrest, con
  * error naming cmd), else results(args, j) writes the outputs and the
  * summary. j's scorer is closed, j itself is the caller's to free.
  * @return the exit status */
-int vmaf_pair_run(const char *cmd, const cli_common_opts *o, const cli_input_opts *in,
-                  pair_job *j, int (*results)(const void *args, const pair_job *j),
-                  const void *args);
+int vmaf_pair_run(const char *cmd, const cli_common_opts *o, const cli_input_opts *in, pair_job *j,
+                  int (*results)(const void *args, const pair_job *j), const void *args);
 
 /* `fovea vmaf --manifest`: every pair of the manifest (or of its shard). */
 int vmaf_run_batch(const vmaf_args *a);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The batch scheduler of `fovea vmaf --manifest` (vmaf_sched.h): the worker
  * plan, the worker threads pulling pairs from one counter, shard and device
  * list parsing. */
@@ -83,9 +84,9 @@ typedef struct sched_state {
     const sched_ops *ops;
     void *opaque;
     int64_t ntasks;
-    int64_t next;   /* the next task to hand out */
-    int64_t run;    /* tasks run */
-    int waiting;    /* workers whose init has not returned yet */
+    int64_t next; /* the next task to hand out */
+    int64_t run;  /* tasks run */
+    int waiting;  /* workers whose init has not returned yet */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     char err[1024]; /* the last failed init's message */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The batch scheduler of `fovea vmaf --manifest`: which workers run (CUDA
  * devices, several per device, or CPU workers) and the threads that hand them
  * the pairs. The same code runs GPU and CPU workers, so the CPU tests cover
@@ -23,13 +24,13 @@ typedef struct sched_worker {
 
 /* What the workers are made from. */
 typedef struct sched_request {
-    fovea_backend backend;  /* AUTO: every visible CUDA device, else CPU */
-    int visible_devices;    /* CUDA devices present (fovea_device_count) */
-    const int *devices;     /* --devices: indices to use (distinct), NULL = all visible */
+    fovea_backend backend; /* AUTO: every visible CUDA device, else CPU */
+    int visible_devices;   /* CUDA devices present (fovea_device_count) */
+    const int *devices;    /* --devices: indices to use (distinct), NULL = all visible */
     int ndevices;
-    int jobs;               /* pairs in flight per device (GPU) or CPU workers; 0 = default */
-    int threads;            /* threads per context; 0 = default */
-    int cpu_count;          /* online CPUs */
+    int jobs;      /* pairs in flight per device (GPU) or CPU workers; 0 = default */
+    int threads;   /* threads per context; 0 = default */
+    int cpu_count; /* online CPUs */
 } sched_request;
 
 /* Pairs in flight per GPU by default: one pair's files are opened and its

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # Score a large manifest of (reference, distorted) pairs on a Slurm cluster
 # with `fovea vmaf`: one array task per machine, task I of N scoring pairs
 # I, I+N, I+2N, ... of the manifest (--shard I/N), no coordinator. Every task

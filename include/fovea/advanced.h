@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea advanced API: the helpers fovea's own tools use (the CLI, the
  * GStreamer plugin, the fuzz targets) that are not part of the library's
  * product surface. They are exported (FOVEA_API) and follow the same grammar

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Pixel format conversion on the CPU (threaded through the context's pool):
  * YUV <-> RGB (BT.601 / BT.709, limited or full range), chroma resampling,
  * bit-depth changes, NV12 <-> planar, gray <-> anything. */
@@ -11,7 +12,7 @@ extern "C" {
 #endif
 
 typedef enum fovea_colorspace {
-    FOVEA_CS_BT601 = 0,  /**< default: what y4m from ffmpeg usually carries at SD */
+    FOVEA_CS_BT601 = 0, /**< default: what y4m from ffmpeg usually carries at SD */
     FOVEA_CS_BT709 = 1
 } fovea_colorspace;
 

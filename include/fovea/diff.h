@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea frame differencing: per-pixel difference of two frames, as a heat map,
  * a noise map (changed pixels painted red) and a per-tile change mask. The
  * arithmetic is integer and documented in docs/diff.md. */
@@ -45,7 +46,7 @@ typedef enum fovea_diff_denoise_mode {
 
 /** Settings of a differencing context. */
 typedef struct fovea_diff_settings {
-    fovea_diff_measure measure;      /**< heat-map measure; default SUM */
+    fovea_diff_measure measure; /**< heat-map measure; default SUM */
     /** Difference that maps to the top of the heat map (1.0): 0 = the measure's
      *  full range (channels x (2^bits - 1) for SUM, 2^bits - 1 for MAX);
      *  > 0 = this value (larger differences saturate), so small changes show.
@@ -56,7 +57,7 @@ typedef struct fovea_diff_settings {
      *  FOVEA_DIFF_THRESHOLD_AUTO: ceil(auto_k x sigma) of each call's pair
      *  (after denoising), clamped to 0..2^bits - 1. Default 10. */
     int threshold;
-    int tile;                        /**< change-mask tile side: 8, 16, 32 or 64; default 16 */
+    int tile;                         /**< change-mask tile side: 8, 16, 32 or 64; default 16 */
     fovea_diff_noise_mode noise_mode; /**< default BLACK */
     /** Filter applied to both frames (every plane, at its own resolution)
      *  before heat map, noise map and mask. Default NONE. */
@@ -75,23 +76,23 @@ typedef struct fovea_diff_settings {
  *  fovea_diff_mask call, fovea_diff_compute call with a mask, or
  *  fovea_diff_close. */
 typedef struct fovea_diff_mask_result {
-    int tile;                 /**< tile side in pixels */
-    int tiles_x, tiles_y;     /**< ceil(width / tile), ceil(height / tile) (border tiles partial) */
-    const uint8_t *changed;   /**< tiles_x * tiles_y flags, row-major: 1 changed, 0 not */
-    const int32_t *list;      /**< the changed_tiles indices (ty * tiles_x + tx), ascending */
-    int64_t changed_tiles;    /**< number of tiles with a changed pixel */
-    int64_t changed_pixels;   /**< pixels whose largest channel difference > threshold */
-    int64_t diff_sum;         /**< sum over pixels of the SUM measure */
-    int diff_max;             /**< largest SUM measure of a pixel */
-    int threshold;            /**< the threshold used (the automatic one when set so) */
+    int tile;               /**< tile side in pixels */
+    int tiles_x, tiles_y;   /**< ceil(width / tile), ceil(height / tile) (border tiles partial) */
+    const uint8_t *changed; /**< tiles_x * tiles_y flags, row-major: 1 changed, 0 not */
+    const int32_t *list;    /**< the changed_tiles indices (ty * tiles_x + tx), ascending */
+    int64_t changed_tiles;  /**< number of tiles with a changed pixel */
+    int64_t changed_pixels; /**< pixels whose largest channel difference > threshold */
+    int64_t diff_sum;       /**< sum over pixels of the SUM measure */
+    int diff_max;           /**< largest SUM measure of a pixel */
+    int threshold;          /**< the threshold used (the automatic one when set so) */
 } fovea_diff_mask_result;
 
 /** Outputs of one fovea_diff_compute call: any subset (NULL = not wanted). */
 typedef struct fovea_diff_outputs {
-    fovea_frame *heatmap;              /**< as fovea_diff_heatmap's out */
-    fovea_frame *noise;                /**< as fovea_diff_noise's out */
-    fovea_diff_mask_result *mask;      /**< as fovea_diff_mask's out */
-    double *sigma;                     /**< as fovea_diff_noise_sigma (frames as compared) */
+    fovea_frame *heatmap;         /**< as fovea_diff_heatmap's out */
+    fovea_frame *noise;           /**< as fovea_diff_noise's out */
+    fovea_diff_mask_result *mask; /**< as fovea_diff_mask's out */
+    double *sigma;                /**< as fovea_diff_noise_sigma (frames as compared) */
 } fovea_diff_outputs;
 
 /** An opaque differencing context: backend choice and scratch buffers. Not
@@ -168,8 +169,7 @@ FOVEA_API int fovea_diff_mask(fovea_diff *d, const fovea_frame *ref, const fovea
  *  @return FOVEA_OK (queued), FOVEA_AGAIN (a mask is pending: receive it
  *          first, then submit again; nothing was queued), or as
  *          fovea_diff_mask (on an error no mask is pending) */
-FOVEA_API int fovea_diff_mask_submit(fovea_diff *d, const fovea_frame *ref,
-                                     const fovea_frame *cur);
+FOVEA_API int fovea_diff_mask_submit(fovea_diff *d, const fovea_frame *ref, const fovea_frame *cur);
 
 /** The mask of the pending fovea_diff_mask_submit, waiting for the device
  *  when needed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea frames: pixel formats, plane layout, host/pinned/device allocation,
  * host<->device copies on the context stream, and a frame pool. */
 #ifndef FOVEA_FRAME_H
@@ -34,11 +35,11 @@ typedef enum fovea_pixfmt {
     FOVEA_PIX_I444P10,
     FOVEA_PIX_I444P12,
     FOVEA_PIX_I444P16,
-    FOVEA_PIX_NV12,      /**< Y plane + interleaved UV plane, 4:2:0 */
-    FOVEA_PIX_RGB24,     /**< packed R,G,B */
-    FOVEA_PIX_RGBA,      /**< packed R,G,B,A */
-    FOVEA_PIX_RGB48,     /**< packed R,G,B, 16 bits each (ffmpeg's rgb48le) */
-    FOVEA_PIX_RGBA64,    /**< packed R,G,B,A, 16 bits each (ffmpeg's rgba64le) */
+    FOVEA_PIX_NV12,   /**< Y plane + interleaved UV plane, 4:2:0 */
+    FOVEA_PIX_RGB24,  /**< packed R,G,B */
+    FOVEA_PIX_RGBA,   /**< packed R,G,B,A */
+    FOVEA_PIX_RGB48,  /**< packed R,G,B, 16 bits each (ffmpeg's rgb48le) */
+    FOVEA_PIX_RGBA64, /**< packed R,G,B,A, 16 bits each (ffmpeg's rgba64le) */
     FOVEA_PIX_COUNT
 } fovea_pixfmt;
 
@@ -82,15 +83,15 @@ typedef enum fovea_memtype {
  *  every function on a value type they take the context first. A frame may
  *  also wrap caller memory (fill the fields, leave buf NULL). */
 typedef struct fovea_frame {
-    int width, height;        /**< luma / pixel dimensions */
+    int width, height; /**< luma / pixel dimensions */
     fovea_pixfmt fmt;
     fovea_memtype mem;
-    uint8_t *data[4];         /**< plane pointers (data[1] = UV for NV12) */
-    ptrdiff_t stride[4];      /**< plane strides in bytes */
-    int64_t index;            /**< frame number in its stream (set by readers) */
-    void *buf;                /**< owned allocation, NULL when wrapping caller memory */
+    uint8_t *data[4];    /**< plane pointers (data[1] = UV for NV12) */
+    ptrdiff_t stride[4]; /**< plane strides in bytes */
+    int64_t index;       /**< frame number in its stream (set by readers) */
+    void *buf;           /**< owned allocation, NULL when wrapping caller memory */
     size_t buf_size;
-    int device;               /**< CUDA device of a DEVICE frame */
+    int device; /**< CUDA device of a DEVICE frame */
 } fovea_frame;
 
 /** @return the width of plane p of a w-pixel-wide frame, in samples-per-row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea KLT: a feature tracker with the API and the numbers of Birchfield's
  * KLT 1.3.4 (KLTSelectGoodFeatures, KLTTrackFeatures, ...), per-context state
  * instead of the original's globals, and a backend field (cpu / cuda / auto):
@@ -43,34 +44,35 @@ typedef struct KLT_FloatImageRec {
  *  order and with its defaults (set by KLTCreateTrackingContext). */
 typedef struct KLT_TrackingContextRec {
     /* Available to user */
-    int mindist;                  /**< min distance between features (10) */
+    int mindist;                     /**< min distance between features (10) */
     int window_width, window_height; /**< tracking window (7 x 7), odd, >= 3 */
-    KLT_BOOL sequentialMode;      /**< keep the last pyramid (FALSE); set FALSE only via KLTStopSequentialMode */
+    /** keep the last pyramid (FALSE); set FALSE only via KLTStopSequentialMode */
+    KLT_BOOL sequentialMode;
     KLT_BOOL smoothBeforeSelecting; /**< smooth before selecting features (TRUE) */
-    KLT_BOOL writeInternalImages; /**< KLT debugging aid; ignored by fovea (FALSE) */
-    KLT_BOOL lighting_insensitive; /**< normalise gain and bias while tracking (FALSE) */
+    KLT_BOOL writeInternalImages;   /**< KLT debugging aid; ignored by fovea (FALSE) */
+    KLT_BOOL lighting_insensitive;  /**< normalise gain and bias while tracking (FALSE) */
 
     /* Available, but hopefully can ignore */
-    int min_eigenvalue;           /**< smallest eigenvalue allowed for selection (1) */
-    float min_determinant;        /**< below: KLT_SMALL_DET (0.01) */
-    float min_displacement;       /**< stop iterating below this step (0.1) */
-    int max_iterations;           /**< (10) */
-    float max_residue;            /**< mean abs window difference; above: KLT_LARGE_RESIDUE (10.0) */
-    float grad_sigma;             /**< (1.0) */
-    float smooth_sigma_fact;      /**< smoothing sigma = fact * max(window) (0.1) */
-    float pyramid_sigma_fact;     /**< pyramid sigma = fact * subsampling (0.9) */
-    float step_factor;            /**< Newton step size (1.0) */
-    int nSkippedPixels;           /**< candidate step - 1 in selection (0) */
-    int borderx;                  /**< no features within this border (24, from KLTUpdateTCBorder) */
+    int min_eigenvalue;       /**< smallest eigenvalue allowed for selection (1) */
+    float min_determinant;    /**< below: KLT_SMALL_DET (0.01) */
+    float min_displacement;   /**< stop iterating below this step (0.1) */
+    int max_iterations;       /**< (10) */
+    float max_residue;        /**< mean abs window difference; above: KLT_LARGE_RESIDUE (10.0) */
+    float grad_sigma;         /**< (1.0) */
+    float smooth_sigma_fact;  /**< smoothing sigma = fact * max(window) (0.1) */
+    float pyramid_sigma_fact; /**< pyramid sigma = fact * subsampling (0.9) */
+    float step_factor;        /**< Newton step size (1.0) */
+    int nSkippedPixels;       /**< candidate step - 1 in selection (0) */
+    int borderx;              /**< no features within this border (24, from KLTUpdateTCBorder) */
     int bordery;
-    int nPyramidLevels;           /**< including level 0 (2, from KLTChangeTCPyramid(tc, 15)) */
-    int subsampling;              /**< 2, 4, 8, 16 or 32 (4) */
+    int nPyramidLevels; /**< including level 0 (2, from KLTChangeTCPyramid(tc, 15)) */
+    int subsampling;    /**< 2, 4, 8, 16 or 32 (4) */
 
     /* affine consistency check */
     int affine_window_width, affine_window_height; /**< (15 x 15) */
-    int affineConsistencyCheck;   /**< -1 off (default), 0 translation, 1 similarity, 2 affine */
-    int affine_max_iterations;    /**< (10) */
-    float affine_max_residue;     /**< (10.0) */
+    int affineConsistencyCheck;    /**< -1 off (default), 0 translation, 1 similarity, 2 affine */
+    int affine_max_iterations;     /**< (10) */
+    float affine_max_residue;      /**< (10.0) */
     float affine_min_displacement; /**< (0.02) */
     float affine_max_displacement_differ; /**< (1.5) */
 
@@ -82,13 +84,13 @@ typedef struct KLT_TrackingContextRec {
     void *pyramid_last_grady;
 
     /* fovea additions */
-    fovea_backend backend;        /**< AUTO (default): CUDA when a device is present, else
+    fovea_backend backend; /**< AUTO (default): CUDA when a device is present, else
                                        the C reference; CPU: the C reference; CUDA: the
                                        CUDA backend (calls fail with FOVEA_ERR_NO_DEVICE
                                        without a device). Changing it between calls drops
                                        the kept pyramid of sequential mode (the next
                                        KLTTrackFeatures then needs img1). */
-    fovea_context *ctx;           /**< optional, not owned: thread pool, log callback and (CUDA
+    fovea_context *ctx;    /**< optional, not owned: thread pool, log callback and (CUDA
                                        backend, when it is a CUDA context) the device and
                                        stream to run on; otherwise the CUDA backend runs on
                                        a context of its own on device 0.
@@ -97,7 +99,7 @@ typedef struct KLT_TrackingContextRec {
                                        while the tracking context uses it: until
                                        KLTFreeTrackingContext, or the first call after
                                        tc->ctx is changed */
-    void *priv;                   /**< fovea private state; do not touch */
+    void *priv;            /**< fovea private state; do not touch */
 } KLT_TrackingContextRec, *KLT_TrackingContext;
 
 /** One feature. x, y are -1 when lost; val > 0 is the eigenvalue of a newly
@@ -131,7 +133,7 @@ typedef struct KLT_FeatureHistoryRec {
 typedef struct KLT_FeatureTableRec {
     int nFrames;
     int nFeatures;
-    KLT_Feature **feature;        /**< feature[feat][frame] */
+    KLT_Feature **feature; /**< feature[feat][frame] */
 } KLT_FeatureTableRec, *KLT_FeatureTable;
 
 /* ---- Create / free. Create functions return NULL when out of memory. ---- */
@@ -170,8 +172,8 @@ FOVEA_API void KLTSelectGoodFeatures(KLT_TrackingContext tc, KLT_PixelType *img,
                                      int nrows, KLT_FeatureList fl);
 /** Track the features of fl from img1 to img2 (img1 unused in sequential mode
  *  once a pyramid is kept). */
-FOVEA_API void KLTTrackFeatures(KLT_TrackingContext tc, KLT_PixelType *img1,
-                                KLT_PixelType *img2, int ncols, int nrows, KLT_FeatureList fl);
+FOVEA_API void KLTTrackFeatures(KLT_TrackingContext tc, KLT_PixelType *img1, KLT_PixelType *img2,
+                                int ncols, int nrows, KLT_FeatureList fl);
 /** Refill the slots with val < 0 with new features of img. */
 FOVEA_API void KLTReplaceLostFeatures(KLT_TrackingContext tc, KLT_PixelType *img, int ncols,
                                       int nrows, KLT_FeatureList fl);
@@ -215,8 +217,7 @@ FOVEA_API void KLTWriteFeatureListToPPM(KLT_FeatureList fl, KLT_PixelType *greyi
 /** Write a feature list as text (fmt) or binary (fmt NULL). */
 FOVEA_API void KLTWriteFeatureList(KLT_FeatureList fl, const char *fname, const char *fmt);
 /** Write a feature history as text (fmt) or binary (fmt NULL). */
-FOVEA_API void KLTWriteFeatureHistory(KLT_FeatureHistory fh, const char *fname,
-                                      const char *fmt);
+FOVEA_API void KLTWriteFeatureHistory(KLT_FeatureHistory fh, const char *fname, const char *fmt);
 /** Write a feature table as text (fmt) or binary (fmt NULL). */
 FOVEA_API void KLTWriteFeatureTable(KLT_FeatureTable ft, const char *fname, const char *fmt);
 /** Read a list written by KLTWriteFeatureList (text or binary). fl NULL: a
@@ -282,8 +283,7 @@ FOVEA_API int fovea_klt_set_field(KLT_TrackingContext tc, const char *name, doub
  *  @param value receives the field's value (exact: every int and float is a double)
  *  @return FOVEA_OK, or FOVEA_ERR_INVALID_ARG (tc, name or value NULL,
  *          unknown name; *value is then unchanged) */
-FOVEA_API int fovea_klt_get_field(const KLT_TrackingContext tc, const char *name,
-                                  double *value);
+FOVEA_API int fovea_klt_get_field(const KLT_TrackingContext tc, const char *name, double *value);
 
 /** The names fovea_klt_set_field and fovea_klt_get_field take, in the order of
  *  KLT_TrackingContextRec.
@@ -294,8 +294,7 @@ FOVEA_API const char *fovea_klt_field_name(int index);
 
 /** KLTWriteFeatureList with a status: FOVEA_OK,
  *  FOVEA_ERR_INVALID_ARG (bad fmt, binary to stderr) or FOVEA_ERR_IO. */
-FOVEA_API int fovea_klt_write_feature_list(KLT_FeatureList fl, const char *fname,
-                                           const char *fmt);
+FOVEA_API int fovea_klt_write_feature_list(KLT_FeatureList fl, const char *fname, const char *fmt);
 /** KLTWriteFeatureHistory with a status, as fovea_klt_write_feature_list. */
 FOVEA_API int fovea_klt_write_feature_history(KLT_FeatureHistory fh, const char *fname,
                                               const char *fmt);
@@ -304,8 +303,7 @@ FOVEA_API int fovea_klt_write_feature_table(KLT_FeatureTable ft, const char *fna
                                             const char *fmt);
 /** A feature table as text (KLT's layout, header included unless fp is stderr)
  *  to an open stream. @return FOVEA_OK, FOVEA_ERR_INVALID_ARG or FOVEA_ERR_IO */
-FOVEA_API int fovea_klt_write_feature_table_stream(KLT_FeatureTable ft, FILE *fp,
-                                                   const char *fmt);
+FOVEA_API int fovea_klt_write_feature_table_stream(KLT_FeatureTable ft, FILE *fp, const char *fmt);
 /** KLTWriteFeatureListToPPM with a status (FOVEA_OK, FOVEA_ERR_IO, ...). */
 FOVEA_API int fovea_klt_write_feature_list_ppm(KLT_FeatureList fl, const KLT_PixelType *img,
                                                int ncols, int nrows, const char *filename);

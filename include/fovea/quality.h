@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea quality metrics, bit-exact with libvmaf 3.2.0: libvmaf's feature
  * extractors (integer VIF, ADM, motion) on their own or composed into a
  * libvmaf model's score (VMAF). */
@@ -28,8 +29,7 @@ typedef struct fovea_vmaf_model fovea_vmaf_model;
  *  @param m receives the model (NULL on failure)
  *  @param ctx context for the error message (may be NULL)
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (unknown name, NULL), FOVEA_ERR_NOMEM */
-FOVEA_API int fovea_vmaf_model_open(fovea_vmaf_model **m, fovea_context *ctx,
-                                    const char *version);
+FOVEA_API int fovea_vmaf_model_open(fovea_vmaf_model **m, fovea_context *ctx, const char *version);
 
 /** Load a libvmaf JSON model file (at most 16 MiB).
  *  @param m receives the model (NULL on failure)
@@ -49,9 +49,11 @@ FOVEA_API void fovea_vmaf_model_close(fovea_vmaf_model **m);
 /** Prediction flags (libvmaf's VmafModelFlags) and output choices. */
 #define FOVEA_VMAF_ENABLE_TRANSFORM 1 /**< apply the model's score_transform even when disabled */
 #define FOVEA_VMAF_DISABLE_CLIP 2     /**< do not clip the score to the model's score_clip */
-#define FOVEA_VMAF_NO_PREDICTION 4    /**< the model's features without its score (libvmaf's
+#define FOVEA_VMAF_NO_PREDICTION                                                                   \
+    4 /**< the model's features without its score (libvmaf's
                                            --no_prediction) */
-#define FOVEA_VMAF_NO_SUFFIX 8        /**< metric names without libvmaf's option suffixes
+#define FOVEA_VMAF_NO_SUFFIX                                                                       \
+    8 /**< metric names without libvmaf's option suffixes
                                            (integer_vif_scale0 whatever the gain limit) */
 
 /** Settings of a VMAF context: what it computes. With neither a model nor a
@@ -69,7 +71,7 @@ typedef struct fovea_vmaf_settings {
      *  integer_vif_num, integer_vif_den and the num/den of each scale), adm,
      *  motion; their options are libvmaf's. Copied at open. */
     const char *features;
-    int flags;      /**< FOVEA_VMAF_* flags; default 0 */
+    int flags; /**< FOVEA_VMAF_* flags; default 0 */
     /** 1: keep every received frame's values for fovea_vmaf_write. Default 0. */
     int keep_frames;
 } fovea_vmaf_settings;
@@ -79,19 +81,19 @@ typedef struct fovea_vmaf_settings {
  *  order and names for the chosen features (names carry libvmaf's option
  *  suffixes, e.g. integer_adm2_egl_1, when the model sets extractor options). */
 typedef struct fovea_vmaf_scores {
-    int64_t frame;                           /**< 0-based number of the pair */
-    int count;                               /**< fovea_vmaf_metric_count(v) */
+    int64_t frame; /**< 0-based number of the pair */
+    int count;     /**< fovea_vmaf_metric_count(v) */
     double value[FOVEA_VMAF_MAX_METRICS];
 } fovea_vmaf_scores;
 
 /** libvmaf's pooling of every metric over the frames received. */
 typedef struct fovea_vmaf_pooled_scores {
-    int64_t frames;                          /**< frames pooled (0: values are 0) */
-    int count;                               /**< metrics */
+    int64_t frames; /**< frames pooled (0: values are 0) */
+    int count;      /**< metrics */
     struct {
         double min, max;
-        double mean;                         /**< sum / n, in frame order */
-        double harmonic_mean;                /**< n / sum(1 / (x + 1)) - 1 */
+        double mean;          /**< sum / n, in frame order */
+        double harmonic_mean; /**< n / sum(1 / (x + 1)) - 1 */
     } metric[FOVEA_VMAF_MAX_METRICS];
 } fovea_vmaf_pooled_scores;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Camera rigs (docs/rig.md): the panorama projection and every camera's
  * intrinsics, distortion and orientation, read from rig JSON or described in
  * code, validated, queried; and the exact geometry that links panorama pixels,
@@ -14,11 +15,11 @@ extern "C" {
 #endif
 
 #define FOVEA_RIG_MAX_CAMERAS 16
-#define FOVEA_RIG_MAX_SIZE 16384        /**< largest panorama or camera side */
-#define FOVEA_RIG_NAME_LEN 64           /**< camera name buffer, NUL included */
+#define FOVEA_RIG_MAX_SIZE 16384 /**< largest panorama or camera side */
+#define FOVEA_RIG_NAME_LEN 64    /**< camera name buffer, NUL included */
 #define FOVEA_RIG_DEFAULT_FEATHER 64.0
 #define FOVEA_RIG_DEFAULT_MAX_THETA 100.0
-#define FOVEA_RIG_FILE_LIMIT (1 << 20)  /**< largest rig file read, bytes */
+#define FOVEA_RIG_FILE_LIMIT (1 << 20) /**< largest rig file read, bytes */
 
 typedef enum fovea_projection {
     FOVEA_PROJ_EQUIRECTANGULAR = 0,
@@ -26,18 +27,18 @@ typedef enum fovea_projection {
 } fovea_projection;
 
 typedef enum fovea_camera_model {
-    FOVEA_CAM_PINHOLE = 0,   /**< Brown-Conrady, dist = k1 k2 p1 p2 k3 */
-    FOVEA_CAM_FISHEYE = 1    /**< equidistant Kannala-Brandt, dist = k1 k2 k3 k4 */
+    FOVEA_CAM_PINHOLE = 0, /**< Brown-Conrady, dist = k1 k2 p1 p2 k3 */
+    FOVEA_CAM_FISHEYE = 1  /**< equidistant Kannala-Brandt, dist = k1 k2 k3 k4 */
 } fovea_camera_model;
 
 /** The panorama of a rig (the "panorama" and "blend" objects of rig JSON). */
 typedef struct fovea_rig_panorama {
     fovea_projection projection;
-    int width, height;        /**< panorama size, 1..FOVEA_RIG_MAX_SIZE */
-    double hfov, vfov;        /**< degrees; vfov unused by cylindrical */
-    double yaw, pitch;        /**< degrees, rotate the whole panorama */
-    double feather;           /**< blend.feather, panorama pixels (default 64) */
-    double max_theta;         /**< fisheye visibility limit, degrees (default 100) */
+    int width, height; /**< panorama size, 1..FOVEA_RIG_MAX_SIZE */
+    double hfov, vfov; /**< degrees; vfov unused by cylindrical */
+    double yaw, pitch; /**< degrees, rotate the whole panorama */
+    double feather;    /**< blend.feather, panorama pixels (default 64) */
+    double max_theta;  /**< fisheye visibility limit, degrees (default 100) */
 } fovea_rig_panorama;
 
 /** One camera of a rig (an entry of rig JSON's "cameras"). */
@@ -46,8 +47,8 @@ typedef struct fovea_rig_camera {
     int width, height;
     fovea_camera_model model;
     double fx, fy, cx, cy;
-    double dist[5];           /**< unused trailing entries are 0 */
-    double yaw, pitch, roll;  /**< degrees */
+    double dist[5];          /**< unused trailing entries are 0 */
+    double yaw, pitch, roll; /**< degrees */
 } fovea_rig_camera;
 
 /** A validated rig. Read-only once opened: safe to share between threads. It
@@ -126,8 +127,8 @@ FOVEA_API int fovea_rig_camera_to_dir(const fovea_rig *rig, int cam, double u, d
  *  projects to, with the rig's visibility rule (pinhole: in front of the camera;
  *  fisheye: within max_theta). u, v are set even outside the image.
  *  @return 1 when defined, 0 otherwise (or cam out of range) */
-FOVEA_API int fovea_rig_dir_to_camera(const fovea_rig *rig, int cam, const double d[3],
-                                      double *u, double *v);
+FOVEA_API int fovea_rig_dir_to_camera(const fovea_rig *rig, int cam, const double d[3], double *u,
+                                      double *v);
 
 #ifdef __cplusplus
 }

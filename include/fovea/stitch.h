@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Panorama stitching: rig -> remap map, bilinear remap of N cameras, feathered
  * blending, per-camera color correction and automatic color balance, on the
  * C reference backend or the CUDA backend of a context. */
@@ -64,20 +65,20 @@ FOVEA_API void fovea_stitch_map_close(fovea_stitch_map **map);
 
 /** Settings of fovea_stitch_map_open_rig: how each camera's lookup is stored. */
 typedef struct fovea_stitch_map_settings {
-    int max_step;           /**< coarsest grid tried: 1, 2, 4, 8, 16 or 32 (default 16) */
-    double tolerance;       /**< allowed |lookup - exact| in u and in v, camera pixels
+    int max_step;     /**< coarsest grid tried: 1, 2, 4, 8, 16 or 32 (default 16) */
+    double tolerance; /**< allowed |lookup - exact| in u and in v, camera pixels
                                  (default 0.01) */
 } fovea_stitch_map_settings;
 
 /** What the build chose for one camera and how well the grid fits. */
 typedef struct fovea_stitch_map_camera_stats {
-    int step;               /**< chosen grid step */
-    double max_err;         /**< max |lookup - exact| in u or v (camera px) over every
+    int step;            /**< chosen grid step */
+    double max_err;      /**< max |lookup - exact| in u or v (camera px) over every
                                  pixel that the exact projection or the lookup sees */
-    int64_t seen_exact;     /**< panorama pixels inside the image by the exact projection */
-    int64_t seen_lookup;    /**< panorama pixels the lookup sees */
-    int64_t bad;            /**< pixels failing the check (0 unless fallback) */
-    int fallback;           /**< 1: even step 1 failed the check and was kept anyway */
+    int64_t seen_exact;  /**< panorama pixels inside the image by the exact projection */
+    int64_t seen_lookup; /**< panorama pixels the lookup sees */
+    int64_t bad;         /**< pixels failing the check (0 unless fallback) */
+    int fallback;        /**< 1: even step 1 failed the check and was kept anyway */
 } fovea_stitch_map_camera_stats;
 
 typedef struct fovea_stitch_map_stats {
@@ -97,17 +98,17 @@ FOVEA_API void fovea_stitch_map_default_settings(fovea_stitch_map_settings *s);
  *  @param stats receives what was chosen per camera (may be NULL)
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (bad rig or settings), FOVEA_ERR_NOMEM */
 FOVEA_API int fovea_stitch_map_open_rig(fovea_stitch_map **map, fovea_context *ctx,
-                                     const fovea_rig *rig, const fovea_stitch_map_settings *s,
-                                     fovea_stitch_map_stats *stats);
+                                        const fovea_rig *rig, const fovea_stitch_map_settings *s,
+                                        fovea_stitch_map_stats *stats);
 
 /** One camera of a map, as stored. */
 typedef struct fovea_stitch_map_camera_info {
-    int width, height;         /**< camera image size */
-    int grid_step;             /**< lookup grid spacing, panorama pixels (1 = every pixel) */
+    int width, height;           /**< camera image size */
+    int grid_step;               /**< lookup grid spacing, panorama pixels (1 = every pixel) */
     int grid_width, grid_height; /**< lookup grid nodes */
-    float px_scale;            /**< panorama pixels per camera pixel near the image center */
-    int fisheye_clip;          /**< 1: a fisheye visibility ellipse limits what it sees */
-    int explicit_weights;      /**< 1: blend weights stored per pixel (imported tables);
+    float px_scale;              /**< panorama pixels per camera pixel near the image center */
+    int fisheye_clip;            /**< 1: a fisheye visibility ellipse limits what it sees */
+    int explicit_weights;        /**< 1: blend weights stored per pixel (imported tables);
                                     0: computed from the seams */
 } fovea_stitch_map_camera_info;
 
@@ -125,8 +126,8 @@ FOVEA_API float fovea_stitch_map_feather(const fovea_stitch_map *map);
  *              (either may be NULL)
  *  @return 1 when the camera sees the pixel, 0 otherwise (also for arguments out
  *          of range) */
-FOVEA_API int fovea_stitch_map_lookup(const fovea_stitch_map *map, int cam, int i, int j,
-                                      float *u, float *v);
+FOVEA_API int fovea_stitch_map_lookup(const fovea_stitch_map *map, int cam, int i, int j, float *u,
+                                      float *v);
 
 /** Blend weights of every camera at panorama pixel (i, j), as the stitcher uses
  *  them: w[c] > 0 for the cameras that see it, 0 for the others; u[c], v[c] where
@@ -140,11 +141,11 @@ FOVEA_API int fovea_stitch_map_weights(const fovea_stitch_map *map, int i, int j
 /** Who sees what in a map (by fovea_stitch_map_lookup), for checking a rig. */
 typedef struct fovea_stitch_coverage {
     int num_cameras;
-    int64_t total;                 /**< panorama pixels */
-    double pct_none;               /**< % of panorama pixels seen by no camera */
-    double pct_one;                /**< ... by exactly one camera */
-    double pct_multi;              /**< ... by two or more */
-    double pct_camera[FOVEA_STITCH_MAX_CAMERAS];  /**< ... by camera c */
+    int64_t total;                               /**< panorama pixels */
+    double pct_none;                             /**< % of panorama pixels seen by no camera */
+    double pct_one;                              /**< ... by exactly one camera */
+    double pct_multi;                            /**< ... by two or more */
+    double pct_camera[FOVEA_STITCH_MAX_CAMERAS]; /**< ... by camera c */
     /** Pairs a < b (entries [a][b]; [b][a] mirrors them, the diagonal is 0):
      *  pct: % of panorama pixels both see; rows: rows where both see at least one
      *  pixel; width: median over those rows of the number of pixels both see in the
@@ -170,7 +171,7 @@ FOVEA_API int fovea_stitch_map_coverage_image(const fovea_stitch_map *map, fovea
 /** Per-camera color correction: out = 255 * (clamp(gain[k] * in, 0, 255) / 255) ^ gamma,
  *  per RGB channel k. Identity: gains 1, gamma 1. */
 typedef struct fovea_color_correction {
-    float gain[3];  /**< R, G, B */
+    float gain[3]; /**< R, G, B */
     float gamma;
 } fovea_color_correction;
 
@@ -181,21 +182,21 @@ typedef enum fovea_color_mode {
 } fovea_color_mode;
 
 typedef struct fovea_stitcher_settings {
-    fovea_color_mode color;   /**< default AUTO */
-    int auto_interval;        /**< analyse every K frames (default 30) */
-    float auto_smoothing;     /**< 0..1: new = old + s * (measured - old) (default 0.1) */
-    int deterministic;        /**< 1: analyse frame n synchronously, apply from frame n+1
+    fovea_color_mode color;          /**< default AUTO */
+    int auto_interval;               /**< analyse every K frames (default 30) */
+    float auto_smoothing;            /**< 0..1: new = old + s * (measured - old) (default 0.1) */
+    int deterministic;               /**< 1: analyse frame n synchronously, apply from frame n+1
                                    (no smoothing lag from timing); default 0 */
-    float gain_min, gain_max;   /**< clamp of solved gains (default 0.5, 2.0) */
-    float gamma_min, gamma_max; /**< clamp of solved gammas (default 0.7, 1.4) */
-    float regularization;     /**< pull of the gains toward 1 (default 0.05) */
-    int min_overlap_samples;  /**< fewer samples in an overlap => identity (default 1000) */
-    int yuv_full_range;       /**< YUV inputs in full range: Y 0..255, uncovered Y 0
+    float gain_min, gain_max;        /**< clamp of solved gains (default 0.5, 2.0) */
+    float gamma_min, gamma_max;      /**< clamp of solved gammas (default 0.7, 1.4) */
+    float regularization;            /**< pull of the gains toward 1 (default 0.05) */
+    int min_overlap_samples;         /**< fewer samples in an overlap => identity (default 1000) */
+    int yuv_full_range;              /**< YUV inputs in full range: Y 0..255, uncovered Y 0
                                    (default 0: limited, Y 16..235, UV 16..240) */
     fovea_colorspace yuv_colorspace; /**< matrix of YUV inputs for the color correction
                                    (statistics, gains' luma weights, chroma correction):
                                    FOVEA_CS_BT601 (default) or FOVEA_CS_BT709 */
-    int cuda_exact_sampling;  /**< CUDA: 1 = bilinear sampling in the kernel's integer
+    int cuda_exact_sampling;         /**< CUDA: 1 = bilinear sampling in the kernel's integer
                                    arithmetic, bit-exact with the C reference; 0 (default) =
                                    the texture unit where the frames allow it (RGBA, NV12,
                                    I420 with aligned planes), faster, within 1 code value */
@@ -236,8 +237,8 @@ FOVEA_API int fovea_stitcher_process(fovea_stitcher *st, const fovea_frame *cons
  *  With several contexts (streams) this overlaps one frame's copies with another's
  *  kernel. Pageable host frames still make the call wait for their copies. On the
  *  CPU backend it is fovea_stitcher_process. */
-FOVEA_API int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
-                                           fovea_frame *out);
+FOVEA_API int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *inputs,
+                                           int n, fovea_frame *out);
 
 /** Set fixed corrections (mode FIXED, or the starting point of AUTO). */
 FOVEA_API int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_correction *cc, int n);

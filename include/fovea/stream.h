@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea delta streaming: an encoder (frames in, messages out) that sends only
  * the tiles that changed beyond a threshold T against what the receiver shows,
  * a decoder (messages in, frames out), and a small TCP layer on top (a server
@@ -54,20 +55,20 @@ typedef struct fovea_stream_encoder_settings {
 
 /** What one encoded or decoded frame cost. */
 typedef struct fovea_stream_frame_info {
-    int64_t frame;          /**< frame number (0, 1, 2...) */
-    uint64_t timestamp_us;  /**< as given to the encoder */
-    int keyframe;           /**< 1 for a keyframe */
-    int64_t tiles_sent;     /**< tiles carried (all of them in a keyframe) */
-    int64_t tiles_changed;  /**< tiles that differed beyond T (keyframes too) */
-    int64_t tiles_total;    /**< tiles_x * tiles_y */
-    size_t bytes;           /**< the whole message, header included */
-    size_t raw_bytes;       /**< the frame's packed size */
+    int64_t frame;         /**< frame number (0, 1, 2...) */
+    uint64_t timestamp_us; /**< as given to the encoder */
+    int keyframe;          /**< 1 for a keyframe */
+    int64_t tiles_sent;    /**< tiles carried (all of them in a keyframe) */
+    int64_t tiles_changed; /**< tiles that differed beyond T (keyframes too) */
+    int64_t tiles_total;   /**< tiles_x * tiles_y */
+    size_t bytes;          /**< the whole message, header included */
+    size_t raw_bytes;      /**< the frame's packed size */
     /** decoder: frames skipped before this keyframe (a resynchronisation), else 0 */
     int64_t skipped;
     /** decoder, keyframes: the largest |keyframe - shown| over the tiles a delta
      *  would not have carried (must be <= T), or -1 when it could not check */
     int checked_error;
-    double seconds;         /**< time spent in the encode or decode call */
+    double seconds; /**< time spent in the encode or decode call */
 } fovea_stream_frame_info;
 
 typedef struct fovea_stream_encoder fovea_stream_encoder;
@@ -114,16 +115,15 @@ FOVEA_API int fovea_stream_encoder_hello(fovea_stream_encoder *e, const uint8_t 
  *          FOVEA_ERR_UNSUPPORTED (a device frame on a CPU context),
  *          FOVEA_ERR_CUDA */
 FOVEA_API int fovea_stream_encoder_encode(fovea_stream_encoder *e, const fovea_frame *f,
-                                          uint64_t timestamp_us, const uint8_t **msg,
-                                          size_t *size, fovea_stream_frame_info *fi);
+                                          uint64_t timestamp_us, const uint8_t **msg, size_t *size,
+                                          fovea_stream_frame_info *fi);
 
 /** Make the next encoded frame a keyframe (a receiver joined or asked). */
 FOVEA_API void fovea_stream_encoder_request_keyframe(fovea_stream_encoder *e);
 
 /** The END message (frames encoded so far). Same lifetime as an encoded
  *  message. @return FOVEA_OK */
-FOVEA_API int fovea_stream_encoder_end(fovea_stream_encoder *e, const uint8_t **msg,
-                                       size_t *size);
+FOVEA_API int fovea_stream_encoder_end(fovea_stream_encoder *e, const uint8_t **msg, size_t *size);
 
 /** What a receiver shows after the last encoded frame (NULL before the first):
  *  the encoder's reconstruction, a host frame. Valid until the next encode
@@ -144,17 +144,17 @@ FOVEA_API void fovea_stream_limits_init(fovea_stream_limits *l);
 
 /** What one decoded message gave. */
 typedef struct fovea_stream_event {
-    fovea_stream_msg_type type;     /**< the message's type */
+    fovea_stream_msg_type type; /**< the message's type */
     /** HELLO and after: the stream's properties (frame_count -1) */
     const fovea_video_info *info;
-    int threshold;                  /**< HELLO and after: the sender's T */
-    int keyframe_interval;          /**< HELLO and after: the sender's K */
-    int tile;                       /**< HELLO and after: luma tile side */
+    int threshold;         /**< HELLO and after: the sender's T */
+    int keyframe_interval; /**< HELLO and after: the sender's K */
+    int tile;              /**< HELLO and after: luma tile side */
     /** KEYFRAME, DELTA: the frame to show, owned by the decoder, valid until
      *  the next feed; NULL otherwise */
     const fovea_frame *frame;
-    fovea_stream_frame_info fi;     /**< KEYFRAME, DELTA */
-    int64_t end_frames;             /**< END: the frames the sender encoded */
+    fovea_stream_frame_info fi; /**< KEYFRAME, DELTA */
+    int64_t end_frames;         /**< END: the frames the sender encoded */
 } fovea_stream_event;
 
 typedef struct fovea_stream_decoder fovea_stream_decoder;
@@ -193,8 +193,8 @@ FOVEA_API int64_t fovea_stream_decoder_shown(const fovea_stream_decoder *d);
  *  @param payload receives the payload length (may be NULL)
  *  @return FOVEA_OK, FOVEA_ERR_CORRUPT, FOVEA_ERR_UNSUPPORTED (version) */
 FOVEA_API int fovea_stream_parse_header(fovea_context *ctx, const uint8_t *hdr,
-                                        const fovea_stream_limits *lim,
-                                        fovea_stream_msg_type *type, size_t *payload);
+                                        const fovea_stream_limits *lim, fovea_stream_msg_type *type,
+                                        size_t *payload);
 
 /** Write a RESYNC message (FOVEA_STREAM_HEADER_SIZE + 8 bytes) asking for a
  *  keyframe. @param shown the frame number shown, -1 for none
@@ -209,7 +209,7 @@ FOVEA_API size_t fovea_stream_resync_message(int64_t shown, uint8_t *buf);
 typedef struct fovea_stream_server fovea_stream_server;
 
 typedef struct fovea_stream_server_settings {
-    int max_clients;     /**< receivers at once (more are refused); default 16 */
+    int max_clients; /**< receivers at once (more are refused); default 16 */
     /** Bytes queued for one receiver at most: past it, what it has not begun
      *  to receive is dropped and it gets the next keyframe. Default 64 MiB. */
     size_t max_queue;
@@ -219,13 +219,13 @@ typedef struct fovea_stream_server_settings {
 
 /** Counters of a server. */
 typedef struct fovea_stream_server_stats {
-    int clients;               /**< connected now */
-    int64_t accepted;          /**< receivers accepted */
-    int64_t refused;           /**< turned away (max_clients) */
-    int64_t disconnected;      /**< gone: closed, failed or misbehaved */
-    int64_t resyncs;           /**< receivers dropped back to a keyframe (queue limit) */
-    int64_t resync_requests;   /**< RESYNC messages received */
-    int64_t bytes_sent;        /**< to all receivers */
+    int clients;             /**< connected now */
+    int64_t accepted;        /**< receivers accepted */
+    int64_t refused;         /**< turned away (max_clients) */
+    int64_t disconnected;    /**< gone: closed, failed or misbehaved */
+    int64_t resyncs;         /**< receivers dropped back to a keyframe (queue limit) */
+    int64_t resync_requests; /**< RESYNC messages received */
+    int64_t bytes_sent;      /**< to all receivers */
 } fovea_stream_server_stats;
 
 /** Fill s with defaults (16 receivers, 64 MiB queues, the system's send buffer). */

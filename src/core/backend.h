@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The backend table shape every system shares, and the one picker that chooses
  * a system's table for a context (as libvmaf's feature extractors: the CUDA
  * variant of a system is one more table in the system's list). */
@@ -32,9 +33,9 @@ enum {
  * it and sets *priv to NULL (safe on a NULL *priv). Statuses are fovea
  * statuses, detail in ctx's last error. */
 typedef struct backend_info {
-    const char *name;      /* "cpu", "cuda" */
-    fovea_backend kind;    /* FOVEA_BACKEND_CPU or FOVEA_BACKEND_CUDA */
-    unsigned provides;     /* BACKEND_* flags */
+    const char *name;   /* "cpu", "cuda" */
+    fovea_backend kind; /* FOVEA_BACKEND_CPU or FOVEA_BACKEND_CUDA */
+    unsigned provides;  /* BACKEND_* flags */
     int (*init)(void **priv, fovea_context *ctx, const void *params);
     void (*close)(void **priv);
 } backend_info;
@@ -60,7 +61,6 @@ typedef struct backend_info {
  * KLT its tracking context's field. On failure *chosen is NULL and the
  * message goes to err (fv_errbuf). */
 int backend_pick(const fovea_context *ctx, const backend_info *const *list, size_t n,
-                 fovea_backend requested, const backend_info **chosen, char *err,
-                 size_t errsz);
+                 fovea_backend requested, const backend_info **chosen, char *err, size_t errsz);
 
 #endif

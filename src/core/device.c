@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* CUDA runtime access for the core (devices, streams, memory, copies). Without
  * CUDA compiled in, every entry point reports FOVEA_ERR_NO_DEVICE. */
 #include <pthread.h>
@@ -10,8 +11,7 @@
 
 #ifdef FOVEA_HAVE_CUDA
 
-int fv_cuda_status(fovea_context *ctx, int cuda_err, const char *expr, const char *file,
-                      int line)
+int fv_cuda_status(fovea_context *ctx, int cuda_err, const char *expr, const char *file, int line)
 {
     if (cuda_err == (int)cudaSuccess)
         return FOVEA_OK;
@@ -21,8 +21,8 @@ int fv_cuda_status(fovea_context *ctx, int cuda_err, const char *expr, const cha
     const char *base = strrchr(file, '/');
     base = base ? base + 1 : file;
     return fv_ctx_error(ctx, FOVEA_ERR_CUDA, "%s:%d: %s: %s (%s)", base, line, expr,
-                           cudaGetErrorString((cudaError_t)cuda_err),
-                           cudaGetErrorName((cudaError_t)cuda_err));
+                        cudaGetErrorString((cudaError_t)cuda_err),
+                        cudaGetErrorName((cudaError_t)cuda_err));
 }
 
 int fovea_cuda_versions(int *runtime, int *driver)
@@ -130,7 +130,7 @@ int fv_device_malloc(fovea_context *ctx, size_t size, void **ptr)
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cudaMalloc(%zu bytes): out of device memory",
-                               size);
+                            size);
     }
     return FOVEA_CUDA(ctx, e);
 }
@@ -162,7 +162,7 @@ typedef struct pin_block {
 } pin_block;
 
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
-static pin_block *pin_live;    /* blocks handed out */
+static pin_block *pin_live; /* blocks handed out */
 static size_t pin_nlive, pin_live_cap;
 static pin_block pin_kept[PIN_CACHE_BLOCKS];
 static size_t pin_nkept, pin_kept_bytes;
@@ -256,7 +256,7 @@ static int ptr_attributes(const void *p, struct cudaPointerAttributes *a)
     if (!p || fovea_device_count(&n) < 0 || n == 0)
         return 0;
     if (cudaPointerGetAttributes(a, p) != cudaSuccess) {
-        cudaGetLastError();  /* not a pointer the runtime knows: plain host memory */
+        cudaGetLastError(); /* not a pointer the runtime knows: plain host memory */
         return 0;
     }
     return 1;
@@ -275,17 +275,14 @@ fovea_memtype fv_ptr_memtype(const void *p)
         return FOVEA_MEM_HOST;
     switch (a.type) {
     case cudaMemoryTypeDevice:
-    case cudaMemoryTypeManaged:
-        return FOVEA_MEM_DEVICE;
-    case cudaMemoryTypeHost:
-        return FOVEA_MEM_PINNED;
-    default:
-        return FOVEA_MEM_HOST;
+    case cudaMemoryTypeManaged: return FOVEA_MEM_DEVICE;
+    case cudaMemoryTypeHost: return FOVEA_MEM_PINNED;
+    default: return FOVEA_MEM_HOST;
     }
 }
 
-int fv_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
-                   size_t spitch, size_t width_bytes, size_t rows)
+int fv_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                size_t width_bytes, size_t rows)
 {
     if (!ctx || ctx->backend != FOVEA_BACKEND_CUDA)
         return fv_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "copy needs a CUDA context");
@@ -293,13 +290,13 @@ int fv_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
                                              cudaMemcpyDefault, fv_ctx_stream(ctx)));
 }
 
-int fv_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value,
-                          size_t width_bytes, size_t rows)
+int fv_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value, size_t width_bytes,
+                       size_t rows)
 {
     if (!ctx || ctx->backend != FOVEA_BACKEND_CUDA)
         return fv_ctx_error(ctx, FOVEA_ERR_NO_DEVICE, "memset needs a CUDA context");
-    return FOVEA_CUDA(ctx, cudaMemset2DAsync(dst, pitch, value, width_bytes, rows,
-                                             fv_ctx_stream(ctx)));
+    return FOVEA_CUDA(ctx,
+                      cudaMemset2DAsync(dst, pitch, value, width_bytes, rows, fv_ctx_stream(ctx)));
 }
 
 #else /* CPU-only build */
@@ -339,7 +336,10 @@ int fv_device_bind(fovea_context *ctx, int dev, void *user_stream)
     (void)user_stream;
     return no_cuda(ctx);
 }
-void fv_device_unbind(fovea_context *ctx) { (void)ctx; }
+void fv_device_unbind(fovea_context *ctx)
+{
+    (void)ctx;
+}
 fovea_memtype fv_ptr_memtype(const void *p)
 {
     (void)p;
@@ -350,32 +350,56 @@ int fv_ptr_device_only(const void *p)
     (void)p;
     return 0;
 }
-int fv_device_sync(fovea_context *ctx) { (void)ctx; return FOVEA_OK; }
-int fv_device_activate(fovea_context *ctx) { return no_cuda(ctx); }
+int fv_device_sync(fovea_context *ctx)
+{
+    (void)ctx;
+    return FOVEA_OK;
+}
+int fv_device_activate(fovea_context *ctx)
+{
+    return no_cuda(ctx);
+}
 int fv_device_malloc(fovea_context *ctx, size_t size, void **ptr)
 {
     (void)size;
     *ptr = NULL;
     return no_cuda(ctx);
 }
-void fv_device_free(fovea_context *ctx, void *ptr) { (void)ctx; (void)ptr; }
+void fv_device_free(fovea_context *ctx, void *ptr)
+{
+    (void)ctx;
+    (void)ptr;
+}
 int fv_pinned_malloc(fovea_context *ctx, size_t size, void **ptr)
 {
     (void)size;
     *ptr = NULL;
     return no_cuda(ctx);
 }
-void fv_pinned_free(fovea_context *ctx, void *ptr) { (void)ctx; (void)ptr; }
-int fv_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
-                   size_t spitch, size_t width_bytes, size_t rows)
+void fv_pinned_free(fovea_context *ctx, void *ptr)
 {
-    (void)dst; (void)dpitch; (void)src; (void)spitch; (void)width_bytes; (void)rows;
+    (void)ctx;
+    (void)ptr;
+}
+int fv_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                size_t width_bytes, size_t rows)
+{
+    (void)dst;
+    (void)dpitch;
+    (void)src;
+    (void)spitch;
+    (void)width_bytes;
+    (void)rows;
     return no_cuda(ctx);
 }
-int fv_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value,
-                          size_t width_bytes, size_t rows)
+int fv_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value, size_t width_bytes,
+                       size_t rows)
 {
-    (void)dst; (void)pitch; (void)value; (void)width_bytes; (void)rows;
+    (void)dst;
+    (void)pitch;
+    (void)value;
+    (void)width_bytes;
+    (void)rows;
     return no_cuda(ctx);
 }
 

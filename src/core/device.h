@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal device layer: everything the core needs from the CUDA runtime, with
  * CPU-only builds answering FOVEA_ERR_NO_DEVICE. */
 #ifndef FOVEA_DEVICE_H
@@ -29,10 +30,10 @@ fovea_memtype fv_ptr_memtype(const void *p);
 int fv_ptr_device_only(const void *p);
 
 /* 2-D copy between any host/pinned/device pointers, queued on ctx's stream. */
-int fv_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src,
-                   size_t spitch, size_t width_bytes, size_t rows);
+int fv_memcpy2d(fovea_context *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                size_t width_bytes, size_t rows);
 /* 2-D memset of device memory, queued on ctx's stream. */
-int fv_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value,
-                          size_t width_bytes, size_t rows);
+int fv_memset2d_device(fovea_context *ctx, void *dst, size_t pitch, int value, size_t width_bytes,
+                       size_t rows);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Error and log reporting: the last error (per thread and per context), a
  * caller's error buffer for internal helpers, and the context's log callback. */
 #include <stdatomic.h>

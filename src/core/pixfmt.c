@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Pixel format table and plane geometry. */
 #include <limits.h>
 #include <string.h>
@@ -132,7 +133,7 @@ size_t fovea_frame_packed_size(fovea_pixfmt fmt, int w, int h)
     for (int p = 0; p < d->planes; p++) {
         size_t plane;
         if (!fv_mul_size(fovea_plane_row_bytes(fmt, w, p), (size_t)fovea_plane_height(fmt, h, p),
-                            &plane) ||
+                         &plane) ||
             !fv_add_size(total, plane, &total))
             return 0;
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Queued CUDA work on batches of frame planes: slots of pinned and device
  * staging, the copy stream, the events and the batching (queue_cuda.h). */
 #include <stdlib.h>
@@ -16,9 +17,8 @@ int cuda_queue_init(cuda_queue *q, fovea_context *ctx, int nslots, int batch, in
 {
     memset(q, 0, sizeof(*q));
     q->ctx = ctx;
-    if (nslots < 1 || nslots > CUDA_QUEUE_MAX_SLOTS || batch < 1 ||
-        batch > CUDA_QUEUE_MAX_BATCH || planes < 1 || planes > CUDA_QUEUE_MAX_PLANES ||
-        height < 1 || !launch)
+    if (nslots < 1 || nslots > CUDA_QUEUE_MAX_SLOTS || batch < 1 || batch > CUDA_QUEUE_MAX_BATCH ||
+        planes < 1 || planes > CUDA_QUEUE_MAX_PLANES || height < 1 || !launch)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "cuda queue: bad parameters");
     q->nslots = nslots;
     q->batch = batch;
@@ -68,8 +68,7 @@ void cuda_queue_close(cuda_queue *q)
 /* Make plane p of item z of slot sl readable by the kernels: device planes as
  * they are, host planes copied on the copy stream into the slot's device
  * staging (pageable ones through its pinned staging). */
-static int stage_plane(cuda_queue *q, cuda_queue_slot *sl, int p, int z,
-                       const cuda_queue_plane *pl)
+static int stage_plane(cuda_queue *q, cuda_queue_slot *sl, int p, int z, const cuda_queue_plane *pl)
 {
     fovea_context *ctx = q->ctx;
     if (pl->mem == FOVEA_MEM_DEVICE) {

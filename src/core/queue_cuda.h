@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Queued CUDA work on batches of frame planes (internal, CUDA builds only:
  * the file is named *_cuda as every C file that needs the CUDA runtime).
  *
@@ -50,9 +51,9 @@ typedef struct cuda_queue_plane {
 } cuda_queue_plane;
 
 typedef struct cuda_queue_slot {
-    int n;        /* items in the batch */
+    int n; /* items in the batch */
     int launched;
-    int copies;   /* H2D copies queued on the copy stream for it */
+    int copies;                    /* H2D copies queued on the copy stream for it */
     int tag[CUDA_QUEUE_MAX_BATCH]; /* the owner's flags of each item */
     /* where the kernels read plane p of item z */
     const uint8_t *src[CUDA_QUEUE_MAX_PLANES][CUDA_QUEUE_MAX_BATCH];
@@ -70,9 +71,9 @@ typedef struct cuda_queue cuda_queue;
 typedef int (*cuda_queue_launch_fn)(void *opaque, cuda_queue *q, int k, cudaStream_t stream);
 
 struct cuda_queue {
-    fovea_context *ctx;   /* outlives the queue */
+    fovea_context *ctx; /* outlives the queue */
     int nslots, batch, planes;
-    size_t row_bytes;     /* bytes of a plane's row */
+    size_t row_bytes; /* bytes of a plane's row */
     int height;
     size_t pitch, plane_bytes; /* staging of one plane */
     cudaStream_t copy;

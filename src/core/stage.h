@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Staging of host frames for the CUDA backends: a device copy of a host frame,
  * a pageable one going through a pinned copy filled on the context's threads,
  * and the event that says when the upload from that pinned copy is done.
@@ -9,11 +10,11 @@
 
 /* Zeroed is empty; every buffer follows the frames it stages (fv_frame_ensure). */
 typedef struct fv_stage {
-    fovea_frame dev;    /* device copy of a host frame */
-    fovea_frame pin;    /* pinned copy of a pageable frame, the upload's source */
-    void *read;         /* cudaEvent_t recorded after the upload from pin, made with pin */
-    int pending;        /* read recorded and not waited for yet */
-    int staged;         /* the last copy read pin: fv_stage_mark records read */
+    fovea_frame dev; /* device copy of a host frame */
+    fovea_frame pin; /* pinned copy of a pageable frame, the upload's source */
+    void *read;      /* cudaEvent_t recorded after the upload from pin, made with pin */
+    int pending;     /* read recorded and not waited for yet */
+    int staged;      /* the last copy read pin: fv_stage_mark records read */
 } fv_stage;
 
 /* A device view of frame f: f itself on the device, else s->dev holding its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Staging of host frames for the CUDA backends (core/stage.h): a pageable
  * frame crosses PCIe through a pinned copy (a copy from pageable memory by the
  * driver runs at a fifth of the pinned rate), guarded by an event. */
@@ -47,8 +48,7 @@ int fv_stage_mark(fovea_context *ctx, fv_stage *s)
     return FOVEA_OK;
 }
 
-int fv_stage_upload(fovea_context *ctx, fv_stage *s, const fovea_frame *f,
-                    const fovea_frame **view)
+int fv_stage_upload(fovea_context *ctx, fv_stage *s, const fovea_frame *f, const fovea_frame **view)
 {
     FOVEA_TRY(fv_stage_copy(ctx, s, f, view));
     return fv_stage_mark(ctx, s);

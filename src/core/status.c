@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Status strings, version, backend names. */
 #include <string.h>
 #include "fovea/fovea.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fixed-size pthread pool used by every C reference backend. One job at a time:
  * workers and the caller pull chunks of an index range from a shared counter. */
 #include <pthread.h>
@@ -7,12 +8,12 @@
 #include "core/core.h"
 
 struct fv_threadpool {
-    int size;                 /* threads including the caller */
-    pthread_t *workers;       /* size - 1 workers */
-    pthread_mutex_t lock;     /* guards the job fields and generation */
+    int size;             /* threads including the caller */
+    pthread_t *workers;   /* size - 1 workers */
+    pthread_mutex_t lock; /* guards the job fields and generation */
     pthread_cond_t wake;
     pthread_cond_t done;
-    pthread_mutex_t submit;   /* serialises callers */
+    pthread_mutex_t submit; /* serialises callers */
     unsigned long generation;
     int quit;
     /* current job */
@@ -20,7 +21,7 @@ struct fv_threadpool {
     void *arg;
     int n, chunk;
     atomic_int next;
-    int active;               /* workers still inside the current job */
+    int active; /* workers still inside the current job */
 };
 
 static _Thread_local int in_pool_worker;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The differencing system's change rule, one definition for C and CUDA: a
  * sample changed beyond threshold T when its absolute difference exceeds T,
  * and a pixel when its largest channel difference does (docs/diff.md). The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The C reference of the denoising filters (docs/diff.md, "Denoising"): every
  * plane as stored, each component on its own, borders replicated; the temporal
  * filter's step of a state towards a frame. */
@@ -81,8 +82,7 @@ static void filter_rows(void *arg, int begin, int end, int thread)
             for (int c = 0; c < p->comps; c++) {
                 int v;
                 if (fa->mode == FOVEA_DIFF_DENOISE_TEMPORAL) {
-                    v = diff_temporal_step(get_state(p, x, y, c), get(p, x, y, c),
-                                           fa->strength);
+                    v = diff_temporal_step(get_state(p, x, y, c), get(p, x, y, c), fa->strength);
                 } else if (fa->mode == FOVEA_DIFF_DENOISE_MEDIAN3) {
                     int n[9], k = 0;
                     for (int dy = -1; dy <= 1; dy++)

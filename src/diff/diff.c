@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Public differencing API: settings, frame checks and backend dispatch. */
 #include <math.h>
 #include <stdlib.h>
@@ -16,8 +17,8 @@ struct fovea_diff {
     fovea_pixfmt tfmt;
     int64_t *hist, *ahist; /* difference and absolute-deviation histograms */
     size_t hist_len;
-    int mask_pending;                /* a submitted mask waits for receive */
-    fovea_diff_mask_result pending;  /* its result (filled by collect) */
+    int mask_pending;               /* a submitted mask waits for receive */
+    fovea_diff_mask_result pending; /* its result (filled by collect) */
 };
 
 /* Every call but receive, reset and close is refused while a mask is pending. */
@@ -68,22 +69,21 @@ static int open_diff(fovea_diff **out, fovea_context *ctx, const fovea_diff_sett
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: unknown denoise mode %d",
                             (int)set.denoise);
     if (set.tile != 8 && set.tile != 16 && set.tile != 32 && set.tile != 64)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                            "diff: tile %d is not 8, 16, 32 or 64", set.tile);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: tile %d is not 8, 16, 32 or 64",
+                            set.tile);
     /* 3 x 65535 is the largest difference of any format */
     if (set.normalize_max < 0 || set.normalize_max > 3 * 65535)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                            "diff: normalize_max %d outside 0..196605", set.normalize_max);
-    if ((set.threshold < 0 && set.threshold != FOVEA_DIFF_THRESHOLD_AUTO) ||
-        set.threshold > 65535)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: normalize_max %d outside 0..196605",
+                            set.normalize_max);
+    if ((set.threshold < 0 && set.threshold != FOVEA_DIFF_THRESHOLD_AUTO) || set.threshold > 65535)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                             "diff: threshold %d outside 0..65535 (or auto)", set.threshold);
     if (!(set.auto_k > 0.0 && set.auto_k <= 1000.0))
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: auto_k %g outside (0, 1000]",
                             set.auto_k);
     if (set.temporal_strength < 0 || set.temporal_strength > 255)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                            "diff: temporal_strength %d outside 0..255", set.temporal_strength);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: temporal_strength %d outside 0..255",
+                            set.temporal_strength);
 
     const backend_info *b = NULL;
     char msg[FOVEA_ERRLEN];
@@ -145,8 +145,7 @@ static int input_ok(fovea_context *ctx, const diff_backend *b, const fovea_frame
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: %s frame is NULL or empty", what);
     const fovea_pixfmt_desc *desc = fovea_pixfmt_get_desc(f->fmt);
     if (!desc)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: %s frame has no valid format",
-                            what);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: %s frame has no valid format", what);
     if (f->mem == FOVEA_MEM_DEVICE && !(b->info.provides & BACKEND_READS_DEVICE))
         return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
                             "diff: %s frame is in device memory; the %s backend reads host "
@@ -157,12 +156,12 @@ static int input_ok(fovea_context *ctx, const diff_backend *b, const fovea_frame
                             "diff: %s frame is on CUDA device %d, the context on %d", what,
                             f->device, fovea_context_device(ctx));
     if (f->width < 1 || f->height < 1 || f->width > FOVEA_MAX_DIM || f->height > FOVEA_MAX_DIM)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: %s frame is %dx%d", what,
-                            f->width, f->height);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: %s frame is %dx%d", what, f->width,
+                            f->height);
     for (int p = 0; p < desc->planes; p++) {
         if (!f->data[p])
-            return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: %s frame has no plane %d",
-                                what, p);
+            return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: %s frame has no plane %d", what,
+                                p);
         if (f->stride[p] < (ptrdiff_t)fovea_plane_row_bytes(f->fmt, f->width, p))
             return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                 "diff: %s frame plane %d stride %td too small", what, p,
@@ -191,7 +190,7 @@ static int make_call(fovea_diff *d, const fovea_frame *prev, const fovea_frame *
     c->desc = fovea_pixfmt_get_desc(cur->fmt);
     c->channels = (c->desc->is_yuv && c->desc->planes == 1) ? 1 : 3;
     c->maxval = (1 << c->desc->bit_depth) - 1;
-    c->top = s->normalize_max > 0 ? s->normalize_max
+    c->top = s->normalize_max > 0           ? s->normalize_max
              : s->measure == FOVEA_DIFF_SUM ? c->channels * c->maxval
                                             : c->maxval;
     c->denoise = s->denoise;
@@ -398,7 +397,7 @@ int fovea_diff_mask_receive(fovea_diff *d, fovea_diff_mask_result *out)
         return fv_ctx_error(d->ctx, FOVEA_ERR_INVALID_ARG, "diff: NULL mask result");
     if (!d->mask_pending)
         return FOVEA_AGAIN; /* nothing submitted */
-    d->mask_pending = 0; /* a failed collect leaves nothing to wait for */
+    d->mask_pending = 0;    /* a failed collect leaves nothing to wait for */
     FOVEA_TRY(d->backend->collect(d->priv, d->ctx));
     *out = d->pending;
     return FOVEA_OK;
@@ -449,8 +448,7 @@ int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_frame *out)
     fj.strength = d->settings.temporal_strength;
     const int temporal = fj.mode == FOVEA_DIFF_DENOISE_TEMPORAL;
     if (temporal)
-        fj.restart = !d->tvalid || d->tw != in->width || d->th != in->height ||
-                     d->tfmt != in->fmt;
+        fj.restart = !d->tvalid || d->tw != in->width || d->th != in->height || d->tfmt != in->fmt;
     const int st = d->backend->denoise(d->priv, ctx, &fj);
     if (temporal) {
         d->tvalid = st == FOVEA_OK;

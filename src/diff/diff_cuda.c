@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* CUDA backend of the differencing system (host side): device views of the
  * pair (device frames as they are; host frames through per-context device
  * copies, pageable ones through pinned staging), the filtered pair and the
@@ -39,31 +40,31 @@ enum { OUT_HEAT = 0, OUT_NOISE = 1, OUT_DENOISE = 2, OUT_SLOTS = 3 };
 typedef struct diff_cuda {
     fovea_context *ctx;
     fovea_diff_settings set;
-    uint32_t *d_heat;               /* DIFF_HEAT_ENTRIES colors, R | G << 8 | B << 16 */
-    uint32_t *d_vlut;               /* DIFF_CUDA_VLUT_MAX + 1 colors */
-    int vlut_top;                   /* the top d_vlut is made for; 0 = none */
-    int grid_cap;                   /* blocks of the warp map kernel: 4 an SM */
+    uint32_t *d_heat; /* DIFF_HEAT_ENTRIES colors, R | G << 8 | B << 16 */
+    uint32_t *d_vlut; /* DIFF_CUDA_VLUT_MAX + 1 colors */
+    int vlut_top;     /* the top d_vlut is made for; 0 = none */
+    int grid_cap;     /* blocks of the warp map kernel: 4 an SM */
     /* host inputs: device copies, and pinned copies of pageable ones */
     fv_stage in[2];
     /* the pair begin made */
     fovea_frame d_filt[2], d_state[2];
-    int tcur;                       /* the temporal state now: d_state[tcur] */
-    const fovea_frame *raw[2];      /* device views of the inputs (raw[0] NULL: not read) */
-    const fovea_frame *cmp[2];      /* the compared pair */
-    int fused;                      /* the heat map makes the medians in its own pass */
+    int tcur;                  /* the temporal state now: d_state[tcur] */
+    const fovea_frame *raw[2]; /* device views of the inputs (raw[0] NULL: not read) */
+    const fovea_frame *cmp[2]; /* the compared pair */
+    int fused;                 /* the heat map makes the medians in its own pass */
     /* host outputs: device staging (out[k].dev), pinned staging of pageable
      * ones (out[k].pin) */
     fv_stage out[OUT_SLOTS];
     fovea_frame *copy_back[OUT_SLOTS]; /* pageable outputs to fill from out[k].pin after a sync */
     /* change mask */
-    unsigned long long *d_res[2];   /* counters + list, one per launch in turn */
-    unsigned long long *h_res;      /* pinned: counters + list */
+    unsigned long long *d_res[2]; /* counters + list, one per launch in turn */
+    unsigned long long *h_res;    /* pinned: counters + list */
     uint8_t *d_flags, *h_flags;
     unsigned long long *d_look;
     unsigned int *d_ticket;
     int tiles_cap, look_cap, res_k, mask_k, mask_pending, mask_tiles;
     unsigned int epoch;
-    int mask_reset;                 /* zero the ticket and counters before the next launch */
+    int mask_reset; /* zero the ticket and counters before the next launch */
     fovea_diff_mask_result *mask_out;
     int mask_threshold;
     /* histogram */
@@ -128,8 +129,7 @@ static int upload_heat(diff_cuda *st, fovea_context *ctx)
     diff_heat_table(table);
     uint32_t words[DIFF_HEAT_ENTRIES];
     for (int i = 0; i < DIFF_HEAT_ENTRIES; i++)
-        words[i] = (uint32_t)table[i][0] | (uint32_t)table[i][1] << 8 |
-                   (uint32_t)table[i][2] << 16;
+        words[i] = (uint32_t)table[i][0] | (uint32_t)table[i][1] << 8 | (uint32_t)table[i][2] << 16;
     FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(st->d_heat, words, sizeof(words), cudaMemcpyHostToDevice,
                                         fv_ctx_stream(ctx)));
     /* the copy reads words: wait before it goes out of scope */
@@ -153,8 +153,8 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
     if (status == FOVEA_OK)
         status = fv_device_malloc(ctx, sizeof(unsigned int), (void **)&st->d_ticket);
     if (status == FOVEA_OK)
-        status = FOVEA_CUDA(ctx, cudaMemsetAsync(st->d_ticket, 0, sizeof(unsigned int),
-                                                 fv_ctx_stream(ctx)));
+        status = FOVEA_CUDA(
+            ctx, cudaMemsetAsync(st->d_ticket, 0, sizeof(unsigned int), fv_ctx_stream(ctx)));
     const unsigned ev_flags = cudaEventDisableTiming;
     if (status == FOVEA_OK)
         status = FOVEA_CUDA(ctx, cudaStreamCreateWithFlags(&st->s_up, cudaStreamNonBlocking));
@@ -322,10 +322,10 @@ static int is_rgb8(fovea_pixfmt f)
 static int bands_for(const diff_call *c)
 {
     if (c->prev->mem != FOVEA_MEM_PINNED || c->cur->mem != FOVEA_MEM_PINNED ||
-        c->denoise != FOVEA_DIFF_DENOISE_NONE || c->want_hist || c->mask ||
-        (!c->heat && !c->noise))
+        c->denoise != FOVEA_DIFF_DENOISE_NONE || c->want_hist || c->mask || (!c->heat && !c->noise))
         return 0;
-    if ((c->heat && c->heat->mem == FOVEA_MEM_HOST) || (c->noise && c->noise->mem == FOVEA_MEM_HOST))
+    if ((c->heat && c->heat->mem == FOVEA_MEM_HOST) ||
+        (c->noise && c->noise->mem == FOVEA_MEM_HOST))
         return 0;
     const size_t bytes = fovea_frame_packed_size(c->cur->fmt, c->cur->width, c->cur->height);
     size_t n = bytes / BAND_BYTES;
@@ -368,8 +368,8 @@ static int cuda_begin(void *priv, fovea_context *ctx, const diff_call *c, int64_
         st->cmp[1] = &st->d_state[st->tcur];
     } else if (c->denoise != FOVEA_DIFF_DENOISE_NONE) {
         /* a heat map alone (RGB24/RGBA in and out) makes the medians in its pass */
-        st->fused = c->denoise == FOVEA_DIFF_DENOISE_MEDIAN3 && c->heat && !c->noise &&
-                    !c->mask && !c->want_hist && is_rgb8(c->cur->fmt) && is_rgb8(c->heat->fmt);
+        st->fused = c->denoise == FOVEA_DIFF_DENOISE_MEDIAN3 && c->heat && !c->noise && !c->mask &&
+                    !c->want_hist && is_rgb8(c->cur->fmt) && is_rgb8(c->heat->fmt);
         if (!st->fused) {
             for (int i = 0; i < 2; i++) {
                 FOVEA_TRY(fv_frame_ensure(ctx, &st->d_filt[i], c->cur, FOVEA_MEM_DEVICE));
@@ -417,8 +417,8 @@ static int ensure_vlut(diff_cuda *st, int top, const uint32_t **vlut)
 {
     if (st->vlut_top != top) {
         st->vlut_top = 0;
-        FOVEA_CUDA_TRY(st->ctx, fv_diff_cuda_vlut(st->d_vlut, st->d_heat, top,
-                                                  fv_ctx_stream(st->ctx)));
+        FOVEA_CUDA_TRY(st->ctx,
+                       fv_diff_cuda_vlut(st->d_vlut, st->d_heat, top, fv_ctx_stream(st->ctx)));
         st->vlut_top = top;
     }
     *vlut = st->d_vlut;
@@ -427,7 +427,7 @@ static int ensure_vlut(diff_cuda *st, int top, const uint32_t **vlut)
 
 static int out_code(fovea_pixfmt f)
 {
-    return f == FOVEA_PIX_RGBA ? DIFF_CUDA_OUT_RGBA
+    return f == FOVEA_PIX_RGBA   ? DIFF_CUDA_OUT_RGBA
            : f == FOVEA_PIX_I420 ? DIFF_CUDA_OUT_I420
                                  : DIFF_CUDA_OUT_RGB24;
 }
@@ -443,10 +443,10 @@ static void set_out(diff_cuda_map_args *a, const fovea_frame *t)
                    (a->out_fmt == DIFF_CUDA_OUT_RGBA && aligned(t->data[0], t->stride[0], 16));
     /* the warp kernel: 8-bit RGB24/RGBA pairs to RGB24/RGBA maps, rows on 16
      * bytes (an overlay writes bytes: its output may lie anywhere) */
-    a->vec16 = (a->in.layout == DIFF_CUDA_PACKED && !a->in.wide &&
-                aligned(a->in.a[0], a->in.as[0], 16) && aligned(a->in.b[0], a->in.bs[0], 16) &&
-                a->out_fmt != DIFF_CUDA_OUT_I420 &&
-                (a->kind == DIFF_CUDA_OVERLAY || aligned(t->data[0], t->stride[0], 16)));
+    a->vec16 =
+        (a->in.layout == DIFF_CUDA_PACKED && !a->in.wide && aligned(a->in.a[0], a->in.as[0], 16) &&
+         aligned(a->in.b[0], a->in.bs[0], 16) && a->out_fmt != DIFF_CUDA_OUT_I420 &&
+         (a->kind == DIFF_CUDA_OVERLAY || aligned(t->data[0], t->stride[0], 16)));
 }
 
 /* Make room for a mask of tiles tiles and blocks blocks. */
@@ -455,8 +455,8 @@ static int ensure_mask(diff_cuda *st, int tiles, int blocks)
     fovea_context *ctx = st->ctx;
     cudaStream_t stream = fv_ctx_stream(ctx);
     /* <= (16384 / 8)^2 tiles: the sizes fit */
-    const size_t res_bytes = DIFF_CUDA_RES_WORDS * sizeof(unsigned long long) +
-                             (size_t)tiles * sizeof(int32_t);
+    const size_t res_bytes =
+        DIFF_CUDA_RES_WORDS * sizeof(unsigned long long) + (size_t)tiles * sizeof(int32_t);
     if (tiles > st->tiles_cap) {
         for (int i = 0; i < 2; i++) {
             fv_device_free(ctx, st->d_res[i]);
@@ -490,9 +490,9 @@ static int ensure_mask(diff_cuda *st, int tiles, int blocks)
         st->look_cap = blocks;
     }
     if (++st->epoch == 0) { /* after 2^32 launches: no stale word may match */
-        FOVEA_CUDA_TRY(ctx, cudaMemsetAsync(st->d_look, 0,
-                                            (size_t)st->look_cap * sizeof(unsigned long long),
-                                            stream));
+        FOVEA_CUDA_TRY(ctx,
+                       cudaMemsetAsync(st->d_look, 0,
+                                       (size_t)st->look_cap * sizeof(unsigned long long), stream));
         st->epoch = 1;
     }
     if (st->mask_reset) {
@@ -568,8 +568,8 @@ static int finish_mask(diff_cuda *st)
         return fv_ctx_error(ctx, FOVEA_ERR_CUDA, "diff: mask kernel counted %lld of %d tiles",
                             (long long)n, st->mask_tiles);
     if (n > inline_tiles) {
-        const int32_t *dlist = (const int32_t *)(const void *)(st->d_res[st->mask_k] +
-                                                               DIFF_CUDA_RES_WORDS);
+        const int32_t *dlist =
+            (const int32_t *)(const void *)(st->d_res[st->mask_k] + DIFF_CUDA_RES_WORDS);
         FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(list + inline_tiles, dlist + inline_tiles,
                                             (size_t)(n - inline_tiles) * sizeof(int32_t),
                                             cudaMemcpyDeviceToHost, fv_ctx_stream(ctx)));
@@ -629,11 +629,10 @@ static int copy_planes(diff_cuda *st, const fovea_frame *dst, const fovea_frame 
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(src->fmt);
     for (int p = 0; p < d->planes; p++)
         FOVEA_CUDA_TRY(st->ctx,
-                       cudaMemcpy2DAsync(dst->data[p], (size_t)dst->stride[p], src->data[p],
-                                         (size_t)src->stride[p],
-                                         fovea_plane_row_bytes(src->fmt, src->width, p),
-                                         (size_t)fovea_plane_height(src->fmt, src->height, p),
-                                         kind, s));
+                       cudaMemcpy2DAsync(
+                           dst->data[p], (size_t)dst->stride[p], src->data[p],
+                           (size_t)src->stride[p], fovea_plane_row_bytes(src->fmt, src->width, p),
+                           (size_t)fovea_plane_height(src->fmt, src->height, p), kind, s));
     return FOVEA_OK;
 }
 
@@ -769,8 +768,7 @@ static int run_denoise(diff_cuda *st, const diff_filter_job *job)
     FOVEA_TRY(fv_stage_upload(ctx, &st->in[1], job->in, &in));
     const fovea_frame *result;
     if (job->mode == FOVEA_DIFF_DENOISE_TEMPORAL) {
-        const int restart =
-            job->restart || !same_shape(&st->d_state[0], job->in, FOVEA_MEM_DEVICE);
+        const int restart = job->restart || !same_shape(&st->d_state[0], job->in, FOVEA_MEM_DEVICE);
         FOVEA_TRY(temporal_step(st, in, restart ? in : NULL));
         result = &st->d_state[st->tcur];
         if (job->out->mem == FOVEA_MEM_DEVICE)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* What the differencing kernels share, callable from C: the input layouts,
  * the pixel readers and a frame pair as the kernels read it. The launchers are
  * declared by unit: diff_map_cuda.h (diff_map.cu, diff_median.cu),
@@ -31,13 +32,13 @@ enum {
 
 /* A pair of frames (or one) as the kernels read it. */
 typedef struct diff_cuda_pair {
-    int layout;                /* DIFF_CUDA_PACKED .. NV12 */
-    int wide;                  /* 16-bit little-endian samples */
-    int comps;                 /* PACKED: samples a pixel (3 or 4) */
-    int sw, sh;                /* PLANAR, NV12: chroma shifts */
-    int w, h;                  /* pixels */
+    int layout;                 /* DIFF_CUDA_PACKED .. NV12 */
+    int wide;                   /* 16-bit little-endian samples */
+    int comps;                  /* PACKED: samples a pixel (3 or 4) */
+    int sw, sh;                 /* PLANAR, NV12: chroma shifts */
+    int w, h;                   /* pixels */
     const uint8_t *a[3], *b[3]; /* planes of prev (or ref) and cur */
-    ptrdiff_t as[3], bs[3];    /* their strides in bytes */
+    ptrdiff_t as[3], bs[3];     /* their strides in bytes */
 } diff_cuda_pair;
 
 #ifdef __cplusplus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fast paths of the C reference for 8-bit RGB24, RGBA and I420 pairs: the
  * bytes of diff_ref.c's generic path (tests/test_diff_fast.c compares them),
  * made from per-row loops the compiler vectorizes and tables indexed by the
@@ -13,7 +14,7 @@
  * builds one version (for testing the baseline on a CPU that has AVX2).
  * Not with clang before 16 (the fuzz build): it names the dispatcher of an
  * extern clone "f.ifunc", so the callers in other files do not link. */
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) &&                     \
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) &&                              \
     !defined(FOVEA_DIFF_NO_CLONES) && !(defined(__clang__) && __clang_major__ < 16)
 #define FAST_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
@@ -49,8 +50,8 @@ static void finish_lut(diff_fast_lut *t)
     for (int v = 0; v < DIFF_FAST_VALUES; v++) {
         const uint32_t c = t->rgb[v];
         uint8_t u, vv;
-        diff_rgb_to_yuv((int)(c & 255u), (int)(c >> 8 & 255u), (int)(c >> 16 & 255u), &t->y[v],
-                        &u, &vv);
+        diff_rgb_to_yuv((int)(c & 255u), (int)(c >> 8 & 255u), (int)(c >> 16 & 255u), &t->y[v], &u,
+                        &vv);
         t->wide[v] = wide_of(c);
     }
 }
@@ -122,7 +123,7 @@ static inline void yuv_max(const uint8_t *restrict dy, const uint8_t *restrict d
 }
 
 FAST_CLONES void diff_fast_row(const fovea_frame *a, const fovea_frame *b, int y, uint8_t *scratch,
-                   uint16_t *sum, uint16_t *mx)
+                               uint16_t *sum, uint16_t *mx)
 {
     const int w = a->width;
     const uint8_t *a0 = a->data[0] + (ptrdiff_t)y * a->stride[0];
@@ -158,7 +159,7 @@ FAST_CLONES void diff_fast_row(const fovea_frame *a, const fovea_frame *b, int y
 }
 
 static void color_rgb24(const uint16_t *restrict v, int w, const uint32_t *restrict lut,
-                         uint8_t *restrict o)
+                        uint8_t *restrict o)
 {
     /* 4-byte stores, each overlapped by the next pixel's; the last one 3 bytes */
     for (int x = 0; x + 1 < w; x++) {
@@ -172,7 +173,7 @@ static void color_rgb24(const uint16_t *restrict v, int w, const uint32_t *restr
 }
 
 static void color_rgba(const uint16_t *restrict v, int w, const uint32_t *restrict lut,
-                        uint8_t *restrict o)
+                       uint8_t *restrict o)
 {
     for (int x = 0; x < w; x++) {
         const uint32_t c = lut[v[x]] | 0xff000000u;
@@ -181,14 +182,14 @@ static void color_rgba(const uint16_t *restrict v, int w, const uint32_t *restri
 }
 
 static void color_y(const uint16_t *restrict v, int w, const uint8_t *restrict lut,
-                     uint8_t *restrict o)
+                    uint8_t *restrict o)
 {
     for (int x = 0; x < w; x++)
         o[x] = lut[v[x]];
 }
 
 void diff_fast_color_rows(fovea_frame *out, int y0, int rows, const uint16_t *const v[2],
-                           const diff_fast_lut *t)
+                          const diff_fast_lut *t)
 {
     const int w = out->width;
     for (int r = 0; r < rows; r++) {
@@ -251,16 +252,15 @@ void diff_fast_overlay_rows(fovea_frame *out, int y0, int rows, const uint16_t *
     uint8_t *ou = out->data[1] + (ptrdiff_t)(y0 / 2) * out->stride[1];
     uint8_t *ov = out->data[2] + (ptrdiff_t)(y0 / 2) * out->stride[2];
     for (int x = 0; x < w; x++)
-        if (diff_beyond(mx[0][x], threshold) ||
-            (rows == 2 && diff_beyond(mx[1][x], threshold))) {
+        if (diff_beyond(mx[0][x], threshold) || (rows == 2 && diff_beyond(mx[1][x], threshold))) {
             ou[x / 2] = ru;
             ov[x / 2] = rv;
         }
 }
 
-FAST_CLONES void diff_fast_mask_row(const uint16_t *restrict sum, const uint16_t *restrict mx, int w,
-                        int tile, int threshold, uint8_t *restrict flags, int64_t *pixels,
-                        int64_t *total, int *largest)
+FAST_CLONES void diff_fast_mask_row(const uint16_t *restrict sum, const uint16_t *restrict mx,
+                                    int w, int tile, int threshold, uint8_t *restrict flags,
+                                    int64_t *pixels, int64_t *total, int *largest)
 {
     uint32_t s = 0; /* <= 765 x 16384 */
     int m = *largest;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Denoise filter kernels (median3, gauss5) and the temporal filter's step
 // (docs/diff.md; diff_ref.c and denoise_ref.c the reference they match).
 #include <cuda_runtime.h>
@@ -6,7 +7,8 @@
 #include "diff/diff_filter_cuda.h"
 #include "diff/diff_sample.cuh"
 
-namespace {
+namespace
+{
 
 constexpr int kFilterMedian = 1, kFilterTemporal = 3; // else gauss5 (2)
 
@@ -35,8 +37,8 @@ __global__ void __launch_bounds__(256) k_filter(const __grid_constant__ diff_cud
         for (int dy = -1; dy <= 1; dy++) {
             const uint8_t *row = a.src + (ptrdiff_t)clampi(y + dy, 0, a.h - 1) * a.ss;
             for (int dx = -1; dx <= 1; dx++)
-                n[3 * (dy + 1) + dx + 1] = sample(row, clampi(x + dx, 0, a.w - 1) * a.comps + c,
-                                                  a.wide);
+                n[3 * (dy + 1) + dx + 1] =
+                    sample(row, clampi(x + dx, 0, a.w - 1) * a.comps + c, a.wide);
         }
         // sort the columns, then med3(max of lows, med3 of mids, min of highs)
         int lo[3], mid[3], hi[3];
@@ -76,4 +78,3 @@ extern "C" int fv_diff_cuda_filter(const diff_cuda_filter_args *a, void *stream)
     k_filter<<<grid, block, 0, s>>>(*a);
     return (int)cudaGetLastError();
 }
-

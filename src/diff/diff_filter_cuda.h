@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Host launcher of the denoise and temporal filter kernels (diff_filter.cu),
  * callable from C. */
 #ifndef FOVEA_DIFF_FILTER_CUDA_H
@@ -15,7 +16,7 @@ extern "C" {
 typedef struct diff_cuda_filter_args {
     int mode;
     int wide;
-    int w, h, comps;           /* pixels of the plane, samples a pixel */
+    int w, h, comps; /* pixels of the plane, samples a pixel */
     const uint8_t *src, *state;
     ptrdiff_t ss, ts;
     uint8_t *dst;

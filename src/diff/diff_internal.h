@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal interface of the differencing system: the heat-map color table and
  * the table of functions every backend (C reference, CUDA) provides. */
 #ifndef FOVEA_DIFF_INTERNAL_H
@@ -36,36 +37,36 @@ static inline void diff_rgb_to_yuv(int r, int g, int b, uint8_t *y, uint8_t *u, 
  * denoise it, and the outputs wanted (checked: size, format, no plane shared
  * with the inputs except an overlay noise map that is cur itself). */
 typedef struct diff_call {
-    const fovea_frame *prev, *cur;    /* for the mask: ref, cur */
-    const fovea_pixfmt_desc *desc;    /* of prev and cur */
-    int channels;                     /* 1 (gray) or 3 */
-    int maxval;                       /* 2^bits - 1 */
-    int top;                          /* heat map: the difference that maps to 1.0 */
-    fovea_diff_denoise_mode denoise;  /* NONE for fovea_diff_noise_sigma */
-    int restart;                      /* TEMPORAL: the state starts from prev */
-    int strength;                     /* TEMPORAL: S */
-    int want_hist;                    /* begin fills the histogram */
-    int threshold;                    /* maps: the settings' or the automatic one */
-    fovea_frame *heat, *noise;        /* wanted map outputs, or NULL */
-    fovea_diff_mask_result *mask;     /* wanted mask, or NULL */
-    int async;                        /* mask alone: maps queues it, collect completes it */
+    const fovea_frame *prev, *cur;   /* for the mask: ref, cur */
+    const fovea_pixfmt_desc *desc;   /* of prev and cur */
+    int channels;                    /* 1 (gray) or 3 */
+    int maxval;                      /* 2^bits - 1 */
+    int top;                         /* heat map: the difference that maps to 1.0 */
+    fovea_diff_denoise_mode denoise; /* NONE for fovea_diff_noise_sigma */
+    int restart;                     /* TEMPORAL: the state starts from prev */
+    int strength;                    /* TEMPORAL: S */
+    int want_hist;                   /* begin fills the histogram */
+    int threshold;                   /* maps: the settings' or the automatic one */
+    fovea_frame *heat, *noise;       /* wanted map outputs, or NULL */
+    fovea_diff_mask_result *mask;    /* wanted mask, or NULL */
+    int async;                       /* mask alone: maps queues it, collect completes it */
 } diff_call;
 
 /* One fovea_diff_denoise request: in filtered into out (same size and format,
  * no shared planes). TEMPORAL: one step of the backend's state with in (the
  * state starts from in when restart), out = the state after it. */
 typedef struct diff_filter_job {
-    fovea_diff_denoise_mode mode;   /* not NONE */
+    fovea_diff_denoise_mode mode; /* not NONE */
     const fovea_frame *in;
     fovea_frame *out;
     const fovea_pixfmt_desc *desc;
-    int strength;                   /* TEMPORAL only: S, 0..255 */
-    int restart;                    /* TEMPORAL only */
+    int strength; /* TEMPORAL only: S, 0..255 */
+    int restart;  /* TEMPORAL only */
 } diff_filter_job;
 
 typedef struct diff_params {
     fovea_diff_settings settings;
-    int generic;   /* C reference: the generic path for every format (tests) */
+    int generic; /* C reference: the generic path for every format (tests) */
 } diff_params;
 
 /* Tests: fovea_diff_open whose C reference takes its generic path for every
@@ -133,7 +134,7 @@ void diff_fast_row(const fovea_frame *a, const fovea_frame *b, int y, uint8_t *s
 /* Rows y0 (even) and y0 + 1 (rows = 2) of an RGB24, RGBA or I420 map: the
  * color t gives each pixel's value v[r][x]. */
 void diff_fast_color_rows(fovea_frame *out, int y0, int rows, const uint16_t *const v[2],
-                           const diff_fast_lut *t);
+                          const diff_fast_lut *t);
 /* The overlay noise map's writes in rows y0 (even) and y0 + 1 (rows = 2). */
 void diff_fast_overlay_rows(fovea_frame *out, int y0, int rows, const uint16_t *const mx[2],
                             int threshold);

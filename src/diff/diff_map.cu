@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Heat and noise map kernels (docs/diff.md; diff_ref.c the reference they
 // match byte for byte). RGB24/RGBA maps: one thread per 4 pixels of a row,
 // 8-bit RGB24/RGBA read as 32-/128-bit words where rows are aligned, or a warp
@@ -12,14 +13,14 @@
 
 // Blocks of 256 threads an SM keeps for the streaming kernels: all its
 // threads (2048 on sm_80 and sm_90, 1536 on sm_86 / sm_87 / sm_89).
-#if defined(__CUDA_ARCH__) && \
-    (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
 #define DIFF_STREAM_BLOCKS 6
 #else
 #define DIFF_STREAM_BLOCKS 8
 #endif
 
-namespace {
+namespace
+{
 
 // Heat and noise maps to RGB24 / RGBA: 4 pixels of one row a thread.
 template <int R>
@@ -280,8 +281,8 @@ __global__ void __launch_bounds__(32 * kMapWarps, 4)
             } else if (CO == 4) {
                 if (np == 4)
                     reinterpret_cast<uint4 *>(ro)[g] =
-                        make_uint4(col[0] | 0xff000000u, col[1] | 0xff000000u,
-                                   col[2] | 0xff000000u, col[3] | 0xff000000u);
+                        make_uint4(col[0] | 0xff000000u, col[1] | 0xff000000u, col[2] | 0xff000000u,
+                                   col[3] | 0xff000000u);
                 else
                     for (int i = 0; i < np; i++)
                         reinterpret_cast<uint32_t *>(ro)[4 * g + i] = col[i] | 0xff000000u;
@@ -348,15 +349,9 @@ extern "C" int fv_diff_cuda_map(const diff_cuda_map_args *a, void *stream)
     }
     const dim3 grid(blocks_for(a->in.w, 128), blocks_for(a->in.h, kRowsPerBlock));
     switch (a->reader) {
-    case DIFF_CUDA_READ_RGB24:
-        k_map_row<DIFF_CUDA_READ_RGB24><<<grid, block, 0, s>>>(*a);
-        break;
-    case DIFF_CUDA_READ_RGBA:
-        k_map_row<DIFF_CUDA_READ_RGBA><<<grid, block, 0, s>>>(*a);
-        break;
-    default:
-        k_map_row<DIFF_CUDA_READ_ANY><<<grid, block, 0, s>>>(*a);
-        break;
+    case DIFF_CUDA_READ_RGB24: k_map_row<DIFF_CUDA_READ_RGB24><<<grid, block, 0, s>>>(*a); break;
+    case DIFF_CUDA_READ_RGBA: k_map_row<DIFF_CUDA_READ_RGBA><<<grid, block, 0, s>>>(*a); break;
+    default: k_map_row<DIFF_CUDA_READ_ANY><<<grid, block, 0, s>>>(*a); break;
     }
     return (int)cudaGetLastError();
 }

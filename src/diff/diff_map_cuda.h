@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Host launchers of the map kernels (diff_map.cu, diff_median.cu), callable
  * from C: heat and noise maps of a pair, the fused median3 + heat map and the
  * heat map's value-to-color table. */
@@ -31,21 +32,21 @@ enum { DIFF_CUDA_OUT_RGB24 = 0, DIFF_CUDA_OUT_RGBA = 1, DIFF_CUDA_OUT_I420 = 2 }
 /* Heat map or noise map of a pair. */
 typedef struct diff_cuda_map_args {
     diff_cuda_pair in;
-    int reader;                /* DIFF_CUDA_READ_*: RGB24/RGBA only for RGB24/RGBA out */
-    int kind;                  /* DIFF_CUDA_HEAT .. OVERLAY */
-    int out_fmt;               /* DIFF_CUDA_OUT_* (OVERLAY: cur's format) */
-    int out_words;             /* RGB24/RGBA out: rows on 4 (RGB24) or 16 (RGBA) bytes */
+    int reader;    /* DIFF_CUDA_READ_*: RGB24/RGBA only for RGB24/RGBA out */
+    int kind;      /* DIFF_CUDA_HEAT .. OVERLAY */
+    int out_fmt;   /* DIFF_CUDA_OUT_* (OVERLAY: cur's format) */
+    int out_words; /* RGB24/RGBA out: rows on 4 (RGB24) or 16 (RGBA) bytes */
     uint8_t *out[3];
     ptrdiff_t os[3];
-    int measure_max;           /* heat: 1 = the largest channel difference, 0 = their sum */
-    int top;                   /* heat: > 0 */
-    const uint32_t *heat;      /* DIFF_HEAT_ENTRIES colors, R | G << 8 | B << 16 */
-    const uint32_t *vlut;      /* color of min(v, top) for v <= DIFF_CUDA_VLUT_MAX */
-    int threshold;             /* noise maps */
+    int measure_max;      /* heat: 1 = the largest channel difference, 0 = their sum */
+    int top;              /* heat: > 0 */
+    const uint32_t *heat; /* DIFF_HEAT_ENTRIES colors, R | G << 8 | B << 16 */
+    const uint32_t *vlut; /* color of min(v, top) for v <= DIFF_CUDA_VLUT_MAX */
+    int threshold;        /* noise maps */
     /* 8-bit RGB24/RGBA pair whose planes and strides (and, but for OVERLAY,
      * the output's) are on 16 bytes: the warp kernel */
     int vec16;
-    int grid_cap;              /* blocks the warp kernel keeps busy (0: one a unit) */
+    int grid_cap; /* blocks the warp kernel keeps busy (0: one a unit) */
 } diff_cuda_map_args;
 
 int fv_diff_cuda_map(const diff_cuda_map_args *a, void *stream);

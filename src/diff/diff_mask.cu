@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Change mask and histogram kernels (docs/diff.md; diff_ref.c the reference
 // they match). The change mask: blocks own up to 128 px of one tile row, take
 // their place from a ticket and compact the list of changed tiles with a
@@ -9,7 +10,8 @@
 #include "diff/diff_mask_cuda.h"
 #include "diff/diff_sample.cuh"
 
-namespace {
+namespace
+{
 
 constexpr int kMaskThreads = 32 * kRowsPerBlock;
 constexpr unsigned kLookAggregate = 1, kLookPrefix = 2;
@@ -51,8 +53,8 @@ __device__ __forceinline__ unsigned lookback(const diff_cuda_mask_args &a, int b
     int j = b - 1;
     for (;;) {
         // lane L reads blocks j - 4L .. j - 4L - 3, nearest first
-        unsigned val = 0;     // its entries up to its nearest prefix
-        int near = kLookPer;  // that prefix (kLookPer: none)
+        unsigned val = 0;    // its entries up to its nearest prefix
+        int near = kLookPer; // that prefix (kLookPer: none)
         bool unpublished = false;
 #pragma unroll
         for (int q = 0; q < kLookPer; q++) {
@@ -242,9 +244,7 @@ extern "C" int fv_diff_cuda_mask(const diff_cuda_mask_args *a, void *stream)
     case DIFF_CUDA_READ_RGBA:
         k_mask<DIFF_CUDA_READ_RGBA><<<(unsigned)a->blocks, block, 0, s>>>(*a);
         break;
-    default:
-        k_mask<DIFF_CUDA_READ_ANY><<<(unsigned)a->blocks, block, 0, s>>>(*a);
-        break;
+    default: k_mask<DIFF_CUDA_READ_ANY><<<(unsigned)a->blocks, block, 0, s>>>(*a); break;
     }
     return (int)cudaGetLastError();
 }
@@ -258,4 +258,3 @@ extern "C" int fv_diff_cuda_hist(const diff_cuda_hist_args *a, void *stream)
     k_hist<<<grid, 256, shared, s>>>(*a);
     return (int)cudaGetLastError();
 }
-

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Host launchers of the change mask and histogram kernels (diff_mask.cu),
  * callable from C. */
 #ifndef FOVEA_DIFF_MASK_CUDA_H
@@ -30,16 +31,16 @@ enum {
  * row; blocks take their place in the order of a ticket). */
 typedef struct diff_cuda_mask_args {
     diff_cuda_pair in;
-    int reader;                /* DIFF_CUDA_READ_* */
+    int reader; /* DIFF_CUDA_READ_* */
     int threshold;
     int tile, tiles_x, tiles_y;
-    int blocks;                /* ceil(w / DIFF_CUDA_MASK_SPAN) x tiles_y */
-    unsigned int *ticket;      /* 0 before the launch; the kernel leaves it 0 */
-    unsigned long long *look;  /* blocks words (stale ones from older epochs) */
-    unsigned int epoch;        /* this launch's, never 0, never that of an earlier one */
-    unsigned long long *res;   /* this launch's result block (counters zeroed) */
-    unsigned long long *next;  /* the next launch's counters: zeroed by this one */
-    uint8_t *flags;            /* tiles_x x tiles_y */
+    int blocks;               /* ceil(w / DIFF_CUDA_MASK_SPAN) x tiles_y */
+    unsigned int *ticket;     /* 0 before the launch; the kernel leaves it 0 */
+    unsigned long long *look; /* blocks words (stale ones from older epochs) */
+    unsigned int epoch;       /* this launch's, never 0, never that of an earlier one */
+    unsigned long long *res;  /* this launch's result block (counters zeroed) */
+    unsigned long long *next; /* the next launch's counters: zeroed by this one */
+    uint8_t *flags;           /* tiles_x x tiles_y */
 } diff_cuda_mask_args;
 
 /* Histogram of plane 0's first-sample difference cur - prev + maxval

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // The fused median3 + heat map kernel (docs/diff.md; diff_ref.c the
 // reference it matches byte for byte): it keeps both frames' tiles (128 x 16
 // pixels and a halo) in shared memory as (prev, cur) 16-bit pairs and runs one
@@ -17,11 +18,12 @@
 #define DIFF_MEDIAN_BLOCKS 5
 #endif
 
-namespace {
+namespace
+{
 
-constexpr int kMedCols = 32 * 4 + 2;   // pixels of a block's tile row with the halo
-constexpr int kMedPitch = 132;         // words a shared row (16-byte aligned rows)
-constexpr int kMedTileRows = 16;       // rows a block makes: 2 a thread
+constexpr int kMedCols = 32 * 4 + 2; // pixels of a block's tile row with the halo
+constexpr int kMedPitch = 132;       // words a shared row (16-byte aligned rows)
+constexpr int kMedTileRows = 16;     // rows a block makes: 2 a thread
 constexpr int kMedRows = kMedTileRows + 2;
 
 __device__ __forceinline__ uint32_t vmin(uint32_t a, uint32_t b)
@@ -66,8 +68,8 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock, DIFF_MEDIAN_BLOCKS)
             const uint8_t *pa = ra + C * gx, *pb = rb + C * gx;
 #pragma unroll
             for (int c = 0; c < 3; c++) // bytes a, 0, b, 0 of the zero-extended loads
-                s[c][r][col] = __byte_perm((uint32_t)__ldg(pa + c), (uint32_t)__ldg(pb + c),
-                                           0x5410);
+                s[c][r][col] =
+                    __byte_perm((uint32_t)__ldg(pa + c), (uint32_t)__ldg(pb + c), 0x5410);
         }
     }
     __syncthreads();
@@ -146,4 +148,3 @@ extern "C" int fv_diff_cuda_heat_median(const diff_cuda_map_args *a, void *strea
         k_heat_median<3><<<grid, block, 0, s>>>(*a);
     return (int)cudaGetLastError();
 }
-

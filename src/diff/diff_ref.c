@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The C reference of the differencing system: the specification of every map
  * (docs/diff.md), plain loops, multi-threaded over rows on the context's pool. */
 #include <math.h>
@@ -11,8 +12,8 @@
 /* One map request on the compared pair: frames of the same size and format,
  * host memory. */
 typedef struct diff_job {
-    const fovea_frame *prev, *cur;  /* the compared pair (for the mask: ref, cur) */
-    fovea_frame *out;               /* heat/noise output */
+    const fovea_frame *prev, *cur; /* the compared pair (for the mask: ref, cur) */
+    fovea_frame *out;              /* heat/noise output */
     const fovea_pixfmt_desc *desc;
     int channels, maxval, top, threshold;
 } diff_job;
@@ -28,11 +29,11 @@ typedef struct diff_thread {
 
 typedef struct diff_ref {
     fovea_diff_settings set;
-    int generic;             /* no fast paths (tests) */
+    int generic; /* no fast paths (tests) */
     int nthreads;
     diff_thread *thr;
     void *rows_mem;
-    int rows_width;          /* width the rows were allocated for */
+    int rows_width; /* width the rows were allocated for */
     uint8_t heat[DIFF_HEAT_ENTRIES][3];
     /* fast paths: colors by difference, for heat_lut_top / noise_lut_thr */
     diff_fast_lut heat_lut, noise_lut;
@@ -125,8 +126,7 @@ static int ensure_rows(diff_ref *st, fovea_context *ctx, int w)
     const size_t scratch = (diff_fast_scratch_bytes(w) + 15) & ~(size_t)15;
     const size_t per_thread = 2 * per_row + 4 * fast_row + scratch;
     size_t total;
-    if (!fv_mul_size(per_thread, (size_t)st->nthreads, &total) ||
-        !(st->rows_mem = malloc(total)))
+    if (!fv_mul_size(per_thread, (size_t)st->nthreads, &total) || !(st->rows_mem = malloc(total)))
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "diff: cannot allocate rows of %d", w);
     uint8_t *m = st->rows_mem;
     for (int t = 0; t < st->nthreads; t++) {
@@ -171,7 +171,7 @@ static void row_diffs(const diff_job *job, int y, int32_t *sum, int32_t *mx)
             int s = 0, m = 0;
             for (int c = 0; c < 3; c++) { /* alpha is not compared */
                 const int v = diff_absdiff(sample_at(a0, x * comp + c, wide),
-                                      sample_at(b0, x * comp + c, wide));
+                                           sample_at(b0, x * comp + c, wide));
                 s += v;
                 m = v > m ? v : m;
             }
@@ -250,7 +250,7 @@ static void write_rgb_rows(fovea_frame *out, int y0, int rows, uint8_t *const rg
 typedef struct map_arg {
     diff_ref *st;
     const diff_job *job;
-    int kind; /* 0 heat, 1 noise black, 2 noise overlay */
+    int kind;                 /* 0 heat, 1 noise black, 2 noise overlay */
     const diff_fast_lut *lut; /* the fast path's colors (kinds 0, 1), or NULL: generic */
 } map_arg;
 
@@ -263,8 +263,8 @@ static void fast_map_rows(const map_arg *ma, int begin, int end, diff_thread *th
     for (int j = begin; j < end; j++) {
         const int y0 = 2 * j, rows = h - y0 < 2 ? 1 : 2;
         for (int r = 0; r < rows; r++)
-            diff_fast_row(job->prev, job->cur, y0 + r, th->scratch,
-                          heat_sum ? th->fsum[r] : NULL, heat_sum ? NULL : th->fmx[r]);
+            diff_fast_row(job->prev, job->cur, y0 + r, th->scratch, heat_sum ? th->fsum[r] : NULL,
+                          heat_sum ? NULL : th->fmx[r]);
         const uint16_t *const v[2] = {heat_sum ? th->fsum[0] : th->fmx[0],
                                       heat_sum ? th->fsum[1] : th->fmx[1]};
         if (ma->kind == 2)
@@ -329,8 +329,8 @@ static void map_rows(void *arg, int begin, int end, int thread)
             uint8_t *ou = out->data[1] + (ptrdiff_t)j * out->stride[1];
             uint8_t *ov = out->data[2] + (ptrdiff_t)j * out->stride[2];
             for (int x = 0; x < w; x++) {
-                int any = diff_beyond(th->mx[0][x], thr) ||
-                          (rows == 2 && diff_beyond(th->mx[1][x], thr));
+                int any =
+                    diff_beyond(th->mx[0][x], thr) || (rows == 2 && diff_beyond(th->mx[1][x], thr));
                 if (any) {
                     ou[x / 2] = ru;
                     ov[x / 2] = rv;
@@ -385,8 +385,8 @@ static void mask_rows(void *arg, int begin, int end, int thread)
         int mx = 0;
         for (int y = ty * t; y < h && y < (ty + 1) * t && fast; y++) {
             diff_fast_row(job->prev, job->cur, y, th->scratch, th->fsum[0], th->fmx[0]);
-            diff_fast_mask_row(th->fsum[0], th->fmx[0], w, t, job->threshold, flags, &pixels,
-                               &sum, &mx);
+            diff_fast_mask_row(th->fsum[0], th->fmx[0], w, t, job->threshold, flags, &pixels, &sum,
+                               &mx);
         }
         for (int y = ty * t; y < h && y < (ty + 1) * t && !fast; y++) {
             row_diffs(job, y, th->sum[0], th->mx[0]);
@@ -521,8 +521,8 @@ static int temporal_step(diff_ref *st, fovea_context *ctx, const fovea_frame *x,
         FOVEA_TRY(fovea_frame_copy(ctx, &st->tstate[0], first));
         st->tcur = 0;
     }
-    FOVEA_TRY(diff_ref_filter(ctx, FOVEA_DIFF_DENOISE_TEMPORAL, x, &st->tstate[st->tcur],
-                              strength, &st->tstate[st->tcur ^ 1]));
+    FOVEA_TRY(diff_ref_filter(ctx, FOVEA_DIFF_DENOISE_TEMPORAL, x, &st->tstate[st->tcur], strength,
+                              &st->tstate[st->tcur ^ 1]));
     st->tcur ^= 1;
     return FOVEA_OK;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Device helpers the differencing kernels share (diff_map.cu, diff_median.cu,
 // diff_mask.cu, diff_filter.cu): samples, the per-pixel differences and their
 // word readers, the heat color and the maps' 4-pixel store. docs/diff.md is
@@ -11,10 +12,11 @@
 #include "diff/changed.h"
 #include "diff/diff_map_cuda.h"
 
-namespace {
+namespace
+{
 
-constexpr int kHeatTop = 1023;      // DIFF_HEAT_ENTRIES - 1
-constexpr int kRowsPerBlock = 8;    // blockDim.y of the row and mask kernels
+constexpr int kHeatTop = 1023;   // DIFF_HEAT_ENTRIES - 1
+constexpr int kRowsPerBlock = 8; // blockDim.y of the row and mask kernels
 
 __device__ __forceinline__ int absd(int a, int b)
 {
@@ -110,10 +112,10 @@ __device__ __forceinline__ void read4(const diff_cuda_pair &p, int x0, int y, in
 {
     if (R == DIFF_CUDA_READ_RGB24 && n == 4) {
         // 4 pixels = 12 bytes = 3 words at byte 3 * x0 (a multiple of 4)
-        const uint32_t *ra = reinterpret_cast<const uint32_t *>(p.a[0] + (ptrdiff_t)y * p.as[0]) +
-                             3 * (x0 >> 2);
-        const uint32_t *rb = reinterpret_cast<const uint32_t *>(p.b[0] + (ptrdiff_t)y * p.bs[0]) +
-                             3 * (x0 >> 2);
+        const uint32_t *ra =
+            reinterpret_cast<const uint32_t *>(p.a[0] + (ptrdiff_t)y * p.as[0]) + 3 * (x0 >> 2);
+        const uint32_t *rb =
+            reinterpret_cast<const uint32_t *>(p.b[0] + (ptrdiff_t)y * p.bs[0]) + 3 * (x0 >> 2);
         uint32_t d[3];
         for (int k = 0; k < 3; k++)
             d[k] = __vabsdiffu4(__ldg(ra + k), __ldg(rb + k));
@@ -131,10 +133,10 @@ __device__ __forceinline__ void read4(const diff_cuda_pair &p, int x0, int y, in
         return;
     }
     if (R == DIFF_CUDA_READ_RGBA && n == 4) {
-        const uint4 a = __ldg(reinterpret_cast<const uint4 *>(p.a[0] + (ptrdiff_t)y * p.as[0]) +
-                              (x0 >> 2));
-        const uint4 b = __ldg(reinterpret_cast<const uint4 *>(p.b[0] + (ptrdiff_t)y * p.bs[0]) +
-                              (x0 >> 2));
+        const uint4 a =
+            __ldg(reinterpret_cast<const uint4 *>(p.a[0] + (ptrdiff_t)y * p.as[0]) + (x0 >> 2));
+        const uint4 b =
+            __ldg(reinterpret_cast<const uint4 *>(p.b[0] + (ptrdiff_t)y * p.bs[0]) + (x0 >> 2));
         const uint32_t d[4] = {__vabsdiffu4(a.x, b.x), __vabsdiffu4(a.y, b.y),
                                __vabsdiffu4(a.z, b.z), __vabsdiffu4(a.w, b.w)};
         for (int i = 0; i < 4; i++) {

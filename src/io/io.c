@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* What the readers, writers and formats share: messages, whole-file and
  * one-image readers, the plane I/O of the planar formats (y4m, raw yuv), the
  * containers' names, and frame-number patterns. reader.c, sequence.c and
@@ -50,8 +51,7 @@ int fv_writer_fail(struct fovea_writer *w, int status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    snprintf(w->err, sizeof(w->err), "%s: %s",
-             strcmp(w->path, "-") == 0 ? "stdout" : w->path, msg);
+    snprintf(w->err, sizeof(w->err), "%s: %s", strcmp(w->path, "-") == 0 ? "stdout" : w->path, msg);
     return status;
 }
 
@@ -79,8 +79,7 @@ int fv_reader_slurp(struct fovea_reader *r, size_t limit, uint8_t **data, size_t
         if (len == cap) {
             if (cap >= limit) {
                 free(buf);
-                return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
-                                         "file larger than %zu bytes", limit);
+                return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "file larger than %zu bytes", limit);
             }
             size_t ncap = cap * 2 > limit ? limit : cap * 2;
             uint8_t *nb = realloc(buf, ncap);
@@ -191,10 +190,10 @@ int fv_io_read_planes(struct fovea_reader *r, fovea_frame *f)
                     return FOVEA_EOF;
                 if (ferror(r->fp))
                     return fv_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s",
-                                             (long long)r->next_index, strerror(errno));
+                                          (long long)r->next_index, strerror(errno));
                 return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
-                                         "frame %lld: truncated: got %zu of %zu bytes",
-                                         (long long)r->next_index, done, total);
+                                      "frame %lld: truncated: got %zu of %zu bytes",
+                                      (long long)r->next_index, done, total);
             }
         }
     }

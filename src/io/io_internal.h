@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal contract between the generic reader/writer (reader.c,
  * sequence.c, writer.c, io.c) and the one-file-per-format implementations
  * (y4m.c, yuv.c, pnm.c, png.c). */
@@ -16,15 +17,15 @@ struct fv_writer_ops;
 struct fovea_reader {
     const struct fv_reader_ops *ops;
     fovea_container container; /* what ops reads (from the name, option or content) */
-    FILE *fp;              /* opened by reader.c (stdin for "-") */
-    int own_fp;            /* 0 for stdin */
-    char *path;            /* as given; "-" shown as "stdin" in messages */
-    fovea_video_info info; /* filled by ops->open */
-    int64_t next_index;    /* number of the next frame to read (0-based); reader.c sets f->index */
-    long long file_size;   /* size of a regular file, -1 for pipes */
+    FILE *fp;                  /* opened by reader.c (stdin for "-") */
+    int own_fp;                /* 0 for stdin */
+    char *path;                /* as given; "-" shown as "stdin" in messages */
+    fovea_video_info info;     /* filled by ops->open */
+    int64_t next_index;  /* number of the next frame to read (0-based); reader.c sets f->index */
+    long long file_size; /* size of a regular file, -1 for pipes */
     char err[FOVEA_IO_ERRLEN]; /* also recorded as ctx's last error by reader.c */
-    fovea_context *ctx;    /* given at open (may be NULL) */
-    void *priv;            /* format state */
+    fovea_context *ctx;        /* given at open (may be NULL) */
+    void *priv;                /* format state */
 };
 
 struct fv_reader_ops {
@@ -39,26 +40,26 @@ struct fv_reader_ops {
 
 struct fovea_writer {
     const struct fv_writer_ops *ops;
-    FILE *fp;              /* NULL for per-frame files (pattern paths); writer.c opens otherwise */
-    fovea_outfile *of;     /* the output behind fp */
+    FILE *fp;          /* NULL for per-frame files (pattern paths); writer.c opens otherwise */
+    fovea_outfile *of; /* the output behind fp */
     char *path;
     fovea_video_info info;
     int64_t frames_written;
-    int failed;            /* a write failed: close discards the output */
-    char **protect;        /* inputs no output file may be (fovea_writer_protect) */
+    int failed;     /* a write failed: close discards the output */
+    char **protect; /* inputs no output file may be (fovea_writer_protect) */
     int nprotect;
-    int finished;          /* fovea_writer_finish ran */
+    int finished;              /* fovea_writer_finish ran */
     char err[FOVEA_IO_ERRLEN]; /* also recorded as ctx's last error by writer.c */
-    fovea_context *ctx;    /* given at open (may be NULL) */
+    fovea_context *ctx;        /* given at open (may be NULL) */
     void *priv;
 };
 
 struct fv_writer_ops {
     const char *name;
-    int single_image;      /* PNM/PNG: one image per file unless path has a pattern */
-    int (*open)(struct fovea_writer *w);          /* validate info, write stream header */
+    int single_image;                    /* PNM/PNG: one image per file unless path has a pattern */
+    int (*open)(struct fovea_writer *w); /* validate info, write stream header */
     int (*write)(struct fovea_writer *w, FILE *fp, const fovea_frame *f);
-    int (*close)(struct fovea_writer *w);         /* free priv */
+    int (*close)(struct fovea_writer *w); /* free priv */
 };
 
 extern const struct fv_reader_ops fv_y4m_reader_ops;
@@ -74,7 +75,7 @@ extern const struct fv_writer_ops fv_png_writer_ops;
  * used in messages; errors as fovea_reader_open. For fuzz targets (fmemopen)
  * and tests. */
 int fv_reader_open_stream(fovea_context *ctx, fovea_reader **r, FILE *fp, const char *name,
-                             const fovea_reader_settings *opt);
+                          const fovea_reader_settings *opt);
 
 /* The generic reader's open of a path (reader.c): allow_pattern lets a
  * one-image container's path with a frame-number pattern open as an image
@@ -117,7 +118,7 @@ int fv_reader_slurp(struct fovea_reader *r, size_t limit, uint8_t **data, size_t
 /* Readers of one-image files (PNM, PNG): open slurps the file (at most limit
  * bytes) and decodes it with decode; read returns the image once, then EOF. */
 typedef int (*fv_decode_fn)(const uint8_t *data, size_t size, fovea_frame *f, char *err,
-                               size_t errsz);
+                            size_t errsz);
 int fv_still_reader_open(struct fovea_reader *r, size_t limit, fv_decode_fn decode);
 int fv_still_reader_read(struct fovea_reader *r, fovea_frame *f);
 void fv_still_reader_close(struct fovea_reader *r);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Output files that never destroy what the user did not ask to replace: regular
  * files (and new paths) are replaced atomically through a unique temporary in
  * the target's directory; devices, FIFOs and sockets are written in place. */
@@ -177,7 +178,7 @@ int fv_outfile_open_buf(fovea_outfile **out, const char *path, char *err, size_t
         if (out)
             *out = NULL;
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "%s: invalid output path",
-                            path ? path : "(null)");
+                         path ? path : "(null)");
     }
     *out = NULL;
     fovea_outfile *of = calloc(1, sizeof(*of));
@@ -229,8 +230,8 @@ int fv_outfile_open_buf(fovea_outfile **out, const char *path, char *err, size_t
             if (errno == ENOENT || errno == ENOTDIR)
                 fv_errbuf(err, errsz, st, "%s: %s", path, strerror(errno));
             else
-                fv_errbuf(err, errsz, st, "%s: cannot create a temporary file in %s: %s",
-                             path, dir, strerror(errno));
+                fv_errbuf(err, errsz, st, "%s: cannot create a temporary file in %s: %s", path, dir,
+                          strerror(errno));
             goto fail;
         }
         if (exists) {
@@ -243,8 +244,8 @@ int fv_outfile_open_buf(fovea_outfile **out, const char *path, char *err, size_t
                 int e = errno;
                 close(fd);
                 unlink(of->tmp);
-                fv_errbuf(err, errsz, st, "%s: cannot set the mode of %s: %s", path,
-                             of->tmp, strerror(e));
+                fv_errbuf(err, errsz, st, "%s: cannot set the mode of %s: %s", path, of->tmp,
+                          strerror(e));
                 goto fail;
             }
         }
@@ -294,8 +295,8 @@ int fv_outfile_commit_buf(fovea_outfile **pof, char *err, size_t errsz)
     if (e) {
         st = fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: %s", shown(of->path), strerror(e));
     } else if (of->tmp && rename(of->tmp, of->target) != 0) {
-        st = fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: cannot move %s into place: %s",
-                          of->path, of->tmp, strerror(errno));
+        st = fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: cannot move %s into place: %s", of->path,
+                       of->tmp, strerror(errno));
     } else if (of->tmp) {
         free(of->tmp);
         of->tmp = NULL; /* it is the target now */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* PNM: binary P5 (gray) and P6 (RGB) images, 8 or 16 bits per sample, one image
  * per file. Decoding from memory (used by the reader and the fuzz target) and writing. */
 #include <errno.h>
@@ -14,7 +15,6 @@
  * a header with long comments. */
 #define PNM_MAX_HEADER ((size_t)1 << 20)
 #define PNM_MAX_FILE ((size_t)FOVEA_MAX_DIM * FOVEA_MAX_DIM * 6 + PNM_MAX_HEADER)
-
 
 
 static int is_space(uint8_t c)
@@ -58,7 +58,7 @@ static int parse_field(pnm_parser *p, const char *name, unsigned max, int too_bi
     skip_space_and_comments(p);
     if (p->pos == before && p->pos < p->size) {
         fv_errbuf(p->err, p->errsz, 0, "expected whitespace before the %s, got '%c'", name,
-                p->data[p->pos] >= 0x20 && p->data[p->pos] < 0x7f ? p->data[p->pos] : '?');
+                  p->data[p->pos] >= 0x20 && p->data[p->pos] < 0x7f ? p->data[p->pos] : '?');
         return FOVEA_ERR_CORRUPT;
     }
     if (p->pos >= p->size) {
@@ -68,7 +68,7 @@ static int parse_field(pnm_parser *p, const char *name, unsigned max, int too_bi
     uint8_t c = p->data[p->pos];
     if (c < '0' || c > '9') {
         fv_errbuf(p->err, p->errsz, 0, "%s: expected a number, got '%c'", name,
-                c >= 0x20 && c < 0x7f ? c : '?');
+                  c >= 0x20 && c < 0x7f ? c : '?');
         return FOVEA_ERR_CORRUPT;
     }
     const uint64_t cap = 0xffffffffu;
@@ -82,7 +82,7 @@ static int parse_field(pnm_parser *p, const char *name, unsigned max, int too_bi
     if (p->pos < p->size && !is_space(p->data[p->pos]) && p->data[p->pos] != '#') {
         c = p->data[p->pos];
         fv_errbuf(p->err, p->errsz, 0, "%s: unexpected '%c' after the number", name,
-                c >= 0x20 && c < 0x7f ? c : '?');
+                  c >= 0x20 && c < 0x7f ? c : '?');
         return FOVEA_ERR_CORRUPT;
     }
     if (v == 0) {
@@ -95,7 +95,7 @@ static int parse_field(pnm_parser *p, const char *name, unsigned max, int too_bi
             fv_errbuf(p->err, p->errsz, 0, "%s is too large (maximum %u)", name, max);
         else
             fv_errbuf(p->err, p->errsz, 0, "%s %llu exceeds the maximum %u", name,
-                    (unsigned long long)v, max);
+                      (unsigned long long)v, max);
         return too_big_status;
     }
     *out = (unsigned)v;
@@ -115,8 +115,7 @@ int pnm_parse_header(const uint8_t *data, size_t size, pnm_header *h, char *err,
         return data[0] != 'P' ? FOVEA_ERR_CORRUPT : PNM_HEADER_SHORT;
     }
     const uint8_t kind = data[1];
-    if ((kind >= '1' && kind <= '7' && kind != '5' && kind != '6') || kind == 'F' ||
-        kind == 'f') {
+    if ((kind >= '1' && kind <= '7' && kind != '5' && kind != '6') || kind == 'F' || kind == 'f') {
         fv_errbuf(err, errsz, 0, "unsupported PNM type P%c (only P5/P6)", kind);
         return FOVEA_ERR_UNSUPPORTED;
     }
@@ -226,14 +225,15 @@ int fv_pnm_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *er
     st = fovea_frame_alloc(NULL, f, (int)width, (int)height, fmt, FOVEA_MEM_HOST);
     if (st < 0) {
         fv_errbuf(err, errsz, 0, "cannot allocate a %ux%u %s frame", width, height,
-                fovea_pixfmt_name(fmt));
+                  fovea_pixfmt_name(fmt));
         return st;
     }
 
     const uint8_t *src = data + p.pos;
     const size_t samples = (size_t)width * (size_t)channels;
-    const uint32_t out_max =
-        fmt == FOVEA_PIX_GRAY16 || fmt == FOVEA_PIX_RGB48 ? 65535 : maxval > 255 ? maxval : 255;
+    const uint32_t out_max = fmt == FOVEA_PIX_GRAY16 || fmt == FOVEA_PIX_RGB48 ? 65535
+                             : maxval > 255                                    ? maxval
+                                                                               : 255;
     for (unsigned y = 0; y < height; y++, src += in_row) {
         uint8_t *dst = f->data[0] + (ptrdiff_t)y * f->stride[0];
         if (in_bytes == 1 && maxval == 255) {
@@ -283,8 +283,8 @@ static int pnm_wopen(struct fovea_writer *w)
 {
     if (pnm_maxval_for(w->info.fmt) == 0)
         return fv_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
-                                 "PNM cannot hold %s: convert to rgb24 or gray first",
-                                 fovea_pixfmt_name(w->info.fmt));
+                              "PNM cannot hold %s: convert to rgb24 or gray first",
+                              fovea_pixfmt_name(w->info.fmt));
     return FOVEA_OK;
 }
 
@@ -341,7 +341,7 @@ static int pnm_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
 }
 
 const struct fv_reader_ops fv_pnm_reader_ops = {"pnm", pnm_open, fv_still_reader_read,
-                                                       fv_still_reader_close};
+                                                fv_still_reader_close};
 const struct fv_writer_ops fv_pnm_writer_ops = {"pnm", 1, pnm_wopen, pnm_write, NULL};
 
 int fovea_pnm_decode(fovea_context *ctx, const uint8_t *data, size_t size, fovea_frame *f)

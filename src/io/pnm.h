@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The PNM header parser, shared by the PNM reader (pnm.c) and KLT 1.3.4's
  * pnmio helpers (klt/pnmio.c), which read a header from a stream. */
 #ifndef FOVEA_IO_PNM_H
@@ -11,7 +12,7 @@
  * between them, and the single whitespace byte after maxval; length counts
  * the bytes up to and including that byte (the raster follows). */
 typedef struct pnm_header {
-    char kind;        /* '5' (gray) or '6' (RGB) */
+    char kind; /* '5' (gray) or '6' (RGB) */
     unsigned width, height, maxval;
     size_t length;
 } pnm_header;

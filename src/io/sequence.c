@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Image sequences: a PNG or PNM path with a frame-number pattern read as a
  * video, one inner one-image reader (reader.c) a file. */
 #include <stdlib.h>
@@ -13,8 +14,8 @@
  * used up; every image must have the first one's size and format. */
 typedef struct seq_reader {
     fovea_reader_settings opt; /* the container, forced for every file */
-    int64_t next;             /* number of the file the inner reader has open */
-    struct fovea_reader *cur; /* the open file's reader (NULL after the last) */
+    int64_t next;              /* number of the file the inner reader has open */
+    struct fovea_reader *cur;  /* the open file's reader (NULL after the last) */
 } seq_reader;
 
 static int seq_name(const char *pattern, int64_t n, char *buf, size_t len)
@@ -68,8 +69,7 @@ static int seq_read(struct fovea_reader *r, fovea_frame *f)
         if ((st = seq_open_file(r, sq, sq->next + 1)) < 0)
             return st;
         const fovea_video_info *in = &sq->cur->info;
-        if (in->width != r->info.width || in->height != r->info.height ||
-            in->fmt != r->info.fmt) {
+        if (in->width != r->info.width || in->height != r->info.height || in->fmt != r->info.fmt) {
             snprintf(r->err, sizeof(r->err),
                      "%s: frame %lld is %dx%d %s but the sequence %s is %dx%d %s", sq->cur->path,
                      (long long)r->next_index, in->width, in->height, fovea_pixfmt_name(in->fmt),
@@ -96,7 +96,8 @@ int fv_seq_reader_open(fovea_reader **out, const char *path, fovea_container c, 
                        size_t errbuf_size)
 {
     char name0[4096], name1[4096];
-    if (seq_name(path, 0, name0, sizeof(name0)) < 0 || seq_name(path, 1, name1, sizeof(name1)) < 0) {
+    if (seq_name(path, 0, name0, sizeof(name0)) < 0 ||
+        seq_name(path, 1, name1, sizeof(name1)) < 0) {
         fv_io_set_err(errbuf, errbuf_size, path, "file name pattern too long");
         return FOVEA_ERR_INVALID_ARG;
     }

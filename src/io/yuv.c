@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Raw planar video (.yuv): headerless frames of tightly packed planes. The
  * geometry comes from the caller (width, height, pixel format). */
 #include "io_internal.h"
@@ -6,11 +7,11 @@ static int yuv_open(struct fovea_reader *r, const fovea_reader_settings *opt)
 {
     if (!opt || opt->width <= 0 || opt->height <= 0 || !fovea_pixfmt_get_desc(opt->fmt))
         return fv_reader_fail(r, FOVEA_ERR_INVALID_ARG,
-                                 "raw yuv needs --width, --height and --pixfmt");
+                              "raw yuv needs --width, --height and --pixfmt");
     if (opt->width > FOVEA_MAX_DIM || opt->height > FOVEA_MAX_DIM)
         return fv_reader_fail(r, FOVEA_ERR_INVALID_ARG,
-                                 "frame size %dx%d out of range (at most %d per side)",
-                                 opt->width, opt->height, FOVEA_MAX_DIM);
+                              "frame size %dx%d out of range (at most %d per side)", opt->width,
+                              opt->height, FOVEA_MAX_DIM);
     size_t frame_bytes = fovea_frame_packed_size(opt->fmt, opt->width, opt->height);
     if (frame_bytes == 0)
         return fv_reader_fail(r, FOVEA_ERR_INTERNAL, "frame size overflow");
@@ -24,9 +25,8 @@ static int yuv_open(struct fovea_reader *r, const fovea_reader_settings *opt)
         info->fps_den = opt->fps_den;
     }
     /* A trailing partial frame is not counted; reading it reports truncation. */
-    info->frame_count = r->file_size >= 0
-                            ? (int64_t)((unsigned long long)r->file_size / frame_bytes)
-                            : -1;
+    info->frame_count =
+        r->file_size >= 0 ? (int64_t)((unsigned long long)r->file_size / frame_bytes) : -1;
     return FOVEA_OK;
 }
 
@@ -48,5 +48,4 @@ static int yuv_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
     return fv_io_write_planes(w, fp, f);
 }
 
-const struct fv_writer_ops fv_yuv_writer_ops = {"yuv", 0, yuv_writer_open, yuv_write,
-                                                      NULL};
+const struct fv_writer_ops fv_yuv_writer_ops = {"yuv", 0, yuv_writer_open, yuv_write, NULL};

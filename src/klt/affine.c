@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Affine consistency check of KLT 1.3.4 (the part contributed by T.
  * Thormaehlen): each feature keeps a patch of the image where it was first
  * tracked, and every later frame the patch is tracked into the current image
@@ -13,7 +14,7 @@ int klt_affine_store_patch(KLT_TrackingContext tc, KLT_Feature f, float x, float
                            const KLT_FloatImageRec *img, const KLT_FloatImageRec *gx,
                            const KLT_FloatImageRec *gy)
 {
-    const int border = 2;   /* room for interpolation */
+    const int border = 2; /* room for interpolation */
     int w = tc->affine_window_width + border, h = tc->affine_window_height + border;
     const KLT_FloatImageRec *src[3] = {img, gx, gy};
     KLT_FloatImage dst[3];
@@ -117,9 +118,9 @@ static void diff_affine(const KLT_FloatImageRec *img1, const KLT_FloatImageRec *
         }
 }
 
-static void grad_affine(const KLT_FloatImageRec *gx, const KLT_FloatImageRec *gy, float x,
-                        float y, float Axx, float Ayx, float Axy, float Ayy, int width,
-                        int height, float *outx, float *outy)
+static void grad_affine(const KLT_FloatImageRec *gx, const KLT_FloatImageRec *gy, float x, float y,
+                        float Axx, float Ayx, float Axy, float Ayy, int width, int height,
+                        float *outx, float *outy)
 {
     int hw = width / 2, hh = height / 2;
     for (int j = -hh; j <= hh; j++)
@@ -275,8 +276,7 @@ static int affine_step(KLT_TrackingContext tc, KLT_Feature f, float *x2, float *
         klt_window_oob(ur_y, 0, nr2) || klt_window_oob(lr_y, 0, nr2)) {
         return 0;
     }
-    diff_affine(img1, img2, x1, y1, *x2, *y2, *Axx, *Ayx, *Axy, *Ayy, width, height,
-                diff);
+    diff_affine(img1, img2, x1, y1, *x2, *y2, *Axx, *Ayx, *Axy, *Ayy, width, height, diff);
     grad_affine(gx2, gy2, *x2, *y2, *Axx, *Ayx, *Axy, *Ayy, width, height, gx, gy);
     if (mode == 1) {
         error4(diff, gx, gy, width, height, a);
@@ -344,8 +344,8 @@ int klt_track_affine(KLT_TrackingContext tc, KLT_Feature f, float *x2, float *y2
             }
             if (tc->lighting_insensitive) {
                 klt_win_diff_li(img1, img2, x1, y1, *x2, *y2, width, height, diff);
-                klt_win_grad_sum_li(gx1, gy1, gx2, gy2, img1, img2, x1, y1, *x2, *y2, width,
-                                    height, gx, gy);
+                klt_win_grad_sum_li(gx1, gy1, gx2, gy2, img1, img2, x1, y1, *x2, *y2, width, height,
+                                    gx, gy);
             } else {
                 klt_win_diff(img1, img2, x1, y1, *x2, *y2, width, height, diff);
                 klt_win_grad_sum(gx1, gy1, gx2, gy2, x1, y1, *x2, *y2, width, height, gx, gy);
@@ -380,8 +380,7 @@ int klt_track_affine(KLT_TrackingContext tc, KLT_Feature f, float *x2, float *y2
         if (!mode)
             klt_win_diff(img1, img2, x1, y1, *x2, *y2, width, height, diff);
         else
-            diff_affine(img1, img2, x1, y1, *x2, *y2, *Axx, *Ayx, *Axy, *Ayy, width, height,
-                        diff);
+            diff_affine(img1, img2, x1, y1, *x2, *y2, *Axx, *Ayx, *Axy, *Ayy, width, height, diff);
         if (klt_sum_abs(diff, n) / (width * height) > tc->affine_max_residue)
             status = KLT_LARGE_RESIDUE;
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* KLT's Gaussian / derivative kernels and separable convolution with zeroed
  * borders. Every output pixel keeps KLT's float accumulation order (taps of
  * the flipped kernel from the left), so loops may run over pixels in any
@@ -10,7 +11,7 @@
 
 static void compute_kernels(klt_kernels *k, float sigma)
 {
-    const float factor = 0.01f;  /* tail truncation, relative to the maximum */
+    const float factor = 0.01f; /* tail truncation, relative to the maximum */
     const int hw = KLT_MAX_KERNEL_WIDTH / 2;
     klt_kernel *g = &k->gauss, *d = &k->deriv;
     float max_gauss = 1.0f;
@@ -76,7 +77,7 @@ typedef struct conv_job {
     const klt_image *in;
     klt_image *out;
     const klt_kernel *kern;
-    int ss;          /* subsample step (1 = every pixel) */
+    int ss; /* subsample step (1 = every pixel) */
 } conv_job;
 
 static void horiz_rows(void *arg, int begin, int end, int thread)
@@ -90,7 +91,7 @@ static void horiz_rows(void *arg, int begin, int end, int thread)
         float *restrict dst = jb->out->data + (size_t)j * ncols;
         int lo = r, hi = ncols - r;
         if (hi < lo)
-            hi = lo = ncols;  /* image narrower than the kernel: all zero */
+            hi = lo = ncols; /* image narrower than the kernel: all zero */
         for (int i = 0; i < lo; i++)
             dst[i] = 0.0f;
         for (int i = lo; i < hi; i++)
@@ -168,7 +169,7 @@ void klt_gradients(fovea_context *ctx, klt_kernels *k, const klt_image *in, floa
 
 typedef struct sub_job {
     const klt_image *in;
-    klt_image *tmp;      /* in->nrows x out->ncols: horizontal pass at sampled columns */
+    klt_image *tmp; /* in->nrows x out->ncols: horizontal pass at sampled columns */
     klt_image *out;
     const klt_kernel *kern;
     int ss;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* KLT feature files: the text layout of KLT 1.3.4 (header, "(x,y)=val" cells),
  * its binary layout ("KLTFL1" / "KLTFH1" / "KLTFT1", native float x, float y,
  * int val), reading both back, and the PPM overlay of a feature list. */
@@ -58,7 +59,7 @@ static void hyphens(FILE *fp, int n)
 
 typedef struct text_fmt {
     char cell[128];
-    char type;       /* 'f' or 'd' */
+    char type; /* 'f' or 'd' */
 } text_fmt;
 
 static int make_format(const char *fmt, text_fmt *tf)
@@ -76,8 +77,7 @@ static int make_format(const char *fmt, text_fmt *tf)
     return FOVEA_OK;
 }
 
-static void write_header(FILE *fp, const text_fmt *tf, file_kind kind, int nFrames,
-                         int nFeatures)
+static void write_header(FILE *fp, const text_fmt *tf, file_kind kind, int nFrames, int nFeatures)
 {
     int width = format_width(tf->cell);
     if (fp != stderr) {
@@ -87,9 +87,10 @@ static void write_header(FILE *fp, const text_fmt *tf, file_kind kind, int nFram
         fprintf(fp, "\n%s\n", warning_line);
     }
     fprintf(fp, "------------------------------\n");
-    fprintf(fp, "%s\n", kind == KIND_LIST      ? "KLT Feature List"
-                        : kind == KIND_HISTORY ? "KLT Feature History"
-                                               : "KLT Feature Table");
+    fprintf(fp, "%s\n",
+            kind == KIND_LIST      ? "KLT Feature List"
+            : kind == KIND_HISTORY ? "KLT Feature History"
+                                   : "KLT Feature Table");
     fprintf(fp, "------------------------------\n\n");
     if (kind == KIND_LIST)
         fprintf(fp, "nFeatures = %d\n\n", nFeatures);
@@ -199,7 +200,7 @@ static int write_file(const void *obj, file_kind kind, int nFrames, int nFeature
             ok = 0;
     } else {
         if (!fname)
-            return FOVEA_ERR_INVALID_ARG;   /* KLT: no binary data to stderr */
+            return FOVEA_ERR_INVALID_ARG; /* KLT: no binary data to stderr */
         if (fv_outfile_open_buf(&of, fname, NULL, 0) < 0)
             return FOVEA_ERR_IO;
         fp = fovea_outfile_file(of);
@@ -298,7 +299,8 @@ int fovea_klt_write_feature_list_ppm(KLT_FeatureList fl, const KLT_PixelType *im
     int st = fv_outfile_open_buf(&of, filename, NULL, 0);
     if (st == FOVEA_OK) {
         FILE *fp = fovea_outfile_file(of);
-        if (fprintf(fp, "P6\n%d %d\n255\n", ncols, nrows) > 0 && fwrite(rgb, 1, bytes, fp) == bytes) {
+        if (fprintf(fp, "P6\n%d %d\n255\n", ncols, nrows) > 0 &&
+            fwrite(rgb, 1, bytes, fp) == bytes) {
             st = fv_outfile_commit_buf(&of, NULL, 0);
         } else {
             fovea_outfile_close(&of);
@@ -534,8 +536,7 @@ static KLT_Feature table_cell_w(void *o, int r, int c)
     return ((KLT_FeatureTable)o)->feature[r][c];
 }
 
-static int open_and_parse(const char *fname, file_kind want, char **data, reader *r,
-                          file_info *fi)
+static int open_and_parse(const char *fname, file_kind want, char **data, reader *r, file_info *fi)
 {
     size_t size;
     if (!fname || load_file(fname, data, &size) < 0)

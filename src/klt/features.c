@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Feature lists, histories and tables: creation, counting, and copying a
  * list to / from one frame of a table (KLT's storeFeatures). */
 #include <stdlib.h>
@@ -45,8 +46,8 @@ static void *alloc_block(size_t head, int n, KLT_Feature **ptrs)
 {
     size_t bytes, a, b;
     if (n < 0 || !fv_mul_size((size_t)n, sizeof(KLT_Feature), &a) ||
-        !fv_mul_size((size_t)n, sizeof(KLT_FeatureRec), &b) ||
-        !fv_add_size(head, a, &bytes) || !fv_add_size(bytes, b, &bytes))
+        !fv_mul_size((size_t)n, sizeof(KLT_FeatureRec), &b) || !fv_add_size(head, a, &bytes) ||
+        !fv_add_size(bytes, b, &bytes))
         return NULL;
     char *blk = malloc(bytes);
     if (!blk)
@@ -87,8 +88,7 @@ KLT_FeatureTable KLTCreateFeatureTable(int nFrames, int nFeatures)
 {
     /* one block: record, row pointers, cell pointers, cells */
     size_t n, rows, cells, recs, bytes;
-    if (nFrames < 0 || nFeatures < 0 ||
-        !fv_mul_size((size_t)nFrames, (size_t)nFeatures, &n) ||
+    if (nFrames < 0 || nFeatures < 0 || !fv_mul_size((size_t)nFrames, (size_t)nFeatures, &n) ||
         !fv_mul_size((size_t)nFeatures, sizeof(KLT_Feature *), &rows) ||
         !fv_mul_size(n, sizeof(KLT_Feature), &cells) ||
         !fv_mul_size(n, sizeof(KLT_FeatureRec), &recs) ||

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The tracking-context fields by name (as KLTPrintTrackingContext and the
  * golden cases' params.json spell them): fovea_klt_set_field,
  * fovea_klt_get_field, fovea_klt_field_name. */
@@ -16,17 +17,42 @@ typedef struct klt_field {
 } klt_field;
 
 /* KLT 1.3.4's user fields, in the order of KLT_TrackingContextRec */
-#define KLT_FI(n) {#n, offsetof(KLT_TrackingContextRec, n), 0}
-#define KLT_FF(n) {#n, offsetof(KLT_TrackingContextRec, n), 1}
+#define KLT_FI(n)                                                                                  \
+    {                                                                                              \
+#n, offsetof(KLT_TrackingContextRec, n), 0                                                 \
+    }
+#define KLT_FF(n)                                                                                  \
+    {                                                                                              \
+#n, offsetof(KLT_TrackingContextRec, n), 1                                                 \
+    }
 static const klt_field klt_fields[] = {
-    KLT_FI(mindist), KLT_FI(window_width), KLT_FI(window_height), KLT_FI(sequentialMode),
-    KLT_FI(smoothBeforeSelecting), KLT_FI(writeInternalImages), KLT_FI(lighting_insensitive),
-    KLT_FI(min_eigenvalue), KLT_FF(min_determinant), KLT_FF(min_displacement),
-    KLT_FI(max_iterations), KLT_FF(max_residue), KLT_FF(grad_sigma), KLT_FF(smooth_sigma_fact),
-    KLT_FF(pyramid_sigma_fact), KLT_FF(step_factor), KLT_FI(nSkippedPixels), KLT_FI(borderx),
-    KLT_FI(bordery), KLT_FI(nPyramidLevels), KLT_FI(subsampling), KLT_FI(affine_window_width),
-    KLT_FI(affine_window_height), KLT_FI(affineConsistencyCheck), KLT_FI(affine_max_iterations),
-    KLT_FF(affine_max_residue), KLT_FF(affine_min_displacement),
+    KLT_FI(mindist),
+    KLT_FI(window_width),
+    KLT_FI(window_height),
+    KLT_FI(sequentialMode),
+    KLT_FI(smoothBeforeSelecting),
+    KLT_FI(writeInternalImages),
+    KLT_FI(lighting_insensitive),
+    KLT_FI(min_eigenvalue),
+    KLT_FF(min_determinant),
+    KLT_FF(min_displacement),
+    KLT_FI(max_iterations),
+    KLT_FF(max_residue),
+    KLT_FF(grad_sigma),
+    KLT_FF(smooth_sigma_fact),
+    KLT_FF(pyramid_sigma_fact),
+    KLT_FF(step_factor),
+    KLT_FI(nSkippedPixels),
+    KLT_FI(borderx),
+    KLT_FI(bordery),
+    KLT_FI(nPyramidLevels),
+    KLT_FI(subsampling),
+    KLT_FI(affine_window_width),
+    KLT_FI(affine_window_height),
+    KLT_FI(affineConsistencyCheck),
+    KLT_FI(affine_max_iterations),
+    KLT_FF(affine_max_residue),
+    KLT_FF(affine_min_displacement),
     KLT_FF(affine_max_displacement_differ),
 };
 #undef KLT_FI

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Float images of the KLT system: reusable per-context buffers and the
  * feature patches (KLT_FloatImage) kept by the affine consistency check. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* A tracking context's backend: the table picked for tc->backend, made for
  * the caller's context (tc->ctx), or for the tracking context's own default
  * CUDA context when the caller attached none, and closed through its table. */
@@ -6,10 +7,8 @@
 #include "core/core.h"
 #include "klt/klt_internal.h"
 
-static const backend_info *const klt_backends[] = {
-    &klt_backend_ref.info,
-    BACKEND_CUDA_ENTRY(klt_backend_cuda)
-};
+static const backend_info *const klt_backends[] = {&klt_backend_ref.info,
+                                                   BACKEND_CUDA_ENTRY(klt_backend_cuda)};
 
 /* Close the backend; the kept pyramid of sequential mode goes with a state
  * that held it (the C reference keeps it in klt_state: priv NULL). */
@@ -81,8 +80,8 @@ void klt_backend_release(KLT_TrackingContext tc)
     fovea_close(&st->default_ctx);
 }
 
-int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_blocks,
-                        int *out_val, unsigned *out_id)
+int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_blocks, int *out_val,
+                        unsigned *out_id)
 {
     if (!tc || !tc->priv)
         return FOVEA_ERR_INVALID_ARG;

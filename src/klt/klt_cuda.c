@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* CUDA backend of KLT (host side): its table, its state per tracking context
  * (on the caller's CUDA context: its device and stream; klt_backends.c gives
  * it), the buffers, allocated on first use or size change and reused, and
@@ -70,12 +71,11 @@ int kc_floats_bytes(size_t n, size_t *bytes)
  * slices, so that the host copy of one slice overlaps the transfer of the
  * previous one; pinned host and device (or managed) memory are copied
  * directly (kind: fv_ptr_memtype of img). */
-int kc_upload(kc_state *kc, unsigned char *pinned, unsigned char *dev,
-              const unsigned char *img, size_t n, fovea_memtype kind)
+int kc_upload(kc_state *kc, unsigned char *pinned, unsigned char *dev, const unsigned char *img,
+              size_t n, fovea_memtype kind)
 {
     if (kind != FOVEA_MEM_HOST)
-        return FOVEA_CUDA(kc->ctx, cudaMemcpyAsync(dev, img, n, cudaMemcpyDefault,
-                                                   kc_stream(kc)));
+        return FOVEA_CUDA(kc->ctx, cudaMemcpyAsync(dev, img, n, cudaMemcpyDefault, kc_stream(kc)));
     const size_t slice = (size_t)1 << 19;
     for (size_t off = 0; off < n; off += slice) {
         size_t len = n - off < slice ? n - off : slice;

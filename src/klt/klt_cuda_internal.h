@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal interface of KLT's CUDA backend (host side, C): the state per
  * tracking context and the helpers its stages share (klt_cuda.c: buffers and
  * the call's frame; pyramid_cuda.c, select_cuda.c, sort_cuda.c,
@@ -28,64 +29,76 @@ typedef struct kc_pyr {
     int valid, nlevels, ss, ncols, nrows;
     int w[KLT_MAX_LEVELS], h[KLT_MAX_LEVELS];
     float *img[KLT_MAX_LEVELS], *gx[KLT_MAX_LEVELS], *gy[KLT_MAX_LEVELS];
-    size_t cap[KLT_MAX_LEVELS];     /* floats of each of img/gx/gy at a level */
-    unsigned char *raw;             /* pinned: the input bytes (upload source, reuse test) */
+    size_t cap[KLT_MAX_LEVELS]; /* floats of each of img/gx/gy at a level */
+    unsigned char *raw;         /* pinned: the input bytes (upload source, reuse test) */
     size_t raw_cap;
-    int raw_host;                   /* raw holds the input (it came from pageable memory) */
-    unsigned char *d_raw;           /* the input bytes on the device (every input) */
+    int raw_host;         /* raw holds the input (it came from pageable memory) */
+    unsigned char *d_raw; /* the input bytes on the device (every input) */
     size_t d_raw_cap;
-    float sig[2 * KLT_MAX_LEVELS];  /* as klt_pyramid.sig */
+    float sig[2 * KLT_MAX_LEVELS]; /* as klt_pyramid.sig */
 } kc_pyr;
 
 typedef struct kc_state {
-    fovea_context *ctx;             /* not owned: the device and stream the backend runs on */
+    fovea_context *ctx; /* not owned: the device and stream the backend runs on */
     kc_pyr pyr[2];
     float *d_tmp;
-    size_t tmp_cap;                 /* floats */
-    float *d_sel;                   /* 3 images: smoothed, gx, gy */
-    size_t sel_cap;                 /* floats per image */
+    size_t tmp_cap; /* floats */
+    float *d_sel;   /* 3 images: smoothed, gx, gy */
+    size_t sel_cap; /* floats per image */
     unsigned char *h_selraw, *d_selraw;
     size_t h_selraw_cap, d_selraw_cap;
-    unsigned char *d_cmp;           /* an input compared with a kept one, on the device */
+    unsigned char *d_cmp; /* an input compared with a kept one, on the device */
     size_t d_cmp_cap;
-    int *d_flag, *h_flag;           /* the comparison's answer (device, pinned) */
-    int *d_keys;                    /* sort check only: values */
-    unsigned *d_pix;                /* sort check only: ids */
-    size_t pts_cap;                 /* points */
-    int *d_qs;                      /* quicksort emulation (klt_cuda_qs), one block */
-    size_t qs_cap;                  /* bytes */
-    int qs_blocks, qs_coop;         /* the sort's grid (klt_cuda_qs_grid); 0: not asked yet */
-    int kcap_hint[2];               /* sort prefix the last selection's pass needed
+    int *d_flag, *h_flag;   /* the comparison's answer (device, pinned) */
+    int *d_keys;            /* sort check only: values */
+    unsigned *d_pix;        /* sort check only: ids */
+    size_t pts_cap;         /* points */
+    int *d_qs;              /* quicksort emulation (klt_cuda_qs), one block */
+    size_t qs_cap;          /* bytes */
+    int qs_blocks, qs_coop; /* the sort's grid (klt_cuda_qs_grid); 0: not asked yet */
+    int kcap_hint[2];       /* sort prefix the last selection's pass needed
                                      * [0] KLTSelectGoodFeatures, [1] replacement */
     unsigned char *d_map;
     size_t map_cap;
-    uint32_t *d_feat, *h_feat;      /* feature arrays, layout below */
-    size_t feat_cap, h_feat_cap;    /* bytes */
-    int *slots;                     /* host: slots to fill in selection order */
-    size_t slots_cap;               /* bytes */
-    float *h_aff;                   /* host copies of level 0 for the affine check */
-    size_t h_aff_cap;               /* bytes */
+    uint32_t *d_feat, *h_feat;   /* feature arrays, layout below */
+    size_t feat_cap, h_feat_cap; /* bytes */
+    int *slots;                  /* host: slots to fill in selection order */
+    size_t slots_cap;            /* bytes */
+    float *h_aff;                /* host copies of level 0 for the affine check */
+    size_t h_aff_cap;            /* bytes */
     float *aff_win;
-    size_t aff_win_cap;             /* bytes */
+    size_t aff_win_cap; /* bytes */
     /* Candidates of the next replacement, computed ahead: when a replacement
      * followed the last track call, the next track call starts the
      * eigenvalue map and the sort's first round for its new pyramid on a
      * second stream as soon as the pyramid is built; they run beside the
      * tracking kernel and the call's return, and a replacement that asks for
      * exactly those candidates waits for them instead of computing them. */
-    void *spec_stream;              /* cudaStream_t, created on first use */
-    void *spec_built, *spec_done;   /* cudaEvent_t: pyramid built (main stream), work done */
-    int spec_wanted;                /* the last track call was followed by a replacement */
-    int spec_launched;              /* spec_done marks work that reads a pyramid, writes d_qs */
-    int spec_ready;                 /* spec_* below are sorted and not consumed yet */
+    void *spec_stream;            /* cudaStream_t, created on first use */
+    void *spec_built, *spec_done; /* cudaEvent_t: pyramid built (main stream), work done */
+    int spec_wanted;              /* the last track call was followed by a replacement */
+    int spec_launched;            /* spec_done marks work that reads a pyramid, writes d_qs */
+    int spec_ready;               /* spec_* below are sorted and not consumed yet */
     kc_cand_grid spec_grid;
     int spec_kcap;
 } kc_state;
 
 /* feature arrays of n slots, 32-bit words: in x, y, val | out x, y, xloc, yloc,
  * val | selection: survivor points (2n), taken pixels, taken values, count */
-enum { F_IN_X, F_IN_Y, F_IN_VAL, F_OUT_X, F_OUT_Y, F_OUT_XLOC, F_OUT_YLOC, F_OUT_VAL,
-       F_PTS, F_TAKE_PIX = F_PTS + 2, F_TAKE_VAL, F_COUNT };
+enum {
+    F_IN_X,
+    F_IN_Y,
+    F_IN_VAL,
+    F_OUT_X,
+    F_OUT_Y,
+    F_OUT_XLOC,
+    F_OUT_YLOC,
+    F_OUT_VAL,
+    F_PTS,
+    F_TAKE_PIX = F_PTS + 2,
+    F_TAKE_VAL,
+    F_COUNT
+};
 /* after the n * F_COUNT words: taken count, "needs more candidates" flag,
  * candidates the last pass could read (its sort prefix) */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal interface of the KLT system: per-context private state (kernel
  * cache, kept pyramid, scratch), the backend table, and the reference stages. */
 #ifndef FOVEA_KLT_INTERNAL_H
@@ -36,7 +37,7 @@ typedef struct klt_kernels {
 typedef struct klt_image {
     int ncols, nrows;
     float *data;
-    size_t cap;     /* floats allocated */
+    size_t cap; /* floats allocated */
 } klt_image;
 
 /* Image pyramid with gradients; level 0 is the smoothed input. It remembers
@@ -51,7 +52,7 @@ typedef struct klt_pyramid {
     int valid;
     unsigned char *raw;
     size_t raw_cap;
-    float sig[2 * KLT_MAX_LEVELS];  /* kernel sigma: smooth, levels 1.., gradients 0.. */
+    float sig[2 * KLT_MAX_LEVELS]; /* kernel sigma: smooth, levels 1.., gradients 0.. */
 } klt_pyramid;
 
 /* A KLT backend (core/backend.h): the C reference (select.c, track.c; its
@@ -91,8 +92,8 @@ void klt_backend_release(KLT_TrackingContext tc);
  * sort's grid, 0: as many as fit, 1: the one-block path of devices without
  * cooperative launches; returns a fovea status). */
 void klt_ref_quicksort(int *val, unsigned *id, size_t n);
-int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_blocks,
-                        int *out_val, unsigned *out_id);
+int klt_cuda_sort_check(KLT_TrackingContext tc, const int *val, int n, int max_blocks, int *out_val,
+                        unsigned *out_id);
 /* the C reference: select.c, track.c */
 int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, int nrows,
                    KLT_FeatureList fl, int replace);
@@ -101,25 +102,25 @@ int klt_ref_track(KLT_TrackingContext tc, const KLT_PixelType *img1, const KLT_P
 
 typedef struct klt_state {
     klt_kernels kernels;
-    const klt_backend *backend;     /* NULL until the first processing call */
-    void *backend_priv;             /* its state (NULL for the C reference) */
-    fovea_context *backend_ctx;     /* the context it was made for */
-    fovea_context *default_ctx;     /* owned: the CUDA backend's context when tc->ctx is
+    const klt_backend *backend; /* NULL until the first processing call */
+    void *backend_priv;         /* its state (NULL for the C reference) */
+    fovea_context *backend_ctx; /* the context it was made for */
+    fovea_context *default_ctx; /* owned: the CUDA backend's context when tc->ctx is
                                        not a CUDA context (opened once) */
-    int status;                     /* of the last call (fovea_klt_last_status) */
+    int status;                 /* of the last call (fovea_klt_last_status) */
     /* Pyramids: pyr[cur] is built for the new image; in sequential mode the
      * other one holds the previous image when have_last is set. */
     klt_pyramid pyr[2];
-    int last;           /* index of the kept pyramid */
+    int last; /* index of the kept pyramid */
     int have_last;
     /* scratch */
     klt_image tmp, tmp2, sel_img, sel_gx, sel_gy;
     void *points;
-    size_t points_cap;  /* bytes */
+    size_t points_cap; /* bytes */
     unsigned char *featuremap;
     size_t featuremap_cap;
     float *win;
-    size_t win_cap;     /* bytes */
+    size_t win_cap; /* bytes */
     void *sort_stack;
     size_t sort_stack_cap;
 } klt_state;
@@ -179,8 +180,8 @@ int klt_params_check(KLT_TrackingContext tc, int ncols, int nrows, const char *w
  * for an image of ncols x nrows, else the failure (klt_fail). */
 int klt_sequential_check(KLT_TrackingContext tc, int ncols, int nrows, int pcols, int prows,
                          int plevels, int pss);
-int klt_pyramid_build(KLT_TrackingContext tc, klt_pyramid *p, const KLT_PixelType *img,
-                      int ncols, int nrows);
+int klt_pyramid_build(KLT_TrackingContext tc, klt_pyramid *p, const KLT_PixelType *img, int ncols,
+                      int nrows);
 void klt_pyramid_free(klt_pyramid *p);
 /* 1 when p was built from these bytes with the kernels the context would use
  * now; the kernel cache then advances as if p had been rebuilt. */
@@ -203,8 +204,8 @@ float klt_interpolate(float x, float y, const KLT_FloatImageRec *img);
 /* 1 when a window of half size `half` centred at x leaves [0, n) (KLT's test
  * with its 1.001 margin); NaN counts as outside. */
 int klt_window_oob(float x, int half, int n);
-void klt_win_diff(const KLT_FloatImageRec *img1, const KLT_FloatImageRec *img2, float x1,
-                  float y1, float x2, float y2, int width, int height, float *out);
+void klt_win_diff(const KLT_FloatImageRec *img1, const KLT_FloatImageRec *img2, float x1, float y1,
+                  float x2, float y2, int width, int height, float *out);
 void klt_win_grad_sum(const KLT_FloatImageRec *gx1, const KLT_FloatImageRec *gy1,
                       const KLT_FloatImageRec *gx2, const KLT_FloatImageRec *gy2, float x1,
                       float y1, float x2, float y2, int width, int height, float *outx,
@@ -218,8 +219,8 @@ void klt_win_grad_sum_li(const KLT_FloatImageRec *gx1, const KLT_FloatImageRec *
                          float *outy);
 void klt_gradient_matrix(const float *gx, const float *gy, int n, float *gxx, float *gxy,
                          float *gyy);
-void klt_error_vector(const float *diff, const float *gx, const float *gy, int n,
-                      float step_factor, float *ex, float *ey);
+void klt_error_vector(const float *diff, const float *gx, const float *gy, int n, float step_factor,
+                      float *ex, float *ey);
 int klt_solve2(float gxx, float gxy, float gyy, float ex, float ey, float small, float *dx,
                float *dy);
 float klt_sum_abs(const float *w, int n);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* KLT 1.3.4's pnmio helpers (include/fovea/compat/pnmio.h). The header is read from the
  * stream a byte at a time and parsed by fovea's PNM parser (io/pnm.h; so a
  * stream can hold several images), then the raster by its size, straight into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Image pyramid as KLT builds it: level 0 = input smoothed with
  * smooth_sigma_fact * max(window); level i = level i-1 smoothed with
  * pyramid_sigma_fact * subsampling and sampled at (ss*x + ss/2, ss*y + ss/2);
@@ -13,8 +14,8 @@ int klt_pyramid_params_check(KLT_TrackingContext tc)
 {
     int ss = tc->subsampling, nl = tc->nPyramidLevels;
     if (ss != 2 && ss != 4 && ss != 8 && ss != 16 && ss != 32)
-        return klt_fail(tc, FOVEA_ERR_INVALID_ARG,
-                        "subsampling must be 2, 4, 8, 16 or 32 (is %d)", ss);
+        return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "subsampling must be 2, 4, 8, 16 or 32 (is %d)",
+                        ss);
     if (nl < 1 || nl > KLT_MAX_LEVELS)
         return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "nPyramidLevels must be 1..%d (is %d)",
                         KLT_MAX_LEVELS, nl);
@@ -25,7 +26,7 @@ int klt_pyramid_params_check(KLT_TrackingContext tc)
 static int effective_window(int w)
 {
     if (w % 2 != 1)
-        w = w + 1;   /* w even, so w < INT_MAX */
+        w = w + 1; /* w even, so w < INT_MAX */
     return w < 3 ? 3 : w;
 }
 
@@ -72,8 +73,8 @@ int klt_sequential_check(KLT_TrackingContext tc, int ncols, int nrows, int pcols
     return FOVEA_OK;
 }
 
-int klt_pyramid_build(KLT_TrackingContext tc, klt_pyramid *p, const KLT_PixelType *img,
-                      int ncols, int nrows)
+int klt_pyramid_build(KLT_TrackingContext tc, klt_pyramid *p, const KLT_PixelType *img, int ncols,
+                      int nrows)
 {
     klt_state *st = klt_priv(tc);
     int ss = tc->subsampling, nl = tc->nPyramidLevels;
@@ -103,8 +104,7 @@ int klt_pyramid_build(KLT_TrackingContext tc, klt_pyramid *p, const KLT_PixelTyp
     p->subsampling = ss;
 
     klt_to_float(img, ncols, nrows, &st->tmp2);
-    klt_smooth(tc->ctx, &st->kernels, &st->tmp2, _KLTComputeSmoothSigma(tc), &st->tmp,
-               &p->img[0]);
+    klt_smooth(tc->ctx, &st->kernels, &st->tmp2, _KLTComputeSmoothSigma(tc), &st->tmp, &p->img[0]);
     p->sig[0] = st->kernels.sigma_last;
     float sigma = ss * tc->pyramid_sigma_fact;
     for (int i = 1; i < nl; i++) {

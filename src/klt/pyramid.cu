@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // KLT pyramid kernels: separable convolution with shared-memory tiles
 // (smoothing, gradients), the pyramid's smoothing at sampled points, and the
 // comparison of an input with the one a kept pyramid was built from. Every
@@ -11,15 +12,17 @@
 #include "klt/klt_rn.cuh"
 #include "klt/pyramid_cuda.h"
 
-namespace {
+namespace
+{
 
 // ------------------------------------------------------------ convolution
 
-constexpr int kConvW = 32;  // output columns per block
-constexpr int kConvH = 8;   // output rows per block
+constexpr int kConvW = 32; // output columns per block
+constexpr int kConvH = 8;  // output rows per block
 
 template <typename T> __device__ __forceinline__ float load_px(const T *p, size_t i);
-template <> __device__ __forceinline__ float load_px<unsigned char>(const unsigned char *p, size_t i)
+template <>
+__device__ __forceinline__ float load_px<unsigned char>(const unsigned char *p, size_t i)
 {
     return (float)__ldg(p + i);
 }
@@ -49,10 +52,10 @@ __global__ void conv_kernel(const T *__restrict__ in, int ncols, int nrows, klt_
     const int rh = (TWO && h2.width > h1.width ? h2.width : h1.width) / 2;
     const int rv = (TWO && v2.width > v1.width ? v2.width : v1.width) / 2;
     const int tw = kConvW + 2 * rh, th = kConvH + 2 * rv;
-    float *s_k = sm;                              // 4 x KLT_CUDA_MAX_KERNEL
-    float *s_in = s_k + 4 * KLT_CUDA_MAX_KERNEL;  // th x tw
-    float *s_h1 = s_in + th * tw;                 // th x kConvW
-    float *s_h2 = s_h1 + th * kConvW;             // th x kConvW (TWO)
+    float *s_k = sm;                             // 4 x KLT_CUDA_MAX_KERNEL
+    float *s_in = s_k + 4 * KLT_CUDA_MAX_KERNEL; // th x tw
+    float *s_h1 = s_in + th * tw;                // th x kConvW
+    float *s_h2 = s_h1 + th * kConvW;            // th x kConvW (TWO)
     const int tid = threadIdx.y * kConvW + threadIdx.x;
     const int nthreads = kConvW * kConvH;
     const int x0 = blockIdx.x * kConvW, y0 = blockIdx.y * kConvH;
@@ -84,10 +87,9 @@ __global__ void conv_kernel(const T *__restrict__ in, int ncols, int nrows, klt_
                       : taps(s_in + ty * tw + tx + rh - r1, 1, s_k, h1.width);
         if (TWO) {
             int r2 = h2.width / 2;
-            s_h2[i] = (gx < r2 || gx >= ncols - r2)
-                          ? 0.0f
-                          : taps(s_in + ty * tw + tx + rh - r2, 1, s_k + 2 * KLT_CUDA_MAX_KERNEL,
-                                 h2.width);
+            s_h2[i] = (gx < r2 || gx >= ncols - r2) ? 0.0f
+                                                    : taps(s_in + ty * tw + tx + rh - r2, 1,
+                                                           s_k + 2 * KLT_CUDA_MAX_KERNEL, h2.width);
         }
     }
     __syncthreads();
@@ -98,16 +100,14 @@ __global__ void conv_kernel(const T *__restrict__ in, int ncols, int nrows, klt_
         return;
     const size_t o = (size_t)gy * ncols + gx;
     int r1 = v1.width / 2;
-    out1[o] = (gy < r1 || gy >= nrows - r1)
-                  ? 0.0f
-                  : taps(s_h1 + (ty + rv - r1) * kConvW + tx, kConvW, s_k + KLT_CUDA_MAX_KERNEL,
-                         v1.width);
+    out1[o] = (gy < r1 || gy >= nrows - r1) ? 0.0f
+                                            : taps(s_h1 + (ty + rv - r1) * kConvW + tx, kConvW,
+                                                   s_k + KLT_CUDA_MAX_KERNEL, v1.width);
     if (TWO) {
         int r2 = v2.width / 2;
-        out2[o] = (gy < r2 || gy >= nrows - r2)
-                      ? 0.0f
-                      : taps(s_h2 + (ty + rv - r2) * kConvW + tx, kConvW,
-                             s_k + 3 * KLT_CUDA_MAX_KERNEL, v2.width);
+        out2[o] = (gy < r2 || gy >= nrows - r2) ? 0.0f
+                                                : taps(s_h2 + (ty + rv - r2) * kConvW + tx, kConvW,
+                                                       s_k + 3 * KLT_CUDA_MAX_KERNEL, v2.width);
     }
 }
 
@@ -122,20 +122,18 @@ cudaError_t launch_conv(const klt_cuda_conv_args *a, cudaStream_t stream)
     rh /= 2;
     rv /= 2;
     const int th = kConvH + 2 * rv, tw = kConvW + 2 * rh;
-    size_t smem = sizeof(float) * (4 * KLT_CUDA_MAX_KERNEL + (size_t)th * tw +
-                                   (TWO ? 2 : 1) * (size_t)th * kConvW);
+    size_t smem = sizeof(float) *
+                  (4 * KLT_CUDA_MAX_KERNEL + (size_t)th * tw + (TWO ? 2 : 1) * (size_t)th * kConvW);
     if (smem > 48 * 1024) {
-        cudaError_t e = cudaFuncSetAttribute(conv_kernel<T, TWO>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)smem);
+        cudaError_t e = cudaFuncSetAttribute(
+            conv_kernel<T, TWO>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess)
             return e;
     }
     dim3 block(kConvW, kConvH);
     dim3 grid((a->ncols + kConvW - 1) / kConvW, (a->nrows + kConvH - 1) / kConvH);
-    conv_kernel<T, TWO><<<grid, block, smem, stream>>>((const T *)a->in, a->ncols, a->nrows,
-                                                       a->h1, a->v1, a->h2, a->v2, a->out1,
-                                                       a->out2);
+    conv_kernel<T, TWO><<<grid, block, smem, stream>>>((const T *)a->in, a->ncols, a->nrows, a->h1,
+                                                       a->v1, a->h2, a->v2, a->out1, a->out2);
     return cudaGetLastError();
 }
 
@@ -182,7 +180,7 @@ __global__ void sub_vert_kernel(const float *__restrict__ tmp, int nrows, int oc
     out[(size_t)y * oc + x] = acc;
 }
 
-}  // namespace
+} // namespace
 
 // ------------------------------------------------------------ launchers
 
@@ -193,15 +191,16 @@ extern "C" int klt_cuda_conv(const klt_cuda_conv_args *a, void *stream)
         return (int)cudaSuccess;
     cudaError_t e;
     if (a->in_u8)
-        e = a->out2 ? launch_conv<unsigned char, true>(a, s) : launch_conv<unsigned char, false>(a, s);
+        e = a->out2 ? launch_conv<unsigned char, true>(a, s)
+                    : launch_conv<unsigned char, false>(a, s);
     else
         e = a->out2 ? launch_conv<float, true>(a, s) : launch_conv<float, false>(a, s);
     return (int)e;
 }
 
 extern "C" int klt_cuda_smooth_subsample(const float *in, int ncols, int nrows,
-                                         const klt_cuda_kernel *k, int ss, float *tmp,
-                                         float *out, void *stream)
+                                         const klt_cuda_kernel *k, int ss, float *tmp, float *out,
+                                         void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
     const int oc = ncols / ss, orows = nrows / ss;
@@ -246,8 +245,8 @@ __global__ void differs_kernel(const unsigned char *__restrict__ a,
         *flag = 1;
 }
 
-extern "C" int klt_cuda_differs(const unsigned char *a, const unsigned char *b, size_t n,
-                                int *flag, void *stream)
+extern "C" int klt_cuda_differs(const unsigned char *a, const unsigned char *b, size_t n, int *flag,
+                                void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
     cudaError_t e = cudaMemsetAsync(flag, 0, sizeof(int), s);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* CUDA backend of KLT, pyramids (host side): pyramid.c's build and reuse
  * tests with the kernels of pyramid.cu; the smoothing and gradients that
  * selection also uses. */
@@ -17,8 +18,8 @@ static klt_cuda_kernel to_dev(const klt_kernel *k)
 }
 
 /* Smoothing (gauss both ways) or gradient pair of in into out1 (and out2). */
-int kc_conv_smooth(kc_state *kc, const klt_kernels *k, const void *in, int in_u8,
-                   int ncols, int nrows, float *out)
+int kc_conv_smooth(kc_state *kc, const klt_kernels *k, const void *in, int in_u8, int ncols,
+                   int nrows, float *out)
 {
     klt_cuda_conv_args a;
     memset(&a, 0, sizeof a);
@@ -31,8 +32,8 @@ int kc_conv_smooth(kc_state *kc, const klt_kernels *k, const void *in, int in_u8
     return FOVEA_CUDA(kc->ctx, klt_cuda_conv(&a, kc_stream(kc)));
 }
 
-int kc_conv_gradients(kc_state *kc, const klt_kernels *k, const void *in, int in_u8,
-                      int ncols, int nrows, float *gx, float *gy)
+int kc_conv_gradients(kc_state *kc, const klt_kernels *k, const void *in, int in_u8, int ncols,
+                      int nrows, float *gx, float *gy)
 {
     klt_cuda_conv_args a;
     memset(&a, 0, sizeof a);
@@ -102,14 +103,15 @@ int kc_build(KLT_TrackingContext tc, kc_state *kc, kc_pyr *p, const KLT_PixelTyp
     for (int i = 1; i < nl; i++) {
         klt_kernels_for(&st->kernels, sigma);
         klt_cuda_kernel g = to_dev(&st->kernels.gauss);
-        FOVEA_CUDA_TRY(kc->ctx, klt_cuda_smooth_subsample(p->img[i - 1], p->w[i - 1], p->h[i - 1], &g, ss,
-                                          kc->d_tmp, p->img[i], kc_stream(kc)));
+        FOVEA_CUDA_TRY(kc->ctx,
+                       klt_cuda_smooth_subsample(p->img[i - 1], p->w[i - 1], p->h[i - 1], &g, ss,
+                                                 kc->d_tmp, p->img[i], kc_stream(kc)));
         p->sig[i] = st->kernels.sigma_last;
     }
     for (int i = 0; i < nl; i++) {
         klt_kernels_for(&st->kernels, tc->grad_sigma);
         FOVEA_TRY(kc_conv_gradients(kc, &st->kernels, p->img[i], 0, p->w[i], p->h[i], p->gx[i],
-                              p->gy[i]));
+                                    p->gy[i]));
         p->sig[nl + i] = st->kernels.sigma_last;
     }
     p->valid = 1;
@@ -137,8 +139,8 @@ static int kc_same_input(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p,
         FOVEA_TRY(kc_pinned_ensure(kc, (void **)&kc->h_flag, &cap, sizeof(int)));
     FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->d_cmp, img, npix, cudaMemcpyDefault, stream));
     FOVEA_CUDA_TRY(kc->ctx, klt_cuda_differs(kc->d_cmp, p->d_raw, npix, kc->d_flag, stream));
-    FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_flag, kc->d_flag, sizeof(int), cudaMemcpyDeviceToHost,
-                            stream));
+    FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_flag, kc->d_flag, sizeof(int),
+                                            cudaMemcpyDeviceToHost, stream));
     FOVEA_CUDA_TRY(kc->ctx, cudaStreamSynchronize(stream));
     return *kc->h_flag == 0;
 }

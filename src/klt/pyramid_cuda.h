@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Host launchers of the pyramid kernels (pyramid.cu), callable from C: the
  * separable convolution (smoothing, gradients), the smoothing at the sampled
  * points of a pyramid level, and the comparison of an input with the one a
@@ -13,7 +14,7 @@
 extern "C" {
 #endif
 
-#define KLT_CUDA_MAX_KERNEL 71   /* = KLT_MAX_KERNEL_WIDTH */
+#define KLT_CUDA_MAX_KERNEL 71 /* = KLT_MAX_KERNEL_WIDTH */
 
 typedef struct klt_cuda_kernel {
     int width;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The C reference's backend table: select.c's selection, track.c's tracking.
  * Its state is the tracking context's klt_state (pyramids, scratch), so init
  * makes none. */

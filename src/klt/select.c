@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Feature selection (KLTSelectGoodFeatures / KLTReplaceLostFeatures), C
  * reference: minimum-eigenvalue map over the candidate grid, KLT's own
  * quicksort (its order of equal values is part of the results), then the
@@ -39,7 +40,7 @@ typedef struct sort_range {
 typedef struct lazy_sort {
     klt_point *p;
     sort_range *stack;
-    size_t top;          /* number of pending ranges */
+    size_t top; /* number of pending ranges */
 } lazy_sort;
 
 /* One partition step of p[0..n), n > 1; returns the pivot's final index. */
@@ -109,12 +110,12 @@ static float min_eigenvalue(float gxx, float gxy, float gyy)
 }
 
 typedef struct eig_job {
-    const float *pxx, *pxy, *pyy;   /* per-pixel products gx*gx, gx*gy, gy*gy */
+    const float *pxx, *pxy, *pyy; /* per-pixel products gx*gx, gx*gy, gy*gy */
     int ncols;
     int bx, by, step, hw, hh;
-    int nx;                         /* candidates per row */
-    int span;                       /* ncols - 2*bx */
-    float *acc;                     /* per thread: 3 * span */
+    int nx;     /* candidates per row */
+    int span;   /* ncols - 2*bx */
+    float *acc; /* per thread: 3 * span */
     klt_point *points;
 } eig_job;
 
@@ -185,9 +186,9 @@ static void fill_map(unsigned char *map, int x, int y, int d, int ncols, int nro
 
 /* Take candidates in sorted order when their pixel is free and val is large
  * enough; each taken one blocks the square of half size mindist-1 around it. */
-static void enforce_min_distance(lazy_sort *ls, size_t npoints, KLT_FeatureList fl,
-                                 int ncols, int nrows, int mindist, int min_eigenvalue,
-                                 int overwrite_all, unsigned char *map)
+static void enforce_min_distance(lazy_sort *ls, size_t npoints, KLT_FeatureList fl, int ncols,
+                                 int nrows, int mindist, int min_eigenvalue, int overwrite_all,
+                                 unsigned char *map)
 {
     if (min_eigenvalue < 1)
         min_eigenvalue = 1;
@@ -230,7 +231,7 @@ static void enforce_min_distance(lazy_sort *ls, size_t npoints, KLT_FeatureList 
 }
 
 int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, int nrows,
-                      KLT_FeatureList fl, int replace)
+                   KLT_FeatureList fl, int replace)
 {
     klt_state *st = klt_priv(tc);
     const klt_image *gx, *gy;
@@ -245,8 +246,8 @@ int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, 
         const klt_pyramid *p = &st->pyr[st->last];
         if (p->img[0].ncols != ncols || p->img[0].nrows != nrows)
             return klt_fail(tc, FOVEA_ERR_MISMATCH,
-                            "(KLTReplaceLostFeatures) image is %dx%d, kept pyramid %dx%d",
-                            ncols, nrows, p->img[0].ncols, p->img[0].nrows);
+                            "(KLTReplaceLostFeatures) image is %dx%d, kept pyramid %dx%d", ncols,
+                            nrows, p->img[0].ncols, p->img[0].nrows);
         gx = &p->gx[0];
         gy = &p->gy[0];
     } else if (tc->smoothBeforeSelecting &&
@@ -270,8 +271,8 @@ int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, 
         } else {
             klt_to_float(img, ncols, nrows, &st->sel_img);
         }
-        klt_gradients(tc->ctx, &st->kernels, &st->sel_img, tc->grad_sigma, &st->tmp,
-                      &st->sel_gx, &st->sel_gy);
+        klt_gradients(tc->ctx, &st->kernels, &st->sel_img, tc->grad_sigma, &st->tmp, &st->sel_gx,
+                      &st->sel_gy);
         gx = &st->sel_gx;
         gy = &st->sel_gy;
     }
@@ -309,8 +310,7 @@ int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, 
     if (npoints > 0) {
         void *pa[5] = {(void *)gx, (void *)gy, pxx, pxy, pyy};
         fv_parallel_for(tc->ctx, nrows, 16384 / ncols + 1, products_rows, pa);
-        eig_job jb = {pxx, pxy, pyy, ncols, bx, by, step, hw, hh, nx, span, pyy + npix,
-                      st->points};
+        eig_job jb = {pxx, pxy, pyy, ncols, bx, by, step, hw, hh, nx, span, pyy + npix, st->points};
         fv_parallel_for(tc->ctx, ny, 1, eig_rows, &jb);
     }
     lazy_sort ls = {st->points, st->sort_stack, 0};
@@ -321,7 +321,7 @@ int klt_ref_select(KLT_TrackingContext tc, const KLT_PixelType *img, int ncols, 
         klt_log(tc, FOVEA_LOG_WARNING, "mindist is negative (%d); setting to zero", tc->mindist);
         tc->mindist = 0;
     }
-    enforce_min_distance(&ls, npoints, fl, ncols, nrows, tc->mindist,
-                         tc->min_eigenvalue, !replace, st->featuremap);
+    enforce_min_distance(&ls, npoints, fl, ncols, nrows, tc->mindist, tc->min_eigenvalue, !replace,
+                         st->featuremap);
     return FOVEA_OK;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // KLT selection kernels: the minimum-eigenvalue map over the candidate grid
 // (gradient products staged in shared memory), the marking of squares around
 // kept features in the byte map, and the greedy minimum-distance pass over
@@ -11,13 +12,14 @@
 #include "klt/klt_rn.cuh"
 #include "klt/select_cuda.h"
 
-namespace {
+namespace
+{
 
 // ------------------------------------------------------------ eigenvalues
 
-constexpr int kEigW = 32;      // candidate columns per block (one warp)
-constexpr int kEigV = 4;       // vertically adjacent candidates per thread
-constexpr int kEigMaxTy = 8;   // thread rows per block (32 candidate rows)
+constexpr int kEigW = 32;    // candidate columns per block (one warp)
+constexpr int kEigV = 4;     // vertically adjacent candidates per thread
+constexpr int kEigMaxTy = 8; // thread rows per block (32 candidate rows)
 constexpr long long kEigSmem = 48 * 1024;
 
 // (gxx + gyy - sqrt((gxx-gyy)^2 + 4 gxy gxy)) / 2: float terms, double root,
@@ -35,9 +37,8 @@ __device__ __forceinline__ int min_eigenvalue(float sxx, float sxy, float syy)
 // Adds one window row (n pixels of the three product planes, columns in
 // ascending order) to the sums of the candidates LO..HI of the thread.
 template <int V, int LO, int HI>
-__device__ __forceinline__ void eig_row(const float *qxx, const float *qxy, const float *qyy,
-                                        int n, float (&sxx)[V], float (&sxy)[V],
-                                        float (&syy)[V])
+__device__ __forceinline__ void eig_row(const float *qxx, const float *qxy, const float *qyy, int n,
+                                        float (&sxx)[V], float (&sxy)[V], float (&syy)[V])
 {
 #pragma unroll 4
     for (int c = 0; c < n; c++) {
@@ -54,10 +55,9 @@ __device__ __forceinline__ void eig_row(const float *qxx, const float *qxy, cons
 // Calls eig_row<V, L, H> for the range (lo, hi): a chain over every range
 // L <= H < V, (0, 0), (0, 1), ..., (V - 1, V - 1).
 template <int V, int L, int H> struct EigRows {
-    static __device__ __forceinline__ void run(int lo, int hi, const float *qxx,
-                                               const float *qxy, const float *qyy, int n,
-                                               float (&sxx)[V], float (&sxy)[V],
-                                               float (&syy)[V])
+    static __device__ __forceinline__ void run(int lo, int hi, const float *qxx, const float *qxy,
+                                               const float *qyy, int n, float (&sxx)[V],
+                                               float (&sxy)[V], float (&syy)[V])
     {
         if (lo == L && hi == H)
             eig_row<V, L, H>(qxx, qxy, qyy, n, sxx, sxy, syy);
@@ -85,8 +85,8 @@ template <int V, int H> struct EigRows<V, V, H> {
 // [lo, hi], dispatched to a loop specialised for it so the sums stay in
 // registers and no addition is predicated away.
 template <int V>
-__global__ void __launch_bounds__(kEigW * kEigMaxTy) eigen_tile_kernel(klt_cuda_eig_args a,
-                                                                     int tw, int th)
+__global__ void __launch_bounds__(kEigW *kEigMaxTy)
+    eigen_tile_kernel(klt_cuda_eig_args a, int tw, int th)
 {
     extern __shared__ float sm[];
     const int plane = tw * th;
@@ -189,14 +189,13 @@ __global__ void eigen_global_kernel(klt_cuda_eig_args a)
 // ------------------------------------------------------------ marking
 
 constexpr int kMarkThreads = 256;
-constexpr int kMarkMaxWarps = 32;   // warps per point, at most
+constexpr int kMarkMaxWarps = 32; // warps per point, at most
 
 // wpp warps per point; the point's clipped square is walked as one
 // row-major run of bytes, lane-consecutive, so a warp's stores hit a few
 // consecutive bytes of one or two rows.
-__global__ void __launch_bounds__(kMarkThreads) mark_kernel(unsigned char *map, int ncols,
-                                                           int nrows, const int *pts, int n,
-                                                           int d, int wpp)
+__global__ void __launch_bounds__(kMarkThreads)
+    mark_kernel(unsigned char *map, int ncols, int nrows, const int *pts, int n, int d, int wpp)
 {
     const long long gw = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int lane = threadIdx.x & 31;
@@ -239,12 +238,12 @@ typedef cub::BlockScan<int, kGreedyThreads> GreedyScan;
 
 struct GreedyShared {
     GreedyScan::TempStorage scan_tmp;
-    int idx[kGreedyChunk];         // free candidates of the chunk: index
-    int xy[kGreedyChunk];          // x | y << 16
-    int2 pos[kGreedyThreads];      // free candidates of a group: (x, y)
-    int cme[kGreedyThreads];       // ... their place in idx
+    int idx[kGreedyChunk];    // free candidates of the chunk: index
+    int xy[kGreedyChunk];     // x | y << 16
+    int2 pos[kGreedyThreads]; // free candidates of a group: (x, y)
+    int cme[kGreedyThreads];  // ... their place in idx
     short take[kGreedyThreads];
-    uint4 tk4[kGreedyWords / 4], un4[kGreedyWords / 4];  // bit masks: taken, undecided
+    uint4 tk4[kGreedyWords / 4], un4[kGreedyWords / 4]; // bit masks: taken, undecided
     int total, reach;
 };
 
@@ -260,7 +259,7 @@ __device__ __forceinline__ unsigned greedy_near_word(const int2 *s_pos, int w, i
     const unsigned d2 = 2u * (unsigned)d;
 #pragma unroll
     for (int b = 0; b < 32; b++) {
-        const int2 o = s_pos[k0 + b];  // the same address in every lane
+        const int2 o = s_pos[k0 + b]; // the same address in every lane
         const bool near = (unsigned)(o.x - x + d) <= d2 && (unsigned)(o.y - y + d) <= d2;
         bits |= near ? 1u << b : 0u;
     }
@@ -330,8 +329,7 @@ __device__ __forceinline__ int greedy_group(const klt_cuda_greedy_args &a, int g
 // m): each finds its earlier neighbours once (conf, a bit mask), then rounds
 // on the two masks (taken, undecided) until none is undecided. Returns
 // kTaken or kRejected (kRejected for threads past m).
-__device__ __forceinline__ int greedy_decide(const klt_cuda_greedy_args &a, int m,
-                                             GreedyShared &sh)
+__device__ __forceinline__ int greedy_decide(const klt_cuda_greedy_args &a, int m, GreedyShared &sh)
 {
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     unsigned *s_tk = reinterpret_cast<unsigned *>(sh.tk4);
@@ -344,8 +342,8 @@ __device__ __forceinline__ int greedy_decide(const klt_cuda_greedy_args &a, int 
     const int wlast = m > 0 ? ((m - 1 < (tid | 31) ? m - 1 : (tid | 31)) >> 5) : -1;
 #pragma unroll
     for (int w = 0; w < kGreedyWords; w++)
-        conf[w] = a.d >= 0 && w <= wlast && act ? greedy_near_word(sh.pos, w, t, p.x, p.y, a.d)
-                                                : 0u;
+        conf[w] =
+            a.d >= 0 && w <= wlast && act ? greedy_near_word(sh.pos, w, t, p.x, p.y, a.d) : 0u;
     int st = act ? (a.d < 0 ? kTaken : kUndecided) : kRejected;
     {
         const unsigned bu = __ballot_sync(0xffffffffu, st == kUndecided);
@@ -362,16 +360,16 @@ __device__ __forceinline__ int greedy_decide(const klt_cuda_greedy_args &a, int 
 #pragma unroll
             for (int q = 0; q < kGreedyWords / 4; q++) {
                 const uint4 T = sh.tk4[q], U = sh.un4[q];
-                tk |= (conf[4 * q] & T.x) | (conf[4 * q + 1] & T.y) |
-                      (conf[4 * q + 2] & T.z) | (conf[4 * q + 3] & T.w);
-                op |= (conf[4 * q] & U.x) | (conf[4 * q + 1] & U.y) |
-                      (conf[4 * q + 2] & U.z) | (conf[4 * q + 3] & U.w);
+                tk |= (conf[4 * q] & T.x) | (conf[4 * q + 1] & T.y) | (conf[4 * q + 2] & T.z) |
+                      (conf[4 * q + 3] & T.w);
+                op |= (conf[4 * q] & U.x) | (conf[4 * q + 1] & U.y) | (conf[4 * q + 2] & U.z) |
+                      (conf[4 * q + 3] & U.w);
             }
             st = tk ? kRejected : op ? kUndecided : kTaken;
         }
         const unsigned bu = __ballot_sync(0xffffffffu, st == kUndecided);
         const unsigned bt = __ballot_sync(0xffffffffu, st == kTaken);
-        __syncthreads();  // every thread has read the masks
+        __syncthreads(); // every thread has read the masks
         if (lane == 0) {
             s_un[warp] = bu;
             s_tk[warp] = bt;
@@ -382,8 +380,8 @@ __device__ __forceinline__ int greedy_decide(const klt_cuda_greedy_args &a, int 
 
 // The first taken ones (st of this thread's candidate) fill the slots left:
 // written out, their squares marked in the map, sh.total advanced.
-__device__ __forceinline__ void greedy_take(const klt_cuda_greedy_args &a, const int2 *cand,
-                                            int st, GreedyShared &sh)
+__device__ __forceinline__ void greedy_take(const klt_cuda_greedy_args &a, const int2 *cand, int st,
+                                            GreedyShared &sh)
 {
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int t = tid;
@@ -399,7 +397,7 @@ __device__ __forceinline__ void greedy_take(const klt_cuda_greedy_args &a, const
         a.out_val[total + rank] = c.x;
         sh.take[rank] = (short)t;
         if (rank == nkeep - 1)
-            sh.reach = ci + 1;  // the last taken so far
+            sh.reach = ci + 1; // the last taken so far
     }
     __syncthreads();
     if (a.d >= 0) {
@@ -420,7 +418,7 @@ __device__ __forceinline__ void greedy_take(const klt_cuda_greedy_args &a, const
     }
     if (tid == 0)
         sh.total = total + nkeep;
-    __syncthreads();  // the marks are visible to the next group's tests
+    __syncthreads(); // the marks are visible to the next group's tests
 }
 
 // The reference walks the sorted list one candidate at a time, taking a
@@ -442,7 +440,7 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
     __shared__ GreedyShared sh;
     const int tid = threadIdx.x;
     if (a.resume && *a.out_more == 0)
-        return;  // the pass before ended for good (uniform: one value for all)
+        return; // the pass before ended for good (uniform: one value for all)
     const int2 *cand = reinterpret_cast<const int2 *>(a.cand);
     const int nabove = *a.nabove;
     const int end = a.limit < nabove ? a.limit : nabove;
@@ -469,7 +467,7 @@ __global__ void __launch_bounds__(kGreedyThreads) greedy_kernel(klt_cuda_greedy_
     }
 }
 
-}  // namespace
+} // namespace
 
 // ------------------------------------------------------------ launchers
 
@@ -512,8 +510,8 @@ extern "C" int klt_cuda_eigen(const klt_cuda_eig_args *a, void *stream)
     return (int)cudaGetLastError();
 }
 
-extern "C" int klt_cuda_mark(unsigned char *map, int ncols, int nrows, const int *pts, int n,
-                             int d, void *stream)
+extern "C" int klt_cuda_mark(unsigned char *map, int ncols, int nrows, const int *pts, int n, int d,
+                             void *stream)
 {
     if (n <= 0 || d < 0)
         return (int)cudaSuccess;
@@ -527,8 +525,8 @@ extern "C" int klt_cuda_mark(unsigned char *map, int ncols, int nrows, const int
         wpp = 1;
     const long long threads = (long long)n * wpp * 32;
     const long long blocks = (threads + kMarkThreads - 1) / kMarkThreads;
-    mark_kernel<<<(unsigned)blocks, kMarkThreads, 0, (cudaStream_t)stream>>>(
-        map, ncols, nrows, pts, n, d, (int)wpp);
+    mark_kernel<<<(unsigned)blocks, kMarkThreads, 0, (cudaStream_t)stream>>>(map, ncols, nrows, pts,
+                                                                             n, d, (int)wpp);
     return (int)cudaGetLastError();
 }
 

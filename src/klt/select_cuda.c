@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* CUDA backend of KLT, selection (host side): select.c's stages with the
  * kernels of select.cu and sort.cu: the gradients of level 0, the candidates
  * sorted by eigenvalue (a prefix; more when the pass needs more; computed
@@ -82,8 +83,7 @@ static int kc_grid_equal(const kc_cand_grid *a, const kc_cand_grid *b)
 {
     return a->gx == b->gx && a->gy == b->gy && a->ncols == b->ncols && a->bx == b->bx &&
            a->by == b->by && a->step == b->step && a->nx == b->nx && a->ny == b->ny &&
-           a->hw == b->hw && a->hh == b->hh && a->min_eig == b->min_eig &&
-           a->npoints == b->npoints;
+           a->hw == b->hw && a->hh == b->hh && a->min_eig == b->min_eig && a->npoints == b->npoints;
 }
 
 /* On stream: the eigenvalue map of grid g (g->npoints > 0) into the sort's
@@ -156,12 +156,12 @@ int kc_speculate(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p)
 {
     kc_cand_grid g;
     if (kc_grid_make(tc, p->gx[0], p->gy[0], p->ncols, p->nrows, &g) < 0 || g.npoints == 0)
-        return FOVEA_OK;  /* the replacement reports it, or has nothing to sort */
+        return FOVEA_OK; /* the replacement reports it, or has nothing to sort */
     cudaStream_t side = (cudaStream_t)kc->spec_stream;
     FOVEA_CUDA_TRY(kc->ctx, cudaStreamWaitEvent(side, (cudaEvent_t)kc->spec_built, 0));
     const int kcap = kc_first_kcap(kc, 1, 0);
     klt_cuda_qs q;
-    kc->spec_launched = 1;  /* from here on, side has work that the call's stream must wait for */
+    kc->spec_launched = 1; /* from here on, side has work that the call's stream must wait for */
     FOVEA_TRY(kc_candidates(tc, kc, &g, kcap, side, &q));
     FOVEA_CUDA_TRY(kc->ctx, cudaEventRecord((cudaEvent_t)kc->spec_done, side));
     kc->spec_grid = g;
@@ -191,8 +191,8 @@ static int kc_sel_gradients(KLT_TrackingContext tc, kc_state *kc, const KLT_Pixe
         const kc_pyr *p = &kc->pyr[st->last];
         if (p->ncols != ncols || p->nrows != nrows)
             return klt_fail(tc, FOVEA_ERR_MISMATCH,
-                            "(KLTReplaceLostFeatures) image is %dx%d, kept pyramid %dx%d",
-                            ncols, nrows, p->ncols, p->nrows);
+                            "(KLTReplaceLostFeatures) image is %dx%d, kept pyramid %dx%d", ncols,
+                            nrows, p->ncols, p->nrows);
         *gx_out = p->gx[0];
         *gy_out = p->gy[0];
         return FOVEA_OK;
@@ -236,8 +236,7 @@ static int kc_sel_gradients(KLT_TrackingContext tc, kc_state *kc, const KLT_Pixe
 /* Selection, stage 2: the candidates sorted by eigenvalue (their first kcap
  * in order), taken from the sort computed ahead when it is the same grid. */
 static int kc_sel_sort(KLT_TrackingContext tc, kc_state *kc, KLT_FeatureList fl, int replace,
-                       const kc_cand_grid *grid, cudaStream_t stream, klt_cuda_qs *q,
-                       int *kcap_out)
+                       const kc_cand_grid *grid, cudaStream_t stream, klt_cuda_qs *q, int *kcap_out)
 {
     const int nfeat = fl->nFeatures;
     /* slots to fill, in order; survivors (replace) block their squares */
@@ -254,7 +253,7 @@ static int kc_sel_sort(KLT_TrackingContext tc, kc_state *kc, KLT_FeatureList fl,
         kcap = kc->spec_kcap;
         q->kcap = kcap;
     } else if (grid->npoints > 0) {
-        FOVEA_TRY(kc_spec_join(tc, kc));  /* work computed ahead writes the same buffers */
+        FOVEA_TRY(kc_spec_join(tc, kc)); /* work computed ahead writes the same buffers */
         FOVEA_TRY(kc_candidates(tc, kc, grid, kcap, stream, q));
     }
     kc->spec_ready = 0;
@@ -296,7 +295,7 @@ static int kc_sel_block(KLT_TrackingContext tc, kc_state *kc, KLT_FeatureList fl
     int32_t *dpts = (int32_t *)(kc->d_feat + (size_t)F_PTS * nfeat);
     if (nsurv > 0) {
         FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(dpts, pts, (size_t)nsurv * 2 * sizeof(int32_t),
-                                cudaMemcpyHostToDevice, stream));
+                                                cudaMemcpyHostToDevice, stream));
         FOVEA_CUDA_TRY(kc->ctx, klt_cuda_mark(kc->d_map, ncols, nrows, dpts, nsurv, d, stream));
     }
     return FOVEA_OK;
@@ -333,8 +332,8 @@ static int kc_sel_greedy(KLT_TrackingContext tc, kc_state *kc, klt_cuda_qs *q, i
         /* candidates computed ahead: the map above was made meanwhile */
         FOVEA_TRY(kc_spec_join(tc, kc));
         FOVEA_CUDA_TRY(kc->ctx, klt_cuda_greedy(&ga, stream));
-        FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
-                                cudaMemcpyDeviceToHost, stream));
+        FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix,
+                                                nback, cudaMemcpyDeviceToHost, stream));
         /* When the pass reaches the deferred part it asks for more (out_more):
          * a round that sorts 4x as many and a pass that goes on from there,
          * until it has what it needs. Rare once a context has seen a frame
@@ -353,21 +352,22 @@ static int kc_sel_greedy(KLT_TrackingContext tc, kc_state *kc, klt_cuda_qs *q, i
             ga.limit = kcap < ga.n ? kcap : ga.n;
             ga.resume = 1;
             FOVEA_CUDA_TRY(kc->ctx, klt_cuda_greedy(&ga, stream));
-            FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
-                                    cudaMemcpyDeviceToHost, stream));
+            FOVEA_CUDA_TRY(kc->ctx,
+                           cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix,
+                                           nback, cudaMemcpyDeviceToHost, stream));
         }
     } else {
         FOVEA_CUDA_TRY(kc->ctx, cudaMemsetAsync(ga.out_n, 0, 3 * sizeof(uint32_t), stream));
-        FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix, nback,
-                                cudaMemcpyDeviceToHost, stream));
+        FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_feat + (size_t)F_TAKE_PIX * nfeat, ga.out_pix,
+                                                nback, cudaMemcpyDeviceToHost, stream));
     }
     return FOVEA_OK;
 }
 
 /* Selection, stage 5: the features taken (on the host after call_end) into
  * the list's slots, the rest marked not found. */
-static int kc_sel_write_back(KLT_TrackingContext tc, kc_state *kc, KLT_FeatureList fl,
-                             int replace, int ncols, int nslots)
+static int kc_sel_write_back(KLT_TrackingContext tc, kc_state *kc, KLT_FeatureList fl, int replace,
+                             int ncols, int nslots)
 {
     const int nfeat = fl->nFeatures;
     const int32_t *tpix = (const int32_t *)(kc->h_feat + (size_t)F_TAKE_PIX * nfeat);
@@ -380,15 +380,15 @@ static int kc_sel_write_back(KLT_TrackingContext tc, kc_state *kc, KLT_FeatureLi
         KLT_Feature f = fl->feature[kc->slots[k]];
         if (k < taken)
             klt_feature_set(f, (KLT_locType)(tpix[k] % ncols), (KLT_locType)(tpix[k] / ncols),
-                        tval[k]);
+                            tval[k]);
         else
             klt_feature_set(f, -1.0f, -1.0f, KLT_NOT_FOUND);
     }
     return FOVEA_OK;
 }
 
-int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *img, int ncols,
-              int nrows, KLT_FeatureList fl, int replace)
+int kc_select(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *img, int ncols, int nrows,
+              KLT_FeatureList fl, int replace)
 {
     klt_fix_window(tc, replace ? "KLTReplaceLostFeatures" : "KLTSelectGoodFeatures");
     FOVEA_TRY(kc_call_begin(tc, kc));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Host launchers of the selection kernels (select.cu), callable from C: the
  * minimum-eigenvalue map over the candidate grid, the marking of squares
  * around kept features, and the greedy minimum-distance pass over the sorted
@@ -37,14 +38,14 @@ int klt_cuda_mark(unsigned char *map, int ncols, int nrows, const int *pts, int 
  * candidates it needed: up to its last taken one once the slots are full,
  * else limit. */
 typedef struct klt_cuda_greedy_args {
-    const int *cand;                /* (value, pixel) pairs */
+    const int *cand; /* (value, pixel) pairs */
     int n, start, limit, resume;
     const int *nabove;
     int nslots;
     unsigned char *map;
     int ncols, nrows, d;
     int *out_pix, *out_val, *out_n, *out_more;
-    int *out_reach;                 /* written by every pass that runs */
+    int *out_reach; /* written by every pass that runs */
 } klt_cuda_greedy_args;
 int klt_cuda_greedy(const klt_cuda_greedy_args *a, void *stream);
 

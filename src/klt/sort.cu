@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // KLT's quicksort on the GPU (why and how: sort_cuda.h): the partition
 // levels of the long segments across the blocks of one cooperative grid, then
 // the short segments, one block each, their last small parts one warp each.
@@ -9,7 +10,8 @@
 
 namespace cg = cooperative_groups;
 
-namespace {
+namespace
+{
 
 // Everything runs in one cooperative launch (qs_run_kernel): per level of the
 // long segments three grid-wide barriers (after the tile counts, after the
@@ -54,7 +56,7 @@ __device__ __forceinline__ void qs_push(int *list, int *count, int lo, int n, in
 __device__ void qs_classify(const klt_cuda_qs &q, int next, int lo, int n, int buf, int nabove)
 {
     if (n <= 1 || lo >= nabove)
-        return;  // final (written to qa by whoever placed it), or never read
+        return; // final (written to qa by whoever placed it), or never read
     if (lo >= q.kcap)
         qs_push(q.defer, q.ctr + KLT_QS_NDEFER, lo, n, buf);
     else if (n <= KLT_CUDA_QS_SMALL)
@@ -114,7 +116,7 @@ __device__ void qs_seed(const klt_cuda_qs &q, int from_defer, int nabove, QsShar
 // 1 - cur and the counters of the level.
 __device__ void qs_plan(const klt_cuda_qs &q, int cur, QsShared &sh)
 {
-    const int nseg = ld_cg(q.ctr + cur);  // final: the same value in every thread
+    const int nseg = ld_cg(q.ctr + cur); // final: the same value in every thread
     const int2 *list = reinterpret_cast<const int2 *>(q.list[cur]);
     if (threadIdx.x == 0)
         sh.carry = 0;
@@ -221,7 +223,7 @@ __device__ void qs_final(const klt_cuda_qs &q, int cur, int s)
 {
     const int2 sg = reinterpret_cast<const int2 *>(q.list[cur])[s];
     if (sg.y >> kQsBufBit)
-        return;  // the level wrote to qa
+        return; // the level wrote to qa
     const int lo = sg.x, n = sg.y & kQsLenMask, J = q.seg_j[s];
     const int2 *b = reinterpret_cast<const int2 *>(q.qb);
     int2 *a = reinterpret_cast<int2 *>(q.qa);
@@ -234,7 +236,7 @@ __device__ void qs_final(const klt_cuda_qs &q, int cur, int s)
 
 struct QsTile {
     int t, s, lo, n, buf, k0;
-    int first, t0, nt;  // the tile's index in its segment, the segment's first tile, tiles
+    int first, t0, nt; // the tile's index in its segment, the segment's first tile, tiles
     const int2 *src;
 };
 
@@ -384,7 +386,7 @@ __device__ void qs_tile_move(const klt_cuda_qs &q, int cur, const QsTile &T, int
     const int sum = qs_flags(T, e, f);
     int excl, total;
     QsScan(sh.tmp.scan).ExclusiveSum(sum, excl, total);
-    __syncthreads();  // sh.loff / sh.roff
+    __syncthreads(); // sh.loff / sh.roff
     int loff, roff;
     if (PHASE == 1 && T.nt <= kQsLocalTiles) {
         loff = sh.loff;
@@ -403,8 +405,8 @@ __device__ void qs_tile_move(const klt_cuda_qs &q, int cur, const QsTile &T, int
             break;
         incl += f[i];
         const int isl = f[i] & 1, isr = f[i] >> 16;
-        const int cl = loff + (incl & 0xffff);                  // L in [1, k]
-        const int cr = roff + rtile - (incl >> 16) + isr;       // R in [k, n)
+        const int cl = loff + (incl & 0xffff);            // L in [1, k]
+        const int cr = roff + rtile - (incl >> 16) + isr; // R in [k, n)
         const bool ml = isl && cr - isr >= cl, mr = isr && cl - isl >= cr;
         if (PHASE == 1) {
             if (isl)
@@ -421,7 +423,7 @@ __device__ void qs_tile_move(const klt_cuda_qs &q, int cur, const QsTile &T, int
             out[dest] = e[i];
         }
     }
-    __syncthreads();  // the scan's storage is reused
+    __syncthreads(); // the scan's storage is reused
     if (PHASE == 1) {
         const int m = QsReduce(sh.tmp.reduce).Sum(moved);
         if (threadIdx.x == 0 && m)
@@ -437,13 +439,13 @@ __device__ void qs_tile_move(const klt_cuda_qs &q, int cur, const QsTile &T, int
 // The whole sort (see above): seed and first plan by block 0; per level the
 // finals of the level before, tile counts (+ offsets), ranks, moves (+ the
 // next plan); then the short segments, one block each.
-__global__ void __launch_bounds__(kQsThreads) qs_run_kernel(klt_cuda_qs q, int from_defer,
-                                                            const int *gate)
+__global__ void __launch_bounds__(kQsThreads)
+    qs_run_kernel(klt_cuda_qs q, int from_defer, const int *gate)
 {
     extern __shared__ int4 qs_sm[];
     __shared__ QsShared sh;
     if (gate && ld_cg(gate) == 0)
-        return;  // uniform: every block reads the same value
+        return; // uniform: every block reads the same value
     const int nabove = ld_cg(q.ctr + KLT_QS_NABOVE);
     if (blockIdx.x == 0) {
         qs_seed(q, from_defer, nabove, sh);
@@ -481,7 +483,7 @@ __global__ void __launch_bounds__(kQsThreads) qs_run_kernel(klt_cuda_qs q, int f
         qs_small(q, __ldcg(small + s), qs_sm, sh);
 }
 
-}  // namespace
+} // namespace
 
 // ------------------------------------------------------------ launchers
 
@@ -534,8 +536,7 @@ extern "C" int klt_cuda_qs_run(const klt_cuda_qs *q, int from_defer, const int *
                                int coop, void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
-    cudaError_t e = cudaFuncSetAttribute(qs_run_kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+    cudaError_t e = cudaFuncSetAttribute(qs_run_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)kQsSmallSmem);
     if (e != cudaSuccess)
         return (int)e;

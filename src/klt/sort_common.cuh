@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Shared by the two phases of the candidate sort (sort.cu: the long
 // segments across the grid; sort_small.cuh: the short ones, a block each):
 // the partition they both compute, the block size and the shared storage.
@@ -11,7 +12,8 @@
 
 #include "klt/sort_cuda.h"
 
-namespace {
+namespace
+{
 
 // The partition of select.c's partition_step on a' = the segment with its
 // middle element exchanged with the first (pivot value P = a'[0]). With
@@ -46,11 +48,11 @@ constexpr int kQsLocalTiles = 32; // a segment of at most this many tiles sums i
 struct QsShared {
     QsTemp tmp;
     int carry, flag, ntiles;
-    int loff, roff;               // this block's tile: L / R ranks before it
-    int2 seg[kQsLocalSegs];       // a local plan: the level's segments,
-    int tile0[kQsThreads];        // their first tiles (also qs_plan's scratch)
+    int loff, roff;         // this block's tile: L / R ranks before it
+    int2 seg[kQsLocalSegs]; // a local plan: the level's segments,
+    int tile0[kQsThreads];  // their first tiles (also qs_plan's scratch)
 };
 
-}  // namespace
+} // namespace
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* CUDA backend of KLT, the candidate sort (host side): the layout of the
  * sort's scratch (sort_cuda.h, sort.cu) in one device block, its launch, and
  * the test hook that sorts given values (klt_cuda_sort_check). */
@@ -49,8 +50,8 @@ int kc_qs_layout(KLT_TrackingContext tc, kc_state *kc, size_t n, klt_cuda_qs *q)
         *segs[i] = w;
         w += ml;
     }
-    int **tiles[6] = {&q->tile_seg, &q->tile_first, &q->tile_l, &q->tile_r, &q->tile_loff,
-                      &q->tile_roff};
+    int **tiles[6] = {&q->tile_seg, &q->tile_first, &q->tile_l,
+                      &q->tile_r,   &q->tile_loff,  &q->tile_roff};
     for (int i = 0; i < 6; i++) {
         *tiles[i] = w;
         w += mt;
@@ -62,8 +63,8 @@ int kc_qs_layout(KLT_TrackingContext tc, kc_state *kc, size_t n, klt_cuda_qs *q)
 
 /* One launch of the sort (klt_cuda_qs_run) on a grid of at most max_blocks
  * (0: as many as fit), no more than the first level has tiles. */
-int kc_qs_launch(KLT_TrackingContext tc, kc_state *kc, const klt_cuda_qs *q,
-                 int from_defer, const int *gate, int max_blocks, cudaStream_t stream)
+int kc_qs_launch(KLT_TrackingContext tc, kc_state *kc, const klt_cuda_qs *q, int from_defer,
+                 const int *gate, int max_blocks, cudaStream_t stream)
 {
     long long tiles = ((long long)q->n + KLT_CUDA_QS_TILE - 1) / KLT_CUDA_QS_TILE;
     int blocks = kc->qs_blocks;
@@ -97,8 +98,8 @@ static int kc_points_ensure(KLT_TrackingContext tc, kc_state *kc, size_t n)
     return FOVEA_OK;
 }
 
-int kc_sort_check(KLT_TrackingContext tc, kc_state *kc, const int *val, int n,
-                  int max_blocks, int *out_val, unsigned *out_id)
+int kc_sort_check(KLT_TrackingContext tc, kc_state *kc, const int *val, int n, int max_blocks,
+                  int *out_val, unsigned *out_id)
 {
     if (n <= 0)
         return FOVEA_OK;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Host launchers of the candidate sort (sort.cu), callable from C. Each
  * returns the cudaError_t of its launch(es) as an int (0 = success).
  *
@@ -37,17 +38,25 @@ extern "C" {
 #define KLT_CUDA_QS_TILE 2048
 
 /* ctr words (device) */
-enum { KLT_QS_LIST0, KLT_QS_LIST1, KLT_QS_NSMALL, KLT_QS_NDEFER, KLT_QS_NTILES, KLT_QS_DONE,
-       KLT_QS_NABOVE, KLT_QS_NCTR = 8 };
+enum {
+    KLT_QS_LIST0,
+    KLT_QS_LIST1,
+    KLT_QS_NSMALL,
+    KLT_QS_NDEFER,
+    KLT_QS_NTILES,
+    KLT_QS_DONE,
+    KLT_QS_NABOVE,
+    KLT_QS_NCTR = 8
+};
 
 typedef struct klt_cuda_qs {
-    int *qa, *qb;                   /* 2n ints each: the array, the scatter target */
-    int *lpos, *rpos;               /* n each */
-    int *list[2];                   /* large segments (lo, n | buf << 30), 2 x max_large */
-    int *small, *defer;             /* segment lists, 2 x (n / 2 + 1) ints each */
-    int *seg_t, *seg_nr, *seg_tile0, *seg_j, *seg_done; /* max_large each */
+    int *qa, *qb;       /* 2n ints each: the array, the scatter target */
+    int *lpos, *rpos;   /* n each */
+    int *list[2];       /* large segments (lo, n | buf << 30), 2 x max_large */
+    int *small, *defer; /* segment lists, 2 x (n / 2 + 1) ints each */
+    int *seg_t, *seg_nr, *seg_tile0, *seg_j, *seg_done;                   /* max_large each */
     int *tile_seg, *tile_first, *tile_l, *tile_r, *tile_loff, *tile_roff; /* max_tiles */
-    int *ctr;                       /* KLT_QS_NCTR */
+    int *ctr;                                                             /* KLT_QS_NCTR */
     int n, kcap;
 } klt_cuda_qs;
 
@@ -60,15 +69,15 @@ size_t klt_cuda_qs_max_tiles(size_t n);
 int klt_cuda_qs_grid(int *blocks, int *coop);
 /* qa = (keys[i], pix[i]) pairs; *nabove (zeroed by the caller) += the count
  * of keys >= min_eig. */
-int klt_cuda_qs_pack(const int *keys, const unsigned *pix, int *qa, int n, int min_eig,
-                     int *nabove, void *stream);
+int klt_cuda_qs_pack(const int *keys, const unsigned *pix, int *qa, int n, int min_eig, int *nabove,
+                     void *stream);
 /* The sort. from_defer 0: the whole array [0, n) as the first segment; 1:
  * the segments deferred by the previous launch, classified again with
  * q->kcap. gate: when not NULL and *gate is 0 on the device, nothing is done
  * (the selection asked for no more). blocks, coop: the grid (at most what
  * klt_cuda_qs_grid gave). */
-int klt_cuda_qs_run(const klt_cuda_qs *q, int from_defer, const int *gate, int blocks,
-                    int coop, void *stream);
+int klt_cuda_qs_run(const klt_cuda_qs *q, int from_defer, const int *gate, int blocks, int coop,
+                    void *stream);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // The short phase of the candidate sort (included by sort.cu): a segment of
 // at most KLT_CUDA_QS_SMALL elements is finished by one block in shared
 // memory, all its sub-segments of one depth at a time, down to 32 elements;
@@ -7,7 +8,8 @@
 
 #include "klt/sort_common.cuh"
 
-namespace {
+namespace
+{
 
 // Segments of at most 32 elements are finished by one warp, an element per
 // lane: the same partitions as below (and as select.c's partition_step), every
@@ -20,10 +22,10 @@ __device__ void qs_warp_sort(int2 *a, int m, short *lpos, short *rpos)
 {
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31;
-    const unsigned le = (2u << lane) - 1u;     // lanes <= lane (lane 31: all)
-    const unsigned ge = ~((1u << lane) - 1u);  // lanes >= lane
+    const unsigned le = (2u << lane) - 1u;    // lanes <= lane (lane 31: all)
+    const unsigned ge = ~((1u << lane) - 1u); // lanes >= lane
     int2 e = lane < m ? a[lane] : make_int2(0, 0);
-    int slo = 0, sn = lane < m ? m : 0;  // this position's segment [slo, slo + sn)
+    int slo = 0, sn = lane < m ? m : 0; // this position's segment [slo, slo + sn)
     for (;;) {
         const bool act = sn >= 2;
         if (!__any_sync(full, act))
@@ -39,8 +41,8 @@ __device__ void qs_warp_sort(int2 *a, int m, short *lpos, short *rpos)
         const unsigned segm = !act ? 0u : sn == 32 ? full : ((1u << sn) - 1u) << slo;
         const unsigned bl = __ballot_sync(full, isl) & segm;
         const unsigned br = __ballot_sync(full, isr) & segm;
-        const int cl = __popc(bl & le);  // rank among L from the left (1-based)
-        const int cr = __popc(br & ge);  // rank among R from the right (1-based)
+        const int cl = __popc(bl & le); // rank among L from the left (1-based)
+        const int cr = __popc(br & ge); // rank among R from the right (1-based)
         const bool lmv = isl && cr - isr >= cl, rmv = isr && cl - isl >= cr;
         const unsigned bm = __ballot_sync(full, lmv) & segm;
         if (isl)
@@ -61,7 +63,7 @@ __device__ void qs_warp_sort(int2 *a, int m, short *lpos, short *rpos)
             d = d == J ? 0 : d == 0 ? J : d;
             dest = slo + d;
         }
-        __syncwarp();  // the ranks are read before the elements land
+        __syncwarp(); // the ranks are read before the elements land
         if (lane < m)
             a[dest] = e;
         __syncwarp();
@@ -79,7 +81,7 @@ __device__ void qs_warp_sort(int2 *a, int m, short *lpos, short *rpos)
                 sn -= J + 1;
             }
         }
-        __syncwarp();  // a[] is rewritten by the next depth
+        __syncwarp(); // a[] is rewritten by the next depth
     }
 }
 
@@ -96,9 +98,9 @@ struct QsSmallMem {
 __device__ __forceinline__ QsSmallMem qs_small_mem(int4 *qs_sm)
 {
     QsSmallMem m;
-    m.a = reinterpret_cast<int2 *>(qs_sm);                        // SMALL
-    m.scan = reinterpret_cast<int *>(m.a + KLT_CUDA_QS_SMALL);     // SMALL
-    m.t = m.scan + KLT_CUDA_QS_SMALL;                              // SMALL
+    m.a = reinterpret_cast<int2 *>(qs_sm);                     // SMALL
+    m.scan = reinterpret_cast<int *>(m.a + KLT_CUDA_QS_SMALL); // SMALL
+    m.t = m.scan + KLT_CUDA_QS_SMALL;                          // SMALL
     m.lpos = reinterpret_cast<short *>(m.t + KLT_CUDA_QS_SMALL);
     m.rpos = m.lpos + KLT_CUDA_QS_SMALL;
     m.seglo = m.rpos + KLT_CUDA_QS_SMALL;
@@ -139,7 +141,7 @@ __device__ __forceinline__ int qs_small_flags(const QsSmallMem &m, int k0, unsig
             if (kk > 0)
                 P.f[i] = (P.e[i].x <= p) | ((P.e[i].x >= p) << 16);
             else
-                m.t[k] = 0;  // the segment's exchange count
+                m.t[k] = 0; // the segment's exchange count
             active = 1;
         } else {
             // final, or in a segment a warp finishes after the loop
@@ -203,9 +205,9 @@ __device__ __forceinline__ void qs_small_moves(const QsSmallMem &m, int k0, cons
             const int c = m.scan[k], isl = P.f[i] & 1, isr = P.f[i] >> 16;
             const int cl = (c & 0xffff) - (h0 & 0xffff);
             const int cr = (he >> 16) - (c >> 16) + isr;
-            d = isl && cr - isr >= cl ? m.rpos[l + cl - 1]
+            d = isl && cr - isr >= cl   ? m.rpos[l + cl - 1]
                 : isr && cl - isl >= cr ? m.lpos[l + cr - 1]
-                                         : kk;
+                                        : kk;
         } else {
             hj[i] = J;
         }
@@ -265,7 +267,7 @@ __device__ void qs_small(const klt_cuda_qs &q, int2 sg, int4 *qs_sm, QsShared &s
     // Positions whose segment has one element hold their final element: a
     // thread's bit i is set once its position k0 + i is final (or past n), and
     // such positions are not read or written again.
-    unsigned done = 0, starts = 0;  // starts: positions opening a segment of 2..32
+    unsigned done = 0, starts = 0; // starts: positions opening a segment of 2..32
     for (int i = 0; i < kQsSmallPer; i++)
         if (k0 + i >= n)
             done |= 1u << i;
@@ -292,12 +294,12 @@ __device__ void qs_small(const klt_cuda_qs &q, int2 sg, int4 *qs_sm, QsShared &s
     __syncthreads();
     for (int k = threadIdx.x; k < n; k += kQsThreads)
         reinterpret_cast<int2 *>(q.qa)[lo0 + k] = m.a[k];
-    __syncthreads();  // m.a is reused by the block's next segment
+    __syncthreads(); // m.a is reused by the block's next segment
 }
 
 constexpr size_t kQsSmallSmem =
     (size_t)KLT_CUDA_QS_SMALL * (sizeof(int2) + 2 * sizeof(int) + 4 * sizeof(short));
 
-}  // namespace
+} // namespace
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Feature tracking (KLTTrackFeatures), C reference: pyramids of both images
  * (or the kept one in sequential mode), then per feature the coarse-to-fine
  * iterative Lucas-Kanade of KLT 1.3.4, features in parallel. */
@@ -12,8 +13,8 @@ typedef struct level_params {
     int width, height;
     float step_factor;
     int max_iterations;
-    float small;        /* min determinant */
-    float th;           /* min displacement */
+    float small; /* min determinant */
+    float th;    /* min displacement */
     float max_residue;
     int lighting_insensitive;
 } level_params;
@@ -117,8 +118,7 @@ static void track_one(track_job *jb, KLT_Feature f, float *win)
                           gy1 = klt_view(&p1->gy[r]);
         KLT_FloatImageRec i2 = klt_view(&p2->img[r]), gx2 = klt_view(&p2->gx[r]),
                           gy2 = klt_view(&p2->gy[r]);
-        val = track_level(xloc, yloc, &xout, &yout, &i1, &gx1, &gy1, &i2, &gx2, &gy2, &jb->lp,
-                          win);
+        val = track_level(xloc, yloc, &xout, &yout, &i1, &gx1, &gy1, &i2, &gx2, &gy2, &jb->lp, win);
         /* only these stop the descent; max iterations / residue at a coarse
          * level continue from the current estimate */
         if (val == KLT_SMALL_DET || val == KLT_OOB)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // KLT tracking kernel: the per-feature Lucas-Kanade tracker, one warp per
 // feature, coarse to fine. Every float step that the C reference (window.c,
 // track.c) computes is written with explicitly rounded intrinsics in the same
@@ -8,7 +9,8 @@
 #include "klt/klt_rn.cuh"
 #include "klt/track_cuda.h"
 
-namespace {
+namespace
+{
 
 // Status codes of fovea/klt.h (kept in sync by hand: the header is C).
 constexpr int kTracked = 0;
@@ -40,7 +42,7 @@ __device__ __forceinline__ bool window_oob(float x, int half, int n)
 }
 
 struct Win {
-    float *a, *b, *gx, *gy;  // n floats each, per warp
+    float *a, *b, *gx, *gy; // n floats each, per warp
 };
 
 // Image windows of both images into w.a (then the difference) and w.b; in
@@ -129,7 +131,7 @@ __device__ int track_level(const klt_cuda_track_args &A, const klt_cuda_level &L
         const float gyy = __shfl_sync(full, acc, 2);
         const float ex = fmul(__shfl_sync(full, acc, 3), A.step_factor);
         const float ey = fmul(__shfl_sync(full, acc, 4), A.step_factor);
-        __syncwarp();  // the windows are rewritten by the next iteration
+        __syncwarp(); // the windows are rewritten by the next iteration
         const float det = fsub(fmul(gxx, gyy), fmul(gxy, gxy));
         if (det < A.small) {
             status = kSmallDet;
@@ -209,10 +211,9 @@ __global__ void track_kernel(klt_cuda_track_args A)
     }
     if (lane != 0)
         return;
-    const bool outside = xout < (float)A.borderx ||
-                         xout > (float)((long long)A.ncols - 1 - A.borderx) ||
-                         yout < (float)A.bordery ||
-                         yout > (float)((long long)A.nrows - 1 - A.bordery);
+    const bool outside =
+        xout < (float)A.borderx || xout > (float)((long long)A.ncols - 1 - A.borderx) ||
+        yout < (float)A.bordery || yout > (float)((long long)A.nrows - 1 - A.bordery);
     if (val == kOob || outside) {
         A.out_x[f] = -1.0f;
         A.out_y[f] = -1.0f;
@@ -230,7 +231,7 @@ __global__ void track_kernel(klt_cuda_track_args A)
     A.out_yloc[f] = yloc;
 }
 
-}  // namespace
+} // namespace
 
 // ------------------------------------------------------------ launcher
 
@@ -246,9 +247,8 @@ extern "C" int klt_cuda_track(const klt_cuda_track_args *a, void *stream)
         warps = 1;
     const size_t smem = per_warp * warps;
     if (smem > 48 * 1024) {
-        cudaError_t e = cudaFuncSetAttribute(track_kernel,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)smem);
+        cudaError_t e = cudaFuncSetAttribute(
+            track_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess)
             return (int)e;
     }

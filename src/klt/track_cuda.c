@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* CUDA backend of KLT, tracking (host side): track.c's call with the kernel
  * of track.cu: the two pyramids (the kept one reused), the features' round
  * trip, and the affine consistency check on the host. */
@@ -11,9 +12,9 @@
 /* Affine consistency check of the features just tracked, on the host (the
  * patches are host data of the feature list): level 0 of both pyramids is
  * copied back only when some feature needs it. */
-static int affine_check(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1,
-                        const kc_pyr *p2, KLT_FeatureList fl, const int *tracked,
-                        const float *xloc, const float *yloc)
+static int affine_check(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1, const kc_pyr *p2,
+                        KLT_FeatureList fl, const int *tracked, const float *xloc,
+                        const float *yloc)
 {
     int need1 = 0, need2 = 0;
     for (int k = 0; k < fl->nFeatures; k++)
@@ -44,8 +45,8 @@ static int affine_check(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1,
         const float *planes[3] = {src[i]->img[0], src[i]->gx[0], src[i]->gy[0]};
         for (int k = 0; k < 3; k++)
             FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(h + (size_t)(3 * i + k) * npix, planes[k],
-                                    npix * sizeof(float), cudaMemcpyDeviceToHost,
-                                    kc_stream(kc)));
+                                                    npix * sizeof(float), cudaMemcpyDeviceToHost,
+                                                    kc_stream(kc)));
     }
     FOVEA_CUDA_TRY(kc->ctx, cudaStreamSynchronize(kc_stream(kc)));
     KLT_FloatImageRec v[6];
@@ -93,8 +94,8 @@ static int track_pyramids(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelT
     if (tc->sequentialMode && st->have_last) {
         p1 = &kc->pyr[st->last];
         p2 = &kc->pyr[1 - st->last];
-        FOVEA_TRY(klt_sequential_check(tc, ncols, nrows, p1->ncols, p1->nrows, p1->nlevels,
-                                    p1->ss));
+        FOVEA_TRY(
+            klt_sequential_check(tc, ncols, nrows, p1->ncols, p1->nrows, p1->nlevels, p1->ss));
     } else {
         if (!img1)
             return klt_fail(tc, FOVEA_ERR_INVALID_ARG, "(KLTTrackFeatures) img1 is NULL");
@@ -124,8 +125,8 @@ static int track_pyramids(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelT
 
 /* The features to the device, the tracking kernel from p1 to p2, and its
  * results queued back to the host (kc->h_feat). */
-static int track_features(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1,
-                          const kc_pyr *p2, int ncols, int nrows, KLT_FeatureList fl)
+static int track_features(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1, const kc_pyr *p2,
+                          int ncols, int nrows, KLT_FeatureList fl)
 {
     const int nfeat = fl->nFeatures;
     FOVEA_TRY(kc_feat_ensure(tc, kc, nfeat));
@@ -139,8 +140,9 @@ static int track_features(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1
     }
     cudaStream_t stream = kc_stream(kc);
     if (nfeat > 0) {
-        FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->d_feat, kc->h_feat, (size_t)3 * nfeat * sizeof(uint32_t),
-                                cudaMemcpyHostToDevice, stream));
+        FOVEA_CUDA_TRY(kc->ctx,
+                       cudaMemcpyAsync(kc->d_feat, kc->h_feat, (size_t)3 * nfeat * sizeof(uint32_t),
+                                       cudaMemcpyHostToDevice, stream));
         klt_cuda_track_args a;
         memset(&a, 0, sizeof a);
         a.nlevels = p1->nlevels;
@@ -178,16 +180,16 @@ static int track_features(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1
         a.out_val = (int *)(kc->d_feat + (size_t)F_OUT_VAL * nfeat);
         FOVEA_CUDA_TRY(kc->ctx, klt_cuda_track(&a, stream));
         FOVEA_CUDA_TRY(kc->ctx, cudaMemcpyAsync(kc->h_feat + (size_t)F_OUT_X * nfeat, a.out_x,
-                                (size_t)5 * nfeat * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                stream));
+                                                (size_t)5 * nfeat * sizeof(uint32_t),
+                                                cudaMemcpyDeviceToHost, stream));
     }
     return FOVEA_OK;
 }
 
 /* After the call's work: the tracked features into the list (the affine
  * check on the host when it is on), and the kept pyramid of sequential mode. */
-static int track_results(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1,
-                         const kc_pyr *p2, KLT_FeatureList fl)
+static int track_results(KLT_TrackingContext tc, kc_state *kc, const kc_pyr *p1, const kc_pyr *p2,
+                         KLT_FeatureList fl)
 {
     klt_state *st = klt_priv(tc);
     const int nfeat = fl->nFeatures;
@@ -247,7 +249,7 @@ int kc_track(KLT_TrackingContext tc, kc_state *kc, const KLT_PixelType *img1,
     /* this call rebuilds a pyramid that work computed ahead may still read */
     FOVEA_TRY(kc_spec_join(tc, kc));
     if (kc->spec_ready)
-        kc->spec_wanted = 0;  /* the last one was not used: stop computing ahead */
+        kc->spec_wanted = 0; /* the last one was not used: stop computing ahead */
     kc->spec_ready = 0;
     kc_pyr *p1 = NULL, *p2 = NULL;
     FOVEA_TRY(track_pyramids(tc, kc, img1, img2, ncols, nrows, &p1, &p2));

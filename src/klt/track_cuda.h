@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Host launcher of the tracking kernel (track.cu), callable from C: the
  * translational tracking of every feature, one warp each, coarse to fine.
  * Returns the cudaError_t of its launch as an int (0 = success). */
@@ -8,7 +9,7 @@
 extern "C" {
 #endif
 
-#define KLT_CUDA_MAX_LEVELS 32   /* = KLT_MAX_LEVELS */
+#define KLT_CUDA_MAX_LEVELS 32 /* = KLT_MAX_LEVELS */
 
 /* One pyramid level of both images: image and gradients. */
 typedef struct klt_cuda_level {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* KLT tracking context: defaults, pyramid / border parameters, printing, and
  * the last status and error of its calls. */
 #include <limits.h>
@@ -19,8 +20,8 @@ KLT_TrackingContext KLTCreateTrackingContext(void)
         return NULL;
     }
     tc->priv = st;
-    st->kernels.sigma_last = -10.0f;   /* KLT's initial value: forces a first compute */
-    st->backend = NULL;   /* chosen by each processing call */
+    st->kernels.sigma_last = -10.0f; /* KLT's initial value: forces a first compute */
+    st->backend = NULL;              /* chosen by each processing call */
 
     tc->mindist = 10;
     tc->window_width = 7;
@@ -33,7 +34,7 @@ KLT_TrackingContext KLTCreateTrackingContext(void)
     tc->min_determinant = 0.01f;
     tc->max_iterations = 10;
     tc->min_displacement = 0.1f;
-    tc->max_residue = 10.0f;        /* KLT's HTML documentation says 1.0; its code 10.0 */
+    tc->max_residue = 10.0f; /* KLT's HTML documentation says 1.0; its code 10.0 */
     tc->grad_sigma = 1.0f;
     tc->smooth_sigma_fact = 0.1f;
     tc->pyramid_sigma_fact = 0.9f;
@@ -146,8 +147,8 @@ void KLTUpdateTCBorder(KLT_TrackingContext tc)
         klt_fail(tc, FOVEA_ERR_INVALID_ARG,
                  "(KLTUpdateTCBorder) nPyramidLevels %d with subsampling %d and a %dx%d "
                  "window: the border (%d + %d) * %d^%d overflows an int (more than %d)",
-                 tc->nPyramidLevels, ss, tc->window_width, tc->window_height, n_invalid,
-                 window_hw, ss, tc->nPyramidLevels - 1, INT_MAX);
+                 tc->nPyramidLevels, ss, tc->window_width, tc->window_height, n_invalid, window_hw,
+                 ss, tc->nPyramidLevels - 1, INT_MAX);
         return;
     }
     tc->borderx = (int)border;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Helpers every KLT file uses: the per-context messages and errors (KLT prints
  * and exits; fovea logs to the context's callback and records a status),
  * buffers, KLT's window corrections and smoothing sigma. */
@@ -64,13 +65,11 @@ void klt_fix_window(KLT_TrackingContext tc, const char *who)
     }
     if (tc->window_width < 3) {
         tc->window_width = 3;
-        klt_log(tc, FOVEA_LOG_WARNING, "(%s) window width must be at least 3; changing to 3",
-                who);
+        klt_log(tc, FOVEA_LOG_WARNING, "(%s) window width must be at least 3; changing to 3", who);
     }
     if (tc->window_height < 3) {
         tc->window_height = 3;
-        klt_log(tc, FOVEA_LOG_WARNING, "(%s) window height must be at least 3; changing to 3",
-                who);
+        klt_log(tc, FOVEA_LOG_WARNING, "(%s) window height must be at least 3; changing to 3", who);
     }
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Window sampling and the 2x2 Lucas-Kanade system shared by the translational
  * tracker and the affine consistency check. Every expression keeps KLT 1.3.4's
  * float operations and their order (bilinear weights left to right, sums in
@@ -8,24 +9,24 @@
 
 float klt_interpolate(float x, float y, const KLT_FloatImageRec *img)
 {
-    int xt = (int)x;   /* top-left corner */
+    int xt = (int)x; /* top-left corner */
     int yt = (int)y;
     float ax = x - xt;
     float ay = y - yt;
     const float *p = img->data + (img->ncols * yt) + xt;
-    return (1 - ax) * (1 - ay) * p[0] + ax * (1 - ay) * p[1] +
-           (1 - ax) * ay * p[img->ncols] + ax * ay * p[img->ncols + 1];
+    return (1 - ax) * (1 - ay) * p[0] + ax * (1 - ay) * p[1] + (1 - ax) * ay * p[img->ncols] +
+           ax * ay * p[img->ncols + 1];
 }
 
 int klt_window_oob(float x, int half, int n)
 {
-    const float one_plus_eps = 1.001f;   /* KLT's margin against rounding */
+    const float one_plus_eps = 1.001f; /* KLT's margin against rounding */
     /* written as negations so that a NaN position counts as outside */
     return !(x - half >= 0.0f) || !(n - (x + half) >= one_plus_eps);
 }
 
-void klt_win_diff(const KLT_FloatImageRec *img1, const KLT_FloatImageRec *img2, float x1,
-                  float y1, float x2, float y2, int width, int height, float *out)
+void klt_win_diff(const KLT_FloatImageRec *img1, const KLT_FloatImageRec *img2, float x1, float y1,
+                  float x2, float y2, int width, int height, float *out)
 {
     int hw = width / 2, hh = height / 2;
     for (int j = -hh; j <= hh; j++)
@@ -38,8 +39,7 @@ void klt_win_diff(const KLT_FloatImageRec *img1, const KLT_FloatImageRec *img2, 
 
 void klt_win_grad_sum(const KLT_FloatImageRec *gx1, const KLT_FloatImageRec *gy1,
                       const KLT_FloatImageRec *gx2, const KLT_FloatImageRec *gy2, float x1,
-                      float y1, float x2, float y2, int width, int height, float *outx,
-                      float *outy)
+                      float y1, float x2, float y2, int width, int height, float *outx, float *outy)
 {
     int hw = width / 2, hh = height / 2;
     for (int j = -hh; j <= hh; j++)
@@ -126,8 +126,8 @@ void klt_gradient_matrix(const float *gx, const float *gy, int n, float *gxx, fl
     *gyy = syy;
 }
 
-void klt_error_vector(const float *diff, const float *gx, const float *gy, int n,
-                      float step_factor, float *ex, float *ey)
+void klt_error_vector(const float *diff, const float *gx, const float *gy, int n, float step_factor,
+                      float *ex, float *ey)
 {
     float sx = 0.0f, sy = 0.0f;
     for (int i = 0; i < n; i++) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Integer ADM kernels for a batch of frame pairs (blockIdx.z = pair), the
 // arithmetic of adm_ref.c step for step. Per level: a DWT launch (a block makes
 // a 64 x 8 tile of the four bands of ref and dis: the vertical pass into shared
@@ -18,7 +19,8 @@
 
 #include "quality/adm_cuda.h"
 
-namespace {
+namespace
+{
 
 constexpr int kPlanes = 8; // ref h, v, d, a, then dis h, v, d, a (adm_ref.c's band order)
 constexpr int kBandA = 3;
@@ -29,8 +31,8 @@ constexpr int kDwtH = 8;                // output rows per block
 constexpr int kDwtCols = 2 * kDwtW + 2; // vertical results per row (source columns 2x-1 .. 2x+2)
 
 constexpr int kScThreads = 256;
-constexpr int kScW = 64;                // scored columns per block: lanes and lanes + 32
-constexpr int kScH = 16;                // scored rows per block: warps and warps + 8
+constexpr int kScW = 64; // scored columns per block: lanes and lanes + 32
+constexpr int kScH = 16; // scored rows per block: warps and warps + 8
 constexpr int kScRing = 2 * (kScW + 2) + 2 * kScH;
 static_assert(kScThreads == 32 * (kScH / 2) && kScW == 64, "two rows and two columns a thread");
 static_assert(kScRing <= kScThreads, "one ring position a thread");
@@ -53,11 +55,11 @@ __device__ __forceinline__ constexpr int32_t hi_tap(int k)
 // Where a pair's scratch keeps each level's eight band planes and per-row sums.
 struct Layout {
     int bw[ADM_SCALES], bh[ADM_SCALES];
-    size_t pitch[ADM_SCALES];       // elements
+    size_t pitch[ADM_SCALES]; // elements
     size_t plane_bytes[ADM_SCALES];
-    size_t band_off[ADM_SCALES];    // bytes from the pair's base
-    size_t rows_off[ADM_SCALES];    // bytes from the pair's base: bh x ADM_CUDA_NSUMS u64
-    size_t rows_bytes;              // the row sums of every level (contiguous)
+    size_t band_off[ADM_SCALES]; // bytes from the pair's base
+    size_t rows_off[ADM_SCALES]; // bytes from the pair's base: bh x ADM_CUDA_NSUMS u64
+    size_t rows_bytes;           // the row sums of every level (contiguous)
     size_t pair_bytes;
 };
 
@@ -223,8 +225,8 @@ struct ScoreArgs {
     size_t band_off, plane_bytes, pitch; // this level's planes (pitch in elements)
     size_t rows_off;                     // this level's row sums
     adm_level L;
-    float cos_sq;                        // adm_cos_1deg_sq()
-    double gain;                         // enhn_gain_limit
+    float cos_sq; // adm_cos_1deg_sq()
+    double gain;  // enhn_gain_limit
 };
 
 // Neighbour index of num_sums (adm_ref.c's nb): -1 reads 1, n reads n - 1
@@ -236,8 +238,7 @@ __device__ __forceinline__ int nb(int i, int n)
 
 // adm_ref.c's ratio_q15: k = clamp(t / o, 0, 1) in Q15; the reciprocal table
 // entry D[32768 + i] = trunc(2^30 / i) is computed instead of looked up.
-template <bool L0>
-__device__ __forceinline__ long long ratio_q15(int32_t o, int32_t t)
+template <bool L0> __device__ __forceinline__ long long ratio_q15(int32_t o, int32_t t)
 {
     if (o == 0)
         return 32768;
@@ -355,8 +356,7 @@ __device__ __forceinline__ unsigned long long den_term(int32_t o, const adm_leve
         return x * x * x;
     }
     const unsigned long long x = (uint32_t)iabs(o);
-    return ((((x * x) + (1ULL << L.den_sq)) >> L.den_sq) * x + L.den_cub_round) >>
-           L.den_cub_shift;
+    return ((((x * x) + (1ULL << L.den_sq)) >> L.den_sq) * x + L.den_cub_round) >> L.den_cub_shift;
 }
 
 template <bool L0>
@@ -373,8 +373,7 @@ __device__ __forceinline__ void load_px(const uint8_t *bands, size_t plane_bytes
 
 // Denominator and numerators of one level over a kScW x kScH tile of the scored
 // region; each row's sums are added to that row's counters.
-template <bool L0>
-__global__ void __launch_bounds__(kScThreads) score_kernel(const ScoreArgs a)
+template <bool L0> __global__ void __launch_bounds__(kScThreads) score_kernel(const ScoreArgs a)
 {
     // masking sums f of the tile and its ring: [0] of the additive part (the
     // DLM masker), [1] of the restored part (the AIM masker)
@@ -510,9 +509,8 @@ __global__ void __launch_bounds__(kFinThreads) rows_kernel(const FinalArgs a)
     const int s = blockIdx.x, z = blockIdx.y;
     const int k = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const adm_level &L = a.L[s];
-    const unsigned long long *rows =
-        reinterpret_cast<const unsigned long long *>(a.work + (size_t)z * a.pair_bytes +
-                                                     a.rows_off[s]);
+    const unsigned long long *rows = reinterpret_cast<const unsigned long long *>(
+        a.work + (size_t)z * a.pair_bytes + a.rows_off[s]);
     unsigned long long acc = 0;
     for (int i = L.st + lane; i < L.sb; i += 32) {
         const unsigned long long v = rows[(size_t)i * ADM_CUDA_NSUMS + k];

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal interface of libvmaf's integer ADM (the `adm` feature extractor of
  * libvmaf 3.2.0): the C reference that the CUDA version will match bit for bit.
  * docs/quality.md ("Integer ADM") describes the arithmetic. */
@@ -19,10 +20,10 @@
 
 typedef struct adm_params {
     int width, height;
-    int bpc;                   /* 8, 10, 12 or 16 */
-    double enhn_gain_limit;    /* adm_enhn_gain_limit, 1..100 (default 100) */
-    double norm_view_dist;     /* adm_norm_view_dist, 0.75..24 (default 3.0) */
-    int ref_display_height;    /* adm_ref_display_height, 1..4320 (default 1080) */
+    int bpc;                /* 8, 10, 12 or 16 */
+    double enhn_gain_limit; /* adm_enhn_gain_limit, 1..100 (default 100) */
+    double norm_view_dist;  /* adm_norm_view_dist, 0.75..24 (default 3.0) */
+    int ref_display_height; /* adm_ref_display_height, 1..4320 (default 1080) */
 } adm_params;
 
 /* libvmaf's defaults for a width x height, bpc-bit stream. */
@@ -60,13 +61,13 @@ typedef struct adm_result {
  * expressions, and the float steps from a level's 64-bit sums. */
 typedef struct adm_level {
     int scale;
-    int w, h;                  /* band size */
-    int sl, st, sr, sb;        /* scored region: columns [sl, sr), rows [st, sb) */
+    int w, h;           /* band size */
+    int sl, st, sr, sb; /* scored region: columns [sl, sr), rows [st, sb) */
     /* DWT rounding: vertical (S - v_sub + v_add) >> v_shift (v_sub for the
      * low-pass sum only), horizontal (S + h_add) >> h_shift */
     int64_t v_sub, v_add, h_add;
     int v_shift, h_shift;
-    uint32_t q[3];             /* CSF weights (Q21, Q21, Q23 at level 0; Q32 above) */
+    uint32_t q[3]; /* CSF weights (Q21, Q21, Q23 at level 0; Q32 above) */
     /* denominator: level 0 sums |x|^3 over a row; levels 1..3 sum
      * ((((x*x + 2^den_sq) >> den_sq) * |x| + den_cub_round) >> den_cub_shift);
      * each row's sum is added as (row + den_row_round) >> den_row_shift */

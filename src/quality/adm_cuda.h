@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Host launcher of the integer ADM kernels (adm.cu), callable from C: the
  * 64-bit band sums of every level of a batch of frame pairs, from which
  * adm_den_float / adm_num_float (adm_ref.c) make the raw floats. Each
@@ -25,14 +26,14 @@ extern "C" {
 #define ADM_CUDA_FRAME_SUMS (ADM_SCALES * ADM_CUDA_NSUMS)
 
 typedef struct adm_cuda_args {
-    int nframes;                /* 1..ADM_CUDA_MAX_BATCH */
-    int width, height;          /* >= ADM_MIN_DIM */
-    int bpc;                    /* 8 (one byte a sample) or 10/12/16 (16-bit containers) */
+    int nframes;       /* 1..ADM_CUDA_MAX_BATCH */
+    int width, height; /* >= ADM_MIN_DIM */
+    int bpc;           /* 8 (one byte a sample) or 10/12/16 (16-bit containers) */
     /* luma planes of pair z on the device; strides in bytes (even above 8 bits) */
     const uint8_t *ref[ADM_CUDA_MAX_BATCH], *dis[ADM_CUDA_MAX_BATCH];
     ptrdiff_t rstride[ADM_CUDA_MAX_BATCH], dstride[ADM_CUDA_MAX_BATCH];
     adm_level level[ADM_SCALES]; /* adm_level_setup of each level */
-    float cos_1deg_sq;          /* adm_cos_1deg_sq() */
+    float cos_1deg_sq;           /* adm_cos_1deg_sq() */
     double enhn_gain_limit;
     /* device scratch of fv_adm_cuda_work_bytes(width, height, nframes) bytes,
      * 256-byte aligned; any content (the kernels clear what they sum into) */

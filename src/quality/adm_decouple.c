@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* C reference of libvmaf's integer ADM: the decoupling of the distorted
  * bands into restored and additive parts, with libvmaf's reciprocal table,
  * angle test and gain limit, including its wrap-arounds (docs/quality.md,
@@ -56,7 +57,7 @@ ADM_INLINE int32_t ratio_q15(const int32_t *div_lookup, int scale, int32_t o, in
         k = (int32_t)(((int64_t)div_lookup[o + 32768] * t + 16384) >> 15);
     } else {
         const uint32_t ao = o < 0 ? 0u - (uint32_t)o : (uint32_t)o;
-        const int sh = bits_above_15(ao); /* 0, or the shift to 15 bits */
+        const int sh = bits_above_15(ao);                  /* 0, or the shift to 15 bits */
         const uint32_t m = (ao + ((1u << sh) >> 1)) >> sh; /* <= 32768 */
         /* libvmaf multiplies the entry of m by o's sign; the table is odd
          * (entry 32768 - m is minus entry 32768 + m), so this reads the entry
@@ -166,21 +167,20 @@ ADM_INLINE void restore_cols(const int scale, double gain, float cos_1deg_sq, in
     }
 }
 
-ADM_INLINE void decouple_cols(const int scale, const int32_t *div_lookup, double gain, int l,
-                              int r, const int32_t *const o[3], const int32_t *const t[3],
+ADM_INLINE void decouple_cols(const int scale, const int32_t *div_lookup, double gain, int l, int r,
+                              const int32_t *const o[3], const int32_t *const t[3],
                               int32_t *const rst[3], int32_t *const add[3])
 {
     for (int b = 0; b < 3; b++)
         ratio_row(scale, div_lookup, l, r, o[b], t[b], rst[b], add[b]);
-    restore_cols(scale, gain, adm_cos_1deg_sq(), l, r, o[BAND_H], o[BAND_V], o[BAND_D],
-                 t[BAND_H], t[BAND_V], t[BAND_D], rst[BAND_H], rst[BAND_V], rst[BAND_D],
-                 add[BAND_H], add[BAND_V], add[BAND_D]);
+    restore_cols(scale, gain, adm_cos_1deg_sq(), l, r, o[BAND_H], o[BAND_V], o[BAND_D], t[BAND_H],
+                 t[BAND_V], t[BAND_D], rst[BAND_H], rst[BAND_V], rst[BAND_D], add[BAND_H],
+                 add[BAND_V], add[BAND_D]);
 }
 
-ADM_FP_CLONES void adm_decouple_row(int scale, const int32_t *div_lookup, double gain, int l,
-                                       int r, const int32_t *const o[3],
-                                       const int32_t *const t[3], int32_t *const rst[3],
-                                       int32_t *const add[3])
+ADM_FP_CLONES void adm_decouple_row(int scale, const int32_t *div_lookup, double gain, int l, int r,
+                                    const int32_t *const o[3], const int32_t *const t[3],
+                                    int32_t *const rst[3], int32_t *const add[3])
 {
     if (scale == 0)
         decouple_cols(0, div_lookup, gain, l, r, o, t, rst, add);

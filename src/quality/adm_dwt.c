@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* C reference of libvmaf's integer ADM: the 4-level db2 DWT's row passes
  * (vertical, then horizontal into the four bands), in libvmaf's fixed-point
  * arithmetic (docs/quality.md, "Integer ADM"). */
@@ -45,8 +46,8 @@ void adm_dwt_indices(int *ind[4], int n_in)
  * >> shift. Level 0 keeps int16 results, as libvmaf does. At 8 bits the sums
  * (< 2^24) are exact in 32 bits, and so are level 1's; else 64 bits. */
 ADM_CLONES void adm_dwt_vertical(int scale, int bpc, const uint8_t *const r8[4],
-                                    const int32_t *const r32[4], int w, const adm_dwt_round *vr,
-                                    int32_t *restrict lo, int32_t *restrict hi)
+                                 const int32_t *const r32[4], int w, const adm_dwt_round *vr,
+                                 int32_t *restrict lo, int32_t *restrict hi)
 {
     if (scale == 0 && bpc == 8) {
         const int32_t sub = (int32_t)vr->sub, add = (int32_t)vr->add;
@@ -125,9 +126,9 @@ static inline void dwt_h_at(int scale, int *const ind[4], const int32_t *lo, con
  * directly. Level 0's inputs are int16, so its sums (< 54822 * 2^15 + 2^15 <
  * 2^31) are exact in 32 bits. */
 ADM_CLONES void adm_dwt_horizontal(int scale, int *const ind[4], const int32_t *restrict lo,
-                                      const int32_t *restrict hi, int w, const adm_dwt_round *hr,
-                                      int32_t *restrict a, int32_t *restrict v,
-                                      int32_t *restrict h, int32_t *restrict d)
+                                   const int32_t *restrict hi, int w, const adm_dwt_round *hr,
+                                   int32_t *restrict a, int32_t *restrict v, int32_t *restrict h,
+                                   int32_t *restrict d)
 {
     const int bw = (w + 1) / 2;
     /* inside: 2j - 1 >= 0 and 2j + 2 <= w - 1 */

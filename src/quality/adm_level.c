@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The constants of an integer ADM level (CSF weights, scored region, DWT
  * rounding, the shifts of its sums) and the floats and doubles libvmaf makes
  * from a level's sums: shared by the C reference (adm_ref.c, the passes over
@@ -16,8 +17,8 @@
 
 #define ADM_PI 3.14159265358979323846
 #define ADM_BORDER_FACTOR 0.1
-#define ADM_DLM_WEIGHT 0.5       /* adm_dlm_weight: integer_adm3 = mix of DLM and 1 - AIM */
-#define DB2_LO_SUM 46342         /* the db2 low-pass taps' sum, sqrt(2) * 2^15 */
+#define ADM_DLM_WEIGHT 0.5 /* adm_dlm_weight: integer_adm3 = mix of DLM and 1 - AIM */
+#define DB2_LO_SUM 46342   /* the db2 low-pass taps' sum, sqrt(2) * 2^15 */
 
 void adm_default_params(adm_params *p, int width, int height, int bpc)
 {
@@ -47,8 +48,7 @@ static float quant_step(int lambda, int theta, double nvd, int rdh)
 {
     float r = (float)(nvd * rdh * ADM_PI / 180.0); /* display resolution, pixels/degree */
     float temp = (float)log10(pow(2.0, lambda + 1) * watson_f0 * watson_g[theta] / r);
-    return (float)(2.0 * watson_a * pow(10.0, watson_k * temp * temp) /
-                   watson_amp[lambda][theta]);
+    return (float)(2.0 * watson_a * pow(10.0, watson_k * temp * temp) / watson_amp[lambda][theta]);
 }
 
 /* The CSF weight of the h/v bands (rf[0], rf[1]) and the d band (rf[2]). */
@@ -197,8 +197,7 @@ static float num_level(int scale, int w, int h, const int64_t accum[3], double n
     score_region(w, h, &left, &top, &right, &bottom);
     uint32_t sh_cub[3];
     const uint32_t sh_inner = num_shifts(scale, w, h, sh_cub);
-    const float noise =
-        powf((float)((bottom - top) * (right - left) * noise_weight), 1.0f / 3.0f);
+    const float noise = powf((float)((bottom - top) * (right - left) * noise_weight), 1.0f / 3.0f);
     float n[3];
     for (int b = 0; b < 3; b++) {
         float f;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* C reference of libvmaf's integer ADM (DLM and AIM): a 4-level db2 DWT, the
  * decoupling of the distorted bands into restored and additive parts, CSF
  * weighting, contrast masking and cube sums, in libvmaf's fixed-point
@@ -39,8 +40,8 @@ typedef struct adm_thread {
 
 struct adm_state {
     adm_params p;
-    int bw, bh;       /* band size of the first level (every level fits in it) */
-    ptrdiff_t stride; /* elements, of every band plane */
+    int bw, bh;               /* band size of the first level (every level fits in it) */
+    ptrdiff_t stride;         /* elements, of every band plane */
     int32_t *band_a[2][2];    /* [ref, dis][ping, pong]: the approximation band of a
                                  level is read by the next one, which writes the other */
     int *ind_y[4], *ind_x[4]; /* DWT source rows/columns of each output row/column */
@@ -69,8 +70,8 @@ int adm_open(adm_state **out, const adm_params *p)
     if (p->bpc != 8 && p->bpc != 10 && p->bpc != 12 && p->bpc != 16)
         return FOVEA_ERR_INVALID_ARG;
     if (!(p->enhn_gain_limit >= 1.0 && p->enhn_gain_limit <= 100.0) ||
-        !(p->norm_view_dist >= 0.75 && p->norm_view_dist <= 24.0) ||
-        p->ref_display_height < 1 || p->ref_display_height > 4320)
+        !(p->norm_view_dist >= 0.75 && p->norm_view_dist <= 24.0) || p->ref_display_height < 1 ||
+        p->ref_display_height > 4320)
         return FOVEA_ERR_INVALID_ARG;
     /* libvmaf refuses angular frequencies below 1080p at 3H (its 16-bit level-0
      * pipeline would overflow) */
@@ -141,11 +142,11 @@ void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const 
 typedef struct adm_job {
     adm_state *st;
     adm_level L;
-    int sw;                       /* the level's input width */
-    const uint8_t *src8[2];       /* level 0: the frames (ref, dis) */
+    int sw;                 /* the level's input width */
+    const uint8_t *src8[2]; /* level 0: the frames (ref, dis) */
     ptrdiff_t stride8[2];
-    const int32_t *src32[2];      /* above: the previous approximation bands */
-    int32_t *out_a[2];            /* the approximation bands written (NULL at the last level) */
+    const int32_t *src32[2]; /* above: the previous approximation bands */
+    int32_t *out_a[2];       /* the approximation bands written (NULL at the last level) */
     adm_dwt_round vr, hr;
 } adm_job;
 
@@ -166,7 +167,7 @@ static void dwt_row(const adm_job *j, adm_thread *t, int s, int p, int keep)
     int32_t *a = keep && j->out_a[s] ? j->out_a[s] + p * st->stride : t->band[s][BAND_A];
     adm_dwt_vertical(j->L.scale, st->p.bpc, r8, r32, j->sw, &j->vr, t->lo[s], t->hi[s]);
     adm_dwt_horizontal(j->L.scale, st->ind_x, t->lo[s], t->hi[s], j->sw, &j->hr, a,
-                   t->band[s][BAND_V], t->band[s][BAND_H], t->band[s][BAND_D]);
+                       t->band[s][BAND_V], t->band[s][BAND_H], t->band[s][BAND_D]);
 }
 
 /* The numerator sums of scored row i (DLM: the restored part masked by the
@@ -180,7 +181,7 @@ static void num_at(const adm_job *j, adm_thread *t, int i)
         const int m = 1 - x; /* the masker */
         const int32_t *xr[3] = {t->x[x][0][i & 1], t->x[x][1][i & 1], t->x[x][2][i & 1]};
         adm_num_row(&j->L, xr, t->f[m][rm], t->f[m][r0], t->f[m][rp], t->c[m][i & 1],
-                t->acc + 3 + 3 * x);
+                    t->acc + 3 + 3 * x);
     }
 }
 
@@ -218,8 +219,8 @@ static void level_rows(void *arg, int i0, int i1, int thread)
                 add[b] = t->x[1][b][p & 1];
             }
             adm_decouple_row(L->scale, st->div_lookup, st->p.enhn_gain_limit, cl, cr,
-                         (const int32_t *const *)t->band[0], (const int32_t *const *)t->band[1],
-                         rst, add);
+                             (const int32_t *const *)t->band[0], (const int32_t *const *)t->band[1],
+                             rst, add);
             if (p >= n0 && p < n1)
                 adm_den_row(L, (const int32_t *const *)t->band[0], t->acc);
             for (int m = 0; m < 2; m++) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The row passes of the integer ADM reference (adm_ref.c runs them over a
  * level's rows): the DWT (adm_dwt.c), the decoupling (adm_decouple.c), the
  * CSF and masking and the row sums (adm_sums.c). Internal; docs/quality.md
@@ -29,10 +30,10 @@ enum { BAND_H, BAND_V, BAND_D, BAND_A, NBANDS };
  * limit): its clones must not contract them into FMA (x86-64-v4 has FMA;
  * "avx2" alone does not). CMake builds with -ffp-contract=off and GCC does
  * not contract in ISO C mode anyway; in GNU C mode the v4 clone is left out. */
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) &&                              \
     !defined(FOVEA_ADM_NO_CLONES) && (defined(__clang__) || defined(__STRICT_ANSI__))
 #define ADM_FP_CLONES ADM_CLONES
-#elif defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
+#elif defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) &&                            \
     !defined(FOVEA_ADM_NO_CLONES)
 #define ADM_FP_CLONES __attribute__((target_clones("avx2", "default")))
 #else
@@ -53,27 +54,24 @@ enum { BAND_H, BAND_V, BAND_D, BAND_A, NBANDS };
  * (adm_dwt.c). */
 void adm_dwt_indices(int *ind[4], int n_in);
 /* The DWT's vertical pass of one output row (adm_dwt.c). */
-void adm_dwt_vertical(int scale, int bpc, const uint8_t *const r8[4],
-                                 const int32_t *const r32[4], int w, const adm_dwt_round *vr,
-                                 int32_t *restrict lo, int32_t *restrict hi);
+void adm_dwt_vertical(int scale, int bpc, const uint8_t *const r8[4], const int32_t *const r32[4],
+                      int w, const adm_dwt_round *vr, int32_t *restrict lo, int32_t *restrict hi);
 /* The DWT's horizontal pass of one row into the four bands (adm_dwt.c). */
 void adm_dwt_horizontal(int scale, int *const ind[4], const int32_t *restrict lo,
-                                   const int32_t *restrict hi, int w, const adm_dwt_round *hr,
-                                   int32_t *restrict a, int32_t *restrict v,
-                                   int32_t *restrict h, int32_t *restrict d);
+                        const int32_t *restrict hi, int w, const adm_dwt_round *hr,
+                        int32_t *restrict a, int32_t *restrict v, int32_t *restrict h,
+                        int32_t *restrict d);
 /* The decoupling of one row of the three detail bands (adm_decouple.c). */
-void adm_decouple_row(int scale, const int32_t *div_lookup, double gain, int l,
-                                    int r, const int32_t *const o[3],
-                                    const int32_t *const t[3], int32_t *const rst[3],
-                                    int32_t *const add[3]);
+void adm_decouple_row(int scale, const int32_t *div_lookup, double gain, int l, int r,
+                      const int32_t *const o[3], const int32_t *const t[3], int32_t *const rst[3],
+                      int32_t *const add[3]);
 /* The masker's rows of one row of its three bands (adm_sums.c). */
-void adm_mask_row(int scale, const uint32_t q[3], int l, int r,
-                             const int32_t *const src[3], int32_t *f, int32_t *c);
+void adm_mask_row(int scale, const uint32_t q[3], int l, int r, const int32_t *const src[3],
+                  int32_t *f, int32_t *c);
 /* The denominator's sums of one row (adm_sums.c). */
 void adm_den_row(const adm_level *L, const int32_t *const o[3], int64_t accum[3]);
 /* One row's numerator sums (adm_sums.c). */
 void adm_num_row(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
-                            const int32_t *f0, const int32_t *fp, const int32_t *c,
-                            int64_t accum[3]);
+                 const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* C reference of libvmaf's integer ADM: CSF weighting and contrast masking
  * of a row, and the denominator's and numerators' row sums, in libvmaf's
  * fixed-point arithmetic, including its wrap-arounds (docs/quality.md,
@@ -54,7 +55,7 @@ ADM_INLINE void mask_cols(const int scale, const uint32_t q[3], int l, int r,
 }
 
 ADM_CLONES void adm_mask_row(int scale, const uint32_t q[3], int l, int r,
-                                const int32_t *const src[3], int32_t *f, int32_t *c)
+                             const int32_t *const src[3], int32_t *f, int32_t *c)
 {
     if (scale == 0)
         mask_cols(0, q, l, r, src, f, c);
@@ -85,15 +86,14 @@ ADM_CLONES void adm_den_row(const adm_level *L, const int32_t *const o[3], int64
                 inner += ((((a * a) + ((uint64_t)1 << sq)) >> sq) * a + rnd_cub) >> sh_cub;
             }
         }
-        accum[b] = (int64_t)((uint64_t)accum[b] +
-                             ((inner + L->den_row_round) >> L->den_row_shift));
+        accum[b] = (int64_t)((uint64_t)accum[b] + ((inner + L->den_row_round) >> L->den_row_shift));
     }
 }
 
 /* The cubed, masked term of band b at one sample: r the band's value, q its
  * CSF weight, thr the threshold. */
-ADM_INLINE int64_t num_term(int scale, int b, uint32_t q, int32_t r, int32_t thr,
-                            uint32_t sh_cub, int64_t rnd_cub)
+ADM_INLINE int64_t num_term(int scale, int b, uint32_t q, int32_t r, int32_t thr, uint32_t sh_cub,
+                            int64_t rnd_cub)
 {
     int32_t x, x_sq;
     if (scale == 0) {
@@ -119,8 +119,8 @@ ADM_INLINE int64_t num_term(int scale, int b, uint32_t q, int32_t r, int32_t thr
  * side), c its centre row. The threshold of a sample is the 3x3
  * neighbourhood of f without its centre, plus c. */
 ADM_INLINE void num_cols(const int scale, const adm_level *L, const int32_t *const x[3],
-                         const int32_t *fm, const int32_t *f0, const int32_t *fp,
-                         const int32_t *c, int64_t inner[3])
+                         const int32_t *fm, const int32_t *f0, const int32_t *fp, const int32_t *c,
+                         int64_t inner[3])
 {
     const int32_t *restrict x0 = x[0], *restrict x1 = x[1], *restrict x2 = x[2];
     const int32_t *restrict m = fm, *restrict z = f0, *restrict p = fp, *restrict cc = c;
@@ -144,8 +144,8 @@ ADM_INLINE void num_cols(const int scale, const adm_level *L, const int32_t *con
 
 /* One row's numerator sums, each rounded and added to accum (see adm_num_float, adm_level.c). */
 ADM_CLONES void adm_num_row(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
-                               const int32_t *f0, const int32_t *fp, const int32_t *c,
-                               int64_t accum[3])
+                            const int32_t *f0, const int32_t *fp, const int32_t *c,
+                            int64_t accum[3])
 {
     int64_t inner[3];
     if (L->scale == 0)

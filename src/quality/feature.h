@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The registry of quality features, as libvmaf's feature extractors: each
  * feature (vif, adm, motion, ...) is one unit with its options, the values
  * it outputs, the derivation of those doubles from raw values, and one
@@ -34,11 +35,11 @@ typedef enum feature_opt_type {
 /* One option of a feature (libvmaf's VmafOption). Tables list them in the
  * alphabetical order of their names: libvmaf's name suffixes follow it. */
 typedef struct feature_option {
-    const char *name;      /* "vif_enhn_gain_limit" */
-    const char *alias;     /* "egl": the name suffix _egl_<value>; a bool's is _<alias> */
+    const char *name;  /* "vif_enhn_gain_limit" */
+    const char *alias; /* "egl": the name suffix _egl_<value>; a bool's is _<alias> */
     feature_opt_type type;
-    double def, min, max;  /* default and range (bool: 0, 0, 1) */
-    int param;             /* 1: a feature parameter (libvmaf's VMAF_OPT_FLAG_FEATURE_PARAM):
+    double def, min, max; /* default and range (bool: 0, 0, 1) */
+    int param;            /* 1: a feature parameter (libvmaf's VMAF_OPT_FLAG_FEATURE_PARAM):
                               a value other than the default suffixes the output names */
 } feature_option;
 
@@ -60,12 +61,12 @@ typedef struct feature_output {
 /* What the derivation knows of a frame. */
 typedef struct feature_frame {
     int width, height, bpc;
-    int64_t index;          /* in its stream (0: the first frame of a stream) */
+    int64_t index; /* in its stream (0: the first frame of a stream) */
 } feature_frame;
 
 /* One instance's raw values for one frame pair. */
 typedef union feature_raw {
-    uint64_t align;             /* 8-byte alignment of b */
+    uint64_t align; /* 8-byte alignment of b */
     unsigned char b[FEATURE_RAW_BYTES];
 } feature_raw;
 
@@ -76,11 +77,11 @@ enum {
 
 /* What a feature is, shared by its extractor tables. */
 typedef struct feature_def {
-    const char *name;       /* "vif" */
-    const char *label;      /* "VIF": in messages */
-    unsigned flags;         /* FEATURE_* */
-    int min_dim;            /* smallest width and height */
-    int cpu_bytes_per_pixel;/* the C extractor's state per pixel (slots' memory budget) */
+    const char *name;        /* "vif" */
+    const char *label;       /* "VIF": in messages */
+    unsigned flags;          /* FEATURE_* */
+    int min_dim;             /* smallest width and height */
+    int cpu_bytes_per_pixel; /* the C extractor's state per pixel (slots' memory budget) */
     int n_options;
     const feature_option *options;
     int n_outputs;
@@ -100,10 +101,10 @@ typedef struct feature_def {
 
 /* What an extractor's init receives. */
 typedef struct feature_setup {
-    int width, height, bpc;      /* bpc 8, 10, 12 or 16 */
+    int width, height, bpc; /* bpc 8, 10, 12 or 16 */
     feature_opts opts;
-    int threads;                 /* C: threads one pair may be split over (0: never split) */
-    int batch;                   /* CUDA: pairs per launch */
+    int threads; /* C: threads one pair may be split over (0: never split) */
+    int batch;   /* CUDA: pairs per launch */
 } feature_setup;
 
 /* One pair for a C extractor: luma planes in host memory (8-bit samples or
@@ -141,8 +142,8 @@ typedef struct feature_extractor {
     int max_batch;
     /* CUDA: queue the kernels of a batch on stream; they add into (or write)
      * sums[z * frame_sums ..] of pair z, zeroed before. */
-    int (*launch)(void *priv, fovea_context *ctx, const feature_batch *b,
-                  unsigned long long *sums, void *stream);
+    int (*launch)(void *priv, fovea_context *ctx, const feature_batch *b, unsigned long long *sums,
+                  void *stream);
     /* CUDA: pair z's raw values from its counters (read back to the host);
      * first: the first pair of a stream. */
     void (*raw)(void *priv, const unsigned long long *sums, int first, feature_raw *raw);

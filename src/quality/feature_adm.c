@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The feature "adm": libvmaf's integer ADM (its `adm` feature extractor).
  * Options, outputs, the doubles derived from the raw sums (for every
  * backend), and the C extractor over adm_ref.c. */
@@ -11,8 +12,7 @@
 _Static_assert(sizeof(adm_raw) <= FEATURE_RAW_BYTES, "adm_raw fits a feature_raw");
 
 static const feature_option adm_options[ADM_OPTIONS] = {
-    [ADM_OPT_GAIN_LIMIT] = {"adm_enhn_gain_limit", "egl", FEATURE_OPT_DOUBLE, 100.0, 1.0, 100.0,
-                            1},
+    [ADM_OPT_GAIN_LIMIT] = {"adm_enhn_gain_limit", "egl", FEATURE_OPT_DOUBLE, 100.0, 1.0, 100.0, 1},
     [ADM_OPT_VIEW_DIST] = {"adm_norm_view_dist", "nvd", FEATURE_OPT_DOUBLE, 3.0, 0.75, 24.0, 1},
     [ADM_OPT_DISPLAY_HEIGHT] = {"adm_ref_display_height", "rdh", FEATURE_OPT_INT, 1080.0, 1.0,
                                 4320.0, 1},
@@ -55,17 +55,10 @@ static void adm_derive_out(const feature_opts *o, const feature_frame *f, const 
 }
 
 const feature_def feature_adm = {
-    "adm",
-    "ADM",
-    0,
-    ADM_MIN_DIM,
-    4, /* four int32 planes of a quarter frame */
-    ADM_OPTIONS,
-    adm_options,
-    (int)(sizeof adm_outputs / sizeof adm_outputs[0]),
-    adm_outputs,
-    NULL,
-    adm_check,
+    "adm",          "ADM",       0,
+    ADM_MIN_DIM,    4, /* four int32 planes of a quarter frame */
+    ADM_OPTIONS,    adm_options, (int)(sizeof adm_outputs / sizeof adm_outputs[0]),
+    adm_outputs,    NULL,        adm_check,
     adm_derive_out,
 };
 
@@ -95,8 +88,8 @@ static int cpu_init(void **priv, fovea_context *ctx, const feature_setup *s)
     adm_state *st = NULL;
     int rc = adm_open(&st, &ap);
     if (rc < 0)
-        return fv_ctx_error(ctx, rc, "vmaf: ADM cannot score %dx%d at %d bits", s->width,
-                            s->height, s->bpc);
+        return fv_ctx_error(ctx, rc, "vmaf: ADM cannot score %dx%d at %d bits", s->width, s->height,
+                            s->bpc);
     /* scratch to split one pair over the threads */
     if (s->threads > 0 && adm_reserve_threads(st, s->threads) < 0) {
         adm_close(&st);

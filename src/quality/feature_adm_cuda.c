@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The CUDA extractor of the feature "adm" (host side): one launcher call a
  * batch (adm.cu: per level a DWT and a scoring launch, then the reduction),
  * its scratch in the instance. */
@@ -12,7 +13,7 @@ typedef struct adm_cuda {
     fovea_context *ctx; /* outlives the state */
     adm_params p;
     adm_level l[ADM_SCALES];
-    void *d_work;       /* fv_adm_cuda_work_bytes */
+    void *d_work; /* fv_adm_cuda_work_bytes */
 } adm_cuda;
 
 static void cuda_close(void **priv)
@@ -35,8 +36,8 @@ static int cuda_init(void **priv, fovea_context *ctx, const feature_setup *s)
     adm_params_from_opts(&st->p, s);
     for (int l = 0; l < ADM_SCALES; l++)
         adm_level_setup(&st->p, l, &st->l[l]);
-    int status = fv_device_malloc(ctx, fv_adm_cuda_work_bytes(s->width, s->height, s->batch),
-                                  &st->d_work);
+    int status =
+        fv_device_malloc(ctx, fv_adm_cuda_work_bytes(s->width, s->height, s->batch), &st->d_work);
     if (status < 0) {
         cuda_close((void **)&st);
         return status;
@@ -90,6 +91,6 @@ static void cuda_raw(void *priv, const unsigned long long *a, int first, feature
 }
 
 const feature_extractor feature_adm_cuda = {
-    &feature_adm, FOVEA_BACKEND_CUDA, cuda_init, cuda_close, NULL,
+    &feature_adm,        FOVEA_BACKEND_CUDA, cuda_init,   cuda_close, NULL,
     ADM_CUDA_FRAME_SUMS, ADM_CUDA_MAX_BATCH, cuda_launch, cuda_raw,
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The registry of quality features (feature.h): the extractor tables named by
  * feature_list.h, and the look-ups and option handling every feature shares. */
 #include <stdio.h>
@@ -9,8 +10,8 @@
 
 #define FEATURE_CPU(n) extern const feature_extractor feature_##n##_cpu;
 #ifdef FOVEA_HAVE_CUDA
-#define FEATURE(n)                                                                              \
-    extern const feature_extractor feature_##n##_cpu;                                          \
+#define FEATURE(n)                                                                                 \
+    extern const feature_extractor feature_##n##_cpu;                                              \
     extern const feature_extractor feature_##n##_cuda;
 #else
 #define FEATURE(n) FEATURE_CPU(n)
@@ -98,9 +99,8 @@ int feature_set_opt(const feature_def *def, feature_opts *o, const char *name, c
         /* written so that NaN fails too */
         if (!*text || *end || !(x >= opt->min && x <= opt->max) ||
             (opt->type == FEATURE_OPT_INT && x != (double)(long long)x))
-            return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
-                             "%s: %s %s outside [%g, %g]", def->name, name, text, opt->min,
-                             opt->max);
+            return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "%s: %s %s outside [%g, %g]",
+                             def->name, name, text, opt->min, opt->max);
     }
     o->v[i] = x;
     return FOVEA_OK;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The list of quality features: one line each. FEATURE(name) is a feature
  * with a C extractor (feature_<name>_cpu, in feature_<name>.c) and a CUDA one
  * (feature_<name>_cuda, in feature_<name>_cuda.c, compiled in CUDA builds);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The feature "motion": libvmaf's integer motion (its `motion` feature
  * extractor). Options, outputs, the scores derived from the SADs (for every
  * backend, with the one-frame lookahead of motion2), and the C extractor over
@@ -15,13 +16,11 @@ static const feature_option motion_options[MOTION_OPTIONS] = {
                                  1},
     [MOTION_OPT_BLEND_OFFSET] = {"motion_blend_offset", "mbo", FEATURE_OPT_DOUBLE, 40.0, 0.0,
                                  1000.0, 1},
-    [MOTION_OPT_FORCE_ZERO] = {"motion_force_zero", "force_0", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0,
-                               1},
+    [MOTION_OPT_FORCE_ZERO] = {"motion_force_zero", "force_0", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 1},
     [MOTION_OPT_FPS_WEIGHT] = {"motion_fps_weight", "mfw", FEATURE_OPT_DOUBLE, 1.0, 0.0, 5.0, 1},
-    [MOTION_OPT_MAX_VAL] = {"motion_max_val", "mmxv", FEATURE_OPT_DOUBLE, 10000.0, 0.0, 10000.0,
-                            1},
-    [MOTION_OPT_MOVING_AVERAGE] = {"motion_moving_average", "mma", FEATURE_OPT_BOOL, 0.0, 0.0,
-                                   1.0, 1},
+    [MOTION_OPT_MAX_VAL] = {"motion_max_val", "mmxv", FEATURE_OPT_DOUBLE, 10000.0, 0.0, 10000.0, 1},
+    [MOTION_OPT_MOVING_AVERAGE] = {"motion_moving_average", "mma", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0,
+                                   1},
 };
 
 static const feature_output motion_outputs[] = {
@@ -38,9 +37,8 @@ static uint64_t sad_of(const feature_raw *r)
     return sad;
 }
 
-static void motion_derive_out(const feature_opts *o, const feature_frame *f,
-                              const feature_raw *raw, const feature_raw *next, double *state,
-                              double *out)
+static void motion_derive_out(const feature_opts *o, const feature_frame *f, const feature_raw *raw,
+                              const feature_raw *next, double *state, double *out)
 {
     motion_params mp;
     motion_default_params(&mp, f->width, f->height, 8);
@@ -80,9 +78,9 @@ const feature_def feature_motion = {
 typedef struct motion_cpu {
     int width, height, bpc;
     int force_zero;
-    int threads;     /* of a pair split by rows (at least 1) */
-    int32_t *rows;   /* threads x width of motion_sad scratch */
-    uint64_t *sad;   /* per-thread partial SADs */
+    int threads;              /* of a pair split by rows (at least 1) */
+    int32_t *rows;            /* threads x width of motion_sad scratch */
+    uint64_t *sad;            /* per-thread partial SADs */
     const feature_pair *pair; /* of the split being run */
 } motion_cpu;
 
@@ -122,9 +120,9 @@ static void sad_rows(void *arg, int begin, int end, int thread)
 {
     motion_cpu *st = arg;
     const feature_pair *p = st->pair;
-    st->sad[thread] += motion_sad_rows(p->prev, p->prev_stride, p->ref, p->ref_stride, st->width,
-                                       st->height, st->bpc, begin, end,
-                                       st->rows + (size_t)thread * (size_t)st->width);
+    st->sad[thread] +=
+        motion_sad_rows(p->prev, p->prev_stride, p->ref, p->ref_stride, st->width, st->height,
+                        st->bpc, begin, end, st->rows + (size_t)thread * (size_t)st->width);
 }
 
 static int cpu_extract(void *priv, fovea_context *ctx, const feature_pair *p, feature_raw *raw)
@@ -140,8 +138,8 @@ static int cpu_extract(void *priv, fovea_context *ctx, const feature_pair *p, fe
             for (int t = 0; t < st->threads; t++)
                 sad += st->sad[t];
         } else {
-            sad = motion_sad(p->prev, p->prev_stride, p->ref, p->ref_stride, st->width,
-                             st->height, st->bpc, st->rows);
+            sad = motion_sad(p->prev, p->prev_stride, p->ref, p->ref_stride, st->width, st->height,
+                             st->bpc, st->rows);
         }
     }
     memset(raw, 0, sizeof(*raw));

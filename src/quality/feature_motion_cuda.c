@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The CUDA extractor of the feature "motion" (host side): one SAD launch a
  * batch (motion.cu) against the previous references the driver hands over. */
 #include <stdlib.h>
@@ -68,6 +69,6 @@ static void cuda_raw(void *priv, const unsigned long long *sums, int first, feat
 }
 
 const feature_extractor feature_motion_cuda = {
-    &feature_motion, FOVEA_BACKEND_CUDA, cuda_init, cuda_close, NULL,
-    1, MOTION_CUDA_MAX_BATCH, cuda_launch, cuda_raw,
+    &feature_motion,       FOVEA_BACKEND_CUDA, cuda_init, cuda_close, NULL, 1,
+    MOTION_CUDA_MAX_BATCH, cuda_launch,        cuda_raw,
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The feature "vif": libvmaf's integer VIF (four scales; its `vif` feature
  * extractor). Options, outputs, the doubles derived from the raw sums (for
  * every backend), and the C extractor over vif_ref.c. */
@@ -10,8 +11,7 @@ _Static_assert(sizeof(vif_raw) <= FEATURE_RAW_BYTES, "vif_raw fits a feature_raw
 static const feature_option vif_options[VIF_OPTIONS] = {
     /* libvmaf's debug option adds outputs; it is no feature parameter */
     [VIF_OPT_DEBUG] = {"debug", "debug", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 0},
-    [VIF_OPT_GAIN_LIMIT] = {"vif_enhn_gain_limit", "egl", FEATURE_OPT_DOUBLE, 100.0, 1.0, 100.0,
-                            1},
+    [VIF_OPT_GAIN_LIMIT] = {"vif_enhn_gain_limit", "egl", FEATURE_OPT_DOUBLE, 100.0, 1.0, 100.0, 1},
 };
 
 /* The scales, then libvmaf's debug outputs. */
@@ -68,17 +68,10 @@ static void vif_derive(const feature_opts *o, const feature_frame *f, const feat
 }
 
 const feature_def feature_vif = {
-    "vif",
-    "VIF",
-    0,
-    VIF_MIN_DIM,
-    1, /* two quarter-frame images in int16 */
-    VIF_OPTIONS,
-    vif_options,
-    VIF_SCALES + VIF_DEBUG_OUTPUTS,
-    vif_outputs,
-    vif_count,
-    NULL,
+    "vif",       "VIF",       0,
+    VIF_MIN_DIM, 1, /* two quarter-frame images in int16 */
+    VIF_OPTIONS, vif_options, VIF_SCALES + VIF_DEBUG_OUTPUTS,
+    vif_outputs, vif_count,   NULL,
     vif_derive,
 };
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The CUDA extractor of the feature "vif" (host side): four launches a batch,
  * one per scale, over the kernels of vif.cu; the images of scales 1..3 in
  * scratch of the instance. */
@@ -10,13 +11,13 @@
 #include "quality/vif_internal.h"
 
 typedef struct vif_cuda {
-    fovea_context *ctx;                /* outlives the state */
+    fovea_context *ctx; /* outlives the state */
     int width, height, bpc;
     double enhn_gain_limit;
-    uint16_t *d_log2;                  /* VIF_LOG2_TABLE_SIZE entries */
-    uint16_t *d_img[2][VIF_SCALES];    /* [ref/dis][scale 1..3], batch frames each */
-    size_t img_pitch[VIF_SCALES];      /* bytes */
-    size_t img_bytes[VIF_SCALES];      /* one frame */
+    uint16_t *d_log2;               /* VIF_LOG2_TABLE_SIZE entries */
+    uint16_t *d_img[2][VIF_SCALES]; /* [ref/dis][scale 1..3], batch frames each */
+    size_t img_pitch[VIF_SCALES];   /* bytes */
+    size_t img_bytes[VIF_SCALES];   /* one frame */
 } vif_cuda;
 
 static size_t align256(size_t n)
@@ -43,9 +44,9 @@ static int upload_log2(vif_cuda *st, fovea_context *ctx)
     if (!table)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: out of memory");
     fv_vif_log2_table(table);
-    int status = FOVEA_CUDA(ctx, cudaMemcpyAsync(st->d_log2, table,
-                                                 VIF_LOG2_TABLE_SIZE * sizeof(uint16_t),
-                                                 cudaMemcpyHostToDevice, fv_ctx_stream(ctx)));
+    int status =
+        FOVEA_CUDA(ctx, cudaMemcpyAsync(st->d_log2, table, VIF_LOG2_TABLE_SIZE * sizeof(uint16_t),
+                                        cudaMemcpyHostToDevice, fv_ctx_stream(ctx)));
     /* the copy reads table: wait before freeing it */
     if (status == FOVEA_OK)
         status = FOVEA_CUDA(ctx, cudaStreamSynchronize(fv_ctx_stream(ctx)));
@@ -75,8 +76,8 @@ static int cuda_init(void **priv, fovea_context *ctx, const feature_setup *fs)
             status = fv_device_malloc(ctx, st->img_bytes[s] * b, (void **)&st->d_img[i][s]);
     }
     if (status == FOVEA_OK)
-        status = fv_device_malloc(ctx, VIF_LOG2_TABLE_SIZE * sizeof(uint16_t),
-                                  (void **)&st->d_log2);
+        status =
+            fv_device_malloc(ctx, VIF_LOG2_TABLE_SIZE * sizeof(uint16_t), (void **)&st->d_log2);
     if (status == FOVEA_OK)
         status = upload_log2(st, ctx);
     if (status < 0) {
@@ -153,6 +154,6 @@ static void cuda_raw(void *priv, const unsigned long long *u, int first, feature
 }
 
 const feature_extractor feature_vif_cuda = {
-    &feature_vif, FOVEA_BACKEND_CUDA, cuda_init, cuda_close, NULL,
+    &feature_vif,        FOVEA_BACKEND_CUDA, cuda_init,   cuda_close, NULL,
     VIF_CUDA_FRAME_SUMS, VIF_CUDA_MAX_BATCH, cuda_launch, cuda_raw,
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal interface of the VMAF model: libvmaf's JSON model format (the
  * `model_dict` of vmaf_v0.6.1.json and its relatives) and the score it
  * predicts from one frame's features. The C reference of libvmaf 3.2.0's
@@ -21,10 +22,10 @@
  * that names it, under libvmaf's name VMAF_integer_feature_<name>_score, and
  * the options the model sets for it. */
 typedef struct vmaf_model_feature {
-    const feature_def *def;        /* the feature computing it */
-    int output;                    /* its index in def->outputs */
-    double slope, intercept;       /* linear_rescale: x' = slope * x + intercept */
-    feature_opts opts;             /* defaults, then the model's feature_opts_dicts */
+    const feature_def *def;  /* the feature computing it */
+    int output;              /* its index in def->outputs */
+    double slope, intercept; /* linear_rescale: x' = slope * x + intercept */
+    feature_opts opts;       /* defaults, then the model's feature_opts_dicts */
 } vmaf_model_feature;
 
 /* One support-vector component (libsvm's svm_node; index -1 ends a vector). */
@@ -39,17 +40,17 @@ typedef struct vmaf_model {
     int n_features;
     vmaf_model_feature feature[VMAF_MODEL_MAX_FEATURES];
     vmaf_norm_type norm_type;
-    double slope, intercept;       /* the score's: y = (y' - intercept) / slope */
+    double slope, intercept; /* the score's: y = (y' - intercept) / slope */
 
-    int clip_enabled;              /* score_clip present */
+    int clip_enabled; /* score_clip present */
     double clip_min, clip_max;
 
     struct {
-        int present;               /* model_dict has a score_transform */
-        int enabled;               /* its "enabled": true (off by default, as libvmaf) */
+        int present; /* model_dict has a score_transform */
+        int enabled; /* its "enabled": true (off by default, as libvmaf) */
         int p_enabled[3];
-        double p[3];               /* p0 + p1 * y + p2 * y * y */
-        int n_knots;               /* 0: no piecewise-linear mapping */
+        double p[3]; /* p0 + p1 * y + p2 * y * y */
+        int n_knots; /* 0: no piecewise-linear mapping */
         double knot_x[VMAF_MODEL_MAX_KNOTS], knot_y[VMAF_MODEL_MAX_KNOTS];
         int out_lte_in, out_gte_in;
     } transform;
@@ -58,9 +59,9 @@ typedef struct vmaf_model {
     double gamma;
     double rho;
     int n_sv;
-    double *sv_coef;               /* n_sv */
-    vmaf_svm_node **sv;            /* n_sv vectors, each ended by index -1 */
-    vmaf_svm_node *sv_nodes;       /* storage of all vectors */
+    double *sv_coef;         /* n_sv */
+    vmaf_svm_node **sv;      /* n_sv vectors, each ended by index -1 */
+    vmaf_svm_node *sv_nodes; /* storage of all vectors */
 } vmaf_model;
 
 /* libvmaf's name of a model feature (VMAF_integer_feature_adm2_score, ...). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Integer motion kernel: motion_sad() of motion_ref.c for a batch of pairs of
 // luma planes (blockIdx.z = pair). A block covers 252 x 16 outputs: each of
 // its 256 threads filters one source column (the tile's columns and two on
@@ -10,7 +11,8 @@
 
 #include "quality/motion_cuda.h"
 
-namespace {
+namespace
+{
 
 constexpr int kThreads = 256;
 constexpr int kTaps = 5;

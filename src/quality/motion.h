@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal interface of libvmaf's integer motion feature (extractor "motion"):
  * the per-frame blurred-difference SAD and the motion2/motion3 scores derived
  * from it. C reference in motion_ref.c; docs/quality.md, "Integer motion". */
@@ -63,8 +64,7 @@ uint64_t motion_sad(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *c
 /* The part of motion_sad from output rows [y0, y1): the SAD is the sum of the
  * parts of any split of [0, h) (integer sums: any order, the same bits). */
 uint64_t motion_sad_rows(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
-                         ptrdiff_t cur_stride, int w, int h, int bpc, int y0, int y1,
-                         int32_t *row);
+                         ptrdiff_t cur_stride, int w, int h, int bpc, int y0, int y1, int32_t *row);
 
 /* The SAD score of a frame from its SAD: sad / 256 / (w * h) * fps_weight,
  * clipped to max_val, in libvmaf's order of double operations. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Host launcher of the integer motion kernel (motion.cu), callable from C: the
  * SAD of motion_sad() (motion_ref.c) for a batch of frame pairs. Returns the
  * cudaError_t of its calls as an int (0 = success).
@@ -20,9 +21,9 @@ extern "C" {
 #define MOTION_CUDA_MAX_BATCH 32
 
 typedef struct motion_cuda_args {
-    int nframes;                /* 1..MOTION_CUDA_MAX_BATCH */
-    int w, h;                   /* >= MOTION_MIN_DIM */
-    int bpc;                    /* 8 (one byte a sample) or 10/12/16 (16-bit containers) */
+    int nframes; /* 1..MOTION_CUDA_MAX_BATCH */
+    int w, h;    /* >= MOTION_MIN_DIM */
+    int bpc;     /* 8 (one byte a sample) or 10/12/16 (16-bit containers) */
     /* luma planes on the device, strides in bytes; a NULL prev skips pair z
      * (the first frame of a stream has no motion) */
     const uint8_t *prev[MOTION_CUDA_MAX_BATCH], *cur[MOTION_CUDA_MAX_BATCH];

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* C reference of libvmaf's integer motion feature: the blurred frame-difference
  * SAD, and the motion2/motion3 scores with libvmaf's first/last frame rules.
  * docs/quality.md ("Integer motion") is the specification this code follows. */
@@ -100,8 +101,8 @@ MOTION_CLONES static uint64_t horizontal(const int32_t *row, int w)
     for (int x = 0; x < lo; x++)
         sad += horizontal_at(row, x, w);
     for (int x = lo; x < hi; x++) {
-        const int64_t acc = t0 * row[x - 2] + t1 * row[x - 1] + t2 * row[x] + t1 * row[x + 1] +
-                            t0 * row[x + 2];
+        const int64_t acc =
+            t0 * row[x - 2] + t1 * row[x - 1] + t2 * row[x] + t1 * row[x + 1] + t0 * row[x + 2];
         const int64_t v = (acc + (1 << 15)) >> 16;
         sad += (uint64_t)(v < 0 ? -v : v);
     }
@@ -111,8 +112,7 @@ MOTION_CLONES static uint64_t horizontal(const int32_t *row, int w)
 }
 
 uint64_t motion_sad_rows(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
-                         ptrdiff_t cur_stride, int w, int h, int bpc, int y0, int y1,
-                         int32_t *row)
+                         ptrdiff_t cur_stride, int w, int h, int bpc, int y0, int y1, int32_t *row)
 {
     /* The taps sum to 2^16 and the vertical pass shifts by bpc, so a row holds
      * the blurred difference in 1/256 of an 8-bit step at every depth (hence the
@@ -155,11 +155,11 @@ static double blend_clip(double score, const motion_params *p)
 
 struct motion_state {
     motion_params p;
-    int bytes;          /* per sample */
-    uint8_t *prev;      /* the previous frame's luma, rows of w * bytes */
-    int32_t *row;       /* w: scratch of motion_sad */
-    int64_t frames;     /* pushed since the stream began */
-    double pending;     /* SAD score of the last pushed frame, not yet emitted */
+    int bytes;             /* per sample */
+    uint8_t *prev;         /* the previous frame's luma, rows of w * bytes */
+    int32_t *row;          /* w: scratch of motion_sad */
+    int64_t frames;        /* pushed since the stream began */
+    double pending;        /* SAD score of the last pushed frame, not yet emitted */
     double prev_processed; /* previous frame's clipped blend (moving average) */
 };
 
@@ -168,8 +168,8 @@ int motion_open(motion_state **s, const motion_params *p)
     if (!s)
         return FOVEA_ERR_INVALID_ARG;
     *s = NULL;
-    if (!p || p->width < MOTION_MIN_DIM || p->height < MOTION_MIN_DIM ||
-        p->width > FOVEA_MAX_DIM || p->height > FOVEA_MAX_DIM)
+    if (!p || p->width < MOTION_MIN_DIM || p->height < MOTION_MIN_DIM || p->width > FOVEA_MAX_DIM ||
+        p->height > FOVEA_MAX_DIM)
         return FOVEA_ERR_INVALID_ARG;
     if (p->bpc != 8 && p->bpc != 10 && p->bpc != 12 && p->bpc != 16)
         return FOVEA_ERR_INVALID_ARG;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Integer VIF kernels: one launch per scale for a batch of frame pairs
 // (blockIdx.z = pair). A block loads a mirrored tile of ref and dis into shared
 // memory; each thread runs the vertical statistic filter down 8 rows of one
@@ -14,20 +15,20 @@
 
 #include "quality/vif_cuda.h"
 
-namespace {
+namespace
+{
 
 constexpr int kThreads = 256;
-constexpr int kTileW = 112;       // output columns per block
-constexpr int kTileH = 16;        // output rows per block
-constexpr int kCols = 128;        // tile columns in shared memory (kTileW + 16 at scale 0)
-constexpr int kVRows = 8;         // vertical results per thread (one column)
-constexpr int kHCols = 4;         // horizontal results per thread (one row)
+constexpr int kTileW = 112; // output columns per block
+constexpr int kTileH = 16;  // output rows per block
+constexpr int kCols = 128;  // tile columns in shared memory (kTileW + 16 at scale 0)
+constexpr int kVRows = 8;   // vertical results per thread (one column)
+constexpr int kHCols = 4;   // horizontal results per thread (one row)
 constexpr int kSigmaNsq = 65536 << 1;
 static_assert(kThreads == kCols * (kTileH / kVRows), "one vertical job per thread");
 
 // The filters of vif_ref.c (fv_vif_filter), as immediates after unrolling.
-template <int S>
-__device__ __forceinline__ constexpr uint32_t tap(int k)
+template <int S> __device__ __forceinline__ constexpr uint32_t tap(int k)
 {
     if (S == 0) {
         constexpr uint32_t f[17] = {489,  935,  1640, 2640, 3896, 5274, 6547, 7455, 7784,
@@ -94,8 +95,7 @@ __device__ __forceinline__ int32_t log2_u64(const uint16_t *t, uint64_t v)
 }
 
 template <bool U8>
-__device__ __forceinline__ uint32_t load_sample(const uint8_t *base, ptrdiff_t stride, int y,
-                                                int x)
+__device__ __forceinline__ uint32_t load_sample(const uint8_t *base, ptrdiff_t stride, int y, int x)
 {
     const uint8_t *row = base + (ptrdiff_t)y * stride;
     if (U8)
@@ -128,8 +128,7 @@ __device__ __forceinline__ void filt(const uint32_t (&v)[N], uint32_t (&o)[R])
 }
 
 // N u16 values from 8-byte aligned shared memory (N a multiple of 4).
-template <int N>
-__device__ __forceinline__ void load_u16(const uint16_t *p, uint32_t (&v)[N])
+template <int N> __device__ __forceinline__ void load_u16(const uint16_t *p, uint32_t (&v)[N])
 {
 #pragma unroll
     for (int m = 0; m < N / 4; m++) {
@@ -142,8 +141,7 @@ __device__ __forceinline__ void load_u16(const uint16_t *p, uint32_t (&v)[N])
 }
 
 // N u32 values from 16-byte aligned shared memory (N a multiple of 4).
-template <int N>
-__device__ __forceinline__ void load_u32(const uint32_t *p, uint32_t (&v)[N])
+template <int N> __device__ __forceinline__ void load_u32(const uint32_t *p, uint32_t (&v)[N])
 {
 #pragma unroll
     for (int m = 0; m < N / 4; m++) {
@@ -181,8 +179,8 @@ struct Sums {
 
 // libvmaf's per-pixel statistic (row_statistic of vif_ref.c).
 __device__ __forceinline__ void statistic(uint32_t a1, uint32_t a2, uint32_t xx, uint32_t yy,
-                                          uint32_t xy, const uint16_t *log2_table,
-                                          double limit, Sums &acc)
+                                          uint32_t xy, const uint16_t *log2_table, double limit,
+                                          Sums &acc)
 {
     const double eps = 65536 * 1.0e-10;
     const int32_t sigma1_sq = (int32_t)(xx - mul_hi_round(a1, a1));
@@ -190,8 +188,7 @@ __device__ __forceinline__ void statistic(uint32_t a1, uint32_t a2, uint32_t xx,
     const int32_t sigma2_sq = v2 > 0 ? v2 : 0;
     const int32_t sigma12 = (int32_t)(xy - mul_hi_round(a1, a2));
     if (sigma1_sq >= kSigmaNsq) {
-        acc.den_log +=
-            log2_u32(log2_table, (uint32_t)kSigmaNsq + (uint32_t)sigma1_sq) - 2048 * 17;
+        acc.den_log += log2_u32(log2_table, (uint32_t)kSigmaNsq + (uint32_t)sigma1_sq) - 2048 * 17;
         if (sigma12 > 0 && sigma2_sq > 0) {
             const double g = __ddiv_rn((double)sigma12, __dadd_rn((double)sigma1_sq, eps));
             const double sv = __dsub_rn((double)sigma2_sq, __dmul_rn(g, (double)sigma12));
@@ -222,9 +219,9 @@ __global__ void __launch_bounds__(kThreads, 2) vif_scale_kernel(const vif_cuda_s
     extern __shared__ __align__(16) unsigned char smem[];
     long long(*s_red)[VIF_CUDA_NSUMS] =
         reinterpret_cast<long long(*)[VIF_CUDA_NSUMS]>(smem + Smem<S>::red);
-    uint32_t *s_sq = reinterpret_cast<uint32_t *>(smem + Smem<S>::sq); // [3][kTileH][kCols]
-    uint16_t *s_in = reinterpret_cast<uint16_t *>(smem + Smem<S>::in); // [2][IR][kCols]
-    uint16_t *s_mu = reinterpret_cast<uint16_t *>(smem + Smem<S>::mu); // [2][kTileH][kCols]
+    uint32_t *s_sq = reinterpret_cast<uint32_t *>(smem + Smem<S>::sq);   // [3][kTileH][kCols]
+    uint16_t *s_in = reinterpret_cast<uint16_t *>(smem + Smem<S>::in);   // [2][IR][kCols]
+    uint16_t *s_mu = reinterpret_cast<uint16_t *>(smem + Smem<S>::mu);   // [2][kTileH][kCols]
     uint16_t *s_sub = reinterpret_cast<uint16_t *>(smem + Smem<S>::sub); // [2][kTileH/2][kCols]
 
     const int tid = threadIdx.x;
@@ -306,8 +303,8 @@ __global__ void __launch_bounds__(kThreads, 2) vif_scale_kernel(const vif_cuda_s
             uint32_t sd = tap<NS>(SH) * s_in[(IR + r0 + SH) * kCols + c];
 #pragma unroll
             for (int k = 0; k < SH; k++) {
-                sr += tap<NS>(k) * ((uint32_t)s_in[(r0 + k) * kCols + c] +
-                                    s_in[(r0 + ST - 1 - k) * kCols + c]);
+                sr += tap<NS>(k) *
+                      ((uint32_t)s_in[(r0 + k) * kCols + c] + s_in[(r0 + ST - 1 - k) * kCols + c]);
                 sd += tap<NS>(k) * ((uint32_t)s_in[(IR + r0 + k) * kCols + c] +
                                     s_in[(IR + r0 + ST - 1 - k) * kCols + c]);
             }
@@ -396,8 +393,7 @@ __global__ void __launch_bounds__(kThreads, 2) vif_scale_kernel(const vif_cuda_s
 template <int S, bool U8> cudaError_t prepare_one()
 {
     return cudaFuncSetAttribute(vif_scale_kernel<S, U8>,
-                                cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)Smem<S>::bytes);
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)Smem<S>::bytes);
 }
 
 template <int S, bool U8>
@@ -431,15 +427,10 @@ extern "C" int fv_vif_cuda_launch_scale(const vif_cuda_scale_args *a, void *stre
                     (unsigned)((a->h + kTileH - 1) / kTileH), (unsigned)a->nframes);
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     switch (a->scale) {
-    case 0:
-        return (int)(a->u8 ? launch<0, true>(*a, grid, s) : launch<0, false>(*a, grid, s));
-    case 1:
-        return (int)launch<1, false>(*a, grid, s);
-    case 2:
-        return (int)launch<2, false>(*a, grid, s);
-    case 3:
-        return (int)launch<3, false>(*a, grid, s);
-    default:
-        return (int)cudaErrorInvalidValue;
+    case 0: return (int)(a->u8 ? launch<0, true>(*a, grid, s) : launch<0, false>(*a, grid, s));
+    case 1: return (int)launch<1, false>(*a, grid, s);
+    case 2: return (int)launch<2, false>(*a, grid, s);
+    case 3: return (int)launch<3, false>(*a, grid, s);
+    default: return (int)cudaErrorInvalidValue;
     }
 }

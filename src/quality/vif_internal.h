@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal interface of the VIF feature: the constants of libvmaf's integer
  * VIF, its raw values and its C reference. */
 #ifndef FOVEA_QUALITY_VIF_INTERNAL_H
@@ -42,7 +43,7 @@ typedef struct vif_raw {
 
 typedef struct vif_params {
     int width, height;
-    int bpc;                    /* 8, 10, 12 or 16 */
+    int bpc; /* 8, 10, 12 or 16 */
     double enhn_gain_limit;
 } vif_params;
 

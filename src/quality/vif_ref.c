@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* C reference of libvmaf's integer VIF: the four-scale filter / statistic /
  * subsample pipeline in integer arithmetic, multi-threaded over row stripes.
  * docs/quality.md explains the arithmetic; every shift and rounding below is
@@ -42,10 +43,10 @@ typedef struct vif_thread {
      * and GCC vectorizes it 16 columns a zmm register without widening
      * (with 16-bit rows it takes 32 columns at a time and spills): 40% faster. */
     uint32_t *vert[VIF_NSUM];
-    int32_t *sig[3];          /* w: sigma1_sq, sigma2_sq, sigma12 of one row */
-    uint32_t *idx[3];         /* w: the statistic's log table indices */
-    int32_t *sv;              /* w: residual variance sv_sq (0 where unused) */
-    double *gg;               /* w: g * g * sigma1_sq (0 where unused) */
+    int32_t *sig[3];  /* w: sigma1_sq, sigma2_sq, sigma12 of one row */
+    uint32_t *idx[3]; /* w: the statistic's log table indices */
+    int32_t *sv;      /* w: residual variance sv_sq (0 where unused) */
+    double *gg;       /* w: g * g * sigma1_sq (0 where unused) */
     /* VIF_RING rows each of ref and dis (w): the rows the vertical pass reads,
      * in 32-bit elements, row r in slot r % VIF_RING. In 32-bit lanes the pass
      * vectorizes 16 columns a zmm register without widening (with 8- or
@@ -70,17 +71,17 @@ typedef struct vif_job {
     vif_ref *st;
     int scale;
     int w, h;
-    int u8;                     /* samples are bytes (8-bit input at scale 0) */
-    const uint8_t *ref, *dis;   /* image base */
-    ptrdiff_t rstride, dstride; /* bytes */
-    int shift;                  /* bpc at scale 0, 16 above: libvmaf's vertical shift */
+    int u8;                      /* samples are bytes (8-bit input at scale 0) */
+    const uint8_t *ref, *dis;    /* image base */
+    ptrdiff_t rstride, dstride;  /* bytes */
+    int shift;                   /* bpc at scale 0, 16 above: libvmaf's vertical shift */
     uint16_t *out_ref, *out_dis; /* the next scale's images (NULL at the last) */
-    ptrdiff_t out_stride;       /* elements */
+    ptrdiff_t out_stride;        /* elements */
 } vif_job;
 
 const uint16_t fv_vif_filter[VIF_SCALES][VIF_MAX_TAPS] = {
-    {489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274, 3896, 2640, 1640,
-     935, 489},
+    {489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274, 3896, 2640, 1640, 935,
+     489},
     {1244, 3663, 7925, 12590, 14692, 12590, 7925, 3663, 1244},
     {3571, 16004, 26386, 16004, 3571},
     {10904, 43728, 10904},
@@ -167,8 +168,7 @@ VIF_INLINE uint32_t mul_hi_round(uint32_t a, uint32_t b)
 {
     const uint32_t a1 = a >> 16, a0 = a & 0xffff, b1 = b >> 16, b0 = b & 0xffff;
     const uint32_t p = a1 * b0, q = a0 * b1;
-    const uint32_t quarter = ((p & 0xffff) + (q & 0xffff)) * 16384u + ((a0 * b0) >> 2) +
-                             (1u << 29);
+    const uint32_t quarter = ((p & 0xffff) + (q & 0xffff)) * 16384u + ((a0 * b0) >> 2) + (1u << 29);
     return a1 * b1 + (p >> 16) + (q >> 16) + (quarter >> 30);
 }
 
@@ -215,8 +215,8 @@ VIF_INLINE void vstat_u8(const int scale, const uint32_t *const *rr, const uint3
  * shift = bpc at scale 0, 16 above; x*y needs 32 bits so its halves are summed
  * separately, and libvmaf's (sum + round) >> 2*(shift-8) of the 48-bit sum
  * becomes (hi << (16 - sh)) + ((lo + round) >> sh). */
-VIF_INLINE void vstat_u16(const int scale, const uint32_t *const *rr,
-                          const uint32_t *const *dd, int w, int shift, uint32_t *const *out)
+VIF_INLINE void vstat_u16(const int scale, const uint32_t *const *rr, const uint32_t *const *dd,
+                          int w, int shift, uint32_t *const *out)
 {
     const int taps = fv_vif_taps[scale];
     const uint32_t rnd = 1u << (shift - 1);
@@ -259,13 +259,13 @@ VIF_INLINE void vstat_u16(const int scale, const uint32_t *const *rr,
 /* Folded horizontal sum of one padded row at column j: the filter is symmetric,
  * so mirrored pairs are added before the multiply (a pair sum is < 2^17 and
  * c * pair < 2^32 for every off-centre tap). */
-#define VIF_HSUM(scale, v, j, out)                                                           \
-    do {                                                                                    \
-        const int taps_ = fv_vif_taps[scale], half_ = taps_ / 2;                         \
-        uint32_t acc_ = VIF_TAP(scale, half_) * (v)[(j) + half_];                           \
-        _Pragma("GCC unroll 8") for (int k_ = 0; k_ < half_; k_++) acc_ +=                  \
-            VIF_TAP(scale, k_) * ((uint32_t)(v)[(j) + k_] + (v)[(j) + taps_ - 1 - k_]);     \
-        (out) = acc_;                                                                       \
+#define VIF_HSUM(scale, v, j, out)                                                                 \
+    do {                                                                                           \
+        const int taps_ = fv_vif_taps[scale], half_ = taps_ / 2;                                   \
+        uint32_t acc_ = VIF_TAP(scale, half_) * (v)[(j) + half_];                                  \
+        _Pragma("GCC unroll 8") for (int k_ = 0; k_ < half_; k_++) acc_ +=                         \
+            VIF_TAP(scale, k_) * ((uint32_t)(v)[(j) + k_] + (v)[(j) + taps_ - 1 - k_]);            \
+        (out) = acc_;                                                                              \
     } while (0)
 
 /* Horizontal statistic pass over the mirrored vertical results, then the
@@ -303,8 +303,7 @@ VIF_INLINE void hstat(const int scale, uint32_t *const *in, int w, int32_t *cons
  * vector gathers element by element under generic tuning, and over 32-bit
  * indices here that costs less than in the statistic's loop, which works in
  * 64-bit lanes (about 1 ms a 1080p frame). */
-static inline int32_t log2_entries(const uint16_t *restrict t, const uint32_t *restrict idx,
-                                   int w)
+static inline int32_t log2_entries(const uint16_t *restrict t, const uint32_t *restrict idx, int w)
 {
     int32_t s = 0;
     for (int j = 0; j < w; j++)
@@ -442,15 +441,9 @@ VIF_INLINE void sub_rows_at(const vif_job *jb, vif_thread *t, int i2)
         uint16_t *out = (p ? jb->out_dis : jb->out_ref) + (ptrdiff_t)i2 * jb->out_stride;
         uint32_t *v = t->vert[p] + VIF_PAD;
         switch (next) {
-        case 1:
-            sub_row(1, rows, jb->w, jb->shift, v, out);
-            break;
-        case 2:
-            sub_row(2, rows, jb->w, 16, v, out);
-            break;
-        default:
-            sub_row(3, rows, jb->w, 16, v, out);
-            break;
+        case 1: sub_row(1, rows, jb->w, jb->shift, v, out); break;
+        case 2: sub_row(2, rows, jb->w, 16, v, out); break;
+        default: sub_row(3, rows, jb->w, 16, v, out); break;
         }
     }
 }
@@ -487,31 +480,17 @@ VIF_CLONES static void stat_rows(void *arg, int begin, int end, int thread)
             else
                 vstat_u16(0, rr, dd, jb->w, jb->shift, vert);
             break;
-        case 1:
-            vstat_u16(1, rr, dd, jb->w, 16, vert);
-            break;
-        case 2:
-            vstat_u16(2, rr, dd, jb->w, 16, vert);
-            break;
-        default:
-            vstat_u16(3, rr, dd, jb->w, 16, vert);
-            break;
+        case 1: vstat_u16(1, rr, dd, jb->w, 16, vert); break;
+        case 2: vstat_u16(2, rr, dd, jb->w, 16, vert); break;
+        default: vstat_u16(3, rr, dd, jb->w, 16, vert); break;
         }
         for (int m = 0; m < VIF_NSUM; m++)
             pad_row(vert[m], jb->w, half);
         switch (scale) {
-        case 0:
-            hstat(0, vert, jb->w, t->sig);
-            break;
-        case 1:
-            hstat(1, vert, jb->w, t->sig);
-            break;
-        case 2:
-            hstat(2, vert, jb->w, t->sig);
-            break;
-        default:
-            hstat(3, vert, jb->w, t->sig);
-            break;
+        case 0: hstat(0, vert, jb->w, t->sig); break;
+        case 1: hstat(1, vert, jb->w, t->sig); break;
+        case 2: hstat(2, vert, jb->w, t->sig); break;
+        default: hstat(3, vert, jb->w, t->sig); break;
         }
         row_statistic(t, st->log2_table, st->p.enhn_gain_limit, jb->w);
         /* the next scale's row i / 2 while its source rows are in the ring */
@@ -611,8 +590,8 @@ int vif_ref_open(void **priv, fovea_context *ctx, const vif_params *p)
 
 nomem:
     vif_ref_close((void **)&st);
-    return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: cannot allocate buffers for %dx%d",
-                           p->width, p->height);
+    return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vif: cannot allocate buffers for %dx%d", p->width,
+                        p->height);
 }
 
 int vif_ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, const vif_plane *dis,
@@ -662,9 +641,9 @@ int vif_ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, const 
         }
         /* libvmaf: num = log sum / 2048 + (count - sum(sigma2_sq) / 16384 / 65025),
          * den = log sum / 2048 + count, both evaluated in double, stored as float */
-        out->num[s] = (float)((double)tot.num_log / 2048.0 +
-                              ((double)tot.den_non_log -
-                               ((double)tot.num_non_log / 16384.0) / 65025.0));
+        out->num[s] =
+            (float)((double)tot.num_log / 2048.0 +
+                    ((double)tot.den_non_log - ((double)tot.num_non_log / 16384.0) / 65025.0));
         out->den[s] = (float)((double)tot.den_log / 2048.0 + (double)tot.den_non_log);
     }
     return FOVEA_OK;

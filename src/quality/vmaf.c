@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The quality compositor: a model and/or a feature list in, the feature
  * instances of a context (libvmaf's names, order and option suffixes), the
  * queue with the one-frame lookahead, every reported double derived from a
@@ -64,8 +65,8 @@ static int add_instance(fovea_vmaf *v, const feature_def *def, const feature_opt
         if (v->ex[e].def == def && feature_same_opts(def, &v->ex[e].opts, o))
             return e;
     if (v->n_ex == VMAF_MAX_EXTRACTORS)
-        return fv_ctx_error(v->ctx, FOVEA_ERR_UNSUPPORTED,
-                            "vmaf: more than %d feature instances", VMAF_MAX_EXTRACTORS);
+        return fv_ctx_error(v->ctx, FOVEA_ERR_UNSUPPORTED, "vmaf: more than %d feature instances",
+                            VMAF_MAX_EXTRACTORS);
     if (def->check) {
         char err[FOVEA_ERRLEN];
         int st = def->check(o, err, sizeof err);
@@ -252,8 +253,8 @@ int fovea_vmaf_open(fovea_vmaf **out, fovea_context *ctx, const fovea_vmaf_setti
 
     const backend_info *b = NULL;
     char msg[FOVEA_ERRLEN];
-    st = backend_pick(ctx, vmaf_backends, vmaf_backend_count, fovea_context_backend(ctx), &b,
-                      msg, sizeof msg);
+    st = backend_pick(ctx, vmaf_backends, vmaf_backend_count, fovea_context_backend(ctx), &b, msg,
+                      sizeof msg);
     if (st < 0) {
         st = fv_ctx_error(ctx, st, "vmaf: %s", msg);
         goto fail;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The state of a fovea_vmaf, shared by the units of the compositor: vmaf.c
  * (models, plan, lifecycle), vmaf_stream.c (submit/receive, derivation,
  * pooling) and vmaf_write.c (libvmaf's output formats). */
@@ -16,11 +17,11 @@ struct fovea_vmaf_model {
 
 /* One submitted pair until its scores are received. */
 typedef struct vmaf_entry {
-    int64_t frame;        /* number of the pair since open or reset */
-    int64_t index;        /* its index in its stream */
+    int64_t frame;          /* number of the pair since open or reset */
+    int64_t index;          /* its index in its stream */
     int width, height, bpc; /* its size (the derivations use it) */
-    int last;             /* the stream was flushed after it */
-    int have_raw;         /* raw filled (otherwise still inside the driver) */
+    int last;               /* the stream was flushed after it */
+    int have_raw;           /* raw filled (otherwise still inside the driver) */
     vmaf_raw raw;
 } vmaf_entry;
 
@@ -59,7 +60,7 @@ struct fovea_vmaf {
     int stream_open;
     int64_t stream_next; /* index of the next pair in the stream */
     int s_width, s_height, s_bpc;
-    int64_t submitted;   /* frame number of the next pair */
+    int64_t submitted; /* frame number of the next pair */
 
     /* pooling, in frame order */
     int64_t frames;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The C driver of the quality compositor: the raw values of every feature
  * instance of a frame pair from the features' C extractors (feature.h).
  *
@@ -31,9 +32,9 @@ typedef struct vmaf_ref {
     size_t row_bytes; /* width * bytes */
     int nslots;
     slot *s;
-    int n_in;         /* pairs in slots [0, n_in) waiting to be scored */
-    int n_out, next;  /* scored pairs not collected, from slot next */
-    uint8_t *prev;    /* the reference before slot 0's (last of the previous batch) */
+    int n_in;        /* pairs in slots [0, n_in) waiting to be scored */
+    int n_out, next; /* scored pairs not collected, from slot next */
+    uint8_t *prev;   /* the reference before slot 0's (last of the previous batch) */
     int nthreads;
 } vmaf_ref;
 
@@ -112,8 +113,8 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
     st->nslots = fit < 1 ? 1 : fit < (size_t)st->nthreads ? (int)fit : st->nthreads;
     st->s = calloc((size_t)st->nslots, sizeof(*st->s));
     st->prev = malloc(st->row_bytes * (size_t)p->height);
-    int rc = st->s && st->prev ? FOVEA_OK
-                               : fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: out of memory");
+    int rc =
+        st->s && st->prev ? FOVEA_OK : fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: out of memory");
     for (int i = 0; rc == FOVEA_OK && i < st->nslots; i++)
         rc = init_slot(st, ctx, &st->s[i]);
     if (rc < 0) {
@@ -180,8 +181,8 @@ static int run_batch(vmaf_ref *st, fovea_context *ctx)
     return rc;
 }
 
-static int ref_submit(void *priv, fovea_context *ctx, const vmaf_plane *ref,
-                      const vmaf_plane *dis, int new_stream)
+static int ref_submit(void *priv, fovea_context *ctx, const vmaf_plane *ref, const vmaf_plane *dis,
+                      int new_stream)
 {
     vmaf_ref *st = priv;
     if (st->n_out > 0)

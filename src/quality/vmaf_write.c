@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* libvmaf's output formats of a fovea_vmaf's kept frames: the JSON layout of
  * `vmaf --json` (frames, pooled_metrics, aggregate_metrics, then the
  * caller's "fovea" members) and its CSV. Numbers are %.17g (they read back
@@ -22,18 +23,10 @@ static cJSON *number(double x)
 static void add_field(cJSON *obj, const fovea_vmaf_field *f)
 {
     switch (f->type) {
-    case FOVEA_VMAF_FIELD_STRING:
-        cJSON_AddStringToObject(obj, f->key, f->str ? f->str : "");
-        break;
-    case FOVEA_VMAF_FIELD_NUMBER:
-        cJSON_AddNumberToObject(obj, f->key, f->num);
-        break;
-    case FOVEA_VMAF_FIELD_EXACT:
-        cJSON_AddItemToObject(obj, f->key, number(f->num));
-        break;
-    default:
-        cJSON_AddBoolToObject(obj, f->key, f->num != 0.0);
-        break;
+    case FOVEA_VMAF_FIELD_STRING: cJSON_AddStringToObject(obj, f->key, f->str ? f->str : ""); break;
+    case FOVEA_VMAF_FIELD_NUMBER: cJSON_AddNumberToObject(obj, f->key, f->num); break;
+    case FOVEA_VMAF_FIELD_EXACT: cJSON_AddItemToObject(obj, f->key, number(f->num)); break;
+    default: cJSON_AddBoolToObject(obj, f->key, f->num != 0.0); break;
     }
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Color balance solver: least squares over all overlaps with a pull toward
  * identity, gains per RGB channel, then gammas from luma ratios. */
 #include <math.h>
@@ -99,7 +100,7 @@ void fv_color_log_table(int32_t table[FOVEA_LOG_TABLE_SIZE])
  * each channel equal (gains), both as least squares over all overlaps with a
  * pull toward identity. */
 int fv_color_solve(const fv_overlap_stats *st, int n, const fovea_stitcher_settings *s,
-                      fovea_color_correction *out)
+                   fovea_color_correction *out)
 {
     for (int c = 0; c < n; c++) {
         out[c].gain[0] = out[c].gain[1] = out[c].gain[2] = 1.0f;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Automatic color balance between cameras: overlap statistics (accumulated in
  * integers so the C and CUDA backends produce identical sums) and the solver
  * that turns them into per-camera gains and gammas. */
@@ -21,10 +22,10 @@
  * Integers make the C and CUDA sums identical; logs make a gain a shift and a
  * gamma a scale, so the solver can invert both exactly. */
 enum {
-    FOVEA_ST_W = 0,      /* sum of q */
-    FOVEA_ST_N = 1,      /* pixel count */
-    FOVEA_ST_A = 2,      /* camera a: q L(R), q L(G), q L(B), q L(Y), q L(Y)^2 */
-    FOVEA_ST_B = 7,      /* camera b: the same */
+    FOVEA_ST_W = 0, /* sum of q */
+    FOVEA_ST_N = 1, /* pixel count */
+    FOVEA_ST_A = 2, /* camera a: q L(R), q L(G), q L(B), q L(Y), q L(Y)^2 */
+    FOVEA_ST_B = 7, /* camera b: the same */
     FOVEA_ST_FIELDS = 12
 };
 #define FOVEA_LOG_TABLE_SIZE 1021
@@ -46,7 +47,7 @@ static inline int fv_pair_index(int a, int b, int n)
 /* Solve for corrections from overlap stats. Cameras in no usable overlap (or when
  * anything is non-finite) keep identity. Returns the number of overlaps used. */
 int fv_color_solve(const fv_overlap_stats *st, int n, const fovea_stitcher_settings *s,
-                      fovea_color_correction *out);
+                   fovea_color_correction *out);
 
 /* Per-camera correction tables: lut[k][q] is the corrected value of the input
  * q / 4 (q = 0..1020, quarter code values), k = 0..2 for R, G, B (for YUV

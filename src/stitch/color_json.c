@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Per-camera color corrections as JSON: {"cameras":[{"gain":[r,g,b],"gamma":g}, ...]}
  * (include/fovea/stitch.h). Parsed with cJSON; other keys are ignored, so that
  * the summary `fovea stitch --json` writes can be read back. */
@@ -20,9 +21,8 @@ static int positive_number(const cJSON *item, const char *field, float *out, cha
     /* (float) of a double below the smallest denormal would be 0: refused too */
     if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) ||
         !((float)item->valuedouble > 0.0f) || item->valuedouble > FOVEA_COLOR_JSON_MAX)
-        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
-                            "%s: must be a number > 0 and <= %g", field,
-                            (double)FOVEA_COLOR_JSON_MAX);
+        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "%s: must be a number > 0 and <= %g", field,
+                         (double)FOVEA_COLOR_JSON_MAX);
     *out = (float)item->valuedouble;
     return FOVEA_OK;
 }
@@ -32,8 +32,7 @@ static int corrections_from_json_buf(const char *json, size_t len, int n,
 {
     if (!json || !cc || n < 1 || n > FOVEA_STITCH_MAX_CAMERAS)
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
-                            "color corrections: NULL argument or camera count %d out of range",
-                            n);
+                         "color corrections: NULL argument or camera count %d out of range", n);
     cJSON *root = cJSON_ParseWithLength(json, len);
     if (!root)
         return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON");
@@ -55,15 +54,15 @@ static int corrections_from_json_buf(const char *json, size_t len, int n,
     }
     const int count = cJSON_GetArraySize(cams);
     if (count != n) {
-        fv_errbuf(err, errsz, FOVEA_ERR_MISMATCH,
-                     "cameras: has %d entr%s, the map has %d camera%s", count,
-                     count == 1 ? "y" : "ies", n, n == 1 ? "" : "s");
+        fv_errbuf(err, errsz, FOVEA_ERR_MISMATCH, "cameras: has %d entr%s, the map has %d camera%s",
+                  count, count == 1 ? "y" : "ies", n, n == 1 ? "" : "s");
         rc = FOVEA_ERR_MISMATCH;
         goto done;
     }
     int c = 0;
     const cJSON *cam = NULL;
-    cJSON_ArrayForEach(cam, cams) {
+    cJSON_ArrayForEach(cam, cams)
+    {
         if (!cJSON_IsObject(cam)) {
             fv_errbuf(err, errsz, rc, "cameras[%d]: must be an object", c);
             goto done;
@@ -74,13 +73,14 @@ static int corrections_from_json_buf(const char *json, size_t len, int n,
             goto done;
         }
         if (!cJSON_IsArray(gain) || cJSON_GetArraySize(gain) != 3) {
-            fv_errbuf(err, errsz, rc,
-                         "cameras[%d].gain: must be an array of 3 numbers [r, g, b]", c);
+            fv_errbuf(err, errsz, rc, "cameras[%d].gain: must be an array of 3 numbers [r, g, b]",
+                      c);
             goto done;
         }
         int k = 0;
         const cJSON *g = NULL;
-        cJSON_ArrayForEach(g, gain) {
+        cJSON_ArrayForEach(g, gain)
+        {
             snprintf(field, sizeof(field), "cameras[%d].gain[%d]", c, k);
             if (positive_number(g, field, &tmp[c].gain[k], err, errsz) != FOVEA_OK)
                 goto done;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Coverage statistics and the coverage picture of a stitch map. */
 #include <stdlib.h>
 #include <string.h>
@@ -99,10 +100,10 @@ void fv_coverage_color(int c, uint8_t rgb[3])
 {
     /* saturated hues first, then darker/lighter variants */
     static const uint8_t palette[FOVEA_STITCH_MAX_CAMERAS][3] = {
-        {230, 60, 60},  {60, 120, 240}, {60, 200, 80},  {240, 200, 40},
-        {200, 70, 220}, {40, 210, 220}, {250, 140, 40}, {150, 90, 40},
-        {160, 230, 120}, {120, 80, 200}, {240, 120, 170}, {40, 130, 120},
-        {200, 200, 140}, {110, 160, 250}, {180, 40, 90},  {130, 130, 60}};
+        {230, 60, 60},   {60, 120, 240},  {60, 200, 80},   {240, 200, 40},
+        {200, 70, 220},  {40, 210, 220},  {250, 140, 40},  {150, 90, 40},
+        {160, 230, 120}, {120, 80, 200},  {240, 120, 170}, {40, 130, 120},
+        {200, 200, 140}, {110, 160, 250}, {180, 40, 90},   {130, 130, 60}};
     int k = ((c % FOVEA_STITCH_MAX_CAMERAS) + FOVEA_STITCH_MAX_CAMERAS) % FOVEA_STITCH_MAX_CAMERAS;
     memcpy(rgb, palette[k], 3);
 }

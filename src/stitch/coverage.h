@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Coverage statistics and a color visualisation of a stitch map (for
  * `fovea rig check`): who sees what, how wide the overlaps are, where the seams run. */
 #ifndef FOVEA_STITCH_COVERAGE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Exact rig geometry in double precision, following ../shared/specs/rig.md
  * literally; the stitch map builder and its tests measure against these. */
 #include <math.h>
@@ -142,8 +143,8 @@ static void pinhole_distort(const double *k, double x, double y, double *xd, dou
     *yd = y * radial + p1 * (r2 + 2.0 * y * y) + 2.0 * p2 * x * y;
 }
 
-int fv_camera_project(const fovea_rig_camera *cam, double theta_limit, const double p[3],
-                         double *u, double *v)
+int fv_camera_project(const fovea_rig_camera *cam, double theta_limit, const double p[3], double *u,
+                      double *v)
 {
     if (cam->model == FOVEA_CAM_PINHOLE) {
         if (!(p[2] > 0.0))
@@ -292,8 +293,7 @@ int fv_camera_unproject(const fovea_rig_camera *cam, double u, double v, double 
 
 /* ------------------------------------------------------------------ rig level */
 
-int fovea_rig_dir_to_camera(const fovea_rig *rig, int cam, const double d[3], double *u,
-                            double *v)
+int fovea_rig_dir_to_camera(const fovea_rig *rig, int cam, const double d[3], double *u, double *v)
 {
     if (cam < 0 || cam >= rig->num_cameras)
         return 0;

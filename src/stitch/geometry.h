@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Exact (double precision) rig geometry of the rig spec: rotations, panorama
  * pixel <-> world direction, world direction <-> camera image point. */
 #ifndef FOVEA_STITCH_GEOMETRY_H
@@ -36,8 +37,8 @@ double fv_fisheye_fold_theta(const double k[4]);
 /* Direction p in the camera frame -> image point (u, v). theta_limit (radians) is
  * the fisheye visibility limit (theta < theta_limit); pinhole needs pz > 0.
  * @return 1 when defined (u, v set even outside the image), 0 otherwise. */
-int fv_camera_project(const fovea_rig_camera *cam, double theta_limit, const double p[3],
-                         double *u, double *v);
+int fv_camera_project(const fovea_rig_camera *cam, double theta_limit, const double p[3], double *u,
+                      double *v);
 /* Image point -> unit direction in the camera frame (pinhole: Newton undistortion;
  * fisheye: Newton on td). @return 1 on success, 0 when no inverse exists. */
 int fv_camera_unproject(const fovea_rig_camera *cam, double u, double v, double p[3]);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Stitch map storage, the per-pixel grid lookup and the analytic blend weights.
  * This float arithmetic is the reference the CUDA kernel reproduces operation by
  * operation (IEEE round-to-nearest, no FMA contraction: __fmul_rn/__fadd_rn/
@@ -181,7 +182,7 @@ static int weights_from(const fovea_stitch_map *m, int i, int j, int n, const in
                         float w[FOVEA_STITCH_MAX_CAMERAS]);
 
 int fv_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STITCH_MAX_CAMERAS],
-                      float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS])
+                   float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS])
 {
     int n = m->num_cameras;
     if (n > FOVEA_STITCH_MAX_CAMERAS)
@@ -444,7 +445,7 @@ int fv_map_row_set(fv_map_row *r, const fovea_stitch_map *m, int j)
 }
 
 int fv_map_row_weights(const fv_map_row *r, int i, float w[FOVEA_STITCH_MAX_CAMERAS],
-                          float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS])
+                       float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS])
 {
     const fovea_stitch_map *m = r->m;
     int n = m->num_cameras;
@@ -517,8 +518,8 @@ static int single_at(const fv_map_row *r, int n, int i, int *end)
     return found;
 }
 
-int fv_map_row_single(const fv_map_row *r, int i, int max, int *cam_out, int *end_out,
-                         float *u, float *v)
+int fv_map_row_single(const fv_map_row *r, int i, int max, int *cam_out, int *end_out, float *u,
+                      float *v)
 {
     const fovea_stitch_map *m = r->m;
     int n = m->num_cameras;

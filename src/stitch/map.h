@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal stitch map: what the stitcher needs per panorama pixel and camera,
  * stored compactly. Built from a rig (map_build.c), saved/loaded (map_file.c),
  * or imported from full-resolution float tables (map_import.c). */
@@ -24,10 +25,10 @@
  * Blend weights are analytic (see fv_map_weights) unless `weight` is set. */
 typedef struct fv_camera_map {
     int cam_width, cam_height;
-    int step;              /* grid spacing in panorama pixels: 1, 2, 4, 8, 16 or 32 */
-    int grid_w, grid_h;    /* nodes: (pano_w - 1) / step + 2 by (pano_h - 1) / step + 2 */
-    float *uv;             /* grid_w * grid_h * 2 floats (u, v interleaved) */
-    float px_scale;        /* panorama pixels per camera pixel near the image center,
+    int step;           /* grid spacing in panorama pixels: 1, 2, 4, 8, 16 or 32 */
+    int grid_w, grid_h; /* nodes: (pano_w - 1) / step + 2 by (pano_h - 1) / step + 2 */
+    float *uv;          /* grid_w * grid_h * 2 floats (u, v interleaved) */
+    float px_scale;     /* panorama pixels per camera pixel near the image center,
                               used to turn edge distances into panorama pixels */
     /* Fisheye visibility (theta < max_theta) as a region of the image: the ellipse
      * ((u-clip_cx)/clip_rx)^2 + ((v-clip_cy)/clip_ry)^2 < 1, with clip_rx = fx * td(max_theta),
@@ -36,13 +37,13 @@ typedef struct fv_camera_map {
      * the projection a little beyond max_theta so cells along that limit interpolate
      * normally and the ellipse, not NaN nodes, decides what is seen there. */
     float clip_cx, clip_cy, clip_rx, clip_ry;
-    float *weight;         /* NULL (analytic) or pano_w * pano_h explicit weights (import) */
+    float *weight; /* NULL (analytic) or pano_w * pano_h explicit weights (import) */
 } fv_camera_map;
 
 typedef struct fovea_stitch_map {
     int pano_width, pano_height;
     int num_cameras;
-    float feather;         /* transition width across a seam, panorama pixels */
+    float feather; /* transition width across a seam, panorama pixels */
     fv_camera_map cam[FOVEA_STITCH_MAX_CAMERAS];
 } fovea_stitch_map;
 
@@ -61,7 +62,7 @@ int fv_map_lookup(const fovea_stitch_map *m, int c, int i, int j, float *u, floa
 /* Blend weights of every camera at pixel (i,j); w[c] = 0 for cameras that do not
  * see it. Returns the number of cameras with w > 0 (0 = uncovered: black). */
 int fv_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STITCH_MAX_CAMERAS],
-                      float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS]);
+                   float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS]);
 
 /* Weights along one panorama row: each camera's grid nodes are interpolated
  * to the row once (the column values of the per-pixel lookup), so a pixel only
@@ -73,8 +74,9 @@ int fv_map_weights(const fovea_stitch_map *m, int i, int j, float w[FOVEA_STITCH
 typedef struct fv_map_row {
     const fovea_stitch_map *m;
     int j;
-    const float *col[FOVEA_STITCH_MAX_CAMERAS];         /* (u, v) per node column, or NULL */
-    const unsigned char *cell[FOVEA_STITCH_MAX_CAMERAS]; /* per cell: 0 not seen, 1 in part, 2 whole */
+    const float *col[FOVEA_STITCH_MAX_CAMERAS]; /* (u, v) per node column, or NULL */
+    const unsigned char
+        *cell[FOVEA_STITCH_MAX_CAMERAS]; /* per cell: 0 not seen, 1 in part, 2 whole */
     void *buf;
     size_t cap;
 } fv_map_row;
@@ -83,7 +85,7 @@ void fv_map_row_init(fv_map_row *r);
 /* Prepare row j of map m (reusing r's buffer); FOVEA_ERR_NOMEM when it cannot grow. */
 int fv_map_row_set(fv_map_row *r, const fovea_stitch_map *m, int j);
 int fv_map_row_weights(const fv_map_row *r, int i, float w[FOVEA_STITCH_MAX_CAMERAS],
-                          float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS]);
+                       float u[FOVEA_STITCH_MAX_CAMERAS], float v[FOVEA_STITCH_MAX_CAMERAS]);
 void fv_map_row_free(fv_map_row *r);
 
 /* Runs of pixels that one camera alone sees whole. When pixel i of the
@@ -96,7 +98,6 @@ void fv_map_row_free(fv_map_row *r);
  * fisheye border, within a pixel of margin), two cameras, a weight table, or
  * no camera at all. The cells' codes come from fv_map_row_set: 0 not seen,
  * 1 seen in part, 2 seen whole. */
-int fv_map_row_single(const fv_map_row *r, int i, int max, int *cam, int *end, float *u,
-                         float *v);
+int fv_map_row_single(const fv_map_row *r, int i, int max, int *cam, int *end, float *u, float *v);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Public map handle: construction from a rig, map files and imported tables,
  * and the deep copy the stitcher keeps. */
 #include <math.h>
@@ -56,8 +57,7 @@ static int map_load_buf(const char *path, fovea_stitch_map **map, char *err, siz
     return st;
 }
 
-static int map_save_buf(const fovea_stitch_map *map, const char *path, char *err,
-                        size_t errsz)
+static int map_save_buf(const fovea_stitch_map *map, const char *path, char *err, size_t errsz)
 {
     if (!map || !path)
         return FOVEA_ERR_INVALID_ARG;
@@ -150,9 +150,8 @@ void fovea_stitch_map_default_settings(fovea_stitch_map_settings *s)
     s->tolerance = opt.tolerance;
 }
 
-int fovea_stitch_map_open_rig(fovea_stitch_map **map, fovea_context *ctx,
-                           const fovea_rig *rig, const fovea_stitch_map_settings *s,
-                           fovea_stitch_map_stats *stats)
+int fovea_stitch_map_open_rig(fovea_stitch_map **map, fovea_context *ctx, const fovea_rig *rig,
+                              const fovea_stitch_map_settings *s, fovea_stitch_map_stats *stats)
 {
     if (!map)
         return FOVEA_ERR_INVALID_ARG;
@@ -198,8 +197,7 @@ float fovea_stitch_map_feather(const fovea_stitch_map *map)
     return map ? map->feather : -1.0f;
 }
 
-int fovea_stitch_map_lookup(const fovea_stitch_map *map, int cam, int i, int j, float *u,
-                            float *v)
+int fovea_stitch_map_lookup(const fovea_stitch_map *map, int cam, int i, int j, float *u, float *v)
 {
     float uu, vv;
     if (!map) {

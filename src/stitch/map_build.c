@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Stitch map builder: grid nodes from the exact projection (geometry.c), then a
  * check of the float lookup against the exact projection at every panorama pixel
  * to pick the coarsest grid step per camera that meets the tolerance. */
@@ -25,8 +26,8 @@ typedef struct {
     const fovea_rig *rig;
     const fovea_rig_camera *cam;
     double m[3][3];
-    double lim_exact;   /* spec visibility limit (fisheye), radians */
-    double lim_ext;     /* limit of the extended projection stored in nodes */
+    double lim_exact; /* spec visibility limit (fisheye), radians */
+    double lim_ext;   /* limit of the extended projection stored in nodes */
 } cam_proj;
 
 static void cam_proj_init(cam_proj *p, const fovea_rig *rig, int c, int max_step)
@@ -97,7 +98,7 @@ static void pano_row(const fovea_rig *rig, double j, double *a, double *b)
 typedef struct {
     const cam_proj *proj;
     fv_camera_map *grid;
-    const double *col;  /* per node column: sin lon, then cos lon */
+    const double *col; /* per node column: sin lon, then cos lon */
 } fill_job;
 
 static void fill_rows(void *arg, int begin, int end, int thread)
@@ -139,8 +140,8 @@ typedef struct {
     atomic_int failed[MAX_CANDIDATES]; /* set once a candidate fails: skip it after */
     int allow_skip;                    /* 0: check every pixel (complete statistics) */
     double tol;
-    const double *col_sin, *col_cos;  /* per panorama column: sin/cos lon */
-    row_result *rows;                 /* pano_h * ncand */
+    const double *col_sin, *col_cos; /* per panorama column: sin/cos lon */
+    row_result *rows;                /* pano_h * ncand */
 } check_job;
 
 static void check_rows(void *arg, int begin, int end, int thread)
@@ -153,7 +154,8 @@ static void check_rows(void *arg, int begin, int end, int thread)
         int skip[MAX_CANDIDATES];
         for (int k = 0; k < job->ncand; k++) {
             memset(&res[k], 0, sizeof(res[k]));
-            skip[k] = job->allow_skip && atomic_load_explicit(&job->failed[k], memory_order_relaxed);
+            skip[k] =
+                job->allow_skip && atomic_load_explicit(&job->failed[k], memory_order_relaxed);
         }
         double ra, rb;
         pano_row(rig, j, &ra, &rb);
@@ -341,7 +343,7 @@ done:
 }
 
 int fv_map_build(fovea_context *ctx, const fovea_rig *rig, fovea_stitch_map *map,
-                    const fv_map_build_options *opt_in)
+                 const fv_map_build_options *opt_in)
 {
     if (!rig || !map)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "map build: NULL argument");
@@ -357,10 +359,10 @@ int fv_map_build(fovea_context *ctx, const fovea_rig *rig, fovea_stitch_map *map
     int s = opt.max_step;
     if (!(s == 1 || s == 2 || s == 4 || s == 8 || s == 16 || s == 32))
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                               "map build: max_step %d is not 1, 2, 4, 8, 16 or 32", s);
+                            "map build: max_step %d is not 1, 2, 4, 8, 16 or 32", s);
     if (!(opt.tolerance > 0.0) || !isfinite(opt.tolerance))
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                               "map build: tolerance must be a finite number > 0");
+                            "map build: tolerance must be a finite number > 0");
 
     fovea_stitch_map_stats stats;
     memset(&stats, 0, sizeof(stats));

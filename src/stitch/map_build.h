@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Building a stitch map (map.h) from a rig: per camera, the coarsest grid whose
  * float bilinear lookup stays within a tolerance of the exact projection. */
 #ifndef FOVEA_STITCH_MAP_BUILD_H
@@ -21,8 +22,8 @@
 /* fovea_stitch_map_camera_stats, fovea_stitch_map_stats: fovea/stitch.h */
 
 typedef struct fv_map_build_options {
-    int max_step;           /* coarsest grid tried: 1, 2, 4, 8, 16 or 32 (default 16) */
-    double tolerance;       /* allowed |lookup - exact| in u and in v, camera px (default 0.01) */
+    int max_step;     /* coarsest grid tried: 1, 2, 4, 8, 16 or 32 (default 16) */
+    double tolerance; /* allowed |lookup - exact| in u and in v, camera px (default 0.01) */
     fovea_stitch_map_stats *stats; /* optional output */
 } fv_map_build_options;
 
@@ -38,6 +39,6 @@ void fv_map_build_default_options(fv_map_build_options *opt);
  * ctx may be NULL (serial, no error message). opt may be NULL (defaults).
  * @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (bad rig/options), FOVEA_ERR_NOMEM */
 int fv_map_build(fovea_context *ctx, const fovea_rig *rig, fovea_stitch_map *map,
-                    const fv_map_build_options *opt);
+                 const fv_map_build_options *opt);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Stitch map file format (docs/map-format.md): header parsing and validation,
  * payload streaming with CRC-32, save/load/encode/decode, camera checks. */
 #include <errno.h>
@@ -36,7 +37,8 @@ typedef struct map_header {
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
 #endif
-static int set_err(char *err, size_t errsz, int status, const char *name, const char *fmt, ...)
+static int
+set_err(char *err, size_t errsz, int status, const char *name, const char *fmt, ...)
 {
     if (!err || errsz == 0)
         return status;
@@ -156,9 +158,8 @@ static int check_header_fields(const map_header *h, int status, const char *name
     for (uint32_t c = 0; c < h->num_cameras; c++) {
         uint32_t w = h->cam[c].w, ht = h->cam[c].h, step = h->cam[c].step;
         if (w < 1 || w > FOVEA_MAP_MAX_DIM || ht < 1 || ht > FOVEA_MAP_MAX_DIM)
-            return set_err(err, errsz, status, name,
-                           "camera %u: size %ux%u out of range (1..%d)", c, w, ht,
-                           FOVEA_MAP_MAX_DIM);
+            return set_err(err, errsz, status, name, "camera %u: size %ux%u out of range (1..%d)",
+                           c, w, ht, FOVEA_MAP_MAX_DIM);
         if (!valid_step(step))
             return set_err(err, errsz, status, name,
                            "camera %u: grid step %u is not 1, 2, 4, 8, 16 or 32", c, step);
@@ -167,8 +168,8 @@ static int check_header_fields(const map_header *h, int status, const char *name
             return set_err(err, errsz, status, name,
                            "camera %u: grid %ux%u does not match panorama %ux%u at step %u "
                            "(expected grid_w %u, grid_h %u)",
-                           c, h->cam[c].grid_w, h->cam[c].grid_h, h->pano_w, h->pano_h, step,
-                           gw, gh);
+                           c, h->cam[c].grid_w, h->cam[c].grid_h, h->pano_w, h->pano_h, step, gw,
+                           gh);
         float s = h->cam[c].px_scale;
         if (!isfinite(s) || !(s > 0.0f))
             return set_err(err, errsz, status, name,
@@ -179,8 +180,8 @@ static int check_header_fields(const map_header *h, int status, const char *name
         if (!isfinite(cx) || !isfinite(cy) || !isfinite(rx) || !isfinite(ry) || rx < 0.0f ||
             ry < 0.0f || (rx > 0.0f && !(ry > 0.0f)))
             return set_err(err, errsz, status, name,
-                           "camera %u: clip ellipse (%g,%g) radii %g,%g is invalid", c,
-                           (double)cx, (double)cy, (double)rx, (double)ry);
+                           "camera %u: clip ellipse (%g,%g) radii %g,%g is invalid", c, (double)cx,
+                           (double)cy, (double)rx, (double)ry);
     }
     return FOVEA_OK;
 }
@@ -191,8 +192,7 @@ static int parse_header(const uint8_t *buf, size_t avail, map_header *h, const c
 {
     memset(h, 0, sizeof(*h));
     if (avail < 8 || memcmp(buf, FOVEA_MAP_MAGIC, 8) != 0)
-        return set_err(err, errsz, FOVEA_ERR_CORRUPT, name,
-                       "not a fovea map file (bad magic)");
+        return set_err(err, errsz, FOVEA_ERR_CORRUPT, name, "not a fovea map file (bad magic)");
     if (avail < FIXED_HEADER)
         return set_err(err, errsz, FOVEA_ERR_CORRUPT, name,
                        "truncated: header has %zu of at least %d bytes", avail, FIXED_HEADER);
@@ -209,17 +209,16 @@ static int parse_header(const uint8_t *buf, size_t avail, map_header *h, const c
     h->flags = rd_u32(buf + 32);
     /* The camera count sizes the header, so it is checked before the header CRC. */
     if (h->num_cameras < 1 || h->num_cameras > FOVEA_STITCH_MAX_CAMERAS)
-        return set_err(err, errsz, FOVEA_ERR_CORRUPT, name,
-                       "num_cameras %u out of range (1..%d)", h->num_cameras,
-                       FOVEA_STITCH_MAX_CAMERAS);
+        return set_err(err, errsz, FOVEA_ERR_CORRUPT, name, "num_cameras %u out of range (1..%d)",
+                       h->num_cameras, FOVEA_STITCH_MAX_CAMERAS);
     uint32_t hs = header_size_for(h->num_cameras);
     if (h->header_size != hs)
         return set_err(err, errsz, FOVEA_ERR_CORRUPT, name,
-                       "header size %u does not match %u cameras (expected %u)",
-                       h->header_size, h->num_cameras, hs);
+                       "header size %u does not match %u cameras (expected %u)", h->header_size,
+                       h->num_cameras, hs);
     if (avail < hs)
-        return set_err(err, errsz, FOVEA_ERR_CORRUPT, name,
-                       "truncated: header has %zu of %u bytes", avail, hs);
+        return set_err(err, errsz, FOVEA_ERR_CORRUPT, name, "truncated: header has %zu of %u bytes",
+                       avail, hs);
     uint32_t stored_crc = rd_u32(buf + hs - 4);
     uint32_t crc = (uint32_t)crc_update(crc32(0L, Z_NULL, 0), buf, hs - 4);
     if (crc != stored_crc)
@@ -257,8 +256,8 @@ static int check_extent(uint64_t present, uint64_t declared, const char *name, c
 {
     if (present < declared)
         return set_err(err, errsz, FOVEA_ERR_CORRUPT, name,
-                       "truncated: payload has %llu of %llu bytes",
-                       (unsigned long long)present, (unsigned long long)declared);
+                       "truncated: payload has %llu of %llu bytes", (unsigned long long)present,
+                       (unsigned long long)declared);
     if (present > declared)
         return set_err(err, errsz, FOVEA_ERR_CORRUPT, name, "%llu bytes of trailing data",
                        (unsigned long long)(present - declared));
@@ -281,8 +280,8 @@ static int check_values(const fovea_stitch_map *m, int status, const char *name,
             if (isinf(cam->uv[k])) {
                 size_t node = k / 2;
                 return set_err(err, errsz, status, name,
-                               "camera %d: grid node (%zu,%zu) has an infinite %c coordinate",
-                               c, node % (size_t)cam->grid_w, node / (size_t)cam->grid_w,
+                               "camera %d: grid node (%zu,%zu) has an infinite %c coordinate", c,
+                               node % (size_t)cam->grid_w, node / (size_t)cam->grid_w,
                                (k & 1) ? 'v' : 'u');
             }
         }
@@ -294,8 +293,7 @@ static int check_values(const fovea_stitch_map *m, int status, const char *name,
                 return set_err(err, errsz, status, name,
                                "camera %d: weight %g at pixel (%zu,%zu) is negative or not "
                                "finite",
-                               c, (double)w, k % (size_t)m->pano_width,
-                               k / (size_t)m->pano_width);
+                               c, (double)w, k % (size_t)m->pano_width, k / (size_t)m->pano_width);
         }
     }
     return FOVEA_OK;
@@ -349,8 +347,8 @@ static int short_read(payload_src *s, const char *name, char *err, size_t errsz)
 }
 
 /* Allocate m from a validated header and fill it from the payload. */
-static int read_payload(const map_header *h, payload_src *s, fovea_stitch_map *m,
-                        const char *name, char *err, size_t errsz)
+static int read_payload(const map_header *h, payload_src *s, fovea_stitch_map *m, const char *name,
+                        char *err, size_t errsz)
 {
     int rc;
     memset(m, 0, sizeof(*m));
@@ -413,8 +411,7 @@ fail:
     return rc;
 }
 
-int fv_map_decode(const uint8_t *data, size_t size, fovea_stitch_map *m, char *err,
-                     size_t errsz)
+int fv_map_decode(const uint8_t *data, size_t size, fovea_stitch_map *m, char *err, size_t errsz)
 {
     const char *name = "map data";
     if (!m || (!data && size))
@@ -489,8 +486,8 @@ done:
 /* ---- writing ---- */
 
 /* Build and validate the header of m (everything but the payload CRC). */
-static int header_from_map(const fovea_stitch_map *m, map_header *h, const char *name,
-                           char *err, size_t errsz)
+static int header_from_map(const fovea_stitch_map *m, map_header *h, const char *name, char *err,
+                           size_t errsz)
 {
     memset(h, 0, sizeof(*h));
     if (!m)
@@ -502,8 +499,7 @@ static int header_from_map(const fovea_stitch_map *m, map_header *h, const char 
     int has_weights = m->cam[0].weight != NULL;
     for (int c = 0; c < m->num_cameras; c++) {
         if (!m->cam[c].uv)
-            return set_err(err, errsz, FOVEA_ERR_INVALID_ARG, name, "camera %d has no grid",
-                           c);
+            return set_err(err, errsz, FOVEA_ERR_INVALID_ARG, name, "camera %d has no grid", c);
         if ((m->cam[c].weight != NULL) != has_weights)
             return set_err(err, errsz, FOVEA_ERR_INVALID_ARG, name,
                            "camera %d %s explicit weights but camera 0 %s", c,
@@ -620,8 +616,7 @@ static void emit_payload(const fovea_stitch_map *m, payload_sink *s)
     }
 }
 
-int fv_map_encode(const fovea_stitch_map *m, uint8_t **data, size_t *size, char *err,
-                     size_t errsz)
+int fv_map_encode(const fovea_stitch_map *m, uint8_t **data, size_t *size, char *err, size_t errsz)
 {
     const char *name = "map";
     if (!data || !size)
@@ -684,8 +679,8 @@ int fv_map_save(const fovea_stitch_map *m, const char *path, char *err, size_t e
     return fv_outfile_commit_buf(&of, err, errsz);
 }
 
-int fv_map_check_cameras(const fovea_stitch_map *m, int n, const int *widths,
-                            const int *heights, char *err, size_t errsz)
+int fv_map_check_cameras(const fovea_stitch_map *m, int n, const int *widths, const int *heights,
+                         char *err, size_t errsz)
 {
     if (!m || n < 0 || (n > 0 && (!widths || !heights)))
         return set_err(err, errsz, FOVEA_ERR_INVALID_ARG, NULL, "invalid arguments");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Import of users' full-resolution float tables (left/right lookup and weight
  * tables) into a step-1 stitch map with explicit weights. */
 #include <errno.h>
@@ -21,7 +22,7 @@
 enum { T_LX, T_LY, T_RX, T_RY, T_WL, T_WR, T_COUNT };
 
 static const char *const table_names[T_COUNT] = {
-    "lut_left_x.bin", "lut_left_y.bin", "lut_right_x.bin",
+    "lut_left_x.bin",  "lut_left_y.bin",  "lut_right_x.bin",
     "lut_right_y.bin", "weight_left.bin", "weight_right.bin",
 };
 
@@ -40,16 +41,15 @@ static int read_floats(FILE *fp, const char *path, float *dst, size_t count, cha
 {
     if (fread(dst, sizeof(float), count, fp) != count) {
         if (ferror(fp))
-            return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error: %s", path,
-                           strerror(errno));
+            return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error: %s", path, strerror(errno));
         return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "%s: file shrank while reading", path);
     }
     if (!host_is_le()) {
         for (size_t i = 0; i < count; i++) {
             uint8_t b[4];
             memcpy(b, &dst[i], 4);
-            uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-                         (uint32_t)b[3] << 24;
+            uint32_t u =
+                (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
             memcpy(&dst[i], &u, 4);
         }
     }
@@ -57,9 +57,9 @@ static int read_floats(FILE *fp, const char *path, float *dst, size_t count, cha
 }
 
 /* Fill camera c's grid from its x/y tables and its weight table. */
-static int import_camera(fv_camera_map *cam, int pano_w, int pano_h, int cam_w, int cam_h,
-                         FILE *fx, FILE *fy, FILE *fw, const char *px, const char *py,
-                         const char *pw, float *rowx, float *rowy, char *err, size_t errsz)
+static int import_camera(fv_camera_map *cam, int pano_w, int pano_h, int cam_w, int cam_h, FILE *fx,
+                         FILE *fy, FILE *fw, const char *px, const char *py, const char *pw,
+                         float *rowx, float *rowy, char *err, size_t errsz)
 {
     int rc = fv_camera_map_alloc(cam, pano_w, pano_h, 1);
     if (rc != FOVEA_OK)
@@ -73,7 +73,7 @@ static int import_camera(fv_camera_map *cam, int pano_w, int pano_h, int cam_w, 
     cam->weight = malloc(npix * sizeof(float));
     if (!cam->weight)
         return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "cannot allocate %dx%d weights", pano_w,
-                       pano_h);
+                         pano_h);
     const float umax = (float)(cam_w - 1), vmax = (float)(cam_h - 1);
     const size_t gw = (size_t)cam->grid_w;
     for (int j = 0; j < pano_h; j++) {
@@ -85,8 +85,8 @@ static int import_camera(fv_camera_map *cam, int pano_w, int pano_h, int cam_w, 
         float *node = cam->uv + (size_t)j * gw * 2;
         for (int i = 0; i < pano_w; i++) {
             float u = rowx[i], v = rowy[i];
-            int seen = isfinite(u) && isfinite(v) && u >= 0.0f && v >= 0.0f && u <= umax &&
-                       v <= vmax;
+            int seen =
+                isfinite(u) && isfinite(v) && u >= 0.0f && v >= 0.0f && u <= umax && v <= vmax;
             node[2 * i] = seen ? u : UNSEEN;
             node[2 * i + 1] = seen ? v : UNSEEN;
         }
@@ -106,8 +106,8 @@ static int import_camera(fv_camera_map *cam, int pano_w, int pano_h, int cam_w, 
             float w = cam->weight[k];
             if (!isfinite(w) || w < 0.0f)
                 return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
-                               "%s: weight %g at pixel (%d,%d) is negative or not finite", pw,
-                               (double)w, i, j);
+                                 "%s: weight %g at pixel (%d,%d) is negative or not finite", pw,
+                                 (double)w, i, j);
             /* A weight where the camera does not see must not take part in blending. */
             if (cam->uv[((size_t)j * gw + (size_t)i) * 2] == UNSEEN)
                 cam->weight[k] = 0.0f;
@@ -117,20 +117,20 @@ static int import_camera(fv_camera_map *cam, int pano_w, int pano_h, int cam_w, 
 }
 
 int fv_map_import_tables(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
-                            float feather, fovea_stitch_map *m, char *err, size_t errsz)
+                         float feather, fovea_stitch_map *m, char *err, size_t errsz)
 {
     if (!m || !dir)
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "import: NULL argument");
     memset(m, 0, sizeof(*m));
     if (pano_w < 1 || pano_w > 16384 || pano_h < 1 || pano_h > 16384)
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
-                       "import: panorama size %dx%d out of range (1..16384)", pano_w, pano_h);
+                         "import: panorama size %dx%d out of range (1..16384)", pano_w, pano_h);
     if (cam_w < 1 || cam_w > 16384 || cam_h < 1 || cam_h > 16384)
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
-                       "import: camera size %dx%d out of range (1..16384)", cam_w, cam_h);
+                         "import: camera size %dx%d out of range (1..16384)", cam_w, cam_h);
     if (!isfinite(feather) || feather < 0.0f)
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
-                       "import: feather %g is not a finite value >= 0", (double)feather);
+                         "import: feather %g is not a finite value >= 0", (double)feather);
 
     const size_t npix = (size_t)pano_w * (size_t)pano_h;
     const size_t expect = npix * sizeof(float);
@@ -150,7 +150,7 @@ int fv_map_import_tables(const char *dir, int pano_w, int pano_h, int cam_w, int
         fp[t] = fopen(paths[t], "rb");
         if (!fp[t]) {
             rc = fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: cannot open: %s", paths[t],
-                         strerror(errno));
+                           strerror(errno));
             goto done;
         }
         struct stat st;
@@ -160,8 +160,8 @@ int fv_map_import_tables(const char *dir, int pano_w, int pano_h, int cam_w, int
         }
         if ((uint64_t)st.st_size != (uint64_t)expect) {
             rc = fv_errbuf(err, errsz, FOVEA_ERR_MISMATCH,
-                         "%s: expected %zu bytes (%dx%d float32), file has %llu bytes",
-                         paths[t], expect, pano_w, pano_h, (unsigned long long)st.st_size);
+                           "%s: expected %zu bytes (%dx%d float32), file has %llu bytes", paths[t],
+                           expect, pano_w, pano_h, (unsigned long long)st.st_size);
             goto done;
         }
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Import of full-resolution float lookup tables (two cameras, left/right) into a
  * step-1 stitch map with explicit weights. Table conventions: docs/map-format.md. */
 #ifndef FOVEA_STITCH_MAP_IMPORT_H
@@ -21,6 +22,6 @@
  *         file), FOVEA_ERR_MISMATCH (file size is not pano_w*pano_h*4),
  *         FOVEA_ERR_CORRUPT (bad weight) or FOVEA_ERR_NOMEM; err names the file. */
 int fv_map_import_tables(const char *dir, int pano_w, int pano_h, int cam_w, int cam_h,
-                            float feather, fovea_stitch_map *m, char *err, size_t errsz);
+                         float feather, fovea_stitch_map *m, char *err, size_t errsz);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Color mismatch across the overlaps of a map (fovea_stitch_overlap_mismatch):
  * each camera's samples through the correction tables the stitcher builds. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Rigs: validate ranges with field-path messages, write a rig back as JSON,
  * and the public rig handle (rig_parse.c reads the JSON). */
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include "fovea/fovea.h"
 #include "stitch/geometry.h"
 #include "stitch/rig.h"
-
 
 
 const char *fovea_projection_name(fovea_projection p)
@@ -57,10 +57,10 @@ int fv_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz)
         return fv_errbuf(err, errsz, bad, "panorama.projection: unknown projection");
     if (!valid_size(rig->width))
         return fv_errbuf(err, errsz, bad, "panorama.width: must be an integer in [1, %d]",
-                       FOVEA_RIG_MAX_SIZE);
+                         FOVEA_RIG_MAX_SIZE);
     if (!valid_size(rig->height))
         return fv_errbuf(err, errsz, bad, "panorama.height: must be an integer in [1, %d]",
-                       FOVEA_RIG_MAX_SIZE);
+                         FOVEA_RIG_MAX_SIZE);
     if (!isfinite(rig->hfov) || !(rig->hfov > 0.0 && rig->hfov <= 360.0))
         return fv_errbuf(err, errsz, bad, "panorama.hfov: must be in (0, 360] degrees");
     if (rig->projection == FOVEA_PROJ_EQUIRECTANGULAR &&
@@ -76,17 +76,17 @@ int fv_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz)
         return fv_errbuf(err, errsz, bad, "max_theta: must be in (0, 180] degrees");
     if (rig->num_cameras < 1 || rig->num_cameras > FOVEA_RIG_MAX_CAMERAS)
         return fv_errbuf(err, errsz, bad, "cameras: must have 1 to %d entries (has %d)",
-                       FOVEA_RIG_MAX_CAMERAS, rig->num_cameras);
+                         FOVEA_RIG_MAX_CAMERAS, rig->num_cameras);
     for (int k = 0; k < rig->num_cameras; k++) {
         const fovea_rig_camera *c = &rig->cameras[k];
         if (c->model != FOVEA_CAM_PINHOLE && c->model != FOVEA_CAM_FISHEYE)
             return fv_errbuf(err, errsz, bad, "cameras[%d].model: unknown model", k);
         if (!valid_size(c->width))
             return fv_errbuf(err, errsz, bad, "cameras[%d].width: must be an integer in [1, %d]", k,
-                           FOVEA_RIG_MAX_SIZE);
+                             FOVEA_RIG_MAX_SIZE);
         if (!valid_size(c->height))
             return fv_errbuf(err, errsz, bad, "cameras[%d].height: must be an integer in [1, %d]",
-                           k, FOVEA_RIG_MAX_SIZE);
+                             k, FOVEA_RIG_MAX_SIZE);
         if (!isfinite(c->fx) || !(c->fx > 0.0))
             return fv_errbuf(err, errsz, bad, "cameras[%d].fx: must be a finite number > 0", k);
         if (!isfinite(c->fy) || !(c->fy > 0.0))
@@ -98,10 +98,11 @@ int fv_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz)
         for (int d = 0; d < 5; d++)
             if (!isfinite(c->dist[d]))
                 return fv_errbuf(err, errsz, bad, "cameras[%d].dist[%d]: must be a finite number",
-                               k, d);
+                                 k, d);
         if (c->model == FOVEA_CAM_FISHEYE && c->dist[4] != 0.0)
             return fv_errbuf(err, errsz, bad,
-                           "cameras[%d].dist: a fisheye has 4 coefficients (dist[4] must be 0)", k);
+                             "cameras[%d].dist: a fisheye has 4 coefficients (dist[4] must be 0)",
+                             k);
         if (!isfinite(c->yaw))
             return fv_errbuf(err, errsz, bad, "cameras[%d].yaw: must be a finite number", k);
         if (!isfinite(c->pitch))
@@ -114,9 +115,9 @@ int fv_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz)
             double fold = fv_fisheye_fold_theta(c->dist);
             if (fold <= rig->max_theta * (FOVEA_PI / 180.0))
                 return fv_errbuf(err, errsz, bad,
-                               "cameras[%d].dist: fisheye image radius stops growing at "
-                               "theta = %.2f degrees, before max_theta = %g",
-                               k, fold * (180.0 / FOVEA_PI), rig->max_theta);
+                                 "cameras[%d].dist: fisheye image radius stops growing at "
+                                 "theta = %.2f degrees, before max_theta = %g",
+                                 k, fold * (180.0 / FOVEA_PI), rig->max_theta);
         }
     }
     return FOVEA_OK;
@@ -160,8 +161,8 @@ char *fovea_rig_to_json(const fovea_rig *rig)
     cJSON *pano = cJSON_AddObjectToObject(root, "panorama");
     ok = ok && pano;
     if (ok) {
-        ok = ok && cJSON_AddStringToObject(pano, "projection",
-                                           fovea_projection_name(rig->projection));
+        ok = ok &&
+             cJSON_AddStringToObject(pano, "projection", fovea_projection_name(rig->projection));
         ok = ok && add_num(pano, "width", rig->width) && add_num(pano, "height", rig->height);
         ok = ok && add_num(pano, "hfov", rig->hfov) && add_num(pano, "vfov", rig->vfov);
         ok = ok && add_num(pano, "yaw", rig->yaw) && add_num(pano, "pitch", rig->pitch);
@@ -248,8 +249,7 @@ static int rig_open_buf(fovea_rig **rig, const char *path, char *err, size_t err
     return st;
 }
 
-static int rig_open_json_buf(fovea_rig **rig, const char *json, size_t len, char *err,
-                             size_t errsz)
+static int rig_open_json_buf(fovea_rig **rig, const char *json, size_t len, char *err, size_t errsz)
 {
     if (!rig || !json)
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
@@ -272,7 +272,7 @@ static int rig_create_buf(fovea_rig **rig, const fovea_rig_panorama *pano,
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "rig: NULL argument");
     if (n < 1 || n > FOVEA_RIG_MAX_CAMERAS)
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
-                            "cameras: expected 1..%d cameras, got %d", FOVEA_RIG_MAX_CAMERAS, n);
+                         "cameras: expected 1..%d cameras, got %d", FOVEA_RIG_MAX_CAMERAS, n);
     fovea_rig *r = calloc(1, sizeof(*r));
     if (!r)
         return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "rig: out of memory");
@@ -358,7 +358,7 @@ int fovea_rig_open_json(fovea_rig **rig, fovea_context *ctx, const char *json, s
 }
 
 int fovea_rig_open_cameras(fovea_rig **rig, fovea_context *ctx, const fovea_rig_panorama *pano,
-                     const fovea_rig_camera *cams, int n)
+                           const fovea_rig_camera *cams, int n)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = rig_create_buf(rig, pano, cams, n, err, sizeof(err));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Camera rig description (docs: ../shared/specs/rig.md): the panorama projection
  * and every camera's intrinsics, distortion and orientation, parsed from rig JSON. */
 #ifndef FOVEA_STITCH_RIG_H
@@ -12,11 +13,11 @@
  * rigs in place. */
 struct fovea_rig {
     fovea_projection projection;
-    int width, height;        /* panorama size */
-    double hfov, vfov;        /* degrees; vfov unused by cylindrical */
-    double yaw, pitch;        /* degrees, rotate the whole panorama */
-    double feather;           /* blend.feather, panorama pixels (default 64) */
-    double max_theta;         /* fisheye visibility limit, degrees (default 100) */
+    int width, height; /* panorama size */
+    double hfov, vfov; /* degrees; vfov unused by cylindrical */
+    double yaw, pitch; /* degrees, rotate the whole panorama */
+    double feather;    /* blend.feather, panorama pixels (default 64) */
+    double max_theta;  /* fisheye visibility limit, degrees (default 100) */
     int num_cameras;
     fovea_rig_camera cameras[FOVEA_RIG_MAX_CAMERAS];
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Stitcher host logic: validation, backend choice, color tables, and the
  * automatic color balance schedule (analyse every K frames, smooth, apply). */
 #include <math.h>
@@ -119,8 +120,7 @@ static void build_chroma_table(const fovea_color_correction *cc, int flags,
 /* Luma weights of R, G, B in 8 bits (sum 256) for the YUV luma gain: BT.601, BT.709 */
 static const double luma_weights8[2][3] = {{77.0, 150.0, 29.0}, {54.0, 183.0, 19.0}};
 
-void fv_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
-                               stitch_tables *t)
+void fv_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv, stitch_tables *t)
 {
     for (int c = 0; c < n; c++) {
         if (!yuv) {
@@ -132,7 +132,8 @@ void fv_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
          * the gamma to luma normalized to [0,1]; chroma through the chroma
          * tables (build_chroma_table). */
         const double *wy = luma_weights8[(yuv & STITCH_YUV_BT709) != 0];
-        const double gy = (wy[0] * cc[c].gain[0] + wy[1] * cc[c].gain[1] + wy[2] * cc[c].gain[2]) / 256.0;
+        const double gy =
+            (wy[0] * cc[c].gain[0] + wy[1] * cc[c].gain[1] + wy[2] * cc[c].gain[2]) / 256.0;
         const double gamma = cc[c].gamma;
         if (yuv & STITCH_YUV_FULL) {
             /* full range: 255 min(gy Y / 255, 1)^gamma, an RGB channel's curve */
@@ -194,16 +195,15 @@ static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)
         }
         cc = ident;
     }
-    fv_stitch_build_tables(cc, st->n,
-                              stitch_input_is_yuv(kind) ? fv_stitch_yuv_flags(&st->settings) : 0,
-                              &st->tables);
+    fv_stitch_build_tables(
+        cc, st->n, stitch_input_is_yuv(kind) ? fv_stitch_yuv_flags(&st->settings) : 0, &st->tables);
     st->last_kind = kind;
     st->tables_valid = 1;
     return st->backend->set_tables(st->priv, &st->tables);
 }
 
 int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_stitch_map *map,
-                          const fovea_stitcher_settings *s)
+                        const fovea_stitcher_settings *s)
 {
     fovea_stitcher_settings defaults;
     if (!ctx || !out || !map)
@@ -220,9 +220,9 @@ int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_st
         !(s->regularization >= 0.0f) || !isfinite(s->gain_max) || !isfinite(s->gamma_max) ||
         (s->yuv_colorspace != FOVEA_CS_BT601 && s->yuv_colorspace != FOVEA_CS_BT709))
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                               "stitcher: invalid color settings (interval >= 1, smoothing in "
-                               "(0,1], gain/gamma ranges must contain 1, YUV colorspace "
-                               "BT.601 or BT.709)");
+                            "stitcher: invalid color settings (interval >= 1, smoothing in "
+                            "(0,1], gain/gamma ranges must contain 1, YUV colorspace "
+                            "BT.601 or BT.709)");
     fovea_stitcher *st = calloc(1, sizeof(*st));
     if (!st)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
@@ -245,8 +245,8 @@ int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_st
     /* the context's backend (resolved by fovea_open) runs the stitch */
     const backend_info *b = NULL;
     char msg[FOVEA_ERRLEN];
-    status = backend_pick(ctx, stitch_backends, stitch_backend_count,
-                          fovea_context_backend(ctx), &b, msg, sizeof msg);
+    status = backend_pick(ctx, stitch_backends, stitch_backend_count, fovea_context_backend(ctx),
+                          &b, msg, sizeof msg);
     if (status < 0)
         fv_ctx_error(ctx, status, "stitcher: %s", msg);
     else
@@ -287,33 +287,31 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
         if (f->fmt != FOVEA_PIX_RGBA && f->fmt != FOVEA_PIX_RGB24 && f->fmt != FOVEA_PIX_NV12 &&
             f->fmt != FOVEA_PIX_I420)
             return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
-                                   "camera %d: pixel format %s (stitching takes rgba, rgb24, nv12 "
-                                   "or i420)", c, fovea_pixfmt_name(f->fmt));
+                                "camera %d: pixel format %s (stitching takes rgba, rgb24, nv12 "
+                                "or i420)",
+                                c, fovea_pixfmt_name(f->fmt));
         if (f->fmt != in[0]->fmt)
             return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
-                                   "camera %d is %s but camera 0 is %s: all cameras must share "
-                                   "one pixel format", c, fovea_pixfmt_name(f->fmt),
-                                   fovea_pixfmt_name(in[0]->fmt));
+                                "camera %d is %s but camera 0 is %s: all cameras must share "
+                                "one pixel format",
+                                c, fovea_pixfmt_name(f->fmt), fovea_pixfmt_name(in[0]->fmt));
         if (f->width != st->map.cam[c].cam_width || f->height != st->map.cam[c].cam_height)
-            return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
-                                   "camera %d: map expects %dx%d, input is %dx%d", c,
-                                   st->map.cam[c].cam_width, st->map.cam[c].cam_height, f->width,
-                                   f->height);
+            return fv_ctx_error(
+                ctx, FOVEA_ERR_MISMATCH, "camera %d: map expects %dx%d, input is %dx%d", c,
+                st->map.cam[c].cam_width, st->map.cam[c].cam_height, f->width, f->height);
         if (f->mem == FOVEA_MEM_DEVICE && !cuda)
             return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                                   "camera %d: device frame on a CPU context", c);
+                                "camera %d: device frame on a CPU context", c);
     }
     if (!out || !out->data[0])
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "no output frame");
     fovea_pixfmt want =
         stitch_input_is_yuv(fv_stitch_input_kind(in[0]->fmt)) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA;
-    if (out->fmt != want || out->width != st->map.pano_width ||
-        out->height != st->map.pano_height)
-        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
-                               "output must be %dx%d %s for %s inputs (got %dx%d %s)",
-                               st->map.pano_width, st->map.pano_height, fovea_pixfmt_name(want),
-                               fovea_pixfmt_name(in[0]->fmt), out->width, out->height,
-                               fovea_pixfmt_name(out->fmt));
+    if (out->fmt != want || out->width != st->map.pano_width || out->height != st->map.pano_height)
+        return fv_ctx_error(
+            ctx, FOVEA_ERR_MISMATCH, "output must be %dx%d %s for %s inputs (got %dx%d %s)",
+            st->map.pano_width, st->map.pano_height, fovea_pixfmt_name(want),
+            fovea_pixfmt_name(in[0]->fmt), out->width, out->height, fovea_pixfmt_name(out->fmt));
     if (out->mem == FOVEA_MEM_DEVICE && !cuda)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "device output on a CPU context");
     return FOVEA_OK;
@@ -400,13 +398,13 @@ int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *in, int
         return FOVEA_ERR_INVALID_ARG;
     /* Analysis runs the stitch with statistics into a scratch output. */
     fovea_frame scratch;
-    stitch_input_kind kind = n > 0 && in && in[0] ? fv_stitch_input_kind(in[0]->fmt)
-                                                  : STITCH_IN_RGBA;
-    fovea_memtype mem = st->backend->info.provides & BACKEND_READS_DEVICE ? FOVEA_MEM_DEVICE
-                                                                           : FOVEA_MEM_HOST;
-    int status = fovea_frame_alloc(st->ctx, &scratch, st->map.pano_width, st->map.pano_height,
-                                   stitch_input_is_yuv(kind) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA,
-                                   mem);
+    stitch_input_kind kind =
+        n > 0 && in && in[0] ? fv_stitch_input_kind(in[0]->fmt) : STITCH_IN_RGBA;
+    fovea_memtype mem =
+        st->backend->info.provides & BACKEND_READS_DEVICE ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST;
+    int status =
+        fovea_frame_alloc(st->ctx, &scratch, st->map.pano_width, st->map.pano_height,
+                          stitch_input_is_yuv(kind) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA, mem);
     if (status < 0)
         return status;
     status = check_frames(st, in, n, &scratch);
@@ -444,10 +442,10 @@ int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_correction *c
         for (int k = 0; k < 3; k++)
             if (!(cc[c].gain[k] > 0.0f) || !isfinite(cc[c].gain[k]))
                 return fv_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
-                                       "camera %d: gain must be finite and > 0", c);
+                                    "camera %d: gain must be finite and > 0", c);
         if (!(cc[c].gamma > 0.0f) || !isfinite(cc[c].gamma))
             return fv_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
-                                   "camera %d: gamma must be finite and > 0", c);
+                                "camera %d: gamma must be finite and > 0", c);
     }
     memcpy(st->cc, cc, sizeof(cc[0]) * (size_t)n);
     st->tables_valid = 0;

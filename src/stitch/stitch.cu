@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Stitch kernels: one pass per frame. Each thread produces 4 horizontally adjacent
 // panorama pixels (RGB: one 16-byte store) or a 4x2 luma block with its 2x1 chroma
 // (YUV). Remap coordinates come from the coarse per-camera grid interpolated here.
@@ -17,7 +18,8 @@
 #include "stitch/stitch_rgb.cuh"
 #include "stitch/stitch_yuv.cuh"
 
-namespace {
+namespace
+{
 
 template <int MAXC, bool TEX>
 cudaError_t launch_for(const stitch_kernel_args *full, cudaStream_t stream)
@@ -57,8 +59,7 @@ cudaError_t launch_for(const stitch_kernel_args *full, cudaStream_t stream)
     return cudaGetLastError();
 }
 
-template <bool TEX>
-cudaError_t launch_tex(const stitch_kernel_args *a, cudaStream_t s)
+template <bool TEX> cudaError_t launch_tex(const stitch_kernel_args *a, cudaStream_t s)
 {
     if (a->h.n <= 2)
         return launch_for<2, TEX>(a, s);

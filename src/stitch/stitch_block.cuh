@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Stitch kernels (stitch.cu): what a thread block makes (its tile, mask and
 // part) and a single-camera tile's 8-bit tables in shared memory.
 #ifndef FOVEA_STITCH_BLOCK_CUH
@@ -8,13 +9,14 @@
 
 #include "stitch/stitch_cuda.h"
 
-namespace {
+namespace
+{
 
 // Copy camera c's 8-bit tables (nch x STITCH_LUT_SIZE bytes) into shared memory,
 // the whole block, 16 bytes at a time (the tables are STITCH_LUT8_STRIDE apart:
 // aligned, and the last chunk stays inside the stride).
 __device__ __forceinline__ const uint8_t *shared_lut8(const stitch_kernel_cam &cam, int nch,
-                                                     uint8_t *sh)
+                                                      uint8_t *sh)
 {
     const int chunks = (nch * STITCH_LUT_SIZE + 15) / 16;
     const uint4 *src = reinterpret_cast<const uint4 *>(cam.lut8);
@@ -28,8 +30,7 @@ __device__ __forceinline__ const uint8_t *shared_lut8(const stitch_kernel_cam &c
 // The tile a block makes: its place in the grid, or on the statistics pass
 // (launched over the list of the tiles that weight two cameras or more: no
 // other tile holds a pair) that list's entry.
-template <bool STATS>
-__device__ __forceinline__ int2 block_tile(const stitch_kernel_head &a)
+template <bool STATS> __device__ __forceinline__ int2 block_tile(const stitch_kernel_head &a)
 {
     if (!STATS)
         return make_int2((int)blockIdx.x, (int)blockIdx.y);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Stitch kernels (stitch.cu): the YUV kernels' shared chroma helpers (a
 // block's chroma position, sample and corrected value) and the I420 stores.
 #ifndef FOVEA_STITCH_CHROMA_CUH
@@ -10,7 +11,8 @@
 #include "stitch/stitch_block.cuh"
 #include "stitch/stitch_sample.cuh"
 
-namespace {
+namespace
+{
 
 __device__ __forceinline__ float luma_to_chroma(float x, int chroma_size)
 {
@@ -71,7 +73,8 @@ __device__ __forceinline__ void store_chroma2(const stitch_kernel_head &a, int b
 {
     uint8_t *pu = a.out1 + (size_t)by * a.out_stride1 + bx0;
     uint8_t *pv = a.out2 + (size_t)by * a.out_stride2 + bx0;
-    if (bx0 + 1 < cw_out && ((reinterpret_cast<uintptr_t>(pu) | reinterpret_cast<uintptr_t>(pv)) & 1) == 0) {
+    if (bx0 + 1 < cw_out &&
+        ((reinterpret_cast<uintptr_t>(pu) | reinterpret_cast<uintptr_t>(pv)) & 1) == 0) {
         *reinterpret_cast<uint16_t *>(pu) = (uint16_t)(ou[0] | (ou[1] << 8));
         *reinterpret_cast<uint16_t *>(pv) = (uint16_t)(ov[0] | (ov[1] << 8));
     } else {
@@ -86,7 +89,7 @@ __device__ __forceinline__ void store_chroma2(const stitch_kernel_head &a, int b
 // multiple of 4, so it is aligned where the plane and its stride are), bytes at
 // its right edge, nothing past its bottom.
 __device__ __forceinline__ void store_luma4(const stitch_kernel_head &a, int j, int i0,
-                                           unsigned int y4)
+                                            unsigned int y4)
 {
     if (j >= a.pano_h)
         return;

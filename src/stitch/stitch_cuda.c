@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* CUDA stitch backend (host side): device copies of the map, per-tile camera
  * masks, correction tables, staging for host frames, and the overlap statistics
  * that travel back on a low-priority stream without stalling the stitch stream. */
@@ -26,10 +27,10 @@ typedef struct tex_entry {
 } tex_entry;
 
 typedef struct cuda_state {
-    fovea_context *ctx;             /* the stitcher's: its device and stream */
+    fovea_context *ctx; /* the stitcher's: its device and stream */
     const stitch_params *params;
     const fovea_stitch_map *map;
-    int n;                          /* cameras */
+    int n; /* cameras */
     float *d_uv[FOVEA_STITCH_MAX_CAMERAS];
     /* the correction tables, one device block (uploaded by one copy from a
      * pinned h_tables block, tables_bytes each): n x 3 x FOVEA_LUT_SIZE floats at
@@ -39,24 +40,24 @@ typedef struct cuda_state {
     float *d_lut;
     uint8_t *d_lut8;
     float *d_chroma;
-    unsigned char *h_tables[2];     /* pinned staging, the same layout, used in turn */
+    unsigned char *h_tables[2]; /* pinned staging, the same layout, used in turn */
     size_t tables_bytes, lut8_offset, chroma_offset;
-    cudaEvent_t tables_copied[2];   /* the upload from h_tables[k] has read it */
+    cudaEvent_t tables_copied[2]; /* the upload from h_tables[k] has read it */
     int tables_pending[2], tables_next;
-    int *d_log;                     /* overlap-statistics log table */
+    int *d_log; /* overlap-statistics log table */
     uint32_t *d_masks;
-    float *d_tw;                    /* overlap tiles' weights (stitch_kernel_args.tile_weights) */
-    uint32_t *d_wofs;               /* per tile: offset of its planes in d_tw */
-    uint32_t *d_stats_tiles;        /* tiles the statistics pass makes (stitch_kernel_args) */
-    stitch_item *d_items[2];        /* the texture path's block lists (stitch_kernel_head.items), */
-    int item_count[2];              /* [0] for RGB inputs, [1] for YUV */
+    float *d_tw;             /* overlap tiles' weights (stitch_kernel_args.tile_weights) */
+    uint32_t *d_wofs;        /* per tile: offset of its planes in d_tw */
+    uint32_t *d_stats_tiles; /* tiles the statistics pass makes (stitch_kernel_args) */
+    stitch_item *d_items[2]; /* the texture path's block lists (stitch_kernel_head.items), */
+    int item_count[2];       /* [0] for RGB inputs, [1] for YUV */
     int stats_tile_count;
     int tiles_x, tiles_y;
     unsigned long long *d_stats;
-    unsigned long long *h_stats;    /* pinned */
-    cudaStream_t side;              /* low-priority stream for statistics read-back */
-    cudaEvent_t stats_done_main;    /* kernel with stats finished (main stream) */
-    cudaEvent_t stats_ready;        /* copy to host finished (side stream) */
+    unsigned long long *h_stats; /* pinned */
+    cudaStream_t side;           /* low-priority stream for statistics read-back */
+    cudaEvent_t stats_done_main; /* kernel with stats finished (main stream) */
+    cudaEvent_t stats_ready;     /* copy to host finished (side stream) */
     int stats_pending;
     /* host inputs' device copies, pageable ones through pinned copies filled
      * on the context's threads (core/stage.h) */
@@ -91,7 +92,8 @@ static void mask_rows(void *arg, int begin, int end, int thread)
              * with weight exactly 1 and no other camera weighted, or not seen
              * by c and weighted by none (black) */
             uint32_t seen = 0, weighted = 0, everywhere = 0xffffu, alone = 0xffffu;
-            for (int j = ty * STITCH_TILE_H; j < (ty + 1) * STITCH_TILE_H && j < m->pano_height; j++) {
+            for (int j = ty * STITCH_TILE_H; j < (ty + 1) * STITCH_TILE_H && j < m->pano_height;
+                 j++) {
                 for (int i = tx * STITCH_TILE_W; i < (tx + 1) * STITCH_TILE_W && i < m->pano_width;
                      i++) {
                     fv_map_weights(m, i, j, w, u, v);
@@ -138,8 +140,8 @@ static int upload(fovea_context *ctx, void **dst, const void *src, size_t bytes)
     int st = fv_device_malloc(ctx, bytes, dst);
     if (st < 0)
         return st;
-    return FOVEA_CUDA(ctx, cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice,
-                                           fv_ctx_stream(ctx)));
+    return FOVEA_CUDA(
+        ctx, cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, fv_ctx_stream(ctx)));
 }
 
 /* ---- the overlap tiles' weight table ---- */
@@ -215,15 +217,15 @@ static int weight_table(cuda_state *cs, const uint32_t *masks)
         if (total > UINT32_MAX - plane * FOVEA_STITCH_MAX_CAMERAS) {
             free(wofs);
             return fv_ctx_error(ctx, FOVEA_ERR_NOMEM,
-                                   "the overlap weight table would exceed 16 GiB");
+                                "the overlap weight table would exceed 16 GiB");
         }
     }
     float *tab = malloc((total ? total : 1) * sizeof(float));
     if (!tab) {
         free(wofs);
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM,
-                               "out of memory for the overlap weight table (%zu MiB)",
-                               total * sizeof(float) >> 20);
+                            "out of memory for the overlap weight table (%zu MiB)",
+                            total * sizeof(float) >> 20);
     }
     table_job job = {m, masks, wofs, tab, cs->tiles_x, explicit_weights};
     fv_parallel_for(ctx, cs->tiles_y, 1, table_rows, &job);
@@ -330,11 +332,11 @@ static int block_items(fovea_context *ctx, cuda_state *cs, const fovea_stitch_ma
         for (size_t t = 0; t < nt; t++) {
             uint32_t w = masks[t] >> 16 & 0xffffu;
             /* blends cameras: 4 blocks (YUV) or 2 (RGB); a single-camera edge tile 2 */
-            int parts = (w & (w - 1)) ? (yuv ? 4 : 2)
-                        : (single_tile(masks[t], explicit_weights) &&
-                           !(masks[t] & STITCH_TILE_INTERIOR))
-                            ? 2
-                            : 0;
+            int parts =
+                (w & (w - 1)) ? (yuv ? 4 : 2)
+                : (single_tile(masks[t], explicit_weights) && !(masks[t] & STITCH_TILE_INTERIOR))
+                    ? 2
+                    : 0;
             if (!parts)
                 list[count++] = (stitch_item){(uint32_t)t, masks[t]};
             for (uint32_t p = 1; p <= (uint32_t)parts; p++)
@@ -389,10 +391,12 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
             free(masks);
         }
     }
-    cs->lut8_offset = ((size_t)m->num_cameras * 3 * FOVEA_LUT_SIZE * sizeof(float) + 255) & ~(size_t)255;
-    cs->chroma_offset = (cs->lut8_offset + (size_t)m->num_cameras * STITCH_LUT8_STRIDE + 255) &
-                        ~(size_t)255;
-    cs->tables_bytes = cs->chroma_offset + (size_t)m->num_cameras * sizeof(((const stitch_tables *)0)->chroma[0]);
+    cs->lut8_offset =
+        ((size_t)m->num_cameras * 3 * FOVEA_LUT_SIZE * sizeof(float) + 255) & ~(size_t)255;
+    cs->chroma_offset =
+        (cs->lut8_offset + (size_t)m->num_cameras * STITCH_LUT8_STRIDE + 255) & ~(size_t)255;
+    cs->tables_bytes =
+        cs->chroma_offset + (size_t)m->num_cameras * sizeof(((const stitch_tables *)0)->chroma[0]);
     if (status == FOVEA_OK)
         status = fv_device_malloc(ctx, cs->tables_bytes, &cs->d_tables);
     if (status == FOVEA_OK) {
@@ -417,7 +421,8 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
         status = FOVEA_CUDA(ctx, cudaDeviceGetStreamPriorityRange(&lo, &hi));
         /* numerically larger = lower priority */
         if (status == FOVEA_OK)
-            status = FOVEA_CUDA(ctx, cudaStreamCreateWithPriority(&cs->side, cudaStreamNonBlocking, lo));
+            status =
+                FOVEA_CUDA(ctx, cudaStreamCreateWithPriority(&cs->side, cudaStreamNonBlocking, lo));
     }
     if (status == FOVEA_OK)
         status = FOVEA_CUDA(ctx, cudaDeviceGetAttribute(&cs->tex_align, cudaDevAttrTextureAlignment,
@@ -427,11 +432,14 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
                                                         cudaDevAttrTexturePitchAlignment,
                                                         fovea_context_device(ctx)));
     if (status == FOVEA_OK)
-        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_done_main, cudaEventDisableTiming));
+        status =
+            FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_done_main, cudaEventDisableTiming));
     if (status == FOVEA_OK)
-        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_ready, cudaEventDisableTiming));
+        status =
+            FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->stats_ready, cudaEventDisableTiming));
     for (int k = 0; k < 2 && status == FOVEA_OK; k++)
-        status = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&cs->tables_copied[k], cudaEventDisableTiming));
+        status = FOVEA_CUDA(
+            ctx, cudaEventCreateWithFlags(&cs->tables_copied[k], cudaEventDisableTiming));
     if (status < 0)
         cuda_free_state(cs);
     else
@@ -473,8 +481,8 @@ static int cuda_set_tables(void *priv, const stitch_tables *t)
  * STITCH_TEX_CACHE planes of each camera plane are kept, so frames from a pool
  * of up to that many buffers per camera create no objects and wait for
  * nothing. *obj = 0 when the plane is not aligned for textures. */
-static int plane_texture(cuda_state *cs, int cam, int plane, const void *ptr, size_t pitch,
-                         int w, int h, int channels, unsigned long long *obj)
+static int plane_texture(cuda_state *cs, int cam, int plane, const void *ptr, size_t pitch, int w,
+                         int h, int channels, unsigned long long *obj)
 {
     *obj = 0;
     if ((uintptr_t)ptr % (uintptr_t)cs->tex_align || pitch % (size_t)cs->tex_pitch_align)
@@ -503,8 +511,9 @@ static int plane_texture(cuda_state *cs, int cam, int plane, const void *ptr, si
     memset(&rd, 0, sizeof(rd));
     rd.resType = cudaResourceTypePitch2D;
     rd.res.pitch2D.devPtr = (void *)ptr;
-    rd.res.pitch2D.desc = cudaCreateChannelDesc(8, channels >= 2 ? 8 : 0, channels >= 3 ? 8 : 0,
-                                                channels >= 4 ? 8 : 0, cudaChannelFormatKindUnsigned);
+    rd.res.pitch2D.desc =
+        cudaCreateChannelDesc(8, channels >= 2 ? 8 : 0, channels >= 3 ? 8 : 0,
+                              channels >= 4 ? 8 : 0, cudaChannelFormatKindUnsigned);
     rd.res.pitch2D.width = (size_t)w;
     rd.res.pitch2D.height = (size_t)h;
     rd.res.pitch2D.pitchInBytes = pitch;
@@ -549,9 +558,7 @@ static int camera_textures(cuda_state *cs, int c, const fovea_frame *v, stitch_k
             status = plane_texture(cs, c, 2, v->data[2], (size_t)v->stride[2], cw, ch, 1, &k->tex2);
         *use_tex &= k->tex0 && k->tex1 && k->tex2;
         break;
-    default:
-        *use_tex = 0;
-        break;
+    default: *use_tex = 0; break;
     }
     return status;
 }
@@ -565,8 +572,7 @@ static int output_aligned(const fovea_frame *out)
     return (uintptr_t)out->data[0] % a == 0 && (uintptr_t)out->stride[0] % a == 0;
 }
 
-static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *out,
-                        int want_stats)
+static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *out, int want_stats)
 {
     cuda_state *cs = priv;
     fovea_context *ctx = cs->ctx;
@@ -653,8 +659,8 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
     }
     int stats = want_stats && !cs->stats_pending;
     if (stats) {
-        FOVEA_CUDA_TRY(ctx, cudaMemsetAsync(cs->d_stats, 0, sizeof(fv_overlap_stats),
-                                            fv_ctx_stream(ctx)));
+        FOVEA_CUDA_TRY(
+            ctx, cudaMemsetAsync(cs->d_stats, 0, sizeof(fv_overlap_stats), fv_ctx_stream(ctx)));
         a.h.stats = cs->d_stats;
         a.h.log_table = cs->d_log;
         a.h.stats_tiles = cs->d_stats_tiles;

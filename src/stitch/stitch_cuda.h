@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Host launchers of the stitch kernels (stitch.cu) and their arguments, callable from C. Each returns
  * the cudaError_t of its launch as an int (0 = success). */
 #ifndef FOVEA_STITCH_CUDA_H
@@ -12,14 +13,14 @@
 extern "C" {
 #endif
 
-#define STITCH_TILE_W 128  /* panorama pixels per tile row (32 threads x 4 pixels) */
-#define STITCH_TILE_H 16   /* rows per tile (one thread block of either kernel) */
+#define STITCH_TILE_W 128 /* panorama pixels per tile row (32 threads x 4 pixels) */
+#define STITCH_TILE_H 16  /* rows per tile (one thread block of either kernel) */
 #define STITCH_MAXC 16
 #define STITCH_TILE_INTERIOR 0x80000000u
-#define STITCH_ITEM_PART_SHIFT 29   /* stitch_kernel_head.items */
+#define STITCH_ITEM_PART_SHIFT 29 /* stitch_kernel_head.items */
 #define STITCH_ITEM_TILE 0x1fffffffu
 #define STITCH_STAT_FIELDS 12 /* = FOVEA_ST_FIELDS */
-#define STITCH_LUT_SIZE 1021   /* = FOVEA_LUT_SIZE */
+#define STITCH_LUT_SIZE 1021  /* = FOVEA_LUT_SIZE */
 /* bytes between two cameras' 8-bit tables (3 x STITCH_LUT_SIZE, 16-byte aligned) */
 #define STITCH_LUT8_STRIDE ((3 * STITCH_LUT_SIZE + 15) & ~15)
 
@@ -30,20 +31,20 @@ typedef struct stitch_item {
 } stitch_item;
 
 typedef struct stitch_kernel_cam {
-    const float *uv;          /* grid nodes (u,v) interleaved, device */
-    const float *lut;         /* 3 x STITCH_LUT_SIZE floats, device */
-    const uint8_t *lut8;      /* the same rounded to 8 bits (single-camera tiles) */
-    const uint8_t *plane0;    /* RGBA/RGB24 pixels, or Y */
-    const uint8_t *plane1;    /* NV12 UV or I420 U */
-    const uint8_t *plane2;    /* I420 V */
+    const float *uv;       /* grid nodes (u,v) interleaved, device */
+    const float *lut;      /* 3 x STITCH_LUT_SIZE floats, device */
+    const uint8_t *lut8;   /* the same rounded to 8 bits (single-camera tiles) */
+    const uint8_t *plane0; /* RGBA/RGB24 pixels, or Y */
+    const uint8_t *plane1; /* NV12 UV or I420 U */
+    const uint8_t *plane2; /* I420 V */
     int stride0, stride1, stride2;
-    int width, height;        /* camera size */
+    int width, height; /* camera size */
     int grid_w;
-    int step_shift;           /* step = 1 << step_shift */
+    int step_shift; /* step = 1 << step_shift */
     float px_scale;
     float clip_cx, clip_cy, clip_rx, clip_ry; /* fisheye ellipse; clip_rx = 0: none */
-    float clip_irx, clip_iry; /* 1.0f / clip_rx, 1.0f / clip_ry (0 without an ellipse) */
-    const float *chroma;      /* YUV: STITCH_CHROMA_CODES x 4 floats, device */
+    float clip_irx, clip_iry;            /* 1.0f / clip_rx, 1.0f / clip_ry (0 without an ellipse) */
+    const float *chroma;                 /* YUV: STITCH_CHROMA_CODES x 4 floats, device */
     unsigned long long tex0, tex1, tex2; /* cudaTextureObject_t of the planes (use_tex) */
 } stitch_kernel_cam;
 
@@ -56,7 +57,7 @@ typedef struct stitch_kernel_head {
     int pano_w, pano_h;
     float feather;
     int explicit_weights;
-    const uint32_t *tile_masks;   /* per 128x16 tile: low 16 bits cameras seen, high 16 bits
+    const uint32_t *tile_masks; /* per 128x16 tile: low 16 bits cameras seen, high 16 bits
                                      cameras with weight > 0; a tile one camera sees has
                                      only its bit and STITCH_TILE_INTERIOR where that
                                      camera sees every pixel of the tile inside the
@@ -67,18 +68,18 @@ typedef struct stitch_kernel_head {
      * tile t's planes start at tile_weights + tile_wofs[t] */
     const float *tile_weights;
     const uint32_t *tile_wofs;
-    uint8_t *out0, *out1, *out2;  /* RGBA, or I420 Y/U/V */
+    uint8_t *out0, *out1, *out2; /* RGBA, or I420 Y/U/V */
     int out_stride0, out_stride1, out_stride2;
-    stitch_input_kind in_format;  /* the inputs' family */
-    int black_y;                  /* Y of uncovered pixels: 16, or 0 in full range */
-    int yuv_flags;                /* YUV inputs: STITCH_YUV_* of the settings */
-    unsigned long long *stats;    /* NULL, or pairs x STITCH_STAT_FIELDS counters (zeroed before) */
-    const uint32_t *stats_tiles;  /* the statistics pass's tiles (index ty * tiles_x + tx): */
-    int stats_tile_count;         /* those whose weights reach two cameras or more */
-    const int *log_table;         /* FOVEA_LOG_TABLE_SIZE entries (see stitch/color.h) */
-    int use_tex;                  /* 1: sample through texture objects (bilinear in the
+    stitch_input_kind in_format; /* the inputs' family */
+    int black_y;                 /* Y of uncovered pixels: 16, or 0 in full range */
+    int yuv_flags;               /* YUV inputs: STITCH_YUV_* of the settings */
+    unsigned long long *stats;   /* NULL, or pairs x STITCH_STAT_FIELDS counters (zeroed before) */
+    const uint32_t *stats_tiles; /* the statistics pass's tiles (index ty * tiles_x + tx): */
+    int stats_tile_count;        /* those whose weights reach two cameras or more */
+    const int *log_table;        /* FOVEA_LOG_TABLE_SIZE entries (see stitch/color.h) */
+    int use_tex;                 /* 1: sample through texture objects (bilinear in the
                                      texture unit), 0: integer sampling in the kernel */
-    int min_step_shift;           /* the smallest step_shift of the n cameras */
+    int min_step_shift;          /* the smallest step_shift of the n cameras */
     /* Texture path with every step >= 4 (else NULL): the stitch's blocks as a
      * list, block b making items[b]: tile_part = tile index | part <<
      * STITCH_ITEM_PART_SHIFT, mask = the tile's mask. Part 0: the whole tile. A

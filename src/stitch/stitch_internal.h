@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal stitcher state shared by the host logic (stitch.c), the C reference
  * backend (stitch_ref.c) and the CUDA backend (stitch_cuda.c + stitch.cu). */
 #ifndef FOVEA_STITCH_INTERNAL_H
@@ -30,11 +31,11 @@ typedef struct stitch_tables {
  * what it points to, unchanged until the backend is closed (ref_runs_off
  * excepted: tests set it between calls). */
 typedef struct stitch_params {
-    const fovea_stitch_map *map;           /* the stitcher's copy */
+    const fovea_stitch_map *map; /* the stitcher's copy */
     const fovea_stitcher_settings *settings;
-    const int32_t *log_table;              /* FOVEA_LOG_TABLE_SIZE entries, for overlap
+    const int32_t *log_table; /* FOVEA_LOG_TABLE_SIZE entries, for overlap
                                               statistics */
-    int ref_runs_off;                      /* C backend: 1 = every pixel through the per-pixel
+    int ref_runs_off;         /* C backend: 1 = every pixel through the per-pixel
                                               weights, no single-camera runs (tests compare) */
 } stitch_params;
 
@@ -57,16 +58,16 @@ typedef struct stitch_backend {
 
 struct fovea_stitcher {
     fovea_context *ctx;
-    fovea_stitch_map map;          /* deep copy */
+    fovea_stitch_map map; /* deep copy */
     fovea_stitcher_settings settings;
-    stitch_params params;          /* the backend's view of the above */
+    stitch_params params; /* the backend's view of the above */
     const stitch_backend *backend;
-    void *priv;                    /* backend state */
-    int n;                         /* cameras */
+    void *priv; /* backend state */
+    int n;      /* cameras */
     fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
     stitch_tables tables;
-    int64_t frame;                 /* frames processed */
-    stitch_input_kind last_kind;   /* tables are built for this family */
+    int64_t frame;               /* frames processed */
+    stitch_input_kind last_kind; /* tables are built for this family */
     int tables_valid;
     int32_t log_table[FOVEA_LOG_TABLE_SIZE]; /* for overlap statistics */
 };
@@ -80,8 +81,7 @@ extern const size_t stitch_backend_count;
 
 /* Build the correction tables for a family of inputs from st->cc: yuv 0 for RGB
  * inputs, else the STITCH_YUV_* flags of the YUV conventions (stitch_cuda.h). */
-void fv_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
-                               stitch_tables *t);
+void fv_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv, stitch_tables *t);
 
 /* The STITCH_YUV_* flags of the settings' YUV conventions (with STITCH_YUV). */
 int fv_stitch_yuv_flags(const fovea_stitcher_settings *s);

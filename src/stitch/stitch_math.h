@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Conventions and integer arithmetic shared by both stitch backends, the C
  * reference (stitch_ref.c) and the CUDA kernels (stitch.cu): a plain header,
  * usable from C and CUDA. */
@@ -38,9 +39,9 @@ FOVEA_HD int stitch_stats_luma(int r, int g, int b)
 /* The YUV conventions of a stitch (fovea_stitcher_settings yuv_full_range and
  * yuv_colorspace), as flags: the tables' `yuv` argument
  * (fv_stitch_build_tables) and stitch_kernel_head.yuv_flags. */
-#define STITCH_YUV 1        /* YUV input (else RGB) */
-#define STITCH_YUV_FULL 2   /* full range: Y 0..255 (else limited: Y 16..235, UV 16..240) */
-#define STITCH_YUV_BT709 4  /* BT.709 matrix (else BT.601) */
+#define STITCH_YUV 1       /* YUV input (else RGB) */
+#define STITCH_YUV_FULL 2  /* full range: Y 0..255 (else limited: Y 16..235, UV 16..240) */
+#define STITCH_YUV_BT709 4 /* BT.709 matrix (else BT.601) */
 
 /* Y of uncovered panorama pixels under flags: black of the range */
 FOVEA_HD int stitch_black_y(int flags)
@@ -76,7 +77,8 @@ FOVEA_HD void stitch_yuv_rgbq(int qy, int qu, int qv, int flags, int rgbq[4])
  * samples in quarter codes: their mean in codes, rounded. */
 FOVEA_HD int stitch_chroma_index(int qsum, int n)
 {
-    return n == 4 ? (qsum + 8) >> 4 : (n == 2 ? (qsum + 4) >> 3 : (n == 1 ? (qsum + 2) >> 2 : (qsum + 6) / 12));
+    return n == 4 ? (qsum + 8) >> 4
+                  : (n == 2 ? (qsum + 4) >> 3 : (n == 1 ? (qsum + 2) >> 2 : (qsum + 6) / 12));
 }
 
 /* A chroma sample of quarter code q corrected through a chroma table entry's

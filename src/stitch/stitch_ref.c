@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* C reference stitcher: the specification the CUDA backend reproduces.
  * RGB inputs: every panorama pixel blends the bilinear samples of the cameras
  * that see it (weights from fv_map_weights, computed a row at a time by
@@ -23,8 +24,8 @@ typedef struct sample_pos {
     int fx, fy;
 } sample_pos;
 
-static inline void sample_at(const uint8_t *base, ptrdiff_t stride, int bpp, int w, int h,
-                             float u, float v, sample_pos *s)
+static inline void sample_at(const uint8_t *base, ptrdiff_t stride, int bpp, int w, int h, float u,
+                             float v, sample_pos *s)
 {
     int u8 = fv_round_rne(u * 256.0f), v8 = fv_round_rne(v * 256.0f);
     int x0 = u8 >> 8, y0 = v8 >> 8;
@@ -89,7 +90,7 @@ typedef struct ref_state {
     fovea_context *ctx;
     const stitch_params *params;
     const fovea_stitch_map *map;
-    int n;                          /* cameras */
+    int n; /* cameras */
     const stitch_tables *tables;
     const int32_t *log_table;
     fv_overlap_stats pending;
@@ -141,8 +142,8 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                 i = rend - 1;
                 continue;
             }
-            int cnt = by_row ? fv_map_row_weights(&row, i, w, u, v)
-                             : fv_map_weights(m, i, j, w, u, v);
+            int cnt =
+                by_row ? fv_map_row_weights(&row, i, w, u, v) : fv_map_weights(m, i, j, w, u, v);
             if (cnt == 0) {
                 o[0] = o[1] = o[2] = o[3] = 0;
                 continue;
@@ -175,7 +176,8 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                     acc[k] += w[c] * st->tables->lut[c][k][q];
                     raw[c][k] = (uint64_t)q;
                 }
-                raw[c][3] = (uint64_t)stitch_stats_luma((int)raw[c][0], (int)raw[c][1], (int)raw[c][2]);
+                raw[c][3] =
+                    (uint64_t)stitch_stats_luma((int)raw[c][0], (int)raw[c][1], (int)raw[c][2]);
             }
             o[0] = fv_round_u8(acc[0]);
             o[1] = fv_round_u8(acc[1]);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Stitch kernels (stitch.cu): the RGB(A) inputs' kernel, an RGBA panorama.
 #ifndef FOVEA_STITCH_RGB_CUH
 #define FOVEA_STITCH_RGB_CUH
@@ -10,14 +11,15 @@
 #include "stitch/stitch_sample.cuh"
 #include "stitch/stitch_stats.cuh"
 
-namespace {
+namespace
+{
 
 // One blended RGBA pixel from each camera's weight and sample (quarter codes;
 // cameras with weight 0 are skipped), adding the pixel's pair statistics on
 // analysis frames to sh_stats (the thread's or block's counters, see STAT_ACC).
 template <int MAXC, bool STATS>
-__device__ __forceinline__ unsigned int combine_rgb(const kargs<MAXC> &a,
-                                                    const float (&w)[MAXC], const int (&q)[MAXC][3],
+__device__ __forceinline__ unsigned int combine_rgb(const kargs<MAXC> &a, const float (&w)[MAXC],
+                                                    const int (&q)[MAXC][3],
                                                     unsigned long long *sh_stats)
 {
     float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f;
@@ -106,8 +108,9 @@ __device__ __forceinline__ void interior_rgb_tex(const stitch_kernel_head &a,
 // camera's corrected sample (8-bit tables lut8 in shared memory). CHECK = false
 // for interior tiles (every pixel seen).
 template <bool TEX, bool CHECK, int ROWS = 2>
-__device__ __forceinline__ void single_rgb(const stitch_kernel_head &a, const stitch_kernel_cam &cam,
-                                           const uint8_t *lut8, int i0, int j0)
+__device__ __forceinline__ void single_rgb(const stitch_kernel_head &a,
+                                           const stitch_kernel_cam &cam, const uint8_t *lut8,
+                                           int i0, int j0)
 {
     if (j0 >= a.pano_h || i0 >= a.pano_w)
         return;
@@ -168,7 +171,8 @@ __device__ __forceinline__ void single_rgb(const stitch_kernel_head &a, const st
 // RGB: each thread produces 4 horizontally adjacent pixels in each of two rows
 // (a thread block covers one 128x16 mask tile).
 template <int MAXC, bool STATS, bool TEX>
-__global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_rgb_kernel(const kargs<MAXC> a)
+__global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1)
+    stitch_rgb_kernel(const kargs<MAXC> a)
 {
     extern __shared__ __align__(16) unsigned long long sh_stats[];
     const int npairs = a.n * (a.n - 1) / 2;
@@ -234,8 +238,8 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
                         if (TEX) {
                             // branch-free: the texture clamps any position
                             const bool use = w[k][c] > 0.0f;
-                            sample_rgb<TEX>(a, a.cam[c], use ? u[c][k] : 0.0f,
-                                            use ? v[c][k] : 0.0f, q[g][c]);
+                            sample_rgb<TEX>(a, a.cam[c], use ? u[c][k] : 0.0f, use ? v[c][k] : 0.0f,
+                                            q[g][c]);
                         } else if (w[k][c] > 0.0f) {
                             sample_rgb<TEX>(a, a.cam[c], u[c][k], v[c][k], q[g][c]);
                         }
@@ -243,7 +247,9 @@ __global__ void __launch_bounds__(256, MAXC <= 2 ? (STATS ? 2 : 4) : 1) stitch_r
 #pragma unroll
                 for (int g = 0; g < G; g++) {
                     const int k = k0 + g;
-                    px[k] = ok[k] ? combine_rgb<MAXC, STATS>(a, w[k], q[g], STAT_ACC(MAXC, own, sh_stats)) : 0u;
+                    px[k] = ok[k] ? combine_rgb<MAXC, STATS>(a, w[k], q[g],
+                                                             STAT_ACC(MAXC, own, sh_stats))
+                                  : 0u;
                 }
             }
             store_rgba4(a.out0 + (size_t)j * a.out_stride0, i0, a.pano_w, px);

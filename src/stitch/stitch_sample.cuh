@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Stitch kernels (stitch.cu), what every path reads: the kernels' parameter,
 // grid lookups (remap positions), the overlap tiles' weight tables, pixel
 // sampling (integer and texture) and the rounding of outputs.
@@ -9,12 +10,12 @@
 
 #include "stitch/stitch_cuda.h"
 
-namespace {
+namespace
+{
 
 // The kernels' parameter: the launch's fields and MAXC camera slots (the
 // launch copies the n cameras it has; see stitch_kernel_head).
-template <int MAXC>
-struct kargs : stitch_kernel_head {
+template <int MAXC> struct kargs : stitch_kernel_head {
     stitch_kernel_cam cam[MAXC];
 };
 
@@ -43,8 +44,8 @@ __device__ __forceinline__ void grid_cell(const stitch_kernel_cam &c, int gx, in
 }
 
 // Grid lookup: identical to lookup_core() in map.c (q = fisheye ellipse measure).
-__device__ __forceinline__ bool lookup(const stitch_kernel_cam &c, int i, int j, float &u,
-                                       float &v, float &q)
+__device__ __forceinline__ bool lookup(const stitch_kernel_cam &c, int i, int j, float &u, float &v,
+                                       float &q)
 {
     const int step = 1 << c.step_shift;
     const int gx = i >> c.step_shift, gy = j >> c.step_shift;
@@ -207,10 +208,9 @@ __device__ __forceinline__ const float *tile_table(const stitch_kernel_head &a, 
 // positions from the grid; ok[k]: some camera has weight > 0 at pixel k (pixels
 // past the panorama have weight 0). Cameras outside wmask get w = 0.
 template <int MAXC>
-__device__ __forceinline__ void table_row(const kargs<MAXC> &a, const float *tw,
-                                          uint32_t wmask, int i0, int j, int r, int col,
-                                          float (&u)[MAXC][4], float (&v)[MAXC][4],
-                                          float (&w)[4][MAXC], bool (&ok)[4])
+__device__ __forceinline__ void table_row(const kargs<MAXC> &a, const float *tw, uint32_t wmask,
+                                          int i0, int j, int r, int col, float (&u)[MAXC][4],
+                                          float (&v)[MAXC][4], float (&w)[4][MAXC], bool (&ok)[4])
 {
 #pragma unroll
     for (int k = 0; k < 4; k++)
@@ -243,9 +243,9 @@ __device__ __forceinline__ void table_row(const kargs<MAXC> &a, const float *tw,
 // every weighted camera's weight, and (u, v) where the weight is > 0. Returns
 // whether any weight is > 0.
 template <int MAXC>
-__device__ __forceinline__ bool table_pixel(const kargs<MAXC> &a, const float *tw,
-                                            uint32_t wmask, int i, int j, int e,
-                                            float (&w)[MAXC], float (&u)[MAXC], float (&v)[MAXC])
+__device__ __forceinline__ bool table_pixel(const kargs<MAXC> &a, const float *tw, uint32_t wmask,
+                                            int i, int j, int e, float (&w)[MAXC], float (&u)[MAXC],
+                                            float (&v)[MAXC])
 {
     bool any = false;
     int slot = 0;
@@ -308,8 +308,8 @@ __device__ __forceinline__ int sample_q(const uint8_t *base, int stride, int bpp
 // RGBA: R, G, B of one position from four 32-bit texel loads. R and B share a
 // register as two 16-bit lanes through the horizontal pass (each lane stays
 // below 255 * 256), G has its own; the vertical pass is per channel in 32 bits.
-__device__ __forceinline__ void sample_rgba(const uint8_t *base, int stride, int w, int h,
-                                            float u, float v, int q[3])
+__device__ __forceinline__ void sample_rgba(const uint8_t *base, int stride, int w, int h, float u,
+                                            float v, int q[3])
 {
     const sample_pos s = sample_at(base, stride, 4, w, h, u, v);
     const unsigned int p00 = __ldg(reinterpret_cast<const unsigned int *>(s.r0 + s.o0));
@@ -351,8 +351,7 @@ __device__ __forceinline__ int tex_q(float x)
 
 template <bool TEX>
 __device__ __forceinline__ void sample_rgb(const stitch_kernel_head &a,
-                                           const stitch_kernel_cam &cam, float u, float v,
-                                           int q[3])
+                                           const stitch_kernel_cam &cam, float u, float v, int q[3])
 {
     if (TEX) {
         const float4 t = tex2D<float4>(cam.tex0, u + 0.5f, v + 0.5f);

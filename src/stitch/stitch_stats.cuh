@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Stitch kernels (stitch.cu): the overlap statistics of analysis frames, as
 // add_pair_stats() in stitch_ref.c.
 #ifndef FOVEA_STITCH_STATS_CUH
@@ -9,7 +10,8 @@
 #include "stitch/stitch_cuda.h"
 #include "stitch/stitch_sample.cuh"
 
-namespace {
+namespace
+{
 
 __device__ __forceinline__ int pair_index(int a, int b, int n)
 {
@@ -95,7 +97,8 @@ __device__ __forceinline__ void zero_stats(unsigned long long (&own)[STITCH_STAT
     for (int f = 0; f < STITCH_STAT_FIELDS; f++)
         own[f] = 0;
     if (STATS) {
-        for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < count; k += blockDim.x * blockDim.y)
+        for (int k = threadIdx.y * blockDim.x + threadIdx.x; k < count;
+             k += blockDim.x * blockDim.y)
             sh[k] = 0;
         __syncthreads();
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Stitch kernels (stitch.cu): the YUV (NV12, I420) inputs' kernel, an I420
 // panorama: single-camera tiles here (interior_yuv_tex, single_yuv), tiles
 // that blend cameras in stitch_yuv_overlap.cuh, chroma helpers in
@@ -15,7 +16,8 @@
 #include "stitch/stitch_stats.cuh"
 #include "stitch/stitch_yuv_overlap.cuh"
 
-namespace {
+namespace
+{
 
 // An interior tile's 4x4 luma pixels (rows 2 * by0 .. 2 * by0 + 3, by0 even)
 // and their chroma pixels (rows by0, by0 + 1, columns bx0, bx0 + 1), YUV,
@@ -102,8 +104,9 @@ __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_head &a,
 // path with w = 1 (luma table lut8 in shared memory). CHECK = false for
 // interior tiles (every pixel seen).
 template <bool TEX, bool CHECK>
-__device__ __forceinline__ void single_yuv(const stitch_kernel_head &a, const stitch_kernel_cam &cam,
-                                           const uint8_t *lut8, int bx0, int by, bool nv12)
+__device__ __forceinline__ void single_yuv(const stitch_kernel_head &a,
+                                           const stitch_kernel_cam &cam, const uint8_t *lut8,
+                                           int bx0, int by, bool nv12)
 {
     const int cw_out = (a.pano_w + 1) >> 1, ch_out = (a.pano_h + 1) >> 1;
     const int i0 = 2 * bx0, j0 = 2 * by; // luma
@@ -234,7 +237,8 @@ __global__ void __launch_bounds__(256 / YUV_ROWS(TEX),
     const int tile_index = tile.y * a.tiles_x + tile.x;
     const int bx0 = (tile.x * (int)blockDim.x + (int)threadIdx.x) * 2; // chroma column
     constexpr int R = YUV_ROWS(TEX);
-    const int by0 = (tile.y * (int)blockDim.y + (int)threadIdx.y) * R; // chroma rows by0 .. by0 + R - 1
+    const int by0 =
+        (tile.y * (int)blockDim.y + (int)threadIdx.y) * R; // chroma rows by0 .. by0 + R - 1
     const uint32_t seen_mask = mask & 0xffffu, wmask = mask >> 16;
     const bool nv12 = a.in_format == STITCH_IN_NV12;
     // (single-camera tiles have no overlap statistics to add: the statistics pass skips them)

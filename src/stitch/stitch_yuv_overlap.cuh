@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Stitch kernels (stitch.cu): the YUV kernel's tiles that blend cameras: the
 // texture path (overlap_yuv_tex), the row path (up to 4 cameras) and the
 // pixel path (overlap_yuv_rows, overlap_yuv_pixels), chosen by overlap_yuv.
@@ -13,14 +14,15 @@
 #include "stitch/stitch_sample.cuh"
 #include "stitch/stitch_stats.cuh"
 
-namespace {
+namespace
+{
 
 // ---- overlap tiles, texture path (YUV) ----
 // Luma pixels i0, i0 + 1 of row j (a 16-bit store inside the panorama; i0 is
 // even and luma planes are aligned to 4), a byte at its right edge, nothing
 // past its bottom.
 __device__ __forceinline__ void store_luma2(const stitch_kernel_head &a, int j, int i0,
-                                           unsigned int y2)
+                                            unsigned int y2)
 {
     if (j >= a.pano_h)
         return;
@@ -45,11 +47,10 @@ __device__ __forceinline__ float2 table_w2(const float *tw, int slot, int r, int
 // The end of overlap_yuv_tex: the blended luma pixels (black where no camera
 // weights them) and the chroma pixels (mid-grey where none does), stored.
 template <int MAXC, int NB>
-__device__ __forceinline__ void store_overlap_tex(const kargs<MAXC> &a, int i0, int j0,
-                                                  int bx0, int by, const float (&acc)[2][2 * NB],
+__device__ __forceinline__ void store_overlap_tex(const kargs<MAXC> &a, int i0, int j0, int bx0,
+                                                  int by, const float (&acc)[2][2 * NB],
                                                   unsigned int ok, const float (&accu)[NB],
-                                                  const float (&accv)[NB],
-                                                  const float (&wsum)[NB])
+                                                  const float (&accv)[NB], const float (&wsum)[NB])
 {
     constexpr int K = 2 * NB; // luma pixels per row
 #pragma unroll
@@ -92,9 +93,8 @@ __device__ __forceinline__ void store_overlap_tex(const kargs<MAXC> &a, int i0, 
 // with weight (sum of their weights) / (the block's pixels inside the
 // panorama: 4, 2 or 1).
 template <int MAXC, int NB>
-__device__ __forceinline__ void overlap_yuv_tex(const kargs<MAXC> &a, int tile_y,
-                                                const float *tw, uint32_t wmask, int bx0, int by,
-                                                bool nv12)
+__device__ __forceinline__ void overlap_yuv_tex(const kargs<MAXC> &a, int tile_y, const float *tw,
+                                                uint32_t wmask, int bx0, int by, bool nv12)
 {
     constexpr int K = 2 * NB; // luma pixels per row
     const int i0 = 2 * bx0, j0 = 2 * by;
@@ -245,8 +245,7 @@ __device__ __forceinline__ void overlap_yuv_row(const kargs<MAXC> &a, const floa
             if (TEX) {
                 // branch-free: the texture clamps any position
                 const bool use = w[k][c] > 0.0f;
-                s[k][c] = sample_luma<TEX>(a.cam[c], use ? u[c][k] : 0.0f,
-                                           use ? v[c][k] : 0.0f);
+                s[k][c] = sample_luma<TEX>(a.cam[c], use ? u[c][k] : 0.0f, use ? v[c][k] : 0.0f);
             } else if (w[k][c] > 0.0f) {
                 s[k][c] = sample_luma<TEX>(a.cam[c], u[c][k], v[c][k]);
             }
@@ -404,11 +403,10 @@ __device__ __forceinline__ void overlap_yuv_block_luma(
             pixels++;
             uint8_t *o = a.out0 + (size_t)j * a.out_stride0 + i;
             float w[MAXC], u[MAXC], v[MAXC];
-            if (wmask == 0 ||
-                !table_pixel<MAXC>(a, tw, wmask, i, j,
-                                   (j - STITCH_TILE_H * tile.y) * STITCH_TILE_W +
-                                       (i - STITCH_TILE_W * tile.x),
-                                   w, u, v)) {
+            if (wmask == 0 || !table_pixel<MAXC>(a, tw, wmask, i, j,
+                                                 (j - STITCH_TILE_H * tile.y) * STITCH_TILE_W +
+                                                     (i - STITCH_TILE_W * tile.x),
+                                                 w, u, v)) {
                 *o = (uint8_t)a.black_y;
                 continue;
             }
@@ -444,8 +442,8 @@ __device__ __forceinline__ void overlap_yuv_block_luma(
 // block, pixel by pixel (overlap_yuv_block_luma), then the block's chroma and
 // statistics.
 template <int MAXC, bool STATS, bool TEX>
-__device__ __forceinline__ void overlap_yuv_pixels(const kargs<MAXC> &a, int2 tile,
-                                                   uint32_t wmask, int bx0, int by, bool nv12,
+__device__ __forceinline__ void overlap_yuv_pixels(const kargs<MAXC> &a, int2 tile, uint32_t wmask,
+                                                   int bx0, int by, bool nv12,
                                                    unsigned long long *own,
                                                    unsigned long long *sh_stats)
 {
@@ -470,8 +468,8 @@ __device__ __forceinline__ void overlap_yuv_pixels(const kargs<MAXC> &a, int2 ti
         int ps[STATS ? 4 : 1][MAXC];
         unsigned int pseen = 0;
         int pixels = 0;
-        overlap_yuv_block_luma<MAXC, STATS, TEX>(a, tile, tw, wmask, bx, by, cwt, cu, cv, cn,
-                                                 ysum, pixels, pw, ps, pseen);
+        overlap_yuv_block_luma<MAXC, STATS, TEX>(a, tile, tw, wmask, bx, by, cwt, cu, cv, cn, ysum,
+                                                 pixels, pw, ps, pseen);
         float accu = 0.0f, accv = 0.0f, wsum = 0.0f;
         int qu[MAXC], qv[MAXC];
 #pragma unroll
@@ -480,8 +478,8 @@ __device__ __forceinline__ void overlap_yuv_pixels(const kargs<MAXC> &a, int2 ti
             if (cn[c] == 0)
                 continue;
             float wc, su, sv;
-            block_chroma<TEX>(a.cam[c], nv12, cwt[c], cu[c], cv[c], cn[c], ysum[c], pixels, wc,
-                              su, sv, qu[c], qv[c]);
+            block_chroma<TEX>(a.cam[c], nv12, cwt[c], cu[c], cv[c], cn[c], ysum[c], pixels, wc, su,
+                              sv, qu[c], qv[c]);
             accu += wc * su;
             accv += wc * sv;
             wsum += wc;

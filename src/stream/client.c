@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The receiver's side of the delta stream over TCP: reads whole messages
  * (header first, then the payload as its bytes arrive, never more memory than
  * was sent), checks their framing and feeds the decoder. A damaged frame in
@@ -22,8 +23,8 @@ struct fovea_stream_client {
     uint8_t *buf;
     size_t cap;
     int64_t bytes;
-    int ended;          /* END decoded */
-    int waiting_key;    /* a RESYNC was sent: deltas are skipped until a keyframe */
+    int ended;       /* END decoded */
+    int waiting_key; /* a RESYNC was sent: deltas are skipped until a keyframe */
 };
 
 void fovea_stream_client_default_settings(fovea_stream_client_settings *s)
@@ -108,10 +109,12 @@ static int read_exact(fovea_stream_client *c, uint8_t *dst, size_t n, size_t don
             if (done_before + got == 0)
                 return fv_ctx_error(c->ctx, FOVEA_ERR_IO,
                                     "stream: %s closed the connection before the end of the "
-                                    "stream", c->addr);
+                                    "stream",
+                                    c->addr);
             return fv_ctx_error(c->ctx, FOVEA_ERR_IO,
                                 "stream: %s closed the connection in the middle of a message "
-                                "(%zu of %zu bytes)", c->addr, done_before + got, total);
+                                "(%zu of %zu bytes)",
+                                c->addr, done_before + got, total);
         }
         if (errno == EINTR)
             continue;
@@ -162,8 +165,8 @@ static int64_t read_message(fovea_stream_client *c, fovea_stream_msg_type *type)
     }
     if (!stream_checksum_ok(c->buf, n))
         return fv_ctx_error(c->ctx, FOVEA_ERR_CORRUPT,
-                            "stream: checksum mismatch: a damaged %zu-byte message from %s",
-                            total, c->addr);
+                            "stream: checksum mismatch: a damaged %zu-byte message from %s", total,
+                            c->addr);
     return (int64_t)total;
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The delta stream decoder: checks every byte a peer sent (checksum, fields,
  * limits, the frame a delta applies to, the sizes zstd gives back) and only
  * then changes the frame it shows, so it never shows a damaged one. */
@@ -8,12 +9,12 @@
 #include "stream/stream_internal.h"
 
 typedef struct dec_group {
-    int64_t first, count;      /* ordinals in the carried list */
-    const uint8_t *data;       /* compressed */
+    int64_t first, count; /* ordinals in the carried list */
+    const uint8_t *data;  /* compressed */
     size_t size;
-    size_t raw_off, raw_len;   /* decompressed, in raw[] */
-    int check;                 /* largest checked error of its tiles, -1 none */
-    char err[160];             /* why it was refused ("" = fine) */
+    size_t raw_off, raw_len; /* decompressed, in raw[] */
+    int check;               /* largest checked error of its tiles, -1 none */
+    char err[160];           /* why it was refused ("" = fine) */
 } dec_group;
 
 enum { DEC_NEW = 0, DEC_STREAM, DEC_ENDED };
@@ -25,23 +26,23 @@ struct fovea_stream_decoder {
     stream_hello hello;
     stream_geom g;
     fovea_frame shown;
-    int synced;                /* shown is a frame deltas apply to */
-    int64_t shown_no;          /* its number, -1 none */
-    int64_t last_no;           /* the last frame shown, even when no longer synced */
+    int synced;       /* shown is a frame deltas apply to */
+    int64_t shown_no; /* its number, -1 none */
+    int64_t last_no;  /* the last frame shown, even when no longer synced */
 
-    uint8_t *map, *check_map;  /* decompressed bitmaps */
-    int32_t *list;             /* carried tiles */
+    uint8_t *map, *check_map; /* decompressed bitmaps */
+    int32_t *list;            /* carried tiles */
     dec_group *groups;
     int64_t groups_cap;
     uint8_t *raw;
     size_t raw_cap;
     int threads;
     ZSTD_DCtx **dctx;
-    uint16_t *scratch;         /* per thread: STREAM_SCRATCH_VALUES(max_block) */
+    uint16_t *scratch; /* per thread: STREAM_SCRATCH_VALUES(max_block) */
 
     /* the message being decoded, for the workers */
     int keyframe;
-    const uint8_t *check;      /* check map of a keyframe that can be checked */
+    const uint8_t *check; /* check map of a keyframe that can be checked */
 };
 
 int fovea_stream_decoder_open(fovea_stream_decoder **out, fovea_context *ctx,
@@ -151,7 +152,8 @@ static int on_hello(fovea_stream_decoder *d, const uint8_t *p, size_t n)
 static int on_end(fovea_stream_decoder *d, const uint8_t *p, size_t n, fovea_stream_event *ev)
 {
     if (d->state != DEC_STREAM)
-        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: end of stream before the stream header");
+        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT,
+                            "stream: end of stream before the stream header");
     if (n != STREAM_END_SIZE)
         return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: end message of %zu bytes", n);
     const uint64_t frames = get_u64(p);
@@ -181,7 +183,8 @@ static int unpack_map(fovea_stream_decoder *d, const uint8_t *src, size_t n, uin
     /* bits past the last tile are zero */
     const int tail = (int)(d->g.tiles & 7);
     if (tail && (dst[want - 1] >> tail))
-        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: %s marks tiles past the last", what);
+        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: %s marks tiles past the last",
+                            what);
     return FOVEA_OK;
 }
 
@@ -213,9 +216,8 @@ static int parse_groups(fovea_stream_decoder *d, const uint8_t *p, size_t left, 
         left -= 8;
         if (count == 0 || (int64_t)count > n - first)
             return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT,
-                                "stream: group %lld of %lu tiles (%lld of %lld left)",
-                                (long long)k, (unsigned long)count, (long long)(n - first),
-                                (long long)n);
+                                "stream: group %lld of %lu tiles (%lld of %lld left)", (long long)k,
+                                (unsigned long)count, (long long)(n - first), (long long)n);
         if (size == 0 || size > left)
             return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT,
                                 "stream: group %lld of %lu bytes (%zu left in the message)",
@@ -258,7 +260,8 @@ static void unpack_groups(void *arg, int begin, int end, int thread)
         dec_group *gr = &d->groups[k];
         gr->err[0] = 0;
         uint8_t *dst = d->raw + gr->raw_off;
-        const size_t got = ZSTD_decompressDCtx(d->dctx[thread], dst, gr->raw_len, gr->data, gr->size);
+        const size_t got =
+            ZSTD_decompressDCtx(d->dctx[thread], dst, gr->raw_len, gr->data, gr->size);
         if (ZSTD_isError(got)) {
             snprintf(gr->err, sizeof gr->err, "group %d: zstd: %s", k, ZSTD_getErrorName(got));
             continue;
@@ -342,23 +345,28 @@ static int on_frame(fovea_stream_decoder *d, int key, const uint8_t *p, size_t n
         if (!d->synced)
             return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT,
                                 "stream: delta frame %llu but no frame to apply it to (waiting "
-                                "for a keyframe)", (unsigned long long)fno);
+                                "for a keyframe)",
+                                (unsigned long long)fno);
         if (base != (uint64_t)d->shown_no)
             return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT,
                                 "stream: delta frame %llu applies to frame %llu but frame %lld is "
-                                "shown (frames missing)", (unsigned long long)fno,
-                                (unsigned long long)base, (long long)d->shown_no);
+                                "shown (frames missing)",
+                                (unsigned long long)fno, (unsigned long long)base,
+                                (long long)d->shown_no);
         if ((int64_t)nt > g->tiles || (nt == 0) != (m == 0))
             return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT,
                                 "stream: delta frame %llu: %lu tiles with a map of %lu bytes",
                                 (unsigned long long)fno, (unsigned long)nt, (unsigned long)m);
     }
     if ((nt == 0) != (ng == 0) || ng > nt)
-        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: frame %llu: %lu groups for %lu tiles",
-                            (unsigned long long)fno, (unsigned long)ng, (unsigned long)nt);
+        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT,
+                            "stream: frame %llu: %lu groups for %lu tiles", (unsigned long long)fno,
+                            (unsigned long)ng, (unsigned long)nt);
     if (m > n - STREAM_FRAME_HEADER_SIZE)
-        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: frame %llu: map of %lu bytes "
-                            "past the end", (unsigned long long)fno, (unsigned long)m);
+        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT,
+                            "stream: frame %llu: map of %lu bytes "
+                            "past the end",
+                            (unsigned long long)fno, (unsigned long)m);
     const uint8_t *mp = p + STREAM_FRAME_HEADER_SIZE;
 
     /* the carried tiles */
@@ -381,7 +389,8 @@ static int on_frame(fovea_stream_decoder *d, int key, const uint8_t *p, size_t n
         if (count != (int64_t)nt)
             return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT,
                                 "stream: delta frame %llu: the map marks %lld tiles, the header "
-                                "%lu", (unsigned long long)fno, (long long)count, (unsigned long)nt);
+                                "%lu",
+                                (unsigned long long)fno, (long long)count, (unsigned long)nt);
     }
     size_t raw = 0;
     FOVEA_TRY(parse_groups(d, mp + m, n - STREAM_FRAME_HEADER_SIZE - m, count, ng, &raw));
@@ -434,8 +443,10 @@ static int on_frame(fovea_stream_decoder *d, int key, const uint8_t *p, size_t n
 static int feed(fovea_stream_decoder *d, const uint8_t *msg, size_t size, fovea_stream_event *ev)
 {
     if (size < FOVEA_STREAM_HEADER_SIZE)
-        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: message of %zu bytes is shorter "
-                            "than a header", size);
+        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT,
+                            "stream: message of %zu bytes is shorter "
+                            "than a header",
+                            size);
     fovea_stream_msg_type type;
     size_t n;
     FOVEA_TRY(fovea_stream_parse_header(d->ctx, msg, &d->lim, &type, &n));
@@ -444,20 +455,17 @@ static int feed(fovea_stream_decoder *d, const uint8_t *msg, size_t size, fovea_
                             "stream: message declares %zu payload bytes but has %zu", n,
                             size - FOVEA_STREAM_HEADER_SIZE);
     if (!stream_checksum_ok(msg, n))
-        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: checksum mismatch (damaged message)");
+        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT,
+                            "stream: checksum mismatch (damaged message)");
     const uint8_t *p = msg + FOVEA_STREAM_HEADER_SIZE;
     int st;
     switch (type) {
-    case FOVEA_STREAM_MSG_HELLO:
-        st = on_hello(d, p, n);
-        break;
+    case FOVEA_STREAM_MSG_HELLO: st = on_hello(d, p, n); break;
     case FOVEA_STREAM_MSG_KEYFRAME:
     case FOVEA_STREAM_MSG_DELTA:
         st = on_frame(d, type == FOVEA_STREAM_MSG_KEYFRAME, p, n, ev);
         break;
-    case FOVEA_STREAM_MSG_END:
-        st = on_end(d, p, n, ev);
-        break;
+    case FOVEA_STREAM_MSG_END: st = on_end(d, p, n, ev); break;
     default:
         st = fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: a resync request is for a sender");
         break;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The delta stream encoder: each frame is compared with the reconstruction
  * (what every receiver shows), the tiles that differ beyond T are coded and
  * compressed with zstd in groups on the context's threads, and the
@@ -17,10 +18,10 @@
 #define STREAM_MIN_MATCH 7
 
 typedef struct enc_group {
-    int64_t first, count;       /* ordinals in the sent list */
-    size_t raw_off, raw_len;    /* coded tiles in raw[] */
-    size_t comp_off, comp_cap;  /* room in comp[] */
-    size_t comp_len;            /* compressed size, or a zstd error code */
+    int64_t first, count;      /* ordinals in the sent list */
+    size_t raw_off, raw_len;   /* coded tiles in raw[] */
+    size_t comp_off, comp_cap; /* room in comp[] */
+    size_t comp_len;           /* compressed size, or a zstd error code */
     int failed;
 } enc_group;
 
@@ -38,8 +39,8 @@ struct fovea_stream_encoder {
     int key_requested;
     uint8_t hello[FOVEA_STREAM_HEADER_SIZE + STREAM_HELLO_SIZE];
 
-    int32_t *sent;        /* tiles carried, ascending */
-    uint8_t *bitmap;      /* tile map before compression: the tiles changed */
+    int32_t *sent;   /* tiles carried, ascending */
+    uint8_t *bitmap; /* tile map before compression: the tiles changed */
     enc_group *groups;
     int64_t groups_cap;
     uint8_t *raw, *comp, *msg;
@@ -104,8 +105,8 @@ static int open_backend(fovea_stream_encoder *e)
         FOVEA_TRY(fovea_diff_open(&e->filter, e->ctx, &ds));
         const fovea_memtype mem =
             b->provides & BACKEND_READS_DEVICE ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST;
-        FOVEA_TRY(fovea_frame_alloc(e->ctx, &e->filt, e->info.width, e->info.height,
-                                    e->info.fmt, mem));
+        FOVEA_TRY(
+            fovea_frame_alloc(e->ctx, &e->filt, e->info.width, e->info.height, e->info.fmt, mem));
     }
     return FOVEA_OK;
 }
@@ -240,7 +241,8 @@ int fovea_stream_encoder_end(fovea_stream_encoder *e, const uint8_t **msg, size_
 {
     if (!e || !msg || !size)
         return FOVEA_ERR_INVALID_ARG;
-    FOVEA_TRY(grow(e->ctx, (void **)&e->msg, &e->msg_cap, FOVEA_STREAM_HEADER_SIZE + STREAM_END_SIZE));
+    FOVEA_TRY(
+        grow(e->ctx, (void **)&e->msg, &e->msg_cap, FOVEA_STREAM_HEADER_SIZE + STREAM_END_SIZE));
     put_u64(e->msg + FOVEA_STREAM_HEADER_SIZE, (uint64_t)e->next_frame);
     stream_seal(e->msg, FOVEA_STREAM_MSG_END, STREAM_END_SIZE);
     *msg = e->msg;
@@ -266,8 +268,8 @@ static int check_frame(fovea_stream_encoder *e, const fovea_frame *f)
     if (f->width != e->info.width || f->height != e->info.height || f->fmt != e->info.fmt)
         return fv_ctx_error(e->ctx, FOVEA_ERR_MISMATCH,
                             "stream: frame is %dx%d %s but the stream is %dx%d %s", f->width,
-                            f->height, fovea_pixfmt_name(f->fmt), e->info.width,
-                            e->info.height, fovea_pixfmt_name(e->info.fmt));
+                            f->height, fovea_pixfmt_name(f->fmt), e->info.width, e->info.height,
+                            fovea_pixfmt_name(e->info.fmt));
     for (int p = 0; p < e->g.planes; p++)
         if (!f->data[p] || f->stride[p] < (ptrdiff_t)fovea_plane_row_bytes(f->fmt, f->width, p))
             return fv_ctx_error(e->ctx, FOVEA_ERR_INVALID_ARG,
@@ -343,8 +345,8 @@ static void encode_groups(void *arg, int begin, int end, int thread)
         if (!ZSTD_isError(zr))
             zr = ZSTD_CCtx_setParameter(cc, ZSTD_c_minMatch, STREAM_MIN_MATCH);
         gr->comp_len = ZSTD_isError(zr) ? zr
-                                         : ZSTD_compress2(cc, e->comp + gr->comp_off, gr->comp_cap,
-                                                          in, gr->raw_len);
+                                        : ZSTD_compress2(cc, e->comp + gr->comp_off, gr->comp_cap,
+                                                         in, gr->raw_len);
         gr->failed = ZSTD_isError(gr->comp_len) != 0;
     }
 }

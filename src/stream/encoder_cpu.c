@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The C backend of the delta stream encoder: the change mask through the diff
  * system (fovea_diff_mask of the source against the reconstruction R, plus
  * alpha for packed RGBA), and the coding of carried tiles with
@@ -9,10 +10,8 @@
 #include "diff/changed.h"
 #include "stream/stream_internal.h"
 
-const backend_info *const stream_enc_backends[] = {
-    &stream_enc_cpu.info,
-    BACKEND_CUDA_ENTRY(stream_enc_cuda)
-};
+const backend_info *const stream_enc_backends[] = {&stream_enc_cpu.info,
+                                                   BACKEND_CUDA_ENTRY(stream_enc_cuda)};
 const size_t stream_enc_backend_count = sizeof stream_enc_backends / sizeof stream_enc_backends[0];
 
 typedef struct enc_cpu {
@@ -21,10 +20,10 @@ typedef struct enc_cpu {
     int threshold;
     fovea_diff *mask;
     fovea_frame recon;
-    uint8_t *flags;       /* per tile: differs beyond T */
+    uint8_t *flags; /* per tile: differs beyond T */
     int threads;
-    uint16_t *scratch;    /* per thread: STREAM_SCRATCH_VALUES(max_block) */
-    uint16_t cost[256];   /* the mode choice's cost of a coded byte */
+    uint16_t *scratch;  /* per thread: STREAM_SCRATCH_VALUES(max_block) */
+    uint16_t cost[256]; /* the mode choice's cost of a coded byte */
 } enc_cpu;
 
 static void cpu_close(void **priv)
@@ -62,8 +61,8 @@ static int cpu_init(void **priv, fovea_context *ctx, const void *params)
     int st = fovea_diff_open(&c->mask, ctx, &ds);
     if (st >= 0) {
         c->flags = calloc((size_t)g->tiles, 1);
-        c->scratch = malloc((size_t)c->threads * STREAM_SCRATCH_VALUES(g->max_block) *
-                            sizeof(uint16_t));
+        c->scratch =
+            malloc((size_t)c->threads * STREAM_SCRATCH_VALUES(g->max_block) * sizeof(uint16_t));
         if (!c->flags || !c->scratch)
             st = fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "stream: out of memory");
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The CUDA backend of the delta stream encoder (host side): the
  * reconstruction R lives on the device only. Per frame the source is
  * uploaded once (pageable frames through pinned staging, pinned ones
@@ -34,7 +35,7 @@ typedef struct enc_cuda {
     uint8_t *d_flags, *d_map, *h_map;
     int32_t *d_list;
     unsigned long long *d_off;
-    uint8_t *d_raw, *h_raw;     /* coded tiles: device, pinned */
+    uint8_t *d_raw, *h_raw; /* coded tiles: device, pinned */
     size_t raw_cap;
 } enc_cuda;
 
@@ -132,8 +133,8 @@ static int upload(enc_cuda *c, const fovea_frame *f)
     return FOVEA_OK;
 }
 
-static int cuda_changes(void *priv, const fovea_frame *src, int have_recon, int key,
-                        uint8_t *map, int64_t *changed)
+static int cuda_changes(void *priv, const fovea_frame *src, int have_recon, int key, uint8_t *map,
+                        int64_t *changed)
 {
     enc_cuda *c = priv;
     fovea_context *ctx = c->ctx;
@@ -146,16 +147,16 @@ static int cuda_changes(void *priv, const fovea_frame *src, int have_recon, int 
     if (have_recon)
         FOVEA_CUDA_TRY(ctx, fv_stream_cuda_flags(&k, c->threshold, c->d_flags, stream));
     /* the carried list and offsets, ready for code */
-    FOVEA_CUDA_TRY(ctx, fv_stream_cuda_scan(&k, have_recon ? c->d_flags : NULL, key,
-                                            have_recon ? c->d_map : NULL, c->d_list, c->d_off,
-                                            stream));
+    FOVEA_CUDA_TRY(ctx,
+                   fv_stream_cuda_scan(&k, have_recon ? c->d_flags : NULL, key,
+                                       have_recon ? c->d_map : NULL, c->d_list, c->d_off, stream));
     *changed = 0;
     if (!have_recon) {
         memset(map, 0, g->map_bytes);
         return FOVEA_OK;
     }
-    FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(c->h_map, c->d_map, g->map_bytes, cudaMemcpyDeviceToHost,
-                                        stream));
+    FOVEA_CUDA_TRY(
+        ctx, cudaMemcpyAsync(c->h_map, c->d_map, g->map_bytes, cudaMemcpyDeviceToHost, stream));
     FOVEA_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
     memcpy(map, c->h_map, g->map_bytes);
     int64_t n = 0;
@@ -200,8 +201,7 @@ static int cuda_code(void *priv, const fovea_frame *src, int key, const int32_t 
     if (src != c->view_of || !c->view)
         return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL, "stream: code of a frame changes did not see");
     if (n > c->g.tiles || n > INT32_MAX)
-        return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL, "stream: %lld tiles to code",
-                            (long long)n);
+        return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL, "stream: %lld tiles to code", (long long)n);
     FOVEA_TRY(grow_raw(c, bytes));
     stream_cuda_code_args a;
     memset(&a, 0, sizeof(a));
@@ -229,8 +229,7 @@ static int cuda_reconstruction(void *priv, const fovea_frame **recon)
     *recon = NULL;
     FOVEA_TRY(fv_device_activate(ctx));
     if (!c->h_recon.data[0])
-        FOVEA_TRY(fovea_frame_alloc(ctx, &c->h_recon, g->width, g->height, g->fmt,
-                                    FOVEA_MEM_HOST));
+        FOVEA_TRY(fovea_frame_alloc(ctx, &c->h_recon, g->width, g->height, g->fmt, FOVEA_MEM_HOST));
     FOVEA_TRY(fovea_frame_copy(ctx, &c->h_recon, &c->d_recon));
     FOVEA_CUDA_TRY(ctx, cudaStreamSynchronize(fv_ctx_stream(ctx)));
     *recon = &c->h_recon;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The delta stream's wire format (docs/stream-format.md): message header and
  * checksum, pixel format codes, the HELLO payload, RESYNC messages. */
 #include <stdio.h>
@@ -87,11 +88,10 @@ void fovea_stream_limits_init(fovea_stream_limits *l)
 
 /* wire code i + 1 is codes[i]: fixed by the format, whatever the enum does */
 static const fovea_pixfmt codes[] = {
-    FOVEA_PIX_GRAY8,   FOVEA_PIX_GRAY10,  FOVEA_PIX_GRAY12,  FOVEA_PIX_GRAY16,
-    FOVEA_PIX_I420,    FOVEA_PIX_I420P10, FOVEA_PIX_I420P12, FOVEA_PIX_I420P16,
-    FOVEA_PIX_I422,    FOVEA_PIX_I422P10, FOVEA_PIX_I422P12, FOVEA_PIX_I422P16,
-    FOVEA_PIX_I444,    FOVEA_PIX_I444P10, FOVEA_PIX_I444P12, FOVEA_PIX_I444P16,
-    FOVEA_PIX_NV12,    FOVEA_PIX_RGB24,   FOVEA_PIX_RGBA,    FOVEA_PIX_RGB48,
+    FOVEA_PIX_GRAY8,   FOVEA_PIX_GRAY10,  FOVEA_PIX_GRAY12,  FOVEA_PIX_GRAY16,  FOVEA_PIX_I420,
+    FOVEA_PIX_I420P10, FOVEA_PIX_I420P12, FOVEA_PIX_I420P16, FOVEA_PIX_I422,    FOVEA_PIX_I422P10,
+    FOVEA_PIX_I422P12, FOVEA_PIX_I422P16, FOVEA_PIX_I444,    FOVEA_PIX_I444P10, FOVEA_PIX_I444P12,
+    FOVEA_PIX_I444P16, FOVEA_PIX_NV12,    FOVEA_PIX_RGB24,   FOVEA_PIX_RGBA,    FOVEA_PIX_RGB48,
     FOVEA_PIX_RGBA64,
 };
 #define N_CODES (sizeof(codes) / sizeof(codes[0]))
@@ -136,12 +136,12 @@ void stream_hello_pack(const stream_hello *h, uint8_t *b)
         b[40 + i] = (uint8_t)in->chroma_tag[i];
 }
 
-int stream_hello_parse(const uint8_t *b, size_t n, const fovea_stream_limits *lim,
-                       stream_hello *h, char *err, size_t errsz)
+int stream_hello_parse(const uint8_t *b, size_t n, const fovea_stream_limits *lim, stream_hello *h,
+                       char *err, size_t errsz)
 {
     if (n != STREAM_HELLO_SIZE)
-        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
-                         "stream header of %zu bytes, expected %d", n, STREAM_HELLO_SIZE);
+        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "stream header of %zu bytes, expected %d",
+                         n, STREAM_HELLO_SIZE);
     memset(h, 0, sizeof(*h));
     fovea_video_info *in = &h->info;
     fovea_video_info_init(in);
@@ -188,8 +188,8 @@ int stream_hello_parse(const uint8_t *b, size_t n, const fovea_stream_limits *li
         return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "stream header: chroma tag not terminated");
     for (int i = 40; i < 56 && b[i]; i++)
         if (b[i] < 0x21 || b[i] > 0x7e)
-            return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
-                             "stream header: chroma tag byte 0x%02x", b[i]);
+            return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "stream header: chroma tag byte 0x%02x",
+                             b[i]);
     memcpy(in->chroma_tag, b + 40, 16);
     in->chroma_tag[15] = 0;
     for (int i = 56; i < 64; i++)

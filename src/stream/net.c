@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Socket helpers of the delta stream's TCP layer: "HOST:PORT" addresses,
  * listening and connecting sockets (non-blocking), printable addresses. */
 #include <errno.h>

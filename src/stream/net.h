@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Socket helpers of the delta stream's TCP layer (net.c), POSIX sockets. */
 #ifndef FOVEA_STREAM_NET_H
 #define FOVEA_STREAM_NET_H

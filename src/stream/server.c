@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The sender's side of the delta stream over TCP: a listening socket and the
  * receivers, all non-blocking under one poll. Each message is copied once and
  * shared by the receivers' queues; a receiver whose queue passes max_queue
@@ -21,15 +22,15 @@ typedef struct blob {
 
 typedef struct peer {
     int fd;
-    blob **q;              /* ring of queued messages */
+    blob **q; /* ring of queued messages */
     size_t qhead, qlen, qcap;
-    size_t head_sent;      /* bytes of q[qhead] already sent */
-    size_t queued;         /* bytes still to send */
-    int awaiting;          /* waits for a keyframe (skips deltas) */
-    int wr_shut;           /* finish: write side shut after the queue drained */
+    size_t head_sent; /* bytes of q[qhead] already sent */
+    size_t queued;    /* bytes still to send */
+    int awaiting;     /* waits for a keyframe (skips deltas) */
+    int wr_shut;      /* finish: write side shut after the queue drained */
     int dead;
     uint8_t in[FOVEA_STREAM_HEADER_SIZE + STREAM_MAX_REQUEST];
-    size_t in_len;         /* bytes of a request received so far */
+    size_t in_len; /* bytes of a request received so far */
     char name[64];
 } peer;
 
@@ -300,7 +301,8 @@ int fovea_stream_server_open(fovea_stream_server **out, fovea_context *ctx, cons
     if (ss.max_clients < 1 || ss.max_clients > 1024 || ss.max_queue < 1 || ss.sndbuf < 0)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                             "stream: server settings out of range (max_clients %d, max_queue "
-                            "%zu, sndbuf %d)", ss.max_clients, ss.max_queue, ss.sndbuf);
+                            "%zu, sndbuf %d)",
+                            ss.max_clients, ss.max_queue, ss.sndbuf);
     fovea_stream_msg_type type;
     size_t n;
     if (!hello || hello_size < FOVEA_STREAM_HEADER_SIZE ||

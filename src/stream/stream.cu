@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Kernels of the delta stream encoder (docs/stream.md, docs/stream-format.md;
 // tiles.c's stream_code_block is the reference they match byte for byte):
 // the per-tile change flags against the reconstruction R, a one-block scan
@@ -11,7 +12,8 @@
 #include "diff/changed.h"
 #include "stream/stream_cuda.h"
 
-namespace {
+namespace
+{
 
 constexpr int kFlagThreads = 128;
 constexpr int kCodeThreads = 256;
@@ -69,8 +71,8 @@ __device__ __forceinline__ uint32_t ld(const uint8_t *o, ptrdiff_t s, int y, int
 
 // A tile is flagged when some sample of it changed beyond the threshold
 // against R: diff_changed, the diff system's rule (the C encoder's mask).
-__global__ void __launch_bounds__(kFlagThreads) k_flags(stream_cuda_geom g, int threshold,
-                                                        uint8_t *flags)
+__global__ void __launch_bounds__(kFlagThreads)
+    k_flags(stream_cuda_geom g, int threshold, uint8_t *flags)
 {
     const int t = blockIdx.x;
     const int tx = t % g.tiles_x, ty = t / g.tiles_x;
@@ -97,9 +99,9 @@ __global__ void __launch_bounds__(kFlagThreads) k_flags(stream_cuda_geom g, int 
 
 // Thread i owns tiles [i chunk, (i + 1) chunk), chunk a multiple of 8 (whole
 // bytes of the map); Hillis-Steele scans of the counts and bytes.
-__global__ void __launch_bounds__(kScan) k_scan(stream_cuda_geom g, const uint8_t *flags, int key,
-                                                uint8_t *map, int32_t *list,
-                                                unsigned long long *off)
+__global__ void __launch_bounds__(kScan)
+    k_scan(stream_cuda_geom g, const uint8_t *flags, int key, uint8_t *map, int32_t *list,
+           unsigned long long *off)
 {
     __shared__ unsigned int cnt[2][kScan];
     __shared__ unsigned long long byt[2][kScan];
@@ -171,8 +173,14 @@ struct View {
     const uint8_t *r;
     ptrdiff_t ss, rs;
     int len, cpp, bps, bits;
-    __device__ uint32_t S(int y, int j) const { return ld(s, ss, y, j, bps); }
-    __device__ uint32_t R(int y, int j) const { return ld(r, rs, y, j, bps); }
+    __device__ uint32_t S(int y, int j) const
+    {
+        return ld(s, ss, y, j, bps);
+    }
+    __device__ uint32_t R(int y, int j) const
+    {
+        return ld(r, rs, y, j, bps);
+    }
     // (S - R) mod 2^bits, read as signed
     __device__ int32_t res(int y, int j) const
     {
@@ -315,7 +323,7 @@ extern "C" int fv_stream_cuda_flags(const stream_cuda_geom *g, int threshold, ui
     if (tiles < 1 || g->planes < 1 || g->planes > 3)
         return (int)cudaErrorInvalidValue;
     k_flags<<<(unsigned)tiles, kFlagThreads, 0, static_cast<cudaStream_t>(stream)>>>(*g, threshold,
-                                                                                  flags);
+                                                                                     flags);
     return (int)cudaGetLastError();
 }
 

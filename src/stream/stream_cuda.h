@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Host launchers of the delta stream encoder's kernels (stream.cu), callable
  * from C. Every pointer is device memory; each launcher returns the
  * cudaError_t of its launch as an int (0 = success). The arithmetic is
@@ -17,12 +18,12 @@ extern "C" {
 
 /* One plane of the source and of the reconstruction R. */
 typedef struct stream_cuda_plane {
-    int pw, ph;          /* plane size in pixels */
-    int sx, sy;          /* subsampling shifts */
-    int cpp, bps;        /* components a pixel, bytes a sample */
-    const uint8_t *src;  /* the source's plane */
+    int pw, ph;         /* plane size in pixels */
+    int sx, sy;         /* subsampling shifts */
+    int cpp, bps;       /* components a pixel, bytes a sample */
+    const uint8_t *src; /* the source's plane */
     ptrdiff_t ss;
-    uint8_t *rec;        /* R's plane */
+    uint8_t *rec; /* R's plane */
     ptrdiff_t rs;
 } stream_cuda_plane;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal pieces of the delta streamer shared by the encoder, the decoder and
  * the TCP layer: little-endian fields, message framing (format.c), the tile
  * geometry and the per-block modes (tiles.c). docs/stream-format.md is the
@@ -95,28 +96,28 @@ int stream_hello_parse(const uint8_t *payload, size_t n, const fovea_stream_limi
 /* ---------------------------------------------------------------- tiles.c */
 
 typedef struct stream_plane {
-    int sx, sy;       /* subsampling shifts */
-    int pw, ph;       /* plane size in pixels */
-    int cpp;          /* components per pixel */
-    int bps;          /* bytes per sample, 1 or 2 */
+    int sx, sy; /* subsampling shifts */
+    int pw, ph; /* plane size in pixels */
+    int cpp;    /* components per pixel */
+    int bps;    /* bytes per sample, 1 or 2 */
 } stream_plane;
 
 typedef struct stream_geom {
     int width, height;
     fovea_pixfmt fmt;
     int tile, tiles_x, tiles_y;
-    int64_t tiles;         /* tiles_x * tiles_y */
+    int64_t tiles; /* tiles_x * tiles_y */
     int planes;
     stream_plane pl[3];
-    int alpha;             /* packed RGBA: component 3 of plane 0 is alpha */
-    size_t max_block;      /* bytes of the largest plane block of a tile */
-    size_t packed;         /* the frame's packed size */
-    size_t map_bytes;      /* ceil(tiles / 8) */
+    int alpha;        /* packed RGBA: component 3 of plane 0 is alpha */
+    size_t max_block; /* bytes of the largest plane block of a tile */
+    size_t packed;    /* the frame's packed size */
+    size_t map_bytes; /* ceil(tiles / 8) */
 } stream_geom;
 
 /* The geometry of a stream (err gets why it is refused). */
-int stream_geom_init(stream_geom *g, int width, int height, fovea_pixfmt fmt, int tile,
-                     char *err, size_t errsz);
+int stream_geom_init(stream_geom *g, int width, int height, fovea_pixfmt fmt, int tile, char *err,
+                     size_t errsz);
 
 /* Plane p's block of tile t: its origin and size in pixels. */
 void stream_block(const stream_geom *g, int p, int64_t t, int *x0, int *y0, int *w, int *h);
@@ -219,8 +220,8 @@ typedef struct stream_enc_backend {
     /* code's work on the encoder's threads (thread: the worker's index, <
      * fovea_context_threads), for a backend whose code leaves *raw NULL:
      * code tiles sent[0..n) into out and commit them to R. NULL otherwise. */
-    void (*code_tiles)(void *priv, const fovea_frame *src, int key, const int32_t *sent,
-                       int64_t n, uint8_t *out, int thread);
+    void (*code_tiles)(void *priv, const fovea_frame *src, int key, const int32_t *sent, int64_t n,
+                       uint8_t *out, int thread);
     /* R as a host frame (a device backend copies it: slow). */
     int (*reconstruction)(void *priv, const fovea_frame **recon);
 } stream_enc_backend;

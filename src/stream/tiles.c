@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Tiles of the delta stream: the geometry of a tile on every plane, and the
  * coding of one plane block in each mode (RAW, TEMPORAL, SPATIAL,
  * TEMPORAL_MED) with the encoder's choice of the cheapest
@@ -11,8 +12,8 @@
 
 /* ---------------------------------------------------------------- geometry */
 
-int stream_geom_init(stream_geom *g, int width, int height, fovea_pixfmt fmt, int tile,
-                     char *err, size_t errsz)
+int stream_geom_init(stream_geom *g, int width, int height, fovea_pixfmt fmt, int tile, char *err,
+                     size_t errsz)
 {
     memset(g, 0, sizeof(*g));
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(fmt);
@@ -22,8 +23,7 @@ int stream_geom_init(stream_geom *g, int width, int height, fovea_pixfmt fmt, in
     if (width < 1 || height < 1 || width > FOVEA_MAX_DIM || height > FOVEA_MAX_DIM)
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "frame size %dx%d", width, height);
     if (tile != 8 && tile != 16 && tile != 32 && tile != 64)
-        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "tile %d is not 8, 16, 32 or 64",
-                         tile);
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "tile %d is not 8, 16, 32 or 64", tile);
     g->width = width;
     g->height = height;
     g->fmt = fmt;
@@ -43,9 +43,10 @@ int stream_geom_init(stream_geom *g, int width, int height, fovea_pixfmt fmt, in
         pl->ph = (height + (1 << pl->sy) - 1) >> pl->sy;
         pl->cpp = p == 0 ? d->components : (fmt == FOVEA_PIX_NV12 ? 2 : 1);
         pl->bps = d->bytes_per_sample;
-        if ((size_t)pl->pw * (size_t)pl->cpp * (size_t)pl->bps != fovea_plane_row_bytes(fmt, width, p))
-            return fv_errbuf(err, errsz, FOVEA_ERR_INTERNAL, "plane %d of %s: row size mismatch",
-                             p, d->name);
+        if ((size_t)pl->pw * (size_t)pl->cpp * (size_t)pl->bps !=
+            fovea_plane_row_bytes(fmt, width, p))
+            return fv_errbuf(err, errsz, FOVEA_ERR_INTERNAL, "plane %d of %s: row size mismatch", p,
+                             d->name);
         const size_t bw = (size_t)(tile >> pl->sx), bh = (size_t)(tile >> pl->sy);
         const size_t block = bw * bh * (size_t)pl->cpp * (size_t)pl->bps;
         if (block > g->max_block)
@@ -165,8 +166,8 @@ static inline int32_t res_at(const uint16_t *s, const uint16_t *r, size_t j, int
  * from the residuals left, above and above-left in the same block (s and r
  * point at the current row; the rows above are len samples back); the
  * result modulo 2^bits. */
-static inline uint32_t med_res(const uint16_t *s, const uint16_t *r, size_t j, size_t len,
-                               int cpp, int first_row, int bits)
+static inline uint32_t med_res(const uint16_t *s, const uint16_t *r, size_t j, size_t len, int cpp,
+                               int first_row, int bits)
 {
     const size_t c = (size_t)cpp;
     int32_t p;
@@ -215,8 +216,8 @@ size_t stream_code_block_ref(const stream_view *src, const stream_view *ref, uin
             v[1] = zigzag((uint32_t)row[j] - med(row, j, len, cpp, y == 0), bits);
             if (ref) {
                 v[2] = zigzag((uint32_t)row[j] - rr[j], bits);
-                v[3] = zigzag((uint32_t)row[j] - rr[j] - med_res(row, rr, j, len, cpp, y == 0, bits),
-                              bits);
+                v[3] = zigzag(
+                    (uint32_t)row[j] - rr[j] - med_res(row, rr, j, len, cpp, y == 0, bits), bits);
             }
             for (int m = 0; m < nm; m++)
                 F[m] += cost[v[m] & 0xff] + (bits == 16 ? cost[v[m] >> 8] : 0u);
@@ -271,14 +272,14 @@ void stream_decode_block_ref(const uint8_t *in, const stream_view *dst, uint16_t
         const size_t o = (size_t)y * len;
         uint16_t *row = s + o;
         for (size_t j = 0; j < len; j++) {
-            const uint32_t v = bits == 8 ? lo[o + j] : (uint32_t)lo[o + j] | ((uint32_t)hi[o + j] << 8);
+            const uint32_t v =
+                bits == 8 ? lo[o + j] : (uint32_t)lo[o + j] | ((uint32_t)hi[o + j] << 8);
             if (mode == STREAM_MODE_RAW)
                 row[j] = (uint16_t)v;
             else if (mode == STREAM_MODE_TEMPORAL)
                 row[j] = (uint16_t)((old[o + j] + unzigzag(v, bits)) & mask);
             else if (mode == STREAM_MODE_TEMPORAL_MED) /* residuals already decoded */
-                row[j] = (uint16_t)((old[o + j] +
-                                     med_res(row, old + o, j, len, cpp, y == 0, bits) +
+                row[j] = (uint16_t)((old[o + j] + med_res(row, old + o, j, len, cpp, y == 0, bits) +
                                      unzigzag(v, bits)) &
                                     mask);
             else /* the predictor reads samples already decoded (left, above) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fast paths of the tile coder for 8-bit samples: the bytes of tiles.c's
  * reference (stream_code_block_ref, stream_decode_block_ref; the test
  * test_stream_fast compares them on every shape), made of loops over a whole
@@ -9,7 +10,7 @@
 /* x86-64: the block loops are also compiled for x86-64-v4 (AVX-512) and AVX2
  * and picked at run time (GCC function multiversioning, as diff_fast.c).
  * FOVEA_STREAM_NO_CLONES builds the baseline only. */
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && \
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) &&       \
     !defined(FOVEA_STREAM_NO_CLONES)
 #define FAST_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
@@ -51,7 +52,7 @@ void stream_copy_rows(uint8_t *dst, ptrdiff_t dstride, const uint8_t *src, ptrdi
      * moves, a call to memcpy costs more than the copy */
 #define COPY_ROWS(N)                                                                               \
     for (int y = 0; y < h; y++)                                                                    \
-        memcpy(dst + (ptrdiff_t)y * dstride, src + (ptrdiff_t)y * sstride, N);                    \
+        memcpy(dst + (ptrdiff_t)y * dstride, src + (ptrdiff_t)y * sstride, N);                     \
     return
     switch (row) {
     case 4: COPY_ROWS(4);
@@ -252,8 +253,8 @@ void stream_decode_block_fast8(const uint8_t *in, const stream_view *dst, uint16
     int worst = 0;
     if (mode == STREAM_MODE_RAW) {
         for (int y = 0; y < h && check; y++)
-            worst = max_absdiff(v + (size_t)y * len, dst->p + (ptrdiff_t)y * dst->stride, len,
-                                worst);
+            worst =
+                max_absdiff(v + (size_t)y * len, dst->p + (ptrdiff_t)y * dst->stride, len, worst);
         stream_copy_rows(dst->p, dst->stride, v, (ptrdiff_t)len, len, h);
     } else if (mode == STREAM_MODE_TEMPORAL) {
         uint8_t m = 0;

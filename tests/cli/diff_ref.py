@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 """An independent reference of docs/diff.md for the CLI tests of `fovea diff`
 (tests/cli/test_cli_diff*.sh): plain Python, 8-bit rgb24 / rgba / gray8 /
 i420 frames, every map, filter and number the command outputs. It also makes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # shellcheck shell=sh
 # Helpers for the CLI tests (tests/cli/test_cli_*.sh), sourced by each as
 #     . "$(dirname "$0")/lib.sh" || exit 1

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # shellcheck shell=sh
 # Helpers of the delta stream's CLI tests (test_cli_stream*.sh), sourced after
 # lib.sh. Every process runs under timeout(1): a test never hangs.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 """y4m helpers of the delta stream's CLI tests (tests/cli/test_cli_stream*.sh).
 
   gen CHROMA BITS W H FRAMES SEED OUT [FPS [noise]]  a deterministic clip: a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # CLI basics: help, version, exit codes, error format, `info` text and JSON.
 set -u
 . "$(dirname "$0")/lib.sh" || exit 1

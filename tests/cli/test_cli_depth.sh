@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea convert` keeps the bit depth: 16-bit PPM <-> PNG round trips exactly,
 # high-bit-depth YUV becomes 16-bit RGB, --pixfmt-out rgb48/rgba64 work, and a
 # reduction the user forces is reported once on stderr.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea diff` on golden frames with known answers (a single changed pixel, a
 # moving square on an odd-sized i420 frame, gradients, sensor noise, rgba):
 # every heat map, noise map (both modes) and mask compared byte for byte, and

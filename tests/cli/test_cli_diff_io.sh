@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea diff` in pipes and on files it must not harm: y4m from stdin to
 # stdout (also through real pipes), each map written before the next input
 # frame arrives, FIFO inputs and outputs (written in place, no extension ->

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # What the commands do to the files they write: a device node stays a device
 # (and the error says why the write failed), a symlink is written through, an
 # existing file is replaced only when the new one is complete, a neighbour

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea rig check` on rigs with misspelt, case-different, repeated or
 # NUL-holding keys: exit 1 with "fovea: FILE: <where>: <what>" (these used to
 # be reported valid, the intended value silently not applied).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea rig check`, `fovea map import|info` and `fovea stitch` end to end on a
 # small generated two-camera rig: validation messages, coverage report, PNG and
 # JSON output, y4m/PNG stitching, color modes, missing frames, imported maps.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea send` with several receivers on loopback (--realtime, so that the
 # stream lasts while receivers come and go): one from the start, one joining
 # later (a keyframe for it; from there on both show identical frames, both

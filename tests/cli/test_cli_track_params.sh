@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea track` with pyramid options that cannot work on the input's size
 # (levels smaller than the window, borders beyond an int): a usage error that
 # names the options, exit 2, before any frame is read.

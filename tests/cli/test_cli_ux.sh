@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # The CLI on empty or useless input (no frames, a panorama no camera covers),
 # and its consistency: help text width and options, --start/--frames (0 = all)
 # everywhere, the summary line, --out-format, inputs known by their content

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea vif` end to end: libvmaf's numbers from the JSON output (a golden case
 # when the shared test data is there), CSV, raw input, stdin, --frames,
 # CPU == default backend, frame count mismatch (common prefix + warning) and

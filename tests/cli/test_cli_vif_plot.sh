@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea vif --plot`: the name is checked before any work (only .png, any case),
 # the chart is a valid PNG of 1200x500 (header, chunk CRCs, image data size),
 # an unwritable name fails cleanly; without cairo --plot is refused with a

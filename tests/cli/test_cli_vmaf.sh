@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea vmaf REF DIS` end to end: libvmaf's per-frame doubles and pooled
 # values from the JSON output on every golden case of the shared test data
 # (names and order too), CSV, raw input, stdin, --frames, --threads, the

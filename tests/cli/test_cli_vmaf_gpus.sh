@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea vmaf` on CUDA devices (skipped, exit 77, where fovea sees none): one
 # pair and a manifest on device 0 give the CPU's numbers to the last bit; with
 # two or more devices, `--devices 0,1` spreads the pairs over both (every pair

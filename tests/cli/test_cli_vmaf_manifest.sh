@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea vmaf --manifest`: a JSON line per pair with the pair's manifest index,
 # the same pooled numbers as single-pair runs, CSV and JSON-lines manifests
 # (paths relative to the manifest's folder), shards 0/2 and 1/2 giving every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fuzz target: per-camera color corrections as JSON (src/stitch/color_json.c,
  * `fovea stitch --color fixed:FILE`). Corrections that parse (for 1, 2 or 3
  * cameras) must lie in (0, FOVEA_COLOR_JSON_MAX], write back to JSON that
@@ -52,8 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *s = fovea_color_corrections_to_json(cc, n);
         if (!s)
             abort();
-        if (fovea_color_corrections_from_json(NULL, s, strlen(s), n, back) !=
-                FOVEA_OK ||
+        if (fovea_color_corrections_from_json(NULL, s, strlen(s), n, back) != FOVEA_OK ||
             memcmp(cc, back, sizeof(cc[0]) * (size_t)n) != 0)
             abort();
         free(s);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fuzz target: the KLT feature list / history / table reader (text and binary
  * files written by KLTWrite*). The reader takes a file name, so each input goes
  * through a private temporary file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fuzz target: the manifest parser of `fovea vmaf --manifest`
  * (tools/vmaf_manifest.c). Every pair it accepts has its paths and a line
  * inside the text; every refusal is counted and reported as NAME:LINE. */

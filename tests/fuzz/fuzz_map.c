@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fuzz target: the stitch map file decoder (src/stitch/map_file.c). A map that
  * decodes must re-encode to the very same bytes. Each input is decoded as it
  * is and then once more with its two CRCs made right (docs/map-format.md), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fuzz target: the VMAF model loader (src/quality/model.c). A model that
  * loads must be internally consistent and predict without touching memory it
  * does not own; everything else must be refused with a message. */

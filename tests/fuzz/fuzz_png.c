@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* libFuzzer target for the PNG decoder: any input must give a whole frame or an
  * error, never a crash, leak or out-of-bounds access. Each input is decoded as
  * given, then once more with every chunk CRC made valid, so mutations reach the
@@ -31,8 +32,7 @@ static int fix_crcs(uint8_t *p, size_t size)
             break;
         uint8_t *crc = p + pos + 8 + len;
         uint32_t c = crc32_png(p + pos + 4, 4 + (size_t)len);
-        uint8_t want[4] = {(uint8_t)(c >> 24), (uint8_t)(c >> 16), (uint8_t)(c >> 8),
-                           (uint8_t)c};
+        uint8_t want[4] = {(uint8_t)(c >> 24), (uint8_t)(c >> 16), (uint8_t)(c >> 8), (uint8_t)c};
         if (memcmp(crc, want, 4) != 0) {
             memcpy(crc, want, 4);
             changed = 1;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* libFuzzer target for the PNM decoder: any input must give a whole frame or an
  * error, never a crash, leak or out-of-bounds access. */
 #include <stdint.h>

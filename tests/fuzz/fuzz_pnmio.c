@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* libFuzzer target for KLT's pgmRead (include/fovea/compat/pnmio.h): the stream header is
  * parsed token by token, so any input must give an image or NULL, never a
  * crash, leak, hang or out-of-bounds access; consecutive images are read until

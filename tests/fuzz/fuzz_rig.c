@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fuzz target: the rig JSON parser (src/stitch/rig.c). A rig that parses must
  * validate, and write back to JSON that parses to the very same values. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fuzz target: from rig JSON to a stitch: parse, validate, build the map
  * (src/stitch/map_build.c: projections, lens models, grid steps), its coverage
  * figures, then the checks of fuzz_stitch_checks.h (weights of every pixel,

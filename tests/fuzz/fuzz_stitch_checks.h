@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Checks shared by the fuzz targets that end in a stitch map (fuzz_tables,
  * fuzz_rigmap): the blend weights of every pixel, the map file round trip,
  * and a C-backend stitch of every camera (RGBA, and NV12 -> I420 when all
@@ -113,8 +114,8 @@ static void fuzz_stitch(fovea_context *ctx, const fovea_stitch_map *m, fovea_pix
             abort();
         in[c] = &cams[c];
     }
-    if (fovea_frame_alloc(ctx, &out, W, H, yuv ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA,
-                          FOVEA_MEM_HOST) != FOVEA_OK)
+    if (fovea_frame_alloc(ctx, &out, W, H, yuv ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA, FOVEA_MEM_HOST) !=
+        FOVEA_OK)
         abort();
     size_t k = 0;
     for (int frame = 0; frame < 2; frame++) {

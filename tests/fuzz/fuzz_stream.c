@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* libFuzzer target for the delta stream decoder: the input is cut into
  * messages by their length fields and fed in order to one decoder with small
  * limits; any input must give whole frames or errors, never a crash, a leak,
@@ -28,8 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t n = size - pos;
         if (n >= FOVEA_STREAM_HEADER_SIZE) {
             const uint8_t *h = data + pos;
-            const size_t len = (size_t)h[8] | ((size_t)h[9] << 8) | ((size_t)h[10] << 16) |
-                               ((size_t)h[11] << 24);
+            const size_t len =
+                (size_t)h[8] | ((size_t)h[9] << 8) | ((size_t)h[10] << 16) | ((size_t)h[11] << 24);
             fovea_stream_msg_type type;
             size_t payload;
             (void)fovea_stream_parse_header(NULL, h, &lim, &type, &payload);

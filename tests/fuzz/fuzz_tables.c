@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fuzz target: the import of six float lookup tables (src/stitch/map_import.c,
  * docs/map-format.md) and what the map then does with whatever values they
  * hold (NaN, infinities, denormals, huge weights, coordinates on the image's

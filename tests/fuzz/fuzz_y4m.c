@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fuzz target for the y4m reader: the input is a whole y4m stream, read
  * through an in-memory FILE exactly as a pipe would be. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Without libFuzzer, a fuzz target becomes a regression test: every file named
  * on the command line (or found in a directory named there) is fed to
  * LLVMFuzzerTestOneInput once. A crash or sanitizer report fails the test. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Core on a CUDA device: contexts, device info, host/pinned/device round trips for
  * every pixel format, device fill, device frame pools, user streams, error paths.
  * Exits 77 (skipped) without a CUDA device. */
@@ -260,8 +261,7 @@ static void test_device_pool(void)
     CHECK(fovea_frame_equal(&src, &back));
 
     fovea_frame foreign;
-    REQUIRE(fovea_frame_alloc(ctx, &foreign, 64, 48, FOVEA_PIX_I420, FOVEA_MEM_DEVICE) ==
-            FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(ctx, &foreign, 64, 48, FOVEA_PIX_I420, FOVEA_MEM_DEVICE) == FOVEA_OK);
     CHECK_EQ_INT(fovea_frame_pool_put(pool, &foreign), FOVEA_ERR_INVALID_ARG);
     fovea_frame_free(ctx, &foreign);
     CHECK_EQ_INT(fovea_frame_pool_put(pool, f[0]), FOVEA_OK);
@@ -332,8 +332,7 @@ static void test_pinned_cache(void)
     unsigned char *many[MANY];
     for (int round = 0; round < 2; round++) {
         for (int i = 0; i < MANY; i++) {
-            REQUIRE(fv_pinned_malloc(ctx, 4096 * (size_t)(i + 1), (void **)&many[i]) ==
-                    FOVEA_OK);
+            REQUIRE(fv_pinned_malloc(ctx, 4096 * (size_t)(i + 1), (void **)&many[i]) == FOVEA_OK);
             memset(many[i], i, 4096 * (size_t)(i + 1));
         }
         for (int i = 0; i < MANY; i++) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Frame differencing on a CUDA device: every output of the CUDA backend has
  * the bytes of the C reference (heat map RGB24/RGBA/I420, noise map black and
  * overlay, overlay into the current frame itself, change mask with flags,
@@ -71,7 +72,7 @@ static int get_s(const fovea_frame *f, int p, int i, int y)
 {
     const uint8_t *r = f->data[p] + (ptrdiff_t)y * f->stride[p];
     return fovea_pixfmt_get_desc(f->fmt)->bytes_per_sample == 2 ? r[2 * i] | r[2 * i + 1] << 8
-                                                               : r[i];
+                                                                : r[i];
 }
 
 static void set_s(fovea_frame *f, int p, int i, int y, int v)
@@ -134,14 +135,14 @@ static void make_pair(fovea_frame *a, fovea_frame *b, int kind, test_rng *r)
                                  : va;
                     } else if (kind == 1) {
                         va = get_s(a, p, i, y);
-                        vb = x == pw / 2 && y == ph / 2 ? (va > maxv / 2 ? va - maxv / 3 - 1
-                                                                          : va + maxv / 3 + 1)
-                                                        : va;
+                        vb = x == pw / 2 && y == ph / 2
+                                 ? (va > maxv / 2 ? va - maxv / 3 - 1 : va + maxv / 3 + 1)
+                                 : va;
                     } else if (kind == 2) {
                         const int bg = (int)((long long)maxv * (x + 2 * y + c) / (pw + 2 * ph + 4));
                         const int ina = x >= sx && x < sx + sq && y >= sy && y < sy + sq;
-                        const int inb = x >= sx + ox && x < sx + ox + sq && y >= sy + oy &&
-                                        y < sy + oy + sq;
+                        const int inb =
+                            x >= sx + ox && x < sx + ox + sq && y >= sy + oy && y < sy + oy + sq;
                         va = ina ? maxv - maxv / 8 : bg;
                         vb = inb ? maxv - maxv / 8 : bg;
                     } else {
@@ -180,8 +181,8 @@ static void report_diff(const fovea_frame *want, const fovea_frame *got, const c
             for (int i = 0; i < plane_samples(want, p); i++)
                 if (get_s(want, p, i, y) != get_s(got, p, i, y)) {
                     fprintf(stderr, "  %s: %s %dx%d plane %d sample %d row %d: C %d, CUDA %d\n",
-                            what, fovea_pixfmt_name(want->fmt), want->width, want->height, p, i,
-                            y, get_s(want, p, i, y), get_s(got, p, i, y));
+                            what, fovea_pixfmt_name(want->fmt), want->width, want->height, p, i, y,
+                            get_s(want, p, i, y), get_s(got, p, i, y));
                     return;
                 }
 }
@@ -216,8 +217,8 @@ static int same_mask(const fovea_diff_mask_result *a, const fovea_diff_mask_resu
         fprintf(stderr,
                 "  mask: C tiles %lld pixels %lld sum %lld max %d T %d, CUDA tiles %lld "
                 "pixels %lld sum %lld max %d T %d\n",
-                (long long)a->changed_tiles, (long long)a->changed_pixels,
-                (long long)a->diff_sum, a->diff_max, a->threshold, (long long)b->changed_tiles,
+                (long long)a->changed_tiles, (long long)a->changed_pixels, (long long)a->diff_sum,
+                a->diff_max, a->threshold, (long long)b->changed_tiles,
                 (long long)b->changed_pixels, (long long)b->diff_sum, b->diff_max, b->threshold);
     return ok;
 }
@@ -247,11 +248,10 @@ static void describe(const diff_case *k, const fovea_frame *a, const char *what)
             "FAILED %s: %s %dx%d measure %d normalize %d threshold %d tile %d noise %d "
             "denoise %d S %d | heat %s noise %s | prev %s cur %s heat %s noise %s%s\n",
             what, fovea_pixfmt_name(a->fmt), a->width, a->height, (int)k->s.measure,
-            k->s.normalize_max, k->s.threshold, k->s.tile, (int)k->s.noise_mode,
-            (int)k->s.denoise, k->s.temporal_strength, fovea_pixfmt_name(k->heat_fmt),
-            fovea_pixfmt_name(k->noise_fmt), mem_name(k->prev_mem), mem_name(k->cur_mem),
-            mem_name(k->heat_mem), mem_name(k->noise_mem),
-            k->overlay_in_place ? " (overlay into cur)" : "");
+            k->s.normalize_max, k->s.threshold, k->s.tile, (int)k->s.noise_mode, (int)k->s.denoise,
+            k->s.temporal_strength, fovea_pixfmt_name(k->heat_fmt), fovea_pixfmt_name(k->noise_fmt),
+            mem_name(k->prev_mem), mem_name(k->cur_mem), mem_name(k->heat_mem),
+            mem_name(k->noise_mem), k->overlay_in_place ? " (overlay into cur)" : "");
 }
 
 /* One step on both backends: compute with every output (the GPU frames in
@@ -460,8 +460,8 @@ static void test_large(void)
  * change; the per-map calls (each one step). */
 static void test_temporal(void)
 {
-    static const fovea_pixfmt fmts[] = {FOVEA_PIX_RGB24, FOVEA_PIX_I420P10, FOVEA_PIX_NV12,
-                                        FOVEA_PIX_RGBA64, FOVEA_PIX_GRAY8, FOVEA_PIX_RGBA};
+    static const fovea_pixfmt fmts[] = {FOVEA_PIX_RGB24,  FOVEA_PIX_I420P10, FOVEA_PIX_NV12,
+                                        FOVEA_PIX_RGBA64, FOVEA_PIX_GRAY8,   FOVEA_PIX_RGBA};
     test_rng r;
     test_rng_seed(&r, 192);
     for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
@@ -560,8 +560,7 @@ static void test_denoise(void)
                 CHECK_EQ_INT(fovea_diff_denoise(dg, &ig, &og), FOVEA_OK);
                 if (!same_frame(&oc, &og, "denoise")) {
                     fprintf(stderr, "FAILED denoise %d step %d: %s %dx%d in %s out %s\n", mode,
-                            step, fovea_pixfmt_name(fmt), w, h, mem_name(ig.mem),
-                            mem_name(og.mem));
+                            step, fovea_pixfmt_name(fmt), w, h, mem_name(ig.mem), mem_name(og.mem));
                     test_failures++;
                 }
                 fovea_frame_free(NULL, &in);
@@ -727,14 +726,16 @@ static void test_bands(void)
             fovea_diff_outputs oc = {&hc, &nc_, NULL, NULL};
             CHECK_EQ_INT(fovea_diff_compute(dc, &a, &b, &oc), FOVEA_OK);
             /* pinned + pinned, pinned + device, device + device (returns early) */
-            fovea_frame hg = gpu_frame(k == 2 ? FOVEA_MEM_DEVICE : FOVEA_MEM_PINNED, w, h, hf, NULL);
-            fovea_frame ng = gpu_frame(k == 0 ? FOVEA_MEM_PINNED : FOVEA_MEM_DEVICE, w, h, nf, NULL);
+            fovea_frame hg =
+                gpu_frame(k == 2 ? FOVEA_MEM_DEVICE : FOVEA_MEM_PINNED, w, h, hf, NULL);
+            fovea_frame ng =
+                gpu_frame(k == 0 ? FOVEA_MEM_PINNED : FOVEA_MEM_DEVICE, w, h, nf, NULL);
             fovea_diff_outputs og = {&hg, &ng, NULL, NULL};
             CHECK_EQ_INT(fovea_diff_compute(dg, &ap, &bp, &og), FOVEA_OK);
             if (!same_frame(&hc, &hg, "banded heat map") ||
                 !same_frame(&nc_, &ng, "banded noise map")) {
-                fprintf(stderr, "FAILED bands: %s %dx%d case %d\n",
-                        fovea_pixfmt_name(cases[i].fmt), w, h, k);
+                fprintf(stderr, "FAILED bands: %s %dx%d case %d\n", fovea_pixfmt_name(cases[i].fmt),
+                        w, h, k);
                 test_failures++;
             }
             /* the heat map alone, twice: the second call reuses everything */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* KLT CUDA backend against the C reference, call by call in lockstep: KLT's
  * quicksort emulated on the GPU against select.c's on random arrays with many
  * ties (sizes 1 .. 2M; grids of one, three and all blocks), the 16 golden
@@ -13,30 +14,30 @@
 #include <math.h>
 
 #include "core/device.h"   /* device and pinned frames */
-#include "klt/sort_cuda.h"  /* KLT_CUDA_QS_SMALL: where grid-wide levels start */
+#include "klt/sort_cuda.h" /* KLT_CUDA_QS_SMALL: where grid-wide levels start */
 #include "klt/klt_internal.h"
 #include "klt_cases.h"
 
 /* ---------------------------------------------------------------- agreement */
 
 typedef struct agree {
-    long records;          /* slot records compared */
+    long records; /* slot records compared */
     long status_same;
-    long tracked;          /* records tracked (val 0) on the C side */
+    long tracked; /* records tracked (val 0) on the C side */
     long within_1e3;
-    double max_err;        /* over features selected at the same pixel */
-    long new_feats;        /* newly selected (C side) */
+    double max_err; /* over features selected at the same pixel */
+    long new_feats; /* newly selected (C side) */
     long new_matched;
-    long exact;            /* slot records bit-identical to the C run */
+    long exact; /* slot records bit-identical to the C run */
 } agree;
 
 typedef struct pair {
-    KLT_TrackingContext tc_c, tc_g;         /* C, CUDA */
+    KLT_TrackingContext tc_c, tc_g; /* C, CUDA */
     KLT_FeatureList fl_c, fl_g;
-    long diff;                              /* slot records not bit-identical */
+    long diff; /* slot records not bit-identical */
     char first[256];
     int nfeat;
-    int *map;              /* CUDA slot -> C slot with the same lineage, -1 none */
+    int *map; /* CUDA slot -> C slot with the same lineage, -1 none */
     int *used;
     agree ag;
     char label[160];
@@ -157,8 +158,7 @@ static void check_call_status(pair *p, const char *what)
         p->call_errors++;
     }
     if (fovea_klt_last_status(p->tc_g) != FOVEA_OK) {
-        fprintf(stderr, "%s: CUDA %s failed: %s\n", p->label, what,
-                fovea_last_error(p->tc_g->ctx));
+        fprintf(stderr, "%s: CUDA %s failed: %s\n", p->label, what, fovea_last_error(p->tc_g->ctx));
         p->call_errors++;
     }
 }
@@ -176,9 +176,12 @@ static int report(const char *label, const agree *a, int call_errors, long diff)
     int exact = ok && diff == 0;
     printf("  %-34s %s  records %6ld exact %7.3f%%  status %7.3f%%  tracked %5ld within 1e-3 "
            "%7.3f%%  max err %.2e px  new %5ld matched %7.3f%%\n",
-           label, exact ? "exact" : ok ? (diff < 0 ? "ok   " : "NOT EXACT") : "FAIL ",
-           a->records, a->records ? 100.0 * a->exact / a->records : 100.0, 100.0 * fs,
-           a->tracked, 100.0 * fp, a->max_err, a->new_feats, 100.0 * fn);
+           label,
+           exact ? "exact"
+           : ok  ? (diff < 0 ? "ok   " : "NOT EXACT")
+                 : "FAIL ",
+           a->records, a->records ? 100.0 * a->exact / a->records : 100.0, 100.0 * fs, a->tracked,
+           100.0 * fp, a->max_err, a->new_feats, 100.0 * fn);
     if (!ok || diff > 0)
         test_failures++;
     return ok;
@@ -196,8 +199,8 @@ static long diff_check(const pair *p)
 
 /* One array: the CUDA emulation of KLT's quicksort against select.c's, pair
  * by pair (value, original index). */
-static void sort_case(KLT_TrackingContext tc, int *val, unsigned *id, int *gval,
-                      unsigned *gid, int n, int max_blocks, const char *what)
+static void sort_case(KLT_TrackingContext tc, int *val, unsigned *id, int *gval, unsigned *gid,
+                      int n, int max_blocks, const char *what)
 {
     for (int i = 0; i < n; i++)
         id[i] = (unsigned)i;
@@ -220,9 +223,9 @@ static void sort_case(KLT_TrackingContext tc, int *val, unsigned *id, int *gval,
 
 static void run_sort_checks(int sanitizer)
 {
-    static const int sizes[] = {1, 2, 3, 4, 5, 7, 16, 33, 100, 1000, 2047, 2048, 2049, 4095,
-                                4096, 4097, 6000, 8193, 20000, 65537, 100003, 300000,
-                                1048583, 2000000};
+    static const int sizes[] = {1,    2,    3,     4,     5,      7,      16,      33,
+                                100,  1000, 2047,  2048,  2049,   4095,   4096,    4097,
+                                6000, 8193, 20000, 65537, 100003, 300000, 1048583, 2000000};
     const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
     const int maxn = 2000000;
     KLT_TrackingContext tc = KLTCreateTrackingContext();
@@ -249,8 +252,8 @@ static void run_sort_checks(int sanitizer)
             char what[64];
             for (int i = 0; i < n; i++) {
                 if (r < 6) {
-                    val[i] = (int)test_rng_below(&rng, (uint32_t)ranges[r]) -
-                             (r == 5 ? 500000000 : 0);
+                    val[i] =
+                        (int)test_rng_below(&rng, (uint32_t)ranges[r]) - (r == 5 ? 500000000 : 0);
                 } else if (r == 6) {
                     val[i] = i / 3;
                 } else if (r == 7) {
@@ -350,8 +353,8 @@ typedef struct rect {
 } rect;
 
 /* A scene of soft-edged rectangles and ripples, seen shifted by (sx, sy). */
-static void render(unsigned char *img, int w, int h, const rect *rs, int nr, double sx,
-                   double sy, double gain)
+static void render(unsigned char *img, int w, int h, const rect *rs, int nr, double sx, double sy,
+                   double gain)
 {
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
@@ -373,7 +376,7 @@ typedef struct gen_setup {
     int w, h, nfeat, nframes;
     int sequential, replace;
     void (*tweak)(KLT_TrackingContext tc);
-    double gain_step;      /* lighting change per frame */
+    double gain_step; /* lighting change per frame */
     /* optional, before frame i's replacement on both contexts: returns 0 to
      * skip that replacement */
     int (*between)(KLT_TrackingContext tc, int i);
@@ -480,25 +483,17 @@ static void tweak_sparse(KLT_TrackingContext tc)
 static int between_changes(KLT_TrackingContext tc, int i)
 {
     switch (i) {
-    case 2:
-        tc->min_eigenvalue = 40;
-        return 1;
-    case 3:
-        tc->nSkippedPixels = 1;
-        return 1;
+    case 2: tc->min_eigenvalue = 40; return 1;
+    case 3: tc->nSkippedPixels = 1; return 1;
     case 4:
-    case 5:
-        return 0;  /* tracks without replacements: computing ahead stops */
+    case 5: return 0; /* tracks without replacements: computing ahead stops */
     case 6:
         tc->nSkippedPixels = 0;
         tc->window_width = tc->window_height = 9;
         KLTUpdateTCBorder(tc);
         return 1;
-    case 7:
-        tc->borderx = tc->bordery = 24;
-        return 1;
-    default:
-        return 1;
+    case 7: tc->borderx = tc->bordery = 24; return 1;
+    default: return 1;
     }
 }
 
@@ -663,14 +658,13 @@ int main(void)
         {"params change", 289, 233, 200, 10, 0, 1, tweak_none, 0.02, between_changes, 0},
         /* frames in device / pinned memory, or changing from call to call */
         {"default seq, device frames", 333, 217, 300, 8, 1, 1, tweak_none, 0.0, NULL, 1},
-        {"LI skip2 mindist4, pinned frames", 257, 191, 200, 6, 0, 1, tweak_li_skip, 0.03, NULL,
-         2},
+        {"LI skip2 mindist4, pinned frames", 257, 191, 200, 6, 0, 1, tweak_li_skip, 0.03, NULL, 2},
         {"default, mixed frames", 333, 217, 300, 10, 0, 1, tweak_none, 0.0, NULL, 3},
-        {"win9x5 3lev ss2 nosmooth, mixed frames", 401, 299, 250, 6, 1, 1, tweak_levels, 0.0,
-         NULL, 3},
+        {"win9x5 3lev ss2 nosmooth, mixed frames", 401, 299, 250, 6, 1, 1, tweak_levels, 0.0, NULL,
+         3},
         {"affine2, device frames", 321, 243, 120, 5, 0, 1, tweak_affine, 0.0, NULL, 1},
-        {"params change, mixed frames", 289, 233, 200, 10, 0, 1, tweak_none, 0.02,
-         between_changes, 3},
+        {"params change, mixed frames", 289, 233, 200, 10, 0, 1, tweak_none, 0.02, between_changes,
+         3},
     };
     agree gtotal;
     memset(&gtotal, 0, sizeof gtotal);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* CUDA stitcher vs the C reference on rendered outdoor scenes: RGBA, RGB24,
  * NV12 and I420 inputs, device and host frames, 1, 2, 3 and 5 cameras, pinhole and fisheye,
  * grid maps and imported exact tables, odd sizes; output poisoned first. The two
@@ -71,11 +72,8 @@ static const char *rigs[] = {
 };
 
 static const fovea_color_correction ccs[5] = {
-    {{1.10f, 1.0f, 0.92f}, 1.12f},
-    {{0.95f, 1.03f, 1.07f}, 0.90f},
-    {{1.0f, 0.97f, 1.0f}, 1.05f},
-    {{1.05f, 0.9f, 1.1f}, 0.95f},
-    {{0.9f, 1.0f, 1.0f}, 1.0f},
+    {{1.10f, 1.0f, 0.92f}, 1.12f}, {{0.95f, 1.03f, 1.07f}, 0.90f}, {{1.0f, 0.97f, 1.0f}, 1.05f},
+    {{1.05f, 0.9f, 1.1f}, 0.95f},  {{0.9f, 1.0f, 1.0f}, 1.0f},
 };
 
 /* Compare two host frames plane by plane; returns the largest sample difference
@@ -133,8 +131,8 @@ static void run_case1(const char *name, fovea_context *cpu, fovea_context *gpu,
     prepare_inputs(cpu, gpu, cams, n, in_fmt, device_frames, conv, dev, in_cpu, in_gpu);
     int pw, ph, nc;
     fovea_stitch_map_geometry(map, &pw, &ph, &nc);
-    fovea_pixfmt out_fmt = (in_fmt == FOVEA_PIX_NV12 || in_fmt == FOVEA_PIX_I420) ? FOVEA_PIX_I420
-                                                                                  : FOVEA_PIX_RGBA;
+    fovea_pixfmt out_fmt =
+        (in_fmt == FOVEA_PIX_NV12 || in_fmt == FOVEA_PIX_I420) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA;
     fovea_stitcher_settings s;
     fovea_stitcher_default_settings(&s);
     s.color = FOVEA_COLOR_FIXED;
@@ -265,8 +263,8 @@ static void run_case1(const char *name, fovea_context *cpu, fovea_context *gpu,
     for (int y = 0; y < ph; y++)
         for (int x = 0; x < pw; x++)
             for (int k = 0; k < (rgba_out ? 3 : 1); k++) {
-                const double v = ref.data[0][(ptrdiff_t)y * ref.stride[0] +
-                                             (rgba_out ? 4 * x + k : x)];
+                const double v =
+                    ref.data[0][(ptrdiff_t)y * ref.stride[0] + (rgba_out ? 4 * x + k : x)];
                 sum += v;
                 sum2 += v * v;
                 count++;
@@ -382,8 +380,9 @@ static void run_auto(const char *name, fovea_context *cpu, fovea_context *gpu,
             changed += compare(&first, &got, &nd) > 0 ? nd : 0;
     }
     printf("%-34s %-6s auto color%s, deterministic: 5 frames bit-exact, %ld samples changed by "
-           "the corrections\n", name, fovea_pixfmt_name(in_fmt),
-           in_fmt != FOVEA_PIX_NV12 ? ""
+           "the corrections\n",
+           name, fovea_pixfmt_name(in_fmt),
+           in_fmt != FOVEA_PIX_NV12   ? ""
            : yuv_cs == FOVEA_CS_BT709 ? (yuv_full ? " (BT.709 full)" : " (BT.709)")
                                       : (yuv_full ? " (full range)" : ""),
            changed);
@@ -428,7 +427,7 @@ static void run_auto(const char *name, fovea_context *cpu, fovea_context *gpu,
 static int export_tables(const fovea_stitch_map *m, const char *dir)
 {
     int pw = m->pano_width, ph = m->pano_height;
-    const char *names[6] = {"lut_left_x.bin", "lut_left_y.bin", "lut_right_x.bin",
+    const char *names[6] = {"lut_left_x.bin",  "lut_left_y.bin",  "lut_right_x.bin",
                             "lut_right_y.bin", "weight_left.bin", "weight_right.bin"};
     FILE *fp[6];
     for (int k = 0; k < 6; k++) {
@@ -442,8 +441,12 @@ static int export_tables(const fovea_stitch_map *m, const char *dir)
     for (int j = 0; j < ph; j++)
         for (int i = 0; i < pw; i++) {
             fv_map_weights(m, i, j, w, u, v);
-            float vals[6] = {w[0] > 0 ? u[0] : -1.0f, w[0] > 0 ? v[0] : -1.0f,
-                             w[1] > 0 ? u[1] : -1.0f, w[1] > 0 ? v[1] : -1.0f, w[0], w[1]};
+            float vals[6] = {w[0] > 0 ? u[0] : -1.0f,
+                             w[0] > 0 ? v[0] : -1.0f,
+                             w[1] > 0 ? u[1] : -1.0f,
+                             w[1] > 0 ? v[1] : -1.0f,
+                             w[0],
+                             w[1]};
             for (int k = 0; k < 6; k++)
                 fwrite(&vals[k], 4, 1, fp[k]);
         }
@@ -535,7 +538,7 @@ int main(void)
             REQUIRE(export_tables(map, dir) == 0);
             fovea_stitch_map *imp = NULL;
             int st = fovea_stitch_map_open_tables(&imp, NULL, dir, rig.width, rig.height,
-                                             rig.cameras[0].width, rig.cameras[0].height);
+                                                  rig.cameras[0].width, rig.cameras[0].height);
             if (st != FOVEA_OK)
                 fprintf(stderr, "import: %s\n", fovea_last_error(NULL));
             REQUIRE(st == FOVEA_OK);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The delta stream encoder on a CUDA device: a CUDA encoder's messages are
  * byte-identical to a CPU encoder's, and its reconstruction equal, for
  * I420 8-bit at an odd size, I420P10 (with samples past 10 bits), I444,
@@ -50,7 +51,7 @@ static int get_s(const fovea_frame *f, int p, size_t i, int y)
 {
     const uint8_t *r = f->data[p] + (ptrdiff_t)y * f->stride[p];
     return fovea_pixfmt_get_desc(f->fmt)->bytes_per_sample == 2 ? r[2 * i] | r[2 * i + 1] << 8
-                                                               : r[i];
+                                                                : r[i];
 }
 
 static void set_s(fovea_frame *f, int p, size_t i, int y, int v)
@@ -87,8 +88,9 @@ static void scene(fovea_frame *f, int k, test_rng *r)
         const int by = (k * 3) % ph;
         for (int y = by; y < by + ph / 4 + 1 && y < ph; y++)
             for (size_t i = bx; i < bx + n / 4 + 1 && i < n; i++)
-                set_s(f, p, i, y, (int)(((i - bx) * 37 + (size_t)(y - by) * 11 + (size_t)k * 5) %
-                                        (size_t)(maxval + 1)));
+                set_s(f, p, i, y,
+                      (int)(((i - bx) * 37 + (size_t)(y - by) * 11 + (size_t)k * 5) %
+                            (size_t)(maxval + 1)));
         /* the creeping band: row ph / 2 */
         for (size_t i = 0; i < n; i++) {
             const int v = get_s(f, p, i, ph / 2) + (int)test_rng_below(r, 3);
@@ -110,10 +112,10 @@ static void scene(fovea_frame *f, int k, test_rng *r)
 typedef struct run_case {
     fovea_pixfmt fmt;
     int w, h, tile, threshold, keyframe, frames;
-    fovea_memtype mem;         /* the CUDA encoder's source frames */
+    fovea_memtype mem; /* the CUDA encoder's source frames */
     fovea_diff_denoise_mode denoise;
-    int request_at;            /* a keyframe requested before this frame (0: none) */
-    int recon_every;           /* compare the reconstructions every this many frames */
+    int request_at;  /* a keyframe requested before this frame (0: none) */
+    int recon_every; /* compare the reconstructions every this many frames */
 } run_case;
 
 static void describe(const run_case *c, char *buf, size_t n)
@@ -200,8 +202,8 @@ static int run(const run_case *c)
             size_t at = 0;
             while (at < cn && at < gn && cm[at] == gm[at])
                 at++;
-            fprintf(stderr, "%s frame %d: messages of %zu and %zu bytes differ at byte %zu\n",
-                    what, k, cn, gn, at);
+            fprintf(stderr, "%s frame %d: messages of %zu and %zu bytes differ at byte %zu\n", what,
+                    k, cn, gn, at);
             test_failures++;
         }
         CHECK_EQ_INT(gf.frame, k);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Integer VIF on a CUDA device: every score and debug value of the CUDA backend
  * equals the C reference exactly (==), for host, pinned and device frames, odd
  * sizes, 8/10/12/16 bits, both gain limits, two CUDA contexts and size changes
@@ -55,8 +56,8 @@ static void make_pair(fovea_frame *ref, fovea_frame *dis, int bpc, int kind, tes
     const double ph = test_rng_double(r) * 6.0;
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
-            const double sm = 0.5 + 0.3 * sin(x * 0.07 + ph) * cos(y * 0.05 - ph) +
-                              0.1 * sin(x * 0.5 + y * 0.3);
+            const double sm =
+                0.5 + 0.3 * sin(x * 0.07 + ph) * cos(y * 0.05 - ph) + 0.1 * sin(x * 0.5 + y * 0.3);
             const int noise = (int)test_rng_below(r, (uint32_t)(maxv / 16 + 1)) - maxv / 32;
             put_sample(ref, bpc, x, y, (int)(sm * maxv) + noise);
         }
@@ -84,8 +85,8 @@ static void make_pair(fovea_frame *ref, fovea_frame *dis, int bpc, int kind, tes
 
 static int same_scores(const vif_test_scores *a, const vif_test_scores *b)
 {
-    int ok = a->frame == b->frame && a->num_total == b->num_total &&
-             a->den_total == b->den_total && a->vif == b->vif;
+    int ok = a->frame == b->frame && a->num_total == b->num_total && a->den_total == b->den_total &&
+             a->vif == b->vif;
     for (int s = 0; s < VIF_TEST_SCALES; s++)
         ok = ok && a->scale[s] == b->scale[s] && a->num[s] == b->num[s] && a->den[s] == b->den[s];
     return ok;
@@ -96,8 +97,7 @@ static void print_scores(const char *what, const vif_test_scores *s)
     fprintf(stderr, "  %s: scales %.17g %.17g %.17g %.17g\n", what, s->scale[0], s->scale[1],
             s->scale[2], s->scale[3]);
     fprintf(stderr, "  %s: num %.17g %.17g %.17g %.17g den %.17g %.17g %.17g %.17g\n", what,
-            s->num[0], s->num[1], s->num[2], s->num[3], s->den[0], s->den[1], s->den[2],
-            s->den[3]);
+            s->num[0], s->num[1], s->num[2], s->num[3], s->den[0], s->den[1], s->den[2], s->den[3]);
 }
 
 static int same_pooled(const vif_test_pooled *a, const vif_test_pooled *b)
@@ -181,8 +181,8 @@ static void run_case(vif_set *vs, int w, int h, int bpc, int chroma, int frames,
         CHECK_EQ_INT(st, FOVEA_OK);
         CHECK(sc.scale[0] > 0.0 && sc.scale[0] <= 2.0); /* content is not degenerate */
         if (!same_scores(&sc, &sh) || !same_scores(&sc, &sd)) {
-            fprintf(stderr, "%dx%d %d-bit (%d) frame %d kind %d%s: CUDA differs from C\n", w,
-                    h, bpc, chroma, f, f % 3, pinned ? " pinned" : "");
+            fprintf(stderr, "%dx%d %d-bit (%d) frame %d kind %d%s: CUDA differs from C\n", w, h,
+                    bpc, chroma, f, f % 3, pinned ? " pinned" : "");
             print_scores("cpu ", &sc);
             print_scores("host", &sh);
             print_scores("dev ", &sd);
@@ -207,8 +207,8 @@ static void run_case(vif_set *vs, int w, int h, int bpc, int chroma, int frames,
 
 static void test_exact(void)
 {
-    static const int sizes[][2] = {{576, 324}, {577, 323}, {33, 17}, {16, 16}, {17, 31},
-                                   {1920, 1080}, {131, 67}, {1279, 721}};
+    static const int sizes[][2] = {{576, 324}, {577, 323},   {33, 17},  {16, 16},
+                                   {17, 31},   {1920, 1080}, {131, 67}, {1279, 721}};
     static const int bpcs[] = {8, 10, 12, 16};
     static const int chromas[] = {420, 400, 422, 444};
     vif_set vs;
@@ -239,8 +239,7 @@ static void test_exact(void)
     CHECK_EQ_INT(vif_test_open(&v, vs.cpu, NULL), FOVEA_OK);
     fovea_frame d;
     memset(&d, 0, sizeof(d));
-    REQUIRE(fovea_frame_alloc(vs.gpu_a, &d, 64, 64, FOVEA_PIX_GRAY8, FOVEA_MEM_DEVICE) ==
-            FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(vs.gpu_a, &d, 64, 64, FOVEA_PIX_GRAY8, FOVEA_MEM_DEVICE) == FOVEA_OK);
     CHECK_EQ_INT(fovea_frame_fill(vs.gpu_a, &d, 77), FOVEA_OK);
     CHECK_EQ_INT(fovea_sync(vs.gpu_a), FOVEA_OK);
     CHECK_EQ_INT(vif_test_process(v, &d, &d, NULL), FOVEA_ERR_INVALID_ARG);
@@ -267,7 +266,7 @@ static void test_async(void)
     static const struct {
         int w, h, bpc, chroma, count;
     } seg[] = {
-        {577, 323, 8, 420, 140}, {131, 67, 10, 400, 40}, {1279, 721, 8, 444, 11},
+        {577, 323, 8, 420, 140}, {131, 67, 10, 400, 40},   {1279, 721, 8, 444, 11},
         {33, 17, 12, 422, 5},    {1920, 1080, 10, 420, 3},
     };
     enum { NSEG = sizeof(seg) / sizeof(seg[0]) };
@@ -362,8 +361,8 @@ static void test_async(void)
     CHECK_EQ_INT(vif_test_pooled_scores(vc, &pc), FOVEA_OK);
     CHECK_EQ_INT(vif_test_pooled_scores(vg, &pg), FOVEA_OK);
     CHECK(same_pooled(&pc, &pg));
-    printf("queued: %d pairs (5 sizes, pageable/pinned/device) identical to C%s\n",
-           total - bad, bad ? " (MISMATCH)" : "");
+    printf("queued: %d pairs (5 sizes, pageable/pinned/device) identical to C%s\n", total - bad,
+           bad ? " (MISMATCH)" : "");
 
     /* close with a partly filled batch pending; reset drops pending pairs */
     CHECK_EQ_INT(fovea_vmaf_submit(vg, &gpuf[2 * 1], &gpuf[2 * 1 + 1]), FOVEA_OK);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The public VMAF API on a CUDA context against the CPU context: every metric
  * of every frame (and every pooled value) the same double, bit for bit, on
  * every golden case of ../shared/testdata/vif.tar.xz and on generated streams
@@ -21,7 +22,7 @@
 
 #ifdef FOVEA_HAVE_CUDA
 
-#define VAL(buf, i, m) ((buf)[(size_t)(i) * FOVEA_VMAF_MAX_METRICS + (m)])
+#define VAL(buf, i, m) ((buf)[(size_t)(i)*FOVEA_VMAF_MAX_METRICS + (m)])
 
 static fovea_context *open_ctx(fovea_backend b)
 {
@@ -120,8 +121,8 @@ static void make_stream(frames *f, int w, int h, int bpc, int chroma, int n, uin
             for (int x = 0; x < w; x++) {
                 const double sm = 0.5 + 0.3 * sin(x * 0.07 + ph) * cos(y * 0.05 - ph) +
                                   0.1 * sin(x * 0.5 + y * 0.3);
-                const int a = (int)(sm * maxv) + (int)test_rng_below(&r, (uint32_t)(maxv / 16 + 1)) -
-                              maxv / 32;
+                const int a = (int)(sm * maxv) +
+                              (int)test_rng_below(&r, (uint32_t)(maxv / 16 + 1)) - maxv / 32;
                 int b;
                 if (t % 3 == 1)
                     b = a + (a - maxv / 2) / 2;
@@ -242,8 +243,8 @@ typedef struct ctxs {
 
 /* f scored on the CPU (pageable frames) and on CUDA with pageable, pinned,
  * device and mixed frames, eager or late receiving; every value identical. */
-static void compare(const ctxs *c, const char *name, const frames *f,
-                    const fovea_vmaf_settings *s, int flush_at)
+static void compare(const ctxs *c, const char *name, const frames *f, const fovea_vmaf_settings *s,
+                    int flush_at)
 {
     const int n = f->n;
     double *want = malloc((size_t)n * FOVEA_VMAF_MAX_METRICS * sizeof(double));
@@ -478,8 +479,8 @@ static void test_queue(const ctxs *c)
         for (int i = 0; i < f->n; i++)
             for (int m = 0; m < count; m++, total++)
                 if (memcmp(&VAL(want, i, m), &VAL(got, i, m), sizeof(double)) != 0 && bad++ < 4)
-                    fprintf(stderr, "  queue pass %d frame %d metric %d: %.17g vs %.17g\n", pass,
-                            i, m, VAL(want, i, m), VAL(got, i, m));
+                    fprintf(stderr, "  queue pass %d frame %d metric %d: %.17g vs %.17g\n", pass, i,
+                            m, VAL(want, i, m), VAL(got, i, m));
         free(want);
         free(got);
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The CUDA kernels of integer ADM (adm.cu) and integer motion (motion.cu)
  * against their C references, through the launchers: every float of
  * adm_compute (num/den/aim_num of each level) and every double derived from
@@ -26,14 +27,13 @@
 #define POISON 0xA5
 #define MAX_PAIRS ADM_CUDA_MAX_BATCH
 
-#define CUDA_REQUIRE(call)                                                                  \
-    do {                                                                                    \
-        cudaError_t e_ = (call);                                                            \
-        if (e_ != cudaSuccess) {                                                            \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
-                    cudaGetErrorString(e_));                                                \
-            exit(1);                                                                        \
-        }                                                                                   \
+#define CUDA_REQUIRE(call)                                                                         \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* A host luma plane: 8-bit samples or 16-bit containers, stride in bytes. */
@@ -99,9 +99,7 @@ static void make_pair(plane *ref, plane *dis, int kind, test_rng *r)
             int d;
             switch (kind) {
             case 0:
-            case 4:
-                d = v + (int)test_rng_below(r, (uint32_t)(maxv / 8 + 1)) - maxv / 16;
-                break;
+            case 4: d = v + (int)test_rng_below(r, (uint32_t)(maxv / 8 + 1)) - maxv / 16; break;
             case 1: {
                 int s = 0;
                 for (int dy = -1; dy <= 1; dy++)
@@ -113,18 +111,10 @@ static void make_pair(plane *ref, plane *dis, int kind, test_rng *r)
                 d = s / 9;
                 break;
             }
-            case 2:
-                d = v + (v - maxv / 2) / 2;
-                break;
-            case 3:
-                d = (int)test_rng_below(r, (uint32_t)maxv + 1);
-                break;
-            case 5:
-                d = v;
-                break;
-            default:
-                d = test_rng_below(r, 2) ? maxv : 0;
-                break;
+            case 2: d = v + (v - maxv / 2) / 2; break;
+            case 3: d = (int)test_rng_below(r, (uint32_t)maxv + 1); break;
+            case 5: d = v; break;
+            default: d = test_rng_below(r, 2) ? maxv : 0; break;
             }
             put(dis, x, y, d);
         }
@@ -150,7 +140,7 @@ static void gpu_open(gpu_set *g, int w, int h, int bpc, int pairs)
     g->bpc = bpc;
     g->pairs = pairs;
     const size_t row = (size_t)w * (bpc > 8 ? 2 : 1);
-    g->rpitch = row + 6;  /* even, not aligned */
+    g->rpitch = row + 6; /* even, not aligned */
     g->dpitch = row + 64;
     for (int z = 0; z < pairs; z++) {
         CUDA_REQUIRE(cudaMalloc((void **)&g->ref[z], g->rpitch * (size_t)h));
@@ -221,7 +211,8 @@ static void gpu_adm(gpu_set *g, const adm_params *p, int n, adm_result *out)
     for (int z = 0; z < n; z++) {
         adm_raw raw;
         for (int s = 0; s < ADM_SCALES; s++) {
-            const unsigned long long *u = sums + (size_t)z * ADM_CUDA_FRAME_SUMS + s * ADM_CUDA_NSUMS;
+            const unsigned long long *u =
+                sums + (size_t)z * ADM_CUDA_FRAME_SUMS + s * ADM_CUDA_NSUMS;
             int64_t den[3], num[3], aim[3];
             for (int b = 0; b < 3; b++) {
                 den[b] = (int64_t)u[b];
@@ -260,8 +251,8 @@ static void print_adm(const char *what, const adm_result *r)
 
 /* Motion SADs of pairs (prev[z], cur[z]) already on the device (prev NULL:
  * skipped, its counter must stay 0). */
-static void gpu_sad(gpu_set *g, int n, uint8_t *const *prev, size_t ppitch,
-                    uint8_t *const *cur, size_t cpitch, uint64_t *out)
+static void gpu_sad(gpu_set *g, int n, uint8_t *const *prev, size_t ppitch, uint8_t *const *cur,
+                    size_t cpitch, uint64_t *out)
 {
     motion_cuda_args a;
     memset(&a, 0, sizeof(a));
@@ -326,8 +317,8 @@ static void run_frames(const char *name, const plane *refs, const plane *diss, i
                 t->adm_pairs++;
                 if (!same_adm(&want, &got[z])) {
                     if (t->adm_bad++ < 4) {
-                        fprintf(stderr, "  %s frame %d (%dx%d %d-bit): ADM differs\n", name,
-                                f0 + z, w, h, bpc);
+                        fprintf(stderr, "  %s frame %d (%dx%d %d-bit): ADM differs\n", name, f0 + z,
+                                w, h, bpc);
                         print_adm("C   ", &want);
                         print_adm("CUDA", &got[z]);
                     }
@@ -344,17 +335,16 @@ static void run_frames(const char *name, const plane *refs, const plane *diss, i
         gpu_sad(&g, m, prev, g.rpitch, cur, g.rpitch, sad);
         for (int z = 0; z < m; z++) {
             const int i = f0 + z;
-            const uint64_t want =
-                i == 0 ? 0
-                       : motion_sad(refs[i - 1].data, refs[i - 1].stride, refs[i].data,
-                                    refs[i].stride, w, h, bpc, row);
+            const uint64_t want = i == 0 ? 0
+                                         : motion_sad(refs[i - 1].data, refs[i - 1].stride,
+                                                      refs[i].data, refs[i].stride, w, h, bpc, row);
             t->motion_pairs++;
             if (want != sad[z] && t->motion_bad++ < 4)
-                fprintf(stderr, "  %s frame %d (%dx%d %d-bit): SAD %llu, C %llu\n", name, i, w,
-                        h, bpc, (unsigned long long)sad[z], (unsigned long long)want);
+                fprintf(stderr, "  %s frame %d (%dx%d %d-bit): SAD %llu, C %llu\n", name, i, w, h,
+                        bpc, (unsigned long long)sad[z], (unsigned long long)want);
         }
-        CUDA_REQUIRE(cudaMemcpy(prev_dev, g.ref[m - 1], g.rpitch * (size_t)h,
-                                cudaMemcpyDeviceToDevice));
+        CUDA_REQUIRE(
+            cudaMemcpy(prev_dev, g.ref[m - 1], g.rpitch * (size_t)h, cudaMemcpyDeviceToDevice));
         have_prev = 1;
     }
     /* a frame against itself: SAD 0 */
@@ -440,7 +430,8 @@ static void test_golden(tally *t)
         adm_default_params(&ap, refs[0].w, refs[0].h, refs[0].bpc);
         run_frames(name->valuestring, refs, diss, n, 8, &ap, t);
         printf("  %-36s %3d frames: ADM %3d/%3d identical, motion %3d/%3d identical\n",
-               name->valuestring, n, (t->adm_pairs - before.adm_pairs) - (t->adm_bad - before.adm_bad),
+               name->valuestring, n,
+               (t->adm_pairs - before.adm_pairs) - (t->adm_bad - before.adm_bad),
                t->adm_pairs - before.adm_pairs,
                (t->motion_pairs - before.motion_pairs) - (t->motion_bad - before.motion_bad),
                t->motion_pairs - before.motion_pairs);
@@ -460,7 +451,8 @@ static void run_generated(int w, int h, int bpc, int n, int batch, const adm_par
     plane *refs = calloc((size_t)n, sizeof(plane)), *diss = calloc((size_t)n, sizeof(plane));
     REQUIRE(refs && diss);
     test_rng r;
-    test_rng_seed(&r, (uint64_t)w * 7919u + (uint64_t)h * 104729u + (uint64_t)bpc * 31u + (uint64_t)n);
+    test_rng_seed(&r,
+                  (uint64_t)w * 7919u + (uint64_t)h * 104729u + (uint64_t)bpc * 31u + (uint64_t)n);
     for (int i = 0; i < n; i++) {
         plane_alloc(&refs[i], w, h, bpc);
         plane_alloc(&diss[i], w, h, bpc);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Helpers of the gst-fovea element tests (see gst_helpers.h). */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
@@ -46,16 +47,13 @@ static void collect(GstMessage *m, gt_result *res)
             g_free(dbg);
         }
         break;
-    case GST_MESSAGE_EOS:
-        res->eos = TRUE;
-        break;
-    default:
-        break;
+    case GST_MESSAGE_EOS: res->eos = TRUE; break;
+    default: break;
     }
 }
 
-void gt_run(GstElement *pipe, void (*push)(GstElement *pipe, void *data), void *data,
-            int timeout_s, gt_result *res)
+void gt_run(GstElement *pipe, void (*push)(GstElement *pipe, void *data), void *data, int timeout_s,
+            gt_result *res)
 {
     memset(res, 0, sizeof(*res));
     res->messages = g_ptr_array_new_with_free_func((GDestroyNotify)gst_structure_free);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Helpers of the gst-fovea element tests (tests/gst/test_gst_*.c): GStreamer
  * set up with the plugin from the build tree, pipelines run to their end with
  * their element messages, errors and appsink samples collected, seeded test
@@ -13,14 +14,14 @@
 #include "fovea/fovea.h"
 
 /* A failed check: print it and exit 1. */
-#define GT_CHECK(cond, ...)                                                                   \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__, __LINE__, #cond);                  \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-            exit(1);                                                                          \
-        }                                                                                     \
+#define GT_CHECK(cond, ...)                                                                        \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__, __LINE__, #cond);                       \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* gst_init; GLib criticals and warnings abort (a g_return_if_fail in an
@@ -41,8 +42,8 @@ GstElement *gt_launch(const char *desc);
 /* Set the pipeline PLAYING; run push(pipe, data) (may be NULL) to feed its
  * appsrcs; wait up to timeout_s for EOS or an error; collect the messages and
  * the appsink "out"'s samples; set it to NULL. */
-void gt_run(GstElement *pipe, void (*push)(GstElement *pipe, void *data), void *data,
-            int timeout_s, gt_result *res);
+void gt_run(GstElement *pipe, void (*push)(GstElement *pipe, void *data), void *data, int timeout_s,
+            gt_result *res);
 void gt_result_clear(gt_result *res);
 
 /* The element messages named name, in order. */
@@ -55,8 +56,8 @@ void gt_eos(GstElement *pipe, const char *src);
 /* A buffer of info's layout filled with seeded content: a smooth pattern
  * moving by (frame * dx, frame * dy) plus seeded noise of +-noise; never
  * constant. pts = frame * dur. */
-GstBuffer *gt_frame(const GstVideoInfo *info, int frame, int dx, int dy, int noise,
-                    uint32_t seed, GstClockTime dur);
+GstBuffer *gt_frame(const GstVideoInfo *info, int frame, int dx, int dy, int noise, uint32_t seed,
+                    GstClockTime dur);
 
 /* Wrap a mapped video frame (host) as a fovea frame. */
 void gt_wrap(const GstVideoFrame *vf, fovea_frame *out);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # gst-fovea through gst-launch-1.0 against the fovea CLI on the same frames:
 # the plugin is listed; foveastitch on two videotestsrc cameras gives the bytes
 # of `fovea stitch` on those cameras written to y4m (color off, automatic

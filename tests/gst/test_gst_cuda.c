@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* CUDA memory (GPU only; exit 77 without a device, without fovea's CUDA
  * backend or without GStreamer's CUDA library): cameras and quality inputs
  * given as video/x-raw(memory:CUDAMemory) in the element's own CUDA context
@@ -54,8 +55,8 @@ static GstBuffer *to_cuda(GstCudaContext *ctx, GstBufferPool **pool, const GstVi
 {
     if (!*pool) {
         GstCaps *caps = gst_video_info_to_caps(info);
-        gst_caps_set_features(caps, 0, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY,
-                                                              NULL));
+        gst_caps_set_features(caps, 0,
+                              gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
         *pool = gst_cuda_buffer_pool_new(ctx);
         GstStructure *config = gst_buffer_pool_get_config(*pool);
         gst_buffer_pool_config_set_params(config, caps, (guint)GST_VIDEO_INFO_SIZE(info), 0, 0);
@@ -213,10 +214,11 @@ static void test_stitch(const char *rig, GstVideoFormat fmt)
                 GT_CHECK(gst_is_cuda_memory(gst_buffer_peek_memory(gst_sample_get_buffer(s), 0)),
                          "%s: the panorama is not in CUDA memory", mem_name[m]);
             else /* system memory from the element's pool of pinned frames (gst/pinned.c) */
-                GT_CHECK(gst_mini_object_get_qdata(
-                             GST_MINI_OBJECT_CAST(gst_buffer_peek_memory(gst_sample_get_buffer(s), 0)),
-                             g_quark_from_string("fovea-pinned-frame")) != NULL,
-                         "system memory: the panorama is not in a pinned buffer of the element");
+                GT_CHECK(
+                    gst_mini_object_get_qdata(
+                        GST_MINI_OBJECT_CAST(gst_buffer_peek_memory(gst_sample_get_buffer(s), 0)),
+                        g_quark_from_string("fovea-pinned-frame")) != NULL,
+                    "system memory: the panorama is not in a pinned buffer of the element");
             out[m][i] = download(s, &oi);
         }
         gt_result_clear(&r);
@@ -272,7 +274,8 @@ static void test_stitch(const char *rig, GstVideoFormat fmt)
         for (int i = 0; i < FRAMES; i++)
             gst_buffer_unref(f.host[c][i]);
     printf("ok: foveastitch %s: CUDA memory (own and foreign context) == system memory, "
-           "within 1 of the C reference\n", gst_video_format_to_string(fmt));
+           "within 1 of the C reference\n",
+           gst_video_format_to_string(fmt));
 }
 
 static void test_vif(void)
@@ -384,7 +387,8 @@ static void test_diff(GstVideoFormat fmt, const char *mode)
     fovea_diff_settings ds;
     fovea_diff_default_settings(&ds);
     ds.threshold = 6;
-    ds.noise_mode = strcmp(mode, "overlay") == 0 ? FOVEA_DIFF_NOISE_OVERLAY : FOVEA_DIFF_NOISE_BLACK;
+    ds.noise_mode =
+        strcmp(mode, "overlay") == 0 ? FOVEA_DIFF_NOISE_OVERLAY : FOVEA_DIFF_NOISE_BLACK;
     GT_CHECK(fovea_open(&ctx, &fs) == FOVEA_OK && fovea_diff_open(&d, ctx, &ds) == FOVEA_OK,
              "diff");
     for (int i = 0; i < FRAMES; i++) {
@@ -425,7 +429,8 @@ static void test_diff(GstVideoFormat fmt, const char *mode)
     for (int i = 0; i < FRAMES; i++)
         gst_buffer_unref(f.host[0][i]);
     printf("ok: foveadiff %s %s: CUDA memory (own and foreign context) == system memory == "
-           "the C reference\n", gst_video_format_to_string(fmt), mode);
+           "the C reference\n",
+           gst_video_format_to_string(fmt), mode);
 }
 
 int main(int argc, char **argv)

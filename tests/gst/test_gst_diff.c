@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveadiff: every mode on several formats and denoising filters (the
  * temporal one included) gives the library's bytes (fovea_diff_compute's heat
  * map or noise map; its mask drawn as tiles) and its statistics per frame; the first frame and the frame after a flush
@@ -74,11 +75,11 @@ static void run_case(const diff_case *c)
     GstCaps *caps = gst_video_info_to_caps(&f.info);
     gchar *cs = gst_caps_to_string(caps);
     gst_caps_unref(caps);
-    gchar *desc = g_strdup_printf("appsrc name=src format=time caps=\"%s\" ! foveadiff mode=%s "
-                                  "threshold=%d normalize=%d tile=%d denoise=%s ! "
-                                  "video/x-raw,format=%s ! appsink name=out sync=false",
-                                  cs, c->mode, c->threshold, c->normalize, c->tile, c->denoise,
-                                  c->out);
+    gchar *desc =
+        g_strdup_printf("appsrc name=src format=time caps=\"%s\" ! foveadiff mode=%s "
+                        "threshold=%d normalize=%d tile=%d denoise=%s ! "
+                        "video/x-raw,format=%s ! appsink name=out sync=false",
+                        cs, c->mode, c->threshold, c->normalize, c->tile, c->denoise, c->out);
     GstElement *pipe = gt_launch(desc);
     gt_result r;
     gt_run(pipe, push_frames, &f, 60, &r);
@@ -96,8 +97,8 @@ static void run_case(const diff_case *c)
     s.normalize_max = c->normalize;
     s.tile = c->tile;
     s.denoise = c->dn;
-    s.noise_mode = strcmp(c->mode, "overlay") == 0 ? FOVEA_DIFF_NOISE_OVERLAY
-                                                    : FOVEA_DIFF_NOISE_BLACK;
+    s.noise_mode =
+        strcmp(c->mode, "overlay") == 0 ? FOVEA_DIFF_NOISE_OVERLAY : FOVEA_DIFF_NOISE_BLACK;
     fovea_diff *d = NULL;
     GT_CHECK(fovea_diff_open(&d, ctx, &s) == FOVEA_OK, "diff open: %s", fovea_last_error(ctx));
     GstVideoInfo oi;
@@ -133,8 +134,8 @@ static void run_case(const diff_case *c)
         char fw[200];
         snprintf(fw, sizeof(fw), "%s frame %d", what, i);
         GT_CHECK(gt_frame_equal(&gv, &out, fw), "%s: output differs from the library's", fw);
-        GT_CHECK(GST_BUFFER_PTS(gst_sample_get_buffer(smp)) == (GstClockTime)i * DUR,
-                 "%s: pts", fw);
+        GT_CHECK(GST_BUFFER_PTS(gst_sample_get_buffer(smp)) == (GstClockTime)i * DUR, "%s: pts",
+                 fw);
 
         const GstStructure *ms = g_ptr_array_index(stats, i);
         guint64 frame = 0;
@@ -205,7 +206,8 @@ static void test_flush(void)
         gint64 sum = -1;
         GT_CHECK(gst_structure_get_int64(s, "diff-sum", &sum), "diff-sum");
         if (n == 0 || n == 3)
-            GT_CHECK(sum == 0, "frame %d after a start or flush: diff-sum %" G_GINT64_FORMAT, n, sum);
+            GT_CHECK(sum == 0, "frame %d after a start or flush: diff-sum %" G_GINT64_FORMAT, n,
+                     sum);
         else
             GT_CHECK(sum > 0, "frame %d: diff-sum 0", n);
         n++;
@@ -226,15 +228,16 @@ static void test_errors(void)
                                  "foveadiff tile=12 ! fakesink");
     gt_result r;
     gt_run(pipe, NULL, NULL, 30, &r);
-    GT_CHECK(r.error && strstr(r.error, "tile 12 is not 8, 16, 32 or 64"),
-             "tile=12: error %s", r.error ? r.error : "(none)");
+    GT_CHECK(r.error && strstr(r.error, "tile 12 is not 8, 16, 32 or 64"), "tile=12: error %s",
+             r.error ? r.error : "(none)");
     gt_result_clear(&r);
     gst_object_unref(pipe);
 
     /* overlay keeps the frame's format: NV12 cannot be painted, refused at link time */
     GError *err = NULL;
     pipe = gst_parse_launch("videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=64,"
-                            "height=48 ! foveadiff mode=overlay ! fakesink", &err);
+                            "height=48 ! foveadiff mode=overlay ! fakesink",
+                            &err);
     GT_CHECK(err && strstr(err->message, "can't handle caps"), "overlay of NV12: %s",
              err ? err->message : "linked");
     g_clear_error(&err);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveastitch: two cameras (RGBA, RGB, NV12, I420) stitched by the element are
  * the library's panoramas of the same frames (fovea_stitcher_process with the
  * same settings), color off and automatic (deterministic, with the color
@@ -151,14 +152,13 @@ static void ref_stitch(reference *r, const feed *f, const int src[2])
         if (src[c] < 0) {
             const GstVideoFormat gf = GST_VIDEO_INFO_FORMAT(&f->info);
             inp[c] = black(r, c,
-                           gf == GST_VIDEO_FORMAT_RGBA  ? FOVEA_PIX_RGBA
-                           : gf == GST_VIDEO_FORMAT_RGB ? FOVEA_PIX_RGB24
+                           gf == GST_VIDEO_FORMAT_RGBA   ? FOVEA_PIX_RGBA
+                           : gf == GST_VIDEO_FORMAT_RGB  ? FOVEA_PIX_RGB24
                            : gf == GST_VIDEO_FORMAT_NV12 ? FOVEA_PIX_NV12
                                                          : FOVEA_PIX_I420);
             continue;
         }
-        GT_CHECK(gst_video_frame_map(&vf[c], &f->info, f->frames[c][src[c]], GST_MAP_READ),
-                 "map");
+        GT_CHECK(gst_video_frame_map(&vf[c], &f->info, f->frames[c][src[c]], GST_MAP_READ), "map");
         gt_wrap(&vf[c], &in[c]);
         inp[c] = &in[c];
     }
@@ -186,8 +186,8 @@ static void test_formats(GstVideoFormat fmt, gboolean color_auto)
              color_auto ? "auto" : "off");
     feed f;
     make_feed(&f, fmt, FRAMES, FRAMES);
-    GstElement *pipe = launch(&f, color_auto ? "color=auto deterministic=true color-interval=2"
-                                             : "color=off");
+    GstElement *pipe =
+        launch(&f, color_auto ? "color=auto deterministic=true color-interval=2" : "color=off");
     gt_result r;
     gt_run(pipe, push_cams, &f, 60, &r);
     GT_CHECK(!r.error, "%s: %s", what, r.error);
@@ -207,8 +207,8 @@ static void test_formats(GstVideoFormat fmt, gboolean color_auto)
             const GstStructure *s = g_ptr_array_index(colors, posted++);
             guint64 frame = 99;
             GT_CHECK(gst_structure_get_uint64(s, "frame", &frame) && frame == (guint64)i,
-                     "%s: color message for frame %" G_GUINT64_FORMAT ", expected %d", what,
-                     frame, i);
+                     "%s: color message for frame %" G_GUINT64_FORMAT ", expected %d", what, frame,
+                     i);
             const GValue *g = gst_structure_get_value(s, "gains");
             for (int k = 0; k < 6; k++)
                 GT_CHECK(g_value_get_double(gst_value_array_get_value(g, (guint)k)) ==
@@ -325,10 +325,10 @@ static void test_seek(void)
         GstSample *s = pull(pipe);
         GstBuffer *b = gst_sample_get_buffer(s), *w = gst_sample_get_buffer(straight[i]);
         /* (the aggregator counts output times from the seek position: +-1 ns) */
-        GT_CHECK(GST_BUFFER_PTS(b) + 1 >= GST_BUFFER_PTS(w) && GST_BUFFER_PTS(b) <= GST_BUFFER_PTS(w) + 1,
-                 "after the seek: pts %" GST_TIME_FORMAT
-                 ", expected %" GST_TIME_FORMAT, GST_TIME_ARGS(GST_BUFFER_PTS(b)),
-                 GST_TIME_ARGS(GST_BUFFER_PTS(w)));
+        GT_CHECK(GST_BUFFER_PTS(b) + 1 >= GST_BUFFER_PTS(w) &&
+                     GST_BUFFER_PTS(b) <= GST_BUFFER_PTS(w) + 1,
+                 "after the seek: pts %" GST_TIME_FORMAT ", expected %" GST_TIME_FORMAT,
+                 GST_TIME_ARGS(GST_BUFFER_PTS(b)), GST_TIME_ARGS(GST_BUFFER_PTS(w)));
         GstMapInfo a, c;
         GT_CHECK(gst_buffer_map(b, &a, GST_MAP_READ) && gst_buffer_map(w, &c, GST_MAP_READ), "map");
         GT_CHECK(a.size == c.size && memcmp(a.data, c.data, a.size) == 0,
@@ -355,8 +355,10 @@ static void expect_error(const char *props, int cameras, const char *want)
     GString *d = g_string_new(NULL);
     g_string_append_printf(d, "foveastitch name=s %s ! fakesink ", props);
     for (int c = 0; c < cameras; c++)
-        g_string_append_printf(d, " videotestsrc num-buffers=3 ! video/x-raw,format=I420,"
-                               "width=160,height=120 ! s.sink_%d", c);
+        g_string_append_printf(d,
+                               " videotestsrc num-buffers=3 ! video/x-raw,format=I420,"
+                               "width=160,height=120 ! s.sink_%d",
+                               c);
     GstElement *pipe = gt_launch(d->str);
     gt_result r;
     gt_run(pipe, NULL, NULL, 30, &r);

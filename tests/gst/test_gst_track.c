@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveatrack: the positions posted for every frame are those of fovea's KLT
  * run directly on the same luma with the same parameters (bit for bit), for
  * YUV and RGB frames; draw=false passes the frames on untouched, draw=true
@@ -66,8 +67,8 @@ static void luma(GstBuffer *buf, const GstVideoInfo *info, unsigned char *out)
                             (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 0);
         for (int x = 0; x < W; x++) {
             const guint8 *p = row + (gsize)x * (rgb ? bpp : 1);
-            out[y * W + x] = rgb ? (unsigned char)((77 * p[0] + 150 * p[1] + 29 * p[2] + 128) >> 8)
-                                 : p[0];
+            out[y * W + x] =
+                rgb ? (unsigned char)((77 * p[0] + 150 * p[1] + 29 * p[2] + 128) >> 8) : p[0];
         }
     }
     gst_video_frame_unmap(&vf);
@@ -122,8 +123,8 @@ static void test_positions(GstVideoFormat fmt, gboolean replace, gboolean sequen
         GT_CHECK(gst_structure_get(s, "frame", G_TYPE_UINT64, &frame, "features", G_TYPE_INT, &nf,
                                    "tracked", G_TYPE_INT, &tracked, NULL),
                  "fields");
-        GT_CHECK(frame == (guint64)i && nf == NFEAT, "frame %d: frame %" G_GUINT64_FORMAT
-                 " features %d", i, frame, nf);
+        GT_CHECK(frame == (guint64)i && nf == NFEAT,
+                 "frame %d: frame %" G_GUINT64_FORMAT " features %d", i, frame, nf);
         GT_CHECK(tracked == KLTCountRemainingFeatures(fl), "frame %d: tracked %d, KLT %d", i,
                  tracked, KLTCountRemainingFeatures(fl));
         for (int k = 0; k < NFEAT; k++) {
@@ -158,8 +159,8 @@ static void test_positions(GstVideoFormat fmt, gboolean replace, gboolean sequen
     g_free(desc);
     g_free(cs);
     free_feed(&f);
-    printf("ok: positions %s replace=%d sequential=%d\n", gst_video_format_to_string(fmt),
-           replace, sequential);
+    printf("ok: positions %s replace=%d sequential=%d\n", gst_video_format_to_string(fmt), replace,
+           sequential);
 }
 
 /* draw=false: the frames pass on untouched (the positions are still posted). */
@@ -169,7 +170,8 @@ static void test_no_draw(void)
     make_feed(&f, GST_VIDEO_FORMAT_NV12);
     gchar *cs = caps_string(&f.info);
     gchar *desc = g_strdup_printf("appsrc name=src format=time caps=\"%s\" ! foveatrack "
-                                  "features=20 draw=false ! appsink name=out sync=false", cs);
+                                  "features=20 draw=false ! appsink name=out sync=false",
+                                  cs);
     GstElement *pipe = gt_launch(desc);
     gt_result r;
     gt_run(pipe, push_frames, &f, 60, &r);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveavmaf: every frame's posted scores and the JSON written at the end are
  * the library's on the same pairs, exact doubles: the feature list "vif"
  * (features=vif, 8- and 10-bit video), the VMAF API's
@@ -40,8 +41,8 @@ static void push_pairs(GstElement *pipe, void *data)
     gt_eos(pipe, "dis");
 }
 
-static void make_feed(feed *f, GstVideoFormat rf, int rw, int rh, GstVideoFormat df, int dw,
-                      int dh, int nref, int ndis)
+static void make_feed(feed *f, GstVideoFormat rf, int rw, int rh, GstVideoFormat df, int dw, int dh,
+                      int nref, int ndis)
 {
     memset(f, 0, sizeof(*f));
     gst_video_info_set_format(&f->ri, rf, rw, rh);
@@ -263,9 +264,9 @@ static void test_vmaf(GstVideoFormat fmt, const char *dir)
     for (int k = 0; k < nm; k++) {
         const char *name = fovea_vmaf_metric_name(v, k);
         for (int i = 0; i < n; i++)
-            GT_CHECK(json_metric(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(frames, i),
-                                                                  "metrics"),
-                                 name) == sc[i].value[k],
+            GT_CHECK(json_metric(
+                         cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(frames, i), "metrics"),
+                         name) == sc[i].value[k],
                      "JSON frame %d %s", i, name);
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(pooled, name);
         GT_CHECK(json_metric(o, "min") == pl.metric[k].min &&
@@ -293,12 +294,12 @@ static void test_vmaf(GstVideoFormat fmt, const char *dir)
  * holds them alone. */
 static void run_ball(const char *json, gboolean seek, GPtrArray **scores)
 {
-    gchar *desc = g_strdup_printf(
-        "foveavmaf name=q features=vif location=\"%s\" ! fakesink sync=false  "
-        "videotestsrc %s pattern=ball ! video/x-raw,format=I420,width=96,height=64,"
-        "framerate=25/1 ! q.ref  videotestsrc %s pattern=ball motion=sweep ! "
-        "video/x-raw,format=I420,width=96,height=64,framerate=25/1 ! q.dis",
-        json, seek ? "" : "num-buffers=6", seek ? "" : "num-buffers=6");
+    gchar *desc =
+        g_strdup_printf("foveavmaf name=q features=vif location=\"%s\" ! fakesink sync=false  "
+                        "videotestsrc %s pattern=ball ! video/x-raw,format=I420,width=96,height=64,"
+                        "framerate=25/1 ! q.ref  videotestsrc %s pattern=ball motion=sweep ! "
+                        "video/x-raw,format=I420,width=96,height=64,framerate=25/1 ! q.dis",
+                        json, seek ? "" : "num-buffers=6", seek ? "" : "num-buffers=6");
     GstElement *pipe = gt_launch(desc);
     g_free(desc);
     GstBus *bus = gst_element_get_bus(pipe);
@@ -367,8 +368,8 @@ static void test_seek(const char *dir)
     printf("ok: flushing seek\n");
 }
 
-static void expect_error_props(GstVideoFormat rf, int rw, int rh, GstVideoFormat df, int dw,
-                               int dh, const char *location, const char *props, const char *want)
+static void expect_error_props(GstVideoFormat rf, int rw, int rh, GstVideoFormat df, int dw, int dh,
+                               const char *location, const char *props, const char *want)
 {
     feed f;
     make_feed(&f, rf, rw, rh, df, dw, dh, 3, 3);

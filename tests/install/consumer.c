@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* A user's program built against an installed fovea, as README says:
  *   cc consumer.c $(pkg-config --cflags --libs fovea)
  * It touches every public header so that a function missing from the shared
@@ -39,8 +40,8 @@ int main(void)
     fovea_stitcher_default_settings(&ss);
     KLT_TrackingContext tc = KLTCreateTrackingContext();
     KLTFreeTrackingContext(tc);
-    printf("fovea %s %s %s y=%d\n", fovea_version(), fovea_pixfmt_name(b.fmt),
-           fovea_strerror(st), st == FOVEA_OK ? b.data[0][0] : -1);
+    printf("fovea %s %s %s y=%d\n", fovea_version(), fovea_pixfmt_name(b.fmt), fovea_strerror(st),
+           st == FOVEA_OK ? b.data[0][0] : -1);
     fovea_frame_free(ctx, &a);
     fovea_frame_free(ctx, &b);
     fovea_close(&ctx);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* A program written for Birchfield's KLT 1.3.4, built against an installed
  * fovea unchanged, as docs/klt.md says:
  *   cc consumer_klt.c $(pkg-config --cflags --libs fovea-klt)

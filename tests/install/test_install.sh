@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # The installed tree as a user gets it from `make install`: the shared library
 # (with its SONAME, exporting only the public API) and the static one, each
 # linked to a small program through `pkg-config fovea` exactly as README says,

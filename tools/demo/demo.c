@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Stitching demo engine (see demo.h), on the public API only. */
 #include <math.h>
 #include <stdio.h>
@@ -37,11 +38,11 @@ typedef struct demo_state {
     fovea_stitch_map *map;
     fovea_stitcher *stitcher;
     fovea_stitcher_settings ss;
-    fovea_convert_options co;            /* the YUV conventions of the video path */
-    fovea_frame gt, pano_out;            /* ground truth and stitched panorama, RGBA */
+    fovea_convert_options co;                    /* the YUV conventions of the video path */
+    fovea_frame gt, pano_out;                    /* ground truth and stitched panorama, RGBA */
     fovea_frame cams[FOVEA_STITCH_MAX_CAMERAS];  /* rendered cameras, RGBA */
     fovea_frame ycams[FOVEA_STITCH_MAX_CAMERAS]; /* yuv: the cameras in I420 */
-    fovea_frame ypano, ygt;              /* yuv: stitched panorama, ground truth in I420 */
+    fovea_frame ypano, ygt;                      /* yuv: stitched panorama, ground truth in I420 */
     const fovea_frame *in[FOVEA_STITCH_MAX_CAMERAS]; /* what is stitched */
 } demo_state;
 
@@ -170,8 +171,8 @@ static int stitch(fovea_context *ctx, const demo_options *o, demo_state *d, demo
         snprintf(err, errsz, "demo: color analysis: %s", fovea_last_error(ctx));
         return st;
     }
-    if ((st = fovea_stitcher_process(d->stitcher, d->in, d->n,
-                                     o->yuv ? &d->ypano : &d->pano_out)) < 0) {
+    if ((st = fovea_stitcher_process(d->stitcher, d->in, d->n, o->yuv ? &d->ypano : &d->pano_out)) <
+        0) {
         snprintf(err, errsz, "demo: stitch: %s", fovea_last_error(ctx));
         return st;
     }
@@ -190,7 +191,8 @@ static int measure(const demo_options *o, const demo_state *d, demo_result *r)
     const int w = d->pano.width, h = d->pano.height;
     double se = 0.0;
     long covered = 0;
-    float cw_[FOVEA_STITCH_MAX_CAMERAS], cu_[FOVEA_STITCH_MAX_CAMERAS], cv_[FOVEA_STITCH_MAX_CAMERAS];
+    float cw_[FOVEA_STITCH_MAX_CAMERAS], cu_[FOVEA_STITCH_MAX_CAMERAS],
+        cv_[FOVEA_STITCH_MAX_CAMERAS];
     for (int j = 0; j < h; j++) {
         const uint8_t *a = d->pano_out.data[0] + (ptrdiff_t)j * d->pano_out.stride[0];
         const uint8_t *b = d->gt.data[0] + (ptrdiff_t)j * d->gt.stride[0];
@@ -214,11 +216,9 @@ static int measure(const demo_options *o, const demo_state *d, demo_result *r)
         ident[c].gain[0] = ident[c].gain[1] = ident[c].gain[2] = 1.0f;
         ident[c].gamma = 1.0f;
     }
-    int st = fovea_stitch_overlap_mismatch(d->map, d->in, d->n, ident, &d->ss,
-                                           &r->mismatch_before);
+    int st = fovea_stitch_overlap_mismatch(d->map, d->in, d->n, ident, &d->ss, &r->mismatch_before);
     if (st >= 0)
-        st = fovea_stitch_overlap_mismatch(d->map, d->in, d->n, r->cc, &d->ss,
-                                           &r->mismatch_after);
+        st = fovea_stitch_overlap_mismatch(d->map, d->in, d->n, r->cc, &d->ss, &r->mismatch_after);
     return st;
 }
 
@@ -265,8 +265,8 @@ static int write_outputs(const demo_options *o, const demo_state *d, char *err, 
  * as a camera shake between two frames would; fovea_diff's heat map of the
  * pair (difference normalised to 192 so the edges that moved stand out)
  * goes to heatmap.png. */
-static int heatmap(fovea_context *ctx, const demo_options *o, const demo_state *d,
-                   demo_result *r, char *err, size_t errsz)
+static int heatmap(fovea_context *ctx, const demo_options *o, const demo_state *d, demo_result *r,
+                   char *err, size_t errsz)
 {
     const int div = o->scale_div;
     fovea_rig_camera cam[2];

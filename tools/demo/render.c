@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Rendering the synthetic scene: a ground-truth panorama of a rig, or the image
  * one rig camera sees (inverse lens model, camera rotation, color response).
  * Exact directions are computed once per pixel center (fovea/rig.h); the
@@ -74,8 +75,8 @@ double scene_rig_coarsest_pitch(const fovea_rig *rig)
         for (int j = 0; j <= gy; j++) {
             for (int i = 0; i <= gx; i++) {
                 double d[3], u, v;
-                fovea_rig_panorama_to_dir(rig, (p.width - 1.0) * i / gx,
-                                          (p.height - 1.0) * j / gy, d);
+                fovea_rig_panorama_to_dir(rig, (p.width - 1.0) * i / gx, (p.height - 1.0) * j / gy,
+                                          d);
                 if (!fovea_rig_dir_to_camera(rig, c, d, &u, &v) ||
                     !inside_image(u, v, cam.width, cam.height))
                     continue;
@@ -94,7 +95,7 @@ double scene_rig_coarsest_pitch(const fovea_rig *rig)
 typedef struct render_job {
     const scene_model *s;
     const fovea_rig *rig;
-    int cam;                       /* camera index, or -1: the panorama */
+    int cam; /* camera index, or -1: the panorama */
     color_response resp;
     int use_resp;
     fovea_frame *out;
@@ -230,8 +231,8 @@ static void *render_worker(void *arg)
         int begin = atomic_fetch_add(&pool->next, ROWS_PER_CHUNK);
         if (begin >= pool->job->height)
             break;
-        int end = begin + ROWS_PER_CHUNK < pool->job->height ? begin + ROWS_PER_CHUNK
-                                                             : pool->job->height;
+        int end =
+            begin + ROWS_PER_CHUNK < pool->job->height ? begin + ROWS_PER_CHUNK : pool->job->height;
         render_rows(pool->job, begin, end, 0);
     }
     return NULL;
@@ -249,8 +250,7 @@ static int run_job(fovea_context *ctx, render_job *job)
     threads = threads < 1 ? 1 : (threads > 256 ? 256 : threads);
     pthread_t tid[256];
     int started = 0;
-    while (started < threads - 1 &&
-           pthread_create(&tid[started], NULL, render_worker, &pool) == 0)
+    while (started < threads - 1 && pthread_create(&tid[started], NULL, render_worker, &pool) == 0)
         started++;
     render_worker(&pool); /* with no thread started, the caller renders it all */
     for (int t = 0; t < started; t++)

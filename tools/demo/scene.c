@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The procedural scene as a function of direction: hash-based value noise with
  * octaves faded out below a few pixels of the scene pitch, and every edge drawn
  * as a smoothstep a couple of pixels wide, measured through the local footprint
@@ -17,8 +18,16 @@
 #define LINE_WIDTH 0.25
 #define HAZE_DISTANCE 1400.0
 
-enum { SEED_CLOUD, SEED_RIDGE_FAR, SEED_RIDGE_NEAR, SEED_ROCK, SEED_LAND, SEED_GRASS,
-       SEED_SNOW, SEED_LEAF };
+enum {
+    SEED_CLOUD,
+    SEED_RIDGE_FAR,
+    SEED_RIDGE_NEAR,
+    SEED_ROCK,
+    SEED_LAND,
+    SEED_GRASS,
+    SEED_SNOW,
+    SEED_LEAF
+};
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -136,8 +145,10 @@ static double vnoise2_periodic(uint32_t seed, double x, double y, long period)
     double tx = fade(x - fx), fy = floor(y), ty = fade(y - fy);
     uint32_t iy = (uint32_t)(int64_t)fy;
     uint32_t hy0 = hmix(iy * 0x85ebca6bU + seed), hy1 = hmix((iy + 1) * 0x85ebca6bU + seed);
-    double v00 = hval(hy0 + (uint32_t)ix * 0xc2b2ae35U), v10 = hval(hy0 + (uint32_t)ix1 * 0xc2b2ae35U);
-    double v01 = hval(hy1 + (uint32_t)ix * 0xc2b2ae35U), v11 = hval(hy1 + (uint32_t)ix1 * 0xc2b2ae35U);
+    double v00 = hval(hy0 + (uint32_t)ix * 0xc2b2ae35U),
+           v10 = hval(hy0 + (uint32_t)ix1 * 0xc2b2ae35U);
+    double v01 = hval(hy1 + (uint32_t)ix * 0xc2b2ae35U),
+           v11 = hval(hy1 + (uint32_t)ix1 * 0xc2b2ae35U);
     double a = v00 + (v10 - v00) * tx;
     double b = v01 + (v11 - v01) * tx;
     return a + (b - a) * ty;
@@ -168,8 +179,8 @@ static double fbm_az(const scene_model *s, uint32_t seed, double az, double el, 
 
 /* 2D fractal noise in world units: first octave cells of size cell, footprint fp
  * (world units per pixel) fades octaves out; octaves rotate to hide the lattice. */
-static double fbm2(const scene_model *s, uint32_t seed, double x, double y, double cell,
-                   double fp, int octaves, double gain)
+static double fbm2(const scene_model *s, uint32_t seed, double x, double y, double cell, double fp,
+                   int octaves, double gain)
 {
     double u = x / cell, v = y / cell, cpx = cell / fp;
     double sum = 0.0, amp = 1.0;
@@ -223,8 +234,8 @@ static void sky_color(const scene_model *s, const double d[3], double el, float 
                 double w = octave_weight(s, cpx);
                 if (w <= 0.0)
                     break;
-                sum += amp * w * vnoise2(s->noise_seed[SEED_CLOUD] + (uint32_t)k * 0x6a09e667U,
-                                         u, v);
+                sum +=
+                    amp * w * vnoise2(s->noise_seed[SEED_CLOUD] + (uint32_t)k * 0x6a09e667U, u, v);
                 wsum += amp * w;
                 double nu = 1.6 * u - 1.2 * v, nv = 1.2 * u + 1.6 * v;
                 u = nu + 0.37;
@@ -248,7 +259,7 @@ static void sky_color(const scene_model *s, const double d[3], double el, float 
 
 typedef struct ridge_def {
     int seed;
-    int cells;      /* first octave cells around the full circle */
+    int cells; /* first octave cells around the full circle */
     double base, amp;
 } ridge_def;
 
@@ -292,9 +303,9 @@ static void mountain_color(const scene_model *s, int which, double az, double el
     if (which == 0) {
         set3(rgb, 104 + 18 * rock, 112 + 18 * rock, 128 + 16 * rock);
         double dummy;
-        double snow_line = 0.085 + 0.012 * vnoise1(s->noise_seed[SEED_SNOW],
-                                                   (az + SCENE_PI) * (56.0 / (2.0 * SCENE_PI)),
-                                                   56, &dummy);
+        double snow_line =
+            0.085 + 0.012 * vnoise1(s->noise_seed[SEED_SNOW],
+                                    (az + SCENE_PI) * (56.0 / (2.0 * SCENE_PI)), 56, &dummy);
         double snow = fstep(el - snow_line + 0.006 * rock, 3.0 * p->edge_px * p->pitch);
         static const float snow_col[3] = {236.0f, 240.0f, 246.0f};
         mix3(rgb, snow_col, 0.9 * snow);
@@ -310,7 +321,7 @@ static void mountain_color(const scene_model *s, int which, double az, double el
 /* Footprint (meters per pixel) on the ground along unit ground direction (nx, nz):
  * t * pitch across the view, t * pitch / dy along it (foreshortening). */
 typedef struct ground_fp {
-    double lat_x, lat_z, rad_x, rad_z;  /* unit vectors across / along the view */
+    double lat_x, lat_z, rad_x, rad_z; /* unit vectors across / along the view */
     double f_lat, f_rad;
 } ground_fp;
 
@@ -325,7 +336,7 @@ static inline double fp_along(const ground_fp *g, double nx, double nz)
  * largest over all directions (to skip far-away circles cheaply). */
 typedef struct line_fp {
     const ground_fp *g;
-    double e;        /* edge width, pixels */
+    double e; /* edge width, pixels */
     double fx, fz, fmax;
 } line_fp;
 
@@ -368,7 +379,12 @@ static double pitch_lines(const line_fp *l, double x, double z)
     if (fabs(x) > L + hw + l->fmax || fabs(z) > W + hw + l->fmax)
         return 0.0;
     double c = 0.0, v;
-#define UNION(expr) do { v = (expr); if (v > c) c = v; } while (0)
+#define UNION(expr)                                                                                \
+    do {                                                                                           \
+        v = (expr);                                                                                \
+        if (v > c)                                                                                 \
+            c = v;                                                                                 \
+    } while (0)
     UNION(line_x(l, x, z, -W, -L, L));
     UNION(line_x(l, x, z, W, -L, L));
     UNION(line_z(l, x, z, 0.0, -W, W));
@@ -489,8 +505,8 @@ static void composite(float rgb[3], const float c[3], double a)
 }
 
 /* Draw object o over rgb for unit direction d. */
-static void object_draw(const scene_model *s, const scene_object *o, const double d[3],
-                        double sxz, float rgb[3])
+static void object_draw(const scene_model *s, const scene_object *o, const double d[3], double sxz,
+                        float rgb[3])
 {
     const scene_params *p = &s->p;
     double c = o->nx * d[0] + o->nz * d[2];
@@ -524,8 +540,7 @@ static void object_draw(const scene_model *s, const scene_object *o, const doubl
         double rmin = crown_rx < crown_ry ? crown_rx : crown_ry;
         if ((q - 1.0) * rmin > 1.3 + fa + fh) /* beyond the leaf bumps and the filter */
             break;
-        double leaf = fbm2(s, s->noise_seed[SEED_LEAF] + o->seed, a, hgt, 1.6, fp * slant, 3,
-                           0.5);
+        double leaf = fbm2(s, s->noise_seed[SEED_LEAF] + o->seed, a, hgt, 1.6, fp * slant, 3, 0.5);
         double sd = (q - 1.0) * rmin - 0.7 * leaf;
         double cov = fstep(-sd, fa > fh ? fa : fh);
         if (cov <= 0.0)
@@ -728,10 +743,14 @@ static void object_bounds(const scene_model *s, scene_object *o)
         double az = atan2(x, z);
         for (int k = 0; k < 2; k++) {
             double el = atan2((k ? top : -0.5) - h, r);
-            if (az < az_min) az_min = az;
-            if (az > az_max) az_max = az;
-            if (el < el_min) el_min = el;
-            if (el > el_max) el_max = el;
+            if (az < az_min)
+                az_min = az;
+            if (az > az_max)
+                az_max = az;
+            if (el < el_min)
+                el_min = el;
+            if (el > el_max)
+                el_max = el;
         }
     }
     /* filtered edges reach half an edge width (times the slant, at most 4) out */
@@ -833,8 +852,8 @@ int scene_init(scene_model *s, const scene_params *p)
 
     /* trees: a belt behind the pitch and groups on both sides */
     int trees = 0;
-    for (int attempt = 0; attempt < 400 && trees < 34 &&
-                          s->num_objects < SCENE_MAX_OBJECTS; attempt++) {
+    for (int attempt = 0; attempt < 400 && trees < 34 && s->num_objects < SCENE_MAX_OBJECTS;
+         attempt++) {
         double x, z;
         if (trees < 22) {
             x = uniform(&st, -280.0, 280.0);

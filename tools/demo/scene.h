@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Procedural outdoor scene for demos and tests: a seeded, band-limited color
  * function of viewing direction (sky, clouds, mountains, a football pitch, trees,
  * floodlights, a stand), and renderers that turn it into a ground-truth panorama
@@ -16,20 +17,20 @@
  * resamples well (bilinear remapping between two grids costs little). Render at
  * a coarser pitch than the scene's and it aliases: make a scene per pitch. */
 typedef struct scene_params {
-    uint64_t seed;          /* layout of trees/objects, mountains, clouds, textures */
-    double pitch;           /* radians per pixel the scene is made for (e.g. panorama
+    uint64_t seed;        /* layout of trees/objects, mountains, clouds, textures */
+    double pitch;         /* radians per pixel the scene is made for (e.g. panorama
                                hfov / width: scene_rig_pitch); > 0 */
-    double edge_px;         /* width of every edge (a smoothstep: 10-90% over 0.6 of
+    double edge_px;       /* width of every edge (a smoothstep: 10-90% over 0.6 of
                                it), pixels; default 2.5 */
-    double feature_px;      /* noise octaves fade out between feature_px / 2 and
+    double feature_px;    /* noise octaves fade out between feature_px / 2 and
                                feature_px cells, pixels; default 6.0 */
-    double sun_azimuth;     /* degrees, 0 = straight ahead (+z), positive to the right; -40 */
-    double sun_elevation;   /* degrees above the horizon; default 35 */
-    float sky_zenith[3];    /* sky color overhead, 0..255; default (62, 112, 192) */
-    float sky_horizon[3];   /* sky and haze color at the horizon; default (198, 213, 230) */
-    double camera_height;   /* meters of the viewpoint above the ground; default 15 */
-    int field;              /* 1: football pitch with lines, goals and floodlights (default) */
-    int supersample;        /* renders average n x n samples per pixel (a box over the
+    double sun_azimuth;   /* degrees, 0 = straight ahead (+z), positive to the right; -40 */
+    double sun_elevation; /* degrees above the horizon; default 35 */
+    float sky_zenith[3];  /* sky color overhead, 0..255; default (62, 112, 192) */
+    float sky_horizon[3]; /* sky and haze color at the horizon; default (198, 213, 230) */
+    double camera_height; /* meters of the viewpoint above the ground; default 15 */
+    int field;            /* 1: football pitch with lines, goals and floodlights (default) */
+    int supersample;      /* renders average n x n samples per pixel (a box over the
                                pixel's footprint), 1..4; default 2 */
 } scene_params;
 
@@ -56,8 +57,8 @@ double scene_rig_coarsest_pitch(const fovea_rig *rig);
 
 typedef enum scene_object_kind {
     SCENE_TREE = 0,
-    SCENE_POLE = 1,     /* floodlight tower */
-    SCENE_STAND = 2,    /* a building with windows */
+    SCENE_POLE = 1,  /* floodlight tower */
+    SCENE_STAND = 2, /* a building with windows */
     SCENE_GOAL = 3
 } scene_object_kind;
 
@@ -66,11 +67,11 @@ typedef enum scene_object_kind {
  * (n.z, -n.x) relative to the anchor; height above the ground. */
 typedef struct scene_object {
     scene_object_kind kind;
-    double nx, nz, dist;      /* plane */
-    double gx, gz;            /* anchor on the ground (meters) */
+    double nx, nz, dist; /* plane */
+    double gx, gz;       /* anchor on the ground (meters) */
     double half_width, height;
-    double az_min, az_max;    /* bounds of the object's directions: azimuth, radians */
-    double el_min, el_max;    /* elevation, radians */
+    double az_min, az_max; /* bounds of the object's directions: azimuth, radians */
+    double el_min, el_max; /* elevation, radians */
     float color[3];
     uint32_t seed;
 } scene_object;
@@ -79,13 +80,13 @@ typedef struct scene_object {
  * data, read-only after scene_init (safe to share between threads). */
 typedef struct scene_model {
     scene_params p;
-    double sun[3];             /* unit direction toward the sun (world axes) */
-    uint32_t noise_seed[8];    /* per-layer noise seeds */
-    double ridge_max;          /* highest elevation any mountain reaches, radians */
+    double sun[3];          /* unit direction toward the sun (world axes) */
+    uint32_t noise_seed[8]; /* per-layer noise seeds */
+    double ridge_max;       /* highest elevation any mountain reaches, radians */
     int num_objects;
     scene_object obj[SCENE_MAX_OBJECTS]; /* sorted far to near (anchor distance) */
-    double obj_el_min, obj_el_max;                 /* elevations any object covers */
-    uint64_t az_mask[SCENE_AZ_BINS];         /* objects (bits) overlapping each
+    double obj_el_min, obj_el_max;       /* elevations any object covers */
+    uint64_t az_mask[SCENE_AZ_BINS];     /* objects (bits) overlapping each
                                                       azimuth bin of [-pi, pi) */
 } scene_model;
 
@@ -108,7 +109,13 @@ typedef struct color_response {
     float offset[3]; /* codes added after the curve */
 } color_response;
 
-#define COLOR_RESPONSE_IDENTITY {{1.0f, 1.0f, 1.0f}, 1.0f, {0.0f, 0.0f, 0.0f}}
+#define COLOR_RESPONSE_IDENTITY                                                                    \
+    {                                                                                              \
+        {1.0f, 1.0f, 1.0f}, 1.0f,                                                                  \
+        {                                                                                          \
+            0.0f, 0.0f, 0.0f                                                                       \
+        }                                                                                          \
+    }
 
 /* Apply a response to one 0..255 value of channel k (unrounded result). */
 float color_response_apply(const color_response *r, int k, float in);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* KLT 1.3.4 compatibility header: programs written for Birchfield's klt.h
  * compile unchanged against fovea. It is installed as
  * <prefix>/include/fovea/compat/klt.h; `pkg-config --cflags fovea-klt` puts

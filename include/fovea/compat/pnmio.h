@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* KLT 1.3.4 compatibility: the PGM/PPM helpers of its pnmio.h, so programs
  * written for Birchfield's library (its examples read frames with pgmReadFile
  * and draw features with KLTWriteFeatureListToPPM / ppmWriteFileRGB) compile
@@ -25,8 +26,7 @@ extern "C" {
 /** Read a binary PGM file. img = NULL: the image is malloc()ed (free() it);
  *  otherwise it is written to img, which must hold ncols x nrows bytes.
  *  @return the image, or NULL on error (*ncols and *nrows are then 0) */
-FOVEA_API unsigned char *pgmReadFile(const char *fname, unsigned char *img, int *ncols,
-                                     int *nrows);
+FOVEA_API unsigned char *pgmReadFile(const char *fname, unsigned char *img, int *ncols, int *nrows);
 
 /** Write img (ncols x nrows bytes, row-major) as a binary PGM file. */
 FOVEA_API void pgmWriteFile(const char *fname, unsigned char *img, int ncols, int nrows);
