@@ -224,9 +224,9 @@ static int ref_collect(void *priv, fovea_context *ctx, vmaf_raw *out)
 }
 
 /* One pair now, split over the threads by rows with slot 0's states, read
- * where the caller has it: the copy into a slot (a serial memcpy of both
- * planes while the pool waits) is what made VIF alone slower than reading in
- * place. A stream of its own: no previous reference is read or kept. */
+ * where the caller has it: the copy into a slot would be a serial memcpy of
+ * both planes while the pool waits, a large share of VIF alone's time on many
+ * cores. A stream of its own: no previous reference is read or kept. */
 static int ref_process(void *priv, fovea_context *ctx, const vmaf_plane *ref,
                        const vmaf_plane *dis, vmaf_raw *out)
 {
