@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* bench_vmaf: VMAF v0.6.1 (every feature and the score) per frame pair at
  * 576x324 and 1920x1080 8-bit on generated frames. API rows: the C backend at
  * the CPU context's threads through the queue (submit + receive, motion's
@@ -295,8 +296,8 @@ static double vif_run_cli(const char *cli, const char *dir, const char *backend)
     snprintf(ref, sizeof(ref), "%s/ref.y4m", dir);
     snprintf(dis, sizeof(dis), "%s/dis.y4m", dir);
     snprintf(json, sizeof(json), "%s/out.json", dir);
-    char *argv[] = {(char *)cli, "vif", "-q", "--backend", (char *)backend, "--json", json,
-                    ref, dis, NULL};
+    char *argv[] = {(char *)cli, "vif", "-q", "--backend", (char *)backend,
+                    "--json",    json,  ref,  dis,         NULL};
     remove(json); /* a JSON left from an earlier run must not count */
     const double fps = bench_run_cli_fps(argv, json, "bench_vmaf");
     if (!(fps > 0)) /* a failed run was named above; this says what came out */
@@ -306,15 +307,17 @@ static double vif_run_cli(const char *cli, const char *dir, const char *backend)
 }
 
 static void vif_e2e_rows(bench_table *table, const char *cli, const char *tmp, int ci, int quick,
-                     int runs)
+                         int runs)
 {
     const int w = vif_cases[ci].w, h = vif_cases[ci].h, bpc = vif_cases[ci].bpc;
     const int frames = quick ? vif_cases[ci].e2e_quick : vif_cases[ci].e2e_frames;
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/bench_vmaf_vif_%d_XXXXXX", tmp, (int)getpid());
     if (!mkdtemp(dir)) {
-        fprintf(stderr, "bench_vmaf: cannot make a directory in %s: vif %s, y4m files e2e "
-                        "skipped\n", tmp, vif_cases[ci].name);
+        fprintf(stderr,
+                "bench_vmaf: cannot make a directory in %s: vif %s, y4m files e2e "
+                "skipped\n",
+                tmp, vif_cases[ci].name);
         return;
     }
     char ref[4200], dis[4200], json[4200];
@@ -322,8 +325,10 @@ static void vif_e2e_rows(bench_table *table, const char *cli, const char *tmp, i
     snprintf(dis, sizeof(dis), "%s/dis.y4m", dir);
     snprintf(json, sizeof(json), "%s/out.json", dir);
     if (vif_write_clips(dir, w, h, bpc, frames) != 0) {
-        fprintf(stderr, "bench_vmaf: cannot write the y4m files in %s: vif %s, y4m files e2e "
-                        "skipped\n", dir, vif_cases[ci].name);
+        fprintf(stderr,
+                "bench_vmaf: cannot write the y4m files in %s: vif %s, y4m files e2e "
+                "skipped\n",
+                dir, vif_cases[ci].name);
     } else {
         bench_warm_file(ref);
         bench_warm_file(dis);
@@ -346,12 +351,14 @@ static void vif_e2e_rows(bench_table *table, const char *cli, const char *tmp, i
             snprintf(name, sizeof(name), "vif %s, y4m files e2e", vif_cases[ci].name);
             snprintf(note, sizeof(note), "fovea vif CLI, %d frames, %.0f fps (median of %d)",
                      frames, 1e6 / s.median_us, n);
-            const double bytes = 2.0 * (double)fovea_frame_packed_size(
-                                           fovea_pixfmt_yuv(420, bpc), w, h);
+            const double bytes =
+                2.0 * (double)fovea_frame_packed_size(fovea_pixfmt_yuv(420, bpc), w, h);
             bench_table_add(table, name, "cuda-e2e", &s, bytes, 1, note);
         } else {
-            fprintf(stderr, "bench_vmaf: vif %s, y4m files e2e: no run of %s vif gave a frame "
-                            "rate (see above): row skipped\n", vif_cases[ci].name, cli);
+            fprintf(stderr,
+                    "bench_vmaf: vif %s, y4m files e2e: no run of %s vif gave a frame "
+                    "rate (see above): row skipped\n",
+                    vif_cases[ci].name, cli);
         }
     }
     remove(ref);
@@ -377,7 +384,8 @@ static void vif_rows(bench_table *table, const bench_opts *opts, fovea_context *
             continue;
         const int w = vif_cases[i].w, h = vif_cases[i].h;
         const fovea_pixfmt fmt = fovea_pixfmt_yuv(420, vif_cases[i].bpc);
-        const double bytes = 2.0 * w * h * (vif_cases[i].bpc > 8 ? 2 : 1); /* two luma planes read */
+        const double bytes =
+            2.0 * w * h * (vif_cases[i].bpc > 8 ? 2 : 1); /* two luma planes read */
         fovea_frame ref, dis;
         BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &ref, w, h, fmt, FOVEA_MEM_HOST));
         BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &dis, w, h, fmt, FOVEA_MEM_HOST));
@@ -400,7 +408,8 @@ static void vif_rows(bench_table *table, const bench_opts *opts, fovea_context *
             BENCH_FOVEA(gpu, fovea_sync(gpu));
             bench_stats s;
             vif_case c = {v, &dref, &ddis, 1};
-            bench_time_gpu(vif_run_one, &c, fovea_context_stream(gpu), opts->warmup, opts->runs, &s);
+            bench_time_gpu(vif_run_one, &c, fovea_context_stream(gpu), opts->warmup, opts->runs,
+                           &s);
             snprintf(name, sizeof(name), "vif %s, device frames", vif_cases[i].name);
             bench_table_add(table, name, "cuda", &s, bytes, 1, "4 launches + sums read-back");
 
@@ -421,11 +430,11 @@ static void vif_rows(bench_table *table, const bench_opts *opts, fovea_context *
                 c.dis = q[k].mem == 0 ? &ddis : q[k].mem == 1 ? &pdis : &dis;
                 bench_time_cpu(vif_run_queued, &c, 1, qruns, &s);
                 per_pair(&s, c.pairs);
-                snprintf(name, sizeof(name), "vif %s, queued %s frames", vif_cases[i].name, q[k].what);
+                snprintf(name, sizeof(name), "vif %s, queued %s frames", vif_cases[i].name,
+                         q[k].what);
                 snprintf(note, sizeof(note), "%s, batch %d, %d pairs/iter", q[k].note, batch,
                          c.pairs);
-                bench_table_add(table, name, q[k].mem ? "cuda-e2e" : "cuda", &s, bytes, 1,
-                                note);
+                bench_table_add(table, name, q[k].mem ? "cuda-e2e" : "cuda", &s, bytes, 1, note);
             }
 
             c.pairs = 1;
@@ -523,8 +532,9 @@ static double pooled_vmaf_mean(const char *path)
 static void e2e_rows(bench_table *t, const e2e_opts *eo, int ci, int quick, FILE *text)
 {
     const int w = cases[ci].w, h = cases[ci].h;
-    const int frames = eo->frames > 0 ? eo->frames : quick ? cases[ci].e2e_quick
-                                                           : cases[ci].e2e_frames;
+    const int frames = eo->frames > 0 ? eo->frames
+                       : quick        ? cases[ci].e2e_quick
+                                      : cases[ci].e2e_frames;
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/bench_vmaf_%d_XXXXXX", eo->tmp, (int)getpid());
     if (!mkdtemp(dir)) {
@@ -630,8 +640,9 @@ static void e2e_rows(bench_table *t, const e2e_opts *eo, int ci, int quick, FILE
             bench_table_add(t, name, be, &fs, bytes, 1, note);
         }
         if (ln > 0 && fn > 0)
-            fprintf(text, "%s: fovea vmaf / libvmaf vmaf = %.2fx the frames/s (%.0f vs %.0f fps, "
-                          "medians of %d and %d runs)\n",
+            fprintf(text,
+                    "%s: fovea vmaf / libvmaf vmaf = %.2fx the frames/s (%.0f vs %.0f fps, "
+                    "medians of %d and %d runs)\n",
                     cases[ci].name, ls.median_us / fs.median_us, 1e6 / fs.median_us,
                     1e6 / ls.median_us, fn, ln);
     }
@@ -644,15 +655,15 @@ static void e2e_rows(bench_table *t, const e2e_opts *eo, int ci, int quick, FILE
 
 /* ---------------------------------------------------------------- main */
 
-#define EXTRA_USAGE                                                                         \
-    "  --threads N      CPU threads (default: all)\n"                                       \
-    "  --libvmaf PATH   libvmaf's vmaf tool: whole-process rows beside fovea's\n"           \
-    "  --fovea PATH     the fovea executable: whole-process rows of `fovea vmaf`\n"          \
-    "                   (the vif rows of `fovea vif` default to ../fovea from here)\n"      \
-    "  --no-e2e         no `fovea vif` end-to-end rows\n"                                  \
-    "  --backend B      fovea's backend there (default cuda with a CUDA libvmaf, else cpu)\n" \
-    "  --e2e-frames N   frames of the y4m pair (default 600 / 120 at 1080p)\n"              \
-    "  --e2e-runs N     runs of each tool (default 5, --quick 1)\n"                          \
+#define EXTRA_USAGE                                                                                \
+    "  --threads N      CPU threads (default: all)\n"                                              \
+    "  --libvmaf PATH   libvmaf's vmaf tool: whole-process rows beside fovea's\n"                  \
+    "  --fovea PATH     the fovea executable: whole-process rows of `fovea vmaf`\n"                \
+    "                   (the vif rows of `fovea vif` default to ../fovea from here)\n"             \
+    "  --no-e2e         no `fovea vif` end-to-end rows\n"                                          \
+    "  --backend B      fovea's backend there (default cuda with a CUDA libvmaf, else cpu)\n"      \
+    "  --e2e-frames N   frames of the y4m pair (default 600 / 120 at 1080p)\n"                     \
+    "  --e2e-runs N     runs of each tool (default 5, --quick 1)\n"                                \
     "  --tmp DIR        directory of the y4m pair (default $TMPDIR or /tmp)\n"
 
 int main(int argc, char **argv)
@@ -758,10 +769,10 @@ int main(int argc, char **argv)
         memset(dis, 0, sizeof(dis));
         uint64_t seed = 1000 + i;
         for (int k = 0; k < DISTINCT; k++) {
-            BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &ref[k], w, h, FOVEA_PIX_I420,
-                                                FOVEA_MEM_HOST));
-            BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &dis[k], w, h, FOVEA_PIX_I420,
-                                                FOVEA_MEM_HOST));
+            BENCH_FOVEA(NULL,
+                        fovea_frame_alloc(NULL, &ref[k], w, h, FOVEA_PIX_I420, FOVEA_MEM_HOST));
+            BENCH_FOVEA(NULL,
+                        fovea_frame_alloc(NULL, &dis[k], w, h, FOVEA_PIX_I420, FOVEA_MEM_HOST));
             synth_pair(&ref[k], &dis[k], k, &seed);
         }
         const int small = w * h < 1000000;
@@ -770,14 +781,14 @@ int main(int argc, char **argv)
         if (gpu) {
             fovea_frame dref[DISTINCT], ddis[DISTINCT], pref[DISTINCT], pdis[DISTINCT];
             for (int k = 0; k < DISTINCT; k++) {
-                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &dref[k], w, h, FOVEA_PIX_I420,
-                                                   FOVEA_MEM_DEVICE));
-                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &ddis[k], w, h, FOVEA_PIX_I420,
-                                                   FOVEA_MEM_DEVICE));
-                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &pref[k], w, h, FOVEA_PIX_I420,
-                                                   FOVEA_MEM_PINNED));
-                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &pdis[k], w, h, FOVEA_PIX_I420,
-                                                   FOVEA_MEM_PINNED));
+                BENCH_FOVEA(
+                    gpu, fovea_frame_alloc(gpu, &dref[k], w, h, FOVEA_PIX_I420, FOVEA_MEM_DEVICE));
+                BENCH_FOVEA(
+                    gpu, fovea_frame_alloc(gpu, &ddis[k], w, h, FOVEA_PIX_I420, FOVEA_MEM_DEVICE));
+                BENCH_FOVEA(
+                    gpu, fovea_frame_alloc(gpu, &pref[k], w, h, FOVEA_PIX_I420, FOVEA_MEM_PINNED));
+                BENCH_FOVEA(
+                    gpu, fovea_frame_alloc(gpu, &pdis[k], w, h, FOVEA_PIX_I420, FOVEA_MEM_PINNED));
                 BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &dref[k], &ref[k]));
                 BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &ddis[k], &dis[k]));
                 BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &pref[k], &ref[k]));
@@ -787,12 +798,12 @@ int main(int argc, char **argv)
             const int frames = opts.quick ? 64 : (small ? 1024 : 256);
             const int runs = opts.quick ? 2 : 5;
             snprintf(note, sizeof(note), "3 batches pending, %d frames a stream", frames);
-            api_row(&table, gpu, cases[i].name, "device frames", dref, ddis, frames, runs, 1,
+            api_row(&table, gpu, cases[i].name, "device frames", dref, ddis, frames, runs, 1, bytes,
+                    note);
+            api_row(&table, gpu, cases[i].name, "pinned host frames", pref, pdis, frames, runs, 1,
                     bytes, note);
-            api_row(&table, gpu, cases[i].name, "pinned host frames", pref, pdis, frames, runs,
-                    1, bytes, note);
-            api_row(&table, gpu, cases[i].name, "pageable host frames", ref, dis, frames, runs,
-                    1, bytes, note);
+            api_row(&table, gpu, cases[i].name, "pageable host frames", ref, dis, frames, runs, 1,
+                    bytes, note);
             for (int k = 0; k < DISTINCT; k++) {
                 fovea_frame_free(gpu, &dref[k]);
                 fovea_frame_free(gpu, &ddis[k]);
@@ -810,10 +821,9 @@ int main(int argc, char **argv)
             api_row(&table, cpu, cases[i].name, "C backend", ref, dis, frames, runs, 1, bytes,
                     note);
             if (th > 1) {
-                snprintf(note, sizeof(note), "%d threads, each pair waited for (rows split)",
-                         th);
-                api_row(&table, cpu, cases[i].name, "C backend, one at a time", ref, dis,
-                        frames, runs, 0, bytes, note);
+                snprintf(note, sizeof(note), "%d threads, each pair waited for (rows split)", th);
+                api_row(&table, cpu, cases[i].name, "C backend, one at a time", ref, dis, frames,
+                        runs, 0, bytes, note);
             }
         }
         for (int k = 0; k < DISTINCT; k++) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The CUDA driver of the quality compositor (host side): the raw values of
  * every feature instance of a batch of frame pairs from the features' CUDA
  * extractors (feature.h), all reading the same device copy of each pair.
@@ -36,9 +37,9 @@ typedef struct vmaf_cuda {
     vmaf_params p;
     const feature_extractor *fx[VMAF_MAX_EXTRACTORS];
     void *priv[VMAF_MAX_EXTRACTORS];
-    int batch;          /* pairs per launch */
-    size_t row_bytes;   /* width * bytes per sample */
-    int prev;           /* some extractor reads the previous reference */
+    int batch;        /* pairs per launch */
+    size_t row_bytes; /* width * bytes per sample */
+    int prev;         /* some extractor reads the previous reference */
     cuda_queue q;
 
     /* the sums of a batch: per instance a region of batch x frame_sums
@@ -46,7 +47,7 @@ typedef struct vmaf_cuda {
     size_t sums_off[VMAF_MAX_EXTRACTORS], slot_sums;
     unsigned long long *d_sums, *h_sums; /* VMAF_SLOTS x slot_sums */
 
-    uint8_t *d_prev;    /* the last reference of the previous batch */
+    uint8_t *d_prev; /* the last reference of the previous batch */
     size_t prev_pitch;
 } vmaf_cuda;
 
@@ -114,13 +115,13 @@ static int launch_slot(void *opaque, cuda_queue *q, int k, cudaStream_t stream)
         FOVEA_TRY(st->fx[e]->launch(st->priv[e], ctx, &b, d_sums + st->sums_off[e], stream));
     if (st->prev) {
         const int last = sl->n - 1;
-        FOVEA_CUDA_TRY(ctx, cudaMemcpy2DAsync(st->d_prev, st->prev_pitch, sl->src[0][last],
-                                              (size_t)sl->stride[0][last], st->row_bytes,
-                                              (size_t)st->p.height, cudaMemcpyDeviceToDevice,
-                                              stream));
+        FOVEA_CUDA_TRY(ctx,
+                       cudaMemcpy2DAsync(st->d_prev, st->prev_pitch, sl->src[0][last],
+                                         (size_t)sl->stride[0][last], st->row_bytes,
+                                         (size_t)st->p.height, cudaMemcpyDeviceToDevice, stream));
     }
-    FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(st->h_sums + (size_t)k * st->slot_sums, d_sums,
-                                        sums_bytes, cudaMemcpyDeviceToHost, stream));
+    FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(st->h_sums + (size_t)k * st->slot_sums, d_sums, sums_bytes,
+                                        cudaMemcpyDeviceToHost, stream));
     return FOVEA_OK;
 }
 
@@ -170,8 +171,8 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
         status = st->fx[e]->init(&st->priv[e], ctx, &fs);
     }
     if (status == FOVEA_OK)
-        status = cuda_queue_init(&st->q, ctx, VMAF_SLOTS, st->batch, 2, st->row_bytes,
-                                 p->height, launch_slot, st);
+        status = cuda_queue_init(&st->q, ctx, VMAF_SLOTS, st->batch, 2, st->row_bytes, p->height,
+                                 launch_slot, st);
     if (st->prev && status == FOVEA_OK) {
         st->prev_pitch = align256(st->row_bytes);
         status = fv_device_malloc(ctx, st->prev_pitch * (size_t)p->height, (void **)&st->d_prev);
@@ -189,8 +190,8 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
     return FOVEA_OK;
 }
 
-static int cuda_submit(void *priv, fovea_context *ctx, const vmaf_plane *ref,
-                       const vmaf_plane *dis, int new_stream)
+static int cuda_submit(void *priv, fovea_context *ctx, const vmaf_plane *ref, const vmaf_plane *dis,
+                       int new_stream)
 {
     vmaf_cuda *st = priv;
     FOVEA_TRY(fv_device_activate(ctx));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal interface of the quality compositor (vmaf.c) and its drivers: the
  * table every driver (vmaf_ref.c: C, vmaf_cuda.c: CUDA) provides to run the
  * feature instances of one context on its backend. A driver computes RAW

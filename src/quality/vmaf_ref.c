@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The C driver of the quality compositor: the raw values of every feature
  * instance of a frame pair from the features' C extractors (feature.h).
  *
@@ -33,9 +34,9 @@ typedef struct vmaf_ref {
     size_t row_bytes; /* width * bytes */
     int nslots;
     slot *s;
-    int n_in;         /* pairs in slots [0, n_in) waiting to be scored */
-    int n_out, next;  /* scored pairs not collected, from slot next */
-    uint8_t *prev;    /* the reference before slot 0's (last of the previous batch) */
+    int n_in;        /* pairs in slots [0, n_in) waiting to be scored */
+    int n_out, next; /* scored pairs not collected, from slot next */
+    uint8_t *prev;   /* the reference before slot 0's (last of the previous batch) */
     int nthreads;
 } vmaf_ref;
 
@@ -114,8 +115,8 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
     st->nslots = fit < 1 ? 1 : fit < (size_t)st->nthreads ? (int)fit : st->nthreads;
     st->s = calloc((size_t)st->nslots, sizeof(*st->s));
     st->prev = malloc(st->row_bytes * (size_t)p->height);
-    int rc = st->s && st->prev ? FOVEA_OK
-                               : fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: out of memory");
+    int rc =
+        st->s && st->prev ? FOVEA_OK : fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: out of memory");
     for (int i = 0; rc == FOVEA_OK && i < st->nslots; i++)
         rc = init_slot(st, ctx, &st->s[i]);
     if (rc < 0) {
@@ -140,8 +141,8 @@ static int ref_batch(const fovea_context *ctx, int width, int height)
 /* Every instance's raw values of pair with the extractor states priv. ctx
  * splits the work by rows (slot 0's states only); NULL scores it on the
  * calling thread. */
-static int score_pair(vmaf_ref *st, fovea_context *ctx, void *const *priv,
-                      const feature_pair *pair, vmaf_raw *raw)
+static int score_pair(vmaf_ref *st, fovea_context *ctx, void *const *priv, const feature_pair *pair,
+                      vmaf_raw *raw)
 {
     memset(raw, 0, sizeof(*raw));
     for (int e = 0; e < st->p.n_ex; e++)
@@ -191,8 +192,8 @@ static int run_batch(vmaf_ref *st, fovea_context *ctx)
     return rc;
 }
 
-static int ref_submit(void *priv, fovea_context *ctx, const vmaf_plane *ref,
-                      const vmaf_plane *dis, int new_stream)
+static int ref_submit(void *priv, fovea_context *ctx, const vmaf_plane *ref, const vmaf_plane *dis,
+                      int new_stream)
 {
     vmaf_ref *st = priv;
     if (st->n_out > 0)
@@ -227,13 +228,14 @@ static int ref_collect(void *priv, fovea_context *ctx, vmaf_raw *out)
  * where the caller has it: the copy into a slot would be a serial memcpy of
  * both planes while the pool waits, a large share of VIF alone's time on many
  * cores. A stream of its own: no previous reference is read or kept. */
-static int ref_process(void *priv, fovea_context *ctx, const vmaf_plane *ref,
-                       const vmaf_plane *dis, vmaf_raw *out)
+static int ref_process(void *priv, fovea_context *ctx, const vmaf_plane *ref, const vmaf_plane *dis,
+                       vmaf_raw *out)
 {
     vmaf_ref *st = priv;
     if (st->n_in > 0 || st->n_out > 0)
-        return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL, "vmaf: a pair scored at once with pairs "
-                                                     "queued");
+        return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL,
+                            "vmaf: a pair scored at once with pairs "
+                            "queued");
     feature_pair pair;
     pair.ref = ref->data;
     pair.dis = dis->data;

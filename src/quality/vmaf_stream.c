@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The stream of a fovea_vmaf: submit/flush/receive with motion's one-frame
  * lookahead, the driver's queue, every reported double derived from raw
  * values by the features' derive (identically for every backend), the
@@ -75,11 +76,11 @@ static int check_frame(const fovea_vmaf *v, const fovea_frame *f, const char *wh
     if (f->mem == FOVEA_MEM_DEVICE && !(v->backend->info.provides & BACKEND_READS_DEVICE))
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                             "vmaf: %s frame is in device memory (the CPU backend needs host "
-                            "frames)", what);
+                            "frames)",
+                            what);
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
     if (!d)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: %s frame has no valid format",
-                            what);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: %s frame has no valid format", what);
     if (!d->is_yuv || d->components != 1)
         return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
                             "vmaf: %s frame is %s; %s needs a YUV or gray format (luma)", what,
@@ -90,8 +91,8 @@ static int check_frame(const fovea_vmaf *v, const fovea_frame *f, const char *wh
                             "vmaf: %s frame is %dx%d; %s needs %d..%d in each dimension", what,
                             f->width, f->height, v->min_metric, v->min_dim, FOVEA_MAX_DIM);
     if (f->stride[0] < (ptrdiff_t)f->width * d->bytes_per_sample)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: %s frame stride %td too small",
-                            what, f->stride[0]);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: %s frame stride %td too small", what,
+                            f->stride[0]);
     return d->bit_depth;
 }
 
@@ -119,8 +120,8 @@ static int prepare(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis
         if (v->has_motion)
             return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
                                 "vmaf: the stream is %dx%d at %d bits, this pair %dx%d at %d "
-                                "bits (flush the stream first)", v->s_width, v->s_height,
-                                v->s_bpc, ref->width, ref->height, bpc);
+                                "bits (flush the stream first)",
+                                v->s_width, v->s_height, v->s_bpc, ref->width, ref->height, bpc);
         /* nothing reads across frames: the pair starts a stream of its own */
         fovea_vmaf_flush(v);
     }
@@ -292,7 +293,8 @@ int fovea_vmaf_process(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame 
     if (v->q_count > 0)
         return fv_ctx_error(v->ctx, FOVEA_ERR_INVALID_ARG,
                             "vmaf: fovea_vmaf_process with %d submitted pairs pending; "
-                            "receive them first", v->q_count);
+                            "receive them first",
+                            v->q_count);
     FOVEA_TRY(fovea_vmaf_flush(v));
     if (!v->backend->process) {
         FOVEA_TRY(fovea_vmaf_submit(v, ref, dis));
