@@ -8,14 +8,18 @@
  * `fovea vmaf` on the same y4m pair in the page cache, run alternately, the
  * median wall time of N runs each, and their ratio. Then the rows of the
  * feature list "vif" alone, named "vif <case>, ..." (the cases and rows of
- * the former bench_vif; its end-to-end rows run `fovea vif` with --fovea).
+ * the former bench_vif; with a CUDA context its end-to-end rows run `fovea
+ * vif`: --fovea PATH, else the fovea next to this program's directory, as
+ * bench_vif did).
  *
  * Extra options:
  *   --threads N      CPU threads (C backend rows, and both tools on the CPU; default: all)
  *   --libvmaf PATH   libvmaf's vmaf executable (never part of fovea; see
  *                    ../shared/tools/libvmaf/README.md); a path containing
  *                    "cuda" runs its CUDA command line
- *   --fovea PATH     the fovea executable (fovea vmaf REF DIS --json F; fovea vif)
+ *   --fovea PATH     the fovea executable (fovea vmaf REF DIS --json F; fovea vif);
+ *                    the vif rows default to ../fovea from this program's directory
+ *   --no-e2e         no `fovea vif` end-to-end rows
  *   --backend B      fovea's --backend in the whole-process rows (default: cuda
  *                    with a CUDA libvmaf, else cpu)
  *   --e2e-frames N   frames of the y4m pair (default 600 at 576x324, 120 at 1080p)
@@ -294,7 +298,12 @@ static double vif_run_cli(const char *cli, const char *dir, const char *backend)
     snprintf(json, sizeof(json), "%s/out.json", dir);
     char *argv[] = {(char *)cli, "vif", "-q", "--backend", (char *)backend,
                     "--json",    json,  ref,  dis,         NULL};
-    return bench_run_cli_fps(argv, json, "bench_vmaf");
+    remove(json); /* a JSON left from an earlier run must not count */
+    const double fps = bench_run_cli_fps(argv, json, "bench_vmaf");
+    if (!(fps > 0)) /* a failed run was named above; this says what came out */
+        fprintf(stderr, "bench_vmaf: %s vif --backend %s: %s\n", cli, backend,
+                access(json, R_OK) != 0 ? "no JSON written" : "no positive \"fps\" in its JSON");
+    return fps;
 }
 
 static void vif_e2e_rows(bench_table *table, const char *cli, const char *tmp, int ci, int quick,
@@ -305,14 +314,22 @@ static void vif_e2e_rows(bench_table *table, const char *cli, const char *tmp, i
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/bench_vmaf_vif_%d_XXXXXX", tmp, (int)getpid());
     if (!mkdtemp(dir)) {
-        fprintf(stderr, "bench_vmaf: cannot make a directory in %s\n", tmp);
+        fprintf(stderr,
+                "bench_vmaf: cannot make a directory in %s: vif %s, y4m files e2e "
+                "skipped\n",
+                tmp, vif_cases[ci].name);
         return;
     }
     char ref[4200], dis[4200], json[4200];
     snprintf(ref, sizeof(ref), "%s/ref.y4m", dir);
     snprintf(dis, sizeof(dis), "%s/dis.y4m", dir);
     snprintf(json, sizeof(json), "%s/out.json", dir);
-    if (vif_write_clips(dir, w, h, bpc, frames) == 0) {
+    if (vif_write_clips(dir, w, h, bpc, frames) != 0) {
+        fprintf(stderr,
+                "bench_vmaf: cannot write the y4m files in %s: vif %s, y4m files e2e "
+                "skipped\n",
+                dir, vif_cases[ci].name);
+    } else {
         bench_warm_file(ref);
         bench_warm_file(dis);
         double fps[16];
@@ -337,6 +354,11 @@ static void vif_e2e_rows(bench_table *table, const char *cli, const char *tmp, i
             const double bytes =
                 2.0 * (double)fovea_frame_packed_size(fovea_pixfmt_yuv(420, bpc), w, h);
             bench_table_add(table, name, "cuda-e2e", &s, bytes, 1, note);
+        } else {
+            fprintf(stderr,
+                    "bench_vmaf: vif %s, y4m files e2e: no run of %s vif gave a frame "
+                    "rate (see above): row skipped\n",
+                    vif_cases[ci].name, cli);
         }
     }
     remove(ref);
@@ -348,6 +370,11 @@ static void vif_e2e_rows(bench_table *table, const char *cli, const char *tmp, i
 static void vif_rows(bench_table *table, const bench_opts *opts, fovea_context *cpu,
                      fovea_context *gpu, const char *cli, const char *tmp)
 {
+    if (gpu && cli && access(cli, X_OK) != 0) {
+        fprintf(bench_text_stream(opts),
+                "no fovea executable at %s (--fovea PATH): vif end-to-end rows skipped\n", cli);
+        cli = NULL;
+    }
     const int e2e = cli != NULL;
     fovea_vmaf_settings vs;
     fovea_vmaf_default_settings(&vs);
@@ -632,6 +659,8 @@ static void e2e_rows(bench_table *t, const e2e_opts *eo, int ci, int quick, FILE
     "  --threads N      CPU threads (default: all)\n"                                              \
     "  --libvmaf PATH   libvmaf's vmaf tool: whole-process rows beside fovea's\n"                  \
     "  --fovea PATH     the fovea executable: whole-process rows of `fovea vmaf`\n"                \
+    "                   (the vif rows of `fovea vif` default to ../fovea from here)\n"             \
+    "  --no-e2e         no `fovea vif` end-to-end rows\n"                                          \
     "  --backend B      fovea's backend there (default cuda with a CUDA libvmaf, else cpu)\n"      \
     "  --e2e-frames N   frames of the y4m pair (default 600 / 120 at 1080p)\n"                     \
     "  --e2e-runs N     runs of each tool (default 5, --quick 1)\n"                                \
@@ -642,9 +671,14 @@ int main(int argc, char **argv)
     bench_opts opts;
     bench_parse_args_ex(argc, argv, &opts, EXTRA_USAGE);
     e2e_opts eo = {NULL, NULL, NULL, getenv("TMPDIR"), 0, 0, 0};
+    int vif_e2e = 1;
     for (int i = 0; i < opts.n_extra; i++) {
         const char *a = opts.extra[i];
         const char *val = i + 1 < opts.n_extra ? opts.extra[i + 1] : NULL;
+        if (!strcmp(a, "--no-e2e")) {
+            vif_e2e = 0;
+            continue;
+        }
         if (!val) {
             fprintf(stderr, "bench_vmaf: unknown argument '%s'\n", a);
             return 2;
@@ -673,6 +707,13 @@ int main(int argc, char **argv)
         eo.tmp = "/tmp";
     if (eo.runs <= 0)
         eo.runs = opts.quick ? 1 : 5;
+    /* the vif end-to-end rows run by default, as bench_vif's did (scripts/bench.sh
+     * passes no path): --fovea, else <build>/fovea from <build>/bench/bench_vmaf */
+    bench_opts no_extra = opts;
+    no_extra.n_extra = 0;
+    static bench_e2e ee;
+    bench_e2e_parse(&no_extra, &ee, "bench_vmaf");
+    const char *vif_cli = !vif_e2e ? NULL : eo.fovea ? eo.fovea : ee.cli;
     FILE *text = bench_text_stream(&opts);
     static const char *const tools[2] = {"--libvmaf", "--fovea"};
     const char *paths[2] = {eo.libvmaf, eo.fovea};
@@ -792,7 +833,7 @@ int main(int argc, char **argv)
         if (eo.libvmaf || eo.fovea)
             e2e_rows(&table, &eo, (int)i, opts.quick, text);
     }
-    vif_rows(&table, &opts, cpu, gpu, eo.fovea, eo.tmp);
+    vif_rows(&table, &opts, cpu, gpu, vif_cli, eo.tmp);
     if (gpu)
         fovea_close(&gpu);
     fovea_close(&cpu);

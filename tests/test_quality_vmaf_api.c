@@ -499,6 +499,72 @@ static void test_queue(void)
     fovea_close(&ctx);
 }
 
+/* fovea_vmaf_process (the C driver scores the pair at once, reading the
+ * frames in place, padded strides here): each pair == a stream of one on a
+ * fresh context; numbering and pooling go on; pairs submitted after it start
+ * a new stream; a size change; refused while pairs are pending. */
+static void test_process(void)
+{
+    for (int bpc = 8; bpc <= 10; bpc += 2) {
+        fovea_context *ctx = open_ctx(3);
+        frames f, g;
+        make_seq(&f, 67, 45, bpc, 5, 21);
+        make_seq(&g, 40, 37, bpc, 1, 22);
+        REQUIRE(f.ref[0].stride[0] > 67 * (bpc > 8 ? 2 : 1));
+        fovea_vmaf_settings s;
+        fovea_vmaf_default_settings(&s);
+        fovea_vmaf *v = NULL;
+        REQUIRE(fovea_vmaf_open(&v, ctx, &s) == FOVEA_OK);
+        double *got = calloc(6 * FOVEA_VMAF_MAX_METRICS, sizeof(double));
+        double *want = calloc(6 * FOVEA_VMAF_MAX_METRICS, sizeof(double));
+        REQUIRE(got && want);
+        fovea_vmaf_scores sc;
+        for (int i = 0; i < 3; i++) {
+            REQUIRE(fovea_vmaf_process(v, &f.ref[i], &f.dis[i], &sc) == FOVEA_OK);
+            CHECK_EQ_INT(sc.frame, i);
+            CHECK_EQ_INT(fovea_vmaf_pending(v), 0);
+            memcpy(&VAL(got, i, 0), sc.value, sizeof(sc.value));
+            frames one = sub_seq(&f, i, 1);
+            CHECK_EQ_INT(score_fresh(ctx, &s, &one, &VAL(want, i, 0)), 1);
+        }
+        /* then a stream of two: motion restarts at its first pair */
+        REQUIRE(fovea_vmaf_submit(v, &f.ref[3], &f.dis[3]) == FOVEA_OK);
+        CHECK_EQ_INT(fovea_vmaf_process(v, &f.ref[4], &f.dis[4], &sc), FOVEA_ERR_INVALID_ARG);
+        REQUIRE(fovea_vmaf_submit(v, &f.ref[4], &f.dis[4]) == FOVEA_OK);
+        REQUIRE(fovea_vmaf_flush(v) == FOVEA_OK);
+        for (int i = 3; i < 5; i++) {
+            REQUIRE(fovea_vmaf_receive(v, &sc) == FOVEA_OK);
+            CHECK_EQ_INT(sc.frame, i);
+            memcpy(&VAL(got, i, 0), sc.value, sizeof(sc.value));
+        }
+        frames two = sub_seq(&f, 3, 2);
+        CHECK_EQ_INT(score_fresh(ctx, &s, &two, &VAL(want, 3, 0)), 2);
+        /* another size */
+        REQUIRE(fovea_vmaf_process(v, &g.ref[0], &g.dis[0], &sc) == FOVEA_OK);
+        CHECK_EQ_INT(sc.frame, 5);
+        memcpy(&VAL(got, 5, 0), sc.value, sizeof(sc.value));
+        CHECK_EQ_INT(score_fresh(ctx, &s, &g, &VAL(want, 5, 0)), 1);
+        CHECK(same_values(got, want, 6, 15));
+        fovea_vmaf_pooled_scores pooled;
+        REQUIRE(fovea_vmaf_pooled(v, &pooled) == FOVEA_OK);
+        CHECK_EQ_INT(pooled.frames, 6);
+        for (int m = 0; m < 15; m++) {
+            double col[6], p4[4];
+            for (int i = 0; i < 6; i++)
+                col[i] = VAL(got, i, m);
+            pool_of(col, 6, p4);
+            CHECK(pooled.metric[m].min == p4[0] && pooled.metric[m].max == p4[1] &&
+                  pooled.metric[m].mean == p4[2] && pooled.metric[m].harmonic_mean == p4[3]);
+        }
+        fovea_vmaf_close(&v);
+        free(got);
+        free(want);
+        free_frames(&f);
+        free_frames(&g);
+        fovea_close(&ctx);
+    }
+}
+
 /* The feature modes, the thread count, the prediction flags, the model from
  * a file. */
 static void test_modes(void)
@@ -919,6 +985,7 @@ static void test_errors(void)
 int main(void)
 {
     test_queue();
+    test_process();
     test_modes();
     test_options();
     test_errors();

@@ -223,4 +223,5 @@ const vmaf_backend vmaf_backend_cuda = {
     cuda_submit,
     cuda_collect,
     cuda_batch,
+    NULL, /* one pair: submit and collect (pageable frames go through the staging) */
 };

@@ -73,6 +73,12 @@ typedef struct vmaf_backend {
     /* Pairs handled together for a w x h stream on ctx (NULL: 1); callers
      * keep about three batches pending. */
     int (*batch)(const fovea_context *ctx, int width, int height);
+    /* Optional (NULL: fovea_vmaf_process submits and collects). Score one
+     * pair now, a stream of its own (no previous reference), reading the
+     * planes in place; only called with nothing queued, and the next pair
+     * submitted starts a new stream. */
+    int (*process)(void *priv, fovea_context *ctx, const vmaf_plane *ref, const vmaf_plane *dis,
+                   vmaf_raw *out);
 } vmaf_backend;
 
 /* submit's "collect first" answer. */

@@ -5,8 +5,10 @@
  * Threads: pairs are queued in slots, one per thread of the context (fewer
  * when the frames are large); a full batch is scored one pair per thread,
  * each pair on one thread. A batch of one pair (a caller that waits for each
- * score) is split over the threads by rows instead. Every sum is an integer,
- * so both ways give the same bits for any thread count. */
+ * score) is split over the threads by rows instead, and so is a pair scored
+ * at once (ref_process: fovea_vmaf_process), read in place without the copy
+ * into a slot. Every sum is an integer, so every way gives the same bits for
+ * any thread count. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,19 +138,28 @@ static int ref_batch(const fovea_context *ctx, int width, int height)
 
 /* ---------------------------------------------------------------- scoring */
 
+/* Every instance's raw values of pair with the extractor states priv. ctx
+ * splits the work by rows (slot 0's states only); NULL scores it on the
+ * calling thread. */
+static int score_pair(vmaf_ref *st, fovea_context *ctx, void *const *priv, const feature_pair *pair,
+                      vmaf_raw *raw)
+{
+    memset(raw, 0, sizeof(*raw));
+    for (int e = 0; e < st->p.n_ex; e++)
+        FOVEA_TRY(st->fx[e]->extract(priv[e], ctx, pair, &raw->ex[e]));
+    return FOVEA_OK;
+}
+
 /* Score the pair of slot s against the reference prev. ctx splits the work
  * by rows (a one-pair batch); NULL scores it on the calling thread. */
 static int score_slot(vmaf_ref *st, fovea_context *ctx, slot *s, const uint8_t *prev)
 {
-    memset(&s->raw, 0, sizeof(s->raw));
     feature_pair pair;
     pair.ref = s->ref;
     pair.dis = s->dis;
     pair.prev = s->new_stream ? NULL : prev;
     pair.ref_stride = pair.dis_stride = pair.prev_stride = (ptrdiff_t)st->row_bytes;
-    for (int e = 0; e < st->p.n_ex; e++)
-        FOVEA_TRY(st->fx[e]->extract(s->priv[e], ctx, &pair, &s->raw.ex[e]));
-    return FOVEA_OK;
+    return score_pair(st, ctx, s->priv, &pair, &s->raw);
 }
 
 static void score_slots(void *arg, int begin, int end, int thread)
@@ -213,9 +224,32 @@ static int ref_collect(void *priv, fovea_context *ctx, vmaf_raw *out)
     return FOVEA_OK;
 }
 
+/* One pair now, split over the threads by rows with slot 0's states, read
+ * where the caller has it: the copy into a slot would be a serial memcpy of
+ * both planes while the pool waits, a large share of VIF alone's time on many
+ * cores. A stream of its own: no previous reference is read or kept. */
+static int ref_process(void *priv, fovea_context *ctx, const vmaf_plane *ref, const vmaf_plane *dis,
+                       vmaf_raw *out)
+{
+    vmaf_ref *st = priv;
+    if (st->n_in > 0 || st->n_out > 0)
+        return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL,
+                            "vmaf: a pair scored at once with pairs "
+                            "queued");
+    feature_pair pair;
+    pair.ref = ref->data;
+    pair.dis = dis->data;
+    pair.prev = NULL;
+    pair.ref_stride = ref->stride;
+    pair.dis_stride = dis->stride;
+    pair.prev_stride = 0;
+    return score_pair(st, ctx, st->s[0].priv, &pair, out);
+}
+
 const vmaf_backend vmaf_backend_ref = {
     {"cpu", FOVEA_BACKEND_CPU, BACKEND_ASYNC, ref_init, ref_close},
     ref_submit,
     ref_collect,
     ref_batch,
+    ref_process,
 };

@@ -96,10 +96,11 @@ static int check_frame(const fovea_vmaf *v, const fovea_frame *f, const char *wh
     return d->bit_depth;
 }
 
-int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis)
+/* Check a pair, start a new stream when its size changes without motion,
+ * and (re)make the driver's state for its size and depth. @return its bit
+ * depth (> 0) or a status */
+static int prepare(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis)
 {
-    if (!v)
-        return FOVEA_ERR_INVALID_ARG;
     fovea_context *ctx = v->ctx;
     const int bpc = check_frame(v, ref, "reference");
     if (bpc < 0)
@@ -133,7 +134,6 @@ int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *
     p.n_ex = v->n_ex;
     for (int e = 0; e < v->n_ex; e++)
         p.ex[e] = v->ex[e];
-    int st;
     if (!v->priv || p.width != v->params.width || p.height != v->params.height ||
         p.bpc != v->params.bpc) {
         if (v->priv) {
@@ -145,7 +145,18 @@ int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *
         FOVEA_TRY(v->backend->info.init(&v->priv, ctx, &p));
         v->params = p;
     }
+    return bpc;
+}
 
+int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis)
+{
+    if (!v)
+        return FOVEA_ERR_INVALID_ARG;
+    fovea_context *ctx = v->ctx;
+    const int bpc = prepare(v, ref, dis);
+    if (bpc < 0)
+        return bpc;
+    int st;
     FOVEA_TRY(q_reserve(v));
     const int new_stream = !v->stream_open;
     const vmaf_plane rp = {ref->data[0], ref->stride[0], ref->mem};
@@ -160,14 +171,14 @@ int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *
     v->queued++;
     e->frame = v->submitted;
     e->index = v->stream_open ? v->stream_next : 0;
-    e->width = p.width;
-    e->height = p.height;
+    e->width = ref->width;
+    e->height = ref->height;
     e->bpc = bpc;
     if (new_stream) {
         v->stream_open = 1;
         v->stream_next = 0;
-        v->s_width = p.width;
-        v->s_height = p.height;
+        v->s_width = ref->width;
+        v->s_height = ref->height;
         v->s_bpc = bpc;
     }
     v->stream_next++;
@@ -285,8 +296,30 @@ int fovea_vmaf_process(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame 
                             "receive them first",
                             v->q_count);
     FOVEA_TRY(fovea_vmaf_flush(v));
-    FOVEA_TRY(fovea_vmaf_submit(v, ref, dis));
-    FOVEA_TRY(fovea_vmaf_flush(v));
+    if (!v->backend->process) {
+        FOVEA_TRY(fovea_vmaf_submit(v, ref, dis));
+        FOVEA_TRY(fovea_vmaf_flush(v));
+        return fovea_vmaf_receive(v, out);
+    }
+    /* the driver scores the pair now, reading the frames where they are: the
+     * entry submit and flush would make, with its raw values */
+    const int bpc = prepare(v, ref, dis);
+    if (bpc < 0)
+        return bpc;
+    FOVEA_TRY(q_reserve(v));
+    const vmaf_plane rp = {ref->data[0], ref->stride[0], ref->mem};
+    const vmaf_plane dp = {dis->data[0], dis->stride[0], dis->mem};
+    vmaf_raw raw;
+    FOVEA_TRY(v->backend->process(v->priv, v->ctx, &rp, &dp, &raw));
+    vmaf_entry *e = q_push(v);
+    e->frame = v->submitted++;
+    e->index = 0;
+    e->width = ref->width;
+    e->height = ref->height;
+    e->bpc = bpc;
+    e->last = 1;
+    e->have_raw = 1;
+    e->raw = raw;
     return fovea_vmaf_receive(v, out);
 }
 
