@@ -240,7 +240,7 @@ void bench_time_cpu(bench_fn fn, void *arg, int warmup, int runs, bench_stats *o
 #ifdef FOVEA_HAVE_CUDA
 int bench_time_gpu(bench_fn fn, void *arg, void *stream, int warmup, int runs, bench_stats *out)
 {
-    /* one synchronised pair per run: we want the distribution, not a pipelined mean */
+    /* one synchronized pair per run: we want the distribution, not a pipelined mean */
     return bench_time_gpu_pipelined(fn, arg, stream, warmup, runs, 1, out);
 }
 

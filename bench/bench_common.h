@@ -98,7 +98,7 @@ typedef struct bench_stats {
     int runs;
 } bench_stats;
 
-/* Summarise n samples (sorts them in place). n == 0 gives all zeros. */
+/* Summarize n samples (sorts them in place). n == 0 gives all zeros. */
 void bench_stats_compute(double *samples_us, int n, bench_stats *out);
 
 /* One iteration of a benchmarked operation. Return 0, or non-zero to abort the

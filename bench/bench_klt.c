@@ -654,7 +654,7 @@ static unsigned char **render_sequence(int threads, int w, int h, int n, double 
         frames[i] = xmalloc((size_t)w * (size_t)h);
         j.out = frames[i];
         double yaw = (-30.0 + 0.2 * i) * deg;
-        /* looking 4 degrees down (horizon above the centre) + jitter */
+        /* looking 4 degrees down (horizon above the center) + jitter */
         double pitch = (4.0 + 0.15 * sin(0.9 * i) + 0.05 * sin(2.3 * i + 1.0)) * deg;
         yaw_pitch(yaw, pitch, j.rot);
         render_parallel(&j, threads);

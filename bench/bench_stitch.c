@@ -414,7 +414,7 @@ static void exact_rows(gpu_setup *g)
 static void auto_color_rows(gpu_setup *g)
 {
     const bench_opts *o = g->opts;
-    /* worst case: every frame analysed, its statistics read back, solved and
+    /* worst case: every frame analyzed, its statistics read back, solved and
      * the tables rebuilt before the call returns (deterministic mode), each
      * frame waited for */
     fovea_stitcher_settings sa = *g->ss;

@@ -8,7 +8,7 @@
  * primary context; GStreamer's CUDA memory belongs to a GstCudaContext. Device
  * pointers are shared without a copy when both are the same CUDA context, so
  * an element wraps the primary context of its fovea context in a
- * GstCudaContext, offers it to its neighbours (context queries, have-context)
+ * GstCudaContext, offers it to its neighbors (context queries, have-context)
  * and treats the CUDA memory of any other context as host memory (GStreamer
  * downloads it when it is mapped for the CPU). */
 #ifndef FOVEA_GST_CUDA_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* foveastitch: a GstVideoAggregator that stitches one camera per request pad
  * (sink_0 = camera 0 of the rig, ...) into a panorama with fovea's stitcher,
- * inputs synchronised by timestamp, with a policy for cameras that have no
+ * inputs synchronized by timestamp, with a policy for cameras that have no
  * frame in time, and the color corrections posted when they change. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -758,7 +758,7 @@ static void gst_fovea_stitch_class_init(GstFoveaStitchClass *klass)
 
     gst_element_class_set_static_metadata(
         ec, "fovea panorama stitcher", "Filter/Editor/Video/Compositor",
-        "Stitches synchronised cameras (sink_0 = the rig's camera 0, ...) into a panorama: "
+        "Stitches synchronized cameras (sink_0 = the rig's camera 0, ...) into a panorama: "
         "bilinear remap, feathered blending, color balance",
         "fovea");
     stitch_caps_class_init(klass); /* pad templates, caps and allocation */

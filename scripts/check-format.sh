@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause-Patent
 # The format check of `make check`: every tracked C, header and CUDA file is as
 # clang-format (.clang-format, clang-format 14 as Debian 12 ships it) leaves it,
-# and every tracked source file names its licence in an SPDX line within its
+# and every tracked source file names its license in an SPDX line within its
 # first three lines. Names each offending file; exit 1 when any is found.
 #   usage: scripts/check-format.sh [--fix]   (--fix: reformat in place instead)
 set -u

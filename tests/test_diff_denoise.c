@@ -114,7 +114,7 @@ static void test_median_salt(fovea_context *ctx)
             set_sample(&in, 0, x, y, x < 4 ? 50 : 200);
     CHECK_EQ_INT(fovea_diff_denoise(d, &in, &out), FOVEA_OK);
     CHECK(fovea_frame_equal(&out, &in));
-    /* exact median of 9 distinct values: 3x3 of 10..90 in a 3x3 frame, centre */
+    /* exact median of 9 distinct values: 3x3 of 10..90 in a 3x3 frame, center */
     fovea_frame small, so;
     REQUIRE(fovea_frame_alloc(NULL, &small, 3, 3, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == 0);
     REQUIRE(fovea_frame_alloc(NULL, &so, 3, 3, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == 0);

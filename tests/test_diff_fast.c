@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Differencing (C reference): the fast paths for 8-bit RGB24, RGBA and I420
  * pairs (src/diff/diff_fast.c) give the bytes of the generic path on random
- * pairs of odd sizes, for every measure, normalisation, threshold, tile,
+ * pairs of odd sizes, for every measure, normalization, threshold, tile,
  * noise mode, output format, denoise filter and thread count; and their row
  * functions match the arithmetic of docs/diff.md computed here. */
 #include <stdlib.h>
@@ -273,7 +273,7 @@ static void test_rows(void)
                 CHECK_EQ_INT(mx[y][x], m > d[2] ? m : d[2]);
             }
         }
-        /* colors of the SUM, normalised to 100 */
+        /* colors of the SUM, normalized to 100 */
         static diff_fast_lut lut;
         diff_fast_heat_lut(heat, 100, &lut);
         fovea_frame o = make(w, 2, FOVEA_PIX_RGB24);

@@ -117,7 +117,7 @@ static void test_replace_keeps_mode(void)
     unlink(p);
 }
 
-static void test_neighbours_untouched(void)
+static void test_neighbors_untouched(void)
 {
     char err[512];
     const char *p = in_dir("pano.map");
@@ -406,7 +406,7 @@ int main(void)
     REQUIRE(mkdtemp(dir) != NULL);
     test_new_file();
     test_replace_keeps_mode();
-    test_neighbours_untouched();
+    test_neighbors_untouched();
     test_symlink();
     test_fifo();
     test_errors_keep_destination();

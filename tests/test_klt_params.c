@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* KLT parameter checks: pyramids whose levels get smaller than the window, and
  * borders that overflow an int, are refused with a status and a message naming
- * the parameters (no undefined behaviour: this test runs under UBSan); borders
+ * the parameters (no undefined behavior: this test runs under UBSan); borders
  * and skips the caller sets to extreme values select without overflowing. */
 #include <limits.h>
 #include <math.h>

@@ -35,7 +35,7 @@ static void test_pano_directions(void)
 {
     fovea_rig r = base_rig();
     double d[3];
-    /* centre pixel of an odd-size panorama looks straight ahead */
+    /* center pixel of an odd-size panorama looks straight ahead */
     fv_pano_dir(&r, 500, 250, d);
     NEAR(d[0], 0.0, 1e-15);
     NEAR(d[1], 0.0, 1e-15);
@@ -169,11 +169,11 @@ static void test_camera_orientation(void)
     CHECK(fovea_rig_dir_to_camera(&r, 0, up, &u, &v));
     NEAR(u, 640.0, 1e-9);
     NEAR(v, 360.0, 1e-9);
-    /* straight ahead now appears below the image centre */
+    /* straight ahead now appears below the image center */
     CHECK(fovea_rig_dir_to_camera(&r, 0, pz, &u, &v));
     NEAR(v, 360.0 + 1100.0 * tan(30.0 * FOVEA_DEG2RAD), 1e-9);
     /* roll +90: p = Rz(90)^T d, so a world point to the right (+x) appears above
-     * the centre (-y in the image) */
+     * the center (-y in the image) */
     c->pitch = 0.0;
     c->roll = 90.0;
     const double right[3] = {0.1, 0, 1};
@@ -366,7 +366,7 @@ static void test_rig_project(void)
     CHECK(fovea_rig_dir_to_camera(&r, 0, d, &u1, &v1));
     CHECK(fv_rig_project(&r, 0, 600, 200, &u2, &v2));
     CHECK(u1 == u2 && v1 == v2);
-    /* the pano's centre column at yaw 10: the camera sees it left of its centre */
+    /* the pano's center column at yaw 10: the camera sees it left of its center */
     CHECK(fv_rig_project(&r, 0, 500, 250, &u2, &v2));
     CHECK(u2 < 640.0);
     NEAR(v2, 360.0, 1e-9);

@@ -2,7 +2,7 @@
 /* The delta stream over TCP on loopback, in one process (receivers on
  * threads): several receivers get every frame exactly, one that disconnects
  * or is turned away does not disturb the others, one that stops reading is
- * dropped back and resynchronised with a keyframe, a keyframe request is
+ * dropped back and resynchronized with a keyframe, a keyframe request is
  * answered, and malformed peers on either side end in clean errors. */
 #include <pthread.h>
 #include <stdatomic.h>

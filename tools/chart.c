@@ -243,7 +243,7 @@ static void fit_text(cairo_t *cr, const char *s, double maxw, char *out)
     }
 }
 
-/* Draw s with its left edge at x, or centred on x (align 0.5), or ending at x
+/* Draw s with its left edge at x, or centerd on x (align 0.5), or ending at x
  * (align 1), baseline at y. */
 static void show(cairo_t *cr, const char *s, double x, double y, double align)
 {
@@ -251,7 +251,7 @@ static void show(cairo_t *cr, const char *s, double x, double y, double align)
     cairo_show_text(cr, s);
 }
 
-/* The baseline that centres digits vertically on y. */
+/* The baseline that centers digits vertically on y. */
 static double digits_baseline(cairo_t *cr, double y)
 {
     cairo_text_extents_t e;
@@ -265,7 +265,7 @@ static double digits_baseline(cairo_t *cr, double y)
 typedef struct full_layout {
     chart_layout pub;
     double title_y, subtitle_y; /* baselines; 0 = none */
-    double legend_y;            /* centre of the first legend row */
+    double legend_y;            /* center of the first legend row */
     int legend_rows;
     double xtick_y, xlabel_y, ylabel_x;
 } full_layout;
@@ -466,7 +466,7 @@ static void draw_axes(cairo_t *cr, const chart *c, const full_layout *fl)
     const chart_layout *l = &fl->pub;
     char buf[64];
     cairo_set_line_width(cr, 1);
-    /* grid lines on the ticks, on pixel centres so that they stay crisp */
+    /* grid lines on the ticks, on pixel centers so that they stay crisp */
     rgb(cr, C_GRID);
     for (int i = 0; i < l->y.n; i++) {
         double px, py;

@@ -26,7 +26,7 @@ typedef struct chart_series {
 typedef struct chart {
     int width, height;    /* pixels; chart_init: 1200 x 500 */
     const char *title;    /* top line, bold; NULL = none */
-    const char *subtitle; /* under the title, grey; NULL = none */
+    const char *subtitle; /* under the title, gray; NULL = none */
     const char *xlabel, *ylabel;
     double x_first;      /* x of every series' y[0]; chart_init: 0 */
     double y_min, y_max; /* fixed y range ends; NaN = from the data (chart_init: both NaN) */

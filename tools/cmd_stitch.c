@@ -322,7 +322,7 @@ static int run_loop(stitch_run *s)
     cli_progress prog;
     int rc = CLI_EXIT_OK;
     /* a still (or a one-frame run) is balanced on itself before it is stitched */
-    int analyse_first = a->color == COLOR_ARG_AUTO && a->n > 1 && (s->still || s->total == 1);
+    int analyze_first = a->color == COLOR_ARG_AUTO && a->n > 1 && (s->still || s->total == 1);
     cli_progress_start(&prog, s->total, a->opt.quiet);
     if (s->pipelined && stitch_pipeline_start(s) != 0) {
         cli_progress_finish(&prog);
@@ -344,8 +344,8 @@ static int run_loop(stitch_run *s)
             break;
         }
         int st;
-        if (analyse_first && step == 0) {
-            st = fovea_stitcher_analyse(s->st, s->in, a->n, 1, NULL);
+        if (analyze_first && step == 0) {
+            st = fovea_stitcher_analyze(s->st, s->in, a->n, 1, NULL);
             if (st < 0) {
                 const char *detail = fovea_last_error(s->ctx);
                 cli_error(NULL, "frame %lld: color analysis failed: %s", (long long)step,

@@ -100,7 +100,7 @@ typedef struct fovea_diff_outputs {
  *  threads. */
 typedef struct fovea_diff fovea_diff;
 
-/** Fill s with defaults (SUM, full-range normalisation, threshold 10, tile 16,
+/** Fill s with defaults (SUM, full-range normalization, threshold 10, tile 16,
  *  noise mode BLACK, no denoising, auto_k 3, temporal strength 192). */
 FOVEA_API void fovea_diff_default_settings(fovea_diff_settings *s);
 

@@ -50,7 +50,7 @@ typedef struct KLT_TrackingContextRec {
     KLT_BOOL sequentialMode;
     KLT_BOOL smoothBeforeSelecting; /**< smooth before selecting features (TRUE) */
     KLT_BOOL writeInternalImages;   /**< KLT debugging aid; ignored by fovea (FALSE) */
-    KLT_BOOL lighting_insensitive;  /**< normalise gain and bias while tracking (FALSE) */
+    KLT_BOOL lighting_insensitive;  /**< normalize gain and bias while tracking (FALSE) */
 
     /* Available, but hopefully can ignore */
     int min_eigenvalue;       /**< smallest eigenvalue allowed for selection (1) */

@@ -112,7 +112,7 @@ FOVEA_API void fovea_vmaf_default_settings(fovea_vmaf_settings *s);
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL, bad settings: unknown
  *          feature or option, option out of range, an empty list),
  *          FOVEA_ERR_UNSUPPORTED (a model whose extractor options fovea cannot
- *          honour), FOVEA_ERR_NOMEM, FOVEA_ERR_NO_DEVICE, FOVEA_ERR_CUDA */
+ *          honor), FOVEA_ERR_NOMEM, FOVEA_ERR_NO_DEVICE, FOVEA_ERR_CUDA */
 FOVEA_API int fovea_vmaf_open(fovea_vmaf **v, fovea_context *ctx, const fovea_vmaf_settings *s);
 
 /** Destroy a VMAF context and set *v to NULL. Safe on NULL. */

@@ -162,7 +162,7 @@ FOVEA_API int fovea_stitch_map_coverage(const fovea_stitch_map *map, fovea_stitc
 /** Draw the coverage of a map: each pixel is the weight-blended color of the
  *  cameras, at 60% intensity where one camera sees it and full intensity in
  *  overlaps; seams (the camera of largest weight differs from the right or lower
- *  neighbour's) are white; uncovered pixels black.
+ *  neighbor's) are white; uncovered pixels black.
  *  @param out host RGB24 frame of the panorama's size
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG, FOVEA_ERR_MISMATCH (out's size, format
  *          or memory) or FOVEA_ERR_NOMEM */
@@ -183,9 +183,9 @@ typedef enum fovea_color_mode {
 
 typedef struct fovea_stitcher_settings {
     fovea_color_mode color;          /**< default AUTO */
-    int auto_interval;               /**< analyse every K frames (default 30) */
+    int auto_interval;               /**< analyze every K frames (default 30) */
     float auto_smoothing;            /**< 0..1: new = old + s * (measured - old) (default 0.1) */
-    int deterministic;               /**< 1: analyse frame n synchronously, apply from frame n+1
+    int deterministic;               /**< 1: analyze frame n synchronously, apply from frame n+1
                                    (no smoothing lag from timing); default 0 */
     float gain_min, gain_max;        /**< clamp of solved gains (default 0.5, 2.0) */
     float gamma_min, gamma_max;      /**< clamp of solved gammas (default 0.7, 1.4) */
@@ -247,9 +247,9 @@ FOVEA_API int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_cor
 FOVEA_API int fovea_stitcher_get_color(const fovea_stitcher *st, fovea_color_correction *cc, int n);
 
 /** Measure the overlaps of one set of frames and solve for corrections without
- *  stitching (used for stills: analyse then apply on the same frame).
+ *  stitching (used for stills: analyze then apply on the same frame).
  *  @param apply 1: the result becomes the corrections in use (no smoothing) */
-FOVEA_API int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
+FOVEA_API int fovea_stitcher_analyze(fovea_stitcher *st, const fovea_frame *const *inputs, int n,
                                      int apply, fovea_color_correction *result);
 
 /** Free a stitcher and set *st to NULL. Safe on NULL. */

@@ -63,7 +63,7 @@ typedef struct fovea_stream_frame_info {
     int64_t tiles_total;   /**< tiles_x * tiles_y */
     size_t bytes;          /**< the whole message, header included */
     size_t raw_bytes;      /**< the frame's packed size */
-    /** decoder: frames skipped before this keyframe (a resynchronisation), else 0 */
+    /** decoder: frames skipped before this keyframe (a resynchronization), else 0 */
     int64_t skipped;
     /** decoder, keyframes: the largest |keyframe - shown| over the tiles a delta
      *  would not have carried (must be <= T), or -1 when it could not check */

@@ -13,7 +13,7 @@ struct fv_threadpool {
     pthread_mutex_t lock; /* guards the job fields and generation */
     pthread_cond_t wake;
     pthread_cond_t done;
-    pthread_mutex_t submit; /* serialises callers */
+    pthread_mutex_t submit; /* serializes callers */
     unsigned long generation;
     int quit;
     /* current job */

@@ -14,7 +14,7 @@
 #include "io/io_buf.h"
 #include "fovea/io.h"
 
-/* Frames are large and written often: favour speed over size. Level 2 with the
+/* Frames are large and written often: favor speed over size. Level 2 with the
  * Sub filter is several times faster than libpng's defaults (level 6, adaptive
  * filtering) for a modest size increase on natural images. */
 static const int png_compression_level = 2;

@@ -41,7 +41,7 @@ static void compute_kernels(klt_kernels *k, float sigma)
     memmove(d->data, d->data + (KLT_MAX_KERNEL_WIDTH - d->width) / 2,
             (size_t)d->width * sizeof(float));
 
-    /* normalise: sum(g) = 1, -sum(i * d[i]) = 1, float accumulation in order */
+    /* normalize: sum(g) = 1, -sum(i * d[i]) = 1, float accumulation in order */
     float den = 0.0f;
     for (i = 0; i < g->width; i++)
         den += g->data[i];

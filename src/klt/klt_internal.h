@@ -201,7 +201,7 @@ int klt_kernels_replay_level0(KLT_TrackingContext tc, const float *sig, int nl);
 
 /* ---- window.c ---- */
 float klt_interpolate(float x, float y, const KLT_FloatImageRec *img);
-/* 1 when a window of half size `half` centred at x leaves [0, n) (KLT's test
+/* 1 when a window of half size `half` centerd at x leaves [0, n) (KLT's test
  * with its 1.001 margin); NaN counts as outside. */
 int klt_window_oob(float x, int half, int n);
 void klt_win_diff(const KLT_FloatImageRec *img1, const KLT_FloatImageRec *img2, float x1, float y1,

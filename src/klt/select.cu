@@ -82,7 +82,7 @@ template <int V, int H> struct EigRows<V, V, H> {
 // once; each row is added to the candidates whose window holds it, so every
 // candidate still sums its window row by row, columns ascending, from zero:
 // the reference's order. The set of candidates of a row is a contiguous range
-// [lo, hi], dispatched to a loop specialised for it so the sums stay in
+// [lo, hi], dispatched to a loop specialized for it so the sums stay in
 // registers and no addition is predicated away.
 template <int V>
 __global__ void __launch_bounds__(kEigW *kEigMaxTy)
@@ -326,7 +326,7 @@ __device__ __forceinline__ int greedy_group(const klt_cuda_greedy_args &a, int g
 }
 
 // The decisions on the group's m free candidates (thread t: candidate t, t <
-// m): each finds its earlier neighbours once (conf, a bit mask), then rounds
+// m): each finds its earlier neighbors once (conf, a bit mask), then rounds
 // on the two masks (taken, undecided) until none is undecided. Returns
 // kTaken or kRejected (kRejected for threads past m).
 __device__ __forceinline__ int greedy_decide(const klt_cuda_greedy_args &a, int m, GreedyShared &sh)
@@ -427,9 +427,9 @@ __device__ __forceinline__ void greedy_take(const klt_cuda_greedy_args &a, const
 // the free ones (in sorted order) are decided in groups of up to
 // kGreedyThreads: a group is tested against the map again (the marks of the
 // groups before it) and its free ones are gathered in order; each finds its
-// earlier neighbours in the group once (a bit mask, one word per warp), and
+// earlier neighbors in the group once (a bit mask, one word per warp), and
 // then they are decided in rounds on two masks (taken, undecided): a free
-// candidate is taken once none of its earlier neighbours is taken or
+// candidate is taken once none of its earlier neighbors is taken or
 // undecided, rejected once one is taken (decisions are final, and each round
 // decides at least the earliest undecided one). The first of the taken ones
 // fill the slots left, and the block marks their squares. Same decisions as

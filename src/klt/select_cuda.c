@@ -338,7 +338,7 @@ static int kc_sel_greedy(KLT_TrackingContext tc, kc_state *kc, klt_cuda_qs *q, i
          * a round that sorts 4x as many and a pass that goes on from there,
          * until it has what it needs. Rare once a context has seen a frame
          * (the prefix follows the last pass's need), so they are decided here,
-         * after a synchronisation, rather than queued for every call. */
+         * after a synchronization, rather than queued for every call. */
         while (ga.limit < ga.n) {
             FOVEA_TRY(kc_call_sync(tc, kc));
             *queued_out = 0;

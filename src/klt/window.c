@@ -53,7 +53,7 @@ void klt_win_grad_sum(const KLT_FloatImageRec *gx1, const KLT_FloatImageRec *gy1
         }
 }
 
-/* Difference normalised for gain and bias: I1 - (alpha * I2 + beta) with
+/* Difference normalized for gain and bias: I1 - (alpha * I2 + beta) with
  * alpha = sqrt(mean(I1^2) / mean(I2^2)), beta = mean(I1) - alpha * mean(I2). */
 void klt_win_diff_li(const KLT_FloatImageRec *img1, const KLT_FloatImageRec *img2, float x1,
                      float y1, float x2, float y2, int width, int height, float *out)

@@ -229,7 +229,7 @@ struct ScoreArgs {
     double gain;  // enhn_gain_limit
 };
 
-// Neighbour index of num_sums (adm_ref.c's nb): -1 reads 1, n reads n - 1
+// Neighbor index of num_sums (adm_ref.c's nb): -1 reads 1, n reads n - 1
 // (and positions further out, never used, read n - 1 too).
 __device__ __forceinline__ int nb(int i, int n)
 {
@@ -298,8 +298,8 @@ __device__ __forceinline__ void decouple_px(const int32_t (&o)[3], const int32_t
 }
 
 // adm_ref.c's csf_bands on one position of the masker x, summed over the three
-// bands: f = sum of the |csf|/30 terms (what a neighbour contributes to the
-// threshold) and c = sum of the |csf|/15 centre terms of num_sums. Sums in
+// bands: f = sum of the |csf|/30 terms (what a neighbor contributes to the
+// threshold) and c = sum of the |csf|/15 center terms of num_sums. Sums in
 // wrapping 32-bit arithmetic, as the reference's int32 thr (any order).
 template <bool L0>
 __device__ __forceinline__ void masker(const int32_t (&x)[3], const uint32_t (&q)[3], uint32_t &f,

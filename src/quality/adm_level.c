@@ -98,7 +98,7 @@ static void score_region(int w, int h, int *l, int *t, int *r, int *b)
 void adm_dwt_rounding(int bpc, int scale, adm_dwt_round *vr, adm_dwt_round *hr)
 {
     if (scale == 0) {
-        /* The samples are centred (x - 2^(bpc-1), folded into the low-pass
+        /* The samples are centerd (x - 2^(bpc-1), folded into the low-pass
          * sum) and scaled by 2^-bpc vertically and 2^-16 horizontally, so every
          * bit depth gives bands of the same scale. */
         vr->add = (int64_t)1 << (bpc - 1);
@@ -173,7 +173,7 @@ static float den_level(const adm_params *p, int scale, int w, int h, const int64
 
 /* Numerator of a level: the CSF-weighted band x (restored part for DLM,
  * additive part for AIM) less the contrast masking threshold (the 3x3
- * neighbourhood of the masker's |csf|/30, centre |csf|/15, summed over the
+ * neighborhood of the masker's |csf|/30, center |csf|/15, summed over the
  * three orientations), clipped at 0 and cubed, summed over the scored region;
  * one cube root per band plus the noise floor (noise_weight 0 for AIM). In
  * two steps as the denominator: num_row, num_level. */

@@ -53,7 +53,7 @@ struct adm_state {
     void *thr_mem;
 };
 
-/* Neighbour index with the DWT's border rule: -1 reads 1, n reads n - 1. */
+/* Neighbor index with the DWT's border rule: -1 reads 1, n reads n - 1. */
 static inline int nb(int i, int n)
 {
     return i < 0 ? 1 : (i >= n ? n - 1 : i);
@@ -206,7 +206,7 @@ static void level_rows(void *arg, int i0, int i1, int thread)
         p0 = p0 < m0 ? p0 : m0;
         p1 = p1 > m1 + 1 ? p1 : m1 + 1;
     }
-    /* masked columns [cl, cr): the scored ones and their neighbours */
+    /* masked columns [cl, cr): the scored ones and their neighbors */
     const int cl = L->sl > 0 ? L->sl - 1 : 0, cr = L->sr < w ? L->sr + 1 : w;
     for (int p = p0; p < p1; p++) {
         const int keep = p >= i0 && p < i1;
@@ -226,7 +226,7 @@ static void level_rows(void *arg, int i0, int i1, int thread)
             for (int m = 0; m < 2; m++) {
                 int32_t *f = t->f[m][p % 3], *c = t->c[m][p & 1];
                 adm_mask_row(L->scale, L->q, cl, cr, (const int32_t *const *)(m ? add : rst), f, c);
-                /* the border rule of the neighbourhood: -1 reads 1, w reads w - 1 */
+                /* the border rule of the neighborhood: -1 reads 1, w reads w - 1 */
                 if (L->sl == 0)
                     f[-1] = f[1];
                 if (L->sr == w)
@@ -324,7 +324,7 @@ void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrd
         for (int t = 0; t < st->nthr; t++)
             memset(st->thr[t].acc, 0, sizeof(st->thr[t].acc));
         /* chunks of at least 16 rows: each recomputes about 2 rows of its
-         * neighbours */
+         * neighbors */
         fv_parallel_for(ctx, j.L.h, 16, level_rows, &j);
         int64_t sums[9] = {0};
         for (int t = 0; t < st->nthr; t++)

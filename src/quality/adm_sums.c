@@ -22,8 +22,8 @@
 /* The masker's rows for the masking threshold, from one row of its three
  * bands (src; restored or additive part), columns [l, r): csf = band
  * weighted by the CSF; f = sum over the bands of |csf| / 30 (the 3x3
- * neighbourhood's off-centre weight) and c = sum over the bands of |csf| / 15
- * (the centre's). The threshold is a sum over bands and neighbours, so the
+ * neighborhood's off-center weight) and c = sum over the bands of |csf| / 15
+ * (the center's). The threshold is a sum over bands and neighbors, so the
  * bands are added first; in uint32, as the int32 sums wrap in libvmaf. */
 ADM_INLINE void mask_cols(const int scale, const uint32_t q[3], int l, int r,
                           const int32_t *const src[3], int32_t *restrict f, int32_t *restrict c)
@@ -116,8 +116,8 @@ ADM_INLINE int64_t num_term(int scale, int b, uint32_t q, int32_t r, int32_t thr
 /* The numerator's sums of one row over the scored columns into inner[3]:
  * x the row of the three bands scored, fm / f0 / fp the masker's f rows above,
  * at and below (mirrored at the band's edges, one column of padding each
- * side), c its centre row. The threshold of a sample is the 3x3
- * neighbourhood of f without its centre, plus c. */
+ * side), c its center row. The threshold of a sample is the 3x3
+ * neighborhood of f without its center, plus c. */
 ADM_INLINE void num_cols(const int scale, const adm_level *L, const int32_t *const x[3],
                          const int32_t *fm, const int32_t *f0, const int32_t *fp, const int32_t *c,
                          int64_t inner[3])

@@ -93,7 +93,7 @@ extern const size_t vmaf_model_builtin_v0_6_1_size;
 #define VMAF_PREDICT_DISABLE_CLIP 2
 
 /* The score of one frame from its raw feature values, features[i] being the
- * model's feature i: normalise, SVR, denormalise, transform, clip; in
+ * model's feature i: normalize, SVR, denormalize, transform, clip; in
  * libvmaf's order of double operations. */
 double vmaf_model_predict(const vmaf_model *m, const double *features, int flags);
 

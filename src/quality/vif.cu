@@ -2,7 +2,7 @@
 // Integer VIF kernels: one launch per scale for a batch of frame pairs
 // (blockIdx.z = pair). A block loads a mirrored tile of ref and dis into shared
 // memory; each thread runs the vertical statistic filter down 8 rows of one
-// column from registers, then the horizontal filter over 4 neighbouring
+// column from registers, then the horizontal filter over 4 neighboring
 // columns from vector loads, the per-pixel statistic and a block reduction of
 // its four 64-bit sums (one atomicAdd each); the next scale's subsampled images
 // come from the same tile. Symmetric taps are folded (mirrored pair added

@@ -258,7 +258,7 @@ VIF_INLINE void vstat_u16(const int scale, const uint32_t *const *rr, const uint
 
 /* Folded horizontal sum of one padded row at column j: the filter is symmetric,
  * so mirrored pairs are added before the multiply (a pair sum is < 2^17 and
- * c * pair < 2^32 for every off-centre tap). */
+ * c * pair < 2^32 for every off-center tap). */
 #define VIF_HSUM(scale, v, j, out)                                                                 \
     do {                                                                                           \
         const int taps_ = fv_vif_taps[scale], half_ = taps_ / 2;                                   \

@@ -164,7 +164,7 @@ static float edge_distance(const fv_camera_map *cam, float u, float v, float q)
  *   ramp_c = fminf(1.0f, e_c * (1.0f / fmaxf(1.0f, 0.5f * f)))
  *   raw_c  = t_c * ramp_c
  * Across a seam e_c - m_c changes by about 2 panorama pixels per pixel, so t_c runs
- * from 0 to 1 over about f pixels centred where e_c = m_c (the middle of the
+ * from 0 to 1 over about f pixels centerd where e_c = m_c (the middle of the
  * overlap). ramp_c brings raw_c to exactly 0 at the camera's own border, which keeps
  * the weights continuous where an overlap is narrower than the feather.
  * Feather 0 (hard seam): raw_c = 1 for the seeing camera with the largest e (first
@@ -225,7 +225,7 @@ static int weights_from(const fovea_stitch_map *m, int i, int j, int n, const in
     float e[FOVEA_STITCH_MAX_CAMERAS];
     float best = 0.0f, second = 0.0f;
     int best_idx = -1; /* among seeing analytic cameras */
-    /* One analytic camera sees the pixel: whatever its raw weight, normalising
+    /* One analytic camera sees the pixel: whatever its raw weight, normalizing
      * (raw / raw) or the border fallback gives it exactly 1. The CUDA kernel
      * takes the same shortcut for tiles that only one camera sees. */
     if (nseen == 1 && !m->cam[last].weight) {

@@ -236,7 +236,7 @@ static int build_camera(fovea_context *ctx, const fovea_rig *rig, int c,
     if (rc->model == FOVEA_CAM_FISHEYE) {
         double td = fv_fisheye_td(rc->dist, proj.lim_exact);
         /* within [-1e30, 1e30] and radii within [1e-30, 1e30], as px_scale: a
-         * float centre or radius of infinity, or radius 0, would be no ellipse
+         * float center or radius of infinity, or radius 0, would be no ellipse
          * or an invalid one (the ellipse of such a camera is off its image) */
         tmpl.clip_cx = float_within(rc->cx, -1e30, 1e30);
         tmpl.clip_cy = float_within(rc->cy, -1e30, 1e30);

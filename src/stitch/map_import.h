@@ -14,7 +14,7 @@
  * center at (0,0); a coordinate that is non-finite, negative or past the last
  * pixel (u > cam_w-1, v > cam_h-1) marks the pixel as not seen by that camera;
  * such nodes are stored as (-1,-1) (outside the image, but finite so they do not
- * spoil the exact lookup of their seen neighbours).
+ * spoil the exact lookup of their seen neighbors).
  * Camera 0 = left, camera 1 = right, both cam_w x cam_h; step 1; px_scale 1.
  * Weights must be finite and >= 0; they are set to 0 where the camera does not see.
  * @param m receives the map (zeroed first; left empty on failure)

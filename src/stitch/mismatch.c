@@ -7,7 +7,7 @@
 #include "stitch/stitch_internal.h"
 
 /* Bilinear sample of byte ch of pixels of bpp bytes in plane p (of w x h
- * samples) at (u, v), pixel centres at integers, u and v inside the plane. */
+ * samples) at (u, v), pixel centers at integers, u and v inside the plane. */
 static float sample_plane(const fovea_frame *f, int p, int w, int h, float u, float v, int bpp,
                           int ch)
 {

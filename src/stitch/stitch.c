@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Stitcher host logic: validation, backend choice, color tables, and the
- * automatic color balance schedule (analyse every K frames, smooth, apply). */
+ * automatic color balance schedule (analyze every K frames, smooth, apply). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,11 +61,11 @@ static double channel_curve(double g, double gamma, double x)
 
 /* YUV chroma tables of one camera (the matrix and range of flags, as
  * stitch_yuv_rgbq). For a
- * block of mean luma code y, the grey of that luma, x in [0, 1], goes through
- * the camera's RGB curves f_R, f_G, f_B: the chroma of the corrected grey is
+ * block of mean luma code y, the gray of that luma, x in [0, 1], goes through
+ * the camera's RGB curves f_R, f_G, f_B: the chroma of the corrected gray is
  * the offset n_u = C (f_B - Y') / (2 (1 - w_B)), n_v = C (f_R - Y') / (2 (1 -
  * w_R)), with Y' = w_R f_R + w_G f_G + w_B f_B and C the chroma range (224
- * limited, 255 full). Chroma away from grey is scaled by the derivative of
+ * limited, 255 full). Chroma away from gray is scaled by the derivative of
  * the corrected chroma along it, s_u = (1 - w_B) f_B' + w_B f_G', s_v = (1 - w_R)
  * f_R' + w_R f_G' (cross terms between U and V, of the order of the gains'
  * differences times the chroma, left out), with the curves' slopes taken as
@@ -104,7 +104,7 @@ static void build_chroma_table(const fovea_color_correction *cc, int flags,
         for (int k = 0; k < 3; k++)
             slope[k] = (f[k][hi] - f[k][lo]) / (x[hi] - x[lo]);
         const double fr = f[0][yc], fg = f[1][yc], fb = f[2][yc];
-        /* (a grey stays grey when the three curves agree: no offset at all) */
+        /* (a gray stays gray when the three curves agree: no offset at all) */
         const double yp = fr == fg && fg == fb ? fr : wr * fr + wg * fg + wb * fb;
         const double nu = range * (fb - yp) / (2.0 * (1.0 - wb));
         const double nv = range * (fr - yp) / (2.0 * (1.0 - wr));
@@ -365,8 +365,8 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
         if (status < 0)
             return status;
     }
-    int analyse = autocolor && st->frame % st->settings.auto_interval == 0;
-    status = st->backend->process(st->priv, in, out, analyse);
+    int analyze = autocolor && st->frame % st->settings.auto_interval == 0;
+    status = st->backend->process(st->priv, in, out, analyze);
     if (status < 0)
         return status;
     st->frame++;
@@ -376,7 +376,7 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
      * they apply from the next frame on. Deterministic: this frame's own
      * statistics, waited for. Otherwise: those of an earlier analysis frame
      * that have arrived in the background by now, without waiting. */
-    if (autocolor && (analyse || !st->settings.deterministic)) {
+    if (autocolor && (analyze || !st->settings.deterministic)) {
         fv_overlap_stats stats;
         int ready = st->backend->poll_stats(st->priv, &stats, st->settings.deterministic);
         if (ready < 0)
@@ -391,7 +391,7 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
     return FOVEA_OK;
 }
 
-int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *in, int n, int apply,
+int fovea_stitcher_analyze(fovea_stitcher *st, const fovea_frame *const *in, int n, int apply,
                            fovea_color_correction *result)
 {
     if (!st)

@@ -85,7 +85,7 @@ static void add_pair_stats(uint64_t (*acc)[FOVEA_ST_FIELDS], int n, const float 
 #define REF_RUN 256
 
 /* The backend's state: what init was given, the tables of the last
- * set_tables, and the statistics of the last analysed frame. */
+ * set_tables, and the statistics of the last analyzed frame. */
 typedef struct ref_state {
     fovea_context *ctx;
     const stitch_params *params;

@@ -405,7 +405,7 @@ __device__ __forceinline__ unsigned int round_u8(float x)
 // A tile the camera sees whole needs no seen tests, so in the texture path its
 // positions need not be bit-identical to the reference's either (the texture
 // unit quantises them to 1/256 pixel anyway): they are interpolated with
-// multiply-adds, the texel-centre offset folded in, and quarter codes rounded
+// multiply-adds, the texel-center offset folded in, and quarter codes rounded
 // with one multiply-add. Within the texture path's one-code bound.
 
 // Texture coordinates (u + 0.5, v + 0.5) of K (4 or 2) pixels of one row of a

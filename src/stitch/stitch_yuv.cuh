@@ -25,7 +25,7 @@ namespace
 // Chroma: the reference samples each 2x2 block's chroma at the mean of its four
 // positions, clamped to the chroma plane, i.e. at texture coordinate half the
 // mean luma texture coordinate; bilinear interpolation in one cell makes that
-// mean the position at the block's centre, so it is interpolated there directly
+// mean the position at the block's center, so it is interpolated there directly
 // (the texture's clamp addressing does the clamping). The chroma outputs come
 // from the camera's chroma tables at each block's mean luma (weight 1).
 __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_head &a,
@@ -38,7 +38,7 @@ __device__ __forceinline__ void interior_yuv_tex(const stitch_kernel_head &a,
     const tex_cell cell = tex_cell_at(cam, i0, j0);
     float x[4][4], y[4][4];
     tex_coords4<4>(cell, x, y);
-    // chroma texture coordinates: half the luma ones at the blocks' centres
+    // chroma texture coordinates: half the luma ones at the blocks' centers
     float cx[2][2], cy[2][2];
 #pragma unroll
     for (int h = 0; h < 2; h++) {

@@ -45,7 +45,7 @@ __device__ __forceinline__ float2 table_w2(const float *tw, int slot, int r, int
 }
 
 // The end of overlap_yuv_tex: the blended luma pixels (black where no camera
-// weights them) and the chroma pixels (mid-grey where none does), stored.
+// weights them) and the chroma pixels (mid-gray where none does), stored.
 template <int MAXC, int NB>
 __device__ __forceinline__ void store_overlap_tex(const kargs<MAXC> &a, int i0, int j0, int bx0,
                                                   int by, const float (&acc)[2][2 * NB],

@@ -422,7 +422,7 @@ int fovea_stream_server_send(fovea_stream_server *s, const uint8_t *msg, size_t 
             continue;
         if (p->queued + size > s->set.max_queue && q_unstarted(p) > 0) {
             fv_log(s->ctx, FOVEA_LOG_INFO,
-                   "stream: receiver %s is %zu bytes behind: resynchronised", p->name, p->queued);
+                   "stream: receiver %s is %zu bytes behind: resynchronized", p->name, p->queued);
             drop_back(p);
             s->st.resyncs++;
         }

@@ -142,7 +142,7 @@ static inline size_t region_bytes(size_t n)
 
 /* SPATIAL residuals of a contiguous 8-bit block s (len values a row, n in
  * all, c a pixel). Rows 1.. in one loop over the block; the first c values
- * of each row, whose left neighbours are the row before's, are redone. */
+ * of each row, whose left neighbors are the row before's, are redone. */
 static inline void spatial8(const uint8_t *restrict s, size_t len, size_t n, size_t c,
                             uint8_t *restrict o)
 {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause-Patent
 # What the commands do to the files they write: a device node stays a device
 # (and the error says why the write failed), a symlink is written through, an
-# existing file is replaced only when the new one is complete, a neighbour
+# existing file is replaced only when the new one is complete, a neighbor
 # named like a temporary is left alone, and an output that is one of the
 # inputs (also through a hard link or a symlink) is refused before anything
 # is written.
@@ -151,7 +151,7 @@ run 0 rig check -q rig.json --save-map dangling.map
 [ -s real/new.map ] || fail "the symlink's target real/new.map was not written"
 run 0 stitch -q --map dangling.map cam0.y4m cam1.y4m --color off -o pano.y4m
 
-# ---------------------------------------------------------------- neighbours, modes
+# ---------------------------------------------------------------- neighbors, modes
 echo "someone else's file" >pano.map.tmp
 cp pano.map.tmp tmp.copy
 echo "old map" >pano.map

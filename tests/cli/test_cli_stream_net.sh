@@ -4,7 +4,7 @@
 # stream lasts while receivers come and go): one from the start, one joining
 # later (a keyframe for it; from there on both show identical frames, both
 # within T of the input), one killed mid-stream (the sender goes on); then a
-# receiver whose output stops being read is dropped back and resynchronised
+# receiver whose output stops being read is dropped back and resynchronized
 # with a keyframe while the sender keeps its pace.
 set -u
 . "$(dirname "$0")/lib.sh" || exit 1
@@ -41,7 +41,7 @@ assert t['disconnects'] == 1, t                          # the killed one
 assert t['keyframes'] >= 2, t                            # the start, and b joining
 assert t['seconds'] > 1.7, t                             # --realtime kept 40 fps"
 
-# ---- a receiver whose output is not read for a while is resynchronised
+# ---- a receiver whose output is not read for a while is resynchronized
 $py gen 420 8 160 120 100 9 big.y4m 50:1 noise   # 2 s at 50 fps, 28 KiB a frame
 start_sender s big.y4m --listen 127.0.0.1:0 --clients 2 --realtime --max-queue 64K \
     --sndbuf 16K --stats s.json -q

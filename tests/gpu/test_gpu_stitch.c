@@ -276,8 +276,8 @@ static void run_case1(const char *name, fovea_context *cpu, fovea_context *gpu,
     /* statistics and the solve agree exactly */
     if (n > 1) {
         fovea_color_correction a[FOVEA_STITCH_MAX_CAMERAS], b[FOVEA_STITCH_MAX_CAMERAS];
-        REQUIRE(fovea_stitcher_analyse(sc, in_cpu, n, 0, a) == FOVEA_OK);
-        st = fovea_stitcher_analyse(sg, in_gpu, n, 0, b);
+        REQUIRE(fovea_stitcher_analyze(sc, in_cpu, n, 0, a) == FOVEA_OK);
+        st = fovea_stitcher_analyze(sg, in_gpu, n, 0, b);
         CHECK_EQ_INT(st, FOVEA_OK);
         /* exact sampling: identical integer statistics, identical solve; the
          * texture unit moves a few samples by a quarter code */
@@ -321,7 +321,7 @@ static void run_case(const char *name, fovea_context *cpu, fovea_context *gpu,
 }
 
 /* Automatic color balance on a stream, both backends. Deterministic (frame n
- * analysed, its corrections applied from frame n + 1): with exact sampling the
+ * analyzed, its corrections applied from frame n + 1): with exact sampling the
  * statistics, solves and tables are the same, so every frame must come out
  * bit for bit as the C backend's, also the frames after a correction changed
  * (the new tables reach the device behind the frame that measured them). Then

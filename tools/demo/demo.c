@@ -157,7 +157,7 @@ static int render_inputs(fovea_context *ctx, const demo_options *o, demo_state *
     return fovea_frame_alloc(NULL, &d->ypano, w, h, FOVEA_PIX_I420, FOVEA_MEM_HOST);
 }
 
-/* Balance (analyse the frame and apply the result at once) and stitch. */
+/* Balance (analyze the frame and apply the result at once) and stitch. */
 static int stitch(fovea_context *ctx, const demo_options *o, demo_state *d, demo_result *r,
                   char *err, size_t errsz)
 {
@@ -167,7 +167,7 @@ static int stitch(fovea_context *ctx, const demo_options *o, demo_state *d, demo
         return st;
     }
     double t0 = now_s();
-    if (o->color_auto && (st = fovea_stitcher_analyse(d->stitcher, d->in, d->n, 1, NULL)) < 0) {
+    if (o->color_auto && (st = fovea_stitcher_analyze(d->stitcher, d->in, d->n, 1, NULL)) < 0) {
         snprintf(err, errsz, "demo: color analysis: %s", fovea_last_error(ctx));
         return st;
     }
@@ -263,7 +263,7 @@ static int write_outputs(const demo_options *o, const demo_state *d, char *err, 
 /* The README's heat map: a 1280x720 (divided by the scale) pinhole view over
  * the pitch toward the left goal, then the same view panned by 0.25 degrees,
  * as a camera shake between two frames would; fovea_diff's heat map of the
- * pair (difference normalised to 192 so the edges that moved stand out)
+ * pair (difference normalized to 192 so the edges that moved stand out)
  * goes to heatmap.png. */
 static int heatmap(fovea_context *ctx, const demo_options *o, const demo_state *d, demo_result *r,
                    char *err, size_t errsz)

@@ -12,7 +12,7 @@
 typedef struct demo_options {
     int scale_div;               /* 1 = the rig (2 x 3840x2160 -> 5700x1900), 2, 4, ... */
     int identical_colors;        /* 1: every camera has the identity response */
-    int color_auto;              /* 1: analyse the overlaps and balance (default) */
+    int color_auto;              /* 1: analyze the overlaps and balance (default) */
     uint64_t seed;               /* scene seed */
     const char *out_dir;         /* write PNGs here (NULL: none) */
     int yuv;                     /* 1: the cameras converted to I420 and stitched in I420,

@@ -45,7 +45,7 @@ double scene_rig_pitch(const fovea_rig *rig);
 
 /* The coarsest pixel of a rig in radians: the larger of the panorama's pitch
  * (hfov / width, and vfov / height for equirectangular) and the largest angle
- * between neighbouring pixels of any camera where it sees the panorama (sampled
+ * between neighboring pixels of any camera where it sees the panorama (sampled
  * on a grid of panorama points). Detail finer than a camera's pixels is blurred
  * by that camera, so a stitched panorama cannot match a ground truth that has it;
  * a scene made for this pitch has none.
