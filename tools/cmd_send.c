@@ -75,7 +75,8 @@ static const cli_spec spec = {
     "  fovea send camera.y4m --listen 0.0.0.0:9000 --threshold 2\n"
     "  ffmpeg -i in.mp4 -f yuv4mpegpipe - | fovea send - -l 127.0.0.1:0 -c 1\n"
     "\n"
-    "Exit status: 0 success, 1 runtime error (input, socket), 2 usage error.",
+    "Exit status: 0 success, 1 runtime error (input, an input without frames\n"
+    "among them; socket), 2 usage error.",
 };
 
 typedef struct send_args {
@@ -188,6 +189,13 @@ typedef struct send_run {
     size_t raw;
 } send_run;
 
+/* An input without frames is an error (README): nothing to serve. */
+static int no_frames(const send_run *s)
+{
+    cli_error(cli_display_path(s->a.path, 0), "no frames in the input: nothing to send");
+    return CLI_EXIT_RUNTIME;
+}
+
 static int open_all(send_run *s)
 {
     send_args *a = &s->a;
@@ -195,6 +203,8 @@ static int open_all(send_run *s)
     if (rc != CLI_EXIT_OK)
         return rc;
     s->info = *fovea_reader_info(s->r);
+    if (s->info.frame_count == 0) /* a pipe's emptiness shows in send_frames */
+        return no_frames(s);
     s->raw = fovea_frame_packed_size(s->info.fmt, s->info.width, s->info.height);
     fovea_settings cs;
     cli_context_settings(&cs, &a->opt);
@@ -276,6 +286,8 @@ static int send_frames(send_run *s)
         fovea_frame *f;
         const char *msg;
         const int st = cli_ring_take(&s->ring, &f, &msg);
+        if (st == FOVEA_EOF && k == 0) /* the receivers see the stream break off */
+            return no_frames(s);
         if (st == FOVEA_EOF)
             return CLI_EXIT_OK;
         if (st < 0) {

@@ -116,6 +116,24 @@ run 1 send in.y4m --listen "127.0.0.1:$port"
 err_has "cannot listen on 127.0.0.1:$port: Address already in use" "send on a taken port"
 receive 0 r -o out.y4m -q
 wait_sender 0
+# an input with a header and no frames is an error (a file before listening,
+# a pipe once it ends: the receivers see the stream break off)
+printf 'YUV4MPEG2 W16 H8 F25:1 Ip A1:1 C420jpeg\n' >empty.y4m
+run 1 send empty.y4m --listen 127.0.0.1:0
+err_has "fovea: empty.y4m: no frames in the input: nothing to send" "send of a header-only y4m"
+grep -q "^listening on" err && fail "send of a header-only y4m listened"
+rm -f s.err
+timeout 60 "$FOVEA_CLI" send - --listen 127.0.0.1:0 --clients 1 <empty.y4m >s.out 2>s.err &
+sender_pid=$!
+sname=s
+i=0
+while [ $i -lt 400 ] && ! grep -q "^listening on" s.err 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' s.err)
+receive 1 r -o empty_out.y4m
+wait_sender 1
+grep -q "stdin: no frames in the input: nothing to send" s.err || fail "send - of a header-only y4m: $(cat s.err)"
+[ -e empty_out.y4m ] && fail "a stream of no frames left its output"
+
 # a broken input: the receiver sees the stream break off, never an end
 head -c $(($(size_of in.y4m) - 100)) in.y4m >cut.y4m
 start_sender s cut.y4m --listen 127.0.0.1:0 --clients 1 -q
