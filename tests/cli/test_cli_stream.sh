@@ -89,6 +89,20 @@ assert d['threshold'] == $5 and t['max_checked_error'] is not None
 assert 0 <= t['max_checked_error'] <= $5, t"
 done
 
+# ---- a file waits for a receiver (README's `fovea send clip.y4m --listen ...`,
+# no --clients): it must not stream to nobody and exit before one can connect
+$py gen 420 8 32 16 6 5 wait.y4m
+start_sender s wait.y4m --listen 127.0.0.1:0 -q
+sleep 1
+kill -0 "$sender_pid" 2>/dev/null || fail "send of a file without --clients did not wait: $(cat s.err)"
+receive 0 r -o wait_out.y4m -q
+wait_sender 0
+cmp -s wait.y4m wait_out.y4m || fail "the receiver of a waiting sender got other bytes"
+run 1 send wait.y4m --listen 127.0.0.1:0 --clients 2 --wait-timeout 1
+err_has "0 of 2 receivers connected within --wait-timeout 1 s: nothing sent" "send --wait-timeout"
+run 2 send wait.y4m --listen 127.0.0.1:0 --wait-timeout soon
+err_has "--wait-timeout" "send --wait-timeout soon"
+
 # ---- errors
 run 2 send in.y4m
 err_has "--listen ADDR:PORT is required" "send without --listen"
