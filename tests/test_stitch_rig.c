@@ -285,6 +285,9 @@ static void test_validate_and_load(void)
 
     CHECK_EQ_INT(fv_rig_load("/nonexistent/rig.json", &rig, err, sizeof(err)), FOVEA_ERR_IO);
     CHECK(strstr(err, "/nonexistent/rig.json") != NULL);
+    /* a directory: the system's reason, not a bare "read error" (issue 45) */
+    CHECK_EQ_INT(fv_rig_load(".", &rig, err, sizeof(err)), FOVEA_ERR_IO);
+    CHECK(strstr(err, ".: read error: Is a directory") != NULL);
     /* larger than the 1 MiB limit (valid JSON padded with spaces) */
     size_t big = FOVEA_RIG_FILE_LIMIT + 10;
     char *buf = malloc(big);

@@ -540,12 +540,13 @@ int fv_rig_load(const char *path, fovea_rig *rig, char *err, size_t errsz)
         fclose(f);
         return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "%s: out of memory", path);
     }
+    errno = 0;
     size_t n = fread(buf, 1, FOVEA_RIG_FILE_LIMIT + 1, f);
-    int rd_err = ferror(f);
+    int rd_err = ferror(f) ? (errno ? errno : EIO) : 0;
     fclose(f);
     if (rd_err) {
         free(buf);
-        return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error", path);
+        return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error: %s", path, strerror(rd_err));
     }
     if (n > FOVEA_RIG_FILE_LIMIT) {
         free(buf);
