@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Core on the CPU: frame allocation limits, plane geometry, host copy/fill/equal,
  * frame pool, status strings, backend names, contexts and the thread pool. */
 #include <limits.h>
@@ -55,14 +56,14 @@ static void test_alloc_limits(void)
         }
     }
 
-    static const int bad[][2] = {{0, 1}, {1, 0}, {-1, 8}, {8, -1}, {16385, 1}, {1, 16385},
-                                 {INT_MIN, 1}, {1, INT_MAX}};
+    static const int bad[][2] = {{0, 1},     {1, 0},     {-1, 8},      {8, -1},
+                                 {16385, 1}, {1, 16385}, {INT_MIN, 1}, {1, INT_MAX}};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         fovea_frame f;
         memset(&f, 0x55, sizeof(f));
-        CHECK_EQ_INT(fovea_frame_alloc(NULL, &f, bad[i][0], bad[i][1], FOVEA_PIX_I420,
-                                       FOVEA_MEM_HOST),
-                     FOVEA_ERR_INVALID_ARG);
+        CHECK_EQ_INT(
+            fovea_frame_alloc(NULL, &f, bad[i][0], bad[i][1], FOVEA_PIX_I420, FOVEA_MEM_HOST),
+            FOVEA_ERR_INVALID_ARG);
         CHECK(f.buf == NULL && f.data[0] == NULL); /* zeroed on failure */
         fovea_frame_free(NULL, &f);                /* and safe to free */
     }
@@ -107,8 +108,7 @@ static void test_cuda_memory_without_device(void)
     CHECK(f.buf == NULL);
     CHECK(fovea_last_error(ctx)[0] != '\0');
     fovea_frame_pool *pool = NULL;
-    CHECK_EQ_INT(fovea_frame_pool_open(&pool, ctx, 2, 16, 16, FOVEA_PIX_GRAY8,
-                                         FOVEA_MEM_DEVICE),
+    CHECK_EQ_INT(fovea_frame_pool_open(&pool, ctx, 2, 16, 16, FOVEA_PIX_GRAY8, FOVEA_MEM_DEVICE),
                  FOVEA_ERR_NO_DEVICE);
     CHECK(pool == NULL);
 
@@ -176,9 +176,13 @@ static void test_geometry(void)
         CHECK_EQ_INT(fovea_pixfmt_from_name(d->name), fmt);
     }
     /* 16-bit RGB: packed, little-endian 16-bit samples, ffmpeg's names accepted */
-    static const struct { const char *name; fovea_pixfmt fmt; int comps; } rgb16[] = {
-        {"rgb48", FOVEA_PIX_RGB48, 3},   {"rgb48le", FOVEA_PIX_RGB48, 3},
-        {"RGB48LE", FOVEA_PIX_RGB48, 3}, {"rgba64", FOVEA_PIX_RGBA64, 4},
+    static const struct {
+        const char *name;
+        fovea_pixfmt fmt;
+        int comps;
+    } rgb16[] = {
+        {"rgb48", FOVEA_PIX_RGB48, 3},     {"rgb48le", FOVEA_PIX_RGB48, 3},
+        {"RGB48LE", FOVEA_PIX_RGB48, 3},   {"rgba64", FOVEA_PIX_RGBA64, 4},
         {"rgba64le", FOVEA_PIX_RGBA64, 4},
     };
     for (size_t i = 0; i < sizeof(rgb16) / sizeof(rgb16[0]); i++) {
@@ -379,17 +383,10 @@ static void test_pool(void)
 
 static void test_status_and_names(void)
 {
-    static const int codes[] = {FOVEA_OK,
-                                FOVEA_EOF,
-                                FOVEA_ERR_INVALID_ARG,
-                                FOVEA_ERR_UNSUPPORTED,
-                                FOVEA_ERR_IO,
-                                FOVEA_ERR_CORRUPT,
-                                FOVEA_ERR_NOMEM,
-                                FOVEA_ERR_NO_DEVICE,
-                                FOVEA_ERR_CUDA,
-                                FOVEA_ERR_MISMATCH,
-                                FOVEA_ERR_INTERNAL};
+    static const int codes[] = {
+        FOVEA_OK,       FOVEA_EOF,          FOVEA_ERR_INVALID_ARG, FOVEA_ERR_UNSUPPORTED,
+        FOVEA_ERR_IO,   FOVEA_ERR_CORRUPT,  FOVEA_ERR_NOMEM,       FOVEA_ERR_NO_DEVICE,
+        FOVEA_ERR_CUDA, FOVEA_ERR_MISMATCH, FOVEA_ERR_INTERNAL};
     const size_t n = sizeof(codes) / sizeof(codes[0]);
     const char *unknown = fovea_strerror(-1000);
     CHECK(unknown != NULL && unknown[0] != '\0');
@@ -436,7 +433,7 @@ static void test_status_and_names(void)
 
 typedef struct {
     fovea_context *ctx;
-    atomic_int *hits;     /* times each index was visited */
+    atomic_int *hits; /* times each index was visited */
     atomic_llong sum;
     atomic_int bad_thread;
     int threads;
@@ -643,7 +640,8 @@ static void test_stride_checks(void)
     bad.stride[1] = bad.stride[2] = 8;
     CHECK_EQ_INT(fovea_frame_copy(NULL, &bad, &src), FOVEA_ERR_INVALID_ARG);
     CHECK(strstr(fovea_last_error(NULL),
-                 "destination frame: plane 0's stride 8 is smaller than its row (16 bytes)") != NULL);
+                 "destination frame: plane 0's stride 8 is smaller than its row (16 bytes)") !=
+          NULL);
     CHECK_EQ_INT(fovea_frame_copy(NULL, &ok, &bad), FOVEA_ERR_INVALID_ARG);
     CHECK(strstr(fovea_last_error(NULL), "source frame: plane 0's stride 8") != NULL);
     CHECK_EQ_INT(fovea_frame_fill(NULL, &bad, 1), FOVEA_ERR_INVALID_ARG);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* y4m reader/writer: round trips for every YUV/gray format, header parameter
  * carry-through, pipes, frame counts, and malformed input rejected with the
  * right status and a message that names the problem. */
@@ -11,14 +12,13 @@
 #define NFRAMES 3
 
 static const fovea_pixfmt yuv_formats[] = {
-    FOVEA_PIX_GRAY8,   FOVEA_PIX_GRAY10,  FOVEA_PIX_GRAY12,  FOVEA_PIX_GRAY16,
-    FOVEA_PIX_I420,    FOVEA_PIX_I420P10, FOVEA_PIX_I420P12, FOVEA_PIX_I420P16,
-    FOVEA_PIX_I422,    FOVEA_PIX_I422P10, FOVEA_PIX_I422P12, FOVEA_PIX_I422P16,
-    FOVEA_PIX_I444,    FOVEA_PIX_I444P10, FOVEA_PIX_I444P12, FOVEA_PIX_I444P16,
+    FOVEA_PIX_GRAY8, FOVEA_PIX_GRAY10,  FOVEA_PIX_GRAY12,  FOVEA_PIX_GRAY16,
+    FOVEA_PIX_I420,  FOVEA_PIX_I420P10, FOVEA_PIX_I420P12, FOVEA_PIX_I420P16,
+    FOVEA_PIX_I422,  FOVEA_PIX_I422P10, FOVEA_PIX_I422P12, FOVEA_PIX_I422P16,
+    FOVEA_PIX_I444,  FOVEA_PIX_I444P10, FOVEA_PIX_I444P12, FOVEA_PIX_I444P16,
 };
 
-static void make_frames(fovea_frame *frames, int n, int w, int h, fovea_pixfmt fmt,
-                        uint64_t seed)
+static void make_frames(fovea_frame *frames, int n, int w, int h, fovea_pixfmt fmt, uint64_t seed)
 {
     test_rng rng;
     test_rng_seed(&rng, seed);
@@ -104,7 +104,8 @@ static void test_roundtrip_all_formats(void)
             fovea_reader *r = NULL;
             int st = fovea_reader_open(&r, NULL, path, NULL);
             if (st != FOVEA_OK)
-                fprintf(stderr, "%s %dx%d: %s\n", fovea_pixfmt_name(fmt), w, h, fovea_last_error(NULL));
+                fprintf(stderr, "%s %dx%d: %s\n", fovea_pixfmt_name(fmt), w, h,
+                        fovea_last_error(NULL));
             REQUIRE(st == FOVEA_OK);
             const fovea_video_info *ri = fovea_reader_info(r);
             CHECK_EQ_INT(ri->width, w);
@@ -345,15 +346,15 @@ static void expect_open_error(const char *what, const void *data, size_t size, i
     int st = open_bytes(data, size, &r, err, sizeof(err));
     CHECK(r == NULL);
     if (st != status || !strstr(err, word1) || (word2 && !strstr(err, word2))) {
-        fprintf(stderr, "%s: status %d (want %d), message '%s' (want '%s'%s%s)\n", what, st,
-                status, err, word1, word2 ? ", " : "", word2 ? word2 : "");
+        fprintf(stderr, "%s: status %d (want %d), message '%s' (want '%s'%s%s)\n", what, st, status,
+                err, word1, word2 ? ", " : "", word2 ? word2 : "");
         test_failures++;
     }
     fovea_reader_close(&r);
 }
 
-static void expect_open_error_str(const char *what, const char *text, int status,
-                                  const char *word1, const char *word2)
+static void expect_open_error_str(const char *what, const char *text, int status, const char *word1,
+                                  const char *word2)
 {
     expect_open_error(what, text, strlen(text), status, word1, word2);
 }
@@ -371,10 +372,8 @@ static void test_malformed_headers(void)
     expect_open_error_str("no params", "YUV4MPEG2\n", C, "missing W", NULL);
     expect_open_error_str("duplicated H", "YUV4MPEG2 W4 H2 H2\n", C, "duplicated H", NULL);
     expect_open_error_str("duplicated W", "YUV4MPEG2 W4 W4 H2\n", C, "duplicated W", NULL);
-    expect_open_error_str("duplicated C", "YUV4MPEG2 W4 H2 C420 C420\n", C, "duplicated C",
-                          NULL);
-    expect_open_error_str("duplicated F", "YUV4MPEG2 W4 H2 F1:1 F1:1\n", C, "duplicated F",
-                          NULL);
+    expect_open_error_str("duplicated C", "YUV4MPEG2 W4 H2 C420 C420\n", C, "duplicated C", NULL);
+    expect_open_error_str("duplicated F", "YUV4MPEG2 W4 H2 F1:1 F1:1\n", C, "duplicated F", NULL);
     expect_open_error_str("W0", "YUV4MPEG2 W0 H2\n", C, "width", "W0");
     expect_open_error_str("W negative", "YUV4MPEG2 W-5 H2\n", C, "width", "W-5");
     expect_open_error_str("H too large", "YUV4MPEG2 W4 H99999\n", U, "H99999", "too large");
@@ -409,8 +408,8 @@ static void test_malformed_headers(void)
 }
 
 /* Frame errors: open succeeds; frames [0, good) read; frame `good` fails. */
-static void expect_read_error(const char *what, const void *data, size_t size, int good,
-                              int status, const char *word1, const char *word2)
+static void expect_read_error(const char *what, const void *data, size_t size, int good, int status,
+                              const char *word1, const char *word2)
 {
     fovea_reader *r = NULL;
     char err[512];
@@ -432,8 +431,8 @@ static void expect_read_error(const char *what, const void *data, size_t size, i
     st = fovea_reader_read(r, &f);
     const char *msg = fovea_last_error(NULL);
     if (st != status || !strstr(msg, word1) || (word2 && !strstr(msg, word2))) {
-        fprintf(stderr, "%s: status %d (want %d), message '%s' (want '%s'%s%s)\n", what, st,
-                status, msg, word1, word2 ? ", " : "", word2 ? word2 : "");
+        fprintf(stderr, "%s: status %d (want %d), message '%s' (want '%s'%s%s)\n", what, st, status,
+                msg, word1, word2 ? ", " : "", word2 ? word2 : "");
         test_failures++;
     }
     fovea_frame_free(NULL, &f);
@@ -484,12 +483,10 @@ static void test_malformed_frames(void)
     }
     /* garbage instead of FRAME */
     memcpy(buf + one, "GARBAGE!", 8);
-    expect_read_error("garbage", buf, one + 8, 1, C, "frame 1: expected FRAME header",
-                      "GARBAGE");
+    expect_read_error("garbage", buf, one + 8, 1, C, "frame 1: expected FRAME header", "GARBAGE");
     /* partial header at end of file */
     memcpy(buf + one, "FRA", 3);
-    expect_read_error("partial FRA", buf, one + 3, 1, C, "frame 1: expected FRAME header",
-                      "FRA");
+    expect_read_error("partial FRA", buf, one + 3, 1, C, "frame 1: expected FRAME header", "FRA");
     /* FRAME followed by something else */
     memcpy(buf + one, "FRAMES\n", 7);
     expect_read_error("FRAMES", buf, one + 7, 1, C, "frame 1: expected FRAME header", NULL);
@@ -499,8 +496,7 @@ static void test_malformed_frames(void)
                       "\\x0a");
     /* garbage where the first frame should start */
     memcpy(buf + strlen(hdr), "frame\n", 6);
-    expect_read_error("lowercase frame", buf, one, 0, C, "frame 0: expected FRAME header",
-                      NULL);
+    expect_read_error("lowercase frame", buf, one, 0, C, "frame 0: expected FRAME header", NULL);
     free(buf);
 
     /* a stream with no frames at all is valid and empty */
@@ -649,7 +645,8 @@ static void test_extra_tags(void)
     /* read: in order, XCOLORRANGE not among them (an unknown value is dropped),
      * a tag with a control byte dropped, one that does not fit dropped whole */
     char hdr[1024];
-    int o = snprintf(hdr, sizeof(hdr), "YUV4MPEG2 W4 H2 XFIRST=1 XCOLORRANGE=SOMETIMES X\x01Y C420jpeg");
+    int o = snprintf(hdr, sizeof(hdr),
+                     "YUV4MPEG2 W4 H2 XFIRST=1 XCOLORRANGE=SOMETIMES X\x01Y C420jpeg");
     for (int i = 0; i < 30; i++) /* 30 x " XTAG=nn", 8 bytes each: 240 + "XFIRST=1" */
         o += snprintf(hdr + o, sizeof(hdr) - (size_t)o, " XTAG=%02d", i);
     snprintf(hdr + o, sizeof(hdr) - (size_t)o, " XLAST=lasting XZ\n");
@@ -687,8 +684,7 @@ static void test_extra_tags(void)
     remove(p2);
 
     /* write: what is not an X tag fovea writes is refused */
-    static const char *const bad[] = {"YSCSS=420JPEG", "XCOLORRANGE=FULL", "XA XB\tC",
-                                      "XA\nFRAME"};
+    static const char *const bad[] = {"YSCSS=420JPEG", "XCOLORRANGE=FULL", "XA XB\tC", "XA\nFRAME"};
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
         snprintf(info.extra_tags, sizeof(info.extra_tags), "%s", bad[k]);
         fovea_writer *w = NULL;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The public VMAF API (fovea/quality.h) against libvmaf 3.2.0: every golden
  * case through submit/receive/flush, every frame and every metric, the names
  * and their order, the pooling; then the queue's rules (lookahead, EOF, new
@@ -157,8 +158,8 @@ static const char *const pool_names[4] = {"min", "max", "mean", "harmonic_mean"}
 
 /* Compare every frame and the pooling of v's metrics with the golden set
  * (names from the set's feature_names_printed, which must be v's in order). */
-static void compare_set(const char *cs, fovea_vmaf *v, const cJSON *set, const double *got,
-                        int n, int *exact, int *total)
+static void compare_set(const char *cs, fovea_vmaf *v, const cJSON *set, const double *got, int n,
+                        int *exact, int *total)
 {
     const cJSON *names = cJSON_GetObjectItemCaseSensitive(set, "feature_names_printed");
     const int count = fovea_vmaf_metric_count(v);
@@ -188,15 +189,15 @@ static void compare_set(const char *cs, fovea_vmaf *v, const cJSON *set, const d
             if (g == w) {
                 (*exact)++;
             } else if (shown++ < 6) {
-                fprintf(stderr, "  %s %s frame %d: got %.17g, libvmaf %.17g\n", cs,
-                        nm->valuestring, i, g, w);
+                fprintf(stderr, "  %s %s frame %d: got %.17g, libvmaf %.17g\n", cs, nm->valuestring,
+                        i, g, w);
             }
         }
         /* the pooling of libvmaf's own per-frame values, and libvmaf's pooled */
         double want[4];
         pool_of(col, n, want);
-        const double have[4] = {pooled.metric[m].min, pooled.metric[m].max,
-                                pooled.metric[m].mean, pooled.metric[m].harmonic_mean};
+        const double have[4] = {pooled.metric[m].min, pooled.metric[m].max, pooled.metric[m].mean,
+                                pooled.metric[m].harmonic_mean};
         const cJSON *lp = golden_section(set, "pooled", nm->valuestring);
         for (int k = 0; k < 4; k++) {
             const cJSON *lv = cJSON_GetObjectItemCaseSensitive(lp, pool_names[k]);
@@ -204,8 +205,8 @@ static void compare_set(const char *cs, fovea_vmaf *v, const cJSON *set, const d
             if (have[k] == want[k])
                 (*exact)++;
             else
-                fprintf(stderr, "  %s %s pooled %s: got %.17g, from libvmaf's frames %.17g\n",
-                        cs, nm->valuestring, pool_names[k], have[k], want[k]);
+                fprintf(stderr, "  %s %s pooled %s: got %.17g, from libvmaf's frames %.17g\n", cs,
+                        nm->valuestring, pool_names[k], have[k], want[k]);
             if (cJSON_IsNumber(lv) && have[k] == lv->valuedouble)
                 (*exact)++;
             else
@@ -244,8 +245,7 @@ static int test_golden(void)
         const cJSON *features = cJSON_GetObjectItemCaseSensitive(root, "features");
         const cJSON *status = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(root, "status"), "vmaf_v0.6.1");
-        const int is_golden =
-            cJSON_IsString(status) && !strstr(status->valuestring, "UNSTABLE");
+        const int is_golden = cJSON_IsString(status) && !strstr(status->valuestring, "UNSTABLE");
         frames f;
         read_frames(dir, cs, &f);
         double *got = calloc((size_t)f.n * FOVEA_VMAF_MAX_METRICS, sizeof(double));
@@ -261,8 +261,8 @@ static int test_golden(void)
             /* full batches of 3 pairs here, one pair at a time for VIF below */
             const int n = score_deep(v, &f, got, 9);
             CHECK_EQ_INT(n, f.n);
-            compare_set(cs, v, cJSON_GetObjectItemCaseSensitive(features, "vmaf_v0.6.1"), got,
-                        n, &exact, &total);
+            compare_set(cs, v, cJSON_GetObjectItemCaseSensitive(features, "vmaf_v0.6.1"), got, n,
+                        &exact, &total);
             fovea_vmaf_close(&v);
             CHECK(v == NULL);
             golden++;
@@ -287,8 +287,7 @@ static int test_golden(void)
         fovea_vmaf_close(&v);
 
         printf("  %-36s %3d frames: %s, %d/%d values exact\n", cs, f.n,
-               is_golden ? "vmaf_v0.6.1 and vif" : "vif only (below ADM's minimum)", exact,
-               total);
+               is_golden ? "vmaf_v0.6.1 and vif" : "vif only (below ADM's minimum)", exact, total);
         CHECK(total > 0);
         CHECK_EQ_INT(exact, total);
         free(got);
@@ -375,7 +374,7 @@ static int same_values(const double *a, const double *b, int frames_n, int count
     return 1;
 }
 
-#define VAL(buf, i, m) ((buf)[(size_t)(i) * FOVEA_VMAF_MAX_METRICS + (m)])
+#define VAL(buf, i, m) ((buf)[(size_t)(i)*FOVEA_VMAF_MAX_METRICS + (m)])
 
 /* The queue: EOF until the successor or the flush, new streams after a
  * flush (motion restarts, numbering and pooling go on), reset. */
@@ -583,8 +582,9 @@ static void test_modes(void)
             const double x[6] = {VAL(a, i, 0), VAL(a, i, 12), VAL(a, i, 8),
                                  VAL(a, i, 9), VAL(a, i, 10), VAL(a, i, 11)};
             CHECK(VAL(a, i, 14) == vmaf_model_predict(m, x, 0));
-            CHECK(VAL(b, i, 14) == vmaf_model_predict(m, x, VMAF_PREDICT_ENABLE_TRANSFORM |
-                                                               VMAF_PREDICT_DISABLE_CLIP));
+            CHECK(VAL(b, i, 14) ==
+                  vmaf_model_predict(m, x,
+                                     VMAF_PREDICT_ENABLE_TRANSFORM | VMAF_PREDICT_DISABLE_CLIP));
             CHECK(VAL(b, i, 14) != VAL(a, i, 14));
         }
         vmaf_model_free(&m);
@@ -713,8 +713,8 @@ static void check_opts_model(fovea_context *ctx, const char *adm_opts, const cha
         if (i == nf)
             break;
         adm_result ar;
-        adm_compute(adm, f.ref[i].data[0], f.ref[i].stride[0], f.dis[i].data[0],
-                    f.dis[i].stride[0], &ar);
+        adm_compute(adm, f.ref[i].data[0], f.ref[i].stride[0], f.dis[i].data[0], f.dis[i].stride[0],
+                    &ar);
         vif_test_scores sc;
         REQUIRE(vif_test_process(vif, &f.ref[i], &f.dis[i], &sc) == FOVEA_OK);
         want[i][0] = ar.adm2;
@@ -726,7 +726,7 @@ static void check_opts_model(fovea_context *ctx, const char *adm_opts, const cha
         }
     }
     for (int i = 0; i < nf; i++) {
-        const double x[6] = {want[i][0],  want[i][12], want[i][8],
+        const double x[6] = {want[i][0], want[i][12], want[i][8],
                              want[i][9], want[i][10], want[i][11]};
         want[i][14] = vmaf_model_predict(model, x, 0);
         for (int m = 0; m < 15; m++) {
@@ -757,27 +757,41 @@ static void test_options(void)
     adm_default_params(&ap, 0, 0, 8);
     ap.enhn_gain_limit = 1.0;
     /* vmaf_v0.6.1neg's options: the gain limits at 1 */
-    static const char *const neg[15] = {
-        "integer_adm2_egl_1",       "integer_aim_egl_1",        "integer_adm3_egl_1",
-        "integer_adm_scale0_egl_1", "integer_adm_scale1_egl_1", "integer_adm_scale2_egl_1",
-        "integer_adm_scale3_egl_1", "VMAF_integer_feature_motion_sad_score",
-        "integer_vif_scale0_egl_1", "integer_vif_scale1_egl_1", "integer_vif_scale2_egl_1",
-        "integer_vif_scale3_egl_1", "integer_motion2",          "integer_motion3",
-        "vmaf"};
-    check_opts_model(ctx, "\"adm_enhn_gain_limit\": 1.0", "", "\"vif_enhn_gain_limit\": 1.0",
-                     neg, &ap, 1.0, &mp);
+    static const char *const neg[15] = {"integer_adm2_egl_1",
+                                        "integer_aim_egl_1",
+                                        "integer_adm3_egl_1",
+                                        "integer_adm_scale0_egl_1",
+                                        "integer_adm_scale1_egl_1",
+                                        "integer_adm_scale2_egl_1",
+                                        "integer_adm_scale3_egl_1",
+                                        "VMAF_integer_feature_motion_sad_score",
+                                        "integer_vif_scale0_egl_1",
+                                        "integer_vif_scale1_egl_1",
+                                        "integer_vif_scale2_egl_1",
+                                        "integer_vif_scale3_egl_1",
+                                        "integer_motion2",
+                                        "integer_motion3",
+                                        "vmaf"};
+    check_opts_model(ctx, "\"adm_enhn_gain_limit\": 1.0", "", "\"vif_enhn_gain_limit\": 1.0", neg,
+                     &ap, 1.0, &mp);
     /* options at their defaults add nothing; several are sorted by option
      * name; doubles print as %g, ints as %d, a true bool as its alias */
     static const char *const mixed[15] = {
-        "integer_adm2_egl_1.5_rdh_2160",       "integer_aim_egl_1.5_rdh_2160",
-        "integer_adm3_egl_1.5_rdh_2160",       "integer_adm_scale0_egl_1.5_rdh_2160",
-        "integer_adm_scale1_egl_1.5_rdh_2160", "integer_adm_scale2_egl_1.5_rdh_2160",
+        "integer_adm2_egl_1.5_rdh_2160",
+        "integer_aim_egl_1.5_rdh_2160",
+        "integer_adm3_egl_1.5_rdh_2160",
+        "integer_adm_scale0_egl_1.5_rdh_2160",
+        "integer_adm_scale1_egl_1.5_rdh_2160",
+        "integer_adm_scale2_egl_1.5_rdh_2160",
         "integer_adm_scale3_egl_1.5_rdh_2160",
         "VMAF_integer_feature_motion_sad_score_mbf_0.5_mbo_0.25_mfw_2_mma",
-        "integer_vif_scale0",                  "integer_vif_scale1",
-        "integer_vif_scale2",                  "integer_vif_scale3",
+        "integer_vif_scale0",
+        "integer_vif_scale1",
+        "integer_vif_scale2",
+        "integer_vif_scale3",
         "integer_motion2_mbf_0.5_mbo_0.25_mfw_2_mma",
-        "integer_motion3_mbf_0.5_mbo_0.25_mfw_2_mma", "vmaf"};
+        "integer_motion3_mbf_0.5_mbo_0.25_mfw_2_mma",
+        "vmaf"};
     ap.enhn_gain_limit = 1.5;
     ap.ref_display_height = 2160;
     mp.blend_factor = 0.5;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Stitch map: the grid lookup stays within 0.02 px of the exact projection at every
  * pixel a camera sees (checked here independently of the builder's own check),
  * blend weights sum to 1 and are continuous, coverage statistics are plausible. */
@@ -16,8 +17,7 @@
 static fovea_context *ctx;
 
 static void set_cam(fovea_rig_camera *c, const char *name, fovea_camera_model model, int w, int h,
-                    double fx, double fy, const double *dist, double yaw, double pitch,
-                    double roll)
+                    double fx, double fy, const double *dist, double yaw, double pitch, double roll)
 {
     memset(c, 0, sizeof(*c));
     snprintf(c->name, sizeof(c->name), "%s", name);
@@ -132,7 +132,7 @@ static void check_accuracy_rows(const fovea_rig *rig, const fovea_stitch_map *m,
                     fv_mat_t_vec(r3, d, p);
                     if (cc->model != FOVEA_CAM_FISHEYE ||
                         !fv_camera_project(cc, (rig->max_theta + 1.0) * FOVEA_DEG2RAD, p, &u2,
-                                              &v2)) {
+                                           &v2)) {
                         bad++;
                         continue;
                     }
@@ -185,7 +185,7 @@ static double shared_edge(const fovea_stitch_map *m, int i0, int j0, int i1, int
 }
 
 /* Weights: sum 1 where covered, 0 for cameras not seeing, continuous. Continuity is
- * checked between neighbours that some camera sees at least feather/2 inside its
+ * checked between neighbors that some camera sees at least feather/2 inside its
  * border: where every seeing camera is near its border (the tips of overlaps,
  * where two image borders cross) weights cannot be continuous, as each camera's
  * weight must vanish on its own border. */
@@ -226,7 +226,7 @@ static double check_weights(const fovea_stitch_map *m, const char *name)
                 if (fabs(sum - 1.0) > worst_sum)
                     worst_sum = fabs(sum - 1.0);
             }
-            /* continuity with the left and upper neighbours */
+            /* continuity with the left and upper neighbors */
             int left = i > 0 && cur_cov[i] && cur_cov[i - 1] &&
                        shared_edge(m, i, j, i - 1, j) >= 0.5 * m->feather;
             int up = j > 0 && cur_cov[i] && prev_cov[i] &&
@@ -253,8 +253,8 @@ static double check_weights(const fovea_stitch_map *m, const char *name)
         prev_cov = cur_cov;
         cur_cov = tc;
     }
-    printf("%s weights: %lld covered pixels, max |sum - 1| %.2g, max neighbour step %.4f "
-           "(feather %g: 1/feather = %.4f), %lld neighbour pairs near borders skipped\n",
+    printf("%s weights: %lld covered pixels, max |sum - 1| %.2g, max neighbor step %.4f "
+           "(feather %g: 1/feather = %.4f), %lld neighbor pairs near borders skipped\n",
            name, covered, worst_sum, max_jump, m->feather, 1.0 / m->feather, skipped);
     CHECK_EQ_INT(bad, 0);
     CHECK(covered > 0);
@@ -405,8 +405,7 @@ static void check_ref_runs(const fovea_stitch_map *m, const char *name)
                 st[k]->params.ref_runs_off = k;
                 if (mode == 0)
                     REQUIRE(fovea_stitcher_set_color(st[k], cc, n) == FOVEA_OK);
-                REQUIRE(fovea_frame_alloc(ctx, &out[k], W, H,
-                                          yuv ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA,
+                REQUIRE(fovea_frame_alloc(ctx, &out[k], W, H, yuv ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA,
                                           FOVEA_MEM_HOST) == FOVEA_OK);
             }
             for (int frame = 0; frame < (mode == 0 ? 1 : 3); frame++) {
@@ -421,9 +420,9 @@ static void check_ref_runs(const fovea_stitch_map *m, const char *name)
                 for (int p = 0; p < (yuv ? 3 : 1); p++) {
                     int pw = yuv ? (p ? (W + 1) / 2 : W) : 4 * W, ph = p ? (H + 1) / 2 : H;
                     for (int y = 0; y < ph; y++)
-                        differ += memcmp(out[0].data[p] + (size_t)y * out[0].stride[p],
-                                         out[1].data[p] + (size_t)y * out[1].stride[p],
-                                         (size_t)pw) != 0;
+                        differ +=
+                            memcmp(out[0].data[p] + (size_t)y * out[0].stride[p],
+                                   out[1].data[p] + (size_t)y * out[1].stride[p], (size_t)pw) != 0;
                 }
                 fovea_color_correction g[2][FOVEA_STITCH_MAX_CAMERAS];
                 for (int k = 0; k < 2; k++)
@@ -439,7 +438,8 @@ static void check_ref_runs(const fovea_stitch_map *m, const char *name)
             fovea_frame_free(ctx, &cams[c]);
     }
     printf("%s: C stitcher with and without single-camera runs: %lld rows or corrections "
-           "differ\n", name, differ);
+           "differ\n",
+           name, differ);
     CHECK_EQ_INT(differ, 0);
 }
 
@@ -510,12 +510,12 @@ static void test_spec_rig(void)
     CHECK(cv.overlap_width[0][1] > 580.0 && cv.overlap_width[0][1] < 720.0);
     CHECK(cv.overlap_width[1][0] == cv.overlap_width[0][1]);
     CHECK(fabs(cv.overlap_pct[0][1] - cv.pct_multi) < 1e-9);
-    /* both cameras take part around the centre row of the overlap */
+    /* both cameras take part around the center row of the overlap */
     float w[FOVEA_STITCH_MAX_CAMERAS];
     int both = 0;
     for (int i = 0; i < 1425; i++)
         both += fv_map_weights(&m, i, 237, w, NULL, NULL) == 2;
-    printf("spec/4: %d pixels of the centre row blend both cameras\n", both);
+    printf("spec/4: %d pixels of the center row blend both cameras\n", both);
     /* a band of one to two feathers: e_c - m_c changes by 1 (the pinhole's edge
      * distance is its vertical one on this row, nearly constant) to 2.5 panorama
      * pixels per pixel, and t_c spans 2 feathers of it */
@@ -562,7 +562,7 @@ static void test_spec_rig(void)
     CHECK_EQ_INT(fv_map_weights(&m, 1400, 237, w, NULL, NULL), 1); /* right only */
     CHECK(w[0] == 0.0f && w[1] == 1.0f);
     CHECK_EQ_INT(fv_map_weights(&m, 100, 237, w, NULL, NULL), 0); /* zero sum: uncovered */
-    check_row_weights(&m, "spec/4 weight tables", 0); /* no runs with weight tables */
+    check_row_weights(&m, "spec/4 weight tables", 0);             /* no runs with weight tables */
     check_ref_runs(&m, "spec/4 weight tables");
     fv_stitch_map_free(&m);
     CHECK(m.cam[0].uv == NULL && m.num_cameras == 0);
@@ -672,7 +672,7 @@ static void test_step1_and_errors(void)
 /* YUV corrections act as the RGB ones do (docs/stitch.md section 3): a camera
  * of flat color patches stitched as RGBA and as I420 with the same fixed
  * correction (per-channel gains and a gamma) gives the same colors, up to the
- * conversions' rounding and the YUV model's approximations; greys to within
+ * conversions' rounding and the YUV model's approximations; grays to within
  * 3 codes (a correction that left chroma alone would leave them 20 codes apart
  * in red and blue), colors to within 12 (measured 10, on saturated red: the
  * luma curve puts the gamma on luma, (gY Y)^gamma, where RGB puts it on each
@@ -681,16 +681,16 @@ static void test_step1_and_errors(void)
  * I420 in (cs, range), stitched as YUV with the stitcher told (st_cs,
  * st_full) and converted back the same way, against the RGBA stitch rgba_out
  * made with the same correction cc. worst[0] / worst[1]: largest difference
- * over the greys' / colors' pixels (well inside a patch), mean[]: the mean
+ * over the grays' / colors' pixels (well inside a patch), mean[]: the mean
  * difference over their channels; checked[]: pixels. */
-static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam, const fovea_frame *rgba_out,
-                        const fovea_color_correction *cc, fovea_colorspace cs, fovea_range range,
-                        fovea_colorspace st_cs, int st_full, int worst[2], long checked[2],
-                        double mean[2])
+static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam,
+                        const fovea_frame *rgba_out, const fovea_color_correction *cc,
+                        fovea_colorspace cs, fovea_range range, fovea_colorspace st_cs, int st_full,
+                        int worst[2], long checked[2], double mean[2])
 {
     fovea_frame ycam = {0}, yout = {0}, back = {0};
-    REQUIRE(fovea_frame_alloc(NULL, &ycam, cam->width, cam->height, FOVEA_PIX_I420, FOVEA_MEM_HOST) ==
-            FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &ycam, cam->width, cam->height, FOVEA_PIX_I420,
+                              FOVEA_MEM_HOST) == FOVEA_OK);
     REQUIRE(fovea_frame_alloc(NULL, &yout, m->pano_width, m->pano_height, FOVEA_PIX_I420,
                               FOVEA_MEM_HOST) == FOVEA_OK);
     REQUIRE(fovea_frame_alloc(NULL, &back, m->pano_width, m->pano_height, FOVEA_PIX_RGBA,
@@ -723,15 +723,15 @@ static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam, const
             /* well inside a patch: every sample of both paths is the patch's */
             if (px % 80 < 6 || px % 80 > 73 || py % 80 < 6 || py % 80 > 73)
                 continue;
-            const int patch = px / 80 + 4 * (py / 80), grey = patch < 4;
+            const int patch = px / 80 + 4 * (py / 80), gray = patch < 4;
             const uint8_t *a = rgba_out->data[0] + (ptrdiff_t)j * rgba_out->stride[0] + 4 * i;
             const uint8_t *b = back.data[0] + (ptrdiff_t)j * back.stride[0] + 4 * i;
             for (int k = 0; k < 3; k++) {
                 const int d = abs((int)a[k] - (int)b[k]);
-                worst[!grey] = d > worst[!grey] ? d : worst[!grey];
-                sum[!grey] += d;
+                worst[!gray] = d > worst[!gray] ? d : worst[!gray];
+                sum[!gray] += d;
             }
-            checked[!grey]++;
+            checked[!gray]++;
         }
     for (int k = 0; k < 2; k++)
         mean[k] = checked[k] ? (double)sum[k] / (3.0 * (double)checked[k]) : 0.0;
@@ -741,7 +741,7 @@ static void yuv_wb_case(const fovea_stitch_map *m, const fovea_frame *cam, const
     fovea_frame_free(NULL, &back);
 }
 
-/* YUV white balance against RGB: a camera of flat patches (greys and colors)
+/* YUV white balance against RGB: a camera of flat patches (grays and colors)
  * stitched as RGBA and as I420 with the same per-channel gains and gamma must
  * agree, in each YUV convention (BT.601 / BT.709, limited / full range) when
  * the stitcher is told the convention of its input; told another one, it must
@@ -761,12 +761,12 @@ static void test_yuv_white_balance(void)
     fovea_stitch_map_stats bs;
     memset(&m, 0, sizeof(m));
     build(&r, &m, &bs);
-    /* greys first (4), then colors, none clipped by the gains (a clipped
+    /* grays first (4), then colors, none clipped by the gains (a clipped
      * channel is beyond the chroma correction's first order) */
     static const uint8_t pal[12][3] = {
-        {40, 40, 40},    {110, 110, 110}, {180, 180, 180}, {225, 225, 225},
-        {200, 60, 50},   {60, 170, 70},   {50, 80, 190},   {200, 180, 60},
-        {120, 60, 150},  {70, 160, 170},  {220, 140, 110}, {215, 225, 150},
+        {40, 40, 40},   {110, 110, 110}, {180, 180, 180}, {225, 225, 225},
+        {200, 60, 50},  {60, 170, 70},   {50, 80, 190},   {200, 180, 60},
+        {120, 60, 150}, {70, 160, 170},  {220, 140, 110}, {215, 225, 150},
     };
     fovea_frame cam = {0}, out = {0};
     REQUIRE(fovea_frame_alloc(NULL, &cam, 320, 240, FOVEA_PIX_RGBA, FOVEA_MEM_HOST) == FOVEA_OK);
@@ -840,18 +840,18 @@ static void test_yuv_white_balance(void)
                         (fovea_colorspace)!cs, full, bad[0], bchecked, bmean[0]);
             yuv_wb_case(&m, &cam, &out, &cc, (fovea_colorspace)cs, (fovea_range)full,
                         (fovea_colorspace)cs, !full, bad[1], bchecked, bmean[1]);
-            printf("yuv white balance %s %s: RGBA vs I420 path, greys max %d mean %.2f (%ld px), "
-                   "colors max %d mean %.2f (%ld px); told the other matrix: greys %d %.2f, "
-                   "colors %d %.2f; the other range: greys %d %.2f, colors %d %.2f\n",
+            printf("yuv white balance %s %s: RGBA vs I420 path, grays max %d mean %.2f (%ld px), "
+                   "colors max %d mean %.2f (%ld px); told the other matrix: grays %d %.2f, "
+                   "colors %d %.2f; the other range: grays %d %.2f, colors %d %.2f\n",
                    cs_name[cs], full ? "full" : "limited", worst[0], mean[0], checked[0], worst[1],
                    mean[1], checked[1], bad[0][0], bmean[0][0], bad[0][1], bmean[0][1], bad[1][0],
                    bmean[1][0], bad[1][1], bmean[1][1]);
             CHECK(checked[0] > 1000 && checked[1] > 1000);
-            /* measured: greys at most 2 codes apart (mean 0.2-0.6), colors
+            /* measured: grays at most 2 codes apart (mean 0.2-0.6), colors
              * 8-10 (the gamma goes on luma, not on each of R, G, B) */
             CHECK(worst[0] <= 2);
             CHECK(worst[1] <= 12);
-            /* greys under the wrong matrix: mean 1.2-1.4 (the gains' luma
+            /* grays under the wrong matrix: mean 1.2-1.4 (the gains' luma
              * weights and the chroma offsets); the wrong range: 1.9-3.2 */
             CHECK(bmean[0][0] > mean[0] + 0.5);
             CHECK(bmean[1][0] > mean[0] + 1.0);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Rig JSON: the spec example parses to the expected values, round-trips through
  * the writer, and every malformed case is refused with the field path named. */
 #include <stdlib.h>
@@ -281,7 +282,8 @@ static void test_validate_and_load(void)
     CHECK(fovea_rig_validate(&rig, NULL) < 0 && strstr(fovea_last_error(NULL), "cameras"));
     rig.num_cameras = 2;
     rig.cameras[0].dist[2] = 0.0 / 0.0 * 0.0; /* NaN */
-    CHECK(fovea_rig_validate(&rig, NULL) < 0 && strstr(fovea_last_error(NULL), "cameras[0].dist[2]"));
+    CHECK(fovea_rig_validate(&rig, NULL) < 0 &&
+          strstr(fovea_last_error(NULL), "cameras[0].dist[2]"));
 
     CHECK_EQ_INT(fv_rig_load("/nonexistent/rig.json", &rig, err, sizeof(err)), FOVEA_ERR_IO);
     CHECK(strstr(err, "/nonexistent/rig.json") != NULL);
@@ -335,8 +337,7 @@ static void test_keys(void)
     BAD("\"fx\": 2132.0", "\"FX\": 2132.0",
         "cameras[0]: unknown key \"FX\" (did you mean \"fx\"?)");
     /* nothing near: the known keys are listed */
-    BAD("\"feather\"", "\"width\"",
-        "blend: unknown key \"width\" (known keys: feather)");
+    BAD("\"feather\"", "\"width\"", "blend: unknown key \"width\" (known keys: feather)");
     BAD("\"name\": \"left\"", "\"focal\": 1, \"name\": \"left\"",
         "cameras[0]: unknown key \"focal\" (known keys: name, model, width, height, fx, fy, cx, "
         "cy, dist, yaw, pitch, roll)");
@@ -348,12 +349,9 @@ static void test_keys(void)
         "blend: unknown key \"fe\\\"a\\xc3\\xa9\\x09ther\"");
 
     /* duplicates: cJSON keeps both members, the parser used the first */
-    BAD("\"feather\": 64", "\"feather\": 64, \"feather\": 8",
-        "blend: duplicate key \"feather\"");
-    BAD("\"yaw\": 35.0", "\"yaw\": 35.0, \"yaw\": 40",
-        "cameras[1]: duplicate key \"yaw\"");
-    BAD("\"hfov\": 150.0", "\"hfov\": 150.0, \"hfov\": 150.0",
-        "panorama: duplicate key \"hfov\"");
+    BAD("\"feather\": 64", "\"feather\": 64, \"feather\": 8", "blend: duplicate key \"feather\"");
+    BAD("\"yaw\": 35.0", "\"yaw\": 35.0, \"yaw\": 40", "cameras[1]: duplicate key \"yaw\"");
+    BAD("\"hfov\": 150.0", "\"hfov\": 150.0, \"hfov\": 150.0", "panorama: duplicate key \"hfov\"");
     BAD("\"blend\"", "\"cameras\": [], \"blend\"", "(root): duplicate key \"cameras\"");
 
     /* NUL in a key or a string: cJSON cuts the string there ("ya" for "ya\u0000w") */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea receive ADDR:PORT -o OUT`: connect to a `fovea send`, decode its
  * delta stream and write the frames (y4m on stdout with '-'). Every message
  * is checked before a frame is written; a broken stream ends the run with an
@@ -15,14 +16,18 @@ enum { OPT_OUT = 1, OPT_STATS, OPT_TIMEOUT, OPT_RESYNC, OPT_RCVBUF };
 static const cli_option options[] = {
     {"output", 'o', "OUT", "where the frames go, required: y4m (or .yuv raw) file, '-' = stdout",
      NULL, OPT_OUT},
-    {"stats", 0, "FILE.json", "write per-frame bytes, tiles, decode time and latency, and totals "
-     "(with the largest error checked at keyframes); '-' = stdout when OUT is not", "none",
-     OPT_STATS},
+    {"stats", 0, "FILE.json",
+     "write per-frame bytes, tiles, decode time and latency, and totals "
+     "(with the largest error checked at keyframes); '-' = stdout when OUT is not",
+     "none", OPT_STATS},
     {"timeout", 0, "S", "give up when the sender sends nothing for S seconds (0 = never)", "30",
      OPT_TIMEOUT},
-    {"resync", 0, NULL, "on a damaged frame inside an intact message ask the sender for a "
-     "keyframe and go on (damaged framing always ends the run)", "off", OPT_RESYNC},
-    {"rcvbuf", 0, "BYTES", "kernel receive buffer, set before connecting (0 = the system's, "
+    {"resync", 0, NULL,
+     "on a damaged frame inside an intact message ask the sender for a "
+     "keyframe and go on (damaged framing always ends the run)",
+     "off", OPT_RESYNC},
+    {"rcvbuf", 0, "BYTES",
+     "kernel receive buffer, set before connecting (0 = the system's, "
      "which grows by itself): bounds what the network holds while this receiver does not read",
      "0", OPT_RCVBUF},
     CLI_OPTION_THREADS,
@@ -77,21 +82,11 @@ static int parse_args(recv_args *a, int argc, char **argv)
         }
         int bad = 0;
         switch (id) {
-        case OPT_OUT:
-            a->out = v;
-            break;
-        case OPT_STATS:
-            a->stats = v;
-            break;
-        case OPT_TIMEOUT:
-            bad = cli_parse_int32(cmd, "--timeout", v, 0, 86400, &a->timeout);
-            break;
-        case OPT_RESYNC:
-            a->resync = 1;
-            break;
-        case OPT_RCVBUF:
-            bad = cli_parse_bytes(cmd, "--rcvbuf", v, 0, 1LL << 30, &a->rcvbuf);
-            break;
+        case OPT_OUT: a->out = v; break;
+        case OPT_STATS: a->stats = v; break;
+        case OPT_TIMEOUT: bad = cli_parse_int32(cmd, "--timeout", v, 0, 86400, &a->timeout); break;
+        case OPT_RESYNC: a->resync = 1; break;
+        case OPT_RCVBUF: bad = cli_parse_bytes(cmd, "--rcvbuf", v, 0, 1LL << 30, &a->rcvbuf); break;
         }
         if (bad)
             return CLI_EXIT_USAGE;
@@ -119,14 +114,14 @@ typedef struct recv_run {
     fovea_stream_client *c;
     fovea_writer *w;
     fovea_video_info info;
-    fovea_frame conv;      /* the frame converted for the output, when needed */
+    fovea_frame conv; /* the frame converted for the output, when needed */
     fovea_pixfmt out_fmt;
-    fovea_container cont;  /* the output's container */
+    fovea_container cont; /* the output's container */
     int have_hello;
     cli_stream_log log;
     cli_stream_progress prog;
     int64_t end_frames, skipped;
-    int max_checked;       /* largest error checked at keyframes, -1 none */
+    int max_checked; /* largest error checked at keyframes, -1 none */
     int threshold;
 } recv_run;
 
@@ -156,8 +151,8 @@ static int on_hello(recv_run *r, const fovea_stream_event *ev)
             return CLI_EXIT_RUNTIME;
         }
         if (!r->a.opt.quiet)
-            fprintf(stderr, "fovea: the stream is %s: writing %s\n",
-                    fovea_pixfmt_name(r->info.fmt), fovea_pixfmt_name(r->out_fmt));
+            fprintf(stderr, "fovea: the stream is %s: writing %s\n", fovea_pixfmt_name(r->info.fmt),
+                    fovea_pixfmt_name(r->out_fmt));
     }
     return CLI_EXIT_OK;
 }
@@ -179,9 +174,16 @@ static int on_frame(recv_run *r, const fovea_stream_event *ev)
     if (fovea_writer_write(r->w, f) < 0)
         return cli_report(r->a.out, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     const double latency = ((double)cli_wallclock_us() - (double)ev->fi.timestamp_us) / 1000.0;
-    cli_stream_rec rec = {ev->fi.frame, ev->fi.keyframe, (int64_t)ev->fi.bytes,
-                          ev->fi.tiles_sent, ev->fi.tiles_changed, ev->fi.skipped,
-                          1000.0 * ev->fi.seconds, latency, ev->fi.checked_error, 0};
+    cli_stream_rec rec = {ev->fi.frame,
+                          ev->fi.keyframe,
+                          (int64_t)ev->fi.bytes,
+                          ev->fi.tiles_sent,
+                          ev->fi.tiles_changed,
+                          ev->fi.skipped,
+                          1000.0 * ev->fi.seconds,
+                          latency,
+                          ev->fi.checked_error,
+                          0};
     if (cli_stream_log_add(&r->log, &rec, ev->fi.raw_bytes) < 0) {
         cli_error(NULL, "out of memory");
         return CLI_EXIT_RUNTIME;
@@ -239,8 +241,7 @@ static int write_stats(recv_run *r, double secs)
         cli_stream_totals_json(t, &r->log, secs, "decode_ms_mean");
         cJSON_AddNumberToObject(t, "frames_skipped", (double)r->skipped);
         cJSON_AddNumberToObject(t, "sender_frames", (double)r->end_frames);
-        cJSON_AddNumberToObject(t, "bytes_received",
-                                (double)fovea_stream_client_bytes(r->c));
+        cJSON_AddNumberToObject(t, "bytes_received", (double)fovea_stream_client_bytes(r->c));
         if (r->max_checked >= 0)
             cJSON_AddNumberToObject(t, "max_checked_error", r->max_checked);
         else
@@ -295,8 +296,10 @@ int cmd_receive(int argc, char **argv)
         cli_error(r.a.addr, "the stream ended before its header");
         rc = CLI_EXIT_RUNTIME;
     } else if (rc == CLI_EXIT_OK && !r.w) {
-        cli_error(r.a.addr, "the stream ended without a frame (the sender sent %lld): %s not "
-                  "written", (long long)r.end_frames, cli_display_path(r.a.out, 1));
+        cli_error(r.a.addr,
+                  "the stream ended without a frame (the sender sent %lld): %s not "
+                  "written",
+                  (long long)r.end_frames, cli_display_path(r.a.out, 1));
         rc = CLI_EXIT_RUNTIME;
     }
     if (rc == CLI_EXIT_OK && fovea_writer_finish(r.w) < 0)
@@ -312,9 +315,9 @@ int cmd_receive(int argc, char **argv)
         const int stats_out = r.a.stats && !strcmp(r.a.stats, "-");
         cli_summary(r.a.opt.quiet, strcmp(r.a.out, "-") == 0 || stats_out,
                     "receive: %zu %s %dx%d %s from %s, %lld bytes (%.2f%% of raw, %lld skipped) "
-                    "%s", r.log.n, cli_frames_word((int64_t)r.log.n), r.info.width,
-                    r.info.height, fovea_pixfmt_name(r.info.fmt), r.a.addr,
-                    (long long)r.log.bytes,
+                    "%s",
+                    r.log.n, cli_frames_word((int64_t)r.log.n), r.info.width, r.info.height,
+                    fovea_pixfmt_name(r.info.fmt), r.a.addr, (long long)r.log.bytes,
                     r.log.raw_bytes ? 100.0 * (double)r.log.bytes / (double)r.log.raw_bytes : 0.0,
                     (long long)r.skipped, timing);
     }

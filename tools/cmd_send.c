@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea send IN --listen ADDR:PORT`: serve a video to every receiver that
  * connects as a delta stream (docs/stream.md): only the tiles that changed
  * beyond --threshold against what the receivers show. */
@@ -33,31 +34,42 @@ static const cli_option options[] = {
     CLI_INPUT_OPTIONS,
     {"listen", 'l', "ADDR:PORT", "address to serve on, required (port 0: any free port)", NULL,
      OPT_LISTEN},
-    {"clients", 'c', "N", "wait until N receivers are connected before sending (0: start at "
-     "once)", "1 for a file, 0 for stdin or a pipe", OPT_CLIENTS},
-    {"wait-timeout", 0, "S", "give up (exit 1) when the --clients receivers have not connected "
-     "within S seconds (0 = wait as long as it takes)", "0", OPT_WAIT_TIMEOUT},
+    {"clients", 'c', "N",
+     "wait until N receivers are connected before sending (0: start at "
+     "once)",
+     "1 for a file, 0 for stdin or a pipe", OPT_CLIENTS},
+    {"wait-timeout", 0, "S",
+     "give up (exit 1) when the --clients receivers have not connected "
+     "within S seconds (0 = wait as long as it takes)",
+     "0", OPT_WAIT_TIMEOUT},
     {"threshold", 't', "T", "every sample a receiver shows is within T of the input (0 = lossless)",
      "0", OPT_THRESHOLD},
-    {"keyframe", 'k', "K", "a keyframe every K frames (0 = only the first and those receivers need)",
-     "300", OPT_KEYFRAME},
-    {"denoise", 0, "F", "filter each frame before it is compared and sent: none, median3, gauss5, "
-     "temporal (the bound then holds against the filtered frame)", "none", OPT_DENOISE},
+    {"keyframe", 'k', "K",
+     "a keyframe every K frames (0 = only the first and those receivers need)", "300",
+     OPT_KEYFRAME},
+    {"denoise", 0, "F",
+     "filter each frame before it is compared and sent: none, median3, gauss5, "
+     "temporal (the bound then holds against the filtered frame)",
+     "none", OPT_DENOISE},
     {"tile", 0, "N", "tile side in luma pixels: 8, 16, 32 or 64 (chroma follows the subsampling)",
      "16", OPT_TILE},
     {"level", 0, "L", "zstd level, 1 to 19", "1", OPT_LEVEL},
     {"backend", 0, "B", "auto, cpu or cuda (the encoder)", "auto", CLI_OPT_BACKEND},
     CLI_OPTION_THREADS,
-    {"realtime", 0, NULL, "send at the input's frame rate instead of as fast as it is read",
-     "off", OPT_REALTIME},
-    {"max-queue", 0, "BYTES", "bytes queued for one receiver before it is dropped back to a "
-     "keyframe (suffix K, M, G)", "64M", OPT_MAX_QUEUE},
+    {"realtime", 0, NULL, "send at the input's frame rate instead of as fast as it is read", "off",
+     OPT_REALTIME},
+    {"max-queue", 0, "BYTES",
+     "bytes queued for one receiver before it is dropped back to a "
+     "keyframe (suffix K, M, G)",
+     "64M", OPT_MAX_QUEUE},
     {"sndbuf", 0, "BYTES", "kernel send buffer per receiver (0 = the system's)", "0", OPT_SNDBUF},
     {"max-clients", 0, "N", "receivers at once; more are turned away", "16", OPT_MAX_CLIENTS},
     {"linger", 0, "S", "seconds to wait at the end for the receivers to take the stream", "10",
      OPT_LINGER},
-    {"stats", 0, "FILE.json", "write per-frame bytes, tiles and encode times, and totals; '-' = "
-     "stdout", "none", OPT_STATS},
+    {"stats", 0, "FILE.json",
+     "write per-frame bytes, tiles and encode times, and totals; '-' = "
+     "stdout",
+     "none", OPT_STATS},
     {"quiet", 'q', NULL, "no progress and no summary ('listening on' is always printed)",
      "progress on a terminal, a summary line at the end", CLI_OPT_QUIET},
     {0},
@@ -127,9 +139,7 @@ static int parse_args(send_args *a, int argc, char **argv)
         }
         int bad = 0;
         switch (id) {
-        case OPT_LISTEN:
-            a->listen = v;
-            break;
+        case OPT_LISTEN: a->listen = v; break;
         case OPT_CLIENTS:
             bad = cli_parse_int32(cmd, "--clients", v, 0, 1024, &a->clients);
             a->clients_given = 1;
@@ -143,9 +153,7 @@ static int parse_args(send_args *a, int argc, char **argv)
         case OPT_KEYFRAME:
             bad = cli_parse_int32(cmd, "--keyframe", v, 0, 1 << 30, &a->ss.keyframe_interval);
             break;
-        case OPT_DENOISE:
-            bad = cli_parse_denoise(cmd, v, &a->ss.denoise);
-            break;
+        case OPT_DENOISE: bad = cli_parse_denoise(cmd, v, &a->ss.denoise); break;
         case OPT_TILE: {
             static const char *const tiles[] = {"8", "16", "32", "64", NULL};
             int i;
@@ -154,27 +162,17 @@ static int parse_args(send_args *a, int argc, char **argv)
                 a->ss.tile = 8 << i;
             break;
         }
-        case OPT_LEVEL:
-            bad = cli_parse_int32(cmd, "--level", v, 1, 19, &a->ss.zstd_level);
-            break;
-        case OPT_REALTIME:
-            a->realtime = 1;
-            break;
+        case OPT_LEVEL: bad = cli_parse_int32(cmd, "--level", v, 1, 19, &a->ss.zstd_level); break;
+        case OPT_REALTIME: a->realtime = 1; break;
         case OPT_MAX_QUEUE:
             bad = cli_parse_bytes(cmd, "--max-queue", v, 1, 1LL << 40, &a->max_queue);
             break;
-        case OPT_SNDBUF:
-            bad = cli_parse_bytes(cmd, "--sndbuf", v, 0, 1LL << 30, &a->sndbuf);
-            break;
+        case OPT_SNDBUF: bad = cli_parse_bytes(cmd, "--sndbuf", v, 0, 1LL << 30, &a->sndbuf); break;
         case OPT_MAX_CLIENTS:
             bad = cli_parse_int32(cmd, "--max-clients", v, 1, 1024, &a->max_clients);
             break;
-        case OPT_LINGER:
-            bad = cli_parse_int32(cmd, "--linger", v, 0, 3600, &a->linger);
-            break;
-        case OPT_STATS:
-            a->stats = v;
-            break;
+        case OPT_LINGER: bad = cli_parse_int32(cmd, "--linger", v, 0, 3600, &a->linger); break;
+        case OPT_STATS: a->stats = v; break;
         }
         if (bad)
             return CLI_EXIT_USAGE;
@@ -260,8 +258,7 @@ static int open_all(send_run *s)
      * again when it is released) */
     const fovea_memtype mem =
         fovea_context_backend(s->ctx) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST;
-    if (cli_ring_init(&s->ring, s->ctx, s->r, 4, -1, mem, 1) < 0 ||
-        cli_ring_run(&s->ring) != 0) {
+    if (cli_ring_init(&s->ring, s->ctx, s->r, 4, -1, mem, 1) < 0 || cli_ring_run(&s->ring) != 0) {
         cli_error(NULL, "cannot start the input reader");
         return CLI_EXIT_RUNTIME;
     }
@@ -277,9 +274,10 @@ static int wait_clients(send_run *s)
         if (st.clients >= s->a.clients)
             return CLI_EXIT_OK;
         if (s->a.wait_timeout > 0 && cli_now() >= deadline) {
-            cli_error(NULL, "%d of %d receiver%s connected within --wait-timeout %d s: nothing "
-                      "sent", st.clients, s->a.clients, s->a.clients == 1 ? "" : "s",
-                      s->a.wait_timeout);
+            cli_error(NULL,
+                      "%d of %d receiver%s connected within --wait-timeout %d s: nothing "
+                      "sent",
+                      st.clients, s->a.clients, s->a.clients == 1 ? "" : "s", s->a.wait_timeout);
             return CLI_EXIT_RUNTIME;
         }
         if (fovea_stream_server_poll(s->srv, 200) < 0) {
@@ -344,8 +342,16 @@ static int send_frames(send_run *s)
         }
         fovea_stream_server_stats ss;
         fovea_stream_server_get_stats(s->srv, &ss);
-        cli_stream_rec rec = {fi.frame, fi.keyframe, (int64_t)fi.bytes, fi.tiles_sent,
-                              fi.tiles_changed, 0, 1000.0 * fi.seconds, 0, -1, ss.clients};
+        cli_stream_rec rec = {fi.frame,
+                              fi.keyframe,
+                              (int64_t)fi.bytes,
+                              fi.tiles_sent,
+                              fi.tiles_changed,
+                              0,
+                              1000.0 * fi.seconds,
+                              0,
+                              -1,
+                              ss.clients};
         if (cli_stream_log_add(&s->log, &rec, fi.raw_bytes) < 0) {
             cli_error(NULL, "out of memory");
             return CLI_EXIT_RUNTIME;
@@ -437,11 +443,12 @@ int cmd_send(int argc, char **argv)
         cli_format_timing(timing, sizeof timing, (int64_t)s.log.n, secs);
         cli_summary(s.a.opt.quiet, s.a.stats && strcmp(s.a.stats, "-") == 0,
                     "send: %zu %s %dx%d %s, %lld bytes (%.2f%% of raw, %lld keyframes) to %lld "
-                    "receiver%s %s", s.log.n, cli_frames_word((int64_t)s.log.n), s.info.width,
-                    s.info.height, fovea_pixfmt_name(s.info.fmt), (long long)s.log.bytes,
+                    "receiver%s %s",
+                    s.log.n, cli_frames_word((int64_t)s.log.n), s.info.width, s.info.height,
+                    fovea_pixfmt_name(s.info.fmt), (long long)s.log.bytes,
                     s.log.raw_bytes ? 100.0 * (double)s.log.bytes / (double)s.log.raw_bytes : 0.0,
-                    (long long)s.log.keyframes, (long long)ss.accepted,
-                    ss.accepted == 1 ? "" : "s", timing);
+                    (long long)s.log.keyframes, (long long)ss.accepted, ss.accepted == 1 ? "" : "s",
+                    timing);
     }
     cli_ring_stop(&s.ring);
     fovea_stream_server_close(&s.srv);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea: GPU video processing library. Umbrella header: version, status codes,
  * and the context that carries backend choice, CUDA device/stream, threads and logging. */
 #ifndef FOVEA_FOVEA_H
@@ -22,17 +23,17 @@ extern "C" {
  *  receive that has nothing ready until more is submitted or flushed). */
 typedef enum fovea_status {
     FOVEA_OK = 0,
-    FOVEA_EOF = 1,                  /**< end of stream (not an error) */
-    FOVEA_AGAIN = 2,                /**< not now: receive (or submit) first, then call again */
-    FOVEA_ERR_INVALID_ARG = -1,     /**< a parameter is out of range or NULL */
-    FOVEA_ERR_UNSUPPORTED = -2,     /**< format or feature not supported */
-    FOVEA_ERR_IO = -3,              /**< read/write/open failed */
-    FOVEA_ERR_CORRUPT = -4,         /**< malformed or truncated input */
-    FOVEA_ERR_NOMEM = -5,           /**< allocation failed or size overflow */
-    FOVEA_ERR_NO_DEVICE = -6,       /**< no CUDA device, or CUDA not compiled in */
-    FOVEA_ERR_CUDA = -7,            /**< a CUDA call or kernel launch failed */
-    FOVEA_ERR_MISMATCH = -8,        /**< inputs do not agree (sizes, formats, counts) */
-    FOVEA_ERR_INTERNAL = -9         /**< a bug in fovea */
+    FOVEA_EOF = 1,              /**< end of stream (not an error) */
+    FOVEA_AGAIN = 2,            /**< not now: receive (or submit) first, then call again */
+    FOVEA_ERR_INVALID_ARG = -1, /**< a parameter is out of range or NULL */
+    FOVEA_ERR_UNSUPPORTED = -2, /**< format or feature not supported */
+    FOVEA_ERR_IO = -3,          /**< read/write/open failed */
+    FOVEA_ERR_CORRUPT = -4,     /**< malformed or truncated input */
+    FOVEA_ERR_NOMEM = -5,       /**< allocation failed or size overflow */
+    FOVEA_ERR_NO_DEVICE = -6,   /**< no CUDA device, or CUDA not compiled in */
+    FOVEA_ERR_CUDA = -7,        /**< a CUDA call or kernel launch failed */
+    FOVEA_ERR_MISMATCH = -8,    /**< inputs do not agree (sizes, formats, counts) */
+    FOVEA_ERR_INTERNAL = -9     /**< a bug in fovea */
 } fovea_status;
 
 /** @return a static, human-readable description of a status code. */
@@ -79,12 +80,12 @@ typedef void (*fovea_log_fn)(void *opaque, fovea_log_level level, const char *ms
 #define FOVEA_MAX_THREADS 1024
 
 typedef struct fovea_settings {
-    fovea_backend backend;   /**< default AUTO */
-    int cuda_device;         /**< CUDA device index, default 0 */
-    void *cuda_stream;       /**< user cudaStream_t; NULL = context creates and owns one */
-    int threads;             /**< CPU worker threads; 0 = number of online CPUs (default);
+    fovea_backend backend; /**< default AUTO */
+    int cuda_device;       /**< CUDA device index, default 0 */
+    void *cuda_stream;     /**< user cudaStream_t; NULL = context creates and owns one */
+    int threads;           /**< CPU worker threads; 0 = number of online CPUs (default);
                                   at most FOVEA_MAX_THREADS */
-    fovea_log_fn log;        /**< NULL = no logging (the library never prints) */
+    fovea_log_fn log;      /**< NULL = no logging (the library never prints) */
     void *log_opaque;
     fovea_log_level log_level; /**< messages above this level are dropped; default WARNING */
 } fovea_settings;
@@ -147,10 +148,10 @@ FOVEA_API const char *fovea_last_error(const fovea_context *ctx);
 typedef struct fovea_device_info {
     char name[256];
     int sm_count;
-    size_t total_memory;     /**< bytes */
-    int cc_major, cc_minor;  /**< compute capability */
+    size_t total_memory;    /**< bytes */
+    int cc_major, cc_minor; /**< compute capability */
     int clock_khz;
-    int memory_bus_width;    /**< bits */
+    int memory_bus_width; /**< bits */
     size_t l2_cache_bytes;
 } fovea_device_info;
 

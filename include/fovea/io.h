@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea I/O: readers and writers for y4m, raw .yuv, PNM (P5/P6) and PNG.
  * One generic handle; the container is chosen from the file name or forced. */
 #ifndef FOVEA_IO_H
@@ -14,9 +15,9 @@ extern "C" {
 typedef enum fovea_container {
     FOVEA_CONTAINER_AUTO = 0, /**< from the extension; "-" means y4m */
     FOVEA_CONTAINER_Y4M,
-    FOVEA_CONTAINER_YUV,      /**< headerless planar frames; needs width/height/pixfmt */
-    FOVEA_CONTAINER_PNM,      /**< P5 (gray) / P6 (RGB), 8 or 16 bit; one image per file */
-    FOVEA_CONTAINER_PNG       /**< one image per file */
+    FOVEA_CONTAINER_YUV, /**< headerless planar frames; needs width/height/pixfmt */
+    FOVEA_CONTAINER_PNM, /**< P5 (gray) / P6 (RGB), 8 or 16 bit; one image per file */
+    FOVEA_CONTAINER_PNG  /**< one image per file */
 } fovea_container;
 
 /** Size of fovea_video_info's extra_tags, the terminating NUL included. */
@@ -26,12 +27,12 @@ typedef enum fovea_container {
 typedef struct fovea_video_info {
     int width, height;
     fovea_pixfmt fmt;
-    int fps_num, fps_den;     /**< 0/0 when unknown */
-    int sar_num, sar_den;     /**< pixel aspect; 0/0 when unknown */
-    char interlace;           /**< y4m 'p','t','b','m', or '?' unknown */
-    char chroma_tag[16];      /**< y4m C tag as read (e.g. "420jpeg"), "" if none */
-    int64_t frame_count;      /**< frames in the stream when known (files), else -1 */
-    int color_range;          /**< y4m XCOLORRANGE: FOVEA_COLOR_RANGE_* (read, and written
+    int fps_num, fps_den; /**< 0/0 when unknown */
+    int sar_num, sar_den; /**< pixel aspect; 0/0 when unknown */
+    char interlace;       /**< y4m 'p','t','b','m', or '?' unknown */
+    char chroma_tag[16];  /**< y4m C tag as read (e.g. "420jpeg"), "" if none */
+    int64_t frame_count;  /**< frames in the stream when known (files), else -1 */
+    int color_range;      /**< y4m XCOLORRANGE: FOVEA_COLOR_RANGE_* (read, and written
                                    when known) */
     char extra_tags[FOVEA_Y4M_EXTRA_TAGS]; /**< y4m X tags (extensions, such as ffmpeg's
                                    XYSCSS=420JPEG) other than XCOLORRANGE, as read, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The context: resolves the backend, owns (or borrows) the CUDA stream and the
  * CPU thread pool; its last error messages live in core/error.c. */
 #include <stdio.h>
@@ -127,4 +128,3 @@ int fovea_sync(fovea_context *ctx)
         return FOVEA_ERR_INVALID_ARG;
     return fv_device_sync(ctx);
 }
-

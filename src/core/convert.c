@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Pixel format conversion on the CPU. Every pair of formats goes through one
  * pipeline: source rows -> full-resolution 4:4:4 intermediate (uint16 per sample)
  * -> destination rows, one or two rows at a time, bands of rows across threads. */
@@ -40,13 +41,13 @@ enum { MODE_YUV_YUV, MODE_YUV_RGB, MODE_RGB_YUV, MODE_RGB_RGB };
 
 /* The parts of a format the pipeline cares about. Gray is YUV without chroma. */
 typedef struct {
-    int rgb;        /* packed RGB24 / RGBA / RGB48 / RGBA64 */
-    int comps;      /* samples per pixel of plane 0 */
+    int rgb;   /* packed RGB24 / RGBA / RGB48 / RGBA64 */
+    int comps; /* samples per pixel of plane 0 */
     int gray;
     int nv12;
     int depth;
-    int bps;        /* bytes per sample */
-    int sw, sh;     /* log2 chroma subsampling */
+    int bps;    /* bytes per sample */
+    int sw, sh; /* log2 chroma subsampling */
 } fmt_info;
 
 /* YUV (depth D) -> RGB (8 or 16 bits):
@@ -134,8 +135,7 @@ static void range_scales(int full, int d, double *ys, double *cs, int32_t *yo, i
 }
 
 /* d: YUV depth; rgb_depth: 8 or 16. */
-static void yuv2rgb_init(yuv2rgb_coef *c, fovea_colorspace cspace, int full, int d,
-                         int rgb_depth)
+static void yuv2rgb_init(yuv2rgb_coef *c, fovea_colorspace cspace, int full, int d, int rgb_depth)
 {
     double kr, kb, ys, cs;
     matrix_kr_kb(cspace, &kr, &kb);
@@ -151,8 +151,7 @@ static void yuv2rgb_init(yuv2rgb_coef *c, fovea_colorspace cspace, int full, int
 }
 
 /* d: YUV depth; rgb_depth: 8 or 16. */
-static void rgb2yuv_init(rgb2yuv_coef *c, fovea_colorspace cspace, int full, int d,
-                         int rgb_depth)
+static void rgb2yuv_init(rgb2yuv_coef *c, fovea_colorspace cspace, int full, int d, int rgb_depth)
 {
     double kr, kb, ys, cs;
     matrix_kr_kb(cspace, &kr, &kb);
@@ -248,8 +247,7 @@ static void load_nv12_chroma_row(const uint8_t *p, uint16_t *u, uint16_t *v, int
 /* Down-sampling: each output chroma sample is the average of the intermediate samples
  * it covers (r1 NULL = one row), rounded half up: (a+b+c+d+2)>>2, (a+b+1)>>1. At odd
  * edges fewer samples are present and the average is over those. */
-static void downsample_chroma(const uint16_t *r0, const uint16_t *r1, int sw, int w,
-                              uint16_t *out)
+static void downsample_chroma(const uint16_t *r0, const uint16_t *r1, int sw, int w, uint16_t *out)
 {
     if (!sw) {
         if (r1) {
@@ -263,8 +261,9 @@ static void downsample_chroma(const uint16_t *r0, const uint16_t *r1, int sw, in
     int pairs = w >> 1;
     if (r1) {
         for (int x = 0; x < pairs; x++)
-            out[x] = (uint16_t)(((uint32_t)r0[2 * x] + r0[2 * x + 1] + r1[2 * x] +
-                                 r1[2 * x + 1] + 2) >> 2);
+            out[x] =
+                (uint16_t)(((uint32_t)r0[2 * x] + r0[2 * x + 1] + r1[2 * x] + r1[2 * x + 1] + 2) >>
+                           2);
         if (w & 1)
             out[pairs] = (uint16_t)((r0[w - 1] + r1[w - 1] + 1) >> 1);
     } else {
@@ -325,8 +324,8 @@ static ALWAYS_INLINE void yuv_to_rgb_row_n(const yuv2rgb_coef *c, const uint16_t
 {
     const int sh = c->sh;
     const int32_t half = 1 << (sh - 1), hi = (256 << sh) - 1;
-    const int32_t yo = c->yo, co = c->co, cy = c->cy, crv = c->crv, cgu = c->cgu,
-                  cgv = c->cgv, cbu = c->cbu;
+    const int32_t yo = c->yo, co = c->co, cy = c->cy, crv = c->crv, cgu = c->cgu, cgv = c->cgv,
+                  cbu = c->cbu;
     for (int x = 0; x < w; x++) {
         int32_t yy = cy * ((int32_t)y[x] - yo) + half;
         int32_t uu = (int32_t)u[x] - co, vv = (int32_t)v[x] - co;
@@ -391,9 +390,8 @@ static void yuv_to_rgb_row(const yuv2rgb_coef *c, const uint16_t *y, const uint1
         yuv_to_rgb_row_n(c, y, u, v, out, w, 3, alpha);
 }
 
-static ALWAYS_INLINE void rgb_to_yuv_row_n(const rgb2yuv_coef *c, const uint8_t *in,
-                                           uint16_t *y, uint16_t *u, uint16_t *v, int w,
-                                           int comps)
+static ALWAYS_INLINE void rgb_to_yuv_row_n(const rgb2yuv_coef *c, const uint8_t *in, uint16_t *y,
+                                           uint16_t *u, uint16_t *v, int w, int comps)
 {
     const int32_t half = 1 << (RGB2YUV_FRAC - 1);
     const int32_t yoff = (c->yo << RGB2YUV_FRAC) + half, coff = (c->co << RGB2YUV_FRAC) + half;
@@ -411,8 +409,8 @@ static ALWAYS_INLINE void rgb_to_yuv_row_n(const rgb2yuv_coef *c, const uint8_t 
 }
 
 /* The same arithmetic from 16-bit RGB (coefficients from rgb2yuv_init(.., 16)). */
-static void rgb16_to_yuv_row(const rgb2yuv_coef *c, const uint8_t *in, uint16_t *y,
-                             uint16_t *u, uint16_t *v, int w, int comps)
+static void rgb16_to_yuv_row(const rgb2yuv_coef *c, const uint8_t *in, uint16_t *y, uint16_t *u,
+                             uint16_t *v, int w, int comps)
 {
     const int f = c->frac;
     const int64_t half = (int64_t)1 << (f - 1);
@@ -480,8 +478,8 @@ static void rgb_to_rgb_row_depth(const uint8_t *in, int in_comps, int in_bps, ui
     }
 }
 
-static void rgb_to_rgb_row(const uint8_t *in, int in_comps, int in_bps, uint8_t *out,
-                           int out_comps, int out_bps, uint8_t alpha, int w)
+static void rgb_to_rgb_row(const uint8_t *in, int in_comps, int in_bps, uint8_t *out, int out_comps,
+                           int out_bps, uint8_t alpha, int w)
 {
     if (in_bps != 1 || out_bps != 1) {
         rgb_to_rgb_row_depth(in, in_comps, in_bps, out, out_comps, out_bps, alpha, w);
@@ -507,8 +505,7 @@ static void rgb_to_rgb_row(const uint8_t *in, int in_comps, int in_bps, uint8_t 
 
 /* Fill the intermediate row of frame row y: Y/U/V at the source depth (YUV source)
  * or at the destination depth (RGB source, through the matrix). */
-static void load_intermediate(const convert_job *j, int y, uint16_t *yr, uint16_t *ur,
-                              uint16_t *vr)
+static void load_intermediate(const convert_job *j, int y, uint16_t *yr, uint16_t *ur, uint16_t *vr)
 {
     const fovea_frame *f = j->src;
     const fmt_info *s = &j->s;
@@ -540,7 +537,7 @@ static void store_chroma(const convert_job *j, int y, int n, uint16_t *const *ur
     fovea_frame *f = j->dst;
     const fmt_info *t = &j->t;
     int w = j->w, cw = (w + (1 << t->sw) - 1) >> t->sw;
-    int groups = t->sh ? 1 : n;  /* 4:2:0 consumes both rows in one chroma row */
+    int groups = t->sh ? 1 : n; /* 4:2:0 consumes both rows in one chroma row */
     for (int g = 0; g < groups; g++) {
         const uint16_t *u1 = t->sh && n == 2 ? ur[1] : NULL;
         const uint16_t *v1 = t->sh && n == 2 ? vr[1] : NULL;
@@ -608,8 +605,8 @@ static void convert_band(void *arg, int begin, int end, int thread)
         int y1 = y0 + BAND_ROWS < j->h ? y0 + BAND_ROWS : j->h;
         if (j->mode == MODE_RGB_RGB) {
             for (int y = y0; y < y1; y++)
-                rgb_to_rgb_row(src_row(j->src, 0, y), j->s.comps, j->s.bps,
-                               dst_row(j->dst, 0, y), j->t.comps, j->t.bps, j->alpha, j->w);
+                rgb_to_rgb_row(src_row(j->src, 0, y), j->s.comps, j->s.bps, dst_row(j->dst, 0, y),
+                               j->t.comps, j->t.bps, j->alpha, j->w);
             continue;
         }
         for (int y = y0; y < y1; y += 2)
@@ -621,18 +618,20 @@ static int check_frame(fovea_context *ctx, const fovea_frame *f, const char *wha
 {
     const fovea_pixfmt_desc *d = f ? fovea_pixfmt_get_desc(f->fmt) : NULL;
     if (!d)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "convert: %s frame missing or of "
-                               "invalid format", what);
-    if (f->mem != FOVEA_MEM_HOST && f->mem != FOVEA_MEM_PINNED)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                               "convert: %s frame is not in host memory", what);
+                            "convert: %s frame missing or of "
+                            "invalid format",
+                            what);
+    if (f->mem != FOVEA_MEM_HOST && f->mem != FOVEA_MEM_PINNED)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "convert: %s frame is not in host memory",
+                            what);
     if (f->width <= 0 || f->height <= 0 || f->width > FOVEA_MAX_DIM || f->height > FOVEA_MAX_DIM)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "convert: %s frame size %dx%d",
-                               what, f->width, f->height);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "convert: %s frame size %dx%d", what,
+                            f->width, f->height);
     for (int p = 0; p < d->planes; p++)
         if (!f->data[p])
             return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                                   "convert: %s frame plane %d has no pixels", what, p);
+                                "convert: %s frame plane %d has no pixels", what, p);
     char name[48];
     snprintf(name, sizeof(name), "convert: %s frame", what);
     return fv_frame_check(ctx, f, name);
@@ -647,8 +646,8 @@ int fovea_frame_convert(fovea_context *ctx, fovea_frame *dst, const fovea_frame 
     if ((st = check_frame(ctx, dst, "destination")) < 0)
         return st;
     if (src->width != dst->width || src->height != dst->height)
-        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "convert: size %dx%d vs %dx%d",
-                               src->width, src->height, dst->width, dst->height);
+        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "convert: size %dx%d vs %dx%d", src->width,
+                            src->height, dst->width, dst->height);
     fovea_convert_options defaults;
     if (!opt) {
         fovea_convert_options_init(&defaults);
@@ -703,8 +702,7 @@ int fovea_frame_convert(fovea_context *ctx, fovea_frame *dst, const fovea_frame 
             return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "convert: scratch size overflow");
         j.scratch = malloc(total);
         if (!j.scratch)
-            return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "convert: cannot allocate %zu bytes",
-                                   total);
+            return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "convert: cannot allocate %zu bytes", total);
     }
     int nbands = (j.h + BAND_ROWS - 1) / BAND_ROWS;
     fv_parallel_for(ctx, nbands, 1, convert_band, &j);

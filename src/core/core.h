@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Internal core: the context structure, error recording, logging and the CPU
  * thread pool shared by every reference backend. */
 #ifndef FOVEA_CORE_H
@@ -12,13 +13,13 @@ struct fv_threadpool;
 
 struct fovea_context {
     fovea_settings settings;
-    fovea_backend backend;      /* resolved: CPU or CUDA */
-    int device;                 /* CUDA device, -1 for CPU */
-    void *stream;               /* cudaStream_t */
+    fovea_backend backend; /* resolved: CPU or CUDA */
+    int device;            /* CUDA device, -1 for CPU */
+    void *stream;          /* cudaStream_t */
     int own_stream;
     int threads;
     struct fv_threadpool *pool;
-    uint64_t err_id;            /* key of this context's per-thread last-error slots */
+    uint64_t err_id; /* key of this context's per-thread last-error slots */
 };
 
 /* Give ctx its last-error key (fovea_open). */
@@ -46,11 +47,11 @@ int fv_errbuf(char *err, size_t errsz, int status, const char *fmt, ...)
 /* Return from the calling function with call's status when it is negative
  * (an error already recorded where the callee reports). CUDA calls go through
  * FOVEA_CUDA_TRY (core/cuda_util.h) instead. */
-#define FOVEA_TRY(call)                                                                     \
-    do {                                                                                    \
-        int fv_try_st_ = (call);                                                         \
-        if (fv_try_st_ < 0)                                                              \
-            return fv_try_st_;                                                           \
+#define FOVEA_TRY(call)                                                                            \
+    do {                                                                                           \
+        int fv_try_st_ = (call);                                                                   \
+        if (fv_try_st_ < 0)                                                                        \
+            return fv_try_st_;                                                                     \
     } while (0)
 
 /* Deliver a message to the context's log callback if its level passes. */

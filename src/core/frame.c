@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Frame allocation (host, pinned, device), copies between memory kinds, fill,
  * comparison and the frame pool. */
 #include <stdio.h>
@@ -13,8 +14,8 @@ static size_t align_up(size_t v, size_t a)
     return (v + a - 1) / a * a;
 }
 
-int fovea_frame_alloc(fovea_context *ctx, fovea_frame *f, int width, int height,
-                      fovea_pixfmt fmt, fovea_memtype mem)
+int fovea_frame_alloc(fovea_context *ctx, fovea_frame *f, int width, int height, fovea_pixfmt fmt,
+                      fovea_memtype mem)
 {
     if (!f)
         return FOVEA_ERR_INVALID_ARG;
@@ -24,8 +25,8 @@ int fovea_frame_alloc(fovea_context *ctx, fovea_frame *f, int width, int height,
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "invalid pixel format %d", (int)fmt);
     if (width <= 0 || height <= 0 || width > FOVEA_MAX_DIM || height > FOVEA_MAX_DIM)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                               "frame size %dx%d out of range (1..%d per side)", width, height,
-                               FOVEA_MAX_DIM);
+                            "frame size %dx%d out of range (1..%d per side)", width, height,
+                            FOVEA_MAX_DIM);
     if (mem != FOVEA_MEM_HOST && mem != FOVEA_MEM_PINNED && mem != FOVEA_MEM_DEVICE)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "invalid memory type %d", (int)mem);
 
@@ -50,12 +51,8 @@ int fovea_frame_alloc(fovea_context *ctx, fovea_frame *f, int width, int height,
         if (!buf)
             st = fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cannot allocate %zu bytes", total);
         break;
-    case FOVEA_MEM_PINNED:
-        st = fv_pinned_malloc(ctx, total, &buf);
-        break;
-    case FOVEA_MEM_DEVICE:
-        st = fv_device_malloc(ctx, total, &buf);
-        break;
+    case FOVEA_MEM_PINNED: st = fv_pinned_malloc(ctx, total, &buf); break;
+    case FOVEA_MEM_DEVICE: st = fv_device_malloc(ctx, total, &buf); break;
     }
     if (st < 0) {
         memset(f, 0, sizeof(*f));
@@ -107,8 +104,8 @@ int fv_frame_check_buf(const fovea_frame *f, const char *what, char *msg, size_t
         snprintf(msg, n, "%s: invalid memory type %d", what, (int)f->mem);
     else if (f->width <= 0 || f->height <= 0 || f->width > FOVEA_MAX_DIM ||
              f->height > FOVEA_MAX_DIM)
-        snprintf(msg, n, "%s: size %dx%d out of range (1..%d per side)", what, f->width,
-                 f->height, FOVEA_MAX_DIM);
+        snprintf(msg, n, "%s: size %dx%d out of range (1..%d per side)", what, f->width, f->height,
+                 FOVEA_MAX_DIM);
     else {
         for (int p = 0; p < d->planes; p++) {
             const size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
@@ -140,8 +137,8 @@ static int check_pair(fovea_context *ctx, const fovea_frame *a, const fovea_fram
     FOVEA_TRY(fv_frame_check(ctx, b, "source frame"));
     if (a->width != b->width || a->height != b->height || a->fmt != b->fmt)
         return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "frames differ: %dx%d %s vs %dx%d %s",
-                               a->width, a->height, fovea_pixfmt_name(a->fmt), b->width,
-                               b->height, fovea_pixfmt_name(b->fmt));
+                            a->width, a->height, fovea_pixfmt_name(a->fmt), b->width, b->height,
+                            fovea_pixfmt_name(b->fmt));
     return FOVEA_OK;
 }
 
@@ -222,8 +219,8 @@ int fovea_frame_fill(fovea_context *ctx, fovea_frame *f, uint8_t value)
         size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
         int rows = fovea_plane_height(f->fmt, f->height, p);
         if (f->mem == FOVEA_MEM_DEVICE) {
-            int st = fv_memset2d_device(ctx, f->data[p], (size_t)f->stride[p], value, row,
-                                           (size_t)rows);
+            int st =
+                fv_memset2d_device(ctx, f->data[p], (size_t)f->stride[p], value, row, (size_t)rows);
             if (st < 0)
                 return st;
         } else {
@@ -262,7 +259,7 @@ struct fovea_frame_pool {
 };
 
 int fovea_frame_pool_open(fovea_frame_pool **out, fovea_context *ctx, int count, int width,
-                            int height, fovea_pixfmt fmt, fovea_memtype mem)
+                          int height, fovea_pixfmt fmt, fovea_memtype mem)
 {
     if (!out || count < 1 || count > 4096)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "pool size %d out of range", count);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* PNG through libpng: decoding from memory (used by the reader and the fuzz
  * target), the one-image-per-file reader and writer, and fovea_png_write_file. */
 #include <errno.h>
@@ -13,7 +14,7 @@
 #include "io/io_buf.h"
 #include "fovea/io.h"
 
-/* Frames are large and written often: favour speed over size. Level 2 with the
+/* Frames are large and written often: favor speed over size. Level 2 with the
  * Sub filter is several times faster than libpng's defaults (level 6, adaptive
  * filtering) for a modest size increase on natural images. */
 static const int png_compression_level = 2;
@@ -34,7 +35,6 @@ static const png_byte png_ignored_chunks[] = "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iCCP
  * the frame is allocated. Rounded up, with slack for tiny files. */
 #define PNG_MAX_INFLATE_RATIO 1040u
 #define PNG_INFLATE_SLACK 1024u
-
 
 
 /* Where libpng's error callback leaves its message, and the status to return. */
@@ -120,8 +120,8 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
     int bit_depth, color_type, interlace;
     png_get_IHDR(png, info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
     if (width == 0 || height == 0 || width > FOVEA_MAX_DIM || height > FOVEA_MAX_DIM) {
-        fv_errbuf(d->e.err, d->e.errsz, 0, "image %ux%u is outside 1..%d per side",
-                (unsigned)width, (unsigned)height, FOVEA_MAX_DIM);
+        fv_errbuf(d->e.err, d->e.errsz, 0, "image %ux%u is outside 1..%d per side", (unsigned)width,
+                  (unsigned)height, FOVEA_MAX_DIM);
         return FOVEA_ERR_UNSUPPORTED;
     }
     const int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
@@ -136,8 +136,9 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
             if (png_get_sBIT(png, info, &sbit) && (sbit->gray == 10 || sbit->gray == 12))
                 sig_bits = sbit->gray;
             png_set_swap(png);
-            fmt = sig_bits == 10 ? FOVEA_PIX_GRAY10
-                : sig_bits == 12 ? FOVEA_PIX_GRAY12 : FOVEA_PIX_GRAY16;
+            fmt = sig_bits == 10   ? FOVEA_PIX_GRAY10
+                  : sig_bits == 12 ? FOVEA_PIX_GRAY12
+                                   : FOVEA_PIX_GRAY16;
         } else {
             fmt = FOVEA_PIX_GRAY8;
         }
@@ -160,9 +161,7 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
         else
             fmt = has_trns ? FOVEA_PIX_RGBA : FOVEA_PIX_RGB24;
         break;
-    case PNG_COLOR_TYPE_RGB_ALPHA:
-        fmt = bit_depth == 16 ? FOVEA_PIX_RGBA64 : FOVEA_PIX_RGBA;
-        break;
+    case PNG_COLOR_TYPE_RGB_ALPHA: fmt = bit_depth == 16 ? FOVEA_PIX_RGBA64 : FOVEA_PIX_RGBA; break;
     default:
         fv_errbuf(d->e.err, d->e.errsz, 0, "unknown PNG color type %d", color_type);
         return FOVEA_ERR_CORRUPT;
@@ -175,27 +174,28 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
     const size_t row_bytes = fovea_plane_row_bytes(fmt, (int)width, 0);
     if (png_get_rowbytes(png, info) != row_bytes) {
         fv_errbuf(d->e.err, d->e.errsz, 0, "libpng produced %zu-byte rows, expected %zu",
-                (size_t)png_get_rowbytes(png, info), row_bytes);
+                  (size_t)png_get_rowbytes(png, info), row_bytes);
         return FOVEA_ERR_INTERNAL;
     }
 
     /* The smallest inflated size the declared image can have (pixels only, no
      * filter bytes) must fit in what this file could inflate to. */
-    const int channels = color_type == PNG_COLOR_TYPE_GRAY_ALPHA ? 2
-                       : color_type == PNG_COLOR_TYPE_RGB ? 3
-                       : color_type == PNG_COLOR_TYPE_RGB_ALPHA ? 4 : 1;
+    const int channels = color_type == PNG_COLOR_TYPE_GRAY_ALPHA  ? 2
+                         : color_type == PNG_COLOR_TYPE_RGB       ? 3
+                         : color_type == PNG_COLOR_TYPE_RGB_ALPHA ? 4
+                                                                  : 1;
     const uint64_t min_raw = (uint64_t)width * height * (uint64_t)(channels * bit_depth) / 8;
     if (min_raw / PNG_MAX_INFLATE_RATIO > (uint64_t)d->size + PNG_INFLATE_SLACK) {
         fv_errbuf(d->e.err, d->e.errsz, 0,
-                "truncated: %zu bytes cannot hold the pixels of a %ux%u image", d->size,
-                (unsigned)width, (unsigned)height);
+                  "truncated: %zu bytes cannot hold the pixels of a %ux%u image", d->size,
+                  (unsigned)width, (unsigned)height);
         return FOVEA_ERR_CORRUPT;
     }
 
     int st = fovea_frame_alloc(NULL, &d->img, (int)width, (int)height, fmt, FOVEA_MEM_HOST);
     if (st < 0) {
         fv_errbuf(d->e.err, d->e.errsz, 0, "cannot allocate a %ux%u %s frame", (unsigned)width,
-                (unsigned)height, fovea_pixfmt_name(fmt));
+                  (unsigned)height, fovea_pixfmt_name(fmt));
         return st;
     }
     d->rows = malloc(sizeof(*d->rows) * height);
@@ -245,13 +245,13 @@ int fv_png_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *er
     }
     /* Name an oversized image plainly (libpng's user limit is the backstop). */
     if (size >= 24 && memcmp(data + 12, "IHDR", 4) == 0) {
-        uint32_t w = (uint32_t)data[16] << 24 | (uint32_t)data[17] << 16 |
-                     (uint32_t)data[18] << 8 | data[19];
-        uint32_t h = (uint32_t)data[20] << 24 | (uint32_t)data[21] << 16 |
-                     (uint32_t)data[22] << 8 | data[23];
+        uint32_t w = (uint32_t)data[16] << 24 | (uint32_t)data[17] << 16 | (uint32_t)data[18] << 8 |
+                     data[19];
+        uint32_t h = (uint32_t)data[20] << 24 | (uint32_t)data[21] << 16 | (uint32_t)data[22] << 8 |
+                     data[23];
         if (w > FOVEA_MAX_DIM || h > FOVEA_MAX_DIM) {
             fv_errbuf(err, errsz, 0, "image %ux%u exceeds the maximum %d per side", (unsigned)w,
-                    (unsigned)h, FOVEA_MAX_DIM);
+                      (unsigned)h, FOVEA_MAX_DIM);
             return FOVEA_ERR_UNSUPPORTED;
         }
     }
@@ -263,8 +263,8 @@ int fv_png_decode_buf(const uint8_t *data, size_t size, fovea_frame *f, char *er
     d.e.status = FOVEA_ERR_CORRUPT;
     d.data = data;
     d.size = size;
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &d.e, png_error_cb,
-                                             png_warning_cb);
+    png_structp png =
+        png_create_read_struct(PNG_LIBPNG_VER_STRING, &d.e, png_error_cb, png_warning_cb);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
         png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
@@ -318,12 +318,13 @@ static int png_encode_body(png_enc *c, png_structp png, png_infop info, const fo
         return c->e.status;
 
     const fovea_pixfmt fmt = f->fmt;
-    const int gray = fmt == FOVEA_PIX_GRAY8 || fmt == FOVEA_PIX_GRAY10 ||
-                     fmt == FOVEA_PIX_GRAY12 || fmt == FOVEA_PIX_GRAY16;
+    const int gray = fmt == FOVEA_PIX_GRAY8 || fmt == FOVEA_PIX_GRAY10 || fmt == FOVEA_PIX_GRAY12 ||
+                     fmt == FOVEA_PIX_GRAY16;
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(fmt);
     const int depth = d->bytes_per_sample == 2 ? 16 : 8;
-    const int color_type = gray ? PNG_COLOR_TYPE_GRAY
-                         : d->components == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB;
+    const int color_type = gray                 ? PNG_COLOR_TYPE_GRAY
+                           : d->components == 4 ? PNG_COLOR_TYPE_RGB_ALPHA
+                                                : PNG_COLOR_TYPE_RGB;
     const int samples = f->width * d->components;
     const int bits = fmt == FOVEA_PIX_GRAY10 ? 10 : fmt == FOVEA_PIX_GRAY12 ? 12 : 16;
 
@@ -366,7 +367,7 @@ static int png_write_stream(FILE *fp, const fovea_frame *f, char *err, size_t er
 {
     if (!png_fmt_writable(f->fmt)) {
         fv_errbuf(err, errsz, 0, "PNG cannot hold %s: convert to rgb24 or gray first",
-                fovea_pixfmt_name(f->fmt));
+                  fovea_pixfmt_name(f->fmt));
         return FOVEA_ERR_UNSUPPORTED;
     }
     png_enc c;
@@ -378,9 +379,9 @@ static int png_write_stream(FILE *fp, const fovea_frame *f, char *err, size_t er
     if (err && errsz)
         err[0] = '\0';
     uint8_t *tmp = malloc((size_t)f->width * 8); /* one rgba64 row at most */
-    png_structp png = tmp ? png_create_write_struct(PNG_LIBPNG_VER_STRING, &c.e, png_error_cb,
-                                                    png_warning_cb)
-                          : NULL;
+    png_structp png =
+        tmp ? png_create_write_struct(PNG_LIBPNG_VER_STRING, &c.e, png_error_cb, png_warning_cb)
+            : NULL;
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
         png_destroy_write_struct(png ? &png : NULL, NULL);
@@ -412,7 +413,7 @@ int fv_png_write_file_buf(const char *path, const fovea_frame *f, char *err, siz
     }
     if (!png_fmt_writable(f->fmt)) {
         fv_errbuf(err, errsz, 0, "%s: PNG cannot hold %s: convert to rgb24 or gray first", path,
-                fovea_pixfmt_name(f->fmt));
+                  fovea_pixfmt_name(f->fmt));
         return FOVEA_ERR_UNSUPPORTED;
     }
     fovea_outfile *of;
@@ -443,8 +444,8 @@ int fovea_png_write_file(fovea_context *ctx, const char *path, const fovea_frame
  * (stored deflate blocks, filter bytes) with room for ancillary chunks. */
 static size_t png_max_file(void)
 {
-    const uint64_t limit = (uint64_t)FOVEA_MAX_DIM * (FOVEA_MAX_DIM * 8 + 1) * 1001 / 1000 +
-                           ((uint64_t)64 << 20);
+    const uint64_t limit =
+        (uint64_t)FOVEA_MAX_DIM * (FOVEA_MAX_DIM * 8 + 1) * 1001 / 1000 + ((uint64_t)64 << 20);
     return limit > SIZE_MAX ? SIZE_MAX : (size_t)limit;
 }
 
@@ -460,8 +461,8 @@ static int png_wopen(struct fovea_writer *w)
 {
     if (!png_fmt_writable(w->info.fmt))
         return fv_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
-                                 "PNG cannot hold %s: convert to rgb24 or gray first",
-                                 fovea_pixfmt_name(w->info.fmt));
+                              "PNG cannot hold %s: convert to rgb24 or gray first",
+                              fovea_pixfmt_name(w->info.fmt));
     return FOVEA_OK;
 }
 
@@ -475,7 +476,7 @@ static int png_wwrite(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
 }
 
 const struct fv_reader_ops fv_png_reader_ops = {"png", png_open, fv_still_reader_read,
-                                                       fv_still_reader_close};
+                                                fv_still_reader_close};
 const struct fv_writer_ops fv_png_writer_ops = {"png", 1, png_wopen, png_wwrite, NULL};
 
 int fovea_png_decode(fovea_context *ctx, const uint8_t *data, size_t size, fovea_frame *f)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The generic reader: picks the container (the name, the option or the first
  * byte), owns the FILE, checks and numbers the frames. */
 #include <errno.h>
@@ -19,8 +20,8 @@ static const struct fv_reader_ops *reader_ops_for(fovea_container c)
     }
 }
 
-static int finish_open(fovea_reader **out, struct fovea_reader *r,
-                       const fovea_reader_settings *opt, char *errbuf, size_t errbuf_size)
+static int finish_open(fovea_reader **out, struct fovea_reader *r, const fovea_reader_settings *opt,
+                       char *errbuf, size_t errbuf_size)
 {
     int st = r->ops->open(r, opt);
     if (st < 0) {
@@ -118,10 +119,11 @@ int fv_reader_open_path(fovea_reader **out, const char *path, const fovea_reader
         r->ops = reader_ops_for(r->container);
         if (!r->ops) {
             fv_io_set_err(errbuf, errbuf_size, path,
-                    empty ? "empty file, and its name does not tell its type (.y4m, .yuv, "
-                            ".pgm/.ppm/.pnm or .png)"
-                          : "unknown file type: neither its name (.y4m, .yuv, .pgm/.ppm/.pnm, "
-                            ".png) nor its first bytes (y4m, PNG, PNM) tell it");
+                          empty
+                              ? "empty file, and its name does not tell its type (.y4m, .yuv, "
+                                ".pgm/.ppm/.pnm or .png)"
+                              : "unknown file type: neither its name (.y4m, .yuv, .pgm/.ppm/.pnm, "
+                                ".png) nor its first bytes (y4m, PNG, PNM) tell it");
             if (r->own_fp)
                 fclose(r->fp);
             free(r->path);
@@ -132,8 +134,8 @@ int fv_reader_open_path(fovea_reader **out, const char *path, const fovea_reader
     return finish_open(out, r, opt, errbuf, errbuf_size);
 }
 
-static int reader_open_buf(fovea_reader **out, const char *path,
-                           const fovea_reader_settings *opt, char *errbuf, size_t errbuf_size)
+static int reader_open_buf(fovea_reader **out, const char *path, const fovea_reader_settings *opt,
+                           char *errbuf, size_t errbuf_size)
 {
     return fv_reader_open_path(out, path, opt, 1, errbuf, errbuf_size);
 }
@@ -186,16 +188,16 @@ int fv_reader_read(fovea_reader *r, fovea_frame *f)
     if (!r || !f)
         return FOVEA_ERR_INVALID_ARG;
     if (!f->buf && !f->data[0]) {
-        int st = fovea_frame_alloc(NULL, f, r->info.width, r->info.height, r->info.fmt,
-                                   FOVEA_MEM_HOST);
+        int st =
+            fovea_frame_alloc(NULL, f, r->info.width, r->info.height, r->info.fmt, FOVEA_MEM_HOST);
         if (st < 0)
-            return fv_reader_fail(r, st, "cannot allocate a %dx%d frame",
-                                     r->info.width, r->info.height);
-    } else if (f->width != r->info.width || f->height != r->info.height ||
-               f->fmt != r->info.fmt || f->mem == FOVEA_MEM_DEVICE) {
+            return fv_reader_fail(r, st, "cannot allocate a %dx%d frame", r->info.width,
+                                  r->info.height);
+    } else if (f->width != r->info.width || f->height != r->info.height || f->fmt != r->info.fmt ||
+               f->mem == FOVEA_MEM_DEVICE) {
         return fv_reader_fail(r, FOVEA_ERR_INVALID_ARG,
-                                 "destination frame does not match the stream (%dx%d %s)",
-                                 r->info.width, r->info.height, fovea_pixfmt_name(r->info.fmt));
+                              "destination frame does not match the stream (%dx%d %s)",
+                              r->info.width, r->info.height, fovea_pixfmt_name(r->info.fmt));
     } else {
         char msg[256];
         const int st = fv_frame_check_buf(f, "destination frame", msg, sizeof(msg));
@@ -233,7 +235,7 @@ int fovea_reader_open(fovea_reader **out, fovea_context *ctx, const char *path,
 }
 
 int fv_reader_open_stream(fovea_context *ctx, fovea_reader **out, FILE *fp, const char *name,
-                             const fovea_reader_settings *opt)
+                          const fovea_reader_settings *opt)
 {
     char err[FOVEA_ERRLEN] = "";
     int st = reader_open_stream_buf(out, fp, name, opt, err, sizeof(err));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The generic writer: picks the container, writes through fovea_outfile
  * (one output, or one file a frame for a pattern path), refuses an output that
  * is an input. */
@@ -33,7 +34,7 @@ static int writer_open_buf(fovea_writer **out, const char *path, fovea_container
     const struct fv_writer_ops *ops = writer_ops_for(c);
     if (!ops) {
         fv_io_set_err(errbuf, errbuf_size, path,
-                "unknown file type (use .y4m, .yuv, .pgm/.ppm/.pnm or .png)");
+                      "unknown file type (use .y4m, .yuv, .pgm/.ppm/.pnm or .png)");
         return FOVEA_ERR_UNSUPPORTED;
     }
     if (info->width <= 0 || info->height <= 0 || info->width > FOVEA_MAX_DIM ||
@@ -53,7 +54,7 @@ static int writer_open_buf(fovea_writer **out, const char *path, fovea_container
     int pattern = ops->single_image ? fv_io_frame_pattern(path) : 0;
     if (pattern < 0) {
         fv_io_set_err(errbuf, errbuf_size, path,
-                "bad frame-number pattern (use one %d, %4d or %04d; %% for a literal %)");
+                      "bad frame-number pattern (use one %d, %4d or %04d; %% for a literal %)");
         free(w->path);
         free(w);
         return FOVEA_ERR_INVALID_ARG;
@@ -92,11 +93,10 @@ static int writer_write(fovea_writer *w, const fovea_frame *f)
     if (f->mem == FOVEA_MEM_DEVICE)
         return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "frame is in device memory");
     if (f->width != w->info.width || f->height != w->info.height || f->fmt != w->info.fmt)
-        return fv_writer_fail(w, FOVEA_ERR_MISMATCH,
-                                 "frame %lld is %dx%d %s, stream is %dx%d %s",
-                                 (long long)w->frames_written, f->width, f->height,
-                                 fovea_pixfmt_name(f->fmt), w->info.width, w->info.height,
-                                 fovea_pixfmt_name(w->info.fmt));
+        return fv_writer_fail(w, FOVEA_ERR_MISMATCH, "frame %lld is %dx%d %s, stream is %dx%d %s",
+                              (long long)w->frames_written, f->width, f->height,
+                              fovea_pixfmt_name(f->fmt), w->info.width, w->info.height,
+                              fovea_pixfmt_name(w->info.fmt));
     if (w->failed)
         return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "an earlier write failed");
     if (w->finished)
@@ -104,8 +104,9 @@ static int writer_write(fovea_writer *w, const fovea_frame *f)
     if (w->fp) {
         if (w->ops->single_image && w->frames_written > 0)
             return fv_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
-                                     "%s holds one image; use a pattern like out%%04d.%s for "
-                                     "several frames", w->ops->name, w->ops->name);
+                                  "%s holds one image; use a pattern like out%%04d.%s for "
+                                  "several frames",
+                                  w->ops->name, w->ops->name);
         st = w->ops->write(w, w->fp, f);
     } else {
         char name[4096];
@@ -114,8 +115,8 @@ static int writer_write(fovea_writer *w, const fovea_frame *f)
             return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "bad file name pattern");
         for (int i = 0; i < w->nprotect; i++)
             if (fovea_same_file(name, w->protect[i])) {
-                snprintf(w->err, sizeof(w->err), "%s: output is the same file as input %s",
-                         name, w->protect[i]);
+                snprintf(w->err, sizeof(w->err), "%s: output is the same file as input %s", name,
+                         w->protect[i]);
                 return FOVEA_ERR_INVALID_ARG;
             }
         fovea_outfile *of;
@@ -191,7 +192,7 @@ static int writer_protect(fovea_writer *w, const char *input)
         return FOVEA_ERR_INVALID_ARG;
     if (w->of && fovea_same_file(w->path, input))
         return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "output is the same file as input %s",
-                                 input);
+                              input);
     char **p = realloc(w->protect, (size_t)(w->nprotect + 1) * sizeof(*p));
     if (!p)
         return fv_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory");

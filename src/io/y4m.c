@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* YUV4MPEG2 (y4m) reader and writer: one text header line, then frames of
  * "FRAME[ params]\n" followed by tightly packed planes.
  * Sample values are not checked against the bit depth (a 10-bit file may hold
@@ -20,15 +21,12 @@ static const struct {
     const char *tag;
     fovea_pixfmt fmt;
 } chroma_tags[] = {
-    {"mono", FOVEA_PIX_GRAY8},       {"mono10", FOVEA_PIX_GRAY10},
-    {"mono12", FOVEA_PIX_GRAY12},    {"mono16", FOVEA_PIX_GRAY16},
-    {"420jpeg", FOVEA_PIX_I420},     {"420", FOVEA_PIX_I420},
-    {"420paldv", FOVEA_PIX_I420},    {"420mpeg2", FOVEA_PIX_I420},
-    {"420p10", FOVEA_PIX_I420P10},   {"420p12", FOVEA_PIX_I420P12},
-    {"420p16", FOVEA_PIX_I420P16},   {"422", FOVEA_PIX_I422},
-    {"422p10", FOVEA_PIX_I422P10},   {"422p12", FOVEA_PIX_I422P12},
-    {"422p16", FOVEA_PIX_I422P16},   {"444", FOVEA_PIX_I444},
-    {"444p10", FOVEA_PIX_I444P10},   {"444p12", FOVEA_PIX_I444P12},
+    {"mono", FOVEA_PIX_GRAY8},     {"mono10", FOVEA_PIX_GRAY10},  {"mono12", FOVEA_PIX_GRAY12},
+    {"mono16", FOVEA_PIX_GRAY16},  {"420jpeg", FOVEA_PIX_I420},   {"420", FOVEA_PIX_I420},
+    {"420paldv", FOVEA_PIX_I420},  {"420mpeg2", FOVEA_PIX_I420},  {"420p10", FOVEA_PIX_I420P10},
+    {"420p12", FOVEA_PIX_I420P12}, {"420p16", FOVEA_PIX_I420P16}, {"422", FOVEA_PIX_I422},
+    {"422p10", FOVEA_PIX_I422P10}, {"422p12", FOVEA_PIX_I422P12}, {"422p16", FOVEA_PIX_I422P16},
+    {"444", FOVEA_PIX_I444},       {"444p10", FOVEA_PIX_I444P10}, {"444p12", FOVEA_PIX_I444P12},
     {"444p16", FOVEA_PIX_I444P16},
 };
 #define N_CHROMA_TAGS (sizeof(chroma_tags) / sizeof(chroma_tags[0]))
@@ -176,15 +174,14 @@ static int parse_dim(struct fovea_reader *r, char field, const char *name, const
     char ex[160];
     excerpt(val, strlen(val), ex, sizeof(ex));
     if (parse_int(val, &v) < 0)
-        return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "invalid %s %c%s: not a number", name,
-                                 field, ex);
+        return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "invalid %s %c%s: not a number", name, field,
+                              ex);
     if (v <= 0)
         return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "invalid %s %c%s: must be positive", name,
-                                 field, ex);
+                              field, ex);
     if (v > FOVEA_MAX_DIM)
-        return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
-                                 "%s %c%s too large (at most %d supported)", name, field, ex,
-                                 FOVEA_MAX_DIM);
+        return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED, "%s %c%s too large (at most %d supported)",
+                              name, field, ex, FOVEA_MAX_DIM);
     *out = (int)v;
     return FOVEA_OK;
 }
@@ -221,7 +218,7 @@ static int parse_params(struct fovea_reader *r, char *line)
         }
         if (*seen)
             return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "duplicated %c parameter in header",
-                                     tok[0]);
+                                  tok[0]);
         *seen = 1;
         excerpt(val, strlen(val), ex, sizeof(ex));
         switch (tok[0]) {
@@ -237,19 +234,19 @@ static int parse_params(struct fovea_reader *r, char *line)
             if (parse_ratio(val, &info->fps_num, &info->fps_den) < 0 ||
                 (info->fps_num == 0) != (info->fps_den == 0))
                 return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
-                                         "invalid frame rate F%s (expected num:den)", ex);
+                                      "invalid frame rate F%s (expected num:den)", ex);
             break;
         case 'A':
             if (parse_ratio(val, &info->sar_num, &info->sar_den) < 0)
                 return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
-                                         "invalid pixel aspect A%s (expected num:den)", ex);
+                                      "invalid pixel aspect A%s (expected num:den)", ex);
             if (info->sar_num == 0 || info->sar_den == 0)
                 info->sar_num = info->sar_den = 0; /* unknown */
             break;
         case 'I':
             if (strlen(val) != 1 || !strchr("ptbm?", val[0]))
                 return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
-                                         "invalid interlace I%s (expected p, t, b, m or ?)", ex);
+                                      "invalid interlace I%s (expected p, t, b, m or ?)", ex);
             info->interlace = val[0];
             break;
         case 'C':
@@ -257,10 +254,10 @@ static int parse_params(struct fovea_reader *r, char *line)
             if (info->fmt == FOVEA_PIX_NONE) {
                 if (strncmp(val, "444alpha", 8) == 0)
                     return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
-                                             "unsupported chroma tag C%s (alpha planes are not "
-                                             "supported)", ex);
-                return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
-                                         "unsupported chroma tag C%s", ex);
+                                          "unsupported chroma tag C%s (alpha planes are not "
+                                          "supported)",
+                                          ex);
+                return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED, "unsupported chroma tag C%s", ex);
             }
             /* every table tag fits chroma_tag */
             snprintf(info->chroma_tag, sizeof(info->chroma_tag), "%s", val);
@@ -300,7 +297,7 @@ static int count_frames(struct fovea_reader *r, size_t header_len, size_t frame_
     clearerr(r->fp);
     if (fseek(r->fp, pos, SEEK_SET) != 0)
         return fv_reader_fail(r, FOVEA_ERR_IO, "cannot seek back after the header: %s",
-                                 strerror(errno));
+                              strerror(errno));
     if (got == sizeof(first) && memcmp(first, "FRAME\n", sizeof(first)) == 0)
         *count = (int64_t)(payload / per_frame);
     return FOVEA_OK;
@@ -330,7 +327,7 @@ static int y4m_open(struct fovea_reader *r, const fovea_reader_settings *opt)
         (line[mlen] != ' ' && line[mlen] != '\n')) {
         excerpt(line, n, ex, sizeof(ex));
         return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
-                                 "not a y4m file: bad magic '%s' (expected 'YUV4MPEG2 ')", ex);
+                              "not a y4m file: bad magic '%s' (expected 'YUV4MPEG2 ')", ex);
     }
     size_t len, header_len;
     if (line[mlen] == '\n') {
@@ -343,10 +340,10 @@ static int y4m_open(struct fovea_reader *r, const fovea_reader_settings *opt)
             return fv_reader_fail(r, FOVEA_ERR_IO, "read error: %s", strerror(errno));
         if (rc == 1)
             return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
-                                     "truncated header: end of file before the end of line");
+                                  "truncated header: end of file before the end of line");
         if (rc == 2)
-            return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
-                                     "header line too long (more than %d bytes)", Y4M_MAX_LINE);
+            return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "header line too long (more than %d bytes)",
+                                  Y4M_MAX_LINE);
     }
     if (memchr(line, '\0', len))
         return fv_reader_fail(r, FOVEA_ERR_CORRUPT, "header contains a NUL byte");
@@ -378,7 +375,7 @@ static int y4m_read(struct fovea_reader *r, fovea_frame *f)
     if (c == EOF) {
         if (ferror(r->fp))
             return fv_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s", idx,
-                                     strerror(errno));
+                                  strerror(errno));
         return FOVEA_EOF; /* clean end: nothing after the last frame */
     }
     buf[n++] = (char)c;
@@ -391,8 +388,7 @@ static int y4m_read(struct fovea_reader *r, fovea_frame *f)
         buf[n++] = (char)c;
     }
     if (ferror(r->fp))
-        return fv_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s", idx,
-                                 strerror(errno));
+        return fv_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s", idx, strerror(errno));
     if (n < sizeof(tag) || memcmp(buf, tag, sizeof(tag) - 1) != 0 ||
         (buf[n - 1] != ' ' && buf[n - 1] != '\n')) {
         /* a few more bytes make the message recognisable; the stream is dead anyway */
@@ -400,8 +396,8 @@ static int y4m_read(struct fovea_reader *r, fovea_frame *f)
             buf[n++] = (char)c;
         excerpt(buf, n, ex, sizeof(ex));
         return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
-                                 "frame %lld: expected FRAME header, found '%s'%s", idx, ex,
-                                 feof(r->fp) ? " then end of file" : "");
+                              "frame %lld: expected FRAME header, found '%s'%s", idx, ex,
+                              feof(r->fp) ? " then end of file" : "");
     }
     if (buf[n - 1] == ' ') {
         /* frame parameters: tolerated and ignored */
@@ -409,19 +405,19 @@ static int y4m_read(struct fovea_reader *r, fovea_frame *f)
         int rc = read_line(r->fp, buf, n, &len, &consumed);
         if (rc < 0)
             return fv_reader_fail(r, FOVEA_ERR_IO, "frame %lld: read error: %s", idx,
-                                     strerror(errno));
+                                  strerror(errno));
         if (rc == 1)
             return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
-                                     "frame %lld: truncated FRAME header (no end of line)", idx);
+                                  "frame %lld: truncated FRAME header (no end of line)", idx);
         if (rc == 2)
             return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
-                                     "frame %lld: FRAME header line too long (more than %d bytes)",
-                                     idx, Y4M_MAX_LINE);
+                                  "frame %lld: FRAME header line too long (more than %d bytes)",
+                                  idx, Y4M_MAX_LINE);
     }
     int st = fv_io_read_planes(r, f);
     if (st == FOVEA_EOF) /* a FRAME header with no payload is not a clean end */
-        st = fv_reader_fail(r, FOVEA_ERR_CORRUPT, "frame %lld: truncated: got 0 of %zu bytes",
-                               idx, ((y4m_reader *)r->priv)->frame_bytes);
+        st = fv_reader_fail(r, FOVEA_ERR_CORRUPT, "frame %lld: truncated: got 0 of %zu bytes", idx,
+                            ((y4m_reader *)r->priv)->frame_bytes);
     return st;
 }
 
@@ -457,7 +453,8 @@ static int extra_tags_to_write(struct fovea_writer *w, char *out, size_t outsz)
             excerpt(s, len, ex, sizeof(ex));
             return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG,
                                   "extra_tags: '%s' is not a y4m X tag fovea writes (X, then no "
-                                  "space or control byte; XCOLORRANGE is color_range's)", ex);
+                                  "space or control byte; XCOLORRANGE is color_range's)",
+                                  ex);
         }
         int keep = 1;
         if (len > 7 && strncmp(s, "XYSCSS=", 7) == 0) {
@@ -466,7 +463,7 @@ static int extra_tags_to_write(struct fovea_writer *w, char *out, size_t outsz)
             if (len - 7 < sizeof(tag)) {
                 for (size_t i = 0; i < len - 7; i++)
                     tag[i] = (char)(s[7 + i] >= 'A' && s[7 + i] <= 'Z' ? s[7 + i] - 'A' + 'a'
-                                                                      : s[7 + i]);
+                                                                       : s[7 + i]);
                 tag[len - 7] = '\0';
                 keep = fmt_from_tag(tag) == w->info.fmt;
             }
@@ -488,12 +485,12 @@ static int y4m_writer_open(struct fovea_writer *w)
     const char *tag = canonical_tag(info->fmt);
     if (!tag) {
         const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(info->fmt);
-        const char *hint = info->fmt == FOVEA_PIX_NV12         ? "i420"
+        const char *hint = info->fmt == FOVEA_PIX_NV12     ? "i420"
                            : d && d->bytes_per_sample == 2 ? "i444p16 (keeping its depth)"
                                                            : "i444 or i420";
         return fv_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
-                                 "y4m cannot hold %s frames; convert to %s first",
-                                 fovea_pixfmt_name(info->fmt), hint);
+                              "y4m cannot hold %s frames; convert to %s first",
+                              fovea_pixfmt_name(info->fmt), hint);
     }
     /* carry the input's tag (e.g. 420mpeg2) when it describes the same format */
     if (info->chroma_tag[0] && memchr(info->chroma_tag, '\0', sizeof(info->chroma_tag)) &&
@@ -533,5 +530,4 @@ static int y4m_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
     return fv_io_write_planes(w, fp, f);
 }
 
-const struct fv_writer_ops fv_y4m_writer_ops = {"y4m", 0, y4m_writer_open, y4m_write,
-                                                      NULL};
+const struct fv_writer_ops fv_y4m_writer_ops = {"y4m", 0, y4m_writer_open, y4m_write, NULL};

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The VMAF model: loading libvmaf's JSON model format and predicting a frame's
  * score (nu-SVR with the RBF kernel). Written from libvmaf 3.2.0's public
  * source (read_json_model.c, predict.c, svm.cpp) without copying it;
@@ -145,8 +146,7 @@ static int parse_svm(vmaf_model *m, const char *text, size_t len, char *err, siz
                              tok);
         }
     }
-    if (!have_type || !have_kernel || !have_gamma || !have_nr_class || !have_rho ||
-        total_sv < 0)
+    if (!have_type || !have_kernel || !have_gamma || !have_nr_class || !have_rho || total_sv < 0)
         return fv_errbuf(err, errsz, bad,
                          "model: libsvm header needs svm_type, kernel_type, gamma, nr_class, "
                          "total_sv and rho");
@@ -199,19 +199,25 @@ static int parse_svm(vmaf_model *m, const char *text, size_t len, char *err, siz
             long idx;
             double v;
             if (!colon) {
-                rc = fv_errbuf(err, errsz, bad, "model: support vector %ld: \"%.40s\" is not "
-                               "index:value", i + 1, tok);
+                rc = fv_errbuf(err, errsz, bad,
+                               "model: support vector %ld: \"%.40s\" is not "
+                               "index:value",
+                               i + 1, tok);
                 break;
             }
             *colon = '\0';
             if (!parse_int(tok, 1, VMAF_MODEL_MAX_FEATURES, &idx) || idx <= last) {
-                rc = fv_errbuf(err, errsz, bad, "model: support vector %ld: indices must be "
-                               "ascending integers in [1, %d]", i + 1, VMAF_MODEL_MAX_FEATURES);
+                rc = fv_errbuf(err, errsz, bad,
+                               "model: support vector %ld: indices must be "
+                               "ascending integers in [1, %d]",
+                               i + 1, VMAF_MODEL_MAX_FEATURES);
                 break;
             }
             if (!parse_double(colon + 1, &v)) {
-                rc = fv_errbuf(err, errsz, bad, "model: support vector %ld: value of index %ld "
-                               "is not a finite number", i + 1, idx);
+                rc = fv_errbuf(err, errsz, bad,
+                               "model: support vector %ld: value of index %ld "
+                               "is not a finite number",
+                               i + 1, idx);
                 break;
             }
             if (used + 1 >= cap) {
@@ -297,8 +303,8 @@ static int parse_opts(vmaf_model_feature *f, const cJSON *obj, int i, char *err,
             o++;
         if (o == d->n_options)
             return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
-                             "model: feature_opts_dicts[%d]: option \"%.40s\" unknown for %s", i,
-                             k, vmaf_feature_name(f));
+                             "model: feature_opts_dicts[%d]: option \"%.40s\" unknown for %s", i, k,
+                             vmaf_feature_name(f));
         const feature_option *opt = &d->options[o];
         if (opt->type == FEATURE_OPT_BOOL) {
             if (!cJSON_IsBool(v))
@@ -308,8 +314,10 @@ static int parse_opts(vmaf_model_feature *f, const cJSON *obj, int i, char *err,
         } else if (opt->type == FEATURE_OPT_INT) {
             if (!cJSON_IsNumber(v) || !(v->valuedouble >= opt->min && v->valuedouble <= opt->max) ||
                 v->valuedouble != (int)v->valuedouble)
-                return fv_errbuf(err, errsz, bad, "model: feature_opts_dicts[%d]."
-                                 "%s: must be an integer in [%g, %g]", i, k, opt->min, opt->max);
+                return fv_errbuf(err, errsz, bad,
+                                 "model: feature_opts_dicts[%d]."
+                                 "%s: must be an integer in [%g, %g]",
+                                 i, k, opt->min, opt->max);
             f->opts.v[o] = (double)(int)v->valuedouble;
         } else {
             if (!finite_number(v) || !(v->valuedouble >= opt->min && v->valuedouble <= opt->max))
@@ -357,7 +365,8 @@ static int parse_transform(vmaf_model *m, const cJSON *st, char *err, size_t err
             if (!cJSON_IsString(v))
                 return fv_errbuf(err, errsz, bad,
                                  "model: score_transform.%s: must be the string \"true\" or "
-                                 "\"false\"", k);
+                                 "\"false\"",
+                                 k);
             int on = !strcmp(v->valuestring, "true");
             if (k[4] == 'l')
                 m->transform.out_lte_in = on;
@@ -370,7 +379,8 @@ static int parse_transform(vmaf_model *m, const cJSON *st, char *err, size_t err
             if (!cJSON_IsArray(v) || n < 2 || n > VMAF_MODEL_MAX_KNOTS)
                 return fv_errbuf(err, errsz, bad,
                                  "model: score_transform.knots: must be null or 2 to %d [x, y] "
-                                 "pairs", VMAF_MODEL_MAX_KNOTS);
+                                 "pairs",
+                                 VMAF_MODEL_MAX_KNOTS);
             int j = 0;
             const cJSON *kn;
             cJSON_ArrayForEach(kn, v)
@@ -456,7 +466,8 @@ static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t er
         if (!number_array(sl, nf + 1) || !number_array(ic, nf + 1))
             return fv_errbuf(err, errsz, bad,
                              "model: slopes and intercepts: must be arrays of %d finite numbers "
-                             "(the score's, then one per feature)", nf + 1);
+                             "(the score's, then one per feature)",
+                             nf + 1);
         m->slope = cJSON_GetArrayItem(sl, 0)->valuedouble;
         m->intercept = cJSON_GetArrayItem(ic, 0)->valuedouble;
         if (m->slope == 0.0)
@@ -511,8 +522,8 @@ static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t er
         for (const vmaf_svm_node *n = m->sv[s]; n->index != -1; n++)
             if (n->index > nf)
                 return fv_errbuf(err, errsz, bad,
-                                 "model: support vector %d: index %d beyond the %d features",
-                                 s + 1, n->index, nf);
+                                 "model: support vector %d: index %d beyond the %d features", s + 1,
+                                 n->index, nf);
     return FOVEA_OK;
 }
 
@@ -534,8 +545,8 @@ int vmaf_model_parse(vmaf_model **out, const char *json, size_t len, char *err, 
         return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "model: invalid JSON%s",
                          len ? " (truncated or malformed)" : ": empty input");
     size_t pos = end ? (size_t)(end - json) : len;
-    while (pos < len && (json[pos] == ' ' || json[pos] == '\t' || json[pos] == '\n' ||
-                         json[pos] == '\r'))
+    while (pos < len &&
+           (json[pos] == ' ' || json[pos] == '\t' || json[pos] == '\n' || json[pos] == '\r'))
         pos++;
     if (pos < len && json[pos] != '\0') {
         cJSON_Delete(root);
@@ -550,8 +561,7 @@ int vmaf_model_parse(vmaf_model **out, const char *json, size_t len, char *err, 
     if (!cJSON_IsObject(root))
         rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "model: not a JSON object");
     else
-        rc = parse_model_dict(m, cJSON_GetObjectItemCaseSensitive(root, "model_dict"), err,
-                              errsz);
+        rc = parse_model_dict(m, cJSON_GetObjectItemCaseSensitive(root, "model_dict"), err, errsz);
     cJSON_Delete(root);
     if (rc < 0) {
         vmaf_model_free(&m);
@@ -684,8 +694,7 @@ double vmaf_model_predict(const vmaf_model *m, const double *features, int flags
     if (m->norm_type == VMAF_NORM_LINEAR_RESCALE)
         y = (y - m->intercept) / m->slope;
 
-    if (m->transform.present &&
-        (m->transform.enabled || (flags & VMAF_PREDICT_ENABLE_TRANSFORM))) {
+    if (m->transform.present && (m->transform.enabled || (flags & VMAF_PREDICT_ENABLE_TRANSFORM))) {
         const double in = y;
         double out = in;
         if (m->transform.p_enabled[0] || m->transform.p_enabled[1] || m->transform.p_enabled[2]) {

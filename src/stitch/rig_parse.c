@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Rig JSON parsing: cJSON into fovea_rig, every object's keys checked (an
  * unknown key is refused, with the nearest known one suggested), messages
  * with the field's path and the line and column. */
@@ -25,12 +26,11 @@ typedef struct {
  * ones). Anything else is refused: a misspelt optional key would otherwise be
  * ignored and its default used. At most 32 keys per object (a bit mask). */
 static const char *const root_keys[] = {"panorama", "blend", "max_theta", "cameras", NULL};
-static const char *const panorama_keys[] = {"projection", "width", "height", "hfov", "vfov",
-                                            "yaw",        "pitch", NULL};
+static const char *const panorama_keys[] = {"projection", "width", "height", "hfov",
+                                            "vfov",       "yaw",   "pitch",  NULL};
 static const char *const blend_keys[] = {"feather", NULL};
-static const char *const camera_keys[] = {"name", "model", "width", "height", "fx",   "fy",
-                                          "cx",   "cy",    "dist",  "yaw",    "pitch", "roll",
-                                          NULL};
+static const char *const camera_keys[] = {"name", "model", "width", "height", "fx",   "fy", "cx",
+                                          "cy",   "dist",  "yaw",   "pitch",  "roll", NULL};
 
 /* A key as it can be shown in a message: JSON-style escapes for quotes,
  * backslashes and bytes outside printable ASCII, cut after 40 bytes. */
@@ -109,7 +109,7 @@ static const char *nearest_key(const char *key, const char *const *known)
     for (int k = 0; known[k]; k++) {
         int d = key_distance(key, known[k]);
         if (d == 0 && strlen(key) == strlen(known[k]))
-            return known[k];   /* differs in case only */
+            return known[k]; /* differs in case only */
         int len = (int)strlen(known[k]);
         int limit = len <= 3 ? 1 : len / 3 > 2 ? len / 3 : 2;
         if (d <= limit && d < best_d) {
@@ -132,7 +132,8 @@ static int check_keys(const cJSON *obj, const char *where, const char *const *kn
     unsigned long seen = 0;
     const cJSON *it;
     char shown[200];
-    cJSON_ArrayForEach(it, obj) {
+    cJSON_ArrayForEach(it, obj)
+    {
         const char *key = it->string ? it->string : "";
         int k = 0;
         while (known[k] && strcmp(known[k], key) != 0)
@@ -142,20 +143,18 @@ static int check_keys(const cJSON *obj, const char *where, const char *const *kn
             const char *near = nearest_key(key, known);
             if (near)
                 return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                                    "%s: unknown key \"%s\" (did you mean \"%s\"?)", where,
-                                    shown, near);
+                                 "%s: unknown key \"%s\" (did you mean \"%s\"?)", where, shown,
+                                 near);
             char list[256];
             size_t o = 0;
             for (int j = 0; known[j] && o < sizeof list; j++)
-                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", j ? ", " : "",
-                                      known[j]);
+                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", j ? ", " : "", known[j]);
             return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                                "%s: unknown key \"%s\" (known keys: %s)", where, shown, list);
+                             "%s: unknown key \"%s\" (known keys: %s)", where, shown, list);
         }
         if (seen & (1ul << k))
             return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                                "%s: duplicate key \"%s\" (each key may appear once)", where,
-                                shown);
+                             "%s: duplicate key \"%s\" (each key may appear once)", where, shown);
         seen |= 1ul << k;
     }
     return FOVEA_OK;
@@ -193,7 +192,7 @@ static int find_nul_in_string(const char *t, size_t len, size_t *at, int *is_key
         } else if (ch == '\\' && i + 1 < len) {
             if (len - i >= 6 && memcmp(t + i + 1, "u0000", 5) == 0)
                 nul = 1;
-            i++;   /* the escaped character: \\ and \" do not end anything */
+            i++; /* the escaped character: \\ and \" do not end anything */
         }
     }
     return 0;
@@ -236,14 +235,14 @@ static int get_number(const cJSON *obj, const char *key, const char *path, int r
     if (!it) {
         if (required)
             return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field",
-                           path);
+                             path);
         return 0;
     }
     if (!cJSON_IsNumber(it))
         return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be a number", path);
     if (!isfinite(it->valuedouble))
         return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: must be a finite number",
-                       path);
+                         path);
     *out = it->valuedouble + 0.0; /* -0 becomes +0: the writer prints both as 0 */
     return 1;
 }
@@ -257,7 +256,7 @@ static int get_size(const cJSON *obj, const char *key, const char *path, int *ou
         return r;
     if (d != floor(d) || d < 1.0 || d > FOVEA_RIG_MAX_SIZE)
         return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                       "%s: must be an integer in [1, %d] (got %g)", path, FOVEA_RIG_MAX_SIZE, d);
+                         "%s: must be an integer in [1, %d] (got %g)", path, FOVEA_RIG_MAX_SIZE, d);
     *out = (int)d;
     return 1;
 }
@@ -268,8 +267,8 @@ static const cJSON *get_object(const cJSON *obj, const char *key, int required, 
     *rc = 0;
     if (!it) {
         if (required)
-            *rc = fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field",
-                          key);
+            *rc =
+                fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "%s: missing required field", key);
         return NULL;
     }
     if (!cJSON_IsObject(it)) {
@@ -287,18 +286,19 @@ static int parse_panorama(const cJSON *p, fovea_rig *rig, perr *pe)
     const cJSON *proj = cJSON_GetObjectItemCaseSensitive(p, "projection");
     if (!proj)
         return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                       "panorama.projection: missing required field");
+                         "panorama.projection: missing required field");
     if (!cJSON_IsString(proj))
         return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                       "panorama.projection: must be a string");
+                         "panorama.projection: must be a string");
     if (strcmp(proj->valuestring, "equirectangular") == 0)
         rig->projection = FOVEA_PROJ_EQUIRECTANGULAR;
     else if (strcmp(proj->valuestring, "cylindrical") == 0)
         rig->projection = FOVEA_PROJ_CYLINDRICAL;
     else
         return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                       "panorama.projection: unknown projection '%.40s' "
-                       "(equirectangular, cylindrical)", proj->valuestring);
+                         "panorama.projection: unknown projection '%.40s' "
+                         "(equirectangular, cylindrical)",
+                         proj->valuestring);
     if ((r = get_size(p, "width", "panorama.width", &rig->width, pe)) < 0)
         return r;
     if ((r = get_size(p, "height", "panorama.height", &rig->height, pe)) < 0)
@@ -306,8 +306,8 @@ static int parse_panorama(const cJSON *p, fovea_rig *rig, perr *pe)
     if ((r = get_number(p, "hfov", "panorama.hfov", 1, &rig->hfov, pe)) < 0)
         return r;
     /* the cylindrical projection takes its vertical extent from hfov */
-    if ((r = get_number(p, "vfov", "panorama.vfov",
-                        rig->projection == FOVEA_PROJ_EQUIRECTANGULAR, &rig->vfov, pe)) < 0)
+    if ((r = get_number(p, "vfov", "panorama.vfov", rig->projection == FOVEA_PROJ_EQUIRECTANGULAR,
+                        &rig->vfov, pe)) < 0)
         return r;
     if ((r = get_number(p, "yaw", "panorama.yaw", 0, &rig->yaw, pe)) < 0)
         return r;
@@ -321,7 +321,8 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
     char path[64];
     int r;
     if (!cJSON_IsObject(c))
-        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "cameras[%d]: must be an object", k);
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT, "cameras[%d]: must be an object",
+                         k);
     snprintf(path, sizeof(path), "cameras[%d]", k);
     if ((r = check_keys(c, path, camera_keys, pe)) < 0)
         return r;
@@ -330,10 +331,10 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
     if (name) {
         if (!cJSON_IsString(name))
             return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                           "cameras[%d].name: must be a string", k);
+                             "cameras[%d].name: must be a string", k);
         if (strlen(name->valuestring) >= FOVEA_RIG_NAME_LEN)
             return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                           "cameras[%d].name: longer than %d bytes", k, FOVEA_RIG_NAME_LEN - 1);
+                             "cameras[%d].name: longer than %d bytes", k, FOVEA_RIG_NAME_LEN - 1);
         snprintf(cam->name, sizeof(cam->name), "%s", name->valuestring);
     } else {
         snprintf(cam->name, sizeof(cam->name), "cam%d", k);
@@ -342,18 +343,18 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(c, "model");
     if (!model)
         return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                       "cameras[%d].model: missing required field", k);
+                         "cameras[%d].model: missing required field", k);
     if (!cJSON_IsString(model))
         return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                       "cameras[%d].model: must be a string", k);
+                         "cameras[%d].model: must be a string", k);
     if (strcmp(model->valuestring, "pinhole") == 0)
         cam->model = FOVEA_CAM_PINHOLE;
     else if (strcmp(model->valuestring, "fisheye") == 0)
         cam->model = FOVEA_CAM_FISHEYE;
     else
         return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                       "cameras[%d].model: unknown model '%.40s' (pinhole, fisheye)", k,
-                       model->valuestring);
+                         "cameras[%d].model: unknown model '%.40s' (pinhole, fisheye)", k,
+                         model->valuestring);
 
 #define CAM_PATH(field) (snprintf(path, sizeof(path), "cameras[%d]." field, k), path)
     if ((r = get_size(c, "width", CAM_PATH("width"), &cam->width, pe)) < 0)
@@ -381,21 +382,22 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
         int maxn = cam->model == FOVEA_CAM_PINHOLE ? 5 : 4;
         if (!cJSON_IsArray(dist))
             return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                           "cameras[%d].dist: must be an array of numbers", k);
+                             "cameras[%d].dist: must be an array of numbers", k);
         int n = cJSON_GetArraySize(dist);
         if (n > maxn)
             return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                           "cameras[%d].dist: %d coefficients, a %s camera has at most %d", k, n,
-                           fovea_camera_model_name(cam->model), maxn);
+                             "cameras[%d].dist: %d coefficients, a %s camera has at most %d", k, n,
+                             fovea_camera_model_name(cam->model), maxn);
         int d = 0;
         const cJSON *e;
-        cJSON_ArrayForEach(e, dist) {
+        cJSON_ArrayForEach(e, dist)
+        {
             if (!cJSON_IsNumber(e))
                 return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                               "cameras[%d].dist[%d]: must be a number", k, d);
+                                 "cameras[%d].dist[%d]: must be a number", k, d);
             if (!isfinite(e->valuedouble))
                 return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                               "cameras[%d].dist[%d]: must be a finite number", k, d);
+                                 "cameras[%d].dist[%d]: must be a finite number", k, d);
             cam->dist[d++] = e->valuedouble + 0.0;
         }
     }
@@ -435,7 +437,7 @@ int fv_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err, s
         if (len == 0)
             return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON: empty input");
         return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "invalid JSON near line %d, column %d",
-                       line, col);
+                         line, col);
     }
     /* cJSON stops after the first value: anything but whitespace after it is an error */
     if (end) {
@@ -448,8 +450,9 @@ int fv_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err, s
             line_col(json_text, len, pos, &line, &col);
             cJSON_Delete(root);
             return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
-                           "invalid JSON: unexpected text after the document at line %d, "
-                           "column %d", line, col);
+                             "invalid JSON: unexpected text after the document at line %d, "
+                             "column %d",
+                             line, col);
         }
     }
 
@@ -460,9 +463,9 @@ int fv_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err, s
         int line, col;
         line_col(json_text, len, nul_at, &line, &col);
         rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
-                          "the %s at line %d, column %d contains a NUL character (\\u0000), "
-                          "which keys and strings of a rig may not hold",
-                          nul_key ? "key" : "string", line, col);
+                       "the %s at line %d, column %d contains a NUL character (\\u0000), "
+                       "which keys and strings of a rig may not hold",
+                       nul_key ? "key" : "string", line, col);
         goto done;
     }
     if (find_raw_nul(json_text, len, end ? (size_t)(end - json_text) : len, &nul_at)) {
@@ -471,7 +474,8 @@ int fv_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err, s
         rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
                        "a NUL byte at byte offset %zu (line %d, column %d): a rig is JSON text, "
                        "which holds none (only NUL bytes ending the text are taken for a "
-                       "terminator)", nul_at, line, col);
+                       "terminator)",
+                       nul_at, line, col);
         goto done;
     }
     if (!cJSON_IsObject(root)) {
@@ -507,13 +511,14 @@ int fv_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err, s
     int n = cJSON_GetArraySize(cams);
     if (n < 1 || n > FOVEA_RIG_MAX_CAMERAS) {
         rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "cameras: must have 1 to %d entries (has %d)",
-                     FOVEA_RIG_MAX_CAMERAS, n);
+                       FOVEA_RIG_MAX_CAMERAS, n);
         goto done;
     }
     rig->num_cameras = n;
     int k = 0;
     const cJSON *c;
-    cJSON_ArrayForEach(c, cams) {
+    cJSON_ArrayForEach(c, cams)
+    {
         if ((rc = parse_camera(c, k, &rig->cameras[k], &pe)) < 0)
             goto done;
         k++;
@@ -551,7 +556,7 @@ int fv_rig_load(const char *path, fovea_rig *rig, char *err, size_t errsz)
     if (n > FOVEA_RIG_FILE_LIMIT) {
         free(buf);
         return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "%s: larger than %d bytes", path,
-                       FOVEA_RIG_FILE_LIMIT);
+                         FOVEA_RIG_FILE_LIMIT);
     }
     char msg[512];
     int rc = fv_rig_parse(buf, n, rig, msg, sizeof(msg));

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Stitcher host logic: validation, backend choice, color tables, and the
- * automatic color balance schedule (analyse every K frames, smooth, apply). */
+ * automatic color balance schedule (analyze every K frames, smooth, apply). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,11 +62,11 @@ static double channel_curve(double g, double gamma, double x)
 
 /* YUV chroma tables of one camera (the matrix and range of flags, as
  * stitch_yuv_rgbq). For a
- * block of mean luma code y, the grey of that luma, x in [0, 1], goes through
- * the camera's RGB curves f_R, f_G, f_B: the chroma of the corrected grey is
+ * block of mean luma code y, the gray of that luma, x in [0, 1], goes through
+ * the camera's RGB curves f_R, f_G, f_B: the chroma of the corrected gray is
  * the offset n_u = C (f_B - Y') / (2 (1 - w_B)), n_v = C (f_R - Y') / (2 (1 -
  * w_R)), with Y' = w_R f_R + w_G f_G + w_B f_B and C the chroma range (224
- * limited, 255 full). Chroma away from grey is scaled by the derivative of
+ * limited, 255 full). Chroma away from gray is scaled by the derivative of
  * the corrected chroma along it, s_u = (1 - w_B) f_B' + w_B f_G', s_v = (1 - w_R)
  * f_R' + w_R f_G' (cross terms between U and V, of the order of the gains'
  * differences times the chroma, left out), with the curves' slopes taken as
@@ -104,7 +105,7 @@ static void build_chroma_table(const fovea_color_correction *cc, int flags,
         for (int k = 0; k < 3; k++)
             slope[k] = (f[k][hi] - f[k][lo]) / (x[hi] - x[lo]);
         const double fr = f[0][yc], fg = f[1][yc], fb = f[2][yc];
-        /* (a grey stays grey when the three curves agree: no offset at all) */
+        /* (a gray stays gray when the three curves agree: no offset at all) */
         const double yp = fr == fg && fg == fb ? fr : wr * fr + wg * fg + wb * fb;
         const double nu = range * (fb - yp) / (2.0 * (1.0 - wb));
         const double nv = range * (fr - yp) / (2.0 * (1.0 - wr));
@@ -120,8 +121,7 @@ static void build_chroma_table(const fovea_color_correction *cc, int flags,
 /* Luma weights of R, G, B in 8 bits (sum 256) for the YUV luma gain: BT.601, BT.709 */
 static const double luma_weights8[2][3] = {{77.0, 150.0, 29.0}, {54.0, 183.0, 19.0}};
 
-void fv_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
-                               stitch_tables *t)
+void fv_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv, stitch_tables *t)
 {
     for (int c = 0; c < n; c++) {
         if (!yuv) {
@@ -133,7 +133,8 @@ void fv_stitch_build_tables(const fovea_color_correction *cc, int n, int yuv,
          * the gamma to luma normalized to [0,1]; chroma through the chroma
          * tables (build_chroma_table). */
         const double *wy = luma_weights8[(yuv & STITCH_YUV_BT709) != 0];
-        const double gy = (wy[0] * cc[c].gain[0] + wy[1] * cc[c].gain[1] + wy[2] * cc[c].gain[2]) / 256.0;
+        const double gy =
+            (wy[0] * cc[c].gain[0] + wy[1] * cc[c].gain[1] + wy[2] * cc[c].gain[2]) / 256.0;
         const double gamma = cc[c].gamma;
         if (yuv & STITCH_YUV_FULL) {
             /* full range: 255 min(gy Y / 255, 1)^gamma, an RGB channel's curve */
@@ -195,16 +196,15 @@ static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)
         }
         cc = ident;
     }
-    fv_stitch_build_tables(cc, st->n,
-                              stitch_input_is_yuv(kind) ? fv_stitch_yuv_flags(&st->settings) : 0,
-                              &st->tables);
+    fv_stitch_build_tables(
+        cc, st->n, stitch_input_is_yuv(kind) ? fv_stitch_yuv_flags(&st->settings) : 0, &st->tables);
     st->last_kind = kind;
     st->tables_valid = 1;
     return st->backend->set_tables(st->priv, &st->tables);
 }
 
 int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_stitch_map *map,
-                          const fovea_stitcher_settings *s)
+                        const fovea_stitcher_settings *s)
 {
     fovea_stitcher_settings defaults;
     if (!ctx || !out || !map)
@@ -221,9 +221,9 @@ int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_st
         !(s->regularization >= 0.0f) || !isfinite(s->gain_max) || !isfinite(s->gamma_max) ||
         (s->yuv_colorspace != FOVEA_CS_BT601 && s->yuv_colorspace != FOVEA_CS_BT709))
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                               "stitcher: invalid color settings (interval >= 1, smoothing in "
-                               "(0,1], gain/gamma ranges must contain 1, YUV colorspace "
-                               "BT.601 or BT.709)");
+                            "stitcher: invalid color settings (interval >= 1, smoothing in "
+                            "(0,1], gain/gamma ranges must contain 1, YUV colorspace "
+                            "BT.601 or BT.709)");
     fovea_stitcher *st = calloc(1, sizeof(*st));
     if (!st)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
@@ -246,8 +246,8 @@ int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_st
     /* the context's backend (resolved by fovea_open) runs the stitch */
     const backend_info *b = NULL;
     char msg[FOVEA_ERRLEN];
-    status = backend_pick(ctx, stitch_backends, stitch_backend_count,
-                          fovea_context_backend(ctx), &b, msg, sizeof msg);
+    status = backend_pick(ctx, stitch_backends, stitch_backend_count, fovea_context_backend(ctx),
+                          &b, msg, sizeof msg);
     if (status < 0)
         fv_ctx_error(ctx, status, "stitcher: %s", msg);
     else
@@ -279,8 +279,10 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
 {
     fovea_context *ctx = st->ctx;
     if (!in)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "inputs is NULL (expected %d camera "
-                            "frames)", st->n);
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "inputs is NULL (expected %d camera "
+                            "frames)",
+                            st->n);
     if (n != st->n)
         return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "map expects %d cameras, got %d", st->n, n);
     const int cuda = (st->backend->info.provides & BACKEND_READS_DEVICE) != 0;
@@ -291,21 +293,21 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
         if (f->fmt != FOVEA_PIX_RGBA && f->fmt != FOVEA_PIX_RGB24 && f->fmt != FOVEA_PIX_NV12 &&
             f->fmt != FOVEA_PIX_I420)
             return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
-                                   "camera %d: pixel format %s (stitching takes rgba, rgb24, nv12 "
-                                   "or i420)", c, fovea_pixfmt_name(f->fmt));
+                                "camera %d: pixel format %s (stitching takes rgba, rgb24, nv12 "
+                                "or i420)",
+                                c, fovea_pixfmt_name(f->fmt));
         if (f->fmt != in[0]->fmt)
             return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
-                                   "camera %d is %s but camera 0 is %s: all cameras must share "
-                                   "one pixel format", c, fovea_pixfmt_name(f->fmt),
-                                   fovea_pixfmt_name(in[0]->fmt));
+                                "camera %d is %s but camera 0 is %s: all cameras must share "
+                                "one pixel format",
+                                c, fovea_pixfmt_name(f->fmt), fovea_pixfmt_name(in[0]->fmt));
         if (f->width != st->map.cam[c].cam_width || f->height != st->map.cam[c].cam_height)
-            return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
-                                   "camera %d: map expects %dx%d, input is %dx%d", c,
-                                   st->map.cam[c].cam_width, st->map.cam[c].cam_height, f->width,
-                                   f->height);
+            return fv_ctx_error(
+                ctx, FOVEA_ERR_MISMATCH, "camera %d: map expects %dx%d, input is %dx%d", c,
+                st->map.cam[c].cam_width, st->map.cam[c].cam_height, f->width, f->height);
         if (f->mem == FOVEA_MEM_DEVICE && !cuda)
             return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                                   "camera %d: device frame on a CPU context", c);
+                                "camera %d: device frame on a CPU context", c);
         char name[32];
         snprintf(name, sizeof(name), "camera %d", c);
         FOVEA_TRY(fv_frame_check(ctx, f, name));
@@ -314,13 +316,11 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "no output frame");
     fovea_pixfmt want =
         stitch_input_is_yuv(fv_stitch_input_kind(in[0]->fmt)) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA;
-    if (out->fmt != want || out->width != st->map.pano_width ||
-        out->height != st->map.pano_height)
-        return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
-                               "output must be %dx%d %s for %s inputs (got %dx%d %s)",
-                               st->map.pano_width, st->map.pano_height, fovea_pixfmt_name(want),
-                               fovea_pixfmt_name(in[0]->fmt), out->width, out->height,
-                               fovea_pixfmt_name(out->fmt));
+    if (out->fmt != want || out->width != st->map.pano_width || out->height != st->map.pano_height)
+        return fv_ctx_error(
+            ctx, FOVEA_ERR_MISMATCH, "output must be %dx%d %s for %s inputs (got %dx%d %s)",
+            st->map.pano_width, st->map.pano_height, fovea_pixfmt_name(want),
+            fovea_pixfmt_name(in[0]->fmt), out->width, out->height, fovea_pixfmt_name(out->fmt));
     if (out->mem == FOVEA_MEM_DEVICE && !cuda)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "device output on a CPU context");
     return fv_frame_check(ctx, out, "output frame");
@@ -374,8 +374,8 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
         if (status < 0)
             return status;
     }
-    int analyse = autocolor && st->frame % st->settings.auto_interval == 0;
-    status = st->backend->process(st->priv, in, out, analyse);
+    int analyze = autocolor && st->frame % st->settings.auto_interval == 0;
+    status = st->backend->process(st->priv, in, out, analyze);
     if (status < 0)
         return status;
     st->frame++;
@@ -385,7 +385,7 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
      * they apply from the next frame on. Deterministic: this frame's own
      * statistics, waited for. Otherwise: those of an earlier analysis frame
      * that have arrived in the background by now, without waiting. */
-    if (autocolor && (analyse || !st->settings.deterministic)) {
+    if (autocolor && (analyze || !st->settings.deterministic)) {
         fv_overlap_stats stats;
         int ready = st->backend->poll_stats(st->priv, &stats, st->settings.deterministic);
         if (ready < 0)
@@ -400,20 +400,20 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
     return FOVEA_OK;
 }
 
-int fovea_stitcher_analyse(fovea_stitcher *st, const fovea_frame *const *in, int n, int apply,
+int fovea_stitcher_analyze(fovea_stitcher *st, const fovea_frame *const *in, int n, int apply,
                            fovea_color_correction *result)
 {
     if (!st)
         return FOVEA_ERR_INVALID_ARG;
     /* Analysis runs the stitch with statistics into a scratch output. */
     fovea_frame scratch;
-    stitch_input_kind kind = n > 0 && in && in[0] ? fv_stitch_input_kind(in[0]->fmt)
-                                                  : STITCH_IN_RGBA;
-    fovea_memtype mem = st->backend->info.provides & BACKEND_READS_DEVICE ? FOVEA_MEM_DEVICE
-                                                                           : FOVEA_MEM_HOST;
-    int status = fovea_frame_alloc(st->ctx, &scratch, st->map.pano_width, st->map.pano_height,
-                                   stitch_input_is_yuv(kind) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA,
-                                   mem);
+    stitch_input_kind kind =
+        n > 0 && in && in[0] ? fv_stitch_input_kind(in[0]->fmt) : STITCH_IN_RGBA;
+    fovea_memtype mem =
+        st->backend->info.provides & BACKEND_READS_DEVICE ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST;
+    int status =
+        fovea_frame_alloc(st->ctx, &scratch, st->map.pano_width, st->map.pano_height,
+                          stitch_input_is_yuv(kind) ? FOVEA_PIX_I420 : FOVEA_PIX_RGBA, mem);
     if (status < 0)
         return status;
     status = check_frames(st, in, n, &scratch);
@@ -456,10 +456,10 @@ int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_correction *c
         for (int k = 0; k < 3; k++)
             if (!(cc[c].gain[k] > 0.0f) || !isfinite(cc[c].gain[k]))
                 return fv_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
-                                       "camera %d: gain must be finite and > 0", c);
+                                    "camera %d: gain must be finite and > 0", c);
         if (!(cc[c].gamma > 0.0f) || !isfinite(cc[c].gamma))
             return fv_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
-                                   "camera %d: gamma must be finite and > 0", c);
+                                "camera %d: gamma must be finite and > 0", c);
     }
     memcpy(st->cc, cc, sizeof(cc[0]) * (size_t)n);
     st->tables_valid = 0;
@@ -475,7 +475,8 @@ int fovea_stitcher_get_color(const fovea_stitcher *st, fovea_color_correction *c
     if (n < st->n)
         return fv_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
                             "stitcher_get_color: room for %d corrections, the stitcher has %d "
-                            "cameras", n, st->n);
+                            "cameras",
+                            n, st->n);
     memcpy(cc, st->cc, sizeof(cc[0]) * (size_t)st->n);
     return FOVEA_OK;
 }

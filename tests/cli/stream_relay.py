@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 """A TCP relay that damages a delta stream on its way (tests/cli/test_cli_stream_relay.sh).
 
   stream_relay.py MODE N K TARGET_PORT

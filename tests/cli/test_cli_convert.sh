@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea convert` end to end on small generated clips: container round trips,
 # frame selection, pipes, PNG/PNM output and input, pixel format conversion,
 # truncated input, progress and the JSON summary.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # `fovea send` / `fovea receive` on loopback: T = 0 gives the input back byte
 # for byte (8-bit and 10-bit 4:2:0, 4:4:4, gray, odd sizes, tiles 8 and 16,
 # stdin, stdout), T > 0 keeps every sample of every frame within T, the --stats

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause-Patent
 # A damaged delta stream: a relay (stream_relay.py) between `fovea send` and
 # `fovea receive` flips, drops, reorders or truncates bytes, or stalls; the
 # receiver exits 1 with a clear message, what it wrote before is exact (whole
