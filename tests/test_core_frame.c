@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "fovea/convert.h"
 #include "fovea/fovea.h"
+#include "fovea/io.h"
 #include "testutil.h"
 
 static void check_layout(const fovea_frame *f, int w, int h, fovea_pixfmt fmt)
@@ -599,6 +601,11 @@ static void test_contexts(void)
     CHECK(a == NULL);
     s.threads = 100000;
     CHECK_EQ_INT(fovea_open(&a, &s), FOVEA_ERR_INVALID_ARG);
+    /* the reason, not the previous call's message (issue 45) */
+    CHECK(strstr(fovea_last_error(NULL), "threads 100000 out of range") != NULL);
+    CHECK(strstr(fovea_last_error(NULL), "at most 1024") != NULL);
+    s.threads = FOVEA_MAX_THREADS + 1;
+    CHECK_EQ_INT(fovea_open(&a, &s), FOVEA_ERR_INVALID_ARG);
     s.threads = 1;
     s.backend = (fovea_backend)9;
     CHECK_EQ_INT(fovea_open(&a, &s), FOVEA_ERR_INVALID_ARG);
@@ -607,6 +614,77 @@ static void test_contexts(void)
     CHECK_EQ_INT(fovea_open(&a, &s), FOVEA_ERR_INVALID_ARG);
     CHECK(a == NULL);
     CHECK_EQ_INT(fovea_sync(NULL), FOVEA_ERR_INVALID_ARG);
+}
+
+/* A frame whose stride is smaller than its row is refused by every function
+ * that reads or writes it (issue 45: fovea_frame_copy wrote past the caller's
+ * buffer), with a message naming the plane and the sizes. */
+static void test_stride_checks(void)
+{
+    fovea_frame src = {0}, ok = {0};
+    REQUIRE(fovea_frame_alloc(NULL, &src, 16, 8, FOVEA_PIX_I420, FOVEA_MEM_HOST) == FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &ok, 16, 8, FOVEA_PIX_I420, FOVEA_MEM_HOST) == FOVEA_OK);
+    fovea_frame_fill(NULL, &src, 7);
+    /* the caller's buffer: 8 bytes a luma row where a row has 16 */
+    uint8_t *y = malloc(8 * 8), *u = malloc(8 * 4), *v = malloc(8 * 4);
+    REQUIRE(y && u && v);
+    fovea_frame bad = {0};
+    bad.width = 16;
+    bad.height = 8;
+    bad.fmt = FOVEA_PIX_I420;
+    bad.mem = FOVEA_MEM_HOST;
+    bad.data[0] = y;
+    bad.data[1] = u;
+    bad.data[2] = v;
+    bad.stride[0] = 8;
+    bad.stride[1] = bad.stride[2] = 8;
+    CHECK_EQ_INT(fovea_frame_copy(NULL, &bad, &src), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(NULL),
+                 "destination frame: plane 0's stride 8 is smaller than its row (16 bytes)") !=
+          NULL);
+    CHECK_EQ_INT(fovea_frame_copy(NULL, &ok, &bad), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(NULL), "source frame: plane 0's stride 8") != NULL);
+    CHECK_EQ_INT(fovea_frame_fill(NULL, &bad, 1), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(NULL), "frame: plane 0's stride 8") != NULL);
+    CHECK_EQ_INT(fovea_frame_equal(&bad, &src), 0);
+    CHECK_EQ_INT(fovea_frame_convert(NULL, &bad, &src, NULL), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(NULL), "convert: destination frame: plane 0's stride 8") != NULL);
+    /* a chroma plane too: 4 bytes a row where a row has 8 */
+    bad.stride[0] = 16;
+    fovea_frame_free(NULL, &ok);
+    free(y);
+    y = malloc(16 * 8);
+    REQUIRE(y != NULL);
+    bad.data[0] = y;
+    bad.stride[2] = 4;
+    CHECK_EQ_INT(fovea_frame_copy(NULL, &bad, &src), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(NULL), "plane 2's stride 4 is smaller than its row (8 bytes)") !=
+          NULL);
+    /* the writer and the reader check theirs too */
+    fovea_video_info info;
+    fovea_video_info_init(&info);
+    info.width = 16;
+    info.height = 8;
+    info.fmt = FOVEA_PIX_I420;
+    char *path = test_tmp_path(".y4m");
+    fovea_writer *w = NULL;
+    REQUIRE(fovea_writer_open(&w, NULL, path, FOVEA_CONTAINER_Y4M, &info) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_write(w, &bad), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(NULL), "plane 2's stride 4") != NULL);
+    CHECK_EQ_INT(fovea_writer_write(w, &src), FOVEA_OK);
+    CHECK_EQ_INT(fovea_writer_finish(w), FOVEA_OK);
+    fovea_writer_close(&w);
+    fovea_reader *r = NULL;
+    REQUIRE(fovea_reader_open(&r, NULL, path, NULL) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_reader_read(r, &bad), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(NULL), "destination frame: plane 2's stride 4") != NULL);
+    fovea_reader_close(&r);
+    remove(path);
+    free(path);
+    free(y);
+    free(u);
+    free(v);
+    fovea_frame_free(NULL, &src);
 }
 
 int main(void)
@@ -620,5 +698,6 @@ int main(void)
     test_status_and_names();
     test_parallel_for();
     test_contexts();
+    test_stride_checks();
     return test_finish("test_core_frame");
 }

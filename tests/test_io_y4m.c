@@ -583,12 +583,136 @@ static void test_color_range_tag(void)
     free_frames(fr, 1);
 }
 
+/* A 4x2 i420 y4m file of header hdr and one frame; returns its path. */
+static char *write_tagged(const char *hdr)
+{
+    static const uint8_t payload[12] = {16, 40, 80, 120, 160, 200, 235, 17, 128, 90, 128, 170};
+    size_t hl = strlen(hdr);
+    uint8_t buf[1024];
+    REQUIRE(hl + 6 + sizeof(payload) <= sizeof(buf));
+    memcpy(buf, hdr, hl);
+    memcpy(buf + hl, "FRAME\n", 6);
+    memcpy(buf + hl + 6, payload, sizeof(payload));
+    return test_write_tmp(".y4m", buf, hl + 6 + sizeof(payload));
+}
+
+/* Read path's info and first frame, write them back; returns the copy's bytes. */
+static uint8_t *copy_y4m(const char *path, fovea_video_info *ri, size_t *len)
+{
+    fovea_reader *r = NULL;
+    REQUIRE(fovea_reader_open(&r, NULL, path, NULL) == FOVEA_OK);
+    *ri = *fovea_reader_info(r);
+    fovea_frame f;
+    memset(&f, 0, sizeof(f));
+    REQUIRE(fovea_reader_read(r, &f) == FOVEA_OK);
+    fovea_reader_close(&r);
+    char *out = test_tmp_path(".y4m");
+    write_file(out, ri, &f, 1);
+    fovea_frame_free(NULL, &f);
+    uint8_t *data = test_read_file(out, len);
+    remove(out);
+    free(out);
+    return data;
+}
+
+/* The header's X tags (ffmpeg always writes XYSCSS=...) are read into
+ * extra_tags in order and written back, so ffmpeg's y4m copies byte for byte
+ * (issue 45, item 6); tags that do not fit or hold control bytes are dropped
+ * whole; an XYSCSS of another format is left out; the writer refuses bad tags. */
+static void test_extra_tags(void)
+{
+    static const char *const same[] = {
+        "YUV4MPEG2 W4 H2 F25:1 Ip A1:1 C420jpeg XYSCSS=420JPEG\n",
+        "YUV4MPEG2 W4 H2 F30000:1001 Ip A0:0 C420mpeg2 XYSCSS=420MPEG2 XCOLORRANGE=LIMITED\n",
+        "YUV4MPEG2 W4 H2 F25:1 Ip A1:1 C420jpeg XA=1 XB XYSCSS=420JPEG XCOLORRANGE=FULL\n",
+    };
+    for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++) {
+        char *path = write_tagged(same[k]);
+        size_t n_in, n_out;
+        uint8_t *in = test_read_file(path, &n_in);
+        fovea_video_info ri;
+        uint8_t *out = copy_y4m(path, &ri, &n_out);
+        if (n_in != n_out || memcmp(in, out, n_in) != 0)
+            fprintf(stderr, "extra tags: wrote '%.*s' for '%s'\n",
+                    (int)(strchr((char *)out, '\n') - (char *)out), (char *)out, same[k]);
+        CHECK(n_in == n_out && memcmp(in, out, n_in) == 0);
+        free(in);
+        free(out);
+        remove(path);
+        free(path);
+    }
+
+    /* read: in order, XCOLORRANGE not among them (an unknown value is dropped),
+     * a tag with a control byte dropped, one that does not fit dropped whole */
+    char hdr[1024];
+    int o = snprintf(hdr, sizeof(hdr),
+                     "YUV4MPEG2 W4 H2 XFIRST=1 XCOLORRANGE=SOMETIMES X\x01Y C420jpeg");
+    for (int i = 0; i < 30; i++) /* 30 x " XTAG=nn", 8 bytes each: 240 + "XFIRST=1" */
+        o += snprintf(hdr + o, sizeof(hdr) - (size_t)o, " XTAG=%02d", i);
+    snprintf(hdr + o, sizeof(hdr) - (size_t)o, " XLAST=lasting XZ\n");
+    char want[FOVEA_Y4M_EXTRA_TAGS];
+    o = snprintf(want, sizeof(want), "XFIRST=1");
+    for (int i = 0; i < 30; i++)
+        o += snprintf(want + o, sizeof(want) - (size_t)o, " XTAG=%02d", i);
+    snprintf(want + o, sizeof(want) - (size_t)o, " XZ"); /* XLAST: 248 + 14 bytes, too many */
+    char *path = write_tagged(hdr);
+    fovea_reader *r = NULL;
+    REQUIRE(fovea_reader_open(&r, NULL, path, NULL) == FOVEA_OK);
+    const char *tags = fovea_reader_info(r)->extra_tags;
+    if (strcmp(tags, want) != 0)
+        fprintf(stderr, "extra tags read: '%s'\n", tags);
+    CHECK(strcmp(tags, want) == 0);
+    fovea_reader_close(&r);
+    remove(path);
+    free(path);
+
+    /* write: an XYSCSS of another format than the frames' is left out */
+    fovea_video_info info;
+    fovea_video_info_init(&info);
+    info.width = 4;
+    info.height = 2;
+    info.fmt = FOVEA_PIX_I444;
+    snprintf(info.extra_tags, sizeof(info.extra_tags), "XYSCSS=420JPEG  XKEEP=1 XYSCSS=444");
+    fovea_frame fr[1];
+    make_frames(fr, 1, 4, 2, FOVEA_PIX_I444, 5);
+    char *p2 = test_tmp_path(".y4m");
+    write_file(p2, &info, fr, 1);
+    size_t len;
+    char *text = slurp_text(p2, &len);
+    CHECK(strncmp(text, "YUV4MPEG2 W4 H2 F25:1 Ip A0:0 C444 XKEEP=1 XYSCSS=444\n", 54) == 0);
+    free(text);
+    remove(p2);
+
+    /* write: what is not an X tag fovea writes is refused */
+    static const char *const bad[] = {"YSCSS=420JPEG", "XCOLORRANGE=FULL", "XA XB\tC", "XA\nFRAME"};
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        snprintf(info.extra_tags, sizeof(info.extra_tags), "%s", bad[k]);
+        fovea_writer *w = NULL;
+        CHECK_EQ_INT(fovea_writer_open(&w, NULL, p2, FOVEA_CONTAINER_Y4M, &info),
+                     FOVEA_ERR_INVALID_ARG);
+        CHECK(w == NULL);
+        CHECK(strstr(fovea_last_error(NULL), "extra_tags") != NULL);
+    }
+    memset(info.extra_tags, 'X', sizeof(info.extra_tags));
+    fovea_writer *w = NULL;
+    CHECK_EQ_INT(fovea_writer_open(&w, NULL, p2, FOVEA_CONTAINER_Y4M, &info),
+                 FOVEA_ERR_INVALID_ARG);
+    CHECK(w == NULL);
+    FILE *probe = fopen(p2, "rb");
+    CHECK(probe == NULL); /* a refused open leaves nothing behind */
+    if (probe)
+        fclose(probe);
+    free(p2);
+    free_frames(fr, 1);
+}
+
 int main(void)
 {
     test_roundtrip_all_formats();
     test_header_written();
     test_carry_through();
     test_color_range_tag();
+    test_extra_tags();
     test_frame_params_tolerated();
     test_streams();
     test_malformed_headers();

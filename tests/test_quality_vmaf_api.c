@@ -898,6 +898,9 @@ static void test_errors(void)
     CHECK(m == NULL && strstr(fovea_last_error(ctx), "vmaf_v0.6.2"));
     CHECK_EQ_INT(fovea_vmaf_model_open_file(&m, ctx, "/nonexistent/dir/model.json"), FOVEA_ERR_IO);
     CHECK(m == NULL && strstr(fovea_last_error(ctx), "/nonexistent/dir/model.json"));
+    /* a directory: the system's reason, not a bare "read error" (issue 45) */
+    CHECK_EQ_INT(fovea_vmaf_model_open_file(&m, ctx, "."), FOVEA_ERR_IO);
+    CHECK(m == NULL && strstr(fovea_last_error(ctx), ".: read error: Is a directory") != NULL);
     static const char garbage[] = "{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", ";
     char *bad = test_write_tmp(".json", garbage, sizeof garbage - 1);
     CHECK_EQ_INT(fovea_vmaf_model_open_file(&m, ctx, bad), FOVEA_ERR_CORRUPT);

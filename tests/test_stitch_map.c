@@ -797,6 +797,35 @@ static void test_yuv_white_balance(void)
         CHECK(strstr(fovea_last_error(ctx), k ? "rgba64" : "rgb48") != NULL);
         fovea_frame_free(NULL, &deep);
     }
+    /* the API's boundary (issue 45): NULL inputs are named as such, a frame
+     * whose stride is smaller than its row is refused, set/get_color record
+     * their own message instead of leaving the previous call's */
+    CHECK_EQ_INT(fovea_stitcher_process(st, NULL, 1, &out), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "inputs is NULL") != NULL);
+    fovea_frame narrow = cam;
+    narrow.buf = NULL;
+    narrow.stride[0] = 4 * 320 - 4;
+    const fovea_frame *nin[1] = {&narrow};
+    CHECK_EQ_INT(fovea_stitcher_process(st, nin, 1, &out), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "camera 0: plane 0's stride 1276 is smaller than its row "
+                                        "(1280 bytes)") != NULL);
+    fovea_frame narrow_out = out;
+    narrow_out.buf = NULL;
+    narrow_out.stride[0] = 16;
+    CHECK_EQ_INT(fovea_stitcher_process(st, in, 1, &narrow_out), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "output frame: plane 0's stride 16") != NULL);
+    fovea_color_correction got[2];
+    CHECK_EQ_INT(fovea_stitcher_set_color(st, NULL, 1), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "stitcher_set_color: NULL corrections") != NULL);
+    CHECK_EQ_INT(fovea_stitcher_set_color(st, &cc, 2), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "2 corrections for 1 cameras") != NULL);
+    CHECK_EQ_INT(fovea_stitcher_process(st, NULL, 1, &out), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_stitcher_get_color(st, got, 0), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "stitcher_get_color: room for 0") != NULL);
+    CHECK_EQ_INT(fovea_stitcher_get_color(st, NULL, 1), FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(fovea_last_error(ctx), "stitcher_get_color: NULL corrections") != NULL);
+    /* what follows compares out with the I420 path: stitch it again */
+    REQUIRE(fovea_stitcher_process(st, in, 1, &out) == FOVEA_OK);
     fovea_stitcher_close(&st);
     static const char *const cs_name[2] = {"bt601", "bt709"};
     for (int cs = 0; cs < 2; cs++)

@@ -287,6 +287,9 @@ static void test_validate_and_load(void)
 
     CHECK_EQ_INT(fv_rig_load("/nonexistent/rig.json", &rig, err, sizeof(err)), FOVEA_ERR_IO);
     CHECK(strstr(err, "/nonexistent/rig.json") != NULL);
+    /* a directory: the system's reason, not a bare "read error" (issue 45) */
+    CHECK_EQ_INT(fv_rig_load(".", &rig, err, sizeof(err)), FOVEA_ERR_IO);
+    CHECK(strstr(err, ".: read error: Is a directory") != NULL);
     /* larger than the 1 MiB limit (valid JSON padded with spaces) */
     size_t big = FOVEA_RIG_FILE_LIMIT + 10;
     char *buf = malloc(big);
@@ -377,6 +380,40 @@ static void test_keys(void)
         CHECK_EQ_INT(fv_rig_parse(j, strlen(j), &rig, err, sizeof(err)), FOVEA_OK);
         CHECK(strcmp(rig.cameras[0].name, "le\\u0000ft") == 0);
         free(j);
+    }
+    /* a raw NUL byte outside strings is refused with its offset: text after one
+     * used to be ignored, one between tokens read as a space (issue 45) */
+    {
+        const size_t n = strlen(spec_json);
+        char *j = malloc(n + 16);
+        REQUIRE(j != NULL);
+        memcpy(j, spec_json, n);
+        memcpy(j + n, "\n\0{\"x\": 1}", 10);
+        fovea_rig rig;
+        char err[512] = "", want[64];
+        CHECK(fv_rig_parse(j, n + 10, &rig, err, sizeof(err)) < 0);
+        snprintf(want, sizeof(want), "a NUL byte at byte offset %zu ", n + 1);
+        CHECK(strstr(err, want) != NULL);
+        /* the same in a file: the message names it */
+        char *path = test_write_tmp(".json", j, n + 10);
+        CHECK(fv_rig_load(path, &rig, err, sizeof(err)) == FOVEA_ERR_CORRUPT);
+        CHECK(strstr(err, path) != NULL && strstr(err, want) != NULL);
+        if (!strstr(err, want))
+            fprintf(stderr, "rig with text after a NUL: %s\n", err);
+        remove(path);
+        free(path);
+        free(j);
+        /* between tokens */
+        char *k = subst(spec_json, "\"yaw\": -35.0", "\"yaw\":@-35.0");
+        const size_t at = (size_t)(strchr(k, '@') - k);
+        const size_t kn = strlen(k);
+        k[at] = '\0';
+        CHECK(fv_rig_parse(k, kn, &rig, err, sizeof(err)) < 0);
+        snprintf(want, sizeof(want), "a NUL byte at byte offset %zu (line 9, column 13)", at);
+        CHECK(strstr(err, want) != NULL);
+        if (!strstr(err, want))
+            fprintf(stderr, "rig with a NUL between tokens: %s\n", err);
+        free(k);
     }
     /* the text after the document may end in NUL bytes (a C string's terminator) */
     {

@@ -52,7 +52,7 @@ static const cli_spec spec = {
     "  fovea receive 127.0.0.1:9000 -o copy.y4m --stats recv.json\n"
     "\n"
     "Exit status: 0 end of stream, 1 runtime error (connection, damaged stream,\n"
-    "output), 2 usage error.",
+    "a stream without frames: nothing is written, output), 2 usage error.",
 };
 
 typedef struct recv_args {
@@ -116,6 +116,8 @@ typedef struct recv_run {
     fovea_video_info info;
     fovea_frame conv; /* the frame converted for the output, when needed */
     fovea_pixfmt out_fmt;
+    fovea_container cont; /* the output's container */
+    int have_hello;
     cli_stream_log log;
     cli_stream_progress prog;
     int64_t end_frames, skipped;
@@ -131,18 +133,20 @@ static int fail(recv_run *r, int st)
     return CLI_EXIT_RUNTIME;
 }
 
-/* The stream header arrived: open the output for it. */
+/* The stream header arrived: the output's format. The output is opened at
+ * the first frame, so a stream without frames writes nothing (not even a y4m
+ * header to stdout). */
 static int on_hello(recv_run *r, const fovea_stream_event *ev)
 {
     r->info = *ev->info;
     r->threshold = ev->threshold;
+    r->have_hello = 1;
     const fovea_container c = cli_container_for(r->a.out, FOVEA_CONTAINER_AUTO);
-    const fovea_container cont = c == FOVEA_CONTAINER_AUTO ? FOVEA_CONTAINER_Y4M : c;
-    r->out_fmt = cli_default_output_pixfmt(cont, r->info.fmt);
-    fovea_video_info oi = r->info;
-    oi.fmt = r->out_fmt;
+    r->cont = c == FOVEA_CONTAINER_AUTO ? FOVEA_CONTAINER_Y4M : c;
+    r->out_fmt = cli_default_output_pixfmt(r->cont, r->info.fmt);
     if (r->out_fmt != r->info.fmt) {
-        if (fovea_frame_alloc(NULL, &r->conv, oi.width, oi.height, oi.fmt, FOVEA_MEM_HOST) < 0) {
+        if (fovea_frame_alloc(NULL, &r->conv, r->info.width, r->info.height, r->out_fmt,
+                              FOVEA_MEM_HOST) < 0) {
             cli_error(NULL, "out of memory");
             return CLI_EXIT_RUNTIME;
         }
@@ -150,14 +154,18 @@ static int on_hello(recv_run *r, const fovea_stream_event *ev)
             fprintf(stderr, "fovea: the stream is %s: writing %s\n", fovea_pixfmt_name(r->info.fmt),
                     fovea_pixfmt_name(r->out_fmt));
     }
-    if (fovea_writer_open(&r->w, NULL, r->a.out, cont, &oi) < 0)
-        return cli_report(r->a.out, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     return CLI_EXIT_OK;
 }
 
 static int on_frame(recv_run *r, const fovea_stream_event *ev)
 {
     const fovea_frame *f = ev->frame;
+    if (!r->w) {
+        fovea_video_info oi = r->info;
+        oi.fmt = r->out_fmt;
+        if (fovea_writer_open(&r->w, NULL, r->a.out, r->cont, &oi) < 0)
+            return cli_report(r->a.out, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
+    }
     if (r->out_fmt != r->info.fmt) {
         if (fovea_frame_convert(r->ctx, &r->conv, f, NULL) < 0)
             return fail(r, FOVEA_ERR_INTERNAL);
@@ -284,8 +292,14 @@ int cmd_receive(int argc, char **argv)
     }
     const double secs = cli_now() - t0;
     cli_stream_progress_finish(&r.prog, &r.log, NULL);
-    if (rc == CLI_EXIT_OK && !r.w) {
+    if (rc == CLI_EXIT_OK && !r.have_hello) {
         cli_error(r.a.addr, "the stream ended before its header");
+        rc = CLI_EXIT_RUNTIME;
+    } else if (rc == CLI_EXIT_OK && !r.w) {
+        cli_error(r.a.addr,
+                  "the stream ended without a frame (the sender sent %lld): %s not "
+                  "written",
+                  (long long)r.end_frames, cli_display_path(r.a.out, 1));
         rc = CLI_EXIT_RUNTIME;
     }
     if (rc == CLI_EXIT_OK && fovea_writer_finish(r.w) < 0)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -15,6 +16,7 @@
 enum {
     OPT_LISTEN = 1,
     OPT_CLIENTS,
+    OPT_WAIT_TIMEOUT,
     OPT_THRESHOLD,
     OPT_KEYFRAME,
     OPT_DENOISE,
@@ -32,8 +34,14 @@ static const cli_option options[] = {
     CLI_INPUT_OPTIONS,
     {"listen", 'l', "ADDR:PORT", "address to serve on, required (port 0: any free port)", NULL,
      OPT_LISTEN},
-    {"clients", 'c', "N", "wait until N receivers are connected before sending",
-     "0 (start at once)", OPT_CLIENTS},
+    {"clients", 'c', "N",
+     "wait until N receivers are connected before sending (0: start at "
+     "once)",
+     "1 for a file, 0 for stdin or a pipe", OPT_CLIENTS},
+    {"wait-timeout", 0, "S",
+     "give up (exit 1) when the --clients receivers have not connected "
+     "within S seconds (0 = wait as long as it takes)",
+     "0", OPT_WAIT_TIMEOUT},
     {"threshold", 't', "T", "every sample a receiver shows is within T of the input (0 = lossless)",
      "0", OPT_THRESHOLD},
     {"keyframe", 'k', "K",
@@ -76,24 +84,37 @@ static const cli_spec spec = {
     "zstd-compressed; every sample shown stays within T of the input (T = 0:\n"
     "lossless). Receivers that join, fall behind or ask get a keyframe; one that\n"
     "disconnects does not stop the others. Prints 'listening on ADDR:PORT' on\n"
-    "stderr once the socket is open, and ends with the input (end-of-stream\n"
-    "message, then a clean close).",
+    "stderr once the socket is open; a file waits for one receiver (--clients),\n"
+    "a pipe starts at once. Ends with the input (end-of-stream message, then a\n"
+    "clean close).",
     options,
     "Examples:\n"
     "  fovea send camera.y4m --listen 0.0.0.0:9000 --threshold 2\n"
     "  ffmpeg -i in.mp4 -f yuv4mpegpipe - | fovea send - -l 127.0.0.1:0 -c 1\n"
     "\n"
-    "Exit status: 0 success, 1 runtime error (input, socket), 2 usage error.",
+    "Exit status: 0 success, 1 runtime error (input, an input without frames\n"
+    "among them; socket; --wait-timeout passed), 2 usage error.",
 };
 
 typedef struct send_args {
     cli_common_opts opt;
     cli_input_opts in;
     const char *path, *listen, *stats;
-    int clients, max_clients, realtime, linger;
+    int clients, clients_given, max_clients, realtime, linger, wait_timeout;
     long long max_queue, sndbuf;
     fovea_stream_encoder_settings ss;
 } send_args;
+
+/* stdin, a FIFO or a device: a live source, which starts at once; a file
+ * (or an image sequence) waits for a receiver, else it would be sent to
+ * nobody before anyone could connect. */
+static int live_source(const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0)
+        return 1;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
 
 static int parse_args(send_args *a, int argc, char **argv)
 {
@@ -119,7 +140,13 @@ static int parse_args(send_args *a, int argc, char **argv)
         int bad = 0;
         switch (id) {
         case OPT_LISTEN: a->listen = v; break;
-        case OPT_CLIENTS: bad = cli_parse_int32(cmd, "--clients", v, 0, 1024, &a->clients); break;
+        case OPT_CLIENTS:
+            bad = cli_parse_int32(cmd, "--clients", v, 0, 1024, &a->clients);
+            a->clients_given = 1;
+            break;
+        case OPT_WAIT_TIMEOUT:
+            bad = cli_parse_int32(cmd, "--wait-timeout", v, 0, 1 << 24, &a->wait_timeout);
+            break;
         case OPT_THRESHOLD:
             bad = cli_parse_int32(cmd, "--threshold", v, 0, 65535, &a->ss.threshold);
             break;
@@ -156,6 +183,8 @@ static int parse_args(send_args *a, int argc, char **argv)
     if (p.nrest != 1)
         return cli_usage_error(cmd, "send: expected one input, got %d arguments", p.nrest);
     a->path = p.rest[0];
+    if (!a->clients_given)
+        a->clients = live_source(a->path) ? 0 : 1;
     if (!a->listen)
         return cli_usage_error(cmd, "send: --listen ADDR:PORT is required");
     if (a->clients > a->max_clients)
@@ -180,6 +209,13 @@ typedef struct send_run {
     size_t raw;
 } send_run;
 
+/* An input without frames is an error (README): nothing to serve. */
+static int no_frames(const send_run *s)
+{
+    cli_error(cli_display_path(s->a.path, 0), "no frames in the input: nothing to send");
+    return CLI_EXIT_RUNTIME;
+}
+
 static int open_all(send_run *s)
 {
     send_args *a = &s->a;
@@ -187,6 +223,8 @@ static int open_all(send_run *s)
     if (rc != CLI_EXIT_OK)
         return rc;
     s->info = *fovea_reader_info(s->r);
+    if (s->info.frame_count == 0) /* a pipe's emptiness shows in send_frames */
+        return no_frames(s);
     s->raw = fovea_frame_packed_size(s->info.fmt, s->info.width, s->info.height);
     fovea_settings cs;
     cli_context_settings(&cs, &a->opt);
@@ -230,10 +268,18 @@ static int open_all(send_run *s)
 static int wait_clients(send_run *s)
 {
     fovea_stream_server_stats st;
+    const double deadline = cli_now() + s->a.wait_timeout;
     for (;;) {
         fovea_stream_server_get_stats(s->srv, &st);
         if (st.clients >= s->a.clients)
             return CLI_EXIT_OK;
+        if (s->a.wait_timeout > 0 && cli_now() >= deadline) {
+            cli_error(NULL,
+                      "%d of %d receiver%s connected within --wait-timeout %d s: nothing "
+                      "sent",
+                      st.clients, s->a.clients, s->a.clients == 1 ? "" : "s", s->a.wait_timeout);
+            return CLI_EXIT_RUNTIME;
+        }
         if (fovea_stream_server_poll(s->srv, 200) < 0) {
             cli_error(NULL, "%s", fovea_last_error(s->ctx));
             return CLI_EXIT_RUNTIME;
@@ -267,6 +313,8 @@ static int send_frames(send_run *s)
         fovea_frame *f;
         const char *msg;
         const int st = cli_ring_take(&s->ring, &f, &msg);
+        if (st == FOVEA_EOF && k == 0) /* the receivers see the stream break off */
+            return no_frames(s);
         if (st == FOVEA_EOF)
             return CLI_EXIT_OK;
         if (st < 0) {

@@ -76,11 +76,15 @@ typedef enum fovea_log_level {
 /** Log callback; msg has no trailing newline. Called from the thread that logs. */
 typedef void (*fovea_log_fn)(void *opaque, fovea_log_level level, const char *msg);
 
+/** Most CPU worker threads a context takes (fovea_settings.threads). */
+#define FOVEA_MAX_THREADS 1024
+
 typedef struct fovea_settings {
     fovea_backend backend; /**< default AUTO */
     int cuda_device;       /**< CUDA device index, default 0 */
     void *cuda_stream;     /**< user cudaStream_t; NULL = context creates and owns one */
-    int threads;           /**< CPU worker threads; 0 = number of online CPUs (default) */
+    int threads;           /**< CPU worker threads; 0 = number of online CPUs (default);
+                                  at most FOVEA_MAX_THREADS */
     fovea_log_fn log;      /**< NULL = no logging (the library never prints) */
     void *log_opaque;
     fovea_log_level log_level; /**< messages above this level are dropped; default WARNING */
@@ -92,7 +96,9 @@ typedef struct fovea_context fovea_context;
 FOVEA_API void fovea_default_settings(fovea_settings *s);
 
 /** Open a context. With backend CUDA and no usable device this fails with
- *  FOVEA_ERR_NO_DEVICE; with AUTO it falls back to CPU.
+ *  FOVEA_ERR_NO_DEVICE; with AUTO it falls back to CPU. Settings out of range
+ *  (threads below 0 or above FOVEA_MAX_THREADS, an unknown backend, a negative
+ *  device) fail with FOVEA_ERR_INVALID_ARG, the reason in fovea_last_error(NULL).
  *  @param ctx receives the context (NULL on failure)
  *  @param s settings, or NULL for defaults
  *  @return FOVEA_OK or a negative status */

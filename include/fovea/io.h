@@ -20,6 +20,9 @@ typedef enum fovea_container {
     FOVEA_CONTAINER_PNG  /**< one image per file */
 } fovea_container;
 
+/** Size of fovea_video_info's extra_tags, the terminating NUL included. */
+#define FOVEA_Y4M_EXTRA_TAGS 256
+
 /** Stream properties. Readers fill these; writers take them. */
 typedef struct fovea_video_info {
     int width, height;
@@ -31,6 +34,15 @@ typedef struct fovea_video_info {
     int64_t frame_count;  /**< frames in the stream when known (files), else -1 */
     int color_range;      /**< y4m XCOLORRANGE: FOVEA_COLOR_RANGE_* (read, and written
                                    when known) */
+    char extra_tags[FOVEA_Y4M_EXTRA_TAGS]; /**< y4m X tags (extensions, such as ffmpeg's
+                                   XYSCSS=420JPEG) other than XCOLORRANGE, as read, in
+                                   order, separated by one space; "" if none. A tag that
+                                   does not fit whole, or holds a control byte, is
+                                   dropped (never cut). The y4m
+                                   writer writes them back after the C tag (an XYSCSS
+                                   naming another chroma format than the frames' is
+                                   left out); each must start with X and hold no
+                                   control byte, else fovea_writer_open fails. */
 } fovea_video_info;
 
 #define FOVEA_COLOR_RANGE_UNKNOWN 0 /**< no tag (the usual assumption: limited) */

@@ -28,15 +28,22 @@ int fovea_open(fovea_context **out, const fovea_settings *s)
 {
     fovea_settings defaults;
     if (!out)
-        return FOVEA_ERR_INVALID_ARG;
+        return fv_ctx_error(NULL, FOVEA_ERR_INVALID_ARG, "fovea_open: NULL context pointer");
     *out = NULL;
     if (!s) {
         fovea_default_settings(&defaults);
         s = &defaults;
     }
-    if (s->backend < FOVEA_BACKEND_AUTO || s->backend > FOVEA_BACKEND_CUDA || s->threads < 0 ||
-        s->threads > 1024 || s->cuda_device < 0)
-        return FOVEA_ERR_INVALID_ARG;
+    if (s->backend < FOVEA_BACKEND_AUTO || s->backend > FOVEA_BACKEND_CUDA)
+        return fv_ctx_error(NULL, FOVEA_ERR_INVALID_ARG, "fovea_open: invalid backend %d",
+                            (int)s->backend);
+    if (s->threads < 0 || s->threads > FOVEA_MAX_THREADS)
+        return fv_ctx_error(NULL, FOVEA_ERR_INVALID_ARG,
+                            "fovea_open: threads %d out of range (0 = one per CPU, at most %d)",
+                            s->threads, FOVEA_MAX_THREADS);
+    if (s->cuda_device < 0)
+        return fv_ctx_error(NULL, FOVEA_ERR_INVALID_ARG, "fovea_open: negative CUDA device %d",
+                            s->cuda_device);
 
     fovea_context *ctx = calloc(1, sizeof(*ctx));
     if (!ctx)

@@ -2,6 +2,7 @@
 /* Pixel format conversion on the CPU. Every pair of formats goes through one
  * pipeline: source rows -> full-resolution 4:4:4 intermediate (uint16 per sample)
  * -> destination rows, one or two rows at a time, bands of rows across threads. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -631,7 +632,9 @@ static int check_frame(fovea_context *ctx, const fovea_frame *f, const char *wha
         if (!f->data[p])
             return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                 "convert: %s frame plane %d has no pixels", what, p);
-    return FOVEA_OK;
+    char name[48];
+    snprintf(name, sizeof(name), "convert: %s frame", what);
+    return fv_frame_check(ctx, f, name);
 }
 
 int fovea_frame_convert(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src,

@@ -81,6 +81,16 @@ void fv_parallel_for(fovea_context *ctx, int n, int grain, fv_range_fn fn, void 
  * fovea_frame_copy's host-to-host path. Finishes before it returns. */
 int fv_frame_copy_host(fovea_context *ctx, fovea_frame *dst, const fovea_frame *src);
 
+/* The checks at the boundary of every public function that reads or writes a
+ * caller's frame: not NULL, a valid format and memory kind, a size of
+ * 1..FOVEA_MAX_DIM, every plane present with a stride of at least its row's
+ * bytes (a smaller one would make rows overlap and the last one run past the
+ * caller's buffer). what names the frame in the message ("source frame").
+ * @return FOVEA_OK or FOVEA_ERR_INVALID_ARG with ctx's last error set. */
+int fv_frame_check(fovea_context *ctx, const fovea_frame *f, const char *what);
+/* The same check, the message into msg (n bytes) instead of ctx. */
+int fv_frame_check_buf(const fovea_frame *f, const char *what, char *msg, size_t n);
+
 /* Make g a frame of f's size and format in memory mem, kept when it already is
  * one, else freed and allocated again (scratch and staging frames that follow
  * their inputs). */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Frame allocation (host, pinned, device), copies between memory kinds, fill,
  * comparison and the frame pool. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,10 +93,48 @@ int fv_frame_ensure(fovea_context *ctx, fovea_frame *g, const fovea_frame *f, fo
     return fovea_frame_alloc(ctx, g, f->width, f->height, f->fmt, mem);
 }
 
+int fv_frame_check_buf(const fovea_frame *f, const char *what, char *msg, size_t n)
+{
+    const fovea_pixfmt_desc *d = f ? fovea_pixfmt_get_desc(f->fmt) : NULL;
+    if (!f || !f->data[0])
+        snprintf(msg, n, "%s: NULL or without pixels", what);
+    else if (!d)
+        snprintf(msg, n, "%s: invalid pixel format %d", what, (int)f->fmt);
+    else if (f->mem != FOVEA_MEM_HOST && f->mem != FOVEA_MEM_PINNED && f->mem != FOVEA_MEM_DEVICE)
+        snprintf(msg, n, "%s: invalid memory type %d", what, (int)f->mem);
+    else if (f->width <= 0 || f->height <= 0 || f->width > FOVEA_MAX_DIM ||
+             f->height > FOVEA_MAX_DIM)
+        snprintf(msg, n, "%s: size %dx%d out of range (1..%d per side)", what, f->width, f->height,
+                 FOVEA_MAX_DIM);
+    else {
+        for (int p = 0; p < d->planes; p++) {
+            const size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
+            if (!f->data[p]) {
+                snprintf(msg, n, "%s: plane %d has no pixels", what, p);
+                return FOVEA_ERR_INVALID_ARG;
+            }
+            if (f->stride[p] < (ptrdiff_t)row) {
+                snprintf(msg, n, "%s: plane %d's stride %td is smaller than its row (%zu bytes)",
+                         what, p, f->stride[p], row);
+                return FOVEA_ERR_INVALID_ARG;
+            }
+        }
+        return FOVEA_OK;
+    }
+    return FOVEA_ERR_INVALID_ARG;
+}
+
+int fv_frame_check(fovea_context *ctx, const fovea_frame *f, const char *what)
+{
+    char msg[256];
+    const int st = fv_frame_check_buf(f, what, msg, sizeof(msg));
+    return st < 0 ? fv_ctx_error(ctx, st, "%s", msg) : st;
+}
+
 static int check_pair(fovea_context *ctx, const fovea_frame *a, const fovea_frame *b)
 {
-    if (!a || !b || !a->data[0] || !b->data[0])
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "frame without pixels");
+    FOVEA_TRY(fv_frame_check(ctx, a, "destination frame"));
+    FOVEA_TRY(fv_frame_check(ctx, b, "source frame"));
     if (a->width != b->width || a->height != b->height || a->fmt != b->fmt)
         return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "frames differ: %dx%d %s vs %dx%d %s",
                             a->width, a->height, fovea_pixfmt_name(a->fmt), b->width, b->height,
@@ -174,11 +213,8 @@ int fovea_frame_copy(fovea_context *ctx, fovea_frame *dst, const fovea_frame *sr
 
 int fovea_frame_fill(fovea_context *ctx, fovea_frame *f, uint8_t value)
 {
-    if (!f || !f->data[0])
-        return FOVEA_ERR_INVALID_ARG;
+    FOVEA_TRY(fv_frame_check(ctx, f, "frame"));
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
-    if (!d)
-        return FOVEA_ERR_INVALID_ARG;
     for (int p = 0; p < d->planes; p++) {
         size_t row = fovea_plane_row_bytes(f->fmt, f->width, p);
         int rows = fovea_plane_height(f->fmt, f->height, p);
@@ -197,7 +233,9 @@ int fovea_frame_fill(fovea_context *ctx, fovea_frame *f, uint8_t value)
 
 int fovea_frame_equal(const fovea_frame *a, const fovea_frame *b)
 {
-    if (check_pair(NULL, a, b) < 0 || a->mem == FOVEA_MEM_DEVICE || b->mem == FOVEA_MEM_DEVICE)
+    if (fv_frame_check(NULL, a, "first frame") < 0 || fv_frame_check(NULL, b, "second frame") < 0 ||
+        a->width != b->width || a->height != b->height || a->fmt != b->fmt ||
+        a->mem == FOVEA_MEM_DEVICE || b->mem == FOVEA_MEM_DEVICE)
         return 0;
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(a->fmt);
     for (int p = 0; p < d->planes; p++) {

@@ -406,6 +406,11 @@ int fv_png_write_file_buf(const char *path, const fovea_frame *f, char *err, siz
         fv_errbuf(err, errsz, 0, "%s: invalid frame", path ? path : "(null)");
         return FOVEA_ERR_INVALID_ARG;
     }
+    char bad[256];
+    if (fv_frame_check_buf(f, "frame", bad, sizeof(bad)) < 0) {
+        fv_errbuf(err, errsz, 0, "%s: %s", path, bad);
+        return FOVEA_ERR_INVALID_ARG;
+    }
     if (!png_fmt_writable(f->fmt)) {
         fv_errbuf(err, errsz, 0, "%s: PNG cannot hold %s: convert to rgb24 or gray first", path,
                   fovea_pixfmt_name(f->fmt));

@@ -198,6 +198,11 @@ int fv_reader_read(fovea_reader *r, fovea_frame *f)
         return fv_reader_fail(r, FOVEA_ERR_INVALID_ARG,
                               "destination frame does not match the stream (%dx%d %s)",
                               r->info.width, r->info.height, fovea_pixfmt_name(r->info.fmt));
+    } else {
+        char msg[256];
+        const int st = fv_frame_check_buf(f, "destination frame", msg, sizeof(msg));
+        if (st < 0)
+            return fv_reader_fail(r, st, "%s", msg);
     }
     int st = r->ops->read(r, f);
     if (st == FOVEA_OK) {

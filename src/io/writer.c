@@ -84,8 +84,12 @@ static int writer_open_buf(fovea_writer **out, const char *path, fovea_container
 
 static int writer_write(fovea_writer *w, const fovea_frame *f)
 {
-    if (!w || !f || !f->data[0])
+    if (!w)
         return FOVEA_ERR_INVALID_ARG;
+    char bad[256];
+    int st = fv_frame_check_buf(f, "frame", bad, sizeof(bad));
+    if (st < 0)
+        return fv_writer_fail(w, st, "%s", bad);
     if (f->mem == FOVEA_MEM_DEVICE)
         return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "frame is in device memory");
     if (f->width != w->info.width || f->height != w->info.height || f->fmt != w->info.fmt)
@@ -97,7 +101,6 @@ static int writer_write(fovea_writer *w, const fovea_frame *f)
         return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "an earlier write failed");
     if (w->finished)
         return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "the output is already finished");
-    int st;
     if (w->fp) {
         if (w->ops->single_image && w->frames_written > 0)
             return fv_writer_fail(w, FOVEA_ERR_UNSUPPORTED,

@@ -39,6 +39,32 @@ static fovea_pixfmt fmt_from_tag(const char *tag)
     return FOVEA_PIX_NONE;
 }
 
+/* A y4m X tag fovea can carry: starts with X, no control byte (0x00-0x20,
+ * 0x7f: a space would split it, a newline end the header). */
+static int carriable_tag(const char *tok, size_t len)
+{
+    if (len == 0 || tok[0] != 'X')
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)tok[i];
+        if (c <= 0x20 || c == 0x7f)
+            return 0;
+    }
+    return 1;
+}
+
+/* Append an X tag to info->extra_tags when it fits whole. */
+static void keep_extra_tag(fovea_video_info *info, const char *tok)
+{
+    const size_t len = strlen(tok), used = strlen(info->extra_tags);
+    const size_t need = len + (used ? 1 : 0);
+    if (!carriable_tag(tok, len) || used + need >= sizeof(info->extra_tags))
+        return;
+    if (used)
+        info->extra_tags[used] = ' ';
+    memcpy(info->extra_tags + used + (used ? 1 : 0), tok, len + 1);
+}
+
 static const char *canonical_tag(fovea_pixfmt fmt)
 {
     for (size_t i = 0; i < N_CHROMA_TAGS; i++)
@@ -185,6 +211,8 @@ static int parse_params(struct fovea_reader *r, char *line)
                 info->color_range = FOVEA_COLOR_RANGE_FULL;
             else if (strcmp(tok, "XCOLORRANGE=LIMITED") == 0)
                 info->color_range = FOVEA_COLOR_RANGE_LIMITED;
+            else if (strncmp(tok, "XCOLORRANGE=", 12) != 0)
+                keep_extra_tag(info, tok); /* written back as read */
             continue;
         default: continue; /* parameters we do not know */
         }
@@ -403,6 +431,54 @@ const struct fv_reader_ops fv_y4m_reader_ops = {"y4m", y4m_open, y4m_read, y4m_c
 
 /* ---------------------------------------------------------------- writer */
 
+/* Check info->extra_tags and write the tags to keep (each with a leading
+ * space) into out: every tag but an XYSCSS (ffmpeg's chroma tag, the C tag
+ * in capitals) that names another format than fmt, as after a conversion. */
+static int extra_tags_to_write(struct fovea_writer *w, char *out, size_t outsz)
+{
+    const char *s = w->info.extra_tags;
+    size_t o = 0;
+    out[0] = '\0';
+    if (!memchr(s, '\0', sizeof(w->info.extra_tags)))
+        return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "extra_tags is not terminated");
+    while (*s) {
+        if (*s == ' ') { /* separators: one or more spaces */
+            s++;
+            continue;
+        }
+        const char *end = strchr(s, ' ');
+        const size_t len = end ? (size_t)(end - s) : strlen(s);
+        if (!carriable_tag(s, len) || strncmp(s, "XCOLORRANGE=", 12) == 0) {
+            char ex[160];
+            excerpt(s, len, ex, sizeof(ex));
+            return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG,
+                                  "extra_tags: '%s' is not a y4m X tag fovea writes (X, then no "
+                                  "space or control byte; XCOLORRANGE is color_range's)",
+                                  ex);
+        }
+        int keep = 1;
+        if (len > 7 && strncmp(s, "XYSCSS=", 7) == 0) {
+            char tag[16];
+            keep = 0;
+            if (len - 7 < sizeof(tag)) {
+                for (size_t i = 0; i < len - 7; i++)
+                    tag[i] = (char)(s[7 + i] >= 'A' && s[7 + i] <= 'Z' ? s[7 + i] - 'A' + 'a'
+                                                                       : s[7 + i]);
+                tag[len - 7] = '\0';
+                keep = fmt_from_tag(tag) == w->info.fmt;
+            }
+        }
+        if (keep && o + 1 + len < outsz) { /* fits: outsz is extra_tags' size + 1 */
+            out[o++] = ' ';
+            memcpy(out + o, s, len);
+            o += len;
+            out[o] = '\0';
+        }
+        s += len;
+    }
+    return FOVEA_OK;
+}
+
 static int y4m_writer_open(struct fovea_writer *w)
 {
     const fovea_video_info *info = &w->info;
@@ -436,8 +512,13 @@ static int y4m_writer_open(struct fovea_writer *w)
     const char *range = info->color_range == FOVEA_COLOR_RANGE_FULL      ? " XCOLORRANGE=FULL"
                         : info->color_range == FOVEA_COLOR_RANGE_LIMITED ? " XCOLORRANGE=LIMITED"
                                                                          : "";
-    if (fprintf(w->fp, "%s W%d H%d F%d:%d I%c A%d:%d C%s%s\n", y4m_magic, info->width, info->height,
-                fn, fd, il, an, ad, tag, range) < 0)
+    char extra[sizeof(info->extra_tags) + 1];
+    int st = extra_tags_to_write(w, extra, sizeof(extra));
+    if (st < 0)
+        return st;
+    /* ffmpeg's order: C, its X tags, XCOLORRANGE */
+    if (fprintf(w->fp, "%s W%d H%d F%d:%d I%c A%d:%d C%s%s%s\n", y4m_magic, info->width,
+                info->height, fn, fd, il, an, ad, tag, extra, range) < 0)
         return fv_writer_fail(w, FOVEA_ERR_IO, "write error: %s", strerror(errno));
     return FOVEA_OK;
 }

@@ -585,12 +585,13 @@ int vmaf_model_load(vmaf_model **out, const char *path, char *err, size_t errsz)
         fclose(f);
         return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "%s: out of memory", path);
     }
+    errno = 0;
     size_t n = fread(buf, 1, (size_t)VMAF_MODEL_FILE_LIMIT + 1, f);
-    int rd_err = ferror(f);
+    int rd_err = ferror(f) ? (errno ? errno : EIO) : 0; /* a directory: EISDIR */
     fclose(f);
     if (rd_err) {
         free(buf);
-        return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error", path);
+        return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error: %s", path, strerror(rd_err));
     }
     char msg[512];
     int rc = vmaf_model_parse(out, buf, n, msg, sizeof(msg));

@@ -198,6 +198,35 @@ static int find_nul_in_string(const char *t, size_t len, size_t *at, int *is_key
     return 0;
 }
 
+/* A raw NUL byte outside the strings of t[0, len), whose document ends at
+ * doc_end: cJSON skips one between tokens as whitespace and the text after
+ * the document is only checked up to one, so "{...}\0anything" would load.
+ * Only NUL bytes ending the text (a C string's terminator) are allowed.
+ * @return 1 and the NUL's offset, else 0. */
+static int find_raw_nul(const char *t, size_t len, size_t doc_end, size_t *at)
+{
+    int in_str = 0;
+    for (size_t i = 0; i < doc_end; i++) {
+        if (in_str && t[i] == '\\')
+            i++;
+        else if (t[i] == '"')
+            in_str = !in_str;
+        else if (!in_str && t[i] == '\0') {
+            *at = i;
+            return 1;
+        }
+    }
+    const char *nul = memchr(t + doc_end, '\0', len - doc_end);
+    if (!nul)
+        return 0;
+    for (const char *q = nul; q < t + len; q++)
+        if (*q != '\0') {
+            *at = (size_t)(nul - t);
+            return 1;
+        }
+    return 0;
+}
+
 /* Read a finite number. @return 1 found, 0 absent (optional), negative on error. */
 static int get_number(const cJSON *obj, const char *key, const char *path, int required,
                       double *out, perr *pe)
@@ -439,6 +468,16 @@ int fv_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err, s
                        nul_key ? "key" : "string", line, col);
         goto done;
     }
+    if (find_raw_nul(json_text, len, end ? (size_t)(end - json_text) : len, &nul_at)) {
+        int line, col;
+        line_col(json_text, len, nul_at, &line, &col);
+        rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
+                       "a NUL byte at byte offset %zu (line %d, column %d): a rig is JSON text, "
+                       "which holds none (only NUL bytes ending the text are taken for a "
+                       "terminator)",
+                       nul_at, line, col);
+        goto done;
+    }
     if (!cJSON_IsObject(root)) {
         rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "(root): must be an object");
         goto done;
@@ -506,12 +545,13 @@ int fv_rig_load(const char *path, fovea_rig *rig, char *err, size_t errsz)
         fclose(f);
         return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "%s: out of memory", path);
     }
+    errno = 0;
     size_t n = fread(buf, 1, FOVEA_RIG_FILE_LIMIT + 1, f);
-    int rd_err = ferror(f);
+    int rd_err = ferror(f) ? (errno ? errno : EIO) : 0;
     fclose(f);
     if (rd_err) {
         free(buf);
-        return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error", path);
+        return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: read error: %s", path, strerror(rd_err));
     }
     if (n > FOVEA_RIG_FILE_LIMIT) {
         free(buf);

@@ -2,6 +2,7 @@
 /* Stitcher host logic: validation, backend choice, color tables, and the
  * automatic color balance schedule (analyze every K frames, smooth, apply). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,7 +278,12 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
                         const fovea_frame *out)
 {
     fovea_context *ctx = st->ctx;
-    if (!in || n != st->n)
+    if (!in)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "inputs is NULL (expected %d camera "
+                            "frames)",
+                            st->n);
+    if (n != st->n)
         return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH, "map expects %d cameras, got %d", st->n, n);
     const int cuda = (st->backend->info.provides & BACKEND_READS_DEVICE) != 0;
     for (int c = 0; c < n; c++) {
@@ -302,6 +308,9 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
         if (f->mem == FOVEA_MEM_DEVICE && !cuda)
             return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                                 "camera %d: device frame on a CPU context", c);
+        char name[32];
+        snprintf(name, sizeof(name), "camera %d", c);
+        FOVEA_TRY(fv_frame_check(ctx, f, name));
     }
     if (!out || !out->data[0])
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "no output frame");
@@ -314,7 +323,7 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
             fovea_pixfmt_name(in[0]->fmt), out->width, out->height, fovea_pixfmt_name(out->fmt));
     if (out->mem == FOVEA_MEM_DEVICE && !cuda)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "device output on a CPU context");
-    return FOVEA_OK;
+    return fv_frame_check(ctx, out, "output frame");
 }
 
 /* Turn fresh statistics into corrections: solve, then move the current
@@ -436,8 +445,13 @@ int fovea_stitcher_analyze(fovea_stitcher *st, const fovea_frame *const *in, int
 
 int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_correction *cc, int n)
 {
-    if (!st || !cc || n != st->n)
-        return FOVEA_ERR_INVALID_ARG;
+    if (!st)
+        return fv_ctx_error(NULL, FOVEA_ERR_INVALID_ARG, "stitcher_set_color: NULL stitcher");
+    if (!cc)
+        return fv_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG, "stitcher_set_color: NULL corrections");
+    if (n != st->n)
+        return fv_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
+                            "stitcher_set_color: %d corrections for %d cameras", n, st->n);
     for (int c = 0; c < n; c++) {
         for (int k = 0; k < 3; k++)
             if (!(cc[c].gain[k] > 0.0f) || !isfinite(cc[c].gain[k]))
@@ -454,8 +468,15 @@ int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_correction *c
 
 int fovea_stitcher_get_color(const fovea_stitcher *st, fovea_color_correction *cc, int n)
 {
-    if (!st || !cc || n < st->n)
-        return FOVEA_ERR_INVALID_ARG;
+    if (!st)
+        return fv_ctx_error(NULL, FOVEA_ERR_INVALID_ARG, "stitcher_get_color: NULL stitcher");
+    if (!cc)
+        return fv_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG, "stitcher_get_color: NULL corrections");
+    if (n < st->n)
+        return fv_ctx_error(st->ctx, FOVEA_ERR_INVALID_ARG,
+                            "stitcher_get_color: room for %d corrections, the stitcher has %d "
+                            "cameras",
+                            n, st->n);
     memcpy(cc, st->cc, sizeof(cc[0]) * (size_t)st->n);
     return FOVEA_OK;
 }

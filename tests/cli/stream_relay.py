@@ -13,6 +13,7 @@ ways; the sender's bytes are damaged at byte offset N of the stream:
   truncate  close both connections after N bytes
   stall     forward N bytes, then nothing more (the connections stay open)
   pass      forward everything as it is
+  dropmsg   leave out K whole messages from message N (0 = the HELLO)
 Ends when either side closes, or after 30 s.
 """
 import select
@@ -34,6 +35,7 @@ def main():
     seen = 0           # downstream bytes received from the sender
     deadline = time.time() + 30
     stalled = False
+    msgs = 0           # whole messages seen (dropmsg)
     tx_open = True
     while time.time() < deadline:
         r, _, _ = select.select([rx, tx] if tx_open else [rx], [], [], 0.5)
@@ -72,6 +74,18 @@ def main():
                     out += fixed + rest
                     pending = b""
                     mode = "pass"
+            elif mode == "dropmsg":
+                # whole messages: 20 header bytes, the payload length at 8..11
+                pending += data
+                out = b""
+                while len(pending) >= 20:
+                    size = 20 + int.from_bytes(pending[8:12], "little")
+                    if len(pending) < size:
+                        break
+                    if not n <= msgs < n + k:
+                        out += pending[:size]
+                    pending = pending[size:]
+                    msgs += 1
             elif mode == "truncate" and seen >= n:
                 rx.sendall(data[:n - start])
                 break

@@ -128,6 +128,16 @@ FOVEA_PROGRESS=1 "$FOVEA_CLI" convert --quiet a.y4m prog.yuv 2>err || fail "conv
 "$FOVEA_CLI" convert a.y4m prog.yuv 2>err || fail "convert without a terminal failed"
 [ -s err ] && fail "progress printed although stderr is not a terminal"
 
+# ---- the y4m header's X tags (ffmpeg always writes XYSCSS=...) are kept:
+# a y4m copy is byte-identical; a conversion drops the XYSCSS of the old format
+{ printf 'YUV4MPEG2 W%d H%d F25:1 Ip A1:1 C420jpeg XYSCSS=420JPEG XFOO=bar XCOLORRANGE=LIMITED\n' $W $H
+  for i in 1 2; do printf 'FRAME\n'; dd if=raw.yuv bs=$F8 skip=$i count=1 2>/dev/null; done; } >ff.y4m
+run 0 convert -q ff.y4m ff_copy.y4m
+cmp -s ff.y4m ff_copy.y4m || fail "ff.y4m copy differs: $(head -n 1 ff_copy.y4m)"
+run 0 convert -q --pixfmt-out i444 ff.y4m ff444.y4m
+[ "$(head -n 1 ff444.y4m)" = "YUV4MPEG2 W$W H$H F25:1 Ip A1:1 C444 XFOO=bar XCOLORRANGE=LIMITED" ] ||
+    fail "ff.y4m to i444: header $(head -n 1 ff444.y4m)"
+
 # ---- JSON summary
 run 0 convert -q --start 1 --json sum.json a.y4m sum.yuv
 python3 -c '

@@ -90,6 +90,20 @@ assert d['threshold'] == $5 and t['max_checked_error'] is not None
 assert 0 <= t['max_checked_error'] <= $5, t"
 done
 
+# ---- a file waits for a receiver (README's `fovea send clip.y4m --listen ...`,
+# no --clients): it must not stream to nobody and exit before one can connect
+$py gen 420 8 32 16 6 5 wait.y4m
+start_sender s wait.y4m --listen 127.0.0.1:0 -q
+sleep 1
+kill -0 "$sender_pid" 2>/dev/null || fail "send of a file without --clients did not wait: $(cat s.err)"
+receive 0 r -o wait_out.y4m -q
+wait_sender 0
+cmp -s wait.y4m wait_out.y4m || fail "the receiver of a waiting sender got other bytes"
+run 1 send wait.y4m --listen 127.0.0.1:0 --clients 2 --wait-timeout 1
+err_has "0 of 2 receivers connected within --wait-timeout 1 s: nothing sent" "send --wait-timeout"
+run 2 send wait.y4m --listen 127.0.0.1:0 --wait-timeout soon
+err_has "--wait-timeout" "send --wait-timeout soon"
+
 # ---- errors
 run 2 send in.y4m
 err_has "--listen ADDR:PORT is required" "send without --listen"
@@ -117,6 +131,24 @@ run 1 send in.y4m --listen "127.0.0.1:$port"
 err_has "cannot listen on 127.0.0.1:$port: Address already in use" "send on a taken port"
 receive 0 r -o out.y4m -q
 wait_sender 0
+# an input with a header and no frames is an error (a file before listening,
+# a pipe once it ends: the receivers see the stream break off)
+printf 'YUV4MPEG2 W16 H8 F25:1 Ip A1:1 C420jpeg\n' >empty.y4m
+run 1 send empty.y4m --listen 127.0.0.1:0
+err_has "fovea: empty.y4m: no frames in the input: nothing to send" "send of a header-only y4m"
+grep -q "^listening on" err && fail "send of a header-only y4m listened"
+rm -f s.err
+timeout 60 "$FOVEA_CLI" send - --listen 127.0.0.1:0 --clients 1 <empty.y4m >s.out 2>s.err &
+sender_pid=$!
+sname=s
+i=0
+while [ $i -lt 400 ] && ! grep -q "^listening on" s.err 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' s.err)
+receive 1 r -o empty_out.y4m
+wait_sender 1
+grep -q "stdin: no frames in the input: nothing to send" s.err || fail "send - of a header-only y4m: $(cat s.err)"
+[ -e empty_out.y4m ] && fail "a stream of no frames left its output"
+
 # a broken input: the receiver sees the stream break off, never an end
 head -c $(($(size_of in.y4m) - 100)) in.y4m >cut.y4m
 start_sender s cut.y4m --listen 127.0.0.1:0 --clients 1 -q

@@ -62,6 +62,21 @@ receive 1 r -o broken.y4m --timeout 2
 wait "$relay_pid"
 wait_sender 0
 
+# a stream with a header and no frame (every frame left out, the END kept):
+# the receiver exits 1 and writes nothing, not a header-only y4m
+relay_start dropmsg 1 20
+receive 1 r -o none.y4m --timeout 2
+grep -q "ended without a frame (the sender sent 20): none.y4m not written" r.err ||
+    fail "a stream without frames: $(cat r.err)"
+[ -e none.y4m ] && fail "a stream without frames left none.y4m"
+wait "$relay_pid"
+wait_sender 0
+relay_start dropmsg 1 20
+receive 1 r -o - --timeout 2
+[ -s r.out ] && fail "a stream without frames wrote to stdout: $(head -c 60 r.out)"
+wait "$relay_pid"
+wait_sender 0
+
 # a receiver that sends junk is cut; the real one gets everything
 start_sender s in.y4m --listen 127.0.0.1:0 --clients 2 --stats s.json -q
 timeout 20 python3 -c "import socket, sys, time
