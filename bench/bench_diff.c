@@ -344,199 +344,265 @@ static int run_copy(void *arg)
                              c->kind, c->stream) != cudaSuccess;
 }
 
+/* What rows (d) to (e') share: the differencers (plain, median3, overlay, and
+ * tiles of 8 and 64), the frames (device and pinned), the mask's result and
+ * its small copy's buffers, and the (e') copy times the floors use. */
+typedef struct gpu_rows {
+    fovea_context *gpu;
+    fovea_diff *d, *dm, *dov, *dt[2];
+    fovea_frame dprev, dcur, dcur2, dheat, dnoise, pprev, pcur, pheat;
+    void *stream;
+    fovea_diff_mask_result m;
+    size_t small;
+    void *dsmall, *hsmall;
+    bench_stats copy_s[2];
+} gpu_rows;
+
+/* Everything but r->d (open already, with the settings *ds) on r->gpu. */
+static void gpu_rows_open(gpu_rows *r, fovea_diff_settings *ds, const fovea_frame *prev,
+                          const fovea_frame *cur)
+{
+    fovea_context *gpu = r->gpu;
+    ds->denoise = FOVEA_DIFF_DENOISE_MEDIAN3;
+    BENCH_FOVEA(gpu, fovea_diff_open(&r->dm, gpu, ds));
+    ds->denoise = FOVEA_DIFF_DENOISE_NONE;
+    ds->noise_mode = FOVEA_DIFF_NOISE_OVERLAY;
+    BENCH_FOVEA(gpu, fovea_diff_open(&r->dov, gpu, ds));
+    ds->noise_mode = FOVEA_DIFF_NOISE_BLACK;
+    for (int k = 0; k < 2; k++) { /* the mask's blocks: one a 128 px of a tile row */
+        ds->tile = k ? 64 : 8;
+        BENCH_FOVEA(gpu, fovea_diff_open(&r->dt[k], gpu, ds));
+    }
+    const fovea_pixfmt f = FOVEA_PIX_RGB24;
+    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &r->dprev, W, H, f, FOVEA_MEM_DEVICE));
+    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &r->dcur, W, H, f, FOVEA_MEM_DEVICE));
+    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &r->dcur2, W, H, f, FOVEA_MEM_DEVICE));
+    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &r->dheat, W, H, f, FOVEA_MEM_DEVICE));
+    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &r->dnoise, W, H, f, FOVEA_MEM_DEVICE));
+    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &r->pprev, W, H, f, FOVEA_MEM_PINNED));
+    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &r->pcur, W, H, f, FOVEA_MEM_PINNED));
+    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &r->pheat, W, H, f, FOVEA_MEM_PINNED));
+    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &r->dprev, prev));
+    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &r->dcur, cur));
+    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &r->dcur2, cur));
+    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &r->pprev, prev));
+    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &r->pcur, cur));
+    BENCH_FOVEA(gpu, fovea_sync(gpu));
+    r->stream = fovea_context_stream(gpu);
+    /* the mask's result: 4 counters and up to 1024 list entries (diff_cuda.c) */
+    r->small = 4 * sizeof(unsigned long long) + 1024 * sizeof(int32_t);
+    BENCH_CUDA(cudaMalloc(&r->dsmall, r->small));
+    BENCH_CUDA(cudaMallocHost(&r->hsmall, r->small));
+    BENCH_CUDA(cudaMemset(r->dsmall, 0, r->small));
+    memset(r->copy_s, 0, sizeof(r->copy_s));
+}
+
+static void gpu_rows_close(gpu_rows *r)
+{
+    BENCH_CUDA(cudaFree(r->dsmall));
+    BENCH_CUDA(cudaFreeHost(r->hsmall));
+    fovea_frame *all[] = {&r->dprev,  &r->dcur,  &r->dcur2, &r->dheat,
+                          &r->dnoise, &r->pprev, &r->pcur,  &r->pheat};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        fovea_frame_free(r->gpu, all[i]);
+    fovea_diff_close(&r->d);
+    fovea_diff_close(&r->dm);
+    fovea_diff_close(&r->dov);
+    fovea_diff_close(&r->dt[0]);
+    fovea_diff_close(&r->dt[1]);
+}
+
+/* The call row i times (c: differencer, frames, outputs), the bytes it moves
+ * and its note, for the rows that time fovea_diff_compute or the mask submit. */
+static void gpu_row_case(gpu_rows *r, int i, diff_case *c, double *bytes, const char **note,
+                         const char **backend)
+{
+    const double frame = (double)W * H * 3;
+    switch (i) {
+    case R_HEAT:
+    case R_DEV_HEAT:
+    case R_DEV_HEAT8:
+        c->outs.heatmap = &r->dheat;
+        *note = i == R_HEAT       ? "goal <= 7.5 us (the host's call included)"
+                : i == R_DEV_HEAT ? "goal <= 7.5 us; floor row (c)"
+                                  : "throughput when calls are queued back to back";
+        break;
+    case R_BLACK:
+    case R_DEV_BLACK:
+        c->outs.noise = &r->dnoise;
+        *note = "writes a whole frame: its floor is row (c)'s, above the 5 us goal";
+        break;
+    case R_OVERLAY:
+    case R_DEV_OVERLAY:
+        /* cur painted in place: after the first call the changed pixels are red */
+        c->d = r->dov;
+        c->cur = &r->dcur2;
+        c->outs.noise = &r->dcur2;
+        *bytes = 2 * frame;
+        *note = "goal <= 5 us; reads 2 frames, writes the changed pixels";
+        break;
+    case R_MASK:
+    case R_DEV_MASK:
+    case R_DEV_MASK8:
+    case R_DEV_MASK64:
+        if (i == R_DEV_MASK8 || i == R_DEV_MASK64)
+            c->d = r->dt[i == R_DEV_MASK64];
+        c->outs.mask = &r->m;
+        *bytes = 2 * frame;
+        *note = i == R_MASK       ? "goal <= 5 us; waits for the result copy and the host"
+                : i == R_DEV_MASK ? "fovea_diff_mask_submit, received after the timing"
+                                  : "the same bytes: the difference is per-block cost";
+        break;
+    case R_MEDIAN:
+    case R_DEV_MEDIAN:
+        c->d = r->dm;
+        c->outs.heatmap = &r->dheat;
+        *note = "goal <= 12 us";
+        break;
+    case R_PINNED:
+        c->prev = &r->pprev;
+        c->cur = &r->pcur;
+        c->outs.heatmap = &r->pheat;
+        *backend = "cuda-e2e";
+        *note = "H2D 2 frames + D2H 1; compare rows (e')";
+        break;
+    default: break;
+    }
+}
+
+/* Rows (d') of the mask submit: one submit a run; its receive after the timing. */
+static void gpu_row_mask_submit(gpu_rows *r, const bench_opts *o, diff_case *c, bench_stats *s)
+{
+    s->runs = 0;
+    double *us = malloc((size_t)o->runs * sizeof(double));
+    if (!us)
+        exit(1);
+    for (int k = 0; k < o->runs + o->warmup; k++) {
+        bench_stats one;
+        time_device(run_submit, c, r->stream, 0, 1, 1, &one);
+        BENCH_FOVEA(r->gpu, fovea_diff_mask_receive(c->d, &r->m));
+        if (k >= o->warmup)
+            us[k - o->warmup] = one.median_us;
+    }
+    bench_stats_compute(us, o->runs, s);
+    free(us);
+}
+
+/* Row (d') of the mask's result copy alone. */
+static void gpu_row_small_copy(gpu_rows *r, const bench_opts *o, bench_stats *s)
+{
+    copy_case cc = {r->hsmall,
+                    r->small,
+                    r->dsmall,
+                    r->small,
+                    r->small,
+                    1,
+                    cudaMemcpyDeviceToHost,
+                    (cudaStream_t)r->stream};
+    time_device(run_copy, &cc, r->stream, o->warmup, o->runs, 1, s);
+}
+
+/* Rows (e') of one frame's copy, H2D or D2H; kept in r->copy_s for the floors. */
+static void gpu_row_pcie_copy(gpu_rows *r, const bench_opts *o, int i, bench_stats *s)
+{
+    const fovea_frame *dst = i == R_H2D ? &r->dcur : &r->pheat;
+    const fovea_frame *src = i == R_H2D ? &r->pcur : &r->dheat;
+    copy_case cc = {dst->data[0],
+                    (size_t)dst->stride[0],
+                    src->data[0],
+                    (size_t)src->stride[0],
+                    (size_t)W * 3,
+                    H,
+                    i == R_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                    (cudaStream_t)r->stream};
+    time_device(run_copy, &cc, r->stream, o->warmup, o->runs, 1, s);
+    r->copy_s[i - R_H2D] = *s;
+}
+
+/* Rows (e') of the floors from the copy rows: 0, or -1 without them. */
+static int gpu_row_floor(const gpu_rows *r, int i, bench_stats *s)
+{
+    if (r->copy_s[0].median_us <= 0 || r->copy_s[1].median_us <= 0)
+        return -1;
+    memset(s, 0, sizeof(*s));
+    s->median_us =
+        2 * r->copy_s[0].median_us + (i == R_FLOOR_SERIAL ? r->copy_s[1].median_us : 0.0);
+    s->min_us = s->max_us = s->mean_us = s->median_us;
+    s->runs = 1;
+    return 0;
+}
+
+/* Row i of (d) to (e'); the copy rows are timed even when not shown (the
+ * floors use them). */
+static void gpu_row(bench_table *t, const bench_opts *o, gpu_rows *r, int i)
+{
+    const char *name = fovea_gpu_rows[i];
+    if (!bench_case_enabled(o, name) && i != R_H2D && i != R_D2H)
+        return;
+    const double frame = (double)W * H * 3;
+    diff_case c;
+    memset(&c, 0, sizeof(c));
+    c.d = r->d;
+    c.prev = &r->dprev;
+    c.cur = &r->dcur;
+    double bytes = 3 * frame;
+    const char *note = "";
+    const char *backend = "cuda";
+    bench_stats s;
+    char buf[160];
+    gpu_row_case(r, i, &c, &bytes, &note, &backend);
+    if (i == R_PINNED) {
+        bench_time_cpu(run_compute, &c, o->warmup, o->runs, &s);
+    } else if (i < R_PINNED) {
+        bench_time_gpu(run_compute, &c, r->stream, o->warmup, o->runs, &s);
+    } else if (i == R_DEV_MASK || i == R_DEV_MASK8 || i == R_DEV_MASK64) {
+        gpu_row_mask_submit(r, o, &c, &s);
+    } else if (i == R_DEV_SMALLCOPY) {
+        gpu_row_small_copy(r, o, &s);
+        bytes = (double)r->small;
+        note = "part of the submit row: the rest is the kernel";
+    } else if (i == R_H2D || i == R_D2H) {
+        gpu_row_pcie_copy(r, o, i, &s);
+        bytes = frame;
+        snprintf(buf, sizeof(buf), "%.1f GB/s (this row's bytes, one way)",
+                 frame / (s.median_us * 1e3));
+        note = buf;
+        backend = "pcie";
+        if (!bench_case_enabled(o, name))
+            return;
+    } else if (i == R_FLOOR_SERIAL || i == R_FLOOR_OVERLAP) {
+        if (gpu_row_floor(r, i, &s) != 0)
+            return;
+        backend = "floor";
+        note = i == R_FLOOR_SERIAL ? "from rows (e'): what (e) costs without overlap"
+                                   : "from rows (e'): copies in both directions at once";
+    } else {
+        time_device(run_compute, &c, r->stream, o->warmup, o->runs, i == R_DEV_HEAT8 ? 8 : 1, &s);
+    }
+    bench_table_add(t, name, backend, &s, bytes, 1, note);
+}
+
 /* Rows (d), (d'), (e) and (e') on a CUDA context. */
 static void fovea_gpu_rows_run(bench_table *t, const bench_opts *o, fovea_context *gpu,
                                const fovea_frame *prev, const fovea_frame *cur)
 {
     fovea_diff_settings ds;
     fovea_diff_default_settings(&ds);
-    fovea_diff *d = NULL, *dm = NULL, *dov = NULL, *dt[2] = {NULL, NULL};
-    BENCH_FOVEA(gpu, fovea_diff_open(&d, gpu, &ds));
-    if (fovea_diff_backend(d) != FOVEA_BACKEND_CUDA) {
+    gpu_rows r;
+    memset(&r, 0, sizeof(r));
+    r.gpu = gpu;
+    BENCH_FOVEA(gpu, fovea_diff_open(&r.d, gpu, &ds));
+    if (fovea_diff_backend(r.d) != FOVEA_BACKEND_CUDA) {
         for (int i = 0; i < N_FOVEA_GPU_ROWS; i++)
             if (bench_case_enabled(o, fovea_gpu_rows[i]))
                 add_na(t, fovea_gpu_rows[i], "no CUDA backend");
-        fovea_diff_close(&d);
+        fovea_diff_close(&r.d);
         return;
     }
-    ds.denoise = FOVEA_DIFF_DENOISE_MEDIAN3;
-    BENCH_FOVEA(gpu, fovea_diff_open(&dm, gpu, &ds));
-    ds.denoise = FOVEA_DIFF_DENOISE_NONE;
-    ds.noise_mode = FOVEA_DIFF_NOISE_OVERLAY;
-    BENCH_FOVEA(gpu, fovea_diff_open(&dov, gpu, &ds));
-    ds.noise_mode = FOVEA_DIFF_NOISE_BLACK;
-    for (int k = 0; k < 2; k++) { /* the mask's blocks: one a 128 px of a tile row */
-        ds.tile = k ? 64 : 8;
-        BENCH_FOVEA(gpu, fovea_diff_open(&dt[k], gpu, &ds));
-    }
-    fovea_frame dprev, dcur, dcur2, dheat, dnoise, pprev, pcur, pheat;
-    const fovea_pixfmt f = FOVEA_PIX_RGB24;
-    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &dprev, W, H, f, FOVEA_MEM_DEVICE));
-    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &dcur, W, H, f, FOVEA_MEM_DEVICE));
-    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &dcur2, W, H, f, FOVEA_MEM_DEVICE));
-    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &dheat, W, H, f, FOVEA_MEM_DEVICE));
-    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &dnoise, W, H, f, FOVEA_MEM_DEVICE));
-    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &pprev, W, H, f, FOVEA_MEM_PINNED));
-    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &pcur, W, H, f, FOVEA_MEM_PINNED));
-    BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &pheat, W, H, f, FOVEA_MEM_PINNED));
-    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &dprev, prev));
-    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &dcur, cur));
-    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &dcur2, cur));
-    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &pprev, prev));
-    BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &pcur, cur));
-    BENCH_FOVEA(gpu, fovea_sync(gpu));
-    void *stream = fovea_context_stream(gpu);
-    const double frame = (double)W * H * 3;
-    fovea_diff_mask_result m;
-    /* the mask's result: 4 counters and up to 1024 list entries (diff_cuda.c) */
-    const size_t small = 4 * sizeof(unsigned long long) + 1024 * sizeof(int32_t);
-    void *dsmall = NULL, *hsmall = NULL;
-    BENCH_CUDA(cudaMalloc(&dsmall, small));
-    BENCH_CUDA(cudaMallocHost(&hsmall, small));
-    BENCH_CUDA(cudaMemset(dsmall, 0, small));
-    bench_stats copy_s[2];
-    memset(copy_s, 0, sizeof(copy_s));
-    for (int i = 0; i < N_FOVEA_GPU_ROWS; i++) {
-        const char *name = fovea_gpu_rows[i];
-        if (!bench_case_enabled(o, name) && i != R_H2D && i != R_D2H)
-            continue;
-        diff_case c;
-        memset(&c, 0, sizeof(c));
-        c.d = d;
-        c.prev = &dprev;
-        c.cur = &dcur;
-        double bytes = 3 * frame;
-        const char *note = "";
-        const char *backend = "cuda";
-        bench_stats s;
-        char buf[160];
-        switch (i) {
-        case R_HEAT:
-        case R_DEV_HEAT:
-        case R_DEV_HEAT8:
-            c.outs.heatmap = &dheat;
-            note = i == R_HEAT       ? "goal <= 7.5 us (the host's call included)"
-                   : i == R_DEV_HEAT ? "goal <= 7.5 us; floor row (c)"
-                                     : "throughput when calls are queued back to back";
-            break;
-        case R_BLACK:
-        case R_DEV_BLACK:
-            c.outs.noise = &dnoise;
-            note = "writes a whole frame: its floor is row (c)'s, above the 5 us goal";
-            break;
-        case R_OVERLAY:
-        case R_DEV_OVERLAY:
-            /* cur painted in place: after the first call the changed pixels are red */
-            c.d = dov;
-            c.cur = &dcur2;
-            c.outs.noise = &dcur2;
-            bytes = 2 * frame;
-            note = "goal <= 5 us; reads 2 frames, writes the changed pixels";
-            break;
-        case R_MASK:
-        case R_DEV_MASK:
-        case R_DEV_MASK8:
-        case R_DEV_MASK64:
-            if (i == R_DEV_MASK8 || i == R_DEV_MASK64)
-                c.d = dt[i == R_DEV_MASK64];
-            c.outs.mask = &m;
-            bytes = 2 * frame;
-            note = i == R_MASK       ? "goal <= 5 us; waits for the result copy and the host"
-                   : i == R_DEV_MASK ? "fovea_diff_mask_submit, received after the timing"
-                                     : "the same bytes: the difference is per-block cost";
-            break;
-        case R_MEDIAN:
-        case R_DEV_MEDIAN:
-            c.d = dm;
-            c.outs.heatmap = &dheat;
-            note = "goal <= 12 us";
-            break;
-        case R_PINNED:
-            c.prev = &pprev;
-            c.cur = &pcur;
-            c.outs.heatmap = &pheat;
-            backend = "cuda-e2e";
-            note = "H2D 2 frames + D2H 1; compare rows (e')";
-            break;
-        default: break;
-        }
-        if (i == R_PINNED) {
-            bench_time_cpu(run_compute, &c, o->warmup, o->runs, &s);
-        } else if (i < R_PINNED) {
-            bench_time_gpu(run_compute, &c, stream, o->warmup, o->runs, &s);
-        } else if (i == R_DEV_MASK || i == R_DEV_MASK8 || i == R_DEV_MASK64) {
-            /* one submit a run; its receive after the timing */
-            s.runs = 0;
-            double *us = malloc((size_t)o->runs * sizeof(double));
-            if (!us)
-                exit(1);
-            for (int r = 0; r < o->runs + o->warmup; r++) {
-                bench_stats one;
-                time_device(run_submit, &c, stream, 0, 1, 1, &one);
-                BENCH_FOVEA(gpu, fovea_diff_mask_receive(c.d, &m));
-                if (r >= o->warmup)
-                    us[r - o->warmup] = one.median_us;
-            }
-            bench_stats_compute(us, o->runs, &s);
-            free(us);
-        } else if (i == R_DEV_SMALLCOPY) {
-            copy_case cc = {hsmall,
-                            small,
-                            dsmall,
-                            small,
-                            small,
-                            1,
-                            cudaMemcpyDeviceToHost,
-                            (cudaStream_t)stream};
-            time_device(run_copy, &cc, stream, o->warmup, o->runs, 1, &s);
-            bytes = (double)small;
-            note = "part of the submit row: the rest is the kernel";
-        } else if (i == R_H2D || i == R_D2H) {
-            const fovea_frame *dst = i == R_H2D ? &dcur : &pheat;
-            const fovea_frame *src = i == R_H2D ? &pcur : &dheat;
-            copy_case cc = {dst->data[0],
-                            (size_t)dst->stride[0],
-                            src->data[0],
-                            (size_t)src->stride[0],
-                            (size_t)W * 3,
-                            H,
-                            i == R_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
-                            (cudaStream_t)stream};
-            time_device(run_copy, &cc, stream, o->warmup, o->runs, 1, &s);
-            copy_s[i - R_H2D] = s;
-            bytes = frame;
-            snprintf(buf, sizeof(buf), "%.1f GB/s (this row's bytes, one way)",
-                     frame / (s.median_us * 1e3));
-            note = buf;
-            backend = "pcie";
-            if (!bench_case_enabled(o, name))
-                continue;
-        } else if (i == R_FLOOR_SERIAL || i == R_FLOOR_OVERLAP) {
-            if (copy_s[0].median_us <= 0 || copy_s[1].median_us <= 0)
-                continue;
-            memset(&s, 0, sizeof(s));
-            s.median_us =
-                2 * copy_s[0].median_us + (i == R_FLOOR_SERIAL ? copy_s[1].median_us : 0.0);
-            s.min_us = s.max_us = s.mean_us = s.median_us;
-            s.runs = 1;
-            backend = "floor";
-            note = i == R_FLOOR_SERIAL ? "from rows (e'): what (e) costs without overlap"
-                                       : "from rows (e'): copies in both directions at once";
-        } else {
-            time_device(run_compute, &c, stream, o->warmup, o->runs, i == R_DEV_HEAT8 ? 8 : 1, &s);
-        }
-        bench_table_add(t, name, backend, &s, bytes, 1, note);
-    }
-    BENCH_CUDA(cudaFree(dsmall));
-    BENCH_CUDA(cudaFreeHost(hsmall));
-    fovea_frame *all[] = {&dprev, &dcur, &dcur2, &dheat, &dnoise, &pprev, &pcur, &pheat};
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-        fovea_frame_free(gpu, all[i]);
-    fovea_diff_close(&d);
-    fovea_diff_close(&dm);
-    fovea_diff_close(&dov);
-    fovea_diff_close(&dt[0]);
-    fovea_diff_close(&dt[1]);
+    gpu_rows_open(&r, &ds, prev, cur);
+    for (int i = 0; i < N_FOVEA_GPU_ROWS; i++)
+        gpu_row(t, o, &r, i);
+    gpu_rows_close(&r);
 }
 #endif
 

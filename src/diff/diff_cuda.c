@@ -14,6 +14,7 @@
 #include "core/device.h"
 #include "core/stage.h"
 #include "diff/diff_cuda.h"
+#include "diff/diff_cuda_internal.h"
 #include "diff/diff_filter_cuda.h"
 #include "diff/diff_map_cuda.h"
 #include "diff/diff_mask_cuda.h"
@@ -29,53 +30,6 @@ _Static_assert(FOVEA_DIFF_TILE_MIN == 8 && FOVEA_DIFF_TILE_MAX == 64 &&
 /* list entries read back with the mask's counters; more take a second copy */
 #define MASK_LIST_INLINE 1024
 
-/* Maps of pinned frames go in bands of rows of about BAND_BYTES of input
- * each, at most BANDS_MAX: the upload of band k + 1 overlaps the kernels of
- * band k and the download of band k - 1. */
-#define BANDS_MAX 8
-#define BAND_BYTES ((size_t)1 << 20)
-
-enum { OUT_HEAT = 0, OUT_NOISE = 1, OUT_DENOISE = 2, OUT_SLOTS = 3 };
-
-typedef struct diff_cuda {
-    fovea_context *ctx;
-    fovea_diff_settings set;
-    uint32_t *d_heat; /* DIFF_HEAT_ENTRIES colors, R | G << 8 | B << 16 */
-    uint32_t *d_vlut; /* DIFF_CUDA_VLUT_MAX + 1 colors */
-    int vlut_top;     /* the top d_vlut is made for; 0 = none */
-    int grid_cap;     /* blocks of the warp map kernel: 4 an SM */
-    /* host inputs: device copies, and pinned copies of pageable ones */
-    fv_stage in[2];
-    /* the pair begin made */
-    fovea_frame d_filt[2], d_state[2];
-    int tcur;                  /* the temporal state now: d_state[tcur] */
-    const fovea_frame *raw[2]; /* device views of the inputs (raw[0] NULL: not read) */
-    const fovea_frame *cmp[2]; /* the compared pair */
-    int fused;                 /* the heat map makes the medians in its own pass */
-    /* host outputs: device staging (out[k].dev), pinned staging of pageable
-     * ones (out[k].pin) */
-    fv_stage out[OUT_SLOTS];
-    fovea_frame *copy_back[OUT_SLOTS]; /* pageable outputs to fill from out[k].pin after a sync */
-    /* change mask */
-    unsigned long long *d_res[2]; /* counters + list, one per launch in turn */
-    unsigned long long *h_res;    /* pinned: counters + list */
-    uint8_t *d_flags, *h_flags;
-    unsigned long long *d_look;
-    unsigned int *d_ticket;
-    int tiles_cap, look_cap, res_k, mask_k, mask_pending, mask_tiles;
-    unsigned int epoch;
-    int mask_reset; /* zero the ticket and counters before the next launch */
-    fovea_diff_mask_result *mask_out;
-    int mask_threshold;
-    /* histogram */
-    unsigned int *d_hist, *h_hist;
-    size_t hist_cap;
-    /* banded maps of pinned frames: bands of this call (0: not banded), the
-     * upload and download streams and the events that order the bands */
-    int bands;
-    cudaStream_t s_up, s_down;
-    cudaEvent_t ev_start, ev_down, ev_up[BANDS_MAX], ev_done[BANDS_MAX];
-} diff_cuda;
 
 static void cuda_close(void **priv)
 {
@@ -196,7 +150,7 @@ static int aligned(const void *p, ptrdiff_t stride, unsigned n)
 }
 
 /* The kernels' view of a pair of device frames. */
-static void pair_of(const fovea_frame *a, const fovea_frame *b, diff_cuda_pair *p)
+void dc_pair_of(const fovea_frame *a, const fovea_frame *b, diff_cuda_pair *p)
 {
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(a->fmt);
     memset(p, 0, sizeof(*p));
@@ -222,7 +176,7 @@ static void pair_of(const fovea_frame *a, const fovea_frame *b, diff_cuda_pair *
 }
 
 /* The word readers need 8-bit RGB24 / RGBA rows aligned in both frames. */
-static int reader_of(const fovea_frame *a, const fovea_frame *b)
+int dc_reader_of(const fovea_frame *a, const fovea_frame *b)
 {
     if (a->fmt == FOVEA_PIX_RGB24 && aligned(a->data[0], a->stride[0], 4) &&
         aligned(b->data[0], b->stride[0], 4))
@@ -299,7 +253,7 @@ static int pair_hist(diff_cuda *st, const diff_call *c, int64_t *hist)
     FOVEA_CUDA_TRY(ctx, cudaMemsetAsync(st->d_hist, 0, bins * sizeof(unsigned int), stream));
     diff_cuda_hist_args a;
     memset(&a, 0, sizeof(a));
-    pair_of(st->cmp[0], st->cmp[1], &a.in);
+    dc_pair_of(st->cmp[0], st->cmp[1], &a.in);
     a.maxval = c->maxval;
     a.hist = st->d_hist;
     FOVEA_CUDA_TRY(ctx, fv_diff_cuda_hist(&a, stream));
@@ -386,7 +340,7 @@ static int cuda_begin(void *priv, fovea_context *ctx, const diff_call *c, int64_
 
 /* Where a kernel writes output out: out itself on the device, else device
  * staging slot k. */
-static int out_target(diff_cuda *st, int k, fovea_frame *out, fovea_frame **target)
+int dc_out_target(diff_cuda *st, int k, fovea_frame *out, fovea_frame **target)
 {
     if (out->mem == FOVEA_MEM_DEVICE) {
         *target = out;
@@ -398,7 +352,7 @@ static int out_target(diff_cuda *st, int k, fovea_frame *out, fovea_frame **targ
 }
 
 /* Queue the copy of device frame src into host output out (pinned: directly;
- * pageable: through pinned staging slot k, finished by finish_host). */
+ * pageable: through pinned staging slot k, finished by dc_finish_host). */
 static int read_back(diff_cuda *st, int k, fovea_frame *out, const fovea_frame *src)
 {
     fovea_context *ctx = st->ctx;
@@ -432,7 +386,7 @@ static int out_code(fovea_pixfmt f)
                                  : DIFF_CUDA_OUT_RGB24;
 }
 
-static void set_out(diff_cuda_map_args *a, const fovea_frame *t)
+void dc_set_out(diff_cuda_map_args *a, const fovea_frame *t)
 {
     a->out_fmt = out_code(t->fmt);
     for (int i = 0; i < 3; i++) {
@@ -518,8 +472,8 @@ static int launch_mask(diff_cuda *st, const diff_call *c)
     FOVEA_TRY(ensure_mask(st, tx * ty, groups * ty));
     diff_cuda_mask_args a;
     memset(&a, 0, sizeof(a));
-    pair_of(st->cmp[0], st->cmp[1], &a.in);
-    a.reader = reader_of(st->cmp[0], st->cmp[1]);
+    dc_pair_of(st->cmp[0], st->cmp[1], &a.in);
+    a.reader = dc_reader_of(st->cmp[0], st->cmp[1]);
     a.threshold = c->threshold;
     a.tile = t;
     a.tiles_x = tx;
@@ -595,7 +549,7 @@ static int finish_mask(diff_cuda *st)
 
 /* Wait for the stream when a host result is queued, then fill the pageable
  * outputs and the mask. */
-static int finish_host(diff_cuda *st, int wait)
+int dc_finish_host(diff_cuda *st, int wait)
 {
     fovea_context *ctx = st->ctx;
     if (wait || st->mask_pending)
@@ -611,95 +565,14 @@ static int finish_host(diff_cuda *st, int wait)
     return FOVEA_OK;
 }
 
-/* Rows [y0, y1) of f (y0 even) as a frame of their own. */
-static fovea_frame band_of(const fovea_frame *f, int y0, int y1)
-{
-    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
-    fovea_frame v = *f;
-    v.height = y1 - y0;
-    for (int p = 0; p < d->planes; p++)
-        v.data[p] += (ptrdiff_t)(p ? y0 >> d->log2_chroma_h : y0) * f->stride[p];
-    return v;
-}
-
-/* Queue the copy of every plane of src into dst (one shape) on stream s. */
-static int copy_planes(diff_cuda *st, const fovea_frame *dst, const fovea_frame *src,
-                       enum cudaMemcpyKind kind, cudaStream_t s)
-{
-    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(src->fmt);
-    for (int p = 0; p < d->planes; p++)
-        FOVEA_CUDA_TRY(st->ctx,
-                       cudaMemcpy2DAsync(
-                           dst->data[p], (size_t)dst->stride[p], src->data[p],
-                           (size_t)src->stride[p], fovea_plane_row_bytes(src->fmt, src->width, p),
-                           (size_t)fovea_plane_height(src->fmt, src->height, p), kind, s));
-    return FOVEA_OK;
-}
-
-/* The maps of pinned inputs band by band: uploads on s_up, kernels on the
- * context's stream, downloads on s_down, each band's steps ordered by
- * events, the whole after the stream's earlier work and before its later. */
-static int run_banded(diff_cuda *st, const diff_call *c, const diff_cuda_map_args *base)
-{
-    fovea_context *ctx = st->ctx;
-    cudaStream_t s0 = fv_ctx_stream(ctx);
-    const int h = c->cur->height;
-    const int rows = ((h + st->bands - 1) / st->bands + 1) & ~1;
-    fovea_frame *heat_t = NULL, *noise_t = NULL;
-    if (c->heat)
-        FOVEA_TRY(out_target(st, OUT_HEAT, c->heat, &heat_t));
-    if (c->noise)
-        FOVEA_TRY(out_target(st, OUT_NOISE, c->noise, &noise_t));
-    FOVEA_CUDA_TRY(ctx, cudaEventRecord(st->ev_start, s0));
-    FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(st->s_up, st->ev_start, 0));
-    FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(st->s_down, st->ev_start, 0));
-    for (int k = 0, y0 = 0; y0 < h && k < BANDS_MAX; k++, y0 += rows) {
-        const int y1 = y0 + rows < h ? y0 + rows : h;
-        const fovea_frame in[2] = {band_of(&st->in[0].dev, y0, y1),
-                                   band_of(&st->in[1].dev, y0, y1)};
-        const fovea_frame src[2] = {band_of(c->prev, y0, y1), band_of(c->cur, y0, y1)};
-        for (int i = 0; i < 2; i++)
-            FOVEA_TRY(copy_planes(st, &in[i], &src[i], cudaMemcpyHostToDevice, st->s_up));
-        FOVEA_CUDA_TRY(ctx, cudaEventRecord(st->ev_up[k], st->s_up));
-        FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(s0, st->ev_up[k], 0));
-        for (int m = 0; m < 2; m++) {
-            fovea_frame *t = m ? noise_t : heat_t;
-            if (!t)
-                continue;
-            const fovea_frame out = band_of(t, y0, y1);
-            diff_cuda_map_args a = *base;
-            pair_of(&in[0], &in[1], &a.in);
-            a.reader = reader_of(&in[0], &in[1]);
-            a.kind = m ? DIFF_CUDA_BLACK : DIFF_CUDA_HEAT;
-            set_out(&a, &out);
-            FOVEA_CUDA_TRY(ctx, fv_diff_cuda_map(&a, s0));
-        }
-        FOVEA_CUDA_TRY(ctx, cudaEventRecord(st->ev_done[k], s0));
-        FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(st->s_down, st->ev_done[k], 0));
-        for (int m = 0; m < 2; m++) {
-            fovea_frame *o = m ? c->noise : c->heat;
-            fovea_frame *t = m ? noise_t : heat_t;
-            if (o && o != t) {
-                const fovea_frame ob = band_of(o, y0, y1), tb = band_of(t, y0, y1);
-                FOVEA_TRY(copy_planes(st, &ob, &tb, cudaMemcpyDeviceToHost, st->s_down));
-            }
-        }
-    }
-    FOVEA_CUDA_TRY(ctx, cudaEventRecord(st->ev_down, st->s_down));
-    FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(s0, st->ev_down, 0));
-    const int wait = (c->heat && c->heat->mem != FOVEA_MEM_DEVICE) ||
-                     (c->noise && c->noise->mem != FOVEA_MEM_DEVICE);
-    return finish_host(st, wait);
-}
-
 static int run_maps(diff_cuda *st, const diff_call *c)
 {
     fovea_context *ctx = st->ctx;
     cudaStream_t stream = fv_ctx_stream(ctx);
     diff_cuda_map_args base;
     memset(&base, 0, sizeof(base));
-    pair_of(st->cmp[0], st->cmp[1], &base.in);
-    base.reader = reader_of(st->cmp[0], st->cmp[1]);
+    dc_pair_of(st->cmp[0], st->cmp[1], &base.in);
+    base.reader = dc_reader_of(st->cmp[0], st->cmp[1]);
     base.measure_max = st->set.measure == FOVEA_DIFF_MAX;
     base.top = c->top;
     base.heat = st->d_heat;
@@ -707,14 +580,14 @@ static int run_maps(diff_cuda *st, const diff_call *c)
     base.grid_cap = st->grid_cap;
     FOVEA_TRY(ensure_vlut(st, c->top, &base.vlut));
     if (st->bands)
-        return run_banded(st, c, &base);
+        return dc_run_banded(st, c, &base);
     int wait = 0;
     if (c->heat) {
         fovea_frame *t;
-        FOVEA_TRY(out_target(st, OUT_HEAT, c->heat, &t));
+        FOVEA_TRY(dc_out_target(st, OUT_HEAT, c->heat, &t));
         diff_cuda_map_args a = base;
         a.kind = DIFF_CUDA_HEAT;
-        set_out(&a, t);
+        dc_set_out(&a, t);
         if (st->fused)
             FOVEA_CUDA_TRY(ctx, fv_diff_cuda_heat_median(&a, stream));
         else
@@ -732,20 +605,20 @@ static int run_maps(diff_cuda *st, const diff_call *c)
         if (overlay && in_place && c->cur->mem != FOVEA_MEM_DEVICE) {
             t = &st->in[1].dev; /* the device copy of cur: painted, then copied back whole */
         } else {
-            FOVEA_TRY(out_target(st, OUT_NOISE, c->noise, &t));
+            FOVEA_TRY(dc_out_target(st, OUT_NOISE, c->noise, &t));
             if (overlay && !in_place)
                 FOVEA_TRY(fovea_frame_copy(ctx, t, st->raw[1]));
         }
         diff_cuda_map_args a = base;
         a.kind = overlay ? DIFF_CUDA_OVERLAY : DIFF_CUDA_BLACK;
-        set_out(&a, t);
+        dc_set_out(&a, t);
         FOVEA_CUDA_TRY(ctx, fv_diff_cuda_map(&a, stream));
         FOVEA_TRY(read_back(st, OUT_NOISE, c->noise, t));
         wait |= c->noise->mem != FOVEA_MEM_DEVICE;
     }
     if (c->async) /* the mask alone: cuda_collect finishes it */
         return FOVEA_OK;
-    return finish_host(st, wait);
+    return dc_finish_host(st, wait);
 }
 
 static int cuda_maps(void *priv, fovea_context *ctx, const diff_call *c)
@@ -775,14 +648,14 @@ static int run_denoise(diff_cuda *st, const diff_filter_job *job)
             FOVEA_TRY(fovea_frame_copy(ctx, job->out, result));
     } else {
         fovea_frame *t;
-        FOVEA_TRY(out_target(st, OUT_DENOISE, job->out, &t));
+        FOVEA_TRY(dc_out_target(st, OUT_DENOISE, job->out, &t));
         FOVEA_TRY(filter_frame(st, job->mode, in, NULL, t));
         result = t;
     }
     if (job->out->mem == FOVEA_MEM_DEVICE)
         return FOVEA_OK;
     FOVEA_TRY(read_back(st, OUT_DENOISE, job->out, result));
-    return finish_host(st, 1);
+    return dc_finish_host(st, 1);
 }
 
 static int cuda_denoise(void *priv, fovea_context *ctx, const diff_filter_job *job)
@@ -799,7 +672,7 @@ static int cuda_collect(void *priv, fovea_context *ctx)
 {
     diff_cuda *st = priv;
     FOVEA_TRY(fv_device_activate(ctx));
-    const int status = finish_host(st, 0);
+    const int status = dc_finish_host(st, 0);
     st->mask_pending = 0;
     return status;
 }

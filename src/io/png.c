@@ -95,35 +95,12 @@ static void png_read_cb(png_structp png, png_bytep out, size_t n)
  * rgb24, or rgba with tRNS; RGB -> rgb24 / rgb48, or rgba / rgba64 with tRNS;
  * RGBA -> rgba / rgba64. 16-bit samples are kept exactly (byte-swapped to the
  * frames' little-endian order). tRNS on gray images is ignored: there is no
- * gray+alpha frame format. */
-static int png_decode_body(png_dec *d, png_structp png, png_infop info)
+ * gray+alpha frame format. Sets libpng's transforms for them (all but the
+ * byte swap of 16-bit color), *out_fmt and *out_sig_bits (16 unless sBIT says
+ * 10 or 12 on gray 16). */
+static int png_output_format(png_dec *d, png_structp png, png_infop info, int color_type,
+                             int bit_depth, fovea_pixfmt *out_fmt, int *out_sig_bits)
 {
-    /* Everything that changes after setjmp lives in *d, which belongs to the
-     * caller, so nothing is left indeterminate by the longjmp. */
-    if (setjmp(png_jmpbuf(png)))
-        return d->e.status;
-
-    png_set_read_fn(png, d, png_read_cb);
-    png_set_user_limits(png, FOVEA_MAX_DIM, FOVEA_MAX_DIM);
-    png_set_chunk_malloc_max(png, png_chunk_malloc_limit);
-    png_set_chunk_cache_max(png, png_chunk_cache_limit);
-    /* Only the pixels matter (and tRNS, sBIT): every other ancillary chunk
-     * is skipped unread. libpng 1.6.39 allocates some of them (sPLT, text,
-     * iCCP, ...) by their declared length before checking it against the
-     * chunk limit, so a 400-byte file could ask for 2 GB (found by fuzz_png). */
-    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
-    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, png_ignored_chunks,
-                                (int)(sizeof(png_ignored_chunks) / 5));
-    png_read_info(png, info);
-
-    png_uint_32 width, height;
-    int bit_depth, color_type, interlace;
-    png_get_IHDR(png, info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
-    if (width == 0 || height == 0 || width > FOVEA_MAX_DIM || height > FOVEA_MAX_DIM) {
-        fv_errbuf(d->e.err, d->e.errsz, 0, "image %ux%u is outside 1..%d per side", (unsigned)width,
-                  (unsigned)height, FOVEA_MAX_DIM);
-        return FOVEA_ERR_UNSUPPORTED;
-    }
     const int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
     int sig_bits = 16;
     fovea_pixfmt fmt;
@@ -166,11 +143,16 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
         fv_errbuf(d->e.err, d->e.errsz, 0, "unknown PNG color type %d", color_type);
         return FOVEA_ERR_CORRUPT;
     }
-    if (bit_depth == 16 && color_type != PNG_COLOR_TYPE_GRAY)
-        png_set_swap(png);
-    png_set_interlace_handling(png);
-    png_read_update_info(png, info);
+    *out_fmt = fmt;
+    *out_sig_bits = sig_bits;
+    return FOVEA_OK;
+}
 
+/* libpng's rows must be the frame's, and the file must be large enough to
+ * inflate to the declared image. */
+static int png_check_size(png_dec *d, png_structp png, png_infop info, fovea_pixfmt fmt,
+                          png_uint_32 width, png_uint_32 height, int color_type, int bit_depth)
+{
     const size_t row_bytes = fovea_plane_row_bytes(fmt, (int)width, 0);
     if (png_get_rowbytes(png, info) != row_bytes) {
         fv_errbuf(d->e.err, d->e.errsz, 0, "libpng produced %zu-byte rows, expected %zu",
@@ -191,7 +173,14 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
                   (unsigned)width, (unsigned)height);
         return FOVEA_ERR_CORRUPT;
     }
+    return FOVEA_OK;
+}
 
+/* The pixels into a new host frame d->img, through d->rows; then the rest of
+ * the file up to IEND. */
+static int png_read_pixels(png_dec *d, png_structp png, fovea_pixfmt fmt, png_uint_32 width,
+                           png_uint_32 height)
+{
     int st = fovea_frame_alloc(NULL, &d->img, (int)width, (int)height, fmt, FOVEA_MEM_HOST);
     if (st < 0) {
         fv_errbuf(d->e.err, d->e.errsz, 0, "cannot allocate a %ux%u %s frame", (unsigned)width,
@@ -209,7 +198,13 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
     /* Reads up to IEND: checks the CRCs after the image data and catches files
      * cut just after it. */
     png_read_end(png, NULL);
+    return FOVEA_OK;
+}
 
+/* Samples with sig_bits < 16 significant bits (gray10 / gray12 from sBIT)
+ * moved down to their frame's range. */
+static void png_unshift(png_dec *d, png_uint_32 width, png_uint_32 height, int sig_bits)
+{
     if (sig_bits < 16) {
         const int shift = 16 - sig_bits;
         for (png_uint_32 y = 0; y < height; y++) {
@@ -221,6 +216,53 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
             }
         }
     }
+}
+
+static int png_decode_body(png_dec *d, png_structp png, png_infop info)
+{
+    /* Everything that changes after setjmp lives in *d, which belongs to the
+     * caller, so nothing is left indeterminate by the longjmp. */
+    if (setjmp(png_jmpbuf(png)))
+        return d->e.status;
+
+    png_set_read_fn(png, d, png_read_cb);
+    png_set_user_limits(png, FOVEA_MAX_DIM, FOVEA_MAX_DIM);
+    png_set_chunk_malloc_max(png, png_chunk_malloc_limit);
+    png_set_chunk_cache_max(png, png_chunk_cache_limit);
+    /* Only the pixels matter (and tRNS, sBIT): every other ancillary chunk
+     * is skipped unread. libpng 1.6.39 allocates some of them (sPLT, text,
+     * iCCP, ...) by their declared length before checking it against the
+     * chunk limit, so a 400-byte file could ask for 2 GB (found by fuzz_png). */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, png_ignored_chunks,
+                                (int)(sizeof(png_ignored_chunks) / 5));
+    png_read_info(png, info);
+
+    png_uint_32 width, height;
+    int bit_depth, color_type, interlace;
+    png_get_IHDR(png, info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
+    if (width == 0 || height == 0 || width > FOVEA_MAX_DIM || height > FOVEA_MAX_DIM) {
+        fv_errbuf(d->e.err, d->e.errsz, 0, "image %ux%u is outside 1..%d per side", (unsigned)width,
+                  (unsigned)height, FOVEA_MAX_DIM);
+        return FOVEA_ERR_UNSUPPORTED;
+    }
+    fovea_pixfmt fmt;
+    int sig_bits;
+    int st = png_output_format(d, png, info, color_type, bit_depth, &fmt, &sig_bits);
+    if (st < 0)
+        return st;
+    if (bit_depth == 16 && color_type != PNG_COLOR_TYPE_GRAY)
+        png_set_swap(png);
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+
+    st = png_check_size(d, png, info, fmt, width, height, color_type, bit_depth);
+    if (st < 0)
+        return st;
+    st = png_read_pixels(d, png, fmt, width, height);
+    if (st < 0)
+        return st;
+    png_unshift(d, width, height, sig_bits);
     return FOVEA_OK;
 }
 

@@ -90,22 +90,23 @@ static int parse_int(const char *s, long lo, long hi, long *v)
     return 1;
 }
 
-static int parse_svm(vmaf_model *m, const char *text, size_t len, char *err, size_t errsz)
+/* The libsvm header up to and including the "SV" line: m->gamma, m->rho and
+ * *out_total_sv. */
+static int parse_svm_header(vmaf_model *m, svm_text *t, long *out_total_sv, char *err, size_t errsz)
 {
     const int bad = FOVEA_ERR_CORRUPT;
-    svm_text t = {text, text + len};
     char tok[64], val[64];
     int have_type = 0, have_kernel = 0, have_gamma = 0, have_nr_class = 0, have_rho = 0;
     long total_sv = -1;
     for (;;) {
-        int r = next_token(&t, tok, sizeof(tok));
+        int r = next_token(t, tok, sizeof(tok));
         if (r < 0)
             return fv_errbuf(err, errsz, bad, "model: libsvm header: token too long");
         if (r == 0)
             return fv_errbuf(err, errsz, bad, "model: libsvm text ends before \"SV\"");
         if (!strcmp(tok, "SV"))
             break;
-        if (next_token(&t, val, sizeof(val)) != 1)
+        if (next_token(t, val, sizeof(val)) != 1)
             return fv_errbuf(err, errsz, bad, "model: libsvm header: %s has no value", tok);
         if (!strcmp(tok, "svm_type")) {
             if (strcmp(val, "nu_svr") && strcmp(val, "epsilon_svr"))
@@ -151,13 +152,72 @@ static int parse_svm(vmaf_model *m, const char *text, size_t len, char *err, siz
                          "model: libsvm header needs svm_type, kernel_type, gamma, nr_class, "
                          "total_sv and rho");
     /* the rest of the "SV" line */
-    while (t.p < t.end && *t.p != '\n') {
-        if (!is_sep(*t.p))
+    while (t->p < t->end && *t->p != '\n') {
+        if (!is_sep(*t->p))
             return fv_errbuf(err, errsz, bad, "model: text after \"SV\"");
-        t.p++;
+        t->p++;
     }
-    if (t.p < t.end)
-        t.p++;
+    if (t->p < t->end)
+        t->p++;
+    *out_total_sv = total_sv;
+    return FOVEA_OK;
+}
+
+/* Support vector i (0-based) from its line: the coefficient into
+ * m->sv_coef[i], the index:value components and the terminating node into
+ * m->sv_nodes from *used on (at most cap nodes in all). */
+static int parse_sv_line(vmaf_model *m, svm_text *line, long i, size_t *used, size_t cap, char *err,
+                         size_t errsz)
+{
+    const int bad = FOVEA_ERR_CORRUPT;
+    char tok[64];
+    int r = next_token(line, tok, sizeof(tok));
+    if (r != 1 || !parse_double(tok, &m->sv_coef[i]))
+        return fv_errbuf(err, errsz, bad, "model: support vector %ld: bad coefficient", i + 1);
+    int last = 0;
+    while ((r = next_token(line, tok, sizeof(tok))) == 1) {
+        char *colon = strchr(tok, ':');
+        long idx;
+        double v;
+        if (!colon)
+            return fv_errbuf(err, errsz, bad,
+                             "model: support vector %ld: \"%.40s\" is not "
+                             "index:value",
+                             i + 1, tok);
+        *colon = '\0';
+        if (!parse_int(tok, 1, VMAF_MODEL_MAX_FEATURES, &idx) || idx <= last)
+            return fv_errbuf(err, errsz, bad,
+                             "model: support vector %ld: indices must be "
+                             "ascending integers in [1, %d]",
+                             i + 1, VMAF_MODEL_MAX_FEATURES);
+        if (!parse_double(colon + 1, &v))
+            return fv_errbuf(err, errsz, bad,
+                             "model: support vector %ld: value of index %ld "
+                             "is not a finite number",
+                             i + 1, idx);
+        if (*used + 1 >= cap)
+            return fv_errbuf(err, errsz, bad, "model: support vectors too large");
+        m->sv_nodes[*used].index = (int)idx;
+        m->sv_nodes[*used].value = v;
+        (*used)++;
+        last = (int)idx;
+    }
+    if (r < 0)
+        return fv_errbuf(err, errsz, bad, "model: support vector %ld: token too long", i + 1);
+    m->sv_nodes[*used].index = -1;
+    m->sv_nodes[*used].value = 0.0;
+    (*used)++;
+    return FOVEA_OK;
+}
+
+static int parse_svm(vmaf_model *m, const char *text, size_t len, char *err, size_t errsz)
+{
+    const int bad = FOVEA_ERR_CORRUPT;
+    svm_text t = {text, text + len};
+    long total_sv;
+    int rc = parse_svm_header(m, &t, &total_sv, err, errsz);
+    if (rc != FOVEA_OK)
+        return rc;
 
     /* every vector holds at most VMAF_MODEL_MAX_FEATURES components and its end */
     const size_t max_nodes = (size_t)total_sv * (VMAF_MODEL_MAX_FEATURES + 1);
@@ -175,7 +235,6 @@ static int parse_svm(vmaf_model *m, const char *text, size_t len, char *err, siz
     size_t *start = calloc((size_t)total_sv, sizeof(*start));
     if (!start)
         return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "model: out of memory");
-    int rc = FOVEA_OK;
     for (long i = 0; i < total_sv && rc == FOVEA_OK; i++) {
         if (t.p >= t.end) {
             rc = fv_errbuf(err, errsz, bad, "model: %ld support vectors, total_sv says %ld", i,
@@ -187,55 +246,8 @@ static int parse_svm(vmaf_model *m, const char *text, size_t len, char *err, siz
             eol = t.end;
         svm_text line = {t.p, eol};
         t.p = eol < t.end ? eol + 1 : eol;
-        int r = next_token(&line, tok, sizeof(tok));
-        if (r != 1 || !parse_double(tok, &m->sv_coef[i])) {
-            rc = fv_errbuf(err, errsz, bad, "model: support vector %ld: bad coefficient", i + 1);
-            break;
-        }
         start[i] = used;
-        int last = 0;
-        while ((r = next_token(&line, tok, sizeof(tok))) == 1) {
-            char *colon = strchr(tok, ':');
-            long idx;
-            double v;
-            if (!colon) {
-                rc = fv_errbuf(err, errsz, bad,
-                               "model: support vector %ld: \"%.40s\" is not "
-                               "index:value",
-                               i + 1, tok);
-                break;
-            }
-            *colon = '\0';
-            if (!parse_int(tok, 1, VMAF_MODEL_MAX_FEATURES, &idx) || idx <= last) {
-                rc = fv_errbuf(err, errsz, bad,
-                               "model: support vector %ld: indices must be "
-                               "ascending integers in [1, %d]",
-                               i + 1, VMAF_MODEL_MAX_FEATURES);
-                break;
-            }
-            if (!parse_double(colon + 1, &v)) {
-                rc = fv_errbuf(err, errsz, bad,
-                               "model: support vector %ld: value of index %ld "
-                               "is not a finite number",
-                               i + 1, idx);
-                break;
-            }
-            if (used + 1 >= cap) {
-                rc = fv_errbuf(err, errsz, bad, "model: support vectors too large");
-                break;
-            }
-            m->sv_nodes[used].index = (int)idx;
-            m->sv_nodes[used].value = v;
-            used++;
-            last = (int)idx;
-        }
-        if (rc == FOVEA_OK && r < 0)
-            rc = fv_errbuf(err, errsz, bad, "model: support vector %ld: token too long", i + 1);
-        if (rc == FOVEA_OK) {
-            m->sv_nodes[used].index = -1;
-            m->sv_nodes[used].value = 0.0;
-            used++;
-        }
+        rc = parse_sv_line(m, &line, i, &used, cap, err, errsz);
     }
     if (rc == FOVEA_OK) {
         while (t.p < t.end && is_sep(*t.p))
@@ -405,28 +417,12 @@ static int parse_transform(vmaf_model *m, const cJSON *st, char *err, size_t err
     return FOVEA_OK;
 }
 
-static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t errsz)
+/* model_dict.feature_names: m->n_features and each feature's definition with
+ * its default options. */
+static int parse_feature_names(vmaf_model *m, const cJSON *md, char *err, size_t errsz)
 {
     const int bad = FOVEA_ERR_CORRUPT;
-    if (!cJSON_IsObject(md))
-        return fv_errbuf(err, errsz, bad, "model: model_dict: missing or not an object");
-    const char *dup = duplicate_key(md);
-    if (dup)
-        return fv_errbuf(err, errsz, bad, "model: model_dict: \"%.40s\" twice", dup);
-
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(md, "model_type");
-    if (!cJSON_IsString(v))
-        return fv_errbuf(err, errsz, bad, "model: model_dict.model_type: missing");
-    if (strcmp(v->valuestring, "LIBSVMNUSVR"))
-        return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
-                         "model: model_type \"%.40s\": only LIBSVMNUSVR is supported",
-                         v->valuestring);
-
-    if (cJSON_GetObjectItemCaseSensitive(md, "chroma_correction_parameter"))
-        return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
-                         "model: chroma_correction_parameter is not supported");
-
-    v = cJSON_GetObjectItemCaseSensitive(md, "feature_names");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(md, "feature_names");
     const int nf = cJSON_GetArraySize(v);
     if (!cJSON_IsArray(v) || nf < 1 || nf > VMAF_MODEL_MAX_FEATURES)
         return fv_errbuf(err, errsz, bad,
@@ -448,8 +444,15 @@ static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t er
         feature_default_opts(f->def, &f->opts);
         i++;
     }
+    return FOVEA_OK;
+}
 
-    v = cJSON_GetObjectItemCaseSensitive(md, "norm_type");
+/* model_dict.norm_type, and its slopes and intercepts (the score's and one
+ * per feature of the nf) when linear_rescale. */
+static int parse_norm(vmaf_model *m, const cJSON *md, int nf, char *err, size_t errsz)
+{
+    const int bad = FOVEA_ERR_CORRUPT;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(md, "norm_type");
     if (!cJSON_IsString(v))
         return fv_errbuf(err, errsz, bad, "model: model_dict.norm_type: missing");
     if (!strcmp(v->valuestring, "linear_rescale"))
@@ -477,6 +480,37 @@ static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t er
             m->feature[j].intercept = cJSON_GetArrayItem(ic, j + 1)->valuedouble;
         }
     }
+    return FOVEA_OK;
+}
+
+static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t errsz)
+{
+    const int bad = FOVEA_ERR_CORRUPT;
+    if (!cJSON_IsObject(md))
+        return fv_errbuf(err, errsz, bad, "model: model_dict: missing or not an object");
+    const char *dup = duplicate_key(md);
+    if (dup)
+        return fv_errbuf(err, errsz, bad, "model: model_dict: \"%.40s\" twice", dup);
+
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(md, "model_type");
+    if (!cJSON_IsString(v))
+        return fv_errbuf(err, errsz, bad, "model: model_dict.model_type: missing");
+    if (strcmp(v->valuestring, "LIBSVMNUSVR"))
+        return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
+                         "model: model_type \"%.40s\": only LIBSVMNUSVR is supported",
+                         v->valuestring);
+
+    if (cJSON_GetObjectItemCaseSensitive(md, "chroma_correction_parameter"))
+        return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
+                         "model: chroma_correction_parameter is not supported");
+
+    int rc = parse_feature_names(m, md, err, errsz);
+    if (rc < 0)
+        return rc;
+    const int nf = m->n_features;
+    rc = parse_norm(m, md, nf, err, errsz);
+    if (rc < 0)
+        return rc;
 
     v = cJSON_GetObjectItemCaseSensitive(md, "feature_opts_dicts");
     if (v) {
@@ -484,11 +518,11 @@ static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t er
             return fv_errbuf(err, errsz, bad,
                              "model: feature_opts_dicts: must be an array of at most %d objects",
                              nf);
-        i = 0;
+        int i = 0;
         const cJSON *o;
         cJSON_ArrayForEach(o, v)
         {
-            int rc = parse_opts(&m->feature[i], o, i, err, errsz);
+            rc = parse_opts(&m->feature[i], o, i, err, errsz);
             if (rc < 0)
                 return rc;
             i++;
@@ -507,7 +541,7 @@ static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t er
 
     v = cJSON_GetObjectItemCaseSensitive(md, "score_transform");
     if (v) {
-        int rc = parse_transform(m, v, err, errsz);
+        rc = parse_transform(m, v, err, errsz);
         if (rc < 0)
             return rc;
     }
@@ -515,7 +549,7 @@ static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t er
     v = cJSON_GetObjectItemCaseSensitive(md, "model");
     if (!cJSON_IsString(v))
         return fv_errbuf(err, errsz, bad, "model: model_dict.model: missing libsvm text");
-    int rc = parse_svm(m, v->valuestring, strlen(v->valuestring), err, errsz);
+    rc = parse_svm(m, v->valuestring, strlen(v->valuestring), err, errsz);
     if (rc < 0)
         return rc;
     for (int s = 0; s < m->n_sv; s++)

@@ -205,189 +205,252 @@ __device__ __forceinline__ void statistic(uint32_t a1, uint32_t a2, uint32_t xx,
     }
 }
 
+// The kernel's steps below, one function each, in the order the kernel runs
+// them; every one is inlined, so the kernel compiles as one body.
+
+// The shared-memory parts of one block of scale S (Smem<S>).
+template <int S> struct Tile {
+    long long (*red)[VIF_CUDA_NSUMS]; // [kThreads / 32]
+    uint32_t *sq;                     // [3][kTileH][kCols]
+    uint16_t *in;                     // [2][Smem<S>::in_rows][kCols]
+    uint16_t *mu;                     // [2][kTileH][kCols]
+    uint16_t *sub;                    // [2][kTileH/2][kCols]
+};
+
+// 1. mirrored tile of both images
 template <int S, bool U8>
-__global__ void __launch_bounds__(kThreads, 2) vif_scale_kernel(const vif_cuda_scale_args a)
+__device__ __forceinline__ void load_tile(const vif_cuda_scale_args &a, int tid, int z, int x0,
+                                          int y0, uint16_t *s_in)
 {
     constexpr int H = Taps<S>::half;
     constexpr int IR = Smem<S>::in_rows;
-    constexpr bool SUB = S < 3;
-    constexpr int NS = SUB ? S + 1 : S; // next scale (unused when !SUB)
-    constexpr int ST = Taps<NS>::n, SH = Taps<NS>::half;
-    constexpr int SW = kTileW + 2 * SH; // subsample vertical results per row
-    static_assert(kTileW + 2 * H <= kCols, "tile columns");
-
-    extern __shared__ __align__(16) unsigned char smem[];
-    long long(*s_red)[VIF_CUDA_NSUMS] =
-        reinterpret_cast<long long(*)[VIF_CUDA_NSUMS]>(smem + Smem<S>::red);
-    uint32_t *s_sq = reinterpret_cast<uint32_t *>(smem + Smem<S>::sq);   // [3][kTileH][kCols]
-    uint16_t *s_in = reinterpret_cast<uint16_t *>(smem + Smem<S>::in);   // [2][IR][kCols]
-    uint16_t *s_mu = reinterpret_cast<uint16_t *>(smem + Smem<S>::mu);   // [2][kTileH][kCols]
-    uint16_t *s_sub = reinterpret_cast<uint16_t *>(smem + Smem<S>::sub); // [2][kTileH/2][kCols]
-
-    const int tid = threadIdx.x;
-    const int z = blockIdx.z;
-    const int x0 = blockIdx.x * kTileW, y0 = blockIdx.y * kTileH;
     const int w = a.w, h = a.h;
     const uint8_t *ref = a.ref[z], *dis = a.dis[z];
     const ptrdiff_t rstride = a.rstride[z], dstride = a.dstride[z];
-
-    // 1. mirrored tile of both images
     for (int i = tid; i < IR * kCols; i += kThreads) {
         const int r = i / kCols, c = i - r * kCols;
         const int gy = mirror_clamp(y0 - H + r, h), gx = mirror_clamp(x0 - H + c, w);
         s_in[i] = (uint16_t)load_sample<U8>(ref, rstride, gy, gx);
         s_in[IR * kCols + i] = (uint16_t)load_sample<U8>(dis, dstride, gy, gx);
     }
-    __syncthreads();
+}
 
-    // 2. vertical statistic pass (vstat_u8 / vstat_u16 of vif_ref.c): one column,
-    //    kVRows consecutive rows per thread, the window kept in registers
-    const int shift = a.shift;
-    const uint32_t rnd = 1u << (shift - 1);
-    {
-        constexpr int NV = kVRows + 2 * H;
-        const int c = tid % kCols, r0 = (tid / kCols) * kVRows;
-        uint32_t x[NV], y[NV], o[kVRows];
+// One of the three vertical products of step 2 (f = 0: x*x, 1: y*y, 2: x*y)
+// filtered down kVRows rows of one column into dst (u32).
+template <int S, bool U8, int NV>
+__device__ __forceinline__ void vertical_product(const uint32_t (&x)[NV], const uint32_t (&y)[NV],
+                                                 int f, int shift, uint32_t *dst, int r0, int c)
+{
+    uint32_t o[kVRows];
+    if (U8) {
+        // x*y < 2^16: the unshifted sums fit 32 bits
+        uint32_t p[NV];
+#pragma unroll
+        for (int j = 0; j < NV; j++)
+            p[j] = f == 0 ? x[j] * x[j] : f == 1 ? y[j] * y[j] : x[j] * y[j];
+        filt<S>(p, o);
+#pragma unroll
+        for (int r = 0; r < kVRows; r++)
+            dst[(r0 + r) * kCols + c] = o[r];
+    } else {
+        const int sh = 2 * (shift - 8);
+        const uint32_t sq_rnd = sh ? 1u << (sh - 1) : 0;
+        uint32_t hi[NV], lo[NV], ol[kVRows];
 #pragma unroll
         for (int j = 0; j < NV; j++) {
-            x[j] = s_in[(r0 + j) * kCols + c];
-            y[j] = s_in[(IR + r0 + j) * kCols + c];
+            const uint32_t p = f == 0 ? x[j] * x[j] : f == 1 ? y[j] * y[j] : x[j] * y[j];
+            hi[j] = p >> 16;
+            lo[j] = p & 0xffffu;
         }
-        filt<S>(x, o);
+        filt<S>(hi, o);
+        filt<S>(lo, ol);
 #pragma unroll
         for (int r = 0; r < kVRows; r++)
-            s_mu[(r0 + r) * kCols + c] = (uint16_t)((o[r] + rnd) >> shift);
-        filt<S>(y, o);
-#pragma unroll
-        for (int r = 0; r < kVRows; r++)
-            s_mu[(kTileH + r0 + r) * kCols + c] = (uint16_t)((o[r] + rnd) >> shift);
-#pragma unroll
-        for (int f = 0; f < 3; f++) {
-            uint32_t *dst = s_sq + f * kTileH * kCols;
-            if (U8) {
-                // x*y < 2^16: the unshifted sums fit 32 bits
-                uint32_t p[NV];
-#pragma unroll
-                for (int j = 0; j < NV; j++)
-                    p[j] = f == 0 ? x[j] * x[j] : f == 1 ? y[j] * y[j] : x[j] * y[j];
-                filt<S>(p, o);
-#pragma unroll
-                for (int r = 0; r < kVRows; r++)
-                    dst[(r0 + r) * kCols + c] = o[r];
-            } else {
-                const int sh = 2 * (shift - 8);
-                const uint32_t sq_rnd = sh ? 1u << (sh - 1) : 0;
-                uint32_t hi[NV], lo[NV], ol[kVRows];
-#pragma unroll
-                for (int j = 0; j < NV; j++) {
-                    const uint32_t p = f == 0 ? x[j] * x[j] : f == 1 ? y[j] * y[j] : x[j] * y[j];
-                    hi[j] = p >> 16;
-                    lo[j] = p & 0xffffu;
-                }
-                filt<S>(hi, o);
-                filt<S>(lo, ol);
-#pragma unroll
-                for (int r = 0; r < kVRows; r++)
-                    dst[(r0 + r) * kCols + c] = (o[r] << (16 - sh)) + ((ol[r] + sq_rnd) >> sh);
-            }
-        }
+            dst[(r0 + r) * kCols + c] = (o[r] << (16 - sh)) + ((ol[r] + sq_rnd) >> sh);
     }
+}
 
-    // 3. vertical pass of the subsampling, at the even rows of the tile (tile
-    //    origins are even, so local even rows are global even rows)
-    if (SUB) {
-        for (int i = tid; i < (kTileH / 2) * SW; i += kThreads) {
-            const int q = i / SW, cc = i - q * SW;
-            const int r0 = 2 * q + H - SH, c = cc + H - SH;
-            uint32_t sr = tap<NS>(SH) * s_in[(r0 + SH) * kCols + c];
-            uint32_t sd = tap<NS>(SH) * s_in[(IR + r0 + SH) * kCols + c];
+// 2. vertical statistic pass (vstat_u8 / vstat_u16 of vif_ref.c): one column,
+//    kVRows consecutive rows per thread, the window kept in registers
+template <int S, bool U8>
+__device__ __forceinline__ void vertical_pass(const Tile<S> &t, int tid, int shift, uint32_t rnd)
+{
+    constexpr int H = Taps<S>::half;
+    constexpr int IR = Smem<S>::in_rows;
+    constexpr int NV = kVRows + 2 * H;
+    const int c = tid % kCols, r0 = (tid / kCols) * kVRows;
+    uint32_t x[NV], y[NV], o[kVRows];
 #pragma unroll
-            for (int k = 0; k < SH; k++) {
-                sr += tap<NS>(k) *
-                      ((uint32_t)s_in[(r0 + k) * kCols + c] + s_in[(r0 + ST - 1 - k) * kCols + c]);
-                sd += tap<NS>(k) * ((uint32_t)s_in[(IR + r0 + k) * kCols + c] +
-                                    s_in[(IR + r0 + ST - 1 - k) * kCols + c]);
-            }
-            s_sub[q * kCols + cc] = (uint16_t)((sr + rnd) >> shift);
-            s_sub[(kTileH / 2 + q) * kCols + cc] = (uint16_t)((sd + rnd) >> shift);
-        }
+    for (int j = 0; j < NV; j++) {
+        x[j] = t.in[(r0 + j) * kCols + c];
+        y[j] = t.in[(IR + r0 + j) * kCols + c];
     }
-    __syncthreads();
-
-    // 4. horizontal statistic pass over kHCols columns per thread and the
-    //    per-pixel statistic (hstat and row_statistic of vif_ref.c)
-    Sums acc = {0, 0, 0, 0};
-    {
-        constexpr int NH = (kHCols + 2 * H + 3) & ~3; // window, rounded for vector loads
-        constexpr int groups = kTileW / kHCols;
-        static_assert(kTileW % kHCols == 0 && (groups - 1) * kHCols + NH <= kCols, "window");
-        const double limit = a.enhn_gain_limit;
-        for (int i = tid; i < kTileH * groups; i += kThreads) {
-            const int r = i / groups, c0 = (i - r * groups) * kHCols;
-            if (y0 + r >= h || x0 + c0 >= w)
-                continue;
-            uint32_t v[NH], a1[kHCols], a2[kHCols], xx[kHCols], yy[kHCols], xy[kHCols];
-            load_u16<NH>(s_mu + r * kCols + c0, v);
-            filt<S>(v, a1);
-            load_u16<NH>(s_mu + (kTileH + r) * kCols + c0, v);
-            filt<S>(v, a2);
-            hsum_wide<S, NH>(s_sq + r * kCols + c0, xx);
-            hsum_wide<S, NH>(s_sq + (kTileH + r) * kCols + c0, yy);
-            hsum_wide<S, NH>(s_sq + (2 * kTileH + r) * kCols + c0, xy);
+    filt<S>(x, o);
 #pragma unroll
-            for (int q = 0; q < kHCols; q++)
-                if (x0 + c0 + q < w)
-                    statistic(a1[q], a2[q], xx[q], yy[q], xy[q], a.log2_table, limit, acc);
-        }
-    }
-
-    // 5. horizontal pass of the subsampling: even columns only
-    if (SUB) {
-        const int w2 = w / 2, h2 = h / 2;
-        const size_t fofs = (size_t)z * a.out_frame_bytes;
-        for (int i = tid; i < (kTileH / 2) * (kTileW / 2); i += kThreads) {
-            const int q = i / (kTileW / 2), p = i - q * (kTileW / 2);
-            const int i2 = y0 / 2 + q, j2 = x0 / 2 + p;
-            if (i2 >= h2 || j2 >= w2)
-                continue;
-            const uint16_t *vr = s_sub + q * kCols + 2 * p;
-            const uint16_t *vd = s_sub + (kTileH / 2 + q) * kCols + 2 * p;
-            uint32_t sr = tap<NS>(SH) * vr[SH], sd = tap<NS>(SH) * vd[SH];
+    for (int r = 0; r < kVRows; r++)
+        t.mu[(r0 + r) * kCols + c] = (uint16_t)((o[r] + rnd) >> shift);
+    filt<S>(y, o);
 #pragma unroll
-            for (int k = 0; k < SH; k++) {
-                sr += tap<NS>(k) * ((uint32_t)vr[k] + vr[ST - 1 - k]);
-                sd += tap<NS>(k) * ((uint32_t)vd[k] + vd[ST - 1 - k]);
-            }
-            uint16_t *orow = reinterpret_cast<uint16_t *>(reinterpret_cast<uint8_t *>(a.out_ref) +
-                                                          fofs + (ptrdiff_t)i2 * a.out_stride);
-            uint16_t *drow = reinterpret_cast<uint16_t *>(reinterpret_cast<uint8_t *>(a.out_dis) +
-                                                          fofs + (ptrdiff_t)i2 * a.out_stride);
-            orow[j2] = (uint16_t)((sr + 32768) >> 16);
-            drow[j2] = (uint16_t)((sd + 32768) >> 16);
-        }
-    }
+    for (int r = 0; r < kVRows; r++)
+        t.mu[(kTileH + r0 + r) * kCols + c] = (uint16_t)((o[r] + rnd) >> shift);
+#pragma unroll
+    for (int f = 0; f < 3; f++)
+        vertical_product<S, U8>(x, y, f, shift, t.sq + f * kTileH * kCols, r0, c);
+}
 
-    // 6. block reduction; integers, so the order does not matter
+// The filter of the next scale (the subsampling filter of scale S)
+template <int S> struct Next {
+    static constexpr int NS = S < 3 ? S + 1 : S; // next scale (unused at S == 3)
+    static constexpr int T = Taps<NS>::n, H = Taps<NS>::half;
+};
+
+// 3. vertical pass of the subsampling, at the even rows of the tile (tile
+//    origins are even, so local even rows are global even rows)
+template <int S>
+__device__ __forceinline__ void subsample_rows(const Tile<S> &t, int tid, int shift, uint32_t rnd)
+{
+    constexpr int H = Taps<S>::half;
+    constexpr int IR = Smem<S>::in_rows;
+    constexpr int NS = Next<S>::NS, ST = Next<S>::T, SH = Next<S>::H;
+    constexpr int SW = kTileW + 2 * SH; // subsample vertical results per row
+    const uint16_t *s_in = t.in;
+    for (int i = tid; i < (kTileH / 2) * SW; i += kThreads) {
+        const int q = i / SW, cc = i - q * SW;
+        const int r0 = 2 * q + H - SH, c = cc + H - SH;
+        uint32_t sr = tap<NS>(SH) * s_in[(r0 + SH) * kCols + c];
+        uint32_t sd = tap<NS>(SH) * s_in[(IR + r0 + SH) * kCols + c];
+#pragma unroll
+        for (int k = 0; k < SH; k++) {
+            sr += tap<NS>(k) *
+                  ((uint32_t)s_in[(r0 + k) * kCols + c] + s_in[(r0 + ST - 1 - k) * kCols + c]);
+            sd += tap<NS>(k) * ((uint32_t)s_in[(IR + r0 + k) * kCols + c] +
+                                s_in[(IR + r0 + ST - 1 - k) * kCols + c]);
+        }
+        t.sub[q * kCols + cc] = (uint16_t)((sr + rnd) >> shift);
+        t.sub[(kTileH / 2 + q) * kCols + cc] = (uint16_t)((sd + rnd) >> shift);
+    }
+}
+
+// 4. horizontal statistic pass over kHCols columns per thread and the
+//    per-pixel statistic (hstat and row_statistic of vif_ref.c)
+template <int S>
+__device__ __forceinline__ void horizontal_pass(const vif_cuda_scale_args &a, const Tile<S> &t,
+                                                int tid, int x0, int y0, Sums &acc)
+{
+    constexpr int H = Taps<S>::half;
+    constexpr int NH = (kHCols + 2 * H + 3) & ~3; // window, rounded for vector loads
+    constexpr int groups = kTileW / kHCols;
+    static_assert(kTileW % kHCols == 0 && (groups - 1) * kHCols + NH <= kCols, "window");
+    const int w = a.w, h = a.h;
+    const double limit = a.enhn_gain_limit;
+    for (int i = tid; i < kTileH * groups; i += kThreads) {
+        const int r = i / groups, c0 = (i - r * groups) * kHCols;
+        if (y0 + r >= h || x0 + c0 >= w)
+            continue;
+        uint32_t v[NH], a1[kHCols], a2[kHCols], xx[kHCols], yy[kHCols], xy[kHCols];
+        load_u16<NH>(t.mu + r * kCols + c0, v);
+        filt<S>(v, a1);
+        load_u16<NH>(t.mu + (kTileH + r) * kCols + c0, v);
+        filt<S>(v, a2);
+        hsum_wide<S, NH>(t.sq + r * kCols + c0, xx);
+        hsum_wide<S, NH>(t.sq + (kTileH + r) * kCols + c0, yy);
+        hsum_wide<S, NH>(t.sq + (2 * kTileH + r) * kCols + c0, xy);
+#pragma unroll
+        for (int q = 0; q < kHCols; q++)
+            if (x0 + c0 + q < w)
+                statistic(a1[q], a2[q], xx[q], yy[q], xy[q], a.log2_table, limit, acc);
+    }
+}
+
+// 5. horizontal pass of the subsampling: even columns only
+template <int S>
+__device__ __forceinline__ void subsample_cols(const vif_cuda_scale_args &a, const Tile<S> &t,
+                                               int tid, int z, int x0, int y0)
+{
+    constexpr int NS = Next<S>::NS, ST = Next<S>::T, SH = Next<S>::H;
+    const int w2 = a.w / 2, h2 = a.h / 2;
+    const size_t fofs = (size_t)z * a.out_frame_bytes;
+    for (int i = tid; i < (kTileH / 2) * (kTileW / 2); i += kThreads) {
+        const int q = i / (kTileW / 2), p = i - q * (kTileW / 2);
+        const int i2 = y0 / 2 + q, j2 = x0 / 2 + p;
+        if (i2 >= h2 || j2 >= w2)
+            continue;
+        const uint16_t *vr = t.sub + q * kCols + 2 * p;
+        const uint16_t *vd = t.sub + (kTileH / 2 + q) * kCols + 2 * p;
+        uint32_t sr = tap<NS>(SH) * vr[SH], sd = tap<NS>(SH) * vd[SH];
+#pragma unroll
+        for (int k = 0; k < SH; k++) {
+            sr += tap<NS>(k) * ((uint32_t)vr[k] + vr[ST - 1 - k]);
+            sd += tap<NS>(k) * ((uint32_t)vd[k] + vd[ST - 1 - k]);
+        }
+        uint16_t *orow = reinterpret_cast<uint16_t *>(reinterpret_cast<uint8_t *>(a.out_ref) +
+                                                      fofs + (ptrdiff_t)i2 * a.out_stride);
+        uint16_t *drow = reinterpret_cast<uint16_t *>(reinterpret_cast<uint8_t *>(a.out_dis) +
+                                                      fofs + (ptrdiff_t)i2 * a.out_stride);
+        orow[j2] = (uint16_t)((sr + 32768) >> 16);
+        drow[j2] = (uint16_t)((sd + 32768) >> 16);
+    }
+}
+
+// 6. block reduction; integers, so the order does not matter
+template <int S>
+__device__ __forceinline__ void block_sums(const vif_cuda_scale_args &a, const Tile<S> &t, int tid,
+                                           int z, Sums acc)
+{
     acc.num_log = warp_sum(acc.num_log);
     acc.den_log = warp_sum(acc.den_log);
     acc.num_non_log = warp_sum(acc.num_non_log);
     acc.den_non_log = warp_sum(acc.den_non_log);
     if ((tid & 31) == 0) {
-        s_red[tid >> 5][0] = acc.num_log;
-        s_red[tid >> 5][1] = acc.den_log;
-        s_red[tid >> 5][2] = acc.num_non_log;
-        s_red[tid >> 5][3] = acc.den_non_log;
+        t.red[tid >> 5][0] = acc.num_log;
+        t.red[tid >> 5][1] = acc.den_log;
+        t.red[tid >> 5][2] = acc.num_non_log;
+        t.red[tid >> 5][3] = acc.den_non_log;
     }
     __syncthreads();
     if (tid < VIF_CUDA_NSUMS) {
-        long long t = 0;
+        long long s = 0;
 #pragma unroll
         for (int wi = 0; wi < kThreads / 32; wi++)
-            t += s_red[wi][tid];
-        if (t != 0)
+            s += t.red[wi][tid];
+        if (s != 0)
             atomicAdd(&a.sums[(size_t)z * VIF_CUDA_FRAME_SUMS + S * VIF_CUDA_NSUMS + tid],
-                      (unsigned long long)t);
+                      (unsigned long long)s);
     }
+}
+
+template <int S, bool U8>
+__global__ void __launch_bounds__(kThreads, 2) vif_scale_kernel(const vif_cuda_scale_args a)
+{
+    constexpr bool SUB = S < 3;
+    static_assert(kTileW + 2 * Taps<S>::half <= kCols, "tile columns");
+
+    extern __shared__ __align__(16) unsigned char smem[];
+    const Tile<S> t = {reinterpret_cast<long long(*)[VIF_CUDA_NSUMS]>(smem + Smem<S>::red),
+                       reinterpret_cast<uint32_t *>(smem + Smem<S>::sq),
+                       reinterpret_cast<uint16_t *>(smem + Smem<S>::in),
+                       reinterpret_cast<uint16_t *>(smem + Smem<S>::mu),
+                       reinterpret_cast<uint16_t *>(smem + Smem<S>::sub)};
+
+    const int tid = threadIdx.x;
+    const int z = blockIdx.z;
+    const int x0 = blockIdx.x * kTileW, y0 = blockIdx.y * kTileH;
+
+    load_tile<S, U8>(a, tid, z, x0, y0, t.in);
+    __syncthreads();
+
+    const int shift = a.shift;
+    const uint32_t rnd = 1u << (shift - 1);
+    vertical_pass<S, U8>(t, tid, shift, rnd);
+    if (SUB)
+        subsample_rows<S>(t, tid, shift, rnd);
+    __syncthreads();
+
+    Sums acc = {0, 0, 0, 0};
+    horizontal_pass<S>(a, t, tid, x0, y0, acc);
+    if (SUB)
+        subsample_cols<S>(a, t, tid, z, x0, y0);
+    block_sums<S>(a, t, tid, z, acc);
 }
 
 template <int S, bool U8> cudaError_t prepare_one()

@@ -312,10 +312,17 @@ static void apply_groups(void *arg, int begin, int end, int thread)
     }
 }
 
-static int on_frame(fovea_stream_decoder *d, int key, const uint8_t *p, size_t n,
-                    fovea_stream_event *ev)
+/* The fixed fields of a frame message (STREAM_FRAME_HEADER_SIZE bytes). */
+typedef struct dec_frame_hdr {
+    uint64_t fno, ts, base; /* frame number, timestamp, frame a delta applies to */
+    uint32_t nt, ng, m;     /* tiles carried, groups, map bytes */
+} dec_frame_hdr;
+
+/* The frame header of message p (n bytes), checked against the stream's state
+ * and geometry. */
+static int parse_frame_header(fovea_stream_decoder *d, int key, const uint8_t *p, size_t n,
+                              dec_frame_hdr *out)
 {
-    const double t0 = stream_now();
     const stream_geom *g = &d->g;
     if (d->state != DEC_STREAM)
         return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: a frame %s",
@@ -367,9 +374,19 @@ static int on_frame(fovea_stream_decoder *d, int key, const uint8_t *p, size_t n
                             "stream: frame %llu: map of %lu bytes "
                             "past the end",
                             (unsigned long long)fno, (unsigned long)m);
-    const uint8_t *mp = p + STREAM_FRAME_HEADER_SIZE;
+    *out = (dec_frame_hdr){fno, ts, base, nt, ng, m};
+    return FOVEA_OK;
+}
 
-    /* the carried tiles */
+/* The carried tiles into d->list (*count of them) from the map at mp: every
+ * tile of a keyframe (and its check map into d->check when it applies to the
+ * shown frame), the marked tiles of a delta. */
+static int list_tiles(fovea_stream_decoder *d, int key, const dec_frame_hdr *h, const uint8_t *mp,
+                      int64_t *out_count)
+{
+    const stream_geom *g = &d->g;
+    const uint64_t fno = h->fno, base = h->base;
+    const uint32_t nt = h->nt, m = h->m;
     d->check = NULL;
     int64_t count = 0;
     if (key) {
@@ -392,8 +409,18 @@ static int on_frame(fovea_stream_decoder *d, int key, const uint8_t *p, size_t n
                                 "%lu",
                                 (unsigned long long)fno, (long long)count, (unsigned long)nt);
     }
+    *out_count = count;
+    return FOVEA_OK;
+}
+
+/* The groups of the frame (gp, left bytes) for its count listed tiles:
+ * parsed, unpacked (all checked) and applied to the shown frame. */
+static int decode_groups(fovea_stream_decoder *d, int key, const dec_frame_hdr *h,
+                         const uint8_t *gp, size_t left, int64_t count)
+{
+    const uint32_t ng = h->ng;
     size_t raw = 0;
-    FOVEA_TRY(parse_groups(d, mp + m, n - STREAM_FRAME_HEADER_SIZE - m, count, ng, &raw));
+    FOVEA_TRY(parse_groups(d, gp, left, count, ng, &raw));
     if (raw > d->raw_cap) {
         free(d->raw);
         d->raw = malloc(raw);
@@ -407,11 +434,19 @@ static int on_frame(fovea_stream_decoder *d, int key, const uint8_t *p, size_t n
     for (uint32_t k = 0; k < ng; k++)
         if (d->groups[k].err[0])
             return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: frame %llu: %s",
-                                (unsigned long long)fno, d->groups[k].err);
+                                (unsigned long long)h->fno, d->groups[k].err);
     fv_parallel_for(d->ctx, (int)ng, 1, apply_groups, &job);
+    return FOVEA_OK;
+}
 
+/* The frame decoded: the event's frame and info. */
+static void frame_event(fovea_stream_decoder *d, int key, const dec_frame_hdr *h, size_t n,
+                        int64_t count, double t0, fovea_stream_event *ev)
+{
+    const stream_geom *g = &d->g;
+    const uint64_t fno = h->fno;
     int check = -1;
-    for (uint32_t k = 0; d->check && k < ng; k++)
+    for (uint32_t k = 0; d->check && k < h->ng; k++)
         if (d->groups[k].check > check)
             check = d->groups[k].check;
     if (d->check && check < 0)
@@ -422,11 +457,11 @@ static int on_frame(fovea_stream_decoder *d, int key, const uint8_t *p, size_t n
     ev->frame = &d->shown;
     fovea_stream_frame_info *fi = &ev->fi;
     fi->frame = (int64_t)fno;
-    fi->timestamp_us = ts;
+    fi->timestamp_us = h->ts;
     fi->keyframe = key;
     fi->tiles_sent = count;
     fi->tiles_changed = count;
-    if (key && m > 0) {
+    if (key && h->m > 0) {
         fi->tiles_changed = 0;
         for (int64_t t = 0; t < g->tiles; t++)
             fi->tiles_changed += (d->check_map[t >> 3] >> (t & 7)) & 1;
@@ -437,6 +472,19 @@ static int on_frame(fovea_stream_decoder *d, int key, const uint8_t *p, size_t n
     fi->skipped = skipped;
     fi->checked_error = check;
     fi->seconds = stream_now() - t0;
+}
+
+static int on_frame(fovea_stream_decoder *d, int key, const uint8_t *p, size_t n,
+                    fovea_stream_event *ev)
+{
+    const double t0 = stream_now();
+    dec_frame_hdr h;
+    FOVEA_TRY(parse_frame_header(d, key, p, n, &h));
+    const uint8_t *mp = p + STREAM_FRAME_HEADER_SIZE;
+    int64_t count = 0;
+    FOVEA_TRY(list_tiles(d, key, &h, mp, &count));
+    FOVEA_TRY(decode_groups(d, key, &h, mp + h.m, n - STREAM_FRAME_HEADER_SIZE - h.m, count));
+    frame_event(d, key, &h, n, count, t0, ev);
     return FOVEA_OK;
 }
 
