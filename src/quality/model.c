@@ -214,7 +214,7 @@ static int parse_svm(vmaf_model *m, const char *text, size_t len, char *err, siz
 {
     const int bad = FOVEA_ERR_CORRUPT;
     svm_text t = {text, text + len};
-    long total_sv;
+    long total_sv = 0;
     int rc = parse_svm_header(m, &t, &total_sv, err, errsz);
     if (rc != FOVEA_OK)
         return rc;
