@@ -478,7 +478,7 @@ static int on_frame(fovea_stream_decoder *d, int key, const uint8_t *p, size_t n
                     fovea_stream_event *ev)
 {
     const double t0 = stream_now();
-    dec_frame_hdr h;
+    dec_frame_hdr h = {0};
     FOVEA_TRY(parse_frame_header(d, key, p, n, &h));
     const uint8_t *mp = p + STREAM_FRAME_HEADER_SIZE;
     int64_t count = 0;
