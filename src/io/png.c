@@ -246,8 +246,8 @@ static int png_decode_body(png_dec *d, png_structp png, png_infop info)
                   (unsigned)height, FOVEA_MAX_DIM);
         return FOVEA_ERR_UNSUPPORTED;
     }
-    fovea_pixfmt fmt;
-    int sig_bits;
+    fovea_pixfmt fmt = (fovea_pixfmt)0;
+    int sig_bits = 0;
     int st = png_output_format(d, png, info, color_type, bit_depth, &fmt, &sig_bits);
     if (st < 0)
         return st;

@@ -177,8 +177,8 @@ static int parse_sv_line(vmaf_model *m, svm_text *line, long i, size_t *used, si
     int last = 0;
     while ((r = next_token(line, tok, sizeof(tok))) == 1) {
         char *colon = strchr(tok, ':');
-        long idx;
-        double v;
+        long idx = 0;
+        double v = 0;
         if (!colon)
             return fv_errbuf(err, errsz, bad,
                              "model: support vector %ld: \"%.40s\" is not "
