@@ -407,11 +407,16 @@ static void test_errors(void)
     CHECK_EQ_INT(fovea_frame_copy(ctx, &small, &host), FOVEA_ERR_MISMATCH);
 
     if (provoked_errors_allowed()) {
-        /* A destination pitch smaller than a row makes cudaMemcpy2DAsync refuse the copy
-         * before touching memory: a safe way to get a CUDA error through the public API. */
+        /* A destination pitch smaller than a row is refused at the API boundary... */
         fovea_frame bad = dev;
         bad.buf = NULL; /* a view, never freed */
         bad.stride[0] = 1;
+        CHECK_EQ_INT(fovea_frame_copy(ctx, &bad, &host), FOVEA_ERR_INVALID_ARG);
+        CHECK(strstr(fovea_last_error(ctx), "stride") != NULL);
+        /* ...and one above the device's largest pitch (2^31 - 1 bytes) makes
+         * cudaMemcpy2DAsync refuse the copy before touching memory: a safe way to get
+         * a CUDA error through the public API. */
+        bad.stride[0] = (ptrdiff_t)1 << 32;
         CHECK_EQ_INT(fovea_frame_copy(ctx, &bad, &host), FOVEA_ERR_CUDA);
         const char *msg = fovea_last_error(ctx);
         printf("provoked CUDA error: %s\n", msg);
