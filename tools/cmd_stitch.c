@@ -350,7 +350,7 @@ static int run_loop(stitch_run *s)
         }
         int st;
         if (analyse_first && step == 0) {
-            st = fovea_stitcher_analyse(s->st, s->in, a->n, 1, NULL);
+            st = fovea_stitcher_analyze(s->st, s->in, a->n, 1, NULL);
             if (st < 0) {
                 const char *detail = fovea_last_error(s->ctx);
                 cli_error(NULL, "frame %lld: color analysis failed: %s", (long long)step,
