@@ -712,7 +712,7 @@ int cli_write_json(const char *path, const cJSON *json)
         return CLI_EXIT_RUNTIME;
     }
     fovea_outfile *of;
-    if (fovea_outfile_open(&of, NULL, path) < 0) {
+    if (cli_outfile_open(&of, path) < 0) {
         free(text);
         return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     }
@@ -721,11 +721,11 @@ int cli_write_json(const char *path, const cJSON *json)
     int e = errno;
     free(text);
     if (bad) {
-        fovea_outfile_close(&of);
+        cli_outfile_close(&of);
         cli_error(cli_display_path(path, 1), "%s", strerror(e));
         return CLI_EXIT_RUNTIME;
     }
-    if (fovea_outfile_commit(&of, NULL) < 0)
+    if (cli_outfile_commit(&of) < 0)
         return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     return CLI_EXIT_OK;
 }

@@ -463,6 +463,73 @@ int cli_write_json(const char *path, const cJSON *json);
  * exits with CLI_EXIT_USAGE when this returns 1. */
 int cli_refuse_same_file(const char *out, const char *in);
 
+/* ------------------------------------------------------------------ files */
+
+/* The files a command reads and writes (cli_files.c), listed once and checked
+ * before any output is opened: an output may be neither an input (nor a file
+ * of an input's image sequence; hard links and symlinks included) nor the file
+ * of another output (a character device such as /dev/null may take several).
+ *   cli_files fs;
+ *   cli_files_init(&fs, cmd);
+ *   cli_files_add(&fs, "IN", in, cli_is_sequence(in, forced) ? CLI_FILE_SEQUENCE : 0, -1);
+ *   cli_files_add(&fs, "--json", json, CLI_FILE_OUT, 0);
+ *   rc = cli_files_check(&fs);
+ *   cli_files_free(&fs);
+ * Every file a command reads counts: models, rigs, manifests and the videos a
+ * manifest lists as well as the main input. */
+enum {
+    CLI_FILE_OUT = 1,     /* written (else read) */
+    CLI_FILE_SEQUENCE = 2 /* path is a frame-number pattern (cli_is_sequence) */
+};
+
+typedef struct cli_file {
+    const char *what; /* how the user named it: "--json", "OUT", "--model" */
+    char *path;       /* a copy */
+    int flags;        /* CLI_FILE_* */
+    int64_t count;    /* a sequence's frames (an input's files are numbered
+                       * 0..count, an output's 0..count-1); -1 = unknown: the
+                       * files that exist */
+} cli_file;
+
+typedef struct cli_files {
+    const char *cmd; /* for the "Try 'fovea CMD --help'" line */
+    cli_file *f;
+    int n, cap;
+    int nomem; /* an add ran out of memory: the check says so */
+} cli_files;
+
+void cli_files_init(cli_files *fs, const char *cmd);
+/* List a file; a NULL path or "-" (stdin/stdout) is not a file: ignored.
+ * what must outlive fs. @return 0, or -1 out of memory (the check reports it) */
+int cli_files_add(cli_files *fs, const char *what, const char *path, int flags, int64_t count);
+/* 1 when path is read and written as an image sequence: a PNG or PNM name
+ * (or forced container) with one frame-number field (%d, %4d, %04d). */
+int cli_is_sequence(const char *path, fovea_container forced);
+/* @return CLI_EXIT_OK; or CLI_EXIT_USAGE after "fovea: OUT: output is the same
+ * file as input IN" (or "... as a file of input PATTERN"), or after "fovea:
+ * --json and --csv name the same file: X" and the help hint; or
+ * CLI_EXIT_RUNTIME out of memory (printed) */
+int cli_files_check(const cli_files *fs);
+void cli_files_free(cli_files *fs);
+
+/* ------------------------------------------------------------------ temporaries */
+
+/* Interrupted commands leave no temporary behind (cli_temps.c): main()
+ * installs handlers of SIGINT, SIGTERM and SIGHUP (unless ignored at start)
+ * that unlink every temporary listed here, then die of the signal. Outputs'
+ * temporaries are listed by the writers' hook (cli_temp_hook, set by
+ * cli_pipe_start) and by cli_outfile_open. SIGKILL leaves them. */
+void cli_temps_install(void);
+void cli_temp_add(const char *path);    /* NULL: nothing */
+void cli_temp_remove(const char *path); /* NULL or not listed: nothing */
+/* A fovea_temp_hook for fovea_writer_set_temp_hook (opaque unused). */
+void cli_temp_hook(void *opaque, const char *path, int live);
+/* fovea_outfile_open (no context: the message is fovea_last_error(NULL)),
+ * fovea_outfile_commit and fovea_outfile_close with the temporary listed. */
+int cli_outfile_open(fovea_outfile **of, const char *path);
+int cli_outfile_commit(fovea_outfile **of);
+void cli_outfile_close(fovea_outfile **of);
+
 /* Display name of a path in messages: "-" -> "stdin"/"stdout". */
 const char *cli_display_path(const char *path, int is_output);
 

@@ -63,7 +63,8 @@ int cli_pipe_start(cli_pipe *p, fovea_writer *w, cli_ring *const *rings, int nri
             return -1;
         }
     if (!w)
-        return 0; /* the readers only */
+        return 0;                                       /* the readers only */
+    fovea_writer_set_temp_hook(w, cli_temp_hook, NULL); /* removed if interrupted */
     if (pthread_create(&p->th, NULL, writer_main, p) != 0) {
         cli_error(NULL, "cannot start the writer thread");
         return -1;

@@ -141,11 +141,18 @@ static int parse_args(convert_args *a, int argc, char **argv)
     }
     if (a->opt.json && strcmp(a->opt.json, "-") == 0 && strcmp(a->out_path, "-") == 0)
         return cli_usage_error(cmd, "--json -: stdout already carries the video");
-    /* before anything is opened for writing: the input must survive */
-    if (cli_refuse_same_file(a->out_path, a->in_path) ||
-        cli_refuse_same_file(a->opt.json, a->in_path))
-        return CLI_EXIT_USAGE;
-    return CLI_EXIT_OK;
+    /* before anything is opened for writing: the input must survive (every
+     * file of a sequence), and no output may take another's file */
+    cli_files fs;
+    cli_files_init(&fs, cmd);
+    cli_files_add(&fs, "IN", a->in_path,
+                  cli_is_sequence(a->in_path, a->in.container) ? CLI_FILE_SEQUENCE : 0, -1);
+    cli_files_add(&fs, "OUT", a->out_path,
+                  CLI_FILE_OUT | (cli_is_sequence(a->out_path, oc) ? CLI_FILE_SEQUENCE : 0), -1);
+    cli_files_add(&fs, "--json", a->opt.json, CLI_FILE_OUT, 0);
+    const int rc = cli_files_check(&fs);
+    cli_files_free(&fs);
+    return rc;
 }
 
 static cJSON *stream_json(const char *path, fovea_container c, const fovea_video_info *info,

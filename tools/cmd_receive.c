@@ -102,10 +102,13 @@ static int parse_args(recv_args *a, int argc, char **argv)
         return cli_usage_error(cmd, "receive: -o OUT is required ('-' for stdout)");
     if (a->stats && strcmp(a->stats, "-") == 0 && strcmp(a->out, "-") == 0)
         return cli_usage_error(cmd, "-o - and --stats -: only one can go to stdout");
-    if (a->stats && strcmp(a->stats, "-") != 0 && strcmp(a->out, "-") != 0 &&
-        cli_refuse_same_file(a->stats, a->out))
-        return CLI_EXIT_USAGE;
-    return CLI_EXIT_OK;
+    cli_files fs;
+    cli_files_init(&fs, cmd);
+    cli_files_add(&fs, "-o", a->out, CLI_FILE_OUT, -1);
+    cli_files_add(&fs, "--stats", a->stats, CLI_FILE_OUT, 0);
+    const int rc = cli_files_check(&fs);
+    cli_files_free(&fs);
+    return rc;
 }
 
 typedef struct recv_run {
@@ -165,6 +168,7 @@ static int on_frame(recv_run *r, const fovea_stream_event *ev)
         oi.fmt = r->out_fmt;
         if (fovea_writer_open(&r->w, NULL, r->a.out, r->cont, &oi) < 0)
             return cli_report(r->a.out, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
+        fovea_writer_set_temp_hook(r->w, cli_temp_hook, NULL); /* removed if interrupted */
     }
     if (r->out_fmt != r->info.fmt) {
         if (fovea_frame_convert(r->ctx, &r->conv, f, NULL) < 0)

@@ -141,12 +141,17 @@ static int parse_check_args(check_args *a, int argc, char **argv)
     a->rig_path = p.rest[0];
     if (a->png && strcmp(a->png, "-") == 0)
         return cli_usage_error(cmd, "--png: give a file name");
-    /* before anything is opened for writing: the rig file must survive */
-    if (cli_refuse_same_file(a->png, a->rig_path) ||
-        cli_refuse_same_file(a->save_map, a->rig_path) ||
-        cli_refuse_same_file(a->opt.json, a->rig_path))
-        return CLI_EXIT_USAGE;
-    return CLI_EXIT_OK;
+    /* before anything is opened for writing: the rig file must survive, and
+     * each output have a file of its own */
+    cli_files fs;
+    cli_files_init(&fs, cmd);
+    cli_files_add(&fs, "RIG.json", a->rig_path, 0, 0);
+    cli_files_add(&fs, "--json", a->opt.json, CLI_FILE_OUT, 0);
+    cli_files_add(&fs, "--png", a->png, CLI_FILE_OUT, 0);
+    cli_files_add(&fs, "--save-map", a->save_map, CLI_FILE_OUT, 0);
+    const int rc = cli_files_check(&fs);
+    cli_files_free(&fs);
+    return rc;
 }
 
 /* What the report shows of a rig, read through its queries once. */

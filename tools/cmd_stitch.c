@@ -239,17 +239,22 @@ static int check_args(stitch_args *a, char **rest, int nrest)
         return cli_usage_error(cmd, "--json -: stdout already carries the video");
     if (a->color != COLOR_ARG_AUTO && a->deterministic)
         a->deterministic = 0; /* nothing is measured */
-    /* before anything is opened for writing: every file read must survive */
-    const char *outs[2] = {a->out, a->opt.json};
-    for (int o = 0; o < 2; o++) {
-        for (int c = 0; c < a->n; c++)
-            if (cli_refuse_same_file(outs[o], a->inputs[c]))
-                return CLI_EXIT_USAGE;
-        if (cli_refuse_same_file(outs[o], a->rig) || cli_refuse_same_file(outs[o], a->map) ||
-            cli_refuse_same_file(outs[o], a->color_file))
-            return CLI_EXIT_USAGE;
-    }
-    return CLI_EXIT_OK;
+    /* before anything is opened for writing: every file read must survive,
+     * and each output have a file of its own */
+    cli_files fs;
+    cli_files_init(&fs, cmd);
+    for (int c = 0; c < a->n; c++)
+        cli_files_add(&fs, "INPUT", a->inputs[c],
+                      cli_is_sequence(a->inputs[c], a->in.container) ? CLI_FILE_SEQUENCE : 0, -1);
+    cli_files_add(&fs, "--rig", a->rig, 0, 0);
+    cli_files_add(&fs, "--map", a->map, 0, 0);
+    cli_files_add(&fs, "--color", a->color_file, 0, 0);
+    cli_files_add(&fs, "-o", a->out,
+                  CLI_FILE_OUT | (cli_is_sequence(a->out, oc) ? CLI_FILE_SEQUENCE : 0), -1);
+    cli_files_add(&fs, "--json", a->opt.json, CLI_FILE_OUT, 0);
+    const int rc = cli_files_check(&fs);
+    cli_files_free(&fs);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ main */

@@ -195,13 +195,22 @@ static int collect_inputs(track_args *a, char **rest, int nrest)
         int video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV;
         if (video && a->ninputs > 1)
             return cli_usage_error(cmd, "%s: a video input must be the only INPUT", a->inputs[i]);
-        /* before anything is opened for writing: the inputs must survive */
-        if (cli_refuse_same_file(a->output, a->inputs[i]) ||
-            cli_refuse_same_file(a->opt.json, a->inputs[i]) ||
-            cli_refuse_same_file(a->overlay, a->inputs[i]))
-            return CLI_EXIT_USAGE;
     }
-    return CLI_EXIT_OK;
+    /* before anything is opened for writing: the inputs must survive, and
+     * each output have a file of its own */
+    cli_files fs;
+    cli_files_init(&fs, cmd);
+    for (int i = 0; i < a->ninputs; i++)
+        cli_files_add(&fs, "INPUT", a->inputs[i], 0, 0);
+    cli_files_add(&fs, "-o", a->output, CLI_FILE_OUT, 0);
+    cli_files_add(&fs, "--json", a->opt.json, CLI_FILE_OUT, 0);
+    cli_files_add(&fs, "--overlay", a->overlay,
+                  CLI_FILE_OUT |
+                      (cli_is_sequence(a->overlay, FOVEA_CONTAINER_AUTO) ? CLI_FILE_SEQUENCE : 0),
+                  -1);
+    const int rc = cli_files_check(&fs);
+    cli_files_free(&fs);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ main */

@@ -63,6 +63,7 @@ typedef struct vif_args {
     double gain;
     int debug;
     const char *ref_path, *dis_path;
+    score_outputs *outs; /* opened before the scoring */
 } vif_args;
 
 /* One of the command's own options. @return 0, or CLI_EXIT_USAGE (printed) */
@@ -105,8 +106,8 @@ static int parse_args(vif_args *a, int argc, char **argv)
     const int end = cli_options_end(id);
     if (end != CLI_EXIT_OK)
         return end;
-    return vmaf_pair_args(cmd, "", p.rest, p.nrest, a->opt.json, a->csv, a->plot, &a->ref_path,
-                          &a->dis_path);
+    return vmaf_pair_args(cmd, "", p.rest, p.nrest, &a->in, NULL, a->opt.json, a->csv, a->plot,
+                          &a->ref_path, &a->dis_path);
 }
 
 /* ------------------------------------------------------------------ outputs */
@@ -131,7 +132,8 @@ static int write_json(const vif_args *a, const fovea_video_info *info, const fov
         {"frames", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)fovea_vmaf_kept_frames(v)},
     };
     const fovea_vmaf_output o = {fps, f, (int)(sizeof f / sizeof f[0])};
-    return score_write_vmaf(a->opt.json, v, FOVEA_VMAF_OUTPUT_JSON, &o);
+    return score_write_vmaf(&a->outs->of[SCORE_OUT_JSON], a->opt.json, v, FOVEA_VMAF_OUTPUT_JSON,
+                            &o);
 }
 
 /* ------------------------------------------------------------------ plot */
@@ -190,7 +192,7 @@ static int write_plot(const vif_args *a, const fovea_video_info *info, int bit_d
     snprintf(marks, sizeof(marks), "%d lowest frames of scale 0", c.nmarks);
     c.mark_label = c.nmarks > 0 ? marks : NULL;
 
-    const int rc = score_write_chart(a->plot, &c);
+    const int rc = score_write_chart(&a->outs->of[SCORE_OUT_PLOT], a->plot, &c);
     free(y);
     return rc;
 }
@@ -211,7 +213,8 @@ static int write_results(const void *args, const pair_job *j)
     if (json)
         rc = write_json(a, &j->info, j->vm, fps, threads, backend);
     if (rc == CLI_EXIT_OK && a->csv)
-        rc = score_write_vmaf(a->csv, j->vm, FOVEA_VMAF_OUTPUT_CSV, NULL);
+        rc = score_write_vmaf(&a->outs->of[SCORE_OUT_CSV], a->csv, j->vm, FOVEA_VMAF_OUTPUT_CSV,
+                              NULL);
     if (rc == CLI_EXIT_OK && a->plot)
         rc = write_plot(a, &j->info, j->bit_depth, j->vm, &pl);
     if (rc != CLI_EXIT_OK)
@@ -252,7 +255,12 @@ int cmd_vif(int argc, char **argv)
     j->features = features;
     j->flags = FOVEA_VMAF_NO_SUFFIX;
     j->metric = "VIF";
-    rc = vmaf_pair_run(spec.name, &a.opt, &a.in, j, write_results, &a);
+    score_outputs outs;
+    a.outs = &outs;
+    rc = score_outputs_open(&outs, a.opt.json, a.csv, a.plot);
+    if (rc == CLI_EXIT_OK)
+        rc = vmaf_pair_run(spec.name, &a.opt, &a.in, j, write_results, &a);
+    score_outputs_close(&outs);
     free(j);
     return rc;
 }

@@ -197,8 +197,8 @@ static int parse_args(vmaf_args *a, int argc, char **argv)
                                              : NULL;
     if (batch_only)
         return cli_usage_error(cmd, "%s goes with --manifest", batch_only);
-    return vmaf_pair_args(cmd, " (or --manifest FILE)", p.rest, p.nrest, a->opt.json, a->csv,
-                          a->plot, &a->ref_path, &a->dis_path);
+    return vmaf_pair_args(cmd, " (or --manifest FILE)", p.rest, p.nrest, &a->in, a->model,
+                          a->opt.json, a->csv, a->plot, &a->ref_path, &a->dis_path);
 }
 
 /* ------------------------------------------------------------------ single pair: outputs */
@@ -220,7 +220,8 @@ static int write_json(const vmaf_args *a, const pair_job *j, double fps)
         {"frames", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)j->n},
     };
     const fovea_vmaf_output o = {fps, f, (int)(sizeof f / sizeof f[0])};
-    return score_write_vmaf(a->opt.json, j->vm, FOVEA_VMAF_OUTPUT_JSON, &o);
+    return score_write_vmaf(&a->outs->of[SCORE_OUT_JSON], a->opt.json, j->vm,
+                            FOVEA_VMAF_OUTPUT_JSON, &o);
 }
 
 /* The model's features plotted with --feature-only: one axis, so motion (0 to
@@ -339,7 +340,7 @@ static int write_plot(const vmaf_args *a, const pair_job *j)
     snprintf(marks, sizeof(marks), "%d lowest frames%s%s", c.nmarks, si >= 0 ? "" : " of ",
              si >= 0 ? "" : j->names[col[0]]);
     c.mark_label = c.nmarks > 0 ? marks : NULL;
-    const int rc = score_write_chart(a->plot, &c);
+    const int rc = score_write_chart(&a->outs->of[SCORE_OUT_PLOT], a->plot, &c);
     free(y);
     return rc;
 }
@@ -354,7 +355,8 @@ static int write_results(const void *args, const pair_job *j)
     if (json)
         rc = write_json(a, j, fps);
     if (rc == CLI_EXIT_OK && a->csv)
-        rc = score_write_vmaf(a->csv, j->vm, FOVEA_VMAF_OUTPUT_CSV, NULL);
+        rc = score_write_vmaf(&a->outs->of[SCORE_OUT_CSV], a->csv, j->vm, FOVEA_VMAF_OUTPUT_CSV,
+                              NULL);
     if (rc == CLI_EXIT_OK && a->plot)
         rc = write_plot(a, j);
     if (rc != CLI_EXIT_OK)
@@ -398,7 +400,10 @@ static int run_single(const vmaf_args *a)
         j->dis = a->dis_path;
         j->model = model;
         j->feature_only = a->feature_only;
-        rc = vmaf_pair_run(spec.name, &a->opt, &a->in, j, write_results, a);
+        rc = score_outputs_open(a->outs, a->opt.json, a->csv, a->plot);
+        if (rc == CLI_EXIT_OK)
+            rc = vmaf_pair_run(spec.name, &a->opt, &a->in, j, write_results, a);
+        score_outputs_close(a->outs);
         free(j);
     }
     fovea_vmaf_model_close(&model);
@@ -413,5 +418,7 @@ int cmd_vmaf(int argc, char **argv)
         return CLI_EXIT_OK; /* --help */
     if (rc != CLI_EXIT_OK)
         return rc;
+    score_outputs outs;
+    a.outs = &outs;
     return a.manifest ? vmaf_run_batch(&a) : run_single(&a);
 }

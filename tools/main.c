@@ -145,5 +145,6 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_temps_install(); /* before any thread: an interrupted run leaves no temporary */
     return finish_stdout(run(argc, argv));
 }

@@ -207,27 +207,48 @@ cJSON *score_json_add_pool(cJSON *obj, const char *name, const score_pool *p)
     return o;
 }
 
-int score_write_vmaf(const char *path, const fovea_vmaf *v, fovea_vmaf_format format,
-                     const fovea_vmaf_output *o)
+int score_outputs_open(score_outputs *so, const char *json, const char *csv, const char *plot)
 {
-    fovea_outfile *of;
-    if (fovea_outfile_open(&of, NULL, path) < 0)
-        return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
+    memset(so, 0, sizeof(*so));
+    so->path[SCORE_OUT_JSON] = json;
+    so->path[SCORE_OUT_CSV] = csv;
+    so->path[SCORE_OUT_PLOT] = plot;
+    for (int k = 0; k < SCORE_NOUT; k++) {
+        if (!so->path[k])
+            continue;
+        if (cli_outfile_open(&so->of[k], so->path[k]) < 0) {
+            cli_report(so->path[k], 1, fovea_last_error(NULL), FOVEA_ERR_IO);
+            score_outputs_close(so);
+            return CLI_EXIT_RUNTIME;
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+void score_outputs_close(score_outputs *so)
+{
+    for (int k = 0; k < SCORE_NOUT; k++)
+        cli_outfile_close(&so->of[k]);
+}
+
+int score_write_vmaf(fovea_outfile **of, const char *path, const fovea_vmaf *v,
+                     fovea_vmaf_format format, const fovea_vmaf_output *o)
+{
     errno = 0;
-    const int st = fovea_vmaf_write(v, fovea_outfile_file(of), format, o);
+    const int st = fovea_vmaf_write(v, fovea_outfile_file(*of), format, o);
     const int e = errno;
     if (st == FOVEA_ERR_NOMEM) {
-        fovea_outfile_close(&of);
+        cli_outfile_close(of);
         cli_error(NULL, "out of memory");
         return CLI_EXIT_RUNTIME;
     }
     if (st < 0 && format == FOVEA_VMAF_OUTPUT_JSON && e) {
-        fovea_outfile_close(&of);
+        cli_outfile_close(of);
         cli_error(cli_display_path(path, 1), "%s", strerror(e));
         return CLI_EXIT_RUNTIME;
     }
     /* commit flushes and checks every write: its message carries the reason */
-    if (fovea_outfile_commit(&of, NULL) < 0)
+    if (cli_outfile_commit(of) < 0)
         return cli_report(path, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     return CLI_EXIT_OK;
 }
@@ -257,20 +278,15 @@ void score_plot_names(const char *ref_path, const char *dis_path, const char **r
     *dn = d;
 }
 
-int score_write_chart(const char *path, const chart *c)
+int score_write_chart(fovea_outfile **of, const char *path, const chart *c)
 {
     char err[512] = "";
-    fovea_outfile *of = NULL;
-    if (fovea_outfile_open(&of, NULL, path) < 0) {
-        cli_error(NULL, "%s", fovea_last_error(NULL));
-        return CLI_EXIT_RUNTIME;
-    }
-    if (chart_write_png(c, fovea_outfile_file(of), err, sizeof(err)) != 0) {
-        fovea_outfile_close(&of); /* removes only fovea's temporary, never the path */
+    if (chart_write_png(c, fovea_outfile_file(*of), err, sizeof(err)) != 0) {
+        cli_outfile_close(of); /* removes only fovea's temporary, never the path */
         cli_error(path, "%s", err);
         return CLI_EXIT_RUNTIME;
     }
-    if (fovea_outfile_commit(&of, NULL) < 0) {
+    if (cli_outfile_commit(of) < 0) {
         cli_error(NULL, "%s", fovea_last_error(NULL));
         return CLI_EXIT_RUNTIME;
     }

@@ -90,10 +90,27 @@ cJSON *score_json_number(double x);
 /* obj.<name> = {"min", "max", "mean", "harmonic_mean"}. @return the new object or NULL */
 cJSON *score_json_add_pool(cJSON *obj, const char *name, const score_pool *p);
 
-/* Write a scorer's kept frames to path ('-' = stdout) in libvmaf's format
- * (fovea_vmaf_write). @return CLI_EXIT_OK or CLI_EXIT_RUNTIME (printed) */
-int score_write_vmaf(const char *path, const fovea_vmaf *v, fovea_vmaf_format format,
-                     const fovea_vmaf_output *o);
+/* The outputs of a scored pair (--json, --csv, --plot), opened before the
+ * scoring: a path that cannot be written fails at once, not after the work. */
+enum { SCORE_OUT_JSON, SCORE_OUT_CSV, SCORE_OUT_PLOT, SCORE_NOUT };
+
+typedef struct score_outputs {
+    const char *path[SCORE_NOUT]; /* NULL: not asked for */
+    fovea_outfile *of[SCORE_NOUT];
+} score_outputs;
+
+/* Open each output given. @return CLI_EXIT_OK, or CLI_EXIT_RUNTIME (printed;
+ * none left open) */
+int score_outputs_open(score_outputs *so, const char *json, const char *csv, const char *plot);
+/* Close those not written (committed ones are closed already): their
+ * temporaries are removed, the files they would replace untouched. */
+void score_outputs_close(score_outputs *so);
+
+/* Write a scorer's kept frames to *of (opened for path, '-' = stdout, by
+ * score_outputs_open) in libvmaf's format (fovea_vmaf_write), and commit it.
+ * @return CLI_EXIT_OK or CLI_EXIT_RUNTIME (printed) */
+int score_write_vmaf(fovea_outfile **of, const char *path, const fovea_vmaf *v,
+                     fovea_vmaf_format format, const fovea_vmaf_output *o);
 
 /* ------------------------------------------------------------------ plot */
 
@@ -106,8 +123,8 @@ int score_check_plot_name(const char *cmd, const char *path);
  * both are long and those tell them apart. */
 void score_plot_names(const char *ref_path, const char *dis_path, const char **rn, const char **dn);
 
-/* Draw c into path through fovea_outfile. @return CLI_EXIT_OK or
- * CLI_EXIT_RUNTIME (printed) */
-int score_write_chart(const char *path, const chart *c);
+/* Draw c into *of (opened for path by score_outputs_open) and commit it.
+ * @return CLI_EXIT_OK or CLI_EXIT_RUNTIME (printed) */
+int score_write_chart(fovea_outfile **of, const char *path, const chart *c);
 
 #endif

@@ -297,6 +297,35 @@ static void batch_free(batch *b)
     manifest_free(&b->mf);
 }
 
+/* --json-lines may be none of the files read: the manifest, the models, the
+ * videos of every pair (also of other shards). @return CLI_EXIT_OK or the exit
+ * code (printed) */
+static int refuse_inputs(const batch *b)
+{
+    const vmaf_args *a = b->a;
+    cli_files fs;
+    cli_files_init(&fs, "vmaf");
+    cli_files_add(&fs, "--manifest", a->manifest, 0, 0);
+    cli_files_add(&fs, "--model", vmaf_model_file(a->model), 0, 0);
+    for (int64_t k = 0; k < b->mf.n; k++) {
+        const manifest_pair *p = &b->mf.pair[k];
+        const char *paths[3] = {p->ref, p->dis, vmaf_model_file(p->model)};
+        for (int i = 0; i < 3; i++) {
+            if (!paths[i] || strcmp(paths[i], "-") == 0)
+                continue;
+            char *path = resolve(b, paths[i]);
+            const int seq = i < 2 && cli_is_sequence(path, a->in.container);
+            if (!path || cli_files_add(&fs, "manifest", path, seq ? CLI_FILE_SEQUENCE : 0, -1) < 0)
+                fs.nomem = 1;
+            free(path);
+        }
+    }
+    cli_files_add(&fs, "--json-lines", a->json_lines, CLI_FILE_OUT, 0);
+    const int rc = cli_files_check(&fs);
+    cli_files_free(&fs);
+    return rc;
+}
+
 /* The shard's pairs, the workers, the output. @return CLI_EXIT_OK or the exit code (printed) */
 static int batch_prepare(batch *b)
 {
@@ -371,7 +400,9 @@ static int batch_prepare(batch *b)
     if (b->ring_bytes < ((size_t)32 << 20))
         b->ring_bytes = (size_t)32 << 20;
 
-    if (fovea_outfile_open(&b->of, NULL, a->json_lines) < 0) {
+    if ((rc = refuse_inputs(b)) != CLI_EXIT_OK)
+        return rc;
+    if (cli_outfile_open(&b->of, a->json_lines) < 0) {
         cli_report(a->json_lines, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
         return CLI_EXIT_RUNTIME;
     }
@@ -389,7 +420,7 @@ int vmaf_run_batch(const vmaf_args *a)
     b->a = a;
     int rc = batch_prepare(b);
     if (rc != CLI_EXIT_OK) {
-        fovea_outfile_close(&b->of);
+        cli_outfile_close(&b->of);
         batch_free(b);
         free(b);
         return rc;
@@ -408,10 +439,10 @@ int vmaf_run_batch(const vmaf_args *a)
     if (ran < 0)
         cli_error(NULL, "cannot start the worker threads");
     if (b->out_failed) {
-        fovea_outfile_close(&b->of);
+        cli_outfile_close(&b->of);
         cli_error(cli_display_path(a->json_lines, 1), "write error");
         rc = CLI_EXIT_RUNTIME;
-    } else if (fovea_outfile_commit(&b->of, NULL) < 0) {
+    } else if (cli_outfile_commit(&b->of) < 0) {
         rc = cli_report(a->json_lines, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
     }
     if (rc == CLI_EXIT_OK && (b->failed > 0 || ran < 0))

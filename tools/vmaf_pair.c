@@ -195,8 +195,16 @@ int vmaf_pair_score_index(const pair_job *j)
 
 /* ------------------------------------------------------------------ single pair */
 
-int vmaf_pair_args(const char *cmd, const char *alt, char **rest, int nrest, const char *json,
-                   const char *csv, const char *plot, const char **ref, const char **dis)
+const char *vmaf_model_file(const char *spec_)
+{
+    if (!spec_ || strncmp(spec_, "version=", 8) == 0)
+        return NULL;
+    return vmaf_model_label(spec_);
+}
+
+int vmaf_pair_args(const char *cmd, const char *alt, char **rest, int nrest,
+                   const cli_input_opts *in, const char *model, const char *json, const char *csv,
+                   const char *plot, const char **ref, const char **dis)
 {
     if (nrest != 2)
         return cli_usage_error(cmd, "%s: expected REF and DIS%s, got %d argument%s", cmd, alt,
@@ -207,12 +215,22 @@ int vmaf_pair_args(const char *cmd, const char *alt, char **rest, int nrest, con
         return cli_usage_error(cmd, "REF and DIS cannot both be stdin");
     if (json && csv && strcmp(json, "-") == 0 && strcmp(csv, "-") == 0)
         return cli_usage_error(cmd, "--json - and --csv -: only one can go to stdout");
-    /* before anything is opened for writing: the inputs must survive */
-    const char *outs[3] = {json, csv, plot};
-    for (int i = 0; i < 3; i++)
-        if (cli_refuse_same_file(outs[i], *ref) || cli_refuse_same_file(outs[i], *dis))
-            return CLI_EXIT_USAGE;
-    return CLI_EXIT_OK;
+    /* before anything is opened for writing: the inputs must survive, and
+     * each output have a file of its own */
+    cli_files fs;
+    cli_files_init(&fs, cmd);
+    const char *inputs[2] = {*ref, *dis};
+    const char *what[2] = {"REF", "DIS"};
+    for (int i = 0; i < 2; i++)
+        cli_files_add(&fs, what[i], inputs[i],
+                      cli_is_sequence(inputs[i], in->container) ? CLI_FILE_SEQUENCE : 0, -1);
+    cli_files_add(&fs, "--model", vmaf_model_file(model), 0, 0);
+    cli_files_add(&fs, "--json", json, CLI_FILE_OUT, 0);
+    cli_files_add(&fs, "--csv", csv, CLI_FILE_OUT, 0);
+    cli_files_add(&fs, "--plot", plot, CLI_FILE_OUT, 0);
+    const int rc = cli_files_check(&fs);
+    cli_files_free(&fs);
+    return rc;
 }
 
 /* A single pair's warning: "fovea: warning: MSG" on stderr. */

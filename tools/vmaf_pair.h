@@ -23,6 +23,7 @@ typedef struct vmaf_args {
     int devices[SCHED_MAX_DEVICES], ndevices;
     int jobs;
     const char *ref_path, *dis_path;
+    score_outputs *outs; /* a single pair's, opened before the scoring */
 } vmaf_args;
 
 /* The name a model is shown by: the version, or the file as given. */
@@ -80,13 +81,19 @@ int vmaf_pair_score_index(const pair_job *j);
 
 /* ------------------------------------------------------------------ single pair */
 
-/* The positional arguments of a single-pair command: REF and DIS (alt: what
- * the usage error offers instead of them, "" for nothing), not both stdin,
- * and the outputs (json, csv, plot; NULL when not given) neither one stdout
- * twice nor one of the inputs, checked before anything is opened for writing.
+/* The files of a single-pair command: REF and DIS (alt: what the usage
+ * error offers instead of them, "" for nothing), not both stdin, the model
+ * (its --model value, NULL for none: a built-in one reads no file), and the
+ * outputs (json, csv, plot; NULL when not given): not stdout twice, no two
+ * the same file, none an input (cli_files), checked before anything is
+ * opened for writing. in: the input options (a sequence's files).
  * @return CLI_EXIT_OK (*ref, *dis set) or CLI_EXIT_USAGE (printed) */
-int vmaf_pair_args(const char *cmd, const char *alt, char **rest, int nrest, const char *json,
-                   const char *csv, const char *plot, const char **ref, const char **dis);
+int vmaf_pair_args(const char *cmd, const char *alt, char **rest, int nrest,
+                   const cli_input_opts *in, const char *model, const char *json, const char *csv,
+                   const char *plot, const char **ref, const char **dis);
+
+/* The file a --model value reads (FILE or path=FILE), or NULL (version=NAME). */
+const char *vmaf_model_file(const char *spec_);
 
 /* What a single-pair command does once its arguments are parsed: j (the
  * caller's, zeroed, with ref, dis and what is scored set: model or features)

@@ -57,6 +57,13 @@ FOVEA_API int fovea_outfile_commit(fovea_outfile **of, fovea_context *ctx);
  *  (so it is the call of every error path, also after a commit). */
 FOVEA_API void fovea_outfile_close(fovea_outfile **of);
 
+/** @return the path of of's temporary file (".NAME.XXXXXXXX" beside the
+ *  target), or NULL when of writes in place (stdout, a device, a FIFO). Valid
+ *  until fovea_outfile_commit or fovea_outfile_close. For a tool that removes
+ *  fovea's temporaries when it is interrupted (the library installs no signal
+ *  handler). */
+FOVEA_API const char *fovea_outfile_temp_path(const fovea_outfile *of);
+
 /** @return 1 when a and b name the same existing file (same device and inode:
  *  also through hard links and symlinks), else 0 ("-" is never a file here).
  *  For refusing an output that is one of the inputs before opening it. */
@@ -69,6 +76,20 @@ FOVEA_API int fovea_same_file(const char *a, const char *b);
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG or FOVEA_ERR_NOMEM (message in
  *          fovea_last_error(ctx)) */
 FOVEA_API int fovea_writer_protect(fovea_writer *w, const char *input);
+
+/** A writer's temporary file: live = 1 when path has just been created (a
+ *  hidden file beside the output, see fovea_outfile), 0 once it is gone
+ *  (renamed into place, or removed). */
+typedef void (*fovea_temp_hook)(void *opaque, const char *path, int live);
+
+/** Tell hook about w's temporaries, so that a tool can remove them when it is
+ *  interrupted (the library installs no signal handler): hook(opaque, tmp, 1)
+ *  at once for the temporary of a single output (none when it is written in
+ *  place: stdout, a device, a FIFO), and for the temporary of each file of a
+ *  pattern path as it is created; hook(opaque, tmp, 0) when it is gone. The
+ *  hook runs on the thread that calls the writer; NULL stops the calls.
+ *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG (w NULL) */
+FOVEA_API int fovea_writer_set_temp_hook(fovea_writer *w, fovea_temp_hook hook, void *opaque);
 
 /* ---------------------------------------------------------------- stills and decoders */
 

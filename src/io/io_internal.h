@@ -51,6 +51,8 @@ struct fovea_writer {
     int finished;              /* fovea_writer_finish ran */
     char err[FOVEA_IO_ERRLEN]; /* also recorded as ctx's last error by writer.c */
     fovea_context *ctx;        /* given at open (may be NULL) */
+    fovea_temp_hook temp_hook; /* fovea_writer_set_temp_hook; NULL when none */
+    void *temp_opaque;
     void *priv;
 };
 

@@ -271,6 +271,11 @@ FILE *fovea_outfile_file(const fovea_outfile *of)
     return of ? of->fp : NULL;
 }
 
+const char *fovea_outfile_temp_path(const fovea_outfile *of)
+{
+    return of ? of->tmp : NULL;
+}
+
 int fv_outfile_commit_buf(fovea_outfile **pof, char *err, size_t errsz)
 {
     if (err && errsz)

@@ -82,6 +82,22 @@ static int writer_open_buf(fovea_writer **out, const char *path, fovea_container
     return FOVEA_OK;
 }
 
+/* A copy of of's temporary's path for the hook's "gone" call (made before
+ * the commit or close that frees it), or NULL when nobody watches. */
+static char *watched_temp(const fovea_writer *w, const fovea_outfile *of)
+{
+    const char *tmp = fovea_outfile_temp_path(of);
+    return w->temp_hook && tmp ? strdup(tmp) : NULL;
+}
+
+/* The hook's "gone" call for a copy from watched_temp, which it frees. */
+static void temp_gone(const fovea_writer *w, char *tmp)
+{
+    if (tmp && w->temp_hook)
+        w->temp_hook(w->temp_opaque, tmp, 0);
+    free(tmp);
+}
+
 static int writer_write(fovea_writer *w, const fovea_frame *f)
 {
     if (!w)
@@ -126,6 +142,9 @@ static int writer_write(fovea_writer *w, const fovea_frame *f)
             snprintf(w->err, sizeof(w->err), "%s", msg);
             return st; /* nothing written: the stream may go on */
         }
+        char *tmp = watched_temp(w, of);
+        if (tmp)
+            w->temp_hook(w->temp_opaque, tmp, 1);
         st = w->ops->write(w, fovea_outfile_file(of), f);
         if (st == FOVEA_OK) {
             st = fv_outfile_commit_buf(&of, msg, sizeof(msg));
@@ -134,6 +153,7 @@ static int writer_write(fovea_writer *w, const fovea_frame *f)
         } else {
             fovea_outfile_close(&of);
         }
+        temp_gone(w, tmp);
     }
     if (st == FOVEA_OK)
         w->frames_written++;
@@ -172,7 +192,9 @@ static int writer_finish(fovea_writer *w)
         return FOVEA_OK; /* per-frame files are complete as each is written */
     char msg[FOVEA_IO_ERRLEN];
     w->fp = NULL;
+    char *tmp = watched_temp(w, w->of);
     int st = fv_outfile_commit_buf(&w->of, msg, sizeof(msg));
+    temp_gone(w, tmp);
     if (st < 0) {
         w->failed = 1;
         snprintf(w->err, sizeof(w->err), "%s", msg);
@@ -209,6 +231,18 @@ int fovea_writer_protect(fovea_writer *w, const char *input)
     return st < 0 && w ? fv_ctx_error(w->ctx, st, "%s", w->err) : st;
 }
 
+int fovea_writer_set_temp_hook(fovea_writer *w, fovea_temp_hook hook, void *opaque)
+{
+    if (!w)
+        return FOVEA_ERR_INVALID_ARG;
+    w->temp_hook = hook;
+    w->temp_opaque = opaque;
+    const char *tmp = fovea_outfile_temp_path(w->of);
+    if (hook && tmp)
+        hook(opaque, tmp, 1);
+    return FOVEA_OK;
+}
+
 static void writer_free(struct fovea_writer *w)
 {
     if (w->ops->close)
@@ -225,7 +259,9 @@ void fovea_writer_close(fovea_writer **pw)
     if (!pw || !*pw)
         return;
     struct fovea_writer *w = *pw;
+    char *tmp = watched_temp(w, w->of);
     fovea_outfile_close(&w->of);
+    temp_gone(w, tmp);
     writer_free(w);
     *pw = NULL;
 }
