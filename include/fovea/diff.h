@@ -191,7 +191,11 @@ FOVEA_API int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_fra
 /** Robust noise level of the difference of two frames as given (no
  *  denoising): with d = cur - prev of the first sample of every pixel of plane
  *  0 (Y, gray or R), sigma = 1.4826 x MAD, MAD = median(|d - median(d)|),
- *  each median the lower one of the sorted values (exact, integer).
+ *  each median the lower one of the sorted values (exact, integer). When more
+ *  than half of the d are exactly 0 (median and MAD 0: compressed video, whose
+ *  skipped blocks copy the reference), MAD says nothing about the pixels that
+ *  did change: sigma is then 1.4826 x median(|d|) over the small changes,
+ *  0 < |d| <= (2^bits) / 16 (0 when there are none; docs/diff.md).
  *  @param sigma receives sigma in sample units
  *  @return as fovea_diff_heatmap, or FOVEA_ERR_NOMEM */
 FOVEA_API int fovea_diff_noise_sigma(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,

@@ -228,7 +228,10 @@ static int ensure_hist(fovea_diff *d, size_t len)
     return FOVEA_OK;
 }
 
-/* sigma = 1.4826 x median(|v - median(v)|) of the histogram begin filled. */
+/* sigma = 1.4826 x median(|v - median(v)|) of the histogram begin filled;
+ * when more than half the values are exactly 0 (median and MAD both 0, as in
+ * compressed video, where skipped blocks copy the reference), 1.4826 x the
+ * median of the small changes, 0 < |v| <= (maxval + 1) / 16 (docs/diff.md). */
 static double hist_sigma(fovea_diff *d, const diff_call *c)
 {
     const size_t len = 2 * (size_t)c->maxval + 1;
@@ -240,7 +243,15 @@ static double hist_sigma(fovea_diff *d, const diff_call *c)
         const int64_t dev = (int64_t)i - c->maxval - med;
         d->ahist[dev < 0 ? -dev : dev] += d->hist[i];
     }
-    return 1.4826 * (double)hist_median(d->ahist, len, n, 0);
+    const int64_t mad = hist_median(d->ahist, len, n, 0);
+    if (mad > 0 || med != 0)
+        return 1.4826 * (double)mad;
+    /* ahist counts |v| here (med = 0); entries 1..small are the small changes */
+    const size_t small = ((size_t)c->maxval + 1) / 16;
+    int64_t count = 0;
+    for (size_t i = 1; i <= small; i++)
+        count += d->ahist[i];
+    return count ? 1.4826 * (double)hist_median(d->ahist + 1, small, count, 1) : 0.0;
 }
 
 /* Make the compared pair of c (one temporal step where the filter is

@@ -295,7 +295,13 @@ def lower_median(vals):
 def sigma_of(prev, cur):
     v = [cur["p"][0][y][x] - prev["p"][0][y][x] for y in range(cur["h"]) for x in range(cur["w"])]
     med = lower_median(v)
-    return 1.4826 * lower_median([abs(a - med) for a in v])
+    mad = lower_median([abs(a - med) for a in v])
+    if mad > 0 or med != 0:
+        return 1.4826 * mad
+    # more than half exactly 0 (compressed video): the median of the small
+    # changes, 0 < |v| <= (maxval + 1) / 16 (16: the frames here are 8-bit)
+    small = [abs(a) for a in v if 0 < abs(a) <= 16]
+    return 1.4826 * lower_median(small) if small else 0.0
 
 
 def compare_pair(prev, cur, given_cur, o, out_fmt):
