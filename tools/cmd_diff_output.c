@@ -193,7 +193,10 @@ static int write_json(const diff_run *s, double secs)
     cJSON_AddStringToObject(set, "denoise", denoise_name(a->set.denoise));
     if (a->set.denoise == FOVEA_DIFF_DENOISE_TEMPORAL)
         cJSON_AddNumberToObject(set, "temporal_strength", a->set.temporal_strength);
-    cJSON_AddNumberToObject(set, "normalize", a->set.normalize_max);
+    if (a->set.normalize_max == FOVEA_DIFF_NORMALIZE_QUARTER)
+        cJSON_AddStringToObject(set, "normalize", "quarter");
+    else
+        cJSON_AddNumberToObject(set, "normalize", a->set.normalize_max);
     cJSON_AddStringToObject(set, "noise_mode",
                             a->set.noise_mode == FOVEA_DIFF_NOISE_OVERLAY ? "overlay" : "black");
     cJSON *outs = cJSON_AddObjectToObject(root, "outputs");
