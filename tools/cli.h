@@ -406,7 +406,7 @@ typedef struct cli_pipe {
     int closing;             /* no more frames will be queued */
     int failed, status;      /* a write failed, with this status */
     char msg[1024];          /* and this message (taken on the writer thread) */
-    int ready, started;      /* mu and cv initialised; the writer thread runs */
+    int ready, started;      /* mu and cv initialized; the writer thread runs */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     pthread_t th;
@@ -416,7 +416,7 @@ typedef struct cli_pipe {
  * may allocate them: slot[k].f[0] and f[1]), no thread yet.
  * @return FOVEA_OK or FOVEA_ERR_NOMEM */
 int cli_pipe_init(cli_pipe *p, int nslots);
-/* Start the readers (rings initialised, not yet run), then a writer thread for
+/* Start the readers (rings initialized, not yet run), then a writer thread for
  * w (none when w is NULL: a command that reads video and writes none, whose
  * frames are not put). Prints "cannot start a reader thread" or "cannot start the writer thread"
  * when a thread cannot start. @return 0, or -1 after printing the error */
