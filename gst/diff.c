@@ -524,8 +524,8 @@ static void gst_fovea_diff_class_init(GstFoveaDiffClass *klass)
         oc, PROP_NORMALIZE,
         g_param_spec_int("normalize", "Normalize",
                          "difference shown as the top of the heat map; 0 = the measure's full "
-                         "range",
-                         0, 3 * 65535, def.normalize_max, rw | GST_PARAM_MUTABLE_READY));
+                         "range, -1 = a quarter of it, rounded up (192 for 8-bit rgb sum)",
+                         -1, 3 * 65535, def.normalize_max, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_MEASURE,
         g_param_spec_enum("measure", "Measure", "per-pixel difference the heat map shows",

@@ -73,6 +73,16 @@ static fovea_diff *open_diff(const fovea_diff_settings *s)
     return d;
 }
 
+/* Default settings on the full scale (normalize_max 0), which the expected
+ * colors below are computed with. */
+static fovea_diff *open_full_scale(void)
+{
+    fovea_diff_settings s;
+    fovea_diff_default_settings(&s);
+    s.normalize_max = 0;
+    return open_diff(&s);
+}
+
 static void check_rgb(const fovea_frame *out, int x, int y, const uint8_t rgb[3], int line)
 {
     const int px = out->fmt == FOVEA_PIX_RGBA ? 4 : 3;
@@ -97,6 +107,7 @@ static void test_single_pixel(void)
     fovea_diff_settings s;
     fovea_diff_default_settings(&s);
     s.tile = 8;
+    s.normalize_max = 0;
     fovea_diff *d = open_diff(&s);
     CHECK_EQ_INT(fovea_diff_backend(d), FOVEA_BACKEND_CPU);
     fovea_pixfmt outs[2] = {FOVEA_PIX_RGB24, FOVEA_PIX_RGBA};
@@ -171,7 +182,7 @@ static void test_moving_square(void)
     fovea_frame a = make(64, 48, FOVEA_PIX_GRAY8), b = make(64, 48, FOVEA_PIX_GRAY8);
     draw_square(&a, 10, 10, 8, 20, 200);
     draw_square(&b, 14, 10, 8, 20, 200);
-    fovea_diff *d = open_diff(NULL);
+    fovea_diff *d = open_full_scale();
     fovea_diff_mask_result m;
     CHECK_EQ_INT(fovea_diff_mask(d, &a, &b, &m), FOVEA_OK);
     CHECK_EQ_INT(m.tile, 16);
@@ -225,7 +236,7 @@ static void test_i420_chroma_mean(void)
     fovea_frame_fill(ctx, &b, 20);
     set_s(&b, 0, 7, 9, 220);   /* one hot pixel of the 2x2 block x 6..7, y 8..9 */
     set_s(&b, 0, 14, 10, 120); /* the only pixel of the corner chroma sample */
-    fovea_diff *d = open_diff(NULL);
+    fovea_diff *d = open_full_scale();
     CHECK_EQ_INT(fovea_diff_heatmap(d, &a, &b, &o), FOVEA_OK);
     uint8_t blue[3], h2[3], h3[3];
     heat_of(0, 255, blue);
@@ -254,15 +265,19 @@ static void test_gradient(void)
             set_s(&b, 0, x, y, x);
         }
     fovea_frame o = make(w, h, FOVEA_PIX_RGB24);
-    for (int norm = 0; norm <= 100; norm += 100) {
+    /* the full scale, the default (a quarter of 1023, rounded up) and 100 */
+    static const int norms[3] = {0, FOVEA_DIFF_NORMALIZE_QUARTER, 100};
+    for (int k = 0; k < 3; k++) {
+        const int norm = norms[k];
         fovea_diff_settings s;
         fovea_diff_default_settings(&s);
+        CHECK_EQ_INT(s.normalize_max, FOVEA_DIFF_NORMALIZE_QUARTER);
         s.normalize_max = norm;
         fovea_diff *d = open_diff(&s);
         CHECK_EQ_INT(fovea_diff_heatmap(d, &a, &b, &o), FOVEA_OK);
         for (int x = 0; x < w; x++) {
             uint8_t c[3];
-            heat_of(x, norm ? norm : 1023, c);
+            heat_of(x, norm > 0 ? norm : norm == 0 ? 1023 : 256, c);
             check_rgb(&o, x, h - 1, c, __LINE__);
         }
         fovea_diff_close(&d);
@@ -394,6 +409,9 @@ static void test_errors(void)
     CHECK(strstr(fovea_last_error(ctx), "tile") != NULL);
     fovea_diff_default_settings(&s);
     s.threshold = -2; /* -1 is FOVEA_DIFF_THRESHOLD_AUTO */
+    CHECK_EQ_INT(fovea_diff_open(&d, ctx, &s), FOVEA_ERR_INVALID_ARG);
+    fovea_diff_default_settings(&s);
+    s.normalize_max = -2; /* -1 is FOVEA_DIFF_NORMALIZE_QUARTER */
     CHECK_EQ_INT(fovea_diff_open(&d, ctx, &s), FOVEA_ERR_INVALID_ARG);
     fovea_diff_default_settings(&s);
     s.measure = (fovea_diff_measure)5;

@@ -168,10 +168,83 @@ static void test_synthetic(void)
     fovea_frame_free(NULL, &b);
 }
 
+/* Compressed video: more than half the differences exactly 0. */
+static void test_mostly_unchanged(fovea_context *ctx)
+{
+    fovea_diff *d = open_diff(ctx, FOVEA_DIFF_THRESHOLD_AUTO, 3.0);
+    fovea_frame a, b;
+    double sigma = -1;
+    /* v = 0 0 0 1 -2 3: median 0, MAD 0; the changed |v| 1 2 3 have median 2 */
+    static const int z6[6] = {0, 0, 0, 1, -2, 3};
+    row_pair(&a, &b, 20, z6, 6);
+    CHECK_EQ_INT(fovea_diff_noise_sigma(d, &a, &b, &sigma), FOVEA_OK);
+    CHECK(sigma == 1.4826 * 2);
+    fovea_frame_free(NULL, &a);
+    fovea_frame_free(NULL, &b);
+    /* only a large change (not noise: above 256 / 16): 0, so it counts */
+    static const int l5[5] = {0, 0, 0, 0, 30};
+    row_pair(&a, &b, 20, l5, 5);
+    CHECK_EQ_INT(fovea_diff_noise_sigma(d, &a, &b, &sigma), FOVEA_OK);
+    CHECK(sigma == 0.0);
+    fovea_diff_mask_result m1;
+    CHECK_EQ_INT(fovea_diff_mask(d, &a, &b, &m1), FOVEA_OK);
+    CHECK_EQ_INT(m1.changed_pixels, 1);
+    fovea_frame_free(NULL, &a);
+    fovea_frame_free(NULL, &b);
+    /* all equal: 0, and no pixel changes at threshold 0 */
+    static const int e3[3] = {0, 0, 0};
+    row_pair(&a, &b, 20, e3, 3);
+    CHECK_EQ_INT(fovea_diff_noise_sigma(d, &a, &b, &sigma), FOVEA_OK);
+    CHECK(sigma == 0.0);
+    fovea_frame_free(NULL, &a);
+    fovea_frame_free(NULL, &b);
+
+    /* a generated clip as an encoder leaves it: 70 % of the 8x8 blocks copied
+     * exactly, the others re-quantized (noise of sigma 1.5), and a 32x32
+     * square that really changed (+60). The MAD alone gives threshold 0,
+     * which marks every tile holding a re-quantized block (about 3 in 4). */
+    const int w = 256, h = 192, tile = 16;
+    REQUIRE(fovea_frame_alloc(NULL, &a, w, h, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == 0);
+    REQUIRE(fovea_frame_alloc(NULL, &b, w, h, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == 0);
+    lcg_state = 11;
+    for (int by = 0; by < h; by += 8)
+        for (int bx = 0; bx < w; bx += 8) {
+            const int coded = lcg_unit() < 0.3;
+            for (int y = by; y < by + 8; y++)
+                for (int x = bx; x < bx + 8; x++) {
+                    const int base = 60 + (x + 2 * y) % 120;
+                    int v = base;
+                    if (coded)
+                        v += (int)lround(1.5 * lcg_gauss());
+                    if (x >= 96 && x < 128 && y >= 64 && y < 96)
+                        v = base + 60;
+                    a.data[0][(ptrdiff_t)y * a.stride[0] + x] = (uint8_t)base;
+                    b.data[0][(ptrdiff_t)y * b.stride[0] + x] = (uint8_t)v;
+                }
+        }
+    CHECK_EQ_INT(fovea_diff_noise_sigma(d, &a, &b, &sigma), FOVEA_OK);
+    CHECK(sigma > 0.5 && sigma < 6.0);
+    fovea_diff_mask_result m;
+    CHECK_EQ_INT(fovea_diff_mask(d, &a, &b, &m), FOVEA_OK);
+    CHECK(m.threshold > 0);
+    CHECK_EQ_INT(m.threshold, (int)ceil(3.0 * sigma));
+    /* the square's 2 x 2 tiles, and few of the others (about 0.1 % of the
+     * noisy pixels lie beyond 3.3 sigma) */
+    for (int ty = 4; ty < 6; ty++)
+        for (int tx = 6; tx < 8; tx++)
+            CHECK(m.changed[ty * (w / tile) + tx] == 1);
+    CHECK(m.changed_tiles >= 4);
+    CHECK(m.changed_tiles < (int64_t)(w / tile) * (h / tile) / 10);
+    fovea_frame_free(NULL, &a);
+    fovea_frame_free(NULL, &b);
+    fovea_diff_close(&d);
+}
+
 int main(void)
 {
     fovea_context *ctx = open_ctx(2);
     test_exact(ctx);
+    test_mostly_unchanged(ctx);
     fovea_close(&ctx);
     test_synthetic();
     return test_finish("test_diff_sigma");

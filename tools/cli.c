@@ -519,10 +519,12 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
                      cli_display_path(path, 0));
             return CLI_EXIT_USAGE;
         }
-    } else if (given) {
+    } else if (given &&
+               !(cli_is_pattern(path, c) && !o->width && !o->height && o->fmt == FOVEA_PIX_NONE)) {
+        /* (an image sequence takes --fps: its images carry no rate) */
         snprintf(err, errsz,
-                 "%s: --size/--width/--height/--pixfmt/--fps only apply to raw (yuv) input; "
-                 "this input is %s",
+                 "%s: --size/--width/--height/--pixfmt/--fps only apply to raw (yuv) input "
+                 "(--fps also to an image sequence); this input is %s",
                  cli_display_path(path, 0), fovea_container_name(c));
         return CLI_EXIT_USAGE;
     }

@@ -180,8 +180,8 @@ enum {
 #define CLI_INPUT_OPTIONS                                                                          \
     CLI_INPUT_OPTIONS_NO_FPS,                                                                      \
     {                                                                                              \
-        "fps", 0, "N[/D]", "frame rate of raw input, carried to y4m output", "unknown",            \
-            CLI_OPT_FPS                                                                            \
+        "fps", 0, "N[/D]", "frame rate of raw input or an image sequence, carried to y4m output",  \
+            "unknown: y4m output says 25", CLI_OPT_FPS                                             \
     }
 
 typedef struct cli_input_opts {
@@ -532,5 +532,24 @@ void cli_outfile_close(fovea_outfile **of);
 
 /* Display name of a path in messages: "-" -> "stdin"/"stdout". */
 const char *cli_display_path(const char *path, int is_output);
+
+/* ---- cli_sequence.c: image sequences */
+
+/* 1 when path is a frame-number pattern the image readers and writers take
+ * (c PNG or PNM; one %d, %Nd or %0Nd; "%%" a literal %), 0 otherwise. */
+int cli_is_pattern(const char *path, fovea_container c);
+
+/* Refuse (print, @return CLI_EXIT_USAGE) an output that would write over a
+ * file of the image-sequence input (files 0..nfiles): each names[k] (NULL or
+ * "-" skipped), or with patterns[k] (patterns may be NULL) its names for
+ * 0..nout-1. @return CLI_EXIT_OK, or CLI_EXIT_RUNTIME when out of memory. */
+int cli_refuse_sequence_outputs(const char *input, int64_t nfiles, const char *const *names,
+                                const int *patterns, int nnames, int64_t nout);
+
+/* The frame rate of an output (info) whose input has none (images, raw yuv
+ * without --fps): --fps where given (in), else for a y4m output (oc) 25/1,
+ * said on stderr unless quiet or *said (then set: once per run). */
+void cli_output_rate(const cli_input_opts *in, const char *input, fovea_container oc, int quiet,
+                     int *said, fovea_video_info *info);
 
 #endif

@@ -262,6 +262,8 @@ static void choose_output(convert_run *c)
     if (!a->range_given && in->color_range == FOVEA_COLOR_RANGE_FULL)
         a->copt.range = FOVEA_RANGE_FULL;
     *out = *in;
+    int said = 0;
+    cli_output_rate(&a->in, a->in_path, a->out_container, a->opt.quiet, &said, out);
     out->fmt = a->out_fmt != FOVEA_PIX_NONE ? a->out_fmt
                                             : cli_default_output_pixfmt(a->out_container, in->fmt);
     c->convert = out->fmt != in->fmt;

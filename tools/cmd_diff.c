@@ -51,8 +51,9 @@ static const cli_option options[] = {
      "none", OPT_DENOISE},
     {"normalize", 0, "MAX",
      "difference shown as the top of the heat map (red); larger ones "
-     "saturate, so small changes show; 0 = the measure's full range",
-     "0", OPT_NORMALIZE},
+     "saturate, so small changes show; 0 = the measure's full range (765 for "
+     "8-bit rgb sum), quarter = a quarter of it, rounded up (192)",
+     "quarter", OPT_NORMALIZE},
     {"measure", 0, "M",
      "heat-map difference of a pixel: sum (of the channel differences) or "
      "max (the largest)",
@@ -186,7 +187,10 @@ static int parse_args(diff_args *a, int argc, char **argv)
             break;
         case OPT_DENOISE: bad = parse_denoise(cmd, v, &a->set); break;
         case OPT_NORMALIZE:
-            bad = cli_parse_int32(cmd, "--normalize", v, 0, 3 * 65535, &a->set.normalize_max);
+            if (strcmp(v, "quarter") == 0)
+                a->set.normalize_max = FOVEA_DIFF_NORMALIZE_QUARTER;
+            else
+                bad = cli_parse_int32(cmd, "--normalize", v, 0, 3 * 65535, &a->set.normalize_max);
             break;
         case OPT_MEASURE:
             bad = cli_parse_choice(cmd, "--measure", v, measures, &k);

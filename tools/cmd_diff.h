@@ -67,12 +67,12 @@ typedef struct diff_run {
     diff_stat *stats;
     int64_t n, cap; /* maps made */
     int want_sigma;
+    int rate_said; /* the assumed frame rate of y4m outputs was said */
     cli_progress prog;
 } diff_run;
 
 /* ---- cmd_diff_input.c */
 
-int diff_is_pattern(const char *path, fovea_container c);
 fovea_container diff_out_container(const char *path);
 int diff_open_input(diff_run *s);
 int diff_start_reader(diff_run *s);

@@ -4,56 +4,14 @@
  * then read on a thread of its own. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmd_diff.h"
-
-/* 1 when path is a frame-number pattern the image readers and writers take
- * (one %d, %Nd or %0Nd; "%%" a literal %), 0 otherwise. */
-int diff_is_pattern(const char *path, fovea_container c)
-{
-    if (c != FOVEA_CONTAINER_PNG && c != FOVEA_CONTAINER_PNM)
-        return 0;
-    int found = 0;
-    for (const char *p = path; *p; p++) {
-        if (*p != '%')
-            continue;
-        if (p[1] == '%') {
-            p++;
-            continue;
-        }
-        p++;
-        if (*p == '0')
-            p++;
-        for (int k = 0; k < 2 && *p >= '0' && *p <= '9'; k++)
-            p++;
-        if (*p != 'd' || found)
-            return 0;
-        found = 1;
-    }
-    return found;
-}
 
 /* The container an output is written as: by its extension, y4m otherwise. */
 fovea_container diff_out_container(const char *path)
 {
     const fovea_container c = fovea_container_from_path(path);
     return c == FOVEA_CONTAINER_AUTO ? FOVEA_CONTAINER_Y4M : c;
-}
-
-/* ------------------------------------------------------------------ inputs as outputs */
-
-typedef struct file_id {
-    dev_t dev;
-    ino_t ino;
-} file_id;
-
-static int cmp_id(const void *pa, const void *pb)
-{
-    const file_id *a = pa, *b = pb;
-    if (a->dev != b->dev)
-        return a->dev < b->dev ? -1 : 1;
-    return a->ino < b->ino ? -1 : a->ino > b->ino ? 1 : 0;
 }
 
 /* Refuse (exit 2) an output that would write over a file of an image-sequence
@@ -63,46 +21,11 @@ static int cmp_id(const void *pa, const void *pb)
  * checked here, before anything is opened for writing. */
 static int refuse_sequence_outputs(const diff_args *a, int64_t nfiles, int64_t nmaps)
 {
-    file_id *ids = malloc((size_t)(nfiles + 1) * sizeof(*ids));
-    if (!ids) {
-        cli_error(NULL, "out of memory");
-        return CLI_EXIT_RUNTIME;
-    }
-    size_t n = 0;
-    char name[4096];
-    struct stat st;
-    /* the files numbered 0..nfiles: the sequence starts at 0 or 1 */
-    for (int64_t i = 0; i <= nfiles; i++)
-        if (snprintf(name, sizeof(name), a->input, (int)i) < (int)sizeof(name) &&
-            stat(name, &st) == 0) {
-            ids[n].dev = st.st_dev;
-            ids[n].ino = st.st_ino;
-            n++;
-        }
-    qsort(ids, n, sizeof(*ids), cmp_id);
     const char *names[N_OUT + 2] = {a->out[0], a->out[1], a->out[2], a->opt.json, a->plot};
-    int rc = CLI_EXIT_OK;
-    for (int k = 0; k < N_OUT + 2 && rc == CLI_EXIT_OK; k++) {
-        if (!names[k] || strcmp(names[k], "-") == 0)
-            continue;
-        const int pat = k < N_OUT && diff_is_pattern(names[k], diff_out_container(names[k]));
-        for (int64_t i = 0; i < (pat ? nmaps : 1) && rc == CLI_EXIT_OK; i++) {
-            const char *nm = names[k];
-            if (pat) {
-                snprintf(name, sizeof(name), names[k], (int)i);
-                nm = name;
-            }
-            if (stat(nm, &st) != 0)
-                continue;
-            file_id key = {st.st_dev, st.st_ino};
-            if (bsearch(&key, ids, n, sizeof(*ids), cmp_id)) {
-                cli_error(nm, "output is the same file as a file of input %s", a->input);
-                rc = CLI_EXIT_USAGE;
-            }
-        }
-    }
-    free(ids);
-    return rc;
+    int pat[N_OUT + 2] = {0};
+    for (int k = 0; k < N_OUT; k++)
+        pat[k] = names[k] && cli_is_pattern(names[k], diff_out_container(names[k]));
+    return cli_refuse_sequence_outputs(a->input, nfiles, names, pat, N_OUT + 2, nmaps);
 }
 
 /* Open the input and refuse what cannot be differenced before any output is
@@ -136,7 +59,7 @@ int diff_open_input(diff_run *s)
     s->tiles_y = (in->height + a->set.tile - 1) / a->set.tile;
     s->tiles = (int64_t)s->tiles_x * s->tiles_y;
     const fovea_container ic = fovea_reader_container(s->r);
-    if (strcmp(a->input, "-") != 0 && diff_is_pattern(a->input, ic)) {
+    if (strcmp(a->input, "-") != 0 && cli_is_pattern(a->input, ic)) {
         int64_t maps = in->frame_count - 1;
         if (a->opt.frames >= 0 && a->opt.frames < maps)
             maps = a->opt.frames;

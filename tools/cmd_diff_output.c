@@ -38,7 +38,7 @@ int diff_open_output(diff_run *s, int k)
     } else {
         o->map_fmt = o->write_fmt = image ? FOVEA_PIX_RGB24 : FOVEA_PIX_I420;
     }
-    if (image && !diff_is_pattern(o->path, o->container) && s->info.frame_count != 2 &&
+    if (image && !cli_is_pattern(o->path, o->container) && s->info.frame_count != 2 &&
         a->opt.frames != 1)
         return cli_usage_error(diff_spec.name,
                                "%s: %s holds one image and the input may make more "
@@ -67,6 +67,7 @@ int diff_open_output(diff_run *s, int k)
     info.fmt = o->write_fmt;
     info.fps_num = s->info.fps_num;
     info.fps_den = s->info.fps_den;
+    cli_output_rate(&a->in, a->input, o->container, a->opt.quiet, &s->rate_said, &info);
     info.interlace = s->info.interlace;
     if (k != OUT_MASK) {
         info.sar_num = s->info.sar_num;
@@ -193,7 +194,10 @@ static int write_json(const diff_run *s, double secs)
     cJSON_AddStringToObject(set, "denoise", denoise_name(a->set.denoise));
     if (a->set.denoise == FOVEA_DIFF_DENOISE_TEMPORAL)
         cJSON_AddNumberToObject(set, "temporal_strength", a->set.temporal_strength);
-    cJSON_AddNumberToObject(set, "normalize", a->set.normalize_max);
+    if (a->set.normalize_max == FOVEA_DIFF_NORMALIZE_QUARTER)
+        cJSON_AddStringToObject(set, "normalize", "quarter");
+    else
+        cJSON_AddNumberToObject(set, "normalize", a->set.normalize_max);
     cJSON_AddStringToObject(set, "noise_mode",
                             a->set.noise_mode == FOVEA_DIFF_NOISE_OVERLAY ? "overlay" : "black");
     cJSON *outs = cJSON_AddObjectToObject(root, "outputs");

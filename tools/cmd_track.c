@@ -50,7 +50,7 @@ static const cli_option options[] = {
      OPT_FORMAT},
     CLI_OPTION_JSON("features per frame as JSON; '-' = stdout"),
     {"overlay", 0, "OUT",
-     "draw the tracks on the frames: a .y4m video or an image pattern "
+     "draw the tracks on the frames (in their colors): a .y4m video or an image pattern "
      "such as frame%03d.png",
      "none", OPT_OVERLAY},
     {"trail", 0, "N", "frames of history drawn per feature in the overlay (1..64)", "10",
@@ -63,15 +63,19 @@ const cli_spec track_spec = {
     "track",
     "[options] INPUT...",
     "Track features through a sequence with fovea's KLT (the numbers of Birchfield's\n"
-    "KLT 1.3.4). INPUT is one y4m (or raw .yuv) video, whose luma is used, or a list\n"
-    "of PGM/PPM/PNG frames in order (a quoted glob such as 'img*.pgm' is expanded and\n"
-    "sorted). Features are selected on the first frame and tracked frame to frame;\n"
-    "with --replace, lost slots are refilled after each frame. Feature values: > 0\n"
-    "newly selected (its eigenvalue), 0 tracked, < 0 lost (-1 not found, -2 small\n"
-    "determinant, -3 max iterations, -4 out of bounds, -5 large residue).\n"
-    "Overlay colors: green tracked, yellow newly selected, red lost in this frame.",
+    "KLT 1.3.4). INPUT is one y4m (or raw .yuv) video, whose luma is used, an image\n"
+    "sequence named with a frame-number pattern as the other commands take it\n"
+    "(img%04d.pgm: file 0, or 1 when there is no 0, up to the first missing number),\n"
+    "or a list of PGM/PPM/PNG frames in order (a quoted glob such as 'img*.pgm' is\n"
+    "expanded and sorted). Features are selected on the first frame and tracked\n"
+    "frame to frame; with --replace, lost slots are refilled after each frame.\n"
+    "Feature values: > 0 newly selected (its eigenvalue), 0 tracked, < 0 lost (-1\n"
+    "not found, -2 small determinant, -3 max iterations, -4 out of bounds, -5 large\n"
+    "residue). The overlay is drawn over the frames' colors (gray inputs: luma):\n"
+    "green tracked, yellow newly selected, red lost in this frame.",
     options,
     "Examples:\n"
+    "  fovea track --replace -o features.txt img%04d.pgm\n"
     "  fovea track --replace -o features.txt 'img*.pgm'\n"
     "  fovea track -n 300 --replace --json tracks.json --overlay tracks.y4m in.y4m\n"
     "  fovea track --start 100 --frames 50 -o features.txt in.y4m\n"
@@ -192,7 +196,8 @@ static int collect_inputs(track_args *a, char **rest, int nrest)
     }
     for (int i = 0; i < a->ninputs; i++) {
         fovea_container c = cli_container_for(a->inputs[i], a->in.container);
-        int video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV;
+        int video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV ||
+                    (!a->have_glob && cli_is_pattern(a->inputs[i], c));
         if (video && a->ninputs > 1)
             return cli_usage_error(cmd, "%s: a video input must be the only INPUT", a->inputs[i]);
     }
@@ -278,7 +283,18 @@ static int tracker_setup(track_run *t)
 /* The input, the tracker, a video's pipeline (not started) and the overlay. */
 static int setup(track_run *t)
 {
-    int rc = track_source_open(&t->src, &t->a);
+    const track_args *a = &t->a;
+    int rc = track_source_open(&t->src, a);
+    if (rc == CLI_EXIT_OK && t->src.sequence) {
+        /* no output over a file of the sequence, before any is opened */
+        const char *names[3] = {a->output, a->opt.json, a->overlay};
+        const int pat[3] = {
+            0, 0,
+            a->overlay &&
+                cli_is_pattern(a->overlay, cli_container_for(a->overlay, FOVEA_CONTAINER_AUTO))};
+        const int64_t n = fovea_reader_info(t->src.r)->frame_count;
+        rc = cli_refuse_sequence_outputs(a->inputs[0], n, names, pat, 3, n);
+    }
     if (rc == CLI_EXIT_OK)
         rc = tracker_setup(t);
     if (rc != CLI_EXIT_OK)
@@ -390,6 +406,7 @@ int cmd_track(int argc, char **argv)
     track_source_close(&t->src);
     cli_pipe_free(&t->pipe, t->ctx);
     fovea_frame_free(t->ctx, &t->rgb);
+    fovea_frame_free(t->ctx, &t->color);
     fovea_frame_free(t->ctx, &t->conv);
     KLTFreeFeatureList(t->fl);
     KLTFreeTrackingContext(t->tc);

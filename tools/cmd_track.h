@@ -43,12 +43,15 @@ typedef struct source {
     fovea_reader *r; /* the open reader (the video, or the current image) */
     int next;        /* next image index */
     int video;
+    int sequence;      /* the video is an image sequence (a frame-number pattern) */
     fovea_frame frame; /* an image's */
     cli_ring ring;     /* a video's reads */
     int status;        /* SOURCE_FAILED: the read's status and message */
     char why[1024];
     int width, height;
     int64_t total;
+    fovea_frame *color; /* where the overlay wants the frame's colors (rgb24), or NULL */
+    int colored;        /* color holds the last frame's colors (it has color) */
 } source;
 
 typedef struct trail {
@@ -73,6 +76,7 @@ typedef struct track_run {
     history hist;
     fovea_writer *ow;      /* the overlay */
     fovea_frame rgb, conv; /* the overlay drawn; converted for the writer */
+    fovea_frame color;     /* the input frame's colors under the overlay */
     int pipelined;         /* a video: its reads and the overlay on threads */
     cli_pipe pipe;
     cli_ring *rings[1]; /* &src.ring */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
-/* `fovea track`: the outputs: the overlay (trails drawn over the luma, written
+/* `fovea track`: the outputs: the overlay (trails drawn over the frame, written
  * in line or on the pipeline's writer thread), the feature table, the JSON and
  * the summary line. */
 #include <errno.h>
@@ -41,14 +41,19 @@ static void draw_box(fovea_frame *f, float x, float y, const uint8_t c[3])
             put_px(f, cx + i, cy + j, c);
 }
 
-/* Update the trails from the list, then draw them over the luma. */
-static void overlay_draw(fovea_frame *rgb, const unsigned char *luma, trail *tr, KLT_FeatureList fl,
-                         int trail_len)
+/* Update the trails from the list, then draw them over the frame's colors
+ * (color, rgb24), or over the luma where color is NULL (a gray input). */
+static void overlay_draw(fovea_frame *rgb, const unsigned char *luma, const fovea_frame *color,
+                         trail *tr, KLT_FeatureList fl, int trail_len)
 {
     static const uint8_t green[3] = {0, 255, 0}, yellow[3] = {255, 230, 0}, red[3] = {255, 0, 0},
                          dim[3] = {0, 150, 0};
     for (int y = 0; y < rgb->height; y++) {
         uint8_t *p = rgb->data[0] + (ptrdiff_t)y * rgb->stride[0];
+        if (color) {
+            memcpy(p, color->data[0] + (ptrdiff_t)y * color->stride[0], 3 * (size_t)rgb->width);
+            continue;
+        }
         const unsigned char *l = luma + (size_t)y * rgb->width;
         for (int x = 0; x < rgb->width; x++)
             p[3 * x] = p[3 * x + 1] = p[3 * x + 2] = l[x];
@@ -190,6 +195,8 @@ int track_open_overlay(track_run *t)
         info.fps_num = fovea_reader_info(t->src.r)->fps_num;
         info.fps_den = fovea_reader_info(t->src.r)->fps_den;
     }
+    int said = 0;
+    cli_output_rate(&a->in, a->inputs[0], oc, a->opt.quiet, &said, &info);
     int st = fovea_writer_open(&t->ow, NULL, a->overlay, oc, &info);
     if (st < 0)
         return cli_report(a->overlay, 1, fovea_last_error(NULL), st);
@@ -201,10 +208,13 @@ int track_open_overlay(track_run *t)
         if (st == FOVEA_OK && info.fmt != FOVEA_PIX_RGB24)
             st = fovea_frame_alloc(t->ctx, g, w, h, info.fmt, FOVEA_MEM_HOST);
     }
+    if (st == FOVEA_OK)
+        st = fovea_frame_alloc(t->ctx, &t->color, w, h, FOVEA_PIX_RGB24, FOVEA_MEM_HOST);
     if (st < 0) {
         cli_error(NULL, "cannot allocate overlay frames: %s", fovea_strerror(st));
         return CLI_EXIT_RUNTIME;
     }
+    t->src.color = &t->color;
     return CLI_EXIT_OK;
 }
 
@@ -229,7 +239,7 @@ int track_writes_before(track_run *t)
  * pipeline, whose written buffers trade places with rgb and conv, or in line. */
 int track_write_overlay(track_run *t, int i)
 {
-    overlay_draw(&t->rgb, t->cur, t->trails, t->fl, t->a.trail);
+    overlay_draw(&t->rgb, t->cur, t->src.colored ? &t->color : NULL, t->trails, t->fl, t->a.trail);
     const fovea_frame *out = &t->rgb;
     int st, rc;
     if (t->conv.data[0]) {

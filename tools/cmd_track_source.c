@@ -77,9 +77,11 @@ int track_source_open(source *s, const track_args *a)
     int rc = cli_open_reader(track_spec.name, a->inputs[first], &a->in, &s->r);
     if (rc != CLI_EXIT_OK)
         return rc;
-    /* the reader's container: an input without extension is known by its content */
+    /* the reader's container: an input without extension is known by its
+     * content; an image sequence (a frame-number pattern) is read as a video */
     fovea_container c = fovea_reader_container(s->r);
-    s->video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV;
+    s->sequence = a->ninputs == 1 && !a->have_glob && cli_is_pattern(a->inputs[first], c);
+    s->video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV || s->sequence;
     if (s->video && a->ninputs > 1)
         return cli_usage_error(track_spec.name, "%s: a video input must be the only INPUT",
                                a->inputs[first]);
@@ -143,10 +145,23 @@ int track_source_next(source *s, unsigned char *luma)
         return CLI_EXIT_RUNTIME;
     }
     frame_luma(f, luma);
+    /* the overlay is drawn over the frame's colors; gray stays its 8-bit luma */
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
+    s->colored = s->color && (d->is_rgb || d->planes > 1);
+    int cst = FOVEA_OK;
+    if (s->colored) {
+        fovea_convert_options co;
+        fovea_convert_options_init(&co);
+        cst = fovea_frame_convert(NULL, s->color, f, &co);
+    }
     if (s->video)
         cli_ring_release(&s->ring);
     else
         fovea_reader_close(&s->r);
+    if (cst < 0) {
+        cli_error(path, "cannot convert the frame for the overlay: %s", fovea_strerror(cst));
+        return CLI_EXIT_RUNTIME;
+    }
     return CLI_EXIT_OK;
 }
 

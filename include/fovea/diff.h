@@ -40,6 +40,11 @@ typedef enum fovea_diff_denoise_mode {
  *  pair compared, ceil(auto_k x sigma) (fovea_diff_noise_sigma, docs/diff.md). */
 #define FOVEA_DIFF_THRESHOLD_AUTO (-1)
 
+/** normalize_max setting: the top of the heat map is a quarter of the
+ *  measure's full range, rounded up (192 for the SUM of 8-bit frames, 64 for
+ *  their MAX), so motion in real video shows beyond blue; the default. */
+#define FOVEA_DIFF_NORMALIZE_QUARTER (-1)
+
 /** Tile sizes of the change mask. */
 #define FOVEA_DIFF_TILE_MIN 8
 #define FOVEA_DIFF_TILE_MAX 64
@@ -49,8 +54,9 @@ typedef struct fovea_diff_settings {
     fovea_diff_measure measure; /**< heat-map measure; default SUM */
     /** Difference that maps to the top of the heat map (1.0): 0 = the measure's
      *  full range (channels x (2^bits - 1) for SUM, 2^bits - 1 for MAX);
-     *  > 0 = this value (larger differences saturate), so small changes show.
-     *  Default 0. */
+     *  > 0 = this value (larger differences saturate), so small changes show;
+     *  FOVEA_DIFF_NORMALIZE_QUARTER = a quarter of the full range, rounded up.
+     *  Default FOVEA_DIFF_NORMALIZE_QUARTER. */
     int normalize_max;
     /** A pixel (noise map) or sample (mask) changed when a channel difference is
      *  strictly greater than this, in the frame's sample units (0..2^bits - 1).
@@ -100,7 +106,8 @@ typedef struct fovea_diff_outputs {
  *  threads. */
 typedef struct fovea_diff fovea_diff;
 
-/** Fill s with defaults (SUM, full-range normalization, threshold 10, tile 16,
+/** Fill s with defaults (SUM, a quarter of the range as the heat map's top
+ *  (FOVEA_DIFF_NORMALIZE_QUARTER), threshold 10, tile 16,
  *  noise mode BLACK, no denoising, auto_k 3, temporal strength 192). */
 FOVEA_API void fovea_diff_default_settings(fovea_diff_settings *s);
 
@@ -191,7 +198,11 @@ FOVEA_API int fovea_diff_denoise(fovea_diff *d, const fovea_frame *in, fovea_fra
 /** Robust noise level of the difference of two frames as given (no
  *  denoising): with d = cur - prev of the first sample of every pixel of plane
  *  0 (Y, gray or R), sigma = 1.4826 x MAD, MAD = median(|d - median(d)|),
- *  each median the lower one of the sorted values (exact, integer).
+ *  each median the lower one of the sorted values (exact, integer). When more
+ *  than half of the d are exactly 0 (median and MAD 0: compressed video, whose
+ *  skipped blocks copy the reference), MAD says nothing about the pixels that
+ *  did change: sigma is then 1.4826 x median(|d|) over the small changes,
+ *  0 < |d| <= (2^bits) / 16 (0 when there are none; docs/diff.md).
  *  @param sigma receives sigma in sample units
  *  @return as fovea_diff_heatmap, or FOVEA_ERR_NOMEM */
 FOVEA_API int fovea_diff_noise_sigma(fovea_diff *d, const fovea_frame *prev, const fovea_frame *cur,

@@ -36,7 +36,7 @@ void fovea_diff_default_settings(fovea_diff_settings *s)
         return;
     memset(s, 0, sizeof(*s));
     s->measure = FOVEA_DIFF_SUM;
-    s->normalize_max = 0;
+    s->normalize_max = FOVEA_DIFF_NORMALIZE_QUARTER;
     s->threshold = 10;
     s->tile = 16;
     s->noise_mode = FOVEA_DIFF_NOISE_BLACK;
@@ -72,8 +72,10 @@ static int open_diff(fovea_diff **out, fovea_context *ctx, const fovea_diff_sett
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: tile %d is not 8, 16, 32 or 64",
                             set.tile);
     /* 3 x 65535 is the largest difference of any format */
-    if (set.normalize_max < 0 || set.normalize_max > 3 * 65535)
-        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "diff: normalize_max %d outside 0..196605",
+    if ((set.normalize_max < 0 && set.normalize_max != FOVEA_DIFF_NORMALIZE_QUARTER) ||
+        set.normalize_max > 3 * 65535)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "diff: normalize_max %d outside 0..196605 (or quarter)",
                             set.normalize_max);
     if ((set.threshold < 0 && set.threshold != FOVEA_DIFF_THRESHOLD_AUTO) || set.threshold > 65535)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
@@ -190,9 +192,10 @@ static int make_call(fovea_diff *d, const fovea_frame *prev, const fovea_frame *
     c->desc = fovea_pixfmt_get_desc(cur->fmt);
     c->channels = (c->desc->is_yuv && c->desc->planes == 1) ? 1 : 3;
     c->maxval = (1 << c->desc->bit_depth) - 1;
-    c->top = s->normalize_max > 0           ? s->normalize_max
-             : s->measure == FOVEA_DIFF_SUM ? c->channels * c->maxval
-                                            : c->maxval;
+    const int full = s->measure == FOVEA_DIFF_SUM ? c->channels * c->maxval : c->maxval;
+    c->top = s->normalize_max > 0                               ? s->normalize_max
+             : s->normalize_max == FOVEA_DIFF_NORMALIZE_QUARTER ? (full + 3) / 4
+                                                                : full;
     c->denoise = s->denoise;
     c->strength = s->temporal_strength;
     c->threshold = s->threshold;
@@ -228,7 +231,10 @@ static int ensure_hist(fovea_diff *d, size_t len)
     return FOVEA_OK;
 }
 
-/* sigma = 1.4826 x median(|v - median(v)|) of the histogram begin filled. */
+/* sigma = 1.4826 x median(|v - median(v)|) of the histogram begin filled;
+ * when more than half the values are exactly 0 (median and MAD both 0, as in
+ * compressed video, where skipped blocks copy the reference), 1.4826 x the
+ * median of the small changes, 0 < |v| <= (maxval + 1) / 16 (docs/diff.md). */
 static double hist_sigma(fovea_diff *d, const diff_call *c)
 {
     const size_t len = 2 * (size_t)c->maxval + 1;
@@ -240,7 +246,15 @@ static double hist_sigma(fovea_diff *d, const diff_call *c)
         const int64_t dev = (int64_t)i - c->maxval - med;
         d->ahist[dev < 0 ? -dev : dev] += d->hist[i];
     }
-    return 1.4826 * (double)hist_median(d->ahist, len, n, 0);
+    const int64_t mad = hist_median(d->ahist, len, n, 0);
+    if (mad > 0 || med != 0)
+        return 1.4826 * (double)mad;
+    /* ahist counts |v| here (med = 0); entries 1..small are the small changes */
+    const size_t small = ((size_t)c->maxval + 1) / 16;
+    int64_t count = 0;
+    for (size_t i = 1; i <= small; i++)
+        count += d->ahist[i];
+    return count ? 1.4826 * (double)hist_median(d->ahist + 1, small, count, 1) : 0.0;
 }
 
 /* Make the compared pair of c (one temporal step where the filter is

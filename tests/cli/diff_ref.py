@@ -295,7 +295,13 @@ def lower_median(vals):
 def sigma_of(prev, cur):
     v = [cur["p"][0][y][x] - prev["p"][0][y][x] for y in range(cur["h"]) for x in range(cur["w"])]
     med = lower_median(v)
-    return 1.4826 * lower_median([abs(a - med) for a in v])
+    mad = lower_median([abs(a - med) for a in v])
+    if mad > 0 or med != 0:
+        return 1.4826 * mad
+    # more than half exactly 0 (compressed video): the median of the small
+    # changes, 0 < |v| <= (maxval + 1) / 16 (16: the frames here are 8-bit)
+    small = [abs(a) for a in v if 0 < abs(a) <= 16]
+    return 1.4826 * lower_median(small) if small else 0.0
 
 
 def compare_pair(prev, cur, given_cur, o, out_fmt):
@@ -308,7 +314,10 @@ def compare_pair(prev, cur, given_cur, o, out_fmt):
         thr = min(math.ceil(o["auto_k"] * sigma), 255)
     nch = 1 if cur["fmt"] == "gray8" else 3
     full = nch * 255 if o["measure"] == "sum" else 255
-    top = o["normalize"] if o["normalize"] > 0 else full
+    if o["normalize"] == "quarter":
+        top = (full + 3) // 4
+    else:
+        top = o["normalize"] if o["normalize"] > 0 else full
     heat = [[None] * w for _ in range(h)]
     changed = [[False] * w for _ in range(h)]
     total, mx, npix = 0, 0, 0
@@ -467,7 +476,7 @@ def make(d):
 
 def parse(argv):
     o = {"measure": "sum", "threshold": 10, "auto_k": 3.0, "tile": 16, "denoise": "none",
-         "temporal_strength": 192, "normalize": 0, "noise_mode": "black", "frames": None}
+         "temporal_strength": 192, "normalize": "quarter", "noise_mode": "black", "frames": None}
     outs = {}
     i = 0
     while i < len(argv):
@@ -489,7 +498,7 @@ def parse(argv):
             else:
                 o["denoise"] = v
         elif k == "--normalize":
-            o["normalize"] = int(v)
+            o["normalize"] = v if v == "quarter" else int(v)
         elif k == "--measure":
             o["measure"] = v
         elif k == "--noise-mode":

@@ -24,7 +24,8 @@ diff_ok() {
 
 # ---- a single changed pixel: (13, 5) of a 20x12 rgb24 pair moves by
 # (+30, -20, +5): SUM 55, MAX 30
-run 0 diff pixel%d.ppm --heatmap h%d.png --noise n%d.ppm --mask m%d.pgm --json p.json --tile 8
+run 0 diff pixel%d.ppm --heatmap h%d.png --noise n%d.ppm --mask m%d.pgm --json p.json --tile 8 \
+    --normalize 0
 out_has "diff: 1 map of 20x12 rgb24: 0.417% of pixels and 16.667% of 8x8 tiles changed (threshold 10), mean difference 0.229, max 55" "summary"
 json_ok p.json '
 m = d["maps"][0]
@@ -65,7 +66,20 @@ assert m["fmt"] == "gray8" and (m["w"], m["h"]) == (3, 2)
 assert m["p"][0] == [[0, 255, 0], [0, 0, 0]], m["p"][0]
 PY
 python3 "$ref" check pixel%d.ppm --heatmap h%d.png --noise n%d.ppm --mask m%d.pgm --json p.json \
-    --tile 8 >check.txt 2>&1 || { cat check.txt >&2; fail "single pixel against the reference"; }
+    --tile 8 --normalize 0 >check.txt 2>&1 || { cat check.txt >&2; fail "single pixel against the reference"; }
+# the default scale is a quarter of the full one (192 for the SUM of rgb24),
+# so the same pixel shows beyond blue: index (55 * 1023 + 96) / 192 = 293,
+# d = 293/1023: sin(pi d) = 0.7832 -> G 200, cos(pi d) = 0.6218 -> B 159
+diff_ok pixel%d.ppm --heatmap hq.png --json q.json
+json_ok q.json 'assert d["settings"]["normalize"] == "quarter", d["settings"]'
+diff_ok pixel%d.ppm --heatmap hq2.png --normalize quarter
+cmp -s hq.png hq2.png || fail "--normalize quarter is not the default"
+python3 - <<'PY' || fail "default heat-map scale"
+import diff_ref as r
+h = r.read_png("hq.png")
+assert r.HEAT[293] == [0, 200, 159], r.HEAT[293]
+assert [h["p"][c][5][13] for c in range(3)] == [0, 200, 159]
+PY
 # the threshold is strict: MAX 30 changes nothing at 30, the pixel at 29
 run 0 diff -q pixel%d.ppm --json p30.json --threshold 30
 json_ok p30.json 'assert d["maps"][0]["changed_pixels"] == 0 and d["maps"][0]["changed_tiles"] == 0'

@@ -246,11 +246,33 @@ static void test_errors(void)
     printf("ok: errors\n");
 }
 
+/* The element's defaults are the library's (and so fovea diff's): the heat
+ * map's top a quarter of the range, threshold, tile, auto-k. */
+static void test_defaults(void)
+{
+    fovea_diff_settings s;
+    fovea_diff_default_settings(&s);
+    GstElement *e = gst_element_factory_make("foveadiff", NULL);
+    GT_CHECK(e, "foveadiff: no element");
+    gint normalize = 0, threshold = 0, tile = 0;
+    gdouble k = 0;
+    g_object_get(e, "normalize", &normalize, "threshold", &threshold, "tile", &tile, "auto-k", &k,
+                 NULL);
+    GT_CHECK(normalize == FOVEA_DIFF_NORMALIZE_QUARTER && normalize == s.normalize_max,
+             "normalize default %d, library %d", normalize, s.normalize_max);
+    GT_CHECK(threshold == s.threshold && tile == s.tile && k == s.auto_k,
+             "defaults threshold %d tile %d auto-k %g", threshold, tile, k);
+    gst_object_unref(e);
+    printf("ok: defaults\n");
+}
+
 int main(int argc, char **argv)
 {
     gt_init(&argc, &argv);
     static const diff_case cases[] = {
         {"I420", "RGBA", "heatmap", 10, 0, 16, "none", FOVEA_DIFF_DENOISE_NONE},
+        {"RGB", "RGB", "heatmap", 10, FOVEA_DIFF_NORMALIZE_QUARTER, 16, "none",
+         FOVEA_DIFF_DENOISE_NONE},
         {"I420", "I420", "heatmap", 10, 64, 16, "none", FOVEA_DIFF_DENOISE_NONE},
         {"RGB", "RGB", "noise", 6, 0, 8, "median3", FOVEA_DIFF_DENOISE_MEDIAN3},
         {"RGBA", "RGBA", "overlay", 6, 0, 16, "none", FOVEA_DIFF_DENOISE_NONE},
@@ -265,6 +287,7 @@ int main(int argc, char **argv)
         run_case(&cases[i]);
     test_flush();
     test_errors();
+    test_defaults();
     gst_deinit();
     return 0;
 }
