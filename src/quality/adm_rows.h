@@ -19,8 +19,11 @@ enum { BAND_H, BAND_V, BAND_D, BAND_A, NBANDS };
 /* The row loops are compiled for AVX-512, AVX2 and the baseline and
  * picked at run time, as VIF's (plain C, vectorized by the compiler; see
  * ADM_FP_CLONES for the one with floating point). FOVEA_ADM_NO_CLONES builds
- * one version for the compiler's target (to test the others' bits). */
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(FOVEA_ADM_NO_CLONES)
+ * one version for the compiler's target (to test the others' bits). Clang before
+ * 16 names the dispatcher of an extern clone "f.ifunc", so the callers in
+ * adm_ref.c would not link: one version there too (the fuzz build). */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) &&                              \
+    !defined(FOVEA_ADM_NO_CLONES) && !(defined(__clang__) && __clang_major__ < 16)
 #define ADM_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define ADM_CLONES
