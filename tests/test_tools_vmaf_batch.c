@@ -370,6 +370,12 @@ static void test_manifest(void)
                 "a number");
     check_error("{\"ref\": \"a\", \"dis\": \"b\"} x\n", 1, "text after the JSON object");
     check_error("{\"ref\": \"a\", \"dis\": \"b\"}\nref,dis\n", 2, "invalid JSON");
+    /* a \u0000 escape would cut a path at the NUL cJSON makes of it: refused
+     * (an escaped backslash before "u0000" is an ordinary path) */
+    check_error("{\"ref\": \"a\\u0000.y4m\", \"dis\": \"b\"}\n", 1, "\\u0000 (NUL)");
+    m = parse("{\"ref\": \"a\\\\u0000.y4m\", \"dis\": \"b\"}\n");
+    CHECK(m.n == 1 && m.nerrors == 0 && strcmp(m.pair[0].ref, "a\\u0000.y4m") == 0);
+    manifest_free(&m);
 
     /* nothing but comments: no pairs, no errors */
     m = parse("# nothing\n\n");

@@ -2,6 +2,7 @@
 /* `fovea vmaf --manifest FILE`: many pairs spread over every GPU (or CPU
  * workers), one JSON line per pair as it finishes, shardable over machines
  * (docs/quality.md, "Batch scoring"). */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ typedef struct batch {
     fovea_outfile *of;
     FILE *out;
     int out_failed;
+    int out_errno; /* errno of the failed write */
     int64_t done, failed;
     cli_progress prog;
 } batch;
@@ -140,8 +142,11 @@ static void line_emit(batch *b, int64_t t, cJSON *o, const char *error)
     const manifest_pair *p = &b->mf.pair[b->task[t]];
     pthread_mutex_lock(&b->mu);
     if (text) {
-        if (fputs(text, b->out) == EOF || fputc('\n', b->out) == EOF || fflush(b->out) != 0)
+        if (!b->out_failed &&
+            (fputs(text, b->out) == EOF || fputc('\n', b->out) == EOF || fflush(b->out) != 0)) {
             b->out_failed = 1;
+            b->out_errno = errno;
+        }
     } else {
         error = "out of memory";
     }
@@ -440,7 +445,8 @@ int vmaf_run_batch(const vmaf_args *a)
         cli_error(NULL, "cannot start the worker threads");
     if (b->out_failed) {
         cli_outfile_close(&b->of);
-        cli_error(cli_display_path(a->json_lines, 1), "write error");
+        cli_error(cli_display_path(a->json_lines, 1), "write error: %s",
+                  b->out_errno ? strerror(b->out_errno) : "unknown reason");
         rc = CLI_EXIT_RUNTIME;
     } else if (cli_outfile_commit(&b->of) < 0) {
         rc = cli_report(a->json_lines, 1, fovea_last_error(NULL), FOVEA_ERR_IO);

@@ -275,8 +275,28 @@ static int csv_row(manifest *m, csv_state *cs, const char *name, int line, int n
 
 /* ------------------------------------------------------------------ JSON lines */
 
+/* The column of the first \u0000 escape of the JSON text s[0..n) (cJSON turns it
+ * into a NUL byte that would cut the string short), or 0. */
+static int nul_escape_column(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (s[i] != '\\')
+            continue;
+        if (s[i + 1] == 'u' && i + 5 < n && memcmp(s + i + 2, "0000", 4) == 0)
+            return (int)i + 1;
+        i++; /* the escaped character: \\u0000 is a backslash, then "u0000" */
+    }
+    return 0;
+}
+
 static int json_row(manifest *m, const char *name, int line, const char *s, size_t n)
 {
+    const int nul = nul_escape_column(s, n);
+    if (nul > 0)
+        return report(m, name, line,
+                      "a \\u0000 (NUL) in a string at column %d: paths and "
+                      "names cannot hold one",
+                      nul);
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
     if (!o) {

@@ -124,6 +124,9 @@ if [ -c /dev/full ]; then
     err_has "/dev/full: No space left on device" "vif --csv /dev/full"
     run 1 track -q --features 20 a.y4m -o /dev/full
     err_has "/dev/full: No space left on device" "track -o /dev/full"
+    printf 'ref,dis\na.y4m,b.y4m\n' >pairs.csv
+    run 1 vmaf -q --backend cpu --manifest pairs.csv --json-lines /dev/full
+    err_has "write error: No space left on device" "vmaf --json-lines /dev/full"
     [ -c /dev/full ] || fail "/dev/full is gone"
 fi
 
