@@ -387,7 +387,11 @@ static int run_single(const vmaf_args *a)
 {
     char err[2048];
     fovea_vmaf_model *model = NULL;
-    if (vmaf_load_model(a->model, &model, err, sizeof(err)) < 0) {
+    const int st = vmaf_load_model(a->model, &model, err, sizeof(err));
+    if (st < 0) {
+        /* an unknown built-in name is a bad option value: a usage error */
+        if (st == FOVEA_ERR_INVALID_ARG && strncmp(a->model, "version=", 8) == 0)
+            return cli_usage_error(spec.name, "%s", err);
         cli_error(NULL, "%s", err);
         return CLI_EXIT_RUNTIME;
     }

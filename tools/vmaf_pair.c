@@ -24,15 +24,20 @@ int vmaf_load_model(const char *spec_, fovea_vmaf_model **m, char *err, size_t e
     int st;
     if (strncmp(spec_, "version=", 8) == 0) {
         st = fovea_vmaf_model_open(m, NULL, spec_ + 8);
-        if (st < 0)
-            snprintf(err, errsz, "--model %s: %s (built in: vmaf_v0.6.1)", spec_,
+        if (st < 0) /* the library's message lists the built-in models */
+            snprintf(err, errsz, "--model %s: %s", spec_,
                      fovea_last_error(NULL)[0] ? fovea_last_error(NULL) : fovea_strerror(st));
         return st;
     }
     const char *path = vmaf_model_label(spec_);
     st = fovea_vmaf_model_open_file(m, NULL, path);
-    if (st < 0)
-        cli_format_report(err, errsz, path, 0, fovea_last_error(NULL), st);
+    if (st < 0) {
+        const char *msg = fovea_last_error(NULL);
+        if (msg[0] && strstr(msg, path)) /* it names the file already */
+            snprintf(err, errsz, "%s", msg);
+        else
+            cli_format_report(err, errsz, path, 0, msg, st);
+    }
     return st;
 }
 

@@ -122,8 +122,12 @@ run 1 vmaf -q --model bad2.json ref.y4m dis.y4m
 grep -q "bad2.json" err || fail "bad model 2: $(cat err)"
 run 1 vmaf -q --model nomodel.json ref.y4m dis.y4m
 grep -q "nomodel.json" err || fail "missing model: $(cat err)"
-run 1 vmaf -q --model version=vmaf_v9 ref.y4m dis.y4m
+# the path once, not twice
+[ "$(grep -o "nomodel.json" err | wc -l)" -eq 1 ] || fail "missing model named twice: $(cat err)"
+# an unknown built-in name is a bad option value (exit 2), the list of names said once
+run 2 vmaf -q --model version=vmaf_v9 ref.y4m dis.y4m
 grep -q "vmaf_v9" err || fail "unknown version: $(cat err)"
+[ "$(grep -o "built in" err | wc -l)" -eq 1 ] || fail "built-in list twice: $(cat err)"
 # usage errors
 run 2 vmaf -q ref.y4m
 run 2 vmaf -q --model version= ref.y4m dis.y4m
