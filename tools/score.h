@@ -25,6 +25,7 @@ typedef struct score_input {
     cli_ring ring[2]; /* ref, dis */
     char err[2048];
     char warn[1024];
+    int warned; /* warn was already handed on (the caller sets it): not again at the end */
 } score_input;
 
 /* Open both inputs and refuse pairs the metric cannot score: sizes, formats

@@ -95,10 +95,11 @@ static int submit_all(pair_job *j, fovea_vmaf *v, score_input *in, int64_t depth
             }
             sub++;
         } else {
-            if (in->warn[0]) {
+            if (in->warn[0] && !in->warned) {
                 if (j->prog)
                     cli_progress_finish(j->prog);
                 j->warn(j, in->warn);
+                in->warned = 1;
             }
             fovea_vmaf_flush(v);
         }
@@ -150,8 +151,10 @@ void vmaf_pair_score(pair_job *j)
         job_fail(j, rc, in.err, -1);
         goto done;
     }
-    if (in.warn[0])
+    if (in.warn[0]) {
         j->warn(j, in.warn);
+        in.warned = 1; /* the frame counts were known: the end says nothing new */
+    }
     j->info = in.ri;
     j->bit_depth = in.bit_depth;
 

@@ -27,6 +27,7 @@ run 0 convert -q -s 32x${H} --pixfmt i420 small.yuv small.y4m
 run 0 vif --json o.json --csv o.csv ref.y4m dis.y4m
 grep -q "^vif: 3 frames ${W}x${H} 8-bit  mean scale0 " out || fail "summary: $(cat out)"
 grep -q "warning:.*4 frames.*3.*first 3" err || fail "no frame count warning: $(cat err)"
+[ "$(grep -c "warning:.*4 frames" err)" -eq 1 ] || fail "the frame count warning twice: $(cat err)"
 [ "$(wc -l <o.csv | tr -d ' ')" -eq 4 ] || fail "o.csv: expected a header and 3 rows"
 head -n 1 o.csv | grep -q "^Frame,integer_vif_scale0,integer_vif_scale1,integer_vif_scale2,integer_vif_scale3$" ||
     fail "o.csv header: $(head -n 1 o.csv)"
