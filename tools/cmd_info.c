@@ -79,6 +79,26 @@ static void format_list(char *buf, size_t n, fovea_container c)
     }
 }
 
+/* Built with the delta streamer (the library's FOVEA_HAVE_STREAM) and the
+ * GStreamer plugin (a definition tools/CMakeLists.txt sets from the build). */
+static int stream_built(void)
+{
+#ifdef FOVEA_HAVE_STREAM
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+static int gst_built(void)
+{
+#ifdef FOVEA_HAVE_GST
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 static int print_text(void)
 {
     printf("fovea %s\n", fovea_version());
@@ -94,6 +114,11 @@ static int print_text(void)
     }
     printf("          charts (--plot) %s\n",
            chart_available() ? "with cairo" : "not available (built without cairo)");
+    printf("          delta streaming (send, receive) %s\n",
+           stream_built() ? "built" : "not built (needs libzstd and libxxhash)");
+    printf("          GStreamer plugin %s\n", gst_built()
+                                                  ? "built (gst-inspect-1.0 fovea)"
+                                                  : "not built (needs GStreamer's -dev packages)");
     printf("CPUs:     %d\n", cpu_count());
     int n = device_count();
     if (n == 0)
@@ -131,6 +156,8 @@ static cJSON *build_json(void)
     cJSON *build = cJSON_AddObjectToObject(root, "build");
     cJSON_AddBoolToObject(build, "cuda", fovea_cuda_compiled());
     cJSON_AddBoolToObject(build, "charts", chart_available());
+    cJSON_AddBoolToObject(build, "stream", stream_built());
+    cJSON_AddBoolToObject(build, "gstreamer_plugin", gst_built());
     int rt = 0, drv = 0;
     if (fovea_cuda_versions(&rt, &drv) == FOVEA_OK) {
         cJSON_AddNumberToObject(build, "cuda_runtime_version", rt);

@@ -14,6 +14,10 @@ grep -q '^Usage: fovea' "$tmp/out" || fail "--help: no usage line"
 for c in info convert help; do
     grep -q "^  $c " "$tmp/out" || fail "--help does not list command '$c'"
 done
+# every system is named in the overview line
+for sys in stitching 'video quality' 'KLT tracking' 'frame differencing' 'delta streaming'; do
+    grep -q "$sys" "$tmp/out" || fail "--help does not name '$sys'"
+done
 run 0 -h
 run 0 --version
 grep -q '^fovea [0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*$' "$tmp/out" || fail "--version: no 'fovea X.Y.Z'"
@@ -103,6 +107,15 @@ if [ "${FOVEA_HAVE_CAIRO:-}" = ON ]; then
 elif [ "${FOVEA_HAVE_CAIRO:-}" = OFF ]; then
     grep -q 'charts (--plot) not available' "$tmp/out" || fail "info: no charts line"
 fi
+# whether streaming and the GStreamer plugin were built, as the build says
+case "${FOVEA_HAVE_STREAM:-}" in
+ON) grep -q 'delta streaming (send, receive) built' "$tmp/out" || fail "info: no streaming line" ;;
+OFF) grep -q 'delta streaming (send, receive) not built' "$tmp/out" || fail "info: no streaming line" ;;
+esac
+case "${FOVEA_HAVE_GST:-}" in
+ON) grep -q 'GStreamer plugin built' "$tmp/out" || fail "info: no GStreamer line" ;;
+OFF) grep -q 'GStreamer plugin not built' "$tmp/out" || fail "info: no GStreamer line" ;;
+esac
 grep -q '^CPUs: *[1-9]' "$tmp/out" || fail "info: no CPU count"
 grep -q '^devices:' "$tmp/out" || fail "info: no devices line"
 grep -q 'i420p10' "$tmp/out" || fail "info: pixel formats missing"
@@ -114,6 +127,8 @@ for k in ("version", "build", "cpus", "devices", "containers", "pixel_formats"):
     assert k in d, "missing key " + k
 assert isinstance(d["build"]["cuda"], bool)
 assert isinstance(d["build"]["charts"], bool)
+assert isinstance(d["build"]["stream"], bool)
+assert isinstance(d["build"]["gstreamer_plugin"], bool)
 assert d["cpus"] >= 1
 assert {c["name"] for c in d["containers"]} == {"y4m", "yuv", "pnm", "png"}
 for dev in d["devices"]:
