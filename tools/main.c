@@ -49,8 +49,8 @@ static void print_usage(FILE *fp)
           "       fovea help <command>\n"
           "       fovea --version\n"
           "\n"
-          "GPU video processing: panorama stitching, video quality (VMAF, VIF), KLT tracking,\n"
-          "frame differencing and delta streaming, format conversion.\n"
+          "GPU video processing: panorama stitching, video quality (VMAF, VIF), KLT\n"
+          "tracking, frame differencing and delta streaming, format conversion.\n"
           "\n"
           "Commands:\n",
           fp);

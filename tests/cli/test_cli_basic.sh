@@ -15,7 +15,7 @@ for c in info convert help; do
     grep -q "^  $c " "$tmp/out" || fail "--help does not list command '$c'"
 done
 # every system is named in the overview line
-for sys in stitching 'video quality' 'KLT tracking' 'frame differencing' 'delta streaming'; do
+for sys in stitching 'video quality' KLT tracking 'frame differencing' 'delta streaming'; do
     grep -q "$sys" "$tmp/out" || fail "--help does not name '$sys'"
 done
 run 0 -h
