@@ -52,27 +52,7 @@ int cli_is_sequence(const char *path, fovea_container forced)
 {
     if (!path || strcmp(path, "-") == 0)
         return 0;
-    const fovea_container c = cli_container_for(path, forced);
-    if (c != FOVEA_CONTAINER_PNG && c != FOVEA_CONTAINER_PNM)
-        return 0;
-    int found = 0;
-    for (const char *p = path; *p; p++) {
-        if (*p != '%')
-            continue;
-        if (p[1] == '%') {
-            p++;
-            continue;
-        }
-        p++;
-        if (*p == '0')
-            p++;
-        for (int k = 0; k < 2 && *p >= '0' && *p <= '9'; k++)
-            p++;
-        if (*p != 'd' || found)
-            return 0;
-        found = 1;
-    }
-    return found;
+    return cli_is_pattern(path, cli_container_for(path, forced));
 }
 
 /* Name k of file f: its path, or its pattern's name for frame k. @return 0,
