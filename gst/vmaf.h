@@ -56,10 +56,10 @@ typedef struct {
     GstVideoInfo ref_info, dis_info;
     gboolean have_ref_info, have_dis_info;
     int nmetrics;
-    char names[MAX_METRICS][64];
-    GArray *rows;            /* score_row, every frame scored */
-    guint64 passed_unscored; /* distorted frames without a reference */
-    guint64 ref_dropped;     /* reference frames without a distorted one */
+    char names[MAX_METRICS][160]; /* libvmaf names with option suffixes */
+    GArray *rows;                 /* score_row, every frame scored */
+    guint64 passed_unscored;      /* distorted frames without a reference */
+    guint64 ref_dropped;          /* reference frames without a distorted one */
     gboolean warned_ref_end;
     gboolean finished;      /* the JSON was written (or not wanted) */
     GstSegment out_segment; /* the distorted pad's segment, forwarded */

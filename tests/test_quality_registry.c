@@ -13,7 +13,7 @@
 /* ---------------------------------------------------------------- the toy */
 
 static const feature_option toy_options[1] = {
-    {"toy_scale", "ts", FEATURE_OPT_DOUBLE, 1.0, 0.5, 4.0, 1},
+    {"toy_scale", "ts", FEATURE_OPT_DOUBLE, 1.0, 0.5, 4.0, 1, NULL},
 };
 static const feature_output toy_outputs[1] = {{"toy_mean_luma", NULL, 0}};
 
@@ -23,7 +23,7 @@ typedef struct toy_raw {
 } toy_raw;
 
 static void toy_derive(const feature_opts *o, const feature_frame *f, const feature_raw *raw,
-                       const feature_raw *next, double *state, double *out)
+                       const feature_raw *const *next, double *state, double *out)
 {
     (void)f;
     (void)next;
@@ -34,7 +34,7 @@ static void toy_derive(const feature_opts *o, const feature_frame *f, const feat
 }
 
 static const feature_def toy_def = {
-    "toy", "toy", 0, 1, 0, 1, toy_options, 1, toy_outputs, NULL, NULL, toy_derive,
+    "toy", "toy", 0, 1, 0, 1, toy_options, 1, toy_outputs, NULL, NULL, toy_derive, NULL,
 };
 
 typedef struct toy_state {
@@ -95,10 +95,14 @@ static void test_toy(void)
     CHECK_EQ_INT(feature_set_opt(&toy_def, &s.opts, "toy_scale", "2", err, sizeof err), FOVEA_OK);
     void *priv = NULL;
     REQUIRE(toy_cpu.init(&priv, NULL, &s) == FOVEA_OK);
-    const feature_pair pair = {ref, dis, NULL, 4, 4, 0};
+    feature_pair pair;
+    memset(&pair, 0, sizeof(pair));
+    pair.ref = ref;
+    pair.dis = dis;
+    pair.ref_stride = pair.dis_stride = 4;
     feature_raw raw;
     CHECK_EQ_INT(toy_cpu.extract(priv, NULL, &pair, &raw), FOVEA_OK);
-    const feature_frame f = {4, 3, 8, 0};
+    const feature_frame f = {4, 3, 8, 0, 400};
     double state[FEATURE_STATE] = {0}, out[FEATURE_MAX_OUTPUTS] = {0};
     toy_def.derive(&s.opts, &f, &raw, NULL, state, out);
     CHECK(out[0] == 31.0);
@@ -188,9 +192,61 @@ static void test_options(void)
     CHECK(!strcmp(suffix, "_mbf_0.5_mbo_20_force_0_mfw_2_mmxv_20_mma"));
 }
 
+/* Enum options (names in, index stored, the name in the suffix) and the
+ * window of an instance (history and lookahead from its options). */
+static const char *const method_names[] = {"bicubic", "bilinear", "lanczos", NULL};
+static const feature_option win_options[2] = {
+    {"win_five", "five", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 1, NULL},
+    {"win_method", "wm", FEATURE_OPT_ENUM, 0.0, 0.0, 2.0, 1, method_names},
+};
+
+static void win_window(const feature_opts *o, int *history, int *lookahead)
+{
+    if (o->v[0] != 0.0) {
+        *history = 2;
+        *lookahead = 5; /* clamped to FEATURE_MAX_LOOKAHEAD */
+    }
+}
+
+static const feature_def win_def = {
+    "win",       "win", FEATURE_PREV | FEATURE_LOOKAHEAD,
+    1,           0,     2,
+    win_options, 1,     toy_outputs,
+    NULL,        NULL,  toy_derive,
+    win_window,
+};
+
+static void test_enum_window(void)
+{
+    feature_opts o;
+    char err[256], suffix[64];
+    int history = -1, lookahead = -1;
+    feature_default_opts(&win_def, &o);
+    feature_window(&win_def, &o, &history, &lookahead);
+    CHECK(history == 1 && lookahead == 1);
+    feature_window(&toy_def, &o, &history, &lookahead);
+    CHECK(history == 0 && lookahead == 0);
+    CHECK_EQ_INT(feature_set_opt(&win_def, &o, "win_five", "true", err, sizeof err), FOVEA_OK);
+    feature_window(&win_def, &o, &history, &lookahead);
+    CHECK(history == 2 && lookahead == FEATURE_MAX_LOOKAHEAD);
+
+    CHECK_EQ_INT(feature_set_opt(&win_def, &o, "win_method", "cubic", err, sizeof err),
+                 FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(err, "bicubic, bilinear, lanczos") != NULL && strstr(err, "\"cubic\"") != NULL);
+    CHECK_EQ_INT(feature_set_opt(&win_def, &o, "win_method", "bilinear", err, sizeof err),
+                 FOVEA_OK);
+    CHECK(o.v[1] == 1.0);
+    feature_suffix(&win_def, &o, suffix, sizeof suffix);
+    CHECK(!strcmp(suffix, "_five_wm_bilinear"));
+    CHECK_EQ_INT(feature_set_opt(&win_def, &o, "win_method", "bicubic", err, sizeof err), FOVEA_OK);
+    feature_suffix(&win_def, &o, suffix, sizeof suffix);
+    CHECK(!strcmp(suffix, "_five"));
+}
+
 int main(void)
 {
     test_lookups();
+    test_enum_window();
     test_options();
     test_toy();
     return test_finish("test_quality_registry");

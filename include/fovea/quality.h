@@ -19,7 +19,7 @@ extern "C" {
 /* (docs/quality.md).                                                         */
 
 /** Most metrics one VMAF context reports per frame. */
-#define FOVEA_VMAF_MAX_METRICS 64
+#define FOVEA_VMAF_MAX_METRICS 128
 
 /** A loaded VMAF model (libvmaf's JSON model format). Immutable once loaded:
  *  one model may serve any number of VMAF contexts, in any thread. */

@@ -13,21 +13,26 @@ static size_t align256(size_t n)
 }
 
 int cuda_queue_init(cuda_queue *q, fovea_context *ctx, int nslots, int batch, int planes,
-                    size_t row_bytes, int height, cuda_queue_launch_fn launch, void *opaque)
+                    const size_t *row_bytes, const int *height, cuda_queue_launch_fn launch,
+                    void *opaque)
 {
     memset(q, 0, sizeof(*q));
     q->ctx = ctx;
     if (nslots < 1 || nslots > CUDA_QUEUE_MAX_SLOTS || batch < 1 || batch > CUDA_QUEUE_MAX_BATCH ||
-        planes < 1 || planes > CUDA_QUEUE_MAX_PLANES || height < 1 || !launch)
+        planes < 1 || planes > CUDA_QUEUE_MAX_PLANES || !launch)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "cuda queue: bad parameters");
     q->nslots = nslots;
     q->batch = batch;
     q->planes = planes;
-    q->row_bytes = row_bytes;
-    q->height = height;
-    q->pitch = align256(row_bytes);
-    /* the callers bound the sizes by FOVEA_MAX_DIM: no overflow */
-    q->plane_bytes = q->pitch * (size_t)height;
+    for (int p = 0; p < planes; p++) {
+        if (height[p] < 1)
+            return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "cuda queue: bad parameters");
+        q->row_bytes[p] = row_bytes[p];
+        q->height[p] = height[p];
+        q->pitch[p] = align256(row_bytes[p]);
+        /* the callers bound the sizes by FOVEA_MAX_DIM: no overflow */
+        q->plane_bytes[p] = q->pitch[p] * (size_t)height[p];
+    }
     q->launch = launch;
     q->opaque = opaque;
     FOVEA_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&q->copy, cudaStreamNonBlocking));
@@ -76,28 +81,29 @@ static int stage_plane(cuda_queue *q, cuda_queue_slot *sl, int p, int z, const c
         sl->stride[p][z] = pl->stride;
         return FOVEA_OK;
     }
-    const size_t batch_bytes = q->plane_bytes * (size_t)q->batch;
+    const size_t batch_bytes = q->plane_bytes[p] * (size_t)q->batch;
     if (!sl->d_in[p])
         FOVEA_TRY(fv_device_malloc(ctx, batch_bytes, (void **)&sl->d_in[p]));
-    const size_t h = (size_t)q->height;
+    const size_t h = (size_t)q->height[p];
+    const size_t pitch = q->pitch[p];
     const uint8_t *src = pl->data;
     size_t spitch = (size_t)pl->stride;
     if (pl->mem != FOVEA_MEM_PINNED) {
         if (!sl->h_in[p])
             FOVEA_TRY(fv_pinned_malloc(ctx, batch_bytes, (void **)&sl->h_in[p]));
         /* the slot's last batch was taken: its copies are done */
-        uint8_t *dst = sl->h_in[p] + (size_t)z * q->plane_bytes;
+        uint8_t *dst = sl->h_in[p] + (size_t)z * q->plane_bytes[p];
         for (size_t y = 0; y < h; y++)
-            memcpy(dst + y * q->pitch, pl->data + (ptrdiff_t)y * pl->stride, q->row_bytes);
+            memcpy(dst + y * pitch, pl->data + (ptrdiff_t)y * pl->stride, q->row_bytes[p]);
         src = dst;
-        spitch = q->pitch;
+        spitch = pitch;
     }
-    uint8_t *dst = sl->d_in[p] + (size_t)z * q->plane_bytes;
-    FOVEA_CUDA_TRY(ctx, cudaMemcpy2DAsync(dst, q->pitch, src, spitch, q->row_bytes, h,
+    uint8_t *dst = sl->d_in[p] + (size_t)z * q->plane_bytes[p];
+    FOVEA_CUDA_TRY(ctx, cudaMemcpy2DAsync(dst, pitch, src, spitch, q->row_bytes[p], h,
                                           cudaMemcpyHostToDevice, q->copy));
     sl->copies++;
     sl->src[p][z] = dst;
-    sl->stride[p][z] = (ptrdiff_t)q->pitch;
+    sl->stride[p][z] = (ptrdiff_t)pitch;
     return FOVEA_OK;
 }
 

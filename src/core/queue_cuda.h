@@ -3,7 +3,7 @@
  * the file is named *_cuda as every C file that needs the CUDA runtime).
  *
  * A queue has a few slots; each slot is one batch of up to `batch` items of
- * `planes` planes (height rows of row_bytes). Host planes are copied on the
+ * `planes` planes (plane p: height[p] rows of row_bytes[p]). Host planes are copied on the
  * queue's copy stream into the slot's device staging (pageable ones through
  * its pinned staging first), so the copies of one batch overlap the kernels
  * of the previous one; device planes are read in place. A full slot (or the
@@ -37,7 +37,7 @@
 #include "core/cuda_util.h"
 
 #define CUDA_QUEUE_MAX_SLOTS 8
-#define CUDA_QUEUE_MAX_PLANES 4
+#define CUDA_QUEUE_MAX_PLANES 6
 #define CUDA_QUEUE_MAX_BATCH 32
 
 /* cuda_queue_add's "take a result first" answer (positive: not an error). */
@@ -73,9 +73,9 @@ typedef int (*cuda_queue_launch_fn)(void *opaque, cuda_queue *q, int k, cudaStre
 struct cuda_queue {
     fovea_context *ctx; /* outlives the queue */
     int nslots, batch, planes;
-    size_t row_bytes; /* bytes of a plane's row */
-    int height;
-    size_t pitch, plane_bytes; /* staging of one plane */
+    size_t row_bytes[CUDA_QUEUE_MAX_PLANES]; /* bytes of plane p's row */
+    int height[CUDA_QUEUE_MAX_PLANES];
+    size_t pitch[CUDA_QUEUE_MAX_PLANES], plane_bytes[CUDA_QUEUE_MAX_PLANES]; /* its staging */
     cudaStream_t copy;
     cuda_queue_launch_fn launch;
     void *opaque;
@@ -86,11 +86,12 @@ struct cuda_queue {
 };
 
 /* Set q up (zeroed by the call) for nslots slots of batch items of planes
- * planes, each height rows of row_bytes; creates the copy stream and the
- * events (staging is allocated when first needed).
+ * planes, plane p height[p] rows of row_bytes[p]; creates the copy stream
+ * and the events (staging is allocated when first needed).
  * @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (limits), FOVEA_ERR_CUDA */
 int cuda_queue_init(cuda_queue *q, fovea_context *ctx, int nslots, int batch, int planes,
-                    size_t row_bytes, int height, cuda_queue_launch_fn launch, void *opaque);
+                    const size_t *row_bytes, const int *height, cuda_queue_launch_fn launch,
+                    void *opaque);
 
 /* Wait for everything queued and free the queue's buffers, streams and
  * events. Safe on a zeroed or partly initialized queue. */

@@ -17,19 +17,24 @@
 
 #include "fovea/fovea.h"
 
-#define FEATURE_MAX_OPTIONS 8
-#define FEATURE_MAX_OUTPUTS 16
+#define FEATURE_MAX_OPTIONS 24
+#define FEATURE_MAX_OUTPUTS 32
 /* Bytes of one instance's raw values for one frame (checked by each feature
  * with a static assertion). */
-#define FEATURE_RAW_BYTES 64
+#define FEATURE_RAW_BYTES 256
 /* Doubles of derivation state an instance carries from frame to frame
  * (motion3's moving average). */
-#define FEATURE_STATE 2
+#define FEATURE_STATE 8
+/* Previous references an extractor may read (the pair before, and the one
+ * before it), and later pairs' raw values a derivation may need. */
+#define FEATURE_MAX_HISTORY 2
+#define FEATURE_MAX_LOOKAHEAD 2
 
 typedef enum feature_opt_type {
     FEATURE_OPT_DOUBLE = 0,
     FEATURE_OPT_INT,
-    FEATURE_OPT_BOOL
+    FEATURE_OPT_BOOL,
+    FEATURE_OPT_ENUM /* one of choices[]; the value is its index */
 } feature_opt_type;
 
 /* One option of a feature (libvmaf's VmafOption). Tables list them in the
@@ -38,13 +43,15 @@ typedef struct feature_option {
     const char *name;  /* "vif_enhn_gain_limit" */
     const char *alias; /* "egl": the name suffix _egl_<value>; a bool's is _<alias> */
     feature_opt_type type;
-    double def, min, max; /* default and range (bool: 0, 0, 1) */
-    int param;            /* 1: a feature parameter (libvmaf's VMAF_OPT_FLAG_FEATURE_PARAM):
+    double def, min, max;       /* default and range (bool: 0, 0, 1) */
+    int param;                  /* 1: a feature parameter (libvmaf's VMAF_OPT_FLAG_FEATURE_PARAM):
                               a value other than the default suffixes the output names */
+    const char *const *choices; /* FEATURE_OPT_ENUM: the names, NULL-terminated (the suffix
+                                   is _<alias>_<name>) */
 } feature_option;
 
 /* The option values of one instance, indexed as the feature's option table
- * (ints and bools as exact doubles). */
+ * (ints, bools and enum indexes as exact doubles). */
 typedef struct feature_opts {
     double v[FEATURE_MAX_OPTIONS];
 } feature_opts;
@@ -62,6 +69,7 @@ typedef struct feature_output {
 typedef struct feature_frame {
     int width, height, bpc;
     int64_t index; /* in its stream (0: the first frame of a stream) */
+    int chroma;    /* 400 (gray or luma only), 420, 422 or 444 */
 } feature_frame;
 
 /* One instance's raw values for one frame pair. */
@@ -73,6 +81,7 @@ typedef union feature_raw {
 enum {
     FEATURE_PREV = 1 << 0,      /* the extractor reads the previous pair's reference */
     FEATURE_LOOKAHEAD = 1 << 1, /* frame n's values need frame n + 1's raw values */
+    FEATURE_CHROMA = 1 << 2,    /* the extractor reads the chroma planes (planar YUV input) */
 };
 
 /* What a feature is, shared by its extractor tables. */
@@ -92,16 +101,29 @@ typedef struct feature_def {
     /* Optional. Refuse options the arithmetic cannot honor: a status and a
      * message in err. */
     int (*check)(const feature_opts *o, char *err, size_t errsz);
-    /* The outputs of frame f from its raw values; next is frame f + 1's raw
-     * values (FEATURE_LOOKAHEAD; NULL at the end of the stream); state is
+    /* The outputs of frame f from its raw values; next[k] is frame
+     * f + 1 + k's raw values for k below the instance's lookahead (NULL past
+     * the end of the stream, and for k at or past the lookahead); state is
      * the instance's FEATURE_STATE doubles, zero at open. */
     void (*derive)(const feature_opts *o, const feature_frame *f, const feature_raw *raw,
-                   const feature_raw *next, double *state, double *out);
+                   const feature_raw *const *next, double *state, double *out);
+    /* Optional. The previous references the extractor of this instance
+     * reads (0..FEATURE_MAX_HISTORY) and the later frames its derivation
+     * needs (0..FEATURE_MAX_LOOKAHEAD). NULL: 1 with FEATURE_PREV (else 0)
+     * and 1 with FEATURE_LOOKAHEAD (else 0). */
+    void (*window)(const feature_opts *o, int *history, int *lookahead);
 } feature_def;
+
+/* The window of an instance (feature_def.window, or its flags). */
+void feature_window(const feature_def *def, const feature_opts *o, int *history, int *lookahead);
 
 /* What an extractor's init receives. */
 typedef struct feature_setup {
     int width, height, bpc; /* bpc 8, 10, 12 or 16 */
+    /* the chroma planes the extractor receives (FEATURE_CHROMA): chroma 420,
+     * 422 or 444 with planes of chroma_width x chroma_height; chroma 400 (gray
+     * input, or a feature without FEATURE_CHROMA): none, sizes 0 */
+    int chroma, chroma_width, chroma_height;
     feature_opts opts;
     int threads; /* C: threads one pair may be split over (0: never split) */
     int batch;   /* CUDA: pairs per launch */
@@ -109,20 +131,27 @@ typedef struct feature_setup {
 
 /* One pair for a C extractor: luma planes in host memory (8-bit samples or
  * 16-bit little-endian containers), strides in bytes. prev is the previous
- * pair's reference in the stream (FEATURE_PREV), NULL for the first pair of
- * a stream. */
+ * pair's reference in the stream (history >= 1), NULL for the first pair of
+ * a stream; prev2 the one before it (history 2), NULL for the first two.
+ * ref_c/dis_c are the U and V planes (FEATURE_CHROMA with chroma input; NULL
+ * otherwise). */
 typedef struct feature_pair {
-    const uint8_t *ref, *dis, *prev;
-    ptrdiff_t ref_stride, dis_stride, prev_stride;
+    const uint8_t *ref, *dis, *prev, *prev2;
+    ptrdiff_t ref_stride, dis_stride, prev_stride, prev2_stride;
+    const uint8_t *ref_c[2], *dis_c[2];
+    ptrdiff_t ref_c_stride[2], dis_c_stride[2];
 } feature_pair;
 
 /* A batch for a CUDA extractor: device planes, as feature_pair per pair. */
 #define FEATURE_MAX_BATCH 32
 typedef struct feature_batch {
     int n;
-    const uint8_t *ref[FEATURE_MAX_BATCH], *dis[FEATURE_MAX_BATCH], *prev[FEATURE_MAX_BATCH];
+    const uint8_t *ref[FEATURE_MAX_BATCH], *dis[FEATURE_MAX_BATCH], *prev[FEATURE_MAX_BATCH],
+        *prev2[FEATURE_MAX_BATCH];
     ptrdiff_t ref_stride[FEATURE_MAX_BATCH], dis_stride[FEATURE_MAX_BATCH],
-        prev_stride[FEATURE_MAX_BATCH];
+        prev_stride[FEATURE_MAX_BATCH], prev2_stride[FEATURE_MAX_BATCH];
+    const uint8_t *ref_c[2][FEATURE_MAX_BATCH], *dis_c[2][FEATURE_MAX_BATCH];
+    ptrdiff_t ref_c_stride[2][FEATURE_MAX_BATCH], dis_c_stride[2][FEATURE_MAX_BATCH];
 } feature_batch;
 
 /* One extractor: a feature on one backend. init makes the state for one
@@ -167,7 +196,7 @@ const feature_def *feature_find_model_name(const char *model_name, int *output);
 /* Default values of def's options. */
 void feature_default_opts(const feature_def *def, feature_opts *o);
 
-/* Set option name of def from text ("1.5", "true"): FOVEA_OK,
+/* Set option name of def from text ("1.5", "true", an enum's name): FOVEA_OK,
  * FOVEA_ERR_INVALID_ARG (unknown option, malformed or out of range value),
  * the message in err. */
 int feature_set_opt(const feature_def *def, feature_opts *o, const char *name, const char *text,
@@ -178,7 +207,7 @@ int feature_same_opts(const feature_def *def, const feature_opts *a, const featu
 
 /* libvmaf's option suffix of an instance: every param option that differs
  * from its default, in table order, as _<alias>_<value> (%g for doubles, %d
- * for ints) or _<alias> for a true bool. */
+ * for ints, the name for enums) or _<alias> for a true bool. */
 void feature_suffix(const feature_def *def, const feature_opts *o, char *buf, size_t n);
 
 #endif

@@ -40,7 +40,7 @@ static int adm_check(const feature_opts *o, char *err, size_t errsz)
 }
 
 static void adm_derive_out(const feature_opts *o, const feature_frame *f, const feature_raw *r,
-                           const feature_raw *next, double *state, double *out)
+                           const feature_raw *const *next, double *state, double *out)
 {
     (void)o;
     (void)next;
@@ -59,7 +59,7 @@ const feature_def feature_adm = {
     ADM_MIN_DIM,    4, /* four int32 planes of a quarter frame */
     ADM_OPTIONS,    adm_options, (int)(sizeof adm_outputs / sizeof adm_outputs[0]),
     adm_outputs,    NULL,        adm_check,
-    adm_derive_out,
+    adm_derive_out, NULL,
 };
 
 void adm_params_from_opts(adm_params *p, const feature_setup *s)

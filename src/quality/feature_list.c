@@ -85,7 +85,23 @@ int feature_set_opt(const feature_def *def, feature_opts *o, const char *name, c
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "%s: unknown option \"%.40s\"",
                          def->name, name);
     double x;
-    if (opt->type == FEATURE_OPT_BOOL) {
+    if (opt->type == FEATURE_OPT_ENUM) {
+        int k = 0;
+        while (opt->choices[k] && strcmp(opt->choices[k], text))
+            k++;
+        if (!opt->choices[k]) {
+            char names[160];
+            size_t len = 0;
+            names[0] = '\0';
+            for (int j = 0; opt->choices[j] && len < sizeof(names); j++)
+                len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", j ? ", " : "",
+                                        opt->choices[j]);
+            return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
+                             "%s: option %s must be one of %s (not \"%.40s\")", def->name, name,
+                             names, text);
+        }
+        x = (double)k;
+    } else if (opt->type == FEATURE_OPT_BOOL) {
         if (!strcmp(text, "true") || !strcmp(text, "1"))
             x = 1.0;
         else if (!strcmp(text, "false") || !strcmp(text, "0"))
@@ -129,7 +145,21 @@ void feature_suffix(const feature_def *def, const feature_opts *o, char *buf, si
             len += x != 0.0 ? (size_t)snprintf(p, room, "_%s", opt->alias) : 0;
         else if (opt->type == FEATURE_OPT_INT)
             len += (size_t)snprintf(p, room, "_%s_%d", opt->alias, (int)x);
+        else if (opt->type == FEATURE_OPT_ENUM)
+            len += (size_t)snprintf(p, room, "_%s_%s", opt->alias, opt->choices[(int)x]);
         else
             len += (size_t)snprintf(p, room, "_%s_%g", opt->alias, x);
     }
+}
+
+void feature_window(const feature_def *def, const feature_opts *o, int *history, int *lookahead)
+{
+    *history = (def->flags & FEATURE_PREV) ? 1 : 0;
+    *lookahead = (def->flags & FEATURE_LOOKAHEAD) ? 1 : 0;
+    if (def->window)
+        def->window(o, history, lookahead);
+    if (*history > FEATURE_MAX_HISTORY)
+        *history = FEATURE_MAX_HISTORY;
+    if (*lookahead > FEATURE_MAX_LOOKAHEAD)
+        *lookahead = FEATURE_MAX_LOOKAHEAD;
 }

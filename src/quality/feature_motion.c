@@ -38,7 +38,7 @@ static uint64_t sad_of(const feature_raw *r)
 }
 
 static void motion_derive_out(const feature_opts *o, const feature_frame *f, const feature_raw *raw,
-                              const feature_raw *next, double *state, double *out)
+                              const feature_raw *const *next_raw, double *state, double *out)
 {
     motion_params mp;
     motion_default_params(&mp, f->width, f->height, 8);
@@ -50,6 +50,7 @@ static void motion_derive_out(const feature_opts *o, const feature_frame *f, con
     mp.moving_average = o->v[MOTION_OPT_MOVING_AVERAGE] != 0.0;
     /* frame 0 of a stream has no previous frame: motion 0 */
     const double score = f->index == 0 ? 0.0 : motion_sad_score(sad_of(raw), &mp);
+    const feature_raw *next = next_raw[0];
     const double nscore = next ? motion_sad_score(sad_of(next), &mp) : 0.0;
     motion_scores ms;
     motion_derive(&mp, f->index, score, next != NULL, nscore, &state[0], &ms);
@@ -71,6 +72,7 @@ const feature_def feature_motion = {
     NULL,
     NULL,
     motion_derive_out,
+    NULL,
 };
 
 /* ---------------------------------------------------------------- C extractor */

@@ -40,7 +40,7 @@ static int vif_count(const feature_opts *o)
 }
 
 static void vif_derive(const feature_opts *o, const feature_frame *f, const feature_raw *r,
-                       const feature_raw *next, double *state, double *out)
+                       const feature_raw *const *next, double *state, double *out)
 {
     (void)f;
     (void)next;
@@ -72,7 +72,7 @@ const feature_def feature_vif = {
     VIF_MIN_DIM, 1, /* two quarter-frame images in int16 */
     VIF_OPTIONS, vif_options, VIF_SCALES + VIF_DEBUG_OUTPUTS,
     vif_outputs, vif_count,   NULL,
-    vif_derive,
+    vif_derive,  NULL,
 };
 
 /* ---------------------------------------------------------------- C extractor */

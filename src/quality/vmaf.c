@@ -175,10 +175,19 @@ static int build_plan(fovea_vmaf *v)
             v->min_dim = d->min_dim;
             v->min_metric = d->label;
         }
-        if (d->flags & (FEATURE_PREV | FEATURE_LOOKAHEAD))
+        int history, lookahead;
+        feature_window(d, &v->ex[e].opts, &history, &lookahead);
+        v->ex_lookahead[e] = lookahead;
+        if (history > v->history)
+            v->history = history;
+        if (history || lookahead)
             v->has_motion = 1;
-        if (d->flags & FEATURE_LOOKAHEAD)
-            v->lookahead = 1;
+        if (lookahead > v->lookahead)
+            v->lookahead = lookahead;
+        if (d->flags & FEATURE_CHROMA) {
+            v->chroma = 1;
+            v->chroma_metric = d->label;
+        }
     }
     return FOVEA_OK;
 }

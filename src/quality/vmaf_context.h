@@ -20,6 +20,7 @@ typedef struct vmaf_entry {
     int64_t frame;          /* number of the pair since open or reset */
     int64_t index;          /* its index in its stream */
     int width, height, bpc; /* its size (the derivations use it) */
+    int chroma;             /* its chroma format: 400, 420, 422 or 444 */
     int last;               /* the stream was flushed after it */
     int have_raw;           /* raw filled (otherwise still inside the driver) */
     vmaf_raw raw;
@@ -33,9 +34,13 @@ struct fovea_vmaf {
     const vmaf_model *model;     /* NULL: a feature list alone */
     int predict;                 /* the model's score is a metric */
     int has_motion;              /* a feature reads the previous frame or the next one */
-    int lookahead;               /* a feature's values need the next frame */
-    int min_dim;                 /* smallest width and height */
-    const char *min_metric;      /* the feature that needs min_dim */
+    int lookahead;               /* later frames a feature's values need (the most of any) */
+    int ex_lookahead[VMAF_MAX_EXTRACTORS]; /* each instance's */
+    int history;               /* previous references a feature reads (the most of any) */
+    int chroma;                /* a feature reads the chroma planes */
+    const char *chroma_metric; /* one that does */
+    int min_dim;               /* smallest width and height */
+    const char *min_metric;    /* the feature that needs min_dim */
 
     int n_ex;
     vmaf_instance ex[VMAF_MAX_EXTRACTORS];
@@ -59,7 +64,7 @@ struct fovea_vmaf {
     /* the stream being submitted */
     int stream_open;
     int64_t stream_next; /* index of the next pair in the stream */
-    int s_width, s_height, s_bpc;
+    int s_width, s_height, s_bpc, s_chroma;
     int64_t submitted; /* frame number of the next pair */
 
     /* pooling, in frame order */

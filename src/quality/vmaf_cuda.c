@@ -12,10 +12,13 @@
  * with its own staging, sums and events; the extractors' scratch is shared by
  * the batches (they run in stream order).
  *
- * Previous reference (FEATURE_PREV): within a batch it is the previous
- * pair's plane, for the first pair of a batch the copy of the last reference
- * of the batch before, which each batch leaves in d_prev (a device-to-device
- * copy queued after its kernels). */
+ * Previous references (params.history): within a batch the previous pairs'
+ * planes, for the first pairs of a batch the copies of the last references
+ * of the batch before, which each batch leaves in d_prev and d_prev2
+ * (device-to-device copies queued after its kernels).
+ *
+ * Chroma (params.chroma not 400): the queue carries six planes per pair,
+ * Y U V of the reference then of the distorted picture. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +42,7 @@ typedef struct vmaf_cuda {
     void *priv[VMAF_MAX_EXTRACTORS];
     int batch;        /* pairs per launch */
     size_t row_bytes; /* width * bytes per sample */
-    int prev;         /* some extractor reads the previous reference */
+    int planes;       /* per picture in the queue: 1 (luma) or 3 */
     cuda_queue q;
 
     /* the sums of a batch: per instance a region of batch x frame_sums
@@ -47,8 +50,10 @@ typedef struct vmaf_cuda {
     size_t sums_off[VMAF_MAX_EXTRACTORS], slot_sums;
     unsigned long long *d_sums, *h_sums; /* VMAF_SLOTS x slot_sums */
 
-    uint8_t *d_prev; /* the last reference of the previous batch */
+    uint8_t *d_prev;  /* the last reference of the previous batch */
+    uint8_t *d_prev2; /* the one before it (history 2) */
     size_t prev_pitch;
+    int prev_new; /* d_prev's pair was the first of its stream */
 } vmaf_cuda;
 
 static size_t align256(size_t n)
@@ -76,6 +81,7 @@ static void cuda_close(void **priv)
         if (st->fx[e])
             st->fx[e]->close(&st->priv[e]);
     fv_device_free(ctx, st->d_prev);
+    fv_device_free(ctx, st->d_prev2);
     fv_device_free(ctx, st->d_sums);
     fv_pinned_free(ctx, st->h_sums);
     free(st);
@@ -94,32 +100,47 @@ static int launch_slot(void *opaque, cuda_queue *q, int k, cudaStream_t stream)
     feature_batch b;
     memset(&b, 0, sizeof(b));
     b.n = sl->n;
+    const int dp = st->planes; /* the distorted picture's first plane */
     for (int z = 0; z < sl->n; z++) {
         b.ref[z] = sl->src[0][z];
-        b.dis[z] = sl->src[1][z];
+        b.dis[z] = sl->src[dp][z];
         b.ref_stride[z] = sl->stride[0][z];
-        b.dis_stride[z] = sl->stride[1][z];
-        if (sl->tag[z]) {
-            b.prev[z] = NULL; /* the first frame of a stream */
-        } else if (z > 0) {
-            b.prev[z] = sl->src[0][z - 1];
-            b.prev_stride[z] = sl->stride[0][z - 1];
-        } else {
-            b.prev[z] = st->d_prev;
-            b.prev_stride[z] = (ptrdiff_t)st->prev_pitch;
+        b.dis_stride[z] = sl->stride[dp][z];
+        for (int c = 0; dp == 3 && c < 2; c++) {
+            b.ref_c[c][z] = sl->src[1 + c][z];
+            b.dis_c[c][z] = sl->src[4 + c][z];
+            b.ref_c_stride[c][z] = sl->stride[1 + c][z];
+            b.dis_c_stride[c][z] = sl->stride[4 + c][z];
         }
+        if (sl->tag[z])
+            continue; /* the first pair of a stream: no previous reference */
+        b.prev[z] = z > 0 ? sl->src[0][z - 1] : st->d_prev;
+        b.prev_stride[z] = z > 0 ? sl->stride[0][z - 1] : (ptrdiff_t)st->prev_pitch;
+        const int prev_new = z > 0 ? sl->tag[z - 1] : st->prev_new;
+        if (!st->d_prev2 || prev_new)
+            continue;
+        b.prev2[z] = z > 1 ? sl->src[0][z - 2] : z == 1 ? st->d_prev : st->d_prev2;
+        b.prev2_stride[z] = z > 1 ? sl->stride[0][z - 2] : (ptrdiff_t)st->prev_pitch;
     }
     /* extractors add into their counters (or write them) */
     FOVEA_CUDA_TRY(ctx, cudaMemsetAsync(d_sums, 0, sums_bytes, stream));
     for (int e = 0; e < st->p.n_ex; e++)
         FOVEA_TRY(st->fx[e]->launch(st->priv[e], ctx, &b, d_sums + st->sums_off[e], stream));
-    if (st->prev) {
-        const int last = sl->n - 1;
-        FOVEA_CUDA_TRY(ctx,
-                       cudaMemcpy2DAsync(st->d_prev, st->prev_pitch, sl->src[0][last],
-                                         (size_t)sl->stride[0][last], st->row_bytes,
-                                         (size_t)st->p.height, cudaMemcpyDeviceToDevice, stream));
+    /* the last references are the next batch's previous ones (in stream
+     * order after the kernels that read d_prev and d_prev2) */
+    const int last = sl->n - 1;
+    const size_t h = (size_t)st->p.height;
+    if (st->d_prev2) {
+        const uint8_t *src2 = last > 0 ? sl->src[0][last - 1] : st->d_prev;
+        const size_t pitch2 = last > 0 ? (size_t)sl->stride[0][last - 1] : st->prev_pitch;
+        FOVEA_CUDA_TRY(ctx, cudaMemcpy2DAsync(st->d_prev2, st->prev_pitch, src2, pitch2,
+                                              st->row_bytes, h, cudaMemcpyDeviceToDevice, stream));
     }
+    if (st->d_prev)
+        FOVEA_CUDA_TRY(ctx, cudaMemcpy2DAsync(st->d_prev, st->prev_pitch, sl->src[0][last],
+                                              (size_t)sl->stride[0][last], st->row_bytes, h,
+                                              cudaMemcpyDeviceToDevice, stream));
+    st->prev_new = sl->tag[last];
     FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(st->h_sums + (size_t)k * st->slot_sums, d_sums, sums_bytes,
                                         cudaMemcpyDeviceToHost, stream));
     return FOVEA_OK;
@@ -146,13 +167,13 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
         }
         if (st->fx[e]->max_batch < st->batch)
             st->batch = st->fx[e]->max_batch;
-        if (p->ex[e].def->flags & FEATURE_PREV)
-            st->prev = 1;
     }
     /* sizes are bounded by FOVEA_MAX_DIM (checked by vmaf.c) and the batch by
      * VMAF_CUDA_MAX_BATCH: no overflow */
     const size_t b = (size_t)st->batch;
-    st->row_bytes = (size_t)p->width * (p->bpc > 8 ? 2 : 1);
+    const size_t bytes = p->bpc > 8 ? 2 : 1;
+    st->row_bytes = (size_t)p->width * bytes;
+    st->planes = p->chroma != 400 ? 3 : 1;
     size_t off = 0;
     for (int e = 0; e < p->n_ex; e++) {
         st->sums_off[e] = off;
@@ -166,17 +187,34 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
         fs.width = p->width;
         fs.height = p->height;
         fs.bpc = p->bpc;
+        if (p->ex[e].def->flags & FEATURE_CHROMA) {
+            fs.chroma = p->chroma;
+            fs.chroma_width = p->chroma_width;
+            fs.chroma_height = p->chroma_height;
+        } else {
+            fs.chroma = 400;
+        }
         fs.opts = p->ex[e].opts;
         fs.batch = st->batch;
         status = st->fx[e]->init(&st->priv[e], ctx, &fs);
     }
-    if (status == FOVEA_OK)
-        status = cuda_queue_init(&st->q, ctx, VMAF_SLOTS, st->batch, 2, st->row_bytes, p->height,
-                                 launch_slot, st);
-    if (st->prev && status == FOVEA_OK) {
-        st->prev_pitch = align256(st->row_bytes);
-        status = fv_device_malloc(ctx, st->prev_pitch * (size_t)p->height, (void **)&st->d_prev);
+    /* the queue's planes: Y (U V) of the reference, then of the distorted */
+    size_t rows[6];
+    int heights[6];
+    for (int k = 0; k < 2 * st->planes; k++) {
+        const int luma = k % st->planes == 0;
+        rows[k] = luma ? st->row_bytes : (size_t)p->chroma_width * bytes;
+        heights[k] = luma ? p->height : p->chroma_height;
     }
+    if (status == FOVEA_OK)
+        status = cuda_queue_init(&st->q, ctx, VMAF_SLOTS, st->batch, 2 * st->planes, rows, heights,
+                                 launch_slot, st);
+    st->prev_pitch = align256(st->row_bytes);
+    const size_t prev_bytes = st->prev_pitch * (size_t)p->height;
+    if (p->history > 0 && status == FOVEA_OK)
+        status = fv_device_malloc(ctx, prev_bytes, (void **)&st->d_prev);
+    if (p->history > 1 && status == FOVEA_OK)
+        status = fv_device_malloc(ctx, prev_bytes, (void **)&st->d_prev2);
     const size_t sums_bytes = VMAF_SLOTS * st->slot_sums * sizeof(unsigned long long);
     if (status == FOVEA_OK)
         status = fv_device_malloc(ctx, sums_bytes, (void **)&st->d_sums);
@@ -195,8 +233,11 @@ static int cuda_submit(void *priv, fovea_context *ctx, const vmaf_plane *ref, co
 {
     vmaf_cuda *st = priv;
     FOVEA_TRY(fv_device_activate(ctx));
-    const cuda_queue_plane planes[2] = {{ref->data, ref->stride, ref->mem},
-                                        {dis->data, dis->stride, dis->mem}};
+    cuda_queue_plane planes[6];
+    for (int i = 0; i < st->planes; i++) {
+        planes[i] = (cuda_queue_plane){ref->data[i], ref->stride[i], ref->mem};
+        planes[st->planes + i] = (cuda_queue_plane){dis->data[i], dis->stride[i], dis->mem};
+    }
     const int rc = cuda_queue_add(&st->q, planes, new_stream, NULL, NULL);
     if (rc == CUDA_QUEUE_FULL)
         return VMAF_QUEUE_FULL;

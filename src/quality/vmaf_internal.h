@@ -31,6 +31,11 @@ typedef struct vmaf_instance {
 typedef struct vmaf_params {
     int width, height;
     int bpc;
+    /* chroma planes the drivers pass to FEATURE_CHROMA extractors: chroma
+     * 420, 422 or 444 with planes of chroma_width x chroma_height; 400: none
+     * (no instance reads chroma, or gray input) */
+    int chroma, chroma_width, chroma_height;
+    int history; /* previous references an instance reads (the most of any) */
     int n_ex;
     vmaf_instance ex[VMAF_MAX_EXTRACTORS];
 } vmaf_params;
@@ -40,11 +45,12 @@ typedef struct vmaf_raw {
     feature_raw ex[VMAF_MAX_EXTRACTORS];
 } vmaf_raw;
 
-/* Luma plane handed to a driver. */
+/* A picture handed to a driver: luma, and U and V when params.chroma is
+ * not 400. */
 typedef struct vmaf_plane {
-    const uint8_t *data; /* 8-bit samples, or 16-bit little-endian containers */
-    ptrdiff_t stride;    /* bytes */
-    fovea_memtype mem;   /* host, pinned or device (device: BACKEND_READS_DEVICE only) */
+    const uint8_t *data[3]; /* 8-bit samples, or 16-bit little-endian containers */
+    ptrdiff_t stride[3];    /* bytes */
+    fovea_memtype mem;      /* host, pinned or device (device: BACKEND_READS_DEVICE only) */
 } vmaf_plane;
 
 /* A driver (core/backend.h): init(priv, ctx, const vmaf_params *) makes the
@@ -52,10 +58,11 @@ typedef struct vmaf_plane {
  * (after collecting every queued pair). Statuses are fovea statuses;
  * messages go through fv_ctx_error.
  *
- * Previous frame: the driver keeps what its extractors need of the previous
- * pair's reference itself (FEATURE_PREV), so the caller's frames are never
- * held for it. new_stream = 1 marks the first pair of a stream (no previous
- * reference). Pairs reach the driver in stream order.
+ * Previous frames: the driver keeps what its extractors need of the
+ * previous pairs' references itself (params.history of them), so the
+ * caller's frames are never held for it. new_stream = 1 marks the first pair
+ * of a stream (no previous reference). Pairs reach the driver in stream
+ * order.
  *
  * A driver queues pairs (submit) and hands back their results in submission
  * order (collect). */

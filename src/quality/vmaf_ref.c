@@ -22,6 +22,7 @@
 typedef struct slot {
     void *priv[VMAF_MAX_EXTRACTORS]; /* one state per instance */
     uint8_t *ref, *dis;              /* the pair's luma, rows of width * bytes */
+    uint8_t *ref_c[2], *dis_c[2];    /* its U and V (params.chroma not 400), rows of c_row_bytes */
     int new_stream;
     int status;
     vmaf_raw raw;
@@ -30,13 +31,16 @@ typedef struct slot {
 typedef struct vmaf_ref {
     vmaf_params p;
     const feature_extractor *fx[VMAF_MAX_EXTRACTORS];
-    int bytes;        /* per sample */
-    size_t row_bytes; /* width * bytes */
+    int bytes;          /* per sample */
+    size_t row_bytes;   /* width * bytes */
+    size_t c_row_bytes; /* chroma_width * bytes */
     int nslots;
     slot *s;
     int n_in;        /* pairs in slots [0, n_in) waiting to be scored */
     int n_out, next; /* scored pairs not collected, from slot next */
     uint8_t *prev;   /* the reference before slot 0's (last of the previous batch) */
+    uint8_t *prev2;  /* the one before it (params.history 2) */
+    int prev_new;    /* prev's pair was the first of its stream (prev2 is of another) */
     int nthreads;
 } vmaf_ref;
 
@@ -47,6 +51,10 @@ static void free_slot(vmaf_ref *st, slot *s)
             st->fx[e]->close(&s->priv[e]);
     free(s->ref);
     free(s->dis);
+    for (int c = 0; c < 2; c++) {
+        free(s->ref_c[c]);
+        free(s->dis_c[c]);
+    }
 }
 
 static void ref_close(void **priv)
@@ -58,6 +66,7 @@ static void ref_close(void **priv)
         free_slot(st, &st->s[i]);
     free(st->s);
     free(st->prev);
+    free(st->prev2);
     free(st);
     *priv = NULL;
 }
@@ -68,7 +77,16 @@ static int init_slot(vmaf_ref *st, fovea_context *ctx, slot *s)
     const size_t plane = st->row_bytes * (size_t)p->height; /* <= 2^29: no overflow */
     s->ref = malloc(plane);
     s->dis = malloc(plane);
-    if (!s->ref || !s->dis)
+    int ok = s->ref && s->dis;
+    if (p->chroma != 400) {
+        const size_t cplane = st->c_row_bytes * (size_t)p->chroma_height;
+        for (int c = 0; c < 2; c++) {
+            s->ref_c[c] = malloc(cplane);
+            s->dis_c[c] = malloc(cplane);
+            ok = ok && s->ref_c[c] && s->dis_c[c];
+        }
+    }
+    if (!ok)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: cannot allocate buffers for %dx%d",
                             p->width, p->height);
     for (int e = 0; e < p->n_ex; e++) {
@@ -77,6 +95,13 @@ static int init_slot(vmaf_ref *st, fovea_context *ctx, slot *s)
         fs.width = p->width;
         fs.height = p->height;
         fs.bpc = p->bpc;
+        if (p->ex[e].def->flags & FEATURE_CHROMA) {
+            fs.chroma = p->chroma;
+            fs.chroma_width = p->chroma_width;
+            fs.chroma_height = p->chroma_height;
+        } else {
+            fs.chroma = 400;
+        }
         fs.opts = p->ex[e].opts;
         /* the first slot also scores one-pair batches split by rows */
         fs.threads = s == st->s ? st->nthreads : 0;
@@ -102,6 +127,7 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
     }
     st->bytes = p->bpc == 8 ? 1 : 2;
     st->row_bytes = (size_t)p->width * (size_t)st->bytes;
+    st->c_row_bytes = (size_t)p->chroma_width * (size_t)st->bytes;
     st->nthreads = fv_threadpool_size(ctx ? ctx->pool : NULL);
     if (st->nthreads < 1)
         st->nthreads = 1;
@@ -109,14 +135,19 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
      * feature's state per pixel and the pair's luma) */
     const size_t pixels = (size_t)p->width * (size_t)p->height;
     size_t per_slot = 2 * pixels * (size_t)st->bytes;
+    if (p->chroma != 400)
+        per_slot += 4 * (size_t)p->chroma_width * (size_t)p->chroma_height * (size_t)st->bytes;
     for (int e = 0; e < p->n_ex; e++)
         per_slot += (size_t)p->ex[e].def->cpu_bytes_per_pixel * pixels;
     const size_t fit = VMAF_REF_SLOT_BUDGET / (per_slot ? per_slot : 1);
     st->nslots = fit < 1 ? 1 : fit < (size_t)st->nthreads ? (int)fit : st->nthreads;
     st->s = calloc((size_t)st->nslots, sizeof(*st->s));
     st->prev = malloc(st->row_bytes * (size_t)p->height);
-    int rc =
-        st->s && st->prev ? FOVEA_OK : fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: out of memory");
+    if (p->history > 1)
+        st->prev2 = malloc(st->row_bytes * (size_t)p->height);
+    int rc = st->s && st->prev && (p->history < 2 || st->prev2)
+                 ? FOVEA_OK
+                 : fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: out of memory");
     for (int i = 0; rc == FOVEA_OK && i < st->nslots; i++)
         rc = init_slot(st, ctx, &st->s[i]);
     if (rc < 0) {
@@ -150,16 +181,39 @@ static int score_pair(vmaf_ref *st, fovea_context *ctx, void *const *priv, const
     return FOVEA_OK;
 }
 
-/* Score the pair of slot s against the reference prev. ctx splits the work
- * by rows (a one-pair batch); NULL scores it on the calling thread. */
-static int score_slot(vmaf_ref *st, fovea_context *ctx, slot *s, const uint8_t *prev)
+/* The pair of slot i with its previous references (the previous pairs'
+ * slots, or the references kept from the previous batch). */
+static void slot_pair(const vmaf_ref *st, int i, feature_pair *pair)
+{
+    const slot *s = &st->s[i];
+    memset(pair, 0, sizeof(*pair));
+    pair->ref = s->ref;
+    pair->dis = s->dis;
+    pair->ref_stride = pair->dis_stride = pair->prev_stride = pair->prev2_stride =
+        (ptrdiff_t)st->row_bytes;
+    if (!s->new_stream) {
+        pair->prev = i > 0 ? st->s[i - 1].ref : st->prev;
+        /* the previous pair is not the first of the stream */
+        const int prev_new = i > 0 ? st->s[i - 1].new_stream : st->prev_new;
+        if (st->prev2 && !prev_new)
+            pair->prev2 = i > 1 ? st->s[i - 2].ref : i == 1 ? st->prev : st->prev2;
+    }
+    if (st->p.chroma != 400) {
+        for (int c = 0; c < 2; c++) {
+            pair->ref_c[c] = s->ref_c[c];
+            pair->dis_c[c] = s->dis_c[c];
+            pair->ref_c_stride[c] = pair->dis_c_stride[c] = (ptrdiff_t)st->c_row_bytes;
+        }
+    }
+}
+
+/* Score the pair of slot i. ctx splits the work by rows (a one-pair batch);
+ * NULL scores it on the calling thread. */
+static int score_slot(vmaf_ref *st, fovea_context *ctx, int i)
 {
     feature_pair pair;
-    pair.ref = s->ref;
-    pair.dis = s->dis;
-    pair.prev = s->new_stream ? NULL : prev;
-    pair.ref_stride = pair.dis_stride = pair.prev_stride = (ptrdiff_t)st->row_bytes;
-    return score_pair(st, ctx, s->priv, &pair, &s->raw);
+    slot_pair(st, i, &pair);
+    return score_pair(st, ctx, st->s[i].priv, &pair, &st->s[i].raw);
 }
 
 static void score_slots(void *arg, int begin, int end, int thread)
@@ -167,7 +221,14 @@ static void score_slots(void *arg, int begin, int end, int thread)
     (void)thread;
     vmaf_ref *st = arg;
     for (int i = begin; i < end; i++)
-        st->s[i].status = score_slot(st, NULL, &st->s[i], i == 0 ? st->prev : st->s[i - 1].ref);
+        st->s[i].status = score_slot(st, NULL, i);
+}
+
+static void swap_buf(uint8_t **a, uint8_t **b)
+{
+    uint8_t *t = *a;
+    *a = *b;
+    *b = t;
 }
 
 /* Score the queued pairs: one per thread, or one split by rows. */
@@ -175,17 +236,23 @@ static int run_batch(vmaf_ref *st, fovea_context *ctx)
 {
     const int n = st->n_in;
     if (n == 1) {
-        st->s[0].status = score_slot(st, ctx, &st->s[0], st->prev);
+        st->s[0].status = score_slot(st, ctx, 0);
     } else {
         fv_parallel_for(ctx, n, 1, score_slots, st);
     }
     int rc = FOVEA_OK;
     for (int i = 0; i < n && rc == FOVEA_OK; i++)
         rc = st->s[i].status; /* the C extractors do not fail; kept for the shape */
-    /* the last reference is the next batch's previous one: swap the buffers */
-    uint8_t *t = st->prev;
-    st->prev = st->s[n - 1].ref;
-    st->s[n - 1].ref = t;
+    /* the last references are the next batch's previous ones: swap the
+     * buffers (a slot's old contents are overwritten by its next pair) */
+    if (st->prev2) {
+        if (n > 1)
+            swap_buf(&st->prev2, &st->s[n - 2].ref);
+        else
+            swap_buf(&st->prev2, &st->prev);
+    }
+    swap_buf(&st->prev, &st->s[n - 1].ref);
+    st->prev_new = st->s[n - 1].new_stream;
     st->n_in = 0;
     st->n_out = n;
     st->next = 0;
@@ -200,8 +267,18 @@ static int ref_submit(void *priv, fovea_context *ctx, const vmaf_plane *ref, con
         return VMAF_QUEUE_FULL; /* the scored batch is collected first */
     slot *s = &st->s[st->n_in];
     for (int y = 0; y < st->p.height; y++) {
-        memcpy(s->ref + (size_t)y * st->row_bytes, ref->data + y * ref->stride, st->row_bytes);
-        memcpy(s->dis + (size_t)y * st->row_bytes, dis->data + y * dis->stride, st->row_bytes);
+        memcpy(s->ref + (size_t)y * st->row_bytes, ref->data[0] + y * ref->stride[0],
+               st->row_bytes);
+        memcpy(s->dis + (size_t)y * st->row_bytes, dis->data[0] + y * dis->stride[0],
+               st->row_bytes);
+    }
+    for (int c = 0; st->p.chroma != 400 && c < 2; c++) {
+        for (int y = 0; y < st->p.chroma_height; y++) {
+            memcpy(s->ref_c[c] + (size_t)y * st->c_row_bytes,
+                   ref->data[1 + c] + y * ref->stride[1 + c], st->c_row_bytes);
+            memcpy(s->dis_c[c] + (size_t)y * st->c_row_bytes,
+                   dis->data[1 + c] + y * dis->stride[1 + c], st->c_row_bytes);
+        }
     }
     s->new_stream = new_stream;
     st->n_in++;
@@ -237,12 +314,17 @@ static int ref_process(void *priv, fovea_context *ctx, const vmaf_plane *ref, co
                             "vmaf: a pair scored at once with pairs "
                             "queued");
     feature_pair pair;
-    pair.ref = ref->data;
-    pair.dis = dis->data;
-    pair.prev = NULL;
-    pair.ref_stride = ref->stride;
-    pair.dis_stride = dis->stride;
-    pair.prev_stride = 0;
+    memset(&pair, 0, sizeof(pair));
+    pair.ref = ref->data[0];
+    pair.dis = dis->data[0];
+    pair.ref_stride = ref->stride[0];
+    pair.dis_stride = dis->stride[0];
+    for (int c = 0; st->p.chroma != 400 && c < 2; c++) {
+        pair.ref_c[c] = ref->data[1 + c];
+        pair.dis_c[c] = dis->data[1 + c];
+        pair.ref_c_stride[c] = ref->stride[1 + c];
+        pair.dis_c_stride[c] = dis->stride[1 + c];
+    }
     return score_pair(st, ctx, st->s[0].priv, &pair, out);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
-/* The stream of a fovea_vmaf: submit/flush/receive with motion's one-frame
- * lookahead, the driver's queue, every reported double derived from raw
+/* The stream of a fovea_vmaf: submit/flush/receive with the features'
+ * lookahead (motion's one or two frames), the driver's queue, every reported double derived from raw
  * values by the features' derive (identically for every backend), the
  * model's score, libvmaf's pooling and the kept frames. */
 #include <stdint.h>
@@ -85,6 +85,11 @@ static int check_frame(const fovea_vmaf *v, const fovea_frame *f, const char *wh
         return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
                             "vmaf: %s frame is %s; %s needs a YUV or gray format (luma)", what,
                             d->name, v->min_metric);
+    if (v->chroma && d->planes == 2)
+        return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
+                            "vmaf: %s frame is %s; %s reads chroma from planar YUV (convert it "
+                            "to a planar format first)",
+                            what, d->name, v->chroma_metric);
     if (f->width < v->min_dim || f->height < v->min_dim || f->width > FOVEA_MAX_DIM ||
         f->height > FOVEA_MAX_DIM)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
@@ -94,6 +99,15 @@ static int check_frame(const fovea_vmaf *v, const fovea_frame *f, const char *wh
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: %s frame stride %td too small", what,
                             f->stride[0]);
     return d->bit_depth;
+}
+
+/* The chroma format of f (checked): 400, 420, 422 or 444. */
+static int chroma_of(const fovea_frame *f)
+{
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
+    if (d->planes != 3)
+        return 400;
+    return d->log2_chroma_w ? (d->log2_chroma_h ? 420 : 422) : 444;
 }
 
 /* Check a pair, start a new stream when its size changes without motion,
@@ -115,8 +129,13 @@ static int prepare(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis
     if (bpc != bpc_dis)
         return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
                             "vmaf: reference is %d-bit but distorted is %d-bit", bpc, bpc_dis);
-    if (v->stream_open &&
-        (ref->width != v->s_width || ref->height != v->s_height || bpc != v->s_bpc)) {
+    const int chroma = v->chroma ? chroma_of(ref) : 400;
+    if (v->chroma && chroma != chroma_of(dis))
+        return fv_ctx_error(
+            ctx, FOVEA_ERR_MISMATCH, "vmaf: reference is %s but distorted is %s (%s reads chroma)",
+            fovea_pixfmt_name(ref->fmt), fovea_pixfmt_name(dis->fmt), v->chroma_metric);
+    if (v->stream_open && (ref->width != v->s_width || ref->height != v->s_height ||
+                           bpc != v->s_bpc || chroma != v->s_chroma)) {
         if (v->has_motion)
             return fv_ctx_error(ctx, FOVEA_ERR_MISMATCH,
                                 "vmaf: the stream is %dx%d at %d bits, this pair %dx%d at %d "
@@ -131,11 +150,21 @@ static int prepare(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis
     p.width = ref->width;
     p.height = ref->height;
     p.bpc = bpc;
+    p.chroma = chroma;
+    if (chroma != 400) {
+        /* libvmaf's pictures have floor(w / 2) x floor(h / 2) chroma planes
+         * (its readers drop the last column and row of an odd size's): the
+         * chroma features read that much, as libvmaf does */
+        const int sx = chroma != 444, sy = chroma == 420;
+        p.chroma_width = ref->width >> sx;
+        p.chroma_height = ref->height >> sy;
+    }
+    p.history = v->history;
     p.n_ex = v->n_ex;
     for (int e = 0; e < v->n_ex; e++)
         p.ex[e] = v->ex[e];
     if (!v->priv || p.width != v->params.width || p.height != v->params.height ||
-        p.bpc != v->params.bpc) {
+        p.bpc != v->params.bpc || p.chroma != v->params.chroma) {
         if (v->priv) {
             /* the queued pairs of the old size are scored with the old state */
             FOVEA_TRY(drain(v));
@@ -146,6 +175,18 @@ static int prepare(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis
         v->params = p;
     }
     return bpc;
+}
+
+/* The planes of f a driver reads (chroma when params.chroma says so). */
+static void picture_of(const fovea_vmaf *v, const fovea_frame *f, vmaf_plane *p)
+{
+    memset(p, 0, sizeof(*p));
+    const int planes = v->params.chroma != 400 ? 3 : 1;
+    for (int i = 0; i < planes; i++) {
+        p->data[i] = f->data[i];
+        p->stride[i] = f->stride[i];
+    }
+    p->mem = f->mem;
 }
 
 int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis)
@@ -159,8 +200,9 @@ int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *
     int st;
     FOVEA_TRY(q_reserve(v));
     const int new_stream = !v->stream_open;
-    const vmaf_plane rp = {ref->data[0], ref->stride[0], ref->mem};
-    const vmaf_plane dp = {dis->data[0], dis->stride[0], dis->mem};
+    vmaf_plane rp, dp;
+    picture_of(v, ref, &rp);
+    picture_of(v, dis, &dp);
     /* the driver's results fill the entries in order: the new entry joins
      * the queue once the driver took the pair */
     while ((st = v->backend->submit(v->priv, ctx, &rp, &dp, new_stream)) == VMAF_QUEUE_FULL)
@@ -174,12 +216,14 @@ int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *
     e->width = ref->width;
     e->height = ref->height;
     e->bpc = bpc;
+    e->chroma = v->params.chroma;
     if (new_stream) {
         v->stream_open = 1;
         v->stream_next = 0;
         v->s_width = ref->width;
         v->s_height = ref->height;
         v->s_bpc = bpc;
+        v->s_chroma = v->params.chroma;
     }
     v->stream_next++;
     v->submitted++;
@@ -198,15 +242,17 @@ int fovea_vmaf_flush(fovea_vmaf *v)
 
 /* ---------------------------------------------------------------- receive */
 
-/* Every metric of entry e; n is the next pair of its stream (NULL at the end
- * of the stream). */
-static void derive(fovea_vmaf *v, const vmaf_entry *e, const vmaf_entry *n, double *value)
+/* Every metric of entry e; next[k] is the pair k + 1 after it in its stream
+ * (NULL past the end of the stream or past the lookahead). */
+static void derive(fovea_vmaf *v, const vmaf_entry *e, vmaf_entry *const *next, double *value)
 {
-    const feature_frame f = {e->width, e->height, e->bpc, e->index};
+    const feature_frame f = {e->width, e->height, e->bpc, e->index, e->chroma};
     for (int x = 0; x < v->n_ex; x++) {
         double out[FEATURE_MAX_OUTPUTS] = {0};
-        v->ex[x].def->derive(&v->ex[x].opts, &f, &e->raw.ex[x], n ? &n->raw.ex[x] : NULL,
-                             v->state[x], out);
+        const feature_raw *nraw[FEATURE_MAX_LOOKAHEAD] = {NULL};
+        for (int k = 0; k < v->ex_lookahead[x]; k++)
+            nraw[k] = next[k] ? &next[k]->raw.ex[x] : NULL;
+        v->ex[x].def->derive(&v->ex[x].opts, &f, &e->raw.ex[x], nraw, v->state[x], out);
         for (int i = 0; i < v->n_metrics; i++)
             if (v->metric_ex[i] == x)
                 value[i] = out[v->metric_out[i]];
@@ -250,21 +296,25 @@ int fovea_vmaf_receive(fovea_vmaf *v, fovea_vmaf_scores *out)
     if (v->q_count == 0)
         return FOVEA_AGAIN;
     vmaf_entry *e = q_at(v, 0);
-    vmaf_entry *n = NULL;
-    if (v->lookahead && !e->last) {
-        /* this pair's values need the next one */
-        if (v->q_count < 2)
+    /* this pair's values need the next ones of its stream */
+    vmaf_entry *next[FEATURE_MAX_LOOKAHEAD] = {NULL};
+    const vmaf_entry *c = e;
+    for (int k = 0; k < v->lookahead && !c->last; k++) {
+        if (v->q_count < k + 2)
             return FOVEA_AGAIN;
-        n = q_at(v, 1);
+        c = next[k] = q_at(v, k + 1);
     }
-    while (!e->have_raw || (n && !n->have_raw))
+    while (!e->have_raw)
         FOVEA_TRY(collect_one(v));
+    for (int k = 0; k < v->lookahead; k++)
+        while (next[k] && !next[k]->have_raw)
+            FOVEA_TRY(collect_one(v));
 
     fovea_vmaf_scores sc;
     memset(&sc, 0, sizeof(sc));
     sc.frame = e->frame;
     sc.count = v->n_metrics;
-    derive(v, e, n, sc.value);
+    derive(v, e, next, sc.value);
     if (v->set.keep_frames)
         FOVEA_TRY(keep(v, sc.value));
 
@@ -307,8 +357,9 @@ int fovea_vmaf_process(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame 
     if (bpc < 0)
         return bpc;
     FOVEA_TRY(q_reserve(v));
-    const vmaf_plane rp = {ref->data[0], ref->stride[0], ref->mem};
-    const vmaf_plane dp = {dis->data[0], dis->stride[0], dis->mem};
+    vmaf_plane rp, dp;
+    picture_of(v, ref, &rp);
+    picture_of(v, dis, &dp);
     vmaf_raw raw;
     FOVEA_TRY(v->backend->process(v->priv, v->ctx, &rp, &dp, &raw));
     vmaf_entry *e = q_push(v);
@@ -317,6 +368,7 @@ int fovea_vmaf_process(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame 
     e->width = ref->width;
     e->height = ref->height;
     e->bpc = bpc;
+    e->chroma = v->params.chroma;
     e->last = 1;
     e->have_raw = 1;
     e->raw = raw;
