@@ -23,13 +23,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/carried.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 mkdir -p "$out"
 
-# make CASE SOURCE W H PIX_FMT CRF FRAMES [CROP_W CROP_H]
+# make_case CASE SOURCE W H PIX_FMT CRF FRAMES [CROP_W CROP_H]
 #   SOURCE: a lavfi filter graph making W x H frames; the first FRAMES frames in
 #   PIX_FMT are the reference; the distorted is the reference encoded with
 #   libx264 (preset medium, CRF, one thread) and decoded back in PIX_FMT. With
 #   CROP_W x CROP_H both are then cropped at the top left (odd sizes: x264
 #   encodes 4:2:0 at even sizes only).
-make() {
+make_case() {
     name=$1 src=$2 w=$3 h=$4 fmt=$5 crf=$6 n=$7 cw=${8:-$3} ch=${9:-$4}
     d=$work/$name
     mkdir -p "$d"
@@ -104,19 +104,19 @@ PY
 }
 
 # 8-bit 4:2:0: the moving test pattern (text, gradients, a rotating disc)
-make testsrc2_176x144_420_crf35 "testsrc2=size=176x144:rate=25" 176 144 yuv420p 35 16
+make_case testsrc2_176x144_420_crf35 "testsrc2=size=176x144:rate=25" 176 144 yuv420p 35 16
 # 8-bit 4:2:0 at an odd size: a moving Sierpinski carpet, encoded at 322x180, cropped
-make sierpinski_321x179_420_crf32 "sierpinski=size=322x180:rate=25:seed=5" \
+make_case sierpinski_321x179_420_crf32 "sierpinski=size=322x180:rate=25:seed=5" \
     322 180 yuv420p 32 12 321 179
 # 10-bit 4:2:0: the test pattern drawn at 10 bits, x264's 10-bit encoder
-make testsrc2_160x120_420p10_crf30 "testsrc2=size=160x120:rate=25,format=yuv420p10le" \
+make_case testsrc2_160x120_420p10_crf30 "testsrc2=size=160x120:rate=25,format=yuv420p10le" \
     160 120 yuv420p10le 30 12
 # 10-bit 4:2:2
-make testsrc2_128x96_422p10_crf35 "testsrc2=size=128x96:rate=25,format=yuv422p10le" \
+make_case testsrc2_128x96_422p10_crf35 "testsrc2=size=128x96:rate=25,format=yuv422p10le" \
     128 96 yuv422p10le 35 10
 # 8-bit 4:4:4 at an odd size: a Mandelbrot zoom (fine texture)
-make mandelbrot_145x97_444_crf35 \
+make_case mandelbrot_145x97_444_crf35 \
     "mandelbrot=size=145x97:rate=25:start_scale=1.5:end_scale=0.05:end_pts=20" \
     145 97 yuv444p 35 8
 # a larger frame (the C backend splits one pair over its threads), heavy loss
-make testsrc2_480x270_420_crf38 "testsrc2=size=480x270:rate=25" 480 270 yuv420p 38 6
+make_case testsrc2_480x270_420_crf38 "testsrc2=size=480x270:rate=25" 480 270 yuv420p 38 6
