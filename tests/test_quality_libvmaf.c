@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea's quality doubles against libvmaf 3.2.0's plain C, bit for bit: every
  * golden set of tests/golden/libvmaf (libvmaf_sets.h) on the C backend.
- * Optional argument: one set's name. */
+ * Optional argument: one set's name. Inputs: test_golden_dir("vif")
+ * (libvmaf_sets.h). */
 #include "libvmaf_sets.h"
 
 int main(int argc, char **argv)
