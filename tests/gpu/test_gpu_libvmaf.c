@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The libvmaf golden sets (tests/golden/libvmaf, libvmaf_sets.h) on the CUDA
  * backend: the same doubles as libvmaf's plain C, hence as fovea's C
- * backend. Optional argument: one set's name. */
+ * backend. Optional argument: one set's name. Inputs: test_golden_dir("vif")
+ * (libvmaf_sets.h). */
 #include "libvmaf_sets.h"
 
 int main(int argc, char **argv)
