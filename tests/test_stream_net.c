@@ -41,6 +41,7 @@ typedef struct rx {
     int status; /* of the last client call */
     char err[512];
     int frames, mismatches, ended, hello, key_after_request;
+    int refused_reason, refused_max; /* REFUSED: why, the sender's max_clients */
     int64_t first, last, end_frames, skipped;
 } rx;
 
@@ -71,6 +72,12 @@ static void *receiver(void *arg)
         if (ev.type == FOVEA_STREAM_MSG_HELLO) {
             r->hello = ev.info && ev.info->width == W && ev.info->height == H;
             continue;
+        }
+        if (ev.type == FOVEA_STREAM_MSG_REFUSED) {
+            r->refused_reason = ev.refused_reason;
+            r->refused_max = ev.refused_max_clients;
+            r->status = fovea_stream_client_next(c, &ev); /* FOVEA_EOF */
+            break;
         }
         if (ev.type == FOVEA_STREAM_MSG_END) {
             r->ended = 1;
@@ -316,7 +323,8 @@ static int request_done(server_run *s)
     return st.resync_requests > 0 && fovea_stream_server_keyframe_wanted(s->srv) == 0;
 }
 
-/* A RESYNC is answered with a keyframe; max_clients turns the next one away. */
+/* A RESYNC is answered with a keyframe; max_clients turns the next one away,
+ * telling it why (REFUSED: full, and the limit) before closing. */
 static void test_request_and_refusal(void)
 {
     fovea_stream_server_settings ss;
@@ -342,8 +350,10 @@ static void test_request_and_refusal(void)
         fovea_stream_server_poll(s.srv, 10);
     }
     pthread_join(th[1], NULL);
-    CHECK_EQ_INT(r[1].status, FOVEA_ERR_IO);
-    CHECK(strstr(r[1].err, "closed the connection") != NULL);
+    CHECK_EQ_INT(r[1].status, FOVEA_EOF);
+    CHECK_EQ_INT(r[1].refused_reason, FOVEA_STREAM_REFUSED_FULL);
+    CHECK_EQ_INT(r[1].refused_max, 1);
+    CHECK(!r[1].hello && r[1].frames == 0);
     int frames = serve(&s, 0, 6, 3000, request_done);
     frames = serve(&s, frames, frames + 3, frames + 3, NULL);
     server_end(&s, 1);
