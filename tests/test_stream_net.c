@@ -12,8 +12,10 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <netdb.h>
 
 #include "fovea/stream.h"
+#include "stream/net.h"
 #include "testutil.h"
 
 #define W 160
@@ -576,11 +578,35 @@ static void test_bad_receiver(void)
     CHECK(srv == NULL);
 }
 
+/* A name lookup that fails: a name that does not exist is a bad address
+ * (FOVEA_ERR_INVALID_ARG: fovea send/receive exit 2); a resolver that cannot
+ * answer now is not (FOVEA_ERR_IO, said to be temporary: exit 1). */
+static void test_lookup_errors(void)
+{
+    char err[256];
+    CHECK_EQ_INT(net_lookup_error(err, sizeof err, "nohost:9000", EAI_NONAME),
+                 FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(err, "nohost:9000: ") == err);
+    CHECK_EQ_INT(net_lookup_error(err, sizeof err, "host:9000", EAI_AGAIN), FOVEA_ERR_IO);
+    CHECK(strstr(err, "host:9000: ") == err && strstr(err, "temporary") != NULL);
+    CHECK_EQ_INT(net_lookup_error(err, sizeof err, "host:9000", EAI_FAIL), FOVEA_ERR_IO);
+    CHECK_EQ_INT(net_lookup_error(err, sizeof err, "host:9000", EAI_MEMORY), FOVEA_ERR_NOMEM);
+    /* a real lookup of a name that cannot exist (RFC 6761 .invalid) */
+    fovea_stream_client *c = NULL;
+    fovea_context *ctx = NULL;
+    REQUIRE(fovea_open(&ctx, NULL) == FOVEA_OK);
+    const int st = fovea_stream_client_open(&c, ctx, "fovea-test.invalid:9000", NULL);
+    CHECK(st == FOVEA_ERR_INVALID_ARG || st == FOVEA_ERR_IO); /* IO where no resolver answers */
+    CHECK(strstr(fovea_last_error(ctx), "fovea-test.invalid:9000") != NULL);
+    fovea_close(&ctx);
+}
+
 int main(void)
 {
     test_receivers();
     test_slow_receiver();
     test_request_and_refusal();
+    test_lookup_errors();
     test_bad_senders();
     test_client_resync();
     test_bad_receiver();
