@@ -28,7 +28,10 @@ static GType mode_get_type(void)
 {
     static gsize type = 0;
     static const GEnumValue values[] = {
-        {MODE_HEATMAP, "heat map of the difference (black, blue, ..., red, white)", "heatmap"},
+        {MODE_HEATMAP,
+         "heat map of the difference: blue where none, through green, to red at "
+         "normalize and above",
+         "heatmap"},
         {MODE_NOISE, "pixels that changed by more than the threshold in red, on black", "noise"},
         {MODE_OVERLAY, "pixels that changed painted red over the frame", "overlay"},
         {MODE_MASK, "tiles with a changed sample in white, on black", "mask"},

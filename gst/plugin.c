@@ -21,10 +21,12 @@ static gboolean plugin_init(GstPlugin *plugin)
  * license is BSD-2-Clause-Patent (LICENSE); GStreamer's list of license strings has
  * no SPDX identifiers, and "BSD" is its name for the BSD family. */
 #define PACKAGE "fovea"
+/* the origin gst-inspect shows is a URL (GStreamer's "Origin URL") */
+#define FOVEA_GST_ORIGIN "https://github.com/fovea/fovea"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, fovea,
                   "fovea: panorama stitching, video quality, frame differencing and KLT "
                   "tracking on the CPU or a CUDA GPU",
-                  plugin_init, FOVEA_GST_VERSION, "BSD", "fovea", "fovea")
+                  plugin_init, FOVEA_GST_VERSION, "BSD", "fovea", FOVEA_GST_ORIGIN)
 #pragma GCC diagnostic pop

@@ -17,6 +17,9 @@ PKGS="clang-format cmake make gcc pkg-config libpng-dev zlib1g-dev libcjson-dev 
 # memory:CUDAMemory) from the plugins-bad development package
 PKGS="$PKGS libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools"
 PKGS="$PKGS gstreamer1.0-plugins-base gstreamer1.0-plugins-good libgstreamer-plugins-bad1.0-dev"
+# the elements README's and docs/gst.md's pipelines use beside fovea's: y4mdec
+# (reading y4m files) is in plugins-bad
+PKGS="$PKGS gstreamer1.0-plugins-bad"
 # clang + its runtime are for `make fuzz` only
 if [ "${FOVEA_DEPS_FUZZ:-0}" = 1 ]; then
     PKGS="$PKGS clang libclang-rt-dev"

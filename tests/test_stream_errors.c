@@ -348,6 +348,34 @@ static void test_header_and_limits(fovea_context *ctx)
     fovea_stream_decoder_close(&d); /* safe on NULL */
 }
 
+/* REFUSED (a sender turning a receiver away) comes first or not at all, with
+ * its 8 bytes; the decoder then takes nothing more. */
+static void test_refused(fovea_context *ctx)
+{
+    uint8_t m[FOVEA_STREAM_HEADER_SIZE + STREAM_REFUSED_SIZE];
+    const size_t n = stream_refused_message(FOVEA_STREAM_REFUSED_FULL, 7, m);
+    CHECK_EQ_INT((int)n, FOVEA_STREAM_HEADER_SIZE + 8);
+    CHECK_EQ_INT(m[5], FOVEA_STREAM_MSG_REFUSED);
+    fovea_stream_decoder *d = fresh(ctx, 0);
+    fovea_stream_event ev;
+    CHECK_EQ_INT(fovea_stream_decoder_feed(d, m, n, &ev), FOVEA_OK);
+    CHECK_EQ_INT(ev.type, FOVEA_STREAM_MSG_REFUSED);
+    CHECK_EQ_INT(ev.refused_reason, FOVEA_STREAM_REFUSED_FULL);
+    CHECK_EQ_INT(ev.refused_max_clients, 7);
+    expect_error(ctx, d, msgs[0].p, msgs[0].n, FOVEA_ERR_CORRUPT, NULL);
+    fovea_stream_decoder_close(&d);
+    d = fresh(ctx, 1); /* after HELLO */
+    expect_error(ctx, d, m, n, FOVEA_ERR_CORRUPT, "refusal after the stream header");
+    fovea_stream_decoder_close(&d);
+    /* a payload of another size */
+    uint8_t big[FOVEA_STREAM_HEADER_SIZE + 12];
+    memset(big, 0, sizeof big);
+    stream_seal(big, FOVEA_STREAM_MSG_REFUSED, 12);
+    d = fresh(ctx, 0);
+    expect_error(ctx, d, big, sizeof big, FOVEA_ERR_CORRUPT, "refusal message of 12 bytes");
+    fovea_stream_decoder_close(&d);
+}
+
 int main(void)
 {
     fovea_context *ctx = NULL;
@@ -361,6 +389,7 @@ int main(void)
     test_order(ctx);
     test_fields(ctx);
     test_header_and_limits(ctx);
+    test_refused(ctx);
     for (int i = 0; i < N_MSG; i++)
         free(msgs[i].p);
     fovea_close(&ctx);

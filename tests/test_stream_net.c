@@ -12,8 +12,10 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <netdb.h>
 
 #include "fovea/stream.h"
+#include "stream/net.h"
 #include "testutil.h"
 
 #define W 160
@@ -41,6 +43,7 @@ typedef struct rx {
     int status; /* of the last client call */
     char err[512];
     int frames, mismatches, ended, hello, key_after_request;
+    int refused_reason, refused_max; /* REFUSED: why, the sender's max_clients */
     int64_t first, last, end_frames, skipped;
 } rx;
 
@@ -71,6 +74,12 @@ static void *receiver(void *arg)
         if (ev.type == FOVEA_STREAM_MSG_HELLO) {
             r->hello = ev.info && ev.info->width == W && ev.info->height == H;
             continue;
+        }
+        if (ev.type == FOVEA_STREAM_MSG_REFUSED) {
+            r->refused_reason = ev.refused_reason;
+            r->refused_max = ev.refused_max_clients;
+            r->status = fovea_stream_client_next(c, &ev); /* FOVEA_EOF */
+            break;
         }
         if (ev.type == FOVEA_STREAM_MSG_END) {
             r->ended = 1;
@@ -316,7 +325,8 @@ static int request_done(server_run *s)
     return st.resync_requests > 0 && fovea_stream_server_keyframe_wanted(s->srv) == 0;
 }
 
-/* A RESYNC is answered with a keyframe; max_clients turns the next one away. */
+/* A RESYNC is answered with a keyframe; max_clients turns the next one away,
+ * telling it why (REFUSED: full, and the limit) before closing. */
 static void test_request_and_refusal(void)
 {
     fovea_stream_server_settings ss;
@@ -342,8 +352,10 @@ static void test_request_and_refusal(void)
         fovea_stream_server_poll(s.srv, 10);
     }
     pthread_join(th[1], NULL);
-    CHECK_EQ_INT(r[1].status, FOVEA_ERR_IO);
-    CHECK(strstr(r[1].err, "closed the connection") != NULL);
+    CHECK_EQ_INT(r[1].status, FOVEA_EOF);
+    CHECK_EQ_INT(r[1].refused_reason, FOVEA_STREAM_REFUSED_FULL);
+    CHECK_EQ_INT(r[1].refused_max, 1);
+    CHECK(!r[1].hello && r[1].frames == 0);
     int frames = serve(&s, 0, 6, 3000, request_done);
     frames = serve(&s, frames, frames + 3, frames + 3, NULL);
     server_end(&s, 1);
@@ -566,11 +578,35 @@ static void test_bad_receiver(void)
     CHECK(srv == NULL);
 }
 
+/* A name lookup that fails: a name that does not exist is a bad address
+ * (FOVEA_ERR_INVALID_ARG: fovea send/receive exit 2); a resolver that cannot
+ * answer now is not (FOVEA_ERR_IO, said to be temporary: exit 1). */
+static void test_lookup_errors(void)
+{
+    char err[256];
+    CHECK_EQ_INT(net_lookup_error(err, sizeof err, "nohost:9000", EAI_NONAME),
+                 FOVEA_ERR_INVALID_ARG);
+    CHECK(strstr(err, "nohost:9000: ") == err);
+    CHECK_EQ_INT(net_lookup_error(err, sizeof err, "host:9000", EAI_AGAIN), FOVEA_ERR_IO);
+    CHECK(strstr(err, "host:9000: ") == err && strstr(err, "temporary") != NULL);
+    CHECK_EQ_INT(net_lookup_error(err, sizeof err, "host:9000", EAI_FAIL), FOVEA_ERR_IO);
+    CHECK_EQ_INT(net_lookup_error(err, sizeof err, "host:9000", EAI_MEMORY), FOVEA_ERR_NOMEM);
+    /* a real lookup of a name that cannot exist (RFC 6761 .invalid) */
+    fovea_stream_client *c = NULL;
+    fovea_context *ctx = NULL;
+    REQUIRE(fovea_open(&ctx, NULL) == FOVEA_OK);
+    const int st = fovea_stream_client_open(&c, ctx, "fovea-test.invalid:9000", NULL);
+    CHECK(st == FOVEA_ERR_INVALID_ARG || st == FOVEA_ERR_IO); /* IO where no resolver answers */
+    CHECK(strstr(fovea_last_error(ctx), "fovea-test.invalid:9000") != NULL);
+    fovea_close(&ctx);
+}
+
 int main(void)
 {
     test_receivers();
     test_slow_receiver();
     test_request_and_refusal();
+    test_lookup_errors();
     test_bad_senders();
     test_client_resync();
     test_bad_receiver();

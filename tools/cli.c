@@ -539,12 +539,16 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
     int st = fovea_reader_open(r, NULL, path, &ro);
     if (st < 0) {
         *r = NULL;
-        /* neither the name nor the content tells the type: the user must */
-        if (c == FOVEA_CONTAINER_AUTO && st == FOVEA_ERR_UNSUPPORTED) {
-            snprintf(err, errsz, "%s (use --in-format)", fovea_last_error(NULL));
+        /* neither the name nor the content tells the type: the user must.
+         * Content of a known type that is refused (a PNM too wide, or of
+         * type P4/P7) is not helped by naming its type: reported as is. */
+        const char *msg = fovea_last_error(NULL);
+        if (c == FOVEA_CONTAINER_AUTO && st == FOVEA_ERR_UNSUPPORTED &&
+            (strstr(msg, "unknown file type") || strstr(msg, "does not tell its type"))) {
+            snprintf(err, errsz, "%s (use --in-format)", msg);
             return CLI_EXIT_USAGE;
         }
-        cli_format_report(err, errsz, path, 0, fovea_last_error(NULL), st);
+        cli_format_report(err, errsz, path, 0, msg, st);
         return CLI_EXIT_RUNTIME;
     }
     return CLI_EXIT_OK;

@@ -539,6 +539,17 @@ const char *cli_display_path(const char *path, int is_output);
  * (c PNG or PNM; one %d, %Nd or %0Nd; "%%" a literal %), 0 otherwise. */
 int cli_is_pattern(const char *path, fovea_container c);
 
+/* 1 when path has a '%' conversion the image readers and writers do not take
+ * (anything but %d, %Nd, %0Nd and "%%"), 2 for a second frame-number
+ * conversion; its text ("%s", "%d") into conv. 0 when there is none. */
+int cli_pattern_problem(const char *path, char *conv, size_t n);
+
+/* Refuse a PNG or PNM name (by its extension) with such a conversion: an
+ * output always, an input unless a file has that very name. what names the
+ * argument ("OUT", "--heatmap"). @return CLI_EXIT_OK, or CLI_EXIT_USAGE
+ * (printed, naming the conversion) */
+int cli_check_pattern_arg(const char *cmd, const char *what, const char *path, int is_output);
+
 /* Refuse (print, @return CLI_EXIT_USAGE) an output that would write over a
  * file of the image-sequence input (files 0..nfiles): each names[k] (NULL or
  * "-" skipped), or with patterns[k] (patterns may be NULL) its names for

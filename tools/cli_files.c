@@ -171,6 +171,12 @@ int cli_files_check(const cli_files *fs)
     }
     for (int i = 0; i < fs->n; i++) {
         const cli_file *o = &fs->f[i];
+        if (cli_check_pattern_arg(fs->cmd, o->what, o->path, o->flags & CLI_FILE_OUT) !=
+            CLI_EXIT_OK)
+            return CLI_EXIT_USAGE;
+    }
+    for (int i = 0; i < fs->n; i++) {
+        const cli_file *o = &fs->f[i];
         for (int j = 0; j < i && (o->flags & CLI_FILE_OUT); j++)
             if ((fs->f[j].flags & CLI_FILE_OUT) && same_output(o, &fs->f[j]))
                 return cli_usage_error(fs->cmd, "%s and %s name the same file: %s", fs->f[j].what,

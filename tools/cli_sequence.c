@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -32,6 +33,53 @@ int cli_is_pattern(const char *path, fovea_container c)
         found = 1;
     }
     return found;
+}
+
+int cli_pattern_problem(const char *path, char *conv, size_t n)
+{
+    int found = 0;
+    for (const char *p = path; *p; p++) {
+        if (*p != '%')
+            continue;
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
+        const char *start = p++;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        /* %d, %Nd, %0Nd with at most 2 digits of width, once */
+        const size_t digits = (size_t)(p - start - 1);
+        const int ok = *p == 'd' && digits <= (start[1] == '0' ? 3u : 2u);
+        if (!ok || found) {
+            const size_t len = (size_t)(p - start) + (*p ? 1 : 0);
+            snprintf(conv, n, "%.*s", (int)len, start);
+            return ok ? 2 : 1;
+        }
+        found = 1;
+    }
+    return 0;
+}
+
+int cli_check_pattern_arg(const char *cmd, const char *what, const char *path, int is_output)
+{
+    if (!path)
+        return CLI_EXIT_OK;
+    /* an image name with a conversion that is no frame number: written, the
+     * writer would refuse it after the work; read, it names no file (one
+     * that exists under that very name is read as it is) */
+    const fovea_container c = fovea_container_from_path(path);
+    char conv[32];
+    const int bad = c == FOVEA_CONTAINER_PNG || c == FOVEA_CONTAINER_PNM
+                        ? cli_pattern_problem(path, conv, sizeof conv)
+                        : 0;
+    if (!bad || (!is_output && access(path, F_OK) == 0))
+        return CLI_EXIT_OK;
+    return cli_usage_error(
+        cmd,
+        "%s %s: %s'%s' (a frame-number pattern takes one %%d, %%4d or %%04d; "
+        "%%%% for a literal %%)",
+        what, path, bad == 2 ? "a second frame-number conversion " : "bad conversion ", conv);
 }
 
 typedef struct file_id {

@@ -46,6 +46,8 @@ static const cli_option demo_cli_options[] = {
     {"range", 0, "RANGE", "with --yuv: limited or full range YUV", "limited", OPT_RANGE},
     {"seed", 0, "N", "scene seed", "2026", OPT_SEED},
     CLI_OPTION_JSON("write the numbers as JSON ('-' = stdout)"),
+    {"quiet", 'q', NULL, "do not show progress on stderr",
+     "the step being done on one updating line when stderr is a terminal", CLI_OPT_QUIET},
     {NULL, 0, NULL, NULL, NULL, 0},
 };
 
@@ -61,7 +63,9 @@ static const cli_spec demo_spec = {
     "the ground truth over the covered pixels, and the color mismatch in the\n"
     "overlap before and after balancing. Then render a 1280x720 view of the pitch\n"
     "twice, panned by 0.25 degrees, and write the frame-differencing heat map of\n"
-    "the pair (heatmap.png, as `fovea diff --heatmap --normalize 192` makes it).",
+    "the pair (heatmap.png, as `fovea diff --heatmap --normalize 192` makes it).\n"
+    "The rig is written as rig.json beside the images, for `fovea rig check` and\n"
+    "`fovea stitch` (its cameras are camera0.png's and camera1.png's size).",
     demo_cli_options, "Example:\n  fovea demo --scale 2 -o /tmp/demo"};
 
 typedef struct demo_args {
@@ -128,6 +132,33 @@ static int parse_args(demo_args *a, int argc, char **argv)
     return CLI_EXIT_OK;
 }
 
+/* The step being done, on one line redrawn on stderr (cli_progress's rule:
+ * a terminal, or FOVEA_PROGRESS=1; not with --quiet). */
+typedef struct demo_progress {
+    cli_progress p; /* its enabled rule and start time */
+    int width;      /* the last line's length */
+} demo_progress;
+
+static void show_step(void *opaque, int step, int steps, const char *what)
+{
+    demo_progress *dp = opaque;
+    if (!dp->p.enabled)
+        return;
+    char line[160];
+    const double t = cli_now() - dp->p.t0;
+    int len;
+    if (what)
+        len =
+            snprintf(line, sizeof line, "fovea demo: step %d/%d %s (%.0f s)", step, steps, what, t);
+    else
+        len = snprintf(line, sizeof line, "fovea demo: %d steps done in %.1f s", steps, t);
+    if (len < 0 || len >= (int)sizeof line)
+        len = (int)strlen(line);
+    fprintf(stderr, "\r%s%*s%s", line, dp->width > len ? dp->width - len : 0, "", what ? "" : "\n");
+    fflush(stderr);
+    dp->width = what ? len : 0;
+}
+
 /* The output directory, made when missing. */
 static int make_out_dir(const char *out)
 {
@@ -173,7 +204,9 @@ static void print_result(const demo_options *o, const demo_result *r, const char
            "pixels changed (threshold 10), difference %d shown red\n",
            r->heat_backend, r->heat_width, r->heat_height, r->heat_pan_deg, r->heat_changed_pct,
            r->heat_normalize);
-    printf("  wrote %s/{camera0,camera1,panorama,ground_truth,coverage,heatmap}.png\n", out);
+    printf("  wrote %s/{camera0,camera1,panorama,ground_truth,coverage,heatmap}.png and "
+           "%s/rig.json\n",
+           out, out);
 }
 
 static int write_json(const char *path, const demo_options *o, const demo_result *r)
@@ -225,8 +258,16 @@ int cmd_demo(int argc, char **argv)
         return CLI_EXIT_RUNTIME;
     demo_result r;
     char err[1024] = "";
-    fprintf(stderr, "fovea demo: rendering and stitching (scale 1/%d)...\n", a.o.scale_div);
+    demo_progress dp;
+    memset(&dp, 0, sizeof dp);
+    cli_progress_start(&dp.p, -1, a.opt.quiet);
+    a.o.progress = show_step;
+    a.o.progress_opaque = &dp;
+    if (!a.opt.quiet && !dp.p.enabled)
+        fprintf(stderr, "fovea demo: rendering and stitching (scale 1/%d)...\n", a.o.scale_div);
     if (demo_run(ctx, &a.o, &r, err, sizeof(err)) < 0) {
+        if (dp.width)
+            fputc('\n', stderr);
         cli_error(NULL, "%s", err);
         fovea_close(&ctx);
         return CLI_EXIT_RUNTIME;

@@ -211,6 +211,8 @@ static int parse_args(diff_args *a, int argc, char **argv)
     if (p.nrest != 1)
         return cli_usage_error(cmd, "diff: expected one input, got %d arguments", p.nrest);
     a->input = p.rest[0];
+    if (cli_check_pattern_arg(cmd, "IN", a->input, 0) != CLI_EXIT_OK)
+        return CLI_EXIT_USAGE;
 
     /* outputs: one at most on stdout, no two the same file, none an input */
     const char *names[N_OUT + 2] = {a->out[0], a->out[1], a->out[2], a->opt.json, a->plot};
@@ -219,6 +221,8 @@ static int parse_args(diff_args *a, int argc, char **argv)
     for (int i = 0; i < N_OUT + 2; i++) {
         if (!names[i])
             continue;
+        if (cli_check_pattern_arg(cmd, opts[i], names[i], 1) != CLI_EXIT_OK)
+            return CLI_EXIT_USAGE;
         if (strcmp(names[i], "-") == 0) {
             if (i == N_OUT + 1)
                 return cli_usage_error(cmd, "--plot cannot go to stdout");

@@ -52,7 +52,9 @@ static const cli_spec spec = {
     "  fovea receive 127.0.0.1:9000 -o copy.y4m --stats recv.json\n"
     "\n"
     "Exit status: 0 end of stream, 1 runtime error (connection, damaged stream,\n"
-    "a stream without frames: nothing is written, output), 2 usage error.",
+    "a stream without frames: nothing is written, output), 2 usage error, 3 the\n"
+    "sender turned this receiver away (it serves --max-clients receivers, or it is\n"
+    "finishing): nothing is written; try again later.",
 };
 
 typedef struct recv_args {
@@ -127,6 +129,26 @@ typedef struct recv_run {
     int max_checked; /* largest error checked at keyframes, -1 none */
     int threshold;
 } recv_run;
+
+/* Exit status of a receiver the sender turned away: not a crash, nor a
+ * damaged stream; trying again later may succeed. */
+enum { RECV_EXIT_REFUSED = 3 };
+
+/* The sender said why it closed at once (REFUSED). */
+static int refused(recv_run *r, const fovea_stream_event *ev)
+{
+    cli_stream_progress_finish(&r->prog, &r->log, NULL);
+    if (ev->refused_reason == FOVEA_STREAM_REFUSED_FULL)
+        cli_error(NULL, "sender at %s is full (--max-clients %d): try again later", r->a.addr,
+                  ev->refused_max_clients);
+    else if (ev->refused_reason == FOVEA_STREAM_REFUSED_CLOSING)
+        cli_error(NULL, "sender at %s is finishing its stream and takes no new receivers",
+                  r->a.addr);
+    else
+        cli_error(NULL, "sender at %s turned this receiver away (reason %d)", r->a.addr,
+                  ev->refused_reason);
+    return RECV_EXIT_REFUSED;
+}
 
 static int fail(recv_run *r, int st)
 {
@@ -209,6 +231,8 @@ static int receive_all(recv_run *r)
         if (st == FOVEA_EOF)
             return CLI_EXIT_OK;
         int rc = CLI_EXIT_OK;
+        if (ev.type == FOVEA_STREAM_MSG_REFUSED)
+            return refused(r, &ev);
         if (ev.type == FOVEA_STREAM_MSG_HELLO)
             rc = on_hello(r, &ev);
         else if (ev.type == FOVEA_STREAM_MSG_END)

@@ -16,7 +16,8 @@ enum { OPT_CSV = 1, OPT_PLOT, OPT_GAIN, OPT_DEBUG };
 
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS_NO_FPS,
-    CLI_OPTION_FRAMES("score at most N frame pairs; 0 = all"),
+    VMAF_PAIR_OPTIONS,
+    CLI_OPTION_FRAMES("read at most N frame pairs (after --start); 0 = all"),
     CLI_OPTION_BACKEND,
     CLI_OPTION_THREADS,
     CLI_OPTION_JSON("write per-frame and pooled scores in libvmaf's JSON layout; '-' = stdout"),
@@ -40,7 +41,8 @@ static const cli_option options[] = {
 
 static const cli_spec spec = {
     "vif",
-    "[options] REF DIS",
+    "[options] REF DIS\n"
+    "       fovea vif [options] -r REF -d DIS",
     "Score DIS against REF with libvmaf's integer VIF (feature 'vif':\n"
     "integer_vif_scale0..3), bit-exact with libvmaf. Only luma is read; 8 to 16 bit,\n"
     "any chroma layout. Both inputs must have the same size and bit depth; when\n"
@@ -51,14 +53,17 @@ static const cli_spec spec = {
     "  fovea vif ref.y4m dis.y4m\n"
     "  fovea vif --json out.json --plot vif.png ref.y4m dis.y4m\n"
     "  fovea vif -s 1920x1080 --pixfmt i420 --frames 100 --csv - ref.yuv dis.yuv\n"
+    "  fovea vif -r ref.y4m -d dis.y4m --start 10 --subsample 2\n"
     "\n"
     "Exit status: 0 success, 1 runtime error (an input without frames is one: there\n"
     "is no score), 2 usage error.",
 };
 
 typedef struct vif_args {
-    cli_common_opts opt; /* --backend, --threads, --frames, --quiet, --json */
+    cli_common_opts opt; /* --backend, --threads, --frames, --start, --quiet, --json */
     cli_input_opts in;
+    int subsample;                   /* --subsample N; 0 = every frame */
+    const char *ref_flag, *dis_flag; /* -r/--reference, -d/--distorted */
     const char *csv, *plot;
     double gain;
     int debug;
@@ -99,15 +104,17 @@ static int parse_args(vif_args *a, int argc, char **argv)
 
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
-        const int shared = cli_common_option(&a->opt, &a->in, cmd, id, v);
+        int shared = cli_common_option(&a->opt, &a->in, cmd, id, v);
+        if (shared == 0)
+            shared = vmaf_pair_option(cmd, id, v, &a->subsample, &a->ref_flag, &a->dis_flag);
         if (shared < 0 || (shared == 0 && parse_option(a, id, v) != 0))
             return CLI_EXIT_USAGE;
     }
     const int end = cli_options_end(id);
     if (end != CLI_EXIT_OK)
         return end;
-    return vmaf_pair_args(cmd, "", p.rest, p.nrest, &a->in, NULL, a->opt.json, a->csv, a->plot,
-                          &a->ref_path, &a->dis_path);
+    return vmaf_pair_args(cmd, "", p.rest, p.nrest, a->ref_flag, a->dis_flag, &a->in, NULL,
+                          a->opt.json, a->csv, a->plot, &a->ref_path, &a->dis_path);
 }
 
 /* ------------------------------------------------------------------ outputs */
@@ -130,8 +137,12 @@ static int write_json(const vif_args *a, const fovea_video_info *info, const fov
         {"height", FOVEA_VMAF_FIELD_NUMBER, NULL, info->height},
         {"pixfmt", FOVEA_VMAF_FIELD_STRING, fovea_pixfmt_name(info->fmt), 0},
         {"frames", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)fovea_vmaf_kept_frames(v)},
+        /* what was read, when not every frame from the first */
+        {"start", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)a->opt.start},
+        {"subsample", FOVEA_VMAF_FIELD_NUMBER, NULL, a->subsample},
     };
-    const fovea_vmaf_output o = {fps, f, (int)(sizeof f / sizeof f[0])};
+    const int nf = (int)(sizeof f / sizeof f[0]) - (a->opt.start > 0 || a->subsample > 1 ? 0 : 2);
+    const fovea_vmaf_output o = {fps, f, nf};
     return score_write_vmaf(&a->outs->of[SCORE_OUT_JSON], a->opt.json, v, FOVEA_VMAF_OUTPUT_JSON,
                             &o);
 }
@@ -185,7 +196,9 @@ static int write_plot(const vif_args *a, const fovea_video_info *info, int bit_d
              fovea_version());
     c.title = title;
     c.subtitle = subtitle;
-    c.xlabel = "frame";
+    char xlabel[64];
+    snprintf(xlabel, sizeof(xlabel), "scored frame (frame number / %d)", a->subsample);
+    c.xlabel = a->subsample > 1 ? xlabel : "frame";
     c.ylabel = "VIF";
     c.mark_series = 0;
     c.nmarks = chart_lowest(y, (size_t)n, c.marks, LOWEST);
@@ -204,7 +217,7 @@ static int write_results(const void *args, const pair_job *j)
     const char *json = a->opt.json;
     const int64_t n = j->n;
     const double secs = j->secs;
-    const double fps = secs > 0 ? (double)n / secs : 0.0;
+    const double fps = secs > 0 ? (double)j->read / secs : 0.0;
     fovea_vmaf_pooled_scores pl;
     fovea_vmaf_pooled(j->vm, &pl);
     const char *backend = j->backend;
@@ -221,11 +234,14 @@ static int write_results(const void *args, const pair_job *j)
         return rc;
     /* the summary goes to stderr when stdout carries JSON or CSV; --quiet
      * drops it only when those carry the scores (else it is the result) */
+    char of[64] = "";
+    if (a->subsample > 1)
+        snprintf(of, sizeof(of), " (1 in %d of %lld read)", a->subsample, (long long)j->read);
     cli_summary(a->opt.quiet && (json || a->csv),
                 (json && strcmp(json, "-") == 0) || (a->csv && strcmp(a->csv, "-") == 0),
-                "vif: %lld %s %dx%d %d-bit  mean scale0 %.6f scale1 %.6f scale2 %.6f scale3 "
+                "vif: %lld %s%s %dx%d %d-bit  mean scale0 %.6f scale1 %.6f scale2 %.6f scale3 "
                 "%.6f  (%s, %d thread%s, %.2f s, %.1f fps)",
-                (long long)n, cli_frames_word(n), j->info.width, j->info.height, j->bit_depth,
+                (long long)n, cli_frames_word(n), of, j->info.width, j->info.height, j->bit_depth,
                 pl.metric[0].mean, pl.metric[1].mean, pl.metric[2].mean, pl.metric[3].mean, backend,
                 threads, threads == 1 ? "" : "s", secs, fps);
     return CLI_EXIT_OK;
@@ -255,6 +271,7 @@ int cmd_vif(int argc, char **argv)
     j->features = features;
     j->flags = FOVEA_VMAF_NO_SUFFIX;
     j->metric = "VIF";
+    j->subsample = a.subsample;
     score_outputs outs;
     a.outs = &outs;
     rc = score_outputs_open(&outs, a.opt.json, a.csv, a.plot);

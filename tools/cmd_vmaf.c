@@ -28,7 +28,8 @@ static const cli_option options[] = {
     {"model", 'm', "FILE|version=NAME",
      "libvmaf JSON model file (also path=FILE), or a built-in model: version=vmaf_v0.6.1",
      DEFAULT_MODEL, OPT_MODEL},
-    CLI_OPTION_FRAMES("score at most N frame pairs; 0 = all"),
+    VMAF_PAIR_OPTIONS,
+    CLI_OPTION_FRAMES("read at most N frame pairs (after --start); 0 = all"),
     CLI_OPTION_BACKEND,
     {"threads", 0, "N",
      "CPU threads (per worker with --manifest); 0 = one per CPU (shared "
@@ -73,6 +74,7 @@ static const cli_option options[] = {
 static const cli_spec spec = {
     "vmaf",
     "[options] REF DIS\n"
+    "       fovea vmaf [options] -r REF -d DIS\n"
     "       fovea vmaf [options] --manifest FILE [--shard I/N]",
     "Score DIS against REF with libvmaf's VMAF: the model's features (integer ADM,\n"
     "motion and VIF) and its score, bit-exact with libvmaf 3.2.0. Only luma is\n"
@@ -89,6 +91,7 @@ static const cli_spec spec = {
     "Examples:\n"
     "  fovea vmaf ref.y4m dis.y4m\n"
     "  fovea vmaf --json out.json --plot vmaf.png ref.y4m dis.y4m\n"
+    "  fovea vmaf -r ref.y4m -d dis.y4m --start 100 --frames 300 --subsample 5\n"
     "  fovea vmaf --model my_model.json --csv - -s 1920x1080 --pixfmt i420 ref.yuv dis.yuv\n"
     "  fovea vmaf --manifest pairs.csv --json-lines results.jsonl\n"
     "  fovea vmaf --manifest pairs.csv --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT\n"
@@ -145,11 +148,11 @@ static int parse_option(vmaf_args *a, int id, const char *v)
 static int check_manifest_args(vmaf_args *a, int nrest)
 {
     const char *cmd = spec.name;
-    if (nrest != 0)
+    if (nrest != 0 || a->ref_flag || a->dis_flag)
         return cli_usage_error(cmd,
                                "--manifest names the pairs: no REF DIS arguments "
-                               "(got %d)",
-                               nrest);
+                               "(got %d%s)",
+                               nrest, a->ref_flag || a->dis_flag ? " and -r/-d" : "");
     const char *single = a->opt.json ? "--json" : a->csv ? "--csv" : a->plot ? "--plot" : NULL;
     if (single)
         return cli_usage_error(cmd,
@@ -180,7 +183,9 @@ static int parse_args(vmaf_args *a, int argc, char **argv)
 
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
-        const int shared = cli_common_option(&a->opt, &a->in, cmd, id, v);
+        int shared = cli_common_option(&a->opt, &a->in, cmd, id, v);
+        if (shared == 0)
+            shared = vmaf_pair_option(cmd, id, v, &a->subsample, &a->ref_flag, &a->dis_flag);
         if (shared < 0 || (shared == 0 && parse_option(a, id, v) != 0))
             return CLI_EXIT_USAGE;
     }
@@ -197,8 +202,9 @@ static int parse_args(vmaf_args *a, int argc, char **argv)
                                              : NULL;
     if (batch_only)
         return cli_usage_error(cmd, "%s goes with --manifest", batch_only);
-    return vmaf_pair_args(cmd, " (or --manifest FILE)", p.rest, p.nrest, &a->in, a->model,
-                          a->opt.json, a->csv, a->plot, &a->ref_path, &a->dis_path);
+    return vmaf_pair_args(cmd, " (or --manifest FILE)", p.rest, p.nrest, a->ref_flag, a->dis_flag,
+                          &a->in, a->model, a->opt.json, a->csv, a->plot, &a->ref_path,
+                          &a->dis_path);
 }
 
 /* ------------------------------------------------------------------ single pair: outputs */
@@ -218,8 +224,12 @@ static int write_json(const vmaf_args *a, const pair_job *j, double fps)
         {"height", FOVEA_VMAF_FIELD_NUMBER, NULL, j->info.height},
         {"pixfmt", FOVEA_VMAF_FIELD_STRING, fovea_pixfmt_name(j->info.fmt), 0},
         {"frames", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)j->n},
+        /* what was read, when not every frame from the first */
+        {"start", FOVEA_VMAF_FIELD_NUMBER, NULL, (double)a->opt.start},
+        {"subsample", FOVEA_VMAF_FIELD_NUMBER, NULL, a->subsample},
     };
-    const fovea_vmaf_output o = {fps, f, (int)(sizeof f / sizeof f[0])};
+    const int nf = (int)(sizeof f / sizeof f[0]) - (a->opt.start > 0 || a->subsample > 1 ? 0 : 2);
+    const fovea_vmaf_output o = {fps, f, nf};
     return score_write_vmaf(&a->outs->of[SCORE_OUT_JSON], a->opt.json, j->vm,
                             FOVEA_VMAF_OUTPUT_JSON, &o);
 }
@@ -333,7 +343,9 @@ static int write_plot(const vmaf_args *a, const pair_job *j)
              vmaf_model_label(a->model), fovea_version());
     c.title = title;
     c.subtitle = subtitle;
-    c.xlabel = "frame";
+    char xlabel[64];
+    snprintf(xlabel, sizeof(xlabel), "scored frame (frame number / %d)", a->subsample);
+    c.xlabel = a->subsample > 1 ? xlabel : "frame";
     c.ylabel = si >= 0 ? "VMAF" : "feature value";
     c.mark_series = 0;
     c.nmarks = chart_lowest(y, (size_t)n, c.marks, LOWEST);
@@ -350,7 +362,7 @@ static int write_results(const void *args, const pair_job *j)
 {
     const vmaf_args *a = args;
     const char *json = a->opt.json;
-    const double fps = j->secs > 0 ? (double)j->n / j->secs : 0.0;
+    const double fps = j->secs > 0 ? (double)j->read / j->secs : 0.0;
     int rc = CLI_EXIT_OK;
     if (json)
         rc = write_json(a, j, fps);
@@ -375,11 +387,15 @@ static int write_results(const void *args, const pair_job *j)
     }
     /* the summary goes to stderr when stdout carries JSON or CSV; --quiet
      * drops it only when those carry the scores (else it is the result) */
+    char of[64] = "";
+    if (a->subsample > 1)
+        snprintf(of, sizeof(of), " (1 in %d of %lld read)", a->subsample, (long long)j->read);
     cli_summary(a->opt.quiet && (json || a->csv),
                 (json && strcmp(json, "-") == 0) || (a->csv && strcmp(a->csv, "-") == 0),
-                "vmaf: %lld %s %dx%d %d-bit  %s  (%s, %d thread%s, %.2f s, %.1f fps)",
-                (long long)j->n, cli_frames_word(j->n), j->info.width, j->info.height, j->bit_depth,
-                what, j->backend, j->threads, j->threads == 1 ? "" : "s", j->secs, fps);
+                "vmaf: %lld %s%s %dx%d %d-bit  %s  (%s, %d thread%s, %.2f s, %.1f fps)",
+                (long long)j->n, cli_frames_word(j->n), of, j->info.width, j->info.height,
+                j->bit_depth, what, j->backend, j->threads, j->threads == 1 ? "" : "s", j->secs,
+                fps);
     return CLI_EXIT_OK;
 }
 
@@ -404,6 +420,7 @@ static int run_single(const vmaf_args *a)
         j->dis = a->dis_path;
         j->model = model;
         j->feature_only = a->feature_only;
+        j->subsample = a->subsample;
         rc = score_outputs_open(a->outs, a->opt.json, a->csv, a->plot);
         if (rc == CLI_EXIT_OK)
             rc = vmaf_pair_run(spec.name, &a->opt, &a->in, j, write_results, a);

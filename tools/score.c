@@ -11,21 +11,49 @@
 
 /* ------------------------------------------------------------------ inputs */
 
+/* Skip start pairs of both inputs (--start), their known frame counts
+ * lowered to what is left. @return CLI_EXIT_OK, or CLI_EXIT_RUNTIME with err
+ * set */
+static int skip_start(score_input *in, int64_t start, const char *rn, const char *dn)
+{
+    fovea_reader *r[2] = {in->rr, in->rd};
+    fovea_video_info *info[2] = {&in->ri, &in->di};
+    for (int k = 0; k < 2 && start > 0; k++) {
+        const char *name = k ? dn : rn;
+        const int st = fovea_reader_skip(r[k], start);
+        if (st == FOVEA_EOF || (st == FOVEA_OK && info[k]->frame_count == start)) {
+            snprintf(in->err, sizeof(in->err), "%s: no frames left after --start %lld", name,
+                     (long long)start);
+            return CLI_EXIT_RUNTIME;
+        }
+        if (st < 0) {
+            cli_format_report(in->err, sizeof(in->err), k ? in->dis_path : in->ref_path, 0,
+                              fovea_last_error(NULL), st);
+            return CLI_EXIT_RUNTIME;
+        }
+        if (info[k]->frame_count > 0)
+            info[k]->frame_count -= start;
+    }
+    return CLI_EXIT_OK;
+}
+
 int score_input_open(score_input *in, const char *ref_path, const char *dis_path,
-                     const cli_input_opts *o, int64_t limit, const char *metric, int min_size)
+                     const cli_input_opts *o, int64_t start, int64_t limit, const char *metric,
+                     int min_size)
 {
     memset(in, 0, sizeof(*in));
     in->ref_path = ref_path;
     in->dis_path = dis_path;
+    in->start = start;
     in->limit = limit;
     int rc = cli_open_reader_msg(ref_path, o, &in->rr, in->err, sizeof(in->err));
     if (rc == CLI_EXIT_OK)
         rc = cli_open_reader_msg(dis_path, o, &in->rd, in->err, sizeof(in->err));
     if (rc != CLI_EXIT_OK)
         return rc;
-    const fovea_video_info ri = *fovea_reader_info(in->rr), di = *fovea_reader_info(in->rd);
-    in->ri = ri;
-    in->di = di;
+    in->ri = *fovea_reader_info(in->rr);
+    in->di = *fovea_reader_info(in->rd);
+    const fovea_video_info ri = in->ri, di = in->di;
     const fovea_pixfmt_desc *rdsc = fovea_pixfmt_get_desc(ri.fmt);
     const fovea_pixfmt_desc *ddsc = fovea_pixfmt_get_desc(di.fmt);
     const char *rn = cli_display_path(ref_path, 0), *dn = cli_display_path(dis_path, 0);
@@ -62,12 +90,17 @@ int score_input_open(score_input *in, const char *ref_path, const char *dis_path
             return CLI_EXIT_RUNTIME;
         }
     }
-    if (ri.frame_count >= 0 && di.frame_count >= 0 && ri.frame_count != di.frame_count)
+    rc = skip_start(in, start, rn, dn);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    const int64_t rn_count = in->ri.frame_count, dn_count = in->di.frame_count;
+    if (rn_count >= 0 && dn_count >= 0 && rn_count != dn_count)
         snprintf(in->warn, sizeof(in->warn),
-                 "%s has %lld frames and %s has %lld: scoring the "
+                 "%s has %lld frames and %s has %lld%s: scoring the "
                  "first %lld",
-                 rn, (long long)ri.frame_count, dn, (long long)di.frame_count,
-                 (long long)(ri.frame_count < di.frame_count ? ri.frame_count : di.frame_count));
+                 rn, (long long)rn_count, dn, (long long)dn_count,
+                 start > 0 ? " after --start" : "",
+                 (long long)(rn_count < dn_count ? rn_count : dn_count));
     return CLI_EXIT_OK;
 }
 
@@ -145,7 +178,12 @@ int score_input_next(score_input *in, fovea_frame **fr, fovea_frame **fd)
     const char *ended = cli_display_path(sr == FOVEA_EOF ? in->ref_path : in->dis_path, 0);
     if (in->taken == 0) {
         /* no pair at all: an empty input (both: the reference named) */
-        snprintf(in->err, sizeof(in->err), "%s: no frames in the input: nothing to score", ended);
+        if (in->start > 0)
+            snprintf(in->err, sizeof(in->err), "%s: no frames left after --start %lld", ended,
+                     (long long)in->start);
+        else
+            snprintf(in->err, sizeof(in->err), "%s: no frames in the input: nothing to score",
+                     ended);
         return -1;
     }
     if (sr != sd && (in->ri.frame_count < 0 || in->di.frame_count < 0))

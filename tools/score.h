@@ -20,6 +20,7 @@ typedef struct score_input {
     fovea_reader *rr, *rd;
     fovea_video_info ri, di;
     int bit_depth;
+    int64_t start;    /* pairs skipped first (--start) */
     int64_t limit;    /* pairs at most, -1 = all */
     int64_t taken;    /* pairs handed out by score_input_next */
     cli_ring ring[2]; /* ref, dis */
@@ -28,14 +29,17 @@ typedef struct score_input {
     int warned; /* warn was already handed on (the caller sets it): not again at the end */
 } score_input;
 
-/* Open both inputs and refuse pairs the metric cannot score: sizes, formats
- * (luma of YUV or gray), bit depths, frames below min_size x min_size, an input
- * known to have no frames. metric names it in the messages ("VIF"). Differing
- * known frame counts set warn (the common prefix is scored). No thread runs yet.
+/* Open both inputs, skip the first start pairs of both (--start), and refuse
+ * pairs the metric cannot score: sizes, formats (luma of YUV or gray), bit
+ * depths, frames below min_size x min_size, an input known to have no frames
+ * (or none after start). metric names it in the messages ("VIF"). Differing
+ * known frame counts set warn (the common prefix is scored). No thread runs
+ * yet. ri and di's frame counts are those left after start.
  * @return CLI_EXIT_OK, CLI_EXIT_USAGE (the input options do not fit the file)
  *         or CLI_EXIT_RUNTIME, with err set */
 int score_input_open(score_input *in, const char *ref_path, const char *dis_path,
-                     const cli_input_opts *o, int64_t limit, const char *metric, int min_size);
+                     const cli_input_opts *o, int64_t start, int64_t limit, const char *metric,
+                     int min_size);
 
 /* The pairs that will be scored when the frame counts are known (the smaller
  * count, at most limit), else -1. */

@@ -212,7 +212,9 @@ static void worker_run(void *opaque, int w, void *state, int64_t t)
         j->ref = ref;
         j->dis = dis;
         j->io = &b->a->in;
+        j->start = b->a->opt.start;
         j->frames = p->frames > 0 ? p->frames : p->frames == 0 ? -1 : b->a->opt.frames;
+        j->subsample = b->a->subsample;
         j->model = bm->m;
         j->feature_only = b->a->feature_only;
         j->ctx = state;
@@ -230,7 +232,7 @@ static void worker_run(void *opaque, int w, void *state, int64_t t)
         cJSON *pm = cJSON_AddObjectToObject(o, "pooled_metrics");
         for (int m = 0; pm && m < j->nmetrics; m++)
             score_json_add_pool(pm, j->names[m], &j->pool[m]);
-        cJSON_AddNumberToObject(o, "fps", j->secs > 0 ? (double)j->n / j->secs : 0.0);
+        cJSON_AddNumberToObject(o, "fps", j->secs > 0 ? (double)j->read / j->secs : 0.0);
     } else if (o) {
         cJSON_AddStringToObject(o, "error", error);
     }

@@ -55,22 +55,30 @@ static void job_fail(pair_job *j, int rc, const char *detail, int64_t frame)
         snprintf(j->err, sizeof(j->err), "%s", detail);
 }
 
-/* Receive the ready scores while more than keep pairs are pending. @return 0 or -1 */
+/* Receive the ready scores while more than keep pairs are pending. Every
+ * pair that left the scorer's queue frees its input frames: with
+ * --subsample, those between two scored frames leave it unreported.
+ * @return 0 or -1 */
 static int receive_scores(pair_job *j, fovea_vmaf *v, score_input *in, int64_t keep)
 {
     fovea_vmaf_scores sc;
-    while (fovea_vmaf_pending(v) > keep) {
+    int64_t pending = fovea_vmaf_pending(v);
+    while (pending > keep) {
         const int st = fovea_vmaf_receive(v, &sc);
-        if (st == FOVEA_AGAIN)
-            break; /* the newest waits for its successor or for the flush */
-        if (st < 0) {
-            job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), j->n);
+        if (st < 0 && st != FOVEA_AGAIN) {
+            job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), j->read);
             return -1;
         }
-        score_input_release(in);
+        const int64_t now = fovea_vmaf_pending(v);
+        for (; pending > now; pending--) {
+            score_input_release(in);
+            j->read++;
+        }
+        if (st == FOVEA_AGAIN)
+            break; /* the newest waits for its successor or for the flush */
         j->n++;
         if (j->prog)
-            cli_progress_update(j->prog, j->n);
+            cli_progress_update(j->prog, j->read);
     }
     return 0;
 }
@@ -132,6 +140,7 @@ void vmaf_pair_score(pair_job *j)
     s.features = j->features;
     s.flags = j->flags | (j->feature_only ? FOVEA_VMAF_NO_PREDICTION : 0);
     s.keep_frames = j->keep_frames;
+    s.subsample = j->subsample;
     if (fovea_vmaf_open(&v, j->ctx, &s) < 0) {
         job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), -1);
         goto done;
@@ -145,7 +154,7 @@ void vmaf_pair_score(pair_job *j)
         j->name_ptr[m] = j->names[m];
     }
 
-    const int rc = score_input_open(&in, j->ref, j->dis, j->io, j->frames,
+    const int rc = score_input_open(&in, j->ref, j->dis, j->io, j->start, j->frames,
                                     j->metric ? j->metric : "VMAF", min_size(j));
     if (rc != CLI_EXIT_OK) {
         job_fail(j, rc, in.err, -1);
@@ -210,15 +219,42 @@ const char *vmaf_model_file(const char *spec_)
     return vmaf_model_label(spec_);
 }
 
-int vmaf_pair_args(const char *cmd, const char *alt, char **rest, int nrest,
-                   const cli_input_opts *in, const char *model, const char *json, const char *csv,
-                   const char *plot, const char **ref, const char **dis)
+int vmaf_pair_option(const char *cmd, int id, const char *v, int *subsample, const char **ref,
+                     const char **dis)
 {
-    if (nrest != 2)
-        return cli_usage_error(cmd, "%s: expected REF and DIS%s, got %d argument%s", cmd, alt,
-                               nrest, nrest == 1 ? "" : "s");
-    *ref = rest[0];
-    *dis = rest[1];
+    switch (id) {
+    case VMAF_OPT_REFERENCE: *ref = v; return 1;
+    case VMAF_OPT_DISTORTED: *dis = v; return 1;
+    case VMAF_OPT_SUBSAMPLE:
+        return cli_parse_int32(cmd, "--subsample", v, 1, INT32_MAX, subsample) < 0 ? -1 : 1;
+    default: return 0;
+    }
+}
+
+int vmaf_pair_args(const char *cmd, const char *alt, char **rest, int nrest, const char *ref_flag,
+                   const char *dis_flag, const cli_input_opts *in, const char *model,
+                   const char *json, const char *csv, const char *plot, const char **ref,
+                   const char **dis)
+{
+    if (ref_flag || dis_flag) {
+        if (!ref_flag || !dis_flag)
+            return cli_usage_error(cmd, "%s without %s: give both (or REF and DIS as arguments)",
+                                   ref_flag ? "--reference" : "--distorted",
+                                   ref_flag ? "--distorted" : "--reference");
+        if (nrest != 0)
+            return cli_usage_error(cmd,
+                                   "--reference and --distorted name the inputs: no REF DIS "
+                                   "arguments (got %d)",
+                                   nrest);
+        *ref = ref_flag;
+        *dis = dis_flag;
+    } else {
+        if (nrest != 2)
+            return cli_usage_error(cmd, "%s: expected REF and DIS%s, got %d argument%s", cmd, alt,
+                                   nrest, nrest == 1 ? "" : "s");
+        *ref = rest[0];
+        *dis = rest[1];
+    }
     if (strcmp(*ref, "-") == 0 && strcmp(*dis, "-") == 0)
         return cli_usage_error(cmd, "REF and DIS cannot both be stdin");
     if (json && csv && strcmp(json, "-") == 0 && strcmp(csv, "-") == 0)
@@ -261,6 +297,7 @@ int vmaf_pair_run(const char *cmd, const cli_common_opts *o, const cli_input_opt
     cli_progress prog;
     memset(&prog, 0, sizeof(prog));
     j->io = in;
+    j->start = o->start;
     j->frames = o->frames;
     j->ctx = ctx;
     j->ring_bytes = (size_t)256 << 20;

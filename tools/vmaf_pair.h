@@ -12,8 +12,10 @@
 #include "vmaf_sched.h"
 
 typedef struct vmaf_args {
-    cli_common_opts opt; /* --backend, --threads, --frames, --quiet, --json */
+    cli_common_opts opt; /* --backend, --threads, --frames, --start, --quiet, --json */
     cli_input_opts in;
+    int subsample;                   /* --subsample N; 0 = every frame */
+    const char *ref_flag, *dis_flag; /* -r/--reference, -d/--distorted */
     const char *model;
     const char *csv, *plot;
     int feature_only;
@@ -41,7 +43,9 @@ int vmaf_load_model(const char *spec_, fovea_vmaf_model **m, char *err, size_t e
 typedef struct pair_job {
     const char *ref, *dis;
     const cli_input_opts *io;
-    int64_t frames; /* -1 = all */
+    int64_t start;  /* pairs skipped first (--start) */
+    int64_t frames; /* pairs read at most after them, -1 = all */
+    int subsample;  /* score every Nth pair read (--subsample); 0 or 1 = all */
     const fovea_vmaf_model *model;
     int feature_only;     /* the model's features, not its score */
     const char *features; /* a feature list (settings.features), or NULL */
@@ -60,7 +64,8 @@ typedef struct pair_job {
     char names[FOVEA_VMAF_MAX_METRICS][NAME_LEN];
     const char *name_ptr[FOVEA_VMAF_MAX_METRICS];
     fovea_vmaf *vm; /* with keep_frames: the scorer, its frames kept */
-    int64_t n;
+    int64_t n;      /* pairs scored */
+    int64_t read;   /* pairs read (n of them scored, with subsample) */
     score_pool pool[FOVEA_VMAF_MAX_METRICS];
     double secs;
     const char *backend;
@@ -81,16 +86,44 @@ int vmaf_pair_score_index(const pair_job *j);
 
 /* ------------------------------------------------------------------ single pair */
 
-/* The files of a single-pair command: REF and DIS (alt: what the usage
- * error offers instead of them, "" for nothing), not both stdin, the model
+/* The options vmaf and vif share beside the common ones: libvmaf's -r/-d
+ * spellings of REF and DIS, and --subsample. */
+enum { VMAF_OPT_REFERENCE = 0x3000, VMAF_OPT_DISTORTED, VMAF_OPT_SUBSAMPLE };
+
+#define VMAF_PAIR_OPTIONS                                                                          \
+    {"reference", 'r',                                                                             \
+     "FILE",      "the reference, instead of the REF argument (libvmaf's spelling)",               \
+     "none",      VMAF_OPT_REFERENCE},                                                             \
+        {"distorted", 'd',                                                                         \
+         "FILE",      "the distorted video, instead of the DIS argument (libvmaf's spelling)",     \
+         "none",      VMAF_OPT_DISTORTED},                                                         \
+        CLI_OPTION_START("skip the first N frame pairs of both inputs (frame numbers start "       \
+                         "at 0 after them; motion starts at 0)"),                                  \
+    {                                                                                              \
+        "subsample", 0, "N",                                                                       \
+            "score every Nth frame pair read: frames 0, N, 2N, ..., as libvmaf's --subsample "     \
+            "(motion still compares consecutive frames)",                                          \
+            "1 (every frame)", VMAF_OPT_SUBSAMPLE                                                  \
+    }
+
+/* One of VMAF_PAIR_OPTIONS into *subsample, *ref or *dis. @return 1 when
+ * handled, 0 when id is not one of them, -1 after a usage error (printed) */
+int vmaf_pair_option(const char *cmd, int id, const char *v, int *subsample, const char **ref,
+                     const char **dis);
+
+/* The files of a single-pair command: REF and DIS as arguments, or as
+ * ref_flag and dis_flag (-r/-d, NULL when not given: not with arguments)
+ * (alt: what the usage error offers instead of them, "" for nothing), not
+ * both stdin, the model
  * (its --model value, NULL for none: a built-in one reads no file), and the
  * outputs (json, csv, plot; NULL when not given): not stdout twice, no two
  * the same file, none an input (cli_files), checked before anything is
  * opened for writing. in: the input options (a sequence's files).
  * @return CLI_EXIT_OK (*ref, *dis set) or CLI_EXIT_USAGE (printed) */
-int vmaf_pair_args(const char *cmd, const char *alt, char **rest, int nrest,
-                   const cli_input_opts *in, const char *model, const char *json, const char *csv,
-                   const char *plot, const char **ref, const char **dis);
+int vmaf_pair_args(const char *cmd, const char *alt, char **rest, int nrest, const char *ref_flag,
+                   const char *dis_flag, const cli_input_opts *in, const char *model,
+                   const char *json, const char *csv, const char *plot, const char **ref,
+                   const char **dis);
 
 /* The file a --model value reads (FILE or path=FILE), or NULL (version=NAME). */
 const char *vmaf_model_file(const char *spec_);

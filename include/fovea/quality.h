@@ -74,6 +74,13 @@ typedef struct fovea_vmaf_settings {
     int flags; /**< FOVEA_VMAF_* flags; default 0 */
     /** 1: keep every received frame's values for fovea_vmaf_write. Default 0. */
     int keep_frames;
+    /** Score every Nth pair only (libvmaf's n_subsample): frames 0, N, 2N, ...
+     *  of the stream are received, kept, pooled and written (with their own
+     *  frame numbers); the others still feed motion, whose features compare
+     *  each frame with the one submitted before it, so a kept frame's values
+     *  are those of a run without subsampling. 0 or 1 = every pair
+     *  (default 0). */
+    int subsample;
 } fovea_vmaf_settings;
 
 /** The metrics of one frame pair. value[i] is the metric named
@@ -161,7 +168,10 @@ FOVEA_API int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fov
 
 /** The scores of the oldest frame whose scores are ready, in frame order,
  *  waiting for the device when needed. The scores are pooled (and kept, with
- *  settings.keep_frames) as they are received.
+ *  settings.keep_frames) as they are received. With settings.subsample N > 1
+ *  the pairs between two scored frames leave the queue unreported (pinned
+ *  and device frames may be reused once fovea_vmaf_pending no longer counts
+ *  them), and FOVEA_AGAIN may come with fewer pairs pending.
  *  @param out receives the scores (may be NULL to only pool)
  *  @return FOVEA_OK; FOVEA_AGAIN when no frame is ready (none pending, or the
  *          only one waits for its successor or for fovea_vmaf_flush);
@@ -176,6 +186,8 @@ FOVEA_API int fovea_vmaf_flush(fovea_vmaf *v);
 
 /** Score one pair now: submit, flush and receive (the pair is a stream of
  *  its own: its motion is 0). Not while pairs are pending.
+ *  With settings.subsample N > 1, a pair whose frame number is not a
+ *  multiple of N is not scored: FOVEA_AGAIN.
  *  @param out receives the scores (may be NULL to only pool)
  *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (pairs pending), or the errors of
  *          fovea_vmaf_submit and fovea_vmaf_receive */
@@ -233,7 +245,8 @@ typedef struct fovea_vmaf_output {
 } fovea_vmaf_output;
 
 /** Write the kept frames (settings.keep_frames) and the pooled values in
- *  libvmaf's layout: JSON {"version", "fps", "frames": [{"frameNum",
+ *  libvmaf's layout (frame numbers i * settings.subsample, as libvmaf's
+ *  --subsample writes them): JSON {"version", "fps", "frames": [{"frameNum",
  *  "metrics"}], "pooled_metrics" (when a frame was received),
  *  "aggregate_metrics", then "fovea" with o's fields} and a newline; CSV a
  *  header and a row per frame. Numbers are %.17g (they read back as the same
@@ -248,7 +261,8 @@ FOVEA_API int fovea_vmaf_write(const fovea_vmaf *v, FILE *f, fovea_vmaf_format f
 FOVEA_API int64_t fovea_vmaf_kept_frames(const fovea_vmaf *v);
 
 /** @return the fovea_vmaf_metric_count values of kept frame i (valid until
- *  the next receive or reset), or NULL when i is out of range. */
+ *  the next receive or reset), or NULL when i is out of range. With
+ *  settings.subsample N > 1, kept frame i is frame i * N. */
 FOVEA_API const double *fovea_vmaf_kept_values(const fovea_vmaf *v, int64_t i);
 
 #ifdef __cplusplus

@@ -28,8 +28,15 @@ typedef enum fovea_stream_msg_type {
     FOVEA_STREAM_MSG_KEYFRAME = 2, /**< a whole frame */
     FOVEA_STREAM_MSG_DELTA = 3,    /**< the changed tiles of a frame */
     FOVEA_STREAM_MSG_END = 4,      /**< end of stream */
-    FOVEA_STREAM_MSG_RESYNC = 5    /**< receiver -> sender: send a keyframe */
+    FOVEA_STREAM_MSG_RESYNC = 5,   /**< receiver -> sender: send a keyframe */
+    FOVEA_STREAM_MSG_REFUSED = 6   /**< sender -> receiver: turned away, then closed */
 } fovea_stream_msg_type;
+
+/** Why a sender turned a receiver away (REFUSED). */
+typedef enum fovea_stream_refusal {
+    FOVEA_STREAM_REFUSED_FULL = 1,   /**< max_clients receivers are connected */
+    FOVEA_STREAM_REFUSED_CLOSING = 2 /**< the sender is finishing: it takes no one new */
+} fovea_stream_refusal;
 
 /* ------------------------------------------------------------------ encoder */
 
@@ -155,6 +162,9 @@ typedef struct fovea_stream_event {
     const fovea_frame *frame;
     fovea_stream_frame_info fi; /**< KEYFRAME, DELTA */
     int64_t end_frames;         /**< END: the frames the sender encoded */
+    /** REFUSED: why (a fovea_stream_refusal; other values may come from newer
+     *  senders) and the sender's max_clients */
+    int refused_reason, refused_max_clients;
 } fovea_stream_event;
 
 typedef struct fovea_stream_decoder fovea_stream_decoder;
@@ -209,7 +219,7 @@ FOVEA_API size_t fovea_stream_resync_message(int64_t shown, uint8_t *buf);
 typedef struct fovea_stream_server fovea_stream_server;
 
 typedef struct fovea_stream_server_settings {
-    int max_clients; /**< receivers at once (more are refused); default 16 */
+    int max_clients; /**< receivers at once (more get REFUSED and are closed); default 16 */
     /** Bytes queued for one receiver at most: past it, what it has not begun
      *  to receive is dropped and it gets the next keyframe. Default 64 MiB. */
     size_t max_queue;
@@ -298,7 +308,9 @@ FOVEA_API int fovea_stream_client_open(fovea_stream_client **c, fovea_context *c
                                        const char *addr, const fovea_stream_client_settings *s);
 
 /** Wait for and decode the next message: HELLO, a frame (KEYFRAME, DELTA) or
- *  END. After END the sender closes; later calls return FOVEA_EOF.
+ *  END; or REFUSED, before any HELLO, when the sender turned this receiver
+ *  away (full, or finishing). After END or REFUSED the sender closes; later
+ *  calls return FOVEA_EOF.
  *  @return FOVEA_OK, FOVEA_EOF, FOVEA_ERR_CORRUPT (damaged stream),
  *          FOVEA_ERR_IO (closed without END, timed out, socket error),
  *          FOVEA_ERR_UNSUPPORTED, FOVEA_ERR_NOMEM; detail in

@@ -213,6 +213,7 @@ void fovea_vmaf_default_settings(fovea_vmaf_settings *s)
     s->features = NULL;
     s->flags = 0;
     s->keep_frames = 0;
+    s->subsample = 0;
 }
 
 int fovea_vmaf_open(fovea_vmaf **out, fovea_context *ctx, const fovea_vmaf_settings *s)
@@ -232,6 +233,11 @@ int fovea_vmaf_open(fovea_vmaf **out, fovea_context *ctx, const fovea_vmaf_setti
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: unknown flags 0x%x", set.flags);
     if (set.model && !set.model->m)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: empty model");
+    if (set.subsample < 0)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: subsample %d is negative",
+                            set.subsample);
+    if (set.subsample == 0)
+        set.subsample = 1;
 
     fovea_vmaf *v = calloc(1, sizeof(*v));
     if (!v)

@@ -289,10 +289,11 @@ static int keep(fovea_vmaf *v, const double *value)
     return FOVEA_OK;
 }
 
-int fovea_vmaf_receive(fovea_vmaf *v, fovea_vmaf_scores *out)
+/* The oldest pending pair's values into sc, the pair off the queue.
+ * @return FOVEA_OK, FOVEA_AGAIN (it waits for its successor or the flush) or
+ *         an error */
+static int next_values(fovea_vmaf *v, fovea_vmaf_scores *sc)
 {
-    if (!v)
-        return FOVEA_ERR_INVALID_ARG;
     if (v->q_count == 0)
         return FOVEA_AGAIN;
     vmaf_entry *e = q_at(v, 0);
@@ -309,12 +310,29 @@ int fovea_vmaf_receive(fovea_vmaf *v, fovea_vmaf_scores *out)
     for (int k = 0; k < v->lookahead; k++)
         while (next[k] && !next[k]->have_raw)
             FOVEA_TRY(collect_one(v));
+    memset(sc, 0, sizeof(*sc));
+    sc->frame = e->frame;
+    sc->count = v->n_metrics;
+    derive(v, e, next, sc->value);
+    v->q_head = (v->q_head + 1) % v->q_cap;
+    v->q_count--;
+    return FOVEA_OK;
+}
 
+int fovea_vmaf_receive(fovea_vmaf *v, fovea_vmaf_scores *out)
+{
+    if (!v)
+        return FOVEA_ERR_INVALID_ARG;
     fovea_vmaf_scores sc;
-    memset(&sc, 0, sizeof(sc));
-    sc.frame = e->frame;
-    sc.count = v->n_metrics;
-    derive(v, e, next, sc.value);
+    /* with subsample, the pairs between scored frames are derived (motion's
+     * state goes through every frame) and dropped, as libvmaf skips them */
+    for (;;) {
+        const int st = next_values(v, &sc);
+        if (st != FOVEA_OK)
+            return st;
+        if (sc.frame % v->set.subsample == 0)
+            break;
+    }
     if (v->set.keep_frames)
         FOVEA_TRY(keep(v, sc.value));
 
@@ -328,8 +346,6 @@ int fovea_vmaf_receive(fovea_vmaf *v, fovea_vmaf_scores *out)
             v->max[i] = x;
     }
     v->frames++;
-    v->q_head = (v->q_head + 1) % v->q_cap;
-    v->q_count--;
     if (out)
         *out = sc;
     return FOVEA_OK;

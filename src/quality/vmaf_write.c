@@ -44,7 +44,7 @@ static cJSON *json_tree(const fovea_vmaf *v, const fovea_vmaf_output *o)
     for (int64_t i = 0; frames && i < v->n_kept; i++) {
         cJSON *fr = cJSON_CreateObject();
         cJSON_AddItemToArray(frames, fr);
-        cJSON_AddNumberToObject(fr, "frameNum", (double)i);
+        cJSON_AddNumberToObject(fr, "frameNum", (double)(i * v->set.subsample));
         cJSON *m = cJSON_AddObjectToObject(fr, "metrics");
         const double *row = v->kept + (size_t)i * (size_t)nm;
         for (int k = 0; m && k < nm; k++)
@@ -79,7 +79,7 @@ static int write_csv(const fovea_vmaf *v, FILE *f)
         fprintf(f, ",%s", v->names[k]);
     fputc('\n', f);
     for (int64_t i = 0; i < v->n_kept; i++) {
-        fprintf(f, "%lld", (long long)i);
+        fprintf(f, "%lld", (long long)(i * v->set.subsample));
         const double *row = v->kept + (size_t)i * (size_t)nm;
         for (int k = 0; k < nm; k++)
             fprintf(f, ",%.17g", row[k]);

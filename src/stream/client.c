@@ -220,7 +220,7 @@ int fovea_stream_client_next(fovea_stream_client *c, fovea_stream_event *ev)
         if (st == FOVEA_OK) {
             if (type == FOVEA_STREAM_MSG_KEYFRAME)
                 c->waiting_key = 0;
-            if (type == FOVEA_STREAM_MSG_END)
+            if (type == FOVEA_STREAM_MSG_END || type == FOVEA_STREAM_MSG_REFUSED)
                 c->ended = 1;
             return FOVEA_OK;
         }

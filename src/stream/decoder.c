@@ -166,6 +166,20 @@ static int on_end(fovea_stream_decoder *d, const uint8_t *p, size_t n, fovea_str
     return FOVEA_OK;
 }
 
+/* The sender turned the receiver away: its first and last message. */
+static int on_refused(fovea_stream_decoder *d, const uint8_t *p, size_t n, fovea_stream_event *ev)
+{
+    if (d->state != DEC_NEW)
+        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: a refusal after the stream header");
+    if (n != STREAM_REFUSED_SIZE)
+        return fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: refusal message of %zu bytes", n);
+    const uint32_t reason = get_u32(p), max_clients = get_u32(p + 4);
+    ev->refused_reason = reason > INT32_MAX ? INT32_MAX : (int)reason;
+    ev->refused_max_clients = max_clients > INT32_MAX ? INT32_MAX : (int)max_clients;
+    d->state = DEC_ENDED;
+    return FOVEA_OK;
+}
+
 /* ---------------------------------------------------------------- frames */
 
 /* Decompress exactly want bytes (a tile map) or fail. */
@@ -514,6 +528,7 @@ static int feed(fovea_stream_decoder *d, const uint8_t *msg, size_t size, fovea_
         st = on_frame(d, type == FOVEA_STREAM_MSG_KEYFRAME, p, n, ev);
         break;
     case FOVEA_STREAM_MSG_END: st = on_end(d, p, n, ev); break;
+    case FOVEA_STREAM_MSG_REFUSED: st = on_refused(d, p, n, ev); break;
     default:
         st = fv_ctx_error(d->ctx, FOVEA_ERR_CORRUPT, "stream: a resync request is for a sender");
         break;

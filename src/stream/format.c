@@ -50,7 +50,7 @@ int fovea_stream_parse_header(fovea_context *ctx, const uint8_t *hdr,
         return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
                             "stream: format version %u; this fovea reads version %d", hdr[4],
                             FOVEA_STREAM_VERSION);
-    if (hdr[5] < FOVEA_STREAM_MSG_HELLO || hdr[5] > FOVEA_STREAM_MSG_RESYNC)
+    if (hdr[5] < FOVEA_STREAM_MSG_HELLO || hdr[5] > FOVEA_STREAM_MSG_REFUSED)
         return fv_ctx_error(ctx, FOVEA_ERR_CORRUPT, "stream: unknown message type %u", hdr[5]);
     if (get_u16(hdr + 6) != 0)
         return fv_ctx_error(ctx, FOVEA_ERR_CORRUPT, "stream: reserved flags 0x%04x set",
@@ -74,6 +74,14 @@ size_t fovea_stream_resync_message(int64_t shown, uint8_t *buf)
     put_u64(buf + FOVEA_STREAM_HEADER_SIZE, shown < 0 ? STREAM_NO_BASE : (uint64_t)shown);
     stream_seal(buf, FOVEA_STREAM_MSG_RESYNC, STREAM_RESYNC_SIZE);
     return FOVEA_STREAM_HEADER_SIZE + STREAM_RESYNC_SIZE;
+}
+
+size_t stream_refused_message(uint32_t reason, uint32_t max_clients, uint8_t *buf)
+{
+    put_u32(buf + FOVEA_STREAM_HEADER_SIZE, reason);
+    put_u32(buf + FOVEA_STREAM_HEADER_SIZE + 4, max_clients);
+    stream_seal(buf, FOVEA_STREAM_MSG_REFUSED, STREAM_REFUSED_SIZE);
+    return FOVEA_STREAM_HEADER_SIZE + STREAM_REFUSED_SIZE;
 }
 
 void fovea_stream_limits_init(fovea_stream_limits *l)

@@ -86,6 +86,29 @@ void net_format(const struct sockaddr *sa, char *buf, size_t n)
     }
 }
 
+int net_lookup_error(char *err, size_t errsz, const char *addr, int gai)
+{
+    switch (gai) {
+    case EAI_AGAIN:
+        /* the resolver could not answer now: not the address's fault */
+        return fv_errbuf(err, errsz, FOVEA_ERR_IO,
+                         "%s: %s (a temporary failure of the name lookup: try again later)", addr,
+                         gai_strerror(gai));
+    case EAI_MEMORY:
+        return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "%s: %s", addr, gai_strerror(gai));
+#ifdef EAI_SYSTEM
+    case EAI_SYSTEM:
+        return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: the name lookup failed: %s", addr,
+                         strerror(errno));
+#endif
+    case EAI_FAIL:
+        return fv_errbuf(err, errsz, FOVEA_ERR_IO, "%s: the name lookup failed: %s", addr,
+                         gai_strerror(gai));
+    default: /* no such name or service: the address is wrong */
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "%s: %s", addr, gai_strerror(gai));
+    }
+}
+
 int net_listen(const char *addr, char *bound, size_t boundsz, char *err, size_t errsz)
 {
     char host[256], port[8];
@@ -99,7 +122,7 @@ int net_listen(const char *addr, char *bound, size_t boundsz, char *err, size_t 
     hints.ai_flags = AI_PASSIVE;
     const int gai = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
     if (gai != 0)
-        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "%s: %s", addr, gai_strerror(gai));
+        return net_lookup_error(err, errsz, addr, gai);
     int fd = -1, saved = 0;
     for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
         fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
@@ -160,7 +183,7 @@ int net_connect(const char *addr, int timeout_ms, int rcvbuf, char *err, size_t 
     hints.ai_socktype = SOCK_STREAM;
     const int gai = getaddrinfo(host, port, &hints, &res);
     if (gai != 0)
-        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "%s: %s", addr, gai_strerror(gai));
+        return net_lookup_error(err, errsz, addr, gai);
     int fd = -1, saved = 0;
     for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
         fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);

@@ -22,6 +22,13 @@ int net_listen(const char *addr, char *bound, size_t boundsz, char *err, size_t 
  * a negative status */
 int net_connect(const char *addr, int timeout_ms, int rcvbuf, char *err, size_t errsz);
 
+/* The status and message of a failed getaddrinfo (gai, its EAI_* value):
+ * FOVEA_ERR_INVALID_ARG for a name or service that does not exist (the
+ * address is wrong), FOVEA_ERR_IO for a resolver that could not answer
+ * (EAI_AGAIN: temporary, said so; EAI_FAIL, EAI_SYSTEM), FOVEA_ERR_NOMEM.
+ * @return the status */
+int net_lookup_error(char *err, size_t errsz, const char *addr, int gai);
+
 int net_nonblocking(int fd);
 void net_nodelay(int fd);
 

@@ -255,6 +255,13 @@ static void accept_peers(fovea_stream_server *s)
         if (s->npeers >= s->set.max_clients || s->finishing) {
             fv_log(s->ctx, FOVEA_LOG_INFO, "stream: receiver %s refused (%d receivers)", name,
                    s->npeers);
+            /* say why before closing, so that the receiver does not take it
+             * for a crash: 28 bytes fit any new socket's buffer (best effort) */
+            uint8_t msg[FOVEA_STREAM_HEADER_SIZE + STREAM_REFUSED_SIZE];
+            const size_t n = stream_refused_message(s->finishing ? FOVEA_STREAM_REFUSED_CLOSING
+                                                                 : FOVEA_STREAM_REFUSED_FULL,
+                                                    (uint32_t)s->set.max_clients, msg);
+            (void)send(fd, msg, n, MSG_NOSIGNAL | MSG_DONTWAIT);
             close(fd);
             s->st.refused++;
             continue;

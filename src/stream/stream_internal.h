@@ -17,6 +17,7 @@
 #define STREAM_FRAME_HEADER_SIZE 36
 #define STREAM_END_SIZE 8
 #define STREAM_RESYNC_SIZE 8
+#define STREAM_REFUSED_SIZE 8
 /* the largest message a sender accepts from a receiver (a RESYNC) */
 #define STREAM_MAX_REQUEST 64
 #define STREAM_NO_BASE UINT64_MAX
@@ -70,6 +71,11 @@ static inline uint64_t get_u64(const uint8_t *p)
 /* Fill the header of the message at msg (its payload of n bytes follows the
  * header): magic, version, type, length and checksum. */
 void stream_seal(uint8_t *msg, fovea_stream_msg_type type, size_t n);
+
+/* A REFUSED message (FOVEA_STREAM_HEADER_SIZE + STREAM_REFUSED_SIZE bytes
+ * into buf): why (fovea_stream_refusal) and the sender's max_clients.
+ * @return its size */
+size_t stream_refused_message(uint32_t reason, uint32_t max_clients, uint8_t *buf);
 
 /* The checksum of the message at msg (header bytes 0..11 and n payload bytes). */
 uint64_t stream_checksum(const uint8_t *msg, size_t n);

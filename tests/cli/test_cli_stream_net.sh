@@ -68,4 +68,24 @@ json_ok s.json "t = d['totals']
 assert t['resyncs'] >= 1 and t['disconnects'] == 0, t
 assert t['seconds'] > 1.6, t                             # nobody slowed down the sender"
 
+# ---- a receiver over --max-clients is told so (not a crash): exit 3, its
+# output not created
+$py gen 420 8 48 32 40 3 short.y4m 40:1   # 1 s at 40 fps
+start_sender s short.y4m --listen 127.0.0.1:0 --clients 1 --max-clients 1 --realtime \
+    --stats s.json -q
+# (to stdout: frames show in first.y4m as they arrive, so it is connected)
+timeout 60 "$FOVEA_CLI" receive "127.0.0.1:$port" -o - -q >first.y4m 2>first.err &
+first_pid=$!
+i=0
+while [ ! -s first.y4m ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+receive 3 full -o full.y4m -q
+grep -F -q "sender at 127.0.0.1:$port is full (--max-clients 1)" full.err ||
+    fail "turned-away receiver: $(cat full.err)"
+grep -q "closed\|broke" full.err && fail "turned-away receiver reads as a crash: $(cat full.err)"
+[ -e full.y4m ] && fail "turned-away receiver created its output"
+wait "$first_pid" || fail "the first receiver failed: $(cat first.err)"
+wait_sender 0
+json_ok s.json "t = d['totals']
+assert t['receivers_accepted'] == 1 and t['receivers_refused'] == 1, t"
+
 echo "test_cli_stream_net: ok"

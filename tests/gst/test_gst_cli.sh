@@ -43,6 +43,9 @@ gst gst-inspect-1.0 fovea || fail "gst-inspect-1.0 fovea"
 for e in foveastitch foveavmaf foveadiff foveatrack; do
     out_has "$e" "gst-inspect-1.0 fovea"
 done
+# the origin is the project's URL, not a bare name
+grep -q "Origin URL *https://github.com/fovea/fovea$" out ||
+    fail "gst-inspect-1.0 fovea: origin is not the project URL: $(grep Origin out)"
 gst gst-inspect-1.0 foveastitch || fail "gst-inspect-1.0 foveastitch"
 for p in rig map color backend missing max-repeat sink_%u; do
     out_has "$p" "gst-inspect-1.0 foveastitch"

@@ -266,6 +266,73 @@ static void test_defaults(void)
     printf("ok: defaults\n");
 }
 
+/* The name of a drawn color: black, white, or its one dominant channel. */
+static const char *color_name(const uint8_t *c)
+{
+    if (c[0] < 32 && c[1] < 32 && c[2] < 32)
+        return "black";
+    if (c[0] > 224 && c[1] > 224 && c[2] > 224)
+        return "white";
+    return c[0] >= c[1] && c[0] >= c[2] ? "red" : c[1] >= c[2] ? "green" : "blue";
+}
+
+/* The words of the mode property name the colors the library draws: the heat
+ * map's at no difference, half the top and the top, in that order (and no
+ * other); the noise map's for a changed and an unchanged pixel. */
+static void test_mode_descriptions(void)
+{
+    GEnumClass *ec = NULL;
+    GstElement *e = gst_element_factory_make("foveadiff", NULL);
+    GT_CHECK(e, "foveadiff: no element");
+    GParamSpec *ps = g_object_class_find_property(G_OBJECT_GET_CLASS(e), "mode");
+    GT_CHECK(ps && G_IS_PARAM_SPEC_ENUM(ps), "mode: no enum property");
+    ec = G_PARAM_SPEC_ENUM(ps)->enum_class;
+    const char *heat = g_enum_get_value_by_nick(ec, "heatmap")->value_name;
+    const char *noise = g_enum_get_value_by_nick(ec, "noise")->value_name;
+
+    /* one row of three pixels: differences 0, top / 2 and top (normalize 128) */
+    fovea_context *ctx = NULL;
+    GT_CHECK(fovea_open(&ctx, NULL) == FOVEA_OK, "context");
+    fovea_diff_settings s;
+    fovea_diff_default_settings(&s);
+    s.normalize_max = 128;
+    s.threshold = 10;
+    fovea_diff *d = NULL;
+    GT_CHECK(fovea_diff_open(&d, ctx, &s) == FOVEA_OK, "diff open");
+    fovea_frame a, b, out;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    memset(&out, 0, sizeof out);
+    GT_CHECK(fovea_frame_alloc(NULL, &a, 3, 1, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == FOVEA_OK &&
+                 fovea_frame_alloc(NULL, &b, 3, 1, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) == FOVEA_OK &&
+                 fovea_frame_alloc(NULL, &out, 3, 1, FOVEA_PIX_RGB24, FOVEA_MEM_HOST) == FOVEA_OK,
+             "frames");
+    const uint8_t pa[3] = {50, 50, 50}, pb[3] = {50, 50 + 64, 50 + 128};
+    memcpy(a.data[0], pa, 3);
+    memcpy(b.data[0], pb, 3);
+    GT_CHECK(fovea_diff_heatmap(d, &a, &b, &out) == FOVEA_OK, "heatmap: %s", fovea_last_error(ctx));
+    const char *want[3];
+    for (int x = 0; x < 3; x++)
+        want[x] = color_name(out.data[0] + 3 * x);
+    const char *p1 = strstr(heat, want[0]), *p2 = p1 ? strstr(p1 + 1, want[1]) : NULL;
+    const char *p3 = p2 ? strstr(p2 + 1, want[2]) : NULL;
+    GT_CHECK(p3, "heatmap description '%s' does not name %s, %s, %s in order", heat, want[0],
+             want[1], want[2]);
+    GT_CHECK(!strstr(heat, "black") && !strstr(heat, "white"),
+             "heatmap description '%s' names colors the map does not draw", heat);
+    GT_CHECK(fovea_diff_noise(d, &a, &b, &out) == FOVEA_OK, "noise: %s", fovea_last_error(ctx));
+    const char *changed = color_name(out.data[0] + 3 * 2), *same = color_name(out.data[0]);
+    GT_CHECK(strstr(noise, changed) && strstr(noise, same),
+             "noise description '%s': draws %s on %s", noise, changed, same);
+    fovea_frame_free(NULL, &a);
+    fovea_frame_free(NULL, &b);
+    fovea_frame_free(NULL, &out);
+    fovea_diff_close(&d);
+    fovea_close(&ctx);
+    gst_object_unref(e);
+    printf("ok: mode descriptions (heat map %s, %s, %s)\n", want[0], want[1], want[2]);
+}
+
 int main(int argc, char **argv)
 {
     gt_init(&argc, &argv);
@@ -288,6 +355,7 @@ int main(int argc, char **argv)
     test_flush();
     test_errors();
     test_defaults();
+    test_mode_descriptions();
     gst_deinit();
     return 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Stitching demo engine (see demo.h), on the public API only. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,13 @@ static int make_rig(demo_state *d, int div, char *err, size_t errsz)
 /* The ground truth and the camera images, and for the video path their I420
  * versions (the ground truth goes through the same two conversions, so that
  * the PSNR measures the stitch and not the chroma subsampling). */
+/* The step of the run that starts now, to o->progress: of n cameras' run. */
+static void step(const demo_options *o, int n, int k, const char *what)
+{
+    if (o->progress)
+        o->progress(o->progress_opaque, k, n + 5, what);
+}
+
 static int render_inputs(fovea_context *ctx, const demo_options *o, demo_state *d)
 {
     const int w = d->pano.width, h = d->pano.height;
@@ -122,6 +130,7 @@ static int render_inputs(fovea_context *ctx, const demo_options *o, demo_state *
     if ((st = fovea_frame_alloc(NULL, &d->gt, w, h, FOVEA_PIX_RGBA, FOVEA_MEM_HOST)) < 0 ||
         (st = fovea_frame_alloc(NULL, &d->pano_out, w, h, FOVEA_PIX_RGBA, FOVEA_MEM_HOST)) < 0)
         return st;
+    step(o, d->n, 2, "rendering the ground-truth panorama");
     if ((st = scene_render_panorama(ctx, &scene, d->rig, &d->gt)) < 0)
         return st;
     /* deliberately different camera responses: one warm and bright with a
@@ -135,6 +144,9 @@ static int render_inputs(fovea_context *ctx, const demo_options *o, demo_state *
         if ((st = fovea_frame_alloc(NULL, &d->cams[c], d->cam[c].width, d->cam[c].height,
                                     FOVEA_PIX_RGBA, FOVEA_MEM_HOST)) < 0)
             return st;
+        char what[64];
+        snprintf(what, sizeof what, "rendering camera %d of %d", c + 1, d->n);
+        step(o, d->n, 3 + c, what);
         if ((st = scene_render_camera(ctx, &scene, d->rig, c,
                                       o->identical_colors ? &ident : &responses[c & 1],
                                       &d->cams[c])) < 0)
@@ -233,11 +245,28 @@ static int write_png(const char *dir, const char *name, const fovea_frame *f, ch
     return st;
 }
 
-/* camera<c>.png, panorama.png, ground_truth.png and coverage.png in o->out_dir */
+/* The rig as `fovea rig check` and `fovea stitch --rig` read it. */
+static int write_rig(const char *dir, const fovea_rig *rig, char *err, size_t errsz)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/rig.json", dir);
+    char *json = fovea_rig_to_json(rig);
+    FILE *f = json ? fopen(path, "w") : NULL;
+    int bad = !f || fputs(json, f) == EOF || fputc('\n', f) == EOF;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    if (bad)
+        snprintf(err, errsz, "%s: %s", path, json ? strerror(errno) : "out of memory");
+    free(json);
+    return bad ? (json ? FOVEA_ERR_IO : FOVEA_ERR_NOMEM) : FOVEA_OK;
+}
+
+/* camera<c>.png, panorama.png, ground_truth.png, coverage.png and rig.json in
+ * o->out_dir */
 static int write_outputs(const demo_options *o, const demo_state *d, char *err, size_t errsz)
 {
     char name[64];
-    int st = FOVEA_OK;
+    int st = write_rig(o->out_dir, d->rig, err, errsz);
     for (int c = 0; c < d->n && st >= 0; c++) {
         snprintf(name, sizeof(name), "camera%d.png", c);
         st = write_png(o->out_dir, name, &d->cams[c], err, errsz);
@@ -361,6 +390,7 @@ int demo_run(fovea_context *ctx, const demo_options *o, demo_result *r, char *er
     d->ss.yuv_full_range = o->full_range;
 
     double t0 = now_s();
+    step(o, d->n, 1, "building the stitching map");
     fovea_stitch_map_stats ms;
     st = fovea_stitch_map_open_rig(&d->map, ctx, d->rig, NULL, &ms);
     if (st < 0) {
@@ -375,12 +405,17 @@ int demo_run(fovea_context *ctx, const demo_options *o, demo_result *r, char *er
     if ((st = render_inputs(ctx, o, d)) < 0)
         goto done;
     r->seconds_render = now_s() - t0;
+    step(o, d->n, 3 + d->n, "balancing and stitching");
     if ((st = stitch(ctx, o, d, r, err, errsz)) < 0 || (st = measure(o, d, r)) < 0)
         goto done;
+    step(o, d->n, 4 + d->n, o->out_dir ? "writing the images and rig.json" : "measuring");
     if (o->out_dir)
         st = write_outputs(o, d, err, errsz);
+    step(o, d->n, 5 + d->n, "rendering and differencing the heat map views");
     if (st >= 0)
         st = heatmap(ctx, o, d, r, err, errsz);
+    if (st >= 0)
+        step(o, d->n, 6 + d->n, NULL);
 done:
     demo_state_free(d);
     free(d);

@@ -20,6 +20,11 @@ typedef struct demo_options {
                                through the same conversions, mismatch on Y, U, V */
     fovea_colorspace colorspace; /* yuv: matrix of the conversions and the stitch (BT.601) */
     int full_range;              /* yuv: 1 = full-range YUV (default 0: limited) */
+    /* called as each of the run's steps starts (1..steps: the map, the ground
+     * truth, each camera, the stitch, the outputs, the heat map) with what it
+     * does, and once at the end with step steps + 1 and what NULL; NULL: none */
+    void (*progress)(void *opaque, int step, int steps, const char *what);
+    void *progress_opaque;
 } demo_options;
 
 typedef struct demo_result {
@@ -45,7 +50,9 @@ typedef struct demo_result {
 
 void demo_default_options(demo_options *o);
 
-/* Run the demo on ctx's backend. err gets a message on failure. */
+/* Run the demo on ctx's backend. err gets a message on failure. With
+ * out_dir, the PNGs and rig.json (the rig, accepted by `fovea rig check`,
+ * whose cameras are camera<c>.png's size) are written there. */
 int demo_run(fovea_context *ctx, const demo_options *o, demo_result *r, char *err, size_t errsz);
 
 #endif
