@@ -34,7 +34,9 @@ typedef enum feature_opt_type {
     FEATURE_OPT_DOUBLE = 0,
     FEATURE_OPT_INT,
     FEATURE_OPT_BOOL,
-    FEATURE_OPT_ENUM /* one of choices[]; the value is its index */
+    FEATURE_OPT_ENUM,   /* one of choices[]; the value is its index */
+    FEATURE_OPT_REFUSED /* an option of libvmaf fovea refuses (cambi's heatmaps_path);
+                           choices[0] says why */
 } feature_opt_type;
 
 /* One option of a feature (libvmaf's VmafOption). Tables list them in the
@@ -62,8 +64,13 @@ typedef struct feature_output {
     const char *model_name; /* the name a model uses, "VMAF_integer_feature_adm2_score"; NULL
                                when models cannot use it */
     int late;               /* written at the end of the stream by libvmaf: listed after every
-                               instance's other outputs (motion2, motion3) */
+                               instance's other outputs (motion2, motion3); may carry
+                               FEATURE_BARE */
 } feature_output;
+
+/* feature_output.late | FEATURE_BARE: libvmaf names the output without the
+ * option suffix (cambi_source) */
+#define FEATURE_BARE 2
 
 /* What the derivation knows of a frame. */
 typedef struct feature_frame {

@@ -85,6 +85,9 @@ int feature_set_opt(const feature_def *def, feature_opts *o, const char *name, c
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "%s: unknown option \"%.40s\"",
                          def->name, name);
     double x;
+    if (opt->type == FEATURE_OPT_REFUSED)
+        return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED, "%s: option %s is not supported: %s",
+                         def->name, name, opt->choices[0]);
     if (opt->type == FEATURE_OPT_ENUM) {
         int k = 0;
         while (opt->choices[k] && strcmp(opt->choices[k], text))

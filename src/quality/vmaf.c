@@ -123,7 +123,8 @@ static int add_metric(fovea_vmaf *v, int ex, int output, const char *suffix)
         return fv_ctx_error(v->ctx, FOVEA_ERR_UNSUPPORTED, "vmaf: more than %d metrics",
                             FOVEA_VMAF_MAX_METRICS);
     const char *base = ex < 0 ? "vmaf" : v->ex[ex].def->outputs[output].name;
-    snprintf(v->names[v->n_metrics], VMAF_NAME_LEN, "%s%s", base, suffix);
+    const int bare = ex >= 0 && (v->ex[ex].def->outputs[output].late & FEATURE_BARE);
+    snprintf(v->names[v->n_metrics], VMAF_NAME_LEN, "%s%s", base, bare ? "" : suffix);
     v->metric_ex[v->n_metrics] = ex;
     v->metric_out[v->n_metrics] = output;
     if (ex >= 0)
@@ -159,7 +160,7 @@ static int build_plan(fovea_vmaf *v)
             else
                 feature_suffix(d, &v->ex[e].opts, suffix, sizeof suffix);
             for (int k = 0; k < n; k++)
-                if (d->outputs[k].late == late)
+                if ((d->outputs[k].late & ~FEATURE_BARE) == late)
                     FOVEA_TRY(add_metric(v, e, k, suffix));
         }
     }
