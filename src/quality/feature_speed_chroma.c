@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
+/* The feature "speed_chroma": libvmaf's SpEED on the U and V planes (its
+ * `speed_chroma` extractor, float arithmetic in speed_ref.c and
+ * speed_linalg.c). C only; the raw values are the final doubles. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "quality/feature.h"
+#include "quality/speed.h"
+
+enum {
+    SC_OPT_KERNELSCALE,
+    SC_OPT_MAX_VAL,
+    SC_OPT_NN_FLOOR,
+    SC_OPT_PRESCALE,
+    SC_OPT_PRESCALE_METHOD,
+    SC_OPT_SIGMA_NN,
+    SC_OPT_WEIGHT_VAR_MODE,
+    SC_OPTIONS
+};
+
+/* a luma side below 20 has no 80-sample chroma side even at 4:4:4 and
+ * speed_prescale 4; the exact need is checked at init */
+#define SC_MIN_DIM 20
+/* libvmaf's SpEED needs one 5x5 block at 1/16 of the prescaled plane */
+#define SC_MIN_SCALED (SPEED_BLOCK << SPEED_SCALES)
+
+static const char *const sc_methods[] = {"nearest", "bilinear", "bicubic", "lanczos4", NULL};
+
+static const feature_option sc_options[SC_OPTIONS] = {
+    [SC_OPT_KERNELSCALE] = {"speed_kernelscale", "ks", FEATURE_OPT_DOUBLE, 1.0, 0.1, 4.0, 1, NULL},
+    [SC_OPT_MAX_VAL] = {"speed_max_val", "mxv", FEATURE_OPT_DOUBLE, 1000.0, 0.0, 1000.0, 1, NULL},
+    [SC_OPT_NN_FLOOR] = {"speed_nn_floor", "nnf", FEATURE_OPT_DOUBLE, 0.0, 0.0, 1.0, 1, NULL},
+    [SC_OPT_PRESCALE] = {"speed_prescale", "ps", FEATURE_OPT_DOUBLE, 1.0, 0.1, 4.0, 1, NULL},
+    [SC_OPT_PRESCALE_METHOD] = {"speed_prescale_method", "psm", FEATURE_OPT_ENUM, 0.0, 0.0, 3.0, 1,
+                                sc_methods},
+    [SC_OPT_SIGMA_NN] = {"speed_sigma_nn", "snn", FEATURE_OPT_DOUBLE, 0.29, 0.1, 2.0, 1, NULL},
+    [SC_OPT_WEIGHT_VAR_MODE] = {"speed_weight_var_mode", "wvm", FEATURE_OPT_INT, 0.0, 0.0, 6.0, 1,
+                                NULL},
+};
+
+static const feature_output sc_outputs[] = {
+    {"speed_chroma_u", "Speed_chroma_feature_speed_chroma_u_score", 0},
+    {"speed_chroma_v", "Speed_chroma_feature_speed_chroma_v_score", 0},
+    {"speed_chroma_uv", "Speed_chroma_feature_speed_chroma_uv_score", 0},
+};
+
+_Static_assert(3 * sizeof(double) <= FEATURE_RAW_BYTES, "three doubles fit a feature_raw");
+
+static int sc_check(const feature_opts *o, char *err, size_t errsz)
+{
+    /* libvmaf's init fails on these without saying so, and its extraction
+     * then reads unallocated buffers */
+    if (!speed_kernelscale_valid(o->v[SC_OPT_KERNELSCALE]))
+        return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
+                         "speed_chroma: speed_kernelscale %g is not one of libvmaf's kernel scales "
+                         "(1, 0.5, 1.5, 2, 2/3, 2.4, 360/97, 4/3, 3.5/3, 3.75/3, 4.25/3, 5/3, 3, "
+                         "1/2.25, 1.4746, 1.54, 1.6, 1.06667, 0.711111, 0.74074, 1.111111)",
+                         o->v[SC_OPT_KERNELSCALE]);
+    return FOVEA_OK;
+}
+
+static void sc_derive(const feature_opts *o, const feature_frame *f, const feature_raw *r,
+                      const feature_raw *const *next, double *state, double *out)
+{
+    (void)o;
+    (void)f;
+    (void)next;
+    (void)state;
+    memcpy(out, r->b, 3 * sizeof(double));
+}
+
+const feature_def feature_speed_chroma = {
+    "speed_chroma",
+    "speed_chroma",
+    FEATURE_CHROMA,
+    SC_MIN_DIM,
+    12, /* three float images of a chroma plane (4:4:4 at most one per pixel) */
+    SC_OPTIONS,
+    sc_options,
+    (int)(sizeof sc_outputs / sizeof sc_outputs[0]),
+    sc_outputs,
+    NULL,
+    sc_check,
+    sc_derive,
+    NULL,
+};
+
+/* ---------------------------------------------------------------- C extractor */
+
+typedef struct sc_cpu {
+    speed_state st;
+    int bpc;
+    double max_val;
+} sc_cpu;
+
+static void cpu_close(void **priv)
+{
+    sc_cpu *c = priv ? *priv : NULL;
+    if (!c)
+        return;
+    speed_state_free(&c->st);
+    free(c);
+    *priv = NULL;
+}
+
+static int cpu_init(void **priv, fovea_context *ctx, const feature_setup *s)
+{
+    *priv = NULL;
+    if (s->chroma == 400)
+        return fv_ctx_error(
+            ctx, FOVEA_ERR_UNSUPPORTED,
+            "speed_chroma: gray input has no chroma planes (libvmaf refuses 4:0:0)");
+    const feature_opts *o = &s->opts;
+    const speed_params p = {
+        o->v[SC_OPT_KERNELSCALE],
+        o->v[SC_OPT_PRESCALE],
+        o->v[SC_OPT_SIGMA_NN],
+        o->v[SC_OPT_NN_FLOOR],
+        (speed_method)(int)o->v[SC_OPT_PRESCALE_METHOD],
+        (int)o->v[SC_OPT_WEIGHT_VAR_MODE],
+    };
+    speed_dims d;
+    if (speed_dims_init(&d, s->chroma_width, s->chroma_height, &p) != 0)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "speed_chroma: the %dx%d chroma planes are too small: prescaled to "
+                            "%dx%d, below the %dx%d SpEED needs (libvmaf fails on them)",
+                            s->chroma_width, s->chroma_height, d.scaled_width, d.scaled_height,
+                            SC_MIN_SCALED, SC_MIN_SCALED);
+    /* libvmaf skips a prescale within 1e-3 of 1 but still sizes the planes
+     * by it, reading samples it never wrote */
+    if (fabs(p.prescale - 1.0) < 1.0e-3 &&
+        (d.scaled_width != d.width || d.scaled_height != d.height))
+        return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
+                            "speed_chroma: speed_prescale %g changes the %dx%d chroma planes' size "
+                            "but is within 1e-3 of 1 (libvmaf reads unset samples)",
+                            p.prescale, d.width, d.height);
+    sc_cpu *c = calloc(1, sizeof(*c));
+    if (!c || speed_state_init(&c->st, s->chroma_width, s->chroma_height, &p) != 0) {
+        free(c);
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "speed_chroma: out of memory");
+    }
+    c->bpc = s->bpc;
+    c->max_val = o->v[SC_OPT_MAX_VAL];
+    *priv = c;
+    return FOVEA_OK;
+}
+
+static int cpu_extract(void *priv, fovea_context *ctx, const feature_pair *p, feature_raw *raw)
+{
+    (void)ctx;
+    sc_cpu *c = priv;
+    float su, sv;
+    const int err_u = speed_plane_score(&c->st, p->ref_c[0], p->ref_c_stride[0], p->dis_c[0],
+                                        p->dis_c_stride[0], c->bpc, &su);
+    const int err_v = speed_plane_score(&c->st, p->ref_c[1], p->ref_c_stride[1], p->dis_c[1],
+                                        p->dis_c_stride[1], c->bpc, &sv);
+    /* one plane singular (flat): the pair's score is the other plane's */
+    float suv;
+    if (err_u && !err_v)
+        suv = sv;
+    else if (err_v && !err_u)
+        suv = su;
+    else
+        suv = (float)((double)(su + sv) / 2.0);
+    const float s3[3] = {su, sv, suv};
+    double out[3];
+    for (int k = 0; k < 3; k++)
+        out[k] = (double)s3[k] < c->max_val ? (double)s3[k] : c->max_val;
+    memset(raw, 0, sizeof(*raw));
+    memcpy(raw->b, out, sizeof(out));
+    return FOVEA_OK;
+}
+
+const feature_extractor feature_speed_chroma_cpu = {
+    &feature_speed_chroma, FOVEA_BACKEND_CPU, cpu_init, cpu_close, cpu_extract, 0, 0, NULL, NULL,
+};

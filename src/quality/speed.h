@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
+/* SpEED (libvmaf's speed.c, as its plain-C path computes it): one plane of
+ * ref and dis into a float image, an optional prescale, a Gaussian
+ * antialias filter and a decimation by 16, local mean subtraction, then per
+ * 5x5 block the entropies and variances of a Gaussian scale mixture model
+ * from the 25x25 covariance of the plane's 5x5 neighborhoods. Everything is
+ * float in libvmaf's order of operations (speed_ref.c, speed_linalg.c). */
+#ifndef FOVEA_QUALITY_SPEED_H
+#define FOVEA_QUALITY_SPEED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Blocks are SPEED_BLOCK x SPEED_BLOCK samples of the operating image. */
+#define SPEED_BLOCK 5
+#define SPEED_ELEMS (SPEED_BLOCK * SPEED_BLOCK)
+/* The operating image is the (prescaled) plane decimated by 2^SPEED_SCALES. */
+#define SPEED_SCALES 4
+
+/* libvmaf's prescale methods (speed_prescale_method), in its help's order. */
+typedef enum speed_method {
+    SPEED_NEAREST = 0,
+    SPEED_BILINEAR,
+    SPEED_BICUBIC,
+    SPEED_LANCZOS4,
+} speed_method;
+
+typedef struct speed_params {
+    double kernelscale, prescale, sigma_nn, nn_floor;
+    speed_method method;
+    int weight_var_mode; /* 0..6 */
+} speed_params;
+
+/* The sizes of one plane's computation. */
+typedef struct speed_dims {
+    int width, height;               /* the plane */
+    int scaled_width, scaled_height; /* after the prescale */
+    int alloc_width, alloc_height;   /* the larger of both */
+    int op_width, op_height;         /* the operating image (scaled >> 4) */
+    int blocks_h, blocks_v, blocks;  /* whole 5x5 blocks of the operating image */
+    int sub_width, sub_height;       /* the neighborhoods' span: truncated - 4 */
+} speed_dims;
+
+/* The sizes of a width x height plane under p; 0 when the operating image
+ * holds at least one block, -1 when the plane is too small. */
+int speed_dims_init(speed_dims *d, int width, int height, const speed_params *p);
+
+/* 1 when libvmaf accepts kernelscale (one of its 21 kernel scales). */
+int speed_kernelscale_valid(double kernelscale);
+
+/* One instance's buffers for planes of one size. */
+typedef struct speed_state {
+    speed_dims dims;
+    speed_params params;
+    size_t stride;           /* of the float images, in floats */
+    float *image, *work[2];  /* frame buffer and two scratch images */
+    float *filt_aa, *filt_4; /* antialias and operating-scale filters */
+    int width_aa, width_4;
+    int *col_lo, *col_hi; /* bilinear prescale columns */
+    float *col_frac;
+    float *cov, *eig, *rhs, *sol; /* 25x25, 25, 25 x blocks, 25 x blocks */
+    float *lin;                   /* linear algebra scratch */
+    float *ent[2], *var[2];       /* per block: ref (0) and dis (1) */
+} speed_state;
+
+int speed_state_init(speed_state *s, int width, int height, const speed_params *p);
+void speed_state_free(speed_state *s);
+
+/* The SpEED score of one plane pair (samples of bpc bits: 8-bit bytes or
+ * 16-bit containers), as float; returns nonzero when either covariance was
+ * singular (libvmaf's error flag, used to combine U and V). */
+int speed_plane_score(speed_state *s, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
+                      ptrdiff_t dis_stride, int bpc, float *score);
+
+/* libvmaf's eigenvalues of the symmetric n x n matrix a (Householder
+ * tridiagonalization, implicit QR steps), into eig; work holds
+ * n * n + 4 * n floats. */
+void speed_eigenvalues(const float *a, int n, float *eig, float *work);
+
+/* Solve a x = b for the n x n matrix a and n x cols b by libvmaf's
+ * Householder QR; work holds 5 * n * n + n * cols floats. 0, or -1 when R
+ * has a diagonal element below 1e-6. */
+int speed_solve(const float *a, int n, const float *b, int cols, float *x, float *work);
+
+#endif
