@@ -135,8 +135,11 @@ static void test_lookups(void)
           out == 1);
     CHECK(feature_find_model_name("VMAF_integer_feature_vif_scale3_score", &out) == vif &&
           out == 3);
-    /* what models could not use before stays refused */
-    CHECK(feature_find_model_name("VMAF_integer_feature_motion3_score", &out) == NULL);
+    /* libvmaf's v1 models use adm3 and motion3 */
+    CHECK(feature_find_model_name("VMAF_integer_feature_adm3_score", &out) == adm && out == 2);
+    CHECK(feature_find_model_name("VMAF_integer_feature_motion3_score", &out) == motion &&
+          out == 2);
+    CHECK(feature_find_model_name("VMAF_integer_feature_aim_score", &out) == NULL);
     CHECK(feature_find_model_name("integer_adm2", &out) == NULL);
 }
 
@@ -180,6 +183,37 @@ static void test_options(void)
     feature_suffix(adm, &o, suffix, sizeof suffix);
     CHECK(!strcmp(suffix, "_egl_1.2_rdh_2160"));
 
+    /* the v1 models' ADM (libvmaf: integer_adm3_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02);
+     * adm_skip_aim and debug are no feature parameters */
+    feature_default_opts(adm, &o);
+    static const char *const v1[][2] = {
+        {"adm_csf_mode", "2"},          {"adm_dlm_weight", "0.7"},
+        {"adm_enhn_gain_limit", "1.0"}, {"adm_noise_weight", "0.02"},
+        {"adm_norm_view_dist", "3.0"},  {"adm_min_val", "0.5"},
+        {"adm_skip_aim", "true"},       {"debug", "true"},
+    };
+    for (size_t i = 0; i < sizeof v1 / sizeof v1[0]; i++)
+        CHECK_EQ_INT(feature_set_opt(adm, &o, v1[i][0], v1[i][1], err, sizeof err), FOVEA_OK);
+    feature_suffix(adm, &o, suffix, sizeof suffix);
+    CHECK(!strcmp(suffix, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02"));
+    CHECK_EQ_INT(adm->count(&o), 18);
+    CHECK_EQ_INT(adm->check(&o, err, sizeof err), FOVEA_OK);
+    CHECK_EQ_INT(feature_set_opt(adm, &o, "adm_csf_scale", "2", err, sizeof err), FOVEA_OK);
+    CHECK_EQ_INT(feature_set_opt(adm, &o, "adm_csf_diag_scale", "0.5", err, sizeof err), FOVEA_OK);
+    CHECK_EQ_INT(feature_set_opt(adm, &o, "adm_skip_scale0", "true", err, sizeof err), FOVEA_OK);
+    feature_suffix(adm, &o, suffix, sizeof suffix);
+    CHECK(!strcmp(suffix, "_scfd_0.5_csf_2_scf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02_ssz"));
+    CHECK_EQ_INT(feature_set_opt(adm, &o, "adm_csf_mode", "4", err, sizeof err),
+                 FOVEA_ERR_INVALID_ARG);
+    /* the blend modes have weights for a few viewing conditions only */
+    CHECK_EQ_INT(feature_set_opt(adm, &o, "adm_norm_view_dist", "4", err, sizeof err), FOVEA_OK);
+    CHECK_EQ_INT(adm->check(&o, err, sizeof err), FOVEA_ERR_UNSUPPORTED);
+    CHECK(strstr(err, "adm_csf_mode 2") != NULL);
+    CHECK_EQ_INT(feature_set_opt(adm, &o, "adm_csf_mode", "0", err, sizeof err), FOVEA_OK);
+    CHECK_EQ_INT(adm->check(&o, err, sizeof err), FOVEA_OK);
+    CHECK_EQ_INT(feature_set_opt(adm, &o, "adm_norm_view_dist", "2.9", err, sizeof err), FOVEA_OK);
+    CHECK_EQ_INT(adm->check(&o, err, sizeof err), FOVEA_ERR_UNSUPPORTED);
+
     feature_default_opts(motion, &o);
     static const char *const set[][2] = {
         {"motion_moving_average", "true"}, {"motion_max_val", "20"},
@@ -190,6 +224,24 @@ static void test_options(void)
         CHECK_EQ_INT(feature_set_opt(motion, &o, set[i][0], set[i][1], err, sizeof err), FOVEA_OK);
     feature_suffix(motion, &o, suffix, sizeof suffix);
     CHECK(!strcmp(suffix, "_mbf_0.5_mbo_20_force_0_mfw_2_mmxv_20_mma"));
+
+    /* the HFR v1 models' motion: history and lookahead 2 */
+    feature_default_opts(motion, &o);
+    int hist = -1, look = -1;
+    feature_window(motion, &o, &hist, &look);
+    CHECK(hist == 1 && look == 1);
+    CHECK_EQ_INT(motion->count(&o), 3);
+    CHECK_EQ_INT(feature_set_opt(motion, &o, "motion_five_frame_window", "true", err, sizeof err),
+                 FOVEA_OK);
+    CHECK_EQ_INT(feature_set_opt(motion, &o, "motion_max_val", "18", err, sizeof err), FOVEA_OK);
+    CHECK_EQ_INT(feature_set_opt(motion, &o, "motion_moving_average", "true", err, sizeof err),
+                 FOVEA_OK);
+    CHECK_EQ_INT(feature_set_opt(motion, &o, "debug", "true", err, sizeof err), FOVEA_OK);
+    feature_suffix(motion, &o, suffix, sizeof suffix);
+    CHECK(!strcmp(suffix, "_mffw_mmxv_18_mma"));
+    feature_window(motion, &o, &hist, &look);
+    CHECK(hist == 2 && look == 2);
+    CHECK_EQ_INT(motion->count(&o), 4);
 }
 
 /* Enum options (names in, index stored, the name in the suffix) and the

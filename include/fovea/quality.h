@@ -68,8 +68,11 @@ typedef struct fovea_vmaf_settings {
      *  as name=value after colons, e.g. "vif",
      *  "vif:vif_enhn_gain_limit=1.5:debug=true", "adm,motion". Features:
      *  vif (integer_vif_scale0..3; debug=true adds integer_vif,
-     *  integer_vif_num, integer_vif_den and the num/den of each scale), adm,
-     *  motion; their options are libvmaf's. Copied at open. */
+     *  integer_vif_num, integer_vif_den and the num/den of each scale), adm
+     *  (e.g. "adm:adm_csf_mode=2:adm_dlm_weight=0.7", as libvmaf's v1 models;
+     *  debug=true adds libvmaf's debug outputs), motion (e.g.
+     *  "motion:motion_five_frame_window=true"); their options are libvmaf's.
+     *  Copied at open. */
     const char *features;
     int flags; /**< FOVEA_VMAF_* flags; default 0 */
     /** 1: keep every received frame's values for fovea_vmaf_write. Default 0. */

@@ -18,22 +18,64 @@
  * its cube shifts become negative, so its values are not defined. */
 #define ADM_MIN_DIM 33
 
+/* adm_csf_mode: the contrast sensitivity function that weights the bands. */
+enum {
+    ADM_CSF_WATSON97 = 0, /* Watson et al. 1997's DWT thresholds (default) */
+    ADM_CSF_BARTEN,       /* Barten's CSF as in HDR-VDP-2, at 100 cd/m2, times adm_csf_scale
+                             (h, v) and adm_csf_diag_scale (d) */
+    ADM_CSF_BLEND,        /* libvmaf's tabulated Barten/Watson blend (the v1 models) */
+    ADM_CSF_BLEND_MAE,    /* the same, its later tables */
+    ADM_CSF_MODES
+};
+
 typedef struct adm_params {
     int width, height;
     int bpc;                /* 8, 10, 12 or 16 */
     double enhn_gain_limit; /* adm_enhn_gain_limit, 1..100 (default 100) */
     double norm_view_dist;  /* adm_norm_view_dist, 0.75..24 (default 3.0) */
     int ref_display_height; /* adm_ref_display_height, 1..4320 (default 1080) */
+    int csf_mode;           /* adm_csf_mode, ADM_CSF_* (default Watson97) */
+    double csf_scale;       /* adm_csf_scale, 0..50 (default 1; Barten only) */
+    double csf_diag_scale;  /* adm_csf_diag_scale, 0..50 (default 1; Barten only) */
+    double noise_weight;    /* adm_noise_weight, 0..1500 (default ADM_NOISE_WEIGHT): the
+                               noise floor of the DLM numerator and the denominator */
+    /* what only the derivation of the doubles uses */
+    double dlm_weight; /* adm_dlm_weight, 0..1 (default 0.5): integer_adm3's mix */
+    double min_val;    /* adm_min_val, 0..1 (default 0): integer_adm3's floor */
+    int skip_aim;      /* adm_skip_aim: AIM numerators 0 */
+    int skip_scale0;   /* adm_skip_scale0: level 0 scores nothing (numerator 0,
+                          denominator 1e-10f) */
 } adm_params;
+
+/* 1 when the blend modes (ADM_CSF_BLEND, ADM_CSF_BLEND_MAE) have weights for a
+ * viewing distance and display height (libvmaf tabulates 480, 720, 1080 and
+ * 2160 lines at 3 and 5 H, and 2160 lines at 1.5 H). */
+int adm_csf_blend_supported(double norm_view_dist, int ref_display_height);
 
 /* libvmaf's defaults for a width x height, bpc-bit stream. */
 void adm_default_params(adm_params *p, int width, int height, int bpc);
 
 /* The feature "adm" (feature_adm.c): its options, in table order, and the
  * parameters of an extractor's setup. */
-enum { ADM_OPT_GAIN_LIMIT = 0, ADM_OPT_VIEW_DIST, ADM_OPT_DISPLAY_HEIGHT, ADM_OPTIONS };
+enum {
+    ADM_OPT_CSF_DIAG_SCALE = 0,
+    ADM_OPT_CSF_MODE,
+    ADM_OPT_CSF_SCALE,
+    ADM_OPT_DLM_WEIGHT,
+    ADM_OPT_GAIN_LIMIT,
+    ADM_OPT_MIN_VAL,
+    ADM_OPT_NOISE_WEIGHT,
+    ADM_OPT_VIEW_DIST,
+    ADM_OPT_DISPLAY_HEIGHT,
+    ADM_OPT_SKIP_AIM,
+    ADM_OPT_SKIP_SCALE0,
+    ADM_OPT_DEBUG,
+    ADM_OPTIONS
+};
 extern const feature_def feature_adm;
 void adm_params_from_opts(adm_params *p, const feature_setup *s);
+/* The options of o into p (sizes and depth untouched). */
+void adm_params_set_opts(adm_params *p, const feature_opts *o);
 
 /* What a backend computes per frame pair: libvmaf's float per-scale sums (its
  * debug outputs integer_adm_num_scaleN / integer_adm_den_scaleN, and the AIM
@@ -86,8 +128,9 @@ void adm_level_setup(const adm_params *p, int scale, adm_level *L);
 float adm_cos_1deg_sq(void);
 
 /* The float denominator of a level from its sums (h, v, d; unsigned 64-bit
- * values in int64 storage), and a numerator from its sums with noise weight
- * nw (ADM_NOISE_WEIGHT for DLM, 0 for AIM): adm_raw's den / num / aim_num. */
+ * values in int64 storage; noise weight p->noise_weight), and a numerator
+ * from its sums with noise weight nw (p->noise_weight for DLM, 0 for AIM):
+ * adm_raw's den / num / aim_num. */
 float adm_den_float(const adm_params *p, int scale, const int64_t sums[3]);
 float adm_num_float(const adm_params *p, int scale, const int64_t sums[3], double nw);
 
@@ -110,8 +153,13 @@ int adm_open(adm_state **st, const adm_params *p);
 void adm_close(adm_state **st);
 
 /* The doubles of a width x height frame's result from its raw sums (out's
- * float fields are set to raw's), in libvmaf's order of operations. */
+ * float fields are set to raw's), in libvmaf's order of operations, with
+ * libvmaf's default options. */
 void adm_derive(const adm_raw *raw, int width, int height, adm_result *out);
+
+/* The same with the options of p (dlm_weight, min_val, skip_aim and
+ * skip_scale0 act here: raw's skipped values are ignored). */
+void adm_derive_params(const adm_params *p, const adm_raw *raw, adm_result *out);
 
 /* Score one pair of luma planes of the opened size and depth: 8-bit samples,
  * or 16-bit little-endian containers above 8 bits; strides in bytes. */

@@ -29,6 +29,12 @@ void adm_default_params(adm_params *p, int width, int height, int bpc)
     p->enhn_gain_limit = 100.0;
     p->norm_view_dist = 3.0;
     p->ref_display_height = 1080;
+    p->csf_mode = ADM_CSF_WATSON97;
+    p->csf_scale = 1.0;
+    p->csf_diag_scale = 1.0;
+    p->noise_weight = ADM_NOISE_WEIGHT;
+    p->dlm_weight = ADM_DLM_WEIGHT;
+    p->min_val = 0.0;
 }
 
 /* ---------------------------------------------------------------- CSF factors */
@@ -51,27 +57,157 @@ static float quant_step(int lambda, int theta, double nvd, int rdh)
     return (float)(2.0 * watson_a * pow(10.0, watson_k * temp * temp) / watson_amp[lambda][theta]);
 }
 
+/* Barten's CSF in the simplified form of HDR-VDP-2 (Mantiuk et al. 2011):
+ * its parameters at six luminances (cd/m2), interpolated in log luminance;
+ * the luminance-dependent sensitivity (barten_sa) and the optical MTF. The
+ * numbers are libvmaf's (floats); so are the float and double steps. */
+/* double literals rounded to float, as libvmaf's */
+static const float barten_lum[6] = {0.002, 0.02, 0.2, 2.0, 20.0, 150.0};
+static const float barten_par[6][4] = {
+    {0.991265, 3.74038, 0.50722, 4.46044},  {0.800889, 3.54104, 0.682505, 4.94958},
+    {0.476505, 4.37453, 0.750315, 5.28678}, {0.405782, 4.40602, 0.935314, 5.61425},
+    {0.334278, 3.79542, 1.07327, 6.4635},   {0.394533, 2.7755, 1.16577, 7.45665}};
+static const float barten_sa[4] = {30.162, 4.0627, 1.6596, 0.2712};
+static const float barten_mtf_a[4] = {0.424838596301290, 0.572435103936480, 0.000167576239164937,
+                                      0.00255872352306433};
+static const float barten_mtf_b[4] = {0.028, 0.37, 37.0, 360.0};
+#define BARTEN_LUMINANCE 100.0 /* libvmaf's adm CSF luminance, cd/m2 */
+
+static float barten_lerp(float x0, float y0, float x1, float y1, float x)
+{
+    return y0 + ((y1 - y0) / (x1 - x0)) * (x - x0);
+}
+
+static float barten_mtf(float sf)
+{
+    float m = 0.0f;
+    for (int i = 0; i < 4; i++)
+        m = (float)(m + barten_mtf_a[i] * exp(-barten_mtf_b[i] * sf));
+    return m;
+}
+
+static float barten_sens(float lum)
+{
+    return (float)(barten_sa[0] * pow(pow(barten_sa[1] / lum, barten_sa[2]) + 1, -barten_sa[3]));
+}
+
+static float barten_csf(int lambda, double nvd, int rdh, double scale)
+{
+    const float r = (float)(nvd * rdh * ADM_PI / 180.0);
+    const float sf = (float)(r / pow(2, lambda + 1)); /* the level's nominal frequency */
+    double lum = BARTEN_LUMINANCE;
+    lum = lum > barten_lum[5] ? barten_lum[5] : (lum < barten_lum[0] ? barten_lum[0] : lum);
+    int k = 0;
+    for (int i = 0; i < 5; i++)
+        if (lum >= barten_lum[i] && lum <= barten_lum[i + 1]) {
+            k = i;
+            break;
+        }
+    const float x0 = (float)log10(barten_lum[k]), x1 = (float)log10(barten_lum[k + 1]);
+    const float x = (float)log10(lum);
+    float q[4];
+    for (int j = 0; j < 4; j++)
+        q[j] = barten_lerp(x0, barten_par[k][j], x1, barten_par[k + 1][j], x);
+    const float a = (float)(1.0f + pow(q[0] * sf, q[1]));
+    const float b = (float)(1.0f / pow(1 - exp(-pow(sf / 7, 2)), q[2]));
+    const float csf = (float)(q[3] / pow(a * b, 0.5));
+    return (float)(csf * barten_mtf(sf) * barten_sens((float)BARTEN_LUMINANCE) * scale);
+}
+
+/* libvmaf's blended CSF weights: [table][h/v, d][level], the tables for the
+ * viewing conditions of blend_index. */
+static const float blend_csf[2][8][2][4] = {
+    {/* ADM_CSF_BLEND */
+     {{0.01183, 0.025026, 0.04295, 0.058621}, {0.004302, 0.011778, 0.023918, 0.035901}},
+     {{0.004212, 0.014809, 0.029642, 0.047464}, {0.000984, 0.005852, 0.0146, 0.027574}},
+     {{0.00226, 0.01183, 0.025026, 0.04295}, {0.000479, 0.004302, 0.011778, 0.023918}},
+     {{0.000092, 0.004212, 0.014809, 0.029642}, {0.000050, 0.000984, 0.005852, 0.0146}},
+     {{0.018715, 0.035637, 0.052798, 0.061509}, {0.007999, 0.018396, 0.031851, 0.037718}},
+     {{0.010144, 0.022561, 0.040309, 0.05672}, {0.003463, 0.010282, 0.021839, 0.034641}},
+     {{0.027961, 0.045875, 0.060275, 0.056234}, {0.013572, 0.026277, 0.036959, 0.034511}},
+     {{0.016781, 0.032822, 0.05032, 0.061594}, {0.00691, 0.016545, 0.029917, 0.037777}}},
+    {/* ADM_CSF_BLEND_MAE */
+     {{0.011249, 0.022606, 0.035930, 0.045673}, {0.004097, 0.010921, 0.021430, 0.031313}},
+     {{0.004052, 0.013939, 0.026298, 0.038833}, {0.000927, 0.005544, 0.013415, 0.024515}},
+     {{0.002166, 0.011249, 0.022606, 0.035930}, {0.000447, 0.004097, 0.010921, 0.021430}},
+     {{0.000077, 0.004052, 0.013939, 0.026298}, {0.000045, 0.000927, 0.005544, 0.013415}},
+     {{0.017329, 0.030870, 0.042134, 0.047410}, {0.007509, 0.016707, 0.028072, 0.032722}},
+     {{0.009689, 0.020577, 0.034162, 0.044523}, {0.003302, 0.009579, 0.019661, 0.030318}},
+     {{0.024969, 0.037825, 0.046676, 0.043974}, {0.012511, 0.023424, 0.032139, 0.030166}},
+     {{0.015665, 0.028766, 0.040612, 0.047483}, {0.006514, 0.015107, 0.026476, 0.032776}}}};
+
+/* The table of a viewing condition: 1080 lines at 3 H (0) and 5 H (1), 2160
+ * at 3 H (2) and 5 H (3), 720 (4, 5), 480 (6, 7); 2160 lines at 1.5 H has the
+ * pixels per degree of 1080 at 3 H (0). -1: none (compared exactly, as
+ * libvmaf does). */
+static int blend_index(double nvd, int rdh)
+{
+    static const int lines[4] = {1080, 2160, 720, 480};
+    for (int i = 0; i < 4; i++)
+        if (rdh == lines[i] && (nvd == 3.0 || nvd == 5.0))
+            return 2 * i + (nvd == 5.0);
+    return rdh == 2160 && nvd == 1.5 ? 0 : -1;
+}
+
+int adm_csf_blend_supported(double norm_view_dist, int ref_display_height)
+{
+    return blend_index(norm_view_dist, ref_display_height) >= 0;
+}
+
 /* The CSF weight of the h/v bands (rf[0], rf[1]) and the d band (rf[2]). */
 static void csf_factors(const adm_params *p, int scale, float rf[3])
 {
-    rf[0] = rf[1] = 1.0f / quant_step(scale, 1, p->norm_view_dist, p->ref_display_height);
-    rf[2] = 1.0f / quant_step(scale, 2, p->norm_view_dist, p->ref_display_height);
+    const double nvd = p->norm_view_dist;
+    const int rdh = p->ref_display_height;
+    if (p->csf_mode == ADM_CSF_BARTEN) {
+        rf[0] = rf[1] = barten_csf(scale, nvd, rdh, p->csf_scale);
+        rf[2] = barten_csf(scale, nvd, rdh, p->csf_diag_scale);
+    } else if (p->csf_mode == ADM_CSF_BLEND || p->csf_mode == ADM_CSF_BLEND_MAE) {
+        /* adm_open refuses conditions without a table (libvmaf's weight would
+         * be -EINVAL as a float, and its scores NaN) */
+        const int k = blend_index(nvd, rdh);
+        const int t = p->csf_mode == ADM_CSF_BLEND_MAE;
+        rf[0] = rf[1] = blend_csf[t][k < 0 ? 0 : k][0][scale];
+        rf[2] = blend_csf[t][k < 0 ? 0 : k][1][scale];
+    } else {
+        rf[0] = rf[1] = 1.0f / quant_step(scale, 1, nvd, rdh);
+        rf[2] = 1.0f / quant_step(scale, 2, nvd, rdh);
+    }
+}
+
+/* libvmaf converts the weights to uint16 and uint32 with C casts; out of
+ * range (Barten's weights can be), those are what x86-64 does: a truncation
+ * to int32 (uint16) or int64 (uint32) whose low bits are kept, the
+ * "indefinite" value (the sign bit alone) when even that is out of range. */
+static uint16_t weight_u16(double v)
+{
+    if (!(v > -2147483649.0 && v < 2147483648.0))
+        return 0;
+    return (uint16_t)(uint32_t)(int32_t)v;
+}
+
+static uint32_t weight_u32(double v)
+{
+    if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0))
+        return 0;
+    return (uint32_t)(uint64_t)(int64_t)v;
 }
 
 /* Level 0 uses the weights in Q21 (h, v) and Q23 (d) as uint16; libvmaf
- * hard-codes the default viewing condition's values. */
+ * hard-codes the default viewing condition's values of Watson's model. */
 static void csf_factors_q0(const adm_params *p, uint32_t q[3])
 {
-    if (fabs(p->norm_view_dist * p->ref_display_height - 3.0 * 1080) < 1.0e-8) {
+    if (fabs(p->norm_view_dist * p->ref_display_height - 3.0 * 1080) < 1.0e-8 &&
+        p->csf_mode == ADM_CSF_WATSON97) {
         q[0] = q[1] = 36453;
         q[2] = 49417;
         return;
     }
     float rf[3];
     csf_factors(p, 0, rf);
-    q[0] = (uint16_t)(rf[0] * pow(2, 21));
-    q[1] = (uint16_t)(rf[1] * pow(2, 21));
-    q[2] = (uint16_t)(rf[2] * pow(2, 23));
+    q[0] = weight_u16(rf[0] * pow(2, 21));
+    q[1] = weight_u16(rf[1] * pow(2, 21));
+    q[2] = weight_u16(rf[2] * pow(2, 23));
 }
 
 /* Levels 1..3 use them in Q32 (uint32). */
@@ -80,7 +216,7 @@ static void csf_factors_q32(const adm_params *p, int scale, uint32_t q[3])
     float rf[3];
     csf_factors(p, scale, rf);
     for (int t = 0; t < 3; t++)
-        q[t] = (uint32_t)(rf[t] * pow(2, 32));
+        q[t] = weight_u32(rf[t] * pow(2, 32));
 }
 
 /* ---------------------------------------------------------------- regions */
@@ -162,7 +298,7 @@ static float den_level(const adm_params *p, int scale, int w, int h, const int64
         shift_csf = pow(2, (uint32_t)(to_float[scale - 1] - sh_acc - sh_cub));
     }
     const float noise =
-        powf((float)((bottom - top) * (right - left) * ADM_NOISE_WEIGHT), 1.0f / 3.0f);
+        powf((float)((bottom - top) * (right - left) * p->noise_weight), 1.0f / 3.0f);
     float d[3];
     for (int b = 0; b < 3; b++) {
         double c = (double)(accum[b] / shift_csf) * pow(rf[b], 3);
@@ -214,24 +350,34 @@ static float num_level(int scale, int w, int h, const int64_t accum[3], double n
     return n[0] + n[1] + n[2];
 }
 
-void adm_derive(const adm_raw *raw, int width, int height, adm_result *out)
+void adm_derive_params(const adm_params *p, const adm_raw *raw, adm_result *out)
 {
     memset(out, 0, sizeof(*out));
     double num = 0, den = 0, aim = 0;
     for (int scale = 0; scale < ADM_SCALES; scale++) {
-        out->num[scale] = raw->num[scale];
-        out->den[scale] = raw->den[scale];
-        out->aim_num[scale] = raw->aim_num[scale];
-        num += raw->num[scale];
-        den += raw->den[scale];
-        aim += raw->aim_num[scale];
+        float n = raw->num[scale], d = raw->den[scale], a = raw->aim_num[scale];
+        if (p->skip_aim)
+            a = 0.0f;
+        if (scale == 0 && p->skip_scale0) {
+            /* libvmaf's level 0 then keeps only the approximation band; its
+             * denominator is set to 1e-10 (a float) against a division by 0 */
+            n = 0.0f;
+            d = 1e-10f;
+            a = 0.0f;
+        }
+        out->num[scale] = n;
+        out->den[scale] = d;
+        out->aim_num[scale] = a;
+        num += n;
+        den += d;
+        aim += a;
     }
-    const double limit = 1e-10 * (width * height) / (1920.0 * 1080.0);
+    const double limit = 1e-10 * (p->width * p->height) / (1920.0 * 1080.0);
     num = num < limit ? 0 : num;
     den = den < limit ? 0 : den;
     if (den == 0.0) {
-        /* unreachable (every level's denominator holds a positive noise floor);
-         * libvmaf leaves integer_aim undefined here, fovea reports 0 */
+        /* only with adm_noise_weight 0 on a flat reference; libvmaf leaves
+         * integer_aim undefined here, fovea reports 0 */
         out->adm2 = 1.0;
         out->aim = 0.0;
     } else {
@@ -240,10 +386,17 @@ void adm_derive(const adm_raw *raw, int width, int height, adm_result *out)
     }
     out->num_sum = num;
     out->den_sum = den;
-    double adm3 = out->adm2 * ADM_DLM_WEIGHT + (1 - out->aim) * (1 - ADM_DLM_WEIGHT);
-    out->adm3 = adm3 > 0.0 ? adm3 : 0.0; /* adm_min_val 0 */
+    const double adm3 = out->adm2 * p->dlm_weight + (1 - out->aim) * (1 - p->dlm_weight);
+    out->adm3 = adm3 > p->min_val ? adm3 : p->min_val;
     for (int s = 0; s < ADM_SCALES; s++)
-        out->scale[s] = (double)raw->num[s] / (double)raw->den[s];
+        out->scale[s] = (double)out->num[s] / (double)out->den[s];
+}
+
+void adm_derive(const adm_raw *raw, int width, int height, adm_result *out)
+{
+    adm_params p;
+    adm_default_params(&p, width, height, 8);
+    adm_derive_params(&p, raw, out);
 }
 
 /* ---------------------------------------------------------------- other backends */

@@ -77,6 +77,16 @@ int adm_open(adm_state **out, const adm_params *p)
      * pipeline would overflow) */
     if (p->norm_view_dist * p->ref_display_height < 3.0 * 1080)
         return FOVEA_ERR_INVALID_ARG;
+    if (p->csf_mode < 0 || p->csf_mode >= ADM_CSF_MODES || !(p->csf_scale >= 0.0) ||
+        !(p->csf_scale <= 50.0) || !(p->csf_diag_scale >= 0.0) || !(p->csf_diag_scale <= 50.0) ||
+        !(p->noise_weight >= 0.0 && p->noise_weight <= 1500.0) ||
+        !(p->dlm_weight >= 0.0 && p->dlm_weight <= 1.0) ||
+        !(p->min_val >= 0.0 && p->min_val <= 1.0))
+        return FOVEA_ERR_INVALID_ARG;
+    /* the blend modes have weights for a few viewing conditions only */
+    if ((p->csf_mode == ADM_CSF_BLEND || p->csf_mode == ADM_CSF_BLEND_MAE) &&
+        !adm_csf_blend_supported(p->norm_view_dist, p->ref_display_height))
+        return FOVEA_ERR_INVALID_ARG;
 
     adm_state *st = calloc(1, sizeof(*st));
     if (!st)
@@ -135,7 +145,7 @@ void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const 
 {
     adm_raw raw;
     adm_compute_raw(st, NULL, ref, ref_stride, dis, dis_stride, &raw);
-    adm_derive(&raw, st->p.width, st->p.height, out);
+    adm_derive_params(&st->p, &raw, out);
 }
 
 /* One level's pass over band rows, run on the context's threads. */
@@ -335,7 +345,7 @@ void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrd
         out->den[scale] = adm_den_float(&st->p, scale, sums);
         /* DLM: the restored part, masked by the additive part; AIM: the
          * additive part, masked by the restored part, no noise floor */
-        out->num[scale] = adm_num_float(&st->p, scale, sums + 3, ADM_NOISE_WEIGHT);
+        out->num[scale] = adm_num_float(&st->p, scale, sums + 3, st->p.noise_weight);
         out->aim_num[scale] = adm_num_float(&st->p, scale, sums + 6, 0.0);
     }
 }

@@ -85,7 +85,7 @@ static void cuda_raw(void *priv, const unsigned long long *a, int first, feature
             aim[k] = (int64_t)a[6 + k];
         }
         out->den[s] = adm_den_float(&st->p, s, den);
-        out->num[s] = adm_num_float(&st->p, s, num, ADM_NOISE_WEIGHT);
+        out->num[s] = adm_num_float(&st->p, s, num, st->p.noise_weight);
         out->aim_num[s] = adm_num_float(&st->p, s, aim, 0.0);
     }
 }

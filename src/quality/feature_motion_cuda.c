@@ -11,6 +11,7 @@
 typedef struct motion_cuda {
     int width, height, bpc;
     int force_zero;
+    int five; /* motion_five_frame_window: against the reference of 2 pairs back */
 } motion_cuda;
 
 static void cuda_close(void **priv)
@@ -31,6 +32,7 @@ static int cuda_init(void **priv, fovea_context *ctx, const feature_setup *s)
     st->height = s->height;
     st->bpc = s->bpc;
     st->force_zero = s->opts.v[MOTION_OPT_FORCE_ZERO] != 0.0;
+    st->five = s->opts.v[MOTION_OPT_FIVE_FRAME] != 0.0;
     return FOVEA_OK;
 }
 
@@ -50,8 +52,9 @@ static int cuda_launch(void *priv, fovea_context *ctx, const feature_batch *b,
     for (int z = 0; z < b->n; z++) {
         a.cur[z] = b->ref[z];
         a.cstride[z] = b->ref_stride[z];
-        a.prev[z] = b->prev[z]; /* NULL: the first frame of a stream, SAD 0 */
-        a.pstride[z] = b->prev_stride[z];
+        /* NULL: the first frame (frames) of a stream, SAD 0 */
+        a.prev[z] = st->five ? b->prev2[z] : b->prev[z];
+        a.pstride[z] = st->five ? b->prev2_stride[z] : b->prev_stride[z];
         any |= a.prev[z] != NULL;
     }
     a.sad = sums;

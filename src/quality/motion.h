@@ -20,7 +20,9 @@ extern const uint16_t motion_filter[MOTION_TAPS];
 #define MOTION_MIN_DIM 3
 
 /* libvmaf's options of the extractor; motion_default_params gives its
- * defaults (those of VMAF v0.6.1). motion_five_frame_window is not supported. */
+ * defaults (those of VMAF v0.6.1). The five-frame window
+ * (motion_five_frame_window) is the feature's (feature_motion.c), not
+ * motion_push's. */
 typedef struct motion_params {
     int width, height;
     int bpc;             /* 8 (one byte a sample) or 10, 12, 16 (16-bit LE containers) */
@@ -38,10 +40,12 @@ void motion_default_params(motion_params *p, int width, int height, int bpc);
 enum {
     MOTION_OPT_BLEND_FACTOR = 0,
     MOTION_OPT_BLEND_OFFSET,
+    MOTION_OPT_FIVE_FRAME,
     MOTION_OPT_FORCE_ZERO,
     MOTION_OPT_FPS_WEIGHT,
     MOTION_OPT_MAX_VAL,
     MOTION_OPT_MOVING_AVERAGE,
+    MOTION_OPT_DEBUG,
     MOTION_OPTIONS
 };
 extern const feature_def feature_motion;
@@ -69,6 +73,10 @@ uint64_t motion_sad_rows(const uint8_t *prev, ptrdiff_t prev_stride, const uint8
 /* The SAD score of a frame from its SAD: sad / 256 / (w * h) * fps_weight,
  * clipped to max_val, in libvmaf's order of double operations. */
 double motion_sad_score(uint64_t sad, const motion_params *p);
+
+/* libvmaf's motion_blend of a score, clipped to max_val: motion3's
+ * "processed" value. */
+double motion_blend_clip(double score, const motion_params *p);
 
 /* The scores of frame i (0-based in its stream) from SAD scores
  * (motion_sad_score): score is frame i's, next frame i + 1's (has_next 0 at

@@ -147,7 +147,7 @@ static double blend(double score, const motion_params *p)
     return score * p->blend_factor + (1 - p->blend_factor) * low;
 }
 
-static double blend_clip(double score, const motion_params *p)
+double motion_blend_clip(double score, const motion_params *p)
 {
     const double b = blend(score, p);
     return b < p->max_val ? b : p->max_val;
@@ -214,7 +214,7 @@ void motion_derive(const motion_params *p, int64_t i, double score, int has_next
     if (i == 0) {
         /* frame 0 has no motion2; its motion3 is frame 1's processed SAD score
          * (0 for a one-frame stream), which also seeds the moving average */
-        const double stamp = has_next ? blend_clip(next, p) : 0.0;
+        const double stamp = has_next ? motion_blend_clip(next, p) : 0.0;
         out->motion2 = 0.0;
         out->motion3 = stamp;
         *carry = stamp;
@@ -222,7 +222,7 @@ void motion_derive(const motion_params *p, int64_t i, double score, int has_next
     }
     /* the last frame keeps its own score */
     out->motion2 = !has_next ? score : (score < next ? score : next);
-    const double processed = blend_clip(out->motion2, p);
+    const double processed = motion_blend_clip(out->motion2, p);
     out->motion3 = p->moving_average ? (processed + *carry) / 2.0 : processed;
     *carry = processed;
 }
