@@ -736,8 +736,14 @@ int vmaf_model_load_version(vmaf_model **out, const char *version, char *err, si
             return fv_errbuf(err, errsz, rc, "%s: %s", version, msg);
         return rc;
     }
+    char list[512];
+    size_t k = 0;
+    list[0] = '\0';
+    for (int i = 0; i < vmaf_builtin_model_count && k < sizeof list; i++)
+        k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "",
+                              vmaf_builtin_models[i].version);
     return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
-                     "model: no built-in model \"%.60s\" (fovea vmaf --help lists them)", version);
+                     "model: no built-in model \"%.60s\" (built in: %s)", version, list);
 }
 
 /* The names of m and its sub-models from base ("vmaf": vmaf, vmaf_0001, ...). */
