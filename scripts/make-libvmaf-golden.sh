@@ -4,7 +4,11 @@
 # 3.2.0's plain-C build at full precision (vmaf-c-17g), from the public cases
 # of ../shared/testdata/vif.tar.xz.
 #
-#   scripts/make-libvmaf-golden.sh [--libvmaf DIR] [SET ...]   (default: every set)
+#   scripts/make-libvmaf-golden.sh [--libvmaf DIR] [--dir DIR] [SET ...]   (default: every set)
+#
+# --dir: the folder of the sets (default tests/golden/libvmaf; the pending
+# sets of tests/golden/libvmaf-pending are made with --dir
+# tests/golden/libvmaf-pending).
 #
 # Each set's set.txt names what libvmaf runs ("libvmaf:" arguments), the depth
 # the inputs are shifted up to ("bits:", 8 = as they are; 8-bit inputs are
@@ -16,10 +20,14 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 libvmaf="$root/../shared/tools/libvmaf"
-if [ "${1:-}" = --libvmaf ]; then
-    libvmaf=$2
-    shift 2
-fi
+golden="$root/tests/golden/libvmaf"
+while [ $# -ge 2 ]; do
+    case "$1" in
+    --libvmaf) libvmaf=$2; shift 2 ;;
+    --dir) golden=$(cd "$2" && pwd); shift 2 ;;
+    *) break ;;
+    esac
+done
 vmaf="$libvmaf/vmaf-c-17g"
 [ -x "$vmaf" ] || { echo "make-libvmaf-golden: no $vmaf" >&2; exit 1; }
 data="$root/../shared/testdata/vif.tar.xz"
@@ -28,9 +36,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 tar xJf "$data" -C "$tmp"
 sets="$*"
-[ -n "$sets" ] || sets=$(cd "$root/tests/golden/libvmaf" && ls -d */ | tr -d /)
+[ -n "$sets" ] || sets=$(cd "$golden" && ls -d */ | tr -d /)
 for set in $sets; do
-    dir="$root/tests/golden/libvmaf/$set"
+    dir="$golden/$set"
     conf="$dir/set.txt"
     [ -f "$conf" ] || { echo "make-libvmaf-golden: no $conf" >&2; exit 1; }
     args=$(sed -n 's/^libvmaf:[[:space:]]*//p' "$conf")

@@ -9,6 +9,8 @@
  * A set's set.txt holds lines "key: value":
  *   libvmaf:  the arguments vmaf-c-17g ran with (the script's business)
  *   model:    the built-in model fovea opens (none: a feature list alone)
+ *   models:   several models, each a fovea_vmaf_model_open spec (a version
+ *             name or libvmaf's --model parameters), separated by spaces
  *   features: fovea_vmaf_settings.features
  *   flags:    no_prediction
  *   bits:     the depth the 8-bit inputs are shifted up to (8: as they are)
@@ -30,6 +32,7 @@
 
 typedef struct libvmaf_set {
     char model[128];
+    char models[1024];
     char features[512];
     int flags;
     int bits;
@@ -67,6 +70,7 @@ static inline int libvmaf_set_read(const char *dir, libvmaf_set *s)
         return -1;
     memset(s, 0, sizeof(*s));
     libvmaf_set_value(text, "model", s->model, sizeof s->model);
+    libvmaf_set_value(text, "models", s->models, sizeof s->models);
     libvmaf_set_value(text, "features", s->features, sizeof s->features);
     libvmaf_set_value(text, "flags", v, sizeof v);
     if (strstr(v, "no_prediction"))
@@ -159,6 +163,25 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
         REQUIRE(rc == FOVEA_OK);
         vs.model = model;
     }
+    fovea_vmaf_model *more[8] = {NULL};
+    int n_more = 0;
+    {
+        char list[sizeof s->models];
+        memcpy(list, s->models, sizeof list);
+        char *save = NULL;
+        for (char *spec = strtok_r(list, " ", &save); spec; spec = strtok_r(NULL, " ", &save)) {
+            REQUIRE(n_more < 8);
+            const int rc = fovea_vmaf_model_open(&more[n_more], ctx, spec);
+            if (rc < 0)
+                fprintf(stderr, "    model %s: %s\n", spec, fovea_last_error(ctx));
+            REQUIRE(rc == FOVEA_OK);
+            n_more++;
+        }
+    }
+    if (n_more) {
+        vs.models = (const fovea_vmaf_model *const *)more;
+        vs.n_models = n_more;
+    }
     vs.features = s->features[0] ? s->features : NULL;
     vs.flags = s->flags;
     fovea_vmaf *v = NULL;
@@ -180,7 +203,10 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
             break;
         REQUIRE(a == FOVEA_OK && c == FOVEA_OK);
         const fovea_frame *pr = &fr, *pd = &fd;
-        if (s->bits > 8) {
+        /* 8-bit cases are shifted up to the set's depth; deeper ones are read
+         * as they are (as scripts/y4m-shift.py does for libvmaf) */
+        const int shift = s->bits > 8 && fovea_pixfmt_get_desc(fr.fmt)->bit_depth == 8;
+        if (shift) {
             REQUIRE(libvmaf_shift(&fr, s->bits, &sr) == FOVEA_OK);
             REQUIRE(libvmaf_shift(&fd, s->bits, &sd) == FOVEA_OK);
             pr = &sr;
@@ -190,7 +216,7 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
         if (rc < 0)
             fprintf(stderr, "    %s: %s\n", cs, fovea_last_error(ctx));
         REQUIRE(rc == FOVEA_OK);
-        if (s->bits > 8) {
+        if (shift) {
             fovea_frame_free(NULL, &sr);
             fovea_frame_free(NULL, &sd);
         }
@@ -267,6 +293,8 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
     fovea_reader_close(&d);
     fovea_vmaf_close(&v);
     fovea_vmaf_model_close(&model);
+    for (int k = 0; k < n_more; k++)
+        fovea_vmaf_model_close(&more[k]);
     fovea_close(&ctx);
     cJSON_Delete(root);
     return 1;

@@ -71,10 +71,10 @@ static void test_loader(void)
         {"{\"model_dict\": {", "invalid JSON"},
         {"[]", "not a JSON object"},
         {"{}", "model_dict"},
-        {"{\"model_dict\": {\"model_type\": \"BOOTSTRAP_LIBSVMNUSVR\"}}", "LIBSVMNUSVR"},
+        {"{\"model_dict\": {\"model_type\": \"LIBLINEAR\"}}", "LIBSVMNUSVR"},
         {"{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", \"feature_names\": "
          "[\"VMAF_feature_vif_scale0_score\"]}}",
-         "not supported"},
+         "\"VMAF_feature_vif_scale0_score\" (feature_names[0]) is not computed"},
         {"{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", \"model_type\": \"LIBSVMNUSVR\"}}",
          "twice"},
         {"{\"model_dict\": {\"model_type\": \"LIBSVMNUSVR\", \"feature_names\": "

@@ -18,16 +18,22 @@ enum {
     OPT_SHARD,
     OPT_DEVICES,
     OPT_JOBS,
-    OPT_JSON_LINES
+    OPT_JSON_LINES,
+    OPT_FEATURE,
+    OPT_NO_PREDICTION
 };
 
 #define DEFAULT_MODEL "version=vmaf_v0.6.1"
 
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS_NO_FPS,
-    {"model", 'm', "FILE|version=NAME",
-     "libvmaf JSON model file (also path=FILE), or a built-in model: version=vmaf_v0.6.1",
+    {"model", 'm', "FILE|PARAMS",
+     "libvmaf JSON model file, or libvmaf's model parameters (below); repeatable: each "
+     "model's score is named by its name=",
      DEFAULT_MODEL, OPT_MODEL},
+    {"feature", 0, "NAME[=OPT=VAL:...]",
+     "also compute feature NAME with libvmaf's options (repeatable), e.g. vif=vif_enhn_gain_limit=1",
+     "none", OPT_FEATURE},
     VMAF_PAIR_OPTIONS,
     CLI_OPTION_FRAMES("read at most N frame pairs (after --start); 0 = all"),
     CLI_OPTION_BACKEND,
@@ -44,8 +50,10 @@ static const cli_option options[] = {
      "none", OPT_PLOT},
     {"feature-only", 0, NULL,
      "compute the model's features, not the score (libvmaf's "
-     "--no_prediction)",
+     "--no_prediction); with --feature and no --model: only those features",
      "off", OPT_FEATURE_ONLY},
+    {"no_prediction", 'n', NULL, "the same as --feature-only (libvmaf's spelling)", "off",
+     OPT_NO_PREDICTION},
     {"quiet", 'q', NULL,
      "do not show progress, nor the summary line when --json, --csv or "
      "--json-lines carries the scores",
@@ -71,7 +79,7 @@ static const cli_option options[] = {
     {0},
 };
 
-static const cli_spec spec = {
+static cli_spec spec = {
     "vmaf",
     "[options] REF DIS\n"
     "       fovea vmaf [options] -r REF -d DIS\n"
@@ -93,6 +101,9 @@ static const cli_spec spec = {
     "  fovea vmaf --json out.json --plot vmaf.png ref.y4m dis.y4m\n"
     "  fovea vmaf -r ref.y4m -d dis.y4m --start 100 --frames 300 --subsample 5\n"
     "  fovea vmaf --model my_model.json --csv - -s 1920x1080 --pixfmt i420 ref.yuv dis.yuv\n"
+    "  fovea vmaf -m version=vmaf_v0.6.1 -m version=vmaf_v0.6.1neg:name=vmaf_neg ref.y4m dis.y4m\n"
+    "  fovea vmaf --feature psnr --feature float_ssim=enable_db=true ref.y4m dis.y4m\n"
+    "  fovea vmaf --feature-only --feature vif=debug=true ref.y4m dis.y4m\n"
     "  fovea vmaf --manifest pairs.csv --json-lines results.jsonl\n"
     "  fovea vmaf --manifest pairs.csv --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT\n"
     "\n"
@@ -100,6 +111,24 @@ static const cli_spec spec = {
     "is no score; with --manifest: any pair that failed, after the others were\n"
     "scored, or a malformed manifest), 2 usage error.",
 };
+
+/* --feature NAME[=OPT=VAL:OPT=VAL] (libvmaf's syntax) appended to the
+ * settings.features list "NAME:OPT=VAL:OPT=VAL,...". @return 0 or
+ * CLI_EXIT_USAGE (printed) */
+static int add_feature(vmaf_args *a, const char *v)
+{
+    const char *cmd = spec.name;
+    const size_t name_len = strcspn(v, "=");
+    if (name_len == 0 || strchr(v, ','))
+        return cli_usage_error(cmd, "--feature: expected NAME[=OPTION=VALUE:...], got '%s'", v);
+    size_t k = strlen(a->features);
+    const int n =
+        snprintf(a->features + k, sizeof a->features - k, "%s%.*s%s%s", k ? "," : "", (int)name_len,
+                 v, v[name_len] ? ":" : "", v[name_len] ? v + name_len + 1 : "");
+    if (n < 0 || (size_t)n >= sizeof a->features - k)
+        return cli_usage_error(cmd, "--feature: the features are too long");
+    return 0;
+}
 
 /* One of the command's own options. @return 0, or CLI_EXIT_USAGE (printed) */
 static int parse_option(vmaf_args *a, int id, const char *v)
@@ -109,8 +138,18 @@ static int parse_option(vmaf_args *a, int id, const char *v)
     case OPT_MODEL:
         if (!*v || strcmp(v, "version=") == 0 || strcmp(v, "path=") == 0)
             return cli_usage_error(cmd, "--model: expected FILE, path=FILE or version=NAME");
-        a->model = v;
+        if (!a->model_given) {
+            a->model = v;
+            a->model_given = 1;
+        } else if (a->n_more_models < (int)(sizeof a->more_models / sizeof a->more_models[0])) {
+            a->more_models[a->n_more_models++] = v;
+        } else {
+            return cli_usage_error(cmd, "--model: at most %d models",
+                                   1 + (int)(sizeof a->more_models / sizeof a->more_models[0]));
+        }
         return 0;
+    case OPT_FEATURE: return add_feature(a, v);
+    case OPT_NO_PREDICTION: a->feature_only = 1; return 0;
     case OPT_CSV: a->csv = v; return 0;
     case OPT_PLOT:
         if (score_check_plot_name(cmd, v) != CLI_EXIT_OK)
@@ -168,6 +207,33 @@ static int check_manifest_args(vmaf_args *a, int nrest)
     return CLI_EXIT_OK;
 }
 
+/* The examples and the built-in models (the library's list) after the options. */
+static void set_notes(void)
+{
+    static char notes[4096];
+    static const char *examples = NULL;
+    if (!examples)
+        examples = spec.notes;
+    size_t k =
+        (size_t)snprintf(notes, sizeof notes,
+                         "Model parameters (libvmaf's --model syntax, ':' between them):\n"
+                         "  version=NAME     a built-in model (a bare NAME works too)\n"
+                         "  path=FILE        a libvmaf JSON model file\n"
+                         "  name=NAME        the name its score is reported under "
+                         "(default vmaf)\n"
+                         "  enable_transform apply its score_transform; disable_clip: do "
+                         "not clip\n"
+                         "  FEATURE.OPTION=VALUE  a feature option of the model, e.g.\n"
+                         "                   version=vmaf_v1.0.16_3d0h:cambi.enc_width=1280\n"
+                         "Built-in models:");
+    for (int i = 0; fovea_builtin_vmaf_model(i) && k < sizeof notes; i++)
+        k += (size_t)snprintf(notes + k, sizeof notes - k, "%s%s", i % 3 ? " " : "\n  ",
+                              fovea_builtin_vmaf_model(i));
+    if (k < sizeof notes)
+        snprintf(notes + k, sizeof notes - k, "\n\n%s", examples);
+    spec.notes = notes;
+}
+
 static int parse_args(vmaf_args *a, int argc, char **argv)
 {
     const char *cmd = spec.name;
@@ -176,6 +242,7 @@ static int parse_args(vmaf_args *a, int argc, char **argv)
     int id;
 
     memset(a, 0, sizeof(*a));
+    set_notes();
     cli_common_opts_init(&a->opt);
     cli_input_opts_init(&a->in);
     a->model = DEFAULT_MODEL;
@@ -192,6 +259,11 @@ static int parse_args(vmaf_args *a, int argc, char **argv)
     const int end = cli_options_end(id);
     if (end != CLI_EXIT_OK)
         return end;
+    /* --feature without --model with --feature-only: the features alone */
+    if (a->features[0] && a->feature_only && !a->model_given && !a->manifest)
+        a->model = NULL;
+    if (a->n_more_models && a->manifest)
+        return cli_usage_error(cmd, "--manifest takes one --model (a row may name its own)");
 
     if (a->manifest)
         return check_manifest_args(a, p.nrest);
@@ -209,11 +281,23 @@ static int parse_args(vmaf_args *a, int argc, char **argv)
 
 /* ------------------------------------------------------------------ single pair: outputs */
 
+/* The models as shown: their labels, ", " between; "none". */
+static const char *models_label(const vmaf_args *a, char *buf, size_t n)
+{
+    if (!a->model)
+        return "none";
+    size_t k = (size_t)snprintf(buf, n, "%s", vmaf_model_label(a->model));
+    for (int i = 0; i < a->n_more_models && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, ", %s", vmaf_model_label(a->more_models[i]));
+    return buf;
+}
+
 static int write_json(const vmaf_args *a, const pair_job *j, double fps)
 {
+    char label[2048];
     const fovea_vmaf_field f[] = {
         {"version", FOVEA_VMAF_FIELD_STRING, fovea_version(), 0},
-        {"model", FOVEA_VMAF_FIELD_STRING, vmaf_model_label(a->model), 0},
+        {"model", FOVEA_VMAF_FIELD_STRING, models_label(a, label, sizeof label), 0},
         {"features", FOVEA_VMAF_FIELD_STRING,
          a->feature_only ? "model features only" : "model features and score", 0},
         {"backend", FOVEA_VMAF_FIELD_STRING, j->backend, 0},
@@ -263,6 +347,7 @@ static int find_metric(const pair_job *j, const char *base)
 static int write_plot(const vmaf_args *a, const pair_job *j)
 {
     enum { LOWEST = 5 };
+    char label[2048];
     const int64_t n = j->n;
     const int si = vmaf_pair_score_index(j);
     int col[CHART_MAX_SERIES], ncol = 0;
@@ -340,7 +425,7 @@ static int write_plot(const vmaf_args *a, const pair_job *j)
     snprintf(title, sizeof(title), "%s: %s against %s", si >= 0 ? "VMAF" : "VMAF features", dn, rn);
     snprintf(subtitle, sizeof(subtitle), "%dx%d %d-bit, %lld frame%s; model %s; fovea %s",
              j->info.width, j->info.height, j->bit_depth, (long long)n, n == 1 ? "" : "s",
-             vmaf_model_label(a->model), fovea_version());
+             models_label(a, label, sizeof label), fovea_version());
     c.title = title;
     c.subtitle = subtitle;
     char xlabel[64];
@@ -399,14 +484,49 @@ static int write_results(const void *args, const pair_job *j)
     return CLI_EXIT_OK;
 }
 
+/* An unknown feature or option, or two models of one name, are bad
+ * arguments (exit 2): open the settings once on a CPU context before any
+ * input is read. */
+static int check_settings(const vmaf_args *a, const pair_job *j)
+{
+    fovea_settings cs;
+    fovea_default_settings(&cs);
+    cs.backend = FOVEA_BACKEND_CPU;
+    cs.threads = 1;
+    fovea_context *ctx = NULL;
+    if (fovea_open(&ctx, &cs) < 0)
+        return CLI_EXIT_OK; /* the run says why */
+    fovea_vmaf_settings s;
+    fovea_vmaf_default_settings(&s);
+    s.model = j->model;
+    s.models = j->more_models;
+    s.n_models = j->n_more_models;
+    s.features = j->features;
+    s.flags = a->feature_only ? FOVEA_VMAF_NO_PREDICTION : 0;
+    fovea_vmaf *v = NULL;
+    const int st = fovea_vmaf_open(&v, ctx, &s);
+    int rc = CLI_EXIT_OK;
+    if (st == FOVEA_ERR_INVALID_ARG)
+        rc = cli_usage_error(spec.name, "%s", fovea_last_error(ctx));
+    fovea_vmaf_close(&v);
+    fovea_close(&ctx);
+    return rc;
+}
+
 static int run_single(const vmaf_args *a)
 {
     char err[2048];
-    fovea_vmaf_model *model = NULL;
-    const int st = vmaf_load_model(a->model, &model, err, sizeof(err));
+    fovea_vmaf_model *model = NULL, *more[8] = {NULL};
+    int st = a->model ? vmaf_load_model(a->model, &model, err, sizeof(err)) : FOVEA_OK;
+    for (int k = 0; k < a->n_more_models && st >= 0; k++)
+        st = vmaf_load_model(a->more_models[k], &more[k], err, sizeof(err));
     if (st < 0) {
-        /* an unknown built-in name is a bad option value: a usage error */
-        if (st == FOVEA_ERR_INVALID_ARG && strncmp(a->model, "version=", 8) == 0)
+        fovea_vmaf_model_close(&model);
+        for (int k = 0; k < a->n_more_models; k++)
+            fovea_vmaf_model_close(&more[k]);
+        /* an unknown built-in name, parameter, feature or option is a bad
+         * option value: a usage error */
+        if (st == FOVEA_ERR_INVALID_ARG)
             return cli_usage_error(spec.name, "%s", err);
         cli_error(NULL, "%s", err);
         return CLI_EXIT_RUNTIME;
@@ -419,15 +539,23 @@ static int run_single(const vmaf_args *a)
         j->ref = a->ref_path;
         j->dis = a->dis_path;
         j->model = model;
+        j->more_models = (const fovea_vmaf_model *const *)more;
+        j->n_more_models = a->n_more_models;
+        j->features = a->features[0] ? a->features : NULL;
         j->feature_only = a->feature_only;
         j->subsample = a->subsample;
-        rc = score_outputs_open(a->outs, a->opt.json, a->csv, a->plot);
-        if (rc == CLI_EXIT_OK)
-            rc = vmaf_pair_run(spec.name, &a->opt, &a->in, j, write_results, a);
-        score_outputs_close(a->outs);
+        rc = check_settings(a, j);
+        if (rc == CLI_EXIT_OK) {
+            rc = score_outputs_open(a->outs, a->opt.json, a->csv, a->plot);
+            if (rc == CLI_EXIT_OK)
+                rc = vmaf_pair_run(spec.name, &a->opt, &a->in, j, write_results, a);
+            score_outputs_close(a->outs);
+        }
         free(j);
     }
     fovea_vmaf_model_close(&model);
+    for (int k = 0; k < a->n_more_models; k++)
+        fovea_vmaf_model_close(&more[k]);
     return rc;
 }
 

@@ -217,6 +217,7 @@ static void worker_run(void *opaque, int w, void *state, int64_t t)
         j->subsample = b->a->subsample;
         j->model = bm->m;
         j->feature_only = b->a->feature_only;
+        j->features = b->a->features[0] ? b->a->features : NULL;
         j->ctx = state;
         j->ring_bytes = b->ring_bytes;
         j->warn = warn_collect;

@@ -7,9 +7,12 @@
 
 #include "vmaf_pair.h"
 
-/* The name a model is shown by: the version, or the file as given. */
+/* The name a model is shown by: the version, or the file as given (the
+ * whole parameter string when it has more than version= or path=). */
 const char *vmaf_model_label(const char *spec_)
 {
+    if (strchr(spec_, ':') && strchr(spec_, '='))
+        return spec_;
     if (strncmp(spec_, "version=", 8) == 0)
         return spec_ + 8;
     if (strncmp(spec_, "path=", 5) == 0)
@@ -17,13 +20,27 @@ const char *vmaf_model_label(const char *spec_)
     return spec_;
 }
 
-/* Load "version=NAME", "path=FILE" or "FILE". @return a fovea status, the
- * message in err */
+/* A built-in model's version name? */
+static int is_builtin(const char *name)
+{
+    for (int i = 0; fovea_builtin_vmaf_model(i); i++)
+        if (strcmp(fovea_builtin_vmaf_model(i), name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Load "FILE", a built-in name, or libvmaf's model parameters. @return a
+ * fovea status, the message in err */
 int vmaf_load_model(const char *spec_, fovea_vmaf_model **m, char *err, size_t errsz)
 {
     int st;
-    if (strncmp(spec_, "version=", 8) == 0) {
-        st = fovea_vmaf_model_open(m, NULL, spec_ + 8);
+    /* libvmaf's parameters (or a built-in name that is not a file here) */
+    const int params = strchr(spec_, '=') && (strchr(spec_, ':') || strncmp(spec_, "path=", 5));
+    FILE *probe = params ? NULL : fopen(spec_, "rb");
+    if (probe)
+        fclose(probe);
+    if (params || (!probe && is_builtin(spec_))) {
+        st = fovea_vmaf_model_open(m, NULL, spec_);
         if (st < 0) /* the library's message lists the built-in models */
             snprintf(err, errsz, "--model %s: %s", spec_,
                      fovea_last_error(NULL)[0] ? fovea_last_error(NULL) : fovea_strerror(st));
@@ -137,6 +154,8 @@ void vmaf_pair_score(pair_job *j)
     fovea_vmaf_settings s;
     fovea_vmaf_default_settings(&s);
     s.model = j->model;
+    s.models = j->more_models;
+    s.n_models = j->n_more_models;
     s.features = j->features;
     s.flags = j->flags | (j->feature_only ? FOVEA_VMAF_NO_PREDICTION : 0);
     s.keep_frames = j->keep_frames;
@@ -203,8 +222,10 @@ int vmaf_pair_score_index(const pair_job *j)
 {
     if (j->feature_only || !j->model || j->nmetrics == 0)
         return -1;
+    /* the first model's score, named by its name ("vmaf" unless name=) */
+    const char *name = fovea_vmaf_model_name(j->model);
     for (int m = 0; m < j->nmetrics; m++)
-        if (strcmp(j->names[m], "vmaf") == 0)
+        if (strcmp(j->names[m], name ? name : "vmaf") == 0)
             return m;
     return j->nmetrics - 1;
 }

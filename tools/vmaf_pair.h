@@ -16,7 +16,11 @@ typedef struct vmaf_args {
     cli_input_opts in;
     int subsample;                   /* --subsample N; 0 = every frame */
     const char *ref_flag, *dis_flag; /* -r/--reference, -d/--distorted */
-    const char *model;
+    const char *model;               /* the first --model; NULL: --feature-only features alone */
+    int model_given;
+    const char *more_models[7]; /* the other --model (one pair only) */
+    int n_more_models;
+    char features[1024]; /* the --feature list as settings.features; "" = none */
     const char *csv, *plot;
     int feature_only;
     const char *manifest, *json_lines;
@@ -31,8 +35,9 @@ typedef struct vmaf_args {
 /* The name a model is shown by: the version, or the file as given. */
 const char *vmaf_model_label(const char *spec_);
 
-/* Load "version=NAME", "path=FILE" or "FILE". @return a fovea status, the
- * message in err */
+/* Load "FILE", a built-in name, or libvmaf's model parameters
+ * ("version=NAME|path=FILE[:name=N][:enable_transform][:disable_clip]
+ * [:feature.option=value]..."). @return a fovea status, the message in err */
 int vmaf_load_model(const char *spec_, fovea_vmaf_model **m, char *err, size_t errsz);
 
 #define NAME_LEN 96
@@ -47,6 +52,8 @@ typedef struct pair_job {
     int64_t frames; /* pairs read at most after them, -1 = all */
     int subsample;  /* score every Nth pair read (--subsample); 0 or 1 = all */
     const fovea_vmaf_model *model;
+    const fovea_vmaf_model *const *more_models; /* settings.models */
+    int n_more_models;
     int feature_only;     /* the model's features, not its score */
     const char *features; /* a feature list (settings.features), or NULL */
     int flags;            /* more FOVEA_VMAF_* flags */

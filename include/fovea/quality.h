@@ -25,11 +25,31 @@ extern "C" {
  *  one model may serve any number of VMAF contexts, in any thread. */
 typedef struct fovea_vmaf_model fovea_vmaf_model;
 
-/** A built-in model by libvmaf's version name: "vmaf_v0.6.1".
+/** A model by libvmaf's version name ("vmaf_v0.6.1", fovea_builtin_vmaf_model
+ *  lists them) or by libvmaf's --model parameter string: colon-separated
+ *  "version=NAME" or "path=FILE", "name=NAME" (the name its score is
+ *  reported under; default "vmaf"), "enable_transform", "disable_clip" and
+ *  feature option overrides "FEATURE.OPTION=VALUE" (e.g.
+ *  "version=vmaf_v1.0.16_3d0h:cambi.enc_width=1280:name=v1"). A bootstrap
+ *  model (vmaf_b_v0.6.3) reports NAME, NAME_0001... (its sub-models) and
+ *  NAME_bagging, NAME_stddev, NAME_ci_p95_lo, NAME_ci_p95_hi.
  *  @param m receives the model (NULL on failure)
  *  @param ctx context for the error message (may be NULL)
- *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (unknown name, NULL), FOVEA_ERR_NOMEM */
-FOVEA_API int fovea_vmaf_model_open(fovea_vmaf_model **m, fovea_context *ctx, const char *version);
+ *  @param spec a version name or parameter string (a string without '=' is a
+ *         version name)
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (unknown name, parameter, feature
+ *          or option; NULL), FOVEA_ERR_UNSUPPORTED (a model using a feature or
+ *          option fovea does not compute: the message names it), the errors
+ *          of fovea_vmaf_model_open_file for path=, FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_vmaf_model_open(fovea_vmaf_model **m, fovea_context *ctx, const char *spec);
+
+/** @return the i-th built-in model's version name (i from 0), or NULL past
+ *  the last one. */
+FOVEA_API const char *fovea_builtin_vmaf_model(int i);
+
+/** @return the name m's score is reported under ("vmaf" unless the
+ *  parameter string gave name=), or NULL for NULL. */
+FOVEA_API const char *fovea_vmaf_model_name(const fovea_vmaf_model *m);
 
 /** Load a libvmaf JSON model file (at most 16 MiB).
  *  @param m receives the model (NULL on failure)
@@ -63,6 +83,12 @@ typedef struct fovea_vmaf_settings {
      *  features come first, then the model's score (unless
      *  FOVEA_VMAF_NO_PREDICTION). */
     const fovea_vmaf_model *model;
+    /** More models scored besides model (after it), or NULL: n_models of
+     *  them (at most 7), each kept by reference like model. Each model's score is
+     *  named by its name (fovea_vmaf_model_name): two models of one name are
+     *  refused. The array itself is read at open only. */
+    const fovea_vmaf_model *const *models;
+    int n_models; /**< entries of models; default 0 */
     /** Features computed besides the model's (or alone when model is NULL),
      *  or NULL: a comma-separated list of feature names, each with options
      *  as name=value after colons, e.g. "vif",
@@ -111,7 +137,7 @@ typedef struct fovea_vmaf_pooled_scores {
  *  thread); the work runs on the fovea context's threads or its CUDA device. */
 typedef struct fovea_vmaf fovea_vmaf;
 
-/** Fill s with defaults (no model, no feature list: the built-in
+/** Fill s with defaults (no model, no models, no feature list: the built-in
  *  vmaf_v0.6.1's features and score; no flags, frames not kept). */
 FOVEA_API void fovea_vmaf_default_settings(fovea_vmaf_settings *s);
 

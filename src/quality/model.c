@@ -26,6 +26,8 @@ void vmaf_model_free(vmaf_model **m)
 {
     if (!m || !*m)
         return;
+    for (int i = 0; i < (*m)->n_sub; i++)
+        vmaf_model_free(&(*m)->sub[i]);
     free((*m)->sv_coef);
     free((*m)->sv);
     free((*m)->sv_nodes);
@@ -295,8 +297,34 @@ static int number_array(const cJSON *a, int n)
     return 1;
 }
 
-/* The options of feature f (feature_opts_dicts[i]): the feature parameters
- * of its feature (feature.h), each in its range. */
+/* libvmaf's dictionary keeps a numeric option value as the %g of its float
+ * (VMAF_DICT_NORMALIZE_NUMERICAL_VALUES): "0.06" stays "0.06", a value with
+ * more digits is rounded; the option is then parsed from that text. Other
+ * text is copied. */
+static void dict_text(const char *in, char *out, size_t n)
+{
+    char *end = NULL;
+    const float f = strtof(in, &end);
+    if (end != in && *end == '\0')
+        snprintf(out, n, "%g", (double)f);
+    else
+        snprintf(out, n, "%s", in);
+}
+
+/* Option k of model feature f set from text as libvmaf's dictionary would. */
+static int set_opt_text(vmaf_model_feature *f, const char *k, const char *text, const char *where,
+                        char *err, size_t errsz)
+{
+    char norm[64], msg[256];
+    dict_text(text, norm, sizeof norm);
+    const int st = feature_set_opt(f->def, &f->opts, k, norm, msg, sizeof msg);
+    if (st < 0)
+        return fv_errbuf(err, errsz, st, "model: %s: %s", where, msg);
+    return FOVEA_OK;
+}
+
+/* The options of feature f (feature_opts_dicts[i]): numbers, booleans
+ * ("true"/"false") and strings, as libvmaf's read_json_model.c reads them. */
 static int parse_opts(vmaf_model_feature *f, const cJSON *obj, int i, char *err, size_t errsz)
 {
     const int bad = FOVEA_ERR_CORRUPT;
@@ -305,39 +333,31 @@ static int parse_opts(vmaf_model_feature *f, const cJSON *obj, int i, char *err,
     const char *dup = duplicate_key(obj);
     if (dup)
         return fv_errbuf(err, errsz, bad, "model: feature_opts_dicts[%d]: \"%.40s\" twice", i, dup);
-    const feature_def *d = f->def;
     const cJSON *v;
     cJSON_ArrayForEach(v, obj)
     {
-        const char *k = v->string;
-        int o = 0;
-        while (o < d->n_options && (!d->options[o].param || strcmp(k, d->options[o].name)))
-            o++;
-        if (o == d->n_options)
+        char text[64], where[96];
+        snprintf(where, sizeof where, "feature_opts_dicts[%d] (%s)", i, vmaf_feature_name(f));
+        if (cJSON_IsBool(v))
+            snprintf(text, sizeof text, "%s", cJSON_IsTrue(v) ? "true" : "false");
+        else if (finite_number(v))
+            snprintf(text, sizeof text, "%.17g", v->valuedouble);
+        else if (cJSON_IsString(v) && strlen(v->valuestring) < sizeof text)
+            snprintf(text, sizeof text, "%s", v->valuestring);
+        else
+            return fv_errbuf(err, errsz, bad,
+                             "model: %s.%.40s: must be a number, true, false or a short string",
+                             where, v->string);
+        int known = 0;
+        for (int o = 0; o < f->def->n_options; o++)
+            known |= !strcmp(f->def->options[o].name, v->string);
+        if (!known)
             return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
-                             "model: feature_opts_dicts[%d]: option \"%.40s\" unknown for %s", i, k,
-                             vmaf_feature_name(f));
-        const feature_option *opt = &d->options[o];
-        if (opt->type == FEATURE_OPT_BOOL) {
-            if (!cJSON_IsBool(v))
-                return fv_errbuf(err, errsz, bad,
-                                 "model: feature_opts_dicts[%d].%s: must be true or false", i, k);
-            f->opts.v[o] = cJSON_IsTrue(v) ? 1.0 : 0.0;
-        } else if (opt->type == FEATURE_OPT_INT) {
-            if (!cJSON_IsNumber(v) || !(v->valuedouble >= opt->min && v->valuedouble <= opt->max) ||
-                v->valuedouble != (int)v->valuedouble)
-                return fv_errbuf(err, errsz, bad,
-                                 "model: feature_opts_dicts[%d]."
-                                 "%s: must be an integer in [%g, %g]",
-                                 i, k, opt->min, opt->max);
-            f->opts.v[o] = (double)(int)v->valuedouble;
-        } else {
-            if (!finite_number(v) || !(v->valuedouble >= opt->min && v->valuedouble <= opt->max))
-                return fv_errbuf(err, errsz, bad,
-                                 "model: feature_opts_dicts[%d].%s: must be a number in [%g, %g]",
-                                 i, k, opt->min, opt->max);
-            f->opts.v[o] = v->valuedouble;
-        }
+                             "model: %s: option \"%.40s\" of %s is not computed by this fovea",
+                             where, v->string, f->def->name);
+        const int st = set_opt_text(f, v->string, text, where, err, errsz);
+        if (st < 0)
+            return st == FOVEA_ERR_INVALID_ARG ? FOVEA_ERR_CORRUPT : st;
     }
     return FOVEA_OK;
 }
@@ -439,8 +459,9 @@ static int parse_feature_names(vmaf_model *m, const cJSON *md, char *err, size_t
         f->def = feature_find_model_name(name->valuestring, &f->output);
         if (!f->def)
             return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
-                             "model: feature_names[%d]: \"%.60s\" is not supported", i,
-                             name->valuestring);
+                             "model: feature \"%.60s\" (feature_names[%d]) is not computed by "
+                             "this fovea",
+                             name->valuestring, i);
         feature_default_opts(f->def, &f->opts);
         i++;
     }
@@ -495,14 +516,22 @@ static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t er
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(md, "model_type");
     if (!cJSON_IsString(v))
         return fv_errbuf(err, errsz, bad, "model: model_dict.model_type: missing");
-    if (strcmp(v->valuestring, "LIBSVMNUSVR"))
+    if (strcmp(v->valuestring, "LIBSVMNUSVR") && strcmp(v->valuestring, "BOOTSTRAP_LIBSVMNUSVR") &&
+        strcmp(v->valuestring, "RESIDUEBOOTSTRAP_LIBSVMNUSVR"))
         return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
-                         "model: model_type \"%.40s\": only LIBSVMNUSVR is supported",
+                         "model: model_type \"%.40s\": only LIBSVMNUSVR and its bootstrap types "
+                         "are supported",
                          v->valuestring);
 
-    if (cJSON_GetObjectItemCaseSensitive(md, "chroma_correction_parameter"))
-        return fv_errbuf(err, errsz, FOVEA_ERR_UNSUPPORTED,
-                         "model: chroma_correction_parameter is not supported");
+    v = cJSON_GetObjectItemCaseSensitive(md, "chroma_correction_parameter");
+    if (v) {
+        /* libvmaf scores nothing with a parameter of 0 */
+        if (!finite_number(v) || v->valuedouble == 0.0)
+            return fv_errbuf(err, errsz, bad,
+                             "model: chroma_correction_parameter: must be a non-zero number");
+        m->cfl_enabled = 1;
+        m->cfl = v->valuedouble;
+    }
 
     int rc = parse_feature_names(m, md, err, errsz);
     if (rc < 0)
@@ -558,6 +587,58 @@ static int parse_model_dict(vmaf_model *m, const cJSON *md, char *err, size_t er
                 return fv_errbuf(err, errsz, bad,
                                  "model: support vector %d: index %d beyond the %d features", s + 1,
                                  n->index, nf);
+    if (m->cfl_enabled) {
+        /* libvmaf's chroma_from_luma needs exactly one of each */
+        int n_adm3 = 0, n_chroma = 0;
+        for (int i = 0; i < nf; i++) {
+            n_adm3 += strstr(vmaf_feature_name(&m->feature[i]), "adm3") != NULL;
+            n_chroma += strstr(vmaf_feature_name(&m->feature[i]), "speed_chroma") != NULL;
+        }
+        if (n_adm3 != 1 || n_chroma != 1)
+            return fv_errbuf(err, errsz, bad,
+                             "model: chroma_correction_parameter needs one adm3 and one "
+                             "speed_chroma feature");
+    }
+    return FOVEA_OK;
+}
+
+/* A collection (libvmaf's read_json_model.c, model_collection_parse): the
+ * members "0", "1", ... in that order, each a model; "0" is m itself, the
+ * others its sub-models (at least one). */
+static int parse_collection(vmaf_model *m, const cJSON *root, char *err, size_t errsz)
+{
+    const int bad = FOVEA_ERR_CORRUPT;
+    const char *dup = duplicate_key(root);
+    if (dup)
+        return fv_errbuf(err, errsz, bad, "model: \"%.40s\" twice", dup);
+    for (int i = 0;; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", i);
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, key);
+        if (!o)
+            break;
+        if (i > VMAF_MODEL_MAX_SUB)
+            return fv_errbuf(err, errsz, bad, "model: more than %d bootstrap models",
+                             VMAF_MODEL_MAX_SUB);
+        vmaf_model *sm = m;
+        if (i > 0) {
+            sm = calloc(1, sizeof(*sm));
+            if (!sm)
+                return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "model: out of memory");
+            m->sub[m->n_sub++] = sm;
+        }
+        char msg[FOVEA_ERRLEN];
+        const int rc = cJSON_IsObject(o)
+                           ? parse_model_dict(sm, cJSON_GetObjectItemCaseSensitive(o, "model_dict"),
+                                              msg, sizeof msg)
+                           : fv_errbuf(msg, sizeof msg, bad, "not an object");
+        if (rc < 0)
+            return fv_errbuf(err, errsz, rc, "model \"%s\": %s", key, msg);
+    }
+    if (m->n_sub == 0)
+        return fv_errbuf(err, errsz, bad, "model: a collection needs models \"0\" and \"1\"");
+    for (int i = 0; i < m->n_sub; i++)
+        snprintf(m->sub[i]->name, sizeof m->sub[i]->name, "vmaf_%04d", i + 1);
     return FOVEA_OK;
 }
 
@@ -592,8 +673,12 @@ int vmaf_model_parse(vmaf_model **out, const char *json, size_t len, char *err, 
         return fv_errbuf(err, errsz, FOVEA_ERR_NOMEM, "model: out of memory");
     }
     int rc;
+    snprintf(m->name, sizeof m->name, "vmaf");
     if (!cJSON_IsObject(root))
         rc = fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "model: not a JSON object");
+    else if (!cJSON_GetObjectItemCaseSensitive(root, "model_dict") &&
+             cJSON_GetObjectItemCaseSensitive(root, "0"))
+        rc = parse_collection(m, root, err, errsz);
     else
         rc = parse_model_dict(m, cJSON_GetObjectItemCaseSensitive(root, "model_dict"), err, errsz);
     cJSON_Delete(root);
@@ -641,11 +726,154 @@ int vmaf_model_load_version(vmaf_model **out, const char *version, char *err, si
         *out = NULL;
     if (!out || !version)
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "model: NULL argument");
-    if (strcmp(version, "vmaf_v0.6.1"))
+    for (int i = 0; i < vmaf_builtin_model_count; i++) {
+        const vmaf_builtin_model *b = &vmaf_builtin_models[i];
+        if (strcmp(version, b->version))
+            continue;
+        char msg[FOVEA_ERRLEN];
+        const int rc = vmaf_model_parse(out, (const char *)b->json, b->size, msg, sizeof msg);
+        if (rc < 0)
+            return fv_errbuf(err, errsz, rc, "%s: %s", version, msg);
+        return rc;
+    }
+    char list[512];
+    size_t k = 0;
+    list[0] = '\0';
+    for (int i = 0; i < vmaf_builtin_model_count && k < sizeof list; i++)
+        k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "",
+                              vmaf_builtin_models[i].version);
+    return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
+                     "model: no built-in model \"%.60s\" (built in: %s)", version, list);
+}
+
+/* The names of m and its sub-models from base ("vmaf": vmaf, vmaf_0001, ...). */
+static int set_names(vmaf_model *m, const char *base, char *err, size_t errsz)
+{
+    if (!*base || strlen(base) + 6 > VMAF_MODEL_NAME_LEN)
         return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG,
-                         "model: no built-in model \"%.60s\" (built in: vmaf_v0.6.1)", version);
-    return vmaf_model_parse(out, (const char *)vmaf_model_builtin_v0_6_1,
-                            vmaf_model_builtin_v0_6_1_size, err, errsz);
+                         "model: name \"%.40s\": must be 1 to %d characters", base,
+                         VMAF_MODEL_NAME_LEN - 7);
+    snprintf(m->name, sizeof m->name, "%s", base);
+    for (int i = 0; i < m->n_sub; i++)
+        snprintf(m->sub[i]->name, sizeof m->sub[i]->name, "%s_%04d", base, i + 1);
+    return FOVEA_OK;
+}
+
+/* feature.option=value on every feature of m (and its sub-models) that the
+ * feature named feat computes. @return how many took it, or a status */
+static int override_opt(vmaf_model *m, const char *feat, const char *opt, const char *val,
+                        char *err, size_t errsz)
+{
+    int n = 0;
+    for (int i = 0; i < m->n_features; i++) {
+        vmaf_model_feature *f = &m->feature[i];
+        if (strcmp(f->def->name, feat))
+            continue;
+        char where[96];
+        snprintf(where, sizeof where, "%s.%s", feat, opt);
+        const int st = set_opt_text(f, opt, val, where, err, errsz);
+        if (st < 0)
+            return st;
+        n++;
+    }
+    for (int s = 0; s < m->n_sub; s++) {
+        const int st = override_opt(m->sub[s], feat, opt, val, err, errsz);
+        if (st < 0)
+            return st;
+        n += st;
+    }
+    return n;
+}
+
+int vmaf_model_open_spec(vmaf_model **out, const char *spec, char *err, size_t errsz)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !spec)
+        return fv_errbuf(err, errsz, FOVEA_ERR_INVALID_ARG, "model: NULL argument");
+    if (!strchr(spec, '='))
+        return vmaf_model_load_version(out, spec, err, errsz);
+    const int bad = FOVEA_ERR_INVALID_ARG;
+    char buf[1024];
+    if (strlen(spec) >= sizeof buf)
+        return fv_errbuf(err, errsz, bad, "model: parameters longer than %zu bytes",
+                         sizeof buf - 1);
+    snprintf(buf, sizeof buf, "%s", spec);
+    /* first pass: the keys, the model to load */
+    const char *version = NULL, *path = NULL, *name = "vmaf";
+    int flags = 0, n = 0;
+    char *kv[64];
+    for (char *p = buf, *tok; p != NULL;) {
+        tok = p;
+        p = strchr(p, ':');
+        if (p)
+            *p++ = '\0';
+        if (n == 64)
+            return fv_errbuf(err, errsz, bad, "model: more than 64 parameters");
+        char *val = strchr(tok, '=');
+        if (val)
+            *val++ = '\0';
+        else if (!strcmp(tok, "disable_clip") || !strcmp(tok, "enable_transform"))
+            val = "true";
+        else
+            return fv_errbuf(err, errsz, bad,
+                             "model: bad parameter \"%.40s\" (want key=value: version=, path=, "
+                             "name=, enable_transform, disable_clip, feature.option=)",
+                             tok);
+        if (!strcmp(tok, "version"))
+            version = val;
+        else if (!strcmp(tok, "path"))
+            path = val;
+        else if (!strcmp(tok, "name"))
+            name = val;
+        else if (!strcmp(tok, "disable_clip"))
+            flags |= !strcmp(val, "true") ? VMAF_PREDICT_DISABLE_CLIP : 0;
+        else if (!strcmp(tok, "enable_transform"))
+            flags |= !strcmp(val, "true") ? VMAF_PREDICT_ENABLE_TRANSFORM : 0;
+        else if (!strchr(tok, '.'))
+            return fv_errbuf(err, errsz, bad,
+                             "model: unknown parameter \"%.40s\" (want version=, path=, name=, "
+                             "enable_transform, disable_clip or feature.option=value)",
+                             tok);
+        else {
+            val[-1] = '=';
+            kv[n++] = tok;
+        }
+    }
+    if (!version == !path)
+        return fv_errbuf(err, errsz, bad, "model: \"%.60s\": give version=NAME or path=FILE", spec);
+    int st = version ? vmaf_model_load_version(out, version, err, errsz)
+                     : vmaf_model_load(out, path, err, errsz);
+    if (st < 0)
+        return st;
+    vmaf_model *m = *out;
+    m->flags = flags;
+    for (int s = 0; s < m->n_sub; s++)
+        m->sub[s]->flags = flags;
+    st = set_names(m, name, err, errsz);
+    for (int i = 0; i < n && st >= 0; i++) {
+        char *eq = strchr(kv[i], '=');
+        *eq = '\0';
+        char *dot = strchr(kv[i], '.');
+        *dot = '\0';
+        const char *feat = kv[i], *opt = dot + 1;
+        if (strchr(opt, '.'))
+            *strchr(dot + 1, '.') = '\0'; /* libvmaf reads FEATURE.OPTION up to a second dot */
+        if (!feature_find(feat)) {
+            st = fv_errbuf(err, errsz, bad, "model: %s.%s: unknown feature \"%.40s\"", feat, opt,
+                           feat);
+            break;
+        }
+        st = override_opt(m, feat, opt, eq + 1, err, errsz);
+        if (st == 0)
+            st = fv_errbuf(err, errsz, bad, "model: %s.%s: the model has no %s feature", feat, opt,
+                           feat);
+    }
+    if (st < 0) {
+        vmaf_model_free(out);
+        return st;
+    }
+    return FOVEA_OK;
 }
 
 /* ------------------------------------------------------------ prediction */
@@ -706,28 +934,11 @@ static double knots_map(const vmaf_model *m, double x)
     return y;
 }
 
-double vmaf_model_predict(const vmaf_model *m, const double *features, int flags)
+double vmaf_model_finish(const vmaf_model *m, double y, int flags)
 {
-    vmaf_svm_node x[VMAF_MODEL_MAX_FEATURES + 1];
-    for (int i = 0; i < m->n_features; i++) {
-        double v = features[i];
-        if (m->norm_type == VMAF_NORM_LINEAR_RESCALE)
-            v = m->feature[i].slope * v + m->feature[i].intercept;
-        x[i].index = i + 1;
-        x[i].value = v;
-    }
-    x[m->n_features].index = -1;
-    x[m->n_features].value = 0.0;
-
-    double sum = 0;
-    for (int s = 0; s < m->n_sv; s++)
-        sum += m->sv_coef[s] * rbf(x, m->sv[s], m->gamma);
-    sum -= m->rho;
-
-    double y = sum;
-    if (m->norm_type == VMAF_NORM_LINEAR_RESCALE)
-        y = (y - m->intercept) / m->slope;
-
+    flags |= m->flags;
+    if (flags & VMAF_PREDICT_RAW)
+        return y;
     if (m->transform.present && (m->transform.enabled || (flags & VMAF_PREDICT_ENABLE_TRANSFORM))) {
         const double in = y;
         double out = in;
@@ -754,4 +965,105 @@ double vmaf_model_predict(const vmaf_model *m, const double *features, int flags
         y = y > m->clip_max ? m->clip_max : y;
     }
     return y;
+}
+
+/* libvmaf's chroma_from_luma (predict.c, post_process_feature_from_another
+ * with "adm3" guiding "speed_chroma" and 0 to correct): when the
+ * speed_chroma feature, normalized and back, is exactly 0, it becomes
+ * c - c * adm3 (adm3 also normalized and back), normalized. A feature
+ * name holding either substring twice makes libvmaf fail; fovea refuses
+ * such a model at open. */
+static void chroma_from_luma(const vmaf_model *m, vmaf_svm_node *x)
+{
+    double guiding = 0.0;
+    int guided = -1;
+    for (int i = 0; i < m->n_features; i++) {
+        const char *name = vmaf_feature_name(&m->feature[i]);
+        double v = x[i].value;
+        if (m->norm_type == VMAF_NORM_LINEAR_RESCALE)
+            v = (v - m->feature[i].intercept) / m->feature[i].slope;
+        if (strstr(name, "adm3"))
+            guiding = v;
+        if (strstr(name, "speed_chroma")) {
+            if (v != 0.0)
+                return;
+            guided = i;
+        }
+    }
+    if (guided < 0)
+        return;
+    double c = -m->cfl * guiding + m->cfl;
+    if (m->norm_type == VMAF_NORM_LINEAR_RESCALE)
+        c = m->feature[guided].slope * c + m->feature[guided].intercept;
+    x[guided].value = c;
+}
+
+double vmaf_model_predict(const vmaf_model *m, const double *features, int flags)
+{
+    vmaf_svm_node x[VMAF_MODEL_MAX_FEATURES + 1];
+    for (int i = 0; i < m->n_features; i++) {
+        double v = features[i];
+        if (m->norm_type == VMAF_NORM_LINEAR_RESCALE)
+            v = m->feature[i].slope * v + m->feature[i].intercept;
+        x[i].index = i + 1;
+        x[i].value = v;
+    }
+    x[m->n_features].index = -1;
+    x[m->n_features].value = 0.0;
+    if (m->cfl_enabled)
+        chroma_from_luma(m, x);
+
+    double sum = 0;
+    for (int s = 0; s < m->n_sv; s++)
+        sum += m->sv_coef[s] * rbf(x, m->sv[s], m->gamma);
+    sum -= m->rho;
+
+    double y = sum;
+    if (m->norm_type == VMAF_NORM_LINEAR_RESCALE)
+        y = (y - m->intercept) / m->slope;
+    return vmaf_model_finish(m, y, flags);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x > y ? 1 : x < y ? -1 : 0;
+}
+
+/* libvmaf's percentile: linear between the two nearest order statistics. */
+static double percentile(const double *s, int n, double perc)
+{
+    const double p = perc * (double)(unsigned)(n - 1) / 100.;
+    const int lo = (int)floor(p), hi = (int)ceil(p);
+    return lo == hi ? s[lo] : s[lo] * (hi - p) + s[hi] * (p - lo);
+}
+
+void vmaf_model_bootstrap(const vmaf_model *m, double *raw, int flags, double out[4])
+{
+    const int n = m->n_sub;
+    double sum = 0.;
+    for (int i = 0; i < n; i++)
+        sum += raw[i];
+    const double mean = sum / (unsigned)n;
+    const double delta = 0.01;
+    double plus = mean + delta, minus = mean - delta;
+    double ssd = 0.;
+    for (int i = 0; i < n; i++)
+        ssd += pow(raw[i] - mean, 2);
+    double stddev = sqrt(ssd / (unsigned)n);
+    qsort(raw, (size_t)n, sizeof(*raw), cmp_double);
+    double lo = percentile(raw, n, 2.5), hi = percentile(raw, n, 97.5);
+    /* the statistics are scaled by the first sub-model's transform and clip */
+    const vmaf_model *f = m->sub[0];
+    const double bag = vmaf_model_finish(f, mean, flags);
+    lo = vmaf_model_finish(f, lo, flags);
+    hi = vmaf_model_finish(f, hi, flags);
+    plus = vmaf_model_finish(f, plus, flags);
+    minus = vmaf_model_finish(f, minus, flags);
+    const double slope = (plus - minus) / (2.0 * delta);
+    stddev *= slope;
+    out[0] = bag;
+    out[1] = stddev;
+    out[2] = lo;
+    out[3] = hi;
 }

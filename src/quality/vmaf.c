@@ -27,7 +27,7 @@ static int model_open(fovea_vmaf_model **m, fovea_context *ctx, const char *what
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: out of memory");
     char err[FOVEA_ERRLEN];
     int st = file ? vmaf_model_load(&vm->m, what, err, sizeof err)
-                  : vmaf_model_load_version(&vm->m, what, err, sizeof err);
+                  : vmaf_model_open_spec(&vm->m, what, err, sizeof err);
     if (st < 0) {
         free(vm);
         return fv_ctx_error(ctx, st, file ? "vmaf: model %s" : "vmaf: %s", err);
@@ -36,14 +36,24 @@ static int model_open(fovea_vmaf_model **m, fovea_context *ctx, const char *what
     return FOVEA_OK;
 }
 
-int fovea_vmaf_model_open(fovea_vmaf_model **m, fovea_context *ctx, const char *version)
+int fovea_vmaf_model_open(fovea_vmaf_model **m, fovea_context *ctx, const char *spec)
 {
-    return model_open(m, ctx, version, 0);
+    return model_open(m, ctx, spec, 0);
 }
 
 int fovea_vmaf_model_open_file(fovea_vmaf_model **m, fovea_context *ctx, const char *path)
 {
     return model_open(m, ctx, path, 1);
+}
+
+const char *fovea_vmaf_model_name(const fovea_vmaf_model *m)
+{
+    return m && m->m ? m->m->name : NULL;
+}
+
+const char *fovea_builtin_vmaf_model(int i)
+{
+    return i >= 0 && i < vmaf_builtin_model_count ? vmaf_builtin_models[i].version : NULL;
 }
 
 void fovea_vmaf_model_close(fovea_vmaf_model **m)
@@ -117,14 +127,25 @@ static int add_list(fovea_vmaf *v, const char *list)
     return FOVEA_OK;
 }
 
-static int add_metric(fovea_vmaf *v, int ex, int output, const char *suffix)
+static int add_metric(fovea_vmaf *v, int ex, int output, const char *name)
 {
     if (v->n_metrics == FOVEA_VMAF_MAX_METRICS)
         return fv_ctx_error(v->ctx, FOVEA_ERR_UNSUPPORTED, "vmaf: more than %d metrics",
                             FOVEA_VMAF_MAX_METRICS);
-    const char *base = ex < 0 ? "vmaf" : v->ex[ex].def->outputs[output].name;
-    const int bare = ex >= 0 && (v->ex[ex].def->outputs[output].late & FEATURE_BARE);
-    snprintf(v->names[v->n_metrics], VMAF_NAME_LEN, "%s%s", base, bare ? "" : suffix);
+    if (ex < 0) {
+        for (int i = 0; i < v->n_metrics; i++)
+            if (!strcmp(v->names[i], name))
+                return fv_ctx_error(v->ctx, FOVEA_ERR_INVALID_ARG,
+                                    "vmaf: two scores named \"%s\": give each model its own "
+                                    "name (name=...)",
+                                    name);
+        snprintf(v->names[v->n_metrics], VMAF_NAME_LEN, "%s", name);
+    } else {
+        /* name is the instance's option suffix; some outputs never carry it */
+        const int bare = v->ex[ex].def->outputs[output].late & FEATURE_BARE;
+        snprintf(v->names[v->n_metrics], VMAF_NAME_LEN, "%s%s", v->ex[ex].def->outputs[output].name,
+                 bare ? "" : name);
+    }
     v->metric_ex[v->n_metrics] = ex;
     v->metric_out[v->n_metrics] = output;
     if (ex >= 0)
@@ -133,20 +154,38 @@ static int add_metric(fovea_vmaf *v, int ex, int output, const char *suffix)
     return FOVEA_OK;
 }
 
-/* The metrics: libvmaf registers one extractor per distinct (feature,
- * options) in the order the model (then the list) names its features, and
- * prints the features in the order they first reach its collector: each
- * instance's per-frame outputs, then the outputs written at the end of the
- * stream (motion2, motion3), then the score. */
-static int build_plan(fovea_vmaf *v)
+/* A scorer for model m: its features' instances. */
+static int add_scorer(fovea_vmaf *v, const vmaf_model *m, int boot)
 {
-    const vmaf_model *m = v->model;
-    int ex_of[VMAF_MODEL_MAX_FEATURES];
-    for (int i = 0; m && i < m->n_features; i++) {
-        int e = add_instance(v, m->feature[i].def, &m->feature[i].opts);
+    if (v->n_scorers == VMAF_MAX_SCORERS)
+        return fv_ctx_error(v->ctx, FOVEA_ERR_UNSUPPORTED, "vmaf: more than %d model scores",
+                            VMAF_MAX_SCORERS);
+    vmaf_scorer *s = &v->scorer[v->n_scorers];
+    s->m = m;
+    s->boot = boot;
+    for (int i = 0; i < m->n_features; i++) {
+        const int e = add_instance(v, m->feature[i].def, &m->feature[i].opts);
         if (e < 0)
             return e;
-        ex_of[i] = e;
+        s->feat_ex[i] = e;
+    }
+    return v->n_scorers++;
+}
+
+/* The metrics: libvmaf registers one extractor per distinct (feature,
+ * options) in the order the models (then the list) name their features, and
+ * prints the features in the order they first reach its collector: each
+ * instance's per-frame outputs, then the outputs written at the end of the
+ * stream (motion2, motion3); then each model's score (a collection's model
+ * "0") in model order, then each collection's sub-model scores and its
+ * statistics (libvmaf's CLI predicts the plain scores first). */
+static int build_plan(fovea_vmaf *v)
+{
+    for (int k = 0; k < v->n_models; k++) {
+        const vmaf_model *m = v->models[k];
+        FOVEA_TRY(add_scorer(v, m, -1));
+        for (int i = 0; i < m->n_sub; i++)
+            FOVEA_TRY(add_scorer(v, m->sub[i], k));
     }
     if (v->features)
         FOVEA_TRY(add_list(v, v->features));
@@ -164,10 +203,34 @@ static int build_plan(fovea_vmaf *v)
                     FOVEA_TRY(add_metric(v, e, k, suffix));
         }
     }
-    if (v->predict) {
-        FOVEA_TRY(add_metric(v, -1, 0, ""));
-        for (int i = 0; i < m->n_features; i++)
-            v->feat_metric[i] = v->out_metric[ex_of[i]][m->feature[i].output];
+    if (!v->predict)
+        v->n_scorers = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int s = 0; s < v->n_scorers; s++) {
+            vmaf_scorer *sc = &v->scorer[s];
+            if ((sc->boot >= 0) != pass)
+                continue;
+            sc->metric = v->n_metrics;
+            FOVEA_TRY(add_metric(v, -1, 0, sc->m->name));
+            for (int i = 0; i < sc->m->n_features; i++)
+                sc->feat_metric[i] = v->out_metric[sc->feat_ex[i]][sc->m->feature[i].output];
+            const int last = s + 1 == v->n_scorers || v->scorer[s + 1].boot != sc->boot;
+            if (pass == 1 && last) {
+                /* the end of a collection: its statistics */
+                vmaf_boot *b = &v->boot[v->n_boot++];
+                b->m = v->models[sc->boot];
+                b->n = b->m->n_sub;
+                b->first = s + 1 - b->n;
+                b->metric = v->n_metrics;
+                static const char *const stat[4] = {"_bagging", "_stddev", "_ci_p95_lo",
+                                                    "_ci_p95_hi"};
+                for (int j = 0; j < 4; j++) {
+                    char name[VMAF_NAME_LEN];
+                    snprintf(name, sizeof name, "%s%s", b->m->name, stat[j]);
+                    FOVEA_TRY(add_metric(v, -1, 0, name));
+                }
+            }
+        }
     }
     v->min_dim = 0;
     for (int e = 0; e < v->n_ex; e++) {
@@ -211,6 +274,8 @@ void fovea_vmaf_default_settings(fovea_vmaf_settings *s)
         return;
     memset(s, 0, sizeof(*s));
     s->model = NULL;
+    s->models = NULL;
+    s->n_models = 0;
     s->features = NULL;
     s->flags = 0;
     s->keep_frames = 0;
@@ -239,6 +304,12 @@ int fovea_vmaf_open(fovea_vmaf **out, fovea_context *ctx, const fovea_vmaf_setti
                             set.subsample);
     if (set.subsample == 0)
         set.subsample = 1;
+    if (set.n_models < 0 || set.n_models > VMAF_MAX_MODELS - 1 || (set.n_models && !set.models))
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: n_models must be 0 to %d",
+                            VMAF_MAX_MODELS - 1);
+    for (int k = 0; k < set.n_models; k++)
+        if (!set.models[k] || !set.models[k]->m)
+            return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "vmaf: models[%d] is NULL", k);
 
     fovea_vmaf *v = calloc(1, sizeof(*v));
     if (!v)
@@ -254,15 +325,19 @@ int fovea_vmaf_open(fovea_vmaf **out, fovea_context *ctx, const fovea_vmaf_setti
         }
         v->set.features = v->features;
     }
-    if (set.model) {
-        v->model = set.model->m;
-    } else if (!set.features) {
+    if (set.model)
+        v->models[v->n_models++] = set.model->m;
+    for (int k = 0; k < set.n_models; k++)
+        v->models[v->n_models++] = set.models[k]->m;
+    if (v->n_models == 0 && !set.features) {
         st = fovea_vmaf_model_open(&v->own_model, ctx, "vmaf_v0.6.1");
         if (st < 0)
             goto fail;
-        v->model = v->own_model->m;
+        v->models[v->n_models++] = v->own_model->m;
     }
-    v->predict = v->model && !(set.flags & FOVEA_VMAF_NO_PREDICTION);
+    v->set.models = NULL; /* not kept: the caller's array may go */
+    v->set.n_models = 0;
+    v->predict = v->n_models > 0 && !(set.flags & FOVEA_VMAF_NO_PREDICTION);
     st = build_plan(v);
     if (st < 0)
         goto fail;

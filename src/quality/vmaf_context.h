@@ -15,6 +15,26 @@ struct fovea_vmaf_model {
 /* Longest metric name: the motion SAD's with every option suffix. */
 #define VMAF_NAME_LEN 160
 
+/* Most models one context scores, and most scores (SVRs) in all. */
+#define VMAF_MAX_MODELS 8
+#define VMAF_MAX_SCORERS 96
+
+/* One SVR scored per frame: a model, or a sub-model of a collection. */
+typedef struct vmaf_scorer {
+    const vmaf_model *m;
+    int metric;                               /* its score's metric */
+    int feat_ex[VMAF_MODEL_MAX_FEATURES];     /* model feature -> instance */
+    int feat_metric[VMAF_MODEL_MAX_FEATURES]; /* model feature -> metric */
+    int boot;                                 /* its collection in boot[], or -1 */
+} vmaf_scorer;
+
+/* A bootstrap collection's statistics (vmaf_model_bootstrap). */
+typedef struct vmaf_boot {
+    const vmaf_model *m;
+    int first, n; /* its sub-models' scorers */
+    int metric;   /* <name>_bagging; _stddev, _ci_p95_lo, _ci_p95_hi follow */
+} vmaf_boot;
+
 /* One submitted pair until its scores are received. */
 typedef struct vmaf_entry {
     int64_t frame;          /* number of the pair since open or reset */
@@ -31,10 +51,15 @@ struct fovea_vmaf {
     fovea_vmaf_settings set;     /* features points to the copy below */
     char *features;              /* settings.features, copied */
     fovea_vmaf_model *own_model; /* the built-in model when settings has none */
-    const vmaf_model *model;     /* NULL: a feature list alone */
-    int predict;                 /* the model's score is a metric */
-    int has_motion;              /* a feature reads the previous frame or the next one */
-    int lookahead;               /* later frames a feature's values need (the most of any) */
+    int n_models;                /* 0: a feature list alone */
+    const vmaf_model *models[VMAF_MAX_MODELS];
+    int predict; /* the models' scores are metrics */
+    int n_scorers;
+    vmaf_scorer scorer[VMAF_MAX_SCORERS];
+    int n_boot;
+    vmaf_boot boot[VMAF_MAX_MODELS];
+    int has_motion; /* a feature reads the previous frame or the next one */
+    int lookahead;  /* later frames a feature's values need (the most of any) */
     int ex_lookahead[VMAF_MAX_EXTRACTORS]; /* each instance's */
     int history;               /* previous references a feature reads (the most of any) */
     int chroma;                /* a feature reads the chroma planes */
@@ -50,7 +75,6 @@ struct fovea_vmaf {
     int metric_out[FOVEA_VMAF_MAX_METRICS]; /* its output of the instance's feature */
     int out_metric[VMAF_MAX_EXTRACTORS][FEATURE_MAX_OUTPUTS]; /* the reverse */
     char names[FOVEA_VMAF_MAX_METRICS][VMAF_NAME_LEN];
-    int feat_metric[VMAF_MODEL_MAX_FEATURES]; /* model feature -> metric */
 
     const vmaf_backend *backend;
     void *priv;

@@ -257,16 +257,28 @@ static void derive(fovea_vmaf *v, const vmaf_entry *e, vmaf_entry *const *next, 
             if (v->metric_ex[i] == x)
                 value[i] = out[v->metric_out[i]];
     }
-    if (v->predict) {
+    int flags = 0;
+    if (v->set.flags & FOVEA_VMAF_ENABLE_TRANSFORM)
+        flags |= VMAF_PREDICT_ENABLE_TRANSFORM;
+    if (v->set.flags & FOVEA_VMAF_DISABLE_CLIP)
+        flags |= VMAF_PREDICT_DISABLE_CLIP;
+    double raw[VMAF_MAX_SCORERS];
+    for (int s = 0; s < v->n_scorers; s++) {
+        const vmaf_scorer *sc = &v->scorer[s];
         double feat[VMAF_MODEL_MAX_FEATURES];
-        for (int k = 0; k < v->model->n_features; k++)
-            feat[k] = value[v->feat_metric[k]];
-        int flags = 0;
-        if (v->set.flags & FOVEA_VMAF_ENABLE_TRANSFORM)
-            flags |= VMAF_PREDICT_ENABLE_TRANSFORM;
-        if (v->set.flags & FOVEA_VMAF_DISABLE_CLIP)
-            flags |= VMAF_PREDICT_DISABLE_CLIP;
-        value[v->n_metrics - 1] = vmaf_model_predict(v->model, feat, flags);
+        for (int k = 0; k < sc->m->n_features; k++)
+            feat[k] = value[sc->feat_metric[k]];
+        /* the score is the raw prediction transformed and clipped: a
+         * collection's statistics need the raw one */
+        raw[s] = vmaf_model_predict(sc->m, feat, VMAF_PREDICT_RAW);
+        value[sc->metric] = vmaf_model_finish(sc->m, raw[s], flags);
+    }
+    for (int b = 0; b < v->n_boot; b++) {
+        const vmaf_boot *bt = &v->boot[b];
+        double stat[4];
+        vmaf_model_bootstrap(bt->m, raw + bt->first, flags, stat);
+        for (int j = 0; j < 4; j++)
+            value[bt->metric + j] = stat[j];
     }
 }
 
