@@ -7,3 +7,5 @@
 FEATURE(vif)
 FEATURE(adm)
 FEATURE(motion)
+FEATURE_CPU(float_ssim)
+FEATURE_CPU(float_ms_ssim)
