@@ -168,9 +168,9 @@ static int cpu_extract(void *priv, fovea_context *ctx, const feature_pair *p, fe
     iqa_load(p->dis, p->dis_stride, st->w[0], st->h[0], st->bpc, st->dis[0]);
     for (int k = 1; k < MS_SCALES; k++) {
         iqa_decimate(st->ref[k - 1], st->w[k - 1], st->h[k - 1], 2, ms_lpf, MS_LPF, st->ref[k],
-                     st->cols);
+                     st->cols, st->work.acc);
         iqa_decimate(st->dis[k - 1], st->w[k - 1], st->h[k - 1], 2, ms_lpf, MS_LPF, st->dis[k],
-                     st->cols);
+                     st->cols, st->work.acc);
     }
     ms_raw m;
     memset(&m, 0, sizeof(m));

@@ -137,8 +137,8 @@ static int cpu_extract(void *priv, fovea_context *ctx, const feature_pair *p, fe
     iqa_load(p->ref, p->ref_stride, w, h, st->bpc, st->ref);
     iqa_load(p->dis, p->dis_stride, w, h, st->bpc, st->dis);
     if (st->scale > 1) {
-        iqa_decimate(st->ref, w, h, st->scale, st->kernel, st->scale, st->ref, st->cols);
-        iqa_decimate(st->dis, w, h, st->scale, st->kernel, st->scale, st->dis, st->cols);
+        iqa_decimate(st->ref, w, h, st->scale, st->kernel, st->scale, st->ref, st->cols, NULL);
+        iqa_decimate(st->dis, w, h, st->scale, st->kernel, st->scale, st->dis, st->cols, NULL);
         w = iqa_decimated(w, st->scale);
         h = iqa_decimated(h, st->scale);
     }

@@ -207,28 +207,68 @@ int iqa_decimate_fits(int w, int h, int factor, int k)
     return decimate_fits_1d(w, factor, k) && decimate_fits_1d(h, factor, k);
 }
 
+/* One tap of every output of a row: acc[x] += (double)(row[x * factor + off] * t),
+ * the columns mirrored outside [xa, xb). */
+static void decimate_tap(const float *row, int factor, int off, float t, const int *cols, int k,
+                         int j, int xa, int xb, int sw, double *acc)
+{
+    for (int x = 0; x < xa; x++)
+        acc[x] += (double)(row[cols[x * k + j]] * t);
+    const float *p = row + off;
+    if (factor == 2) {
+        for (int x = xa; x < xb; x++)
+            acc[x] += (double)(p[2 * x] * t);
+    } else {
+        for (int x = xa; x < xb; x++)
+            acc[x] += (double)(p[x * factor] * t);
+    }
+    for (int x = xb; x < sw; x++)
+        acc[x] += (double)(row[cols[x * k + j]] * t);
+}
+
 void iqa_decimate(const float *src, int w, int h, int factor, const float *kernel, int k,
-                  float *dst, int *cols)
+                  float *dst, int *cols, double *acc)
 {
     const int sw = iqa_decimated(w, factor), sh = iqa_decimated(h, factor);
     const int lo = -(k / 2);
     for (int x = 0; x < sw; x++)
         for (int j = 0; j < k; j++)
             cols[x * k + j] = mirror(x * factor + lo + j, w);
-    /* raster order, each output written after its reads: in place (dst ==
-     * src) this reads what libvmaf's in-place decimation reads */
-    for (int y = 0; y < sh; y++) {
-        for (int x = 0; x < sw; x++) {
-            const int *cx = cols + x * k;
-            double sum = 0.0;
-            for (int i = 0; i < k; i++) {
-                const float *row = src + (size_t)mirror(y * factor + lo + i, h) * (size_t)w;
-                const float *kr = kernel + i * k;
-                for (int j = 0; j < k; j++)
-                    sum += (double)(row[cx[j]] * kr[j]);
+    if (dst == src) {
+        /* in place: raster order, each output written after its reads, as
+         * libvmaf's in-place decimation */
+        for (int y = 0; y < sh; y++) {
+            for (int x = 0; x < sw; x++) {
+                const int *cx = cols + x * k;
+                double sum = 0.0;
+                for (int i = 0; i < k; i++) {
+                    const float *row = src + (size_t)mirror(y * factor + lo + i, h) * (size_t)w;
+                    const float *kr = kernel + i * k;
+                    for (int j = 0; j < k; j++)
+                        sum += (double)(row[cx[j]] * kr[j]);
+                }
+                dst[(size_t)y * (size_t)sw + (size_t)x] = (float)sum;
             }
-            dst[(size_t)y * (size_t)sw + (size_t)x] = (float)sum;
         }
+        return;
+    }
+    /* a row at a time, one accumulator per output, the terms of each in
+     * libvmaf's order (kernel rows outer, columns inner); [xa, xb) are the
+     * outputs whose taps all lie inside the row */
+    int xa = (-lo + factor - 1) / factor, xb = (w - k - lo) >= 0 ? (w - k - lo) / factor + 1 : 0;
+    xb = xb < sw ? xb : sw;
+    xa = xa < xb ? xa : xb;
+    for (int y = 0; y < sh; y++) {
+        for (int x = 0; x < sw; x++)
+            acc[x] = 0.0;
+        for (int i = 0; i < k; i++) {
+            const float *row = src + (size_t)mirror(y * factor + lo + i, h) * (size_t)w;
+            for (int j = 0; j < k; j++)
+                decimate_tap(row, factor, lo + j, kernel[i * k + j], cols, k, j, xa, xb, sw, acc);
+        }
+        float *out = dst + (size_t)y * (size_t)sw;
+        for (int x = 0; x < sw; x++)
+            out[x] = (float)acc[x];
     }
 }
 

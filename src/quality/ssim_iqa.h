@@ -57,10 +57,10 @@ int iqa_decimate_fits(int w, int h, int factor, int k);
 /* libvmaf's _iqa_decimate: dst[y][x] = the k x k kernel (row-major floats)
  * centred at (x * factor, y * factor) of src, mirrored at the borders, for
  * the iqa_decimated() size. dst may be src (in place, in libvmaf's raster
- * order). cols is scratch of iqa_decimated(w, factor) * k ints. Needs
- * iqa_decimate_fits(). */
+ * order). cols is scratch of iqa_decimated(w, factor) * k ints, acc (unused
+ * in place) of iqa_decimated(w, factor) doubles. Needs iqa_decimate_fits(). */
 void iqa_decimate(const float *src, int w, int h, int factor, const float *kernel, int k,
-                  float *dst, int *cols);
+                  float *dst, int *cols, double *acc);
 
 /* libvmaf float_ssim's automatic scale: max(1, round(min(w, h) / 256)) with its
  * float rounding. */
