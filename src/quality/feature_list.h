@@ -7,3 +7,4 @@
 FEATURE(vif)
 FEATURE(adm)
 FEATURE(motion)
+FEATURE_CPU(psnr)

@@ -73,6 +73,7 @@ const feature_def feature_motion = {
     NULL,
     motion_derive_out,
     NULL,
+    .aggregate = NULL,
 };
 
 /* ---------------------------------------------------------------- C extractor */

@@ -159,7 +159,8 @@ static int build_plan(fovea_vmaf *v)
             else
                 feature_suffix(d, &v->ex[e].opts, suffix, sizeof suffix);
             for (int k = 0; k < n; k++)
-                if (d->outputs[k].late == late)
+                if (d->outputs[k].late == late &&
+                    (!d->has_output || d->has_output(&v->ex[e].opts, k)))
                     FOVEA_TRY(add_metric(v, e, k, suffix));
         }
     }
