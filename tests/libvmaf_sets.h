@@ -122,6 +122,17 @@ static inline void libvmaf_check(libvmaf_tally *t, const char *where, const char
         fprintf(stderr, "    %s %s: fovea %.17g, libvmaf %.17g\n", where, name, got, want);
 }
 
+/* libvmaf prints a value that is not finite (inf, NaN) as null: fovea's must
+ * then not be finite either. */
+static inline void libvmaf_check_json(libvmaf_tally *t, const char *where, const char *name,
+                                      double got, const cJSON *want)
+{
+    if (cJSON_IsNull(want))
+        libvmaf_check(t, where, name, isfinite(got) ? got : NAN, NAN);
+    else
+        libvmaf_check(t, where, name, got, want->valuedouble);
+}
+
 /* Score case dir/case on backend b with set s and compare with the golden
  * JSON at golden. @return 1 when compared, 0 when the inputs are missing */
 static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const char *inputs,
@@ -212,11 +223,7 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
             cJSON_ArrayForEach(x, m)
             {
                 const int i = fovea_vmaf_metric_index(v, x->string);
-                if (i < 0) {
-                    libvmaf_check(t, where, x->string, -1e300, x->valuedouble);
-                    continue;
-                }
-                libvmaf_check(t, where, x->string, sc.value[i], x->valuedouble);
+                libvmaf_check_json(t, where, x->string, i < 0 ? -1e300 : sc.value[i], x);
             }
             /* fovea reports nothing libvmaf did not */
             CHECK_EQ_INT(cJSON_GetArraySize(m), sc.count);
@@ -234,7 +241,7 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
         cJSON_ArrayForEach(x, m)
         {
             const int i = fovea_vmaf_metric_index(v, x->string);
-            libvmaf_check(t, where, x->string, i < 0 ? -1e300 : sc.value[i], x->valuedouble);
+            libvmaf_check_json(t, where, x->string, i < 0 ? -1e300 : sc.value[i], x);
         }
         CHECK_EQ_INT(cJSON_GetArraySize(m), sc.count);
         got++;
@@ -251,7 +258,7 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
         static const char *const what[4] = {"min", "max", "mean", "harmonic_mean"};
         for (int k = 0; k < 4; k++) {
             const cJSON *w = cJSON_GetObjectItemCaseSensitive(pm, what[k]);
-            if (!cJSON_IsNumber(w))
+            if (!w)
                 continue;
             double g = -1e300;
             if (i >= 0)
@@ -261,7 +268,7 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
                              : ps.metric[i].harmonic_mean;
             char name[256];
             snprintf(name, sizeof name, "%s.%s", pm->string, what[k]);
-            libvmaf_check(t, where, name, g, w->valuedouble);
+            libvmaf_check_json(t, where, name, g, w);
         }
     }
     /* aggregate_metrics: libvmaf prints a value that is not finite as null */
@@ -275,11 +282,7 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
         int i = 0;
         while (i < ag.count && strcmp(ag.name[i], pm->string) != 0)
             i++;
-        const double g = i < ag.count ? ag.value[i] : -1e300;
-        if (cJSON_IsNull(pm))
-            libvmaf_check(t, where, pm->string, isfinite(g) ? g : NAN, NAN);
-        else
-            libvmaf_check(t, where, pm->string, g, pm->valuedouble);
+        libvmaf_check_json(t, where, pm->string, i < ag.count ? ag.value[i] : -1e300, pm);
     }
     fovea_frame_free(ctx, &fr);
     fovea_frame_free(ctx, &fd);
