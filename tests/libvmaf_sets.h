@@ -19,6 +19,7 @@
 #define FOVEA_TEST_LIBVMAF_SETS_H
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,17 @@ static inline void libvmaf_check(libvmaf_tally *t, const char *where, const char
     }
     if (t->shown++ < 6)
         fprintf(stderr, "    %s %s: fovea %.17g, libvmaf %.17g\n", where, name, got, want);
+}
+
+/* libvmaf prints a value that is not finite (inf, NaN) as null: fovea's must
+ * then not be finite either. */
+static inline void libvmaf_check_json(libvmaf_tally *t, const char *where, const char *name,
+                                      double got, const cJSON *want)
+{
+    if (cJSON_IsNull(want))
+        libvmaf_check(t, where, name, isfinite(got) ? got : NAN, NAN);
+    else
+        libvmaf_check(t, where, name, got, want->valuedouble);
 }
 
 /* Score case dir/case on backend b with set s and compare with the golden
@@ -235,11 +247,7 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
             cJSON_ArrayForEach(x, m)
             {
                 const int i = fovea_vmaf_metric_index(v, x->string);
-                if (i < 0) {
-                    libvmaf_check(t, where, x->string, -1e300, x->valuedouble);
-                    continue;
-                }
-                libvmaf_check(t, where, x->string, sc.value[i], x->valuedouble);
+                libvmaf_check_json(t, where, x->string, i < 0 ? -1e300 : sc.value[i], x);
             }
             /* fovea reports nothing libvmaf did not */
             CHECK_EQ_INT(cJSON_GetArraySize(m), sc.count);
@@ -257,7 +265,7 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
         cJSON_ArrayForEach(x, m)
         {
             const int i = fovea_vmaf_metric_index(v, x->string);
-            libvmaf_check(t, where, x->string, i < 0 ? -1e300 : sc.value[i], x->valuedouble);
+            libvmaf_check_json(t, where, x->string, i < 0 ? -1e300 : sc.value[i], x);
         }
         CHECK_EQ_INT(cJSON_GetArraySize(m), sc.count);
         got++;
@@ -274,7 +282,7 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
         static const char *const what[4] = {"min", "max", "mean", "harmonic_mean"};
         for (int k = 0; k < 4; k++) {
             const cJSON *w = cJSON_GetObjectItemCaseSensitive(pm, what[k]);
-            if (!cJSON_IsNumber(w))
+            if (!w)
                 continue;
             double g = -1e300;
             if (i >= 0)
@@ -284,8 +292,21 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
                              : ps.metric[i].harmonic_mean;
             char name[256];
             snprintf(name, sizeof name, "%s.%s", pm->string, what[k]);
-            libvmaf_check(t, where, name, g, w->valuedouble);
+            libvmaf_check_json(t, where, name, g, w);
         }
+    }
+    /* aggregate_metrics: libvmaf prints a value that is not finite as null */
+    fovea_vmaf_aggregates ag;
+    REQUIRE(fovea_vmaf_aggregate(v, &ag) == FOVEA_OK);
+    const cJSON *am = cJSON_GetObjectItemCaseSensitive(root, "aggregate_metrics");
+    snprintf(where, sizeof where, "%s aggregate", cs);
+    CHECK_EQ_INT(cJSON_GetArraySize(am), ag.count);
+    cJSON_ArrayForEach(pm, am)
+    {
+        int i = 0;
+        while (i < ag.count && strcmp(ag.name[i], pm->string) != 0)
+            i++;
+        libvmaf_check_json(t, where, pm->string, i < ag.count ? ag.value[i] : -1e300, pm);
     }
     fovea_frame_free(ctx, &fr);
     fovea_frame_free(ctx, &fd);

@@ -34,7 +34,8 @@ static void toy_derive(const feature_opts *o, const feature_frame *f, const feat
 }
 
 static const feature_def toy_def = {
-    "toy", "toy", 0, 1, 0, 1, toy_options, 1, toy_outputs, NULL, NULL, toy_derive, NULL,
+    "toy", "toy",       0,    1,    0,          1,    toy_options,
+    1,     toy_outputs, NULL, NULL, toy_derive, NULL, .aggregate = NULL,
 };
 
 typedef struct toy_state {
@@ -122,7 +123,7 @@ static void test_lookups(void)
     const feature_def *vif = feature_find("vif"), *adm = feature_find("adm"),
                       *motion = feature_find("motion");
     REQUIRE(vif && adm && motion);
-    CHECK(feature_find("psnr") == NULL && feature_find(NULL) == NULL);
+    CHECK(feature_find("float_psnr") == NULL && feature_find(NULL) == NULL);
     CHECK(feature_extractor_for(vif, FOVEA_BACKEND_CPU) != NULL);
     CHECK(feature_extractor_for(adm, FOVEA_BACKEND_CPU) != NULL);
     CHECK(feature_extractor_for(motion, FOVEA_BACKEND_CPU) != NULL);
@@ -261,11 +262,20 @@ static void win_window(const feature_opts *o, int *history, int *lookahead)
 }
 
 static const feature_def win_def = {
-    "win",       "win", FEATURE_PREV | FEATURE_LOOKAHEAD,
-    1,           0,     2,
-    win_options, 1,     toy_outputs,
-    NULL,        NULL,  toy_derive,
+    "win",
+    "win",
+    FEATURE_PREV | FEATURE_LOOKAHEAD,
+    1,
+    0,
+    2,
+    win_options,
+    1,
+    toy_outputs,
+    NULL,
+    NULL,
+    toy_derive,
     win_window,
+    .aggregate = NULL,
 };
 
 static void test_enum_window(void)

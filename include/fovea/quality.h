@@ -237,6 +237,22 @@ FOVEA_API int fovea_vmaf_batch_size(const fovea_vmaf *v, int width, int height);
  *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG */
 FOVEA_API int fovea_vmaf_pooled(const fovea_vmaf *v, fovea_vmaf_pooled_scores *out);
 
+/** Most aggregate metrics of one context. */
+#define FOVEA_VMAF_MAX_AGGREGATES 32
+
+/** libvmaf's aggregate_metrics: values of the whole run that are not pooled
+ *  from per-frame values (psnr's apsnr_y, apsnr_cb, apsnr_cr with
+ *  enable_apsnr), over the frames received so far. */
+typedef struct fovea_vmaf_aggregates {
+    int count;                                   /**< values (0: none) */
+    const char *name[FOVEA_VMAF_MAX_AGGREGATES]; /**< libvmaf's names (static strings) */
+    double value[FOVEA_VMAF_MAX_AGGREGATES];     /**< may be infinite or NaN (JSON null) */
+} fovea_vmaf_aggregates;
+
+/** libvmaf's aggregate_metrics over the frames received so far.
+ *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG */
+FOVEA_API int fovea_vmaf_aggregate(const fovea_vmaf *v, fovea_vmaf_aggregates *out);
+
 /** Drop pending pairs, forget the pooled frames and the stream, restart frame
  *  numbering at 0. */
 FOVEA_API void fovea_vmaf_reset(fovea_vmaf *v);
@@ -277,7 +293,7 @@ typedef struct fovea_vmaf_output {
  *  libvmaf's layout (frame numbers i * settings.subsample, as libvmaf's
  *  --subsample writes them): JSON {"version", "fps", "frames": [{"frameNum",
  *  "metrics"}], "pooled_metrics" (when a frame was received),
- *  "aggregate_metrics", then "fovea" with o's fields} and a newline; CSV a
+ *  "aggregate_metrics" (fovea_vmaf_aggregate), then "fovea" with o's fields} and a newline; CSV a
  *  header and a row per frame. Numbers are %.17g (they read back as the same
  *  double); non-finite ones are null in JSON.
  *  @param o fps and fields for JSON (may be NULL); unused for CSV

@@ -119,6 +119,19 @@ typedef struct feature_def {
      * needs (0..FEATURE_MAX_LOOKAHEAD). NULL: 1 with FEATURE_PREV (else 0)
      * and 1 with FEATURE_LOOKAHEAD (else 0). */
     void (*window)(const feature_opts *o, int *history, int *lookahead);
+    /* Optional. 1 when this instance reports output k (of the count first;
+     * NULL: every one): psnr's mse_y sits between psnr_y and psnr_cb. */
+    int (*has_output)(const feature_opts *o, int k);
+    /* Optional: libvmaf's aggregate metrics (one value per stream of frames,
+     * its "aggregate_metrics", not pooled from the per-frame values).
+     * accumulate folds each received frame's raw values into acc (zero at open
+     * and reset) in frame order; aggregate writes the values of the names it
+     * reports (a prefix of aggregates[], the number returned; 0: none). */
+    int n_aggregates;
+    const char *const *aggregates;
+    void (*accumulate)(const feature_opts *o, const feature_frame *f, const feature_raw *raw,
+                       feature_raw *acc);
+    int (*aggregate)(const feature_opts *o, const feature_raw *acc, double *out);
 } feature_def;
 
 /* The window of an instance (feature_def.window, or its flags). */

@@ -128,7 +128,7 @@ const feature_def feature_adm = {
     ADM_MIN_DIM,    4, /* four int32 planes of a quarter frame */
     ADM_OPTIONS,    adm_options, ADM_MAIN_OUTPUTS + ADM_DEBUG_OUTPUTS,
     adm_outputs,    adm_count,   adm_check,
-    adm_derive_out, NULL,
+    adm_derive_out, NULL,        .aggregate = NULL,
 };
 
 void adm_params_from_opts(adm_params *p, const feature_setup *s)

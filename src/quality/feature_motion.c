@@ -133,6 +133,7 @@ const feature_def feature_motion = {
     NULL,
     motion_derive_out,
     motion_window,
+    .aggregate = NULL,
 };
 
 /* ---------------------------------------------------------------- C extractor */

@@ -72,7 +72,7 @@ const feature_def feature_vif = {
     VIF_MIN_DIM, 1, /* two quarter-frame images in int16 */
     VIF_OPTIONS, vif_options, VIF_SCALES + VIF_DEBUG_OUTPUTS,
     vif_outputs, vif_count,   NULL,
-    vif_derive,  NULL,
+    vif_derive,  NULL,        .aggregate = NULL,
 };
 
 /* ---------------------------------------------------------------- C extractor */

@@ -199,7 +199,8 @@ static int build_plan(fovea_vmaf *v)
             else
                 feature_suffix(d, &v->ex[e].opts, suffix, sizeof suffix);
             for (int k = 0; k < n; k++)
-                if ((d->outputs[k].late & ~FEATURE_BARE) == late)
+                if ((d->outputs[k].late & ~FEATURE_BARE) == late &&
+                    (!d->has_output || d->has_output(&v->ex[e].opts, k)))
                     FOVEA_TRY(add_metric(v, e, k, suffix));
         }
     }

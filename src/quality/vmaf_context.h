@@ -95,6 +95,7 @@ struct fovea_vmaf {
     int64_t frames;
     double sum[FOVEA_VMAF_MAX_METRICS], inv_sum[FOVEA_VMAF_MAX_METRICS];
     double min[FOVEA_VMAF_MAX_METRICS], max[FOVEA_VMAF_MAX_METRICS];
+    feature_raw acc[VMAF_MAX_EXTRACTORS]; /* each instance's aggregate sums */
 
     /* received frames' values (settings.keep_frames): n_kept x n_metrics */
     double *kept;

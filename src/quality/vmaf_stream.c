@@ -357,6 +357,10 @@ int fovea_vmaf_receive(fovea_vmaf *v, fovea_vmaf_scores *out)
         if (v->frames == 0 || x > v->max[i])
             v->max[i] = x;
     }
+    const feature_frame ff = {e->width, e->height, e->bpc, e->index, e->chroma};
+    for (int x = 0; x < v->n_ex; x++)
+        if (v->ex[x].def->accumulate)
+            v->ex[x].def->accumulate(&v->ex[x].opts, &ff, &e->raw.ex[x], &v->acc[x]);
     v->frames++;
     if (out)
         *out = sc;
@@ -422,6 +426,23 @@ int fovea_vmaf_pooled(const fovea_vmaf *v, fovea_vmaf_pooled_scores *out)
     return FOVEA_OK;
 }
 
+int fovea_vmaf_aggregate(const fovea_vmaf *v, fovea_vmaf_aggregates *out)
+{
+    if (!v || !out)
+        return FOVEA_ERR_INVALID_ARG;
+    memset(out, 0, sizeof(*out));
+    for (int x = 0; x < v->n_ex; x++) {
+        const feature_def *d = v->ex[x].def;
+        if (!d->aggregate || out->count + d->n_aggregates > FOVEA_VMAF_MAX_AGGREGATES)
+            continue;
+        const int n = d->aggregate(&v->ex[x].opts, &v->acc[x], out->value + out->count);
+        for (int k = 0; k < n; k++)
+            out->name[out->count + k] = d->aggregates[k];
+        out->count += n;
+    }
+    return FOVEA_OK;
+}
+
 void fovea_vmaf_reset(fovea_vmaf *v)
 {
     if (!v)
@@ -442,4 +463,5 @@ void fovea_vmaf_reset(fovea_vmaf *v)
     v->n_kept = 0;
     for (int i = 0; i < FOVEA_VMAF_MAX_METRICS; i++)
         v->sum[i] = v->inv_sum[i] = v->min[i] = v->max[i] = 0.0;
+    memset(v->acc, 0, sizeof(v->acc));
 }

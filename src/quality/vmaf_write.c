@@ -62,7 +62,11 @@ static cJSON *json_tree(const fovea_vmaf *v, const fovea_vmaf_output *o)
         cJSON_AddItemToObject(p, "mean", number(pl.metric[k].mean));
         cJSON_AddItemToObject(p, "harmonic_mean", number(pl.metric[k].harmonic_mean));
     }
-    cJSON_AddObjectToObject(root, "aggregate_metrics");
+    cJSON *agg = cJSON_AddObjectToObject(root, "aggregate_metrics");
+    fovea_vmaf_aggregates ag;
+    fovea_vmaf_aggregate(v, &ag);
+    for (int k = 0; agg && k < ag.count; k++)
+        cJSON_AddItemToObject(agg, ag.name[k], number(ag.value[k]));
     if (o && o->fields) {
         cJSON *fv = cJSON_AddObjectToObject(root, "fovea");
         for (int i = 0; fv && i < o->n_fields; i++)
