@@ -120,6 +120,7 @@ const feature_def feature_cambi = {
     NULL,
     cambi_derive,
     NULL,
+    .aggregate = NULL,
 };
 
 /* ---------------------------------------------------------------- C extractor */

@@ -104,6 +104,7 @@ static const feature_def feature_float_ms_ssim = {
     NULL,
     ms_derive,
     NULL,
+    .aggregate = NULL,
 };
 
 /* ---------------------------------------------------------------- C extractor */

@@ -71,6 +71,7 @@ static const feature_def feature_float_ssim = {
     NULL,
     ssim_derive,
     NULL,
+    .aggregate = NULL,
 };
 
 /* ---------------------------------------------------------------- C extractor */

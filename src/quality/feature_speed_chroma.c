@@ -86,6 +86,7 @@ const feature_def feature_speed_chroma = {
     sc_check,
     sc_derive,
     NULL,
+    .aggregate = NULL,
 };
 
 /* ---------------------------------------------------------------- C extractor */

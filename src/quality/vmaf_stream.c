@@ -301,10 +301,10 @@ static int keep(fovea_vmaf *v, const double *value)
     return FOVEA_OK;
 }
 
-/* The oldest pending pair's values into sc, the pair off the queue.
+/* The oldest pending pair's values into sc and its entry into done, the pair off the queue.
  * @return FOVEA_OK, FOVEA_AGAIN (it waits for its successor or the flush) or
  *         an error */
-static int next_values(fovea_vmaf *v, fovea_vmaf_scores *sc)
+static int next_values(fovea_vmaf *v, fovea_vmaf_scores *sc, vmaf_entry *done)
 {
     if (v->q_count == 0)
         return FOVEA_AGAIN;
@@ -326,6 +326,7 @@ static int next_values(fovea_vmaf *v, fovea_vmaf_scores *sc)
     sc->frame = e->frame;
     sc->count = v->n_metrics;
     derive(v, e, next, sc->value);
+    *done = *e;
     v->q_head = (v->q_head + 1) % v->q_cap;
     v->q_count--;
     return FOVEA_OK;
@@ -338,8 +339,10 @@ int fovea_vmaf_receive(fovea_vmaf *v, fovea_vmaf_scores *out)
     fovea_vmaf_scores sc;
     /* with subsample, the pairs between scored frames are derived (motion's
      * state goes through every frame) and dropped, as libvmaf skips them */
+    vmaf_entry done;
+    const vmaf_entry *e = &done;
     for (;;) {
-        const int st = next_values(v, &sc);
+        const int st = next_values(v, &sc, &done);
         if (st != FOVEA_OK)
             return st;
         if (sc.frame % v->set.subsample == 0)
