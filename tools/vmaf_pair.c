@@ -165,6 +165,13 @@ void vmaf_pair_score(pair_job *j)
         goto done;
     }
     j->backend = fovea_backend_name(fovea_vmaf_backend(v));
+    if (fovea_vmaf_backend_reason(v)) {
+        char note[256];
+        snprintf(note, sizeof note,
+                 "%s has no CUDA extractor yet: this pair is scored on the CPU backend",
+                 fovea_vmaf_backend_reason(v));
+        j->warn(j, note);
+    }
     j->threads = fovea_context_threads(j->ctx);
     j->nmetrics = fovea_vmaf_metric_count(v);
     for (int m = 0; m < j->nmetrics; m++) {

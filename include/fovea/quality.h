@@ -157,6 +157,12 @@ FOVEA_API void fovea_vmaf_close(fovea_vmaf **v);
 /** @return the backend that computes the features (CPU or CUDA). */
 FOVEA_API fovea_backend fovea_vmaf_backend(const fovea_vmaf *v);
 
+/** @return the name of a feature the CUDA backend has no extractor for when
+ *  a context whose backend was AUTO (resolved to CUDA) runs v on the C
+ *  backend because of it, else NULL. A context asked for CUDA explicitly
+ *  refuses such a feature list at fovea_vmaf_open instead. */
+FOVEA_API const char *fovea_vmaf_backend_reason(const fovea_vmaf *v);
+
 /** @return the number of metrics per frame (1..FOVEA_VMAF_MAX_METRICS). */
 FOVEA_API int fovea_vmaf_metric_count(const fovea_vmaf *v);
 

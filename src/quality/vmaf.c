@@ -262,7 +262,9 @@ const feature_extractor *vmaf_extractor(fovea_context *ctx, const vmaf_instance 
 {
     const feature_extractor *fx = feature_extractor_for(x->def, kind);
     if (!fx)
-        fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED, "vmaf: feature %s has no %s extractor",
+        fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
+                     "vmaf: feature %s has no %s extractor yet (the cpu backend computes it; "
+                     "the automatic backend picks it)",
                      x->def->name, fovea_backend_name(kind));
     return fx;
 }
@@ -345,8 +347,20 @@ int fovea_vmaf_open(fovea_vmaf **out, fovea_context *ctx, const fovea_vmaf_setti
 
     const backend_info *b = NULL;
     char msg[FOVEA_ERRLEN];
-    st = backend_pick(ctx, vmaf_backends, vmaf_backend_count, fovea_context_backend(ctx), &b, msg,
-                      sizeof msg);
+    fovea_backend want = fovea_context_backend(ctx);
+    /* a context that chose CUDA by itself (backend AUTO) runs a feature list
+     * CUDA cannot run whole on the C backend; asked for CUDA, it is an error
+     * naming the feature (below) */
+    if (want == FOVEA_BACKEND_CUDA && ctx && ctx->settings.backend == FOVEA_BACKEND_AUTO) {
+        for (int e = 0; e < v->n_ex; e++) {
+            if (!feature_extractor_for(v->ex[e].def, FOVEA_BACKEND_CUDA)) {
+                want = FOVEA_BACKEND_CPU;
+                v->cpu_for = v->ex[e].def->name;
+                break;
+            }
+        }
+    }
+    st = backend_pick(ctx, vmaf_backends, vmaf_backend_count, want, &b, msg, sizeof msg);
     if (st < 0) {
         st = fv_ctx_error(ctx, st, "vmaf: %s", msg);
         goto fail;
@@ -381,6 +395,11 @@ void fovea_vmaf_close(fovea_vmaf **pv)
     free(v->kept);
     free(v);
     *pv = NULL;
+}
+
+const char *fovea_vmaf_backend_reason(const fovea_vmaf *v)
+{
+    return v ? v->cpu_for : NULL;
 }
 
 fovea_backend fovea_vmaf_backend(const fovea_vmaf *v)

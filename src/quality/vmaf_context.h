@@ -77,6 +77,7 @@ struct fovea_vmaf {
     char names[FOVEA_VMAF_MAX_METRICS][VMAF_NAME_LEN];
 
     const vmaf_backend *backend;
+    const char *cpu_for; /* the feature CUDA lacks, when AUTO fell back to the C backend */
     void *priv;
     vmaf_params params; /* of priv; width 0 = none */
 

@@ -56,6 +56,20 @@ assert c["frames"] == g["frames"] and c["pooled_metrics"] == g["pooled_metrics"]
 assert g["fovea"]["backend"] == "cuda", g["fovea"]["backend"]
 PY
 
+# a feature CUDA has no extractor for yet (float_ssim): the automatic backend
+# scores on the CPU and says so; --backend cuda refuses it naming the feature
+run 0 vmaf --feature float_ssim --json a.json clips/r5.y4m clips/d5.y4m
+err_has "float_ssim has no CUDA extractor yet" "automatic backend, float_ssim"
+run 0 vmaf -q --backend cpu --feature float_ssim --json ac.json clips/r5.y4m clips/d5.y4m
+python3 - ac.json a.json <<'PY' || fail "automatic backend with float_ssim differs from the CPU"
+import json, sys
+c, g = (json.load(open(f)) for f in sys.argv[1:])
+assert c["frames"] == g["frames"] and c["pooled_metrics"] == g["pooled_metrics"]
+assert g["fovea"]["backend"] == "cpu", g["fovea"]["backend"]
+PY
+run 1 vmaf -q --backend cuda --feature float_ssim clips/r5.y4m clips/d5.y4m
+err_has "float_ssim has no cuda extractor" "--backend cuda, float_ssim"
+
 # same_lines A B [DEVICES]: the same pairs with the same numbers; the devices
 # of B's lines are exactly DEVICES (space-separated labels) when given
 same_lines() {
