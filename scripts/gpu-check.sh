@@ -205,9 +205,12 @@ if [ $BUILT -eq 1 ] && [ ${#GPU_TESTS[@]} -gt 0 ]; then
             fi
             echo "--- $t"
             # the environment ctest gives the tests, plus FOVEA_TEST_SANITIZER so they
-            # leave out checks that make CUDA API calls fail on purpose
+            # leave out checks that make CUDA API calls fail on purpose, and a few
+            # libvmaf golden sets (every set runs in the ctest pass)
             (cd "$BUILD/tests" &&
                 env FOVEA_TESTDATA_DIR="$testdata" FOVEA_SOURCE_DIR="$ROOT" \
+                    FOVEA_TESTDATA_EXTRACTED="$BUILD/testdata" \
+                    FOVEA_LIBVMAF_SETS="vmaf_v0.6.1_10b adm_v1_3d0h motion_v1_hfr models_two" \
                     FOVEA_BUILD_DIR="$BUILD" FOVEA_CLI="$BUILD/fovea" FOVEA_TEST_SANITIZER=1 \
                     compute-sanitizer --tool memcheck --error-exitcode 1 "$exe") 2>&1 | tee "$LOGS/memcheck-$t.log"
             rc=${PIPESTATUS[0]}

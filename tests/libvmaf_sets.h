@@ -338,6 +338,21 @@ static int libvmaf_name_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* 1 when set is in the environment's FOVEA_LIBVMAF_SETS (space-separated
+ * names; unset or empty: every set). gpu-check.sh's memcheck run uses it to
+ * keep the run short. */
+static inline int libvmaf_listed(const char *set)
+{
+    const char *list = getenv("FOVEA_LIBVMAF_SETS");
+    if (!list || !*list)
+        return 1;
+    const size_t n = strlen(set);
+    for (const char *p = list; (p = strstr(p, set)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+            return 1;
+    return 0;
+}
+
 /* Run every set (or the one named only) on backend b. @return the number of
  * cases compared (0: the inputs are absent) */
 static inline int libvmaf_run_sets(fovea_backend b, const char *only)
@@ -365,7 +380,8 @@ static inline int libvmaf_run_sets(fovea_backend b, const char *only)
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/%s", root, sets[si]);
         libvmaf_set s;
-        if ((only && strcmp(only, sets[si]) != 0) || libvmaf_set_read(dir, &s) < 0) {
+        if ((only && strcmp(only, sets[si]) != 0) || !libvmaf_listed(sets[si]) ||
+            libvmaf_set_read(dir, &s) < 0) {
             free(sets[si]);
             continue;
         }
