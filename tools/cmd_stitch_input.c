@@ -134,6 +134,15 @@ int stitch_open_inputs(stitch_run *s)
         if (rc != CLI_EXIT_OK)
             return rc;
         ci->info = *fovea_reader_info(ci->r);
+        if (c > 0) {
+            char err[1024];
+            rc = cli_media_pair_check(&a->in, s->cam[0].path, &s->cam[0].info, ci->path, &ci->info,
+                                      err, sizeof(err));
+            if (rc != CLI_EXIT_OK) {
+                cli_error(NULL, "%s", err);
+                return rc;
+            }
+        }
         int mw, mh;
         fovea_stitch_map_camera_size(s->map, c, &mw, &mh);
         if (ci->info.width != mw || ci->info.height != mh) {

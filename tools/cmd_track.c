@@ -24,6 +24,7 @@ enum {
 
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS,
+    CLI_MEDIA_OUTPUT_OPTIONS,
     CLI_OPTION_START("skip the first N input frames (video frames, or images of the list)"),
     CLI_OPTION_FRAMES("track at most N frames; 0 = all"),
     {"features", 'n', "N", "number of feature slots", "150", OPT_FEATURES},

@@ -25,6 +25,7 @@ enum {
 
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS_NO_FPS,
+    CLI_MATCH_FRAMES_OPTION,
     {"model", 'm', "FILE|version=NAME",
      "libvmaf JSON model file (also path=FILE), or a built-in model: version=vmaf_v0.6.1",
      DEFAULT_MODEL, OPT_MODEL},
