@@ -109,7 +109,7 @@ static int open_file_io(struct fovea_reader *r, media_reader *m)
     if (!buf)
         return fv_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
     /* a pipe cannot seek: FFmpeg reads it forwards only */
-    const int seekable = r->fp != stdin && r->file_size >= 0 && ftello(r->fp) >= 0;
+    const int seekable = ftello(r->fp) >= 0;
     m->avio = avio_alloc_context(buf, MEDIA_AVIO_BUFFER, 0, r->fp, file_read, NULL,
                                  seekable ? file_seek : NULL);
     if (!m->avio) {

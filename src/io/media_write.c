@@ -172,7 +172,7 @@ static int open_encoder(struct fovea_writer *w, media_writer *m, const AVCodec *
         enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     const int crf_ok = takes_crf(enc);
     if (w->enc_crf >= 0 && !crf_ok)
-        return fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "encoder %s takes no crf", codec->name);
+        return fv_writer_fail(w, FOVEA_ERR_UNSUPPORTED, "encoder %s takes no crf", codec->name);
     if (crf_ok) {
         const int vpx = strstr(codec->name, "vpx") != NULL;
         const int crf = w->enc_crf >= 0 ? w->enc_crf : vpx ? 31 : 18;
@@ -196,7 +196,7 @@ static int open_encoder(struct fovea_writer *w, media_writer *m, const AVCodec *
     int ret = avcodec_open2(enc, codec, &dict);
     const AVDictionaryEntry *left = av_dict_get(dict, "", NULL, AV_DICT_IGNORE_SUFFIX);
     if (ret >= 0 && left)
-        st = fv_writer_fail(w, FOVEA_ERR_INVALID_ARG,
+        st = fv_writer_fail(w, FOVEA_ERR_UNSUPPORTED,
                             "encoder option '%s' is not an option of the %s encoder", left->key,
                             codec->name);
     av_dict_free(&dict);
