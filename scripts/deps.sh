@@ -17,6 +17,9 @@ PKGS="clang-format cmake make gcc pkg-config libpng-dev zlib1g-dev libcjson-dev 
 # memory:CUDAMemory) from the plugins-bad development package
 PKGS="$PKGS libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools"
 PKGS="$PKGS gstreamer1.0-plugins-base gstreamer1.0-plugins-good libgstreamer-plugins-bad1.0-dev"
+# FFmpeg's libraries: media in and out (optional in the build: FOVEA_FFMPEG);
+# the ffmpeg tool makes the media the tests read (docs/media.md)
+PKGS="$PKGS libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev ffmpeg"
 # clang + its runtime are for `make fuzz` only
 if [ "${FOVEA_DEPS_FUZZ:-0}" = 1 ]; then
     PKGS="$PKGS clang libclang-rt-dev"

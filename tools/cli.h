@@ -172,8 +172,8 @@ enum {
     {"in-format",                                                                                  \
      0,                                                                                            \
      "FMT",                                                                                        \
-     "input container: y4m, yuv (raw), pnm or png",                                                \
-     "from the file extension, else from the first bytes (y4m, png, pnm); '-' is y4m",             \
+     "input container: y4m, yuv (raw), pnm, png or media (FFmpeg)",                                \
+     "from the file extension, else from the first bytes (y4m, png, pnm, else FFmpeg's probe)",    \
      CLI_OPT_IN_FORMAT},                                                                           \
         {"size", 's',         "WxH", "frame size of raw input (same as --width and --height)",     \
          "none", CLI_OPT_SIZE},                                                                    \

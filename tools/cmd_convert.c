@@ -13,7 +13,7 @@ enum { OPT_OUT_FORMAT = 1, OPT_PIXFMT_OUT, OPT_COLORSPACE, OPT_RANGE };
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS,
     CLI_MEDIA_OUTPUT_OPTIONS,
-    {"out-format", 0, "FMT", "output container: y4m, yuv (raw), pnm or png",
+    {"out-format", 0, "FMT", "output container: y4m, yuv (raw), pnm, png or media",
      "from the file extension; '-' is y4m", OPT_OUT_FORMAT},
     {"pixfmt-out", 0, "FMT", "pixel format to write",
      "the input's when the output container holds it, else rgb24 for PNG/PNM from color "
@@ -43,13 +43,18 @@ static const cli_spec spec = {
     "file extensions (.y4m, .yuv/.raw, .pgm/.ppm/.pnm, .png) or --in-format and\n"
     "--out-format; '-' reads stdin or writes stdout (y4m unless told otherwise).\n"
     "PNM and PNG hold one image: to write several frames use a pattern such as\n"
-    "out%04d.png (frames are numbered from 0).",
+    "out%04d.png (frames are numbered from 0). Media (FFmpeg builds): any file\n"
+    "FFmpeg reads (.mp4 .mkv .webm .mov .ts .avi ...), compressed streams on stdin,\n"
+    "devices (v4l2:/dev/video0, lavfi:testsrc2); .mp4 .mov .mkv .webm outputs are\n"
+    "encoded (docs/media.md). /dev/null as OUT discards the frames.",
     options,
     "Examples:\n"
     "  fovea convert -s 1920x1080 --pixfmt i420 --fps 25 in.yuv out.y4m\n"
     "  fovea convert --start 10 --frames 1 in.y4m frame.png\n"
     "  fovea convert in.y4m frames%04d.png\n"
     "  cat in.y4m | fovea convert --pixfmt-out i420p10 - - > out.y4m\n"
+    "  fovea convert in.mov out.mkv\n"
+    "  fovea convert --codec libx265 --crf 22 --encoder-option preset=slow in.y4m out.mp4\n"
     "\n"
     "At the end one summary line (frames, size, formats, output, time) goes to\n"
     "stdout, or to stderr when stdout carries the video or the JSON.\n"

@@ -134,6 +134,13 @@ int stitch_open_inputs(stitch_run *s)
         if (rc != CLI_EXIT_OK)
             return rc;
         ci->info = *fovea_reader_info(ci->r);
+        int mw, mh;
+        fovea_stitch_map_camera_size(s->map, c, &mw, &mh);
+        if (ci->info.width != mw || ci->info.height != mh) {
+            cli_error(cli_display_path(ci->path, 0), "camera %d is %dx%d, the map expects %dx%d", c,
+                      ci->info.width, ci->info.height, mw, mh);
+            return CLI_EXIT_RUNTIME;
+        }
         if (c > 0) {
             char err[1024];
             rc = cli_media_pair_check(&a->in, s->cam[0].path, &s->cam[0].info, ci->path, &ci->info,
@@ -142,13 +149,6 @@ int stitch_open_inputs(stitch_run *s)
                 cli_error(NULL, "%s", err);
                 return rc;
             }
-        }
-        int mw, mh;
-        fovea_stitch_map_camera_size(s->map, c, &mw, &mh);
-        if (ci->info.width != mw || ci->info.height != mh) {
-            cli_error(cli_display_path(ci->path, 0), "camera %d is %dx%d, the map expects %dx%d", c,
-                      ci->info.width, ci->info.height, mw, mh);
-            return CLI_EXIT_RUNTIME;
         }
         if (ci->info.frame_count < 0)
             all_known = 0;

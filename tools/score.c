@@ -26,12 +26,6 @@ int score_input_open(score_input *in, const char *ref_path, const char *dis_path
     const fovea_video_info ri = *fovea_reader_info(in->rr), di = *fovea_reader_info(in->rd);
     in->ri = ri;
     in->di = di;
-    rc = cli_media_pair_check(o, ref_path, &ri, dis_path, &di, in->err, sizeof(in->err));
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    cli_media_notice(ref_path, in->rr, in->warn, sizeof(in->warn));
-    if (!in->warn[0])
-        cli_media_notice(dis_path, in->rd, in->warn, sizeof(in->warn));
     const fovea_pixfmt_desc *rdsc = fovea_pixfmt_get_desc(ri.fmt);
     const fovea_pixfmt_desc *ddsc = fovea_pixfmt_get_desc(di.fmt);
     const char *rn = cli_display_path(ref_path, 0), *dn = cli_display_path(dis_path, 0);
@@ -68,6 +62,12 @@ int score_input_open(score_input *in, const char *ref_path, const char *dis_path
             return CLI_EXIT_RUNTIME;
         }
     }
+    rc = cli_media_pair_check(o, ref_path, &ri, dis_path, &di, in->err, sizeof(in->err));
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    cli_media_notice(ref_path, in->rr, in->warn, sizeof(in->warn));
+    if (!in->warn[0])
+        cli_media_notice(dis_path, in->rd, in->warn, sizeof(in->warn));
     if (ri.frame_count >= 0 && di.frame_count >= 0 && ri.frame_count != di.frame_count)
         snprintf(in->warn, sizeof(in->warn),
                  "%s has %lld frames and %s has %lld: scoring the "
