@@ -73,6 +73,8 @@ static int media_by_path(const char *path, fovea_container c, const fovea_reader
 {
     if (strcmp(path, "-") == 0)
         return 0;
+    if (c == FOVEA_CONTAINER_AUTO && fovea_container_from_path(path) == FOVEA_CONTAINER_MEDIA)
+        return 1;
     if (c == FOVEA_CONTAINER_MEDIA || (opt->input_format && c == FOVEA_CONTAINER_AUTO))
         return 1;
     struct stat st;
