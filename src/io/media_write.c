@@ -110,13 +110,32 @@ static int takes_crf(const AVCodecContext *enc)
 
 /* The encoder's input format: the frames' own when it takes them, else the
  * nearest it takes (converted with libswscale). */
-static enum AVPixelFormat encoder_fmt(const AVCodec *codec, enum AVPixelFormat src)
+static int codec_takes(const AVCodec *codec, enum AVPixelFormat f)
+{
+    for (const enum AVPixelFormat *p = codec->pix_fmts; p && *p != AV_PIX_FMT_NONE; p++)
+        if (*p == f)
+            return 1;
+    return 0;
+}
+
+/* The encoder's input format. H.264/HEVC in mp4/mov is made 4:2:0 (what
+ * players decode), at the frames' depth (8 or 10 bits) when the encoder takes
+ * it; otherwise the frames' own format when the encoder takes it, else the
+ * nearest it takes (converted with libswscale). --encoder-option
+ * pixel_format=NAME overrides (applied when the encoder opens). */
+static enum AVPixelFormat encoder_fmt(const media_writer *m, const AVCodec *codec,
+                                      enum AVPixelFormat src, int bit_depth)
 {
     if (!codec->pix_fmts)
         return src;
-    for (const enum AVPixelFormat *p = codec->pix_fmts; *p != AV_PIX_FMT_NONE; p++)
-        if (*p == src)
-            return src;
+    const int mp4 = strcmp(m->muxer, "mp4") == 0 || strcmp(m->muxer, "mov") == 0;
+    if (mp4 && (codec->id == AV_CODEC_ID_H264 || codec->id == AV_CODEC_ID_HEVC)) {
+        const enum AVPixelFormat want = bit_depth > 8 ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P;
+        if (codec_takes(codec, want))
+            return want;
+    }
+    if (codec_takes(codec, src))
+        return src;
     return avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, src, 0, NULL);
 }
 
@@ -160,7 +179,7 @@ static int open_encoder(struct fovea_writer *w, media_writer *m, const AVCodec *
     const enum AVPixelFormat src = media_av_fmt(info->fmt);
     enc->width = info->width;
     enc->height = info->height;
-    enc->pix_fmt = encoder_fmt(codec, src);
+    enc->pix_fmt = encoder_fmt(m, codec, src, fovea_pixfmt_get_desc(info->fmt)->bit_depth);
     const int has_rate = info->fps_num > 0 && info->fps_den > 0;
     enc->framerate = has_rate ? (AVRational){info->fps_num, info->fps_den} : (AVRational){25, 1};
     enc->time_base = av_inv_q(enc->framerate);

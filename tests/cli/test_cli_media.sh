@@ -130,6 +130,11 @@ if [ -f hevc10.mp4 ]; then
 fi
 run 0 convert -q ffv1.mkv --codec libx264 --crf 30 --encoder-option preset=ultrafast small.mp4
 [ "$(size_of small.mp4)" -lt "$(size_of out.mp4)" ] || fail "--crf 30 is not smaller than the default crf"
+# H.264 in mp4 is 4:2:0 (players decode it) unless pixel_format says otherwise
+run 0 convert -q yuv444.mp4 to420.mp4
+[ "$(ffprobe -v error -show_entries stream=pix_fmt -of csv=p=0 to420.mp4)" = yuv420p ] || fail "4:4:4 into mp4 is not yuv420p"
+run 0 convert -q yuv444.mp4 --encoder-option pixel_format=yuv444p keep444.mp4
+info keep444.mp4 "assert i['pixfmt'] == 'i444', i"
 run 0 convert -q tagged.mp4 tag2.mkv
 info tag2.mkv "assert (i['color_range'], i['color_matrix']) == ('full', 1), i"
 run 1 convert -q ffv1.mkv --codec nosuchcodec x.mp4
@@ -147,6 +152,8 @@ err_has "same file" "output is the input"
 # other commands write media too
 run 0 diff -q h264.mp4 --heatmap heat.mp4
 info heat.mp4 "assert i['frame_count'] == 5, i"  # a map between each two frames
+run 0 track -q h264.mp4 -o t.json --overlay overlay.mp4
+info overlay.mp4 "assert i['frame_count'] == 6, i"
 
 # ---- two inputs: rates and start times must agree unless --match-frames
 mk r30.mp4 -c:v libx264 -r 30
