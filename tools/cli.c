@@ -542,6 +542,7 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
     ro.fps_den = o->fps_den;
     ro.input_options = o->n_input_options ? o->input_options : NULL;
     ro.stream = o->stream;
+    ro.hwdec = o->hwdec;
     int st = fovea_reader_open(r, NULL, path, &ro);
     if (st < 0) {
         *r = NULL;

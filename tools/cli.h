@@ -163,7 +163,8 @@ enum {
     CLI_OPT_MATCH_FRAMES,
     CLI_OPT_CODEC,
     CLI_OPT_CRF,
-    CLI_OPT_ENCODER_OPTION
+    CLI_OPT_ENCODER_OPTION,
+    CLI_OPT_HWDEC
 };
 
 /* CLI_INPUT_OPTIONS_NO_FPS is for commands that write no video (the rate would
@@ -202,9 +203,16 @@ enum {
      "input_format, ...); repeatable",                                                             \
      "none",                                                                                       \
      CLI_OPT_INPUT_OPTION},                                                                        \
+        {"stream",                                                                                 \
+         0,                                                                                        \
+         "N",                                                                                      \
+         "media input: the video stream to read (its index, as ffprobe lists)",                    \
+         "the best video stream",                                                                  \
+         CLI_OPT_STREAM},                                                                          \
     {                                                                                              \
-        "stream", 0, "N", "media input: the video stream to read (its index, as ffprobe lists)",   \
-            "the best video stream", CLI_OPT_STREAM                                                \
+        "hwdec", 0, "MODE",                                                                        \
+            "media input decoding: auto, cuda (NVDEC; not built in yet) or none (the CPU)",        \
+            "auto: the CPU", CLI_OPT_HWDEC                                                         \
     }
 #define CLI_MATCH_FRAMES_OPTION                                                                    \
     {                                                                                              \
@@ -241,6 +249,7 @@ typedef struct cli_input_opts {
     const char *input_options[CLI_MEDIA_MAX_OPTIONS + 1];
     int n_input_options;
     int stream;
+    fovea_hwdec hwdec; /* --hwdec (AUTO) */
     int match_frames;
     /* media outputs (they ride with the inputs: every command that writes
      * video reads video): --codec, --crf (-1), --encoder-option */

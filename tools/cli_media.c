@@ -31,6 +31,14 @@ int cli_media_option(cli_input_opts *o, const char *cmd, int id, const char *val
     case CLI_OPT_STREAM:
         return cli_parse_int32(cmd, "--stream", value, 0, 65535, &o->stream) < 0 ? -1 : 1;
     case CLI_OPT_MATCH_FRAMES: o->match_frames = 1; return 1;
+    case CLI_OPT_HWDEC: {
+        static const char *const names[] = {"auto", "none", "cuda", NULL};
+        int i = 0;
+        if (cli_parse_choice(cmd, "--hwdec", value, names, &i) < 0)
+            return -1;
+        o->hwdec = (fovea_hwdec)i; /* the order of fovea_hwdec */
+        return 1;
+    }
     case CLI_OPT_CODEC: o->codec = value; return 1;
     case CLI_OPT_CRF: return cli_parse_int32(cmd, "--crf", value, 0, 63, &o->crf) < 0 ? -1 : 1;
     case CLI_OPT_ENCODER_OPTION:

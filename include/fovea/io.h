@@ -72,6 +72,15 @@ typedef struct fovea_video_info {
  *  time INT64_MIN, colors 0). */
 FOVEA_API void fovea_video_info_init(fovea_video_info *info);
 
+/** Where a media reader decodes. */
+typedef enum fovea_hwdec {
+    FOVEA_HWDEC_AUTO = 0, /**< the GPU's decoder where there is one for the stream, else the
+                               CPU (today: the CPU; NVDEC is not built in yet) */
+    FOVEA_HWDEC_NONE,     /**< FFmpeg's CPU decoders */
+    FOVEA_HWDEC_CUDA      /**< NVDEC through FFmpeg's CUDA decoding: refused with
+                               FOVEA_ERR_UNSUPPORTED until it is built in */
+} fovea_hwdec;
+
 /** Settings of a reader. */
 typedef struct fovea_reader_settings {
     fovea_container container; /**< AUTO by default */
@@ -88,8 +97,9 @@ typedef struct fovea_reader_settings {
                                            demuxer/device (video_size, framerate,
                                            input_format, ...); NULL = none. A key the
                                            demuxer does not take is an error. */
-    int stream; /**< the stream (its index in the file, as ffprobe lists) to read; it
+    int stream;        /**< the stream (its index in the file, as ffprobe lists) to read; it
                      must be video; -1 (default) = FFmpeg's best video stream */
+    fovea_hwdec hwdec; /**< where media is decoded (AUTO by default) */
 } fovea_reader_settings;
 
 typedef struct fovea_reader fovea_reader;

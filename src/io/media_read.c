@@ -289,7 +289,7 @@ static int pick_stream(struct fovea_reader *r, media_reader *m, int want)
     return FOVEA_OK;
 }
 
-static int open_decoder(struct fovea_reader *r, media_reader *m)
+static int open_decoder(struct fovea_reader *r, media_reader *m, fovea_hwdec hwdec)
 {
     const AVStream *s = m->fmt->streams[m->stream];
     const AVCodec *codec = avcodec_find_decoder(s->codecpar->codec_id);
@@ -305,6 +305,12 @@ static int open_decoder(struct fovea_reader *r, media_reader *m)
         return media_fail(r, FOVEA_ERR_CORRUPT, ret, "bad codec parameters");
     m->dec->pkt_timebase = s->time_base;
     m->dec->max_pixels = (int64_t)FOVEA_MAX_DIM * FOVEA_MAX_DIM;
+    /* AUTO is the CPU while NVDEC is not built in: a CUDA backend entry
+     * (hw_device_ctx in open, device frames in deliver) goes here */
+    if (hwdec == FOVEA_HWDEC_CUDA)
+        return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
+                              "--hwdec cuda: NVDEC decoding is not built into this fovea yet "
+                              "(the CPU decodes with --hwdec none or auto)");
     m->backend = &media_backend_cpu;
     if (m->backend->open(m, m->dec) < 0)
         return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED, "the %s decoder backend cannot open",
@@ -473,7 +479,7 @@ static int media_open(struct fovea_reader *r, const fovea_reader_settings *opt)
     if (st >= 0)
         st = pick_stream(r, m, opt ? opt->stream : -1);
     if (st >= 0)
-        st = open_decoder(r, m);
+        st = open_decoder(r, m, opt ? opt->hwdec : FOVEA_HWDEC_AUTO);
     if (st >= 0) {
         /* the first frame tells the size, format and colors exactly */
         int demux = 0;

@@ -104,6 +104,11 @@ run 2 convert -q "lavfi:testsrc2" --input-option novalue /dev/null
 err_has "expected KEY=VALUE" "--input-option without ="
 ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=96x64:rate=25 -f lavfi -i sine=d=0.3 -map 1:a -map 0:v -t 0.24 -c:v libx264 -c:a aac av.mp4 2>ff.err || fail "av.mp4: $(cat ff.err)"
 run 0 convert -q av.mp4 --stream 1 /dev/null
+run 0 convert -q h264.mp4 --hwdec none /dev/null
+run 0 convert -q h264.mp4 --hwdec auto /dev/null
+run 1 convert -q h264.mp4 --hwdec cuda /dev/null
+err_has "h264.mp4: --hwdec cuda: NVDEC decoding is not built into this fovea yet" "--hwdec cuda"
+run 2 convert -q h264.mp4 --hwdec gpu /dev/null
 run 1 convert -q av.mp4 --stream 0 /dev/null
 err_has "stream 0 is not video (it is audio)" "--stream on audio"
 run 1 convert -q av.mp4 --stream 5 /dev/null
