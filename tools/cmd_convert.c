@@ -54,7 +54,7 @@ static const cli_spec spec = {
     "  fovea convert in.y4m frames%04d.png\n"
     "  cat in.y4m | fovea convert --pixfmt-out i420p10 - - > out.y4m\n"
     "  fovea convert in.mov out.mkv\n"
-    "  fovea convert --codec libx265 --crf 22 --encoder-option preset=slow in.y4m out.mp4\n"
+    "  fovea convert --codec libx265 --crf 22 in.y4m out.mp4\n"
     "\n"
     "At the end one summary line (frames, size, formats, output, time) goes to\n"
     "stdout, or to stderr when stdout carries the video or the JSON.\n"

@@ -507,15 +507,11 @@ static int media_read(struct fovea_reader *r, fovea_frame *f)
         av_frame_unref(m->frame);
         int demux = 0;
         const int ret = decode_next(m, &demux);
-        if (ret == AVERROR_EOF) {
-            if (r->info.frame_count > 0 && m->decoded < r->info.frame_count)
-                return fv_reader_fail(r, FOVEA_ERR_CORRUPT,
-                                      "frame %lld: the file ends early (truncated? the container "
-                                      "lists %lld frames; stopped after the last good frame, %lld)",
-                                      (long long)m->decoded, (long long)r->info.frame_count,
-                                      (long long)m->decoded - 1);
+        /* (no check against the container's frame count: an edit list makes
+         * the decoder drop frames the count includes; a cut file shows as a
+         * read or decode error) */
+        if (ret == AVERROR_EOF)
             return FOVEA_EOF;
-        }
         if (ret < 0)
             return decode_fail(r, m, ret, demux);
     }
