@@ -20,6 +20,9 @@ PKGS="$PKGS gstreamer1.0-plugins-base gstreamer1.0-plugins-good libgstreamer-plu
 # the elements README's and docs/gst.md's pipelines use beside fovea's: y4mdec
 # (reading y4m files) is in plugins-bad
 PKGS="$PKGS gstreamer1.0-plugins-bad"
+# FFmpeg's libraries: media in and out (optional in the build: FOVEA_FFMPEG);
+# the ffmpeg tool makes the media the tests read (docs/media.md)
+PKGS="$PKGS libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev ffmpeg"
 # clang + its runtime are for `make fuzz` only
 if [ "${FOVEA_DEPS_FUZZ:-0}" = 1 ]; then
     PKGS="$PKGS clang libclang-rt-dev"

@@ -438,9 +438,10 @@ int cli_parse_range(const char *cmd, const char *opt, const char *s, int allow_a
 
 int cli_parse_container(const char *cmd, const char *opt, const char *s, fovea_container *out)
 {
-    static const char *const names[] = {"y4m", "yuv", "pnm", "png", NULL};
+    static const char *const names[] = {"y4m", "yuv", "pnm", "png", "media", NULL};
     static const fovea_container values[] = {FOVEA_CONTAINER_Y4M, FOVEA_CONTAINER_YUV,
-                                             FOVEA_CONTAINER_PNM, FOVEA_CONTAINER_PNG};
+                                             FOVEA_CONTAINER_PNM, FOVEA_CONTAINER_PNG,
+                                             FOVEA_CONTAINER_MEDIA};
     int i;
     if (cli_parse_choice(cmd, opt, s, names, &i) < 0)
         return -1;
@@ -474,6 +475,8 @@ void cli_input_opts_init(cli_input_opts *o)
     memset(o, 0, sizeof(*o));
     o->container = FOVEA_CONTAINER_AUTO;
     o->fmt = FOVEA_PIX_NONE;
+    o->stream = -1;
+    o->crf = -1;
 }
 
 int cli_input_option(cli_input_opts *o, const char *cmd, int id, const char *value)
@@ -490,7 +493,7 @@ int cli_input_option(cli_input_opts *o, const char *cmd, int id, const char *val
     case CLI_OPT_PIXFMT: return cli_parse_pixfmt(cmd, "--pixfmt", value, &o->fmt) < 0 ? -1 : 1;
     case CLI_OPT_FPS:
         return cli_parse_rate(cmd, "--fps", value, &o->fps_num, &o->fps_den) < 0 ? -1 : 1;
-    default: return 0;
+    default: return cli_media_option(o, cmd, id, value);
     }
 }
 
@@ -530,12 +533,16 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
     }
     fovea_reader_settings ro;
     fovea_reader_default_settings(&ro);
-    ro.container = c;
+    /* stdin's content tells y4m from media unless --in-format says */
+    ro.container = strcmp(path, "-") == 0 ? o->container : c;
     ro.width = o->width;
     ro.height = o->height;
     ro.fmt = o->fmt;
     ro.fps_num = o->fps_num;
     ro.fps_den = o->fps_den;
+    ro.input_options = o->n_input_options ? o->input_options : NULL;
+    ro.stream = o->stream;
+    ro.hwdec = o->hwdec;
     int st = fovea_reader_open(r, NULL, path, &ro);
     if (st < 0) {
         *r = NULL;
@@ -562,6 +569,11 @@ int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o, 
         return cli_usage_error(cmd, "%s", err);
     if (rc != CLI_EXIT_OK)
         cli_error(NULL, "%s", err);
+    else {
+        cli_media_notice(path, *r, err, sizeof(err));
+        if (err[0])
+            cli_error(NULL, "%s", err);
+    }
     return rc;
 }
 
@@ -667,6 +679,7 @@ int cli_container_holds(fovea_container c, fovea_pixfmt fmt)
         return (d->is_yuv && d->planes == 1) || fmt == FOVEA_PIX_RGB24 || fmt == FOVEA_PIX_RGB48;
     case FOVEA_CONTAINER_PNG: /* gray 8/16-bit (10/12 with sBIT), RGB, RGBA, 8/16-bit */
         return (d->is_yuv && d->planes == 1) || d->is_rgb;
+    case FOVEA_CONTAINER_MEDIA: /* the encoder takes it or libswscale converts it */ return 1;
     default: return 0;
     }
 }

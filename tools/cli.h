@@ -156,7 +156,15 @@ enum {
     CLI_OPT_WIDTH,
     CLI_OPT_HEIGHT,
     CLI_OPT_PIXFMT,
-    CLI_OPT_FPS
+    CLI_OPT_FPS,
+    /* media (tools/cli_media.c) */
+    CLI_OPT_INPUT_OPTION = 0x1100,
+    CLI_OPT_STREAM,
+    CLI_OPT_MATCH_FRAMES,
+    CLI_OPT_CODEC,
+    CLI_OPT_CRF,
+    CLI_OPT_ENCODER_OPTION,
+    CLI_OPT_HWDEC
 };
 
 /* CLI_INPUT_OPTIONS_NO_FPS is for commands that write no video (the rate would
@@ -165,17 +173,17 @@ enum {
     {"in-format",                                                                                  \
      0,                                                                                            \
      "FMT",                                                                                        \
-     "input container: y4m, yuv (raw), pnm or png",                                                \
-     "from the file extension, else from the first bytes (y4m, png, pnm); '-' is y4m",             \
+     "input container: y4m, yuv (raw), pnm, png or media (FFmpeg)",                                \
+     "from the file extension, else from the first bytes (y4m, png, pnm, else FFmpeg's probe)",    \
      CLI_OPT_IN_FORMAT},                                                                           \
         {"size", 's',         "WxH", "frame size of raw input (same as --width and --height)",     \
          "none", CLI_OPT_SIZE},                                                                    \
         {"width", 0, "N", "frame width of raw input", "none", CLI_OPT_WIDTH},                      \
         {"height", 0, "N", "frame height of raw input", "none", CLI_OPT_HEIGHT},                   \
-    {                                                                                              \
-        "pixfmt", 0, "FMT", "pixel format of raw input (e.g. i420, i420p10, gray8, rgb24)",        \
-            "none", CLI_OPT_PIXFMT                                                                 \
-    }
+        {"pixfmt", 0,                                                                              \
+         "FMT",    "pixel format of raw input (e.g. i420, i420p10, gray8, rgb24)",                 \
+         "none",   CLI_OPT_PIXFMT},                                                                \
+        CLI_MEDIA_INPUT_OPTIONS
 
 #define CLI_INPUT_OPTIONS                                                                          \
     CLI_INPUT_OPTIONS_NO_FPS,                                                                      \
@@ -184,12 +192,85 @@ enum {
             "unknown: y4m output says 25", CLI_OPT_FPS                                             \
     }
 
+/* Media input options (in every CLI_INPUT_OPTIONS), the two-input option of
+ * the commands reading a pair or cameras, and the encoder options of the
+ * commands writing video (docs/media.md). */
+#define CLI_MEDIA_INPUT_OPTIONS                                                                    \
+    {"input-option",                                                                               \
+     0,                                                                                            \
+     "KEY=VALUE",                                                                                  \
+     "option of FFmpeg's demuxer or device for media inputs (video_size, framerate, "              \
+     "input_format, ...); repeatable",                                                             \
+     "none",                                                                                       \
+     CLI_OPT_INPUT_OPTION},                                                                        \
+        {"stream",                                                                                 \
+         0,                                                                                        \
+         "N",                                                                                      \
+         "media input: the video stream to read (its index, as ffprobe lists)",                    \
+         "the best video stream",                                                                  \
+         CLI_OPT_STREAM},                                                                          \
+    {                                                                                              \
+        "hwdec", 0, "MODE",                                                                        \
+            "media input decoding: auto, cuda (NVDEC; not built in yet) or none (the CPU)",        \
+            "auto: the CPU", CLI_OPT_HWDEC                                                         \
+    }
+#define CLI_MATCH_FRAMES_OPTION                                                                    \
+    {                                                                                              \
+        "match-frames", 0, NULL,                                                                   \
+            "pair the inputs frame by frame even when their frame rates or start times differ",    \
+            "refused, naming both", CLI_OPT_MATCH_FRAMES                                           \
+    }
+#define CLI_MEDIA_OUTPUT_OPTIONS                                                                   \
+    {"codec",                                                                                      \
+     0,                                                                                            \
+     "NAME",                                                                                       \
+     "encoder of a .mp4/.mov/.mkv/.webm output (libavcodec's name)",                               \
+     "libx264 for .mp4/.mov, ffv1 (lossless) for .mkv, libvpx-vp9 for .webm",                      \
+     CLI_OPT_CODEC},                                                                               \
+        {"crf",                                                                                    \
+         0,                                                                                        \
+         "N",                                                                                      \
+         "constant rate factor of a media output's encoder",                                       \
+         "18 (x264/x265), 31 (vp9)",                                                               \
+         CLI_OPT_CRF},                                                                             \
+    {                                                                                              \
+        "encoder-option", 0, "KEY=VALUE", "option of a media output's encoder; repeatable",        \
+            "none", CLI_OPT_ENCODER_OPTION                                                         \
+    }
+
+#define CLI_MEDIA_MAX_OPTIONS 32
+
 typedef struct cli_input_opts {
     fovea_container container; /* AUTO unless --in-format */
     int width, height;         /* 0 = not given */
     fovea_pixfmt fmt;          /* NONE = not given */
     int fps_num, fps_den;      /* 0/0 = not given */
+    /* media: --input-option (NULL-terminated), --stream (-1), --match-frames */
+    const char *input_options[CLI_MEDIA_MAX_OPTIONS + 1];
+    int n_input_options;
+    int stream;
+    fovea_hwdec hwdec; /* --hwdec (AUTO) */
+    int match_frames;
+    /* media outputs (they ride with the inputs: every command that writes
+     * video reads video): --codec, --crf (-1), --encoder-option */
+    const char *codec;
+    int crf;
+    const char *encoder_options[CLI_MEDIA_MAX_OPTIONS + 1];
+    int n_encoder_options;
 } cli_input_opts;
+
+/* The media options' ids of cli_input_option (tools/cli_media.c). */
+int cli_media_option(cli_input_opts *o, const char *cmd, int id, const char *value);
+/* Give a media writer the encoder options (nothing for other containers). */
+void cli_media_writer(fovea_writer *w, const cli_input_opts *o);
+/* The note a media input needs once on stderr (a conversion libswscale makes
+ * on every frame) into buf; "" when none. */
+void cli_media_notice(const char *path, const fovea_reader *r, char *buf, size_t n);
+/* Two inputs of one command with different frame rates or start times: an
+ * error naming both into err (unless --match-frames). @return CLI_EXIT_OK or
+ * CLI_EXIT_RUNTIME */
+int cli_media_pair_check(const cli_input_opts *o, const char *a, const fovea_video_info *ia,
+                         const char *b, const fovea_video_info *ib, char *err, size_t n);
 
 void cli_input_opts_init(cli_input_opts *o);
 

@@ -12,13 +12,15 @@ enum { OPT_OUT_FORMAT = 1, OPT_PIXFMT_OUT, OPT_COLORSPACE, OPT_RANGE };
 
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS,
-    {"out-format", 0, "FMT", "output container: y4m, yuv (raw), pnm or png",
+    CLI_MEDIA_OUTPUT_OPTIONS,
+    {"out-format", 0, "FMT", "output container: y4m, yuv (raw), pnm, png or media",
      "from the file extension; '-' is y4m", OPT_OUT_FORMAT},
     {"pixfmt-out", 0, "FMT", "pixel format to write",
      "the input's when the output container holds it, else rgb24 for PNG/PNM from color "
      "YUV (rgb48 above 8 bits) and i420 for y4m from RGB or nv12 (i444p16 from rgb48/rgba64)",
      OPT_PIXFMT_OUT},
-    {"colorspace", 0, "CS", "YUV<->RGB matrix: bt601 or bt709", "bt601", OPT_COLORSPACE},
+    {"colorspace", 0, "CS", "YUV<->RGB matrix: bt601 or bt709",
+     "the input's matrix tag (media files), else bt601", OPT_COLORSPACE},
     {"range", 0, "RANGE",
      "YUV range for YUV<->RGB: auto, limited or full; auto takes a y4m "
      "input's XCOLORRANGE tag (as ffmpeg writes it), else limited. A y4m output made from RGB "
@@ -41,13 +43,18 @@ static const cli_spec spec = {
     "file extensions (.y4m, .yuv/.raw, .pgm/.ppm/.pnm, .png) or --in-format and\n"
     "--out-format; '-' reads stdin or writes stdout (y4m unless told otherwise).\n"
     "PNM and PNG hold one image: to write several frames use a pattern such as\n"
-    "out%04d.png (frames are numbered from 0).",
+    "out%04d.png (frames are numbered from 0). Media (FFmpeg builds): any file\n"
+    "FFmpeg reads (.mp4 .mkv .webm .mov .ts .avi ...), compressed streams on stdin,\n"
+    "devices (v4l2:/dev/video0, lavfi:testsrc2); .mp4 .mov .mkv .webm outputs are\n"
+    "encoded (docs/media.md). /dev/null as OUT discards the frames.",
     options,
     "Examples:\n"
     "  fovea convert -s 1920x1080 --pixfmt i420 --fps 25 in.yuv out.y4m\n"
     "  fovea convert --start 10 --frames 1 in.y4m frame.png\n"
     "  fovea convert in.y4m frames%04d.png\n"
     "  cat in.y4m | fovea convert --pixfmt-out i420p10 - - > out.y4m\n"
+    "  fovea convert in.mov out.mkv\n"
+    "  fovea convert --codec libx265 --crf 22 in.y4m out.mp4\n"
     "\n"
     "At the end one summary line (frames, size, formats, output, time) goes to\n"
     "stdout, or to stderr when stdout carries the video or the JSON.\n"
@@ -63,6 +70,7 @@ typedef struct convert_args {
     fovea_pixfmt out_fmt; /* NONE = choose */
     fovea_convert_options copt;
     int range_given; /* --range limited|full (else auto) */
+    int cs_given;    /* --colorspace (else the input's matrix tag, else bt601) */
     const char *in_path, *out_path;
     fovea_container in_container; /* the reader's (by name or content) */
 } convert_args;
@@ -98,6 +106,7 @@ static int parse_args(convert_args *a, int argc, char **argv)
         case OPT_PIXFMT_OUT: bad = cli_parse_pixfmt(cmd, "--pixfmt-out", v, &a->out_fmt); break;
         case OPT_COLORSPACE:
             bad = cli_parse_colorspace(cmd, "--colorspace", v, &a->copt.colorspace);
+            a->cs_given = 1;
             break;
         case OPT_RANGE:
             bad = cli_parse_range(cmd, "--range", v, 1, &range);
@@ -119,6 +128,8 @@ static int parse_args(convert_args *a, int argc, char **argv)
     a->out_path = p.rest[1];
 
     fovea_container oc = cli_container_for(a->out_path, a->out_container);
+    if (oc == FOVEA_CONTAINER_AUTO && strcmp(a->out_path, "/dev/null") == 0)
+        oc = a->out_container = FOVEA_CONTAINER_YUV; /* nothing is kept: the cheapest */
     if (oc == FOVEA_CONTAINER_AUTO)
         return cli_usage_error(cmd,
                                "%s: unknown file type (name it .y4m, .yuv, .pgm/.ppm/.pnm or "
@@ -170,6 +181,17 @@ static cJSON *stream_json(const char *path, fovea_container c, const fovea_video
         cJSON_AddStringToObject(o, "fps", fps);
     } else {
         cJSON_AddNullToObject(o, "fps");
+    }
+    if (c == FOVEA_CONTAINER_MEDIA) {
+        /* what the file says of its colors (H.273 code points, 0 = not said) */
+        static const char *const ranges[] = {"unknown", "limited", "full"};
+        const int r = info->color_range >= 0 && info->color_range <= 2 ? info->color_range : 0;
+        cJSON_AddStringToObject(o, "color_range", ranges[r]);
+        cJSON_AddNumberToObject(o, "color_primaries", info->color_primaries);
+        cJSON_AddNumberToObject(o, "color_transfer", info->color_transfer);
+        cJSON_AddNumberToObject(o, "color_matrix", info->color_matrix);
+        if (info->converted_from[0])
+            cJSON_AddStringToObject(o, "converted_from", info->converted_from);
     }
     return o;
 }
@@ -261,6 +283,10 @@ static void choose_output(convert_run *c)
     /* --range auto: the input's y4m tag */
     if (!a->range_given && in->color_range == FOVEA_COLOR_RANGE_FULL)
         a->copt.range = FOVEA_RANGE_FULL;
+    /* the input's matrix (media files carry it; H.273 1 = BT.709, 5/6 = BT.601)
+     * unless --colorspace says otherwise */
+    if (!a->cs_given && in->color_matrix == 1)
+        a->copt.colorspace = FOVEA_CS_BT709;
     *out = *in;
     int said = 0;
     cli_output_rate(&a->in, a->in_path, a->out_container, a->opt.quiet, &said, out);
@@ -346,6 +372,7 @@ static int open_output(convert_run *c)
     int st = fovea_writer_open(&c->w, NULL, a->out_path, a->out_container, &c->out_info);
     if (st < 0)
         return cli_report(a->out_path, 1, fovea_last_error(NULL), st);
+    cli_media_writer(c->w, &a->in);
     /* a pattern's files are checked one by one as they are opened */
     if ((st = fovea_writer_protect(c->w, a->in_path)) < 0)
         return cli_report(a->out_path, 1, fovea_last_error(NULL), st);

@@ -69,6 +69,7 @@ static const cli_option options[] = {
      "1200x500 PNG chart",
      "none", OPT_PLOT},
     CLI_INPUT_OPTIONS,
+    CLI_MEDIA_OUTPUT_OPTIONS,
     {0},
 };
 

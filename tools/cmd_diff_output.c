@@ -80,6 +80,8 @@ int diff_open_output(diff_run *s, int k)
                                ? s->info.color_range
                                : FOVEA_COLOR_RANGE_LIMITED;
     st = fovea_writer_open(&o->w, NULL, o->path, o->container, &info);
+    if (st == FOVEA_OK)
+        cli_media_writer(o->w, &a->in);
     if (st == FOVEA_OK && strcmp(a->input, "-") != 0)
         st = fovea_writer_protect(o->w, a->input);
     if (st < 0)

@@ -26,7 +26,8 @@ static const cli_spec spec = {
 };
 
 static const fovea_container containers[] = {FOVEA_CONTAINER_Y4M, FOVEA_CONTAINER_YUV,
-                                             FOVEA_CONTAINER_PNM, FOVEA_CONTAINER_PNG};
+                                             FOVEA_CONTAINER_PNM, FOVEA_CONTAINER_PNG,
+                                             FOVEA_CONTAINER_MEDIA};
 #define N_CONTAINERS ((int)(sizeof(containers) / sizeof(containers[0])))
 
 static const char *container_note(fovea_container c)
@@ -36,6 +37,10 @@ static const char *container_note(fovea_container c)
     case FOVEA_CONTAINER_YUV: return "headerless frames; input needs --width --height --pixfmt";
     case FOVEA_CONTAINER_PNM: return "P5/P6, one image per file or a %d pattern";
     case FOVEA_CONTAINER_PNG: return "one image per file or a %d pattern";
+    case FOVEA_CONTAINER_MEDIA:
+        return fovea_media_version() ? "FFmpeg: reads mp4 mkv webm mov ts avi ... and devices; "
+                                       "writes .mp4 .mov .mkv .webm"
+                                     : "not built (needs FFmpeg's libraries)";
     default: return "";
     }
 }
@@ -119,6 +124,8 @@ static int print_text(void)
     printf("          GStreamer plugin %s\n", gst_built()
                                                   ? "built (gst-inspect-1.0 fovea)"
                                                   : "not built (needs GStreamer's -dev packages)");
+    printf("          media (FFmpeg) %s%s\n", fovea_media_version() ? "" : "not built",
+           fovea_media_version() ? fovea_media_version() : "");
     printf("CPUs:     %d\n", cpu_count());
     int n = device_count();
     if (n == 0)
@@ -158,6 +165,11 @@ static cJSON *build_json(void)
     cJSON_AddBoolToObject(build, "charts", chart_available());
     cJSON_AddBoolToObject(build, "stream", stream_built());
     cJSON_AddBoolToObject(build, "gstreamer_plugin", gst_built());
+    cJSON_AddBoolToObject(build, "ffmpeg", fovea_media_version() != NULL);
+    if (fovea_media_version())
+        cJSON_AddStringToObject(build, "ffmpeg_versions", fovea_media_version());
+    else
+        cJSON_AddNullToObject(build, "ffmpeg_versions");
     int rt = 0, drv = 0;
     if (fovea_cuda_versions(&rt, &drv) == FOVEA_OK) {
         cJSON_AddNumberToObject(build, "cuda_runtime_version", rt);
@@ -193,8 +205,9 @@ static cJSON *build_json(void)
     for (int i = 0; i < N_CONTAINERS; i++) {
         cJSON *c = cJSON_CreateObject();
         cJSON_AddStringToObject(c, "name", fovea_container_name(containers[i]));
-        cJSON_AddBoolToObject(c, "read", 1);
-        cJSON_AddBoolToObject(c, "write", 1);
+        const int in = containers[i] != FOVEA_CONTAINER_MEDIA || fovea_media_version();
+        cJSON_AddBoolToObject(c, "read", in);
+        cJSON_AddBoolToObject(c, "write", in);
         cJSON *fmts = cJSON_AddArrayToObject(c, "pixel_formats");
         for (int f = FOVEA_PIX_NONE + 1; f < FOVEA_PIX_COUNT; f++)
             if (cli_container_holds(containers[i], (fovea_pixfmt)f))

@@ -76,6 +76,8 @@ static const cli_option options[] = {
      "XCOLORRANGE tag (as ffmpeg writes it), else limited. The y4m output carries the tag",
      "auto", OPT_RANGE},
     CLI_INPUT_OPTIONS,
+    CLI_MEDIA_OUTPUT_OPTIONS,
+    CLI_MATCH_FRAMES_OPTION,
     {0},
 };
 

@@ -141,6 +141,15 @@ int stitch_open_inputs(stitch_run *s)
                       ci->info.width, ci->info.height, mw, mh);
             return CLI_EXIT_RUNTIME;
         }
+        if (c > 0) {
+            char err[1024];
+            rc = cli_media_pair_check(&a->in, s->cam[0].path, &s->cam[0].info, ci->path, &ci->info,
+                                      err, sizeof(err));
+            if (rc != CLI_EXIT_OK) {
+                cli_error(NULL, "%s", err);
+                return rc;
+            }
+        }
         if (ci->info.frame_count < 0)
             all_known = 0;
         else if (s->total < 0 || ci->info.frame_count < s->total)

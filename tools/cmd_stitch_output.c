@@ -71,6 +71,7 @@ int stitch_open_output(stitch_run *s)
     st = fovea_writer_open(&s->w, NULL, a->out, s->out_container, &info);
     if (st < 0)
         return cli_report(a->out, 1, fovea_last_error(NULL), st);
+    cli_media_writer(s->w, &a->in);
     return CLI_EXIT_OK;
 }
 

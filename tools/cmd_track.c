@@ -24,6 +24,7 @@ enum {
 
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS,
+    CLI_MEDIA_OUTPUT_OPTIONS,
     CLI_OPTION_START("skip the first N input frames (video frames, or images of the list)"),
     CLI_OPTION_FRAMES("track at most N frames; 0 = all"),
     {"features", 'n', "N", "number of feature slots", "150", OPT_FEATURES},
@@ -197,6 +198,7 @@ static int collect_inputs(track_args *a, char **rest, int nrest)
     for (int i = 0; i < a->ninputs; i++) {
         fovea_container c = cli_container_for(a->inputs[i], a->in.container);
         int video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV ||
+                    c == FOVEA_CONTAINER_MEDIA ||
                     (!a->have_glob && cli_is_pattern(a->inputs[i], c));
         if (video && a->ninputs > 1)
             return cli_usage_error(cmd, "%s: a video input must be the only INPUT", a->inputs[i]);

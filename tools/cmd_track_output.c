@@ -200,6 +200,7 @@ int track_open_overlay(track_run *t)
     int st = fovea_writer_open(&t->ow, NULL, a->overlay, oc, &info);
     if (st < 0)
         return cli_report(a->overlay, 1, fovea_last_error(NULL), st);
+    cli_media_writer(t->ow, &a->in);
     const int nslots = t->pipelined ? PIPE_SLOTS : 0;
     for (int k = -1; k < nslots && st == FOVEA_OK; k++) {
         fovea_frame *f = k < 0 ? &t->rgb : &t->pipe.slot[k].f[0];

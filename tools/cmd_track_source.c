@@ -81,7 +81,8 @@ int track_source_open(source *s, const track_args *a)
      * content; an image sequence (a frame-number pattern) is read as a video */
     fovea_container c = fovea_reader_container(s->r);
     s->sequence = a->ninputs == 1 && !a->have_glob && cli_is_pattern(a->inputs[first], c);
-    s->video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV || s->sequence;
+    s->video = c == FOVEA_CONTAINER_Y4M || c == FOVEA_CONTAINER_YUV || c == FOVEA_CONTAINER_MEDIA ||
+               s->sequence;
     if (s->video && a->ninputs > 1)
         return cli_usage_error(track_spec.name, "%s: a video input must be the only INPUT",
                                a->inputs[first]);

@@ -16,6 +16,7 @@ enum { OPT_CSV = 1, OPT_PLOT, OPT_GAIN, OPT_DEBUG };
 
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS_NO_FPS,
+    CLI_MATCH_FRAMES_OPTION,
     VMAF_PAIR_OPTIONS,
     CLI_OPTION_FRAMES("read at most N frame pairs (after --start); 0 = all"),
     CLI_OPTION_BACKEND,

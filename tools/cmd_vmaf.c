@@ -27,6 +27,7 @@ enum {
 
 static const cli_option options[] = {
     CLI_INPUT_OPTIONS_NO_FPS,
+    CLI_MATCH_FRAMES_OPTION,
     {"model", 'm', "FILE|PARAMS",
      "libvmaf JSON model file, or libvmaf's model parameters (below); repeatable: each "
      "model's score is named by its name=",

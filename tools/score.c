@@ -90,6 +90,12 @@ int score_input_open(score_input *in, const char *ref_path, const char *dis_path
             return CLI_EXIT_RUNTIME;
         }
     }
+    rc = cli_media_pair_check(o, ref_path, &ri, dis_path, &di, in->err, sizeof(in->err));
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    cli_media_notice(ref_path, in->rr, in->warn, sizeof(in->warn));
+    if (!in->warn[0])
+        cli_media_notice(dis_path, in->rd, in->warn, sizeof(in->warn));
     rc = skip_start(in, start, rn, dn);
     if (rc != CLI_EXIT_OK)
         return rc;

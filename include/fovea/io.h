@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
-/* fovea I/O: readers and writers for y4m, raw .yuv, PNM (P5/P6) and PNG.
+/* fovea I/O: readers and writers for y4m, raw .yuv, PNM (P5/P6), PNG and, in
+ * builds with FFmpeg's libraries, media (mp4, mkv, webm, mov, ..., devices).
  * One generic handle; the container is chosen from the file name or forced. */
 #ifndef FOVEA_IO_H
 #define FOVEA_IO_H
@@ -15,9 +16,13 @@ extern "C" {
 typedef enum fovea_container {
     FOVEA_CONTAINER_AUTO = 0, /**< from the extension; "-" means y4m */
     FOVEA_CONTAINER_Y4M,
-    FOVEA_CONTAINER_YUV, /**< headerless planar frames; needs width/height/pixfmt */
-    FOVEA_CONTAINER_PNM, /**< P5 (gray) / P6 (RGB), 8 or 16 bit; one image per file */
-    FOVEA_CONTAINER_PNG  /**< one image per file */
+    FOVEA_CONTAINER_YUV,  /**< headerless planar frames; needs width/height/pixfmt */
+    FOVEA_CONTAINER_PNM,  /**< P5 (gray) / P6 (RGB), 8 or 16 bit; one image per file */
+    FOVEA_CONTAINER_PNG,  /**< one image per file */
+    FOVEA_CONTAINER_MEDIA /**< what FFmpeg's libraries demux and decode (mp4, mkv, webm,
+                               mov, ts, avi, ...; devices), encode and mux (.mp4, .mkv,
+                               .webm, .mov); builds without FFmpeg refuse it with
+                               FOVEA_ERR_UNSUPPORTED (see fovea_media_version) */
 } fovea_container;
 
 /** Size of fovea_video_info's extra_tags, the terminating NUL included. */
@@ -43,14 +48,38 @@ typedef struct fovea_video_info {
                                    naming another chroma format than the frames' is
                                    left out); each must start with X and hold no
                                    control byte, else fovea_writer_open fails. */
+    /* Color description, as ITU-T H.273 code points (those of FFmpeg's
+     * AVColorPrimaries, AVColorTransferCharacteristic and AVColorSpace), with 0
+     * for "not known" (H.273's "unspecified", 2, is read as 0 too). Media
+     * readers fill them from the stream; media writers tag the output with the
+     * known ones; the other containers leave them 0. */
+    int color_primaries;     /**< e.g. 1 BT.709, 5 BT.601 625, 6 BT.601 525, 9 BT.2020 */
+    int color_transfer;      /**< e.g. 1 BT.709, 13 sRGB, 16 PQ, 18 HLG */
+    int color_matrix;        /**< e.g. 1 BT.709, 5/6 BT.601, 9 BT.2020 NCL (0 for RGB) */
+    int64_t start_time_us;   /**< time of the stream's first frame in microseconds, as the
+                                container says; INT64_MIN when not known (all but media) */
+    char converted_from[32]; /**< the decoder's pixel format (FFmpeg's name) when a media
+                                  reader converts every frame into info.fmt because fovea
+                                  has no layout for it (libswscale); "" when the frames
+                                  are as decoded */
 } fovea_video_info;
 
 #define FOVEA_COLOR_RANGE_UNKNOWN 0 /**< no tag (the usual assumption: limited) */
 #define FOVEA_COLOR_RANGE_LIMITED 1 /**< XCOLORRANGE=LIMITED */
 #define FOVEA_COLOR_RANGE_FULL 2    /**< XCOLORRANGE=FULL */
 
-/** Fill info with "unknown" values (fps 0/0, interlace '?', count -1). */
+/** Fill info with "unknown" values (fps 0/0, interlace '?', count -1, start
+ *  time INT64_MIN, colors 0). */
 FOVEA_API void fovea_video_info_init(fovea_video_info *info);
+
+/** Where a media reader decodes. */
+typedef enum fovea_hwdec {
+    FOVEA_HWDEC_AUTO = 0, /**< the GPU's decoder where there is one for the stream, else the
+                               CPU (today: the CPU; NVDEC is not built in yet) */
+    FOVEA_HWDEC_NONE,     /**< FFmpeg's CPU decoders */
+    FOVEA_HWDEC_CUDA      /**< NVDEC through FFmpeg's CUDA decoding: refused with
+                               FOVEA_ERR_UNSUPPORTED until it is built in */
+} fovea_hwdec;
 
 /** Settings of a reader. */
 typedef struct fovea_reader_settings {
@@ -58,16 +87,34 @@ typedef struct fovea_reader_settings {
     int width, height;         /**< raw yuv only */
     fovea_pixfmt fmt;          /**< raw yuv only */
     int fps_num, fps_den;      /**< raw yuv only (optional) */
+    /* media only (FOVEA_CONTAINER_MEDIA): */
+    const char *input_format;         /**< FFmpeg's demuxer or device name ("v4l2", "lavfi",
+                                   "mpegts", ...); NULL = probe the content (a path
+                                   "NAME:REST" whose NAME is a device, as "v4l2:/dev/video0"
+                                   or "lavfi:testsrc2", names it; a character device is
+                                   v4l2) */
+    const char *const *input_options; /**< NULL-terminated "KEY=VALUE" list passed to the
+                                           demuxer/device (video_size, framerate,
+                                           input_format, ...); NULL = none. A key the
+                                           demuxer does not take is an error. */
+    int stream;        /**< the stream (its index in the file, as ffprobe lists) to read; it
+                     must be video; -1 (default) = FFmpeg's best video stream */
+    fovea_hwdec hwdec; /**< where media is decoded (AUTO by default) */
 } fovea_reader_settings;
 
 typedef struct fovea_reader fovea_reader;
 
-/** Fill s with defaults (container AUTO, no raw-yuv geometry). */
+/** Fill s with defaults (container AUTO, no raw-yuv geometry, no media
+ *  input format or options, stream -1). */
 FOVEA_API void fovea_reader_default_settings(fovea_reader_settings *s);
 
 /** Open path for reading ("-" = standard input). With s->container AUTO the
  *  container comes from the extension, else from the first bytes (y4m, PNG,
- *  PNM; read through the stream's buffer, so pipes and FIFOs work too).
+ *  PNM; read through the stream's buffer, so pipes and FIFOs work too; any
+ *  other content is given to FFmpeg's probe in media builds). Media
+ *  extensions (.mp4 .mkv .webm .mov .ts .avi .m4v .mpg ...), device paths
+ *  ("v4l2:/dev/video0", "lavfi:testsrc2=size=320x240", a character device) and
+ *  s->input_format open the media container (docs/media.md).
  *  A PNG or PNM path with a frame-number pattern (one %d, %4d or %04d, as the
  *  writers take; "%%" is a literal %) is an image sequence read as a video:
  *  file 0 (or 1 when there is no file 0), then each next number until one is
@@ -121,6 +168,27 @@ typedef struct fovea_writer fovea_writer;
 FOVEA_API int fovea_writer_open(fovea_writer **w, fovea_context *ctx, const char *path,
                                 fovea_container container, const fovea_video_info *info);
 
+/** How a media writer encodes (FOVEA_CONTAINER_MEDIA outputs; docs/media.md). */
+typedef struct fovea_encoder_settings {
+    const char *codec; /**< libavcodec encoder name; NULL = the container's default:
+                            libx264 for .mp4/.mov, ffv1 (lossless) for .mkv,
+                            libvpx-vp9 for .webm */
+    int crf;           /**< constant rate factor for encoders that take one (x264, x265, vp9);
+                  -1 (default) = 18 for x264/x265, 31 for vp9 */
+    const char *const *options; /**< NULL-terminated "KEY=VALUE" list given to the
+                                     encoder (preset=slow, g=250, ...); NULL = none;
+                                     a key the encoder does not take is an error */
+} fovea_encoder_settings;
+
+/** Fill s with defaults (the container's codec, crf -1, no options). */
+FOVEA_API void fovea_encoder_default_settings(fovea_encoder_settings *s);
+
+/** Set how a media writer encodes; call before the first fovea_writer_write
+ *  (the encoder opens at the first frame). The strings are copied. Writers of
+ *  other containers ignore it.
+ *  @return FOVEA_OK, or FOVEA_ERR_INVALID_ARG after the first frame */
+FOVEA_API int fovea_writer_set_encoder(fovea_writer *w, const fovea_encoder_settings *s);
+
 /** Write one host frame (same size/format as the writer's info).
  *  @return FOVEA_OK or a negative status (message in fovea_last_error(ctx)). */
 FOVEA_API int fovea_writer_write(fovea_writer *w, const fovea_frame *f);
@@ -139,11 +207,18 @@ FOVEA_API int fovea_writer_finish(fovea_writer *w);
  *  finish-then-close, and every error path just closes. */
 FOVEA_API void fovea_writer_close(fovea_writer **w);
 
-/** Container chosen for a path by extension (.y4m, .yuv, .pgm/.ppm/.pnm, .png);
- *  "-" is Y4M. @return FOVEA_CONTAINER_AUTO when unknown. */
+/** Container chosen for a path by extension (.y4m, .yuv, .pgm/.ppm/.pnm, .png;
+ *  the media extensions and device prefixes "v4l2:" / "lavfi:" give MEDIA in
+ *  every build); "-" is Y4M. @return FOVEA_CONTAINER_AUTO when unknown. */
 FOVEA_API fovea_container fovea_container_from_path(const char *path);
-/** @return the name of a container ("y4m", "yuv", "pnm", "png"; "auto"). */
+/** @return the name of a container ("y4m", "yuv", "pnm", "png", "media"; "auto"). */
 FOVEA_API const char *fovea_container_name(fovea_container c);
+
+/** The versions of FFmpeg's libraries a media build runs with, e.g.
+ *  "libavformat 59.27.100, libavcodec 59.37.100, libavutil 57.28.100,
+ *  libswscale 6.7.100, libavdevice 59.7.100".
+ *  @return a static string, or NULL when fovea was built without FFmpeg */
+FOVEA_API const char *fovea_media_version(void);
 
 #ifdef __cplusplus
 }

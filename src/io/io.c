@@ -20,12 +20,20 @@ void fovea_video_info_init(fovea_video_info *info)
     memset(info, 0, sizeof(*info));
     info->interlace = '?';
     info->frame_count = -1;
+    info->start_time_us = INT64_MIN;
 }
 
 void fovea_reader_default_settings(fovea_reader_settings *o)
 {
     memset(o, 0, sizeof(*o));
     o->container = FOVEA_CONTAINER_AUTO;
+    o->stream = -1;
+}
+
+void fovea_encoder_default_settings(fovea_encoder_settings *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->crf = -1;
 }
 
 static const char *display_path(const char *path)
@@ -304,6 +312,19 @@ fovea_container fovea_container_from_path(const char *path)
         return FOVEA_CONTAINER_PNM;
     if (ends_with(path, ".png"))
         return FOVEA_CONTAINER_PNG;
+    static const char *const media_ext[] = {
+        ".mp4", ".mkv", ".webm", ".mov",   ".ts",   ".m2ts", ".mts", ".avi",
+        ".m4v", ".mpg", ".mpeg", ".flv",   ".wmv",  ".ogv",  ".3gp", ".mxf",
+        ".nut", ".ivf", ".h264", ".264",   ".hevc", ".h265", ".265", ".obu",
+        ".dv",  ".vob", ".asf",  ".mjpeg", ".mjpg", ".webp", ".gif"};
+    for (size_t i = 0; i < sizeof(media_ext) / sizeof(media_ext[0]); i++)
+        if (ends_with(path, media_ext[i]))
+            return FOVEA_CONTAINER_MEDIA;
+    /* devices: FFmpeg's input device named before a colon */
+    static const char *const media_prefix[] = {"v4l2:", "video4linux2:", "lavfi:"};
+    for (size_t i = 0; i < sizeof(media_prefix) / sizeof(media_prefix[0]); i++)
+        if (strncmp(path, media_prefix[i], strlen(media_prefix[i])) == 0)
+            return FOVEA_CONTAINER_MEDIA;
     return FOVEA_CONTAINER_AUTO;
 }
 
@@ -314,6 +335,7 @@ const char *fovea_container_name(fovea_container c)
     case FOVEA_CONTAINER_YUV: return "yuv";
     case FOVEA_CONTAINER_PNM: return "pnm";
     case FOVEA_CONTAINER_PNG: return "png";
+    case FOVEA_CONTAINER_MEDIA: return "media";
     default: return "auto";
     }
 }

@@ -53,6 +53,9 @@ struct fovea_writer {
     fovea_context *ctx;        /* given at open (may be NULL) */
     fovea_temp_hook temp_hook; /* fovea_writer_set_temp_hook; NULL when none */
     void *temp_opaque;
+    char *enc_codec;    /* fovea_writer_set_encoder (media): NULL = default */
+    int enc_crf;        /* -1 = default */
+    char **enc_options; /* NULL-terminated copy, or NULL */
     void *priv;
 };
 
@@ -62,6 +65,9 @@ struct fv_writer_ops {
     int (*open)(struct fovea_writer *w); /* validate info, write stream header */
     int (*write)(struct fovea_writer *w, FILE *fp, const fovea_frame *f);
     int (*close)(struct fovea_writer *w); /* free priv */
+    /* complete the stream before fp is committed (flush an encoder, write a
+     * trailer); NULL when there is nothing to complete */
+    int (*finish)(struct fovea_writer *w);
 };
 
 extern const struct fv_reader_ops fv_y4m_reader_ops;
@@ -72,6 +78,9 @@ extern const struct fv_writer_ops fv_y4m_writer_ops;
 extern const struct fv_writer_ops fv_yuv_writer_ops;
 extern const struct fv_writer_ops fv_pnm_writer_ops;
 extern const struct fv_writer_ops fv_png_writer_ops;
+/* media_read.c / media_write.c with FFmpeg, media_absent.c without */
+extern const struct fv_reader_ops fv_media_reader_ops;
+extern const struct fv_writer_ops fv_media_writer_ops;
 
 /* Open a reader on an already open stream (not closed by the reader); name is
  * used in messages; errors as fovea_reader_open. For fuzz targets (fmemopen)

@@ -519,7 +519,7 @@ static int png_wwrite(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
 
 const struct fv_reader_ops fv_png_reader_ops = {"png", png_open, fv_still_reader_read,
                                                 fv_still_reader_close};
-const struct fv_writer_ops fv_png_writer_ops = {"png", 1, png_wopen, png_wwrite, NULL};
+const struct fv_writer_ops fv_png_writer_ops = {"png", 1, png_wopen, png_wwrite, NULL, NULL};
 
 int fovea_png_decode(fovea_context *ctx, const uint8_t *data, size_t size, fovea_frame *f)
 {

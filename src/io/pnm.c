@@ -342,7 +342,7 @@ static int pnm_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
 
 const struct fv_reader_ops fv_pnm_reader_ops = {"pnm", pnm_open, fv_still_reader_read,
                                                 fv_still_reader_close};
-const struct fv_writer_ops fv_pnm_writer_ops = {"pnm", 1, pnm_wopen, pnm_write, NULL};
+const struct fv_writer_ops fv_pnm_writer_ops = {"pnm", 1, pnm_wopen, pnm_write, NULL, NULL};
 
 int fovea_pnm_decode(fovea_context *ctx, const uint8_t *data, size_t size, fovea_frame *f)
 {

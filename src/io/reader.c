@@ -16,6 +16,7 @@ static const struct fv_reader_ops *reader_ops_for(fovea_container c)
     case FOVEA_CONTAINER_YUV: return &fv_yuv_reader_ops;
     case FOVEA_CONTAINER_PNM: return &fv_pnm_reader_ops;
     case FOVEA_CONTAINER_PNG: return &fv_png_reader_ops;
+    case FOVEA_CONTAINER_MEDIA: return &fv_media_reader_ops;
     default: return NULL;
     }
 }
@@ -59,6 +60,27 @@ static fovea_container sniff_container(FILE *fp, int *empty)
     }
 }
 
+#ifdef FOVEA_HAVE_FFMPEG
+#define MEDIA_BUILT 1
+#else
+#define MEDIA_BUILT 0
+#endif
+
+/* A path FFmpeg opens itself (no FILE): a media container named by the
+ * extension or a device prefix, a character device (a camera), or any path
+ * with an input format given. */
+static int media_by_path(const char *path, fovea_container c, const fovea_reader_settings *opt)
+{
+    if (strcmp(path, "-") == 0)
+        return 0;
+    if (c == FOVEA_CONTAINER_AUTO && fovea_container_from_path(path) == FOVEA_CONTAINER_MEDIA)
+        return 1;
+    if (c == FOVEA_CONTAINER_MEDIA || (opt->input_format && c == FOVEA_CONTAINER_AUTO))
+        return 1;
+    struct stat st;
+    return MEDIA_BUILT && c == FOVEA_CONTAINER_AUTO && stat(path, &st) == 0 && S_ISCHR(st.st_mode);
+}
+
 int fv_reader_open_path(fovea_reader **out, const char *path, const fovea_reader_settings *opt,
                         int allow_pattern, char *errbuf, size_t errbuf_size)
 {
@@ -73,8 +95,11 @@ int fv_reader_open_path(fovea_reader **out, const char *path, const fovea_reader
         opt = &defaults;
     }
     fovea_container c = opt->container;
-    if (c == FOVEA_CONTAINER_AUTO)
-        c = fovea_container_from_path(path);
+    const int media_path = media_by_path(path, c, opt);
+    if (media_path)
+        c = FOVEA_CONTAINER_MEDIA;
+    else if (c == FOVEA_CONTAINER_AUTO && !(MEDIA_BUILT && strcmp(path, "-") == 0))
+        c = fovea_container_from_path(path); /* (stdin with FFmpeg: sniffed below) */
     const struct fv_reader_ops *ops = reader_ops_for(c);
     /* one-image containers read a path with a frame-number pattern as a video */
     if (allow_pattern && (c == FOVEA_CONTAINER_PNG || c == FOVEA_CONTAINER_PNM) &&
@@ -90,7 +115,9 @@ int fv_reader_open_path(fovea_reader **out, const char *path, const fovea_reader
     r->container = c;
     r->file_size = -1;
     fovea_video_info_init(&r->info);
-    if (strcmp(path, "-") == 0) {
+    if (media_path) {
+        r->fp = NULL; /* FFmpeg opens the path or device */
+    } else if (strcmp(path, "-") == 0) {
         r->fp = stdin;
     } else {
         r->fp = fopen(path, "rb");
@@ -116,6 +143,12 @@ int fv_reader_open_path(fovea_reader **out, const char *path, const fovea_reader
         /* no known extension: the content tells (stdin is y4m by its name) */
         int empty = 0;
         r->container = sniff_container(r->fp, &empty);
+        if (MEDIA_BUILT && !empty &&
+            (r->container == FOVEA_CONTAINER_AUTO ||
+             (strcmp(path, "-") == 0 && r->container != FOVEA_CONTAINER_Y4M)))
+            r->container = FOVEA_CONTAINER_MEDIA; /* FFmpeg's probe decides */
+        else if (strcmp(path, "-") == 0)
+            r->container = FOVEA_CONTAINER_Y4M;
         r->ops = reader_ops_for(r->container);
         if (!r->ops) {
             fv_io_set_err(errbuf, errbuf_size, path,

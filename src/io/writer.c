@@ -16,6 +16,7 @@ static const struct fv_writer_ops *writer_ops_for(fovea_container c)
     case FOVEA_CONTAINER_YUV: return &fv_yuv_writer_ops;
     case FOVEA_CONTAINER_PNM: return &fv_pnm_writer_ops;
     case FOVEA_CONTAINER_PNG: return &fv_png_writer_ops;
+    case FOVEA_CONTAINER_MEDIA: return &fv_media_writer_ops;
     default: return NULL;
     }
 }
@@ -34,7 +35,8 @@ static int writer_open_buf(fovea_writer **out, const char *path, fovea_container
     const struct fv_writer_ops *ops = writer_ops_for(c);
     if (!ops) {
         fv_io_set_err(errbuf, errbuf_size, path,
-                      "unknown file type (use .y4m, .yuv, .pgm/.ppm/.pnm or .png)");
+                      "unknown file type (use .y4m, .yuv, .pgm/.ppm/.pnm, .png, or .mp4, "
+                      ".mkv, .webm, .mov)");
         return FOVEA_ERR_UNSUPPORTED;
     }
     if (info->width <= 0 || info->height <= 0 || info->width > FOVEA_MAX_DIM ||
@@ -50,6 +52,7 @@ static int writer_open_buf(fovea_writer **out, const char *path, fovea_container
     }
     w->ops = ops;
     w->info = *info;
+    w->enc_crf = -1;
     /* only one-image-per-file containers treat the path as a pattern */
     int pattern = ops->single_image ? fv_io_frame_pattern(path) : 0;
     if (pattern < 0) {
@@ -191,6 +194,13 @@ static int writer_finish(fovea_writer *w)
     if (!w->of)
         return FOVEA_OK; /* per-frame files are complete as each is written */
     char msg[FOVEA_IO_ERRLEN];
+    if (w->ops->finish) {
+        int st = w->ops->finish(w);
+        if (st < 0) {
+            w->failed = 1;
+            return st;
+        }
+    }
     w->fp = NULL;
     char *tmp = watched_temp(w, w->of);
     int st = fv_outfile_commit_buf(&w->of, msg, sizeof(msg));
@@ -243,10 +253,50 @@ int fovea_writer_set_temp_hook(fovea_writer *w, fovea_temp_hook hook, void *opaq
     return FOVEA_OK;
 }
 
+static void free_options(char **opts)
+{
+    for (size_t i = 0; opts && opts[i]; i++)
+        free(opts[i]);
+    free(opts);
+}
+
+int fovea_writer_set_encoder(fovea_writer *w, const fovea_encoder_settings *s)
+{
+    if (!w || !s)
+        return fv_ctx_error(w ? w->ctx : NULL, FOVEA_ERR_INVALID_ARG, "invalid argument");
+    if (w->frames_written > 0)
+        return fv_ctx_error(
+            w->ctx,
+            fv_writer_fail(w, FOVEA_ERR_INVALID_ARG, "the encoder is set before the first frame"),
+            "%s", w->err);
+    size_t n = 0;
+    while (s->options && s->options[n])
+        n++;
+    char *codec = s->codec ? strdup(s->codec) : NULL;
+    char **opts = n ? calloc(n + 1, sizeof(*opts)) : NULL;
+    int bad = (s->codec && !codec) || (n && !opts);
+    for (size_t i = 0; i < n && !bad; i++)
+        bad = !(opts[i] = strdup(s->options[i]));
+    if (bad) {
+        free(codec);
+        free_options(opts);
+        return fv_ctx_error(w->ctx, fv_writer_fail(w, FOVEA_ERR_NOMEM, "out of memory"), "%s",
+                            w->err);
+    }
+    free(w->enc_codec);
+    free_options(w->enc_options);
+    w->enc_codec = codec;
+    w->enc_options = opts;
+    w->enc_crf = s->crf;
+    return FOVEA_OK;
+}
+
 static void writer_free(struct fovea_writer *w)
 {
     if (w->ops->close)
         w->ops->close(w);
+    free(w->enc_codec);
+    free_options(w->enc_options);
     for (int i = 0; i < w->nprotect; i++)
         free(w->protect[i]);
     free(w->protect);

@@ -530,4 +530,4 @@ static int y4m_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
     return fv_io_write_planes(w, fp, f);
 }
 
-const struct fv_writer_ops fv_y4m_writer_ops = {"y4m", 0, y4m_writer_open, y4m_write, NULL};
+const struct fv_writer_ops fv_y4m_writer_ops = {"y4m", 0, y4m_writer_open, y4m_write, NULL, NULL};

@@ -48,4 +48,4 @@ static int yuv_write(struct fovea_writer *w, FILE *fp, const fovea_frame *f)
     return fv_io_write_planes(w, fp, f);
 }
 
-const struct fv_writer_ops fv_yuv_writer_ops = {"yuv", 0, yuv_writer_open, yuv_write, NULL};
+const struct fv_writer_ops fv_yuv_writer_ops = {"yuv", 0, yuv_writer_open, yuv_write, NULL, NULL};

@@ -130,7 +130,8 @@ assert isinstance(d["build"]["charts"], bool)
 assert isinstance(d["build"]["stream"], bool)
 assert isinstance(d["build"]["gstreamer_plugin"], bool)
 assert d["cpus"] >= 1
-assert {c["name"] for c in d["containers"]} == {"y4m", "yuv", "pnm", "png"}
+assert {c["name"] for c in d["containers"]} == {"y4m", "yuv", "pnm", "png", "media"}
+assert isinstance(d["build"]["ffmpeg"], bool)
 for dev in d["devices"]:
     for k in ("index", "name", "sm_count", "memory_gib", "compute_capability"):
         assert k in dev, "device without " + k
