@@ -2,33 +2,58 @@
 /* The C driver of the quality compositor: the raw values of every feature
  * instance of a frame pair from the features' C extractors (feature.h).
  *
- * Threads: pairs are queued in slots, one per thread of the context (fewer
- * when the frames are large); a full batch is scored one pair per thread,
- * each pair on one thread. A batch of one pair (a caller that waits for each
- * score) is split over the threads by rows instead, and so is a pair scored
- * at once (ref_process: fovea_vmaf_process), read in place without the copy
- * into a slot. Every sum is an integer, so every way gives the same bits for
- * any thread count. */
+ * Threads: pairs are copied into a ring of slots and scored by the driver's
+ * own workers, one pair per worker, each worker taking the oldest waiting pair
+ * as soon as it is free (no batch barrier: the copies of the next pairs and
+ * the collection of finished ones overlap the scoring). Each worker has its
+ * own extractor states; slots hold only the pictures. A pair collected while
+ * it is the only one queued and no worker has taken it (a caller that waits
+ * for each score) is split over the context's threads by rows instead, and
+ * so is a pair scored at once (ref_process: fovea_vmaf_process), read in
+ * place without the copy into a slot. Every sum is an integer (or a float
+ * feature's sum in one fixed order on one thread), so every way gives the
+ * same bits for any thread count.
+ *
+ * Previous references are the previous slots' pictures: a slot is refilled
+ * only once the two pairs after it (which read it as their prev and prev2)
+ * were collected, so the ring keeps three slots more than the pairs queued. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "quality/vmaf_internal.h"
 
-/* The slots' state stays below this (ADM keeps 4 int32 planes of a quarter
- * of the frame: about 15 MB a slot at 1920x1080 with VIF and the luma). */
-#define VMAF_REF_SLOT_BUDGET ((size_t)1 << 30)
+/* The workers' states and the slots stay below this (ADM keeps 4 int32
+ * planes of a quarter of the frame: about 10 MB a worker at 1920x1080 with
+ * VIF; a slot holds the pair's pictures). */
+#define VMAF_REF_BUDGET ((size_t)1 << 30)
+/* Slots not holding a queued pair: the two a refill must not overwrite while
+ * the pairs after them may read them, and the one being filled. */
+#define VMAF_REF_GAP 3
 
-/* One queued pair and the extractor states that score it. */
+enum { SLOT_FREE = 0, SLOT_FILLED, SLOT_TAKEN, SLOT_DONE };
+
+/* One queued pair. */
 typedef struct slot {
-    void *priv[VMAF_MAX_EXTRACTORS]; /* one state per instance */
-    uint8_t *ref, *dis;              /* the pair's luma, rows of width * bytes */
-    uint8_t *ref_c[2], *dis_c[2];    /* its U and V (params.chroma not 400), rows of c_row_bytes */
+    uint8_t *ref, *dis;           /* the pair's luma, rows of width * bytes */
+    uint8_t *ref_c[2], *dis_c[2]; /* its U and V (params.chroma not 400), rows of c_row_bytes */
     int new_stream;
+    int state; /* SLOT_*, under the lock */
     int status;
     vmaf_raw raw;
 } slot;
 
-typedef struct vmaf_ref {
+typedef struct vmaf_ref vmaf_ref;
+
+/* One worker: its thread and its extractor states. */
+typedef struct worker {
+    vmaf_ref *st;
+    void *priv[VMAF_MAX_EXTRACTORS];
+    pthread_t thread;
+    int started;
+} worker;
+
+struct vmaf_ref {
     vmaf_params p;
     const feature_extractor *fx[VMAF_MAX_EXTRACTORS];
     int bytes;          /* per sample */
@@ -36,19 +61,27 @@ typedef struct vmaf_ref {
     size_t c_row_bytes; /* chroma_width * bytes */
     int nslots;
     slot *s;
-    int n_in;        /* pairs in slots [0, n_in) waiting to be scored */
-    int n_out, next; /* scored pairs not collected, from slot next */
-    uint8_t *prev;   /* the reference before slot 0's (last of the previous batch) */
-    uint8_t *prev2;  /* the one before it (params.history 2) */
-    int prev_new;    /* prev's pair was the first of its stream (prev2 is of another) */
-    int nthreads;
-} vmaf_ref;
+    int head, count; /* queued pairs: slots head .. head + count - 1 (mod nslots) */
+    int take;        /* the next slot a worker takes (mod nslots) */
+    int nworkers;
+    worker *w;
+    void *split[VMAF_MAX_EXTRACTORS]; /* states that split one pair over the pool */
+    int nthreads;                     /* of the context's pool */
+    pthread_mutex_t lock;
+    pthread_cond_t work, done;
+    int locks; /* the mutex and conditions were made */
+    int quit;
+};
 
-static void free_slot(vmaf_ref *st, slot *s)
+static void close_states(vmaf_ref *st, void **priv)
 {
     for (int e = 0; e < st->p.n_ex; e++)
         if (st->fx[e])
-            st->fx[e]->close(&s->priv[e]);
+            st->fx[e]->close(&priv[e]);
+}
+
+static void free_slot(slot *s)
+{
     free(s->ref);
     free(s->dis);
     for (int c = 0; c < 2; c++) {
@@ -62,11 +95,27 @@ static void ref_close(void **priv)
     vmaf_ref *st = priv ? *priv : NULL;
     if (!st)
         return;
+    if (st->locks) {
+        pthread_mutex_lock(&st->lock);
+        st->quit = 1;
+        pthread_cond_broadcast(&st->work);
+        pthread_mutex_unlock(&st->lock);
+    }
+    for (int i = 0; st->w && i < st->nworkers; i++) {
+        if (st->w[i].started)
+            pthread_join(st->w[i].thread, NULL);
+        close_states(st, st->w[i].priv);
+    }
+    close_states(st, st->split);
     for (int i = 0; st->s && i < st->nslots; i++)
-        free_slot(st, &st->s[i]);
+        free_slot(&st->s[i]);
+    if (st->locks) {
+        pthread_mutex_destroy(&st->lock);
+        pthread_cond_destroy(&st->work);
+        pthread_cond_destroy(&st->done);
+    }
     free(st->s);
-    free(st->prev);
-    free(st->prev2);
+    free(st->w);
     free(st);
     *priv = NULL;
 }
@@ -89,6 +138,14 @@ static int init_slot(vmaf_ref *st, fovea_context *ctx, slot *s)
     if (!ok)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: cannot allocate buffers for %dx%d",
                             p->width, p->height);
+    return FOVEA_OK;
+}
+
+/* Extractor states for one worker (threads 0: a pair on one thread) or for
+ * splitting a pair over the pool (threads: the pool's size). */
+static int init_states(vmaf_ref *st, fovea_context *ctx, void **priv, int threads)
+{
+    const vmaf_params *p = &st->p;
     for (int e = 0; e < p->n_ex; e++) {
         feature_setup fs;
         memset(&fs, 0, sizeof(fs));
@@ -103,12 +160,81 @@ static int init_slot(vmaf_ref *st, fovea_context *ctx, slot *s)
             fs.chroma = 400;
         }
         fs.opts = p->ex[e].opts;
-        /* the first slot also scores one-pair batches split by rows */
-        fs.threads = s == st->s ? st->nthreads : 0;
-        FOVEA_TRY(st->fx[e]->init(&s->priv[e], ctx, &fs));
+        fs.threads = threads;
+        FOVEA_TRY(st->fx[e]->init(&priv[e], ctx, &fs));
     }
     return FOVEA_OK;
 }
+
+/* ---------------------------------------------------------------- scoring */
+
+/* The pair of slot i with its previous references (the previous slots). */
+static void slot_pair(const vmaf_ref *st, int i, feature_pair *pair)
+{
+    const slot *s = &st->s[i];
+    const int n = st->nslots;
+    const slot *s1 = &st->s[(i + n - 1) % n], *s2 = &st->s[(i + n - 2) % n];
+    memset(pair, 0, sizeof(*pair));
+    pair->ref = s->ref;
+    pair->dis = s->dis;
+    pair->ref_stride = pair->dis_stride = pair->prev_stride = pair->prev2_stride =
+        (ptrdiff_t)st->row_bytes;
+    if (!s->new_stream && st->p.history > 0) {
+        pair->prev = s1->ref;
+        /* the previous pair is not the first of the stream */
+        if (st->p.history > 1 && !s1->new_stream)
+            pair->prev2 = s2->ref;
+    }
+    if (st->p.chroma != 400) {
+        for (int c = 0; c < 2; c++) {
+            pair->ref_c[c] = s->ref_c[c];
+            pair->dis_c[c] = s->dis_c[c];
+            pair->ref_c_stride[c] = pair->dis_c_stride[c] = (ptrdiff_t)st->c_row_bytes;
+        }
+    }
+}
+
+/* Every instance's raw values of pair with the extractor states priv. ctx
+ * splits the work by rows (the split states only); NULL scores it on the
+ * calling thread. */
+static int score_pair(vmaf_ref *st, fovea_context *ctx, void *const *priv, const feature_pair *pair,
+                      vmaf_raw *raw)
+{
+    memset(raw, 0, sizeof(*raw));
+    for (int e = 0; e < st->p.n_ex; e++)
+        FOVEA_TRY(st->fx[e]->extract(priv[e], ctx, pair, &raw->ex[e]));
+    return FOVEA_OK;
+}
+
+static void *worker_main(void *opaque)
+{
+    worker *w = opaque;
+    vmaf_ref *st = w->st;
+    pthread_mutex_lock(&st->lock);
+    for (;;) {
+        while (!st->quit && st->s[st->take].state != SLOT_FILLED)
+            pthread_cond_wait(&st->work, &st->lock);
+        if (st->quit)
+            break;
+        const int i = st->take;
+        st->take = (st->take + 1) % st->nslots;
+        st->s[i].state = SLOT_TAKEN;
+        pthread_mutex_unlock(&st->lock);
+
+        feature_pair pair;
+        slot_pair(st, i, &pair);
+        const int rc = score_pair(st, NULL, w->priv, &pair, &st->s[i].raw);
+
+        pthread_mutex_lock(&st->lock);
+        st->s[i].status = rc;
+        st->s[i].state = SLOT_DONE;
+        pthread_cond_broadcast(&st->done);
+    }
+    pthread_mutex_unlock(&st->lock);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- lifecycle */
 
 static int ref_init(void **priv, fovea_context *ctx, const void *params)
 {
@@ -131,25 +257,50 @@ static int ref_init(void **priv, fovea_context *ctx, const void *params)
     st->nthreads = fv_threadpool_size(ctx ? ctx->pool : NULL);
     if (st->nthreads < 1)
         st->nthreads = 1;
-    /* slots: one per thread, within the memory budget (estimated from each
-     * feature's state per pixel and the pair's luma) */
+    /* workers: one per thread of the context, within the memory budget
+     * (estimated from each feature's state per pixel and two slots' pictures
+     * a worker) */
     const size_t pixels = (size_t)p->width * (size_t)p->height;
-    size_t per_slot = 2 * pixels * (size_t)st->bytes;
+    size_t pics = 2 * pixels * (size_t)st->bytes;
     if (p->chroma != 400)
-        per_slot += 4 * (size_t)p->chroma_width * (size_t)p->chroma_height * (size_t)st->bytes;
+        pics += 4 * (size_t)p->chroma_width * (size_t)p->chroma_height * (size_t)st->bytes;
+    size_t per_worker = 2 * pics;
     for (int e = 0; e < p->n_ex; e++)
-        per_slot += (size_t)p->ex[e].def->cpu_bytes_per_pixel * pixels;
-    const size_t fit = VMAF_REF_SLOT_BUDGET / (per_slot ? per_slot : 1);
-    st->nslots = fit < 1 ? 1 : fit < (size_t)st->nthreads ? (int)fit : st->nthreads;
+        per_worker += (size_t)p->ex[e].def->cpu_bytes_per_pixel * pixels;
+    const size_t fit = VMAF_REF_BUDGET / (per_worker ? per_worker : 1);
+    st->nworkers = fit < 1 ? 1 : fit < (size_t)st->nthreads ? (int)fit : st->nthreads;
+    st->nslots = 2 * st->nworkers + VMAF_REF_GAP;
     st->s = calloc((size_t)st->nslots, sizeof(*st->s));
-    st->prev = malloc(st->row_bytes * (size_t)p->height);
-    if (p->history > 1)
-        st->prev2 = malloc(st->row_bytes * (size_t)p->height);
-    int rc = st->s && st->prev && (p->history < 2 || st->prev2)
-                 ? FOVEA_OK
-                 : fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: out of memory");
+    st->w = calloc((size_t)st->nworkers, sizeof(*st->w));
+    int rc = st->s && st->w ? FOVEA_OK : fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: out of memory");
     for (int i = 0; rc == FOVEA_OK && i < st->nslots; i++)
         rc = init_slot(st, ctx, &st->s[i]);
+    for (int i = 0; rc == FOVEA_OK && i < st->nworkers; i++) {
+        st->w[i].st = st;
+        rc = init_states(st, ctx, st->w[i].priv, 0);
+    }
+    if (rc == FOVEA_OK)
+        rc = init_states(st, ctx, st->split, st->nthreads);
+    if (rc == FOVEA_OK) {
+        if (pthread_mutex_init(&st->lock, NULL) != 0)
+            rc = fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: cannot make a mutex");
+        else if (pthread_cond_init(&st->work, NULL) != 0) {
+            pthread_mutex_destroy(&st->lock);
+            rc = fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: cannot make a condition");
+        } else if (pthread_cond_init(&st->done, NULL) != 0) {
+            pthread_cond_destroy(&st->work);
+            pthread_mutex_destroy(&st->lock);
+            rc = fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: cannot make a condition");
+        } else {
+            st->locks = 1;
+        }
+    }
+    for (int i = 0; rc == FOVEA_OK && i < st->nworkers; i++) {
+        if (pthread_create(&st->w[i].thread, NULL, worker_main, &st->w[i]) != 0)
+            rc = fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "vmaf: cannot start a scoring thread");
+        else
+            st->w[i].started = 1;
+    }
     if (rc < 0) {
         ref_close((void **)&st);
         return rc;
@@ -162,110 +313,24 @@ static int ref_batch(const fovea_context *ctx, int width, int height)
 {
     (void)width;
     (void)height;
-    /* as many as ref_init makes slots, before the memory budget */
+    /* as many pairs as workers, before the memory budget */
     const int n = fv_threadpool_size(ctx ? ctx->pool : NULL);
     return n < 1 ? 1 : n;
 }
 
-/* ---------------------------------------------------------------- scoring */
-
-/* Every instance's raw values of pair with the extractor states priv. ctx
- * splits the work by rows (slot 0's states only); NULL scores it on the
- * calling thread. */
-static int score_pair(vmaf_ref *st, fovea_context *ctx, void *const *priv, const feature_pair *pair,
-                      vmaf_raw *raw)
-{
-    memset(raw, 0, sizeof(*raw));
-    for (int e = 0; e < st->p.n_ex; e++)
-        FOVEA_TRY(st->fx[e]->extract(priv[e], ctx, pair, &raw->ex[e]));
-    return FOVEA_OK;
-}
-
-/* The pair of slot i with its previous references (the previous pairs'
- * slots, or the references kept from the previous batch). */
-static void slot_pair(const vmaf_ref *st, int i, feature_pair *pair)
-{
-    const slot *s = &st->s[i];
-    memset(pair, 0, sizeof(*pair));
-    pair->ref = s->ref;
-    pair->dis = s->dis;
-    pair->ref_stride = pair->dis_stride = pair->prev_stride = pair->prev2_stride =
-        (ptrdiff_t)st->row_bytes;
-    if (!s->new_stream) {
-        pair->prev = i > 0 ? st->s[i - 1].ref : st->prev;
-        /* the previous pair is not the first of the stream */
-        const int prev_new = i > 0 ? st->s[i - 1].new_stream : st->prev_new;
-        if (st->prev2 && !prev_new)
-            pair->prev2 = i > 1 ? st->s[i - 2].ref : i == 1 ? st->prev : st->prev2;
-    }
-    if (st->p.chroma != 400) {
-        for (int c = 0; c < 2; c++) {
-            pair->ref_c[c] = s->ref_c[c];
-            pair->dis_c[c] = s->dis_c[c];
-            pair->ref_c_stride[c] = pair->dis_c_stride[c] = (ptrdiff_t)st->c_row_bytes;
-        }
-    }
-}
-
-/* Score the pair of slot i. ctx splits the work by rows (a one-pair batch);
- * NULL scores it on the calling thread. */
-static int score_slot(vmaf_ref *st, fovea_context *ctx, int i)
-{
-    feature_pair pair;
-    slot_pair(st, i, &pair);
-    return score_pair(st, ctx, st->s[i].priv, &pair, &st->s[i].raw);
-}
-
-static void score_slots(void *arg, int begin, int end, int thread)
-{
-    (void)thread;
-    vmaf_ref *st = arg;
-    for (int i = begin; i < end; i++)
-        st->s[i].status = score_slot(st, NULL, i);
-}
-
-static void swap_buf(uint8_t **a, uint8_t **b)
-{
-    uint8_t *t = *a;
-    *a = *b;
-    *b = t;
-}
-
-/* Score the queued pairs: one per thread, or one split by rows. */
-static int run_batch(vmaf_ref *st, fovea_context *ctx)
-{
-    const int n = st->n_in;
-    if (n == 1) {
-        st->s[0].status = score_slot(st, ctx, 0);
-    } else {
-        fv_parallel_for(ctx, n, 1, score_slots, st);
-    }
-    int rc = FOVEA_OK;
-    for (int i = 0; i < n && rc == FOVEA_OK; i++)
-        rc = st->s[i].status; /* the C extractors do not fail; kept for the shape */
-    /* the last references are the next batch's previous ones: swap the
-     * buffers (a slot's old contents are overwritten by its next pair) */
-    if (st->prev2) {
-        if (n > 1)
-            swap_buf(&st->prev2, &st->s[n - 2].ref);
-        else
-            swap_buf(&st->prev2, &st->prev);
-    }
-    swap_buf(&st->prev, &st->s[n - 1].ref);
-    st->prev_new = st->s[n - 1].new_stream;
-    st->n_in = 0;
-    st->n_out = n;
-    st->next = 0;
-    return rc;
-}
+/* ---------------------------------------------------------------- queue */
 
 static int ref_submit(void *priv, fovea_context *ctx, const vmaf_plane *ref, const vmaf_plane *dis,
                       int new_stream)
 {
+    (void)ctx;
     vmaf_ref *st = priv;
-    if (st->n_out > 0)
-        return VMAF_QUEUE_FULL; /* the scored batch is collected first */
-    slot *s = &st->s[st->n_in];
+    if (st->count >= st->nslots - VMAF_REF_GAP)
+        return VMAF_QUEUE_FULL; /* the oldest result is collected first */
+    /* the slot is free: its pair was collected, and so were the two after it
+     * that read its pictures (the gap); no worker touches it until FILLED */
+    const int i = (st->head + st->count) % st->nslots;
+    slot *s = &st->s[i];
     for (int y = 0; y < st->p.height; y++) {
         memcpy(s->ref + (size_t)y * st->row_bytes, ref->data[0] + y * ref->stride[0],
                st->row_bytes);
@@ -280,28 +345,49 @@ static int ref_submit(void *priv, fovea_context *ctx, const vmaf_plane *ref, con
                    dis->data[1 + c] + y * dis->stride[1 + c], st->c_row_bytes);
         }
     }
+    pthread_mutex_lock(&st->lock);
     s->new_stream = new_stream;
-    st->n_in++;
-    if (st->n_in == st->nslots)
-        return run_batch(st, ctx);
+    s->status = FOVEA_OK;
+    s->state = SLOT_FILLED;
+    st->count++;
+    pthread_cond_signal(&st->work);
+    pthread_mutex_unlock(&st->lock);
     return FOVEA_OK;
 }
 
 static int ref_collect(void *priv, fovea_context *ctx, vmaf_raw *out)
 {
     vmaf_ref *st = priv;
-    if (st->n_out == 0) {
-        if (st->n_in == 0)
-            return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL, "vmaf: nothing queued");
-        FOVEA_TRY(run_batch(st, ctx));
+    if (st->count == 0)
+        return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL, "vmaf: nothing queued");
+    const int i = st->head;
+    slot *s = &st->s[i];
+    pthread_mutex_lock(&st->lock);
+    if (st->count == 1 && s->state == SLOT_FILLED && st->nthreads > 1) {
+        /* a caller waiting for each score: this pair alone, split by rows
+         * over the pool (no worker takes it: take moves past it) */
+        s->state = SLOT_TAKEN;
+        st->take = (st->take + 1) % st->nslots;
+        pthread_mutex_unlock(&st->lock);
+        feature_pair pair;
+        slot_pair(st, i, &pair);
+        const int rc = score_pair(st, ctx, st->split, &pair, &s->raw);
+        pthread_mutex_lock(&st->lock);
+        s->status = rc;
+        s->state = SLOT_DONE;
     }
-    *out = st->s[st->next].raw;
-    st->next++;
-    st->n_out--;
-    return FOVEA_OK;
+    while (s->state != SLOT_DONE)
+        pthread_cond_wait(&st->done, &st->lock);
+    s->state = SLOT_FREE;
+    st->head = (st->head + 1) % st->nslots;
+    st->count--;
+    const int rc = s->status;
+    pthread_mutex_unlock(&st->lock);
+    *out = s->raw; /* the slot is refilled only after two more collections */
+    return rc < 0 ? rc : FOVEA_OK;
 }
 
-/* One pair now, split over the threads by rows with slot 0's states, read
+/* One pair now, split over the threads by rows with the split states, read
  * where the caller has it: the copy into a slot would be a serial memcpy of
  * both planes while the pool waits, a large share of VIF alone's time on many
  * cores. A stream of its own: no previous reference is read or kept. */
@@ -309,7 +395,7 @@ static int ref_process(void *priv, fovea_context *ctx, const vmaf_plane *ref, co
                        vmaf_raw *out)
 {
     vmaf_ref *st = priv;
-    if (st->n_in > 0 || st->n_out > 0)
+    if (st->count > 0)
         return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL,
                             "vmaf: a pair scored at once with pairs "
                             "queued");
@@ -325,7 +411,9 @@ static int ref_process(void *priv, fovea_context *ctx, const vmaf_plane *ref, co
         pair.ref_c_stride[c] = ref->stride[1 + c];
         pair.dis_c_stride[c] = dis->stride[1 + c];
     }
-    return score_pair(st, ctx, st->s[0].priv, &pair, out);
+    /* the next submitted pair starts a new stream: the previous slots'
+     * pictures are never read for it */
+    return score_pair(st, ctx, st->split, &pair, out);
 }
 
 const vmaf_backend vmaf_backend_ref = {
