@@ -8,16 +8,11 @@
 
 #include "core/core.h"
 #include "quality/feature.h"
+#include "quality/ssim_feature.h"
 #include "quality/ssim_iqa.h"
 
-#define MS_SCALES 5
-/* libvmaf refuses pictures whose fifth scale (the size halved four times,
- * rounded down) is narrower than the 11-tap window: 11 << 4 */
-#define MS_MIN_DIM 176
-
-/* Options in table (alphabetical) order; none is a feature parameter in
- * libvmaf. */
-enum { MS_OPT_CLIP_DB = 0, MS_OPT_ENABLE_DB, MS_OPT_ENABLE_LCS, MS_OPTIONS };
+/* Options in table (alphabetical) order (ssim_feature.h); none is a feature
+ * parameter in libvmaf. */
 
 static const feature_option ms_options[MS_OPTIONS] = {
     [MS_OPT_CLIP_DB] = {"clip_db", "clip_db", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 0, NULL},
@@ -36,13 +31,6 @@ static const feature_output ms_outputs[1 + 3 * MS_SCALES] = {
     {"float_ms_ssim_s_scale3", NULL, 0}, {"float_ms_ssim_s_scale4", NULL, 0},
 };
 
-/* What the extractor hands the derivation: the product of the scales and the
- * float means of each scale. */
-typedef struct ms_raw {
-    double msssim;
-    float l[MS_SCALES], c[MS_SCALES], s[MS_SCALES];
-} ms_raw;
-
 _Static_assert(sizeof(ms_raw) <= FEATURE_RAW_BYTES, "ms_raw fits a feature_raw");
 
 /* libvmaf's exponents per scale (Wang et al.), as floats. */
@@ -52,8 +40,7 @@ static const float ms_gamma[MS_SCALES] = {0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.
 
 /* The 9x9 low-pass of libvmaf's decimation (9/7 biorthogonal wavelet), as
  * libvmaf rounds it: a 2-D table, not the product of its 1-D taps. */
-#define MS_LPF 9
-static const float ms_lpf[MS_LPF * MS_LPF] = {
+const float ms_lpf[MS_LPF * MS_LPF] = {
     0.000714f, -0.000450f, -0.002090f, 0.007132f,  0.016114f,  0.007132f,  -0.002090f, -0.000450f,
     0.000714f, -0.000450f, 0.000283f,  0.001316f,  -0.004490f, -0.010146f, -0.004490f, 0.001316f,
     0.000283f, -0.000450f, -0.002090f, 0.001316f,  0.006115f,  -0.020867f, -0.047149f, -0.020867f,
@@ -66,6 +53,18 @@ static const float ms_lpf[MS_LPF * MS_LPF] = {
     0.000714f, -0.000450f, -0.002090f, 0.007132f,  0.016114f,  0.007132f,  -0.002090f, -0.000450f,
     0.000714f,
 };
+
+int ms_combine(ms_raw *m)
+{
+    m->msssim = 1.0;
+    for (int k = 0; k < MS_SCALES; k++) {
+        m->msssim *=
+            pow(m->l[k], ms_alpha[k]) * pow(m->c[k], ms_beta[k]) * pow(m->s[k], ms_gamma[k]);
+        if (m->msssim == INFINITY)
+            return k;
+    }
+    return -1;
+}
 
 static int ms_count(const feature_opts *o)
 {
@@ -90,7 +89,7 @@ static void ms_derive(const feature_opts *o, const feature_frame *f, const featu
     }
 }
 
-static const feature_def feature_float_ms_ssim = {
+const feature_def feature_float_ms_ssim = {
     "float_ms_ssim",
     "float_ms_ssim (five scales)",
     0,
@@ -175,19 +174,17 @@ static int cpu_extract(void *priv, fovea_context *ctx, const feature_pair *p, fe
     }
     ms_raw m;
     memset(&m, 0, sizeof(m));
-    m.msssim = 1.0;
     for (int k = 0; k < MS_SCALES; k++) {
         iqa_ssim_means sm;
         iqa_ssim(st->ref[k], st->dis[k], st->w[k], st->h[k], &st->work, &sm);
-        m.msssim *= pow(sm.l, ms_alpha[k]) * pow(sm.c, ms_beta[k]) * pow(sm.s, ms_gamma[k]);
         m.l[k] = sm.l;
         m.c[k] = sm.c;
         m.s[k] = sm.s;
-        if (m.msssim == INFINITY)
-            return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                                "vmaf: float_ms_ssim is infinite at scale %d (libvmaf fails too)",
-                                k);
     }
+    const int inf = ms_combine(&m);
+    if (inf >= 0)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "vmaf: float_ms_ssim is infinite at scale %d (libvmaf fails too)", inf);
     memset(raw, 0, sizeof(*raw));
     memcpy(raw->b, &m, sizeof(m));
     return FOVEA_OK;

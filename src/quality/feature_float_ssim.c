@@ -7,17 +7,11 @@
 
 #include "core/core.h"
 #include "quality/feature.h"
+#include "quality/ssim_feature.h"
 #include "quality/ssim_iqa.h"
 
-/* Options in table (alphabetical) order; none is a feature parameter in
- * libvmaf, so none suffixes the output names. */
-enum {
-    SSIM_OPT_CLIP_DB = 0,
-    SSIM_OPT_ENABLE_DB,
-    SSIM_OPT_ENABLE_LCS,
-    SSIM_OPT_SCALE,
-    SSIM_OPTIONS
-};
+/* Options in table (alphabetical) order (ssim_feature.h); none is a feature
+ * parameter in libvmaf, so none suffixes the output names. */
 
 static const feature_option ssim_options[SSIM_OPTIONS] = {
     [SSIM_OPT_CLIP_DB] = {"clip_db", "clip_db", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 0, NULL},
@@ -57,7 +51,7 @@ static void ssim_derive(const feature_opts *o, const feature_frame *f, const fea
     out[3] = (double)m.s;
 }
 
-static const feature_def feature_float_ssim = {
+const feature_def feature_float_ssim = {
     "float_ssim",
     "float_ssim",
     0,

@@ -16,15 +16,7 @@
 
 #include "core/core.h"
 #include "quality/feature.h"
-
-enum {
-    PSNR_OPT_ENABLE_APSNR,
-    PSNR_OPT_ENABLE_CHROMA,
-    PSNR_OPT_ENABLE_MSE,
-    PSNR_OPT_MIN_SSE,
-    PSNR_OPT_REDUCED_HBD_PEAK,
-    PSNR_OPTIONS
-};
+#include "quality/psnr.h"
 
 /* libvmaf flags none of them as a feature parameter: no name suffixes */
 static const feature_option psnr_options[PSNR_OPTIONS] = {
@@ -45,11 +37,6 @@ static const feature_output psnr_outputs[] = {
 };
 
 static const char *const psnr_aggregates[] = {"apsnr_y", "apsnr_cb", "apsnr_cr"};
-
-/* Raw values of a frame: the planes' sums of squared errors. */
-typedef struct psnr_raw {
-    uint64_t sse[3];
-} psnr_raw;
 
 /* The run's sums for apsnr, and the depth of its frames. */
 typedef struct psnr_acc {

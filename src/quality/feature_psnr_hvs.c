@@ -20,6 +20,8 @@
 
 #include "core/core.h"
 #include "quality/feature.h"
+#include "quality/psnr_hvs.h"
+#include "quality/psnr_hvs_block.h"
 
 static const feature_output hvs_outputs[] = {
     {"psnr_hvs_y", NULL, 0},
@@ -118,114 +120,6 @@ static const float csf[3][8][8] = {
       0.393021669543, 0.330555063063, 0.285345396658}},
 };
 
-/* a / 2^b rounded toward zero (the sign bit added before the shift) */
-static int32_t half_shift(int32_t a, int b)
-{
-    return (int32_t)(((uint32_t)a >> (32 - b)) + (uint32_t)a) >> b;
-}
-
-/* one rotation step: a += or -= (b * k + round) >> s */
-static int32_t mul_shift(int32_t b, int32_t k, int s)
-{
-    return (b * k + (1 << (s - 1))) >> s;
-}
-
-/* Daala's 8-point lifting DCT of in[0], in[st], ..., in[7 st] into out[0..7]. */
-static void dct8(int32_t *out, const int32_t *in, int st)
-{
-    int32_t t0 = in[0], t4 = in[st], t2 = in[2 * st], t6 = in[3 * st];
-    int32_t t7 = in[4 * st], t3 = in[5 * st], t5 = in[6 * st], t1 = in[7 * st];
-    t1 = t0 - t1;
-    const int32_t t1h = half_shift(t1, 1);
-    t0 -= t1h;
-    t4 += t5;
-    const int32_t t4h = half_shift(t4, 1);
-    t5 -= t4h;
-    t3 = t2 - t3;
-    t2 -= half_shift(t3, 1);
-    t6 += t7;
-    const int32_t t6h = half_shift(t6, 1);
-    t7 = t6h - t7;
-    t0 += t6h;
-    t6 = t0 - t6;
-    t2 = t4h - t2;
-    t4 = t2 - t4;
-    t0 -= mul_shift(t4, 13573, 15);
-    t4 += mul_shift(t0, 11585, 14);
-    t0 -= mul_shift(t4, 13573, 15);
-    t6 -= mul_shift(t2, 21895, 15);
-    t2 += mul_shift(t6, 15137, 14);
-    t6 -= mul_shift(t2, 21895, 15);
-    t3 += mul_shift(t5, 19195, 15);
-    t5 += mul_shift(t3, 11585, 14);
-    t3 -= mul_shift(t5, 7489, 13);
-    t7 = half_shift(t5, 1) - t7;
-    t5 -= t7;
-    t3 = t1h - t3;
-    t1 -= t3;
-    t7 += mul_shift(t1, 3227, 15);
-    t1 -= mul_shift(t7, 6393, 15);
-    t7 += mul_shift(t1, 3227, 15);
-    t5 += mul_shift(t3, 2485, 13);
-    t3 -= mul_shift(t5, 18205, 15);
-    t5 += mul_shift(t3, 2485, 13);
-    out[0] = t0;
-    out[1] = t1;
-    out[2] = t2;
-    out[3] = t3;
-    out[4] = t4;
-    out[5] = t5;
-    out[6] = t6;
-    out[7] = t7;
-}
-
-/* The 8x8 DCT of b (rows of 8), in place: columns, then rows. */
-static void dct8x8(int32_t *b)
-{
-    int32_t z[64];
-    for (int i = 0; i < 8; i++)
-        dct8(z + 8 * i, b + i, 8);
-    for (int i = 0; i < 8; i++)
-        dct8(b + 8 * i, z + i, 8);
-}
-
-/* The block's float mean, its masking variance ratio, and its masking sum. */
-static float block_mask(const int32_t *px, int32_t *dct, const float (*mask)[8])
-{
-    float means[4] = {0, 0, 0, 0}, vars[4] = {0, 0, 0, 0};
-    float gmean = 0, gvar = 0, m = 0;
-    for (int i = 0; i < 8; i++) {
-        for (int j = 0; j < 8; j++) {
-            const int sub = ((i & 12) >> 2) + ((j & 12) >> 1);
-            gmean += (float)px[i * 8 + j];
-            means[sub] += (float)px[i * 8 + j];
-        }
-    }
-    gmean /= 64.f;
-    for (int i = 0; i < 4; i++)
-        means[i] /= 16.f;
-    for (int i = 0; i < 8; i++) {
-        for (int j = 0; j < 8; j++) {
-            const int sub = ((i & 12) >> 2) + ((j & 12) >> 1);
-            gvar += ((float)px[i * 8 + j] - gmean) * ((float)px[i * 8 + j] - gmean);
-            vars[sub] += ((float)px[i * 8 + j] - means[sub]) * ((float)px[i * 8 + j] - means[sub]);
-        }
-    }
-    gvar *= 1 / 63.f * 64;
-    for (int i = 0; i < 4; i++)
-        vars[i] *= 1 / 15.f * 16;
-    if (gvar > 0)
-        gvar = (vars[0] + vars[1] + vars[2] + vars[3]) / gvar;
-    memcpy(dct, px, 64 * sizeof(*dct));
-    dct8x8(dct);
-    for (int i = 0; i < 8; i++)
-        for (int j = (i == 0); j < 8; j++) {
-            const int32_t sq = (int32_t)((uint32_t)dct[i * 8 + j] * (uint32_t)dct[i * 8 + j]);
-            m += (float)sq * mask[i][j];
-        }
-    return (float)(sqrt(m * gvar) / 32.f);
-}
-
 static void load(int32_t *px, const uint8_t *p, ptrdiff_t stride, int bpc, int x, int y)
 {
     for (int i = 0; i < 8; i++) {
@@ -236,41 +130,52 @@ static void load(int32_t *px, const uint8_t *p, ptrdiff_t stride, int bpc, int x
     }
 }
 
-/* One plane's float score (libvmaf's calc_psnrhvs). */
+void psnr_hvs_tables(int plane, float csf_out[64], float mask[64])
+{
+    const float(*c)[8] = csf[plane];
+    for (int x = 0; x < 8; x++)
+        for (int y = 0; y < 8; y++) {
+            csf_out[x * 8 + y] = c[x][y];
+            mask[x * 8 + y] =
+                (float)((c[x][y] * 0.3885746225901003) * (c[x][y] * 0.3885746225901003));
+        }
+}
+
+int psnr_hvs_blocks(int n)
+{
+    return n > 7 ? (n - 7 + 6) / 7 : 0;
+}
+
+float psnr_hvs_score(float sum, int pixels, int bpc)
+{
+    sum /= (float)pixels;
+    const int32_t peak = (1 << bpc) - 1;
+    sum /= (float)(peak * peak);
+    return sum;
+}
+
+/* One plane's float score (libvmaf's calc_psnrhvs): the blocks in raster
+ * order, each one's 64 terms added to one float in row order. */
 static float plane_score(const uint8_t *a, ptrdiff_t as, const uint8_t *b, ptrdiff_t bs, int bpc,
                          int w, int h, int plane)
 {
-    const float(*c)[8] = csf[plane];
-    float mask[8][8];
-    for (int x = 0; x < 8; x++)
-        for (int y = 0; y < 8; y++)
-            mask[x][y] = (float)((c[x][y] * 0.3885746225901003) * (c[x][y] * 0.3885746225901003));
+    float c[64], mask[64], t[64];
+    psnr_hvs_tables(plane, c, mask);
     float ret = 0;
     int pixels = 0;
-    int32_t ps[64], pd[64], ds[64], dd[64];
+    int32_t ps[64], pd[64];
     for (int y = 0; y < h - 7; y += 7) {
         for (int x = 0; x < w - 7; x += 7) {
             load(ps, a, as, bpc, x, y);
             load(pd, b, bs, bpc, x, y);
-            float sm = block_mask(ps, ds, (const float(*)[8])mask);
-            const float dm = block_mask(pd, dd, (const float(*)[8])mask);
-            if (dm > sm)
-                sm = dm;
-            for (int i = 0; i < 8; i++) {
-                for (int j = 0; j < 8; j++) {
-                    float err = (float)abs(ds[i * 8 + j] - dd[i * 8 + j]);
-                    if (i != 0 || j != 0)
-                        err = err < sm / mask[i][j] ? 0 : err - sm / mask[i][j];
-                    ret += (err * c[i][j]) * (err * c[i][j]);
-                    pixels++;
-                }
+            hvs_block_terms(ps, pd, c, mask, t);
+            for (int i = 0; i < 64; i++) {
+                ret += t[i];
+                pixels++;
             }
         }
     }
-    ret /= (float)pixels;
-    const int32_t peak = (1 << bpc) - 1;
-    ret /= (float)(peak * peak);
-    return ret;
+    return psnr_hvs_score(ret, pixels, bpc);
 }
 
 /* ---------------------------------------------------------------- C extractor */

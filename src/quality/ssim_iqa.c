@@ -11,9 +11,9 @@
 #include <string.h>
 
 /* libvmaf's 1-D Gaussian taps (sigma 1.5, 11 taps, as libvmaf rounds them). */
-static const float iqa_gauss[IQA_WINDOW] = {0.001028f, 0.007599f, 0.036001f, 0.109361f,
-                                            0.213006f, 0.266012f, 0.213006f, 0.109361f,
-                                            0.036001f, 0.007599f, 0.001028f};
+const float iqa_gauss[IQA_WINDOW] = {0.001028f, 0.007599f, 0.036001f, 0.109361f,
+                                     0.213006f, 0.266012f, 0.213006f, 0.109361f,
+                                     0.036001f, 0.007599f, 0.001028f};
 
 /* The five windowed images: the means, the squares' and the cross product's. */
 enum { IQA_REF, IQA_CMP, IQA_REF2, IQA_CMP2, IQA_CROSS, IQA_IMAGES };
@@ -116,15 +116,21 @@ static void vertical(int y, int dw, iqa_ssim_work *wk)
     }
 }
 
+void iqa_ssim_constants(float *c1, float *c2, float *c3)
+{
+    *c1 = (0.01f * 255) * (0.01f * 255);
+    *c2 = (0.03f * 255) * (0.03f * 255);
+    *c3 = *c2 / 2.0f;
+}
+
 /* l, c and s of one output row, as libvmaf's default (zli-nflx) branch:
  * variances clamped at 0, the structure's cross term clamped at 0 where the
  * window is flat. */
 static void lcs_row(int dw, iqa_ssim_work *wk)
 {
     const size_t n = (size_t)wk->max_w;
-    const float c1 = (0.01f * 255) * (0.01f * 255);
-    const float c2 = (0.03f * 255) * (0.03f * 255);
-    const float c3 = c2 / 2.0f;
+    float c1, c2, c3;
+    iqa_ssim_constants(&c1, &c2, &c3);
     const float *mu1 = wk->vert, *mu2 = wk->vert + n, *e11 = wk->vert + 2 * n,
                 *e22 = wk->vert + 3 * n, *e12 = wk->vert + 4 * n;
     double *lo = wk->lcs, *co = wk->lcs + n, *so = wk->lcs + 2 * n;

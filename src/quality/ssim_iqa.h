@@ -13,6 +13,12 @@
 /* The Gaussian window's width and height. */
 #define IQA_WINDOW 11
 
+/* libvmaf's 1-D Gaussian taps (sigma 1.5), as libvmaf rounds them. */
+extern const float iqa_gauss[IQA_WINDOW];
+
+/* The SSIM constants C1, C2 and C3 = C2 / 2 of L 255, as libvmaf rounds them. */
+void iqa_ssim_constants(float *c1, float *c2, float *c3);
+
 /* Means over the valid region of one SSIM map (libvmaf rounds them to float). */
 typedef struct iqa_ssim_means {
     float ssim, l, c, s;

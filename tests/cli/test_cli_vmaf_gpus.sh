@@ -56,19 +56,31 @@ assert c["frames"] == g["frames"] and c["pooled_metrics"] == g["pooled_metrics"]
 assert g["fovea"]["backend"] == "cuda", g["fovea"]["backend"]
 PY
 
-# a feature CUDA has no extractor for yet (float_ssim): the automatic backend
+# a feature CUDA has no extractor for yet (ciede): the automatic backend
 # scores on the CPU and says so; --backend cuda refuses it naming the feature
-run 0 vmaf --feature float_ssim --json a.json clips/r5.y4m clips/d5.y4m
-err_has "float_ssim has no CUDA extractor yet" "automatic backend, float_ssim"
-run 0 vmaf -q --backend cpu --feature float_ssim --json ac.json clips/r5.y4m clips/d5.y4m
-python3 - ac.json a.json <<'PY' || fail "automatic backend with float_ssim differs from the CPU"
+run 0 vmaf --feature ciede --json a.json clips/r5.y4m clips/d5.y4m
+err_has "ciede has no CUDA extractor yet" "automatic backend, ciede"
+run 0 vmaf -q --backend cpu --feature ciede --json ac.json clips/r5.y4m clips/d5.y4m
+python3 - ac.json a.json <<'PY' || fail "automatic backend with ciede differs from the CPU"
 import json, sys
 c, g = (json.load(open(f)) for f in sys.argv[1:])
 assert c["frames"] == g["frames"] and c["pooled_metrics"] == g["pooled_metrics"]
 assert g["fovea"]["backend"] == "cpu", g["fovea"]["backend"]
 PY
-run 1 vmaf -q --backend cuda --feature float_ssim clips/r5.y4m clips/d5.y4m
-err_has "float_ssim has no cuda extractor" "--backend cuda, float_ssim"
+run 1 vmaf -q --backend cuda --feature ciede clips/r5.y4m clips/d5.y4m
+err_has "ciede has no cuda extractor" "--backend cuda, ciede"
+
+# features with a CUDA extractor (issue 47): the automatic backend runs them
+# on CUDA, with the CPU's numbers (float_ms_ssim needs 176x176: not here)
+f47=psnr,psnr_hvs,float_ssim
+run 0 vmaf -q --backend cpu --feature $f47 --json fc.json clips/r5.y4m clips/d5.y4m
+run 0 vmaf -q --feature $f47 --json fg.json clips/r5.y4m clips/d5.y4m
+python3 - fc.json fg.json <<'PY' || fail "psnr, psnr_hvs, float_ssim: CUDA differs"
+import json, sys
+c, g = (json.load(open(f)) for f in sys.argv[1:])
+assert c["frames"] == g["frames"] and c["pooled_metrics"] == g["pooled_metrics"]
+assert g["fovea"]["backend"] == "cuda", g["fovea"]["backend"]
+PY
 
 # same_lines A B [DEVICES]: the same pairs with the same numbers; the devices
 # of B's lines are exactly DEVICES (space-separated labels) when given
