@@ -54,6 +54,10 @@ class Differ:
     def __init__(self, *, measure="sum", normalize_max=None, threshold=10, tile=16,
                  noise_mode="black", denoise="none", auto_k=3.0, temporal_strength=192,
                  bit_depth=None, ctx=None):
+        if tile not in (8, 16, 32, 64):
+            raise ValueError(f"fovea: tile must be 8, 16, 32 or 64, not {tile}")
+        if not 0 <= temporal_strength <= 255:
+            raise ValueError("fovea: temporal_strength must be 0..255")
         self._d = _fovea.Diff(_context(ctx), measure,
                               -1 if normalize_max is None else int(normalize_max),
                               -1 if threshold is None else int(threshold), int(tile),
