@@ -24,7 +24,8 @@ if [ -z "$lib" ]; then
     echo "test_python: no libfovea.so in $build"
     exit 1
 fi
-pkg="$build/python/fovea"
+out=${FOVEA_PYTHON_OUT:-$build/python}
+pkg="$out/fovea"
 rm -rf "$pkg"
 mkdir -p "$pkg"
 for f in "$src"/python/fovea/*.py "$src"/python/fovea/*.pyi "$src"/python/fovea/py.typed; do
@@ -42,5 +43,5 @@ if ldd "$lib" | grep -q libasan; then
     export LD_PRELOAD ASAN_OPTIONS
 fi
 cd "$build"
-PYTHONPATH="$build/python" PYTHONDONTWRITEBYTECODE=1 exec "$py" -m pytest -q -p no:cacheprovider \
+PYTHONPATH="$out" PYTHONDONTWRITEBYTECODE=1 exec "$py" -m pytest -q -p no:cacheprovider \
     "$src/python/tests"
