@@ -56,5 +56,7 @@ setup(
         extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wshadow"],
         extra_link_args=["-Wl,-rpath,$ORIGIN"], py_limited_api=True)],
     cmdclass={"build_ext": BuildExt},
-    options={"bdist_wheel": {"py_limited_api": "cp311"}},
+    # setuptools' own build folder away from build/ (make's CMake build)
+    options={"bdist_wheel": {"py_limited_api": "cp311"},
+             "build": {"build_base": os.path.join("build-python", "setuptools")}},
 )
