@@ -23,6 +23,9 @@ PKGS="$PKGS gstreamer1.0-plugins-bad"
 # FFmpeg's libraries: media in and out (optional in the build: FOVEA_FFMPEG);
 # the ffmpeg tool makes the media the tests read (docs/media.md)
 PKGS="$PKGS libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev ffmpeg"
+# the Python package (python/, docs/python.md): the extension's headers, numpy,
+# pytest for its tests (test_python), venv/setuptools/pip for `pip install .`
+PKGS="$PKGS python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-pip"
 # clang + its runtime are for `make fuzz` only
 if [ "${FOVEA_DEPS_FUZZ:-0}" = 1 ]; then
     PKGS="$PKGS clang libclang-rt-dev"
