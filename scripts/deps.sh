@@ -23,6 +23,9 @@ PKGS="$PKGS gstreamer1.0-plugins-bad"
 # FFmpeg's libraries: media in and out (optional in the build: FOVEA_FFMPEG);
 # the ffmpeg tool makes the media the tests read (docs/media.md)
 PKGS="$PKGS libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev ffmpeg"
+# hugin-tools: Hugin's renderer nona, the reference the .pto import is tested
+# against (tests/test_stitch_pto_nona.c skips without it)
+PKGS="$PKGS hugin-tools"
 # clang + its runtime are for `make fuzz` only
 if [ "${FOVEA_DEPS_FUZZ:-0}" = 1 ]; then
     PKGS="$PKGS clang libclang-rt-dev"
