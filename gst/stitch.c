@@ -47,6 +47,7 @@ enum {
     PROP_0,
     PROP_RIG,
     PROP_MAP,
+    PROP_PTO,
     PROP_COLOR,
     PROP_COLOR_INTERVAL,
     PROP_COLOR_SMOOTHING,
@@ -127,11 +128,16 @@ static void stitch_set_property(GObject *obj, guint id, const GValue *v, GParamS
     switch (id) {
     case PROP_RIG:
         g_free(self->rig);
+        g_free(self->pto);
         self->rig = g_value_dup_string(v);
         break;
     case PROP_MAP:
         g_free(self->map_path);
         self->map_path = g_value_dup_string(v);
+        break;
+    case PROP_PTO:
+        g_free(self->pto);
+        self->pto = g_value_dup_string(v);
         break;
     case PROP_COLOR:
         g_free(self->color);
@@ -159,6 +165,7 @@ static void stitch_get_property(GObject *obj, guint id, GValue *v, GParamSpec *p
     switch (id) {
     case PROP_RIG: g_value_set_string(v, self->rig); break;
     case PROP_MAP: g_value_set_string(v, self->map_path); break;
+    case PROP_PTO: g_value_set_string(v, self->pto); break;
     case PROP_COLOR: g_value_set_string(v, self->color); break;
     case PROP_COLOR_INTERVAL: g_value_set_int(v, self->color_interval); break;
     case PROP_COLOR_SMOOTHING: g_value_set_double(v, self->color_smoothing); break;
@@ -220,32 +227,44 @@ static gboolean stitch_start(GstAggregator *agg)
     GstFoveaStitch *self = STITCH(agg);
     GST_OBJECT_LOCK(self);
     gchar *rig = g_strdup(self->rig), *map = g_strdup(self->map_path);
+    gchar *pto = g_strdup(self->pto);
     gchar *color = g_strdup(self->color);
     GST_OBJECT_UNLOCK(self);
     gboolean ok = FALSE;
     int st;
 
-    if (!rig == !map) {
-        GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("set one of the rig or map properties"),
-                          ("rig=%s map=%s", GST_STR_NULL(rig), GST_STR_NULL(map)));
+    if ((rig != NULL) + (map != NULL) + (pto != NULL) != 1) {
+        GST_ELEMENT_ERROR(
+            self, RESOURCE, SETTINGS, ("set one of the rig, pto or map properties"),
+            ("rig=%s pto=%s map=%s", GST_STR_NULL(rig), GST_STR_NULL(pto), GST_STR_NULL(map)));
         goto done;
     }
-    st = rig ? fovea_stitch_map_open_rig_file(&self->map, self->base.ctx, rig)
-             : fovea_stitch_map_open_file(&self->map, self->base.ctx, map);
+    const char *what = rig ? "rig" : pto ? "pto" : "map";
+    if (pto) {
+        fovea_rig *r = NULL;
+        st = fovea_rig_open_pto(&r, self->base.ctx, pto);
+        if (st >= 0)
+            st = fovea_stitch_map_open_rig(&self->map, self->base.ctx, r, NULL, NULL);
+        fovea_rig_close(&r);
+    } else {
+        st = rig ? fovea_stitch_map_open_rig_file(&self->map, self->base.ctx, rig)
+                 : fovea_stitch_map_open_file(&self->map, self->base.ctx, map);
+    }
     if (st < 0) {
         /* the library's message names the file */
         if (st == FOVEA_ERR_IO)
-            FOVEA_GST_ERROR(self, RESOURCE, OPEN_READ, self->base.ctx, st, "%s",
-                            rig ? "rig" : "map");
+            FOVEA_GST_ERROR(self, RESOURCE, OPEN_READ, self->base.ctx, st, "%s", what);
         else
-            FOVEA_GST_ERROR(self, RESOURCE, READ, self->base.ctx, st, "%s", rig ? "rig" : "map");
+            FOVEA_GST_ERROR(self, RESOURCE, READ, self->base.ctx, st, "%s", what);
         goto done;
     }
     if (fovea_stitch_map_covers_any(self->map) <= 0) {
         GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
                           ("%s: no camera sees any pixel of the panorama (zero coverage): "
                            "nothing to stitch",
-                           rig ? rig : map),
+                           rig   ? rig
+                           : pto ? pto
+                                 : map),
                           (NULL));
         goto done;
     }
@@ -261,6 +280,7 @@ static gboolean stitch_start(GstAggregator *agg)
 done:
     g_free(rig);
     g_free(map);
+    g_free(pto);
     g_free(color);
     if (!ok)
         fovea_stitch_map_close(&self->map);
@@ -718,6 +738,12 @@ static void gst_fovea_stitch_class_init(GstFoveaStitchClass *klass)
         g_param_spec_string("map", "Map",
                             "map file (fovea rig check --save-map, fovea map "
                             "import) instead of a rig",
+                            NULL, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_PTO,
+        g_param_spec_string("pto", "Hugin project",
+                            "Hugin project (.pto, docs/stitch.md) instead of a rig; "
+                            "the map is built when the element starts",
                             NULL, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_COLOR,

@@ -47,6 +47,7 @@ typedef struct {
 
     /* properties (object lock) */
     gchar *rig, *map_path, *color;
+    gchar *pto; /* a Hugin project instead of a rig */
     gint color_interval;
     gdouble color_smoothing;
     gboolean deterministic;

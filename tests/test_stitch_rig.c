@@ -190,7 +190,7 @@ static void test_malformed(void)
     BAD("\"hfov\": 150.0", "\"hfov\": 360.5", "panorama.hfov");
     BAD("\"hfov\": 150.0", "\"hfov\": -10", "panorama.hfov");
     BAD("\"hfov\": 150.0", "\"hfov\": 1e999", "panorama.hfov: must be a finite number");
-    BAD("\"vfov\": 50.0", "\"vfov\": 180", "panorama.vfov");
+    BAD("\"vfov\": 50.0", "\"vfov\": 180.5", "panorama.vfov");
     BAD("\"vfov\": 50.0", "\"vfov\": 0", "panorama.vfov");
     BAD("\"vfov\": 50.0,", "", "panorama.vfov: missing required field");
     BAD("\"yaw\": 0.0, \"pitch\": 0.0 }", "\"yaw\": null, \"pitch\": 0.0 }", "panorama.yaw");
@@ -213,7 +213,7 @@ static void test_malformed(void)
              "cameras: must be an array");
     BAD("\"name\": \"left\"", "\"name\": 5", "cameras[0].name: must be a string");
     BAD("\"model\": \"pinhole\"", "\"model\": \"fishy\"",
-        "cameras[0].model: unknown model 'fishy' (pinhole, fisheye)");
+        "cameras[0].model: unknown model 'fishy' (pinhole, fisheye, panotools)");
     BAD("\"model\": \"fisheye\",", "", "cameras[1].model: missing required field");
     BAD("\"fx\": 1200.0,", "", "cameras[1].fx: missing required field");
     BAD("\"fx\": 1200.0", "\"fx\": \"abc\"", "cameras[1].fx: must be a number");
@@ -339,7 +339,7 @@ static void test_keys(void)
     /* nothing near: the known keys are listed */
     BAD("\"feather\"", "\"width\"", "blend: unknown key \"width\" (known keys: feather)");
     BAD("\"name\": \"left\"", "\"focal\": 1, \"name\": \"left\"",
-        "cameras[0]: unknown key \"focal\" (known keys: name, model, width, height, fx, fy, cx, "
+        "cameras[0]: unknown key \"focal\" (known keys: name, model, lens, width, height, fx, fy, cx, "
         "cy, dist, yaw, pitch, roll)");
     /* no comment keys: JSON has no comments, and an ignored key is a typo */
     BAD("\"blend\"", "\"comment\": \"test rig\", \"blend\"", "(root): unknown key \"comment\"");

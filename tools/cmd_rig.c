@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* `fovea rig check RIG.json`: validate a rig file, build its stitch map and report
  * what the panorama sees (coverage, overlaps, grid steps); optionally write the
- * coverage picture, a JSON report and the built map. */
+ * coverage picture, a JSON report and the built map. `fovea rig import` turns a
+ * Hugin project into rig JSON. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +22,14 @@ static void print_rig_help(FILE *fp)
           "\n"
           "Subcommands:\n"
           "  check      validate a rig, build its map, report coverage and overlaps\n"
+          "  import     convert a Hugin project (.pto) into rig JSON\n"
           "\n"
           "Run 'fovea rig <subcommand> --help' for its options.\n",
           fp);
 }
 
 static int cmd_rig_check(int argc, char **argv);
+static int cmd_rig_import(int argc, char **argv);
 
 int cmd_rig(int argc, char **argv)
 {
@@ -41,12 +44,14 @@ int cmd_rig(int argc, char **argv)
     }
     if (strcmp(sub, "check") == 0)
         return cmd_rig_check(argc - 1, argv + 1);
-    return cli_usage_error("rig", "rig: unknown subcommand '%s' (expected check)", sub);
+    if (strcmp(sub, "import") == 0)
+        return cmd_rig_import(argc - 1, argv + 1);
+    return cli_usage_error("rig", "rig: unknown subcommand '%s' (expected check or import)", sub);
 }
 
 /* ------------------------------------------------------------------ rig check */
 
-enum { OPT_PNG = 1, OPT_SAVE_MAP, OPT_MAX_STEP, OPT_TOLERANCE };
+enum { OPT_PNG = 1, OPT_SAVE_MAP, OPT_MAX_STEP, OPT_TOLERANCE, OPT_IMPORT_OUT };
 
 static const cli_option check_options[] = {
     {"png", 0, "FILE",
@@ -487,4 +492,109 @@ end:
     fovea_rig_close(&rig);
     free(info);
     return rc;
+}
+
+/* ------------------------------------------------------------------ rig import */
+
+static const cli_option import_options[] = {
+    {"output", 'o', "FILE", "rig JSON to write; '-' = stdout", "none (required)", OPT_IMPORT_OUT},
+    {"quiet", 'q', NULL, "print nothing but errors (warnings included)", "print warnings",
+     CLI_OPT_QUIET},
+    {0},
+};
+
+static const cli_spec import_spec = {
+    "rig import",
+    "PROJECT.pto -o RIG.json",
+    "Convert a Hugin project into rig JSON (docs/stitch.md, \"Hugin projects\"): the\n"
+    "p line becomes the panorama, each i line a camera (model \"panotools\"), with\n"
+    "Hugin's lens, distortion, shift, shear and orientation. What fovea does not\n"
+    "apply (crops, masks, exposure, vignetting) is named in warnings; what it cannot\n"
+    "reproduce is an error naming the line and field (exit status 1).",
+    import_options,
+    "Examples:\n"
+    "  fovea rig import project.pto -o rig.json\n"
+    "  fovea rig check rig.json\n"
+    "  fovea stitch --pto project.pto left.png right.png -o pano.png",
+};
+
+static int cmd_rig_import(int argc, char **argv)
+{
+    const char *cmd = import_spec.name;
+    cli_parser p;
+    const char *v, *out = NULL;
+    int id, quiet = 0;
+    cli_parser_init(&p, &import_spec, argc, argv);
+    while ((id = cli_next(&p, &v)) > 0) {
+        if (id == OPT_IMPORT_OUT)
+            out = v;
+        else if (id == CLI_OPT_QUIET)
+            quiet = 1;
+    }
+    const int end = cli_options_end(id);
+    if (end != CLI_EXIT_OK)
+        return end;
+    if (p.nrest != 1)
+        return cli_usage_error(cmd, "rig import: expected one PROJECT.pto, got %d arguments",
+                               p.nrest);
+    if (!out)
+        return cli_usage_error(cmd, "rig import: -o FILE is required");
+    const char *pto = p.rest[0];
+    cli_files fs;
+    cli_files_init(&fs, cmd);
+    cli_files_add(&fs, "PROJECT.pto", pto, 0, 0);
+    cli_files_add(&fs, "-o", out, CLI_FILE_OUT, 0);
+    int rc = cli_files_check(&fs);
+    cli_files_free(&fs);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+
+    fovea_settings set;
+    fovea_context *ctx = NULL;
+    cli_common_opts co;
+    cli_common_opts_init(&co);
+    co.backend = FOVEA_BACKEND_CPU;
+    cli_context_settings(&set, &co);
+    if (!quiet)
+        set.log = cli_log_to_stderr;
+    rc = cli_open_context_with(&ctx, &set, CLI_CONTEXT_MSG_PLAIN);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    fovea_rig *rig = NULL;
+    int st = fovea_rig_open_pto(&rig, ctx, pto);
+    if (st < 0) {
+        rc = cli_report(pto, 0, fovea_last_error(ctx), st);
+        fovea_close(&ctx);
+        return rc;
+    }
+    char *json = fovea_rig_to_json(rig);
+    fovea_rig_close(&rig);
+    fovea_close(&ctx);
+    if (!json) {
+        cli_error(cmd, "out of memory");
+        return CLI_EXIT_RUNTIME;
+    }
+    if (strcmp(out, "-") == 0) {
+        rc = fputs(json, stdout) < 0 || fputc('\n', stdout) < 0 || fflush(stdout) != 0
+                 ? cli_report(out, 1, "write error", FOVEA_ERR_IO)
+                 : CLI_EXIT_OK;
+        free(json);
+        return rc;
+    }
+    fovea_outfile *of = NULL;
+    if (cli_outfile_open(&of, out) < 0) {
+        free(json);
+        return cli_report(out, 1, fovea_last_error(NULL), FOVEA_ERR_IO);
+    }
+    FILE *f = fovea_outfile_file(of);
+    int bad = fputs(json, f) < 0 || fputc('\n', f) < 0;
+    free(json);
+    if (bad) {
+        cli_outfile_close(&of);
+        return cli_report(out, 1, "write error", FOVEA_ERR_IO);
+    }
+    st = cli_outfile_commit(&of);
+    if (st < 0)
+        return cli_report(out, 1, fovea_last_error(NULL), st);
+    return CLI_EXIT_OK;
 }

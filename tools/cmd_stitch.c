@@ -18,11 +18,15 @@ enum {
     OPT_MISSING,
     OPT_COLORSPACE,
     OPT_RANGE,
-    OPT_OUT_FORMAT
+    OPT_OUT_FORMAT,
+    OPT_PTO
 };
 
 static const cli_option options[] = {
     {"rig", 0, "FILE", "rig JSON (docs/rig.md); the map is built at start", "none", OPT_RIG},
+    {"pto", 0, "FILE",
+     "Hugin project (docs/stitch.md, \"Hugin projects\"); the map is built at start", "none",
+     OPT_PTO},
     {"map", 0, "FILE", "map file (from `fovea rig check --save-map` or `fovea map import`)", "none",
      OPT_MAP},
     {"output", 'o', "FILE",
@@ -83,7 +87,7 @@ static const cli_option options[] = {
 
 const cli_spec stitch_spec = {
     "stitch",
-    "(--rig RIG.json | --map FILE) [options] CAM0 CAM1 ... -o OUT",
+    "(--rig RIG.json | --pto PROJECT.pto | --map FILE) [options] CAM0 CAM1 ... -o OUT",
     "Stitch one input per camera, in the rig's camera order, into a panorama.\n"
     "Inputs are videos (y4m, or raw yuv with --size/--pixfmt; '-' = stdin for one of\n"
     "them) or stills (PNG, PNM); all of one kind. Video is stitched in i420 (nv12\n"
@@ -102,6 +106,7 @@ const cli_spec stitch_spec = {
     options,
     "Examples:\n"
     "  fovea stitch --rig rig.json left.y4m right.y4m -o pano.y4m\n"
+    "  fovea stitch --pto project.pto left.png right.png -o pano.png\n"
     "  fovea rig check --save-map pano.map rig.json\n"
     "  fovea stitch --map pano.map --frames 1 left.y4m right.y4m -o pano.png\n"
     "  fovea stitch --map pano.map left.png right.png -o pano.png --print-color\n"
@@ -160,6 +165,7 @@ static int parse_args(stitch_args *a, int argc, char **argv)
         int bad = 0;
         switch (id) {
         case OPT_RIG: a->rig = v; break;
+        case OPT_PTO: a->pto = v; break;
         case OPT_MAP: a->map = v; break;
         case OPT_OUTPUT: a->out = v; break;
         case OPT_OUT_FORMAT:
@@ -207,8 +213,8 @@ static int parse_args(stitch_args *a, int argc, char **argv)
 static int check_args(stitch_args *a, char **rest, int nrest)
 {
     const char *cmd = stitch_spec.name;
-    if (!a->rig == !a->map)
-        return cli_usage_error(cmd, "stitch: give one of --rig FILE or --map FILE");
+    if ((a->rig != NULL) + (a->map != NULL) + (a->pto != NULL) != 1)
+        return cli_usage_error(cmd, "stitch: give one of --rig FILE, --pto FILE or --map FILE");
     if (!a->out)
         return cli_usage_error(cmd, "stitch: -o OUT is required");
     if (nrest < 1)
@@ -250,6 +256,7 @@ static int check_args(stitch_args *a, char **rest, int nrest)
                       cli_is_sequence(a->inputs[c], a->in.container) ? CLI_FILE_SEQUENCE : 0, -1);
     cli_files_add(&fs, "--rig", a->rig, 0, 0);
     cli_files_add(&fs, "--map", a->map, 0, 0);
+    cli_files_add(&fs, "--pto", a->pto, 0, 0);
     cli_files_add(&fs, "--color", a->color_file, 0, 0);
     cli_files_add(&fs, "-o", a->out,
                   CLI_FILE_OUT | (cli_is_sequence(a->out, oc) ? CLI_FILE_SEQUENCE : 0), -1);
@@ -267,12 +274,20 @@ static int setup(stitch_run *s)
     if (cli_open_context(&s->ctx, &a->opt, CLI_CONTEXT_MSG_OPTION) != CLI_EXIT_OK)
         return CLI_EXIT_RUNTIME;
     int st;
-    if (a->rig)
+    const char *geo = a->rig ? a->rig : a->pto ? a->pto : a->map;
+    if (a->rig) {
         st = fovea_stitch_map_open_rig_file(&s->map, s->ctx, a->rig);
-    else
+    } else if (a->pto) {
+        fovea_rig *rig = NULL;
+        st = fovea_rig_open_pto(&rig, s->ctx, a->pto);
+        if (st >= 0)
+            st = fovea_stitch_map_open_rig(&s->map, s->ctx, rig, NULL, NULL);
+        fovea_rig_close(&rig);
+    } else {
         st = fovea_stitch_map_open_file(&s->map, s->ctx, a->map);
+    }
     if (st < 0)
-        return cli_report(a->rig ? a->rig : a->map, 0, fovea_last_error(s->ctx), st);
+        return cli_report(geo, 0, fovea_last_error(s->ctx), st);
 
     fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
     if (a->color == COLOR_ARG_FIXED) {
@@ -285,9 +300,9 @@ static int setup(stitch_run *s)
 
     st = fovea_stitch_map_covers_any(s->map);
     if (st <= 0) {
-        cli_error(a->rig ? a->rig : a->map, st == 0 ? "no camera sees any pixel of the panorama "
-                                                      "(zero coverage): nothing to stitch"
-                                                    : "invalid map");
+        cli_error(geo, st == 0 ? "no camera sees any pixel of the panorama "
+                                 "(zero coverage): nothing to stitch"
+                               : "invalid map");
         return CLI_EXIT_RUNTIME;
     }
 

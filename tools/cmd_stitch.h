@@ -16,6 +16,7 @@ enum { COLOR_ARG_AUTO, COLOR_ARG_OFF, COLOR_ARG_FIXED };
 typedef struct stitch_args {
     cli_common_opts opt;
     const char *rig, *map, *out;
+    const char *pto;               /* --pto: a Hugin project instead of a rig */
     fovea_container out_container; /* --out-format, else from the name */
     int color;                     /* COLOR_ARG_* */
     const char *color_file;

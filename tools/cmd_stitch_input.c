@@ -121,8 +121,11 @@ int stitch_open_inputs(stitch_run *s)
     int nmap = 0;
     fovea_stitch_map_geometry(s->map, &s->pano_w, &s->pano_h, &nmap);
     if (nmap != a->n) {
-        cli_error(a->rig ? a->rig : a->map, "the map has %d camera%s, got %d input%s", nmap,
-                  nmap == 1 ? "" : "s", a->n, a->n == 1 ? "" : "s");
+        cli_error(a->rig   ? a->rig
+                  : a->pto ? a->pto
+                           : a->map,
+                  "the map has %d camera%s, got %d input%s", nmap, nmap == 1 ? "" : "s", a->n,
+                  a->n == 1 ? "" : "s");
         return CLI_EXIT_RUNTIME;
     }
     s->total = -1;

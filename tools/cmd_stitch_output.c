@@ -158,7 +158,13 @@ int stitch_write_summary(const stitch_run *s, const fovea_color_correction *cc,
         cli_error(NULL, "out of memory");
         return CLI_EXIT_RUNTIME;
     }
-    cJSON_AddStringToObject(root, a->rig ? "rig" : "map", a->rig ? a->rig : a->map);
+    cJSON_AddStringToObject(root,
+                            a->rig   ? "rig"
+                            : a->pto ? "pto"
+                                     : "map",
+                            a->rig   ? a->rig
+                            : a->pto ? a->pto
+                                     : a->map);
     cJSON_AddStringToObject(root, "output", a->out);
     cJSON_AddStringToObject(root, "output_pixfmt", fovea_pixfmt_name(s->write_fmt));
     cJSON_AddNumberToObject(root, "width", s->pano_w);

@@ -28,8 +28,28 @@ typedef enum fovea_projection {
 
 typedef enum fovea_camera_model {
     FOVEA_CAM_PINHOLE = 0, /**< Brown-Conrady, dist = k1 k2 p1 p2 k3 */
-    FOVEA_CAM_FISHEYE = 1  /**< equidistant Kannala-Brandt, dist = k1 k2 k3 k4 */
+    FOVEA_CAM_FISHEYE = 1, /**< equidistant Kannala-Brandt, dist = k1 k2 k3 k4 */
+    /** PanoTools/Hugin lens (docs/rig.md, docs/stitch.md "Hugin projects"): the
+     *  projection of `lens` at focal fx, fy, then the radial polynomial, the
+     *  principal point shift and the shear; dist = a b c g t */
+    FOVEA_CAM_PANOTOOLS = 2
 } fovea_camera_model;
+
+/** The projection of a FOVEA_CAM_PANOTOOLS camera, as Hugin's lens types. With
+ *  theta the angle from the optical axis, the ideal image radius is f tan(theta)
+ *  (rectilinear), f theta (fisheye: Hugin's circular and full-frame fisheye),
+ *  f sin(theta) (orthographic), 2 f tan(theta / 2) (stereographic), 2 f sin(theta / 2)
+ *  (equisolid); equirectangular and cylindrical map longitude and latitude (or its
+ *  tangent) at f pixels per radian. */
+typedef enum fovea_lens {
+    FOVEA_LENS_RECTILINEAR = 0,
+    FOVEA_LENS_CYLINDRICAL = 1, /**< Hugin's "panoramic" */
+    FOVEA_LENS_FISHEYE = 2,     /**< equidistant */
+    FOVEA_LENS_EQUIRECTANGULAR = 3,
+    FOVEA_LENS_ORTHOGRAPHIC = 4,
+    FOVEA_LENS_STEREOGRAPHIC = 5,
+    FOVEA_LENS_EQUISOLID = 6
+} fovea_lens;
 
 /** The panorama of a rig (the "panorama" and "blend" objects of rig JSON). */
 typedef struct fovea_rig_panorama {
@@ -49,6 +69,7 @@ typedef struct fovea_rig_camera {
     double fx, fy, cx, cy;
     double dist[5];          /**< unused trailing entries are 0 */
     double yaw, pitch, roll; /**< degrees */
+    fovea_lens lens;         /**< FOVEA_CAM_PANOTOOLS only (0 otherwise) */
 } fovea_rig_camera;
 
 /** A validated rig. Read-only once opened: safe to share between threads. It
@@ -80,6 +101,24 @@ FOVEA_API int fovea_rig_open_cameras(fovea_rig **rig, fovea_context *ctx,
                                      const fovea_rig_panorama *pano, const fovea_rig_camera *cams,
                                      int n);
 
+/** Open a Hugin project (.pto, docs/stitch.md "Hugin projects"): its p line becomes
+ *  the panorama, its i lines the cameras (FOVEA_CAM_PANOTOOLS), in file order.
+ *  Fields fovea does not apply but may safely ignore are logged as warnings on ctx
+ *  (control points, masks, comments, photometric parameters); anything else it
+ *  cannot reproduce is an error naming the line and the field.
+ *  @param rig receives the rig (NULL on failure)
+ *  @param ctx receives "<path>: line N: <field>: <problem>" on failure
+ *  @return FOVEA_OK, FOVEA_ERR_IO, FOVEA_ERR_CORRUPT (syntax), FOVEA_ERR_UNSUPPORTED
+ *          (a projection, lens or parameter fovea cannot reproduce),
+ *          FOVEA_ERR_INVALID_ARG (a value out of range) or FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_rig_open_pto(fovea_rig **rig, fovea_context *ctx, const char *path);
+
+/** Open a Hugin project held in memory (len bytes, need not be NUL-terminated, at most
+ *  FOVEA_RIG_FILE_LIMIT). Messages start with "line N: ".
+ *  @return as fovea_rig_open_pto, without FOVEA_ERR_IO */
+FOVEA_API int fovea_rig_open_pto_text(fovea_rig **rig, fovea_context *ctx, const char *text,
+                                      size_t len);
+
 /** Free a rig and set *rig to NULL. Safe on NULL. */
 FOVEA_API void fovea_rig_close(fovea_rig **rig);
 
@@ -103,8 +142,11 @@ FOVEA_API char *fovea_rig_to_json(const fovea_rig *rig);
 
 /** @return "equirectangular" or "cylindrical" ("unknown" otherwise) */
 FOVEA_API const char *fovea_projection_name(fovea_projection p);
-/** @return "pinhole" or "fisheye" ("unknown" otherwise) */
+/** @return "pinhole", "fisheye" or "panotools" ("unknown" otherwise) */
 FOVEA_API const char *fovea_camera_model_name(fovea_camera_model m);
+/** @return "rectilinear", "cylindrical", "fisheye", "equirectangular", "orthographic",
+ *  "stereographic" or "equisolid" ("unknown" otherwise) */
+FOVEA_API const char *fovea_lens_name(fovea_lens l);
 
 /* ---------------------------------------------------------------- geometry
  * World axes: x right, y down, z forward. Pixel (i, j) has its center at

@@ -146,6 +146,8 @@ static void pinhole_distort(const double *k, double x, double y, double *xd, dou
 int fv_camera_project(const fovea_rig_camera *cam, double theta_limit, const double p[3], double *u,
                       double *v)
 {
+    if (cam->model == FOVEA_CAM_PANOTOOLS)
+        return fv_pt_project(cam, theta_limit, p, u, v);
     if (cam->model == FOVEA_CAM_PINHOLE) {
         if (!(p[2] > 0.0))
             return 0;
@@ -264,6 +266,8 @@ static int fisheye_theta(const double *k, double rd, double *theta)
 
 int fv_camera_unproject(const fovea_rig_camera *cam, double u, double v, double p[3])
 {
+    if (cam->model == FOVEA_CAM_PANOTOOLS)
+        return fv_pt_unproject(cam, fv_pt_corr_radius(cam), u, v, p);
     double xd = (u - cam->cx) / cam->fx, yd = (v - cam->cy) / cam->fy;
     if (cam->model == FOVEA_CAM_PINHOLE) {
         double x, y;
@@ -293,6 +297,13 @@ int fv_camera_unproject(const fovea_rig_camera *cam, double u, double v, double 
 
 /* ------------------------------------------------------------------ rig level */
 
+double fv_camera_limit(const fovea_rig *rig, const fovea_rig_camera *cam)
+{
+    if (cam->model == FOVEA_CAM_PANOTOOLS)
+        return fv_pt_corr_radius(cam);
+    return rig->max_theta * FOVEA_DEG2RAD;
+}
+
 int fovea_rig_dir_to_camera(const fovea_rig *rig, int cam, const double d[3], double *u, double *v)
 {
     if (cam < 0 || cam >= rig->num_cameras)
@@ -301,7 +312,7 @@ int fovea_rig_dir_to_camera(const fovea_rig *rig, int cam, const double d[3], do
     double r[3][3], p[3];
     fv_rotation(c->yaw, c->pitch, c->roll, r);
     fv_mat_t_vec(r, d, p);
-    return fv_camera_project(c, rig->max_theta * FOVEA_DEG2RAD, p, u, v);
+    return fv_camera_project(c, fv_camera_limit(rig, c), p, u, v);
 }
 
 int fovea_rig_camera_to_dir(const fovea_rig *rig, int cam, double u, double v, double d[3])

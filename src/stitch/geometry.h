@@ -35,13 +35,28 @@ double fv_fisheye_td_deriv(const double k[4], double theta);
 double fv_fisheye_fold_theta(const double k[4]);
 
 /* Direction p in the camera frame -> image point (u, v). theta_limit (radians) is
- * the fisheye visibility limit (theta < theta_limit); pinhole needs pz > 0.
+ * the fisheye visibility limit (theta < theta_limit); pinhole needs pz > 0; for a
+ * panotools camera it is the correction radius (fv_camera_limit).
  * @return 1 when defined (u, v set even outside the image), 0 otherwise. */
 int fv_camera_project(const fovea_rig_camera *cam, double theta_limit, const double p[3], double *u,
                       double *v);
 /* Image point -> unit direction in the camera frame (pinhole: Newton undistortion;
  * fisheye: Newton on td). @return 1 on success, 0 when no inverse exists. */
 int fv_camera_unproject(const fovea_rig_camera *cam, double u, double v, double p[3]);
+
+/* PanoTools lenses (lens_pt.c). corr_radius: fv_pt_corr_radius(cam), the normalized
+ * radius where the radial polynomial stops growing (INFINITY without one); points
+ * at or past it have no image point, as in libpano13. */
+int fv_pt_radial_on(const fovea_rig_camera *cam);
+double fv_pt_corr_radius(const fovea_rig_camera *cam);
+int fv_pt_project(const fovea_rig_camera *cam, double corr_radius, const double p[3], double *u,
+                  double *v);
+int fv_pt_unproject(const fovea_rig_camera *cam, double corr_radius, double u, double v,
+                    double p[3]);
+
+/* The limit fv_camera_project takes for camera cam of rig: max_theta in radians
+ * (fisheye), the correction radius (panotools), unused by a pinhole. */
+double fv_camera_limit(const fovea_rig *rig, const fovea_rig_camera *cam);
 
 /* Rig level: fovea_rig_dir_to_camera and fovea_rig_camera_to_dir (fovea/rig.h). */
 

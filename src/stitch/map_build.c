@@ -40,7 +40,7 @@ static void cam_proj_init(cam_proj *p, const fovea_rig *rig, int c, int max_step
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             p->m[i][j] = rc[0][i] * rp[0][j] + rc[1][i] * rp[1][j] + rc[2][i] * rp[2][j];
-    p->lim_exact = rig->max_theta * FOVEA_DEG2RAD;
+    p->lim_exact = fv_camera_limit(rig, p->cam);
     p->lim_ext = p->lim_exact;
     if (p->cam->model == FOVEA_CAM_FISHEYE) {
         /* a pixel is at most a cell diagonal (step * sqrt 2 pixel pitches) from its

@@ -29,6 +29,21 @@ const char *fovea_camera_model_name(fovea_camera_model m)
     switch (m) {
     case FOVEA_CAM_PINHOLE: return "pinhole";
     case FOVEA_CAM_FISHEYE: return "fisheye";
+    case FOVEA_CAM_PANOTOOLS: return "panotools";
+    }
+    return "unknown";
+}
+
+const char *fovea_lens_name(fovea_lens l)
+{
+    switch (l) {
+    case FOVEA_LENS_RECTILINEAR: return "rectilinear";
+    case FOVEA_LENS_CYLINDRICAL: return "cylindrical";
+    case FOVEA_LENS_FISHEYE: return "fisheye";
+    case FOVEA_LENS_EQUIRECTANGULAR: return "equirectangular";
+    case FOVEA_LENS_ORTHOGRAPHIC: return "orthographic";
+    case FOVEA_LENS_STEREOGRAPHIC: return "stereographic";
+    case FOVEA_LENS_EQUISOLID: return "equisolid";
     }
     return "unknown";
 }
@@ -48,6 +63,23 @@ static int valid_size(int v)
     return v >= 1 && v <= FOVEA_RIG_MAX_SIZE;
 }
 
+/* The shear must stay invertible and the radial polynomial must grow at the center
+ * (d > 0): otherwise no image point has one direction. */
+static int validate_panotools(const fovea_rig_camera *c, int k, char *err, size_t errsz)
+{
+    const int bad = FOVEA_ERR_INVALID_ARG;
+    double gs = c->dist[3] / c->height, ts = c->dist[4] / c->width;
+    if (!(fabs(gs) < 1.0 && fabs(ts) < 1.0))
+        return fv_errbuf(err, errsz, bad,
+                         "cameras[%d].dist: shear g must be within the image height and t "
+                         "within its width",
+                         k);
+    if (fv_pt_radial_on(c) && !(1.0 - c->dist[0] - c->dist[1] - c->dist[2] > 0.0))
+        return fv_errbuf(err, errsz, bad,
+                         "cameras[%d].dist: radial polynomial must have d = 1 - a - b - c > 0", k);
+    return FOVEA_OK;
+}
+
 int fv_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz)
 {
     const int bad = FOVEA_ERR_INVALID_ARG;
@@ -64,8 +96,8 @@ int fv_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz)
     if (!isfinite(rig->hfov) || !(rig->hfov > 0.0 && rig->hfov <= 360.0))
         return fv_errbuf(err, errsz, bad, "panorama.hfov: must be in (0, 360] degrees");
     if (rig->projection == FOVEA_PROJ_EQUIRECTANGULAR &&
-        (!isfinite(rig->vfov) || !(rig->vfov > 0.0 && rig->vfov < 180.0)))
-        return fv_errbuf(err, errsz, bad, "panorama.vfov: must be in (0, 180) degrees");
+        (!isfinite(rig->vfov) || !(rig->vfov > 0.0 && rig->vfov <= 180.0)))
+        return fv_errbuf(err, errsz, bad, "panorama.vfov: must be in (0, 180] degrees");
     if (!isfinite(rig->yaw))
         return fv_errbuf(err, errsz, bad, "panorama.yaw: must be a finite number");
     if (!isfinite(rig->pitch))
@@ -79,8 +111,12 @@ int fv_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz)
                          FOVEA_RIG_MAX_CAMERAS, rig->num_cameras);
     for (int k = 0; k < rig->num_cameras; k++) {
         const fovea_rig_camera *c = &rig->cameras[k];
-        if (c->model != FOVEA_CAM_PINHOLE && c->model != FOVEA_CAM_FISHEYE)
+        if (c->model != FOVEA_CAM_PINHOLE && c->model != FOVEA_CAM_FISHEYE &&
+            c->model != FOVEA_CAM_PANOTOOLS)
             return fv_errbuf(err, errsz, bad, "cameras[%d].model: unknown model", k);
+        if (c->model == FOVEA_CAM_PANOTOOLS &&
+            (c->lens < FOVEA_LENS_RECTILINEAR || c->lens > FOVEA_LENS_EQUISOLID))
+            return fv_errbuf(err, errsz, bad, "cameras[%d].lens: unknown lens", k);
         if (!valid_size(c->width))
             return fv_errbuf(err, errsz, bad, "cameras[%d].width: must be an integer in [1, %d]", k,
                              FOVEA_RIG_MAX_SIZE);
@@ -103,6 +139,11 @@ int fv_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz)
             return fv_errbuf(err, errsz, bad,
                              "cameras[%d].dist: a fisheye has 4 coefficients (dist[4] must be 0)",
                              k);
+        if (c->model == FOVEA_CAM_PANOTOOLS) {
+            int rc = validate_panotools(c, k, err, errsz);
+            if (rc < 0)
+                return rc;
+        }
         if (!isfinite(c->yaw))
             return fv_errbuf(err, errsz, bad, "cameras[%d].yaw: must be a finite number", k);
         if (!isfinite(c->pitch))
@@ -183,9 +224,11 @@ char *fovea_rig_to_json(const fovea_rig *rig)
         ok = ok && cJSON_AddStringToObject(o, "name", c->name);
         ok = ok && add_num(o, "width", c->width) && add_num(o, "height", c->height);
         ok = ok && cJSON_AddStringToObject(o, "model", fovea_camera_model_name(c->model));
+        if (c->model == FOVEA_CAM_PANOTOOLS)
+            ok = ok && cJSON_AddStringToObject(o, "lens", fovea_lens_name(c->lens));
         ok = ok && add_num(o, "fx", c->fx) && add_num(o, "fy", c->fy);
         ok = ok && add_num(o, "cx", c->cx) && add_num(o, "cy", c->cy);
-        int nd = c->model == FOVEA_CAM_PINHOLE ? 5 : 4;
+        int nd = c->model == FOVEA_CAM_FISHEYE ? 4 : 5;
         cJSON *d = ok ? cJSON_AddArrayToObject(o, "dist") : NULL;
         ok = ok && d;
         for (int k2 = 0; ok && k2 < nd; k2++) {

@@ -34,6 +34,12 @@ int fv_rig_parse(const char *json_text, size_t len, fovea_rig *rig, char *err, s
  * @return as fv_rig_parse, or FOVEA_ERR_IO */
 int fv_rig_load(const char *path, fovea_rig *rig, char *err, size_t errsz);
 
+/* Parse a Hugin project (pto.c; len bytes, need not be NUL-terminated). Warnings go
+ * to ctx's log (ctx may be NULL). On failure err gets "line N: field: problem".
+ * @return as fovea_rig_open_pto_text */
+int fv_pto_parse(const char *text, size_t len, fovea_rig *rig, fovea_context *ctx, char *err,
+                 size_t errsz);
+
 /* fovea_rig_validate (fovea/rig.h) reporting into a caller's buffer. */
 int fv_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz);
 

@@ -29,8 +29,8 @@ static const char *const root_keys[] = {"panorama", "blend", "max_theta", "camer
 static const char *const panorama_keys[] = {"projection", "width", "height", "hfov",
                                             "vfov",       "yaw",   "pitch",  NULL};
 static const char *const blend_keys[] = {"feather", NULL};
-static const char *const camera_keys[] = {"name", "model", "width", "height", "fx",   "fy", "cx",
-                                          "cy",   "dist",  "yaw",   "pitch",  "roll", NULL};
+static const char *const camera_keys[] = {"name", "model", "lens", "width", "height", "fx",   "fy",
+                                          "cx",   "cy",    "dist", "yaw",   "pitch",  "roll", NULL};
 
 /* A key as it can be shown in a message: JSON-style escapes for quotes,
  * backslashes and bytes outside printable ASCII, cut after 40 bytes. */
@@ -316,6 +316,34 @@ static int parse_panorama(const cJSON *p, fovea_rig *rig, perr *pe)
     return FOVEA_OK;
 }
 
+/* "lens": required by a panotools camera, refused on the others. */
+static int parse_lens(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
+{
+    const cJSON *lens = cJSON_GetObjectItemCaseSensitive(c, "lens");
+    cam->lens = FOVEA_LENS_RECTILINEAR;
+    if (cam->model != FOVEA_CAM_PANOTOOLS) {
+        if (lens)
+            return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                             "cameras[%d].lens: only a panotools camera has a lens", k);
+        return FOVEA_OK;
+    }
+    if (!lens)
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                         "cameras[%d].lens: missing required field (a panotools camera)", k);
+    if (!cJSON_IsString(lens))
+        return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                         "cameras[%d].lens: must be a string", k);
+    for (int l = FOVEA_LENS_RECTILINEAR; l <= FOVEA_LENS_EQUISOLID; l++)
+        if (strcmp(lens->valuestring, fovea_lens_name((fovea_lens)l)) == 0) {
+            cam->lens = (fovea_lens)l;
+            return FOVEA_OK;
+        }
+    return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
+                     "cameras[%d].lens: unknown lens '%.40s' (rectilinear, cylindrical, fisheye, "
+                     "equirectangular, orthographic, stereographic, equisolid)",
+                     k, lens->valuestring);
+}
+
 static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
 {
     char path[64];
@@ -351,10 +379,14 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
         cam->model = FOVEA_CAM_PINHOLE;
     else if (strcmp(model->valuestring, "fisheye") == 0)
         cam->model = FOVEA_CAM_FISHEYE;
+    else if (strcmp(model->valuestring, "panotools") == 0)
+        cam->model = FOVEA_CAM_PANOTOOLS;
     else
         return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
-                         "cameras[%d].model: unknown model '%.40s' (pinhole, fisheye)", k,
-                         model->valuestring);
+                         "cameras[%d].model: unknown model '%.40s' (pinhole, fisheye, panotools)",
+                         k, model->valuestring);
+    if ((r = parse_lens(c, k, cam, pe)) < 0)
+        return r;
 
 #define CAM_PATH(field) (snprintf(path, sizeof(path), "cameras[%d]." field, k), path)
     if ((r = get_size(c, "width", CAM_PATH("width"), &cam->width, pe)) < 0)
@@ -379,7 +411,7 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
 
     const cJSON *dist = cJSON_GetObjectItemCaseSensitive(c, "dist");
     if (dist) {
-        int maxn = cam->model == FOVEA_CAM_PINHOLE ? 5 : 4;
+        int maxn = cam->model == FOVEA_CAM_FISHEYE ? 4 : 5;
         if (!cJSON_IsArray(dist))
             return fv_errbuf(pe->err, pe->errsz, FOVEA_ERR_CORRUPT,
                              "cameras[%d].dist: must be an array of numbers", k);

@@ -377,7 +377,7 @@ static void test_errors(void)
     p = g_strdup_printf("rig=\"%s\"", missing);
     expect_error(p, 2, "absent.json");
     g_free(p);
-    expect_error("", 2, "set one of the rig or map properties");
+    expect_error("", 2, "set one of the rig, pto or map properties");
 
     gchar *bad = g_build_filename(dir, "bad.json", NULL);
     gt_write_file(bad, "{\"panorama\": {\"projection\": \"equirectangular\", \"width\": 320,");
