@@ -114,8 +114,9 @@ static void test_two_flat(void)
     for (int levels = 1; levels <= 5; levels += 4) {
         fv_pyr_work wk;
         REQUIRE(fv_pyr_work_alloc(&wk, w, h, levels) == FOVEA_OK);
-        uint8_t *a = malloc((size_t)w * h), *b = malloc((size_t)w * h), *owner = malloc((size_t)w * h),
-                *cov = malloc((size_t)w * h), *out = malloc((size_t)w * h);
+        uint8_t *a = malloc((size_t)w * h), *b = malloc((size_t)w * h),
+                *owner = malloc((size_t)w * h), *cov = malloc((size_t)w * h),
+                *out = malloc((size_t)w * h);
         REQUIRE(a && b && owner && cov && out);
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
