@@ -19,7 +19,10 @@ enum {
     OPT_COLORSPACE,
     OPT_RANGE,
     OPT_OUT_FORMAT,
-    OPT_PTO
+    OPT_PTO,
+    OPT_BLEND,
+    OPT_SEAM,
+    OPT_SEAM_INTERVAL
 };
 
 static const cli_option options[] = {
@@ -79,6 +82,16 @@ static const cli_option options[] = {
      "YUV video: auto, limited or full; auto takes the inputs' y4m "
      "XCOLORRANGE tag (as ffmpeg writes it), else limited. The y4m output carries the tag",
      "auto", OPT_RANGE},
+    {"blend", 0, "MODE",
+     "feather, or multiband[:LEVELS] (Laplacian pyramids of LEVELS reductions, 1..10: "
+     "wide transitions for low frequencies, sharp for detail; cpu backend)",
+     "feather", OPT_BLEND},
+    {"seam", 0, "MODE",
+     "with --blend multiband: none (the map's seam) or dp (a path through the overlap "
+     "around what differs between the cameras)",
+     "none", OPT_SEAM},
+    {"seam-interval", 0, "N", "with --seam dp, place the seam again every N frames", "30",
+     OPT_SEAM_INTERVAL},
     CLI_INPUT_OPTIONS,
     CLI_MEDIA_OUTPUT_OPTIONS,
     CLI_MATCH_FRAMES_OPTION,
@@ -153,6 +166,10 @@ static int parse_args(stitch_args *a, int argc, char **argv)
     a->color = COLOR_ARG_AUTO;
     a->interval = 30;
     a->smoothing = 0.1;
+    a->blend = FOVEA_BLEND_FEATHER;
+    a->blend_levels = 5;
+    a->seam = FOVEA_SEAM_NONE;
+    a->seam_interval = 30;
 
     cli_parser_init(&p, &stitch_spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
@@ -191,6 +208,31 @@ static int parse_args(stitch_args *a, int argc, char **argv)
             bad = cli_parse_double(cmd, "--color-smoothing", v, 0.0, 1.0, &a->smoothing);
             if (!bad && !(a->smoothing > 0.0))
                 bad = cli_usage_error(cmd, "--color-smoothing: must be > 0, got '%s'", v);
+            break;
+        case OPT_BLEND:
+            if (strcmp(v, "feather") == 0) {
+                a->blend = FOVEA_BLEND_FEATHER;
+            } else if (strcmp(v, "multiband") == 0) {
+                a->blend = FOVEA_BLEND_MULTIBAND;
+            } else if (strncmp(v, "multiband:", 10) == 0) {
+                a->blend = FOVEA_BLEND_MULTIBAND;
+                bad = cli_parse_int32(cmd, "--blend multiband:LEVELS", v + 10, 1, 10,
+                                      &a->blend_levels);
+            } else {
+                bad = cli_usage_error(
+                    cmd, "--blend: expected feather, multiband or multiband:LEVELS, got '%s'", v);
+            }
+            break;
+        case OPT_SEAM:
+            if (strcmp(v, "none") == 0)
+                a->seam = FOVEA_SEAM_NONE;
+            else if (strcmp(v, "dp") == 0)
+                a->seam = FOVEA_SEAM_DP;
+            else
+                bad = cli_usage_error(cmd, "--seam: expected none or dp, got '%s'", v);
+            break;
+        case OPT_SEAM_INTERVAL:
+            bad = cli_parse_int32(cmd, "--seam-interval", v, 1, 1000000, &a->seam_interval);
             break;
         case OPT_DETERMINISTIC: a->deterministic = 1; break;
         case OPT_PRINT_COLOR: a->print_color = 1; break;
@@ -245,6 +287,8 @@ static int check_args(stitch_args *a, char **rest, int nrest)
     a->out_container = oc;
     if (a->opt.json && strcmp(a->opt.json, "-") == 0 && strcmp(a->out, "-") == 0)
         return cli_usage_error(cmd, "--json -: stdout already carries the video");
+    if (a->seam != FOVEA_SEAM_NONE && a->blend != FOVEA_BLEND_MULTIBAND)
+        return cli_usage_error(cmd, "--seam %s needs --blend multiband", "dp");
     if (a->color != COLOR_ARG_AUTO && a->deterministic)
         a->deterministic = 0; /* nothing is measured */
     /* before anything is opened for writing: every file read must survive,
@@ -321,6 +365,10 @@ static int setup(stitch_run *s)
     ss.deterministic = a->deterministic;
     ss.yuv_colorspace = a->colorspace;
     ss.yuv_full_range = s->full_range;
+    ss.blend = (fovea_blend_mode)a->blend;
+    ss.blend_levels = a->blend_levels;
+    ss.seam = (fovea_seam_mode)a->seam;
+    ss.seam_interval = a->seam_interval;
     st = fovea_stitcher_open(&s->st, s->ctx, s->map, &ss);
     if (st < 0) {
         const char *detail = fovea_last_error(s->ctx);

@@ -22,6 +22,7 @@ typedef struct stitch_args {
     const char *color_file;
     int interval;
     double smoothing;
+    int blend, blend_levels, seam, seam_interval; /* fovea_stitcher_settings' */
     int deterministic;
     int print_color;
     int max_repeat;              /* --missing repeat:N; 0 = error */

@@ -181,6 +181,21 @@ typedef enum fovea_color_mode {
     FOVEA_COLOR_AUTO = 2   /**< measured from the overlaps and applied automatically */
 } fovea_color_mode;
 
+/** How overlapping cameras are blended (docs/stitch.md, "Multi-band blending"). */
+typedef enum fovea_blend_mode {
+    FOVEA_BLEND_FEATHER = 0,  /**< feathered weights across the seam (default, fastest) */
+    FOVEA_BLEND_MULTIBAND = 1 /**< Laplacian pyramids blended by the seam masks' Gaussian
+                                 pyramids (Burt and Adelson), integer arithmetic */
+} fovea_blend_mode;
+
+/** Where the seam between two cameras runs (multiband blending only). */
+typedef enum fovea_seam_mode {
+    FOVEA_SEAM_NONE = 0, /**< the map's seam: each pixel goes to the camera of largest weight */
+    FOVEA_SEAM_DP = 1    /**< a path through the overlap that avoids differences (dynamic
+                            programming on a reduced map), recomputed every seam_interval
+                            frames, kept unless a new one is clearly cheaper */
+} fovea_seam_mode;
+
 typedef struct fovea_stitcher_settings {
     fovea_color_mode color;          /**< default AUTO */
     int auto_interval;               /**< analyze every K frames (default 30) */
@@ -200,6 +215,11 @@ typedef struct fovea_stitcher_settings {
                                    arithmetic, bit-exact with the C reference; 0 (default) =
                                    the texture unit where the frames allow it (RGBA, NV12,
                                    I420 with aligned planes), faster, within 1 code value */
+    fovea_blend_mode blend;          /**< FOVEA_BLEND_FEATHER (default) or FOVEA_BLEND_MULTIBAND */
+    int blend_levels;                /**< multiband: pyramid reductions, 1..10 (default 5) */
+    fovea_seam_mode seam;            /**< multiband: FOVEA_SEAM_NONE (default) or FOVEA_SEAM_DP */
+    int seam_interval;               /**< FOVEA_SEAM_DP: place the seam again every N frames
+                                   (default 30; the first frame always) */
 } fovea_stitcher_settings;
 
 /** Fill s with defaults. */

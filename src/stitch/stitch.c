@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stitch/map_file.h"
+#include "stitch/multiband.h"
 #include "stitch/stitch_internal.h"
 
 void fovea_stitcher_default_settings(fovea_stitcher_settings *s)
@@ -24,6 +25,10 @@ void fovea_stitcher_default_settings(fovea_stitcher_settings *s)
     s->min_overlap_samples = 1000;
     s->yuv_full_range = 0;
     s->yuv_colorspace = FOVEA_CS_BT601;
+    s->blend = FOVEA_BLEND_FEATHER;
+    s->blend_levels = 5;
+    s->seam = FOVEA_SEAM_NONE;
+    s->seam_interval = 30;
 }
 
 int fv_stitch_yuv_flags(const fovea_stitcher_settings *s)
@@ -200,7 +205,8 @@ static int refresh_tables(fovea_stitcher *st, stitch_input_kind kind)
         cc, st->n, stitch_input_is_yuv(kind) ? fv_stitch_yuv_flags(&st->settings) : 0, &st->tables);
     st->last_kind = kind;
     st->tables_valid = 1;
-    return st->backend->set_tables(st->priv, &st->tables);
+    int status = st->backend->set_tables(st->priv, &st->tables);
+    return status == FOVEA_OK && st->mb ? fv_multiband_set_tables(st->mb, &st->tables) : status;
 }
 
 int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_stitch_map *map,
@@ -224,6 +230,13 @@ int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_st
                             "stitcher: invalid color settings (interval >= 1, smoothing in "
                             "(0,1], gain/gamma ranges must contain 1, YUV colorspace "
                             "BT.601 or BT.709)");
+    if ((s->blend != FOVEA_BLEND_FEATHER && s->blend != FOVEA_BLEND_MULTIBAND) ||
+        (s->blend == FOVEA_BLEND_MULTIBAND && (s->blend_levels < 1 || s->blend_levels > 10)) ||
+        (s->seam != FOVEA_SEAM_NONE && s->seam != FOVEA_SEAM_DP) || s->seam_interval < 1 ||
+        (s->seam == FOVEA_SEAM_DP && s->blend != FOVEA_BLEND_MULTIBAND))
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                            "stitcher: invalid blend settings (blend feather or multiband with "
+                            "1..10 levels; seam none, or dp with multiband; seam interval >= 1)");
     fovea_stitcher *st = calloc(1, sizeof(*st));
     if (!st)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
@@ -258,6 +271,10 @@ int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_st
         return status;
     }
     st->backend = (const stitch_backend *)b; /* b is its info, the first member */
+    if (s->blend == FOVEA_BLEND_MULTIBAND && (status = fv_multiband_open(&st->mb, st)) < 0) {
+        fovea_stitcher_close(&st);
+        return status;
+    }
     *out = st;
     return FOVEA_OK;
 }
@@ -267,6 +284,7 @@ void fovea_stitcher_close(fovea_stitcher **pst)
     if (!pst || !*pst)
         return;
     fovea_stitcher *st = *pst;
+    fv_multiband_close(&st->mb);
     if (st->backend)
         st->backend->info.close(&st->priv);
     fv_stitch_map_free(&st->map);
@@ -376,6 +394,8 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
     }
     int analyze = autocolor && st->frame % st->settings.auto_interval == 0;
     status = st->backend->process(st->priv, in, out, analyze);
+    if (status == FOVEA_OK && st->mb)
+        status = fv_multiband_process(st->mb, in, out);
     if (status < 0)
         return status;
     st->frame++;

@@ -70,6 +70,7 @@ struct fovea_stitcher {
     stitch_input_kind last_kind; /* tables are built for this family */
     int tables_valid;
     int32_t log_table[FOVEA_LOG_TABLE_SIZE]; /* for overlap statistics */
+    struct fv_multiband *mb;                 /* FOVEA_BLEND_MULTIBAND: multiband.c */
 };
 
 /* The stitch backends: stitch_ref.c, stitch_cuda.c (CUDA builds); the list in
