@@ -185,7 +185,7 @@ static int tok_number(pto_parser *ps, const pto_token *t, double *out)
 
 static int tok_int(pto_parser *ps, const pto_token *t, int lo, int hi, int *out)
 {
-    double v;
+    double v = 0.0;
     int r = tok_number(ps, t, &v);
     if (r < 0)
         return r;
