@@ -72,9 +72,9 @@ err_has "ciede has no cuda extractor" "--backend cuda, ciede"
 
 # features with a CUDA extractor (issue 47): the automatic backend runs them
 # on CUDA, with the CPU's numbers (float_ms_ssim needs 176x176: not here)
-f47=psnr,psnr_hvs,float_ssim
-run 0 vmaf -q --backend cpu --feature $f47 --json fc.json clips/r5.y4m clips/d5.y4m
-run 0 vmaf -q --feature $f47 --json fg.json clips/r5.y4m clips/d5.y4m
+f47="--feature psnr --feature psnr_hvs --feature float_ssim"
+run 0 vmaf -q --backend cpu $f47 --json fc.json clips/r5.y4m clips/d5.y4m
+run 0 vmaf -q $f47 --json fg.json clips/r5.y4m clips/d5.y4m
 python3 - fc.json fg.json <<'PY' || fail "psnr, psnr_hvs, float_ssim: CUDA differs"
 import json, sys
 c, g = (json.load(open(f)) for f in sys.argv[1:])
