@@ -100,7 +100,8 @@ static const cli_option options[] = {
 
 const cli_spec stitch_spec = {
     "stitch",
-    "(--rig RIG.json | --pto PROJECT.pto | --map FILE) [options] CAM0 CAM1 ... -o OUT",
+    "(--rig RIG.json | --pto PROJECT.pto | --map FILE) [options]\n"
+    "       CAM0 CAM1 ... -o OUT",
     "Stitch one input per camera, in the rig's camera order, into a panorama.\n"
     "Inputs are videos (y4m, or raw yuv with --size/--pixfmt; '-' = stdin for one of\n"
     "them) or stills (PNG, PNM); all of one kind. Video is stitched in i420 (nv12\n"
