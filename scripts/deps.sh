@@ -23,6 +23,15 @@ PKGS="$PKGS gstreamer1.0-plugins-bad"
 # FFmpeg's libraries: media in and out (optional in the build: FOVEA_FFMPEG);
 # the ffmpeg tool makes the media the tests read (docs/media.md)
 PKGS="$PKGS libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdevice-dev ffmpeg"
+# `fovea live` (optional in the build: FOVEA_LIVE): libwebsockets serves the
+# page and the stream; emscripten compiles the page's decoder to WebAssembly
+# (FOVEA_LIVE_WASM; the build fetches zstd's sources from Debian's source
+# package); npm installs the page's chart library from web/package-lock.json;
+# chromium (headless) and python3-websockets drive the page in the tests
+PKGS="$PKGS libwebsockets-dev emscripten chromium python3-websockets"
+if ! command -v npm >/dev/null 2>&1; then
+    PKGS="$PKGS npm"
+fi
 # clang + its runtime are for `make fuzz` only
 if [ "${FOVEA_DEPS_FUZZ:-0}" = 1 ]; then
     PKGS="$PKGS clang libclang-rt-dev"
