@@ -27,7 +27,8 @@ enum {
     OPT_MAX_CLIENTS,
     OPT_MAX_QUEUE,
     OPT_LOOP,
-    OPT_FRAMES
+    OPT_FRAMES,
+    OPT_CLIENTS
 };
 
 static const cli_option options[] = {
@@ -56,6 +57,10 @@ static const cli_option options[] = {
     {"loop", 0, NULL, "start the input over at its end (a file)", "off", OPT_LOOP},
     {"frames", 0, "N", "stop after N frames (0 = at the input's end, or never with --loop)", "0",
      OPT_FRAMES},
+    {"clients", 0, "N",
+     "wait until N viewers are watching before the first frame (then the stream is the one "
+     "fovea send would send them)",
+     "0", OPT_CLIENTS},
     {"backend", 0, "B", "auto, cpu or cuda (the encoder)", "auto", CLI_OPT_BACKEND},
     CLI_OPTION_THREADS,
     {"quiet", 'q', NULL, "no summary ('serving' is always printed)", "a summary at the end",
@@ -88,7 +93,7 @@ typedef struct live_args {
     cli_input_opts in;
     const char *path, *http, *token_file;
     char *token, *view_token;
-    int max_clients, loop;
+    int max_clients, loop, clients;
     long long max_queue, frames;
     fovea_stream_encoder_settings ss;
 } live_args;
@@ -175,6 +180,7 @@ static int parse_args(live_args *a, int argc, char **argv)
             bad = cli_parse_bytes(cmd, "--max-queue", v, 1 << 16, 1LL << 40, &a->max_queue);
             break;
         case OPT_LOOP: a->loop = 1; break;
+        case OPT_CLIENTS: bad = cli_parse_int32(cmd, "--clients", v, 0, 1024, &a->clients); break;
         case OPT_FRAMES: bad = cli_parse_int(cmd, "--frames", v, 0, 1LL << 40, &a->frames); break;
         }
         if (bad)
@@ -312,6 +318,15 @@ static void on_tick(void *user)
     live_run *s = user;
     if (s->done)
         return;
+    if (s->sent == 0 && s->read == 0 && s->a.clients > 0) {
+        live_server_stats st;
+        live_server_get_stats(s->srv, &st);
+        if (st.clients < s->a.clients) {
+            live_server_schedule(s->srv, 20000);
+            return;
+        }
+        s->t0 = cli_now();
+    }
     apply_controls(s);
     if (s->done)
         return;

@@ -145,7 +145,7 @@ static int client_push(live_client *c, live_msg *m)
 }
 
 /* Drop what the viewer has not begun to receive; it waits for a keyframe. */
-static void client_drop_back(live_server *srv, live_client *c)
+static void client_drop_back(live_server *srv, live_client *c, int count)
 {
     const int keep = c->sent > 0 ? 1 : 0;
     for (int i = keep; i < c->count; i++) {
@@ -156,7 +156,7 @@ static void client_drop_back(live_server *srv, live_client *c)
     c->count = keep;
     c->wait_key = 1;
     srv->keyframe_wanted = 1;
-    srv->st.resyncs++;
+    srv->st.resyncs += count;
 }
 
 static void client_send_text(live_client *c, const char *s)
@@ -220,7 +220,7 @@ static void client_message(live_server *srv, live_client *c, int binary)
             fovea_stream_parse_header(NULL, c->rx, NULL, &type, &payload) == FOVEA_OK &&
             type == FOVEA_STREAM_MSG_RESYNC && payload == 8) {
             srv->st.resync_requests++;
-            client_drop_back(srv, c);
+            client_drop_back(srv, c, 0);
             return;
         }
         srv->st.bad_messages++;
@@ -526,7 +526,7 @@ int live_server_set_hello(live_server *srv, const uint8_t *hello, size_t n)
     msg_unref(srv->hello);
     srv->hello = m;
     for (live_client *c = srv->clients; c; c = c->next) {
-        client_drop_back(srv, c);
+        client_drop_back(srv, c, 0);
         client_push(c, m);
     }
     srv->keyframe_wanted = 1;
@@ -546,7 +546,7 @@ int live_server_send(live_server *srv, const uint8_t *msg, size_t n, int keyfram
         if (c->queued + n > srv->s.max_queue || c->count == LIVE_QUEUE) {
             log_once(srv, LOG_SLOW,
                      "a viewer fell behind (--max-queue): dropped back to a keyframe");
-            client_drop_back(srv, c);
+            client_drop_back(srv, c, 1);
             continue;
         }
         c->wait_key = 0;

@@ -53,7 +53,10 @@ class Page:
     async def wait(self, expr, timeout=30.0):
         t0 = time.time()
         while time.time() - t0 < timeout:
-            v = await self.eval(expr)
+            try:
+                v = await self.eval(expr)
+            except RuntimeError:  # the page is still loading
+                v = None
             if v:
                 return v
             await asyncio.sleep(0.1)
@@ -72,7 +75,7 @@ class Page:
 
 
 class Browser:
-    def __init__(self, width=1280, height=900):
+    def __init__(self, width=1280, height=1250):
         self.dir = tempfile.mkdtemp(prefix="fovea-chromium-")
         cmd = [chromium_path(), "--headless=new", "--no-sandbox", "--disable-gpu",
                "--no-first-run", "--no-default-browser-check", "--disable-extensions",
