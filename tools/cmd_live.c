@@ -28,7 +28,8 @@ enum {
     OPT_MAX_QUEUE,
     OPT_LOOP,
     OPT_FRAMES,
-    OPT_CLIENTS
+    OPT_CLIENTS,
+    OPT_MAX_DELAY
 };
 
 static const cli_option options[] = {
@@ -54,6 +55,10 @@ static const cli_option options[] = {
     {"max-queue", 0, "BYTES",
      "bytes queued for one viewer before it is dropped back to a keyframe (suffix K, M, G)", "16M",
      OPT_MAX_QUEUE},
+    {"max-delay", 0, "MS",
+     "a viewer whose oldest queued message waited longer is dropped back to a keyframe (0: "
+     "no limit)",
+     "500", OPT_MAX_DELAY},
     {"loop", 0, NULL, "start the input over at its end (a file)", "off", OPT_LOOP},
     {"frames", 0, "N", "stop after N frames (0 = at the input's end, or never with --loop)", "0",
      OPT_FRAMES},
@@ -93,7 +98,7 @@ typedef struct live_args {
     cli_input_opts in;
     const char *path, *http, *token_file;
     char *token, *view_token;
-    int max_clients, loop, clients;
+    int max_clients, loop, clients, max_delay;
     long long max_queue, frames;
     fovea_stream_encoder_settings ss;
 } live_args;
@@ -136,6 +141,7 @@ static int parse_args(live_args *a, int argc, char **argv)
     fovea_stream_encoder_default_settings(&a->ss);
     a->max_clients = 16;
     a->max_queue = 16LL << 20;
+    a->max_delay = 500;
     a->http = "127.0.0.1:8080";
     cli_parser_init(&p, &spec, argc, argv);
     while ((id = cli_next(&p, &v)) > 0) {
@@ -180,6 +186,9 @@ static int parse_args(live_args *a, int argc, char **argv)
             bad = cli_parse_bytes(cmd, "--max-queue", v, 1 << 16, 1LL << 40, &a->max_queue);
             break;
         case OPT_LOOP: a->loop = 1; break;
+        case OPT_MAX_DELAY:
+            bad = cli_parse_int32(cmd, "--max-delay", v, 0, 3600000, &a->max_delay);
+            break;
         case OPT_CLIENTS: bad = cli_parse_int32(cmd, "--clients", v, 0, 1024, &a->clients); break;
         case OPT_FRAMES: bad = cli_parse_int(cmd, "--frames", v, 0, 1LL << 40, &a->frames); break;
         }
@@ -218,7 +227,7 @@ typedef struct live_run {
     live_controls ctl, pending;
     int pending_set, have_frame, done, rc;
     int64_t sent, read;
-    double t0, period;
+    double due, period;
 } live_run;
 
 static volatile sig_atomic_t interrupted;
@@ -325,7 +334,7 @@ static void on_tick(void *user)
             live_server_schedule(s->srv, 20000);
             return;
         }
-        s->t0 = cli_now();
+        s->due = cli_now();
     }
     apply_controls(s);
     if (s->done)
@@ -349,9 +358,13 @@ static void on_tick(void *user)
         }
         encode_send(s);
     }
-    /* the next frame's time, without drift; late frames are sent at once */
-    const double due = s->t0 + (double)(s->sent + 1) * s->period, now = cli_now();
-    live_server_schedule(s->srv, due > now ? (int64_t)((due - now) * 1e6) : 0);
+    /* the next frame's time, without drift; after a stall (more than a frame
+     * late) the clock starts again from now rather than sending a burst */
+    const double now = cli_now();
+    s->due += s->period;
+    if (s->due < now - s->period)
+        s->due = now;
+    live_server_schedule(s->srv, s->due > now ? (int64_t)((s->due - now) * 1e6) : 0);
 }
 
 static void on_control(void *user, const live_controls *c, int set)
@@ -382,8 +395,8 @@ static int open_all(live_run *s)
     s->ctl.threshold = a->ss.threshold;
     s->ctl.denoise = (int)a->ss.denoise;
     s->ctl.keyframe_interval = a->ss.keyframe_interval;
-    live_server_settings ls = {a->http, a->token, a->view_token, a->max_clients,
-                               (size_t)a->max_queue};
+    live_server_settings ls = {
+        a->http, a->token, a->view_token, a->max_clients, (size_t)a->max_queue, a->max_delay};
     live_server_hooks h = {s, on_control, on_tick};
     rc = live_server_open(&s->srv, &ls, &h);
     if (rc < 0)
@@ -418,7 +431,7 @@ int cmd_live(int argc, char **argv)
         signal(SIGINT, on_signal);
         signal(SIGTERM, on_signal);
         signal(SIGPIPE, SIG_IGN);
-        s.t0 = cli_now();
+        s.due = cli_now();
         live_server_schedule(s.srv, 0);
         while (!s.done && !interrupted)
             live_server_service(s.srv);

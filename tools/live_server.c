@@ -10,16 +10,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "fovea/stream.h"
 #include "live_assets.h"
 
 #define LIVE_CHUNK 65536 /* bytes per WebSocket fragment and HTTP write */
 #define LIVE_QUEUE 256   /* messages queued per viewer at most */
+#define LIVE_SNDBUF (512 << 10)
 
 typedef struct live_msg {
     int refs, text;
+    int frame; /* KEYFRAME, DELTA or END: what a viewer dropped back loses */
     size_t n;
+    lws_usec_t born;      /* when it was made: how long a viewer let it wait */
     unsigned char data[]; /* LWS_PRE bytes of room, then the message */
 } live_msg;
 
@@ -93,6 +97,8 @@ static live_msg *msg_new(const void *data, size_t n, int text)
         return NULL;
     m->refs = 1;
     m->text = text;
+    m->frame = 0;
+    m->born = lws_now_usecs();
     m->n = n;
     memcpy(m->data + LWS_PRE, data, n);
     return m;
@@ -144,16 +150,24 @@ static int client_push(live_client *c, live_msg *m)
     return 0;
 }
 
-/* Drop what the viewer has not begun to receive; it waits for a keyframe. */
+/* Drop the frames the viewer has not begun to receive (HELLO and text stay);
+ * it waits for a keyframe. */
 static void client_drop_back(live_server *srv, live_client *c, int count)
 {
-    const int keep = c->sent > 0 ? 1 : 0;
-    for (int i = keep; i < c->count; i++) {
+    live_msg *keep[LIVE_QUEUE];
+    int n = 0;
+    for (int i = 0; i < c->count; i++) {
         live_msg *m = c->q[(c->head + i) % LIVE_QUEUE];
+        if ((i == 0 && c->sent > 0) || !m->frame) {
+            keep[n++] = m;
+            continue;
+        }
         c->queued -= m->n;
         msg_unref(m);
     }
-    c->count = keep;
+    for (int i = 0; i < n; i++)
+        c->q[(c->head + i) % LIVE_QUEUE] = keep[i];
+    c->count = n;
     c->wait_key = 1;
     srv->keyframe_wanted = 1;
     srv->st.resyncs += count;
@@ -334,6 +348,13 @@ static int cb_stream(struct lws *wsi, enum lws_callback_reasons reason, void *us
         memset(c, 0, sizeof(*c));
         c->wsi = wsi;
         c->role = role_of(srv, wsi);
+        /* a small kernel send buffer: a viewer that cannot keep up shows as
+         * its queue here (--max-queue, --max-delay) rather than as seconds
+         * of frames in the socket */
+        {
+            const int sndbuf = LIVE_SNDBUF;
+            setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+        }
         c->rx = malloc(LIVE_CONTROL_MAX);
         if (!c->rx || c->role == ROLE_NONE)
             return -1;
@@ -533,17 +554,32 @@ int live_server_set_hello(live_server *srv, const uint8_t *hello, size_t n)
     return 0;
 }
 
+/* The oldest frame the viewer has not begun to receive waited longer than
+ * --max-delay: it cannot keep up, and would only fall further behind. */
+static int late(const live_server *srv, const live_client *c, lws_usec_t now)
+{
+    if (srv->s.max_delay_ms <= 0)
+        return 0;
+    for (int i = c->sent > 0 ? 1 : 0; i < c->count; i++) {
+        const live_msg *m = c->q[(c->head + i) % LIVE_QUEUE];
+        if (m->frame)
+            return now - m->born > (lws_usec_t)srv->s.max_delay_ms * 1000;
+    }
+    return 0;
+}
+
 int live_server_send(live_server *srv, const uint8_t *msg, size_t n, int keyframe)
 {
     live_msg *m = msg_new(msg, n, 0);
     if (!m)
         return -1;
+    m->frame = 1;
     if (keyframe)
         srv->keyframe_wanted = 0;
     for (live_client *c = srv->clients; c; c = c->next) {
         if (c->wait_key && !keyframe)
             continue;
-        if (c->queued + n > srv->s.max_queue || c->count == LIVE_QUEUE) {
+        if (c->queued + n > srv->s.max_queue || c->count == LIVE_QUEUE || late(srv, c, m->born)) {
             log_once(srv, LOG_SLOW,
                      "a viewer fell behind (--max-queue): dropped back to a keyframe");
             client_drop_back(srv, c, 1);

@@ -29,6 +29,7 @@ typedef struct live_server_settings {
     const char *view_token; /**< watch-only access, or NULL */
     int max_clients;        /**< viewers at once */
     size_t max_queue;       /**< bytes queued for one viewer before it is dropped back */
+    int max_delay_ms;       /**< a message waiting longer drops the viewer back; 0 = no limit */
 } live_server_settings;
 
 typedef struct live_server_stats {

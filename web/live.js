@@ -133,8 +133,9 @@ function chartSetup() {
     $('charts').textContent = 'charts not built (npm packages absent at build time)';
     return;
   }
+  const axis = { stroke: '#ccc', grid: { stroke: '#333' }, ticks: { stroke: '#555' } };
   const mk = (title, series) => new uPlot({
-    title, width: 460, height: 200, scales: { x: { time: false } },
+    title, width: 460, height: 200, scales: { x: { time: false } }, axes: [axis, axis],
     series: [{ label: 'frame' }].concat(series),
   }, [[]].concat(series.map(() => [])), $('charts'));
   state.charts = [

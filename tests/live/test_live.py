@@ -152,6 +152,19 @@ async def lossless_and_viewers(browser, clip, crcs):
             fail("threshold 12 did not reduce the bytes per frame: %.0f -> %.0f" % (lossless, lossy))
         if await e.eval("document.getElementById('threshold').value") != "12":
             fail("page e did not get the new threshold's state")
+        # pause (every viewer): the frame numbers stop, then go on
+        await b.eval("(() => { const p = document.getElementById('pause'); p.checked = true;"
+                     " p.dispatchEvent(new Event('change')); return 1; })()")
+        await e.wait("document.getElementById('pause').checked", 30)
+        await asyncio.sleep(0.5)
+        n0 = await e.eval("document.getElementById('frame-number').textContent")
+        await asyncio.sleep(1.0)
+        n1 = await e.eval("document.getElementById('frame-number').textContent")
+        if n0 != n1:
+            fail("paused, yet the frames went on: %s -> %s" % (n0, n1))
+        await b.eval("(() => { const p = document.getElementById('pause'); p.checked = false;"
+                     " p.dispatchEvent(new Event('change')); return 1; })()")
+        await e.wait("document.getElementById('frame-number').textContent !== '%s'" % n1, 30)
         # a screenshot of each view
         for view, name in (("0", "video"), ("1", "heat"), ("2", "noise"), ("3", "noise-overlay"),
                            ("4", "mask"), ("all", "side-by-side")):
@@ -261,6 +274,9 @@ async def tokens(browser, clip):
 
 async def main():
     os.makedirs(OUT, exist_ok=True)
+    for f in os.listdir(OUT):  # a previous run's
+        if f.startswith("server-") or f.startswith("view-"):
+            os.remove(os.path.join(OUT, f))
     clip = os.path.join(OUT, "clip.y4m")
     make_clip(clip)
     crcs = [zlib.crc32(f) for f in y4m_frames(clip)]

@@ -26,7 +26,4 @@ if [ -z "$py" ]; then
     echo "SKIP: python3-websockets not installed"
     exit 77
 fi
-# under ASan the server may not leak-check cleanly when terminated: leaks off
-ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
-export ASAN_OPTIONS
 PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" exec "$py" "$here/test_live.py" "${1:-live-test}"

@@ -36,7 +36,9 @@ typedef struct live_decoder {
 } live_decoder;
 
 static live_decoder g;
-static uint32_t crc_table[256];
+/* CRC-32 (zlib's: reflected 0xEDB88320), four bytes a step ("slicing by
+ * 4": table k advances a byte through k more zero bytes) */
+static uint32_t crc_table[4][256];
 
 static void crc_init(void)
 {
@@ -44,15 +46,23 @@ static void crc_init(void)
         uint32_t c = i;
         for (int k = 0; k < 8; k++)
             c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        crc_table[i] = c;
+        crc_table[0][i] = c;
     }
+    for (uint32_t i = 0; i < 256; i++)
+        for (int t = 1; t < 4; t++)
+            crc_table[t][i] = crc_table[0][crc_table[t - 1][i] & 0xFF] ^ (crc_table[t - 1][i] >> 8);
 }
 
 static uint32_t crc_update(uint32_t crc, const uint8_t *p, size_t n)
 {
     crc = ~crc;
-    for (size_t i = 0; i < n; i++)
-        crc = crc_table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+    for (; n >= 4; n -= 4, p += 4) {
+        crc ^= (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        crc = crc_table[3][crc & 0xFF] ^ crc_table[2][(crc >> 8) & 0xFF] ^
+              crc_table[1][(crc >> 16) & 0xFF] ^ crc_table[0][crc >> 24];
+    }
+    for (; n > 0; n--, p++)
+        crc = crc_table[0][(crc ^ *p) & 0xFF] ^ (crc >> 8);
     return ~crc;
 }
 
@@ -71,7 +81,7 @@ static void free_views(void)
 /** (Re)open the decoder: a new HELLO (a control changed the stream) starts over. */
 LD_EXPORT int ld_open(void)
 {
-    if (!crc_table[1])
+    if (!crc_table[0][1])
         crc_init();
     fovea_stream_decoder_close(&g.dec);
     if (!g.ctx) {
@@ -173,13 +183,19 @@ static void digest(const fovea_frame *f)
             crc = crc_update(crc, f->data[p] + (ptrdiff_t)y * f->stride[p], row);
     }
     g.crc = crc;
-    memcpy(g.prev_luma, g.luma, (size_t)g.width * (size_t)g.height);
+    uint8_t *t = g.prev_luma;
+    g.prev_luma = g.luma;
+    g.luma = t;
     const int sh = depth_shift();
     const int bytes = d->bit_depth > 8 ? 2 : 1;
     const int comps = d->components;
     for (int y = 0; y < g.height; y++) {
         const uint8_t *s = f->data[0] + (ptrdiff_t)y * f->stride[0];
         uint8_t *o = g.luma + (size_t)y * (size_t)g.width;
+        if (comps == 1 && bytes == 1) {
+            memcpy(o, s, (size_t)g.width);
+            continue;
+        }
         for (int x = 0; x < g.width; x++) {
             int v;
             const size_t at = (size_t)x * (size_t)comps * (size_t)bytes;
