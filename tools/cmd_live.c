@@ -421,12 +421,13 @@ int cmd_live(int argc, char **argv)
     live_run s;
     memset(&s, 0, sizeof(s));
     int rc = parse_args(&s.a, argc, argv);
-    if (rc < 0)
-        rc = CLI_EXIT_OK; /* --help */
-    else if (rc == CLI_EXIT_OK)
+    if (rc < 0) {
+        free(s.a.token);
+        free(s.a.view_token);
+        return CLI_EXIT_OK; /* --help */
+    }
+    if (rc == CLI_EXIT_OK)
         rc = open_all(&s);
-    if (rc == CLI_EXIT_OK && !s.srv)
-        rc = CLI_EXIT_RUNTIME;
     if (rc == CLI_EXIT_OK) {
         signal(SIGINT, on_signal);
         signal(SIGTERM, on_signal);

@@ -22,7 +22,7 @@
     X(track, "track features with a KLT 1.3.4-compatible tracker")                                 \
     X(send, "serve a video over TCP as a delta stream (only what changed)")                        \
     X(receive, "receive a delta stream and write its frames (y4m)")                                \
-    X(live, "show a video's delta stream live in web browsers (heat map, controls)")
+    X(live, "watch a delta stream live in web browsers: views, controls")
 
 #define DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
 FOVEA_COMMANDS(DECLARE_COMMAND)
