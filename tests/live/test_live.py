@@ -174,12 +174,36 @@ async def lossless_and_viewers(browser, clip, crcs):
             n = await frames_of(b)
             await b.wait("Number(document.getElementById('frames').textContent) >= %d" % (n + 5))
             await b.screenshot(os.path.join(OUT, "view-%s.png" % name))
+        await slow_viewer(srv, b)
         await malformed(srv)
         for p in (a, b, e):
             await p.close()
     finally:
         srv.stop()
     return srv.log()
+
+
+async def slow_viewer(srv, page):
+    """A viewer that stops reading is dropped back to a keyframe; page goes on."""
+    import socket
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", srv.port))
+    ws = await websockets.connect("ws://127.0.0.1:%d/stream" % srv.port, sock=sock,
+                                  subprotocols=["fovea-live"], max_queue=1, read_limit=4096)
+    n0 = await frames_of(page)
+    t0 = time.time()
+    while "fell behind" not in srv.log():
+        if time.time() - t0 > 60:
+            fail("a viewer that stopped reading was not dropped back: " + srv.log())
+        await asyncio.sleep(0.2)
+    n1 = await frames_of(page)
+    print("slow viewer dropped back after %.1f s; page b showed %d frames meanwhile"
+          % (time.time() - t0, n1 - n0))
+    if n1 - n0 < 5 * (time.time() - t0):  # 25 fps: at least 5 fps even under ASan
+        fail("page b was slowed by the stalled viewer: %d frames in %.1f s"
+             % (n1 - n0, time.time() - t0))
+    await ws.close()
 
 
 async def malformed(srv):
