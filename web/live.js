@@ -121,8 +121,9 @@ function draw() {
   }
 }
 
-function frameLoop() {
+function frameLoop(now) {
   draw();
+  chartDraw(now);
   requestAnimationFrame(frameLoop);
 }
 
@@ -144,13 +145,17 @@ function chartSetup() {
     mk('latency (ms) and frames/s', [{ label: 'latency ms', stroke: '#e55' },
       { label: 'fps', stroke: '#59f' }]),
   ];
-  setInterval(() => {
-    const h = state.hist;
-    if (!h.t.length) return;
-    state.charts[0].setData([h.t, h.bytes]);
-    state.charts[1].setData([h.t, h.tiles]);
-    state.charts[2].setData([h.t, h.latency, h.fps]);
-  }, 500);
+}
+
+// with the drawing (not a timer: a hidden tab's timers are throttled, and a
+// screenshot draws a frame), at most 4 times a second
+function chartDraw(now) {
+  const h = state.hist;
+  if (!state.charts || !h.t.length || now - (state.chartAt || 0) < 250) return;
+  state.chartAt = now;
+  state.charts[0].setData([h.t, h.bytes]);
+  state.charts[1].setData([h.t, h.tiles]);
+  state.charts[2].setData([h.t, h.latency, h.fps]);
 }
 
 function chartPush(t, bytes, tiles, latency, fps) {

@@ -92,9 +92,21 @@ class Browser:
             self.port = int(f.readline())
 
     async def page(self, url):
-        req = urllib.request.Request("http://127.0.0.1:%d/json/new?%s" % (self.port, url),
-                                     method="PUT")
-        info = json.loads(urllib.request.urlopen(req).read())
+        """A page in a window of its own: visible, so that it draws (a
+        background tab gets no animation frames)."""
+        ver = json.loads(urllib.request.urlopen(
+            "http://127.0.0.1:%d/json/version" % self.port).read())
+        async with websockets.connect(ver["webSocketDebuggerUrl"], max_size=None) as ws:
+            await ws.send(json.dumps({"id": 1, "method": "Target.createTarget",
+                                      "params": {"url": url, "newWindow": True}}))
+            while True:
+                msg = json.loads(await ws.recv())
+                if msg.get("id") == 1:
+                    target = msg["result"]["targetId"]
+                    break
+        pages = json.loads(urllib.request.urlopen(
+            "http://127.0.0.1:%d/json/list" % self.port).read())
+        info = next(p for p in pages if p["id"] == target)
         p = Page(self, info)
         await p.open()
         return p
