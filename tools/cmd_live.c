@@ -223,7 +223,8 @@ typedef struct live_run {
     fovea_context *ctx;
     fovea_stream_encoder *enc;
     live_server *srv;
-    fovea_frame frame;
+    fovea_frame frame, prev;
+    fovea_diff *diff; /* the source's noise level, for the page's chart */
     live_controls ctl, pending;
     int pending_set, have_frame, done, rc;
     int64_t sent, read;
@@ -294,6 +295,30 @@ static void apply_controls(live_run *s)
     live_server_send_state(s->srv, &s->ctl);
 }
 
+/* Every LIVE_SIGMA_EVERY frames, the source's noise sigma (the difference of
+ * this frame and the one before: fovea_diff_noise_sigma) to every viewer. */
+#define LIVE_SIGMA_EVERY 5
+
+static void noise_sigma(live_run *s)
+{
+    const int64_t k = s->read;
+    if (!s->diff)
+        return;
+    if (k % LIVE_SIGMA_EVERY == LIVE_SIGMA_EVERY - 1) {
+        if (!s->prev.buf && fovea_frame_alloc(s->ctx, &s->prev, s->info.width, s->info.height,
+                                              s->info.fmt, FOVEA_MEM_HOST) < 0)
+            return;
+        fovea_frame_copy(s->ctx, &s->prev, &s->frame);
+    } else if (k % LIVE_SIGMA_EVERY == 0 && s->prev.buf) {
+        double sigma;
+        if (fovea_diff_noise_sigma(s->diff, &s->prev, &s->frame, &sigma) == FOVEA_OK) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "{\"type\":\"stats\",\"noise_sigma\":%.3f}", sigma);
+            live_server_send_text(s->srv, msg);
+        }
+    }
+}
+
 static void encode_send(live_run *s)
 {
     const uint8_t *m;
@@ -356,6 +381,7 @@ static void on_tick(void *user)
             finish_stream(s);
             return;
         }
+        noise_sigma(s);
         encode_send(s);
     }
     /* the next frame's time, without drift; after a stall (more than a frame
@@ -389,6 +415,8 @@ static int open_all(live_run *s)
         return CLI_EXIT_RUNTIME;
     if (open_encoder(s) < 0)
         return CLI_EXIT_RUNTIME;
+    if (fovea_diff_open(&s->diff, s->ctx, NULL) < 0) /* no chart of it, nothing else lost */
+        s->diff = NULL;
     s->period = s->info.fps_num > 0 && s->info.fps_den > 0
                     ? (double)s->info.fps_den / (double)s->info.fps_num
                     : 1.0 / 25.0;
@@ -455,6 +483,8 @@ int cmd_live(int argc, char **argv)
     live_server_close(&s.srv);
     fovea_stream_encoder_close(&s.enc);
     fovea_frame_free(s.ctx, &s.frame);
+    fovea_frame_free(s.ctx, &s.prev);
+    fovea_diff_close(&s.diff);
     fovea_close(&s.ctx);
     fovea_reader_close(&s.r);
     free(s.a.token);

@@ -592,6 +592,12 @@ int live_server_send(live_server *srv, const uint8_t *msg, size_t n, int keyfram
     return 0;
 }
 
+void live_server_send_text(live_server *srv, const char *json)
+{
+    for (live_client *c = srv->clients; c; c = c->next)
+        client_send_text(c, json);
+}
+
 void live_server_send_state(live_server *srv, const live_controls *c)
 {
     srv->state = *c;

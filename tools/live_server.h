@@ -61,6 +61,9 @@ int live_server_set_hello(live_server *srv, const uint8_t *hello, size_t n);
 /** Queue a stream message (KEYFRAME, DELTA, END) for every viewer. */
 int live_server_send(live_server *srv, const uint8_t *msg, size_t n, int keyframe);
 
+/** Send every viewer a text message (JSON; copied). */
+void live_server_send_text(live_server *srv, const char *json);
+
 /** Send every viewer the controls' state (JSON text). */
 void live_server_send_state(live_server *srv, const live_controls *c);
 

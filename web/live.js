@@ -11,8 +11,9 @@ const stopAfter = parseInt(params.get('stop') || '0', 10);
 const $ = (id) => document.getElementById(id);
 
 const state = {
-  mod: null, ws: null, frames: 0, errors: 0, view: '0', heatNorm: 0, dirty: false,
-  role: 'view', closed: false, hist: { t: [], bytes: [], tiles: [], latency: [], fps: [] },
+  mod: null, ws: null, frames: 0, errors: 0, view: '0', heatNorm: 0, dirty: false, sigma: null,
+  role: 'view', closed: false,
+  hist: { t: [], bytes: [], tiles: [], latency: [], fps: [], sigma: [] },
   times: [], bytesWindow: [], decodeMs: [], lastUpdate: 0,
 };
 
@@ -144,6 +145,7 @@ function chartSetup() {
     mk('tiles sent (%)', [{ label: 'tiles %', stroke: '#fa4' }]),
     mk('latency (ms) and frames/s', [{ label: 'latency ms', stroke: '#e55' },
       { label: 'fps', stroke: '#59f' }]),
+    mk('source noise sigma', [{ label: 'sigma', stroke: '#ddd' }]),
   ];
 }
 
@@ -156,11 +158,13 @@ function chartDraw(now) {
   state.charts[0].setData([h.t, h.bytes]);
   state.charts[1].setData([h.t, h.tiles]);
   state.charts[2].setData([h.t, h.latency, h.fps]);
+  state.charts[3].setData([h.t, h.sigma]);
 }
 
 function chartPush(t, bytes, tiles, latency, fps) {
   const h = state.hist;
   h.t.push(t); h.bytes.push(bytes); h.tiles.push(tiles); h.latency.push(latency); h.fps.push(fps);
+  h.sigma.push(state.sigma);
   if (h.t.length > 300) for (const k in h) h[k].shift();
 }
 
@@ -209,6 +213,7 @@ function connect() {
     if (typeof e.data === 'string') {
       const msg = JSON.parse(e.data);
       if (msg.type === 'state') onState(msg);
+      else if (msg.type === 'stats') { state.sigma = msg.noise_sigma; $('sigma').textContent = msg.noise_sigma.toFixed(2); }
       else if (msg.type === 'refused') setStatus('server full (--max-clients ' + msg.max_clients + ')');
       else if (msg.type === 'error') setStatus('server: ' + msg.message);
       return;

@@ -128,6 +128,11 @@ async def lossless_and_viewers(browser, clip, crcs):
         await check_crc(a, crcs, "page a (stopped after 25 frames)")
         await b.wait("Number(document.getElementById('frames').textContent) >= 25", 60)
         await check_crc(b, crcs, "page b, a second browser at once")
+        # the source's noise (seeded, +-3 on the luma) charted from the server
+        sigma = float(await b.wait("(s => s !== '-' && s)(document.getElementById('sigma')"
+                                   ".textContent)", 30))
+        if not 1.0 < sigma < 6.0:
+            fail("noise sigma %.2f for luma noise of +-3" % sigma)
         # a third viewer leaves mid-stream: the others go on
         c = await browser.page(srv.base)
         await c.wait("Number(document.getElementById('frames').textContent) >= 3", 60)
