@@ -29,6 +29,15 @@ PKGS="$PKGS python3-dev python3-numpy python3-pytest python3-venv python3-setupt
 # hugin-tools: Hugin's renderer nona, the reference the .pto import is tested
 # against (tests/test_stitch_pto_nona.c skips without it)
 PKGS="$PKGS hugin-tools"
+# `fovea live` (optional in the build: FOVEA_LIVE): libwebsockets serves the
+# page and the stream; emscripten compiles the page's decoder to WebAssembly
+# (FOVEA_LIVE_WASM; the build fetches zstd's sources from Debian's source
+# package); npm installs the page's chart library from web/package-lock.json;
+# chromium (headless) and python3-websockets drive the page in the tests
+PKGS="$PKGS libwebsockets-dev emscripten chromium python3-websockets"
+if ! command -v npm >/dev/null 2>&1; then
+    PKGS="$PKGS npm"
+fi
 # clang + its runtime are for `make fuzz` only
 if [ "${FOVEA_DEPS_FUZZ:-0}" = 1 ]; then
     PKGS="$PKGS clang libclang-rt-dev"

@@ -95,6 +95,18 @@ static int stream_built(void)
 #endif
 }
 
+/* `fovea live` (libwebsockets) and its page's WebAssembly decoder (emscripten) */
+static const char *live_built(void)
+{
+#if defined(FOVEA_HAVE_LIVE) && defined(FOVEA_HAVE_LIVE_WASM)
+    return "built (with the WebAssembly decoder)";
+#elif defined(FOVEA_HAVE_LIVE)
+    return "built without the WebAssembly decoder (needs emscripten): the page cannot decode";
+#else
+    return "not built (needs libwebsockets and the delta streamer)";
+#endif
+}
+
 static int gst_built(void)
 {
 #ifdef FOVEA_HAVE_GST
@@ -121,6 +133,7 @@ static int print_text(void)
            chart_available() ? "with cairo" : "not available (built without cairo)");
     printf("          delta streaming (send, receive) %s\n",
            stream_built() ? "built" : "not built (needs libzstd and libxxhash)");
+    printf("          live web view (live) %s\n", live_built());
     printf("          GStreamer plugin %s\n", gst_built()
                                                   ? "built (gst-inspect-1.0 fovea)"
                                                   : "not built (needs GStreamer's -dev packages)");
@@ -165,6 +178,8 @@ static cJSON *build_json(void)
     cJSON_AddBoolToObject(build, "charts", chart_available());
     cJSON_AddBoolToObject(build, "stream", stream_built());
     cJSON_AddBoolToObject(build, "gstreamer_plugin", gst_built());
+    cJSON_AddBoolToObject(build, "live", strncmp(live_built(), "built", 5) == 0);
+    cJSON_AddBoolToObject(build, "live_wasm", strstr(live_built(), "with the") != NULL);
     cJSON_AddBoolToObject(build, "ffmpeg", fovea_media_version() != NULL);
     if (fovea_media_version())
         cJSON_AddStringToObject(build, "ffmpeg_versions", fovea_media_version());

@@ -21,7 +21,8 @@
     X(diff, "what changes between frames: heat maps, noise maps, tile masks")                      \
     X(track, "track features with a KLT 1.3.4-compatible tracker")                                 \
     X(send, "serve a video over TCP as a delta stream (only what changed)")                        \
-    X(receive, "receive a delta stream and write its frames (y4m)")
+    X(receive, "receive a delta stream and write its frames (y4m)")                                \
+    X(live, "watch a delta stream live in web browsers: views, controls")
 
 #define DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
 FOVEA_COMMANDS(DECLARE_COMMAND)

@@ -142,6 +142,8 @@ fi
 # send and receive exist where the delta streamer is built (libzstd, libxxhash)
 stream_cmds=
 [ "${FOVEA_HAVE_STREAM:-ON}" = ON ] && stream_cmds="send receive"
+# live where libwebsockets is built in (fovea info says)
+"$FOVEA_CLI" info --json | grep -q '"live":[[:space:]]*true' && stream_cmds="$stream_cmds live"
 for c in "" info convert "rig check" "map import" "map info" stitch demo vif track rig map $stream_cmds; do
     # shellcheck disable=SC2086
     run 0 $c --help

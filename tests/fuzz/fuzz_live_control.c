@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
+/* Fuzz target: the control messages of `fovea live` (tools/live_control.c).
+ * A message is refused whole or taken whole: a refusal changes nothing and
+ * says why; what is taken is in range. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live_control.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const live_controls before = {7, 1, 300, 0, 0};
+    live_controls c = before;
+    int set = -1;
+    char err[128] = "";
+    const int rc = live_control_parse((const char *)data, size, &c, &set, err, sizeof err);
+    if (rc < 0) {
+        if (memcmp(&c, &before, sizeof c) != 0 || set != 0 || !err[0])
+            abort();
+        return 0;
+    }
+    if (c.threshold < 0 || c.threshold > 65535 || c.denoise < 0 || c.denoise > 3 ||
+        c.keyframe_interval < 0 || c.heat_norm < 0 || c.heat_norm > 1 ||
+        (c.paused != 0 && c.paused != 1))
+        abort();
+    char *s = live_state_json(&c, "control", 1);
+    free(s);
+    return 0;
+}

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: BSD-2-Clause-Patent
+"""Measure `fovea live` (docs/live.md, "Measured"): serve CLIP (--loop) with
+the given fovea options to B headless Chromium pages for S seconds and print,
+over all pages, the in-page latency (server timestamp to decoded frame) and
+the WebAssembly decode time per frame (deltas and keyframes apart).
+Usage: FOVEA_CLI=build/fovea python3 measure_live.py CLIP PAGES SECONDS [fovea live options]"""
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import time
+
+import cdp
+
+
+def pct(a, p):
+    s = sorted(a)
+    return s[min(len(s) - 1, int(p * len(s)))] if s else float("nan")
+
+
+async def main():
+    clip, pages, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    srv = subprocess.Popen([os.environ["FOVEA_CLI"], "live", clip, "--http", "127.0.0.1:0",
+                            "--loop"] + sys.argv[4:], stderr=subprocess.PIPE, text=True)
+    port = re.search(r":(\d+)/", srv.stderr.readline()).group(1)
+    b = cdp.Browser()
+    try:
+        ps = [await b.page("http://127.0.0.1:%s/" % port) for _ in range(pages)]
+        for p in ps:
+            await p.wait("Number(document.getElementById('frames').textContent) >= 5", 120)
+        # collect in the page: latency and decode time of every frame from now on
+        hook = ("window.m = {lat: [], dec: [], key: []}; const f0 = shown;"
+                " shown = function (mod, n, dt) { f0(mod, n, dt);"
+                " (mod._ld_value(8) ? m.key : m.dec).push(dt);"
+                " m.lat.push(Date.now() - mod._ld_value(6) / 1000); }; 1")
+        for p in ps:
+            await p.eval(hook)
+        t0 = time.time()
+        await asyncio.sleep(secs)
+        lat, dec, key, frames = [], [], [], []
+        for p in ps:
+            m = await p.eval("window.m")
+            lat += m["lat"]
+            dec += m["dec"]
+            key += m["key"]
+            frames.append(len(m["lat"]))
+        el = time.time() - t0
+        print("pages %d, %.0f s: frames shown per page %s (%.1f fps each)"
+              % (pages, el, frames, sum(frames) / len(frames) / el))
+        print("latency ms: median %.1f, p90 %.1f" % (pct(lat, 0.5), pct(lat, 0.9)))
+        print("decode ms per delta: median %.2f (%.0f fps), p90 %.2f; keyframes: median %.2f (%d)"
+              % (pct(dec, 0.5), 1000 / max(pct(dec, 0.5), 1e-3), pct(dec, 0.9), pct(key, 0.5),
+                 len(key)))
+    finally:
+        b.close()
+        srv.terminate()
+        srv.wait(30)
+
+
+asyncio.run(main())

@@ -1,0 +1,322 @@
+# SPDX-License-Identifier: BSD-2-Clause-Patent
+"""`fovea live` end to end in headless Chromium (docs/live.md): a y4m clip
+served, the page's WebAssembly decoder shows it exactly (T = 0: the CRC of
+the source frame; T > 0: the CRC of `fovea receive`'s frame), two browsers at
+once, one closing mid-stream, a control changed through the DOM changes the
+bytes per frame for every viewer, a screenshot of each view, tokens,
+malformed and oversized messages, --max-clients. Exit 77 when something it
+needs is absent."""
+import asyncio
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import zlib
+
+import cdp
+import websockets
+
+FOVEA = os.environ["FOVEA_CLI"]
+OUT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "live-test")
+W, H, N = 160, 96, 40
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def make_clip(path):
+    """A still gradient with a moving bright square, plus seeded noise of +-3 on the
+    luma everywhere (what a threshold removes)."""
+    rng = random.Random(50)
+    frames = []
+    with open(path, "wb") as f:
+        f.write(b"YUV4MPEG2 W%d H%d F25:1 Ip A1:1 C420jpeg\n" % (W, H))
+        for k in range(N):
+            y = bytearray(W * H)
+            for r in range(H):
+                for c in range(W):
+                    v = (c * 2 + r) & 0xFF
+                    if 30 + k * 2 <= c < 50 + k * 2 and 30 <= r < 60:
+                        v = 235
+                    v += rng.randint(-3, 3)
+                    y[r * W + c] = min(255, max(0, v))
+            u = bytes(((c * 4 + k) & 0xFF) for r in range(H // 2) for c in range(W // 2))
+            v = bytes(((r * 5 + 64) & 0xFF) for r in range(H // 2) for c in range(W // 2))
+            frame = bytes(y) + u + v
+            frames.append(frame)
+            f.write(b"FRAME\n" + frame)
+    return frames
+
+
+def y4m_frames(path):
+    d = open(path, "rb").read()
+    p = d.index(b"\n") + 1
+    size = W * H * 3 // 2
+    out = []
+    while p < len(d):
+        q = d.index(b"\n", p) + 1
+        out.append(d[q:q + size])
+        p = q + size
+    return out
+
+
+class Server:
+    def __init__(self, *args):
+        self.err = open(os.path.join(OUT, "server-%d.err" % time.monotonic_ns()), "w+")
+        self.proc = subprocess.Popen([FOVEA, "live"] + list(args), stderr=self.err)
+        t0 = time.time()
+        while True:
+            self.err.seek(0)
+            m = re.search(r"serving http://[^:]+:(\d+)/", self.err.read())
+            if m:
+                self.port = int(m.group(1))
+                break
+            if self.proc.poll() is not None or time.time() - t0 > 30:
+                fail("fovea live did not start: " + self.log())
+            time.sleep(0.05)
+        self.base = "http://127.0.0.1:%d/" % self.port
+
+    def log(self):
+        self.err.seek(0)
+        return self.err.read()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        rc = self.proc.wait(30)
+        if rc != 0:
+            fail("fovea live exited %d: %s" % (rc, self.log()))
+
+
+async def frame_crc(page):
+    return await page.eval(
+        "[document.getElementById('frame-number').textContent,"
+        " document.getElementById('frame-crc').textContent]")
+
+
+async def check_crc(page, crcs, what):
+    num, crc = await frame_crc(page)
+    want = "%08x" % crcs[int(num) % len(crcs)]
+    if crc != want:
+        fail("%s: frame %s CRC %s, the source's is %s" % (what, num, crc, want))
+    return int(num)
+
+
+async def frames_of(page):
+    return int(await page.eval("document.getElementById('frames').textContent"))
+
+
+async def mean_bytes(page, n=10):
+    start = await frames_of(page)
+    await page.wait("Number(document.getElementById('frames').textContent) >= %d" % (start + n))
+    return await page.eval("state.hist.bytes.slice(-%d).reduce((a, b) => a + b, 0) / %d" % (n, n))
+
+
+async def lossless_and_viewers(browser, clip, crcs):
+    srv = Server(clip, "--http", "127.0.0.1:0", "--loop")
+    try:
+        a = await browser.page(srv.base + "?stop=25")
+        b = await browser.page(srv.base)
+        await a.wait("document.body.dataset.done === '1'", 60)
+        await check_crc(a, crcs, "page a (stopped after 25 frames)")
+        await b.wait("Number(document.getElementById('frames').textContent) >= 25", 60)
+        await check_crc(b, crcs, "page b, a second browser at once")
+        # the source's noise (seeded, +-3 on the luma) charted from the server
+        sigma = float(await b.wait("(s => s !== '-' && s)(document.getElementById('sigma')"
+                                   ".textContent)", 30))
+        if not 1.0 < sigma < 6.0:
+            fail("noise sigma %.2f for luma noise of +-3" % sigma)
+        # a third viewer leaves mid-stream: the others go on
+        c = await browser.page(srv.base)
+        await c.wait("Number(document.getElementById('frames').textContent) >= 3", 60)
+        await c.close()
+        before = await frames_of(b)
+        await b.wait("Number(document.getElementById('frames').textContent) >= %d" % (before + 20), 60)
+        await check_crc(b, crcs, "page b after page c closed")
+        if "a viewer left" not in srv.log():
+            fail("the server did not see page c leave: " + srv.log())
+        # a control through the DOM: every viewer gets the new stream
+        e = await browser.page(srv.base)
+        await e.wait("Number(document.getElementById('frames').textContent) >= 3", 60)
+        lossless = await mean_bytes(b)
+        await b.eval("(() => { const t = document.getElementById('threshold'); t.value = '12';"
+                     " t.dispatchEvent(new Event('change')); return 1; })()")
+        for p, name in ((b, "b"), (e, "e")):
+            await p.wait("document.getElementById('geometry').textContent.endsWith('T 12')", 30)
+        await mean_bytes(b, 3)  # past the keyframe of the new stream
+        lossy = await mean_bytes(b)
+        print("bytes per frame: T=0 %.0f, T=12 %.0f" % (lossless, lossy))
+        if not lossy < 0.5 * lossless:
+            fail("threshold 12 did not reduce the bytes per frame: %.0f -> %.0f" % (lossless, lossy))
+        if await e.eval("document.getElementById('threshold').value") != "12":
+            fail("page e did not get the new threshold's state")
+        # pause (every viewer): the frame numbers stop, then go on
+        await b.eval("(() => { const p = document.getElementById('pause'); p.checked = true;"
+                     " p.dispatchEvent(new Event('change')); return 1; })()")
+        await e.wait("document.getElementById('pause').checked", 30)
+        await asyncio.sleep(0.5)
+        n0 = await e.eval("document.getElementById('frame-number').textContent")
+        await asyncio.sleep(1.0)
+        n1 = await e.eval("document.getElementById('frame-number').textContent")
+        if n0 != n1:
+            fail("paused, yet the frames went on: %s -> %s" % (n0, n1))
+        await b.eval("(() => { const p = document.getElementById('pause'); p.checked = false;"
+                     " p.dispatchEvent(new Event('change')); return 1; })()")
+        await e.wait("document.getElementById('frame-number').textContent !== '%s'" % n1, 30)
+        # a screenshot of each view
+        for view, name in (("0", "video"), ("1", "heat"), ("2", "noise"), ("3", "noise-overlay"),
+                           ("4", "mask"), ("all", "side-by-side")):
+            await b.eval("(() => { const s = document.getElementById('view-select');"
+                         " s.value = '%s'; s.dispatchEvent(new Event('change')); return 1; })()"
+                         % view)
+            n = await frames_of(b)
+            await b.wait("Number(document.getElementById('frames').textContent) >= %d" % (n + 5))
+            await b.screenshot(os.path.join(OUT, "view-%s.png" % name))
+        await slow_viewer(srv, b)
+        await malformed(srv)
+        for p in (a, b, e):
+            await p.close()
+    finally:
+        srv.stop()
+    return srv.log()
+
+
+async def slow_viewer(srv, page):
+    """A viewer that stops reading is dropped back to a keyframe; page goes on."""
+    import socket
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", srv.port))
+    ws = await websockets.connect("ws://127.0.0.1:%d/stream" % srv.port, sock=sock,
+                                  subprotocols=["fovea-live"], max_queue=1, read_limit=4096)
+    n0 = await frames_of(page)
+    t0 = time.time()
+    while "fell behind" not in srv.log():
+        if time.time() - t0 > 60:
+            fail("a viewer that stopped reading was not dropped back: " + srv.log())
+        await asyncio.sleep(0.2)
+    n1 = await frames_of(page)
+    print("slow viewer dropped back after %.1f s; page b showed %d frames meanwhile"
+          % (time.time() - t0, n1 - n0))
+    if n1 - n0 < 5 * (time.time() - t0):  # 25 fps: at least 5 fps even under ASan
+        fail("page b was slowed by the stalled viewer: %d frames in %.1f s"
+             % (n1 - n0, time.time() - t0))
+    await ws.close()
+
+
+async def malformed(srv):
+    uri = "ws://127.0.0.1:%d/stream" % srv.port
+    for _ in range(2):  # twice: logged once
+        async with websockets.connect(uri, subprotocols=["fovea-live"], max_size=None) as ws:
+            await ws.send("not json")
+            await ws.send(b"\x00\x01junk")
+            await ws.send('{"type":"control","threshold":-4}')
+            await ws.send("x" * 10000)  # oversized: the server closes
+            try:
+                for _ in range(100):
+                    await asyncio.wait_for(ws.recv(), 10)
+                fail("an oversized message did not close the socket")
+            except websockets.ConnectionClosed as e:
+                if e.code != 1009:
+                    fail("oversized message: close code %s, not 1009" % e.code)
+    log = srv.log()
+    for line in ("not a JSON object", "not RESYNC", "over 4096 bytes"):
+        if log.count(line) != 1:
+            fail("'%s' logged %d times (once expected): %s" % (line, log.count(line), log))
+
+
+async def lossy_matches_receive(browser, clip):
+    """T = 6: the page shows what `fovea receive` writes, frame for frame."""
+    t = "6"
+    srv = Server(clip, "--http", "127.0.0.1:0", "--threshold", t, "--clients", "1")
+    try:
+        p = await browser.page(srv.base + "?stop=%d" % (N - 5))
+        await p.wait("document.body.dataset.done === '1'", 60)
+        num, crc = await frame_crc(p)
+        await p.close()
+    finally:
+        srv.stop()
+    send = subprocess.Popen([FOVEA, "send", clip, "--listen", "127.0.0.1:0", "-t", t, "-c", "1",
+                             "-q"], stderr=subprocess.PIPE, text=True)
+    line = send.stderr.readline()
+    port = re.search(r":(\d+)", line).group(1)
+    out = os.path.join(OUT, "received.y4m")
+    subprocess.run([FOVEA, "receive", "127.0.0.1:" + port, "-o", out, "-q"], check=True)
+    send.wait(30)
+    want = "%08x" % zlib.crc32(y4m_frames(out)[int(num)])
+    if crc != want:
+        fail("T=%s: page frame %s CRC %s, fovea receive's %s" % (t, num, crc, want))
+    print("T=%s: frame %s CRC %s as fovea receive" % (t, num, crc))
+
+
+async def tokens(browser, clip):
+    r = subprocess.run([FOVEA, "live", clip, "--http", "0.0.0.0:0"], capture_output=True,
+                       text=True, timeout=30)
+    if r.returncode != 2 or "token" not in r.stderr:
+        fail("a non-loopback address without --token: exit %d (2 expected): %s"
+             % (r.returncode, r.stderr))
+    srv = Server(clip, "--http", "127.0.0.1:0", "--loop", "--token", "sesame",
+                 "--view-token", "look", "--max-clients", "2")
+    try:
+        try:
+            urllib.request.urlopen(srv.base).read()
+            fail("the page was served without the token")
+        except urllib.error.HTTPError as e:
+            if e.code != 403:
+                fail("no token: HTTP %d, 403 expected" % e.code)
+        try:
+            async with websockets.connect("ws://127.0.0.1:%d/stream" % srv.port,
+                                          subprotocols=["fovea-live"]):
+                fail("the socket took a viewer without the token")
+        except websockets.InvalidStatusCode:
+            pass
+        except websockets.InvalidHandshake:
+            pass
+        v = await browser.page(srv.base + "?token=look")
+        await v.wait("Number(document.getElementById('frames').textContent) >= 3", 60)
+        if not await v.eval("document.getElementById('controls').disabled"):
+            fail("watch-only viewer: controls not disabled")
+        if not await v.eval("document.getElementById('camera').disabled"):
+            fail("no camera: camera controls not disabled")
+        f = await browser.page(srv.base + "?token=sesame")
+        await f.wait("Number(document.getElementById('frames').textContent) >= 3", 60)
+        if await f.eval("document.getElementById('controls').disabled"):
+            fail("full-access viewer: controls disabled")
+        # a third viewer: --max-clients 2
+        async with websockets.connect("ws://127.0.0.1:%d/stream?token=look" % srv.port,
+                                      subprotocols=["fovea-live"]) as ws:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            if msg.get("type") != "refused":
+                fail("a third viewer with --max-clients 2 got %s" % msg)
+        await v.close()
+        await f.close()
+    finally:
+        srv.stop()
+
+
+async def main():
+    os.makedirs(OUT, exist_ok=True)
+    for f in os.listdir(OUT):  # a previous run's
+        if f.startswith("server-") or f.startswith("view-"):
+            os.remove(os.path.join(OUT, f))
+    clip = os.path.join(OUT, "clip.y4m")
+    make_clip(clip)
+    crcs = [zlib.crc32(f) for f in y4m_frames(clip)]
+    browser = cdp.Browser()
+    try:
+        await lossless_and_viewers(browser, clip, crcs)
+        await lossy_matches_receive(browser, clip)
+        await tokens(browser, clip)
+    finally:
+        browser.close()
+    print("ok: screenshots in " + OUT)
+
+
+asyncio.run(main())
