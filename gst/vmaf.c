@@ -48,6 +48,7 @@ enum {
     PROP_FEATURES,
     PROP_MODEL,
     PROP_GAIN_LIMIT,
+    PROP_EXTRA_FEATURES,
     PROP_BACKEND,
     PROP_THREADS
 };
@@ -90,6 +91,10 @@ static void vmaf_set_property(GObject *obj, guint id, const GValue *v, GParamSpe
             self->model_name = g_strdup(DEFAULT_MODEL);
         break;
     case PROP_GAIN_LIMIT: self->gain_limit = g_value_get_double(v); break;
+    case PROP_EXTRA_FEATURES:
+        g_free(self->extra);
+        self->extra = g_value_dup_string(v);
+        break;
     default:
         if (!fovea_gst_base_set_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
             G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
@@ -107,6 +112,7 @@ static void vmaf_get_property(GObject *obj, guint id, GValue *v, GParamSpec *ps)
     case PROP_FEATURES: g_value_set_enum(v, self->features); break;
     case PROP_MODEL: g_value_set_string(v, self->model_name); break;
     case PROP_GAIN_LIMIT: g_value_set_double(v, self->gain_limit); break;
+    case PROP_EXTRA_FEATURES: g_value_set_string(v, self->extra); break;
     default:
         if (!fovea_gst_base_get_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
             G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
@@ -180,6 +186,7 @@ static gboolean vmaf_start(GstAggregator *agg)
     GST_OBJECT_LOCK(self);
     self->mode = self->features;
     gchar *model = g_strdup(self->model_name);
+    gchar *extra = self->extra && *self->extra ? g_strdup(self->extra) : NULL;
     const double gain = self->gain_limit;
     const fovea_backend asked = self->base.backend;
     GST_OBJECT_UNLOCK(self);
@@ -195,9 +202,10 @@ static gboolean vmaf_start(GstAggregator *agg)
         vs.features = features;
         vs.flags = FOVEA_VMAF_NO_SUFFIX;
     } else {
-        /* a model file, or a built-in model by its version name */
-        if (g_file_test(model, G_FILE_TEST_EXISTS) || strchr(model, '/') ||
-            g_str_has_suffix(model, ".json"))
+        /* libvmaf's model parameters (version=NAME:..., path=FILE:...), a
+         * model file, or a built-in model by its version name */
+        if (!strchr(model, '=') && (g_file_test(model, G_FILE_TEST_EXISTS) || strchr(model, '/') ||
+                                    g_str_has_suffix(model, ".json")))
             st = fovea_vmaf_model_open_file(&self->model, self->base.ctx, model);
         else
             st = fovea_vmaf_model_open(&self->model, self->base.ctx, model);
@@ -205,9 +213,11 @@ static gboolean vmaf_start(GstAggregator *agg)
             FOVEA_GST_ERROR(self, RESOURCE, READ, self->base.ctx, st,
                             "model"); /* the message names it */
             g_free(model);
+            g_free(extra);
             return FALSE;
         }
         vs.model = self->model;
+        vs.features = extra;
     }
     st = open_vmaf(self, &vs, asked);
     if (st < 0) {
@@ -216,6 +226,7 @@ static gboolean vmaf_start(GstAggregator *agg)
                                                    : "cannot create the VMAF scorer");
         fovea_vmaf_model_close(&self->model);
         g_free(model);
+        g_free(extra);
         return FALSE;
     }
     self->nmetrics = fovea_vmaf_metric_count(self->vmaf);
@@ -223,6 +234,7 @@ static gboolean vmaf_start(GstAggregator *agg)
         snprintf(self->names[k], sizeof(self->names[k]), "%s",
                  fovea_vmaf_metric_name(self->vmaf, k));
     g_free(model);
+    g_free(extra);
     self->have_ref_info = self->have_dis_info = FALSE;
     reset_stream(self);
     return TRUE;
@@ -511,6 +523,7 @@ static void vmaf_finalize(GObject *obj)
     fovea_close(&self->cpu_ctx);
     g_free(self->location);
     g_free(self->model_name);
+    g_free(self->extra);
     g_array_unref(self->rows);
     G_OBJECT_CLASS(gst_fovea_vmaf_parent_class)->finalize(obj);
 }
@@ -540,9 +553,17 @@ static void gst_fovea_vmaf_class_init(GstFoveaVmafClass *klass)
     g_object_class_install_property(
         oc, PROP_MODEL,
         g_param_spec_string("model", "Model",
-                            "with features=vmaf: a libvmaf JSON model file, or a built-in "
-                            "model's version name",
+                            "with features=vmaf: a libvmaf JSON model file, a built-in "
+                            "model's version name, or libvmaf's model parameters "
+                            "(version=vmaf_v1.0.16_3d0h:cambi.enc_width=1280, path=FILE:name=x)",
                             DEFAULT_MODEL, rw | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        oc, PROP_EXTRA_FEATURES,
+        g_param_spec_string("extra-features", "Extra features",
+                            "with features=vmaf: libvmaf features computed besides the "
+                            "model's, comma-separated, options after colons "
+                            "(psnr,float_ssim:enable_lcs=true,float_ms_ssim)",
+                            NULL, rw | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
         oc, PROP_GAIN_LIMIT,
         g_param_spec_double("vif-gain-limit", "VIF gain limit",

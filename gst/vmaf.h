@@ -42,6 +42,7 @@ typedef struct {
     gchar *location;
     features_mode features;
     gchar *model_name;
+    gchar *extra; /* extra-features: a feature list added to the model's, or NULL */
     gdouble gain_limit;
     /* backend, threads (object lock); the context and CUDA memory from READY on */
     fovea_gst_base base;

@@ -200,13 +200,14 @@ static void test_scores(GstVideoFormat fmt, const char *dir)
 
 /* features=vmaf: every metric of the model, the score included, as the VMAF
  * API gives them; the last frame's scores come at the end of the stream. */
-static void test_vmaf(GstVideoFormat fmt, const char *dir)
+static void test_vmaf_with(GstVideoFormat fmt, const char *dir, const char *props,
+                           const char *model_spec, const char *features)
 {
     feed f;
     const int n = 5;
     make_feed(&f, fmt, W, H, fmt, W, H, n, n);
     gchar *json = g_build_filename(dir, "vmaf.json", NULL);
-    GstElement *pipe = launch(&f, json, "features=vmaf model=vmaf_v0.6.1");
+    GstElement *pipe = launch(&f, json, props);
     gt_result r;
     gt_run(pipe, push_pairs, &f, 120, &r);
     GT_CHECK(!r.error, "%s", r.error);
@@ -219,8 +220,15 @@ static void test_vmaf(GstVideoFormat fmt, const char *dir)
     fovea_settings fs;
     fovea_default_settings(&fs);
     fs.backend = FOVEA_BACKEND_CPU;
-    GT_CHECK(fovea_open(&ctx, &fs) == FOVEA_OK && fovea_vmaf_open(&v, ctx, NULL) == FOVEA_OK,
-             "vmaf: %s", fovea_last_error(ctx));
+    GT_CHECK(fovea_open(&ctx, &fs) == FOVEA_OK, "open: %s", fovea_last_error(ctx));
+    fovea_vmaf_model *model = NULL;
+    GT_CHECK(fovea_vmaf_model_open(&model, ctx, model_spec) == FOVEA_OK, "model: %s",
+             fovea_last_error(ctx));
+    fovea_vmaf_settings vs;
+    fovea_vmaf_default_settings(&vs);
+    vs.model = model;
+    vs.features = features;
+    GT_CHECK(fovea_vmaf_open(&v, ctx, &vs) == FOVEA_OK, "vmaf: %s", fovea_last_error(ctx));
     fovea_vmaf_scores sc[MAXF];
     int got = 0;
     for (int i = 0; i < n; i++) {
@@ -280,13 +288,20 @@ static void test_vmaf(GstVideoFormat fmt, const char *dir)
     cJSON_Delete(root);
     g_free(text);
     fovea_vmaf_close(&v);
+    fovea_vmaf_model_close(&model);
     fovea_close(&ctx);
     g_ptr_array_unref(msgs);
     gt_result_clear(&r);
     gst_object_unref(pipe);
     g_free(json);
     free_feed(&f);
-    printf("ok: vmaf %s (%d metrics, last vmaf %.3f)\n", gst_video_format_to_string(fmt), nm, vm);
+    printf("ok: vmaf %s %s (%d metrics, last vmaf %.3f)\n", gst_video_format_to_string(fmt), props,
+           nm, vm);
+}
+
+static void test_vmaf(GstVideoFormat fmt, const char *dir)
+{
+    test_vmaf_with(fmt, dir, "features=vmaf model=vmaf_v0.6.1", "vmaf_v0.6.1", NULL);
 }
 
 /* A flushing seek starts a new scoring run: the scores after it are those of
@@ -404,6 +419,12 @@ int main(int argc, char **argv)
     test_vmaf(GST_VIDEO_FORMAT_I420, dir);
     test_vmaf(GST_VIDEO_FORMAT_I420_10LE, dir);
     test_seek(dir);
+    /* libvmaf's model parameters and extra features beside the model's */
+    test_vmaf_with(GST_VIDEO_FORMAT_I420, dir,
+                   "features=vmaf model=version=vmaf_v0.6.1:vif.vif_enhn_gain_limit=1.0 "
+                   "extra-features=psnr,float_ssim:enable_lcs=true",
+                   "version=vmaf_v0.6.1:vif.vif_enhn_gain_limit=1.0",
+                   "psnr,float_ssim:enable_lcs=true");
     gchar *json = g_build_filename(dir, "e.json", NULL);
     /* the second input's caps are refused (the caps offered carry the first's
      * size), or, when both pads negotiate at once, the element says why */
