@@ -44,8 +44,12 @@ class BuildExt(build_ext):
         shutil.copy2(soname, os.path.join(pkg, os.path.basename(soname)))
         if self.inplace:
             shutil.copy2(soname, os.path.join(ROOT, "python", "fovea", os.path.basename(soname)))
+        with open(soname, "rb") as f:  # the stream types when it has the streamer
+            stream = b"fovea_stream_server_open" in f.read()
         for ext in self.extensions:
             ext.library_dirs.append(build)
+            if stream:
+                ext.define_macros.append(("FOVEA_HAVE_STREAM", "1"))
         super().build_extensions()
 
 

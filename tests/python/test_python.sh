@@ -32,8 +32,13 @@ for f in "$src"/python/fovea/*.py "$src"/python/fovea/*.pyi "$src"/python/fovea/
     [ -e "$f" ] && ln -s "$f" "$pkg/"
 done
 cc=${CC:-cc}
+# the stream types when the library has the streamer (FOVEA_STREAM)
+stream=
+if grep -qa fovea_stream_server_open "$lib"; then
+    stream=-DFOVEA_HAVE_STREAM=1
+fi
 # the stable ABI of 3.11, the warnings of the library's own C
-$cc -shared -fPIC -O1 -std=c11 -Wall -Wextra -Wshadow -Werror -DPy_LIMITED_API=0x030B0000 \
+$cc -shared -fPIC -O1 -std=c11 -Wall -Wextra -Wshadow -Werror -DPy_LIMITED_API=0x030B0000 $stream \
     -I"$inc" -I"$src/include" "$src"/python/fovea/_*.c -L"$build" -l:"$(basename "$lib")" \
     -Wl,-rpath,"$build" -o "$pkg/_fovea.abi3.so"
 # a sanitizer build's library needs the ASan runtime first in the process
