@@ -39,7 +39,7 @@ G_DEFINE_TYPE(GstFoveaStitchPad, gst_fovea_stitch_pad, GST_TYPE_VIDEO_AGGREGATOR
 
 #define DEFAULT_COLOR "auto"
 #define DEFAULT_COLOR_INTERVAL 30
-#define DEFAULT_COLOR_SMOOTHING 0.1
+#define DEFAULT_COLOR_SMOOTHING 0.5
 #define DEFAULT_MISSING MISSING_WAIT
 #define DEFAULT_MAX_REPEAT 5
 
@@ -674,8 +674,14 @@ static GstFlowReturn stitch_aggregate_frames(GstVideoAggregator *vagg, GstBuffer
                          : fovea_gst_buffer_is_pinned(outbuf) ? FOVEA_MEM_PINNED
                                                               : FOVEA_MEM_HOST,
                          dev, &out);
+    int st = FOVEA_OK;
+    /* color=auto: the first frame balanced with its own measurement, as a
+     * still is (the message below then carries the corrections it gets) */
+    if (self->frames == 0 && self->color_mode == FOVEA_COLOR_AUTO && self->ncam > 1)
+        st = fovea_stitcher_analyze(self->st, inp, self->ncam, 1, NULL);
     post_color(self, GST_BUFFER_PTS(outbuf));
-    int st = fovea_stitcher_process(self->st, inp, self->ncam, &out);
+    if (st == FOVEA_OK)
+        st = fovea_stitcher_process(self->st, inp, self->ncam, &out);
     if (st == FOVEA_OK && self->out_cuda)
         st = fovea_sync(self->base.ctx); /* the device output complete before downstream reads it */
     if (st < 0) {

@@ -57,7 +57,7 @@ static const cli_option options[] = {
     {"color-smoothing", 0, "S",
      "with --color auto, move the corrections by S (0 < S <= 1) of "
      "the way to each new measurement",
-     "0.1", OPT_COLOR_SMOOTHING},
+     "0.5", OPT_COLOR_SMOOTHING},
     {"deterministic", 0, NULL,
      "measure synchronously (frame n measured, applied from n+1), so "
      "runs and backends give the same output",
@@ -166,7 +166,7 @@ static int parse_args(stitch_args *a, int argc, char **argv)
     a->out_container = FOVEA_CONTAINER_AUTO;
     a->color = COLOR_ARG_AUTO;
     a->interval = 30;
-    a->smoothing = 0.1;
+    a->smoothing = 0.5;
     a->blend = FOVEA_BLEND_FEATHER;
     a->blend_levels = 5;
     a->seam = FOVEA_SEAM_NONE;

@@ -199,7 +199,9 @@ typedef enum fovea_seam_mode {
 typedef struct fovea_stitcher_settings {
     fovea_color_mode color;          /**< default AUTO */
     int auto_interval;               /**< analyze every K frames (default 30) */
-    float auto_smoothing;            /**< 0..1: new = old + s * (measured - old) (default 0.1) */
+    float auto_smoothing;            /**< 0..1: target = old + s * (measured - old) on each
+                                   analysis after the first (default 0.5; the first analysis,
+                                   on the first frame, is applied in full) */
     int deterministic;               /**< 1: analyze frame n synchronously, apply from frame n+1
                                    (no smoothing lag from timing); default 0 */
     float gain_min, gain_max;        /**< clamp of solved gains (default 0.5, 2.0) */
@@ -220,6 +222,12 @@ typedef struct fovea_stitcher_settings {
     fovea_seam_mode seam;            /**< multiband: FOVEA_SEAM_NONE (default) or FOVEA_SEAM_DP */
     int seam_interval;               /**< FOVEA_SEAM_DP: place the seam again every N frames
                                    (default 30; the first frame always) */
+    float auto_max_step;             /**< AUTO: largest change of the corrections from one frame
+                                   to the next, as |ln(new/old)| of every gain and gamma
+                                   (default 0.01, about 1%); all move together */
+    float auto_dead_band;            /**< AUTO: the corrections start moving only when the
+                                   target differs from them by more than this, in the same
+                                   measure (default 0.01); then they move until they reach it */
 } fovea_stitcher_settings;
 
 /** Fill s with defaults. */

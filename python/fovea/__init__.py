@@ -339,7 +339,7 @@ class Stitcher:
     sets the color corrections. One thread at a time."""
 
     def __init__(self, rig=None, *, rig_json=None, map=None, color="auto", deterministic=False,
-                 auto_interval=30, auto_smoothing=0.1, yuv_full_range=False, ctx=None):
+                 auto_interval=30, auto_smoothing=0.5, yuv_full_range=False, ctx=None):
         if isinstance(rig_json, dict):
             rig_json = _json.dumps(rig_json)
         self._st = _fovea.Stitch(_context(ctx), _fspath(rig) if rig is not None else None,

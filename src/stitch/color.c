@@ -183,6 +183,39 @@ int fv_color_solve(const fv_overlap_stats *st, int n, const fovea_stitcher_setti
     return npairs;
 }
 
+static double ln_ratio(float a, float b)
+{
+    return a > 0.0f && b > 0.0f ? log((double)a / (double)b) : 0.0;
+}
+
+int fv_color_step(fovea_color_correction *cur, const fovea_color_correction *target, int n,
+                  double max_step, double dead_band, int *moving)
+{
+    double far = 0.0;
+    for (int c = 0; c < n; c++) {
+        for (int k = 0; k < 3; k++)
+            far = fmax(far, fabs(ln_ratio(target[c].gain[k], cur[c].gain[k])));
+        far = fmax(far, fabs(ln_ratio(target[c].gamma, cur[c].gamma)));
+    }
+    if (!*moving && !(far > dead_band))
+        return 0;
+    if (far <= max_step || !(far > 0.0)) { /* arrive */
+        int changed = memcmp(cur, target, sizeof(*cur) * (size_t)n) != 0;
+        memcpy(cur, target, sizeof(*cur) * (size_t)n);
+        *moving = 0;
+        return changed;
+    }
+    *moving = 1;
+    const double f = max_step / far;
+    for (int c = 0; c < n; c++) {
+        for (int k = 0; k < 3; k++)
+            cur[c].gain[k] =
+                (float)(cur[c].gain[k] * exp(f * ln_ratio(target[c].gain[k], cur[c].gain[k])));
+        cur[c].gamma = (float)(cur[c].gamma * exp(f * ln_ratio(target[c].gamma, cur[c].gamma)));
+    }
+    return 1;
+}
+
 /* ln b(q) of the two curves' bases b(q) (fv_color_power_curve), computed once. */
 static double curve_ln[2][FOVEA_LUT_SIZE];
 static pthread_once_t curve_once = PTHREAD_ONCE_INIT;

@@ -53,6 +53,13 @@ int fv_color_solve(const fv_overlap_stats *st, int n, const fovea_stitcher_setti
  * q / 4 (q = 0..1020, quarter code values), k = 0..2 for R, G, B (for YUV
  * stitching k = 0 is the luma curve, see stitch.c). */
 #define FOVEA_LUT_SIZE 1021
+/* Move cur toward target along a straight line in logs of the gains and gammas,
+ * by at most max_step (|ln(new/old)| of every value), once the largest
+ * distance has exceeded dead_band (*moving keeps the motion going until cur
+ * reaches target). Returns 1 when cur changed. */
+int fv_color_step(fovea_color_correction *cur, const fovea_color_correction *target, int n,
+                  double max_step, double dead_band, int *moving);
+
 void fv_color_build_lut(const fovea_color_correction *cc, float lut[3][FOVEA_LUT_SIZE]);
 
 /* out[q] = b(q)^gamma (gamma > 0) for the quarter codes q = 0..1020, where

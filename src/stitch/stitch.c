@@ -15,7 +15,9 @@ void fovea_stitcher_default_settings(fovea_stitcher_settings *s)
     memset(s, 0, sizeof(*s));
     s->color = FOVEA_COLOR_AUTO;
     s->auto_interval = 30;
-    s->auto_smoothing = 0.1f;
+    s->auto_smoothing = 0.5f;
+    s->auto_max_step = 0.01f;
+    s->auto_dead_band = 0.01f;
     s->deterministic = 0;
     s->gain_min = 0.5f;
     s->gain_max = 2.0f;
@@ -225,11 +227,13 @@ int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_st
         !(s->gain_min > 0.0f && s->gain_min <= 1.0f && s->gain_max >= 1.0f) ||
         !(s->gamma_min > 0.0f && s->gamma_min <= 1.0f && s->gamma_max >= 1.0f) ||
         !(s->regularization >= 0.0f) || !isfinite(s->gain_max) || !isfinite(s->gamma_max) ||
+        !(s->auto_max_step > 0.0f && isfinite(s->auto_max_step)) ||
+        !(s->auto_dead_band >= 0.0f && isfinite(s->auto_dead_band)) ||
         (s->yuv_colorspace != FOVEA_CS_BT601 && s->yuv_colorspace != FOVEA_CS_BT709))
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
                             "stitcher: invalid color settings (interval >= 1, smoothing in "
-                            "(0,1], gain/gamma ranges must contain 1, YUV colorspace "
-                            "BT.601 or BT.709)");
+                            "(0,1], max step > 0, dead band >= 0, gain/gamma ranges must "
+                            "contain 1, YUV colorspace BT.601 or BT.709)");
     if ((s->blend != FOVEA_BLEND_FEATHER && s->blend != FOVEA_BLEND_MULTIBAND) ||
         (s->blend == FOVEA_BLEND_MULTIBAND && (s->blend_levels < 1 || s->blend_levels > 10)) ||
         (s->seam != FOVEA_SEAM_NONE && s->seam != FOVEA_SEAM_DP) || s->seam_interval < 1 ||
@@ -253,6 +257,7 @@ int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_st
         st->cc[c].gain[0] = st->cc[c].gain[1] = st->cc[c].gain[2] = 1.0f;
         st->cc[c].gamma = 1.0f;
     }
+    memcpy(st->target, st->cc, sizeof(st->target));
     st->params.map = &st->map;
     st->params.settings = &st->settings;
     st->params.log_table = st->log_table;
@@ -344,22 +349,40 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
     return fv_frame_check(ctx, out, "output frame");
 }
 
-/* Turn fresh statistics into corrections: solve, then move the current
- * corrections toward the solution by `smoothing` (1 = jump). */
-static int absorb_stats(fovea_stitcher *st, const fv_overlap_stats *stats, float smoothing,
+/* Turn fresh statistics into corrections. The first estimate (full = 1: on
+ * the first frame, fovea_stitcher_analyze) becomes the corrections at once;
+ * later ones move the target by `auto_smoothing` of the way, and the
+ * corrections follow the target frame by frame (step_color). */
+static int absorb_stats(fovea_stitcher *st, const fv_overlap_stats *stats, int full,
                         fovea_color_correction *result)
 {
     fovea_color_correction solved[FOVEA_STITCH_MAX_CAMERAS];
     fv_color_solve(stats, st->n, &st->settings, solved);
     if (result)
         memcpy(result, solved, sizeof(solved[0]) * (size_t)st->n);
+    if (full || !st->color_primed) {
+        memcpy(st->cc, solved, sizeof(solved[0]) * (size_t)st->n);
+        memcpy(st->target, solved, sizeof(solved[0]) * (size_t)st->n);
+        st->color_primed = 1;
+        st->color_moving = 0;
+        st->tables_valid = 0;
+        return FOVEA_OK;
+    }
+    const float smoothing = st->settings.auto_smoothing;
     for (int c = 0; c < st->n; c++) {
         for (int k = 0; k < 3; k++)
-            st->cc[c].gain[k] += smoothing * (solved[c].gain[k] - st->cc[c].gain[k]);
-        st->cc[c].gamma += smoothing * (solved[c].gamma - st->cc[c].gamma);
+            st->target[c].gain[k] += smoothing * (solved[c].gain[k] - st->target[c].gain[k]);
+        st->target[c].gamma += smoothing * (solved[c].gamma - st->target[c].gamma);
     }
-    st->tables_valid = 0;
     return FOVEA_OK;
+}
+
+/* One frame's move of the corrections toward the target, bounded. */
+static void step_color(fovea_stitcher *st)
+{
+    if (fv_color_step(st->cc, st->target, st->n, st->settings.auto_max_step,
+                      st->settings.auto_dead_band, &st->color_moving))
+        st->tables_valid = 0;
 }
 
 int fovea_stitcher_process(fovea_stitcher *st, const fovea_frame *const *in, int n,
@@ -386,32 +409,47 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
         return status;
     stitch_input_kind kind = fv_stitch_input_kind(in[0]->fmt);
     int autocolor = st->settings.color == FOVEA_COLOR_AUTO && st->n > 1;
+    /* The first frame is balanced with its own measurement, applied in full,
+     * as fovea_stitcher_analyze does for stills (one extra pass, once). */
+    int primed_now = 0;
+    if (autocolor && !st->color_primed) {
+        status = fovea_stitcher_analyze(st, in, n, 1, NULL);
+        if (status < 0)
+            return status;
+        st->color_primed = 1;
+        primed_now = 1;
+    }
 
     if (!st->tables_valid || st->last_kind != kind) {
         status = refresh_tables(st, kind);
         if (status < 0)
             return status;
     }
-    int analyze = autocolor && st->frame % st->settings.auto_interval == 0;
+    int analyze = autocolor && !primed_now && st->frame % st->settings.auto_interval == 0;
     status = st->backend->process(st->priv, in, out, analyze);
     if (status == FOVEA_OK && st->mb)
         status = fv_multiband_process(st->mb, in, out);
     if (status < 0)
         return status;
     st->frame++;
-    /* New statistics become corrections after this frame's work is queued, so
+    /* New statistics move the target after this frame's work is queued, so
      * that solving and building the tables (tens of microseconds on the host)
      * run while the device stitches; their upload is queued behind this frame:
      * they apply from the next frame on. Deterministic: this frame's own
      * statistics, waited for. Otherwise: those of an earlier analysis frame
-     * that have arrived in the background by now, without waiting. */
-    if (autocolor && (analyze || !st->settings.deterministic)) {
-        fv_overlap_stats stats;
-        int ready = st->backend->poll_stats(st->priv, &stats, st->settings.deterministic);
-        if (ready < 0)
-            return ready;
-        if (ready) {
-            absorb_stats(st, &stats, st->settings.auto_smoothing, NULL);
+     * that have arrived in the background by now, without waiting. Then the
+     * corrections take one bounded step toward the target. */
+    if (autocolor) {
+        if (analyze || !st->settings.deterministic) {
+            fv_overlap_stats stats;
+            int ready = st->backend->poll_stats(st->priv, &stats, st->settings.deterministic);
+            if (ready < 0)
+                return ready;
+            if (ready)
+                absorb_stats(st, &stats, 0, NULL);
+        }
+        step_color(st);
+        if (!st->tables_valid) {
             status = refresh_tables(st, kind);
             if (status < 0)
                 return status;
@@ -450,10 +488,16 @@ int fovea_stitcher_analyze(fovea_stitcher *st, const fovea_frame *const *in, int
                 status = ready;
             else if (ready) {
                 fovea_color_correction saved[FOVEA_STITCH_MAX_CAMERAS];
+                fovea_color_correction saved_target[FOVEA_STITCH_MAX_CAMERAS];
+                const int primed = st->color_primed, moving = st->color_moving;
                 memcpy(saved, st->cc, sizeof(saved));
-                absorb_stats(st, &stats, 1.0f, result);
+                memcpy(saved_target, st->target, sizeof(saved_target));
+                absorb_stats(st, &stats, 1, result);
                 if (!apply) {
                     memcpy(st->cc, saved, sizeof(saved));
+                    memcpy(st->target, saved_target, sizeof(saved_target));
+                    st->color_primed = primed;
+                    st->color_moving = moving;
                     st->tables_valid = 0;
                 }
             }
@@ -482,6 +526,9 @@ int fovea_stitcher_set_color(fovea_stitcher *st, const fovea_color_correction *c
                                 "camera %d: gamma must be finite and > 0", c);
     }
     memcpy(st->cc, cc, sizeof(cc[0]) * (size_t)n);
+    memcpy(st->target, cc, sizeof(cc[0]) * (size_t)n);
+    st->color_primed = 1; /* AUTO starts here instead of measuring frame 0 */
+    st->color_moving = 0;
     st->tables_valid = 0;
     return FOVEA_OK;
 }

@@ -65,6 +65,9 @@ struct fovea_stitcher {
     void *priv; /* backend state */
     int n;      /* cameras */
     fovea_color_correction cc[FOVEA_STITCH_MAX_CAMERAS];
+    fovea_color_correction target[FOVEA_STITCH_MAX_CAMERAS]; /* AUTO: where cc goes */
+    int color_primed; /* AUTO: the first estimate (or set_color) is in cc and target */
+    int color_moving; /* AUTO: cc left the dead band and moves toward target */
     stitch_tables tables;
     int64_t frame;               /* frames processed */
     stitch_input_kind last_kind; /* tables are built for this family */
