@@ -12,23 +12,25 @@
 _Static_assert(sizeof(adm_raw) <= FEATURE_RAW_BYTES, "adm_raw fits a feature_raw");
 
 static const feature_option adm_options[ADM_OPTIONS] = {
-    [ADM_OPT_CSF_DIAG_SCALE] = {"adm_csf_diag_scale", "scfd", FEATURE_OPT_DOUBLE, 1.0, 0.0, 50.0,
-                                1},
-    [ADM_OPT_CSF_MODE] = {"adm_csf_mode", "csf", FEATURE_OPT_INT, 0.0, 0.0, 3.0, 1},
-    [ADM_OPT_CSF_SCALE] = {"adm_csf_scale", "scf", FEATURE_OPT_DOUBLE, 1.0, 0.0, 50.0, 1},
-    [ADM_OPT_DLM_WEIGHT] = {"adm_dlm_weight", "dlmw", FEATURE_OPT_DOUBLE, 0.5, 0.0, 1.0, 1},
-    [ADM_OPT_GAIN_LIMIT] = {"adm_enhn_gain_limit", "egl", FEATURE_OPT_DOUBLE, 100.0, 1.0, 100.0, 1},
-    [ADM_OPT_MIN_VAL] = {"adm_min_val", "min", FEATURE_OPT_DOUBLE, 0.0, 0.0, 1.0, 1},
+    [ADM_OPT_CSF_DIAG_SCALE] = {"adm_csf_diag_scale", "scfd", FEATURE_OPT_DOUBLE, 1.0, 0.0, 50.0, 1,
+                                NULL},
+    [ADM_OPT_CSF_MODE] = {"adm_csf_mode", "csf", FEATURE_OPT_INT, 0.0, 0.0, 3.0, 1, NULL},
+    [ADM_OPT_CSF_SCALE] = {"adm_csf_scale", "scf", FEATURE_OPT_DOUBLE, 1.0, 0.0, 50.0, 1, NULL},
+    [ADM_OPT_DLM_WEIGHT] = {"adm_dlm_weight", "dlmw", FEATURE_OPT_DOUBLE, 0.5, 0.0, 1.0, 1, NULL},
+    [ADM_OPT_GAIN_LIMIT] = {"adm_enhn_gain_limit", "egl", FEATURE_OPT_DOUBLE, 100.0, 1.0, 100.0, 1,
+                            NULL},
+    [ADM_OPT_MIN_VAL] = {"adm_min_val", "min", FEATURE_OPT_DOUBLE, 0.0, 0.0, 1.0, 1, NULL},
     [ADM_OPT_NOISE_WEIGHT] = {"adm_noise_weight", "nw", FEATURE_OPT_DOUBLE, ADM_NOISE_WEIGHT, 0.0,
-                              1500.0, 1},
-    [ADM_OPT_VIEW_DIST] = {"adm_norm_view_dist", "nvd", FEATURE_OPT_DOUBLE, 3.0, 0.75, 24.0, 1},
+                              1500.0, 1, NULL},
+    [ADM_OPT_VIEW_DIST] = {"adm_norm_view_dist", "nvd", FEATURE_OPT_DOUBLE, 3.0, 0.75, 24.0, 1,
+                           NULL},
     [ADM_OPT_DISPLAY_HEIGHT] = {"adm_ref_display_height", "rdh", FEATURE_OPT_INT, 1080.0, 1.0,
-                                4320.0, 1},
+                                4320.0, 1, NULL},
     /* not feature parameters in libvmaf: no name suffix */
-    [ADM_OPT_SKIP_AIM] = {"adm_skip_aim", "adm_skip_aim", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 0},
-    [ADM_OPT_SKIP_SCALE0] = {"adm_skip_scale0", "ssz", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 1},
+    [ADM_OPT_SKIP_AIM] = {"adm_skip_aim", "adm_skip_aim", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 0, NULL},
+    [ADM_OPT_SKIP_SCALE0] = {"adm_skip_scale0", "ssz", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 1, NULL},
     /* libvmaf's debug option adds outputs */
-    [ADM_OPT_DEBUG] = {"debug", "debug", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 0},
+    [ADM_OPT_DEBUG] = {"debug", "debug", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 0, NULL},
 };
 
 /* The scores, then libvmaf's debug outputs. */

@@ -12,19 +12,22 @@
 _Static_assert(sizeof(uint64_t) <= FEATURE_RAW_BYTES, "a SAD fits a feature_raw");
 
 static const feature_option motion_options[MOTION_OPTIONS] = {
-    [MOTION_OPT_BLEND_FACTOR] = {"motion_blend_factor", "mbf", FEATURE_OPT_DOUBLE, 1.0, 0.0, 1.0,
-                                 1},
+    [MOTION_OPT_BLEND_FACTOR] = {"motion_blend_factor", "mbf", FEATURE_OPT_DOUBLE, 1.0, 0.0, 1.0, 1,
+                                 NULL},
     [MOTION_OPT_BLEND_OFFSET] = {"motion_blend_offset", "mbo", FEATURE_OPT_DOUBLE, 40.0, 0.0,
-                                 1000.0, 1},
+                                 1000.0, 1, NULL},
     [MOTION_OPT_FIVE_FRAME] = {"motion_five_frame_window", "mffw", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0,
-                               1},
-    [MOTION_OPT_FORCE_ZERO] = {"motion_force_zero", "force_0", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 1},
-    [MOTION_OPT_FPS_WEIGHT] = {"motion_fps_weight", "mfw", FEATURE_OPT_DOUBLE, 1.0, 0.0, 5.0, 1},
-    [MOTION_OPT_MAX_VAL] = {"motion_max_val", "mmxv", FEATURE_OPT_DOUBLE, 10000.0, 0.0, 10000.0, 1},
+                               1, NULL},
+    [MOTION_OPT_FORCE_ZERO] = {"motion_force_zero", "force_0", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 1,
+                               NULL},
+    [MOTION_OPT_FPS_WEIGHT] = {"motion_fps_weight", "mfw", FEATURE_OPT_DOUBLE, 1.0, 0.0, 5.0, 1,
+                               NULL},
+    [MOTION_OPT_MAX_VAL] = {"motion_max_val", "mmxv", FEATURE_OPT_DOUBLE, 10000.0, 0.0, 10000.0, 1,
+                            NULL},
     [MOTION_OPT_MOVING_AVERAGE] = {"motion_moving_average", "mma", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0,
-                                   1},
+                                   1, NULL},
     /* libvmaf's debug option adds an output; it is no feature parameter */
-    [MOTION_OPT_DEBUG] = {"debug", "debug", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 0},
+    [MOTION_OPT_DEBUG] = {"debug", "debug", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 0, NULL},
 };
 
 static const feature_output motion_outputs[] = {

@@ -10,8 +10,9 @@ _Static_assert(sizeof(vif_raw) <= FEATURE_RAW_BYTES, "vif_raw fits a feature_raw
 
 static const feature_option vif_options[VIF_OPTIONS] = {
     /* libvmaf's debug option adds outputs; it is no feature parameter */
-    [VIF_OPT_DEBUG] = {"debug", "debug", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 0},
-    [VIF_OPT_GAIN_LIMIT] = {"vif_enhn_gain_limit", "egl", FEATURE_OPT_DOUBLE, 100.0, 1.0, 100.0, 1},
+    [VIF_OPT_DEBUG] = {"debug", "debug", FEATURE_OPT_BOOL, 0.0, 0.0, 1.0, 0, NULL},
+    [VIF_OPT_GAIN_LIMIT] = {"vif_enhn_gain_limit", "egl", FEATURE_OPT_DOUBLE, 100.0, 1.0, 100.0, 1,
+                            NULL},
 };
 
 /* The scales, then libvmaf's debug outputs. */
