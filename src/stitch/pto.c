@@ -179,7 +179,7 @@ static int tok_number(pto_parser *ps, const pto_token *t, double *out)
     double v = strtod(buf, &e);
     if (*e || e == buf || !isfinite(v))
         return perror_at(ps, FOVEA_ERR_CORRUPT, "%s: '%s' is not a finite number", t->key, buf);
-    *out = v;
+    *out = v + 0.0; /* -0 is 0: the rig's JSON round trip keeps the same bits */
     return FOVEA_OK;
 }
 
