@@ -134,6 +134,18 @@ int score_input_start(score_input *in, fovea_context *ctx, int batch, size_t max
     const int64_t fit = pair_bytes ? (int64_t)(max_bytes / pair_bytes) : nslots;
     if (nslots > fit)
         nslots = fit;
+    /* no more slots than the run can fill (a short run pins no more memory
+     * than it uses: allocating pinned memory is most of a one-frame run's
+     * start-up beyond the CUDA context itself) */
+    int64_t most = in->limit;
+    if (in->ri.frame_count >= 0 && in->di.frame_count >= 0) {
+        const int64_t files =
+            in->ri.frame_count < in->di.frame_count ? in->ri.frame_count : in->di.frame_count;
+        if (most < 0 || files < most)
+            most = files;
+    }
+    if (most >= 0 && nslots > most + 2)
+        nslots = most + 2;
     if (nslots < 4)
         nslots = 4;
     *depth = 3 * (int64_t)batch;
