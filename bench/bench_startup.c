@@ -107,26 +107,26 @@ static double spawn_timed(char *const argv[], const char *out_path)
     return dt;
 }
 
-static void row(FILE *o, const char *name, double *us, int n)
+static void row(bench_table *o, const char *name, const char *backend, double *us, int n)
 {
     bench_stats st;
     bench_stats_compute(us, n, &st);
-    fprintf(o, "%-58s %9.1f %9.1f %9.1f\n", name, st.median_us / 1000, st.min_us / 1000,
-            st.max_us / 1000);
+    bench_table_add(o, name, backend, &st, 0, 1, "median of fresh processes");
 }
 
-static int whole(FILE *o, const char *name, char *const argv[], int runs)
+static int whole(bench_table *o, const char *name, const char *backend, char *const argv[],
+                 int runs)
 {
     double us[64];
     for (int i = 0; i < runs; i++)
         if ((us[i] = spawn_timed(argv, NULL)) < 0)
             return -1;
-    row(o, name, us, runs);
+    row(o, name, backend, us, runs);
     return 0;
 }
 
-static int stages(FILE *o, const char *self, const char *backend, const char *ref, const char *dis,
-                  int runs, const char *tmp)
+static int stages(bench_table *o, const char *self, const char *backend, const char *ref,
+                  const char *dis, int runs, const char *tmp)
 {
     double us[STAGES][64], total[64];
     char out[4096];
@@ -150,11 +150,11 @@ static int stages(FILE *o, const char *self, const char *backend, const char *re
     for (int k = 0; k < STAGES; k++) {
         char name[128];
         snprintf(name, sizeof(name), "  %s: %s", backend, stage_names[k]);
-        row(o, name, us[k], runs);
+        row(o, name, backend, us[k], runs);
     }
     char name[128];
     snprintf(name, sizeof(name), "  %s: whole process of the stages above", backend);
-    row(o, name, total, runs);
+    row(o, name, backend, total, runs);
     return 0;
 }
 
@@ -187,18 +187,36 @@ int main(int argc, char **argv)
     opts.n_extra = n;
     if (bench_e2e_parse(&opts, &e2e, "bench_startup") != 0)
         return 2;
-    if (!ref || !dis) {
-        fprintf(stderr, "bench_startup: --ref and --dis are required (a y4m pair)\n");
+    if ((ref != NULL) != (dis != NULL)) {
+        fprintf(stderr, "bench_startup: --ref and --dis go together\n");
         return 2;
+    }
+    char gen[2][4096] = {"", ""};
+    if (!ref) {
+        /* no pair given: one 1080p 8-bit frame of noise and its noisier copy */
+        for (int k = 0; k < 2; k++) {
+            snprintf(gen[k], sizeof(gen[k]), "%s/bench_startup.%d.%s.y4m", e2e.tmp, (int)getpid(),
+                     k ? "dis" : "ref");
+            fovea_frame f;
+            BENCH_FOVEA(NULL,
+                        fovea_frame_alloc(NULL, &f, 1920, 1080, FOVEA_PIX_I420, FOVEA_MEM_HOST));
+            bench_fill_frame(&f, 7 + (uint64_t)k);
+            if (bench_write_y4m(gen[k], &f, 1, 0, 1, 24, "bench_startup") != 0)
+                return 1;
+            fovea_frame_free(NULL, &f);
+        }
+        ref = gen[0];
+        dis = gen[1];
     }
     int runs = opts.quick ? 3 : opts.runs > 63 ? 63 : opts.runs;
     if (runs == 50)
         runs = 9; /* the common default suits kernels, not process starts */
-    FILE *o = bench_text_stream(&opts);
     int ndev = 0;
     fovea_device_count(&ndev);
-    fprintf(o, "start-up of one pair (%s vs %s), %d fresh processes per row\n", ref, dis, runs);
-    fprintf(o, "%-58s %9s %9s %9s\n", "row", "median ms", "min ms", "max ms");
+    bench_table o;
+    bench_table_init(&o, "startup", "starts", &opts);
+    fprintf(bench_text_stream(&opts),
+            "start-up of one pair (%s vs %s), %d fresh processes per row\n", ref, dis, runs);
     char self[4096];
     const ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
     if (k <= 0) {
@@ -208,8 +226,8 @@ int main(int argc, char **argv)
     self[k] = '\0';
     int rc = 0;
     if (ndev > 0)
-        rc |= stages(o, self, "cuda", ref, dis, runs, e2e.tmp);
-    rc |= stages(o, self, "cpu", ref, dis, runs, e2e.tmp);
+        rc |= stages(&o, self, "cuda", ref, dis, runs, e2e.tmp);
+    rc |= stages(&o, self, "cpu", ref, dis, runs, e2e.tmp);
     char json[4096];
     snprintf(json, sizeof(json), "%s/bench_startup.%d.json", e2e.tmp, (int)getpid());
     if (e2e.enabled && e2e.cli) {
@@ -219,11 +237,12 @@ int main(int argc, char **argv)
                           (char *)backends[b], "-q",   "--json",    json,        NULL};
             char name[128];
             snprintf(name, sizeof(name), "fovea vmaf --backend %s (whole process)", backends[b]);
-            rc |= whole(o, name, av, runs);
+            rc |= whole(&o, name, backends[b], av, runs);
         }
     }
     if (lv) {
-        const char *tools[] = {"vmaf-cuda", "vmaf-cpu"};
+        const char *tools[] = {"vmaf-cuda", "vmaf-cpu"},
+                   *backends[] = {"libvmaf-cuda", "libvmaf-cpu"};
         for (int b = ndev > 0 ? 0 : 1; b < 2; b++) {
             char exe[4096], name[128];
             snprintf(exe, sizeof(exe), "%s/%s", lv, tools[b]);
@@ -234,9 +253,14 @@ int main(int argc, char **argv)
                 "--threads", threads, "--json",    "-o", json,        "-q", NULL};
             snprintf(name, sizeof(name), "libvmaf %s --threads %s (whole process)", tools[b],
                      threads);
-            rc |= whole(o, name, av, runs);
+            rc |= whole(&o, name, backends[b], av, runs);
         }
     }
     remove(json);
-    return rc ? 1 : 0;
+    if (gen[0][0]) {
+        remove(gen[0]);
+        remove(gen[1]);
+    }
+    const int frc = bench_table_finish(&o, 0);
+    return rc ? 1 : frc;
 }
