@@ -11,9 +11,9 @@ count (--backend, --threads; the C API, the package and the CLI alike):
   device       fovea.vmaf on fovea.DeviceArray frames (the same)     } only
   cli          `fovea vmaf -q ref.y4m dis.y4m` (a subprocess)
   files        fovea.vmaf("ref.y4m", "dis.y4m")
-Each is the median of --repeat runs; fps = frames / seconds; the ratios
-numpy / c-api, device / c-api-device and files / cli are the binding's cost
-(goal: within 5%, a ratio >= 0.95).
+Each is the median of --repeat rounds (every case once a round); fps =
+frames / seconds; the ratios numpy / c-api, device / c-api-device and
+files / cli are the binding's cost (goal: within 5%, a ratio >= 0.95).
 usage: bench/python_vmaf.py [--frames N] [--repeat R] [--backend auto|cpu|cuda]
                             [--threads T] [--cli build/fovea] [--json] [--json-out F]
 (PYTHONPATH must reach the fovea package, or install it.)"""
@@ -21,6 +21,7 @@ import argparse
 import ctypes
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -158,28 +159,32 @@ def main():
     lib = libfovea()
     ctx = fovea.Context(backend=a.backend, threads=a.threads)
     cuda = ctx.backend == "cuda"
-    rows = {}
-    rows["c-api"] = [c_api_run(lib, ref, dis, a.backend, a.threads) for _ in range(a.repeat)]
-    rows["numpy"] = [timed(lambda: fovea.vmaf(ref, dis, ctx=ctx)) for _ in range(a.repeat)]
+    cases = {"c-api": lambda: c_api_run(lib, ref, dis, a.backend, a.threads),
+             "numpy": lambda: timed(lambda: fovea.vmaf(ref, dis, ctx=ctx))}
     if cuda:
-        rows["c-api-device"] = [c_api_run(lib, ref, dis, a.backend, a.threads, device=True)
-                                for _ in range(a.repeat)]
         dref = [fovea.to_device(f, ctx=ctx) for f in ref]
         ddis = [fovea.to_device(f, ctx=ctx) for f in dis]
         ctx.sync()
-        rows["device"] = [timed(lambda: fovea.vmaf(dref, ddis, ctx=ctx))
-                          for _ in range(a.repeat)]
-        del dref, ddis
-    with tempfile.TemporaryDirectory() as d:
-        rp, dp = os.path.join(d, "ref.y4m"), os.path.join(d, "dis.y4m")
-        fovea.write(rp, ref, fps=25)
-        fovea.write(dp, dis, fps=25)
-        if os.path.exists(a.cli):
-            cmd = [a.cli, "vmaf", "-q", "--backend", a.backend, "--threads", str(a.threads),
-                   rp, dp]
-            rows["cli"] = [timed(lambda: subprocess.run(cmd, check=True, capture_output=True))
-                           for _ in range(a.repeat)]
-        rows["files"] = [timed(lambda: fovea.vmaf(rp, dp, ctx=ctx)) for _ in range(a.repeat)]
+        cases["c-api-device"] = lambda: c_api_run(lib, ref, dis, a.backend, a.threads,
+                                                  device=True)
+        cases["device"] = lambda: timed(lambda: fovea.vmaf(dref, ddis, ctx=ctx))
+    d = tempfile.mkdtemp()
+    rp, dp = os.path.join(d, "ref.y4m"), os.path.join(d, "dis.y4m")
+    fovea.write(rp, ref, fps=25)
+    fovea.write(dp, dis, fps=25)
+    if os.path.exists(a.cli):
+        cmd = [a.cli, "vmaf", "-q", "--backend", a.backend, "--threads", str(a.threads), rp, dp]
+        cases["cli"] = lambda: timed(lambda: subprocess.run(cmd, check=True, capture_output=True))
+    cases["files"] = lambda: timed(lambda: fovea.vmaf(rp, dp, ctx=ctx))
+    # the repeats interleaved (a round of every case, R times): a load that
+    # drifts over the run weighs on every case alike
+    rows = {k: [] for k in cases}
+    try:
+        for _ in range(a.repeat):
+            for k, run in cases.items():
+                rows[k].append(run())
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
     out = {k: {"median_s": statistics.median(v), "fps": a.frames / statistics.median(v)}
            for k, v in rows.items()}
     ratios = {"numpy_vs_c_api": ("numpy", "c-api"), "device_vs_c_api_device":
