@@ -26,6 +26,8 @@ PKGS="$PKGS libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libavdev
 # the Python package (python/, docs/python.md): the extension's headers, numpy,
 # pytest for its tests (test_python), venv/setuptools/pip for `pip install .`
 PKGS="$PKGS python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-pip"
+# libdlpack-dev: DLPack's header (dlpack/dlpack.h), GPU arrays in and out of the package
+PKGS="$PKGS libdlpack-dev"
 # hugin-tools: Hugin's renderer nona, the reference the .pto import is tested
 # against (tests/test_stitch_pto_nona.c skips without it)
 PKGS="$PKGS hugin-tools"

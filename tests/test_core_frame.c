@@ -575,6 +575,12 @@ static void test_contexts(void)
                  FOVEA_ERR_INVALID_ARG);
     CHECK(fovea_last_error(b)[0] != '\0');
     CHECK_EQ_INT(fovea_last_error(a)[0], '\0');
+    /* ordering CUDA streams needs a CUDA context */
+    CHECK_EQ_INT(fovea_context_wait_stream(a, NULL), FOVEA_ERR_NO_DEVICE);
+    CHECK_EQ_INT(fovea_context_signal_stream(a, NULL), FOVEA_ERR_NO_DEVICE);
+    CHECK(strstr(fovea_last_error(a), "CUDA context") != NULL);
+    CHECK_EQ_INT(fovea_context_wait_stream(NULL, NULL), FOVEA_ERR_INVALID_ARG);
+    CHECK_EQ_INT(fovea_context_signal_stream(NULL, NULL), FOVEA_ERR_INVALID_ARG);
     fovea_close(&a);
     CHECK(a == NULL);
     fovea_close(&b);

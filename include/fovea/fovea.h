@@ -123,6 +123,22 @@ FOVEA_API int fovea_context_device(const fovea_context *ctx);
  *  @return FOVEA_OK, or FOVEA_ERR_CUDA with detail in fovea_last_error(). */
 FOVEA_API int fovea_sync(fovea_context *ctx);
 
+/** Order the context stream after another CUDA stream of its device: work
+ *  queued on the context after this call starts only once the work queued on
+ *  stream so far has finished (a CUDA event; the host does not wait). For
+ *  frames another library (CuPy, PyTorch, a decoder) writes on its own stream.
+ *  @param stream a cudaStream_t; NULL is the default stream, and the special
+ *         handles cudaStreamLegacy and cudaStreamPerThread are accepted
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (NULL ctx), FOVEA_ERR_NO_DEVICE (a
+ *          CPU context), FOVEA_ERR_CUDA; detail in fovea_last_error(ctx) */
+FOVEA_API int fovea_context_wait_stream(fovea_context *ctx, void *stream);
+
+/** The reverse of fovea_context_wait_stream: work queued on stream after this
+ *  call starts only once the work queued on the context so far has finished
+ *  (hand a result, or the release of an input, to another library's stream).
+ *  @return as fovea_context_wait_stream */
+FOVEA_API int fovea_context_signal_stream(fovea_context *ctx, void *stream);
+
 /** Error convention. Every function returns a status (FOVEA_OK, negative on
  *  error); its detail (file names, line numbers, file:line for CUDA errors) is
  *  recorded as the last error of the fovea_context the function was given and

@@ -19,12 +19,17 @@ import os as _os
 
 import numpy as _np
 
+import collections as _collections
+
 from . import _fovea
+from ._device import DeviceArray, to_device
+from ._device import is_device as _is_device, view as _device_view
 from ._fovea import Context, Error
 from ._frames import Planes, default_context, empty as _empty, spec as _spec
 from ._frames import context as _context
 
-__all__ = ["Context", "Error", "Planes", "Reader", "VmafResult", "VmafScorer", "Stitcher",
+__all__ = ["Context", "Error", "Planes", "DeviceArray", "to_device", "to_host", "Reader",
+           "VmafResult", "VmafScorer", "Stitcher",
            "default_context", "read", "write", "vmaf", "builtin_vmaf_models", "version",
            "cuda_compiled", "device_count", "diff", "klt", "stream"]
 
@@ -51,6 +56,24 @@ def builtin_vmaf_models():
     return _fovea.builtin_vmaf_models()
 
 
+def to_host(frame):
+    """A numpy copy of a frame: GPU arrays (a :class:`DeviceArray`, anything
+    offering ``__cuda_array_interface__`` or ``__dlpack__`` on CUDA) copied
+    after the work making them; host arrays returned as they are. Tuples of
+    planes stay tuples (:class:`Planes` keep their pixel format)."""
+    if isinstance(frame, (tuple, list)):
+        planes = [to_host(p) for p in frame]
+        pixfmt = getattr(frame, "pixfmt", None)
+        return Planes(planes, pixfmt) if pixfmt else tuple(planes)
+    if _is_device(frame):
+        return _device_view(frame, default_context(), "frame").get()
+    return frame
+
+
+def _is_device_spec(spec):
+    return isinstance(spec[3][0], tuple)
+
+
 def _fspath(p):
     return _os.fspath(p) if isinstance(p, (str, bytes, _os.PathLike)) else None
 
@@ -65,9 +88,15 @@ class Reader:
     One thread at a time."""
 
     def __init__(self, path, *, container=None, width=0, height=0, pixfmt=None, fps=None,
-                 stream=-1, input_format=None, input_options=None, ctx=None):
+                 stream=-1, input_format=None, input_options=None, out=None, ctx=None):
         fps_num, fps_den = _fps(fps)
-        self._r = _fovea.Reader(_context(ctx), _os.fspath(path), container, width, height,
+        if out not in (None, "device"):
+            raise ValueError(f"fovea: out is None or 'device', not {out!r}")
+        self._ctx = _context(ctx)
+        self._device = out == "device"
+        if self._device and self._ctx.backend != "cuda":
+            raise ValueError("fovea: out='device' needs a CUDA context")
+        self._r = _fovea.Reader(self._ctx, _os.fspath(path), container, width, height,
                                 pixfmt, fps_num, fps_den, stream, input_format, input_options)
         self.info = self._r.info()
         self.width = self.info["width"]
@@ -89,7 +118,7 @@ class Reader:
         frame, spec = _empty(self.pixfmt, self.width, self.height)
         if self._r.read_into(spec) is None:
             return None
-        return frame
+        return to_device(frame, self._ctx) if self._device else frame
 
     def skip(self, n):
         """Skip n frames; False when the end came first."""
@@ -111,8 +140,9 @@ def read(path, **kwargs):
     Keywords: ``container`` ('y4m', 'yuv', 'pnm', 'png', 'media'; default from
     the name and content), ``width``, ``height``, ``pixfmt`` and ``fps`` for
     raw .yuv, ``stream``, ``input_format`` and ``input_options`` (a list of
-    "KEY=VALUE") for media, ``ctx``. Returns a :class:`Reader` (its ``info``
-    says the size, pixel format and rate)."""
+    "KEY=VALUE") for media, ``out="device"`` (frames copied to the GPU of
+    ``ctx``, a CUDA context, as :class:`DeviceArray`), ``ctx``. Returns a
+    :class:`Reader` (its ``info`` says the size, pixel format and rate)."""
     return Reader(path, **kwargs)
 
 
@@ -133,14 +163,15 @@ def write(path, frames, *, fps=None, bit_depth=None, container=None, codec=None,
     several) or media (.mp4, .mkv, .webm, .mov; ``codec``, ``crf``,
     ``options`` as "KEY=VALUE"). ``fps`` is a number or (num, den). Returns
     the number of frames written. A file being replaced keeps its content
-    until the output is complete."""
+    until the output is complete. GPU frames are copied to the host first
+    (the writers encode on the CPU)."""
     fps_num, fps_den = _fps(fps)
     c = _context(ctx)
     w = None
     n = 0
     try:
         for frame in frames:
-            spec, pixfmt, width, height = _spec(frame, bit_depth)
+            spec, pixfmt, width, height = _spec(to_host(frame), bit_depth)
             if w is None:
                 w = _fovea.Writer(c, _os.fspath(path), width, height, pixfmt, container,
                                   fps_num, fps_den, codec, crf, options)
@@ -257,6 +288,7 @@ class VmafScorer:
         self._bit_depth = bit_depth
         self._shape = None
         self._n = 0
+        self._held = _collections.deque()  # (pair number, ref spec, dis spec) of GPU pairs
         self._info = {"subsample": subsample, "threads": self._ctx.threads,
                       "model_label": ", ".join(specs) if specs else "none",
                       "features_label": "model features only" if (no_prediction or not specs)
@@ -264,9 +296,12 @@ class VmafScorer:
 
     def push(self, ref, dis):
         """Queue the next pair (numpy frames of one size and bit depth; only
-        luma is read). Scores of earlier pairs are computed meanwhile."""
-        rs, rf, w, h = _spec(ref, self._bit_depth, "ref")
-        ds, df, dw, dh = _spec(dis, self._bit_depth, "dis")
+        luma is read). Scores of earlier pairs are computed meanwhile.
+        GPU frames (on a CUDA context) are read in place when their batch
+        runs: they are kept alive until their scores are in, and must not
+        change until then."""
+        rs, rf, w, h = _spec(ref, self._bit_depth, "ref", self._ctx)
+        ds, df, dw, dh = _spec(dis, self._bit_depth, "dis", self._ctx)
         if (w, h) != (dw, dh):
             raise ValueError(f"fovea: ref is {w}x{h}, dis is {dw}x{dh}")
         if _fovea.pixfmt_desc(rf)[8] or _fovea.pixfmt_desc(df)[8]:
@@ -274,11 +309,21 @@ class VmafScorer:
         if self._shape is None:
             self._shape = (w, h, rf)
         self._vm.submit(rs, ds)
+        if _is_device_spec(rs) or _is_device_spec(ds):
+            self._held.append((self._n, rs, ds))
         self._n += 1
+        self._release()
+
+    def _release(self):
+        """Let go of the GPU pairs whose scores are in."""
+        done = self._n - self._vm.pending()
+        while self._held and self._held[0][0] < done:
+            self._held.popleft()
 
     def result(self):
         """Flush (the last pair is scored) and return a :class:`VmafResult`."""
         self._vm.flush()
+        self._release()
         info = dict(self._info)
         if self._shape:
             info.update(width=self._shape[0], height=self._shape[1], pixfmt=self._shape[2])
@@ -288,6 +333,7 @@ class VmafScorer:
     def reset(self):
         """Forget every pair: a new run."""
         self._vm.reset()
+        self._held.clear()
         self._n = 0
         self._shape = None
 
@@ -342,7 +388,8 @@ class Stitcher:
                  auto_interval=30, auto_smoothing=0.5, yuv_full_range=False, ctx=None):
         if isinstance(rig_json, dict):
             rig_json = _json.dumps(rig_json)
-        self._st = _fovea.Stitch(_context(ctx), _fspath(rig) if rig is not None else None,
+        self._ctx = _context(ctx)
+        self._st = _fovea.Stitch(self._ctx, _fspath(rig) if rig is not None else None,
                                  rig_json.encode() if isinstance(rig_json, str) else rig_json,
                                  _fspath(map) if map is not None else None, color,
                                  int(bool(deterministic)), auto_interval, auto_smoothing,
@@ -354,14 +401,17 @@ class Stitcher:
         return len(self.camera_sizes)
 
     def stitch(self, frames, out=None):
-        """Stitch one set of camera frames (one per camera, each its size);
-        ``out`` (optional) receives the panorama in place."""
+        """Stitch one set of camera frames (one per camera, each its size;
+        numpy or GPU arrays); ``out`` (optional) receives the panorama in
+        place, or ``out="device"`` returns it on the GPU (a
+        :class:`DeviceArray`, or :class:`Planes` of them, ready in the context
+        stream's order)."""
         frames = list(frames)
         if len(frames) != self.cameras:
             raise ValueError(f"fovea: {self.cameras} camera frames expected, got {len(frames)}")
         specs = []
         for i, f in enumerate(frames):
-            s, pixfmt, w, h = _spec(f, None, f"camera {i}")
+            s, pixfmt, w, h = _spec(f, None, f"camera {i}", self._ctx)
             if (w, h) != tuple(self.camera_sizes[i]):
                 raise ValueError(f"fovea: camera {i} is {w}x{h}, the rig says "
                                  f"{self.camera_sizes[i][0]}x{self.camera_sizes[i][1]}")
@@ -370,8 +420,12 @@ class Stitcher:
         out_fmt = "rgba" if rgb else "i420"
         if out is None:
             out, out_spec = _empty(out_fmt, self.width, self.height)
+        elif isinstance(out, str):
+            if out != "device":
+                raise ValueError(f"fovea: out is an array, None or 'device', not {out!r}")
+            out, out_spec = _empty(out_fmt, self.width, self.height, device=self._ctx)
         else:
-            out_spec = _spec(out, None, "out")[0]
+            out_spec = _spec(out, None, "out", self._ctx)[0]
         self._st.process(tuple(specs), out_spec)
         return out
 

@@ -83,15 +83,16 @@ static PyObject *diff_map(fx_diff *d, PyObject *args, int op)
     if (op == OP_DENOISE ? !PyArg_ParseTuple(args, "OO", &sa, &so)
                          : !PyArg_ParseTuple(args, "OOO", &sa, &sb, &so))
         return NULL;
+    fovea_context *c = ((fx_context *)d->ctx)->ctx;
     fx_frame fa, fb, fo;
     memset(&fb, 0, sizeof fb);
-    if (fx_frame_get(sa, &fa, 0) < 0)
+    if (fx_frame_get(sa, &fa, 0, c) < 0)
         return NULL;
-    if (sb && fx_frame_get(sb, &fb, 0) < 0) {
+    if (sb && fx_frame_get(sb, &fb, 0, c) < 0) {
         fx_frame_release(&fa);
         return NULL;
     }
-    if (fx_frame_get(so, &fo, 1) < 0 || fx_enter(&d->busy, "Diff") < 0) {
+    if (fx_frame_get(so, &fo, 1, c) < 0 || fx_enter(&d->busy, "Diff") < 0) {
         fx_frame_release(&fa);
         fx_frame_release(&fb);
         if (fo.nviews)
@@ -135,10 +136,11 @@ static int diff_pair(fx_diff *d, PyObject *args, fovea_diff_mask_result *mask, d
     PyObject *sa, *sb;
     if (!PyArg_ParseTuple(args, "OO", &sa, &sb))
         return -1;
+    fovea_context *c = ((fx_context *)d->ctx)->ctx;
     fx_frame fa, fb;
-    if (fx_frame_get(sa, &fa, 0) < 0)
+    if (fx_frame_get(sa, &fa, 0, c) < 0)
         return -1;
-    if (fx_frame_get(sb, &fb, 0) < 0) {
+    if (fx_frame_get(sb, &fb, 0, c) < 0) {
         fx_frame_release(&fa);
         return -1;
     }

@@ -65,6 +65,86 @@ void fx_frame_release(fx_frame *fr)
     for (int i = 0; i < fr->nviews; i++)
         PyBuffer_Release(&fr->view[i]);
     fr->nviews = 0;
+    /* the owner of a foreign array may reuse its memory in its stream's order:
+     * that order now includes the work fovea queued on the planes */
+    for (int i = 0; i < fr->nstreams; i++)
+        fovea_context_signal_stream(fr->ctx, fr->stream[i]);
+    fr->nstreams = 0;
+}
+
+/* Plane p of fr->f over a device plane tuple
+ * (ptr, rows, row_bytes, stride, device, stream, readonly, owner). */
+static int plane_from_device(fx_frame *fr, int p, PyObject *t, int writable)
+{
+    const fovea_frame *f = &fr->f;
+    unsigned long long ptr, stream;
+    Py_ssize_t rows, row_bytes, stride;
+    int device, readonly;
+    PyObject *owner;
+    if (!PyArg_ParseTuple(t, "KnnniKpO", &ptr, &rows, &row_bytes, &stride, &device, &stream,
+                          &readonly, &owner))
+        return -1;
+    const Py_ssize_t want_rows = fovea_plane_height(f->fmt, f->height, p);
+    const Py_ssize_t want_bytes = (Py_ssize_t)fovea_plane_row_bytes(f->fmt, f->width, p);
+    if (!ptr || rows != want_rows || row_bytes != want_bytes || stride < row_bytes) {
+        PyErr_Format(PyExc_ValueError,
+                     "fovea: device plane %d of a %s %dx%d frame must have %zd rows of %zd bytes "
+                     "(stride >= the row), not %zd rows of %zd bytes with stride %zd",
+                     p, fovea_pixfmt_name(f->fmt), f->width, f->height, want_rows, want_bytes, rows,
+                     row_bytes, stride);
+        return -1;
+    }
+    if (writable && readonly) {
+        PyErr_Format(PyExc_ValueError, "fovea: device plane %d is read-only and would be written",
+                     p);
+        return -1;
+    }
+    if (p > 0 && device != fr->f.device) {
+        PyErr_SetString(PyExc_ValueError, "fovea: the planes of a frame are on different devices");
+        return -1;
+    }
+    fr->f.data[p] = (uint8_t *)(uintptr_t)ptr;
+    fr->f.stride[p] = stride;
+    fr->f.device = device;
+    if (stream) {
+        void *s = (void *)(uintptr_t)stream;
+        int seen = 0;
+        for (int i = 0; i < fr->nstreams; i++)
+            seen |= fr->stream[i] == s;
+        if (!seen)
+            fr->stream[fr->nstreams++] = s;
+    }
+    return 0;
+}
+
+/* A device frame on ctx: a CUDA context of the planes' device; ctx's stream
+ * waits for the planes' streams. */
+static int device_frame_ready(fx_frame *fr, fovea_context *ctx)
+{
+    if (!ctx || fovea_context_backend(ctx) != FOVEA_BACKEND_CUDA) {
+        PyErr_SetString(PyExc_ValueError,
+                        "fovea: a GPU array needs a CUDA context (fovea.Context(backend='cuda')); "
+                        "this context runs on the CPU: pass host arrays or a CUDA ctx");
+        return -1;
+    }
+    const int dev = fovea_context_device(ctx);
+    if (fr->f.device < 0)
+        fr->f.device = dev; /* __cuda_array_interface__ does not say: the context's */
+    if (fr->f.device != dev) {
+        PyErr_Format(PyExc_ValueError,
+                     "fovea: the GPU array is on device %d, the context uses device %d",
+                     fr->f.device, dev);
+        return -1;
+    }
+    for (int i = 0; i < fr->nstreams; i++) {
+        const int st = fovea_context_wait_stream(ctx, fr->stream[i]);
+        if (st != FOVEA_OK) {
+            fx_raise(st, ctx);
+            return -1;
+        }
+    }
+    fr->ctx = ctx;
+    return 0;
 }
 
 /* Plane p of fr->f over the buffer obj: rows x row_bytes, rows may be strided. */
@@ -109,7 +189,7 @@ static int plane_from_buffer(fx_frame *fr, int p, PyObject *obj, int writable)
     return 0;
 }
 
-int fx_frame_get(PyObject *spec, fx_frame *out, int writable)
+int fx_frame_get(PyObject *spec, fx_frame *out, int writable, fovea_context *ctx)
 {
     memset(out, 0, sizeof *out);
     const char *fmt_name;
@@ -141,13 +221,28 @@ int fx_frame_get(PyObject *spec, fx_frame *out, int writable)
     out->f.fmt = fmt;
     out->f.mem = FOVEA_MEM_HOST;
     out->f.device = -1;
+    const int device = PyTuple_Check(PyTuple_GetItem(planes, 0));
     for (int p = 0; p < d->planes; p++) {
-        if (plane_from_buffer(out, p, PyTuple_GetItem(planes, p), writable) < 0) {
-            fx_frame_release(out);
-            return -1;
+        PyObject *plane = PyTuple_GetItem(planes, p);
+        if (PyTuple_Check(plane) != device) {
+            PyErr_SetString(PyExc_ValueError,
+                            "fovea: the planes of a frame are all host or all GPU arrays");
+            goto fail;
         }
+        if (device ? plane_from_device(out, p, plane, writable)
+                   : plane_from_buffer(out, p, plane, writable))
+            goto fail;
+    }
+    if (device) {
+        out->f.mem = FOVEA_MEM_DEVICE;
+        if (device_frame_ready(out, ctx) < 0)
+            goto fail;
     }
     return 0;
+fail:
+    out->nstreams = 0; /* nothing was queued: no stream to signal */
+    fx_frame_release(out);
+    return -1;
 }
 
 /* ------------------------------------------------------------------ Context */
@@ -246,6 +341,32 @@ static PyObject *context_sync(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* wait_stream(handle) / signal_stream(handle): order the context's stream
+ * after another stream, or another stream after the context's. */
+static PyObject *context_order(PyObject *self, PyObject *arg, int wait)
+{
+    fovea_context *c = fx_context_get(self);
+    if (!c)
+        return NULL;
+    void *s = PyLong_AsVoidPtr(arg);
+    if (PyErr_Occurred())
+        return NULL;
+    const int st = wait ? fovea_context_wait_stream(c, s) : fovea_context_signal_stream(c, s);
+    if (st != FOVEA_OK)
+        return fx_raise(st, c);
+    Py_RETURN_NONE;
+}
+
+static PyObject *context_wait_stream(PyObject *self, PyObject *arg)
+{
+    return context_order(self, arg, 1);
+}
+
+static PyObject *context_signal_stream(PyObject *self, PyObject *arg)
+{
+    return context_order(self, arg, 0);
+}
+
 static PyGetSetDef context_getset[] = {
     {"backend", context_get_backend, NULL, "the backend in use: 'cpu' or 'cuda'", NULL},
     {"threads", context_get_threads, NULL, "CPU worker threads", NULL},
@@ -256,6 +377,13 @@ static PyGetSetDef context_getset[] = {
 
 static PyMethodDef context_methods[] = {
     {"sync", context_sync, METH_NOARGS, "Wait until the work queued on the context is done."},
+    {"wait_stream", context_wait_stream, METH_O,
+     "wait_stream(cuda_stream)\n--\n\nWork queued on the context from now on waits for the work "
+     "queued on cuda_stream (an integer cudaStream_t of the context's device; 1 and 2: CUDA's "
+     "legacy and per-thread default streams) so far. A CUDA event: the host does not wait."},
+    {"signal_stream", context_signal_stream, METH_O,
+     "signal_stream(cuda_stream)\n--\n\nWork queued on cuda_stream from now on waits for the "
+     "work queued on the context so far (hand results to another library's stream)."},
     {NULL, NULL, 0, NULL}};
 
 static PyType_Slot context_slots[] = {
@@ -381,7 +509,7 @@ PyMODINIT_FUNC PyInit__fovea(void)
     if (!fx_context_type)
         goto fail;
     if (fx_init_io(m) < 0 || fx_init_quality(m) < 0 || fx_init_diff(m) < 0 || fx_init_klt(m) < 0 ||
-        fx_init_stitch(m) < 0 || fx_init_stream(m) < 0)
+        fx_init_stitch(m) < 0 || fx_init_stream(m) < 0 || fx_init_device(m) < 0)
         goto fail;
     return m;
 fail:

@@ -28,17 +28,27 @@ fovea_context *fx_context_get(PyObject *ctx);
  * name); returns NULL for `return fx_raise(...)`. */
 PyObject *fx_raise(int st, const fovea_context *ctx);
 
-/* A frame over the buffers of a Python frame spec: the tuple
- * (pixfmt name, width, height, (plane buffers...)) the Python layer makes. */
+/* A frame over the planes of a Python frame spec: the tuple
+ * (pixfmt name, width, height, (planes...)) the Python layer makes, each
+ * plane a buffer (host memory) or a device plane, the tuple
+ * (ptr, rows, row_bytes, stride, device, stream, readonly, owner) of GPU
+ * memory (fovea/_device.py: DeviceArray._plane). One frame's planes are all
+ * host or all device memory. */
 typedef struct {
     fovea_frame f;
     Py_buffer view[4];
     int nviews;
+    fovea_context *ctx; /* device frames: the context ordered with stream[] */
+    void *stream[4];    /* the planes' own CUDA streams (none: NULL) */
+    int nstreams;
 } fx_frame;
 
-/* Fill out from spec (writable: the buffers are written). 0, or -1 with
- * ValueError/TypeError. fx_frame_release gives the buffers back. */
-int fx_frame_get(PyObject *spec, fx_frame *out, int writable);
+/* Fill out from spec (writable: the planes are written) for work on ctx:
+ * device planes need a CUDA context of their device, and ctx's stream waits
+ * for their streams. 0, or -1 with ValueError/TypeError (fovea.Error for a
+ * failed wait). fx_frame_release gives the buffers back and makes the
+ * planes' streams wait for the work queued on ctx meanwhile. */
+int fx_frame_get(PyObject *spec, fx_frame *out, int writable, fovea_context *ctx);
 void fx_frame_release(fx_frame *fr);
 
 /* Objects are used by one thread at a time: a second thread entering while
@@ -56,5 +66,6 @@ int fx_init_diff(PyObject *m);
 int fx_init_klt(PyObject *m);
 int fx_init_stitch(PyObject *m);
 int fx_init_stream(PyObject *m);
+int fx_init_device(PyObject *m);
 
 #endif

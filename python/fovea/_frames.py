@@ -11,7 +11,7 @@ import threading
 
 import numpy as np
 
-from . import _fovea
+from . import _device, _fovea
 
 _DEPTHS = (8, 10, 12, 16)
 
@@ -60,10 +60,17 @@ def _depth(dtype, bit_depth, what):
     raise TypeError(f"fovea: {what}: samples must be uint8 or uint16, not {dtype}")
 
 
-def _array(a, what):
-    if hasattr(a, "__cuda_array_interface__") and not hasattr(a, "__array_interface__"):
-        raise TypeError(f"fovea: {what}: a device array needs a CUDA context and a device call "
-                        "(see fovea.gpu); pass host memory here")
+def _array(a, what, ctx=None):
+    """a as a numpy array, or as a DeviceArray when it is a GPU array."""
+    if _device.is_device(a):
+        # (a CPU context is refused by the extension, after the shape checks)
+        d = _device.view(a, ctx, what)
+        if d.dtype not in (np.uint8, np.uint16):
+            raise TypeError(f"fovea: {what}: samples must be uint8 or uint16, not {d.dtype}")
+        return d
+    if hasattr(a, "__dlpack__") and not isinstance(a, np.ndarray) and \
+            not hasattr(a, "__array_interface__"):
+        a = np.from_dlpack(a)  # a host DLPack tensor (kDLCPU)
     if not isinstance(a, np.ndarray):
         if isinstance(a, (bytes, bytearray, memoryview)) or hasattr(a, "__array_interface__"):
             a = np.asarray(a)
@@ -86,10 +93,27 @@ def _rows_ok(a):
     return s[0] >= inner
 
 
-def spec(frame, bit_depth=None, what="frame"):
-    """(spec, pixfmt, width, height) of a frame: spec is what the extension takes."""
+def _plane(p, ctx, what):
+    """What the extension takes for plane p: a numpy array, or a GPU plane
+    tuple (16-bit samples misaligned in GPU memory copied on the device first)."""
+    if not isinstance(p, _device.DeviceArray):
+        return p
+    if p.ptr % p.itemsize or p.strides[0] % p.itemsize:
+        c = _device._context_of(p) if ctx is None else ctx
+        q = _device.empty(c, _device._FLAT[p.itemsize * (p.shape[2] if p.ndim == 3 else 1)],
+                          p.shape[1], p.shape[0])[0]
+        q = _device.DeviceArray(q.ptr, p.shape, (q.strides[0],) + p.strides[1:], p.dtype,
+                                owner=q, ctx=c, device=q.device, stream=q.stream)
+        _fovea.copy(c, _device._flat_spec(q, what), _device._flat_spec(p, what))
+        p = q
+    return p._plane()
+
+
+def spec(frame, bit_depth=None, what="frame", ctx=None):
+    """(spec, pixfmt, width, height) of a frame: spec is what the extension
+    takes. GPU arrays (for work on ctx, a CUDA context) are used in place."""
     if isinstance(frame, (tuple, list)):
-        planes = [_array(p, what) for p in frame]
+        planes = [_array(p, what, ctx) for p in frame]
         pixfmt = getattr(frame, "pixfmt", None)
         if len(planes) not in (2, 3) or any(p.ndim not in (2, 3) for p in planes):
             raise ValueError(f"fovea: {what}: planar YUV is (y, u, v) of 2-D arrays")
@@ -121,8 +145,8 @@ def spec(frame, bit_depth=None, what="frame"):
             if desc is None or desc[1] != len(planes):
                 raise ValueError(f"fovea: {what}: {len(planes)} planes for {pixfmt}")
         _check_planes(planes, pixfmt, w, h, what)
-        return (pixfmt, w, h, tuple(planes)), pixfmt, w, h
-    a = _array(frame, what)
+        return (pixfmt, w, h, tuple(_plane(p, ctx, what) for p in planes)), pixfmt, w, h
+    a = _array(frame, what, ctx)
     if a.ndim == 2:
         h, w = a.shape
         depth = _depth(a.dtype, bit_depth, what)
@@ -138,7 +162,7 @@ def spec(frame, bit_depth=None, what="frame"):
         raise ValueError(f"fovea: {what}: expected H x W, H x W x 3 or H x W x 4, "
                          f"got shape {a.shape}")
     _check_planes([a], pixfmt, w, h, what)
-    return (pixfmt, w, h, (a,)), pixfmt, w, h
+    return (pixfmt, w, h, (_plane(a, ctx, what),)), pixfmt, w, h
 
 
 def _check_planes(planes, pixfmt, w, h, what):
@@ -154,8 +178,13 @@ def _check_planes(planes, pixfmt, w, h, what):
                              "contiguous (np.ascontiguousarray)")
 
 
-def empty(pixfmt, w, h):
-    """A new frame of pixfmt (numpy arrays, uninitialized) and its spec."""
+def empty(pixfmt, w, h, device=None):
+    """A new frame of pixfmt (numpy arrays, uninitialized; with device, a
+    CUDA Context: DeviceArrays on its GPU) and its spec."""
+    if device is not None:
+        planes = _device.empty(device, pixfmt, w, h)
+        frame = planes[0] if len(planes) == 1 else Planes(planes, pixfmt)
+        return frame, (pixfmt, w, h, tuple(p._plane() for p in planes))
     desc = _fovea.pixfmt_desc(pixfmt)
     if desc is None:
         raise ValueError(f"fovea: unknown pixel format '{pixfmt}'")

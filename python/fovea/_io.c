@@ -165,7 +165,7 @@ static PyObject *reader_read_into(PyObject *self, PyObject *spec)
     if (!reader_get(r))
         return NULL;
     fx_frame fr;
-    if (fx_frame_get(spec, &fr, 1) < 0)
+    if (fx_frame_get(spec, &fr, 1, ((fx_context *)r->ctx)->ctx) < 0)
         return NULL;
     if (fx_enter(&r->busy, "Reader") < 0) {
         fx_frame_release(&fr);
@@ -301,7 +301,7 @@ static PyObject *writer_write(PyObject *self, PyObject *spec)
         return NULL;
     }
     fx_frame fr;
-    if (fx_frame_get(spec, &fr, 0) < 0)
+    if (fx_frame_get(spec, &fr, 0, ((fx_context *)w->ctx)->ctx) < 0)
         return NULL;
     if (fx_enter(&w->busy, "Writer") < 0) {
         fx_frame_release(&fr);

@@ -12,6 +12,11 @@ typedef struct {
     KLT_FeatureList fl;
     unsigned char *prev; /* the last image seen (select/track/replace) */
     int prev_w, prev_h;
+    /* GPU images: the last one and the next one, each copied into a
+     * contiguous device buffer (KLT reads ncols x nrows bytes without
+     * padding); prev_dev says which memory prev points to */
+    fovea_frame dev[2];
+    int prev_dev;
     PyObject *ctx;
     int busy;
 } fx_klt;
@@ -73,8 +78,13 @@ static void klt_dealloc(PyObject *self)
 {
     fx_klt *k = (fx_klt *)self;
     KLTFreeFeatureList(k->fl);
+    if (k->ctx) {
+        fovea_frame_free(((fx_context *)k->ctx)->ctx, &k->dev[0]);
+        fovea_frame_free(((fx_context *)k->ctx)->ctx, &k->dev[1]);
+    }
     KLTFreeTrackingContext(k->tc);
-    free(k->prev);
+    if (!k->prev_dev)
+        free(k->prev);
     Py_XDECREF(k->ctx);
     PyTypeObject *t = Py_TYPE(self);
     ((freefunc)PyType_GetSlot(t, Py_tp_free))(self);
@@ -98,6 +108,82 @@ static PyObject *features_bytes(const KLT_FeatureList fl)
 
 enum { KLT_SELECT, KLT_TRACK, KLT_REPLACE };
 
+static void klt_run(fx_klt *k, int op, unsigned char *img, int w, int h)
+{
+    switch (op) {
+    case KLT_SELECT: KLTSelectGoodFeatures(k->tc, img, w, h, k->fl); break;
+    case KLT_TRACK: KLTTrackFeatures(k->tc, k->prev, img, w, h, k->fl); break;
+    default: KLTReplaceLostFeatures(k->tc, img, w, h, k->fl); break;
+    }
+}
+
+/* A contiguous device buffer of at least n bytes, from the public frame
+ * allocator: RGBA64 rows 2048 wide are 16 KiB, a multiple of the device row
+ * pitch (256 bytes), so the rows follow each other without padding. */
+static int flat_device(fovea_context *c, fovea_frame *f, size_t n)
+{
+    const size_t row = 2048 * 8;
+    if (f->buf && f->buf_size >= n)
+        return FOVEA_OK;
+    fovea_frame_free(c, f);
+    return fovea_frame_alloc(c, f, 2048, (int)((n + row - 1) / row), FOVEA_PIX_RGBA64,
+                             FOVEA_MEM_DEVICE);
+}
+
+/* op on a GPU image (a gray8 frame spec of device planes): copied on the
+ * device into the buffer prev does not use (any row stride in, none out),
+ * then given to KLT, which reads device memory in place on the CUDA backend;
+ * that buffer becomes prev. */
+static PyObject *klt_op_device(fx_klt *k, PyObject *spec, int op)
+{
+    fovea_context *c = ((fx_context *)k->ctx)->ctx;
+    fx_frame in;
+    if (fx_frame_get(spec, &in, 0, c) < 0)
+        return NULL;
+    const int w = in.f.width, h = in.f.height;
+    if (in.f.fmt != FOVEA_PIX_GRAY8 || in.f.mem != FOVEA_MEM_DEVICE) {
+        fx_frame_release(&in);
+        PyErr_SetString(PyExc_ValueError, "fovea: a KLT image is H x W uint8 (gray)");
+        return NULL;
+    }
+    if (op == KLT_TRACK && (!k->prev || !k->prev_dev || k->prev_w != w || k->prev_h != h)) {
+        fx_frame_release(&in);
+        PyErr_SetString(PyExc_ValueError,
+                        "fovea: track() needs a previous GPU image of the same size (select "
+                        "first; host and GPU images do not mix in one Tracker)");
+        return NULL;
+    }
+    if (fx_enter(&k->busy, "Tracker") < 0) {
+        fx_frame_release(&in);
+        return NULL;
+    }
+    fovea_frame *next = k->prev_dev && k->prev == k->dev[0].data[0] ? &k->dev[1] : &k->dev[0];
+    int st;
+    Py_BEGIN_ALLOW_THREADS st = flat_device(c, next, (size_t)w * h);
+    if (st == FOVEA_OK) {
+        fovea_frame dst = in.f;
+        dst.data[0] = next->data[0];
+        dst.stride[0] = w;
+        dst.buf = NULL;
+        st = fovea_frame_copy(c, &dst, &in.f);
+    }
+    if (st == FOVEA_OK) {
+        klt_run(k, op, next->data[0], w, h);
+        st = fovea_klt_last_status(k->tc);
+    }
+    Py_END_ALLOW_THREADS FX_LEAVE(&k->busy);
+    fx_frame_release(&in);
+    if (st != FOVEA_OK)
+        return fx_raise(st, c);
+    if (!k->prev_dev)
+        free(k->prev);
+    k->prev = next->data[0];
+    k->prev_dev = 1;
+    k->prev_w = w;
+    k->prev_h = h;
+    return features_bytes(k->fl);
+}
+
 /* op(image, width, height): image a C-contiguous 8-bit buffer. */
 static PyObject *klt_op(fx_klt *k, PyObject *args, int op)
 {
@@ -109,6 +195,8 @@ static PyObject *klt_op(fx_klt *k, PyObject *args, int op)
         PyErr_SetString(PyExc_ValueError, "fovea: the Tracker is not open");
         return NULL;
     }
+    if (PyTuple_Check(obj))
+        return klt_op_device(k, obj, op);
     Py_buffer v;
     if (PyObject_GetBuffer(obj, &v, PyBUF_C_CONTIGUOUS) < 0)
         return NULL;
@@ -117,10 +205,11 @@ static PyObject *klt_op(fx_klt *k, PyObject *args, int op)
         PyErr_SetString(PyExc_ValueError, "fovea: a KLT image is H x W uint8, contiguous");
         return NULL;
     }
-    if (op == KLT_TRACK && (!k->prev || k->prev_w != w || k->prev_h != h)) {
+    if (op == KLT_TRACK && (!k->prev || k->prev_dev || k->prev_w != w || k->prev_h != h)) {
         PyBuffer_Release(&v);
         PyErr_SetString(PyExc_ValueError,
-                        "fovea: track() needs a previous image of the same size (select first)");
+                        "fovea: track() needs a previous host image of the same size (select "
+                        "first; host and GPU images do not mix in one Tracker)");
         return NULL;
     }
     unsigned char *copy = malloc((size_t)w * h);
@@ -135,11 +224,7 @@ static PyObject *klt_op(fx_klt *k, PyObject *args, int op)
     }
     int st;
     Py_BEGIN_ALLOW_THREADS memcpy(copy, v.buf, (size_t)w * h);
-    switch (op) {
-    case KLT_SELECT: KLTSelectGoodFeatures(k->tc, copy, w, h, k->fl); break;
-    case KLT_TRACK: KLTTrackFeatures(k->tc, k->prev, copy, w, h, k->fl); break;
-    default: KLTReplaceLostFeatures(k->tc, copy, w, h, k->fl); break;
-    }
+    klt_run(k, op, copy, w, h);
     st = fovea_klt_last_status(k->tc);
     Py_END_ALLOW_THREADS FX_LEAVE(&k->busy);
     PyBuffer_Release(&v);
@@ -147,8 +232,10 @@ static PyObject *klt_op(fx_klt *k, PyObject *args, int op)
         free(copy);
         return fx_raise(st, k->tc->ctx);
     }
-    free(k->prev);
+    if (!k->prev_dev)
+        free(k->prev);
     k->prev = copy;
+    k->prev_dev = 0;
     k->prev_w = w;
     k->prev_h = h;
     return features_bytes(k->fl);

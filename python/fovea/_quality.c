@@ -120,9 +120,9 @@ static PyObject *vmaf_submit(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OO", &rs, &ds))
         return NULL;
     fx_frame ref, dis;
-    if (fx_frame_get(rs, &ref, 0) < 0)
+    if (fx_frame_get(rs, &ref, 0, vmaf_ctx(v)) < 0)
         return NULL;
-    if (fx_frame_get(ds, &dis, 0) < 0) {
+    if (fx_frame_get(ds, &dis, 0, vmaf_ctx(v)) < 0) {
         fx_frame_release(&ref);
         return NULL;
     }

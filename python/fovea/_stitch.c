@@ -117,6 +117,7 @@ static PyObject *stitch_geometry(PyObject *self, PyObject *unused)
 static PyObject *stitch_process(PyObject *self, PyObject *args)
 {
     fx_stitch *s = (fx_stitch *)self;
+    fovea_context *c = ((fx_context *)s->ctx)->ctx;
     PyObject *inputs, *out;
     if (!PyArg_ParseTuple(args, "O!O", &PyTuple_Type, &inputs, &out))
         return NULL;
@@ -130,11 +131,11 @@ static PyObject *stitch_process(PyObject *self, PyObject *args)
     Py_ssize_t got = 0;
     PyObject *ret = NULL;
     for (; got < n; got++) {
-        if (fx_frame_get(PyTuple_GetItem(inputs, got), &in[got], 0) < 0)
+        if (fx_frame_get(PyTuple_GetItem(inputs, got), &in[got], 0, c) < 0)
             goto done;
         ptr[got] = &in[got].f;
     }
-    if (fx_frame_get(out, &fo, 1) < 0)
+    if (fx_frame_get(out, &fo, 1, c) < 0)
         goto done;
     if (fx_enter(&s->busy, "Stitcher") == 0) {
         int st;

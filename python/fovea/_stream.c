@@ -144,7 +144,7 @@ static PyObject *sender_send(PyObject *self, PyObject *spec)
         return NULL;
     }
     fx_frame fr;
-    if (fx_frame_get(spec, &fr, 0) < 0)
+    if (fx_frame_get(spec, &fr, 0, sender_ctx(s)) < 0)
         return NULL;
     if (fx_enter(&s->busy, "Sender") < 0) {
         fx_frame_release(&fr);
@@ -443,7 +443,7 @@ static PyObject *receiver_copy_into(PyObject *self, PyObject *spec)
         return NULL;
     }
     fx_frame fr;
-    if (fx_frame_get(spec, &fr, 1) < 0)
+    if (fx_frame_get(spec, &fr, 1, ((fx_context *)r->ctx)->ctx) < 0)
         return NULL;
     if (fx_enter(&r->busy, "receiver") < 0) {
         fx_frame_release(&fr);

@@ -58,7 +58,8 @@ class Differ:
             raise ValueError(f"fovea: tile must be 8, 16, 32 or 64, not {tile}")
         if not 0 <= temporal_strength <= 255:
             raise ValueError("fovea: temporal_strength must be 0..255")
-        self._d = _fovea.Diff(_context(ctx), measure,
+        self._ctx = _context(ctx)
+        self._d = _fovea.Diff(self._ctx, measure,
                               -1 if normalize_max is None else int(normalize_max),
                               -1 if threshold is None else int(threshold), int(tile),
                               noise_mode, denoise, float(auto_k), int(temporal_strength))
@@ -66,24 +67,29 @@ class Differ:
         self._noise_mode = noise_mode
 
     def _pair(self, prev, cur):
-        a, fa, w, h = _spec(prev, self._bit_depth, "prev")
-        b, fb, w2, h2 = _spec(cur, self._bit_depth, "cur")
+        a, fa, w, h = _spec(prev, self._bit_depth, "prev", self._ctx)
+        b, fb, w2, h2 = _spec(cur, self._bit_depth, "cur", self._ctx)
         if (fa, w, h) != (fb, w2, h2):
             raise ValueError(f"fovea: prev is {fa} {w}x{h}, cur is {fb} {w2}x{h2}")
         return a, b, fa, w, h
 
-    @staticmethod
-    def _out(out, fmt, w, h):
+    def _out(self, out, fmt, w, h):
         if out is None:
             return _empty(fmt, w, h)
-        s, f, ow, oh = _spec(out, None, "out")
+        if isinstance(out, str):
+            if out != "device":
+                raise ValueError(f"fovea: out is an array, None or 'device', not {out!r}")
+            return _empty(fmt, w, h, device=self._ctx)
+        s, f, ow, oh = _spec(out, None, "out", self._ctx)
         if (f, ow, oh) != (fmt, w, h):
             raise ValueError(f"fovea: out must be {fmt} {w}x{h}")
         return out, s
 
     def heatmap(self, prev, cur, *, pixfmt="rgb24", out=None):
         """Heat map of prev -> cur: H x W x 3 (rgb24, default), x 4 (rgba) or
-        I420 Planes (pixfmt='i420', as ``fovea diff --heatmap x.y4m``)."""
+        I420 Planes (pixfmt='i420', as ``fovea diff --heatmap x.y4m``).
+        ``out``: an array to fill, or "device": a new GPU frame
+        (:class:`fovea.DeviceArray`, ready in the context stream's order)."""
         a, b, _, w, h = self._pair(prev, cur)
         out, s = self._out(out, pixfmt, w, h)
         self._d.heatmap(a, b, s)
@@ -107,7 +113,7 @@ class Differ:
 
     def denoise(self, frame, *, out=None):
         """frame as the maps compare it (the denoise filter applied)."""
-        s, f, w, h = _spec(frame, self._bit_depth, "frame")
+        s, f, w, h = _spec(frame, self._bit_depth, "frame", self._ctx)
         out, o = self._out(out, f, w, h)
         self._d.denoise(s, o)
         return out
@@ -122,14 +128,15 @@ class Differ:
         self._d.reset()
 
 
-def heatmap(prev, cur, *, pixfmt="rgb24", ctx=None, **settings):
-    """Heat map of prev -> cur (see :class:`Differ` for the settings)."""
-    return Differ(ctx=ctx, **settings).heatmap(prev, cur, pixfmt=pixfmt)
+def heatmap(prev, cur, *, pixfmt="rgb24", out=None, ctx=None, **settings):
+    """Heat map of prev -> cur (see :class:`Differ` for the settings;
+    ``out="device"``: on the GPU)."""
+    return Differ(ctx=ctx, **settings).heatmap(prev, cur, pixfmt=pixfmt, out=out)
 
 
-def noise(prev, cur, *, pixfmt=None, ctx=None, **settings):
-    """Noise map of prev -> cur (see :class:`Differ`)."""
-    return Differ(ctx=ctx, **settings).noise(prev, cur, pixfmt=pixfmt)
+def noise(prev, cur, *, pixfmt=None, out=None, ctx=None, **settings):
+    """Noise map of prev -> cur (see :class:`Differ`; ``out="device"``: on the GPU)."""
+    return Differ(ctx=ctx, **settings).noise(prev, cur, pixfmt=pixfmt, out=out)
 
 
 def mask(prev, cur, tile=16, threshold=10, *, ctx=None, **settings):
@@ -138,9 +145,9 @@ def mask(prev, cur, tile=16, threshold=10, *, ctx=None, **settings):
     return Differ(tile=tile, threshold=threshold, ctx=ctx, **settings).mask(prev, cur)
 
 
-def denoise(frame, mode="median3", *, ctx=None, **settings):
-    """frame filtered by mode ('median3', 'gauss5')."""
-    return Differ(denoise=mode, ctx=ctx, **settings).denoise(frame)
+def denoise(frame, mode="median3", *, out=None, ctx=None, **settings):
+    """frame filtered by mode ('median3', 'gauss5'; ``out="device"``: on the GPU)."""
+    return Differ(denoise=mode, ctx=ctx, **settings).denoise(frame, out=out)
 
 
 def noise_sigma(prev, cur, *, ctx=None, **settings):

@@ -4,7 +4,8 @@
 import numpy as np
 
 from . import _fovea
-from ._frames import context as _context
+from ._device import is_device as _is_device
+from ._frames import context as _context, spec as _spec
 
 __all__ = ["Tracker", "TRACKED", "NOT_FOUND", "SMALL_DET", "MAX_ITERATIONS", "OOB",
            "LARGE_RESIDUE"]
@@ -29,13 +30,18 @@ class Tracker:
         if window is not None:
             fields.setdefault("window_width", window)
             fields.setdefault("window_height", window)
-        self._k = _fovea.Klt(_context(ctx), int(n_features),
+        self._ctx = _context(ctx)
+        self._k = _fovea.Klt(self._ctx, int(n_features),
                              {k: float(v) for k, v in fields.items()},
                              int(search_range or 0))
         self.n_features = int(n_features)
 
-    @staticmethod
-    def _image(img):
+    def _image(self, img):
+        if _is_device(img):  # a GPU image: its frame spec (used on the GPU in place)
+            s, pixfmt, w, h = _spec(img, None, "KLT image", self._ctx)
+            if pixfmt != "gray8":
+                raise ValueError(f"fovea: KLT images are H x W uint8 (gray), not {pixfmt}")
+            return s, w, h
         a = np.asarray(img)
         if a.dtype != np.uint8:
             raise TypeError(f"fovea: KLT images are uint8, not {a.dtype}")

@@ -100,7 +100,7 @@ class Sender:
         self.address = None
         self.last = None
         if like is not None:
-            _, pixfmt, width, height = _spec(like, bit_depth, "like")
+            _, pixfmt, width, height = _spec(like, bit_depth, "like", self._ctx)
         if (width, height, pixfmt) != (None, None, None):
             if None in (width, height, pixfmt):
                 raise ValueError("fovea: give width, height and pixfmt together (or like=)")
@@ -122,7 +122,7 @@ class Sender:
         queue it for every receiver; returns what it cost: a dict with
         "frame" (its number), "keyframe", "tiles_sent", "tiles_changed",
         "tiles_total" and "bytes"."""
-        s, pixfmt, w, h = _spec(frame, self._bit_depth)
+        s, pixfmt, w, h = _spec(frame, self._bit_depth, "frame", self._ctx)
         if self._s is None:
             if self._shape is not None:
                 raise ValueError("fovea: the Sender is closed")

@@ -128,3 +128,17 @@ int fovea_sync(fovea_context *ctx)
         return FOVEA_ERR_INVALID_ARG;
     return fv_device_sync(ctx);
 }
+
+int fovea_context_wait_stream(fovea_context *ctx, void *stream)
+{
+    if (!ctx)
+        return FOVEA_ERR_INVALID_ARG;
+    return fv_device_order(ctx, ctx->stream, stream);
+}
+
+int fovea_context_signal_stream(fovea_context *ctx, void *stream)
+{
+    if (!ctx)
+        return FOVEA_ERR_INVALID_ARG;
+    return fv_device_order(ctx, stream, ctx->stream);
+}

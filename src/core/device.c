@@ -120,6 +120,24 @@ int fv_device_sync(fovea_context *ctx)
     return FOVEA_CUDA(ctx, cudaStreamSynchronize(fv_ctx_stream(ctx)));
 }
 
+int fv_device_order(fovea_context *ctx, void *waiter, void *waited)
+{
+    if (ctx->backend != FOVEA_BACKEND_CUDA)
+        return fv_ctx_error(ctx, FOVEA_ERR_NO_DEVICE,
+                            "ordering CUDA streams needs a CUDA context (this one is on the CPU)");
+    if (waiter == waited)
+        return FOVEA_OK;
+    FOVEA_CUDA_TRY(ctx, cudaSetDevice(ctx->device));
+    cudaEvent_t ev;
+    FOVEA_CUDA_TRY(ctx, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    int st = FOVEA_CUDA(ctx, cudaEventRecord(ev, (cudaStream_t)waited));
+    if (st == FOVEA_OK)
+        st = FOVEA_CUDA(ctx, cudaStreamWaitEvent((cudaStream_t)waiter, ev, 0));
+    /* the recorded event lives until it completes; the wait keeps holding */
+    cudaEventDestroy(ev);
+    return st;
+}
+
 int fv_device_malloc(fovea_context *ctx, size_t size, void **ptr)
 {
     *ptr = NULL;
@@ -354,6 +372,14 @@ int fv_device_sync(fovea_context *ctx)
 {
     (void)ctx;
     return FOVEA_OK;
+}
+int fv_device_order(fovea_context *ctx, void *waiter, void *waited)
+{
+    (void)waiter;
+    (void)waited;
+    return fv_ctx_error(
+        ctx, FOVEA_ERR_NO_DEVICE,
+        "ordering CUDA streams needs a CUDA context (fovea was built without CUDA)");
 }
 int fv_device_activate(fovea_context *ctx)
 {

@@ -13,6 +13,9 @@ int fv_device_bind(fovea_context *ctx, int dev, void *user_stream);
 void fv_device_unbind(fovea_context *ctx);
 /* Wait for ctx's stream (no-op for CPU contexts). */
 int fv_device_sync(fovea_context *ctx);
+/* Make the work queued on waiter from now on wait for the work queued on
+ * waited so far (streams of ctx's device; an event, no host wait). */
+int fv_device_order(fovea_context *ctx, void *waiter, void *waited);
 /* Make ctx's device current on the calling thread. */
 int fv_device_activate(fovea_context *ctx);
 

@@ -96,6 +96,33 @@ static void test_info_and_open(void)
     fovea_frame f;
     CHECK_EQ_INT(fovea_frame_alloc(cpu, &f, 8, 8, FOVEA_PIX_GRAY8, FOVEA_MEM_DEVICE),
                  FOVEA_ERR_NO_DEVICE);
+    CHECK_EQ_INT(fovea_context_wait_stream(cpu, fovea_context_stream(ctx)), FOVEA_ERR_NO_DEVICE);
+
+    /* stream order across contexts (what the Python package does with a foreign
+     * array's stream): other fills a big frame, ctx waits for it, then copies it */
+    fovea_frame big, dev, host;
+    REQUIRE(fovea_frame_alloc(other, &big, 4096, 4096, FOVEA_PIX_GRAY8, FOVEA_MEM_DEVICE) ==
+            FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(ctx, &dev, 4096, 4096, FOVEA_PIX_GRAY8, FOVEA_MEM_DEVICE) ==
+            FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &host, 4096, 4096, FOVEA_PIX_GRAY8, FOVEA_MEM_HOST) ==
+            FOVEA_OK);
+    CHECK_EQ_INT(fovea_frame_fill(ctx, &big, 0x11), FOVEA_OK);
+    CHECK_EQ_INT(fovea_sync(ctx), FOVEA_OK);
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ_INT(fovea_frame_fill(other, &big, (uint8_t)(0x20 + i)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_context_wait_stream(ctx, fovea_context_stream(other)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_frame_copy(ctx, &dev, &big), FOVEA_OK);
+    CHECK_EQ_INT(fovea_context_signal_stream(ctx, fovea_context_stream(other)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_frame_copy(other, &host, &dev), FOVEA_OK);
+    CHECK_EQ_INT(fovea_sync(other), FOVEA_OK);
+    CHECK_EQ_INT(host.data[0][0], 0x27);
+    CHECK_EQ_INT(host.data[0][4095 * host.stride[0] + 4095], 0x27);
+    CHECK_EQ_INT(fovea_context_wait_stream(ctx, fovea_context_stream(ctx)), FOVEA_OK);
+    CHECK_EQ_INT(fovea_context_wait_stream(ctx, NULL), FOVEA_OK);
+    fovea_frame_free(other, &big);
+    fovea_frame_free(ctx, &dev);
+    fovea_frame_free(NULL, &host);
     fovea_close(&cpu);
     fovea_close(&other);
     CHECK(other == NULL);
