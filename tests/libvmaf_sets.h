@@ -202,6 +202,7 @@ static inline int libvmaf_run_case(const libvmaf_set *s, fovea_backend b, const 
         if (rc == FOVEA_ERR_UNSUPPORTED && b == FOVEA_BACKEND_CUDA) {
             /* a feature without a CUDA extractor yet: the C test covers it */
             printf("    %s: not on CUDA: %s\n", cs, fovea_last_error(ctx));
+            CHECK(strstr(fovea_last_error(ctx), "feature speed_chroma ") == NULL);
             fovea_reader_close(&r);
             fovea_reader_close(&d);
             fovea_vmaf_model_close(&model);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The feature "speed_chroma": libvmaf's SpEED on the U and V planes (its
  * `speed_chroma` extractor, float arithmetic in speed_ref.c and
- * speed_linalg.c). C only; the raw values are the final doubles. */
+ * speed_linalg.c; the CUDA extractor in feature_speed_chroma_cuda.c). The
+ * raw values are the final doubles. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,27 +90,11 @@ const feature_def feature_speed_chroma = {
     .aggregate = NULL,
 };
 
-/* ---------------------------------------------------------------- C extractor */
+/* ---------------------------------------------------------------- shared by C and CUDA */
 
-typedef struct sc_cpu {
-    speed_state st;
-    int bpc;
-    double max_val;
-} sc_cpu;
-
-static void cpu_close(void **priv)
+int speed_chroma_setup(fovea_context *ctx, const feature_setup *s, speed_params *params,
+                       double *max_val)
 {
-    sc_cpu *c = priv ? *priv : NULL;
-    if (!c)
-        return;
-    speed_state_free(&c->st);
-    free(c);
-    *priv = NULL;
-}
-
-static int cpu_init(void **priv, fovea_context *ctx, const feature_setup *s)
-{
-    *priv = NULL;
     if (s->chroma == 400)
         return fv_ctx_error(
             ctx, FOVEA_ERR_UNSUPPORTED,
@@ -138,13 +123,61 @@ static int cpu_init(void **priv, fovea_context *ctx, const feature_setup *s)
                             "speed_chroma: speed_prescale %g changes the %dx%d chroma planes' size "
                             "but is within 1e-3 of 1 (libvmaf reads unset samples)",
                             p.prescale, d.width, d.height);
+    *params = p;
+    *max_val = o->v[SC_OPT_MAX_VAL];
+    return FOVEA_OK;
+}
+
+void speed_chroma_raw(float su, int err_u, float sv, int err_v, double max_val, feature_raw *raw)
+{
+    /* one plane singular (flat): the pair's score is the other plane's */
+    float suv;
+    if (err_u && !err_v)
+        suv = sv;
+    else if (err_v && !err_u)
+        suv = su;
+    else
+        suv = (float)((double)(su + sv) / 2.0);
+    const float s3[3] = {su, sv, suv};
+    double out[3];
+    for (int k = 0; k < 3; k++)
+        out[k] = (double)s3[k] < max_val ? (double)s3[k] : max_val;
+    memset(raw, 0, sizeof(*raw));
+    memcpy(raw->b, out, sizeof(out));
+}
+
+/* ---------------------------------------------------------------- C extractor */
+
+typedef struct sc_cpu {
+    speed_state st;
+    int bpc;
+    double max_val;
+} sc_cpu;
+
+static void cpu_close(void **priv)
+{
+    sc_cpu *c = priv ? *priv : NULL;
+    if (!c)
+        return;
+    speed_state_free(&c->st);
+    free(c);
+    *priv = NULL;
+}
+
+static int cpu_init(void **priv, fovea_context *ctx, const feature_setup *s)
+{
+    *priv = NULL;
+    speed_params p;
+    double max_val = 0;
+    memset(&p, 0, sizeof(p));
+    FOVEA_TRY(speed_chroma_setup(ctx, s, &p, &max_val));
     sc_cpu *c = calloc(1, sizeof(*c));
     if (!c || speed_state_init(&c->st, s->chroma_width, s->chroma_height, &p) != 0) {
         free(c);
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "speed_chroma: out of memory");
     }
     c->bpc = s->bpc;
-    c->max_val = o->v[SC_OPT_MAX_VAL];
+    c->max_val = max_val;
     *priv = c;
     return FOVEA_OK;
 }
@@ -158,20 +191,7 @@ static int cpu_extract(void *priv, fovea_context *ctx, const feature_pair *p, fe
                                         p->dis_c_stride[0], c->bpc, &su);
     const int err_v = speed_plane_score(&c->st, p->ref_c[1], p->ref_c_stride[1], p->dis_c[1],
                                         p->dis_c_stride[1], c->bpc, &sv);
-    /* one plane singular (flat): the pair's score is the other plane's */
-    float suv;
-    if (err_u && !err_v)
-        suv = sv;
-    else if (err_v && !err_u)
-        suv = su;
-    else
-        suv = (float)((double)(su + sv) / 2.0);
-    const float s3[3] = {su, sv, suv};
-    double out[3];
-    for (int k = 0; k < 3; k++)
-        out[k] = (double)s3[k] < c->max_val ? (double)s3[k] : c->max_val;
-    memset(raw, 0, sizeof(*raw));
-    memcpy(raw->b, out, sizeof(out));
+    speed_chroma_raw(su, err_u, sv, err_v, c->max_val, raw);
     return FOVEA_OK;
 }
 

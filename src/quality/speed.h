@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "quality/feature.h"
+
 /* Blocks are SPEED_BLOCK x SPEED_BLOCK samples of the operating image. */
 #define SPEED_BLOCK 5
 #define SPEED_ELEMS (SPEED_BLOCK * SPEED_BLOCK)
@@ -45,6 +47,11 @@ typedef struct speed_dims {
  * holds at least one block, -1 when the plane is too small. */
 int speed_dims_init(speed_dims *d, int width, int height, const speed_params *p);
 
+/* The most taps of a SpEED Gaussian (speed_kernelscale 4 gives 37). */
+#define SPEED_MAX_TAPS 128
+/* Entries per destination index of speed_prescale_axis (lanczos4's 9). */
+#define SPEED_AXIS_TAPS 9
+
 /* 1 when libvmaf accepts kernelscale (one of its 21 kernel scales). */
 int speed_kernelscale_valid(double kernelscale);
 
@@ -63,6 +70,22 @@ typedef struct speed_state {
     float *ent[2], *var[2];       /* per block: ref (0) and dis (1) */
 } speed_state;
 
+/* The antialias and operating-scale Gaussians of p (SPEED_MAX_TAPS floats
+ * each) and their widths. */
+void speed_filters(const speed_params *p, float *aa, int *width_aa, float *f4, int *width_4);
+
+/* 1 when the plane goes through the prescale (libvmaf skips it within 1e-3
+ * of 1 and when the size does not change). */
+int speed_prescaled(const speed_dims *d, const speed_params *p);
+
+/* The prescale along one axis of src_n samples to dst_n, per destination
+ * index x at x * SPEED_AXIS_TAPS: nearest, the source index; bilinear, the
+ * two source indexes and the weight of the second (its fraction); bicubic
+ * and lanczos4, the mirrored source indexes and weights of its 4 or 9 taps
+ * (unused entries 0). Returns the taps used. speed_ref.c's arithmetic, for
+ * the CUDA backend. */
+int speed_prescale_axis(speed_method method, int src_n, int dst_n, int *idx, float *w);
+
 int speed_state_init(speed_state *s, int width, int height, const speed_params *p);
 void speed_state_free(speed_state *s);
 
@@ -71,6 +94,16 @@ void speed_state_free(speed_state *s);
  * singular (libvmaf's error flag, used to combine U and V). */
 int speed_plane_score(speed_state *s, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
                       ptrdiff_t dis_stride, int bpc, float *score);
+
+/* The entropies of blocks blocks (libvmaf's est_params' last step) from the
+ * covariance's eigenvalues (SPEED_ELEMS) and the blocks' variances. */
+void speed_entropies(const speed_params *p, const float *eig, const float *var, int blocks,
+                     float *ent);
+
+/* The score of a plane pair from both sides' entropies, variances and
+ * singular flags (speed_plane_score's last step); returns its result. */
+int speed_score(const speed_params *p, int blocks, const float *ent_ref, const float *var_ref,
+                int err_ref, const float *ent_dis, const float *var_dis, int err_dis, float *score);
 
 /* libvmaf's eigenvalues of the symmetric n x n matrix a (Householder
  * tridiagonalization, implicit QR steps), into eig; work holds
@@ -81,5 +114,14 @@ void speed_eigenvalues(const float *a, int n, float *eig, float *work);
  * Householder QR; work holds 5 * n * n + n * cols floats. 0, or -1 when R
  * has a diagonal element below 1e-6. */
 int speed_solve(const float *a, int n, const float *b, int cols, float *x, float *work);
+
+/* speed_chroma (feature_speed_chroma.c), shared by its C and CUDA extractors:
+ * the parameters and speed_max_val of an instance, or its refusal (gray
+ * input, planes too small); the raw values from both planes' scores and
+ * singular flags. */
+extern const feature_def feature_speed_chroma;
+int speed_chroma_setup(fovea_context *ctx, const feature_setup *s, speed_params *params,
+                       double *max_val);
+void speed_chroma_raw(float su, int err_u, float sv, int err_v, double max_val, feature_raw *raw);
 
 #endif

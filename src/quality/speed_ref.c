@@ -14,7 +14,6 @@
 #define SPEED_PI 3.14159265358979323846
 #define SPEED_E 2.7182818284590452354
 #define SPEED_EPS 1e-6
-#define SPEED_MAX_TAPS 128
 
 /* ---------------------------------------------------------------- sizes and filters */
 
@@ -78,6 +77,16 @@ static void gaussian(float *out, int width, float stdev)
         out[i] /= sum;
 }
 
+void speed_filters(const speed_params *p, float *aa, int *width_aa, float *f4, int *width_4)
+{
+    *width_aa = filter_width(1, p->kernelscale);
+    *width_4 = filter_width(SPEED_SCALES, p->kernelscale);
+    /* the antialias filter has the width of scale 1 and the deviation of
+     * scale 4's decimation (sqrt(16) / 2) */
+    gaussian(aa, *width_aa, (float)(sqrt(SPEED_SCALES) * *width_aa / 5.0f));
+    gaussian(f4, *width_4, (float)*width_4 / 5.0f);
+}
+
 static int mirror_index(int i, int n)
 {
     return i < 0 ? -i : (i >= n ? 2 * n - i - 2 : i);
@@ -131,15 +140,20 @@ static void scale_nearest(const float *src, int sw, int sh, float *dst, int dw, 
                 src[(size_t)(int)((float)y * ry) * stride + (size_t)(int)((float)x * rx)];
 }
 
+/* The two source samples of destination x and the weight of the second. */
+static void bilinear_at(int x, int sw, float rx, int *lo, int *hi, float *frac)
+{
+    const float xx = source_coord(x, rx);
+    *lo = (int)mirror_f((float)floor((double)xx), 0, (float)(sw - 1));
+    *hi = (int)mirror_f((float)ceil((double)xx), 0, (float)(sw - 1));
+    *frac = xx - (float)*lo;
+}
+
 static void bilinear_columns(int sw, int dw, int *lo, int *hi, float *frac)
 {
     const float rx = (float)sw / (float)dw;
-    for (int x = 0; x < dw; x++) {
-        const float xx = source_coord(x, rx);
-        lo[x] = (int)mirror_f((float)floor((double)xx), 0, (float)(sw - 1));
-        hi[x] = (int)mirror_f((float)ceil((double)xx), 0, (float)(sw - 1));
-        frac[x] = xx - (float)lo[x];
-    }
+    for (int x = 0; x < dw; x++)
+        bilinear_at(x, sw, rx, &lo[x], &hi[x], &frac[x]);
 }
 
 static void scale_bilinear(const speed_state *s, const float *src, int sh, float *dst, int dw,
@@ -224,6 +238,36 @@ static void scale_kernel(const float *src, int sw, int sh, float *dst, int dw, i
     }
 }
 
+int speed_prescale_axis(speed_method method, int src_n, int dst_n, int *idx, float *w)
+{
+    const float ratio = (float)src_n / (float)dst_n;
+    const int lanczos = method == SPEED_LANCZOS4, r = lanczos ? 4 : 2, lo = lanczos ? -4 : -1;
+    for (int x = 0; x < dst_n; x++) {
+        int *ix = idx + (size_t)x * SPEED_AXIS_TAPS;
+        float *wx = w + (size_t)x * SPEED_AXIS_TAPS;
+        memset(ix, 0, SPEED_AXIS_TAPS * sizeof(*ix));
+        memset(wx, 0, SPEED_AXIS_TAPS * sizeof(*wx));
+        if (method == SPEED_NEAREST) {
+            ix[0] = (int)((float)x * ratio);
+            continue;
+        }
+        if (method == SPEED_BILINEAR) {
+            bilinear_at(x, src_n, ratio, &ix[0], &ix[1], &wx[0]);
+            continue;
+        }
+        /* interpolate()'s weights and mirrored indexes along one axis */
+        const float c = source_coord(x, ratio);
+        const int x0 = (int)floor((double)c);
+        const float dx = c - (float)x0;
+        for (int i = lo; i <= r; i++) {
+            wx[i - lo] =
+                lanczos ? lanczos4_weight((float)i - dx, 4.0f) : bicubic_weight((float)i - dx);
+            ix[i - lo] = (int)mirror_f((float)(x0 + i), 0, (float)(src_n - 1));
+        }
+    }
+    return method == SPEED_NEAREST ? 1 : method == SPEED_BILINEAR ? 2 : r - lo + 1;
+}
+
 /* ---------------------------------------------------------------- state */
 
 void speed_state_free(speed_state *s)
@@ -263,8 +307,6 @@ int speed_state_init(speed_state *s, int width, int height, const speed_params *
     s->stride = (size_t)d->alloc_width;
     const size_t image = s->stride * (size_t)d->alloc_height;
     const size_t blocks = (size_t)d->blocks, e = SPEED_ELEMS;
-    s->width_aa = filter_width(1, p->kernelscale);
-    s->width_4 = filter_width(SPEED_SCALES, p->kernelscale);
     s->image = floats(image);
     s->work[0] = floats(image);
     s->work[1] = floats(image);
@@ -288,10 +330,7 @@ int speed_state_init(speed_state *s, int width, int height, const speed_params *
         speed_state_free(s);
         return -2;
     }
-    /* the antialias filter has the width of scale 1 and the deviation of
-     * scale 4's decimation (sqrt(16) / 2) */
-    gaussian(s->filt_aa, s->width_aa, (float)(sqrt(SPEED_SCALES) * s->width_aa / 5.0f));
-    gaussian(s->filt_4, s->width_4, (float)s->width_4 / 5.0f);
+    speed_filters(p, s->filt_aa, &s->width_aa, s->filt_4, &s->width_4);
     bilinear_columns(width, d->scaled_width, s->col_lo, s->col_hi, s->col_frac);
     return 0;
 }
@@ -318,6 +357,12 @@ static void load(speed_state *s, const uint8_t *src, ptrdiff_t stride, int bpc)
     }
 }
 
+int speed_prescaled(const speed_dims *d, const speed_params *p)
+{
+    return !(fabs(p->prescale - 1.0) < 1.0e-3) &&
+           !(d->scaled_width == d->width && d->scaled_height == d->height);
+}
+
 /* The mean-subtracted operating image of s->image, in s->work[1]. */
 static void prepare(speed_state *s)
 {
@@ -327,7 +372,7 @@ static void prepare(speed_state *s)
     const float *scaled = s->image;
     /* libvmaf skips the prescale within 1e-3 of 1 (the sizes then agree:
      * speed_chroma refuses the others) */
-    if (!(fabs(p->prescale - 1.0) < 1.0e-3) && !(sw == d->width && sh == d->height)) {
+    if (speed_prescaled(d, p)) {
         float *dst = s->work[0];
         if (p->method == SPEED_NEAREST)
             scale_nearest(s->image, d->width, d->height, dst, sw, sh, s->stride);
@@ -364,19 +409,24 @@ int speed_plane_score(speed_state *s, const uint8_t *ref, ptrdiff_t ref_stride, 
     load(s, dis, dis_stride, bpc);
     prepare(s);
     const int err_dis = speed_est(s, s->work[1], s->ent[1], s->var[1]);
+    return speed_score(&s->params, s->dims.blocks, s->ent[0], s->var[0], err_ref, s->ent[1],
+                       s->var[1], err_dis, score);
+}
+
+int speed_score(const speed_params *p, int blocks, const float *re, const float *rv, int err_ref,
+                const float *de, const float *dv, int err_dis, float *score)
+{
     /* one side singular: 0 rather than an inflated score */
     if ((err_ref != 0) != (err_dis != 0)) {
         *score = 0.0f;
         return 1;
     }
-    const speed_params *p = &s->params;
     const float sigma_nn = (float)p->sigma_nn, nn_floor = (float)p->nn_floor;
     const double c = log2(2 * SPEED_PI * SPEED_E);
     const float base =
         (float)((double)SPEED_ELEMS * (log2((double)((1 + nn_floor) * sigma_nn)) + c));
-    const float *re = s->ent[0], *de = s->ent[1], *rv = s->var[0], *dv = s->var[1];
     float sum = 0;
-    for (int b = 0; b < s->dims.blocks; b++) {
+    for (int b = 0; b < blocks; b++) {
         if (re[b] < base && de[b] < base)
             continue;
         double wr, wd; /* the variances weighting ref and dis */
@@ -397,7 +447,7 @@ int speed_plane_score(speed_state *s, const uint8_t *ref, ptrdiff_t ref_stride, 
         const float sd = (float)((double)de[b] * log2(wd));
         sum += fabsf(sr - sd);
     }
-    *score = sum / (float)s->dims.blocks;
+    *score = sum / (float)blocks;
     return err_ref || err_dis;
 }
 
@@ -457,14 +507,20 @@ static int speed_est(speed_state *s, const float *data, float *ent, float *var)
     for (int k = 1; k < SPEED_ELEMS; k++)
         for (size_t b = 0; b < blocks; b++)
             s->sol[b] += s->sol[(size_t)k * blocks + b];
-    const float sigma_nn = (float)s->params.sigma_nn;
-    const double c = log2(2 * SPEED_PI * SPEED_E);
-    memset(ent, 0, blocks * sizeof(float));
-    for (int k = 0; k < SPEED_ELEMS; k++) {
-        const float l = s->eig[k] < 0 ? 0 : s->eig[k];
-        for (size_t b = 0; b < blocks; b++)
-            ent[b] = (float)((double)ent[b] + (log2((double)(l * s->sol[b] + sigma_nn)) + c));
-    }
     memcpy(var, s->sol, blocks * sizeof(float));
+    speed_entropies(&s->params, s->eig, var, (int)blocks, ent);
     return singular;
+}
+
+void speed_entropies(const speed_params *p, const float *eig, const float *var, int blocks,
+                     float *ent)
+{
+    const float sigma_nn = (float)p->sigma_nn;
+    const double c = log2(2 * SPEED_PI * SPEED_E);
+    memset(ent, 0, (size_t)blocks * sizeof(float));
+    for (int k = 0; k < SPEED_ELEMS; k++) {
+        const float l = eig[k] < 0 ? 0 : eig[k];
+        for (int b = 0; b < blocks; b++)
+            ent[b] = (float)((double)ent[b] + (log2((double)(l * var[b] + sigma_nn)) + c));
+    }
 }
