@@ -255,7 +255,7 @@ static const char *const option_sets[] = {
     "speed_chroma:speed_prescale=1.5:speed_prescale_method=bicubic:speed_weight_var_mode=4,"
     "speed_chroma:speed_prescale=0.8:speed_prescale_method=lanczos4:speed_nn_floor=1,"
     "speed_chroma:speed_prescale=0.9:speed_weight_var_mode=6",
-    "speed_chroma:speed_prescale=1.3:speed_prescale_method=bilinear:speed_kernelscale=4,"
+    "speed_chroma:speed_prescale=1.3:speed_prescale_method=bilinear:speed_kernelscale=2.4,"
     "speed_chroma:speed_prescale=2:speed_prescale_method=nearest:speed_kernelscale=3:"
     "speed_max_val=2.5," V1_BILINEAR("0.7"),
 };
