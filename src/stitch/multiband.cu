@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // Multi-band blending kernels: pyramid.c's loops, one thread per output value,
 // over pyramid_math.h's integer arithmetic (so the same numbers as the C
-// reference), and the seam's reduced difference map. The vertical pass of
-// EXPAND is fused into the kernels that use the expansion (accumulate,
-// collapse): the same sums, no expanded level in memory.
+// reference), and the seam's reduced difference map. Every camera's pyramid
+// is built by the same launches (grid z = camera); the blend of a level reads
+// all cameras' Laplacians at once and keeps pyramid.c's three sums in
+// registers (integer sums: the order does not matter), writing the blended
+// Laplacian once. The vertical pass of EXPAND is fused into the kernels that
+// use the expansion (blend, collapse): the same sums, no expanded level in
+// memory.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -79,51 +83,55 @@ __global__ void fill_unseen_kernel(uint8_t *dst, ptrdiff_t dst_stride, const uin
             src[(ptrdiff_t)y * src_stride + (ptrdiff_t)x * bpp + k];
 }
 
-__global__ void load_kernel(const uint8_t *src, ptrdiff_t stride, int step, int w, int h,
-                            int16_t *dst)
+__global__ void load_kernel(mb_planes src, int step, int w, int h, int16_t *dst, size_t bstride)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    const int z = blockIdx.z;
     if (x >= w || y >= h)
         return;
-    dst[(size_t)y * (size_t)w + (size_t)x] =
-        (int16_t)(src[(ptrdiff_t)y * stride + (ptrdiff_t)x * step] << PYR_FRAC);
+    dst[bstride * z + (size_t)y * (size_t)w + (size_t)x] =
+        (int16_t)(src.p[z][(ptrdiff_t)y * src.stride[z] + (ptrdiff_t)x * step] << PYR_FRAC);
 }
 
 // REDUCE, horizontal: tmp(y, x) = sum_t tap(t) src(y, 2x + t)
-__global__ void reduce_h_kernel(const int16_t *s, int sw, int sh, int32_t *d, int dw)
+__global__ void reduce_h_kernel(const int16_t *s, int sw, int sh, int32_t *d, int dw,
+                                size_t bstride, size_t tmp_bstride)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= dw || y >= sh)
         return;
-    const int16_t *r = s + (size_t)y * (size_t)sw;
+    const int16_t *r = s + bstride * blockIdx.z + (size_t)y * (size_t)sw;
     int32_t acc = 0;
     for (int t = -2; t <= 2; t++)
         acc += pyr_tap(t) * r[pyr_clamp(2 * x + t, sw)];
-    d[(size_t)y * (size_t)dw + (size_t)x] = acc;
+    d[tmp_bstride * blockIdx.z + (size_t)y * (size_t)dw + (size_t)x] = acc;
 }
 
 // REDUCE, vertical: dst(y, x) = (sum_t tap(t) tmp(2y + t, x) + 128) >> 8
-__global__ void reduce_v_kernel(const int32_t *s, int dw, int sh, int16_t *d, int dh)
+__global__ void reduce_v_kernel(const int32_t *s, int dw, int sh, int16_t *d, int dh,
+                                size_t bstride, size_t tmp_bstride)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= dw || y >= dh)
         return;
+    const int32_t *t0 = s + tmp_bstride * blockIdx.z;
     int32_t acc = 0;
     for (int t = -2; t <= 2; t++)
-        acc += pyr_tap(t) * s[(size_t)pyr_clamp(2 * y + t, sh) * (size_t)dw + (size_t)x];
-    d[(size_t)y * (size_t)dw + (size_t)x] = (int16_t)((acc + 128) >> 8);
+        acc += pyr_tap(t) * t0[(size_t)pyr_clamp(2 * y + t, sh) * (size_t)dw + (size_t)x];
+    d[bstride * blockIdx.z + (size_t)y * (size_t)dw + (size_t)x] = (int16_t)((acc + 128) >> 8);
 }
 
 // EXPAND, horizontal: tmp(y, x) = sum_k wt_k src(y, idx_k(x))
-__global__ void expand_h_kernel(const int16_t *s, int sw, int sh, int32_t *d, int dw)
+__global__ void expand_h_kernel(const int16_t *s, int sw, int sh, int32_t *d, int dw,
+                                size_t bstride, size_t tmp_bstride)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= dw || y >= sh)
         return;
-    const int16_t *r = s + (size_t)y * (size_t)sw;
+    const int16_t *r = s + bstride * blockIdx.z + (size_t)y * (size_t)sw;
     int idx[3], wt[3];
     pyr_expand_taps(x, sw, idx, wt);
-    d[(size_t)y * (size_t)dw + (size_t)x] =
+    d[tmp_bstride * blockIdx.z + (size_t)y * (size_t)dw + (size_t)x] =
         wt[0] * r[idx[0]] + wt[1] * r[idx[1]] + wt[2] * r[idx[2]];
 }
 
@@ -138,37 +146,35 @@ __device__ __forceinline__ int32_t expand_v_at(const int32_t *tmp, int w, int ch
            6;
 }
 
-__global__ void accumulate_kernel(const int16_t *g, const int32_t *tmp, int w, int h, int ch,
-                                  const int16_t *mask, int32_t *num, int32_t *den, int32_t *sum,
-                                  int first)
+// The blended Laplacian of one sample over the n cameras (pyramid.c's
+// accumulate_rows and collapse_rows' blend, the sums in registers).
+__global__ void blend_level_kernel(const int16_t *g, size_t g_bstride, const int32_t *tmp,
+                                   size_t tmp_bstride, int w, int h, int ch, mb_masks masks, int n,
+                                   int16_t *lap)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h)
         return;
     const size_t o = (size_t)y * (size_t)w + (size_t)x;
-    const int32_t lap = g[o] - (tmp ? expand_v_at(tmp, w, ch, x, y) : 0);
-    const int32_t m = mask[o];
-    if (first) {
-        num[o] = m * lap;
-        den[o] = m;
-        sum[o] = lap;
-    } else {
-        num[o] += m * lap;
-        den[o] += m;
-        sum[o] += lap;
+    int32_t num = 0, den = 0, sum = 0;
+    for (int c = 0; c < n; c++) {
+        const int32_t l =
+            g[g_bstride * c + o] - (tmp ? expand_v_at(tmp + tmp_bstride * c, w, ch, x, y) : 0);
+        const int32_t m = masks.m[c][o];
+        num += m * l;
+        den += m;
+        sum += l;
     }
+    lap[o] = (int16_t)(den > 0 ? pyr_div_round(num, den) : pyr_div_round(sum, n));
 }
 
-__global__ void collapse_kernel(int16_t *g, const int32_t *tmp, int w, int h, int ch,
-                                const int32_t *num, const int32_t *den, const int32_t *sum, int n)
+__global__ void collapse_kernel(int16_t *lap, const int32_t *tmp, int w, int h, int ch)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h)
         return;
     const size_t o = (size_t)y * (size_t)w + (size_t)x;
-    const int32_t dn = den[o];
-    const int lap = dn > 0 ? pyr_div_round(num[o], dn) : pyr_div_round(sum[o], n);
-    g[o] = (int16_t)pyr_clamp_level(lap + (tmp ? expand_v_at(tmp, w, ch, x, y) : 0));
+    lap[o] = (int16_t)pyr_clamp_level(lap[o] + (tmp ? expand_v_at(tmp, w, ch, x, y) : 0));
 }
 
 __global__ void store_kernel(const int16_t *g, int w, int h, const uint8_t *covered, uint8_t *dst,
@@ -216,47 +222,53 @@ extern "C" int fv_mb_fill_unseen(uint8_t *dst, ptrdiff_t dst_stride, const uint8
     return cudaGetLastError();
 }
 
-extern "C" int fv_mb_load(const uint8_t *src, ptrdiff_t stride, int step, int w, int h,
-                          int16_t *dst, void *stream)
+extern "C" int fv_mb_load(const mb_planes *src, int step, int w, int h, int16_t *dst,
+                          size_t dst_bstride, int batch, void *stream)
 {
-    load_kernel<<<grid_for(w, h), kBlock, 0, (cudaStream_t)stream>>>(src, stride, step, w, h, dst);
+    dim3 grid = grid_for(w, h);
+    grid.z = (unsigned int)batch;
+    load_kernel<<<grid, kBlock, 0, (cudaStream_t)stream>>>(*src, step, w, h, dst, dst_bstride);
     return cudaGetLastError();
 }
 
 extern "C" int fv_mb_reduce(const int16_t *src, int sw, int sh, int32_t *tmp, int16_t *dst,
-                            void *stream)
+                            size_t bstride, size_t tmp_bstride, int batch, void *stream)
 {
     const int dw = pyr_half(sw), dh = pyr_half(sh);
-    reduce_h_kernel<<<grid_for(dw, sh), kBlock, 0, (cudaStream_t)stream>>>(src, sw, sh, tmp, dw);
+    dim3 gh = grid_for(dw, sh), gv = grid_for(dw, dh);
+    gh.z = gv.z = (unsigned int)batch;
+    reduce_h_kernel<<<gh, kBlock, 0, (cudaStream_t)stream>>>(src, sw, sh, tmp, dw, bstride,
+                                                             tmp_bstride);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
         return e;
-    reduce_v_kernel<<<grid_for(dw, dh), kBlock, 0, (cudaStream_t)stream>>>(tmp, dw, sh, dst, dh);
+    reduce_v_kernel<<<gv, kBlock, 0, (cudaStream_t)stream>>>(tmp, dw, sh, dst, dh, bstride,
+                                                             tmp_bstride);
     return cudaGetLastError();
 }
 
 extern "C" int fv_mb_expand_h(const int16_t *src, int sw, int sh, int32_t *tmp, int dw,
-                              void *stream)
+                              size_t bstride, size_t tmp_bstride, int batch, void *stream)
 {
-    expand_h_kernel<<<grid_for(dw, sh), kBlock, 0, (cudaStream_t)stream>>>(src, sw, sh, tmp, dw);
+    dim3 grid = grid_for(dw, sh);
+    grid.z = (unsigned int)batch;
+    expand_h_kernel<<<grid, kBlock, 0, (cudaStream_t)stream>>>(src, sw, sh, tmp, dw, bstride,
+                                                               tmp_bstride);
     return cudaGetLastError();
 }
 
-extern "C" int fv_mb_accumulate(const int16_t *g, const int32_t *tmp, int w, int h, int ch,
-                                const int16_t *mask, int32_t *num, int32_t *den, int32_t *sum,
-                                int first, void *stream)
+extern "C" int fv_mb_blend_level(const int16_t *g, size_t g_bstride, const int32_t *tmp,
+                                 size_t tmp_bstride, int w, int h, int ch, const mb_masks *masks,
+                                 int n, int16_t *lap, void *stream)
 {
-    accumulate_kernel<<<grid_for(w, h), kBlock, 0, (cudaStream_t)stream>>>(g, tmp, w, h, ch, mask,
-                                                                           num, den, sum, first);
+    blend_level_kernel<<<grid_for(w, h), kBlock, 0, (cudaStream_t)stream>>>(
+        g, g_bstride, tmp, tmp_bstride, w, h, ch, *masks, n, lap);
     return cudaGetLastError();
 }
 
-extern "C" int fv_mb_collapse(int16_t *g, const int32_t *tmp, int w, int h, int ch,
-                              const int32_t *num, const int32_t *den, const int32_t *sum, int n,
-                              void *stream)
+extern "C" int fv_mb_collapse(int16_t *lap, const int32_t *tmp, int w, int h, int ch, void *stream)
 {
-    collapse_kernel<<<grid_for(w, h), kBlock, 0, (cudaStream_t)stream>>>(g, tmp, w, h, ch, num, den,
-                                                                         sum, n);
+    collapse_kernel<<<grid_for(w, h), kBlock, 0, (cudaStream_t)stream>>>(lap, tmp, w, h, ch);
     return cudaGetLastError();
 }
 

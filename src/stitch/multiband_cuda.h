@@ -37,28 +37,40 @@ int fv_mb_chroma_mask(const int16_t *m, int w, int h, int16_t *cm, int cw, int c
 int fv_mb_fill_unseen(uint8_t *dst, ptrdiff_t dst_stride, const uint8_t *src, ptrdiff_t src_stride,
                       const uint8_t *seen, int w, int h, int bpp, void *stream);
 
-/* Level 0: dst = 8-bit sample (every step bytes, rows stride apart) << PYR_FRAC. */
-int fv_mb_load(const uint8_t *src, ptrdiff_t stride, int step, int w, int h, int16_t *dst,
-               void *stream);
+/* The pyramid passes run on a batch of cameras at once (one launch, the
+ * camera the grid's z index): camera z's arrays start z * *_bstride entries
+ * after the pointers given. */
 
-/* REDUCE of src (sw x sh) into dst (pyr_half of both) through tmp (dw x sh). */
-int fv_mb_reduce(const int16_t *src, int sw, int sh, int32_t *tmp, int16_t *dst, void *stream);
+/* Level 0: dst = 8-bit sample of plane z (every step bytes) << PYR_FRAC. */
+int fv_mb_load(const mb_planes *src, int step, int w, int h, int16_t *dst, size_t dst_bstride,
+               int batch, void *stream);
+
+/* REDUCE of src (sw x sh) into dst (pyr_half of both) through tmp (dw x sh);
+ * src and dst: levels of one pyramid (bstride apart per camera). */
+int fv_mb_reduce(const int16_t *src, int sw, int sh, int32_t *tmp, int16_t *dst, size_t bstride,
+                 size_t tmp_bstride, int batch, void *stream);
 
 /* EXPAND, horizontal pass: tmp (dw x sh) from src (sw x sh); the vertical pass
- * is fused into accumulate and collapse. */
-int fv_mb_expand_h(const int16_t *src, int sw, int sh, int32_t *tmp, int dw, void *stream);
+ * is fused into blend_level and collapse. */
+int fv_mb_expand_h(const int16_t *src, int sw, int sh, int32_t *tmp, int dw, size_t bstride,
+                   size_t tmp_bstride, int batch, void *stream);
 
-/* One camera's Laplacian of a w x h level (g minus the expansion of the level
- * below, whose horizontal pass is tmp with ch rows; tmp NULL at the top)
- * into num += mask * lap, den += mask, sum += lap (first: =). */
-int fv_mb_accumulate(const int16_t *g, const int32_t *tmp, int w, int h, int ch,
-                     const int16_t *mask, int32_t *num, int32_t *den, int32_t *sum, int first,
-                     void *stream);
+/* Level k's masks, one pointer per camera. */
+typedef struct mb_masks {
+    const int16_t *m[MB_MAXC];
+} mb_masks;
 
-/* The collapse of a w x h level: g = clamp(blended Laplacian + expansion of
- * the collapsed level below (tmp as accumulate's; NULL at the top)). */
-int fv_mb_collapse(int16_t *g, const int32_t *tmp, int w, int h, int ch, const int32_t *num,
-                   const int32_t *den, const int32_t *sum, int n, void *stream);
+/* The blended Laplacian of a w x h level of n cameras into lap (int16): per
+ * camera the Laplacian g - EXPAND of the level below (whose horizontal pass is
+ * that camera's tmp, ch rows; tmp NULL at the top), then sum(mask * lap) /
+ * sum(mask) rounded (pyr_div_round), or the rounded mean where no mask weighs. */
+int fv_mb_blend_level(const int16_t *g, size_t g_bstride, const int32_t *tmp, size_t tmp_bstride,
+                      int w, int h, int ch, const mb_masks *masks, int n, int16_t *lap,
+                      void *stream);
+
+/* The collapse of a w x h level in place: lap = clamp(lap + EXPAND of the
+ * collapsed level below (tmp, ch rows; NULL at the top), 0, PYR_MAX). */
+int fv_mb_collapse(int16_t *lap, const int32_t *tmp, int w, int h, int ch, void *stream);
 
 /* dst sample (every step bytes) = pyr_to_u8(g) where covered. */
 int fv_mb_store(const int16_t *g, int w, int h, const uint8_t *covered, uint8_t *dst,
