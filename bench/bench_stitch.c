@@ -8,7 +8,7 @@
  * balance, (d) end to end from pinned host frames to host output with copies
  * overlapped across three streams, (e) the C backend on every CPU core, (g) the
  * `fovea stitch` CLI end to end on y4m files, (h) six 3840x2160 cameras into
- * 7680x3840, feathering and multiband (stitch_six.c; `--case six`). The experiments that measured
+ * 7680x3840, feathering and multiband (stitch_six.c; `--filter six`). The experiments that measured
  * designs not built (texture-gather floor, SM-filtered staged floor, SM clock
  * probe, L2 fetch granularity) are on branch wip/stitch-floors and in main's
  * history at commit aeec5b9.
