@@ -7,7 +7,8 @@
  * in turn; also with exact in-kernel sampling), (b') with automatic color
  * balance, (d) end to end from pinned host frames to host output with copies
  * overlapped across three streams, (e) the C backend on every CPU core, (g) the
- * `fovea stitch` CLI end to end on y4m files. The experiments that measured
+ * `fovea stitch` CLI end to end on y4m files, (h) six 3840x2160 cameras into
+ * 7680x3840, feathering and multiband (stitch_six.c; `--filter six`). The experiments that measured
  * designs not built (texture-gather floor, SM-filtered staged floor, SM clock
  * probe, L2 fetch granularity) are on branch wip/stitch-floors and in main's
  * history at commit aeec5b9.
@@ -25,6 +26,7 @@
 #ifdef FOVEA_HAVE_CUDA
 #include "stitch_baseline.h"
 #endif
+#include "stitch_six.h"
 
 static const char *bench_rig_json =
     "{\"panorama\": {\"projection\": \"equirectangular\", \"width\": 5700, \"height\": 1900,"
@@ -626,6 +628,9 @@ int main(int argc, char **argv)
     if (ndev > 0) {
         copy_bw = bench_copy_bandwidth(0);
         if (gpu_rows(&table, &opts, map, &ss, cam_rgba, cam_nv12, &ee, text) != 0)
+            return 1;
+        if (bench_case_enabled(&opts, "six") &&
+            bench_stitch_six(&table, &opts, &ee, copy_bw, text) != 0)
             return 1;
     } else
 #endif

@@ -9,6 +9,7 @@
 #include "fovea/stitch.h"
 #include "stitch/multiband.h"
 #include "stitch/pyramid.h"
+#include "stitch/seam.h"
 #include "testutil.h"
 
 /* A plane of w x h random bytes with some structure (a ramp plus noise). */
@@ -367,6 +368,72 @@ static void test_seam(fovea_context *ctx)
     fovea_stitch_map_close(&map);
 }
 
+/* The seam's reduced difference map (what a device backend computes and
+ * hands to fv_seam_update_diffs): every span cell listed once, in the layout
+ * of the differences, each the sum of |left - right| over its pixels clipped
+ * to the panorama; the seam placed from those sums equals fv_seam_update's. */
+static void test_seam_cells(void)
+{
+    const int w = 37, h = 23; /* neither a multiple of SEAM_CELL */
+    uint8_t *label0 = malloc((size_t)w * h), *seen[2], *luma[2];
+    REQUIRE(label0);
+    test_rng r;
+    test_rng_seed(&r, 9);
+    for (int c = 0; c < 2; c++) {
+        seen[c] = malloc((size_t)w * h);
+        luma[c] = random_plane(&r, w, h);
+        REQUIRE(seen[c] && luma[c]);
+        memset(seen[c], 1, (size_t)w * h);
+    }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            label0[(size_t)y * w + (size_t)x] = x < 18 ? 0 : 1;
+    fv_seam a, b;
+    REQUIRE(fv_seam_init(&a, 2, w, h, label0, (const uint8_t *const *)seen) == FOVEA_OK);
+    REQUIRE(fv_seam_init(&b, 2, w, h, label0, (const uint8_t *const *)seen) == FOVEA_OK);
+    CHECK_EQ_INT(a.npairs, 1);
+    CHECK(a.ncells > 0);
+    uint32_t *cells = malloc(a.ncells * 2 * sizeof(uint32_t));
+    int32_t *diffs = malloc(a.ncells * sizeof(int32_t));
+    REQUIRE(cells && diffs);
+    memset(cells, 0xff, a.ncells * 2 * sizeof(uint32_t));
+    fv_seam_cells(&a, cells);
+    fv_seam_diffs(&a, (const uint8_t *const *)luma, diffs);
+    size_t listed = 0;
+    for (int cy = 0; cy < a.rh; cy++) {
+        const fv_seam_span *sp = &a.pair[0].row[cy];
+        for (int x = sp->lo; sp->lo >= 0 && x <= sp->hi; x++, listed++) {
+            const size_t i = (size_t)sp->off + (size_t)(x - sp->lo);
+            REQUIRE(i < a.ncells);
+            CHECK(cells[2 * i] == (uint32_t)(a.pair[0].left | a.pair[0].right << 8));
+            CHECK(cells[2 * i + 1] == (uint32_t)(x | cy << 16));
+            int32_t d = 0;
+            for (int py = cy * SEAM_CELL; py < (cy + 1) * SEAM_CELL && py < h; py++)
+                for (int px = x * SEAM_CELL; px < (x + 1) * SEAM_CELL && px < w; px++)
+                    d += abs(luma[a.pair[0].left][(size_t)py * w + (size_t)px] -
+                             luma[a.pair[0].right][(size_t)py * w + (size_t)px]);
+            CHECK_EQ_INT(diffs[i], d);
+        }
+    }
+    CHECK(listed == a.ncells);
+    /* the last cell column and row are partial (37 = 9 x 4 + 1, 23 = 5 x 4 + 3) */
+    CHECK_EQ_INT(a.rw, 10);
+    CHECK_EQ_INT(a.rh, 6);
+    CHECK_EQ_INT(fv_seam_update(&a, (const uint8_t *const *)luma), 1);
+    CHECK_EQ_INT(fv_seam_update_diffs(&b, diffs), 1);
+    for (int cy = 0; cy < a.rh; cy++)
+        CHECK_EQ_INT(a.pair[0].row[cy].x, b.pair[0].row[cy].x);
+    fv_seam_free(&a);
+    fv_seam_free(&b);
+    free(cells);
+    free(diffs);
+    free(label0);
+    for (int c = 0; c < 2; c++) {
+        free(seen[c]);
+        free(luma[c]);
+    }
+}
+
 int main(void)
 {
     fovea_context *ctx = NULL;
@@ -381,6 +448,7 @@ int main(void)
     test_identical_cameras(ctx);
     test_settings(ctx);
     test_seam(ctx);
+    test_seam_cells();
     fovea_close(&ctx);
     return test_finish("test_stitch_multiband");
 }

@@ -84,7 +84,8 @@ static const cli_option options[] = {
      "auto", OPT_RANGE},
     {"blend", 0, "MODE",
      "feather, or multiband[:LEVELS] (Laplacian pyramids of LEVELS reductions, 1..10: "
-     "wide transitions for low frequencies, sharp for detail; cpu backend)",
+     "wide transitions for low frequencies, sharp for detail; cpu and cuda backends, the "
+     "same output)",
      "feather", OPT_BLEND},
     {"seam", 0, "MODE",
      "with --blend multiband: none (the map's seam) or dp (a path through the overlap "

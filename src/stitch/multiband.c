@@ -30,20 +30,32 @@ struct fv_multiband {
     fv_pyr_work work, cwork;
     fv_seam seam;
     int64_t frame;
+    /* a device backend's half (stitch_backend.multiband), else NULL: host */
+    const mb_device_ops *dops;
+    void *dev;
+    uint32_t *cells; /* its seam cells (fv_seam_cells) */
 };
 
 /* Which cameras see each pixel, alone and together (the map's label: the
- * camera of largest weight, the lowest index among equals). */
-static int make_coverage(fv_multiband *mb)
+ * camera of largest weight, the lowest index among equals), rows split over
+ * the context's threads; failed[thread] = 1 when a row buffer cannot grow. */
+typedef struct coverage_job {
+    fv_multiband *mb;
+    int *failed;
+} coverage_job;
+
+static void coverage_rows(void *arg, int begin, int end, int thread)
 {
-    const fovea_stitch_map *m = &mb->st->map;
+    const coverage_job *job = arg;
+    fv_multiband *mb = job->mb;
     float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
     fv_map_row row;
     fv_map_row_init(&row);
-    int status = FOVEA_OK;
-    for (int j = 0; j < mb->h && status == FOVEA_OK; j++) {
-        if ((status = fv_map_row_set(&row, m, j)) < 0)
+    for (int j = begin; j < end && !job->failed[thread]; j++) {
+        if (fv_map_row_set(&row, &mb->st->map, j) < 0) {
+            job->failed[thread] = 1;
             break;
+        }
         for (int i = 0; i < mb->w; i++) {
             const size_t p = (size_t)j * (size_t)mb->w + (size_t)i;
             int best = SEAM_NONE;
@@ -55,15 +67,34 @@ static int make_coverage(fv_multiband *mb)
             mb->label0[p] = (uint8_t)best;
             mb->covered[p] = best != SEAM_NONE;
         }
-    }
-    for (int c = 0; c < mb->n && status == FOVEA_OK; c++) {
-        for (int j = 0; j < mb->h; j++) {
-            if ((status = fv_map_row_set(&row, &mb->sub_map[c], j)) < 0)
+        for (int c = 0; c < mb->n; c++) {
+            if (fv_map_row_set(&row, &mb->sub_map[c], j) < 0) {
+                job->failed[thread] = 1;
                 break;
+            }
             for (int i = 0; i < mb->w; i++)
                 mb->seen[c][(size_t)j * (size_t)mb->w + (size_t)i] =
                     fv_map_row_weights(&row, i, w, u, v) > 0;
         }
+    }
+    fv_map_row_free(&row);
+}
+
+static int make_coverage(fv_multiband *mb)
+{
+    fovea_context *ctx = mb->st->ctx;
+    const int threads = fovea_context_threads(ctx);
+    int *failed = calloc((size_t)(threads > 0 ? threads : 1), sizeof(int));
+    if (!failed)
+        return FOVEA_ERR_NOMEM;
+    coverage_job job = {mb, failed};
+    fv_parallel_for(ctx, mb->h, 4, coverage_rows, &job);
+    int status = FOVEA_OK;
+    for (int t = 0; t < (threads > 0 ? threads : 1); t++)
+        if (failed[t])
+            status = FOVEA_ERR_NOMEM;
+    free(failed);
+    for (int c = 0; c < mb->n && status == FOVEA_OK; c++)
         for (int y = 0; y < mb->ch; y++)
             for (int x = 0; x < mb->cw; x++) {
                 int any = 0;
@@ -74,9 +105,7 @@ static int make_coverage(fv_multiband *mb)
                                                (size_t)(2 * x + dx)];
                 mb->cseen[c][(size_t)y * (size_t)mb->cw + (size_t)x] = (uint8_t)any;
             }
-    }
-    fv_map_row_free(&row);
-    for (int y = 0; y < mb->ch; y++)
+    for (int y = 0; y < mb->ch && status == FOVEA_OK; y++)
         for (int x = 0; x < mb->cw; x++) {
             int any = 0;
             for (int c = 0; c < mb->n; c++)
@@ -92,6 +121,9 @@ void fv_multiband_close(fv_multiband **pmb)
         return;
     fv_multiband *mb = *pmb;
     const stitch_backend *b = mb->st->backend;
+    if (mb->dev)
+        mb->dops->close(&mb->dev);
+    free(mb->cells);
     for (int c = 0; c < mb->n; c++) {
         if (mb->sub_priv[c])
             b->info.close(&mb->sub_priv[c]);
@@ -118,9 +150,10 @@ int fv_multiband_open(fv_multiband **out, fovea_stitcher *st)
 {
     fovea_context *ctx = st->ctx;
     *out = NULL;
-    if (st->backend->info.provides & BACKEND_READS_DEVICE)
+    if ((st->backend->info.provides & BACKEND_READS_DEVICE) && !st->backend->multiband)
         return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
-                            "stitcher: multiband blending runs on the cpu backend only so far");
+                            "stitcher: backend %s has no multiband blending",
+                            st->backend->info.name);
     fv_multiband *mb = calloc(1, sizeof(*mb));
     if (!mb)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
@@ -168,6 +201,29 @@ int fv_multiband_open(fv_multiband **out, fovea_stitcher *st)
     if (status == FOVEA_OK && st->settings.seam == FOVEA_SEAM_DP)
         status = fv_seam_init(&mb->seam, mb->n, mb->w, mb->h, mb->label0,
                               (const uint8_t *const *)mb->seen);
+    if (status == FOVEA_OK && st->backend->multiband) {
+        mb->dops = st->backend->multiband;
+        const int dp = st->settings.seam == FOVEA_SEAM_DP;
+        if (dp &&
+            !(mb->cells = malloc((mb->seam.ncells ? mb->seam.ncells : 1) * 2 * sizeof(uint32_t))))
+            status = FOVEA_ERR_NOMEM;
+        if (status == FOVEA_OK && dp)
+            fv_seam_cells(&mb->seam, mb->cells);
+        mb_setup su = {mb->n,
+                       mb->w,
+                       mb->h,
+                       mb->cw,
+                       mb->ch,
+                       st->settings.blend_levels,
+                       (const uint8_t *const *)mb->seen,
+                       (const uint8_t *const *)mb->cseen,
+                       mb->covered,
+                       mb->ccovered,
+                       dp ? mb->cells : NULL,
+                       dp ? mb->seam.ncells : 0};
+        if (status == FOVEA_OK)
+            status = mb->dops->open(&mb->dev, ctx, &su);
+    }
     if (status < 0) {
         fv_multiband_close(&mb);
         return status == FOVEA_ERR_NOMEM ? fv_ctx_error(ctx, status, "out of memory") : status;
@@ -270,34 +326,33 @@ static void fill_unseen(fv_multiband *mb, const fovea_frame *out, int yuv)
     }
 }
 
-int fv_multiband_process(fv_multiband *mb, const fovea_frame *const *in, fovea_frame *out)
+/* Place the seam again (every seam_interval frames): the reduced difference
+ * map of the warped images, on the host or the device, then the dynamic
+ * programming on the host. */
+static int place_seam(fv_multiband *mb, int yuv)
 {
-    fovea_stitcher *st = mb->st;
-    fovea_context *ctx = st->ctx;
-    const int yuv = out->fmt == FOVEA_PIX_I420;
-    int status;
-    for (int c = 0; c < mb->n; c++) {
-        if (mb->warped[c].data[0] && mb->warped[c].fmt != out->fmt)
-            fovea_frame_free(ctx, &mb->warped[c]);
-        if (!mb->warped[c].data[0] && (status = fovea_frame_alloc(ctx, &mb->warped[c], mb->w, mb->h,
-                                                                  out->fmt, FOVEA_MEM_HOST)) < 0)
+    const fovea_stitcher_settings *set = &mb->st->settings;
+    if (set->seam != FOVEA_SEAM_DP || mb->frame % set->seam_interval != 0)
+        return FOVEA_OK;
+    if (mb->dev) {
+        int status = mb->dops->seam_diffs(mb->dev, mb->warped, mb->seam.diff);
+        if (status < 0)
             return status;
-        const fovea_frame *one[1] = {in[c]};
-        if ((status = st->backend->process(mb->sub_priv[c], one, &mb->warped[c], 0)) < 0)
-            return status;
-    }
-    if (st->settings.seam == FOVEA_SEAM_DP && mb->frame % st->settings.seam_interval == 0) {
+    } else {
         warped_luma(mb, yuv);
-        if (fv_seam_update(&mb->seam, (const uint8_t *const *)mb->luma)) {
-            fv_seam_labels(&mb->seam, mb->label0, mb->label);
-            mb->masks_valid = 0;
-        }
+        fv_seam_diffs(&mb->seam, (const uint8_t *const *)mb->luma, mb->seam.diff);
     }
-    mb->have_labels = 1;
-    if (!mb->masks_valid || (yuv && !(mb->masks_valid & 2))) {
-        build_masks(mb, yuv);
-        mb->masks_valid = yuv ? 3 : 1;
+    if (fv_seam_update_diffs(&mb->seam, mb->seam.diff)) {
+        fv_seam_labels(&mb->seam, mb->label0, mb->label);
+        mb->masks_valid = 0;
     }
+    return FOVEA_OK;
+}
+
+/* The blend of the warped images into pano on the host (pyramid.c). */
+static void blend_host(fv_multiband *mb, fovea_frame *out, int yuv)
+{
+    fovea_context *ctx = mb->st->ctx;
     fill_unseen(mb, out, yuv);
     const uint8_t *src[FOVEA_STITCH_MAX_CAMERAS];
     if (!yuv) {
@@ -317,6 +372,58 @@ int fv_multiband_process(fv_multiband *mb, const fovea_frame *const *in, fovea_f
                                k ? mb->ccovered : mb->covered, k ? mb->cw : mb->w, out->data[k],
                                out->stride[k], 1);
         }
+    }
+}
+
+int fv_multiband_process(fv_multiband *mb, const fovea_frame *const *in, fovea_frame *out,
+                         int want_stats)
+{
+    fovea_stitcher *st = mb->st;
+    fovea_context *ctx = st->ctx;
+    const int yuv = out->fmt == FOVEA_PIX_I420;
+    const fovea_memtype mem = mb->dev ? FOVEA_MEM_DEVICE : FOVEA_MEM_HOST;
+    const fovea_frame *view[FOVEA_STITCH_MAX_CAMERAS];
+    const fovea_frame *const *src = in;
+    fovea_frame *pano = out;
+    int status;
+    if (mb->dev) {
+        /* inputs staged once for the feathered and the one-camera stitches;
+         * the panorama made on the device */
+        if ((status = mb->dops->stage(mb->dev, in, view)) < 0 ||
+            (status = mb->dops->target(mb->dev, out, &pano)) < 0)
+            return status;
+        src = view;
+    }
+    if ((status = st->backend->process(st->priv, src, pano, want_stats)) < 0)
+        return status;
+    for (int c = 0; c < mb->n; c++) {
+        if (mb->warped[c].data[0] && mb->warped[c].fmt != out->fmt)
+            fovea_frame_free(ctx, &mb->warped[c]);
+        if (!mb->warped[c].data[0] &&
+            (status = fovea_frame_alloc(ctx, &mb->warped[c], mb->w, mb->h, out->fmt, mem)) < 0)
+            return status;
+        const fovea_frame *one[1] = {src[c]};
+        if ((status = st->backend->process(mb->sub_priv[c], one, &mb->warped[c], 0)) < 0)
+            return status;
+    }
+    if ((status = place_seam(mb, yuv)) < 0)
+        return status;
+    mb->have_labels = 1;
+    if (!mb->masks_valid || (yuv && !(mb->masks_valid & 2))) {
+        if (mb->dev) {
+            if ((status = mb->dops->set_labels(mb->dev, mb->label, yuv)) < 0)
+                return status;
+        } else {
+            build_masks(mb, yuv);
+        }
+        mb->masks_valid = yuv ? 3 : 1;
+    }
+    if (mb->dev) {
+        if ((status = mb->dops->blend(mb->dev, mb->warped, pano)) < 0 ||
+            (status = mb->dops->finish(mb->dev, pano, out)) < 0)
+            return status;
+    } else {
+        blend_host(mb, out, yuv);
     }
     mb->frame++;
     return FOVEA_OK;

@@ -36,6 +36,7 @@ void fv_seam_free(fv_seam *s)
     free(s->cost);
     free(s->acc);
     free(s->from);
+    free(s->diff);
     memset(s, 0, sizeof(*s));
 }
 
@@ -71,6 +72,7 @@ int fv_seam_init(fv_seam *s, int n, int w, int h, const uint8_t *label0, const u
                 return FOVEA_ERR_NOMEM;
             }
             int rows = 0;
+            size_t span_cells = 0;
             for (int cy = 0; cy < s->rh; cy++) {
                 fv_seam_span *sp = &pr->row[cy];
                 sp->lo = sp->hi = sp->t = sp->x = -1;
@@ -102,21 +104,53 @@ int fv_seam_init(fv_seam *s, int n, int w, int h, const uint8_t *label0, const u
                 sp->hi = (int16_t)hi;
                 sp->t = (int16_t)t;
                 rows++;
+                span_cells += (size_t)(hi - lo + 1);
             }
             if (rows > 0)
                 s->npairs++;
             else
                 free(pr->row);
+            s->ncells += rows > 0 ? span_cells : 0;
         }
     }
     free(lab);
+    /* the differences' layout: pairs in order, rows, cells lo .. hi */
+    size_t off = 0;
+    for (int p = 0; p < s->npairs; p++)
+        for (int cy = 0; cy < s->rh; cy++) {
+            fv_seam_span *sp = &s->pair[p].row[cy];
+            if (sp->lo < 0)
+                continue;
+            sp->off = (int32_t)off;
+            off += (size_t)(sp->hi - sp->lo + 1);
+        }
+    s->diff = malloc((s->ncells ? s->ncells : 1) * sizeof(int32_t));
+    if (!s->diff) {
+        fv_seam_free(s);
+        return FOVEA_ERR_NOMEM;
+    }
     return FOVEA_OK;
 }
 
-static int64_t cell_cost(const fv_seam *s, const fv_seam_span *sp, const uint8_t *la,
-                         const uint8_t *lb, int cx, int cy)
+void fv_seam_cells(const fv_seam *s, uint32_t *cells)
 {
-    int64_t d = 0;
+    for (int p = 0; p < s->npairs; p++) {
+        const fv_seam_pair *pr = &s->pair[p];
+        for (int cy = 0; cy < s->rh; cy++) {
+            const fv_seam_span *sp = &pr->row[cy];
+            for (int x = sp->lo; sp->lo >= 0 && x <= sp->hi; x++) {
+                uint32_t *e = cells + 2 * ((size_t)sp->off + (size_t)(x - sp->lo));
+                e[0] = (uint32_t)pr->left | (uint32_t)pr->right << 8;
+                e[1] = (uint32_t)x | (uint32_t)cy << 16;
+            }
+        }
+    }
+}
+
+/* Sum over the cell's pixels of |la - lb|. */
+static int32_t cell_diff(const fv_seam *s, const uint8_t *la, const uint8_t *lb, int cx, int cy)
+{
+    int32_t d = 0;
     for (int y = cy * SEAM_CELL; y < (cy + 1) * SEAM_CELL && y < s->h; y++) {
         const size_t row = (size_t)y * (size_t)s->w;
         for (int x = cx * SEAM_CELL; x < (cx + 1) * SEAM_CELL && x < s->w; x++) {
@@ -124,8 +158,28 @@ static int64_t cell_cost(const fv_seam *s, const fv_seam_span *sp, const uint8_t
             d += e < 0 ? -e : e;
         }
     }
+    return d;
+}
+
+void fv_seam_diffs(const fv_seam *s, const uint8_t *const *luma, int32_t *diffs)
+{
+    for (int p = 0; p < s->npairs; p++) {
+        const fv_seam_pair *pr = &s->pair[p];
+        for (int cy = 0; cy < s->rh; cy++) {
+            const fv_seam_span *sp = &pr->row[cy];
+            for (int x = sp->lo; sp->lo >= 0 && x <= sp->hi; x++)
+                diffs[(size_t)sp->off + (size_t)(x - sp->lo)] =
+                    cell_diff(s, luma[pr->left], luma[pr->right], x, cy);
+        }
+    }
+}
+
+/* Cost of a span cell: 4 x its difference + SEAM_BIAS x its distance to the
+ * map's seam. */
+static int64_t cell_cost(const fv_seam_span *sp, const int32_t *diffs, int cx)
+{
     const int dist = cx > sp->t ? cx - sp->t : sp->t - cx;
-    return 4 * d + (int64_t)SEAM_BIAS * dist;
+    return 4 * (int64_t)diffs[(size_t)sp->off + (size_t)(cx - sp->lo)] + (int64_t)SEAM_BIAS * dist;
 }
 
 /* Whether rows cy - 1 and cy of a pair chain: both have spans that a path
@@ -139,9 +193,8 @@ static int chained(const fv_seam_pair *pr, int cy)
 }
 
 /* Place one pair's seam; returns 1 when it moved. */
-static int place_pair(fv_seam *s, fv_seam_pair *pr, const uint8_t *const *luma)
+static int place_pair(fv_seam *s, fv_seam_pair *pr, const int32_t *diffs)
 {
-    const uint8_t *la = luma[pr->left], *lb = luma[pr->right];
     const size_t rw = (size_t)s->rw;
     int64_t old_cost = 0, new_cost = 0;
     for (int cy = 0; cy < s->rh; cy++) {
@@ -154,7 +207,7 @@ static int place_pair(fv_seam *s, fv_seam_pair *pr, const uint8_t *const *luma)
         const fv_seam_span *pp = &pr->row[cy > 0 ? cy - 1 : 0];
         const int64_t *pacc = cy > 0 ? s->acc + (size_t)(cy - 1) * rw : NULL;
         for (int x = sp->lo; x <= sp->hi; x++) {
-            c[x] = cell_cost(s, sp, la, lb, x, cy);
+            c[x] = cell_cost(sp, diffs, x);
             int64_t best = link ? SEAM_INF : 0;
             int8_t bd = 0;
             if (link) {
@@ -219,12 +272,18 @@ static int place_pair(fv_seam *s, fv_seam_pair *pr, const uint8_t *const *luma)
     return moved;
 }
 
-int fv_seam_update(fv_seam *s, const uint8_t *const *luma)
+int fv_seam_update_diffs(fv_seam *s, const int32_t *diffs)
 {
     int moved = 0;
     for (int p = 0; p < s->npairs; p++)
-        moved |= place_pair(s, &s->pair[p], luma);
+        moved |= place_pair(s, &s->pair[p], diffs);
     return moved;
+}
+
+int fv_seam_update(fv_seam *s, const uint8_t *const *luma)
+{
+    fv_seam_diffs(s, luma, s->diff);
+    return fv_seam_update_diffs(s, s->diff);
 }
 
 void fv_seam_labels(const fv_seam *s, const uint8_t *label0, uint8_t *label)

@@ -27,6 +27,7 @@
  * lo .. x - 1 to left and x .. hi to right. lo = -1: none on this row. */
 typedef struct fv_seam_span {
     int16_t lo, hi, t, x;
+    int32_t off; /* index of cell lo's difference (fv_seam_diffs) */
 } fv_seam_span;
 
 typedef struct fv_seam_pair {
@@ -39,6 +40,8 @@ typedef struct fv_seam {
     int w, h, rw, rh, n;
     int npairs;
     fv_seam_pair pair[16 * 15 / 2];
+    size_t ncells; /* span cells of every pair and row: the differences' count */
+    int32_t *diff; /* scratch: ncells differences */
     int64_t *cost; /* scratch: rw entries per row, rh rows */
     int64_t *acc;
     int8_t *from;
@@ -51,8 +54,20 @@ int fv_seam_init(fv_seam *s, int n, int w, int h, const uint8_t *label0,
                  const uint8_t *const *seen);
 void fv_seam_free(fv_seam *s);
 
-/* Place the seams again from the cameras' luma (luma[c]: w x h bytes, rows w
- * apart), with hysteresis. Returns 1 when a seam moved, else 0. */
+/* The reduced difference map: for each span cell (pairs in order, then cell
+ * rows, then cells lo .. hi) the sum over its pixels (clipped to the
+ * panorama) of |luma of left - luma of right|. fv_seam_cells lists those
+ * cells for a backend that computes the sums itself: 2 words per cell,
+ * left | right << 8 and cx | cy << 16. */
+void fv_seam_cells(const fv_seam *s, uint32_t *cells);
+void fv_seam_diffs(const fv_seam *s, const uint8_t *const *luma, int32_t *diffs);
+
+/* Place the seams again from the reduced difference map (ncells sums), with
+ * hysteresis. Returns 1 when a seam moved, else 0. */
+int fv_seam_update_diffs(fv_seam *s, const int32_t *diffs);
+
+/* fv_seam_diffs of the cameras' luma (luma[c]: w x h bytes, rows w apart),
+ * then fv_seam_update_diffs. */
 int fv_seam_update(fv_seam *s, const uint8_t *const *luma);
 
 /* The labels the seams give: label0 where no seam's span reaches. */

@@ -426,9 +426,8 @@ int fovea_stitcher_process_async(fovea_stitcher *st, const fovea_frame *const *i
             return status;
     }
     int analyze = autocolor && !primed_now && st->frame % st->settings.auto_interval == 0;
-    status = st->backend->process(st->priv, in, out, analyze);
-    if (status == FOVEA_OK && st->mb)
-        status = fv_multiband_process(st->mb, in, out);
+    status = st->mb ? fv_multiband_process(st->mb, in, out, analyze)
+                    : st->backend->process(st->priv, in, out, analyze);
     if (status < 0)
         return status;
     st->frame++;

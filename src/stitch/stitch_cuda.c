@@ -9,6 +9,7 @@
 #include "core/cuda_util.h"
 #include "core/device.h"
 #include "core/stage.h"
+#include "stitch/multiband.h"
 #include "stitch/stitch_cuda.h"
 #include "stitch/stitch_internal.h"
 
@@ -722,4 +723,5 @@ const stitch_backend stitch_backend_cuda = {
     cuda_process,
     cuda_poll_stats,
     cuda_set_tables,
+    &multiband_cuda_ops,
 };

@@ -54,6 +54,9 @@ typedef struct stitch_backend {
     /* Take new tables (CUDA: upload them on the stream). t stays valid and
      * unchanged until the next set_tables or close. */
     int (*set_tables)(void *priv, const stitch_tables *t);
+    /* Multi-band blending on the backend's device (multiband.h); NULL: on the
+     * host, multiband.c's own loops. */
+    const struct mb_device_ops *multiband;
 } stitch_backend;
 
 struct fovea_stitcher {

@@ -480,4 +480,5 @@ const stitch_backend stitch_backend_ref = {
     ref_process,
     ref_poll_stats,
     ref_set_tables,
+    NULL, /* multiband: multiband.c's host loops */
 };
