@@ -204,6 +204,7 @@ static void worker_run(void *opaque, int w, void *state, int64_t t)
     pair_job *j = calloc(1, sizeof(*j));
     char *ref = resolve(b, p->ref), *dis = resolve(b, p->dis);
     const char *error = NULL;
+    char *features = NULL;
     if (!j || !ref || !dis) {
         error = "out of memory";
     } else if (!bm->m) {
@@ -218,12 +219,24 @@ static void worker_run(void *opaque, int w, void *state, int64_t t)
         j->model = bm->m;
         j->feature_only = b->a->feature_only;
         j->features = b->a->features[0] ? b->a->features : NULL;
+        if (p->features) {
+            /* the row's features after the command's --feature ones */
+            const size_t k = j->features ? strlen(j->features) : 0;
+            const size_t size = k + strlen(p->features) + 2;
+            if ((features = malloc(size)) != NULL)
+                snprintf(features, size, "%s%s%s", k ? j->features : "", k ? "," : "", p->features);
+            j->features = features;
+        }
         j->ctx = state;
         j->ring_bytes = b->ring_bytes;
         j->warn = warn_collect;
-        vmaf_pair_score(j);
-        if (j->rc != CLI_EXIT_OK)
-            error = j->err;
+        if (p->features && !features) {
+            error = "out of memory";
+        } else {
+            vmaf_pair_score(j);
+            if (j->rc != CLI_EXIT_OK)
+                error = j->err;
+        }
     }
     if (o && !error) {
         cJSON_AddNumberToObject(o, "frames", (double)j->n);
@@ -250,6 +263,7 @@ static void worker_run(void *opaque, int w, void *state, int64_t t)
     if (j)
         fovea_vmaf_close(&j->vm);
     free(j);
+    free(features);
 }
 
 static void task_unrun(void *opaque, int64_t t, const char *msg)

@@ -14,9 +14,9 @@
 
 #define MAX_COLUMNS 16
 
-enum { COL_REF, COL_DIS, COL_ID, COL_MODEL, COL_FRAMES, NCOLS };
-static const char *const col_names[NCOLS] = {"ref", "dis", "id", "model", "frames"};
-#define KNOWN_COLUMNS "ref, dis, id, model, frames"
+enum { COL_REF, COL_DIS, COL_ID, COL_MODEL, COL_FRAMES, COL_FEATURES, NCOLS };
+static const char *const col_names[NCOLS] = {"ref", "dis", "id", "model", "frames", "features"};
+#define KNOWN_COLUMNS "ref, dis, id, model, frames, features"
 
 /* A line's problem: counted, and written out while fewer than
  * MANIFEST_MAX_REPORTED were. @return -1 out of memory, else 0 */
@@ -162,7 +162,49 @@ static void free_pair(manifest_pair *p)
     free(p->dis);
     free(p->id);
     free(p->model);
+    free(p->features);
     memset(p, 0, sizeof(*p));
+}
+
+/* Append the --feature values of text (NAME[=OPTION=VALUE:...], separated by
+ * blanks, ';' or ',') to *list as settings.features entries
+ * ("NAME:OPTION=VALUE:..."), growing it. @return 0, 1 with a reason in why
+ * (malformed), or -1 (out of memory) */
+static int add_features(char **list, const char *text, char *why, size_t whysz)
+{
+    for (const char *s = text; *s;) {
+        const size_t sep = strspn(s, " \t;,");
+        s += sep;
+        const size_t n = strcspn(s, " \t;,");
+        if (n == 0)
+            break;
+        size_t name = strcspn(s, "=");
+        if (name > n)
+            name = n; /* no '=' in this one: a plain NAME */
+        if (name == 0 || (name < n && name + 1 == n)) {
+            snprintf(why, whysz, "features: expected NAME[=OPTION=VALUE:...], got '%.*s'",
+                     (int)(n > 200 ? 200 : n), s);
+            return 1;
+        }
+        const size_t old = *list ? strlen(*list) : 0;
+        char *grown = realloc(*list, old + n + 2);
+        if (!grown)
+            return -1;
+        *list = grown;
+        char *o = grown + old;
+        if (old)
+            *o++ = ',';
+        memcpy(o, s, n);
+        if (name < n)
+            o[name] = ':'; /* NAME=OPT=VAL -> NAME:OPT=VAL */
+        o[n] = '\0';
+        s += n;
+    }
+    if (!*list) {
+        snprintf(why, whysz, "features: no feature named");
+        return 1;
+    }
+    return 0;
 }
 
 /* A frame count: a non-negative integer (0 = all). @return 0 or -1 */
@@ -248,6 +290,16 @@ static int csv_row(manifest *m, csv_state *cs, const char *name, int line, int n
         case COL_DIS: dst = &p.dis; break;
         case COL_ID: dst = *v ? &p.id : NULL; break;
         case COL_MODEL: dst = *v ? &p.model : NULL; break;
+        case COL_FEATURES:
+            if (*v) {
+                char why[320];
+                const int st = add_features(&p.features, v, why, sizeof(why));
+                if (st != 0) {
+                    free_pair(&p);
+                    return st < 0 ? -1 : report(m, name, line, "%s", why);
+                }
+            }
+            break;
         case COL_FRAMES:
             if (*v && parse_frames(v, &p.frames) < 0) {
                 free_pair(&p);
@@ -361,9 +413,40 @@ static int json_row(manifest *m, const char *name, int line, const char *s, size
             p.id_is_number = 1;
             continue;
         }
+        if (c == COL_FEATURES && (cJSON_IsString(it) || cJSON_IsArray(it))) {
+            char why[320];
+            int st = 0;
+            if (cJSON_IsString(it)) {
+                st = add_features(&p.features, it->valuestring, why, sizeof(why));
+            } else {
+                const cJSON *e;
+                cJSON_ArrayForEach(e, it)
+                {
+                    if (!cJSON_IsString(e)) {
+                        snprintf(why, sizeof(why), "features: expected strings in the array");
+                        st = 1;
+                    } else {
+                        st = add_features(&p.features, e->valuestring, why, sizeof(why));
+                    }
+                    if (st != 0)
+                        break;
+                }
+                if (st == 0 && !p.features) {
+                    snprintf(why, sizeof(why), "features: an empty array");
+                    st = 1;
+                }
+            }
+            if (st != 0) {
+                rc = st < 0 ? -1 : report(m, name, line, "%s", why);
+                goto done;
+            }
+            continue;
+        }
         if (!cJSON_IsString(it)) {
             rc = report(m, name, line, "%s: expected a string%s", col_names[c],
-                        c == COL_ID ? " or a number" : "");
+                        c == COL_ID         ? " or a number"
+                        : c == COL_FEATURES ? " or an array of strings"
+                                            : "");
             goto done;
         }
         const size_t len = strlen(it->valuestring);

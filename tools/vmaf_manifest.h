@@ -19,6 +19,8 @@ typedef struct manifest_pair {
     char *id;         /* NULL when not given */
     int id_is_number; /* JSON lines: the id was a number (id holds its text) */
     char *model;      /* NULL when not given */
+    char *features;   /* the row's features as settings.features ("NAME:OPT=VAL,..."),
+                         NULL when not given */
     int64_t frames;   /* -1 when not given; 0 = all */
     int line;         /* 1-based line in the manifest */
 } manifest_pair;
@@ -36,7 +38,9 @@ typedef struct manifest {
  * file name for the messages. JSON lines when the first line that is neither
  * blank nor a '#' comment starts with '{', else CSV whose first such line is a
  * header naming the columns: ref and dis, and optionally id, model, frames,
- * in any order. Every malformed line is counted and reported.
+ * features, in any order. A row's features are libvmaf's --feature values
+ * (NAME[=OPTION=VALUE:...]) separated by blanks, ';' or ',' (a CSV field with a
+ * comma is quoted); in JSON lines a string so or an array of such strings. Every malformed line is counted and reported.
  * @return 0 (m->nerrors may be > 0: the manifest is not usable then), or -1
  *         out of memory. m is filled in either case: free it with manifest_free. */
 int manifest_parse(manifest *m, const char *name, const char *text, size_t len);

@@ -236,4 +236,50 @@ for i in range(spec["completions"]):
         seen.append(k)
 assert sorted(seen) == [0, 1, 2, 3, 4], seen
 PY
+# a features column: each row's features join the model's (and the command's
+# --feature), with the numbers of a single-pair run with the same --feature
+run 0 vmaf -q --json f0.json --feature psnr clips/r0.y4m clips/d0.y4m
+run 0 vmaf -q --json f1.json --feature psnr --feature float_ssim=enable_lcs=true \
+    clips/r1.y4m clips/d1.y4m
+run 0 vmaf -q --json f2.json --feature psnr --feature float_ssim clips/r2.y4m clips/d2.y4m
+printf '%s\n' 'ref,dis,features' 'clips/r0.y4m,clips/d0.y4m,' \
+    'clips/r1.y4m,clips/d1.y4m,"float_ssim=enable_lcs=true"' \
+    'clips/r2.y4m,clips/d2.y4m,float_ssim' >f.csv
+run 0 vmaf -q --manifest f.csv --feature psnr --json-lines f.jsonl
+printf '%s\n' \
+    '{"ref": "clips/r1.y4m", "dis": "clips/d1.y4m", "features": ["psnr", "float_ssim=enable_lcs=true"]}' \
+    '{"ref": "clips/r2.y4m", "dis": "clips/d2.y4m", "features": "psnr; float_ssim"}' >f.jsonl.in
+run 0 vmaf -q --manifest f.jsonl.in --json-lines fj.jsonl
+python3 - <<'PY' || fail "features column: other numbers than --feature"
+import json
+lines = {l["index"]: l for l in map(json.loads, open("f.jsonl"))}
+assert sorted(lines) == [0, 1, 2], sorted(lines)
+for i in range(3):
+    s = json.load(open(f"f{i}.json"))
+    assert lines[i]["pooled_metrics"] == s["pooled_metrics"], f"pair {i}"
+assert "float_ssim_l" in lines[1]["pooled_metrics"] and "psnr_y" in lines[2]["pooled_metrics"]
+assert "float_ssim" not in lines[0]["pooled_metrics"]
+js = {l["index"]: l for l in map(json.loads, open("fj.jsonl"))}
+for i, k in ((0, 1), (1, 2)):
+    assert js[i]["pooled_metrics"] == json.load(open(f"f{k}.json"))["pooled_metrics"], i
+PY
+# malformed features: a manifest error naming the line
+printf 'ref,dis,features\nclips/r0.y4m,clips/d0.y4m,=psnr\n' >fbad.csv
+run 1 vmaf -q --manifest fbad.csv --json-lines fbad.jsonl
+err_has "fbad.csv:2: " "malformed features"
+err_has "features: expected NAME" "malformed features"
+printf '%s\n' '{"ref": "clips/r0.y4m", "dis": "clips/d0.y4m", "features": [1]}' >fbad.jsonl.in
+run 1 vmaf -q --manifest fbad.jsonl.in --json-lines fbad2.jsonl
+err_has "fbad.jsonl.in:1: " "features not strings"
+err_has "features: expected strings" "features not strings"
+# an unknown feature fails its pair alone, with the library's reason
+printf 'ref,dis,features\nclips/r0.y4m,clips/d0.y4m,nosuchfeature\nclips/r1.y4m,clips/d1.y4m,psnr\n' >func.csv
+run 1 vmaf -q --manifest func.csv --json-lines func.jsonl
+python3 - <<'PY' || fail "an unknown feature"
+import json
+lines = {l["index"]: l for l in map(json.loads, open("func.jsonl"))}
+assert "nosuchfeature" in lines[0]["error"], lines[0]
+assert "error" not in lines[1] and "psnr_y" in lines[1]["pooled_metrics"], lines[1]
+PY
+
 echo "test_cli_vmaf_manifest: ok"
