@@ -14,12 +14,19 @@
 
 #ifdef __CUDACC__
 #define CAMBI_HD __host__ __device__ __forceinline__
-/* one rounding, never contracted */
-#define CAMBI_FMUL(a, b) __fmul_rn((a), (b))
 #else
 #define CAMBI_HD static inline
-#define CAMBI_FMUL(a, b) ((a) * (b))
 #endif
+
+/* a * b rounded once (never contracted on the device) */
+CAMBI_HD float cambi_px_fmul(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
 
 /* not counted in a window: unmasked, out of the band or outside */
 #define CAMBI_NO_KEY 0xffffu
@@ -148,7 +155,7 @@ CAMBI_HD float cambi_px_cvalue(const cambi_cuda_cv *a, const uint16_t *win, int 
         const int p1 = cnt[(nd + d + 1) * cnt_step];
         const int p2 = cnt[(nd - d - 1) * cnt_step];
         const int pk = p1 > p2 ? p1 : p2;
-        const float val = CAMBI_FMUL((float)(a->weight[d] * p0 * pk), a->recip[pk + p0]);
+        const float val = cambi_px_fmul((float)(a->weight[d] * p0 * pk), a->recip[pk + p0]);
         if (val > best)
             best = val;
     }
