@@ -2,7 +2,9 @@
 /* The CUDA CAMBI's arithmetic on the CPU: the per-pixel functions its kernels
  * run (quality/cambi_pixel.h), driven in the order of feature_cambi_cuda.c
  * (scaling, mask, per scale decimation, mode filter, contrast values from
- * window counts, then the C pooling), against the C reference (cambi_ref.c)
+ * window counts, the top-k sum by radix select and exact fixed point where
+ * cambi_topk_mean shows it is libvmaf's, else the C pooling), against the C
+ * reference (cambi_ref.c)
  * on generated banded pictures of odd sizes at 8, 10, 12 and 16 bits with the
  * options varied: the same doubles, bit for bit. The GPU test
  * (tests/gpu/test_gpu_cambi.c) runs the kernels themselves. */
@@ -55,6 +57,67 @@ static uint8_t *make_plane(int w, int h, int bpc, uint64_t seed, ptrdiff_t *stri
             }
         }
     return p;
+}
+
+static int compared, exact_means, host_means;
+
+/* The device's top-k counters of the n values cv (cambi.cu: four radix
+ * passes with cambi_px_pick, then the sum above T with cambi_px_fix), on the
+ * CPU. */
+static void topk_counters(const float *cv, int n, int k, uint64_t *c)
+{
+    uint32_t prefix = 0, mask = 0;
+    int32_t kleft = k;
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        uint32_t hist[256] = {0};
+        for (int i = 0; i < n; i++) {
+            uint32_t u;
+            memcpy(&u, &cv[i], 4);
+            if ((u & mask) == prefix)
+                hist[(u >> shift) & 255u]++;
+        }
+        cambi_px_pick(hist, shift, &prefix, &mask, &kleft);
+    }
+    memset(c, 0, CAMBI_SUM_COUNT * sizeof(*c));
+    unsigned __int128 sum = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t u, lsb;
+        uint64_t units;
+        memcpy(&u, &cv[i], 4);
+        if (u <= prefix)
+            continue;
+        if (!cambi_px_fix(u, &units, &lsb))
+            c[CAMBI_SUM_BAD] = 1;
+        sum += units;
+        c[CAMBI_SUM_LSB] = lsb > c[CAMBI_SUM_LSB] ? lsb : c[CAMBI_SUM_LSB];
+    }
+    c[CAMBI_SUM_LO] = (uint64_t)sum;
+    c[CAMBI_SUM_HI] = (uint64_t)(sum >> 64);
+    c[CAMBI_SUM_T] = prefix;
+    c[CAMBI_SUM_KLEFT] = (uint64_t)kleft;
+}
+
+/* libvmaf's top-k mean of the w x h values cv (reordered) by the C pooling,
+ * checked against the device's exact sum wherever that one gives a value. */
+static double pool_checked(float *cv, double topk, int w, int h)
+{
+    const int n = w * h, k = cambi_topk_count(topk, n);
+    uint64_t c[CAMBI_SUM_COUNT];
+    topk_counters(cv, n, k, c);
+    double exact = 0.0;
+    const int have = cambi_topk_mean(c, k, &exact);
+    const double want = cambi_pool(cv, topk, w, h);
+    if (have) {
+        exact_means++;
+        if (memcmp(&exact, &want, sizeof(double)) != 0) {
+            fprintf(stderr, "  top-k mean of %dx%d (k %d): C %.17g, exact sum %.17g\n", w, h, k,
+                    want, exact);
+            CHECK(0);
+        }
+    } else {
+        host_means++;
+    }
+    return want;
 }
 
 /* One picture's score as feature_cambi_cuda.c computes it: which 0 the
@@ -129,7 +192,7 @@ static double emulate(const cambi_plan *pl, double topk, const uint8_t *src, ptr
                 cv[(size_t)y * w + x] =
                     cambi_px_cvalue(&a, keys + (size_t)y * kw + x, kw, v, cnt, 1);
             }
-        per_scale[s] = cambi_pool(cv, topk, w, h);
+        per_scale[s] = pool_checked(cv, topk, w, h);
     }
     free(pos_x);
     free(pos_y);
@@ -141,8 +204,6 @@ static double emulate(const cambi_plan *pl, double topk, const uint8_t *src, ptr
     free(keys);
     return cambi_combine(per_scale, window);
 }
-
-static int compared;
 
 static void check(const char *name, const cambi_params *p, uint64_t seed)
 {
@@ -238,6 +299,9 @@ int main(void)
     p.high_res_speedup = 1080;
     p.full_ref = 1;
     check("1921x1081 8-bit hrs 1080 full_ref", &p, 27);
-    printf("test_quality_cambi_emul: %d pictures compared\n", compared);
+    printf("test_quality_cambi_emul: %d pictures compared; top-k means: %d from the exact sum "
+           "(equal to the C pooling), %d left to the C pooling\n",
+           compared, exact_means, host_means);
+    CHECK(exact_means > 0);
     return test_finish("test_quality_cambi_emul");
 }

@@ -78,6 +78,122 @@ __global__ void __launch_bounds__(kCvThreads) cvalues_kernel(const cambi_cuda_cv
         cambi_px_cvalue(&a, keys + ty * sw + tx, sw, v, cnt + t, kCvThreads);
 }
 
+// The radix select's state in sel: the histogram of the current digit, then
+// the prefix and mask of the digits chosen so far and the rank left.
+constexpr int kSelPrefix = 256, kSelMask = 257, kSelKleft = 258;
+constexpr int kSelThreads = 256;
+
+__global__ void sel_init_kernel(uint32_t *sel, int k)
+{
+    const int t = threadIdx.x;
+    sel[t] = 0;
+    if (t == 0) {
+        sel[kSelPrefix] = 0;
+        sel[kSelMask] = 0;
+        sel[kSelKleft] = (uint32_t)k;
+    }
+}
+
+__device__ __forceinline__ uint32_t bits_of(float v)
+{
+    return (uint32_t)__float_as_uint(v);
+}
+
+__global__ void __launch_bounds__(kSelThreads)
+    sel_hist_kernel(const float *map, int n, uint32_t *sel, int shift)
+{
+    __shared__ uint32_t h[256];
+    h[threadIdx.x] = 0;
+    __syncthreads();
+    const uint32_t prefix = sel[kSelPrefix], mask = sel[kSelMask];
+    for (int i = blockIdx.x * kSelThreads + threadIdx.x; i < n; i += gridDim.x * kSelThreads) {
+        const uint32_t u = bits_of(map[i]);
+        if ((u & mask) == prefix)
+            atomicAdd(&h[(u >> shift) & 255u], 1u);
+    }
+    __syncthreads();
+    if (h[threadIdx.x])
+        atomicAdd(&sel[threadIdx.x], h[threadIdx.x]);
+}
+
+// one thread: the digit, then the histogram cleared for the next pass
+__global__ void sel_pick_kernel(uint32_t *sel, int shift)
+{
+    int32_t kleft = (int32_t)sel[kSelKleft];
+    cambi_px_pick(sel, shift, &sel[kSelPrefix], &sel[kSelMask], &kleft);
+    sel[kSelKleft] = (uint32_t)kleft;
+    for (int d = 0; d < 256; d++)
+        sel[d] = 0;
+}
+
+struct Fix {
+    unsigned long long lo, hi, lsb, bad;
+};
+
+__device__ __forceinline__ void fix_add(Fix &a, unsigned long long lo, unsigned long long hi)
+{
+    const unsigned long long s = a.lo + lo;
+    a.hi += hi + (s < a.lo);
+    a.lo = s;
+}
+
+// The values above T summed exactly (128 bits in units of 2^-CAMBI_FIX_BITS:
+// order free), the finest last set bit and whether some value did not fit;
+// T and the copies of T left from the select.
+__global__ void __launch_bounds__(kSelThreads)
+    sel_sum_kernel(const float *map, int n, const uint32_t *sel, unsigned long long *out)
+{
+    __shared__ Fix part[kSelThreads / 32];
+    const uint32_t t_bits = sel[kSelPrefix];
+    Fix f = {0, 0, 0, 0};
+    for (int i = blockIdx.x * kSelThreads + threadIdx.x; i < n; i += gridDim.x * kSelThreads) {
+        const uint32_t u = bits_of(map[i]);
+        if (u <= t_bits)
+            continue;
+        uint64_t units;
+        uint32_t lsb;
+        if (!cambi_px_fix(u, &units, &lsb)) {
+            f.bad = 1;
+            continue;
+        }
+        fix_add(f, (unsigned long long)units, 0);
+        f.lsb = lsb > f.lsb ? lsb : f.lsb;
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        const unsigned long long lo = __shfl_down_sync(0xffffffffu, f.lo, o);
+        const unsigned long long hi = __shfl_down_sync(0xffffffffu, f.hi, o);
+        const unsigned long long lsb = __shfl_down_sync(0xffffffffu, f.lsb, o);
+        const unsigned long long bad = __shfl_down_sync(0xffffffffu, f.bad, o);
+        fix_add(f, lo, hi);
+        f.lsb = lsb > f.lsb ? lsb : f.lsb;
+        f.bad |= bad;
+    }
+    const int warp = threadIdx.x >> 5;
+    if ((threadIdx.x & 31) == 0)
+        part[warp] = f;
+    __syncthreads();
+    if (threadIdx.x != 0)
+        return;
+    for (int w = 1; w < kSelThreads / 32; w++) {
+        fix_add(f, part[w].lo, part[w].hi);
+        f.lsb = part[w].lsb > f.lsb ? part[w].lsb : f.lsb;
+        f.bad |= part[w].bad;
+    }
+    // a wrap of the low word carries into the high word (exact in any order)
+    const unsigned long long old = atomicAdd(&out[CAMBI_SUM_LO], f.lo);
+    const unsigned long long carry = old + f.lo < old ? 1ull : 0ull;
+    if (f.hi + carry)
+        atomicAdd(&out[CAMBI_SUM_HI], f.hi + carry);
+    if (f.lsb)
+        atomicMax(&out[CAMBI_SUM_LSB], f.lsb);
+    if (f.bad)
+        atomicOr(&out[CAMBI_SUM_BAD], f.bad);
+    if (blockIdx.x == 0) {
+        out[CAMBI_SUM_T] = t_bits;
+        out[CAMBI_SUM_KLEFT] = sel[kSelKleft];
+    }
+}
+
 __global__ void tag_kernel(unsigned long long *sums, size_t frame_sums, int n,
                            unsigned long long first)
 {
@@ -150,6 +266,23 @@ extern "C" int fv_cambi_cuda_cvalues(const cambi_cuda_cv *a, void *stream)
     const size_t smem = (keys + (size_t)(2 * a->num_diffs + 1) * kCvThreads) * sizeof(uint16_t);
     const dim3 grid((unsigned)((a->w + kCvW - 1) / kCvW), (unsigned)((a->h + kCvH - 1) / kCvH));
     cvalues_kernel<<<grid, kCvThreads, smem, static_cast<cudaStream_t>(stream)>>>(*a);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int fv_cambi_cuda_topk(const float *map, int n, int k, uint32_t *sel,
+                                  unsigned long long *out, void *stream)
+{
+    if (n < 1 || k < 1 || k > n)
+        return (int)cudaErrorInvalidValue;
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    const int per = kSelThreads * 8;
+    const unsigned blocks = (unsigned)((n + per - 1) / per < 1024 ? (n + per - 1) / per : 1024);
+    sel_init_kernel<<<1, 256, 0, s>>>(sel, k);
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        sel_hist_kernel<<<blocks, kSelThreads, 0, s>>>(map, n, sel, shift);
+        sel_pick_kernel<<<1, 1, 0, s>>>(sel, shift);
+    }
+    sel_sum_kernel<<<blocks, kSelThreads, 0, s>>>(map, n, sel, out);
     return (int)cudaGetLastError();
 }
 

@@ -82,6 +82,15 @@ extern const int cambi_contrast_weight[CAMBI_MAX_DIFFS];
  * quick select, then a double sum in the order it leaves them). */
 double cambi_pool(float *cv, double topk, int w, int h);
 
+/* The top-k mean cambi_pool gives, from the counters of the device's exact
+ * sum (cambi_pixel.h: CAMBI_SUM_COUNT of them) of the k largest values: 1
+ * with *mean when every partial sum of the sequential double sum is exact
+ * (then its order does not matter), 0 when that is not shown (pool the map). */
+int cambi_topk_mean(const uint64_t *c, int k, double *mean);
+
+/* The number of values cambi_pool averages among n. */
+int cambi_topk_count(double topk, int n);
+
 /* The score of a picture from its CAMBI_SCALES per-scale pooled values. */
 double cambi_combine(const double *per_scale, int window);
 

@@ -57,6 +57,13 @@ typedef struct cambi_cuda_cv {
 
 int fv_cambi_cuda_cvalues(const cambi_cuda_cv *a, void *stream);
 
+/* The device's top-k sum of the n values of map (k of them): a radix select
+ * then an exact sum, into CAMBI_SUM_COUNT counters at out (cambi_pixel.h;
+ * zeroed before). sel: device scratch of CAMBI_CUDA_SEL_WORDS words. */
+#define CAMBI_CUDA_SEL_WORDS 260
+int fv_cambi_cuda_topk(const float *map, int n, int k, uint32_t *sel, unsigned long long *out,
+                       void *stream);
+
 /* sums[z * frame_sums] = first + z for z < n (the pairs' tags). */
 int fv_cambi_cuda_tag(unsigned long long *sums, size_t frame_sums, int n, unsigned long long first,
                       void *stream);

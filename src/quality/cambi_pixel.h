@@ -162,4 +162,69 @@ CAMBI_HD float cambi_px_cvalue(const cambi_cuda_cv *a, const uint16_t *win, int 
     return best;
 }
 
+/* ---- the top-k sum on the device (feature_cambi_cuda.c: "Pooling") ----
+ * A radix select (4 passes of 8 bits over the float bits, which order
+ * non-negative floats) finds T, the k-th largest value, and kleft, the copies
+ * of T among the k largest; then the values above T are summed exactly in
+ * units of 2^-CAMBI_FIX_BITS (128 bits) with the smallest exponent of their
+ * last set bit. cambi_topk_mean (cambi_ref.c) turns that into libvmaf's mean
+ * when the sequential double sum is exact in any order. */
+#define CAMBI_FIX_BITS 40
+/* the largest float exponent field whose value fits the 128-bit sum's lanes */
+#define CAMBI_FIX_MAX_EXP 146
+/* counters of one (picture, scale) in the pair's sums */
+enum {
+    CAMBI_SUM_LO,
+    CAMBI_SUM_HI,
+    CAMBI_SUM_LSB,
+    CAMBI_SUM_BAD,
+    CAMBI_SUM_T,
+    CAMBI_SUM_KLEFT,
+    CAMBI_SUM_COUNT
+};
+
+/* After the histogram hist of digit shift of the values matching prefix under
+ * mask: the digit of the kleft-th largest; prefix, mask and kleft narrowed
+ * (kleft becomes its rank among the values with the new prefix). */
+CAMBI_HD void cambi_px_pick(const uint32_t *hist, int shift, uint32_t *prefix, uint32_t *mask,
+                            int32_t *kleft)
+{
+    uint32_t cum = 0;
+    for (int d = 255; d >= 0; d--) {
+        if (cum + hist[d] >= (uint32_t)*kleft || d == 0) {
+            *prefix |= (uint32_t)d << shift;
+            *mask |= 255u << shift;
+            *kleft -= (int32_t)cum;
+            return;
+        }
+        cum += hist[d];
+    }
+}
+
+/* One value of the sum (bits u of a float above T): its units of
+ * 2^-CAMBI_FIX_BITS in *units and 100 - the exponent of its last set bit in
+ * *lsb (0 for a zero); 0 when it does not fit (denormal, too fine, too
+ * large). */
+CAMBI_HD int cambi_px_fix(uint32_t u, uint64_t *units, uint32_t *lsb)
+{
+    *units = 0;
+    *lsb = 0;
+    if (u == 0)
+        return 1;
+    const int e = (int)(u >> 23) & 255;
+    if (e == 0 || e > CAMBI_FIX_MAX_EXP)
+        return 0;
+    const uint32_t man = (u & 0x7fffffu) | 0x800000u;
+    int tz = 0;
+    while (!((man >> tz) & 1u))
+        tz++;
+    const int last = e - 150 + tz; /* value = man 2^(e - 150) */
+    if (last < -CAMBI_FIX_BITS)
+        return 0;
+    const int sh = e - 150 + CAMBI_FIX_BITS;
+    *units = sh >= 0 ? (uint64_t)man << sh : (uint64_t)(man >> -sh);
+    *lsb = (uint32_t)(100 - last);
+    return 1;
+}
+
 #endif

@@ -16,6 +16,7 @@
 
 #include "core/core.h"
 #include "quality/cambi.h"
+#include "quality/cambi_pixel.h"
 
 /* the 7x7 window of the flat-region mask */
 #define MASK_PAD 3
@@ -563,16 +564,50 @@ static void quick_select(float *a, int n, int k)
 }
 
 /* The mean of the top-k fraction of the c_values. */
+int cambi_topk_count(double topk, int n)
+{
+    const int k = (int)(topk * n);
+    return k < 1 ? 1 : k > n ? n : k;
+}
+
 double cambi_pool(float *cv, double topk, int w, int h)
 {
     const int n = w * h;
-    int k = (int)(topk * n);
-    k = k < 1 ? 1 : k > n ? n : k;
+    const int k = cambi_topk_count(topk, n);
     quick_select(cv, n, k);
     double sum = 0;
     for (int i = 0; i < k; i++)
         sum += cv[i];
     return sum / k;
+}
+
+int cambi_topk_mean(const uint64_t *c, int k, double *mean)
+{
+    if (c[CAMBI_SUM_BAD])
+        return 0;
+    unsigned __int128 s = (unsigned __int128)c[CAMBI_SUM_HI] << 64 | c[CAMBI_SUM_LO];
+    uint32_t lsb = (uint32_t)c[CAMBI_SUM_LSB];
+    const uint64_t kleft = c[CAMBI_SUM_KLEFT];
+    if (kleft > 0) {
+        uint64_t units;
+        uint32_t t_lsb;
+        if (!cambi_px_fix((uint32_t)c[CAMBI_SUM_T], &units, &t_lsb))
+            return 0;
+        s += (unsigned __int128)units * kleft;
+        lsb = t_lsb > lsb ? t_lsb : lsb;
+    }
+    if (lsb == 0) { /* k zeros */
+        *mean = 0.0 / k;
+        return 1;
+    }
+    /* every value, so every partial sum, is a multiple of 2^last; below
+     * 2^(53 + last) each one is a double: the sequential sum is exact */
+    const int last = 100 - (int)lsb;
+    const unsigned __int128 n = s >> (last + CAMBI_FIX_BITS);
+    if (n >> 53)
+        return 0;
+    *mean = ldexp((double)(uint64_t)n, last) / k;
+    return 1;
 }
 
 /* The score of the picture now in st->image (w x h, 10 bits). */

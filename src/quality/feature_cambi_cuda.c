@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The CUDA extractor of the feature "cambi" (host side): the per-pixel stages
- * on the device (cambi.cu), the pooling on the host with the C code.
+ * and the top-k sums on the device (cambi.cu), the means on the host.
  *
- * Each picture's contrast values (every scale, as float maps) are read back
- * into a pinned ring and pooled in raw() by cambi_pool, the C reference's own
- * quick select and double sum: libvmaf's pooled sum depends on the order its
- * quick select leaves the values in, so the same code on the same maps gives
- * the same doubles. The ring holds CAMBI_CUDA_RING batches (the batches the
- * VMAF driver keeps in flight); each launch takes the next entry and tags its
- * pairs' counters with their ring position; raw() releases them. */
+ * libvmaf's per-scale value is a double sum of the top-k floats in the order
+ * its quick select leaves them. The device finds the top k (radix select) and
+ * sums them exactly (128-bit fixed point); when every partial sum of any
+ * order is a double (cambi_topk_mean), that is libvmaf's sum. Otherwise raw()
+ * pools the scale's map with cambi_pool, the C reference's own quick select
+ * and sum: so every picture's maps (every scale) are read back into a pinned
+ * ring. The ring holds CAMBI_CUDA_RING batches (the batches the VMAF driver
+ * keeps in flight); each launch takes the next entry and tags its pairs'
+ * counters with their ring position; raw() releases them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,9 +18,14 @@
 #include "core/device.h"
 #include "quality/cambi.h"
 #include "quality/cambi_cuda.h"
+#include "quality/cambi_pixel.h"
 
 /* batches in flight at most (vmaf_cuda.c's VMAF_SLOTS) */
 #define CAMBI_CUDA_RING 4
+/* 0: every scale pooled on the host from its map (no device top-k) */
+#define CAMBI_CUDA_DEVICE_POOL 1
+/* a pair's counters: its ring tag, then per picture and scale the top-k sum's */
+#define CAMBI_CUDA_FRAME_SUMS (1 + 2 * CAMBI_SCALES * CAMBI_SUM_COUNT)
 
 typedef struct cambi_cuda {
     fovea_context *ctx; /* outlives the state */
@@ -32,6 +39,8 @@ typedef struct cambi_cuda {
     uint16_t *d_img[2];
     uint8_t *d_mask[2];
     float *d_maps;                  /* one pair's maps */
+    uint32_t *d_sel;                /* the radix select's state */
+    long long pools, host_pools;    /* per-scale values, and those pooled from the map */
     float *h_ring;                  /* CAMBI_CUDA_RING x batch pairs' maps, pinned */
     int ring_left[CAMBI_CUDA_RING]; /* pairs of each entry not yet pooled */
     int head;
@@ -44,6 +53,10 @@ static void cuda_close(void **priv)
     if (!st)
         return;
     fovea_context *ctx = st->ctx;
+    if (st->pools)
+        fv_log(ctx, FOVEA_LOG_DEBUG, "cambi: %lld of %lld top-k means pooled on the host",
+               st->host_pools, st->pools);
+    fv_device_free(ctx, st->d_sel);
     for (int i = 0; i < 2; i++) {
         fv_device_free(ctx, st->d_pos[i][0]);
         fv_device_free(ctx, st->d_pos[i][1]);
@@ -111,6 +124,7 @@ static int alloc_buffers(cambi_cuda *st, fovea_context *ctx, int width, int heig
         FOVEA_TRY(upload_positions(st, ctx, 1, width, height, pl->src_w, pl->src_h));
     FOVEA_TRY(upload(ctx, pl->recip, sizeof(pl->recip), (void **)&st->d_recip));
     FOVEA_TRY(fv_device_malloc(ctx, st->pair_floats * sizeof(float), (void **)&st->d_maps));
+    FOVEA_TRY(fv_device_malloc(ctx, CAMBI_CUDA_SEL_WORDS * sizeof(uint32_t), (void **)&st->d_sel));
     /* sizes are bounded by FOVEA_MAX_DIM and the batch by FEATURE_MAX_BATCH:
      * no overflow */
     const size_t ring = (size_t)CAMBI_CUDA_RING * (size_t)st->batch * st->pair_floats;
@@ -160,9 +174,10 @@ static int cuda_init(void **priv, fovea_context *ctx, const feature_setup *s)
 }
 
 /* Queue the maps of one picture (i 0: the distorted picture at the encode's
- * size; 1: the reference at the source's) into d_maps. */
+ * size; 1: the reference at the source's) into d_maps, and the top-k sums of
+ * its scales into the pair's counters. */
 static int picture(cambi_cuda *st, fovea_context *ctx, const uint8_t *src, ptrdiff_t stride, int i,
-                   cudaStream_t stream)
+                   unsigned long long *counters, cudaStream_t stream)
 {
     const cambi_plan *pl = &st->pl;
     int w = i ? pl->src_w : pl->enc_w, h = i ? pl->src_h : pl->enc_h;
@@ -195,7 +210,13 @@ static int picture(cambi_cuda *st, fovea_context *ctx, const uint8_t *src, ptrdi
         cv.w = w;
         cv.h = h;
         FOVEA_CUDA_TRY(ctx, fv_cambi_cuda_cvalues(&cv, stream));
-        maps += (size_t)w * (size_t)h;
+        const int n = w * h;
+        if (CAMBI_CUDA_DEVICE_POOL)
+            FOVEA_CUDA_TRY(ctx, fv_cambi_cuda_topk(
+                                    maps, n, cambi_topk_count(st->topk, n), st->d_sel,
+                                    counters + 1 + (size_t)(i * CAMBI_SCALES + s) * CAMBI_SUM_COUNT,
+                                    stream));
+        maps += (size_t)n;
     }
     return FOVEA_OK;
 }
@@ -214,29 +235,41 @@ static int cuda_launch(void *priv, fovea_context *ctx, const feature_batch *b,
                             CAMBI_CUDA_RING);
     const size_t first = (size_t)st->head * (size_t)st->batch;
     for (int z = 0; z < b->n; z++) {
-        FOVEA_TRY(picture(st, ctx, b->dis[z], b->dis_stride[z], 0, s));
+        unsigned long long *counters = sums + (size_t)z * CAMBI_CUDA_FRAME_SUMS;
+        FOVEA_TRY(picture(st, ctx, b->dis[z], b->dis_stride[z], 0, counters, s));
         if (st->full_ref)
-            FOVEA_TRY(picture(st, ctx, b->ref[z], b->ref_stride[z], 1, s));
+            FOVEA_TRY(picture(st, ctx, b->ref[z], b->ref_stride[z], 1, counters, s));
         /* the next pair's kernels overwrite d_maps after this copy (stream order) */
         FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(st->h_ring + (first + (size_t)z) * st->pair_floats,
                                             st->d_maps, st->pair_floats * sizeof(float),
                                             cudaMemcpyDeviceToHost, s));
     }
     /* tag 0 is a zeroed counter: ring positions from 1 */
-    FOVEA_CUDA_TRY(ctx, fv_cambi_cuda_tag(sums, 1, b->n, (unsigned long long)first + 1u, s));
+    FOVEA_CUDA_TRY(ctx, fv_cambi_cuda_tag(sums, CAMBI_CUDA_FRAME_SUMS, b->n,
+                                          (unsigned long long)first + 1u, s));
     st->ring_left[st->head] = b->n;
     st->head = (st->head + 1) % CAMBI_CUDA_RING;
     return FOVEA_OK;
 }
 
-/* The score of one picture from its read-back maps (reordered by pooling). */
-static double score_maps(const cambi_cuda *st, float *maps, int w, int h, int window)
+/* The score of one picture from its top-k counters, or where they do not
+ * give libvmaf's mean, from its read-back maps (reordered by pooling). */
+static double score_maps(cambi_cuda *st, const unsigned long long *counters, float *maps, int w,
+                         int h, int window)
 {
     double per_scale[CAMBI_SCALES];
     for (int s = 0; s < CAMBI_SCALES; s++) {
         int sw, sh;
         cambi_scale_size(w, h, st->pl.speedup, s, &sw, &sh);
-        per_scale[s] = cambi_pool(maps, st->topk, sw, sh);
+        uint64_t c[CAMBI_SUM_COUNT];
+        for (int j = 0; j < CAMBI_SUM_COUNT; j++)
+            c[j] = counters[(size_t)s * CAMBI_SUM_COUNT + (size_t)j];
+        st->pools++;
+        if (!CAMBI_CUDA_DEVICE_POOL ||
+            !cambi_topk_mean(c, cambi_topk_count(st->topk, sw * sh), &per_scale[s])) {
+            per_scale[s] = cambi_pool(maps, st->topk, sw, sh);
+            st->host_pools++;
+        }
         maps += (size_t)sw * (size_t)sh;
     }
     return cambi_combine(per_scale, window);
@@ -254,14 +287,15 @@ static void cuda_raw(void *priv, const unsigned long long *sums, int first, feat
     float *maps = st->h_ring + at * st->pair_floats;
     const cambi_plan *pl = &st->pl;
     cambi_raw r = {0.0, 0.0};
-    r.dis = score_maps(st, maps, pl->enc_w, pl->enc_h, pl->window);
+    r.dis = score_maps(st, sums + 1, maps, pl->enc_w, pl->enc_h, pl->window);
     if (st->full_ref)
-        r.src = score_maps(st, maps + st->pic_floats[0], pl->src_w, pl->src_h, pl->src_window);
+        r.src = score_maps(st, sums + 1 + CAMBI_SCALES * CAMBI_SUM_COUNT, maps + st->pic_floats[0],
+                           pl->src_w, pl->src_h, pl->src_window);
     memcpy(raw->b, &r, sizeof(r));
     st->ring_left[at / (size_t)st->batch]--;
 }
 
 const feature_extractor feature_cambi_cuda = {
-    &feature_cambi,    FOVEA_BACKEND_CUDA, cuda_init, cuda_close, NULL, 1,
-    FEATURE_MAX_BATCH, cuda_launch,        cuda_raw,
+    &feature_cambi,        FOVEA_BACKEND_CUDA, cuda_init,   cuda_close, NULL,
+    CAMBI_CUDA_FRAME_SUMS, FEATURE_MAX_BATCH,  cuda_launch, cuda_raw,
 };
