@@ -7,7 +7,8 @@
  * libvmaf's options varied (encode scaling and bit depth, the high-res
  * speed-up, full_ref with a source size, window, top-k, TVI, contrast levels,
  * PQ, visibility threshold); host and device frames; a stream longer than
- * the read-back ring. The C refusals on CUDA too. Prints the time per frame
+ * the read-back ring; the count of top-k means the device gave (the rest
+ * pooled on the host). The C refusals on CUDA too. Prints the time per frame
  * of a 1920x1080 10-bit stream with the v1 models' options on both backends.
  * Exits 77 (skipped) without a CUDA device. */
 #include <math.h>
@@ -23,11 +24,30 @@
 
 #define VAL(buf, i, m) ((buf)[(size_t)(i)*FOVEA_VMAF_MAX_METRICS + (m)])
 
+/* the CUDA extractor's count of top-k means (debug log at close): on the
+ * device, and pooled on the host from the read-back map */
+static long long pools_total, pools_host;
+
+static void on_log(void *opaque, fovea_log_level level, const char *msg)
+{
+    (void)opaque;
+    (void)level;
+    long long host, all;
+    if (sscanf(msg, "cambi: %lld of %lld top-k means pooled on the host", &host, &all) == 2) {
+        pools_host += host;
+        pools_total += all;
+    }
+}
+
 static fovea_context *open_ctx(fovea_backend b)
 {
     fovea_settings s;
     fovea_default_settings(&s);
     s.backend = b;
+    if (b == FOVEA_BACKEND_CUDA) {
+        s.log = on_log;
+        s.log_level = FOVEA_LOG_DEBUG;
+    }
     fovea_context *ctx = NULL;
     int st = fovea_open(&ctx, &s);
     if (st != FOVEA_OK)
@@ -252,6 +272,9 @@ static void test_generated(const ctxs *c)
         {641, 363, 12, 5, "cambi:full_ref=true,cambi:cambi_max_val=2"},
         {1921, 1081, 8, 5, "cambi:cambi_high_res_speedup=1080:full_ref=true"},
         {1920, 1080, 16, 5, "cambi:cambi_high_res_speedup=1080:enc_bitdepth=8"},
+        /* 4K, every value summed, larger contrast weights: sums near 2^53 units
+           of their finest bit, where the host pooling may take over */
+        {3841, 2161, 10, 2, "cambi:topk=1:max_log_contrast=3"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         frames f;
@@ -330,8 +353,11 @@ int main(void)
     test_generated(&c);
     test_refusals(&c);
     test_v1_timing(&c);
-    printf("%d values compared\n", compared_values);
+    printf("%d values compared; CUDA top-k means: %lld, %lld of them pooled on the host\n",
+           compared_values, pools_total, pools_host);
     CHECK(compared_values > 300);
+    CHECK(pools_total > pools_host); /* the device path ran */
+    CHECK(pools_host > 0);           /* and the host pooling (scale 0 of the 4K case) */
     fovea_close(&c.cpu);
     fovea_close(&c.gpu);
     return test_finish("test_gpu_cambi");
