@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
-// CAMBI kernels: the per-pixel stages of cambi_ref.c for one picture, on dense
-// images, over the per-pixel functions of cambi_pixel.h. Everything is integer except the contrast value, one float product
-// of the integer weight x p0 x pk (converted with round to nearest, as C's
-// cast) and libvmaf's float reciprocal, rounded once (__fmul_rn; the file is
-// compiled with --fmad=false too); the reciprocals are made on the host. The
-// contrast values count, in the window of each masked pixel, the masked
-// in-band samples equal to its value and to its value +- 1 .. num_diffs: the
-// same counts as the C reference's sliding column histograms.
+// CAMBI kernels: the per-pixel stages of cambi_ref.c for one picture, on
+// dense images, over the per-pixel functions of cambi_pixel.h, and the top-k
+// sums of its maps. Everything is integer except the contrast value, one
+// float product of the integer weight x p0 x pk (converted with round to
+// nearest, as C's cast) and libvmaf's float reciprocal, rounded once
+// (__fmul_rn; the file is compiled with --fmad=false too); the reciprocals
+// are made on the host. The contrast values count, in the window of each
+// masked pixel, the masked in-band samples equal to its value and to its
+// value +- 1 .. num_diffs: the same counts as the C reference's sliding
+// column histograms. Argument structs are __grid_constant__: the per-pixel
+// functions take their address without a per-thread copy.
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -19,7 +22,7 @@ namespace
 constexpr int kBlockW = 32, kBlockH = 8;
 constexpr int kCvW = 32, kCvH = 4, kCvThreads = kCvW * kCvH;
 
-__global__ void preprocess_kernel(const cambi_cuda_pre a)
+__global__ void preprocess_kernel(const __grid_constant__ cambi_cuda_pre a)
 {
     const int x = blockIdx.x * kBlockW + threadIdx.x, y = blockIdx.y * kBlockH + threadIdx.y;
     if (x < a.ow && y < a.oh)
@@ -51,7 +54,8 @@ __global__ void mode_kernel(const uint16_t *in, uint16_t *out, int w, int h)
 // One block: kCvW x kCvH pixels. The keys of the tile and its window margin
 // go to shared memory, then each thread counts the keys near its own in its
 // window, with its counters in shared memory (thread-strided).
-__global__ void __launch_bounds__(kCvThreads) cvalues_kernel(const cambi_cuda_cv a)
+__global__ void __launch_bounds__(kCvThreads)
+    cvalues_kernel(const __grid_constant__ cambi_cuda_cv a)
 {
     extern __shared__ uint16_t sm[];
     const int pad = a.window >> 1;

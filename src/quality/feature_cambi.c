@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The feature "cambi": libvmaf's banding metric (its `cambi` extractor; the
- * CUDA extractor is feature_cambi_cuda.c). Options, outputs (the score, and with full_ref the source's score
- * and their difference), the clamp to cambi_max_val, and the C extractor over
- * cambi_ref.c. The extractor stores its doubles in the raw values. */
+ * CUDA extractor is feature_cambi_cuda.c). Options, outputs (the score, and
+ * with full_ref the source's score and their difference), the clamp to
+ * cambi_max_val, and the C extractor over cambi_ref.c. The extractors store
+ * their doubles in the raw values. */
 #include <string.h>
 
 #include "core/core.h"
