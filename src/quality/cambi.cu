@@ -110,10 +110,20 @@ __global__ void __launch_bounds__(kSelThreads)
     h[threadIdx.x] = 0;
     __syncthreads();
     const uint32_t prefix = sel[kSelPrefix], mask = sel[kSelMask];
-    for (int i = blockIdx.x * kSelThreads + threadIdx.x; i < n; i += gridDim.x * kSelThreads) {
-        const uint32_t u = bits_of(map[i]);
-        if ((u & mask) == prefix)
-            atomicAdd(&h[(u >> shift) & 255u], 1u);
+    // whole warps every iteration: the lanes with the same digit (maps are
+    // mostly zeros and a few exponents) add once, by their first lane
+    const int lane = threadIdx.x & 31;
+    for (int base = blockIdx.x * kSelThreads; base < n; base += gridDim.x * kSelThreads) {
+        const int i = base + threadIdx.x;
+        uint32_t digit = 256; // none
+        if (i < n) {
+            const uint32_t u = bits_of(map[i]);
+            if ((u & mask) == prefix)
+                digit = (u >> shift) & 255u;
+        }
+        const unsigned peers = __match_any_sync(0xffffffffu, digit);
+        if (digit < 256 && lane == __ffs(peers) - 1)
+            atomicAdd(&h[digit], (uint32_t)__popc(peers));
     }
     __syncthreads();
     if (h[threadIdx.x])
