@@ -16,39 +16,30 @@
 
 #include "core/core.h"
 #include "quality/cambi.h"
+#include "quality/cambi_pixel.h"
 
 /* the 7x7 window of the flat-region mask */
 #define MASK_PAD 3
-/* libvmaf's reciprocal table covers window areas below this */
-#define RECIP_SIZE 4226
 /* the 10-bit limited range the luminance tables use */
 #define LUMA_FOOT 64
 #define LUMA_HEAD 940
 
 static const int scale_weight[CAMBI_SCALES] = {16, 8, 4, 2, 1};
 /* contrast weight of a difference of d + 1 levels */
-static const int contrast_weight[32] = {1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
-                                        8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
+const int cambi_contrast_weight[CAMBI_MAX_DIFFS] = {1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
+                                                    8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
 
 typedef struct cambi_state {
     cambi_params p;
-    int enc_w, enc_h, enc_bd;
-    int src_w, src_h;
-    int speedup;
-    int window, src_window;
-    int num_diffs;
-    uint16_t tvi[32]; /* largest 10-bit value (+ num_diffs) where a difference of d + 1
-                         levels is visible */
-    uint16_t vlt_luma;
-    uint16_t band_base, band_size; /* the values whose histogram rows are ever read */
+    cambi_plan pl;
     double topk;
     int alloc_w, alloc_h;
     uint16_t *image, *mask; /* alloc_w x alloc_h, row pitch alloc_w */
     float *c_values;
-    uint16_t *hist; /* band_size rows of alloc_w counters */
-    uint16_t *rows; /* 3 rows of the mode filter */
-    uint32_t *cols; /* column sums of the mask's window */
-    float recip[RECIP_SIZE];
+    uint16_t *hist;     /* band_size rows of alloc_w counters */
+    uint16_t *rows;     /* 3 rows of the mode filter */
+    uint32_t *cols;     /* column sums of the mask's window */
+    int *pos_x, *pos_y; /* the scaling's positions (alloc_w, alloc_h) */
 } cambi_state;
 
 /* ---------------------------------------------------------------- luminance */
@@ -135,7 +126,7 @@ static int window_for(int window, int w, int h, int speedup)
 }
 
 /* The width and height of scale s of a w x h picture. */
-static void scale_size(int w, int h, int speedup, int s, int *sw, int *sh)
+void cambi_scale_size(int w, int h, int speedup, int s, int *sw, int *sh)
 {
     for (int k = 0; k <= s; k++) {
         if (k > 0 || speedup) {
@@ -153,7 +144,7 @@ static int check_scales(fovea_context *ctx, const char *what, int w, int h, int 
     const int pad = window >> 1;
     for (int s = 0; s < CAMBI_SCALES; s++) {
         int sw, sh;
-        scale_size(w, h, speedup, s, &sw, &sh);
+        cambi_scale_size(w, h, speedup, s, &sw, &sh);
         if (sw < pad || sh < pad)
             return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
                                 "cambi: the %s %dx%d is too narrow for its %d-sample window "
@@ -163,9 +154,8 @@ static int check_scales(fovea_context *ctx, const char *what, int w, int h, int 
     return FOVEA_OK;
 }
 
-static int resolve(cambi_state *st, fovea_context *ctx)
+static int resolve(cambi_plan *st, fovea_context *ctx, const cambi_params *p)
 {
-    const cambi_params *p = &st->p;
     st->enc_bd = p->enc_bitdepth ? p->enc_bitdepth : p->bpc;
     st->enc_w = p->enc_width;
     st->enc_h = p->enc_height;
@@ -203,7 +193,7 @@ static int resolve(cambi_state *st, fovea_context *ctx)
     st->window = window_for(p->window_size, st->enc_w, st->enc_h, st->speedup);
     st->src_window = window_for(p->window_size, st->src_w, st->src_h, st->speedup);
     const int wmax = st->window > st->src_window ? st->window : st->src_window;
-    if (wmax * wmax >= RECIP_SIZE)
+    if (wmax * wmax >= CAMBI_RECIP_SIZE)
         return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
                             "cambi: the window %d (window_size %d at this size) is larger than "
                             "libvmaf's table allows (%dx%d samples at most)",
@@ -214,9 +204,8 @@ static int resolve(cambi_state *st, fovea_context *ctx)
     return FOVEA_OK;
 }
 
-static int make_tables(cambi_state *st, fovea_context *ctx)
+static int make_tables(cambi_plan *st, fovea_context *ctx, const cambi_params *p)
 {
-    const cambi_params *p = &st->p;
     st->num_diffs = 1 << p->max_log_contrast;
     for (int d = 0; d < st->num_diffs; d++)
         st->tvi[d] = (uint16_t)(tvi_for_diff(d + 1, p->tvi_threshold, p->pq) + st->num_diffs);
@@ -236,12 +225,19 @@ static int make_tables(cambi_state *st, fovea_context *ctx)
     st->band_size = (uint16_t)(st->tvi[st->num_diffs - 1] + 1 - st->band_base);
     /* libvmaf's table holds 1/i printed to 9 digits, read back as floats */
     st->recip[0] = 0.0f;
-    for (int i = 1; i < RECIP_SIZE; i++) {
+    for (int i = 1; i < CAMBI_RECIP_SIZE; i++) {
         char buf[40];
         snprintf(buf, sizeof buf, "%.9g", 1.0 / i);
         st->recip[i] = strtof(buf, NULL);
     }
     return FOVEA_OK;
+}
+
+int cambi_plan_make(cambi_plan *pl, fovea_context *ctx, const cambi_params *p)
+{
+    memset(pl, 0, sizeof(*pl));
+    FOVEA_TRY(resolve(pl, ctx, p));
+    return make_tables(pl, ctx, p);
 }
 
 void cambi_ref_close(void **priv)
@@ -255,6 +251,8 @@ void cambi_ref_close(void **priv)
     free(st->hist);
     free(st->rows);
     free(st->cols);
+    free(st->pos_x);
+    free(st->pos_y);
     free(st);
     *priv = NULL;
 }
@@ -267,27 +265,29 @@ int cambi_ref_open(void **priv, fovea_context *ctx, const cambi_params *p)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cambi: out of memory");
     st->p = *p;
     st->topk = p->topk;
-    int rc = resolve(st, ctx);
-    if (rc == FOVEA_OK)
-        rc = make_tables(st, ctx);
+    const int rc = cambi_plan_make(&st->pl, ctx, p);
     if (rc < 0) {
         cambi_ref_close((void **)&st);
         return rc;
     }
-    st->alloc_w = st->enc_w;
-    st->alloc_h = st->enc_h;
+    const cambi_plan *pl = &st->pl;
+    st->alloc_w = pl->enc_w;
+    st->alloc_h = pl->enc_h;
     if (p->full_ref) {
-        st->alloc_w = st->src_w > st->alloc_w ? st->src_w : st->alloc_w;
-        st->alloc_h = st->src_h > st->alloc_h ? st->src_h : st->alloc_h;
+        st->alloc_w = pl->src_w > st->alloc_w ? pl->src_w : st->alloc_w;
+        st->alloc_h = pl->src_h > st->alloc_h ? pl->src_h : st->alloc_h;
     }
     const size_t w = (size_t)st->alloc_w, px = w * (size_t)st->alloc_h;
     st->image = malloc(px * sizeof(*st->image));
     st->mask = malloc(px * sizeof(*st->mask));
     st->c_values = malloc(px * sizeof(*st->c_values));
-    st->hist = malloc(w * st->band_size * sizeof(*st->hist));
+    st->hist = malloc(w * pl->band_size * sizeof(*st->hist));
     st->rows = malloc(3 * w * sizeof(*st->rows));
     st->cols = malloc(w * sizeof(*st->cols));
-    if (!st->image || !st->mask || !st->c_values || !st->hist || !st->rows || !st->cols) {
+    st->pos_x = malloc(w * sizeof(*st->pos_x));
+    st->pos_y = malloc((size_t)st->alloc_h * sizeof(*st->pos_y));
+    if (!st->image || !st->mask || !st->c_values || !st->hist || !st->rows || !st->cols ||
+        !st->pos_x || !st->pos_y) {
         cambi_ref_close((void **)&st);
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cambi: out of memory");
     }
@@ -329,6 +329,17 @@ static int validate(fovea_context *ctx, const uint8_t *plane, ptrdiff_t stride, 
     return FOVEA_OK;
 }
 
+void cambi_positions(int in, int out, int *pos)
+{
+    /* the same size gives the identity (steps of exactly 1 from 0) */
+    const float r = (float)in / (float)out;
+    float f = (float)(r / 2 - 0.5);
+    for (int i = 0; i < out; i++) {
+        pos[i] = (int)(f + 0.5);
+        f += r;
+    }
+}
+
 /* The input scaled to ow x oh by nearest sample, positions as libvmaf's
  * float steps, in 10 bits; anti-dithered (2x2 mean) below 10 encode bits. */
 static void preprocess(cambi_state *st, const uint8_t *plane, ptrdiff_t stride, int ow, int oh)
@@ -336,26 +347,13 @@ static void preprocess(cambi_state *st, const uint8_t *plane, ptrdiff_t stride, 
     const int iw = st->p.width, ih = st->p.height, bpc = st->p.bpc;
     const int pitch = st->alloc_w;
     uint16_t *out = st->image;
-    if (iw == ow && ih == oh) {
-        for (int y = 0; y < oh; y++)
-            for (int x = 0; x < ow; x++)
-                out[y * pitch + x] = to_10b(sample_at(plane, stride, bpc, x, y), bpc);
-    } else {
-        const float rx = (float)iw / (float)ow, ry = (float)ih / (float)oh;
-        const float x0 = (float)(rx / 2 - 0.5), y0 = (float)(ry / 2 - 0.5);
-        float fy = y0;
-        for (int y = 0; y < oh; y++) {
-            const int sy = (int)(fy + 0.5);
-            float fx = x0;
-            for (int x = 0; x < ow; x++) {
-                const int sx = (int)(fx + 0.5);
-                out[y * pitch + x] = to_10b(sample_at(plane, stride, bpc, sx, sy), bpc);
-                fx += rx;
-            }
-            fy += ry;
-        }
-    }
-    if (st->enc_bd >= 10)
+    cambi_positions(iw, ow, st->pos_x);
+    cambi_positions(ih, oh, st->pos_y);
+    for (int y = 0; y < oh; y++)
+        for (int x = 0; x < ow; x++)
+            out[y * pitch + x] =
+                to_10b(sample_at(plane, stride, bpc, st->pos_x[x], st->pos_y[y]), bpc);
+    if (st->pl.enc_bd >= 10)
         return;
     /* in place, reading only samples not yet written */
     for (int y = 0; y < oh - 1; y++) {
@@ -391,11 +389,16 @@ static uint32_t flat_at(const uint16_t *img, int pitch, int w, int h, int x, int
 
 /* mask = 1 where the 7x7 window (clipped to the picture) holds more flat
  * samples than libvmaf's threshold for the size. */
+uint32_t cambi_mask_threshold(int w, int h)
+{
+    const uint32_t shifted = (uint32_t)(w >> 6) * (uint32_t)(h >> 6);
+    return (uint32_t)((49 + 3 * (ceil_log2(shifted) - 11) - 1) >> 1);
+}
+
 static void spatial_mask(cambi_state *st, int w, int h)
 {
     const int pitch = st->alloc_w;
-    const uint32_t shifted = (uint32_t)(w >> 6) * (uint32_t)(h >> 6);
-    const uint32_t threshold = (uint32_t)((49 + 3 * (ceil_log2(shifted) - 11) - 1) >> 1);
+    const uint32_t threshold = cambi_mask_threshold(w, h);
     uint32_t *cols = st->cols;
     memset(cols, 0, (size_t)w * sizeof(*cols));
     for (int y = 0; y < MASK_PAD && y < h; y++)
@@ -471,8 +474,8 @@ static void hist_row(cambi_state *st, int w, int y, int pad, int inc)
     for (int x = 0; x < w; x++) {
         if (!m[x])
             continue;
-        const uint16_t v = (uint16_t)(img[x] - st->band_base);
-        if (v >= st->band_size)
+        const uint16_t v = (uint16_t)(img[x] - st->pl.band_base);
+        if (v >= st->pl.band_size)
             continue;
         uint16_t *h = st->hist + (size_t)v * (size_t)w;
         const int lo = x - pad < 0 ? 0 : x - pad, hi = x + pad + 1 > w ? w : x + pad + 1;
@@ -485,22 +488,23 @@ static void hist_row(cambi_state *st, int w, int y, int pad, int inc)
  * x: the largest weighted p0 p1 / (p0 + p1) over the visible differences. */
 static float c_value(const cambi_state *st, int w, int x, uint16_t img)
 {
-    const int nd = st->num_diffs;
-    const int compact = (int)img - (int)st->band_base;
-    if ((unsigned)compact >= st->band_size)
+    const cambi_plan *pl = &st->pl;
+    const int nd = pl->num_diffs;
+    const int compact = (int)img - (int)pl->band_base;
+    if ((unsigned)compact >= pl->band_size)
         return 0.0f;
     const int value = img + nd;
     const uint16_t *col = st->hist + x;
     const uint16_t p0 = col[(size_t)compact * (size_t)w];
     float best = 0.0f;
     for (int d = 0; d < nd; d++) {
-        if (value > st->tvi[d] || value + d + 1 <= st->vlt_luma)
+        if (value > pl->tvi[d] || value + d + 1 <= pl->vlt_luma)
             continue;
         const int i1 = compact + d + 1, i2 = compact - d - 1;
         const uint16_t p1 = col[(size_t)i1 * (size_t)w];
         const uint16_t p2 = i2 >= 0 ? col[(size_t)i2 * (size_t)w] : 0;
         const uint16_t pk = p1 > p2 ? p1 : p2;
-        const float val = (float)(contrast_weight[d] * p0 * pk) * st->recip[pk + p0];
+        const float val = (float)(cambi_contrast_weight[d] * p0 * pk) * pl->recip[pk + p0];
         if (val > best)
             best = val;
     }
@@ -512,7 +516,7 @@ static float c_value(const cambi_state *st, int w, int x, uint16_t img)
 static void c_values(cambi_state *st, int w, int h, int window)
 {
     const int pad = window >> 1;
-    memset(st->hist, 0, (size_t)w * st->band_size * sizeof(*st->hist));
+    memset(st->hist, 0, (size_t)w * st->pl.band_size * sizeof(*st->hist));
     memset(st->c_values, 0, (size_t)w * (size_t)h * sizeof(*st->c_values));
     for (int y = 0; y < pad && y < h; y++)
         hist_row(st, w, y, pad, 1);
@@ -560,16 +564,50 @@ static void quick_select(float *a, int n, int k)
 }
 
 /* The mean of the top-k fraction of the c_values. */
-static double pool(float *cv, double topk, int w, int h)
+int cambi_topk_count(double topk, int n)
+{
+    const int k = (int)(topk * n);
+    return k < 1 ? 1 : k > n ? n : k;
+}
+
+double cambi_pool(float *cv, double topk, int w, int h)
 {
     const int n = w * h;
-    int k = (int)(topk * n);
-    k = k < 1 ? 1 : k > n ? n : k;
+    const int k = cambi_topk_count(topk, n);
     quick_select(cv, n, k);
     double sum = 0;
     for (int i = 0; i < k; i++)
         sum += cv[i];
     return sum / k;
+}
+
+int cambi_topk_mean(const uint64_t *c, int k, double *mean)
+{
+    if (c[CAMBI_SUM_BAD])
+        return 0;
+    unsigned __int128 s = (unsigned __int128)c[CAMBI_SUM_HI] << 64 | c[CAMBI_SUM_LO];
+    uint32_t lsb = (uint32_t)c[CAMBI_SUM_LSB];
+    const uint64_t kleft = c[CAMBI_SUM_KLEFT];
+    if (kleft > 0) {
+        uint64_t units;
+        uint32_t t_lsb;
+        if (!cambi_px_fix((uint32_t)c[CAMBI_SUM_T], &units, &t_lsb))
+            return 0;
+        s += (unsigned __int128)units * kleft;
+        lsb = t_lsb > lsb ? t_lsb : lsb;
+    }
+    if (lsb == 0) { /* k zeros */
+        *mean = 0.0 / k;
+        return 1;
+    }
+    /* every value, so every partial sum, is a multiple of 2^last; below
+     * 2^(53 + last) each one is a double: the sequential sum is exact */
+    const int last = 100 - (int)lsb;
+    const unsigned __int128 n = s >> (last + CAMBI_FIX_BITS);
+    if (n >> 53)
+        return 0;
+    *mean = ldexp((double)(uint64_t)n, last) / k;
+    return 1;
 }
 
 /* The score of the picture now in st->image (w x h, 10 bits). */
@@ -578,7 +616,7 @@ static double score(cambi_state *st, int w, int h, int window)
     spatial_mask(st, w, h);
     double per_scale[CAMBI_SCALES];
     for (int s = 0; s < CAMBI_SCALES; s++) {
-        if (s > 0 || st->speedup) {
+        if (s > 0 || st->pl.speedup) {
             w = (w + 1) >> 1;
             h = (h + 1) >> 1;
             decimate(st->image, st->alloc_w, w, h);
@@ -586,8 +624,13 @@ static double score(cambi_state *st, int w, int h, int window)
         }
         mode_filter(st, w, h);
         c_values(st, w, h, window);
-        per_scale[s] = pool(st->c_values, st->topk, w, h);
+        per_scale[s] = cambi_pool(st->c_values, st->topk, w, h);
     }
+    return cambi_combine(per_scale, window);
+}
+
+double cambi_combine(const double *per_scale, int window)
+{
     double sum = 0.0;
     for (int s = 0; s < CAMBI_SCALES; s++)
         sum += per_scale[s] * scale_weight[s];
@@ -600,12 +643,13 @@ int cambi_ref_process(void *priv, fovea_context *ctx, const uint8_t *dis, ptrdif
 {
     cambi_state *st = priv;
     FOVEA_TRY(validate(ctx, dis, dis_stride, st->p.width, st->p.height, st->p.bpc));
-    preprocess(st, dis, dis_stride, st->enc_w, st->enc_h);
-    *dis_score = score(st, st->enc_w, st->enc_h, st->window);
+    const cambi_plan *pl = &st->pl;
+    preprocess(st, dis, dis_stride, pl->enc_w, pl->enc_h);
+    *dis_score = score(st, pl->enc_w, pl->enc_h, pl->window);
     if (!st->p.full_ref)
         return FOVEA_OK;
     FOVEA_TRY(validate(ctx, ref, ref_stride, st->p.width, st->p.height, st->p.bpc));
-    preprocess(st, ref, ref_stride, st->src_w, st->src_h);
-    *src_score = score(st, st->src_w, st->src_h, st->src_window);
+    preprocess(st, ref, ref_stride, pl->src_w, pl->src_h);
+    *src_score = score(st, pl->src_w, pl->src_h, pl->src_window);
     return FOVEA_OK;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
-/* The feature "cambi": libvmaf's banding metric (its `cambi` extractor; C
- * only). Options, outputs (the score, and with full_ref the source's score
- * and their difference), the clamp to cambi_max_val, and the C extractor over
- * cambi_ref.c. The extractor stores its doubles in the raw values. */
+/* The feature "cambi": libvmaf's banding metric (its `cambi` extractor; the
+ * CUDA extractor is feature_cambi_cuda.c). Options, outputs (the score, and
+ * with full_ref the source's score and their difference), the clamp to
+ * cambi_max_val, and the C extractor over cambi_ref.c. The extractors store
+ * their doubles in the raw values. */
 #include <string.h>
 
 #include "core/core.h"
@@ -31,10 +32,6 @@ enum {
 
 /* libvmaf's defaults of topk and cambi_topk (the non-default one wins) */
 #define CAMBI_TOPK 0.6
-
-typedef struct cambi_raw {
-    double dis, src;
-} cambi_raw;
 
 _Static_assert(sizeof(cambi_raw) <= FEATURE_RAW_BYTES, "cambi_raw fits a feature_raw");
 
@@ -125,29 +122,34 @@ const feature_def feature_cambi = {
 
 /* ---------------------------------------------------------------- C extractor */
 
-static int cpu_init(void **priv, fovea_context *ctx, const feature_setup *s)
+void cambi_params_from(const feature_setup *s, cambi_params *p)
 {
     const double *v = s->opts.v;
-    cambi_params p;
-    memset(&p, 0, sizeof(p));
-    p.width = s->width;
-    p.height = s->height;
-    p.bpc = s->bpc;
-    p.enc_width = (int)v[CAMBI_OPT_ENC_WIDTH];
-    p.enc_height = (int)v[CAMBI_OPT_ENC_HEIGHT];
-    p.enc_bitdepth = (int)v[CAMBI_OPT_ENC_BITDEPTH];
-    p.src_width = (int)v[CAMBI_OPT_SRC_WIDTH];
-    p.src_height = (int)v[CAMBI_OPT_SRC_HEIGHT];
-    p.window_size = (int)v[CAMBI_OPT_WINDOW_SIZE];
+    memset(p, 0, sizeof(*p));
+    p->width = s->width;
+    p->height = s->height;
+    p->bpc = s->bpc;
+    p->enc_width = (int)v[CAMBI_OPT_ENC_WIDTH];
+    p->enc_height = (int)v[CAMBI_OPT_ENC_HEIGHT];
+    p->enc_bitdepth = (int)v[CAMBI_OPT_ENC_BITDEPTH];
+    p->src_width = (int)v[CAMBI_OPT_SRC_WIDTH];
+    p->src_height = (int)v[CAMBI_OPT_SRC_HEIGHT];
+    p->window_size = (int)v[CAMBI_OPT_WINDOW_SIZE];
     /* libvmaf: topk when it is not the default, else cambi_topk */
-    p.topk = v[CAMBI_OPT_TOPK] != CAMBI_TOPK ? v[CAMBI_OPT_TOPK] : v[CAMBI_OPT_CAMBI_TOPK];
-    p.tvi_threshold = v[CAMBI_OPT_TVI_THRESHOLD];
-    p.vis_lum_threshold = v[CAMBI_OPT_VIS_LUM_THRESHOLD];
-    p.max_log_contrast = (int)v[CAMBI_OPT_MAX_LOG_CONTRAST];
+    p->topk = v[CAMBI_OPT_TOPK] != CAMBI_TOPK ? v[CAMBI_OPT_TOPK] : v[CAMBI_OPT_CAMBI_TOPK];
+    p->tvi_threshold = v[CAMBI_OPT_TVI_THRESHOLD];
+    p->vis_lum_threshold = v[CAMBI_OPT_VIS_LUM_THRESHOLD];
+    p->max_log_contrast = (int)v[CAMBI_OPT_MAX_LOG_CONTRAST];
     /* libvmaf: cambi_eotf when it is not the default, else eotf */
-    p.pq = (int)(v[CAMBI_OPT_CAMBI_EOTF] != 0.0 ? v[CAMBI_OPT_CAMBI_EOTF] : v[CAMBI_OPT_EOTF]);
-    p.high_res_speedup = (int)v[CAMBI_OPT_HIGH_RES_SPEEDUP];
-    p.full_ref = v[CAMBI_OPT_FULL_REF] != 0.0;
+    p->pq = (int)(v[CAMBI_OPT_CAMBI_EOTF] != 0.0 ? v[CAMBI_OPT_CAMBI_EOTF] : v[CAMBI_OPT_EOTF]);
+    p->high_res_speedup = (int)v[CAMBI_OPT_HIGH_RES_SPEEDUP];
+    p->full_ref = v[CAMBI_OPT_FULL_REF] != 0.0;
+}
+
+static int cpu_init(void **priv, fovea_context *ctx, const feature_setup *s)
+{
+    cambi_params p;
+    cambi_params_from(s, &p);
     return cambi_ref_open(priv, ctx, &p);
 }
 

@@ -7,7 +7,7 @@
 FEATURE(vif)
 FEATURE(adm)
 FEATURE(motion)
-FEATURE_CPU(cambi)
+FEATURE(cambi)
 FEATURE(speed_chroma)
 FEATURE(float_ssim)
 FEATURE(float_ms_ssim)
