@@ -180,7 +180,10 @@ void vmaf_pair_score(pair_job *j)
         j->name_ptr[m] = j->names[m];
     }
 
-    const int rc = score_input_open(&in, j->ref, j->dis, j->io, j->start, j->frames,
+    /* the readers decode on the scorer's context (NVDEC on a CUDA one) */
+    cli_input_opts io = *j->io;
+    io.ctx = j->ctx;
+    const int rc = score_input_open(&in, j->ref, j->dis, &io, j->start, j->frames,
                                     j->metric ? j->metric : "VMAF", min_size(j));
     if (rc != CLI_EXIT_OK) {
         job_fail(j, rc, in.err, -1);
