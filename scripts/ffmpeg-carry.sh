@@ -142,7 +142,7 @@ ff "${src[@]}" -c:v libx264 -pix_fmt yuv420p -crf 23 "$DIR/media/h264-8.mp4"
 ff "${src[@]}" -c:v libx264 -pix_fmt yuv420p10le -crf 23 "$DIR/media/h264-10.mp4"
 ff "${src[@]}" -c:v libx265 -pix_fmt yuv420p -crf 26 -x265-params log-level=none "$DIR/media/hevc-8.mp4"
 ff "${src[@]}" -c:v libx265 -pix_fmt yuv420p10le -crf 26 -x265-params log-level=none "$DIR/media/hevc-10.mp4"
-# an odd size (NVDEC rounds the surface up; the frames must not show it)
+# a size off the 16-pixel blocks (NVDEC crops its surfaces: the frames must not show it)
 ff -f lavfi -i "testsrc2=size=318x178:rate=25:duration=1" -c:v libx265 -pix_fmt yuv420p10le \
     -crf 26 -x265-params log-level=none "$DIR/media/hevc-10-odd.mkv"
 echo "ffmpeg-carry: $(find "$DIR" -maxdepth 1 -name '*.deb' | wc -l) .deb files, $(ls "$DIR/media" | wc -l) media files; $(du -sh "$DIR" | cut -f1) (carry \"$DIR\" to the GPU machine)"

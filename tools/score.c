@@ -147,7 +147,7 @@ int score_input_start(score_input *in, fovea_context *ctx, int batch, size_t max
     fovea_reader *r[2] = {in->rr, in->rd};
     for (int k = 0; k < 2; k++) {
         const fovea_memtype m =
-            fovea_reader_hwdec(r[k]) == FOVEA_HWDEC_CUDA ? FOVEA_MEM_DEVICE : mem;
+            in->device_ok && fovea_reader_hwdec(r[k]) == FOVEA_HWDEC_CUDA ? FOVEA_MEM_DEVICE : mem;
         const int st = cli_ring_init(&in->ring[k], ctx, r[k], (int)nslots, in->limit, m, 1);
         if (st < 0) {
             snprintf(in->err, sizeof(in->err), "cannot allocate %d input frames: %s",

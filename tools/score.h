@@ -25,6 +25,8 @@ typedef struct score_input {
     int64_t taken;       /* pairs handed out by score_input_next */
     cli_ring ring[2];    /* ref, dis */
     fovea_context *rctx; /* the readers' context (o->ctx with --hwdec): their messages */
+    int device_ok;       /* the scorer reads device frames: NVDEC's stay there (the
+                            caller sets it before score_input_start) */
     char err[2048];
     char warn[1024];
     int warned; /* warn was already handed on (the caller sets it): not again at the end */

@@ -198,6 +198,9 @@ void vmaf_pair_score(pair_job *j)
 
     int64_t depth = 0;
     const int batch = fovea_vmaf_batch_size(v, in.ri.width, in.ri.height);
+    /* a CUDA scorer reads NVDEC's device frames in place; a CPU one gets
+     * them downloaded */
+    in.device_ok = fovea_vmaf_backend(v) == FOVEA_BACKEND_CUDA;
     if (score_input_start(&in, j->ctx, batch, j->ring_bytes, &depth) < 0) {
         job_fail(j, CLI_EXIT_RUNTIME, in.err, -1);
         goto done;
