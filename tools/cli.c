@@ -546,6 +546,14 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
     /* decoding on the GPU needs the command's context; the others keep
      * their messages context-less */
     fovea_context *rctx = o->hwdec != FOVEA_HWDEC_NONE ? o->ctx : NULL;
+    if (o->hwdec == FOVEA_HWDEC_CUDA && !o->ctx && fovea_cuda_compiled() &&
+        (c == FOVEA_CONTAINER_MEDIA || c == FOVEA_CONTAINER_AUTO)) {
+        snprintf(err, errsz,
+                 "%s: --hwdec cuda: this command decodes on the CPU (NVDEC feeds vmaf, stitch "
+                 "and convert)",
+                 cli_display_path(path, 0));
+        return CLI_EXIT_USAGE;
+    }
     int st = fovea_reader_open(r, rctx, path, &ro);
     if (st < 0) {
         *r = NULL;

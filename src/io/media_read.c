@@ -54,7 +54,8 @@ struct media_reader {
     int device;      /* a device: reads are bounded by MEDIA_DEVICE_TIMEOUT_S */
     double deadline; /* CLOCK_MONOTONIC seconds when a device read gives up */
     enum AVPixelFormat src_fmt;
-    int64_t decoded; /* frames delivered so far */
+    enum AVPixelFormat sw_fmt; /* NVDEC: the stream's own format behind AV_PIX_FMT_CUDA */
+    int64_t decoded;           /* frames delivered so far */
 };
 
 static double media_now(void)
@@ -307,10 +308,12 @@ static int open_hw(struct fovea_reader *r, media_reader *m, fovea_hwdec hwdec)
     if (!hw)
         st = fv_errbuf(why, sizeof(why), FOVEA_ERR_NO_DEVICE,
                        "NVDEC needs a build with CUDA (this fovea has none)");
+    else if (!m->ctx)
+        st = fv_errbuf(why, sizeof(why), FOVEA_ERR_NO_DEVICE,
+                       "NVDEC needs a CUDA context (the reader was opened without one)");
     else if (!cuda_ctx)
         st = fv_errbuf(why, sizeof(why), FOVEA_ERR_NO_DEVICE,
-                       "NVDEC needs a CUDA context (this one is %s: --backend cuda)",
-                       m->ctx ? "cpu" : "none");
+                       "NVDEC needs a CUDA context (this one is cpu: --backend cuda)");
     else
         st = hw->check(m->ctx, m->fmt->streams[m->stream]->codecpar, why, sizeof(why));
     if (st >= 0) {
@@ -449,6 +452,7 @@ static int fill_info(struct fovea_reader *r, media_reader *m)
     info->width = fr->width;
     info->height = fr->height;
     if (m->hw) {
+        m->sw_fmt = m->dec->sw_pix_fmt;
         info->fmt = m->hw->format(m->hw_priv, m->dec, fr);
         if (info->fmt == FOVEA_PIX_NONE) {
             const char *name = av_get_pix_fmt_name(m->dec->sw_pix_fmt);
@@ -564,8 +568,9 @@ static int media_read(struct fovea_reader *r, fovea_frame *f)
             return decode_fail(r, m, ret, demux);
     }
     const AVFrame *fr = m->frame;
-    if (fr->width != r->info.width || fr->height != r->info.height || fr->format != m->src_fmt) {
-        const char *name = av_get_pix_fmt_name(fr->format);
+    if (fr->width != r->info.width || fr->height != r->info.height || fr->format != m->src_fmt ||
+        (m->hw && m->dec->sw_pix_fmt != m->sw_fmt)) {
+        const char *name = av_get_pix_fmt_name(m->hw ? m->dec->sw_pix_fmt : fr->format);
         return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
                               "frame %lld: the stream changes to %dx%d %s (it began %dx%d): not "
                               "supported",
