@@ -54,7 +54,7 @@ if [ ! -s ref.mp4 ]; then
     "$F" convert -q --frames "$N" "lavfi:testsrc2=size=1920x1080:rate=30" "${X264[@]}" --crf 16 ref.mp4 || exit 1
     "$F" convert -q ref.mp4 "${X264[@]}" --crf 32 dis.mp4 || exit 1
     "$F" convert -q --frames "$M" "lavfi:testsrc2=size=3840x2160:rate=30" "${X264[@]}" --crf 20 cam0.mp4 || exit 1
-    "$F" convert -q --frames "$M" "lavfi:mandelbrot=size=3840x2160:rate=30" "${X264[@]}" --crf 20 cam1.mp4 || exit 1
+    "$F" convert -q --frames "$M" "lavfi:testsrc=size=3840x2160:rate=30" "${X264[@]}" --crf 20 cam1.mp4 || exit 1
 fi
 ls -la ./*.mp4 | awk '{ print "  " $5, $9 }'
 cat ./*.mp4 >/dev/null

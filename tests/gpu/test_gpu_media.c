@@ -177,8 +177,9 @@ static int vmaf_json(const char *ref, const char *dis, const char *hwdec, char *
     media_path(r, sizeof(r), ref);
     media_path(d, sizeof(d), dis);
     snprintf(json, sizeof(json), "vmaf-%s.json", hwdec);
-    snprintf(cmd, sizeof(cmd), "'%s' vmaf -q --hwdec %s --json %s '%s' '%s' 2>vmaf-%s.err", cli,
-             hwdec, json, r, d, hwdec);
+    snprintf(cmd, sizeof(cmd),
+             "'%s' vmaf -q --match-frames --hwdec %s --json %s '%s' '%s' 2>vmaf-%s.err", cli, hwdec,
+             json, r, d, hwdec);
     if (system(cmd) != 0) {
         fprintf(stderr, "failed: %s\n", cmd);
         return -1;
