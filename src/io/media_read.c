@@ -301,7 +301,11 @@ static int open_hw(struct fovea_reader *r, media_reader *m, fovea_hwdec hwdec)
 {
     const media_hw_backend *hw = MEDIA_HW_BACKEND;
     const int cuda_ctx = m->ctx && fovea_context_backend(m->ctx) == FOVEA_BACKEND_CUDA;
-    if (hwdec == FOVEA_HWDEC_NONE || (hwdec == FOVEA_HWDEC_AUTO && !cuda_ctx))
+    const enum AVCodecID id = m->fmt->streams[m->stream]->codecpar->codec_id;
+    /* uncompressed video (cameras' raw formats, lavfi's frames): nothing to
+     * decode, nothing to say under auto */
+    const int raw = id == AV_CODEC_ID_RAWVIDEO || id == AV_CODEC_ID_WRAPPED_AVFRAME;
+    if (hwdec == FOVEA_HWDEC_NONE || (hwdec == FOVEA_HWDEC_AUTO && (!cuda_ctx || raw)))
         return FOVEA_OK;
     char why[FOVEA_ERRLEN] = "";
     int st;
