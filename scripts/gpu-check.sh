@@ -92,6 +92,21 @@ else
     record "cjson" "FAILED" "$t0"
 fi
 
+# FFmpeg (media, NVDEC): .ffmpeg/*.deb from scripts/ffmpeg-carry.sh where the
+# machine lacks it (scripts/ffmpeg-env.sh); without either, media is left out
+FFMPEG_ARGS=()
+if [ -d "$ROOT/.ffmpeg" ] || pkg-config --exists libavformat 2>/dev/null; then
+    . "$ROOT/scripts/ffmpeg-env.sh"
+    banner "FFmpeg"
+    t0=$(now)
+    if setup_ffmpeg > >(tee "$LOGS/ffmpeg.log") 2>&1; then
+        record "ffmpeg" "ok" "$t0"
+        FFMPEG_ARGS=(-DFOVEA_FFMPEG=ON)
+    else
+        record "ffmpeg" "FAILED" "$t0"
+    fi
+fi
+
 # ---------------------------------------------------------------- (b) configure + build
 ARCHS=""
 if command -v nvidia-smi >/dev/null 2>&1; then
@@ -119,7 +134,7 @@ if [ $FAILED -eq 0 ]; then
     fi
     if logged configure cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \
         -DFOVEA_CUDA=ON "-DFOVEA_CUDA_ARCHS=$ARCHS" -DFOVEA_BUILD_TESTS=ON \
-        -DFOVEA_BUILD_BENCH=ON "${TESTDATA_ARGS[@]}"; then
+        -DFOVEA_BUILD_BENCH=ON "${TESTDATA_ARGS[@]}" "${FFMPEG_ARGS[@]}"; then
         record "configure" "ok" "$t0"
         CONFIGURED=1
     else

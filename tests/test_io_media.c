@@ -3,7 +3,8 @@
  * lossless FFV1 round trips at 8, 10 and 16 bits, gray, 4:4:4 and RGB (the
  * writer converts for the encoder, the reader back), color tags and rate
  * carried, encoder settings and their errors, the lavfi device through
- * input_format and input_options, stream selection, and missing files. */
+ * input_format and input_options, stream selection, missing files, and
+ * --hwdec without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,53 @@ static void test_devices_and_streams(void)
     CHECK(strstr(fovea_last_error(NULL), "/nonexistent/x.mp4: cannot open: No such file") != NULL);
 }
 
+/* --hwdec without a GPU: auto decodes on the CPU and says nothing; cuda is
+ * refused with the reason (no CUDA context, or no CUDA in the build);
+ * fovea_hwdec_caps has nothing to ask */
+static void test_hwdec_without_gpu(void)
+{
+    fovea_settings cs;
+    fovea_default_settings(&cs);
+    cs.backend = FOVEA_BACKEND_CPU;
+    cs.threads = 1;
+    fovea_context *ctx = NULL;
+    REQUIRE(fovea_open(&ctx, &cs) == FOVEA_OK);
+    fovea_reader_settings s;
+    fovea_reader_default_settings(&s);
+    CHECK_EQ_INT(s.hwdec, FOVEA_HWDEC_AUTO);
+    fovea_reader *r = NULL;
+    REQUIRE(fovea_reader_open(&r, ctx, "lavfi:testsrc2=size=32x16", &s) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_reader_hwdec(r), FOVEA_HWDEC_NONE);
+    CHECK(fovea_reader_hwdec_reason(r) == NULL);
+    fovea_frame f;
+    memset(&f, 0, sizeof(f));
+    CHECK_EQ_INT(fovea_reader_read(r, &f), FOVEA_OK);
+    fovea_frame_free(NULL, &f);
+    fovea_reader_close(&r);
+
+    s.hwdec = FOVEA_HWDEC_CUDA;
+    CHECK_EQ_INT(fovea_reader_open(&r, ctx, "lavfi:testsrc2=size=32x16", &s), FOVEA_ERR_NO_DEVICE);
+    CHECK(r == NULL);
+    const char *want = fovea_cuda_compiled()
+                           ? "--hwdec cuda: NVDEC needs a CUDA context (this one is cpu"
+                           : "--hwdec cuda: NVDEC needs a build with CUDA";
+    if (!strstr(fovea_last_error(ctx), want))
+        fprintf(stderr, "got: %s\n", fovea_last_error(ctx));
+    CHECK(strstr(fovea_last_error(ctx), want) != NULL);
+    CHECK_EQ_INT(fovea_reader_open(&r, NULL, "lavfi:testsrc2=size=32x16", &s), FOVEA_ERR_NO_DEVICE);
+    CHECK(strstr(fovea_last_error(NULL), "--hwdec cuda: NVDEC needs") != NULL);
+    s.hwdec = FOVEA_HWDEC_NONE;
+    REQUIRE(fovea_reader_open(&r, ctx, "lavfi:testsrc2=size=32x16", &s) == FOVEA_OK);
+    CHECK_EQ_INT(fovea_reader_hwdec(r), FOVEA_HWDEC_NONE);
+    CHECK(fovea_reader_hwdec_reason(r) == NULL);
+    fovea_reader_close(&r);
+    CHECK(fovea_reader_hwdec(NULL) == FOVEA_HWDEC_NONE);
+
+    fovea_hwdec_cap caps[4];
+    CHECK_EQ_INT(fovea_hwdec_caps(ctx, caps, 4), FOVEA_ERR_NO_DEVICE);
+    fovea_close(&ctx);
+}
+
 int main(void)
 {
     if (!fovea_media_version()) {
@@ -207,5 +255,6 @@ int main(void)
         test_lossless(fmts[i]);
     test_colors_and_encoder();
     test_devices_and_streams();
+    test_hwdec_without_gpu();
     return test_finish("test_io_media");
 }

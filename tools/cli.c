@@ -543,13 +543,24 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
     ro.input_options = o->n_input_options ? o->input_options : NULL;
     ro.stream = o->stream;
     ro.hwdec = o->hwdec;
-    int st = fovea_reader_open(r, NULL, path, &ro);
+    /* decoding on the GPU needs the command's context; the others keep
+     * their messages context-less */
+    fovea_context *rctx = o->hwdec != FOVEA_HWDEC_NONE ? o->ctx : NULL;
+    if (o->hwdec == FOVEA_HWDEC_CUDA && !o->ctx && fovea_cuda_compiled() &&
+        (c == FOVEA_CONTAINER_MEDIA || c == FOVEA_CONTAINER_AUTO)) {
+        snprintf(err, errsz,
+                 "%s: --hwdec cuda: this command decodes on the CPU (NVDEC feeds vmaf, stitch "
+                 "and convert)",
+                 cli_display_path(path, 0));
+        return CLI_EXIT_USAGE;
+    }
+    int st = fovea_reader_open(r, rctx, path, &ro);
     if (st < 0) {
         *r = NULL;
         /* neither the name nor the content tells the type: the user must.
          * Content of a known type that is refused (a PNM too wide, or of
          * type P4/P7) is not helped by naming its type: reported as is. */
-        const char *msg = fovea_last_error(NULL);
+        const char *msg = cli_last_error(rctx);
         if (c == FOVEA_CONTAINER_AUTO && st == FOVEA_ERR_UNSUPPORTED &&
             (strstr(msg, "unknown file type") || strstr(msg, "does not tell its type"))) {
             snprintf(err, errsz, "%s (use --in-format)", msg);
@@ -559,6 +570,12 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
         return CLI_EXIT_RUNTIME;
     }
     return CLI_EXIT_OK;
+}
+
+const char *cli_last_error(const fovea_context *ctx)
+{
+    const char *m = ctx ? fovea_last_error(ctx) : NULL;
+    return m && m[0] ? m : fovea_last_error(NULL);
 }
 
 int cli_open_reader(const char *cmd, const char *path, const cli_input_opts *o, fovea_reader **r)

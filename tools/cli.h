@@ -211,8 +211,8 @@ enum {
          CLI_OPT_STREAM},                                                                          \
     {                                                                                              \
         "hwdec", 0, "MODE",                                                                        \
-            "media input decoding: auto, cuda (NVDEC; not built in yet) or none (the CPU)",        \
-            "auto: the CPU", CLI_OPT_HWDEC                                                         \
+            "media input decoding: auto, cuda (NVDEC into GPU memory) or none (the CPU)",          \
+            "auto: NVDEC on a CUDA context where it takes the stream", CLI_OPT_HWDEC               \
     }
 #define CLI_MATCH_FRAMES_OPTION                                                                    \
     {                                                                                              \
@@ -250,6 +250,10 @@ typedef struct cli_input_opts {
     int n_input_options;
     int stream;
     fovea_hwdec hwdec; /* --hwdec (AUTO) */
+    /* the command's context the readers decode on with NVDEC (a CUDA one;
+     * NULL: the CPU decodes, and --hwdec cuda is refused); their messages
+     * then go to it (cli_last_error) */
+    fovea_context *ctx;
     int match_frames;
     /* media outputs (they ride with the inputs: every command that writes
      * video reads video): --codec, --crf (-1), --encoder-option */
@@ -264,7 +268,8 @@ int cli_media_option(cli_input_opts *o, const char *cmd, int id, const char *val
 /* Give a media writer the encoder options (nothing for other containers). */
 void cli_media_writer(fovea_writer *w, const cli_input_opts *o);
 /* The note a media input needs once on stderr (a conversion libswscale makes
- * on every frame) into buf; "" when none. */
+ * on every frame; NVDEC asked for (auto, on a CUDA context) but the CPU
+ * decoding, and why) into buf, one or two lines; "" when none. */
 void cli_media_notice(const char *path, const fovea_reader *r, char *buf, size_t n);
 /* Two inputs of one command with different frame rates or start times: an
  * error naming both into err (unless --match-frames). @return CLI_EXIT_OK or
@@ -449,6 +454,10 @@ typedef struct cli_ring {
 
 /* Allocate nslots frames of r's size and format in mem (no thread yet).
  * @return FOVEA_OK or the allocation's status (then cli_ring_stop frees). */
+/* The message of the last failed call on ctx on this thread, else the
+ * context-less one (readers opened on a context report there). */
+const char *cli_last_error(const fovea_context *ctx);
+
 int cli_ring_init(cli_ring *q, fovea_context *ctx, fovea_reader *r, int nslots, int64_t limit,
                   fovea_memtype mem, int stop_on_error);
 /* Start the thread. @return 0, or -1 when it cannot start */

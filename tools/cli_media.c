@@ -63,9 +63,15 @@ void cli_media_notice(const char *path, const fovea_reader *r, char *buf, size_t
 {
     buf[0] = '\0';
     const fovea_video_info *i = r ? fovea_reader_info(r) : NULL;
+    const char *hw = r ? fovea_reader_hwdec_reason(r) : NULL;
     if (i && i->converted_from[0])
-        snprintf(buf, n, "%s: fovea has no %s layout: frames are converted to %s",
-                 cli_display_path(path, 0), i->converted_from, fovea_pixfmt_name(i->fmt));
+        snprintf(buf, n, "%s: fovea has no %s layout: frames are converted to %s%s",
+                 cli_display_path(path, 0), i->converted_from, fovea_pixfmt_name(i->fmt),
+                 hw ? "\nfovea: " : "");
+    if (hw) {
+        const size_t used = strlen(buf);
+        snprintf(buf + used, n - used, "%s: %s", cli_display_path(path, 0), hw);
+    }
 }
 
 int cli_media_pair_check(const cli_input_opts *o, const char *a, const fovea_video_info *ia,

@@ -46,7 +46,7 @@ static void *ring_main(void *arg)
         const int st = q->limit >= 0 && k >= q->limit ? FOVEA_EOF : fovea_reader_read(q->r, &sl->f);
         if (st < 0)
             /* the reader's message is this (the reading) thread's last error */
-            snprintf(sl->msg, sizeof(sl->msg), "%s", fovea_last_error(NULL));
+            snprintf(sl->msg, sizeof(sl->msg), "%s", cli_last_error(q->ctx));
         pthread_mutex_lock(&q->mu);
         sl->status = st;
         sl->filled = 1;

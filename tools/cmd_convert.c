@@ -239,7 +239,8 @@ typedef struct convert_run {
     convert_args a;
     fovea_reader *r;
     fovea_writer *w;
-    fovea_context *ctx; /* conversion; NULL when the format is kept */
+    fovea_context *ctx;    /* conversion; NULL when the format is kept */
+    fovea_context *hw_ctx; /* --hwdec cuda: the CUDA context NVDEC decodes on */
     fovea_video_info in_info, out_info;
     int convert;        /* the output's format is not the input's */
     fovea_frame first;  /* the first frame, read in line */
@@ -256,6 +257,16 @@ typedef struct convert_run {
 static int open_input(convert_run *c)
 {
     convert_args *a = &c->a;
+    /* NVDEC only when asked: the writers take host frames, so its frames
+     * are downloaded (auto decodes on the CPU) */
+    if (a->in.hwdec == FOVEA_HWDEC_CUDA && fovea_cuda_compiled()) {
+        cli_common_opts o = a->opt;
+        o.backend = FOVEA_BACKEND_CUDA;
+        const int rc = cli_open_context(&c->hw_ctx, &o, CLI_CONTEXT_MSG_PLAIN);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        a->in.ctx = c->hw_ctx;
+    }
     int rc = cli_open_reader(spec.name, a->in_path, &a->in, &c->r);
     if (rc != CLI_EXIT_OK)
         return rc;
@@ -269,7 +280,7 @@ static int open_input(convert_run *c)
             return CLI_EXIT_RUNTIME;
         }
         if (st < 0)
-            return cli_report(a->in_path, 0, fovea_last_error(NULL), st);
+            return cli_report(a->in_path, 0, cli_last_error(c->hw_ctx), st);
     }
     return CLI_EXIT_OK;
 }
@@ -334,7 +345,8 @@ static int alloc_frames(convert_run *c)
     if (c->convert) {
         /* the ring reads what follows the first frame */
         const int64_t limit = c->a.opt.frames < 0 ? -1 : c->a.opt.frames - 1;
-        st = cli_ring_init(&c->ring, c->ctx, c->r, PIPE_SLOTS, limit, FOVEA_MEM_HOST, 1);
+        st = cli_ring_init(&c->ring, c->hw_ctx ? c->hw_ctx : c->ctx, c->r, PIPE_SLOTS, limit,
+                           FOVEA_MEM_HOST, 1);
         if (st < 0)
             return alloc_failure(c, c->in_info.fmt, st);
         c->rings[0] = &c->ring;
@@ -362,7 +374,7 @@ static int read_first(convert_run *c)
         return CLI_EXIT_RUNTIME;
     }
     if (st < 0)
-        return cli_report(a->in_path, 0, fovea_last_error(NULL), st);
+        return cli_report(a->in_path, 0, cli_last_error(c->hw_ctx), st);
     return CLI_EXIT_OK;
 }
 
@@ -455,7 +467,7 @@ static int run_frames(convert_run *c)
             st = cli_ring_take(&c->ring, &f, &msg);
         } else {
             st = fovea_reader_read(c->r, f);
-            msg = fovea_last_error(NULL);
+            msg = cli_last_error(c->hw_ctx);
         }
         if (st == FOVEA_EOF)
             break;
@@ -532,6 +544,7 @@ int cmd_convert(int argc, char **argv)
     fovea_frame_free(c->ctx, &c->first);
     fovea_frame_free(c->ctx, &c->out);
     fovea_close(&c->ctx);
+    fovea_close(&c->hw_ctx); /* after the reader: NVDEC ran on it */
     free(c);
     return rc;
 }

@@ -116,6 +116,66 @@ static int gst_built(void)
 #endif
 }
 
+#define MAX_HWDEC_CAPS 64
+
+/* What NVDEC of device dev decodes (fovea_hwdec_caps on a context of its
+ * own): the count, or a negative status with why set. */
+static int hwdec_caps(int dev, fovea_hwdec_cap *caps, char *why, size_t n)
+{
+    fovea_settings s;
+    fovea_default_settings(&s);
+    s.backend = FOVEA_BACKEND_CUDA;
+    s.cuda_device = dev;
+    s.threads = 1;
+    fovea_context *ctx = NULL;
+    int st = fovea_open(&ctx, &s);
+    if (st == FOVEA_OK) {
+        st = fovea_hwdec_caps(ctx, caps, MAX_HWDEC_CAPS);
+        if (st < 0)
+            snprintf(why, n, "%s", fovea_last_error(ctx));
+    } else
+        snprintf(why, n, "%s", fovea_last_error(NULL));
+    fovea_close(&ctx);
+    return st > MAX_HWDEC_CAPS ? MAX_HWDEC_CAPS : st;
+}
+
+static void print_hwdec(int dev)
+{
+    fovea_hwdec_cap caps[MAX_HWDEC_CAPS];
+    char why[1024] = "";
+    const int n = hwdec_caps(dev, caps, why, sizeof(why));
+    if (n < 0) {
+        printf("     decodes (NVDEC): cannot ask: %s\n", why);
+        return;
+    }
+    printf("     decodes (NVDEC%s): %s\n", fovea_media_version() ? "" : "; media not built",
+           n ? "" : "nothing");
+    for (int i = 0; i < n; i++)
+        printf("       %-10s %d %2d-bit  %dx%d .. %dx%d\n", caps[i].codec, caps[i].chroma,
+               caps[i].bit_depth, caps[i].min_width, caps[i].min_height, caps[i].max_width,
+               caps[i].max_height);
+}
+
+static cJSON *hwdec_json(int dev)
+{
+    fovea_hwdec_cap caps[MAX_HWDEC_CAPS];
+    char why[1024] = "";
+    const int n = hwdec_caps(dev, caps, why, sizeof(why));
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; i < n; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "codec", caps[i].codec);
+        cJSON_AddNumberToObject(c, "chroma", caps[i].chroma);
+        cJSON_AddNumberToObject(c, "bit_depth", caps[i].bit_depth);
+        cJSON_AddNumberToObject(c, "max_width", caps[i].max_width);
+        cJSON_AddNumberToObject(c, "max_height", caps[i].max_height);
+        cJSON_AddNumberToObject(c, "min_width", caps[i].min_width);
+        cJSON_AddNumberToObject(c, "min_height", caps[i].min_height);
+        cJSON_AddItemToArray(arr, c);
+    }
+    return arr;
+}
+
 static int print_text(void)
 {
     printf("fovea %s\n", fovea_version());
@@ -153,6 +213,7 @@ static int print_text(void)
         }
         printf("  %d: %s, %d SMs, %.1f GiB, compute capability %d.%d\n", i, di.name, di.sm_count,
                gib(di.total_memory), di.cc_major, di.cc_minor);
+        print_hwdec(i);
     }
     char list[512];
     printf("containers (read and write):\n");
@@ -213,6 +274,7 @@ static cJSON *build_json(void)
         cJSON_AddNumberToObject(d, "sm_count", di.sm_count);
         cJSON_AddNumberToObject(d, "memory_gib", round_2(gib(di.total_memory)));
         cJSON_AddStringToObject(d, "compute_capability", cc);
+        cJSON_AddItemToObject(d, "decoders", hwdec_json(i));
         cJSON_AddItemToArray(devs, d);
     }
 

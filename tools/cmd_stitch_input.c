@@ -130,6 +130,7 @@ int stitch_open_inputs(stitch_run *s)
     }
     s->total = -1;
     int all_known = 1;
+    a->in.ctx = s->ctx; /* NVDEC decodes on the stitcher's CUDA context */
     for (int c = 0; c < a->n; c++) {
         cam_input *ci = &s->cam[c];
         ci->path = a->inputs[c];
@@ -212,21 +213,32 @@ int stitch_open_inputs(stitch_run *s)
                       "stitching",
                       fovea_pixfmt_name(ci->info.fmt), fovea_pixfmt_name(s->stitch_fmt));
         int st;
+        int dev = 0; /* the reads are NVDEC's device frames */
         if (!s->pipelined) {
             st = stitch_alloc_frame(s, &ci->raw, ci->info.width, ci->info.height, ci->info.fmt,
                                     !ci->convert);
         } else {
-            /* pinned on CUDA contexts unless converted first, as alloc_frame */
+            /* pinned on CUDA contexts unless converted first, as alloc_frame;
+             * NVDEC's frames stay on the device (the stitcher reads them
+             * there) unless converted first (then downloaded once) */
             const int pin = !ci->convert && fovea_context_backend(s->ctx) == FOVEA_BACKEND_CUDA;
+            dev = pin && fovea_reader_hwdec(ci->r) == FOVEA_HWDEC_CUDA;
             st = cli_ring_init(&ci->ring, s->ctx, ci->r, PIPE_SLOTS, a->opt.frames,
-                               pin ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST, 0);
+                               dev   ? FOVEA_MEM_DEVICE
+                               : pin ? FOVEA_MEM_PINNED
+                                     : FOVEA_MEM_HOST,
+                               0);
             if (st < 0 && pin) {
                 cli_ring_stop(&ci->ring);
                 st = cli_ring_init(&ci->ring, s->ctx, ci->r, PIPE_SLOTS, a->opt.frames,
                                    FOVEA_MEM_HOST, 0);
             }
         }
-        if (st == FOVEA_OK)
+        /* (cur trades places with the ring's reads: the same memory) */
+        if (st == FOVEA_OK && dev)
+            st = fovea_frame_alloc(s->ctx, &ci->cur, ci->info.width, ci->info.height, s->stitch_fmt,
+                                   FOVEA_MEM_DEVICE);
+        else if (st == FOVEA_OK)
             st = stitch_alloc_frame(s, &ci->cur, ci->info.width, ci->info.height, s->stitch_fmt, 1);
         if (st < 0) {
             cli_error(cli_display_path(ci->path, 0), "cannot allocate %dx%d frames: %s",
@@ -261,7 +273,7 @@ static int take_read(stitch_run *s, cam_input *ci, fovea_frame **f, const char *
     if (!s->pipelined) {
         int st = fovea_reader_read(ci->r, &ci->raw);
         *f = &ci->raw;
-        *msg = fovea_last_error(NULL);
+        *msg = cli_last_error(s->ctx);
         return st;
     }
     return cli_ring_take(&ci->ring, f, msg);

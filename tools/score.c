@@ -28,7 +28,7 @@ static int skip_start(score_input *in, int64_t start, const char *rn, const char
         }
         if (st < 0) {
             cli_format_report(in->err, sizeof(in->err), k ? in->dis_path : in->ref_path, 0,
-                              fovea_last_error(NULL), st);
+                              cli_last_error(in->rctx), st);
             return CLI_EXIT_RUNTIME;
         }
         if (info[k]->frame_count > 0)
@@ -46,6 +46,7 @@ int score_input_open(score_input *in, const char *ref_path, const char *dis_path
     in->dis_path = dis_path;
     in->start = start;
     in->limit = limit;
+    in->rctx = o->hwdec != FOVEA_HWDEC_NONE ? o->ctx : NULL;
     int rc = cli_open_reader_msg(ref_path, o, &in->rr, in->err, sizeof(in->err));
     if (rc == CLI_EXIT_OK)
         rc = cli_open_reader_msg(dis_path, o, &in->rd, in->err, sizeof(in->err));
@@ -122,9 +123,10 @@ int64_t score_input_total(const score_input *in)
 
 /* Each input is read on a thread of its own (cli_ring) into frames pinned on
  * a CUDA context, so that the scorer copies them to the device without
- * staging, while the command submits the pairs and receives the scores: the
- * device never waits on the file readers unless the files cannot be read as
- * fast. */
+ * staging, or, for an input NVDEC decodes, into device frames the scorer
+ * reads in place (no copy at all), while the command submits the pairs and
+ * receives the scores: the device never waits on the file readers unless the
+ * files cannot be read as fast. */
 int score_input_start(score_input *in, fovea_context *ctx, int batch, size_t max_bytes,
                       int64_t *depth)
 {
@@ -156,7 +158,9 @@ int score_input_start(score_input *in, fovea_context *ctx, int batch, size_t max
         fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST;
     fovea_reader *r[2] = {in->rr, in->rd};
     for (int k = 0; k < 2; k++) {
-        const int st = cli_ring_init(&in->ring[k], ctx, r[k], (int)nslots, in->limit, mem, 1);
+        const fovea_memtype m =
+            in->device_ok && fovea_reader_hwdec(r[k]) == FOVEA_HWDEC_CUDA ? FOVEA_MEM_DEVICE : mem;
+        const int st = cli_ring_init(&in->ring[k], ctx, r[k], (int)nslots, in->limit, m, 1);
         if (st < 0) {
             snprintf(in->err, sizeof(in->err), "cannot allocate %d input frames: %s",
                      2 * (int)nslots, fovea_strerror(st));

@@ -20,10 +20,13 @@ typedef struct score_input {
     fovea_reader *rr, *rd;
     fovea_video_info ri, di;
     int bit_depth;
-    int64_t start;    /* pairs skipped first (--start) */
-    int64_t limit;    /* pairs at most, -1 = all */
-    int64_t taken;    /* pairs handed out by score_input_next */
-    cli_ring ring[2]; /* ref, dis */
+    int64_t start;       /* pairs skipped first (--start) */
+    int64_t limit;       /* pairs at most, -1 = all */
+    int64_t taken;       /* pairs handed out by score_input_next */
+    cli_ring ring[2];    /* ref, dis */
+    fovea_context *rctx; /* the readers' context (o->ctx with --hwdec): their messages */
+    int device_ok;       /* the scorer reads device frames: NVDEC's stay there (the
+                            caller sets it before score_input_start) */
     char err[2048];
     char warn[1024];
     int warned; /* warn was already handed on (the caller sets it): not again at the end */

@@ -180,7 +180,10 @@ void vmaf_pair_score(pair_job *j)
         j->name_ptr[m] = j->names[m];
     }
 
-    const int rc = score_input_open(&in, j->ref, j->dis, j->io, j->start, j->frames,
+    /* the readers decode on the scorer's context (NVDEC on a CUDA one) */
+    cli_input_opts io = *j->io;
+    io.ctx = j->ctx;
+    const int rc = score_input_open(&in, j->ref, j->dis, &io, j->start, j->frames,
                                     j->metric ? j->metric : "VMAF", min_size(j));
     if (rc != CLI_EXIT_OK) {
         job_fail(j, rc, in.err, -1);
@@ -195,6 +198,9 @@ void vmaf_pair_score(pair_job *j)
 
     int64_t depth = 0;
     const int batch = fovea_vmaf_batch_size(v, in.ri.width, in.ri.height);
+    /* a CUDA scorer reads NVDEC's device frames in place; a CPU one gets
+     * them downloaded */
+    in.device_ok = fovea_vmaf_backend(v) == FOVEA_BACKEND_CUDA;
     if (score_input_start(&in, j->ctx, batch, j->ring_bytes, &depth) < 0) {
         job_fail(j, CLI_EXIT_RUNTIME, in.err, -1);
         goto done;

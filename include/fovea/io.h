@@ -74,12 +74,40 @@ FOVEA_API void fovea_video_info_init(fovea_video_info *info);
 
 /** Where a media reader decodes. */
 typedef enum fovea_hwdec {
-    FOVEA_HWDEC_AUTO = 0, /**< the GPU's decoder where there is one for the stream, else the
-                               CPU (today: the CPU; NVDEC is not built in yet) */
+    FOVEA_HWDEC_AUTO = 0, /**< NVDEC into device frames when the reader's context is a CUDA
+                               context and NVDEC takes the stream's codec, profile, depth and
+                               size (fovea_hwdec_caps); else the CPU, and
+                               fovea_reader_hwdec_reason says why when the context is CUDA */
     FOVEA_HWDEC_NONE,     /**< FFmpeg's CPU decoders */
-    FOVEA_HWDEC_CUDA      /**< NVDEC through FFmpeg's CUDA decoding: refused with
-                               FOVEA_ERR_UNSUPPORTED until it is built in */
+    FOVEA_HWDEC_CUDA      /**< NVDEC through FFmpeg's CUDA decoding, on the reader's CUDA
+                               context: FOVEA_ERR_NO_DEVICE on a CPU context (or a build
+                               without CUDA), FOVEA_ERR_UNSUPPORTED for a stream NVDEC
+                               cannot decode */
 } fovea_hwdec;
+
+/** One kind of stream a GPU's decoder (NVDEC) takes. */
+typedef struct fovea_hwdec_cap {
+    const char *codec;         /**< FFmpeg's codec name: "h264", "hevc", "vp9", "av1", "vp8",
+                                    "mpeg2video", "mpeg1video", "mpeg4", "vc1", "mjpeg" */
+    int chroma;                /**< 420, 422, 444 or 400 (gray) */
+    int bit_depth;             /**< 8, 10 or 12 */
+    int max_width, max_height; /**< largest picture */
+    int min_width, min_height; /**< smallest picture */
+    int decoders;              /**< NVDEC engines of the GPU (0 when the driver does not say) */
+} fovea_hwdec_cap;
+
+/** What the GPU of a CUDA context decodes, asked of the NVIDIA driver
+ *  (libnvcuvid's decoder caps): one entry per codec, chroma format and bit
+ *  depth it takes, codecs in the order of fovea_hwdec_cap.codec's list.
+ *  Decoding also needs a build with FFmpeg (fovea_media_version).
+ *  @param ctx a CUDA context
+ *  @param caps receives the first max entries (may be NULL when max is 0)
+ *  @param max size of caps
+ *  @return the number of entries (more than max: call again with a larger
+ *          array), FOVEA_ERR_NO_DEVICE on a CPU context or without CUDA,
+ *          FOVEA_ERR_UNSUPPORTED when the driver has no video decoder library
+ *          (message in fovea_last_error(ctx)) */
+FOVEA_API int fovea_hwdec_caps(fovea_context *ctx, fovea_hwdec_cap *caps, int max);
 
 /** Settings of a reader. */
 typedef struct fovea_reader_settings {
@@ -139,8 +167,23 @@ FOVEA_API const fovea_video_info *fovea_reader_info(const fovea_reader *r);
  *  a path without a known extension, a FIFO for example, is read so). */
 FOVEA_API fovea_container fovea_reader_container(const fovea_reader *r);
 
+/** Where an open reader decodes: FOVEA_HWDEC_CUDA when it decodes with NVDEC
+ *  (then fovea_reader_read fills device frames of the reader's context with no
+ *  trip through the host: pass one; a host frame costs a download), else
+ *  FOVEA_HWDEC_NONE. */
+FOVEA_API fovea_hwdec fovea_reader_hwdec(const fovea_reader *r);
+
+/** Why a media reader with hwdec AUTO on a CUDA context decodes on the CPU
+ *  (e.g. "NVDEC cannot decode h264 10-bit 4:2:0 on this GPU"), to be told
+ *  once; NULL when it decodes on the GPU, on a CPU context, or with
+ *  FOVEA_HWDEC_NONE. Valid while the reader is open. */
+FOVEA_API const char *fovea_reader_hwdec_reason(const fovea_reader *r);
+
 /** Read the next frame into f. f must be a host frame of the stream's size and
- *  format, or a zeroed frame (then it is allocated). f->index is set.
+ *  format, or a zeroed frame (then a host frame is allocated), or, when
+ *  fovea_reader_hwdec(r) is FOVEA_HWDEC_CUDA, a device frame of the reader's
+ *  context (filled on its stream: work queued after this call on that stream
+ *  sees the frame; fovea_sync before reading it otherwise). f->index is set.
  *  @return FOVEA_OK, FOVEA_EOF at a clean end, or a negative status with the
  *          message (file, frame number, what) in fovea_last_error(ctx). A truncated
  *          frame is an error, never returned as if whole. */

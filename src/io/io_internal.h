@@ -24,7 +24,9 @@ struct fovea_reader {
     int64_t next_index;  /* number of the next frame to read (0-based); reader.c sets f->index */
     long long file_size; /* size of a regular file, -1 for pipes */
     char err[FOVEA_IO_ERRLEN]; /* also recorded as ctx's last error by reader.c */
-    fovea_context *ctx;        /* given at open (may be NULL) */
+    fovea_context *ctx;        /* given at open (may be NULL); set before ops->open */
+    fovea_hwdec hwdec;         /* CUDA when ops->read fills device frames (NVDEC), else NONE */
+    char hwdec_reason[256];    /* why AUTO decodes on the CPU of a CUDA context; "" if not */
     void *priv;                /* format state */
 };
 
@@ -33,7 +35,8 @@ struct fv_reader_ops {
     /* Parse headers, fill r->info. Options carry raw-yuv geometry. */
     int (*open)(struct fovea_reader *r, const fovea_reader_settings *opt);
     /* Read frame number r->next_index into f (host frame already allocated with
-     * r->info's size/format by reader.c). FOVEA_EOF only at a clean frame boundary. */
+     * r->info's size/format by reader.c; a device frame of r->ctx when
+     * r->hwdec is CUDA). FOVEA_EOF only at a clean frame boundary. */
     int (*read)(struct fovea_reader *r, fovea_frame *f);
     void (*close)(struct fovea_reader *r); /* free priv (not fp) */
 };
@@ -91,8 +94,9 @@ int fv_reader_open_stream(fovea_context *ctx, fovea_reader **r, FILE *fp, const 
 /* The generic reader's open of a path (reader.c): allow_pattern lets a
  * one-image container's path with a frame-number pattern open as an image
  * sequence; errors as "<path>: <message>" in errbuf. */
-int fv_reader_open_path(fovea_reader **out, const char *path, const fovea_reader_settings *opt,
-                        int allow_pattern, char *errbuf, size_t errbuf_size);
+int fv_reader_open_path(fovea_reader **out, fovea_context *ctx, const char *path,
+                        const fovea_reader_settings *opt, int allow_pattern, char *errbuf,
+                        size_t errbuf_size);
 /* The generic reader's read (reader.c): checks f (or allocates a host frame
  * for it), reads, numbers; the message in r->err. */
 int fv_reader_read(fovea_reader *r, fovea_frame *f);

@@ -19,6 +19,7 @@
 #include "core/core.h"
 #include "io_internal.h"
 #include "media.h"
+#include "media_read.h"
 
 /* A device that gives no frame for this long is an error, never a hang. */
 #define MEDIA_DEVICE_TIMEOUT_S 10.0
@@ -26,9 +27,9 @@
 
 typedef struct media_reader media_reader;
 
-/* A decoder backend: how the codec is opened and where its frames go. The CPU
- * backend decodes into host memory; a hardware one (NVDEC) would attach a
- * device context in open and hand device frames out in deliver. */
+/* The CPU decoder backend: how the codec is opened and where its frames go
+ * (host memory). The hardware one (NVDEC, media_read.h: m->hw) attaches a
+ * device to the decoder and hands device frames out. */
 typedef struct media_backend {
     const char *name;
     int (*open)(media_reader *m, AVCodecContext *dec);
@@ -44,13 +45,17 @@ struct media_reader {
     AVFrame *frame;
     struct SwsContext *sws; /* the decoder's format -> info.fmt when fovea lacks it */
     const media_backend *backend;
+    const media_hw_backend *hw; /* set when decoding on the GPU (the CPU backend unused) */
+    void *hw_priv;
+    fovea_context *ctx; /* the reader's (the hardware backend runs on it) */
     int stream;
     int demux_done;  /* the demuxer is at its end: the decoder is being drained */
     int primed;      /* m->frame holds the first frame, decoded at open */
     int device;      /* a device: reads are bounded by MEDIA_DEVICE_TIMEOUT_S */
     double deadline; /* CLOCK_MONOTONIC seconds when a device read gives up */
     enum AVPixelFormat src_fmt;
-    int64_t decoded; /* frames delivered so far */
+    enum AVPixelFormat sw_fmt; /* NVDEC: the stream's own format behind AV_PIX_FMT_CUDA */
+    int64_t decoded;           /* frames delivered so far */
 };
 
 static double media_now(void)
@@ -289,6 +294,48 @@ static int pick_stream(struct fovea_reader *r, media_reader *m, int want)
     return FOVEA_OK;
 }
 
+/* The GPU decoder where hwdec asks for it and it takes the stream: CUDA
+ * refuses what it cannot do; AUTO tries only on a CUDA context and otherwise
+ * decodes on the CPU, saying why in r->hwdec_reason. */
+static int open_hw(struct fovea_reader *r, media_reader *m, fovea_hwdec hwdec)
+{
+    const media_hw_backend *hw = MEDIA_HW_BACKEND;
+    const int cuda_ctx = m->ctx && fovea_context_backend(m->ctx) == FOVEA_BACKEND_CUDA;
+    const enum AVCodecID id = m->fmt->streams[m->stream]->codecpar->codec_id;
+    /* uncompressed video (cameras' raw formats, lavfi's frames): nothing to
+     * decode, nothing to say under auto */
+    const int raw = id == AV_CODEC_ID_RAWVIDEO || id == AV_CODEC_ID_WRAPPED_AVFRAME;
+    if (hwdec == FOVEA_HWDEC_NONE || (hwdec == FOVEA_HWDEC_AUTO && (!cuda_ctx || raw)))
+        return FOVEA_OK;
+    char why[FOVEA_ERRLEN] = "";
+    int st;
+    if (!hw)
+        st = fv_errbuf(why, sizeof(why), FOVEA_ERR_NO_DEVICE,
+                       "NVDEC needs a build with CUDA (this fovea has none)");
+    else if (!m->ctx)
+        st = fv_errbuf(why, sizeof(why), FOVEA_ERR_NO_DEVICE,
+                       "NVDEC needs a CUDA context (the reader was opened without one)");
+    else if (!cuda_ctx)
+        st = fv_errbuf(why, sizeof(why), FOVEA_ERR_NO_DEVICE,
+                       "NVDEC needs a CUDA context (this one is cpu: --backend cuda)");
+    else
+        st = hw->check(m->ctx, m->fmt->streams[m->stream]->codecpar, why, sizeof(why));
+    if (st >= 0) {
+        st = hw->info.init(&m->hw_priv, m->ctx, m->dec);
+        if (st < 0)
+            snprintf(why, sizeof(why), "%s", fovea_last_error(m->ctx));
+    }
+    if (st >= 0) {
+        m->hw = hw;
+        r->hwdec = FOVEA_HWDEC_CUDA;
+        return FOVEA_OK;
+    }
+    if (hwdec == FOVEA_HWDEC_CUDA)
+        return fv_reader_fail(r, st, "--hwdec cuda: %s", why);
+    snprintf(r->hwdec_reason, sizeof(r->hwdec_reason), "%s: decoding on the CPU", why);
+    return FOVEA_OK;
+}
+
 static int open_decoder(struct fovea_reader *r, media_reader *m, fovea_hwdec hwdec)
 {
     const AVStream *s = m->fmt->streams[m->stream];
@@ -305,14 +352,9 @@ static int open_decoder(struct fovea_reader *r, media_reader *m, fovea_hwdec hwd
         return media_fail(r, FOVEA_ERR_CORRUPT, ret, "bad codec parameters");
     m->dec->pkt_timebase = s->time_base;
     m->dec->max_pixels = (int64_t)FOVEA_MAX_DIM * FOVEA_MAX_DIM;
-    /* AUTO is the CPU while NVDEC is not built in: a CUDA backend entry
-     * (hw_device_ctx in open, device frames in deliver) goes here */
-    if (hwdec == FOVEA_HWDEC_CUDA)
-        return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
-                              "--hwdec cuda: NVDEC decoding is not built into this fovea yet "
-                              "(the CPU decodes with --hwdec none or auto)");
+    FOVEA_TRY(open_hw(r, m, hwdec));
     m->backend = &media_backend_cpu;
-    if (m->backend->open(m, m->dec) < 0)
+    if (!m->hw && m->backend->open(m, m->dec) < 0)
         return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED, "the %s decoder backend cannot open",
                               m->backend->name);
     ret = avcodec_open2(m->dec, codec, NULL);
@@ -413,7 +455,18 @@ static int fill_info(struct fovea_reader *r, media_reader *m)
     m->src_fmt = fr->format;
     info->width = fr->width;
     info->height = fr->height;
-    info->fmt = media_fovea_fmt(m->src_fmt);
+    if (m->hw) {
+        m->sw_fmt = m->dec->sw_pix_fmt;
+        info->fmt = m->hw->format(m->hw_priv, m->dec, fr);
+        if (info->fmt == FOVEA_PIX_NONE) {
+            const char *name = av_get_pix_fmt_name(m->dec->sw_pix_fmt);
+            return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
+                                  "--hwdec: NVDEC's frames of this %s stream have no fovea "
+                                  "layout (--hwdec none decodes it on the CPU)",
+                                  name ? name : "?");
+        }
+    } else
+        info->fmt = media_fovea_fmt(m->src_fmt);
     if (info->fmt == FOVEA_PIX_NONE) {
         const char *name = av_get_pix_fmt_name(m->src_fmt);
         info->fmt = media_nearest_fmt(m->src_fmt);
@@ -458,6 +511,8 @@ static void media_close(struct fovea_reader *r)
     av_frame_free(&m->frame);
     av_packet_free(&m->pkt);
     avcodec_free_context(&m->dec);
+    if (m->hw)
+        m->hw->info.close(&m->hw_priv); /* after the decoder: it holds the device */
     avformat_close_input(&m->fmt);
     if (m->avio) {
         av_freep(&m->avio->buffer);
@@ -475,6 +530,7 @@ static int media_open(struct fovea_reader *r, const fovea_reader_settings *opt)
     if (!m)
         return fv_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
     r->priv = m;
+    m->ctx = r->ctx;
     int st = open_demuxer(r, m, opt);
     if (st >= 0)
         st = pick_stream(r, m, opt ? opt->stream : -1);
@@ -516,15 +572,25 @@ static int media_read(struct fovea_reader *r, fovea_frame *f)
             return decode_fail(r, m, ret, demux);
     }
     const AVFrame *fr = m->frame;
-    if (fr->width != r->info.width || fr->height != r->info.height || fr->format != m->src_fmt) {
-        const char *name = av_get_pix_fmt_name(fr->format);
+    if (fr->width != r->info.width || fr->height != r->info.height || fr->format != m->src_fmt ||
+        (m->hw && m->dec->sw_pix_fmt != m->sw_fmt)) {
+        const char *name = av_get_pix_fmt_name(m->hw ? m->dec->sw_pix_fmt : fr->format);
         return fv_reader_fail(r, FOVEA_ERR_UNSUPPORTED,
                               "frame %lld: the stream changes to %dx%d %s (it began %dx%d): not "
                               "supported",
                               (long long)m->decoded, fr->width, fr->height, name ? name : "?",
                               r->info.width, r->info.height);
     }
-    m->backend->deliver(m, f);
+    if (m->hw) {
+        const int st = m->hw->deliver(m->hw_priv, fr, f);
+        if (st < 0)
+            return fv_reader_fail(r, st, "frame %lld: NVDEC: %s", (long long)m->decoded,
+                                  fovea_last_error(m->ctx));
+    } else {
+        if (f->mem == FOVEA_MEM_DEVICE)
+            return fv_reader_fail(r, FOVEA_ERR_INVALID_ARG, "a CPU decoder fills host frames");
+        m->backend->deliver(m, f);
+    }
     m->decoded++;
     return FOVEA_OK;
 }

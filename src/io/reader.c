@@ -81,8 +81,9 @@ static int media_by_path(const char *path, fovea_container c, const fovea_reader
     return MEDIA_BUILT && c == FOVEA_CONTAINER_AUTO && stat(path, &st) == 0 && S_ISCHR(st.st_mode);
 }
 
-int fv_reader_open_path(fovea_reader **out, const char *path, const fovea_reader_settings *opt,
-                        int allow_pattern, char *errbuf, size_t errbuf_size)
+int fv_reader_open_path(fovea_reader **out, fovea_context *ctx, const char *path,
+                        const fovea_reader_settings *opt, int allow_pattern, char *errbuf,
+                        size_t errbuf_size)
 {
     fovea_reader_settings defaults;
     if (!out || !path) {
@@ -114,6 +115,8 @@ int fv_reader_open_path(fovea_reader **out, const char *path, const fovea_reader
     r->ops = ops;
     r->container = c;
     r->file_size = -1;
+    r->ctx = ctx;
+    r->hwdec = FOVEA_HWDEC_NONE;
     fovea_video_info_init(&r->info);
     if (media_path) {
         r->fp = NULL; /* FFmpeg opens the path or device */
@@ -167,14 +170,14 @@ int fv_reader_open_path(fovea_reader **out, const char *path, const fovea_reader
     return finish_open(out, r, opt, errbuf, errbuf_size);
 }
 
-static int reader_open_buf(fovea_reader **out, const char *path, const fovea_reader_settings *opt,
-                           char *errbuf, size_t errbuf_size)
+static int reader_open_buf(fovea_reader **out, fovea_context *ctx, const char *path,
+                           const fovea_reader_settings *opt, char *errbuf, size_t errbuf_size)
 {
-    return fv_reader_open_path(out, path, opt, 1, errbuf, errbuf_size);
+    return fv_reader_open_path(out, ctx, path, opt, 1, errbuf, errbuf_size);
 }
 
-static int reader_open_stream_buf(fovea_reader **out, FILE *fp, const char *name,
-                                  const fovea_reader_settings *opt, char *errbuf,
+static int reader_open_stream_buf(fovea_reader **out, fovea_context *ctx, FILE *fp,
+                                  const char *name, const fovea_reader_settings *opt, char *errbuf,
                                   size_t errbuf_size)
 {
     fovea_reader_settings defaults;
@@ -202,6 +205,8 @@ static int reader_open_stream_buf(fovea_reader **out, FILE *fp, const char *name
     r->container = c;
     r->fp = fp;
     r->file_size = -1;
+    r->ctx = ctx;
+    r->hwdec = FOVEA_HWDEC_NONE;
     fovea_video_info_init(&r->info);
     return finish_open(out, r, opt, errbuf, errbuf_size);
 }
@@ -216,6 +221,16 @@ fovea_container fovea_reader_container(const fovea_reader *r)
     return r ? r->container : FOVEA_CONTAINER_AUTO;
 }
 
+fovea_hwdec fovea_reader_hwdec(const fovea_reader *r)
+{
+    return r ? r->hwdec : FOVEA_HWDEC_NONE;
+}
+
+const char *fovea_reader_hwdec_reason(const fovea_reader *r)
+{
+    return r && r->hwdec_reason[0] ? r->hwdec_reason : NULL;
+}
+
 int fv_reader_read(fovea_reader *r, fovea_frame *f)
 {
     if (!r || !f)
@@ -227,7 +242,7 @@ int fv_reader_read(fovea_reader *r, fovea_frame *f)
             return fv_reader_fail(r, st, "cannot allocate a %dx%d frame", r->info.width,
                                   r->info.height);
     } else if (f->width != r->info.width || f->height != r->info.height || f->fmt != r->info.fmt ||
-               f->mem == FOVEA_MEM_DEVICE) {
+               (f->mem == FOVEA_MEM_DEVICE && r->hwdec != FOVEA_HWDEC_CUDA)) {
         return fv_reader_fail(r, FOVEA_ERR_INVALID_ARG,
                               "destination frame does not match the stream (%dx%d %s)",
                               r->info.width, r->info.height, fovea_pixfmt_name(r->info.fmt));
@@ -260,7 +275,7 @@ int fovea_reader_open(fovea_reader **out, fovea_context *ctx, const char *path,
                       const fovea_reader_settings *opt)
 {
     char err[FOVEA_ERRLEN] = "";
-    int st = reader_open_buf(out, path, opt, err, sizeof(err));
+    int st = reader_open_buf(out, ctx, path, opt, err, sizeof(err));
     if (st < 0)
         return fv_ctx_error(ctx, st, "%s", err);
     (*out)->ctx = ctx;
@@ -271,7 +286,7 @@ int fv_reader_open_stream(fovea_context *ctx, fovea_reader **out, FILE *fp, cons
                           const fovea_reader_settings *opt)
 {
     char err[FOVEA_ERRLEN] = "";
-    int st = reader_open_stream_buf(out, fp, name, opt, err, sizeof(err));
+    int st = reader_open_stream_buf(out, ctx, fp, name, opt, err, sizeof(err));
     if (st < 0)
         return fv_ctx_error(ctx, st, "%s", err);
     (*out)->ctx = ctx;

@@ -42,7 +42,7 @@ static int seq_open_file(struct fovea_reader *r, seq_reader *sq, int64_t n)
         return fv_reader_fail(r, FOVEA_ERR_INVALID_ARG, "file number %lld: name too long",
                               (long long)n);
     /* the file's own name is not a pattern, whatever '%' a literal "%%" left in it */
-    int st = fv_reader_open_path(&sq->cur, name, &sq->opt, 0, err, sizeof(err));
+    int st = fv_reader_open_path(&sq->cur, NULL, name, &sq->opt, 0, err, sizeof(err));
     if (st < 0) {
         snprintf(r->err, sizeof(r->err), "%s", err);
         return st;

@@ -106,8 +106,20 @@ ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=96x64:rate=25 -f lavfi -i 
 run 0 convert -q av.mp4 --stream 1 /dev/null
 run 0 convert -q h264.mp4 --hwdec none /dev/null
 run 0 convert -q h264.mp4 --hwdec auto /dev/null
-run 1 convert -q h264.mp4 --hwdec cuda /dev/null
-err_has "h264.mp4: --hwdec cuda: NVDEC decoding is not built into this fovea yet" "--hwdec cuda"
+# --hwdec without a GPU: cuda is refused naming the reason, auto decodes on
+# the CPU and says nothing (a CPU build, or a CUDA build on a CPU context)
+if python3 -c "import json; import sys; sys.exit(0 if json.load(open('info.json'))['build']['cuda'] else 1)"; then
+    run 1 vmaf -q --backend cpu --hwdec cuda h264.mp4 h264.mp4
+    err_has "h264.mp4: --hwdec cuda: NVDEC needs a CUDA context (this one is cpu: --backend cuda)" "--hwdec cuda on a CPU context"
+    run 0 vmaf -q --backend cpu --hwdec auto h264.mp4 h264.mp4
+else
+    run 1 convert -q h264.mp4 --hwdec cuda /dev/null
+    err_has "h264.mp4: --hwdec cuda: NVDEC needs a build with CUDA (this fovea has none)" "--hwdec cuda"
+    run 1 vmaf -q --hwdec cuda h264.mp4 h264.mp4
+    err_has "h264.mp4: --hwdec cuda: NVDEC needs a build with CUDA (this fovea has none)" "vmaf --hwdec cuda"
+    run 0 vmaf -q --hwdec auto h264.mp4 h264.mp4
+fi
+[ ! -s err ] || fail "--hwdec auto without a GPU says something: $(cat err)"
 run 2 convert -q h264.mp4 --hwdec gpu /dev/null
 run 1 convert -q av.mp4 --stream 0 /dev/null
 err_has "stream 0 is not video (it is audio)" "--stream on audio"
