@@ -34,6 +34,7 @@ typedef struct mb_cuda {
      * inside its pieces' boxes */
     int16_t *d_gauss, *d_lap;
     int32_t *d_tmp;
+    size_t tmp_bs; /* entries of a slot of d_tmp: the largest horizontal pass */
     uint32_t *d_cells;
     int32_t *d_diffs, *h_diffs; /* h_diffs pinned */
     size_t ncells;
@@ -96,6 +97,12 @@ static int mbc_open(void **pdev, fovea_context *ctx, const mb_setup *s)
     fv_pyr_geom_init(&d->g, s->w, s->h, s->levels);
     fv_pyr_geom_init(&d->cg, s->cw, s->ch, s->levels);
     const size_t px = (size_t)s->w * (size_t)s->h, cpx = (size_t)s->cw * (size_t)s->ch;
+    /* a horizontal pass: REDUCE's of level k, ceil(w_k / 2) x h_k, or
+     * EXPAND's of level k + 1 to level k, w_k x ceil(h_k / 2); level 0's
+     * are the largest */
+    const size_t red = (size_t)pyr_half(s->w) * (size_t)s->h;
+    const size_t expd = (size_t)s->w * (size_t)pyr_half(s->h);
+    d->tmp_bs = red > expd ? red : expd;
     const size_t t = d->g.total, n = (size_t)d->n;
     int status = fv_device_activate(ctx);
     for (int c = 0; c < d->n && status == FOVEA_OK; c++) {
@@ -118,8 +125,8 @@ static int mbc_open(void **pdev, fovea_context *ctx, const mb_setup *s)
         status = fv_device_malloc(ctx, (n + 1) * t * sizeof(int16_t), (void **)&d->d_gauss);
     if (status == FOVEA_OK)
         status = fv_device_malloc(ctx, t * sizeof(int16_t), (void **)&d->d_lap);
-    if (status == FOVEA_OK) /* a level's passes: at most w x h (level 0's) per camera */
-        status = fv_device_malloc(ctx, (n + 1) * px * sizeof(int32_t), (void **)&d->d_tmp);
+    if (status == FOVEA_OK)
+        status = fv_device_malloc(ctx, (n + 1) * d->tmp_bs * sizeof(int32_t), (void **)&d->d_tmp);
     d->ncells = s->cells ? s->ncells : 0;
     if (status == FOVEA_OK && d->ncells > 0) {
         status = upload(ctx, (void **)&d->d_cells, s->cells, d->ncells * 2 * sizeof(uint32_t));
@@ -198,7 +205,7 @@ static mb_box box_and(fv_pyr_box a, fv_pyr_box b)
  * level 0 is filled (fv_pyr_gauss). */
 static int gauss_whole(mb_cuda *d, const fv_pyr_geom *g, int16_t *pyr, size_t bstride)
 {
-    const size_t px = (size_t)d->w * (size_t)d->h;
+    const size_t px = d->tmp_bs;
     mb_jobs j;
     memset(&j, 0, sizeof(j));
     j.count = d->n;
@@ -264,7 +271,7 @@ static int blend_plane(mb_cuda *d, const fv_pyr_geom *g, const fv_pyr_plan *p, m
     fovea_context *ctx = d->ctx;
     const cudaStream_t s = fv_ctx_stream(ctx);
     const int K = g->levels, n = d->n;
-    const size_t bs = g->total, px = (size_t)d->w * (size_t)d->h;
+    const size_t bs = g->total, px = d->tmp_bs;
     mb_jobs j, pieces;
     src->p[n] = dst;
     src->stride[n] = (int)dst_stride;
