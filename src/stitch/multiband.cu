@@ -3,7 +3,7 @@
 // over pyramid_math.h's integer arithmetic (so the same numbers as the C
 // reference), and the seam's reduced difference map. Every camera's pyramid
 // (each piece's box of it, and the feathered panorama's) is built by the same
-// launches (grid z = job, pyramid.h's plan); the blend of a level reads all
+// launches (one tile grid over the jobs' boxes, pyramid.h's plan); the blend of a level reads all
 // cameras' Laplacians at once and keeps pyramid.c's three sums in registers
 // (integer sums: the order does not matter), writing the blended Laplacian
 // once. The vertical pass of EXPAND is fused into the kernels that
@@ -86,17 +86,31 @@ __global__ void fill_unseen_kernel(uint8_t *dst, ptrdiff_t dst_stride, const uin
             src[(ptrdiff_t)y * src_stride + (ptrdiff_t)x * bpp + k];
 }
 
-// The position of this thread in job blockIdx.z's box; false outside it.
-__device__ __forceinline__ bool job_xy(const mb_jobs &j, int *x, int *y, int *slot)
+// A batch of boxes on a one-dimensional grid of 32x8 tiles: job j owns the
+// blocks start[j] .. start[j + 1] - 1, tiles[j] tiles across (no idle blocks
+// when the boxes differ in size, as F's band and a camera's box do).
+struct tiled_jobs {
+    mb_jobs j;
+    int start[MB_MAXJ + 1];
+    int tiles[MB_MAXJ];
+};
+
+// The position of this thread in its job's box; false outside it.
+__device__ __forceinline__ bool job_xy(const tiled_jobs &t, int *x, int *y, int *slot)
 {
-    const mb_box b = j.b[blockIdx.z];
-    *x = b.x0 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    *y = b.y0 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-    *slot = j.slot[blockIdx.z];
+    const int blk = (int)blockIdx.x;
+    int i = 0;
+    while (i + 1 < t.j.count && blk >= t.start[i + 1])
+        i++;
+    const int local = blk - t.start[i];
+    const mb_box b = t.j.b[i];
+    *x = b.x0 + (local % t.tiles[i]) * (int)blockDim.x + (int)threadIdx.x;
+    *y = b.y0 + (local / t.tiles[i]) * (int)blockDim.y + (int)threadIdx.y;
+    *slot = t.j.slot[i];
     return *x < b.x1 && *y < b.y1;
 }
 
-__global__ void load_kernel(mb_planes src, int step, int w, mb_jobs jobs, int16_t *dst,
+__global__ void load_kernel(mb_planes src, int step, int w, tiled_jobs jobs, int16_t *dst,
                             size_t bstride)
 {
     int x, y, z;
@@ -108,7 +122,7 @@ __global__ void load_kernel(mb_planes src, int step, int w, mb_jobs jobs, int16_
 
 // REDUCE, horizontal: tmp(y, x) = sum_t tap(t) src(y, 2x + t)
 __global__ void reduce_h_kernel(const int16_t *s, int sw, int32_t *d, int dw, size_t bstride,
-                                size_t tmp_bstride, mb_jobs jobs)
+                                size_t tmp_bstride, tiled_jobs jobs)
 {
     int x, y, z;
     if (!job_xy(jobs, &x, &y, &z))
@@ -122,7 +136,7 @@ __global__ void reduce_h_kernel(const int16_t *s, int sw, int32_t *d, int dw, si
 
 // REDUCE, vertical: dst(y, x) = (sum_t tap(t) tmp(2y + t, x) + 128) >> 8
 __global__ void reduce_v_kernel(const int32_t *s, int dw, int sh, int16_t *d, size_t bstride,
-                                size_t tmp_bstride, mb_jobs jobs)
+                                size_t tmp_bstride, tiled_jobs jobs)
 {
     int x, y, z;
     if (!job_xy(jobs, &x, &y, &z))
@@ -136,7 +150,7 @@ __global__ void reduce_v_kernel(const int32_t *s, int dw, int sh, int16_t *d, si
 
 // EXPAND, horizontal: tmp(y, x) = sum_k wt_k src(y, idx_k(x))
 __global__ void expand_h_kernel(const int16_t *s, int sw, int32_t *d, int dw, size_t bstride,
-                                size_t tmp_bstride, mb_jobs jobs)
+                                size_t tmp_bstride, tiled_jobs jobs)
 {
     int x, y, z;
     if (!job_xy(jobs, &x, &y, &z))
@@ -224,24 +238,26 @@ dim3 grid_box(const mb_box &b)
     return grid_for(b.x1 - b.x0, b.y1 - b.y0);
 }
 
-// The grid of a batch: its largest box, z = job; empty jobs dropped (false:
-// nothing to launch).
-bool grid_jobs(const mb_jobs *in, mb_jobs *out, dim3 *grid)
+// The one-dimensional grid of a batch, empty jobs dropped (false: nothing to
+// launch).
+bool grid_jobs(const mb_jobs *in, tiled_jobs *out, dim3 *grid)
 {
-    int w = 0, h = 0;
-    out->count = 0;
-    for (int j = 0; j < in->count; j++) {
-        const mb_box b = in->b[j];
+    int blocks = 0;
+    out->j.count = 0;
+    for (int i = 0; i < in->count; i++) {
+        const mb_box b = in->b[i];
         if (box_empty(b))
             continue;
-        out->b[out->count] = b;
-        out->slot[out->count++] = in->slot[j];
-        w = b.x1 - b.x0 > w ? b.x1 - b.x0 : w;
-        h = b.y1 - b.y0 > h ? b.y1 - b.y0 : h;
+        const int n = out->j.count++;
+        out->j.b[n] = b;
+        out->j.slot[n] = in->slot[i];
+        out->tiles[n] = (b.x1 - b.x0 + 31) / 32;
+        out->start[n] = blocks;
+        blocks += out->tiles[n] * ((b.y1 - b.y0 + 7) / 8);
     }
-    *grid = grid_for(w, h);
-    grid->z = (unsigned int)out->count;
-    return out->count > 0;
+    out->start[out->j.count] = blocks;
+    *grid = dim3((unsigned int)blocks, 1, 1);
+    return blocks > 0;
 }
 
 } // namespace
@@ -283,7 +299,7 @@ extern "C" int fv_mb_fill_unseen(uint8_t *dst, ptrdiff_t dst_stride, const uint8
 extern "C" int fv_mb_load(const mb_planes *src, int step, int w, const mb_jobs *jobs, int16_t *dst,
                           size_t dst_bstride, void *stream)
 {
-    mb_jobs j;
+    tiled_jobs j;
     dim3 grid;
     if (!grid_jobs(jobs, &j, &grid))
         return cudaSuccess;
@@ -296,7 +312,8 @@ extern "C" int fv_mb_reduce(const int16_t *src, int sw, int sh, int32_t *tmp, in
 {
     const int dw = pyr_half(sw);
     // the horizontal pass on the rows 2y - 2 .. 2y + 2 of the boxes' rows
-    mb_jobs hj = *jobs, vj, hjj;
+    mb_jobs hj = *jobs;
+    tiled_jobs vj, hjj;
     for (int i = 0; i < hj.count; i++) {
         const int y0 = 2 * jobs->b[i].y0 - 2, y1 = 2 * jobs->b[i].y1 + 1;
         hj.b[i].y0 = y0 < 0 ? 0 : y0;
@@ -321,7 +338,8 @@ extern "C" int fv_mb_expand_h(const int16_t *src, int sw, int sh, int32_t *tmp, 
                               size_t bstride, size_t tmp_bstride, const mb_jobs *jobs, void *stream)
 {
     // the rows y / 2 - 1 .. (y - 1) / 2 + 1 of the level above
-    mb_jobs hj = *jobs, j;
+    mb_jobs hj = *jobs;
+    tiled_jobs j;
     for (int i = 0; i < hj.count; i++) {
         const int y0 = (jobs->b[i].y0 >> 1) - 1, y1 = ((jobs->b[i].y1 - 1) >> 1) + 2;
         hj.b[i].y0 = y0 < 0 ? 0 : y0;
@@ -344,8 +362,12 @@ extern "C" int fv_mb_blend_level(const int16_t *g, size_t g_bstride, const int32
     if (box_empty(b))
         return cudaSuccess;
     mb_jobs p;
-    dim3 unused;
-    grid_jobs(pieces, &p, &unused);
+    p.count = 0;
+    for (int i = 0; i < pieces->count; i++)
+        if (!box_empty(pieces->b[i])) {
+            p.b[p.count] = pieces->b[i];
+            p.slot[p.count++] = pieces->slot[i];
+        }
     blend_level_kernel<<<grid_box(b), kBlock, 0, (cudaStream_t)stream>>>(
         g, g_bstride, tmp, tmp_bstride, w, ch, *masks, n, p, b, lap);
     return cudaGetLastError();

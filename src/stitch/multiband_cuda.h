@@ -35,7 +35,7 @@ int fv_mb_mask0(const uint8_t *label, int w, int h, int c, int16_t *mask, void *
 int fv_mb_chroma_mask(const int16_t *m, int w, int h, int16_t *cm, int cw, int ch, void *stream);
 
 /* A box [x0, x1) x [y0, y1) of a level; several boxes run in one launch
- * (grid z = job, sized for the largest), job j on the arrays of its slot
+ * (one grid of tiles over all the boxes), job j on the arrays of its slot
  * (a camera, or the feathered panorama after the cameras): slot s's arrays
  * start s * *_bstride entries after the pointers given. Boxes come from the
  * plan of pyramid.h (restricted blending). */
