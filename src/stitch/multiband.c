@@ -34,6 +34,10 @@ struct fv_multiband {
     const mb_device_ops *dops;
     void *dev;
     uint32_t *cells; /* its seam cells (fv_seam_cells) */
+    /* where each camera matters (pyramid.h): luma or RGBA, chroma; whole = 1
+     * computes every pyramid over the whole panorama instead (tests) */
+    fv_pyr_plan plan, cplan;
+    int whole;
 };
 
 /* Which cameras see each pixel, alone and together (the map's label: the
@@ -113,6 +117,43 @@ static int make_coverage(fv_multiband *mb)
             mb->ccovered[(size_t)y * (size_t)mb->cw + (size_t)x] = (uint8_t)any;
         }
     return status;
+}
+
+/* The plans of the luma (or RGBA) and chroma planes: a camera may differ
+ * from the feathered panorama where it sees, and own a mask where it holds
+ * the map's label (the DP seam labels only pixels both cameras see). */
+static int make_plans(fv_multiband *mb)
+{
+    const size_t px = (size_t)mb->w * (size_t)mb->h;
+    uint8_t *own[FOVEA_STITCH_MAX_CAMERAS] = {NULL};
+    int status = FOVEA_OK;
+    for (int c = 0; c < mb->n && status == FOVEA_OK; c++) {
+        if (!(own[c] = malloc(px))) {
+            status = FOVEA_ERR_NOMEM;
+            break;
+        }
+        for (size_t p = 0; p < px; p++)
+            own[c][p] = mb->seen[c][p] || mb->label0[p] == c;
+    }
+    if (status == FOVEA_OK) {
+        fv_pyr_plan_make(&mb->plan, &mb->work.g, mb->n, (const uint8_t *const *)own, mb->w, mb->w,
+                         mb->h, 0, mb->covered, mb->w);
+        fv_pyr_plan_make(&mb->cplan, &mb->cwork.g, mb->n, (const uint8_t *const *)own, mb->w, mb->w,
+                         mb->h, 1, mb->ccovered, mb->cw);
+    }
+    for (int c = 0; c < mb->n; c++)
+        free(own[c]);
+    return status;
+}
+
+void fv_multiband_set_whole(fv_multiband *mb, int whole)
+{
+    mb->whole = whole;
+}
+
+const fv_pyr_plan *fv_multiband_plan(const fv_multiband *mb, int chroma)
+{
+    return chroma ? &mb->cplan : &mb->plan;
 }
 
 void fv_multiband_close(fv_multiband **pmb)
@@ -198,6 +239,8 @@ int fv_multiband_open(fv_multiband **out, fovea_stitcher *st)
     }
     if (status == FOVEA_OK)
         status = make_coverage(mb);
+    if (status == FOVEA_OK)
+        status = make_plans(mb);
     if (status == FOVEA_OK && st->settings.seam == FOVEA_SEAM_DP)
         status = fv_seam_init(&mb->seam, mb->n, mb->w, mb->h, mb->label0,
                               (const uint8_t *const *)mb->seen);
@@ -220,7 +263,9 @@ int fv_multiband_open(fv_multiband **out, fovea_stitcher *st)
                        mb->covered,
                        mb->ccovered,
                        dp ? mb->cells : NULL,
-                       dp ? mb->seam.ncells : 0};
+                       dp ? mb->seam.ncells : 0,
+                       &mb->plan,
+                       &mb->cplan};
         if (status == FOVEA_OK)
             status = mb->dops->open(&mb->dev, ctx, &su);
     }
@@ -294,35 +339,34 @@ static void warped_luma(fv_multiband *mb, int yuv)
     }
 }
 
-/* Pixels camera c does not see take the feathered panorama's value. */
+/* Pixels camera c does not see take the feathered panorama's value, inside
+ * box b of plane k (bpp bytes a pixel). */
+static void fill_box(fv_multiband *mb, const fovea_frame *out, int c, int k, int bpp, fv_pyr_box b)
+{
+    fovea_frame *f = &mb->warped[c];
+    const uint8_t *seen_plane = k ? mb->cseen[c] : mb->seen[c];
+    const int w = k ? mb->cw : mb->w;
+    for (int y = b.y0; y < b.y1; y++) {
+        uint8_t *d = f->data[k] + (ptrdiff_t)y * f->stride[k];
+        const uint8_t *s = out->data[k] + (ptrdiff_t)y * out->stride[k];
+        const uint8_t *seen = seen_plane + (size_t)y * (size_t)w;
+        for (int x = b.x0; x < b.x1; x++)
+            if (!seen[x])
+                memcpy(d + bpp * x, s + bpp * x, (size_t)bpp);
+    }
+}
+
+/* Every plane of every camera over the whole panorama, or only where the
+ * restricted blend reads the camera's image (its pieces' level-0 boxes). */
 static void fill_unseen(fv_multiband *mb, const fovea_frame *out, int yuv)
 {
-    for (int c = 0; c < mb->n; c++) {
-        fovea_frame *f = &mb->warped[c];
-        for (int y = 0; y < mb->h; y++) {
-            uint8_t *d = f->data[0] + (ptrdiff_t)y * f->stride[0];
-            const uint8_t *s = out->data[0] + (ptrdiff_t)y * out->stride[0];
-            const uint8_t *seen = mb->seen[c] + (size_t)y * (size_t)mb->w;
-            for (int x = 0; x < mb->w; x++) {
-                if (seen[x])
-                    continue;
-                if (yuv)
-                    d[x] = s[x];
-                else
-                    memcpy(d + 4 * x, s + 4 * x, 4);
-            }
-        }
-        if (!yuv)
-            continue;
-        for (int k = 1; k < 3; k++)
-            for (int y = 0; y < mb->ch; y++) {
-                uint8_t *d = f->data[k] + (ptrdiff_t)y * f->stride[k];
-                const uint8_t *s = out->data[k] + (ptrdiff_t)y * out->stride[k];
-                const uint8_t *seen = mb->cseen[c] + (size_t)y * (size_t)mb->cw;
-                for (int x = 0; x < mb->cw; x++)
-                    if (!seen[x])
-                        d[x] = s[x];
-            }
+    const fv_pyr_box all = {0, mb->w, 0, mb->h}, call = {0, mb->cw, 0, mb->ch};
+    for (int k = 0; k < (yuv ? 3 : 1); k++) {
+        const fv_pyr_plan *p = k ? &mb->cplan : &mb->plan;
+        for (int c = 0; c < mb->n && mb->whole; c++)
+            fill_box(mb, out, c, k, yuv ? 1 : 4, k ? call : all);
+        for (int i = 0; i < p->npieces && !mb->whole; i++)
+            fill_box(mb, out, p->cam[i], k, yuv ? 1 : 4, p->q[i][0]);
     }
 }
 
@@ -349,29 +393,34 @@ static int place_seam(fv_multiband *mb, int yuv)
     return FOVEA_OK;
 }
 
-/* The blend of the warped images into pano on the host (pyramid.c). */
-static void blend_host(fv_multiband *mb, fovea_frame *out, int yuv)
+/* One plane's blend on the host (pyramid.c): restricted to the plan, or
+ * over the whole panorama. */
+static void blend_plane(fv_multiband *mb, int chroma, const uint8_t *const *src, ptrdiff_t stride,
+                        int step, uint8_t *dst, ptrdiff_t dst_stride)
 {
     fovea_context *ctx = mb->st->ctx;
+    fv_pyr_work *wk = chroma ? &mb->cwork : &mb->work;
+    const int16_t *const *m = (const int16_t *const *)(chroma ? mb->cmask : mb->mask);
+    const uint8_t *cov = chroma ? mb->ccovered : mb->covered;
+    const int cw = chroma ? mb->cw : mb->w;
+    if (mb->whole)
+        fv_pyr_blend_plane(ctx, wk, mb->n, src, stride, step, m, cov, cw, dst, dst_stride, step);
+    else
+        fv_pyr_blend_plane_plan(ctx, wk, chroma ? &mb->cplan : &mb->plan, mb->n, src, stride, step,
+                                m, cov, cw, dst, dst_stride, step);
+}
+
+/* The blend of the warped images into pano on the host. */
+static void blend_host(fv_multiband *mb, fovea_frame *out, int yuv)
+{
     fill_unseen(mb, out, yuv);
     const uint8_t *src[FOVEA_STITCH_MAX_CAMERAS];
-    if (!yuv) {
-        for (int k = 0; k < 3; k++) {
-            for (int c = 0; c < mb->n; c++)
-                src[c] = mb->warped[c].data[0] + k;
-            fv_pyr_blend_plane(ctx, &mb->work, mb->n, src, mb->warped[0].stride[0], 4,
-                               (const int16_t *const *)mb->mask, mb->covered, mb->w,
-                               out->data[0] + k, out->stride[0], 4);
-        }
-    } else {
-        for (int k = 0; k < 3; k++) {
-            for (int c = 0; c < mb->n; c++)
-                src[c] = mb->warped[c].data[k];
-            fv_pyr_blend_plane(ctx, k ? &mb->cwork : &mb->work, mb->n, src, mb->warped[0].stride[k],
-                               1, (const int16_t *const *)(k ? mb->cmask : mb->mask),
-                               k ? mb->ccovered : mb->covered, k ? mb->cw : mb->w, out->data[k],
-                               out->stride[k], 1);
-        }
+    for (int k = 0; k < 3; k++) {
+        const int p = yuv ? k : 0;
+        for (int c = 0; c < mb->n; c++)
+            src[c] = mb->warped[c].data[p] + (yuv ? 0 : k);
+        blend_plane(mb, yuv && k > 0, src, mb->warped[0].stride[p], yuv ? 1 : 4,
+                    out->data[p] + (yuv ? 0 : k), out->stride[p]);
     }
 }
 

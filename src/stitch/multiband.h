@@ -6,6 +6,7 @@
 #ifndef FOVEA_MULTIBAND_H
 #define FOVEA_MULTIBAND_H
 
+#include "stitch/pyramid.h"
 #include "stitch/stitch_internal.h"
 
 typedef struct fv_multiband fv_multiband;
@@ -23,6 +24,13 @@ int fv_multiband_set_tables(fv_multiband *mb, const stitch_tables *t);
 int fv_multiband_process(fv_multiband *mb, const fovea_frame *const *in, fovea_frame *out,
                          int want_stats);
 
+/* whole = 1: every camera's pyramid over the whole panorama (the
+ * computation before restricted blending, kept for tests; host only, the
+ * device backend always restricts). Same output either way. */
+void fv_multiband_set_whole(fv_multiband *mb, int whole);
+/* The plan of the luma (or RGBA) planes, or of the chroma planes. */
+const fv_pyr_plan *fv_multiband_plan(const fv_multiband *mb, int chroma);
+
 /* The seam labels in use (w x h bytes: camera per pixel, 255 uncovered), for
  * tests and measurements; NULL before the first frame. */
 const uint8_t *fv_multiband_labels(const fv_multiband *mb);
@@ -39,6 +47,8 @@ typedef struct mb_setup {
     const uint8_t *covered, *ccovered;
     const uint32_t *cells; /* fv_seam_cells, ncells entries (NULL: no seam placement) */
     size_t ncells;
+    /* where each camera matters (pyramid.h): luma or RGBA, chroma */
+    const fv_pyr_plan *plan, *cplan;
 } mb_setup;
 
 typedef struct mb_device_ops {

@@ -21,16 +21,20 @@ _Static_assert(MB_MAXC == FOVEA_STITCH_MAX_CAMERAS, "camera limit shared with mu
 typedef struct mb_cuda {
     fovea_context *ctx;
     int n, w, h, cw, ch;
-    fv_pyr_geom g, cg; /* luma (or RGBA) and chroma pyramids */
+    fv_pyr_geom g, cg;       /* luma (or RGBA) and chroma pyramids */
+    fv_pyr_plan plan, cplan; /* where each camera matters (pyramid.h) */
     uint8_t *d_seen[FOVEA_STITCH_MAX_CAMERAS], *d_cseen[FOVEA_STITCH_MAX_CAMERAS];
     uint8_t *d_covered, *d_ccovered, *d_label;
     /* the masks' pyramids, n of g.total (luma) and of cg.total (chroma) */
     int16_t *d_mask, *d_cmask;
-    /* pyramid scratch: every camera's Gaussian levels (g.total apart; the
-     * chroma planes use cg.total), the blended Laplacian then the collapse
-     * (one pyramid), every camera's horizontal pass of a level (w x h apart) */
+    /* pyramid scratch: every camera's Gaussian levels, then the feathered
+     * panorama's (n + 1 slots g.total apart; the chroma planes use
+     * cg.total), the blended Laplacian then the collapse (one pyramid), each
+     * slot's horizontal pass of a level (w x h apart); a slot is written only
+     * inside its pieces' boxes */
     int16_t *d_gauss, *d_lap;
     int32_t *d_tmp;
+    size_t tmp_bs; /* entries of a slot of d_tmp: the largest horizontal pass */
     uint32_t *d_cells;
     int32_t *d_diffs, *h_diffs; /* h_diffs pinned */
     size_t ncells;
@@ -88,9 +92,17 @@ static int mbc_open(void **pdev, fovea_context *ctx, const mb_setup *s)
     d->h = s->h;
     d->cw = s->cw;
     d->ch = s->ch;
+    d->plan = *s->plan;
+    d->cplan = *s->cplan;
     fv_pyr_geom_init(&d->g, s->w, s->h, s->levels);
     fv_pyr_geom_init(&d->cg, s->cw, s->ch, s->levels);
     const size_t px = (size_t)s->w * (size_t)s->h, cpx = (size_t)s->cw * (size_t)s->ch;
+    /* a horizontal pass: REDUCE's of level k, ceil(w_k / 2) x h_k, or
+     * EXPAND's of level k + 1 to level k, w_k x ceil(h_k / 2); level 0's
+     * are the largest */
+    const size_t red = (size_t)pyr_half(s->w) * (size_t)s->h;
+    const size_t expd = (size_t)s->w * (size_t)pyr_half(s->h);
+    d->tmp_bs = red > expd ? red : expd;
     const size_t t = d->g.total, n = (size_t)d->n;
     int status = fv_device_activate(ctx);
     for (int c = 0; c < d->n && status == FOVEA_OK; c++) {
@@ -110,11 +122,11 @@ static int mbc_open(void **pdev, fovea_context *ctx, const mb_setup *s)
     if (status == FOVEA_OK)
         status = fv_device_malloc(ctx, px, (void **)&d->d_label);
     if (status == FOVEA_OK)
-        status = fv_device_malloc(ctx, n * t * sizeof(int16_t), (void **)&d->d_gauss);
+        status = fv_device_malloc(ctx, (n + 1) * t * sizeof(int16_t), (void **)&d->d_gauss);
     if (status == FOVEA_OK)
         status = fv_device_malloc(ctx, t * sizeof(int16_t), (void **)&d->d_lap);
-    if (status == FOVEA_OK) /* a level's passes: at most w x h (level 0's) per camera */
-        status = fv_device_malloc(ctx, n * px * sizeof(int32_t), (void **)&d->d_tmp);
+    if (status == FOVEA_OK)
+        status = fv_device_malloc(ctx, (n + 1) * d->tmp_bs * sizeof(int32_t), (void **)&d->d_tmp);
     d->ncells = s->cells ? s->ncells : 0;
     if (status == FOVEA_OK && d->ncells > 0) {
         status = upload(ctx, (void **)&d->d_cells, s->cells, d->ncells * 2 * sizeof(uint32_t));
@@ -176,15 +188,37 @@ static int mbc_seam_diffs(void *dev, const fovea_frame *warped, int32_t *diffs)
     return FOVEA_OK;
 }
 
-/* Levels 1 .. K of the batch pyramids (bstride apart) whose level 0 is
- * filled (fv_pyr_gauss). */
-static int gauss(mb_cuda *d, const fv_pyr_geom *g, int16_t *pyr, size_t bstride, int batch)
+static mb_box to_mb(fv_pyr_box b)
 {
-    const size_t px = (size_t)d->w * (size_t)d->h;
-    for (int k = 0; k < g->levels; k++)
-        FOVEA_CUDA_TRY(d->ctx, fv_mb_reduce(pyr + g->off[k], g->w[k], g->h[k], d->d_tmp,
-                                            pyr + g->off[k + 1], bstride, px, batch,
-                                            fv_ctx_stream(d->ctx)));
+    mb_box m = {b.x0, b.x1, b.y0, b.y1};
+    return m;
+}
+
+static mb_box box_and(fv_pyr_box a, fv_pyr_box b)
+{
+    mb_box r = {a.x0 > b.x0 ? a.x0 : b.x0, a.x1 < b.x1 ? a.x1 : b.x1, a.y0 > b.y0 ? a.y0 : b.y0,
+                a.y1 < b.y1 ? a.y1 : b.y1};
+    return r;
+}
+
+/* Levels 1 .. K of n whole pyramids (slots bstride apart, the masks') whose
+ * level 0 is filled (fv_pyr_gauss). */
+static int gauss_whole(mb_cuda *d, const fv_pyr_geom *g, int16_t *pyr, size_t bstride)
+{
+    const size_t px = d->tmp_bs;
+    mb_jobs j;
+    memset(&j, 0, sizeof(j));
+    j.count = d->n;
+    for (int k = 0; k < g->levels; k++) {
+        for (int c = 0; c < d->n; c++) {
+            mb_box b = {0, g->w[k + 1], 0, g->h[k + 1]};
+            j.slot[c] = c;
+            j.b[c] = b;
+        }
+        FOVEA_CUDA_TRY(d->ctx,
+                       fv_mb_reduce(pyr + g->off[k], g->w[k], g->h[k], d->d_tmp,
+                                    pyr + g->off[k + 1], bstride, px, &j, fv_ctx_stream(d->ctx)));
+    }
     return FOVEA_OK;
 }
 
@@ -204,46 +238,78 @@ static int mbc_set_labels(void *dev, const uint8_t *label, int yuv)
                            fv_mb_chroma_mask(m, d->w, d->h, d->d_cmask + (size_t)c * d->cg.total,
                                              d->cw, d->ch, stream));
     }
-    FOVEA_TRY(gauss(d, &d->g, d->d_mask, d->g.total, d->n));
+    FOVEA_TRY(gauss_whole(d, &d->g, d->d_mask, d->g.total));
     if (yuv)
-        FOVEA_TRY(gauss(d, &d->cg, d->d_cmask, d->cg.total, d->n));
+        FOVEA_TRY(gauss_whole(d, &d->cg, d->d_cmask, d->cg.total));
     return FOVEA_OK;
 }
 
-/* fv_pyr_blend_plane on the device: every camera's Gaussian pyramid, then per
- * level the blended Laplacian (all cameras at once), then the collapse. */
-static int blend_plane(mb_cuda *d, const fv_pyr_geom *g, const mb_planes *src, int step,
-                       const int16_t *masks, const uint8_t *covered, uint8_t *dst,
+/* The jobs of level k: every piece (slot: its camera) with box q (Gaussian
+ * levels) or r (Laplacian, inside the blend's box c), and, when f, the
+ * feathered panorama (slot n) with box fq or c. */
+static void level_jobs(const mb_cuda *d, const fv_pyr_plan *p, int k, int lap, int f, mb_jobs *j)
+{
+    memset(j, 0, sizeof(*j));
+    for (int i = 0; i < p->npieces; i++) {
+        j->slot[j->count] = p->cam[i];
+        j->b[j->count++] = lap ? box_and(p->r[i][k], p->c[k]) : to_mb(p->q[i][k]);
+    }
+    if (f) {
+        j->slot[j->count] = d->n;
+        j->b[j->count++] = to_mb(lap ? p->c[k] : p->fq[k]);
+    }
+}
+
+/* fv_pyr_blend_plane_plan on the device: the pieces' and the feathered
+ * panorama's Gaussian levels in their boxes (F read from dst), then per level
+ * the blended Laplacian (all cameras at once) in the blend's box, then the
+ * collapse. */
+static int blend_plane(mb_cuda *d, const fv_pyr_geom *g, const fv_pyr_plan *p, mb_planes *src,
+                       int step, const int16_t *masks, const uint8_t *covered, uint8_t *dst,
                        ptrdiff_t dst_stride)
 {
     fovea_context *ctx = d->ctx;
     const cudaStream_t s = fv_ctx_stream(ctx);
     const int K = g->levels, n = d->n;
-    const size_t bs = g->total, px = (size_t)d->w * (size_t)d->h;
-    FOVEA_CUDA_TRY(ctx, fv_mb_load(src, step, g->w[0], g->h[0], d->d_gauss, bs, n, s));
-    FOVEA_TRY(gauss(d, g, d->d_gauss, bs, n));
+    const size_t bs = g->total, px = d->tmp_bs;
+    mb_jobs j, pieces;
+    src->p[n] = dst;
+    src->stride[n] = (int)dst_stride;
+    level_jobs(d, p, 0, 0, 1, &j);
+    FOVEA_CUDA_TRY(ctx, fv_mb_load(src, step, g->w[0], &j, d->d_gauss, bs, s));
+    for (int k = 0; k < K; k++) {
+        level_jobs(d, p, k + 1, 0, 1, &j);
+        FOVEA_CUDA_TRY(ctx, fv_mb_reduce(d->d_gauss + g->off[k], g->w[k], g->h[k], d->d_tmp,
+                                         d->d_gauss + g->off[k + 1], bs, px, &j, s));
+    }
     mb_masks mk;
     memset(&mk, 0, sizeof(mk));
     for (int k = 0; k <= K; k++) {
         const int ch = k < K ? g->h[k + 1] : 1;
+        level_jobs(d, p, k, 1, 1, &j);
         if (k < K)
             FOVEA_CUDA_TRY(ctx, fv_mb_expand_h(d->d_gauss + g->off[k + 1], g->w[k + 1], g->h[k + 1],
-                                               d->d_tmp, g->w[k], bs, px, n, s));
+                                               d->d_tmp, g->w[k], bs, px, &j, s));
         for (int c = 0; c < n; c++)
             mk.m[c] = masks + (size_t)c * bs + g->off[k];
-        FOVEA_CUDA_TRY(ctx,
-                       fv_mb_blend_level(d->d_gauss + g->off[k], bs, k < K ? d->d_tmp : NULL, px,
-                                         g->w[k], g->h[k], ch, &mk, n, d->d_lap + g->off[k], s));
+        level_jobs(d, p, k, 1, 0, &pieces);
+        FOVEA_CUDA_TRY(ctx, fv_mb_blend_level(d->d_gauss + g->off[k], bs, k < K ? d->d_tmp : NULL,
+                                              px, g->w[k], ch, &mk, n, &pieces, to_mb(p->c[k]),
+                                              d->d_lap + g->off[k], s));
     }
     for (int k = K; k >= 0; k--) {
         const int ch = k < K ? g->h[k + 1] : 1;
+        memset(&j, 0, sizeof(j));
+        j.count = 1;
+        j.b[0] = to_mb(p->c[k]);
         if (k < K)
             FOVEA_CUDA_TRY(ctx, fv_mb_expand_h(d->d_lap + g->off[k + 1], g->w[k + 1], g->h[k + 1],
-                                               d->d_tmp, g->w[k], 0, 0, 1, s));
+                                               d->d_tmp, g->w[k], 0, 0, &j, s));
         FOVEA_CUDA_TRY(ctx, fv_mb_collapse(d->d_lap + g->off[k], k < K ? d->d_tmp : NULL, g->w[k],
-                                           g->h[k], ch, s));
+                                           ch, to_mb(p->c[k]), s));
     }
-    FOVEA_CUDA_TRY(ctx, fv_mb_store(d->d_lap, g->w[0], g->h[0], covered, dst, dst_stride, step, s));
+    FOVEA_CUDA_TRY(
+        ctx, fv_mb_store(d->d_lap, g->w[0], covered, dst, dst_stride, step, to_mb(p->c[0]), s));
     return FOVEA_OK;
 }
 
@@ -253,15 +319,17 @@ static int mbc_blend(void *dev, fovea_frame *warped, fovea_frame *pano)
     fovea_context *ctx = d->ctx;
     const cudaStream_t s = fv_ctx_stream(ctx);
     const int yuv = pano->fmt == FOVEA_PIX_I420;
-    /* pixels a camera does not see take the feathered panorama's value */
-    for (int c = 0; c < d->n; c++) {
-        FOVEA_CUDA_TRY(ctx, fv_mb_fill_unseen(warped[c].data[0], warped[c].stride[0], pano->data[0],
-                                              pano->stride[0], d->d_seen[c], d->w, d->h,
-                                              yuv ? 1 : 4, s));
-        for (int k = 1; yuv && k < 3; k++)
+    /* pixels a camera does not see take the feathered panorama's value,
+     * where the blend reads the camera (its pieces' level-0 boxes) */
+    for (int k = 0; k < (yuv ? 3 : 1); k++) {
+        const fv_pyr_plan *p = k ? &d->cplan : &d->plan;
+        for (int i = 0; i < p->npieces; i++) {
+            const int c = p->cam[i];
             FOVEA_CUDA_TRY(ctx,
                            fv_mb_fill_unseen(warped[c].data[k], warped[c].stride[k], pano->data[k],
-                                             pano->stride[k], d->d_cseen[c], d->cw, d->ch, 1, s));
+                                             pano->stride[k], k ? d->d_cseen[c] : d->d_seen[c],
+                                             k ? d->cw : d->w, to_mb(p->q[i][0]), yuv ? 1 : 4, s));
+        }
     }
     mb_planes src;
     memset(&src, 0, sizeof(src));
@@ -271,9 +339,10 @@ static int mbc_blend(void *dev, fovea_frame *warped, fovea_frame *pano)
             src.p[c] = warped[c].data[p] + (yuv ? 0 : k);
             src.stride[c] = (int)warped[c].stride[p];
         }
-        FOVEA_TRY(blend_plane(
-            d, chroma ? &d->cg : &d->g, &src, yuv ? 1 : 4, chroma ? d->d_cmask : d->d_mask,
-            chroma ? d->d_ccovered : d->d_covered, pano->data[p] + (yuv ? 0 : k), pano->stride[p]));
+        FOVEA_TRY(blend_plane(d, chroma ? &d->cg : &d->g, chroma ? &d->cplan : &d->plan, &src,
+                              yuv ? 1 : 4, chroma ? d->d_cmask : d->d_mask,
+                              chroma ? d->d_ccovered : d->d_covered, pano->data[p] + (yuv ? 0 : k),
+                              pano->stride[p]));
     }
     return FOVEA_OK;
 }

@@ -30,6 +30,7 @@ typedef struct fv_pyr_work {
     int32_t *num, *den;  /* per level: sum of mask * lap, sum of masks */
     int32_t *sum;        /* per level: sum of laps (where no mask weighs) */
     int32_t *tmp, *expd; /* a level's horizontal pass; an expanded level */
+    int16_t *lapf;       /* restricted blending: F's Laplacian levels */
 } fv_pyr_work;
 
 int fv_pyr_work_alloc(fv_pyr_work *wk, int w, int h, int levels);
@@ -51,5 +52,55 @@ void fv_pyr_blend_plane(fovea_context *ctx, fv_pyr_work *wk, int n, const uint8_
                         ptrdiff_t stride, int step, const int16_t *const *masks,
                         const uint8_t *covered, ptrdiff_t cov_stride, uint8_t *dst,
                         ptrdiff_t dst_stride, int dst_step);
+
+/* Restricted blending (docs/stitch.md, "Where each camera matters"): a
+ * camera's image differs from the feathered panorama F only where it sees,
+ * so its Laplacian differs from F's, and its mask is nonzero, only within
+ * the footprint of the reduce and expand filters around that region. Each
+ * camera is one or two pieces (two when its region straddles the panorama's
+ * left and right edges, longitude 180 degrees), each a box per level:
+ * q, where its Gaussian levels are computed (closed under REDUCE and under
+ * the EXPAND the Laplacian needs), and r, where its Laplacian is used
+ * (outside r the camera's Laplacian is F's and its mask is 0, exactly).
+ * F's pyramid is computed on fq and the blend and collapse on c (the
+ * covered pixels' box and what it needs of the coarser levels). Boxes are
+ * half-open, [x0, x1) x [y0, y1), in the level's own coordinates. */
+typedef struct fv_pyr_box {
+    int x0, x1, y0, y1;
+} fv_pyr_box;
+
+#define PYR_MAX_PIECES 32
+
+typedef struct fv_pyr_plan {
+    int npieces;
+    int cam[PYR_MAX_PIECES];
+    fv_pyr_box q[PYR_MAX_PIECES][PYR_MAX_LEVELS + 1];
+    fv_pyr_box r[PYR_MAX_PIECES][PYR_MAX_LEVELS + 1];
+    fv_pyr_box fq[PYR_MAX_LEVELS + 1];
+    fv_pyr_box c[PYR_MAX_LEVELS + 1];
+} fv_pyr_plan;
+
+/* The plan of geometry g for n cameras (n <= 16): own[c] (lw x lh bytes,
+ * rows own_stride apart; NULL: nothing) is nonzero where camera c's image
+ * may differ from F or its mask be nonzero (it sees the pixel or holds its
+ * label); with half = 1 (chroma) a pixel of own stands for the g-level-0
+ * pixel (x / 2, y / 2). covered (g's level-0 size, rows cov_stride apart):
+ * where the blend is stored. A camera whose region has a gap wider than the
+ * one across the panorama's left and right edges (longitude 180 degrees)
+ * becomes two pieces when their boxes stay apart at every level. */
+void fv_pyr_plan_make(fv_pyr_plan *p, const fv_pyr_geom *g, int n, const uint8_t *const *own,
+                      ptrdiff_t own_stride, int lw, int lh, int half, const uint8_t *covered,
+                      ptrdiff_t cov_stride);
+
+/* fv_pyr_blend_plane's result computed only inside the plan's boxes: F is
+ * read from dst (the feathered panorama) before dst's covered pixels are
+ * written; wk needs fv_pyr_work_alloc's buffers (lapf included). Equal to
+ * fv_pyr_blend_plane byte for byte when the images equal F outside the
+ * pieces' regions. */
+void fv_pyr_blend_plane_plan(fovea_context *ctx, fv_pyr_work *wk, const fv_pyr_plan *plan, int n,
+                             const uint8_t *const *src, ptrdiff_t stride, int step,
+                             const int16_t *const *masks, const uint8_t *covered,
+                             ptrdiff_t cov_stride, uint8_t *dst, ptrdiff_t dst_stride,
+                             int dst_step);
 
 #endif

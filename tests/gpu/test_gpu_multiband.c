@@ -6,7 +6,10 @@
  * content moves so that the seam interval and its hysteresis run. With exact
  * sampling the warped images are the same bytes and everything after them is
  * integer arithmetic: every frame and every seam label must be identical. The
- * texture sampling's difference is printed (a measurement). */
+ * texture sampling's difference is printed (a measurement). The C reference
+ * blends only where each camera matters (pyramid.h's plan, a camera across
+ * longitude 180 in two pieces on the 360-degree rig): it must equal its
+ * whole-panorama computation too. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +71,9 @@ static const fovea_color_correction ccs[5] = {
 };
 
 #define FRAMES 5
+
+/* cases whose plan has a camera in two pieces (across longitude 180) */
+static int split_cases;
 
 /* Largest sample difference of two host frames; counts the samples that differ. */
 static int compare(const fovea_frame *a, const fovea_frame *b, long *ndiff)
@@ -134,8 +140,13 @@ static int run_case(const char *name, fovea_context *cpu, fovea_context *gpu,
     s.blend_levels = k->levels;
     s.seam = k->dp ? FOVEA_SEAM_DP : FOVEA_SEAM_NONE;
     s.seam_interval = 2;
-    fovea_stitcher *sc = NULL, *sg = NULL, *sf = NULL;
+    fovea_stitcher *sc = NULL, *sg = NULL, *sf = NULL, *sw = NULL;
     REQUIRE(fovea_stitcher_open(&sc, cpu, map, &s) == FOVEA_OK);
+    /* the C reference over the whole panorama (before restricted blending) */
+    REQUIRE(fovea_stitcher_open(&sw, cpu, map, &s) == FOVEA_OK);
+    fv_multiband_set_whole(sw->mb, 1);
+    const fv_pyr_plan *plan = fv_multiband_plan(sc->mb, 0);
+    split_cases += plan->npieces > n;
     int st = fovea_stitcher_open(&sg, gpu, map, &s);
     if (st != FOVEA_OK)
         fprintf(stderr, "%s: cuda multiband open failed: %s\n", name, fovea_last_error(gpu));
@@ -144,6 +155,7 @@ static int run_case(const char *name, fovea_context *cpu, fovea_context *gpu,
     s.seam = FOVEA_SEAM_NONE;
     REQUIRE(fovea_stitcher_open(&sf, cpu, map, &s) == FOVEA_OK);
     REQUIRE(fovea_stitcher_set_color(sc, ccs, n) == FOVEA_OK);
+    REQUIRE(fovea_stitcher_set_color(sw, ccs, n) == FOVEA_OK);
     REQUIRE(fovea_stitcher_set_color(sg, ccs, n) == FOVEA_OK);
     REQUIRE(fovea_stitcher_set_color(sf, ccs, n) == FOVEA_OK);
 
@@ -158,14 +170,15 @@ static int run_case(const char *name, fovea_context *cpu, fovea_context *gpu,
         in_cpu[c] = &conv[c];
         in_gpu[c] = k->device_in ? &dev[c] : &conv[c];
     }
-    fovea_frame ref, got, feath, dout;
+    fovea_frame ref, got, feath, dout, whole;
     REQUIRE(fovea_frame_alloc(NULL, &ref, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
+    REQUIRE(fovea_frame_alloc(NULL, &whole, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
     REQUIRE(fovea_frame_alloc(NULL, &got, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
     REQUIRE(fovea_frame_alloc(NULL, &feath, pw, ph, out_fmt, FOVEA_MEM_HOST) == FOVEA_OK);
     if (k->device_out)
         REQUIRE(fovea_frame_alloc(gpu, &dout, pw, ph, out_fmt, FOVEA_MEM_DEVICE) == FOVEA_OK);
     int worst_all = 0, moved_frames = 0;
-    long ndiff_all = 0, label_diff = 0, vs_feather = 0;
+    long ndiff_all = 0, label_diff = 0, vs_feather = 0, vs_whole = 0;
     const size_t px = (size_t)pw * (size_t)ph;
     for (int f = 0; f < FRAMES; f++) {
         for (int c = 0; c < n; c++) {
@@ -177,6 +190,11 @@ static int run_case(const char *name, fovea_context *cpu, fovea_context *gpu,
         fovea_frame_fill(NULL, &got, 0xA5);
         REQUIRE(fovea_stitcher_process(sc, in_cpu, n, &ref) == FOVEA_OK);
         REQUIRE(fovea_stitcher_process(sf, in_cpu, n, &feath) == FOVEA_OK);
+        fovea_frame_fill(NULL, &whole, 0x3C);
+        REQUIRE(fovea_stitcher_process(sw, in_cpu, n, &whole) == FOVEA_OK);
+        long nw = 0;
+        compare(&ref, &whole, &nw);
+        vs_whole += nw;
         if (k->device_out) {
             REQUIRE(fovea_frame_fill(gpu, &dout, 0xA5) == FOVEA_OK);
             st = fovea_stitcher_process(sg, in_gpu, n, &dout);
@@ -220,10 +238,14 @@ static int run_case(const char *name, fovea_context *cpu, fovea_context *gpu,
         fovea_stitcher_close(&s0);
     }
     printf("%-30s %-6s levels %d %-5s %s sampling, %s in, %s out: max diff %d, %ld samples "
-           "differ, %ld labels differ (%ld samples differ from feathering)\n",
+           "differ, %ld labels differ (%ld samples differ from feathering; %d pieces, %ld "
+           "samples differ from the whole-panorama C)\n",
            name, fovea_pixfmt_name(in_fmt), k->levels, k->dp ? "dp" : "none",
            k->exact ? "exact  " : "texture", k->device_in ? "device" : "host",
-           k->device_out ? "device" : "host", worst_all, ndiff_all, label_diff, vs_feather);
+           k->device_out ? "device" : "host", worst_all, ndiff_all, label_diff, vs_feather,
+           plan->npieces, vs_whole);
+    /* restricted blending (the C reference's default) equals the whole one */
+    CHECK(vs_whole == 0);
     /* the blend did something: multiband is not the feathered stitch */
     CHECK(vs_feather > 0);
     if (k->exact) {
@@ -235,6 +257,8 @@ static int run_case(const char *name, fovea_context *cpu, fovea_context *gpu,
     fovea_stitcher_close(&sc);
     fovea_stitcher_close(&sg);
     fovea_stitcher_close(&sf);
+    fovea_stitcher_close(&sw);
+    fovea_frame_free(NULL, &whole);
     fovea_frame_free(NULL, &ref);
     fovea_frame_free(NULL, &got);
     fovea_frame_free(NULL, &feath);
@@ -264,6 +288,7 @@ int main(void)
 
     for (size_t r = 0; r < sizeof(rigs) / sizeof(rigs[0]); r++) {
         fovea_rig rig, render;
+        split_cases = 0;
         char err[512];
         REQUIRE(fv_rig_parse(rigs[r][0], strlen(rigs[r][0]), &rig, err, sizeof(err)) == FOVEA_OK);
         const char *rt = rigs[r][1] ? rigs[r][1] : rigs[r][0];
@@ -314,6 +339,10 @@ int main(void)
         /* on the misregistered demo rig the DP seam leaves the map's */
         if (r == 0)
             CHECK(moved > 0);
+        /* on the 360-degree rig cameras straddle longitude 180: with few
+         * levels their two parts are separate pieces */
+        if (r == 2)
+            CHECK(split_cases > 0);
         for (int c = 0; c < n; c++) {
             fovea_frame_free(NULL, &base[c]);
             for (int f = 0; f < FRAMES; f++)
