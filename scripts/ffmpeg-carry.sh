@@ -10,7 +10,9 @@
 #                    libavutil, libswscale, libswresample, libavdevice, and
 #                    libavfilter + libpostproc that libavdevice needs), their
 #                    -dev packages (headers, .pc files) and libx264 (so that
-#                    `fovea convert` writes H.264 there). Debian 12's glibc is
+#                    `fovea convert` writes H.264 there), and libgme (every
+#                    probe of a file reads the string gme_identify_header
+#                    returns: a stub's NULL crashed every open). Debian 12's glibc is
 #                    older than Ubuntu 24.04's, so these run there.
 #   .ffmpeg/stubs/   every other library those .so files NEED (readelf -d:
 #                    AV1/HEVC/VP8 encoders, codec2, rsvg/cairo, libxml2, VA-API,
@@ -36,7 +38,7 @@ DIR=.ffmpeg
 ARCH=x86_64-linux-gnu
 
 REAL=(libavformat59 libavcodec59 libavutil57 libswscale6 libswresample4 libavdevice59
-    libavfilter8 libpostproc56 libx264-164
+    libavfilter8 libpostproc56 libx264-164 libgme0
     libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
     libavdevice-dev libavfilter-dev libpostproc-dev)
 # sonames every Linux machine that builds C has: never stubbed
@@ -120,12 +122,20 @@ cat >"$tmp/probe.c" <<'EOF'
 #include <libavdevice/avdevice.h>
 #include <libavformat/avformat.h>
 #include <libswscale/swscale.h>
-int main(void)
+int main(int argc, char **argv)
 {
     avdevice_register_all();
     const AVCodec *h = avcodec_find_decoder(AV_CODEC_ID_HEVC);
     const AVCodec *x = avcodec_find_encoder_by_name("libx264");
     printf("%s %s %u\n", h ? h->name : "-", x ? x->name : "-", avformat_version());
+    /* and each file given opens and shows its streams: every demuxer's probe runs */
+    for (int i = 1; i < argc; i++) {
+        AVFormatContext *fc = NULL;
+        if (avformat_open_input(&fc, argv[i], NULL, NULL) < 0 ||
+            avformat_find_stream_info(fc, NULL) < 0)
+            return 1;
+        avformat_close_input(&fc);
+    }
     return !(h && x);
 }
 EOF
@@ -145,4 +155,7 @@ ff "${src[@]}" -c:v libx265 -pix_fmt yuv420p10le -crf 26 -x265-params log-level=
 # a size off the 16-pixel blocks (NVDEC crops its surfaces: the frames must not show it)
 ff -f lavfi -i "testsrc2=size=318x178:rate=25:duration=1" -c:v libx265 -pix_fmt yuv420p10le \
     -crf 26 -x265-params log-level=none "$DIR/media/hevc-10-odd.mkv"
+LD_LIBRARY_PATH="$tmp/only" "$tmp/probe" "$DIR"/media/* >/dev/null ||
+    { echo "ffmpeg-carry: the media files do not open with the stubs" >&2; exit 1; }
+echo "ffmpeg-carry: the media files open with the stubs"
 echo "ffmpeg-carry: $(find "$DIR" -maxdepth 1 -name '*.deb' | wc -l) .deb files, $(ls "$DIR/media" | wc -l) media files; $(du -sh "$DIR" | cut -f1) (carry \"$DIR\" to the GPU machine)"

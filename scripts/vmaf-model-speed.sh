@@ -50,6 +50,8 @@ echo "== cat floor"; row "cat r10 d10 > /dev/null" sh -c "cat r10.y4m d10.y4m > 
 echo "== VMAF v1.0.16_3d0h, 1080p 10-bit, $N frames"
 row "libvmaf CPU --threads $T (vmaf-cpu)" $LV/vmaf-cpu -r r10.y4m -d d10.y4m -m version=vmaf_v1.0.16_3d0h --threads $T --json -o lv1.json -q
 row "fovea --backend cpu --threads $T" $F vmaf -q --backend cpu --threads $T --model version=vmaf_v1.0.16_3d0h r10.y4m d10.y4m --json fv1.json
+row "fovea --backend cuda" $F vmaf -q --backend cuda --model version=vmaf_v1.0.16_3d0h r10.y4m d10.y4m --json fc1.json
+python3 -c "import json; a=json.load(open('fv1.json')); b=json.load(open('fc1.json')); print('v1 fovea cuda backend:', b['fovea']['backend'], '; every per-frame value and pooled value equal to fovea cpu:', a['frames'] == b['frames'] and a['pooled_metrics'] == b['pooled_metrics'])"
 $LV/vmaf-cuda -r r10.y4m -d d10.y4m -m version=vmaf_v1.0.16_3d0h --json -o lc1.json -q 2>&1 | tail -2 | sed 's/^/libvmaf CUDA: /'
 python3 -c "import json; a=json.load(open('lv1.json'))['pooled_metrics']['vmaf']['mean']; b=json.load(open('fv1.json'))['pooled_metrics']['vmaf']['mean']; print('v1 pooled vmaf libvmaf-cpu %.6f fovea %.17g' % (a,b))"
 echo "== VMAF v0.6.1 + psnr float_ssim float_ms_ssim ciede, 1080p 8-bit, $N frames"
@@ -59,7 +61,7 @@ row "libvmaf CPU --threads $T, + 4 features" $LV/vmaf-cpu -r r8.y4m -d d8.y4m -m
 row "libvmaf CUDA, v0.6.1 alone" $LV/vmaf-cuda -r r8.y4m -d d8.y4m -m version=vmaf_v0.6.1 --json -o lc0.json -q
 row "fovea cuda, v0.6.1 alone" $F vmaf -q --backend cuda r8.y4m d8.y4m --json f0.json
 row "fovea cpu --threads $T, v0.6.1 alone" $F vmaf -q --backend cpu --threads $T r8.y4m d8.y4m --json f0c.json
-row "fovea auto (cpu: no CUDA extractors yet), + 4 features" $F vmaf -q --threads $T $FE r8.y4m d8.y4m --json f4.json
+row "fovea auto, + 4 features" $F vmaf -q --threads $T $FE r8.y4m d8.y4m --json f4.json
 python3 -c "
 import json; a=json.load(open('l4.json'))['pooled_metrics']; b=json.load(open('f4.json'))['pooled_metrics']
 print('pooled equal (libvmaf AVX vs fovea plain-C-exact):', {k:(a[k]['mean']==b[k]['mean']) for k in a})"
