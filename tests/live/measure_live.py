@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: BSD-2-Clause-Patent
 """Measure `fovea live` (docs/live.md, "Measured"): serve CLIP (--loop) with
 the given fovea options to B headless Chromium pages for S seconds and print,
-over all pages, the in-page latency (server timestamp to decoded frame) and
-the WebAssembly decode time per frame (deltas and keyframes apart).
-Usage: FOVEA_CLI=build/fovea python3 measure_live.py CLIP PAGES SECONDS [fovea live options]"""
+over all pages, the in-page latency (server timestamp to decoded frame, and
+to the frame drawn), the WebAssembly decode time per frame (deltas and
+keyframes apart), the frames drawn and the server's drop-backs.
+Usage: FOVEA_CLI=build/fovea python3 measure_live.py CLIP PAGES SECONDS [fovea live options]
+(FOVEA_LIVE_QUERY=draw=2d: the page's URL query, here the 2D canvas fallback)"""
 import asyncio
 import os
 import re
@@ -26,29 +28,37 @@ async def main():
     port = re.search(r":(\d+)/", srv.stderr.readline()).group(1)
     b = cdp.Browser()
     try:
-        ps = [await b.page("http://127.0.0.1:%s/" % port) for _ in range(pages)]
+        q = os.environ.get("FOVEA_LIVE_QUERY", "")
+        ps = [await b.page("http://127.0.0.1:%s/%s" % (port, "?" + q if q else ""))
+              for _ in range(pages)]
         for p in ps:
             await p.wait("Number(document.getElementById('frames').textContent) >= 5", 120)
         # collect in the page: latency and decode time of every frame from now on
-        hook = ("window.m = {lat: [], dec: [], key: []}; const f0 = shown;"
-                " shown = function (mod, n, dt) { f0(mod, n, dt);"
-                " (mod._ld_value(8) ? m.key : m.dec).push(dt);"
-                " m.lat.push(Date.now() - mod._ld_value(6) / 1000); }; 1")
+        hook = ("window.m = {lat: [], dec: [], key: [], shown: [], drawn: 0};"
+                " const f0 = shown, d0 = drawn;"
+                " shown = function (f) { f0(f); (f.keyframe ? m.key : m.dec).push(f.dt);"
+                " m.lat.push(f.latency); };"
+                " drawn = function (f) { d0(f); m.drawn++;"
+                " m.shown.push(Date.now() - f.timestamp / 1000); }; 1")
         for p in ps:
             await p.eval(hook)
         t0 = time.time()
         await asyncio.sleep(secs)
-        lat, dec, key, frames = [], [], [], []
+        lat, dec, key, frames, shown, drawn = [], [], [], [], [], []
         for p in ps:
             m = await p.eval("window.m")
             lat += m["lat"]
             dec += m["dec"]
             key += m["key"]
+            shown += m["shown"]
             frames.append(len(m["lat"]))
+            drawn.append(m["drawn"])
         el = time.time() - t0
-        print("pages %d, %.0f s: frames shown per page %s (%.1f fps each)"
-              % (pages, el, frames, sum(frames) / len(frames) / el))
-        print("latency ms: median %.1f, p90 %.1f" % (pct(lat, 0.5), pct(lat, 0.9)))
+        mode = await ps[0].eval("document.getElementById('draw-mode').textContent")
+        print("pages %d (%s), %.0f s: frames decoded per page %s (%.1f fps each), drawn %s"
+              % (pages, mode, el, frames, sum(frames) / len(frames) / el, drawn))
+        print("latency ms to decoded: median %.1f, p90 %.1f; to drawn: median %.1f, p90 %.1f"
+              % (pct(lat, 0.5), pct(lat, 0.9), pct(shown, 0.5), pct(shown, 0.9)))
         print("decode ms per delta: median %.2f (%.0f fps), p90 %.2f; keyframes: median %.2f (%d)"
               % (pct(dec, 0.5), 1000 / max(pct(dec, 0.5), 1e-3), pct(dec, 0.9), pct(key, 0.5),
                  len(key)))
@@ -56,6 +66,9 @@ async def main():
         b.close()
         srv.terminate()
         srv.wait(30)
+        for line in srv.stderr.read().splitlines():
+            if "frames sent" in line:
+                print(line.strip())
 
 
 asyncio.run(main())

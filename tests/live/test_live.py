@@ -256,6 +256,58 @@ async def lossy_matches_receive(browser, clip):
     print("T=%s: frame %s CRC %s as fovea receive" % (t, num, crc))
 
 
+async def show_view(page, view):
+    n = int(await page.eval("state.capture = true; state.captured = {}; state.drawn"))
+    await page.eval("(() => { const s = document.getElementById('view-select');"
+                    " s.value = '%s'; s.dispatchEvent(new Event('change')); return 1; })()" % view)
+    await page.wait("state.drawn > %d" % n, 30)
+
+
+async def webgl_matches_2d(browser, clip, crcs):
+    """The same frame drawn with WebGL and on a 2D canvas (the fallback, the
+    worker's RGBA): the same pixels in every view (the heat map within 1: a
+    float division on the GPU), and the same frame-crc."""
+    srv = Server(clip, "--http", "127.0.0.1:0", "--clients", "2")
+    try:
+        gl = await browser.page(srv.base + "?stop=30&draw=gl")
+        d2 = await browser.page(srv.base + "?stop=30&draw=2d")
+        for p in (gl, d2):
+            await p.wait("document.body.dataset.done === '1'", 60)
+        mode = await gl.eval("document.getElementById('draw-mode').textContent")
+        if await d2.eval("document.getElementById('draw-mode').textContent") != "2D canvas":
+            fail("?draw=2d did not draw on a 2D canvas")
+        if mode != "WebGL 2":
+            print("NOTE: this Chromium has no WebGL 2: the page drew on a 2D canvas")
+        na = await check_crc(gl, crcs, "WebGL page")
+        nb = await check_crc(d2, crcs, "2D page")
+        if na != nb or na != 29:
+            fail("the pages stopped at frames %d and %d, 29 expected" % (na, nb))
+        for view, canvas, tol in (("0", "view-video", 0), ("1", "view-heat", 1),
+                                  ("2", "view-noise", 0), ("3", "view-noise", 0),
+                                  ("4", "view-mask", 0)):
+            for p in (gl, d2):
+                await show_view(p, view)
+            a = await gl.eval("state.captured['%s']" % canvas)
+            b = await d2.eval("state.captured['%s']" % canvas)
+            if not a or not b:
+                fail("view %s: no pixels read back from %s" % (view, "the WebGL page" if not a else
+                                                               "the 2D page"))
+            if len(a) != len(b) or len(a) != W * H * 4:
+                fail("view %s: %d and %d bytes of pixels" % (view, len(a), len(b)))
+            diff = max(abs(x - y) for x, y in zip(a, b))
+            if diff > tol:
+                bad = sum(1 for x, y in zip(a, b) if x != y)
+                fail("view %s: %s and the 2D canvas differ by up to %d (%d samples)"
+                     % (view, mode, diff, bad))
+            if len(set(a)) < 8:
+                fail("view %s: hardly anything drawn (%d values)" % (view, len(set(a))))
+        print("%s and 2D canvas: the same pixels in every view, frame %d" % (mode, na))
+        for p in (gl, d2):
+            await p.close()
+    finally:
+        srv.stop()
+
+
 async def tokens(browser, clip):
     r = subprocess.run([FOVEA, "live", clip, "--http", "0.0.0.0:0"], capture_output=True,
                        text=True, timeout=30)
@@ -313,6 +365,7 @@ async def main():
     try:
         await lossless_and_viewers(browser, clip, crcs)
         await lossy_matches_receive(browser, clip)
+        await webgl_matches_2d(browser, clip, crcs)
         await tokens(browser, clip)
     finally:
         browser.close()

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// fovea live page's worker: owns the WebSocket and the WebAssembly decoder
+// (decoder.js), decodes every message in order, and hands the page the
+// newest decoded frame when the page has room for it (docs/live.md, "The
+// page"): the page never waits for decoding, and a page that draws slower
+// than the stream skips to the newest frame instead of queueing old ones.
+'use strict';
+let haveDecoder = true;
+try {
+  importScripts('decoder.js');
+} catch (e) {
+  haveDecoder = false; // served without it: fovea built without emscripten
+}
+
+const w = {
+  mod: null, ws: null, stop: 0, closed: false, frames: 0,
+  draw: 'gl',        // 'gl': the planes as decoded; '2d': RGBA of each view (the fallback)
+  views: [0],        // the views the page shows (2d: one RGBA each; gl: 2 and 3 need the previous luma)
+  heatNorm: 0,
+  inFlight: 0,       // frame buffers the page holds (drawing or about to)
+  pool: [],          // buffers the page gave back
+  unsent: false,     // the newest decoded frame has not gone to the page
+  fmt: null,
+};
+const MAX_IN_FLIGHT = 2;
+
+function post(msg, transfer) { postMessage(msg, transfer || []); }
+
+// ------------------------------------------------------------------ frames to the page
+
+function planeGeometry() {
+  const m = w.mod, f = w.fmt, out = [];
+  for (let p = 0; p < f.planes; p++) {
+    let pw = f.width, ph = f.height, comps = f.comps;
+    if (p > 0) {
+      pw = (f.width >> f.l2w) + ((f.width & ((1 << f.l2w) - 1)) !== 0 ? 1 : 0);
+      ph = (f.height >> f.l2h) + ((f.height & ((1 << f.l2h) - 1)) !== 0 ? 1 : 0);
+      comps = f.planes === 2 ? 2 : 1; // NV12: U,V pairs
+    }
+    out.push({ w: pw, h: ph, comps, row: pw * comps * f.bps, src: m._ld_value(13 + 2 * p),
+               stride: m._ld_value(14 + 2 * p) });
+  }
+  return out;
+}
+
+function takeBuffer(n) {
+  while (w.pool.length) {
+    const b = w.pool.pop();
+    if (b.byteLength >= n) return b;
+  }
+  return new ArrayBuffer(n);
+}
+
+// Copy the frame's planes (rows without padding: the CRC's bytes) into one
+// buffer the page takes over (transferred, not copied), 4-byte aligned each.
+function packGl(m, frame) {
+  const planes = planeGeometry();
+  const tiles = w.fmt.tilesX * w.fmt.tilesY;
+  const needPrev = w.views.includes(2) || w.views.includes(3);
+  let n = 0;
+  const at = (bytes) => { const o = n; n += (bytes + 3) & ~3; return o; };
+  for (const p of planes) p.off = at(p.row * p.h);
+  const heatOff = at(4 * tiles), maskOff = at(tiles);
+  const prevOff = needPrev ? at(w.fmt.width * w.fmt.height) : -1;
+  const buf = takeBuffer(n);
+  const dst = new Uint8Array(buf);
+  const heap = m.HEAPU8;
+  for (const p of planes) {
+    if (p.stride === p.row) {
+      dst.set(heap.subarray(p.src, p.src + p.row * p.h), p.off);
+    } else {
+      for (let y = 0; y < p.h; y++)
+        dst.set(heap.subarray(p.src + y * p.stride, p.src + y * p.stride + p.row), p.off + y * p.row);
+    }
+    delete p.src;
+  }
+  const heat = m._ld_value(21), mask = m._ld_value(22);
+  dst.set(heap.subarray(heat, heat + 4 * tiles), heatOff);
+  dst.set(heap.subarray(mask, mask + tiles), maskOff);
+  if (needPrev) {
+    const prev = m._ld_value(20);
+    dst.set(heap.subarray(prev, prev + w.fmt.width * w.fmt.height), prevOff);
+  }
+  frame.planes = planes;
+  frame.heatOff = heatOff;
+  frame.maskOff = maskOff;
+  frame.prevOff = prevOff;
+  return buf;
+}
+
+// The fallback: the views drawn here into RGBA, one after the other in one buffer.
+function pack2d(m, frame) {
+  const px = 4 * w.fmt.width * w.fmt.height;
+  const buf = takeBuffer(px * w.views.length);
+  const dst = new Uint8Array(buf);
+  frame.rgba = [];
+  w.views.forEach((v, i) => {
+    const p = m._ld_render(v, w.heatNorm);
+    if (!p) return;
+    dst.set(m.HEAPU8.subarray(p, p + px), i * px);
+    frame.rgba.push({ view: v, off: i * px });
+  });
+  return buf;
+}
+
+// The newest decoded frame to the page, if it has room (or must have it: the last one).
+function sendFrame(force) {
+  const m = w.mod;
+  if (!w.unsent || !w.fmt || !m._ld_value(13)) return;
+  if (w.inFlight >= MAX_IN_FLIGHT && !force) return;
+  const frame = { type: 'planes', number: m._ld_value(5), timestamp: m._ld_value(6),
+                  seq: w.frames };
+  const buf = w.draw === 'gl' ? packGl(m, frame) : pack2d(m, frame);
+  frame.buf = buf;
+  w.inFlight++;
+  w.unsent = false;
+  post(frame, [buf]);
+}
+
+// ------------------------------------------------------------------ decoding
+
+function feed(buf) {
+  const m = w.mod;
+  const bytes = new Uint8Array(buf);
+  if (bytes.length >= 6 && bytes[5] === 1) m._ld_open(); // a new stream: a new decoder
+  const p = m._ld_buffer(bytes.length);
+  m.HEAPU8.set(bytes, p);
+  const t0 = performance.now();
+  const type = m._ld_feed(bytes.length);
+  const dt = performance.now() - t0;
+  if (type < 0) {
+    post({ type: 'error', message: m.UTF8ToString(m._ld_error()) });
+    const n = m._ld_resync(); // ask for a keyframe
+    if (n > 0 && w.ws.readyState === 1)
+      w.ws.send(m.HEAPU8.slice(m._ld_buffer(n), m._ld_buffer(n) + n));
+    return;
+  }
+  if (type === 1) {
+    const v = (i) => m._ld_value(i);
+    w.fmt = { width: v(0), height: v(1), tile: v(4), threshold: v(2), code: v(12), planes: v(23),
+              depth: v(24), bps: v(25), l2w: v(26), l2h: v(27), comps: v(28), rgb: v(29) };
+    w.fmt.tilesX = Math.ceil(w.fmt.width / w.fmt.tile);
+    w.fmt.tilesY = Math.ceil(w.fmt.height / w.fmt.tile);
+    w.unsent = false;
+    post({ type: 'hello', fmt: w.fmt });
+  } else if (type === 2 || type === 3) {
+    w.frames++;
+    const last = w.stop > 0 && w.frames >= w.stop;
+    // every decoded frame's numbers (small); its pixels only when the page has room
+    post({ type: 'frame', seq: w.frames, number: m._ld_value(5), timestamp: m._ld_value(6),
+           latency: Date.now() - m._ld_value(6) / 1000, crc: m._ld_value(7) >>> 0,
+           keyframe: m._ld_value(8), tilesSent: m._ld_value(9), tilesTotal: m._ld_value(10),
+           nbytes: bytes.length, dt, last });
+    w.unsent = true;
+    sendFrame(last);
+    if (last) {
+      w.closed = true;
+      w.ws.close();
+    }
+  } else if (type === 4) {
+    post({ type: 'status', text: 'stream ended' });
+  }
+}
+
+// ------------------------------------------------------------------ socket
+
+function connect(url) {
+  const ws = new WebSocket(url, 'fovea-live');
+  ws.binaryType = 'arraybuffer';
+  w.ws = ws;
+  ws.onopen = () => post({ type: 'status', text: 'connected' });
+  ws.onmessage = (e) => {
+    if (typeof e.data === 'string') {
+      post({ type: 'text', data: e.data });
+      return;
+    }
+    if (!w.closed) feed(e.data);
+  };
+  ws.onclose = () => post({ type: 'closed', wanted: w.closed });
+}
+
+onmessage = async (e) => {
+  const msg = e.data;
+  if (msg.type === 'init') {
+    if (!haveDecoder) {
+      post({ type: 'status', text: 'this fovea was built without the WebAssembly decoder (emscripten)' });
+      return;
+    }
+    w.stop = msg.stop;
+    w.draw = msg.draw;
+    w.views = msg.views;
+    w.heatNorm = msg.heatNorm;
+    w.mod = await FoveaDecoder();
+    w.mod._ld_open();
+    connect(msg.url);
+  } else if (msg.type === 'free') {
+    w.inFlight--;
+    if (msg.buf) w.pool.push(msg.buf);
+    if (w.pool.length > MAX_IN_FLIGHT + 1) w.pool.shift();
+    sendFrame(false);
+  } else if (msg.type === 'views') {
+    // the page shows other views: the newest frame again, as they need it
+    w.views = msg.views;
+    w.heatNorm = msg.heatNorm;
+    w.pool = [];
+    if (w.mod && w.mod._ld_value(13)) {
+      w.unsent = true;
+      sendFrame(true);
+    }
+  } else if (msg.type === 'send') {
+    if (w.ws && w.ws.readyState === 1) w.ws.send(msg.data);
+  }
+};
