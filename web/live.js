@@ -19,7 +19,7 @@ const state = {
   role: 'view', closed: false, draw: params.get('draw') === '2d' ? '2d' : 'gl',
   software: params.get('draw') === 'gl', // a WebGL 2 without a GPU will do
   pending: null,   // the newest frame from the worker not drawn yet: {frame, buf}
-  drawers: {},
+  drawers: {}, step: 1,
   capture: false, captured: {}, // tests: the pixels of each canvas drawn
   hist: { t: [], bytes: [], tiles: [], latency: [], fps: [], sigma: [] },
   times: [], bytesWindow: [], decodeMs: [], lastUpdate: 0,
@@ -46,6 +46,7 @@ function onHello(fmt) {
   }
   if (state.pending) giveBack(state.pending.buf); // of the old stream
   state.pending = null;
+  if (drawStep() !== state.step) viewsChanged();
 }
 
 // a decoded frame's numbers (every frame; its pixels come apart, when the page has room)
@@ -164,12 +165,28 @@ function draw() {
 // a frame reached the screen (measure_live.py hooks this: latency to display)
 function drawn(frame) { return frame; }
 
+// 2D canvas: every other pixel and row when every canvas shown is shown at
+// half its size or less (the browser would scale the rest away)
+function drawStep() {
+  if (state.draw !== '2d' || !state.fmt) return 1;
+  const r = window.devicePixelRatio || 1;
+  for (const [, c] of shownViews())
+    if (!c.clientWidth || 2 * c.clientWidth * r > state.fmt.width) return 1;
+  return 2;
+}
+
 function viewsChanged() {
   const views = shownViews().map((x) => x[0]);
-  if (state.worker) state.worker.postMessage({ type: 'views', views, heatNorm: state.heatNorm });
+  state.step = drawStep();
+  if (state.worker)
+    state.worker.postMessage({ type: 'views', views, heatNorm: state.heatNorm, step: state.step });
 }
 
 function frameLoop(now) {
+  if (now - (state.stepAt || 0) > 500) { // the window resized?
+    state.stepAt = now;
+    if (drawStep() !== state.step) viewsChanged();
+  }
   draw();
   chartDraw(now);
   requestAnimationFrame(frameLoop);
@@ -262,7 +279,8 @@ function main() {
   state.worker = new Worker('live_worker.js');
   state.worker.onmessage = onWorker;
   state.worker.postMessage({ type: 'init', url, stop: stopAfter, draw: state.draw,
-                             views: shownViews().map((x) => x[0]), heatNorm: state.heatNorm });
+                             views: shownViews().map((x) => x[0]), heatNorm: state.heatNorm,
+                             step: state.step });
   requestAnimationFrame(frameLoop);
 }
 

@@ -5,7 +5,7 @@
 // with the integer arithmetic of web/wasm/live_decoder.c's ld_render, so both
 // give the same pixels); without WebGL 2 on a GPU (a software WebGL costs
 // more CPU than the 2D canvas) the worker renders RGBA and the page puts it
-// on a 2D canvas.
+// on a 2D canvas, at half the size when the page shows it at half or less.
 'use strict';
 
 const GL_VERTEX = `#version 300 es
@@ -223,10 +223,10 @@ function makeDrawer(canvas, mode, software) {
     draw: (fmt, frame, buf, view) => {
       const r = frame.rgba.find((x) => x.view === view);
       if (!r) return;
-      const n = 4 * fmt.width * fmt.height;
-      ctx.putImageData(new ImageData(new Uint8ClampedArray(buf, r.off, n), fmt.width, fmt.height),
-                       0, 0);
+      const w = frame.ow, h = frame.oh;
+      if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+      ctx.putImageData(new ImageData(new Uint8ClampedArray(buf, r.off, 4 * w * h), w, h), 0, 0);
     },
-    read: (w, h) => new Uint8Array(ctx.getImageData(0, 0, w, h).data.buffer),
+    read: () => new Uint8Array(ctx.getImageData(0, 0, canvas.width, canvas.height).data.buffer),
   };
 }

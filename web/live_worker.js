@@ -17,6 +17,7 @@ const w = {
   draw: 'gl',        // 'gl': the planes as decoded; '2d': RGBA of each view (the fallback)
   views: [0],        // the views the page shows (2d: one RGBA each; gl: 2 and 3 need the previous luma)
   heatNorm: 0,
+  step: 1,           // 2d: every step-th pixel of every step-th row (the page shows it that small)
   inFlight: 0,       // frame buffers the page holds (drawing or about to)
   pool: [],          // buffers the page gave back
   unsent: false,     // the newest decoded frame has not gone to the page
@@ -90,12 +91,15 @@ function packGl(m, frame) {
 
 // The fallback: the views drawn here into RGBA, one after the other in one buffer.
 function pack2d(m, frame) {
-  const px = 4 * w.fmt.width * w.fmt.height;
+  const ow = Math.ceil(w.fmt.width / w.step), oh = Math.ceil(w.fmt.height / w.step);
+  const px = 4 * ow * oh;
   const buf = takeBuffer(px * w.views.length);
   const dst = new Uint8Array(buf);
   frame.rgba = [];
+  frame.ow = ow;
+  frame.oh = oh;
   w.views.forEach((v, i) => {
-    const p = m._ld_render(v, w.heatNorm);
+    const p = m._ld_render(v, w.heatNorm, w.step);
     if (!p) return;
     dst.set(m.HEAPU8.subarray(p, p + px), i * px);
     frame.rgba.push({ view: v, off: i * px });
@@ -190,6 +194,7 @@ onmessage = async (e) => {
     w.draw = msg.draw;
     w.views = msg.views;
     w.heatNorm = msg.heatNorm;
+    w.step = msg.step;
     w.mod = await FoveaDecoder();
     w.mod._ld_open();
     connect(msg.url);
@@ -202,6 +207,7 @@ onmessage = async (e) => {
     // the page shows other views: the newest frame again, as they need it
     w.views = msg.views;
     w.heatNorm = msg.heatNorm;
+    w.step = msg.step;
     w.pool = [];
     if (w.mod && w.mod._ld_value(13)) {
       w.unsent = true;

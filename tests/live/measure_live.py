@@ -16,6 +16,26 @@ import time
 import cdp
 
 
+def cpu_seconds(root):
+    """CPU time (user + system) of process root and all its descendants."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    v = f.read().rsplit(")", 1)[1].split()
+                stats[int(d)] = (int(v[1]), int(v[11]) + int(v[12]))
+            except (OSError, IndexError):
+                pass
+    todo, total = [root], 0
+    while todo:
+        p = todo.pop()
+        total += stats.get(p, (0, 0))[1]
+        todo += [c for c, (pp, _) in stats.items() if pp == p]
+    return total / tick
+
+
 def pct(a, p):
     s = sorted(a)
     return s[min(len(s) - 1, int(p * len(s)))] if s else float("nan")
@@ -43,7 +63,9 @@ async def main():
         for p in ps:
             await p.eval(hook)
         t0 = time.time()
+        c0 = (cpu_seconds(srv.pid), cpu_seconds(b.proc.pid), os.getloadavg()[0])
         await asyncio.sleep(secs)
+        c1 = (cpu_seconds(srv.pid), cpu_seconds(b.proc.pid), os.getloadavg()[0])
         lat, dec, key, frames, shown, drawn = [], [], [], [], [], []
         for p in ps:
             m = await p.eval("window.m")
@@ -59,6 +81,9 @@ async def main():
               % (pages, mode, el, frames, sum(frames) / len(frames) / el, drawn))
         print("latency ms to decoded: median %.1f, p90 %.1f; to drawn: median %.1f, p90 %.1f"
               % (pct(lat, 0.5), pct(lat, 0.9), pct(shown, 0.5), pct(shown, 0.9)))
+        print("CPU: server %.2f cores, Chromium %.2f cores (%.2f a page); load average %.1f -> %.1f"
+              % ((c1[0] - c0[0]) / el, (c1[1] - c0[1]) / el, (c1[1] - c0[1]) / el / pages,
+                 c0[2], c1[2]))
         print("decode ms per delta: median %.2f (%.0f fps), p90 %.2f; keyframes: median %.2f (%d)"
               % (pct(dec, 0.5), 1000 / max(pct(dec, 0.5), 1e-3), pct(dec, 0.9), pct(key, 0.5),
                  len(key)))

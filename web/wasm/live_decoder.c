@@ -307,18 +307,28 @@ static uint8_t clamp8(int v)
     return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
+/* The views are drawn at every step-th pixel of every step-th row (step 2:
+ * a page showing the canvas at half its size or less draws a quarter of the
+ * pixels); ow x oh pixels. */
+static int out_size(int n, int step)
+{
+    return (n + step - 1) / step;
+}
+
 /* render_video for 8-bit planar YUV (the usual stream), one row at a time
  * without a test per sample: the same arithmetic. */
-static void render_video_yuv8(const fovea_frame *f, const fovea_pixfmt_desc *d)
+static void render_video_yuv8(const fovea_frame *f, const fovea_pixfmt_desc *d, int step)
 {
-    for (int y = 0; y < g.height; y++) {
-        uint8_t *o = g.rgba + (size_t)y * (size_t)g.width * 4;
+    const int ow = out_size(g.width, step), oh = out_size(g.height, step);
+    for (int oy = 0; oy < oh; oy++) {
+        const int y = oy * step;
+        uint8_t *o = g.rgba + (size_t)oy * (size_t)ow * 4;
         const uint8_t *ly = f->data[0] + (ptrdiff_t)y * f->stride[0];
         const int cy = y >> d->log2_chroma_h;
         const uint8_t *pu = f->data[1] + (ptrdiff_t)cy * f->stride[1];
         const uint8_t *pv = f->data[2] + (ptrdiff_t)cy * f->stride[2];
         const int sw = d->log2_chroma_w;
-        for (int x = 0; x < g.width; x++, o += 4) {
+        for (int x = 0; x < g.width; x += step, o += 4) {
             const int c = 298 * (ly[x] - 16), dd = pu[x >> sw] - 128, e = pv[x >> sw] - 128;
             o[0] = clamp8((c + 409 * e + 128) >> 8);
             o[1] = clamp8((c - 100 * dd - 208 * e + 128) >> 8);
@@ -329,22 +339,24 @@ static void render_video_yuv8(const fovea_frame *f, const fovea_pixfmt_desc *d)
 }
 
 /* BT.601 limited range, integer: the video view of a YUV frame. */
-static void render_video(const fovea_frame *f)
+static void render_video(const fovea_frame *f, int step)
 {
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
     if (d->is_yuv && d->planes == 3 && d->bytes_per_sample == 1) {
-        render_video_yuv8(f, d);
+        render_video_yuv8(f, d, step);
         return;
     }
     const int sh = depth_shift(), b = d->bit_depth > 8 ? 2 : 1;
     const int nv12 = f->fmt == FOVEA_PIX_NV12;
     const int rgb = d->is_rgb, gray = d->is_yuv && d->planes == 1;
     const int comps = d->components;
-    for (int y = 0; y < g.height; y++) {
-        uint8_t *o = g.rgba + (size_t)y * (size_t)g.width * 4;
+    const int ow = out_size(g.width, step), oh = out_size(g.height, step);
+    for (int oy = 0; oy < oh; oy++) {
+        const int y = oy * step;
+        uint8_t *o = g.rgba + (size_t)oy * (size_t)ow * 4;
         const uint8_t *s0 = f->data[0] + (ptrdiff_t)y * f->stride[0];
         const int cy = y >> d->log2_chroma_h;
-        for (int x = 0; x < g.width; x++, o += 4) {
+        for (int x = 0; x < g.width; x += step, o += 4) {
             o[3] = 255;
             if (rgb) {
                 for (int k = 0; k < 3; k++) {
@@ -381,22 +393,25 @@ static void render_video(const fovea_frame *f)
     }
 }
 
-/** Draw a view into an RGBA buffer of width x height pixels and return it.
- *  view: 0 video, 1 heat map over the luma, 2 noise map on black, 3 noise map
- *  over the video, 4 change mask over the video. heat_norm: 0 scales the heat
- *  map by its largest tile, 1 by a fixed ceiling (a tile changing every frame
- *  is full). */
-LD_EXPORT uint8_t *ld_render(int view, int heat_norm)
+/** Draw a view into an RGBA buffer and return it: ceil(width / step) x
+ *  ceil(height / step) pixels, the frame's at every step-th column and row
+ *  (step 1 or 2). view: 0 video, 1 heat map over the luma, 2 noise map on
+ *  black, 3 noise map over the video, 4 change mask over the video.
+ *  heat_norm: 0 scales the heat map by its largest tile, 1 by a fixed ceiling
+ *  (a tile changing every frame is full). */
+LD_EXPORT uint8_t *ld_render(int view, int heat_norm, int step)
 {
     if (!g.have_frame || !g.ev.frame)
         return NULL;
-    const size_t px = (size_t)g.width * (size_t)g.height;
+    step = step == 2 ? 2 : 1;
+    const int ow = out_size(g.width, step), oh = out_size(g.height, step);
+    const size_t px = (size_t)ow * (size_t)oh;
     if (view == VIEW_NOISE) {
         memset(g.rgba, 0, px * 4);
         for (size_t i = 0; i < px; i++)
             g.rgba[4 * i + 3] = 255;
     } else {
-        render_video(g.ev.frame);
+        render_video(g.ev.frame, step);
     }
     if (view == VIEW_VIDEO)
         return g.rgba;
@@ -406,12 +421,13 @@ LD_EXPORT uint8_t *ld_render(int view, int heat_norm)
         for (int i = 0; i < g.tiles_x * g.tiles_y; i++)
             top = g.heat[i] > top ? g.heat[i] : top;
     }
-    for (int y = 0; y < g.height; y++) {
-        const int ty = y / g.tile;
-        for (int x = 0; x < g.width; x++) {
+    for (int oy = 0; oy < oh; oy++) {
+        const int y = oy * step, ty = y / g.tile;
+        for (int ox = 0; ox < ow; ox++) {
+            const int x = ox * step;
             const size_t i = (size_t)y * (size_t)g.width + (size_t)x;
             const size_t t = (size_t)ty * (size_t)g.tiles_x + (size_t)(x / g.tile);
-            uint8_t *o = g.rgba + 4 * i;
+            uint8_t *o = g.rgba + 4 * ((size_t)oy * (size_t)ow + (size_t)ox);
             if (view == VIEW_HEAT) {
                 float h = g.heat[t] / top;
                 h = h > 1.0f ? 1.0f : h;
