@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 // fovea live page: a worker (live_worker.js) receives the delta stream over
 // a WebSocket and decodes each message with fovea's decoder (WebAssembly);
-// this page shows its counters, draws the newest decoded frame at each
-// animation frame (live_draw.js: WebGL 2, or a 2D canvas) and sends the
+// this page shows its counters, draws the newest decoded frame, once per
+// animation frame at most (live_draw.js: WebGL 2, or a 2D canvas), and sends the
 // controls as JSON (docs/live.md). ?token=T is passed on to the socket;
 // ?stop=N closes the socket after N frames shown (tests); ?draw=2d draws
 // on a 2D canvas, ?draw=gl with WebGL 2 even in software (tests; by default
@@ -19,7 +19,7 @@ const state = {
   role: 'view', closed: false, draw: params.get('draw') === '2d' ? '2d' : 'gl',
   software: params.get('draw') === 'gl', // a WebGL 2 without a GPU will do
   pending: null,   // the newest frame from the worker not drawn yet: {frame, buf}
-  drawers: {}, step: 1,
+  drawers: {}, step: 1, drewSinceAnimation: false,
   capture: false, captured: {}, // tests: the pixels of each canvas drawn
   hist: { t: [], bytes: [], tiles: [], latency: [], fps: [], sigma: [] },
   times: [], bytesWindow: [], decodeMs: [], lastUpdate: 0,
@@ -82,14 +82,15 @@ function shown(f) {
   }
 }
 
-// a frame's pixels: a newer one replaces one not drawn yet (it is stale)
+// a frame's pixels: drawn at once, unless a frame was drawn since the last
+// animation frame (then at the next: the screen would not show both); a
+// newer one replaces one not drawn yet (it is stale)
 function onPlanes(frame) {
   if (state.pending) giveBack(state.pending.buf);
   state.pending = { frame, buf: frame.buf };
-  if (state.closed && stopAfter > 0 && frame.seq >= stopAfter) { // the last: draw it now
-    draw();
-    document.body.dataset.done = '1';
-  }
+  const last = state.closed && stopAfter > 0 && frame.seq >= stopAfter;
+  if (!state.drewSinceAnimation || last) draw();
+  if (last) document.body.dataset.done = '1';
 }
 
 function giveBack(buf) {
@@ -150,12 +151,15 @@ function draw() {
   const p = state.pending;
   if (!p || !state.fmt) return;
   state.pending = null;
+  state.drewSinceAnimation = true;
+  const t0 = performance.now();
   for (const [view, canvas] of shownViews()) {
     const d = drawer(canvas);
     d.draw(state.fmt, p.frame, p.buf, view, state.heatNorm);
     // tests: the pixels drawn, read back at once (WebGL keeps them no longer)
     if (state.capture) state.captured[canvas.id] = Array.from(d.read(state.fmt.width, state.fmt.height));
   }
+  p.frame.drawMs = performance.now() - t0;
   state.drawn++;
   $('drawn').textContent = state.drawn;
   drawn(p.frame);
@@ -166,12 +170,12 @@ function draw() {
 function drawn(frame) { return frame; }
 
 // 2D canvas: every other pixel and row when every canvas shown is shown at
-// half its size or less (the browser would scale the rest away)
+// 55 % of its size or less (the browser would scale most of the rest away)
 function drawStep() {
   if (state.draw !== '2d' || !state.fmt) return 1;
   const r = window.devicePixelRatio || 1;
   for (const [, c] of shownViews())
-    if (!c.clientWidth || 2 * c.clientWidth * r > state.fmt.width) return 1;
+    if (!c.clientWidth || c.clientWidth * r > 0.55 * state.fmt.width) return 1;
   return 2;
 }
 
@@ -187,6 +191,7 @@ function frameLoop(now) {
     state.stepAt = now;
     if (drawStep() !== state.step) viewsChanged();
   }
+  state.drewSinceAnimation = false;
   draw();
   chartDraw(now);
   requestAnimationFrame(frameLoop);

@@ -5,7 +5,7 @@
 // with the integer arithmetic of web/wasm/live_decoder.c's ld_render, so both
 // give the same pixels); without WebGL 2 on a GPU (a software WebGL costs
 // more CPU than the 2D canvas) the worker renders RGBA and the page puts it
-// on a 2D canvas, at half the size when the page shows it at half or less.
+// on a 2D canvas, at half the size when the page shows it at 55 % or less.
 'use strict';
 
 const GL_VERTEX = `#version 300 es

@@ -18,12 +18,16 @@ const w = {
   views: [0],        // the views the page shows (2d: one RGBA each; gl: 2 and 3 need the previous luma)
   heatNorm: 0,
   step: 1,           // 2d: every step-th pixel of every step-th row (the page shows it that small)
-  inFlight: 0,       // frame buffers the page holds (drawing or about to)
+  inFlight: 0,       // frame buffers the page holds (to draw at its next animation frame)
   pool: [],          // buffers the page gave back
   unsent: false,     // the newest decoded frame has not gone to the page
   fmt: null,
 };
-const MAX_IN_FLIGHT = 2;
+// One frame with the page at a time: it draws it at its next animation frame
+// and gives the buffer back, and the worker then sends the newest frame
+// decoded meanwhile. (Two made the worker copy and render frames that a
+// newer one replaced before they were drawn: 20 % of them at 30 fps.)
+const MAX_IN_FLIGHT = 1;
 
 function post(msg, transfer) { postMessage(msg, transfer || []); }
 
@@ -114,7 +118,9 @@ function sendFrame(force) {
   if (w.inFlight >= MAX_IN_FLIGHT && !force) return;
   const frame = { type: 'planes', number: m._ld_value(5), timestamp: m._ld_value(6),
                   seq: w.frames };
+  const t0 = performance.now();
   const buf = w.draw === 'gl' ? packGl(m, frame) : pack2d(m, frame);
+  frame.packMs = performance.now() - t0; // the copy (and the 2D canvas's RGBA)
   frame.buf = buf;
   w.inFlight++;
   w.unsent = false;

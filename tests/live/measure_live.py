@@ -54,25 +54,28 @@ async def main():
         for p in ps:
             await p.wait("Number(document.getElementById('frames').textContent) >= 5", 120)
         # collect in the page: latency and decode time of every frame from now on
-        hook = ("window.m = {lat: [], dec: [], key: [], shown: [], drawn: 0};"
+        hook = ("window.m = {lat: [], dec: [], key: [], shown: [], drawn: 0, pack: [], draw: []};"
                 " const f0 = shown, d0 = drawn;"
                 " shown = function (f) { f0(f); (f.keyframe ? m.key : m.dec).push(f.dt);"
                 " m.lat.push(f.latency); };"
                 " drawn = function (f) { d0(f); m.drawn++;"
-                " m.shown.push(Date.now() - f.timestamp / 1000); }; 1")
+                " m.shown.push(Date.now() - f.timestamp / 1000);"
+                " m.pack.push(f.packMs); m.draw.push(f.drawMs); }; 1")
         for p in ps:
             await p.eval(hook)
         t0 = time.time()
         c0 = (cpu_seconds(srv.pid), cpu_seconds(b.proc.pid), os.getloadavg()[0])
         await asyncio.sleep(secs)
         c1 = (cpu_seconds(srv.pid), cpu_seconds(b.proc.pid), os.getloadavg()[0])
-        lat, dec, key, frames, shown, drawn = [], [], [], [], [], []
+        lat, dec, key, frames, shown, drawn, pack, draw = [], [], [], [], [], [], [], []
         for p in ps:
             m = await p.eval("window.m")
             lat += m["lat"]
             dec += m["dec"]
             key += m["key"]
             shown += m["shown"]
+            pack += m["pack"]
+            draw += m["draw"]
             frames.append(len(m["lat"]))
             drawn.append(m["drawn"])
         el = time.time() - t0
@@ -81,6 +84,8 @@ async def main():
               % (pages, mode, el, frames, sum(frames) / len(frames) / el, drawn))
         print("latency ms to decoded: median %.1f, p90 %.1f; to drawn: median %.1f, p90 %.1f"
               % (pct(lat, 0.5), pct(lat, 0.9), pct(shown, 0.5), pct(shown, 0.9)))
+        print("per frame drawn, ms: worker's copy (and RGBA) median %.2f, page's drawing %.2f"
+              % (pct(pack, 0.5), pct(draw, 0.5)))
         print("CPU: server %.2f cores, Chromium %.2f cores (%.2f a page); load average %.1f -> %.1f"
               % ((c1[0] - c0[0]) / el, (c1[1] - c0[1]) / el, (c1[1] - c0[1]) / el / pages,
                  c0[2], c1[2]))
