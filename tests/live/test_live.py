@@ -6,6 +6,7 @@ once, one closing mid-stream, a control changed through the DOM changes the
 bytes per frame for every viewer, a screenshot of each view, tokens,
 malformed and oversized messages, --max-clients. Exit 77 when something it
 needs is absent."""
+import array
 import asyncio
 import json
 import os
@@ -263,6 +264,31 @@ async def show_view(page, view):
     await page.wait("state.drawn > %d" % n, 30)
 
 
+def make_variant(frames, kind):
+    """The clip in another format, frames as the y4m has them (the wire
+    format's bytes): "422p10" (10 bits, low bits set, 4:2:2 chroma from the
+    4:2:0 rows repeated) or "mono" (the luma alone)."""
+    path = os.path.join(OUT, "clip-%s.y4m" % kind)
+    out = []
+    for k, f in enumerate(frames):
+        y, u, v = f[:W * H], f[W * H:W * H * 5 // 4], f[W * H * 5 // 4:]
+        if kind == "mono":
+            out.append(bytes(y))
+            continue
+        a = array.array("H", ((s << 2) | ((i + k) & 3) for i, s in enumerate(y)))
+        for c in (u, v):  # each chroma row twice: 4:2:2
+            a.extend((c[(r // 2) * (W // 2) + x] << 2) | (x & 3)
+                     for r in range(H) for x in range(W // 2))
+        if sys.byteorder != "little":
+            a.byteswap()
+        out.append(a.tobytes())
+    with open(path, "wb") as f:
+        f.write(b"YUV4MPEG2 W%d H%d F25:1 Ip A1:1 C%s\n" % (W, H, kind.encode()))
+        for fr in out:
+            f.write(b"FRAME\n" + fr)
+    return path, [zlib.crc32(fr) for fr in out]
+
+
 async def webgl_matches_2d(browser, clip, crcs):
     """The same frame drawn with WebGL and on a 2D canvas (the fallback, the
     worker's RGBA): the same pixels in every view (the heat map within 1: a
@@ -301,7 +327,8 @@ async def webgl_matches_2d(browser, clip, crcs):
                      % (view, mode, diff, bad))
             if len(set(a)) < 8:
                 fail("view %s: hardly anything drawn (%d values)" % (view, len(set(a))))
-        print("%s and 2D canvas: the same pixels in every view, frame %d" % (mode, na))
+        print("%s and 2D canvas: the same pixels in every view, frame %d of %s"
+              % (mode, na, os.path.basename(clip)))
         for p in (gl, d2):
             await p.close()
     finally:
@@ -366,6 +393,9 @@ async def main():
         await lossless_and_viewers(browser, clip, crcs)
         await lossy_matches_receive(browser, clip)
         await webgl_matches_2d(browser, clip, crcs)
+        frames = y4m_frames(clip)
+        for kind in ("422p10", "mono"):
+            await webgl_matches_2d(browser, *make_variant(frames, kind))
         await tokens(browser, clip)
     finally:
         browser.close()
