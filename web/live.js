@@ -42,7 +42,10 @@ function onHello(fmt) {
   $('geometry').textContent = fmt.width + 'x' + fmt.height + ', tile ' + fmt.tile + ', T ' +
     fmt.threshold;
   for (const c of document.querySelectorAll('canvas')) {
-    if (c.width !== fmt.width || c.height !== fmt.height) { c.width = fmt.width; c.height = fmt.height; }
+    if (c.width !== fmt.width || c.height !== fmt.height) {
+      c.width = fmt.width;
+      c.height = fmt.height;
+    }
   }
   if (state.pending) giveBack(state.pending.buf); // of the old stream
   state.pending = null;
@@ -157,7 +160,8 @@ function draw() {
     const d = drawer(canvas);
     d.draw(state.fmt, p.frame, p.buf, view, state.heatNorm);
     // tests: the pixels drawn, read back at once (WebGL keeps them no longer)
-    if (state.capture) state.captured[canvas.id] = Array.from(d.read(state.fmt.width, state.fmt.height));
+    if (state.capture)
+      state.captured[canvas.id] = Array.from(d.read(state.fmt.width, state.fmt.height));
   }
   p.frame.drawMs = performance.now() - t0;
   state.drawn++;

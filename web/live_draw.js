@@ -173,7 +173,8 @@ class GlView {
       gl.uniform1f(u.u_top, top);
     }
     if (view === 4)
-      this.upload('u_mask', fmt.tilesX, fmt.tilesY, 1, 1, new Uint8Array(buf, frame.maskOff, tiles));
+      this.upload('u_mask', fmt.tilesX, fmt.tilesY, 1, 1,
+                  new Uint8Array(buf, frame.maskOff, tiles));
     if ((view === 2 || view === 3) && frame.prevOff >= 0)
       this.upload('u_prev', fmt.width, fmt.height, 1, 1,
                   new Uint8Array(buf, frame.prevOff, fmt.width * fmt.height));
@@ -194,7 +195,8 @@ class GlView {
   read(w, h) {
     const gl = this.gl, px = new Uint8Array(4 * w * h), out = new Uint8Array(4 * w * h);
     gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
-    for (let y = 0; y < h; y++) out.set(px.subarray(4 * w * (h - 1 - y), 4 * w * (h - y)), 4 * w * y);
+    for (let y = 0; y < h; y++)
+      out.set(px.subarray(4 * w * (h - 1 - y), 4 * w * (h - y)), 4 * w * y);
     return out;
   }
 }

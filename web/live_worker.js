@@ -15,7 +15,7 @@ try {
 const w = {
   mod: null, ws: null, stop: 0, closed: false, frames: 0,
   draw: 'gl',        // 'gl': the planes as decoded; '2d': RGBA of each view (the fallback)
-  views: [0],        // the views the page shows (2d: one RGBA each; gl: 2 and 3 need the previous luma)
+  views: [0],        // the views shown (2d: an RGBA each; gl: 2 and 3 need the previous luma)
   heatNorm: 0,
   step: 1,           // 2d: every step-th pixel of every step-th row (the page shows it that small)
   inFlight: 0,       // frame buffers the page holds (to draw at its next animation frame)
@@ -75,7 +75,8 @@ function packGl(m, frame) {
       dst.set(heap.subarray(p.src, p.src + p.row * p.h), p.off);
     } else {
       for (let y = 0; y < p.h; y++)
-        dst.set(heap.subarray(p.src + y * p.stride, p.src + y * p.stride + p.row), p.off + y * p.row);
+        dst.set(heap.subarray(p.src + y * p.stride, p.src + y * p.stride + p.row),
+                p.off + y * p.row);
     }
     delete p.src;
   }
@@ -193,7 +194,8 @@ onmessage = async (e) => {
   const msg = e.data;
   if (msg.type === 'init') {
     if (!haveDecoder) {
-      post({ type: 'status', text: 'this fovea was built without the WebAssembly decoder (emscripten)' });
+      post({ type: 'status',
+             text: 'this fovea was built without the WebAssembly decoder (emscripten)' });
       return;
     }
     w.stop = msg.stop;
