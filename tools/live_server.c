@@ -18,9 +18,10 @@
 #define LIVE_CHUNK 65536 /* bytes per WebSocket fragment and HTTP write */
 #define LIVE_QUEUE 256   /* messages queued per viewer at most */
 #define LIVE_SNDBUF (512 << 10)
-/* a viewer that fell behind gets a keyframe at most this often: a keyframe
- * goes to every viewer (one encoder) and costs each of them several deltas,
- * so one per drop-back made slow pages drop back again (a keyframe storm) */
+/* a viewer that fell behind or asked for one (RESYNC) gets a keyframe at
+ * most this often: a keyframe goes to every viewer (one encoder) and costs
+ * each of them several deltas' decoding, so one per drop-back made slow
+ * pages drop back again (a keyframe storm) */
 #define LIVE_KEY_GAP_US 1000000
 
 typedef struct live_msg {
@@ -72,8 +73,9 @@ struct live_server {
     unsigned char scratch[LWS_PRE + LIVE_CHUNK];
 };
 
-/* why a keyframe is wanted: a viewer joined, asked (RESYNC) or the stream
- * is new: now; a viewer fell behind: soon (LIVE_KEY_GAP_US) */
+/* why a keyframe is wanted: a viewer joined or the stream is new: now; a
+ * viewer fell behind or asked (RESYNC: a page that fell behind asks too):
+ * soon (LIVE_KEY_GAP_US) */
 enum { KEY_NONE = 0, KEY_SOON = 1, KEY_NOW = 2 };
 
 enum {
@@ -178,8 +180,8 @@ static void client_drop_back(live_server *srv, live_client *c, int count)
         c->q[(c->head + i) % LIVE_QUEUE] = keep[i];
     c->count = n;
     c->wait_key = 1;
-    const int want = count > 0 ? KEY_SOON : KEY_NOW;
-    srv->keyframe_wanted = want > srv->keyframe_wanted ? want : srv->keyframe_wanted;
+    if (srv->keyframe_wanted < KEY_SOON)
+        srv->keyframe_wanted = KEY_SOON;
     srv->st.resyncs += count;
 }
 

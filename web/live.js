@@ -60,6 +60,7 @@ function shown(f) {
   $('frame-number').textContent = f.number;
   $('frame-crc').textContent = hex8(f.crc);
   $('bytes').textContent = f.nbytes;
+  $('skipped').textContent = f.skipped;
   const tiles = 100 * f.tilesSent / Math.max(1, f.tilesTotal);
   $('tiles').textContent = tiles.toFixed(1) + ' %';
   state.times.push(now);

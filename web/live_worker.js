@@ -22,12 +22,20 @@ const w = {
   pool: [],          // buffers the page gave back
   unsent: false,     // the newest decoded frame has not gone to the page
   fmt: null,
+  skipping: false,   // skips deltas until a keyframe (behind: asked for one)
+  lastResync: -1e9,
+  skipped: 0,
 };
 // One frame with the page at a time: it draws it at its next animation frame
 // and gives the buffer back, and the worker then sends the newest frame
 // decoded meanwhile. (Two made the worker copy and render frames that a
 // newer one replaced before they were drawn: 20 % of them at 30 fps.)
 const MAX_IN_FLIGHT = 1;
+// A page that cannot decode as fast as the stream comes falls behind in its
+// socket (the browser queues the messages for the worker, unbounded): when a
+// delta is older than LAG_MS, skip it and the ones after it, undecoded, ask
+// for a keyframe (RESYNC) and go on from there; at most once in RESYNC_GAP_MS.
+const LAG_MS = 400, RESYNC_GAP_MS = 2000;
 
 function post(msg, transfer) { postMessage(msg, transfer || []); }
 
@@ -130,10 +138,34 @@ function sendFrame(force) {
 
 // ------------------------------------------------------------------ decoding
 
+function resync() {
+  const m = w.mod, n = m._ld_resync();
+  if (n > 0 && w.ws.readyState === 1)
+    w.ws.send(m.HEAPU8.slice(m._ld_buffer(n), m._ld_buffer(n) + n));
+}
+
+// Behind: a delta older than LAG_MS (its timestamp, at byte 28 of the message).
+function behind(bytes) {
+  if (w.skipping) return true;
+  if (bytes.length < 36 || bytes[5] !== 3) return false;
+  const now = performance.now();
+  const ts = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(28, true));
+  if (Date.now() - ts / 1000 < LAG_MS || now - w.lastResync < RESYNC_GAP_MS) return false;
+  w.skipping = true;
+  w.lastResync = now;
+  resync();
+  return true;
+}
+
 function feed(buf) {
   const m = w.mod;
   const bytes = new Uint8Array(buf);
   if (bytes.length >= 6 && bytes[5] === 1) m._ld_open(); // a new stream: a new decoder
+  if (bytes.length >= 6 && bytes[5] !== 3) w.skipping = false; // a keyframe, HELLO or END
+  else if (behind(bytes)) {
+    w.skipped++;
+    return;
+  }
   const p = m._ld_buffer(bytes.length);
   m.HEAPU8.set(bytes, p);
   const t0 = performance.now();
@@ -141,9 +173,7 @@ function feed(buf) {
   const dt = performance.now() - t0;
   if (type < 0) {
     post({ type: 'error', message: m.UTF8ToString(m._ld_error()) });
-    const n = m._ld_resync(); // ask for a keyframe
-    if (n > 0 && w.ws.readyState === 1)
-      w.ws.send(m.HEAPU8.slice(m._ld_buffer(n), m._ld_buffer(n) + n));
+    resync(); // ask for a keyframe
     return;
   }
   if (type === 1) {
@@ -161,7 +191,7 @@ function feed(buf) {
     post({ type: 'frame', seq: w.frames, number: m._ld_value(5), timestamp: m._ld_value(6),
            latency: Date.now() - m._ld_value(6) / 1000, crc: m._ld_value(7) >>> 0,
            keyframe: m._ld_value(8), tilesSent: m._ld_value(9), tilesTotal: m._ld_value(10),
-           nbytes: bytes.length, dt, last });
+           nbytes: bytes.length, dt, last, skipped: w.skipped });
     w.unsent = true;
     sendFrame(last);
     if (last) {

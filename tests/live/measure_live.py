@@ -86,6 +86,8 @@ async def main():
               % (pct(lat, 0.5), pct(lat, 0.9), pct(shown, 0.5), pct(shown, 0.9)))
         print("per frame drawn, ms: worker's copy (and RGBA) median %.2f, page's drawing %.2f"
               % (pct(pack, 0.5), pct(draw, 0.5)))
+        sk = [await p.eval("document.getElementById('skipped').textContent") for p in ps]
+        print("deltas skipped (behind) per page: %s" % sk)
         print("CPU: server %.2f cores, Chromium %.2f cores (%.2f a page); load average %.1f -> %.1f"
               % ((c1[0] - c0[0]) / el, (c1[1] - c0[1]) / el, (c1[1] - c0[1]) / el / pages,
                  c0[2], c1[2]))
