@@ -6,12 +6,14 @@
 // controls as JSON (docs/live.md). ?token=T is passed on to the socket;
 // ?stop=N closes the socket after N frames shown (tests); ?draw=2d draws
 // on a 2D canvas, ?draw=gl with WebGL 2 even in software (tests; by default
-// WebGL 2 when it runs on a GPU, else the 2D canvas).
+// WebGL 2 when it runs on a GPU, else the 2D canvas); ?slow=MS makes each
+// decode take MS at least (tests: a page that falls behind).
 'use strict';
 
 const params = new URLSearchParams(location.search);
 const token = params.get('token') || '';
 const stopAfter = parseInt(params.get('stop') || '0', 10);
+const slowMs = parseInt(params.get('slow') || '0', 10);
 const $ = (id) => document.getElementById(id);
 
 const state = {
@@ -288,7 +290,7 @@ function main() {
     (token ? '?token=' + encodeURIComponent(token) : '');
   state.worker = new Worker('live_worker.js');
   state.worker.onmessage = onWorker;
-  state.worker.postMessage({ type: 'init', url, stop: stopAfter, draw: state.draw,
+  state.worker.postMessage({ type: 'init', url, stop: stopAfter, slowMs, draw: state.draw,
                              views: shownViews().map((x) => x[0]), heatNorm: state.heatNorm,
                              step: state.step });
   requestAnimationFrame(frameLoop);

@@ -25,6 +25,7 @@ const w = {
   skipping: false,   // skips deltas until a keyframe (behind: asked for one)
   lastResync: -1e9,
   skipped: 0,
+  slowMs: 0,         // tests (?slow=MS): each decode takes MS at least, as on a slow machine
 };
 // One frame with the page at a time: it draws it at its next animation frame
 // and gives the buffer back, and the worker then sends the newest frame
@@ -170,6 +171,7 @@ function feed(buf) {
   m.HEAPU8.set(bytes, p);
   const t0 = performance.now();
   const type = m._ld_feed(bytes.length);
+  while (performance.now() - t0 < w.slowMs); // tests only
   const dt = performance.now() - t0;
   if (type < 0) {
     post({ type: 'error', message: m.UTF8ToString(m._ld_error()) });
@@ -229,6 +231,7 @@ onmessage = async (e) => {
       return;
     }
     w.stop = msg.stop;
+    w.slowMs = msg.slowMs;
     w.draw = msg.draw;
     w.views = msg.views;
     w.heatNorm = msg.heatNorm;

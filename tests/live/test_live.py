@@ -233,6 +233,28 @@ async def malformed(srv):
             fail("'%s' logged %d times (once expected): %s" % (line, log.count(line), log))
 
 
+async def behind(browser, clip, crcs):
+    """A page that decodes slower than the stream (?slow=90: 11 fps of 25)
+    skips to a keyframe instead of falling further behind: the frames it
+    shows stay fresh, and exact."""
+    srv = Server(clip, "--http", "127.0.0.1:0", "--loop")
+    try:
+        p = await browser.page(srv.base + "?slow=90")
+        await p.wait("Number(document.getElementById('frames').textContent) >= 60", 60)
+        skipped = int(await p.eval("document.getElementById('skipped').textContent"))
+        lat = sorted(await p.eval("state.hist.latency.slice(-20)"))
+        print("a slow page: %d deltas skipped, latency median %.0f ms over its last 20 frames"
+              % (skipped, lat[10]))
+        if skipped == 0:
+            fail("a page decoding at 11 fps of 25 skipped nothing")
+        if lat[10] > 1500:  # a page that queues: ~7 s behind after 60 frames
+            fail("a slow page fell behind: latency median %.0f ms" % lat[10])
+        await check_crc(p, crcs, "a page that skips")
+        await p.close()
+    finally:
+        srv.stop()
+
+
 async def lossy_matches_receive(browser, clip):
     """T = 6: the page shows what `fovea receive` writes, frame for frame."""
     t = "6"
@@ -392,6 +414,7 @@ async def main():
     try:
         await lossless_and_viewers(browser, clip, crcs)
         await lossy_matches_receive(browser, clip)
+        await behind(browser, clip, crcs)
         await webgl_matches_2d(browser, clip, crcs)
         frames = y4m_frames(clip)
         for kind in ("422p10", "mono"):
