@@ -18,6 +18,11 @@
 #define LIVE_CHUNK 65536 /* bytes per WebSocket fragment and HTTP write */
 #define LIVE_QUEUE 256   /* messages queued per viewer at most */
 #define LIVE_SNDBUF (512 << 10)
+/* a viewer that fell behind or asked for one (RESYNC) gets a keyframe at
+ * most this often: a keyframe goes to every viewer (one encoder) and costs
+ * each of them several deltas' decoding, so one per drop-back made slow
+ * pages drop back again (a keyframe storm) */
+#define LIVE_KEY_GAP_US 1000000
 
 typedef struct live_msg {
     int refs, text;
@@ -59,13 +64,19 @@ struct live_server {
     int port;
     live_msg *hello;
     live_client *clients;
-    int keyframe_wanted;
+    int keyframe_wanted; /* KEY_* */
+    lws_usec_t last_key; /* when the last keyframe was sent */
     live_server_stats st;
     unsigned logged; /* LOG_* bits: each kind of trouble is logged once */
     live_controls state;
     int have_state;
     unsigned char scratch[LWS_PRE + LIVE_CHUNK];
 };
+
+/* why a keyframe is wanted: a viewer joined or the stream is new: now; a
+ * viewer fell behind or asked (RESYNC: a page that fell behind asks too):
+ * soon (LIVE_KEY_GAP_US) */
+enum { KEY_NONE = 0, KEY_SOON = 1, KEY_NOW = 2 };
 
 enum {
     LOG_FULL = 1,
@@ -169,7 +180,8 @@ static void client_drop_back(live_server *srv, live_client *c, int count)
         c->q[(c->head + i) % LIVE_QUEUE] = keep[i];
     c->count = n;
     c->wait_key = 1;
-    srv->keyframe_wanted = 1;
+    if (srv->keyframe_wanted < KEY_SOON)
+        srv->keyframe_wanted = KEY_SOON;
     srv->st.resyncs += count;
 }
 
@@ -307,7 +319,7 @@ static void client_join(live_server *srv, live_client *c)
     if (srv->hello)
         client_push(c, srv->hello);
     c->wait_key = 1;
-    srv->keyframe_wanted = 1;
+    srv->keyframe_wanted = KEY_NOW;
     for (live_client *o = srv->clients; o; o = o->next)
         client_state(srv, o);
 }
@@ -355,6 +367,7 @@ static int cb_stream(struct lws *wsi, enum lws_callback_reasons reason, void *us
             const int sndbuf = LIVE_SNDBUF;
             setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
         }
+        /* TCP_NODELAY: libwebsockets sets it on each accepted socket */
         c->rx = malloc(LIVE_CONTROL_MAX);
         if (!c->rx || c->role == ROLE_NONE)
             return -1;
@@ -550,7 +563,7 @@ int live_server_set_hello(live_server *srv, const uint8_t *hello, size_t n)
         client_drop_back(srv, c, 0);
         client_push(c, m);
     }
-    srv->keyframe_wanted = 1;
+    srv->keyframe_wanted = KEY_NOW;
     return 0;
 }
 
@@ -574,8 +587,10 @@ int live_server_send(live_server *srv, const uint8_t *msg, size_t n, int keyfram
     if (!m)
         return -1;
     m->frame = 1;
-    if (keyframe)
-        srv->keyframe_wanted = 0;
+    if (keyframe) {
+        srv->keyframe_wanted = KEY_NONE;
+        srv->last_key = m->born;
+    }
     for (live_client *c = srv->clients; c; c = c->next) {
         if (c->wait_key && !keyframe)
             continue;
@@ -608,7 +623,8 @@ void live_server_send_state(live_server *srv, const live_controls *c)
 
 int live_server_keyframe_wanted(live_server *srv)
 {
-    return srv->keyframe_wanted;
+    return srv->keyframe_wanted == KEY_NOW ||
+           (srv->keyframe_wanted == KEY_SOON && lws_now_usecs() - srv->last_key >= LIVE_KEY_GAP_US);
 }
 
 size_t live_server_queued(const live_server *srv)

@@ -67,7 +67,8 @@ void live_server_send_text(live_server *srv, const char *json);
 /** Send every viewer the controls' state (JSON text). */
 void live_server_send_state(live_server *srv, const live_controls *c);
 
-/** @return 1 when a viewer waits for a keyframe (joined, asked, dropped back) */
+/** @return 1 when the next frame should be a keyframe: a viewer joined, or
+ *  one dropped back or asked for one (RESYNC) and the last keyframe is 1 s old */
 int live_server_keyframe_wanted(live_server *srv);
 
 /** @return the bytes still queued for all viewers */

@@ -1,18 +1,28 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
-// fovea live page: receives the delta stream over a WebSocket, decodes each
-// message with fovea's decoder (WebAssembly, decoder.js), draws the views and
-// sends the controls as JSON (docs/live.md). ?token=T is passed on to the
-// socket; ?stop=N closes the socket after N frames shown (tests).
+// fovea live page: a worker (live_worker.js) receives the delta stream over
+// a WebSocket and decodes each message with fovea's decoder (WebAssembly);
+// this page shows its counters, draws the newest decoded frame, once per
+// animation frame at most (live_draw.js: WebGL 2, or a 2D canvas), and sends the
+// controls as JSON (docs/live.md). ?token=T is passed on to the socket;
+// ?stop=N closes the socket after N frames shown (tests); ?draw=2d draws
+// on a 2D canvas, ?draw=gl with WebGL 2 even in software (tests; by default
+// WebGL 2 when it runs on a GPU, else the 2D canvas); ?slow=MS makes each
+// decode take MS at least (tests: a page that falls behind).
 'use strict';
 
 const params = new URLSearchParams(location.search);
 const token = params.get('token') || '';
 const stopAfter = parseInt(params.get('stop') || '0', 10);
+const slowMs = parseInt(params.get('slow') || '0', 10);
 const $ = (id) => document.getElementById(id);
 
 const state = {
-  mod: null, ws: null, frames: 0, errors: 0, view: '0', heatNorm: 0, dirty: false, sigma: null,
-  role: 'view', closed: false,
+  worker: null, fmt: null, frames: 0, drawn: 0, errors: 0, view: '0', heatNorm: 0, sigma: null,
+  role: 'view', closed: false, draw: params.get('draw') === '2d' ? '2d' : 'gl',
+  software: params.get('draw') === 'gl', // a WebGL 2 without a GPU will do
+  pending: null,   // the newest frame from the worker not drawn yet: {frame, buf}
+  drawers: {}, step: 1, drewSinceAnimation: false,
+  capture: false, captured: {}, // tests: the pixels of each canvas drawn
   hist: { t: [], bytes: [], tiles: [], latency: [], fps: [], sigma: [] },
   times: [], bytesWindow: [], decodeMs: [], lastUpdate: 0,
 };
@@ -27,51 +37,37 @@ function median(a) {
   return s[s.length >> 1];
 }
 
-// ------------------------------------------------------------------ decoding
+// ------------------------------------------------------------------ from the worker
 
-function feed(buf) {
-  const m = state.mod;
-  const bytes = new Uint8Array(buf);
-  if (bytes.length >= 6 && bytes[5] === 1) m._ld_open(); // a new stream: a new decoder
-  const p = m._ld_buffer(bytes.length);
-  m.HEAPU8.set(bytes, p);
-  const t0 = performance.now();
-  const type = m._ld_feed(bytes.length);
-  const dt = performance.now() - t0;
-  if (type < 0) {
-    state.errors++;
-    $('errors').textContent = state.errors;
-    console.warn('decode error: ' + m.UTF8ToString(m._ld_error()));
-    const n = m._ld_resync(); // ask for a keyframe
-    if (n > 0 && state.ws.readyState === 1)
-      state.ws.send(m.HEAPU8.slice(m._ld_buffer(n), m._ld_buffer(n) + n));
-    return;
+function onHello(fmt) {
+  state.fmt = fmt;
+  $('geometry').textContent = fmt.width + 'x' + fmt.height + ', tile ' + fmt.tile + ', T ' +
+    fmt.threshold;
+  for (const c of document.querySelectorAll('canvas')) {
+    if (c.width !== fmt.width || c.height !== fmt.height) {
+      c.width = fmt.width;
+      c.height = fmt.height;
+    }
   }
-  if (type === 1) {
-    const w = m._ld_value(0), h = m._ld_value(1);
-    $('geometry').textContent = w + 'x' + h + ', tile ' + m._ld_value(4) + ', T ' + m._ld_value(2);
-    for (const c of document.querySelectorAll('canvas')) { c.width = w; c.height = h; }
-    state.images = {};
-  } else if (type === 2 || type === 3) {
-    shown(m, bytes.length, dt);
-  } else if (type === 4) {
-    setStatus('stream ended');
-  }
+  if (state.pending) giveBack(state.pending.buf); // of the old stream
+  state.pending = null;
+  if (drawStep() !== state.step) viewsChanged();
 }
 
-function shown(m, nbytes, dt) {
+// a decoded frame's numbers (every frame; its pixels come apart, when the page has room)
+function shown(f) {
   state.frames++;
   const now = performance.now();
-  const latency = Date.now() - m._ld_value(6) / 1000;
   $('frames').textContent = state.frames;
-  $('frame-number').textContent = m._ld_value(5);
-  $('frame-crc').textContent = hex8(m._ld_value(7));
-  $('bytes').textContent = nbytes;
-  const tiles = 100 * m._ld_value(9) / Math.max(1, m._ld_value(10));
+  $('frame-number').textContent = f.number;
+  $('frame-crc').textContent = hex8(f.crc);
+  $('bytes').textContent = f.nbytes;
+  $('skipped').textContent = f.skipped;
+  const tiles = 100 * f.tilesSent / Math.max(1, f.tilesTotal);
   $('tiles').textContent = tiles.toFixed(1) + ' %';
   state.times.push(now);
-  state.bytesWindow.push(nbytes);
-  state.decodeMs.push(dt);
+  state.bytesWindow.push(f.nbytes);
+  state.decodeMs.push(f.dt);
   while (state.times.length > 60) { state.times.shift(); state.bytesWindow.shift(); }
   if (state.decodeMs.length > 120) state.decodeMs.shift();
   const span = (state.times[state.times.length - 1] - state.times[0]) / 1000;
@@ -82,47 +78,127 @@ function shown(m, nbytes, dt) {
     state.lastUpdate = now;
     $('fps').textContent = fps.toFixed(1);
     $('mbps').textContent = mbps.toFixed(2);
-    $('latency').textContent = latency.toFixed(1);
+    $('latency').textContent = f.latency.toFixed(1);
     $('decode-ms').textContent = median(state.decodeMs).toFixed(2);
   }
-  chartPush(state.frames, nbytes, tiles, latency, fps);
-  state.dirty = true;
-  if (stopAfter > 0 && state.frames >= stopAfter) {
+  chartPush(state.frames, f.nbytes, tiles, f.latency, fps);
+  if (f.last) {
     state.closed = true;
-    state.ws.close();
-    draw();
-    document.body.dataset.done = '1';
     setStatus('stopped after ' + stopAfter + ' frames');
   }
 }
 
-// ------------------------------------------------------------------ drawing
-
-function drawView(view, canvasId) {
-  const m = state.mod, c = $(canvasId);
-  const p = m._ld_render(view, state.heatNorm);
-  if (!p || !c.width) return;
-  const n = c.width * c.height * 4;
-  let img = state.images[canvasId];
-  if (!img) img = state.images[canvasId] = new ImageData(c.width, c.height);
-  img.data.set(m.HEAPU8.subarray(p, p + n));
-  c.getContext('2d').putImageData(img, 0, 0);
+// a frame's pixels: drawn at once, unless a frame was drawn since the last
+// animation frame (then at the next: the screen would not show both); a
+// newer one replaces one not drawn yet (it is stale)
+function onPlanes(frame) {
+  if (state.pending) giveBack(state.pending.buf);
+  state.pending = { frame, buf: frame.buf };
+  const last = state.closed && stopAfter > 0 && frame.seq >= stopAfter;
+  if (!state.drewSinceAnimation || last) draw();
+  if (last) document.body.dataset.done = '1';
 }
 
-function draw() {
-  if (!state.dirty || !state.mod) return;
-  state.dirty = false;
-  const all = state.view === 'all';
-  $('views').classList.toggle('all', all);
+function giveBack(buf) {
+  state.worker.postMessage({ type: 'free', buf }, buf ? [buf] : []);
+}
+
+function onWorker(e) {
+  const msg = e.data;
+  if (msg.type === 'frame') {
+    if (!(state.closed && stopAfter > 0)) shown(msg);
+  } else if (msg.type === 'planes') {
+    onPlanes(msg);
+  } else if (msg.type === 'hello') {
+    onHello(msg.fmt);
+  } else if (msg.type === 'text') {
+    onText(JSON.parse(msg.data));
+  } else if (msg.type === 'error') {
+    state.errors++;
+    $('errors').textContent = state.errors;
+    console.warn('decode error: ' + msg.message);
+  } else if (msg.type === 'status') {
+    if (!state.closed) setStatus(msg.text);
+  } else if (msg.type === 'closed') {
+    if (!msg.wanted && !state.closed) setStatus('disconnected');
+  }
+}
+
+function onText(msg) {
+  if (msg.type === 'state') onState(msg);
+  else if (msg.type === 'stats') { state.sigma = msg.noise_sigma; $('sigma').textContent = msg.noise_sigma.toFixed(2); }
+  else if (msg.type === 'refused') setStatus('server full (--max-clients ' + msg.max_clients + ')');
+  else if (msg.type === 'error') setStatus('server: ' + msg.message);
+}
+
+// ------------------------------------------------------------------ drawing
+
+// the views shown: [view, canvas] pairs
+function shownViews() {
+  const all = state.view === 'all', out = [];
   for (const d of document.querySelectorAll('.view')) {
     const v = d.dataset.view;
     const on = all || v === state.view || (state.view === '3' && v === '2');
     d.classList.toggle('shown', on);
-    if (on) drawView(all ? Number(v) : Number(state.view), d.querySelector('canvas').id);
+    if (on) out.push([all ? Number(v) : Number(state.view), d.querySelector('canvas')]);
   }
+  $('views').classList.toggle('all', all);
+  return out;
+}
+
+function drawer(canvas) {
+  let d = state.drawers[canvas.id];
+  if (!d) d = state.drawers[canvas.id] = makeDrawer(canvas, state.draw, state.software);
+  return d;
+}
+
+// the newest frame, once; the one before goes back to the worker
+function draw() {
+  const p = state.pending;
+  if (!p || !state.fmt) return;
+  state.pending = null;
+  state.drewSinceAnimation = true;
+  const t0 = performance.now();
+  for (const [view, canvas] of shownViews()) {
+    const d = drawer(canvas);
+    d.draw(state.fmt, p.frame, p.buf, view, state.heatNorm);
+    // tests: the pixels drawn, read back at once (WebGL keeps them no longer)
+    if (state.capture)
+      state.captured[canvas.id] = Array.from(d.read(state.fmt.width, state.fmt.height));
+  }
+  p.frame.drawMs = performance.now() - t0;
+  state.drawn++;
+  $('drawn').textContent = state.drawn;
+  drawn(p.frame);
+  giveBack(p.buf);
+}
+
+// a frame reached the screen (measure_live.py hooks this: latency to display)
+function drawn(frame) { return frame; }
+
+// 2D canvas: every other pixel and row when every canvas shown is shown at
+// 55 % of its size or less (the browser would scale most of the rest away)
+function drawStep() {
+  if (state.draw !== '2d' || !state.fmt) return 1;
+  const r = window.devicePixelRatio || 1;
+  for (const [, c] of shownViews())
+    if (!c.clientWidth || c.clientWidth * r > 0.55 * state.fmt.width) return 1;
+  return 2;
+}
+
+function viewsChanged() {
+  const views = shownViews().map((x) => x[0]);
+  state.step = drawStep();
+  if (state.worker)
+    state.worker.postMessage({ type: 'views', views, heatNorm: state.heatNorm, step: state.step });
 }
 
 function frameLoop(now) {
+  if (now - (state.stepAt || 0) > 500) { // the window resized?
+    state.stepAt = now;
+    if (drawStep() !== state.step) viewsChanged();
+  }
+  state.drewSinceAnimation = false;
   draw();
   chartDraw(now);
   requestAnimationFrame(frameLoop);
@@ -171,7 +247,7 @@ function chartPush(t, bytes, tiles, latency, fps) {
 // ------------------------------------------------------------------ controls
 
 function send(obj) {
-  if (state.ws && state.ws.readyState === 1) state.ws.send(JSON.stringify(obj));
+  if (state.worker) state.worker.postMessage({ type: 'send', data: JSON.stringify(obj) });
 }
 
 function onState(s) {
@@ -181,14 +257,17 @@ function onState(s) {
   $('keyframe').value = s.keyframe_interval;
   $('heat-norm').value = s.heat_norm;
   $('pause').checked = s.paused;
-  state.heatNorm = s.heat_norm === 'fixed' ? 1 : 0;
+  const norm = s.heat_norm === 'fixed' ? 1 : 0;
   $('controls').disabled = s.role !== 'control';
   $('camera').disabled = !s.camera;
-  state.dirty = true;
+  if (norm !== state.heatNorm) {
+    state.heatNorm = norm;
+    viewsChanged();
+  }
 }
 
 function controlsSetup() {
-  $('view-select').addEventListener('change', (e) => { state.view = e.target.value; state.dirty = true; });
+  $('view-select').addEventListener('change', (e) => { state.view = e.target.value; viewsChanged(); });
   const num = (id, key) => $(id).addEventListener('change', (e) => {
     const v = parseInt(e.target.value, 10);
     if (Number.isInteger(v)) send({ type: 'control', [key]: v });
@@ -200,40 +279,20 @@ function controlsSetup() {
   $('pause').addEventListener('change', (e) => send({ type: 'control', paused: e.target.checked }));
 }
 
-// ------------------------------------------------------------------ socket
+// ------------------------------------------------------------------ start
 
-function connect() {
-  const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/stream' +
-    (token ? '?token=' + encodeURIComponent(token) : '');
-  const ws = new WebSocket(url, 'fovea-live');
-  ws.binaryType = 'arraybuffer';
-  state.ws = ws;
-  ws.onopen = () => setStatus('connected');
-  ws.onmessage = (e) => {
-    if (typeof e.data === 'string') {
-      const msg = JSON.parse(e.data);
-      if (msg.type === 'state') onState(msg);
-      else if (msg.type === 'stats') { state.sigma = msg.noise_sigma; $('sigma').textContent = msg.noise_sigma.toFixed(2); }
-      else if (msg.type === 'refused') setStatus('server full (--max-clients ' + msg.max_clients + ')');
-      else if (msg.type === 'error') setStatus('server: ' + msg.message);
-      return;
-    }
-    if (state.closed) return;
-    feed(e.data);
-  };
-  ws.onclose = () => { if (!state.closed) setStatus('disconnected'); };
-}
-
-async function main() {
+function main() {
   controlsSetup();
   chartSetup();
-  if (typeof FoveaDecoder === 'undefined') {
-    setStatus('this fovea was built without the WebAssembly decoder (emscripten)');
-    return;
-  }
-  state.mod = await FoveaDecoder();
-  state.mod._ld_open();
-  connect();
+  if (state.draw === 'gl' && !glAvailable(state.software)) state.draw = '2d';
+  $('draw-mode').textContent = state.draw === 'gl' ? 'WebGL 2' : '2D canvas';
+  const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/stream' +
+    (token ? '?token=' + encodeURIComponent(token) : '');
+  state.worker = new Worker('live_worker.js');
+  state.worker.onmessage = onWorker;
+  state.worker.postMessage({ type: 'init', url, stop: stopAfter, slowMs, draw: state.draw,
+                             views: shownViews().map((x) => x[0]), heatNorm: state.heatNorm,
+                             step: state.step });
   requestAnimationFrame(frameLoop);
 }
 

@@ -6,6 +6,7 @@ once, one closing mid-stream, a control changed through the DOM changes the
 bytes per frame for every viewer, a screenshot of each view, tokens,
 malformed and oversized messages, --max-clients. Exit 77 when something it
 needs is absent."""
+import array
 import asyncio
 import json
 import os
@@ -232,6 +233,28 @@ async def malformed(srv):
             fail("'%s' logged %d times (once expected): %s" % (line, log.count(line), log))
 
 
+async def behind(browser, clip, crcs):
+    """A page that decodes slower than the stream (?slow=90: 11 fps of 25)
+    skips to a keyframe instead of falling further behind: the frames it
+    shows stay fresh, and exact."""
+    srv = Server(clip, "--http", "127.0.0.1:0", "--loop")
+    try:
+        p = await browser.page(srv.base + "?slow=90")
+        await p.wait("Number(document.getElementById('frames').textContent) >= 60", 60)
+        skipped = int(await p.eval("document.getElementById('skipped').textContent"))
+        lat = sorted(await p.eval("state.hist.latency.slice(-20)"))
+        print("a slow page: %d deltas skipped, latency median %.0f ms over its last 20 frames"
+              % (skipped, lat[10]))
+        if skipped == 0:
+            fail("a page decoding at 11 fps of 25 skipped nothing")
+        if lat[10] > 1500:  # a page that queues: ~7 s behind after 60 frames
+            fail("a slow page fell behind: latency median %.0f ms" % lat[10])
+        await check_crc(p, crcs, "a page that skips")
+        await p.close()
+    finally:
+        srv.stop()
+
+
 async def lossy_matches_receive(browser, clip):
     """T = 6: the page shows what `fovea receive` writes, frame for frame."""
     t = "6"
@@ -254,6 +277,84 @@ async def lossy_matches_receive(browser, clip):
     if crc != want:
         fail("T=%s: page frame %s CRC %s, fovea receive's %s" % (t, num, crc, want))
     print("T=%s: frame %s CRC %s as fovea receive" % (t, num, crc))
+
+
+async def show_view(page, view):
+    n = int(await page.eval("state.capture = true; state.captured = {}; state.drawn"))
+    await page.eval("(() => { const s = document.getElementById('view-select');"
+                    " s.value = '%s'; s.dispatchEvent(new Event('change')); return 1; })()" % view)
+    await page.wait("state.drawn > %d" % n, 30)
+
+
+def make_variant(frames, kind):
+    """The clip in another format, frames as the y4m has them (the wire
+    format's bytes): "422p10" (10 bits, low bits set, 4:2:2 chroma from the
+    4:2:0 rows repeated) or "mono" (the luma alone)."""
+    path = os.path.join(OUT, "clip-%s.y4m" % kind)
+    out = []
+    for k, f in enumerate(frames):
+        y, u, v = f[:W * H], f[W * H:W * H * 5 // 4], f[W * H * 5 // 4:]
+        if kind == "mono":
+            out.append(bytes(y))
+            continue
+        a = array.array("H", ((s << 2) | ((i + k) & 3) for i, s in enumerate(y)))
+        for c in (u, v):  # each chroma row twice: 4:2:2
+            a.extend((c[(r // 2) * (W // 2) + x] << 2) | (x & 3)
+                     for r in range(H) for x in range(W // 2))
+        if sys.byteorder != "little":
+            a.byteswap()
+        out.append(a.tobytes())
+    with open(path, "wb") as f:
+        f.write(b"YUV4MPEG2 W%d H%d F25:1 Ip A1:1 C%s\n" % (W, H, kind.encode()))
+        for fr in out:
+            f.write(b"FRAME\n" + fr)
+    return path, [zlib.crc32(fr) for fr in out]
+
+
+async def webgl_matches_2d(browser, clip, crcs):
+    """The same frame drawn with WebGL and on a 2D canvas (the fallback, the
+    worker's RGBA): the same pixels in every view (the heat map within 1: a
+    float division on the GPU), and the same frame-crc."""
+    srv = Server(clip, "--http", "127.0.0.1:0", "--clients", "2")
+    try:
+        gl = await browser.page(srv.base + "?stop=30&draw=gl")
+        d2 = await browser.page(srv.base + "?stop=30&draw=2d")
+        for p in (gl, d2):
+            await p.wait("document.body.dataset.done === '1'", 60)
+        mode = await gl.eval("document.getElementById('draw-mode').textContent")
+        if await d2.eval("document.getElementById('draw-mode').textContent") != "2D canvas":
+            fail("?draw=2d did not draw on a 2D canvas")
+        if mode != "WebGL 2":
+            print("NOTE: this Chromium has no WebGL 2: the page drew on a 2D canvas")
+        na = await check_crc(gl, crcs, "WebGL page")
+        nb = await check_crc(d2, crcs, "2D page")
+        if na != nb or na != 29:
+            fail("the pages stopped at frames %d and %d, 29 expected" % (na, nb))
+        for view, canvas, tol in (("0", "view-video", 0), ("1", "view-heat", 1),
+                                  ("2", "view-noise", 0), ("3", "view-noise", 0),
+                                  ("4", "view-mask", 0)):
+            for p in (gl, d2):
+                await show_view(p, view)
+            a = await gl.eval("state.captured['%s']" % canvas)
+            b = await d2.eval("state.captured['%s']" % canvas)
+            if not a or not b:
+                fail("view %s: no pixels read back from %s" % (view, "the WebGL page" if not a else
+                                                               "the 2D page"))
+            if len(a) != len(b) or len(a) != W * H * 4:
+                fail("view %s: %d and %d bytes of pixels" % (view, len(a), len(b)))
+            diff = max(abs(x - y) for x, y in zip(a, b))
+            if diff > tol:
+                bad = sum(1 for x, y in zip(a, b) if x != y)
+                fail("view %s: %s and the 2D canvas differ by up to %d (%d samples)"
+                     % (view, mode, diff, bad))
+            if len(set(a)) < 8:
+                fail("view %s: hardly anything drawn (%d values)" % (view, len(set(a))))
+        print("%s and 2D canvas: the same pixels in every view, frame %d of %s"
+              % (mode, na, os.path.basename(clip)))
+        for p in (gl, d2):
+            await p.close()
+    finally:
+        srv.stop()
 
 
 async def tokens(browser, clip):
@@ -313,6 +414,11 @@ async def main():
     try:
         await lossless_and_viewers(browser, clip, crcs)
         await lossy_matches_receive(browser, clip)
+        await behind(browser, clip, crcs)
+        await webgl_matches_2d(browser, clip, crcs)
+        frames = y4m_frames(clip)
+        for kind in ("422p10", "mono"):
+            await webgl_matches_2d(browser, *make_variant(frames, kind))
         await tokens(browser, clip)
     finally:
         browser.close()

@@ -253,9 +253,26 @@ LD_EXPORT int ld_feed(size_t n)
 
 /** Numbers about the stream and the last frame: 0 width, 1 height, 2 T, 3 K,
  *  4 tile, 5 frame number, 6 timestamp (us), 7 CRC-32, 8 keyframe, 9 tiles
- *  sent, 10 tiles in all, 11 decode seconds, 12 pixel format code. */
+ *  sent, 10 tiles in all, 11 decode seconds, 12 pixel format code; where the
+ *  page's worker copies the frame from (WebAssembly memory addresses): 13 +
+ *  2p plane p's first byte, 14 + 2p its stride (p = 0..2); 19 the luma (8
+ *  bits, width x height), 20 the previous frame's luma, 21 the heat map
+ *  (float per tile), 22 the change mask (byte per tile); the format: 23
+ *  planes, 24 bit depth, 25 bytes per sample, 26 and 27 log2 of the chroma
+ *  subsampling (horizontal, vertical), 28 samples per pixel in plane 0, 29
+ *  1 for RGB. */
 LD_EXPORT double ld_value(int i)
 {
+    const fovea_frame *f = g.have_frame ? g.ev.frame : NULL;
+    const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(g.fmt);
+    if (i >= 13 && i <= 18) {
+        const int p = (i - 13) / 2;
+        if (!f || !d || p >= d->planes)
+            return 0;
+        return i % 2 ? (double)(uintptr_t)f->data[p] : (double)f->stride[p];
+    }
+    if (i >= 23 && i <= 29 && !d)
+        return 0;
     switch (i) {
     case 0: return g.width;
     case 1: return g.height;
@@ -270,6 +287,17 @@ LD_EXPORT double ld_value(int i)
     case 10: return g.tiles_total;
     case 11: return g.seconds;
     case 12: return (double)g.fmt;
+    case 19: return (double)(uintptr_t)g.luma;
+    case 20: return (double)(uintptr_t)g.prev_luma;
+    case 21: return (double)(uintptr_t)g.heat;
+    case 22: return (double)(uintptr_t)g.mask;
+    case 23: return d->planes;
+    case 24: return d->bit_depth;
+    case 25: return d->bytes_per_sample;
+    case 26: return d->log2_chroma_w;
+    case 27: return d->log2_chroma_h;
+    case 28: return d->components;
+    case 29: return d->is_rgb;
     default: return 0;
     }
 }
@@ -279,19 +307,56 @@ static uint8_t clamp8(int v)
     return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
+/* The views are drawn at every step-th pixel of every step-th row (step 2:
+ * a page showing the canvas at half its size or less draws a quarter of the
+ * pixels); ow x oh pixels. */
+static int out_size(int n, int step)
+{
+    return (n + step - 1) / step;
+}
+
+/* render_video for 8-bit planar YUV (the usual stream), one row at a time
+ * without a test per sample: the same arithmetic. */
+static void render_video_yuv8(const fovea_frame *f, const fovea_pixfmt_desc *d, int step)
+{
+    const int ow = out_size(g.width, step), oh = out_size(g.height, step);
+    for (int oy = 0; oy < oh; oy++) {
+        const int y = oy * step;
+        uint8_t *o = g.rgba + (size_t)oy * (size_t)ow * 4;
+        const uint8_t *ly = f->data[0] + (ptrdiff_t)y * f->stride[0];
+        const int cy = y >> d->log2_chroma_h;
+        const uint8_t *pu = f->data[1] + (ptrdiff_t)cy * f->stride[1];
+        const uint8_t *pv = f->data[2] + (ptrdiff_t)cy * f->stride[2];
+        const int sw = d->log2_chroma_w;
+        for (int x = 0; x < g.width; x += step, o += 4) {
+            const int c = 298 * (ly[x] - 16), dd = pu[x >> sw] - 128, e = pv[x >> sw] - 128;
+            o[0] = clamp8((c + 409 * e + 128) >> 8);
+            o[1] = clamp8((c - 100 * dd - 208 * e + 128) >> 8);
+            o[2] = clamp8((c + 516 * dd + 128) >> 8);
+            o[3] = 255;
+        }
+    }
+}
+
 /* BT.601 limited range, integer: the video view of a YUV frame. */
-static void render_video(const fovea_frame *f)
+static void render_video(const fovea_frame *f, int step)
 {
     const fovea_pixfmt_desc *d = fovea_pixfmt_get_desc(f->fmt);
+    if (d->is_yuv && d->planes == 3 && d->bytes_per_sample == 1) {
+        render_video_yuv8(f, d, step);
+        return;
+    }
     const int sh = depth_shift(), b = d->bit_depth > 8 ? 2 : 1;
     const int nv12 = f->fmt == FOVEA_PIX_NV12;
     const int rgb = d->is_rgb, gray = d->is_yuv && d->planes == 1;
     const int comps = d->components;
-    for (int y = 0; y < g.height; y++) {
-        uint8_t *o = g.rgba + (size_t)y * (size_t)g.width * 4;
+    const int ow = out_size(g.width, step), oh = out_size(g.height, step);
+    for (int oy = 0; oy < oh; oy++) {
+        const int y = oy * step;
+        uint8_t *o = g.rgba + (size_t)oy * (size_t)ow * 4;
         const uint8_t *s0 = f->data[0] + (ptrdiff_t)y * f->stride[0];
         const int cy = y >> d->log2_chroma_h;
-        for (int x = 0; x < g.width; x++, o += 4) {
+        for (int x = 0; x < g.width; x += step, o += 4) {
             o[3] = 255;
             if (rgb) {
                 for (int k = 0; k < 3; k++) {
@@ -328,22 +393,25 @@ static void render_video(const fovea_frame *f)
     }
 }
 
-/** Draw a view into an RGBA buffer of width x height pixels and return it.
- *  view: 0 video, 1 heat map over the luma, 2 noise map on black, 3 noise map
- *  over the video, 4 change mask over the video. heat_norm: 0 scales the heat
- *  map by its largest tile, 1 by a fixed ceiling (a tile changing every frame
- *  is full). */
-LD_EXPORT uint8_t *ld_render(int view, int heat_norm)
+/** Draw a view into an RGBA buffer and return it: ceil(width / step) x
+ *  ceil(height / step) pixels, the frame's at every step-th column and row
+ *  (step 1 or 2). view: 0 video, 1 heat map over the luma, 2 noise map on
+ *  black, 3 noise map over the video, 4 change mask over the video.
+ *  heat_norm: 0 scales the heat map by its largest tile, 1 by a fixed ceiling
+ *  (a tile changing every frame is full). */
+LD_EXPORT uint8_t *ld_render(int view, int heat_norm, int step)
 {
     if (!g.have_frame || !g.ev.frame)
         return NULL;
-    const size_t px = (size_t)g.width * (size_t)g.height;
+    step = step == 2 ? 2 : 1;
+    const int ow = out_size(g.width, step), oh = out_size(g.height, step);
+    const size_t px = (size_t)ow * (size_t)oh;
     if (view == VIEW_NOISE) {
         memset(g.rgba, 0, px * 4);
         for (size_t i = 0; i < px; i++)
             g.rgba[4 * i + 3] = 255;
     } else {
-        render_video(g.ev.frame);
+        render_video(g.ev.frame, step);
     }
     if (view == VIEW_VIDEO)
         return g.rgba;
@@ -353,12 +421,13 @@ LD_EXPORT uint8_t *ld_render(int view, int heat_norm)
         for (int i = 0; i < g.tiles_x * g.tiles_y; i++)
             top = g.heat[i] > top ? g.heat[i] : top;
     }
-    for (int y = 0; y < g.height; y++) {
-        const int ty = y / g.tile;
-        for (int x = 0; x < g.width; x++) {
+    for (int oy = 0; oy < oh; oy++) {
+        const int y = oy * step, ty = y / g.tile;
+        for (int ox = 0; ox < ow; ox++) {
+            const int x = ox * step;
             const size_t i = (size_t)y * (size_t)g.width + (size_t)x;
             const size_t t = (size_t)ty * (size_t)g.tiles_x + (size_t)(x / g.tile);
-            uint8_t *o = g.rgba + 4 * i;
+            uint8_t *o = g.rgba + 4 * ((size_t)oy * (size_t)ow + (size_t)ox);
             if (view == VIEW_HEAT) {
                 float h = g.heat[t] / top;
                 h = h > 1.0f ? 1.0f : h;
