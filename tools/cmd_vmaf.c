@@ -63,7 +63,7 @@ static const cli_option options[] = {
      CLI_OPT_QUIET},
     {"manifest", 0, "FILE",
      "score the pairs listed in FILE (CSV with a header ref,dis[,id]"
-     "[,model][,frames], or JSON lines; '-' = stdin) instead of REF DIS",
+     "[,model][,frames][,features], or JSON lines; '-' = stdin) instead of REF DIS",
      "none", OPT_MANIFEST},
     {"shard", 0, "I/N",
      "with --manifest: score pairs I, I+N, I+2N, ... (0-based, 0 <= I < N), "
