@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
+/* Integer ADM's AVX2 row passes (src/quality/adm_avx2.c) against the C
+ * reference: each row pass on random rows including the extremes of its
+ * input range, and whole frames (random, structured, extreme) at 8, 10, 12
+ * and 16 bits, odd sizes and every CSF mode, to the same bits. Skips where
+ * the CPU has no AVX2. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "quality/adm.h"
+#include "quality/adm_rows.h"
+#include "testutil.h"
+
+/* A random value in [lo, hi], the ends themselves one time in eight. */
+static int32_t rnd_in(test_rng *r, int32_t lo, int32_t hi)
+{
+    const uint32_t u = test_rng_below(r, 16);
+    if (u == 0)
+        return lo;
+    if (u == 1)
+        return hi;
+    return (int32_t)((int64_t)lo + (int64_t)(test_rng_u32(r) % ((uint64_t)hi - lo + 1)));
+}
+
+/* ---------------------------------------------------------------- DWT rows */
+#if defined(__x86_64__) || defined(__i386__)
+
+/* One DWT row of `scale` for an input width w, both ways, compared. */
+static void dwt_case(test_rng *r, int scale, int bpc, int w)
+{
+    const int bw = (w + 1) / 2;
+    const size_t n = (size_t)w + 64;
+    int *ind[4];
+    int *ind_mem = malloc(4 * (size_t)bw * sizeof(int));
+    REQUIRE(ind_mem);
+    for (int k = 0; k < 4; k++)
+        ind[k] = ind_mem + k * bw;
+    adm_dwt_indices(ind, w);
+    adm_dwt_round vr, hr;
+    adm_dwt_rounding(bpc, scale, &vr, &hr);
+    uint8_t *r8[4];
+    int32_t *r32[4];
+    /* level 0: samples of bpc bits; level 1: level 0's int16 bands; above:
+     * any int32 */
+    for (int k = 0; k < 4; k++) {
+        r8[k] = malloc(2 * n);
+        r32[k] = malloc(n * sizeof(int32_t));
+        REQUIRE(r8[k] && r32[k]);
+        for (size_t j = 0; j < n; j++) {
+            const uint32_t s = (uint32_t)rnd_in(r, 0, (1 << bpc) - 1);
+            if (bpc == 8) {
+                r8[k][j] = (uint8_t)s;
+            } else {
+                r8[k][2 * j] = (uint8_t)s;
+                r8[k][2 * j + 1] = (uint8_t)(s >> 8);
+            }
+            r32[k][j] = scale == 1 ? rnd_in(r, -32768, 32767) : rnd_in(r, INT32_MIN, INT32_MAX);
+        }
+    }
+    int32_t *out[2][6];
+    for (int p = 0; p < 2; p++)
+        for (int b = 0; b < 6; b++) {
+            out[p][b] = calloc(n, sizeof(int32_t));
+            REQUIRE(out[p][b]);
+        }
+    const uint8_t *const c8[4] = {r8[0], r8[1], r8[2], r8[3]};
+    const int32_t *const c32[4] = {r32[0], r32[1], r32[2], r32[3]};
+    /* reference: out[0] = lo, hi, a, v, h, d */
+    adm_dwt_vertical(scale, bpc, c8, c32, w, &vr, out[0][0], out[0][1]);
+    adm_dwt_horizontal(scale, ind, out[0][0], out[0][1], w, &hr, out[0][2], out[0][3], out[0][4],
+                       out[0][5]);
+    adm_dwt_row_avx2(scale, bpc, c8, c32, w, ind, &vr, &hr, out[1][0], out[1][1], out[1][2],
+                     out[1][3], out[1][4], out[1][5]);
+    int bad = 0;
+    for (int b = 2; b < 6; b++)
+        bad += memcmp(out[0][b], out[1][b], (size_t)bw * sizeof(int32_t)) != 0;
+    if (bad)
+        fprintf(stderr, "dwt row differs: scale %d, %d bits, width %d\n", scale, bpc, w);
+    CHECK(bad == 0);
+    for (int p = 0; p < 2; p++)
+        for (int b = 0; b < 6; b++)
+            free(out[p][b]);
+    for (int k = 0; k < 4; k++) {
+        free(r8[k]);
+        free(r32[k]);
+    }
+    free(ind_mem);
+}
+
+static void test_dwt_rows(test_rng *r)
+{
+    static const int widths[] = {33, 34, 35, 47, 64, 67, 129, 250, 1921};
+    static const int depths[] = {8, 10, 12, 16};
+    for (int scale = 0; scale < ADM_SCALES; scale++)
+        for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++)
+            for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++)
+                for (int rep = 0; rep < 4; rep++)
+                    dwt_case(r, scale, depths[d], widths[i]);
+}
+
+#else
+static void test_dwt_rows(test_rng *r)
+{
+    (void)r;
+}
+#endif
+
+/* ---------------------------------------------------------------- frames */
+
+/* A w x h plane of bpc-bit samples (16-bit containers above 8): kind 0
+ * uniform noise, 1 a gradient with texture, 2 only the two extremes, 3 flat. */
+static uint8_t *make_plane(test_rng *r, int kind, int w, int h, int bpc, ptrdiff_t *stride)
+{
+    const int bps = bpc > 8 ? 2 : 1;
+    *stride = (ptrdiff_t)w * bps + 3 * bps; /* not a multiple of the vector */
+    uint8_t *p = malloc((size_t)*stride * (size_t)h);
+    REQUIRE(p);
+    const uint32_t max = (1u << bpc) - 1;
+    for (int i = 0; i < h; i++)
+        for (int j = 0; j < w; j++) {
+            uint32_t v;
+            if (kind == 0)
+                v = test_rng_below(r, max + 1);
+            else if (kind == 1)
+                v = (uint32_t)(((uint64_t)(i * 3 + j * 5) * max / (3u * h + 5u * w) +
+                                test_rng_below(r, (max >> 3) + 1)) %
+                               (max + 1));
+            else if (kind == 2)
+                v = test_rng_below(r, 2) ? max : 0;
+            else
+                v = max / 3;
+            if (bps == 1) {
+                p[i * *stride + j] = (uint8_t)v;
+            } else {
+                p[i * *stride + 2 * j] = (uint8_t)v;
+                p[i * *stride + 2 * j + 1] = (uint8_t)(v >> 8);
+            }
+        }
+    return p;
+}
+
+/* dis from ref: 0 independent noise (kind), 1 ref with a gain of 1.25 and
+ * noise (enhancement: the gain limit), 2 ref attenuated toward mid-gray
+ * with noise. */
+static uint8_t *make_dis(test_rng *r, int how, int kind, const uint8_t *ref, int w, int h, int bpc,
+                         ptrdiff_t stride)
+{
+    if (how == 0) {
+        ptrdiff_t s2;
+        uint8_t *p = make_plane(r, kind, w, h, bpc, &s2);
+        REQUIRE(s2 == stride);
+        return p;
+    }
+    const int bps = bpc > 8 ? 2 : 1;
+    const int32_t max = (1 << bpc) - 1, mid = 1 << (bpc - 1);
+    uint8_t *p = malloc((size_t)stride * (size_t)h);
+    REQUIRE(p);
+    for (int i = 0; i < h; i++)
+        for (int j = 0; j < w; j++) {
+            const uint8_t *q = ref + i * stride + j * bps;
+            const int32_t s = bps == 1 ? q[0] : (q[0] | q[1] << 8);
+            const int32_t noise = (int32_t)test_rng_below(r, (uint32_t)(max >> 5) + 1) - (max >> 6);
+            int32_t v = how == 1 ? mid + (s - mid) * 5 / 4 + noise : mid + (s - mid) / 2 + noise;
+            v = v < 0 ? 0 : (v > max ? max : v);
+            uint8_t *o = p + i * stride + j * bps;
+            o[0] = (uint8_t)v;
+            if (bps == 2)
+                o[1] = (uint8_t)(v >> 8);
+        }
+    return p;
+}
+
+static int frame_case(test_rng *r, const adm_params *p, int kind, int how)
+{
+    ptrdiff_t stride;
+    uint8_t *ref = make_plane(r, kind, p->width, p->height, p->bpc, &stride);
+    uint8_t *dis = make_dis(r, how, kind, ref, p->width, p->height, p->bpc, stride);
+    adm_state *st = NULL;
+    REQUIRE(adm_open(&st, p) == FOVEA_OK);
+    adm_raw raw[2];
+    for (int s = 0; s < 2; s++) {
+        CHECK_EQ_INT(adm_set_simd(st, s), s);
+        adm_compute_raw(st, NULL, ref, stride, dis, stride, &raw[s]);
+    }
+    adm_close(&st);
+    free(ref);
+    free(dis);
+    const int same = memcmp(&raw[0], &raw[1], sizeof(raw[0])) == 0;
+    if (!same)
+        fprintf(stderr,
+                "frame differs: %dx%d, %d bits, csf mode %d, kind %d, dis %d: num0 %.9g vs %.9g\n",
+                p->width, p->height, p->bpc, p->csf_mode, kind, how, raw[0].num[0], raw[1].num[0]);
+    CHECK(same);
+    return same;
+}
+
+static void test_frames(test_rng *r)
+{
+    static const int sizes[][2] = {{33, 33}, {35, 47}, {64, 36}, {97, 65}, {161, 90}, {333, 187}};
+    static const int depths[] = {8, 10, 12, 16};
+    int n = 0;
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+        for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++)
+            for (int mode = 0; mode < ADM_CSF_MODES; mode++)
+                for (int kind = 0; kind < 4; kind++)
+                    for (int how = 0; how < 3; how++) {
+                        adm_params p;
+                        adm_default_params(&p, sizes[s][0], sizes[s][1], depths[d]);
+                        p.csf_mode = mode;
+                        if (mode == ADM_CSF_BARTEN) {
+                            p.csf_scale = 1.5;
+                            p.csf_diag_scale = 0.75;
+                        }
+                        if (how == 1 && (kind & 1))
+                            p.enhn_gain_limit = 1.2; /* v1's */
+                        n += frame_case(r, &p, kind, how);
+                    }
+    /* a size of real video, once per depth */
+    for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+        adm_params p;
+        adm_default_params(&p, 1280, 720, depths[d]);
+        n += frame_case(r, &p, 1, 1);
+    }
+    CHECK(n > 0);
+}
+
+int main(void)
+{
+    if (!adm_simd_cpu()) {
+        fprintf(stderr, "test_quality_adm_simd: no AVX2 on this CPU: skipped\n");
+        return TEST_SKIP;
+    }
+    test_rng r;
+    test_rng_seed(&r, 0xad3a5u);
+    test_dwt_rows(&r);
+    test_frames(&r);
+    return test_finish("test_quality_adm_simd");
+}
