@@ -544,4 +544,178 @@ AVX2 void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gai
         decouple4(1, div_lookup, gain, l, r, o, t, rst, add);
 }
 
+/* ---------------------------------------------------------------- masking and sums
+ *
+ * Eight columns at a time; the 64-bit steps on the even columns (the low
+ * halves of the 64-bit lanes) and the odd ones (shifted down) separately. */
+
+/* Arithmetic shift right of 64-bit lanes (AVX2 has the logical one only). */
+AVX2 static inline __m256i srai64(__m256i v, __m128i n)
+{
+    const __m256i s = _mm256_cmpgt_epi64(_mm256_setzero_si256(), v);
+    return _mm256_xor_si256(_mm256_srl_epi64(_mm256_xor_si256(v, s), n), s);
+}
+
+/* (int64_t)x * q of x's low halves (signed) and an unsigned 32-bit q: the
+ * signed product with q read as int32, plus x * 2^32 where q >= 2^31. */
+AVX2 static inline __m256i mul_s32_u32(__m256i x, uint32_t q)
+{
+    const __m256i p = _mm256_mul_epi32(x, _mm256_set1_epi64x((int64_t)q));
+    return q >> 31 ? _mm256_add_epi64(p, _mm256_slli_epi64(x, 32)) : p;
+}
+
+/* The masker's rows of eight columns (mask_cols in adm_sums.c). */
+AVX2 static inline void mask8(const int scale, const uint32_t q[3], const int32_t *const src[3],
+                              int j, int32_t *f, int32_t *c)
+{
+    __m256i fs = _mm256_setzero_si256(), cs = _mm256_setzero_si256();
+    for (int b = 0; b < 3; b++) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(src[b] + j));
+        if (scale == 0) {
+            const int sh = b == 2 ? 17 : 15, rnd = b == 2 ? 65535 : 16384;
+            __m256i v = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_set1_epi32((int32_t)q[b]), x),
+                                         _mm256_set1_epi32(rnd));
+            v = _mm256_srai_epi32(_mm256_slli_epi32(_mm256_srai_epi32(v, sh), 16), 16);
+            const __m256i a = _mm256_abs_epi32(v);
+            const __m256i r = _mm256_set1_epi32(2048);
+            __m256i fa = _mm256_srai_epi32(
+                _mm256_add_epi32(_mm256_mullo_epi32(a, _mm256_set1_epi32(4369)), r), 12);
+            __m256i ca = _mm256_srai_epi32(
+                _mm256_add_epi32(_mm256_mullo_epi32(a, _mm256_set1_epi32(8738)), r), 12);
+            fa = _mm256_srai_epi32(_mm256_slli_epi32(fa, 16), 16);
+            ca = _mm256_srai_epi32(_mm256_slli_epi32(ca, 16), 16);
+            fs = _mm256_add_epi32(fs, fa);
+            cs = _mm256_add_epi32(cs, ca);
+        } else {
+            /* v = (int32_t)((x * q + 2^27) >> 28): the low 32 bits of a
+             * logical shift are those of the arithmetic one */
+            const __m256i rnd = _mm256_set1_epi64x(1 << 27);
+            const __m256i ve = _mm256_srli_epi64(_mm256_add_epi64(mul_s32_u32(x, q[b]), rnd), 28);
+            const __m256i vo = _mm256_srli_epi64(
+                _mm256_add_epi64(mul_s32_u32(_mm256_srli_epi64(x, 32), q[b]), rnd), 28);
+            const __m256i v = _mm256_blend_epi32(ve, _mm256_slli_epi64(vo, 32), 0xAA);
+            const __m256i a = _mm256_abs_epi32(v); /* INT32_MIN stays */
+            /* (k * a - 2^31) >> 32: the high halves of the 64-bit results */
+            const __m256i m31 = _mm256_set1_epi64x(-((int64_t)1 << 31));
+            const __m256i k30 = _mm256_set1_epi64x(143165577), k15 = _mm256_set1_epi64x(286331153);
+            const __m256i ao = _mm256_srli_epi64(a, 32);
+            const __m256i fe = _mm256_add_epi64(_mm256_mul_epi32(a, k30), m31);
+            const __m256i fo = _mm256_add_epi64(_mm256_mul_epi32(ao, k30), m31);
+            const __m256i ce = _mm256_add_epi64(_mm256_mul_epi32(a, k15), m31);
+            const __m256i co = _mm256_add_epi64(_mm256_mul_epi32(ao, k15), m31);
+            fs = _mm256_add_epi32(fs, _mm256_blend_epi32(_mm256_srli_epi64(fe, 32), fo, 0xAA));
+            cs = _mm256_add_epi32(cs, _mm256_blend_epi32(_mm256_srli_epi64(ce, 32), co, 0xAA));
+        }
+    }
+    _mm256_storeu_si256((__m256i *)(void *)(f + j), fs);
+    _mm256_storeu_si256((__m256i *)(void *)(c + j), cs);
+}
+
+AVX2 void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r,
+                            const int32_t *const src[3], int32_t *f, int32_t *c)
+{
+    int j = l;
+    if (scale == 0)
+        for (; j + 8 <= r; j += 8)
+            mask8(0, q, src, j, f, c);
+    else
+        for (; j + 8 <= r; j += 8)
+            mask8(1, q, src, j, f, c);
+    if (j < r)
+        adm_mask_row(scale, q, j, r, src, f, c);
+}
+
+/* The cubed, masked terms of one band at eight columns (num_term in
+ * adm_sums.c), summed into the 64-bit lanes of acc. */
+AVX2 static inline __m256i num8(const int scale, int b, uint32_t q, __m256i r, __m256i thr,
+                                __m128i sh_cub, __m256i rnd_cub, __m256i acc)
+{
+    __m256i x;
+    __m128i sh_sq;
+    __m256i rnd_sq;
+    if (scale == 0) {
+        const int sub = b == 2 ? 12 : 10, shq = b == 2 ? 30 : 29;
+        const __m256i xv = _mm256_mullo_epi32(r, _mm256_set1_epi32((int32_t)q));
+        x = _mm256_sub_epi32(_mm256_abs_epi32(xv), _mm256_slli_epi32(thr, sub));
+        sh_sq = _mm_cvtsi32_si128(shq);
+        rnd_sq = _mm256_set1_epi64x((int64_t)1 << (shq - 1));
+    } else {
+        const __m256i rnd = _mm256_set1_epi64x(1 << 27);
+        const __m256i ve = _mm256_srli_epi64(_mm256_add_epi64(mul_s32_u32(r, q), rnd), 28);
+        const __m256i vo =
+            _mm256_srli_epi64(_mm256_add_epi64(mul_s32_u32(_mm256_srli_epi64(r, 32), q), rnd), 28);
+        const __m256i xv = _mm256_blend_epi32(ve, _mm256_slli_epi64(vo, 32), 0xAA);
+        x = _mm256_sub_epi32(_mm256_abs_epi32(xv), thr);
+        sh_sq = _mm_cvtsi32_si128(30);
+        rnd_sq = _mm256_set1_epi64x((int64_t)1 << 29);
+    }
+    x = _mm256_max_epi32(x, _mm256_setzero_si256());
+    const __m256i xo = _mm256_srli_epi64(x, 32);
+    /* x_sq = (int32_t)((x * x + rnd) >> sh), x >= 0: its low 32 bits */
+    const __m256i qe = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epu32(x, x), rnd_sq), sh_sq);
+    const __m256i qo = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epu32(xo, xo), rnd_sq), sh_sq);
+    /* (int64_t)x_sq * x, x_sq signed */
+    const __m256i te = srai64(_mm256_add_epi64(_mm256_mul_epi32(qe, x), rnd_cub), sh_cub);
+    const __m256i to = srai64(_mm256_add_epi64(_mm256_mul_epi32(qo, xo), rnd_cub), sh_cub);
+    return _mm256_add_epi64(acc, _mm256_add_epi64(te, to));
+}
+
+AVX2 static inline int64_t hsum64(__m256i v)
+{
+    int64_t t[4];
+    _mm256_storeu_si256((__m256i *)(void *)t, v);
+    return (int64_t)((uint64_t)t[0] + (uint64_t)t[1] + (uint64_t)t[2] + (uint64_t)t[3]);
+}
+
+/* The numerator sums of a row's scored columns (num_cols in adm_sums.c); the
+ * integer sums are the same in any order. */
+AVX2 static inline void num_cols8(const int scale, const adm_level *L, const int32_t *const x[3],
+                                  const int32_t *m, const int32_t *z, const int32_t *p,
+                                  const int32_t *c, int64_t inner[3])
+{
+    __m256i acc[3] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+    __m128i sh[3];
+    __m256i rnd[3];
+    for (int b = 0; b < 3; b++) {
+        sh[b] = _mm_cvtsi32_si128((int)L->num_cub_shift[b]);
+        rnd[b] = _mm256_set1_epi64x(L->num_cub_round[b]);
+    }
+    int j = L->sl;
+    for (; j + 8 <= L->sr; j += 8) {
+#define LD(ptr) _mm256_loadu_si256((const __m256i *)(const void *)(ptr))
+        __m256i t = _mm256_add_epi32(_mm256_add_epi32(LD(m + j - 1), LD(m + j)), LD(m + j + 1));
+        t = _mm256_add_epi32(t, _mm256_add_epi32(LD(z + j - 1), LD(z + j + 1)));
+        t = _mm256_add_epi32(t, _mm256_add_epi32(LD(p + j - 1), LD(p + j)));
+        t = _mm256_add_epi32(t, _mm256_add_epi32(LD(p + j + 1), LD(c + j)));
+        for (int b = 0; b < 3; b++)
+            acc[b] = num8(scale, b, L->q[b], LD(x[b] + j), t, sh[b], rnd[b], acc[b]);
+#undef LD
+    }
+    for (int b = 0; b < 3; b++)
+        inner[b] = hsum64(acc[b]);
+    if (j < L->sr) {
+        /* the last columns by the reference, on a copy of L with those only */
+        adm_level T = *L;
+        int64_t rest[3] = {0, 0, 0};
+        T.sl = j;
+        T.num_row_round = 0;
+        T.num_row_shift = 0;
+        adm_num_row(&T, x, m, z, p, c, rest);
+        for (int b = 0; b < 3; b++)
+            inner[b] = (int64_t)((uint64_t)inner[b] + (uint64_t)rest[b]);
+    }
+}
+
+AVX2 void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
+                           const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3])
+{
+    int64_t inner[3];
+    if (L->scale == 0)
+        num_cols8(0, L, x, fm, f0, fp, c, inner);
+    else
+        num_cols8(1, L, x, fm, f0, fp, c, inner);
+    for (int b = 0; b < 3; b++)
+        accum[b] += (inner[b] + L->num_row_round) >> L->num_row_shift;
+}
+
 #endif

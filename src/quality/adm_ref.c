@@ -195,6 +195,15 @@ static void dwt_row(const adm_job *j, adm_thread *t, int s, int p, int keep)
                        t->band[s][BAND_V], t->band[s][BAND_H], t->band[s][BAND_D]);
 }
 
+/* The AVX2 row passes where the build has them (st->simd is 0 elsewhere). */
+#if defined(__x86_64__) || defined(__i386__)
+#define num_row_simd adm_num_row_avx2
+#define mask_row_simd adm_mask_row_avx2
+#else
+#define num_row_simd adm_num_row
+#define mask_row_simd adm_mask_row
+#endif
+
 /* The decoupling of a row: AVX2 or C. */
 static void decouple_row(const adm_state *st, int scale, int l, int r, const int32_t *const o[3],
                          const int32_t *const t[3], int32_t *const rst[3], int32_t *const add[3])
@@ -218,8 +227,8 @@ static void num_at(const adm_job *j, adm_thread *t, int i)
     for (int x = 0; x < 2; x++) {
         const int m = 1 - x; /* the masker */
         const int32_t *xr[3] = {t->x[x][0][i & 1], t->x[x][1][i & 1], t->x[x][2][i & 1]};
-        adm_num_row(&j->L, xr, t->f[m][rm], t->f[m][r0], t->f[m][rp], t->c[m][i & 1],
-                    t->acc + 3 + 3 * x);
+        (j->st->simd ? num_row_simd : adm_num_row)(&j->L, xr, t->f[m][rm], t->f[m][r0], t->f[m][rp],
+                                                   t->c[m][i & 1], t->acc + 3 + 3 * x);
     }
 }
 
@@ -262,7 +271,8 @@ static void level_rows(void *arg, int i0, int i1, int thread)
                 adm_den_row(L, (const int32_t *const *)t->band[0], t->acc);
             for (int m = 0; m < 2; m++) {
                 int32_t *f = t->f[m][p % 3], *c = t->c[m][p & 1];
-                adm_mask_row(L->scale, L->q, cl, cr, (const int32_t *const *)(m ? add : rst), f, c);
+                (st->simd ? mask_row_simd : adm_mask_row)(
+                    L->scale, L->q, cl, cr, (const int32_t *const *)(m ? add : rst), f, c);
                 /* the border rule of the neighborhood: -1 reads 1, w reads w - 1 */
                 if (L->sl == 0)
                     f[-1] = f[1];

@@ -30,6 +30,12 @@ enum { BAND_H, BAND_V, BAND_D, BAND_A, NBANDS };
 void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gain, int l, int r,
                            const int32_t *const o[3], const int32_t *const t[3],
                            int32_t *const rst[3], int32_t *const add[3]);
+/* The masker's rows and the numerator sums of a row (adm_mask_row's and
+ * adm_num_row's arguments). */
+void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r, const int32_t *const src[3],
+                       int32_t *f, int32_t *c);
+void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
+                      const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
 
 #endif
 
@@ -48,6 +54,12 @@ void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gain, in
 void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gain, int l, int r,
                            const int32_t *const o[3], const int32_t *const t[3],
                            int32_t *const rst[3], int32_t *const add[3]);
+/* The masker's rows and the numerator sums of a row (adm_mask_row's and
+ * adm_num_row's arguments). */
+void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r, const int32_t *const src[3],
+                       int32_t *f, int32_t *c);
+void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
+                      const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
 
 #endif
 
@@ -58,6 +70,12 @@ void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gain, in
 void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gain, int l, int r,
                            const int32_t *const o[3], const int32_t *const t[3],
                            int32_t *const rst[3], int32_t *const add[3]);
+/* The masker's rows and the numerator sums of a row (adm_mask_row's and
+ * adm_num_row's arguments). */
+void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r, const int32_t *const src[3],
+                       int32_t *f, int32_t *c);
+void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
+                      const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
 
 #endif
 
@@ -103,5 +121,11 @@ void adm_dwt_row_avx2(int scale, int bpc, const uint8_t *const r8[4], const int3
 void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gain, int l, int r,
                            const int32_t *const o[3], const int32_t *const t[3],
                            int32_t *const rst[3], int32_t *const add[3]);
+/* The masker's rows and the numerator sums of a row (adm_mask_row's and
+ * adm_num_row's arguments). */
+void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r, const int32_t *const src[3],
+                       int32_t *f, int32_t *c);
+void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
+                      const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
 
 #endif
