@@ -385,21 +385,6 @@ AVX2 static inline __m128i clamp_ratio(__m256i p, __m256i cnt, __m128i o)
     return _mm_blendv_epi8(LOW32(k), _mm_set1_epi32(32768), zero);
 }
 
-/* Level 0: the table read at o itself (|o| <= 2^15); k and x = k*o rounded
- * (|k*o| <= 2^30: 32 bits), kept int16. */
-AVX2 static inline __m128i ratio0(const int32_t *div, __m128i o, __m128i t, __m128i *x)
-{
-    const __m128i d = _mm_i32gather_epi32(div + 32768, o, 4);
-    const __m256i p =
-        _mm256_add_epi64(_mm256_mul_epi32(_mm256_cvtepi32_epi64(d), _mm256_cvtepi32_epi64(t)),
-                         _mm256_set1_epi64x(16384));
-    const __m128i k = clamp_ratio(p, _mm256_set1_epi64x(15), o);
-    const __m128i ko =
-        _mm_srai_epi32(_mm_add_epi32(_mm_mullo_epi32(k, o), _mm_set1_epi32(16384)), 15);
-    *x = _mm_srai_epi32(_mm_slli_epi32(ko, 16), 16);
-    return k;
-}
-
 /* Levels 1..3: |o| rounded to its 15 leading bits (sh = the bits of |o| >>
  * 15, from the exponent of its exact float), the table read at o's sign
  * times that, the shift undone after the multiply; x = k*o rounded in 64
@@ -427,25 +412,22 @@ AVX2 static inline __m128i ratio1(const int32_t *div, __m128i o, __m128i t, __m1
     return k;
 }
 
-/* An exact int32 sum a*b + c*d of int16 values (pmaddwd) as float: the one
- * sum that wraps, 2 * (-2^15)^2 = 2^31, reads INT32_MIN, which no other
- * sum gives. */
-AVX2 static inline __m128 dot16_ps(__m128i a, __m128i b, __m128i c, __m128i d)
-{
-    const __m128i ac = _mm_blend_epi16(a, _mm_slli_epi32(c, 16), 0xAA);
-    const __m128i bd = _mm_blend_epi16(b, _mm_slli_epi32(d, 16), 0xAA);
-    const __m128i s = _mm_madd_epi16(ac, bd);
-    const __m128i wrap = _mm_cmpeq_epi32(s, _mm_set1_epi32(INT32_MIN));
-    return _mm_blendv_ps(_mm_cvtepi32_ps(s), _mm_set1_ps(2147483648.0f), _mm_castsi128_ps(wrap));
-}
-
-/* (float)(a*b + c*d) of int32 values in 64 bits (wrapping), rounded once:
- * the sums in vectors, the conversions scalar (AVX2 has no int64 to float). */
+/* (float)(a*b + c*d) of int32 values in 64 bits (wrapping), rounded once.
+ * AVX2 has no int64 to float: sums in [-2^51, 2^51) go through a double
+ * exactly (the bits of s + 1.5 * 2^52, less that), then to float (one
+ * rounding); larger ones are converted one by one. */
 AVX2 static inline __m128 dot32_ps(__m128i a, __m128i b, __m128i c, __m128i d)
 {
     const __m256i s =
         _mm256_add_epi64(_mm256_mul_epi32(_mm256_cvtepi32_epi64(a), _mm256_cvtepi32_epi64(b)),
                          _mm256_mul_epi32(_mm256_cvtepi32_epi64(c), _mm256_cvtepi32_epi64(d)));
+    const __m256i biased = _mm256_add_epi64(s, _mm256_set1_epi64x((int64_t)1 << 51));
+    if (_mm256_testz_si256(biased, _mm256_set1_epi64x(~(((int64_t)1 << 52) - 1)))) {
+        const __m256i magic = _mm256_set1_epi64x(0x4338000000000000);
+        const __m256d v = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(s, magic)),
+                                        _mm256_castsi256_pd(magic));
+        return _mm256_cvtpd_ps(v);
+    }
     int64_t v[4];
     _mm256_storeu_si256((__m256i *)(void *)v, s);
     return _mm_setr_ps((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
@@ -471,13 +453,6 @@ AVX2 static inline __m128i restore4(int scale, __m128i o, __m128i t, __m128i x, 
     return _mm_blendv_epi8(x, e, use);
 }
 
-/* t - restored, wrapped to the level's width. */
-AVX2 static inline __m128i additive4(int scale, __m128i t, __m128i x)
-{
-    const __m128i a = _mm_sub_epi32(t, x);
-    return scale == 0 ? _mm_srai_epi32(_mm_slli_epi32(a, 16), 16) : a;
-}
-
 AVX2 static inline __m128i load4(const int32_t *p)
 {
     return _mm_loadu_si128((const __m128i *)(const void *)p);
@@ -488,50 +463,116 @@ AVX2 static inline void store4(int32_t *p, __m128i v)
     _mm_storeu_si128((__m128i *)(void *)p, v);
 }
 
-/* Columns [l, r) of a row, four at a time; the last r - l mod 4 by the
- * reference. scale is 0 or 1 (levels 1..3) at every call, so each inlined
- * copy has one path. */
-AVX2 static inline void decouple4(const int scale, const int32_t *div, double gain, int l, int r,
-                                  const int32_t *const o[3], const int32_t *const t[3],
-                                  int32_t *const rst[3], int32_t *const add[3])
+/* Level 0's k for eight columns, in 32-bit lanes: with the table entry d =
+ * dh * 2^15 + dl (dh = d >> 15, 0 <= dl < 2^15), (d*t + 2^14) >> 15 is
+ * dh*t + ((dl*t + 2^14) >> 15) exactly, and every term fits 32 bits
+ * (|dh|, |t| <= 2^15). x = k*o rounded, kept int16. */
+AVX2 static inline __m256i ratio0_8(const int32_t *div, __m256i o, __m256i t, __m256i *x)
 {
-    const __m256d vgain = _mm256_set1_pd(gain);
+    const __m256i d = _mm256_i32gather_epi32(div + 32768, o, 4);
+    const __m256i dh = _mm256_srai_epi32(d, 15), dl = _mm256_and_si256(d, _mm256_set1_epi32(32767));
+    const __m256i r14 = _mm256_set1_epi32(16384), q15 = _mm256_set1_epi32(32768);
+    __m256i k =
+        _mm256_add_epi32(_mm256_mullo_epi32(dh, t),
+                         _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(dl, t), r14), 15));
+    k = _mm256_min_epi32(_mm256_max_epi32(k, _mm256_setzero_si256()), q15);
+    k = _mm256_blendv_epi8(k, q15, _mm256_cmpeq_epi32(o, _mm256_setzero_si256()));
+    const __m256i ko = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(k, o), r14), 15);
+    *x = _mm256_srai_epi32(_mm256_slli_epi32(ko, 16), 16);
+    return k;
+}
+
+/* (float)(a*b + c*d) of int16 values: pmaddwd's int32 sum is exact but for
+ * the one sum that wraps, 2 * (-2^15)^2 = 2^31, which reads INT32_MIN (no
+ * other sum gives it); converted with the reference's rounding. */
+AVX2 static inline __m256 dot16_8(__m256i a, __m256i b, __m256i c, __m256i d)
+{
+    const __m256i ac = _mm256_blend_epi16(a, _mm256_slli_epi32(c, 16), 0xAA);
+    const __m256i bd = _mm256_blend_epi16(b, _mm256_slli_epi32(d, 16), 0xAA);
+    const __m256i s = _mm256_madd_epi16(ac, bd);
+    const __m256i wrap = _mm256_cmpeq_epi32(s, _mm256_set1_epi32(INT32_MIN));
+    return _mm256_blendv_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(2147483648.0f),
+                            _mm256_castsi256_ps(wrap));
+}
+
+/* The angle test of four columns from its float sums (see restore_cols). */
+AVX2 static inline __m128i angle4(__m128 ot_dp, __m128 o_mag, __m128 t_mag)
+{
     const __m256d cos_sq = _mm256_set1_pd((double)adm_cos_1deg_sq());
     const __m256d inv4096 = _mm256_set1_pd(1.0 / 4096.0);
+    /* x / 4096.0 is x * 2^-12 exactly (no subnormals here) */
+    const __m256d dp = _mm256_mul_pd(_mm256_cvtps_pd(ot_dp), inv4096);
+    const __m256d rhs =
+        _mm256_mul_pd(_mm256_mul_pd(cos_sq, _mm256_mul_pd(_mm256_cvtps_pd(o_mag), inv4096)),
+                      _mm256_mul_pd(_mm256_cvtps_pd(t_mag), inv4096));
+    const __m256d angle = _mm256_and_pd(_mm256_cmp_pd(dp, _mm256_setzero_pd(), _CMP_GE_OQ),
+                                        _mm256_cmp_pd(_mm256_mul_pd(dp, dp), rhs, _CMP_GE_OQ));
+    return LOW32(_mm256_castpd_si256(angle));
+}
+
+#define LO128(v) _mm256_castsi256_si128(v)
+#define HI128(v) _mm256_extracti128_si256(v, 1)
+
+/* Level 0, eight columns at a time. */
+AVX2 static void decouple0(const int32_t *div, double gain, int l, int r, const int32_t *const o[3],
+                           const int32_t *const t[3], int32_t *const rst[3], int32_t *const add[3])
+{
+    const __m256d vgain = _mm256_set1_pd(gain);
+    int j = l;
+    for (; j + 8 <= r; j += 8) {
+        __m256i ov[3], tv[3], x[3], k[3];
+        for (int b = 0; b < 3; b++) {
+            ov[b] = _mm256_loadu_si256((const __m256i *)(const void *)(o[b] + j));
+            tv[b] = _mm256_loadu_si256((const __m256i *)(const void *)(t[b] + j));
+            k[b] = ratio0_8(div, ov[b], tv[b], &x[b]);
+        }
+        const __m256 ot_dp = dot16_8(ov[BAND_H], tv[BAND_H], ov[BAND_V], tv[BAND_V]);
+        const __m256 o_mag = dot16_8(ov[BAND_H], ov[BAND_H], ov[BAND_V], ov[BAND_V]);
+        const __m256 t_mag = dot16_8(tv[BAND_H], tv[BAND_H], tv[BAND_V], tv[BAND_V]);
+        const __m128i ok0 = angle4(_mm256_castps256_ps128(ot_dp), _mm256_castps256_ps128(o_mag),
+                                   _mm256_castps256_ps128(t_mag));
+        const __m128i ok1 = angle4(_mm256_extractf128_ps(ot_dp, 1), _mm256_extractf128_ps(o_mag, 1),
+                                   _mm256_extractf128_ps(t_mag, 1));
+        for (int b = 0; b < 3; b++) {
+            const __m128i e0 =
+                restore4(0, LO128(ov[b]), LO128(tv[b]), LO128(x[b]), LO128(k[b]), ok0, vgain);
+            const __m128i e1 =
+                restore4(0, HI128(ov[b]), HI128(tv[b]), HI128(x[b]), HI128(k[b]), ok1, vgain);
+            const __m256i e = _mm256_inserti128_si256(_mm256_castsi128_si256(e0), e1, 1);
+            const __m256i a = _mm256_sub_epi32(tv[b], e);
+            _mm256_storeu_si256((__m256i *)(void *)(rst[b] + j), e);
+            _mm256_storeu_si256((__m256i *)(void *)(add[b] + j),
+                                _mm256_srai_epi32(_mm256_slli_epi32(a, 16), 16));
+        }
+    }
+    if (j < r)
+        adm_decouple_row(0, div, gain, j, r, o, t, rst, add);
+}
+
+/* Levels 1..3, four columns at a time. */
+AVX2 static void decouple1(const int32_t *div, double gain, int l, int r, const int32_t *const o[3],
+                           const int32_t *const t[3], int32_t *const rst[3], int32_t *const add[3])
+{
+    const __m256d vgain = _mm256_set1_pd(gain);
     int j = l;
     for (; j + 4 <= r; j += 4) {
         __m128i ov[3], tv[3], x[3], k[3];
         for (int b = 0; b < 3; b++) {
             ov[b] = load4(o[b] + j);
             tv[b] = load4(t[b] + j);
-            k[b] = scale == 0 ? ratio0(div, ov[b], tv[b], &x[b]) : ratio1(div, ov[b], tv[b], &x[b]);
+            k[b] = ratio1(div, ov[b], tv[b], &x[b]);
         }
-        __m128 ot_dp, o_mag, t_mag;
-        if (scale == 0) {
-            ot_dp = dot16_ps(ov[BAND_H], tv[BAND_H], ov[BAND_V], tv[BAND_V]);
-            o_mag = dot16_ps(ov[BAND_H], ov[BAND_H], ov[BAND_V], ov[BAND_V]);
-            t_mag = dot16_ps(tv[BAND_H], tv[BAND_H], tv[BAND_V], tv[BAND_V]);
-        } else {
-            ot_dp = dot32_ps(ov[BAND_H], tv[BAND_H], ov[BAND_V], tv[BAND_V]);
-            o_mag = dot32_ps(ov[BAND_H], ov[BAND_H], ov[BAND_V], ov[BAND_V]);
-            t_mag = dot32_ps(tv[BAND_H], tv[BAND_H], tv[BAND_V], tv[BAND_V]);
-        }
-        /* x / 4096.0 is x * 2^-12 exactly (no subnormals here) */
-        const __m256d dp = _mm256_mul_pd(_mm256_cvtps_pd(ot_dp), inv4096);
-        const __m256d rhs =
-            _mm256_mul_pd(_mm256_mul_pd(cos_sq, _mm256_mul_pd(_mm256_cvtps_pd(o_mag), inv4096)),
-                          _mm256_mul_pd(_mm256_cvtps_pd(t_mag), inv4096));
-        const __m256d angle = _mm256_and_pd(_mm256_cmp_pd(dp, _mm256_setzero_pd(), _CMP_GE_OQ),
-                                            _mm256_cmp_pd(_mm256_mul_pd(dp, dp), rhs, _CMP_GE_OQ));
-        const __m128i ok = LOW32(_mm256_castpd_si256(angle));
+        const __m128i ok = angle4(dot32_ps(ov[BAND_H], tv[BAND_H], ov[BAND_V], tv[BAND_V]),
+                                  dot32_ps(ov[BAND_H], ov[BAND_H], ov[BAND_V], ov[BAND_V]),
+                                  dot32_ps(tv[BAND_H], tv[BAND_H], tv[BAND_V], tv[BAND_V]));
         for (int b = 0; b < 3; b++) {
-            const __m128i e = restore4(scale, ov[b], tv[b], x[b], k[b], ok, vgain);
+            const __m128i e = restore4(1, ov[b], tv[b], x[b], k[b], ok, vgain);
             store4(rst[b] + j, e);
-            store4(add[b] + j, additive4(scale, tv[b], e));
+            store4(add[b] + j, _mm_sub_epi32(tv[b], e));
         }
     }
     if (j < r)
-        adm_decouple_row(scale, div, gain, j, r, o, t, rst, add);
+        adm_decouple_row(1, div, gain, j, r, o, t, rst, add);
 }
 
 AVX2 void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gain, int l, int r,
@@ -539,9 +580,9 @@ AVX2 void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gai
                                 int32_t *const rst[3], int32_t *const add[3])
 {
     if (scale == 0)
-        decouple4(0, div_lookup, gain, l, r, o, t, rst, add);
+        decouple0(div_lookup, gain, l, r, o, t, rst, add);
     else
-        decouple4(1, div_lookup, gain, l, r, o, t, rst, add);
+        decouple1(div_lookup, gain, l, r, o, t, rst, add);
 }
 
 /* ---------------------------------------------------------------- masking and sums
