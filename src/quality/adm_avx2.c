@@ -759,4 +759,63 @@ AVX2 void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const 
         accum[b] += (inner[b] + L->num_row_round) >> L->num_row_shift;
 }
 
+/* The denominator's row sums (adm_den_row in adm_sums.c), eight columns at
+ * a time, the cubes in unsigned 64-bit lanes (even and odd columns). */
+AVX2 static inline __m256i den8_0(__m256i x, __m256i acc)
+{
+    const __m256i a = _mm256_and_si256(_mm256_abs_epi32(x), _mm256_set1_epi32(0xffff));
+    const __m256i sq = _mm256_mullo_epi32(a, a); /* <= 2^30 */
+    acc = _mm256_add_epi64(acc, _mm256_mul_epu32(sq, a));
+    return _mm256_add_epi64(acc,
+                            _mm256_mul_epu32(_mm256_srli_epi64(sq, 32), _mm256_srli_epi64(a, 32)));
+}
+
+/* ((a*a + 2^sq) >> sq) * a in wrapping uint64 (a < 2^32 in the low half:
+ * the product of the 64-bit square by a from its two halves), rounded. */
+AVX2 static inline __m256i den_cube(__m256i a, __m128i sq, __m256i rsq, __m128i sh, __m256i rnd)
+{
+    const __m256i t = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epu32(a, a), rsq), sq);
+    const __m256i ta =
+        _mm256_add_epi64(_mm256_mul_epu32(t, a),
+                         _mm256_slli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(t, 32), a), 32));
+    return _mm256_srl_epi64(_mm256_add_epi64(ta, rnd), sh);
+}
+
+AVX2 void adm_den_row_avx2(const adm_level *L, const int32_t *const o[3], int64_t accum[3])
+{
+    for (int b = 0; b < 3; b++) {
+        const int32_t *x = o[b];
+        __m256i acc = _mm256_setzero_si256();
+        int j = L->sl;
+        if (L->scale == 0) {
+            for (; j + 8 <= L->sr; j += 8)
+                acc = den8_0(_mm256_loadu_si256((const __m256i *)(const void *)(x + j)), acc);
+        } else {
+            const __m128i sq = _mm_cvtsi32_si128((int)L->den_sq);
+            const __m128i sh = _mm_cvtsi32_si128((int)L->den_cub_shift);
+            const __m256i rsq = _mm256_set1_epi64x((int64_t)((uint64_t)1 << L->den_sq));
+            const __m256i rnd = _mm256_set1_epi64x((int64_t)L->den_cub_round);
+            for (; j + 8 <= L->sr; j += 8) {
+                const __m256i a =
+                    _mm256_abs_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(x + j)));
+                acc = _mm256_add_epi64(acc, den_cube(a, sq, rsq, sh, rnd));
+                acc = _mm256_add_epi64(acc, den_cube(_mm256_srli_epi64(a, 32), sq, rsq, sh, rnd));
+            }
+        }
+        uint64_t inner = (uint64_t)hsum64(acc);
+        /* the last columns by the reference, on a copy of L with those only */
+        if (j < L->sr) {
+            adm_level T = *L;
+            const int32_t *one[3] = {x, x, x};
+            int64_t rest[3] = {0, 0, 0};
+            T.sl = j;
+            T.den_row_round = 0;
+            T.den_row_shift = 0;
+            adm_den_row(&T, one, rest);
+            inner += (uint64_t)rest[0];
+        }
+        accum[b] = (int64_t)((uint64_t)accum[b] + ((inner + L->den_row_round) >> L->den_row_shift));
+    }
+}
+
 #endif

@@ -199,9 +199,11 @@ static void dwt_row(const adm_job *j, adm_thread *t, int s, int p, int keep)
 #if defined(__x86_64__) || defined(__i386__)
 #define num_row_simd adm_num_row_avx2
 #define mask_row_simd adm_mask_row_avx2
+#define den_row_simd adm_den_row_avx2
 #else
 #define num_row_simd adm_num_row
 #define mask_row_simd adm_mask_row
+#define den_row_simd adm_den_row
 #endif
 
 /* The decoupling of a row: AVX2 or C. */
@@ -268,7 +270,8 @@ static void level_rows(void *arg, int i0, int i1, int thread)
             decouple_row(st, L->scale, cl, cr, (const int32_t *const *)t->band[0],
                          (const int32_t *const *)t->band[1], rst, add);
             if (p >= n0 && p < n1)
-                adm_den_row(L, (const int32_t *const *)t->band[0], t->acc);
+                (st->simd ? den_row_simd : adm_den_row)(L, (const int32_t *const *)t->band[0],
+                                                        t->acc);
             for (int m = 0; m < 2; m++) {
                 int32_t *f = t->f[m][p % 3], *c = t->c[m][p & 1];
                 (st->simd ? mask_row_simd : adm_mask_row)(

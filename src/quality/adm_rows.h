@@ -36,6 +36,8 @@ void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r, const int32
                        int32_t *f, int32_t *c);
 void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
                       const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
+/* The denominator's sums of a row (adm_den_row's arguments). */
+void adm_den_row_avx2(const adm_level *L, const int32_t *const o[3], int64_t accum[3]);
 
 #endif
 
@@ -60,6 +62,8 @@ void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r, const int32
                        int32_t *f, int32_t *c);
 void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
                       const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
+/* The denominator's sums of a row (adm_den_row's arguments). */
+void adm_den_row_avx2(const adm_level *L, const int32_t *const o[3], int64_t accum[3]);
 
 #endif
 
@@ -76,6 +80,8 @@ void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r, const int32
                        int32_t *f, int32_t *c);
 void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
                       const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
+/* The denominator's sums of a row (adm_den_row's arguments). */
+void adm_den_row_avx2(const adm_level *L, const int32_t *const o[3], int64_t accum[3]);
 
 #endif
 
@@ -127,5 +133,7 @@ void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r, const int32
                        int32_t *f, int32_t *c);
 void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
                       const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
+/* The denominator's sums of a row (adm_den_row's arguments). */
+void adm_den_row_avx2(const adm_level *L, const int32_t *const o[3], int64_t accum[3]);
 
 #endif
