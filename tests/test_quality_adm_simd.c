@@ -142,7 +142,8 @@ static void rows_case(test_rng *r, const adm_params *p, int scale, const int32_t
             fc[s][x] = rand_row(r, n, 0, 0);
     const int l = (int)test_rng_below(r, 3) % (n / 2 + 1),
               rr = n - (int)test_rng_below(r, 3) % (n / 2 + 1);
-    const double gain = test_rng_below(r, 2) ? 100.0 : 1.2;
+    static const double gains[4] = {100.0, 1.2, 1.0, 7.0}; /* integer ones: a path of their own */
+    const double gain = gains[test_rng_below(r, 4)];
     const int32_t *const co[3] = {o[0], o[1], o[2]}, *const ct[3] = {t[0], t[1], t[2]};
     adm_decouple_row(scale, div, gain, l, rr, co, ct, out[0][0], out[0][1]);
     adm_decouple_row_avx2(scale, div, gain, l, rr, co, ct, out[1][0], out[1][1]);
@@ -338,8 +339,8 @@ static void test_frames(test_rng *r)
                             p.csf_scale = 1.5;
                             p.csf_diag_scale = 0.75;
                         }
-                        if (how == 1 && (kind & 1))
-                            p.enhn_gain_limit = 1.2; /* v1's */
+                        if (how == 1) /* v1's 1.0, and one not an integer */
+                            p.enhn_gain_limit = kind & 1 ? 1.2 : 1.0;
                         n += frame_case(r, &p, kind, how);
                     }
     /* a size of real video, once per depth */

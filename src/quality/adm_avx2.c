@@ -510,6 +510,29 @@ AVX2 static inline __m128i angle4(__m128 ot_dp, __m128 o_mag, __m128 t_mag)
     return LOW32(_mm256_castpd_si256(angle));
 }
 
+/* The restored value with an integer gain limit g (libvmaf's defaults 100
+ * and its v1 models' 1): (double)x * g is then exact and truncates to
+ * itself, so the limited value is min(x*g, t) where o > 0 (x, t >= 0 where
+ * it is used) and max(x*g, t) where o < 0, in 32-bit lanes (|x| <= 2^15 at
+ * level 0, g <= 100; above, g == 1 only). */
+AVX2 static inline __m256i restore8_int(__m256i o, __m256i t, __m256i x, __m256i k, __m256i ok,
+                                        int g)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i xg = g == 1 ? x : _mm256_mullo_epi32(x, _mm256_set1_epi32(g));
+    const __m256i v = _mm256_blendv_epi8(_mm256_max_epi32(xg, t), _mm256_min_epi32(xg, t),
+                                         _mm256_cmpgt_epi32(o, zero));
+    const __m256i use = _mm256_andnot_si256(_mm256_cmpeq_epi32(o, zero),
+                                            _mm256_and_si256(ok, _mm256_cmpgt_epi32(k, zero)));
+    return _mm256_blendv_epi8(x, v, use);
+}
+
+/* gain as an integer when it is one (1..100), else 0. */
+static inline int integer_gain(double gain)
+{
+    return gain >= 1.0 && gain <= 100.0 && gain == (double)(int)gain ? (int)gain : 0;
+}
+
 #define LO128(v) _mm256_castsi256_si128(v)
 #define HI128(v) _mm256_extracti128_si256(v, 1)
 
@@ -518,6 +541,7 @@ AVX2 static void decouple0(const int32_t *div, double gain, int l, int r, const 
                            const int32_t *const t[3], int32_t *const rst[3], int32_t *const add[3])
 {
     const __m256d vgain = _mm256_set1_pd(gain);
+    const int gi = integer_gain(gain);
     int j = l;
     for (; j + 8 <= r; j += 8) {
         __m256i ov[3], tv[3], x[3], k[3];
@@ -533,12 +557,18 @@ AVX2 static void decouple0(const int32_t *div, double gain, int l, int r, const 
                                    _mm256_castps256_ps128(t_mag));
         const __m128i ok1 = angle4(_mm256_extractf128_ps(ot_dp, 1), _mm256_extractf128_ps(o_mag, 1),
                                    _mm256_extractf128_ps(t_mag, 1));
+        const __m256i ok = _mm256_inserti128_si256(_mm256_castsi128_si256(ok0), ok1, 1);
         for (int b = 0; b < 3; b++) {
-            const __m128i e0 =
-                restore4(0, LO128(ov[b]), LO128(tv[b]), LO128(x[b]), LO128(k[b]), ok0, vgain);
-            const __m128i e1 =
-                restore4(0, HI128(ov[b]), HI128(tv[b]), HI128(x[b]), HI128(k[b]), ok1, vgain);
-            const __m256i e = _mm256_inserti128_si256(_mm256_castsi128_si256(e0), e1, 1);
+            __m256i e;
+            if (gi) {
+                e = restore8_int(ov[b], tv[b], x[b], k[b], ok, gi);
+            } else {
+                const __m128i e0 =
+                    restore4(0, LO128(ov[b]), LO128(tv[b]), LO128(x[b]), LO128(k[b]), ok0, vgain);
+                const __m128i e1 =
+                    restore4(0, HI128(ov[b]), HI128(tv[b]), HI128(x[b]), HI128(k[b]), ok1, vgain);
+                e = _mm256_inserti128_si256(_mm256_castsi128_si256(e0), e1, 1);
+            }
             const __m256i a = _mm256_sub_epi32(tv[b], e);
             _mm256_storeu_si256((__m256i *)(void *)(rst[b] + j), e);
             _mm256_storeu_si256((__m256i *)(void *)(add[b] + j),
@@ -554,6 +584,7 @@ AVX2 static void decouple1(const int32_t *div, double gain, int l, int r, const 
                            const int32_t *const t[3], int32_t *const rst[3], int32_t *const add[3])
 {
     const __m256d vgain = _mm256_set1_pd(gain);
+    const int g1 = gain == 1.0;
     int j = l;
     for (; j + 4 <= r; j += 4) {
         __m128i ov[3], tv[3], x[3], k[3];
@@ -566,7 +597,11 @@ AVX2 static void decouple1(const int32_t *div, double gain, int l, int r, const 
                                   dot32_ps(ov[BAND_H], ov[BAND_H], ov[BAND_V], ov[BAND_V]),
                                   dot32_ps(tv[BAND_H], tv[BAND_H], tv[BAND_V], tv[BAND_V]));
         for (int b = 0; b < 3; b++) {
-            const __m128i e = restore4(1, ov[b], tv[b], x[b], k[b], ok, vgain);
+            const __m128i e = g1 ? _mm256_castsi256_si128(restore8_int(
+                                       _mm256_castsi128_si256(ov[b]), _mm256_castsi128_si256(tv[b]),
+                                       _mm256_castsi128_si256(x[b]), _mm256_castsi128_si256(k[b]),
+                                       _mm256_castsi128_si256(ok), 1))
+                                 : restore4(1, ov[b], tv[b], x[b], k[b], ok, vgain);
             store4(rst[b] + j, e);
             store4(add[b] + j, _mm_sub_epi32(tv[b], e));
         }
