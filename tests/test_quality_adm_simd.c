@@ -11,6 +11,7 @@
 #include "quality/adm_rows.h"
 #include "testutil.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 /* A random value in [lo, hi], the ends themselves one time in eight. */
 static int32_t rnd_in(test_rng *r, int32_t lo, int32_t hi)
 {
@@ -23,7 +24,6 @@ static int32_t rnd_in(test_rng *r, int32_t lo, int32_t hi)
 }
 
 /* ---------------------------------------------------------------- DWT rows */
-#if defined(__x86_64__) || defined(__i386__)
 
 /* One DWT row of `scale` for an input width w, both ways, compared. */
 static void dwt_case(test_rng *r, int scale, int bpc, int w)
