@@ -116,10 +116,10 @@ void adm_num_row(const adm_level *L, const int32_t *const x[3], const int32_t *f
 /* 1 when the CPU has AVX2 (adm_avx2.c). */
 int adm_simd_cpu(void);
 
-/* The hand-written AVX2 versions (adm_avx2.c; x86 only, called only when
- * adm_simd_default() said so): the same integers as the functions above.
- * One row of the DWT, both passes, into the four bands; lo and hi are
- * scratch rows of at least w int32. */
+/* The hand-written AVX2 versions (adm_dwt_avx2.c, adm_avx2.c; x86 only,
+ * called only when adm_simd_default() said so): the same integers as the
+ * functions above. One row of the DWT, both passes, into the four bands; lo
+ * and hi are scratch rows of at least w int32. */
 void adm_dwt_row_avx2(int scale, int bpc, const uint8_t *const r8[4], const int32_t *const r32[4],
                       int w, int *const ind[4], const adm_dwt_round *vr, const adm_dwt_round *hr,
                       int32_t *lo, int32_t *hi, int32_t *a, int32_t *v, int32_t *h, int32_t *d);
