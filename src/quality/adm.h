@@ -178,4 +178,14 @@ int adm_reserve_threads(adm_state *st, int n);
 void adm_compute_raw(adm_state *st, fovea_context *ctx, const uint8_t *ref, ptrdiff_t ref_stride,
                      const uint8_t *dis, ptrdiff_t dis_stride, adm_raw *out);
 
+/* 1 when the CPU has AVX2 and the environment does not set FOVEA_SIMD=0 (read
+ * once per process): adm_open then picks the hand-written AVX2 row passes
+ * (adm_avx2.c), which give the same integers as the C reference. */
+int adm_simd_default(void);
+
+/* Use the AVX2 row passes (on != 0, when the CPU has AVX2, whatever
+ * FOVEA_SIMD says) or the C reference's; returns the choice in effect. For
+ * tests comparing both. */
+int adm_set_simd(adm_state *st, int on);
+
 #endif

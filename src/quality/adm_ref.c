@@ -48,6 +48,7 @@ struct adm_state {
     int32_t *div_lookup;      /* 65537 entries: 2^30 / (i - 32768) */
     void *mem;
     /* per thread of the context computing */
+    int simd; /* the AVX2 row passes (adm_avx2.c) */
     int nthr;
     adm_thread *thr;
     void *thr_mem;
@@ -121,6 +122,7 @@ int adm_open(adm_state **out, const adm_params *p)
         st->div_lookup[32768 + i] = (int32_t)(1073741824 / i);
         st->div_lookup[32768 - i] = -(int32_t)(1073741824 / i);
     }
+    st->simd = adm_simd_default();
     if (adm_reserve_threads(st, 1) < 0) {
         adm_close(&st);
         return FOVEA_ERR_NOMEM;
@@ -138,6 +140,12 @@ void adm_close(adm_state **st)
     free((*st)->thr_mem);
     free(*st);
     *st = NULL;
+}
+
+int adm_set_simd(adm_state *st, int on)
+{
+    st->simd = on && adm_simd_cpu();
+    return st->simd;
 }
 
 void adm_compute(adm_state *st, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
@@ -175,9 +183,40 @@ static void dwt_row(const adm_job *j, adm_thread *t, int s, int p, int keep)
             r32[k] = j->src32[s] + row * st->stride;
     }
     int32_t *a = keep && j->out_a[s] ? j->out_a[s] + p * st->stride : t->band[s][BAND_A];
+#if defined(__x86_64__) || defined(__i386__)
+    if (st->simd) {
+        adm_dwt_row_avx2(j->L.scale, st->p.bpc, r8, r32, j->sw, st->ind_x, &j->vr, &j->hr, t->lo[s],
+                         t->hi[s], a, t->band[s][BAND_V], t->band[s][BAND_H], t->band[s][BAND_D]);
+        return;
+    }
+#endif
     adm_dwt_vertical(j->L.scale, st->p.bpc, r8, r32, j->sw, &j->vr, t->lo[s], t->hi[s]);
     adm_dwt_horizontal(j->L.scale, st->ind_x, t->lo[s], t->hi[s], j->sw, &j->hr, a,
                        t->band[s][BAND_V], t->band[s][BAND_H], t->band[s][BAND_D]);
+}
+
+/* The AVX2 row passes where the build has them (st->simd is 0 elsewhere). */
+#if defined(__x86_64__) || defined(__i386__)
+#define num_row_simd adm_num_row_avx2
+#define mask_row_simd adm_mask_row_avx2
+#define den_row_simd adm_den_row_avx2
+#else
+#define num_row_simd adm_num_row
+#define mask_row_simd adm_mask_row
+#define den_row_simd adm_den_row
+#endif
+
+/* The decoupling of a row: AVX2 or C. */
+static void decouple_row(const adm_state *st, int scale, int l, int r, const int32_t *const o[3],
+                         const int32_t *const t[3], int32_t *const rst[3], int32_t *const add[3])
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (st->simd) {
+        adm_decouple_row_avx2(scale, st->div_lookup, st->p.enhn_gain_limit, l, r, o, t, rst, add);
+        return;
+    }
+#endif
+    adm_decouple_row(scale, st->div_lookup, st->p.enhn_gain_limit, l, r, o, t, rst, add);
 }
 
 /* The numerator sums of scored row i (DLM: the restored part masked by the
@@ -190,8 +229,8 @@ static void num_at(const adm_job *j, adm_thread *t, int i)
     for (int x = 0; x < 2; x++) {
         const int m = 1 - x; /* the masker */
         const int32_t *xr[3] = {t->x[x][0][i & 1], t->x[x][1][i & 1], t->x[x][2][i & 1]};
-        adm_num_row(&j->L, xr, t->f[m][rm], t->f[m][r0], t->f[m][rp], t->c[m][i & 1],
-                    t->acc + 3 + 3 * x);
+        (j->st->simd ? num_row_simd : adm_num_row)(&j->L, xr, t->f[m][rm], t->f[m][r0], t->f[m][rp],
+                                                   t->c[m][i & 1], t->acc + 3 + 3 * x);
     }
 }
 
@@ -228,14 +267,15 @@ static void level_rows(void *arg, int i0, int i1, int thread)
                 rst[b] = t->x[0][b][p & 1];
                 add[b] = t->x[1][b][p & 1];
             }
-            adm_decouple_row(L->scale, st->div_lookup, st->p.enhn_gain_limit, cl, cr,
-                             (const int32_t *const *)t->band[0], (const int32_t *const *)t->band[1],
-                             rst, add);
+            decouple_row(st, L->scale, cl, cr, (const int32_t *const *)t->band[0],
+                         (const int32_t *const *)t->band[1], rst, add);
             if (p >= n0 && p < n1)
-                adm_den_row(L, (const int32_t *const *)t->band[0], t->acc);
+                (st->simd ? den_row_simd : adm_den_row)(L, (const int32_t *const *)t->band[0],
+                                                        t->acc);
             for (int m = 0; m < 2; m++) {
                 int32_t *f = t->f[m][p % 3], *c = t->c[m][p & 1];
-                adm_mask_row(L->scale, L->q, cl, cr, (const int32_t *const *)(m ? add : rst), f, c);
+                (st->simd ? mask_row_simd : adm_mask_row)(
+                    L->scale, L->q, cl, cr, (const int32_t *const *)(m ? add : rst), f, c);
                 /* the border rule of the neighborhood: -1 reads 1, w reads w - 1 */
                 if (L->sl == 0)
                     f[-1] = f[1];

@@ -26,7 +26,19 @@ enum { BAND_H, BAND_V, BAND_D, BAND_A, NBANDS };
     !defined(FOVEA_ADM_NO_CLONES) && !(defined(__clang__) && __clang_major__ < 16)
 #define ADM_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
-#define ADM_CLONES
+#define ADM_CLONES /* The decoupling of one row (adm_decouple_row's arguments). */
+void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gain, int l, int r,
+                           const int32_t *const o[3], const int32_t *const t[3],
+                           int32_t *const rst[3], int32_t *const add[3]);
+/* The masker's rows and the numerator sums of a row (adm_mask_row's and
+ * adm_num_row's arguments). */
+void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r, const int32_t *const src[3],
+                       int32_t *f, int32_t *c);
+void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
+                      const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
+/* The denominator's sums of a row (adm_den_row's arguments). */
+void adm_den_row_avx2(const adm_level *L, const int32_t *const o[3], int64_t accum[3]);
+
 #endif
 
 /* The decoupling holds float and double steps (the angle test, the gain
@@ -40,13 +52,37 @@ enum { BAND_H, BAND_V, BAND_D, BAND_A, NBANDS };
     !defined(FOVEA_ADM_NO_CLONES)
 #define ADM_FP_CLONES __attribute__((target_clones("avx2", "default")))
 #else
-#define ADM_FP_CLONES
+#define ADM_FP_CLONES /* The decoupling of one row (adm_decouple_row's arguments). */
+void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gain, int l, int r,
+                           const int32_t *const o[3], const int32_t *const t[3],
+                           int32_t *const rst[3], int32_t *const add[3]);
+/* The masker's rows and the numerator sums of a row (adm_mask_row's and
+ * adm_num_row's arguments). */
+void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r, const int32_t *const src[3],
+                       int32_t *f, int32_t *c);
+void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
+                      const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
+/* The denominator's sums of a row (adm_den_row's arguments). */
+void adm_den_row_avx2(const adm_level *L, const int32_t *const o[3], int64_t accum[3]);
+
 #endif
 
 #if defined(__GNUC__)
 #define ADM_INLINE static inline __attribute__((always_inline))
 #else
-#define ADM_INLINE static inline
+#define ADM_INLINE static inline /* The decoupling of one row (adm_decouple_row's arguments). */
+void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gain, int l, int r,
+                           const int32_t *const o[3], const int32_t *const t[3],
+                           int32_t *const rst[3], int32_t *const add[3]);
+/* The masker's rows and the numerator sums of a row (adm_mask_row's and
+ * adm_num_row's arguments). */
+void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r, const int32_t *const src[3],
+                       int32_t *f, int32_t *c);
+void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
+                      const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
+/* The denominator's sums of a row (adm_den_row's arguments). */
+void adm_den_row_avx2(const adm_level *L, const int32_t *const o[3], int64_t accum[3]);
+
 #endif
 
 /* The row functions. Their definitions carry ADM_CLONES / ADM_FP_CLONES;
@@ -76,5 +112,28 @@ void adm_den_row(const adm_level *L, const int32_t *const o[3], int64_t accum[3]
 /* One row's numerator sums (adm_sums.c). */
 void adm_num_row(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
                  const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
+
+/* 1 when the CPU has AVX2 (adm_avx2.c). */
+int adm_simd_cpu(void);
+
+/* The hand-written AVX2 versions (adm_dwt_avx2.c, adm_avx2.c; x86 only,
+ * called only when adm_simd_default() said so): the same integers as the
+ * functions above. One row of the DWT, both passes, into the four bands; lo
+ * and hi are scratch rows of at least w int32. */
+void adm_dwt_row_avx2(int scale, int bpc, const uint8_t *const r8[4], const int32_t *const r32[4],
+                      int w, int *const ind[4], const adm_dwt_round *vr, const adm_dwt_round *hr,
+                      int32_t *lo, int32_t *hi, int32_t *a, int32_t *v, int32_t *h, int32_t *d);
+/* The decoupling of one row (adm_decouple_row's arguments). */
+void adm_decouple_row_avx2(int scale, const int32_t *div_lookup, double gain, int l, int r,
+                           const int32_t *const o[3], const int32_t *const t[3],
+                           int32_t *const rst[3], int32_t *const add[3]);
+/* The masker's rows and the numerator sums of a row (adm_mask_row's and
+ * adm_num_row's arguments). */
+void adm_mask_row_avx2(int scale, const uint32_t q[3], int l, int r, const int32_t *const src[3],
+                       int32_t *f, int32_t *c);
+void adm_num_row_avx2(const adm_level *L, const int32_t *const x[3], const int32_t *fm,
+                      const int32_t *f0, const int32_t *fp, const int32_t *c, int64_t accum[3]);
+/* The denominator's sums of a row (adm_den_row's arguments). */
+void adm_den_row_avx2(const adm_level *L, const int32_t *const o[3], int64_t accum[3]);
 
 #endif
