@@ -118,11 +118,10 @@ AVX2 static uint64_t horizontal(const int32_t *row, int w)
             v[k] = _mm256_loadu_si256((const __m256i *)(const void *)(row + x - 2 + k));
         acc = _mm256_add_epi32(acc, _mm256_abs_epi32(taps5_shift16(v)));
     }
-    const __m256i acc64 = _mm256_add_epi64(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(acc)),
-                                           _mm256_cvtepu32_epi64(_mm256_extracti128_si256(acc, 1)));
-    const __m128i s =
-        _mm_add_epi64(_mm256_castsi256_si128(acc64), _mm256_extracti128_si256(acc64, 1));
-    sad += (uint64_t)_mm_cvtsi128_si64(s) + (uint64_t)_mm_extract_epi64(s, 1);
+    uint32_t lane[8]; /* 64-bit lane extraction is x86-64 only */
+    _mm256_storeu_si256((__m256i *)(void *)lane, acc);
+    for (int k = 0; k < 8; k++)
+        sad += lane[k];
     for (; x < w; x++)
         sad += horizontal_at(row, x, w);
     return sad;
@@ -146,4 +145,6 @@ uint64_t motion_sad_rows_avx2(const uint8_t *prev, ptrdiff_t prev_stride, const 
     return sad;
 }
 
+#else
+typedef int motion_avx2_none; /* ISO C wants a declaration in every file */
 #endif

@@ -93,8 +93,9 @@ AVX2 static inline __m256i entries(const uint16_t *table, __m128i lo, __m128i hi
 
 AVX2 static inline int64_t hsum64(__m256i v)
 {
-    const __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    return _mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1);
+    int64_t s[4]; /* 64-bit lane extraction is x86-64 only */
+    _mm256_storeu_si256((__m256i *)(void *)s, v);
+    return s[0] + s[1] + s[2] + s[3];
 }
 
 AVX2 static inline int64_t hsum32(__m256i v)
@@ -352,4 +353,6 @@ AVX2 void vif_statistic_avx2(const int32_t *s1, const int32_t *s2, const int32_t
     sums[3] += hsum32(count);
 }
 
+#else
+typedef int vif_avx2_none; /* ISO C wants a declaration in every file */
 #endif
