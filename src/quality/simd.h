@@ -12,9 +12,11 @@
 #define FV_HAVE_AVX2 0
 #endif
 
-/* 1 when the AVX2 paths are compiled, the CPU has AVX2 and the environment
- * variable FOVEA_SIMD is not "0" (read once per process, at the first call;
- * extractors call it when they open). */
+/* 1 when the AVX2 paths run: compiled (x86), the CPU has AVX2, and either it
+ * lacks AVX-512 (there the plain C runs as its x86-64-v4 clone) or the
+ * environment variable FOVEA_SIMD is "avx2"; FOVEA_SIMD=0 gives 0 everywhere.
+ * Read once per process, at the first call (extractors call it when they
+ * open). */
 int fv_simd_avx2(void);
 
 #endif
