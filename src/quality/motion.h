@@ -70,6 +70,12 @@ uint64_t motion_sad(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *c
 uint64_t motion_sad_rows(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
                          ptrdiff_t cur_stride, int w, int h, int bpc, int y0, int y1, int32_t *row);
 
+/* motion_sad_rows on AVX2 (motion_avx2.c, x86 only): the same sum;
+ * motion_sad_rows calls it when fv_simd_avx2() says so. */
+uint64_t motion_sad_rows_avx2(const uint8_t *prev, ptrdiff_t prev_stride, const uint8_t *cur,
+                              ptrdiff_t cur_stride, int w, int h, int bpc, int y0, int y1,
+                              int32_t *row);
+
 /* The SAD score of a frame from its SAD: sad / 256 / (w * h) * fps_weight,
  * clipped to max_val, in libvmaf's order of double operations. */
 double motion_sad_score(uint64_t sad, const motion_params *p);

@@ -7,6 +7,7 @@
 
 #include "fovea/fovea.h"
 #include "quality/motion.h"
+#include "quality/simd.h"
 
 const uint16_t motion_filter[MOTION_TAPS] = {3571, 16004, 26386, 16004, 3571};
 
@@ -117,6 +118,10 @@ uint64_t motion_sad_rows(const uint8_t *prev, ptrdiff_t prev_stride, const uint8
     /* The taps sum to 2^16 and the vertical pass shifts by bpc, so a row holds
      * the blurred difference in 1/256 of an 8-bit step at every depth (hence the
      * score's division by 256); the horizontal pass keeps that unit. */
+#if FV_HAVE_AVX2
+    if (fv_simd_avx2())
+        return motion_sad_rows_avx2(prev, prev_stride, cur, cur_stride, w, h, bpc, y0, y1, row);
+#endif
     uint64_t sad = 0;
     for (int y = y0; y < y1; y++) {
         const uint8_t *p[MOTION_TAPS], *c[MOTION_TAPS];

@@ -21,6 +21,9 @@ extern const int fv_vif_taps[VIF_SCALES];
  * it (log2 rounded to float first); the rest are 0. */
 #define VIF_LOG2_TABLE_SIZE 65536
 void fv_vif_log2_table(uint16_t *table);
+/* Entries a table holds past VIF_LOG2_TABLE_SIZE (0): the AVX2 gathers read
+ * 32 bits at an entry. */
+#define VIF_LOG2_TABLE_PAD 2
 
 /* Smallest width and height the arithmetic is defined for (mirror borders at
  * the 4th scale need 2 rows and columns). */
@@ -58,5 +61,16 @@ int vif_ref_open(void **priv, fovea_context *ctx, const vif_params *p);
 void vif_ref_close(void **priv);
 int vif_ref_process(void *priv, fovea_context *ctx, const vif_plane *ref, const vif_plane *dis,
                     vif_raw *out);
+
+/* The AVX2 statistic of one row (vif_avx2.c, x86 only): vif_ref.c's
+ * row_statistic from the row's sigma1_sq, sigma2_sq and sigma12 (w each),
+ * adding num_log, den_log, num_non_log and den_non_log to sums[0..3]. The
+ * table has VIF_LOG2_TABLE_PAD entries past its end. */
+/* vif_ref.c's vstat_u16 and hstat on AVX2 (same arguments and results). */
+void vif_vstat_avx2(int scale, const uint32_t *const *rr, const uint32_t *const *dd, int w,
+                    int shift, uint32_t *const *out);
+void vif_hstat_avx2(int scale, uint32_t *const *in, int w, int32_t *const *sig);
+void vif_statistic_avx2(const int32_t *s1, const int32_t *s2, const int32_t *s12, int w,
+                        double limit, const uint16_t *log2_table, int64_t sums[4]);
 
 #endif

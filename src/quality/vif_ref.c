@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quality/simd.h"
 #include "quality/vif_internal.h"
 
 /* The statistic must round every double operation as libvmaf does. GCC does not
@@ -58,6 +59,7 @@ typedef struct vif_thread {
 typedef struct vif_ref {
     vif_params p;
     int nthreads;
+    int simd; /* the AVX2 statistic (fv_simd_avx2) */
     uint16_t *log2_table;
     /* subsampled images of scales 1..3 (index 0 unused) */
     uint16_t *img_ref[VIF_SCALES], *img_dis[VIF_SCALES];
@@ -448,6 +450,53 @@ VIF_INLINE void sub_rows_at(const vif_job *jb, vif_thread *t, int i2)
     }
 }
 
+/* The statistic of one output row, from its source rows rr and dd: vertical
+ * pass into vert, mirrored edges, horizontal pass, per-pixel statistic. */
+VIF_INLINE void stat_row(const vif_job *jb, vif_thread *t, const uint32_t *const *rr,
+                         const uint32_t *const *dd, uint32_t *const *vert)
+{
+    const int half = fv_vif_taps[jb->scale] / 2;
+    switch (jb->scale) {
+    case 0:
+        if (jb->u8)
+            vstat_u8(0, rr, dd, jb->w, vert);
+        else
+            vstat_u16(0, rr, dd, jb->w, jb->shift, vert);
+        break;
+    case 1: vstat_u16(1, rr, dd, jb->w, 16, vert); break;
+    case 2: vstat_u16(2, rr, dd, jb->w, 16, vert); break;
+    default: vstat_u16(3, rr, dd, jb->w, 16, vert); break;
+    }
+    for (int m = 0; m < VIF_NSUM; m++)
+        pad_row(vert[m], jb->w, half);
+    switch (jb->scale) {
+    case 0: hstat(0, vert, jb->w, t->sig); break;
+    case 1: hstat(1, vert, jb->w, t->sig); break;
+    case 2: hstat(2, vert, jb->w, t->sig); break;
+    default: hstat(3, vert, jb->w, t->sig); break;
+    }
+    row_statistic(t, jb->st->log2_table, jb->st->p.enhn_gain_limit, jb->w);
+}
+
+#if FV_HAVE_AVX2
+/* stat_row through the AVX2 kernels (vif_avx2.c): the same integers. */
+static void stat_row_avx2(const vif_job *jb, vif_thread *t, const uint32_t *const *rr,
+                          const uint32_t *const *dd, uint32_t *const *vert)
+{
+    vif_vstat_avx2(jb->scale, rr, dd, jb->w, jb->shift, vert);
+    for (int m = 0; m < VIF_NSUM; m++)
+        pad_row(vert[m], jb->w, fv_vif_taps[jb->scale] / 2);
+    vif_hstat_avx2(jb->scale, vert, jb->w, t->sig);
+    int64_t s[4] = {0, 0, 0, 0};
+    vif_statistic_avx2(t->sig[0], t->sig[1], t->sig[2], jb->w, jb->st->p.enhn_gain_limit,
+                       jb->st->log2_table, s);
+    t->sums.num_log += s[0];
+    t->sums.den_log += s[1];
+    t->sums.num_non_log += s[2];
+    t->sums.den_non_log += s[3];
+}
+#endif
+
 VIF_CLONES static void stat_rows(void *arg, int begin, int end, int thread)
 {
     const vif_job *jb = arg;
@@ -473,26 +522,12 @@ VIF_CLONES static void stat_rows(void *arg, int begin, int end, int thread)
             rr[k] = t->ring[0] + slot * jb->w;
             dd[k] = t->ring[1] + slot * jb->w;
         }
-        switch (scale) {
-        case 0:
-            if (jb->u8)
-                vstat_u8(0, rr, dd, jb->w, vert);
-            else
-                vstat_u16(0, rr, dd, jb->w, jb->shift, vert);
-            break;
-        case 1: vstat_u16(1, rr, dd, jb->w, 16, vert); break;
-        case 2: vstat_u16(2, rr, dd, jb->w, 16, vert); break;
-        default: vstat_u16(3, rr, dd, jb->w, 16, vert); break;
-        }
-        for (int m = 0; m < VIF_NSUM; m++)
-            pad_row(vert[m], jb->w, half);
-        switch (scale) {
-        case 0: hstat(0, vert, jb->w, t->sig); break;
-        case 1: hstat(1, vert, jb->w, t->sig); break;
-        case 2: hstat(2, vert, jb->w, t->sig); break;
-        default: hstat(3, vert, jb->w, t->sig); break;
-        }
-        row_statistic(t, st->log2_table, st->p.enhn_gain_limit, jb->w);
+#if FV_HAVE_AVX2
+        if (st->simd)
+            stat_row_avx2(jb, t, rr, dd, vert);
+        else
+#endif
+            stat_row(jb, t, rr, dd, vert);
         /* the next scale's row i / 2 while its source rows are in the ring */
         if (jb->out_ref && !(i & 1) && i / 2 < jb->h / 2)
             sub_rows_at(jb, t, i / 2);
@@ -528,7 +563,8 @@ int vif_ref_open(void **priv, fovea_context *ctx, const vif_params *p)
     st->nthreads = fv_threadpool_size(ctx ? ctx->pool : NULL);
     if (st->nthreads < 1)
         st->nthreads = 1;
-    st->log2_table = malloc(VIF_LOG2_TABLE_SIZE * sizeof(uint16_t));
+    st->simd = fv_simd_avx2();
+    st->log2_table = calloc(VIF_LOG2_TABLE_SIZE + VIF_LOG2_TABLE_PAD, sizeof(uint16_t));
     st->thr = calloc((size_t)st->nthreads, sizeof(vif_thread));
     if (!st->log2_table || !st->thr)
         goto nomem;
