@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quality/simd.h"
 #include "quality/adm.h"
 #include "quality/adm_avx2.h"
 #include "quality/adm_rows.h"
@@ -18,8 +19,9 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-/* Set once (pthread_once) and only read after: the CPU's AVX2 and the
- * environment's FOVEA_SIMD. */
+/* Set once (pthread_once) and only read after: the CPU's AVX2, and whether
+ * the AVX2 paths run by default (simd.h: the one policy of every feature,
+ * FOVEA_SIMD included). */
 static int cpu_avx2 = 0, simd_on = 0;
 static pthread_once_t simd_once = PTHREAD_ONCE_INIT;
 
@@ -29,8 +31,7 @@ static void simd_init(void)
     __builtin_cpu_init();
     cpu_avx2 = __builtin_cpu_supports("avx2") != 0;
 #endif
-    const char *e = getenv("FOVEA_SIMD");
-    simd_on = cpu_avx2 && !(e && strcmp(e, "0") == 0);
+    simd_on = fv_simd_avx2();
 }
 
 int adm_simd_default(void)
