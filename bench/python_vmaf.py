@@ -14,8 +14,10 @@ count (--backend, --threads; the C API, the package and the CLI alike):
   files        fovea.vmaf("ref.y4m", "dis.y4m")
 The frames cycle through --distinct different ones (the files hold them all).
 Each is the median of --repeat rounds (every case once a round); fps =
-frames / seconds; the ratios numpy / c-api, device / c-api-device and
-files / cli are the binding's cost (goal: within 5%, a ratio >= 0.95).
+frames / seconds; cpu s: the CPU time the case used (every thread, and the
+CLI's process), which a loaded machine does not change as it does the time;
+the ratios numpy / c-api, device / c-api-device and files / cli are the
+binding's cost (goal: within 5%, a ratio >= 0.95).
 usage: bench/python_vmaf.py [--frames N] [--distinct D] [--repeat R] [--backend auto|cpu|cuda]
                             [--threads T] [--cli build/fovea] [--json] [--json-out F]
 (PYTHONPATH must reach the fovea package, or install it.)"""
@@ -23,6 +25,7 @@ import argparse
 import ctypes
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -97,7 +100,7 @@ def c_api_run(lib, ref, dis, backend, threads, device=False):
     fref, fdis = [frame(a) for a in ref], [frame(b) for b in dis]
     assert lib.fovea_sync(ctx) == 0
     lib.fovea_vmaf_pending.restype = ctypes.c_int64
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_time()
     # as a C caller should (quality.h, fovea_vmaf_batch_size): about three
     # batches kept pending, so that every thread (or the GPU) stays busy
     depth = 3 * lib.fovea_vmaf_batch_size(v, ref[0].shape[1], ref[0].shape[0])
@@ -108,14 +111,22 @@ def c_api_run(lib, ref, dis, backend, threads, device=False):
     lib.fovea_vmaf_flush(v)
     while lib.fovea_vmaf_receive(v, None) == 0:
         pass
-    secs = time.perf_counter() - t0
+    secs, cpu = time.perf_counter() - t0, cpu_time() - c0
     lib.fovea_vmaf_close(ctypes.byref(v))
     lib.fovea_vmaf_model_close(ctypes.byref(model))
     if device:
         for f in fref + fdis:
             lib.fovea_frame_free(ctx, ctypes.byref(f))
     lib.fovea_close(ctypes.byref(ctx))
-    return secs
+    return secs, cpu
+
+
+def cpu_time():
+    """CPU seconds of this process's threads and of its finished children
+    (the CLI): the work done, whatever the load of the machine."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), \
+        resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def machine():
@@ -139,9 +150,9 @@ def machine():
 
 
 def timed(fn):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_time()
     fn()
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, cpu_time() - c0
 
 
 def main():
@@ -198,8 +209,12 @@ def main():
                 rows[k].append(run())
     finally:
         shutil.rmtree(d, ignore_errors=True)
-    out = {k: {"median_s": statistics.median(v), "fps": a.frames / statistics.median(v)}
-           for k, v in rows.items()}
+    out = {}
+    for k, v in rows.items():
+        wall = statistics.median(x[0] for x in v)
+        cpu = statistics.median(x[1] for x in v)
+        out[k] = {"median_s": wall, "fps": a.frames / wall, "cpu_s": cpu,
+                  "wall_s": [x[0] for x in v]}
     ratios = {"numpy_vs_c_api": ("numpy", "c-api"), "device_vs_c_api_device":
               ("device", "c-api-device"), "files_vs_cli": ("files", "cli")}
     for name, (x, y) in ratios.items():
@@ -218,10 +233,10 @@ def main():
     print(f"VMAF vmaf_v0.6.1, {a.frames} frames 1920x1080 gray8, backend {ctx.backend}, "
           f"{ctx.threads} threads, median of {a.repeat}")
     print(f"machine: {out['machine']}")
-    print(f"{'case':13} {'median s':>9} {'fps':>8}")
+    print(f"{'case':13} {'median s':>9} {'fps':>8} {'cpu s':>8}")
     for k in ("c-api", "numpy", "c-api-device", "device", "cli", "files"):
         if k in out:
-            print(f"{k:13} {out[k]['median_s']:9.3f} {out[k]['fps']:8.2f}")
+            print(f"{k:13} {out[k]['median_s']:9.3f} {out[k]['fps']:8.2f} {out[k]['cpu_s']:8.2f}")
     for name, (x, y) in ratios.items():
         if name in out:
             print(f"{x} / {y} rate: {out[name]:.3f}")
