@@ -5,22 +5,27 @@
 Rows, on the same 1080p frames in one process, on one backend and thread
 count (--backend, --threads; the C API, the package and the CLI alike):
   c-api        fovea_vmaf_submit/receive over the numpy frames' memory, called
-               through ctypes (one call per pair: the C API's rate)
+               through ctypes (one submit per pair, about three batches kept
+               pending as quality.h advises: the C API's rate)
   numpy        fovea.vmaf(ref_frames, dis_frames)
   c-api-device the C API on device frames (uploaded before timing)  } CUDA
   device       fovea.vmaf on fovea.DeviceArray frames (the same)     } only
   cli          `fovea vmaf -q ref.y4m dis.y4m` (a subprocess)
   files        fovea.vmaf("ref.y4m", "dis.y4m")
+The frames cycle through --distinct different ones (the files hold them all).
 Each is the median of --repeat rounds (every case once a round); fps =
-frames / seconds; the ratios numpy / c-api, device / c-api-device and
-files / cli are the binding's cost (goal: within 5%, a ratio >= 0.95).
-usage: bench/python_vmaf.py [--frames N] [--repeat R] [--backend auto|cpu|cuda]
+frames / seconds; cpu s: the CPU time the case used (every thread, and the
+CLI's process), which a loaded machine does not change as it does the time;
+the ratios numpy / c-api, device / c-api-device and files / cli are the
+binding's cost (goal: within 5%, a ratio >= 0.95).
+usage: bench/python_vmaf.py [--frames N] [--distinct D] [--repeat R] [--backend auto|cpu|cuda]
                             [--threads T] [--cli build/fovea] [--json] [--json-out F]
 (PYTHONPATH must reach the fovea package, or install it.)"""
 import argparse
 import ctypes
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -94,22 +99,34 @@ def c_api_run(lib, ref, dis, backend, threads, device=False):
 
     fref, fdis = [frame(a) for a in ref], [frame(b) for b in dis]
     assert lib.fovea_sync(ctx) == 0
-    t0 = time.perf_counter()
+    lib.fovea_vmaf_pending.restype = ctypes.c_int64
+    t0, c0 = time.perf_counter(), cpu_time()
+    # as a C caller should (quality.h, fovea_vmaf_batch_size): about three
+    # batches kept pending, so that every thread (or the GPU) stays busy
+    depth = 3 * lib.fovea_vmaf_batch_size(v, ref[0].shape[1], ref[0].shape[0])
     for fa, fb in zip(fref, fdis):
         assert lib.fovea_vmaf_submit(v, ctypes.byref(fa), ctypes.byref(fb)) == 0
-        while lib.fovea_vmaf_receive(v, None) == 0:
+        while lib.fovea_vmaf_pending(v) > depth and lib.fovea_vmaf_receive(v, None) == 0:
             pass
     lib.fovea_vmaf_flush(v)
     while lib.fovea_vmaf_receive(v, None) == 0:
         pass
-    secs = time.perf_counter() - t0
+    secs, cpu = time.perf_counter() - t0, cpu_time() - c0
     lib.fovea_vmaf_close(ctypes.byref(v))
     lib.fovea_vmaf_model_close(ctypes.byref(model))
     if device:
         for f in fref + fdis:
             lib.fovea_frame_free(ctx, ctypes.byref(f))
     lib.fovea_close(ctypes.byref(ctx))
-    return secs
+    return secs, cpu
+
+
+def cpu_time():
+    """CPU seconds of this process's threads and of its finished children
+    (the CLI): the work done, whatever the load of the machine."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), \
+        resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def machine():
@@ -133,14 +150,18 @@ def machine():
 
 
 def timed(fn):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_time()
     fn()
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, cpu_time() - c0
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--frames", type=int, default=12)
+    # 240 frames: the CLI's start (process, model, threads, rings) is a few
+    # percent of a run at most, not most of it as at 24
+    ap.add_argument("--frames", type=int, default=240)
+    ap.add_argument("--distinct", type=int, default=48,
+                    help="different frames (they repeat in a cycle; memory)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--backend", choices=sorted(BACKENDS), default="auto")
     ap.add_argument("--threads", type=int, default=0)
@@ -151,11 +172,14 @@ def main():
     w, h = 1920, 1080
     rng = np.random.default_rng(1)
     yy, xx = np.mgrid[0:h, 0:w]
-    tex = rng.integers(0, 64, (h + a.frames, w + a.frames))
+    nd = max(1, min(a.distinct, a.frames))
+    tex = rng.integers(0, 64, (h + nd, w + nd))
     ref = [np.ascontiguousarray(((xx + 2 * yy + 3 * i) % 160 + tex[i:i + h, i:i + w])
-                                .astype(np.uint8)) for i in range(a.frames)]
+                                .astype(np.uint8)) for i in range(nd)]
     dis = [np.clip(r.astype(np.int16) + rng.integers(-6, 7, r.shape), 0, 255).astype(np.uint8)
            for r in ref]
+    ref = [ref[i % nd] for i in range(a.frames)]
+    dis = [dis[i % nd] for i in range(a.frames)]
     lib = libfovea()
     ctx = fovea.Context(backend=a.backend, threads=a.threads)
     cuda = ctx.backend == "cuda"
@@ -185,8 +209,12 @@ def main():
                 rows[k].append(run())
     finally:
         shutil.rmtree(d, ignore_errors=True)
-    out = {k: {"median_s": statistics.median(v), "fps": a.frames / statistics.median(v)}
-           for k, v in rows.items()}
+    out = {}
+    for k, v in rows.items():
+        wall = statistics.median(x[0] for x in v)
+        cpu = statistics.median(x[1] for x in v)
+        out[k] = {"median_s": wall, "fps": a.frames / wall, "cpu_s": cpu,
+                  "wall_s": [x[0] for x in v]}
     ratios = {"numpy_vs_c_api": ("numpy", "c-api"), "device_vs_c_api_device":
               ("device", "c-api-device"), "files_vs_cli": ("files", "cli")}
     for name, (x, y) in ratios.items():
@@ -205,10 +233,10 @@ def main():
     print(f"VMAF vmaf_v0.6.1, {a.frames} frames 1920x1080 gray8, backend {ctx.backend}, "
           f"{ctx.threads} threads, median of {a.repeat}")
     print(f"machine: {out['machine']}")
-    print(f"{'case':13} {'median s':>9} {'fps':>8}")
+    print(f"{'case':13} {'median s':>9} {'fps':>8} {'cpu s':>8}")
     for k in ("c-api", "numpy", "c-api-device", "device", "cli", "files"):
         if k in out:
-            print(f"{k:13} {out[k]['median_s']:9.3f} {out[k]['fps']:8.2f}")
+            print(f"{k:13} {out[k]['median_s']:9.3f} {out[k]['fps']:8.2f} {out[k]['cpu_s']:8.2f}")
     for name, (x, y) in ratios.items():
         if name in out:
             print(f"{x} / {y} rate: {out[name]:.3f}")

@@ -21,7 +21,7 @@ BUILD=""
 PREPARE=0
 BENCH=1
 SANITIZE=1
-FRAMES=48
+FRAMES=240  # the CLI row's start is then a few percent of it (bench/python_vmaf.py)
 while [ $# -gt 0 ]; do
     case "$1" in
     --prepare) PREPARE=1 ;;

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
-/* Pieces shared by the scoring commands (vif, vmaf): the pair of inputs and
- * its reader threads, JSON in libvmaf's layout, CSV, plot checks (score.h). */
+/* Pieces shared by the scoring commands (vif, vmaf): the pair of inputs, JSON in libvmaf's layout, CSV, plot checks (score.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -121,109 +120,8 @@ int64_t score_input_total(const score_input *in)
     return total;
 }
 
-/* Each input is read on a thread of its own (cli_ring) into frames pinned on
- * a CUDA context, so that the scorer copies them to the device without
- * staging, or, for an input NVDEC decodes, into device frames the scorer
- * reads in place (no copy at all), while the command submits the pairs and
- * receives the scores: the device never waits on the file readers unless the
- * files cannot be read as fast. */
-int score_input_start(score_input *in, fovea_context *ctx, int batch, size_t max_bytes,
-                      int64_t *depth)
-{
-    const size_t pair_bytes = fovea_frame_packed_size(in->ri.fmt, in->ri.width, in->ri.height) +
-                              fovea_frame_packed_size(in->di.fmt, in->di.width, in->di.height);
-    int64_t nslots = 3 * (int64_t)batch + batch + 2;
-    const int64_t fit = pair_bytes ? (int64_t)(max_bytes / pair_bytes) : nslots;
-    if (nslots > fit)
-        nslots = fit;
-    /* no more slots than the run can fill (a short run pins no more memory
-     * than it uses: allocating pinned memory is most of a one-frame run's
-     * start-up beyond the CUDA context itself) */
-    int64_t most = in->limit;
-    if (in->ri.frame_count >= 0 && in->di.frame_count >= 0) {
-        const int64_t files =
-            in->ri.frame_count < in->di.frame_count ? in->ri.frame_count : in->di.frame_count;
-        if (most < 0 || files < most)
-            most = files;
-    }
-    if (most >= 0 && nslots > most + 2)
-        nslots = most + 2;
-    if (nslots < 4)
-        nslots = 4;
-    *depth = 3 * (int64_t)batch;
-    if (*depth > nslots - 2)
-        *depth = nslots - 2;
-
-    const fovea_memtype mem =
-        fovea_context_backend(ctx) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST;
-    fovea_reader *r[2] = {in->rr, in->rd};
-    for (int k = 0; k < 2; k++) {
-        const fovea_memtype m =
-            in->device_ok && fovea_reader_hwdec(r[k]) == FOVEA_HWDEC_CUDA ? FOVEA_MEM_DEVICE : mem;
-        const int st = cli_ring_init(&in->ring[k], ctx, r[k], (int)nslots, in->limit, m, 1);
-        if (st < 0) {
-            snprintf(in->err, sizeof(in->err), "cannot allocate %d input frames: %s",
-                     2 * (int)nslots, fovea_strerror(st));
-            return -1;
-        }
-    }
-    for (int k = 0; k < 2; k++)
-        if (cli_ring_run(&in->ring[k]) != 0) {
-            snprintf(in->err, sizeof(in->err), "cannot start a reader thread");
-            return -1;
-        }
-    return 0;
-}
-
-int score_input_next(score_input *in, fovea_frame **fr, fovea_frame **fd)
-{
-    if (in->limit >= 0 && in->taken >= in->limit)
-        return 0;
-    const char *mr = "", *md = "";
-    const int sr = cli_ring_take(&in->ring[0], fr, &mr);
-    int sd = FOVEA_EOF;
-    /* the distorted input is not read past the reference's end, as a
-     * sequential reader would not read it */
-    if (sr == FOVEA_OK)
-        sd = cli_ring_take(&in->ring[1], fd, &md);
-    if (sr < 0 || sd < 0) {
-        if (sr < 0)
-            cli_format_report(in->err, sizeof(in->err), in->ref_path, 0, mr, sr);
-        else
-            cli_format_report(in->err, sizeof(in->err), in->dis_path, 0, md, sd);
-        return -1;
-    }
-    if (sr == FOVEA_OK && sd == FOVEA_OK) {
-        in->taken++;
-        return 1;
-    }
-    const char *ended = cli_display_path(sr == FOVEA_EOF ? in->ref_path : in->dis_path, 0);
-    if (in->taken == 0) {
-        /* no pair at all: an empty input (both: the reference named) */
-        if (in->start > 0)
-            snprintf(in->err, sizeof(in->err), "%s: no frames left after --start %lld", ended,
-                     (long long)in->start);
-        else
-            snprintf(in->err, sizeof(in->err), "%s: no frames in the input: nothing to score",
-                     ended);
-        return -1;
-    }
-    if (sr != sd && (in->ri.frame_count < 0 || in->di.frame_count < 0))
-        snprintf(in->warn, sizeof(in->warn), "%s ended first: scored the first %lld frames", ended,
-                 (long long)in->taken);
-    return 0;
-}
-
-void score_input_release(score_input *in)
-{
-    for (int k = 0; k < 2; k++)
-        cli_ring_release(&in->ring[k]);
-}
-
 void score_input_close(score_input *in)
 {
-    for (int k = 0; k < 2; k++)
-        cli_ring_stop(&in->ring[k]);
     fovea_reader_close(&in->rr);
     fovea_reader_close(&in->rd);
 }

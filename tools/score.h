@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Pieces shared by the scoring commands (vif, vmaf): a reference/distorted
- * pair of inputs read on threads of their own, per-frame tables written as
+ * pair of inputs (scored by fovea_vmaf_score_readers), per-frame tables written as
  * JSON in libvmaf's layout and as CSV, and the plot's checks and output. */
 #ifndef FOVEA_TOOLS_SCORE_H
 #define FOVEA_TOOLS_SCORE_H
@@ -22,11 +22,7 @@ typedef struct score_input {
     int bit_depth;
     int64_t start;       /* pairs skipped first (--start) */
     int64_t limit;       /* pairs at most, -1 = all */
-    int64_t taken;       /* pairs handed out by score_input_next */
-    cli_ring ring[2];    /* ref, dis */
     fovea_context *rctx; /* the readers' context (o->ctx with --hwdec): their messages */
-    int device_ok;       /* the scorer reads device frames: NVDEC's stay there (the
-                            caller sets it before score_input_start) */
     char err[2048];
     char warn[1024];
     int warned; /* warn was already handed on (the caller sets it): not again at the end */
@@ -36,8 +32,7 @@ typedef struct score_input {
  * pairs the metric cannot score: sizes, formats (luma of YUV or gray), bit
  * depths, frames below min_size x min_size, an input known to have no frames
  * (or none after start). metric names it in the messages ("VIF"). Differing
- * known frame counts set warn (the common prefix is scored). No thread runs
- * yet. ri and di's frame counts are those left after start.
+ * known frame counts set warn (the common prefix is scored). ri and di's frame counts are those left after start.
  * @return CLI_EXIT_OK, CLI_EXIT_USAGE (the input options do not fit the file)
  *         or CLI_EXIT_RUNTIME, with err set */
 int score_input_open(score_input *in, const char *ref_path, const char *dis_path,
@@ -48,25 +43,7 @@ int score_input_open(score_input *in, const char *ref_path, const char *dis_path
  * count, at most limit), else -1. */
 int64_t score_input_total(const score_input *in);
 
-/* Start the reader threads into frames allocated on ctx (pinned on a CUDA
- * context): about three batches of pairs to keep pending on the scorer
- * (*depth) and a read-ahead of the rest of a ring of at most max_bytes of
- * frames. @return 0, or -1 with err set */
-int score_input_start(score_input *in, fovea_context *ctx, int batch, size_t max_bytes,
-                      int64_t *depth);
-
-/* The next pair, in order. @return 1 with *fr and *fd (valid until its
- * score_input_release), 0 at the end (warn set when an input of unknown
- * length ended first), -1 after a failed read or when there is no pair at
- * all (err set) */
-int score_input_next(score_input *in, fovea_frame **fr, fovea_frame **fd);
-
-/* The scores of the oldest pair handed out were received: its frames may be
- * refilled. */
-void score_input_release(score_input *in);
-
-/* Stop the threads, free the frames (before the context goes), close the
- * readers. Safe on a zeroed or failed input. */
+/* Close the readers. Safe on a zeroed or failed input. */
 void score_input_close(score_input *in);
 
 /* ------------------------------------------------------------------ tables */

@@ -72,67 +72,60 @@ static void job_fail(pair_job *j, int rc, const char *detail, int64_t frame)
         snprintf(j->err, sizeof(j->err), "%s", detail);
 }
 
-/* Receive the ready scores while more than keep pairs are pending. Every
- * pair that left the scorer's queue frees its input frames: with
- * --subsample, those between two scored frames leave it unreported.
- * @return 0 or -1 */
-static int receive_scores(pair_job *j, fovea_vmaf *v, score_input *in, int64_t keep)
+/* Pairs left the scorer: the progress line follows (on the scoring thread). */
+static void on_progress(void *opaque, int64_t pairs)
 {
-    fovea_vmaf_scores sc;
-    int64_t pending = fovea_vmaf_pending(v);
-    while (pending > keep) {
-        const int st = fovea_vmaf_receive(v, &sc);
-        if (st < 0 && st != FOVEA_AGAIN) {
-            job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), j->read);
-            return -1;
-        }
-        const int64_t now = fovea_vmaf_pending(v);
-        for (; pending > now; pending--) {
-            score_input_release(in);
-            j->read++;
-        }
-        if (st == FOVEA_AGAIN)
-            break; /* the newest waits for its successor or for the flush */
-        j->n++;
-        if (j->prog)
-            cli_progress_update(j->prog, j->read);
-    }
-    return 0;
+    pair_job *j = opaque;
+    j->read = pairs;
+    if (j->prog)
+        cli_progress_update(j->prog, pairs);
 }
 
-/* Submit the pairs as the readers deliver them (frame n's scores are ready
- * once frame n + 1 is submitted: motion looks one frame ahead), receive them
- * down to depth pending, flush and receive the rest at the end. */
-static int submit_all(pair_job *j, fovea_vmaf *v, score_input *in, int64_t depth)
+/* The readers' run through the library's pipeline (fovea_vmaf_score_readers:
+ * a reader thread per input, about three batches pending on the scorer),
+ * its failures and warnings put as the command words them. @return 0 or -1 */
+static int score_readers(pair_job *j, fovea_vmaf *v, score_input *in)
 {
-    int64_t sub = 0;
-    for (;;) {
-        fovea_frame *fr = NULL, *fd = NULL;
-        const int got = score_input_next(in, &fr, &fd);
-        if (got < 0) {
-            job_fail(j, CLI_EXIT_RUNTIME, in->err, -1);
-            return -1;
-        }
-        if (got) {
-            if (fovea_vmaf_submit(v, fr, fd) < 0) {
-                job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), sub);
-                return -1;
-            }
-            sub++;
-        } else {
-            if (in->warn[0] && !in->warned) {
-                if (j->prog)
-                    cli_progress_finish(j->prog);
-                j->warn(j, in->warn);
-                in->warned = 1;
-            }
-            fovea_vmaf_flush(v);
-        }
-        if (receive_scores(j, v, in, got ? depth : 0) < 0)
-            return -1;
-        if (!got)
-            return 0;
+    fovea_vmaf_readers_settings rs;
+    fovea_vmaf_readers_default_settings(&rs);
+    rs.frames = j->frames;
+    rs.ring_bytes = j->ring_bytes;
+    rs.progress = on_progress;
+    rs.opaque = j;
+    fovea_vmaf_readers_result res;
+    const int st = fovea_vmaf_score_readers(v, in->rr, in->rd, &rs, &res);
+    j->read = res.done;
+    if (st < 0 && res.failed >= 0) {
+        cli_format_report(in->err, sizeof(in->err), res.failed ? in->dis_path : in->ref_path, 0,
+                          cli_last_error(j->ctx), st);
+        job_fail(j, CLI_EXIT_RUNTIME, in->err, -1);
+        return -1;
     }
+    if (st < 0) {
+        job_fail(j, CLI_EXIT_RUNTIME, fovea_last_error(j->ctx), res.frame);
+        return -1;
+    }
+    const char *ended = cli_display_path(res.ended == 1 ? in->dis_path : in->ref_path, 0);
+    if (res.pairs == 0) {
+        /* no pair at all: an empty input (both: the reference named) */
+        char msg[1024];
+        if (in->start > 0)
+            snprintf(msg, sizeof(msg), "%s: no frames left after --start %lld", ended,
+                     (long long)in->start);
+        else
+            snprintf(msg, sizeof(msg), "%s: no frames in the input: nothing to score", ended);
+        job_fail(j, CLI_EXIT_RUNTIME, msg, -1);
+        return -1;
+    }
+    if (res.ended == 1 && (in->ri.frame_count < 0 || in->di.frame_count < 0) && !in->warned) {
+        snprintf(in->warn, sizeof(in->warn), "%s ended first: scored the first %lld frames", ended,
+                 (long long)res.pairs);
+        if (j->prog)
+            cli_progress_finish(j->prog);
+        j->warn(j, in->warn);
+        in->warned = 1;
+    }
+    return 0;
 }
 
 /* The smallest frame the context's features take: ADM's four wavelet levels
@@ -196,25 +189,17 @@ void vmaf_pair_score(pair_job *j)
     j->info = in.ri;
     j->bit_depth = in.bit_depth;
 
-    int64_t depth = 0;
-    const int batch = fovea_vmaf_batch_size(v, in.ri.width, in.ri.height);
-    /* a CUDA scorer reads NVDEC's device frames in place; a CPU one gets
-     * them downloaded */
-    in.device_ok = fovea_vmaf_backend(v) == FOVEA_BACKEND_CUDA;
-    if (score_input_start(&in, j->ctx, batch, j->ring_bytes, &depth) < 0) {
-        job_fail(j, CLI_EXIT_RUNTIME, in.err, -1);
-        goto done;
-    }
     const double t0 = cli_now();
     if (j->prog)
         cli_progress_start(j->prog, score_input_total(&in), j->quiet);
-    const int bad = submit_all(j, v, &in, depth);
+    const int bad = score_readers(j, v, &in);
     if (j->prog)
         cli_progress_finish(j->prog);
     j->secs = cli_now() - t0;
     if (!bad) {
         fovea_vmaf_pooled_scores pl;
         fovea_vmaf_pooled(v, &pl);
+        j->n = pl.frames;
         for (int m = 0; m < j->nmetrics && m < pl.count; m++) {
             const score_pool q = {pl.metric[m].min, pl.metric[m].max, pl.metric[m].mean,
                                   pl.metric[m].harmonic_mean};
@@ -222,11 +207,10 @@ void vmaf_pair_score(pair_job *j)
         }
     }
     if (!bad && j->keep_frames) {
-        j->vm = v; /* nothing pending: it holds none of the ring's frames */
+        j->vm = v; /* nothing pending */
         v = NULL;
     }
 done:
-    /* the scorer may still read the ring's frames: close it first */
     fovea_vmaf_close(&v);
     score_input_close(&in);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "fovea/fovea.h"
+#include "fovea/io.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -238,6 +239,53 @@ FOVEA_API int64_t fovea_vmaf_pending(const fovea_vmaf *v);
  *  batches pending keeps every thread or the GPU busy. The scores do not
  *  depend on it. @return >= 1 */
 FOVEA_API int fovea_vmaf_batch_size(const fovea_vmaf *v, int width, int height);
+
+/** How fovea_vmaf_score_readers reads its two inputs. */
+typedef struct fovea_vmaf_readers_settings {
+    int64_t frames;    /**< pairs read at most; -1 (default): until an input ends */
+    size_t ring_bytes; /**< the read-ahead frames' memory at most (default 256 MiB) */
+    /** Called on the calling thread each time pairs left the scorer, with
+     *  the number of pairs read and done so far (NULL: not called). */
+    void (*progress)(void *opaque, int64_t pairs);
+    void *opaque; /**< progress's first argument */
+} fovea_vmaf_readers_settings;
+
+/** Set s to the defaults: every pair, 256 MiB of read-ahead, no progress. */
+FOVEA_API void fovea_vmaf_readers_default_settings(fovea_vmaf_readers_settings *s);
+
+/** What fovea_vmaf_score_readers did. */
+typedef struct fovea_vmaf_readers_result {
+    int64_t pairs; /**< pairs read and submitted (all received unless an error came) */
+    int64_t done;  /**< pairs whose scores were received (or skipped by subsample) */
+    int failed;    /**< the input whose read failed: 0 ref, 1 dis; -1 none */
+    int64_t frame; /**< the pair a read or the scorer failed on (with an error) */
+    /** The input that ended the run: 0 the reference (the distorted is not
+     *  read past it), 1 the distorted (the reference had one more frame);
+     *  -1 the limit settings.frames */
+    int ended;
+} fovea_vmaf_readers_result;
+
+/** Score the pairs of two readers to the end of the shorter (or
+ *  settings.frames), flush and receive every score (pooled, and kept with
+ *  settings.keep_frames): the CLI's pipeline. Each reader runs on a thread of
+ *  its own into a ring of frames (pinned on a CUDA context; device frames
+ *  read in place when a reader decodes with NVDEC and the scorer is CUDA)
+ *  while the calling thread submits the pairs and keeps about three of the
+ *  backend's batches pending (fovea_vmaf_batch_size), so that neither the
+ *  scorer waits on the files nor the readers on the scorer. The distorted
+ *  input is not read past the reference's end. The readers are the caller's
+ *  (open, and may have skipped frames); they must not be used meanwhile.
+ *  @param s NULL for the defaults
+ *  @param out receives the counts and which input failed or ended first (may
+ *         be NULL)
+ *  On an error the pending pairs are dropped (fovea_vmaf_reset).
+ *  @return FOVEA_OK (also when no pair was read: out->pairs 0), a read's
+ *          status (the reader's message in fovea_last_error of v's context),
+ *          FOVEA_ERR_INVALID_ARG (pairs pending on v), or the errors of
+ *          fovea_vmaf_submit and fovea_vmaf_receive */
+FOVEA_API int fovea_vmaf_score_readers(fovea_vmaf *v, fovea_reader *ref, fovea_reader *dis,
+                                       const fovea_vmaf_readers_settings *s,
+                                       fovea_vmaf_readers_result *out);
 
 /** libvmaf's pooled_metrics of every metric over the frames received so far.
  *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG */

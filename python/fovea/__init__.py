@@ -274,6 +274,16 @@ class VmafResult:
         return _json.loads(self.to_json())
 
 
+_RGB = {}
+
+
+def _is_rgb(pixfmt):
+    rgb = _RGB.get(pixfmt)
+    if rgb is None:
+        rgb = _RGB[pixfmt] = bool(_fovea.pixfmt_desc(pixfmt)[8])
+    return rgb
+
+
 class VmafScorer:
     """Score frame pairs produced one at a time: ``push(ref, dis)`` each pair,
     then ``result()``. Parameters as :func:`vmaf`. One thread at a time; the
@@ -304,7 +314,7 @@ class VmafScorer:
         ds, df, dw, dh = _spec(dis, self._bit_depth, "dis", self._ctx)
         if (w, h) != (dw, dh):
             raise ValueError(f"fovea: ref is {w}x{h}, dis is {dw}x{dh}")
-        if _fovea.pixfmt_desc(rf)[8] or _fovea.pixfmt_desc(df)[8]:
+        if _is_rgb(rf) or _is_rgb(df):
             raise ValueError("fovea: VMAF reads YUV or gray frames, not RGB")
         if self._shape is None:
             self._shape = (w, h, rf)
@@ -312,7 +322,8 @@ class VmafScorer:
         if _is_device_spec(rs) or _is_device_spec(ds):
             self._held.append((self._n, rs, ds))
         self._n += 1
-        self._release()
+        if self._held:
+            self._release()
 
     def _release(self):
         """Let go of the GPU pairs whose scores are in."""

@@ -18,6 +18,8 @@ typedef struct {
     int n_models;
     PyObject *ctx;
     int busy;
+    int depth_w, depth_h; /* the size depth was computed for */
+    int64_t depth;        /* pairs kept pending by submit: about three batches */
 } fx_vmaf;
 
 static int vmaf_init(PyObject *self, PyObject *args, PyObject *kw)
@@ -104,13 +106,27 @@ static int vmaf_ready(fx_vmaf *v)
     return fx_enter(&v->busy, "VmafScorer");
 }
 
-/* Receive every ready frame (kept for the result). */
-static int drain(fovea_vmaf *v)
+/* Receive ready frames (kept for the result) while more than keep pairs are
+ * pending. */
+static int drain(fovea_vmaf *v, int64_t keep)
 {
-    int st;
-    while ((st = fovea_vmaf_receive(v, NULL)) == FOVEA_OK)
+    int st = FOVEA_OK;
+    while (fovea_vmaf_pending(v) > keep && (st = fovea_vmaf_receive(v, NULL)) == FOVEA_OK)
         ;
     return st == FOVEA_AGAIN ? FOVEA_OK : st;
+}
+
+/* The pairs submit keeps pending for w x h frames: about three of the
+ * backend's batches (fovea_vmaf_batch_size), as the CLI keeps, so that every
+ * thread or the GPU has work while the caller makes the next frames. */
+static int64_t submit_depth(fx_vmaf *v, int w, int h)
+{
+    if (w != v->depth_w || h != v->depth_h) {
+        v->depth = 3 * (int64_t)fovea_vmaf_batch_size(v->v, w, h);
+        v->depth_w = w;
+        v->depth_h = h;
+    }
+    return v->depth;
 }
 
 static PyObject *vmaf_submit(PyObject *self, PyObject *args)
@@ -131,10 +147,11 @@ static PyObject *vmaf_submit(PyObject *self, PyObject *args)
         fx_frame_release(&dis);
         return NULL;
     }
+    const int64_t keep = submit_depth(v, ref.f.width, ref.f.height);
     int st;
     Py_BEGIN_ALLOW_THREADS st = fovea_vmaf_submit(v->v, &ref.f, &dis.f);
     if (st == FOVEA_OK)
-        st = drain(v->v);
+        st = drain(v->v, keep);
     Py_END_ALLOW_THREADS FX_LEAVE(&v->busy);
     fx_frame_release(&ref);
     fx_frame_release(&dis);
@@ -152,7 +169,7 @@ static PyObject *vmaf_flush(PyObject *self, PyObject *unused)
     int st;
     Py_BEGIN_ALLOW_THREADS st = fovea_vmaf_flush(v->v);
     if (st == FOVEA_OK)
-        st = drain(v->v);
+        st = drain(v->v, 0);
     Py_END_ALLOW_THREADS FX_LEAVE(&v->busy);
     if (st != FOVEA_OK)
         return fx_raise(st, vmaf_ctx(v));
@@ -202,39 +219,6 @@ static int open_reader(fovea_reader **r, fovea_context *c, const char *path, PyO
     return 0;
 }
 
-/* Read and score two files on the calling thread with the GIL released:
- * frames are read into two reused host frames and submitted (submit copies
- * what it keeps), ready scores received as they come. */
-static int score_loop(fovea_vmaf *v, fovea_context *c, fovea_reader *rr, fovea_reader *rd,
-                      long long max_frames, long long *count)
-{
-    fovea_frame fr = {0}, fd = {0};
-    int st = FOVEA_OK;
-    *count = 0;
-    while (max_frames <= 0 || *count < max_frames) {
-        int a = fovea_reader_read(rr, &fr);
-        if (a < 0) {
-            st = a;
-            break;
-        }
-        int b = fovea_reader_read(rd, &fd);
-        if (b < 0) {
-            st = b;
-            break;
-        }
-        if (a == FOVEA_EOF || b == FOVEA_EOF)
-            break;
-        if ((st = fovea_vmaf_submit(v, &fr, &fd)) != FOVEA_OK || (st = drain(v)) != FOVEA_OK)
-            break;
-        ++*count;
-    }
-    if (st == FOVEA_OK && (st = fovea_vmaf_flush(v)) == FOVEA_OK)
-        st = drain(v);
-    fovea_frame_free(c, &fr);
-    fovea_frame_free(c, &fd);
-    return st;
-}
-
 static PyObject *vmaf_score_files(PyObject *self, PyObject *args)
 {
     fx_vmaf *v = (fx_vmaf *)self;
@@ -268,10 +252,15 @@ static PyObject *vmaf_score_files(PyObject *self, PyObject *args)
         fovea_reader_close(&rd);
         return NULL;
     }
-    long long n = 0;
+    /* the CLI's pipeline: a reader thread per file, batches kept pending */
+    fovea_vmaf_readers_settings rs;
+    fovea_vmaf_readers_default_settings(&rs);
+    rs.frames = max_frames > 0 ? max_frames : -1;
+    fovea_vmaf_readers_result res;
     int st;
-    Py_BEGIN_ALLOW_THREADS st = score_loop(v->v, c, rr, rd, max_frames, &n);
+    Py_BEGIN_ALLOW_THREADS st = fovea_vmaf_score_readers(v->v, rr, rd, &rs, &res);
     Py_END_ALLOW_THREADS FX_LEAVE(&v->busy);
+    const long long n = res.pairs;
     fovea_reader_close(&rr);
     fovea_reader_close(&rd);
     if (st != FOVEA_OK) {
@@ -441,7 +430,8 @@ static PyObject *vmaf_pending(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef vmaf_methods[] = {
-    {"submit", vmaf_submit, METH_VARARGS, "Queue a pair of frame specs; keep what is ready."},
+    {"submit", vmaf_submit, METH_VARARGS,
+     "Queue a pair of frame specs; receive the oldest while about three batches are pending."},
     {"flush", vmaf_flush, METH_NOARGS, "End of the stream: every pair is scored."},
     {"reset", vmaf_reset, METH_NOARGS, "Forget every frame."},
     {"score_files", vmaf_score_files, METH_VARARGS, "Read and score two files."},

@@ -34,6 +34,35 @@ def test_files_equal_cli(cli, tmp_path, y4m_pair):
             assert res.frames[k][i] == v
 
 
+def test_files_pipeline_equal_cli(cli, tmp_path):
+    """fovea.vmaf(path, path) runs the CLI's pipeline (reader threads, rings
+    smaller than the run, batches pending): the same numbers as the CLI over
+    a long run, a frame limit with subsample, and a shorter distorted file."""
+    ref, dis = make_pair(n=15, w=96, h=64, seed=3)
+    more = make_pair(n=15, w=96, h=64, seed=4)
+    ref, dis = ref + more[0], dis + more[1]
+    r, d, d_short = tmp_path / "r.y4m", tmp_path / "d.y4m", tmp_path / "ds.y4m"
+    fovea.write(r, ref, fps=25)
+    fovea.write(d, dis, fps=25)
+    fovea.write(d_short, dis[:23], fps=25)
+    ctx = fovea.Context(threads=2)
+    cases = [((r, d), {}, ()),
+             ((r, d), {"subsample": 3, "max_frames": 20}, ("--subsample", 3, "--frames", 20)),
+             ((r, d_short), {}, ())]
+    for (rp, dp), kw, args in cases:
+        res = fovea.vmaf(str(rp), str(dp), ctx=ctx, **kw)
+        doc = json.loads(cli_json(cli, tmp_path, rp, dp, "--threads", 2, *args))
+        got = res.to_dict()
+        assert got["frames"] == doc["frames"], (rp, dp, kw)
+        assert got["pooled_metrics"] == doc["pooled_metrics"], (rp, dp, kw)
+        assert len(got["frames"]) == {0: 30, 1: 7, 2: 23}[cases.index(((rp, dp), kw, args))]
+        # and the frames pushed one at a time
+        n = kw.get("max_frames") or None
+        arr = fovea.vmaf(ref[:n], (dis[:23] if dp == d_short else dis)[:n], ctx=ctx,
+                         subsample=kw.get("subsample", 1))
+        assert arr.to_dict()["frames"] == doc["frames"]
+
+
 def test_arrays_equal_cli(cli, tmp_path, y4m_pair):
     r, d, ref, dis = y4m_pair
     res = fovea.vmaf(ref, dis)
