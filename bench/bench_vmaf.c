@@ -41,9 +41,13 @@ static const struct {
     const char *name;
     int w, h;
     int e2e_frames, e2e_quick;
+    int bpc;           /* 8, or 10: the 8-bit pair shifted up with low-bit texture */
+    const char *model; /* NULL: vmaf_v0.6.1 (and the whole-process rows) */
 } cases[] = {
-    {"576x324 8-bit", 576, 324, 600, 120},
-    {"1920x1080 8-bit", 1920, 1080, 120, 24},
+    {"576x324 8-bit", 576, 324, 600, 120, 8, NULL},
+    {"1920x1080 8-bit", 1920, 1080, 120, 24, 8, NULL},
+    /* every v1 feature (CAMBI, speed_chroma, ADM csf 2, motion): API rows only */
+    {"1920x1080 10-bit v1.0.16_3d0h", 1920, 1080, 0, 0, 10, "version=vmaf_v1.0.16_3d0h"},
 };
 
 /* Distinct generated pairs a sequence cycles through. */
@@ -82,6 +86,25 @@ static void synth_pair(fovea_frame *ref, fovea_frame *dis, int t, uint64_t *seed
         for (int y = 0; y < fovea_plane_height(ref->fmt, h, p); y++) {
             memset(ref->data[p] + (ptrdiff_t)y * ref->stride[p], 0x70 + (y & 15), row);
             memset(dis->data[p] + (ptrdiff_t)y * dis->stride[p], 0x70 + (y & 15), row);
+        }
+    }
+    *seed = x;
+}
+
+/* The 8-bit frame in as a 10-bit one: samples times 4 plus two low bits of
+ * noise (so 10-bit arithmetic is exercised, not just shifted 8-bit values). */
+static void widen10(fovea_frame *out, const fovea_frame *in, uint64_t *seed)
+{
+    uint64_t x = *seed;
+    for (int p = 0; p < 3; p++) {
+        const int pw = fovea_plane_width(in->fmt, in->width, p);
+        for (int y = 0; y < fovea_plane_height(in->fmt, in->height, p); y++) {
+            const uint8_t *s = in->data[p] + (ptrdiff_t)y * in->stride[p];
+            uint16_t *d = (uint16_t *)(void *)(out->data[p] + (ptrdiff_t)y * out->stride[p]);
+            for (int i = 0; i < pw; i++) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                d[i] = (uint16_t)(s[i] * 4 + (int)(x >> 62));
+            }
         }
     }
     *seed = x;
@@ -133,11 +156,20 @@ static void per_frame(bench_stats *s, int frames)
 }
 
 static void api_row(bench_table *t, fovea_context *ctx, const char *case_name, const char *what,
-                    const fovea_frame *ref, const fovea_frame *dis, int frames, int runs,
-                    int queued, double bytes, const char *note)
+                    const char *model, const fovea_frame *ref, const fovea_frame *dis, int frames,
+                    int runs, int queued, double bytes, const char *note)
 {
     fovea_vmaf *v = NULL;
-    BENCH_FOVEA(ctx, fovea_vmaf_open(&v, ctx, NULL));
+    fovea_vmaf_model *m = NULL;
+    if (model) {
+        fovea_vmaf_settings vs;
+        fovea_vmaf_default_settings(&vs);
+        BENCH_FOVEA(ctx, fovea_vmaf_model_open(&m, ctx, model));
+        vs.model = m;
+        BENCH_FOVEA(ctx, fovea_vmaf_open(&v, ctx, &vs));
+    } else {
+        BENCH_FOVEA(ctx, fovea_vmaf_open(&v, ctx, NULL));
+    }
     const int batch = fovea_vmaf_batch_size(v, ref->width, ref->height);
     vmaf_case c = {v, ref, dis, 0, frames, queued ? 3 * batch : 0};
     bench_stats s;
@@ -148,6 +180,7 @@ static void api_row(bench_table *t, fovea_context *ctx, const char *case_name, c
     const fovea_backend b = fovea_vmaf_backend(v);
     bench_table_add(t, name, b == FOVEA_BACKEND_CUDA ? "cuda" : "cpu", &s, bytes, 1, note);
     fovea_vmaf_close(&v);
+    fovea_vmaf_model_close(&m);
 }
 
 /* ---------------------------------------------------------------- VIF alone */
@@ -763,17 +796,29 @@ int main(int argc, char **argv)
         if (!bench_case_enabled(&opts, cases[i].name))
             continue;
         const int w = cases[i].w, h = cases[i].h;
-        const double bytes = 2.0 * w * h; /* two luma planes read */
+        const char *model = cases[i].model;
+        const fovea_pixfmt fmt = cases[i].bpc == 10 ? FOVEA_PIX_I420P10 : FOVEA_PIX_I420;
+        /* the planes read: two luma planes (v0.6.1); v1 reads chroma too */
+        const double bytes = (model ? 3.0 : 2.0) * w * h * (cases[i].bpc > 8 ? 2 : 1);
         fovea_frame ref[DISTINCT], dis[DISTINCT];
         memset(ref, 0, sizeof(ref));
         memset(dis, 0, sizeof(dis));
         uint64_t seed = 1000 + i;
         for (int k = 0; k < DISTINCT; k++) {
-            BENCH_FOVEA(NULL,
-                        fovea_frame_alloc(NULL, &ref[k], w, h, FOVEA_PIX_I420, FOVEA_MEM_HOST));
-            BENCH_FOVEA(NULL,
-                        fovea_frame_alloc(NULL, &dis[k], w, h, FOVEA_PIX_I420, FOVEA_MEM_HOST));
-            synth_pair(&ref[k], &dis[k], k, &seed);
+            BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &ref[k], w, h, fmt, FOVEA_MEM_HOST));
+            BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &dis[k], w, h, fmt, FOVEA_MEM_HOST));
+            if (fmt == FOVEA_PIX_I420) {
+                synth_pair(&ref[k], &dis[k], k, &seed);
+                continue;
+            }
+            fovea_frame r8, d8;
+            BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &r8, w, h, FOVEA_PIX_I420, FOVEA_MEM_HOST));
+            BENCH_FOVEA(NULL, fovea_frame_alloc(NULL, &d8, w, h, FOVEA_PIX_I420, FOVEA_MEM_HOST));
+            synth_pair(&r8, &d8, k, &seed);
+            widen10(&ref[k], &r8, &seed);
+            widen10(&dis[k], &d8, &seed);
+            fovea_frame_free(NULL, &r8);
+            fovea_frame_free(NULL, &d8);
         }
         const int small = w * h < 1000000;
         char note[160];
@@ -781,14 +826,10 @@ int main(int argc, char **argv)
         if (gpu) {
             fovea_frame dref[DISTINCT], ddis[DISTINCT], pref[DISTINCT], pdis[DISTINCT];
             for (int k = 0; k < DISTINCT; k++) {
-                BENCH_FOVEA(
-                    gpu, fovea_frame_alloc(gpu, &dref[k], w, h, FOVEA_PIX_I420, FOVEA_MEM_DEVICE));
-                BENCH_FOVEA(
-                    gpu, fovea_frame_alloc(gpu, &ddis[k], w, h, FOVEA_PIX_I420, FOVEA_MEM_DEVICE));
-                BENCH_FOVEA(
-                    gpu, fovea_frame_alloc(gpu, &pref[k], w, h, FOVEA_PIX_I420, FOVEA_MEM_PINNED));
-                BENCH_FOVEA(
-                    gpu, fovea_frame_alloc(gpu, &pdis[k], w, h, FOVEA_PIX_I420, FOVEA_MEM_PINNED));
+                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &dref[k], w, h, fmt, FOVEA_MEM_DEVICE));
+                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &ddis[k], w, h, fmt, FOVEA_MEM_DEVICE));
+                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &pref[k], w, h, fmt, FOVEA_MEM_PINNED));
+                BENCH_FOVEA(gpu, fovea_frame_alloc(gpu, &pdis[k], w, h, fmt, FOVEA_MEM_PINNED));
                 BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &dref[k], &ref[k]));
                 BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &ddis[k], &dis[k]));
                 BENCH_FOVEA(gpu, fovea_frame_copy(gpu, &pref[k], &ref[k]));
@@ -798,12 +839,12 @@ int main(int argc, char **argv)
             const int frames = opts.quick ? 64 : (small ? 1024 : 256);
             const int runs = opts.quick ? 2 : 5;
             snprintf(note, sizeof(note), "3 batches pending, %d frames a stream", frames);
-            api_row(&table, gpu, cases[i].name, "device frames", dref, ddis, frames, runs, 1, bytes,
-                    note);
-            api_row(&table, gpu, cases[i].name, "pinned host frames", pref, pdis, frames, runs, 1,
+            api_row(&table, gpu, cases[i].name, "device frames", model, dref, ddis, frames, runs, 1,
                     bytes, note);
-            api_row(&table, gpu, cases[i].name, "pageable host frames", ref, dis, frames, runs, 1,
-                    bytes, note);
+            api_row(&table, gpu, cases[i].name, "pinned host frames", model, pref, pdis, frames,
+                    runs, 1, bytes, note);
+            api_row(&table, gpu, cases[i].name, "pageable host frames", model, ref, dis, frames,
+                    runs, 1, bytes, note);
             for (int k = 0; k < DISTINCT; k++) {
                 fovea_frame_free(gpu, &dref[k]);
                 fovea_frame_free(gpu, &ddis[k]);
@@ -818,19 +859,19 @@ int main(int argc, char **argv)
             const int th = fovea_context_threads(cpu);
             snprintf(note, sizeof(note), "%d threads, a pair per thread, %d frames a stream", th,
                      frames);
-            api_row(&table, cpu, cases[i].name, "C backend", ref, dis, frames, runs, 1, bytes,
-                    note);
+            api_row(&table, cpu, cases[i].name, "C backend", model, ref, dis, frames, runs, 1,
+                    bytes, note);
             if (th > 1) {
                 snprintf(note, sizeof(note), "%d threads, each pair waited for (rows split)", th);
-                api_row(&table, cpu, cases[i].name, "C backend, one at a time", ref, dis, frames,
-                        runs, 0, bytes, note);
+                api_row(&table, cpu, cases[i].name, "C backend, one at a time", model, ref, dis,
+                        frames, runs, 0, bytes, note);
             }
         }
         for (int k = 0; k < DISTINCT; k++) {
             fovea_frame_free(NULL, &ref[k]);
             fovea_frame_free(NULL, &dis[k]);
         }
-        if (eo.libvmaf || eo.fovea)
+        if ((eo.libvmaf || eo.fovea) && !model)
             e2e_rows(&table, &eo, (int)i, opts.quick, text);
     }
     vif_rows(&table, &opts, cpu, gpu, vif_cli, eo.tmp);
