@@ -161,7 +161,14 @@ static void api_row(bench_table *t, fovea_context *ctx, const char *case_name, c
 {
     fovea_vmaf *v = NULL;
     fovea_vmaf_model *m = NULL;
-    if (model) {
+    if (model && strncmp(model, "features=", 9) == 0) {
+        /* one feature list alone, no model (the device time of each) */
+        fovea_vmaf_settings vs;
+        fovea_vmaf_default_settings(&vs);
+        vs.features = model + 9;
+        vs.flags = FOVEA_VMAF_NO_PREDICTION;
+        BENCH_FOVEA(ctx, fovea_vmaf_open(&v, ctx, &vs));
+    } else if (model) {
         fovea_vmaf_settings vs;
         fovea_vmaf_default_settings(&vs);
         BENCH_FOVEA(ctx, fovea_vmaf_model_open(&m, ctx, model));
@@ -845,6 +852,21 @@ int main(int argc, char **argv)
                     runs, 1, bytes, note);
             api_row(&table, gpu, cases[i].name, "pageable host frames", model, ref, dis, frames,
                     runs, 1, bytes, note);
+            /* v1's features one at a time, with the model's options */
+            static const char *const v1_features[] = {
+                "features=cambi:high_res_speedup=1080:cambi_max_val=17:cambi_vis_lum_threshold=0.06",
+                "features=speed_chroma:speed_max_val=45:speed_nn_floor=0.1:speed_sigma_nn=0.19:"
+                "speed_weight_var_mode=5",
+                "features=adm:adm_csf_mode=2:adm_dlm_weight=0.7:adm_enhn_gain_limit=1:adm_min_val="
+                "0.5:adm_noise_weight=0.02",
+                "features=motion:motion_max_val=18", "features=vif"};
+            for (size_t f = 0; model && f < sizeof(v1_features) / sizeof(v1_features[0]); f++) {
+                char what[96];
+                snprintf(what, sizeof(what), "device frames, %.*s alone",
+                         (int)strcspn(v1_features[f] + 9, ":"), v1_features[f] + 9);
+                api_row(&table, gpu, cases[i].name, what, v1_features[f], dref, ddis, frames, runs,
+                        1, bytes, note);
+            }
             for (int k = 0; k < DISTINCT; k++) {
                 fovea_frame_free(gpu, &dref[k]);
                 fovea_frame_free(gpu, &ddis[k]);

@@ -6,11 +6,15 @@
  * its quick select leaves them. The device finds the top k (radix select) and
  * sums them exactly (128-bit fixed point); when every partial sum of any
  * order is a double (cambi_topk_mean), that is libvmaf's sum. Otherwise raw()
- * pools the scale's map with cambi_pool, the C reference's own quick select
- * and sum: so every picture's maps (every scale) are read back into a pinned
- * ring. The ring holds CAMBI_CUDA_RING batches (the batches the VMAF driver
- * keeps in flight); each launch takes the next entry and tags its pairs'
- * counters with their ring position; raw() releases them. */
+ * reads that scale's map back and pools it with cambi_pool, the C reference's
+ * own quick select and sum. So the maps of every picture stay on the device
+ * until raw() has scored them: a device ring of CAMBI_CUDA_RING batches (the
+ * batches the VMAF driver keeps in flight) that the kernels write in place;
+ * each launch takes the next entry and tags its pairs' counters with their
+ * ring position; raw() releases them. Only a map that needs the host's
+ * pooling crosses the bus (on a stream of its own, waited for in raw(): the
+ * batch's kernels are done by then). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,10 +42,12 @@ typedef struct cambi_cuda {
     float *d_recip;
     uint16_t *d_img[2];
     uint8_t *d_mask[2];
-    float *d_maps;                  /* one pair's maps */
     uint32_t *d_sel;                /* the radix select's state */
     long long pools, host_pools;    /* per-scale values, and those pooled from the map */
-    float *h_ring;                  /* CAMBI_CUDA_RING x batch pairs' maps, pinned */
+    float *d_ring;                  /* CAMBI_CUDA_RING x batch pairs' maps, on the device */
+    float *h_map;                   /* one scale's map read back for the host's pooling */
+    cudaStream_t copy;              /* the read-backs' stream */
+    int err;                        /* a failed read-back, returned by the next launch */
     int ring_left[CAMBI_CUDA_RING]; /* pairs of each entry not yet pooled */
     int head;
     cambi_cuda_cv cv; /* the constant part of the contrast-value launches */
@@ -64,8 +70,10 @@ static void cuda_close(void **priv)
         fv_device_free(ctx, st->d_mask[i]);
     }
     fv_device_free(ctx, st->d_recip);
-    fv_device_free(ctx, st->d_maps);
-    fv_pinned_free(ctx, st->h_ring);
+    fv_device_free(ctx, st->d_ring);
+    free(st->h_map);
+    if (st->copy)
+        cudaStreamDestroy(st->copy);
     free(st);
     *priv = NULL;
 }
@@ -123,12 +131,17 @@ static int alloc_buffers(cambi_cuda *st, fovea_context *ctx, int width, int heig
     if (st->full_ref)
         FOVEA_TRY(upload_positions(st, ctx, 1, width, height, pl->src_w, pl->src_h));
     FOVEA_TRY(upload(ctx, pl->recip, sizeof(pl->recip), (void **)&st->d_recip));
-    FOVEA_TRY(fv_device_malloc(ctx, st->pair_floats * sizeof(float), (void **)&st->d_maps));
     FOVEA_TRY(fv_device_malloc(ctx, CAMBI_CUDA_SEL_WORDS * sizeof(uint32_t), (void **)&st->d_sel));
     /* sizes are bounded by FOVEA_MAX_DIM and the batch by FEATURE_MAX_BATCH:
      * no overflow */
     const size_t ring = (size_t)CAMBI_CUDA_RING * (size_t)st->batch * st->pair_floats;
-    return fv_pinned_malloc(ctx, ring * sizeof(float), (void **)&st->h_ring);
+    FOVEA_TRY(fv_device_malloc(ctx, ring * sizeof(float), (void **)&st->d_ring));
+    /* the largest map is scale 0 of the larger picture */
+    st->h_map = malloc(px * sizeof(float));
+    if (!st->h_map)
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cambi: out of memory");
+    FOVEA_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&st->copy, cudaStreamNonBlocking));
+    return FOVEA_OK;
 }
 
 static int cuda_init(void **priv, fovea_context *ctx, const feature_setup *s)
@@ -174,10 +187,10 @@ static int cuda_init(void **priv, fovea_context *ctx, const feature_setup *s)
 }
 
 /* Queue the maps of one picture (i 0: the distorted picture at the encode's
- * size; 1: the reference at the source's) into d_maps, and the top-k sums of
- * its scales into the pair's counters. */
+ * size; 1: the reference at the source's) into the pair's ring entry maps,
+ * and the top-k sums of its scales into the pair's counters. */
 static int picture(cambi_cuda *st, fovea_context *ctx, const uint8_t *src, ptrdiff_t stride, int i,
-                   unsigned long long *counters, cudaStream_t stream)
+                   float *pair_maps, unsigned long long *counters, cudaStream_t stream)
 {
     const cambi_plan *pl = &st->pl;
     int w = i ? pl->src_w : pl->enc_w, h = i ? pl->src_h : pl->enc_h;
@@ -188,7 +201,7 @@ static int picture(cambi_cuda *st, fovea_context *ctx, const uint8_t *src, ptrdi
     FOVEA_CUDA_TRY(ctx, fv_cambi_cuda_mask(st->d_img[0], st->d_mask[0], w, h,
                                            cambi_mask_threshold(w, h), stream));
     int cur = 0, mcur = 0;
-    float *maps = st->d_maps + (i ? st->pic_floats[0] : 0);
+    float *maps = pair_maps + (i ? st->pic_floats[0] : 0);
     cambi_cuda_cv cv = st->cv;
     cv.window = i ? pl->src_window : pl->window;
     for (int s = 0; s < CAMBI_SCALES; s++) {
@@ -229,6 +242,11 @@ static int cuda_launch(void *priv, fovea_context *ctx, const feature_batch *b,
     if (b->n < 1 || b->n > st->batch)
         return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL, "cambi: a batch of %d pairs (at most %d)",
                             b->n, st->batch);
+    if (st->err < 0) {
+        const int err = st->err;
+        st->err = FOVEA_OK;
+        return err;
+    }
     if (st->ring_left[st->head] != 0)
         return fv_ctx_error(ctx, FOVEA_ERR_INTERNAL,
                             "cambi: more than %d batches in flight (its read-back ring)",
@@ -236,13 +254,10 @@ static int cuda_launch(void *priv, fovea_context *ctx, const feature_batch *b,
     const size_t first = (size_t)st->head * (size_t)st->batch;
     for (int z = 0; z < b->n; z++) {
         unsigned long long *counters = sums + (size_t)z * CAMBI_CUDA_FRAME_SUMS;
-        FOVEA_TRY(picture(st, ctx, b->dis[z], b->dis_stride[z], 0, counters, s));
+        float *maps = st->d_ring + (first + (size_t)z) * st->pair_floats;
+        FOVEA_TRY(picture(st, ctx, b->dis[z], b->dis_stride[z], 0, maps, counters, s));
         if (st->full_ref)
-            FOVEA_TRY(picture(st, ctx, b->ref[z], b->ref_stride[z], 1, counters, s));
-        /* the next pair's kernels overwrite d_maps after this copy (stream order) */
-        FOVEA_CUDA_TRY(ctx, cudaMemcpyAsync(st->h_ring + (first + (size_t)z) * st->pair_floats,
-                                            st->d_maps, st->pair_floats * sizeof(float),
-                                            cudaMemcpyDeviceToHost, s));
+            FOVEA_TRY(picture(st, ctx, b->ref[z], b->ref_stride[z], 1, maps, counters, s));
     }
     /* tag 0 is a zeroed counter: ring positions from 1 */
     FOVEA_CUDA_TRY(ctx, fv_cambi_cuda_tag(sums, CAMBI_CUDA_FRAME_SUMS, b->n,
@@ -252,10 +267,27 @@ static int cuda_launch(void *priv, fovea_context *ctx, const feature_batch *b,
     return FOVEA_OK;
 }
 
+/* Read back the map of n floats at d_map (its batch is done: raw() runs
+ * after the batch's counters were read) into h_map. */
+static int read_map(cambi_cuda *st, const float *d_map, size_t n)
+{
+    if (st->err < 0)
+        return st->err;
+    const size_t bytes = n * sizeof(float);
+    cudaError_t e = cudaMemcpyAsync(st->h_map, d_map, bytes, cudaMemcpyDeviceToHost, st->copy);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(st->copy);
+    if (e != cudaSuccess)
+        st->err = fv_ctx_error(st->ctx, FOVEA_ERR_CUDA, "cambi: reading back a map: %s",
+                               cudaGetErrorString(e));
+    return st->err;
+}
+
 /* The score of one picture from its top-k counters, or where they do not
- * give libvmaf's mean, from its read-back maps (reordered by pooling). */
-static double score_maps(cambi_cuda *st, const unsigned long long *counters, float *maps, int w,
-                         int h, int window)
+ * give libvmaf's mean, from its map read back (reordered by pooling). A
+ * failed read-back gives NaN, and its error comes from the next launch. */
+static double score_maps(cambi_cuda *st, const unsigned long long *counters, const float *maps,
+                         int w, int h, int window)
 {
     double per_scale[CAMBI_SCALES];
     for (int s = 0; s < CAMBI_SCALES; s++) {
@@ -267,7 +299,9 @@ static double score_maps(cambi_cuda *st, const unsigned long long *counters, flo
         st->pools++;
         if (!CAMBI_CUDA_DEVICE_POOL ||
             !cambi_topk_mean(c, cambi_topk_count(st->topk, sw * sh), &per_scale[s])) {
-            per_scale[s] = cambi_pool(maps, st->topk, sw, sh);
+            const size_t n = (size_t)sw * (size_t)sh;
+            per_scale[s] =
+                read_map(st, maps, n) < 0 ? NAN : cambi_pool(st->h_map, st->topk, sw, sh);
             st->host_pools++;
         }
         maps += (size_t)sw * (size_t)sh;
@@ -284,7 +318,7 @@ static void cuda_raw(void *priv, const unsigned long long *sums, int first, feat
     if (sums[0] < 1 || sums[0] > ring)
         return; /* no tag: cannot happen after a successful launch */
     const size_t at = (size_t)sums[0] - 1;
-    float *maps = st->h_ring + at * st->pair_floats;
+    const float *maps = st->d_ring + at * st->pair_floats;
     const cambi_plan *pl = &st->pl;
     cambi_raw r = {0.0, 0.0};
     r.dis = score_maps(st, sums + 1, maps, pl->enc_w, pl->enc_h, pl->window);
