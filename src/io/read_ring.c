@@ -21,9 +21,25 @@ static void *ring_main(void *arg)
         if (stop)
             break;
         fv_read_slot *sl = &q->slot[k % q->nslots];
-        const int st = q->limit >= 0 && k >= q->limit ? FOVEA_EOF : fovea_reader_read(q->r, &sl->f);
-        if (st < 0)
-            snprintf(sl->msg, sizeof(sl->msg), "%s", q->r->err[0] ? q->r->err : fovea_strerror(st));
+        int st = q->limit >= 0 && k >= q->limit ? FOVEA_EOF : FOVEA_OK;
+        /* a slot's frame is made when first used: a short input pins no
+         * more than it reads, and the pinning of the rest overlaps the
+         * consumer's work on the first reads */
+        if (st == FOVEA_OK && !sl->made) {
+            const fovea_video_info *in = fovea_reader_info(q->r);
+            st = fovea_frame_alloc(q->ctx, &sl->f, in->width, in->height, in->fmt, q->mem);
+            if (st < 0)
+                snprintf(sl->msg, sizeof(sl->msg), "cannot allocate input frame %lld: %s",
+                         (long long)k, fovea_strerror(st));
+            else
+                sl->made = 1;
+        }
+        if (st == FOVEA_OK) {
+            st = fovea_reader_read(q->r, &sl->f);
+            if (st < 0)
+                snprintf(sl->msg, sizeof(sl->msg), "%s",
+                         q->r->err[0] ? q->r->err : fovea_strerror(st));
+        }
         pthread_mutex_lock(&q->mu);
         sl->status = st;
         sl->filled = 1;
@@ -53,13 +69,7 @@ int fv_read_ring_start(fv_read_ring *q, fovea_context *ctx, fovea_reader *r, int
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cannot make a condition");
     }
     q->ready = 1;
-    const fovea_video_info *in = fovea_reader_info(r);
-    for (int k = 0; k < nslots; k++) {
-        const int st = fovea_frame_alloc(ctx, &q->slot[k].f, in->width, in->height, in->fmt, mem);
-        if (st < 0)
-            return fv_ctx_error(ctx, st, "cannot allocate %d input frames: %s", nslots,
-                                fovea_strerror(st));
-    }
+    q->mem = mem;
     if (pthread_create(&q->th, NULL, ring_main, q) != 0)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cannot start a reader thread");
     q->started = 1;
@@ -104,7 +114,8 @@ void fv_read_ring_stop(fv_read_ring *q)
         pthread_join(q->th, NULL);
     q->started = 0;
     for (int k = 0; k < q->nslots; k++)
-        fovea_frame_free(q->ctx, &q->slot[k].f);
+        if (q->slot[k].made)
+            fovea_frame_free(q->ctx, &q->slot[k].f);
     free(q->slot);
     q->slot = NULL;
     pthread_cond_destroy(&q->cv);

@@ -16,6 +16,7 @@ typedef struct fv_read_slot {
     int status;     /* fovea_reader_read's */
     char msg[1024]; /* the reader's message when it failed */
     int filled;
+    int made; /* f is allocated (on first use, by the reader thread) */
 } fv_read_slot;
 
 typedef struct fv_read_ring {
@@ -23,7 +24,8 @@ typedef struct fv_read_ring {
     fovea_context *ctx; /* frame allocation */
     fv_read_slot *slot;
     int nslots;
-    int64_t limit; /* reads at most (then FOVEA_EOF), -1 = all */
+    int64_t limit;     /* reads at most (then FOVEA_EOF), -1 = all */
+    fovea_memtype mem; /* where the slots' frames are made */
     int64_t taken, released;
     int stop, ready, started;
     pthread_mutex_t mu;
@@ -31,9 +33,11 @@ typedef struct fv_read_ring {
     pthread_t th;
 } fv_read_ring;
 
-/* Allocate nslots frames of r's size and format in mem on ctx and start the
- * thread, which ends after the end or a failed read. @return FOVEA_OK, or a
- * status (then fv_read_ring_stop frees what was made) */
+/* Start the thread, which fills nslots frames of r's size and format in mem
+ * on ctx (each allocated by the thread when first used; a failed allocation
+ * is that read's status) and ends after the end or a failed read.
+ * @return FOVEA_OK, or a status (then fv_read_ring_stop frees what was
+ * made) */
 int fv_read_ring_start(fv_read_ring *q, fovea_context *ctx, fovea_reader *r, int nslots,
                        int64_t limit, fovea_memtype mem);
 /* The next read, waited for: its status, *f its frame, *msg the reader's
