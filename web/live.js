@@ -292,6 +292,7 @@ function cameraBuild(list) {
       label.append(input, ' ' + name);
     } else {
       input.type = 'range';
+      label.className = 'range';
       if (c.available) Object.assign(input, { min: c.min, max: c.max, step: c.step });
       const out = document.createElement('output');
       out.id = 'cam-' + c.name + '-value';
@@ -313,7 +314,7 @@ function cameraState(s) {
   for (const c of list) {
     const input = $('cam-' + c.name);
     input.disabled = !c.settable || !control;
-    input.parentNode.classList.toggle('off', input.disabled);
+    input.parentNode.classList.toggle('off', input.disabled); // greyed out
     input.title = !c.available ? 'the camera has no ' + c.name + ' control'
       : c.flags.length ? c.flags.join(', ') : '';
     if (!c.available) continue;

@@ -467,7 +467,7 @@ async def camera(browser, clip):
         if not device_got(log, "S_CTRL brightness 140"):
             fail("brightness 140 from the page did not reach the device: %s"
                  % (open(log).read() if os.path.exists(log) else "no log"))
-        await set_input(a, "cam-contrast", 52)  # the device's step is 5
+        await set_input(a, "cam-contrast", 52)  # the step is 5 (the slider rounds it too)
         await b.wait("document.getElementById('cam-contrast').value === '50'", 30)
         if not device_got(log, "S_CTRL contrast 50"):
             fail("contrast 52 did not reach the device as 50 (its step)")
