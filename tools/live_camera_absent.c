@@ -30,7 +30,10 @@ int live_camera_read(live_camera *cam, live_camera_state *st)
 
 int live_camera_set(live_camera *cam, int id, int value, int *applied, char *err, size_t n)
 {
-    (void)cam, (void)id, (void)value, (void)applied;
+    (void)cam;
+    (void)id;
+    (void)value;
+    (void)applied;
     snprintf(err, n, "built without V4L2");
     return -1;
 }
