@@ -467,10 +467,10 @@ async def camera(browser, clip):
         if not device_got(log, "S_CTRL brightness 140"):
             fail("brightness 140 from the page did not reach the device: %s"
                  % (open(log).read() if os.path.exists(log) else "no log"))
-        await set_input(a, "cam-contrast", 52)  # the step is 5 (the slider rounds it too)
-        await b.wait("document.getElementById('cam-contrast').value === '50'", 30)
-        if not device_got(log, "S_CTRL contrast 50"):
-            fail("contrast 52 did not reach the device as 50 (its step)")
+        await set_input(a, "cam-contrast", 57)  # the step is 5 (the slider rounds it too)
+        await b.wait("document.getElementById('cam-contrast').value === '55'", 30)
+        if not device_got(log, "S_CTRL contrast 55"):
+            fail("contrast 57 did not reach the device as 55 (its step)")
         await set_input(a, "cam-exposure_auto", False)  # manual: exposure is active
         await b.wait("!document.getElementById('cam-exposure').disabled", 30)
         if not device_got(log, "S_CTRL exposure_auto 1"):
@@ -500,11 +500,40 @@ async def camera(browser, clip):
         n = await frames_of(p)
         await p.wait("Number(document.getElementById('frames').textContent) >= %d" % (n + 10), 60)
         await p.close()
+        reply = await camera_message(srv, {"brightness": 10})
+        if "the camera is gone" not in reply:
+            fail("a camera control after the camera was unplugged: %s" % reply)
     finally:
         srv.stop()
     if srv.log().count("the camera is gone") != 1:
         fail("an unplugged camera: not logged once: " + srv.log())
     print("camera unplugged: controls greyed out, the stream went on")
+    # not a camera: "camera": false, and a camera control is refused
+    srv = Server(clip, "--http", "127.0.0.1:0", "--loop")
+    try:
+        reply = await camera_message(srv, {"contrast": 3})
+        if "the source is not a camera" not in reply:
+            fail("a camera control for a clip: %s" % reply)
+    finally:
+        srv.stop()
+
+
+async def camera_message(srv, controls):
+    """Send a camera control over the socket; the first error message back
+    (the state messages before it must say what the source is)."""
+    uri = "ws://127.0.0.1:%d/stream" % srv.port
+    async with websockets.connect(uri, subprotocols=["fovea-live"], max_size=None) as ws:
+        await ws.send(json.dumps({"type": "control", "camera": controls}))
+        for _ in range(200):
+            m = await asyncio.wait_for(ws.recv(), 10)
+            if isinstance(m, str):
+                msg = json.loads(m)
+                if msg["type"] == "state" and msg["camera"] != ("--camera-controls" in
+                                                               srv.proc.args):
+                    fail("state camera %s: %s" % (msg["camera"], m))
+                if msg["type"] == "error":
+                    return msg["message"]
+    fail("no error message for a camera control")
 
 
 async def main():
