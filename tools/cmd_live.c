@@ -8,10 +8,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cli_stream.h"
 #include "fovea/stream.h"
+#include "live_camera.h"
 #include "live_server.h"
 
 enum {
@@ -29,7 +31,8 @@ enum {
     OPT_LOOP,
     OPT_FRAMES,
     OPT_CLIENTS,
-    OPT_MAX_DELAY
+    OPT_MAX_DELAY,
+    OPT_CAMERA
 };
 
 static const cli_option options[] = {
@@ -66,6 +69,10 @@ static const cli_option options[] = {
      "wait until N viewers are watching before the first frame (then the stream is the one "
      "fovea send would send them)",
      "0", OPT_CLIENTS},
+    {"camera-controls", 0, "DEV",
+     "the V4L2 device whose controls (brightness, contrast, ...) the page shows and sets; "
+     "'none': no camera controls",
+     "SRC when it is a camera (v4l2:DEV or a character device)", OPT_CAMERA},
     {"backend", 0, "B", "auto, cpu or cuda (the encoder)", "auto", CLI_OPT_BACKEND},
     CLI_OPTION_THREADS,
     {"quiet", 'q', NULL, "no summary ('serving' is always printed)", "a summary at the end",
@@ -81,13 +88,15 @@ static const cli_spec spec = {
     "more than T, decoded in the browser by fovea's own decoder (WebAssembly),\n"
     "with views of the heat map, the noise map and the change mask, and controls\n"
     "(threshold, denoise, keyframe interval, pause) that change the stream for\n"
-    "every viewer. Prints 'serving http://ADDR:PORT/' on stderr once listening.\n"
+    "every viewer; for a camera, its own controls (V4L2). Prints\n"
+    "'serving http://ADDR:PORT/' on stderr once listening.\n"
     "Sends at the input's frame rate; ends with the input (or never with --loop,\n"
     "until interrupted).",
     options,
     "Examples:\n"
     "  fovea live clip.y4m --loop\n"
     "  fovea live clip.y4m --http 0.0.0.0:8080 --token-file secret --threshold 2\n"
+    "  fovea live v4l2:/dev/video0 --threshold 3\n"
     "\n"
     "Exit status: 0 success (input's end, --frames, interrupted), 1 runtime error,\n"
     "2 usage error (a non-loopback --http without --token).",
@@ -96,7 +105,7 @@ static const cli_spec spec = {
 typedef struct live_args {
     cli_common_opts opt;
     cli_input_opts in;
-    const char *path, *http, *token_file;
+    const char *path, *http, *token_file, *camera;
     char *token, *view_token;
     int max_clients, loop, clients, max_delay;
     long long max_queue, frames;
@@ -191,6 +200,7 @@ static int parse_args(live_args *a, int argc, char **argv)
             break;
         case OPT_CLIENTS: bad = cli_parse_int32(cmd, "--clients", v, 0, 1024, &a->clients); break;
         case OPT_FRAMES: bad = cli_parse_int(cmd, "--frames", v, 0, 1LL << 40, &a->frames); break;
+        case OPT_CAMERA: a->camera = v; break;
         }
         if (bad)
             return CLI_EXIT_USAGE;
@@ -229,6 +239,12 @@ typedef struct live_run {
     int pending_set, have_frame, done, rc;
     int64_t sent, read;
     double due, period;
+    /* a camera source's controls: camera_on when SRC is a camera (or
+     * --camera-controls), cam NULL when they cannot be opened */
+    int camera_on;
+    live_camera *cam;
+    live_camera_state cam_state;
+    double cam_read_at;
 } live_run;
 
 static volatile sig_atomic_t interrupted;
@@ -273,6 +289,93 @@ static int read_frame(live_run *s)
     return 1;
 }
 
+static void send_state(live_run *s)
+{
+    live_server_send_state(s->srv, &s->ctl, s->camera_on ? &s->cam_state : NULL);
+}
+
+/* The device node of a camera source: v4l2:DEV, video4linux2:DEV or a
+ * character device (docs/media.md); --camera-controls names another. */
+static const char *camera_device(const live_args *a)
+{
+    struct stat st;
+    if (a->camera)
+        return strcmp(a->camera, "none") == 0 ? NULL : a->camera;
+    if (strncmp(a->path, "v4l2:", 5) == 0)
+        return a->path + 5;
+    if (strncmp(a->path, "video4linux2:", 13) == 0)
+        return a->path + 13;
+    if (stat(a->path, &st) == 0 && S_ISCHR(st.st_mode))
+        return a->path;
+    return NULL;
+}
+
+/* A camera whose controls cannot be opened: its source still streams, the
+ * page shows why they are greyed out; --camera-controls named is an error. */
+static int open_camera(live_run *s)
+{
+    const char *dev = camera_device(&s->a);
+    char err[256];
+    if (!dev)
+        return CLI_EXIT_OK;
+    s->camera_on = 1;
+    if (live_camera_open(&s->cam, dev, err, sizeof err) < 0) {
+        if (s->a.camera) {
+            cli_error(NULL, "live: --camera-controls %s", err);
+            return CLI_EXIT_RUNTIME;
+        }
+        fprintf(stderr, "fovea live: no camera controls: %s\n", err);
+        snprintf(s->cam_state.error, sizeof s->cam_state.error, "%s", err);
+        return CLI_EXIT_OK;
+    }
+    if (live_camera_read(s->cam, &s->cam_state) < 0)
+        fprintf(stderr, "fovea live: %s\n", s->cam_state.error);
+    s->cam_read_at = cli_now();
+    return CLI_EXIT_OK;
+}
+
+/* The device's controls again, once a second: values an auto mode or another
+ * program changed, and a camera unplugged, reach every viewer. */
+#define LIVE_CAMERA_READ_S 1.0
+
+static void camera_refresh(live_run *s, int force)
+{
+    if (!s->cam || (!force && cli_now() - s->cam_read_at < LIVE_CAMERA_READ_S))
+        return;
+    s->cam_read_at = cli_now();
+    const live_camera_state old = s->cam_state;
+    if (live_camera_read(s->cam, &s->cam_state) < 0 && !old.error[0])
+        fprintf(stderr, "fovea live: %s\n", s->cam_state.error);
+    if (force || memcmp(&old, &s->cam_state, sizeof old) != 0)
+        send_state(s);
+}
+
+/* Camera controls are set on the device at once (the next frames captured
+ * have them), then every viewer gets the device's state. */
+static int camera_controls(live_run *s, const live_controls *c, char *err, size_t n)
+{
+    if (!s->camera_on) {
+        snprintf(err, n, "camera controls: the source is not a camera");
+        return -1;
+    }
+    if (!s->cam) {
+        snprintf(err, n, "camera controls: %s", s->cam_state.error);
+        return -1;
+    }
+    int rc = 0;
+    char why[256];
+    for (int i = 0; i < LIVE_CAM_COUNT; i++) {
+        if (!(c->camera_set & (1u << i)))
+            continue;
+        if (live_camera_set(s->cam, i, c->camera[i], NULL, why, sizeof why) < 0 && rc == 0) {
+            snprintf(err, n, "%s", why); /* the first refusal; the others are still tried */
+            rc = -1;
+        }
+    }
+    camera_refresh(s, 1);
+    return rc;
+}
+
 /* Controls from a viewer take effect at the next frame: a new threshold,
  * denoise or keyframe interval is a new encoder (a new HELLO, then a
  * keyframe, to every viewer). */
@@ -292,7 +395,7 @@ static void apply_controls(live_run *s)
             s->done = 1;
         }
     }
-    live_server_send_state(s->srv, &s->ctl);
+    send_state(s);
 }
 
 /* Every LIVE_SIGMA_EVERY frames, the source's noise sigma (the difference of
@@ -364,6 +467,7 @@ static void on_tick(void *user)
     apply_controls(s);
     if (s->done)
         return;
+    camera_refresh(s, 0);
     if (s->ctl.paused) {
         if (s->have_frame && live_server_keyframe_wanted(s->srv))
             encode_send(s);
@@ -393,11 +497,17 @@ static void on_tick(void *user)
     live_server_schedule(s->srv, s->due > now ? (int64_t)((s->due - now) * 1e6) : 0);
 }
 
-static void on_control(void *user, const live_controls *c, int set)
+static int on_control(void *user, const live_controls *c, int set, char *err, size_t n)
 {
     live_run *s = user;
-    s->pending = *c;
-    s->pending_set |= set;
+    const int cam = set & LIVE_SET_CAMERA;
+    set &= ~LIVE_SET_CAMERA;
+    if (set) {
+        s->pending = *c;
+        s->pending.camera_set = 0;
+        s->pending_set |= set;
+    }
+    return cam ? camera_controls(s, c, err, n) : 0;
 }
 
 static int open_all(live_run *s)
@@ -417,6 +527,9 @@ static int open_all(live_run *s)
         return CLI_EXIT_RUNTIME;
     if (fovea_diff_open(&s->diff, s->ctx, NULL) < 0) /* no chart of it, nothing else lost */
         s->diff = NULL;
+    rc = open_camera(s);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     s->period = s->info.fps_num > 0 && s->info.fps_den > 0
                     ? (double)s->info.fps_den / (double)s->info.fps_num
                     : 1.0 / 25.0;
@@ -433,7 +546,7 @@ static int open_all(live_run *s)
     size_t n;
     fovea_stream_encoder_hello(s->enc, &hello, &n);
     live_server_set_hello(s->srv, hello, n);
-    live_server_send_state(s->srv, &s->ctl);
+    send_state(s);
     char host[256];
     const char *colon = strrchr(a->http, ':');
     snprintf(host, sizeof host, "%.*s", (int)(colon - a->http), a->http);
@@ -485,6 +598,7 @@ int cmd_live(int argc, char **argv)
     fovea_frame_free(s.ctx, &s.frame);
     fovea_frame_free(s.ctx, &s.prev);
     fovea_diff_close(&s.diff);
+    live_camera_close(&s.cam);
     fovea_close(&s.ctx);
     fovea_reader_close(&s.r);
     free(s.a.token);

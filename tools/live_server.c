@@ -69,7 +69,8 @@ struct live_server {
     live_server_stats st;
     unsigned logged; /* LOG_* bits: each kind of trouble is logged once */
     live_controls state;
-    int have_state;
+    live_camera_state camera;
+    int have_state, have_camera;
     unsigned char scratch[LWS_PRE + LIVE_CHUNK];
 };
 
@@ -198,8 +199,8 @@ static void client_state(live_server *srv, live_client *c)
 {
     if (!srv->have_state)
         return;
-    char *s =
-        live_state_json(&srv->state, c->role == ROLE_CONTROL ? "control" : "view", srv->st.clients);
+    char *s = live_state_json(&srv->state, srv->have_camera ? &srv->camera : NULL,
+                              c->role == ROLE_CONTROL ? "control" : "view", srv->st.clients);
     if (s)
         client_send_text(c, s);
     free(s);
@@ -255,7 +256,7 @@ static void client_message(live_server *srv, live_client *c, int binary)
     }
     live_controls next = srv->state;
     int set = 0;
-    char err[160];
+    char err[256];
     if (live_control_parse((const char *)c->rx, c->rx_n, &next, &set, err, sizeof err) < 0) {
         srv->st.bad_messages++;
         log_once(srv, LOG_BAD_TEXT, "%s: ignored", err);
@@ -271,8 +272,12 @@ static void client_message(live_server *srv, live_client *c, int binary)
             c, "{\"type\":\"error\",\"message\":\"watch-only: controls need the token\"}");
         return;
     }
-    if (srv->h.control)
-        srv->h.control(srv->h.user, &next, set);
+    if (srv->h.control && srv->h.control(srv->h.user, &next, set, err, sizeof err) < 0) {
+        char *reply = live_error_json(err);
+        if (reply)
+            client_send_text(c, reply);
+        free(reply);
+    }
 }
 
 static int client_receive(live_server *srv, live_client *c, const void *in, size_t len)
@@ -613,10 +618,14 @@ void live_server_send_text(live_server *srv, const char *json)
         client_send_text(c, json);
 }
 
-void live_server_send_state(live_server *srv, const live_controls *c)
+void live_server_send_state(live_server *srv, const live_controls *c, const live_camera_state *cam)
 {
     srv->state = *c;
+    srv->state.camera_set = 0;
     srv->have_state = 1;
+    srv->have_camera = cam != NULL;
+    if (cam)
+        srv->camera = *cam;
     for (live_client *o = srv->clients; o; o = o->next)
         client_state(srv, o);
 }

@@ -17,8 +17,9 @@ typedef struct live_server live_server;
 typedef struct live_server_hooks {
     void *user;
     /** A viewer with the control token sent a control message (already parsed
-     *  into c; set = LIVE_SET_* bits). */
-    void (*control)(void *user, const live_controls *c, int set);
+     *  into c; set = LIVE_SET_* bits). @return 0, or -1 with why in err (n
+     *  bytes): the viewer gets it as an error message */
+    int (*control)(void *user, const live_controls *c, int set, char *err, size_t n);
     /** The frame timer fired (see live_server_schedule). */
     void (*tick)(void *user);
 } live_server_hooks;
@@ -64,8 +65,9 @@ int live_server_send(live_server *srv, const uint8_t *msg, size_t n, int keyfram
 /** Send every viewer a text message (JSON; copied). */
 void live_server_send_text(live_server *srv, const char *json);
 
-/** Send every viewer the controls' state (JSON text). */
-void live_server_send_state(live_server *srv, const live_controls *c);
+/** Send every viewer the controls' state (JSON text).
+ *  @param cam a camera source's controls (copied), NULL when not a camera */
+void live_server_send_state(live_server *srv, const live_controls *c, const live_camera_state *cam);
 
 /** @return 1 when the next frame should be a keyframe: a viewer joined, or
  *  one dropped back or asked for one (RESYNC) and the last keyframe is 1 s old */

@@ -259,11 +259,74 @@ function onState(s) {
   $('pause').checked = s.paused;
   const norm = s.heat_norm === 'fixed' ? 1 : 0;
   $('controls').disabled = s.role !== 'control';
-  $('camera').disabled = !s.camera;
+  cameraState(s);
   if (norm !== state.heatNorm) {
     state.heatNorm = norm;
     viewsChanged();
   }
+}
+
+// a camera source's own controls (V4L2), as the server reads them from the
+// device: a slider or a checkbox each, greyed out (disabled) where the device
+// lacks it, or it is inactive (an auto mode sets it), read-only or held
+const cameraLabels = {
+  brightness: 'brightness', contrast: 'contrast', saturation: 'saturation', gain: 'gain',
+  autogain: 'auto gain', exposure: 'exposure', exposure_auto: 'auto exposure',
+  white_balance_auto: 'auto white balance',
+};
+
+// the inputs, built again only when the list or a range changes
+function cameraBuild(list) {
+  const box = $('camera-list');
+  const key = list.map((c) => [c.name, c.kind, c.available, c.min, c.max, c.step].join()).join(';');
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.textContent = '';
+  for (const c of list) {
+    const label = document.createElement('label');
+    const input = document.createElement('input');
+    input.id = 'cam-' + c.name;
+    const name = cameraLabels[c.name] || c.name;
+    if (c.kind === 'bool') {
+      input.type = 'checkbox';
+      label.append(input, ' ' + name);
+    } else {
+      input.type = 'range';
+      label.className = 'range';
+      if (c.available) Object.assign(input, { min: c.min, max: c.max, step: c.step });
+      const out = document.createElement('output');
+      out.id = 'cam-' + c.name + '-value';
+      input.addEventListener('input', () => { out.textContent = input.value; });
+      label.append(name + ' ', input, ' ', out);
+    }
+    input.addEventListener('change', () => send({ type: 'control', camera: {
+      [c.name]: c.kind === 'bool' ? input.checked : Number(input.value) } }));
+    box.append(label);
+  }
+}
+
+function cameraState(s) {
+  const list = s.camera_controls || Object.keys(cameraLabels).map((name) => ({
+    name, kind: name.endsWith('auto') || name === 'autogain' ? 'bool' : 'int', available: false,
+    settable: false }));
+  cameraBuild(list);
+  const control = s.role === 'control';
+  for (const c of list) {
+    const input = $('cam-' + c.name);
+    input.disabled = !c.settable || !control;
+    input.parentNode.classList.toggle('off', input.disabled); // greyed out
+    input.title = !c.available ? 'the camera has no ' + c.name + ' control'
+      : c.flags.length ? c.flags.join(', ') : '';
+    if (!c.available) continue;
+    if (c.kind === 'bool') input.checked = !!c.value;
+    else {
+      input.value = c.value;
+      $('cam-' + c.name + '-value').textContent = c.value;
+    }
+  }
+  $('camera').disabled = !s.camera || !!s.camera_error || !control;
+  $('camera-note').textContent = !s.camera ? 'not a camera source'
+    : s.camera_error || (control ? '' : 'watch-only');
 }
 
 function controlsSetup() {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* Fuzz target: the control messages of `fovea live` (tools/live_control.c).
  * A message is refused whole or taken whole: a refusal changes nothing and
- * says why; what is taken is in range. */
+ * says why; what is taken is in range (camera controls too). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const live_controls before = {7, 1, 300, 0, 0};
+    const live_controls before = {7, 1, 300, 0, 0, 0, {0}};
     live_controls c = before;
     int set = -1;
     char err[128] = "";
@@ -26,7 +26,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         c.keyframe_interval < 0 || c.heat_norm < 0 || c.heat_norm > 1 ||
         (c.paused != 0 && c.paused != 1))
         abort();
-    char *s = live_state_json(&c, "control", 1);
+    /* camera controls: known ones only, flagged in set, on/off ones 0 or 1 */
+    if ((c.camera_set >> LIVE_CAM_COUNT) != 0 || !(set & LIVE_SET_CAMERA) != !c.camera_set)
+        abort();
+    for (int i = 0; i < LIVE_CAM_COUNT; i++)
+        if ((c.camera_set & (1u << i)) && live_camera_is_bool(i) && c.camera[i] != 0 &&
+            c.camera[i] != 1)
+            abort();
+    /* the state message with a camera whose controls come from the message */
+    live_camera_state cam;
+    memset(&cam, 0, sizeof cam);
+    for (int i = 0; i < LIVE_CAM_COUNT; i++)
+        cam.ctl[i] = (live_camera_control){(c.camera_set >> i) & 1, 0, 255, 1, 0, c.camera[i],
+                                           (unsigned)i & 15};
+    char *s = live_state_json(&c, &cam, "control", 1);
+    char *e = live_error_json(err);
+    if (!s || !e)
+        abort();
     free(s);
+    free(e);
     return 0;
 }

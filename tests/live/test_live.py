@@ -4,8 +4,10 @@ served, the page's WebAssembly decoder shows it exactly (T = 0: the CRC of
 the source frame; T > 0: the CRC of `fovea receive`'s frame), two browsers at
 once, one closing mid-stream, a control changed through the DOM changes the
 bytes per frame for every viewer, a screenshot of each view, tokens,
-malformed and oversized messages, --max-clients. Exit 77 when something it
-needs is absent."""
+malformed and oversized messages, --max-clients. With "camera" after the
+output folder: only the camera controls, on the fake V4L2 device of
+fake_v4l2.c ($FOVEA_FAKE_V4L2_LIB). Exit 77 when something it needs is
+absent."""
 import array
 import asyncio
 import json
@@ -69,9 +71,9 @@ def y4m_frames(path):
 
 
 class Server:
-    def __init__(self, *args):
+    def __init__(self, *args, env=None):
         self.err = open(os.path.join(OUT, "server-%d.err" % time.monotonic_ns()), "w+")
-        self.proc = subprocess.Popen([FOVEA, "live"] + list(args), stderr=self.err)
+        self.proc = subprocess.Popen([FOVEA, "live"] + list(args), stderr=self.err, env=env)
         t0 = time.time()
         while True:
             self.err.seek(0)
@@ -402,6 +404,138 @@ async def tokens(browser, clip):
         srv.stop()
 
 
+async def set_input(page, id, value):
+    """A control changed as a user does: its value, then its change event."""
+    prop = "checked" if isinstance(value, bool) else "value"
+    await page.eval("(() => { const t = document.getElementById('%s'); t.%s = %s;"
+                    " t.dispatchEvent(new Event('change')); return 1; })()"
+                    % (id, prop, json.dumps(value if prop == "checked" else str(value))))
+
+
+def device_got(log, line):
+    return os.path.exists(log) and line in open(log).read().splitlines()
+
+
+async def camera(browser, clip):
+    """The camera's controls on the page, with a fake V4L2 device (an
+    LD_PRELOAD library) as --camera-controls: read from the device, greyed
+    out where it lacks one (autogain) or one is read-only (saturation) or
+    inactive (exposure while auto exposure is on); set through the DOM, the
+    device gets the value (rounded to its step) and every viewer the state;
+    EBUSY reaches the page; an unplugged camera greys everything out and the
+    stream goes on."""
+    lib = os.environ.get("FOVEA_FAKE_V4L2_LIB")
+    if not lib or not os.path.exists(lib):
+        print("SKIP: no fake V4L2 device library (FOVEA_FAKE_V4L2_LIB)")
+        sys.exit(77)
+    dev = "/fovea-fake/video7"
+    log = os.path.join(OUT, "fake-v4l2.log")
+    if os.path.exists(log):
+        os.remove(log)
+    env = dict(os.environ, LD_PRELOAD=lib, FOVEA_FAKE_V4L2=dev, FOVEA_FAKE_V4L2_LOG=log)
+    env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+    r = subprocess.run([FOVEA, "live", clip, "--http", "127.0.0.1:0", "--camera-controls",
+                        "/nonexistent/video9"], capture_output=True, text=True, timeout=30, env=env)
+    if r.returncode != 1 or "/nonexistent/video9" not in r.stderr:
+        fail("--camera-controls of a missing device: exit %d (1 expected): %s"
+             % (r.returncode, r.stderr))
+    srv = Server(clip, "--http", "127.0.0.1:0", "--loop", "--camera-controls", dev, env=env)
+    try:
+        a = await browser.page(srv.base)
+        b = await browser.page(srv.base)
+        for p in (a, b):
+            await p.wait("document.getElementById('cam-brightness') &&"
+                         " Number(document.getElementById('frames').textContent) >= 3", 60)
+        got = await a.eval(
+            "(() => { const g = (id) => document.getElementById(id); return {"
+            " fieldset: g('camera').disabled, note: g('camera-note').textContent,"
+            " brightness: [g('cam-brightness').value, g('cam-brightness').min,"
+            "  g('cam-brightness').max, g('cam-brightness').disabled],"
+            " contrast_step: g('cam-contrast').step,"
+            " disabled: ['autogain', 'saturation', 'exposure', 'gain', 'exposure_auto']"
+            "  .map((n) => g('cam-' + n).disabled),"
+            " auto: [g('cam-exposure_auto').checked, g('cam-white_balance_auto').checked] };"
+            " })()")
+        want = {"fieldset": False, "note": "", "brightness": ["128", "0", "255", False],
+                "contrast_step": "5", "disabled": [True, True, True, False, False],
+                "auto": [True, True]}
+        if got != want:
+            fail("camera controls on the page: %s, expected %s" % (got, want))
+        # through the DOM: the device gets it, every viewer sees it
+        await set_input(a, "cam-brightness", 140)
+        await b.wait("document.getElementById('cam-brightness').value === '140'", 30)
+        if not device_got(log, "S_CTRL brightness 140"):
+            fail("brightness 140 from the page did not reach the device: %s"
+                 % (open(log).read() if os.path.exists(log) else "no log"))
+        await set_input(a, "cam-contrast", 57)  # the step is 5 (the slider rounds it too)
+        await b.wait("document.getElementById('cam-contrast').value === '55'", 30)
+        if not device_got(log, "S_CTRL contrast 55"):
+            fail("contrast 57 did not reach the device as 55 (its step)")
+        await set_input(a, "cam-exposure_auto", False)  # manual: exposure is active
+        await b.wait("!document.getElementById('cam-exposure').disabled", 30)
+        if not device_got(log, "S_CTRL exposure_auto 1"):
+            fail("auto exposure off did not reach the device as manual (1)")
+        await set_input(b, "cam-exposure", 700)
+        await a.wait("document.getElementById('cam-exposure').value === '700'", 30)
+        await set_input(a, "cam-gain", 30)  # the fake answers EBUSY
+        await a.wait("document.getElementById('status').textContent.includes('busy')", 30)
+        n = await frames_of(b)
+        await b.wait("Number(document.getElementById('frames').textContent) >= %d" % (n + 10), 60)
+        await a.screenshot(os.path.join(OUT, "view-camera.png"))
+        print("camera controls: set through the page, the device got: %s"
+              % ", ".join(open(log).read().split("\n")[:-1]))
+        for p in (a, b):
+            await p.close()
+    finally:
+        srv.stop()
+    # unplugged mid-run (ENODEV after 40 ioctls: the second read, ~2 s in)
+    env["FOVEA_FAKE_V4L2_GONE_AFTER"] = "40"
+    srv = Server(clip, "--http", "127.0.0.1:0", "--loop", "--camera-controls", dev, env=env)
+    try:
+        p = await browser.page(srv.base)
+        await p.wait("document.getElementById('camera-note').textContent.includes('gone')", 30)
+        if not await p.eval("document.getElementById('camera').disabled &&"
+                            " document.getElementById('cam-brightness').disabled"):
+            fail("an unplugged camera's controls are not disabled")
+        n = await frames_of(p)
+        await p.wait("Number(document.getElementById('frames').textContent) >= %d" % (n + 10), 60)
+        await p.close()
+        reply = await camera_message(srv, {"brightness": 10})
+        if "the camera is gone" not in reply:
+            fail("a camera control after the camera was unplugged: %s" % reply)
+    finally:
+        srv.stop()
+    if srv.log().count("the camera is gone") != 1:
+        fail("an unplugged camera: not logged once: " + srv.log())
+    print("camera unplugged: controls greyed out, the stream went on")
+    # not a camera: "camera": false, and a camera control is refused
+    srv = Server(clip, "--http", "127.0.0.1:0", "--loop")
+    try:
+        reply = await camera_message(srv, {"contrast": 3})
+        if "the source is not a camera" not in reply:
+            fail("a camera control for a clip: %s" % reply)
+    finally:
+        srv.stop()
+
+
+async def camera_message(srv, controls):
+    """Send a camera control over the socket; the first error message back
+    (the state messages before it must say what the source is)."""
+    uri = "ws://127.0.0.1:%d/stream" % srv.port
+    async with websockets.connect(uri, subprotocols=["fovea-live"], max_size=None) as ws:
+        await ws.send(json.dumps({"type": "control", "camera": controls}))
+        for _ in range(200):
+            m = await asyncio.wait_for(ws.recv(), 10)
+            if isinstance(m, str):
+                msg = json.loads(m)
+                if msg["type"] == "state" and msg["camera"] != ("--camera-controls" in
+                                                               srv.proc.args):
+                    fail("state camera %s: %s" % (msg["camera"], m))
+                if msg["type"] == "error":
+                    return msg["message"]
+    fail("no error message for a camera control")
+
+
 async def main():
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):  # a previous run's
@@ -412,6 +546,9 @@ async def main():
     crcs = [zlib.crc32(f) for f in y4m_frames(clip)]
     browser = cdp.Browser()
     try:
+        if "camera" in sys.argv[2:]:
+            await camera(browser, clip)
+            return
         await lossless_and_viewers(browser, clip, crcs)
         await lossy_matches_receive(browser, clip)
         await behind(browser, clip, crcs)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause-Patent
-# Runs tests/live/test_live.py: `fovea live` in headless Chromium. Skips (77)
+# Runs tests/live/test_live.py OUT [camera]: `fovea live` in headless Chromium. Skips (77)
 # when fovea has no live view or no WebAssembly decoder, or Chromium or
 # python3-websockets is absent.
 set -u
@@ -26,4 +26,5 @@ if [ -z "$py" ]; then
     echo "SKIP: python3-websockets not installed"
     exit 77
 fi
-PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" exec "$py" "$here/test_live.py" "${1:-live-test}"
+[ $# -gt 0 ] || set -- live-test
+PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" exec "$py" "$here/test_live.py" "$@"
