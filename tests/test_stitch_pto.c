@@ -162,6 +162,18 @@ static void test_bad(void)
     BAD(P_LINE "i w10 h10 f0 v50 n\"unterminated\n", C, "line 2", "unterminated string");
     BAD(P_LINE "i w10 h10 f0 v50 S1,2,3\n", C, "line 2", "S: expected four integers");
     BAD(P_LINE "i w10 h10 f0 v50 a0.5 b0.5 c0.5\n", I, "d = 1 - a - b - c", NULL);
+    /* the photometric part */
+    BAD(P_LINE "i w10 h10 f0 v50 Er0\n", I, "line 2", "Er: white balance");
+    BAD(P_LINE "i w10 h10 f0 v50 Eb-1\n", I, "line 2", "Eb: white balance");
+    BAD(P_LINE "i w10 h10 f0 v50 Eev99\n", I, "line 2", "Eev: exposure");
+    BAD(P_LINE "i w10 h10 f0 v50 Eevx\n", C, "line 2", "Eev: 'x' is not a finite number");
+    BAD(P_LINE "i w10 h10 f0 v50 Vb1e300\n", I, "line 2", "Vb: must be in");
+    BAD(P_LINE "i w10 h10 f0 v50 Ra5000\n", I, "line 2", "Ra: must be in");
+    BAD(P_LINE "i w10 h10 f0 v50 Rt2\n", U, "line 2", "Rt: response type 2");
+    BAD(P_LINE "i w10 h10 f0 v50 Rt9\n", I, "line 2", "Rt: must be an integer");
+    BAD(P_LINE "i w10 h10 f0 v50 Vm9\n", I, "line 2", "Vm: must be an integer");
+    BAD("p f2 w100 h50 v360 E1e9\ni w10 h10 f0 v50\n", I, "line 1", "E: exposure");
+    BAD("p f2 w100 h50 v360 R2\ni w10 h10 f0 v50\n", I, "line 1", "R: must be an integer");
     BAD("p f0 w100 h100 v90\ni w10 h10 f0 v50\n", U, "line 1",
         "f: panorama projection 0 is not supported");
     BAD("p f2 w100 h100 v360\ni w10 h10 f0 v50\n", I, "line 1", "180");
