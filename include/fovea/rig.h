@@ -77,10 +77,11 @@ typedef struct fovea_rig_panorama {
     double feather;    /**< blend.feather, panorama pixels (default 64) */
     double max_theta;  /**< fisheye visibility limit, degrees (default 100) */
     /** panorama.photometric (used when a camera's photometric part is enabled): the
-     *  output exposure value (Hugin's p line E) and the EMoR coefficients of the
-     *  output response (nona takes the first image's Ra .. Re) */
+     *  output exposure value (Hugin's p line E) and the output response, EMoR
+     *  coefficients or linear (nona takes the first image's response) */
     double photo_exposure;
     double photo_emor[5];
+    int photo_linear_response; /**< 1: linear output response (nona: image 0's Rt1) */
 } fovea_rig_panorama;
 
 /** One camera of a rig (an entry of rig JSON's "cameras"). */

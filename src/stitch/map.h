@@ -51,6 +51,7 @@ typedef struct fovea_stitch_map {
      * files and imported tables carry none: all disabled) */
     fovea_rig_photometric photo[FOVEA_STITCH_MAX_CAMERAS];
     double photo_exposure, photo_emor[5];
+    int photo_linear_response;
 } fovea_stitch_map;
 
 /* Allocate cam->uv for a grid of the given step (NaN-filled). */

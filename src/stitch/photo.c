@@ -90,10 +90,16 @@ static void build_camera(const fv_camera_map *cm, const fovea_rig_photometric *p
      * 2^-EV; R and B then over their white balance factors */
     const double gain = exp2(p->exposure - out_exposure);
     const double wb[3] = {p->wb_red, 1.0, p->wb_blue};
+    double code_lin[256];
+    for (int c = 0; c < 256; c++)
+        code_lin[c] = p->linear_response ? c / 255.0 : inverse(t, 256, c / 255.0);
     for (int q = 0; q < FOVEA_LUT_SIZE; q++) {
-        /* nona interpolates in the image's own type: an 8-bit value, rounded */
-        const int code = (q + 2) >> 2;
-        const double lin = p->linear_response ? code / 255.0 : inverse(t, 256, code / 255.0);
+        /* nona interpolates in the image's own type, an 8-bit value rounded, and
+         * transforms that code. A quarter code n + 1/2 (q = 4n + 2) stands for
+         * values either side of the rounding point: the mean of both codes' */
+        const int n = q >> 2;
+        const double lin =
+            (q & 3) == 2 ? 0.5 * (code_lin[n] + code_lin[n + 1]) : code_lin[(q + 2) >> 2];
         for (int k = 0; k < 3; k++)
             pc->lin[k][q] = (float)(lin * gain / wb[k]);
     }
@@ -120,7 +126,8 @@ int fv_photo_build(const fovea_stitch_map *m, stitch_photo_store **out)
     double curve[1024];
     fv_photo_emor_curve(m->photo_emor, curve);
     for (int j = 0; j < STITCH_PHOTO_OUT_SIZE; j++) {
-        double y = 1020.0 * forward(curve, (double)j / STITCH_PHOTO_OUT_SCALE);
+        const double x = (double)j / STITCH_PHOTO_OUT_SCALE;
+        double y = 1020.0 * (m->photo_linear_response ? x : forward(curve, x));
         y = y > 0.0 ? (y < 1020.0 ? y : 1020.0) : 0.0;
         s->out[j] = (uint16_t)floor(y + 0.5);
     }

@@ -487,6 +487,7 @@ static int photometric_of(pto_parser *ps, const pto_pano *pn, const pto_image *i
     rig->photo_exposure = pn->exposure;
     for (int i = 0; i < 5; i++)
         rig->photo_emor[i] = im[0].val[V_RA + i];
+    rig->photo_linear_response = im[0].rt == 1;
     for (int k = 0; k < n; k++) {
         const double *v = im[k].val;
         fovea_rig_photometric *p = &rig->cameras[k].photometric;
@@ -504,14 +505,16 @@ static int photometric_of(pto_parser *ps, const pto_pano *pn, const pto_image *i
         p->vignetting_center[0] = v[V_VX];
         p->vignetting_center[1] = v[V_VY];
         p->linear_response = im[k].rt == 1;
-        int same_response = !p->linear_response;
+        int same_response = p->linear_response == rig->photo_linear_response;
         for (int i = 0; i < 5; i++) {
             p->emor[i] = v[V_RA + i];
-            same_response &= (float)p->emor[i] == (float)rig->photo_emor[i];
+            same_response &= p->linear_response || (float)p->emor[i] == (float)rig->photo_emor[i];
         }
         p->enabled = !(p->exposure == pn->exposure && p->wb_red == 1.0 && p->wb_blue == 1.0 &&
                        p->vignetting[0] == 1.0 && p->vignetting[1] == 0.0 &&
                        p->vignetting[2] == 0.0 && p->vignetting[3] == 0.0 && same_response);
+        if (!p->enabled)
+            fv_rig_photo_default(p); /* what rig JSON reads back */
     }
     return FOVEA_OK;
 }

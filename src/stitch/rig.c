@@ -332,6 +332,7 @@ static int rig_create_buf(fovea_rig **rig, const fovea_rig_panorama *pano,
     r->max_theta = pano->max_theta;
     r->photo_exposure = pano->photo_exposure;
     memcpy(r->photo_emor, pano->photo_emor, sizeof(r->photo_emor));
+    r->photo_linear_response = pano->photo_linear_response;
     r->num_cameras = n;
     memcpy(r->cameras, cams, (size_t)n * sizeof(*cams));
     for (int c = 0; c < n; c++) /* a name that fills its buffer is cut, never unterminated */
@@ -369,6 +370,7 @@ int fovea_rig_get_panorama(const fovea_rig *rig, fovea_rig_panorama *pano)
     pano->max_theta = rig->max_theta;
     pano->photo_exposure = rig->photo_exposure;
     memcpy(pano->photo_emor, rig->photo_emor, sizeof(pano->photo_emor));
+    pano->photo_linear_response = rig->photo_linear_response;
     return FOVEA_OK;
 }
 

@@ -19,6 +19,7 @@ struct fovea_rig {
     double feather;                       /* blend.feather, panorama pixels (default 64) */
     double max_theta;                     /* fisheye visibility limit, degrees (default 100) */
     double photo_exposure, photo_emor[5]; /* panorama.photometric (fovea_rig_panorama) */
+    int photo_linear_response;
     int num_cameras;
     fovea_rig_camera cameras[FOVEA_RIG_MAX_CAMERAS];
 };

@@ -12,7 +12,7 @@
 
 static const char *const cam_keys[] = {"exposure",          "white_balance", "vignetting",
                                        "vignetting_center", "response",      "emor"};
-static const char *const pano_keys[] = {"exposure", "emor"};
+static const char *const pano_keys[] = {"exposure", "response", "emor"};
 
 /* Refuse keys outside known (a misspelt optional key would silently take its default). */
 static int only_keys(const cJSON *o, const char *path, const char *const *known, int n, char *err,
@@ -42,6 +42,22 @@ static int opt_number(const cJSON *o, const char *key, const char *path, double 
         return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "%s.%s: must be a finite number", path,
                          key);
     *out = it->valuedouble + 0.0;
+    return 1;
+}
+
+/* An optional "response": "emor" (0) or "linear" (1). */
+static int opt_response(const cJSON *o, const char *path, int *linear, char *err, size_t errsz)
+{
+    const cJSON *resp = cJSON_GetObjectItemCaseSensitive(o, "response");
+    if (!resp)
+        return 0;
+    if (cJSON_IsString(resp) && strcmp(resp->valuestring, "emor") == 0)
+        *linear = 0;
+    else if (cJSON_IsString(resp) && strcmp(resp->valuestring, "linear") == 0)
+        *linear = 1;
+    else
+        return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
+                         "%s.response: must be \"emor\" or \"linear\"", path);
     return 1;
 }
 
@@ -101,16 +117,8 @@ int fv_rig_photo_parse_camera(const cJSON *cam, int k, fovea_rig_photometric *p,
         return r;
     p->wb_red = wb[0];
     p->wb_blue = wb[1];
-    const cJSON *resp = cJSON_GetObjectItemCaseSensitive(o, "response");
-    if (resp) {
-        if (cJSON_IsString(resp) && strcmp(resp->valuestring, "emor") == 0)
-            p->linear_response = 0;
-        else if (cJSON_IsString(resp) && strcmp(resp->valuestring, "linear") == 0)
-            p->linear_response = 1;
-        else
-            return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT,
-                             "%s.response: must be \"emor\" or \"linear\"", path);
-    }
+    if ((r = opt_response(o, path, &p->linear_response, err, errsz)) < 0)
+        return r;
     p->enabled = 1;
     return FOVEA_OK;
 }
@@ -123,11 +131,13 @@ int fv_rig_photo_parse_panorama(const cJSON *pano, fovea_rig *rig, char *err, si
     const char *path = "panorama.photometric";
     if (!cJSON_IsObject(o))
         return fv_errbuf(err, errsz, FOVEA_ERR_CORRUPT, "%s: must be an object", path);
-    int r = only_keys(o, path, pano_keys, 2, err, errsz);
+    int r = only_keys(o, path, pano_keys, 3, err, errsz);
     if (r >= 0)
         r = opt_number(o, "exposure", path, &rig->photo_exposure, err, errsz);
     if (r >= 0)
         r = opt_array(o, "emor", path, rig->photo_emor, 5, err, errsz);
+    if (r >= 0)
+        r = opt_response(o, path, &rig->photo_linear_response, err, errsz);
     return r < 0 ? r : FOVEA_OK;
 }
 
@@ -140,6 +150,8 @@ static int within(double v, double lim)
 int fv_rig_photo_validate(const fovea_rig *rig, char *err, size_t errsz)
 {
     const int bad = FOVEA_ERR_INVALID_ARG;
+    if (rig->photo_linear_response != 0 && rig->photo_linear_response != 1)
+        return fv_errbuf(err, errsz, bad, "panorama.photometric.response: unknown");
     if (!within(rig->photo_exposure, 64.0))
         return fv_errbuf(err, errsz, bad, "panorama.photometric.exposure: must be in [-64, 64]");
     for (int i = 0; i < 5; i++)
@@ -215,6 +227,7 @@ int fv_rig_photo_write_panorama(cJSON *pano, const fovea_rig *rig)
         return 1;
     cJSON *o = cJSON_AddObjectToObject(pano, "photometric");
     return o && add_number(o, "exposure", rig->photo_exposure) &&
+           cJSON_AddStringToObject(o, "response", rig->photo_linear_response ? "linear" : "emor") &&
            add_array(o, "emor", rig->photo_emor, 5);
 }
 
