@@ -355,12 +355,14 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
             fovea_pixfmt_name(in[0]->fmt), out->width, out->height, fovea_pixfmt_name(out->fmt));
     if (out->mem == FOVEA_MEM_DEVICE && !cuda)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "device output on a CPU context");
-    if (st->photo && want == FOVEA_PIX_I420)
-        return fv_ctx_error(ctx, FOVEA_ERR_UNSUPPORTED,
-                            "the map's photometric correction (Hugin's exposure, white balance, "
-                            "vignetting and response) needs RGB inputs, got %s (ignore it with "
-                            "ignore_photometric, --photometric off)",
-                            fovea_pixfmt_name(in[0]->fmt));
+    if (st->photo && want == FOVEA_PIX_I420 && !st->photo_warned) {
+        fv_log(ctx, FOVEA_LOG_WARNING,
+               "stitcher: the map's photometric correction (Hugin's exposure, white balance, "
+               "vignetting and response) applies to RGB inputs only: %s inputs are stitched "
+               "without it",
+               fovea_pixfmt_name(in[0]->fmt));
+        st->photo_warned = 1;
+    }
     return fv_frame_check(ctx, out, "output frame");
 }
 

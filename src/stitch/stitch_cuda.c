@@ -598,7 +598,8 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
     stitch_kernel_args a;
     memset(&a, 0, sizeof(a));
     /* the photometric correction runs on the exact path only (stitch_sample.cuh) */
-    int use_tex = !cs->params->settings->cuda_exact_sampling && !cs->params->photo;
+    int use_tex = !cs->params->settings->cuda_exact_sampling &&
+                  !(cs->params->photo && !stitch_input_is_yuv(fv_stitch_input_kind(in[0]->fmt)));
     for (int c = 0; c < cs->n; c++) {
         const fovea_frame *v = NULL;
         status = fv_stage_upload(ctx, &cs->in[c], in[c], &v);

@@ -84,7 +84,8 @@ typedef struct stitch_kernel_head {
                                      texture unit), 0: integer sampling in the kernel */
     int min_step_shift;          /* the smallest step_shift of the n cameras */
     /* the photometric output table (STITCH_PHOTO_OUT_SIZE codes), device, when a
-     * camera has photo tables (then use_tex is 0: the exact path applies them) */
+     * camera has photo tables (RGB inputs then take the exact path, which
+     * applies them; YUV inputs go without) */
     const unsigned short *photo_out;
     /* Texture path with every step >= 4 (else NULL): the stitch's blocks as a
      * list, block b making items[b]: tile_part = tile index | part <<

@@ -80,6 +80,7 @@ struct fovea_stitcher {
     int32_t log_table[FOVEA_LOG_TABLE_SIZE]; /* for overlap statistics */
     struct fv_multiband *mb;                 /* FOVEA_BLEND_MULTIBAND: multiband.c */
     stitch_photo_store *photo;               /* NULL: no photometric correction */
+    int photo_warned;                        /* YUV inputs, which it skips, were logged */
 };
 
 /* The stitch backends: stitch_ref.c, stitch_cuda.c (CUDA builds); the list in

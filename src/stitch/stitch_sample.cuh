@@ -374,7 +374,7 @@ __device__ __forceinline__ void sample_rgb(const stitch_kernel_head &a,
         q[2] = tex_q(t.z);
     } else {
         sample_rgb_int(a, cam, u, v, q);
-        // photometric stitches take this path only (the host turns textures off)
+        // photometric RGB stitches take this path only (the host turns textures off)
         if (cam.photo != nullptr) {
             const int3 r = photo_rgb(a.photo_out, cam.photo, u, v, q[0], q[1], q[2]);
             q[0] = r.x;
