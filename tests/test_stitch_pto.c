@@ -81,6 +81,54 @@ static void test_good(void)
     fovea_rig_close(&rig);
 }
 
+/* The photometric part: values, what stays disabled, and rig JSON's round trip. */
+static void test_photometric(void)
+{
+    static const char *text =
+        "p f2 w400 h200 v360 E0.25 R0\n"
+        "i w300 h200 f0 v70 Ra1.2 Rb-0.4 Rc0.3 Rd0.2 Re-0.1 Eev0.6 Er1.15 Eb0.85 y30 Va1 "
+        "Vb-0.35 Vc0.12 Vd-0.06 Vx6 Vy-4 Vm5 n\"a.jpg\"\n"
+        "i w300 h200 f0 v=0 Rt1 Eev-0.5 Er0.9 Eb1.1 y-30 Vb-0.2 Vm4 n\"b.jpg\"\n"
+        "i w300 h200 f0 v=0 Ra=0 Rb=0 Rc=0 Rd=0 Re=0 Eev0.25 y90 Vb-0.2 Vx3 Vm0 n\"c.jpg\"\n";
+    fovea_rig *rig = NULL;
+    REQUIRE(fovea_rig_open_pto_text(&rig, NULL, text, strlen(text)) == FOVEA_OK);
+    fovea_rig_panorama p;
+    fovea_rig_camera c[3];
+    fovea_rig_get_panorama(rig, &p);
+    for (int k = 0; k < 3; k++)
+        fovea_rig_get_camera(rig, k, &c[k]);
+    CHECK(p.photo_exposure == 0.25 && p.photo_emor[0] == 1.2 && p.photo_emor[4] == -0.1);
+    CHECK(!p.photo_linear_response);
+    const fovea_rig_photometric *a = &c[0].photometric, *b = &c[1].photometric;
+    CHECK(a->enabled && a->exposure == 0.6 && a->wb_red == 1.15 && a->wb_blue == 0.85);
+    CHECK(a->vignetting[0] == 1.0 && a->vignetting[1] == -0.35 && a->vignetting[3] == -0.06);
+    CHECK(a->vignetting_center[0] == 6.0 && a->vignetting_center[1] == -4.0);
+    CHECK(!a->linear_response && a->emor[1] == -0.4);
+    /* Vm4: no radial correction; Rt1: linear */
+    CHECK(b->enabled && b->linear_response && b->exposure == -0.5);
+    CHECK(b->vignetting[0] == 1.0 && b->vignetting[1] == 0.0);
+    /* the output's exposure and response, no vignetting (Vm0): the identity */
+    CHECK(!c[2].photometric.enabled);
+    char *json = fovea_rig_to_json(rig);
+    REQUIRE(json);
+    fovea_rig *back = NULL;
+    CHECK(fovea_rig_open_json(&back, NULL, json, strlen(json)) == FOVEA_OK);
+    if (back) {
+        fovea_rig_panorama bp;
+        fovea_rig_get_panorama(back, &bp);
+        CHECK(bp.photo_exposure == p.photo_exposure &&
+              memcmp(bp.photo_emor, p.photo_emor, sizeof(p.photo_emor)) == 0);
+        for (int k = 0; k < 3; k++) {
+            fovea_rig_camera bc;
+            fovea_rig_get_camera(back, k, &bc);
+            CHECK(memcmp(&bc, &c[k], sizeof(bc)) == 0);
+        }
+    }
+    fovea_rig_close(&back);
+    free(json);
+    fovea_rig_close(&rig);
+}
+
 /* Every lens type Hugin numbers, and the p line's horizontal crop as a yaw. */
 static void test_lenses_and_crop(void)
 {
@@ -162,6 +210,18 @@ static void test_bad(void)
     BAD(P_LINE "i w10 h10 f0 v50 n\"unterminated\n", C, "line 2", "unterminated string");
     BAD(P_LINE "i w10 h10 f0 v50 S1,2,3\n", C, "line 2", "S: expected four integers");
     BAD(P_LINE "i w10 h10 f0 v50 a0.5 b0.5 c0.5\n", I, "d = 1 - a - b - c", NULL);
+    /* the photometric part */
+    BAD(P_LINE "i w10 h10 f0 v50 Er0\n", I, "line 2", "Er: white balance");
+    BAD(P_LINE "i w10 h10 f0 v50 Eb-1\n", I, "line 2", "Eb: white balance");
+    BAD(P_LINE "i w10 h10 f0 v50 Eev99\n", I, "line 2", "Eev: exposure");
+    BAD(P_LINE "i w10 h10 f0 v50 Eevx\n", C, "line 2", "Eev: 'x' is not a finite number");
+    BAD(P_LINE "i w10 h10 f0 v50 Vb1e300\n", I, "line 2", "Vb: must be in");
+    BAD(P_LINE "i w10 h10 f0 v50 Ra5000\n", I, "line 2", "Ra: must be in");
+    BAD(P_LINE "i w10 h10 f0 v50 Rt2\n", U, "line 2", "Rt: response type 2");
+    BAD(P_LINE "i w10 h10 f0 v50 Rt9\n", I, "line 2", "Rt: must be an integer");
+    BAD(P_LINE "i w10 h10 f0 v50 Vm9\n", I, "line 2", "Vm: must be an integer");
+    BAD("p f2 w100 h50 v360 E1e9\ni w10 h10 f0 v50\n", I, "line 1", "E: exposure");
+    BAD("p f2 w100 h50 v360 R2\ni w10 h10 f0 v50\n", I, "line 1", "R: must be an integer");
     BAD("p f0 w100 h100 v90\ni w10 h10 f0 v50\n", U, "line 1",
         "f: panorama projection 0 is not supported");
     BAD("p f2 w100 h100 v360\ni w10 h10 f0 v50\n", I, "line 1", "180");
@@ -219,6 +279,7 @@ int main(void)
 {
     test_good();
     test_lenses_and_crop();
+    test_photometric();
     test_bad();
     test_file();
     return test_finish("test_stitch_pto");

@@ -340,7 +340,7 @@ static void test_keys(void)
     BAD("\"feather\"", "\"width\"", "blend: unknown key \"width\" (known keys: feather)");
     BAD("\"name\": \"left\"", "\"focal\": 1, \"name\": \"left\"",
         "cameras[0]: unknown key \"focal\" (known keys: name, model, lens, width, height, fx, fy, cx, "
-        "cy, dist, yaw, pitch, roll)");
+        "cy, dist, yaw, pitch, roll, photometric)");
     /* no comment keys: JSON has no comments, and an ignored key is a typo */
     BAD("\"blend\"", "\"comment\": \"test rig\", \"blend\"", "(root): unknown key \"comment\"");
     BAD("\"blend\"", "\"_note\": 1, \"blend\"", "(root): unknown key \"_note\"");

@@ -22,7 +22,8 @@ enum {
     OPT_PTO,
     OPT_BLEND,
     OPT_SEAM,
-    OPT_SEAM_INTERVAL
+    OPT_SEAM_INTERVAL,
+    OPT_PHOTOMETRIC
 };
 
 static const cli_option options[] = {
@@ -93,6 +94,11 @@ static const cli_option options[] = {
      "none", OPT_SEAM},
     {"seam-interval", 0, "N", "with --seam dp, place the seam again every N frames", "30",
      OPT_SEAM_INTERVAL},
+    {"photometric", 0, "MODE",
+     "on or off: apply the rig's photometric part (Hugin's exposure, white balance, "
+     "vignetting and camera response, as nona does; RGB inputs only) before the color "
+     "correction",
+     "on", OPT_PHOTOMETRIC},
     CLI_INPUT_OPTIONS,
     CLI_MEDIA_OUTPUT_OPTIONS,
     CLI_MATCH_FRAMES_OPTION,
@@ -236,6 +242,12 @@ static int parse_args(stitch_args *a, int argc, char **argv)
         case OPT_SEAM_INTERVAL:
             bad = cli_parse_int32(cmd, "--seam-interval", v, 1, 1000000, &a->seam_interval);
             break;
+        case OPT_PHOTOMETRIC:
+            if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0)
+                a->ignore_photometric = strcmp(v, "off") == 0;
+            else
+                bad = cli_usage_error(cmd, "--photometric: expected on or off, got '%s'", v);
+            break;
         case OPT_DETERMINISTIC: a->deterministic = 1; break;
         case OPT_PRINT_COLOR: a->print_color = 1; break;
         case OPT_MISSING: bad = parse_missing(v, &a->max_repeat); break;
@@ -371,6 +383,7 @@ static int setup(stitch_run *s)
     ss.blend_levels = a->blend_levels;
     ss.seam = (fovea_seam_mode)a->seam;
     ss.seam_interval = a->seam_interval;
+    ss.ignore_photometric = a->ignore_photometric;
     st = fovea_stitcher_open(&s->st, s->ctx, s->map, &ss);
     if (st < 0) {
         const char *detail = fovea_last_error(s->ctx);

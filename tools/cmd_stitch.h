@@ -23,6 +23,7 @@ typedef struct stitch_args {
     int interval;
     double smoothing;
     int blend, blend_levels, seam, seam_interval; /* fovea_stitcher_settings' */
+    int ignore_photometric;                       /* --photometric off */
     int deterministic;
     int print_color;
     int max_repeat;              /* --missing repeat:N; 0 = error */

@@ -51,6 +51,23 @@ typedef enum fovea_lens {
     FOVEA_LENS_EQUISOLID = 6
 } fovea_lens;
 
+/** Hugin's photometric model of one camera (rig JSON's "photometric", docs/rig.md;
+ *  docs/stitch.md "Hugin projects"): the stitcher turns a sample into linear light
+ *  through the inverse camera response, divides it by the vignetting factor at the
+ *  sampled image point, scales it by the exposure and white balance, and maps it
+ *  through the panorama's response, as Hugin's renderer nona does. */
+typedef struct fovea_rig_photometric {
+    int enabled;            /**< 0: none (every other field is ignored) */
+    double exposure;        /**< Eev: the camera's exposure value, EV (|value| <= 64) */
+    double wb_red, wb_blue; /**< Er, Eb: white balance factors of R and B, > 0 */
+    /** Va, Vb, Vc, Vd: vignetting factor Va + Vb r^2 + Vc r^4 + Vd r^6, r the distance
+     *  from the vignetting center over half the image diagonal ({1, 0, 0, 0}: none) */
+    double vignetting[4];
+    double vignetting_center[2]; /**< Vx, Vy: the center's shift from the image center */
+    int linear_response;         /**< 1: linear camera response (Rt1); 0: EMoR (Rt0) */
+    double emor[5];              /**< Ra .. Re: EMoR response coefficients */
+} fovea_rig_photometric;
+
 /** The panorama of a rig (the "panorama" and "blend" objects of rig JSON). */
 typedef struct fovea_rig_panorama {
     fovea_projection projection;
@@ -59,6 +76,12 @@ typedef struct fovea_rig_panorama {
     double yaw, pitch; /**< degrees, rotate the whole panorama */
     double feather;    /**< blend.feather, panorama pixels (default 64) */
     double max_theta;  /**< fisheye visibility limit, degrees (default 100) */
+    /** panorama.photometric (used when a camera's photometric part is enabled): the
+     *  output exposure value (Hugin's p line E) and the output response, EMoR
+     *  coefficients or linear (nona takes the first image's response) */
+    double photo_exposure;
+    double photo_emor[5];
+    int photo_linear_response; /**< 1: linear output response (nona: image 0's Rt1) */
 } fovea_rig_panorama;
 
 /** One camera of a rig (an entry of rig JSON's "cameras"). */
@@ -67,9 +90,10 @@ typedef struct fovea_rig_camera {
     int width, height;
     fovea_camera_model model;
     double fx, fy, cx, cy;
-    double dist[5];          /**< unused trailing entries are 0 */
-    double yaw, pitch, roll; /**< degrees */
-    fovea_lens lens;         /**< FOVEA_CAM_PANOTOOLS only (0 otherwise) */
+    double dist[5];                    /**< unused trailing entries are 0 */
+    double yaw, pitch, roll;           /**< degrees */
+    fovea_lens lens;                   /**< FOVEA_CAM_PANOTOOLS only (0 otherwise) */
+    fovea_rig_photometric photometric; /**< optional; zeroed = none */
 } fovea_rig_camera;
 
 /** A validated rig. Read-only once opened: safe to share between threads. It
@@ -103,9 +127,11 @@ FOVEA_API int fovea_rig_open_cameras(fovea_rig **rig, fovea_context *ctx,
 
 /** Open a Hugin project (.pto, docs/stitch.md "Hugin projects"): its p line becomes
  *  the panorama, its i lines the cameras (FOVEA_CAM_PANOTOOLS), in file order.
- *  Fields fovea does not apply but may safely ignore are logged as warnings on ctx
- *  (control points, masks, comments, photometric parameters); anything else it
- *  cannot reproduce is an error naming the line and the field.
+ *  Hugin's photometric parameters become the cameras' `photometric` part (and the
+ *  panorama's output exposure and response). Fields fovea does not apply but may
+ *  safely ignore are logged as warnings on ctx (image crops, masks, flat-field
+ *  vignetting, HDR output); anything else it cannot reproduce is an error naming
+ *  the line and the field.
  *  @param rig receives the rig (NULL on failure)
  *  @param ctx receives "<path>: line N: <field>: <problem>" on failure
  *  @return FOVEA_OK, FOVEA_ERR_IO, FOVEA_ERR_CORRUPT (syntax), FOVEA_ERR_UNSUPPORTED

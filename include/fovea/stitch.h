@@ -228,6 +228,10 @@ typedef struct fovea_stitcher_settings {
     float auto_dead_band;            /**< AUTO: the corrections start moving only when the
                                    target differs from them by more than this, in the same
                                    measure (default 0.01); then they move until they reach it */
+    int ignore_photometric;          /**< 1: leave out the map's photometric part (Hugin's
+                                   exposure, white balance, vignetting and response of a
+                                   rig that has one, docs/stitch.md "Hugin projects");
+                                   default 0: applied (RGB inputs only) */
 } fovea_stitcher_settings;
 
 /** Fill s with defaults. */

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fovea/rig.h"
+
 #define FOVEA_STITCH_MAX_CAMERAS 16
 
 /* Coordinates of camera pixel centers: top-left pixel center at (0,0). A panorama
@@ -45,6 +47,11 @@ typedef struct fovea_stitch_map {
     int num_cameras;
     float feather; /* transition width across a seam, panorama pixels */
     fv_camera_map cam[FOVEA_STITCH_MAX_CAMERAS];
+    /* Hugin's photometric parameters of a map built from a rig (photo.h; map
+     * files and imported tables carry none: all disabled) */
+    fovea_rig_photometric photo[FOVEA_STITCH_MAX_CAMERAS];
+    double photo_exposure, photo_emor[5];
+    int photo_linear_response;
 } fovea_stitch_map;
 
 /* Allocate cam->uv for a grid of the given step (NaN-filled). */

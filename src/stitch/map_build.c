@@ -370,6 +370,11 @@ int fv_map_build(fovea_context *ctx, const fovea_rig *rig, fovea_stitch_map *map
     map->pano_height = rig->height;
     map->num_cameras = rig->num_cameras;
     map->feather = (float)rig->feather;
+    for (int c = 0; c < rig->num_cameras; c++)
+        map->photo[c] = rig->cameras[c].photometric;
+    map->photo_exposure = rig->photo_exposure;
+    memcpy(map->photo_emor, rig->photo_emor, sizeof(map->photo_emor));
+    map->photo_linear_response = rig->photo_linear_response;
     stats.num_cameras = rig->num_cameras;
     for (int c = 0; c < rig->num_cameras; c++) {
         int rc = build_camera(ctx, rig, c, &opt, &map->cam[c], &stats.cam[c]);

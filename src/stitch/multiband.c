@@ -16,6 +16,7 @@ struct fv_multiband {
     fovea_stitcher *st;
     int n, w, h, cw, ch;
     fovea_stitch_map sub_map[FOVEA_STITCH_MAX_CAMERAS]; /* views: cam[0] borrows */
+    stitch_photo sub_photo[FOVEA_STITCH_MAX_CAMERAS];   /* their photometric tables */
     stitch_params sub_params[FOVEA_STITCH_MAX_CAMERAS];
     void *sub_priv[FOVEA_STITCH_MAX_CAMERAS];
     stitch_tables *sub_tables; /* n: camera c's tables in slot 0 */
@@ -235,6 +236,12 @@ int fv_multiband_open(fv_multiband **out, fovea_stitcher *st)
         sm->cam[0] = st->map.cam[c];
         mb->sub_params[c] = st->params;
         mb->sub_params[c].map = sm;
+        if (st->params.photo) {
+            sm->photo[0] = st->map.photo[c];
+            mb->sub_photo[c].out = st->params.photo->out;
+            mb->sub_photo[c].cam[0] = st->params.photo->cam[c];
+            mb->sub_params[c].photo = &mb->sub_photo[c];
+        }
         status = st->backend->info.init(&mb->sub_priv[c], ctx, &mb->sub_params[c]);
     }
     if (status == FOVEA_OK)

@@ -63,6 +63,8 @@ typedef struct {
     int link[NVARS];       /* image number the value comes from (=N), or -1 */
     int crop[4], has_crop; /* S or C: left, right, top, bottom */
     int vm, has_vm;        /* vignetting mode */
+    int rt;                /* response type: 0 EMoR, 1 linear */
+    int has_vf;            /* a flat-field file (not applied) */
     char name[FOVEA_RIG_NAME_LEN];
 } pto_image;
 
@@ -79,6 +81,8 @@ typedef struct {
     int seen, line;
     int proj, width, height;
     double hfov;
+    double exposure; /* E: output exposure value */
+    int hdr;         /* R1: HDR output */
     int crop[4], has_crop;
 } pto_pano;
 
@@ -247,11 +251,15 @@ static int parse_p(pto_parser *ps, const char *p, const char *end, pto_pano *pn)
             r = tok_int(ps, &t, 1, FOVEA_RIG_MAX_SIZE, &pn->height);
         else if (k == 'v')
             r = tok_number(ps, &t, &pn->hfov);
+        else if (k == 'E')
+            r = tok_number(ps, &t, &pn->exposure);
+        else if (k == 'R')
+            r = tok_int(ps, &t, 0, 1, &pn->hdr);
         else if (k == 'S') {
             r = tok_crop(ps, &t, pn->crop);
             pn->has_crop = 1;
         }
-        /* E (output exposure), R (LDR/HDR), T (pixel type), n (file format), P
+        /* T (pixel type), n (file format), P
          * (projection parameters: none for equirectangular and cylindrical), k/b/d
          * (color reference image), u (feather): output settings of nona */
         if (r < 0)
@@ -275,6 +283,7 @@ static int parse_i(pto_parser *ps, const char *p, const char *end, pto_image *im
     memset(im, 0, sizeof(*im));
     im->line = ps->line;
     im->width = im->height = im->lens = -1;
+    im->vm = 5; /* Hugin's default: radial, by division */
     for (int v = 0; v < NVARS; v++) {
         im->val[v] = var_defaults[v];
         im->link[v] = -1;
@@ -319,11 +328,16 @@ static int parse_i(pto_parser *ps, const char *p, const char *end, pto_image *im
             r = tok_crop(ps, &t, im->crop);
             im->has_crop = 1;
         } else if (!strcmp(t.key, "Vm")) {
-            r = tok_int(ps, &t, 0, 1 << 20, &im->vm);
+            r = tok_int(ps, &t, 0, 7, &im->vm);
             im->has_vm = 1;
+        } else if (!strcmp(t.key, "Rt")) {
+            r = tok_int(ps, &t, 0, 4, &im->rt);
+            if (r >= 0 && im->rt > 1)
+                r = perror_at(ps, FOVEA_ERR_UNSUPPORTED,
+                              "Rt: response type %d is not supported (0 EMoR, 1 linear)", im->rt);
+        } else if (!strcmp(t.key, "Vf")) {
+            im->has_vf = t.vallen > 0;
         }
-        /* Vf (flat-field file), Rt (response type):
-         * photometric settings fovea does not apply */
         if (r < 0)
             return r;
     }
@@ -441,25 +455,87 @@ static int image_to_camera(pto_parser *ps, const pto_image *im, int k, fovea_rig
     return FOVEA_OK;
 }
 
-/* Safe to ignore, but it changes what nona would draw: say so. */
-static void warn_ignored(pto_parser *ps, const pto_image *im, int n)
+/* Hugin's photometric part as nona applies it (docs/stitch.md "Hugin projects"):
+ * output exposure E and response (image 0's EMoR) on the panorama, the rest per
+ * camera. A camera whose transform is the identity (its exposure is E, white
+ * balance 1, no vignetting, the output's response) is left disabled: the
+ * stitcher then skips it. */
+static int photometric_of(pto_parser *ps, const pto_pano *pn, const pto_image *im, int n,
+                          fovea_rig *rig)
 {
+    ps->line = pn->line;
+    if (!(fabs(pn->exposure) <= 64.0))
+        return perror_at(ps, FOVEA_ERR_INVALID_ARG, "E: exposure must be in [-64, 64]");
+    for (int k = 0; k < n; k++) {
+        const double *v = im[k].val;
+        ps->line = im[k].line;
+        if (!(fabs(v[V_EEV]) <= 64.0))
+            return perror_at(ps, FOVEA_ERR_INVALID_ARG, "Eev: exposure must be in [-64, 64]");
+        if (!(v[V_ER] > 0.0 && v[V_ER] <= 1000.0) || !(v[V_EB] > 0.0 && v[V_EB] <= 1000.0))
+            return perror_at(ps, FOVEA_ERR_INVALID_ARG,
+                             "%s: white balance factor must be in (0, 1000]",
+                             v[V_ER] > 0.0 && v[V_ER] <= 1000.0 ? "Eb" : "Er");
+        for (int i = V_VA; i <= V_VY; i++)
+            if (!(fabs(v[i]) <= 1e6))
+                return perror_at(ps, FOVEA_ERR_INVALID_ARG, "%s: must be in [-1e6, 1e6]",
+                                 var_names[i]);
+        for (int i = V_RA; i <= V_RE; i++)
+            if (!(fabs(v[i]) <= 1000.0))
+                return perror_at(ps, FOVEA_ERR_INVALID_ARG, "%s: must be in [-1000, 1000]",
+                                 var_names[i]);
+    }
+    rig->photo_exposure = pn->exposure;
+    for (int i = 0; i < 5; i++)
+        rig->photo_emor[i] = im[0].val[V_RA + i];
+    rig->photo_linear_response = im[0].rt == 1;
+    for (int k = 0; k < n; k++) {
+        const double *v = im[k].val;
+        fovea_rig_photometric *p = &rig->cameras[k].photometric;
+        memset(p, 0, sizeof(*p));
+        p->exposure = v[V_EEV];
+        p->wb_red = v[V_ER];
+        p->wb_blue = v[V_EB];
+        p->vignetting[0] = 1.0;
+        if (im[k].vm & 1) { /* radial; flat fields (Vm 2) are not applied */
+            p->vignetting[0] = v[V_VA];
+            p->vignetting[1] = v[V_VB];
+            p->vignetting[2] = v[V_VC];
+            p->vignetting[3] = v[V_VD];
+        }
+        p->vignetting_center[0] = v[V_VX];
+        p->vignetting_center[1] = v[V_VY];
+        p->linear_response = im[k].rt == 1;
+        int same_response = p->linear_response == rig->photo_linear_response;
+        for (int i = 0; i < 5; i++) {
+            p->emor[i] = v[V_RA + i];
+            same_response &= p->linear_response || (float)p->emor[i] == (float)rig->photo_emor[i];
+        }
+        p->enabled = !(p->exposure == pn->exposure && p->wb_red == 1.0 && p->wb_blue == 1.0 &&
+                       p->vignetting[0] == 1.0 && p->vignetting[1] == 0.0 &&
+                       p->vignetting[2] == 0.0 && p->vignetting[3] == 0.0 && same_response);
+        if (!p->enabled)
+            fv_rig_photo_default(p); /* what rig JSON reads back */
+    }
+    return FOVEA_OK;
+}
+
+/* Safe to ignore, but it changes what nona would draw: say so. */
+static void warn_ignored(pto_parser *ps, const pto_pano *pn, const pto_image *im, int n)
+{
+    if (pn->hdr)
+        fv_log(ps->ctx, FOVEA_LOG_WARNING,
+               "line %d: R1: HDR output not supported: fovea renders the LDR output (R0)",
+               pn->line);
     for (int k = 0; k < n; k++) {
         const pto_image *m = &im[k];
-        const double *v = m->val;
         if (m->has_crop && !(m->crop[0] <= 0 && m->crop[2] <= 0 && m->crop[1] >= m->width &&
                              m->crop[3] >= m->height))
             fv_log(ps->ctx, FOVEA_LOG_WARNING,
                    "line %d: S: crop %d,%d,%d,%d ignored: fovea uses the whole image", m->line,
                    m->crop[0], m->crop[1], m->crop[2], m->crop[3]);
-        if (v[V_EEV] != im[0].val[V_EEV] || v[V_ER] != 1.0 || v[V_EB] != 1.0)
+        if ((m->vm & 2) || m->has_vf)
             fv_log(ps->ctx, FOVEA_LOG_WARNING,
-                   "line %d: Eev/Er/Eb: exposure and white balance not applied (fovea's color "
-                   "balance corrects the cameras instead)",
-                   m->line);
-        if (v[V_VB] != 0.0 || v[V_VC] != 0.0 || v[V_VD] != 0.0)
-            fv_log(ps->ctx, FOVEA_LOG_WARNING, "line %d: Vb/Vc/Vd: vignetting not corrected",
-                   m->line);
+                   "line %d: Vm/Vf: flat-field vignetting correction not applied", m->line);
     }
 }
 
@@ -585,6 +661,8 @@ int fv_pto_parse(const char *text, size_t len, fovea_rig *rig, fovea_context *ct
         r = pano_to_rig(&ps, &pn, rig);
     for (int k = 0; r >= 0 && k < n; k++)
         r = image_to_camera(&ps, &im[k], k, &rig->cameras[k]);
+    if (r >= 0)
+        r = photometric_of(&ps, &pn, im, n, rig);
     if (r >= 0) {
         rig->num_cameras = n;
         rig->feather = FOVEA_RIG_DEFAULT_FEATHER;
@@ -594,7 +672,7 @@ int fv_pto_parse(const char *text, size_t len, fovea_rig *rig, fovea_context *ct
             r = fv_errbuf(err, errsz, st, "%s", msg);
     }
     if (r >= 0) {
-        warn_ignored(&ps, im, n);
+        warn_ignored(&ps, &pn, im, n);
         if (masks)
             fv_log(ctx, FOVEA_LOG_WARNING, "%d k line(s): masks not applied", masks);
     }

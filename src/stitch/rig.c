@@ -161,14 +161,14 @@ int fv_rig_validate_buf(const fovea_rig *rig, char *err, size_t errsz)
                                  k, fold * (180.0 / FOVEA_PI), rig->max_theta);
         }
     }
-    return FOVEA_OK;
+    return fv_rig_photo_validate(rig, err, errsz);
 }
 
 /* ------------------------------------------------------------------ writing */
 
 /* A number that reads back to the same double (cJSON's own printer accepts 15
  * digits when they are merely close); null for a non-finite value. */
-static cJSON *num_item(double v)
+cJSON *fv_rig_json_num(double v)
 {
     char buf[40];
     if (!isfinite(v))
@@ -183,7 +183,7 @@ static cJSON *num_item(double v)
 
 static int add_num(cJSON *obj, const char *key, double v)
 {
-    cJSON *it = num_item(v);
+    cJSON *it = fv_rig_json_num(v);
     if (!it || !cJSON_AddItemToObject(obj, key, it)) {
         cJSON_Delete(it);
         return 0;
@@ -207,6 +207,7 @@ char *fovea_rig_to_json(const fovea_rig *rig)
         ok = ok && add_num(pano, "width", rig->width) && add_num(pano, "height", rig->height);
         ok = ok && add_num(pano, "hfov", rig->hfov) && add_num(pano, "vfov", rig->vfov);
         ok = ok && add_num(pano, "yaw", rig->yaw) && add_num(pano, "pitch", rig->pitch);
+        ok = ok && fv_rig_photo_write_panorama(pano, rig);
     }
     cJSON *blend = ok ? cJSON_AddObjectToObject(root, "blend") : NULL;
     ok = ok && blend && add_num(blend, "feather", rig->feather);
@@ -232,7 +233,7 @@ char *fovea_rig_to_json(const fovea_rig *rig)
         cJSON *d = ok ? cJSON_AddArrayToObject(o, "dist") : NULL;
         ok = ok && d;
         for (int k2 = 0; ok && k2 < nd; k2++) {
-            cJSON *it = num_item(c->dist[k2]);
+            cJSON *it = fv_rig_json_num(c->dist[k2]);
             if (!it || !cJSON_AddItemToArray(d, it)) {
                 cJSON_Delete(it);
                 ok = 0;
@@ -240,6 +241,7 @@ char *fovea_rig_to_json(const fovea_rig *rig)
         }
         ok = ok && add_num(o, "yaw", c->yaw) && add_num(o, "pitch", c->pitch) &&
              add_num(o, "roll", c->roll);
+        ok = ok && fv_rig_photo_write_camera(o, &c->photometric);
     }
     char *printed = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
@@ -328,6 +330,9 @@ static int rig_create_buf(fovea_rig **rig, const fovea_rig_panorama *pano,
     r->pitch = pano->pitch;
     r->feather = pano->feather;
     r->max_theta = pano->max_theta;
+    r->photo_exposure = pano->photo_exposure;
+    memcpy(r->photo_emor, pano->photo_emor, sizeof(r->photo_emor));
+    r->photo_linear_response = pano->photo_linear_response;
     r->num_cameras = n;
     memcpy(r->cameras, cams, (size_t)n * sizeof(*cams));
     for (int c = 0; c < n; c++) /* a name that fills its buffer is cut, never unterminated */
@@ -363,6 +368,9 @@ int fovea_rig_get_panorama(const fovea_rig *rig, fovea_rig_panorama *pano)
     pano->pitch = rig->pitch;
     pano->feather = rig->feather;
     pano->max_theta = rig->max_theta;
+    pano->photo_exposure = rig->photo_exposure;
+    memcpy(pano->photo_emor, rig->photo_emor, sizeof(pano->photo_emor));
+    pano->photo_linear_response = rig->photo_linear_response;
     return FOVEA_OK;
 }
 

@@ -26,11 +26,12 @@ typedef struct {
  * ones). Anything else is refused: a misspelt optional key would otherwise be
  * ignored and its default used. At most 32 keys per object (a bit mask). */
 static const char *const root_keys[] = {"panorama", "blend", "max_theta", "cameras", NULL};
-static const char *const panorama_keys[] = {"projection", "width", "height", "hfov",
-                                            "vfov",       "yaw",   "pitch",  NULL};
+static const char *const panorama_keys[] = {"projection", "width", "height",      "hfov", "vfov",
+                                            "yaw",        "pitch", "photometric", NULL};
 static const char *const blend_keys[] = {"feather", NULL};
-static const char *const camera_keys[] = {"name", "model", "lens", "width", "height", "fx",   "fy",
-                                          "cx",   "cy",    "dist", "yaw",   "pitch",  "roll", NULL};
+static const char *const camera_keys[] = {"name", "model", "lens", "width",       "height",
+                                          "fx",   "fy",    "cx",   "cy",          "dist",
+                                          "yaw",  "pitch", "roll", "photometric", NULL};
 
 /* A key as it can be shown in a message: JSON-style escapes for quotes,
  * backslashes and bytes outside printable ASCII, cut after 40 bytes. */
@@ -313,7 +314,7 @@ static int parse_panorama(const cJSON *p, fovea_rig *rig, perr *pe)
         return r;
     if ((r = get_number(p, "pitch", "panorama.pitch", 0, &rig->pitch, pe)) < 0)
         return r;
-    return FOVEA_OK;
+    return fv_rig_photo_parse_panorama(p, rig, pe->err, pe->errsz);
 }
 
 /* "lens": required by a panotools camera, refused on the others. */
@@ -433,7 +434,7 @@ static int parse_camera(const cJSON *c, int k, fovea_rig_camera *cam, perr *pe)
             cam->dist[d++] = e->valuedouble + 0.0;
         }
     }
-    return FOVEA_OK;
+    return fv_rig_photo_parse_camera(c, k, &cam->photometric, pe->err, pe->errsz);
 }
 
 /* Approximate line/column (1-based) of a byte offset. */

@@ -261,6 +261,13 @@ int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_st
     st->params.map = &st->map;
     st->params.settings = &st->settings;
     st->params.log_table = st->log_table;
+    /* Hugin's photometric part (a map built from a rig that has one) */
+    if (!s->ignore_photometric && (status = fv_photo_build(&st->map, &st->photo)) < 0) {
+        fv_stitch_map_free(&st->map);
+        free(st);
+        return fv_ctx_error(ctx, status, "out of memory");
+    }
+    st->params.photo = st->photo ? &st->photo->view : NULL;
     /* the context's backend (resolved by fovea_open) runs the stitch */
     const backend_info *b = NULL;
     char msg[FOVEA_ERRLEN];
@@ -272,6 +279,7 @@ int fovea_stitcher_open(fovea_stitcher **out, fovea_context *ctx, const fovea_st
         status = b->init(&st->priv, ctx, &st->params);
     if (status < 0) {
         fv_stitch_map_free(&st->map);
+        free(st->photo);
         free(st);
         return status;
     }
@@ -293,6 +301,7 @@ void fovea_stitcher_close(fovea_stitcher **pst)
     if (st->backend)
         st->backend->info.close(&st->priv);
     fv_stitch_map_free(&st->map);
+    free(st->photo);
     free(st);
     *pst = NULL;
 }
@@ -346,6 +355,14 @@ static int check_frames(fovea_stitcher *st, const fovea_frame *const *in, int n,
             fovea_pixfmt_name(in[0]->fmt), out->width, out->height, fovea_pixfmt_name(out->fmt));
     if (out->mem == FOVEA_MEM_DEVICE && !cuda)
         return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "device output on a CPU context");
+    if (st->photo && want == FOVEA_PIX_I420 && !st->photo_warned) {
+        fv_log(ctx, FOVEA_LOG_WARNING,
+               "stitcher: the map's photometric correction (Hugin's exposure, white balance, "
+               "vignetting and response) applies to RGB inputs only: %s inputs are stitched "
+               "without it",
+               fovea_pixfmt_name(in[0]->fmt));
+        st->photo_warned = 1;
+    }
     return fv_frame_check(ctx, out, "output frame");
 }
 

@@ -46,6 +46,9 @@ typedef struct cuda_state {
     cudaEvent_t tables_copied[2]; /* the upload from h_tables[k] has read it */
     int tables_pending[2], tables_next;
     int *d_log; /* overlap-statistics log table */
+    /* Hugin's photometric tables (stitch_params.photo), uploaded once, or NULL */
+    uint16_t *d_photo_out;
+    stitch_photo_cam *d_photo_cam[FOVEA_STITCH_MAX_CAMERAS];
     uint32_t *d_masks;
     float *d_tw;             /* overlap tiles' weights (stitch_kernel_args.tile_weights) */
     uint32_t *d_wofs;        /* per tile: offset of its planes in d_tw */
@@ -273,6 +276,9 @@ static void cuda_free_state(cuda_state *cs)
     for (int k = 0; k < 2; k++)
         fv_pinned_free(ctx, cs->h_tables[k]);
     fv_device_free(ctx, cs->d_log);
+    fv_device_free(ctx, cs->d_photo_out);
+    for (int c = 0; c < FOVEA_STITCH_MAX_CAMERAS; c++)
+        fv_device_free(ctx, cs->d_photo_cam[c]);
     fv_device_free(ctx, cs->d_masks);
     fv_device_free(ctx, cs->d_tw);
     fv_device_free(ctx, cs->d_wofs);
@@ -413,6 +419,14 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
     if (status == FOVEA_OK)
         status = upload(ctx, (void **)&cs->d_log, p->log_table,
                         FOVEA_LOG_TABLE_SIZE * sizeof(p->log_table[0]));
+    if (status == FOVEA_OK && p->photo) {
+        status = upload(ctx, (void **)&cs->d_photo_out, p->photo->out,
+                        STITCH_PHOTO_OUT_SIZE * sizeof(uint16_t));
+        for (int c = 0; c < m->num_cameras && status == FOVEA_OK; c++)
+            if (p->photo->cam[c])
+                status = upload(ctx, (void **)&cs->d_photo_cam[c], p->photo->cam[c],
+                                sizeof(stitch_photo_cam));
+    }
     if (status == FOVEA_OK)
         status = fv_device_malloc(ctx, sizeof(fv_overlap_stats), (void **)&cs->d_stats);
     if (status == FOVEA_OK)
@@ -583,7 +597,9 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
         return status;
     stitch_kernel_args a;
     memset(&a, 0, sizeof(a));
-    int use_tex = !cs->params->settings->cuda_exact_sampling;
+    /* the photometric correction runs on the exact path only (stitch_sample.cuh) */
+    int use_tex = !cs->params->settings->cuda_exact_sampling &&
+                  !(cs->params->photo && !stitch_input_is_yuv(fv_stitch_input_kind(in[0]->fmt)));
     for (int c = 0; c < cs->n; c++) {
         const fovea_frame *v = NULL;
         status = fv_stage_upload(ctx, &cs->in[c], in[c], &v);
@@ -616,6 +632,7 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
         k->clip_irx = cm->clip_rx > 0.0f ? 1.0f / cm->clip_rx : 0.0f;
         k->clip_iry = cm->clip_rx > 0.0f ? 1.0f / cm->clip_ry : 0.0f;
         k->chroma = cs->d_chroma + (size_t)c * STITCH_CHROMA_CODES * 4;
+        k->photo = (const float *)cs->d_photo_cam[c];
         if (use_tex) {
             status = camera_textures(cs, c, v, k, &use_tex);
             if (status < 0)
@@ -664,6 +681,7 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
             ctx, cudaMemsetAsync(cs->d_stats, 0, sizeof(fv_overlap_stats), fv_ctx_stream(ctx)));
         a.h.stats = cs->d_stats;
         a.h.log_table = cs->d_log;
+        a.h.photo_out = cs->d_photo_out;
         a.h.stats_tiles = cs->d_stats_tiles;
         a.h.stats_tile_count = cs->stats_tile_count;
     }

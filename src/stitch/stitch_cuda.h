@@ -46,6 +46,9 @@ typedef struct stitch_kernel_cam {
     float clip_irx, clip_iry;            /* 1.0f / clip_rx, 1.0f / clip_ry (0 without an ellipse) */
     const float *chroma;                 /* YUV: STITCH_CHROMA_CODES x 4 floats, device */
     unsigned long long tex0, tex1, tex2; /* cudaTextureObject_t of the planes (use_tex) */
+    /* Hugin's photometric tables of the camera (stitch/photo.h's stitch_photo_cam:
+     * STITCH_PHOTO_VIG floats, then 3 x STITCH_LUT_SIZE), device, or NULL */
+    const float *photo;
 } stitch_kernel_cam;
 
 /* Everything of a launch but the cameras. The kernels take this followed by
@@ -80,6 +83,10 @@ typedef struct stitch_kernel_head {
     int use_tex;                 /* 1: sample through texture objects (bilinear in the
                                      texture unit), 0: integer sampling in the kernel */
     int min_step_shift;          /* the smallest step_shift of the n cameras */
+    /* the photometric output table (STITCH_PHOTO_OUT_SIZE codes), device, when a
+     * camera has photo tables (RGB inputs then take the exact path, which
+     * applies them; YUV inputs go without) */
+    const unsigned short *photo_out;
     /* Texture path with every step >= 4 (else NULL): the stitch's blocks as a
      * list, block b making items[b]: tile_part = tile index | part <<
      * STITCH_ITEM_PART_SHIFT, mask = the tile's mask. Part 0: the whole tile. A

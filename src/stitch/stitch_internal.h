@@ -9,6 +9,7 @@
 #include "fovea/stitch.h"
 #include "stitch/color.h"
 #include "stitch/map.h"
+#include "stitch/photo.h"
 #include "stitch/stitch_cuda.h"
 #include "stitch/stitch_math.h"
 
@@ -33,9 +34,10 @@ typedef struct stitch_tables {
 typedef struct stitch_params {
     const fovea_stitch_map *map; /* the stitcher's copy */
     const fovea_stitcher_settings *settings;
-    const int32_t *log_table; /* FOVEA_LOG_TABLE_SIZE entries, for overlap
+    const int32_t *log_table;  /* FOVEA_LOG_TABLE_SIZE entries, for overlap
                                               statistics */
-    int ref_runs_off;         /* C backend: 1 = every pixel through the per-pixel
+    const stitch_photo *photo; /* Hugin's photometric tables, or NULL (none) */
+    int ref_runs_off;          /* C backend: 1 = every pixel through the per-pixel
                                               weights, no single-camera runs (tests compare) */
 } stitch_params;
 
@@ -77,6 +79,8 @@ struct fovea_stitcher {
     int tables_valid;
     int32_t log_table[FOVEA_LOG_TABLE_SIZE]; /* for overlap statistics */
     struct fv_multiband *mb;                 /* FOVEA_BLEND_MULTIBAND: multiband.c */
+    stitch_photo_store *photo;               /* NULL: no photometric correction */
+    int photo_warned;                        /* YUV inputs, which it skips, were logged */
 };
 
 /* The stitch backends: stitch_ref.c, stitch_cuda.c (CUDA builds); the list in

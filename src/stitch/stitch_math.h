@@ -88,4 +88,28 @@ FOVEA_HD float stitch_chroma_corrected(float a, float s, int q)
     return a + s * (float)q;
 }
 
+/* Photometric correction (Hugin's model, stitch/photo.h): a camera's vignetting
+ * factor at image point (u, v) from its vig[] (cx, cy, s, Va, Vb, Vc, Vd), and a
+ * sample's corrected quarter code: its linear light lin (the camera's table at
+ * the raw quarter code) over the factor, clamped to [0, 1], through the output
+ * response table out (index: 16384 x rounded half up). Float operations in this
+ * order in every backend (no contraction), so both give the same code. */
+#define STITCH_PHOTO_VIG 8
+#define STITCH_PHOTO_OUT_SCALE 16384
+#define STITCH_PHOTO_OUT_SIZE (STITCH_PHOTO_OUT_SCALE + 1)
+
+FOVEA_HD float stitch_photo_vig(const float *vg, float u, float v)
+{
+    const float dx = (u - vg[0]) * vg[2], dy = (v - vg[1]) * vg[2];
+    const float r2 = dx * dx + dy * dy;
+    return vg[3] + r2 * (vg[4] + r2 * (vg[5] + r2 * vg[6]));
+}
+
+FOVEA_HD int stitch_photo_q(float lin, float vig, const unsigned short *out)
+{
+    float x = lin / vig;
+    x = x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; /* a factor <= 0 (or NaN) gives 0 */
+    return out[(int)(x * (float)STITCH_PHOTO_OUT_SCALE + 0.5f)];
+}
+
 #endif

@@ -55,6 +55,27 @@ static inline int sample_q(const uint8_t *base, ptrdiff_t stride, int bpp, int w
     return sample_channel(&s, ch);
 }
 
+/* Hugin's photometric correction of camera pc's samples q[3] taken at (u, v)
+ * (stitch_math.h): corrected quarter codes, which the color tables and the
+ * overlap statistics then take as they take raw ones. */
+static inline void photo_apply(const stitch_photo_cam *pc, const uint16_t *out, float u, float v,
+                               int q[3])
+{
+    const float vig = stitch_photo_vig(pc->vig, u, v);
+    for (int k = 0; k < 3; k++)
+        q[k] = stitch_photo_q(pc->lin[k][q[k]], vig, out);
+}
+
+/* Camera c's R, G, B samples at (u, v) in quarter codes, photometric part included. */
+static inline void sample_rgbq(const sample_pos *sp, const stitch_photo *ph, int c, float u,
+                               float v, int q[3])
+{
+    for (int k = 0; k < 3; k++)
+        q[k] = sample_channel(sp, k);
+    if (ph && ph->cam[c])
+        photo_apply(ph->cam[c], ph->out, u, v, q);
+}
+
 /* Add one pixel's pair contributions (see fv_overlap_stats): raw[c][0..3] are
  * the R, G, B, Y samples of camera c in quarter codes. */
 static void add_pair_stats(uint64_t (*acc)[FOVEA_ST_FIELDS], int n, const float *w,
@@ -116,6 +137,7 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
     float w[FOVEA_STITCH_MAX_CAMERAS], u[FOVEA_STITCH_MAX_CAMERAS], v[FOVEA_STITCH_MAX_CAMERAS];
     uint64_t raw[FOVEA_STITCH_MAX_CAMERAS][4];
     const int bpp = job->in[0]->fmt == FOVEA_PIX_RGBA ? 4 : 3;
+    const stitch_photo *photo = st->params->photo;
     float ru[REF_RUN], rv[REF_RUN];
     fv_map_row row;
     fv_map_row_init(&row);
@@ -131,12 +153,21 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                 /* a run that camera rc alone sees: weight 1, as in the
                  * one-camera case below, without the per-pixel weights */
                 const fovea_frame *f = job->in[rc];
+                const stitch_photo_cam *pc = photo ? photo->cam[rc] : NULL;
                 for (int k = 0; i + k < rend; k++, o += 4) {
                     sample_pos sp;
                     sample_at(f->data[0], f->stride[0], bpp, f->width, f->height, ru[k], rv[k],
                               &sp);
-                    for (int ch = 0; ch < 3; ch++)
-                        o[ch] = st->tables->lut8[rc][ch][sample_channel(&sp, ch)];
+                    if (pc) {
+                        int q[3] = {sample_channel(&sp, 0), sample_channel(&sp, 1),
+                                    sample_channel(&sp, 2)};
+                        photo_apply(pc, photo->out, ru[k], rv[k], q);
+                        for (int ch = 0; ch < 3; ch++)
+                            o[ch] = st->tables->lut8[rc][ch][q[ch]];
+                    } else {
+                        for (int ch = 0; ch < 3; ch++)
+                            o[ch] = st->tables->lut8[rc][ch][sample_channel(&sp, ch)];
+                    }
                     o[3] = 255;
                 }
                 i = rend - 1;
@@ -158,8 +189,10 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                     const fovea_frame *f = job->in[c];
                     sample_pos sp;
                     sample_at(f->data[0], f->stride[0], bpp, f->width, f->height, u[c], v[c], &sp);
+                    int q[3];
+                    sample_rgbq(&sp, photo, c, u[c], v[c], q);
                     for (int k = 0; k < 3; k++)
-                        o[k] = st->tables->lut8[c][k][sample_channel(&sp, k)];
+                        o[k] = st->tables->lut8[c][k][q[k]];
                     o[3] = 255;
                     continue;
                 }
@@ -171,10 +204,11 @@ static void ref_rows_rgb(void *arg, int begin, int end, int thread)
                 const fovea_frame *f = job->in[c];
                 sample_pos sp;
                 sample_at(f->data[0], f->stride[0], bpp, f->width, f->height, u[c], v[c], &sp);
+                int q[3];
+                sample_rgbq(&sp, photo, c, u[c], v[c], q);
                 for (int k = 0; k < 3; k++) {
-                    int q = sample_channel(&sp, k);
-                    acc[k] += w[c] * st->tables->lut[c][k][q];
-                    raw[c][k] = (uint64_t)q;
+                    acc[k] += w[c] * st->tables->lut[c][k][q[k]];
+                    raw[c][k] = (uint64_t)q[k];
                 }
                 raw[c][3] =
                     (uint64_t)stitch_stats_luma((int)raw[c][0], (int)raw[c][1], (int)raw[c][2]);

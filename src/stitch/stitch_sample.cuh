@@ -349,6 +349,20 @@ __device__ __forceinline__ int tex_q(float x)
     return round_rne(x * 1020.0f);
 }
 
+// Hugin's photometric correction of a camera's samples q taken at (u, v): the
+// corrected quarter codes (stitch_math.h, the C reference's photo_apply). Not
+// inlined, values in and out: the paths without photometric tables keep their
+// registers.
+__device__ __noinline__ int3 photo_rgb(const unsigned short *out, const float *photo, float u,
+                                       float v, int q0, int q1, int q2)
+{
+    const float vig = stitch_photo_vig(photo, u, v);
+    const float *lin = photo + STITCH_PHOTO_VIG;
+    return make_int3(stitch_photo_q(__ldg(&lin[q0]), vig, out),
+                     stitch_photo_q(__ldg(&lin[STITCH_LUT_SIZE + q1]), vig, out),
+                     stitch_photo_q(__ldg(&lin[2 * STITCH_LUT_SIZE + q2]), vig, out));
+}
+
 template <bool TEX>
 __device__ __forceinline__ void sample_rgb(const stitch_kernel_head &a,
                                            const stitch_kernel_cam &cam, float u, float v, int q[3])
@@ -360,6 +374,13 @@ __device__ __forceinline__ void sample_rgb(const stitch_kernel_head &a,
         q[2] = tex_q(t.z);
     } else {
         sample_rgb_int(a, cam, u, v, q);
+        // photometric RGB stitches take this path only (the host turns textures off)
+        if (cam.photo != nullptr) {
+            const int3 r = photo_rgb(a.photo_out, cam.photo, u, v, q[0], q[1], q[2]);
+            q[0] = r.x;
+            q[1] = r.y;
+            q[2] = r.z;
+        }
     }
 }
 

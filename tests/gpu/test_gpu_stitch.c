@@ -541,6 +541,47 @@ int main(void)
             fovea_stitch_map_close(&coarse);
         }
 
+        {
+            /* Hugin's photometric part on every camera (exposure, white balance,
+             * vignetting off center, EMoR and linear responses): the CUDA backend
+             * takes the exact path with the same float operations, so the output
+             * is the C backend's byte for byte (RGB inputs; a YUV input is refused) */
+            fovea_rig prig = rig;
+            prig.photo_exposure = 0.25;
+            for (int k = 0; k < 5; k++)
+                prig.photo_emor[k] = 0.3 - 0.1 * k;
+            for (int c = 0; c < prig.num_cameras; c++) {
+                fovea_rig_photometric *ph = &prig.cameras[c].photometric;
+                memset(ph, 0, sizeof(*ph));
+                ph->enabled = 1;
+                ph->exposure = 0.1 * c - 0.2;
+                ph->wb_red = 1.0 + 0.07 * c;
+                ph->wb_blue = 1.0 - 0.05 * c;
+                ph->vignetting[0] = 1.0;
+                ph->vignetting[1] = -0.3 - 0.05 * c;
+                ph->vignetting[2] = 0.1;
+                ph->vignetting[3] = -0.04;
+                ph->vignetting_center[0] = 5.0 - 2.0 * c;
+                ph->vignetting_center[1] = -3.0 + c;
+                ph->linear_response = c == 1;
+                for (int k = 0; k < 5; k++)
+                    ph->emor[k] = 0.5 * k - 0.2 * c;
+            }
+            fovea_stitch_map *pmap = calloc(1, sizeof(*pmap));
+            REQUIRE(pmap != NULL);
+            fv_map_build_default_options(&mo);
+            REQUIRE(fv_map_build(cpu, &prig, pmap, &mo) == FOVEA_OK);
+            char pname[96];
+            snprintf(pname, sizeof(pname), "%s, photometric", name);
+            run_case(pname, cpu, gpu, pmap, camp, rig.num_cameras, FOVEA_PIX_RGBA, 1);
+            run_case(pname, cpu, gpu, pmap, camp, rig.num_cameras, FOVEA_PIX_RGBA, 0);
+            run_case(pname, cpu, gpu, pmap, camp, rig.num_cameras, FOVEA_PIX_RGB24, 1);
+            if (rig.num_cameras > 1)
+                run_auto(pname, cpu, gpu, pmap, camp, rig.num_cameras, FOVEA_PIX_RGBA,
+                         FOVEA_CS_BT601, 0);
+            fovea_stitch_map_close(&pmap);
+        }
+
         if (rig.num_cameras == 2) {
             /* the exact path: the same map exported as six float tables */
             char dir[] = "/tmp/fovea_gpu_stitch_XXXXXX";
