@@ -20,4 +20,11 @@ void ciede_geom_of(ciede_geom *g, const feature_setup *s);
  * double in raster order; rows: 4 x width floats of scratch. */
 double ciede_frame_sum(const ciede_geom *g, const feature_pair *p, float *rows);
 
+/* The CUDA extractor's counts since init (ambiguous pixels sent to the
+ * host, pairs recomputed on the host after a list overflow), and, when cap
+ * is nonzero, a smaller list for later launches (tests force the slow path
+ * with it). */
+void ciede_cuda_stats(void *priv, unsigned cap, unsigned long long *ambiguous,
+                      unsigned long long *fallbacks);
+
 #endif

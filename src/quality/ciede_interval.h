@@ -13,10 +13,10 @@
  * by an interval, the pixel is AMBIGUOUS: ciede_cert_pixel returns 0 and the
  * caller takes C's value for it. powf(x, 2) is computed correctly rounded
  * (test_quality_ciede_powf verifies glibc's equals it on ciede's whole
- * range); powf(x, 7) correctly rounded too (CIEDE_POWF7), but glibc's
- * differs from that for ~1.5e-4 of the floats: a device build needs a table
- * of glibc's exceptions (not done; see docs/quality.md). Not used by a
- * kernel yet: tested on the host (test_quality_ciede_cert). */
+ * range); powf(x, 7) too, and where x^7 lies within CIEDE_POWF7_T ulp of a
+ * float midpoint (where glibc's may differ from it: statement V, verified by
+ * the same program) the rotation term and dE are computed for the floats on
+ * both sides: certain only when every candidate gives the same dE. */
 #ifndef FOVEA_QUALITY_CIEDE_INTERVAL_H
 #define FOVEA_QUALITY_CIEDE_INTERVAL_H
 
@@ -145,6 +145,13 @@ CIEDE_HD civ civ_libm(double r, double w)
     return civ_of(CI_ADD_RD(r, -d), CI_ADD_RU(r, d));
 }
 
+CIEDE_HD uint32_t civ_bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
+
 /* The float C's (float) gives every point of a, in *f: 1 when certain. */
 CIEDE_HD int civ_float(civ a, float *f)
 {
@@ -161,14 +168,17 @@ CIEDE_HD int civ_float(civ a, float *f)
 /* ---------------------------------------------------------------- powf */
 
 /* x^7 rounded to the nearest float (ties to even), from the exact integer
- * power of x's significand (6 limbs of 32 bits). */
-CIEDE_HD float ciede_powf7(float x)
+ * power of x's significand (6 limbs of 32 bits); *d: the distance of the
+ * exact x^7 from the nearest rounding boundary (a midpoint between two
+ * floats), in units of the quantum of x^7's binade (0.5: exact) */
+CIEDE_HD float ciede_powf7_d(float x, double *d)
 {
     uint32_t bits;
     memcpy(&bits, &x, 4);
+    *d = 0.5;
     const int neg = (int)(bits >> 31), ef = (int)((bits >> 23) & 255);
     if (ef == 255)
-        return powf(x, 7.0f); /* inf or NaN: never from ciede's arithmetic */
+        return x * x * x * x * x * x * x; /* inf or NaN: never from ciede's arithmetic */
     uint32_t m = bits & 0x7fffff;
     int e = -149;
     if (ef) {
@@ -194,26 +204,46 @@ CIEDE_HD float ciede_powf7(float x)
         return neg ? -INFINITY : INFINITY;
     const int q = top - 23 > -149 ? top - 23 : -149; /* the quantum of the result */
     const int s = q - e7;                            /* bits of n below it */
-    uint32_t mant;
-    if (s <= 0) {
-        mant = n[0]; /* b <= 23: exact */
-        return (neg ? -1.0f : 1.0f) * ldexpf((float)mant, e7);
-    }
+    if (s <= 0)                                      /* b <= 23: exact */
+        return (neg ? -1.0f : 1.0f) * ldexpf((float)n[0], e7);
     uint64_t hi = 0; /* n >> s (at most 25 bits) */
     for (int i = 0; i < 25; i++) {
         const int k = s + i;
         if (k < 192 && ((n[k >> 5] >> (k & 31)) & 1))
             hi |= (uint64_t)1 << i;
     }
-    const int k = s - 1;
-    const int half = k < 192 && ((n[k >> 5] >> (k & 31)) & 1);
+    /* the 64 bits below the quantum (the fraction of an ulp, times 2^64),
+     * and whether any bit below them is set */
+    uint64_t frac = 0;
+    for (int i = 0; i < 64; i++) {
+        const int k = s - 1 - i;
+        if (k >= 0 && k < 192 && ((n[k >> 5] >> (k & 31)) & 1))
+            frac |= (uint64_t)1 << (63 - i);
+    }
     int sticky = 0;
-    for (int i = 0; i < k && i < 192 && !sticky; i++)
+    for (int i = 0; i < s - 64 && i < 192 && !sticky; i++)
         sticky = (n[i >> 5] >> (i & 31)) & 1;
-    if (half && (sticky || (hi & 1)))
+    const uint64_t half = (uint64_t)1 << 63;
+    /* |frac - 1/2| (the bits below frac only move it away from 1/2 above it,
+     * toward it below: below 2^-64 either way) */
+    *d = (frac >= half ? (double)(frac - half) : (double)(half - frac)) * 0x1p-64;
+    if (frac > half || (frac == half && (sticky || (hi & 1))))
         hi++;
     return (neg ? -1.0f : 1.0f) * ldexpf((float)hi, q);
 }
+
+CIEDE_HD float ciede_powf7(float x)
+{
+    double d;
+    return ciede_powf7_d(x, &d);
+}
+
+/* glibc's powf(x, 7) equals ciede_powf7(x) whenever x^7 lies at least this
+ * far (ciede_powf7_d's d) from a float midpoint: statement V, verified for
+ * every float of [0, 1906.5] by test_quality_ciede_powf (which fails when a
+ * glibc differs at d >= CIEDE_POWF7_T); pixels whose c_bar_prime is nearer
+ * are ambiguous (the host computes them). */
+#define CIEDE_POWF7_T 0x1p-8
 
 /* x^2 rounded to the nearest float: the double product is exact. */
 CIEDE_HD float ciede_powf2(float x)
@@ -221,9 +251,9 @@ CIEDE_HD float ciede_powf2(float x)
     return (float)((double)x * (double)x);
 }
 
-/* powf(x, 7) of the rotation term (tests may substitute the host's powf) */
-#ifndef CIEDE_POWF7
-#define CIEDE_POWF7(x) ciede_powf7(x)
+/* the threshold the kernel applies (tests lower it to see the check fail) */
+#ifndef CIEDE_POWF7_THRESHOLD
+#define CIEDE_POWF7_THRESHOLD CIEDE_POWF7_T
 #endif
 
 /* ---------------------------------------------------------------- pixels */
@@ -319,19 +349,43 @@ CIEDE_HD civ civ_sin(double x)
     return civ_libm(CIEDE_SIN(x), CIEDE_W_SIN);
 }
 
-CIEDE_HD int civ_rotation(float c_bar_prime, float h_bar_prime, float *rt)
+/* The rotation term rt for each float glibc's powf(c_bar_prime, 7) may be:
+ * the correctly rounded x^7, and when x^7 lies within CIEDE_POWF7_T of a
+ * midpoint (statement V) its two neighbors too; rt[0..*n) distinct, 1 when
+ * each is certain. */
+CIEDE_HD int civ_rotation(float c_bar_prime, float h_bar_prime, float *rt, int *n)
 {
     const float deg = (float)(((float)(h_bar_prime * (180.0 / M_PI)) - 275.0) * (1.0 / 25.0));
-    const float c7 = CIEDE_POWF7(c_bar_prime);
+    double d;
+    const float c7 = ciede_powf7_d(c_bar_prime, &d);
     float e60;
     if (!civ_float(
             civ_mul(civ_pt(60.0), civ_libm(CIEDE_EXP((double)-(ciede_powf2(deg))), CIEDE_W_EXP)),
             &e60))
         return 0;
     const float rad = (float)(e60 * (M_PI / 180.0));
+    const civ sn = civ_sin(rad);
     const float p25 = 6103515648.0f; /* powf(25.f, 7): checked by test_quality_ciede_powf */
-    const double s = -2.0 * sqrt((double)(c7 / (c7 + p25)));
-    return civ_float(civ_mul(civ_pt(s), civ_sin(rad)), rt);
+    float cand[3] = {c7, c7, c7};
+    int nc = 1;
+    if (d < CIEDE_POWF7_THRESHOLD) {
+        cand[1] = nextafterf(c7, -INFINITY);
+        cand[2] = nextafterf(c7, INFINITY);
+        nc = 3;
+    }
+    *n = 0;
+    for (int k = 0; k < nc; k++) {
+        const double s = -2.0 * sqrt((double)(cand[k] / (cand[k] + p25)));
+        float r;
+        if (!civ_float(civ_mul(civ_pt(s), sn), &r))
+            return 0;
+        int seen = 0;
+        for (int j = 0; j < *n; j++)
+            seen |= rt[j] == r;
+        if (!seen)
+            rt[(*n)++] = r;
+    }
+    return 1;
 }
 
 /* ciede_de2000 of certain Lab values: 1 when certain */
@@ -358,7 +412,7 @@ CIEDE_HD int civ_de2000(const float *p, const float *q, float *out)
     const double lm2 = (double)lm * lm;
     const float sl = (float)(1. + ((0.015 * lm2) / sqrt(20 + lm2)));
     const float sc = (float)(1. + 0.045 * cbp);
-    float h1, h2, dhh, t, rt;
+    float h1, h2, dhh, t;
     if (!civ_hue_angle(p[2], a1, &h1) || !civ_hue_angle(q[2], a2, &h2))
         return 0;
     const float dh = civ_hue_delta(c1, c2, h1, h2);
@@ -377,12 +431,21 @@ CIEDE_HD int civ_de2000(const float *p, const float *q, float *out)
     if (!civ_float(tt, &t))
         return 0;
     const float sh = (float)(1.0 + 0.015 * cbp * t);
-    if (!civ_rotation(cbp, hbp, &rt))
+    float rt[3];
+    int nrt;
+    if (!civ_rotation(cbp, hbp, rt, &nrt))
         return 0;
     const float lt = dl / (0.65f * sl);
     const float ch = dc / (1.0f * sc);
     const float hu = dhh / (4.0f * sh);
-    *out = (float)sqrt((double)lt * lt + (double)ch * ch + (double)hu * hu + rt * ch * hu);
+    /* the same float for every candidate rt, or ambiguous */
+    float de[3];
+    for (int k = 0; k < nrt; k++) {
+        de[k] = (float)sqrt((double)lt * lt + (double)ch * ch + (double)hu * hu + rt[k] * ch * hu);
+        if (k > 0 && civ_bits(de[k]) != civ_bits(de[0]))
+            return 0;
+    }
+    *out = de[0];
     return 1;
 }
 
