@@ -20,7 +20,7 @@
  * machine) and with GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2_Usable,-FMA_Usable
  * (glibc < 2.33 names) or =-AVX2,-FMA (newer): the program prints powf's
  * resolved address so the switch can be seen. "full list" prints every
- * difference. */
+ * difference; a third argument sets the threads ("full - 16"). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -130,6 +130,7 @@ static int powf7_consistent(float x, float f)
 /* one thread's slice of the x^7 range, and what it found */
 typedef struct slice {
     uint32_t b0, b1, step; /* float bits b0, b0 + step, ... below b1 */
+    uint32_t sign;         /* x^2: the sign bit of the slice's floats */
     int list;
     uint64_t n, diff, near, bad_v, bad_cr;
     double dmax; /* the largest d(x) among the differences */
@@ -157,6 +158,21 @@ static void *run_slice(void *arg)
                    d);
         else if (s->list)
             printf("powf(%a, 7): glibc %a, correctly rounded %a, d = %.3g\n", x, g, c, d);
+    }
+    return NULL;
+}
+
+/* one thread's slice of deg's range: glibc's x^2 against the correctly
+ * rounded square (bad_cr counts the differences) */
+static void *run_square(void *arg)
+{
+    slice *s = arg;
+    for (uint64_t b = s->b0; b < s->b1; b += s->step) {
+        const float x = from_bits((uint32_t)b | s->sign);
+        const float g = powf(x, 2), c = ciede_powf2(x);
+        s->n++;
+        if (bits_of(g) != bits_of(c) && s->bad_cr++ < 5)
+            printf("DIFF powf(%a, 2): glibc %a, correctly rounded %a\n", x, g, c);
     }
     return NULL;
 }
@@ -223,17 +239,24 @@ int main(int argc, char **argv)
         dmax = fmax(dmax, sl[t].dmax);
     }
     /* x^2 over [deg_min, deg_max]: the positive floats up to deg_max, the
-     * negative ones down to deg_min */
+     * negative ones down to deg_min, each sign over the threads */
     for (int sgn = 0; sgn < 2; sgn++) {
-        const uint32_t top = bits_of(sgn ? -deg_min : deg_max);
-        for (uint32_t b = 0; b <= top; b += step) {
-            const float x = from_bits(b | (uint32_t)sgn << 31);
-            const float g = powf(x, 2), c = ciede_powf2(x);
-            n2++;
-            if (bits_of(g) != bits_of(c)) {
-                if (bad++ < 20)
-                    printf("DIFF powf(%a, 2): glibc %a, correctly rounded %a\n", x, g, c);
+        const uint64_t cnt = (uint64_t)bits_of(sgn ? -deg_min : deg_max) / step + 1;
+        for (long t = 0; t < nthreads; t++) {
+            memset(&sl[t], 0, sizeof(sl[t]));
+            sl[t].step = step;
+            sl[t].sign = (uint32_t)sgn << 31;
+            sl[t].b0 = (uint32_t)(cnt * (uint64_t)t / (uint64_t)nthreads * step);
+            sl[t].b1 = (uint32_t)(cnt * (uint64_t)(t + 1) / (uint64_t)nthreads * step);
+            if (pthread_create(&th[t], NULL, run_square, &sl[t]) != 0) {
+                printf("FAIL: pthread_create\n");
+                return 1;
             }
+        }
+        for (long t = 0; t < nthreads; t++) {
+            pthread_join(th[t], NULL);
+            n2 += sl[t].n;
+            bad += (int)sl[t].bad_cr;
         }
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);

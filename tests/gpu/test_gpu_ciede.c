@@ -187,8 +187,17 @@ static void direct(fovea_context *cpu, fovea_context *gpu, int w, int h, int bpc
     CUDA_REQUIRE(cudaMemset(d_sums, 0, nsums * sizeof(*d_sums)));
     cudaStream_t st;
     CUDA_REQUIRE(cudaStreamCreate(&st));
+    cudaEvent_t e0, e1;
+    CUDA_REQUIRE(cudaEventCreate(&e0));
+    CUDA_REQUIRE(cudaEventCreate(&e1));
+    CUDA_REQUIRE(cudaEventRecord(e0, st));
     CHECK_EQ_INT(feature_ciede_cuda.launch(gp, gpu, &b, d_sums, st), FOVEA_OK);
+    CUDA_REQUIRE(cudaEventRecord(e1, st));
     CUDA_REQUIRE(cudaStreamSynchronize(st));
+    float ms = 0.0f;
+    CUDA_REQUIRE(cudaEventElapsedTime(&ms, e0, e1));
+    CUDA_REQUIRE(cudaEventDestroy(e0));
+    CUDA_REQUIRE(cudaEventDestroy(e1));
     CUDA_REQUIRE(cudaMemcpy(h_sums, d_sums, nsums * sizeof(*d_sums), cudaMemcpyDeviceToHost));
     int bad = 0;
     for (int z = 0; z < n; z++) {
@@ -221,8 +230,9 @@ static void direct(fovea_context *cpu, fovea_context *gpu, int w, int h, int bpc
     ciede_cuda_stats(gp, 0, &amb, &fb);
     g_ambiguous += (long)amb;
     g_fallbacks += (long)fb;
-    printf("  %5dx%-5d %2d-bit %d, %2d pairs%s: %llu ambiguous pixels, %llu pairs recomputed: %s\n",
-           w, h, bpc, chroma, n, cap ? " (list of 16)" : "", amb, fb,
+    printf("  %5dx%-5d %2d-bit %d, %2d pairs%s: %llu ambiguous pixels, %llu pairs recomputed, "
+           "%.3f ms a pair (device, host function included): %s\n",
+           w, h, bpc, chroma, n, cap ? " (list of 16)" : "", amb, fb, ms / n,
            bad ? "MISMATCH" : "identical");
     CHECK_EQ_INT(bad, 0);
     CUDA_REQUIRE(cudaStreamDestroy(st));
