@@ -854,7 +854,7 @@ int main(int argc, char **argv)
                     runs, 1, bytes, note);
             /* v1's features one at a time, with the model's options */
             static const char *const v1_features[] = {
-                "features=cambi:high_res_speedup=1080:cambi_max_val=17:cambi_vis_lum_threshold=0.06",
+                "features=cambi:cambi_high_res_speedup=1080:cambi_max_val=17:cambi_vis_lum_threshold=0.06",
                 "features=speed_chroma:speed_max_val=45:speed_nn_floor=0.1:speed_sigma_nn=0.19:"
                 "speed_weight_var_mode=5",
                 "features=adm:adm_csf_mode=2:adm_dlm_weight=0.7:adm_enhn_gain_limit=1:adm_min_val="
