@@ -675,13 +675,14 @@ static int cuda_process(void *priv, const fovea_frame *const *in, fovea_frame *o
         a.h.items = cs->d_items[yuv];
         a.h.item_count = cs->item_count[yuv];
     }
+    /* every photometric stitch reads the output table, with or without stats */
+    a.h.photo_out = cs->d_photo_out;
     int stats = want_stats && !cs->stats_pending;
     if (stats) {
         FOVEA_CUDA_TRY(
             ctx, cudaMemsetAsync(cs->d_stats, 0, sizeof(fv_overlap_stats), fv_ctx_stream(ctx)));
         a.h.stats = cs->d_stats;
         a.h.log_table = cs->d_log;
-        a.h.photo_out = cs->d_photo_out;
         a.h.stats_tiles = cs->d_stats_tiles;
         a.h.stats_tile_count = cs->stats_tile_count;
     }

@@ -56,19 +56,17 @@ assert c["frames"] == g["frames"] and c["pooled_metrics"] == g["pooled_metrics"]
 assert g["fovea"]["backend"] == "cuda", g["fovea"]["backend"]
 PY
 
-# a feature CUDA has no extractor for yet (ciede): the automatic backend
-# scores on the CPU and says so; --backend cuda refuses it naming the feature
-run 0 vmaf --feature ciede --json a.json clips/r5.y4m clips/d5.y4m
-err_has "ciede has no CUDA extractor yet" "automatic backend, ciede"
+# ciede (the last feature to get a CUDA extractor): the automatic backend
+# scores it on CUDA, with the CPU's numbers
+run 0 vmaf -q --feature ciede --json a.json clips/r5.y4m clips/d5.y4m
 run 0 vmaf -q --backend cpu --feature ciede --json ac.json clips/r5.y4m clips/d5.y4m
 python3 - ac.json a.json <<'PY' || fail "automatic backend with ciede differs from the CPU"
 import json, sys
 c, g = (json.load(open(f)) for f in sys.argv[1:])
 assert c["frames"] == g["frames"] and c["pooled_metrics"] == g["pooled_metrics"]
-assert g["fovea"]["backend"] == "cpu", g["fovea"]["backend"]
+assert g["fovea"]["backend"] == "cuda", g["fovea"]["backend"]
+assert "ciede2000" in g["frames"][0]["metrics"]
 PY
-run 1 vmaf -q --backend cuda --feature ciede clips/r5.y4m clips/d5.y4m
-err_has "ciede has no cuda extractor" "--backend cuda, ciede"
 
 # features with a CUDA extractor (issue 47): the automatic backend runs them
 # on CUDA, with the CPU's numbers (float_ms_ssim needs 176x176: not here)
