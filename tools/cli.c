@@ -548,9 +548,7 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
     fovea_context *rctx = cli_reader_context(o);
     if (o->hwdec == FOVEA_HWDEC_CUDA && !o->ctx && fovea_cuda_compiled() &&
         (c == FOVEA_CONTAINER_MEDIA || c == FOVEA_CONTAINER_AUTO)) {
-        snprintf(err, errsz,
-                 "%s: --hwdec cuda: this command decodes on the CPU (NVDEC feeds vmaf, stitch, "
-                 "convert, diff, track, send and live)",
+        snprintf(err, errsz, "%s: --hwdec cuda: this command decodes on the CPU",
                  cli_display_path(path, 0));
         return CLI_EXIT_USAGE;
     }
