@@ -133,7 +133,8 @@ FOVEA_API int fovea_read_ring_open(fovea_read_ring **ring, fovea_context *ctx, f
  *          (no thread) */
 FOVEA_API int fovea_read_ring_start(fovea_read_ring *ring);
 
-/** The next read, waited for (the ring must be started).
+/** The next read, waited for (the ring must be started). Nothing follows a
+ *  FOVEA_EOF, nor a failed read without read_past_error: take no more then.
  *  @param f receives the read's frame (valid until its release)
  *  @param msg receives the reader's message when the read failed ("" otherwise)
  *  @return the read's status: FOVEA_OK, FOVEA_EOF (also after the limit) or
