@@ -155,6 +155,10 @@ ff "${src[@]}" -c:v libx265 -pix_fmt yuv420p10le -crf 26 -x265-params log-level=
 # a size off the 16-pixel blocks (NVDEC crops its surfaces: the frames must not show it)
 ff -f lavfi -i "testsrc2=size=318x178:rate=25:duration=1" -c:v libx265 -pix_fmt yuv420p10le \
     -crf 26 -x265-params log-level=none "$DIR/media/hevc-10-odd.mkv"
+# 1080p HEVC for scripts/nvdec-bench.sh's decode rows (the GPU machine makes
+# its H.264 with libx264 but has no HEVC encoder): 240 frames, about 3.5 MB
+ff -f lavfi -i "testsrc2=size=1920x1080:rate=30:duration=8" -c:v libx265 -preset ultrafast \
+    -pix_fmt yuv420p -crf 28 -x265-params log-level=none "$DIR/media/hevc-1080.mp4"
 LD_LIBRARY_PATH="$tmp/only" "$tmp/probe" "$DIR"/media/* >/dev/null ||
     { echo "ffmpeg-carry: the media files do not open with the stubs" >&2; exit 1; }
 echo "ffmpeg-carry: the media files open with the stubs"

@@ -14,6 +14,12 @@
 #       `fovea convert --hwdec cuda X.mp4 /dev/null` (decode + one download a
 #       frame: the floor), and the CPU decode rate the same way
 #   fovea stitch, two 4K H.264 cameras (M frames), NVDEC vs CPU, to /dev/null.
+#   Decode only, in one process on one context (bench_nvdec: each reader on
+#   a thread of its own into device frames nothing reads): one stream alone,
+#   then two at once, 1080p H.264 (ref.mp4) and 1080p HEVC (the carried
+#   .ffmpeg/media/hevc-1080.mp4, or $FOVEA_NVDEC_MEDIA/hevc-1080.mp4): two at
+#   once near twice one's frames/s = the two decoders do not wait for each
+#   other. Needs the benches built (FOVEA_BUILD_BENCH, the default).
 # Each row runs 3 times: the median, and frames/s. Needs a CUDA + FFmpeg build
 # (scripts/ffmpeg-env.sh on a machine without FFmpeg).
 #   usage: scripts/nvdec-bench.sh [--build DIR] [--frames N] [--stitch-frames M] [--keep DIR]
@@ -31,7 +37,7 @@ while [ $# -gt 0 ]; do
     --frames) N=$2; shift ;;
     --stitch-frames) M=$2; shift ;;
     --keep) KEEP=$2; shift ;;
-    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "nvdec-bench: unknown argument '$1'" >&2; exit 2 ;;
     esac
     shift
@@ -125,6 +131,18 @@ awk -v n="${SECS[nvdec]}" -v c="${SECS[cpu]}" -v p="${SECS[pipe]:-0}" -v f="${SE
     if (p > 0) printf "NVDEC vmaf vs the pipe: %.2fx faster (issue: >= 3x)\n", p / n
     printf "NVDEC vmaf vs the CPU decoders: %.2fx faster\n", c / n
     printf "NVDEC vmaf vs the decode floor: %.2fx the floor'"'"'s time (issue: <= 1.3x)\n", n / f }'
+
+# decode only: one stream alone, two at once, on one context (bench_nvdec)
+HEVC=${FOVEA_NVDEC_MEDIA:-$ROOT/.ffmpeg/media}/hevc-1080.mp4
+[ -s "$HEVC" ] || { echo "(no $HEVC: scripts/ffmpeg-carry.sh makes it; H.264 only)"; HEVC=""; }
+echo
+if [ -x "$B/bench/bench_nvdec" ]; then
+    echo "decode only, one context: 1 stream alone vs 2 at once (x1, x2)"
+    "$B/bench/bench_nvdec" --hwdec cuda ref.mp4 ${HEVC:+"$HEVC"}
+    "$B/bench/bench_nvdec" --hwdec none ref.mp4 ${HEVC:+"$HEVC"}
+else
+    echo "(no $B/bench/bench_nvdec: build with FOVEA_BUILD_BENCH=ON for the decode-only rows)"
+fi
 
 # two 4K cameras yawed +-25 degrees, 90-degree lenses
 cat >rig.json <<EOF2

@@ -545,12 +545,10 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
     ro.hwdec = o->hwdec;
     /* decoding on the GPU needs the command's context; the others keep
      * their messages context-less */
-    fovea_context *rctx = o->hwdec != FOVEA_HWDEC_NONE ? o->ctx : NULL;
+    fovea_context *rctx = cli_reader_context(o);
     if (o->hwdec == FOVEA_HWDEC_CUDA && !o->ctx && fovea_cuda_compiled() &&
         (c == FOVEA_CONTAINER_MEDIA || c == FOVEA_CONTAINER_AUTO)) {
-        snprintf(err, errsz,
-                 "%s: --hwdec cuda: this command decodes on the CPU (NVDEC feeds vmaf, stitch "
-                 "and convert)",
+        snprintf(err, errsz, "%s: --hwdec cuda: this command decodes on the CPU",
                  cli_display_path(path, 0));
         return CLI_EXIT_USAGE;
     }
@@ -570,6 +568,11 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
         return CLI_EXIT_RUNTIME;
     }
     return CLI_EXIT_OK;
+}
+
+fovea_context *cli_reader_context(const cli_input_opts *o)
+{
+    return o->hwdec != FOVEA_HWDEC_NONE ? o->ctx : NULL;
 }
 
 const char *cli_last_error(const fovea_context *ctx)

@@ -263,6 +263,9 @@ typedef struct cli_input_opts {
     int n_encoder_options;
 } cli_input_opts;
 
+/* The context a reader opened with o reports on (o->ctx unless --hwdec none,
+ * as cli_open_reader opens it): fovea_last_error of it after its calls. */
+fovea_context *cli_reader_context(const cli_input_opts *o);
 /* The media options' ids of cli_input_option (tools/cli_media.c). */
 int cli_media_option(cli_input_opts *o, const char *cmd, int id, const char *value);
 /* Give a media writer the encoder options (nothing for other containers). */
@@ -426,56 +429,22 @@ fovea_pixfmt cli_default_output_pixfmt(fovea_container c, fovea_pixfmt fmt);
 
 /* ------------------------------------------------------------------ read-ahead */
 
-/* A reader on a thread of its own that fills a ring of frames ahead of the
- * command (cli_ring.c): read k goes to slot k % nslots once the command has
- * released read k - nslots; the command takes the reads in order and releases
- * them in order, each when it no longer needs that slot's frame (a command
- * may hold several, as a queued scorer does). */
-typedef struct cli_ring_slot {
-    fovea_frame f;  /* the reader's size and format */
-    int status;     /* fovea_reader_read's */
-    char msg[1024]; /* the reader's message when it failed */
-    int filled;
-} cli_ring_slot;
+/* The commands read ahead through the library's ring (fovea_read_ring,
+ * fovea/advanced.h): one reader thread per input. */
 
-typedef struct cli_ring {
-    fovea_reader *r;
-    fovea_context *ctx; /* frame allocation */
-    cli_ring_slot *slot;
-    int nslots;
-    int64_t limit;     /* reads at most (then FOVEA_EOF), -1 = all */
-    int stop_on_error; /* 1: the thread ends at a failed read, 0: only at the end */
-    int64_t taken, released;
-    int stop, ready, started;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    pthread_t th;
-} cli_ring;
-
-/* Allocate nslots frames of r's size and format in mem (no thread yet).
- * @return FOVEA_OK or the allocation's status (then cli_ring_stop frees). */
 /* The message of the last failed call on ctx on this thread, else the
  * context-less one (readers opened on a context report there). */
 const char *cli_last_error(const fovea_context *ctx);
 
-int cli_ring_init(cli_ring *q, fovea_context *ctx, fovea_reader *r, int nslots, int64_t limit,
-                  fovea_memtype mem, int stop_on_error);
-/* Start the thread. @return 0, or -1 when it cannot start */
-int cli_ring_run(cli_ring *q);
-/* The next read, waited for: its status; *f its frame (the command may swap
- * its buffer for another of the same size and format before releasing it),
- * *msg the reader's message when it failed. */
-int cli_ring_take(cli_ring *q, fovea_frame **f, const char **msg);
-/* The oldest taken read's slot may be filled again. */
-void cli_ring_release(cli_ring *q);
-/* Stop the thread (after the read it is in), join it, free the frames. Safe
- * on a zeroed ring and after a failed init. */
-void cli_ring_stop(cli_ring *q);
+/* A ring of nslots frames of r in mem on ctx, not started; read_past_error as
+ * fovea_read_ring_settings. @return FOVEA_OK or the library's status (*q NULL) */
+int cli_ring_open(fovea_read_ring **q, fovea_context *ctx, fovea_reader *r, int nslots,
+                  int64_t limit, fovea_memtype mem, int read_past_error);
 
 /* ------------------------------------------------------------------ pipeline */
 
 /* The pipeline of a command that reads and writes video (cli_pipe.c): its
- * inputs' reader threads (cli_ring) and a writer thread that writes the frames
+ * inputs' reader threads (fovea_read_ring) and a writer thread that writes the frames
  * the command queues, in order, so that reading, processing and writing
  * overlap. A queued frame's buffers trade places with those of a written slot
  * (no copy). A failed write is the writer thread's last: the command learns
@@ -488,7 +457,7 @@ typedef struct cli_pipe_slot {
 
 typedef struct cli_pipe {
     fovea_writer *w;
-    cli_ring *const *rings; /* the readers, started by cli_pipe_start */
+    fovea_read_ring **const *rings; /* the readers, started by cli_pipe_start */
     int nrings;
     cli_pipe_slot *slot;
     int nslots;
@@ -510,13 +479,13 @@ int cli_pipe_init(cli_pipe *p, int nslots);
  * w (none when w is NULL: a command that reads video and writes none, whose
  * frames are not put). Prints "cannot start a reader thread" or "cannot start the writer thread"
  * when a thread cannot start. @return 0, or -1 after printing the error */
-int cli_pipe_start(cli_pipe *p, fovea_writer *w, cli_ring *const *rings, int nrings);
+int cli_pipe_start(cli_pipe *p, fovea_writer *w, fovea_read_ring **const *rings, int nrings);
 /* Queue frame bufs[which] for writing: bufs[0] and bufs[1] (either may be a
  * zeroed frame) trade places with a written slot's, waiting for one.
  * @return FOVEA_OK, or the status of a write that failed (nothing queued) */
 int cli_pipe_put(cli_pipe *p, fovea_frame *bufs[2], int which);
-/* Write what was queued, then stop the readers; every thread joined. Safe on
- * a zeroed pipe. @return FOVEA_OK, or the status of the write that failed */
+/* Write what was queued, then close the readers' rings (their handles set to
+ * NULL); every thread joined. Safe on a zeroed pipe. @return FOVEA_OK, or the status of the write that failed */
 int cli_pipe_finish(cli_pipe *p);
 /* The message of the failed write when the writer thread's write failed, else
  * the calling thread's fovea_last_error(NULL) (the writers are opened without

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* The pipeline of the `fovea` commands that read and write video (cli.h):
- * the inputs' reader threads (cli_ring.c) and one writer thread writing the
+ * the inputs' reader threads (fovea_read_ring) and one writer thread writing the
  * frames the command queues, in order. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,13 +52,25 @@ int cli_pipe_init(cli_pipe *p, int nslots)
     return FOVEA_OK;
 }
 
-int cli_pipe_start(cli_pipe *p, fovea_writer *w, cli_ring *const *rings, int nrings)
+int cli_ring_open(fovea_read_ring **q, fovea_context *ctx, fovea_reader *r, int nslots,
+                  int64_t limit, fovea_memtype mem, int read_past_error)
+{
+    fovea_read_ring_settings rs;
+    fovea_read_ring_default_settings(&rs);
+    rs.slots = nslots;
+    rs.limit = limit;
+    rs.mem = mem;
+    rs.read_past_error = read_past_error;
+    return fovea_read_ring_open(q, ctx, r, &rs);
+}
+
+int cli_pipe_start(cli_pipe *p, fovea_writer *w, fovea_read_ring **const *rings, int nrings)
 {
     p->w = w;
     p->rings = rings;
     p->nrings = nrings;
     for (int c = 0; c < nrings; c++)
-        if (cli_ring_run(rings[c]) != 0) {
+        if (fovea_read_ring_start(*rings[c]) != FOVEA_OK) {
             cli_error(NULL, "cannot start a reader thread");
             return -1;
         }
@@ -107,7 +119,7 @@ int cli_pipe_finish(cli_pipe *p)
         pthread_join(p->th, NULL);
     p->started = 0;
     for (int c = 0; c < p->nrings; c++)
-        cli_ring_stop(p->rings[c]);
+        fovea_read_ring_close(p->rings[c]);
     return p->failed ? p->status : FOVEA_OK;
 }
 

@@ -242,12 +242,12 @@ typedef struct convert_run {
     fovea_context *ctx;    /* conversion; NULL when the format is kept */
     fovea_context *hw_ctx; /* --hwdec cuda: the CUDA context NVDEC decodes on */
     fovea_video_info in_info, out_info;
-    int convert;        /* the output's format is not the input's */
-    fovea_frame first;  /* the first frame, read in line */
-    fovea_frame out;    /* converted for the writer (convert) */
-    fovea_frame unused; /* zeroed: the pipe's second buffer */
-    cli_ring ring;      /* the reads after the first (convert) */
-    cli_ring *rings[1]; /* &ring */
+    int convert;                /* the output's format is not the input's */
+    fovea_frame first;          /* the first frame, read in line */
+    fovea_frame out;            /* converted for the writer (convert) */
+    fovea_frame unused;         /* zeroed: the pipe's second buffer */
+    fovea_read_ring *ring;      /* the reads after the first (convert) */
+    fovea_read_ring **rings[1]; /* &ring */
     cli_pipe pipe;
     cli_progress prog;
     long long done; /* frames queued for the writer; written, once it stopped */
@@ -345,8 +345,8 @@ static int alloc_frames(convert_run *c)
     if (c->convert) {
         /* the ring reads what follows the first frame */
         const int64_t limit = c->a.opt.frames < 0 ? -1 : c->a.opt.frames - 1;
-        st = cli_ring_init(&c->ring, c->hw_ctx ? c->hw_ctx : c->ctx, c->r, PIPE_SLOTS, limit,
-                           FOVEA_MEM_HOST, 1);
+        st = cli_ring_open(&c->ring, c->hw_ctx ? c->hw_ctx : c->ctx, c->r, PIPE_SLOTS, limit,
+                           FOVEA_MEM_HOST, 0);
         if (st < 0)
             return alloc_failure(c, c->in_info.fmt, st);
         c->rings[0] = &c->ring;
@@ -464,7 +464,7 @@ static int run_frames(convert_run *c)
         const char *msg;
         int st;
         if (c->convert) {
-            st = cli_ring_take(&c->ring, &f, &msg);
+            st = fovea_read_ring_take(c->ring, &f, &msg);
         } else {
             st = fovea_reader_read(c->r, f);
             msg = cli_last_error(c->hw_ctx);
@@ -480,7 +480,7 @@ static int run_frames(convert_run *c)
         if ((rc = put_frame(c, f)) != CLI_EXIT_OK)
             return rc;
         if (c->convert)
-            cli_ring_release(&c->ring);
+            fovea_read_ring_release(c->ring);
     }
     return pipe_stop(c);
 }
@@ -537,8 +537,8 @@ int cmd_convert(int argc, char **argv)
     if (rc == CLI_EXIT_OK)
         rc = finish_output(c, t0);
 
-    fovea_writer_close(&c->w); /* a failed run leaves an existing output as it was */
-    cli_ring_stop(&c->ring);   /* (stopped already after a run) */
+    fovea_writer_close(&c->w);       /* a failed run leaves an existing output as it was */
+    fovea_read_ring_close(&c->ring); /* (closed already after a run) */
     cli_pipe_free(&c->pipe, c->ctx);
     fovea_reader_close(&c->r);
     fovea_frame_free(c->ctx, &c->first);

@@ -247,22 +247,33 @@ static int parse_args(diff_args *a, int argc, char **argv)
 
 /* ------------------------------------------------------------------ the differencer */
 
-static int open_differencer(diff_run *s)
+/* The context, before the input: NVDEC decodes on it (a CUDA one). */
+static int open_context(diff_run *s)
 {
     fovea_settings cs;
     cli_context_settings(&cs, &s->a.opt);
     cs.log = cli_log_to_stderr;
     if (cli_open_context_with(&s->ctx, &cs, CLI_CONTEXT_MSG_NAMED) != CLI_EXIT_OK)
         return CLI_EXIT_RUNTIME;
+    s->a.in.ctx = s->ctx;
+    return CLI_EXIT_OK;
+}
+
+static int open_differencer(diff_run *s)
+{
     int st = fovea_diff_open(&s->d, s->ctx, &s->a.set);
     if (st < 0) {
         cli_error(NULL, "%s", fovea_last_error(s->ctx));
         return CLI_EXIT_RUNTIME;
     }
-    s->mem = FOVEA_MEM_HOST;
+    s->mem = s->in_mem = FOVEA_MEM_HOST;
     if (fovea_diff_backend(s->d) == FOVEA_BACKEND_CUDA) {
-        s->mem = FOVEA_MEM_PINNED;
-        s->on_device = 1;
+        s->mem = s->in_mem = FOVEA_MEM_PINNED;
+        /* NVDEC's device frames are differenced where they are: no copy */
+        if (fovea_reader_hwdec(s->r) == FOVEA_HWDEC_CUDA)
+            s->in_mem = FOVEA_MEM_DEVICE;
+        else
+            s->on_device = 1;
         for (int k = 0; k < 2 && s->on_device; k++)
             s->on_device = fovea_frame_alloc(s->ctx, &s->dev[k], s->info.width, s->info.height,
                                              s->info.fmt, FOVEA_MEM_DEVICE) == FOVEA_OK;
@@ -286,6 +297,8 @@ int cmd_diff(int argc, char **argv)
         free(s);
         return CLI_EXIT_OK; /* --help */
     }
+    if (rc == CLI_EXIT_OK)
+        rc = open_context(s);
     if (rc == CLI_EXIT_OK)
         rc = diff_open_input(s);
     if (rc == CLI_EXIT_OK)
@@ -311,7 +324,7 @@ int cmd_diff(int argc, char **argv)
     if (rc == CLI_EXIT_OK)
         rc = diff_write_reports(s, secs);
 
-    cli_ring_stop(&s->ring);
+    fovea_read_ring_close(&s->ring);
     for (int k = 0; k < N_OUT; k++) {
         diff_output *o = &s->out[k];
         /* finished above when the run succeeded; a failed run leaves an existing

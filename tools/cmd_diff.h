@@ -54,10 +54,11 @@ typedef struct diff_run {
     int tiles_x, tiles_y;
     fovea_context *ctx;
     fovea_diff *d;
-    fovea_memtype mem; /* of the frames the differencer reads and writes */
+    fovea_memtype mem;    /* of the frames the differencer reads and writes */
+    fovea_memtype in_mem; /* of the reads: mem, or DEVICE for NVDEC's frames */
     fovea_convert_options co;
     diff_output out[N_OUT];
-    cli_ring ring;
+    fovea_read_ring *ring;
     int ring_started;
     /* CUDA backend: each frame goes to the device once (frame k into dev[k % 2])
        and the maps are made from there, instead of both frames of every pair

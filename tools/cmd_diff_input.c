@@ -71,16 +71,14 @@ int diff_open_input(diff_run *s)
 int diff_start_reader(diff_run *s)
 {
     const int64_t limit = s->a.opt.frames >= 0 ? s->a.opt.frames + 1 : -1;
-    int st = cli_ring_init(&s->ring, s->ctx, s->r, READ_SLOTS, limit, s->mem, 1);
-    if (st < 0 && s->mem == FOVEA_MEM_PINNED) {
-        cli_ring_stop(&s->ring);
-        st = cli_ring_init(&s->ring, s->ctx, s->r, READ_SLOTS, limit, FOVEA_MEM_HOST, 1);
-    }
+    int st = cli_ring_open(&s->ring, s->ctx, s->r, READ_SLOTS, limit, s->in_mem, 0);
+    if (st < 0 && s->in_mem != FOVEA_MEM_HOST)
+        st = cli_ring_open(&s->ring, s->ctx, s->r, READ_SLOTS, limit, FOVEA_MEM_HOST, 0);
     if (st < 0) {
         cli_error(NULL, "cannot allocate %d input frames: %s", READ_SLOTS, fovea_strerror(st));
         return CLI_EXIT_RUNTIME;
     }
-    if (cli_ring_run(&s->ring) != 0) {
+    if (fovea_read_ring_start(s->ring) != FOVEA_OK) {
         cli_error(NULL, "cannot start a reader thread");
         return CLI_EXIT_RUNTIME;
     }

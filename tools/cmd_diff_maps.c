@@ -112,7 +112,7 @@ int diff_run_maps(diff_run *s)
     const char *in = s->a.input;
     fovea_frame *prev = NULL, *cur = NULL;
     const char *msg = "";
-    int st = cli_ring_take(&s->ring, &prev, &msg);
+    int st = fovea_read_ring_take(s->ring, &prev, &msg);
     if (st == FOVEA_EOF) {
         cli_error(cli_display_path(in, 0), "no frames in the input: nothing to difference");
         return CLI_EXIT_RUNTIME;
@@ -122,7 +122,7 @@ int diff_run_maps(diff_run *s)
     if (to_device(s, 0, &prev) != CLI_EXIT_OK)
         return CLI_EXIT_RUNTIME;
     for (int64_t i = 0;; i++) {
-        st = cli_ring_take(&s->ring, &cur, &msg);
+        st = fovea_read_ring_take(s->ring, &cur, &msg);
         if (st == FOVEA_EOF) {
             if (i == 0) {
                 cli_progress_finish(&s->prog);
@@ -142,7 +142,7 @@ int diff_run_maps(diff_run *s)
             cli_progress_finish(&s->prog);
             return rc;
         }
-        cli_ring_release(&s->ring); /* prev */
+        fovea_read_ring_release(s->ring); /* prev */
         prev = cur;
         cli_progress_update(&s->prog, s->n);
     }

@@ -281,7 +281,8 @@ static int read_frame(live_run *s)
     if (st == FOVEA_EOF)
         return 0;
     if (st < 0) {
-        cli_error(cli_display_path(s->a.path, 0), "%s", fovea_last_error(s->ctx));
+        cli_error(cli_display_path(s->a.path, 0), "%s",
+                  fovea_last_error(cli_reader_context(&s->a.in)));
         return -1;
     }
     s->read++;
@@ -409,7 +410,7 @@ static void noise_sigma(live_run *s)
         return;
     if (k % LIVE_SIGMA_EVERY == LIVE_SIGMA_EVERY - 1) {
         if (!s->prev.buf && fovea_frame_alloc(s->ctx, &s->prev, s->info.width, s->info.height,
-                                              s->info.fmt, FOVEA_MEM_HOST) < 0)
+                                              s->info.fmt, s->frame.mem) < 0)
             return;
         fovea_frame_copy(s->ctx, &s->prev, &s->frame);
     } else if (k % LIVE_SIGMA_EVERY == 0 && s->prev.buf) {
@@ -513,16 +514,27 @@ static int on_control(void *user, const live_controls *c, int set, char *err, si
 static int open_all(live_run *s)
 {
     live_args *a = &s->a;
-    int rc = cli_open_reader(spec.name, a->path, &a->in, &s->r);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    s->info = *fovea_reader_info(s->r);
+    /* the context first: NVDEC decodes on it (a CUDA one) */
     fovea_settings cs;
     cli_context_settings(&cs, &a->opt);
     cs.log = cli_log_to_stderr;
     cs.log_level = FOVEA_LOG_WARNING;
     if (cli_open_context_with(&s->ctx, &cs, CLI_CONTEXT_MSG_NAMED) != CLI_EXIT_OK)
         return CLI_EXIT_RUNTIME;
+    a->in.ctx = s->ctx;
+    int rc = cli_open_reader(spec.name, a->path, &a->in, &s->r);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    s->info = *fovea_reader_info(s->r);
+    /* NVDEC's frames stay on the device: the encoder and the noise level
+     * read them there */
+    if (fovea_reader_hwdec(s->r) == FOVEA_HWDEC_CUDA &&
+        fovea_frame_alloc(s->ctx, &s->frame, s->info.width, s->info.height, s->info.fmt,
+                          FOVEA_MEM_DEVICE) < 0) {
+        cli_error(cli_display_path(a->path, 0), "cannot allocate a %dx%d device frame: %s",
+                  s->info.width, s->info.height, fovea_last_error(s->ctx));
+        return CLI_EXIT_RUNTIME;
+    }
     if (open_encoder(s) < 0)
         return CLI_EXIT_RUNTIME;
     if (fovea_diff_open(&s->diff, s->ctx, NULL) < 0) /* no chart of it, nothing else lost */

@@ -203,7 +203,7 @@ typedef struct send_run {
     fovea_context *ctx;
     fovea_stream_encoder *enc;
     fovea_stream_server *srv;
-    cli_ring ring;
+    fovea_read_ring *ring;
     cli_stream_log log;
     cli_stream_progress prog;
     size_t raw;
@@ -219,6 +219,14 @@ static int no_frames(const send_run *s)
 static int open_all(send_run *s)
 {
     send_args *a = &s->a;
+    /* the context first: NVDEC decodes on it (a CUDA one) */
+    fovea_settings cs;
+    cli_context_settings(&cs, &a->opt);
+    cs.log = cli_log_to_stderr;
+    cs.log_level = FOVEA_LOG_WARNING;
+    if (cli_open_context_with(&s->ctx, &cs, CLI_CONTEXT_MSG_NAMED) != CLI_EXIT_OK)
+        return CLI_EXIT_RUNTIME;
+    a->in.ctx = s->ctx;
     int rc = cli_open_reader(spec.name, a->path, &a->in, &s->r);
     if (rc != CLI_EXIT_OK)
         return rc;
@@ -226,12 +234,6 @@ static int open_all(send_run *s)
     if (s->info.frame_count == 0) /* a pipe's emptiness shows in send_frames */
         return no_frames(s);
     s->raw = fovea_frame_packed_size(s->info.fmt, s->info.width, s->info.height);
-    fovea_settings cs;
-    cli_context_settings(&cs, &a->opt);
-    cs.log = cli_log_to_stderr;
-    cs.log_level = FOVEA_LOG_WARNING;
-    if (cli_open_context_with(&s->ctx, &cs, CLI_CONTEXT_MSG_NAMED) != CLI_EXIT_OK)
-        return CLI_EXIT_RUNTIME;
     int st = fovea_stream_encoder_open(&s->enc, s->ctx, &a->ss, &s->info);
     if (st < 0) {
         cli_error(cli_display_path(a->path, 0), "%s", fovea_last_error(s->ctx));
@@ -255,10 +257,14 @@ static int open_all(send_run *s)
     fflush(stderr);
     /* pinned on a CUDA context: the encoder uploads them without its staging
      * copy (each encode call returns after its upload, so a slot is free
-     * again when it is released) */
-    const fovea_memtype mem =
-        fovea_context_backend(s->ctx) == FOVEA_BACKEND_CUDA ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST;
-    if (cli_ring_init(&s->ring, s->ctx, s->r, 4, -1, mem, 1) < 0 || cli_ring_run(&s->ring) != 0) {
+     * again when it is released); NVDEC's device frames it reads in place
+     * (each encode call has read its frame when it returns) */
+    const int cuda = fovea_context_backend(s->ctx) == FOVEA_BACKEND_CUDA;
+    const fovea_memtype mem = !cuda                                          ? FOVEA_MEM_HOST
+                              : fovea_reader_hwdec(s->r) == FOVEA_HWDEC_CUDA ? FOVEA_MEM_DEVICE
+                                                                             : FOVEA_MEM_PINNED;
+    if (cli_ring_open(&s->ring, s->ctx, s->r, 4, -1, mem, 0) < 0 ||
+        fovea_read_ring_start(s->ring) != FOVEA_OK) {
         cli_error(NULL, "cannot start the input reader");
         return CLI_EXIT_RUNTIME;
     }
@@ -312,7 +318,7 @@ static int send_frames(send_run *s)
     for (int64_t k = 0;; k++) {
         fovea_frame *f;
         const char *msg;
-        const int st = cli_ring_take(&s->ring, &f, &msg);
+        const int st = fovea_read_ring_take(s->ring, &f, &msg);
         if (st == FOVEA_EOF && k == 0) /* the receivers see the stream break off */
             return no_frames(s);
         if (st == FOVEA_EOF)
@@ -332,7 +338,7 @@ static int send_frames(send_run *s)
         size_t n;
         fovea_stream_frame_info fi;
         int rc = fovea_stream_encoder_encode(s->enc, f, cli_wallclock_us(), &m, &n, &fi);
-        cli_ring_release(&s->ring);
+        fovea_read_ring_release(s->ring);
         if (rc >= 0)
             rc = fovea_stream_server_send(s->srv, m, n);
         if (rc < 0) {
@@ -450,7 +456,7 @@ int cmd_send(int argc, char **argv)
                     (long long)s.log.keyframes, (long long)ss.accepted, ss.accepted == 1 ? "" : "s",
                     timing);
     }
-    cli_ring_stop(&s.ring);
+    fovea_read_ring_close(&s.ring);
     fovea_stream_server_close(&s.srv);
     fovea_stream_encoder_close(&s.enc);
     cli_stream_log_free(&s.log);

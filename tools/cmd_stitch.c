@@ -515,7 +515,7 @@ int cmd_stitch(int argc, char **argv)
         fovea_reader_close(&s->cam[c].r);
         fovea_frame_free(s->ctx, &s->cam[c].raw);
         fovea_frame_free(s->ctx, &s->cam[c].cur);
-        cli_ring_stop(&s->cam[c].ring); /* (stopped already after a run) */
+        fovea_read_ring_close(&s->cam[c].ring); /* (closed already after a run) */
     }
     fovea_frame_free(s->ctx, &s->out);
     fovea_frame_free(s->ctx, &s->wout);

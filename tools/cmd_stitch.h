@@ -34,7 +34,7 @@ typedef struct stitch_args {
     int n;
 } stitch_args;
 
-/* Video runs read every camera on a thread of its own (cli_ring) and write
+/* Video runs read every camera on a thread of its own (fovea_read_ring) and write
  * the panorama on another, so that reading, stitching and writing overlap (in
  * a row, with two 3840x2160 cameras on the GPU machine: reading 4-6 ms,
  * stitching with its copies 1.2-1.5 ms, writing 9-10 ms per frame; 49-51
@@ -57,8 +57,8 @@ typedef struct cam_input {
     int ended;       /* the reader reached its end */
     int repeats;     /* consecutive repeated frames */
     int64_t frames_read, frames_repeated;
-    char reason[1024]; /* why this step's frame is missing */
-    cli_ring ring;     /* video: the reader thread and its frames */
+    char reason[1024];     /* why this step's frame is missing */
+    fovea_read_ring *ring; /* video: the reader thread and its frames */
 } cam_input;
 
 typedef struct stitch_run {
@@ -83,7 +83,7 @@ typedef struct stitch_run {
     /* pipeline (video; see PIPE_SLOTS): the cameras' readers and the writer thread */
     int pipelined;
     cli_pipe pipe;
-    cli_ring *rings[FOVEA_STITCH_MAX_CAMERAS]; /* &cam[c].ring */
+    fovea_read_ring **rings[FOVEA_STITCH_MAX_CAMERAS]; /* &cam[c].ring */
 } stitch_run;
 
 /* ---- cmd_stitch_input.c */

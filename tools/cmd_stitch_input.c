@@ -223,15 +223,14 @@ int stitch_open_inputs(stitch_run *s)
              * there) unless converted first (then downloaded once) */
             const int pin = !ci->convert && fovea_context_backend(s->ctx) == FOVEA_BACKEND_CUDA;
             dev = pin && fovea_reader_hwdec(ci->r) == FOVEA_HWDEC_CUDA;
-            st = cli_ring_init(&ci->ring, s->ctx, ci->r, PIPE_SLOTS, a->opt.frames,
+            st = cli_ring_open(&ci->ring, s->ctx, ci->r, PIPE_SLOTS, a->opt.frames,
                                dev   ? FOVEA_MEM_DEVICE
                                : pin ? FOVEA_MEM_PINNED
                                      : FOVEA_MEM_HOST,
-                               0);
+                               1);
             if (st < 0 && pin) {
-                cli_ring_stop(&ci->ring);
-                st = cli_ring_init(&ci->ring, s->ctx, ci->r, PIPE_SLOTS, a->opt.frames,
-                                   FOVEA_MEM_HOST, 0);
+                st = cli_ring_open(&ci->ring, s->ctx, ci->r, PIPE_SLOTS, a->opt.frames,
+                                   FOVEA_MEM_HOST, 1);
             }
         }
         /* (cur trades places with the ring's reads: the same memory) */
@@ -276,14 +275,14 @@ static int take_read(stitch_run *s, cam_input *ci, fovea_frame **f, const char *
         *msg = cli_last_error(s->ctx);
         return st;
     }
-    return cli_ring_take(&ci->ring, f, msg);
+    return fovea_read_ring_take(ci->ring, f, msg);
 }
 
 /* The read taken last may be overwritten now. */
 static void give_back_read(stitch_run *s, cam_input *ci)
 {
     if (s->pipelined)
-        cli_ring_release(&ci->ring);
+        fovea_read_ring_release(ci->ring);
 }
 
 /* Read one frame of camera ci. @return 1 fresh frame, 0 missing (reason set),

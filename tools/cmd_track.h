@@ -28,7 +28,7 @@ typedef struct track_args {
     int have_glob;
 } track_args;
 
-/* A video is read on a thread of its own (cli_ring) and its overlay written
+/* A video is read on a thread of its own (fovea_read_ring) and its overlay written
  * on another (cli_pipe), so that reading, tracking and writing overlap; a
  * list of images is read and its overlay written in line, as stitch does
  * with stills. */
@@ -40,13 +40,15 @@ typedef struct track_args {
 
 typedef struct source {
     const track_args *a;
-    fovea_reader *r; /* the open reader (the video, or the current image) */
-    int next;        /* next image index */
+    cli_input_opts io;     /* a->in, with the context NVDEC decodes on */
+    fovea_context *hw_ctx; /* that context: a media input on a CUDA machine, else NULL */
+    fovea_reader *r;       /* the open reader (the video, or the current image) */
+    int next;              /* next image index */
     int video;
-    int sequence;      /* the video is an image sequence (a frame-number pattern) */
-    fovea_frame frame; /* an image's */
-    cli_ring ring;     /* a video's reads */
-    int status;        /* SOURCE_FAILED: the read's status and message */
+    int sequence;          /* the video is an image sequence (a frame-number pattern) */
+    fovea_frame frame;     /* an image's */
+    fovea_read_ring *ring; /* a video's reads */
+    int status;            /* SOURCE_FAILED: the read's status and message */
     char why[1024];
     int width, height;
     int64_t total;
@@ -79,7 +81,7 @@ typedef struct track_run {
     fovea_frame color;     /* the input frame's colors under the overlay */
     int pipelined;         /* a video: its reads and the overlay on threads */
     cli_pipe pipe;
-    cli_ring *rings[1]; /* &src.ring */
+    fovea_read_ring **rings[1]; /* &src.ring */
     cli_progress prog;
     int frames; /* frames tracked */
 } track_run;

@@ -46,17 +46,40 @@ static int source_open_video(source *s)
             return CLI_EXIT_RUNTIME;
         }
         if (st < 0)
-            return cli_report(a->inputs[0], 0, fovea_last_error(NULL), st);
+            return cli_report(a->inputs[0], 0, fovea_last_error(cli_reader_context(&s->io)), st);
     }
     s->total = info->frame_count < 0              ? -1
                : info->frame_count > a->opt.start ? info->frame_count - a->opt.start
                                                   : 0;
-    int st = cli_ring_init(&s->ring, NULL, s->r, PIPE_SLOTS, a->opt.frames, FOVEA_MEM_HOST, 1);
+    /* the tracker takes 8-bit host lumas (made on the host, as the overlay's
+     * colors): NVDEC's frames are downloaded once, into pinned frames */
+    const int nv = fovea_reader_hwdec(s->r) == FOVEA_HWDEC_CUDA;
+    int st = cli_ring_open(&s->ring, nv ? s->hw_ctx : NULL, s->r, PIPE_SLOTS, a->opt.frames,
+                           nv ? FOVEA_MEM_PINNED : FOVEA_MEM_HOST, 0);
     if (st < 0) {
         cli_error(cli_display_path(a->inputs[0], 0), "cannot allocate %dx%d frames: %s",
                   info->width, info->height, fovea_strerror(st));
         return CLI_EXIT_RUNTIME;
     }
+    return CLI_EXIT_OK;
+}
+
+/* The context a media input decodes on with NVDEC: one of --backend (the
+ * tracker's context is a CPU one), opened only for an input FFmpeg may read
+ * and a mode that may take NVDEC; on a CPU context auto decodes on the CPU
+ * and cuda is refused by the reader, naming the reason. */
+static int open_hw_context(source *s, const char *path)
+{
+    const fovea_container c = cli_container_for(path, s->a->in.container);
+    if (s->a->in.hwdec == FOVEA_HWDEC_NONE || !fovea_cuda_compiled() ||
+        (c != FOVEA_CONTAINER_MEDIA && c != FOVEA_CONTAINER_AUTO))
+        return CLI_EXIT_OK;
+    if (s->a->in.hwdec == FOVEA_HWDEC_AUTO && s->a->opt.backend == FOVEA_BACKEND_CPU)
+        return CLI_EXIT_OK;
+    const int rc = cli_open_context(&s->hw_ctx, &s->a->opt, CLI_CONTEXT_MSG_PLAIN);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    s->io.ctx = s->hw_ctx;
     return CLI_EXIT_OK;
 }
 
@@ -74,7 +97,11 @@ int track_source_open(source *s, const track_args *a)
         }
         first = (int)a->opt.start;
     }
-    int rc = cli_open_reader(track_spec.name, a->inputs[first], &a->in, &s->r);
+    s->io = a->in;
+    int rc = open_hw_context(s, a->inputs[first]);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = cli_open_reader(track_spec.name, a->inputs[first], &s->io, &s->r);
     if (rc != CLI_EXIT_OK)
         return rc;
     /* the reader's container: an input without extension is known by its
@@ -108,7 +135,7 @@ int track_source_next(source *s, unsigned char *luma)
     if (!s->r) {
         if (s->video || s->next >= s->a->ninputs)
             return -1;
-        int rc = cli_open_reader(track_spec.name, s->a->inputs[s->next], &s->a->in, &s->r);
+        int rc = cli_open_reader(track_spec.name, s->a->inputs[s->next], &s->io, &s->r);
         if (rc != CLI_EXIT_OK)
             return rc;
         s->next++;
@@ -120,11 +147,11 @@ int track_source_next(source *s, unsigned char *luma)
     int st;
     if (s->video) {
         fovea_frame *rf;
-        st = cli_ring_take(&s->ring, &rf, &msg);
+        st = fovea_read_ring_take(s->ring, &rf, &msg);
         f = rf;
     } else {
         st = fovea_reader_read(s->r, &s->frame);
-        msg = fovea_last_error(NULL);
+        msg = fovea_last_error(cli_reader_context(&s->io));
     }
     if (st == FOVEA_EOF) {
         if (s->video)
@@ -156,7 +183,7 @@ int track_source_next(source *s, unsigned char *luma)
         cst = fovea_frame_convert(NULL, s->color, f, &co);
     }
     if (s->video)
-        cli_ring_release(&s->ring);
+        fovea_read_ring_release(s->ring);
     else
         fovea_reader_close(&s->r);
     if (cst < 0) {
@@ -168,7 +195,8 @@ int track_source_next(source *s, unsigned char *luma)
 
 void track_source_close(source *s)
 {
-    cli_ring_stop(&s->ring); /* (stopped already after a run) before its reader goes */
+    fovea_read_ring_close(&s->ring); /* (closed already after a run) before its reader goes */
     fovea_reader_close(&s->r);
     fovea_frame_free(NULL, &s->frame);
+    fovea_close(&s->hw_ctx);
 }

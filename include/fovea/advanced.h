@@ -7,6 +7,7 @@
 #ifndef FOVEA_ADVANCED_H
 #define FOVEA_ADVANCED_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "fovea/io.h"
@@ -90,6 +91,63 @@ typedef void (*fovea_temp_hook)(void *opaque, const char *path, int live);
  *  hook runs on the thread that calls the writer; NULL stops the calls.
  *  @return FOVEA_OK or FOVEA_ERR_INVALID_ARG (w NULL) */
 FOVEA_API int fovea_writer_set_temp_hook(fovea_writer *w, fovea_temp_hook hook, void *opaque);
+
+/* ---------------------------------------------------------------- read-ahead */
+
+/** A reader on a thread of its own filling a ring of frames ahead of its
+ *  consumer: read k goes to slot k % slots once the consumer released read
+ *  k - slots; the consumer takes the reads in order and releases them in
+ *  order, each when it no longer needs that slot's frame (it may hold several,
+ *  as a queued scorer does, and may swap a taken frame's buffers for others of
+ *  the same size, format and memory before releasing it). The reader must not
+ *  be used by anyone else while the ring runs. */
+typedef struct fovea_read_ring fovea_read_ring;
+
+/** How a ring reads. */
+typedef struct fovea_read_ring_settings {
+    int slots;           /**< frames read ahead (4) */
+    int64_t limit;       /**< reads at most, then FOVEA_EOF; -1 = all (-1) */
+    fovea_memtype mem;   /**< where the frames are (FOVEA_MEM_HOST); FOVEA_MEM_DEVICE
+                              for a reader decoding into device frames (NVDEC) */
+    int read_past_error; /**< 0: the thread ends after a failed read (0); 1: it reads
+                              on and ends only at the end of the stream */
+} fovea_read_ring_settings;
+
+/** Fill s with the defaults above. */
+FOVEA_API void fovea_read_ring_default_settings(fovea_read_ring_settings *s);
+
+/** Make a ring of frames of r's size and format on ctx (no thread yet:
+ *  fovea_read_ring_start). The reader thread allocates each slot's frame
+ *  when it first fills it, so a short input pins no more than it reads; a
+ *  failed allocation is that read's status and message.
+ *  @param ring receives the ring (NULL on failure)
+ *  @param ctx the frames' context (may be NULL for host frames); the ring's
+ *         messages go to its last error
+ *  @param r the reader, which must outlive the ring
+ *  @param s settings (NULL = defaults)
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG or FOVEA_ERR_NOMEM */
+FOVEA_API int fovea_read_ring_open(fovea_read_ring **ring, fovea_context *ctx, fovea_reader *r,
+                                   const fovea_read_ring_settings *s);
+
+/** Start the reading thread (once).
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG (started already) or FOVEA_ERR_NOMEM
+ *          (no thread) */
+FOVEA_API int fovea_read_ring_start(fovea_read_ring *ring);
+
+/** The next read, waited for (the ring must be started). Nothing follows a
+ *  FOVEA_EOF, nor a failed read without read_past_error: take no more then.
+ *  @param f receives the read's frame (valid until its release)
+ *  @param msg receives the reader's message when the read failed ("" otherwise)
+ *  @return the read's status: FOVEA_OK, FOVEA_EOF (also after the limit) or
+ *          the negative status of fovea_reader_read */
+FOVEA_API int fovea_read_ring_take(fovea_read_ring *ring, fovea_frame **f, const char **msg);
+
+/** The oldest taken read's slot may be filled again. */
+FOVEA_API void fovea_read_ring_release(fovea_read_ring *ring);
+
+/** Stop the thread (after the read it is in), join it, free the frames and
+ *  the ring; sets *ring to NULL. Safe on NULL and on a ring never started. */
+FOVEA_API void fovea_read_ring_close(fovea_read_ring **ring);
 
 /* ---------------------------------------------------------------- stills and decoders */
 

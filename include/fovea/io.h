@@ -182,8 +182,11 @@ FOVEA_API const char *fovea_reader_hwdec_reason(const fovea_reader *r);
 /** Read the next frame into f. f must be a host frame of the stream's size and
  *  format, or a zeroed frame (then a host frame is allocated), or, when
  *  fovea_reader_hwdec(r) is FOVEA_HWDEC_CUDA, a device frame of the reader's
- *  context (filled on its stream: work queued after this call on that stream
- *  sees the frame; fovea_sync before reading it otherwise). f->index is set.
+ *  context (filled on a stream of the reader's own after the work queued on
+ *  the context's stream before this call, which may still read f's old
+ *  content; handed to the context's stream by an event: work queued after
+ *  this call on that stream sees the frame; fovea_sync before reading it
+ *  otherwise). f->index is set.
  *  @return FOVEA_OK, FOVEA_EOF at a clean end, or a negative status with the
  *          message (file, frame number, what) in fovea_last_error(ctx). A truncated
  *          frame is an error, never returned as if whole. */

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* NVDEC for the media reader: FFmpeg's CUDA hwaccel on the fovea context's
- * own CUDA context and stream (one context: FFmpeg's hardware device is made
- * on it, not created), its NV12/P010/P016/YUV444 surfaces turned into fovea's
- * planar device frames by media_nv.cu on the same stream. Which streams it
- * takes is asked of the driver (nvdec.h). */
+ * own CUDA context (one context: FFmpeg's hardware device is made on it, not
+ * created) and on a stream of the reader's own, so that two readers of one
+ * context (ref and dis, cameras) and the context's consumers do not queue
+ * behind each other; NVDEC's NV12/P010/P016/YUV444 surfaces are turned into
+ * fovea's planar device frames by media_nv.cu on that stream and handed to
+ * the context's stream by an event. Which streams it takes is asked of the
+ * driver (nvdec.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,9 +22,13 @@
 
 typedef struct cuda_dec {
     fovea_context *ctx;
-    AVBufferRef *device; /* FFmpeg's CUDA device on ctx's context and stream */
-    fovea_frame stage;   /* a device frame for host destinations (a download) */
-    int semi_planar;     /* the surfaces' layout (from the frames' sw_format) */
+    AVBufferRef *device;  /* FFmpeg's CUDA device on ctx's context and this stream */
+    cudaStream_t stream;  /* the reader's: NVDEC's mapping, the conversion, a download */
+    cudaEvent_t released; /* the context stream's work when a read began */
+    cudaEvent_t ready;    /* a device destination's conversion */
+    int have_stream, have_released, have_ready;
+    fovea_frame stage; /* a device frame for host destinations (a download) */
+    int semi_planar;   /* the surfaces' layout (from the frames' sw_format) */
     int bytes;
     int shift;
 } cuda_dec;
@@ -115,6 +122,13 @@ static void cuda_close(void **priv)
         return;
     fovea_frame_free(d->ctx, &d->stage);
     av_buffer_unref(&d->device);
+    /* (work still queued completes first: the runtime releases them after it) */
+    if (d->have_ready)
+        cudaEventDestroy(d->ready);
+    if (d->have_released)
+        cudaEventDestroy(d->released);
+    if (d->have_stream)
+        cudaStreamDestroy(d->stream);
     free(d);
     *priv = NULL;
 }
@@ -134,6 +148,20 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
         cuda_close(priv);
         return fv_ctx_error(ctx, st, "%s", why);
     }
+    st = FOVEA_CUDA(ctx, cudaSetDevice(ctx->device));
+    if (st == FOVEA_OK)
+        st = FOVEA_CUDA(ctx, cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
+    d->have_stream = st == FOVEA_OK;
+    if (st == FOVEA_OK)
+        st = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&d->released, cudaEventDisableTiming));
+    d->have_released = d->have_stream && st == FOVEA_OK;
+    if (st == FOVEA_OK)
+        st = FOVEA_CUDA(ctx, cudaEventCreateWithFlags(&d->ready, cudaEventDisableTiming));
+    d->have_ready = d->have_released && st == FOVEA_OK;
+    if (st < 0) {
+        cuda_close(priv);
+        return st;
+    }
     d->device = av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
     if (!d->device) {
         cuda_close(priv);
@@ -141,9 +169,10 @@ static int cuda_init(void **priv, fovea_context *ctx, const void *params)
     }
     AVHWDeviceContext *hd = (AVHWDeviceContext *)d->device->data;
     AVCUDADeviceContext *hc = hd->hwctx;
-    /* fovea's context and stream: FFmpeg neither creates nor destroys them */
+    /* fovea's context and the reader's stream: FFmpeg neither creates nor
+     * destroys them */
     hc->cuda_ctx = (CUcontext)cu;
-    hc->stream = (CUstream)fv_ctx_stream(ctx);
+    hc->stream = (CUstream)d->stream;
     const int ret = av_hwdevice_ctx_init(d->device);
     if (ret < 0) {
         av_strerror(ret, why, sizeof(why));
@@ -186,6 +215,21 @@ static fovea_pixfmt cuda_format(void *priv, const AVCodecContext *dec, const AVF
     return fovea_pixfmt_yuv(d->semi_planar ? 420 : 444, depth);
 }
 
+/* A host destination: the stage's planes downloaded on the reader's stream,
+ * waited for here (the context's stream is not waited for). */
+static int download(cuda_dec *d, fovea_frame *f)
+{
+    const fovea_pixfmt_desc *desc = fovea_pixfmt_get_desc(f->fmt);
+    for (int p = 0; p < desc->planes; p++)
+        FOVEA_CUDA_TRY(d->ctx, cudaMemcpy2DAsync(f->data[p], (size_t)f->stride[p], d->stage.data[p],
+                                                 (size_t)d->stage.stride[p],
+                                                 fovea_plane_row_bytes(f->fmt, f->width, p),
+                                                 (size_t)fovea_plane_height(f->fmt, f->height, p),
+                                                 cudaMemcpyDeviceToHost, d->stream));
+    FOVEA_CUDA_TRY(d->ctx, cudaStreamSynchronize(d->stream));
+    return FOVEA_OK;
+}
+
 static int cuda_deliver(void *priv, const AVFrame *fr, fovea_frame *f)
 {
     cuda_dec *d = priv;
@@ -198,18 +242,27 @@ static int cuda_deliver(void *priv, const AVFrame *fr, fovea_frame *f)
             FOVEA_TRY(
                 fovea_frame_alloc(ctx, &d->stage, f->width, f->height, f->fmt, FOVEA_MEM_DEVICE));
         dst = &d->stage;
+    } else {
+        /* a device destination handed back to the reader may still be read
+         * by work its consumer queued on the context's stream before: the
+         * conversion waits for what that stream holds now */
+        FOVEA_CUDA_TRY(ctx, cudaEventRecord(d->released, fv_ctx_stream(ctx)));
+        FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(d->stream, d->released, 0));
     }
+    /* on the stream NVDEC mapped the surface on: the conversion follows it */
     const media_nv_surface s = {{fr->data[0], fr->data[1], fr->data[2]},
                                 {fr->linesize[0], fr->linesize[1], fr->linesize[2]},
                                 d->semi_planar,
                                 d->bytes,
                                 d->shift};
-    FOVEA_CUDA_TRY(ctx, media_nv_to_planar(&s, dst->data, dst->stride, fr->width, fr->height,
-                                           fv_ctx_stream(ctx)));
-    if (dst != f) {
-        FOVEA_TRY(fovea_frame_copy(ctx, f, dst));
-        FOVEA_TRY(fovea_sync(ctx));
-    }
+    FOVEA_CUDA_TRY(
+        ctx, media_nv_to_planar(&s, dst->data, dst->stride, fr->width, fr->height, d->stream));
+    if (dst != f)
+        return download(d, f);
+    /* the hand-off: work queued on the context's stream from now on starts
+     * after the conversion (no host wait) */
+    FOVEA_CUDA_TRY(ctx, cudaEventRecord(d->ready, d->stream));
+    FOVEA_CUDA_TRY(ctx, cudaStreamWaitEvent(fv_ctx_stream(ctx), d->ready, 0));
     return FOVEA_OK;
 }
 

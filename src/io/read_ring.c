@@ -1,17 +1,52 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
-/* Read-ahead rings (read_ring.h): one reader thread per input filling frames
- * ahead of the consumer, which takes and releases them in order. */
+/* Read-ahead rings (fovea/advanced.h): one reader thread per input filling
+ * frames ahead of the consumer, which takes and releases them in order. The
+ * CLI's commands and fovea_vmaf_score_readers read through them. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
+#include "fovea/advanced.h"
 #include "io/io_internal.h"
-#include "io/read_ring.h"
+
+typedef struct read_slot {
+    fovea_frame f;
+    int status;     /* fovea_reader_read's */
+    char msg[1024]; /* the reader's message when it failed */
+    int filled;
+    int made; /* f is allocated (by the reader thread, when first used) */
+} read_slot;
+
+struct fovea_read_ring {
+    fovea_reader *r;
+    fovea_context *ctx; /* frame allocation */
+    read_slot *slot;
+    int nslots;
+    int64_t limit;       /* reads at most (then FOVEA_EOF), -1 = all */
+    int read_past_error; /* 0: the thread ends at a failed read */
+    fovea_memtype mem;   /* where the slots' frames are made */
+    int64_t taken, released;
+    int stop, ready, started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t th;
+};
+
+void fovea_read_ring_default_settings(fovea_read_ring_settings *s)
+{
+    if (!s)
+        return;
+    memset(s, 0, sizeof(*s));
+    s->slots = 4;
+    s->limit = -1;
+    s->mem = FOVEA_MEM_HOST;
+}
 
 static void *ring_main(void *arg)
 {
-    fv_read_ring *q = arg;
+    fovea_read_ring *q = arg;
     for (int64_t k = 0;; k++) {
         pthread_mutex_lock(&q->mu);
         while (!q->stop && k >= q->released + q->nslots)
@@ -20,10 +55,11 @@ static void *ring_main(void *arg)
         pthread_mutex_unlock(&q->mu);
         if (stop)
             break;
-        fv_read_slot *sl = &q->slot[k % q->nslots];
+        read_slot *sl = &q->slot[k % q->nslots];
         int st = q->limit >= 0 && k >= q->limit ? FOVEA_EOF : FOVEA_OK;
+        sl->msg[0] = '\0';
         /* a slot's frame is made when first used: a short input pins no
-         * more than it reads, and the pinning of the rest overlaps the
+         * more than it reads, and pinning the others overlaps the
          * consumer's work on the first reads */
         if (st == FOVEA_OK && !sl->made) {
             const fovea_video_info *in = fovea_reader_info(q->r);
@@ -45,40 +81,67 @@ static void *ring_main(void *arg)
         sl->filled = 1;
         pthread_cond_broadcast(&q->cv);
         pthread_mutex_unlock(&q->mu);
-        if (st != FOVEA_OK)
+        if (st == FOVEA_EOF || (st < 0 && !q->read_past_error))
             break; /* the consumer takes nothing after this one */
     }
     return NULL;
 }
 
-int fv_read_ring_start(fv_read_ring *q, fovea_context *ctx, fovea_reader *r, int nslots,
-                       int64_t limit, fovea_memtype mem)
+int fovea_read_ring_open(fovea_read_ring **ring, fovea_context *ctx, fovea_reader *r,
+                         const fovea_read_ring_settings *s)
 {
-    memset(q, 0, sizeof(*q));
+    if (!ring)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "fovea_read_ring_open: ring is NULL");
+    *ring = NULL;
+    fovea_read_ring_settings d;
+    fovea_read_ring_default_settings(&d);
+    if (!s)
+        s = &d;
+    if (!r || s->slots < 1)
+        return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG, "fovea_read_ring_open: %s",
+                            r ? "slots must be at least 1" : "no reader");
+    fovea_read_ring *q = calloc(1, sizeof(*q));
+    if (!q)
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "out of memory");
     q->r = r;
     q->ctx = ctx;
-    q->nslots = nslots;
-    q->limit = limit;
-    q->slot = calloc((size_t)nslots, sizeof(*q->slot));
-    if (!q->slot)
-        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cannot allocate %d input frames", nslots);
-    if (pthread_mutex_init(&q->mu, NULL) != 0)
+    q->nslots = s->slots;
+    q->limit = s->limit;
+    q->read_past_error = s->read_past_error;
+    *ring = q;
+    q->slot = calloc((size_t)q->nslots, sizeof(*q->slot));
+    if (!q->slot) {
+        fovea_read_ring_close(ring);
+        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cannot allocate %d input frames", q->nslots);
+    }
+    if (pthread_mutex_init(&q->mu, NULL) != 0) {
+        fovea_read_ring_close(ring);
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cannot make a mutex");
+    }
     if (pthread_cond_init(&q->cv, NULL) != 0) {
         pthread_mutex_destroy(&q->mu);
+        fovea_read_ring_close(ring);
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cannot make a condition");
     }
     q->ready = 1;
-    q->mem = mem;
+    q->mem = s->mem;
+    return FOVEA_OK;
+}
+
+int fovea_read_ring_start(fovea_read_ring *q)
+{
+    if (!q || q->started)
+        return fv_ctx_error(q ? q->ctx : NULL, FOVEA_ERR_INVALID_ARG, "fovea_read_ring_start: %s",
+                            q ? "started already" : "ring is NULL");
     if (pthread_create(&q->th, NULL, ring_main, q) != 0)
-        return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cannot start a reader thread");
+        return fv_ctx_error(q->ctx, FOVEA_ERR_NOMEM, "cannot start a reader thread");
     q->started = 1;
     return FOVEA_OK;
 }
 
-int fv_read_ring_take(fv_read_ring *q, fovea_frame **f, const char **msg)
+int fovea_read_ring_take(fovea_read_ring *q, fovea_frame **f, const char **msg)
 {
-    fv_read_slot *sl = &q->slot[q->taken % q->nslots];
+    read_slot *sl = &q->slot[q->taken % q->nslots];
     pthread_mutex_lock(&q->mu);
     while (!sl->filled)
         pthread_cond_wait(&q->cv, &q->mu);
@@ -90,7 +153,7 @@ int fv_read_ring_take(fv_read_ring *q, fovea_frame **f, const char **msg)
     return st;
 }
 
-void fv_read_ring_release(fv_read_ring *q)
+void fovea_read_ring_release(fovea_read_ring *q)
 {
     pthread_mutex_lock(&q->mu);
     q->slot[q->released % q->nslots].filled = 0;
@@ -99,26 +162,25 @@ void fv_read_ring_release(fv_read_ring *q)
     pthread_mutex_unlock(&q->mu);
 }
 
-void fv_read_ring_stop(fv_read_ring *q)
+void fovea_read_ring_close(fovea_read_ring **ring)
 {
-    if (!q->ready) {
-        free(q->slot);
-        q->slot = NULL;
+    if (!ring || !*ring)
         return;
+    fovea_read_ring *q = *ring;
+    if (q->ready) {
+        pthread_mutex_lock(&q->mu);
+        q->stop = 1;
+        pthread_cond_broadcast(&q->cv);
+        pthread_mutex_unlock(&q->mu);
+        if (q->started)
+            pthread_join(q->th, NULL);
+        pthread_cond_destroy(&q->cv);
+        pthread_mutex_destroy(&q->mu);
     }
-    pthread_mutex_lock(&q->mu);
-    q->stop = 1;
-    pthread_cond_broadcast(&q->cv);
-    pthread_mutex_unlock(&q->mu);
-    if (q->started)
-        pthread_join(q->th, NULL);
-    q->started = 0;
-    for (int k = 0; k < q->nslots; k++)
+    for (int k = 0; q->slot && k < q->nslots; k++)
         if (q->slot[k].made)
             fovea_frame_free(q->ctx, &q->slot[k].f);
     free(q->slot);
-    q->slot = NULL;
-    pthread_cond_destroy(&q->cv);
-    pthread_mutex_destroy(&q->mu);
-    q->ready = 0;
+    free(q);
+    *ring = NULL;
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /* fovea_vmaf_score_readers: two readers scored as the CLI scores them, each
- * read on a thread of its own (io/read_ring.h) while the calling thread
+ * read on a thread of its own (fovea_read_ring) while the calling thread
  * submits the pairs and keeps about three of the backend's batches pending. */
 #include <string.h>
 
+#include "fovea/advanced.h"
 #include "io/io_internal.h"
-#include "io/read_ring.h"
 #include "quality/vmaf_context.h"
 
 void fovea_vmaf_readers_default_settings(fovea_vmaf_readers_settings *s)
@@ -20,10 +20,10 @@ void fovea_vmaf_readers_default_settings(fovea_vmaf_readers_settings *s)
 /* The run's state: the two rings and the counts. */
 typedef struct pair_feed {
     fovea_vmaf *v;
-    fv_read_ring ring[2]; /* ref, dis */
-    int64_t limit;        /* pairs at most, -1 = all */
-    int64_t taken;        /* pairs handed to the scorer */
-    int64_t done;         /* pairs that left the scorer (their frames released) */
+    fovea_read_ring *ring[2]; /* ref, dis */
+    int64_t limit;            /* pairs at most, -1 = all */
+    int64_t taken;            /* pairs handed to the scorer */
+    int64_t done;             /* pairs that left the scorer (their frames released) */
     const fovea_vmaf_readers_settings *s;
     fovea_vmaf_readers_result *out;
 } pair_feed;
@@ -73,7 +73,13 @@ static int feed_start(pair_feed *p, fovea_reader *const r[2], int64_t *depth)
         /* NVDEC's device frames are read in place by a CUDA scorer */
         const fovea_memtype m =
             device_ok && fovea_reader_hwdec(r[k]) == FOVEA_HWDEC_CUDA ? FOVEA_MEM_DEVICE : mem;
-        FOVEA_TRY(fv_read_ring_start(&p->ring[k], ctx, r[k], (int)nslots, p->limit, m));
+        fovea_read_ring_settings rs;
+        fovea_read_ring_default_settings(&rs);
+        rs.slots = (int)nslots;
+        rs.limit = p->limit;
+        rs.mem = m;
+        FOVEA_TRY(fovea_read_ring_open(&p->ring[k], ctx, r[k], &rs));
+        FOVEA_TRY(fovea_read_ring_start(p->ring[k]));
     }
     return FOVEA_OK;
 }
@@ -85,12 +91,12 @@ static int feed_next(pair_feed *p, fovea_frame **fr, fovea_frame **fd)
     if (p->limit >= 0 && p->taken >= p->limit)
         return 0;
     const char *mr = "", *md = "";
-    const int sr = fv_read_ring_take(&p->ring[0], fr, &mr);
+    const int sr = fovea_read_ring_take(p->ring[0], fr, &mr);
     int sd = FOVEA_EOF;
     /* the distorted input is not read past the reference's end, as a
      * sequential reader would not read it */
     if (sr == FOVEA_OK)
-        sd = fv_read_ring_take(&p->ring[1], fd, &md);
+        sd = fovea_read_ring_take(p->ring[1], fd, &md);
     if (sr < 0 || sd < 0) {
         p->out->failed = sr < 0 ? 0 : 1;
         p->out->frame = p->taken;
@@ -118,8 +124,8 @@ static int feed_receive(pair_feed *p, int64_t keep)
         }
         const int64_t now = fovea_vmaf_pending(p->v);
         for (; pending > now; pending--) {
-            fv_read_ring_release(&p->ring[0]);
-            fv_read_ring_release(&p->ring[1]);
+            fovea_read_ring_release(p->ring[0]);
+            fovea_read_ring_release(p->ring[1]);
             p->done++;
         }
         if (st == FOVEA_AGAIN)
@@ -192,6 +198,6 @@ int fovea_vmaf_score_readers(fovea_vmaf *v, fovea_reader *ref, fovea_reader *dis
     out->pairs = p.taken;
     out->done = p.done;
     for (int k = 0; k < 2; k++)
-        fv_read_ring_stop(&p.ring[k]);
+        fovea_read_ring_close(&p.ring[k]);
     return st;
 }

@@ -120,6 +120,35 @@ else
     run 0 vmaf -q --hwdec auto h264.mp4 h264.mp4
 fi
 [ ! -s err ] || fail "--hwdec auto without a GPU says something: $(cat err)"
+# diff, track, send and live decode on NVDEC too: without a GPU the same
+# refusal of cuda (before any output or listening socket) and silence of auto
+if python3 -c "import json; import sys; sys.exit(0 if json.load(open('info.json'))['build']['cuda'] else 1)"; then
+    cpu="--backend cpu"
+    why="NVDEC needs a CUDA context (this one is cpu: --backend cuda)"
+else
+    cpu=""
+    why="NVDEC needs a build with CUDA (this fovea has none)"
+fi
+run 1 diff -q $cpu --hwdec cuda h264.mp4 --json hw.json
+err_has "h264.mp4: --hwdec cuda: $why" "diff --hwdec cuda"
+[ ! -e hw.json ] || fail "diff --hwdec cuda wrote its JSON"
+run 1 track -q $cpu --hwdec cuda h264.mp4 -o hw.txt
+err_has "h264.mp4: --hwdec cuda: $why" "track --hwdec cuda"
+run 1 send -q $cpu --hwdec cuda h264.mp4 --listen 127.0.0.1:0 --wait-timeout 1
+err_has "h264.mp4: --hwdec cuda: $why" "send --hwdec cuda"
+grep -q "listening on" err && fail "send --hwdec cuda listened"
+if "$FOVEA_CLI" live --help >/dev/null 2>&1; then
+    run 1 live -q $cpu --hwdec cuda h264.mp4 --http 127.0.0.1:0
+    err_has "h264.mp4: --hwdec cuda: $why" "live --hwdec cuda"
+fi
+run 1 vif -q --hwdec cuda h264.mp4 h264.mp4
+err_has "h264.mp4: --hwdec cuda:" "vif --hwdec cuda"
+run 0 diff -q $cpu --hwdec auto h264.mp4 --json hw.json
+[ ! -s err ] || fail "diff --hwdec auto without a GPU says something: $(cat err)"
+json_ok hw.json "assert len(d['maps']) == 5, d"
+run 0 track -q $cpu --hwdec auto h264.mp4 -o hw.txt
+[ ! -s err ] || fail "track --hwdec auto without a GPU says something: $(cat err)"
+[ -s hw.txt ] || fail "track --hwdec auto wrote no features"
 run 2 convert -q h264.mp4 --hwdec gpu /dev/null
 run 1 convert -q av.mp4 --stream 0 /dev/null
 err_has "stream 0 is not video (it is audio)" "--stream on audio"
