@@ -117,15 +117,17 @@ typedef struct fovea_read_ring_settings {
 FOVEA_API void fovea_read_ring_default_settings(fovea_read_ring_settings *s);
 
 /** Make a ring of frames of r's size and format on ctx (no thread yet:
- *  fovea_read_ring_start). The reader thread allocates each slot's frame
- *  when it first fills it, so a short input pins no more than it reads; a
- *  failed allocation is that read's status and message.
+ *  fovea_read_ring_start). The first slot's frame is allocated here; the
+ *  reader thread allocates each other slot's frame when it first fills it,
+ *  so a short input pins no more than it reads (a failed allocation there is
+ *  that read's status and message).
  *  @param ring receives the ring (NULL on failure)
  *  @param ctx the frames' context (may be NULL for host frames); the ring's
  *         messages go to its last error
  *  @param r the reader, which must outlive the ring
  *  @param s settings (NULL = defaults)
- *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG or FOVEA_ERR_NOMEM */
+ *  @return FOVEA_OK, FOVEA_ERR_INVALID_ARG, FOVEA_ERR_NOMEM or the first
+ *          frame allocation's status */
 FOVEA_API int fovea_read_ring_open(fovea_read_ring **ring, fovea_context *ctx, fovea_reader *r,
                                    const fovea_read_ring_settings *s);
 

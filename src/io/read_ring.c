@@ -125,6 +125,15 @@ int fovea_read_ring_open(fovea_read_ring **ring, fovea_context *ctx, fovea_reade
     }
     q->ready = 1;
     q->mem = s->mem;
+    /* the first slot now: a memory type the context cannot make is refused
+     * here, not at the first read */
+    const fovea_video_info *in = fovea_reader_info(r);
+    const int st = fovea_frame_alloc(ctx, &q->slot[0].f, in->width, in->height, in->fmt, s->mem);
+    if (st < 0) {
+        fovea_read_ring_close(ring);
+        return fv_ctx_error(ctx, st, "cannot allocate an input frame: %s", fovea_strerror(st));
+    }
+    q->slot[0].made = 1;
     return FOVEA_OK;
 }
 
