@@ -17,6 +17,7 @@
 #include "core/core.h"
 #include "quality/cambi.h"
 #include "quality/cambi_pixel.h"
+#include "quality/cambi_rows.h"
 
 /* the 7x7 window of the flat-region mask */
 #define MASK_PAD 3
@@ -29,17 +30,25 @@ static const int scale_weight[CAMBI_SCALES] = {16, 8, 4, 2, 1};
 const int cambi_contrast_weight[CAMBI_MAX_DIFFS] = {1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
                                                     8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
 
+/* the 10-bit sample values (12 and 16 bits round up to 1024) */
+#define SAMPLE_VALUES 1025
+
 typedef struct cambi_state {
     cambi_params p;
     cambi_plan pl;
     double topk;
     int alloc_w, alloc_h;
-    uint16_t *image, *mask; /* alloc_w x alloc_h, row pitch alloc_w */
+    uint16_t *image; /* alloc_w x alloc_h, row pitch alloc_w */
+    uint8_t *mask;   /* the same */
+    uint16_t *keys;  /* the same: the histogram row of a counted sample (cambi_rows.h) */
     float *c_values;
-    uint16_t *hist;     /* band_size rows of alloc_w counters */
-    uint16_t *rows;     /* 3 rows of the mode filter */
-    uint32_t *cols;     /* column sums of the mask's window */
-    int *pos_x, *pos_y; /* the scaling's positions (alloc_w, alloc_h) */
+    uint16_t *hist;                /* band_size rows of alloc_w counters */
+    uint16_t *rows;                /* 3 rows of the mode filter */
+    uint8_t *flat;                 /* 8 rows of the mask's flat samples */
+    uint8_t *cols;                 /* column counts of the mask's window, 3 zeros either side */
+    uint8_t *any;                  /* per row of a scale: 1 when a sample is masked */
+    int *pos_x, *pos_y;            /* the scaling's positions (alloc_w, alloc_h) */
+    uint32_t diffs[SAMPLE_VALUES]; /* per sample value: bit d where d + 1 levels count */
 } cambi_state;
 
 /* ---------------------------------------------------------------- luminance */
@@ -247,10 +256,13 @@ void cambi_ref_close(void **priv)
         return;
     free(st->image);
     free(st->mask);
+    free(st->keys);
     free(st->c_values);
     free(st->hist);
     free(st->rows);
+    free(st->flat);
     free(st->cols);
+    free(st->any);
     free(st->pos_x);
     free(st->pos_y);
     free(st);
@@ -280,16 +292,26 @@ int cambi_ref_open(void **priv, fovea_context *ctx, const cambi_params *p)
     const size_t w = (size_t)st->alloc_w, px = w * (size_t)st->alloc_h;
     st->image = malloc(px * sizeof(*st->image));
     st->mask = malloc(px * sizeof(*st->mask));
+    st->keys = malloc(px * sizeof(*st->keys));
     st->c_values = malloc(px * sizeof(*st->c_values));
     st->hist = malloc(w * pl->band_size * sizeof(*st->hist));
     st->rows = malloc(3 * w * sizeof(*st->rows));
-    st->cols = malloc(w * sizeof(*st->cols));
+    st->flat = malloc(8 * w);
+    st->cols = malloc(w + 2 * MASK_PAD);
+    st->any = malloc((size_t)st->alloc_h);
     st->pos_x = malloc(w * sizeof(*st->pos_x));
     st->pos_y = malloc((size_t)st->alloc_h * sizeof(*st->pos_y));
-    if (!st->image || !st->mask || !st->c_values || !st->hist || !st->rows || !st->cols ||
-        !st->pos_x || !st->pos_y) {
+    if (!st->image || !st->mask || !st->keys || !st->c_values || !st->hist || !st->rows ||
+        !st->flat || !st->cols || !st->any || !st->pos_x || !st->pos_y) {
         cambi_ref_close((void **)&st);
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cambi: out of memory");
+    }
+    for (int v = 0; v < SAMPLE_VALUES; v++) {
+        const int value = v + pl->num_diffs;
+        st->diffs[v] = 0;
+        for (int d = 0; d < pl->num_diffs; d++)
+            if (value <= pl->tvi[d] && value + d + 1 > pl->vlt_luma)
+                st->diffs[v] |= 1u << d;
     }
     *priv = st;
     return FOVEA_OK;
@@ -321,11 +343,10 @@ static int validate(fovea_context *ctx, const uint8_t *plane, ptrdiff_t stride, 
         return FOVEA_OK;
     const unsigned max = (1u << bpc) - 1;
     for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            if (sample_at(plane, stride, bpc, x, y) > max)
-                return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                                    "cambi: a luma sample is above %u, the maximum of %d bits", max,
-                                    bpc);
+        if (cambi_row_or((const uint16_t *)(const void *)(plane + (ptrdiff_t)y * stride), w) >> bpc)
+            return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                                "cambi: a luma sample is above %u, the maximum of %d bits", max,
+                                bpc);
     return FOVEA_OK;
 }
 
@@ -349,22 +370,23 @@ static void preprocess(cambi_state *st, const uint8_t *plane, ptrdiff_t stride, 
     uint16_t *out = st->image;
     cambi_positions(iw, ow, st->pos_x);
     cambi_positions(ih, oh, st->pos_y);
-    for (int y = 0; y < oh; y++)
+    for (int y = 0; y < oh; y++) {
+        uint16_t *o = out + (size_t)y * (size_t)pitch;
+        const uint8_t *row = plane + (ptrdiff_t)st->pos_y[y] * stride;
+        if (ow == iw) { /* the positions are the identity */
+            cambi_row_to10(row, bpc, o, ow);
+            continue;
+        }
         for (int x = 0; x < ow; x++)
-            out[y * pitch + x] =
-                to_10b(sample_at(plane, stride, bpc, st->pos_x[x], st->pos_y[y]), bpc);
+            o[x] = to_10b(sample_at(row, 0, bpc, st->pos_x[x], 0), bpc);
+    }
     if (st->pl.enc_bd >= 10)
         return;
     /* in place, reading only samples not yet written */
-    for (int y = 0; y < oh - 1; y++) {
-        uint16_t *r = out + y * pitch, *n = r + pitch;
-        for (int x = 0; x < ow - 1; x++)
-            r[x] = (uint16_t)((r[x] + r[x + 1] + n[x] + n[x + 1]) >> 2);
-        r[ow - 1] = (uint16_t)((r[ow - 1] + n[ow - 1]) >> 1);
+    for (int y = 0; y < oh; y++) {
+        uint16_t *r = out + (size_t)y * (size_t)pitch;
+        cambi_row_dither(r, y < oh - 1 ? r + pitch : NULL, ow);
     }
-    uint16_t *last = out + (oh - 1) * pitch;
-    for (int x = 0; x < ow - 1; x++)
-        last[x] = (uint16_t)((last[x] + last[x + 1]) >> 1);
 }
 
 /* ---------------------------------------------------------------- mask */
@@ -379,14 +401,6 @@ static int ceil_log2(uint32_t n)
     return s;
 }
 
-/* 1 where the sample equals its right and lower neighbors (the last column
- * and row count as equal). */
-static uint32_t flat_at(const uint16_t *img, int pitch, int w, int h, int x, int y)
-{
-    const uint16_t *p = img + y * pitch + x;
-    return (x == w - 1 || p[0] == p[1]) && (y == h - 1 || p[0] == p[pitch]);
-}
-
 /* mask = 1 where the 7x7 window (clipped to the picture) holds more flat
  * samples than libvmaf's threshold for the size. */
 uint32_t cambi_mask_threshold(int w, int h)
@@ -395,54 +409,50 @@ uint32_t cambi_mask_threshold(int w, int h)
     return (uint32_t)((49 + 3 * (ceil_log2(shifted) - 11) - 1) >> 1);
 }
 
+/* The flat samples of row y (1 where a sample equals its right and lower
+ * neighbors; the last column and row count as equal) into its ring slot. */
+static const uint8_t *flat_row(cambi_state *st, int w, int h, int y)
+{
+    const uint16_t *p = st->image + (size_t)y * (size_t)st->alloc_w;
+    uint8_t *out = st->flat + (size_t)(y & 7) * (size_t)st->alloc_w;
+    cambi_row_flat(p, y < h - 1 ? p + st->alloc_w : NULL, w, out);
+    return out;
+}
+
 static void spatial_mask(cambi_state *st, int w, int h)
 {
-    const int pitch = st->alloc_w;
     const uint32_t threshold = cambi_mask_threshold(w, h);
-    uint32_t *cols = st->cols;
-    memset(cols, 0, (size_t)w * sizeof(*cols));
+    /* the column counts of the window's rows; rows y - 4 and y + 3 are 7
+     * apart, so a ring of 8 flat rows holds both */
+    uint8_t *cols = st->cols + MASK_PAD;
+    memset(st->cols, 0, (size_t)w + 2 * MASK_PAD);
     for (int y = 0; y < MASK_PAD && y < h; y++)
-        for (int x = 0; x < w; x++)
-            cols[x] += flat_at(st->image, pitch, w, h, x, y);
+        cambi_row_cols(cols, flat_row(st, w, h, y), NULL, w);
     for (int y = 0; y < h; y++) {
-        if (y + MASK_PAD < h)
-            for (int x = 0; x < w; x++)
-                cols[x] += flat_at(st->image, pitch, w, h, x, y + MASK_PAD);
-        if (y - MASK_PAD - 1 >= 0)
-            for (int x = 0; x < w; x++)
-                cols[x] -= flat_at(st->image, pitch, w, h, x, y - MASK_PAD - 1);
-        uint32_t sum = 0;
-        for (int x = 0; x < MASK_PAD && x < w; x++)
-            sum += cols[x];
-        uint16_t *m = st->mask + y * pitch;
-        for (int x = 0; x < w; x++) {
-            if (x + MASK_PAD < w)
-                sum += cols[x + MASK_PAD];
-            if (x - MASK_PAD - 1 >= 0)
-                sum -= cols[x - MASK_PAD - 1];
-            m[x] = sum > threshold;
-        }
+        const uint8_t *add = y + MASK_PAD < h ? flat_row(st, w, h, y + MASK_PAD) : NULL;
+        const uint8_t *sub = y - MASK_PAD - 1 >= 0
+                                 ? st->flat + (size_t)((y - MASK_PAD - 1) & 7) * (size_t)st->alloc_w
+                                 : NULL;
+        cambi_row_cols(cols, add, sub, w);
+        cambi_row_mask(cols, w, threshold, st->mask + (size_t)y * (size_t)st->alloc_w);
     }
 }
 
 /* ---------------------------------------------------------------- scales */
 
-/* every other sample of every other row, in place */
-static void decimate(uint16_t *img, int pitch, int w, int h)
+/* every other sample of every other row, in place (row 0 reads ahead of
+ * what it writes; the others read rows below the one they write) */
+static void decimate(cambi_state *st, int w, int h)
 {
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            img[y * pitch + x] = img[2 * y * pitch + 2 * x];
-}
-
-/* the value two of three share, else the smallest */
-static uint16_t mode3(uint16_t a, uint16_t b, uint16_t c)
-{
-    if (a == b || a == c)
-        return a;
-    if (b == c)
-        return b;
-    return a <= b && a <= c ? a : b <= c ? b : c;
+    const size_t pitch = (size_t)st->alloc_w;
+    for (int x = 0; x < w; x++) {
+        st->image[x] = st->image[2 * x];
+        st->mask[x] = st->mask[2 * x];
+    }
+    for (int y = 1; y < h; y++) {
+        cambi_row_decimate16(st->image + y * pitch, st->image + 2 * y * pitch, w);
+        cambi_row_decimate8(st->mask + y * pitch, st->mask + 2 * y * pitch, w);
+    }
 }
 
 /* The 3x3 mode filter in place: a horizontal mode per row (edge columns
@@ -450,86 +460,49 @@ static uint16_t mode3(uint16_t a, uint16_t b, uint16_t c)
  * keep their samples. */
 static void mode_filter(cambi_state *st, int w, int h)
 {
-    const int pitch = st->alloc_w;
+    const size_t pitch = (size_t)st->alloc_w;
     for (int y = 0; y < h; y++) {
-        const uint16_t *in = st->image + y * pitch;
-        uint16_t *r = st->rows + (y % 3) * w;
-        r[0] = in[0];
-        for (int x = 1; x < w - 1; x++)
-            r[x] = mode3(in[x - 1], in[x], in[x + 1]);
-        r[w - 1] = in[w - 1];
-        if (y > 1) {
-            uint16_t *o = st->image + (y - 1) * pitch;
-            for (int x = 0; x < w; x++)
-                o[x] = mode3(st->rows[x], st->rows[w + x], st->rows[2 * w + x]);
-        }
+        cambi_row_hmode(st->image + y * pitch, w, st->rows + (y % 3) * w);
+        if (y > 1)
+            cambi_row_vmode(st->rows, st->rows + w, st->rows + 2 * w, w,
+                            st->image + (y - 1) * pitch);
     }
 }
 
-/* Add (inc 1) or remove (-1) row y's masked in-band samples to the
- * histograms of the columns whose window holds them. */
-static void hist_row(cambi_state *st, int w, int y, int pad, int inc)
-{
-    const uint16_t *img = st->image + y * st->alloc_w, *m = st->mask + y * st->alloc_w;
-    for (int x = 0; x < w; x++) {
-        if (!m[x])
-            continue;
-        const uint16_t v = (uint16_t)(img[x] - st->pl.band_base);
-        if (v >= st->pl.band_size)
-            continue;
-        uint16_t *h = st->hist + (size_t)v * (size_t)w;
-        const int lo = x - pad < 0 ? 0 : x - pad, hi = x + pad + 1 > w ? w : x + pad + 1;
-        for (int c = lo; c < hi; c++)
-            h[c] = (uint16_t)(h[c] + inc);
-    }
-}
-
-/* The contrast value of a masked sample with value img (10 bits) in column
- * x: the largest weighted p0 p1 / (p0 + p1) over the visible differences. */
-static float c_value(const cambi_state *st, int w, int x, uint16_t img)
-{
-    const cambi_plan *pl = &st->pl;
-    const int nd = pl->num_diffs;
-    const int compact = (int)img - (int)pl->band_base;
-    if ((unsigned)compact >= pl->band_size)
-        return 0.0f;
-    const int value = img + nd;
-    const uint16_t *col = st->hist + x;
-    const uint16_t p0 = col[(size_t)compact * (size_t)w];
-    float best = 0.0f;
-    for (int d = 0; d < nd; d++) {
-        if (value > pl->tvi[d] || value + d + 1 <= pl->vlt_luma)
-            continue;
-        const int i1 = compact + d + 1, i2 = compact - d - 1;
-        const uint16_t p1 = col[(size_t)i1 * (size_t)w];
-        const uint16_t p2 = i2 >= 0 ? col[(size_t)i2 * (size_t)w] : 0;
-        const uint16_t pk = p1 > p2 ? p1 : p2;
-        const float val = (float)(cambi_contrast_weight[d] * p0 * pk) * pl->recip[pk + p0];
-        if (val > best)
-            best = val;
-    }
-    return best;
-}
-
-/* c_values of a w x h scale; the histogram of row y counts rows y - pad ..
- * y + pad and columns x - pad .. x + pad, clipped to the picture. */
-static void c_values(cambi_state *st, int w, int h, int window)
+/* c_values of a w x h scale and the exact sum of the nonzero ones; the
+ * histogram of row y counts rows y - pad .. y + pad and columns x - pad ..
+ * x + pad, clipped to the picture (each row's counted samples, its keys,
+ * added when it enters the window and removed when it leaves). Rows without
+ * a counted sample change nothing and have no contrast. */
+static void c_values(cambi_state *st, int w, int h, int window, cambi_cv_sum *sum)
 {
     const int pad = window >> 1;
-    memset(st->hist, 0, (size_t)w * st->pl.band_size * sizeof(*st->hist));
-    memset(st->c_values, 0, (size_t)w * (size_t)h * sizeof(*st->c_values));
+    const size_t pitch = (size_t)st->alloc_w;
+    const cambi_plan *pl = &st->pl;
+    const cambi_hist_rows hr = {st->hist, w, pad};
+    const cambi_cv_rows cr = {
+        st->hist, w, pl->band_base, st->diffs, cambi_contrast_weight, pl->recip,
+    };
+    uint8_t *any = st->any;
+    for (int y = 0; y < h; y++)
+        any[y] = (uint8_t)cambi_row_keys(st->image + y * pitch, st->mask + y * pitch, w,
+                                         pl->band_base, pl->band_size, st->keys + y * pitch);
+    memset(sum, 0, sizeof(*sum));
+    memset(st->hist, 0, (size_t)w * pl->band_size * sizeof(*st->hist));
     for (int y = 0; y < pad && y < h; y++)
-        hist_row(st, w, y, pad, 1);
+        if (any[y])
+            cambi_row_hist(&hr, st->keys + y * pitch, NULL);
     for (int y = 0; y < h; y++) {
-        if (y + pad < h)
-            hist_row(st, w, y + pad, pad, 1);
-        if (y - pad - 1 >= 0)
-            hist_row(st, w, y - pad - 1, pad, -1);
-        const uint16_t *img = st->image + y * st->alloc_w, *m = st->mask + y * st->alloc_w;
+        const int a = y + pad < h && any[y + pad] ? y + pad : -1;
+        const int s = y - pad - 1 >= 0 && any[y - pad - 1] ? y - pad - 1 : -1;
+        if (a >= 0 || s >= 0)
+            cambi_row_hist(&hr, a >= 0 ? st->keys + a * pitch : NULL,
+                           s >= 0 ? st->keys + s * pitch : NULL);
         float *cv = st->c_values + (size_t)y * (size_t)w;
-        for (int x = 0; x < w; x++)
-            if (m[x])
-                cv[x] = c_value(st, w, x, img[x]);
+        if (any[y])
+            cambi_row_cvalues(&cr, st->keys + y * pitch, cv, sum);
+        else
+            memset(cv, 0, (size_t)w * sizeof(*cv));
     }
 }
 
@@ -610,6 +583,27 @@ int cambi_topk_mean(const uint64_t *c, int k, double *mean)
     return 1;
 }
 
+/* cambi_pool's mean without its quick select where that is shown to be the
+ * same double: when the top k hold every nonzero value (the rest are zeros,
+ * which add nothing), their sum in any order is libvmaf's if every partial sum
+ * is exact, which cambi_topk_mean checks from the exact fixed-point sum sum
+ * (cambi_pixel.h); otherwise the quick select and libvmaf's order. */
+static double pool(float *cv, const cambi_cv_sum *sum, double topk, int w, int h)
+{
+    const int k = cambi_topk_count(topk, w * h);
+    if (sum->nonzero <= k && !sum->bad) {
+        const uint64_t c[CAMBI_SUM_COUNT] = {
+            [CAMBI_SUM_LO] = sum->units_lo,
+            [CAMBI_SUM_HI] = sum->units_hi,
+            [CAMBI_SUM_LSB] = sum->lsb,
+        };
+        double mean;
+        if (cambi_topk_mean(c, k, &mean))
+            return mean;
+    }
+    return cambi_pool(cv, topk, w, h);
+}
+
 /* The score of the picture now in st->image (w x h, 10 bits). */
 static double score(cambi_state *st, int w, int h, int window)
 {
@@ -619,12 +613,12 @@ static double score(cambi_state *st, int w, int h, int window)
         if (s > 0 || st->pl.speedup) {
             w = (w + 1) >> 1;
             h = (h + 1) >> 1;
-            decimate(st->image, st->alloc_w, w, h);
-            decimate(st->mask, st->alloc_w, w, h);
+            decimate(st, w, h);
         }
         mode_filter(st, w, h);
-        c_values(st, w, h, window);
-        per_scale[s] = cambi_pool(st->c_values, st->topk, w, h);
+        cambi_cv_sum sum;
+        c_values(st, w, h, window, &sum);
+        per_scale[s] = pool(st->c_values, &sum, st->topk, w, h);
     }
     return cambi_combine(per_scale, window);
 }

@@ -68,6 +68,8 @@ typedef struct speed_state {
     float *cov, *eig, *rhs, *sol; /* 25x25, 25, 25 x blocks, 25 x blocks */
     float *lin;                   /* linear algebra scratch */
     float *ent[2], *var[2];       /* per block: ref (0) and dis (1) */
+    double *cov_sum, *cov_chunk;  /* the covariance's sums and centered samples */
+    uint8_t *need;                /* per plane row: 1 when the computation reads it */
 } speed_state;
 
 /* The antialias and operating-scale Gaussians of p (SPEED_MAX_TAPS floats
