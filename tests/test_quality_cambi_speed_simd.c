@@ -210,6 +210,37 @@ static void cambi_cases(void)
     check_cambi("1920x1080 8-bit hrs 1080 full_ref noise", &p, 1, seed++);
 }
 
+/* A 10-bit sample above 1023 is refused, whether it is seen while the
+ * picture is converted (encode of the input's size) or by a check first (an
+ * encode of another size, where not every sample is read). */
+static void check_refusal(void)
+{
+    const int w = 251, h = 223;
+    test_rng r;
+    test_rng_seed(&r, 4646);
+    ptrdiff_t stride;
+    uint8_t *plane = make_plane(0, w, h, 10, &r, &stride);
+    plane[(ptrdiff_t)(h - 1) * stride + 2 * (w - 1) + 1] = 0x04; /* 1024 + low byte */
+    for (int enc = 0; enc < 2; enc++) {
+        cambi_params p = cambi_defaults(w, h, 10);
+        if (enc) {
+            p.enc_width = 231;
+            p.enc_height = 217;
+        }
+        void *st = NULL;
+        double score = 0.0, src = 0.0;
+        REQUIRE(cambi_ref_open(&st, NULL, &p) == FOVEA_OK);
+        CHECK(cambi_ref_process(st, NULL, plane, stride, NULL, 0, &score, &src) ==
+              FOVEA_ERR_INVALID_ARG);
+        cambi_ref_close(&st);
+        REQUIRE(plain_cambi_ref_open(&st, NULL, &p) == FOVEA_OK);
+        CHECK(plain_cambi_ref_process(st, NULL, plane, stride, NULL, 0, &score, &src) ==
+              FOVEA_ERR_INVALID_ARG);
+        plain_cambi_ref_close(&st);
+    }
+    free(plane);
+}
+
 static void check_speed(const char *name, int w, int h, int bpc, const speed_params *sp,
                         uint64_t seed)
 {
@@ -262,6 +293,7 @@ static void speed_cases(void)
 int main(void)
 {
     cambi_cases();
+    check_refusal();
     speed_cases();
     printf("test_quality_cambi_speed_simd: %d cases compared, %d differ\n", compared, failed_cases);
     return test_failures ? 1 : 0;

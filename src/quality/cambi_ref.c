@@ -336,18 +336,25 @@ static uint16_t to_10b(unsigned v, int bpc)
     return (uint16_t)((v + (1u << (sh - 1))) >> sh);
 }
 
+/* Refuse samples above the bit depth (seen: the OR of every sample). */
+static int check_range(fovea_context *ctx, unsigned seen, int bpc)
+{
+    if (bpc == 8 || bpc == 16 || !(seen >> bpc))
+        return FOVEA_OK;
+    return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                        "cambi: a luma sample is above %u, the maximum of %d bits", (1u << bpc) - 1,
+                        bpc);
+}
+
 static int validate(fovea_context *ctx, const uint8_t *plane, ptrdiff_t stride, int w, int h,
                     int bpc)
 {
     if (bpc == 8 || bpc == 16)
         return FOVEA_OK;
-    const unsigned max = (1u << bpc) - 1;
+    unsigned seen = 0;
     for (int y = 0; y < h; y++)
-        if (cambi_row_or((const uint16_t *)(const void *)(plane + (ptrdiff_t)y * stride), w) >> bpc)
-            return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                                "cambi: a luma sample is above %u, the maximum of %d bits", max,
-                                bpc);
-    return FOVEA_OK;
+        seen |= cambi_row_or((const uint16_t *)(const void *)(plane + (ptrdiff_t)y * stride), w);
+    return check_range(ctx, seen, bpc);
 }
 
 void cambi_positions(int in, int out, int *pos)
@@ -362,31 +369,41 @@ void cambi_positions(int in, int out, int *pos)
 }
 
 /* The input scaled to ow x oh by nearest sample, positions as libvmaf's
- * float steps, in 10 bits; anti-dithered (2x2 mean) below 10 encode bits. */
-static void preprocess(cambi_state *st, const uint8_t *plane, ptrdiff_t stride, int ow, int oh)
+ * float steps, in 10 bits; anti-dithered (2x2 mean) below 10 encode bits.
+ * The input is refused (through ctx) when a sample is above its bit depth:
+ * checked while converting when the size does not change, else first. */
+static int preprocess(cambi_state *st, fovea_context *ctx, const uint8_t *plane, ptrdiff_t stride,
+                      int ow, int oh)
 {
     const int iw = st->p.width, ih = st->p.height, bpc = st->p.bpc;
     const int pitch = st->alloc_w;
     uint16_t *out = st->image;
+    const int same = ow == iw && oh == ih;
+    if (!same)
+        FOVEA_TRY(validate(ctx, plane, stride, iw, ih, bpc));
     cambi_positions(iw, ow, st->pos_x);
     cambi_positions(ih, oh, st->pos_y);
+    unsigned seen = 0;
     for (int y = 0; y < oh; y++) {
         uint16_t *o = out + (size_t)y * (size_t)pitch;
         const uint8_t *row = plane + (ptrdiff_t)st->pos_y[y] * stride;
         if (ow == iw) { /* the positions are the identity */
-            cambi_row_to10(row, bpc, o, ow);
+            seen |= cambi_row_to10(row, bpc, o, ow);
             continue;
         }
         for (int x = 0; x < ow; x++)
             o[x] = to_10b(sample_at(row, 0, bpc, st->pos_x[x], 0), bpc);
     }
+    if (same)
+        FOVEA_TRY(check_range(ctx, seen, bpc));
     if (st->pl.enc_bd >= 10)
-        return;
+        return FOVEA_OK;
     /* in place, reading only samples not yet written */
     for (int y = 0; y < oh; y++) {
         uint16_t *r = out + (size_t)y * (size_t)pitch;
         cambi_row_dither(r, y < oh - 1 ? r + pitch : NULL, ow);
     }
+    return FOVEA_OK;
 }
 
 /* ---------------------------------------------------------------- mask */
@@ -636,14 +653,12 @@ int cambi_ref_process(void *priv, fovea_context *ctx, const uint8_t *dis, ptrdif
                       double *src_score)
 {
     cambi_state *st = priv;
-    FOVEA_TRY(validate(ctx, dis, dis_stride, st->p.width, st->p.height, st->p.bpc));
     const cambi_plan *pl = &st->pl;
-    preprocess(st, dis, dis_stride, pl->enc_w, pl->enc_h);
+    FOVEA_TRY(preprocess(st, ctx, dis, dis_stride, pl->enc_w, pl->enc_h));
     *dis_score = score(st, pl->enc_w, pl->enc_h, pl->window);
     if (!st->p.full_ref)
         return FOVEA_OK;
-    FOVEA_TRY(validate(ctx, ref, ref_stride, st->p.width, st->p.height, st->p.bpc));
-    preprocess(st, ref, ref_stride, pl->src_w, pl->src_h);
+    FOVEA_TRY(preprocess(st, ctx, ref, ref_stride, pl->src_w, pl->src_h));
     *src_score = score(st, pl->src_w, pl->src_h, pl->src_window);
     return FOVEA_OK;
 }

@@ -31,24 +31,30 @@ CAMBI_CLONES unsigned cambi_row_or(const uint16_t *row, int n)
     return acc;
 }
 
-CAMBI_CLONES void cambi_row_to10(const uint8_t *src, int bpc, uint16_t *restrict dst, int n)
+CAMBI_CLONES unsigned cambi_row_to10(const uint8_t *src, int bpc, uint16_t *restrict dst, int n)
 {
     if (bpc == 8) {
         for (int x = 0; x < n; x++)
             dst[x] = (uint16_t)(src[x] << 2);
-        return;
+        return 0;
     }
     const uint16_t *s = words(src);
+    unsigned seen = 0;
     if (bpc <= 10) {
         const int sh = 10 - bpc;
-        for (int x = 0; x < n; x++)
+        for (int x = 0; x < n; x++) {
+            seen |= s[x];
             dst[x] = (uint16_t)(s[x] << sh);
-        return;
+        }
+        return seen;
     }
     const int sh = bpc - 10;
     const uint32_t half = 1u << (sh - 1);
-    for (int x = 0; x < n; x++)
+    for (int x = 0; x < n; x++) {
+        seen |= s[x];
         dst[x] = (uint16_t)(((uint32_t)s[x] + half) >> sh);
+    }
+    return seen;
 }
 
 CAMBI_CLONES void cambi_row_dither(uint16_t *r, const uint16_t *restrict n, int w)

@@ -15,8 +15,9 @@
 unsigned cambi_row_or(const uint16_t *row, int n);
 
 /* n samples of bpc bits (bytes at 8, else 16-bit words) as 10 bits: shifted
- * up from 8, rounded down from 12 and 16. */
-void cambi_row_to10(const uint8_t *src, int bpc, uint16_t *dst, int n);
+ * up from 8, rounded down from 12 and 16; returns the OR of the 16-bit
+ * samples (0 at 8 bits). */
+unsigned cambi_row_to10(const uint8_t *src, int bpc, uint16_t *dst, int n);
 
 /* The anti-dithering of row r (w samples) in place from itself and the row
  * below n (NULL for the last row): the mean of the 2x2 (or 2x1, 1x2) samples
