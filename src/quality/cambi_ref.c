@@ -490,7 +490,8 @@ static void mode_filter(cambi_state *st, int w, int h)
  * histogram of row y counts rows y - pad .. y + pad and columns x - pad ..
  * x + pad, clipped to the picture (each row's counted samples, its keys,
  * added when it enters the window and removed when it leaves). Rows without
- * a counted sample change nothing and have no contrast. */
+ * a counted sample (any[y] 0) change nothing and have no contrast: their
+ * values are left unset (pool() zeroes them when it needs them). */
 static void c_values(cambi_state *st, int w, int h, int window, cambi_cv_sum *sum)
 {
     const int pad = window >> 1;
@@ -501,10 +502,15 @@ static void c_values(cambi_state *st, int w, int h, int window, cambi_cv_sum *su
         st->hist, w, pl->band_base, st->diffs, cambi_contrast_weight, pl->recip,
     };
     uint8_t *any = st->any;
-    for (int y = 0; y < h; y++)
+    int counted = 0;
+    for (int y = 0; y < h; y++) {
         any[y] = (uint8_t)cambi_row_keys(st->image + y * pitch, st->mask + y * pitch, w,
                                          pl->band_base, pl->band_size, st->keys + y * pitch);
+        counted |= any[y];
+    }
     memset(sum, 0, sizeof(*sum));
+    if (!counted)
+        return;
     memset(st->hist, 0, (size_t)w * pl->band_size * sizeof(*st->hist));
     for (int y = 0; y < pad && y < h; y++)
         if (any[y])
@@ -515,11 +521,8 @@ static void c_values(cambi_state *st, int w, int h, int window, cambi_cv_sum *su
         if (a >= 0 || s >= 0)
             cambi_row_hist(&hr, a >= 0 ? st->keys + a * pitch : NULL,
                            s >= 0 ? st->keys + s * pitch : NULL);
-        float *cv = st->c_values + (size_t)y * (size_t)w;
         if (any[y])
-            cambi_row_cvalues(&cr, st->keys + y * pitch, cv, sum);
-        else
-            memset(cv, 0, (size_t)w * sizeof(*cv));
+            cambi_row_cvalues(&cr, st->keys + y * pitch, st->c_values + (size_t)y * (size_t)w, sum);
     }
 }
 
@@ -605,7 +608,8 @@ int cambi_topk_mean(const uint64_t *c, int k, double *mean)
  * which add nothing), their sum in any order is libvmaf's if every partial sum
  * is exact, which cambi_topk_mean checks from the exact fixed-point sum sum
  * (cambi_pixel.h); otherwise the quick select and libvmaf's order. */
-static double pool(float *cv, const cambi_cv_sum *sum, double topk, int w, int h)
+static double pool(float *cv, const uint8_t *any, const cambi_cv_sum *sum, double topk, int w,
+                   int h)
 {
     const int k = cambi_topk_count(topk, w * h);
     if (sum->nonzero <= k && !sum->bad) {
@@ -618,6 +622,9 @@ static double pool(float *cv, const cambi_cv_sum *sum, double topk, int w, int h
         if (cambi_topk_mean(c, k, &mean))
             return mean;
     }
+    for (int y = 0; y < h; y++)
+        if (!any[y])
+            memset(cv + (size_t)y * (size_t)w, 0, (size_t)w * sizeof(*cv));
     return cambi_pool(cv, topk, w, h);
 }
 
@@ -635,7 +642,7 @@ static double score(cambi_state *st, int w, int h, int window)
         mode_filter(st, w, h);
         cambi_cv_sum sum;
         c_values(st, w, h, window, &sum);
-        per_scale[s] = pool(st->c_values, &sum, st->topk, w, h);
+        per_scale[s] = pool(st->c_values, st->any, &sum, st->topk, w, h);
     }
     return cambi_combine(per_scale, window);
 }
