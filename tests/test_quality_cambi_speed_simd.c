@@ -49,6 +49,7 @@
 #define speed_prescale_axis plain_speed_prescale_axis
 #define speed_prescaled plain_speed_prescaled
 #define speed_score plain_speed_score
+#define speed_side plain_speed_side
 #define speed_state_free plain_speed_state_free
 #define speed_state_init plain_speed_state_init
 #define speed_eigenvalues plain_speed_eigenvalues

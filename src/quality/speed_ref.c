@@ -457,15 +457,18 @@ static void prepare(speed_state *s)
 
 static int speed_est(speed_state *s, const float *data, float *ent, float *var);
 
+int speed_side(speed_state *s, const uint8_t *plane, ptrdiff_t stride, int bpc, int k)
+{
+    load(s, plane, stride, bpc);
+    prepare(s);
+    return speed_est(s, s->work[1], s->ent[k], s->var[k]);
+}
+
 int speed_plane_score(speed_state *s, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
                       ptrdiff_t dis_stride, int bpc, float *score)
 {
-    load(s, ref, ref_stride, bpc);
-    prepare(s);
-    const int err_ref = speed_est(s, s->work[1], s->ent[0], s->var[0]);
-    load(s, dis, dis_stride, bpc);
-    prepare(s);
-    const int err_dis = speed_est(s, s->work[1], s->ent[1], s->var[1]);
+    const int err_ref = speed_side(s, ref, ref_stride, bpc, 0);
+    const int err_dis = speed_side(s, dis, dis_stride, bpc, 1);
     return speed_score(&s->params, s->dims.blocks, s->ent[0], s->var[0], err_ref, s->ent[1],
                        s->var[1], err_dis, score);
 }
