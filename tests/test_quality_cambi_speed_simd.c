@@ -6,7 +6,8 @@
  * pictures of odd sizes at 8, 10, 12 and 16 bits, with the options that
  * change the paths (encode scaling and bit depth, full_ref, windows,
  * high_res_speedup; SpEED's prescale methods and kernel scales) must give the
- * same doubles and floats bit for bit. What this catches is what
+ * same doubles and floats bit for bit, and CAMBI split over 4 threads by
+ * bands of rows the same as on one. What this catches is what
  * vectorization can break (aliasing, order of float sums, contraction);
  * the arithmetic itself is checked against libvmaf by the golden sets and,
  * for CAMBI, pixel by pixel by test_quality_cambi_emul. */
@@ -82,6 +83,8 @@ int speed_plane_score(speed_state *s, const uint8_t *ref, ptrdiff_t ref_stride, 
                       ptrdiff_t dis_stride, int bpc, float *score);
 
 static int compared, failed_cases;
+/* a context of 4 threads: the library's CAMBI split by bands of rows */
+static fovea_context *pool_ctx;
 
 /* A w x h plane of bpc bits (padded rows): kind 0 banded (a slow ramp of
  * 10-bit levels with flat blocks and a noisy corner), 1 noise, 2 smooth
@@ -145,20 +148,26 @@ static void check_cambi(const char *name, const cambi_params *p, int kind, uint6
     ptrdiff_t ds, rs;
     uint8_t *dis = make_plane(kind, p->width, p->height, p->bpc, &r, &ds);
     uint8_t *ref = make_plane(kind, p->width, p->height, p->bpc, &r, &rs);
-    double got[2] = {-1.0, -1.0}, want[2] = {-1.0, -1.0};
+    double got[2] = {-1.0, -1.0}, want[2] = {-1.0, -1.0}, split[2] = {-1.0, -1.0};
     void *st = NULL;
     REQUIRE(cambi_ref_open(&st, NULL, p) == FOVEA_OK);
     REQUIRE(cambi_ref_process(st, NULL, dis, ds, ref, rs, &got[0], &got[1]) == FOVEA_OK);
     cambi_ref_close(&st);
+    cambi_params pt = *p;
+    pt.threads = 4;
+    REQUIRE(cambi_ref_open(&st, pool_ctx, &pt) == FOVEA_OK);
+    REQUIRE(cambi_ref_process(st, pool_ctx, dis, ds, ref, rs, &split[0], &split[1]) == FOVEA_OK);
+    cambi_ref_close(&st);
     REQUIRE(plain_cambi_ref_open(&st, NULL, p) == FOVEA_OK);
     REQUIRE(plain_cambi_ref_process(st, NULL, dis, ds, ref, rs, &want[0], &want[1]) == FOVEA_OK);
     plain_cambi_ref_close(&st);
-    const int bad = memcmp(got, want, sizeof(got)) != 0;
+    const int bad = memcmp(got, want, sizeof(got)) != 0 || memcmp(split, want, sizeof(got)) != 0;
     compared++;
     failed_cases += bad;
     printf("  cambi %-46s %.17g / %.17g%s\n", name, got[0], got[1], bad ? "  MISMATCH" : "");
     if (bad)
-        fprintf(stderr, "    plain C %.17g / %.17g\n", want[0], want[1]);
+        fprintf(stderr, "    plain C %.17g / %.17g, split over 4 threads %.17g / %.17g\n", want[0],
+                want[1], split[0], split[1]);
     CHECK(!bad);
     free(dis);
     free(ref);
@@ -293,9 +302,15 @@ static void speed_cases(void)
 
 int main(void)
 {
+    fovea_settings cs;
+    fovea_default_settings(&cs);
+    cs.backend = FOVEA_BACKEND_CPU;
+    cs.threads = 4;
+    REQUIRE(fovea_open(&pool_ctx, &cs) == FOVEA_OK);
     cambi_cases();
     check_refusal();
     speed_cases();
+    fovea_close(&pool_ctx);
     printf("test_quality_cambi_speed_simd: %d cases compared, %d differ\n", compared, failed_cases);
     return test_failures ? 1 : 0;
 }

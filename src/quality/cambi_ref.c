@@ -33,6 +33,19 @@ const int cambi_contrast_weight[CAMBI_MAX_DIFFS] = {1, 2, 3, 4, 4, 5, 5, 6, 6, 6
 /* the 10-bit sample values (12 and 16 bits round up to 1024) */
 #define SAMPLE_VALUES 1025
 
+/* A pair split over the pool runs the mask and the contrast values in up to
+ * this many bands of rows, each with its own buffers (a 1080p scale-0
+ * histogram is about 1 MB). */
+#define CAMBI_MAX_BANDS 8
+
+/* The buffers of one band of rows. */
+typedef struct cambi_band {
+    uint16_t *hist; /* band_size rows of alloc_w counters */
+    uint8_t *flat;  /* 8 rows of the mask's flat samples */
+    uint8_t *cols;  /* column counts of the mask's window, 3 zeros either side */
+    cambi_cv_sum sum;
+} cambi_band;
+
 typedef struct cambi_state {
     cambi_params p;
     cambi_plan pl;
@@ -42,10 +55,9 @@ typedef struct cambi_state {
     uint8_t *mask;   /* the same */
     uint16_t *keys;  /* the same: the histogram row of a counted sample (cambi_rows.h) */
     float *c_values;
-    uint16_t *hist;                /* band_size rows of alloc_w counters */
-    uint16_t *rows;                /* 3 rows of the mode filter */
-    uint8_t *flat;                 /* 8 rows of the mask's flat samples */
-    uint8_t *cols;                 /* column counts of the mask's window, 3 zeros either side */
+    uint16_t *rows; /* 3 rows of the mode filter */
+    int bands;      /* row bands the mask and the contrast values are split in */
+    cambi_band band[CAMBI_MAX_BANDS];
     uint8_t *any;                  /* per row of a scale: 1 when a sample is masked */
     int *pos_x, *pos_y;            /* the scaling's positions (alloc_w, alloc_h) */
     uint32_t diffs[SAMPLE_VALUES]; /* per sample value: bit d where d + 1 levels count */
@@ -258,10 +270,13 @@ void cambi_ref_close(void **priv)
     free(st->mask);
     free(st->keys);
     free(st->c_values);
-    free(st->hist);
+    for (int b = 0; b < CAMBI_MAX_BANDS; b++) {
+        free(st->band[b].hist);
+        free(st->band[b].flat);
+        free(st->band[b].cols);
+    }
     free(st->rows);
-    free(st->flat);
-    free(st->cols);
+
     free(st->any);
     free(st->pos_x);
     free(st->pos_y);
@@ -294,15 +309,22 @@ int cambi_ref_open(void **priv, fovea_context *ctx, const cambi_params *p)
     st->mask = malloc(px * sizeof(*st->mask));
     st->keys = malloc(px * sizeof(*st->keys));
     st->c_values = malloc(px * sizeof(*st->c_values));
-    st->hist = malloc(w * pl->band_size * sizeof(*st->hist));
+
     st->rows = malloc(3 * w * sizeof(*st->rows));
-    st->flat = malloc(8 * w);
-    st->cols = malloc(w + 2 * MASK_PAD);
+    st->bands = p->threads < 2 ? 1 : p->threads > CAMBI_MAX_BANDS ? CAMBI_MAX_BANDS : p->threads;
+    int bands_ok = 1;
+    for (int b = 0; b < st->bands; b++) {
+        cambi_band *bd = &st->band[b];
+        bd->hist = malloc(w * pl->band_size * sizeof(*bd->hist));
+        bd->flat = malloc(8 * w);
+        bd->cols = malloc(w + 2 * MASK_PAD);
+        bands_ok &= bd->hist && bd->flat && bd->cols;
+    }
     st->any = malloc((size_t)st->alloc_h);
     st->pos_x = malloc(w * sizeof(*st->pos_x));
     st->pos_y = malloc((size_t)st->alloc_h * sizeof(*st->pos_y));
-    if (!st->image || !st->mask || !st->keys || !st->c_values || !st->hist || !st->rows ||
-        !st->flat || !st->cols || !st->any || !st->pos_x || !st->pos_y) {
+    if (!st->image || !st->mask || !st->keys || !st->c_values || !st->rows || !bands_ok ||
+        !st->any || !st->pos_x || !st->pos_y) {
         cambi_ref_close((void **)&st);
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cambi: out of memory");
     }
@@ -427,29 +449,32 @@ uint32_t cambi_mask_threshold(int w, int h)
 }
 
 /* The flat samples of row y (1 where a sample equals its right and lower
- * neighbors; the last column and row count as equal) into its ring slot. */
-static const uint8_t *flat_row(cambi_state *st, int w, int h, int y)
+ * neighbors; the last column and row count as equal) into its slot of the
+ * ring flat. */
+static const uint8_t *flat_row(const cambi_state *st, uint8_t *flat, int w, int h, int y)
 {
     const uint16_t *p = st->image + (size_t)y * (size_t)st->alloc_w;
-    uint8_t *out = st->flat + (size_t)(y & 7) * (size_t)st->alloc_w;
+    uint8_t *out = flat + (size_t)(y & 7) * (size_t)st->alloc_w;
     cambi_row_flat(p, y < h - 1 ? p + st->alloc_w : NULL, w, out);
     return out;
 }
 
-static void spatial_mask(cambi_state *st, int w, int h)
+/* The mask of rows y0 .. y1 with band bd's buffers: the column counts of the
+ * window's rows, started from the rows above y0 that the window holds; rows
+ * y - 4 and y + 3 are 7 apart, so a ring of 8 flat rows holds both. */
+static void mask_rows(cambi_state *st, cambi_band *bd, int w, int h, int y0, int y1)
 {
     const uint32_t threshold = cambi_mask_threshold(w, h);
-    /* the column counts of the window's rows; rows y - 4 and y + 3 are 7
-     * apart, so a ring of 8 flat rows holds both */
-    uint8_t *cols = st->cols + MASK_PAD;
-    memset(st->cols, 0, (size_t)w + 2 * MASK_PAD);
-    for (int y = 0; y < MASK_PAD && y < h; y++)
-        cambi_row_cols(cols, flat_row(st, w, h, y), NULL, w);
-    for (int y = 0; y < h; y++) {
-        const uint8_t *add = y + MASK_PAD < h ? flat_row(st, w, h, y + MASK_PAD) : NULL;
-        const uint8_t *sub = y - MASK_PAD - 1 >= 0
-                                 ? st->flat + (size_t)((y - MASK_PAD - 1) & 7) * (size_t)st->alloc_w
-                                 : NULL;
+    uint8_t *cols = bd->cols + MASK_PAD;
+    memset(bd->cols, 0, (size_t)w + 2 * MASK_PAD);
+    const int first = y0 - MASK_PAD > 0 ? y0 - MASK_PAD : 0;
+    for (int y = first; y < y0 + MASK_PAD && y < h; y++)
+        cambi_row_cols(cols, flat_row(st, bd->flat, w, h, y), NULL, w);
+    for (int y = y0; y < y1; y++) {
+        const uint8_t *add = y + MASK_PAD < h ? flat_row(st, bd->flat, w, h, y + MASK_PAD) : NULL;
+        const int out = y - MASK_PAD - 1;
+        const uint8_t *sub =
+            out >= first ? bd->flat + (size_t)(out & 7) * (size_t)st->alloc_w : NULL;
         cambi_row_cols(cols, add, sub, w);
         cambi_row_mask(cols, w, threshold, st->mask + (size_t)y * (size_t)st->alloc_w);
     }
@@ -486,44 +511,111 @@ static void mode_filter(cambi_state *st, int w, int h)
     }
 }
 
-/* c_values of a w x h scale and the exact sum of the nonzero ones; the
- * histogram of row y counts rows y - pad .. y + pad and columns x - pad ..
- * x + pad, clipped to the picture (each row's counted samples, its keys,
- * added when it enters the window and removed when it leaves). Rows without
- * a counted sample (any[y] 0) change nothing and have no contrast: their
- * values are left unset (pool() zeroes them when it needs them). */
-static void c_values(cambi_state *st, int w, int h, int window, cambi_cv_sum *sum)
+/* The contrast values of rows y0 .. y1 of a w x h scale with band bd's
+ * histograms and sum (the keys and any[] set): the histogram of row y counts
+ * rows y - pad .. y + pad and columns x - pad .. x + pad, clipped to the
+ * picture (each row's counted samples, its keys, added when it enters the
+ * window and removed when it leaves; a band starts from the rows above y0
+ * that the window holds). Rows without a counted sample (any[y] 0) change
+ * nothing and have no contrast: their values are left unset (pool() zeroes
+ * them when it needs them). */
+static void cv_rows(cambi_state *st, cambi_band *bd, int w, int h, int pad, int y0, int y1)
 {
-    const int pad = window >> 1;
     const size_t pitch = (size_t)st->alloc_w;
     const cambi_plan *pl = &st->pl;
-    const cambi_hist_rows hr = {st->hist, w, pad};
+    const uint8_t *any = st->any;
+    const cambi_hist_rows hr = {bd->hist, w, pad};
     const cambi_cv_rows cr = {
-        st->hist, w, pl->band_base, st->diffs, cambi_contrast_weight, pl->recip,
+        bd->hist, w, pl->band_base, st->diffs, cambi_contrast_weight, pl->recip,
     };
-    uint8_t *any = st->any;
-    int counted = 0;
-    for (int y = 0; y < h; y++) {
-        any[y] = (uint8_t)cambi_row_keys(st->image + y * pitch, st->mask + y * pitch, w,
-                                         pl->band_base, pl->band_size, st->keys + y * pitch);
-        counted |= any[y];
-    }
-    memset(sum, 0, sizeof(*sum));
-    if (!counted)
-        return;
-    memset(st->hist, 0, (size_t)w * pl->band_size * sizeof(*st->hist));
-    for (int y = 0; y < pad && y < h; y++)
+    memset(&bd->sum, 0, sizeof(bd->sum));
+    memset(bd->hist, 0, (size_t)w * pl->band_size * sizeof(*bd->hist));
+    const int first = y0 - pad > 0 ? y0 - pad : 0;
+    for (int y = first; y < y0 + pad && y < h; y++)
         if (any[y])
             cambi_row_hist(&hr, st->keys + y * pitch, NULL);
-    for (int y = 0; y < h; y++) {
+    for (int y = y0; y < y1; y++) {
         const int a = y + pad < h && any[y + pad] ? y + pad : -1;
-        const int s = y - pad - 1 >= 0 && any[y - pad - 1] ? y - pad - 1 : -1;
+        const int s = y - pad - 1 >= first && any[y - pad - 1] ? y - pad - 1 : -1;
         if (a >= 0 || s >= 0)
             cambi_row_hist(&hr, a >= 0 ? st->keys + a * pitch : NULL,
                            s >= 0 ? st->keys + s * pitch : NULL);
         if (any[y])
-            cambi_row_cvalues(&cr, st->keys + y * pitch, st->c_values + (size_t)y * (size_t)w, sum);
+            cambi_row_cvalues(&cr, st->keys + y * pitch, st->c_values + (size_t)y * (size_t)w,
+                              &bd->sum);
     }
+}
+
+/* A stage over the row bands of a w x h picture or scale. */
+typedef struct band_job {
+    cambi_state *st;
+    int w, h, pad, bands;
+    int mask; /* 1: the mask, 0: the contrast values */
+} band_job;
+
+static void band_rows(void *arg, int begin, int end, int thread)
+{
+    (void)thread;
+    const band_job *j = arg;
+    for (int b = begin; b < end; b++) {
+        const int y0 = (int)((long long)j->h * b / j->bands);
+        const int y1 = (int)((long long)j->h * (b + 1) / j->bands);
+        if (j->mask)
+            mask_rows(j->st, &j->st->band[b], j->w, j->h, y0, y1);
+        else
+            cv_rows(j->st, &j->st->band[b], j->w, j->h, j->pad, y0, y1);
+    }
+}
+
+/* The bands of a stage on h rows: one without ctx, else at most st->bands
+ * of at least 64 rows. */
+static int bands_for(const cambi_state *st, fovea_context *ctx, int h)
+{
+    const int most = h / 64;
+    const int n = ctx ? (st->bands < most ? st->bands : most) : 1;
+    return n > 1 ? n : 1;
+}
+
+static void spatial_mask(cambi_state *st, fovea_context *ctx, int w, int h)
+{
+    band_job j = {st, w, h, 0, bands_for(st, ctx, h), 1};
+    if (j.bands > 1)
+        fv_parallel_for(ctx, j.bands, 1, band_rows, &j);
+    else
+        mask_rows(st, &st->band[0], w, h, 0, h);
+}
+
+/* c_values of a w x h scale and the exact sum of the nonzero ones (the sum
+ * of the bands' exact sums, in any order). */
+static void c_values(cambi_state *st, fovea_context *ctx, int w, int h, int window,
+                     cambi_cv_sum *sum)
+{
+    const size_t pitch = (size_t)st->alloc_w;
+    const cambi_plan *pl = &st->pl;
+    int counted = 0;
+    for (int y = 0; y < h; y++) {
+        st->any[y] = (uint8_t)cambi_row_keys(st->image + y * pitch, st->mask + y * pitch, w,
+                                             pl->band_base, pl->band_size, st->keys + y * pitch);
+        counted |= st->any[y];
+    }
+    memset(sum, 0, sizeof(*sum));
+    if (!counted)
+        return;
+    band_job j = {st, w, h, window >> 1, bands_for(st, ctx, h), 0};
+    if (j.bands > 1)
+        fv_parallel_for(ctx, j.bands, 1, band_rows, &j);
+    else
+        cv_rows(st, &st->band[0], w, h, j.pad, 0, h);
+    unsigned __int128 units = 0;
+    for (int b = 0; b < j.bands; b++) {
+        const cambi_cv_sum *t = &st->band[b].sum;
+        units += (unsigned __int128)t->units_hi << 64 | t->units_lo;
+        sum->lsb = t->lsb > sum->lsb ? t->lsb : sum->lsb;
+        sum->nonzero += t->nonzero;
+        sum->bad |= t->bad;
+    }
+    sum->units_lo = (uint64_t)units;
+    sum->units_hi = (uint64_t)(units >> 64);
 }
 
 /* libvmaf's quick select: after it, a[0 .. k) hold the k largest values, in
@@ -629,9 +721,9 @@ static double pool(float *cv, const uint8_t *any, const cambi_cv_sum *sum, doubl
 }
 
 /* The score of the picture now in st->image (w x h, 10 bits). */
-static double score(cambi_state *st, int w, int h, int window)
+static double score(cambi_state *st, fovea_context *ctx, int w, int h, int window)
 {
-    spatial_mask(st, w, h);
+    spatial_mask(st, ctx, w, h);
     double per_scale[CAMBI_SCALES];
     for (int s = 0; s < CAMBI_SCALES; s++) {
         if (s > 0 || st->pl.speedup) {
@@ -641,7 +733,7 @@ static double score(cambi_state *st, int w, int h, int window)
         }
         mode_filter(st, w, h);
         cambi_cv_sum sum;
-        c_values(st, w, h, window, &sum);
+        c_values(st, ctx, w, h, window, &sum);
         per_scale[s] = pool(st->c_values, st->any, &sum, st->topk, w, h);
     }
     return cambi_combine(per_scale, window);
@@ -662,10 +754,10 @@ int cambi_ref_process(void *priv, fovea_context *ctx, const uint8_t *dis, ptrdif
     cambi_state *st = priv;
     const cambi_plan *pl = &st->pl;
     FOVEA_TRY(preprocess(st, ctx, dis, dis_stride, pl->enc_w, pl->enc_h));
-    *dis_score = score(st, pl->enc_w, pl->enc_h, pl->window);
+    *dis_score = score(st, ctx, pl->enc_w, pl->enc_h, pl->window);
     if (!st->p.full_ref)
         return FOVEA_OK;
     FOVEA_TRY(preprocess(st, ctx, ref, ref_stride, pl->src_w, pl->src_h));
-    *src_score = score(st, pl->src_w, pl->src_h, pl->src_window);
+    *src_score = score(st, ctx, pl->src_w, pl->src_h, pl->src_window);
     return FOVEA_OK;
 }
