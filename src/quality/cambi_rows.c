@@ -241,24 +241,6 @@ CAMBI_CLONES void cambi_row_hist(const cambi_hist_rows *h, const uint16_t *add, 
     }
 }
 
-/* The exact value of a nonzero contrast value f (bits u) in units of
- * 2^-CAMBI_FIX_BITS, the inverse position of its last set bit in *lsb
- * (cambi_px_fix's, without its loop); 0 when it does not fit. */
-static inline int fix_value(uint32_t u, uint64_t *units, uint32_t *lsb)
-{
-    const int e = (int)(u >> 23) & 255;
-    if (e == 0 || e > CAMBI_FIX_MAX_EXP)
-        return 0;
-    const uint32_t man = (u & 0x7fffffu) | 0x800000u;
-    const int last = e - 150 + __builtin_ctz(man);
-    if (last < -CAMBI_FIX_BITS)
-        return 0;
-    const int sh = e - 150 + CAMBI_FIX_BITS;
-    *units = sh >= 0 ? (uint64_t)man << sh : (uint64_t)(man >> -sh);
-    *lsb = (uint32_t)(100 - last);
-    return 1;
-}
-
 /* The contrast values of a run of n samples of the same counted value
  * (compact: its histogram row, bits: its differences) from column x0: for
  * each difference in turn the weighted p0 pk / (p0 + pk), kept where larger
@@ -306,25 +288,37 @@ CAMBI_CLONES void cambi_row_cvalues(const cambi_cv_rows *c, const uint16_t *keys
             cvalues_run(c, k, c->diffs[k + c->band_base], x, x1 - x, cv + x);
         x = x1;
     }
-    unsigned __int128 units = 0;
-    uint32_t lsb = 0;
-    int nonzero = 0, bad = 0;
+    /* the row's nonzero values exactly, in units of 2^-CAMBI_FIX_BITS
+     * (cambi_px_fix's, without branches): a value is man 2^(e - 150), so
+     * man << (e - 150 + CAMBI_FIX_BITS); it does not fit when denormal, too
+     * large or with set bits below the unit. The halves of the units are
+     * summed apart (each below 2^45 over a row); the largest lsb (100 - the
+     * exponent of a last set bit) is that of the OR of the units. */
+    uint64_t lo = 0, hi = 0, seen = 0;
+    uint32_t nonzero = 0, bad = 0;
     for (x = 0; x < w; x++) {
-        if (cv[x] == 0.0f)
-            continue;
-        uint32_t u, l = 0;
-        uint64_t n = 0;
+        uint32_t u;
         memcpy(&u, &cv[x], sizeof(u));
-        bad |= !fix_value(u, &n, &l);
-        units += n;
-        lsb = l > lsb ? l : lsb;
-        nonzero++;
+        const int e = (int)(u >> 23) & 255, sh = e - 150 + CAMBI_FIX_BITS;
+        const uint64_t man = (u & 0x7fffffu) | 0x800000u;
+        const int right = -sh > 63 ? 63 : -sh;
+        uint64_t units = sh >= 0 ? man << (sh & 63) : man >> (right & 63);
+        const uint32_t lost = sh < 0 && units << (right & 63) != man;
+        const uint32_t nz = u != 0;
+        units = nz ? units : 0;
+        lo += units & 0xffffffffu;
+        hi += units >> 32;
+        seen |= units;
+        nonzero += nz;
+        bad |= nz & ((e == 0) | (e > CAMBI_FIX_MAX_EXP) | lost);
     }
+    const unsigned __int128 units = ((unsigned __int128)hi << 32) + lo;
+    const uint32_t lsb = seen ? (uint32_t)(100 + CAMBI_FIX_BITS - __builtin_ctzll(seen)) : 0;
     const unsigned __int128 total =
         ((unsigned __int128)sum->units_hi << 64 | sum->units_lo) + units;
     sum->units_lo = (uint64_t)total;
     sum->units_hi = (uint64_t)(total >> 64);
     sum->lsb = lsb > sum->lsb ? lsb : sum->lsb;
-    sum->nonzero += nonzero;
-    sum->bad |= bad;
+    sum->nonzero += (int)nonzero;
+    sum->bad |= (int)bad;
 }
