@@ -7,7 +7,9 @@
  * change the paths (encode scaling and bit depth, full_ref, windows,
  * high_res_speedup; SpEED's prescale methods and kernel scales) must give the
  * same doubles and floats bit for bit, and CAMBI split over 4 threads by
- * bands of rows the same as on one. What this catches is what
+ * bands of rows the same as on one; all of it under FOVEA_SIMD=0 and
+ * FOVEA_SIMD=avx2 (which select only VIF's, ADM's and motion's hand-written
+ * paths: these features take the clones in both). What this catches is what
  * vectorization can break (aliasing, order of float sums, contraction);
  * the arithmetic itself is checked against libvmaf by the golden sets and,
  * for CAMBI, pixel by pixel by test_quality_cambi_emul. */
@@ -67,6 +69,9 @@
 #undef speed_state_init
 #undef speed_state_free
 #undef speed_plane_score
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -300,7 +305,7 @@ static void speed_cases(void)
     check_speed("161x97 16-bit prescale 2 nearest ks 3", 161, 97, 16, &near, seed++);
 }
 
-int main(void)
+static int run_all(const char *simd)
 {
     fovea_settings cs;
     fovea_default_settings(&cs);
@@ -311,6 +316,28 @@ int main(void)
     check_refusal();
     speed_cases();
     fovea_close(&pool_ctx);
-    printf("test_quality_cambi_speed_simd: %d cases compared, %d differ\n", compared, failed_cases);
+    printf("test_quality_cambi_speed_simd (FOVEA_SIMD=%s): %d cases compared, %d differ\n", simd,
+           compared, failed_cases);
     return test_failures ? 1 : 0;
+}
+
+/* Once with FOVEA_SIMD=0 (a child: the variable is read once per process)
+ * and once with FOVEA_SIMD=avx2: these features follow the clones whatever
+ * the mode, and neither mode may change a bit. */
+int main(void)
+{
+    fflush(stdout);
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        setenv("FOVEA_SIMD", "0", 1);
+        const int rc = run_all("0");
+        fflush(stdout);
+        _exit(rc);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    setenv("FOVEA_SIMD", "avx2", 1);
+    return run_all("avx2") || test_failures ? 1 : 0;
 }
