@@ -129,7 +129,7 @@ static inline uint16_t mode3(uint16_t a, uint16_t b, uint16_t c)
     const uint16_t ab = a < b ? a : b;
     const uint16_t mn = ab < c ? ab : c;
     const uint16_t r = b == c ? b : mn;
-    return (a == b) | (a == c) ? a : r;
+    return ((a == b) | (a == c)) ? a : r;
 }
 
 CAMBI_CLONES void cambi_row_hmode(const uint16_t *in, int w, uint16_t *restrict out)
