@@ -28,6 +28,7 @@ typedef struct cambi_params {
     int pq; /* the PQ EOTF, else BT.1886 */
     int high_res_speedup;
     int full_ref;
+    int threads; /* C: the threads one pair may be split over (0, 1: none) */
 } cambi_params;
 
 /* libvmaf's reciprocal table covers window areas below this */
@@ -101,7 +102,9 @@ void cambi_ref_close(void **priv);
 
 /* The score of the distorted picture dis, and with full_ref of the reference
  * ref (else src_score untouched); luma planes in host memory (8-bit samples
- * or 16-bit containers), strides in bytes. Scores are before cambi_max_val. */
+ * or 16-bit containers), strides in bytes. Scores are before cambi_max_val.
+ * With ctx and p->threads above 1, the mask and the contrast values are
+ * split over ctx's threads by bands of rows (the same doubles). */
 int cambi_ref_process(void *priv, fovea_context *ctx, const uint8_t *dis, ptrdiff_t dis_stride,
                       const uint8_t *ref, ptrdiff_t ref_stride, double *dis_score,
                       double *src_score);

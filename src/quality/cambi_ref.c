@@ -17,6 +17,7 @@
 #include "core/core.h"
 #include "quality/cambi.h"
 #include "quality/cambi_pixel.h"
+#include "quality/cambi_rows.h"
 
 /* the 7x7 window of the flat-region mask */
 #define MASK_PAD 3
@@ -29,17 +30,37 @@ static const int scale_weight[CAMBI_SCALES] = {16, 8, 4, 2, 1};
 const int cambi_contrast_weight[CAMBI_MAX_DIFFS] = {1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
                                                     8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
 
+/* the 10-bit sample values (12 and 16 bits round up to 1024) */
+#define SAMPLE_VALUES 1025
+
+/* A pair split over the pool runs the mask and the contrast values in up to
+ * this many bands of rows, each with its own buffers (a 1080p scale-0
+ * histogram is about 1 MB). */
+#define CAMBI_MAX_BANDS 8
+
+/* The buffers of one band of rows. */
+typedef struct cambi_band {
+    uint16_t *hist; /* band_size rows of alloc_w counters */
+    uint8_t *flat;  /* 8 rows of the mask's flat samples */
+    uint8_t *cols;  /* column counts of the mask's window, 3 zeros either side */
+    cambi_cv_sum sum;
+} cambi_band;
+
 typedef struct cambi_state {
     cambi_params p;
     cambi_plan pl;
     double topk;
     int alloc_w, alloc_h;
-    uint16_t *image, *mask; /* alloc_w x alloc_h, row pitch alloc_w */
+    uint16_t *image; /* alloc_w x alloc_h, row pitch alloc_w */
+    uint8_t *mask;   /* the same */
+    uint16_t *keys;  /* the same: the histogram row of a counted sample (cambi_rows.h) */
     float *c_values;
-    uint16_t *hist;     /* band_size rows of alloc_w counters */
-    uint16_t *rows;     /* 3 rows of the mode filter */
-    uint32_t *cols;     /* column sums of the mask's window */
-    int *pos_x, *pos_y; /* the scaling's positions (alloc_w, alloc_h) */
+    uint16_t *rows; /* 3 rows of the mode filter */
+    int bands;      /* row bands the mask and the contrast values are split in */
+    cambi_band band[CAMBI_MAX_BANDS];
+    uint8_t *any;                  /* per row of a scale: 1 when a sample is masked */
+    int *pos_x, *pos_y;            /* the scaling's positions (alloc_w, alloc_h) */
+    uint32_t diffs[SAMPLE_VALUES]; /* per sample value: bit d where d + 1 levels count */
 } cambi_state;
 
 /* ---------------------------------------------------------------- luminance */
@@ -247,10 +268,16 @@ void cambi_ref_close(void **priv)
         return;
     free(st->image);
     free(st->mask);
+    free(st->keys);
     free(st->c_values);
-    free(st->hist);
+    for (int b = 0; b < CAMBI_MAX_BANDS; b++) {
+        free(st->band[b].hist);
+        free(st->band[b].flat);
+        free(st->band[b].cols);
+    }
     free(st->rows);
-    free(st->cols);
+
+    free(st->any);
     free(st->pos_x);
     free(st->pos_y);
     free(st);
@@ -280,16 +307,33 @@ int cambi_ref_open(void **priv, fovea_context *ctx, const cambi_params *p)
     const size_t w = (size_t)st->alloc_w, px = w * (size_t)st->alloc_h;
     st->image = malloc(px * sizeof(*st->image));
     st->mask = malloc(px * sizeof(*st->mask));
+    st->keys = malloc(px * sizeof(*st->keys));
     st->c_values = malloc(px * sizeof(*st->c_values));
-    st->hist = malloc(w * pl->band_size * sizeof(*st->hist));
+
     st->rows = malloc(3 * w * sizeof(*st->rows));
-    st->cols = malloc(w * sizeof(*st->cols));
+    st->bands = p->threads < 2 ? 1 : p->threads > CAMBI_MAX_BANDS ? CAMBI_MAX_BANDS : p->threads;
+    int bands_ok = 1;
+    for (int b = 0; b < st->bands; b++) {
+        cambi_band *bd = &st->band[b];
+        bd->hist = malloc(w * pl->band_size * sizeof(*bd->hist));
+        bd->flat = malloc(8 * w);
+        bd->cols = malloc(w + 2 * MASK_PAD);
+        bands_ok &= bd->hist && bd->flat && bd->cols;
+    }
+    st->any = malloc((size_t)st->alloc_h);
     st->pos_x = malloc(w * sizeof(*st->pos_x));
     st->pos_y = malloc((size_t)st->alloc_h * sizeof(*st->pos_y));
-    if (!st->image || !st->mask || !st->c_values || !st->hist || !st->rows || !st->cols ||
-        !st->pos_x || !st->pos_y) {
+    if (!st->image || !st->mask || !st->keys || !st->c_values || !st->rows || !bands_ok ||
+        !st->any || !st->pos_x || !st->pos_y) {
         cambi_ref_close((void **)&st);
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "cambi: out of memory");
+    }
+    for (int v = 0; v < SAMPLE_VALUES; v++) {
+        const int value = v + pl->num_diffs;
+        st->diffs[v] = 0;
+        for (int d = 0; d < pl->num_diffs; d++)
+            if (value <= pl->tvi[d] && value + d + 1 > pl->vlt_luma)
+                st->diffs[v] |= 1u << d;
     }
     *priv = st;
     return FOVEA_OK;
@@ -314,19 +358,25 @@ static uint16_t to_10b(unsigned v, int bpc)
     return (uint16_t)((v + (1u << (sh - 1))) >> sh);
 }
 
+/* Refuse samples above the bit depth (seen: the OR of every sample). */
+static int check_range(fovea_context *ctx, unsigned seen, int bpc)
+{
+    if (bpc == 8 || bpc == 16 || !(seen >> bpc))
+        return FOVEA_OK;
+    return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
+                        "cambi: a luma sample is above %u, the maximum of %d bits", (1u << bpc) - 1,
+                        bpc);
+}
+
 static int validate(fovea_context *ctx, const uint8_t *plane, ptrdiff_t stride, int w, int h,
                     int bpc)
 {
     if (bpc == 8 || bpc == 16)
         return FOVEA_OK;
-    const unsigned max = (1u << bpc) - 1;
+    unsigned seen = 0;
     for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            if (sample_at(plane, stride, bpc, x, y) > max)
-                return fv_ctx_error(ctx, FOVEA_ERR_INVALID_ARG,
-                                    "cambi: a luma sample is above %u, the maximum of %d bits", max,
-                                    bpc);
-    return FOVEA_OK;
+        seen |= cambi_row_or((const uint16_t *)(const void *)(plane + (ptrdiff_t)y * stride), w);
+    return check_range(ctx, seen, bpc);
 }
 
 void cambi_positions(int in, int out, int *pos)
@@ -341,30 +391,41 @@ void cambi_positions(int in, int out, int *pos)
 }
 
 /* The input scaled to ow x oh by nearest sample, positions as libvmaf's
- * float steps, in 10 bits; anti-dithered (2x2 mean) below 10 encode bits. */
-static void preprocess(cambi_state *st, const uint8_t *plane, ptrdiff_t stride, int ow, int oh)
+ * float steps, in 10 bits; anti-dithered (2x2 mean) below 10 encode bits.
+ * The input is refused (through ctx) when a sample is above its bit depth:
+ * checked while converting when the size does not change, else first. */
+static int preprocess(cambi_state *st, fovea_context *ctx, const uint8_t *plane, ptrdiff_t stride,
+                      int ow, int oh)
 {
     const int iw = st->p.width, ih = st->p.height, bpc = st->p.bpc;
     const int pitch = st->alloc_w;
     uint16_t *out = st->image;
+    const int same = ow == iw && oh == ih;
+    if (!same)
+        FOVEA_TRY(validate(ctx, plane, stride, iw, ih, bpc));
     cambi_positions(iw, ow, st->pos_x);
     cambi_positions(ih, oh, st->pos_y);
-    for (int y = 0; y < oh; y++)
+    unsigned seen = 0;
+    for (int y = 0; y < oh; y++) {
+        uint16_t *o = out + (size_t)y * (size_t)pitch;
+        const uint8_t *row = plane + (ptrdiff_t)st->pos_y[y] * stride;
+        if (ow == iw) { /* the positions are the identity */
+            seen |= cambi_row_to10(row, bpc, o, ow);
+            continue;
+        }
         for (int x = 0; x < ow; x++)
-            out[y * pitch + x] =
-                to_10b(sample_at(plane, stride, bpc, st->pos_x[x], st->pos_y[y]), bpc);
-    if (st->pl.enc_bd >= 10)
-        return;
-    /* in place, reading only samples not yet written */
-    for (int y = 0; y < oh - 1; y++) {
-        uint16_t *r = out + y * pitch, *n = r + pitch;
-        for (int x = 0; x < ow - 1; x++)
-            r[x] = (uint16_t)((r[x] + r[x + 1] + n[x] + n[x + 1]) >> 2);
-        r[ow - 1] = (uint16_t)((r[ow - 1] + n[ow - 1]) >> 1);
+            o[x] = to_10b(sample_at(row, 0, bpc, st->pos_x[x], 0), bpc);
     }
-    uint16_t *last = out + (oh - 1) * pitch;
-    for (int x = 0; x < ow - 1; x++)
-        last[x] = (uint16_t)((last[x] + last[x + 1]) >> 1);
+    if (same)
+        FOVEA_TRY(check_range(ctx, seen, bpc));
+    if (st->pl.enc_bd >= 10)
+        return FOVEA_OK;
+    /* in place, reading only samples not yet written */
+    for (int y = 0; y < oh; y++) {
+        uint16_t *r = out + (size_t)y * (size_t)pitch;
+        cambi_row_dither(r, y < oh - 1 ? r + pitch : NULL, ow);
+    }
+    return FOVEA_OK;
 }
 
 /* ---------------------------------------------------------------- mask */
@@ -379,14 +440,6 @@ static int ceil_log2(uint32_t n)
     return s;
 }
 
-/* 1 where the sample equals its right and lower neighbors (the last column
- * and row count as equal). */
-static uint32_t flat_at(const uint16_t *img, int pitch, int w, int h, int x, int y)
-{
-    const uint16_t *p = img + y * pitch + x;
-    return (x == w - 1 || p[0] == p[1]) && (y == h - 1 || p[0] == p[pitch]);
-}
-
 /* mask = 1 where the 7x7 window (clipped to the picture) holds more flat
  * samples than libvmaf's threshold for the size. */
 uint32_t cambi_mask_threshold(int w, int h)
@@ -395,54 +448,53 @@ uint32_t cambi_mask_threshold(int w, int h)
     return (uint32_t)((49 + 3 * (ceil_log2(shifted) - 11) - 1) >> 1);
 }
 
-static void spatial_mask(cambi_state *st, int w, int h)
+/* The flat samples of row y (1 where a sample equals its right and lower
+ * neighbors; the last column and row count as equal) into its slot of the
+ * ring flat. */
+static const uint8_t *flat_row(const cambi_state *st, uint8_t *flat, int w, int h, int y)
 {
-    const int pitch = st->alloc_w;
+    const uint16_t *p = st->image + (size_t)y * (size_t)st->alloc_w;
+    uint8_t *out = flat + (size_t)(y & 7) * (size_t)st->alloc_w;
+    cambi_row_flat(p, y < h - 1 ? p + st->alloc_w : NULL, w, out);
+    return out;
+}
+
+/* The mask of rows y0 .. y1 with band bd's buffers: the column counts of the
+ * window's rows, started from the rows above y0 that the window holds; rows
+ * y - 4 and y + 3 are 7 apart, so a ring of 8 flat rows holds both. */
+static void mask_rows(cambi_state *st, cambi_band *bd, int w, int h, int y0, int y1)
+{
     const uint32_t threshold = cambi_mask_threshold(w, h);
-    uint32_t *cols = st->cols;
-    memset(cols, 0, (size_t)w * sizeof(*cols));
-    for (int y = 0; y < MASK_PAD && y < h; y++)
-        for (int x = 0; x < w; x++)
-            cols[x] += flat_at(st->image, pitch, w, h, x, y);
-    for (int y = 0; y < h; y++) {
-        if (y + MASK_PAD < h)
-            for (int x = 0; x < w; x++)
-                cols[x] += flat_at(st->image, pitch, w, h, x, y + MASK_PAD);
-        if (y - MASK_PAD - 1 >= 0)
-            for (int x = 0; x < w; x++)
-                cols[x] -= flat_at(st->image, pitch, w, h, x, y - MASK_PAD - 1);
-        uint32_t sum = 0;
-        for (int x = 0; x < MASK_PAD && x < w; x++)
-            sum += cols[x];
-        uint16_t *m = st->mask + y * pitch;
-        for (int x = 0; x < w; x++) {
-            if (x + MASK_PAD < w)
-                sum += cols[x + MASK_PAD];
-            if (x - MASK_PAD - 1 >= 0)
-                sum -= cols[x - MASK_PAD - 1];
-            m[x] = sum > threshold;
-        }
+    uint8_t *cols = bd->cols + MASK_PAD;
+    memset(bd->cols, 0, (size_t)w + 2 * MASK_PAD);
+    const int first = y0 - MASK_PAD > 0 ? y0 - MASK_PAD : 0;
+    for (int y = first; y < y0 + MASK_PAD && y < h; y++)
+        cambi_row_cols(cols, flat_row(st, bd->flat, w, h, y), NULL, w);
+    for (int y = y0; y < y1; y++) {
+        const uint8_t *add = y + MASK_PAD < h ? flat_row(st, bd->flat, w, h, y + MASK_PAD) : NULL;
+        const int out = y - MASK_PAD - 1;
+        const uint8_t *sub =
+            out >= first ? bd->flat + (size_t)(out & 7) * (size_t)st->alloc_w : NULL;
+        cambi_row_cols(cols, add, sub, w);
+        cambi_row_mask(cols, w, threshold, st->mask + (size_t)y * (size_t)st->alloc_w);
     }
 }
 
 /* ---------------------------------------------------------------- scales */
 
-/* every other sample of every other row, in place */
-static void decimate(uint16_t *img, int pitch, int w, int h)
+/* every other sample of every other row, in place (row 0 reads ahead of
+ * what it writes; the others read rows below the one they write) */
+static void decimate(cambi_state *st, int w, int h)
 {
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            img[y * pitch + x] = img[2 * y * pitch + 2 * x];
-}
-
-/* the value two of three share, else the smallest */
-static uint16_t mode3(uint16_t a, uint16_t b, uint16_t c)
-{
-    if (a == b || a == c)
-        return a;
-    if (b == c)
-        return b;
-    return a <= b && a <= c ? a : b <= c ? b : c;
+    const size_t pitch = (size_t)st->alloc_w;
+    for (int x = 0; x < w; x++) {
+        st->image[x] = st->image[2 * x];
+        st->mask[x] = st->mask[2 * x];
+    }
+    for (int y = 1; y < h; y++) {
+        cambi_row_decimate16(st->image + y * pitch, st->image + 2 * y * pitch, w);
+        cambi_row_decimate8(st->mask + y * pitch, st->mask + 2 * y * pitch, w);
+    }
 }
 
 /* The 3x3 mode filter in place: a horizontal mode per row (edge columns
@@ -450,87 +502,120 @@ static uint16_t mode3(uint16_t a, uint16_t b, uint16_t c)
  * keep their samples. */
 static void mode_filter(cambi_state *st, int w, int h)
 {
-    const int pitch = st->alloc_w;
+    const size_t pitch = (size_t)st->alloc_w;
     for (int y = 0; y < h; y++) {
-        const uint16_t *in = st->image + y * pitch;
-        uint16_t *r = st->rows + (y % 3) * w;
-        r[0] = in[0];
-        for (int x = 1; x < w - 1; x++)
-            r[x] = mode3(in[x - 1], in[x], in[x + 1]);
-        r[w - 1] = in[w - 1];
-        if (y > 1) {
-            uint16_t *o = st->image + (y - 1) * pitch;
-            for (int x = 0; x < w; x++)
-                o[x] = mode3(st->rows[x], st->rows[w + x], st->rows[2 * w + x]);
-        }
+        cambi_row_hmode(st->image + y * pitch, w, st->rows + (y % 3) * w);
+        if (y > 1)
+            cambi_row_vmode(st->rows, st->rows + w, st->rows + 2 * w, w,
+                            st->image + (y - 1) * pitch);
     }
 }
 
-/* Add (inc 1) or remove (-1) row y's masked in-band samples to the
- * histograms of the columns whose window holds them. */
-static void hist_row(cambi_state *st, int w, int y, int pad, int inc)
+/* The contrast values of rows y0 .. y1 of a w x h scale with band bd's
+ * histograms and sum (the keys and any[] set): the histogram of row y counts
+ * rows y - pad .. y + pad and columns x - pad .. x + pad, clipped to the
+ * picture (each row's counted samples, its keys, added when it enters the
+ * window and removed when it leaves; a band starts from the rows above y0
+ * that the window holds). Rows without a counted sample (any[y] 0) change
+ * nothing and have no contrast: their values are left unset (pool() zeroes
+ * them when it needs them). */
+static void cv_rows(cambi_state *st, cambi_band *bd, int w, int h, int pad, int y0, int y1)
 {
-    const uint16_t *img = st->image + y * st->alloc_w, *m = st->mask + y * st->alloc_w;
-    for (int x = 0; x < w; x++) {
-        if (!m[x])
-            continue;
-        const uint16_t v = (uint16_t)(img[x] - st->pl.band_base);
-        if (v >= st->pl.band_size)
-            continue;
-        uint16_t *h = st->hist + (size_t)v * (size_t)w;
-        const int lo = x - pad < 0 ? 0 : x - pad, hi = x + pad + 1 > w ? w : x + pad + 1;
-        for (int c = lo; c < hi; c++)
-            h[c] = (uint16_t)(h[c] + inc);
-    }
-}
-
-/* The contrast value of a masked sample with value img (10 bits) in column
- * x: the largest weighted p0 p1 / (p0 + p1) over the visible differences. */
-static float c_value(const cambi_state *st, int w, int x, uint16_t img)
-{
+    const size_t pitch = (size_t)st->alloc_w;
     const cambi_plan *pl = &st->pl;
-    const int nd = pl->num_diffs;
-    const int compact = (int)img - (int)pl->band_base;
-    if ((unsigned)compact >= pl->band_size)
-        return 0.0f;
-    const int value = img + nd;
-    const uint16_t *col = st->hist + x;
-    const uint16_t p0 = col[(size_t)compact * (size_t)w];
-    float best = 0.0f;
-    for (int d = 0; d < nd; d++) {
-        if (value > pl->tvi[d] || value + d + 1 <= pl->vlt_luma)
-            continue;
-        const int i1 = compact + d + 1, i2 = compact - d - 1;
-        const uint16_t p1 = col[(size_t)i1 * (size_t)w];
-        const uint16_t p2 = i2 >= 0 ? col[(size_t)i2 * (size_t)w] : 0;
-        const uint16_t pk = p1 > p2 ? p1 : p2;
-        const float val = (float)(cambi_contrast_weight[d] * p0 * pk) * pl->recip[pk + p0];
-        if (val > best)
-            best = val;
+    const uint8_t *any = st->any;
+    const cambi_hist_rows hr = {bd->hist, w, pad};
+    const cambi_cv_rows cr = {
+        bd->hist, w, pl->band_base, st->diffs, cambi_contrast_weight, pl->recip,
+    };
+    memset(&bd->sum, 0, sizeof(bd->sum));
+    memset(bd->hist, 0, (size_t)w * pl->band_size * sizeof(*bd->hist));
+    const int first = y0 - pad > 0 ? y0 - pad : 0;
+    for (int y = first; y < y0 + pad && y < h; y++)
+        if (any[y])
+            cambi_row_hist(&hr, st->keys + y * pitch, NULL);
+    for (int y = y0; y < y1; y++) {
+        const int a = y + pad < h && any[y + pad] ? y + pad : -1;
+        const int s = y - pad - 1 >= first && any[y - pad - 1] ? y - pad - 1 : -1;
+        if (a >= 0 || s >= 0)
+            cambi_row_hist(&hr, a >= 0 ? st->keys + a * pitch : NULL,
+                           s >= 0 ? st->keys + s * pitch : NULL);
+        if (any[y])
+            cambi_row_cvalues(&cr, st->keys + y * pitch, st->c_values + (size_t)y * (size_t)w,
+                              &bd->sum);
     }
-    return best;
 }
 
-/* c_values of a w x h scale; the histogram of row y counts rows y - pad ..
- * y + pad and columns x - pad .. x + pad, clipped to the picture. */
-static void c_values(cambi_state *st, int w, int h, int window)
+/* A stage over the row bands of a w x h picture or scale. */
+typedef struct band_job {
+    cambi_state *st;
+    int w, h, pad, bands;
+    int mask; /* 1: the mask, 0: the contrast values */
+} band_job;
+
+static void band_rows(void *arg, int begin, int end, int thread)
 {
-    const int pad = window >> 1;
-    memset(st->hist, 0, (size_t)w * st->pl.band_size * sizeof(*st->hist));
-    memset(st->c_values, 0, (size_t)w * (size_t)h * sizeof(*st->c_values));
-    for (int y = 0; y < pad && y < h; y++)
-        hist_row(st, w, y, pad, 1);
-    for (int y = 0; y < h; y++) {
-        if (y + pad < h)
-            hist_row(st, w, y + pad, pad, 1);
-        if (y - pad - 1 >= 0)
-            hist_row(st, w, y - pad - 1, pad, -1);
-        const uint16_t *img = st->image + y * st->alloc_w, *m = st->mask + y * st->alloc_w;
-        float *cv = st->c_values + (size_t)y * (size_t)w;
-        for (int x = 0; x < w; x++)
-            if (m[x])
-                cv[x] = c_value(st, w, x, img[x]);
+    (void)thread;
+    const band_job *j = arg;
+    for (int b = begin; b < end; b++) {
+        const int y0 = (int)((long long)j->h * b / j->bands);
+        const int y1 = (int)((long long)j->h * (b + 1) / j->bands);
+        if (j->mask)
+            mask_rows(j->st, &j->st->band[b], j->w, j->h, y0, y1);
+        else
+            cv_rows(j->st, &j->st->band[b], j->w, j->h, j->pad, y0, y1);
     }
+}
+
+/* The bands of a stage on h rows: one without ctx, else at most st->bands
+ * of at least 64 rows. */
+static int bands_for(const cambi_state *st, fovea_context *ctx, int h)
+{
+    const int most = h / 64;
+    const int n = ctx ? (st->bands < most ? st->bands : most) : 1;
+    return n > 1 ? n : 1;
+}
+
+static void spatial_mask(cambi_state *st, fovea_context *ctx, int w, int h)
+{
+    band_job j = {st, w, h, 0, bands_for(st, ctx, h), 1};
+    if (j.bands > 1)
+        fv_parallel_for(ctx, j.bands, 1, band_rows, &j);
+    else
+        mask_rows(st, &st->band[0], w, h, 0, h);
+}
+
+/* c_values of a w x h scale and the exact sum of the nonzero ones (the sum
+ * of the bands' exact sums, in any order). */
+static void c_values(cambi_state *st, fovea_context *ctx, int w, int h, int window,
+                     cambi_cv_sum *sum)
+{
+    const size_t pitch = (size_t)st->alloc_w;
+    const cambi_plan *pl = &st->pl;
+    int counted = 0;
+    for (int y = 0; y < h; y++) {
+        st->any[y] = (uint8_t)cambi_row_keys(st->image + y * pitch, st->mask + y * pitch, w,
+                                             pl->band_base, pl->band_size, st->keys + y * pitch);
+        counted |= st->any[y];
+    }
+    memset(sum, 0, sizeof(*sum));
+    if (!counted)
+        return;
+    band_job j = {st, w, h, window >> 1, bands_for(st, ctx, h), 0};
+    if (j.bands > 1)
+        fv_parallel_for(ctx, j.bands, 1, band_rows, &j);
+    else
+        cv_rows(st, &st->band[0], w, h, j.pad, 0, h);
+    unsigned __int128 units = 0;
+    for (int b = 0; b < j.bands; b++) {
+        const cambi_cv_sum *t = &st->band[b].sum;
+        units += (unsigned __int128)t->units_hi << 64 | t->units_lo;
+        sum->lsb = t->lsb > sum->lsb ? t->lsb : sum->lsb;
+        sum->nonzero += t->nonzero;
+        sum->bad |= t->bad;
+    }
+    sum->units_lo = (uint64_t)units;
+    sum->units_hi = (uint64_t)(units >> 64);
 }
 
 /* libvmaf's quick select: after it, a[0 .. k) hold the k largest values, in
@@ -610,21 +695,46 @@ int cambi_topk_mean(const uint64_t *c, int k, double *mean)
     return 1;
 }
 
-/* The score of the picture now in st->image (w x h, 10 bits). */
-static double score(cambi_state *st, int w, int h, int window)
+/* cambi_pool's mean without its quick select where that is shown to be the
+ * same double: when the top k hold every nonzero value (the rest are zeros,
+ * which add nothing), their sum in any order is libvmaf's if every partial sum
+ * is exact, which cambi_topk_mean checks from the exact fixed-point sum sum
+ * (cambi_pixel.h); otherwise the quick select and libvmaf's order. */
+static double pool(float *cv, const uint8_t *any, const cambi_cv_sum *sum, double topk, int w,
+                   int h)
 {
-    spatial_mask(st, w, h);
+    const int k = cambi_topk_count(topk, w * h);
+    if (sum->nonzero <= k && !sum->bad) {
+        const uint64_t c[CAMBI_SUM_COUNT] = {
+            [CAMBI_SUM_LO] = sum->units_lo,
+            [CAMBI_SUM_HI] = sum->units_hi,
+            [CAMBI_SUM_LSB] = sum->lsb,
+        };
+        double mean;
+        if (cambi_topk_mean(c, k, &mean))
+            return mean;
+    }
+    for (int y = 0; y < h; y++)
+        if (!any[y])
+            memset(cv + (size_t)y * (size_t)w, 0, (size_t)w * sizeof(*cv));
+    return cambi_pool(cv, topk, w, h);
+}
+
+/* The score of the picture now in st->image (w x h, 10 bits). */
+static double score(cambi_state *st, fovea_context *ctx, int w, int h, int window)
+{
+    spatial_mask(st, ctx, w, h);
     double per_scale[CAMBI_SCALES];
     for (int s = 0; s < CAMBI_SCALES; s++) {
         if (s > 0 || st->pl.speedup) {
             w = (w + 1) >> 1;
             h = (h + 1) >> 1;
-            decimate(st->image, st->alloc_w, w, h);
-            decimate(st->mask, st->alloc_w, w, h);
+            decimate(st, w, h);
         }
         mode_filter(st, w, h);
-        c_values(st, w, h, window);
-        per_scale[s] = cambi_pool(st->c_values, st->topk, w, h);
+        cambi_cv_sum sum;
+        c_values(st, ctx, w, h, window, &sum);
+        per_scale[s] = pool(st->c_values, st->any, &sum, st->topk, w, h);
     }
     return cambi_combine(per_scale, window);
 }
@@ -642,14 +752,12 @@ int cambi_ref_process(void *priv, fovea_context *ctx, const uint8_t *dis, ptrdif
                       double *src_score)
 {
     cambi_state *st = priv;
-    FOVEA_TRY(validate(ctx, dis, dis_stride, st->p.width, st->p.height, st->p.bpc));
     const cambi_plan *pl = &st->pl;
-    preprocess(st, dis, dis_stride, pl->enc_w, pl->enc_h);
-    *dis_score = score(st, pl->enc_w, pl->enc_h, pl->window);
+    FOVEA_TRY(preprocess(st, ctx, dis, dis_stride, pl->enc_w, pl->enc_h));
+    *dis_score = score(st, ctx, pl->enc_w, pl->enc_h, pl->window);
     if (!st->p.full_ref)
         return FOVEA_OK;
-    FOVEA_TRY(validate(ctx, ref, ref_stride, st->p.width, st->p.height, st->p.bpc));
-    preprocess(st, ref, ref_stride, pl->src_w, pl->src_h);
-    *src_score = score(st, pl->src_w, pl->src_h, pl->src_window);
+    FOVEA_TRY(preprocess(st, ctx, ref, ref_stride, pl->src_w, pl->src_h));
+    *src_score = score(st, ctx, pl->src_w, pl->src_h, pl->src_window);
     return FOVEA_OK;
 }

@@ -150,12 +150,13 @@ static int cpu_init(void **priv, fovea_context *ctx, const feature_setup *s)
 {
     cambi_params p;
     cambi_params_from(s, &p);
+    p.threads = s->threads;
     return cambi_ref_open(priv, ctx, &p);
 }
 
 static int cpu_extract(void *priv, fovea_context *ctx, const feature_pair *p, feature_raw *raw)
 {
-    /* one pair runs on the calling thread (no split over ctx's threads) */
+    /* with ctx, a pair split over its threads (cambi_ref_process) */
     cambi_raw r = {0.0, 0.0};
     memset(raw, 0, sizeof(*raw));
     FOVEA_TRY(

@@ -148,10 +148,19 @@ void speed_chroma_raw(float su, int err_u, float sv, int err_v, double max_val, 
 
 /* ---------------------------------------------------------------- C extractor */
 
+/* With a pair split over the pool (setup.threads > 1) the four plane
+ * passes (U and V, ref and dis) run at once, one state each: job j is plane
+ * j >> 1, side j & 1, its statistics in st[j].ent[0] and var[0]. Alone, one
+ * state runs them in turn. The same arithmetic either way. */
+#define SC_JOBS 4
+
 typedef struct sc_cpu {
-    speed_state st;
+    speed_state st[SC_JOBS];
+    int states;
     int bpc;
     double max_val;
+    const feature_pair *pair; /* the pair being split */
+    int err[SC_JOBS];
 } sc_cpu;
 
 static void cpu_close(void **priv)
@@ -159,7 +168,8 @@ static void cpu_close(void **priv)
     sc_cpu *c = priv ? *priv : NULL;
     if (!c)
         return;
-    speed_state_free(&c->st);
+    for (int j = 0; j < c->states; j++)
+        speed_state_free(&c->st[j]);
     free(c);
     *priv = NULL;
 }
@@ -172,25 +182,53 @@ static int cpu_init(void **priv, fovea_context *ctx, const feature_setup *s)
     memset(&p, 0, sizeof(p));
     FOVEA_TRY(speed_chroma_setup(ctx, s, &p, &max_val));
     sc_cpu *c = calloc(1, sizeof(*c));
-    if (!c || speed_state_init(&c->st, s->chroma_width, s->chroma_height, &p) != 0) {
-        free(c);
+    if (!c)
         return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "speed_chroma: out of memory");
-    }
+    const int states = s->threads > 1 ? SC_JOBS : 1;
+    for (; c->states < states; c->states++)
+        if (speed_state_init(&c->st[c->states], s->chroma_width, s->chroma_height, &p) != 0) {
+            cpu_close((void **)&c);
+            return fv_ctx_error(ctx, FOVEA_ERR_NOMEM, "speed_chroma: out of memory");
+        }
     c->bpc = s->bpc;
     c->max_val = max_val;
     *priv = c;
     return FOVEA_OK;
 }
 
+static void side_jobs(void *arg, int begin, int end, int thread)
+{
+    (void)thread;
+    sc_cpu *c = arg;
+    const feature_pair *p = c->pair;
+    for (int j = begin; j < end; j++) {
+        const int plane = j >> 1;
+        const uint8_t *src = j & 1 ? p->dis_c[plane] : p->ref_c[plane];
+        const ptrdiff_t stride = j & 1 ? p->dis_c_stride[plane] : p->ref_c_stride[plane];
+        c->err[j] = speed_side(&c->st[j], src, stride, c->bpc, 0);
+    }
+}
+
 static int cpu_extract(void *priv, fovea_context *ctx, const feature_pair *p, feature_raw *raw)
 {
-    (void)ctx;
     sc_cpu *c = priv;
     float su, sv;
-    const int err_u = speed_plane_score(&c->st, p->ref_c[0], p->ref_c_stride[0], p->dis_c[0],
-                                        p->dis_c_stride[0], c->bpc, &su);
-    const int err_v = speed_plane_score(&c->st, p->ref_c[1], p->ref_c_stride[1], p->dis_c[1],
-                                        p->dis_c_stride[1], c->bpc, &sv);
+    int err_u, err_v;
+    if (ctx && c->states == SC_JOBS) {
+        c->pair = p;
+        fv_parallel_for(ctx, SC_JOBS, 1, side_jobs, c);
+        const speed_state *s = c->st;
+        const int blocks = s[0].dims.blocks;
+        err_u = speed_score(&s[0].params, blocks, s[0].ent[0], s[0].var[0], c->err[0], s[1].ent[0],
+                            s[1].var[0], c->err[1], &su);
+        err_v = speed_score(&s[2].params, blocks, s[2].ent[0], s[2].var[0], c->err[2], s[3].ent[0],
+                            s[3].var[0], c->err[3], &sv);
+    } else {
+        err_u = speed_plane_score(&c->st[0], p->ref_c[0], p->ref_c_stride[0], p->dis_c[0],
+                                  p->dis_c_stride[0], c->bpc, &su);
+        err_v = speed_plane_score(&c->st[0], p->ref_c[1], p->ref_c_stride[1], p->dis_c[1],
+                                  p->dis_c_stride[1], c->bpc, &sv);
+    }
     speed_chroma_raw(su, err_u, sv, err_v, c->max_val, raw);
     return FOVEA_OK;
 }

@@ -68,6 +68,8 @@ typedef struct speed_state {
     float *cov, *eig, *rhs, *sol; /* 25x25, 25, 25 x blocks, 25 x blocks */
     float *lin;                   /* linear algebra scratch */
     float *ent[2], *var[2];       /* per block: ref (0) and dis (1) */
+    double *cov_sum, *cov_chunk;  /* the covariance's sums and centered samples */
+    uint8_t *need;                /* per plane row: 1 when the computation reads it */
 } speed_state;
 
 /* The antialias and operating-scale Gaussians of p (SPEED_MAX_TAPS floats
@@ -88,6 +90,10 @@ int speed_prescale_axis(speed_method method, int src_n, int dst_n, int *idx, flo
 
 int speed_state_init(speed_state *s, int width, int height, const speed_params *p);
 void speed_state_free(speed_state *s);
+
+/* One side of a plane pair: the plane's block entropies and variances into
+ * s->ent[k] and s->var[k] (k 0: ref, 1: dis); returns the singular flag. */
+int speed_side(speed_state *s, const uint8_t *plane, ptrdiff_t stride, int bpc, int k);
 
 /* The SpEED score of one plane pair (samples of bpc bits: 8-bit bytes or
  * 16-bit containers), as float; returns nonzero when either covariance was

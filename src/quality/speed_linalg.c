@@ -11,6 +11,23 @@
 #include "quality/speed.h"
 
 #define SPEED_EPS 1e-6 /* double, as libvmaf compares */
+
+/* The matrix products and the back substitution are compiled for x86-64-v4,
+ * AVX2 and the baseline (speed_ref.c's SPEED_CLONES says why that keeps every
+ * float: the vectors run across independent sums, nothing is contracted). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) &&                              \
+    !defined(FOVEA_SPEED_NO_CLONES) && !(defined(__clang__) && __clang_major__ < 16)
+#if defined(__clang__) || defined(__STRICT_ANSI__)
+#define SPEED_LINALG_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define SPEED_LINALG_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#else
+#define SPEED_LINALG_CLONES
+#endif
 #define SPEED_MAX_QR_STEPS 500
 
 static float root(float x)
@@ -214,17 +231,41 @@ static float vec_norm(const float *x, int n)
     return root(sum);
 }
 
-/* dst = x y for n x n x and n x cols y (dst distinct from both). */
-static void mat_mul(float *dst, const float *x, const float *y, int n, int cols)
+/* dst = x y for n x n x and n x cols y (dst distinct from both): each
+ * element the float sum over k in order (from 0, as libvmaf's), the vectors
+ * across the row's independent sums. */
+SPEED_LINALG_CLONES static void mat_mul(float *restrict dst, const float *x, const float *y, int n,
+                                        int cols)
 {
     for (int i = 0; i < n; i++) {
-        for (int j = 0; j < cols; j++) {
-            float acc = 0;
-            for (int k = 0; k < n; k++)
-                acc += x[i * n + k] * y[k * cols + j];
-            dst[i * cols + j] = acc;
+        float *d = dst + (size_t)i * (size_t)cols;
+        for (int j = 0; j < cols; j++)
+            d[j] = 0;
+        for (int k = 0; k < n; k++) {
+            const float xk = x[i * n + k];
+            const float *yk = y + (size_t)k * (size_t)cols;
+            for (int j = 0; j < cols; j++)
+                d[j] += xk * yk[j];
         }
     }
+}
+
+/* Row i of the back substitution: x[i][j] = (qb[i][j] - the sum over k > i
+ * of x[k][j] r[i][k], subtracted in order) / den, across the columns j. */
+SPEED_LINALG_CLONES static void back_row(const float *qb, const float *r, int n, int i, int cols,
+                                         float den, float *x)
+{
+    float *xi = x + (size_t)i * (size_t)cols;
+    for (int j = 0; j < cols; j++)
+        xi[j] = qb[(size_t)i * (size_t)cols + (size_t)j];
+    for (int k = i + 1; k < n; k++) {
+        const float rk = r[i * n + k];
+        const float *xk = x + (size_t)k * (size_t)cols;
+        for (int j = 0; j < cols; j++)
+            xi[j] -= xk[j] * rk;
+    }
+    for (int j = 0; j < cols; j++)
+        xi[j] = xi[j] / den;
 }
 
 /* q = H_{n-2} .. H_0 (the Householder reflections that triangularize a) and
@@ -272,12 +313,7 @@ int speed_solve(const float *a, int n, const float *b, int cols, float *x, float
         const float den = r[i * n + i];
         if ((double)fabsf(den) < SPEED_EPS)
             return -1;
-        for (int j = 0; j < cols; j++) {
-            float acc = qb[i * cols + j];
-            for (int k = i + 1; k < n; k++)
-                acc -= x[k * cols + j] * r[i * n + k];
-            x[i * cols + j] = acc / den;
-        }
+        back_row(qb, r, n, i, cols, den, x);
     }
     return 0;
 }

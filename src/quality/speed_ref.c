@@ -11,6 +11,30 @@
 
 #include "quality/speed.h"
 
+/* The loops that carry the work (the antialias filter's vertical pass, the
+ * covariance) are compiled for x86-64-v4 (AVX-512), AVX2 and the baseline
+ * and picked at run time: each float or double sum keeps libvmaf's order (the
+ * vectors run across independent sums), and nothing may be contracted into
+ * FMA (x86-64-v4 has FMA): GCC does not contract in ISO C mode (CMake builds
+ * with -std=c11), clang is told by the pragma; in GNU C mode the v4 clone is
+ * left out. FOVEA_SPEED_NO_CLONES builds one version. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) &&                              \
+    !defined(FOVEA_SPEED_NO_CLONES) && !(defined(__clang__) && __clang_major__ < 16)
+#if defined(__clang__) || defined(__STRICT_ANSI__)
+#define SPEED_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define SPEED_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#else
+#define SPEED_CLONES
+#endif
+
+/* positions of the covariance's centered samples held at once */
+#define SPEED_COV_CHUNK 256
+
 #define SPEED_PI 3.14159265358979323846
 #define SPEED_E 2.7182818284590452354
 #define SPEED_EPS 1e-6
@@ -92,6 +116,20 @@ static int mirror_index(int i, int n)
     return i < 0 ? -i : (i >= n ? 2 * n - i - 2 : i);
 }
 
+/* row[j] = the sum over k of f[k] rows[k][j], in the order of k, for every
+ * column j (the vertical pass of one output row). */
+SPEED_CLONES static void filter_column(const float *f, int taps, const float *const *rows, int w,
+                                       float *restrict row)
+{
+    for (int j = 0; j < w; j++)
+        row[j] = 0;
+    for (int k = 0; k < taps; k++) {
+        const float fk = f[k], *r = rows[k];
+        for (int j = 0; j < w; j++)
+            row[j] += fk * r[j];
+    }
+}
+
 /* The separable filter f (width taps) over the w x h image src, vertical pass
  * then horizontal, at every step-th row and column only: dst is
  * (h / step) x (w / step) (step 1: the whole image). row: w floats. */
@@ -99,14 +137,13 @@ static void filter_sep(const float *f, int taps, const float *src, float *dst, i
                        size_t stride, int step, float *row)
 {
     const int half = taps / 2;
+    const float *rows[SPEED_MAX_TAPS];
     for (int oi = 0; oi < h / step; oi++) {
         const int i = oi * step;
-        for (int j = 0; j < w; j++) {
-            float acc = 0;
-            for (int k = 0; k < taps; k++)
-                acc += f[k] * src[(size_t)mirror_index(i - half + k, h) * stride + (size_t)j];
-            row[j] = acc;
-        }
+        /* acc = 0, then acc += f[k] src[..] for k in order: 0 + x is x */
+        for (int k = 0; k < taps; k++)
+            rows[k] = src + (size_t)mirror_index(i - half + k, h) * stride;
+        filter_column(f, taps, rows, w, row);
         for (int oj = 0; oj < w / step; oj++) {
             const int j = oj * step;
             float acc = 0;
@@ -285,6 +322,9 @@ void speed_state_free(speed_state *s)
     free(s->rhs);
     free(s->sol);
     free(s->lin);
+    free(s->cov_sum);
+    free(s->cov_chunk);
+    free(s->need);
     for (int k = 0; k < 2; k++) {
         free(s->ent[k]);
         free(s->var[k]);
@@ -321,16 +361,29 @@ int speed_state_init(speed_state *s, int width, int height, const speed_params *
         s->ent[k] = floats(blocks);
         s->var[k] = floats(blocks);
     }
+    s->cov_sum = malloc(e * e * sizeof(double));
+    s->cov_chunk = malloc(SPEED_COV_CHUNK * e * sizeof(double));
+    s->need = calloc((size_t)d->height, 1);
     s->col_lo = malloc((size_t)d->scaled_width * sizeof(int));
     s->col_hi = malloc((size_t)d->scaled_width * sizeof(int));
     s->col_frac = floats((size_t)d->scaled_width);
     if (!s->image || !s->work[0] || !s->work[1] || !s->filt_aa || !s->filt_4 || !s->cov ||
         !s->eig || !s->rhs || !s->sol || !s->lin || !s->ent[0] || !s->ent[1] || !s->var[0] ||
-        !s->var[1] || !s->col_lo || !s->col_hi || !s->col_frac) {
+        !s->var[1] || !s->cov_sum || !s->cov_chunk || !s->need || !s->col_lo || !s->col_hi ||
+        !s->col_frac) {
         speed_state_free(s);
         return -2;
     }
     speed_filters(p, s->filt_aa, &s->width_aa, s->filt_4, &s->width_4);
+    /* without the prescale only the antialias filter's rows around every
+     * 16th row are read */
+    const int half = s->width_aa / 2;
+    for (int y = 0; y < d->height; y++)
+        s->need[y] = (uint8_t)speed_prescaled(d, p);
+    if (!speed_prescaled(d, p))
+        for (int oi = 0; oi < d->height >> SPEED_SCALES; oi++)
+            for (int k = 0; k < s->width_aa; k++)
+                s->need[mirror_index((oi << SPEED_SCALES) - half + k, d->height)] = 1;
     bilinear_columns(width, d->scaled_width, s->col_lo, s->col_hi, s->col_frac);
     return 0;
 }
@@ -338,23 +391,27 @@ int speed_state_init(speed_state *s, int width, int height, const speed_params *
 /* ---------------------------------------------------------------- one plane */
 
 /* The plane into s->image as libvmaf's picture_copy with offset -128. */
+SPEED_CLONES static void load_row(const uint8_t *row, int bpc, int w, float *restrict dst)
+{
+    const float scaler = bpc == 10 ? 4.0f : bpc == 12 ? 16.0f : 256.0f;
+    if (bpc == 8) {
+        for (int x = 0; x < w; x++)
+            dst[x] = (float)row[x] + -128.0f;
+    } else {
+        /* 16-bit words, little-endian as the frames hold them */
+        const uint16_t *v = (const uint16_t *)(const void *)row;
+        for (int x = 0; x < w; x++)
+            dst[x] = (float)v[x] / scaler + -128.0f;
+    }
+}
+
+/* The rows of the plane that the computation reads (s->need) into s->image. */
 static void load(speed_state *s, const uint8_t *src, ptrdiff_t stride, int bpc)
 {
     const speed_dims *d = &s->dims;
-    const float scaler = bpc == 10 ? 4.0f : bpc == 12 ? 16.0f : 256.0f;
-    for (int y = 0; y < d->height; y++) {
-        const uint8_t *row = src + (ptrdiff_t)y * stride;
-        float *dst = s->image + (size_t)y * s->stride;
-        if (bpc == 8) {
-            for (int x = 0; x < d->width; x++)
-                dst[x] = (float)row[x] + -128.0f;
-        } else {
-            for (int x = 0; x < d->width; x++) {
-                const unsigned v = (unsigned)row[2 * x] | (unsigned)row[2 * x + 1] << 8;
-                dst[x] = (float)v / scaler + -128.0f;
-            }
-        }
-    }
+    for (int y = 0; y < d->height; y++)
+        if (s->need[y])
+            load_row(src + (ptrdiff_t)y * stride, bpc, d->width, s->image + (size_t)y * s->stride);
 }
 
 int speed_prescaled(const speed_dims *d, const speed_params *p)
@@ -400,15 +457,18 @@ static void prepare(speed_state *s)
 
 static int speed_est(speed_state *s, const float *data, float *ent, float *var);
 
+int speed_side(speed_state *s, const uint8_t *plane, ptrdiff_t stride, int bpc, int k)
+{
+    load(s, plane, stride, bpc);
+    prepare(s);
+    return speed_est(s, s->work[1], s->ent[k], s->var[k]);
+}
+
 int speed_plane_score(speed_state *s, const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
                       ptrdiff_t dis_stride, int bpc, float *score)
 {
-    load(s, ref, ref_stride, bpc);
-    prepare(s);
-    const int err_ref = speed_est(s, s->work[1], s->ent[0], s->var[0]);
-    load(s, dis, dis_stride, bpc);
-    prepare(s);
-    const int err_dis = speed_est(s, s->work[1], s->ent[1], s->var[1]);
+    const int err_ref = speed_side(s, ref, ref_stride, bpc, 0);
+    const int err_dis = speed_side(s, dis, dis_stride, bpc, 1);
     return speed_score(&s->params, s->dims.blocks, s->ent[0], s->var[0], err_ref, s->ent[1],
                        s->var[1], err_dis, score);
 }
@@ -453,6 +513,57 @@ int speed_score(const speed_params *p, int blocks, const float *re, const float 
 
 /* ---------------------------------------------------------------- block statistics */
 
+/* Add the products of n positions' centered samples (c: SPEED_ELEMS doubles
+ * a position) to the lower triangle of sum, position after position: each
+ * sum[a][b] in the order of the positions, the vectors across b. */
+SPEED_CLONES static void cov_chunk(const double *c, int n, double *restrict sum)
+{
+    for (int p = 0; p < n; p++) {
+        const double *x = c + (size_t)p * SPEED_ELEMS;
+        for (int a = 0; a < SPEED_ELEMS; a++) {
+            const double xa = x[a];
+            double *row = sum + a * SPEED_ELEMS;
+            for (int b = 0; b <= a; b++)
+                row[b] += xa * x[b];
+        }
+    }
+}
+
+/* The covariance of the neighborhoods' samples: for each pair a, b the double
+ * sum over the positions (rows, then columns) of (x_a - m_a) (x_b - m_b),
+ * divided by their number, as float. The sums are independent, so they run
+ * side by side, each in libvmaf's order. */
+static void covariance(speed_state *s, const float *data, const float *mean)
+{
+    const speed_dims *d = &s->dims;
+    const size_t st = s->stride;
+    const int sw = d->sub_width, sh = d->sub_height;
+    double *sum = s->cov_sum, *c = s->cov_chunk;
+    memset(sum, 0, SPEED_ELEMS * SPEED_ELEMS * sizeof(*sum));
+    int n = 0;
+    for (int i = 0; i < sh; i++)
+        for (int j = 0; j < sw; j++) {
+            double *x = c + (size_t)n * SPEED_ELEMS;
+            for (int k = 0; k < SPEED_ELEMS; k++)
+                x[k] =
+                    (double)
+                        data[(size_t)(i + k / SPEED_BLOCK) * st + (size_t)(j + k % SPEED_BLOCK)] -
+                    (double)mean[k];
+            if (++n == SPEED_COV_CHUNK) {
+                cov_chunk(c, n, sum);
+                n = 0;
+            }
+        }
+    cov_chunk(c, n, sum);
+    const double count = (double)((size_t)sw * (size_t)sh);
+    for (int a = 0; a < SPEED_ELEMS; a++)
+        for (int b = 0; b <= a; b++) {
+            const float cv = (float)(sum[a * SPEED_ELEMS + b] / count);
+            s->cov[a * SPEED_ELEMS + b] = cv;
+            s->cov[b * SPEED_ELEMS + a] = cv;
+        }
+}
+
 /* The entropies and variances of data's blocks (libvmaf's est_params);
  * nonzero when the covariance cannot be inverted (the variances are then
  * zero). */
@@ -470,21 +581,7 @@ static int speed_est(speed_state *s, const float *data, float *ent, float *var)
                 sum += o[(size_t)i * st + (size_t)j];
         mean[k] = sum / (float)((size_t)sw * (size_t)sh);
     }
-    for (int a = 0; a < SPEED_ELEMS; a++) {
-        const float *xa = data + (size_t)(a / SPEED_BLOCK) * st + (size_t)(a % SPEED_BLOCK);
-        for (int b = 0; b <= a; b++) {
-            const float *xb = data + (size_t)(b / SPEED_BLOCK) * st + (size_t)(b % SPEED_BLOCK);
-            const double ma = (double)mean[a], mb = (double)mean[b];
-            double sum = 0;
-            for (int i = 0; i < sh; i++)
-                for (int j = 0; j < sw; j++)
-                    sum += ((double)xa[(size_t)i * st + (size_t)j] - ma) *
-                           ((double)xb[(size_t)i * st + (size_t)j] - mb);
-            const float cv = (float)(sum / (double)((size_t)sw * (size_t)sh));
-            s->cov[a * SPEED_ELEMS + b] = cv;
-            s->cov[b * SPEED_ELEMS + a] = cv;
-        }
-    }
+    covariance(s, data, mean);
     speed_eigenvalues(s->cov, SPEED_ELEMS, s->eig, s->lin);
     /* rhs[k][block]: sample k of each block, in raster order */
     for (int k = 0; k < SPEED_ELEMS; k++)
