@@ -95,6 +95,9 @@ tm() { # "wall user+sys" of "$@" (stdout dropped; stderr in err, "rc N" appended
     out=$({ time { "$@" >/dev/null 2>err || echo "rc $?" >>err; }; } 2>&1)
     awk -v t="$out" 'BEGIN { split(t, a, " "); printf "%.3f %.3f\n", a[1], a[2] + a[3] }'
 }
+rel() { # rel VALUE ANCHOR: "+x.y%", or "-" without an anchor
+    if [ -n "$2" ]; then awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'; else printf -- "-"; fi
+}
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # the rows: NAME|COMMAND (T and IN substituted)
@@ -109,9 +112,11 @@ frames_of() { "$F" convert -q --json - "$1" /dev/null 2>/dev/null | sed -n 's/^[
 
 CPU=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
 echo
-echo "fovea convert IN /dev/null vs ffmpeg, 1080p, medians of $R runs ($(nproc) CPUs: ${CPU:-?})"
-echo "| input | T | what | wall s | frames/s | cpu s | vs ffmpeg -f null | vs ffmpeg rawvideo |"
-echo "|---|---|---|---:|---:|---:|---:|---:|"
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+echo "fovea convert IN /dev/null vs ffmpeg, 1080p, medians of $R runs ($(nproc) CPUs: ${CPU:-?}; load average at the start: ${LOAD0:-?})"
+echo "wall: elapsed seconds; cpu: user + system seconds; vs: (row / anchor - 1), wall and cpu"
+echo "| input | T | what | wall s | frames/s | cpu s | wall vs -f null | cpu vs -f null | wall vs rawvideo | cpu vs rawvideo |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
 JROWS=()
 fail=0
 for in in h264.mp4 hevc.mp4 hevc10.mp4; do
@@ -138,26 +143,29 @@ for in in h264.mp4 hevc.mp4 hevc10.mp4; do
                 CPUS[$name]+="$c "
             done
         done
-        base_null="" base_raw=""
+        bn_w="" bn_c="" br_w="" br_c=""
         for row in "${ROWS[@]}"; do
             name=${row%%|*}
             mw=$(printf '%s\n' ${WALL[$name]} | median)
             mc=$(printf '%s\n' ${CPUS[$name]} | median)
             case "$name" in
-            "ffmpeg -f null") base_null=$mw ;;
-            "ffmpeg -f rawvideo"*) base_raw=$mw ;;
+            "ffmpeg -f null") bn_w=$mw bn_c=$mc ;;
+            "ffmpeg -f rawvideo"*) br_w=$mw br_c=$mc ;;
             esac
-            rel() { [ -n "$1" ] && awk -v a="$mw" -v b="$1" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }' || printf -- "-"; }
-            printf '| %s | %s | %s | %.3f | %.1f | %.3f | %s | %s |\n' "$in" "$t" "$name" "$mw" \
-                "$(awk -v n="$nf" -v m="$mw" 'BEGIN { print n / m }')" "$mc" "$(rel "$base_null")" "$(rel "$base_raw")"
-            JROWS+=("{\"input\": \"$in\", \"threads\": \"$t\", \"what\": \"$name\", \"frames\": $nf, \"wall_s\": $mw, \"cpu_s\": $mc, \"runs_wall_s\": [$(echo ${WALL[$name]} | tr ' ' ',')]}")
+            printf '| %s | %s | %s | %.3f | %.1f | %.3f | %s | %s | %s | %s |\n' "$in" "$t" "$name" "$mw" \
+                "$(awk -v n="$nf" -v m="$mw" 'BEGIN { print n / m }')" "$mc" "$(rel "$mw" "$bn_w")" \
+                "$(rel "$mc" "$bn_c")" "$(rel "$mw" "$br_w")" "$(rel "$mc" "$br_c")"
+            JROWS+=("{\"input\": \"$in\", \"threads\": \"$t\", \"what\": \"$name\", \"frames\": $nf, \"wall_s\": $mw, \"cpu_s\": $mc, \"runs_wall_s\": [$(echo ${WALL[$name]} | tr ' ' ',')], \"runs_cpu_s\": [$(echo ${CPUS[$name]} | tr ' ' ',')]}")
         done
         unset WALL CPUS
     done
 done
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+echo "load average at the end: ${LOAD1:-?}"
 if [ -n "$JSON" ]; then
     case "$JSON" in /*) ;; *) JSON="$ROOT/$JSON" ;; esac
-    { printf '{"cpu": "%s", "cpus": %s, "runs": %s, "rows": [\n' "${CPU:-?}" "$(nproc)" "$R"
+    { printf '{"cpu": "%s", "cpus": %s, "runs": %s, "load_start": "%s", "load_end": "%s", "rows": [\n' \
+        "${CPU:-?}" "$(nproc)" "$R" "${LOAD0:-?}" "${LOAD1:-?}"
       (IFS=$'\n'; echo "${JROWS[*]}" | sed '$!s/$/,/')
       printf ']}\n'; } >"$JSON"
 fi
