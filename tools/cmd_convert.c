@@ -48,7 +48,9 @@ static const cli_spec spec = {
     "out%04d.png (frames are numbered from 0). Media (FFmpeg builds): any file\n"
     "FFmpeg reads (.mp4 .mkv .webm .mov .ts .avi ...), compressed streams on stdin,\n"
     "devices (v4l2:/dev/video0, lavfi:testsrc2); .mp4 .mov .mkv .webm outputs are\n"
-    "encoded (docs/media.md). /dev/null as OUT discards the frames.",
+    "encoded (docs/media.md). /dev/null as OUT (without --out-format) discards\n"
+    "the frames: raw yuv in the input's format (no conversion), written into the\n"
+    "device.",
     options,
     "Examples:\n"
     "  fovea convert -s 1920x1080 --pixfmt i420 --fps 25 in.yuv out.y4m\n"
