@@ -20,7 +20,8 @@
 # Wall seconds are the rows' medians; cpu = user + system seconds (median):
 # on a loaded machine the CPU time is the steadier figure.
 #   usage: scripts/convert-bench.sh [--build DIR] [--frames N] [--runs R]
-#            [--threads "1 2 auto"] [--inputs DIR] [--fovea-only] [--json FILE]
+#            [--threads "1 2 auto"] [--files "h264.mp4 hevc.mp4 hevc10.mp4"]
+#            [--inputs DIR] [--fovea-only] [--json FILE]
 #   --inputs DIR: read (and, with the ffmpeg tool, make when missing) the
 #     inputs there (kept); default a temporary folder.
 #   --fovea-only: the fovea rows alone (a machine without the ffmpeg tool,
@@ -34,6 +35,7 @@ N=300
 R=5
 THREADS="1 2 auto"
 INPUTS=""
+FILES="h264.mp4 hevc.mp4 hevc10.mp4"
 FOVEA_ONLY=0
 JSON=""
 while [ $# -gt 0 ]; do
@@ -43,9 +45,10 @@ while [ $# -gt 0 ]; do
     --runs) R=$2; shift ;;
     --threads) THREADS=$2; shift ;;
     --inputs) INPUTS=$2; shift ;;
+    --files) FILES=$2; shift ;;
     --fovea-only) FOVEA_ONLY=1 ;;
     --json) JSON=$2; shift ;;
-    -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "convert-bench: unknown argument '$1'" >&2; exit 2 ;;
     esac
     shift
@@ -119,7 +122,7 @@ echo "| input | T | what | wall s | frames/s | cpu s | wall vs -f null | cpu vs 
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
 JROWS=()
 fail=0
-for in in h264.mp4 hevc.mp4 hevc10.mp4; do
+for in in $FILES; do
     nf=$(frames_of "$in")
     [ -n "$nf" ] || { echo "convert-bench: fovea cannot read $in" >&2; fail=1; continue; }
     for t in $THREADS; do
