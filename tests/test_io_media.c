@@ -3,8 +3,9 @@
  * lossless FFV1 round trips at 8, 10 and 16 bits, gray, 4:4:4 and RGB (the
  * writer converts for the encoder, the reader back), color tags and rate
  * carried, encoder settings and their errors, the lavfi device through
- * input_format and input_options, stream selection, missing files, and
- * --hwdec without a GPU. */
+ * input_format and input_options, stream selection, missing files,
+ * --hwdec without a GPU, and the decoder's thread count. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,60 @@ static void test_lossless(fovea_pixfmt fmt)
     fovea_frame_free(NULL, &f);
     fovea_reader_close(&r);
     CHECK(r == NULL);
+    free(path);
+    free_frames(frames);
+}
+
+/* Threads of this process (Linux: /proc/self/task), -1 where unknown. */
+static int thread_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* fovea_reader_settings.threads reaches FFmpeg's decoder: 4 frame threads
+ * start (at least 3 more threads than with 1; FFmpeg's own count for this
+ * small frame would be 2 whatever threads says), and the frames are the same
+ * at any count. */
+static void test_decoder_threads(void)
+{
+    fovea_frame frames[NFRAMES];
+    make_frames(frames, FOVEA_PIX_I420, 23);
+    fovea_video_info info;
+    info_for(&info, FOVEA_PIX_I420);
+    char *path = test_tmp_path(".mkv");
+    REQUIRE(write_all(path, &info, frames, NULL) == FOVEA_OK);
+    fovea_reader_settings s;
+    fovea_reader_default_settings(&s);
+    CHECK_EQ_INT(s.threads, 0);
+    int tasks[2] = {0, 0};
+    const int counts[2] = {1, 4};
+    for (int k = 0; k < 2; k++) {
+        s.threads = counts[k];
+        fovea_reader *r = NULL;
+        REQUIRE(fovea_reader_open(&r, NULL, path, &s) == FOVEA_OK);
+        tasks[k] = thread_count();
+        fovea_frame f;
+        memset(&f, 0, sizeof(f));
+        for (int i = 0; i < NFRAMES; i++) {
+            REQUIRE(fovea_reader_read(r, &f) == FOVEA_OK);
+            CHECK(fovea_frame_equal(&f, &frames[i]));
+        }
+        CHECK_EQ_INT(fovea_reader_read(r, &f), FOVEA_EOF);
+        fovea_frame_free(NULL, &f);
+        fovea_reader_close(&r);
+    }
+    if (tasks[0] > 0) {
+        if (tasks[1] < tasks[0] + 3)
+            fprintf(stderr, "threads 1: %d threads, threads 4: %d\n", tasks[0], tasks[1]);
+        CHECK(tasks[1] >= tasks[0] + 3);
+    }
     free(path);
     free_frames(frames);
 }
@@ -253,6 +308,7 @@ int main(void)
                                  FOVEA_PIX_I444,    FOVEA_PIX_RGB24,   FOVEA_PIX_RGB48};
     for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
         test_lossless(fmts[i]);
+    test_decoder_threads();
     test_colors_and_encoder();
     test_devices_and_streams();
     test_hwdec_without_gpu();

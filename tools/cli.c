@@ -543,6 +543,7 @@ int cli_open_reader_msg(const char *path, const cli_input_opts *o, fovea_reader 
     ro.input_options = o->n_input_options ? o->input_options : NULL;
     ro.stream = o->stream;
     ro.hwdec = o->hwdec;
+    ro.threads = o->threads;
     /* decoding on the GPU needs the command's context; the others keep
      * their messages context-less */
     fovea_context *rctx = cli_reader_context(o);

@@ -250,6 +250,7 @@ typedef struct cli_input_opts {
     int n_input_options;
     int stream;
     fovea_hwdec hwdec; /* --hwdec (AUTO) */
+    int threads;       /* the CPU decoders' threads (0 = FFmpeg's choice) */
     /* the command's context the readers decode on with NVDEC (a CUDA one;
      * NULL: the CPU decodes, and --hwdec cuda is refused); their messages
      * then go to it (cli_last_error) */

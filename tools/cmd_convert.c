@@ -28,8 +28,10 @@ static const cli_option options[] = {
      "auto", OPT_RANGE},
     CLI_OPTION_START("skip the first N input frames"),
     CLI_OPTION_FRAMES("convert at most N frames; 0 = all"),
-    {"threads", 0, "N", "CPU threads for pixel format conversion; 0 = one per CPU", "0",
-     CLI_OPT_THREADS},
+    {"threads", 0, "N",
+     "CPU threads for decoding media (FFmpeg's decoder threads) and for pixel format "
+     "conversion; 0 = one per CPU (FFmpeg's own count for the decoder)",
+     "0", CLI_OPT_THREADS},
     CLI_OPTION_JSON("write a JSON summary (frames, input, output, seconds) to FILE; "
                     "'-' = stdout"),
     CLI_OPTION_QUIET,
@@ -46,7 +48,9 @@ static const cli_spec spec = {
     "out%04d.png (frames are numbered from 0). Media (FFmpeg builds): any file\n"
     "FFmpeg reads (.mp4 .mkv .webm .mov .ts .avi ...), compressed streams on stdin,\n"
     "devices (v4l2:/dev/video0, lavfi:testsrc2); .mp4 .mov .mkv .webm outputs are\n"
-    "encoded (docs/media.md). /dev/null as OUT discards the frames.",
+    "encoded (docs/media.md). /dev/null as OUT (without --out-format) discards\n"
+    "the frames: raw yuv in the input's format (no conversion), written into the\n"
+    "device.",
     options,
     "Examples:\n"
     "  fovea convert -s 1920x1080 --pixfmt i420 --fps 25 in.yuv out.y4m\n"
@@ -126,6 +130,7 @@ static int parse_args(convert_args *a, int argc, char **argv)
                                p.nrest == 1 ? "" : "s");
     a->in_path = p.rest[0];
     a->out_path = p.rest[1];
+    a->in.threads = a->opt.threads; /* the media decoder's too */
 
     fovea_container oc = cli_container_for(a->out_path, a->out_container);
     if (oc == FOVEA_CONTAINER_AUTO && strcmp(a->out_path, "/dev/null") == 0)

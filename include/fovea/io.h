@@ -128,6 +128,9 @@ typedef struct fovea_reader_settings {
     int stream;        /**< the stream (its index in the file, as ffprobe lists) to read; it
                      must be video; -1 (default) = FFmpeg's best video stream */
     fovea_hwdec hwdec; /**< where media is decoded (AUTO by default) */
+    int threads;       /**< media decoded on the CPU: FFmpeg's decoder threads (frame and
+                         slice threads); 0 (default) = FFmpeg's choice, as the ffmpeg
+                         tool's (one per CPU, plus one for frame threads) */
 } fovea_reader_settings;
 
 typedef struct fovea_reader fovea_reader;

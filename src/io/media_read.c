@@ -49,6 +49,7 @@ struct media_reader {
     void *hw_priv;
     fovea_context *ctx; /* the reader's (the hardware backend runs on it) */
     int stream;
+    int threads;     /* the CPU decoder's threads (0 = FFmpeg's choice) */
     int demux_done;  /* the demuxer is at its end: the decoder is being drained */
     int primed;      /* m->frame holds the first frame, decoded at open */
     int device;      /* a device: reads are bounded by MEDIA_DEVICE_TIMEOUT_S */
@@ -130,8 +131,9 @@ static int open_file_io(struct fovea_reader *r, media_reader *m)
 
 static int cpu_open(media_reader *m, AVCodecContext *dec)
 {
-    (void)m;
-    dec->thread_count = 0; /* one per CPU, as the ffmpeg tool */
+    /* 0: FFmpeg's own count (one per CPU, plus one with frame threads), as
+     * the ffmpeg tool's -threads auto */
+    dec->thread_count = m->threads;
     dec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
     return 0;
 }
@@ -531,6 +533,7 @@ static int media_open(struct fovea_reader *r, const fovea_reader_settings *opt)
         return fv_reader_fail(r, FOVEA_ERR_NOMEM, "out of memory");
     r->priv = m;
     m->ctx = r->ctx;
+    m->threads = opt && opt->threads > 0 ? opt->threads : 0;
     int st = open_demuxer(r, m, opt);
     if (st >= 0)
         st = pick_stream(r, m, opt ? opt->stream : -1);

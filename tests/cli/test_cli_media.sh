@@ -45,6 +45,16 @@ same_as_ffmpeg() {
 mk h264.mp4 -c:v libx264 -pix_fmt yuv420p
 info h264.mp4 "assert (i['container'], i['pixfmt'], i['width'], i['height'], i['fps'], i['frame_count']) == ('media', 'i420', 96, 64, '25/1', 6), i"
 same_as_ffmpeg h264.mp4
+# /dev/null without --out-format: raw frames of the input's format, written into the device
+run 0 convert -q --frames 2 h264.mp4 --json s.json /dev/null
+json_ok s.json "o = d['output']
+assert (o['container'], o['pixfmt'], d['pixfmt_converted']) == ('yuv', 'i420', False), d"
+[ -c /dev/null ] || fail "/dev/null is no longer a character device"
+# convert's --threads sets the decoder's threads: the same frames at any count
+for t in 1 3; do
+    run 0 convert -q --threads $t h264.mp4 --out-format yuv fv$t.raw
+    cmp -s ff.raw fv$t.raw || fail "h264.mp4 --threads $t: frames differ from the ffmpeg tool's decode"
+done
 mk ffv1.mkv -c:v ffv1
 info ffv1.mkv "assert i['pixfmt'] == 'i420' and i['frame_count'] is None, i"
 same_as_ffmpeg ffv1.mkv
