@@ -9,6 +9,7 @@
 
 #include "quality/ciede_cuda.h"
 #include "quality/ciede_interval.h"
+#include "quality/ordered_sum.cuh"
 
 namespace
 {
@@ -105,52 +106,16 @@ __global__ void patch_kernel(const unsigned *count, unsigned cap, const ciede_am
         de[(size_t)list[k].z * npix + list[k].pos] = vals[k];
 }
 
-constexpr int kSumThreads = 128;
-constexpr int kChunk = 4096; // values staged at a time (double-buffered)
-constexpr int kPer = kChunk / kSumThreads;
+constexpr int kSumThreads = kOrderedSumThreads;
 
-// Every thread stages the next chunk (loads issued before this chunk's adds,
-// stored after them); thread 0 adds.
+// One block per pair: its dE values added to one double in raster order, as
+// the C extractor adds them (ordered_sum.cuh).
 __global__ void __launch_bounds__(kSumThreads)
     ordered_sum(const float *de, size_t n, unsigned long long *sums)
 {
-    __shared__ float s_t[2][kChunk];
-    const int z = blockIdx.x, tid = threadIdx.x;
-    const float *t = de + (size_t)z * n;
-#pragma unroll
-    for (int k = 0; k < kPer; k++) {
-        const size_t i = (size_t)(k * kSumThreads + tid);
-        if (i < n)
-            s_t[0][i] = t[i];
-    }
-    __syncthreads();
-    double acc = 0.0;
-    for (size_t c0 = 0; c0 < n; c0 += kChunk) {
-        const int buf = (int)((c0 / kChunk) & 1);
-        float r[kPer];
-        const size_t next = c0 + kChunk;
-#pragma unroll
-        for (int k = 0; k < kPer; k++) {
-            const size_t i = next + (size_t)(k * kSumThreads + tid);
-            if (i < n)
-                r[k] = t[i];
-        }
-        if (tid == 0) {
-            const int cnt = n - c0 < (size_t)kChunk ? (int)(n - c0) : kChunk;
-            const float *s = s_t[buf];
-#pragma unroll 16
-            for (int i = 0; i < cnt; i++)
-                acc += (double)s[i];
-        }
-#pragma unroll
-        for (int k = 0; k < kPer; k++) {
-            const size_t i = next + (size_t)(k * kSumThreads + tid);
-            if (i < n)
-                s_t[buf ^ 1][k * kSumThreads + tid] = r[k];
-        }
-        __syncthreads();
-    }
-    if (tid == 0)
+    const int z = blockIdx.x;
+    const double acc = ordered_sum_block<double>(de + (size_t)z * n, n);
+    if (threadIdx.x == 0)
         sums[(size_t)z * CIEDE_SUMS + CIEDE_SUM_BITS] =
             (unsigned long long)__double_as_longlong(acc);
 }

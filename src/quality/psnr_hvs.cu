@@ -9,6 +9,7 @@
 
 #include "quality/psnr_hvs_block.h"
 #include "quality/psnr_hvs_cuda.h"
+#include "quality/ordered_sum.cuh"
 
 namespace
 {
@@ -85,9 +86,7 @@ __global__ void __launch_bounds__(kTermThreads) terms_kernel(const terms_params 
         *reinterpret_cast<float4 *>(out + i) = make_float4(t[i], t[i + 1], t[i + 2], t[i + 3]);
 }
 
-constexpr int kSumThreads = 128;
-constexpr int kChunk = 4096; // floats staged at a time (double-buffered)
-constexpr int kPer = kChunk / kSumThreads;
+constexpr int kSumThreads = kOrderedSumThreads;
 
 struct sum_params {
     const float *terms[3];
@@ -95,48 +94,13 @@ struct sum_params {
     unsigned long long *sums;
 };
 
-// Every thread stages the next chunk (loads issued before this chunk's adds,
-// stored after them); thread 0 adds.
+// One block per (plane, pair): the plane's terms in raster order (ordered_sum.cuh).
 __global__ void __launch_bounds__(kSumThreads) ordered_sum(const sum_params p)
 {
-    __shared__ float s_t[2][kChunk];
-    const int pl = blockIdx.x, z = blockIdx.y, tid = threadIdx.x;
+    const int pl = blockIdx.x, z = blockIdx.y;
     const size_t n = p.n[pl];
-    const float *t = p.terms[pl] + (size_t)z * n;
-#pragma unroll
-    for (int k = 0; k < kPer; k++) {
-        const size_t i = (size_t)(k * kSumThreads + tid);
-        if (i < n)
-            s_t[0][i] = t[i];
-    }
-    __syncthreads();
-    float acc = 0.0f;
-    for (size_t c0 = 0; c0 < n; c0 += kChunk) {
-        const int buf = (int)((c0 / kChunk) & 1);
-        float r[kPer];
-        const size_t next = c0 + kChunk;
-#pragma unroll
-        for (int k = 0; k < kPer; k++) {
-            const size_t i = next + (size_t)(k * kSumThreads + tid);
-            if (i < n)
-                r[k] = t[i];
-        }
-        if (tid == 0) {
-            const int cnt = n - c0 < (size_t)kChunk ? (int)(n - c0) : kChunk;
-            const float *s = s_t[buf];
-#pragma unroll 16
-            for (int i = 0; i < cnt; i++)
-                acc += s[i];
-        }
-#pragma unroll
-        for (int k = 0; k < kPer; k++) {
-            const size_t i = next + (size_t)(k * kSumThreads + tid);
-            if (i < n)
-                s_t[buf ^ 1][k * kSumThreads + tid] = r[k];
-        }
-        __syncthreads();
-    }
-    if (tid == 0)
+    const float acc = ordered_sum_block<float>(p.terms[pl] + (size_t)z * n, n);
+    if (threadIdx.x == 0)
         p.sums[3 * (size_t)z + (size_t)pl] = (unsigned long long)__float_as_uint(acc);
 }
 
