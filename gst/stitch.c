@@ -54,6 +54,7 @@ enum {
     PROP_DETERMINISTIC,
     PROP_MISSING,
     PROP_MAX_REPEAT,
+    PROP_PHOTOMETRIC,
     PROP_BACKEND,
     PROP_THREADS
 };
@@ -150,6 +151,7 @@ static void stitch_set_property(GObject *obj, guint id, const GValue *v, GParamS
     case PROP_DETERMINISTIC: self->deterministic = g_value_get_boolean(v); break;
     case PROP_MISSING: self->missing = (missing_policy)g_value_get_enum(v); break;
     case PROP_MAX_REPEAT: self->max_repeat = g_value_get_uint(v); break;
+    case PROP_PHOTOMETRIC: self->photometric = g_value_get_boolean(v); break;
     default:
         if (!fovea_gst_base_set_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
             G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
@@ -172,6 +174,7 @@ static void stitch_get_property(GObject *obj, guint id, GValue *v, GParamSpec *p
     case PROP_DETERMINISTIC: g_value_set_boolean(v, self->deterministic); break;
     case PROP_MISSING: g_value_set_enum(v, self->missing); break;
     case PROP_MAX_REPEAT: g_value_set_uint(v, self->max_repeat); break;
+    case PROP_PHOTOMETRIC: g_value_set_boolean(v, self->photometric); break;
     default:
         if (!fovea_gst_base_get_property(&self->base, id, PROP_BACKEND, PROP_THREADS, v))
             G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
@@ -519,6 +522,7 @@ static gboolean ensure_stitcher(GstFoveaStitch *self, const GstVideoInfo *in)
     ss.auto_interval = self->color_interval;
     ss.auto_smoothing = (float)self->color_smoothing;
     ss.deterministic = self->color_mode == FOVEA_COLOR_AUTO && self->deterministic;
+    ss.ignore_photometric = !self->photometric;
     GST_OBJECT_UNLOCK(self);
     ss.yuv_colorspace = cs;
     ss.yuv_full_range = full;
@@ -786,6 +790,12 @@ static void gst_fovea_stitch_class_init(GstFoveaStitchClass *klass)
                           "with missing=repeat, the most times in a row a camera's last frame "
                           "is reused before the element fails",
                           0, G_MAXUINT, DEFAULT_MAX_REPEAT, rw | GST_PARAM_MUTABLE_PLAYING));
+    g_object_class_install_property(
+        oc, PROP_PHOTOMETRIC,
+        g_param_spec_boolean("photometric", "Photometric",
+                             "apply a Hugin project's exposure, white balance, vignetting and "
+                             "response (pto; RGB formats) as nona does; false ignores them",
+                             TRUE, rw | GST_PARAM_MUTABLE_READY));
     fovea_gst_install_backend_properties(oc, PROP_BACKEND, PROP_THREADS);
 
     gst_element_class_set_static_metadata(
@@ -813,5 +823,6 @@ static void gst_fovea_stitch_init(GstFoveaStitch *self)
     self->color_smoothing = DEFAULT_COLOR_SMOOTHING;
     self->missing = DEFAULT_MISSING;
     self->max_repeat = DEFAULT_MAX_REPEAT;
+    self->photometric = TRUE;
     fovea_gst_base_init(&self->base, FALSE);
 }

@@ -51,6 +51,7 @@ typedef struct {
     gint color_interval;
     gdouble color_smoothing;
     gboolean deterministic;
+    gboolean photometric; /* apply a .pto's photometric part (default TRUE) */
     missing_policy missing;
     guint max_repeat;
     fovea_gst_base base; /* backend, threads; the context from READY on */

@@ -172,7 +172,7 @@ static void sums(void)
     printf("exact sums: %d of 400 trials took the exact path, %d equal\n", exact, agreed);
     CHECK(exact > 50 && exact < 390, "the exact path is (almost) never taken");
     /* a sum the condition must refuse: 2^8 + 2^-46 is not a double */
-    uint64_t h1, l1, h2, l2;
+    uint64_t h1 = 0, l1 = 0, h2 = 0, l2 = 0;
     CHECK(ciede_fixed(0x1p8f, &h1, &l1) && ciede_fixed(0x1p-46f, &h2, &l2), "fixed");
     double s;
     CHECK(!ciede_exact_sum(h1 + h2, l1 + l2, fbits(0x1p-46f), &s), "2^8 + 2^-46 taken as exact");

@@ -4,7 +4,8 @@
  * same settings), color off and automatic (deterministic, with the color
  * messages matching fovea_stitcher_get_color); a camera that ends early gets
  * the missing policy (wait, black, repeat up to max-repeat, then an error); a
- * flushing seek restarts cleanly; bad properties are clean errors carrying
+ * flushing seek restarts cleanly; a Hugin project's photometric part is
+ * applied unless photometric=false; bad properties are clean errors carrying
  * the library's message. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,20 +68,28 @@ static void free_feed(feed *f)
             gst_buffer_unref(f->frames[c][i]);
 }
 
-static GstElement *launch(const feed *f, const char *props)
+/* The element on the rig (src NULL) or on src (e.g. pto="FILE"), with props. */
+static GstElement *launch_on(const feed *f, const char *src, const char *props)
 {
     GstCaps *caps = gst_video_info_to_caps(&f->info);
     gchar *cs = gst_caps_to_string(caps);
-    gchar *desc = g_strdup_printf(
-        "foveastitch name=s rig=\"%s\" backend=cpu %s ! appsink name=out sync=false  "
-        "appsrc name=cam0 format=time caps=\"%s\" ! s.sink_0  "
-        "appsrc name=cam1 format=time caps=\"%s\" ! s.sink_1",
-        rig, props, cs, cs);
+    gchar *rig_src = src ? NULL : g_strdup_printf("rig=\"%s\"", rig);
+    gchar *desc =
+        g_strdup_printf("foveastitch name=s %s backend=cpu %s ! appsink name=out sync=false  "
+                        "appsrc name=cam0 format=time caps=\"%s\" ! s.sink_0  "
+                        "appsrc name=cam1 format=time caps=\"%s\" ! s.sink_1",
+                        src ? src : rig_src, props, cs, cs);
+    g_free(rig_src);
     GstElement *pipe = gt_launch(desc);
     gst_caps_unref(caps);
     g_free(cs);
     g_free(desc);
     return pipe;
+}
+
+static GstElement *launch(const feed *f, const char *props)
+{
+    return launch_on(f, NULL, props);
 }
 
 /* The library's panorama of cameras' frames (NULL: a black frame). */
@@ -248,6 +257,88 @@ static void test_formats(GstVideoFormat fmt, gboolean color_auto)
     gst_object_unref(pipe);
     free_feed(&f);
     printf("ok: %s\n", what);
+}
+
+/* The RGBA panoramas of the feed through the element on a Hugin project. */
+static gt_result run_pto(const feed *f, const char *pto, const char *props)
+{
+    gchar *src = g_strdup_printf("pto=\"%s\"", pto);
+    GstElement *pipe = launch_on(f, src, props);
+    gt_result r;
+    gt_run(pipe, push_cams, (void *)f, 60, &r);
+    gst_object_unref(pipe);
+    g_free(src);
+    return r;
+}
+
+/* Bytes of panorama i that differ between two runs. */
+static size_t sample_diff(const gt_result *a, const gt_result *b, guint i)
+{
+    GstMapInfo ma, mb;
+    GstBuffer *ba = gst_sample_get_buffer(g_ptr_array_index(a->samples, i));
+    GstBuffer *bb = gst_sample_get_buffer(g_ptr_array_index(b->samples, i));
+    size_t n = 0;
+    if (!gst_buffer_map(ba, &ma, GST_MAP_READ))
+        return (size_t)-1;
+    if (!gst_buffer_map(bb, &mb, GST_MAP_READ)) {
+        gst_buffer_unmap(ba, &ma);
+        return (size_t)-1;
+    }
+    const size_t len = ma.size < mb.size ? ma.size : mb.size;
+    for (size_t k = 0; k < len; k++)
+        n += ma.data[k] != mb.data[k];
+    n += ma.size > mb.size ? ma.size - mb.size : mb.size - ma.size;
+    gst_buffer_unmap(ba, &ma);
+    gst_buffer_unmap(bb, &mb);
+    return n;
+}
+
+/* A Hugin project with a photometric part (exposure, white balance,
+ * vignetting, an EMoR response): applied by default; with photometric=false
+ * the panoramas are those of the same project without it. */
+static void test_photometric(void)
+{
+    static const char *geometry[2] = {"r0 p0 y-20", "r0 p0 y20"};
+    static const char *photo[2] = {
+        "Ra0.6 Rb-0.3 Rc0.2 Rd0.1 Re0 Eev0.5 Er1.2 Eb0.8 Va1 Vb-0.3 Vc0.1 Vd0 Vx4 Vy-3 Vm5",
+        "Ra0 Rb0 Rc0 Rd0 Re0 Eev-0.25 Er0.9 Eb1.1 Va1 Vb-0.2 Vc0 Vd0 Vx0 Vy0 Vm5"};
+    gchar *with = g_build_filename(dir, "photo.pto", NULL);
+    gchar *without = g_build_filename(dir, "plain.pto", NULL);
+    for (int k = 0; k < 2; k++) {
+        GString *t = g_string_new("p f2 w320 h120 v100 E0 R0 n\"TIFF_m\"\n");
+        for (int c = 0; c < 2; c++)
+            g_string_append_printf(t, "i w%d h%d f0 v67 %s %s n\"cam%d.png\"\n", CW, CH,
+                                   geometry[c], k == 0 ? photo[c] : "Eev0 Er1 Eb1", c);
+        gt_write_file(k == 0 ? with : without, t->str);
+        g_string_free(t, TRUE);
+    }
+    feed f;
+    make_feed(&f, GST_VIDEO_FORMAT_RGBA, FRAMES, FRAMES);
+    gt_result on = run_pto(&f, with, "color=off");
+    gt_result off = run_pto(&f, with, "color=off photometric=false");
+    gt_result plain = run_pto(&f, without, "color=off");
+    GT_CHECK(!on.error && !off.error && !plain.error, "photometric: %s",
+             on.error    ? on.error
+             : off.error ? off.error
+                         : plain.error);
+    GT_CHECK(
+        on.samples->len == FRAMES && off.samples->len == FRAMES && plain.samples->len == FRAMES,
+        "photometric: %u, %u, %u panoramas", on.samples->len, off.samples->len, plain.samples->len);
+    size_t changed = 0;
+    for (guint i = 0; i < FRAMES; i++) {
+        GT_CHECK(sample_diff(&off, &plain, i) == 0,
+                 "photometric=false: panorama %u differs from the project without it", i);
+        changed += sample_diff(&on, &off, i);
+    }
+    /* exposure, white balance and vignetting move most of the covered bytes */
+    GT_CHECK(changed > (size_t)FRAMES * PW * PH, "photometric: only %zu bytes changed", changed);
+    gt_result_clear(&on);
+    gt_result_clear(&off);
+    gt_result_clear(&plain);
+    free_feed(&f);
+    g_free(with);
+    g_free(without);
+    printf("ok: photometric (%zu bytes of %d panoramas changed by it)\n", changed, FRAMES);
 }
 
 /* Camera 1 ends after 3 frames of 6. */
@@ -435,6 +526,7 @@ int main(int argc, char **argv)
         test_formats(fmts[i], FALSE);
         test_formats(fmts[i], TRUE);
     }
+    test_photometric();
     test_missing(GST_VIDEO_FORMAT_I420, "missing=wait", 3, NULL, 0);
     test_missing(GST_VIDEO_FORMAT_I420, "missing=black", FRAMES, NULL, 1);
     test_missing(GST_VIDEO_FORMAT_RGBA, "missing=black", FRAMES, NULL, 1);
