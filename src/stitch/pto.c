@@ -516,6 +516,16 @@ static int photometric_of(pto_parser *ps, const pto_pano *pn, const pto_image *i
         if (!p->enabled)
             fv_rig_photo_default(p); /* what rig JSON reads back */
     }
+    int any = 0;
+    for (int k = 0; k < n; k++)
+        any |= rig->cameras[k].photometric.enabled;
+    if (!any) {
+        /* nothing to apply: the panorama's part too is what rig JSON reads
+         * back without a photometric object (its writer leaves it out) */
+        rig->photo_exposure = 0.0;
+        memset(rig->photo_emor, 0, sizeof(rig->photo_emor));
+        rig->photo_linear_response = 0;
+    }
     return FOVEA_OK;
 }
 
