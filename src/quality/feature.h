@@ -174,6 +174,19 @@ typedef struct feature_batch {
     ptrdiff_t ref_c_stride[2][FEATURE_MAX_BATCH], dis_c_stride[2][FEATURE_MAX_BATCH];
 } feature_batch;
 
+/* Plane p (0 luma, 1 and 2 chroma) of pair z of a batch: the reference's and
+ * the distorted picture's first rows and strides (the CUDA extractors' plane
+ * tables). */
+static inline void feature_batch_plane(const feature_batch *b, int z, int p, const uint8_t **ref,
+                                       ptrdiff_t *ref_stride, const uint8_t **dis,
+                                       ptrdiff_t *dis_stride)
+{
+    *ref = p ? b->ref_c[p - 1][z] : b->ref[z];
+    *ref_stride = p ? b->ref_c_stride[p - 1][z] : b->ref_stride[z];
+    *dis = p ? b->dis_c[p - 1][z] : b->dis[z];
+    *dis_stride = p ? b->dis_c_stride[p - 1][z] : b->dis_stride[z];
+}
+
 /* One extractor: a feature on one backend. init makes the state for one
  * size and depth (the driver closes and inits again for another); statuses
  * are fovea statuses with the message through fv_ctx_error. */

@@ -122,18 +122,10 @@ static int cuda_launch(void *priv, fovea_context *ctx, const feature_batch *b,
     ciede_cuda *st = priv;
     ciede_cuda_args *a = &st->a;
     a->nframes = b->n;
-    for (int z = 0; z < b->n; z++) {
-        a->ref[0][z] = b->ref[z];
-        a->dis[0][z] = b->dis[z];
-        a->rstride[0][z] = b->ref_stride[z];
-        a->dstride[0][z] = b->dis_stride[z];
-        for (int p = 1; p < 3; p++) {
-            a->ref[p][z] = b->ref_c[p - 1][z];
-            a->dis[p][z] = b->dis_c[p - 1][z];
-            a->rstride[p][z] = b->ref_c_stride[p - 1][z];
-            a->dstride[p][z] = b->dis_c_stride[p - 1][z];
-        }
-    }
+    for (int z = 0; z < b->n; z++)
+        for (int p = 0; p < 3; p++)
+            feature_batch_plane(b, z, p, &a->ref[p][z], &a->rstride[p][z], &a->dis[p][z],
+                                &a->dstride[p][z]);
     a->sums = sums;
     FOVEA_CUDA_TRY(ctx, fv_ciede_cuda_launch(a, stream));
     return FOVEA_OK;

@@ -59,18 +59,10 @@ static int cuda_launch(void *priv, fovea_context *ctx, const feature_batch *b,
         a.w[p] = st->w[p];
         a.h[p] = st->h[p];
     }
-    for (int z = 0; z < b->n; z++) {
-        a.ref[0][z] = b->ref[z];
-        a.dis[0][z] = b->dis[z];
-        a.rstride[0][z] = b->ref_stride[z];
-        a.dstride[0][z] = b->dis_stride[z];
-        for (int p = 1; p < st->planes; p++) {
-            a.ref[p][z] = b->ref_c[p - 1][z];
-            a.dis[p][z] = b->dis_c[p - 1][z];
-            a.rstride[p][z] = b->ref_c_stride[p - 1][z];
-            a.dstride[p][z] = b->dis_c_stride[p - 1][z];
-        }
-    }
+    for (int z = 0; z < b->n; z++)
+        for (int p = 0; p < st->planes; p++)
+            feature_batch_plane(b, z, p, &a.ref[p][z], &a.rstride[p][z], &a.dis[p][z],
+                                &a.dstride[p][z]);
     a.sse = sums;
     FOVEA_CUDA_TRY(ctx, fv_psnr_cuda_launch(&a, stream));
     return FOVEA_OK;
