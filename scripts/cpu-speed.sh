@@ -4,7 +4,10 @@
 # process: VMAF v0.6.1 (libvmaf -m version=vmaf_v0.6.1 vs fovea vmaf), VIF
 # alone (libvmaf --feature vif --no_prediction vs fovea vif), and on the pair
 # shifted to 10 bits (fovea convert) VMAF v1.0.16_3d0h (v1) and its two new
-# features alone with the model's options (cambi, speed: speed_chroma), at
+# features alone with the model's options (cambi, speed: speed_chroma), the
+# extra features alone on the 8-bit pair (psnr, float_ssim, float_ms_ssim,
+# ciede, psnr_hvs: libvmaf --feature NAME --no_prediction against fovea vmaf
+# --feature NAME --feature-only), at
 # each size and thread count, on a generated 8-bit y4m pair (ref: moving
 # gradient, texture and noise, slowly varying chroma; dis: ref 3x3-blurred,
 # quantized to steps of 4, plus noise, chroma with small changes) in the page
@@ -18,13 +21,14 @@
 #     --fovea PATH     the fovea executable (e.g. build/fovea)
 #     --sizes LIST     WxH[:FRAMES],... (default 1920x1080:60,576x324:300)
 #     --threads LIST   thread counts (default 1,2)
-#     --metrics LIST   vmaf,vif,v1,cambi,speed (default vmaf,vif)
+#     --metrics LIST   vmaf,vif,v1,cambi,speed,psnr,float_ssim,float_ms_ssim,ciede,
+#                      psnr_hvs (default vmaf,vif)
 #     --rounds N       runs of each tool per row (default 5)
 #     --tmp DIR        where the pairs are written (default ${TMPDIR:-/tmp}/fovea-cpu-speed)
 set -uo pipefail
 export LC_ALL=C
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
 
 libvmaf="" fovea="" sizes="1920x1080:60,576x324:300" threads="1,2" metrics="vmaf,vif"
 rounds=5 tmp="${TMPDIR:-/tmp}/fovea-cpu-speed"
@@ -136,7 +140,7 @@ echo "fovea:   $fovea ($("$fovea" --version 2>&1 | head -n 1))"
 : >"$tmp/st"
 for ((r = 0; r < rounds; r++)); do times_file="$tmp/st" timed "$fovea" --version; done
 echo "fovea --version (process start, shared libraries): $(cut -d' ' -f1 "$tmp/st" | median) s wall"
-printf '%-10s %-6s %3s %7s | %9s %9s %7s | %9s %9s %7s | %s\n' size metric thr frames \
+printf '%-10s %-13s %3s %7s | %9s %9s %7s | %9s %9s %7s | %s\n' size metric thr frames \
     "lv wall" "fv wall" "x wall" "lv cpu" "fv cpu" "x cpu" "load before/after, check"
 for sz in ${sizes//,/ }; do
     dims=${sz%%:*}
@@ -189,6 +193,15 @@ for sz in ${sizes//,/ }; do
                 fcmd=("$fovea" vmaf --backend cpu --threads "$thr" --feature "$feat"
                     --feature-only "$ref10" "$dis10" --json "$tmp/f.json" -q)
                 ;;
+            psnr | float_ssim | float_ms_ssim | ciede | psnr_hvs)
+                key=$m
+                [ "$m" = psnr ] && key=psnr_y
+                [ "$m" = ciede ] && key=ciede2000
+                lcmd=("$libvmaf" -r "$ref" -d "$dis" --feature "$m" --no_prediction --threads
+                    "$thr" --json -o "$tmp/l.json" -q)
+                fcmd=("$fovea" vmaf --backend cpu --threads "$thr" --feature "$m" --feature-only
+                    "$ref" "$dis" --json "$tmp/f.json" -q)
+                ;;
             *) echo "cpu-speed.sh: unknown metric $m" >&2; exit 2 ;;
             esac
             load0=$(cut -d' ' -f1 /proc/loadavg)
@@ -208,7 +221,7 @@ for sz in ${sizes//,/ }; do
                 check="${key%%_*} $lv / $fv"
                 [ "$lv" = "$fv" ] || check="$check MISMATCH"
             fi
-            printf '%-10s %-6s %3s %7s | %9s %9s %7s | %9s %9s %7s | %s / %s %s\n' "$dims" "$m" \
+            printf '%-10s %-13s %3s %7s | %9s %9s %7s | %9s %9s %7s | %s / %s %s\n' "$dims" "$m" \
                 "$thr" "$frames" "$lw" "$fw" "$(awk -v a="$lw" -v b="$fw" 'BEGIN{printf "%.2f", a / b}')" \
                 "$lc" "$fc" "$(awk -v a="$lc" -v b="$fc" 'BEGIN{printf "%.2f", a / b}')" \
                 "$load0" "$load1" "$check"
