@@ -29,11 +29,34 @@ __global__ void preprocess_kernel(const __grid_constant__ cambi_cuda_pre a)
         a.out[(size_t)y * (size_t)a.ow + (size_t)x] = cambi_px_pre(&a, x, y);
 }
 
-__global__ void mask_kernel(const uint16_t *img, uint8_t *mask, int w, int h, uint32_t threshold)
+// One block: kBlockW x kBlockH masks. The flat flags of the tile and its
+// 3-sample margin go to shared memory once (a sample outside the picture
+// counts 0, as the clipped window leaves it out), then each thread adds its
+// 7x7 window there.
+constexpr int kMaskW = kBlockW + 6, kMaskH = kBlockH + 6;
+
+__global__ void __launch_bounds__(kBlockW *kBlockH)
+    mask_kernel(const uint16_t *img, uint8_t *mask, int w, int h, uint32_t threshold)
 {
+    __shared__ uint8_t flat[kMaskH][kMaskW];
+    const int bx = blockIdx.x * kBlockW - 3, by = blockIdx.y * kBlockH - 3;
+    const int t = threadIdx.y * kBlockW + threadIdx.x;
+    for (int i = t; i < kMaskW * kMaskH; i += kBlockW * kBlockH) {
+        const int gx = bx + i % kMaskW, gy = by + i / kMaskW;
+        flat[i / kMaskW][i % kMaskW] =
+            gx >= 0 && gx < w && gy >= 0 && gy < h ? (uint8_t)cambi_px_flat(img, w, h, gx, gy) : 0;
+    }
+    __syncthreads();
     const int x = blockIdx.x * kBlockW + threadIdx.x, y = blockIdx.y * kBlockH + threadIdx.y;
-    if (x < w && y < h)
-        mask[(size_t)y * (size_t)w + (size_t)x] = cambi_px_mask(img, w, h, x, y, threshold);
+    if (x >= w || y >= h)
+        return;
+    uint32_t sum = 0;
+#pragma unroll
+    for (int j = 0; j < 7; j++)
+#pragma unroll
+        for (int i = 0; i < 7; i++)
+            sum += flat[threadIdx.y + j][threadIdx.x + i];
+    mask[(size_t)y * (size_t)w + (size_t)x] = sum > threshold;
 }
 
 template <typename T> __global__ void decimate_kernel(const T *in, T *out, int w, int h)
@@ -130,14 +153,37 @@ __global__ void __launch_bounds__(kSelThreads)
         atomicAdd(&sel[threadIdx.x], h[threadIdx.x]);
 }
 
-// one thread: the digit, then the histogram cleared for the next pass
-__global__ void sel_pick_kernel(uint32_t *sel, int shift)
+// The digit, by 256 threads: thread d holds hist[d] and the count of the
+// digits above it (a suffix scan); the digit cambi_px_pick chooses is the one
+// whose range holds rank kleft (d = 0 when none does), so exactly one thread
+// writes. Then the histogram is cleared for the next pass.
+__global__ void __launch_bounds__(kSelThreads) sel_pick_kernel(uint32_t *sel, int shift)
 {
-    int32_t kleft = (int32_t)sel[kSelKleft];
-    cambi_px_pick(sel, shift, &sel[kSelPrefix], &sel[kSelMask], &kleft);
-    sel[kSelKleft] = (uint32_t)kleft;
-    for (int d = 0; d < 256; d++)
-        sel[d] = 0;
+    __shared__ uint32_t warp_tot[kSelThreads / 32];
+    const int d = threadIdx.x, lane = d & 31, warp = d >> 5;
+    const uint32_t hd = sel[d];
+    const uint32_t kleft = sel[kSelKleft];
+    // inclusive suffix sum within the warp (lanes above = higher digits)
+    uint32_t incl = hd;
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint32_t v = __shfl_down_sync(0xffffffffu, incl, o);
+        if (lane + o < 32)
+            incl += v;
+    }
+    if (lane == 0)
+        warp_tot[warp] = incl;
+    __syncthreads();
+    for (int w2 = warp + 1; w2 < kSelThreads / 32; w2++)
+        incl += warp_tot[w2];
+    const uint32_t excl = incl - hd;
+    const bool pick = d == 0 ? excl < kleft : (incl >= kleft && excl < kleft);
+    __syncthreads(); // every thread has read sel[] before it changes
+    if (pick) {
+        sel[kSelPrefix] |= (uint32_t)d << shift;
+        sel[kSelMask] |= 255u << shift;
+        sel[kSelKleft] = kleft - excl;
+    }
+    sel[d] = 0;
 }
 
 struct Fix {
@@ -294,7 +340,7 @@ extern "C" int fv_cambi_cuda_topk(const float *map, int n, int k, uint32_t *sel,
     sel_init_kernel<<<1, 256, 0, s>>>(sel, k);
     for (int shift = 24; shift >= 0; shift -= 8) {
         sel_hist_kernel<<<blocks, kSelThreads, 0, s>>>(map, n, sel, shift);
-        sel_pick_kernel<<<1, 1, 0, s>>>(sel, shift);
+        sel_pick_kernel<<<1, kSelThreads, 0, s>>>(sel, shift);
     }
     sel_sum_kernel<<<blocks, kSelThreads, 0, s>>>(map, n, sel, out);
     return (int)cudaGetLastError();
