@@ -5,11 +5,13 @@
 // per map level the horizontal 11-tap pass of the five images (r, c, r*r,
 // c*c, r*c) and the vertical pass with the l, c, s terms (one thread per
 // position, the terms stored in raster order); then ordered_sums: one block
-// per (map, pair) adds the terms of each sum in raster order, one thread per
-// sum, as C does (a parallel reduction would round differently).
+// per (map, sum, pair) adds the terms of its sum with the bits of C's raster
+// order loop (ordered_sum.cuh: a plain parallel reduction would round
+// differently).
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "quality/ordered_sum.cuh"
 #include "quality/ssim_cuda.h"
 
 namespace
@@ -224,9 +226,7 @@ __global__ void vertical_kernel(const map_params p)
 
 // ---------------------------------------------------------------- ordered sums
 
-constexpr int kSumThreads = 128; // 4 warps: lane 0 of warp k adds sum k
-constexpr int kChunk = 1024;     // terms staged in shared memory at a time
-constexpr int kPer = kChunk / kSumThreads;
+constexpr int kSumThreads = kOrderedSumThreads;
 
 struct sum_params {
     const double *tl[SSIM_CUDA_MAX_LEVELS], *tc[SSIM_CUDA_MAX_LEVELS];
@@ -237,92 +237,42 @@ struct sum_params {
     size_t frame_sums;
 };
 
-// one sum over a staged chunk, in order: kind 0 the SSIM (l * c * s), 1 l,
+// the terms of each sum, as C adds them: kind 0 the SSIM (l * c * s), 1 l,
 // 2 c, 3 s
-__device__ double add_chunk(int kind, const double *l, const double *c, const float *s, int m,
-                            double acc)
-{
-    switch (kind) {
-    case 0:
-#pragma unroll 8
-        for (int i = 0; i < m; i++)
-            acc += l[i] * c[i] * (double)s[i];
-        break;
-    case 1:
-#pragma unroll 8
-        for (int i = 0; i < m; i++)
-            acc += l[i];
-        break;
-    case 2:
-#pragma unroll 8
-        for (int i = 0; i < m; i++)
-            acc += c[i];
-        break;
-    default:
-#pragma unroll 8
-        for (int i = 0; i < m; i++)
-            acc += (double)s[i];
-        break;
+struct ssim_term {
+    const double *l, *c;
+    const float *s;
+    __device__ __forceinline__ double operator()(size_t i) const
+    {
+        return l[i] * c[i] * (double)s[i];
     }
-    return acc;
-}
+};
+struct double_term {
+    const double *t;
+    __device__ __forceinline__ double operator()(size_t i) const
+    {
+        return t[i];
+    }
+};
 
-// Every thread stages the next chunk (loads issued before the sums of this
-// one, stored after them: double buffering); lane 0 of warps 0..sums-1 adds.
+// One block per (map, sum, pair): the sum in raster order (ordered_sum.cuh).
 __global__ void __launch_bounds__(kSumThreads) ordered_sums(const sum_params p)
 {
-    __shared__ double s_l[2][kChunk], s_c[2][kChunk];
-    __shared__ float s_s[2][kChunk];
-    const int m = blockIdx.x, z = blockIdx.y;
-    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    const int m = blockIdx.x, k = blockIdx.y, z = blockIdx.z;
     const size_t n = p.n[m];
     const double *tl = p.tl[m] + (size_t)z * n, *tc = p.tc[m] + (size_t)z * n;
     const float *ts = p.ts[m] + (size_t)z * n;
     const int nsums = p.with_ssim + 3;
-    const bool adder = lane == 0 && warp < nsums;
-    const int kind = p.with_ssim ? warp : warp + 1;
-#pragma unroll
-    for (int k = 0; k < kPer; k++) {
-        const size_t i = (size_t)(k * kSumThreads + tid);
-        if (i < n) {
-            s_l[0][i] = tl[i];
-            s_c[0][i] = tc[i];
-            s_s[0][i] = ts[i];
-        }
+    const int kind = p.with_ssim ? k : k + 1;
+    double acc;
+    switch (kind) {
+    case 0: acc = ordered_sum_terms<double>(ssim_term{tl, tc, ts}, n); break;
+    case 1: acc = ordered_sum_terms<double>(double_term{tl}, n); break;
+    case 2: acc = ordered_sum_terms<double>(double_term{tc}, n); break;
+    default: acc = ordered_sum_block<double>(ts, n); break;
     }
-    __syncthreads();
-    double acc = 0.0;
-    for (size_t c0 = 0; c0 < n; c0 += kChunk) {
-        const int buf = (int)((c0 / kChunk) & 1);
-        double rl[kPer], rc[kPer];
-        float rs[kPer];
-        const size_t next = c0 + kChunk;
-#pragma unroll
-        for (int k = 0; k < kPer; k++) {
-            const size_t i = next + (size_t)(k * kSumThreads + tid);
-            if (i < n) {
-                rl[k] = tl[i];
-                rc[k] = tc[i];
-                rs[k] = ts[i];
-            }
-        }
-        if (adder) {
-            const int cnt = n - c0 < (size_t)kChunk ? (int)(n - c0) : kChunk;
-            acc = add_chunk(kind, s_l[buf], s_c[buf], s_s[buf], cnt, acc);
-        }
-#pragma unroll
-        for (int k = 0; k < kPer; k++) {
-            const size_t i = next + (size_t)(k * kSumThreads + tid);
-            if (i < n) {
-                s_l[buf ^ 1][k * kSumThreads + tid] = rl[k];
-                s_c[buf ^ 1][k * kSumThreads + tid] = rc[k];
-                s_s[buf ^ 1][k * kSumThreads + tid] = rs[k];
-            }
-        }
-        __syncthreads();
-    }
-    if (adder)
-        p.sums[(size_t)z * p.frame_sums + (size_t)m * (size_t)nsums + (size_t)warp] =
+    if (threadIdx.x == 0)
+        p.sums[(size_t)z * p.frame_sums + (size_t)m * (size_t)nsums + (size_t)k] =
             (unsigned long long)__double_as_longlong(acc);
 }
 
@@ -450,8 +400,9 @@ extern "C" int fv_ssim_cuda_launch(const ssim_cuda_args *a, void *stream)
     sp.with_ssim = a->with_ssim;
     sp.sums = a->sums;
     sp.frame_sums = a->frame_sums;
-    ordered_sums<<<dim3((unsigned)(a->levels - a->first_map), (unsigned)nz), kSumThreads, 0, st>>>(
-        sp);
+    ordered_sums<<<dim3((unsigned)(a->levels - a->first_map), (unsigned)(a->with_ssim + 3),
+                        (unsigned)nz),
+                   kSumThreads, 0, st>>>(sp);
     SSIM_LAUNCHED();
     return (int)cudaSuccess;
 }

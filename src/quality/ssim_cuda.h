@@ -8,7 +8,8 @@
  * Bit-exactness: every map value is computed by one thread with ssim_iqa.c's
  * float/double operations in its order (the .cu is built with --fmad=false);
  * the sums over a map, which C adds one term after the other in raster order,
- * are added in that order by one thread per sum (ordered_sums in ssim.cu).
+ * get the bits of that loop from a parallel emulation of its roundings
+ * (ordered_sum.cuh, ordered_sums in ssim.cu).
  * The divisions of the sums by the count (and MS-SSIM's powers) are left to
  * the host. Returns the cudaError_t of its calls as an int (0 = success). */
 #ifndef FOVEA_QUALITY_SSIM_CUDA_H
