@@ -2,8 +2,8 @@
 // ciede kernels (ciede_cuda.h): one thread per pixel certifies its dE00
 // (ciede_interval.h) or appends it to the host's list; after the host
 // function computed the listed pixels with the C arithmetic, a kernel patches
-// them in, then one block per pair adds the values to one double in raster
-// order, by one thread (C's single accumulator).
+// them in, then each pair's sum gets the bits of C's single double
+// accumulator adding the values in raster order (ordered_sum.cuh).
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -106,21 +106,41 @@ __global__ void patch_kernel(const unsigned *count, unsigned cap, const ciede_am
         de[(size_t)list[k].z * npix + list[k].pos] = vals[k];
 }
 
-constexpr int kSumThreads = kOrderedSumThreads;
-
-// One block per pair: its dE values added to one double in raster order, as
-// the C extractor adds them (ordered_sum.cuh).
-__global__ void __launch_bounds__(kSumThreads)
-    ordered_sum(const float *de, size_t n, unsigned long long *sums)
-{
-    const int z = blockIdx.x;
-    const double acc = ordered_sum_block<double>(de + (size_t)z * n, n);
-    if (threadIdx.x == 0)
-        sums[(size_t)z * CIEDE_SUMS + CIEDE_SUM_BITS] =
+// The sums as ordered_sum.cuh's jobs: job = pair, its dE values added to
+// one double in raster order, as the C extractor adds them.
+struct sum_jobs_t {
+    const float *de;
+    size_t n;
+    unsigned long long *sums;
+    __device__ __forceinline__ size_t size(int) const
+    {
+        return n;
+    }
+    __device__ __forceinline__ double term(int job, size_t i) const
+    {
+        return (double)de[(size_t)job * n + i];
+    }
+    __device__ __forceinline__ void put(int job, double acc) const
+    {
+        sums[(size_t)job * CIEDE_SUMS + CIEDE_SUM_BITS] =
             (unsigned long long)__double_as_longlong(acc);
+    }
+};
+
+size_t align256(size_t n)
+{
+    return (n + 255) & ~(size_t)255;
 }
 
 } // namespace
+
+extern "C" size_t fv_ciede_cuda_de_bytes(int batch, int width, int height)
+{
+    if (batch < 1 || width < 1 || height < 1)
+        return 0;
+    const size_t npix = (size_t)width * (size_t)height;
+    return align256((size_t)batch * npix * sizeof(float)) + ordered_sums_scratch(batch, npix) + 256;
+}
 
 extern "C" int fv_ciede_cuda_launch(const ciede_cuda_args *a, void *stream)
 {
@@ -168,6 +188,8 @@ extern "C" int fv_ciede_cuda_launch(const ciede_cuda_args *a, void *stream)
     patch_kernel<<<32, 256, 0, st>>>(a->count, a->cap, a->list, a->vals, a->de, npix);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return (int)e;
-    ordered_sum<<<(unsigned)a->nframes, kSumThreads, 0, st>>>(a->de, npix, a->sums);
-    return (int)cudaGetLastError();
+    // the sums' scratch follows the batch's values (fv_ciede_cuda_de_bytes)
+    char *scratch = reinterpret_cast<char *>(a->de) + align256((size_t)a->nframes * npix * 4);
+    return (int)ordered_sums_launch<double>(sum_jobs_t{a->de, npix, a->sums}, a->nframes, npix,
+                                            scratch, st);
 }

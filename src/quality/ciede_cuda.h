@@ -46,7 +46,7 @@ typedef struct ciede_cuda_args {
     /* plane p (0 Y, 1 U, 2 V) of pair z on the device, strides in bytes */
     const uint8_t *ref[3][CIEDE_CUDA_MAX_BATCH], *dis[3][CIEDE_CUDA_MAX_BATCH];
     ptrdiff_t rstride[3][CIEDE_CUDA_MAX_BATCH], dstride[3][CIEDE_CUDA_MAX_BATCH];
-    float *de;         /* device: nframes x width x height values */
+    float *de;         /* device: fv_ciede_cuda_de_bytes(batch, width, height) */
     unsigned *count;   /* device: the batch's ambiguous pixels */
     unsigned *h_count; /* pinned: count copied before the host function */
     ciede_amb *list;   /* mapped pinned (device address): cap entries */
@@ -58,6 +58,10 @@ typedef struct ciede_cuda_args {
     void *host_data;
     unsigned long long *sums; /* CIEDE_SUMS counters per pair, zeroed before */
 } ciede_cuda_args;
+
+/* Bytes of ciede_cuda_args.de for batches of up to batch pairs: the dE
+ * values and the ordered sums' scratch (0 for a bad size). */
+size_t fv_ciede_cuda_de_bytes(int batch, int width, int height);
 
 int fv_ciede_cuda_launch(const ciede_cuda_args *a, void *stream);
 

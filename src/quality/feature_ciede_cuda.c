@@ -90,7 +90,7 @@ static int cuda_init(void **priv, fovea_context *ctx, const feature_setup *s)
     a->host_data = st;
     const int batch = s->batch < 1 ? 1 : s->batch;
     /* sizes are bounded by FOVEA_MAX_DIM and the batch: no overflow */
-    const size_t de_bytes = (size_t)batch * (size_t)s->width * (size_t)s->height * sizeof(float);
+    const size_t de_bytes = fv_ciede_cuda_de_bytes(batch, s->width, s->height);
     int status = fv_device_malloc(ctx, de_bytes, (void **)&a->de);
     if (status == FOVEA_OK)
         status = fv_device_malloc(ctx, sizeof(unsigned), (void **)&a->count);

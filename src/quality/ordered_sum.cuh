@@ -156,9 +156,11 @@ __device__ __forceinline__ ordered_pair ordered_block_scan(ordered_pair v, order
     return ordered_compose(before_warp, prev);
 }
 
-// term(i) gives term i as Acc (the value C adds). Every thread of the block
-// (kOrderedSumThreads) must call it; every thread gets the sum.
-template <typename Acc, typename Term> __device__ Acc ordered_sum_terms(const Term &term, size_t n)
+// Terms [p, n) added to acc: term(i) gives term i as Acc (the value C adds).
+// Every thread of the block (kOrderedSumThreads) must call it; every thread
+// gets the sum.
+template <typename Acc, typename Term>
+__device__ Acc ordered_sum_range(const Term &term, size_t p, size_t n, Acc acc)
 {
     typedef ordered_fp<Acc> fp;
     constexpr int M = fp::kMant;
@@ -168,8 +170,6 @@ template <typename Acc, typename Term> __device__ Acc ordered_sum_terms(const Te
     __shared__ unsigned long long s_first;
     __shared__ Acc s_acc;
     const int tid = threadIdx.x;
-    Acc acc = 0;
-    size_t p = 0;
     while (p < n) {
         const int e = fp::exponent(acc);
         if (acc == 0 || !fp::finite(acc) || e < fp::kMinExp) {
@@ -274,6 +274,12 @@ template <typename Acc, typename Term> __device__ Acc ordered_sum_terms(const Te
     return acc;
 }
 
+// terms [0, n) from a zero sum
+template <typename Acc, typename Term> __device__ Acc ordered_sum_terms(const Term &term, size_t n)
+{
+    return ordered_sum_range<Acc>(term, 0, n, (Acc)0);
+}
+
 template <typename Acc> struct ordered_float_terms {
     const float *t;
     __device__ __forceinline__ Acc operator()(size_t i) const
@@ -286,6 +292,277 @@ template <typename Acc> struct ordered_float_terms {
 template <typename Acc> __device__ Acc ordered_sum_block(const float *t, size_t n)
 {
     return ordered_sum_terms<Acc>(ordered_float_terms<Acc>{t}, n);
+}
+
+// ------------------------------------------------------------ many blocks a sum
+//
+// A long sum is cut into segments of kOrderedSegTerms terms, three launches:
+//  1. ordered_approx_kernel (a block per segment): the segment's plain sum in
+//     any order, only to guess the binade the exact sum is in at each
+//     segment's start;
+//  2. ordered_summary_kernel (a block per segment): with that guess, the
+//     segment's map S -> S + c[parity] and the least and greatest partial
+//     offsets along it (for both start parities), or "none" when a term does
+//     not scale or an offset grows past any binade;
+//  3. ordered_walk_kernel (a block per sum): the real sum walks the segments
+//     in order; a segment whose summary was made for the binade the sum is
+//     really in, and whose partial sums stay inside it, is one step; any
+//     other (the first, the ones where the sum crosses a binade, about
+//     log2(n) of them) is added by ordered_sum_range.
+// The guess only decides which segments take the fast step, never a value.
+//
+// Jobs describes the sums of a launch: __device__ size_t size(int job),
+// Acc term(int job, size_t i) and void put(int job, Acc sum).
+
+constexpr size_t kOrderedSegTerms = (size_t)kOrderedSumThreads * kOrderedSumPer;
+
+struct ordered_seg {
+    long long c[2], lo[2], hi[2];
+    int e;  // the exponent of the binade the summary is for
+    int ok; // 0: no summary
+};
+
+inline __host__ __device__ size_t ordered_segs(size_t n)
+{
+    return (n + kOrderedSegTerms - 1) / kOrderedSegTerms;
+}
+
+// scratch bytes of ordered_sums_launch for jobs sums of at most max_n terms
+inline size_t ordered_sums_scratch(int jobs, size_t max_n)
+{
+    const size_t segs = ordered_segs(max_n) ? ordered_segs(max_n) : 1;
+    return (size_t)jobs * segs * (sizeof(double) + sizeof(ordered_seg));
+}
+
+// a run of terms summarized for both start parities (big: no summary)
+struct ordered_run {
+    long long c[2], lo[2], hi[2];
+    int big;
+};
+
+constexpr long long kOrderedNone = 1ll << 62; // lo of an empty run (hi: -)
+
+__device__ __forceinline__ ordered_run ordered_run_empty()
+{
+    ordered_run r;
+    for (int q = 0; q < 2; q++) {
+        r.c[q] = 0;
+        r.lo[q] = kOrderedNone;
+        r.hi[q] = -kOrderedNone;
+    }
+    r.big = 0;
+    return r;
+}
+
+// a then b; lim bounds every offset of a run that can stay in one binade
+// (anything past it makes the run "big": it crosses whatever the start)
+__device__ __forceinline__ ordered_run ordered_run_then(const ordered_run &a, const ordered_run &b,
+                                                        long long lim)
+{
+    ordered_run r;
+    r.big = a.big | b.big;
+    for (int q = 0; q < 2; q++) {
+        const int j = (int)((q + a.c[q]) & 1);
+        const long long ac = a.c[q];
+        r.c[q] = (long long)((unsigned long long)ac + (unsigned long long)b.c[j]);
+        const long long blo = b.lo[j] == kOrderedNone ? kOrderedNone : ac + b.lo[j];
+        const long long bhi = b.hi[j] == -kOrderedNone ? -kOrderedNone : ac + b.hi[j];
+        r.lo[q] = a.lo[q] < blo ? a.lo[q] : blo;
+        r.hi[q] = a.hi[q] > bhi ? a.hi[q] : bhi;
+        if (r.c[q] > lim || r.c[q] < -lim || r.lo[q] < -lim || r.hi[q] > lim)
+            r.big = 1;
+    }
+    if (r.big)
+        return ordered_run{{0, 0}, {0, 0}, {0, 0}, 1}; // values unused: keep them small
+    return r;
+}
+
+template <typename Jobs>
+__global__ void __launch_bounds__(kOrderedSumThreads)
+    ordered_approx_kernel(const __grid_constant__ Jobs J, double *approx, int max_segs)
+{
+    const int seg = blockIdx.x, job = blockIdx.y;
+    const size_t n = J.size(job), begin = (size_t)seg * kOrderedSegTerms;
+    if (begin >= n)
+        return;
+    const size_t end = begin + kOrderedSegTerms < n ? begin + kOrderedSegTerms : n;
+    double v = 0.0;
+    for (size_t i = begin + threadIdx.x; i < end; i += kOrderedSumThreads)
+        v += (double)J.term(job, i);
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, o);
+    __shared__ double part[kOrderedSumWarps];
+    if ((threadIdx.x & 31) == 0)
+        part[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double t = 0.0;
+        for (int w = 0; w < kOrderedSumWarps; w++)
+            t += part[w];
+        approx[(size_t)job * (size_t)max_segs + (size_t)seg] = t;
+    }
+}
+
+template <typename Acc, typename Jobs>
+__global__ void __launch_bounds__(kOrderedSumThreads)
+    ordered_summary_kernel(const __grid_constant__ Jobs J, const double *approx, ordered_seg *segs,
+                           int max_segs)
+{
+    typedef ordered_fp<Acc> fp;
+    constexpr int M = fp::kMant;
+    constexpr long long kLim = 1ll << (M + 1);
+    const int seg = blockIdx.x, job = blockIdx.y, tid = threadIdx.x;
+    const size_t n = J.size(job), begin = (size_t)seg * kOrderedSegTerms;
+    if (begin >= n)
+        return;
+    const size_t end = begin + kOrderedSegTerms < n ? begin + kOrderedSegTerms : n;
+    __shared__ double s_part[kOrderedSumWarps];
+    __shared__ ordered_run s_run[kOrderedSumWarps];
+    // the guess: the plain sum of the segments before this one
+    double g = 0.0;
+    for (int k = tid; k < seg; k += kOrderedSumThreads)
+        g += approx[(size_t)job * (size_t)max_segs + (size_t)k];
+    for (int o = 16; o > 0; o >>= 1)
+        g += __shfl_down_sync(0xffffffffu, g, o);
+    if ((tid & 31) == 0)
+        s_part[tid >> 5] = g;
+    __syncthreads();
+    g = 0.0;
+    for (int w = 0; w < kOrderedSumWarps; w++)
+        g += s_part[w];
+    const Acc guess = (Acc)g;
+    const int e = fp::exponent(guess);
+    ordered_seg *out = segs + (size_t)job * (size_t)max_segs + (size_t)seg;
+    if (guess == (Acc)0 || !fp::finite(guess) || e < fp::kMinExp) {
+        if (tid == 0)
+            out->ok = 0;
+        return;
+    }
+    const double scale = __longlong_as_double((long long)(1023 + M - 1 - e) << 52);
+    // this thread's kOrderedSumPer terms, both start parities at once
+    ordered_run r = ordered_run_empty();
+    const size_t first = begin + (size_t)tid * kOrderedSumPer;
+    for (int k = 0; k < kOrderedSumPer; k++) {
+        const size_t i = first + (size_t)k;
+        if (i >= end)
+            break;
+        const ordered_unit u = ordered_scale<M>((double)J.term(job, i), scale);
+        r.big |= u.big ? 1 : 0;
+        for (int q = 0; q < 2; q++) {
+            r.c[q] += ordered_step(u, (q + r.c[q]) & 1);
+            r.lo[q] = r.c[q] < r.lo[q] ? r.c[q] : r.lo[q];
+            r.hi[q] = r.c[q] > r.hi[q] ? r.c[q] : r.hi[q];
+            if (r.c[q] > kLim || r.c[q] < -kLim)
+                r.big = 1;
+        }
+        if (r.big) {
+            r = ordered_run{{0, 0}, {0, 0}, {0, 0}, 1};
+            break;
+        }
+    }
+    // ordered reduction: lanes hold consecutive runs
+    const int lane = tid & 31;
+    for (int o = 1; o < 32; o <<= 1) {
+        ordered_run b;
+        for (int q = 0; q < 2; q++) {
+            b.c[q] = __shfl_down_sync(0xffffffffu, r.c[q], o);
+            b.lo[q] = __shfl_down_sync(0xffffffffu, r.lo[q], o);
+            b.hi[q] = __shfl_down_sync(0xffffffffu, r.hi[q], o);
+        }
+        b.big = __shfl_down_sync(0xffffffffu, r.big, o);
+        if ((lane & (2 * o - 1)) == 0)
+            r = ordered_run_then(r, b, kLim);
+    }
+    __syncthreads(); // s_part's readers are done (s_run is separate, to be safe)
+    if (lane == 0)
+        s_run[tid >> 5] = r;
+    __syncthreads();
+    if (tid == 0) {
+        ordered_run t = s_run[0];
+        for (int w = 1; w < kOrderedSumWarps; w++)
+            t = ordered_run_then(t, s_run[w], kLim);
+        ordered_seg o;
+        for (int q = 0; q < 2; q++) {
+            o.c[q] = t.c[q];
+            o.lo[q] = t.lo[q];
+            o.hi[q] = t.hi[q];
+        }
+        o.e = e;
+        o.ok = !t.big;
+        *out = o;
+    }
+}
+
+template <typename Acc, typename Jobs> struct ordered_job_term {
+    const Jobs *J;
+    int job;
+    __device__ __forceinline__ Acc operator()(size_t i) const
+    {
+        return J->term(job, i);
+    }
+};
+
+template <typename Acc, typename Jobs>
+__global__ void __launch_bounds__(kOrderedSumThreads)
+    ordered_walk_kernel(const __grid_constant__ Jobs J, const ordered_seg *segs, int max_segs)
+{
+    typedef ordered_fp<Acc> fp;
+    constexpr int M = fp::kMant;
+    constexpr long long kLo = (1ll << (M - 1)) + 1, kHi = (1ll << M) - 1;
+    constexpr int kStage = 256; // summaries staged in shared memory at a time
+    __shared__ ordered_seg s_seg[kStage];
+    const int job = blockIdx.x;
+    const size_t n = J.size(job);
+    const int nseg = (int)ordered_segs(n);
+    const ordered_job_term<Acc, Jobs> term = {&J, job};
+    Acc acc = 0;
+    for (int s0 = 0; s0 < nseg; s0 += kStage) {
+        const int cnt = nseg - s0 < kStage ? nseg - s0 : kStage;
+        __syncthreads();
+        for (int k = threadIdx.x; k < cnt; k += kOrderedSumThreads)
+            s_seg[k] = segs[(size_t)job * (size_t)max_segs + (size_t)(s0 + k)];
+        __syncthreads();
+        for (int k = 0; k < cnt; k++) {
+            const ordered_seg &g = s_seg[k];
+            const int e = fp::exponent(acc);
+            if (g.ok && acc != (Acc)0 && fp::finite(acc) && e == g.e) {
+                const double scale = __longlong_as_double((long long)(1023 + M - 1 - e) << 52);
+                const long long S = (long long)((double)acc * scale);
+                const int q = (int)(S & 1);
+                const long long lo = S + g.lo[q], hi = S + g.hi[q];
+                const bool in = S > 0 ? (lo >= kLo && hi <= kHi) : (hi <= -kLo && lo >= -kHi);
+                if (in) {
+                    acc = (Acc)((double)(S + g.c[q]) / scale);
+                    continue;
+                }
+            }
+            const size_t begin = (size_t)(s0 + k) * kOrderedSegTerms;
+            const size_t end = begin + kOrderedSegTerms < n ? begin + kOrderedSegTerms : n;
+            acc = ordered_sum_range<Acc>(term, begin, end, acc);
+        }
+    }
+    if (threadIdx.x == 0)
+        J.put(job, acc);
+}
+
+// The three launches for jobs sums of at most max_n terms each, on stream st,
+// with ordered_sums_scratch(jobs, max_n) bytes of device scratch.
+template <typename Acc, typename Jobs>
+cudaError_t ordered_sums_launch(const Jobs &J, int jobs, size_t max_n, void *scratch,
+                                cudaStream_t st)
+{
+    if (jobs < 1)
+        return cudaSuccess;
+    const int max_segs = (int)(ordered_segs(max_n) ? ordered_segs(max_n) : 1);
+    double *approx = static_cast<double *>(scratch);
+    ordered_seg *segs = reinterpret_cast<ordered_seg *>(approx + (size_t)jobs * (size_t)max_segs);
+    const dim3 grid((unsigned)max_segs, (unsigned)jobs);
+    ordered_approx_kernel<Jobs><<<grid, kOrderedSumThreads, 0, st>>>(J, approx, max_segs);
+    ordered_summary_kernel<Acc, Jobs>
+        <<<grid, kOrderedSumThreads, 0, st>>>(J, approx, segs, max_segs);
+    ordered_walk_kernel<Acc, Jobs>
+        <<<(unsigned)jobs, kOrderedSumThreads, 0, st>>>(J, segs, max_segs);
+    return cudaGetLastError();
 }
 
 #endif

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 // PSNR-HVS kernels (psnr_hvs_cuda.h): per plane, one thread per 8x8 block
 // computes its 64 weighted errors with the C extractor's own arithmetic
-// (psnr_hvs_block.h) into the scratch, blocks in raster order; then one block
-// per (plane, pair) adds them to one float in that order, by one thread (C's
-// single float accumulator: a parallel reduction would round differently).
+// (psnr_hvs_block.h) into the scratch, blocks in raster order; then each
+// (plane, pair) sum gets the bits of C's single float accumulator adding them
+// in that order (ordered_sum.cuh: a plain parallel reduction would round
+// differently).
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -36,6 +37,15 @@ size_t plane_offset(const hvs_cuda_args *a, int p)
     for (int k = 0; k < p; k++)
         off += align256((size_t)a->nframes * plane_terms(a, k) * sizeof(float));
     return off;
+}
+
+// ordered_sums_launch's scratch, after the terms
+size_t sums_scratch(const hvs_cuda_args *a)
+{
+    size_t max_n = 0;
+    for (int p = 0; p < 3; p++)
+        max_n = plane_terms(a, p) > max_n ? plane_terms(a, p) : max_n;
+    return align256(ordered_sums_scratch(3 * a->nframes, max_n));
 }
 
 struct terms_params {
@@ -86,23 +96,30 @@ __global__ void __launch_bounds__(kTermThreads) terms_kernel(const terms_params 
         *reinterpret_cast<float4 *>(out + i) = make_float4(t[i], t[i + 1], t[i + 2], t[i + 3]);
 }
 
-constexpr int kSumThreads = kOrderedSumThreads;
-
 struct sum_params {
     const float *terms[3];
     size_t n[3]; // plane p of pair z at terms[p] + z * n[p]
     unsigned long long *sums;
 };
 
-// One block per (plane, pair): the plane's terms in raster order (ordered_sum.cuh).
-__global__ void __launch_bounds__(kSumThreads) ordered_sum(const sum_params p)
-{
-    const int pl = blockIdx.x, z = blockIdx.y;
-    const size_t n = p.n[pl];
-    const float acc = ordered_sum_block<float>(p.terms[pl] + (size_t)z * n, n);
-    if (threadIdx.x == 0)
-        p.sums[3 * (size_t)z + (size_t)pl] = (unsigned long long)__float_as_uint(acc);
-}
+// The sums as ordered_sum.cuh's jobs: job = 3 * z + plane, the plane's terms
+// in raster order into a float.
+struct sum_jobs_t {
+    sum_params p;
+    __device__ __forceinline__ size_t size(int job) const
+    {
+        return p.n[job % 3];
+    }
+    __device__ __forceinline__ float term(int job, size_t i) const
+    {
+        const int pl = job % 3, z = job / 3;
+        return p.terms[pl][(size_t)z * p.n[pl] + i];
+    }
+    __device__ __forceinline__ void put(int job, float acc) const
+    {
+        p.sums[job] = (unsigned long long)__float_as_uint(acc);
+    }
+};
 
 bool valid(const hvs_cuda_args *a)
 {
@@ -120,8 +137,7 @@ extern "C" size_t fv_hvs_cuda_work_bytes(const hvs_cuda_args *a)
 {
     if (!valid(a))
         return 0;
-    const size_t b = plane_offset(a, 3);
-    return b ? b : 256;
+    return plane_offset(a, 3) + sums_scratch(a);
 }
 
 extern "C" int fv_hvs_cuda_launch(const hvs_cuda_args *a, void *stream)
@@ -161,6 +177,9 @@ extern "C" int fv_hvs_cuda_launch(const hvs_cuda_args *a, void *stream)
             return (int)e;
     }
     sp.sums = a->sums;
-    ordered_sum<<<dim3(3, (unsigned)a->nframes), kSumThreads, 0, st>>>(sp);
-    return (int)cudaGetLastError();
+    size_t max_n = 0;
+    for (int pl = 0; pl < 3; pl++)
+        max_n = sp.n[pl] > max_n ? sp.n[pl] : max_n;
+    return (int)ordered_sums_launch<float>(sum_jobs_t{sp}, 3 * a->nframes, max_n,
+                                           work + plane_offset(a, 3), st);
 }

@@ -32,6 +32,7 @@ struct layout {
     size_t hor, hor_frame; // the horizontal pass: 5 images of dw x h, floats a frame
     size_t tl[SSIM_CUDA_MAX_LEVELS], tc[SSIM_CUDA_MAX_LEVELS], ts[SSIM_CUDA_MAX_LEVELS];
     size_t n[SSIM_CUDA_MAX_LEVELS]; // positions of each map (0: empty)
+    size_t sums;                    // ordered_sums_launch's scratch
     size_t bytes;
 };
 
@@ -41,6 +42,12 @@ int map_dims(const ssim_cuda_args *a, int l, int *dw, int *dh)
     *dw = a->lw[l] - (kWin - 1);
     *dh = a->lh[l] - (kWin - 1);
     return *dw > 0 && *dh > 0;
+}
+
+// the ordered sums of a launch: with_ssim + 3 for each map of each pair
+int sum_jobs(const ssim_cuda_args *a)
+{
+    return (a->levels - a->first_map) * (a->with_ssim + 3) * a->nframes;
 }
 
 layout make_layout(const ssim_cuda_args *a)
@@ -74,6 +81,11 @@ layout make_layout(const ssim_cuda_args *a)
         L.ts[l] = off;
         off += align256(b * L.n[l] * sizeof(float));
     }
+    size_t max_n = 0;
+    for (int l = a->first_map; l < a->levels; l++)
+        max_n = L.n[l] > max_n ? L.n[l] : max_n;
+    L.sums = off;
+    off += align256(ordered_sums_scratch(sum_jobs(a), max_n));
     L.bytes = off ? off : 256;
     return L;
 }
@@ -226,55 +238,54 @@ __global__ void vertical_kernel(const map_params p)
 
 // ---------------------------------------------------------------- ordered sums
 
-constexpr int kSumThreads = kOrderedSumThreads;
-
 struct sum_params {
     const double *tl[SSIM_CUDA_MAX_LEVELS], *tc[SSIM_CUDA_MAX_LEVELS];
     const float *ts[SSIM_CUDA_MAX_LEVELS];
-    size_t n[SSIM_CUDA_MAX_LEVELS]; // map m (blockIdx.x) of pair z at + z * n[m]
+    size_t n[SSIM_CUDA_MAX_LEVELS]; // map m of pair z at + z * n[m]
     int with_ssim;
     unsigned long long *sums;
     size_t frame_sums;
 };
 
-// the terms of each sum, as C adds them: kind 0 the SSIM (l * c * s), 1 l,
-// 2 c, 3 s
-struct ssim_term {
-    const double *l, *c;
-    const float *s;
-    __device__ __forceinline__ double operator()(size_t i) const
+// The sums as ordered_sum.cuh's jobs: job = (z * maps + m) * nsums + k, sum k
+// of map m of pair z. Its terms, as C adds them: kind 0 the SSIM
+// (l * c * s), 1 l, 2 c, 3 s.
+struct sum_jobs_t {
+    sum_params p;
+    int maps;
+    __device__ __forceinline__ void split(int job, int *m, int *k, int *z) const
     {
-        return l[i] * c[i] * (double)s[i];
+        const int nsums = p.with_ssim + 3;
+        *k = job % nsums;
+        *m = (job / nsums) % maps;
+        *z = job / nsums / maps;
     }
-};
-struct double_term {
-    const double *t;
-    __device__ __forceinline__ double operator()(size_t i) const
+    __device__ __forceinline__ size_t size(int job) const
     {
-        return t[i];
+        int m, k, z;
+        split(job, &m, &k, &z);
+        return p.n[m];
     }
-};
-
-// One block per (map, sum, pair): the sum in raster order (ordered_sum.cuh).
-__global__ void __launch_bounds__(kSumThreads) ordered_sums(const sum_params p)
-{
-    const int m = blockIdx.x, k = blockIdx.y, z = blockIdx.z;
-    const size_t n = p.n[m];
-    const double *tl = p.tl[m] + (size_t)z * n, *tc = p.tc[m] + (size_t)z * n;
-    const float *ts = p.ts[m] + (size_t)z * n;
-    const int nsums = p.with_ssim + 3;
-    const int kind = p.with_ssim ? k : k + 1;
-    double acc;
-    switch (kind) {
-    case 0: acc = ordered_sum_terms<double>(ssim_term{tl, tc, ts}, n); break;
-    case 1: acc = ordered_sum_terms<double>(double_term{tl}, n); break;
-    case 2: acc = ordered_sum_terms<double>(double_term{tc}, n); break;
-    default: acc = ordered_sum_block<double>(ts, n); break;
+    __device__ __forceinline__ double term(int job, size_t i) const
+    {
+        int m, k, z;
+        split(job, &m, &k, &z);
+        const size_t o = (size_t)z * p.n[m] + i;
+        switch (p.with_ssim ? k : k + 1) {
+        case 0: return p.tl[m][o] * p.tc[m][o] * (double)p.ts[m][o];
+        case 1: return p.tl[m][o];
+        case 2: return p.tc[m][o];
+        default: return (double)p.ts[m][o];
+        }
     }
-    if (threadIdx.x == 0)
-        p.sums[(size_t)z * p.frame_sums + (size_t)m * (size_t)nsums + (size_t)k] =
+    __device__ __forceinline__ void put(int job, double acc) const
+    {
+        int m, k, z;
+        split(job, &m, &k, &z);
+        p.sums[(size_t)z * p.frame_sums + (size_t)m * (size_t)(p.with_ssim + 3) + (size_t)k] =
             (unsigned long long)__double_as_longlong(acc);
-}
+    }
+};
 
 dim3 grid2(int w, int h, int z, dim3 block)
 {
@@ -400,9 +411,12 @@ extern "C" int fv_ssim_cuda_launch(const ssim_cuda_args *a, void *stream)
     sp.with_ssim = a->with_ssim;
     sp.sums = a->sums;
     sp.frame_sums = a->frame_sums;
-    ordered_sums<<<dim3((unsigned)(a->levels - a->first_map), (unsigned)(a->with_ssim + 3),
-                        (unsigned)nz),
-                   kSumThreads, 0, st>>>(sp);
-    SSIM_LAUNCHED();
+    const sum_jobs_t jobs = {sp, a->levels - a->first_map};
+    size_t max_n = 0;
+    for (int m = 0; m < jobs.maps; m++)
+        max_n = sp.n[m] > max_n ? sp.n[m] : max_n;
+    const cudaError_t e = ordered_sums_launch<double>(jobs, sum_jobs(a), max_n, work + L.sums, st);
+    if (e != cudaSuccess)
+        return (int)e;
     return (int)cudaSuccess;
 }

@@ -41,6 +41,25 @@ __global__ void __launch_bounds__(kOrderedSumThreads)
         out[c] = acc;
 }
 
+// the same cases as jobs of ordered_sums_launch (many blocks a sum)
+template <typename Acc, typename T> struct test_jobs {
+    const T *t;
+    const size_t *n, *off;
+    Acc *out;
+    __device__ size_t size(int job) const
+    {
+        return n[job];
+    }
+    __device__ Acc term(int job, size_t i) const
+    {
+        return (Acc)t[off[job] + i];
+    }
+    __device__ void put(int job, Acc acc) const
+    {
+        out[job] = acc;
+    }
+};
+
 uint64_t rng = 0x9e3779b97f4a7c15ull;
 uint64_t next_u64()
 {
@@ -176,8 +195,38 @@ template <typename Acc, typename T> void run(const char *what)
                 fprintf(stderr, "%s: kind %d, n %zu: sequential %a, ordered_sum %a\n", what,
                         kind_of[c], n_of[c], (double)want[c], (double)got[c]);
         }
-    printf("%s: %d cases, %d differ\n", what, ncases, bad);
+    printf("%s, one block a sum: %d cases, %d differ\n", what, ncases, bad);
     failures += bad;
+
+    // many blocks a sum
+    size_t *off_of = (size_t *)malloc(sizeof(size_t) * (size_t)ncases), *doff;
+    size_t max_n = 0, o2 = 0;
+    for (int c = 0; c < ncases; c++) {
+        off_of[c] = o2;
+        o2 += n_of[c];
+        max_n = n_of[c] > max_n ? n_of[c] : max_n;
+    }
+    CK(cudaMalloc(&doff, sizeof(size_t) * (size_t)ncases));
+    CK(cudaMemcpy(doff, off_of, sizeof(size_t) * (size_t)ncases, cudaMemcpyHostToDevice));
+    void *scratch;
+    CK(cudaMalloc(&scratch, ordered_sums_scratch(ncases, max_n)));
+    CK(cudaMemset(scratch, 0x5a, ordered_sums_scratch(ncases, max_n)));
+    CK(cudaMemset(dout, 0xa5, sizeof(Acc) * (size_t)ncases));
+    const test_jobs<Acc, T> jobs = {d, dn, doff, dout};
+    CK(ordered_sums_launch<Acc>(jobs, ncases, max_n, scratch, 0));
+    CK(cudaMemcpy(got, dout, sizeof(Acc) * (size_t)ncases, cudaMemcpyDeviceToHost));
+    bad = 0;
+    for (int c = 0; c < ncases; c++)
+        if (!same_bits(want[c], got[c])) {
+            if (bad++ < 8)
+                fprintf(stderr, "%s (many blocks): kind %d, n %zu: sequential %a, ordered %a\n",
+                        what, kind_of[c], n_of[c], (double)want[c], (double)got[c]);
+        }
+    printf("%s, many blocks a sum: %d cases, %d differ\n", what, ncases, bad);
+    failures += bad;
+    CK(cudaFree(scratch));
+    CK(cudaFree(doff));
+    free(off_of);
 
     // device time of one 2M-term growing sum (kind 0), 8 blocks at once
     {
@@ -213,7 +262,38 @@ template <typename Acc, typename T> void run(const char *what)
                 CK(cudaEventElapsedTime(&ms, a, b));
                 best = ms < best ? ms : best;
             }
-            printf("%s: 8 sums of 2,000,000 terms at once: %.1f us\n", what, best * 1000.0f);
+            printf("%s, one block a sum: 8 sums of 2,000,000 terms at once: %.1f us\n", what,
+                   best * 1000.0f);
+            size_t o8[8];
+            for (int k = 0; k < 8; k++)
+                o8[k] = (size_t)k * 2000000;
+            size_t *d_o8;
+            CK(cudaMalloc(&d_o8, sizeof o8));
+            CK(cudaMemcpy(d_o8, o8, sizeof o8, cudaMemcpyHostToDevice));
+            void *scr;
+            CK(cudaMalloc(&scr, ordered_sums_scratch(8, 2000000)));
+            const test_jobs<Acc, T> j8 = {d8, dn, d_o8, dout};
+            best = 1e30f;
+            for (int r = 0; r < 5; r++) {
+                CK(cudaEventRecord(a));
+                CK(ordered_sums_launch<Acc>(j8, 8, 2000000, scr, 0));
+                CK(cudaEventRecord(b));
+                CK(cudaEventSynchronize(b));
+                float ms;
+                CK(cudaEventElapsedTime(&ms, a, b));
+                best = ms < best ? ms : best;
+            }
+            Acc g8[8];
+            CK(cudaMemcpy(g8, dout, sizeof g8, cudaMemcpyDeviceToHost));
+            for (int k = 0; k < 8; k++)
+                if (!same_bits(g8[k], want[c0])) {
+                    fprintf(stderr, "%s: timed sum %d differs\n", what, k);
+                    failures++;
+                }
+            printf("%s, many blocks a sum: 8 sums of 2,000,000 terms at once: %.1f us\n", what,
+                   best * 1000.0f);
+            CK(cudaFree(scr));
+            CK(cudaFree(d_o8));
             CK(cudaFree(d8));
             CK(cudaEventDestroy(a));
             CK(cudaEventDestroy(b));
