@@ -16,8 +16,10 @@
 // emulated. The first addition that leaves that range (about log2(n) times
 // for a sum that grows, and at any term too large to scale) is done for real
 // by one thread, and the scan restarts with the new binade from the next
-// term. Zero accumulators skip zero terms; non-finite or tiny (near
-// subnormal) accumulators take one real addition at a time.
+// term. A sum from zero starts with kOrderedSumThreads real additions by one
+// thread (its first binade crossings come every few terms); zero
+// accumulators skip zero terms; non-finite or tiny (near subnormal)
+// accumulators take one real addition at a time.
 //
 // Cost: the terms are read once; one iteration handles kOrderedSumThreads x
 // kOrderedSumPer terms, plus one iteration per binade crossing. Every thread
@@ -170,6 +172,26 @@ __device__ Acc ordered_sum_range(const Term &term, size_t p, size_t n, Acc acc)
     __shared__ unsigned long long s_first;
     __shared__ Acc s_acc;
     const int tid = threadIdx.x;
+    if (acc == (Acc)0 && p < n) {
+        // a sum that starts at zero crosses a binade at about every power of
+        // two of its length: its first kOrderedSumThreads terms are staged and
+        // added by one thread, one real addition after another
+        __shared__ Acc s_head[kOrderedSumThreads];
+        const size_t m = n - p < (size_t)kOrderedSumThreads ? n - p : (size_t)kOrderedSumThreads;
+        if ((size_t)tid < m)
+            s_head[tid] = term(p + (size_t)tid);
+        __syncthreads();
+        if (tid == 0) {
+            Acc a = acc;
+            for (size_t i = 0; i < m; i++)
+                a = a + s_head[i];
+            s_acc = a;
+        }
+        __syncthreads();
+        acc = s_acc;
+        p += m;
+        __syncthreads(); // s_acc is reused
+    }
     while (p < n) {
         const int e = fp::exponent(acc);
         if (acc == 0 || !fp::finite(acc) || e < fp::kMinExp) {
