@@ -62,6 +62,12 @@ template <> struct ordered_fp<float> {
     }
 };
 
+// 2^k for a normal double (-1022 <= k <= 1023), exactly
+__device__ __forceinline__ double ordered_pow2(int k)
+{
+    return __longlong_as_double((long long)(1023 + k) << 52);
+}
+
 // the map of a run of terms: the offset in units for an even (c0) and an
 // odd (c1) start
 struct ordered_pair {
@@ -227,7 +233,7 @@ __device__ Acc ordered_sum_range(const Term &term, size_t p, size_t n, Acc acc)
             continue;
         }
         // S units of u = 2^(e - M + 1); scale = 1 / u
-        const double scale = __longlong_as_double((long long)(1023 + M - 1 - e) << 52);
+        const double scale = ordered_pow2(M - 1 - e), unit = ordered_pow2(e - (M - 1));
         const long long S = (long long)((double)acc * scale);
         const long long par0 = S & 1;
         const size_t base = p + (size_t)tid * kOrderedSumPer;
@@ -279,12 +285,12 @@ __device__ Acc ordered_sum_range(const Term &term, size_t p, size_t n, Acc acc)
         __syncthreads();
         const unsigned long long first = s_first;
         if (first == ~0ull) {
-            acc = (Acc)((double)(S + ordered_pick(total, par0)) / scale);
+            acc = (Acc)((double)(S + ordered_pick(total, par0)) * unit);
             p = p + kWin;
         } else {
             if (bad == (size_t)first) {
                 // the partial sum before the term, exact, then the real addition
-                const Acc before_term = (Acc)((double)(S + off_bad) / scale);
+                const Acc before_term = (Acc)((double)(S + off_bad) * unit);
                 s_acc = before_term + term(bad);
             }
             __syncthreads();
@@ -399,6 +405,24 @@ __device__ __forceinline__ ordered_run ordered_run_then(const ordered_run &a, co
     return r;
 }
 
+// lane - o's run (Up) or lane + o's, for the whole warp
+template <bool Up>
+__device__ __forceinline__ ordered_run ordered_run_shfl(const ordered_run &r, int o)
+{
+    ordered_run b;
+#pragma unroll
+    for (int q = 0; q < 2; q++) {
+        b.c[q] =
+            Up ? __shfl_up_sync(0xffffffffu, r.c[q], o) : __shfl_down_sync(0xffffffffu, r.c[q], o);
+        b.lo[q] = Up ? __shfl_up_sync(0xffffffffu, r.lo[q], o)
+                     : __shfl_down_sync(0xffffffffu, r.lo[q], o);
+        b.hi[q] = Up ? __shfl_up_sync(0xffffffffu, r.hi[q], o)
+                     : __shfl_down_sync(0xffffffffu, r.hi[q], o);
+    }
+    b.big = Up ? __shfl_up_sync(0xffffffffu, r.big, o) : __shfl_down_sync(0xffffffffu, r.big, o);
+    return b;
+}
+
 template <typename Jobs>
 __global__ void __launch_bounds__(kOrderedSumThreads)
     ordered_approx_kernel(const __grid_constant__ Jobs J, double *approx, int max_segs)
@@ -460,7 +484,7 @@ __global__ void __launch_bounds__(kOrderedSumThreads)
             out->ok = 0;
         return;
     }
-    const double scale = __longlong_as_double((long long)(1023 + M - 1 - e) << 52);
+    const double scale = ordered_pow2(M - 1 - e);
     // this thread's kOrderedSumPer terms, both start parities at once
     ordered_run r = ordered_run_empty();
     const size_t first = begin + (size_t)tid * kOrderedSumPer;
@@ -485,13 +509,7 @@ __global__ void __launch_bounds__(kOrderedSumThreads)
     // ordered reduction: lanes hold consecutive runs
     const int lane = tid & 31;
     for (int o = 1; o < 32; o <<= 1) {
-        ordered_run b;
-        for (int q = 0; q < 2; q++) {
-            b.c[q] = __shfl_down_sync(0xffffffffu, r.c[q], o);
-            b.lo[q] = __shfl_down_sync(0xffffffffu, r.lo[q], o);
-            b.hi[q] = __shfl_down_sync(0xffffffffu, r.hi[q], o);
-        }
-        b.big = __shfl_down_sync(0xffffffffu, r.big, o);
+        const ordered_run b = ordered_run_shfl<false>(r, o);
         if ((lane & (2 * o - 1)) == 0)
             r = ordered_run_then(r, b, kLim);
     }
@@ -531,6 +549,7 @@ __global__ void __launch_bounds__(kOrderedSumThreads)
     typedef ordered_fp<Acc> fp;
     constexpr int M = fp::kMant;
     constexpr long long kLo = (1ll << (M - 1)) + 1, kHi = (1ll << M) - 1;
+    constexpr long long kLim = 1ll << (M + 1);
     constexpr int kStage = 256; // summaries staged in shared memory at a time
     __shared__ ordered_seg s_seg[kStage];
     const int job = blockIdx.x;
@@ -544,23 +563,55 @@ __global__ void __launch_bounds__(kOrderedSumThreads)
         for (int k = threadIdx.x; k < cnt; k += kOrderedSumThreads)
             s_seg[k] = segs[(size_t)job * (size_t)max_segs + (size_t)(s0 + k)];
         __syncthreads();
-        for (int k = 0; k < cnt; k++) {
-            const ordered_seg &g = s_seg[k];
+        int k = 0;
+        while (k < cnt) {
             const int e = fp::exponent(acc);
-            if (g.ok && acc != (Acc)0 && fp::finite(acc) && e == g.e) {
-                const double scale = __longlong_as_double((long long)(1023 + M - 1 - e) << 52);
+            if (acc != (Acc)0 && fp::finite(acc) && e >= fp::kMinExp) {
+                // up to 32 segments at once: every warp scans the same group
+                // (the block stays in step without a barrier); the longest
+                // prefix made for this binade whose partial sums stay inside
+                // it is one step
+                const double scale = ordered_pow2(M - 1 - e), unit = ordered_pow2(e - (M - 1));
                 const long long S = (long long)((double)acc * scale);
                 const int q = (int)(S & 1);
-                const long long lo = S + g.lo[q], hi = S + g.hi[q];
-                const bool in = S > 0 ? (lo >= kLo && hi <= kHi) : (hi <= -kLo && lo >= -kHi);
-                if (in) {
-                    acc = (Acc)((double)(S + g.c[q]) / scale);
-                    continue;
+                const int lane = threadIdx.x & 31;
+                const int gsize = cnt - k < 32 ? cnt - k : 32;
+                ordered_run r = ordered_run_empty();
+                if (lane < gsize) {
+                    const ordered_seg &g = s_seg[k + lane];
+                    if (g.ok && g.e == e) {
+                        for (int j = 0; j < 2; j++) {
+                            r.c[j] = g.c[j];
+                            r.lo[j] = g.lo[j];
+                            r.hi[j] = g.hi[j];
+                        }
+                    } else {
+                        r.big = 1;
+                    }
+                }
+                for (int o = 1; o < 32; o <<= 1) {
+                    const ordered_run a = ordered_run_shfl<true>(r, o);
+                    if (lane >= o)
+                        r = ordered_run_then(a, r, kLim);
+                }
+                const long long lo = S + r.lo[q], hi = S + r.hi[q];
+                const bool in = lane < gsize && !r.big &&
+                                (S > 0 ? (lo >= kLo && hi <= kHi) : (hi <= -kLo && lo >= -kHi));
+                const unsigned ok = __ballot_sync(0xffffffffu, in);
+                const int m = ok == 0xffffffffu ? 32 : __ffs(~ok) - 1; // the leading prefix
+                const long long c = __shfl_sync(0xffffffffu, r.c[q], m > 0 ? m - 1 : 0);
+                if (m > 0) {
+                    acc = (Acc)((double)(S + c) * unit);
+                    k += m;
+                    if (m == gsize)
+                        continue;
                 }
             }
+            // segment k the slow way: a crossing, another binade, no summary
             const size_t begin = (size_t)(s0 + k) * kOrderedSegTerms;
             const size_t end = begin + kOrderedSegTerms < n ? begin + kOrderedSegTerms : n;
             acc = ordered_sum_range<Acc>(term, begin, end, acc);
+            k++;
         }
     }
     if (threadIdx.x == 0)
