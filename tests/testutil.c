@@ -174,3 +174,48 @@ int test_have_gpu(void)
     fovea_device_count(&n);
     return n > 0;
 }
+
+fovea_context *test_open_ctx(fovea_backend b, int threads, fovea_log_fn log)
+{
+    fovea_settings s;
+    fovea_default_settings(&s);
+    s.backend = b;
+    if (threads > 0)
+        s.threads = threads;
+    if (log) {
+        s.log = log;
+        s.log_level = FOVEA_LOG_DEBUG;
+    }
+    fovea_context *ctx = NULL;
+    const int st = fovea_open(&ctx, &s);
+    if (st != FOVEA_OK)
+        fprintf(stderr, "fovea_open(%s): %s\n", fovea_backend_name(b), fovea_strerror(st));
+    REQUIRE(st == FOVEA_OK && ctx != NULL);
+    return ctx;
+}
+
+void test_pair_frames_free(fovea_context *ctx, test_pair_frames *f)
+{
+    for (int i = 0; i < f->n; i++) {
+        fovea_frame_free(ctx, &f->ref[i]);
+        fovea_frame_free(ctx, &f->dis[i]);
+    }
+    free(f->ref);
+    free(f->dis);
+    memset(f, 0, sizeof(*f));
+}
+
+void test_sample_set(fovea_frame *f, int p, int bpc, int x, int y, int v)
+{
+    uint8_t *row = f->data[p] + (ptrdiff_t)y * f->stride[p];
+    if (bpc == 8)
+        row[x] = (uint8_t)v;
+    else
+        ((uint16_t *)(void *)row)[x] = (uint16_t)v;
+}
+
+int test_sample_get(const fovea_frame *f, int p, int bpc, int x, int y)
+{
+    const uint8_t *row = f->data[p] + (ptrdiff_t)y * f->stride[p];
+    return bpc == 8 ? row[x] : ((const uint16_t *)(const void *)row)[x];
+}

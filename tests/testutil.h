@@ -82,4 +82,22 @@ const char *test_source_dir(void);
 /* 1 when a CUDA device is usable (for GPU tests: exit TEST_SKIP otherwise). */
 int test_have_gpu(void);
 
+/* A context of backend b (threads: 0 for the default; log may be NULL, then
+ * nothing is logged); the test ends (exit 1) with the library's message when
+ * it cannot be opened. */
+fovea_context *test_open_ctx(fovea_backend b, int threads, fovea_log_fn log);
+
+/* The reference and distorted frames of a test, n of each (malloc'd arrays). */
+typedef struct test_pair_frames {
+    int n;
+    fovea_frame *ref, *dis;
+} test_pair_frames;
+/* Frees every frame (on ctx) and the arrays, and zeroes *f. */
+void test_pair_frames_free(fovea_context *ctx, test_pair_frames *f);
+
+/* Sample (x, y) of plane p of a host frame whose samples are one byte (bpc 8)
+ * or two (bpc 9-16); no range check. */
+void test_sample_set(fovea_frame *f, int p, int bpc, int x, int y, int v);
+int test_sample_get(const fovea_frame *f, int p, int bpc, int x, int y);
+
 #endif

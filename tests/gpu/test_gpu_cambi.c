@@ -43,48 +43,13 @@ static void on_log(void *opaque, fovea_log_level level, const char *msg)
     }
 }
 
-static fovea_context *open_ctx(fovea_backend b)
-{
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = b;
-    if (b == FOVEA_BACKEND_CUDA) {
-        s.log = on_log;
-        s.log_level = FOVEA_LOG_DEBUG;
-    }
-    fovea_context *ctx = NULL;
-    int st = fovea_open(&ctx, &s);
-    if (st != FOVEA_OK)
-        fprintf(stderr, "fovea_open(%s): %s\n", fovea_backend_name(b), fovea_strerror(st));
-    REQUIRE(st == FOVEA_OK && ctx != NULL);
-    return ctx;
-}
-
-typedef struct frames {
-    int n;
-    fovea_frame *ref, *dis;
-} frames;
-
-static void free_frames(fovea_context *ctx, frames *f)
-{
-    for (int i = 0; i < f->n; i++) {
-        fovea_frame_free(ctx, &f->ref[i]);
-        fovea_frame_free(ctx, &f->dis[i]);
-    }
-    free(f->ref);
-    free(f->dis);
-    memset(f, 0, sizeof(*f));
-}
+typedef test_pair_frames frames;
 
 static void put(fovea_frame *f, int bpc, int x, int y, int v)
 {
     const int maxv = (1 << bpc) - 1;
     v = v < 1 ? 1 : v > maxv ? maxv : v;
-    uint8_t *row = f->data[0] + (ptrdiff_t)y * f->stride[0];
-    if (bpc == 8)
-        row[x] = (uint8_t)v;
-    else
-        ((uint16_t *)(void *)row)[x] = (uint16_t)v;
+    test_sample_set(f, 0, bpc, x, y, v);
 }
 
 /* One banded luma plane: a ramp of span 10-bit levels from lo (moving with
@@ -248,7 +213,7 @@ static void compare(const ctxs *c, const char *name, const char *features, const
                bad ? "MISMATCH" : "identical", 1e3 * want.seconds / f->n, 1e3 * got.seconds / f->n);
         free(got.val);
     }
-    free_frames(c->gpu, &dev);
+    test_pair_frames_free(c->gpu, &dev);
     free(want.val);
 }
 
@@ -289,7 +254,7 @@ static void test_generated(const ctxs *c)
         snprintf(name, sizeof name, "%dx%d %d-bit %s", cases[i].w, cases[i].h, cases[i].bpc,
                  cases[i].features);
         compare(c, name, cases[i].features, &f);
-        free_frames(NULL, &f);
+        test_pair_frames_free(NULL, &f);
     }
 }
 
@@ -302,7 +267,7 @@ static void test_v1_timing(const ctxs *c)
     compare(c, "1920x1080 10-bit v1 options (timing)",
             "cambi:cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17", &f);
     compare(c, "1920x1080 10-bit defaults (timing)", "cambi", &f);
-    free_frames(NULL, &f);
+    test_pair_frames_free(NULL, &f);
 }
 
 /* The refusals of the C extractor, on CUDA too (same status). */
@@ -343,7 +308,7 @@ static void test_refusals(const ctxs *c)
         }
         CHECK(st[0] < 0);
         CHECK_EQ_INT(st[1], st[0]);
-        free_frames(NULL, &f);
+        test_pair_frames_free(NULL, &f);
     }
 }
 
@@ -354,8 +319,10 @@ int main(void)
         return TEST_SKIP;
     }
     ctxs c;
-    c.cpu = open_ctx(FOVEA_BACKEND_CPU);
-    c.gpu = open_ctx(FOVEA_BACKEND_CUDA);
+    c.cpu = test_open_ctx(FOVEA_BACKEND_CPU, 0,
+                          (FOVEA_BACKEND_CPU) == FOVEA_BACKEND_CUDA ? on_log : NULL);
+    c.gpu = test_open_ctx(FOVEA_BACKEND_CUDA, 0,
+                          (FOVEA_BACKEND_CUDA) == FOVEA_BACKEND_CUDA ? on_log : NULL);
     sanitizer = getenv("FOVEA_TEST_SANITIZER") != NULL;
     test_generated(&c);
     test_refusals(&c);

@@ -18,6 +18,8 @@
 #ifdef FOVEA_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+#include "gpu/gpu_require.h"
+
 #include "quality/ciede.h"
 #include "quality/ciede_cuda.h"
 /* the threshold of statement V, variable here (the kernel's is the header's) */
@@ -25,26 +27,8 @@ static double g_thr;
 #define CIEDE_POWF7_THRESHOLD g_thr
 #include "quality/ciede_interval.h"
 
-#define CUDA_REQUIRE(call)                                                                         \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 extern const feature_extractor feature_ciede_cpu, feature_ciede_cuda;
-
-static fovea_context *open_ctx(fovea_backend b)
-{
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = b;
-    fovea_context *ctx = NULL;
-    REQUIRE(fovea_open(&ctx, &s) == FOVEA_OK && ctx != NULL);
-    return ctx;
-}
 
 /* A 6-sample pixel (ref Y U V, dis Y U V at 8 bits) whose dE depends on
  * which side of a midpoint glibc's powf(x, 7) falls: certain without the
@@ -335,7 +319,8 @@ int main(void)
         printf("no CUDA device: skipped\n");
         return TEST_SKIP;
     }
-    fovea_context *cpu = open_ctx(FOVEA_BACKEND_CPU), *gpu = open_ctx(FOVEA_BACKEND_CUDA);
+    fovea_context *cpu = test_open_ctx(FOVEA_BACKEND_CPU, 0, NULL),
+                  *gpu = test_open_ctx(FOVEA_BACKEND_CUDA, 0, NULL);
     find_ambiguous();
     test_direct(cpu, gpu);
     test_api(cpu, gpu);

@@ -24,20 +24,6 @@ static fovea_context *cctx, *gctx;
 static int sanitizer;
 static long long runs;
 
-static fovea_context *open_ctx(fovea_backend b)
-{
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = b;
-    s.threads = 2;
-    fovea_context *ctx = NULL;
-    const int st = fovea_open(&ctx, &s);
-    if (st != FOVEA_OK)
-        fprintf(stderr, "fovea_open(%s): %s\n", fovea_backend_name(b), fovea_strerror(st));
-    REQUIRE(st == FOVEA_OK && ctx != NULL);
-    return ctx;
-}
-
 static const fovea_pixfmt all_fmts[] = {
     FOVEA_PIX_GRAY8,   FOVEA_PIX_GRAY10,  FOVEA_PIX_GRAY12,  FOVEA_PIX_GRAY16,  FOVEA_PIX_I420,
     FOVEA_PIX_I420P10, FOVEA_PIX_I420P12, FOVEA_PIX_I420P16, FOVEA_PIX_I422,    FOVEA_PIX_I422P10,
@@ -836,8 +822,8 @@ int main(void)
         return TEST_SKIP;
     }
     sanitizer = getenv("FOVEA_TEST_SANITIZER") != NULL;
-    cctx = open_ctx(FOVEA_BACKEND_CPU);
-    gctx = open_ctx(FOVEA_BACKEND_CUDA);
+    cctx = test_open_ctx(FOVEA_BACKEND_CPU, 2, NULL);
+    gctx = test_open_ctx(FOVEA_BACKEND_CUDA, 2, NULL);
     test_errors();
     test_formats();
     test_large();

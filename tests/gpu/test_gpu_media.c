@@ -21,17 +21,6 @@ static fovea_context *gctx, *cctx;
 static char media_dir[1024];
 static long long frames_compared;
 
-static fovea_context *open_ctx(fovea_backend b)
-{
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = b;
-    s.threads = 2;
-    fovea_context *ctx = NULL;
-    REQUIRE(fovea_open(&ctx, &s) == FOVEA_OK && ctx);
-    return ctx;
-}
-
 static void media_path(char *buf, size_t n, const char *name)
 {
     snprintf(buf, n, "%s/%s", media_dir, name);
@@ -245,8 +234,8 @@ int main(void)
         return TEST_SKIP;
     }
     fclose(fp);
-    gctx = open_ctx(FOVEA_BACKEND_CUDA);
-    cctx = open_ctx(FOVEA_BACKEND_CPU);
+    gctx = test_open_ctx(FOVEA_BACKEND_CUDA, 2, NULL);
+    cctx = test_open_ctx(FOVEA_BACKEND_CPU, 2, NULL);
     fovea_hwdec_cap c;
     if (fovea_hwdec_caps(gctx, &c, 1) == FOVEA_ERR_UNSUPPORTED) {
         fprintf(stderr, "test_gpu_media: %s (skipped)\n", fovea_last_error(gctx));

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/gpu_require.h"
 #include "quality/ordered_sum.cuh"
 
 namespace
@@ -90,14 +91,6 @@ bool same_bits(float a, float b)
 int failures = 0;
 bool quick = false;
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 // the cases: generators of n terms (T: float or double)
 template <typename T> void make_case(int kind, size_t n, T *t)
@@ -183,15 +176,15 @@ template <typename Acc, typename T> void run(const char *what)
     T *d;
     size_t *dn;
     Acc *dout;
-    CK(cudaMalloc(&d, total * sizeof(T) + 1));
-    CK(cudaMalloc(&dn, sizeof(size_t) * (size_t)ncases));
-    CK(cudaMalloc(&dout, sizeof(Acc) * (size_t)ncases));
-    CK(cudaMemcpy(d, h, total * sizeof(T), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dn, n_of, sizeof(size_t) * (size_t)ncases, cudaMemcpyHostToDevice));
-    CK(cudaMemset(dout, 0xa5, sizeof(Acc) * (size_t)ncases)); // poisoned
+    CUDA_REQUIRE(cudaMalloc(&d, total * sizeof(T) + 1));
+    CUDA_REQUIRE(cudaMalloc(&dn, sizeof(size_t) * (size_t)ncases));
+    CUDA_REQUIRE(cudaMalloc(&dout, sizeof(Acc) * (size_t)ncases));
+    CUDA_REQUIRE(cudaMemcpy(d, h, total * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaMemcpy(dn, n_of, sizeof(size_t) * (size_t)ncases, cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaMemset(dout, 0xa5, sizeof(Acc) * (size_t)ncases)); // poisoned
     sum_kernel<Acc, T><<<ncases, kOrderedSumThreads>>>(d, dn, ncases, dout);
-    CK(cudaGetLastError());
-    CK(cudaMemcpy(got, dout, sizeof(Acc) * (size_t)ncases, cudaMemcpyDeviceToHost));
+    CUDA_REQUIRE(cudaGetLastError());
+    CUDA_REQUIRE(cudaMemcpy(got, dout, sizeof(Acc) * (size_t)ncases, cudaMemcpyDeviceToHost));
     int bad = 0;
     for (int c = 0; c < ncases; c++)
         if (!same_bits(want[c], got[c])) {
@@ -210,15 +203,15 @@ template <typename Acc, typename T> void run(const char *what)
         o2 += n_of[c];
         max_n = n_of[c] > max_n ? n_of[c] : max_n;
     }
-    CK(cudaMalloc(&doff, sizeof(size_t) * (size_t)ncases));
-    CK(cudaMemcpy(doff, off_of, sizeof(size_t) * (size_t)ncases, cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaMalloc(&doff, sizeof(size_t) * (size_t)ncases));
+    CUDA_REQUIRE(cudaMemcpy(doff, off_of, sizeof(size_t) * (size_t)ncases, cudaMemcpyHostToDevice));
     void *scratch;
-    CK(cudaMalloc(&scratch, ordered_sums_scratch(ncases, max_n)));
-    CK(cudaMemset(scratch, 0x5a, ordered_sums_scratch(ncases, max_n)));
-    CK(cudaMemset(dout, 0xa5, sizeof(Acc) * (size_t)ncases));
+    CUDA_REQUIRE(cudaMalloc(&scratch, ordered_sums_scratch(ncases, max_n)));
+    CUDA_REQUIRE(cudaMemset(scratch, 0x5a, ordered_sums_scratch(ncases, max_n)));
+    CUDA_REQUIRE(cudaMemset(dout, 0xa5, sizeof(Acc) * (size_t)ncases));
     const test_jobs<Acc, T> jobs = {d, dn, doff, dout};
-    CK(ordered_sums_launch<Acc>(jobs, ncases, max_n, scratch, 0));
-    CK(cudaMemcpy(got, dout, sizeof(Acc) * (size_t)ncases, cudaMemcpyDeviceToHost));
+    CUDA_REQUIRE(ordered_sums_launch<Acc>(jobs, ncases, max_n, scratch, 0));
+    CUDA_REQUIRE(cudaMemcpy(got, dout, sizeof(Acc) * (size_t)ncases, cudaMemcpyDeviceToHost));
     bad = 0;
     for (int c = 0; c < ncases; c++)
         if (!same_bits(want[c], got[c])) {
@@ -228,8 +221,8 @@ template <typename Acc, typename T> void run(const char *what)
         }
     printf("%s, many blocks a sum: %d cases, %d differ\n", what, ncases, bad);
     failures += bad;
-    CK(cudaFree(scratch));
-    CK(cudaFree(doff));
+    CUDA_REQUIRE(cudaFree(scratch));
+    CUDA_REQUIRE(cudaFree(doff));
     free(off_of);
 
     // device time of one 2M-term growing sum (kind 0), 8 blocks at once
@@ -248,22 +241,22 @@ template <typename Acc, typename T> void run(const char *what)
             for (int k = 0; k < 8; k++)
                 n8[k] = 2000000;
             T *d8;
-            CK(cudaMalloc(&d8, 8 * 2000000 * sizeof(T)));
+            CUDA_REQUIRE(cudaMalloc(&d8, 8 * 2000000 * sizeof(T)));
             for (int k = 0; k < 8; k++)
-                CK(cudaMemcpy(d8 + (size_t)k * 2000000, d + first, 2000000 * sizeof(T),
-                              cudaMemcpyDeviceToDevice));
-            CK(cudaMemcpy(dn, n8, sizeof n8, cudaMemcpyHostToDevice));
+                CUDA_REQUIRE(cudaMemcpy(d8 + (size_t)k * 2000000, d + first, 2000000 * sizeof(T),
+                                        cudaMemcpyDeviceToDevice));
+            CUDA_REQUIRE(cudaMemcpy(dn, n8, sizeof n8, cudaMemcpyHostToDevice));
             cudaEvent_t a, b;
-            CK(cudaEventCreate(&a));
-            CK(cudaEventCreate(&b));
+            CUDA_REQUIRE(cudaEventCreate(&a));
+            CUDA_REQUIRE(cudaEventCreate(&b));
             float best = 1e30f;
             for (int r = 0; r < 5; r++) {
-                CK(cudaEventRecord(a));
+                CUDA_REQUIRE(cudaEventRecord(a));
                 sum_kernel<Acc, T><<<8, kOrderedSumThreads>>>(d8, dn, 8, dout);
-                CK(cudaEventRecord(b));
-                CK(cudaEventSynchronize(b));
+                CUDA_REQUIRE(cudaEventRecord(b));
+                CUDA_REQUIRE(cudaEventSynchronize(b));
                 float ms;
-                CK(cudaEventElapsedTime(&ms, a, b));
+                CUDA_REQUIRE(cudaEventElapsedTime(&ms, a, b));
                 best = ms < best ? ms : best;
             }
             printf("%s, one block a sum: 8 sums of 2,000,000 terms at once: %.1f us\n", what,
@@ -272,23 +265,23 @@ template <typename Acc, typename T> void run(const char *what)
             for (int k = 0; k < 8; k++)
                 o8[k] = (size_t)k * 2000000;
             size_t *d_o8;
-            CK(cudaMalloc(&d_o8, sizeof o8));
-            CK(cudaMemcpy(d_o8, o8, sizeof o8, cudaMemcpyHostToDevice));
+            CUDA_REQUIRE(cudaMalloc(&d_o8, sizeof o8));
+            CUDA_REQUIRE(cudaMemcpy(d_o8, o8, sizeof o8, cudaMemcpyHostToDevice));
             void *scr;
-            CK(cudaMalloc(&scr, ordered_sums_scratch(8, 2000000)));
+            CUDA_REQUIRE(cudaMalloc(&scr, ordered_sums_scratch(8, 2000000)));
             const test_jobs<Acc, T> j8 = {d8, dn, d_o8, dout};
             best = 1e30f;
             for (int r = 0; r < 5; r++) {
-                CK(cudaEventRecord(a));
-                CK(ordered_sums_launch<Acc>(j8, 8, 2000000, scr, 0));
-                CK(cudaEventRecord(b));
-                CK(cudaEventSynchronize(b));
+                CUDA_REQUIRE(cudaEventRecord(a));
+                CUDA_REQUIRE(ordered_sums_launch<Acc>(j8, 8, 2000000, scr, 0));
+                CUDA_REQUIRE(cudaEventRecord(b));
+                CUDA_REQUIRE(cudaEventSynchronize(b));
                 float ms;
-                CK(cudaEventElapsedTime(&ms, a, b));
+                CUDA_REQUIRE(cudaEventElapsedTime(&ms, a, b));
                 best = ms < best ? ms : best;
             }
             Acc g8[8];
-            CK(cudaMemcpy(g8, dout, sizeof g8, cudaMemcpyDeviceToHost));
+            CUDA_REQUIRE(cudaMemcpy(g8, dout, sizeof g8, cudaMemcpyDeviceToHost));
             for (int k = 0; k < 8; k++)
                 if (!same_bits(g8[k], want[c0])) {
                     fprintf(stderr, "%s: timed sum %d differs\n", what, k);
@@ -296,16 +289,16 @@ template <typename Acc, typename T> void run(const char *what)
                 }
             printf("%s, many blocks a sum: 8 sums of 2,000,000 terms at once: %.1f us\n", what,
                    best * 1000.0f);
-            CK(cudaFree(scr));
-            CK(cudaFree(d_o8));
-            CK(cudaFree(d8));
-            CK(cudaEventDestroy(a));
-            CK(cudaEventDestroy(b));
+            CUDA_REQUIRE(cudaFree(scr));
+            CUDA_REQUIRE(cudaFree(d_o8));
+            CUDA_REQUIRE(cudaFree(d8));
+            CUDA_REQUIRE(cudaEventDestroy(a));
+            CUDA_REQUIRE(cudaEventDestroy(b));
         }
     }
-    CK(cudaFree(d));
-    CK(cudaFree(dn));
-    CK(cudaFree(dout));
+    CUDA_REQUIRE(cudaFree(d));
+    CUDA_REQUIRE(cudaFree(dn));
+    CUDA_REQUIRE(cudaFree(dout));
     free(h);
     free(want);
     free(got);

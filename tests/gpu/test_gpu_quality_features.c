@@ -19,6 +19,8 @@
 #ifdef FOVEA_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+#include "gpu/gpu_require.h"
+
 #include "quality/psnr_cuda.h"
 #include "quality/psnr_hvs.h"
 #include "quality/psnr_hvs_cuda.h"
@@ -28,59 +30,19 @@
 
 #define VAL(buf, i, m) ((buf)[(size_t)(i)*FOVEA_VMAF_MAX_METRICS + (m)])
 
-#define CUDA_REQUIRE(call)                                                                         \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
-static fovea_context *open_ctx(fovea_backend b)
-{
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = b;
-    fovea_context *ctx = NULL;
-    int st = fovea_open(&ctx, &s);
-    if (st != FOVEA_OK)
-        fprintf(stderr, "fovea_open(%s): %s\n", fovea_backend_name(b), fovea_strerror(st));
-    REQUIRE(st == FOVEA_OK && ctx != NULL);
-    return ctx;
-}
-
-typedef struct frames {
-    int n;
-    fovea_frame *ref, *dis;
-} frames;
-
-static void free_frames(fovea_context *ctx, frames *f)
-{
-    for (int i = 0; i < f->n; i++) {
-        fovea_frame_free(ctx, &f->ref[i]);
-        fovea_frame_free(ctx, &f->dis[i]);
-    }
-    free(f->ref);
-    free(f->dis);
-    memset(f, 0, sizeof(*f));
-}
+typedef test_pair_frames frames;
 
 static void put(fovea_frame *f, int bpc, int x, int y, int v)
 {
     const int maxv = (1 << bpc) - 1;
     v = v < 0 ? 0 : v > maxv ? maxv : v;
-    uint8_t *row = f->data[0] + (ptrdiff_t)y * f->stride[0];
-    if (bpc == 8)
-        row[x] = (uint8_t)v;
-    else
-        ((uint16_t *)(void *)row)[x] = (uint16_t)v;
+    test_sample_set(f, 0, bpc, x, y, v);
 }
 
 static int get(const fovea_frame *f, int bpc, int x, int y)
 {
-    const uint8_t *row = f->data[0] + (ptrdiff_t)y * f->stride[0];
-    return bpc == 8 ? row[x] : ((const uint16_t *)(const void *)row)[x];
+    return test_sample_get(f, 0, bpc, x, y);
 }
 
 /* A seeded stream: random chroma; luma frame t of kind t % 7: 0..2 smooth
@@ -259,7 +221,7 @@ static void compare(const ctxs *c, const char *name, const char *features, const
                want.count, bad ? "MISMATCH" : "identical");
         free(got.val);
     }
-    free_frames(c->gpu, &dev);
+    test_pair_frames_free(c->gpu, &dev);
     free(want.val);
 }
 
@@ -289,7 +251,7 @@ static void test_generated(const ctxs *c)
             char name[96];
             snprintf(name, sizeof name, "%dx%d %d-bit %d", w, h, bpc, ch);
             compare(c, name, features, &f);
-            free_frames(NULL, &f);
+            test_pair_frames_free(NULL, &f);
         }
 }
 
@@ -304,15 +266,15 @@ static void test_options(const ctxs *c)
             "float_ssim:enable_db=true:clip_db=true,float_ms_ssim:enable_db=true", &f);
     compare(c, "515x301 10-bit psnr options",
             "psnr:reduced_hbd_peak=true:min_sse=0.5:enable_chroma=false", &f);
-    free_frames(NULL, &f);
+    test_pair_frames_free(NULL, &f);
     /* gray input: luma-only features */
     make_stream(&f, 301, 257, 8, 400, 11, 4);
     compare(c, "301x257 8-bit gray", "psnr:enable_chroma=false,float_ssim,float_ms_ssim", &f);
-    free_frames(NULL, &f);
+    test_pair_frames_free(NULL, &f);
     /* 1-wide chroma planes (4:2:0 of width 3): psnr_hvs without chroma blocks */
     make_stream(&f, 3, 17, 12, 420, 5, 5);
     compare(c, "3x17 12-bit 420", "psnr,psnr_hvs,float_ssim", &f);
-    free_frames(NULL, &f);
+    test_pair_frames_free(NULL, &f);
 }
 
 /* The refusals of the C extractors, on CUDA too. */
@@ -351,7 +313,7 @@ static void test_refusals(const ctxs *c)
         }
         CHECK(st[0] < 0);
         CHECK_EQ_INT(st[1], st[0]);
-        free_frames(NULL, &f);
+        test_pair_frames_free(NULL, &f);
     }
 }
 
@@ -485,8 +447,8 @@ int main(void)
         return TEST_SKIP;
     }
     ctxs c;
-    c.cpu = open_ctx(FOVEA_BACKEND_CPU);
-    c.gpu = open_ctx(FOVEA_BACKEND_CUDA);
+    c.cpu = test_open_ctx(FOVEA_BACKEND_CPU, 0, NULL);
+    c.gpu = test_open_ctx(FOVEA_BACKEND_CUDA, 0, NULL);
     test_generated(&c);
     test_options(&c);
     test_refusals(&c);

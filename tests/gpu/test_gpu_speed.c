@@ -22,50 +22,18 @@
 
 #define VAL(buf, i, m) ((buf)[(size_t)(i)*FOVEA_VMAF_MAX_METRICS + (m)])
 
-static fovea_context *open_ctx(fovea_backend b)
-{
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = b;
-    fovea_context *ctx = NULL;
-    int st = fovea_open(&ctx, &s);
-    if (st != FOVEA_OK)
-        fprintf(stderr, "fovea_open(%s): %s\n", fovea_backend_name(b), fovea_strerror(st));
-    REQUIRE(st == FOVEA_OK && ctx != NULL);
-    return ctx;
-}
-
-typedef struct frames {
-    int n;
-    fovea_frame *ref, *dis;
-} frames;
-
-static void free_frames(fovea_context *ctx, frames *f)
-{
-    for (int i = 0; i < f->n; i++) {
-        fovea_frame_free(ctx, &f->ref[i]);
-        fovea_frame_free(ctx, &f->dis[i]);
-    }
-    free(f->ref);
-    free(f->dis);
-    memset(f, 0, sizeof(*f));
-}
+typedef test_pair_frames frames;
 
 static void put(fovea_frame *f, int p, int bpc, int x, int y, int v)
 {
     const int maxv = (1 << bpc) - 1;
     v = v < 0 ? 0 : v > maxv ? maxv : v;
-    uint8_t *row = f->data[p] + (ptrdiff_t)y * f->stride[p];
-    if (bpc == 8)
-        row[x] = (uint8_t)v;
-    else
-        ((uint16_t *)(void *)row)[x] = (uint16_t)v;
+    test_sample_set(f, p, bpc, x, y, v);
 }
 
 static int get(const fovea_frame *f, int p, int bpc, int x, int y)
 {
-    const uint8_t *row = f->data[p] + (ptrdiff_t)y * f->stride[p];
-    return bpc == 8 ? row[x] : ((const uint16_t *)(const void *)row)[x];
+    return test_sample_get(f, p, bpc, x, y);
 }
 
 /* A seeded stream. Chroma plane p of frame t: a smooth pattern with noise in
@@ -239,7 +207,7 @@ static void compare(const ctxs *c, const char *name, const char *features, const
                want.count, bad ? "MISMATCH" : "identical");
         free(got.val);
     }
-    free_frames(c->gpu, &dev);
+    test_pair_frames_free(c->gpu, &dev);
     free(want.val);
 }
 
@@ -279,18 +247,18 @@ static void test_generated(const ctxs *c)
         snprintf(name, sizeof name, "%dx%d %d-bit %d, options %d", w, h, cases[i].bpc,
                  cases[i].chroma, (int)(i % (size_t)nsets));
         compare(c, name, features, &f);
-        free_frames(NULL, &f);
+        test_pair_frames_free(NULL, &f);
     }
     /* many batches of small frames (32 pairs a batch) */
     frames f;
     make_stream(&f, 179, 167, 10, 444, 75, 77);
     compare(c, "179x167 10-bit 444, 75 frames", "speed_chroma," V1, &f);
-    free_frames(NULL, &f);
+    test_pair_frames_free(NULL, &f);
     /* 1080p: four pairs a batch, more batches than the driver's slots and
      * the extractor's ring entries */
     make_stream(&f, 1921, 1081, 10, 420, 37, 78);
     compare(c, "1921x1081 10-bit 420, 37 frames", V1 "," V1_BILINEAR("0.5"), &f);
-    free_frames(NULL, &f);
+    test_pair_frames_free(NULL, &f);
 }
 
 /* The refusals of the C extractor (status and message), on CUDA too. */
@@ -340,7 +308,7 @@ static void test_refusals(const ctxs *c)
         if (why[0] && why[1] && strcmp(why[0], why[1]) != 0)
             fprintf(stderr, "  C: %s\n  CUDA: %s\n", msg[0], msg[1]);
         CHECK(why[0] && why[1] && strcmp(why[0], why[1]) == 0);
-        free_frames(NULL, &f);
+        test_pair_frames_free(NULL, &f);
     }
 }
 
@@ -351,8 +319,8 @@ int main(void)
         return TEST_SKIP;
     }
     ctxs c;
-    c.cpu = open_ctx(FOVEA_BACKEND_CPU);
-    c.gpu = open_ctx(FOVEA_BACKEND_CUDA);
+    c.cpu = test_open_ctx(FOVEA_BACKEND_CPU, 0, NULL);
+    c.gpu = test_open_ctx(FOVEA_BACKEND_CUDA, 0, NULL);
     test_generated(&c);
     test_refusals(&c);
     printf("%d values compared, %d nonzero\n", compared_values, nonzero_values);

@@ -20,20 +20,6 @@
 static fovea_context *cctx, *gctx;
 static long long frames_compared;
 
-static fovea_context *open_ctx(fovea_backend b)
-{
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = b;
-    s.threads = 2;
-    fovea_context *ctx = NULL;
-    const int st = fovea_open(&ctx, &s);
-    if (st != FOVEA_OK)
-        fprintf(stderr, "fovea_open(%s): %s\n", fovea_backend_name(b), fovea_strerror(st));
-    REQUIRE(st == FOVEA_OK && ctx != NULL);
-    return ctx;
-}
-
 static const char *mem_name(fovea_memtype m)
 {
     return m == FOVEA_MEM_DEVICE ? "device" : m == FOVEA_MEM_PINNED ? "pinned" : "host";
@@ -353,8 +339,8 @@ int main(void)
         printf("no CUDA device: skipped\n");
         return TEST_SKIP;
     }
-    cctx = open_ctx(FOVEA_BACKEND_CPU);
-    gctx = open_ctx(FOVEA_BACKEND_CUDA);
+    cctx = test_open_ctx(FOVEA_BACKEND_CPU, 2, NULL);
+    gctx = test_open_ctx(FOVEA_BACKEND_CUDA, 2, NULL);
     test_refused();
     test_formats();
     test_mems_and_sizes();

@@ -15,34 +15,16 @@
 
 #ifdef FOVEA_HAVE_CUDA
 
-static fovea_context *open_ctx(fovea_backend b)
-{
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = b;
-    fovea_context *ctx = NULL;
-    int st = fovea_open(&ctx, &s);
-    if (st != FOVEA_OK)
-        fprintf(stderr, "fovea_open(%s): %s\n", fovea_backend_name(b), fovea_strerror(st));
-    REQUIRE(st == FOVEA_OK && ctx != NULL);
-    return ctx;
-}
-
 static void put_sample(fovea_frame *f, int bpc, int x, int y, int v)
 {
     const int maxv = (1 << bpc) - 1;
     v = v < 0 ? 0 : v > maxv ? maxv : v;
-    uint8_t *row = f->data[0] + (ptrdiff_t)y * f->stride[0];
-    if (bpc == 8)
-        row[x] = (uint8_t)v;
-    else
-        ((uint16_t *)(void *)row)[x] = (uint16_t)v;
+    test_sample_set(f, 0, bpc, x, y, v);
 }
 
 static int get_sample(const fovea_frame *f, int bpc, int x, int y)
 {
-    const uint8_t *row = f->data[0] + (ptrdiff_t)y * f->stride[0];
-    return bpc == 8 ? row[x] : ((const uint16_t *)(const void *)row)[x];
+    return test_sample_get(f, 0, bpc, x, y);
 }
 
 /* Smooth content plus noise (never flat); dis is ref plus noise (kind 0), a
@@ -213,9 +195,9 @@ static void test_exact(void)
     static const int chromas[] = {420, 400, 422, 444};
     vif_set vs;
     memset(&vs, 0, sizeof(vs));
-    vs.cpu = open_ctx(FOVEA_BACKEND_CPU);
-    vs.gpu_a = open_ctx(FOVEA_BACKEND_CUDA);
-    vs.gpu_b = open_ctx(FOVEA_BACKEND_CUDA);
+    vs.cpu = test_open_ctx(FOVEA_BACKEND_CPU, 0, NULL);
+    vs.gpu_a = test_open_ctx(FOVEA_BACKEND_CUDA, 0, NULL);
+    vs.gpu_b = test_open_ctx(FOVEA_BACKEND_CUDA, 0, NULL);
 
     /* one set of VIF contexts across every size: buffers are re-made on size change */
     open_set(&vs, 100.0);
@@ -273,8 +255,8 @@ static void test_async(void)
     int total = 0;
     for (int k = 0; k < NSEG; k++)
         total += seg[k].count;
-    fovea_context *cpu = open_ctx(FOVEA_BACKEND_CPU);
-    fovea_context *gpu = open_ctx(FOVEA_BACKEND_CUDA);
+    fovea_context *cpu = test_open_ctx(FOVEA_BACKEND_CPU, 0, NULL);
+    fovea_context *gpu = test_open_ctx(FOVEA_BACKEND_CUDA, 0, NULL);
     vif_test_settings set;
     vif_test_default_settings(&set);
     set.debug = 1;

@@ -24,36 +24,9 @@
 
 #define VAL(buf, i, m) ((buf)[(size_t)(i)*FOVEA_VMAF_MAX_METRICS + (m)])
 
-static fovea_context *open_ctx(fovea_backend b)
-{
-    fovea_settings s;
-    fovea_default_settings(&s);
-    s.backend = b;
-    fovea_context *ctx = NULL;
-    int st = fovea_open(&ctx, &s);
-    if (st != FOVEA_OK)
-        fprintf(stderr, "fovea_open(%s): %s\n", fovea_backend_name(b), fovea_strerror(st));
-    REQUIRE(st == FOVEA_OK && ctx != NULL);
-    return ctx;
-}
-
 /* ---------------------------------------------------------------- streams */
 
-typedef struct frames {
-    int n;
-    fovea_frame *ref, *dis; /* host */
-} frames;
-
-static void free_frames(frames *f)
-{
-    for (int i = 0; i < f->n; i++) {
-        fovea_frame_free(NULL, &f->ref[i]);
-        fovea_frame_free(NULL, &f->dis[i]);
-    }
-    free(f->ref);
-    free(f->dis);
-    memset(f, 0, sizeof(*f));
-}
+typedef test_pair_frames frames;
 
 static void read_frames(const char *dir, const char *cs, frames *f)
 {
@@ -87,11 +60,7 @@ static void put(fovea_frame *f, int bpc, int x, int y, int v)
 {
     const int maxv = (1 << bpc) - 1;
     v = v < 0 ? 0 : v > maxv ? maxv : v;
-    uint8_t *row = f->data[0] + (ptrdiff_t)y * f->stride[0];
-    if (bpc == 8)
-        row[x] = (uint8_t)v;
-    else
-        ((uint16_t *)(void *)row)[x] = (uint16_t)v;
+    test_sample_set(f, 0, bpc, x, y, v);
 }
 
 /* A seeded stream: a moving smooth pattern with noise as the reference; the
@@ -149,17 +118,6 @@ static void copy_frames(fovea_context *ctx, const frames *src, fovea_memtype m, 
         CHECK_EQ_INT(fovea_frame_copy(ctx, &dst->dis[i], b), FOVEA_OK);
     }
     CHECK_EQ_INT(fovea_sync(ctx), FOVEA_OK);
-}
-
-static void free_copies(fovea_context *ctx, frames *f)
-{
-    for (int i = 0; i < f->n; i++) {
-        fovea_frame_free(ctx, &f->ref[i]);
-        fovea_frame_free(ctx, &f->dis[i]);
-    }
-    free(f->ref);
-    free(f->dis);
-    memset(f, 0, sizeof(*f));
 }
 
 /* ---------------------------------------------------------------- scoring */
@@ -283,8 +241,8 @@ static void compare(const ctxs *c, const char *name, const frames *f, const fove
             printf("  %-44s %3d frames x %2d metrics: %s\n", what, n, count,
                    ok ? "identical" : "MISMATCH");
     }
-    free_copies(c->gpu, &pin);
-    free_copies(c->gpu, &dev);
+    test_pair_frames_free(c->gpu, &pin);
+    test_pair_frames_free(c->gpu, &dev);
     free(want);
     free(got);
 }
@@ -327,7 +285,7 @@ static void test_golden(const ctxs *c)
         if (f.ref[0].width < 33 || f.ref[0].height < 33)
             s.features = "vif"; /* below ADM's smallest size */
         compare(c, name->valuestring, &f, &s, -1);
-        free_frames(&f);
+        test_pair_frames_free(NULL, &f);
         cases++;
     }
     CHECK(cases >= 12);
@@ -353,7 +311,7 @@ static void test_generated(const ctxs *c)
             snprintf(name, sizeof name, "%dx%d %d-bit %d", w, h, bpcs[b], chromas[k % 4]);
             /* a new stream in the middle (motion restarts) */
             compare(c, name, &f, &s, n / 2 + (int)(k % 3));
-            free_frames(&f);
+            test_pair_frames_free(NULL, &f);
         }
 }
 
@@ -366,7 +324,7 @@ static void test_modes(const ctxs *c)
     fovea_vmaf_default_settings(&s);
     s.features = "vif";
     compare(c, "17x19 8-bit VIF only", &f, &s, -1);
-    free_frames(&f);
+    test_pair_frames_free(NULL, &f);
     make_stream(&f, 481, 321, 10, 420, 12, 6);
     compare(c, "481x321 10-bit VIF only", &f, &s, 5);
     /* the model's features without the score, and with the flags */
@@ -375,7 +333,7 @@ static void test_modes(const ctxs *c)
     compare(c, "481x321 10-bit features only", &f, &s, -1);
     s.flags = FOVEA_VMAF_DISABLE_CLIP | FOVEA_VMAF_ENABLE_TRANSFORM;
     compare(c, "481x321 10-bit unclipped, transformed", &f, &s, -1);
-    free_frames(&f);
+    test_pair_frames_free(NULL, &f);
 }
 
 /* The built-in model with feature_opts_dicts (adm2, motion2, vif_scale0..3),
@@ -427,7 +385,7 @@ static void test_options(const ctxs *c)
         fovea_vmaf_model_close(&m);
         free(path);
     }
-    free_frames(&f);
+    test_pair_frames_free(NULL, &f);
 }
 
 /* A reset with pairs pending (batches in flight), then another size on the
@@ -497,8 +455,8 @@ static void test_queue(const ctxs *c)
         REQUIRE(fovea_vmaf_submit(vg, &a.ref[i], &a.dis[i]) == FOVEA_OK);
     fovea_vmaf_close(&vg);
     fovea_vmaf_close(&vc);
-    free_frames(&a);
-    free_frames(&b);
+    test_pair_frames_free(NULL, &a);
+    test_pair_frames_free(NULL, &b);
 }
 
 int main(void)
@@ -508,8 +466,8 @@ int main(void)
         return TEST_SKIP;
     }
     ctxs c;
-    c.cpu = open_ctx(FOVEA_BACKEND_CPU);
-    c.gpu = open_ctx(FOVEA_BACKEND_CUDA);
+    c.cpu = test_open_ctx(FOVEA_BACKEND_CPU, 0, NULL);
+    c.gpu = test_open_ctx(FOVEA_BACKEND_CUDA, 0, NULL);
     test_golden(&c);
     test_generated(&c);
     test_modes(&c);

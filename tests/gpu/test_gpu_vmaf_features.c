@@ -24,17 +24,11 @@
 #ifdef FOVEA_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+#include "gpu/gpu_require.h"
+
 #define POISON 0xA5
 #define MAX_PAIRS ADM_CUDA_MAX_BATCH
 
-#define CUDA_REQUIRE(call)                                                                         \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 /* A host luma plane: 8-bit samples or 16-bit containers, stride in bytes. */
 typedef struct plane {
