@@ -2,7 +2,9 @@
 /* fovea_vmaf_score_readers (the CLI's and the Python files path's pipeline):
  * the same values as the pairs submitted one at a time, over runs longer than
  * its rings, with a limit, subsample, a shorter distorted file, a failed read,
- * pairs already pending and the progress callback. */
+ * pairs already pending and the progress callback; the model (previous
+ * references) and features reading chroma, both read in place from the rings
+ * by the C driver. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,8 +14,14 @@
 #define W 64
 #define H 48
 #define N 40
+#define CW (W / 2)
+#define CH (H / 2)
 
 static uint8_t luma[2][N][W * H];
+static uint8_t chroma[2][N][2 * CW * CH]; /* U then V */
+
+/* The features of the runs without a model (chroma read). */
+static const char *const chroma_features = "psnr,float_ssim,ciede";
 
 /* Deterministic frames: a moving gradient with texture, the distorted with
  * noise. */
@@ -29,12 +37,18 @@ static void make_frames(void)
             const int d = v + (int)test_rng_below(&r, 13) - 6;
             luma[1][i][p] = (uint8_t)(d < 0 ? 0 : d > 255 ? 255 : d);
         }
+    for (int i = 0; i < N; i++)
+        for (int p = 0; p < 2 * CW * CH; p++) {
+            const int v = 64 + (p % CW + 3 * i) % 96 + (int)test_rng_below(&r, 32);
+            chroma[0][i][p] = (uint8_t)v;
+            chroma[1][i][p] = (uint8_t)(v + (int)test_rng_below(&r, 9) - 4);
+        }
 }
 
 /* A 4:2:0 y4m of the first n frames of input k (cut bytes off the end). */
 static char *write_y4m(int k, int n, size_t cut)
 {
-    const size_t frame = 6 + W * H + 2 * (W / 2) * (H / 2);
+    const size_t frame = 6 + W * H + 2 * CW * CH;
     const char head[] = "YUV4MPEG2 W64 H48 F25:1 Ip A1:1 C420jpeg\n";
     const size_t size = sizeof(head) - 1 + (size_t)n * frame;
     uint8_t *buf = malloc(size);
@@ -44,7 +58,7 @@ static char *write_y4m(int k, int n, size_t cut)
     for (int i = 0; i < n; i++) {
         memcpy(o, "FRAME\n", 6);
         memcpy(o + 6, luma[k][i], W * H);
-        memset(o + 6 + W * H, 128, 2 * (W / 2) * (H / 2));
+        memcpy(o + 6 + W * H, chroma[k][i], 2 * CW * CH);
         o += frame;
     }
     char *path = test_write_tmp(".y4m", buf, size - cut);
@@ -52,12 +66,17 @@ static char *write_y4m(int k, int n, size_t cut)
     return path;
 }
 
-static fovea_vmaf *open_vmaf(fovea_context *ctx, int subsample)
+/* features NULL: the default model; else those features alone */
+static fovea_vmaf *open_vmaf(fovea_context *ctx, int subsample, const char *features)
 {
     fovea_vmaf_settings s;
     fovea_vmaf_default_settings(&s);
     s.keep_frames = 1;
     s.subsample = subsample;
+    if (features) {
+        s.features = features;
+        s.flags = FOVEA_VMAF_NO_PREDICTION;
+    }
     fovea_vmaf *v = NULL;
     REQUIRE(fovea_vmaf_open(&v, ctx, &s) == FOVEA_OK);
     return v;
@@ -65,19 +84,24 @@ static fovea_vmaf *open_vmaf(fovea_context *ctx, int subsample)
 
 /* The values of the first n pairs submitted one at a time (frames made here,
  * not read; swap: the distorted frames as the reference). */
-static double *reference_values(fovea_context *ctx, int n, int subsample, int swap, int64_t *kept)
+static double *reference_values(fovea_context *ctx, int n, int subsample, int swap,
+                                const char *features, int64_t *kept)
 {
-    fovea_vmaf *v = open_vmaf(ctx, subsample);
+    fovea_vmaf *v = open_vmaf(ctx, subsample, features);
     for (int i = 0; i < n; i++) {
         fovea_frame f[2];
         for (int k = 0; k < 2; k++) {
             memset(&f[k], 0, sizeof(f[k]));
             f[k].width = W;
             f[k].height = H;
-            f[k].fmt = FOVEA_PIX_GRAY8;
+            f[k].fmt = FOVEA_PIX_I420;
             f[k].mem = FOVEA_MEM_HOST;
             f[k].data[0] = luma[k ^ swap][i];
             f[k].stride[0] = W;
+            for (int c = 0; c < 2; c++) {
+                f[k].data[1 + c] = chroma[k ^ swap][i] + c * CW * CH;
+                f[k].stride[1 + c] = CW;
+            }
         }
         REQUIRE(fovea_vmaf_submit(v, &f[0], &f[1]) == FOVEA_OK);
         while (fovea_vmaf_receive(v, NULL) == FOVEA_OK)
@@ -107,13 +131,14 @@ static void on_progress(void *opaque, int64_t pairs)
 
 /* Score the files through the pipeline and compare with the pairs pushed one
  * at a time. @return the result */
-static fovea_vmaf_readers_result run(fovea_context *ctx, const char *rp, const char *dp, int swap,
-                                     int64_t limit, int subsample, int want_pairs, int want_st)
+static fovea_vmaf_readers_result run_features(fovea_context *ctx, const char *rp, const char *dp,
+                                              int swap, int64_t limit, int subsample,
+                                              int want_pairs, int want_st, const char *features)
 {
     fovea_reader *r = NULL, *d = NULL;
     REQUIRE(fovea_reader_open(&r, NULL, rp, NULL) == FOVEA_OK);
     REQUIRE(fovea_reader_open(&d, NULL, dp, NULL) == FOVEA_OK);
-    fovea_vmaf *v = open_vmaf(ctx, subsample);
+    fovea_vmaf *v = open_vmaf(ctx, subsample, features);
     fovea_vmaf_readers_settings s;
     fovea_vmaf_readers_default_settings(&s);
     CHECK(s.frames == -1 && s.ring_bytes > 0 && !s.progress);
@@ -132,7 +157,7 @@ static fovea_vmaf_readers_result run(fovea_context *ctx, const char *rp, const c
         CHECK_EQ_INT(last_progress, want_pairs - (want_pairs - 1) % subsample);
         CHECK_EQ_INT(fovea_vmaf_pending(v), 0);
         int64_t n = 0;
-        double *want = reference_values(ctx, want_pairs, subsample, swap, &n);
+        double *want = reference_values(ctx, want_pairs, subsample, swap, features, &n);
         const int m = fovea_vmaf_metric_count(v);
         CHECK_EQ_INT(fovea_vmaf_kept_frames(v), n);
         for (int64_t i = 0; i < n && i < fovea_vmaf_kept_frames(v); i++)
@@ -144,6 +169,13 @@ static fovea_vmaf_readers_result run(fovea_context *ctx, const char *rp, const c
     fovea_reader_close(&r);
     fovea_reader_close(&d);
     return res;
+}
+
+/* The default model's run. */
+static fovea_vmaf_readers_result run(fovea_context *ctx, const char *rp, const char *dp, int swap,
+                                     int64_t limit, int subsample, int want_pairs, int want_st)
+{
+    return run_features(ctx, rp, dp, swap, limit, subsample, want_pairs, want_st, NULL);
 }
 
 int main(void)
@@ -167,6 +199,9 @@ int main(void)
     CHECK(res.failed == -1 && res.ended == 1);
     res = run(ctx, dis_short, ref, 1, -1, 1, 27, FOVEA_OK);
     CHECK(res.ended == 0);
+    res = run_features(ctx, ref, dis, 0, -1, 1, N, FOVEA_OK, chroma_features);
+    CHECK(res.failed == -1 && res.ended == 0);
+    res = run_features(ctx, dis_short, ref, 1, -1, 3, 27, FOVEA_OK, chroma_features);
 
     /* a truncated last frame: the read's status and message, nothing pending */
     res = run(ctx, ref, dis_cut, 0, -1, 1, 0, FOVEA_ERR_CORRUPT);
@@ -178,7 +213,7 @@ int main(void)
     fovea_reader *r = NULL, *d = NULL;
     REQUIRE(fovea_reader_open(&r, NULL, ref, NULL) == FOVEA_OK);
     REQUIRE(fovea_reader_open(&d, NULL, dis, NULL) == FOVEA_OK);
-    fovea_vmaf *v = open_vmaf(ctx, 1);
+    fovea_vmaf *v = open_vmaf(ctx, 1, NULL);
     fovea_frame f[2];
     memset(f, 0, sizeof(f));
     REQUIRE(fovea_reader_read(r, &f[0]) == FOVEA_OK && fovea_reader_read(d, &f[1]) == FOVEA_OK);

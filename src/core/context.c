@@ -53,8 +53,11 @@ int fovea_open(fovea_context **out, const fovea_settings *s)
     fv_ctx_error_init(ctx);
     ctx->threads = s->threads > 0 ? s->threads : fovea_cpu_count();
 
+    /* a CPU context never asks the CUDA runtime: its first call starts the
+     * driver (cuInit), a cost a short CPU run on a GPU machine should not pay */
     int ndev = 0;
-    fovea_device_count(&ndev);
+    if (s->backend != FOVEA_BACKEND_CPU)
+        fovea_device_count(&ndev);
     if (s->backend == FOVEA_BACKEND_CUDA || (s->backend == FOVEA_BACKEND_AUTO && ndev > 0)) {
         if (!fovea_cuda_compiled()) {
             free(ctx);

@@ -11,7 +11,8 @@
  * float variances, the integer DCTs, the float masks (row order, DC
  * skipped), sqrt in double, then the 64 weighted errors added to the plane's
  * one float sum in row order; the sum / count / peak^2 in float. The three
- * floats are the raw values; the decibels are derived in double.
+ * floats are the raw values; the decibels are derived in double. The C
+ * extractor's block loop is psnr_hvs_rows.c.
  *
  * libvmaf refuses samples above 12 bits and gray input; so does fovea. */
 #include <math.h>
@@ -21,7 +22,6 @@
 #include "core/core.h"
 #include "quality/feature.h"
 #include "quality/psnr_hvs.h"
-#include "quality/psnr_hvs_block.h"
 
 static const feature_output hvs_outputs[] = {
     {"psnr_hvs_y", NULL, 0},
@@ -120,16 +120,6 @@ static const float csf[3][8][8] = {
       0.393021669543, 0.330555063063, 0.285345396658}},
 };
 
-static void load(int32_t *px, const uint8_t *p, ptrdiff_t stride, int bpc, int x, int y)
-{
-    for (int i = 0; i < 8; i++) {
-        const uint8_t *row = p + (ptrdiff_t)(y + i) * stride;
-        for (int j = 0; j < 8; j++)
-            px[i * 8 + j] =
-                bpc > 8 ? (int32_t)((const uint16_t *)(const void *)row)[x + j] : row[x + j];
-    }
-}
-
 void psnr_hvs_tables(int plane, float csf_out[64], float mask[64])
 {
     const float(*c)[8] = csf[plane];
@@ -152,30 +142,6 @@ float psnr_hvs_score(float sum, int pixels, int bpc)
     const int32_t peak = (1 << bpc) - 1;
     sum /= (float)(peak * peak);
     return sum;
-}
-
-/* One plane's float score (libvmaf's calc_psnrhvs): the blocks in raster
- * order, each one's 64 terms added to one float in row order. */
-static float plane_score(const uint8_t *a, ptrdiff_t as, const uint8_t *b, ptrdiff_t bs, int bpc,
-                         int w, int h, int plane)
-{
-    float c[64], mask[64], t[64];
-    psnr_hvs_tables(plane, c, mask);
-    float ret = 0;
-    int pixels = 0;
-    int32_t ps[64], pd[64];
-    for (int y = 0; y < h - 7; y += 7) {
-        for (int x = 0; x < w - 7; x += 7) {
-            load(ps, a, as, bpc, x, y);
-            load(pd, b, bs, bpc, x, y);
-            hvs_block_terms(ps, pd, c, mask, t);
-            for (int i = 0; i < 64; i++) {
-                ret += t[i];
-                pixels++;
-            }
-        }
-    }
-    return psnr_hvs_score(ret, pixels, bpc);
 }
 
 /* ---------------------------------------------------------------- C extractor */
@@ -225,7 +191,7 @@ static int cpu_extract(void *priv, fovea_context *ctx, const feature_pair *p, fe
         const uint8_t *b = k ? p->dis_c[k - 1] : p->dis;
         const ptrdiff_t as = k ? p->ref_c_stride[k - 1] : p->ref_stride;
         const ptrdiff_t bs = k ? p->dis_c_stride[k - 1] : p->dis_stride;
-        s[k] = plane_score(a, as, b, bs, st->bpc, st->w[k], st->h[k], k);
+        s[k] = psnr_hvs_plane(a, as, b, bs, st->bpc, st->w[k], st->h[k], k);
     }
     memset(raw, 0, sizeof(*raw));
     memcpy(raw->b, s, sizeof(s));

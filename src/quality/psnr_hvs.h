@@ -6,6 +6,9 @@
 #ifndef FOVEA_QUALITY_PSNR_HVS_H
 #define FOVEA_QUALITY_PSNR_HVS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "quality/feature.h"
 
 extern const feature_def feature_psnr_hvs;
@@ -19,5 +22,11 @@ int psnr_hvs_blocks(int n);
 
 /* A plane's score from the float sum of its terms and their count. */
 float psnr_hvs_score(float sum, int pixels, int bpc);
+
+/* Plane p's float score (libvmaf's calc_psnrhvs) of reference a and
+ * distorted b, w x h samples of bpc bits (16-bit words above 8), strides in
+ * bytes (psnr_hvs_rows.c). */
+float psnr_hvs_plane(const uint8_t *a, ptrdiff_t as, const uint8_t *b, ptrdiff_t bs, int bpc, int w,
+                     int h, int plane);
 
 #endif

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
-/* The arithmetic of one PSNR-HVS block (feature_psnr_hvs.c), shared by the C
- * extractor and the CUDA kernel (psnr_hvs.cu) so that both run the very same
- * operations: Daala's integer 8x8 lifting DCT, the float masking of a block
- * and the 64 weighted errors of a block pair. Included by those two files
- * only (static inline; host and device functions under nvcc). */
+/* The arithmetic of one PSNR-HVS block (feature_psnr_hvs.c): Daala's integer
+ * 8x8 lifting DCT, the float masking of a block and the 64 weighted errors of
+ * a block pair, as the CUDA kernel (psnr_hvs.cu) runs them. The C extractor
+ * (psnr_hvs_rows.c) runs the very same operations on 8 blocks side by side
+ * with these rounding helpers; test_quality_psnr checks it against
+ * hvs_block_terms bit for bit. Static inline; host and device functions under
+ * nvcc. */
 #ifndef FOVEA_QUALITY_PSNR_HVS_BLOCK_H
 #define FOVEA_QUALITY_PSNR_HVS_BLOCK_H
 

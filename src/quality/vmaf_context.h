@@ -86,6 +86,10 @@ struct fovea_vmaf {
     vmaf_entry *q;
     int q_cap, q_head, q_count, queued;
 
+    /* submitted host frames stay unchanged until their pair is received
+     * (fovea_vmaf_score_readers' rings): the driver may read them in place */
+    int held_frames;
+
     /* the stream being submitted */
     int stream_open;
     int64_t stream_next; /* index of the next pair in the stream */

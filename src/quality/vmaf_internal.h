@@ -51,6 +51,7 @@ typedef struct vmaf_plane {
     const uint8_t *data[3]; /* 8-bit samples, or 16-bit little-endian containers */
     ptrdiff_t stride[3];    /* bytes */
     fovea_memtype mem;      /* host, pinned or device (device: BACKEND_READS_DEVICE only) */
+    int held;               /* host planes the caller keeps unchanged until the pair is collected */
 } vmaf_plane;
 
 /* A driver (core/backend.h): init(priv, ctx, const vmaf_params *) makes the
@@ -70,8 +71,9 @@ typedef struct vmaf_backend {
     backend_info info;
     /* Queue a pair; VMAF_QUEUE_FULL (positive, not an error) when nothing
      * more fits until a result is collected. Host planes are copied before
-     * return; pinned and device planes are read until the pair's result is
-     * collected. */
+     * return unless held; pinned, device and held planes may be read until
+     * the pair's result is collected (the previous references a driver keeps
+     * are its own copies all the same). */
     int (*submit)(void *priv, fovea_context *ctx, const vmaf_plane *ref, const vmaf_plane *dis,
                   int new_stream);
     /* The oldest queued pair's result, waiting for it (only called while

@@ -37,10 +37,10 @@ static int64_t frames_left(const fovea_reader *r)
     return n > 0 ? n : 0;
 }
 
-/* Size the rings (about three batches pending on the scorer, *depth, and a
- * read-ahead of the rest, within ring_bytes and no more than the run can
- * fill: allocating pinned memory is most of a short run's start-up) and start
- * the reader threads. */
+/* Size the rings (about three batches pending on a CUDA scorer, what the C
+ * driver takes on the C one, *depth, and a read-ahead of the rest, within
+ * ring_bytes and no more than the run can fill: allocating pinned memory is
+ * most of a short run's start-up) and start the reader threads. */
 static int feed_start(pair_feed *p, fovea_reader *const r[2], int64_t *depth)
 {
     fovea_context *ctx = p->v->ctx;
@@ -48,7 +48,17 @@ static int feed_start(pair_feed *p, fovea_reader *const r[2], int64_t *depth)
     const int batch = fovea_vmaf_batch_size(p->v, ri->width, ri->height);
     const size_t pair_bytes = fovea_frame_packed_size(ri->fmt, ri->width, ri->height) +
                               fovea_frame_packed_size(di->fmt, di->width, di->height);
+    int64_t want = 3 * (int64_t)batch;
     int64_t nslots = 4 * (int64_t)batch + 2;
+    if (fovea_vmaf_backend(p->v) == FOVEA_BACKEND_CPU) {
+        /* the C driver scores a pair a thread with as many queued behind
+         * (vmaf_ref.c), reading the ring's frames in place: more pending
+         * pairs would only hold more frames, each one's first use page
+         * faults on fresh memory (a large share of a short run of a cheap
+         * feature) */
+        want = 2 * (int64_t)batch + p->v->lookahead;
+        nslots = want + 2;
+    }
     const int64_t fit = pair_bytes ? (int64_t)(p->s->ring_bytes / pair_bytes) : nslots;
     if (nslots > fit)
         nslots = fit;
@@ -63,7 +73,7 @@ static int feed_start(pair_feed *p, fovea_reader *const r[2], int64_t *depth)
         nslots = most + 2;
     if (nslots < 4)
         nslots = 4;
-    *depth = 3 * (int64_t)batch;
+    *depth = want;
     if (*depth > nslots - 2)
         *depth = nslots - 2;
     const fovea_memtype mem =
@@ -190,11 +200,15 @@ int fovea_vmaf_score_readers(fovea_vmaf *v, fovea_reader *ref, fovea_reader *dis
     fovea_reader *const r[2] = {ref, dis};
     int64_t depth = 0;
     int st = feed_start(&p, r, &depth);
+    /* a ring frame is released only once its pair left the scorer: the C
+     * driver reads the pairs in place instead of copying them */
+    v->held_frames = 1;
     if (st == FOVEA_OK)
         st = feed_run(&p, depth);
     if (st < 0)
-        /* the scorer may still read the rings' pinned or device frames */
+        /* the scorer may still read the rings' frames */
         fovea_vmaf_reset(v);
+    v->held_frames = 0;
     out->pairs = p.taken;
     out->done = p.done;
     for (int k = 0; k < 2; k++)

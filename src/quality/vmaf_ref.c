@@ -2,17 +2,19 @@
 /* The C driver of the quality compositor: the raw values of every feature
  * instance of a frame pair from the features' C extractors (feature.h).
  *
- * Threads: pairs are copied into a ring of slots and scored by the driver's
- * own workers, one pair per worker, each worker taking the oldest waiting pair
- * as soon as it is free (no batch barrier: the copies of the next pairs and
- * the collection of finished ones overlap the scoring). Each worker has its
- * own extractor states; slots hold only the pictures. A pair collected while
- * it is the only one queued and no worker has taken it (a caller that waits
- * for each score) is split over the context's threads by rows instead, and
- * so is a pair scored at once (ref_process: fovea_vmaf_process), read in
- * place without the copy into a slot. Every sum is an integer (or a float
- * feature's sum in one fixed order on one thread), so every way gives the
- * same bits for any thread count.
+ * Threads: pairs are copied into a ring of slots (planes the caller holds
+ * until the pair is collected, vmaf_plane.held, are read in place instead;
+ * only a reference luma that later pairs read as their previous reference is
+ * copied) and scored by the driver's own workers, one pair per worker, each
+ * worker taking the oldest waiting pair as soon as it is free (no batch
+ * barrier: the copies of the next pairs and the collection of finished ones
+ * overlap the scoring). Each worker has its own extractor states; slots hold
+ * only the pictures. A pair collected while it is the only one queued and no
+ * worker has taken it (a caller that waits for each score) is split over the
+ * context's threads by rows instead, and so is a pair scored at once
+ * (ref_process: fovea_vmaf_process), read in place without the copy into a
+ * slot. Every sum is an integer (or a float feature's sum in one fixed order
+ * on one thread), so every way gives the same bits for any thread count.
  *
  * Previous references are the previous slots' pictures: a slot is refilled
  * only once the two pairs after it (which read it as their prev and prev2)
@@ -35,8 +37,12 @@ enum { SLOT_FREE = 0, SLOT_FILLED, SLOT_TAKEN, SLOT_DONE };
 
 /* One queued pair. */
 typedef struct slot {
-    uint8_t *ref, *dis;           /* the pair's luma, rows of width * bytes */
-    uint8_t *ref_c[2], *dis_c[2]; /* its U and V (params.chroma not 400), rows of c_row_bytes */
+    uint8_t *ref, *dis;           /* copies of the pair's luma, rows of width * bytes */
+    uint8_t *ref_c[2], *dis_c[2]; /* of its U and V (params.chroma not 400), rows of c_row_bytes */
+    /* what the pair reads (ref, dis; Y, U, V): the copies, or the caller's
+     * planes it holds until the pair is collected (vmaf_plane.held) */
+    const uint8_t *pic[2][3];
+    ptrdiff_t pic_stride[2][3];
     int new_stream;
     int state; /* SLOT_*, under the lock */
     int status;
@@ -175,10 +181,12 @@ static void slot_pair(const vmaf_ref *st, int i, feature_pair *pair)
     const int n = st->nslots;
     const slot *s1 = &st->s[(i + n - 1) % n], *s2 = &st->s[(i + n - 2) % n];
     memset(pair, 0, sizeof(*pair));
-    pair->ref = s->ref;
-    pair->dis = s->dis;
-    pair->ref_stride = pair->dis_stride = pair->prev_stride = pair->prev2_stride =
-        (ptrdiff_t)st->row_bytes;
+    pair->ref = s->pic[0][0];
+    pair->dis = s->pic[1][0];
+    pair->ref_stride = s->pic_stride[0][0];
+    pair->dis_stride = s->pic_stride[1][0];
+    /* previous references: the slots' copies (ref_submit makes them) */
+    pair->prev_stride = pair->prev2_stride = (ptrdiff_t)st->row_bytes;
     if (!s->new_stream && st->p.history > 0) {
         pair->prev = s1->ref;
         /* the previous pair is not the first of the stream */
@@ -187,9 +195,10 @@ static void slot_pair(const vmaf_ref *st, int i, feature_pair *pair)
     }
     if (st->p.chroma != 400) {
         for (int c = 0; c < 2; c++) {
-            pair->ref_c[c] = s->ref_c[c];
-            pair->dis_c[c] = s->dis_c[c];
-            pair->ref_c_stride[c] = pair->dis_c_stride[c] = (ptrdiff_t)st->c_row_bytes;
+            pair->ref_c[c] = s->pic[0][1 + c];
+            pair->dis_c[c] = s->pic[1][1 + c];
+            pair->ref_c_stride[c] = s->pic_stride[0][1 + c];
+            pair->dis_c_stride[c] = s->pic_stride[1][1 + c];
         }
     }
 }
@@ -320,6 +329,14 @@ static int ref_batch(const fovea_context *ctx, int width, int height)
 
 /* ---------------------------------------------------------------- queue */
 
+/* rows of row_bytes from src (stride bytes apart) to dst, packed */
+static void copy_plane(uint8_t *dst, size_t row_bytes, const uint8_t *src, ptrdiff_t stride,
+                       int rows)
+{
+    for (int y = 0; y < rows; y++)
+        memcpy(dst + (size_t)y * row_bytes, src + y * stride, row_bytes);
+}
+
 static int ref_submit(void *priv, fovea_context *ctx, const vmaf_plane *ref, const vmaf_plane *dis,
                       int new_stream)
 {
@@ -331,18 +348,23 @@ static int ref_submit(void *priv, fovea_context *ctx, const vmaf_plane *ref, con
      * that read its pictures (the gap); no worker touches it until FILLED */
     const int i = (st->head + st->count) % st->nslots;
     slot *s = &st->s[i];
-    for (int y = 0; y < st->p.height; y++) {
-        memcpy(s->ref + (size_t)y * st->row_bytes, ref->data[0] + y * ref->stride[0],
-               st->row_bytes);
-        memcpy(s->dis + (size_t)y * st->row_bytes, dis->data[0] + y * dis->stride[0],
-               st->row_bytes);
-    }
-    for (int c = 0; st->p.chroma != 400 && c < 2; c++) {
-        for (int y = 0; y < st->p.chroma_height; y++) {
-            memcpy(s->ref_c[c] + (size_t)y * st->c_row_bytes,
-                   ref->data[1 + c] + y * ref->stride[1 + c], st->c_row_bytes);
-            memcpy(s->dis_c[c] + (size_t)y * st->c_row_bytes,
-                   dis->data[1 + c] + y * dis->stride[1 + c], st->c_row_bytes);
+    const int planes = st->p.chroma != 400 ? 3 : 1;
+    for (int k = 0; k < 2; k++) {
+        const vmaf_plane *in = k ? dis : ref;
+        uint8_t *const copy[3] = {k ? s->dis : s->ref, k ? s->dis_c[0] : s->ref_c[0],
+                                  k ? s->dis_c[1] : s->ref_c[1]};
+        for (int c = 0; c < planes; c++) {
+            /* the reference's luma is copied for the pairs after it that
+             * read it as their previous reference */
+            if (in->held && (k || c || st->p.history == 0)) {
+                s->pic[k][c] = in->data[c];
+                s->pic_stride[k][c] = in->stride[c];
+            } else {
+                copy_plane(copy[c], c ? st->c_row_bytes : st->row_bytes, in->data[c], in->stride[c],
+                           c ? st->p.chroma_height : st->p.height);
+                s->pic[k][c] = copy[c];
+                s->pic_stride[k][c] = (ptrdiff_t)(c ? st->c_row_bytes : st->row_bytes);
+            }
         }
     }
     pthread_mutex_lock(&st->lock);

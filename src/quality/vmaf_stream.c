@@ -187,6 +187,7 @@ static void picture_of(const fovea_vmaf *v, const fovea_frame *f, vmaf_plane *p)
         p->stride[i] = f->stride[i];
     }
     p->mem = f->mem;
+    p->held = v->held_frames && f->mem == FOVEA_MEM_HOST;
 }
 
 int fovea_vmaf_submit(fovea_vmaf *v, const fovea_frame *ref, const fovea_frame *dis)
