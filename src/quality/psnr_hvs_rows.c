@@ -62,57 +62,15 @@ HVS_STEP void load_blocks(lanes_i *px, const uint8_t *p, ptrdiff_t stride, int b
 }
 
 /* One pass of hvs_dct8x8 on every lane: hvs_dct8 of in's columns i (in[i +
- * 8 k]) into out's rows (out[8 i + k]). */
+ * 8 k]) into out's rows (out[8 i + k]), the lanes innermost. */
 HVS_STEP void dct8_pass_lanes(const lanes_i *restrict in, lanes_i *restrict out)
 {
     for (int i = 0; i < 8; i++) {
         for (int l = 0; l < HVS_LANES; l++) {
-            /* hvs_dct8, step for step */
-            int32_t t0 = in[i][l], t4 = in[i + 8][l], t2 = in[i + 16][l], t6 = in[i + 24][l];
-            int32_t t7 = in[i + 32][l], t3 = in[i + 40][l], t5 = in[i + 48][l];
-            int32_t t1 = in[i + 56][l];
-            t1 = t0 - t1;
-            const int32_t t1h = hvs_half_shift(t1, 1);
-            t0 -= t1h;
-            t4 += t5;
-            const int32_t t4h = hvs_half_shift(t4, 1);
-            t5 -= t4h;
-            t3 = t2 - t3;
-            t2 -= hvs_half_shift(t3, 1);
-            t6 += t7;
-            const int32_t t6h = hvs_half_shift(t6, 1);
-            t7 = t6h - t7;
-            t0 += t6h;
-            t6 = t0 - t6;
-            t2 = t4h - t2;
-            t4 = t2 - t4;
-            t0 -= hvs_mul_shift(t4, 13573, 15);
-            t4 += hvs_mul_shift(t0, 11585, 14);
-            t0 -= hvs_mul_shift(t4, 13573, 15);
-            t6 -= hvs_mul_shift(t2, 21895, 15);
-            t2 += hvs_mul_shift(t6, 15137, 14);
-            t6 -= hvs_mul_shift(t2, 21895, 15);
-            t3 += hvs_mul_shift(t5, 19195, 15);
-            t5 += hvs_mul_shift(t3, 11585, 14);
-            t3 -= hvs_mul_shift(t5, 7489, 13);
-            t7 = hvs_half_shift(t5, 1) - t7;
-            t5 -= t7;
-            t3 = t1h - t3;
-            t1 -= t3;
-            t7 += hvs_mul_shift(t1, 3227, 15);
-            t1 -= hvs_mul_shift(t7, 6393, 15);
-            t7 += hvs_mul_shift(t1, 3227, 15);
-            t5 += hvs_mul_shift(t3, 2485, 13);
-            t3 -= hvs_mul_shift(t5, 18205, 15);
-            t5 += hvs_mul_shift(t3, 2485, 13);
-            out[8 * i][l] = t0;
-            out[8 * i + 1][l] = t1;
-            out[8 * i + 2][l] = t2;
-            out[8 * i + 3][l] = t3;
-            out[8 * i + 4][l] = t4;
-            out[8 * i + 5][l] = t5;
-            out[8 * i + 6][l] = t6;
-            out[8 * i + 7][l] = t7;
+            int32_t t[8];
+            hvs_dct8(t, &in[i][l], 8 * HVS_LANES);
+            for (int k = 0; k < 8; k++)
+                out[8 * i + k][l] = t[k];
         }
     }
 }
