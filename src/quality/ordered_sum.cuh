@@ -308,20 +308,6 @@ template <typename Acc, typename Term> __device__ Acc ordered_sum_terms(const Te
     return ordered_sum_range<Acc>(term, 0, n, (Acc)0);
 }
 
-template <typename Acc> struct ordered_float_terms {
-    const float *t;
-    __device__ __forceinline__ Acc operator()(size_t i) const
-    {
-        return (Acc)t[i];
-    }
-};
-
-// The common case: float terms in memory.
-template <typename Acc> __device__ Acc ordered_sum_block(const float *t, size_t n)
-{
-    return ordered_sum_terms<Acc>(ordered_float_terms<Acc>{t}, n);
-}
-
 // ------------------------------------------------------------ many blocks a sum
 //
 // A long sum is cut into segments of kOrderedSegTerms terms, three launches:
